@@ -1,0 +1,58 @@
+/**
+ * `session-ingest inspect <provider> <file>`: validate a source in full and describe it.
+ *
+ * @module
+ */
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
+import type { Inspection } from "../../domain/model.js"
+import { SessionSources } from "../../services/SessionSource.js"
+import { appLayer, locatorOf } from "../context.js"
+import * as O from "../options.js"
+import { printResult, reporting } from "../output.js"
+
+const render = (i: Inspection): string => {
+  const lines = [
+    `provider:   ${i.provider} (${i.locatorClass})`,
+    `source:     ${i.sourceId}`,
+    `status:     ${i.status}`,
+    `events:     ${i.eventCount}`,
+    `first:      ${i.firstEventAt ?? "-"}`,
+    `last:       ${i.lastEventAt ?? "-"}`,
+    `sessions:   ${i.sessions.length}`,
+    ...i.sessions.map((s) => `  - ${s.sessionId}${typeof s.eventCount === "number" ? ` (${s.eventCount} events)` : ""}`)
+  ]
+  if (i.diagnostics.length > 0) {
+    lines.push("diagnostics:", ...i.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
+  }
+  return lines.join("\n") + "\n"
+}
+
+/** The command. */
+export const inspect = Command.make(
+  "inspect",
+  {
+    provider: O.provider,
+    file: O.file,
+    json: O.json,
+    workspace: O.workspace,
+    museRoot: O.museRoot,
+    agentsRoot: O.agentsRoot,
+    store: O.store,
+    state: O.state,
+    agent: O.agent,
+    session: O.session,
+    locatorClass: O.locatorClass
+  },
+  (o) =>
+    reporting(
+      "inspect",
+      o.json,
+      Effect.gen(function*() {
+        const adapter = yield* (yield* SessionSources).get(o.provider)
+        const locator = yield* locatorOf(adapter, o.file, o.locatorClass, o)
+        const inspection = yield* adapter.inspect(locator)
+        yield* printResult("inspect", o.json, inspection, () => render(inspection))
+      }).pipe(Effect.provide(appLayer(o)))
+    )
+).pipe(Command.withDescription("Validate one source in full and describe it: status (complete | provisional), sessions, event count, diagnostics."))

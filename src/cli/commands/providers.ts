@@ -1,0 +1,34 @@
+/**
+ * `session-ingest providers`: each provider's disposition, operations and locator classes.
+ *
+ * @module
+ */
+import * as Command from "@effect/cli/Command"
+import * as Effect from "effect/Effect"
+import { SessionSources } from "../../services/SessionSource.js"
+import { appLayer } from "../context.js"
+import * as O from "../options.js"
+import { printResult, reporting } from "../output.js"
+
+/** The command. */
+export const providers = Command.make("providers", { json: O.json }, ({ json }) =>
+  reporting(
+    "providers",
+    json,
+    Effect.gen(function*() {
+      const registry = yield* SessionSources
+      const data = registry.descriptors
+      yield* printResult("providers", json, data, () =>
+        data
+          .map((d) =>
+            [
+              `${d.provider}  (${d.displayName})`,
+              `  operations:     ${d.operations.join(", ")}`,
+              `  locator classes: ${d.locatorClasses.join(", ")}`,
+              `  disposition:    ${d.disposition}`,
+              `  spec:           ${d.spec}`
+            ].join("\n")
+          )
+          .join("\n\n") + "\n")
+    }).pipe(Effect.provide(appLayer({})))
+  )).pipe(Command.withDescription("List the providers: disposition, supported operations, locator classes."))

@@ -1,0 +1,94 @@
+/**
+ * CLI output: the JSON envelope of DESIGN.md, plain text, NDJSON on stdout
+ * with backpressure, one-line errors on stderr, and exit codes.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import { errorToJson, exitCodeOf, type IngestError, isIngestError } from "../domain/errors.js"
+import { CONTRACT_VERSION } from "../domain/model.js"
+
+let exitCode = 0
+
+/** The exit code the process ends with (set by the commands). */
+export const getExitCode = (): number => exitCode
+
+/** Set the exit code the process ends with. */
+export const setExitCode = (code: number): void => {
+  exitCode = code
+}
+
+/** Raised when stdout's reader went away (`| head`): stop quietly. */
+export class StdoutClosed {
+  readonly _tag = "StdoutClosed"
+}
+
+let stdoutClosed = false
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") stdoutClosed = true
+})
+
+/** Write text to stdout, waiting for the stream to drain when its buffer is full. */
+export const writeStdout = (text: string): Effect.Effect<void, StdoutClosed> =>
+  Effect.async<void, StdoutClosed>((resume) => {
+    if (stdoutClosed) return resume(Effect.fail(new StdoutClosed()))
+    const ok = process.stdout.write(text, (err) => {
+      if (err) stdoutClosed = true
+    })
+    if (ok) return resume(Effect.void)
+    const onDrain = () => {
+      process.stdout.off("error", onError)
+      resume(Effect.void)
+    }
+    const onError = () => {
+      process.stdout.off("drain", onDrain)
+      resume(Effect.fail(new StdoutClosed()))
+    }
+    process.stdout.once("drain", onDrain)
+    process.stdout.once("error", onError)
+  })
+
+/** The `--json` envelope. */
+export const envelope = (command: string, data: unknown, error: IngestError | null) => ({
+  contractVersion: CONTRACT_VERSION,
+  command,
+  status: error === null ? "ok" : "error",
+  data,
+  error: error === null ? null : errorToJson(error)
+})
+
+/** Print a success: the envelope with `--json`, else the rendered text. */
+export const printResult = (
+  command: string,
+  json: boolean,
+  data: unknown,
+  render: () => string
+): Effect.Effect<void, StdoutClosed> =>
+  writeStdout(json ? JSON.stringify(envelope(command, data, null)) + "\n" : render())
+
+/** One line for people: `error CODE: message` plus the remedy. */
+export const renderError = (e: IngestError): string =>
+  `session-ingest: ${e.code}: ${e.message}${e.remediation !== undefined ? `\n  remedy: ${e.remediation}` : ""}\n`
+
+/**
+ * Run a command's effect: on a typed error, print it (envelope on stdout with
+ * `--json`, a line on stderr otherwise) and set the exit code of DESIGN.md.
+ * A closed stdout ends quietly.
+ */
+export const reporting = <R>(
+  command: string,
+  json: boolean,
+  effect: Effect.Effect<void, IngestError | StdoutClosed, R>
+): Effect.Effect<void, never, R> =>
+  effect.pipe(
+    Effect.catchAll((e) => {
+      if (e instanceof StdoutClosed) return Effect.void
+      if (!isIngestError(e)) return Effect.die(e)
+      setExitCode(exitCodeOf[e.code])
+      return json
+        ? writeStdout(JSON.stringify(envelope(command, null, e)) + "\n").pipe(Effect.ignore)
+        : Effect.sync(() => {
+          process.stderr.write(renderError(e))
+        })
+    })
+  )

@@ -1,0 +1,213 @@
+/**
+ * The normalized model (contract version `1.0.0`): what every provider's
+ * adapter hands on, whatever its native format. Source: `../shared/DESIGN.md`,
+ * "Normalized model".
+ *
+ * @module
+ */
+import * as Schema from "effect/Schema"
+
+/** The version of the normalized contract carried by every event and CLI envelope. */
+export const CONTRACT_VERSION = "1.0.0" as const
+
+/** Provider ids, one per agent store family (DESIGN.md, "Providers"). */
+export const ProviderId = Schema.Literal("muse-code", "muse-agents", "agentmux")
+export type ProviderId = typeof ProviderId.Type
+
+/**
+ * Locator classes: how a source was acquired.
+ * - `manual-export`: a `muse export` trajectory JSON given explicitly (seed 001).
+ * - `muse-native-session-log`: `<muse-root>/YYYY/MM/DD/<id>/session.jsonl` (seed 001).
+ * - `muse-agent-transcript`: `<agents-root>/<agentId>/sessions/<agentId>.jsonl` (seed 000).
+ * - `agentmux-agent-record`: an agent's zones in AgentMux's `filestore.db` (seed 002).
+ */
+export const LocatorClass = Schema.Literal(
+  "manual-export",
+  "muse-native-session-log",
+  "muse-agent-transcript",
+  "agentmux-agent-record"
+)
+export type LocatorClass = typeof LocatorClass.Type
+
+/**
+ * Where a source is: a locator class, a path (a file, or the store for
+ * `agentmux-agent-record`) and, for stores that hold many sessions, the agent
+ * and session that select one.
+ */
+export const Locator = Schema.Struct({
+  locatorClass: LocatorClass,
+  path: Schema.String,
+  agentId: Schema.optional(Schema.String),
+  sessionId: Schema.optional(Schema.String)
+})
+export type Locator = typeof Locator.Type
+
+/** Where in the source an event came from: the raw event index and/or the byte offset of its line. */
+export const RawReference = Schema.Struct({
+  locatorClass: LocatorClass,
+  sequence: Schema.optional(Schema.Number),
+  offset: Schema.optional(Schema.Number),
+  childIndex: Schema.optional(Schema.Number)
+})
+export type RawReference = typeof RawReference.Type
+
+/** Role of a message-like event. */
+export const Role = Schema.NullOr(Schema.Literal("user", "assistant", "system"))
+export type Role = typeof Role.Type
+
+/**
+ * One normalized event, one NDJSON line of `stream`.
+ *
+ * - `sourceId`: `sha256:<64 hex>` of provider, locator class and canonical locator.
+ * - `sequence`: integer position in the source (exports: raw event index, markers counted).
+ * - `occurredAt`: RFC 3339 (UTC, `Z`) or null; epoch µs/ms/s inputs are converted.
+ * - `cursor`: opaque; `stream --cursor <token>` resumes right after this event.
+ * - `extensions`: `{"native.<provider>": {...}}` provenance, never dropped.
+ */
+export const SessionEvent = Schema.Struct({
+  contractVersion: Schema.Literal(CONTRACT_VERSION),
+  provider: ProviderId,
+  sourceId: Schema.String,
+  sessionId: Schema.String,
+  eventId: Schema.String,
+  sequence: Schema.Int,
+  kind: Schema.String,
+  role: Role,
+  toolName: Schema.NullOr(Schema.String),
+  toolCallId: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  occurredAt: Schema.NullOr(Schema.String),
+  text: Schema.NullOr(Schema.String),
+  cursor: Schema.String,
+  rawReference: RawReference,
+  extensions: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type SessionEvent = typeof SessionEvent.Type
+
+/** A content block of a transcript turn (DESIGN.md, "Normalized model"). */
+export const TranscriptBlock = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("thinking"), text: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("tool_use"),
+    id: Schema.String,
+    name: Schema.String,
+    input: Schema.Unknown,
+    result: Schema.optional(Schema.String),
+    isError: Schema.optional(Schema.Boolean)
+  })
+)
+export type TranscriptBlock = typeof TranscriptBlock.Type
+
+/** One turn: consecutive blocks of one role. `timestamp` is RFC 3339 or null. */
+export const TranscriptTurn = Schema.Struct({
+  role: Schema.Literal("user", "assistant", "system"),
+  timestamp: Schema.NullOr(Schema.String),
+  blocks: Schema.Array(TranscriptBlock)
+})
+export type TranscriptTurn = typeof TranscriptTurn.Type
+
+/** A context compaction: metadata only, its summary is never replayed (seed 000). */
+export const Compaction = Schema.Struct({
+  id: Schema.String,
+  trigger: Schema.NullOr(Schema.String),
+  timestamp: Schema.NullOr(Schema.String)
+})
+export type Compaction = typeof Compaction.Type
+
+/** Counted warnings of a tolerant provider: how many, of which kind, first line (1-based). */
+export const ParseWarning = Schema.Struct({
+  kind: Schema.String,
+  count: Schema.Int,
+  firstLine: Schema.NullOr(Schema.Int)
+})
+export type ParseWarning = typeof ParseWarning.Type
+
+/** A conversation as a replay reads it (conversation providers only). */
+export const Transcript = Schema.Struct({
+  sessionId: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  startedAt: Schema.NullOr(Schema.String),
+  endedAt: Schema.NullOr(Schema.String),
+  turns: Schema.Array(TranscriptTurn),
+  compactions: Schema.Array(Compaction),
+  parseWarnings: Schema.Array(ParseWarning)
+})
+export type Transcript = typeof Transcript.Type
+
+/** A diagnostic: a machine code and a sentence for people. Content-free. */
+export interface Diagnostic {
+  readonly code: string
+  readonly message: string
+  readonly details?: Record<string, unknown>
+}
+
+/**
+ * Completeness of a source: `complete` when it recorded an orderly end,
+ * `provisional` when it may still grow or ended abnormally (seed 001).
+ */
+export type InspectionStatus = "complete" | "provisional"
+
+/**
+ * What `inspect` answers about one source: its identity, completeness, the
+ * sessions it holds, how many events it yields, and provider-specific
+ * provenance and diagnostics. Content-free apart from ids and counts.
+ */
+export interface Inspection {
+  readonly provider: ProviderId
+  readonly locatorClass: LocatorClass
+  readonly sourceId: string
+  readonly locator: string
+  readonly status: InspectionStatus
+  readonly sessions: ReadonlyArray<{ readonly sessionId: string; readonly [k: string]: unknown }>
+  readonly eventCount: number
+  readonly firstEventAt: string | null
+  readonly lastEventAt: string | null
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  readonly provenance: Record<string, unknown>
+}
+
+/** Discovery status of one provider (DESIGN.md; seed 001 "not-checked"). */
+export type ProviderStatus = "checked" | "not-checked" | "unavailable"
+
+/** One source found by discovery. `summary` holds provider-specific fields (seed 000 summaries, …). */
+export interface DiscoveredSource {
+  readonly provider: ProviderId
+  readonly sourceId: string
+  readonly locator: Locator
+  readonly sessionId: string | null
+  readonly summary: Record<string, unknown>
+}
+
+/**
+ * What `discover` answers for one provider: the selected sources, the
+ * provider's status and coverage, a reason code and remediation when partial,
+ * diagnostics, and provider receipts (e.g. `museSourceInspections`).
+ */
+export interface DiscoveryReport {
+  readonly provider: ProviderId
+  readonly status: ProviderStatus
+  readonly coverage: "complete" | "partial"
+  readonly sourceCount: number
+  readonly reasonCode: string | null
+  readonly remediation: string | null
+  readonly sources: ReadonlyArray<DiscoveredSource>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  readonly receipts: Record<string, unknown>
+}
+
+/** Operations a provider may support. */
+export type Operation = "discover" | "inspect" | "stream" | "transcript"
+
+/** What the registry reports about a provider. */
+export interface ProviderDescriptor {
+  readonly provider: ProviderId
+  readonly displayName: string
+  /** How sources are acquired and what the policy on bad input is. */
+  readonly disposition: string
+  readonly operations: ReadonlyArray<Operation>
+  readonly locatorClasses: ReadonlyArray<LocatorClass>
+  /** The spec it follows. */
+  readonly spec: string
+}

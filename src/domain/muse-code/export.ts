@@ -1,0 +1,208 @@
+/**
+ * The `muse export` trajectory document (locator class `manual-export`):
+ * its Schemas, the schema-major gate, and its decoding into normalized events.
+ *
+ * Source: seed `001_…`, "Trajectory shape", "Multi-stream behavior".
+ * - Top level: `export_schema_version` (integer), `redaction`,
+ *   `exporter_version` / `session_build` (`display` strings),
+ *   `session_terminated_abnormally` (boolean), `sessions[]` summaries
+ *   (`session_id`, `turn_count`, `step_count`, `session_end`,
+ *   `accepted_spawns[]`), ordered `events`, `diagnostics` counters.
+ * - Gate: an integer major other than 1 is `UNKNOWN_SCHEMA_MAJOR`; a missing or
+ *   non-integer version, non-JSON, a non-object or a document without sessions
+ *   is `MALFORMED_SOURCE`.
+ * - Events: record envelopes are mapped; gap markers (`"envelope": null`) and
+ *   `retained_frame` events are skipped, never fabricated into records, but
+ *   keep their place in the raw event index (`sequence`).
+ *
+ * @module
+ */
+import { isUtf8 } from "node:buffer"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { encodeCursor } from "../cursor.js"
+import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
+import { isRecord, parseJson } from "../json.js"
+import type { SessionEvent } from "../model.js"
+import { mapRecordEnvelope, type SpawnHandle } from "./records.js"
+
+/** The export schema major this build reads. */
+export const SUPPORTED_EXPORT_MAJOR = 1
+
+/** A `{display, semver?, sha?}` version object. */
+export const DisplayVersion = Schema.Struct({
+  display: Schema.String,
+  semver: Schema.optional(Schema.String),
+  sha: Schema.optional(Schema.String)
+})
+
+/** `sessions[].accepted_spawns[]`: a subagent spawn handle (seed 001). */
+export const AcceptedSpawn = Schema.Struct({
+  subagent_id: Schema.String,
+  agent_path: Schema.optional(Schema.String),
+  role: Schema.optional(Schema.String),
+  parent_session_id: Schema.optional(Schema.String)
+})
+
+/** `sessions[]`: one summary per exported parent session. */
+export const SessionSummary = Schema.Struct({
+  session_id: Schema.String,
+  turn_count: Schema.optional(Schema.Number),
+  step_count: Schema.optional(Schema.Number),
+  session_end: Schema.optional(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
+  accepted_spawns: Schema.optional(Schema.Array(AcceptedSpawn)),
+  root_session_id: Schema.optional(Schema.String),
+  trajectory_id: Schema.optional(Schema.String)
+})
+export type SessionSummary = typeof SessionSummary.Type
+
+/** An event of `events[]`: its discriminating `kind` and `envelope` (null for gap markers). */
+export const ExportEvent = Schema.Struct({
+  kind: Schema.optional(Schema.String),
+  envelope: Schema.Unknown
+})
+
+/** The export document, after the schema-major gate. */
+export const ExportDocument = Schema.Struct({
+  export_schema_version: Schema.Int,
+  redaction: Schema.optional(Schema.Unknown),
+  exporter_version: Schema.optional(DisplayVersion),
+  session_build: Schema.optional(DisplayVersion),
+  session_terminated_abnormally: Schema.optional(Schema.Boolean),
+  sessions: Schema.NonEmptyArray(SessionSummary),
+  events: Schema.Array(ExportEvent),
+  diagnostics: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+export type ExportDocument = typeof ExportDocument.Type
+
+const decodeDocument = Schema.decodeUnknownEither(ExportDocument, { onExcessProperty: "ignore" })
+
+/** Document-level provenance, copied into every event's `extensions["native.muse"].document`. */
+export interface ExportProvenance {
+  readonly exportSchemaVersion: number
+  readonly redaction: unknown
+  readonly exporterVersion: string | null
+  readonly sessionBuild: string | null
+  readonly terminatedAbnormally: boolean
+  readonly diagnostics: Record<string, unknown> | null
+}
+
+/** A decoded, fully validated export. */
+export interface DecodedExport {
+  readonly provenance: ExportProvenance
+  readonly sessions: ReadonlyArray<SessionSummary>
+  readonly events: ReadonlyArray<SessionEvent>
+  /** Raw events in the document, markers included. */
+  readonly rawEventCount: number
+  readonly gapMarkers: number
+  readonly retainedFrames: number
+}
+
+/** Errors of {@link decodeExport}. */
+export type ExportError = MalformedSource | UnknownSchemaMajor | ResourceLimitExceeded
+
+const malformed = (message: string, details?: Record<string, unknown>) =>
+  new MalformedSource({
+    message,
+    remediation: "Pass a JSON document written by `muse export` (locator class manual-export).",
+    ...(details !== undefined ? { details } : {})
+  })
+
+/**
+ * Decode export bytes. `sourceId` and `digest` (of the bytes) go into each
+ * event's cursor, so a cursor resumes only on this very document.
+ * Fails: `MalformedSource`, `UnknownSchemaMajor`, `ResourceLimitExceeded`
+ * (nesting deeper than `maxDepth`).
+ */
+export const decodeExport = (
+  bytes: Uint8Array,
+  options: { readonly sourceId: string; readonly digest: string; readonly maxDepth: number }
+): Either.Either<DecodedExport, ExportError> => {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (!isUtf8(buf)) return Either.left(malformed("The document is not valid UTF-8."))
+  let text = buf.toString("utf8")
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  const parsed = parseJson(text, options.maxDepth)
+  if (parsed._tag === "error") {
+    return Either.left(
+      parsed.problem._tag === "depth"
+        ? new ResourceLimitExceeded({
+          message: `The document nests deeper than ${parsed.problem.limit} levels.`,
+          remediation: "Raise maxDepth (ImportLimits layer) only if you trust the source.",
+          details: { limit: "maxDepth", max: parsed.problem.limit }
+        })
+        : malformed(`The document is not valid JSON (${parsed.problem.message}).`)
+    )
+  }
+  const doc = parsed.value
+  if (!isRecord(doc)) return Either.left(malformed("The document is not a JSON object."))
+  const version = doc.export_schema_version
+  if (version === undefined) return Either.left(malformed("The document has no export_schema_version."))
+  if (typeof version !== "number" || !Number.isSafeInteger(version)) {
+    return Either.left(malformed(`export_schema_version ${JSON.stringify(version)} is not an integer.`))
+  }
+  if (version !== SUPPORTED_EXPORT_MAJOR) {
+    return Either.left(
+      new UnknownSchemaMajor({
+        message: `export_schema_version ${version} is not a schema major this build reads (it reads ${SUPPORTED_EXPORT_MAJOR}).`,
+        remediation: "Upgrade session-ingest, or export with a Muse Code version that writes schema major 1.",
+        details: { exportSchemaVersion: version, supported: [SUPPORTED_EXPORT_MAJOR] }
+      })
+    )
+  }
+  if (!Array.isArray(doc.sessions) || doc.sessions.length === 0) {
+    return Either.left(malformed("The document has no sessions[] summaries."))
+  }
+  const decoded = decodeDocument(doc)
+  if (Either.isLeft(decoded)) {
+    const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+      .slice(0, 3)
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+      .join("; ")
+    return Either.left(malformed(`The document does not have the export shape (${issues}).`))
+  }
+  const d = decoded.right
+  const provenance: ExportProvenance = {
+    exportSchemaVersion: d.export_schema_version,
+    redaction: d.redaction ?? null,
+    exporterVersion: d.exporter_version?.display ?? null,
+    sessionBuild: d.session_build?.display ?? null,
+    terminatedAbnormally: d.session_terminated_abnormally ?? false,
+    diagnostics: d.diagnostics ?? null
+  }
+  const spawns = new Map<string, SpawnHandle>()
+  for (const s of d.sessions) for (const sp of s.accepted_spawns ?? []) spawns.set(sp.subagent_id, sp)
+  const fallbackSessionId = d.sessions[0].session_id
+  const events: Array<SessionEvent> = []
+  let gapMarkers = 0
+  let retainedFrames = 0
+  const rawEvents = doc.events as ReadonlyArray<Record<string, unknown>>
+  for (let i = 0; i < d.events.length; i++) {
+    const ev = d.events[i]
+    const where = `events[${i}]`
+    if (ev.envelope === null) {
+      gapMarkers++
+      continue
+    }
+    if (ev.kind === "retained_frame" || (isRecord(ev.envelope) && "retained_frame" in ev.envelope)) {
+      retainedFrames++
+      continue
+    }
+    if (ev.kind !== "record" && ev.kind !== undefined) {
+      return Either.left(malformed(`${where}: unknown event kind ${JSON.stringify(ev.kind)}.`, { where }))
+    }
+    const mapped = mapRecordEnvelope(rawEvents[i].envelope, {
+      sourceId: options.sourceId,
+      locatorClass: "manual-export",
+      fallbackSessionId,
+      sequence: i,
+      cursor: encodeCursor({ v: 1, src: options.sourceId, seq: i, h: options.digest }),
+      spawns,
+      provenance: { document: provenance }
+    }, where)
+    if (Either.isLeft(mapped)) return Either.left(mapped.left)
+    events.push(mapped.right)
+  }
+  return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames })
+}

@@ -1,0 +1,240 @@
+/**
+ * Muse Code record envelopes → normalized {@link SessionEvent}s. Shared by the
+ * export trajectory (`manual-export`) and the native `session.jsonl` log
+ * (`muse-native-session-log`), whose record lines are "mapped like export
+ * records" (seed 001).
+ *
+ * Rules (seed `001_…`, "Trajectory shape", "Preserved provenance",
+ * "Multi-stream behavior"):
+ * - effective kind: `payload.event.kind`, else `payload_type`;
+ * - session: `envelope.stream.id`, falling back to the document's session only
+ *   when the stream block is absent;
+ * - `recorded_at`: epoch microseconds or RFC 3339, emitted as RFC 3339;
+ * - `causation_id`: string or null;
+ * - tool name from `operation: "tool:<name>"`;
+ * - provenance under `extensions["native.muse"]`, subagent identities
+ *   (`subagent_id`, `child_session_id`, `subagent_session_id`,
+ *   `source_session_id`, spawn role and agent path) kept distinct.
+ *
+ * @module
+ */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { MalformedSource } from "../errors.js"
+import { at, isRecord, str } from "../json.js"
+import { CONTRACT_VERSION, type LocatorClass, type SessionEvent } from "../model.js"
+import { normalizeTimestamp } from "../timestamps.js"
+
+/** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
+const SafeIndex = Schema.NonNegativeInt.pipe(Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+
+/** The stream block of an envelope: `{kind, id}`. */
+export const StreamBlock = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.optional(Schema.String)
+})
+
+/**
+ * A record envelope `{sequence, id, causation_id, stream, recorded_at,
+ * record_type, durability, payload_type, payload}` (seed 001). Unknown extra
+ * fields are allowed and kept in provenance.
+ */
+export const RecordEnvelope = Schema.Struct({
+  sequence: SafeIndex,
+  id: Schema.optional(Schema.String),
+  causation_id: Schema.optional(Schema.NullOr(Schema.String)),
+  stream: Schema.optional(StreamBlock),
+  recorded_at: Schema.optional(Schema.Union(Schema.Number, Schema.String)),
+  record_type: Schema.optional(Schema.String),
+  durability: Schema.optional(Schema.String),
+  payload_type: Schema.String,
+  payload: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  schema_version: Schema.optional(Schema.Number),
+  payload_schema_version: Schema.optional(Schema.Number)
+})
+export type RecordEnvelope = typeof RecordEnvelope.Type
+
+const decodeEnvelope = Schema.decodeUnknownEither(RecordEnvelope, { onExcessProperty: "ignore" })
+
+/** A spawn handle of `sessions[].accepted_spawns[]` (seed 001). */
+export interface SpawnHandle {
+  readonly subagent_id: string
+  readonly agent_path?: string | undefined
+  readonly role?: string | undefined
+  readonly parent_session_id?: string | undefined
+}
+
+/** What a record is mapped in: its source, its place, and the document's context. */
+export interface RecordContext {
+  readonly sourceId: string
+  readonly locatorClass: LocatorClass
+  /** The session events fall back to when their stream block is absent. */
+  readonly fallbackSessionId: string
+  /** Position in the source (export: raw event index; native: item position). */
+  readonly sequence: number
+  /** The cursor that resumes right after this event. */
+  readonly cursor: string
+  /** Byte offset of the line (native logs). */
+  readonly offset?: number | undefined
+  /** Index of the retained child inside its frame (native logs). */
+  readonly childIndex?: number | undefined
+  /** Spawn handles by `subagent_id`. */
+  readonly spawns: ReadonlyMap<string, SpawnHandle>
+  /** Extra provenance merged into `extensions["native.muse"]` (document-level fields, frame ids). */
+  readonly provenance: Record<string, unknown>
+}
+
+const TEXT_MAX = 1000
+
+const oneLine = (s: string): string => {
+  const flat = s.replace(/\s+/g, " ").trim()
+  return flat.length > TEXT_MAX ? flat.slice(0, TEXT_MAX - 1) + "…" : flat
+}
+
+/** The effective kind: `payload.event.kind`, else `payload_type` (seed 001). */
+export const effectiveKind = (env: Pick<RecordEnvelope, "payload" | "payload_type">): string => {
+  const k = at(env.payload, "event", "kind")
+  return typeof k === "string" && k.length > 0 ? k : env.payload_type
+}
+
+/** The tool name of `operation: "tool:<name>"`, else null. */
+export const toolNameOf = (operation: unknown): string | null =>
+  typeof operation === "string" && operation.startsWith("tool:") && operation.length > 5 ? operation.slice(5) : null
+
+const firstString = (...candidates: ReadonlyArray<unknown>): string | undefined => {
+  for (const c of candidates) if (typeof c === "string" && c.length > 0) return c
+  return undefined
+}
+
+/** A one-line human summary of a runtime fact, or null. */
+const summarize = (kind: string, payload: Record<string, unknown> | undefined): string | null => {
+  const p = payload ?? {}
+  const operation = str(p, "operation")
+  if (operation !== undefined) {
+    const decision = str(p, "policy_decision")
+    return oneLine(`${operation}${decision !== undefined ? ` (${decision})` : ""}`)
+  }
+  const text = firstString(
+    at(p, "event", "task"),
+    at(p, "event", "action"),
+    at(p, "event", "prompt"),
+    at(p, "record", "command", "prompt"),
+    at(p, "record", "display_label")
+  )
+  if (text !== undefined) return oneLine(text)
+  const decision = str(p, "decision")
+  if (decision !== undefined) return oneLine(`${kind}: ${decision}`)
+  const outcome = str(p, "outcome")
+  if (outcome !== undefined) return oneLine(`${kind}: ${outcome}`)
+  return null
+}
+
+const pick = (out: Record<string, unknown>, key: string, value: unknown) => {
+  if (value !== undefined) out[key] = value
+}
+
+const describeIssue = (e: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(e)
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`)
+    .join("; ")
+
+/**
+ * Map one record envelope to a {@link SessionEvent}. Fails with
+ * `MalformedSource` when the envelope does not have the documented shape or
+ * its `recorded_at` is not a timestamp (fail closed, seed 001). `where` names
+ * the place in the source for the error message.
+ */
+export const mapRecordEnvelope = (
+  raw: unknown,
+  ctx: RecordContext,
+  where: string
+): Either.Either<SessionEvent, MalformedSource> => {
+  const decoded = decodeEnvelope(raw)
+  if (Either.isLeft(decoded)) {
+    return Either.left(
+      new MalformedSource({
+        message: `${where}: not a Muse Code record envelope (${describeIssue(decoded.left)}).`,
+        remediation: "The source is not a valid Muse Code trajectory; re-export it with `muse export`.",
+        details: { where }
+      })
+    )
+  }
+  const env = decoded.right
+  let occurredAt: string | null = null
+  if (env.recorded_at !== undefined) {
+    const ts = normalizeTimestamp(env.recorded_at)
+    if (ts._tag === "invalid") {
+      return Either.left(
+        new MalformedSource({
+          message: `${where}: recorded_at ${JSON.stringify(env.recorded_at)} is not a usable timestamp (${ts.problem}).`,
+          remediation: "Muse Code writes recorded_at as epoch microseconds or RFC 3339 with a zone; re-export the session.",
+          details: { where, problem: ts.problem }
+        })
+      )
+    }
+    occurredAt = ts.value
+  }
+  const payload = env.payload
+  const kind = effectiveKind(env)
+  const operation = str(payload, "operation")
+  const record = at(payload, "record")
+  const subagentId = firstString(at(record, "subagent_id"), at(payload, "subagent_id"))
+  const spawn = subagentId !== undefined ? ctx.spawns.get(subagentId) : undefined
+  const native: Record<string, unknown> = {
+    envelopeId: env.id ?? null,
+    causationId: env.causation_id ?? null,
+    recordType: env.record_type ?? null,
+    durability: env.durability ?? null,
+    payloadType: env.payload_type,
+    envelopeSequence: env.sequence,
+    recordedAt: env.recorded_at ?? null,
+    stream: env.stream !== undefined ? { id: env.stream.id, kind: env.stream.kind ?? null } : null,
+    attribution: env.stream !== undefined ? "envelope" : "fallback"
+  }
+  pick(native, "schemaVersion", env.schema_version)
+  pick(native, "payloadSchemaVersion", env.payload_schema_version)
+  pick(native, "pendingActionId", str(payload, "pending_action_id"))
+  pick(native, "operation", operation)
+  pick(native, "policyDecision", str(payload, "policy_decision"))
+  pick(native, "decision", str(payload, "decision"))
+  pick(native, "policyResult", str(payload, "policy_result"))
+  pick(native, "decisionSource", isRecord(at(payload, "decision_source")) ? at(payload, "decision_source") : undefined)
+  pick(native, "outcome", str(payload, "outcome"))
+  pick(native, "subagentId", subagentId)
+  pick(native, "childSessionId", firstString(at(record, "child_session_id"), at(payload, "child_session_id")))
+  pick(native, "subagentSessionId", firstString(at(record, "subagent_session_id"), at(payload, "subagent_session_id")))
+  pick(native, "sourceSessionId", firstString(at(record, "source_session_id"), at(payload, "source_session_id")))
+  pick(native, "spawnRole", spawn?.role)
+  pick(native, "agentPath", spawn?.agent_path)
+  pick(native, "spawnParentSessionId", spawn?.parent_session_id)
+  pick(native, "runStream", at(record, "run_stream"))
+  native.payload = payload ?? null
+  Object.assign(native, ctx.provenance)
+
+  const model = firstString(at(record, "model_id"), at(payload, "model_id")) ?? null
+  return Either.right({
+    contractVersion: CONTRACT_VERSION,
+    provider: "muse-code",
+    sourceId: ctx.sourceId,
+    sessionId: env.stream?.id ?? ctx.fallbackSessionId,
+    eventId: `muse-seq-${env.sequence}`,
+    sequence: ctx.sequence,
+    kind,
+    role: null,
+    toolName: toolNameOf(operation),
+    toolCallId: null,
+    model,
+    occurredAt,
+    text: summarize(kind, payload),
+    cursor: ctx.cursor,
+    rawReference: {
+      locatorClass: ctx.locatorClass,
+      sequence: ctx.sequence,
+      ...(ctx.offset !== undefined ? { offset: ctx.offset } : {}),
+      ...(ctx.childIndex !== undefined ? { childIndex: ctx.childIndex } : {})
+    },
+    extensions: { "native.muse": native }
+  })
+}

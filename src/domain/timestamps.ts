@@ -1,0 +1,105 @@
+/**
+ * Timestamp normalization: every provider's times leave as RFC 3339 in UTC.
+ *
+ * Inputs seen in the sources: RFC 3339 strings (`recorded_at` of exports,
+ * `created_at` of Muse agents), epoch microseconds (Muse Code 1.4.0, seed 001),
+ * epoch milliseconds (AgentMux `output.tsidx`, seed 002) and epoch seconds.
+ * Numbers are told apart by magnitude (seconds below 1e11, milliseconds below
+ * 1e14, microseconds below 1e17, nanoseconds above), which is unambiguous for
+ * every date between 1973 and 5138. Sub-millisecond digits are kept.
+ *
+ * @module
+ */
+
+/** Why a value is not a usable timestamp. */
+export type TimestampProblem = "not-a-timestamp" | "no-timezone" | "out-of-range"
+
+/** Result of {@link normalizeTimestamp}: an RFC 3339 UTC string, or the problem. */
+export type NormalizedTimestamp =
+  | { readonly _tag: "ok"; readonly value: string; readonly epochMs: number }
+  | { readonly _tag: "invalid"; readonly problem: TimestampProblem }
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/
+const LOCAL = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
+
+/** Largest epoch ms whose year still has four digits (9999-12-31T23:59:59.999Z). */
+const MAX_EPOCH_MS = 253402300799999
+
+const pad = (n: number, w: number) => String(n).padStart(w, "0")
+
+const formatUtc = (epochMs: number, fraction: string): string => {
+  const d = new Date(epochMs)
+  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${
+    pad(d.getUTCHours(), 2)
+  }:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${fraction}Z`
+}
+
+const invalid = (problem: TimestampProblem): NormalizedTimestamp => ({ _tag: "invalid", problem })
+
+const fromEpoch = (n: number): NormalizedTimestamp => {
+  if (!Number.isFinite(n) || n < 0) return invalid("out-of-range")
+  let wholeMs: number
+  let fraction: string
+  if (n < 1e11) {
+    // seconds, possibly fractional
+    wholeMs = Math.floor(n * 1000)
+    fraction = pad(wholeMs % 1000, 3)
+  } else if (n < 1e14) {
+    wholeMs = Math.floor(n)
+    fraction = pad(wholeMs % 1000, 3)
+  } else if (n < 1e17) {
+    const us = Math.floor(n)
+    wholeMs = Math.floor(us / 1000)
+    fraction = pad(us % 1_000_000, 6)
+  } else {
+    // nanoseconds: beyond 2^53 precision is already lost; keep microseconds
+    const us = Math.floor(n / 1000)
+    wholeMs = Math.floor(us / 1000)
+    fraction = pad(us % 1_000_000, 6)
+  }
+  if (wholeMs > MAX_EPOCH_MS) return invalid("out-of-range")
+  return { _tag: "ok", value: formatUtc(wholeMs - (wholeMs % 1000), fraction), epochMs: wholeMs }
+}
+
+const fromString = (s: string): NormalizedTimestamp => {
+  const m = RFC3339.exec(s)
+  if (m === null) return invalid(LOCAL.test(s) ? "no-timezone" : "not-a-timestamp")
+  const [, y, mo, d, h, mi, se, frac, zone] = m
+  const month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(se)
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+    return invalid("not-a-timestamp")
+  }
+  let offsetMin = 0
+  if (zone !== "Z" && zone !== "z") {
+    const sign = zone[0] === "-" ? -1 : 1
+    offsetMin = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)))
+  }
+  const base = Date.UTC(Number(y), month - 1, day, hour, minute, Math.min(second, 59))
+  if (Number.isNaN(base)) return invalid("not-a-timestamp")
+  const wholeSecondMs = base - offsetMin * 60_000
+  if (wholeSecondMs < -62135596800000 || wholeSecondMs > MAX_EPOCH_MS) return invalid("out-of-range")
+  const fraction = frac === undefined ? "000" : frac.length < 3 ? frac.padEnd(3, "0") : frac
+  return { _tag: "ok", value: formatUtc(wholeSecondMs, fraction), epochMs: wholeSecondMs + Number(fraction.slice(0, 3)) }
+}
+
+/**
+ * Normalize a native timestamp (RFC 3339 string with a zone, or epoch
+ * seconds / milliseconds / microseconds / nanoseconds as a number or a string
+ * of digits) to an RFC 3339 UTC string. A string without a zone is refused
+ * (`no-timezone`): guessing the zone would alter the record. Years past 9999
+ * are `out-of-range`.
+ */
+export const normalizeTimestamp = (value: unknown): NormalizedTimestamp => {
+  if (typeof value === "number") return fromEpoch(value)
+  if (typeof value === "string") {
+    if (/^\d{9,19}$/.test(value)) return fromEpoch(Number(value))
+    return fromString(value)
+  }
+  return invalid("not-a-timestamp")
+}
+
+/** {@link normalizeTimestamp}, returning the string or null (for tolerant providers). */
+export const timestampOrNull = (value: unknown): string | null => {
+  const r = normalizeTimestamp(value)
+  return r._tag === "ok" ? r.value : null
+}

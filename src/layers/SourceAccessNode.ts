@@ -1,0 +1,244 @@
+/**
+ * The Node filesystem layer of {@link SourceAccess}: `lstat` / `realpath`
+ * checks, then read-only `O_NOFOLLOW` opens verified by device and inode.
+ * `@effect/platform`'s FileSystem has no `lstat` and no no-follow open, which
+ * these rules need, so this layer uses `node:fs` directly.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import {
+  ResourceLimitExceeded,
+  SourceNotAuthorized,
+  SourceNotFound,
+  SourceNotRegularFile,
+  SourceOutsideAllowedRoot,
+  type SourceAccessError,
+  SourceSymlink
+} from "../domain/errors.js"
+import {
+  type AuthorizedFile,
+  type DirEntry,
+  type FileStat,
+  type OpenSource,
+  SourceAccess,
+  type SourceAccessShape
+} from "../services/SourceAccess.js"
+
+const errnoOf = (e: unknown): string | undefined =>
+  typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
+
+/** Map a filesystem error on `path` to the access error family. */
+const fsError = (path: string, e: unknown): SourceAccessError => {
+  switch (errnoOf(e)) {
+    case "ENOENT":
+      return new SourceNotFound({
+        message: `No such file or folder: ${path}`,
+        remediation: "Check the path; relative paths are read from the working directory."
+      })
+    case "ENOTDIR":
+      return new SourceNotRegularFile({
+        message: `A part of ${path} is not a folder.`,
+        remediation: "Pass the path of a regular file inside a folder."
+      })
+    case "ELOOP":
+      return new SourceSymlink({
+        message: `${path} is a symlink (or a symlink loop); session-ingest does not follow symlinks.`,
+        remediation: "Pass the real path of the file."
+      })
+    case "EACCES":
+    case "EPERM":
+      return new SourceNotAuthorized({
+        message: `${path} is not readable.`,
+        remediation: "Grant read permission or choose another source."
+      })
+    case "EISDIR":
+      return new SourceNotRegularFile({
+        message: `${path} is a folder, not a file.`,
+        remediation: "Pass the path of a regular file."
+      })
+    default:
+      return new SourceNotAuthorized({
+        message: `${path} cannot be read (${errnoOf(e) ?? String(e)}).`,
+        remediation: "Check the path and its permissions."
+      })
+  }
+}
+
+const attempt = <A>(path: string, f: () => Promise<A>): Effect.Effect<A, SourceAccessError> =>
+  Effect.tryPromise({ try: f, catch: (e) => fsError(path, e) })
+
+const toStat = (s: fs.Stats): FileStat => ({
+  size: s.size,
+  mtimeMs: s.mtimeMs,
+  birthtimeMs: s.birthtimeMs,
+  dev: s.dev,
+  ino: s.ino
+})
+
+const isInside = (child: string, parent: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
+
+const authorizeRoot = (root: string): Effect.Effect<string, SourceAccessError> =>
+  Effect.gen(function*() {
+    const abs = nodePath.resolve(root)
+    const real = yield* attempt(abs, () => fsp.realpath(abs))
+    const st = yield* attempt(real, () => fsp.stat(real))
+    if (!st.isDirectory()) {
+      return yield* new SourceNotRegularFile({
+        message: `The root ${abs} is not a folder.`,
+        remediation: "Pass a folder as the root."
+      })
+    }
+    return real
+  })
+
+const authorizeFile = (path: string, roots: ReadonlyArray<string>): Effect.Effect<AuthorizedFile, SourceAccessError> =>
+  Effect.gen(function*() {
+    if (roots.length === 0) {
+      return yield* new SourceNotAuthorized({
+        message: `No authorized root covers ${path}.`,
+        remediation: "Authorize the folder that holds it (e.g. --workspace DIR)."
+      })
+    }
+    const abs = nodePath.resolve(path)
+    const lst = yield* attempt(abs, () => fsp.lstat(abs))
+    if (lst.isSymbolicLink()) {
+      return yield* new SourceSymlink({
+        message: `${abs} is a symlink; session-ingest does not follow symlinks.`,
+        remediation: "Pass the real path of the file."
+      })
+    }
+    if (!lst.isFile()) {
+      return yield* new SourceNotRegularFile({
+        message: `${abs} is not a regular file.`,
+        remediation: "Pass the path of a regular file (not a folder, device or fifo)."
+      })
+    }
+    const real = yield* attempt(abs, () => fsp.realpath(abs))
+    const realRoots: Array<{ lexical: string; real: string }> = []
+    for (const r of roots) {
+      const lexical = nodePath.resolve(r)
+      const realRoot = yield* Effect.option(authorizeRoot(r))
+      if (realRoot._tag === "Some") realRoots.push({ lexical, real: realRoot.value })
+    }
+    const covering = realRoots.filter((r) => isInside(real, r.real))
+    if (covering.length === 0) {
+      return yield* new SourceOutsideAllowedRoot({
+        message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,
+        remediation: "Move the file under an authorized root, or authorize its folder (e.g. --workspace DIR)."
+      })
+    }
+    // The path as named must reach the file without a symlink below the root:
+    // named through the root's lexical or real form, then every component is no symlink.
+    for (const root of covering) {
+      const base = isInside(abs, root.lexical) ? root.lexical : isInside(abs, root.real) ? root.real : undefined
+      if (base === undefined) continue
+      const parts = nodePath.relative(base, abs).split(nodePath.sep).filter((p) => p.length > 0)
+      let cur = root.real
+      let symlink: string | undefined
+      for (const part of parts) {
+        cur = nodePath.join(cur, part)
+        const st = yield* attempt(cur, () => fsp.lstat(cur))
+        if (st.isSymbolicLink()) {
+          symlink = cur
+          break
+        }
+      }
+      if (symlink === undefined) return { path: real, root: root.real, stat: toStat(lst) }
+      return yield* new SourceSymlink({
+        message: `${symlink} on the way to ${abs} is a symlink; session-ingest does not follow symlinks.`,
+        remediation: "Pass the real path of the file."
+      })
+    }
+    return yield* new SourceSymlink({
+      message: `${abs} is reached through a symlink outside the authorized root.`,
+      remediation: "Pass the real path of the file, under the authorized root."
+    })
+  })
+
+const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino
+
+const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError, import("effect/Scope").Scope> =>
+  Effect.acquireRelease(
+    attempt(file.path, () => fsp.open(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
+    (h) => Effect.promise(() => h.close().catch(() => undefined))
+  ).pipe(
+    Effect.tap((h) =>
+      attempt(file.path, () => h.stat()).pipe(
+        Effect.flatMap((st) =>
+          st.isFile() && sameFile(file.stat, st) ? Effect.void : Effect.fail(
+            new SourceNotAuthorized({
+              message: `${file.path} was replaced after it was authorized.`,
+              remediation: "Retry; if the file keeps changing, copy it somewhere stable first."
+            })
+          )
+        )
+      )
+    ),
+    Effect.map((h): OpenSource => ({
+      file,
+      read: (offset, length) =>
+        attempt(file.path, async () => {
+          const buf = Buffer.allocUnsafe(length)
+          let got = 0
+          while (got < length) {
+            const { bytesRead } = await h.read(buf, got, length - got, offset + got)
+            if (bytesRead === 0) break
+            got += bytesRead
+          }
+          return got === length ? buf : buf.subarray(0, got)
+        }),
+      stat: attempt(file.path, () => h.stat()).pipe(Effect.map(toStat))
+    }))
+  )
+
+const readWhole = (
+  file: AuthorizedFile,
+  maxBytes: number
+): Effect.Effect<Uint8Array, SourceAccessError | ResourceLimitExceeded> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const src = yield* open(file)
+      const st = yield* src.stat
+      if (st.size > maxBytes) {
+        return yield* new ResourceLimitExceeded({
+          message: `${file.path} is ${st.size} bytes, over the import limit of ${maxBytes} bytes per document.`,
+          remediation: "Raise the limit (ImportLimits layer) or split the source.",
+          details: { limit: "maxDocumentBytes", bytes: st.size, max: maxBytes }
+        })
+      }
+      // Read one byte past the size seen, to notice growth past the limit.
+      const bytes = yield* src.read(0, Math.min(st.size + 1, maxBytes + 1))
+      if (bytes.length > maxBytes) {
+        return yield* new ResourceLimitExceeded({
+          message: `${file.path} grew past the import limit of ${maxBytes} bytes per document.`,
+          remediation: "Raise the limit (ImportLimits layer) or split the source.",
+          details: { limit: "maxDocumentBytes", max: maxBytes }
+        })
+      }
+      return bytes
+    })
+  )
+
+const listDirectory = (dir: string): Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError> =>
+  attempt(dir, () => fsp.readdir(dir, { withFileTypes: true })).pipe(
+    Effect.map((entries) =>
+      entries
+        .map((d): DirEntry => ({
+          name: d.name,
+          kind: d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "directory" : d.isFile() ? "file" : "other"
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    )
+  )
+
+/** The Node implementation of the service's operations. */
+export const sourceAccessNode: SourceAccessShape = { authorizeFile, authorizeRoot, open, readWhole, listDirectory }
+
+/** Layer: {@link SourceAccess} on the Node filesystem. */
+export const layer: Layer.Layer<SourceAccess> = Layer.succeed(SourceAccess, sourceAccessNode)

@@ -1,0 +1,69 @@
+/**
+ * The Muse Code adapter (provider `muse-code`): `manual-export` trajectories
+ * given explicitly, and native `session.jsonl` logs under an authorized
+ * `--muse-root` (seed `001_…`). Policy: fail closed.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { UnsupportedOperation } from "../../domain/errors.js"
+import type { Locator, ProviderDescriptor } from "../../domain/model.js"
+import { AccessPolicy } from "../../services/AccessPolicy.js"
+import { ImportLimits } from "../../services/ImportLimits.js"
+import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { SourceAccess } from "../../services/SourceAccess.js"
+import { inspectExport, streamExport } from "./export-source.js"
+
+/** The registry entry of `muse-code`. */
+export const descriptor: ProviderDescriptor = {
+  provider: "muse-code",
+  displayName: "Muse Code",
+  disposition:
+    "Explicit `muse export` trajectory files under an authorized workspace root; native session.jsonl logs only under an explicitly authorized --muse-root (no default root, never ~/.muse). Fails closed on anything it cannot trust.",
+  operations: ["discover", "inspect", "stream"],
+  locatorClasses: ["manual-export", "muse-native-session-log"],
+  spec: "seeds/001_19d2aaf271b07ab8.txt"
+}
+
+const unsupportedClass = (locator: Locator) =>
+  new UnsupportedOperation({
+    message: `Muse Code does not read locator class "${locator.locatorClass}".`,
+    remediation: "Use --locator-class manual-export for a `muse export` file, or muse-native-session-log for a session.jsonl under --muse-root."
+  })
+
+/** Build the adapter from the access services in context. */
+export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | ImportLimits | AccessPolicy> = Effect.gen(
+  function*() {
+    const deps = { access: yield* SourceAccess, limits: yield* ImportLimits, policy: yield* AccessPolicy }
+    return {
+      descriptor,
+      discover: () =>
+        Effect.fail(
+          deps.policy.museRoots.length === 0
+            ? new UnsupportedOperation({
+              message: "Muse Code discovery needs an explicitly authorized sessions root; there is no default root.",
+              remediation:
+                "Select an export file explicitly (inspect/stream muse-code FILE), or pass --muse-root DIR (e.g. ~/.local/share/muse/sessions)."
+            })
+            : new UnsupportedOperation({
+              message: "Native Muse Code discovery is not available in this build yet.",
+              remediation: "Select an export file explicitly (inspect/stream muse-code FILE)."
+            })
+        ),
+      inspect: (locator) =>
+        locator.locatorClass === "manual-export" ? inspectExport(deps, locator.path) : Effect.fail(unsupportedClass(locator)),
+      stream: (locator, options) =>
+        locator.locatorClass === "manual-export"
+          ? streamExport(deps, locator.path, options?.cursor)
+          : Stream.fail(unsupportedClass(locator)),
+      transcript: () =>
+        Effect.fail(
+          new UnsupportedOperation({
+            message: "Muse Code sources are runtime event logs, not conversations; there is no transcript.",
+            remediation: "Use `stream muse-code FILE` for the normalized events."
+          })
+        )
+    }
+  }
+)

@@ -1,0 +1,132 @@
+/**
+ * Muse Code `manual-export` sources: authorize the trajectory file under a
+ * workspace root, read it whole under the import limits, decode it, and
+ * answer inspect / stream (seed `001_…`, "How to import", "Trajectory shape").
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
+import type { IngestError } from "../../domain/errors.js"
+import type { Inspection, SessionEvent } from "../../domain/model.js"
+import { decodeExport, type DecodedExport } from "../../domain/muse-code/export.js"
+import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { SourceAccessShape } from "../../services/SourceAccess.js"
+
+/** The services an export source is read with. */
+export interface ExportDeps {
+  readonly access: SourceAccessShape
+  readonly limits: ImportLimitsShape
+  readonly policy: AccessPolicyShape
+}
+
+/** A loaded export: where it is, its id, and its decoded content. */
+export interface LoadedExport {
+  readonly path: string
+  readonly sourceId: string
+  readonly digest: string
+  readonly decoded: DecodedExport
+}
+
+/**
+ * Authorize (under the workspace roots), read (under `maxDocumentBytes`) and
+ * decode an export file. Fails with the access errors, `MalformedSource`,
+ * `UnknownSchemaMajor` or `ResourceLimitExceeded`.
+ */
+export const loadExport = (deps: ExportDeps, path: string): Effect.Effect<LoadedExport, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* deps.access.authorizeFile(path, deps.policy.workspaceRoots)
+    const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
+    const sourceId = makeSourceId("muse-code", "manual-export", file.path)
+    const digest = sha256Hex(bytes).slice(0, 32)
+    const decoded = yield* Either.match(decodeExport(bytes, { sourceId, digest, maxDepth: deps.limits.maxDepth }), {
+      onLeft: (e) => Effect.fail(e),
+      onRight: (d) => Effect.succeed(d)
+    })
+    return { path: file.path, sourceId, digest, decoded }
+  })
+
+/** `inspect` of an export: `provisional` when `session_terminated_abnormally` is true, else `complete`. */
+export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Inspection, IngestError> =>
+  Effect.map(loadExport(deps, path), ({ decoded, path: real, sourceId }) => {
+    const { events, provenance } = decoded
+    const times = events.map((e) => e.occurredAt).filter((t): t is string => t !== null)
+    return {
+      provider: "muse-code",
+      locatorClass: "manual-export",
+      sourceId,
+      locator: redactLocator(sourceId, real),
+      status: provenance.terminatedAbnormally ? "provisional" : "complete",
+      sessions: decoded.sessions.map((s) => ({
+        sessionId: s.session_id,
+        turnCount: s.turn_count ?? null,
+        stepCount: s.step_count ?? null,
+        sessionEnd: s.session_end ?? null,
+        acceptedSpawns: (s.accepted_spawns ?? []).map((sp) => ({
+          subagentId: sp.subagent_id,
+          agentPath: sp.agent_path ?? null,
+          role: sp.role ?? null,
+          parentSessionId: sp.parent_session_id ?? null
+        })),
+        eventCount: events.filter((e) => e.sessionId === s.session_id).length
+      })),
+      eventCount: events.length,
+      firstEventAt: times.length > 0 ? times.reduce((a, b) => (a < b ? a : b)) : null,
+      lastEventAt: times.length > 0 ? times.reduce((a, b) => (a > b ? a : b)) : null,
+      diagnostics: [
+        ...(decoded.gapMarkers > 0
+          ? [{
+            code: "GAP_MARKERS_SKIPPED",
+            message: `${decoded.gapMarkers} gap marker(s) skipped; no records were fabricated for them.`,
+            details: { count: decoded.gapMarkers }
+          }]
+          : []),
+        ...(decoded.retainedFrames > 0
+          ? [{
+            code: "RETAINED_FRAMES_SKIPPED",
+            message: `${decoded.retainedFrames} export retained frame(s) skipped.`,
+            details: { count: decoded.retainedFrames }
+          }]
+          : []),
+        ...(provenance.terminatedAbnormally
+          ? [{
+            code: "TERMINATED_ABNORMALLY",
+            message: "The log recorded no orderly session.end; the trajectory is provisional."
+          }]
+          : [])
+      ],
+      provenance: {
+        ...provenance,
+        rawEventCount: decoded.rawEventCount,
+        gapMarkers: decoded.gapMarkers,
+        retainedFrames: decoded.retainedFrames
+      }
+    }
+  })
+
+/**
+ * `stream` of an export: its events in document order, or those after the
+ * cursor's event. A cursor of another source, or of a document whose bytes
+ * changed, fails with `InvalidCursor`.
+ */
+export const streamExport = (
+  deps: ExportDeps,
+  path: string,
+  cursor: string | undefined
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrap(
+    Effect.gen(function*() {
+      const loaded = yield* loadExport(deps, path)
+      let events = loaded.decoded.events
+      if (cursor !== undefined) {
+        const state = yield* decodeCursor(cursor, loaded.sourceId)
+        if (state.h !== loaded.digest) return yield* cursorSourceChanged("the export's bytes differ")
+        events = events.filter((e) => e.sequence > state.seq)
+      }
+      return Stream.fromIterable(events)
+    })
+  )

@@ -1,0 +1,87 @@
+/**
+ * The SessionSource contract: what every provider adapter offers (discover,
+ * inspect, stream with an optional cursor, and transcript for conversation
+ * providers), and the registry that holds the adapters.
+ *
+ * Source: issue "Muse Code export trajectories end to end" and
+ * `../shared/DESIGN.md` ("Providers", "Normalized model").
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
+import { InvalidArgument, type IngestError } from "../domain/errors.js"
+import type {
+  DiscoveryReport,
+  Inspection,
+  Locator,
+  ProviderDescriptor,
+  ProviderId,
+  SessionEvent,
+  Transcript
+} from "../domain/model.js"
+
+/** Selectors of a discovery run (roots come from the {@link AccessPolicy}). */
+export interface DiscoverRequest {
+  /** AgentMux: the agent UID whose own zones are read (seed 002). */
+  readonly agentId?: string | undefined
+}
+
+/** Options of a stream. */
+export interface StreamOptions {
+  /** Resume right after the event that carried this cursor. */
+  readonly cursor?: string | undefined
+  /** Muse Code native: also stream nested `subagent/<child>/session.jsonl` logs. */
+  readonly includeSubagents?: boolean | undefined
+}
+
+/**
+ * One provider's adapter. Every operation fails only with the typed error
+ * family; an operation the provider does not support fails with
+ * `UnsupportedOperation` and a remediation.
+ */
+export interface SessionSourceAdapter {
+  readonly descriptor: ProviderDescriptor
+  /** List the sources this provider finds under the authorized roots. */
+  readonly discover: (request: DiscoverRequest) => Effect.Effect<DiscoveryReport, IngestError>
+  /** Validate one source in full and describe it. */
+  readonly inspect: (locator: Locator) => Effect.Effect<Inspection, IngestError>
+  /** The source's events, in source order, from the start or right after `cursor`. */
+  readonly stream: (locator: Locator, options?: StreamOptions) => Stream.Stream<SessionEvent, IngestError>
+  /** The source as a conversation (conversation providers only). */
+  readonly transcript: (locator: Locator) => Effect.Effect<Transcript, IngestError>
+}
+
+/** The registry's operations. */
+export interface SessionSourcesShape {
+  /** Every registered provider's descriptor, in registration order. */
+  readonly descriptors: ReadonlyArray<ProviderDescriptor>
+  /** The adapter of a provider; `InvalidArgument` for an unknown id. */
+  readonly get: (provider: string) => Effect.Effect<SessionSourceAdapter, InvalidArgument>
+}
+
+/** The provider registry. Live layer: `src/layers/registry.ts`. */
+export class SessionSources extends Context.Tag("session-ingest/SessionSources")<SessionSources, SessionSourcesShape>() {
+  /** A registry over the given adapters. */
+  static make = (adapters: ReadonlyArray<SessionSourceAdapter>): SessionSourcesShape => {
+    const byId = new Map<string, SessionSourceAdapter>(adapters.map((a) => [a.descriptor.provider, a]))
+    return {
+      descriptors: adapters.map((a) => a.descriptor),
+      get: (provider) => {
+        const adapter = byId.get(provider)
+        return adapter !== undefined
+          ? Effect.succeed(adapter)
+          : Effect.fail(
+            new InvalidArgument({
+              message: `Unknown provider "${provider}".`,
+              remediation: `Use one of: ${[...byId.keys()].join(", ")} (see \`session-ingest providers\`).`
+            })
+          )
+      }
+    }
+  }
+}
+
+/** Re-exported for adapters' signatures. */
+export type { ProviderId }

@@ -1,0 +1,77 @@
+/**
+ * Authorized, read-only access to source files. Every provider opens files
+ * through this service, so the access rules hold everywhere: a source must be
+ * a regular file, reached without symlinks, whose real path lies inside an
+ * authorized root; it is opened read-only and never written.
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { ResourceLimitExceeded, SourceAccessError } from "../domain/errors.js"
+
+/** Identity and size of a file at one moment (bytes, epoch ms). */
+export interface FileStat {
+  readonly size: number
+  readonly mtimeMs: number
+  readonly birthtimeMs: number
+  readonly dev: number
+  readonly ino: number
+}
+
+/** A file that passed authorization. `path` is its real path; `root` the real path of the root that covers it. */
+export interface AuthorizedFile {
+  readonly path: string
+  readonly root: string
+  readonly stat: FileStat
+}
+
+/** An open, read-only handle on an authorized file. */
+export interface OpenSource {
+  readonly file: AuthorizedFile
+  /** Read up to `length` bytes at `offset`; shorter (possibly empty) at end of file. */
+  readonly read: (offset: number, length: number) => Effect.Effect<Uint8Array, SourceAccessError>
+  /** The file's current stat, through the open handle (sees growth and truncation). */
+  readonly stat: Effect.Effect<FileStat, SourceAccessError>
+}
+
+/** A directory entry as the directory lists it: symlinks are reported, never followed. */
+export interface DirEntry {
+  readonly name: string
+  readonly kind: "file" | "directory" | "symlink" | "other"
+}
+
+/** The service's operations. */
+export interface SourceAccessShape {
+  /**
+   * Authorize `path` (absolute or relative to the working directory) against
+   * `roots`. Fails: `SourceNotAuthorized` (no roots), `SourceNotFound`,
+   * `SourceSymlink` (the file or a folder between the root and it),
+   * `SourceNotRegularFile`, `SourceOutsideAllowedRoot`.
+   */
+  readonly authorizeFile: (
+    path: string,
+    roots: ReadonlyArray<string>
+  ) => Effect.Effect<AuthorizedFile, SourceAccessError>
+  /**
+   * Authorize a root folder: it must exist and be a directory (a symlinked
+   * root is resolved, as an operator may keep data behind one); answers its real path.
+   */
+  readonly authorizeRoot: (root: string) => Effect.Effect<string, SourceAccessError>
+  /**
+   * Open an authorized file read-only (no symlink follow), checking it is
+   * still the same file (device and inode) that was authorized.
+   */
+  readonly open: (file: AuthorizedFile) => Effect.Effect<OpenSource, SourceAccessError, Scope.Scope>
+  /** Read a whole authorized file; `ResourceLimitExceeded` past `maxBytes`. */
+  readonly readWhole: (
+    file: AuthorizedFile,
+    maxBytes: number
+  ) => Effect.Effect<Uint8Array, SourceAccessError | ResourceLimitExceeded>
+  /** List a directory's entries without following symlinks (sorted by name). */
+  readonly listDirectory: (dir: string) => Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError>
+}
+
+/** Authorized source access. Live layer: `src/layers/SourceAccessNode.ts`. */
+export class SourceAccess extends Context.Tag("session-ingest/SourceAccess")<SourceAccess, SourceAccessShape>() {}
