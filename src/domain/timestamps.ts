@@ -4,9 +4,12 @@
  * Inputs seen in the sources: RFC 3339 strings (`recorded_at` of exports,
  * `created_at` of Muse agents), epoch microseconds (Muse Code 1.4.0, seed 001),
  * epoch milliseconds (AgentMux `output.tsidx`, seed 002) and epoch seconds.
- * Numbers are told apart by magnitude (seconds below 1e11, milliseconds below
- * 1e14, microseconds below 1e17, nanoseconds above), which is unambiguous for
- * every date between 1973 and 5138. Sub-millisecond digits are kept.
+ * Numbers are told apart by magnitude: seconds below 1e12, milliseconds below
+ * 1e15, microseconds below 1e18, nanoseconds above. Every date from
+ * 2001-09-09 to 9999-12-31 is then read in the right unit whatever the unit,
+ * and a date past 9999 in any unit is `out-of-range` rather than misread as
+ * an earlier one (the price: milliseconds before 2001 are read as seconds).
+ * Sub-millisecond digits are kept.
  *
  * @module
  */
@@ -40,19 +43,19 @@ const fromEpoch = (n: number): NormalizedTimestamp => {
   if (!Number.isFinite(n) || n < 0) return invalid("out-of-range")
   let wholeMs: number
   let fraction: string
-  if (n < 1e11) {
+  if (n < 1e12) {
     // seconds, possibly fractional
     wholeMs = Math.floor(n * 1000)
     fraction = pad(wholeMs % 1000, 3)
-  } else if (n < 1e14) {
+  } else if (n < 1e15) {
     wholeMs = Math.floor(n)
     fraction = pad(wholeMs % 1000, 3)
-  } else if (n < 1e17) {
+  } else if (n < 1e18) {
     const us = Math.floor(n)
     wholeMs = Math.floor(us / 1000)
     fraction = pad(us % 1_000_000, 6)
   } else {
-    // nanoseconds: beyond 2^53 precision is already lost; keep microseconds
+    // nanoseconds: beyond 2^53 the digits are already lost; keep microseconds
     const us = Math.floor(n / 1000)
     wholeMs = Math.floor(us / 1000)
     fraction = pad(us % 1_000_000, 6)

@@ -161,7 +161,8 @@ const authorizeFile = (path: string, roots: ReadonlyArray<string>): Effect.Effec
     })
   })
 
-const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino
+/** Same file: device, inode and birth time (an inode number can be reused by a replacement). */
+const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.birthtimeMs === b.birthtimeMs
 
 const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError, import("effect/Scope").Scope> =>
   Effect.acquireRelease(

@@ -72,8 +72,22 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
           role: sp.role ?? null,
           parentSessionId: sp.parent_session_id ?? null
         })),
-        eventCount: events.filter((e) => e.sessionId === s.session_id).length
-      })),
+        eventCount: events.filter((e) => e.sessionId === s.session_id).length,
+        inSummary: true
+      })).concat(
+        // Stream ids that events are attributed to but that have no sessions[] summary.
+        [...new Set(events.map((e) => e.sessionId))]
+          .filter((id) => !decoded.sessions.some((s) => s.session_id === id))
+          .map((id) => ({
+            sessionId: id,
+            turnCount: null,
+            stepCount: null,
+            sessionEnd: null,
+            acceptedSpawns: [],
+            eventCount: events.filter((e) => e.sessionId === id).length,
+            inSummary: false
+          }))
+      ),
       eventCount: events.length,
       firstEventAt: times.length > 0 ? times.reduce((a, b) => (a < b ? a : b)) : null,
       lastEventAt: times.length > 0 ? times.reduce((a, b) => (a > b ? a : b)) : null,

@@ -1,0 +1,81 @@
+/**
+ * Authorized source access (issue 2): a regular file, not a symlink, inside an
+ * authorized root after realpath.
+ */
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { expect, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as SourceAccessNode from "../src/layers/SourceAccessNode.js"
+import { SourceAccess } from "../src/services/SourceAccess.js"
+import { tempDir } from "./support/paths.js"
+
+const base = tempDir()
+const root = path.join(base, "ws")
+const outside = path.join(base, "elsewhere")
+fs.mkdirSync(path.join(root, "real"), { recursive: true })
+fs.mkdirSync(outside, { recursive: true })
+fs.writeFileSync(path.join(root, "real", "a.json"), "{}")
+fs.writeFileSync(path.join(outside, "b.json"), "{}")
+fs.symlinkSync(path.join(root, "real", "a.json"), path.join(root, "link.json"))
+fs.symlinkSync(path.join(root, "real"), path.join(root, "linkdir"))
+fs.symlinkSync(outside, path.join(root, "out"))
+fs.symlinkSync(root, path.join(base, "ws-link"))
+execFileSync("mkfifo", [path.join(root, "fifo")])
+
+const authorize = (p: string, roots: ReadonlyArray<string> = [root]) =>
+  Effect.flatMap(SourceAccess, (a) => a.authorizeFile(p, roots))
+const codeOf = (p: string, roots?: ReadonlyArray<string>) => Effect.map(Effect.flip(authorize(p, roots)), (e) => e.code)
+
+layer(SourceAccessNode.layer)("SourceAccess (Node)", (it) => {
+  it.effect("a regular file inside the root is authorized, with its real path and root", () =>
+    Effect.gen(function*() {
+      const f = yield* authorize(path.join(root, "real", "a.json"))
+      expect(f.path).toBe(path.join(root, "real", "a.json"))
+      expect(f.root).toBe(root)
+      expect(f.stat.size).toBe(2)
+    }))
+
+  it.effect("a root reached through a symlink still authorizes the files below it", () =>
+    Effect.gen(function*() {
+      const f = yield* authorize(path.join(base, "ws-link", "real", "a.json"), [path.join(base, "ws-link")])
+      expect(f.path).toBe(path.join(root, "real", "a.json"))
+    }))
+
+  it.effect("the rules' errors", () =>
+    Effect.gen(function*() {
+      expect(yield* codeOf(path.join(root, "link.json"))).toBe("SOURCE_SYMLINK")
+      expect(yield* codeOf(path.join(root, "linkdir", "a.json"))).toBe("SOURCE_SYMLINK")
+      expect(yield* codeOf(path.join(root, "out", "b.json"))).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
+      expect(yield* codeOf(path.join(outside, "b.json"))).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
+      expect(yield* codeOf(path.join(root, "real"))).toBe("SOURCE_NOT_REGULAR_FILE")
+      expect(yield* codeOf(path.join(root, "fifo"))).toBe("SOURCE_NOT_REGULAR_FILE")
+      expect(yield* codeOf(path.join(root, "nope.json"))).toBe("SOURCE_NOT_FOUND")
+      expect(yield* codeOf(path.join(root, "real", "a.json"), [])).toBe("SOURCE_NOT_AUTHORIZED")
+      expect(yield* codeOf(path.join(root, "real", "a.json", "x"))).toBe("SOURCE_NOT_REGULAR_FILE")
+    }))
+
+  it.effect("listDirectory reports symlinks without following them", () =>
+    Effect.gen(function*() {
+      const entries = yield* Effect.flatMap(SourceAccess, (a) => a.listDirectory(root))
+      expect(entries).toEqual([
+        { name: "fifo", kind: "other" },
+        { name: "link.json", kind: "symlink" },
+        { name: "linkdir", kind: "symlink" },
+        { name: "out", kind: "symlink" },
+        { name: "real", kind: "directory" }
+      ])
+    }))
+
+  it.scoped("open refuses a file replaced after authorization", () =>
+    Effect.gen(function*() {
+      const p = path.join(root, "real", "swap.json")
+      fs.writeFileSync(p, "{\"a\":1}")
+      const f = yield* authorize(p)
+      fs.writeFileSync(p + ".new", "{\"b\":2}")
+      fs.renameSync(p + ".new", p)
+      const e = yield* Effect.flip(Effect.flatMap(SourceAccess, (a) => a.open(f)))
+      expect(e.code).toBe("SOURCE_NOT_AUTHORIZED")
+    }))
+})

@@ -1,0 +1,22 @@
+/** Helpers to run library effects and the CLI in tests. */
+import { spawnSync } from "node:child_process"
+import * as path from "node:path"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { repoRoot } from "./paths.js"
+
+/** Collect a stream into an array. */
+export const collect = <A, E, R>(s: Stream.Stream<A, E, R>): Effect.Effect<Array<A>, E, R> =>
+  Effect.map(Stream.runCollect(s), Chunk.toArray)
+
+/** Run the CLI (TypeScript source through tsx) and capture its output. */
+export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: Record<string, string> } = {}) => {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src", "cli", "main.ts"), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    encoding: "utf8",
+    timeout: 60_000
+  })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}

@@ -1,0 +1,41 @@
+/** Timestamp normalization: every provider's times leave as RFC 3339 UTC. */
+import { describe, expect, it } from "@effect/vitest"
+import { normalizeTimestamp } from "../src/domain/timestamps.js"
+
+const ok = (v: unknown) => {
+  const r = normalizeTimestamp(v)
+  return r._tag === "ok" ? r.value : `invalid:${r.problem}`
+}
+
+describe("normalizeTimestamp", () => {
+  it("epoch seconds, milliseconds, microseconds, nanoseconds", () => {
+    // 1790349213 s = 2026-09-25T15:13:33Z (day 20721 since 1970 + 54813 s)
+    expect(ok(1790349213)).toBe("2026-09-25T15:13:33.000Z")
+    expect(ok(1790349213.5)).toBe("2026-09-25T15:13:33.500Z")
+    expect(ok(1790349213957)).toBe("2026-09-25T15:13:33.957Z")
+    expect(ok(1790349213957005)).toBe("2026-09-25T15:13:33.957005Z")
+    expect(ok(1790349213957005123)).toMatch(/^2026-09-25T15:13:33\.957\d{3}Z$/)
+    expect(ok(0)).toBe("1970-01-01T00:00:00.000Z")
+    expect(ok("1790349213957")).toBe("2026-09-25T15:13:33.957Z")
+  })
+  it("RFC 3339 with a zone is converted to UTC, fractional digits kept", () => {
+    expect(ok("2026-10-01T14:00:02.5+02:00")).toBe("2026-10-01T12:00:02.500Z")
+    expect(ok("2026-10-01T12:00:00Z")).toBe("2026-10-01T12:00:00.000Z")
+    expect(ok("2026-10-01T12:00:00.123456789Z")).toBe("2026-10-01T12:00:00.123456789Z")
+    expect(ok("2026-01-01T00:30:00-01:00")).toBe("2026-01-01T01:30:00.000Z")
+    expect(ok("2026-01-01T00:30:00+01:00")).toBe("2025-12-31T23:30:00.000Z")
+  })
+  it("refuses what it cannot place", () => {
+    expect(ok("2026-10-01T12:00:00")).toBe("invalid:no-timezone")
+    expect(ok("2026-10-01 12:00")).toBe("invalid:no-timezone")
+    expect(ok("yesterday")).toBe("invalid:not-a-timestamp")
+    expect(ok("2026-13-01T00:00:00Z")).toBe("invalid:not-a-timestamp")
+    expect(ok("10000-01-01T00:00:00Z")).toBe("invalid:not-a-timestamp")
+    // 253402300800000 ms is 10000-01-01T00:00:00Z
+    expect(ok(253402300800000)).toBe("invalid:out-of-range")
+    expect(ok(253402300800000000)).toBe("invalid:out-of-range")
+    expect(ok(-1)).toBe("invalid:out-of-range")
+    expect(ok(Number.NaN)).toBe("invalid:out-of-range")
+    expect(ok(null)).toBe("invalid:not-a-timestamp")
+  })
+})
