@@ -14,6 +14,7 @@ export const json = Options.boolean("json").pipe(
 
 /** `--workspace DIR` (repeatable; default: the working directory). */
 export const workspace = Options.text("workspace").pipe(
+  Options.withPseudoName("DIR"),
   Options.repeated,
   Options.withDescription(
     "Authorized workspace root (repeatable; default: the working directory). Explicit files must lie under one; native Muse discovery selects logs whose evidence names one."
@@ -22,6 +23,7 @@ export const workspace = Options.text("workspace").pipe(
 
 /** `--muse-root DIR`: the authorized Muse Code native sessions root. */
 export const museRoot = Options.text("muse-root").pipe(
+  Options.withPseudoName("DIR"),
   Options.repeated,
   Options.withDescription(
     "Authorized Muse Code sessions root, e.g. ~/.local/share/muse/sessions (repeatable). Native discovery and native logs need it; there is no default."
@@ -30,36 +32,42 @@ export const museRoot = Options.text("muse-root").pipe(
 
 /** `--agents-root DIR`: the Muse agents root. */
 export const agentsRoot = Options.text("agents-root").pipe(
+  Options.withPseudoName("DIR"),
   Options.optional,
   Options.withDescription("Muse agents root (default: $MUSE_AGENTS_DIR, else ~/agents).")
 )
 
 /** `--store FILE`: AgentMux's transcript store. */
 export const store = Options.text("store").pipe(
+  Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("AgentMux filestore.db (default: ~/.agentmux/shared/agents/transcripts/filestore.db).")
 )
 
 /** `--state FILE`: session-ingest's own state database. */
 export const state = Options.text("state").pipe(
+  Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("session-ingest's state database for incremental scans (default: under the user's data directory).")
 )
 
 /** `--agent UID`. */
 export const agent = Options.text("agent").pipe(
+  Options.withPseudoName("UID"),
   Options.optional,
   Options.withDescription("AgentMux agent UID whose own zones are read.")
 )
 
 /** `--session SID`. */
 export const session = Options.text("session").pipe(
+  Options.withPseudoName("SID"),
   Options.optional,
   Options.withDescription("Session id to select inside a store that holds many (AgentMux).")
 )
 
 /** `--locator-class CLASS`. */
 export const locatorClass = Options.text("locator-class").pipe(
+  Options.withPseudoName("CLASS"),
   Options.optional,
   Options.withDescription(
     "How the file was acquired: manual-export (default for muse-code), muse-native-session-log, muse-agent-transcript."
@@ -68,12 +76,14 @@ export const locatorClass = Options.text("locator-class").pipe(
 
 /** `--cursor TOKEN`. */
 export const cursor = Options.text("cursor").pipe(
+  Options.withPseudoName("TOKEN"),
   Options.optional,
   Options.withDescription("Resume right after the event that carried this cursor.")
 )
 
 /** `--limit N`. */
 export const limit = Options.integer("limit").pipe(
+  Options.withPseudoName("N"),
   Options.optional,
   Options.withDescription("Stop after N events.")
 )

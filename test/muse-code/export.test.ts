@@ -90,14 +90,14 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
   it.effect("recorded_at in epoch microseconds or RFC 3339 is emitted as RFC 3339 UTC", () =>
     Effect.gen(function*() {
       const events = yield* streamAll(orderly)
-      // 1790349213957005 µs = 1790349213 s = day 20721 (2026-09-25) + 54813 s (15:13:33), .957005
-      expect(bySeq(events, 1).occurredAt).toBe("2026-09-25T15:13:33.957005Z")
-      expect(native(bySeq(events, 1)).recordedAt).toBe(1790349213957005)
+      // 1790856001250375 µs = 1790856001 s = day 20727 (2026-10-01) + 43201 s (12:00:01), .250375
+      expect(bySeq(events, 1).occurredAt).toBe("2026-10-01T12:00:01.250375Z")
+      expect(native(bySeq(events, 1)).recordedAt).toBe(1790856001250375)
       // 14:00:02.5 at +02:00 is 12:00:02.500 UTC
       expect(bySeq(events, 3).occurredAt).toBe("2026-10-01T12:00:02.500Z")
       expect(bySeq(events, 0).occurredAt).toBe("2026-10-01T12:00:00.000Z")
-      // 1790349300000000 µs = 86.993 s after the first: 15:15:00
-      expect(bySeq(events, 9).occurredAt).toBe("2026-09-25T15:15:00.000000Z")
+      // 1790856009000000 µs = 8 s after 12:00:01
+      expect(bySeq(events, 9).occurredAt).toBe("2026-10-01T12:00:09.000000Z")
     }))
 
   it.effect("causation_id is kept as a string or null", () =>
@@ -173,8 +173,8 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
       expect(i.provenance.retainedFrames).toBe(1)
       expect(i.provenance.rawEventCount).toBe(10)
       expect(i.sessions.map((s) => s.sessionId)).toEqual([S, OTHER])
-      expect(i.firstEventAt).toBe("2026-09-25T15:13:33.957005Z")
-      expect(i.lastEventAt).toBe("2026-10-01T12:00:08.000Z")
+      expect(i.firstEventAt).toBe("2026-10-01T12:00:00.000Z")
+      expect(i.lastEventAt).toBe("2026-10-01T12:00:09.000000Z")
     }))
 
   it.effect("inspect: session_terminated_abnormally makes the trajectory provisional", () =>

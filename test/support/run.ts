@@ -10,9 +10,9 @@ import { repoRoot } from "./paths.js"
 export const collect = <A, E, R>(s: Stream.Stream<A, E, R>): Effect.Effect<Array<A>, E, R> =>
   Effect.map(Stream.runCollect(s), Chunk.toArray)
 
-/** Run the CLI (TypeScript source through tsx) and capture its output. */
+/** Run the CLI as users do (`bin/session-ingest.mjs`, the bundle built by the global setup) and capture its output. */
 export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: Record<string, string> } = {}) => {
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(repoRoot, "src", "cli", "main.ts"), ...args], {
+  const r = spawnSync(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     encoding: "utf8",

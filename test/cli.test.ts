@@ -1,0 +1,105 @@
+/**
+ * The CLI as a user runs it (bin/session-ingest.mjs → the bundle): NDJSON on
+ * stdout, the JSON envelope, exit codes of DESIGN.md, one-line errors, never a
+ * stack trace.
+ */
+import { spawnSync } from "node:child_process"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { fixturesDir, peerMuseCode, repoRoot } from "./support/paths.js"
+import { cli } from "./support/run.js"
+
+const shared = path.resolve(repoRoot, "..", "shared")
+const noStackTrace = (s: string) => expect(s).not.toMatch(/\n\s+at [\w.<]+ \(/)
+
+describe("session-ingest CLI", () => {
+  it("stream prints one NDJSON SessionEvent a line with RFC 3339 occurredAt (live 1.4.0 export: 11)", () => {
+    const r = cli(["stream", "muse-code", path.join(peerMuseCode, "live-1.4.0-v1.json"), "--workspace", shared])
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trimEnd().split("\n")
+    expect(lines.length).toBe(11)
+    for (const l of lines) {
+      const e = JSON.parse(l)
+      expect(e.contractVersion).toBe("1.0.0")
+      expect(e.occurredAt).toMatch(/^2026-09-25T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+    }
+  })
+
+  it("a malformed export exits 5 with MALFORMED_SOURCE in the --json envelope", () => {
+    const r = cli(["stream", "muse-code", path.join(peerMuseCode, "malformed.json"), "--workspace", shared, "--json"])
+    expect(r.code).toBe(5)
+    const env = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!)
+    expect(env).toMatchObject({ contractVersion: "1.0.0", command: "stream", status: "error", data: null })
+    expect(env.error.code).toBe("MALFORMED_SOURCE")
+    noStackTrace(r.stdout + r.stderr)
+  })
+
+  it("without --json an error is one line naming the problem, plus the remedy, on stderr", () => {
+    const r = cli(["inspect", "muse-code", path.join(peerMuseCode, "unknown-major.json"), "--workspace", shared])
+    expect(r.code).toBe(5)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toMatch(/^session-ingest: UNKNOWN_SCHEMA_MAJOR: .+\n  remedy: .+\n$/)
+  })
+
+  it("--cursor resumes after the event and --limit stops early", () => {
+    const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
+    const all = cli(["stream", "muse-code", file]).stdout.trimEnd().split("\n").map((l) => JSON.parse(l))
+    expect(all.length).toBe(8)
+    const rest = cli(["stream", "muse-code", file, "--cursor", all[2].cursor]).stdout.trimEnd().split("\n")
+    expect(rest.map((l) => JSON.parse(l).eventId)).toEqual(all.slice(3).map((e) => e.eventId))
+    const two = cli(["stream", "muse-code", file, "--limit", "2"]).stdout.trimEnd().split("\n")
+    expect(two.length).toBe(2)
+    const bad = cli(["stream", "muse-code", file, "--cursor", "bogus"])
+    expect(bad.code).toBe(5)
+    expect(bad.stderr).toMatch(/INVALID_CURSOR/)
+  })
+
+  it("inspect --json answers the envelope with the inspection", () => {
+    const r = cli(["inspect", "muse-code", path.join(fixturesDir, "muse-code", "export", "abnormal.json"), "--json"])
+    expect(r.code).toBe(0)
+    const env = JSON.parse(r.stdout)
+    expect(env.status).toBe("ok")
+    expect(env.error).toBeNull()
+    expect(env.data.status).toBe("provisional")
+    expect(env.data.eventCount).toBe(2)
+  })
+
+  it("exit codes: unknown provider 2, discover without a root 3, outside the workspace 4, a bad option 2", () => {
+    const unknown = cli(["inspect", "nope", "x.json", "--json"])
+    expect(unknown.code).toBe(2)
+    expect(JSON.parse(unknown.stdout).error.code).toBe("INVALID_ARGUMENT")
+    const discover = cli(["discover", "muse-code", "--json"])
+    expect(discover.code).toBe(3)
+    expect(JSON.parse(discover.stdout).error).toMatchObject({ code: "UNSUPPORTED_OPERATION" })
+    expect(JSON.parse(discover.stdout).error.remediation).toMatch(/--muse-root/)
+    const outside = cli(["inspect", "muse-code", path.join(peerMuseCode, "valid-v1.json")])
+    expect(outside.code).toBe(4)
+    expect(outside.stderr).toMatch(/SOURCE_OUTSIDE_ALLOWED_ROOT/)
+    const missing = cli(["inspect", "muse-code", "no-such-file.json"])
+    expect(missing.code).toBe(4)
+    expect(missing.stderr).toMatch(/SOURCE_NOT_FOUND/)
+    const badOption = cli(["stream", "muse-code", "--limit", "many", "x.json"])
+    expect(badOption.code).toBe(2)
+    noStackTrace(badOption.stdout + badOption.stderr)
+  })
+
+  it("providers lists each provider's disposition, operations and locator classes", () => {
+    const r = cli(["providers", "--json"])
+    expect(r.code).toBe(0)
+    const data = JSON.parse(r.stdout).data
+    const mc = data.find((d: any) => d.provider === "muse-code")
+    expect(mc.locatorClasses).toEqual(["manual-export", "muse-native-session-log"])
+    expect(mc.operations).toContain("stream")
+  })
+
+  it("a reader that goes away (| head) ends the stream quietly", () => {
+    const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
+    const r = spawnSync("bash", ["-c", `node ${path.join(repoRoot, "bin", "session-ingest.mjs")} stream muse-code ${file} | head -c 10`], {
+      cwd: repoRoot,
+      encoding: "utf8"
+    })
+    expect(r.stdout.length).toBe(10)
+    noStackTrace(r.stderr)
+    expect(r.stderr).toBe("")
+  })
+})
