@@ -6,6 +6,6 @@ export default defineConfig({
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ["default"]
+    reporters: ["default", "./test/support/summary-reporter.ts"]
   }
 })
