@@ -18,6 +18,8 @@ export default class SummaryReporter implements Reporter {
       }
       if (m.state() === "failed" && [...m.children.allTests()].length === 0) failed++
     }
-    process.stdout.write(`\nTests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`)
+    const line = `Tests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`
+    // Printed at exit so that it is the run's last line, after vitest's own summary.
+    process.once("exit", () => process.stdout.write(`\n${line}\n`))
   }
 }
