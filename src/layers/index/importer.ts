@@ -1,0 +1,282 @@
+/**
+ * The import engine: discover the authorized sources, and for each one
+ * resume from its checkpoint.
+ *
+ * - An unchanged source (same size, mtime and file identity as when its
+ *   current generation was read to the end) costs a stat.
+ * - A changed one is streamed from its checkpoint cursor; the adapter refuses
+ *   a cursor whose source was rewritten or replaced (`INVALID_CURSOR`), and
+ *   then the source is imported as a new generation and the old one is marked
+ *   superseded, never mixed.
+ * - Events go in batches, each committed in one transaction with the cursor of
+ *   its last event, so a killed process resumes where the last commit left.
+ * - A source that fails is counted as rejected with its error code; the run goes on.
+ *
+ * Source: issue "The index".
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
+import { sourceKey } from "../../domain/index/ids.js"
+import type { Locator, ProviderId } from "../../domain/model.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import { Index, type SourceInfo } from "../../services/Index.js"
+import {
+  ImportFaults,
+  Importer,
+  type ImportPlan,
+  ImportProgress,
+  type ImportReport,
+  type ProviderCoverage,
+  type RejectedSource
+} from "../../services/Importer.js"
+import { SessionSources } from "../../services/SessionSource.js"
+
+/**
+ * A source's fingerprint: size, mtime and identity of its file (and of a
+ * SQLite `-wal` beside it, where appends land first). Null when the source is
+ * not a plain path (the adapter keeps its own incremental state) or cannot be
+ * stat-ed (the stream will then report the real error).
+ */
+export const fingerprintOf = (locator: Locator): string | null => {
+  if (locator.path === "") return null
+  const part = (p: string) => {
+    try {
+      const st = fs.statSync(p, { bigint: true })
+      return `${st.size}:${st.mtimeNs}:${st.ino}:${st.birthtimeNs}`
+    } catch {
+      return null
+    }
+  }
+  const main = part(locator.path)
+  if (main === null) return null
+  const wal = part(`${locator.path}-wal`)
+  return wal === null ? main : `${main}+wal:${wal}`
+}
+
+const resolveLocator = (locator: Locator): Locator =>
+  locator.path === "" ? locator : { ...locator, path: nodePath.resolve(locator.path) }
+
+/**
+ * The plan an access policy implies: Muse Code native discovery when a
+ * `--muse-root` is authorized, Muse agents always (their root has a default),
+ * AgentMux for each `agents` UID, plus explicit export files.
+ */
+export const planFromPolicy = (
+  policy: AccessPolicyShape,
+  options: { readonly agents?: ReadonlyArray<string>; readonly exports?: ReadonlyArray<string>; readonly batchSize?: number }
+): ImportPlan => ({
+  discover: [
+    ...(policy.museRoots.length > 0 ? [{ provider: "muse-code" as const, request: {} }] : []),
+    { provider: "muse-agents" as const, request: {} },
+    ...(options.agents ?? []).map((agentId) => ({ provider: "agentmux" as const, request: { agentId } }))
+  ],
+  explicit: (options.exports ?? []).map((p) => ({
+    provider: "muse-code" as const,
+    locator: { locatorClass: "manual-export" as const, path: p }
+  })),
+  skipped: [
+    ...(policy.museRoots.length === 0
+      ? [{ provider: "muse-code" as const, remediation: "Pass --muse-root DIR to include native Muse Code session logs." }]
+      : []),
+    ...((options.agents ?? []).length === 0
+      ? [{ provider: "agentmux" as const, remediation: "Pass --agent UID (and --store FILE) to include an AgentMux agent's record." }]
+      : [])
+  ],
+  batchSize: options.batchSize
+})
+
+type SourceOutcome =
+  | { readonly _tag: "unchanged" }
+  | { readonly _tag: "accepted"; readonly events: number; readonly newGeneration: boolean; readonly bytes: number }
+  | { readonly _tag: "rejected"; readonly error: IngestError }
+
+const make = Effect.gen(function*() {
+  const registry = yield* SessionSources
+  const index = yield* Index
+  const faults = yield* ImportFaults
+  const progress = yield* ImportProgress
+
+  const importSource = (
+    provider: ProviderId,
+    rawLocator: Locator,
+    summary: Record<string, unknown>,
+    batchSize: number
+  ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
+    Effect.gen(function*() {
+      const adapter = yield* registry.get(provider)
+      const locator = resolveLocator(rawLocator)
+      const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary }
+      const fingerprint = fingerprintOf(locator)
+      const checkpoint = yield* index.checkpoint(source.sourceKey)
+      if (
+        Option.isSome(checkpoint) && checkpoint.value.status === "complete" && fingerprint !== null &&
+        checkpoint.value.fingerprint === fingerprint
+      ) {
+        return { _tag: "unchanged" } as const
+      }
+      let generation = Option.isSome(checkpoint) ? checkpoint.value.generation : 0
+      let cursor = Option.isSome(checkpoint) ? checkpoint.value.cursor ?? undefined : undefined
+      let newGeneration = false
+      if (generation === 0) {
+        generation = 1
+        yield* index.beginGeneration(source, generation, "first import")
+      }
+      const run = (from: string | undefined) =>
+        adapter.stream(locator, { cursor: from }).pipe(
+          Stream.grouped(batchSize),
+          Stream.runFoldEffect(0, (n, chunk) =>
+            Effect.map(
+              index.commitBatch({ source, generation, events: [...chunk] }, faults.at),
+              (inserted) => n + inserted
+            ))
+        )
+      const inserted = yield* run(cursor).pipe(
+        Effect.catchIf(
+          (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && cursor !== undefined,
+          (e) =>
+            Effect.gen(function*() {
+              generation += 1
+              newGeneration = true
+              cursor = undefined
+              yield* index.beginGeneration(source, generation, `the imported prefix changed: ${e.message}`)
+              return yield* run(undefined)
+            })
+        ),
+        Effect.either
+      )
+      if (inserted._tag === "Left") {
+        const error = inserted.left
+        if (error._tag === "StoreUnavailable") return yield* error
+        yield* index.rejectSource(source, error.code, error.message)
+        return { _tag: "rejected", error } as const
+      }
+      yield* index.completeSource(source, fingerprint)
+      const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
+      return { _tag: "accepted", events: inserted.right, newGeneration, bytes } as const
+    }).pipe(
+      Effect.catchIf(
+        (e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable),
+        (error) => Effect.succeed({ _tag: "rejected", error } as const)
+      )
+    )
+
+  const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
+    Effect.gen(function*() {
+      const batchSize = plan.batchSize ?? 500
+      const before = yield* index.counts
+      const providers: Array<ProviderCoverage> = []
+      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
+      const remediations: Array<string> = []
+
+      for (const { provider, request } of plan.discover) {
+        const adapter = yield* Effect.either(registry.get(provider))
+        if (adapter._tag === "Left") continue
+        const report = yield* Effect.either(adapter.right.discover(request))
+        if (report._tag === "Left") {
+          const e = report.left
+          providers.push({
+            provider,
+            status: "unavailable",
+            coverage: "partial",
+            sourceCount: 0,
+            reasonCode: e.code,
+            remediation: e.remediation ?? null
+          })
+          remediations.push(`${provider}: ${e.message}${e.remediation !== undefined ? ` ${e.remediation}` : ""}`)
+          continue
+        }
+        const r = report.right
+        providers.push({
+          provider,
+          status: r.status,
+          coverage: r.coverage,
+          sourceCount: r.sourceCount,
+          reasonCode: r.reasonCode,
+          remediation: r.remediation
+        })
+        if (r.coverage === "partial" || r.status !== "checked") {
+          remediations.push(`${provider}: ${r.reasonCode ?? "partial"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+        }
+        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary })
+      }
+      for (const s of plan.skipped) {
+        providers.push({
+          provider: s.provider,
+          status: "unavailable",
+          coverage: "complete",
+          sourceCount: 0,
+          reasonCode: "NOT_AUTHORIZED",
+          remediation: s.remediation
+        })
+      }
+      for (const e of plan.explicit) work.push({ provider: e.provider, locator: e.locator, summary: {} })
+
+      yield* progress.start(work.length)
+      let accepted = 0, unchanged = 0, eventsAdded = 0, newGenerations = 0, bytes = 0
+      const rejected: Array<RejectedSource> = []
+      for (let i = 0; i < work.length; i++) {
+        const w = work[i]
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize)
+        switch (outcome._tag) {
+          case "unchanged":
+            unchanged++
+            break
+          case "accepted":
+            accepted++
+            eventsAdded += outcome.events
+            bytes += outcome.bytes
+            if (outcome.newGeneration) newGenerations++
+            break
+          case "rejected":
+            rejected.push({
+              provider: w.provider,
+              path: w.locator.path,
+              code: outcome.error.code,
+              message: outcome.error.message,
+              remediation: outcome.error.remediation ?? null
+            })
+        }
+        yield* progress.update({ sourcesDone: i + 1, totalSources: work.length, events: eventsAdded, bytes })
+      }
+      yield* progress.end
+      const rejectedByCode: Record<string, number> = {}
+      for (const r of rejected) {
+        rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
+        remediations.push(`${r.provider}: ${r.path}: ${r.code}: ${r.message}${r.remediation !== null ? ` ${r.remediation}` : ""}`)
+      }
+      const after = yield* index.counts
+      const partial = rejected.length > 0 || providers.some((p) => p.coverage === "partial")
+      return {
+        coverage: partial ? "partial" : "complete",
+        providers,
+        sources: {
+          discovered: work.length,
+          accepted,
+          unchanged,
+          rejected: rejected.length,
+          rejectedByCode,
+          newGenerations
+        },
+        sessionsAdded: after.sessions - before.sessions,
+        eventsAdded,
+        rejected,
+        remediations
+      }
+    })
+
+  return { run }
+})
+
+/** Layer: the importer over the registry and the index in context. */
+export const layer: Layer.Layer<Importer, never, SessionSources | Index | ImportFaults | ImportProgress> = Layer.effect(
+  Importer,
+  make
+)
+

@@ -1,0 +1,307 @@
+/**
+ * The SQLite layer of {@link Index}: one embedded database file through
+ * `@effect/sql-sqlite-node`, schema migrations through `@effect/sql`'s
+ * migrator, and every batch committed in one transaction with its checkpoint,
+ * so a process killed at any point leaves the index consistent.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { StoreUnavailable } from "../../domain/errors.js"
+import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import type { Locator, ProviderId, SessionEvent } from "../../domain/model.js"
+import { type Checkpoint, Index, type IndexShape, type SessionRow, type SourceInfo } from "../../services/Index.js"
+
+/** The schema, one migration per entry (ids are the numeric prefixes). */
+const migrations = Migrator.fromRecord({
+  "0001_initial": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE sources (
+        source_key TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        locator_json TEXT NOT NULL,
+        summary_json TEXT NOT NULL,
+        source_id TEXT,
+        generation INTEGER NOT NULL,
+        cursor TEXT,
+        fingerprint TEXT,
+        status TEXT NOT NULL,
+        error_code TEXT,
+        error_message TEXT,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+      )`,
+      sql`CREATE TABLE generations (
+        source_key TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        started_at TEXT NOT NULL,
+        superseded_at TEXT,
+        superseded_reason TEXT,
+        PRIMARY KEY (source_key, generation)
+      )`,
+      sql`CREATE TABLE events (
+        source_key TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        event_uid TEXT NOT NULL,
+        session_uid TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        occurred_at TEXT,
+        event_json TEXT NOT NULL,
+        PRIMARY KEY (source_key, generation, event_uid)
+      )`,
+      sql`CREATE INDEX events_by_session ON events (session_uid, generation, sequence)`,
+      sql`CREATE TABLE sessions (
+        session_uid TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        source_key TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        first_at TEXT,
+        last_at TEXT,
+        event_count INTEGER NOT NULL,
+        title TEXT,
+        workspace TEXT,
+        PRIMARY KEY (session_uid, generation)
+      )`,
+      sql`CREATE INDEX sessions_by_id ON sessions (session_id)`
+    ], { discard: true }))
+})
+
+const unavailable = (file: string, cause: unknown) =>
+  new StoreUnavailable({
+    message: `The index ${file} cannot be opened or used (${
+      cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String((cause as { message: unknown }).message) : String(cause)
+    }).`,
+    remediation: "Check that --index points to a session-ingest index (or a new file) in a writable folder."
+  })
+
+const now = () => new Date().toISOString()
+
+const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null)
+
+/** Title and workspace of a source's sessions, from its discovery summary. */
+const describe = (summary: Record<string, unknown>) => ({
+  title: str(summary.title) ?? str(summary.firstPrompt),
+  workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd)
+})
+
+interface SessionDbRow {
+  readonly session_uid: string
+  readonly provider: string
+  readonly session_id: string
+  readonly source_id: string
+  readonly source_key: string
+  readonly locator_json: string
+  readonly generation: number
+  readonly title: string | null
+  readonly workspace: string | null
+  readonly first_at: string | null
+  readonly last_at: string | null
+  readonly event_count: number
+}
+
+const toSessionRow = (r: SessionDbRow): SessionRow => ({
+  sessionUid: r.session_uid,
+  provider: r.provider as ProviderId,
+  sessionId: r.session_id,
+  sourceId: r.source_id,
+  sourceKey: r.source_key,
+  locator: JSON.parse(r.locator_json) as Locator,
+  generation: r.generation,
+  title: r.title,
+  workspace: r.workspace,
+  firstAt: r.first_at,
+  lastAt: r.last_at,
+  eventCount: r.event_count
+})
+
+const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const fail = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.mapError(e, (cause) => unavailable(file, cause))
+    yield* fail(sql`PRAGMA journal_mode = WAL`)
+    yield* fail(sql`PRAGMA synchronous = NORMAL`)
+    yield* fail(Migrator.make({})({ loader: migrations, table: "si_migrations" }))
+
+    const upsertSource = (s: SourceInfo, generation: number, status: string) =>
+      sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, generation, status, updated_at)
+          VALUES (${s.sourceKey}, ${s.provider}, ${JSON.stringify(s.locator)}, ${JSON.stringify(s.summary)}, ${generation}, ${status}, ${now()})
+          ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
+            updated_at = excluded.updated_at`
+
+    const shape: IndexShape = {
+      checkpoint: (key) =>
+        fail(
+          sql<{ source_key: string; provider: string; generation: number; cursor: string | null; fingerprint: string | null; status: string; event_count: number }>`
+            SELECT source_key, provider, generation, cursor, fingerprint, status, event_count FROM sources WHERE source_key = ${key}`
+        ).pipe(
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (r): Checkpoint => ({
+              sourceKey: r.source_key,
+              provider: r.provider as ProviderId,
+              generation: r.generation,
+              cursor: r.cursor,
+              fingerprint: r.fingerprint,
+              status: r.status as Checkpoint["status"],
+              eventCount: r.event_count
+            }))
+          )
+        ),
+
+      beginGeneration: (source, generation, reason) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          yield* upsertSource(source, generation, "importing")
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+                     WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
+          yield* sql`INSERT OR IGNORE INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})`
+          yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, fingerprint = NULL, status = 'importing',
+                       error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${now()}
+                     WHERE source_key = ${source.sourceKey}`
+        }))),
+
+      commitBatch: (batch, onPoint) =>
+        Effect.gen(function*() {
+          const { events, generation, source } = batch
+          if (events.length === 0) return 0
+          const key = source.sourceKey
+          const rows = events.map((e: SessionEvent) => ({
+            source_key: key,
+            generation,
+            event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
+            session_uid: sessionUid(e.provider, e.sourceId, e.sessionId),
+            provider: e.provider,
+            source_id: e.sourceId,
+            session_id: e.sessionId,
+            sequence: e.sequence,
+            kind: e.kind,
+            occurred_at: e.occurredAt,
+            event_json: JSON.stringify(e)
+          }))
+          const half = Math.ceil(rows.length / 2)
+          const { title, workspace } = describe(source.summary)
+          const touched = [...new Set(rows.map((r) => r.session_uid))]
+          return yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(0, half))}`
+            let inserted = (yield* sql<{ n: number }>`SELECT changes() AS n`)[0].n
+            yield* onPoint("mid-batch")
+            if (half < rows.length) {
+              yield* sql`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(half))}`
+              inserted += (yield* sql<{ n: number }>`SELECT changes() AS n`)[0].n
+            }
+            yield* sql`INSERT OR REPLACE INTO sessions (session_uid, generation, source_key, provider, session_id, source_id,
+                         first_at, last_at, event_count, title, workspace)
+                       SELECT session_uid, generation, source_key, provider, session_id, source_id,
+                         MIN(occurred_at), MAX(occurred_at), COUNT(*), ${title}, ${workspace}
+                       FROM events WHERE source_key = ${key} AND generation = ${generation} AND ${sql.in("session_uid", touched)}
+                       GROUP BY session_uid`
+            yield* sql`UPDATE sources SET cursor = ${events[events.length - 1].cursor}, source_id = ${events[0].sourceId},
+                         event_count = (SELECT COUNT(*) FROM events WHERE source_key = ${key} AND generation = ${generation}),
+                         updated_at = ${now()}
+                       WHERE source_key = ${key}`
+            yield* onPoint("before-commit")
+            return inserted
+          })).pipe(
+            Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(file, e))),
+            Effect.tap(() => onPoint("after-commit"))
+          )
+        }),
+
+      completeSource: (source, fingerprint) =>
+        fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
+                   summary_json = ${JSON.stringify(source.summary)}, updated_at = ${now()}
+                 WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
+
+      rejectSource: (source, code, message) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          yield* upsertSource(source, 1, "rejected")
+          yield* sql`INSERT OR IGNORE INTO generations (source_key, generation, started_at)
+                     SELECT source_key, generation, ${now()} FROM sources WHERE source_key = ${source.sourceKey}`
+          yield* sql`UPDATE sources SET status = 'rejected', fingerprint = NULL, error_code = ${code}, error_message = ${message},
+                       updated_at = ${now()} WHERE source_key = ${source.sourceKey}`
+        }))),
+
+      sessions: (filter) =>
+        fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE s.status != 'rejected'
+            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
+            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${
+          filter.workspace !== undefined
+            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+            : sql``
+        }
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessions: (id) =>
+        fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
+          ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      events: (uid) =>
+        fail(sql<{ event_json: string }>`
+          SELECT e.event_json FROM events e JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE e.session_uid = ${uid} ORDER BY e.sequence, e.event_uid`).pipe(
+            Effect.map((rows) => rows.map((r) => JSON.parse(r.event_json) as SessionEvent))
+          ),
+
+      counts: fail(
+        sql<{ sources: number; sessions: number; events: number }>`
+          SELECT (SELECT COUNT(*) FROM sources) AS sources, (SELECT COUNT(*) FROM sessions) AS sessions,
+                 (SELECT COUNT(*) FROM events) AS events`
+      ).pipe(Effect.map((r) => r[0])),
+
+      dump: fail(Effect.all({
+        sources: sql`SELECT source_key, provider, locator_json, source_id, generation, cursor, fingerprint, status, error_code, event_count
+                     FROM sources ORDER BY source_key`,
+        generations: sql`SELECT source_key, generation, superseded_at IS NOT NULL AS superseded FROM generations ORDER BY source_key, generation`,
+        events: sql`SELECT source_key, generation, event_uid, session_uid, sequence, kind, occurred_at, event_json
+                    FROM events ORDER BY source_key, generation, event_uid`,
+        sessions: sql`SELECT * FROM sessions ORDER BY session_uid, generation`
+      }))
+    }
+    return shape
+  })
+
+/**
+ * Layer: the index in the SQLite file `file` (created with its folder when
+ * missing). Fails with `StoreUnavailable` when the file cannot be opened or
+ * is not a database.
+ */
+export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
+  Layer.scoped(
+    Index,
+    Effect.gen(function*() {
+      yield* Effect.try({
+        try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
+        catch: (e) => unavailable(file, e)
+      })
+      const client = yield* SqliteClient.make({ filename: file }).pipe(
+        Effect.provide(Reactivity.layer),
+        Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d)))
+      )
+      return yield* make(file).pipe(Effect.provideService(SqlClient.SqlClient, client))
+    })
+  )
+
+/** Layer: an in-memory index (tests, dry runs). */
+export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")

@@ -1,0 +1,102 @@
+/**
+ * The importer: brings every authorized source into the {@link Index},
+ * resumably and idempotently, and reports coverage. Live layer:
+ * `src/layers/index/importer.ts`.
+ *
+ * Source: issue "The index" (checkpoints, generations, crash safety, coverage).
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { StoreUnavailable } from "../domain/errors.js"
+import type { Locator, ProviderId, ProviderStatus } from "../domain/model.js"
+import type { DiscoverRequest } from "./SessionSource.js"
+import type { CommitPoint } from "./Index.js"
+
+/** What to import: providers to discover (with their requests) and explicit sources. */
+export interface ImportPlan {
+  readonly discover: ReadonlyArray<{ readonly provider: ProviderId; readonly request: DiscoverRequest }>
+  readonly explicit: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>
+  /** Providers the operator did not authorize, with the remediation that would include them. */
+  readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
+  /** Events per transaction (default 500). */
+  readonly batchSize?: number | undefined
+}
+
+/** Coverage of one provider in a run. */
+export interface ProviderCoverage {
+  readonly provider: ProviderId
+  readonly status: ProviderStatus
+  readonly coverage: "complete" | "partial"
+  readonly sourceCount: number
+  readonly reasonCode: string | null
+  readonly remediation: string | null
+}
+
+/** A source the run could not import. */
+export interface RejectedSource {
+  readonly provider: ProviderId
+  readonly path: string
+  readonly code: string
+  readonly message: string
+  readonly remediation: string | null
+}
+
+/** The coverage report printed at the end of every run (and in `--json`). */
+export interface ImportReport {
+  readonly coverage: "complete" | "partial"
+  readonly providers: ReadonlyArray<ProviderCoverage>
+  readonly sources: {
+    readonly discovered: number
+    readonly accepted: number
+    readonly unchanged: number
+    readonly rejected: number
+    readonly rejectedByCode: Record<string, number>
+    readonly newGenerations: number
+  }
+  readonly sessionsAdded: number
+  readonly eventsAdded: number
+  readonly rejected: ReadonlyArray<RejectedSource>
+  /** One line per cause of partial coverage, saying what to do. */
+  readonly remediations: ReadonlyArray<string>
+}
+
+/** The importer's operation. */
+export interface ImporterShape {
+  /** Run a plan to its end. Per-source failures are counted in the report; only the index failing fails the run. */
+  readonly run: (plan: ImportPlan) => Effect.Effect<ImportReport, StoreUnavailable>
+}
+
+/** The importer service. */
+export class Importer extends Context.Tag("session-ingest/Importer")<Importer, ImporterShape>() {}
+
+/** Progress of a run, as sources finish (for a display on stderr). */
+export interface ImportProgressShape {
+  readonly start: (totalSources: number) => Effect.Effect<void>
+  readonly update: (p: { readonly sourcesDone: number; readonly totalSources: number; readonly events: number; readonly bytes: number }) => Effect.Effect<void>
+  readonly end: Effect.Effect<void>
+}
+
+/** Where progress goes. Default: nowhere ({@link ImportProgress.silent}). */
+export class ImportProgress extends Context.Tag("session-ingest/ImportProgress")<ImportProgress, ImportProgressShape>() {
+  /** No display. */
+  static silent: Layer.Layer<ImportProgress> = Layer.succeed(ImportProgress, {
+    start: () => Effect.void,
+    update: () => Effect.void,
+    end: Effect.void
+  })
+}
+
+/**
+ * Fault injection at the commit points of a batch (tests kill the import
+ * there). Default: none ({@link ImportFaults.none}).
+ */
+export class ImportFaults extends Context.Tag("session-ingest/ImportFaults")<
+  ImportFaults,
+  { readonly at: (point: CommitPoint) => Effect.Effect<void> }
+>() {
+  /** No faults. */
+  static none: Layer.Layer<ImportFaults> = Layer.succeed(ImportFaults, { at: () => Effect.void })
+}

@@ -1,0 +1,118 @@
+/**
+ * The index: session-ingest's own embedded record of every imported event,
+ * with a checkpoint per source. Behind a service so another engine can be
+ * swapped in as a layer. Live layer: `src/layers/index/sqlite.ts`.
+ *
+ * Source: issue "The index: import every authorized source into one embedded
+ * SQLite record".
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { StoreUnavailable } from "../domain/errors.js"
+import type { Locator, ProviderId, SessionEvent } from "../domain/model.js"
+
+/** A source's checkpoint: where its current generation stands. */
+export interface Checkpoint {
+  readonly sourceKey: string
+  readonly provider: ProviderId
+  /** Current generation (1 on first import; +1 each time the source's imported prefix changed). */
+  readonly generation: number
+  /** Cursor of the last committed event of the current generation (null: none yet). */
+  readonly cursor: string | null
+  /** Fingerprint (size, mtime, identity) taken before the last read that reached the source's end; null while incomplete. */
+  readonly fingerprint: string | null
+  readonly status: "importing" | "complete" | "rejected"
+  readonly eventCount: number
+}
+
+/** What a source is, for the sources table. */
+export interface SourceInfo {
+  readonly sourceKey: string
+  readonly provider: ProviderId
+  readonly locator: Locator
+  /** Provider summary from discovery (title, workspace, cwd, …). */
+  readonly summary: Record<string, unknown>
+}
+
+/** One batch: events of one source generation, committed together with the checkpoint. */
+export interface Batch {
+  readonly source: SourceInfo
+  readonly generation: number
+  readonly events: ReadonlyArray<SessionEvent>
+}
+
+/** A session as the index lists it. */
+export interface SessionRow {
+  readonly sessionUid: string
+  readonly provider: ProviderId
+  readonly sessionId: string
+  readonly sourceId: string
+  readonly sourceKey: string
+  readonly locator: Locator
+  readonly generation: number
+  readonly title: string | null
+  readonly workspace: string | null
+  readonly firstAt: string | null
+  readonly lastAt: string | null
+  readonly eventCount: number
+}
+
+/** Filters of {@link IndexShape.sessions}. Times are RFC 3339; `workspace` is a real path prefix. */
+export interface SessionFilter {
+  readonly provider?: ProviderId | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly workspace?: string | undefined
+}
+
+/** Named points inside a batch commit, for crash-injection tests. */
+export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
+
+/** The index's operations. Every one fails only with `StoreUnavailable`. */
+export interface IndexShape {
+  /** The checkpoint of a source, if it was ever imported. */
+  readonly checkpoint: (sourceKey: string) => Effect.Effect<Option.Option<Checkpoint>, StoreUnavailable>
+  /**
+   * Start generation `generation` of a source: marks every older generation
+   * superseded (with `reason`) and resets the cursor. One transaction.
+   */
+  readonly beginGeneration: (
+    source: SourceInfo,
+    generation: number,
+    reason: string
+  ) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Insert a batch of events (existing ids are left alone) and move the
+   * checkpoint to the batch's last cursor, in one transaction. `onPoint` is
+   * called at the commit points (tests inject crashes there). Answers the
+   * number of events actually inserted.
+   */
+  readonly commitBatch: <E, R>(
+    batch: Batch,
+    onPoint: (point: CommitPoint) => Effect.Effect<void, E, R>
+  ) => Effect.Effect<number, StoreUnavailable | E, R>
+  /** Mark the current generation read to its end, with the fingerprint taken before reading. */
+  readonly completeSource: (source: SourceInfo, fingerprint: string | null) => Effect.Effect<void, StoreUnavailable>
+  /** Mark a source rejected with an error code (its events stay hidden until a later run completes it). */
+  readonly rejectSource: (
+    source: SourceInfo,
+    code: string,
+    message: string
+  ) => Effect.Effect<void, StoreUnavailable>
+  /** The sessions of current, non-rejected generations, latest activity first. */
+  readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
+  /** Sessions whose uid or native session id is `id` (current generations). */
+  readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
+  /** The events of a session (current generation), in source order. */
+  readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
+  /** Row counts, for reports and tests. */
+  readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
+  /** Every row of every table, ordered, for consistency checks in tests. */
+  readonly dump: Effect.Effect<Record<string, ReadonlyArray<unknown>>, StoreUnavailable>
+}
+
+/** The index service. */
+export class Index extends Context.Tag("session-ingest/Index")<Index, IndexShape>() {}
