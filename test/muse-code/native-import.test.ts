@@ -17,6 +17,7 @@ import type { MuseSourceInspection } from "../../src/layers/muse-code/discovery.
 import type { SessionSourceAdapter } from "../../src/services/SessionSource.js"
 import {
   adapterWith,
+  bound,
   end,
   fileHash,
   filler,
@@ -312,5 +313,20 @@ describe("--include-subagents", () => {
       expect((yield* Effect.flip(collect(a.stream(native(parentLog), { cursor: all[9].cursor }))))).toMatchObject({
         code: "INVALID_CURSOR"
       })
+    }))
+
+  it.effect("a bound child whose log is missing fails SOURCE_NOT_FOUND; a child id that is not a plain name fails MALFORMED_SOURCE", () =>
+    Effect.gen(function*() {
+      const root = tempDir()
+      const missing = writeLog(root, "2026/09/25", "p1", jsonl([opened(1), bound(2, "child-x", "h1"), end(3)]))
+      const climbing = writeLog(root, "2026/09/25", "p2", jsonl([opened(1), bound(2, "../p1", "h1"), end(3)]))
+      const a = yield* adapterWith({ policy: { workspaceRoots: [root], museRoots: [root] } })
+      const e1 = yield* Effect.flip(collect(a.stream(native(missing), { includeSubagents: true })))
+      expect(e1).toMatchObject({ code: "SOURCE_NOT_FOUND" })
+      const e2 = yield* Effect.flip(collect(a.stream(native(climbing), { includeSubagents: true })))
+      expect(e2).toMatchObject({ code: "MALFORMED_SOURCE" })
+      // without --include-subagents no nested log is opened, so neither matters
+      expect(yield* collect(a.stream(native(missing)))).toHaveLength(3)
+      expect(yield* collect(a.stream(native(climbing)))).toHaveLength(3)
     }))
 })

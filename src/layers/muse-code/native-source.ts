@@ -187,6 +187,12 @@ export interface PassOptions {
   readonly stats: NativeStats
   /** Extra provenance merged into every event's `extensions["native.muse"]` (subagent streams: `parent`). */
   readonly provenance?: Record<string, unknown> | undefined
+  /**
+   * Fail `MalformedSource` on a `child_session_bound` record whose
+   * `child_session_id` is not a plain folder name (set when nested logs will
+   * be opened by that name); otherwise such a binding is ignored.
+   */
+  readonly strictBindings?: boolean | undefined
   /** Parent join carried in every cursor of a subagent stream. */
   readonly parentRef?: { readonly src: string; readonly child: string } | undefined
 }
@@ -284,8 +290,9 @@ export const nativeEvents = (
         const ev = mapped.right
         if (isRecord(raw)) {
           const b = childBindingOf(raw, ev.sessionId, ev.eventId)
-          if (Either.isLeft(b)) return malformed(`${where}: ${b.left}.`, { offset: line.start })
-          if (b.right !== undefined && !stats.bindings.some((x) => x.childSessionId === b.right!.childSessionId)) {
+          if (Either.isLeft(b)) {
+            if (options.strictBindings === true) return malformed(`${where}: ${b.left}.`, { offset: line.start })
+          } else if (b.right !== undefined && !stats.bindings.some((x) => x.childSessionId === b.right!.childSessionId)) {
             stats.bindings.push(b.right)
           }
         }
@@ -535,19 +542,19 @@ export const streamNative = (
       if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats() })
       const bindingsOfWholeParent = Effect.gen(function*() {
         const stats = newStats()
-        yield* Stream.runDrain(nativeEvents(deps, parent, { stats }))
+        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true }))
         return stats.bindings
       })
       if (state === undefined) {
         const stats = newStats()
         return Stream.concat(
-          nativeEvents(deps, parent, { stats }),
+          nativeEvents(deps, parent, { stats, strictBindings: true }),
           Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined)))
         )
       }
       if (state.src === parent.sourceId) {
         return Stream.concat(
-          nativeEvents(deps, parent, { resume: state, stats: newStats() }),
+          nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true }),
           Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined)))
         )
       }
