@@ -6,14 +6,18 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { UnsupportedOperation } from "../../domain/errors.js"
 import type { Locator, ProviderDescriptor } from "../../domain/model.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { DiscoveryBudget, defaultDiscoveryBudget } from "../../services/DiscoveryBudget.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
+import { discoverNative } from "./discovery.js"
 import { inspectExport, streamExport } from "./export-source.js"
+import { inspectNative, streamNative } from "./native-source.js"
 
 /** The registry entry of `muse-code`. */
 export const descriptor: ProviderDescriptor = {
@@ -32,30 +36,38 @@ const unsupportedClass = (locator: Locator) =>
     remediation: "Use --locator-class manual-export for a `muse export` file, or muse-native-session-log for a session.jsonl under --muse-root."
   })
 
-/** Build the adapter from the access services in context. */
+/**
+ * Build the adapter from the access services in context. The discovery
+ * budget is read from {@link DiscoveryBudget} when a layer provides it, else
+ * the seed's defaults ({@link defaultDiscoveryBudget}).
+ */
 export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | ImportLimits | AccessPolicy> = Effect.gen(
   function*() {
     const deps = { access: yield* SourceAccess, limits: yield* ImportLimits, policy: yield* AccessPolicy }
+    const budget = Option.getOrElse(yield* Effect.serviceOption(DiscoveryBudget), () => defaultDiscoveryBudget)
     return {
       descriptor,
       discover: () =>
-        Effect.fail(
-          deps.policy.museRoots.length === 0
-            ? new UnsupportedOperation({
+        deps.policy.museRoots.length === 0
+          ? Effect.fail(
+            new UnsupportedOperation({
               message: "Muse Code discovery needs an explicitly authorized sessions root; there is no default root.",
               remediation:
                 "Select an export file explicitly (inspect/stream muse-code FILE), or pass --muse-root DIR (e.g. ~/.local/share/muse/sessions)."
             })
-            : new UnsupportedOperation({
-              message: "Native Muse Code discovery is not available in this build yet.",
-              remediation: "Select an export file explicitly (inspect/stream muse-code FILE)."
-            })
-        ),
+          )
+          : discoverNative({ ...deps, budget }),
       inspect: (locator) =>
-        locator.locatorClass === "manual-export" ? inspectExport(deps, locator.path) : Effect.fail(unsupportedClass(locator)),
+        locator.locatorClass === "manual-export"
+          ? inspectExport(deps, locator.path)
+          : locator.locatorClass === "muse-native-session-log"
+          ? inspectNative(deps, locator.path)
+          : Effect.fail(unsupportedClass(locator)),
       stream: (locator, options) =>
         locator.locatorClass === "manual-export"
           ? streamExport(deps, locator.path, options?.cursor)
+          : locator.locatorClass === "muse-native-session-log"
+          ? streamNative(deps, locator.path, { cursor: options?.cursor, includeSubagents: options?.includeSubagents })
           : Stream.fail(unsupportedClass(locator)),
       transcript: () =>
         Effect.fail(

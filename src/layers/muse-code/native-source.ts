@@ -1,0 +1,566 @@
+/**
+ * Muse Code native `session.jsonl` sources (locator class
+ * `muse-native-session-log`): authorize the log under an authorized
+ * `--muse-root`, read it line by line (never whole), map its three line
+ * shapes, and answer inspect / stream with byte-offset cursors.
+ *
+ * Rules (seed `001_…`, "Native log root"; issue 3):
+ * - record envelopes are mapped like export records; retained frames decode
+ *   `children[].record_json` and emit those records in order (a child that is
+ *   not valid JSON, or not an envelope, is `MALFORMED_SOURCE`); omission
+ *   markers are skipped and counted;
+ * - fail closed on any malformed line, except a torn (unterminated) last line
+ *   in a log with no `session.end` before it: an append in progress, left out,
+ *   the log is `provisional`; a log that recorded `session.end` is `complete`;
+ * - every line and decoded child is validated under {@link ImportLimitsShape}
+ *   (`maxRecordBytes`, `maxDepth`), not the discovery budget;
+ * - `sequence`: the item position in the source (records, omission markers
+ *   and retained children each take one position; a frame itself none);
+ *   `eventId`: `muse-seq-<envelope.sequence>`; `rawReference.offset`: the
+ *   line's byte offset (`childIndex` for a retained child);
+ * - the cursor resumes by seeking to the event's line (`ls`), verifying the
+ *   line's digest (`h`), the digest of the file's first 4 KiB (`x.hd`) and the
+ *   size; any difference is `INVALID_CURSOR` (replaced or rewritten source).
+ *
+ * @module
+ */
+import * as nodePath from "node:path"
+import { isUtf8 } from "node:buffer"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { cursorSourceChanged, CursorState, encodeCursor } from "../../domain/cursor.js"
+import {
+  type IngestError,
+  InvalidCursor,
+  MalformedSource,
+  ResourceLimitExceeded,
+  SourceNotAuthorized,
+  type SourceAccessError
+} from "../../domain/errors.js"
+import { isRecord, parseJson } from "../../domain/json.js"
+import type { Inspection, SessionEvent } from "../../domain/model.js"
+import {
+  type ChildBinding,
+  childBindingOf,
+  classifyNativeLine,
+  isSessionEnd,
+  SESSION_LOG_NAME
+} from "../../domain/muse-code/native.js"
+import { mapRecordEnvelope, type SpawnHandle } from "../../domain/muse-code/records.js"
+import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
+import { type Line, readLines } from "../lines.js"
+
+/** The locator class of native logs. */
+export const NATIVE_CLASS = "muse-native-session-log" as const
+
+/** Bytes at the head of a log bound into every cursor (`x.hd`). */
+export const HEAD_BYTES = 4096
+
+/** The services a native source is read with. */
+export interface NativeDeps {
+  readonly access: SourceAccessShape
+  readonly limits: ImportLimitsShape
+  readonly policy: AccessPolicyShape
+}
+
+/** An authorized native log: its file, source id, and the session id events fall back to. */
+export interface NativeSource {
+  readonly file: AuthorizedFile
+  readonly sourceId: string
+  /** The session folder's name: used only when an envelope has no stream block. */
+  readonly fallbackSessionId: string
+}
+
+/**
+ * What one pass over a log counted (mutable, owned by one pass): outer lines
+ * by shape, retained children, the torn tail, `session.end`, bytes read, and
+ * the `child_session_bound` joins seen (deduplicated by child session id).
+ */
+export interface NativeStats {
+  lines: number
+  recordLines: number
+  retainedFrames: number
+  retainedChildren: number
+  omittedRecords: number
+  tornTail: boolean
+  sessionEnd: boolean
+  bytes: number
+  readonly bindings: Array<ChildBinding>
+}
+
+/** Fresh counters. */
+export const newStats = (): NativeStats => ({
+  lines: 0,
+  recordLines: 0,
+  retainedFrames: 0,
+  retainedChildren: 0,
+  omittedRecords: 0,
+  tornTail: false,
+  sessionEnd: false,
+  bytes: 0,
+  bindings: []
+})
+
+const malformed = (message: string, details?: Record<string, unknown>) =>
+  new MalformedSource({
+    message,
+    remediation:
+      "The native log is not in a shape this build trusts (native import fails closed); export the session with `muse export` and import the export (manual-export).",
+    ...(details !== undefined ? { details } : {})
+  })
+
+const tooLarge = (what: string, limit: "maxRecordBytes" | "maxDepth", max: number, offset: number) =>
+  new ResourceLimitExceeded({
+    message: `${what} at byte ${offset} is over the import limit (${limit} ${max}).`,
+    remediation: "Raise the limit (ImportLimits layer) only if you trust the source.",
+    details: { limit, max, offset }
+  })
+
+/**
+ * Authorize a native log: it must lie under an authorized `--muse-root`
+ * (AccessPolicy.museRoots). Fails: `SourceNotAuthorized` (no muse root), and
+ * the other access errors of `authorizeFile`.
+ */
+export const authorizeNative = (deps: NativeDeps, path: string): Effect.Effect<NativeSource, SourceAccessError> =>
+  Effect.gen(function*() {
+    if (deps.policy.museRoots.length === 0) {
+      return yield* new SourceNotAuthorized({
+        message: `Native Muse Code logs are read only under an authorized sessions root; none was given for ${path}.`,
+        remediation: "Pass --muse-root DIR (the folder that holds YYYY/MM/DD/<session-id>/session.jsonl)."
+      })
+    }
+    const file = yield* deps.access.authorizeFile(path, deps.policy.museRoots)
+    return {
+      file,
+      sourceId: makeSourceId("muse-code", NATIVE_CLASS, file.path),
+      fallbackSessionId: nodePath.basename(nodePath.dirname(file.path))
+    }
+  })
+
+const digest = (bytes: Uint8Array): string => sha256Hex(bytes).slice(0, 32)
+
+const PREFIX = "c1."
+const decodeState = Schema.decodeUnknownEither(Schema.parseJson(CursorState))
+
+const invalidCursor = (message: string) =>
+  new InvalidCursor({
+    message,
+    remediation: "Pass a cursor printed by `stream` for this same source, or stream without --cursor to start over."
+  })
+
+/** Decode a cursor token without binding it to a source yet (the caller checks `src`). */
+export const peekCursor = (token: string): Either.Either<CursorState, InvalidCursor> => {
+  if (!token.startsWith(PREFIX)) return Either.left(invalidCursor("The cursor is not a session-ingest cursor token."))
+  const body = token.slice(PREFIX.length)
+  if (!/^[A-Za-z0-9_-]*$/.test(body)) return Either.left(invalidCursor("The cursor token is not base64url."))
+  const d = decodeState(Buffer.from(body, "base64url").toString("utf8"))
+  return Either.isLeft(d) ? Either.left(invalidCursor("The cursor token is malformed.")) : Either.right(d.right)
+}
+
+/** The native extras of a cursor (`x`): head digest, whether `session.end` was seen, the parent of a subagent stream. */
+interface CursorExtras {
+  readonly hd: string
+  readonly end?: true
+  readonly parent?: { readonly src: string; readonly child: string }
+}
+
+const extrasOf = (state: CursorState): CursorExtras | undefined => {
+  const x = state.x
+  if (!isRecord(x) || typeof x.hd !== "string") return undefined
+  const parent = isRecord(x.parent) && typeof x.parent.src === "string" && typeof x.parent.child === "string"
+    ? { src: x.parent.src, child: x.parent.child }
+    : undefined
+  return { hd: x.hd, ...(x.end === true ? { end: true as const } : {}), ...(parent ? { parent } : {}) }
+}
+
+/** Options of one pass over a log. */
+export interface PassOptions {
+  /** Resume right after the cursor's event (already checked to belong to this source). */
+  readonly resume?: CursorState | undefined
+  /** Counters of this pass. */
+  readonly stats: NativeStats
+  /** Extra provenance merged into every event's `extensions["native.muse"]` (subagent streams: `parent`). */
+  readonly provenance?: Record<string, unknown> | undefined
+  /**
+   * Fail `MalformedSource` on a `child_session_bound` record whose
+   * `child_session_id` is not a plain folder name (set when nested logs will
+   * be opened by that name); otherwise such a binding is ignored.
+   */
+  readonly strictBindings?: boolean | undefined
+  /** Parent join carried in every cursor of a subagent stream. */
+  readonly parentRef?: { readonly src: string; readonly child: string } | undefined
+}
+
+const NO_SPAWNS: ReadonlyMap<string, SpawnHandle> = new Map()
+
+/**
+ * One pass over a native log: its events in source order (from the start, or
+ * right after `resume`'s event), validating every line under the import
+ * limits. Reads a step at a time through `readLines`; never holds the log.
+ * Fails: access errors, `MalformedSource`, `ResourceLimitExceeded`,
+ * `InvalidCursor` (the cursor's line, head or size no longer match).
+ */
+export const nativeEvents = (
+  deps: NativeDeps,
+  src: NativeSource,
+  options: PassOptions
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrapScoped(
+    Effect.gen(function*() {
+      const open = yield* deps.access.open(src.file)
+      const stats = options.stats
+      const resume = options.resume
+      let head = Buffer.from(yield* open.read(0, HEAD_BYTES))
+      let sessionEnd = false
+      let nextSeq = 0
+      if (resume !== undefined) {
+        const x = extrasOf(resume)
+        if (resume.off === undefined || resume.ls === undefined || resume.h === undefined || x === undefined) {
+          return yield* invalidCursor("The cursor is not a native-log cursor.")
+        }
+        const st = yield* open.stat
+        if (st.size < resume.off) return yield* cursorSourceChanged("the log is shorter than the cursor's offset")
+        const span = resume.off - resume.ls
+        if (span <= 0 || span > deps.limits.maxRecordBytes + 2) return yield* invalidCursor("The cursor's line span is not valid.")
+        const lineBytes = Buffer.from(yield* open.read(resume.ls, span))
+        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || digest(lineBytes.subarray(0, span - 1)) !== resume.h) {
+          return yield* cursorSourceChanged("the cursor's line differs")
+        }
+        if (digest(head.subarray(0, Math.min(HEAD_BYTES, resume.off))) !== x.hd) {
+          return yield* cursorSourceChanged("the head of the log differs")
+        }
+        sessionEnd = x.end === true
+        nextSeq = resume.seq + 1
+      }
+      stats.sessionEnd = sessionEnd
+      let first = resume !== undefined
+      const lineDigestCache = new WeakMap<Line, string>()
+      const lineDigest = (l: Line) => {
+        let d = lineDigestCache.get(l)
+        if (d === undefined) lineDigestCache.set(l, (d = digest(l.bytes)))
+        return d
+      }
+      const headDigest = (off: number) => digest(head.subarray(0, Math.min(HEAD_BYTES, off)))
+
+      const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
+        encodeCursor({
+          v: 1,
+          src: src.sourceId,
+          seq,
+          off: line.end,
+          ls: line.start,
+          ...(sub !== undefined ? { sub } : {}),
+          h: lineDigest(line),
+          x: {
+            hd: headDigest(line.end),
+            ...(sessionEnd ? { end: true } : {}),
+            ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
+          }
+        })
+
+      const mapOne = (
+        raw: unknown,
+        line: Line,
+        sub: number | undefined,
+        provenance: Record<string, unknown>,
+        where: string,
+        out: Array<SessionEvent>
+      ): IngestError | undefined => {
+        const seq = nextSeq++
+        if (isSessionEnd(raw)) sessionEnd = true
+        // The cursor is computed after `session.end` is noted, so resuming after the end knows it.
+        const mapped = mapRecordEnvelope(raw, {
+          sourceId: src.sourceId,
+          locatorClass: NATIVE_CLASS,
+          fallbackSessionId: src.fallbackSessionId,
+          sequence: seq,
+          cursor: cursorOf(seq, line, sub),
+          offset: line.start,
+          ...(sub !== undefined ? { childIndex: sub } : {}),
+          spawns: NO_SPAWNS,
+          provenance: { ...provenance, ...options.provenance }
+        }, where)
+        if (Either.isLeft(mapped)) return mapped.left
+        const ev = mapped.right
+        if (isRecord(raw)) {
+          const b = childBindingOf(raw, ev.sessionId, ev.eventId)
+          if (Either.isLeft(b)) {
+            if (options.strictBindings === true) return malformed(`${where}: ${b.left}.`, { offset: line.start })
+          } else if (b.right !== undefined && !stats.bindings.some((x) => x.childSessionId === b.right!.childSessionId)) {
+            stats.bindings.push(b.right)
+          }
+        }
+        out.push(ev)
+        return undefined
+      }
+
+      const processLine = (line: Line, out: Array<SessionEvent>): IngestError | undefined => {
+        const where = `line at byte ${line.start}`
+        const resumeLine = first
+        first = false
+        if (resumeLine && line.start !== resume!.ls) return cursorSourceChanged("the cursor's line moved")
+        if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
+        if (!line.terminated) {
+          // Only the last line can be unterminated (readLines): an append in progress.
+          if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
+          stats.tornTail = true
+          return undefined
+        }
+        stats.bytes = line.end
+        if (resumeLine && resume!.sub === undefined) return undefined // the cursor's own record line
+        if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
+        const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
+        if (parsed._tag === "error") {
+          return parsed.problem._tag === "depth"
+            ? tooLarge("A line", "maxDepth", deps.limits.maxDepth, line.start)
+            : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
+        }
+        const shape = classifyNativeLine(parsed.value)
+        if (Either.isLeft(shape)) return malformed(`${where}: ${shape.left}.`, { offset: line.start })
+        if (!resumeLine) stats.lines++
+        switch (shape.right._tag) {
+          case "omission":
+            stats.omittedRecords++
+            nextSeq++
+            return undefined
+          case "record":
+            stats.recordLines++
+            return mapOne(shape.right.value, line, undefined, { lineShape: "record" }, where, out)
+          case "frame": {
+            const f = shape.right.frame
+            if (!resumeLine) stats.retainedFrames++
+            const frame = {
+              retainedFrame: f.retained_frame,
+              transactionId: f.transaction_id ?? null,
+              frameSchemaVersion: f.frame_schema_version ?? null,
+              outerLogOrdinal: f.outer_log_ordinal ?? null,
+              contentSha256: f.content_sha256 ?? null,
+              childCount: f.children.length
+            }
+            const from = resumeLine ? resume!.sub! + 1 : 0
+            if (resumeLine && resume!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
+            for (let i = from; i < f.children.length; i++) {
+              const cw = `${where}, retained child ${i}`
+              const json = f.children[i].record_json
+              if (Buffer.byteLength(json, "utf8") > deps.limits.maxRecordBytes) {
+                return tooLarge(`Retained child ${i} of the line`, "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
+              }
+              const c = parseJson(json, deps.limits.maxDepth)
+              if (c._tag === "error") {
+                return c.problem._tag === "depth"
+                  ? tooLarge(`Retained child ${i} of the line`, "maxDepth", deps.limits.maxDepth, line.start)
+                  : malformed(`${cw}: record_json is not valid JSON (${c.problem.message}).`, {
+                    offset: line.start,
+                    childIndex: i
+                  })
+              }
+              stats.retainedChildren++
+              const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
+              if (err !== undefined) return err
+            }
+            return undefined
+          }
+        }
+      }
+
+      const lines = readLines(open, { from: resume?.ls ?? 0, maxLineBytes: deps.limits.maxRecordBytes })
+      return lines.pipe(
+        Stream.mapChunksEffect((chunk) =>
+          Effect.gen(function*() {
+            const last = Chunk.last(chunk)
+            if (last._tag === "Some" && head.length < HEAD_BYTES && head.length < last.value.end) {
+              head = Buffer.from(yield* open.read(0, HEAD_BYTES))
+            }
+            const out: Array<SessionEvent> = []
+            for (const line of chunk) {
+              const err = processLine(line, out)
+              if (err !== undefined) return yield* Effect.fail(err)
+            }
+            stats.sessionEnd = sessionEnd
+            return Chunk.unsafeFromArray(out)
+          })
+        ),
+        Stream.ensuring(Effect.sync(() => {
+          stats.sessionEnd = sessionEnd
+        }))
+      )
+    })
+  )
+
+const firstLast = (acc: { first: string | null; last: string | null }, t: string | null) => {
+  if (t === null) return
+  if (acc.first === null || t < acc.first) acc.first = t
+  if (acc.last === null || t > acc.last) acc.last = t
+}
+
+/**
+ * `inspect` of a native log: validates the whole history under the import
+ * limits and describes it. `complete` when it recorded `session.end`, else
+ * `provisional`; diagnostics count omitted records, retained frames and
+ * children, and say when a torn last line was left out.
+ */
+export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Inspection, IngestError> =>
+  Effect.gen(function*() {
+    const src = yield* authorizeNative(deps, path)
+    const stats = newStats()
+    const sessions = new Map<string, number>()
+    const times = { first: null as string | null, last: null as string | null }
+    let count = 0
+    yield* Stream.runForEachChunk(nativeEvents(deps, src, { stats }), (chunk) =>
+      Effect.sync(() => {
+        for (const e of chunk) {
+          count++
+          sessions.set(e.sessionId, (sessions.get(e.sessionId) ?? 0) + 1)
+          firstLast(times, e.occurredAt)
+        }
+      }))
+    const diagnostics: Array<Inspection["diagnostics"][number]> = []
+    if (stats.omittedRecords > 0) {
+      diagnostics.push({
+        code: "OMITTED_RECORDS_SKIPPED",
+        message: `${stats.omittedRecords} omission marker(s) (omitted_live_only) skipped; no records were fabricated for them.`,
+        details: { count: stats.omittedRecords }
+      })
+    }
+    if (stats.retainedFrames > 0) {
+      diagnostics.push({
+        code: "RETAINED_FRAMES_DECODED",
+        message: `${stats.retainedFrames} retained frame(s) decoded into ${stats.retainedChildren} child record(s).`,
+        details: { frames: stats.retainedFrames, children: stats.retainedChildren }
+      })
+    }
+    if (stats.tornTail) {
+      diagnostics.push({
+        code: "TORN_TAIL_LEFT_OUT",
+        message: "The last line has no newline and the log has no session.end: an append in progress, left out; the log is provisional."
+      })
+    }
+    if (!stats.sessionEnd) {
+      diagnostics.push({
+        code: "NO_SESSION_END",
+        message: "The log recorded no session.end; it may still grow, so it inspects as provisional."
+      })
+    }
+    return {
+      provider: "muse-code",
+      locatorClass: NATIVE_CLASS,
+      sourceId: src.sourceId,
+      locator: redactLocator(src.sourceId, src.file.path),
+      status: stats.sessionEnd ? "complete" : "provisional",
+      sessions: [...sessions].map(([sessionId, eventCount]) => ({ sessionId, eventCount })),
+      eventCount: count,
+      firstEventAt: times.first,
+      lastEventAt: times.last,
+      diagnostics,
+      provenance: {
+        lines: stats.lines,
+        recordLines: stats.recordLines,
+        retainedFrames: stats.retainedFrames,
+        retainedChildren: stats.retainedChildren,
+        omittedRecords: stats.omittedRecords,
+        tornTail: stats.tornTail,
+        sessionEnd: stats.sessionEnd,
+        bytes: stats.bytes,
+        childSessions: stats.bindings.map((b) => ({
+          childSessionId: b.childSessionId,
+          subagentId: b.subagentId,
+          parentSessionId: b.parentSessionId
+        }))
+      }
+    }
+  })
+
+/** The nested log of a bound child: `<parent folder>/subagent/<child_session_id>/session.jsonl`. */
+export const childLogPath = (parent: NativeSource, childSessionId: string): string =>
+  nodePath.join(nodePath.dirname(parent.file.path), "subagent", childSessionId, SESSION_LOG_NAME)
+
+const childStreams = (
+  deps: NativeDeps,
+  parent: NativeSource,
+  bindings: ReadonlyArray<ChildBinding>,
+  resume: CursorState | undefined
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.flatMap(
+    Stream.fromIterable(bindings.map((b, i) => [b, i] as const)),
+    ([b, i]) =>
+      Stream.unwrap(
+        Effect.gen(function*() {
+          const child = yield* authorizeNative(deps, childLogPath(parent, b.childSessionId))
+          const r = i === 0 ? resume : undefined
+          if (r !== undefined && r.src !== child.sourceId) return yield* cursorSourceChanged("the child log differs")
+          return nativeEvents(deps, child, {
+            resume: r,
+            stats: newStats(),
+            parentRef: { src: parent.sourceId, child: b.childSessionId },
+            provenance: {
+              parent: {
+                sessionId: b.parentSessionId,
+                sourceId: parent.sourceId,
+                subagentId: b.subagentId,
+                childSessionId: b.childSessionId,
+                bindingEventId: b.bindingEventId
+              }
+            }
+          })
+        })
+      ),
+    { concurrency: 1 }
+  )
+
+/**
+ * `stream` of a native log: its events, from the start or right after the
+ * cursor's event. With `includeSubagents`, each nested
+ * `subagent/<child_session_id>/session.jsonl` bound by a
+ * `subagent.control.child_session_bound` record follows as its own stream
+ * (its own source id and sequence), in binding order, with the parent's
+ * session id, source id and spawn handle under `extensions["native.muse"].parent`;
+ * a cursor of a child event resumes inside that child (the parent is then
+ * re-read to find its joins). Fails: access errors, `MalformedSource`,
+ * `ResourceLimitExceeded`, `InvalidCursor`.
+ */
+export const streamNative = (
+  deps: NativeDeps,
+  path: string,
+  options: { readonly cursor?: string | undefined; readonly includeSubagents?: boolean | undefined } = {}
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrap(
+    Effect.gen(function*() {
+      const parent = yield* authorizeNative(deps, path)
+      const state = options.cursor !== undefined ? yield* peekCursor(options.cursor) : undefined
+      const parentRef = state !== undefined ? extrasOf(state)?.parent : undefined
+      if (state !== undefined && state.src !== parent.sourceId) {
+        if (options.includeSubagents !== true || parentRef?.src !== parent.sourceId) {
+          return yield* invalidCursor("The cursor belongs to another source.")
+        }
+      }
+      if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats() })
+      const bindingsOfWholeParent = Effect.gen(function*() {
+        const stats = newStats()
+        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true }))
+        return stats.bindings
+      })
+      if (state === undefined) {
+        const stats = newStats()
+        return Stream.concat(
+          nativeEvents(deps, parent, { stats, strictBindings: true }),
+          Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined)))
+        )
+      }
+      if (state.src === parent.sourceId) {
+        return Stream.concat(
+          nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true }),
+          Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined)))
+        )
+      }
+      const bindings = yield* bindingsOfWholeParent
+      const at = bindings.findIndex((b) => b.childSessionId === parentRef!.child)
+      if (at < 0) return yield* cursorSourceChanged("the parent no longer binds the cursor's child session")
+      return childStreams(deps, parent, bindings.slice(at), state)
+    })
+  )
