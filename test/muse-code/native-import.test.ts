@@ -15,6 +15,7 @@ import type { Locator, SessionEvent } from "../../src/domain/model.js"
 import { makeSourceId } from "../../src/domain/source-id.js"
 import type { MuseSourceInspection } from "../../src/layers/muse-code/discovery.js"
 import type { SessionSourceAdapter } from "../../src/services/SessionSource.js"
+import { peerMuseCode } from "../support/paths.js"
 import {
   adapterWith,
   bound,
@@ -41,11 +42,8 @@ const childLog = nodePath.join(FIXTURES, `2026/09/25/${P}/subagent/${C}/session.
 const tornLog = nodePath.join(FIXTURES, "2026/09/26/44444444-4444-4444-8444-444444444444/session.jsonl")
 const badChildLog = nodePath.join(FIXTURES, "2026/09/26/55555555-5555-4555-8555-555555555555/session.jsonl")
 
-/** The peer project's native fixture root: `../shared/peer-fixtures/muse-code/native` beside the checkout (or a worktree's). */
-const peerRoot = [
-  nodePath.resolve(repo, "../shared/peer-fixtures/muse-code/native"),
-  nodePath.resolve(repo, "../../shared/peer-fixtures/muse-code/native")
-].find((p) => fs.existsSync(p)) ?? nodePath.resolve(repo, "../shared/peer-fixtures/muse-code/native")
+/** The peer project's native fixture root: `../shared/peer-fixtures/muse-code/native` beside the checkout. */
+const peerRoot = nodePath.join(peerMuseCode, "native")
 const PEER_ID = "00000000-0000-4000-8000-000000000002"
 const peerLog = nodePath.join(peerRoot, `2026/09/25/${PEER_ID}/session.jsonl`)
 
