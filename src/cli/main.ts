@@ -10,8 +10,10 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { discover } from "./commands/discover.js"
+import { importCommand } from "./commands/import.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
+import { sessions } from "./commands/sessions.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import { getExitCode, setExitCode } from "./output.js"
@@ -22,7 +24,7 @@ const root = Command.make("session-ingest").pipe(
   Command.withDescription(
     "Discover, inspect and stream AI coding-agent sessions (Muse Code, Muse agents, AgentMux) as one normalized, typed, resumable record."
   ),
-  Command.withSubcommands([providers, discover, inspect, stream, transcript])
+  Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions])
 )
 
 const cli = Command.run(root, { name: "session-ingest", version: VERSION })

@@ -103,3 +103,10 @@ export const file = Args.text({ name: "file" }).pipe(
   Args.optional,
   Args.withDescription("The source file (a muse export, a session.jsonl, a transcript .jsonl).")
 )
+
+/** `--index FILE`: the index database. */
+export const index = Options.text("index").pipe(
+  Options.withPseudoName("FILE"),
+  Options.optional,
+  Options.withDescription("The index database (default: $XDG_DATA_HOME/session-ingest/index.db).")
+)

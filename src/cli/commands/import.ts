@@ -1,0 +1,79 @@
+/**
+ * `session-ingest import`: bring every authorized source into the index, and
+ * print the coverage report. Exit 8 when coverage is partial.
+ *
+ * @module
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import { Importer, type ImportReport } from "../../services/Importer.js"
+import { importLayer, importSetup } from "../index-context.js"
+import * as O from "../options.js"
+import { printResult, reporting, setExitCode } from "../output.js"
+
+/** Exit code of an import whose coverage is partial (DESIGN.md). */
+export const PARTIAL_EXIT = 8
+
+const render = (r: ImportReport, index: string): string => {
+  const s = r.sources
+  const lines = [
+    `import ${r.coverage}  (index ${index})`,
+    `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
+    (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
+    `  added:    ${r.sessionsAdded} sessions, ${r.eventsAdded} events`,
+    "  providers:",
+    ...r.providers.map((p) =>
+      `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${p.sourceCount} sources${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`
+    )
+  ]
+  if (Object.keys(s.rejectedByCode).length > 0) {
+    lines.push(`  rejected by code: ${Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(", ")}`)
+  }
+  if (r.remediations.length > 0) lines.push("  to reach complete coverage:", ...r.remediations.map((l) => `    - ${l}`))
+  const hints = r.providers.filter((p) => p.reasonCode === "NOT_AUTHORIZED" && p.remediation !== null)
+  if (hints.length > 0) lines.push("  not included:", ...hints.map((p) => `    - ${p.remediation}`))
+  return lines.join("\n") + "\n"
+}
+
+/** The command. */
+export const importCommand = Command.make(
+  "import",
+  {
+    json: O.json,
+    config: Options.text("config").pipe(
+      Options.withPseudoName("FILE"),
+      Options.optional,
+      Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
+    ),
+    index: O.index,
+    workspace: O.workspace,
+    museRoot: O.museRoot,
+    agentsRoot: O.agentsRoot,
+    store: O.store,
+    state: O.state,
+    agents: Options.text("agent").pipe(
+      Options.withPseudoName("UID"),
+      Options.repeated,
+      Options.withDescription("AgentMux agent UID whose record is imported (repeatable).")
+    ),
+    exports: Args.text({ name: "export-file" }).pipe(
+      Args.repeated,
+      Args.withDescription("Explicit `muse export` trajectory files to import (under a --workspace).")
+    )
+  },
+  (o) =>
+    reporting(
+      "import",
+      o.json,
+      Effect.gen(function*() {
+        const { index, plan, policy } = yield* importSetup(o)
+        const report = yield* Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importLayer(policy, index)))
+        yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
+        if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
+      })
+    )
+).pipe(Command.withDescription(
+  "Import every authorized source into the index (resumable, idempotent) and print the coverage report; exit 8 when coverage is partial."
+))

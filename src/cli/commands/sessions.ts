@@ -1,0 +1,106 @@
+/**
+ * `session-ingest sessions`: the sessions in the index, latest activity first.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { InvalidArgument } from "../../domain/errors.js"
+import { ProviderId } from "../../domain/model.js"
+import { normalizeTimestamp } from "../../domain/timestamps.js"
+import * as IndexSqlite from "../../layers/index/sqlite.js"
+import { Index, type SessionRow } from "../../services/Index.js"
+import { existingIndex } from "../index-context.js"
+import * as O from "../options.js"
+import { printResult, reporting } from "../output.js"
+
+const decodeProvider = Schema.decodeUnknownEither(ProviderId)
+
+/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day). */
+const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
+  Effect.gen(function*() {
+    if (Option.isNone(value)) return undefined
+    const v = value.value
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
+    const r = normalizeTimestamp(day ? `${v}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : v)
+    if (r._tag === "invalid") {
+      return yield* new InvalidArgument({
+        message: `--${flag} ${v} is not a date (${r.problem}).`,
+        remediation: "Use YYYY-MM-DD or an RFC 3339 time with a zone, e.g. 2026-10-01T12:00:00Z."
+      })
+    }
+    return r.value
+  })
+
+const render = (rows: ReadonlyArray<SessionRow>): string => {
+  if (rows.length === 0) return "no sessions\n"
+  const lines = rows.map((r) =>
+    [
+      (r.lastAt ?? "-").slice(0, 19).padEnd(19),
+      r.provider.padEnd(11),
+      String(r.eventCount).padStart(6),
+      "  ",
+      r.sessionId.padEnd(36),
+      "  ",
+      (r.title ?? r.workspace ?? "").replace(/\s+/g, " ").slice(0, 60)
+    ].join(" ")
+  )
+  return [`${"last activity".padEnd(19)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
+    .join("\n") + "\n"
+}
+
+/** The command. */
+export const sessions = Command.make(
+  "sessions",
+  {
+    json: O.json,
+    index: O.index,
+    provider: Options.text("provider").pipe(Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
+    since: Options.text("since").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
+    until: Options.text("until").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
+    workspace: Options.text("workspace").pipe(
+      Options.withPseudoName("DIR"),
+      Options.optional,
+      Options.withDescription("Only sessions whose workspace / working directory is DIR or below it.")
+    )
+  },
+  (o) =>
+    reporting(
+      "sessions",
+      o.json,
+      Effect.gen(function*() {
+        const file = yield* existingIndex(o.index)
+        let provider: ProviderId | undefined
+        if (Option.isSome(o.provider)) {
+          const p = decodeProvider(o.provider.value)
+          if (Either.isLeft(p)) {
+            return yield* new InvalidArgument({
+              message: `Unknown provider "${o.provider.value}".`,
+              remediation: "Use muse-code, muse-agents or agentmux."
+            })
+          }
+          provider = p.right
+        }
+        const since = yield* parseBound("since", o.since, false)
+        const until = yield* parseBound("until", o.until, true)
+        const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
+          const abs = nodePath.resolve(w)
+          try {
+            return fs.realpathSync(abs)
+          } catch {
+            return abs
+          }
+        }))
+        const rows = yield* Effect.flatMap(Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
+          Effect.provide(IndexSqlite.layer(file))
+        )
+        yield* printResult("sessions", o.json, rows, () => render(rows))
+      })
+    )
+).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

@@ -1,0 +1,85 @@
+/**
+ * The import configuration file, so the daily run is one short command:
+ * `--config FILE`, else `$XDG_CONFIG_HOME/session-ingest/config.json` when it
+ * exists. JSON; relative paths are read from the file's folder. Command-line
+ * options add to it (lists) or override it (single values).
+ *
+ * ```json
+ * { "index": "~/.local/share/session-ingest/index.db",
+ *   "workspaces": ["~/work/app"], "museRoots": ["~/.local/share/muse/sessions"],
+ *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
+ *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"] }
+ * ```
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { InvalidArgument } from "../domain/errors.js"
+import { defaultConfigFile } from "../layers/data-dir.js"
+
+const Paths = Schema.optional(Schema.Array(Schema.String))
+const PathOrNull = Schema.optional(Schema.NullOr(Schema.String))
+
+/** The configuration file's shape (unknown keys are refused, to catch typos). */
+export const ImportConfig = Schema.Struct({
+  index: PathOrNull,
+  workspaces: Paths,
+  museRoots: Paths,
+  agentsRoot: PathOrNull,
+  store: PathOrNull,
+  agents: Schema.optional(Schema.Array(Schema.String)),
+  state: PathOrNull,
+  exports: Paths
+})
+export type ImportConfig = typeof ImportConfig.Type
+
+const decode = Schema.decodeUnknownEither(Schema.parseJson(ImportConfig), { onExcessProperty: "error" })
+
+const expand = (p: string, base: string) =>
+  nodePath.resolve(base, p === "~" ? os.homedir() : p.startsWith("~/") ? nodePath.join(os.homedir(), p.slice(2)) : p)
+
+/**
+ * Load a configuration: the given file (which must exist), else the default
+ * file when present, else an empty configuration. Paths come back absolute.
+ * `InvalidArgument` for an unreadable file or a wrong shape.
+ */
+export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
+  Effect.gen(function*() {
+    const path = file ?? defaultConfigFile()
+    if (file === undefined && !fs.existsSync(path)) return {}
+    const text = yield* Effect.try({
+      try: () => fs.readFileSync(path, "utf8"),
+      catch: (e) =>
+        new InvalidArgument({
+          message: `The config file ${path} cannot be read (${e instanceof Error ? e.message : String(e)}).`,
+          remediation: "Pass --config FILE with a readable JSON file."
+        })
+    })
+    const decoded = decode(text)
+    if (Either.isLeft(decoded)) {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n").slice(0, 4).join(" ")}`,
+        remediation: "Keys: index, workspaces, museRoots, agentsRoot, store, agents, state, exports (see the README)."
+      })
+    }
+    const base = nodePath.dirname(nodePath.resolve(path))
+    const c = decoded.right
+    const one = (p: string | null | undefined) => (p === undefined || p === null ? undefined : expand(p, base))
+    const many = (ps: ReadonlyArray<string> | undefined) => ps?.map((p) => expand(p, base))
+    return {
+      index: one(c.index),
+      workspaces: many(c.workspaces),
+      museRoots: many(c.museRoots),
+      agentsRoot: one(c.agentsRoot),
+      store: one(c.store),
+      agents: c.agents,
+      state: one(c.state),
+      exports: many(c.exports)
+    }
+  })

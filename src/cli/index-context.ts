@@ -1,0 +1,73 @@
+/**
+ * CLI plumbing for the index commands: the index file, the library + index
+ * layers, and the run plan from options and the config file.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { SourceNotFound } from "../domain/errors.js"
+import * as App from "../layers/app.js"
+import { defaultIndexFile } from "../layers/data-dir.js"
+import * as ImporterLayer from "../layers/index/importer.js"
+import * as IndexSqlite from "../layers/index/sqlite.js"
+import type { AccessPolicyShape } from "../services/AccessPolicy.js"
+import { ImportFaults, type ImportPlan } from "../services/Importer.js"
+import { loadConfig } from "./config.js"
+import * as Progress from "./progress.js"
+
+/** Options of `import`, as parsed. */
+export interface ImportOptions {
+  readonly config: Option.Option<string>
+  readonly index: Option.Option<string>
+  readonly workspace: ReadonlyArray<string>
+  readonly museRoot: ReadonlyArray<string>
+  readonly agentsRoot: Option.Option<string>
+  readonly store: Option.Option<string>
+  readonly state: Option.Option<string>
+  readonly agents: ReadonlyArray<string>
+  readonly exports: ReadonlyArray<string>
+}
+
+/** The policy, plan and index file of an import: options first, then the config file, then defaults. */
+export const importSetup = (o: ImportOptions) =>
+  Effect.gen(function*() {
+    const c = yield* loadConfig(Option.getOrUndefined(o.config))
+    const abs = (p: string) => nodePath.resolve(p)
+    const workspaces = [...o.workspace.map(abs), ...(c.workspaces ?? [])]
+    const policy: AccessPolicyShape = {
+      workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()],
+      museRoots: [...o.museRoot.map(abs), ...(c.museRoots ?? [])],
+      agentsRoot: Option.getOrUndefined(Option.map(o.agentsRoot, abs)) ?? c.agentsRoot ?? undefined,
+      agentmuxStore: Option.getOrUndefined(Option.map(o.store, abs)) ?? c.store ?? undefined,
+      stateFile: Option.getOrUndefined(Option.map(o.state, abs)) ?? c.state ?? undefined
+    }
+    const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, {
+      agents: [...o.agents, ...(c.agents ?? [])],
+      exports: [...o.exports.map(abs), ...(c.exports ?? [])]
+    })
+    const index = Option.getOrUndefined(Option.map(o.index, abs)) ?? c.index ?? defaultIndexFile()
+    return { policy, plan, index }
+  })
+
+/** The layer of an import run: the library, the index, the importer, the progress display. */
+export const importLayer = (policy: AccessPolicyShape, index: string) =>
+  ImporterLayer.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(App.layer(policy), IndexSqlite.layer(index), ImportFaults.none, Progress.layer))
+  )
+
+/** The index file of a query command; `SourceNotFound` when there is none yet (queries never create one). */
+export const existingIndex = (index: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const file = Option.getOrElse(Option.map(index, (p) => nodePath.resolve(p)), defaultIndexFile)
+    if (!fs.existsSync(file)) {
+      return yield* new SourceNotFound({
+        message: `There is no index at ${file} yet.`,
+        remediation: "Run `session-ingest import` first (or pass --index FILE)."
+      })
+    }
+    return file
+  })
