@@ -52,6 +52,8 @@ export interface ZoneReceipt {
   readonly readTo: number
   readonly bytesRead: number
   readonly reset: ResetReason | null
+  /** Byte ranges of `output` read in this scan whose parts are missing from the store. */
+  readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
 }
 
 /** A run with its zone, as discovery reports it. */
@@ -165,7 +167,8 @@ const scanZone = (
         readFrom: base.readTo,
         readTo: read.readTo,
         bytesRead: read.bytesRead,
-        reset
+        reset,
+        missing: read.missing
       }
     }
   })
@@ -259,14 +262,16 @@ export const scanAgent = (
     }
     yield* state.commit(conn.path, prefix, new Map(zones.map((z) => [z.zone.zoneId, z.scan])))
     const diagnostics: Array<Diagnostic> = []
-    for (const z of zones) {
+    for (const [i, z] of zones.entries()) {
       const s = z.scan
-      if (s.missingPartLines > 0) {
+      const missing = receipts[i].missing
+      if (s.missingPartLines > 0 || missing.length > 0) {
         diagnostics.push({
           code: "MISSING_PART",
-          message:
-            `${z.zone.zoneId}: ${s.missingPartLines} line(s) lie on parts missing from the store and were not read.`,
-          details: { zone: z.zone.zoneId, lines: s.missingPartLines }
+          message: `${z.zone.zoneId}: parts of output are missing from the store; ${s.missingPartLines} line(s) on them were not read${
+            missing.length > 0 && s.readTo < z.output.size ? " and reading stops at the gap" : ""
+          }.`,
+          details: { zone: z.zone.zoneId, lines: s.missingPartLines, ranges: missing }
         })
       }
       if (s.unreadable > 0) {

@@ -62,7 +62,11 @@ export const forEachLine = (
       const buf = r.bytes
       if (buf.length === 0) break
       bytesRead += buf.length
-      missingAll.push(...r.missing)
+      for (const m of r.missing) {
+        const last = missingAll[missingAll.length - 1]
+        if (last !== undefined && last.end === m.start) last.end = m.end
+        else missingAll.push({ start: m.start, end: m.end })
+      }
       const base = pos
       const overlaps = (s: number, e: number) => r.missing.some((m) => m.start < e && m.end > s)
       const out: Array<ZoneLine> = []
