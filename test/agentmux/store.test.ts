@@ -375,4 +375,14 @@ describe("transcript and stream agentmux", () => {
       expect((yield* Effect.flip(events("S-A", "c1.bogus"))).code).toBe("INVALID_CURSOR")
       expect((yield* Effect.flip(events("S-B", all[1].cursor))).code).toBe("INVALID_CURSOR")
     }))
+
+  it.effect("inspect: a session still in the current zone is provisional, an archived one complete", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const b = yield* withAdapter((a) => a.inspect(locator("S-B")))
+      expect([b.status, b.eventCount, b.firstEventAt, b.lastEventAt]).toEqual(["provisional", 5, iso(T0), iso(T0 + 10_000)]) // C0 message, C2 thinking + text, C5 tool-call, C6 tool-result
+      expect(b.sessions).toEqual([expected["S-B"]])
+      const a = yield* withAdapter((ad) => ad.inspect(locator("S-A")))
+      expect([a.status, a.eventCount]).toEqual(["complete", 5])
+    }))
 })
