@@ -1,0 +1,329 @@
+/**
+ * The AgentMux record, pure part: which zones are an agent's own, what session
+ * a line belongs to, and the incremental scan of a zone's `output` as a fold
+ * over its complete lines (seed `002_…`; store facts: `../shared/DESIGN.md`,
+ * "Providers").
+ *
+ * No I/O here: the effectful reading (parts, 4 MiB steps, the timestamp
+ * sidecar, the state database) is in `src/layers/agentmux/`.
+ *
+ * @module
+ */
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { InvalidArgument } from "../errors.js"
+
+/** Bytes per part of a store file: `partidx = offset / 65536` (DESIGN.md, AgentMux store facts). */
+export const PART_SIZE = 65_536
+
+/** How much of a zone's `output` is read per step, in bytes (seed 002, `READ_CHUNK`): 4 MiB. */
+export const READ_CHUNK = 4 * 1024 * 1024
+
+/** The store file holding the provider's raw stream-json NDJSON. */
+export const OUTPUT_FILE = "output"
+
+/** The sidecar of receive times: NDJSON `{"off":<byte offset in output>,"ms":<unix ms>}`. */
+export const TSIDX_FILE = "output.tsidx"
+
+const UID = /^[A-Za-z0-9_-]+$/
+
+/**
+ * Check an agent UID (`[A-Za-z0-9_-]+`, seed 002 / issue 5) before it is put
+ * into a zone id. Fails with `InvalidArgument`.
+ */
+export const checkAgentId = (uid: string | undefined): Either.Either<string, InvalidArgument> =>
+  uid !== undefined && UID.test(uid)
+    ? Either.right(uid)
+    : Either.left(
+      new InvalidArgument({
+        message: uid === undefined
+          ? "AgentMux needs the agent whose record is read."
+          : `"${uid}" is not an AgentMux agent UID (letters, digits, "_" and "-" only).`,
+        remediation: "Pass --agent UID (the agent's db_agents.id)."
+      })
+    )
+
+/** A zone of the agent's own: its live conversation, or one archived by "New conversation" at `archivedAtMs`. */
+export type OwnZone =
+  | { readonly _tag: "current"; readonly zoneId: string }
+  | { readonly _tag: "archive"; readonly zoneId: string; readonly archivedAtMs: number }
+
+/**
+ * `agent:<uid>:current` and `agent:<uid>:archive:<ms>` (ms: digits) are the
+ * agent's own zones; anything else (another id's zone, a template's shared
+ * zone, a malformed suffix) is `null` and never read (seed 002,
+ * `is_agents_own_zone`).
+ */
+export const ownZone = (uid: string, zoneId: string): OwnZone | null => {
+  const prefix = `agent:${uid}:`
+  if (!zoneId.startsWith(prefix)) return null
+  const rest = zoneId.slice(prefix.length)
+  if (rest === "current") return { _tag: "current", zoneId }
+  const m = /^archive:(\d+)$/.exec(rest)
+  return m !== null ? { _tag: "archive", zoneId, archivedAtMs: Number(m[1]) } : null
+}
+
+/**
+ * Order of zones in time: archives by their archive ms, the current zone
+ * last. Used to order runs and to break ties between sessions.
+ */
+export const zoneRank = (z: OwnZone): number => (z._tag === "current" ? Number.MAX_SAFE_INTEGER : z.archivedAtMs)
+
+const STREAM_EVENT_PREFIX = Buffer.from("{\"type\":\"stream_event\"", "latin1")
+const SESSION_KEY = Buffer.from("\"session_id\":\"", "latin1")
+
+/**
+ * True for a streaming delta, recognised from its first bytes
+ * (`{"type":"stream_event"`) without parsing it (seed 002, `is_stream_event`):
+ * most of the record's bytes, and never a message.
+ */
+export const isStreamEvent = (line: Buffer): boolean =>
+  line.length >= STREAM_EVENT_PREFIX.length && line.compare(STREAM_EVENT_PREFIX, 0, STREAM_EVENT_PREFIX.length, 0, STREAM_EVENT_PREFIX.length) === 0
+
+/**
+ * The session id of a streaming delta from its last `"session_id":"` key,
+ * found by a byte search (the delta's payload holds only escaped strings, so
+ * the unescaped key bytes are the line's own). `null` when absent.
+ */
+export const streamEventSessionId = (line: Buffer): string | null => {
+  const k = line.lastIndexOf(SESSION_KEY)
+  if (k < 0) return null
+  const from = k + SESSION_KEY.length
+  const to = line.indexOf(0x22, from)
+  if (to <= from) return null
+  const id = line.toString("utf8", from, to)
+  return id.includes("\\") ? null : id
+}
+
+/** What one line of `output` tells the scan. */
+export type LineFacts =
+  | { readonly _tag: "delta"; readonly sessionId: string | null }
+  | { readonly _tag: "parsed"; readonly sessionId: string | null; readonly value: unknown; readonly cwd: string | null }
+  | { readonly _tag: "unreadable" }
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The working directory an init line (`{"type":"system","subtype":"init","cwd":…}`)
+ * reports, else `null` (seed 002, `init_cwd`).
+ */
+export const initCwd = (value: unknown): string | null =>
+  isObject(value) && value.type === "system" && value.subtype === "init" && typeof value.cwd === "string" &&
+    value.cwd.length > 0
+    ? value.cwd
+    : null
+
+/**
+ * Classify a line (without its `\n`): a delta by its first bytes, with its
+ * session id from the last key; anything else is parsed, and its top-level
+ * string `session_id` (non-empty) is its session (seed 002, `line_session_id`).
+ * A line that is not a JSON object is `unreadable`.
+ */
+export const lineFacts = (line: Buffer): LineFacts => {
+  if (isStreamEvent(line)) return { _tag: "delta", sessionId: streamEventSessionId(line) }
+  let value: unknown
+  try {
+    value = JSON.parse(line.toString("utf8"))
+  } catch {
+    return { _tag: "unreadable" }
+  }
+  if (!isObject(value)) return { _tag: "unreadable" }
+  const sid = value.session_id
+  return {
+    _tag: "parsed",
+    sessionId: typeof sid === "string" && sid.length > 0 ? sid : null,
+    value,
+    cwd: initCwd(value)
+  }
+}
+
+/** Consecutive lines of one session in one zone: bytes `[start, end)` of `output`, `lines` lines. */
+export const Run = Schema.Struct({
+  sessionId: Schema.String,
+  start: Schema.NonNegativeInt,
+  end: Schema.NonNegativeInt,
+  lines: Schema.NonNegativeInt,
+  /** Receive time (unix ms) of the run's first line; null without a sidecar record at or before it. */
+  firstMs: Schema.NullOr(Schema.Number),
+  /** Receive time (unix ms) of the line holding the run's last byte. */
+  lastMs: Schema.NullOr(Schema.Number)
+})
+export type Run = typeof Run.Type
+
+/**
+ * How far a zone has been read and what was found (seed 002, `ZoneScan`),
+ * as kept in session-ingest's state database between scans.
+ *
+ * - `readTo`: offset just past the last complete line read (bytes).
+ * - `pending`: the first unowned line not yet given to a session (offset) and how many lines since.
+ * - `cwd`: working directory per session, from its init line.
+ * - `createdTs` / `generation`: identity of the file when it was read (a change means cleared).
+ * - `headDigest` over `[0, headLength)`: the first bytes when read (a change means rewritten).
+ */
+export const ZoneScan = Schema.Struct({
+  v: Schema.Literal(1),
+  readTo: Schema.NonNegativeInt,
+  createdTs: Schema.NullOr(Schema.Number),
+  generation: Schema.NullOr(Schema.String),
+  headLength: Schema.NonNegativeInt,
+  headDigest: Schema.String,
+  runs: Schema.Array(Run),
+  pending: Schema.NullOr(Schema.Struct({ start: Schema.NonNegativeInt, lines: Schema.NonNegativeInt })),
+  cwd: Schema.Record({ key: Schema.String, value: Schema.String }),
+  /** Lines counted so far: unreadable (not JSON), dropped because a part was missing, oversized. */
+  unreadable: Schema.NonNegativeInt,
+  missingPartLines: Schema.NonNegativeInt,
+  oversized: Schema.NonNegativeInt
+})
+export type ZoneScan = typeof ZoneScan.Type
+
+/** Decoder of a stored {@link ZoneScan} (JSON text); a mismatch means "read again from the start". */
+export const decodeZoneScan = Schema.decodeUnknownEither(Schema.parseJson(ZoneScan))
+
+/** The scan of a zone never read. */
+export const emptyScan: ZoneScan = {
+  v: 1,
+  readTo: 0,
+  createdTs: null,
+  generation: null,
+  headLength: 0,
+  headDigest: "",
+  runs: [],
+  pending: null,
+  cwd: {},
+  unreadable: 0,
+  missingPartLines: 0,
+  oversized: 0
+}
+
+/** A mutable working copy of a scan, advanced a line at a time by {@link scanLine}. */
+export interface ScanAcc {
+  runs: Array<{ sessionId: string; start: number; end: number; lines: number; firstMs: number | null; lastMs: number | null }>
+  pending: { start: number; lines: number } | null
+  cwd: Record<string, string>
+  unreadable: number
+  missingPartLines: number
+  oversized: number
+  /** Indices of runs created or extended in this scan (their times must be (re)computed). */
+  touched: Set<number>
+}
+
+/** Start a working copy from a stored scan. */
+export const beginScan = (s: ZoneScan): ScanAcc => ({
+  runs: s.runs.map((r) => ({ ...r })),
+  pending: s.pending === null ? null : { ...s.pending },
+  cwd: { ...s.cwd },
+  unreadable: s.unreadable,
+  missingPartLines: s.missingPartLines,
+  oversized: s.oversized,
+  touched: new Set()
+})
+
+/** One complete line as the scan sees it: its offsets, and its session (null: unowned). */
+export interface ScannedLine {
+  readonly start: number
+  readonly end: number
+  readonly sessionId: string | null
+  readonly cwd: string | null
+}
+
+/**
+ * Advance a scan by one complete line (seed 002, `scan_line`). A line without
+ * a session waits as pending; the next owned line takes the pending lines
+ * into its run. A run grows while lines stay in one session and are contiguous.
+ */
+export const scanLine = (acc: ScanAcc, line: ScannedLine): void => {
+  if (line.sessionId === null) {
+    if (acc.pending === null) acc.pending = { start: line.start, lines: 1 }
+    else acc.pending.lines++
+    return
+  }
+  const start = acc.pending?.start ?? line.start
+  const lines = 1 + (acc.pending?.lines ?? 0)
+  acc.pending = null
+  const i = acc.runs.length - 1
+  const last = acc.runs[i]
+  if (last !== undefined && last.sessionId === line.sessionId && last.end === start) {
+    last.end = line.end
+    last.lines += lines
+    acc.touched.add(i)
+  } else {
+    acc.runs.push({ sessionId: line.sessionId, start, end: line.end, lines, firstMs: null, lastMs: null })
+    acc.touched.add(acc.runs.length - 1)
+  }
+  if (line.cwd !== null) acc.cwd[line.sessionId] = line.cwd
+}
+
+/**
+ * End a scan of an archive zone: trailing unowned lines join the last run
+ * (seed 002 / issue 5). An archive never grows, so they will never find a
+ * later owner. In the current zone they stay pending.
+ */
+export const closeArchive = (acc: ScanAcc, readTo: number): void => {
+  const i = acc.runs.length - 1
+  const last = acc.runs[i]
+  if (acc.pending !== null && last !== undefined && last.end === acc.pending.start) {
+    last.end = readTo
+    last.lines += acc.pending.lines
+    acc.pending = null
+    acc.touched.add(i)
+  }
+}
+
+/** Freeze a working copy into a stored scan. */
+export const endScan = (
+  acc: ScanAcc,
+  fields: Pick<ZoneScan, "readTo" | "createdTs" | "generation" | "headLength" | "headDigest">
+): ZoneScan => ({
+  v: 1,
+  ...fields,
+  runs: acc.runs.map((r) => ({ ...r })),
+  pending: acc.pending === null ? null : { ...acc.pending },
+  cwd: { ...acc.cwd },
+  unreadable: acc.unreadable,
+  missingPartLines: acc.missingPartLines,
+  oversized: acc.oversized
+})
+
+/** One `output.tsidx` record: a batch appended at byte `off` of `output`, received at unix `ms`. */
+export interface StampRecord {
+  readonly off: number
+  readonly ms: number
+}
+
+const TSIDX_FAST = /^\{"off":(\d{1,15}),"ms":(\d{1,15})\}\s*$/
+
+/**
+ * Parse one sidecar record (a trailing `\r` tolerated). `null` when it is not
+ * `{"off":<int ≥ 0>,"ms":<int ≥ 0>}` (extra fields are allowed).
+ */
+export const parseStampRecord = (text: string): StampRecord | null => {
+  const m = TSIDX_FAST.exec(text)
+  if (m !== null) return { off: Number(m[1]), ms: Number(m[2]) }
+  let v: unknown
+  try {
+    v = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (!isObject(v)) return null
+  const { ms, off } = v
+  return typeof off === "number" && typeof ms === "number" && Number.isSafeInteger(off) && Number.isSafeInteger(ms) &&
+      off >= 0 && ms >= 0
+    ? { off, ms }
+    : null
+}
+
+/**
+ * The receive time of byte `offset` from sidecar records: the newest record at
+ * or before it, i.e. the greatest `off ≤ offset` (ties: the greatest `ms`), in
+ * whatever order the records were written. `null` when none is at or before it.
+ */
+export const stampOf = (records: Iterable<StampRecord>, offset: number): number | null => {
+  let best: StampRecord | null = null
+  for (const r of records) {
+    if (r.off > offset) continue
+    if (best === null || r.off > best.off || (r.off === best.off && r.ms > best.ms)) best = r
+  }
+  return best === null ? null : best.ms
+}

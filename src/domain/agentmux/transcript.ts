@@ -1,0 +1,258 @@
+/**
+ * A session's lines of the AgentMux record (Claude stream-json) → the
+ * {@link Transcript} of DESIGN.md and normalized {@link SessionEvent}s.
+ *
+ * Rules (seed 002; DESIGN.md "Normalized model"; issue 5):
+ * - streaming deltas (`{"type":"stream_event"…`) are recognised by their first
+ *   bytes and never parsed as messages;
+ * - `assistant` lines: content blocks `text`, `thinking`, `tool_use`;
+ *   `user` lines: a string or `text` blocks, and `tool_result` blocks, which
+ *   are paired onto the `tool_use` of the same id (result text, `isError`);
+ * - `system`/`init` gives the model; `system`/`compact_boundary` a compaction;
+ *   other system lines, `result` lines and AgentMux outcome lines are not turns;
+ * - each message is dated by its line's receive time (output.tsidx);
+ * - unreadable lines are skipped and counted (`parseWarnings`).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto"
+import { encodeCursor } from "../cursor.js"
+import { isRecord } from "../json.js"
+import { CONTRACT_VERSION, type SessionEvent, type Transcript, type TranscriptBlock } from "../model.js"
+import { timestampOrNull } from "../timestamps.js"
+import { isStreamEvent } from "./record.js"
+
+/** One line of a session, in record order. */
+export interface SessionLine {
+  readonly zoneId: string
+  /** Byte offset of the line in its zone's `output`. */
+  readonly offset: number
+  /** The line without its `\n`; null when it could not be read from the store. */
+  readonly bytes: Buffer | null
+  /** Why `bytes` is null. */
+  readonly problem?: "missing-part" | "oversized" | null
+  /** Receive time, unix ms (null: no sidecar record at or before the line). */
+  readonly receivedMs: number | null
+}
+
+/** What the mapping needs to know about the source. */
+export interface MapContext {
+  readonly sourceId: string
+  readonly sessionId: string
+}
+
+/** An event before its cursor is known, plus the digest of its line (binds cursors to content). */
+export interface MappedEvent {
+  readonly event: SessionEvent
+  readonly lineDigest: string
+}
+
+/** The mapped session. */
+export interface MappedSession {
+  readonly transcript: Transcript
+  readonly events: ReadonlyArray<MappedEvent>
+}
+
+const TEXT_MAX = 1000
+
+const oneLine = (s: string): string => {
+  const flat = s.replace(/\s+/g, " ").trim()
+  return flat.length > TEXT_MAX ? flat.slice(0, TEXT_MAX - 1) + "…" : flat
+}
+
+/** The text of a `tool_result`'s `content`: a string, or its text blocks joined by newlines. */
+export const toolResultText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (Array.isArray(content)) {
+    return content
+      .map((c) => (isRecord(c) && c.type === "text" && typeof c.text === "string" ? c.text : isRecord(c) ? `[${String(c.type ?? "content")}]` : ""))
+      .join("\n")
+  }
+  return content === undefined || content === null ? "" : JSON.stringify(content)
+}
+
+type MutableToolUse = { type: "tool_use"; id: string; name: string; input: unknown; result?: string; isError?: boolean }
+type MutableBlock = { type: "text"; text: string } | { type: "thinking"; text: string } | MutableToolUse
+type MutableTurn = { role: "user" | "assistant" | "system"; timestamp: string | null; blocks: Array<MutableBlock> }
+
+/** Map a session's lines (record order) to its transcript and events. */
+export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): MappedSession => {
+  const turns: Array<MutableTurn> = []
+  const compactions: Array<{ id: string; trigger: string | null; timestamp: string | null }> = []
+  const warnings = new Map<string, { count: number; firstLine: number }>()
+  const toolUses = new Map<string, MutableToolUse>()
+  const events: Array<MappedEvent> = []
+  let model: string | null = null
+  let firstAt: string | null = null
+  let lastAt: string | null = null
+
+  const warn = (kind: string, lineNo: number) => {
+    const w = warnings.get(kind)
+    if (w === undefined) warnings.set(kind, { count: 1, firstLine: lineNo })
+    else w.count++
+  }
+
+  lines.forEach((line, index) => {
+    const lineNo = index + 1
+    const at = line.receivedMs === null ? null : timestampOrNull(line.receivedMs)
+    if (at !== null) {
+      if (firstAt === null) firstAt = at
+      lastAt = at
+    }
+    if (line.bytes === null) {
+      warn(line.problem === "oversized" ? "oversized-line" : "missing-part", lineNo)
+      return
+    }
+    if (isStreamEvent(line.bytes)) return // a delta: never a message
+    const text = line.bytes.toString("utf8")
+    if (text.trim().length === 0) return
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      warn("unreadable-line", lineNo)
+      return
+    }
+    if (!isRecord(value)) {
+      warn("unreadable-line", lineNo)
+      return
+    }
+    const lineDigest = createHash("sha256").update(line.bytes).digest("hex").slice(0, 32)
+    const native = (extra: Record<string, unknown>) => ({
+      "native.agentmux": {
+        zone: line.zoneId,
+        offset: line.offset,
+        line: lineNo,
+        type: value.type ?? null,
+        subtype: value.subtype ?? null,
+        uuid: typeof value.uuid === "string" ? value.uuid : null,
+        parentToolUseId: typeof value.parent_tool_use_id === "string" ? value.parent_tool_use_id : null,
+        attributed: typeof value.session_id === "string" ? "session_id" : "next-owned-line",
+        receivedMs: line.receivedMs,
+        ...extra
+      }
+    })
+    let blockIndex = 0
+    const emit = (
+      e: Pick<SessionEvent, "kind" | "role" | "toolName" | "toolCallId" | "model" | "text">,
+      extra: Record<string, unknown> = {}
+    ) => {
+      const b = blockIndex++
+      events.push({
+        lineDigest,
+        event: {
+          contractVersion: CONTRACT_VERSION,
+          provider: "agentmux",
+          sourceId: ctx.sourceId,
+          sessionId: ctx.sessionId,
+          eventId: `am-${index}-${b}`,
+          sequence: events.length,
+          ...e,
+          occurredAt: at,
+          cursor: "",
+          rawReference: { locatorClass: "agentmux-agent-record", sequence: index, offset: line.offset, childIndex: b },
+          extensions: native({ block: b, ...extra })
+        }
+      })
+    }
+    const push = (role: MutableTurn["role"], block: MutableBlock) => {
+      const last = turns[turns.length - 1]
+      if (last !== undefined && last.role === role) last.blocks.push(block)
+      else turns.push({ role, timestamp: at, blocks: [block] })
+    }
+
+    const type = value.type
+    if (type === "system") {
+      if (value.subtype === "init" && typeof value.model === "string" && model === null) model = value.model
+      if (value.subtype === "compact_boundary") {
+        const meta = isRecord(value.compact_metadata) ? value.compact_metadata : {}
+        const trigger = typeof meta.trigger === "string" ? meta.trigger : null
+        compactions.push({ id: typeof value.uuid === "string" ? value.uuid : `am-${index}`, trigger, timestamp: at })
+        emit({
+          kind: "summary",
+          role: "system",
+          toolName: null,
+          toolCallId: null,
+          model: null,
+          text: `context compacted${trigger !== null ? ` (${trigger})` : ""}`
+        })
+      }
+      return
+    }
+    if (type !== "assistant" && type !== "user") return
+    const message = value.message
+    if (!isRecord(message)) {
+      warn("unrecognized-message", lineNo)
+      return
+    }
+    const msgModel = typeof message.model === "string" ? message.model : null
+    if (type === "assistant" && model === null && msgModel !== null) model = msgModel
+    const content = message.content
+    const blocks: ReadonlyArray<unknown> = typeof content === "string"
+      ? [{ type: "text", text: content }]
+      : Array.isArray(content)
+      ? content
+      : []
+    const role = type === "assistant" ? "assistant" : "user"
+    for (const b of blocks) {
+      if (!isRecord(b)) continue
+      if (b.type === "text" && typeof b.text === "string") {
+        if (b.text.length === 0) continue
+        push(role, { type: "text", text: b.text })
+        emit({ kind: "message", role, toolName: null, toolCallId: null, model: role === "assistant" ? msgModel : null, text: b.text })
+      } else if (b.type === "thinking" && typeof b.thinking === "string") {
+        push(role, { type: "thinking", text: b.thinking })
+        emit({ kind: "thinking", role, toolName: null, toolCallId: null, model: msgModel, text: b.thinking })
+      } else if (b.type === "tool_use" && typeof b.id === "string" && typeof b.name === "string") {
+        const block: MutableToolUse = { type: "tool_use", id: b.id, name: b.name, input: b.input ?? null }
+        toolUses.set(b.id, block)
+        push(role, block)
+        emit({
+          kind: "tool-call",
+          role,
+          toolName: b.name,
+          toolCallId: b.id,
+          model: msgModel,
+          text: oneLine(`${b.name} ${JSON.stringify(b.input ?? null)}`)
+        }, { input: b.input ?? null })
+      } else if (b.type === "tool_result" && typeof b.tool_use_id === "string") {
+        const result = toolResultText(b.content)
+        const isError = b.is_error === true
+        const use = toolUses.get(b.tool_use_id)
+        if (use !== undefined) {
+          use.result = result
+          if (isError) use.isError = true
+        } else {
+          warn("unpaired-tool-result", lineNo)
+        }
+        emit({
+          kind: "tool-result",
+          role: "user",
+          toolName: use?.name ?? null,
+          toolCallId: b.tool_use_id,
+          model: null,
+          text: result
+        }, { isError })
+      }
+    }
+  })
+
+  const transcript: Transcript = {
+    sessionId: ctx.sessionId,
+    title: null,
+    model,
+    startedAt: firstAt,
+    endedAt: lastAt,
+    turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks as ReadonlyArray<TranscriptBlock> })),
+    compactions,
+    parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine }))
+  }
+  const withCursors = events.map(({ event, lineDigest }) => ({
+    lineDigest,
+    event: {
+      ...event,
+      cursor: encodeCursor({ v: 1, src: ctx.sourceId, seq: event.sequence, h: lineDigest })
+    }
+  }))
+  return { transcript, events: withCursors }
+}

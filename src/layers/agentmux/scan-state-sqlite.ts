@@ -1,0 +1,115 @@
+/**
+ * The live {@link ScanState}: an embedded SQLite database owned by
+ * session-ingest (`--state FILE`; default `$XDG_DATA_HOME/session-ingest/state.db`,
+ * else `~/.local/share/session-ingest/state.db`), through
+ * `@effect/sql-sqlite-node`. It is opened only when a scan needs it, so
+ * commands of other providers never create it.
+ *
+ * Table: `agentmux_zone_scan(store TEXT, zone TEXT, scan TEXT /* ZoneScan JSON *\/,
+ * updated_ms INTEGER, PRIMARY KEY (store, zone))`.
+ *
+ * @module
+ */
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { decodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
+import { StoreUnavailable } from "../../domain/errors.js"
+import { AccessPolicy } from "../../services/AccessPolicy.js"
+import { ScanState } from "../../services/ScanState.js"
+
+/** The default state file: under `$XDG_DATA_HOME`, else `~/.local/share`. */
+export const defaultStateFile = (env: NodeJS.ProcessEnv = process.env): string => {
+  const xdg = env.XDG_DATA_HOME
+  const base = xdg !== undefined && nodePath.isAbsolute(xdg) ? xdg : nodePath.join(os.homedir(), ".local", "share")
+  return nodePath.join(base, "session-ingest", "state.db")
+}
+
+const unavailable = (path: string, cause: unknown) =>
+  new StoreUnavailable({
+    message: `session-ingest's state database ${path} cannot be used (${
+      cause instanceof Error ? cause.message : String(cause)
+    }).`,
+    remediation: "Pass --state FILE with a writable path (a SQLite file session-ingest owns), or remove a damaged one."
+  })
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
+  store TEXT NOT NULL,
+  zone TEXT NOT NULL,
+  scan TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (store, zone)
+)`
+
+const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    yield* Effect.tryPromise({
+      try: () => fsp.mkdir(nodePath.dirname(path), { recursive: true }),
+      catch: (e) => unavailable(path, e)
+    })
+    const sql = yield* SqliteClient.make({ filename: path }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllCause((c) => Effect.fail(unavailable(path, Cause.squash(c))))
+    )
+    yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    yield* sql.unsafe(SCHEMA).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    return sql
+  })
+
+/** Layer: the live scan state at the access policy's `stateFile` (or the default). */
+export const layer: Layer.Layer<ScanState, never, AccessPolicy> = Layer.effect(
+  ScanState,
+  Effect.map(AccessPolicy, (policy) => {
+    const path = nodePath.resolve(policy.stateFile ?? defaultStateFile())
+    return {
+      location: path,
+      load: (store, prefix) =>
+        Effect.scoped(
+          Effect.gen(function*() {
+            const sql = yield* open(path)
+            const rows = yield* sql.unsafe<{ zone: string; scan: string }>(
+              "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?",
+              [store, prefix.length, prefix]
+            ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+            const out = new Map<string, ZoneScan>()
+            for (const r of rows) {
+              const d = decodeZoneScan(r.scan)
+              if (Either.isRight(d)) out.set(r.zone, d.right)
+            }
+            return out as ReadonlyMap<string, ZoneScan>
+          })
+        ),
+      commit: (store, prefix, scans) =>
+        Effect.scoped(
+          Effect.gen(function*() {
+            const sql = yield* open(path)
+            const now = Date.now()
+            yield* sql.withTransaction(
+              Effect.gen(function*() {
+                yield* sql.unsafe("DELETE FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?", [
+                  store,
+                  prefix.length,
+                  prefix
+                ])
+                for (const [zone, scan] of scans) {
+                  yield* sql.unsafe("INSERT INTO agentmux_zone_scan (store, zone, scan, updated_ms) VALUES (?, ?, ?, ?)", [
+                    store,
+                    zone,
+                    JSON.stringify(scan),
+                    now
+                  ])
+                }
+              })
+            ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+          })
+        )
+    }
+  })
+)

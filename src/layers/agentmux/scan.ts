@@ -1,0 +1,327 @@
+/**
+ * The incremental scan of an agent's record (seed 002, `scan_zone`,
+ * `zone_stamps`): list the agent's own zones, read what was appended to each
+ * since the state database last saw it, give lines to sessions, date each
+ * run from the timestamp sidecar, and save how far each zone was read.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto"
+import * as Effect from "effect/Effect"
+import {
+  beginScan,
+  closeArchive,
+  emptyScan,
+  endScan,
+  lineFacts,
+  OUTPUT_FILE,
+  type OwnZone,
+  ownZone,
+  type Run,
+  scanLine,
+  TSIDX_FILE,
+  type ZoneScan,
+  zoneRank
+} from "../../domain/agentmux/record.js"
+import type { StoreUnavailable } from "../../domain/errors.js"
+import type { Diagnostic } from "../../domain/model.js"
+import type { ScanStateShape } from "../../services/ScanState.js"
+import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
+import { forEachLine, makeStamps, type Stamps } from "./zone-reader.js"
+
+/** Bytes at the start of a zone whose digest tells a rewritten zone from a grown one. */
+const HEAD_BYTES = 4096
+
+/** One of the agent's zones, as scanned now. */
+export interface ScannedZone {
+  readonly zone: OwnZone
+  readonly output: StoreFile
+  readonly tsidx: StoreFile | undefined
+  readonly scan: ZoneScan
+  readonly stamps: Stamps
+}
+
+/** Why a zone was read again from the start. */
+export type ResetReason = "shrunk" | "recreated" | "generation-changed" | "rewritten"
+
+/** What one zone's scan did, for receipts and tests (bytes). */
+export interface ZoneReceipt {
+  readonly zone: string
+  readonly size: number
+  readonly readFrom: number
+  readonly readTo: number
+  readonly bytesRead: number
+  readonly reset: ResetReason | null
+  /** Byte ranges of `output` read in this scan whose parts are missing from the store. */
+  readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
+}
+
+/** A run with its zone, as discovery reports it. */
+export interface SessionRun extends Run {
+  readonly zone: OwnZone
+}
+
+/** A session as the agent's record holds it (seed 002, `RecordSession`). */
+export interface RecordSession {
+  readonly sessionId: string
+  readonly cwd: string | null
+  readonly firstMs: number | null
+  readonly lastMs: number | null
+  readonly lines: number
+  /** Runs in record order (zone by zone, then by offset). */
+  readonly runs: ReadonlyArray<SessionRun>
+}
+
+/** The result of scanning an agent's record. */
+export interface AgentScan {
+  readonly zones: ReadonlyArray<ScannedZone>
+  /** Sessions, latest activity first. */
+  readonly sessions: ReadonlyArray<RecordSession>
+  readonly receipts: ReadonlyArray<ZoneReceipt>
+  readonly ignoredZones: ReadonlyArray<string>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+}
+
+const digest = (b: Uint8Array) => createHash("sha256").update(b).digest("hex")
+
+const headOf = (conn: StoreConnection, file: StoreFile, length: number) =>
+  Effect.map(conn.read(file, 0, length), (r) => ({ length: r.bytes.length, digest: digest(r.bytes) }))
+
+const resetReason = (
+  conn: StoreConnection,
+  file: StoreFile,
+  prev: ZoneScan
+): Effect.Effect<ResetReason | null, StoreUnavailable> =>
+  Effect.gen(function*() {
+    if (prev.readTo === 0 && prev.headLength === 0) return null
+    if (file.size < prev.readTo) return "shrunk"
+    if (prev.createdTs !== null && file.createdTs !== null && prev.createdTs !== file.createdTs) return "recreated"
+    if (prev.generation !== null && file.generation !== null && prev.generation !== file.generation) {
+      return "generation-changed"
+    }
+    if (prev.headLength > 0) {
+      const head = yield* headOf(conn, file, prev.headLength)
+      if (head.length !== prev.headLength || head.digest !== prev.headDigest) return "rewritten"
+    }
+    return null
+  })
+
+/** Scan one zone from where `prev` stopped (or from 0 after a reset). */
+const scanZone = (
+  conn: StoreConnection,
+  zone: OwnZone,
+  output: StoreFile,
+  tsidx: StoreFile | undefined,
+  prev: ZoneScan,
+  maxLineBytes: number
+): Effect.Effect<{ scanned: ScannedZone; receipt: ZoneReceipt }, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const reset = yield* resetReason(conn, output, prev)
+    const base = reset === null ? prev : emptyScan
+    const acc = beginScan(base)
+    const read = yield* forEachLine(conn, output, base.readTo, output.size, maxLineBytes, (lines) => {
+      for (const l of lines) {
+        if (l.bytes === null) {
+          if (l.problem === "missing-part") acc.missingPartLines++
+          else acc.oversized++
+          scanLine(acc, { start: l.start, end: l.end, sessionId: null, cwd: null })
+          continue
+        }
+        const facts = lineFacts(l.bytes)
+        if (facts._tag === "unreadable" && l.bytes.toString("latin1").trim().length > 0) acc.unreadable++
+        scanLine(acc, {
+          start: l.start,
+          end: l.end,
+          sessionId: facts._tag === "unreadable" ? null : facts.sessionId,
+          cwd: facts._tag === "parsed" ? facts.cwd : null
+        })
+      }
+    })
+    if (zone._tag === "archive") closeArchive(acc, read.readTo)
+    const stamps = makeStamps(conn, tsidx)
+    for (const i of acc.touched) {
+      const run = acc.runs[i]
+      run.firstMs = yield* stamps.at(run.start)
+      run.lastMs = yield* stamps.at(run.end - 1)
+    }
+    let headLength = base.headLength
+    let headDigest = base.headDigest
+    const wanted = Math.min(read.readTo, HEAD_BYTES)
+    if (wanted > headLength) {
+      const head = yield* headOf(conn, output, wanted)
+      headLength = head.length
+      headDigest = head.digest
+    }
+    const scan = endScan(acc, {
+      readTo: read.readTo,
+      createdTs: output.createdTs,
+      generation: output.generation,
+      headLength,
+      headDigest
+    })
+    return {
+      scanned: { zone, output, tsidx, scan, stamps },
+      receipt: {
+        zone: zone.zoneId,
+        size: output.size,
+        readFrom: base.readTo,
+        readTo: read.readTo,
+        bytesRead: read.bytesRead,
+        reset,
+        missing: read.missing
+      }
+    }
+  })
+
+const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b))
+const earlier = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b))
+
+/** Group the zones' runs into sessions, latest activity first (ties: later in the record first). */
+export const sessionsOf = (zones: ReadonlyArray<ScannedZone>): ReadonlyArray<RecordSession> => {
+  const ordered = [...zones].sort((a, b) => zoneRank(a.zone) - zoneRank(b.zone))
+  const byId = new Map<string, { runs: Array<SessionRun>; cwd: string | null }>()
+  for (const z of ordered) {
+    for (const r of z.scan.runs) {
+      let s = byId.get(r.sessionId)
+      if (s === undefined) byId.set(r.sessionId, s = { runs: [], cwd: null })
+      s.runs.push({ ...r, zone: z.zone })
+    }
+    for (const [sid, cwd] of Object.entries(z.scan.cwd)) {
+      const s = byId.get(sid)
+      if (s !== undefined) s.cwd = cwd
+    }
+  }
+  const sessions = [...byId].map(([sessionId, s]): RecordSession => ({
+    sessionId,
+    cwd: s.cwd,
+    firstMs: s.runs.reduce<number | null>((m, r) => earlier(m, r.firstMs), null),
+    lastMs: s.runs.reduce<number | null>((m, r) => later(m, r.lastMs), null),
+    lines: s.runs.reduce((n, r) => n + r.lines, 0),
+    runs: s.runs
+  }))
+  const position = (s: RecordSession) => {
+    const r = s.runs[s.runs.length - 1]
+    return [zoneRank(r.zone), r.end] as const
+  }
+  return sessions.sort((a, b) => {
+    if (a.lastMs !== b.lastMs) {
+      if (a.lastMs === null) return 1
+      if (b.lastMs === null) return -1
+      return b.lastMs - a.lastMs
+    }
+    const [za, ea] = position(a)
+    const [zb, eb] = position(b)
+    return zb !== za ? zb - za : eb - ea
+  })
+}
+
+/**
+ * Scan agent `uid`'s own zones incrementally and save the new state. Zones
+ * whose id starts with `agent:<uid>:` but are not the agent's own (seed 002)
+ * are listed in `ignoredZones` and never read.
+ */
+export const scanAgent = (
+  conn: StoreConnection,
+  state: ScanStateShape,
+  uid: string,
+  maxLineBytes: number
+): Effect.Effect<AgentScan, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const prefix = `agent:${uid}:`
+    const files = yield* conn.listFiles(prefix)
+    const zoneFiles = new Map<string, { output?: StoreFile; tsidx?: StoreFile }>()
+    const ignored = new Set<string>()
+    for (const f of files) {
+      if (ownZone(uid, f.zoneId) === null) {
+        ignored.add(f.zoneId)
+        continue
+      }
+      const entry = zoneFiles.get(f.zoneId) ?? {}
+      if (f.name === OUTPUT_FILE) entry.output = f
+      else if (f.name === TSIDX_FILE) entry.tsidx = f
+      zoneFiles.set(f.zoneId, entry)
+    }
+    const stored = yield* state.load(conn.path, prefix)
+    const zones: Array<ScannedZone> = []
+    const receipts: Array<ZoneReceipt> = []
+    const own = [...zoneFiles]
+      .map(([id, fs]) => ({ zone: ownZone(uid, id)!, ...fs }))
+      .sort((a, b) => zoneRank(a.zone) - zoneRank(b.zone))
+    for (const z of own) {
+      if (z.output === undefined) continue
+      const { receipt, scanned } = yield* scanZone(
+        conn,
+        z.zone,
+        z.output,
+        z.tsidx,
+        stored.get(z.zone.zoneId) ?? emptyScan,
+        maxLineBytes
+      )
+      zones.push(scanned)
+      receipts.push(receipt)
+    }
+    yield* state.commit(conn.path, prefix, new Map(zones.map((z) => [z.zone.zoneId, z.scan])))
+    const diagnostics: Array<Diagnostic> = []
+    for (const [i, z] of zones.entries()) {
+      const s = z.scan
+      const missing = receipts[i].missing
+      if (s.missingPartLines > 0 || missing.length > 0) {
+        diagnostics.push({
+          code: "MISSING_PART",
+          message: `${z.zone.zoneId}: parts of output are missing from the store; ${s.missingPartLines} line(s) on them were not read${
+            missing.length > 0 && s.readTo < z.output.size ? " and reading stops at the gap" : ""
+          }.`,
+          details: { zone: z.zone.zoneId, lines: s.missingPartLines, ranges: missing }
+        })
+      }
+      if (s.unreadable > 0) {
+        diagnostics.push({
+          code: "UNREADABLE_LINES",
+          message: `${z.zone.zoneId}: ${s.unreadable} line(s) are not JSON and were skipped.`,
+          details: { zone: z.zone.zoneId, lines: s.unreadable }
+        })
+      }
+      if (s.oversized > 0) {
+        diagnostics.push({
+          code: "OVERSIZED_LINES",
+          message: `${z.zone.zoneId}: ${s.oversized} line(s) exceed the record limit and were skipped.`,
+          details: { zone: z.zone.zoneId, lines: s.oversized }
+        })
+      }
+      if (s.pending !== null) {
+        diagnostics.push({
+          code: "UNOWNED_LINES",
+          message: z.zone._tag === "current"
+            ? `${z.zone.zoneId}: ${s.pending.lines} line(s) without a session_id wait for the next line that has one.`
+            : `${z.zone.zoneId}: ${s.pending.lines} line(s) without a session_id belong to no session.`,
+          details: { zone: z.zone.zoneId, lines: s.pending.lines, offset: s.pending.start }
+        })
+      }
+      if (s.readTo < z.output.size) {
+        diagnostics.push({
+          code: "PARTIAL_LINE",
+          message: `${z.zone.zoneId}: the last ${
+            z.output.size - s.readTo
+          } byte(s) are an unterminated line; they are read when it is complete.`,
+          details: { zone: z.zone.zoneId, offset: s.readTo }
+        })
+      }
+    }
+    for (const r of receipts) {
+      if (r.reset !== null) {
+        diagnostics.push({
+          code: "ZONE_READ_AGAIN",
+          message: `${r.zone}: read again from the start (${r.reset}).`,
+          details: { zone: r.zone, reason: r.reset }
+        })
+      }
+    }
+    if (ignored.size > 0) {
+      diagnostics.push({
+        code: "ZONES_IGNORED",
+        message: `${ignored.size} zone(s) named after the agent are not its own current or archive zone and were not read.`,
+        details: { zones: [...ignored].sort() }
+      })
+    }
+    return { zones, sessions: sessionsOf(zones), receipts, ignoredZones: [...ignored].sort(), diagnostics }
+  })

@@ -1,0 +1,243 @@
+/**
+ * The live {@link TranscriptStore}: AgentMux's `filestore.db` through
+ * `@effect/sql-sqlite-node`, never written and with no file created beside it.
+ *
+ * How (measured on this machine kind, better-sqlite3 12, issue 5 / DESIGN.md
+ * "Dependencies"):
+ * - A store in rollback-journal mode (header bytes 18–19 = 1) is opened
+ *   directly, `readonly: true, disableWAL: true`: SQLite takes a shared lock
+ *   and creates nothing.
+ * - A store in WAL mode (header bytes = 2, or a `-wal` file beside it) is not
+ *   opened in place: a read-only open of a WAL database creates `-shm` and
+ *   `-wal` beside it when absent and leaves them, and writes read marks into
+ *   an existing `-shm`; this build has URI filenames (`immutable=1`) compiled
+ *   out, and SQLite's backup API would need that same in-place open as its
+ *   source. So the main file and its `-wal` are copied byte for byte into a
+ *   private temporary folder, the copy is checked to be consistent (the main
+ *   file's identity, size and mtime unchanged across the copy, i.e. no
+ *   checkpoint ran; WAL frames appended meanwhile are cut by SQLite's own
+ *   recovery at the last committed, checksummed frame), and the copy is read.
+ *   The folder is removed when the scope closes.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { PART_SIZE } from "../../domain/agentmux/record.js"
+import { type SourceAccessError, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
+import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import {
+  readFromParts,
+  type StoreConnection,
+  type StoreFile,
+  type StoreOpen,
+  TranscriptStore
+} from "../../services/TranscriptStore.js"
+
+const MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
+
+/** How many times a WAL snapshot is retried when a checkpoint changed the store during the copy. */
+const SNAPSHOT_ATTEMPTS = 5
+
+const unavailable = (path: string, what: string, cause?: unknown) =>
+  new StoreUnavailable({
+    message: `The AgentMux store ${path} ${what}${
+      cause !== undefined ? ` (${cause instanceof Error ? cause.message : String(cause)})` : ""
+    }.`,
+    remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it."
+  })
+
+/** The SQLite header of a file: its first 100 bytes, or why it is not a database. */
+const readHeader = (path: string): Effect.Effect<Buffer, StoreUnavailable> =>
+  Effect.tryPromise({
+    try: async () => {
+      const h = await fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+      try {
+        const buf = Buffer.alloc(100)
+        const { bytesRead } = await h.read(buf, 0, 100, 0)
+        return buf.subarray(0, bytesRead)
+      } finally {
+        await h.close()
+      }
+    },
+    catch: (e) => unavailable(path, "cannot be read", e)
+  }).pipe(
+    Effect.filterOrFail(
+      (b) => b.length === 100 && b.subarray(0, 16).equals(MAGIC),
+      () => unavailable(path, "is not a SQLite database (no SQLite header)")
+    )
+  )
+
+const lstatOrNull = (p: string): Promise<fs.Stats | null> =>
+  fsp.lstat(p).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return null
+    throw e
+  })
+
+const sameStat = (a: fs.Stats | null, b: fs.Stats | null) =>
+  a === null || b === null
+    ? a === b
+    : a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs
+
+/**
+ * Copy the store (and its `-wal`) into a fresh temporary folder, retrying
+ * while a checkpoint changes the main file under the copy. Answers the
+ * copy's path; the folder is removed with the scope.
+ */
+const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => fsp.mkdtemp(nodePath.join(os.tmpdir(), "session-ingest-agentmux-")),
+        catch: (e) => unavailable(path, "cannot be snapshotted (no temporary folder)", e)
+      }),
+      (d) => Effect.promise(() => fsp.rm(d, { recursive: true, force: true }).catch(() => undefined))
+    )
+    const copy = nodePath.join(dir, "filestore.db")
+    const wal = `${path}-wal`
+    for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
+      const ok = yield* Effect.tryPromise({
+        try: async () => {
+          await fsp.rm(copy, { force: true })
+          await fsp.rm(`${copy}-wal`, { force: true })
+          const before = await lstatOrNull(path)
+          const walBefore = await lstatOrNull(wal)
+          if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
+          await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
+          if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
+          const after = await lstatOrNull(path)
+          return sameStat(before, after)
+        },
+        catch: (e) => unavailable(path, "cannot be snapshotted", e)
+      })
+      if (ok) return copy
+    }
+    return yield* unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`)
+  })
+
+const toBuffer = (data: unknown): Buffer | undefined =>
+  Buffer.isBuffer(data)
+    ? data
+    : data instanceof Uint8Array
+    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    : typeof data === "string"
+    ? Buffer.from(data, "utf8")
+    : undefined
+
+const num = (v: unknown): number | null =>
+  typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && v !== "" ? Number(v) : null
+
+/** Open a SQLite client for the scope; construction throws (defects) become `StoreUnavailable`. */
+const client = (
+  storePath: string,
+  filename: string,
+  readonly: boolean
+): Effect.Effect<SqliteClient.SqliteClient, StoreUnavailable, Scope.Scope> =>
+  SqliteClient.make({ filename, readonly, disableWAL: true }).pipe(
+    Effect.provide(Reactivity.layer),
+    Effect.catchAllCause((cause) =>
+      Effect.fail(unavailable(storePath, "cannot be opened", Cause.squash(cause)))
+    )
+  )
+
+const connect = (
+  real: string,
+  filename: string,
+  mode: "direct" | "snapshot"
+): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const sql = yield* client(real, filename, mode === "direct")
+    const fail = (what: string) => (e: SqlError) => unavailable(real, what, e.cause ?? e)
+    if (mode === "direct") yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(Effect.mapError(fail("cannot be read")))
+    const tables = yield* sql.unsafe<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('db_wave_file', 'db_file_data')"
+    ).pipe(Effect.mapError(fail("is not a readable SQLite database")))
+    if (tables.length < 2) {
+      return yield* unavailable(real, "is not AgentMux's transcript store (no db_wave_file / db_file_data tables)")
+    }
+    const columns = yield* sql.unsafe<{ name: string }>("PRAGMA table_info(db_wave_file)").pipe(
+      Effect.mapError(fail("cannot be read"))
+    )
+    const names = new Set(columns.map((c) => c.name))
+    const genColumn = ["gen", "generation", "rev"].find((c) => names.has(c))
+    const createdCol = names.has("createdts") ? "createdts" : "NULL"
+    const modCol = names.has("modts") ? "modts" : "NULL"
+    const listSql = `SELECT zoneid, name, size, ${createdCol} AS createdts, ${modCol} AS modts, ${
+      genColumn !== undefined ? `"${genColumn}"` : "NULL"
+    } AS gen FROM db_wave_file WHERE substr(zoneid, 1, ?) = ? ORDER BY zoneid, name`
+    const readSql =
+      "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
+    return {
+      path: real,
+      mode,
+      listFiles: (prefix) =>
+        sql.unsafe<Record<string, unknown>>(listSql, [prefix.length, prefix]).pipe(
+          Effect.mapError(fail("cannot be read")),
+          Effect.map((rows) =>
+            rows.map((r): StoreFile => ({
+              zoneId: String(r.zoneid),
+              name: String(r.name),
+              size: Math.max(0, num(r.size) ?? 0),
+              createdTs: num(r.createdts),
+              modTs: num(r.modts),
+              generation: r.gen === null || r.gen === undefined ? null : String(r.gen)
+            }))
+          )
+        ),
+      read: (file, offset, length) => {
+        const start = Math.max(0, Math.min(offset, file.size))
+        const end = Math.max(start, Math.min(offset + length, file.size))
+        if (end === start) return Effect.succeed({ bytes: Buffer.alloc(0), missing: [] })
+        const first = Math.floor(start / PART_SIZE)
+        const last = Math.floor((end - 1) / PART_SIZE)
+        return sql.unsafe<{ partidx: unknown; data: unknown }>(readSql, [file.zoneId, file.name, first, last]).pipe(
+          Effect.mapError(fail("cannot be read")),
+          Effect.map((rows) => {
+            const parts = new Map<number, Buffer>()
+            for (const r of rows) {
+              const idx = num(r.partidx)
+              const data = toBuffer(r.data)
+              if (idx !== null && data !== undefined) parts.set(idx, data)
+            }
+            return readFromParts(file, start, end - start, (idx) => parts.get(idx))
+          })
+        )
+      }
+    }
+  })
+
+/** Open the store at `path` (see the module doc for how it is kept untouched). */
+export const openStore = (
+  access: SourceAccessShape,
+  path: string
+): Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const abs = nodePath.resolve(path)
+    const authorized = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
+      Effect.map((f) => f.path),
+      Effect.catchIf((e): e is SourceNotFound => e instanceof SourceNotFound, () => Effect.succeed(null))
+    )
+    if (authorized === null) return { _tag: "absent", path: abs } as const
+    const header = yield* readHeader(authorized)
+    const walBeside = yield* Effect.promise(() => lstatOrNull(`${authorized}-wal`).catch(() => null))
+    const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
+    const connection = isWal
+      ? yield* connect(authorized, yield* snapshot(authorized), "snapshot")
+      : yield* connect(authorized, authorized, "direct")
+    return { _tag: "open", connection } as const
+  })
+
+/** Layer: the live {@link TranscriptStore}, through authorized source access. */
+export const layer: Layer.Layer<TranscriptStore, never, SourceAccess> = Layer.effect(
+  TranscriptStore,
+  Effect.map(SourceAccess, (access) => ({ open: (path: string) => openStore(access, path) }))
+)

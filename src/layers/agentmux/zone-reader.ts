@@ -1,0 +1,209 @@
+/**
+ * Reading a zone's files out of the store: the complete lines of `output` in
+ * a byte range, in 4 MiB steps, and receive times from `output.tsidx` looked
+ * up a part at a time (seed 002, `for_each_line`, `line_stamps`).
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import { PART_SIZE, parseStampRecord, READ_CHUNK, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
+import type { StoreUnavailable } from "../../domain/errors.js"
+import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
+
+/** One complete (`\n`-terminated) line: bytes `[start, end)` (`end` past the `\n`). */
+export interface ZoneLine {
+  readonly start: number
+  readonly end: number
+  /** The line without its `\n`; null when it could not be read (see `problem`). */
+  readonly bytes: Buffer | null
+  /** `missing-part`: a part under it is missing from the store; `oversized`: longer than the record limit. */
+  readonly problem: "missing-part" | "oversized" | null
+}
+
+/** What {@link forEachLine} read. */
+export interface LinesRead {
+  /** Offset just past the last complete line: where the next scan starts. */
+  readonly readTo: number
+  /** Bytes fetched from the store (including a trailing unterminated line). */
+  readonly bytesRead: number
+  /** Byte ranges whose parts are missing. */
+  readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
+}
+
+/**
+ * Hand every complete line of `file` in `[start, end)` to `onLines`, a step's
+ * lines at a time, reading `stepBytes` (default 4 MiB) per step. Lines are cut
+ * at `\n` bytes, which never occur inside a multibyte UTF-8 character, and a
+ * line cut by a part or step boundary is reassembled before it is handed on,
+ * so no character is mangled. A trailing unterminated line is not handed on
+ * (an append in progress): `readTo` stops before it. A line under a missing
+ * part, or longer than `maxLineBytes`, is handed on with `bytes: null`.
+ */
+export const forEachLine = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number,
+  onLines: (lines: ReadonlyArray<ZoneLine>) => void,
+  stepBytes: number = READ_CHUNK
+): Effect.Effect<LinesRead, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const stop = Math.min(end, file.size)
+    let pos = start
+    let carry: Array<Buffer> = []
+    let carryLen = 0
+    let carryStart = start
+    let carryBad: ZoneLine["problem"] = null
+    let bytesRead = 0
+    const missingAll: Array<{ start: number; end: number }> = []
+    while (pos < stop) {
+      const r = yield* conn.read(file, pos, Math.min(stepBytes, stop - pos))
+      const buf = r.bytes
+      if (buf.length === 0) break
+      bytesRead += buf.length
+      for (const m of r.missing) {
+        const last = missingAll[missingAll.length - 1]
+        if (last !== undefined && last.end === m.start) last.end = m.end
+        else missingAll.push({ start: m.start, end: m.end })
+      }
+      const base = pos
+      const overlaps = (s: number, e: number) => r.missing.some((m) => m.start < e && m.end > s)
+      const out: Array<ZoneLine> = []
+      let i = 0
+      for (;;) {
+        const nl = buf.indexOf(10, i)
+        if (nl === -1) {
+          if (i < buf.length) {
+            if (carryBad === null && overlaps(base + i, base + buf.length)) carryBad = "missing-part"
+            if (carryBad === null && carryLen + buf.length - i > maxLineBytes) carryBad = "oversized"
+            if (carryBad === null) {
+              carry.push(Buffer.from(buf.subarray(i)))
+              carryLen += buf.length - i
+            } else {
+              carry = []
+              carryLen = 0
+            }
+          }
+          break
+        }
+        let bad = carryBad
+        if (bad === null && overlaps(base + i, base + nl + 1)) bad = "missing-part"
+        if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
+        const piece = buf.subarray(i, nl)
+        const bytes = bad !== null ? null : carry.length === 0 ? piece : Buffer.concat([...carry, piece])
+        out.push({ start: carryStart, end: base + nl + 1, bytes, problem: bad })
+        carry = []
+        carryLen = 0
+        carryBad = null
+        carryStart = base + nl + 1
+        i = nl + 1
+      }
+      pos += buf.length
+      if (out.length > 0) onLines(out)
+    }
+    return { readTo: carryStart, bytesRead, missing: missingAll }
+  })
+
+/** Receive-time lookups over one zone's `output.tsidx`. */
+export interface Stamps {
+  /** Receive time (unix ms) of byte `offset` of `output`; null without a record at or before it. */
+  readonly at: (offset: number) => Effect.Effect<number | null, StoreUnavailable>
+  /** Records that could not be read so far (not `{"off":…,"ms":…}`). */
+  readonly unreadable: () => number
+  /** Parts of the sidecar read so far. */
+  readonly partsRead: () => number
+}
+
+/** Longest sidecar record looked for past a part's end, in bytes. */
+const RECORD_SLACK = 4096
+
+/**
+ * Lookups over a zone's sidecar without reading it whole: records are taken a
+ * part (64 KiB) at a time, parts are binary-searched by their smallest
+ * offset, and the answer is the newest record at or before the offset among
+ * the found part and its neighbours (records may be slightly out of order).
+ * A record belongs to the part its first byte is in; records may end in CRLF
+ * and the last may lack a newline. `file` undefined: every answer is null.
+ */
+export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): Stamps => {
+  if (file === undefined || file.size === 0) {
+    return { at: () => Effect.succeed(null), unreadable: () => 0, partsRead: () => 0 }
+  }
+  const parts = Math.ceil(file.size / PART_SIZE)
+  const cache = new Map<number, ReadonlyArray<StampRecord>>()
+  const minOff = new Map<number, number | null>()
+  let bad = 0
+  const part = (k: number): Effect.Effect<ReadonlyArray<StampRecord>, StoreUnavailable> => {
+    const hit = cache.get(k)
+    if (hit !== undefined) return Effect.succeed(hit)
+    const from = k === 0 ? 0 : k * PART_SIZE - 1
+    const partEnd = Math.min(file.size, (k + 1) * PART_SIZE)
+    const to = Math.min(file.size, partEnd + RECORD_SLACK)
+    return Effect.map(conn.read(file, from, to - from), (r) => {
+      const buf = r.bytes
+      const records: Array<StampRecord> = []
+      let i = 0
+      if (k > 0) {
+        const nl = buf.indexOf(10)
+        i = nl === -1 ? buf.length : nl + 1
+      }
+      while (i < buf.length && from + i < partEnd) {
+        const nl = buf.indexOf(10, i)
+        const lineEnd = nl === -1 ? buf.length : nl
+        if (nl === -1 && from + buf.length < file.size) {
+          bad++ // a record longer than the slack
+          break
+        }
+        const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
+        const text = buf.toString("utf8", i, lineEnd).trim()
+        if (text.length > 0) {
+          const rec = overlapsMissing ? null : parseStampRecord(text)
+          if (rec === null) bad++
+          else records.push(rec)
+        }
+        i = lineEnd + 1
+      }
+      cache.set(k, records)
+      minOff.set(k, records.length === 0 ? null : records.reduce((m, x) => Math.min(m, x.off), Infinity))
+      return records
+    })
+  }
+  /** Smallest offset of part k, else of the nearest non-empty part to its left; null if none. */
+  const keyOf = (k: number): Effect.Effect<number | null, StoreUnavailable> =>
+    Effect.gen(function*() {
+      for (let j = k; j >= 0; j--) {
+        yield* part(j)
+        const m = minOff.get(j) ?? null
+        if (m !== null) return m
+      }
+      return null
+    })
+  return {
+    at: (offset) =>
+      Effect.gen(function*() {
+        let lo = 0
+        let hi = parts - 1
+        let found = -1
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1
+          const key = yield* keyOf(mid)
+          if (key !== null && key <= offset) {
+            found = mid
+            lo = mid + 1
+          } else if (key === null) {
+            lo = mid + 1
+          } else {
+            hi = mid - 1
+          }
+        }
+        const candidates: Array<StampRecord> = []
+        for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
+          candidates.push(...(yield* part(k)))
+        }
+        return stampOf(candidates, offset)
+      }),
+    unreadable: () => bad,
+    partsRead: () => cache.size
+  }
+}

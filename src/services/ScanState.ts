@@ -1,0 +1,64 @@
+/**
+ * session-ingest's own memory of incremental scans: for each AgentMux zone,
+ * how far it was read and what was found (a {@link ZoneScan}), so a later
+ * scan, also in a new process, reads only what was appended (seed 002, "each
+ * zone remembers how far it has been read").
+ *
+ * Live layer: an embedded SQLite file (`--state FILE`, default under the
+ * user's data directory), `src/layers/agentmux/scan-state-sqlite.ts`. Test
+ * layer: {@link ScanState.layerMemory}.
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ZoneScan } from "../domain/agentmux/record.js"
+import type { StoreUnavailable } from "../domain/errors.js"
+
+/** The service's operations. `store` is the store's real path; zone ids are AgentMux zone ids. */
+export interface ScanStateShape {
+  /** Where the state is kept (a file path, or `memory`). */
+  readonly location: string
+  /**
+   * The stored scans of every zone of `store` whose id starts with
+   * `zonePrefix`. A row that does not decode is left out (read again from the
+   * start). Fails with `StoreUnavailable` when the state database cannot be opened.
+   */
+  readonly load: (store: string, zonePrefix: string) => Effect.Effect<ReadonlyMap<string, ZoneScan>, StoreUnavailable>
+  /**
+   * Replace, in one transaction, the scans of `store` under `zonePrefix` with
+   * `scans` (zones not in `scans` are forgotten: they are gone from the store).
+   */
+  readonly commit: (
+    store: string,
+    zonePrefix: string,
+    scans: ReadonlyMap<string, ZoneScan>
+  ) => Effect.Effect<void, StoreUnavailable>
+}
+
+/** The scan state in force. */
+export class ScanState extends Context.Tag("session-ingest/ScanState")<ScanState, ScanStateShape>() {
+  /** Test layer: scans kept in a map (shared by every use of the layer value). */
+  static layerMemory = (map: Map<string, ZoneScan> = new Map()): Layer.Layer<ScanState> =>
+    Layer.succeed(ScanState, {
+      location: "memory",
+      load: (store, prefix) =>
+        Effect.sync(() => {
+          const out = new Map<string, ZoneScan>()
+          for (const [k, v] of map) {
+            const [s, zone] = JSON.parse(k) as [string, string]
+            if (s === store && zone.startsWith(prefix)) out.set(zone, v)
+          }
+          return out
+        }),
+      commit: (store, prefix, scans) =>
+        Effect.sync(() => {
+          for (const k of [...map.keys()]) {
+            const [s, zone] = JSON.parse(k) as [string, string]
+            if (s === store && zone.startsWith(prefix)) map.delete(k)
+          }
+          for (const [zone, scan] of scans) map.set(JSON.stringify([store, zone]), scan)
+        })
+    })
+}

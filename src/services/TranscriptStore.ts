@@ -1,0 +1,161 @@
+/**
+ * AgentMux's global transcript store (`filestore.db`), read-only: the files
+ * of a zone and their bytes, reassembled from 64 KiB parts.
+ *
+ * Store facts (DESIGN.md, "Providers"): tables `db_wave_file(zoneid, name,
+ * size, createdts, modts, …)` and `db_file_data(zoneid, name, partidx, data)`;
+ * `partidx = offset / 65536`. Reading never writes to the store and never
+ * creates a file beside it (issue 5). Live layer (SQLite through
+ * `@effect/sql-sqlite-node`): `src/layers/agentmux/transcript-store-sqlite.ts`;
+ * in-memory test layer: {@link TranscriptStore.layerTest}.
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { PART_SIZE } from "../domain/agentmux/record.js"
+import type { SourceAccessError, StoreUnavailable } from "../domain/errors.js"
+
+/** A file of the store as `db_wave_file` lists it. Sizes in bytes, times in unix ms. */
+export interface StoreFile {
+  readonly zoneId: string
+  readonly name: string
+  readonly size: number
+  readonly createdTs: number | null
+  readonly modTs: number | null
+  /** A generation column (`gen`, `rev`) when the store has one, as text; else null. */
+  readonly generation: string | null
+}
+
+/**
+ * Bytes `[offset, offset + bytes.length)` of a file. Where a part is missing
+ * (or shorter than it should be) the bytes are zero and the range is listed
+ * in `missing`, so callers can drop what it touches instead of reading garbage.
+ */
+export interface StoreRead {
+  readonly bytes: Buffer
+  readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
+}
+
+/** An open store. */
+export interface StoreConnection {
+  /** The store's real path. */
+  readonly path: string
+  /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a private copy (WAL). */
+  readonly mode: "direct" | "snapshot" | "memory"
+  /** The files of every zone whose id starts with `zonePrefix`. */
+  readonly listFiles: (zonePrefix: string) => Effect.Effect<ReadonlyArray<StoreFile>, StoreUnavailable>
+  /** Read `length` bytes of `file` at `offset` (clipped to `file.size`), from its parts. */
+  readonly read: (file: StoreFile, offset: number, length: number) => Effect.Effect<StoreRead, StoreUnavailable>
+}
+
+/** What opening a store finds: no file there (`absent`: reads nothing), or an open store. */
+export type StoreOpen =
+  | { readonly _tag: "absent"; readonly path: string }
+  | { readonly _tag: "open"; readonly connection: StoreConnection }
+
+/** The service's operations. */
+export interface TranscriptStoreShape {
+  /**
+   * Open the store at `path` for the scope. Absent → `{_tag: "absent"}`.
+   * Fails: `SourceSymlink` / `SourceNotRegularFile` / `SourceNotAuthorized`
+   * (a symlink, folder or unreadable file), `StoreUnavailable` (not a SQLite
+   * database, not AgentMux's schema, or it cannot be opened).
+   */
+  readonly open: (path: string) => Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope>
+}
+
+/** One file of an in-memory store. `missingParts`: part indices to leave out (a damaged store). */
+export interface MemoryFile {
+  readonly zoneId: string
+  readonly name: string
+  readonly bytes: Uint8Array
+  readonly createdTs?: number
+  readonly generation?: string
+  readonly missingParts?: ReadonlyArray<number>
+}
+
+/** Counters of an in-memory store: how many bytes each file had read from it. */
+export interface MemoryStoreStats {
+  readonly bytesRead: Map<string, number>
+}
+
+/** Read from parts held in memory: the same reassembly rules as the live store. */
+export const readFromParts = (
+  file: StoreFile,
+  offset: number,
+  length: number,
+  part: (idx: number) => Uint8Array | undefined
+): StoreRead => {
+  const start = Math.max(0, Math.min(offset, file.size))
+  const end = Math.max(start, Math.min(offset + length, file.size))
+  const out = Buffer.alloc(end - start)
+  const missing: Array<{ start: number; end: number }> = []
+  const addMissing = (s: number, e: number) => {
+    const last = missing[missing.length - 1]
+    if (last !== undefined && last.end === s) missing[missing.length - 1] = { start: last.start, end: e }
+    else missing.push({ start: s, end: e })
+  }
+  for (let idx = Math.floor(start / PART_SIZE); idx * PART_SIZE < end; idx++) {
+    const partStart = idx * PART_SIZE
+    const from = Math.max(start, partStart)
+    const to = Math.min(end, partStart + PART_SIZE)
+    const data = part(idx)
+    const have = data === undefined ? 0 : Math.min(data.length, PART_SIZE)
+    const availTo = Math.min(to, partStart + have)
+    if (data !== undefined && availTo > from) {
+      out.set(data.subarray(from - partStart, availTo - partStart), from - start)
+    }
+    if (availTo < to) addMissing(Math.max(from, availTo), to)
+  }
+  return { bytes: out, missing }
+}
+
+/** The AgentMux transcript store. */
+export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore")<TranscriptStore, TranscriptStoreShape>() {
+  /**
+   * Test layer: stores held in memory, by path (any other path is absent).
+   * Files are cut into 64 KiB parts as the live store cuts them; `stats`
+   * counts the bytes read per `zoneId/name`.
+   */
+  static layerTest = (
+    stores: Record<string, ReadonlyArray<MemoryFile>>,
+    stats: MemoryStoreStats = { bytesRead: new Map() }
+  ): Layer.Layer<TranscriptStore> =>
+    Layer.succeed(TranscriptStore, {
+      open: (path) =>
+        Effect.sync((): StoreOpen => {
+          const files = stores[path]
+          if (files === undefined) return { _tag: "absent", path }
+          const connection: StoreConnection = {
+            path,
+            mode: "memory",
+            listFiles: (prefix) =>
+              Effect.succeed(
+                files.filter((f) => f.zoneId.startsWith(prefix)).map((f) => ({
+                  zoneId: f.zoneId,
+                  name: f.name,
+                  size: f.bytes.length,
+                  createdTs: f.createdTs ?? null,
+                  modTs: null,
+                  generation: f.generation ?? null
+                }))
+              ),
+            read: (file, offset, length) =>
+              Effect.sync(() => {
+                const f = files.find((x) => x.zoneId === file.zoneId && x.name === file.name)
+                const key = `${file.zoneId}/${file.name}`
+                const r = readFromParts(file, offset, length, (idx) =>
+                  f === undefined || (f.missingParts ?? []).includes(idx)
+                    ? undefined
+                    : f.bytes.subarray(idx * PART_SIZE, (idx + 1) * PART_SIZE))
+                stats.bytesRead.set(key, (stats.bytesRead.get(key) ?? 0) + r.bytes.length)
+                return r
+              })
+          }
+          return { _tag: "open", connection }
+        })
+    })
+}

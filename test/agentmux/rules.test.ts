@@ -1,0 +1,164 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import {
+  beginScan,
+  checkAgentId,
+  closeArchive,
+  emptyScan,
+  isStreamEvent,
+  lineFacts,
+  ownZone,
+  parseStampRecord,
+  scanLine,
+  stampOf
+} from "../../src/domain/agentmux/record.js"
+import { type StoreConnection, TranscriptStore } from "../../src/services/TranscriptStore.js"
+import { forEachLine, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
+import { bigText, currentBytes, currentLines, delta, init, T0 } from "./fixture.js"
+import { PART, tsidxRecord } from "./store-helper.js"
+
+describe("zones (seed 002, is_agents_own_zone)", () => {
+  it("reads only agent:<uid>:current and agent:<uid>:archive:<digits>", () => {
+    expect(ownZone("u1", "agent:u1:current")).toEqual({ _tag: "current", zoneId: "agent:u1:current" })
+    expect(ownZone("u1", "agent:u1:archive:1700000000000")).toEqual({
+      _tag: "archive",
+      zoneId: "agent:u1:archive:1700000000000",
+      archivedAtMs: 1700000000000
+    })
+    for (const z of ["agent:u2:current", "agent:u1x:current", "agent:u1:archive:", "agent:u1:archive:12a", "agent:u1:current:old", "template:u1:shared", "agent:u1:archive:1:2"]) {
+      expect(ownZone("u1", z)).toBeNull()
+    }
+  })
+  it("checks the UID", () => {
+    expect(Either.isRight(checkAgentId("a-B_9"))).toBe(true)
+    for (const bad of [undefined, "", "u1:current", "u%", "u 1", "../x"]) {
+      const r = checkAgentId(bad)
+      expect(Either.isLeft(r) && r.left.code).toBe("INVALID_ARGUMENT")
+    }
+  })
+})
+
+describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
+  it("takes a delta's session from its last key by bytes, not from an escaped key in its payload", () => {
+    const line = Buffer.from(delta("S-1", "say \"session_id\":\"FAKE\" now"))
+    expect(isStreamEvent(line)).toBe(true)
+    expect(lineFacts(line)).toEqual({ _tag: "delta", sessionId: "S-1" })
+  })
+  it("parses anything else: top-level session_id, init cwd, none, unreadable", () => {
+    const f = lineFacts(Buffer.from(init("S-2", "/w")))
+    expect(f._tag === "parsed" && [f.sessionId, f.cwd]).toEqual(["S-2", "/w"])
+    const e = lineFacts(Buffer.from("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}"))
+    expect(e._tag === "parsed" && e.sessionId).toBeNull()
+    expect(lineFacts(Buffer.from("{\"type\":"))).toEqual({ _tag: "unreadable" })
+    expect(lineFacts(Buffer.from("[1,2]"))).toEqual({ _tag: "unreadable" })
+  })
+})
+
+describe("runs (seed 002, scan_line)", () => {
+  const L = (start: number, sessionId: string | null) => ({ start, end: start + 10, sessionId, cwd: null })
+  it("unowned lines go to the next owned line; a provider line without session_id never starts a session", () => {
+    const acc = beginScan(emptyScan)
+    for (const l of [L(0, null), L(10, "A"), L(20, "A"), L(30, null), L(40, "B"), L(50, "A"), L(60, null)]) scanLine(acc, l)
+    expect(acc.runs.map((r) => [r.sessionId, r.start, r.end, r.lines])).toEqual([
+      ["A", 0, 30, 3],
+      ["B", 30, 50, 2],
+      ["A", 50, 60, 1]
+    ])
+    expect(acc.pending).toEqual({ start: 60, lines: 1 })
+    // In an archive, trailing unowned lines join the last run.
+    closeArchive(acc, 70)
+    expect(acc.runs[2]).toMatchObject({ sessionId: "A", start: 50, end: 70, lines: 2 })
+    expect(acc.pending).toBeNull()
+  })
+  it("a zone of lines without session_id has no session", () => {
+    const acc = beginScan(emptyScan)
+    for (const l of [L(0, null), L(10, null)]) scanLine(acc, l)
+    closeArchive(acc, 20)
+    expect(acc.runs).toEqual([])
+  })
+})
+
+describe("receive times (output.tsidx)", () => {
+  it("newest record at or before the offset, whatever the record order; CRLF and no final newline", () => {
+    const recs = [{ off: 50, ms: 5 }, { off: 0, ms: 1 }, { off: 20, ms: 2 }]
+    expect([stampOf(recs, 0), stampOf(recs, 19), stampOf(recs, 20), stampOf(recs, 49), stampOf(recs, 999)]).toEqual([1, 1, 2, 2, 5])
+    expect(stampOf([{ off: 10, ms: 1 }], 9)).toBeNull()
+    expect(parseStampRecord("{\"off\":3,\"ms\":4}\r")).toEqual({ off: 3, ms: 4 })
+    expect(parseStampRecord("{\"ms\":4,\"off\":3,\"x\":1}")).toEqual({ off: 3, ms: 4 })
+    expect(parseStampRecord("{\"off\":-3,\"ms\":4}")).toBeNull()
+    expect(parseStampRecord("{\"off\":3,")).toBeNull()
+  })
+})
+
+/** A connection over in-memory files, through the test layer. */
+const memoryConnection = (files: Parameters<typeof TranscriptStore.layerTest>[0][string], stats = { bytesRead: new Map<string, number>() }) =>
+  Effect.scoped(
+    Effect.flatMap(TranscriptStore, (s) => s.open("/mem")).pipe(
+      Effect.provide(TranscriptStore.layerTest({ "/mem": files }, stats)),
+      Effect.map((o) => (o._tag === "open" ? o.connection : (null as never as StoreConnection)))
+    )
+  )
+
+describe("lines of output (seed 002, for_each_line)", () => {
+  it.effect("every complete line, whatever the step; the half-written tail waits; the CJK character across the part boundary intact", () =>
+    Effect.gen(function*() {
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output", bytes: currentBytes }])
+      const [file] = yield* conn.listFiles("z")
+      // "日" starts at byte 65,535: its 3 bytes straddle parts 0 and 1.
+      expect(currentBytes.subarray(PART - 1, PART + 2).toString("utf8")).toBe("日")
+      for (const step of [7, 65_536, 4 * 1024 * 1024]) {
+        const got: Array<{ start: number; end: number; text: string }> = []
+        const r = yield* forEachLine(conn, file, 0, file.size, 1 << 20, (ls) => {
+          for (const l of ls) got.push({ start: l.start, end: l.end, text: l.bytes!.toString("utf8") })
+        }, step)
+        expect(got).toEqual(currentLines.lines.map((l) => ({ start: l.start, end: l.end, text: l.text })))
+        expect(r.readTo).toBe(currentLines.lines[currentLines.lines.length - 1].end)
+      }
+      expect(currentLines.lines[2].text).toContain(bigText)
+    }))
+
+  it.effect("a line on a missing part is dropped and reported, not read as garbage", () =>
+    Effect.gen(function*() {
+      const line = (i: number) => `{"n":"${String(i).padStart(3, "0")}","pad":"${"p".repeat(990)}"}`
+      const lines = Array.from({ length: 200 }, (_, i) => line(i))
+      const bytes = Buffer.from(lines.map((l) => l + "\n").join(""))
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output", bytes, missingParts: [1] }])
+      const [file] = yield* conn.listFiles("z")
+      const ok: Array<number> = []
+      const bad: Array<{ start: number; end: number }> = []
+      const r = yield* forEachLine(conn, file, 0, file.size, 1 << 20, (ls) => {
+        for (const l of ls) l.bytes === null ? bad.push({ start: l.start, end: l.end }) : ok.push(Number(JSON.parse(l.bytes.toString()).n))
+      }, 10_000)
+      const len = line(0).length + 1 // every line has the same length
+      const firstTouched = Math.floor(PART / len) // the line holding byte 65,536
+      const lastTouched = Math.floor((2 * PART - 1) / len) // the line holding byte 131,071
+      expect(bad).toEqual([{ start: firstTouched * len, end: (lastTouched + 1) * len }])
+      expect(ok).toEqual(lines.map((_, i) => i).filter((i) => i < firstTouched || i > lastTouched))
+      expect(r.missing).toEqual([{ start: PART, end: 2 * PART }])
+      expect(r.readTo).toBe(bytes.length)
+    }))
+})
+
+describe("receive times without reading the sidecar whole", () => {
+  it.effect("binary search over 64 KiB parts, out-of-order neighbours, CRLF records, an unterminated last record", () =>
+    Effect.gen(function*() {
+      const n = 200_000
+      const order = Array.from({ length: n }, (_, i) => i)
+      for (let i = 0; i + 1 < n; i += 2) [order[i], order[i + 1]] = [order[i + 1], order[i]] // slightly out of order
+      const text = order.map((i, k) => tsidxRecord(i * 100, T0 + i, k === n - 1 ? "" : k % 3 === 0 ? "\r\n" : "\n")).join("")
+      const stats = { bytesRead: new Map<string, number>() }
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output.tsidx", bytes: Buffer.from(text) }], stats)
+      const [file] = yield* conn.listFiles("z")
+      expect(file.size).toBeGreaterThan(80 * PART)
+      const stamps = makeStamps(conn, file)
+      expect(yield* stamps.at(0)).toBe(T0)
+      expect(yield* stamps.at(12_345)).toBe(T0 + 123)
+      expect(yield* stamps.at(2_000_050)).toBe(T0 + 20_000)
+      expect(yield* stamps.at(100 * 150_000 + 99)).toBe(T0 + 150_000)
+      expect(yield* stamps.at((n - 1) * 100 + 7)).toBe(T0 + n - 1) // the unterminated last record
+      expect(stamps.unreadable()).toBe(0)
+      expect(stats.bytesRead.get("z/output.tsidx")!).toBeLessThan(file.size / 2)
+      expect(stamps.partsRead()).toBeLessThan(40)
+    }))
+})
