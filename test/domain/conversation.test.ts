@@ -88,6 +88,11 @@ describe("transcriptFromEvents", () => {
     expect(t.parseWarnings).toEqual([])
   })
 
+  it("appends a second result of the same call on a new line and keeps any error", () => {
+    const t = transcriptFromEvents({ sessionId: "s" }, [call("r", "Bash", { command: "x" }), result("r", "part 1", true), result("r", "part 2")])
+    expect(t.turns[0].blocks[0]).toEqual({ type: "tool_use", id: "r", name: "Bash", input: { command: "x" }, result: "part 1\npart 2", isError: true })
+  })
+
   it("reads the namespace generically, whichever native.* key the event has", () => {
     const e = ev("tool-call", { toolName: "Write", toolCallId: "w" }, {})
     const other = { ...e, extensions: { "native.agentmux": { input: { file_path: "f", content: "c" } } } }
