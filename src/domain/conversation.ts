@@ -1,0 +1,168 @@
+/**
+ * Normalized {@link SessionEvent}s of a conversation → a {@link Transcript}
+ * (DESIGN.md, "Normalized model"), for `show <id> --format
+ * transcript|markdown`. Pure: no I/O.
+ *
+ * Event conventions of the conversation providers (fixed by their adapters):
+ * - `message`: role user / assistant / system, `text` the content;
+ * - `thinking`: assistant, `text` the reasoning;
+ * - `tool-call`: `toolName` (canonical), `toolCallId`, the input object in
+ *   `extensions["native.<provider>"].input`;
+ * - `tool-result`: `toolCallId`, `text` the output,
+ *   `extensions["native.<provider>"].isError` true on failure;
+ * - `summary`: a context compaction, metadata only
+ *   (`extensions["native.<provider>"].compactionId` / `.trigger` when present).
+ *
+ * Other kinds (Muse Code runtime facts such as `proposed`,
+ * `side_effect_intent`) are not conversation and are skipped.
+ *
+ * @module
+ */
+import type { Compaction, ParseWarning, SessionEvent, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
+
+/** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
+export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
+
+/** True when the event is of a conversation kind ({@link CONVERSATION_KINDS}). */
+export const isConversationEvent = (e: SessionEvent): boolean => CONVERSATION_KINDS.includes(e.kind)
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * The provider-native provenance of an event: the value of its first
+ * `extensions["native.<provider>"]` key that holds an object, read
+ * generically whichever provider wrote it; `{}` when there is none.
+ */
+export const nativeOf = (e: SessionEvent): Record<string, unknown> => {
+  for (const [key, value] of Object.entries(e.extensions)) {
+    if (key.startsWith("native.") && isRecord(value)) return value
+  }
+  return {}
+}
+
+/** The compaction an event of kind `summary` records: id (native `compactionId`, else the event id), trigger, time. */
+export const compactionOf = (e: SessionEvent): Compaction => {
+  const native = nativeOf(e)
+  const id = typeof native.compactionId === "string" && native.compactionId.length > 0 ? native.compactionId : e.eventId
+  const trigger = typeof native.trigger === "string" ? native.trigger : null
+  return { id, trigger, timestamp: e.occurredAt }
+}
+
+type ToolUse = {
+  type: "tool_use"
+  id: string
+  name: string
+  input: unknown
+  result?: string
+  isError?: boolean
+}
+type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blocks: Array<TranscriptBlock> }
+
+/**
+ * Build the transcript of a conversation session from its events, in the
+ * order given.
+ *
+ * Rules:
+ * - turns are maximal runs of blocks of one role; `message` gives a `text`
+ *   block in a turn of its role (messages without a role or text are
+ *   skipped), `thinking` a `thinking` block and `tool-call` a `tool_use`
+ *   block, both in assistant turns; a turn's `timestamp` is its first block's
+ *   `occurredAt`;
+ * - a `tool-result` is paired onto the latest earlier `tool_use` of the same
+ *   id (`result` its text, `isError: true` when native `isError` is true; a
+ *   second result for the same call is appended on a new line); it never
+ *   makes a block of its own. A result with no earlier call of its id is
+ *   dropped and counted in `parseWarnings` as
+ *   `{kind: "orphan-tool-result", count, firstLine: null}`;
+ * - `summary` events become `compactions` (id, trigger, timestamp) and end the
+ *   current turn; their text is never replayed;
+ * - events of other kinds are skipped (they neither add blocks nor end turns);
+ * - `startedAt` / `endedAt`: the first / last non-null `occurredAt` of the
+ *   events; `model`: `session.model` when given, else the first non-null
+ *   event `model`; `title`: `session.title` or null.
+ */
+export const transcriptFromEvents = (
+  session: { readonly sessionId: string; readonly title?: string | null; readonly model?: string | null },
+  events: ReadonlyArray<SessionEvent>
+): Transcript => {
+  const turns: Array<MutableTurn> = []
+  const compactions: Array<Compaction> = []
+  const calls = new Map<string, ToolUse>()
+  let current: MutableTurn | null = null
+  let orphans = 0
+  let startedAt: string | null = null
+  let endedAt: string | null = null
+  let eventModel: string | null = null
+
+  const push = (role: MutableTurn["role"], at: string | null, block: TranscriptBlock) => {
+    if (current === null || current.role !== role) {
+      current = { role, timestamp: at, blocks: [] }
+      turns.push(current)
+    }
+    current.blocks.push(block)
+  }
+
+  for (const e of events) {
+    if (e.occurredAt !== null) {
+      if (startedAt === null) startedAt = e.occurredAt
+      endedAt = e.occurredAt
+    }
+    if (eventModel === null && e.model !== null) eventModel = e.model
+    switch (e.kind) {
+      case "message": {
+        if (e.role === null || e.text === null || e.text.length === 0) break
+        push(e.role, e.occurredAt, { type: "text", text: e.text })
+        break
+      }
+      case "thinking": {
+        if (e.text === null || e.text.length === 0) break
+        push("assistant", e.occurredAt, { type: "thinking", text: e.text })
+        break
+      }
+      case "tool-call": {
+        const native = nativeOf(e)
+        const use: ToolUse = {
+          type: "tool_use",
+          id: e.toolCallId ?? e.eventId,
+          name: e.toolName ?? "unknown",
+          input: native.input ?? null
+        }
+        calls.set(use.id, use)
+        push("assistant", e.occurredAt, use)
+        break
+      }
+      case "tool-result": {
+        const use = e.toolCallId !== null ? calls.get(e.toolCallId) : undefined
+        if (use === undefined) {
+          orphans++
+          break
+        }
+        const text = e.text ?? ""
+        use.result = use.result === undefined ? text : `${use.result}\n${text}`
+        if (nativeOf(e).isError === true) use.isError = true
+        break
+      }
+      case "summary": {
+        compactions.push(compactionOf(e))
+        current = null
+        break
+      }
+      default:
+        break
+    }
+  }
+
+  const parseWarnings: Array<ParseWarning> = orphans > 0
+    ? [{ kind: "orphan-tool-result", count: orphans, firstLine: null }]
+    : []
+  return {
+    sessionId: session.sessionId,
+    title: session.title ?? null,
+    model: session.model ?? eventModel,
+    startedAt,
+    endedAt,
+    turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks })),
+    compactions,
+    parseWarnings
+  }
+}
