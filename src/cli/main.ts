@@ -10,10 +10,12 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { discover } from "./commands/discover.js"
+import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
 import { sessions } from "./commands/sessions.js"
+import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import { getExitCode, setExitCode } from "./output.js"
@@ -24,7 +26,7 @@ const root = Command.make("session-ingest").pipe(
   Command.withDescription(
     "Discover, inspect and stream AI coding-agent sessions (Muse Code, Muse agents, AgentMux) as one normalized, typed, resumable record."
   ),
-  Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions])
+  Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions, show, exportCommand])
 )
 
 const cli = Command.run(root, { name: "session-ingest", version: VERSION })

@@ -129,7 +129,7 @@ const make = Effect.gen(function*() {
         yield* index.beginGeneration(source, generation, "first import")
       }
       const run = (from: string | undefined) =>
-        adapter.stream(locator, { cursor: from }).pipe(
+        adapter.stream(locator, { cursor: from, includeSubagents: true }).pipe(
           Stream.grouped(batchSize),
           Stream.runFoldEffect(0, (n, chunk) =>
             Effect.map(

@@ -1,0 +1,63 @@
+/**
+ * `session-ingest export <session-id> --format atif|ndjson [--out FILE]`: one
+ * session from the index as an ATIF trajectory (the interchange format
+ * trajectory tools and evaluation harnesses read) or as normalized events.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { toAtif } from "../../domain/atif.js"
+import { InvalidArgument } from "../../domain/errors.js"
+import { loadSession, loadTrajectory } from "../../layers/index/queries.js"
+import * as IndexSqlite from "../../layers/index/sqlite.js"
+import { existingIndex } from "../index-context.js"
+import * as O from "../options.js"
+import { reporting, writeStdout } from "../output.js"
+
+/** The command. */
+export const exportCommand = Command.make(
+  "export",
+  {
+    id: Args.text({ name: "session-id" }).pipe(Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    format: Options.choice("format", ["atif", "ndjson"]).pipe(
+      Options.withDefault("atif" as const),
+      Options.withDescription("atif (an ATIF-v1.7 trajectory JSON, default) or ndjson (the normalized events).")
+    ),
+    out: Options.text("out").pipe(
+      Options.withPseudoName("FILE"),
+      Options.optional,
+      Options.withDescription("Write to FILE instead of stdout (never over an existing file).")
+    ),
+    json: O.json,
+    index: O.index
+  },
+  (o) =>
+    reporting(
+      "export",
+      o.json,
+      Effect.gen(function*() {
+        const file = yield* existingIndex(o.index)
+        const text = yield* (o.format === "atif"
+          ? Effect.map(loadTrajectory(o.id), (input) => JSON.stringify(toAtif(input), null, 2) + "\n")
+          : Effect.map(loadSession(o.id), ({ events }) => events.map((e) => JSON.stringify(e) + "\n").join(""))).pipe(
+            Effect.provide(IndexSqlite.layer(file))
+          )
+        if (Option.isNone(o.out)) return yield* writeStdout(text)
+        const out = o.out.value
+        yield* Effect.try({
+          try: () => fs.writeFileSync(out, text, { flag: "wx" }),
+          catch: (e) =>
+            new InvalidArgument({
+              message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
+              remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
+            })
+        })
+        process.stderr.write(`wrote ${out}\n`)
+      })
+    )
+).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))

@@ -1,0 +1,54 @@
+/**
+ * `session-ingest show <session-id>`: one session from the index, as events
+ * (NDJSON), a transcript, or Markdown.
+ *
+ * @module
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import { transcriptFromEvents } from "../../domain/conversation.js"
+import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
+import * as IndexSqlite from "../../layers/index/sqlite.js"
+import { loadSession } from "../../layers/index/queries.js"
+import { existingIndex } from "../index-context.js"
+import * as O from "../options.js"
+import { printResult, reporting, writeStdout } from "../output.js"
+
+/** The command. */
+export const show = Command.make(
+  "show",
+  {
+    id: Args.text({ name: "session-id" }).pipe(Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    format: Options.choice("format", ["events", "transcript", "markdown"]).pipe(
+      Options.withDefault("events" as const),
+      Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
+    ),
+    json: O.json,
+    index: O.index
+  },
+  (o) =>
+    reporting(
+      "show",
+      o.json,
+      Effect.gen(function*() {
+        const file = yield* existingIndex(o.index)
+        const { events, others, session } = yield* loadSession(o.id).pipe(Effect.provide(IndexSqlite.layer(file)))
+        if (others.length > 0) {
+          process.stderr.write(
+            `note: ${others.length + 1} sources hold session ${o.id}; showing ${session.sessionUid} (use a ses_… uid to pick another: ${
+              others.map((s) => s.sessionUid).join(", ")
+            })\n`
+          )
+        }
+        if (o.format === "events") {
+          if (o.json) return yield* printResult("show", true, { session, events }, () => "")
+          return yield* writeStdout(events.map((e) => JSON.stringify(e) + "\n").join(""))
+        }
+        const t = transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
+        if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
+        yield* printResult("show", o.json, t, () => renderTranscriptText(t))
+      })
+    )
+).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))

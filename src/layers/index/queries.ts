@@ -1,0 +1,75 @@
+/**
+ * Queries over the index that the CLI and embedding applications share:
+ * one session with its events, and its subagent sessions.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import type { AtifInput } from "../../domain/atif.js"
+import { nativeOf } from "../../domain/conversation.js"
+import { SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { isRecord } from "../../domain/json.js"
+import type { SessionEvent } from "../../domain/model.js"
+import { Index, type SessionRow } from "../../services/Index.js"
+
+/** A session of the index with its events, in source order. */
+export interface LoadedSession {
+  readonly session: SessionRow
+  readonly events: ReadonlyArray<SessionEvent>
+  /** Other sessions the same id names (other sources), latest first. */
+  readonly others: ReadonlyArray<SessionRow>
+}
+
+/**
+ * The session `id` names: an index uid (`ses_…`) or a native session id (the
+ * latest when several sources hold it). `SourceNotFound` when none does.
+ */
+export const loadSession = (id: string): Effect.Effect<LoadedSession, SourceNotFound | StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const found = yield* index.findSessions(id)
+    if (found.length === 0) {
+      return yield* new SourceNotFound({
+        message: `No session ${id} in the index.`,
+        remediation: "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
+      })
+    }
+    const session = found[0]
+    const events = yield* index.events(session.sessionUid)
+    return { session, events, others: found.slice(1) }
+  })
+
+/** The parent session id an event's provenance names (`extensions["native.*"].parent.sessionId`), if any. */
+const parentSessionOf = (e: SessionEvent): string | undefined => {
+  const parent = nativeOf(e).parent
+  return isRecord(parent) && typeof parent.sessionId === "string" ? parent.sessionId : undefined
+}
+
+/**
+ * The input of an ATIF export of `id`: the session, its events, and the
+ * subagent sessions imported from the same source whose events name it as
+ * their parent.
+ */
+export const loadTrajectory = (id: string): Effect.Effect<AtifInput, SourceNotFound | StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const { events, session } = yield* loadSession(id)
+    const siblings = (yield* index.sessions({})).filter(
+      (s) => s.sourceKey === session.sourceKey && s.sessionUid !== session.sessionUid
+    )
+    const subagents: Array<AtifInput["subagents"][number]> = []
+    for (const s of siblings) {
+      const childEvents = yield* index.events(s.sessionUid)
+      if (childEvents.some((e) => parentSessionOf(e) === session.sessionId)) {
+        subagents.push({ session: describe(s, childEvents), events: childEvents })
+      }
+    }
+    return { session: describe(session, events), events, subagents }
+  })
+
+const describe = (s: SessionRow, events: ReadonlyArray<SessionEvent>) => ({
+  sessionId: s.sessionId,
+  provider: s.provider,
+  title: s.title,
+  model: events.find((e) => e.model !== null)?.model ?? null
+})
