@@ -52,11 +52,7 @@ export const discover = Command.make(
   {
     provider: O.provider,
     json: O.json,
-    workspace: O.workspace,
-    museRoot: O.museRoot,
-    agentsRoot: O.agentsRoot,
-    store: O.store,
-    state: O.state,
+    ...O.roots,
     agent: O.agent
   },
   (o) =>
