@@ -102,3 +102,15 @@ export const digestTree = (dir: string): Record<string, string> => {
 
 /** One JSON line. */
 export const jl = (o: unknown): string => JSON.stringify(o) + "\n"
+
+/**
+ * The error code an effect fails with, or `"succeeded"`. Tests assert on this
+ * string rather than `Effect.flip`: a flipped success would fail the test with
+ * a large non-Error value, which vitest's reporter can take very long to print.
+ */
+export const failureCode = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<string> =>
+  Effect.map(Effect.either(self), (r) => {
+    if (r._tag === "Right") return "succeeded"
+    const e = r.left as unknown
+    return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : String(e)
+  })

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../src/domain/render.js"
 import { transcriptOfLines } from "../../src/domain/muse-agents/transcript.js"
-import { collect, FIXTURE_ROOT, jl, locatorOf, removeDir, tempDir, transcriptPath, withAdapter, writeTranscript } from "./helpers.js"
+import { collect, failureCode, FIXTURE_ROOT, jl, locatorOf, removeDir, tempDir, transcriptPath, withAdapter, writeTranscript } from "./helpers.js"
 
 const temps: Array<string> = []
 afterAll(() => temps.forEach(removeDir))
@@ -121,9 +121,7 @@ describe("transcript muse-agents", () => {
 
   it.effect("a header-less file is not a session: MALFORMED_SOURCE", () =>
     Effect.gen(function*() {
-      const e = yield* Effect.flip(transcriptOf("headless"))
-      expect(e._tag).toBe("MalformedSource")
-      expect((e as { code: string }).code).toBe("MALFORMED_SOURCE")
+      expect(yield* failureCode(transcriptOf("headless"))).toBe("MALFORMED_SOURCE")
     }))
 
   it.effect("a file outside the agents root is refused", () =>
@@ -131,16 +129,14 @@ describe("transcript muse-agents", () => {
       const other = nodePath.join(tempDir(), "agents")
       temps.push(nodePath.dirname(other))
       fs.mkdirSync(other)
-      const e = yield* Effect.flip(withAdapter(other, (a) => a.transcript(locatorOf("cron-first"))))
-      expect((e as { code: string }).code).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
+      expect(yield* failureCode(withAdapter(other, (a) => a.transcript(locatorOf("cron-first"))))).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
     }))
 
   it.effect("another locator class is unsupported", () =>
     Effect.gen(function*() {
-      const e = yield* Effect.flip(
+      expect(yield* failureCode(
         withAdapter(FIXTURE_ROOT, (a) => a.transcript({ locatorClass: "manual-export", path: transcriptPath("cron-first") }))
-      )
-      expect((e as { code: string }).code).toBe("UNSUPPORTED_OPERATION")
+      )).toBe("UNSUPPORTED_OPERATION")
     }))
 
   it("pairs an output written before its call, and a repeated call id in order", () => {
