@@ -208,7 +208,8 @@ describe("inspect muse-agents", () => {
           status: "complete",
           // 24 lines minus the header (1), the developer message (3), telemetry (19) and the image item (20)
           eventCount: 20,
-          firstEventAt: "2025-03-01T08:00:00.000Z",
+          // the header (08:00:00) is not an event; line 2 is the first
+          firstEventAt: "2025-03-01T08:00:01.000Z",
           lastEventAt: "2025-03-01T08:02:08.000Z",
           sessions: [{
             sessionId: "sess-cron",
@@ -224,6 +225,7 @@ describe("inspect muse-agents", () => {
         expect(m.status).toBe("provisional")
         // lines 2, 7, 10, 11, 12
         expect(m.eventCount).toBe(5)
+        expect([m.firstEventAt, m.lastEventAt]).toEqual(["2025-03-02T08:00:01.000Z", "2025-03-02T08:00:08.000Z"])
         expect(m.provenance).toMatchObject({ lineCount: 13, parseWarningCount: 6, headerLine: 1 })
         expect(m.diagnostics.map((d) => d.code)).toEqual([
           "PARSE_WARNING",

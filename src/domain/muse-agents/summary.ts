@@ -72,8 +72,9 @@ export interface HeaderInfo {
  *   NotebookEdit, Delete), `compactionCount`;
  * - line warnings (`lineWarnings`); orphan tool outputs are counted apart
  *   (`orphanOutputCount`): they are well-formed lines;
- * - `eventCount`: the records `stream` emits (items and compactions);
- * - the first and last record times (RFC 3339).
+ * - `eventCount`: the records `stream` emits (items and compactions), and
+ *   the first and last of their times (`firstEventAt`, `lastEventAt`);
+ * - the first and last record times, header included (`firstRecordAt`, `lastRecordAt`; RFC 3339).
  */
 export class SessionScan {
   header: HeaderInfo | null = null
@@ -88,6 +89,8 @@ export class SessionScan {
   lastLineUnterminated = false
   firstRecordAt: string | null = null
   lastRecordAt: string | null = null
+  firstEventAt: string | null = null
+  lastEventAt: string | null = null
   readonly firstPrompts: Array<string> = []
   readonly lineWarnings = new WarningTally()
   private readonly openCalls = new Map<string, number>()
@@ -114,12 +117,10 @@ export class SessionScan {
         return
       case "Compaction":
         this.compactionCount++
-        this.eventCount++
-        this.time(c.createdAt)
+        this.event(c.createdAt)
         return
       case "Item": {
-        this.eventCount++
-        this.time(c.createdAt)
+        this.event(c.createdAt)
         const e = c.entry
         switch (e._tag) {
           case "Message":
@@ -152,6 +153,14 @@ export class SessionScan {
         }
       }
     }
+  }
+
+  private event(t: string | null): void {
+    this.eventCount++
+    this.time(t)
+    if (t === null) return
+    if (this.firstEventAt === null) this.firstEventAt = t
+    this.lastEventAt = t
   }
 
   private time(t: string | null): void {

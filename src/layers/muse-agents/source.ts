@@ -22,7 +22,7 @@ import {
   UnsupportedOperation
 } from "../../domain/errors.js"
 import type { Inspection, Locator, ParseWarning, SessionEvent, Transcript } from "../../domain/model.js"
-import { NATIVE_KEY, toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
+import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
 import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
 import { type AgentsRoot, resolveAgentsRoot, SESSIONS_INDEX_FILE } from "../../domain/muse-agents/root.js"
 import { readSessionsIndex, SessionScan, type SessionsIndex } from "../../domain/muse-agents/summary.js"
@@ -150,7 +150,7 @@ export const readIndexBeside = (
     const path = nodePath.join(dir, SESSIONS_INDEX_FILE)
     const file = yield* deps.access.authorizeFile(path, [root])
     const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
-    return readSessionsIndex(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"), sessionId, deps.limits.maxDepth) as IndexRead
+    return readSessionsIndex(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"), sessionId, deps.limits.maxDepth)
   }).pipe(
     Effect.catchAll((e) =>
       Effect.succeed<IndexRead>(e._tag === "SourceNotFound" ? { _tag: "absent" } : { _tag: "unreadable", code: e.code })
@@ -213,8 +213,8 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
         orphanOutputCount: scan.orphanOutputCount
       }],
       eventCount: scan.eventCount,
-      firstEventAt: scan.firstRecordAt,
-      lastEventAt: scan.lastRecordAt,
+      firstEventAt: scan.firstEventAt,
+      lastEventAt: scan.lastEventAt,
       diagnostics: [
         ...warnings.map((w) => ({
           code: "PARSE_WARNING",
@@ -328,6 +328,3 @@ export const streamTranscript = (
       )
     })
   )
-
-/** Re-exported for the adapter. */
-export { NATIVE_KEY }
