@@ -77,21 +77,35 @@ export interface HeaderInfo {
  * - the first and last record times, header included (`firstRecordAt`, `lastRecordAt`; RFC 3339).
  */
 export class SessionScan {
+  /** The first valid `session_header`, or null (then the file is not a session). */
   header: HeaderInfo | null = null
+  /** Physical lines seen (blank and bad ones included). */
   lineCount = 0
+  /** User messages, whatever their source. */
   promptCount = 0
+  /** `function_call` items. */
   toolCallCount = 0
+  /** Tool calls whose canonical name edits files. */
   editCount = 0
+  /** `compaction_checkpoint` records. */
   compactionCount = 0
+  /** Lines that `stream` turns into events. */
   eventCount = 0
+  /** Tool outputs no call claims (set by {@link SessionScan.finish}). */
   orphanOutputCount = 0
   /** True when the last line seen had no `\n`. */
   lastLineUnterminated = false
+  /** Time of the first record that has one, header included (RFC 3339). */
   firstRecordAt: string | null = null
+  /** Time of the last record that has one, in file order (RFC 3339). */
   lastRecordAt: string | null = null
+  /** Time of the first event-yielding record that has one (RFC 3339). */
   firstEventAt: string | null = null
+  /** Time of the last event-yielding record that has one (RFC 3339). */
   lastEventAt: string | null = null
+  /** Up to {@link FIRST_PROMPTS} eligible prompts, trimmed and clipped to {@link PROMPT_MAX_CHARS}. */
   readonly firstPrompts: Array<string> = []
+  /** Line-level parse warnings. */
   readonly lineWarnings = new WarningTally()
   private readonly openCalls = new Map<string, number>()
   private readonly pendingOutputs = new Map<string, number>()
