@@ -12,6 +12,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidCursor } from "./errors.js"
+import { sha256Hex } from "./source-id.js"
 
 /**
  * What a cursor remembers.
@@ -21,6 +22,7 @@ import { InvalidCursor } from "./errors.js"
  * - `ls`: byte offset where the event's line starts (line-oriented sources).
  * - `sub`: index of the event inside its line (a retained frame's child), when a line yields several.
  * - `h`: digest binding the cursor to content: bytes `[ls, off)` of a line source, the whole document of an export.
+ * - `hd`: head binding of a line source (see {@link headBinding}): a rewritten prefix is noticed even when the cursor's own line is intact.
  * - `x`: provider-specific extras (JSON).
  */
 export const CursorState = Schema.Struct({
@@ -31,6 +33,7 @@ export const CursorState = Schema.Struct({
   ls: Schema.optional(Schema.NonNegativeInt),
   sub: Schema.optional(Schema.NonNegativeInt),
   h: Schema.optional(Schema.String),
+  hd: Schema.optional(Schema.String),
   x: Schema.optional(Schema.Unknown)
 })
 export type CursorState = typeof CursorState.Type
@@ -67,3 +70,22 @@ export const decodeCursor = (token: string, sourceId: string): Either.Either<Cur
 /** The `INVALID_CURSOR` error for a source that changed under a cursor. */
 export const cursorSourceChanged = (what: string): InvalidCursor =>
   invalid(`The source was replaced or rewritten since the cursor was taken (${what}).`)
+
+/** Bytes at the head of a line source that a cursor binds (`hd`). */
+export const HEAD_BYTES = 4096
+
+/**
+ * The head binding of a cursor at offset `upTo`: `<n>:<digest>` of the first
+ * `n = min(HEAD_BYTES, upTo, head.length)` bytes of the source. `head` is the
+ * source's first bytes as read when the stream started.
+ */
+export const headBinding = (head: Uint8Array, upTo: number): string => {
+  const n = Math.min(HEAD_BYTES, upTo, head.length)
+  return `${n}:${sha256Hex(head.subarray(0, n)).slice(0, 32)}`
+}
+
+/** How many head bytes a binding covers (what to re-read to check it); -1 when malformed. */
+export const headBindingLength = (binding: string): number => {
+  const n = Number(binding.slice(0, binding.indexOf(":")))
+  return Number.isSafeInteger(n) && n >= 0 && n <= HEAD_BYTES ? n : -1
+}

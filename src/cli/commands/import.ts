@@ -32,7 +32,7 @@ const render = (r: ImportReport, index: string): string => {
     lines.push(`  rejected by code: ${Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(", ")}`)
   }
   if (r.remediations.length > 0) lines.push("  to reach complete coverage:", ...r.remediations.map((l) => `    - ${l}`))
-  const hints = r.providers.filter((p) => p.reasonCode === "NOT_AUTHORIZED" && p.remediation !== null)
+  const hints = r.providers.filter((p) => p.status === "unavailable" && p.coverage === "complete" && p.remediation !== null)
   if (hints.length > 0) lines.push("  not included:", ...hints.map((p) => `    - ${p.remediation}`))
   return lines.join("\n") + "\n"
 }

@@ -201,7 +201,7 @@ const make = Effect.gen(function*() {
           reasonCode: r.reasonCode,
           remediation: r.remediation
         })
-        if (r.coverage === "partial" || r.status !== "checked") {
+        if (r.coverage === "partial") {
           remediations.push(`${provider}: ${r.reasonCode ?? "partial"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
         }
         for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary })

@@ -128,6 +128,32 @@ const toSessionRow = (r: SessionDbRow): SessionRow => ({
   eventCount: r.event_count
 })
 
+interface InsertedRow {
+  readonly session_uid: string
+  readonly occurred_at: string | null
+}
+
+/** Per-session count and time range of the rows a batch inserted, with the identity columns of the session. */
+const aggregate = (
+  added: ReadonlyArray<InsertedRow>,
+  rows: ReadonlyArray<{ session_uid: string; provider: string; session_id: string; source_id: string }>
+) => {
+  const bySession = new Map<string, { event_count: number; first_at: string | null; last_at: string | null }>()
+  for (const r of added) {
+    const a = bySession.get(r.session_uid) ?? { event_count: 0, first_at: null, last_at: null }
+    a.event_count++
+    if (r.occurred_at !== null) {
+      if (a.first_at === null || r.occurred_at < a.first_at) a.first_at = r.occurred_at
+      if (a.last_at === null || r.occurred_at > a.last_at) a.last_at = r.occurred_at
+    }
+    bySession.set(r.session_uid, a)
+  }
+  return [...bySession].map(([session_uid, a]) => {
+    const row = rows.find((r) => r.session_uid === session_uid)!
+    return { session_uid, provider: row.provider, session_id: row.session_id, source_id: row.source_id, ...a }
+  })
+}
+
 const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -192,27 +218,37 @@ const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClie
           }))
           const half = Math.ceil(rows.length / 2)
           const { title, workspace } = describe(source.summary)
-          const touched = [...new Set(rows.map((r) => r.session_uid))]
           return yield* sql.withTransaction(Effect.gen(function*() {
-            yield* sql`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(0, half))}`
-            let inserted = (yield* sql<{ n: number }>`SELECT changes() AS n`)[0].n
+            // RETURNING yields only the rows actually inserted (existing ids are ignored),
+            // so the session aggregates below grow by exactly what this batch added.
+            const added = [
+              ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(0, half))}
+                                          RETURNING session_uid, occurred_at`)
+            ]
             yield* onPoint("mid-batch")
             if (half < rows.length) {
-              yield* sql`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(half))}`
-              inserted += (yield* sql<{ n: number }>`SELECT changes() AS n`)[0].n
+              added.push(
+                ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(half))}
+                                            RETURNING session_uid, occurred_at`)
+              )
             }
-            yield* sql`INSERT OR REPLACE INTO sessions (session_uid, generation, source_key, provider, session_id, source_id,
-                         first_at, last_at, event_count, title, workspace)
-                       SELECT session_uid, generation, source_key, provider, session_id, source_id,
-                         MIN(occurred_at), MAX(occurred_at), COUNT(*), ${title}, ${workspace}
-                       FROM events WHERE source_key = ${key} AND generation = ${generation} AND ${sql.in("session_uid", touched)}
-                       GROUP BY session_uid`
+            for (const agg of aggregate(added, rows)) {
+              yield* sql`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
+                ON CONFLICT (session_uid, generation) DO UPDATE SET
+                  event_count = sessions.event_count + excluded.event_count,
+                  first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
+                                  WHEN excluded.first_at IS NULL THEN sessions.first_at
+                                  ELSE min(sessions.first_at, excluded.first_at) END,
+                  last_at = CASE WHEN sessions.last_at IS NULL THEN excluded.last_at
+                                 WHEN excluded.last_at IS NULL THEN sessions.last_at
+                                 ELSE max(sessions.last_at, excluded.last_at) END,
+                  title = excluded.title, workspace = excluded.workspace`
+            }
             yield* sql`UPDATE sources SET cursor = ${events[events.length - 1].cursor}, source_id = ${events[0].sourceId},
-                         event_count = (SELECT COUNT(*) FROM events WHERE source_key = ${key} AND generation = ${generation}),
-                         updated_at = ${now()}
+                         event_count = event_count + ${added.length}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             yield* onPoint("before-commit")
-            return inserted
+            return added.length
           })).pipe(
             Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(file, e))),
             Effect.tap(() => onPoint("after-commit"))

@@ -14,7 +14,14 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { cursorSourceChanged, decodeCursor, encodeCursor } from "../../domain/cursor.js"
+import {
+  cursorSourceChanged,
+  decodeCursor,
+  encodeCursor,
+  HEAD_BYTES,
+  headBinding,
+  headBindingLength
+} from "../../domain/cursor.js"
 import {
   type IngestError,
   MalformedSource,
@@ -262,7 +269,8 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
  * `stream` of a transcript: one {@link SessionEvent} per usable line, in file
  * order, read a step at a time. With a cursor, resumes right after the line
  * that carried it: the cursor's line bytes `[ls, off)` must still hash to its
- * digest, else `InvalidCursor` (the file was replaced or rewritten). Fails
+ * digest, and the file's head (first 4 KiB, as far as the cursor) to its head
+ * binding, else `InvalidCursor` (the file was replaced or rewritten). Fails
  * with the access errors, `MalformedSource` (no `session_header`) or
  * `InvalidCursor`.
  */
@@ -294,6 +302,12 @@ export const streamTranscript = (
         if (bytes.length !== state.off - state.ls || digestOf(bytes, false) !== state.h) {
           return yield* cursorSourceChanged("the line the cursor follows is no longer there")
         }
+        if (state.hd !== undefined) {
+          const n = headBindingLength(state.hd)
+          if (n < 0 || headBinding(yield* src.read(0, n), n) !== state.hd) {
+            return yield* cursorSourceChanged("the transcript's first lines were rewritten")
+          }
+        }
         from = state.off
         lineBase = state.seq
         if (state.x === 1) {
@@ -304,6 +318,7 @@ export const streamTranscript = (
         }
       }
       const maxDepth = deps.limits.maxDepth
+      const head = yield* src.read(0, HEAD_BYTES)
       return readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes }).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
@@ -318,6 +333,7 @@ export const streamTranscript = (
               off: line.end,
               ls: line.start,
               h: digestOf(line.bytes, line.terminated),
+              hd: headBinding(head, line.end),
               ...(line.terminated ? {} : { x: 1 })
             })
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
