@@ -89,3 +89,16 @@ export const headBindingLength = (binding: string): number => {
   const n = Number(binding.slice(0, binding.indexOf(":")))
   return Number.isSafeInteger(n) && n >= 0 && n <= HEAD_BYTES ? n : -1
 }
+
+/**
+ * {@link headBinding} for many offsets of one source: hashes the head once per
+ * distinct covered length (every offset past the head shares one binding).
+ */
+export const headBinder = (head: Uint8Array): ((upTo: number) => string) => {
+  const full = Math.min(HEAD_BYTES, head.length)
+  let fullBinding: string | undefined
+  return (upTo) => {
+    if (upTo < full) return headBinding(head, upTo)
+    return (fullBinding ??= headBinding(head, full))
+  }
+}

@@ -203,11 +203,18 @@ const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClie
           const { events, generation, source } = batch
           if (events.length === 0) return 0
           const key = source.sourceKey
+          const sessionUids = new Map<string, string>()
+          const sessionUidOf = (e: SessionEvent) => {
+            const k = `${e.sourceId}\u0000${e.sessionId}`
+            let uid = sessionUids.get(k)
+            if (uid === undefined) sessionUids.set(k, uid = sessionUid(e.provider, e.sourceId, e.sessionId))
+            return uid
+          }
           const rows = events.map((e: SessionEvent) => ({
             source_key: key,
             generation,
             event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
-            session_uid: sessionUid(e.provider, e.sourceId, e.sessionId),
+            session_uid: sessionUidOf(e),
             provider: e.provider,
             source_id: e.sourceId,
             session_id: e.sessionId,

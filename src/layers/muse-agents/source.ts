@@ -19,6 +19,7 @@ import {
   decodeCursor,
   encodeCursor,
   HEAD_BYTES,
+  headBinder,
   headBinding,
   headBindingLength
 } from "../../domain/cursor.js"
@@ -318,7 +319,7 @@ export const streamTranscript = (
         }
       }
       const maxDepth = deps.limits.maxDepth
-      const head = yield* src.read(0, HEAD_BYTES)
+      const bindHead = headBinder(yield* src.read(0, HEAD_BYTES))
       return readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes }).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
@@ -333,7 +334,7 @@ export const streamTranscript = (
               off: line.end,
               ls: line.start,
               h: digestOf(line.bytes, line.terminated),
-              hd: headBinding(head, line.end),
+              hd: bindHead(line.end),
               ...(line.terminated ? {} : { x: 1 })
             })
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
