@@ -23,3 +23,20 @@ export { SourceAccess, type SourceAccessShape } from "./services/SourceAccess.js
 export * as SessionIngest from "./layers/app.js"
 /** The Node filesystem layer of SourceAccess. */
 export * as SourceAccessNode from "./layers/SourceAccessNode.js"
+export { DiscoveryBudget } from "./services/DiscoveryBudget.js"
+export { Index, type IndexShape, type SessionRow, type SessionFilter } from "./services/Index.js"
+export {
+  Importer,
+  ImportFaults,
+  ImportProgress,
+  type ImportPlan,
+  type ImportReport
+} from "./services/Importer.js"
+export { toAtif, AtifTrajectory } from "./domain/atif.js"
+export { transcriptFromEvents } from "./domain/conversation.js"
+/** The SQLite layer of the index: `IndexSqlite.layer(file)`. */
+export * as IndexSqlite from "./layers/index/sqlite.js"
+/** The import engine's layer and `planFromPolicy`. */
+export * as ImporterLayer from "./layers/index/importer.js"
+/** Index queries: `loadSession`, `loadTrajectory`. */
+export * as IndexQueries from "./layers/index/queries.js"

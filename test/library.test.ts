@@ -4,7 +4,7 @@ import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { SessionIngest, SessionSources } from "../src/index.js"
-import { fixturesDir } from "./support/paths.js"
+import { fixturesDir, tempDir } from "./support/paths.js"
 
 it.effect("an Effect program streams an export through SessionIngest.layer and catches typed errors by tag", () =>
   Effect.gen(function*() {
@@ -20,3 +20,25 @@ it.effect("an Effect program streams an export through SessionIngest.layer and c
     )
     expect(caught).toBe("SOURCE_NOT_FOUND")
   }).pipe(Effect.provide(SessionIngest.layer({ workspaceRoots: [fixturesDir] }))))
+
+it.effect("the README's import example works through the public entry point", () =>
+  Effect.gen(function*() {
+    const { Importer, ImporterLayer, ImportFaults, ImportProgress, Index, IndexSqlite, SessionIngest: SI } = yield* Effect.promise(
+      () => import("../src/index.js")
+    )
+    const { Layer } = yield* Effect.promise(() => import("effect"))
+    const dir = tempDir()
+    const policy = { workspaceRoots: [fixturesDir], museRoots: [], agentsRoot: path.join(fixturesDir, "muse-agents", "agents") }
+    const layer = ImporterLayer.layer.pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(SI.layer(policy), IndexSqlite.layer(path.join(dir, "index.db")), ImportFaults.none, ImportProgress.silent)
+      )
+    )
+    const { report, sessions } = yield* Effect.gen(function*() {
+      const report = yield* Effect.flatMap(Importer, (i) => i.run(ImporterLayer.planFromPolicy(policy, {})))
+      const sessions = yield* Effect.flatMap(Index, (i) => i.sessions({ provider: "muse-agents" }))
+      return { report, sessions }
+    }).pipe(Effect.provide(layer))
+    expect(report.coverage).toBe("complete")
+    expect(sessions.map((s) => s.sessionId).sort()).toEqual(["sess-cron", "sess-delegate", "sess-messy"])
+  }))
