@@ -25,7 +25,8 @@ import { encodeCursor } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
-import { mapRecordEnvelope, type SpawnHandle } from "./records.js"
+import { RetainedFrameLine } from "./native.js"
+import { mapRecordEnvelope, RecordEnvelope, type SpawnHandle, StreamBlock } from "./records.js"
 
 /** The export schema major this build reads. */
 export const SUPPORTED_EXPORT_MAJOR = 1
@@ -57,11 +58,30 @@ export const SessionSummary = Schema.Struct({
 })
 export type SessionSummary = typeof SessionSummary.Type
 
-/** An event of `events[]`: its discriminating `kind` and `envelope` (null for gap markers). */
-export const ExportEvent = Schema.Struct({
-  kind: Schema.optional(Schema.String),
-  envelope: Schema.Unknown
+/** A record event: `{kind: "record", envelope: {sequence, …, payload_type, payload}}`. */
+export const RecordEvent = Schema.Struct({
+  kind: Schema.optional(Schema.Literal("record")),
+  envelope: RecordEnvelope
 })
+
+/** A gap marker: `"envelope": null` (with `marker`, `stream`, `omitted_record` when present); skipped, never fabricated. */
+export const GapMarkerEvent = Schema.Struct({
+  kind: Schema.optional(Schema.String),
+  envelope: Schema.Null,
+  marker: Schema.optional(Schema.String),
+  stream: Schema.optional(StreamBlock),
+  omitted_record: Schema.optional(Schema.Unknown)
+})
+
+/** An export retained frame: a transaction frame (`children`, `transaction_id`, `content_sha256`) instead of an envelope; skipped. */
+export const RetainedFrameEvent = Schema.Struct({
+  kind: Schema.Literal("retained_frame"),
+  envelope: RetainedFrameLine
+})
+
+/** The three event shapes of `events[]` (seed 001, "Trajectory shape"). */
+export const ExportEvent = Schema.Union(RecordEvent, GapMarkerEvent, RetainedFrameEvent)
+export type ExportEvent = typeof ExportEvent.Type
 
 /** The export document, after the schema-major gate. */
 export const ExportDocument = Schema.Struct({
@@ -185,12 +205,9 @@ export const decodeExport = (
       gapMarkers++
       continue
     }
-    if (ev.kind === "retained_frame" || (isRecord(ev.envelope) && "retained_frame" in ev.envelope)) {
+    if (ev.kind === "retained_frame") {
       retainedFrames++
       continue
-    }
-    if (ev.kind !== "record" && ev.kind !== undefined) {
-      return Either.left(malformed(`${where}: unknown event kind ${JSON.stringify(ev.kind)}.`, { where }))
     }
     const mapped = mapRecordEnvelope(rawEvents[i].envelope, {
       sourceId: options.sourceId,
