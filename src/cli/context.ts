@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { type Locator, LocatorClass } from "../domain/model.js"
 import * as App from "../layers/app.js"
-import type { SessionSourceAdapter } from "../services/SessionSource.js"
+import { SessionSources, type SessionSourceAdapter } from "../services/SessionSource.js"
 
 /** Root options a command may carry. */
 export interface RootOptions {
@@ -71,3 +71,23 @@ export const locatorOf = (
       ...(sessionId !== undefined ? { sessionId } : {})
     }
   })
+
+/** Parsed options of a command that selects one source. */
+export interface SourceArgs extends RootOptions {
+  readonly provider: string
+  readonly file: Option.Option<string>
+  readonly locatorClass: Option.Option<string>
+  readonly agent: Option.Option<string>
+  readonly session: Option.Option<string>
+}
+
+/** Run `f` with the adapter and locator the options select, under the layer of their roots. */
+export const withSource = <A, E>(
+  o: SourceArgs,
+  f: (adapter: SessionSourceAdapter, locator: Locator) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const adapter = yield* (yield* SessionSources).get(o.provider)
+    const locator = yield* locatorOf(adapter, o.file, o.locatorClass, o)
+    return yield* f(adapter, locator)
+  }).pipe(Effect.provide(appLayer(o)))

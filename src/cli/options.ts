@@ -110,3 +110,9 @@ export const index = Options.text("index").pipe(
   Options.optional,
   Options.withDescription("The index database (default: $XDG_DATA_HOME/session-ingest/index.db).")
 )
+
+/** The roots a command can be authorized with. */
+export const roots = { workspace, museRoot, agentsRoot, store, state }
+
+/** What selects one source: provider, file, roots and selectors, plus `--json`. */
+export const source = { provider, file, json, ...roots, agent, session, locatorClass }

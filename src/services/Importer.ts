@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreUnavailable } from "../domain/errors.js"
-import type { Locator, ProviderId, ProviderStatus } from "../domain/model.js"
+import type { DiscoveryReport, Locator, ProviderId } from "../domain/model.js"
 import type { DiscoverRequest } from "./SessionSource.js"
 import type { CommitPoint } from "./Index.js"
 
@@ -25,15 +25,11 @@ export interface ImportPlan {
   readonly batchSize?: number | undefined
 }
 
-/** Coverage of one provider in a run. */
-export interface ProviderCoverage {
-  readonly provider: ProviderId
-  readonly status: ProviderStatus
-  readonly coverage: "complete" | "partial"
-  readonly sourceCount: number
-  readonly reasonCode: string | null
-  readonly remediation: string | null
-}
+/** Coverage of one provider in a run: the head of its discovery report. */
+export type ProviderCoverage = Pick<
+  DiscoveryReport,
+  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation"
+>
 
 /** A source the run could not import. */
 export interface RejectedSource {

@@ -6,21 +6,41 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { DiscoveryReport } from "../../domain/model.js"
+import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SessionSources } from "../../services/SessionSource.js"
 import { appLayer } from "../context.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
+
+/** One line per source: id, time range, where, title and counts, from whichever summary fields the provider gives. */
+const sourceLine = (s: DiscoveredSource): string => {
+  const m = s.summary
+  const from = str(m.startedAt) ?? str(m.firstReceivedAt) ?? str(m.firstAt)
+  const to = str(m.updatedAt) ?? str(m.lastReceivedAt) ?? str(m.lastAt)
+  const when = from !== undefined || to !== undefined ? `${(from ?? "?").slice(0, 19)} → ${(to ?? "?").slice(0, 19)}` : ""
+  const where = str(m.cwd) ?? str(m.workspace) ?? str(m.workspaceRoot) ?? s.locator.path
+  const counts = [
+    typeof m.promptCount === "number" ? `${m.promptCount} prompts` : undefined,
+    typeof m.toolCallCount === "number" ? `${m.toolCallCount} tool calls` : undefined,
+    Array.isArray(m.runs) ? `${m.runs.length} runs` : undefined,
+    typeof m.lineCount === "number" ? `${m.lineCount} lines` : undefined
+  ].filter((x) => x !== undefined)
+  const title = str(m.title)
+  return [
+    `  ${s.sessionId ?? "-"}  ${when}`,
+    `      ${where}${counts.length > 0 ? `  (${counts.join(", ")})` : ""}`,
+    ...(title !== undefined ? [`      ${title.replace(/\s+/g, " ").slice(0, 100)}`] : [])
+  ].join("\n")
+}
 
 const render = (r: DiscoveryReport): string => {
   const lines = [
     `provider: ${r.provider}  status: ${r.status}  coverage: ${r.coverage}  sources: ${r.sourceCount}`,
     ...(r.reasonCode !== null ? [`reason: ${r.reasonCode}`] : []),
     ...(r.remediation !== null ? [`remedy: ${r.remediation}`] : []),
-    ...r.sources.map((s) => {
-      const title = typeof s.summary.title === "string" ? `  ${s.summary.title}` : ""
-      return `  ${s.sessionId ?? "-"}  ${s.locator.path}${title}`
-    })
+    ...r.sources.map(sourceLine)
   ]
   if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
   return lines.join("\n") + "\n"
@@ -32,11 +52,7 @@ export const discover = Command.make(
   {
     provider: O.provider,
     json: O.json,
-    workspace: O.workspace,
-    museRoot: O.museRoot,
-    agentsRoot: O.agentsRoot,
-    store: O.store,
-    state: O.state,
+    ...O.roots,
     agent: O.agent
   },
   (o) =>

@@ -48,11 +48,7 @@ export const importCommand = Command.make(
       Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
     ),
     index: O.index,
-    workspace: O.workspace,
-    museRoot: O.museRoot,
-    agentsRoot: O.agentsRoot,
-    store: O.store,
-    state: O.state,
+    ...O.roots,
     agents: Options.text("agent").pipe(
       Options.withPseudoName("UID"),
       Options.repeated,

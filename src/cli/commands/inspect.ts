@@ -6,8 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
-import { SessionSources } from "../../services/SessionSource.js"
-import { appLayer, locatorOf } from "../context.js"
+import { withSource } from "../context.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -32,27 +31,16 @@ const render = (i: Inspection): string => {
 export const inspect = Command.make(
   "inspect",
   {
-    provider: O.provider,
-    file: O.file,
-    json: O.json,
-    workspace: O.workspace,
-    museRoot: O.museRoot,
-    agentsRoot: O.agentsRoot,
-    store: O.store,
-    state: O.state,
-    agent: O.agent,
-    session: O.session,
-    locatorClass: O.locatorClass
+    ...O.source
   },
   (o) =>
     reporting(
       "inspect",
       o.json,
-      Effect.gen(function*() {
-        const adapter = yield* (yield* SessionSources).get(o.provider)
-        const locator = yield* locatorOf(adapter, o.file, o.locatorClass, o)
-        const inspection = yield* adapter.inspect(locator)
-        yield* printResult("inspect", o.json, inspection, () => render(inspection))
-      }).pipe(Effect.provide(appLayer(o)))
+      withSource(o, (adapter, locator) =>
+        Effect.gen(function*() {
+          const inspection = yield* adapter.inspect(locator)
+          yield* printResult("inspect", o.json, inspection, () => render(inspection))
+        }))
     )
 ).pipe(Command.withDescription("Validate one source in full and describe it: status (complete | provisional), sessions, event count, diagnostics."))

@@ -8,8 +8,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { SessionSources } from "../../services/SessionSource.js"
-import { appLayer, locatorOf } from "../context.js"
+import { withSource } from "../context.js"
 import * as O from "../options.js"
 import { reporting, writeStdout } from "../output.js"
 
@@ -17,17 +16,7 @@ import { reporting, writeStdout } from "../output.js"
 export const stream = Command.make(
   "stream",
   {
-    provider: O.provider,
-    file: O.file,
-    json: O.json,
-    workspace: O.workspace,
-    museRoot: O.museRoot,
-    agentsRoot: O.agentsRoot,
-    store: O.store,
-    state: O.state,
-    agent: O.agent,
-    session: O.session,
-    locatorClass: O.locatorClass,
+    ...O.source,
     cursor: O.cursor,
     limit: O.limit,
     includeSubagents: O.includeSubagents
@@ -36,19 +25,18 @@ export const stream = Command.make(
     reporting(
       "stream",
       o.json,
-      Effect.gen(function*() {
-        const adapter = yield* (yield* SessionSources).get(o.provider)
-        const locator = yield* locatorOf(adapter, o.file, o.locatorClass, o)
-        let events = adapter.stream(locator, {
-          cursor: Option.getOrUndefined(o.cursor),
-          includeSubagents: o.includeSubagents
-        })
-        if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
-        yield* events.pipe(
-          Stream.mapChunks((c) => Chunk.of(Chunk.join(Chunk.map(c, (e) => JSON.stringify(e)), "\n") + "\n")),
-          Stream.filter((s) => s !== "\n"),
-          Stream.runForEach(writeStdout)
-        )
-      }).pipe(Effect.provide(appLayer(o)))
+      withSource(o, (adapter, locator) =>
+        Effect.gen(function*() {
+          let events = adapter.stream(locator, {
+            cursor: Option.getOrUndefined(o.cursor),
+            includeSubagents: o.includeSubagents
+          })
+          if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
+          yield* events.pipe(
+            Stream.mapChunks((c) => Chunk.of(Chunk.join(Chunk.map(c, (e) => JSON.stringify(e)), "\n") + "\n")),
+            Stream.filter((s) => s !== "\n"),
+            Stream.runForEach(writeStdout)
+          )
+        }))
     )
 ).pipe(Command.withDescription("Stream a source's normalized SessionEvents as NDJSON (one event a line), resumable with --cursor."))

@@ -1,0 +1,267 @@
+/**
+ * Per-session summaries of Muse agents transcripts: what `discover` lists and
+ * `inspect` counts (seed `000_…`, "Decisions"; issue 4, "Build"). Pure: the
+ * layer feeds classified lines in file order and reads the result; nothing of
+ * the conversation is held beyond the few prompts a summary shows.
+ *
+ * @module
+ */
+import { isRecord, parseJson } from "../json.js"
+import type { ParseWarning } from "../model.js"
+import { timestampOrNull } from "../timestamps.js"
+import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
+import { isEditTool } from "./tools.js"
+
+/** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
+export const PROMPT_MAX_CHARS = 500
+/** Longest `title`, in UTF-16 code units (longer ones end in `…`). */
+export const TITLE_MAX_CHARS = 80
+/** How many prompts `firstPrompts` holds ("the first few prompts", issue 4). */
+export const FIRST_PROMPTS = 3
+
+const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max - 1) + "…" : s)
+
+/** A title from a prompt: whitespace (newlines included) collapsed to one space, trimmed, clipped to {@link TITLE_MAX_CHARS}. */
+export const titleOf = (prompt: string): string => clip(prompt.replace(/\s+/g, " ").trim(), TITLE_MAX_CHARS)
+
+/** Counts parse warnings by kind, remembering the first (1-based) line of each. */
+export class WarningTally {
+  private readonly byKind = new Map<string, { count: number; firstLine: number | null }>()
+
+  /** Count one warning of `kind` at `line` (null: not a line, e.g. `sessions.json`). */
+  add(kind: string, line: number | null): void {
+    const cur = this.byKind.get(kind)
+    if (cur === undefined) this.byKind.set(kind, { count: 1, firstLine: line })
+    else {
+      cur.count++
+      if (cur.firstLine === null && line !== null) cur.firstLine = line
+    }
+  }
+
+  /** Total of every kind's count. */
+  get total(): number {
+    let n = 0
+    for (const v of this.byKind.values()) n += v.count
+    return n
+  }
+
+  /** The warnings as `{kind, count, firstLine}`, in order of first occurrence. */
+  toArray(): Array<ParseWarning> {
+    return [...this.byKind.entries()].map(([kind, v]) => ({ kind, count: v.count, firstLine: v.firstLine }))
+  }
+}
+
+/** The session header as the scan saw it (the first one; seed 000: once per file). */
+export interface HeaderInfo {
+  readonly sessionId: string
+  readonly agentId: string | null
+  readonly createdAt: string | null
+  /** 1-based line of the header. */
+  readonly lineNumber: number
+}
+
+/**
+ * Scans a transcript's classified lines in file order and keeps the summary
+ * fields of issue 4:
+ * - `promptCount`: every user message (`message` and `message_parts`),
+ *   whatever its `source`, `[Subagent Context]` ones included;
+ * - `firstPrompt` / `firstPrompts` / title: user messages whose source is not a
+ *   runtime directive (`runtime.*`, `scheduler.cron`), that do not begin with
+ *   `[Subagent Context]`, and are not blank (seed 000);
+ * - `toolCallCount`, `editCount` (canonical names Edit, MultiEdit, Write,
+ *   NotebookEdit, Delete), `compactionCount`;
+ * - line warnings (`lineWarnings`); orphan tool outputs are counted apart
+ *   (`orphanOutputCount`): they are well-formed lines;
+ * - `eventCount`: the records `stream` emits (items and compactions), and
+ *   the first and last of their times (`firstEventAt`, `lastEventAt`);
+ * - the first and last record times, header included (`firstRecordAt`, `lastRecordAt`; RFC 3339).
+ */
+export class SessionScan {
+  /** The first valid `session_header`, or null (then the file is not a session). */
+  header: HeaderInfo | null = null
+  /** Physical lines seen (blank and bad ones included). */
+  lineCount = 0
+  /** User messages, whatever their source. */
+  promptCount = 0
+  /** `function_call` items. */
+  toolCallCount = 0
+  /** Tool calls whose canonical name edits files. */
+  editCount = 0
+  /** `compaction_checkpoint` records. */
+  compactionCount = 0
+  /** Lines that `stream` turns into events. */
+  eventCount = 0
+  /** Tool outputs no call claims (set by {@link SessionScan.finish}). */
+  orphanOutputCount = 0
+  /** True when the last line seen had no `\n`. */
+  lastLineUnterminated = false
+  /** Time of the first record that has one, header included (RFC 3339). */
+  firstRecordAt: string | null = null
+  /** Time of the last record that has one, in file order (RFC 3339). */
+  lastRecordAt: string | null = null
+  /** Time of the first event-yielding record that has one (RFC 3339). */
+  firstEventAt: string | null = null
+  /** Time of the last event-yielding record that has one (RFC 3339). */
+  lastEventAt: string | null = null
+  /** Up to {@link FIRST_PROMPTS} eligible prompts, trimmed and clipped to {@link PROMPT_MAX_CHARS}. */
+  readonly firstPrompts: Array<string> = []
+  /** Line-level parse warnings. */
+  readonly lineWarnings = new WarningTally()
+  private readonly openCalls = new Map<string, number>()
+  private readonly pendingOutputs = new Map<string, number>()
+
+  /** Feed one classified line (1-based `lineNumber`, `terminated` as read). */
+  push(c: Classified, lineNumber: number, terminated: boolean): void {
+    this.lineCount++
+    this.lastLineUnterminated = !terminated
+    switch (c._tag) {
+      case "Blank":
+      case "Ignored":
+        return
+      case "LineWarning":
+        this.lineWarnings.add(c.kind, lineNumber)
+        return
+      case "Header":
+        if (this.header !== null) {
+          this.lineWarnings.add("duplicate-header" satisfies LineWarningKind, lineNumber)
+          return
+        }
+        this.header = { sessionId: c.sessionId, agentId: c.agentId, createdAt: c.createdAt, lineNumber }
+        this.time(c.createdAt)
+        return
+      case "Compaction":
+        this.compactionCount++
+        this.event(c.createdAt)
+        return
+      case "Item": {
+        this.event(c.createdAt)
+        const e = c.entry
+        switch (e._tag) {
+          case "Message":
+            if (e.role === "user") {
+              this.promptCount++
+              if (
+                this.firstPrompts.length < FIRST_PROMPTS && !isDirectiveSource(c.source) && !isSubagentContext(e.text)
+              ) {
+                const t = e.text.trim()
+                if (t.length > 0) this.firstPrompts.push(clip(t, PROMPT_MAX_CHARS))
+              }
+            }
+            return
+          case "ToolCall": {
+            this.toolCallCount++
+            if (isEditTool(e.name)) this.editCount++
+            const waiting = this.pendingOutputs.get(e.callId) ?? 0
+            if (waiting > 0) this.pendingOutputs.set(e.callId, waiting - 1)
+            else this.openCalls.set(e.callId, (this.openCalls.get(e.callId) ?? 0) + 1)
+            return
+          }
+          case "ToolOutput": {
+            const open = this.openCalls.get(e.callId) ?? 0
+            if (open > 0) this.openCalls.set(e.callId, open - 1)
+            else this.pendingOutputs.set(e.callId, (this.pendingOutputs.get(e.callId) ?? 0) + 1)
+            return
+          }
+          default:
+            return
+        }
+      }
+    }
+  }
+
+  private event(t: string | null): void {
+    this.eventCount++
+    this.time(t)
+    if (t === null) return
+    if (this.firstEventAt === null) this.firstEventAt = t
+    this.lastEventAt = t
+  }
+
+  private time(t: string | null): void {
+    if (t === null) return
+    if (this.firstRecordAt === null) this.firstRecordAt = t
+    this.lastRecordAt = t
+  }
+
+  /** Call once after the last line: settles orphan outputs (outputs no call ever claimed). */
+  finish(): this {
+    let orphans = 0
+    for (const n of this.pendingOutputs.values()) orphans += n
+    this.orphanOutputCount = orphans
+    return this
+  }
+
+  /** The first eligible prompt (clipped), or null. */
+  get firstPrompt(): string | null {
+    return this.firstPrompts.length > 0 ? this.firstPrompts[0] : null
+  }
+
+  /** The title: {@link titleOf} the first eligible prompt, or null. */
+  get title(): string | null {
+    return this.firstPrompts.length > 0 ? titleOf(this.firstPrompts[0]) : null
+  }
+
+  /**
+   * Whether discovery lists the session (seed 000, issue 4): it has a
+   * `session_header`, and prompts or tool calls.
+   */
+  get listable(): boolean {
+    return this.header !== null && (this.promptCount > 0 || this.toolCallCount > 0)
+  }
+}
+
+/** What `sessions.json` says about one session (best-effort; seed 000). */
+export interface SessionsIndexEntry {
+  /** `context_window_usage.model_id`. */
+  readonly model: string | null
+  /** `updated_at`, as RFC 3339. */
+  readonly updatedAt: string | null
+}
+
+/** Result of reading `sessions.json`. */
+export type SessionsIndex =
+  | { readonly _tag: "found"; readonly entry: SessionsIndexEntry }
+  /** The document is usable but names nothing for this session. */
+  | { readonly _tag: "no-entry" }
+  /** The document was ignored: not JSON, not an object (seed 000: tolerated), or nested too deep. */
+  | { readonly _tag: "ignored"; readonly reason: "not-json" | "not-object" | "too-deep" }
+
+const entryOf = (o: Record<string, unknown>): SessionsIndexEntry => {
+  const usage = o.context_window_usage
+  const model = isRecord(usage) && typeof usage.model_id === "string" && usage.model_id.length > 0 ? usage.model_id : null
+  return { model, updatedAt: timestampOrNull(o.updated_at) }
+}
+
+const looksLikeEntry = (o: Record<string, unknown>): boolean => "updated_at" in o || "context_window_usage" in o
+
+/**
+ * Read the `sessions.json` runtime index for `sessionId`. The seed names its
+ * fields (`updated_at`, `context_window_usage.model_id`) but not its layout, so
+ * these layouts are accepted, first match wins: a map keyed by session id
+ * (`{"<sid>": {...}}`), a `sessions` array (entries with `session_id` or `id`)
+ * or map, and a single-session document carrying the fields at its top level
+ * (with a `session_id`, it must match). A document that is not JSON or not an
+ * object is `ignored` (never fatal, seed 000).
+ */
+export const readSessionsIndex = (text: string, sessionId: string, maxDepth: number): SessionsIndex => {
+  const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, maxDepth)
+  if (parsed._tag === "error") {
+    return { _tag: "ignored", reason: parsed.problem._tag === "depth" ? "too-deep" : "not-json" }
+  }
+  const doc = parsed.value
+  if (!isRecord(doc)) return { _tag: "ignored", reason: "not-object" }
+  const keyed = Object.prototype.hasOwnProperty.call(doc, sessionId) ? doc[sessionId] : undefined
+  if (isRecord(keyed)) return { _tag: "found", entry: entryOf(keyed) }
+  const sessions = doc.sessions
+  if (Array.isArray(sessions)) {
+    const hit = sessions.find((e) => isRecord(e) && (e.session_id === sessionId || e.id === sessionId))
+    if (isRecord(hit)) return { _tag: "found", entry: entryOf(hit) }
+  } else if (isRecord(sessions)) {
+    const hit = Object.prototype.hasOwnProperty.call(sessions, sessionId) ? sessions[sessionId] : undefined
+    if (isRecord(hit)) return { _tag: "found", entry: entryOf(hit) }
+  }
+  if (looksLikeEntry(doc) && (doc.session_id === undefined || doc.session_id === sessionId)) {
+    return { _tag: "found", entry: entryOf(doc) }
+  }
+  return { _tag: "no-entry" }
+}

@@ -1,0 +1,226 @@
+/**
+ * Discovery of Muse agents sessions (seed `000_…`; issue 4): every
+ * `<agentsRoot>/<agentId>/sessions/<agentId>.jsonl` with a `session_header`
+ * and prompts or tool calls, one summary each. A missing root lists nothing,
+ * with a diagnostic; it is not an error. Symlinks are reported, never followed.
+ *
+ * @module
+ */
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
+import { type AgentsDeps, agentsRootOf, indexWarning, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
+
+/** Receipts of a discovery run: content-free counts. */
+export interface AgentsDiscoveryReceipts {
+  readonly agentsRoot: string
+  readonly rootOrigin: "option" | "env" | "default"
+  /** Folders directly under the root (symlinks excluded). */
+  readonly agentFolders: number
+  /** Transcripts `<agentId>.jsonl` found and read. */
+  readonly transcriptsRead: number
+  readonly listed: number
+  /** Transcripts without a `session_header`: not sessions (seed 000). */
+  readonly withoutHeader: number
+  /** Sessions with neither prompts nor tool calls: not listed (seed 000). */
+  readonly withoutPromptsOrToolCalls: number
+  /** Candidates that could not be read (symlinks, access errors). */
+  readonly skipped: number
+}
+
+type Found =
+  | { readonly _tag: "listed"; readonly source: DiscoveredSource; readonly diagnostics: ReadonlyArray<Diagnostic> }
+  | { readonly _tag: "no-header" }
+  | { readonly _tag: "empty" }
+  | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
+  | { readonly _tag: "none" }
+
+const skipped = (code: string, agentId: string, message: string): Found => ({
+  _tag: "skipped",
+  diagnostic: { code, message, details: { agentId } }
+})
+
+/** Look at one agent folder: find, read and summarize its transcript. */
+const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.Effect<Found> =>
+  Effect.gen(function*() {
+    const agentDir = nodePath.join(root, agentId)
+    const entries = yield* deps.access.listDirectory(agentDir)
+    const sessions = entries.find((e) => e.name === SESSIONS_DIR)
+    if (sessions === undefined || sessions.kind === "file" || sessions.kind === "other") return { _tag: "none" } as Found
+    if (sessions.kind === "symlink") {
+      return skipped("SYMLINK_SKIPPED", agentId, `${agentId}/sessions is a symlink; it was not followed.`)
+    }
+    const sessionsDir = nodePath.join(agentDir, SESSIONS_DIR)
+    const name = transcriptFileName(agentId)
+    const transcript = (yield* deps.access.listDirectory(sessionsDir)).find((e) => e.name === name)
+    if (transcript === undefined) return { _tag: "none" } as Found
+    if (transcript.kind === "symlink") {
+      return skipped("SYMLINK_SKIPPED", agentId, `${agentId}/sessions/${name} is a symlink; it was not followed.`)
+    }
+    if (transcript.kind !== "file") {
+      return skipped("NOT_A_FILE", agentId, `${agentId}/sessions/${name} is not a regular file.`)
+    }
+    const file = yield* deps.access.authorizeFile(nodePath.join(sessionsDir, name), [root])
+    const { scan, sourceId } = yield* scanTranscript(deps, file)
+    const header = scan.header
+    if (header === null) return { _tag: "no-header" } as Found
+    if (!scan.listable) return { _tag: "empty" } as Found
+    const index = yield* readIndexBeside(deps, sessionsDir, root, header.sessionId)
+    const entry = index._tag === "found" ? index.entry : null
+    const updatedAt = entry?.updatedAt ?? scan.lastRecordAt ?? new Date(file.stat.mtimeMs).toISOString()
+    const updatedAtFrom = entry?.updatedAt != null
+      ? "sessions-index"
+      : scan.lastRecordAt !== null
+      ? "last-record"
+      : "file-mtime"
+    const diagnostics: Array<Diagnostic> = []
+    const warning = indexWarning(index)
+    if (warning !== null) {
+      diagnostics.push({
+        code: "SESSIONS_INDEX_IGNORED",
+        message: `${agentId}/sessions/sessions.json was ignored (${warning.kind}); model and updatedAt come from the transcript.`,
+        details: { agentId, kind: warning.kind }
+      })
+    }
+    const session: DiscoveredSource = {
+      provider: "muse-agents",
+      sourceId,
+      locator: { locatorClass: LOCATOR_CLASS, path: file.path, agentId, sessionId: header.sessionId },
+      sessionId: header.sessionId,
+      summary: {
+        provider: "muse-agents",
+        sessionId: header.sessionId,
+        agentId: header.agentId ?? agentId,
+        locator: file.path,
+        title: scan.title,
+        firstPrompt: scan.firstPrompt,
+        firstPrompts: [...scan.firstPrompts],
+        promptCount: scan.promptCount,
+        toolCallCount: scan.toolCallCount,
+        editCount: scan.editCount,
+        compactionCount: scan.compactionCount,
+        model: entry?.model ?? null,
+        startedAt: header.createdAt ?? scan.firstRecordAt,
+        updatedAt,
+        updatedAtFrom,
+        sizeBytes: file.stat.size,
+        lineCount: scan.lineCount,
+        parseWarningCount: scan.lineWarnings.total,
+        parseWarnings: scan.lineWarnings.toArray(),
+        orphanOutputCount: scan.orphanOutputCount,
+        sessionsIndex: index._tag
+      }
+    }
+    return { _tag: "listed", source: session, diagnostics } as Found
+  }).pipe(
+    Effect.catchAll((e) =>
+      Effect.succeed(skipped(e.code, agentId, `${agentId}: ${e.message}`))
+    )
+  )
+
+/**
+ * Discover the sessions under the agents root (`--agents-root`, else
+ * `$MUSE_AGENTS_DIR`, else `~/agents`), in agent-folder name order. Never
+ * fails: a missing or unreadable root gives `status: "unavailable"` with an
+ * `AGENTS_ROOT_*` diagnostic and no sources; a candidate that cannot be read
+ * is skipped with a diagnostic and makes coverage `partial`.
+ */
+export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport> =>
+  Effect.gen(function*() {
+    const root = agentsRootOf(deps)
+    const real = yield* Effect.either(deps.access.authorizeRoot(root.path))
+    const base = { agentsRoot: root.path, rootOrigin: root.origin }
+    if (real._tag === "Left") {
+      const missing = real.left._tag === "SourceNotFound"
+      return {
+        provider: "muse-agents",
+        status: "unavailable",
+        coverage: "complete",
+        sourceCount: 0,
+        reasonCode: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
+        remediation: "Pass --agents-root DIR or set MUSE_AGENTS_DIR to the Muse agents folder (default ~/agents).",
+        sources: [],
+        diagnostics: [{
+          code: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
+          message: missing
+            ? `The agents root ${root.path} does not exist; no sessions listed.`
+            : `The agents root ${root.path} cannot be read (${real.left.code}); no sessions listed.`,
+          details: { ...base, code: real.left.code }
+        }],
+        receipts: base
+      } satisfies DiscoveryReport
+    }
+    const rootPath = real.right
+    const entries = yield* Effect.either(deps.access.listDirectory(rootPath))
+    const diagnostics: Array<Diagnostic> = []
+    const sources: Array<DiscoveredSource> = []
+    let agentFolders = 0, transcriptsRead = 0, withoutHeader = 0, empty = 0, skippedCount = 0
+    if (entries._tag === "Left") {
+      diagnostics.push({
+        code: "AGENTS_ROOT_UNREADABLE",
+        message: `The agents root ${rootPath} cannot be listed (${entries.left.code}).`,
+        details: { ...base, code: entries.left.code }
+      })
+      skippedCount++
+    } else {
+      for (const e of entries.right) {
+        if (e.kind === "symlink") {
+          diagnostics.push({
+            code: "SYMLINK_SKIPPED",
+            message: `${e.name} under the agents root is a symlink; it was not followed.`,
+            details: { agentId: e.name }
+          })
+          skippedCount++
+        }
+      }
+      const folders = entries.right.filter((e) => e.kind === "directory")
+      agentFolders = folders.length
+      const found = yield* Effect.forEach(folders, (f) => discoverAgent(deps, rootPath, f.name), { concurrency: 4 })
+      for (const f of found) {
+        switch (f._tag) {
+          case "listed":
+            transcriptsRead++
+            sources.push(f.source)
+            diagnostics.push(...f.diagnostics)
+            break
+          case "no-header":
+            transcriptsRead++
+            withoutHeader++
+            break
+          case "empty":
+            transcriptsRead++
+            empty++
+            break
+          case "skipped":
+            skippedCount++
+            diagnostics.push(f.diagnostic)
+            break
+          case "none":
+            break
+        }
+      }
+    }
+    const partial = skippedCount > 0
+    const receipts: AgentsDiscoveryReceipts = {
+      ...base,
+      agentsRoot: rootPath,
+      agentFolders,
+      transcriptsRead,
+      listed: sources.length,
+      withoutHeader,
+      withoutPromptsOrToolCalls: empty,
+      skipped: skippedCount
+    }
+    return {
+      provider: "muse-agents",
+      status: "checked",
+      coverage: partial ? "partial" : "complete",
+      sourceCount: sources.length,
+      reasonCode: partial ? "SOURCES_SKIPPED" : null,
+      remediation: partial ? "See diagnostics: symlinked or unreadable agent folders were not read." : null,
+      sources,
+      diagnostics,
+      receipts: { ...receipts }
+    } satisfies DiscoveryReport
+  })

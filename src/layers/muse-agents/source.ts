@@ -1,0 +1,330 @@
+/**
+ * Reading one Muse agents transcript (`muse-agent-transcript`, seed `000_…`):
+ * authorize it under the agents root, scan it a chunk of lines at a time
+ * (never holding the file), and answer summary / inspect / transcript /
+ * stream. Tolerant: bad lines are skipped and counted, never fatal; only
+ * access errors, a file with no `session_header` (not a session) and a bad
+ * cursor fail.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto"
+import * as nodePath from "node:path"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { cursorSourceChanged, decodeCursor, encodeCursor } from "../../domain/cursor.js"
+import {
+  type IngestError,
+  MalformedSource,
+  type SourceAccessError,
+  UnsupportedOperation
+} from "../../domain/errors.js"
+import type { Inspection, Locator, ParseWarning, SessionEvent, Transcript } from "../../domain/model.js"
+import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
+import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
+import { type AgentsRoot, resolveAgentsRoot, SESSIONS_INDEX_FILE } from "../../domain/muse-agents/root.js"
+import { readSessionsIndex, SessionScan, type SessionsIndex } from "../../domain/muse-agents/summary.js"
+import { TranscriptBuilder } from "../../domain/muse-agents/transcript.js"
+import { makeSourceId, redactLocator } from "../../domain/source-id.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
+import { type Line, readLines } from "../lines.js"
+
+/** The services and process facts a transcript is read with. */
+export interface AgentsDeps {
+  readonly access: SourceAccessShape
+  readonly limits: ImportLimitsShape
+  readonly policy: AccessPolicyShape
+  /** The environment (`MUSE_AGENTS_DIR`). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** The user's home folder (`~/agents` default). */
+  readonly home: string
+}
+
+/** The locator class this provider reads. */
+export const LOCATOR_CLASS = "muse-agent-transcript" as const
+
+/** The agents root in force: `--agents-root`, else `$MUSE_AGENTS_DIR`, else `~/agents` (seed 000). */
+export const agentsRootOf = (deps: AgentsDeps): AgentsRoot =>
+  resolveAgentsRoot(deps.policy.agentsRoot, deps.env, deps.home)
+
+/** The source id of a transcript's real path. */
+export const sourceIdOf = (realPath: string): string => makeSourceId("muse-agents", LOCATOR_CLASS, realPath)
+
+const unsupportedClass = (locator: Locator) =>
+  new UnsupportedOperation({
+    message: `Muse agents does not read locator class "${locator.locatorClass}".`,
+    remediation: "Use --locator-class muse-agent-transcript (the default) for <agents-root>/<agentId>/sessions/<agentId>.jsonl."
+  })
+
+/**
+ * Authorize a transcript file under the agents root. Fails with the access
+ * errors (`SourceOutsideAllowedRoot` for a file outside the root, …) or
+ * `UnsupportedOperation` for another locator class.
+ */
+export const authorizeTranscript = (
+  deps: AgentsDeps,
+  locator: Locator
+): Effect.Effect<AuthorizedFile, SourceAccessError | UnsupportedOperation> =>
+  locator.locatorClass !== LOCATOR_CLASS
+    ? Effect.fail(unsupportedClass(locator))
+    : deps.access.authorizeFile(locator.path, [agentsRootOf(deps).path])
+
+const toRaw = (line: Line, lineNumber: number) => ({
+  text: line.oversized ? "" : line.bytes.toString("utf8"),
+  lineNumber,
+  terminated: line.terminated,
+  oversized: line.oversized
+})
+
+/**
+ * Read every line of an authorized file once, in order, handing each
+ * classified line to `onLine` (a chunk of lines per read step; one step plus
+ * one line held at most). Fails only with access errors.
+ */
+export const scanFile = (
+  deps: AgentsDeps,
+  file: AuthorizedFile,
+  onLine: (c: Classified, line: Line) => void
+): Effect.Effect<void, SourceAccessError> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const src = yield* deps.access.open(file)
+      yield* readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
+        Stream.runForEachChunk((chunk) =>
+          Effect.sync(() => {
+            for (const line of chunk) onLine(classifyLine(toRaw(line, line.lineNumber), deps.limits.maxDepth), line)
+          })
+        )
+      )
+    })
+  )
+
+/** A transcript's scan, with the file it was read from. */
+export interface ScannedTranscript {
+  readonly file: AuthorizedFile
+  readonly sourceId: string
+  readonly scan: SessionScan
+}
+
+/** Scan an authorized file into a {@link SessionScan}. */
+export const scanTranscript = (
+  deps: AgentsDeps,
+  file: AuthorizedFile
+): Effect.Effect<ScannedTranscript, SourceAccessError> =>
+  Effect.gen(function*() {
+    const scan = new SessionScan()
+    yield* scanFile(deps, file, (c, line) => scan.push(c, line.lineNumber, line.terminated))
+    return { file, sourceId: sourceIdOf(file.path), scan: scan.finish() }
+  })
+
+const notASession = (file: AuthorizedFile) =>
+  new MalformedSource({
+    message: `${nodePath.basename(file.path)} has no session_header record, so it is not a Muse agents session.`,
+    remediation: "Pass a transcript <agents-root>/<agentId>/sessions/<agentId>.jsonl that starts with a session_header line.",
+    details: { reason: "no-session-header" }
+  })
+
+/** What reading `sessions.json` beside a transcript gave: the index, or why there is none. */
+export type IndexRead =
+  | { readonly _tag: "absent" }
+  | { readonly _tag: "unreadable"; readonly code: string }
+  | SessionsIndex
+
+/**
+ * Read `sessions.json` in the folder `dir` (under the agents root) for
+ * `sessionId`. Never fails: a missing file is `absent`, a file that cannot be
+ * authorized or passes `maxDocumentBytes` is `unreadable` (with the error
+ * code), a non-object document is `ignored` (seed 000).
+ */
+export const readIndexBeside = (
+  deps: AgentsDeps,
+  dir: string,
+  root: string,
+  sessionId: string
+): Effect.Effect<IndexRead> =>
+  Effect.gen(function*() {
+    const path = nodePath.join(dir, SESSIONS_INDEX_FILE)
+    const file = yield* deps.access.authorizeFile(path, [root])
+    const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
+    return readSessionsIndex(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"), sessionId, deps.limits.maxDepth)
+  }).pipe(
+    Effect.catchAll((e) =>
+      Effect.succeed<IndexRead>(e._tag === "SourceNotFound" ? { _tag: "absent" } : { _tag: "unreadable", code: e.code })
+    )
+  )
+
+/** The parse warning an unusable `sessions.json` adds to a transcript (no line: `firstLine` null). */
+export const indexWarning = (read: IndexRead): ParseWarning | null =>
+  read._tag === "ignored"
+    ? { kind: `sessions-index-${read.reason}`, count: 1, firstLine: null }
+    : read._tag === "unreadable"
+    ? { kind: "sessions-index-unreadable", count: 1, firstLine: null }
+    : null
+
+/**
+ * The transcript of a `muse-agent-transcript` source (DESIGN.md's Transcript):
+ * tool results paired onto their calls, orphan outputs dropped and counted,
+ * compactions as metadata, parse warnings counted; `model` from `sessions.json`
+ * beside the file. Fails with the access errors, or `MalformedSource` when the
+ * file has no `session_header`.
+ */
+export const transcriptOf = (deps: AgentsDeps, locator: Locator): Effect.Effect<Transcript, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* authorizeTranscript(deps, locator)
+    const builder = new TranscriptBuilder()
+    yield* scanFile(deps, file, (c, line) => builder.push(c, line.lineNumber, line.terminated))
+    const header = builder.scan.header
+    if (header === null) return yield* notASession(file)
+    const index = yield* readIndexBeside(deps, nodePath.dirname(file.path), file.root, header.sessionId)
+    const warning = indexWarning(index)
+    return builder.finish(header.sessionId, index._tag === "found" ? index.entry : null, warning !== null ? [warning] : [])
+  })
+
+/**
+ * `inspect` of a transcript: identity, the session with its summary counts,
+ * the number of events `stream` yields, first/last record times, and parse
+ * warnings as diagnostics. `provisional` when the last line has no `\n` (an
+ * append may be in progress), else `complete`. Fails like {@link transcriptOf}.
+ */
+export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Effect<Inspection, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* authorizeTranscript(deps, locator)
+    const { scan, sourceId } = yield* scanTranscript(deps, file)
+    const header = scan.header
+    if (header === null) return yield* notASession(file)
+    const warnings = scan.lineWarnings.toArray()
+    return {
+      provider: "muse-agents",
+      locatorClass: LOCATOR_CLASS,
+      sourceId,
+      locator: redactLocator(sourceId, file.path),
+      status: scan.lastLineUnterminated ? "provisional" : "complete",
+      sessions: [{
+        sessionId: header.sessionId,
+        agentId: header.agentId,
+        promptCount: scan.promptCount,
+        toolCallCount: scan.toolCallCount,
+        editCount: scan.editCount,
+        compactionCount: scan.compactionCount,
+        orphanOutputCount: scan.orphanOutputCount
+      }],
+      eventCount: scan.eventCount,
+      firstEventAt: scan.firstEventAt,
+      lastEventAt: scan.lastEventAt,
+      diagnostics: [
+        ...warnings.map((w) => ({
+          code: "PARSE_WARNING",
+          message: `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
+        })),
+        ...(scan.orphanOutputCount > 0
+          ? [{
+            code: "ORPHAN_TOOL_OUTPUTS",
+            message: `${scan.orphanOutputCount} tool output(s) match no call; transcripts drop them.`,
+            details: { count: scan.orphanOutputCount }
+          }]
+          : []),
+        ...(scan.lastLineUnterminated
+          ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }]
+          : [])
+      ],
+      provenance: {
+        sizeBytes: file.stat.size,
+        lineCount: scan.lineCount,
+        headerLine: header.lineNumber,
+        parseWarnings: warnings,
+        parseWarningCount: scan.lineWarnings.total
+      }
+    }
+  })
+
+const digestOf = (bytes: Uint8Array, newline: boolean): string => {
+  const h = createHash("sha256").update(bytes)
+  if (newline) h.update("\n")
+  return h.digest("hex").slice(0, 32)
+}
+
+/** The session header of an open source: lines are read from the start until one is found. */
+const findHeader = (deps: AgentsDeps, src: OpenSource) =>
+  readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
+    // Fast path: only lines that mention the record type are parsed.
+    Stream.filter((l) => !l.oversized && l.bytes.indexOf("session_header") !== -1),
+    Stream.map((l) => classifyLine(toRaw(l, l.lineNumber), deps.limits.maxDepth)),
+    Stream.filter((c): c is Extract<Classified, { _tag: "Header" }> => c._tag === "Header"),
+    Stream.runHead
+  )
+
+/**
+ * `stream` of a transcript: one {@link SessionEvent} per usable line, in file
+ * order, read a step at a time. With a cursor, resumes right after the line
+ * that carried it: the cursor's line bytes `[ls, off)` must still hash to its
+ * digest, else `InvalidCursor` (the file was replaced or rewritten). Fails
+ * with the access errors, `MalformedSource` (no `session_header`) or
+ * `InvalidCursor`.
+ */
+export const streamTranscript = (
+  deps: AgentsDeps,
+  locator: Locator,
+  cursor: string | undefined
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrapScoped(
+    Effect.gen(function*() {
+      const file = yield* authorizeTranscript(deps, locator)
+      const sourceId = sourceIdOf(file.path)
+      const src = yield* deps.access.open(file)
+      const header = yield* findHeader(deps, src)
+      if (Option.isNone(header)) return yield* notASession(file)
+      const sessionId = header.value.sessionId
+      const agentId = header.value.agentId
+      let from = 0
+      let lineBase = 0
+      if (cursor !== undefined) {
+        const state = yield* decodeCursor(cursor, sourceId)
+        if (state.off === undefined || state.ls === undefined || state.h === undefined || state.off < state.ls) {
+          return yield* cursorSourceChanged("the cursor names no line")
+        }
+        if (state.off - state.ls > deps.limits.maxRecordBytes + 1) {
+          return yield* cursorSourceChanged("the cursor's line is longer than any record")
+        }
+        const bytes = yield* src.read(state.ls, state.off - state.ls)
+        if (bytes.length !== state.off - state.ls || digestOf(bytes, false) !== state.h) {
+          return yield* cursorSourceChanged("the line the cursor follows is no longer there")
+        }
+        from = state.off
+        lineBase = state.seq
+        if (state.x === 1) {
+          // The cursor's line had no `\n` then; if one was appended since, it ends that same line.
+          const next = yield* src.read(from, 1)
+          if (next.length === 1 && next[0] === 10) from += 1
+          else lineBase -= 1
+        }
+      }
+      const maxDepth = deps.limits.maxDepth
+      return readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes }).pipe(
+        Stream.mapChunks((chunk) => {
+          const out: Array<SessionEvent> = []
+          for (const line of chunk) {
+            const lineNumber = lineBase + line.lineNumber
+            const c = classifyLine(toRaw(line, lineNumber), maxDepth)
+            if (!yieldsEvent(c)) continue
+            const token = encodeCursor({
+              v: 1,
+              src: sourceId,
+              seq: lineNumber,
+              off: line.end,
+              ls: line.start,
+              h: digestOf(line.bytes, line.terminated),
+              ...(line.terminated ? {} : { x: 1 })
+            })
+            const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
+            if (event !== null) out.push(event)
+          }
+          return Chunk.unsafeFromArray(out)
+        })
+      )
+    })
+  )
