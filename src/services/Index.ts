@@ -28,6 +28,12 @@ export interface Checkpoint {
   readonly eventCount: number
 }
 
+/** A checkpoint with the source it belongs to. */
+export interface CheckpointedSource extends Checkpoint {
+  readonly locator: Locator
+  readonly summary: Record<string, unknown>
+}
+
 /** What a source is, for the sources table. */
 export interface SourceInfo {
   readonly sourceKey: string
@@ -75,6 +81,8 @@ export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 export interface IndexShape {
   /** The checkpoint of a source, if it was ever imported. */
   readonly checkpoint: (sourceKey: string) => Effect.Effect<Option.Option<Checkpoint>, StoreUnavailable>
+  /** Every source's checkpoint with its locator and discovery summary, by source key (one query). */
+  readonly checkpoints: Effect.Effect<ReadonlyMap<string, CheckpointedSource>, StoreUnavailable>
   /**
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. One transaction.

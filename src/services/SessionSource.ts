@@ -26,6 +26,20 @@ import type {
 export interface DiscoverRequest {
   /** AgentMux: the agent UID whose own zones are read (seed 002). */
   readonly agentId?: string | undefined
+  /**
+   * Sources selected by an earlier discovery, by path: their fingerprint then
+   * (see `src/domain/fingerprint.ts`) and the summary discovery gave. A
+   * provider may select an unchanged one again without re-reading it (Muse
+   * Code native discovery does, when its recorded evidence still names a
+   * workspace). The importer passes what its index holds.
+   */
+  readonly known?: ReadonlyMap<string, KnownSource> | undefined
+}
+
+/** A source an earlier discovery selected. */
+export interface KnownSource {
+  readonly fingerprint: string
+  readonly summary: Record<string, unknown>
 }
 
 /** Options of a stream. */

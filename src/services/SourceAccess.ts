@@ -8,6 +8,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { ResourceLimitExceeded, SourceAccessError } from "../domain/errors.js"
 
@@ -71,6 +72,13 @@ export interface SourceAccessShape {
   ) => Effect.Effect<Uint8Array, SourceAccessError | ResourceLimitExceeded>
   /** List a directory's entries without following symlinks (sorted by name). */
   readonly listDirectory: (dir: string) => Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError>
+  /**
+   * What is at `path`, without following a symlink: its kind and stat, or
+   * none when nothing is there. A cheap probe for enumeration (one `lstat`).
+   */
+  readonly probe: (
+    path: string
+  ) => Effect.Effect<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError>
 }
 
 /** Authorized source access. Live layer: `src/layers/SourceAccessNode.ts`. */

@@ -129,6 +129,77 @@ describe("index: line-oriented sources", () => {
     }))
 })
 
+describe("index: native Muse Code logs", () => {
+  const nativeLog = (workspace: string, id: string, extra = "") =>
+    [
+      { sequence: 1, payload_type: "runtime.session.metadata", payload: { kind: "metadata", record: { workspace_root: workspace } } },
+      { sequence: 2, payload_type: "proposed", payload: { event: { kind: "proposed", task: `task of ${id}` } } }
+    ].map((r) =>
+      JSON.stringify({
+        schema_version: 1,
+        id: `${id}-${r.sequence}`,
+        stream: { kind: "session", id },
+        recorded_at: 1790856000000000 + r.sequence,
+        record_type: "event",
+        durability: "durable",
+        causation_id: null,
+        ...r
+      }) + "\n"
+    ).join("") + extra
+
+  it.effect("a re-import selects unchanged logs without reading them again, and re-reads a log that grew", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const ws = path.join(dir, "ws")
+      fs.mkdirSync(ws)
+      const ids = ["0b0b0b0b-0000-4000-8000-000000000001", "0b0b0b0b-0000-4000-8000-000000000002"]
+      const logs = ids.map((id) => {
+        const d = path.join(dir, "muse", "2026", "10", "02", id)
+        fs.mkdirSync(d, { recursive: true })
+        fs.writeFileSync(path.join(d, "session.jsonl"), nativeLog(ws, id))
+        return path.join(d, "session.jsonl")
+      })
+      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
+      const plan = planFromPolicy(policy, {})
+      const index = path.join(dir, "index.db")
+      const first = yield* importOnce(policy, index, plan)
+      expect(first.sources).toMatchObject({ discovered: 2, accepted: 2 })
+      expect(first.eventsAdded).toBe(4)
+      fs.appendFileSync(logs[1], JSON.stringify({
+        schema_version: 1,
+        id: "late",
+        stream: { kind: "session", id: ids[1] },
+        sequence: 3,
+        recorded_at: 1790856000000003,
+        record_type: "event",
+        durability: "durable",
+        causation_id: null,
+        payload_type: "completed",
+        payload: { event: { kind: "completed" } }
+      }) + "\n")
+      const report = yield* Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importerLayer(policy, index)))
+      expect(report.sources).toMatchObject({ discovered: 2, accepted: 1, unchanged: 1 })
+      expect(report.eventsAdded).toBe(1)
+      // The receipts of a discovery given the index's knowledge: the unchanged log was not read.
+      const { SessionSources } = yield* Effect.promise(() => import("../../src/services/SessionSource.js"))
+      const known = new Map(
+        [...(yield* Effect.flatMap(Index, (i) => i.checkpoints).pipe(Effect.provide(IndexSqlite.layer(index)))).values()].map((c) => [
+          c.locator.path,
+          { fingerprint: c.fingerprint!, summary: c.summary }
+        ])
+      )
+      const discovered = yield* Effect.flatMap(SessionSources, (r) => r.get("muse-code")).pipe(
+        Effect.flatMap((a) => a.discover({ known })),
+        Effect.provide(importerLayer(policy, index))
+      )
+      const receipts = (discovered.receipts as any).museSourceInspections as Array<any>
+      expect(receipts.map((r) => [r.outcome, r.unchangedSinceLastInspection === true, r.bytesInspected > 0])).toEqual([
+        ["matched", true, false],
+        ["matched", true, false]
+      ])
+    }))
+})
+
 describe("index: every provider from an Effect program", () => {
   it.effect("imports the bundled fixtures of all three providers, lists sessions and exports ATIF", () =>
     Effect.gen(function*() {

@@ -23,10 +23,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
+import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
 import type { Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
-import { Index, type SourceInfo } from "../../services/Index.js"
+import { type CheckpointedSource, Index, type SourceInfo } from "../../services/Index.js"
 import {
   ImportFaults,
   Importer,
@@ -36,7 +37,7 @@ import {
   type ProviderCoverage,
   type RejectedSource
 } from "../../services/Importer.js"
-import { SessionSources } from "../../services/SessionSource.js"
+import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
 
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a
@@ -47,17 +48,17 @@ import { SessionSources } from "../../services/SessionSource.js"
 export const fingerprintOf = (locator: Locator): string | null => {
   if (locator.path === "") return null
   const part = (p: string) => {
-    try {
-      const st = fs.statSync(p, { bigint: true })
-      return `${st.size}:${st.mtimeNs}:${st.ino}:${st.birthtimeNs}`
-    } catch {
-      return null
-    }
+    const st = fs.statSync(p, { throwIfNoEntry: false })
+    return st === undefined ? null : fingerprintOfStat(st)
   }
-  const main = part(locator.path)
-  if (main === null) return null
-  const wal = part(`${locator.path}-wal`)
-  return wal === null ? main : `${main}+wal:${wal}`
+  try {
+    const main = part(locator.path)
+    if (main === null) return null
+    const wal = part(`${locator.path}-wal`)
+    return wal === null ? main : `${main}+wal:${wal}`
+  } catch {
+    return null
+  }
 }
 
 const resolveLocator = (locator: Locator): Locator =>
@@ -107,14 +108,15 @@ const make = Effect.gen(function*() {
     provider: ProviderId,
     rawLocator: Locator,
     summary: Record<string, unknown>,
-    batchSize: number
+    batchSize: number,
+    checkpoints: ReadonlyMap<string, CheckpointedSource>
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary }
       const fingerprint = fingerprintOf(locator)
-      const checkpoint = yield* index.checkpoint(source.sourceKey)
+      const checkpoint = Option.fromNullable(checkpoints.get(source.sourceKey))
       if (
         Option.isSome(checkpoint) && checkpoint.value.status === "complete" && fingerprint !== null &&
         checkpoint.value.fingerprint === fingerprint
@@ -175,10 +177,17 @@ const make = Effect.gen(function*() {
       const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
       const remediations: Array<string> = []
 
+      const checkpoints = yield* index.checkpoints
       for (const { provider, request } of plan.discover) {
         const adapter = yield* Effect.either(registry.get(provider))
         if (adapter._tag === "Left") continue
-        const report = yield* Effect.either(adapter.right.discover(request))
+        const known = new Map<string, KnownSource>()
+        for (const c of checkpoints.values()) {
+          if (c.provider === provider && c.status === "complete" && c.fingerprint !== null) {
+            known.set(c.locator.path, { fingerprint: c.fingerprint, summary: c.summary })
+          }
+        }
+        const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
         if (report._tag === "Left") {
           const e = report.left
           providers.push({
@@ -223,7 +232,7 @@ const make = Effect.gen(function*() {
       const rejected: Array<RejectedSource> = []
       for (let i = 0; i < work.length; i++) {
         const w = work[i]
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize)
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++

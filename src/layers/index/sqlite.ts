@@ -18,7 +18,14 @@ import * as Option from "effect/Option"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
 import type { Locator, ProviderId, SessionEvent } from "../../domain/model.js"
-import { type Checkpoint, Index, type IndexShape, type SessionRow, type SourceInfo } from "../../services/Index.js"
+import {
+  type Checkpoint,
+  type CheckpointedSource,
+  Index,
+  type IndexShape,
+  type SessionRow,
+  type SourceInfo
+} from "../../services/Index.js"
 
 /** The schema, one migration per entry (ids are the numeric prefixes). */
 const migrations = Migrator.fromRecord({
@@ -98,6 +105,33 @@ const describe = (summary: Record<string, unknown>) => ({
   workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd)
 })
 
+const CHECKPOINT_COLUMNS =
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json"
+
+interface CheckpointRow {
+  readonly source_key: string
+  readonly provider: string
+  readonly generation: number
+  readonly cursor: string | null
+  readonly fingerprint: string | null
+  readonly status: string
+  readonly event_count: number
+  readonly locator_json: string
+  readonly summary_json: string
+}
+
+const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
+  sourceKey: r.source_key,
+  provider: r.provider as ProviderId,
+  generation: r.generation,
+  cursor: r.cursor,
+  fingerprint: r.fingerprint,
+  status: r.status as Checkpoint["status"],
+  eventCount: r.event_count,
+  locator: JSON.parse(r.locator_json) as Locator,
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>
+})
+
 interface SessionDbRow {
   readonly session_uid: string
   readonly provider: string
@@ -170,22 +204,13 @@ const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClie
 
     const shape: IndexShape = {
       checkpoint: (key) =>
-        fail(
-          sql<{ source_key: string; provider: string; generation: number; cursor: string | null; fingerprint: string | null; status: string; event_count: number }>`
-            SELECT source_key, provider, generation, cursor, fingerprint, status, event_count FROM sources WHERE source_key = ${key}`
-        ).pipe(
-          Effect.map((rows) =>
-            Option.map(Option.fromNullable(rows[0]), (r): Checkpoint => ({
-              sourceKey: r.source_key,
-              provider: r.provider as ProviderId,
-              generation: r.generation,
-              cursor: r.cursor,
-              fingerprint: r.fingerprint,
-              status: r.status as Checkpoint["status"],
-              eventCount: r.event_count
-            }))
-          )
+        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
+
+      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
+      ),
 
       beginGeneration: (source, generation, reason) =>
         fail(sql.withTransaction(Effect.gen(function*() {

@@ -47,7 +47,7 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
     const budget = Option.getOrElse(yield* Effect.serviceOption(DiscoveryBudget), () => defaultDiscoveryBudget)
     return {
       descriptor,
-      discover: () =>
+      discover: (request) =>
         deps.policy.museRoots.length === 0
           ? Effect.fail(
             new UnsupportedOperation({
@@ -56,7 +56,7 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
                 "Select an export file explicitly (inspect/stream muse-code FILE), or pass --muse-root DIR (e.g. ~/.local/share/muse/sessions)."
             })
           )
-          : discoverNative({ ...deps, budget }),
+          : discoverNative({ ...deps, budget }, request.known),
       inspect: (locator) =>
         locator.locatorClass === "manual-export"
           ? inspectExport(deps, locator.path)

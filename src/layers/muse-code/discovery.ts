@@ -32,7 +32,9 @@ import { EvidenceScanner, type InspectionReason, type ScanCounts } from "../../d
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
-import type { OpenSource } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, FileStat, OpenSource } from "../../services/SourceAccess.js"
+import type { KnownSource } from "../../services/SessionSource.js"
+import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { readLines } from "../lines.js"
 import { NATIVE_CLASS, type NativeDeps } from "./native-source.js"
 
@@ -54,6 +56,8 @@ export interface MuseSourceInspection {
   readonly childrenInspected: number
   readonly bytesInspected: number
   readonly reachedEof: boolean
+  /** Selected again without reading: unchanged since a discovery that matched it (see `DiscoverRequest.known`). */
+  readonly unchangedSinceLastInspection?: boolean
 }
 
 /** What enumeration skipped, by kind (content-free counts). */
@@ -72,6 +76,8 @@ interface Candidate {
   readonly path: string
   readonly date: string
   readonly folder: string
+  /** The log's stat from enumeration (no symlink followed). */
+  readonly stat: FileStat
 }
 
 /** The services of a discovery run. */
@@ -130,9 +136,15 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
         for (const d of dirs(yield* list(mp), DAY_DIR)) {
           const dp = nodePath.join(mp, d.name)
           for (const s of dirs(yield* list(dp), SESSION_ID_DIR)) {
-            const sp = nodePath.join(dp, s.name)
-            const log = (yield* list(sp)).find((e) => e.name === SESSION_LOG_NAME)
-            if (log === undefined) continue
+            const path = nodePath.join(dp, s.name, SESSION_LOG_NAME)
+            const probed = yield* deps.access.probe(path).pipe(
+              Effect.catchAll(() => Effect.sync(() => {
+                tally.unreadableFolders++
+                return Option.none()
+              }))
+            )
+            if (Option.isNone(probed)) continue
+            const log = probed.value
             if (log.kind === "symlink") {
               tally.symlinksSkipped++
               continue
@@ -141,7 +153,7 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
               tally.junkSkipped++
               continue
             }
-            out.push({ root, path: nodePath.join(sp, SESSION_LOG_NAME), date: `${y.name}-${m.name}-${d.name}`, folder: s.name })
+            out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: log.stat })
           }
         }
       }
@@ -172,6 +184,7 @@ interface FoldState {
   counts: ScanCounts | null
   reachedEof: boolean
   field: string | null
+  evidencePath: string | null
   inChild: boolean
 }
 
@@ -200,7 +213,9 @@ const inspectCandidate = (
   })
   const lexicalId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
   return Effect.gen(function*() {
-    const file = yield* deps.access.authorizeFile(c.path, [c.root])
+    // Reached by listing from a real root without following any symlink: the path is its real path.
+    // `open` re-checks identity (device, inode, birth time) under O_NOFOLLOW.
+    const file: AuthorizedFile = { path: c.path, root: c.root, stat: c.stat }
     const sourceId = makeSourceId("muse-code", NATIVE_CLASS, file.path)
     return yield* Effect.scoped(
       Effect.gen(function*() {
@@ -214,6 +229,7 @@ const inspectCandidate = (
           counts: null,
           reachedEof: false,
           field: null,
+          evidencePath: null,
           inChild: false
         }
         const lines = readLines(capped(open, budget.maxSourceBytes), {
@@ -234,6 +250,7 @@ const inspectCandidate = (
                   counts: hit.counts,
                   reachedEof: hit.counts.bytes >= sizeAtOpen,
                   field: hit.field,
+                  evidencePath: hit.path,
                   inChild: hit.inChild
                 }
               }
@@ -274,7 +291,13 @@ const inspectCandidate = (
             sourceId,
             locator: { locatorClass: NATIVE_CLASS, path: file.path },
             sessionId: scanner.sessionId ?? c.folder,
-            summary: { date: c.date, evidence: final.field, evidenceInRetainedChild: final.inChild }
+            summary: {
+              sessionId: scanner.sessionId ?? c.folder,
+              date: c.date,
+              evidence: final.field,
+              evidencePath: final.evidencePath,
+              evidenceInRetainedChild: final.inChild
+            }
           }
           : null
         return { receipt, source }
@@ -283,13 +306,58 @@ const inspectCandidate = (
   }).pipe(Effect.catchAll(() => Effect.succeed(unreadable(lexicalId, c.path))))
 }
 
+/** Candidates inspected at once: file reads overlap, the evidence scan stays on one thread. */
+const INSPECTION_CONCURRENCY = 8
+
+/**
+ * A candidate selected before, unchanged since (same fingerprint), whose
+ * recorded evidence still names a workspace: selected again without reading
+ * it. Its receipt says so (`unchangedSinceLastInspection`, nothing inspected).
+ */
+const unchangedMatch = (
+  c: Candidate,
+  known: KnownSource | undefined,
+  matches: (path: string) => Effect.Effect<boolean>
+): Effect.Effect<Option.Option<Inspected>> =>
+  Effect.gen(function*() {
+    const evidencePath = known?.summary.evidencePath
+    if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
+      return Option.none()
+    }
+    if (!(yield* matches(evidencePath))) return Option.none()
+    const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+    return Option.some({
+      receipt: {
+        sourceId,
+        locator: redactLocator(sourceId, c.path),
+        outcome: "matched",
+        reasonCode: "WORKSPACE_MATCHED",
+        recordsInspected: 0,
+        childrenInspected: 0,
+        bytesInspected: 0,
+        reachedEof: false,
+        unchangedSinceLastInspection: true
+      },
+      source: {
+        provider: "muse-code",
+        sourceId,
+        locator: { locatorClass: NATIVE_CLASS, path: c.path },
+        sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
+        summary: known.summary
+      }
+    })
+  })
+
 /**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
  * evidence names one of the workspace roots. Fails only when a muse root
  * itself cannot be authorized (`SourceNotFound`, `SourceNotRegularFile`, …);
  * everything below a root becomes receipts, tallies and diagnostics.
  */
-export const discoverNative = (deps: DiscoveryDeps): Effect.Effect<DiscoveryReport, IngestError> =>
+export const discoverNative = (
+  deps: DiscoveryDeps,
+  known: ReadonlyMap<string, KnownSource> = new Map()
+): Effect.Effect<DiscoveryReport, IngestError> =>
   Effect.gen(function*() {
     const roots: Array<string> = []
     for (const r of deps.policy.museRoots) {
@@ -323,8 +391,16 @@ export const discoverNative = (deps: DiscoveryDeps): Effect.Effect<DiscoveryRepo
     const receipts: Array<MuseSourceInspection> = []
     const sources: Array<DiscoveredSource> = []
     for (const root of roots) {
-      for (const c of yield* enumerate(deps, root, tally)) {
-        const r = yield* inspectCandidate(deps, c, matches)
+      const candidates = yield* enumerate(deps, root, tally)
+      const inspected = yield* Effect.forEach(
+        candidates,
+        (c) => Effect.flatMap(unchangedMatch(c, known.get(c.path), matches), Option.match({
+          onNone: () => inspectCandidate(deps, c, matches),
+          onSome: Effect.succeed
+        })),
+        { concurrency: INSPECTION_CONCURRENCY }
+      )
+      for (const r of inspected) {
         receipts.push(r.receipt)
         if (r.source !== null) sources.push(r.source)
       }
