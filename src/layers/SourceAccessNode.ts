@@ -165,13 +165,30 @@ const authorizeFile = (path: string, roots: ReadonlyArray<string>): Effect.Effec
 /** Same file: device, inode and birth time (an inode number can be reused by a replacement). */
 const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.birthtimeMs === b.birthtimeMs
 
+/** Run a synchronous filesystem call, mapping its error to the access family. */
+const attemptSync = <A>(path: string, f: () => A): Effect.Effect<A, SourceAccessError> =>
+  Effect.try({ try: f, catch: (e) => fsError(path, e) })
+
+/**
+ * Open read-only with `O_NOFOLLOW` and check identity. File descriptors are
+ * driven with synchronous calls: reads of a regular file from the page cache
+ * take microseconds, and `fs/promises` FileHandles cost more in bookkeeping
+ * than the syscalls themselves (measured: discovery of 2,000 logs spent most
+ * of its time in FileHandle open / fstat / read / close).
+ */
 const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError, import("effect/Scope").Scope> =>
   Effect.acquireRelease(
-    attempt(file.path, () => fsp.open(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
-    (h) => Effect.promise(() => h.close().catch(() => undefined))
+    attemptSync(file.path, () => fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
+    (fd) => Effect.sync(() => {
+      try {
+        fs.closeSync(fd)
+      } catch {
+        // already closed
+      }
+    })
   ).pipe(
-    Effect.tap((h) =>
-      attempt(file.path, () => h.stat()).pipe(
+    Effect.tap((fd) =>
+      attemptSync(file.path, () => fs.fstatSync(fd)).pipe(
         Effect.flatMap((st) =>
           st.isFile() && sameFile(file.stat, st) ? Effect.void : Effect.fail(
             new SourceNotAuthorized({
@@ -182,20 +199,20 @@ const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError
         )
       )
     ),
-    Effect.map((h): OpenSource => ({
+    Effect.map((fd): OpenSource => ({
       file,
       read: (offset, length) =>
-        attempt(file.path, async () => {
+        attemptSync(file.path, () => {
           const buf = Buffer.allocUnsafe(length)
           let got = 0
           while (got < length) {
-            const { bytesRead } = await h.read(buf, got, length - got, offset + got)
-            if (bytesRead === 0) break
-            got += bytesRead
+            const n = fs.readSync(fd, buf, got, length - got, offset + got)
+            if (n === 0) break
+            got += n
           }
           return got === length ? buf : buf.subarray(0, got)
         }),
-      stat: attempt(file.path, () => h.stat()).pipe(Effect.map(toStat))
+      stat: attemptSync(file.path, () => toStat(fs.fstatSync(fd)))
     }))
   )
 
