@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { decodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
+import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState } from "../../services/ScanState.js"
 
@@ -50,15 +51,23 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
 
 const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
+    const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     yield* Effect.tryPromise({
       try: () => fsp.mkdir(nodePath.dirname(path), { recursive: true }),
       catch: (e) => unavailable(path, e)
     })
-    const sql = yield* SqliteClient.make({ filename: path }).pipe(
+    const sql = yield* SqliteClient.make({ filename: path, disableWAL: true }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.catchAllCause((c) => Effect.fail(unavailable(path, Cause.squash(c))))
     )
     yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    if (ownership === "new") {
+      yield* sql.unsafe(`PRAGMA application_id = ${STATE_APPLICATION_ID}`).pipe(
+        Effect.mapError((e) => unavailable(path, e.cause ?? e))
+      )
+    }
+    // WAL after the id is set, so the id lands in the main file's header.
+    yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     yield* sql.unsafe(SCHEMA).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     return sql
   })

@@ -12,11 +12,13 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import { checkOwnedSqlite, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import type { Locator, ProviderId, SessionEvent } from "../../domain/model.js"
 import {
   type Checkpoint,
@@ -188,13 +190,17 @@ const aggregate = (
   })
 }
 
-const make = (file: string): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fail = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.mapError(e, (cause) => unavailable(file, cause))
+    // Mark the file as ours before WAL mode, so the id lands in the main file's header.
+    if (ownership === "new") yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
     yield* fail(sql`PRAGMA journal_mode = WAL`)
     yield* fail(sql`PRAGMA synchronous = NORMAL`)
-    yield* fail(Migrator.make({})({ loader: migrations, table: "si_migrations" }))
+    yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
+      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+    )
 
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
       sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, generation, status, updated_at)
@@ -359,15 +365,18 @@ export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
     Index,
     Effect.gen(function*() {
+      const ownership = file === ":memory:"
+        ? "new" as const
+        : yield* checkOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE")
       yield* Effect.try({
         try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
         catch: (e) => unavailable(file, e)
       })
-      const client = yield* SqliteClient.make({ filename: file }).pipe(
+      const client = yield* SqliteClient.make({ filename: file, disableWAL: true }).pipe(
         Effect.provide(Reactivity.layer),
         Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d)))
       )
-      return yield* make(file).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return yield* make(file, ownership).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 

@@ -1,0 +1,68 @@
+/**
+ * session-ingest's own SQLite files (the index, the scan state) carry a
+ * SQLite `application_id` of their own. Before opening one for writing, its
+ * header is read with plain file reads (never through SQLite, which could
+ * create `-wal`/`-shm` files beside a foreign database): a missing or empty
+ * file is new, a file with our id is ours, and anything else (a provider's
+ * store, another program's database, a non-database) is refused with
+ * `STORE_UNAVAILABLE`, so a mistyped `--index` or `--state` can never write
+ * into a source.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as Effect from "effect/Effect"
+import { StoreUnavailable } from "../domain/errors.js"
+
+/** `application_id` of a session-ingest index ("SIi1"). */
+export const INDEX_APPLICATION_ID = 0x53496931
+/** `application_id` of a session-ingest scan-state database ("SIs1"). */
+export const STATE_APPLICATION_ID = 0x53497331
+
+const MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
+
+/** What a file is to the caller: new (absent or empty) or already one of its own. */
+export type Ownership = "new" | "owned"
+
+/**
+ * Check `file` before it is opened for writing as `what` (e.g. "index").
+ * Fails with `StoreUnavailable` when it is not a SQLite database, or one that
+ * `applicationId` does not mark as ours. The folder is not created here.
+ */
+export const checkOwnedSqlite = (
+  file: string,
+  applicationId: number,
+  what: string,
+  option: string
+): Effect.Effect<Ownership, StoreUnavailable> =>
+  Effect.try({
+    try: (): Ownership | string => {
+      const st = fs.statSync(file, { throwIfNoEntry: false })
+      if (st === undefined) return "new"
+      if (!st.isFile()) return `${file} is not a regular file`
+      if (st.size === 0) return "new"
+      const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+      try {
+        const header = Buffer.alloc(100)
+        const n = fs.readSync(fd, header, 0, 100, 0)
+        if (n < 100 || !header.subarray(0, 16).equals(MAGIC)) return `${file} is not a SQLite database`
+        if (header.readUInt32BE(68) !== applicationId) {
+          return `${file} is a SQLite database that session-ingest did not create (a provider's store or another program's file)`
+        }
+        return "owned"
+      } finally {
+        fs.closeSync(fd)
+      }
+    },
+    catch: (e) => e
+  }).pipe(
+    Effect.catchAll((e) => Effect.succeed(`${file} cannot be read (${e instanceof Error ? e.message : String(e)})`)),
+    Effect.flatMap((r) =>
+      r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(
+        new StoreUnavailable({
+          message: `Refusing to use ${file} as session-ingest's ${what}: ${r.slice(file.length + 1)}.`,
+          remediation: `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
+        })
+      )
+    )
+  )
