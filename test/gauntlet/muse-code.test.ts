@@ -89,7 +89,6 @@ interface NativeVerdict {
   readonly variant?: string
 }
 
-const GOOD3 = ["muse-seq-0", "muse-seq-1", "muse-seq-9"]
 const GOOD4 = ["muse-seq-0", "muse-seq-1", "muse-seq-2", "muse-seq-9"]
 const payloadPrompt = (e: SessionEvent) => ((e.extensions["native.muse"] as any).payload.event.prompt as string)
 
