@@ -599,7 +599,11 @@ const EXPORT: Partial<Record<CaseId, ExportVerdict>> = {
   },
   "big-ids": { bytes: () => pretty(doc([ev(0), ev(1)])).replace("\"sequence\": 1,", `"sequence": ${BIG_ID},`), fail: "MALFORMED_SOURCE" },
   "nested-100": { bytes: () => pretty(doc([ev(0), ev(1, { deep: "@@" })])).replace("\"@@\"", nested(100)), fail: "RESOURCE_LIMIT_EXCEEDED" },
-  "line-64mib": { variant: "a 64 MiB one-line document, under the 256 MiB document limit", bytes: () => "", count: 2 },
+  "line-64mib": {
+    variant: "a one-line document whose one record is 64 MiB: under the 256 MiB document limit, over the 32 MiB record limit",
+    bytes: () => "",
+    fail: "RESOURCE_LIMIT_EXCEEDED"
+  },
   "ts-no-zone": { bytes: () => pretty(doc([ev(0), ev(1, { recorded_at: NO_ZONE })])), fail: "MALFORMED_SOURCE" },
   "ts-seconds": { bytes: () => pretty(doc([ev(0), ev(1, { recorded_at: EPOCH.seconds })])), count: 2, events: (es) => expect(es[1].occurredAt).toBe(EPOCH_ISO.seconds) },
   "ts-millis": { bytes: () => pretty(doc([ev(0), ev(1, { recorded_at: EPOCH.millis })])), count: 2, events: (es) => expect(es[1].occurredAt).toBe(EPOCH_ISO.millis) },
