@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 export interface ImportLimitsShape {
   /** Bytes of a whole-document source (an export trajectory, `sessions.json`). */
   readonly maxDocumentBytes: number
-  /** Bytes of one line / record / decoded retained child of a line-oriented source. */
+  /** Bytes of one line / record / decoded retained child of a line-oriented source, and of one event record of an export. */
   readonly maxRecordBytes: number
   /** Levels of JSON nesting (objects and arrays) of one document or record (seed 001: 64). */
   readonly maxDepth: number

@@ -11,13 +11,14 @@
  * - `system`/`init` gives the model; `system`/`compact_boundary` a compaction;
  *   other system lines, `result` lines and AgentMux outcome lines are not turns;
  * - each message is dated by its line's receive time (output.tsidx);
- * - unreadable lines are skipped and counted (`parseWarnings`).
+ * - unreadable lines are skipped and counted (`parseWarnings`), and so are
+ *   lines nested deeper than the import limit (`too-deep`).
  *
  * @module
  */
 import { createHash } from "node:crypto"
 import { encodeCursor } from "../cursor.js"
-import { isRecord } from "../json.js"
+import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type Transcript, type TranscriptBlock } from "../model.js"
 import { timestampOrNull } from "../timestamps.js"
 import { isStreamEvent } from "./record.js"
@@ -39,6 +40,12 @@ export interface SessionLine {
 export interface MapContext {
   readonly sourceId: string
   readonly sessionId: string
+  /**
+   * Levels of JSON nesting a line may have (the import limit `maxDepth`, 64 by
+   * default, as every provider's records): a deeper line is skipped and
+   * counted as `too-deep`. Default: 64.
+   */
+  readonly maxDepth?: number | undefined
 }
 
 /** An event before its cursor is known, plus the digest of its line (binds cursors to content). */
@@ -106,13 +113,12 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     if (isStreamEvent(line.bytes)) return // a delta: never a message
     const text = line.bytes.toString("utf8")
     if (text.trim().length === 0) return
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      warn("unreadable-line", lineNo)
+    const parsed = parseJson(text, ctx.maxDepth ?? 64)
+    if (parsed._tag === "error") {
+      warn(parsed.problem._tag === "depth" ? "too-deep" : "unreadable-line", lineNo)
       return
     }
+    const value = parsed.value
     if (!isRecord(value)) {
       warn("unreadable-line", lineNo)
       return

@@ -133,11 +133,22 @@ const malformed = (message: string, details?: Record<string, unknown>) =>
  * Decode export bytes. `sourceId` and `digest` (of the bytes) go into each
  * event's cursor, so a cursor resumes only on this very document.
  * Fails: `MalformedSource`, `UnknownSchemaMajor`, `ResourceLimitExceeded`
- * (nesting deeper than `maxDepth`).
+ * (nesting deeper than `maxDepth`, or an event larger than `maxRecordBytes`).
  */
 export const decodeExport = (
   bytes: Uint8Array,
-  options: { readonly sourceId: string; readonly digest: string; readonly maxDepth: number }
+  options: {
+    readonly sourceId: string
+    readonly digest: string
+    readonly maxDepth: number
+    /**
+     * Bytes of one event's record (its compact JSON), the import limit
+     * `maxRecordBytes`: the same record is held to the same limit whether it
+     * comes in an export or a native log line. Checked only when the document
+     * itself is larger (no cost for ordinary exports). Default: no limit.
+     */
+    readonly maxRecordBytes?: number | undefined
+  }
 ): Either.Either<DecodedExport, ExportError> => {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (!isUtf8(buf)) return Either.left(malformed("The document is not valid UTF-8."))
@@ -198,6 +209,21 @@ export const decodeExport = (
   let gapMarkers = 0
   let retainedFrames = 0
   const rawEvents = doc.events as ReadonlyArray<Record<string, unknown>>
+  const maxRecord = options.maxRecordBytes
+  if (maxRecord !== undefined && buf.length > maxRecord) {
+    for (let i = 0; i < rawEvents.length; i++) {
+      const size = Buffer.byteLength(JSON.stringify(rawEvents[i]) ?? "", "utf8")
+      if (size > maxRecord) {
+        return Either.left(
+          new ResourceLimitExceeded({
+            message: `events[${i}] is ${size} bytes, over the import limit of ${maxRecord} bytes per record.`,
+            remediation: "Raise maxRecordBytes (ImportLimits layer) only if you trust the source.",
+            details: { limit: "maxRecordBytes", bytes: size, max: maxRecord, where: `events[${i}]` }
+          })
+        )
+      }
+    }
+  }
   for (let i = 0; i < d.events.length; i++) {
     const ev = d.events[i]
     const where = `events[${i}]`

@@ -54,6 +54,8 @@ interface Deps {
   readonly state: ScanStateShape
   readonly policy: AccessPolicyShape
   readonly maxLineBytes: number
+  /** The import limit on JSON nesting of one line. */
+  readonly maxDepth: number
 }
 
 const iso = (ms: number | null) => (ms === null ? null : timestampOrNull(ms))
@@ -184,7 +186,7 @@ const loadSession = (
           lines.push({ zoneId: run.zone.zoneId, ...l, receivedMs: yield* zone.stamps.at(l.offset) })
         }
       }
-      const mapped = mapSession(lines, { sourceId: sourceIdOf(r.connection.path, uid, sid), sessionId: sid })
+      const mapped = mapSession(lines, { sourceId: sourceIdOf(r.connection.path, uid, sid), sessionId: sid, maxDepth: deps.maxDepth })
       return { mapped, session, scan: r.scan, path: r.connection.path }
     })
   )
@@ -261,7 +263,8 @@ export const makeWith: Effect.Effect<
     store: yield* TranscriptStore,
     state: yield* ScanState,
     policy: yield* AccessPolicy,
-    maxLineBytes: (yield* ImportLimits).maxRecordBytes
+    maxLineBytes: (yield* ImportLimits).maxRecordBytes,
+    maxDepth: (yield* ImportLimits).maxDepth
   }
   return {
     descriptor,

@@ -45,6 +45,20 @@ import {
 
 const MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 
+/**
+ * How long a read of a store in rollback-journal mode waits for a writer's
+ * lock, in ms, before it fails `STORE_UNAVAILABLE` ("retry"). AgentMux's
+ * writes are short transactions; a lock held longer is a stuck or long
+ * writer, and waiting more would only make every command hang (issue 7: no
+ * input may hang us). better-sqlite3 waits synchronously, so this also bounds
+ * how long the event loop is blocked. (Was 5000.)
+ */
+const BUSY_TIMEOUT_MS = 1000
+
+const isBusy = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "code" in cause &&
+  /^SQLITE_(BUSY|LOCKED)/.test(String((cause as { code: unknown }).code))
+
 /** How many times a WAL snapshot is retried when a checkpoint changed the store during the copy. */
 const SNAPSHOT_ATTEMPTS = 5
 
@@ -156,8 +170,11 @@ const connect = (
 ): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* client(real, filename, mode === "direct")
-    const fail = (what: string) => (e: SqlError) => unavailable(real, what, e.cause ?? e)
-    if (mode === "direct") yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(Effect.mapError(fail("cannot be read")))
+    const fail = (what: string) => (e: SqlError) =>
+      isBusy(e.cause) ? unavailable(real, "is locked by a writer (AgentMux busy?)", e.cause) : unavailable(real, what, e.cause ?? e)
+    if (mode === "direct") {
+      yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).pipe(Effect.mapError(fail("cannot be read")))
+    }
     const tables = yield* sql.unsafe<{ name: string }>(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('db_wave_file', 'db_file_data')"
     ).pipe(Effect.mapError(fail("is not a readable SQLite database")))

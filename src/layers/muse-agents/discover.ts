@@ -123,8 +123,11 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
  * Discover the sessions under the agents root (`--agents-root`, else
  * `$MUSE_AGENTS_DIR`, else `~/agents`), in agent-folder name order. Never
  * fails: a missing or unreadable root gives `status: "unavailable"` with an
- * `AGENTS_ROOT_*` diagnostic and no sources; a candidate that cannot be read
- * is skipped with a diagnostic and makes coverage `partial`.
+ * `AGENTS_ROOT_*` diagnostic and no sources (coverage `complete` for a
+ * missing root, which holds nothing; `partial` for one that exists but
+ * cannot be read, e.g. a file, which may hold sessions that were not read); a
+ * candidate that cannot be read is skipped with a diagnostic and makes
+ * coverage `partial`.
  */
 export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -136,7 +139,9 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       return {
         provider: "muse-agents",
         status: "unavailable",
-        coverage: "complete",
+        // A missing root holds no sessions (complete); a root that exists but cannot be read
+        // (a file, unreadable, a broken link) may hold sessions that were not read (partial).
+        coverage: missing ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
         remediation: "Pass --agents-root DIR or set MUSE_AGENTS_DIR to the Muse agents folder (default ~/agents).",

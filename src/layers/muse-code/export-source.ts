@@ -43,7 +43,7 @@ export const loadExport = (deps: ExportDeps, path: string): Effect.Effect<Loaded
     const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
     const sourceId = makeSourceId("muse-code", "manual-export", file.path)
     const digest = sha256Hex(bytes).slice(0, 32)
-    const decoded = yield* Either.match(decodeExport(bytes, { sourceId, digest, maxDepth: deps.limits.maxDepth }), {
+    const decoded = yield* Either.match(decodeExport(bytes, { sourceId, digest, maxDepth: deps.limits.maxDepth, maxRecordBytes: deps.limits.maxRecordBytes }), {
       onLeft: (e) => Effect.fail(e),
       onRight: (d) => Effect.succeed(d)
     })
