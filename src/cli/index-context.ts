@@ -59,10 +59,15 @@ export const importLayer = (policy: AccessPolicyShape, index: string) =>
     Layer.provideMerge(Layer.mergeAll(App.layer(policy), IndexSqlite.layer(index), ImportFaults.none, Progress.layer))
   )
 
-/** The index file of a query command; `SourceNotFound` when there is none yet (queries never create one). */
-export const existingIndex = (index: Option.Option<string>) =>
+/**
+ * The index file of a query command (`--index`, else the config file's
+ * `index`, else the default); `SourceNotFound` when there is none yet
+ * (queries never create one).
+ */
+export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.gen(function*() {
-    const file = Option.getOrElse(Option.map(index, (p) => nodePath.resolve(p)), defaultIndexFile)
+    const c = yield* loadConfig(Option.getOrUndefined(config))
+    const file = Option.getOrElse(Option.map(index, (p) => nodePath.resolve(p)), () => c.index ?? defaultIndexFile())
     if (!fs.existsSync(file)) {
       return yield* new SourceNotFound({
         message: `There is no index at ${file} yet.`,

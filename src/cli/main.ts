@@ -4,9 +4,11 @@
  * @module
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { discover } from "./commands/discover.js"
@@ -18,7 +20,8 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
-import { getExitCode, setExitCode } from "./output.js"
+import { InvalidArgument } from "../domain/errors.js"
+import { envelope, getExitCode, setExitCode } from "./output.js"
 
 const VERSION = "0.1.0"
 
@@ -31,12 +34,40 @@ const root = Command.make("session-ingest").pipe(
 
 const cli = Command.run(root, { name: "session-ingest", version: VERSION })
 
+/** Exit code of an interrupted run (SIGINT / SIGTERM), as shells report a signal. */
+const INTERRUPTED_EXIT = 130
+
+/**
+ * A command line @effect/cli could not parse: it has printed the problem on
+ * stderr; with `--json` the envelope says it too, so stdout stays one JSON
+ * document. Exit 2 (`INVALID_ARGUMENT`).
+ */
+const invalidCommandLine = (e: ValidationError.ValidationError) =>
+  Effect.sync(() => {
+    setExitCode(2)
+    if (process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e) {
+      const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
+      const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
+      process.stdout.write(
+        JSON.stringify(envelope(command, null, new InvalidArgument({ message, remediation: "See --help." }))) + "\n"
+      )
+    }
+  })
+
 const program = Effect.suspend(() => cli(process.argv)).pipe(
-  Effect.catchIf(ValidationError.isValidationError, () => Effect.sync(() => setExitCode(2))),
+  Effect.catchIf(ValidationError.isValidationError, invalidCommandLine),
   Effect.provide(NodeContext.layer)
 )
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: false,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
+  teardown: (exit, onExit) => {
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+      process.stderr.write(
+        "session-ingest: interrupted. Whatever was committed is consistent; run the same command again to finish.\n"
+      )
+      return onExit(INTERRUPTED_EXIT)
+    }
+    onExit(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
+  }
 })

@@ -116,3 +116,10 @@ export const roots = { workspace, museRoot, agentsRoot, store, state }
 
 /** What selects one source: provider, file, roots and selectors, plus `--json`. */
 export const source = { provider, file, json, ...roots, agent, session, locatorClass }
+
+/** `--config FILE`: the JSON config (its `index` and roots). */
+export const config = Options.text("config").pipe(
+  Options.withPseudoName("FILE"),
+  Options.optional,
+  Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
+)

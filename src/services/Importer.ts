@@ -17,7 +17,14 @@ import type { CommitPoint } from "./Index.js"
 
 /** What to import: providers to discover (with their requests) and explicit sources. */
 export interface ImportPlan {
-  readonly discover: ReadonlyArray<{ readonly provider: ProviderId; readonly request: DiscoverRequest }>
+  readonly discover: ReadonlyArray<{
+    readonly provider: ProviderId
+    readonly request: DiscoverRequest
+    /** The operator named this provider's root or store: finding it unavailable makes coverage partial. */
+    readonly configured?: boolean | undefined
+    /** Finding no source at all makes coverage partial (an agent UID that is not in the store). */
+    readonly expectSources?: boolean | undefined
+  }>
   readonly explicit: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>
   /** Providers the operator did not authorize, with the remediation that would include them. */
   readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
@@ -25,10 +32,14 @@ export interface ImportPlan {
   readonly batchSize?: number | undefined
 }
 
-/** Coverage of one provider in a run: the head of its discovery report. */
+/**
+ * Coverage of one provider in a run: the head of its discovery report (its
+ * explicit files counted in), made partial by any rejected source, with the
+ * discovery diagnostics when it is not complete.
+ */
 export type ProviderCoverage = Pick<
   DiscoveryReport,
-  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation"
+  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation" | "diagnostics"
 >
 
 /** A source the run could not import. */
@@ -44,6 +55,8 @@ export interface RejectedSource {
 export interface ImportReport {
   readonly coverage: "complete" | "partial"
   readonly providers: ReadonlyArray<ProviderCoverage>
+  /** Providers the operator did not authorize, with what would include them. */
+  readonly notIncluded: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
   readonly sources: {
     readonly discovered: number
     readonly accepted: number

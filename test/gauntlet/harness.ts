@@ -184,15 +184,24 @@ export const guarded = <A, E, R>(
 // ---------------------------------------------------------------------------
 // Entry points, through the library
 
-/** The policy every case adds to its own: nothing read from the user's home folder. */
+/**
+ * The policy every case adds to its own: nothing read from the user's home
+ * folder. The agents root is an empty folder (an explicitly named root that is
+ * missing would make an import partial).
+ */
 export const isolatedPolicy = (privateDir: string, policy: Partial<AccessPolicyShape>): Partial<AccessPolicyShape> => ({
   workspaceRoots: [nodePath.join(privateDir, "no-workspace")],
   museRoots: [],
-  agentsRoot: nodePath.join(privateDir, "no-agents"),
+  agentsRoot: emptyFolder(nodePath.join(privateDir, "no-agents")),
   agentmuxStore: nodePath.join(privateDir, "no-store", "filestore.db"),
   stateFile: nodePath.join(privateDir, "state.db"),
   ...policy
 })
+
+const emptyFolder = (dir: string): string => {
+  fs.mkdirSync(dir, { recursive: true })
+  return dir
+}
 
 const adapter = (provider: ProviderId) => Effect.flatMap(SessionSources, (s) => s.get(provider))
 

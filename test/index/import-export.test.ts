@@ -113,7 +113,14 @@ describe("index: explicit exports", () => {
       expect(r.sources).toMatchObject({ discovered: 2, accepted: 1, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
       expect(r.rejected[0]).toMatchObject({ provider: "muse-code", path: bad, code: "MALFORMED_SOURCE" })
       expect(r.remediations.some((l) => l.includes("MALFORMED_SOURCE"))).toBe(true)
-      expect(r.providers.find((p) => p.provider === "muse-code")).toMatchObject({ status: "unavailable", reasonCode: "NOT_AUTHORIZED" })
+      // explicit files only: muse-code counts them and is partial through the rejected one; native logs are not included
+      expect(r.providers.find((p) => p.provider === "muse-code")).toMatchObject({
+        status: "checked",
+        coverage: "partial",
+        sourceCount: 2,
+        reasonCode: "SOURCES_REJECTED"
+      })
+      expect(r.notIncluded.map((n) => n.provider)).toEqual(["muse-code", "agentmux"])
     }))
 
   it.effect("a file that is not a database is STORE_UNAVAILABLE", () =>

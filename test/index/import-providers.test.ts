@@ -110,21 +110,27 @@ describe("index: line-oriented sources", () => {
           payload: { kind: "session_opened", record: { session_id: "0a0a0a0a-0000-4000-8000-000000000001" } }
         }) + "\n"
       )
-      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "no-agents") }
+      const agents = path.join(dir, "agents")
+      fs.mkdirSync(agents)
+      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: agents }
       const plan = planFromPolicy(policy, { exports: [path.join(ws, "orderly.json"), path.join(ws, "broken.json")] })
       const r = yield* importOnce(policy, path.join(dir, "index.db"), plan)
       expect(r.coverage).toBe("partial")
       expect(r.sources).toMatchObject({ discovered: 2, accepted: 1, unchanged: 0, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
+      // native discovery selected nothing and was inconclusive; the two exports count as its sources
       expect(r.providers.find((p) => p.provider === "muse-code")).toMatchObject({
         status: "not-checked",
         coverage: "partial",
-        sourceCount: 0
+        sourceCount: 2,
+        reasonCode: "MUSE_INSPECTION_INCONCLUSIVE"
       })
-      expect(r.providers.find((p) => p.provider === "muse-agents")).toMatchObject({ status: "unavailable" })
+      expect(r.providers.find((p) => p.provider === "muse-code")!.diagnostics.map((d) => d.code)).toEqual(["MUSE_SOURCE_INCONCLUSIVE"])
+      expect(r.providers.find((p) => p.provider === "muse-agents")).toMatchObject({ status: "checked", coverage: "complete" })
       expect(r.sessionsAdded).toBe(2)
       expect(r.eventsAdded).toBe(8)
       expect(r.remediations.length).toBe(2)
       expect(r.remediations.some((l) => l.startsWith("muse-code: MUSE_INSPECTION_INCONCLUSIVE"))).toBe(true)
+      expect(r.notIncluded.map((n) => n.provider)).toEqual(["agentmux"])
       expect(r.remediations.some((l) => l.includes("broken.json: MALFORMED_SOURCE"))).toBe(true)
     }))
 })

@@ -240,13 +240,19 @@ describe("native discovery: outcomes and budgets (small test budget)", () => {
       expect(diag.map((d) => d.details?.sourceId).sort()).toEqual(inconclusive.map((x) => x.sourceId).sort())
     }))
 
-  it.effect("receipts and diagnostics are content-free: no folders, no workspace paths, no record content", () =>
+  it.effect("receipts are content-free (no folders, no workspace paths, no record content); diagnostics name only the log to act on", () =>
     Effect.gen(function*() {
       const r = yield* run
-      const text = JSON.stringify([r.receipts, r.diagnostics])
-      expect(text).not.toContain(dir)
-      expect(text).not.toContain("step 1")
+      const receipts = JSON.stringify(r.receipts)
+      expect(receipts).not.toContain(dir)
+      expect(receipts).not.toContain("step 1")
       for (const x of receiptsOf(r)) expect(x.locator).toMatch(/^[0-9a-f]{12}…\/session\.jsonl$/)
+      const diagnostics = JSON.stringify(r.diagnostics)
+      expect(diagnostics).not.toContain("step 1")
+      for (const d of r.diagnostics.filter((d) => d.code === "MUSE_SOURCE_INCONCLUSIVE")) {
+        expect(d.message.startsWith(String(d.details?.path))).toBe(true)
+        expect(String(d.details?.path)).toMatch(/\/session\.jsonl$/)
+      }
     }))
 
   it.effect("discovery leaves every source byte-identical", () =>

@@ -17,7 +17,7 @@ import { loadSession, loadTrajectory } from "../../layers/index/queries.js"
 import * as IndexSqlite from "../../layers/index/sqlite.js"
 import { existingIndex } from "../index-context.js"
 import * as O from "../options.js"
-import { reporting, writeStdout } from "../output.js"
+import { printResult, reporting, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
@@ -34,20 +34,24 @@ export const exportCommand = Command.make(
       Options.withDescription("Write to FILE instead of stdout (never over an existing file).")
     ),
     json: O.json,
-    index: O.index
+    index: O.index,
+    config: O.config
   },
   (o) =>
     reporting(
       "export",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index)
-        const text = yield* (o.format === "atif"
-          ? Effect.map(loadTrajectory(o.id), (input) => JSON.stringify(toAtif(input), null, 2) + "\n")
-          : Effect.map(loadSession(o.id), ({ events }) => events.map((e) => JSON.stringify(e) + "\n").join(""))).pipe(
-            Effect.provide(IndexSqlite.layer(file))
-          )
-        if (Option.isNone(o.out)) return yield* writeStdout(text)
+        const file = yield* existingIndex(o.index, o.config)
+        const data = yield* (o.format === "atif"
+          ? Effect.map(loadTrajectory(o.id), (input): unknown => toAtif(input))
+          : Effect.map(loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(IndexSqlite.layer(file)))
+        const text = o.format === "atif"
+          ? JSON.stringify(data, null, 2) + "\n"
+          : (data as ReadonlyArray<unknown>).map((e) => JSON.stringify(e) + "\n").join("")
+        if (Option.isNone(o.out)) {
+          return yield* (o.json ? printResult("export", true, { format: o.format, data }, () => "") : writeStdout(text))
+        }
         const out = o.out.value
         yield* Effect.try({
           try: () => fs.writeFileSync(out, text, { flag: "wx" }),
@@ -57,7 +61,8 @@ export const exportCommand = Command.make(
               remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
             })
         })
-        process.stderr.write(`wrote ${out}\n`)
+        if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
+        else process.stderr.write(`wrote ${out}\n`)
       })
     )
 ).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))

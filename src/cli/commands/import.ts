@@ -16,6 +16,9 @@ import { printResult, reporting, setExitCode } from "../output.js"
 /** Exit code of an import whose coverage is partial (DESIGN.md). */
 export const PARTIAL_EXIT = 8
 
+/** Diagnostics printed in the text report (all of them are in `--json`). */
+const MAX_DIAGNOSTICS = 20
+
 const render = (r: ImportReport, index: string): string => {
   const s = r.sources
   const lines = [
@@ -32,8 +35,12 @@ const render = (r: ImportReport, index: string): string => {
     lines.push(`  rejected by code: ${Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(", ")}`)
   }
   if (r.remediations.length > 0) lines.push("  to reach complete coverage:", ...r.remediations.map((l) => `    - ${l}`))
-  const hints = r.providers.filter((p) => p.status === "unavailable" && p.coverage === "complete" && p.remediation !== null)
-  if (hints.length > 0) lines.push("  not included:", ...hints.map((p) => `    - ${p.remediation}`))
+  const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`))
+  if (diagnostics.length > 0) {
+    lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${l}`))
+    if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`    … and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`)
+  }
+  if (r.notIncluded.length > 0) lines.push("  not included:", ...r.notIncluded.map((p) => `    - ${p.remediation}`))
   return lines.join("\n") + "\n"
 }
 
@@ -42,11 +49,7 @@ export const importCommand = Command.make(
   "import",
   {
     json: O.json,
-    config: Options.text("config").pipe(
-      Options.withPseudoName("FILE"),
-      Options.optional,
-      Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
-    ),
+    config: O.config,
     index: O.index,
     ...O.roots,
     agents: Options.text("agent").pipe(

@@ -61,6 +61,7 @@ export const sessions = Command.make(
   {
     json: O.json,
     index: O.index,
+    config: O.config,
     provider: Options.text("provider").pipe(Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
     since: Options.text("since").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
@@ -75,7 +76,7 @@ export const sessions = Command.make(
       "sessions",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index)
+        const file = yield* existingIndex(o.index, o.config)
         let provider: ProviderId | undefined
         if (Option.isSome(o.provider)) {
           const p = decodeProvider(o.provider.value)

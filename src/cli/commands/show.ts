@@ -26,14 +26,15 @@ export const show = Command.make(
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
     ),
     json: O.json,
-    index: O.index
+    index: O.index,
+    config: O.config
   },
   (o) =>
     reporting(
       "show",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index)
+        const file = yield* existingIndex(o.index, o.config)
         const { events, others, session } = yield* loadSession(o.id).pipe(Effect.provide(IndexSqlite.layer(file)))
         if (others.length > 0) {
           process.stderr.write(

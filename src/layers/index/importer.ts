@@ -19,6 +19,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import type { Mutable } from "effect/Types"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -74,11 +75,20 @@ export const planFromPolicy = (
   options: { readonly agents?: ReadonlyArray<string>; readonly exports?: ReadonlyArray<string>; readonly batchSize?: number }
 ): ImportPlan => ({
   discover: [
-    ...(policy.museRoots.length > 0 ? [{ provider: "muse-code" as const, request: {} }] : []),
-    { provider: "muse-agents" as const, request: {} },
-    ...(options.agents ?? []).map((agentId) => ({ provider: "agentmux" as const, request: { agentId } }))
+    ...(policy.museRoots.length > 0 ? [{ provider: "muse-code" as const, request: {}, configured: true }] : []),
+    {
+      provider: "muse-agents" as const,
+      request: {},
+      configured: policy.agentsRoot !== undefined || (process.env.MUSE_AGENTS_DIR ?? "") !== ""
+    },
+    ...[...new Set(options.agents ?? [])].map((agentId) => ({
+      provider: "agentmux" as const,
+      request: { agentId },
+      configured: true,
+      expectSources: true
+    }))
   ],
-  explicit: (options.exports ?? []).map((p) => ({
+  explicit: [...new Set((options.exports ?? []).map((p) => nodePath.resolve(p)))].map((p) => ({
     provider: "muse-code" as const,
     locator: { locatorClass: "manual-export" as const, path: p }
   })),
@@ -109,7 +119,8 @@ const make = Effect.gen(function*() {
     rawLocator: Locator,
     summary: Record<string, unknown>,
     batchSize: number,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>
+    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    onBatch: (inserted: number) => Effect.Effect<void>
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
@@ -134,9 +145,9 @@ const make = Effect.gen(function*() {
         adapter.stream(locator, { cursor: from, includeSubagents: true }).pipe(
           Stream.grouped(batchSize),
           Stream.runFoldEffect(0, (n, chunk) =>
-            Effect.map(
-              index.commitBatch({ source, generation, events: [...chunk] }, faults.at),
-              (inserted) => n + inserted
+            index.commitBatch({ source, generation, events: [...chunk] }, faults.at).pipe(
+              Effect.tap(onBatch),
+              Effect.map((inserted) => n + inserted)
             ))
         )
       const inserted = yield* run(cursor).pipe(
@@ -173,12 +184,18 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
       const before = yield* index.counts
-      const providers: Array<ProviderCoverage> = []
+      const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
       const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
       const remediations: Array<string> = []
+      const partialProvider = (p: Mutable<ProviderCoverage>, reasonCode: string, line: string) => {
+        p.coverage = "partial"
+        p.reasonCode ??= reasonCode
+        remediations.push(`${p.provider}: ${line}`)
+      }
 
       const checkpoints = yield* index.checkpoints
-      for (const { provider, request } of plan.discover) {
+      for (const entry of plan.discover) {
+        const { provider, request } = entry
         const adapter = yield* Effect.either(registry.get(provider))
         if (adapter._tag === "Left") continue
         const known = new Map<string, KnownSource>()
@@ -190,49 +207,70 @@ const make = Effect.gen(function*() {
         const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
         if (report._tag === "Left") {
           const e = report.left
-          providers.push({
-            provider,
-            status: "unavailable",
-            coverage: "partial",
-            sourceCount: 0,
-            reasonCode: e.code,
-            remediation: e.remediation ?? null
-          })
-          remediations.push(`${provider}: ${e.message}${e.remediation !== undefined ? ` ${e.remediation}` : ""}`)
+          const p = providers.get(provider) ?? { provider, status: "unavailable", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
+          p.status = "unavailable"
+          p.remediation = e.remediation ?? null
+          providers.set(provider, p)
+          partialProvider(p, e.code, `${e.message}${e.remediation !== undefined ? ` ${e.remediation}` : ""}`)
           continue
         }
         const r = report.right
-        providers.push({
+        const prior = providers.get(provider)
+        const p: Mutable<ProviderCoverage> = prior ?? {
           provider,
           status: r.status,
           coverage: r.coverage,
-          sourceCount: r.sourceCount,
+          sourceCount: 0,
           reasonCode: r.reasonCode,
-          remediation: r.remediation
-        })
+          remediation: r.remediation,
+          diagnostics: []
+        }
+        providers.set(provider, p)
+        if (prior !== undefined && r.status !== "checked") p.status = r.status
+        p.sourceCount += r.sourceCount
+        const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
+        p.diagnostics = [...p.diagnostics, ...kept]
         if (r.coverage === "partial") {
-          remediations.push(`${provider}: ${r.reasonCode ?? "partial"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+          partialProvider(p, r.reasonCode ?? "PARTIAL", `${r.reasonCode ?? "partial"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+        } else if (entry.configured === true && r.status === "unavailable") {
+          // A root or store the operator named explicitly is missing: a typo must not read as "complete".
+          partialProvider(p, r.reasonCode ?? "UNAVAILABLE", `${r.reasonCode ?? "unavailable"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+        } else if (entry.expectSources === true && r.sourceCount === 0) {
+          partialProvider(
+            p,
+            "NO_SOURCES",
+            `NO_SOURCES: nothing found for ${request.agentId !== undefined ? `agent ${request.agentId}` : "the request"}; check the id (and --store).`
+          )
         }
         for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary })
       }
-      for (const s of plan.skipped) {
-        providers.push({
-          provider: s.provider,
-          status: "unavailable",
+      for (const e of plan.explicit) {
+        work.push({ provider: e.provider, locator: e.locator, summary: {} })
+        const p = providers.get(e.provider) ?? {
+          provider: e.provider,
+          status: "checked",
           coverage: "complete",
           sourceCount: 0,
-          reasonCode: "NOT_AUTHORIZED",
-          remediation: s.remediation
-        })
+          reasonCode: null,
+          remediation: null,
+          diagnostics: []
+        }
+        p.sourceCount++
+        providers.set(e.provider, p)
       }
-      for (const e of plan.explicit) work.push({ provider: e.provider, locator: e.locator, summary: {} })
+      const notIncluded = plan.skipped
 
       yield* progress.start(work.length)
-      let accepted = 0, unchanged = 0, eventsAdded = 0, newGenerations = 0, bytes = 0
+      let accepted = 0, unchanged = 0, eventsAdded = 0, newGenerations = 0, bytes = 0, done = 0
       const rejected: Array<RejectedSource> = []
-      for (let i = 0; i < work.length; i++) {
-        const w = work[i]
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints)
+      const onBatch = (inserted: number) =>
+        Effect.suspend(() => progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded + inserted, bytes }))
+      for (const w of work) {
+        let inSource = 0
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints, (n) => {
+          inSource += n
+          return onBatch(inSource)
+        })
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
@@ -243,28 +281,34 @@ const make = Effect.gen(function*() {
             bytes += outcome.bytes
             if (outcome.newGeneration) newGenerations++
             break
-          case "rejected":
-            rejected.push({
+          case "rejected": {
+            const r: RejectedSource = {
               provider: w.provider,
               path: w.locator.path,
               code: outcome.error.code,
               message: outcome.error.message,
               remediation: outcome.error.remediation ?? null
-            })
+            }
+            rejected.push(r)
+            const p = providers.get(w.provider)
+            if (p !== undefined) {
+              partialProvider(p, "SOURCES_REJECTED", `${r.path}: ${r.code}: ${r.message}${r.remediation !== null ? ` ${r.remediation}` : ""}`)
+            }
+          }
         }
-        yield* progress.update({ sourcesDone: i + 1, totalSources: work.length, events: eventsAdded, bytes })
+        done++
+        yield* progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded, bytes })
       }
       yield* progress.end
       const rejectedByCode: Record<string, number> = {}
-      for (const r of rejected) {
-        rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
-        remediations.push(`${r.provider}: ${r.path}: ${r.code}: ${r.message}${r.remediation !== null ? ` ${r.remediation}` : ""}`)
-      }
+      for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
       const after = yield* index.counts
-      const partial = rejected.length > 0 || providers.some((p) => p.coverage === "partial")
+      const list = [...providers.values()]
+      const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
         coverage: partial ? "partial" : "complete",
-        providers,
+        providers: list,
+        notIncluded,
         sources: {
           discovered: work.length,
           accepted,

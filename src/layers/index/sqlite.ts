@@ -104,7 +104,7 @@ const str = (v: unknown): string | null => (typeof v === "string" && v.length > 
 /** Title and workspace of a source's sessions, from its discovery summary. */
 const describe = (summary: Record<string, unknown>) => ({
   title: str(summary.title) ?? str(summary.firstPrompt),
-  workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd)
+  workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd) ?? str(summary.evidencePath)
 })
 
 const CHECKPOINT_COLUMNS =

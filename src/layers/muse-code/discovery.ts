@@ -389,6 +389,8 @@ export const discoverNative = (
       unreadableFolders: 0
     }
     const receipts: Array<MuseSourceInspection> = []
+    /** The path of each receipt's log: diagnostics name it so the operator can act; receipts stay content-free. */
+    const paths: Array<string> = []
     const sources: Array<DiscoveredSource> = []
     for (const root of roots) {
       const candidates = yield* enumerate(deps, root, tally)
@@ -400,18 +402,21 @@ export const discoverNative = (
         })),
         { concurrency: INSPECTION_CONCURRENCY }
       )
-      for (const r of inspected) {
+      inspected.forEach((r, i) => {
         receipts.push(r.receipt)
+        paths.push(candidates[i].path)
         if (r.source !== null) sources.push(r.source)
-      }
+      })
     }
-    const diagnostics: Array<Diagnostic> = receipts
-      .filter((r) => r.outcome === "inconclusive")
-      .map((r) => ({
-        code: "MUSE_SOURCE_INCONCLUSIVE",
-        message: `${r.locator}: not checked, ${REASON_TEXT[r.reasonCode]}.`,
-        details: { sourceId: r.sourceId, locator: r.locator, reasonCode: r.reasonCode }
-      }))
+    const diagnostics: Array<Diagnostic> = receipts.flatMap((r, i) =>
+      r.outcome === "inconclusive"
+        ? [{
+          code: "MUSE_SOURCE_INCONCLUSIVE",
+          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}.`,
+          details: { sourceId: r.sourceId, locator: r.locator, path: paths[i], reasonCode: r.reasonCode }
+        }]
+        : []
+    )
     if (tally.unreadableFolders > 0) {
       diagnostics.push({
         code: "MUSE_FOLDER_UNREADABLE",
