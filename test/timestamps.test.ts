@@ -30,6 +30,8 @@ describe("normalizeTimestamp", () => {
     expect(ok("2026-10-01 12:00")).toBe("invalid:no-timezone")
     expect(ok("yesterday")).toBe("invalid:not-a-timestamp")
     expect(ok("2026-13-01T00:00:00Z")).toBe("invalid:not-a-timestamp")
+    expect(ok("2026-02-30T00:00:00Z")).toBe("invalid:not-a-timestamp")
+    expect(ok("2024-02-29T00:00:00Z")).toBe("2024-02-29T00:00:00.000Z")
     expect(ok("10000-01-01T00:00:00Z")).toBe("invalid:not-a-timestamp")
     // 253402300800000 ms is 10000-01-01T00:00:00Z
     expect(ok(253402300800000)).toBe("invalid:out-of-range")

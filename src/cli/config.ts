@@ -64,7 +64,12 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
-        message: `The config file ${path} is not valid: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left).split("\n").slice(0, 4).join(" ")}`,
+        message: `The config file ${path} is not valid: ${
+          ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+            .slice(0, 3)
+            .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message.split("\n")[0]))
+            .join("; ")
+        }`,
         remediation: "Keys: index, workspaces, museRoots, agentsRoot, store, agents, state, exports (see the README)."
       })
     }

@@ -6,6 +6,7 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
+import * as Option from "effect/Option"
 
 /** `--json`: print one JSON envelope (DESIGN.md) instead of text. */
 export const json = Options.boolean("json").pipe(
@@ -84,6 +85,7 @@ export const cursor = Options.text("cursor").pipe(
 /** `--limit N`. */
 export const limit = Options.integer("limit").pipe(
   Options.withPseudoName("N"),
+  Options.filterMap((n) => (n >= 0 ? Option.some(n) : Option.none()), "--limit takes a whole number of events, 0 or more"),
   Options.optional,
   Options.withDescription("Stop after N events.")
 )

@@ -79,6 +79,8 @@ const fromString = (s: string): NormalizedTimestamp => {
   }
   const base = Date.UTC(Number(y), month - 1, day, hour, minute, Math.min(second, 59))
   if (Number.isNaN(base)) return invalid("not-a-timestamp")
+  // Date.UTC rolls 2026-02-30 over into March: a day the month does not have is refused.
+  if (new Date(base).getUTCDate() !== day) return invalid("not-a-timestamp")
   const wholeSecondMs = base - offsetMin * 60_000
   if (wholeSecondMs < -62135596800000 || wholeSecondMs > MAX_EPOCH_MS) return invalid("out-of-range")
   const fraction = frac === undefined ? "000" : frac.length < 3 ? frac.padEnd(3, "0") : frac

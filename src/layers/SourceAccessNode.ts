@@ -98,12 +98,16 @@ const authorizeRoot = (root: string): Effect.Effect<string, SourceAccessError> =
     return real
   })
 
-const authorizeFile = (path: string, roots: ReadonlyArray<string>): Effect.Effect<AuthorizedFile, SourceAccessError> =>
+const authorizeFile = (
+  path: string,
+  roots: ReadonlyArray<string>,
+  rootOption = "--workspace DIR"
+): Effect.Effect<AuthorizedFile, SourceAccessError> =>
   Effect.gen(function*() {
     if (roots.length === 0) {
       return yield* new SourceNotAuthorized({
         message: `No authorized root covers ${path}.`,
-        remediation: "Authorize the folder that holds it (e.g. --workspace DIR)."
+        remediation: `Authorize the folder that holds it (${rootOption}).`
       })
     }
     const abs = nodePath.resolve(path)
@@ -131,7 +135,7 @@ const authorizeFile = (path: string, roots: ReadonlyArray<string>): Effect.Effec
     if (covering.length === 0) {
       return yield* new SourceOutsideAllowedRoot({
         message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,
-        remediation: "Move the file under an authorized root, or authorize its folder (e.g. --workspace DIR)."
+        remediation: `Move the file under an authorized root, or authorize its folder (${rootOption}).`
       })
     }
     // The path as named must reach the file without a symlink below the root:

@@ -53,7 +53,9 @@ export interface SourceAccessShape {
    */
   readonly authorizeFile: (
     path: string,
-    roots: ReadonlyArray<string>
+    roots: ReadonlyArray<string>,
+    /** How the operator authorizes a root for this kind of source (e.g. `--agents-root DIR`), for remediations. */
+    rootOption?: string
   ) => Effect.Effect<AuthorizedFile, SourceAccessError>
   /**
    * Authorize a root folder: it must exist and be a directory (a symlinked

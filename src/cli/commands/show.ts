@@ -48,6 +48,11 @@ export const show = Command.make(
           return yield* writeStdout(events.map((e) => JSON.stringify(e) + "\n").join(""))
         }
         const t = transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
+        if (t.turns.length === 0 && events.length > 0) {
+          process.stderr.write(
+            `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
+          )
+        }
         if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
         yield* printResult("show", o.json, t, () => renderTranscriptText(t))
       })

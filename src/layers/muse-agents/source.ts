@@ -79,7 +79,7 @@ export const authorizeTranscript = (
 ): Effect.Effect<AuthorizedFile, SourceAccessError | UnsupportedOperation> =>
   locator.locatorClass !== LOCATOR_CLASS
     ? Effect.fail(unsupportedClass(locator))
-    : deps.access.authorizeFile(locator.path, [agentsRootOf(deps).path])
+    : deps.access.authorizeFile(locator.path, [agentsRootOf(deps).path], "--agents-root DIR")
 
 const toRaw = (line: Line, lineNumber: number) => ({
   text: line.oversized ? "" : line.bytes.toString("utf8"),

@@ -135,7 +135,7 @@ export const authorizeNative = (deps: NativeDeps, path: string): Effect.Effect<N
         remediation: "Pass --muse-root DIR (the folder that holds YYYY/MM/DD/<session-id>/session.jsonl)."
       })
     }
-    const file = yield* deps.access.authorizeFile(path, deps.policy.museRoots)
+    const file = yield* deps.access.authorizeFile(path, deps.policy.museRoots, "--muse-root DIR")
     return {
       file,
       sourceId: makeSourceId("muse-code", NATIVE_CLASS, file.path),
