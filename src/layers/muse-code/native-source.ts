@@ -246,7 +246,12 @@ export const nativeEvents = (
         if (d === undefined) lineDigestCache.set(l, (d = digest(l.bytes)))
         return d
       }
-      const headDigest = (off: number) => digest(head.subarray(0, Math.min(HEAD_BYTES, off)))
+      // Past the first HEAD_BYTES every cursor binds the same head: hash it once, not once per event.
+      let fullHeadDigest: string | undefined
+      const headDigest = (off: number) => {
+        if (off < HEAD_BYTES || head.length < HEAD_BYTES) return digest(head.subarray(0, Math.min(HEAD_BYTES, off)))
+        return (fullHeadDigest ??= digest(head.subarray(0, HEAD_BYTES)))
+      }
 
       const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
         encodeCursor({
