@@ -6,11 +6,14 @@
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
@@ -56,7 +59,8 @@ const invalidCommandLine = (e: ValidationError.ValidationError) =>
 
 const program = Effect.suspend(() => cli(process.argv)).pipe(
   Effect.catchIf(ValidationError.isValidationError, invalidCommandLine),
-  Effect.provide(NodeContext.layer)
+  // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
+  Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
 )
 
 NodeRuntime.runMain(program, {

@@ -7,8 +7,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
-import { SessionSources } from "../../services/SessionSource.js"
-import { appLayer } from "../context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -59,10 +58,10 @@ export const discover = Command.make(
     reporting(
       "discover",
       o.json,
-      Effect.gen(function*() {
-        const adapter = yield* (yield* SessionSources).get(o.provider)
+      Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
+        const adapter = yield* (yield* rt.SessionSources).get(o.provider)
         const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
         yield* printResult("discover", o.json, report, () => render(report))
-      }).pipe(Effect.provide(appLayer(o)))
+      }).pipe(Effect.provide(rt.appLayer(o))))
     )
 ).pipe(Command.withDescription("Discover a provider's sessions under the roots you authorize (--muse-root, --agents-root, --store/--agent)."))

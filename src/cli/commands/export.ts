@@ -11,11 +11,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { toAtif } from "../../domain/atif.js"
 import { InvalidArgument } from "../../domain/errors.js"
-import { loadSession, loadTrajectory } from "../../layers/index/queries.js"
-import * as IndexSqlite from "../../layers/index/sqlite.js"
-import { existingIndex } from "../index-context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting, writeStdout } from "../output.js"
 
@@ -42,10 +39,11 @@ export const exportCommand = Command.make(
       "export",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index, o.config)
+        const rt = yield* runtime
+        const file = yield* rt.existingIndex(o.index, o.config)
         const data = yield* (o.format === "atif"
-          ? Effect.map(loadTrajectory(o.id), (input): unknown => toAtif(input))
-          : Effect.map(loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(IndexSqlite.layer(file)))
+          ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
+          : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
         const text = o.format === "atif"
           ? JSON.stringify(data, null, 2) + "\n"
           : (data as ReadonlyArray<unknown>).map((e) => JSON.stringify(e) + "\n").join("")

@@ -8,8 +8,8 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { Importer, type ImportReport } from "../../services/Importer.js"
-import { importLayer, importSetup } from "../index-context.js"
+import type { ImportReport } from "../../services/Importer.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting, setExitCode } from "../output.js"
 
@@ -67,8 +67,9 @@ export const importCommand = Command.make(
       "import",
       o.json,
       Effect.gen(function*() {
-        const { index, plan, policy } = yield* importSetup(o)
-        const report = yield* Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importLayer(policy, index)))
+        const rt = yield* runtime
+        const { index, plan, policy } = yield* rt.importSetup(o)
+        const report = yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index)))
         yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
         if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
       })

@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
-import { withSource } from "../context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -37,10 +37,10 @@ export const inspect = Command.make(
     reporting(
       "inspect",
       o.json,
-      withSource(o, (adapter, locator) =>
+      Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
         Effect.gen(function*() {
           const inspection = yield* adapter.inspect(locator)
           yield* printResult("inspect", o.json, inspection, () => render(inspection))
-        }))
+        })))
     )
 ).pipe(Command.withDescription("Validate one source in full and describe it: status (complete | provisional), sessions, event count, diagnostics."))

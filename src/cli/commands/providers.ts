@@ -5,8 +5,7 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
-import { SessionSources } from "../../services/SessionSource.js"
-import { appLayer } from "../context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -15,8 +14,8 @@ export const providers = Command.make("providers", { json: O.json }, ({ json }) 
   reporting(
     "providers",
     json,
-    Effect.gen(function*() {
-      const registry = yield* SessionSources
+    Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
+      const registry = yield* rt.SessionSources
       const data = registry.descriptors
       yield* printResult("providers", json, data, () =>
         data
@@ -30,5 +29,5 @@ export const providers = Command.make("providers", { json: O.json }, ({ json }) 
             ].join("\n")
           )
           .join("\n\n") + "\n")
-    }).pipe(Effect.provide(appLayer({})))
+    }).pipe(Effect.provide(rt.appLayer({}))))
   )).pipe(Command.withDescription("List the providers: disposition, supported operations, locator classes."))

@@ -14,9 +14,8 @@ import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../../domain/errors.js"
 import { ProviderId } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
-import * as IndexSqlite from "../../layers/index/sqlite.js"
-import { Index, type SessionRow } from "../../services/Index.js"
-import { existingIndex } from "../index-context.js"
+import type { SessionRow } from "../../services/Index.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -76,7 +75,8 @@ export const sessions = Command.make(
       "sessions",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index, o.config)
+        const rt = yield* runtime
+        const file = yield* rt.existingIndex(o.index, o.config)
         let provider: ProviderId | undefined
         if (Option.isSome(o.provider)) {
           const p = decodeProvider(o.provider.value)
@@ -98,8 +98,8 @@ export const sessions = Command.make(
             return abs
           }
         }))
-        const rows = yield* Effect.flatMap(Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
-          Effect.provide(IndexSqlite.layer(file))
+        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
+          Effect.provide(rt.IndexSqlite.layer(file))
         )
         yield* printResult("sessions", o.json, rows, () => render(rows))
       })

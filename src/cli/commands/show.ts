@@ -8,11 +8,8 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { transcriptFromEvents } from "../../domain/conversation.js"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
-import * as IndexSqlite from "../../layers/index/sqlite.js"
-import { loadSession } from "../../layers/index/queries.js"
-import { existingIndex } from "../index-context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting, writeStdout } from "../output.js"
 
@@ -34,8 +31,9 @@ export const show = Command.make(
       "show",
       o.json,
       Effect.gen(function*() {
-        const file = yield* existingIndex(o.index, o.config)
-        const { events, others, session } = yield* loadSession(o.id).pipe(Effect.provide(IndexSqlite.layer(file)))
+        const rt = yield* runtime
+        const file = yield* rt.existingIndex(o.index, o.config)
+        const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
         if (others.length > 0) {
           process.stderr.write(
             `note: ${others.length + 1} sources hold session ${o.id}; showing ${session.sessionUid} (use a ses_… uid to pick another: ${
@@ -47,7 +45,7 @@ export const show = Command.make(
           if (o.json) return yield* printResult("show", true, { session, events }, () => "")
           return yield* writeStdout(events.map((e) => JSON.stringify(e) + "\n").join(""))
         }
-        const t = transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
+        const t = rt.transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
         if (t.turns.length === 0 && events.length > 0) {
           process.stderr.write(
             `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`

@@ -8,7 +8,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { withSource } from "../context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { reporting, writeStdout } from "../output.js"
 
@@ -25,7 +25,7 @@ export const stream = Command.make(
     reporting(
       "stream",
       o.json,
-      withSource(o, (adapter, locator) =>
+      Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
         Effect.gen(function*() {
           let events = adapter.stream(locator, {
             cursor: Option.getOrUndefined(o.cursor),
@@ -37,6 +37,6 @@ export const stream = Command.make(
             Stream.filter((s) => s !== "\n"),
             Stream.runForEach(writeStdout)
           )
-        }))
+        })))
     )
 ).pipe(Command.withDescription("Stream a source's normalized SessionEvents as NDJSON (one event a line), resumable with --cursor."))

@@ -8,7 +8,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
-import { withSource } from "../context.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting, writeStdout } from "../output.js"
 
@@ -28,11 +28,11 @@ export const transcript = Command.make(
     reporting(
       "transcript",
       o.json || o.format === "json",
-      withSource(o, (adapter, locator) =>
+      Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
         Effect.gen(function*() {
           const t = yield* adapter.transcript(locator)
           if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
           yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t))
-        }))
+        })))
     )
 ).pipe(Command.withDescription("Render a conversation source (muse-agents, agentmux) as a transcript: turns, tool calls with their results, compactions."))
