@@ -394,14 +394,18 @@ export const discoverNative = (
     const sources: Array<DiscoveredSource> = []
     for (const root of roots) {
       const candidates = yield* enumerate(deps, root, tally)
-      const inspected = yield* Effect.forEach(
-        candidates,
-        (c) => Effect.flatMap(unchangedMatch(c, known.get(c.path), matches), Option.match({
-          onNone: () => inspectCandidate(deps, c, matches),
-          onSome: Effect.succeed
-        })),
-        { concurrency: INSPECTION_CONCURRENCY }
-      )
+      // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
+      const inspected: Array<Inspected> = new Array(candidates.length)
+      const toRead: Array<number> = []
+      for (let i = 0; i < candidates.length; i++) {
+        const hit = yield* unchangedMatch(candidates[i], known.get(candidates[i].path), matches)
+        if (Option.isSome(hit)) inspected[i] = hit.value
+        else toRead.push(i)
+      }
+      const read = yield* Effect.forEach(toRead, (i) => inspectCandidate(deps, candidates[i], matches), {
+        concurrency: INSPECTION_CONCURRENCY
+      })
+      toRead.forEach((i, k) => (inspected[i] = read[k]))
       inspected.forEach((r, i) => {
         receipts.push(r.receipt)
         paths.push(candidates[i].path)
