@@ -1,13 +1,14 @@
 /**
  * The Node filesystem layer of {@link SourceAccess}: `lstat` / `realpath`
  * checks, then read-only `O_NOFOLLOW` opens verified by device and inode.
+ * Metadata calls are synchronous: they take microseconds, and a threadpool
+ * round trip each (about nine per source) dominated importing many small logs.
  * `@effect/platform`'s FileSystem has no `lstat` and no no-follow open, which
  * these rules need, so this layer uses `node:fs` directly.
  *
  * @module
  */
 import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -70,8 +71,9 @@ const fsError = (path: string, e: unknown): SourceAccessError => {
   }
 }
 
-const attempt = <A>(path: string, f: () => Promise<A>): Effect.Effect<A, SourceAccessError> =>
-  Effect.tryPromise({ try: f, catch: (e) => fsError(path, e) })
+/** Run a synchronous filesystem call, mapping its error to the access family. */
+const attemptSync = <A>(path: string, f: () => A): Effect.Effect<A, SourceAccessError> =>
+  Effect.try({ try: f, catch: (e) => fsError(path, e) })
 
 const toStat = (s: fs.Stats): FileStat => ({
   size: s.size,
@@ -87,8 +89,8 @@ const isInside = (child: string, parent: string): boolean =>
 const authorizeRoot = (root: string): Effect.Effect<string, SourceAccessError> =>
   Effect.gen(function*() {
     const abs = nodePath.resolve(root)
-    const real = yield* attempt(abs, () => fsp.realpath(abs))
-    const st = yield* attempt(real, () => fsp.stat(real))
+    const real = yield* attemptSync(abs, () => fs.realpathSync(abs))
+    const st = yield* attemptSync(real, () => fs.statSync(real))
     if (!st.isDirectory()) {
       return yield* new SourceNotRegularFile({
         message: `The root ${abs} is not a folder.`,
@@ -111,7 +113,7 @@ const authorizeFile = (
       })
     }
     const abs = nodePath.resolve(path)
-    const lst = yield* attempt(abs, () => fsp.lstat(abs))
+    const lst = yield* attemptSync(abs, () => fs.lstatSync(abs))
     if (lst.isSymbolicLink()) {
       return yield* new SourceSymlink({
         message: `${abs} is a symlink; session-ingest does not follow symlinks.`,
@@ -124,7 +126,7 @@ const authorizeFile = (
         remediation: "Pass the path of a regular file (not a folder, device or fifo)."
       })
     }
-    const real = yield* attempt(abs, () => fsp.realpath(abs))
+    const real = yield* attemptSync(abs, () => fs.realpathSync(abs))
     const realRoots: Array<{ lexical: string; real: string }> = []
     for (const r of roots) {
       const lexical = nodePath.resolve(r)
@@ -148,7 +150,7 @@ const authorizeFile = (
       let symlink: string | undefined
       for (const part of parts) {
         cur = nodePath.join(cur, part)
-        const st = yield* attempt(cur, () => fsp.lstat(cur))
+        const st = yield* attemptSync(cur, () => fs.lstatSync(cur))
         if (st.isSymbolicLink()) {
           symlink = cur
           break
@@ -169,9 +171,6 @@ const authorizeFile = (
 /** Same file: device, inode and birth time (an inode number can be reused by a replacement). */
 const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.birthtimeMs === b.birthtimeMs
 
-/** Run a synchronous filesystem call, mapping its error to the access family. */
-const attemptSync = <A>(path: string, f: () => A): Effect.Effect<A, SourceAccessError> =>
-  Effect.try({ try: f, catch: (e) => fsError(path, e) })
 
 const readSync = (path: string, fd: number, offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
   attemptSync(path, () => {
@@ -282,7 +281,7 @@ const readWhole = (
   )
 
 const listDirectory = (dir: string): Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError> =>
-  attempt(dir, () => fsp.readdir(dir, { withFileTypes: true })).pipe(
+  attemptSync(dir, () => fs.readdirSync(dir, { withFileTypes: true })).pipe(
     Effect.map((entries) =>
       entries
         .map((d): DirEntry => ({

@@ -61,7 +61,8 @@ interface State {
 
 /**
  * Stream the lines of `source` from `options.from` to its end of file (as the
- * file is when each step reads it). Fails only with source access errors.
+ * file is when each step reads it: a read shorter than a step ends the
+ * stream). Fails only with source access errors.
  */
 export const readLines = (
   source: OpenSource,
@@ -156,15 +157,21 @@ export const readLines = (
           carryStart = end
           i = nl + 1
         }
-        const next: State = {
-          pos: s.pos + raw.length,
-          carry,
-          carryLen,
-          carryStart,
-          skipping,
-          lineNumber,
-          done: false
+        const pos = s.pos + raw.length
+        // A short read is the end of the file as it is now: finish here rather than
+        // spend one more read to learn it (most logs fit in their first step).
+        const atEnd = raw.length < step
+        if (atEnd && (skipping || carryLen > 0)) {
+          out.push({
+            start: carryStart,
+            end: pos,
+            lineNumber,
+            bytes: skipping ? Buffer.alloc(0) : carry.length === 1 ? carry[0] : Buffer.concat(carry, carryLen),
+            terminated: false,
+            oversized: skipping
+          })
         }
+        const next: State = { pos, carry, carryLen, carryStart, skipping, lineNumber, done: atEnd }
         return Option.some([Chunk.unsafeFromArray(out), next] as const)
       })
     )
