@@ -11,34 +11,8 @@ import * as fc from "effect/FastCheck"
 import * as Schema from "effect/Schema"
 import { type AtifInput, type AtifStep, AtifTrajectory, type AtifTrajectoryEncoded, toAtif } from "../../src/domain/atif.js"
 import { CONTRACT_VERSION, type ProviderId, type SessionEvent } from "../../src/domain/model.js"
+import { mk, nsOf } from "../support/events.js"
 
-const nsOf = (p: ProviderId) => (p === "muse-code" ? "native.muse" : `native.${p}`)
-
-const mk = (provider: ProviderId, sessionId: string) => {
-  let seq = 0
-  return (kind: string, fields: Partial<SessionEvent> = {}, native: Record<string, unknown> = {}): SessionEvent => {
-    seq++
-    return {
-      contractVersion: CONTRACT_VERSION,
-      provider,
-      sourceId: `sha256:${sessionId}`,
-      sessionId,
-      eventId: provider === "muse-code" ? `muse-seq-${seq}` : `line-${seq}`,
-      sequence: seq,
-      kind,
-      role: null,
-      toolName: null,
-      toolCallId: null,
-      model: null,
-      occurredAt: null,
-      text: null,
-      cursor: `cursor-${seq}`,
-      rawReference: { locatorClass: "muse-agent-transcript", sequence: seq },
-      extensions: { [nsOf(provider)]: native },
-      ...fields
-    }
-  }
-}
 
 /** Small constructors over one session's event factory. */
 const conv = (ev: ReturnType<typeof mk>) => ({

@@ -5,32 +5,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import { compactionOf, nativeOf, transcriptFromEvents } from "../../src/domain/conversation.js"
-import { CONTRACT_VERSION, type SessionEvent, Transcript } from "../../src/domain/model.js"
+import { Transcript } from "../../src/domain/model.js"
+import { mk } from "../support/events.js"
 
-const NS = "native.muse-agents"
-let seq = 0
-const ev = (kind: string, fields: Partial<SessionEvent> = {}, native: Record<string, unknown> = {}): SessionEvent => {
-  seq++
-  return {
-    contractVersion: CONTRACT_VERSION,
-    provider: "muse-agents",
-    sourceId: "sha256:test",
-    sessionId: "s1",
-    eventId: `line-${seq}`,
-    sequence: seq,
-    kind,
-    role: null,
-    toolName: null,
-    toolCallId: null,
-    model: null,
-    occurredAt: null,
-    text: null,
-    cursor: `c${seq}`,
-    rawReference: { locatorClass: "muse-agent-transcript", sequence: seq },
-    extensions: { [NS]: native },
-    ...fields
-  }
-}
+const ev = mk("muse-agents", "s1")
 const user = (text: string, at: string | null = null) => ev("message", { role: "user", text, occurredAt: at })
 const assistant = (text: string, at: string | null = null) => ev("message", { role: "assistant", text, occurredAt: at })
 const thinking = (text: string) => ev("thinking", { role: "assistant", text })
