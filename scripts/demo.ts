@@ -71,7 +71,9 @@ const program = (index: string, plan: ReturnType<typeof ImporterLayer.planFromPo
       )
     }
 
-    const conversation = sessions.find((s) => s.provider === "muse-agents" && s.title !== null) ?? sessions[0]
+    const conversation = sessions
+      .filter((s) => s.provider === "muse-agents")
+      .reduce((a, b) => (b.eventCount > a.eventCount ? b : a), sessions[0])
     const { events, session } = yield* loadSession(conversation.sessionUid)
     const transcript = renderTranscriptText(transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events))
     console.log(`\n4. show ${session.sessionId} --format transcript (first lines)`)
