@@ -82,7 +82,10 @@ export const readLines = (
   }
   return Stream.unfoldChunkEffect(initial, (s) => {
     if (s.done) return Effect.succeed(Option.none())
-    return source.read(s.pos, step).pipe(
+    // The first read is sized to what the file held when it was opened (plus one byte, so that an
+    // unchanged file ends with a short read): small logs cost one small buffer, not a full step.
+    const size = s.pos === from ? Math.min(step, Math.max(4096, source.file.stat.size - from + 1)) : step
+    return source.read(s.pos, size).pipe(
       Effect.map((raw) => {
         const out: Array<Line> = []
         let lineNumber = s.lineNumber
@@ -160,7 +163,7 @@ export const readLines = (
         const pos = s.pos + raw.length
         // A short read is the end of the file as it is now: finish here rather than
         // spend one more read to learn it (most logs fit in their first step).
-        const atEnd = raw.length < step
+        const atEnd = raw.length < size
         if (atEnd && (skipping || carryLen > 0)) {
           out.push({
             start: carryStart,

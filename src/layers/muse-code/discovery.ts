@@ -234,7 +234,8 @@ const inspectCandidate = (
         }
         const lines = readLines(capped(open, budget.maxSourceBytes), {
           maxLineBytes: budget.maxRecordBytes,
-          stepBytes: Math.min(256 * 1024, Math.max(4096, budget.maxSourceBytes))
+          // Sized to the log when it is small: one read (a short one, which ends the stream) and no 256 KiB buffer per log.
+          stepBytes: Math.min(256 * 1024, Math.max(4096, budget.maxSourceBytes), Math.max(4096, c.stat.size + 1))
         })
         const st = yield* Stream.runFoldWhileEffect(lines, init, (s) => !s.done, (s, line) =>
           Effect.gen(function*() {
