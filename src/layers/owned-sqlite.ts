@@ -19,7 +19,8 @@ export const INDEX_APPLICATION_ID = 0x53496931
 /** `application_id` of a session-ingest scan-state database ("SIs1"). */
 export const STATE_APPLICATION_ID = 0x53497331
 
-const MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
+/** The first 16 bytes of every SQLite database file. */
+export const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 
 /** What a file is to the caller: new (absent or empty) or already one of its own. */
 export type Ownership = "new" | "owned"
@@ -45,7 +46,7 @@ export const checkOwnedSqlite = (
       try {
         const header = Buffer.alloc(100)
         const n = fs.readSync(fd, header, 0, 100, 0)
-        if (n < 100 || !header.subarray(0, 16).equals(MAGIC)) return `${file} is not a SQLite database`
+        if (n < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return `${file} is not a SQLite database`
         if (header.readUInt32BE(68) !== applicationId) {
           return `${file} is a SQLite database that session-ingest did not create (a provider's store or another program's file)`
         }

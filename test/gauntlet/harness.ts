@@ -15,7 +15,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -34,6 +33,7 @@ import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import type { ImportReport } from "../../src/services/Importer.js"
 import { type DiscoverRequest, SessionSources, type StreamOptions } from "../../src/services/SessionSource.js"
 import { importOnce } from "../support/index.js"
+import { snapshotTree } from "../support/paths.js"
 
 /** Per-case time limit, ms (issue 7: "no hang (each under 2 s)"). */
 export const GAUNTLET_TIMEOUT = 2000
@@ -106,57 +106,8 @@ export const caseDir = (prefix = "gauntlet-"): string => {
 export const fileDir = (prefix = "gauntlet-big-"): string =>
   fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
 
-const hashCache = new Map<string, string>()
-
-/**
- * sha256 of a file, read 8 MiB at a time (never whole: some inputs are 64
- * MiB). Digests are cached by device, inode, size, mtime and ctime (ns): any
- * write to the file changes its ctime, which no process can set back, so a
- * cache hit still proves the bytes unchanged while a shared 64 MiB input is
- * digested once per file instead of twice per case.
- */
-export const hashFile = (p: string): string => {
-  const st = fs.statSync(p, { bigint: true })
-  const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`
-  const hit = hashCache.get(key)
-  if (hit !== undefined) return hit
-  const h = createHash("sha256")
-  const fd = fs.openSync(p, "r")
-  try {
-    const buf = Buffer.allocUnsafe(8 * 1024 * 1024)
-    for (;;) {
-      const n = fs.readSync(fd, buf, 0, buf.length, null)
-      if (n === 0) break
-      h.update(buf.subarray(0, n))
-    }
-  } finally {
-    fs.closeSync(fd)
-  }
-  const digest = h.digest("hex")
-  if (st.size > 1024 * 1024) hashCache.set(key, digest)
-  return digest
-}
-
-/** Every entry below `dir` (not following symlinks): files by sha256, symlinks by target, folders as such. */
-export const snapshotDir = (dir: string): Record<string, string> => {
-  const out: Record<string, string> = {}
-  const walk = (d: string) => {
-    for (const name of fs.readdirSync(d).sort()) {
-      const p = nodePath.join(d, name)
-      const rel = nodePath.relative(dir, p)
-      const st = fs.lstatSync(p)
-      if (st.isSymbolicLink()) out[rel] = `symlink:${fs.readlinkSync(p)}`
-      else if (st.isDirectory()) {
-        out[rel] = "dir"
-        walk(p)
-      } else if (st.isFile()) out[rel] = `file:${st.size}:${hashFile(p)}`
-      else out[rel] = "other"
-    }
-  }
-  if (fs.lstatSync(dir).isDirectory()) walk(dir)
-  else out["."] = `file:${hashFile(dir)}`
-  return out
-}
+/** Every entry below `dir` as a comparable snapshot (shared with the other suites). */
+export const snapshotDir = snapshotTree
 
 /**
  * Run `self` with the rules of the module doc: settled (no defect), timed

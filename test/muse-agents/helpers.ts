@@ -5,16 +5,12 @@
  *
  * @module
  */
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { IngestError } from "../../src/domain/errors.js"
-import type { Locator, SessionEvent } from "../../src/domain/model.js"
+import type { Locator } from "../../src/domain/model.js"
 import * as App from "../../src/layers/app.js"
 import { makeWith } from "../../src/layers/muse-agents/adapter.js"
 import { AccessPolicy } from "../../src/services/AccessPolicy.js"
@@ -22,6 +18,7 @@ import { ImportLimits, type ImportLimitsShape } from "../../src/services/ImportL
 import type { SessionSourceAdapter } from "../../src/services/SessionSource.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
 import * as SourceAccessNode from "../../src/layers/SourceAccessNode.js"
+import { tempDir } from "../support/paths.js"
 
 const here = nodePath.dirname(fileURLToPath(import.meta.url))
 
@@ -60,12 +57,11 @@ export const withProcessAdapter = <A, E>(
     Effect.provide(SourceAccessNode.layer)
   )
 
-/** All events of a stream. */
-export const collect = (s: Stream.Stream<SessionEvent, IngestError>): Effect.Effect<Array<SessionEvent>, IngestError> =>
-  Effect.map(Stream.runCollect(s), Chunk.toArray)
+/** Collect a stream: the shared helper. */
+export { collect } from "../support/run.js"
 
-/** A fresh temporary folder (removed by the caller with {@link removeDir}). */
-export const tempDir = (): string => fs.mkdtempSync(nodePath.join(os.tmpdir(), "muse-agents-test-"))
+/** A fresh temporary folder (removed at exit, or earlier by {@link removeDir}): the shared helper. */
+export { tempDir }
 
 /** Remove a temporary folder. */
 export const removeDir = (dir: string): void => fs.rmSync(dir, { recursive: true, force: true })
@@ -86,19 +82,8 @@ export const writeTranscript = (root: string, agent: string, content: string | B
   return p
 }
 
-/** sha256 of every file under `dir`, by relative path. */
-export const digestTree = (dir: string): Record<string, string> => {
-  const out: Record<string, string> = {}
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = nodePath.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else if (e.isFile()) out[nodePath.relative(dir, p)] = createHash("sha256").update(fs.readFileSync(p)).digest("hex")
-    }
-  }
-  walk(dir)
-  return out
-}
+/** Every entry under `dir` as a comparable snapshot: the shared helper. */
+export { snapshotTree as digestTree } from "../support/paths.js"
 
 /** One JSON line. */
 export const jl = (o: unknown): string => JSON.stringify(o) + "\n"

@@ -4,11 +4,9 @@
  * and the adapter under test layers.
  */
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { afterAll } from "vitest"
 import { SourceNotAuthorized } from "../../src/domain/errors.js"
 import { sha256Hex } from "../../src/domain/source-id.js"
 import * as MuseCode from "../../src/layers/muse-code/adapter.js"
@@ -21,12 +19,8 @@ import { SourceAccess, type SourceAccessShape } from "../../src/services/SourceA
 
 export * from "./native-lines.js"
 
-/** A fresh temp folder, removed after the file's tests. */
-export const tempDir = (prefix = "native-"): string => {
-  const dir = fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix)))
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+/** A fresh temp folder (real path), removed at exit: the shared helper. */
+export { tempDir } from "../support/paths.js"
 
 /** Write `<root>/<rel>` (folders created). Answers the path. */
 export const writeFile = (root: string, rel: string, text: string | Buffer): string => {

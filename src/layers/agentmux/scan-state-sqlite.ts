@@ -11,7 +11,6 @@
  * @module
  */
 import * as fsp from "node:fs/promises"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -25,13 +24,10 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState } from "../../services/ScanState.js"
+import { dataDir } from "../data-dir.js"
 
-/** The default state file: under `$XDG_DATA_HOME`, else `~/.local/share`. */
-export const defaultStateFile = (env: NodeJS.ProcessEnv = process.env): string => {
-  const xdg = env.XDG_DATA_HOME
-  const base = xdg !== undefined && nodePath.isAbsolute(xdg) ? xdg : nodePath.join(os.homedir(), ".local", "share")
-  return nodePath.join(base, "session-ingest", "state.db")
-}
+/** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */
+export const defaultStateFile = (env: NodeJS.ProcessEnv = process.env): string => nodePath.join(dataDir(env), "state.db")
 
 const unavailable = (path: string, cause: unknown) =>
   new StoreUnavailable({

@@ -42,8 +42,7 @@ import {
   type StoreOpen,
   TranscriptStore
 } from "../../services/TranscriptStore.js"
-
-const MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
+import { SQLITE_MAGIC } from "../owned-sqlite.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -86,7 +85,7 @@ const readHeader = (path: string): Effect.Effect<Buffer, StoreUnavailable> =>
     catch: (e) => unavailable(path, "cannot be read", e)
   }).pipe(
     Effect.filterOrFail(
-      (b) => b.length === 100 && b.subarray(0, 16).equals(MAGIC),
+      (b) => b.length === 100 && b.subarray(0, 16).equals(SQLITE_MAGIC),
       () => unavailable(path, "is not a SQLite database (no SQLite header)")
     )
   )
