@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { Compaction, ParseWarning, SessionEvent, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
+import type { Compaction, ParseWarning, SessionEvent, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
 
 /** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
@@ -48,14 +48,7 @@ export const compactionOf = (e: SessionEvent): Compaction => {
   return { id, trigger, timestamp: e.occurredAt }
 }
 
-type ToolUse = {
-  type: "tool_use"
-  id: string
-  name: string
-  input: unknown
-  result?: string
-  isError?: boolean
-}
+type ToolUse = ToolUseDraft
 type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blocks: Array<TranscriptBlock> }
 
 /**

@@ -99,6 +99,12 @@ export const TranscriptBlock = Schema.Union(
 )
 export type TranscriptBlock = typeof TranscriptBlock.Type
 
+/**
+ * A `tool_use` block while a transcript is being built: its `result` and
+ * `isError` are filled in when the tool's output is paired onto it by id.
+ */
+export type ToolUseDraft = { -readonly [K in keyof Extract<TranscriptBlock, { type: "tool_use" }>]: Extract<TranscriptBlock, { type: "tool_use" }>[K] }
+
 /** One turn: consecutive blocks of one role. `timestamp` is RFC 3339 or null. */
 export const TranscriptTurn = Schema.Struct({
   role: Schema.Literal("user", "assistant", "system"),

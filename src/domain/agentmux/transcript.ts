@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto"
 import { encodeCursor } from "../cursor.js"
 import { isRecord, parseJson } from "../json.js"
-import { CONTRACT_VERSION, type SessionEvent, type Transcript, type TranscriptBlock } from "../model.js"
+import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { timestampOrNull } from "../timestamps.js"
 import { isStreamEvent } from "./record.js"
 
@@ -78,7 +78,7 @@ export const toolResultText = (content: unknown): string => {
   return content === undefined || content === null ? "" : JSON.stringify(content)
 }
 
-type MutableToolUse = { type: "tool_use"; id: string; name: string; input: unknown; result?: string; isError?: boolean }
+type MutableToolUse = ToolUseDraft
 type MutableBlock = { type: "text"; text: string } | { type: "thinking"; text: string } | MutableToolUse
 type MutableTurn = { role: "user" | "assistant" | "system"; timestamp: string | null; blocks: Array<MutableBlock> }
 

@@ -14,20 +14,13 @@
  *
  * @module
  */
-import type { Compaction, ParseWarning, Transcript, TranscriptBlock, TranscriptTurn } from "../model.js"
+import type { Compaction, ParseWarning, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "../model.js"
 import { classifyLine, type Classified, type RawLine } from "./records.js"
 import { SessionScan, type SessionsIndexEntry } from "./summary.js"
 
 type Role = "user" | "assistant"
 
-interface MutableToolUse {
-  type: "tool_use"
-  id: string
-  name: string
-  input: unknown
-  result?: string
-  isError?: boolean
-}
+type MutableToolUse = ToolUseDraft
 
 interface MutableTurn {
   role: Role
