@@ -36,6 +36,19 @@ export const exceedsDepth = (value: unknown, limit: number): boolean => {
 }
 
 /**
+ * False when `text` cannot nest deeper than `limit`: every level opens with
+ * its own `{` or `[`, so a text with at most `limit` of them (inside strings
+ * or not) is shallow enough. Counts with native `indexOf` and stops at
+ * `limit + 1`, so most records skip the walk of {@link exceedsDepth}.
+ */
+const mayExceedDepth = (text: string, limit: number): boolean => {
+  let n = 0
+  for (let i = text.indexOf("{"); i >= 0; i = text.indexOf("{", i + 1)) if (++n > limit) return true
+  for (let i = text.indexOf("["); i >= 0; i = text.indexOf("[", i + 1)) if (++n > limit) return true
+  return false
+}
+
+/**
  * Parse a JSON text. Fails with `syntax` on invalid JSON (including an empty
  * text) and `depth` when objects/arrays nest deeper than `maxDepth` levels.
  */
@@ -46,7 +59,9 @@ export const parseJson = (text: string, maxDepth: number): JsonResult => {
   } catch (e) {
     return { _tag: "error", problem: { _tag: "syntax", message: e instanceof Error ? e.message : String(e) } }
   }
-  if (exceedsDepth(value, maxDepth)) return { _tag: "error", problem: { _tag: "depth", limit: maxDepth } }
+  if (mayExceedDepth(text, maxDepth) && exceedsDepth(value, maxDepth)) {
+    return { _tag: "error", problem: { _tag: "depth", limit: maxDepth } }
+  }
   return { _tag: "ok", value }
 }
 

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting, writeStdout } from "../output.js"
+import { ndjson, printResult, reporting, writeStdout } from "../output.js"
 
 /** The command. */
 export const show = Command.make(
@@ -43,7 +43,7 @@ export const show = Command.make(
         }
         if (o.format === "events") {
           if (o.json) return yield* printResult("show", true, { session, events }, () => "")
-          return yield* writeStdout(events.map((e) => JSON.stringify(e) + "\n").join(""))
+          return yield* writeStdout(ndjson(events))
         }
         const t = rt.transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
         if (t.turns.length === 0 && events.length > 0) {

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { reporting, writeStdout } from "../output.js"
+import { ndjson, reporting, writeStdout } from "../output.js"
 
 /** The command. */
 export const stream = Command.make(
@@ -33,8 +33,8 @@ export const stream = Command.make(
           })
           if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
           yield* events.pipe(
-            Stream.mapChunks((c) => Chunk.of(Chunk.join(Chunk.map(c, (e) => JSON.stringify(e)), "\n") + "\n")),
-            Stream.filter((s) => s !== "\n"),
+            Stream.mapChunks((c) => Chunk.of(ndjson(c))),
+            Stream.filter((bytes) => bytes.length > 0),
             Stream.runForEach(writeStdout)
           )
         })))

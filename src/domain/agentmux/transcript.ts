@@ -17,7 +17,7 @@
  * @module
  */
 import { createHash } from "node:crypto"
-import { encodeCursor } from "../cursor.js"
+import { cursorEncoder } from "../cursor.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { timestampOrNull } from "../timestamps.js"
@@ -253,11 +253,12 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     compactions,
     parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine }))
   }
+  const encode = cursorEncoder(ctx.sourceId)
   const withCursors = events.map(({ event, lineDigest }) => ({
     lineDigest,
     event: {
       ...event,
-      cursor: encodeCursor({ v: 1, src: ctx.sourceId, seq: event.sequence, h: lineDigest })
+      cursor: encode({ seq: event.sequence, h: lineDigest })
     }
   }))
   return { transcript, events: withCursors }

@@ -57,108 +57,87 @@ const oneLineJson = (v: unknown): string => {
 export const yieldsEvent = (c: Classified): c is Extract<Classified, { _tag: "Item" | "Compaction" }> =>
   c._tag === "Item" || c._tag === "Compaction"
 
+type Native = Record<string, unknown>
+
+/**
+ * One event, built as a single object literal (spreading a shared base per
+ * event cost a tenth of `stream`'s time, bench figure (a)). Field order is
+ * the order the events are printed in.
+ */
+const event = (
+  ctx: EventContext,
+  occurredAt: string | null,
+  kind: string,
+  role: SessionEvent["role"],
+  toolName: string | null,
+  toolCallId: string | null,
+  text: string | null,
+  native: Native
+): SessionEvent => ({
+  contractVersion: CONTRACT_VERSION,
+  provider: "muse-agents",
+  sourceId: ctx.sourceId,
+  sessionId: ctx.sessionId,
+  eventId: `line-${ctx.lineNumber}`,
+  sequence: ctx.lineNumber,
+  model: null,
+  occurredAt,
+  cursor: ctx.cursor,
+  rawReference: { locatorClass: "muse-agent-transcript", sequence: ctx.lineNumber, offset: ctx.offset },
+  kind,
+  role,
+  toolName,
+  toolCallId,
+  text,
+  extensions: { "native.muse-agents": native }
+})
+
+/** The provenance every item event starts with. */
+const itemNative = (
+  c: Extract<Classified, { _tag: "Item" }>,
+  ctx: EventContext,
+  itemType: string
+): Native => ({
+  recordType: "item",
+  seq: c.seq,
+  source: c.source,
+  agentId: ctx.agentId,
+  lineNumber: ctx.lineNumber,
+  itemType
+})
+
 /** Map one classified record to its event, or null when the line yields none. */
 export const toSessionEvent = (c: Classified, ctx: EventContext): SessionEvent | null => {
   if (!yieldsEvent(c)) return null
-  const base = {
-    contractVersion: CONTRACT_VERSION,
-    provider: "muse-agents" as const,
-    sourceId: ctx.sourceId,
-    sessionId: ctx.sessionId,
-    eventId: `line-${ctx.lineNumber}`,
-    sequence: ctx.lineNumber,
-    model: null,
-    occurredAt: c.createdAt,
-    cursor: ctx.cursor,
-    rawReference: { locatorClass: "muse-agent-transcript" as const, sequence: ctx.lineNumber, offset: ctx.offset }
-  }
   if (c._tag === "Compaction") {
-    return {
-      ...base,
-      kind: "summary",
-      role: "system",
-      toolName: null,
-      toolCallId: null,
-      text: `context compaction${c.trigger !== null ? ` (${c.trigger})` : ""}`,
-      extensions: {
-        [NATIVE_KEY]: {
-          recordType: "compaction_checkpoint",
-          compactionId: c.compactionId,
-          trigger: c.trigger,
-          agentId: ctx.agentId,
-          lineNumber: ctx.lineNumber
-        }
-      }
-    }
-  }
-  const native: Record<string, unknown> = {
-    recordType: "item",
-    seq: c.seq,
-    source: c.source,
-    agentId: ctx.agentId,
-    lineNumber: ctx.lineNumber
+    return event(ctx, c.createdAt, "summary", "system", null, null, `context compaction${c.trigger !== null ? ` (${c.trigger})` : ""}`, {
+      recordType: "compaction_checkpoint",
+      compactionId: c.compactionId,
+      trigger: c.trigger,
+      agentId: ctx.agentId,
+      lineNumber: ctx.lineNumber
+    })
   }
   const e = c.entry
   switch (e._tag) {
     case "Message":
-      return {
-        ...base,
-        kind: "message",
-        role: e.role,
-        toolName: null,
-        toolCallId: null,
-        text: e.text,
-        extensions: { [NATIVE_KEY]: { ...native, itemType: e.itemType } }
-      }
+      return event(ctx, c.createdAt, "message", e.role, null, null, e.text, itemNative(c, ctx, e.itemType))
     case "Commentary":
-      return {
-        ...base,
-        kind: "message",
-        role: "assistant",
-        toolName: null,
-        toolCallId: null,
-        text: e.text,
-        extensions: { [NATIVE_KEY]: { ...native, itemType: "commentary_text" } }
-      }
+      return event(ctx, c.createdAt, "message", "assistant", null, null, e.text, itemNative(c, ctx, "commentary_text"))
     case "Thinking":
-      return {
-        ...base,
-        kind: "thinking",
-        role: "assistant",
-        toolName: null,
-        toolCallId: null,
-        text: e.text,
-        extensions: { [NATIVE_KEY]: { ...native, itemType: "thinking" } }
-      }
-    case "ToolCall":
-      return {
-        ...base,
-        kind: "tool-call",
-        role: "assistant",
-        toolName: e.name,
-        toolCallId: e.callId,
-        text: oneLineJson(e.input),
-        extensions: {
-          [NATIVE_KEY]: {
-            ...native,
-            itemType: "function_call",
-            nativeName: e.nativeName,
-            input: e.input,
-            argumentsUnparsed: e.argumentsUnparsed
-          }
-        }
-      }
-    case "ToolOutput":
-      return {
-        ...base,
-        kind: "tool-result",
-        role: null,
-        toolName: null,
-        toolCallId: e.callId,
-        text: e.output,
-        extensions: {
-          [NATIVE_KEY]: { ...native, itemType: "function_call_output", success: e.success, isError: e.success === false }
-        }
-      }
+      return event(ctx, c.createdAt, "thinking", "assistant", null, null, e.text, itemNative(c, ctx, "thinking"))
+    case "ToolCall": {
+      const native = itemNative(c, ctx, "function_call")
+      native.nativeName = e.nativeName
+      native.input = e.input
+      native.argumentsUnparsed = e.argumentsUnparsed
+      return event(ctx, c.createdAt, "tool-call", "assistant", e.name, e.callId, oneLineJson(e.input), native)
+    }
+    case "ToolOutput": {
+      const native = itemNative(c, ctx, "function_call_output")
+      native.success = e.success
+      native.isError = e.success === false
+      return event(ctx, c.createdAt, "tool-result", null, null, e.callId, e.output, native)
+    }
   }
 }

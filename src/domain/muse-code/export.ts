@@ -21,7 +21,7 @@ import { isUtf8 } from "node:buffer"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { encodeCursor } from "../cursor.js"
+import { cursorEncoder } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
@@ -224,6 +224,7 @@ export const decodeExport = (
       }
     }
   }
+  const encodeCursorAt = cursorEncoder(options.sourceId)
   for (let i = 0; i < d.events.length; i++) {
     const ev = d.events[i]
     const where = `events[${i}]`
@@ -240,7 +241,7 @@ export const decodeExport = (
       locatorClass: "manual-export",
       fallbackSessionId,
       sequence: i,
-      cursor: encodeCursor({ v: 1, src: options.sourceId, seq: i, h: options.digest }),
+      cursor: encodeCursorAt({ seq: i, h: options.digest }),
       spawns,
       provenance: { document: provenance }
     }, where)

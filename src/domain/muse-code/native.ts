@@ -18,7 +18,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { at, isRecord } from "../json.js"
-import { effectiveKind, RecordEnvelope } from "./records.js"
+import { effectiveKind } from "./records.js"
 
 /** The file name of a native log inside its session folder. */
 export const SESSION_LOG_NAME = "session.jsonl"
@@ -68,7 +68,6 @@ export const OmissionMarkerLine = Schema.Struct({
 
 const decodeFrame = Schema.decodeUnknownEither(RetainedFrameLine, { onExcessProperty: "ignore" })
 const decodeMarker = Schema.decodeUnknownEither(OmissionMarkerLine, { onExcessProperty: "ignore" })
-const decodeEnvelope = Schema.decodeUnknownEither(RecordEnvelope, { onExcessProperty: "ignore" })
 
 /** A parsed line, by shape. `record` is the raw object, still to be mapped. */
 export type NativeLine =
@@ -106,7 +105,7 @@ export const classifyNativeLine = (value: unknown): Either.Either<NativeLine, st
 }
 
 /** True when a raw value has the record-envelope shape (what discovery checks; import maps it in full). */
-export const isRecordEnvelope = (value: unknown): boolean => Either.isRight(decodeEnvelope(value))
+export { isRecordEnvelope } from "./records.js"
 
 /** Which fact a piece of workspace evidence came from. */
 export type EvidenceField = "workspace_root" | "cwd"

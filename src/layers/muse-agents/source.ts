@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import {
   cursorSourceChanged,
   decodeCursor,
-  encodeCursor,
+  cursorEncoder,
   HEAD_BYTES,
   headBinder,
   headBinding,
@@ -320,6 +320,7 @@ export const streamTranscript = (
       }
       const maxDepth = deps.limits.maxDepth
       const bindHead = headBinder(yield* src.read(0, HEAD_BYTES))
+      const encode = cursorEncoder(sourceId)
       return readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes }).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
@@ -327,9 +328,7 @@ export const streamTranscript = (
             const lineNumber = lineBase + line.lineNumber
             const c = classifyLine(toRaw(line, lineNumber), maxDepth)
             if (!yieldsEvent(c)) continue
-            const token = encodeCursor({
-              v: 1,
-              src: sourceId,
+            const token = encode({
               seq: lineNumber,
               off: line.end,
               ls: line.start,

@@ -31,7 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { cursorSourceChanged, CursorState, encodeCursor } from "../../domain/cursor.js"
+import { cursorEncoder, cursorSourceChanged, CursorState } from "../../domain/cursor.js"
 import {
   type IngestError,
   InvalidCursor,
@@ -240,11 +240,15 @@ export const nativeEvents = (
       }
       stats.sessionEnd = sessionEnd
       let first = resume !== undefined
-      const lineDigestCache = new WeakMap<Line, string>()
+      // A line's events are consecutive: remember the digest of the last line only.
+      let digestedLine: Line | undefined
+      let digestOfLine = ""
       const lineDigest = (l: Line) => {
-        let d = lineDigestCache.get(l)
-        if (d === undefined) lineDigestCache.set(l, (d = digest(l.bytes)))
-        return d
+        if (l !== digestedLine) {
+          digestedLine = l
+          digestOfLine = digest(l.bytes)
+        }
+        return digestOfLine
       }
       // Past the first HEAD_BYTES every cursor binds the same head: hash it once, not once per event.
       let fullHeadDigest: string | undefined
@@ -253,10 +257,9 @@ export const nativeEvents = (
         return (fullHeadDigest ??= digest(head.subarray(0, HEAD_BYTES)))
       }
 
+      const encode = cursorEncoder(src.sourceId)
       const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
-        encodeCursor({
-          v: 1,
-          src: src.sourceId,
+        encode({
           seq,
           off: line.end,
           ls: line.start,
