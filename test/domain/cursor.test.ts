@@ -1,44 +1,82 @@
 /**
- * Cursor tokens (DESIGN.md "cursor"): `c1.` + base64url of the state's JSON.
- * The per-source encoder must print the very tokens `encodeCursor` prints, so
- * a token decodes back to its state and is refused for another source.
+ * Cursor tokens (DESIGN.md "cursor": an opaque token that resumes right after
+ * its event; INVALID_CURSOR for one that is malformed or of another source).
+ * `c2.<tag>.<seq>.<off>.<ls>.<sub>.<h>.<hd>.<x>` is printed; the older `c1.`
+ * + base64url(JSON) is still read.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
-import { cursorEncoder, decodeCursor, encodeCursor } from "../../src/domain/cursor.js"
+import { cursorEncoder, decodeCursor, encodeCursor, lineCheck, sourceTag } from "../../src/domain/cursor.js"
 
+const digestChars = fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/)
 const position = fc.record(
   {
-    seq: fc.integer({ min: 0, max: 2 ** 40 }),
+    seq: fc.integer({ min: -1, max: 2 ** 40 }),
     off: fc.nat(),
     ls: fc.nat(),
     sub: fc.nat({ max: 50 }),
-    h: fc.hexaString({ minLength: 32, maxLength: 32 }),
-    hd: fc.string(),
-    x: fc.oneof(fc.constant(1), fc.record({ hd: fc.string(), end: fc.constant(true) }, { requiredKeys: ["hd"] }))
+    h: digestChars,
+    hd: digestChars,
+    x: fc.oneof(
+      fc.constant(1),
+      fc.record({ hd: fc.string(), end: fc.constant(true as const), parent: fc.record({ src: fc.string(), child: fc.string() }) }, {
+        requiredKeys: ["hd"]
+      })
+    )
   },
   { requiredKeys: ["seq"] }
 )
+const SRC = "sha256:" + "ab".repeat(32)
+const code = (e: Either.Either<unknown, { code: string }>) => (Either.isLeft(e) ? e.left.code : "ok")
 
-describe("cursorEncoder", () => {
-  it("prints the tokens encodeCursor prints, for any source id (of any length, non-ASCII too)", () => {
+describe("cursor tokens", () => {
+  it("decode to the state they were made of, for their source only", () => {
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.fullUnicodeString(), fc.hexaString().map((h) => `sha256:${h}`)), position, (src, pos) => {
-        expect(cursorEncoder(src)(pos)).toBe(encodeCursor({ v: 1, src, ...pos }))
+        const token = cursorEncoder(src)(pos)
+        expect(token).toBe(encodeCursor({ v: 1, src, ...pos }))
+        expect(decodeCursor(token, src)).toEqual(Either.right({ v: 1, src, ...pos }))
+        expect(code(decodeCursor(token, src + "x"))).toBe("INVALID_CURSOR")
       }),
       { numRuns: 1000 }
     )
   })
 
-  it("gives tokens that decode to their state for their source only", () => {
-    const src = "sha256:" + "ab".repeat(32)
-    const token = cursorEncoder(src)({ seq: 7, off: 120, ls: 80, h: "f".repeat(32), x: { hd: "4096:00" } })
-    expect(token.startsWith("c1.")).toBe(true)
-    expect(decodeCursor(token, src)).toEqual(
-      Either.right({ v: 1, src, seq: 7, off: 120, ls: 80, h: "f".repeat(32), x: { hd: "4096:00" } })
-    )
-    const other = decodeCursor(token, "sha256:" + "cd".repeat(32))
-    expect(Either.isLeft(other) && other.left.code).toBe("INVALID_CURSOR")
+  it("spell a native-log cursor in about a hundred characters", () => {
+    const token = cursorEncoder(SRC)({ seq: 2, off: 1796, ls: 1259, h: "3c0efefd", x: { hd: "9bbbe788c839c9a8be7d249f8151d439" } })
+    expect(token).toBe(`c2.${sourceTag(SRC)}.2.1dw.yz..3c0efefd..${Buffer.from('{"hd":"9bbbe788c839c9a8be7d249f8151d439"}').toString("base64url")}`)
+    expect(token.length).toBeLessThan(110)
+  })
+
+  it("still read c1 tokens (base64url of the state's JSON)", () => {
+    const state = { v: 1 as const, src: SRC, seq: 7, off: 120, ls: 80, h: "f".repeat(32) }
+    const c1 = "c1." + Buffer.from(JSON.stringify(state)).toString("base64url")
+    expect(decodeCursor(c1, SRC)).toEqual(Either.right(state))
+    expect(code(decodeCursor(c1, "sha256:other"))).toBe("INVALID_CURSOR")
+  })
+
+  it.each([
+    ["another prefix", "c3.abc"],
+    ["too few fields", `c2.${sourceTag(SRC)}.1.2.3`],
+    ["a tag that is not 16 hex digits", `c2.ABCDEF0123456789.1......`],
+    ["a sequence with a leading zero", `c2.${sourceTag(SRC)}.01......`],
+    ["no sequence", `c2.${sourceTag(SRC)}.......`],
+    ["a dot-free digest with a quote", `c2.${sourceTag(SRC)}.1....a"b..`],
+    ["x that is not base64url JSON", `c2.${sourceTag(SRC)}.1......e30!`],
+    ["x that is base64url but not JSON", `c2.${sourceTag(SRC)}.1......${Buffer.from("{nope").toString("base64url")}`],
+    ["a c1 token that is not base64url", "c1.!!!"],
+    ["a c1 token of a non-state", "c1." + Buffer.from('{"v":2}').toString("base64url")]
+  ])("refuse %s", (_, token) => {
+    expect(code(decodeCursor(token, SRC))).toBe("INVALID_CURSOR")
+  })
+})
+
+describe("lineCheck", () => {
+  it("is the CRC-32 of the line, continued over its newline", () => {
+    // CRC-32 (ISO-HDLC) check value of "123456789" is cbf43926.
+    expect(lineCheck(Buffer.from("123456789"))).toBe("cbf43926")
+    expect(lineCheck(Buffer.from("abc"), true)).toBe(lineCheck(Buffer.from("abc\n")))
+    expect(lineCheck(Buffer.from(""))).toBe("00000000")
   })
 })

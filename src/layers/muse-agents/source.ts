@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { createHash } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -21,7 +20,8 @@ import {
   HEAD_BYTES,
   headBinder,
   headBinding,
-  headBindingLength
+  headBindingLength,
+  lineCheck
 } from "../../domain/cursor.js"
 import {
   type IngestError,
@@ -250,12 +250,6 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
     }
   })
 
-const digestOf = (bytes: Uint8Array, newline: boolean): string => {
-  const h = createHash("sha256").update(bytes)
-  if (newline) h.update("\n")
-  return h.digest("hex").slice(0, 32)
-}
-
 /** The session header of an open source: lines are read from the start until one is found. */
 const findHeader = (deps: AgentsDeps, src: OpenSource) =>
   readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
@@ -300,7 +294,7 @@ export const streamTranscript = (
           return yield* cursorSourceChanged("the cursor's line is longer than any record")
         }
         const bytes = yield* src.read(state.ls, state.off - state.ls)
-        if (bytes.length !== state.off - state.ls || digestOf(bytes, false) !== state.h) {
+        if (bytes.length !== state.off - state.ls || lineCheck(bytes, false) !== state.h) {
           return yield* cursorSourceChanged("the line the cursor follows is no longer there")
         }
         if (state.hd !== undefined) {
@@ -332,7 +326,7 @@ export const streamTranscript = (
               seq: lineNumber,
               off: line.end,
               ls: line.start,
-              h: digestOf(line.bytes, line.terminated),
+              h: lineCheck(line.bytes, line.terminated),
               hd: bindHead(line.end),
               ...(line.terminated ? {} : { x: 1 })
             })

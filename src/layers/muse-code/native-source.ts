@@ -19,7 +19,7 @@
  *   `eventId`: `muse-seq-<envelope.sequence>`; `rawReference.offset`: the
  *   line's byte offset (`childIndex` for a retained child);
  * - the cursor resumes by seeking to the event's line (`ls`), verifying the
- *   line's digest (`h`), the digest of the file's first 4 KiB (`x.hd`) and the
+ *   line's check (`h`, {@link lineCheck}), the digest of the file's first 4 KiB (`x.hd`) and the
  *   size; any difference is `INVALID_CURSOR` (replaced or rewritten source).
  *
  * @module
@@ -29,9 +29,15 @@ import { isUtf8 } from "node:buffer"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { cursorEncoder, cursorSourceChanged, CursorState } from "../../domain/cursor.js"
+import {
+  cursorEncoder,
+  cursorIsFor,
+  cursorSourceChanged,
+  type CursorState,
+  lineCheck,
+  peekCursor
+} from "../../domain/cursor.js"
 import {
   type IngestError,
   InvalidCursor,
@@ -145,23 +151,11 @@ export const authorizeNative = (deps: NativeDeps, path: string): Effect.Effect<N
 
 const digest = (bytes: Uint8Array): string => sha256Hex(bytes).slice(0, 32)
 
-const PREFIX = "c1."
-const decodeState = Schema.decodeUnknownEither(Schema.parseJson(CursorState))
-
 const invalidCursor = (message: string) =>
   new InvalidCursor({
     message,
     remediation: "Pass a cursor printed by `stream` for this same source, or stream without --cursor to start over."
   })
-
-/** Decode a cursor token without binding it to a source yet (the caller checks `src`). */
-export const peekCursor = (token: string): Either.Either<CursorState, InvalidCursor> => {
-  if (!token.startsWith(PREFIX)) return Either.left(invalidCursor("The cursor is not a session-ingest cursor token."))
-  const body = token.slice(PREFIX.length)
-  if (!/^[A-Za-z0-9_-]*$/.test(body)) return Either.left(invalidCursor("The cursor token is not base64url."))
-  const d = decodeState(Buffer.from(body, "base64url").toString("utf8"))
-  return Either.isLeft(d) ? Either.left(invalidCursor("The cursor token is malformed.")) : Either.right(d.right)
-}
 
 /** The native extras of a cursor (`x`): head digest, whether `session.end` was seen, the parent of a subagent stream. */
 interface CursorExtras {
@@ -229,7 +223,7 @@ export const nativeEvents = (
         const span = resume.off - resume.ls
         if (span <= 0 || span > deps.limits.maxRecordBytes + 2) return yield* invalidCursor("The cursor's line span is not valid.")
         const lineBytes = Buffer.from(yield* open.read(resume.ls, span))
-        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || digest(lineBytes.subarray(0, span - 1)) !== resume.h) {
+        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || lineCheck(lineBytes.subarray(0, span - 1)) !== resume.h) {
           return yield* cursorSourceChanged("the cursor's line differs")
         }
         if (digest(head.subarray(0, Math.min(HEAD_BYTES, resume.off))) !== x.hd) {
@@ -246,7 +240,7 @@ export const nativeEvents = (
       const lineDigest = (l: Line) => {
         if (l !== digestedLine) {
           digestedLine = l
-          digestOfLine = digest(l.bytes)
+          digestOfLine = lineCheck(l.bytes)
         }
         return digestOfLine
       }
@@ -501,7 +495,7 @@ const childStreams = (
         Effect.gen(function*() {
           const child = yield* authorizeNative(deps, childLogPath(parent, b.childSessionId))
           const r = i === 0 ? resume : undefined
-          if (r !== undefined && r.src !== child.sourceId) return yield* cursorSourceChanged("the child log differs")
+          if (r !== undefined && !cursorIsFor(r, child.sourceId)) return yield* cursorSourceChanged("the child log differs")
           return nativeEvents(deps, child, {
             resume: r,
             stats: newStats(),
@@ -542,7 +536,7 @@ export const streamNative = (
       const parent = yield* authorizeNative(deps, path)
       const state = options.cursor !== undefined ? yield* peekCursor(options.cursor) : undefined
       const parentRef = state !== undefined ? extrasOf(state)?.parent : undefined
-      if (state !== undefined && state.src !== parent.sourceId) {
+      if (state !== undefined && !cursorIsFor(state, parent.sourceId)) {
         if (options.includeSubagents !== true || parentRef?.src !== parent.sourceId) {
           return yield* invalidCursor("The cursor belongs to another source.")
         }
@@ -560,7 +554,7 @@ export const streamNative = (
           Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined)))
         )
       }
-      if (state.src === parent.sourceId) {
+      if (cursorIsFor(state, parent.sourceId)) {
         return Stream.concat(
           nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true }),
           Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined)))
