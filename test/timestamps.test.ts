@@ -24,6 +24,10 @@ describe("normalizeTimestamp", () => {
     expect(ok("2026-10-01T12:00:00.123456789Z")).toBe("2026-10-01T12:00:00.123456789Z")
     expect(ok("2026-01-01T00:30:00-01:00")).toBe("2026-01-01T01:30:00.000Z")
     expect(ok("2026-01-01T00:30:00+01:00")).toBe("2025-12-31T23:30:00.000Z")
+    // The ends of four-digit years
+    expect(ok("0001-01-01T00:00:00Z")).toBe("0001-01-01T00:00:00.000Z")
+    expect(ok("9999-12-31T23:59:59.999999Z")).toBe("9999-12-31T23:59:59.999999Z")
+    expect(ok(253402300799999)).toBe("9999-12-31T23:59:59.999Z")
   })
   it("refuses what it cannot place", () => {
     expect(ok("2026-10-01T12:00:00")).toBe("invalid:no-timezone")

@@ -30,11 +30,17 @@ const MAX_EPOCH_MS = 253402300799999
 
 const pad = (n: number, w: number) => String(n).padStart(w, "0")
 
+// `toISOString` spells years 0000-9999 with four digits; the fraction replaces its milliseconds.
+// Events come in time order, many in the same second: the last second's text is kept.
+let lastSecond = Number.NaN
+let lastSecondText = ""
 const formatUtc = (epochMs: number, fraction: string): string => {
-  const d = new Date(epochMs)
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${
-    pad(d.getUTCHours(), 2)
-  }:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${fraction}Z`
+  const second = epochMs - (((epochMs % 1000) + 1000) % 1000)
+  if (second !== lastSecond) {
+    lastSecond = second
+    lastSecondText = new Date(second).toISOString().slice(0, 19)
+  }
+  return lastSecondText + "." + fraction + "Z"
 }
 
 const invalid = (problem: TimestampProblem): NormalizedTimestamp => ({ _tag: "invalid", problem })
@@ -77,10 +83,14 @@ const fromString = (s: string): NormalizedTimestamp => {
     const sign = zone[0] === "-" ? -1 : 1
     offsetMin = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)))
   }
-  const base = Date.UTC(Number(y), month - 1, day, hour, minute, Math.min(second, 59))
+  // Not Date.UTC: it reads years 0-99 as 1900-1999.
+  const date = new Date(0)
+  date.setUTCFullYear(Number(y), month - 1, day)
+  date.setUTCHours(hour, minute, Math.min(second, 59), 0)
+  const base = date.getTime()
   if (Number.isNaN(base)) return invalid("not-a-timestamp")
-  // Date.UTC rolls 2026-02-30 over into March: a day the month does not have is refused.
-  if (new Date(base).getUTCDate() !== day) return invalid("not-a-timestamp")
+  // Dates roll 2026-02-30 over into March: a day the month does not have is refused.
+  if (date.getUTCDate() !== day) return invalid("not-a-timestamp")
   const wholeSecondMs = base - offsetMin * 60_000
   if (wholeSecondMs < -62135596800000 || wholeSecondMs > MAX_EPOCH_MS) return invalid("out-of-range")
   const fraction = frac === undefined ? "000" : frac.length < 3 ? frac.padEnd(3, "0") : frac

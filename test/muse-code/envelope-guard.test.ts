@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
-import { isRecordEnvelope, RecordEnvelope } from "../../src/domain/muse-code/records.js"
+import { isRecordEnvelope, mapRecordEnvelope, RecordEnvelope } from "../../src/domain/muse-code/records.js"
 
 const bySchema = (u: unknown) => Either.isRight(Schema.decodeUnknownEither(RecordEnvelope, { onExcessProperty: "ignore" })(u))
 
@@ -80,5 +80,38 @@ describe("isRecordEnvelope", () => {
       }),
       { numRuns: 2000 }
     )
+  })
+})
+
+describe("event text of a record", () => {
+  // seed 001 / DESIGN "text": a one-line summary, whitespace runs made one space, at most 1000 characters.
+  const reference = (s: string) => {
+    const flat = s.replace(/\s+/g, " ").trim()
+    return flat.length > 1000 ? flat.slice(0, 999) + "…" : flat
+  }
+  const textOf = (prompt: string) => {
+    const ev = mapRecordEnvelope({ sequence: 1, payload_type: "turn.prompt", payload: { event: { prompt } } }, {
+      sourceId: "s",
+      locatorClass: "manual-export",
+      fallbackSessionId: "f",
+      sequence: 0,
+      cursor: "c",
+      spawns: new Map(),
+      provenance: {}
+    }, "here")
+    return Either.isRight(ev) ? ev.right.text : "refused"
+  }
+
+  it("is the prompt on one line, cut at 1000 characters, however long the prompt and its whitespace", () => {
+    const piece = fc.oneof(fc.constantFrom(" ", "\n\n", "\t ", " ".repeat(3000), "x"), fc.string({ maxLength: 30 }))
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 400 }), (parts) => {
+        const prompt = parts.join("")
+        expect(textOf(prompt)).toBe(prompt === "" ? null : reference(prompt))
+      }),
+      { numRuns: 300 }
+    )
+    expect(textOf("a".repeat(1000) + " ".repeat(5000))).toBe("a".repeat(1000))
+    expect(textOf(" ".repeat(5000) + "b".repeat(5000))).toBe("b".repeat(999) + "…")
   })
 })

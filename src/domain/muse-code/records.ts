@@ -114,7 +114,16 @@ export interface RecordContext {
 
 const TEXT_MAX = 1000
 
+/**
+ * A text on one line, whitespace runs made one space, cut to {@link TEXT_MAX}
+ * with an ellipsis. A long text is flattened from a prefix first: when the
+ * prefix alone flattens past the cut, the cut text is the same.
+ */
 const oneLine = (s: string): string => {
+  if (s.length > TEXT_MAX * 4) {
+    const head = s.slice(0, TEXT_MAX * 4).replace(/\s+/g, " ").trimStart()
+    if (head.length > TEXT_MAX + 1) return head.slice(0, TEXT_MAX - 1) + "…"
+  }
   const flat = s.replace(/\s+/g, " ").trim()
   return flat.length > TEXT_MAX ? flat.slice(0, TEXT_MAX - 1) + "…" : flat
 }

@@ -192,6 +192,8 @@ export interface PassOptions {
 }
 
 const NO_SPAWNS: ReadonlyMap<string, SpawnHandle> = new Map()
+/** The provenance of a record line (copied into each event's, never changed). */
+const RECORD_LINE: Record<string, unknown> = { lineShape: "record" }
 
 /**
  * One pass over a native log: its events in source order (from the start, or
@@ -286,7 +288,7 @@ export const nativeEvents = (
           offset: line.start,
           ...(sub !== undefined ? { childIndex: sub } : {}),
           spawns: NO_SPAWNS,
-          provenance: { ...provenance, ...options.provenance }
+          provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance }
         }, where)
         if (Either.isLeft(mapped)) return mapped.left
         const ev = mapped.right
@@ -333,7 +335,7 @@ export const nativeEvents = (
             return undefined
           case "record":
             stats.recordLines++
-            return mapOne(shape.right.value, line, undefined, { lineShape: "record" }, where, out)
+            return mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out)
           case "frame": {
             const f = shape.right.frame
             if (!resumeLine) stats.retainedFrames++
