@@ -19,7 +19,7 @@
  *   `eventId`: `muse-seq-<envelope.sequence>`; `rawReference.offset`: the
  *   line's byte offset (`childIndex` for a retained child);
  * - the cursor resumes by seeking to the event's line (`ls`), verifying the
- *   line's check (`h`, {@link lineCheck}), the digest of the file's first 4 KiB (`x.hd`) and the
+ *   line's check (`h`, {@link lineCheck}), the digest of the file's first 4 KiB (`hd`) and the
  *   size; any difference is `INVALID_CURSOR` (replaced or rewritten source).
  *
  * @module
@@ -65,7 +65,7 @@ import { type Line, readLines } from "../lines.js"
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
 
-/** Bytes at the head of a log bound into every cursor (`x.hd`). */
+/** Bytes at the head of a log bound into every cursor (`hd`). */
 export const HEAD_BYTES = 4096
 
 /** The services a native source is read with. */
@@ -157,7 +157,11 @@ const invalidCursor = (message: string) =>
     remediation: "Pass a cursor printed by `stream` for this same source, or stream without --cursor to start over."
   })
 
-/** The native extras of a cursor (`x`): head digest, whether `session.end` was seen, the parent of a subagent stream. */
+/**
+ * What a native cursor carries besides its place: the head digest (`hd`; in
+ * `x.hd` in `c1` tokens), and in `x` whether `session.end` was seen and the
+ * parent of a subagent stream.
+ */
 interface CursorExtras {
   readonly hd: string
   readonly end?: true
@@ -165,12 +169,13 @@ interface CursorExtras {
 }
 
 const extrasOf = (state: CursorState): CursorExtras | undefined => {
-  const x = state.x
-  if (!isRecord(x) || typeof x.hd !== "string") return undefined
+  const x = isRecord(state.x) ? state.x : {}
+  const hd = state.hd ?? x.hd
+  if (typeof hd !== "string") return undefined
   const parent = isRecord(x.parent) && typeof x.parent.src === "string" && typeof x.parent.child === "string"
     ? { src: x.parent.src, child: x.parent.child }
     : undefined
-  return { hd: x.hd, ...(x.end === true ? { end: true as const } : {}), ...(parent ? { parent } : {}) }
+  return { hd, ...(x.end === true ? { end: true as const } : {}), ...(parent ? { parent } : {}) }
 }
 
 /** Options of one pass over a log. */
@@ -261,11 +266,15 @@ export const nativeEvents = (
           ls: line.start,
           ...(sub !== undefined ? { sub } : {}),
           h: lineDigest(line),
-          x: {
-            hd: headDigest(line.end),
-            ...(sessionEnd ? { end: true } : {}),
-            ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
-          }
+          hd: headDigest(line.end),
+          ...(sessionEnd || options.parentRef !== undefined
+            ? {
+              x: {
+                ...(sessionEnd ? { end: true } : {}),
+                ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
+              }
+            }
+            : {})
         })
 
       const mapOne = (
