@@ -26,6 +26,8 @@ export interface Checkpoint {
   readonly fingerprint: string | null
   readonly status: "importing" | "complete" | "rejected"
   readonly eventCount: number
+  /** Source id of the source's own events (its first committed event's); null before any. */
+  readonly sourceId: string | null
 }
 
 /** A checkpoint with the source it belongs to. */
@@ -48,6 +50,13 @@ export interface Batch {
   readonly source: SourceInfo
   readonly generation: number
   readonly events: ReadonlyArray<SessionEvent>
+  /**
+   * The cursor to resume the source from once this batch is in: by default
+   * the last event's; `null` keeps the one stored (a batch of a Muse Code
+   * native log's nested logs only: the log resumes after its own last event
+   * and streams its nested logs again, whose events the index already has).
+   */
+  readonly resumeCursor?: string | null | undefined
 }
 
 /** A session as the index lists it. */

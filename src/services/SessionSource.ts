@@ -65,6 +65,13 @@ export interface SessionSourceAdapter {
   readonly stream: (locator: Locator, options?: StreamOptions) => Stream.Stream<SessionEvent, IngestError>
   /** The source as a conversation (conversation providers only). */
   readonly transcript: (locator: Locator) => Effect.Effect<Transcript, IngestError>
+  /**
+   * Other files a source's stream reads besides `locator.path` (Muse Code
+   * native: the nested `subagent/<child>/session.jsonl` logs), so that the
+   * importer's fingerprint changes when any of them does. Best effort, never
+   * fails: a folder that cannot be listed gives none.
+   */
+  readonly parts?: ((locator: Locator) => ReadonlyArray<string>) | undefined
 }
 
 /** The registry's operations. */

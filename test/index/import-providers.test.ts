@@ -206,6 +206,65 @@ describe("index: native Muse Code logs", () => {
     }))
 })
 
+describe("index: a native log with a nested subagent log, both still being written", () => {
+  const PARENT = "0c0c0c0c-0000-4000-8000-000000000001"
+  const CHILD = "0c0c0c0c-0000-4000-8000-000000000002"
+  const rec = (session: string, sequence: number, payload_type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({
+      schema_version: 1,
+      id: `${session}-${sequence}`,
+      stream: { kind: "session", id: session },
+      sequence,
+      recorded_at: 1790856000000000 + sequence,
+      record_type: "event",
+      durability: "durable",
+      causation_id: null,
+      payload_type,
+      payload
+    }) + "\n"
+
+  it.effect("an append to the nested log alone, then to the parent, each imports exactly the new events", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const ws = path.join(dir, "ws")
+      fs.mkdirSync(ws)
+      const folder = path.join(dir, "muse", "2026", "10", "03", PARENT)
+      fs.mkdirSync(path.join(folder, "subagent", CHILD), { recursive: true })
+      const parentLog = path.join(folder, "session.jsonl")
+      const childLog = path.join(folder, "subagent", CHILD, "session.jsonl")
+      fs.writeFileSync(
+        parentLog,
+        rec(PARENT, 1, "runtime.session.metadata", { kind: "metadata", record: { workspace_root: ws } }) +
+          rec(PARENT, 2, "subagent.control.child_session_bound", { record: { child_session_id: CHILD, subagent_id: "sub-1" } })
+      )
+      fs.writeFileSync(childLog, rec(CHILD, 1, "proposed", { event: { kind: "proposed", task: "child task" } }))
+      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
+      const plan = planFromPolicy(policy, { batchSize: 2 })
+      const index = path.join(dir, "index.db")
+      const countOf = (id: string) => Effect.map(sessionEvents(index, id), (s) => s.events.length)
+
+      const first = yield* importOnce(policy, index, plan)
+      expect(first.eventsAdded).toBe(3) // parent 2 + child 1
+      // 1. Only the nested log grows: the parent's own file is unchanged.
+      fs.appendFileSync(childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
+      const second = yield* importOnce(policy, index, plan)
+      expect(second.sources).toMatchObject({ accepted: 1, unchanged: 0, newGenerations: 0 })
+      expect(second.eventsAdded).toBe(1)
+      expect(yield* countOf(CHILD)).toBe(2)
+      // 2. Now the parent grows, after its nested log was imported last.
+      fs.appendFileSync(parentLog, rec(PARENT, 3, "completed", { event: { kind: "completed" } }))
+      const third = yield* importOnce(policy, index, plan)
+      expect(third.sources).toMatchObject({ accepted: 1, newGenerations: 0 })
+      expect(third.eventsAdded).toBe(1)
+      expect(yield* countOf(PARENT)).toBe(3)
+      expect(yield* countOf(CHILD)).toBe(2)
+      // 3. Nothing changed: nothing is read.
+      const fourth = yield* importOnce(policy, index, plan)
+      expect(fourth.sources).toMatchObject({ accepted: 0, unchanged: 1 })
+      expect(fourth.eventsAdded).toBe(0)
+    }))
+})
+
 describe("index: every provider from an Effect program", () => {
   it.effect("imports the bundled fixtures of all three providers, lists sessions and exports ATIF", () =>
     Effect.gen(function*() {

@@ -42,11 +42,12 @@ import { type KnownSource, SessionSources } from "../../services/SessionSource.j
 
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a
- * SQLite `-wal` beside it, where appends land first). Null when the source is
+ * SQLite `-wal` beside it, where appends land first, and of the other files
+ * the adapter says the source is read from: `parts`). Null when the source is
  * not a plain path (the adapter keeps its own incremental state) or cannot be
  * stat-ed (the stream will then report the real error).
  */
-export const fingerprintOf = (locator: Locator): string | null => {
+export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = []): string | null => {
   if (locator.path === "") return null
   const part = (p: string) => {
     const st = fs.statSync(p, { throwIfNoEntry: false })
@@ -56,7 +57,10 @@ export const fingerprintOf = (locator: Locator): string | null => {
     const main = part(locator.path)
     if (main === null) return null
     const wal = part(`${locator.path}-wal`)
-    return wal === null ? main : `${main}+wal:${wal}`
+    let fingerprint = wal === null ? main : `${main}+wal:${wal}`
+    // Nested parts by position: one added, removed or changed changes the whole.
+    for (const p of parts) fingerprint += `+part:${part(p) ?? "gone"}`
+    return fingerprint
   } catch {
     return null
   }
@@ -126,7 +130,7 @@ const make = Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary }
-      const fingerprint = fingerprintOf(locator)
+      const fingerprint = fingerprintOf(locator, adapter.parts?.(locator) ?? [])
       const checkpoint = Option.fromNullable(checkpoints.get(source.sourceKey))
       if (
         Option.isSome(checkpoint) && checkpoint.value.status === "complete" && fingerprint !== null &&
@@ -141,14 +145,25 @@ const make = Effect.gen(function*() {
         generation = 1
         yield* index.beginGeneration(source, generation, "first import")
       }
+      // The source's own events are those of its first event's source id; a
+      // Muse Code native log's nested logs follow with their own. The source
+      // resumes after its own last event, and its nested logs are streamed
+      // again from their start (the index ignores the events it has), so an
+      // append to the log or to any nested log is never skipped.
+      let ownSourceId = Option.isSome(checkpoint) ? checkpoint.value.sourceId : null
       const run = (from: string | undefined) =>
         adapter.stream(locator, { cursor: from, includeSubagents: true }).pipe(
           Stream.grouped(batchSize),
-          Stream.runFoldEffect(0, (n, chunk) =>
-            index.commitBatch({ source, generation, events: [...chunk] }, faults.at).pipe(
+          Stream.runFoldEffect(0, (n, chunk) => {
+            const events = [...chunk]
+            ownSourceId ??= events[0].sourceId
+            let resumeCursor: string | null = null
+            for (const e of events) if (e.sourceId === ownSourceId) resumeCursor = e.cursor
+            return index.commitBatch({ source, generation, events, resumeCursor }, faults.at).pipe(
               Effect.tap(onBatch),
               Effect.map((inserted) => n + inserted)
-            ))
+            )
+          })
         )
       const inserted = yield* run(cursor).pipe(
         Effect.catchIf(

@@ -108,7 +108,7 @@ const describe = (summary: Record<string, unknown>) => ({
 })
 
 const CHECKPOINT_COLUMNS =
-  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json"
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id"
 
 interface CheckpointRow {
   readonly source_key: string
@@ -120,6 +120,7 @@ interface CheckpointRow {
   readonly event_count: number
   readonly locator_json: string
   readonly summary_json: string
+  readonly source_id: string | null
 }
 
 const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
@@ -131,7 +132,8 @@ const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   status: r.status as Checkpoint["status"],
   eventCount: r.event_count,
   locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
+  sourceId: r.source_id
 })
 
 interface SessionDbRow {
@@ -282,7 +284,8 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
                                  ELSE max(sessions.last_at, excluded.last_at) END,
                   title = excluded.title, workspace = excluded.workspace`
             }
-            yield* sql`UPDATE sources SET cursor = ${events[events.length - 1].cursor}, source_id = ${events[0].sourceId},
+            const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
+            yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
                          event_count = event_count + ${added.length}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             yield* onPoint("before-commit")

@@ -17,7 +17,7 @@ import { DiscoveryBudget, defaultDiscoveryBudget } from "../../services/Discover
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverNative } from "./discovery.js"
 import { inspectExport, streamExport } from "./export-source.js"
-import { inspectNative, streamNative } from "./native-source.js"
+import { inspectNative, nestedLogPaths, streamNative } from "./native-source.js"
 
 /** The registry entry of `muse-code`. */
 export const descriptor: ProviderDescriptor = {
@@ -75,7 +75,8 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             message: "Muse Code sources are runtime event logs, not conversations; there is no transcript.",
             remediation: "Use `stream muse-code FILE` for the normalized events."
           })
-        )
+        ),
+      parts: (locator) => (locator.locatorClass === "muse-native-session-log" ? nestedLogPaths(locator.path) : [])
     }
   }
 )

@@ -24,6 +24,7 @@
  *
  * @module
  */
+import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { isUtf8 } from "node:buffer"
 import * as Chunk from "effect/Chunk"
@@ -488,6 +489,25 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
       }
     }
   })
+
+/**
+ * The nested logs beside a native log: every `subagent/<name>/session.jsonl`
+ * under its folder, sorted (bound or not; only bound ones are streamed).
+ * Metadata only: the folder is listed and nothing is read. None when the
+ * folder cannot be listed. Used for the importer's fingerprint.
+ */
+export const nestedLogPaths = (logPath: string): ReadonlyArray<string> => {
+  const dir = nodePath.join(nodePath.dirname(logPath), "subagent")
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME))
+      .filter((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isFile() === true)
+      .sort()
+  } catch {
+    return []
+  }
+}
 
 /** The nested log of a bound child: `<parent folder>/subagent/<child_session_id>/session.jsonl`. */
 export const childLogPath = (parent: NativeSource, childSessionId: string): string =>
