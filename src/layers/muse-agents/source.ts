@@ -40,6 +40,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, readLines } from "../lines.js"
+import { failIfShrank, hasBom } from "../shrink.js"
 
 /** The services and process facts a transcript is read with. */
 export interface AgentsDeps {
@@ -313,12 +314,17 @@ export const streamTranscript = (
         }
       }
       const maxDepth = deps.limits.maxDepth
-      const bindHead = headBinder(yield* src.read(0, HEAD_BYTES))
+      const headBytes = yield* src.read(0, HEAD_BYTES)
+      const bindHead = headBinder(headBytes)
       const encode = cursorEncoder(sourceId)
-      return readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes }).pipe(
+      const sizeAtOpen = (yield* src.stat).size
+      let reached = from === 0 && hasBom(headBytes) ? 3 : from
+      const lines = readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes })
+      return failIfShrank(lines, sizeAtOpen, () => reached, "The transcript").pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
           for (const line of chunk) {
+            reached = line.end
             const lineNumber = lineBase + line.lineNumber
             const c = classifyLine(toRaw(line, lineNumber), maxDepth)
             if (!yieldsEvent(c)) continue

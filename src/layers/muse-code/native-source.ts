@@ -62,6 +62,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, readLines } from "../lines.js"
+import { failIfShrank, hasBom } from "../shrink.js"
 
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
@@ -383,11 +384,14 @@ export const nativeEvents = (
         }
       }
 
+      const sizeAtOpen = (yield* open.stat).size
+      let reached = resume?.ls ?? (hasBom(head) ? 3 : 0)
       const lines = readLines(open, { from: resume?.ls ?? 0, maxLineBytes: deps.limits.maxRecordBytes })
-      return lines.pipe(
+      return failIfShrank(lines, sizeAtOpen, () => reached, "The native log").pipe(
         Stream.mapChunksEffect((chunk) =>
           Effect.gen(function*() {
             const last = Chunk.last(chunk)
+            if (last._tag === "Some") reached = last.value.end
             if (last._tag === "Some" && head.length < HEAD_BYTES && head.length < last.value.end) {
               head = Buffer.from(yield* open.read(0, HEAD_BYTES))
             }
