@@ -257,6 +257,12 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
         "MALFORMED_SOURCE"
       ],
       [
+        // Effect's Union decoder reads the discriminating `kind` with String(...), which throws for this object.
+        "an event kind that is an object with its own toString",
+        JSON.stringify({ ...validDoc, events: [{ kind: { toString: 0 }, envelope: { sequence: 0, payload_type: "x" } }] }),
+        "MALFORMED_SOURCE"
+      ],
+      [
         "a stream block without an id",
         JSON.stringify({
           ...validDoc,

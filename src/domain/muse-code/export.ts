@@ -96,7 +96,20 @@ export const ExportDocument = Schema.Struct({
 })
 export type ExportDocument = typeof ExportDocument.Type
 
-const decodeDocument = Schema.decodeUnknownEither(ExportDocument, { onExcessProperty: "ignore" })
+const decodeDocumentUnsafe = Schema.decodeUnknownEither(ExportDocument, { onExcessProperty: "ignore" })
+
+/**
+ * {@link decodeDocumentUnsafe}, answering a thrown error as the message it
+ * carries: Effect 3.22's Union decoder reads a discriminating field with
+ * `String(value)`, which throws for a JSON object such as `{"toString":0}`.
+ */
+const decodeDocument = (u: unknown): Either.Either<ExportDocument, ParseResult.ParseError | string> => {
+  try {
+    return decodeDocumentUnsafe(u)
+  } catch (e) {
+    return Either.left(e instanceof Error ? e.message : String(e))
+  }
+}
 
 /** Document-level provenance, copied into every event's `extensions["native.muse"].document`. */
 export interface ExportProvenance {
@@ -187,10 +200,12 @@ export const decodeExport = (
   }
   const decoded = decodeDocument(doc)
   if (Either.isLeft(decoded)) {
-    const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
-      .slice(0, 3)
-      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-      .join("; ")
+    const issues = typeof decoded.left === "string"
+      ? `a value the decoder cannot read: ${decoded.left}`
+      : ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+        .slice(0, 3)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")
     return Either.left(malformed(`The document does not have the export shape (${issues}).`))
   }
   const d = decoded.right
