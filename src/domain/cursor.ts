@@ -171,16 +171,25 @@ export const decodeCursor = (token: string, sourceId: string): Either.Either<Cur
 }
 
 /**
- * A check of a line's bytes for the `h` of a cursor: CRC-32 (8 hex digits)
- * of the bytes, then of a `\n` when `newline`. It tells a line that changed
- * under a cursor by accident (the cursor's offsets, the line's length and the
- * head binding must match too); a cursor is the user's own token, not a
- * defence against forgery. A fraction of a sha256's cost per event.
+ * CRC-32 of a line's bytes, continued over a `\n` when `newline`: the first
+ * half of a cursor's `h` (see {@link placeCheck}).
  */
-export const lineCheck = (bytes: Uint8Array, newline = false): string => {
+export const lineCrc = (bytes: Uint8Array, newline = false): number => {
   const c = crc32(bytes)
-  return (newline ? crc32(NEWLINE, c) : c).toString(16).padStart(8, "0")
+  return newline ? crc32(NEWLINE, c) : c
 }
+
+/**
+ * The `h` of a cursor: the CRC-32 of its line ({@link lineCrc}) continued
+ * over the cursor's place in the stream (`seq`, and `sub` for an event
+ * inside a line), 8 hex digits. A line that changed under the cursor, or a
+ * token whose `seq` / `sub` was edited, no longer matches (INVALID_CURSOR);
+ * the cursor's offsets, the line's length and the head binding must match
+ * too. It tells accidents, not forgeries: a cursor is the user's own token.
+ * A fraction of a sha256's cost per event (bench figure (a)).
+ */
+export const placeCheck = (lineCrc: number, seq: number, sub?: number): string =>
+  crc32(sub === undefined ? String(seq) : `${seq}/${sub}`, lineCrc).toString(16).padStart(8, "0")
 const NEWLINE = new Uint8Array([10])
 
 /** The `INVALID_CURSOR` error for a source that changed under a cursor. */

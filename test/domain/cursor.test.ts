@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
-import { cursorEncoder, decodeCursor, encodeCursor, lineCheck, sourceTag } from "../../src/domain/cursor.js"
+import { cursorEncoder, decodeCursor, encodeCursor, lineCrc, placeCheck, sourceTag } from "../../src/domain/cursor.js"
 
 const digestChars = fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/)
 const position = fc.record(
@@ -72,11 +72,20 @@ describe("cursor tokens", () => {
   })
 })
 
-describe("lineCheck", () => {
-  it("is the CRC-32 of the line, continued over its newline", () => {
+describe("lineCrc and placeCheck", () => {
+  it("lineCrc is the CRC-32 of the line, continued over its newline", () => {
     // CRC-32 (ISO-HDLC) check value of "123456789" is cbf43926.
-    expect(lineCheck(Buffer.from("123456789"))).toBe("cbf43926")
-    expect(lineCheck(Buffer.from("abc"), true)).toBe(lineCheck(Buffer.from("abc\n")))
-    expect(lineCheck(Buffer.from(""))).toBe("00000000")
+    expect(lineCrc(Buffer.from("123456789")).toString(16)).toBe("cbf43926")
+    expect(lineCrc(Buffer.from("abc"), true)).toBe(lineCrc(Buffer.from("abc\n")))
+    expect(lineCrc(Buffer.from(""))).toBe(0)
+  })
+
+  it("placeCheck binds the line to the event's place: another seq or sub, another check", () => {
+    // The CRC of "12345" continued over "6789" is the CRC of "123456789".
+    expect(placeCheck(lineCrc(Buffer.from("12345")), 6789)).toBe("cbf43926")
+    const c = lineCrc(Buffer.from('{"a":1}'))
+    const checks = [placeCheck(c, 7), placeCheck(c, -5), placeCheck(c, 8), placeCheck(c, 7, 0), placeCheck(c, 7, 1)]
+    expect(new Set(checks).size).toBe(checks.length)
+    expect(checks.every((h) => /^[0-9a-f]{8}$/.test(h))).toBe(true)
   })
 })

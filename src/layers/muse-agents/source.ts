@@ -21,7 +21,8 @@ import {
   headBinder,
   headBinding,
   headBindingLength,
-  lineCheck
+  lineCrc,
+  placeCheck
 } from "../../domain/cursor.js"
 import {
   type IngestError,
@@ -295,7 +296,7 @@ export const streamTranscript = (
           return yield* cursorSourceChanged("the cursor's line is longer than any record")
         }
         const bytes = yield* src.read(state.ls, state.off - state.ls)
-        if (bytes.length !== state.off - state.ls || lineCheck(bytes, false) !== state.h) {
+        if (bytes.length !== state.off - state.ls || placeCheck(lineCrc(bytes), state.seq) !== state.h) {
           return yield* cursorSourceChanged("the line the cursor follows is no longer there")
         }
         if (state.hd !== undefined) {
@@ -332,7 +333,7 @@ export const streamTranscript = (
               seq: lineNumber,
               off: line.end,
               ls: line.start,
-              h: lineCheck(line.bytes, line.terminated),
+              h: placeCheck(lineCrc(line.bytes, line.terminated), lineNumber),
               hd: bindHead(line.end),
               ...(line.terminated ? {} : { x: 1 })
             })

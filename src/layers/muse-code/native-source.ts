@@ -19,7 +19,7 @@
  *   `eventId`: `muse-seq-<envelope.sequence>`; `rawReference.offset`: the
  *   line's byte offset (`childIndex` for a retained child);
  * - the cursor resumes by seeking to the event's line (`ls`), verifying the
- *   line's check (`h`, {@link lineCheck}), the digest of the file's first 4 KiB (`hd`) and the
+ *   line's check bound to the event's place (`h`, {@link placeCheck}), the digest of the file's first 4 KiB (`hd`) and the
  *   size; any difference is `INVALID_CURSOR` (replaced or rewritten source).
  *
  * @module
@@ -36,8 +36,9 @@ import {
   cursorIsFor,
   cursorSourceChanged,
   type CursorState,
-  lineCheck,
-  peekCursor
+  lineCrc,
+  peekCursor,
+  placeCheck
 } from "../../domain/cursor.js"
 import {
   type IngestError,
@@ -232,7 +233,7 @@ export const nativeEvents = (
         const span = resume.off - resume.ls
         if (span <= 0 || span > deps.limits.maxRecordBytes + 2) return yield* invalidCursor("The cursor's line span is not valid.")
         const lineBytes = Buffer.from(yield* open.read(resume.ls, span))
-        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || lineCheck(lineBytes.subarray(0, span - 1)) !== resume.h) {
+        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || placeCheck(lineCrc(lineBytes.subarray(0, span - 1)), resume.seq, resume.sub) !== resume.h) {
           return yield* cursorSourceChanged("the cursor's line differs")
         }
         if (digest(head.subarray(0, Math.min(HEAD_BYTES, resume.off))) !== x.hd) {
@@ -243,15 +244,15 @@ export const nativeEvents = (
       }
       stats.sessionEnd = sessionEnd
       let first = resume !== undefined
-      // A line's events are consecutive: remember the digest of the last line only.
-      let digestedLine: Line | undefined
-      let digestOfLine = ""
-      const lineDigest = (l: Line) => {
-        if (l !== digestedLine) {
-          digestedLine = l
-          digestOfLine = lineCheck(l.bytes)
+      // A line's events are consecutive: remember the CRC of the last line only.
+      let checkedLine: Line | undefined
+      let crcOfLine = 0
+      const lineCheckOf = (l: Line, seq: number, sub: number | undefined) => {
+        if (l !== checkedLine) {
+          checkedLine = l
+          crcOfLine = lineCrc(l.bytes)
         }
-        return digestOfLine
+        return placeCheck(crcOfLine, seq, sub)
       }
       // Past the first HEAD_BYTES every cursor binds the same head: hash it once, not once per event.
       let fullHeadDigest: string | undefined
@@ -267,7 +268,7 @@ export const nativeEvents = (
           off: line.end,
           ls: line.start,
           ...(sub !== undefined ? { sub } : {}),
-          h: lineDigest(line),
+          h: lineCheckOf(line, seq, sub),
           hd: headDigest(line.end),
           ...(sessionEnd || options.parentRef !== undefined
             ? {
