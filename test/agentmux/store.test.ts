@@ -289,6 +289,21 @@ describe("WAL stores", () => {
       expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
     }))
 
+  it.effect("a WAL store with a table the in-place reader does not decode (WITHOUT ROWID): read from a private copy instead", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const db = new Database(store)
+      db.exec(`CREATE TABLE x (zoneid text, name text, partidx int, data blob, PRIMARY KEY (zoneid, name, partidx)) WITHOUT ROWID;
+        INSERT INTO x SELECT * FROM db_file_data; DROP TABLE db_file_data; ALTER TABLE x RENAME TO db_file_data;`)
+      db.pragma("journal_mode = WAL")
+      db.close()
+      expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
+      const r = yield* discover()
+      expect(r.receipts.storeMode).toBe("snapshot")
+      expect(sessionsOf(r)).toEqual([expected["S-B"], expected["S-C"], expected["S-A"]])
+      expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
+    }))
+
   it.effect("a WAL store another process is appending to: committed appends are read, nothing beside it changes", () =>
     Effect.gen(function*() {
       createStore(store, storeFiles(), { wal: true })

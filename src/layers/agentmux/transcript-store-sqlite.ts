@@ -8,16 +8,20 @@
  *   directly, `readonly: true, disableWAL: true`: SQLite takes a shared lock
  *   and creates nothing.
  * - A store in WAL mode (header bytes = 2, or a `-wal` file beside it) is not
- *   opened in place: a read-only open of a WAL database creates `-shm` and
- *   `-wal` beside it when absent and leaves them, and writes read marks into
- *   an existing `-shm`; this build has URI filenames (`immutable=1`) compiled
- *   out, and SQLite's backup API would need that same in-place open as its
- *   source. So the main file and its `-wal` are copied byte for byte into a
- *   private temporary folder, the copy is checked to be consistent (the main
- *   file's identity, size and mtime unchanged across the copy, i.e. no
- *   checkpoint ran; WAL frames appended meanwhile are cut by SQLite's own
- *   recovery at the last committed, checksummed frame), and the copy is read.
- *   The folder is removed when the scope closes.
+ *   opened through SQLite in place: a read-only open of a WAL database creates
+ *   `-shm` and `-wal` beside it when absent and leaves them, and writes read
+ *   marks into an existing `-shm`; this build has URI filenames
+ *   (`immutable=1`) compiled out. So it is read in place with plain reads of
+ *   the main file and its `-wal` (`sqlite-file.ts`, `wal-connection.ts`: the
+ *   WAL's committed frames over the main file, no locks, nothing written);
+ *   a checkpoint by AgentMux during the read fails it with `details.retry`,
+ *   and the adapter reads again. A database that reader does not handle
+ *   (UTF-16, a `WITHOUT ROWID` table) is instead copied byte for byte with
+ *   its `-wal` into a private temporary folder, the copy checked to be
+ *   consistent (the main file's identity, size and mtime unchanged across the
+ *   copy, i.e. no checkpoint ran; WAL frames appended meanwhile are cut by
+ *   SQLite's own recovery at the last committed, checksummed frame), and the
+ *   copy read through SQLite. The folder is removed when the scope closes.
  *
  * @module
  */
@@ -43,6 +47,8 @@ import {
   TranscriptStore
 } from "../../services/TranscriptStore.js"
 import { SQLITE_MAGIC } from "../owned-sqlite.js"
+import { openSqliteFile, type SqliteFile, SqliteFileError, SqliteFileUnsupported } from "./sqlite-file.js"
+import { walConnection } from "./wal-connection.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -231,6 +237,30 @@ const connect = (
     }
   })
 
+/**
+ * A store in WAL mode read in place with plain reads of the main file and its
+ * `-wal` (see `sqlite-file.ts`); null when that reader does not handle this
+ * database (then it is copied and read through SQLite). Closed with the scope.
+ */
+const readWalStore = (path: string): Effect.Effect<StoreConnection | null, StoreUnavailable, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        let file: SqliteFile | null = null
+        try {
+          file = openSqliteFile(path)
+          return { file, connection: walConnection(path, file, (what, cause) => unavailable(path, what, cause)) }
+        } catch (e) {
+          file?.close()
+          if (e instanceof SqliteFileUnsupported || e instanceof SqliteFileError) return null
+          throw e
+        }
+      },
+      catch: (e) => unavailable(path, "cannot be read", e)
+    }),
+    (r) => Effect.sync(() => r?.file.close())
+  ).pipe(Effect.map((r) => r?.connection ?? null))
+
 /** Open the store at `path` (see the module doc for how it is kept untouched). */
 export const openStore = (
   access: SourceAccessShape,
@@ -246,9 +276,9 @@ export const openStore = (
     const header = yield* readHeader(authorized)
     const walBeside = yield* Effect.promise(() => lstatOrNull(`${authorized}-wal`).catch(() => null))
     const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
-    const connection = isWal
-      ? yield* connect(authorized, yield* snapshot(authorized), "snapshot")
-      : yield* connect(authorized, authorized, "direct")
+    if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
+    const read = yield* readWalStore(authorized)
+    const connection = read ?? (yield* connect(authorized, yield* snapshot(authorized), "snapshot"))
     return { _tag: "open", connection } as const
   })
 
