@@ -98,6 +98,31 @@ describe("a WAL store read without SQLite", () => {
       }))
   }
 
+  it.effect("overflow chains out of order (pages reused from the freelist), all in the main file", () =>
+    Effect.gen(function*() {
+      const db = walStore(1024)
+      try {
+        const files = [0, 1, 2, 3].map((i) => ({ zoneId: `agent:u${i}:current`, name: "output", bytes: bytesOf(3 * PART + 100 * i, 10 + i) }))
+        db.transaction(() => files.forEach((f) => writeFile(db, f)))()
+        db.transaction(() => {
+          db.prepare("DELETE FROM db_file_data WHERE zoneid IN ('agent:u0:current', 'agent:u2:current') AND partidx != 1").run()
+          writeFile(db, { zoneId: "agent:w:current", name: "output", bytes: bytesOf(5 * PART + 7, 20) })
+          writeFile(db, files[1])
+        })()
+        db.pragma("wal_checkpoint(TRUNCATE)")
+        expect(fs.statSync(`${store}-wal`).size).toBe(0)
+        const conn = connect()
+        expect((yield* readAll(conn, "agent:w:current", "output")).bytes.equals(bytesOf(5 * PART + 7, 20))).toBe(true)
+        expect((yield* readAll(conn, "agent:u1:current", "output")).bytes.equals(files[1].bytes)).toBe(true)
+        expect((yield* readAll(conn, "agent:u3:current", "output")).bytes.equals(files[3].bytes)).toBe(true)
+        const u2 = yield* readAll(conn, "agent:u2:current", "output")
+        expect(u2.missing).toEqual([{ start: 0, end: PART }, { start: 2 * PART, end: u2.bytes.length }])
+        expect(u2.bytes.subarray(PART, 2 * PART).equals(files[2].bytes.subarray(PART, 2 * PART))).toBe(true)
+      } finally {
+        db.close()
+      }
+    }))
+
   it.effect("a transaction not yet committed is not read, even where its pages already spilled into the -wal", () =>
     Effect.gen(function*() {
       const db = walStore(4096)

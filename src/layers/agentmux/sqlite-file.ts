@@ -80,7 +80,7 @@ export interface SqliteFile {
   /** Call `f` with the payload of every row of the table rooted at `root`, in rowid order. */
   readonly scanTable: (root: number, f: (p: Payload) => void) => void
   /** Read payload bytes `[from, to)` into `out` at `at`; answers the bytes written. */
-  readonly readPayload: (p: Payload, from: number, to: number, out: Uint8Array, at: number) => number
+  readonly readPayload: (p: Payload, from: number, to: number, out: Buffer, at: number) => number
   /** The record layout of a payload. */
   readonly layout: (p: Payload) => RecordLayout
   /** The value of column `i` (null past the record's end: a column added later). */
@@ -303,15 +303,22 @@ export const openSqliteFile = (path: string): SqliteFile => {
     const win = Buffer.allocUnsafe(WINDOW_PAGES * pageSize)
     let winFirst = 0
     let winCount = 0
-    const overflowPage = (n: number, remainingPages: number): { buf: Buffer; at: number } => {
-      if (!wal.frames.has(n) && n >= winFirst && n < winFirst + winCount) return { buf: win, at: (n - winFirst) * pageSize }
-      if (wal.frames.has(n) || n < 1 || n > dbPages) return { buf: page(n), at: 0 }
+    /** Where page `n` is in `win` (read with up to `remainingPages` - 1 pages after it when not there). */
+    const overflowPage = (n: number, remainingPages: number): number => {
+      const inWal = wal.frames.size > 0 && wal.frames.has(n)
+      if (!inWal && n >= winFirst && n < winFirst + winCount) return (n - winFirst) * pageSize
+      if (inWal) {
+        winCount = 0
+        readPage(n, win, 0)
+        return 0
+      }
+      if (n < 1 || n > dbPages) throw new SqliteFileError(`page ${n} is outside the database (${dbPages} pages)`)
       const count = Math.max(1, Math.min(remainingPages, WINDOW_PAGES, dbPages - n + 1))
       const got = fs.readSync(fd, win, 0, count * pageSize, (n - 1) * pageSize)
       winFirst = n
       winCount = Math.floor(got / pageSize)
       if (winCount < 1) throw new SqliteFileError(`page ${n} is past the end of the file`)
-      return { buf: win, at: 0 }
+      return 0
     }
 
     const varint = (b: Buffer, o: number, into: Float64Array): number => {
@@ -364,13 +371,13 @@ export const openSqliteFile = (path: string): SqliteFile => {
       }
     }
 
-    const readPayload = (p: Payload, from: number, to: number, out: Uint8Array, at: number): number => {
+    const readPayload = (p: Payload, from: number, to: number, out: Buffer, at: number): number => {
       const end = Math.min(to, p.size)
       let written = 0
       if (from < p.localLength) {
         const n = Math.min(end, p.localLength) - from
         if (n > 0) {
-          out.set(p.page.subarray(p.localStart + from, p.localStart + from + n), at)
+          p.page.copy(out, at, p.localStart + from, p.localStart + from + n)
           written += n
         }
       }
@@ -380,12 +387,13 @@ export const openSqliteFile = (path: string): SqliteFile => {
       let hops = 0
       while (pos < end && next !== 0) {
         if (++hops > dbPages) throw new SqliteFileError("an overflow chain loops")
-        const { at: o, buf } = overflowPage(next, Math.ceil((end - pos) / per))
+        const o = overflowPage(next, Math.ceil((end - pos) / per))
+        const buf = win
         const len = Math.min(per, p.size - pos)
         const a = Math.max(from, pos)
         const z = Math.min(end, pos + len)
         if (z > a) {
-          out.set(buf.subarray(o + 4 + (a - pos), o + 4 + (z - pos)), at + (a - from))
+          buf.copy(out, at + (a - from), o + 4 + (a - pos), o + 4 + (z - pos))
           written += z - a
         }
         next = buf.readUInt32BE(o)

@@ -151,7 +151,7 @@ export const walConnection = (
       guard("cannot be read", () => {
         const start = Math.max(0, Math.min(offset, file.size))
         const end = Math.max(start, Math.min(offset + length, file.size))
-        const out = Buffer.alloc(end - start)
+        const out = Buffer.allocUnsafe(end - start) // every byte is written below: read, or zero where missing
         const missing: Array<{ start: number; end: number }> = []
         if (end === start) return { bytes: out, missing }
         if (parts === null || !indexed.some((w) => file.zoneId.startsWith(w))) {
@@ -173,6 +173,7 @@ export const walConnection = (
           }
           if (availTo < to) {
             const s = Math.max(from, availTo)
+            out.fill(0, s - start, to - start)
             const last = missing[missing.length - 1]
             if (last !== undefined && last.end === s) last.end = to
             else missing.push({ start: s, end: to })

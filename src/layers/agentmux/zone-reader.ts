@@ -31,21 +31,35 @@ export interface LinesRead {
 }
 
 /**
- * Hand every complete line of `file` in `[start, end)` to `onLines`, a step's
- * lines at a time, reading `stepBytes` (default 4 MiB) per step. Lines are cut
- * at `\n` bytes, which never occur inside a multibyte UTF-8 character, and a
- * line cut by a part or step boundary is reassembled before it is handed on,
- * so no character is mangled. A trailing unterminated line is not handed on
- * (an append in progress): `readTo` stops before it. A line under a missing
- * part, or longer than `maxLineBytes`, is handed on with `bytes: null`.
+ * Receives one complete line: `buf[from, to)` is the line without its `\n`
+ * (`buf` null when it could not be read, see `problem`), `[start, end)` its
+ * place in the file (`end` past the `\n`). `buf` is valid during the call only.
  */
-export const forEachLine = (
+export type LineSink = (
+  buf: Buffer | null,
+  from: number,
+  to: number,
+  start: number,
+  end: number,
+  problem: ZoneLine["problem"]
+) => void
+
+/**
+ * Hand every complete line of `file` in `[start, end)` to `sink`, reading
+ * `stepBytes` (default 4 MiB) per step. Lines are cut at `\n` bytes, which
+ * never occur inside a multibyte UTF-8 character, and a line cut by a part or
+ * step boundary is reassembled before it is handed on, so no character is
+ * mangled. A trailing unterminated line is not handed on (an append in
+ * progress): `readTo` stops before it. A line under a missing part, or longer
+ * than `maxLineBytes`, is handed on with `buf` null. No allocation per line.
+ */
+export const eachLine = (
   conn: StoreConnection,
   file: StoreFile,
   start: number,
   end: number,
   maxLineBytes: number,
-  onLines: (lines: ReadonlyArray<ZoneLine>) => void,
+  sink: LineSink,
   stepBytes: number = READ_CHUNK
 ): Effect.Effect<LinesRead, StoreUnavailable> =>
   Effect.gen(function*() {
@@ -68,8 +82,8 @@ export const forEachLine = (
         else missingAll.push({ start: m.start, end: m.end })
       }
       const base = pos
-      const overlaps = (s: number, e: number) => r.missing.some((m) => m.start < e && m.end > s)
-      const out: Array<ZoneLine> = []
+      const missing = r.missing
+      const overlaps = (s: number, e: number) => missing.length > 0 && missing.some((m) => m.start < e && m.end > s)
       let i = 0
       for (;;) {
         const nl = buf.indexOf(10, i)
@@ -90,9 +104,12 @@ export const forEachLine = (
         let bad = carryBad
         if (bad === null && overlaps(base + i, base + nl + 1)) bad = "missing-part"
         if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
-        const piece = buf.subarray(i, nl)
-        const bytes = bad !== null ? null : carry.length === 0 ? piece : Buffer.concat([...carry, piece])
-        out.push({ start: carryStart, end: base + nl + 1, bytes, problem: bad })
+        if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad)
+        else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null)
+        else {
+          const whole = Buffer.concat([...carry, buf.subarray(i, nl)])
+          sink(whole, 0, whole.length, carryStart, base + nl + 1, null)
+        }
         carry = []
         carryLen = 0
         carryBad = null
@@ -100,10 +117,33 @@ export const forEachLine = (
         i = nl + 1
       }
       pos += buf.length
-      if (out.length > 0) onLines(out)
     }
     return { readTo: carryStart, bytesRead, missing: missingAll }
   })
+
+/**
+ * {@link eachLine}, a step's lines at a time as {@link ZoneLine}s (each line's
+ * bytes a view of the step's buffer, valid after the call).
+ */
+export const forEachLine = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number,
+  onLines: (lines: ReadonlyArray<ZoneLine>) => void,
+  stepBytes: number = READ_CHUNK
+): Effect.Effect<LinesRead, StoreUnavailable> => {
+  let out: Array<ZoneLine> = []
+  return eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, s, e, problem) => {
+    out.push({ start: s, end: e, bytes: buf === null ? null : buf.subarray(from, to), problem })
+  }, stepBytes).pipe(
+    Effect.tap(() => {
+      if (out.length > 0) onLines(out)
+      out = []
+    })
+  )
+}
 
 /** Receive-time lookups over one zone's `output.tsidx`. */
 export interface Stamps {
