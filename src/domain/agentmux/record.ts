@@ -411,12 +411,22 @@ export const parseStampRecord = (text: string): StampRecord | null => {
  * The receive time of byte `offset` from sidecar records: the newest record at
  * or before it, i.e. the greatest `off ≤ offset` (ties: the greatest `ms`), in
  * whatever order the records were written. `null` when none is at or before it.
+ * `records` may come in several arrays (the sidecar's parts), taken together.
  */
-export const stampOf = (records: Iterable<StampRecord>, offset: number): number | null => {
+export const stampOf = (
+  records: ReadonlyArray<StampRecord> | ReadonlyArray<ReadonlyArray<StampRecord>>,
+  offset: number
+): number | null => {
   let best: StampRecord | null = null
-  for (const r of records) {
-    if (r.off > offset) continue
-    if (best === null || r.off > best.off || (r.off === best.off && r.ms > best.ms)) best = r
+  const groups = (records.length > 0 && Array.isArray(records[0]) ? records : [records]) as ReadonlyArray<
+    ReadonlyArray<StampRecord>
+  >
+  for (const group of groups) {
+    for (let i = 0; i < group.length; i++) {
+      const r = group[i]
+      if (r.off > offset) continue
+      if (best === null || r.off > best.off || (r.off === best.off && r.ms > best.ms)) best = r
+    }
   }
   return best === null ? null : best.ms
 }

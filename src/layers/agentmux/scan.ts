@@ -17,6 +17,7 @@ import {
   lineFactsAt,
   makeSessionIdCache,
   OUTPUT_FILE,
+  READ_CHUNK,
   type OwnZone,
   ownZone,
   type Run,
@@ -144,7 +145,7 @@ const scanZone = (
         }
       }
       scanLine(acc, line)
-    })
+    }, READ_CHUNK, true)
     if (zone._tag === "archive") closeArchive(acc, read.readTo)
     const stamps = makeStamps(conn, tsidx)
     for (const i of acc.touched) {

@@ -303,6 +303,8 @@ export const openSqliteFile = (path: string): SqliteFile => {
     const win = Buffer.allocUnsafe(WINDOW_PAGES * pageSize)
     let winFirst = 0
     let winCount = 0
+    /** Each window page's whole content (after its next-page field), as a view made once: copied without a new view. */
+    const winContent = Array.from({ length: WINDOW_PAGES }, (_, k) => win.subarray(k * pageSize + 4, k * pageSize + usable))
     /** Where page `n` is in `win` (read with up to `remainingPages` - 1 pages after it when not there). */
     const overflowPage = (n: number, remainingPages: number): number => {
       const inWal = wal.frames.size > 0 && wal.frames.has(n)
@@ -393,7 +395,8 @@ export const openSqliteFile = (path: string): SqliteFile => {
         const a = Math.max(from, pos)
         const z = Math.min(end, pos + len)
         if (z > a) {
-          buf.copy(out, at + (a - from), o + 4 + (a - pos), o + 4 + (z - pos))
+          if (a === pos && z - a === per) out.set(winContent[o / pageSize], at + (a - from))
+          else buf.copy(out, at + (a - from), o + 4 + (a - pos), o + 4 + (z - pos))
           written += z - a
         }
         next = buf.readUInt32BE(o)

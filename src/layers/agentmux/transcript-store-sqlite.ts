@@ -215,7 +215,7 @@ const connect = (
             }))
           )
         ),
-      read: (file, offset, length) => {
+      read: (file, offset, length, into) => {
         const start = Math.max(0, Math.min(offset, file.size))
         const end = Math.max(start, Math.min(offset + length, file.size))
         if (end === start) return Effect.succeed({ bytes: Buffer.alloc(0), missing: [] })
@@ -230,7 +230,7 @@ const connect = (
               const data = toBuffer(r.data)
               if (idx !== null && data !== undefined) parts.set(idx, data)
             }
-            return readFromParts(file, start, end - start, (idx) => parts.get(idx))
+            return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
           })
         )
       }

@@ -147,11 +147,12 @@ export const walConnection = (
         prefixes.add(prefix)
         return files.filter((f) => f.zoneId.startsWith(prefix)).map(({ key: _key, ...f }) => f)
       }),
-    read: (file, offset, length) =>
+    read: (file, offset, length, into) =>
       guard("cannot be read", () => {
         const start = Math.max(0, Math.min(offset, file.size))
         const end = Math.max(start, Math.min(offset + length, file.size))
-        const out = Buffer.allocUnsafe(end - start) // every byte is written below: read, or zero where missing
+        // Every byte is written below: read, or zero where missing.
+        const out = into !== undefined && into.length >= end - start ? into.subarray(0, end - start) : Buffer.allocUnsafe(end - start)
         const missing: Array<{ start: number; end: number }> = []
         if (end === start) return { bytes: out, missing }
         if (parts === null || !indexed.some((w) => file.zoneId.startsWith(w))) {

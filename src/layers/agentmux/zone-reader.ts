@@ -51,7 +51,9 @@ export type LineSink = (
  * step boundary is reassembled before it is handed on, so no character is
  * mangled. A trailing unterminated line is not handed on (an append in
  * progress): `readTo` stops before it. A line under a missing part, or longer
- * than `maxLineBytes`, is handed on with `buf` null. No allocation per line.
+ * than `maxLineBytes`, is handed on with `buf` null. No allocation per line;
+ * with `reuse`, one step buffer serves every step (`buf` is then only valid
+ * during the call).
  */
 export const eachLine = (
   conn: StoreConnection,
@@ -60,10 +62,12 @@ export const eachLine = (
   end: number,
   maxLineBytes: number,
   sink: LineSink,
-  stepBytes: number = READ_CHUNK
+  stepBytes: number = READ_CHUNK,
+  reuse = false
 ): Effect.Effect<LinesRead, StoreUnavailable> =>
   Effect.gen(function*() {
     const stop = Math.min(end, file.size)
+    const into = reuse ? Buffer.allocUnsafe(Math.min(stepBytes, Math.max(0, stop - start))) : undefined
     let pos = start
     let carry: Array<Buffer> = []
     let carryLen = 0
@@ -72,7 +76,7 @@ export const eachLine = (
     let bytesRead = 0
     const missingAll: Array<{ start: number; end: number }> = []
     while (pos < stop) {
-      const r = yield* conn.read(file, pos, Math.min(stepBytes, stop - pos))
+      const r = yield* conn.read(file, pos, Math.min(stepBytes, stop - pos), into)
       const buf = r.bytes
       if (buf.length === 0) break
       bytesRead += buf.length
@@ -237,9 +241,9 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
             hi = mid - 1
           }
         }
-        const candidates: Array<StampRecord> = []
+        const candidates: Array<ReadonlyArray<StampRecord>> = []
         for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
-          candidates.push(...(yield* part(k)))
+          candidates.push(yield* part(k))
         }
         return stampOf(candidates, offset)
       }),
