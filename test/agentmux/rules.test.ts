@@ -12,6 +12,7 @@ import {
   makeSessionIdCache,
   ownZone,
   parseStampRecord,
+  parseStampRecordAt,
   scanLine,
   stampOf
 } from "../../src/domain/agentmux/record.js"
@@ -122,6 +123,20 @@ describe("receive times (output.tsidx)", () => {
     expect(parseStampRecord("{\"ms\":4,\"off\":3,\"x\":1}")).toEqual({ off: 3, ms: 4 })
     expect(parseStampRecord("{\"off\":-3,\"ms\":4}")).toBeNull()
     expect(parseStampRecord("{\"off\":3,")).toBeNull()
+  })
+  it("records read as bytes: the same as parsed as text, or left to the text parse", () => {
+    const cases = [
+      "{\"off\":3,\"ms\":4}", " {\"off\":0,\"ms\":17}\r", "{\"off\":123456789012345,\"ms\":1}", "{\"off\":1234567890123456,\"ms\":1}",
+      "{\"off\":3,\"ms\":4,\"x\":1}", "{\"ms\":4,\"off\":3}", "{\"off\":-3,\"ms\":4}", "{\"off\":3,\"ms\":4}}", "{\"off\":,\"ms\":4}",
+      "{\"off\":3,\"ms\":}", "{\"off\": 3,\"ms\":4}", "\ufeff{\"off\":3,\"ms\":4}", "{\"off\":3.5,\"ms\":4}", "{\"off\":3,\"ms\":4"
+    ]
+    for (const c of cases) {
+      const b = Buffer.from(`x${c}y`)
+      const quick = parseStampRecordAt(b, 1, b.length - 1)
+      const slow = parseStampRecord(c.trim())
+      if (quick !== undefined) expect(quick).toEqual(slow)
+    }
+    expect(parseStampRecordAt(Buffer.from("{\"off\":3,\"ms\":4}\r"), 0, 17)).toEqual({ off: 3, ms: 4 })
   })
 })
 

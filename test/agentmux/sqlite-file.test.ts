@@ -185,6 +185,40 @@ describe("a WAL store read without SQLite", () => {
       }
     }))
 
+  for (
+    const [what, dataTable] of [
+      ["no key: the table walked", "CREATE TABLE db_file_data (zoneid text, name text, partidx int, data blob)"],
+      ["a collation: the table walked", "CREATE TABLE db_file_data (zoneid text COLLATE NOCASE, name text, partidx int, data blob, PRIMARY KEY (zoneid, name, partidx))"],
+      ["an index of its own: sought", "CREATE TABLE db_file_data (zoneid text, name text, partidx int, data blob); CREATE INDEX fd ON db_file_data (zoneid, name, partidx)"]
+    ] as const
+  ) {
+    it.effect(`parts found whatever indexes the table (${what}); parts of neighbouring files never mixed in`, () =>
+      Effect.gen(function*() {
+        const db = new Database(store)
+        try {
+          db.pragma("page_size = 1024")
+          db.pragma("journal_mode = WAL")
+          db.exec(`${dataTable}; ${SCHEMA.split(";")[0]};`)
+          const files = ["agent:u:current", "agent:u:currentX", "agent:t:current", "agent:u:archive:5"].map((zoneId, i) => ({
+            zoneId,
+            name: "output",
+            bytes: bytesOf(3 * PART + 10 * i, 30 + i)
+          }))
+          db.transaction(() => [...files].reverse().forEach((f) => writeFile(db, f)))()
+          db.transaction(() => writeFile(db, { zoneId: "agent:u:current", name: "output.tsidx", bytes: bytesOf(PART + 1, 40) }))()
+          const conn = connect()
+          for (const f of files) {
+            const r = yield* readAll(conn, f.zoneId, "output")
+            expect(r.missing).toEqual([])
+            expect(r.bytes.equals(Buffer.from(f.bytes))).toBe(true)
+          }
+          expect((yield* readAll(conn, "agent:u:current", "output.tsidx")).bytes.equals(bytesOf(PART + 1, 40))).toBe(true)
+        } finally {
+          db.close()
+        }
+      }))
+  }
+
   it.effect("a checkpoint after the open: the read fails STORE_UNAVAILABLE with details.retry; the files stay untouched", () =>
     Effect.gen(function*() {
       const db = walStore(4096)

@@ -386,6 +386,32 @@ export interface StampRecord {
 
 const TSIDX_FAST = /^\{"off":(\d{1,15}),"ms":(\d{1,15})\}\s*$/
 
+const OFF_KEY = Buffer.from("{\"off\":", "latin1")
+const MS_KEY = Buffer.from(",\"ms\":", "latin1")
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a || c === 0x0b || c === 0x0c
+
+/**
+ * {@link parseStampRecord} of `b[from, to)` read as bytes when it has the
+ * usual shape `{"off":N,"ms":M}` (ASCII blanks around it); `undefined` when it
+ * has not, and the text must be parsed.
+ */
+export const parseStampRecordAt = (b: Uint8Array, from: number, to: number): StampRecord | undefined => {
+  while (from < to && isSpace(b[from])) from++
+  while (to > from && isSpace(b[to - 1])) to--
+  let i = from
+  for (let j = 0; j < OFF_KEY.length; j++, i++) if (b[i] !== OFF_KEY[j]) return undefined
+  let off = 0
+  const o0 = i
+  while (i < to && b[i] >= 0x30 && b[i] <= 0x39 && i - o0 < 15) off = off * 10 + b[i++] - 0x30
+  if (i === o0) return undefined
+  for (let j = 0; j < MS_KEY.length; j++, i++) if (b[i] !== MS_KEY[j]) return undefined
+  let ms = 0
+  const m0 = i
+  while (i < to && b[i] >= 0x30 && b[i] <= 0x39 && i - m0 < 15) ms = ms * 10 + b[i++] - 0x30
+  if (i === m0 || b[i] !== 0x7d || i + 1 !== to) return undefined
+  return { off, ms }
+}
+
 /**
  * Parse one sidecar record (a trailing `\r` tolerated). `null` when it is not
  * `{"off":<int ≥ 0>,"ms":<int ≥ 0>}` (extra fields are allowed).

@@ -64,6 +64,9 @@ const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnava
     }
     // WAL after the id is set, so the id lands in the main file's header.
     yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    // A commit survives the process crashing, not the machine: a scan lost with
+    // the machine is only read again (no fsync per commit).
+    yield* sql.unsafe("PRAGMA synchronous = NORMAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     yield* sql.unsafe(SCHEMA).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     return sql
   })

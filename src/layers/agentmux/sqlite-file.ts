@@ -68,6 +68,16 @@ export interface SqliteTable {
   readonly name: string
   readonly rootPage: number
   readonly columns: ReadonlyArray<string>
+  /** Its `CREATE TABLE` text. */
+  readonly sql: string
+}
+
+/** An index of the schema: its table, root page, and `CREATE INDEX` text (null for an automatic one). */
+export interface SqliteIndex {
+  readonly name: string
+  readonly table: string
+  readonly rootPage: number
+  readonly sql: string | null
 }
 
 /** An open database file (see the module doc). Methods throw {@link SqliteFileError}. */
@@ -75,9 +85,22 @@ export interface SqliteFile {
   readonly pageSize: number
   /** Tables by name, from `sqlite_master`. */
   readonly tables: ReadonlyMap<string, SqliteTable>
+  /** Indexes of the tables in {@link SqliteFile.tables}, from `sqlite_master`. */
+  readonly indexes: ReadonlyArray<SqliteIndex>
+  /**
+   * Walk the index b-tree rooted at `root` in key order from the first entry
+   * for which `below` is false (`below(p)`: the entry sorts before the wanted
+   * range), calling `f` with each entry until it answers false.
+   */
+  readonly seekIndex: (root: number, below: (p: Payload) => boolean, f: (p: Payload) => boolean) => void
+  /** The row with `rowid` in the table rooted at `root`, else null (its page stays valid). */
+  readonly findRow: (root: number, rowid: number) => Payload | null
   /** Page `n` of the snapshot (a fresh buffer of `pageSize` bytes). */
   readonly page: (n: number) => Buffer
-  /** Call `f` with the payload of every row of the table rooted at `root`, in rowid order. */
+  /**
+   * Call `f` with the payload of every row of the table rooted at `root`, in
+   * rowid order. The payload's `page` is only valid during the call.
+   */
   readonly scanTable: (root: number, f: (p: Payload) => void) => void
   /** Read payload bytes `[from, to)` into `out` at `at`; answers the bytes written. */
   readonly readPayload: (p: Payload, from: number, to: number, out: Buffer, at: number) => number
@@ -343,10 +366,11 @@ export const openSqliteFile = (path: string): SqliteFile => {
     const scanTable = (root: number, f: (p: Payload) => void): void => {
       const stack: Array<number> = [root]
       let visited = 0
+      const b = Buffer.allocUnsafe(pageSize) // every page of the walk in turn: a payload's page is valid during its call
       while (stack.length > 0) {
         const n = stack.pop()!
         if (++visited > dbPages) throw new SqliteFileError("a b-tree loops")
-        const b = page(n)
+        readPage(n, b, 0)
         const h = n === 1 ? 100 : 0
         const type = b[h]
         const cells = b.readUInt16BE(h + 3)
@@ -407,19 +431,29 @@ export const openSqliteFile = (path: string): SqliteFile => {
     }
 
     const layout = (p: Payload): RecordLayout => {
-      let hb = Buffer.alloc(Math.min(p.size, 256) + 9)
-      readPayload(p, 0, hb.length - 9, hb, 0)
-      const h = varint(hb, 0, vv)
-      const hdrLen = vv[0]
-      if (hdrLen > p.size || hdrLen < h) throw new SqliteFileError("a record header is malformed")
-      if (hdrLen > hb.length - 9) {
-        hb = Buffer.alloc(hdrLen + 9)
-        readPayload(p, 0, hdrLen, hb, 0)
+      // The header is read where it lies on the leaf page when it is all there (the usual case).
+      let hb = p.page
+      let o = varint(hb, p.localStart, vv) - p.localStart
+      let hdrLen = vv[0]
+      let base = p.localStart
+      if (!(hdrLen <= p.localLength && o <= p.localLength)) {
+        hb = Buffer.alloc(Math.min(p.size, 256) + 9)
+        readPayload(p, 0, hb.length - 9, hb, 0)
+        o = varint(hb, 0, vv)
+        hdrLen = vv[0]
+        base = 0
+        if (hdrLen > p.size || hdrLen < o) throw new SqliteFileError("a record header is malformed")
+        if (hdrLen > hb.length - 9) {
+          hb = Buffer.alloc(hdrLen + 9)
+          readPayload(p, 0, hdrLen, hb, 0)
+        }
       }
+      if (hdrLen < o) throw new SqliteFileError("a record header is malformed")
       const types: Array<number> = []
       const offsets: Array<number> = []
-      let o = h
       let body = hdrLen
+      o += base
+      hdrLen += base
       while (o < hdrLen) {
         o = varint(hb, o, vv)
         types.push(vv[0])
@@ -438,24 +472,133 @@ export const openSqliteFile = (path: string): SqliteFile => {
       if (t === 9) return 1
       if (t === 10 || t === 11) throw new SqliteFileError("a record uses a reserved serial type")
       const len = serialLength(t)
-      const b = Buffer.allocUnsafe(len)
-      readPayload(p, l.offsets[i], l.offsets[i] + len, b, 0)
-      if (t >= 13) return b.toString("utf8")
-      if (t >= 12) return b
-      if (t === 7) return b.readDoubleBE(0)
-      if (t === 6) return Number(b.readBigInt64BE(0))
-      return b.readIntBE(0, len)
+      const off = l.offsets[i]
+      let b: Buffer
+      let at = 0
+      if (off + len <= p.localLength) {
+        b = p.page // on the leaf page: read in place
+        at = p.localStart + off
+      } else {
+        b = Buffer.allocUnsafe(len)
+        readPayload(p, off, off + len, b, 0)
+      }
+      if (t >= 13) return b.toString("utf8", at, at + len)
+      if (t >= 12) return at === 0 && b.length === len ? b : Buffer.from(b.subarray(at, at + len))
+      if (t === 7) return b.readDoubleBE(at)
+      if (t === 6) return Number(b.readBigInt64BE(at))
+      return b.readIntBE(at, len)
+    }
+
+    // Pages of seeks (interior pages are met again and again), kept while few.
+    const seekPages = new Map<number, Buffer>()
+    const seekPage = (n: number): Buffer => {
+      let b = seekPages.get(n)
+      if (b === undefined) {
+        b = page(n)
+        if (seekPages.size >= 256) seekPages.clear()
+        seekPages.set(n, b)
+      }
+      return b
+    }
+    const maxIndexLocal = Math.floor(((usable - 12) * 64) / 255) - 23
+    /** The payload of an index cell whose payload-size varint is at `o` of page `n`. */
+    const indexPayload = (n: number, b: Buffer, o: number): Payload => {
+      o = varint(b, o, vv)
+      const size = vv[0]
+      let local = size
+      if (size > maxIndexLocal) {
+        const k = minLocal + ((size - minLocal) % (usable - 4))
+        local = k <= maxIndexLocal ? k : minLocal
+      }
+      if (o + local + (local < size ? 4 : 0) > pageSize) throw new SqliteFileError(`cell past the end of page ${n}`)
+      return { size, pageNo: n, page: b, localStart: o, localLength: local, overflow: local < size ? b.readUInt32BE(o + local) : 0 }
+    }
+    const seekIndex = (root: number, below: (p: Payload) => boolean, f: (p: Payload) => boolean): void => {
+      let visited = 0
+      const visit = (n: number, depth: number): boolean => {
+        if (++visited > dbPages || depth > 64) throw new SqliteFileError("an index b-tree loops")
+        const b = seekPage(n)
+        const h = n === 1 ? 100 : 0
+        const type = b[h]
+        const cells = b.readUInt16BE(h + 3)
+        if (type === 0x0a) {
+          for (let i = 0; i < cells; i++) {
+            const p = indexPayload(n, b, b.readUInt16BE(h + 8 + 2 * i))
+            if (!below(p) && !f(p)) return false
+          }
+          return true
+        }
+        if (type !== 0x02) throw new SqliteFileError(`page ${n} is not an index b-tree page (type ${type})`)
+        for (let i = 0; i < cells; i++) {
+          const o = b.readUInt16BE(h + 12 + 2 * i)
+          const p = indexPayload(n, b, o + 4)
+          if (below(p)) continue // its left child holds only smaller keys
+          if (!visit(b.readUInt32BE(o), depth + 1)) return false
+          if (!f(p)) return false
+        }
+        return visit(b.readUInt32BE(h + 8), depth + 1)
+      }
+      visit(root, 0)
+    }
+    const findRow = (root: number, rowid: number): Payload | null => {
+      let n = root
+      for (let depth = 0; depth < 64; depth++) {
+        const b = seekPage(n)
+        const h = n === 1 ? 100 : 0
+        const type = b[h]
+        const cells = b.readUInt16BE(h + 3)
+        if (type === 0x05) {
+          let lo = 0
+          let hi = cells // the first cell whose key is >= rowid
+          while (lo < hi) {
+            const mid = (lo + hi) >> 1
+            varint(b, b.readUInt16BE(h + 12 + 2 * mid) + 4, vv)
+            if (vv[0] < rowid) lo = mid + 1
+            else hi = mid
+          }
+          n = lo < cells ? b.readUInt32BE(b.readUInt16BE(h + 12 + 2 * lo)) : b.readUInt32BE(h + 8)
+          continue
+        }
+        if (type !== 0x0d) throw new SqliteFileError(`page ${n} is not a table b-tree page (type ${type})`)
+        for (let i = 0; i < cells; i++) {
+          let o = varint(b, b.readUInt16BE(h + 8 + 2 * i), vv)
+          const size = vv[0]
+          o = varint(b, o, vv)
+          if (vv[0] !== rowid) continue
+          let local = size
+          if (size > maxLocal) {
+            const k = minLocal + ((size - minLocal) % (usable - 4))
+            local = k <= maxLocal ? k : minLocal
+          }
+          if (o + local + (local < size ? 4 : 0) > pageSize) throw new SqliteFileError(`cell past the end of page ${n}`)
+          return { size, pageNo: n, page: b, localStart: o, localLength: local, overflow: local < size ? b.readUInt32BE(o + local) : 0 }
+        }
+        return null
+      }
+      throw new SqliteFileError("a table b-tree is too deep")
     }
 
     const tables = new Map<string, SqliteTable>()
+    const indexes: Array<SqliteIndex> = []
     scanTable(1, (p) => {
       const l = layout(p)
-      if (value(p, l, 0) !== "table") return
+      const kind = value(p, l, 0)
+      if (kind === "index") {
+        const name = value(p, l, 1)
+        const table = value(p, l, 2)
+        const root = value(p, l, 3)
+        const sql = value(p, l, 4)
+        if (typeof name === "string" && typeof table === "string" && typeof root === "number" && root > 0) {
+          indexes.push({ name, table, rootPage: root, sql: typeof sql === "string" ? sql : null })
+        }
+        return
+      }
+      if (kind !== "table") return
       const name = value(p, l, 1)
       const root = value(p, l, 3)
       const sql = value(p, l, 4)
       if (typeof name !== "string" || typeof root !== "number" || typeof sql !== "string") return
-      if (name === "db_wave_file" || name === "db_file_data") tables.set(name, { name, rootPage: root, columns: columnsOf(sql) })
+      if (name === "db_wave_file" || name === "db_file_data") tables.set(name, { name, rootPage: root, columns: columnsOf(sql), sql })
     })
 
     const changed = (): string | null => {
@@ -469,6 +612,9 @@ export const openSqliteFile = (path: string): SqliteFile => {
     return {
       pageSize,
       tables,
+      indexes: indexes.filter((i) => tables.has(i.table)),
+      seekIndex,
+      findRow,
       page,
       scanTable,
       readPayload,

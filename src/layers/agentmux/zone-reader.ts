@@ -6,7 +6,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { PART_SIZE, parseStampRecord, READ_CHUNK, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
+import { PART_SIZE, parseStampRecord, parseStampRecordAt, READ_CHUNK, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
 
@@ -199,12 +199,16 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
           bad++ // a record longer than the slack
           break
         }
-        const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
-        const text = buf.toString("utf8", i, lineEnd).trim()
-        if (text.length > 0) {
-          const rec = overlapsMissing ? null : parseStampRecord(text)
-          if (rec === null) bad++
-          else records.push(rec)
+        const overlapsMissing = r.missing.length > 0 && r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
+        const quick = overlapsMissing ? undefined : parseStampRecordAt(buf, i, lineEnd)
+        if (quick !== undefined) records.push(quick)
+        else {
+          const text = buf.toString("utf8", i, lineEnd).trim()
+          if (text.length > 0) {
+            const rec = overlapsMissing ? null : parseStampRecord(text)
+            if (rec === null) bad++
+            else records.push(rec)
+          }
         }
         i = lineEnd + 1
       }
@@ -229,6 +233,12 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         let lo = 0
         let hi = parts - 1
         let found = -1
+        // Most lookups are of what was just appended: the last part first.
+        const lastKey = yield* keyOf(parts - 1)
+        if (lastKey !== null && lastKey <= offset) {
+          found = parts - 1
+          lo = parts
+        }
         while (lo <= hi) {
           const mid = (lo + hi) >> 1
           const key = yield* keyOf(mid)
