@@ -386,30 +386,19 @@ export interface StampRecord {
 
 const TSIDX_FAST = /^\{"off":(\d{1,15}),"ms":(\d{1,15})\}\s*$/
 
-const OFF_KEY = Buffer.from("{\"off\":", "latin1")
-const MS_KEY = Buffer.from(",\"ms\":", "latin1")
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a || c === 0x0b || c === 0x0c
+const STAMP_LINE = /[ \t\r\v\f]*\{"off":(\d{1,15}),"ms":(\d{1,15})\}[ \t\r\v\f]*(?:\n|$)/y
 
 /**
- * {@link parseStampRecord} of `b[from, to)` read as bytes when it has the
- * usual shape `{"off":N,"ms":M}` (ASCII blanks around it); `undefined` when it
- * has not, and the text must be parsed.
+ * The sidecar record on the line starting at `at` of `text` (the sidecar's
+ * bytes decoded as latin1), when it has the usual shape `{"off":N,"ms":M}`
+ * with ASCII blanks around it: the record (as {@link parseStampRecord} reads
+ * it) and where the next line starts. `undefined` when it has not: the line
+ * must be parsed as text.
  */
-export const parseStampRecordAt = (b: Uint8Array, from: number, to: number): StampRecord | undefined => {
-  while (from < to && isSpace(b[from])) from++
-  while (to > from && isSpace(b[to - 1])) to--
-  let i = from
-  for (let j = 0; j < OFF_KEY.length; j++, i++) if (b[i] !== OFF_KEY[j]) return undefined
-  let off = 0
-  const o0 = i
-  while (i < to && b[i] >= 0x30 && b[i] <= 0x39 && i - o0 < 15) off = off * 10 + b[i++] - 0x30
-  if (i === o0) return undefined
-  for (let j = 0; j < MS_KEY.length; j++, i++) if (b[i] !== MS_KEY[j]) return undefined
-  let ms = 0
-  const m0 = i
-  while (i < to && b[i] >= 0x30 && b[i] <= 0x39 && i - m0 < 15) ms = ms * 10 + b[i++] - 0x30
-  if (i === m0 || b[i] !== 0x7d || i + 1 !== to) return undefined
-  return { off, ms }
+export const readStampRecordAt = (text: string, at: number): { record: StampRecord; next: number } | undefined => {
+  STAMP_LINE.lastIndex = at
+  const m = STAMP_LINE.exec(text)
+  return m === null ? undefined : { record: { off: Number(m[1]), ms: Number(m[2]) }, next: STAMP_LINE.lastIndex }
 }
 
 /**

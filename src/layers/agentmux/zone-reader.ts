@@ -6,7 +6,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { PART_SIZE, parseStampRecord, parseStampRecordAt, READ_CHUNK, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
+import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
 
@@ -192,23 +192,29 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         const nl = buf.indexOf(10)
         i = nl === -1 ? buf.length : nl + 1
       }
+      const text = buf.toString("latin1")
       while (i < buf.length && from + i < partEnd) {
+        if (r.missing.length === 0) {
+          // The usual record, read by one regular expression (a record cut by the read's end is not).
+          const quick = readStampRecordAt(text, i)
+          if (quick !== undefined && (text.charCodeAt(quick.next - 1) === 10 || from + buf.length >= file.size)) {
+            records.push(quick.record)
+            i = quick.next
+            continue
+          }
+        }
         const nl = buf.indexOf(10, i)
         const lineEnd = nl === -1 ? buf.length : nl
         if (nl === -1 && from + buf.length < file.size) {
           bad++ // a record longer than the slack
           break
         }
-        const overlapsMissing = r.missing.length > 0 && r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
-        const quick = overlapsMissing ? undefined : parseStampRecordAt(buf, i, lineEnd)
-        if (quick !== undefined) records.push(quick)
-        else {
-          const text = buf.toString("utf8", i, lineEnd).trim()
-          if (text.length > 0) {
-            const rec = overlapsMissing ? null : parseStampRecord(text)
-            if (rec === null) bad++
-            else records.push(rec)
-          }
+        const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
+        const line = buf.toString("utf8", i, lineEnd).trim()
+        if (line.length > 0) {
+          const rec = overlapsMissing ? null : parseStampRecord(line)
+          if (rec === null) bad++
+          else records.push(rec)
         }
         i = lineEnd + 1
       }
