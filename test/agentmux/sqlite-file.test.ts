@@ -219,6 +219,24 @@ describe("a WAL store read without SQLite", () => {
       }))
   }
 
+  it.effect("a deep index: zone ids of every kind of character (BINARY order), each file's parts and no other's", () =>
+    Effect.gen(function*() {
+      const db = walStore(512)
+      try {
+        const zones = Array.from({ length: 240 }, (_, i) =>
+          `agent:${["a", "é", "日", "\u{1F600}", "\uE000", "\uFFFD", "Z", "-"][i % 8]}${i}:current`)
+        db.transaction(() => zones.forEach((zoneId, i) => writeFile(db, { zoneId, name: "output", bytes: bytesOf(PART + 3 * i, i) })))()
+        const conn = connect()
+        for (const i of [0, 1, 3, 4, 5, 100, 117, 239]) {
+          const r = yield* readAll(conn, zones[i], "output")
+          expect(r.missing).toEqual([])
+          expect(r.bytes.equals(bytesOf(PART + 3 * i, i))).toBe(true)
+        }
+      } finally {
+        db.close()
+      }
+    }))
+
   it.effect("a checkpoint after the open: the read fails STORE_UNAVAILABLE with details.retry; the files stay untouched", () =>
     Effect.gen(function*() {
       const db = walStore(4096)

@@ -521,22 +521,24 @@ export const openSqliteFile = (path: string): SqliteFile => {
         const h = n === 1 ? 100 : 0
         const type = b[h]
         const cells = b.readUInt16BE(h + 3)
-        if (type === 0x0a) {
-          for (let i = 0; i < cells; i++) {
-            const p = indexPayload(n, b, b.readUInt16BE(h + 8 + 2 * i))
-            if (!below(p) && !f(p)) return false
-          }
-          return true
+        if (type !== 0x0a && type !== 0x02) throw new SqliteFileError(`page ${n} is not an index b-tree page (type ${type})`)
+        const leaf = type === 0x0a
+        const cellAt = (i: number) => b.readUInt16BE(h + (leaf ? 8 : 12) + 2 * i)
+        const entry = (i: number) => indexPayload(n, b, cellAt(i) + (leaf ? 0 : 4))
+        // The cells are in key order: the first one not below the range, by bisection.
+        let lo = 0
+        let hi = cells
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1
+          if (below(entry(mid))) lo = mid + 1
+          else hi = mid
         }
-        if (type !== 0x02) throw new SqliteFileError(`page ${n} is not an index b-tree page (type ${type})`)
-        for (let i = 0; i < cells; i++) {
-          const o = b.readUInt16BE(h + 12 + 2 * i)
-          const p = indexPayload(n, b, o + 4)
-          if (below(p)) continue // its left child holds only smaller keys
-          if (!visit(b.readUInt32BE(o), depth + 1)) return false
-          if (!f(p)) return false
+        for (let i = lo; i < cells; i++) {
+          // An interior cell's left child holds the keys just before its own (cells before `lo`: only smaller keys).
+          if (!leaf && !visit(b.readUInt32BE(cellAt(i)), depth + 1)) return false
+          if (!f(entry(i))) return false
         }
-        return visit(b.readUInt32BE(h + 8), depth + 1)
+        return leaf || visit(b.readUInt32BE(h + 8), depth + 1)
       }
       visit(root, 0)
     }

@@ -51,7 +51,19 @@ const compareValue = (v: SqliteValue, w: string | number): number => {
   const d = rank(v) - rank(w)
   if (d !== 0) return d
   if (typeof v === "number") return v - (w as number)
-  return Buffer.compare(typeof v === "string" ? Buffer.from(v, "utf8") : v as Buffer, Buffer.from(w as string, "utf8"))
+  if (typeof v === "string") {
+    // UTF-16 units order text as UTF-8 bytes do, but for a surrogate against U+E000–U+FFFF.
+    const n = Math.min(v.length, (w as string).length)
+    for (let i = 0; i < n; i++) {
+      const a = v.charCodeAt(i)
+      const b = (w as string).charCodeAt(i)
+      if (a === b) continue
+      if ((a >= 0xd800) === (b >= 0xd800) && (a >= 0xe000) === (b >= 0xe000)) return a - b
+      return Buffer.compare(Buffer.from(v, "utf8"), Buffer.from(w as string, "utf8"))
+    }
+    return v.length - (w as string).length
+  }
+  return Buffer.compare(v as Buffer, Buffer.from(w as string, "utf8"))
 }
 
 const KEY_COLUMNS = /^\s*\(\s*("?)zoneid\1\s*,\s*("?)name\2\s*,\s*("?)partidx\3\s*(ASC\s*)?[,)]/i
