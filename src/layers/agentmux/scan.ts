@@ -231,6 +231,14 @@ export const sessionsOf = (zones: ReadonlyArray<ScannedZone>): ReadonlyArray<Rec
  */
 export const scanAgent = (
   conn: StoreConnection,
+  states: ScanStateShape,
+  uid: string,
+  maxLineBytes: number
+): Effect.Effect<AgentScan, StoreUnavailable> =>
+  states.session((state) => scanWith(conn, state, uid, maxLineBytes))
+
+const scanWith = (
+  conn: StoreConnection,
   state: ScanStateShape,
   uid: string,
   maxLineBytes: number
