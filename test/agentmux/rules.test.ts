@@ -53,7 +53,8 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
     const pieces = [key, key.slice(0, 5), key.slice(3), "\"", ":", "s", "id", "x", "\\", "日", "S-1\"", "AB\""]
     const tails = ["\",\"uuid\":\"u-1\"}", "\",\"uuid\":\"u-22\"}", `",${key}S-2"}`, `"${key}`, "\"", "", `\"${key.slice(1)}X"}`]
     const r = (n: number) => Math.floor(Math.abs(Math.sin(n * 9301 + 49297)) * 1e6)
-    const ids = makeSessionIdCache()
+    const native = makeSessionIdCache() // Node's byte searches (the first lines of a scan)
+    const loops = makeSessionIdCache(0) // this module's own loops
     for (let t = 0; t < 5000; t++) {
       const head = Array.from({ length: r(t) % 6 }, (_, i) => pieces[r(t * 31 + i) % pieces.length]).join("")
       const own = r(t * 7) % 10 < 8 ? `${key}${["S-1", "S-1", "S-10", "S-é", "S\\1"][r(t * 11) % 5]}` : ""
@@ -68,7 +69,9 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
       // The same inside a longer buffer, with what the last line taught the cache.
       const before = Buffer.from("xx\"session_id\":\"Z\"\n")
       const within = Buffer.concat([before, line, Buffer.from("\n\"session_id\":\"Y\"")])
-      expect(lineFactsAt(within, before.length, before.length + line.length, ids)).toEqual({ _tag: "delta", sessionId: expected })
+      for (const ids of [native, loops]) {
+        expect(lineFactsAt(within, before.length, before.length + line.length, ids)).toEqual({ _tag: "delta", sessionId: expected })
+      }
     }
   })
   it("non-ASCII session ids and cwds are read as UTF-8 (the line is parsed from latin1 first)", () => {

@@ -78,15 +78,16 @@ const SESSION_KEY_LENGTH = SESSION_KEY.length
  * (`{"type":"stream_event"`), recognised without parsing it (seed 002,
  * `is_stream_event`): most of the record's bytes, and never a message.
  */
-export const isStreamEventAt = (b: Uint8Array, from: number, to: number): boolean => {
+export const isStreamEventAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): boolean => {
   const n = STREAM_EVENT_PREFIX.length
   if (to - from < n) return false
+  if (cache === undefined || cache.lines < cache.nativeLines) return b.compare(STREAM_EVENT_PREFIX, 0, n, from, from + n) === 0
   for (let i = 0; i < n; i++) if (b[from + i] !== STREAM_EVENT_PREFIX[i]) return false
   return true
 }
 
 /** {@link isStreamEventAt} of a whole line. */
-export const isStreamEvent = (line: Uint8Array): boolean => isStreamEventAt(line, 0, line.length)
+export const isStreamEvent = (line: Buffer): boolean => isStreamEventAt(line, 0, line.length)
 
 /**
  * How far a backward search may move when the first byte of the window is
@@ -122,10 +123,25 @@ export interface SessionIdCache {
   id: string | null
   readonly bytes: Buffer
   length: number
+  /** Lines classified so far (the caller counts them). */
+  lines: number
+  /**
+   * Lines classified with Node's native byte searches before this module's
+   * own loops take over: the native ones cost the same from the first line,
+   * the loops are faster once V8 has compiled them. A short scan (a rescan
+   * of an append) stays cheap, a long one fast.
+   */
+  readonly nativeLines: number
 }
 
 /** A fresh {@link SessionIdCache}. */
-export const makeSessionIdCache = (): SessionIdCache => ({ id: null, bytes: Buffer.alloc(256), length: 0 })
+export const makeSessionIdCache = (nativeLines = 20_000): SessionIdCache => ({
+  id: null,
+  bytes: Buffer.alloc(256),
+  length: 0,
+  lines: 0,
+  nativeLines
+})
 
 /**
  * The session id of a streaming delta `b[from, to)` from its last
@@ -134,16 +150,21 @@ export const makeSessionIdCache = (): SessionIdCache => ({ id: null, bytes: Buff
  * `null` when absent, empty, unterminated or holding an escape.
  */
 export const streamEventSessionIdAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): string | null => {
-  const k = lastSessionKey(b, from, to)
-  if (k < 0) return null
+  const native = cache === undefined || cache.lines < cache.nativeLines
+  const k = native ? b.lastIndexOf(SESSION_KEY, to - SESSION_KEY_LENGTH) : lastSessionKey(b, from, to)
+  if (k < from) return null
   const s = k + SESSION_KEY_LENGTH
   if (cache !== undefined && cache.id !== null) {
     // The same id as the last line (it holds no quote or backslash) followed by its closing quote.
     const n = cache.length
     if (s + n < to && b[s + n] === 0x22) {
-      let j = 0
-      while (j < n && cache.bytes[j] === b[s + j]) j++
-      if (j === n) return cache.id
+      if (native) {
+        if (b.compare(cache.bytes, 0, n, s, s + n) === 0) return cache.id
+      } else {
+        let j = 0
+        while (j < n && cache.bytes[j] === b[s + j]) j++
+        if (j === n) return cache.id
+      }
     }
   }
   let e = s
@@ -189,7 +210,7 @@ export const initCwd = (value: unknown): string | null =>
  * `line_session_id`). A line that is not a JSON object is `unreadable`.
  */
 export const lineFactsAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): LineFacts => {
-  if (isStreamEventAt(b, from, to)) return { _tag: "delta", sessionId: streamEventSessionIdAt(b, from, to, cache) }
+  if (isStreamEventAt(b, from, to, cache)) return { _tag: "delta", sessionId: streamEventSessionIdAt(b, from, to, cache) }
   // Parsed from a latin1 decoding (one byte, one character: no UTF-8 decoding,
   // and V8's fast path for one-byte strings). JSON's structure is ASCII and a
   // byte >= 0x80 is as invalid outside a string, and as valid inside one, in

@@ -126,6 +126,7 @@ const scanZone = (
     const ids = makeSessionIdCache()
     const line = { start: 0, end: 0, sessionId: null as string | null, cwd: null as string | null }
     const read = yield* eachLine(conn, output, base.readTo, output.size, maxLineBytes, (buf, from, to, start, end, problem) => {
+      ids.lines++
       line.start = start
       line.end = end
       line.sessionId = null
@@ -133,7 +134,7 @@ const scanZone = (
       if (buf === null) {
         if (problem === "missing-part") acc.missingPartLines++
         else acc.oversized++
-      } else if (isStreamEventAt(buf, from, to)) {
+      } else if (isStreamEventAt(buf, from, to, ids)) {
         line.sessionId = streamEventSessionIdAt(buf, from, to, ids)
       } else {
         const facts = lineFactsAt(buf, from, to, ids)
