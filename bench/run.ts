@@ -371,7 +371,7 @@ const main = async () => {
     }
     addRescan("WAL", await rescans("WAL", 5, false), false)
     addRescan("WAL", await rescans("WAL", 5, true), true)
-    // The same store in rollback-journal mode (a WAL store is copied whole before it is read).
+    // The same store in rollback-journal mode (read through SQLite; a WAL store is read in place, without SQLite).
     {
       const db = new Database(store)
       db.pragma("journal_mode = DELETE")
