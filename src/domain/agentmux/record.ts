@@ -320,6 +320,8 @@ export interface ScanAcc {
   oversized: number
   /** Indices of runs created or extended in this scan (their times must be (re)computed). */
   touched: Set<number>
+  /** The run last put in `touched` (a run extended line after line is put there once). */
+  lastTouched: number
 }
 
 /** Start a working copy from a stored scan. */
@@ -330,7 +332,8 @@ export const beginScan = (s: ZoneScan): ScanAcc => ({
   unreadable: s.unreadable,
   missingPartLines: s.missingPartLines,
   oversized: s.oversized,
-  touched: new Set()
+  touched: new Set(),
+  lastTouched: -1
 })
 
 /** One complete line as the scan sees it: its offsets, and its session (null: unowned). */
@@ -360,10 +363,10 @@ export const scanLine = (acc: ScanAcc, line: ScannedLine): void => {
   if (last !== undefined && last.sessionId === line.sessionId && last.end === start) {
     last.end = line.end
     last.lines += lines
-    acc.touched.add(i)
+    if (acc.lastTouched !== i) acc.touched.add(acc.lastTouched = i)
   } else {
     acc.runs.push({ sessionId: line.sessionId, start, end: line.end, lines, firstMs: null, lastMs: null })
-    acc.touched.add(acc.runs.length - 1)
+    acc.touched.add(acc.lastTouched = acc.runs.length - 1)
   }
   if (line.cwd !== null) acc.cwd[line.sessionId] = line.cwd
 }
