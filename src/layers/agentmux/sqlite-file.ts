@@ -110,7 +110,7 @@ export interface SqliteFile {
   readonly value: (p: Payload, l: RecordLayout, i: number) => SqliteValue
   /** Why the snapshot may be stale (a checkpoint or WAL restart since it was opened), else null. */
   readonly changed: () => string | null
-  /** Whether a `-wal` with committed frames was part of the snapshot. */
+  /** Pages read from the `-wal` (committed frames in the snapshot) rather than the main file. */
   readonly walFrames: number
   readonly close: () => void
 }
