@@ -43,7 +43,7 @@ export interface StoreRead {
 export interface StoreConnection {
   /** The store's real path. */
   readonly path: string
-  /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a WAL store as of its last commit (read in place, or a private copy). */
+  /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a WAL store as of its last commit, read from a private copy. */
   readonly mode: "direct" | "snapshot" | "memory"
   /** The files of every zone whose id starts with `zonePrefix`. */
   readonly listFiles: (zonePrefix: string) => Effect.Effect<ReadonlyArray<StoreFile>, StoreUnavailable>

@@ -15,7 +15,7 @@ import * as Stream from "effect/Stream"
 import { checkAgentId } from "../../domain/agentmux/record.js"
 import { mapSession, type MappedSession, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
-import { type IngestError, InvalidArgument, SourceNotFound, StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
+import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
 import type { DiscoveredSource, DiscoveryReport, Inspection, Locator, ProviderDescriptor } from "../../domain/model.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { timestampOrNull } from "../../domain/timestamps.js"
@@ -96,20 +96,8 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string) =>
 const agentOf = (agentId: string | undefined) =>
   Either.match(checkAgentId(agentId), { onLeft: Effect.fail, onRight: Effect.succeed })
 
-/**
- * Run a read of the store again from the start when the store changed under
- * it (a WAL store checkpointed by AgentMux meanwhile: `details.retry`), a few times.
- */
-const againIfChanged = <A, R>(read: Effect.Effect<A, IngestError, R>): Effect.Effect<A, IngestError, R> =>
-  Effect.retry(read, {
-    times: 4,
-    while: (e) =>
-      e instanceof StoreUnavailable && typeof e.details === "object" && e.details !== null &&
-      (e.details as { retry?: unknown }).retry === true
-  })
-
 const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<DiscoveryReport, IngestError> =>
-  againIfChanged(Effect.scoped(
+  Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(agentId)
       const r = yield* scanned(deps, uid)
@@ -156,14 +144,14 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
         }
       } satisfies DiscoveryReport
     })
-  ))
+  )
 
 /** Read a session's lines from its runs and map them. */
 const loadSession = (
   deps: Deps,
   locator: Locator
 ): Effect.Effect<{ mapped: MappedSession; session: RecordSession; scan: AgentScan; path: string }, IngestError> =>
-  againIfChanged(Effect.scoped(
+  Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(locator.agentId)
       const sid = locator.sessionId
@@ -201,7 +189,7 @@ const loadSession = (
       const mapped = mapSession(lines, { sourceId: sourceIdOf(r.connection.path, uid, sid), sessionId: sid, maxDepth: deps.maxDepth })
       return { mapped, session, scan: r.scan, path: r.connection.path }
     })
-  ))
+  )
 
 const checkClass = (locator: Locator) =>
   locator.locatorClass === "agentmux-agent-record"
