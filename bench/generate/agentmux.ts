@@ -207,9 +207,19 @@ export const writeAgentMuxStore = (
 /**
  * Append whole sessions of about `bytes` bytes to the agent's `output` as
  * AgentMux does (fill the last part, then new parts), and one tsidx record
- * for the batch. Answers the bytes appended.
+ * for the batch, in one transaction. `writer`: a connection kept open across
+ * appends, as a running AgentMux keeps the store (in WAL mode its `-wal` then
+ * stays, checkpointed by SQLite every ~1000 pages); else the store is opened
+ * for the append and closed (the close checkpoints a WAL store and removes its
+ * `-wal`). Answers the bytes appended.
  */
-export const appendToAgentMuxStore = (path: string, uid: string, bytes: number, seed: number): number => {
+export const appendToAgentMuxStore = (
+  path: string,
+  uid: string,
+  bytes: number,
+  seed: number,
+  writer?: Database.Database
+): number => {
   const gen = new StreamJson(seed)
   const lines: Array<string> = []
   let n = 0
@@ -222,10 +232,12 @@ export const appendToAgentMuxStore = (path: string, uid: string, bytes: number, 
   }
   // keep whole sessions' tails honest: the cut may leave a session open; its lines still carry session_id.
   const more = Buffer.from(lines.join(""), "utf8")
-  withStore(path, (db) => {
+  const append = (db: Database.Database) => {
     const row = db.prepare("SELECT size FROM db_wave_file WHERE zoneid = ? AND name = 'output'").get(ZONE(uid)) as { size: number }
     appendBytes(db, ZONE(uid), "output", more)
     appendBytes(db, ZONE(uid), "output.tsidx", Buffer.from(`{"off":${row.size},"ms":${Date.now()}}\n`))
-  })
+  }
+  if (writer !== undefined) writer.transaction(() => append(writer))()
+  else withStore(path, append)
   return more.length
 }

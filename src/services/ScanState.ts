@@ -35,14 +35,21 @@ export interface ScanStateShape {
     zonePrefix: string,
     scans: ReadonlyMap<string, ZoneScan>
   ) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Run `f` with a state whose `load` and `commit` share one opening of the
+   * state database (a scan's load and commit). Opened on first use, closed
+   * when `f` ends.
+   */
+  readonly session: <A, E>(f: (state: ScanStateShape) => Effect.Effect<A, E>) => Effect.Effect<A, E>
 }
 
 /** The scan state in force. */
 export class ScanState extends Context.Tag("session-ingest/ScanState")<ScanState, ScanStateShape>() {
   /** Test layer: scans kept in a map (shared by every use of the layer value). */
-  static layerMemory = (map: Map<string, ZoneScan> = new Map()): Layer.Layer<ScanState> =>
-    Layer.succeed(ScanState, {
+  static layerMemory = (map: Map<string, ZoneScan> = new Map()): Layer.Layer<ScanState> => {
+    const shape: ScanStateShape = {
       location: "memory",
+      session: (f) => f(shape),
       load: (store, prefix) =>
         Effect.sync(() => {
           const out = new Map<string, ZoneScan>()
@@ -60,5 +67,7 @@ export class ScanState extends Context.Tag("session-ingest/ScanState")<ScanState
           }
           for (const [zone, scan] of scans) map.set(JSON.stringify([store, zone]), scan)
         })
-    })
+    }
+    return Layer.succeed(ScanState, shape)
+  }
 }

@@ -43,12 +43,17 @@ export interface StoreRead {
 export interface StoreConnection {
   /** The store's real path. */
   readonly path: string
-  /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a private copy (WAL). */
+  /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a WAL store as of its last commit, read from a private copy. */
   readonly mode: "direct" | "snapshot" | "memory"
   /** The files of every zone whose id starts with `zonePrefix`. */
   readonly listFiles: (zonePrefix: string) => Effect.Effect<ReadonlyArray<StoreFile>, StoreUnavailable>
-  /** Read `length` bytes of `file` at `offset` (clipped to `file.size`), from its parts. */
-  readonly read: (file: StoreFile, offset: number, length: number) => Effect.Effect<StoreRead, StoreUnavailable>
+  /**
+   * Read `length` bytes of `file` at `offset` (clipped to `file.size`), from
+   * its parts. With `into` (at least that long), the bytes are written into it
+   * and `bytes` is a view of it, so a caller reading step after step can reuse
+   * one buffer (the view is valid until its next read into it).
+   */
+  readonly read: (file: StoreFile, offset: number, length: number, into?: Buffer) => Effect.Effect<StoreRead, StoreUnavailable>
 }
 
 /** What opening a store finds: no file there (`absent`: reads nothing), or an open store. */
@@ -87,11 +92,12 @@ export const readFromParts = (
   file: StoreFile,
   offset: number,
   length: number,
-  part: (idx: number) => Uint8Array | undefined
+  part: (idx: number) => Uint8Array | undefined,
+  into?: Buffer
 ): StoreRead => {
   const start = Math.max(0, Math.min(offset, file.size))
   const end = Math.max(start, Math.min(offset + length, file.size))
-  const out = Buffer.alloc(end - start)
+  const out = into !== undefined && into.length >= end - start ? into.subarray(0, end - start).fill(0) : Buffer.alloc(end - start)
   const missing: Array<{ start: number; end: number }> = []
   const addMissing = (s: number, e: number) => {
     const last = missing[missing.length - 1]
@@ -143,14 +149,14 @@ export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore
                   generation: f.generation ?? null
                 }))
               ),
-            read: (file, offset, length) =>
+            read: (file, offset, length, into) =>
               Effect.sync(() => {
                 const f = files.find((x) => x.zoneId === file.zoneId && x.name === file.name)
                 const key = `${file.zoneId}/${file.name}`
                 const r = readFromParts(file, offset, length, (idx) =>
                   f === undefined || (f.missingParts ?? []).includes(idx)
                     ? undefined
-                    : f.bytes.subarray(idx * PART_SIZE, (idx + 1) * PART_SIZE))
+                    : f.bytes.subarray(idx * PART_SIZE, (idx + 1) * PART_SIZE), into)
                 stats.bytesRead.set(key, (stats.bytesRead.get(key) ?? 0) + r.bytes.length)
                 return r
               })

@@ -8,8 +8,11 @@ import {
   emptyScan,
   isStreamEvent,
   lineFacts,
+  lineFactsAt,
+  makeSessionIdCache,
   ownZone,
   parseStampRecord,
+  readStampRecordAt,
   scanLine,
   stampOf
 } from "../../src/domain/agentmux/record.js"
@@ -44,6 +47,41 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
     const line = Buffer.from(delta("S-1", "say \"session_id\":\"FAKE\" now"))
     expect(isStreamEvent(line)).toBe(true)
     expect(lineFacts(line)).toEqual({ _tag: "delta", sessionId: "S-1" })
+  })
+  it("finds the last key wherever it is: every cut of the key, near the ends, after decoys; line after line", () => {
+    const key = "\"session_id\":\""
+    const pieces = [key, key.slice(0, 5), key.slice(3), "\"", ":", "s", "id", "x", "\\", "日", "S-1\"", "AB\""]
+    const tails = ["\",\"uuid\":\"u-1\"}", "\",\"uuid\":\"u-22\"}", `",${key}S-2"}`, `"${key}`, "\"", "", `\"${key.slice(1)}X"}`]
+    const r = (n: number) => Math.floor(Math.abs(Math.sin(n * 9301 + 49297)) * 1e6)
+    const native = makeSessionIdCache() // Node's byte searches (the first lines of a scan)
+    const loops = makeSessionIdCache(0) // this module's own loops
+    for (let t = 0; t < 5000; t++) {
+      const head = Array.from({ length: r(t) % 6 }, (_, i) => pieces[r(t * 31 + i) % pieces.length]).join("")
+      const own = r(t * 7) % 10 < 8 ? `${key}${["S-1", "S-1", "S-10", "S-é", "S\\1"][r(t * 11) % 5]}` : ""
+      const tail = r(t * 13) % 4 < 3 ? tails[0] : tails[r(t * 17) % tails.length]
+      const line = Buffer.from(`{"type":"stream_event"${head}${own}${tail}`)
+      // The rule, as first written: the last key by lastIndexOf, its value up to the next quote, no escapes.
+      const k = line.lastIndexOf(key)
+      const end = k < 0 ? -1 : line.indexOf("\"", k + key.length)
+      const id = k < 0 || end <= k + key.length ? null : line.toString("utf8", k + key.length, end)
+      const expected = id === null || id.includes("\\") ? null : id
+      expect(lineFacts(line)).toEqual({ _tag: "delta", sessionId: expected })
+      // The same inside a longer buffer, with what the last line taught the cache.
+      const before = Buffer.from("xx\"session_id\":\"Z\"\n")
+      const within = Buffer.concat([before, line, Buffer.from("\n\"session_id\":\"Y\"")])
+      for (const ids of [native, loops]) {
+        expect(lineFactsAt(within, before.length, before.length + line.length, ids)).toEqual({ _tag: "delta", sessionId: expected })
+      }
+    }
+  })
+  it("non-ASCII session ids and cwds are read as UTF-8 (the line is parsed from latin1 first)", () => {
+    const f = lineFacts(Buffer.from(init("S-é", "/home/dév/日本")))
+    expect(f._tag === "parsed" && [f.sessionId, f.cwd]).toEqual(["S-é", "/home/dév/日本"])
+    const g = lineFacts(Buffer.from("{\"session_id\":\"S-\\u00e9\",\"text\":\"naïve\"}"))
+    expect(g._tag === "parsed" && g.sessionId).toBe("S-é")
+    expect(lineFacts(Buffer.from("{\"session_id\":\"S\",\"x\":\u00e9}"))).toEqual({ _tag: "unreadable" })
+    expect(lineFacts(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xc3, 0x22, 0x7d]))._tag).toBe("parsed") // bad UTF-8 inside a string
+    expect(lineFacts(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0xc3, 0xa9, 0x7d]))).toEqual({ _tag: "unreadable" }) // é outside a string
   })
   it("parses anything else: top-level session_id, init cwd, none, unreadable", () => {
     const f = lineFacts(Buffer.from(init("S-2", "/w")))
@@ -88,6 +126,24 @@ describe("receive times (output.tsidx)", () => {
     expect(parseStampRecord("{\"ms\":4,\"off\":3,\"x\":1}")).toEqual({ off: 3, ms: 4 })
     expect(parseStampRecord("{\"off\":-3,\"ms\":4}")).toBeNull()
     expect(parseStampRecord("{\"off\":3,")).toBeNull()
+  })
+  it("records read by the regular expression: the same as parsed as text, or left to the text parse", () => {
+    const cases = [
+      "{\"off\":3,\"ms\":4}", " {\"off\":0,\"ms\":17}\r", "{\"off\":123456789012345,\"ms\":1}", "{\"off\":1234567890123456,\"ms\":1}",
+      "{\"off\":3,\"ms\":4,\"x\":1}", "{\"ms\":4,\"off\":3}", "{\"off\":-3,\"ms\":4}", "{\"off\":3,\"ms\":4}}", "{\"off\":,\"ms\":4}",
+      "{\"off\":3,\"ms\":}", "{\"off\": 3,\"ms\":4}", "\u00a0{\"off\":3,\"ms\":4}", "{\"off\":3.5,\"ms\":4}", "{\"off\":3,\"ms\":4"
+    ]
+    let quick = 0
+    for (const c of cases) {
+      const text = Buffer.from(`x\n${c}\ny`).toString("latin1")
+      const r = readStampRecordAt(text, 2)
+      if (r === undefined) continue
+      quick++
+      expect(r.record).toEqual(parseStampRecord(c.trim()))
+      expect(r.next).toBe(text.length - 1)
+    }
+    expect(quick).toBe(3)
+    expect(readStampRecordAt("{\"off\":3,\"ms\":4}\r", 0)).toEqual({ record: { off: 3, ms: 4 }, next: 17 })
   })
 })
 

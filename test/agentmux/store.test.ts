@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { IngestError } from "../../src/domain/errors.js"
 import type { DiscoveryReport, SessionEvent } from "../../src/domain/model.js"
+import { cacheDirOf, isInside } from "../../src/layers/agentmux/store-cache.js"
 import * as App from "../../src/layers/app.js"
 import { type SessionSourceAdapter, SessionSources } from "../../src/services/SessionSource.js"
 import {
@@ -289,6 +290,21 @@ describe("WAL stores", () => {
       expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
     }))
 
+  it.effect("a WAL store whose db_file_data is WITHOUT ROWID: read through SQLite like any other", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const db = new Database(store)
+      db.exec(`CREATE TABLE x (zoneid text, name text, partidx int, data blob, PRIMARY KEY (zoneid, name, partidx)) WITHOUT ROWID;
+        INSERT INTO x SELECT * FROM db_file_data; DROP TABLE db_file_data; ALTER TABLE x RENAME TO db_file_data;`)
+      db.pragma("journal_mode = WAL")
+      db.close()
+      expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
+      const r = yield* discover()
+      expect(r.receipts.storeMode).toBe("snapshot")
+      expect(sessionsOf(r)).toEqual([expected["S-B"], expected["S-C"], expected["S-A"]])
+      expect(fs.readdirSync(storeDir)).toEqual(["filestore.db"])
+    }))
+
   it.effect("a WAL store another process is appending to: committed appends are read, nothing beside it changes", () =>
     Effect.gen(function*() {
       createStore(store, storeFiles(), { wal: true })
@@ -309,6 +325,116 @@ describe("WAL stores", () => {
         writer.close() // the writer's own close checkpoints; every read above was checked by withAdapter
         guard = null
       }
+    }))
+})
+
+describe("the cached copy of a WAL store's main file", () => {
+  const cacheRoot = () => nodePath.join(stateDir, "agentmux-cache")
+  /** The entries of the store's cache folder (one folder per store under the cache root). */
+  const cacheEntries = () => {
+    const subs = fs.readdirSync(cacheRoot())
+    expect(subs).toHaveLength(1)
+    return fs.readdirSync(nodePath.join(cacheRoot(), subs[0])).sort()
+  }
+  const mainOf = () => {
+    const mains = cacheEntries().filter((n) => n.startsWith("main-"))
+    expect(mains).toHaveLength(1)
+    const subs = fs.readdirSync(cacheRoot())
+    return { name: mains[0], ino: fs.statSync(nodePath.join(cacheRoot(), subs[0], mains[0])).ino }
+  }
+  /** Append one S-B line of `text` (after completing the fixture's half line when `first`). */
+  const appendLine = (writer: Database.Database, id: string, text: string, first: boolean) =>
+    writer.transaction(() => {
+      const more = `${assistant("S-B", id, [{ type: "text", text }])}\n`
+      appendBytes(writer, CURRENT, "output", Buffer.from(first ? `,"x":1}\n${more}` : more))
+    })()
+  const lastText = (t: { turns: ReadonlyArray<{ blocks: ReadonlyArray<unknown> }> }) => t.turns[t.turns.length - 1].blocks
+
+  it.effect("a rescan after an append reuses the cached main file, copies only the -wal, and sees the new parts", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles(), { wal: true })
+      const writer = new Database(store)
+      try {
+        writer.pragma("wal_autocheckpoint = 0")
+        const first = yield* discover()
+        expect(sessionsOf(first)[0]).toMatchObject({ sessionId: "S-B", lineCount: 8 })
+        const main = mainOf()
+        expect(cacheEntries()).toEqual([main.name]) // the read's folder is gone
+        const big = "appended ".repeat(16_000) // over two 64 KiB parts
+        appendLine(writer, "mb7", big, true)
+        const r = yield* discover()
+        expect(sessionsOf(r)[0]).toMatchObject({ sessionId: "S-B", lineCount: 11 })
+        expect(receipt(r, CURRENT).readFrom).toBe(receipt(first, CURRENT).readTo)
+        expect(lastText(yield* transcript("S-B"))).toEqual([{ type: "text", text: big }])
+        expect(mainOf()).toEqual(main) // not copied again
+        expect(cacheEntries()).toEqual([main.name])
+      } finally {
+        writer.close()
+        guard = null
+      }
+    }))
+
+  it.effect("a checkpoint of the store changes its main file: the next read copies it again and reads it right", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles(), { wal: true })
+      const writer = new Database(store)
+      try {
+        writer.pragma("wal_autocheckpoint = 0")
+        appendLine(writer, "mb7", "one", true)
+        const r1 = yield* discover()
+        expect(sessionsOf(r1)[0]).toMatchObject({ sessionId: "S-B", lineCount: 11 })
+        const main = mainOf()
+        writer.pragma("wal_checkpoint(TRUNCATE)")
+        appendLine(writer, "mb8", "two", false)
+        const r2 = yield* discover()
+        expect(sessionsOf(r2)[0]).toMatchObject({ sessionId: "S-B", lineCount: 12 })
+        // mb7 and mb8 follow each other: one turn, "one" then "two"
+        expect(lastText(yield* transcript("S-B"))).toEqual([{ type: "text", text: "one" }, { type: "text", text: "two" }])
+        expect(mainOf().name).not.toBe(main.name) // the old copy replaced, not kept beside it
+        // A fresh scan (new state) of the same store through the same cache agrees.
+        fs.rmSync(state)
+        expect(sessionsOf(yield* discover())).toEqual(sessionsOf(r2))
+      } finally {
+        writer.close()
+        guard = null
+      }
+    }))
+
+  it.effect("the cache lies beside the state, never in the store's folder; without a usable cache each read copies the store whole", () =>
+    Effect.gen(function*() {
+      const real = fs.realpathSync(store.replace(/filestore\.db$/, ""))
+      const realStore = nodePath.join(real, "filestore.db")
+      expect(yield* Effect.promise(() => cacheDirOf(nodePath.join(storeDir, "cache"), realStore))).toBeNull()
+      expect(yield* Effect.promise(() => cacheDirOf(storeDir, realStore))).toBeNull()
+      const dir = yield* Effect.promise(() => cacheDirOf(cacheRoot(), realStore))
+      expect(isInside(dir!, fs.realpathSync(stateDir))).toBe(true)
+      expect(isInside(dir!, real)).toBe(false)
+
+      createStore(store, storeFiles(), { wal: true })
+      const r = yield* discover()
+      expect(sessionsOf(r)).toEqual([expected["S-B"], expected["S-C"], expected["S-A"]])
+      expect(fs.readdirSync(cacheRoot())).toEqual([nodePath.basename(dir!)])
+      // A read folder left by a process that died is swept by the next read.
+      const stale = nodePath.join(dir!, "read-2147483646-x")
+      fs.mkdirSync(stale)
+      yield* discover()
+      expect(fs.existsSync(stale)).toBe(false)
+      // The cache root unusable (a file in its place): every read copies the store whole, still right.
+      fs.rmSync(cacheRoot(), { recursive: true })
+      fs.writeFileSync(cacheRoot(), "")
+      fs.rmSync(state)
+      const again = yield* discover()
+      expect(again.receipts.storeMode).toBe("snapshot")
+      expect(sessionsOf(again)).toEqual(sessionsOf(r))
+    }))
+
+  it.effect("two reads at once share the cache", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles(), { wal: true })
+      const [a, b] = yield* Effect.all([transcript("S-B"), transcript("S-A")], { concurrency: 2 })
+      expect(a.sessionId).toBe("S-B")
+      expect(b.sessionId).toBe("S-A")
+      expect(cacheEntries().filter((n) => !n.startsWith("main-"))).toEqual([])
     }))
 })
 

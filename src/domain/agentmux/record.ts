@@ -71,34 +71,124 @@ export const zoneRank = (z: OwnZone): number => (z._tag === "current" ? Number.M
 
 const STREAM_EVENT_PREFIX = Buffer.from("{\"type\":\"stream_event\"", "latin1")
 const SESSION_KEY = Buffer.from("\"session_id\":\"", "latin1")
+const SESSION_KEY_LENGTH = SESSION_KEY.length
 
 /**
- * True for a streaming delta, recognised from its first bytes
- * (`{"type":"stream_event"`) without parsing it (seed 002, `is_stream_event`):
- * most of the record's bytes, and never a message.
+ * True when `b[from, to)` starts with a streaming delta's first bytes
+ * (`{"type":"stream_event"`), recognised without parsing it (seed 002,
+ * `is_stream_event`): most of the record's bytes, and never a message.
  */
-export const isStreamEvent = (line: Buffer): boolean =>
-  line.length >= STREAM_EVENT_PREFIX.length && line.compare(STREAM_EVENT_PREFIX, 0, STREAM_EVENT_PREFIX.length, 0, STREAM_EVENT_PREFIX.length) === 0
-
-/**
- * The session id of a streaming delta from its last `"session_id":"` key,
- * found by a byte search (the delta's payload holds only escaped strings, so
- * the unescaped key bytes are the line's own). `null` when absent.
- */
-export const streamEventSessionId = (line: Buffer): string | null => {
-  const k = line.lastIndexOf(SESSION_KEY)
-  if (k < 0) return null
-  const from = k + SESSION_KEY.length
-  const to = line.indexOf(0x22, from)
-  if (to <= from) return null
-  const id = line.toString("utf8", from, to)
-  return id.includes("\\") ? null : id
+export const isStreamEventAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): boolean => {
+  const n = STREAM_EVENT_PREFIX.length
+  if (to - from < n) return false
+  if (cache === undefined || cache.lines < cache.nativeLines) return b.compare(STREAM_EVENT_PREFIX, 0, n, from, from + n) === 0
+  for (let i = 0; i < n; i++) if (b[from + i] !== STREAM_EVENT_PREFIX[i]) return false
+  return true
 }
+
+/** {@link isStreamEventAt} of a whole line. */
+export const isStreamEvent = (line: Buffer): boolean => isStreamEventAt(line, 0, line.length)
+
+/**
+ * How far a backward search may move when the first byte of the window is
+ * `c` (Horspool's rule, mirrored): the nearest position ≥ 1 of `c` in the key,
+ * else the key's length.
+ */
+const SESSION_KEY_SHIFT = (() => {
+  const t = new Uint8Array(256).fill(SESSION_KEY_LENGTH)
+  for (let j = SESSION_KEY_LENGTH - 1; j >= 1; j--) t[SESSION_KEY[j]] = j
+  return t
+})()
+
+/** Offset of the last `"session_id":"` in `b[from, to)`, else -1 (searched from the end: a delta's own key is near it). */
+const lastSessionKey = (b: Uint8Array, from: number, to: number): number => {
+  let i = to - SESSION_KEY_LENGTH
+  while (i >= from) {
+    const c = b[i]
+    if (c === 0x22) {
+      let j = 1
+      while (j < SESSION_KEY_LENGTH && b[i + j] === SESSION_KEY[j]) j++
+      if (j === SESSION_KEY_LENGTH) return i
+    }
+    i -= SESSION_KEY_SHIFT[c]
+  }
+  return -1
+}
+
+/**
+ * The last session id decoded, so that consecutive lines naming the same
+ * session share one string instead of decoding it again (a scan's working memory).
+ */
+export interface SessionIdCache {
+  id: string | null
+  readonly bytes: Buffer
+  length: number
+  /** Lines classified so far (the caller counts them). */
+  lines: number
+  /**
+   * Lines classified with Node's native byte searches before this module's
+   * own loops take over: the native ones cost the same from the first line,
+   * the loops are faster once V8 has compiled them. A short scan (a rescan
+   * of an append) stays cheap, a long one fast.
+   */
+  readonly nativeLines: number
+}
+
+/** A fresh {@link SessionIdCache}. */
+export const makeSessionIdCache = (nativeLines = 20_000): SessionIdCache => ({
+  id: null,
+  bytes: Buffer.alloc(256),
+  length: 0,
+  lines: 0,
+  nativeLines
+})
+
+/**
+ * The session id of a streaming delta `b[from, to)` from its last
+ * `"session_id":"` key, found by a byte search (the delta's payload holds
+ * only escaped strings, so the unescaped key bytes are the line's own).
+ * `null` when absent, empty, unterminated or holding an escape.
+ */
+export const streamEventSessionIdAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): string | null => {
+  const native = cache === undefined || cache.lines < cache.nativeLines
+  const k = native ? b.lastIndexOf(SESSION_KEY, to - SESSION_KEY_LENGTH) : lastSessionKey(b, from, to)
+  if (k < from) return null
+  const s = k + SESSION_KEY_LENGTH
+  if (cache !== undefined && cache.id !== null) {
+    // The same id as the last line (it holds no quote or backslash) followed by its closing quote.
+    const n = cache.length
+    if (s + n < to && b[s + n] === 0x22) {
+      if (native) {
+        if (b.compare(cache.bytes, 0, n, s, s + n) === 0) return cache.id
+      } else {
+        let j = 0
+        while (j < n && cache.bytes[j] === b[s + j]) j++
+        if (j === n) return cache.id
+      }
+    }
+  }
+  let e = s
+  while (e < to && b[e] !== 0x22) {
+    if (b[e] === 0x5c) return null
+    e++
+  }
+  if (e >= to || e === s) return null
+  const id = b.toString("utf8", s, e)
+  if (cache !== undefined && e - s <= cache.bytes.length) {
+    b.copy(cache.bytes, 0, s, e)
+    cache.length = e - s
+    cache.id = id
+  }
+  return id
+}
+
+/** {@link streamEventSessionIdAt} of a whole line. */
+export const streamEventSessionId = (line: Buffer): string | null => streamEventSessionIdAt(line, 0, line.length)
 
 /** What one line of `output` tells the scan. */
 export type LineFacts =
   | { readonly _tag: "delta"; readonly sessionId: string | null }
-  | { readonly _tag: "parsed"; readonly sessionId: string | null; readonly value: unknown; readonly cwd: string | null }
+  | { readonly _tag: "parsed"; readonly sessionId: string | null; readonly cwd: string | null }
   | { readonly _tag: "unreadable" }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -114,28 +204,52 @@ export const initCwd = (value: unknown): string | null =>
     : null
 
 /**
- * Classify a line (without its `\n`): a delta by its first bytes, with its
- * session id from the last key; anything else is parsed, and its top-level
- * string `session_id` (non-empty) is its session (seed 002, `line_session_id`).
- * A line that is not a JSON object is `unreadable`.
+ * Classify the line `b[from, to)` (without its `\n`): a delta by its first
+ * bytes, with its session id from the last key; anything else is parsed, and
+ * its top-level string `session_id` (non-empty) is its session (seed 002,
+ * `line_session_id`). A line that is not a JSON object is `unreadable`.
  */
-export const lineFacts = (line: Buffer): LineFacts => {
-  if (isStreamEvent(line)) return { _tag: "delta", sessionId: streamEventSessionId(line) }
+export const lineFactsAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): LineFacts => {
+  if (isStreamEventAt(b, from, to, cache)) return { _tag: "delta", sessionId: streamEventSessionIdAt(b, from, to, cache) }
+  // Parsed from a latin1 decoding (one byte, one character: no UTF-8 decoding,
+  // and V8's fast path for one-byte strings). JSON's structure is ASCII and a
+  // byte >= 0x80 is as invalid outside a string, and as valid inside one, in
+  // either decoding, so the line is JSON exactly when its UTF-8 text is; the
+  // strings kept are taken from a UTF-8 parse when they hold a non-ASCII character.
+  let value = parseObject(b.toString("latin1", from, to))
+  if (value === null) return { _tag: "unreadable" }
+  let facts = factsOf(value)
+  if (!isAscii(facts.sessionId) || !isAscii(facts.cwd)) {
+    value = parseObject(b.toString("utf8", from, to))
+    if (value === null) return { _tag: "unreadable" }
+    facts = factsOf(value)
+  }
+  return facts
+}
+
+const parseObject = (text: string): Record<string, unknown> | null => {
   let value: unknown
   try {
-    value = JSON.parse(line.toString("utf8"))
+    value = JSON.parse(text)
   } catch {
-    return { _tag: "unreadable" }
+    return null
   }
-  if (!isObject(value)) return { _tag: "unreadable" }
-  const sid = value.session_id
-  return {
-    _tag: "parsed",
-    sessionId: typeof sid === "string" && sid.length > 0 ? sid : null,
-    value,
-    cwd: initCwd(value)
-  }
+  return isObject(value) ? value : null
 }
+
+const factsOf = (value: Record<string, unknown>): LineFacts & { readonly _tag: "parsed" } => {
+  const sid = value.session_id
+  return { _tag: "parsed", sessionId: typeof sid === "string" && sid.length > 0 ? sid : null, cwd: initCwd(value) }
+}
+
+const isAscii = (s: string | null): boolean => {
+  if (s === null) return true
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false
+  return true
+}
+
+/** {@link lineFactsAt} of a whole line. */
+export const lineFacts = (line: Buffer): LineFacts => lineFactsAt(line, 0, line.length)
 
 /** Consecutive lines of one session in one zone: bytes `[start, end)` of `output`, `lines` lines. */
 export const Run = Schema.Struct({
@@ -206,6 +320,8 @@ export interface ScanAcc {
   oversized: number
   /** Indices of runs created or extended in this scan (their times must be (re)computed). */
   touched: Set<number>
+  /** The run last put in `touched` (a run extended line after line is put there once). */
+  lastTouched: number
 }
 
 /** Start a working copy from a stored scan. */
@@ -216,7 +332,8 @@ export const beginScan = (s: ZoneScan): ScanAcc => ({
   unreadable: s.unreadable,
   missingPartLines: s.missingPartLines,
   oversized: s.oversized,
-  touched: new Set()
+  touched: new Set(),
+  lastTouched: -1
 })
 
 /** One complete line as the scan sees it: its offsets, and its session (null: unowned). */
@@ -246,10 +363,10 @@ export const scanLine = (acc: ScanAcc, line: ScannedLine): void => {
   if (last !== undefined && last.sessionId === line.sessionId && last.end === start) {
     last.end = line.end
     last.lines += lines
-    acc.touched.add(i)
+    if (acc.lastTouched !== i) acc.touched.add(acc.lastTouched = i)
   } else {
     acc.runs.push({ sessionId: line.sessionId, start, end: line.end, lines, firstMs: null, lastMs: null })
-    acc.touched.add(acc.runs.length - 1)
+    acc.touched.add(acc.lastTouched = acc.runs.length - 1)
   }
   if (line.cwd !== null) acc.cwd[line.sessionId] = line.cwd
 }
@@ -293,6 +410,21 @@ export interface StampRecord {
 
 const TSIDX_FAST = /^\{"off":(\d{1,15}),"ms":(\d{1,15})\}\s*$/
 
+const STAMP_LINE = /[ \t\r\v\f]*\{"off":(\d{1,15}),"ms":(\d{1,15})\}[ \t\r\v\f]*(?:\n|$)/y
+
+/**
+ * The sidecar record on the line starting at `at` of `text` (the sidecar's
+ * bytes decoded as latin1), when it has the usual shape `{"off":N,"ms":M}`
+ * with ASCII blanks around it: the record (as {@link parseStampRecord} reads
+ * it) and where the next line starts. `undefined` when it has not: the line
+ * must be parsed as text.
+ */
+export const readStampRecordAt = (text: string, at: number): { record: StampRecord; next: number } | undefined => {
+  STAMP_LINE.lastIndex = at
+  const m = STAMP_LINE.exec(text)
+  return m === null ? undefined : { record: { off: Number(m[1]), ms: Number(m[2]) }, next: STAMP_LINE.lastIndex }
+}
+
 /**
  * Parse one sidecar record (a trailing `\r` tolerated). `null` when it is not
  * `{"off":<int ≥ 0>,"ms":<int ≥ 0>}` (extra fields are allowed).
@@ -318,12 +450,22 @@ export const parseStampRecord = (text: string): StampRecord | null => {
  * The receive time of byte `offset` from sidecar records: the newest record at
  * or before it, i.e. the greatest `off ≤ offset` (ties: the greatest `ms`), in
  * whatever order the records were written. `null` when none is at or before it.
+ * `records` may come in several arrays (the sidecar's parts), taken together.
  */
-export const stampOf = (records: Iterable<StampRecord>, offset: number): number | null => {
+export const stampOf = (
+  records: ReadonlyArray<StampRecord> | ReadonlyArray<ReadonlyArray<StampRecord>>,
+  offset: number
+): number | null => {
   let best: StampRecord | null = null
-  for (const r of records) {
-    if (r.off > offset) continue
-    if (best === null || r.off > best.off || (r.off === best.off && r.ms > best.ms)) best = r
+  const groups = (records.length > 0 && Array.isArray(records[0]) ? records : [records]) as ReadonlyArray<
+    ReadonlyArray<StampRecord>
+  >
+  for (const group of groups) {
+    for (let i = 0; i < group.length; i++) {
+      const r = group[i]
+      if (r.off > offset) continue
+      if (best === null || r.off > best.off || (r.off === best.off && r.ms > best.ms)) best = r
+    }
   }
   return best === null ? null : best.ms
 }

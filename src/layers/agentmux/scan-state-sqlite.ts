@@ -18,12 +18,12 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import { decodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
-import { ScanState } from "../../services/ScanState.js"
+import { ScanState, type ScanStateShape } from "../../services/ScanState.js"
 import { dataDir } from "../data-dir.js"
 
 /** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */
@@ -64,57 +64,77 @@ const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnava
     }
     // WAL after the id is set, so the id lands in the main file's header.
     yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    // A commit survives the process crashing, not the machine: a scan lost with
+    // the machine is only read again (no fsync per commit).
+    yield* sql.unsafe("PRAGMA synchronous = NORMAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     yield* sql.unsafe(SCHEMA).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
     return sql
   })
 
-/** Layer: the live scan state at the access policy's `stateFile` (or the default). */
+/** Load and commit over the connection `withSql` lends. */
+const operations = (
+  path: string,
+  withSql: <A>(f: (sql: SqliteClient.SqliteClient) => Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
+): Pick<ScanStateShape, "load" | "commit"> => ({
+  load: (store, prefix) =>
+    withSql((sql) =>
+      Effect.gen(function*() {
+        const rows = yield* sql.unsafe<{ zone: string; scan: string }>(
+          "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?",
+          [store, prefix.length, prefix]
+        ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+        const out = new Map<string, ZoneScan>()
+        for (const r of rows) {
+          const d = decodeZoneScan(r.scan)
+          if (Either.isRight(d)) out.set(r.zone, d.right)
+        }
+        return out as ReadonlyMap<string, ZoneScan>
+      })
+    ),
+  commit: (store, prefix, scans) =>
+    withSql((sql) => {
+      const now = Date.now()
+      return sql.withTransaction(
+        Effect.gen(function*() {
+          yield* sql.unsafe("DELETE FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?", [
+            store,
+            prefix.length,
+            prefix
+          ])
+          for (const [zone, scan] of scans) {
+            yield* sql.unsafe("INSERT INTO agentmux_zone_scan (store, zone, scan, updated_ms) VALUES (?, ?, ?, ?)", [
+              store,
+              zone,
+              JSON.stringify(scan),
+              now
+            ])
+          }
+        })
+      ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    })
+})
+
+/**
+ * Layer: the live scan state at the access policy's `stateFile` (or the
+ * default). `load` and `commit` each open the database; inside `session`,
+ * it is opened once, on first use, for both.
+ */
 export const layer: Layer.Layer<ScanState, never, AccessPolicy> = Layer.effect(
   ScanState,
   Effect.map(AccessPolicy, (policy) => {
     const path = nodePath.resolve(policy.stateFile ?? defaultStateFile())
-    return {
+    const shape: ScanStateShape = {
       location: path,
-      load: (store, prefix) =>
+      ...operations(path, (f) => Effect.scoped(Effect.flatMap(open(path), f))),
+      session: (f) =>
         Effect.scoped(
           Effect.gen(function*() {
-            const sql = yield* open(path)
-            const rows = yield* sql.unsafe<{ zone: string; scan: string }>(
-              "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?",
-              [store, prefix.length, prefix]
-            ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
-            const out = new Map<string, ZoneScan>()
-            for (const r of rows) {
-              const d = decodeZoneScan(r.scan)
-              if (Either.isRight(d)) out.set(r.zone, d.right)
-            }
-            return out as ReadonlyMap<string, ZoneScan>
-          })
-        ),
-      commit: (store, prefix, scans) =>
-        Effect.scoped(
-          Effect.gen(function*() {
-            const sql = yield* open(path)
-            const now = Date.now()
-            yield* sql.withTransaction(
-              Effect.gen(function*() {
-                yield* sql.unsafe("DELETE FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?", [
-                  store,
-                  prefix.length,
-                  prefix
-                ])
-                for (const [zone, scan] of scans) {
-                  yield* sql.unsafe("INSERT INTO agentmux_zone_scan (store, zone, scan, updated_ms) VALUES (?, ?, ?, ?)", [
-                    store,
-                    zone,
-                    JSON.stringify(scan),
-                    now
-                  ])
-                }
-              })
-            ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+            const scope = yield* Effect.scope
+            const sql = yield* Effect.cached(Scope.extend(open(path), scope))
+            return yield* f({ ...shape, ...operations(path, (g) => Effect.flatMap(sql, g)) })
           })
         )
     }
+    return shape
   })
 )

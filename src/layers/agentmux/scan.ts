@@ -13,12 +13,16 @@ import {
   closeArchive,
   emptyScan,
   endScan,
-  lineFacts,
+  isStreamEventAt,
+  lineFactsAt,
+  makeSessionIdCache,
   OUTPUT_FILE,
+  READ_CHUNK,
   type OwnZone,
   ownZone,
   type Run,
   scanLine,
+  streamEventSessionIdAt,
   TSIDX_FILE,
   type ZoneScan,
   zoneRank
@@ -27,7 +31,7 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Diagnostic } from "../../domain/model.js"
 import type { ScanStateShape } from "../../services/ScanState.js"
 import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
-import { forEachLine, makeStamps, type Stamps } from "./zone-reader.js"
+import { eachLine, makeStamps, type Stamps } from "./zone-reader.js"
 
 /** Bytes at the start of a zone whose digest tells a rewritten zone from a grown one. */
 const HEAD_BYTES = 4096
@@ -119,24 +123,30 @@ const scanZone = (
     const reset = yield* resetReason(conn, output, prev)
     const base = reset === null ? prev : emptyScan
     const acc = beginScan(base)
-    const read = yield* forEachLine(conn, output, base.readTo, output.size, maxLineBytes, (lines) => {
-      for (const l of lines) {
-        if (l.bytes === null) {
-          if (l.problem === "missing-part") acc.missingPartLines++
-          else acc.oversized++
-          scanLine(acc, { start: l.start, end: l.end, sessionId: null, cwd: null })
-          continue
+    const ids = makeSessionIdCache()
+    const line = { start: 0, end: 0, sessionId: null as string | null, cwd: null as string | null }
+    const read = yield* eachLine(conn, output, base.readTo, output.size, maxLineBytes, (buf, from, to, start, end, problem) => {
+      ids.lines++
+      line.start = start
+      line.end = end
+      line.sessionId = null
+      line.cwd = null
+      if (buf === null) {
+        if (problem === "missing-part") acc.missingPartLines++
+        else acc.oversized++
+      } else if (isStreamEventAt(buf, from, to, ids)) {
+        line.sessionId = streamEventSessionIdAt(buf, from, to, ids)
+      } else {
+        const facts = lineFactsAt(buf, from, to, ids)
+        if (facts._tag === "unreadable") {
+          if (buf.toString("latin1", from, to).trim().length > 0) acc.unreadable++
+        } else {
+          line.sessionId = facts.sessionId
+          if (facts._tag === "parsed") line.cwd = facts.cwd
         }
-        const facts = lineFacts(l.bytes)
-        if (facts._tag === "unreadable" && l.bytes.toString("latin1").trim().length > 0) acc.unreadable++
-        scanLine(acc, {
-          start: l.start,
-          end: l.end,
-          sessionId: facts._tag === "unreadable" ? null : facts.sessionId,
-          cwd: facts._tag === "parsed" ? facts.cwd : null
-        })
       }
-    })
+      scanLine(acc, line)
+    }, READ_CHUNK, true)
     if (zone._tag === "archive") closeArchive(acc, read.readTo)
     const stamps = makeStamps(conn, tsidx)
     for (const i of acc.touched) {
@@ -221,6 +231,14 @@ export const sessionsOf = (zones: ReadonlyArray<ScannedZone>): ReadonlyArray<Rec
  * are listed in `ignoredZones` and never read.
  */
 export const scanAgent = (
+  conn: StoreConnection,
+  states: ScanStateShape,
+  uid: string,
+  maxLineBytes: number
+): Effect.Effect<AgentScan, StoreUnavailable> =>
+  states.session((state) => scanWith(conn, state, uid, maxLineBytes))
+
+const scanWith = (
   conn: StoreConnection,
   state: ScanStateShape,
   uid: string,

@@ -12,12 +12,17 @@
  *   `-wal` beside it when absent and leaves them, and writes read marks into
  *   an existing `-shm`; this build has URI filenames (`immutable=1`) compiled
  *   out, and SQLite's backup API would need that same in-place open as its
- *   source. So the main file and its `-wal` are copied byte for byte into a
- *   private temporary folder, the copy is checked to be consistent (the main
- *   file's identity, size and mtime unchanged across the copy, i.e. no
- *   checkpoint ran; WAL frames appended meanwhile are cut by SQLite's own
- *   recovery at the last committed, checksummed frame), and the copy is read.
- *   The folder is removed when the scope closes.
+ *   source. So it is read through SQLite from a private copy: the main file
+ *   is kept copied in session-ingest's own cache (`agentmux-cache/` beside the
+ *   scan state, see `store-cache.ts`) while its identity, size and mtime stay
+ *   the same, and each read copies only the `-wal` beside it, checks the copy
+ *   consistent (the main file unchanged across it, i.e. no checkpoint ran; the
+ *   `-wal` not restarted; WAL frames appended meanwhile are cut by SQLite's
+ *   own recovery at the last committed, checksummed frame) and opens it
+ *   read-only. Without a usable cache folder (unwritable, or inside the
+ *   store's folder), the main file and its `-wal` are copied byte for byte
+ *   into a private temporary folder, checked the same way, and the copy read.
+ *   Read folders are removed when the scope closes.
  *
  * @module
  */
@@ -42,7 +47,10 @@ import {
   type StoreOpen,
   TranscriptStore
 } from "../../services/TranscriptStore.js"
+import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { SQLITE_MAGIC } from "../owned-sqlite.js"
+import { defaultStateFile } from "./scan-state-sqlite.js"
+import { cacheDirOf, readCopy } from "./store-cache.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -162,13 +170,19 @@ const client = (
     )
   )
 
+/**
+ * Open `filename` as the store `real`: `direct` (the store itself, read-only,
+ * waiting for a writer's lock), `cached` (a read copy whose main file is the
+ * shared cached copy: read-only, so SQLite never checkpoints into it), or
+ * `snapshot` (a private whole copy).
+ */
 const connect = (
   real: string,
   filename: string,
-  mode: "direct" | "snapshot"
+  mode: "direct" | "cached" | "snapshot"
 ): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const sql = yield* client(real, filename, mode === "direct")
+    const sql = yield* client(real, filename, mode !== "snapshot")
     const fail = (what: string) => (e: SqlError) =>
       isBusy(e.cause) ? unavailable(real, "is locked by a writer (AgentMux busy?)", e.cause) : unavailable(real, what, e.cause ?? e)
     if (mode === "direct") {
@@ -194,7 +208,7 @@ const connect = (
       "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
     return {
       path: real,
-      mode,
+      mode: mode === "direct" ? "direct" : "snapshot",
       listFiles: (prefix) =>
         sql.unsafe<Record<string, unknown>>(listSql, [prefix.length, prefix]).pipe(
           Effect.mapError(fail("cannot be read")),
@@ -209,7 +223,7 @@ const connect = (
             }))
           )
         ),
-      read: (file, offset, length) => {
+      read: (file, offset, length, into) => {
         const start = Math.max(0, Math.min(offset, file.size))
         const end = Math.max(start, Math.min(offset + length, file.size))
         if (end === start) return Effect.succeed({ bytes: Buffer.alloc(0), missing: [] })
@@ -224,17 +238,56 @@ const connect = (
               const data = toBuffer(r.data)
               if (idx !== null && data !== undefined) parts.set(idx, data)
             }
-            return readFromParts(file, start, end - start, (idx) => parts.get(idx))
+            return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
           })
         )
       }
     }
   })
 
-/** Open the store at `path` (see the module doc for how it is kept untouched). */
+/**
+ * A WAL store read through its cached copy under `cacheRoot` (see
+ * `store-cache.ts`): the cached main file and a fresh copy of the `-wal`, in
+ * a read folder removed when the scope closes. Null when there is no usable
+ * cache (no root, it would lie in the store's folder, or a file system error
+ * there): the caller then copies the whole store into a temporary folder.
+ */
+const cachedSnapshot = (
+  path: string,
+  cacheRoot: string | null
+): Effect.Effect<string | null, StoreUnavailable, Scope.Scope> =>
+  cacheRoot === null
+    ? Effect.succeed(null)
+    : Effect.acquireRelease(
+      Effect.promise(async () => {
+        try {
+          const dir = await cacheDirOf(cacheRoot, path)
+          return dir === null ? null : await readCopy(path, dir, SNAPSHOT_ATTEMPTS)
+        } catch {
+          return null
+        }
+      }),
+      (r) =>
+        r === null || r === "changing"
+          ? Effect.void
+          : Effect.promise(() => fsp.rm(r.readDir, { recursive: true, force: true }).catch(() => undefined))
+    ).pipe(
+      Effect.flatMap((r) =>
+        r === "changing"
+          ? Effect.fail(unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`))
+          : Effect.succeed(r?.file ?? null)
+      )
+    )
+
+/**
+ * Open the store at `path` (see the module doc for how it is kept
+ * untouched). `cacheRoot`: the folder under which WAL stores' main files are
+ * cached; null: every read of a WAL store copies it whole.
+ */
 export const openStore = (
   access: SourceAccessShape,
-  path: string
+  path: string,
+  cacheRoot: string | null = null
 ): Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope> =>
   Effect.gen(function*() {
     const abs = nodePath.resolve(path)
@@ -246,14 +299,24 @@ export const openStore = (
     const header = yield* readHeader(authorized)
     const walBeside = yield* Effect.promise(() => lstatOrNull(`${authorized}-wal`).catch(() => null))
     const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
-    const connection = isWal
-      ? yield* connect(authorized, yield* snapshot(authorized), "snapshot")
-      : yield* connect(authorized, authorized, "direct")
+    if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
+    const cached = yield* cachedSnapshot(authorized, cacheRoot)
+    const connection = cached !== null
+      ? yield* connect(authorized, cached, "cached")
+      : yield* connect(authorized, yield* snapshot(authorized), "snapshot")
     return { _tag: "open", connection } as const
   })
 
-/** Layer: the live {@link TranscriptStore}, through authorized source access. */
-export const layer: Layer.Layer<TranscriptStore, never, SourceAccess> = Layer.effect(
+/** Where WAL stores' main files are cached: `agentmux-cache/` beside the scan state (`--state`, or its default). */
+export const cacheRootOf = (stateFile: string | undefined): string =>
+  nodePath.join(nodePath.dirname(nodePath.resolve(stateFile ?? defaultStateFile())), "agentmux-cache")
+
+/** Layer: the live {@link TranscriptStore}, through authorized source access, caching beside the scan state. */
+export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPolicy> = Layer.effect(
   TranscriptStore,
-  Effect.map(SourceAccess, (access) => ({ open: (path: string) => openStore(access, path) }))
+  Effect.gen(function*() {
+    const access = yield* SourceAccess
+    const cacheRoot = cacheRootOf((yield* AccessPolicy).stateFile)
+    return { open: (path: string) => openStore(access, path, cacheRoot) }
+  })
 )

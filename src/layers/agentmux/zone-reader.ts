@@ -6,7 +6,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { PART_SIZE, parseStampRecord, READ_CHUNK, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
+import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
 
@@ -31,25 +31,43 @@ export interface LinesRead {
 }
 
 /**
- * Hand every complete line of `file` in `[start, end)` to `onLines`, a step's
- * lines at a time, reading `stepBytes` (default 4 MiB) per step. Lines are cut
- * at `\n` bytes, which never occur inside a multibyte UTF-8 character, and a
- * line cut by a part or step boundary is reassembled before it is handed on,
- * so no character is mangled. A trailing unterminated line is not handed on
- * (an append in progress): `readTo` stops before it. A line under a missing
- * part, or longer than `maxLineBytes`, is handed on with `bytes: null`.
+ * Receives one complete line: `buf[from, to)` is the line without its `\n`
+ * (`buf` null when it could not be read, see `problem`), `[start, end)` its
+ * place in the file (`end` past the `\n`). `buf` is valid during the call only.
  */
-export const forEachLine = (
+export type LineSink = (
+  buf: Buffer | null,
+  from: number,
+  to: number,
+  start: number,
+  end: number,
+  problem: ZoneLine["problem"]
+) => void
+
+/**
+ * Hand every complete line of `file` in `[start, end)` to `sink`, reading
+ * `stepBytes` (default 4 MiB) per step. Lines are cut at `\n` bytes, which
+ * never occur inside a multibyte UTF-8 character, and a line cut by a part or
+ * step boundary is reassembled before it is handed on, so no character is
+ * mangled. A trailing unterminated line is not handed on (an append in
+ * progress): `readTo` stops before it. A line under a missing part, or longer
+ * than `maxLineBytes`, is handed on with `buf` null. No allocation per line;
+ * with `reuse`, one step buffer serves every step (`buf` is then only valid
+ * during the call).
+ */
+export const eachLine = (
   conn: StoreConnection,
   file: StoreFile,
   start: number,
   end: number,
   maxLineBytes: number,
-  onLines: (lines: ReadonlyArray<ZoneLine>) => void,
-  stepBytes: number = READ_CHUNK
+  sink: LineSink,
+  stepBytes: number = READ_CHUNK,
+  reuse = false
 ): Effect.Effect<LinesRead, StoreUnavailable> =>
   Effect.gen(function*() {
     const stop = Math.min(end, file.size)
+    const into = reuse ? Buffer.allocUnsafe(Math.min(stepBytes, Math.max(0, stop - start))) : undefined
     let pos = start
     let carry: Array<Buffer> = []
     let carryLen = 0
@@ -58,7 +76,7 @@ export const forEachLine = (
     let bytesRead = 0
     const missingAll: Array<{ start: number; end: number }> = []
     while (pos < stop) {
-      const r = yield* conn.read(file, pos, Math.min(stepBytes, stop - pos))
+      const r = yield* conn.read(file, pos, Math.min(stepBytes, stop - pos), into)
       const buf = r.bytes
       if (buf.length === 0) break
       bytesRead += buf.length
@@ -68,8 +86,8 @@ export const forEachLine = (
         else missingAll.push({ start: m.start, end: m.end })
       }
       const base = pos
-      const overlaps = (s: number, e: number) => r.missing.some((m) => m.start < e && m.end > s)
-      const out: Array<ZoneLine> = []
+      const missing = r.missing
+      const overlaps = (s: number, e: number) => missing.length > 0 && missing.some((m) => m.start < e && m.end > s)
       let i = 0
       for (;;) {
         const nl = buf.indexOf(10, i)
@@ -90,9 +108,12 @@ export const forEachLine = (
         let bad = carryBad
         if (bad === null && overlaps(base + i, base + nl + 1)) bad = "missing-part"
         if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
-        const piece = buf.subarray(i, nl)
-        const bytes = bad !== null ? null : carry.length === 0 ? piece : Buffer.concat([...carry, piece])
-        out.push({ start: carryStart, end: base + nl + 1, bytes, problem: bad })
+        if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad)
+        else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null)
+        else {
+          const whole = Buffer.concat([...carry, buf.subarray(i, nl)])
+          sink(whole, 0, whole.length, carryStart, base + nl + 1, null)
+        }
         carry = []
         carryLen = 0
         carryBad = null
@@ -100,10 +121,33 @@ export const forEachLine = (
         i = nl + 1
       }
       pos += buf.length
-      if (out.length > 0) onLines(out)
     }
     return { readTo: carryStart, bytesRead, missing: missingAll }
   })
+
+/**
+ * {@link eachLine}, a step's lines at a time as {@link ZoneLine}s (each line's
+ * bytes a view of the step's buffer, valid after the call).
+ */
+export const forEachLine = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number,
+  onLines: (lines: ReadonlyArray<ZoneLine>) => void,
+  stepBytes: number = READ_CHUNK
+): Effect.Effect<LinesRead, StoreUnavailable> => {
+  let out: Array<ZoneLine> = []
+  return eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, s, e, problem) => {
+    out.push({ start: s, end: e, bytes: buf === null ? null : buf.subarray(from, to), problem })
+  }, stepBytes).pipe(
+    Effect.tap(() => {
+      if (out.length > 0) onLines(out)
+      out = []
+    })
+  )
+}
 
 /** Receive-time lookups over one zone's `output.tsidx`. */
 export interface Stamps {
@@ -148,7 +192,17 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         const nl = buf.indexOf(10)
         i = nl === -1 ? buf.length : nl + 1
       }
+      const text = buf.toString("latin1")
       while (i < buf.length && from + i < partEnd) {
+        if (r.missing.length === 0) {
+          // The usual record, read by one regular expression (a record cut by the read's end is not).
+          const quick = readStampRecordAt(text, i)
+          if (quick !== undefined && (text.charCodeAt(quick.next - 1) === 10 || from + buf.length >= file.size)) {
+            records.push(quick.record)
+            i = quick.next
+            continue
+          }
+        }
         const nl = buf.indexOf(10, i)
         const lineEnd = nl === -1 ? buf.length : nl
         if (nl === -1 && from + buf.length < file.size) {
@@ -156,9 +210,9 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
           break
         }
         const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
-        const text = buf.toString("utf8", i, lineEnd).trim()
-        if (text.length > 0) {
-          const rec = overlapsMissing ? null : parseStampRecord(text)
+        const line = buf.toString("utf8", i, lineEnd).trim()
+        if (line.length > 0) {
+          const rec = overlapsMissing ? null : parseStampRecord(line)
           if (rec === null) bad++
           else records.push(rec)
         }
@@ -185,6 +239,12 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         let lo = 0
         let hi = parts - 1
         let found = -1
+        // Most lookups are of what was just appended: the last part first.
+        const lastKey = yield* keyOf(parts - 1)
+        if (lastKey !== null && lastKey <= offset) {
+          found = parts - 1
+          lo = parts
+        }
         while (lo <= hi) {
           const mid = (lo + hi) >> 1
           const key = yield* keyOf(mid)
@@ -197,9 +257,9 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
             hi = mid - 1
           }
         }
-        const candidates: Array<StampRecord> = []
+        const candidates: Array<ReadonlyArray<StampRecord>> = []
         for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
-          candidates.push(...(yield* part(k)))
+          candidates.push(yield* part(k))
         }
         return stampOf(candidates, offset)
       }),

@@ -1,0 +1,190 @@
+/**
+ * A private, cached copy of a WAL store's main file, so that a read of the
+ * store copies only its `-wal` (small: SQLite checkpoints it every ~1000
+ * pages) instead of the whole store. SQLite still does all the decoding: the
+ * caller opens the copy with better-sqlite3, read-only.
+ *
+ * Layout of a store's cache folder (`<root>/<sha256 of the store's path>/`,
+ * owned by session-ingest, never inside the store's folder):
+ * - `main-<dev>-<ino>-<size>-<mtimeNs>.db`: a byte copy of the store's main
+ *   file as it was while its identity, size and mtime were those. Written
+ *   under a temporary name (`tmp-<pid>-…`) and renamed into place, then made
+ *   read-only and never written again; replaced (a new name) when the store's
+ *   main file changes, i.e. when AgentMux checkpointed.
+ * - `read-<pid>-…/`: one folder per read, holding `filestore.db` (a hard link
+ *   to the cached main, so each read has its own `-wal` / `-shm` names), a
+ *   fresh copy of the store's `-wal` as `filestore.db-wal`, and the `-shm`
+ *   SQLite makes. Removed when the read ends; one left by a process that died
+ *   is removed by the next read.
+ *
+ * Why it stays consistent:
+ * - The copy is opened read-only, so SQLite never checkpoints the copied WAL
+ *   into the cached main (a read-only connection cannot): the cached main
+ *   stays the store's main file byte for byte, shared by every read.
+ * - A read holds when the store's main file kept its identity, size and mtime
+ *   from before the cached main was chosen until after the `-wal` was copied
+ *   (no checkpoint wrote into it meanwhile), and the `-wal`'s header (its
+ *   salts, changed by every WAL restart) and identity are the same after the
+ *   copy as in the copy. Frames appended during the copy are cut by SQLite's
+ *   own recovery at the last committed, checksummed frame. Otherwise the read
+ *   is tried again (a changed main file is copied again).
+ * - Concurrent processes share the cached main lock-free: it is only ever
+ *   created by a rename and never modified; each read works in its own folder.
+ *
+ * @module
+ */
+import { createHash, randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as nodePath from "node:path"
+
+/** The header of a WAL file: magic, version, page size, checkpoint sequence, salts, checksum. */
+const WAL_HEADER = 32
+
+const statOrNull = (p: string): Promise<fs.BigIntStats | null> =>
+  fsp.lstat(p, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return null
+    throw e
+  })
+
+const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
+  a === null || b === null
+    ? a === b
+    : a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
+
+/** The first bytes of a file (fewer when it is shorter; none when it is gone). */
+const head = async (p: string, n: number): Promise<Buffer> => {
+  let h: fsp.FileHandle
+  try {
+    h = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0)
+    throw e
+  }
+  try {
+    const buf = Buffer.alloc(n)
+    const { bytesRead } = await h.read(buf, 0, n, 0)
+    return buf.subarray(0, bytesRead)
+  } finally {
+    await h.close()
+  }
+}
+
+/** `p` with its existing ancestors' symlinks resolved. */
+const realish = async (p: string): Promise<string> => {
+  try {
+    return await fsp.realpath(p)
+  } catch {
+    const parent = nodePath.dirname(p)
+    return parent === p ? p : nodePath.join(await realish(parent), nodePath.basename(p))
+  }
+}
+
+/** Whether `child` is `parent` or lies inside it. */
+export const isInside = (child: string, parent: string): boolean => {
+  const r = nodePath.relative(parent, child)
+  return r === "" || (!r.startsWith("..") && !nodePath.isAbsolute(r))
+}
+
+/**
+ * The cache folder of the store `store` (its real path) under `root`, or null
+ * when that folder would lie inside the store's own folder (never written).
+ */
+export const cacheDirOf = async (root: string, store: string): Promise<string | null> => {
+  const real = await realish(nodePath.resolve(root))
+  if (isInside(real, nodePath.dirname(store))) return null
+  return nodePath.join(real, createHash("sha256").update(store).digest("hex").slice(0, 32))
+}
+
+const alive = (pid: number): boolean => {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Remove what dead processes left: their read folders and half-written copies. */
+const sweep = async (dir: string, names: ReadonlyArray<string>) => {
+  for (const name of names) {
+    const m = /^(?:read|tmp)-(\d+)-/.exec(name)
+    if (m !== null && !alive(Number(m[1]))) {
+      await fsp.rm(nodePath.join(dir, name), { recursive: true, force: true }).catch(() => undefined)
+    }
+  }
+}
+
+/** A read copy: `file` to open read-only; `readDir` to remove when the read ends. */
+export interface ReadCopy {
+  readonly file: string
+  readonly readDir: string
+  /** Whether the store's main file was copied for this read (not found in the cache). */
+  readonly copiedMain: boolean
+}
+
+/**
+ * Make a read copy of the WAL store `store` in its cache folder `dir`: the
+ * cached main file (copied first when absent or stale) and a fresh copy of
+ * the `-wal`. Answers `"changing"` when the store kept changing during
+ * `attempts` tries. Throws on a file system error (the caller then copies the
+ * whole store elsewhere); nothing is left behind in `dir` but the cached main.
+ */
+export const readCopy = async (store: string, dir: string, attempts: number): Promise<ReadCopy | "changing"> => {
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 })
+  const names = await fsp.readdir(dir)
+  await sweep(dir, names)
+  const wal = `${store}-wal`
+  const tag = () => `${process.pid}-${randomBytes(6).toString("hex")}`
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const before = await statOrNull(store)
+    if (before === null || !before.isFile()) throw new Error(`${store} is not a regular file`)
+    const main = nodePath.join(dir, `main-${before.dev}-${before.ino}-${before.size}-${before.mtimeNs}.db`)
+    let copiedMain = false
+    if ((await statOrNull(main)) === null) {
+      const tmp = nodePath.join(dir, `tmp-${tag()}`)
+      try {
+        await fsp.copyFile(store, tmp, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE)
+        if (!same(before, await statOrNull(store))) continue
+        await fsp.chmod(tmp, 0o400)
+        await fsp.rename(tmp, main)
+      } finally {
+        await fsp.rm(tmp, { force: true })
+      }
+      copiedMain = true
+      for (const name of await fsp.readdir(dir)) {
+        if (name.startsWith("main-") && nodePath.join(dir, name) !== main) {
+          await fsp.rm(nodePath.join(dir, name), { force: true })
+        }
+      }
+    }
+    const readDir = await fsp.mkdtemp(nodePath.join(dir, `read-${process.pid}-`))
+    let ok = false
+    try {
+      const file = nodePath.join(readDir, "filestore.db")
+      try {
+        await fsp.link(main, file)
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") continue // replaced by another process meanwhile
+        throw e
+      }
+      const walBefore = await statOrNull(wal)
+      if (walBefore !== null) {
+        if (!walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
+        await fsp.copyFile(wal, `${file}-wal`, fs.constants.COPYFILE_EXCL)
+        const walAfter = await statOrNull(wal)
+        // A WAL restart rewrites the header (new salts): frames copied across it may mix two WALs.
+        const restarted = walAfter === null || walAfter.ino !== walBefore.ino || walAfter.dev !== walBefore.dev ||
+          !(await head(wal, WAL_HEADER)).equals(await head(`${file}-wal`, WAL_HEADER))
+        if (restarted) continue
+      }
+      if (!same(before, await statOrNull(store))) continue
+      ok = true
+      return { file, readDir, copiedMain }
+    } finally {
+      if (!ok) await fsp.rm(readDir, { recursive: true, force: true })
+    }
+  }
+  return "changing"
+}
