@@ -1,6 +1,7 @@
 /**
  * Lazy loading for the CLI: command definitions load at start-up, what they
- * run loads when they run (esbuild splits it into its own chunk).
+ * run loads when they run (esbuild wraps it in the bundle as a module that is
+ * evaluated on its first import).
  *
  * @module
  */
