@@ -80,6 +80,17 @@ export class LineSplitter {
 
   /** Split the bytes of the next read (non-empty, read at {@link offset}); appends the lines it completes to `out`. */
   push(raw: Uint8Array, out: Array<Line> = []): Array<Line> {
+    for (const line of this.split(raw)) out.push(line)
+    return out
+  }
+
+  /**
+   * The lines that the bytes of the next read (non-empty, read at
+   * {@link offset}) complete, split one at a time as they are taken: a caller
+   * that has its answer stops taking them and the rest is never split (it is
+   * then done with this splitter, whose state stays partway).
+   */
+  *split(raw: Uint8Array): Generator<Line, void> {
     const max = this.maxLineBytes
     let buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
     let bufStart = this.pos
@@ -109,16 +120,17 @@ export class LineSplitter {
       const end = bufStart + nl + 1
       const start = this.carryStart
       const lineNumber = this.lineNumber
+      let line: Line
       if (this.skipping) {
-        out.push({ start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true })
+        line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
       } else {
         const piece = buf.subarray(i, nl)
         const total = this.carryLen + piece.length
         if (total > max) {
-          out.push({ start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true })
+          line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
         } else {
           const bytes = this.carry.length === 0 ? piece : Buffer.concat([...this.carry, piece], total)
-          out.push({ start, end, lineNumber, bytes, terminated: true, oversized: false })
+          line = { start, end, lineNumber, bytes, terminated: true, oversized: false }
         }
       }
       this.lineNumber++
@@ -127,9 +139,9 @@ export class LineSplitter {
       this.skipping = false
       this.carryStart = end
       i = nl + 1
+      yield line
     }
     this.pos += raw.length
-    return out
   }
 
   /** At the end of the file: appends the unterminated remainder, if any, to `out` as a last line. */

@@ -68,7 +68,8 @@ export const OmissionMarkerLine = Schema.Struct({
 
 const decodeFrame = Schema.decodeUnknownEither(RetainedFrameLine, { onExcessProperty: "ignore" })
 const decodeMarker = Schema.decodeUnknownEither(OmissionMarkerLine, { onExcessProperty: "ignore" })
-const decodeEnvelope = Schema.decodeUnknownEither(RecordEnvelope, { onExcessProperty: "ignore" })
+/** The envelope schema has no transformations, so checking its type is checking what decoding accepts, without building a copy. */
+const isEnvelope = Schema.is(RecordEnvelope)
 
 /** A parsed line, by shape. `record` is the raw object, still to be mapped. */
 export type NativeLine =
@@ -106,7 +107,7 @@ export const classifyNativeLine = (value: unknown): Either.Either<NativeLine, st
 }
 
 /** True when a raw value has the record-envelope shape (what discovery checks; import maps it in full). */
-export const isRecordEnvelope = (value: unknown): boolean => Either.isRight(decodeEnvelope(value))
+export const isRecordEnvelope = (value: unknown): boolean => isEnvelope(value)
 
 /** Which fact a piece of workspace evidence came from. */
 export type EvidenceField = "workspace_root" | "cwd"

@@ -202,7 +202,7 @@ const settledAtEnd = (scanner: EvidenceScanner): Settled => ({
  * source-byte budget cut; `sizeAtOpen` whether a match reached the end.
  */
 const settleLines = (
-  lines: ReadonlyArray<Line>,
+  lines: Iterable<Line>,
   cap: number,
   scanner: EvidenceScanner,
   matches: (path: string) => Effect.Effect<boolean>,
@@ -268,10 +268,13 @@ const scanCandidate = (
     const head = yield* deps.access.readHead(file, Math.min(first, cap))
     const sizeAtOpen = head.statAtOpen.size
     const headEnds = head.bytes.length < first
-    const lines = head.bytes.length === 0 ? splitter.finish() : splitter.push(head.bytes)
-    if (headEnds && head.bytes.length > 0) splitter.finish(lines)
+    // Split as scanned: a log settled on line 2 never has the rest of its head split.
+    const lines = function*() {
+      if (head.bytes.length > 0) yield* splitter.split(head.bytes)
+      if (headEnds) yield* splitter.finish()
+    }
     // The file is closed again: whether it goes on past a cut line is told by its size when opened.
-    const settled = yield* settleLines(lines, cap, scanner, matches, sizeAtOpen, Effect.succeed(sizeAtOpen))
+    const settled = yield* settleLines(lines(), cap, scanner, matches, sizeAtOpen, Effect.succeed(sizeAtOpen))
     if (settled !== null) return settled
     if (headEnds) return settledAtEnd(scanner)
     return yield* Effect.scoped(Effect.gen(function*() {
