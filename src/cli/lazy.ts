@@ -9,3 +9,9 @@ import * as Effect from "effect/Effect"
 
 /** The command runtime (`./runtime.ts`), loaded on first use. */
 export const runtime = Effect.promise(() => import("./runtime.js"))
+
+/**
+ * The error classes (`../domain/errors.ts`), loaded on first use: building
+ * their schemas is a noticeable part of start-up, and `--help` needs none.
+ */
+export const errors = Effect.promise(() => import("../domain/errors.js"))

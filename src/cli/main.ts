@@ -23,7 +23,7 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
-import { InvalidArgument } from "../domain/errors.js"
+import { errors } from "./lazy.js"
 import { envelope, getExitCode, setExitCode } from "./output.js"
 
 const VERSION = "0.1.0"
@@ -46,15 +46,16 @@ const INTERRUPTED_EXIT = 130
  * document. Exit 2 (`INVALID_ARGUMENT`).
  */
 const invalidCommandLine = (e: ValidationError.ValidationError) =>
-  Effect.sync(() => {
+  Effect.suspend(() => {
     setExitCode(2)
-    if (process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e) {
-      const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
-      const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
+    if (!(process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e)) return Effect.void
+    const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
+    const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
+    return Effect.map(errors, ({ InvalidArgument }) => {
       process.stdout.write(
         JSON.stringify(envelope(command, null, new InvalidArgument({ message, remediation: "See --help." }))) + "\n"
       )
-    }
+    })
   })
 
 const program = Effect.suspend(() => cli(process.argv)).pipe(
