@@ -304,7 +304,7 @@ const inspectCandidate = (
 ): Effect.Effect<Inspected> =>
   Effect.suspend(() => {
     // Reached by listing from a real root without following any symlink: the path is its real path.
-    // `open` re-checks identity (device, inode, birth time) under O_NOFOLLOW.
+    // `readHead` and `open` re-check identity (device, inode, birth time) under O_NOFOLLOW.
     const file: AuthorizedFile = { path: c.path, root: c.root, stat: c.stat }
     const sourceId = makeSourceId("muse-code", NATIVE_CLASS, file.path)
     const locator = redactLocator(sourceId, file.path)
@@ -353,7 +353,7 @@ const inspectCandidate = (
     )
   })
 
-/** Candidates inspected at once: file reads overlap, the evidence scan stays on one thread. */
+/** Candidates inspected at once: reads past a log's head overlap, the evidence scan stays on one thread. */
 const INSPECTION_CONCURRENCY = 8
 
 /**
