@@ -393,36 +393,35 @@ const inspectAll = (
 const unchangedMatch = (
   c: Candidate,
   known: KnownSource | undefined,
-  matches: (path: string) => Effect.Effect<boolean>
-): Effect.Effect<Option.Option<Inspected>> =>
-  Effect.gen(function*() {
-    const evidencePath = known?.summary.evidencePath
-    if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
-      return Option.none()
+  matched: (path: string) => boolean
+): Inspected | null => {
+  const evidencePath = known?.summary.evidencePath
+  if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
+    return null
+  }
+  if (!matched(evidencePath)) return null
+  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+  return {
+    receipt: {
+      sourceId,
+      locator: redactLocator(sourceId, c.path),
+      outcome: "matched",
+      reasonCode: "WORKSPACE_MATCHED",
+      recordsInspected: 0,
+      childrenInspected: 0,
+      bytesInspected: 0,
+      reachedEof: false,
+      unchangedSinceLastInspection: true
+    },
+    source: {
+      provider: "muse-code",
+      sourceId,
+      locator: { locatorClass: NATIVE_CLASS, path: c.path },
+      sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
+      summary: known.summary
     }
-    if (!(yield* matches(evidencePath))) return Option.none()
-    const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
-    return Option.some({
-      receipt: {
-        sourceId,
-        locator: redactLocator(sourceId, c.path),
-        outcome: "matched",
-        reasonCode: "WORKSPACE_MATCHED",
-        recordsInspected: 0,
-        childrenInspected: 0,
-        bytesInspected: 0,
-        reachedEof: false,
-        unchangedSinceLastInspection: true
-      },
-      source: {
-        provider: "muse-code",
-        sourceId,
-        locator: { locatorClass: NATIVE_CLASS, path: c.path },
-        sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
-        summary: known.summary
-      }
-    })
-  })
+  }
+}
 
 /**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
@@ -471,11 +470,19 @@ export const discoverNative = (
     for (const root of roots) {
       const candidates = yield* enumerate(deps, root, tally)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
+      // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
+      const evidencePaths = new Set<string>()
+      for (const c of candidates) {
+        const p = known.get(c.path)?.summary.evidencePath
+        if (typeof p === "string") evidencePaths.add(p)
+      }
+      const matchedPaths = new Set<string>()
+      for (const p of evidencePaths) if (yield* matches(p)) matchedPaths.add(p)
       const inspected: Array<Inspected> = new Array(candidates.length)
       const toRead: Array<number> = []
       for (let i = 0; i < candidates.length; i++) {
-        const hit = yield* unchangedMatch(candidates[i], known.get(candidates[i].path), matches)
-        if (Option.isSome(hit)) inspected[i] = hit.value
+        const hit = unchangedMatch(candidates[i], known.get(candidates[i].path), (p) => matchedPaths.has(p))
+        if (hit !== null) inspected[i] = hit
         else toRead.push(i)
       }
       const read = yield* inspectAll(deps, candidates, toRead, matches)
