@@ -16,6 +16,7 @@ import { createHash } from "node:crypto"
 import { readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname } from "node:path"
+import { setFlagsFromString } from "node:v8"
 import { Script } from "node:vm"
 
 const DIGEST_BYTES = 32
@@ -44,6 +45,13 @@ const cachedDataOf = (bundle, source) => {
  * the bytecode compiled during this run is written there when the process exits.
  */
 export const runBundle = (bundle, writeCacheTo) => {
+  // Let functions run ~4x longer before V8 considers optimizing them (default 67,584): --help
+  // then queues far fewer optimizing compile jobs, which on a 2-core machine compete with it
+  // for the CPU (measured: median 170 -> 125 ms), while the hot loops of long commands still
+  // reach the budget within milliseconds (discovery of 10,000 logs, re-import and a 150 MiB
+  // stream measured unchanged; 1,000,000 slowed discovery by ~10 %). Set before the bundle is
+  // compiled, and the same when the build writes the cache: V8 keys the cache on its flags.
+  setFlagsFromString("--interrupt-budget=300000")
   const source = readFileSync(bundle)
   const cachedData = writeCacheTo === undefined ? cachedDataOf(bundle, source) : undefined
   // The wrapper starts on the bundle's first line, so line numbers in stack traces stay right.
