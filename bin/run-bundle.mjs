@@ -51,7 +51,11 @@ export const runBundle = (bundle, writeCacheTo) => {
   // reach the budget within milliseconds (discovery of 10,000 logs, re-import and a 150 MiB
   // stream measured unchanged; 1,000,000 slowed discovery by ~10 %). Set before the bundle is
   // compiled, and the same when the build writes the cache: V8 keys the cache on its flags.
-  setFlagsFromString("--interrupt-budget=300000")
+  try {
+    setFlagsFromString("--interrupt-budget=300000")
+  } catch {
+    // a Node that freezes V8's flags: run with its defaults
+  }
   const source = readFileSync(bundle)
   const cachedData = writeCacheTo === undefined ? cachedDataOf(bundle, source) : undefined
   // The wrapper starts on the bundle's first line, so line numbers in stack traces stay right.
