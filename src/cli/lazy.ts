@@ -1,6 +1,7 @@
 /**
  * Lazy loading for the CLI: command definitions load at start-up, what they
- * run loads when they run (esbuild splits it into its own chunk).
+ * run loads when they run (esbuild wraps it in the bundle as a module that is
+ * evaluated on its first import).
  *
  * @module
  */
@@ -8,3 +9,9 @@ import * as Effect from "effect/Effect"
 
 /** The command runtime (`./runtime.ts`), loaded on first use. */
 export const runtime = Effect.promise(() => import("./runtime.js"))
+
+/**
+ * The error classes (`../domain/errors.ts`), loaded on first use: building
+ * their schemas is a noticeable part of start-up, and `--help` needs none.
+ */
+export const errors = Effect.promise(() => import("../domain/errors.js"))

@@ -23,7 +23,7 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
-import { InvalidArgument } from "../domain/errors.js"
+import { errors } from "./lazy.js"
 import { envelope, getExitCode, setExitCode } from "./output.js"
 
 const VERSION = "0.1.0"
@@ -46,15 +46,16 @@ const INTERRUPTED_EXIT = 130
  * document. Exit 2 (`INVALID_ARGUMENT`).
  */
 const invalidCommandLine = (e: ValidationError.ValidationError) =>
-  Effect.sync(() => {
+  Effect.suspend(() => {
     setExitCode(2)
-    if (process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e) {
-      const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
-      const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
+    if (!(process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e)) return Effect.void
+    const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
+    const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
+    return Effect.map(errors, ({ InvalidArgument }) => {
       process.stdout.write(
         JSON.stringify(envelope(command, null, new InvalidArgument({ message, remediation: "See --help." }))) + "\n"
       )
-    }
+    })
   })
 
 const program = Effect.suspend(() => cli(process.argv)).pipe(
@@ -62,6 +63,20 @@ const program = Effect.suspend(() => cli(process.argv)).pipe(
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
 )
+
+/**
+ * Exit with `code` once stdout and stderr have handed over what was written to
+ * them (at once where writes are synchronous: files, and pipes on Linux). The
+ * program is done here, every scope closed; left to end by itself, Node would
+ * first wait for V8's background compile jobs and free the heap (~30 ms of
+ * `--help`).
+ */
+const exitWhenFlushed = (code: number) => {
+  const pending = [process.stdout, process.stderr].filter((s) => s.writableLength > 0)
+  let left = pending.length
+  if (left === 0) process.exit(code)
+  for (const s of pending) s.write("", () => --left === 0 && process.exit(code))
+}
 
 NodeRuntime.runMain(program, {
   disableErrorReporting: false,
@@ -72,6 +87,6 @@ NodeRuntime.runMain(program, {
       )
       return onExit(INTERRUPTED_EXIT)
     }
-    onExit(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
+    exitWhenFlushed(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
   }
 })

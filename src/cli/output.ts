@@ -5,7 +5,8 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { errorToJson, exitCodeOf, type IngestError, isIngestError } from "../domain/errors.js"
+import { errorToJson, exitCodeOf, isIngestError } from "../domain/error-codes.js"
+import type { IngestError } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 
 let exitCode = 0

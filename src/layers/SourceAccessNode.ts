@@ -171,18 +171,27 @@ const authorizeFile = (
 /** Same file: device, inode and birth time (an inode number can be reused by a replacement). */
 const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino && a.birthtimeMs === b.birthtimeMs
 
+const replaced = (file: AuthorizedFile) =>
+  new SourceNotAuthorized({
+    message: `${file.path} was replaced after it was authorized.`,
+    remediation: "Retry; if the file keeps changing, copy it somewhere stable first."
+  })
+
+/** Read up to `length` bytes at `offset` of an open file descriptor (fewer at the end of the file). */
+const readFully = (fd: number, offset: number, length: number): Buffer => {
+  const buf = Buffer.allocUnsafe(length)
+  let got = 0
+  while (got < length) {
+    const n = fs.readSync(fd, buf, got, length - got, offset + got)
+    if (n === 0) break
+    got += n
+  }
+  return got === length ? buf : buf.subarray(0, got)
+}
+
 
 const readSync = (path: string, fd: number, offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
-  attemptSync(path, () => {
-    const buf = Buffer.allocUnsafe(length)
-    let got = 0
-    while (got < length) {
-      const n = fs.readSync(fd, buf, got, length - got, offset + got)
-      if (n === 0) break
-      got += n
-    }
-    return got === length ? buf : buf.subarray(0, got)
-  })
+  attemptSync(path, () => readFully(fd, offset, length))
 
 const readAsync = (path: string, fd: number, offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
   Effect.async<Uint8Array, SourceAccessError>((resume) => {
@@ -236,12 +245,7 @@ const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError
     Effect.tap((fd) =>
       attemptSync(file.path, () => fs.fstatSync(fd)).pipe(
         Effect.flatMap((st) =>
-          st.isFile() && sameFile(file.stat, st) ? Effect.void : Effect.fail(
-            new SourceNotAuthorized({
-              message: `${file.path} was replaced after it was authorized.`,
-              remediation: "Retry; if the file keeps changing, copy it somewhere stable first."
-            })
-          )
+          st.isFile() && sameFile(file.stat, st) ? Effect.void : Effect.fail(replaced(file))
         )
       )
     ),
@@ -251,6 +255,36 @@ const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError
       stat: attemptSync(file.path, () => toStat(fs.fstatSync(fd)))
     }))
   )
+
+/**
+ * Open, check identity, read the head and close, all synchronous (one
+ * `Effect` for the four calls): discovery settles most logs with their head.
+ */
+const readHead = (
+  file: AuthorizedFile,
+  length: number
+): Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError> =>
+  Effect.suspend(() => {
+    let fd: number
+    try {
+      fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    } catch (e) {
+      return Effect.fail(fsError(file.path, e))
+    }
+    try {
+      const st = fs.fstatSync(fd)
+      if (!st.isFile() || !sameFile(file.stat, st)) return Effect.fail(replaced(file))
+      return Effect.succeed({ bytes: readFully(fd, 0, length), statAtOpen: toStat(st) })
+    } catch (e) {
+      return Effect.fail(fsError(file.path, e))
+    } finally {
+      try {
+        fs.closeSync(fd)
+      } catch {
+        // already closed
+      }
+    }
+  })
 
 const readWhole = (
   file: AuthorizedFile,
@@ -307,7 +341,15 @@ const probe = (path: string) =>
   )
 
 /** The Node implementation of the service's operations. */
-export const sourceAccessNode: SourceAccessShape = { authorizeFile, authorizeRoot, open, readWhole, listDirectory, probe }
+export const sourceAccessNode: SourceAccessShape = {
+  authorizeFile,
+  authorizeRoot,
+  open,
+  readHead,
+  readWhole,
+  listDirectory,
+  probe
+}
 
 /** Layer: {@link SourceAccess} on the Node filesystem. */
 export const layer: Layer.Layer<SourceAccess> = Layer.succeed(SourceAccess, sourceAccessNode)

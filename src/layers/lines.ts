@@ -44,20 +44,133 @@ export interface ReadLinesOptions {
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
-interface State {
-  readonly pos: number // next read offset
+/**
+ * The line splitting of {@link readLines}, synchronous, one read at a time:
+ * hand it each read's bytes in file order with {@link LineSplitter.push}, and
+ * call {@link LineSplitter.finish} at the end of the file. For callers that
+ * read and decide in plain code (discovery settles most logs with one read);
+ * {@link readLines} streams through it.
+ */
+export class LineSplitter {
+  /** Next read offset: just past the bytes pushed so far. */
+  private pos: number
   /**
-   * Bytes of the current incomplete line, one piece per read step, joined once
-   * when the line ends: joining at every step would copy a long line once per
-   * step (quadratic: a 32 MiB line read in 1 MiB steps copied ~512 MiB).
+   * Bytes of the current incomplete line, one piece per read, joined once
+   * when the line ends: joining at every read would copy a long line once per
+   * read (quadratic: a 32 MiB line read in 1 MiB steps copied ~512 MiB).
    */
-  readonly carry: ReadonlyArray<Buffer>
-  readonly carryLen: number
-  readonly carryStart: number // offset of carry[0]
-  readonly skipping: boolean // inside an oversized line
-  readonly lineNumber: number
-  readonly done: boolean
+  private carry: Array<Buffer> = []
+  private carryLen = 0
+  /** Offset of carry[0] (or of the oversized line being skipped). */
+  private carryStart: number
+  /** Inside an oversized line. */
+  private skipping = false
+  private lineNumber = 1
+
+  /** `maxLineBytes`: longest line held (longer: `oversized`); `from`: the offset of the first push (a line start). */
+  constructor(private readonly maxLineBytes: number, from = 0) {
+    this.pos = from
+    this.carryStart = from
+  }
+
+  /** The offset just past the bytes pushed so far: where the next read starts. */
+  get offset(): number {
+    return this.pos
+  }
+
+  /** Split the bytes of the next read (non-empty, read at {@link offset}); appends the lines it completes to `out`. */
+  push(raw: Uint8Array, out: Array<Line> = []): Array<Line> {
+    for (const line of this.split(raw)) out.push(line)
+    return out
+  }
+
+  /**
+   * The lines that the bytes of the next read (non-empty, read at
+   * {@link offset}) complete, split one at a time as they are taken: a caller
+   * that has its answer stops taking them and the rest is never split (it is
+   * then done with this splitter, whose state stays partway).
+   */
+  *split(raw: Uint8Array): Generator<Line, void> {
+    const max = this.maxLineBytes
+    let buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
+    let bufStart = this.pos
+    if (bufStart === 0 && buf.length >= 3 && buf[0] === BOM[0] && buf[1] === BOM[1] && buf[2] === BOM[2]) {
+      buf = buf.subarray(3)
+      bufStart = 3
+    }
+    if (this.carryLen === 0 && !this.skipping) this.carryStart = bufStart
+    let i = 0
+    while (i <= buf.length) {
+      const nl = buf.indexOf(10, i)
+      if (nl === -1) {
+        const rest = buf.subarray(i)
+        if (!this.skipping) {
+          if (this.carryLen + rest.length > max) {
+            this.skipping = true
+            this.carry = []
+            this.carryLen = 0
+          } else if (rest.length > 0) {
+            // A copy: a view would pin the whole read buffer for a short remainder.
+            this.carry.push(Buffer.from(rest))
+            this.carryLen += rest.length
+          }
+        }
+        break
+      }
+      const end = bufStart + nl + 1
+      const start = this.carryStart
+      const lineNumber = this.lineNumber
+      let line: Line
+      if (this.skipping) {
+        line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
+      } else {
+        const piece = buf.subarray(i, nl)
+        const total = this.carryLen + piece.length
+        if (total > max) {
+          line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
+        } else {
+          const bytes = this.carry.length === 0 ? piece : Buffer.concat([...this.carry, piece], total)
+          line = { start, end, lineNumber, bytes, terminated: true, oversized: false }
+        }
+      }
+      this.lineNumber++
+      this.carry = []
+      this.carryLen = 0
+      this.skipping = false
+      this.carryStart = end
+      i = nl + 1
+      yield line
+    }
+    this.pos += raw.length
+  }
+
+  /** At the end of the file: appends the unterminated remainder, if any, to `out` as a last line. */
+  finish(out: Array<Line> = []): Array<Line> {
+    if (this.skipping || this.carryLen > 0) {
+      out.push({
+        start: this.carryStart,
+        end: this.pos,
+        lineNumber: this.lineNumber,
+        bytes: this.skipping ? Buffer.alloc(0) : this.carry.length === 1 ? this.carry[0] : Buffer.concat(this.carry, this.carryLen),
+        terminated: false,
+        oversized: this.skipping
+      })
+      this.carry = []
+      this.carryLen = 0
+      this.skipping = false
+    }
+    return out
+  }
 }
+
+/**
+ * The size of the read at `offset`: a full step, except the first read, which
+ * is sized to what the file held when it was opened (plus one byte, so that an
+ * unchanged file ends with a short read): a small log costs one small buffer,
+ * not a full step.
+ */
+export const readSize = (offset: number, from: number, step: number, sizeAtOpen: number): number =>
+  offset === from ? Math.min(step, Math.max(4096, sizeAtOpen - from + 1)) : step
 
 /**
  * Stream the lines of `source` from `options.from` to its end of file (as the
@@ -67,119 +180,28 @@ interface State {
 export const readLines = (
   source: OpenSource,
   options: ReadLinesOptions
-): Stream.Stream<Line, SourceAccessError> => {
-  const step = options.stepBytes ?? 256 * 1024
-  const max = options.maxLineBytes
-  const from = options.from ?? 0
-  const initial: State = {
-    pos: from,
-    carry: [],
-    carryLen: 0,
-    carryStart: from,
-    skipping: false,
-    lineNumber: 1,
-    done: false
-  }
-  return Stream.unfoldChunkEffect(initial, (s) => {
-    if (s.done) return Effect.succeed(Option.none())
-    // The first read is sized to what the file held when it was opened (plus one byte, so that an
-    // unchanged file ends with a short read): small logs cost one small buffer, not a full step.
-    const size = s.pos === from ? Math.min(step, Math.max(4096, source.file.stat.size - from + 1)) : step
-    return source.read(s.pos, size).pipe(
-      Effect.map((raw) => {
-        const out: Array<Line> = []
-        let lineNumber = s.lineNumber
-        if (raw.length === 0) {
+): Stream.Stream<Line, SourceAccessError> =>
+  Stream.suspend(() => {
+    const step = options.stepBytes ?? 256 * 1024
+    const from = options.from ?? 0
+    const splitter = new LineSplitter(options.maxLineBytes, from)
+    return Stream.unfoldChunkEffect(false, (done) => {
+      if (done) return Effect.succeed(Option.none())
+      const size = readSize(splitter.offset, from, step, source.file.stat.size)
+      return source.read(splitter.offset, size).pipe(
+        Effect.map((raw) => {
           // End of file: an unterminated remainder is handed on as such.
-          if (s.skipping) {
-            out.push({
-              start: s.carryStart,
-              end: s.pos,
-              lineNumber,
-              bytes: Buffer.alloc(0),
-              terminated: false,
-              oversized: true
-            })
-          } else if (s.carryLen > 0) {
-            out.push({
-              start: s.carryStart,
-              end: s.pos,
-              lineNumber,
-              bytes: s.carry.length === 1 ? s.carry[0] : Buffer.concat(s.carry, s.carryLen),
-              terminated: false,
-              oversized: false
-            })
-          }
-          return Option.some([Chunk.unsafeFromArray(out), { ...s, done: true }] as const)
-        }
-        let buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
-        let bufStart = s.pos
-        if (bufStart === 0 && buf.length >= 3 && buf.subarray(0, 3).equals(BOM)) {
-          buf = buf.subarray(3)
-          bufStart = 3
-        }
-        let carry = s.carry
-        let carryLen = s.carryLen
-        let carryStart = s.carryLen === 0 && !s.skipping ? bufStart : s.carryStart
-        let skipping = s.skipping
-        let i = 0
-        while (i <= buf.length) {
-          const nl = buf.indexOf(10, i)
-          if (nl === -1) {
-            const rest = buf.subarray(i)
-            if (!skipping) {
-              if (carryLen + rest.length > max) {
-                skipping = true
-                carry = []
-                carryLen = 0
-              } else if (rest.length > 0) {
-                // A copy: a view would pin the whole step buffer for a short remainder.
-                carry = [...carry, Buffer.from(rest)]
-                carryLen += rest.length
-              }
-            }
-            break
-          }
-          const end = bufStart + nl + 1
-          if (skipping) {
-            out.push({ start: carryStart, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true })
-          } else {
-            const piece = buf.subarray(i, nl)
-            const total = carryLen + piece.length
-            if (total > max) {
-              out.push({ start: carryStart, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true })
-            } else {
-              const bytes = carry.length === 0 ? piece : Buffer.concat([...carry, piece], total)
-              out.push({ start: carryStart, end, lineNumber, bytes, terminated: true, oversized: false })
-            }
-          }
-          lineNumber++
-          carry = []
-          carryLen = 0
-          skipping = false
-          carryStart = end
-          i = nl + 1
-        }
-        const pos = s.pos + raw.length
-        // A short read is the end of the file as it is now: finish here rather than
-        // spend one more read to learn it (most logs fit in their first step).
-        const atEnd = raw.length < size
-        if (atEnd && (skipping || carryLen > 0)) {
-          out.push({
-            start: carryStart,
-            end: pos,
-            lineNumber,
-            bytes: skipping ? Buffer.alloc(0) : carry.length === 1 ? carry[0] : Buffer.concat(carry, carryLen),
-            terminated: false,
-            oversized: skipping
-          })
-        }
-        const next: State = { pos, carry, carryLen, carryStart, skipping, lineNumber, done: atEnd }
-        return Option.some([Chunk.unsafeFromArray(out), next] as const)
-      })
-    )
+          if (raw.length === 0) return Option.some([Chunk.unsafeFromArray(splitter.finish()), true] as const)
+          const out = splitter.push(raw)
+          // A short read is the end of the file as it is now: finish here rather than
+          // spend one more read to learn it (most logs fit in their first step).
+          const atEnd = raw.length < size
+          if (atEnd) splitter.finish(out)
+          return Option.some([Chunk.unsafeFromArray(out), atEnd] as const)
+        })
+      )
+    })
   })
-}
 
 /** True when `bytes` is valid UTF-8 (a fail-closed provider refuses anything else). */
 export const isValidUtf8 = (bytes: Buffer): boolean => isUtf8(bytes)

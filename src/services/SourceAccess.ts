@@ -67,6 +67,17 @@ export interface SourceAccessShape {
    * still the same file (device and inode) that was authorized.
    */
   readonly open: (file: AuthorizedFile) => Effect.Effect<OpenSource, SourceAccessError, Scope.Scope>
+  /**
+   * Read the first bytes of an authorized file in one step: open it read-only
+   * (no symlink follow), check it is still the same file, read up to `length`
+   * bytes from offset 0, close it. Answers the bytes (fewer at the end of the
+   * file) and the file's stat when it was opened. For callers that often need
+   * only the head (discovery), without holding the file open in a scope.
+   */
+  readonly readHead: (
+    file: AuthorizedFile,
+    length: number
+  ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError>
   /** Read a whole authorized file; `ResourceLimitExceeded` past `maxBytes`. */
   readonly readWhole: (
     file: AuthorizedFile,

@@ -41,11 +41,19 @@ export const fileHash = (p: string): string => sha256Hex(fs.readFileSync(p))
 export type ReadLog = Array<readonly [string, number, number]>
 
 /**
- * A SourceAccess test layer over the Node one: records every read, and fails
- * `open` (as unreadable) for paths that contain `unreadableMarker`.
+ * A SourceAccess test layer over the Node one: records every read (of an open
+ * file and of a head), and fails `open` and `readHead` (as unreadable) for
+ * paths that contain `unreadableMarker`.
  */
 export const recordingAccess = (reads: ReadLog, unreadableMarker?: string): SourceAccessShape => ({
   ...sourceAccessNode,
+  readHead: (file, length) =>
+    unreadableMarker !== undefined && file.path.includes(unreadableMarker)
+      ? Effect.fail(new SourceNotAuthorized({ message: `${file.path} is not readable (test layer).` }))
+      : Effect.suspend(() => {
+        reads.push([file.path, 0, length])
+        return sourceAccessNode.readHead(file, length)
+      }),
   open: (file) =>
     unreadableMarker !== undefined && file.path.includes(unreadableMarker)
       ? Effect.fail(new SourceNotAuthorized({ message: `${file.path} is not readable (test layer).` }))

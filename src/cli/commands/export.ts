@@ -10,9 +10,9 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { InvalidArgument } from "../../domain/errors.js"
-import { runtime } from "../lazy.js"
+import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting, writeStdout } from "../output.js"
 
@@ -51,14 +51,15 @@ export const exportCommand = Command.make(
           return yield* (o.json ? printResult("export", true, { format: o.format, data }, () => "") : writeStdout(text))
         }
         const out = o.out.value
-        yield* Effect.try({
-          try: () => fs.writeFileSync(out, text, { flag: "wx" }),
-          catch: (e) =>
-            new InvalidArgument({
-              message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
-              remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
-            })
-        })
+        const written = yield* Effect.either(Effect.try({ try: () => fs.writeFileSync(out, text, { flag: "wx" }), catch: (e) => e }))
+        if (Either.isLeft(written)) {
+          const e = written.left
+          const { InvalidArgument } = yield* errors
+          return yield* new InvalidArgument({
+            message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
+            remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
+          })
+        }
         if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
         else process.stderr.write(`wrote ${out}\n`)
       })

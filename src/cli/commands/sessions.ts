@@ -11,11 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { InvalidArgument } from "../../domain/errors.js"
 import { ProviderId } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
-import { runtime } from "../lazy.js"
+import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
@@ -29,6 +28,7 @@ const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolea
     const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
     const r = normalizeTimestamp(day ? `${v}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : v)
     if (r._tag === "invalid") {
+      const { InvalidArgument } = yield* errors
       return yield* new InvalidArgument({
         message: `--${flag} ${v} is not a date (${r.problem}).`,
         remediation: "Use YYYY-MM-DD or an RFC 3339 time with a zone, e.g. 2026-10-01T12:00:00Z."
@@ -81,6 +81,7 @@ export const sessions = Command.make(
         if (Option.isSome(o.provider)) {
           const p = decodeProvider(o.provider.value)
           if (Either.isLeft(p)) {
+            const { InvalidArgument } = yield* errors
             return yield* new InvalidArgument({
               message: `Unknown provider "${o.provider.value}".`,
               remediation: "Use muse-code, muse-agents or agentmux."

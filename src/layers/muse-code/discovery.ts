@@ -25,17 +25,21 @@
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
-import type { IngestError } from "../../domain/errors.js"
+import type { IngestError, SourceAccessError } from "../../domain/errors.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
-import { EvidenceScanner, type InspectionReason, type ScanCounts } from "../../domain/muse-code/evidence-scan.js"
+import {
+  type EvidenceHit,
+  EvidenceScanner,
+  type InspectionReason,
+  type ScanCounts
+} from "../../domain/muse-code/evidence-scan.js"
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
-import type { AuthorizedFile, FileStat, OpenSource } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, FileStat } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
-import { readLines } from "../lines.js"
+import { type Line, LineSplitter, readSize } from "../lines.js"
 import { NATIVE_CLASS, type NativeDeps } from "./native-source.js"
 
 /** Outcome of one candidate's inspection (seed 001). */
@@ -165,28 +169,129 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
 
-/** A source view that ends at `cap` bytes: reads past it see end of file. */
-const capped = (open: OpenSource, cap: number): OpenSource => ({
-  ...open,
-  read: (offset, length) =>
-    offset >= cap ? Effect.succeed(new Uint8Array(0)) : open.read(offset, Math.min(length, cap - offset))
-})
-
 interface Inspected {
   readonly receipt: MuseSourceInspection
   readonly source: DiscoveredSource | null
 }
 
-interface FoldState {
-  done: boolean
-  outcome: InspectionOutcome | null
-  reason: InspectionReason | null
-  counts: ScanCounts | null
-  reachedEof: boolean
-  field: string | null
-  evidencePath: string | null
-  inChild: boolean
+/** How an inspection ended: the outcome, its reason, the counts and whether it reached the end of the source. */
+interface Settled {
+  readonly outcome: InspectionOutcome
+  readonly reason: InspectionReason
+  readonly counts: ScanCounts
+  readonly reachedEof: boolean
+  /** The matching evidence (outcome `matched` only). */
+  readonly hit: EvidenceHit | null
 }
+
+const EMPTY = new Uint8Array(0)
+
+/** The end of a scan that read the whole source (as far as the budget lets it) without a match. */
+const settledAtEnd = (scanner: EvidenceScanner): Settled => ({
+  outcome: scanner.evidenceSeen ? "mismatch" : "inconclusive",
+  reason: scanner.evidenceSeen ? "WORKSPACE_MISMATCH" : "NO_WORKSPACE_EVIDENCE",
+  counts: scanner.counts(),
+  reachedEof: true,
+  hit: null
+})
+
+/**
+ * Scan `lines` in order until one settles the inspection: matching evidence,
+ * or a stop (a budget, malformed or truncated input). Null when they leave it
+ * open. `sizeNow` tells whether the file goes on past a line that the
+ * source-byte budget cut; `sizeAtOpen` whether a match reached the end.
+ */
+const settleLines = (
+  lines: Iterable<Line>,
+  cap: number,
+  scanner: EvidenceScanner,
+  matches: (path: string) => Effect.Effect<boolean>,
+  sizeAtOpen: number,
+  sizeNow: Effect.Effect<number, SourceAccessError>
+): Effect.Effect<Settled | null, SourceAccessError> =>
+  Effect.gen(function*() {
+    for (const line of lines) {
+      const cutByBudget = !line.terminated && line.end >= cap && (yield* sizeNow) > line.end
+      const r = scanner.scan({
+        start: line.start,
+        end: line.end,
+        bytes: line.bytes,
+        terminated: line.terminated,
+        oversized: line.oversized,
+        cutByBudget
+      })
+      for (const hit of r.evidence) {
+        if (yield* matches(hit.path)) {
+          return {
+            outcome: "matched",
+            reason: "WORKSPACE_MATCHED",
+            counts: hit.counts,
+            reachedEof: hit.counts.bytes >= sizeAtOpen,
+            hit
+          }
+        }
+      }
+      if (r.stop !== null) {
+        return {
+          outcome: "inconclusive",
+          reason: r.stop,
+          counts: scanner.counts(),
+          reachedEof: !line.terminated && !cutByBudget,
+          hit: null
+        }
+      }
+    }
+    return null
+  })
+
+/**
+ * Read one candidate's lines under the budget and scan them until a decision
+ * (see the module doc). The first read takes the log's head in one step
+ * (`readHead`: open, read, close) and is split and scanned in plain code, so a
+ * log settled by its head (most are: the evidence is near the start) costs
+ * four system calls and no scope or stream. A longer log is read on through
+ * an open handle from where the head ended.
+ */
+const scanCandidate = (
+  deps: DiscoveryDeps,
+  file: AuthorizedFile,
+  scanner: EvidenceScanner,
+  matches: (path: string) => Effect.Effect<boolean>
+): Effect.Effect<Settled, SourceAccessError> =>
+  Effect.gen(function*() {
+    const cap = deps.budget.maxSourceBytes
+    const step = Math.min(256 * 1024, Math.max(4096, cap))
+    const splitter = new LineSplitter(deps.budget.maxRecordBytes)
+    // Sized to the log when it is small: one short read, which ends the scan, and no 256 KiB buffer per log.
+    const first = readSize(0, 0, step, file.stat.size)
+    // Reads end at the source-byte budget: past it the source looks ended.
+    const head = yield* deps.access.readHead(file, Math.min(first, cap))
+    const sizeAtOpen = head.statAtOpen.size
+    const headEnds = head.bytes.length < first
+    // Split as scanned: a log settled on line 2 never has the rest of its head split.
+    const lines = function*() {
+      if (head.bytes.length > 0) yield* splitter.split(head.bytes)
+      if (headEnds) yield* splitter.finish()
+    }
+    // The file is closed again: whether it goes on past a cut line is told by its size when opened.
+    const settled = yield* settleLines(lines(), cap, scanner, matches, sizeAtOpen, Effect.succeed(sizeAtOpen))
+    if (settled !== null) return settled
+    if (headEnds) return settledAtEnd(scanner)
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const open = yield* deps.access.open(file)
+      const sizeNow = Effect.map(open.stat, (st) => st.size)
+      for (;;) {
+        const offset = splitter.offset
+        const raw = offset >= cap ? EMPTY : yield* open.read(offset, Math.min(step, cap - offset))
+        const atEnd = raw.length < step
+        const more = raw.length === 0 ? splitter.finish() : splitter.push(raw)
+        if (atEnd && raw.length > 0) splitter.finish(more)
+        const s = yield* settleLines(more, cap, scanner, matches, sizeAtOpen, sizeNow)
+        if (s !== null) return s
+        if (atEnd) return settledAtEnd(scanner)
+      }
+    }))
+  })
 
 /**
  * Inspect one candidate for workspace evidence under the budget. Never fails:
@@ -196,119 +301,89 @@ const inspectCandidate = (
   deps: DiscoveryDeps,
   c: Candidate,
   matches: (path: string) => Effect.Effect<boolean>
-): Effect.Effect<Inspected> => {
-  const budget = deps.budget
-  const unreadable = (sourceId: string, path: string): Inspected => ({
-    receipt: {
-      sourceId,
-      locator: redactLocator(sourceId, path),
-      outcome: "inconclusive",
-      reasonCode: "UNREADABLE",
-      recordsInspected: 0,
-      childrenInspected: 0,
-      bytesInspected: 0,
-      reachedEof: false
-    },
-    source: null
-  })
-  const lexicalId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
-  return Effect.gen(function*() {
+): Effect.Effect<Inspected> =>
+  Effect.suspend(() => {
     // Reached by listing from a real root without following any symlink: the path is its real path.
-    // `open` re-checks identity (device, inode, birth time) under O_NOFOLLOW.
+    // `readHead` and `open` re-check identity (device, inode, birth time) under O_NOFOLLOW.
     const file: AuthorizedFile = { path: c.path, root: c.root, stat: c.stat }
     const sourceId = makeSourceId("muse-code", NATIVE_CLASS, file.path)
-    return yield* Effect.scoped(
-      Effect.gen(function*() {
-        const open = yield* deps.access.open(file)
-        const sizeAtOpen = (yield* open.stat).size
-        const scanner = new EvidenceScanner(budget)
-        const init: FoldState = {
-          done: false,
-          outcome: null,
-          reason: null,
-          counts: null,
-          reachedEof: false,
-          field: null,
-          evidencePath: null,
-          inChild: false
-        }
-        const lines = readLines(capped(open, budget.maxSourceBytes), {
-          maxLineBytes: budget.maxRecordBytes,
-          // Sized to the log when it is small: one read (a short one, which ends the stream) and no 256 KiB buffer per log.
-          stepBytes: Math.min(256 * 1024, Math.max(4096, budget.maxSourceBytes), Math.max(4096, c.stat.size + 1))
-        })
-        const st = yield* Stream.runFoldWhileEffect(lines, init, (s) => !s.done, (s, line) =>
-          Effect.gen(function*() {
-            const cutByBudget = !line.terminated && line.end >= budget.maxSourceBytes &&
-              (yield* open.stat).size > line.end
-            const r = scanner.scan({ ...line, cutByBudget })
-            for (const hit of r.evidence) {
-              if (yield* matches(hit.path)) {
-                return {
-                  done: true,
-                  outcome: "matched" as const,
-                  reason: "WORKSPACE_MATCHED" as const,
-                  counts: hit.counts,
-                  reachedEof: hit.counts.bytes >= sizeAtOpen,
-                  field: hit.field,
-                  evidencePath: hit.path,
-                  inChild: hit.inChild
-                }
-              }
-            }
-            if (r.stop !== null) {
-              return {
-                ...s,
-                done: true,
-                outcome: "inconclusive" as const,
-                reason: r.stop,
-                counts: scanner.counts(),
-                reachedEof: !line.terminated && !cutByBudget
-              }
-            }
-            return s
-          }))
-        const final: FoldState = st.done ? st : {
-          ...st,
-          outcome: scanner.evidenceSeen ? "mismatch" : "inconclusive",
-          reason: scanner.evidenceSeen ? "WORKSPACE_MISMATCH" : "NO_WORKSPACE_EVIDENCE",
-          counts: scanner.counts(),
-          reachedEof: true
-        }
-        const counts = final.counts!
-        const receipt: MuseSourceInspection = {
+    const locator = redactLocator(sourceId, file.path)
+    const scanner = new EvidenceScanner(deps.budget)
+    return scanCandidate(deps, file, scanner, matches).pipe(
+      Effect.map((st): Inspected => ({
+        receipt: {
           sourceId,
-          locator: redactLocator(sourceId, file.path),
-          outcome: final.outcome!,
-          reasonCode: final.reason!,
-          recordsInspected: counts.records,
-          childrenInspected: counts.children,
-          bytesInspected: counts.bytes,
-          reachedEof: final.reachedEof
-        }
-        const source: DiscoveredSource | null = final.outcome === "matched"
-          ? {
-            provider: "muse-code",
-            sourceId,
-            locator: { locatorClass: NATIVE_CLASS, path: file.path },
+          locator,
+          outcome: st.outcome,
+          reasonCode: st.reason,
+          recordsInspected: st.counts.records,
+          childrenInspected: st.counts.children,
+          bytesInspected: st.counts.bytes,
+          reachedEof: st.reachedEof
+        },
+        source: st.hit === null ? null : {
+          provider: "muse-code",
+          sourceId,
+          locator: { locatorClass: NATIVE_CLASS, path: file.path },
+          sessionId: scanner.sessionId ?? c.folder,
+          summary: {
             sessionId: scanner.sessionId ?? c.folder,
-            summary: {
-              sessionId: scanner.sessionId ?? c.folder,
-              date: c.date,
-              evidence: final.field,
-              evidencePath: final.evidencePath,
-              evidenceInRetainedChild: final.inChild
-            }
+            date: c.date,
+            evidence: st.hit.field,
+            evidencePath: st.hit.path,
+            evidenceInRetainedChild: st.hit.inChild
           }
-          : null
-        return { receipt, source }
-      })
-    ).pipe(Effect.catchAll(() => Effect.succeed(unreadable(sourceId, file.path))))
-  }).pipe(Effect.catchAll(() => Effect.succeed(unreadable(lexicalId, c.path))))
-}
+        }
+      })),
+      Effect.catchAll(() =>
+        Effect.succeed<Inspected>({
+          receipt: {
+            sourceId,
+            locator,
+            outcome: "inconclusive",
+            reasonCode: "UNREADABLE",
+            recordsInspected: 0,
+            childrenInspected: 0,
+            bytesInspected: 0,
+            reachedEof: false
+          },
+          source: null
+        })
+      )
+    )
+  })
 
-/** Candidates inspected at once: file reads overlap, the evidence scan stays on one thread. */
+/** Candidates inspected at once: reads past a log's head overlap, the evidence scan stays on one thread. */
 const INSPECTION_CONCURRENCY = 8
+
+/**
+ * Inspect the candidates at `indices` with {@link INSPECTION_CONCURRENCY}
+ * workers that each take the next candidate until none is left: a handful of
+ * fibers, not one per log (forking and joining a fiber cost more than
+ * inspecting a small log). Answers the inspections in the order of `indices`.
+ */
+const inspectAll = (
+  deps: DiscoveryDeps,
+  candidates: ReadonlyArray<Candidate>,
+  indices: ReadonlyArray<number>,
+  matches: (path: string) => Effect.Effect<boolean>
+): Effect.Effect<Array<Inspected>> =>
+  Effect.suspend(() => {
+    const out: Array<Inspected> = new Array(indices.length)
+    let next = 0
+    const worker = Effect.whileLoop({
+      while: () => next < indices.length,
+      body: () => {
+        const k = next++
+        return Effect.map(inspectCandidate(deps, candidates[indices[k]], matches), (r) => {
+          out[k] = r
+        })
+      },
+      step: () => {}
+    })
+    const workers = Math.min(INSPECTION_CONCURRENCY, indices.length)
+    return Effect.as(Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true }), out)
+  })
 
 /**
  * A candidate selected before, unchanged since (same fingerprint), whose
@@ -318,36 +393,35 @@ const INSPECTION_CONCURRENCY = 8
 const unchangedMatch = (
   c: Candidate,
   known: KnownSource | undefined,
-  matches: (path: string) => Effect.Effect<boolean>
-): Effect.Effect<Option.Option<Inspected>> =>
-  Effect.gen(function*() {
-    const evidencePath = known?.summary.evidencePath
-    if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
-      return Option.none()
+  matched: (path: string) => boolean
+): Inspected | null => {
+  const evidencePath = known?.summary.evidencePath
+  if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
+    return null
+  }
+  if (!matched(evidencePath)) return null
+  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+  return {
+    receipt: {
+      sourceId,
+      locator: redactLocator(sourceId, c.path),
+      outcome: "matched",
+      reasonCode: "WORKSPACE_MATCHED",
+      recordsInspected: 0,
+      childrenInspected: 0,
+      bytesInspected: 0,
+      reachedEof: false,
+      unchangedSinceLastInspection: true
+    },
+    source: {
+      provider: "muse-code",
+      sourceId,
+      locator: { locatorClass: NATIVE_CLASS, path: c.path },
+      sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
+      summary: known.summary
     }
-    if (!(yield* matches(evidencePath))) return Option.none()
-    const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
-    return Option.some({
-      receipt: {
-        sourceId,
-        locator: redactLocator(sourceId, c.path),
-        outcome: "matched",
-        reasonCode: "WORKSPACE_MATCHED",
-        recordsInspected: 0,
-        childrenInspected: 0,
-        bytesInspected: 0,
-        reachedEof: false,
-        unchangedSinceLastInspection: true
-      },
-      source: {
-        provider: "muse-code",
-        sourceId,
-        locator: { locatorClass: NATIVE_CLASS, path: c.path },
-        sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
-        summary: known.summary
-      }
-    })
-  })
+  }
+}
 
 /**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
@@ -396,16 +470,22 @@ export const discoverNative = (
     for (const root of roots) {
       const candidates = yield* enumerate(deps, root, tally)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
+      // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
+      const evidencePaths = new Set<string>()
+      for (const c of candidates) {
+        const p = known.get(c.path)?.summary.evidencePath
+        if (typeof p === "string") evidencePaths.add(p)
+      }
+      const matchedPaths = new Set<string>()
+      for (const p of evidencePaths) if (yield* matches(p)) matchedPaths.add(p)
       const inspected: Array<Inspected> = new Array(candidates.length)
       const toRead: Array<number> = []
       for (let i = 0; i < candidates.length; i++) {
-        const hit = yield* unchangedMatch(candidates[i], known.get(candidates[i].path), matches)
-        if (Option.isSome(hit)) inspected[i] = hit.value
+        const hit = unchangedMatch(candidates[i], known.get(candidates[i].path), (p) => matchedPaths.has(p))
+        if (hit !== null) inspected[i] = hit
         else toRead.push(i)
       }
-      const read = yield* Effect.forEach(toRead, (i) => inspectCandidate(deps, candidates[i], matches), {
-        concurrency: INSPECTION_CONCURRENCY
-      })
+      const read = yield* inspectAll(deps, candidates, toRead, matches)
       toRead.forEach((i, k) => (inspected[i] = read[k]))
       inspected.forEach((r, i) => {
         receipts.push(r.receipt)
