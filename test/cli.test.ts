@@ -4,12 +4,15 @@
  * stack trace.
  */
 import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { fixturesDir, peerMuseCode, repoRoot } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
-const shared = path.resolve(repoRoot, "..", "shared")
+/** The shared folder that holds the peer fixtures (authorized as a workspace for them). */
+const shared = path.resolve(peerMuseCode, "..", "..")
 const noStackTrace = (s: string) => expect(s).not.toMatch(/\n\s+at [\w.<]+ \(/)
 
 describe("session-ingest CLI", () => {
@@ -62,6 +65,40 @@ describe("session-ingest CLI", () => {
     expect(env.error).toBeNull()
     expect(env.data.status).toBe("provisional")
     expect(env.data.eventCount).toBe(2)
+  })
+
+  it("--help with --json shows the help (exit 0), as --help alone does", () => {
+    const withJson = cli(["stream", "--json", "--help"])
+    expect(withJson.code).toBe(0)
+    expect(withJson.stdout).toContain("USAGE")
+    expect(withJson.stdout).toBe(cli(["stream", "--help"]).stdout)
+  })
+
+  it("a session.jsonl given to muse-code without --locator-class is read as a native log", () => {
+    const root = path.join(fixturesDir, "muse-code", "native")
+    const log = path.join(root, "2026", "09", "25", "22222222-2222-4222-8222-222222222222", "session.jsonl")
+    const r = cli(["inspect", "muse-code", log, "--muse-root", root, "--json"])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).data).toMatchObject({ locatorClass: "muse-native-session-log", status: "complete" })
+  })
+
+  it("an option given without its value, or twice, is INVALID_ARGUMENT (2), not a value or a file name", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
+    const index = path.join(dir, "i.db")
+    for (
+      const args of [
+        ["import", "--json", "--agent", "--index", index],
+        ["import", "--json", "--index", index, "--state", path.join(dir, "s.db"), "--agent", "u1", "--state", path.join(dir, "t.db")],
+        ["stream", "muse-code", "--bogus-flag", "--json"]
+      ]
+    ) {
+      const r = cli(args, { env: { HOME: dir, XDG_DATA_HOME: dir } })
+      expect(r.code).toBe(2)
+      expect(JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!).error.code).toBe("INVALID_ARGUMENT")
+    }
+    // Nothing was imported anywhere: no index was created.
+    expect(fs.readdirSync(dir)).toEqual([])
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("exit codes: unknown provider 2, discover without a root 3, outside the workspace 4, a bad option 2", () => {

@@ -36,7 +36,8 @@ const decodeClass = Schema.decodeUnknownEither(LocatorClass)
 
 /**
  * The locator of a command: the given file (or, for store-based providers,
- * the store), the locator class (default: the provider's first), and the
+ * the store), the locator class (default: what the adapter reads that file
+ * as, else the provider's first), and the
  * agent/session selectors. `InvalidArgument` for an unknown class or a
  * missing file.
  */
@@ -47,7 +48,9 @@ export const locatorOf = (
   selectors: { readonly agent?: Option.Option<string>; readonly session?: Option.Option<string>; readonly store?: Option.Option<string> } = {}
 ): Effect.Effect<Locator, InvalidArgument> =>
   Effect.gen(function*() {
-    const cls = Option.isSome(locatorClass) ? locatorClass.value : adapter.descriptor.locatorClasses[0]
+    const cls = Option.isSome(locatorClass)
+      ? locatorClass.value
+      : (Option.isSome(file) ? adapter.locatorClassOf?.(file.value) : undefined) ?? adapter.descriptor.locatorClasses[0]
     const decoded = decodeClass(cls)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({

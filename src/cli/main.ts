@@ -58,7 +58,19 @@ const invalidCommandLine = (e: ValidationError.ValidationError) =>
     })
   })
 
-const program = Effect.suspend(() => cli(process.argv)).pipe(
+/**
+ * The command line @effect/cli parses: asked for help (`--help` / `-h`
+ * before any `--`), it gets no `--json`, whose envelope has no help in it,
+ * so `stream --json --help` shows the help as `stream --help` does.
+ */
+const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
+  const end = argv.indexOf("--")
+  const options = end < 0 ? argv : argv.slice(0, end)
+  const help = options.includes("--help") || options.includes("-h")
+  return help ? argv.filter((a, i) => !(a === "--json" && (end < 0 || i < end))) : [...argv]
+}
+
+const program = Effect.suspend(() => cli(commandLine(process.argv))).pipe(
   Effect.catchIf(ValidationError.isValidationError, invalidCommandLine),
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))

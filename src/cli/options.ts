@@ -5,8 +5,41 @@
  * @module
  */
 import * as Args from "@effect/cli/Args"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+
+const optionLike = (v: string): HelpDoc.HelpDoc | undefined =>
+  v.startsWith("--")
+    ? HelpDoc.p(`"${v}" looks like an option, not a value: an option before it lacks its value, or is given twice where it is not repeatable.`)
+    : undefined
+
+/**
+ * A text option whose value may not start with `--`: `--agent --index x`
+ * would otherwise take `--index` as the agent, and the words after it as
+ * files. (A path that starts with `--` can be written `./--name`.)
+ */
+export const plainValue = (self: Options.Options<string>): Options.Options<string> =>
+  Options.mapEffect(self, (v) => {
+    const problem = optionLike(v)
+    return problem === undefined ? Effect.succeed(v) : Effect.fail(ValidationError.invalidValue(problem))
+  })
+
+/** {@link plainValue} for a repeated option (`Options.repeated` needs the plain option under it). */
+export const plainValues = (self: Options.Options<Array<string>>): Options.Options<Array<string>> =>
+  Options.mapEffect(self, (vs) => {
+    const problem = vs.map(optionLike).find((p) => p !== undefined)
+    return problem === undefined ? Effect.succeed(vs) : Effect.fail(ValidationError.invalidValue(problem))
+  })
+
+/** {@link plainValue} for a positional argument. */
+export const plainArg = (self: Args.Args<string>): Args.Args<string> =>
+  Args.mapEffect(self, (v) => {
+    const problem = optionLike(v)
+    return problem === undefined ? Effect.succeed(v) : Effect.fail(problem)
+  })
 
 /** `--json`: print one JSON envelope (DESIGN.md) instead of text. */
 export const json = Options.boolean("json").pipe(
@@ -17,6 +50,7 @@ export const json = Options.boolean("json").pipe(
 export const workspace = Options.text("workspace").pipe(
   Options.withPseudoName("DIR"),
   Options.repeated,
+  plainValues,
   Options.withDescription(
     "Authorized workspace root (repeatable; default: the working directory). Explicit files must lie under one; native Muse discovery selects logs whose evidence names one."
   )
@@ -26,6 +60,7 @@ export const workspace = Options.text("workspace").pipe(
 export const museRoot = Options.text("muse-root").pipe(
   Options.withPseudoName("DIR"),
   Options.repeated,
+  plainValues,
   Options.withDescription(
     "Authorized Muse Code sessions root, e.g. ~/.local/share/muse/sessions (repeatable). Native discovery and native logs need it; there is no default."
   )
@@ -33,6 +68,7 @@ export const museRoot = Options.text("muse-root").pipe(
 
 /** `--agents-root DIR`: the Muse agents root. */
 export const agentsRoot = Options.text("agents-root").pipe(
+  plainValue,
   Options.withPseudoName("DIR"),
   Options.optional,
   Options.withDescription("Muse agents root (default: $MUSE_AGENTS_DIR, else ~/agents).")
@@ -40,6 +76,7 @@ export const agentsRoot = Options.text("agents-root").pipe(
 
 /** `--store FILE`: AgentMux's transcript store. */
 export const store = Options.text("store").pipe(
+  plainValue,
   Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("AgentMux filestore.db (default: ~/.agentmux/shared/agents/transcripts/filestore.db).")
@@ -47,6 +84,7 @@ export const store = Options.text("store").pipe(
 
 /** `--state FILE`: session-ingest's own state database. */
 export const state = Options.text("state").pipe(
+  plainValue,
   Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("session-ingest's state database for incremental scans (default: under the user's data directory).")
@@ -54,6 +92,7 @@ export const state = Options.text("state").pipe(
 
 /** `--agent UID`. */
 export const agent = Options.text("agent").pipe(
+  plainValue,
   Options.withPseudoName("UID"),
   Options.optional,
   Options.withDescription("AgentMux agent UID whose own zones are read.")
@@ -61,6 +100,7 @@ export const agent = Options.text("agent").pipe(
 
 /** `--session SID`. */
 export const session = Options.text("session").pipe(
+  plainValue,
   Options.withPseudoName("SID"),
   Options.optional,
   Options.withDescription("Session id to select inside a store that holds many (AgentMux).")
@@ -68,6 +108,7 @@ export const session = Options.text("session").pipe(
 
 /** `--locator-class CLASS`. */
 export const locatorClass = Options.text("locator-class").pipe(
+  plainValue,
   Options.withPseudoName("CLASS"),
   Options.optional,
   Options.withDescription(
@@ -77,6 +118,7 @@ export const locatorClass = Options.text("locator-class").pipe(
 
 /** `--cursor TOKEN`. */
 export const cursor = Options.text("cursor").pipe(
+  plainValue,
   Options.withPseudoName("TOKEN"),
   Options.optional,
   Options.withDescription("Resume right after the event that carried this cursor.")
@@ -97,17 +139,20 @@ export const includeSubagents = Options.boolean("include-subagents").pipe(
 
 /** `<provider>` argument. */
 export const provider = Args.text({ name: "provider" }).pipe(
+  plainArg,
   Args.withDescription("Provider id: muse-code, muse-agents or agentmux (see `session-ingest providers`).")
 )
 
 /** `[file]` argument (optional: store-based providers select by --agent/--session). */
 export const file = Args.text({ name: "file" }).pipe(
+  plainArg,
   Args.optional,
   Args.withDescription("The source file (a muse export, a session.jsonl, a transcript .jsonl).")
 )
 
 /** `--index FILE`: the index database. */
 export const index = Options.text("index").pipe(
+  plainValue,
   Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("The index database (default: $XDG_DATA_HOME/session-ingest/index.db).")
@@ -121,6 +166,7 @@ export const source = { provider, file, json, ...roots, agent, session, locatorC
 
 /** `--config FILE`: the JSON config (its `index` and roots). */
 export const config = Options.text("config").pipe(
+  plainValue,
   Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")

@@ -16,6 +16,7 @@ import type {
   DiscoveryReport,
   Inspection,
   Locator,
+  LocatorClass,
   ProviderDescriptor,
   ProviderId,
   SessionEvent,
@@ -72,6 +73,12 @@ export interface SessionSourceAdapter {
    * fails: a folder that cannot be listed gives none.
    */
   readonly parts?: ((locator: Locator) => ReadonlyArray<string>) | undefined
+  /**
+   * The locator class a file is read as when the caller names none (Muse
+   * Code: a `session.jsonl` is a native log, anything else an export); when
+   * absent or undefined, the descriptor's first class.
+   */
+  readonly locatorClassOf?: ((path: string) => LocatorClass | undefined) | undefined
 }
 
 /** The registry's operations. */

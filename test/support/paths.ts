@@ -9,8 +9,28 @@ import { fileURLToPath } from "node:url"
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 /** The bundled fixtures. */
 export const fixturesDir = path.join(repoRoot, "fixtures")
-/** The peer project's Muse Code fixtures (read-only, beside the project). */
-export const peerMuseCode = path.resolve(repoRoot, "..", "shared", "peer-fixtures", "muse-code")
+/**
+ * The peer project's Muse Code fixtures (read-only; the product must handle
+ * them, the project does not copy them): `$SESSION_INGEST_PEER_FIXTURES`, else
+ * `shared/peer-fixtures/muse-code` in the nearest folder above the checkout
+ * that has one (CI and the project's worktrees keep `shared/` there). When
+ * none is found the peer tests fail and say so.
+ */
+export const peerMuseCode = ((): string => {
+  const fromEnv = process.env.SESSION_INGEST_PEER_FIXTURES
+  if (fromEnv !== undefined && fromEnv !== "") return path.resolve(fromEnv)
+  for (let dir = path.dirname(repoRoot); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "shared", "peer-fixtures", "muse-code")
+    if (fs.existsSync(candidate)) return candidate
+    if (path.dirname(dir) === dir) break
+  }
+  const wanted = path.resolve(repoRoot, "..", "shared", "peer-fixtures", "muse-code")
+  process.stderr.write(
+    `session-ingest tests: the peer fixtures were not found (looked for shared/peer-fixtures/muse-code above ${repoRoot}); ` +
+      `set SESSION_INGEST_PEER_FIXTURES to their folder. The peer-fixture tests will fail.\n`
+  )
+  return wanted
+})()
 
 /** A fresh temporary folder (real path), removed at process exit. */
 export const tempDir = (prefix = "si-test-"): string => {

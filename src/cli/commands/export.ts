@@ -20,12 +20,12 @@ import { printResult, reporting, writeStdout } from "../output.js"
 export const exportCommand = Command.make(
   "export",
   {
-    id: Args.text({ name: "session-id" }).pipe(Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
     format: Options.choice("format", ["atif", "ndjson"]).pipe(
       Options.withDefault("atif" as const),
       Options.withDescription("atif (an ATIF-v1.7 trajectory JSON, default) or ndjson (the normalized events).")
     ),
-    out: Options.text("out").pipe(
+    out: Options.text("out").pipe(O.plainValue,
       Options.withPseudoName("FILE"),
       Options.optional,
       Options.withDescription("Write to FILE instead of stdout (never over an existing file).")

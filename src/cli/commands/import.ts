@@ -55,9 +55,11 @@ export const importCommand = Command.make(
     agents: Options.text("agent").pipe(
       Options.withPseudoName("UID"),
       Options.repeated,
+      O.plainValues,
       Options.withDescription("AgentMux agent UID whose record is imported (repeatable).")
     ),
     exports: Args.text({ name: "export-file" }).pipe(
+      O.plainArg,
       Args.repeated,
       Args.withDescription("Explicit `muse export` trajectory files to import (under a --workspace).")
     )

@@ -61,10 +61,10 @@ export const sessions = Command.make(
     json: O.json,
     index: O.index,
     config: O.config,
-    provider: Options.text("provider").pipe(Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
-    since: Options.text("since").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
-    until: Options.text("until").pipe(Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
-    workspace: Options.text("workspace").pipe(
+    provider: Options.text("provider").pipe(O.plainValue, Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
+    workspace: Options.text("workspace").pipe(O.plainValue,
       Options.withPseudoName("DIR"),
       Options.optional,
       Options.withDescription("Only sessions whose workspace / working directory is DIR or below it.")

@@ -17,7 +17,7 @@ import { ndjson, printResult, reporting, writeStdout } from "../output.js"
 export const show = Command.make(
   "show",
   {
-    id: Args.text({ name: "session-id" }).pipe(Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
     format: Options.choice("format", ["events", "transcript", "markdown"]).pipe(
       Options.withDefault("events" as const),
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")

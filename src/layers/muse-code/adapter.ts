@@ -5,6 +5,7 @@
  *
  * @module
  */
+import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -17,7 +18,8 @@ import { DiscoveryBudget, defaultDiscoveryBudget } from "../../services/Discover
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverNative } from "./discovery.js"
 import { inspectExport, streamExport } from "./export-source.js"
-import { inspectNative, nestedLogPaths, streamNative } from "./native-source.js"
+import { SESSION_LOG_NAME } from "../../domain/muse-code/native.js"
+import { inspectNative, NATIVE_CLASS, nestedLogPaths, streamNative } from "./native-source.js"
 
 /** The registry entry of `muse-code`. */
 export const descriptor: ProviderDescriptor = {
@@ -76,6 +78,7 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             remediation: "Use `stream muse-code FILE` for the normalized events."
           })
         ),
+      locatorClassOf: (path) => (nodePath.basename(path) === SESSION_LOG_NAME ? NATIVE_CLASS : "manual-export"),
       parts: (locator) => (locator.locatorClass === "muse-native-session-log" ? nestedLogPaths(locator.path) : [])
     }
   }
