@@ -67,6 +67,20 @@ describe("session-ingest CLI", () => {
     expect(env.data.eventCount).toBe(2)
   })
 
+  it("sessions, show and export on an empty file say there is no index, and leave the file empty", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
+    const empty = path.join(dir, "empty.db")
+    fs.writeFileSync(empty, "")
+    for (const args of [["sessions"], ["show", "x"], ["export", "x"]]) {
+      const r = cli([...args, "--index", empty, "--json"])
+      expect(r.code).toBe(4)
+      expect(JSON.parse(r.stdout).error.code).toBe("SOURCE_NOT_FOUND")
+    }
+    expect(fs.statSync(empty).size).toBe(0)
+    expect(fs.readdirSync(dir)).toEqual(["empty.db"])
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
   it("--help with --json shows the help (exit 0), as --help alone does", () => {
     const withJson = cli(["stream", "--json", "--help"])
     expect(withJson.code).toBe(0)

@@ -61,16 +61,18 @@ export const importLayer = (policy: AccessPolicyShape, index: string) =>
 
 /**
  * The index file of a query command (`--index`, else the config file's
- * `index`, else the default); `SourceNotFound` when there is none yet
- * (queries never create one).
+ * `index`, else the default); `SourceNotFound` when there is none yet, or
+ * the file is empty (queries never create one).
  */
 export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(config))
     const file = Option.getOrElse(Option.map(index, (p) => nodePath.resolve(p)), () => c.index ?? defaultIndexFile())
-    if (!fs.existsSync(file)) {
+    const st = fs.statSync(file, { throwIfNoEntry: false })
+    // An empty file is no index either: a query must not turn it into one.
+    if (st === undefined || (st.isFile() && st.size === 0)) {
       return yield* new SourceNotFound({
-        message: `There is no index at ${file} yet.`,
+        message: `There is no index at ${file} yet${st !== undefined ? " (the file is empty)" : ""}.`,
         remediation: "Run `session-ingest import` first (or pass --index FILE)."
       })
     }
