@@ -81,6 +81,19 @@ describe("session-ingest CLI", () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
+  it("show from the index renders a Muse agents session as transcript renders its file", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
+    const root = path.join(fixturesDir, "muse-agents", "agents")
+    const index = path.join(dir, "i.db")
+    expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+    const shown = cli(["show", "sess-cron", "--index", index, "--format", "markdown"])
+    const direct = cli(["transcript", "muse-agents", path.join(root, "cron-first", "sessions", "cron-first.jsonl"), "--agents-root", root, "--format", "markdown"])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toContain("muse-large-2") // the model, from sessions.json: no event carries it
+    expect(shown.stdout).toBe(direct.stdout)
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
   it("--help with --json shows the help (exit 0), as --help alone does", () => {
     const withJson = cli(["stream", "--json", "--help"])
     expect(withJson.code).toBe(0)

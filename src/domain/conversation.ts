@@ -66,16 +66,24 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  *   second result for the same call is appended on a new line); it never
  *   makes a block of its own. A result with no earlier call of its id is
  *   dropped and counted in `parseWarnings` as
- *   `{kind: "orphan-tool-result", count, firstLine: null}`;
+ *   `{kind: "orphan-tool-output", count, firstLine}` (the name Muse agents
+ *   transcripts give it; `firstLine` is the first one's `rawReference.sequence`,
+ *   a Muse agents line number);
  * - `summary` events become `compactions` (id, trigger, timestamp) and end the
  *   current turn; their text is never replayed;
  * - events of other kinds are skipped (they neither add blocks nor end turns);
- * - `startedAt` / `endedAt`: the first / last non-null `occurredAt` of the
- *   events; `model`: `session.model` when given, else the first non-null
- *   event `model`; `title`: `session.title` or null.
+ * - `startedAt`: the earliest of `session.startedAt` (a session header's
+ *   time, which no event carries) and the events' `occurredAt`; `endedAt`:
+ *   the last non-null `occurredAt`; `model`: `session.model` when given, else
+ *   the first non-null event `model`; `title`: `session.title` or null.
  */
 export const transcriptFromEvents = (
-  session: { readonly sessionId: string; readonly title?: string | null; readonly model?: string | null },
+  session: {
+    readonly sessionId: string
+    readonly title?: string | null
+    readonly model?: string | null
+    readonly startedAt?: string | null
+  },
   events: ReadonlyArray<SessionEvent>
 ): Transcript => {
   const turns: Array<MutableTurn> = []
@@ -83,7 +91,8 @@ export const transcriptFromEvents = (
   const calls = new Map<string, ToolUse>()
   let current: MutableTurn | null = null
   let orphans = 0
-  let startedAt: string | null = null
+  let firstOrphan: number | null = null
+  let startedAt: string | null = session.startedAt ?? null
   let endedAt: string | null = null
   let eventModel: string | null = null
 
@@ -97,7 +106,7 @@ export const transcriptFromEvents = (
 
   for (const e of events) {
     if (e.occurredAt !== null) {
-      if (startedAt === null) startedAt = e.occurredAt
+      if (startedAt === null || e.occurredAt < startedAt) startedAt = e.occurredAt
       endedAt = e.occurredAt
     }
     if (eventModel === null && e.model !== null) eventModel = e.model
@@ -127,7 +136,7 @@ export const transcriptFromEvents = (
       case "tool-result": {
         const use = e.toolCallId !== null ? calls.get(e.toolCallId) : undefined
         if (use === undefined) {
-          orphans++
+          if (orphans++ === 0) firstOrphan = e.rawReference.sequence ?? null
           break
         }
         const text = e.text ?? ""
@@ -146,7 +155,7 @@ export const transcriptFromEvents = (
   }
 
   const parseWarnings: Array<ParseWarning> = orphans > 0
-    ? [{ kind: "orphan-tool-result", count: orphans, firstLine: null }]
+    ? [{ kind: "orphan-tool-output", count: orphans, firstLine: firstOrphan }]
     : []
   return {
     sessionId: session.sessionId,

@@ -67,6 +67,8 @@ export interface SessionRow {
   readonly sourceId: string
   readonly sourceKey: string
   readonly locator: Locator
+  /** The discovery summary of the session's source (provider-specific: model, startedAt, …). */
+  readonly summary: Record<string, unknown>
   readonly generation: number
   readonly title: string | null
   readonly workspace: string | null

@@ -79,6 +79,13 @@ describe("transcriptFromEvents", () => {
     expect(nativeOf(ev("x", { extensions: {} }))).toEqual({})
   })
 
+  it("starts at the session's own start when it is earlier than its first event (a header's time)", () => {
+    const events = [ev("message", { role: "user", text: "hi", occurredAt: "2025-03-01T08:00:01.000Z" })]
+    expect(transcriptFromEvents({ sessionId: "s1" }, events).startedAt).toBe("2025-03-01T08:00:01.000Z")
+    expect(transcriptFromEvents({ sessionId: "s1", startedAt: "2025-03-01T08:00:00.000Z", model: "m-1" }, events))
+      .toMatchObject({ startedAt: "2025-03-01T08:00:00.000Z", endedAt: "2025-03-01T08:00:01.000Z", model: "m-1" })
+  })
+
   it("drops results without an earlier call of their id and counts them", () => {
     const events = [
       result("early", "before its call"),
@@ -87,7 +94,8 @@ describe("transcriptFromEvents", () => {
       ev("tool-result", { toolCallId: null, text: "no id" })
     ]
     const t = transcriptFromEvents({ sessionId: "s1" }, events)
-    expect(t.parseWarnings).toEqual([{ kind: "orphan-tool-result", count: 3, firstLine: null }])
+    // Named as Muse agents transcripts name it; firstLine is the first orphan's place in its source.
+    expect(t.parseWarnings).toEqual([{ kind: "orphan-tool-output", count: 3, firstLine: events[0].rawReference.sequence }])
     expect(t.turns).toEqual([
       { role: "assistant", timestamp: null, blocks: [{ type: "tool_use", id: "early", name: "Read", input: { file_path: "a" } }] }
     ])

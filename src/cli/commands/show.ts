@@ -45,7 +45,14 @@ export const show = Command.make(
           if (o.json) return yield* printResult("show", true, { session, events }, () => "")
           return yield* writeStdout(ndjson(events))
         }
-        const t = rt.transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events)
+        // What the source's discovery knew of this session and no event carries (model, header time).
+        const known = session.summary.sessionId === session.sessionId ? session.summary : {}
+        const t = rt.transcriptFromEvents({
+          sessionId: session.sessionId,
+          title: session.title,
+          model: typeof known.model === "string" ? known.model : null,
+          startedAt: typeof known.startedAt === "string" ? known.startedAt : null
+        }, events)
         if (t.turns.length === 0 && events.length > 0) {
           process.stderr.write(
             `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`

@@ -143,6 +143,7 @@ interface SessionDbRow {
   readonly source_id: string
   readonly source_key: string
   readonly locator_json: string
+  readonly summary_json: string
   readonly generation: number
   readonly title: string | null
   readonly workspace: string | null
@@ -158,6 +159,7 @@ const toSessionRow = (r: SessionDbRow): SessionRow => ({
   sourceId: r.source_id,
   sourceKey: r.source_key,
   locator: JSON.parse(r.locator_json) as Locator,
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
   generation: r.generation,
   title: r.title,
   workspace: r.workspace,
@@ -312,7 +314,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
 
       sessions: (filter) =>
         fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, ss.generation,
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'
@@ -328,7 +330,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
 
       findSessions: (id) =>
         fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, ss.generation,
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
