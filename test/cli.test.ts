@@ -94,6 +94,12 @@ describe("session-ingest CLI", () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
+  it("sessions with --since after --until is INVALID_ARGUMENT, not an empty list", () => {
+    const r = cli(["sessions", "--since", "2026-01-01", "--until", "2025-01-01", "--index", path.join(os.tmpdir(), "none.db"), "--json"])
+    expect(r.code).toBe(2)
+    expect(JSON.parse(r.stdout).error.code).toBe("INVALID_ARGUMENT")
+  })
+
   it("--help with --json shows the help (exit 0), as --help alone does", () => {
     const withJson = cli(["stream", "--json", "--help"])
     expect(withJson.code).toBe(0)

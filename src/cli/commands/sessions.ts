@@ -76,7 +76,7 @@ export const sessions = Command.make(
       o.json,
       Effect.gen(function*() {
         const rt = yield* runtime
-        const file = yield* rt.existingIndex(o.index, o.config)
+        // The arguments first: a bad one is INVALID_ARGUMENT whether or not there is an index.
         let provider: ProviderId | undefined
         if (Option.isSome(o.provider)) {
           const p = decodeProvider(o.provider.value)
@@ -91,6 +91,13 @@ export const sessions = Command.make(
         }
         const since = yield* parseBound("since", o.since, false)
         const until = yield* parseBound("until", o.until, true)
+        if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+          const { InvalidArgument } = yield* errors
+          return yield* new InvalidArgument({
+            message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no session can match.`,
+            remediation: "Swap the two dates."
+          })
+        }
         const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
           const abs = nodePath.resolve(w)
           try {
@@ -99,6 +106,7 @@ export const sessions = Command.make(
             return abs
           }
         }))
+        const file = yield* rt.existingIndex(o.index, o.config)
         const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
           Effect.provide(rt.IndexSqlite.layer(file))
         )
