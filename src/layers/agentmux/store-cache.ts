@@ -41,13 +41,15 @@ import * as nodePath from "node:path"
 /** The header of a WAL file: magic, version, page size, checkpoint sequence, salts, checksum. */
 const WAL_HEADER = 32
 
-const statOrNull = (p: string): Promise<fs.BigIntStats | null> =>
+/** `lstat` (with ns times), or null when the path does not exist. */
+export const statOrNull = (p: string): Promise<fs.BigIntStats | null> =>
   fsp.lstat(p, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
     if (e.code === "ENOENT") return null
     throw e
   })
 
-const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
+/** Same file, same size and mtime (or both missing): nothing changed it between two stats. */
+export const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
   a === null || b === null
     ? a === b
     : a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs

@@ -50,7 +50,7 @@ import {
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { SQLITE_MAGIC } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
-import { cacheDirOf, readCopy } from "./store-cache.js"
+import { cacheDirOf, readCopy, same, statOrNull } from "./store-cache.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -98,17 +98,6 @@ const readHeader = (path: string): Effect.Effect<Buffer, StoreUnavailable> =>
     )
   )
 
-const lstatOrNull = (p: string): Promise<fs.Stats | null> =>
-  fsp.lstat(p).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === "ENOENT") return null
-    throw e
-  })
-
-const sameStat = (a: fs.Stats | null, b: fs.Stats | null) =>
-  a === null || b === null
-    ? a === b
-    : a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeMs === b.mtimeMs
-
 /**
  * Copy the store (and its `-wal`) into a fresh temporary folder, retrying
  * while a checkpoint changes the main file under the copy. Answers the
@@ -130,13 +119,13 @@ const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.S
         try: async () => {
           await fsp.rm(copy, { force: true })
           await fsp.rm(`${copy}-wal`, { force: true })
-          const before = await lstatOrNull(path)
-          const walBefore = await lstatOrNull(wal)
+          const before = await statOrNull(path)
+          const walBefore = await statOrNull(wal)
           if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
           await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
           if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
-          const after = await lstatOrNull(path)
-          return sameStat(before, after)
+          const after = await statOrNull(path)
+          return same(before, after)
         },
         catch: (e) => unavailable(path, "cannot be snapshotted", e)
       })
@@ -297,7 +286,7 @@ export const openStore = (
     )
     if (authorized === null) return { _tag: "absent", path: abs } as const
     const header = yield* readHeader(authorized)
-    const walBeside = yield* Effect.promise(() => lstatOrNull(`${authorized}-wal`).catch(() => null))
+    const walBeside = yield* Effect.promise(() => statOrNull(`${authorized}-wal`).catch(() => null))
     const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
     if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
     const cached = yield* cachedSnapshot(authorized, cacheRoot)
