@@ -100,6 +100,26 @@ describe("session-ingest CLI", () => {
     expect(JSON.parse(r.stdout).error.code).toBe("INVALID_ARGUMENT")
   })
 
+  it("export --format ndjson (stdout or --out) and show --format events print the same events, streamed from the index", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
+    const root = path.join(fixturesDir, "muse-agents", "agents")
+    const index = path.join(dir, "i.db")
+    expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+    const shown = cli(["show", "sess-cron", "--index", index, "--format", "events"])
+    const exported = cli(["export", "sess-cron", "--index", index, "--format", "ndjson"])
+    const out = path.join(dir, "o.ndjson")
+    expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(0)
+    expect(shown.code).toBe(0)
+    expect(shown.stdout.trimEnd().split("\n").length).toBe(20) // sess-cron: 20 events (the demo's listing)
+    expect(exported.stdout).toBe(shown.stdout)
+    expect(fs.readFileSync(out, "utf8")).toBe(shown.stdout)
+    // --out never overwrites, and a failed export leaves no file behind.
+    expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(2)
+    expect(cli(["export", "nope", "--index", index, "--format", "ndjson", "--out", path.join(dir, "n.ndjson")]).code).toBe(4)
+    expect(fs.existsSync(path.join(dir, "n.ndjson"))).toBe(false)
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
   it("--help with --json shows the help (exit 0), as --help alone does", () => {
     const withJson = cli(["stream", "--json", "--help"])
     expect(withJson.code).toBe(0)

@@ -11,6 +11,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import type { StoreUnavailable } from "../domain/errors.js"
 import type { Locator, ProviderId, SessionEvent } from "../domain/model.js"
 
@@ -127,6 +128,11 @@ export interface IndexShape {
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
+  /**
+   * {@link IndexShape.events} a page at a time (`pageSize` events per query,
+   * in the same order): memory stays bounded however long the session.
+   */
+  readonly eventsStream: (sessionUid: string, pageSize?: number) => Stream.Stream<SessionEvent, StoreUnavailable>
   /** Row counts, for reports and tests. */
   readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
   /** Every row of every table, ordered, for consistency checks in tests. */

@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { AtifTrajectory, toAtif } from "../../src/domain/atif.js"
 import * as Schema from "effect/Schema"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
@@ -65,6 +66,20 @@ describe("index: line-oriented sources", () => {
       const third = yield* importOnce(a.policy, a.index, a.plan)
       expect(third.sources.unchanged).toBe(1)
       expect(third.eventsAdded).toBe(0)
+    }))
+
+  it.effect("eventsStream pages through a session's events in the order events() gives them", () =>
+    Effect.gen(function*() {
+      const a = agentsRoot(7)
+      yield* importOnce(a.policy, a.index, a.plan)
+      const all = yield* sessionEvents(a.index, "s-1")
+      expect(all.events.length).toBe(7)
+      for (const pageSize of [1, 2, 3, 7, 100]) {
+        const paged = yield* Effect.flatMap(Index, (i) => Stream.runCollect(i.eventsStream(all.session.sessionUid, pageSize))).pipe(
+          Effect.provide(IndexSqlite.layer(a.index))
+        )
+        expect([...paged].map((e) => e.eventId)).toEqual(all.events.map((e) => e.eventId))
+      }
     }))
 
   it.effect("a transcript whose imported prefix was rewritten is a new generation; the old one is superseded", () =>

@@ -9,12 +9,15 @@ import * as fs from "node:fs"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting, writeStdout } from "../output.js"
+import type { InvalidArgument } from "../../domain/errors.js"
+import { ndjson, printResult, reporting, type StdoutClosed, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
@@ -41,6 +44,45 @@ export const exportCommand = Command.make(
       Effect.gen(function*() {
         const rt = yield* runtime
         const file = yield* rt.existingIndex(o.index, o.config)
+        const cannotWrite = (out: string, e: unknown) =>
+          Effect.flatMap(errors, ({ InvalidArgument }) =>
+            Effect.fail(
+              new InvalidArgument({
+                message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
+                remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
+              })
+            ))
+        if (o.format === "ndjson" && !o.json) {
+          // NDJSON a page at a time, to stdout or to a new file: bounded memory for any session.
+          const out = Option.getOrUndefined(o.out)
+          const fd = out === undefined
+            ? undefined
+            : yield* Effect.try({ try: () => fs.openSync(out, "wx"), catch: (e) => e }).pipe(
+              Effect.catchAll((e) => cannotWrite(out, e))
+            )
+          const writeAll = (to: number, bytes: Uint8Array) => {
+            for (let at = 0; at < bytes.length;) at += fs.writeSync(to, bytes, at)
+          }
+          const write = (bytes: Uint8Array): Effect.Effect<void, StdoutClosed | InvalidArgument> =>
+            fd === undefined
+              ? writeStdout(bytes)
+              : Effect.try({ try: () => writeAll(fd, bytes), catch: (e) => e }).pipe(Effect.catchAll((e) => cannotWrite(out!, e)))
+          const written = yield* Effect.gen(function*() {
+            const { session } = yield* rt.findSession(o.id)
+            const index = yield* rt.Index
+            yield* index.eventsStream(session.sessionUid).pipe(
+              Stream.mapChunks((c) => Chunk.of(ndjson(c))),
+              Stream.runForEach(write)
+            )
+          }).pipe(Effect.provide(rt.IndexSqlite.layer(file)), Effect.either)
+          if (fd !== undefined) {
+            fs.closeSync(fd)
+            // A file cut short by a failure is not left behind as if it were the export.
+            if (Either.isLeft(written)) fs.rmSync(out!, { force: true })
+            else process.stderr.write(`wrote ${out}\n`)
+          }
+          return yield* written
+        }
         const data = yield* (o.format === "atif"
           ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
           : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
@@ -52,14 +94,7 @@ export const exportCommand = Command.make(
         }
         const out = o.out.value
         const written = yield* Effect.either(Effect.try({ try: () => fs.writeFileSync(out, text, { flag: "wx" }), catch: (e) => e }))
-        if (Either.isLeft(written)) {
-          const e = written.left
-          const { InvalidArgument } = yield* errors
-          return yield* new InvalidArgument({
-            message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
-            remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
-          })
-        }
+        if (Either.isLeft(written)) return yield* cannotWrite(out, written.left)
         if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
         else process.stderr.write(`wrote ${out}\n`)
       })

@@ -7,11 +7,23 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { ndjson, printResult, reporting, writeStdout } from "../output.js"
+
+/** Tell on stderr which of several sessions of one id is shown. */
+const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
+  if (others.length === 0) return
+  process.stderr.write(
+    `note: ${others.length + 1} sources hold session ${id}; showing ${shown} (use a ses_… uid to pick another: ${
+      others.map((s) => s.sessionUid).join(", ")
+    })\n`
+  )
+}
 
 /** The command. */
 export const show = Command.make(
@@ -33,18 +45,22 @@ export const show = Command.make(
       Effect.gen(function*() {
         const rt = yield* runtime
         const file = yield* rt.existingIndex(o.index, o.config)
-        const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
-        if (others.length > 0) {
-          process.stderr.write(
-            `note: ${others.length + 1} sources hold session ${o.id}; showing ${session.sessionUid} (use a ses_… uid to pick another: ${
-              others.map((s) => s.sessionUid).join(", ")
-            })\n`
-          )
+        const indexLayer = rt.IndexSqlite.layer(file)
+        if (o.format === "events" && !o.json) {
+          // NDJSON a page at a time: a session of any length in bounded memory.
+          return yield* Effect.gen(function*() {
+            const { others, session } = yield* rt.findSession(o.id)
+            noteOthers(o.id, session.sessionUid, others)
+            const index = yield* rt.Index
+            yield* index.eventsStream(session.sessionUid).pipe(
+              Stream.mapChunks((c) => Chunk.of(ndjson(c))),
+              Stream.runForEach(writeStdout)
+            )
+          }).pipe(Effect.provide(indexLayer))
         }
-        if (o.format === "events") {
-          if (o.json) return yield* printResult("show", true, { session, events }, () => "")
-          return yield* writeStdout(ndjson(events))
-        }
+        const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(indexLayer))
+        noteOthers(o.id, session.sessionUid, others)
+        if (o.format === "events") return yield* printResult("show", true, { session, events }, () => "")
         // What the source's discovery knew of this session and no event carries (model, header time).
         const known = session.summary.sessionId === session.sessionId ? session.summary : {}
         const t = rt.transcriptFromEvents({

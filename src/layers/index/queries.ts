@@ -26,17 +26,28 @@ export interface LoadedSession {
  */
 export const loadSession = (id: string): Effect.Effect<LoadedSession, SourceNotFound | StoreUnavailable, Index> =>
   Effect.gen(function*() {
-    const index = yield* Index
-    const found = yield* index.findSessions(id)
+    const { others, session } = yield* findSession(id)
+    const events = yield* (yield* Index).events(session.sessionUid)
+    return { session, events, others }
+  })
+
+/**
+ * {@link loadSession} without its events: the session and the others the id
+ * names. Its events then come a page at a time from `Index.eventsStream`.
+ * `SourceNotFound` when no session has that id.
+ */
+export const findSession = (
+  id: string
+): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Index).findSessions(id)
     if (found.length === 0) {
       return yield* new SourceNotFound({
         message: `No session ${id} in the index.`,
         remediation: "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
       })
     }
-    const session = found[0]
-    const events = yield* index.events(session.sessionUid)
-    return { session, events, others: found.slice(1) }
+    return { session: found[0], others: found.slice(1) }
   })
 
 /** The parent session id an event's provenance names (`extensions["native.*"].parent.sessionId`), if any. */

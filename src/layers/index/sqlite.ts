@@ -13,9 +13,11 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
@@ -342,6 +344,26 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
           WHERE e.session_uid = ${uid} ORDER BY e.sequence, e.event_uid`).pipe(
             Effect.map((rows) => rows.map((r) => JSON.parse(r.event_json) as SessionEvent))
           ),
+
+      eventsStream: (uid, pageSize = 1000) =>
+        Stream.paginateChunkEffect(
+          null as { readonly sequence: number; readonly eventUid: string } | null,
+          (after) =>
+            fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
+              SELECT e.event_json, e.sequence, e.event_uid FROM events e
+                JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+              WHERE e.session_uid = ${uid}
+                ${after === null ? sql`` : sql`AND (e.sequence > ${after.sequence} OR (e.sequence = ${after.sequence} AND e.event_uid > ${after.eventUid}))`}
+              ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
+                Effect.map((rows) => {
+                  const last = rows[rows.length - 1]
+                  return [
+                    Chunk.unsafeFromArray(rows.map((r) => JSON.parse(r.event_json) as SessionEvent)),
+                    rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+                  ] as const
+                })
+              )
+        ),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`
