@@ -128,6 +128,8 @@ export interface IndexShape {
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
+  /** Bytes of a session's events as the index stores them (their JSON): what holding them whole costs, roughly. */
+  readonly sessionBytes: (sessionUid: string) => Effect.Effect<number, StoreUnavailable>
   /**
    * {@link IndexShape.events} a page at a time (`pageSize` events per query,
    * in the same order): memory stays bounded however long the session.

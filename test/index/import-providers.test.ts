@@ -82,6 +82,21 @@ describe("index: line-oriented sources", () => {
       }
     }))
 
+  it.effect("loadSession refuses a session whose events are over maxBytes (stream it instead)", () =>
+    Effect.gen(function*() {
+      const a = agentsRoot(3)
+      yield* importOnce(a.policy, a.index, a.plan)
+      const { loadSession } = yield* Effect.promise(() => import("../../src/layers/index/queries.js"))
+      const bytes = yield* Effect.flatMap(Index, (i) => Effect.flatMap(i.findSessions("s-1"), ([s]) => i.sessionBytes(s.sessionUid))).pipe(
+        Effect.provide(IndexSqlite.layer(a.index))
+      )
+      expect(bytes).toBeGreaterThan(0)
+      const refused = yield* Effect.flip(loadSession("s-1", bytes - 1)).pipe(Effect.provide(IndexSqlite.layer(a.index)))
+      expect(refused.code).toBe("RESOURCE_LIMIT_EXCEEDED")
+      const loaded = yield* loadSession("s-1", bytes).pipe(Effect.provide(IndexSqlite.layer(a.index)))
+      expect(loaded.events.length).toBe(3)
+    }))
+
   it.effect("a transcript whose imported prefix was rewritten is a new generation; the old one is superseded", () =>
     Effect.gen(function*() {
       const a = agentsRoot(5)

@@ -119,6 +119,17 @@ describe("transcript muse-agents", () => {
       expect(JSON.stringify(t)).toContain("broken \\ud83d emoji")
     }))
 
+  it.effect("a file over maxDocumentBytes is RESOURCE_LIMIT_EXCEEDED (a transcript is held whole); stream still reads it", () =>
+    Effect.gen(function*() {
+      const size = fs.statSync(transcriptPath("cron-first")).size
+      const code = yield* failureCode(withAdapter(FIXTURE_ROOT, (a) => a.transcript(locatorOf("cron-first")), { maxDocumentBytes: size - 1 }))
+      expect(code).toBe("RESOURCE_LIMIT_EXCEEDED")
+      const t = yield* withAdapter(FIXTURE_ROOT, (a) => a.transcript(locatorOf("cron-first")), { maxDocumentBytes: size })
+      expect(t.sessionId).toBe("sess-cron")
+      const events = yield* withAdapter(FIXTURE_ROOT, (a) => collect(a.stream(locatorOf("cron-first"))), { maxDocumentBytes: size - 1 })
+      expect(events.length).toBe(20)
+    }))
+
   it.effect("a header-less file is not a session: MALFORMED_SOURCE", () =>
     Effect.gen(function*() {
       expect(yield* failureCode(transcriptOf("headless"))).toBe("MALFORMED_SOURCE")

@@ -7,9 +7,10 @@
 import * as Effect from "effect/Effect"
 import type { AtifInput } from "../../domain/atif.js"
 import { nativeOf } from "../../domain/conversation.js"
-import { SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { isRecord } from "../../domain/json.js"
 import type { SessionEvent } from "../../domain/model.js"
+import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow } from "../../services/Index.js"
 
 /** A session of the index with its events, in source order. */
@@ -22,12 +23,27 @@ export interface LoadedSession {
 
 /**
  * The session `id` names: an index uid (`ses_…`) or a native session id (the
- * latest when several sources hold it). `SourceNotFound` when none does.
+ * latest when several sources hold it), with all its events. `SourceNotFound`
+ * when none does; `ResourceLimitExceeded` when its events are more than
+ * `maxBytes` (default: `maxDocumentBytes`, 256 MiB), as a document read whole
+ * would be (stream them with `Index.eventsStream` instead).
  */
-export const loadSession = (id: string): Effect.Effect<LoadedSession, SourceNotFound | StoreUnavailable, Index> =>
+export const loadSession = (
+  id: string,
+  maxBytes: number = defaultImportLimits.maxDocumentBytes
+): Effect.Effect<LoadedSession, SourceNotFound | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const { others, session } = yield* findSession(id)
-    const events = yield* (yield* Index).events(session.sessionUid)
+    const index = yield* Index
+    const bytes = yield* index.sessionBytes(session.sessionUid)
+    if (bytes > maxBytes) {
+      return yield* new ResourceLimitExceeded({
+        message: `Session ${session.sessionId} holds ${Math.round(bytes)} bytes of events; loading it whole is limited to ${maxBytes} (maxDocumentBytes).`,
+        remediation: "Use `show --format events` or `export --format ndjson`, which stream it a page at a time.",
+        details: { limit: "maxDocumentBytes", max: maxBytes, size: bytes }
+      })
+    }
+    const events = yield* index.events(session.sessionUid)
     return { session, events, others }
   })
 
@@ -61,7 +77,9 @@ const parentSessionOf = (e: SessionEvent): string | undefined => {
  * subagent sessions imported from the same source whose events name it as
  * their parent.
  */
-export const loadTrajectory = (id: string): Effect.Effect<AtifInput, SourceNotFound | StoreUnavailable, Index> =>
+export const loadTrajectory = (
+  id: string
+): Effect.Effect<AtifInput, SourceNotFound | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
     const { events, session } = yield* loadSession(id)

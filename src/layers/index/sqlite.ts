@@ -345,6 +345,12 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
             Effect.map((rows) => rows.map((r) => JSON.parse(r.event_json) as SessionEvent))
           ),
 
+      sessionBytes: (uid) =>
+        fail(sql<{ bytes: number }>`
+          SELECT total(length(e.event_json)) AS bytes FROM events e
+            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
+
       eventsStream: (uid, pageSize = 1000) =>
         Stream.paginateChunkEffect(
           null as { readonly sequence: number; readonly eventUid: string } | null,

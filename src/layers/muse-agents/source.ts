@@ -27,6 +27,7 @@ import {
 import {
   type IngestError,
   MalformedSource,
+  ResourceLimitExceeded,
   type SourceAccessError,
   UnsupportedOperation
 } from "../../domain/errors.js"
@@ -179,12 +180,21 @@ export const indexWarning = (read: IndexRead): ParseWarning | null =>
  * The transcript of a `muse-agent-transcript` source (DESIGN.md's Transcript):
  * tool results paired onto their calls, orphan outputs dropped and counted,
  * compactions as metadata, parse warnings counted; `model` from `sessions.json`
- * beside the file. Fails with the access errors, or `MalformedSource` when the
- * file has no `session_header`.
+ * beside the file. Fails with the access errors, `MalformedSource` when the
+ * file has no `session_header`, or `ResourceLimitExceeded` when the file is
+ * larger than `maxDocumentBytes` (the transcript is held whole).
  */
 export const transcriptOf = (deps: AgentsDeps, locator: Locator): Effect.Effect<Transcript, IngestError> =>
   Effect.gen(function*() {
     const file = yield* authorizeTranscript(deps, locator)
+    // A transcript holds the whole conversation, as a document read whole does: the same limit.
+    if (file.stat.size > deps.limits.maxDocumentBytes) {
+      return yield* new ResourceLimitExceeded({
+        message: `The transcript file is ${file.stat.size} bytes; a transcript holds the whole conversation in memory, and the limit is ${deps.limits.maxDocumentBytes} (maxDocumentBytes).`,
+        remediation: "Use `stream` for its events (any size, a step at a time), or raise maxDocumentBytes (ImportLimits layer) if the memory is there.",
+        details: { limit: "maxDocumentBytes", max: deps.limits.maxDocumentBytes, size: file.stat.size }
+      })
+    }
     const builder = new TranscriptBuilder()
     yield* scanFile(deps, file, (c, line) => builder.push(c, line.lineNumber, line.terminated))
     const header = builder.scan.header
