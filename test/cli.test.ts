@@ -125,6 +125,9 @@ describe("session-ingest CLI", () => {
     expect(withJson.code).toBe(0)
     expect(withJson.stdout).toContain("USAGE")
     expect(withJson.stdout).toBe(cli(["stream", "--help"]).stdout)
+    // Piped, the help carries no colour codes.
+    expect(withJson.stdout).not.toContain("\u001b[")
+    expect(cli(["--help"]).stdout).not.toContain("\u001b[")
   })
 
   it("a session.jsonl given to muse-code without --locator-class is read as a native log", () => {

@@ -70,7 +70,25 @@ const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
   return help ? argv.filter((a, i) => !(a === "--json" && (end < 0 || i < end))) : [...argv]
 }
 
-const program = Effect.suspend(() => cli(commandLine(process.argv))).pipe(
+/**
+ * Help goes out without colour codes when stdout is not a terminal or
+ * `NO_COLOR` is set (@effect/cli always colours it). Only for a help
+ * request: other output is left exactly as written.
+ */
+const plainHelp = (argv: ReadonlyArray<string>): void => {
+  const end = argv.indexOf("--")
+  const options = end < 0 ? argv : argv.slice(0, end)
+  if (!options.includes("--help") && !options.includes("-h")) return
+  if (process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === "") return
+  const write = process.stdout.write.bind(process.stdout) as (chunk: unknown, ...rest: Array<unknown>) => boolean
+  process.stdout.write = ((chunk: unknown, ...rest: Array<unknown>) =>
+    write(typeof chunk === "string" ? chunk.replace(/\u001b\[[0-9;]*m/g, "") : chunk, ...rest)) as typeof process.stdout.write
+}
+
+const program = Effect.suspend(() => {
+  plainHelp(process.argv)
+  return cli(commandLine(process.argv))
+}).pipe(
   Effect.catchIf(ValidationError.isValidationError, invalidCommandLine),
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
