@@ -60,6 +60,12 @@ export interface Batch {
   readonly resumeCursor?: string | null | undefined
 }
 
+/** What one {@link IndexShape.commitBatch} added. */
+export interface CommittedBatch {
+  readonly events: number
+  readonly sessions: number
+}
+
 /** A session as the index lists it. */
 export interface SessionRow {
   readonly sessionUid: string
@@ -107,13 +113,15 @@ export interface IndexShape {
   /**
    * Insert a batch of events (existing ids are left alone) and move the
    * checkpoint to the batch's last cursor, in one transaction. `onPoint` is
-   * called at the commit points (tests inject crashes there). Answers the
-   * number of events actually inserted.
+   * called at the commit points (tests inject crashes there). Answers how
+   * many events were actually inserted, and how many sessions this batch
+   * added to the index (counted inside the transaction, so imports running at
+   * once each count only their own).
    */
   readonly commitBatch: <E, R>(
     batch: Batch,
     onPoint: (point: CommitPoint) => Effect.Effect<void, E, R>
-  ) => Effect.Effect<number, StoreUnavailable | E, R>
+  ) => Effect.Effect<CommittedBatch, StoreUnavailable | E, R>
   /** Mark the current generation read to its end, with the fingerprint taken before reading. */
   readonly completeSource: (source: SourceInfo, fingerprint: string | null) => Effect.Effect<void, StoreUnavailable>
   /** Mark a source rejected with an error code (its events stay hidden until a later run completes it). */

@@ -28,7 +28,7 @@ import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
 import type { Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
-import { type CheckpointedSource, Index, type SourceInfo } from "../../services/Index.js"
+import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
   ImportFaults,
   Importer,
@@ -124,7 +124,7 @@ const make = Effect.gen(function*() {
     summary: Record<string, unknown>,
     batchSize: number,
     checkpoints: ReadonlyMap<string, CheckpointedSource>,
-    onBatch: (inserted: number) => Effect.Effect<void>
+    onBatch: (committed: CommittedBatch) => Effect.Effect<void>
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
@@ -161,7 +161,7 @@ const make = Effect.gen(function*() {
             for (const e of events) if (e.sourceId === ownSourceId) resumeCursor = e.cursor
             return index.commitBatch({ source, generation, events, resumeCursor }, faults.at).pipe(
               Effect.tap(onBatch),
-              Effect.map((inserted) => n + inserted)
+              Effect.map((committed) => n + committed.events)
             )
           })
         )
@@ -198,7 +198,6 @@ const make = Effect.gen(function*() {
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
-      const before = yield* index.counts
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
       const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
       const remediations: Array<string> = []
@@ -276,14 +275,16 @@ const make = Effect.gen(function*() {
       const notIncluded = plan.skipped
 
       yield* progress.start(work.length)
-      let accepted = 0, unchanged = 0, eventsAdded = 0, newGenerations = 0, bytes = 0, done = 0
+      let accepted = 0, unchanged = 0, eventsAdded = 0, sessionsAdded = 0, newGenerations = 0, bytes = 0, done = 0
       const rejected: Array<RejectedSource> = []
       const onBatch = (inserted: number) =>
         Effect.suspend(() => progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded + inserted, bytes }))
       for (const w of work) {
         let inSource = 0
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints, (n) => {
-          inSource += n
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints, (committed) => {
+          inSource += committed.events
+          // Counted as committed: a source rejected later keeps what it added, as the index does.
+          sessionsAdded += committed.sessions
           return onBatch(inSource)
         })
         switch (outcome._tag) {
@@ -317,7 +318,6 @@ const make = Effect.gen(function*() {
       yield* progress.end
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
-      const after = yield* index.counts
       const list = [...providers.values()]
       const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
@@ -332,7 +332,7 @@ const make = Effect.gen(function*() {
           rejectedByCode,
           newGenerations
         },
-        sessionsAdded: after.sessions - before.sessions,
+        sessionsAdded,
         eventsAdded,
         rejected,
         remediations

@@ -238,7 +238,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
       commitBatch: (batch, onPoint) =>
         Effect.gen(function*() {
           const { events, generation, source } = batch
-          if (events.length === 0) return 0
+          if (events.length === 0) return { events: 0, sessions: 0 }
           const key = source.sourceKey
           const sessionUids = new Map<string, string>()
           const sessionUidOf = (e: SessionEvent) => {
@@ -276,8 +276,10 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
                                             RETURNING session_uid, occurred_at`)
               )
             }
+            let sessionsAdded = 0
             for (const agg of aggregate(added, rows)) {
-              yield* sql`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
+              // A row this batch created holds exactly this batch's count; an updated one holds more.
+              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
                 ON CONFLICT (session_uid, generation) DO UPDATE SET
                   event_count = sessions.event_count + excluded.event_count,
                   first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
@@ -286,14 +288,16 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
                   last_at = CASE WHEN sessions.last_at IS NULL THEN excluded.last_at
                                  WHEN excluded.last_at IS NULL THEN sessions.last_at
                                  ELSE max(sessions.last_at, excluded.last_at) END,
-                  title = excluded.title, workspace = excluded.workspace`
+                  title = excluded.title, workspace = excluded.workspace
+                RETURNING event_count`
+              if (after !== undefined && after.event_count === agg.event_count) sessionsAdded++
             }
             const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
             yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
                          event_count = event_count + ${added.length}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             yield* onPoint("before-commit")
-            return added.length
+            return { events: added.length, sessions: sessionsAdded }
           })).pipe(
             Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(file, e))),
             Effect.tap(() => onPoint("after-commit"))
