@@ -8,12 +8,21 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { fixturesDir, peerMuseCode, repoRoot } from "./support/paths.js"
+import { fixturesDir, peerMuseCode, repoRoot, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
 /** The shared folder that holds the peer fixtures (authorized as a workspace for them). */
 const shared = path.resolve(peerMuseCode, "..", "..")
 const noStackTrace = (s: string) => expect(s).not.toMatch(/\n\s+at [\w.<]+ \(/)
+
+/** A temporary folder with the bundled Muse agents fixtures imported into its `i.db`. */
+const importedAgents = () => {
+  const dir = tempDir("si-cli-")
+  const root = path.join(fixturesDir, "muse-agents", "agents")
+  const index = path.join(dir, "i.db")
+  expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+  return { dir, index, root }
+}
 
 describe("session-ingest CLI", () => {
   it("stream prints one NDJSON SessionEvent a line with RFC 3339 occurredAt (live 1.4.0 export: 11)", () => {
@@ -82,16 +91,12 @@ describe("session-ingest CLI", () => {
   })
 
   it("show from the index renders a Muse agents session as transcript renders its file", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
-    const root = path.join(fixturesDir, "muse-agents", "agents")
-    const index = path.join(dir, "i.db")
-    expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+    const { dir, index, root } = importedAgents()
     const shown = cli(["show", "sess-cron", "--index", index, "--format", "markdown"])
     const direct = cli(["transcript", "muse-agents", path.join(root, "cron-first", "sessions", "cron-first.jsonl"), "--agents-root", root, "--format", "markdown"])
     expect(shown.code).toBe(0)
     expect(shown.stdout).toContain("muse-large-2") // the model, from sessions.json: no event carries it
     expect(shown.stdout).toBe(direct.stdout)
-    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("sessions with --since after --until is INVALID_ARGUMENT, not an empty list", () => {
@@ -101,10 +106,7 @@ describe("session-ingest CLI", () => {
   })
 
   it("export --format ndjson (stdout or --out) and show --format events print the same events, streamed from the index", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
-    const root = path.join(fixturesDir, "muse-agents", "agents")
-    const index = path.join(dir, "i.db")
-    expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+    const { dir, index, root } = importedAgents()
     const shown = cli(["show", "sess-cron", "--index", index, "--format", "events"])
     const exported = cli(["export", "sess-cron", "--index", index, "--format", "ndjson"])
     const out = path.join(dir, "o.ndjson")
@@ -117,7 +119,6 @@ describe("session-ingest CLI", () => {
     expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(2)
     expect(cli(["export", "nope", "--index", index, "--format", "ndjson", "--out", path.join(dir, "n.ndjson")]).code).toBe(4)
     expect(fs.existsSync(path.join(dir, "n.ndjson"))).toBe(false)
-    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   it("--help with --json shows the help (exit 0), as --help alone does", () => {
