@@ -201,7 +201,10 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
     const sql = yield* SqlClient.SqlClient
     const fail = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.mapError(e, (cause) => unavailable(file, cause))
     // Mark the file as ours before WAL mode, so the id lands in the main file's header.
-    if (ownership === "new") yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
+    if (ownership === "new") {
+      yield* fail(sql`PRAGMA page_size = 16384`)
+      yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
+    }
     yield* fail(sql`PRAGMA journal_mode = WAL`)
     yield* fail(sql`PRAGMA synchronous = NORMAL`)
     yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
