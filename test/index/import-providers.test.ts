@@ -295,6 +295,50 @@ describe("index: a native log with a nested subagent log, both still being writt
     }))
 })
 
+describe("review: a nested subagent log rewritten in place", () => {
+  const PARENT = "0d0d0d0d-0000-4000-8000-000000000001"
+  const CHILD = "0d0d0d0d-0000-4000-8000-000000000002"
+  const rec = (session: string, sequence: number, payload_type: string, payload: Record<string, unknown>) =>
+    JSON.stringify({
+      schema_version: 1,
+      id: `${session}-${sequence}`,
+      stream: { kind: "session", id: session },
+      sequence,
+      recorded_at: 1790856000000000 + sequence,
+      record_type: "event",
+      durability: "durable",
+      causation_id: null,
+      payload_type,
+      payload
+    }) + "\n"
+
+  it.effect("review: a rewritten nested log is re-imported (new generation), not kept stale", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const ws = path.join(dir, "ws")
+      fs.mkdirSync(ws)
+      const folder = path.join(dir, "muse", "2026", "10", "03", PARENT)
+      fs.mkdirSync(path.join(folder, "subagent", CHILD), { recursive: true })
+      const parentLog = path.join(folder, "session.jsonl")
+      const childLog = path.join(folder, "subagent", CHILD, "session.jsonl")
+      fs.writeFileSync(
+        parentLog,
+        rec(PARENT, 1, "runtime.session.metadata", { kind: "metadata", record: { workspace_root: ws } }) +
+          rec(PARENT, 2, "subagent.control.child_session_bound", { record: { child_session_id: CHILD, subagent_id: "sub-1" } })
+      )
+      fs.writeFileSync(childLog, rec(CHILD, 1, "proposed", { event: { kind: "proposed", task: "first task" } }))
+      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
+      const plan = planFromPolicy(policy, { batchSize: 2 })
+      const index = path.join(dir, "index.db")
+      yield* importOnce(policy, index, plan)
+      // The nested log is replaced by another version (same sequence numbers, other content).
+      fs.writeFileSync(childLog, rec(CHILD, 1, "completed", { event: { kind: "completed", task: "OTHER task" } }))
+      yield* importOnce(policy, index, plan)
+      const { events } = yield* sessionEvents(index, CHILD)
+      expect(events.map((e) => e.kind)).toEqual(["completed"])
+    }))
+})
+
 describe("index: every provider from an Effect program", () => {
   it.effect("imports the bundled fixtures of all three providers, lists sessions and exports ATIF", () =>
     Effect.gen(function*() {
