@@ -196,6 +196,21 @@ describe("lines of output (seed 002, for_each_line)", () => {
     }))
 })
 
+describe("review: forEachLine hands lines on a step at a time", () => {
+  it.effect("review: onLines is called once per step, not once with the whole range", () =>
+    Effect.gen(function*() {
+      const bytes = Buffer.from(Array.from({ length: 100 }, (_, i) => `{"n":${i}}\n`).join(""))
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output", bytes }])
+      const [file] = yield* conn.listFiles("z")
+      const calls: Array<number> = []
+      yield* forEachLine(conn, file, 0, file.size, 1 << 20, (ls) => {
+        calls.push(ls.length)
+      }, 100)
+      expect(calls.reduce((a, b) => a + b, 0)).toBe(100)
+      expect(calls.length).toBeGreaterThan(1)
+    }))
+})
+
 describe("receive times without reading the sidecar whole", () => {
   it.effect("binary search over 64 KiB parts, out-of-order neighbours, CRLF records, an unterminated last record", () =>
     Effect.gen(function*() {

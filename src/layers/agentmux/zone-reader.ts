@@ -63,7 +63,8 @@ export const eachLine = (
   maxLineBytes: number,
   sink: LineSink,
   stepBytes: number = READ_CHUNK,
-  reuse = false
+  reuse = false,
+  onStepEnd?: () => void
 ): Effect.Effect<LinesRead, StoreUnavailable> =>
   Effect.gen(function*() {
     const stop = Math.min(end, file.size)
@@ -121,6 +122,7 @@ export const eachLine = (
         i = nl + 1
       }
       pos += buf.length
+      onStepEnd?.()
     }
     return { readTo: carryStart, bytesRead, missing: missingAll }
   })
@@ -141,12 +143,10 @@ export const forEachLine = (
   let out: Array<ZoneLine> = []
   return eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, s, e, problem) => {
     out.push({ start: s, end: e, bytes: buf === null ? null : buf.subarray(from, to), problem })
-  }, stepBytes).pipe(
-    Effect.tap(() => {
-      if (out.length > 0) onLines(out)
-      out = []
-    })
-  )
+  }, stepBytes, false, () => {
+    if (out.length > 0) onLines(out)
+    out = []
+  })
 }
 
 /** Receive-time lookups over one zone's `output.tsidx`. */
