@@ -169,3 +169,22 @@ describe("sources are read-only", () => {
       expect(digestTree(nodePath.dirname(FIXTURE_ROOT))).toEqual(before)
     }))
 })
+
+describe("review: c1 cursors of the previous build", () => {
+  it.effect("review: a c1 token printed for an unchanged transcript still resumes (c1 is 'still read')", () =>
+    Effect.gen(function*() {
+      const { createHash } = yield* Effect.promise(() => import("node:crypto"))
+      const { decodeCursor } = yield* Effect.promise(() => import("../../src/domain/cursor.js"))
+      const all = yield* streamOf("messy")
+      const e = all[0]
+      const state = decodeCursor(e.cursor, e.sourceId)
+      if (state._tag !== "Right") throw new Error("undecodable")
+      const s = state.right
+      // What the previous build printed: c1 + base64url(JSON), h = sha256 of the line's bytes [ls, off), 32 hex.
+      const bytes = fs.readFileSync(transcriptPath("messy")).subarray(s.ls!, s.off!)
+      const c1 = "c1." + Buffer.from(JSON.stringify({ ...s, h: createHash("sha256").update(bytes).digest("hex").slice(0, 32) }))
+        .toString("base64url")
+      const resumed = yield* streamOf("messy", FIXTURE_ROOT, c1)
+      expect(resumed.map((x) => x.eventId)).toEqual(all.slice(1).map((x) => x.eventId))
+    }))
+})
