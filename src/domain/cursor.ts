@@ -227,3 +227,13 @@ export const headBinder = (head: Uint8Array): ((upTo: number) => string) => {
     return (fullBinding ??= headBinding(head, full))
   }
 }
+
+/**
+ * Whether a cursor's `h` still matches its line: {@link placeCheck} of the
+ * bytes for the event's place; for an `h` of 32 hex digits (a `c1` token of
+ * an earlier build), the first 128 bits of the sha256 of the bytes, as that
+ * build bound it, so its cursors keep resuming. `bytes`: what the source
+ * bound (a native line without its `\n`; a transcript line with it).
+ */
+export const lineMatches = (h: string, bytes: Uint8Array, seq: number, sub?: number): boolean =>
+  /^[0-9a-f]{32}$/.test(h) ? sha256Hex(bytes).slice(0, 32) === h : placeCheck(lineCrc(bytes), seq, sub) === h

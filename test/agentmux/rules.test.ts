@@ -196,8 +196,8 @@ describe("lines of output (seed 002, for_each_line)", () => {
     }))
 })
 
-describe("review: forEachLine hands lines on a step at a time", () => {
-  it.effect("review: onLines is called once per step, not once with the whole range", () =>
+describe("forEachLine hands lines on a step at a time", () => {
+  it.effect("onLines is called once per step, not once with the whole range", () =>
     Effect.gen(function*() {
       const bytes = Buffer.from(Array.from({ length: 100 }, (_, i) => `{"n":${i}}\n`).join(""))
       const conn = yield* memoryConnection([{ zoneId: "z", name: "output", bytes }])

@@ -295,7 +295,7 @@ describe("index: a native log with a nested subagent log, both still being writt
     }))
 })
 
-describe("review: a nested subagent log rewritten in place", () => {
+describe("a nested subagent log rewritten in place", () => {
   const PARENT = "0d0d0d0d-0000-4000-8000-000000000001"
   const CHILD = "0d0d0d0d-0000-4000-8000-000000000002"
   const rec = (session: string, sequence: number, payload_type: string, payload: Record<string, unknown>) =>
@@ -312,7 +312,7 @@ describe("review: a nested subagent log rewritten in place", () => {
       payload
     }) + "\n"
 
-  it.effect("review: a rewritten nested log is re-imported (new generation), not kept stale", () =>
+  it.effect("a rewritten nested log is re-imported (new generation), not kept stale", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       const ws = path.join(dir, "ws")
@@ -336,6 +336,11 @@ describe("review: a nested subagent log rewritten in place", () => {
       yield* importOnce(policy, index, plan)
       const { events } = yield* sessionEvents(index, CHILD)
       expect(events.map((e) => e.kind)).toEqual(["completed"])
+      // Appends to the nested log after that are not rewrites: no further generation.
+      fs.appendFileSync(childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
+      const third = yield* importOnce(policy, index, plan)
+      expect(third.sources).toMatchObject({ accepted: 1, newGenerations: 0 })
+      expect(third.eventsAdded).toBe(1)
     }))
 })
 

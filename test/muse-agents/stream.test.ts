@@ -170,8 +170,8 @@ describe("sources are read-only", () => {
     }))
 })
 
-describe("review: c1 cursors of the previous build", () => {
-  it.effect("review: a c1 token printed for an unchanged transcript still resumes (c1 is 'still read')", () =>
+describe("c1 cursors of the previous build", () => {
+  it.effect("a c1 token printed for an unchanged transcript still resumes", () =>
     Effect.gen(function*() {
       const { createHash } = yield* Effect.promise(() => import("node:crypto"))
       const { decodeCursor } = yield* Effect.promise(() => import("../../src/domain/cursor.js"))

@@ -67,21 +67,25 @@ export const exportCommand = Command.make(
             fd === undefined
               ? writeStdout(bytes)
               : Effect.try({ try: () => writeAll(fd, bytes), catch: (e) => e }).pipe(Effect.catchAll((e) => cannotWrite(out!, e)))
-          const written = yield* Effect.gen(function*() {
+          return yield* Effect.gen(function*() {
             const { session } = yield* rt.findSession(o.id)
             const index = yield* rt.Index
             yield* index.eventsStream(session.sessionUid).pipe(
               Stream.mapChunks((c) => Chunk.of(ndjson(c))),
               Stream.runForEach(write)
             )
-          }).pipe(Effect.provide(rt.IndexSqlite.layer(file)), Effect.either)
-          if (fd !== undefined) {
-            fs.closeSync(fd)
-            // A file cut short by a failure is not left behind as if it were the export.
-            if (Either.isLeft(written)) fs.rmSync(out!, { force: true })
-            else process.stderr.write(`wrote ${out}\n`)
-          }
-          return yield* written
+          }).pipe(
+            Effect.provide(rt.IndexSqlite.layer(file)),
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (fd === undefined) return
+                fs.closeSync(fd)
+                // A file cut short by a failure or Ctrl-C is not left behind as if it were the export.
+                if (exit._tag === "Failure") fs.rmSync(out!, { force: true })
+                else process.stderr.write(`wrote ${out}\n`)
+              })
+            )
+          )
         }
         const data = yield* (o.format === "atif"
           ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))

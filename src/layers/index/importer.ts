@@ -26,6 +26,7 @@ import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
+import { sha256Hex } from "../../domain/source-id.js"
 import type { Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -40,12 +41,45 @@ import {
 } from "../../services/Importer.js"
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
 
+/** Bytes at the start of a part whose digest its fingerprint carries. */
+const PART_HEAD_BYTES = 4096
+
+/** sha256 (64 bits) of the first `n` bytes of `path`, or null when it has fewer or cannot be read. */
+const headDigest = (path: string, n: number): string | null => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    const buf = Buffer.alloc(n)
+    const got = n === 0 ? 0 : fs.readSync(fd, buf, 0, n, 0)
+    return got < n ? null : sha256Hex(buf).slice(0, 16)
+  } catch {
+    return null
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/**
+ * A part's entry in its source's fingerprint: `<folder>=<stat>#<n>:<digest>`,
+ * the digest of its first `n` bytes (at most 4 KiB). A part stands for a
+ * nested log streamed again from its start on each change, so its start is
+ * what tells an append from a rewrite (see {@link rewrittenPart}).
+ */
+const partEntry = (p: string): string => {
+  const name = nodePath.basename(nodePath.dirname(p))
+  const st = fs.statSync(p, { throwIfNoEntry: false })
+  if (st === undefined) return `${name}=gone`
+  const n = Math.min(PART_HEAD_BYTES, st.size)
+  return `${name}=${fingerprintOfStat(st)}#${n}:${headDigest(p, n) ?? "unreadable"}`
+}
+
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a
  * SQLite `-wal` beside it, where appends land first, and of the other files
- * the adapter says the source is read from: `parts`). Null when the source is
- * not a plain path (the adapter keeps its own incremental state) or cannot be
- * stat-ed (the stream will then report the real error).
+ * the adapter says the source is read from: `parts`, each with the digest of
+ * its start). Null when the source is not a plain path (the adapter keeps its
+ * own incremental state) or cannot be stat-ed (the stream will then report
+ * the real error).
  */
 export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = []): string | null => {
   if (locator.path === "") return null
@@ -58,12 +92,31 @@ export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = [
     if (main === null) return null
     const wal = part(`${locator.path}-wal`)
     let fingerprint = wal === null ? main : `${main}+wal:${wal}`
-    // Nested parts by position: one added, removed or changed changes the whole.
-    for (const p of parts) fingerprint += `+part:${part(p) ?? "gone"}`
+    for (const p of parts) fingerprint += `+part:${partEntry(p)}`
     return fingerprint
   } catch {
     return null
   }
+}
+
+/**
+ * The first part of a source whose imported start changed since `previous`
+ * (its fingerprint when last read to the end): a nested log whose first
+ * bytes, as many as were digested then, now differ or are gone. Such a part
+ * was rewritten, not appended to, and the index would otherwise keep its old
+ * events (they have the same ids). Undefined when every part only grew.
+ */
+export const rewrittenPart = (previous: string | null, parts: ReadonlyArray<string>): string | undefined => {
+  if (previous === null) return undefined
+  const byName = new Map(parts.map((p) => [nodePath.basename(nodePath.dirname(p)), p]))
+  for (const entry of previous.split("+part:").slice(1)) {
+    const m = /^(.+)=.*#(\d+):([0-9a-f]{16})$/.exec(entry)
+    if (m === null) continue
+    const [, name, n, digest] = m
+    const path = byName.get(name)
+    if (path === undefined || headDigest(path, Number(n)) !== digest) return name
+  }
+  return undefined
 }
 
 const resolveLocator = (locator: Locator): Locator =>
@@ -144,6 +197,15 @@ const make = Effect.gen(function*() {
       if (generation === 0) {
         generation = 1
         yield* index.beginGeneration(source, generation, "first import")
+      } else if (Option.isSome(checkpoint)) {
+        // A nested part rewritten (not appended to): its events would keep their ids, so start over.
+        const rewritten = rewrittenPart(checkpoint.value.fingerprint, adapter.parts?.(locator) ?? [])
+        if (rewritten !== undefined) {
+          generation += 1
+          newGeneration = true
+          cursor = undefined
+          yield* index.beginGeneration(source, generation, `the nested log ${rewritten} was rewritten`)
+        }
       }
       // The source's own events are those of its first event's source id; a
       // Muse Code native log's nested logs follow with their own. The source

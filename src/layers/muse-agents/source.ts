@@ -22,6 +22,7 @@ import {
   headBinding,
   headBindingLength,
   lineCrc,
+  lineMatches,
   placeCheck
 } from "../../domain/cursor.js"
 import {
@@ -306,7 +307,7 @@ export const streamTranscript = (
           return yield* cursorSourceChanged("the cursor's line is longer than any record")
         }
         const bytes = yield* src.read(state.ls, state.off - state.ls)
-        if (bytes.length !== state.off - state.ls || placeCheck(lineCrc(bytes), state.seq) !== state.h) {
+        if (bytes.length !== state.off - state.ls || !lineMatches(state.h, bytes, state.seq)) {
           return yield* cursorSourceChanged("the line the cursor follows is no longer there")
         }
         if (state.hd !== undefined) {

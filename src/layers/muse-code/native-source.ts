@@ -37,6 +37,7 @@ import {
   cursorSourceChanged,
   type CursorState,
   lineCrc,
+  lineMatches,
   peekCursor,
   placeCheck
 } from "../../domain/cursor.js"
@@ -233,7 +234,7 @@ export const nativeEvents = (
         const span = resume.off - resume.ls
         if (span <= 0 || span > deps.limits.maxRecordBytes + 2) return yield* invalidCursor("The cursor's line span is not valid.")
         const lineBytes = Buffer.from(yield* open.read(resume.ls, span))
-        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || placeCheck(lineCrc(lineBytes.subarray(0, span - 1)), resume.seq, resume.sub) !== resume.h) {
+        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || !lineMatches(resume.h, lineBytes.subarray(0, span - 1), resume.seq, resume.sub)) {
           return yield* cursorSourceChanged("the cursor's line differs")
         }
         if (digest(head.subarray(0, Math.min(HEAD_BYTES, resume.off))) !== x.hd) {
