@@ -32,10 +32,20 @@ export const peerMuseCode = ((): string => {
   return wanted
 })()
 
+/** The temporary folders to remove at exit (one exit listener for them all). */
+const made = new Set<string>()
+let listening = false
+
 /** A fresh temporary folder (real path), removed at process exit. */
 export const tempDir = (prefix = "si-test-"): string => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }))
+  made.add(dir)
+  if (!listening) {
+    listening = true
+    process.on("exit", () => {
+      for (const d of made) fs.rmSync(d, { recursive: true, force: true })
+    })
+  }
   return dir
 }
 
