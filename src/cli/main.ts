@@ -58,16 +58,22 @@ const invalidCommandLine = (e: ValidationError.ValidationError) =>
     })
   })
 
-/**
- * The command line @effect/cli parses: asked for help (`--help` / `-h`
- * before any `--`), it gets no `--json`, whose envelope has no help in it,
- * so `stream --json --help` shows the help as `stream --help` does.
- */
-const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
+/** True when `argv` asks for help (`--help` / `-h` before any `--`). */
+const asksForHelp = (argv: ReadonlyArray<string>): boolean => {
   const end = argv.indexOf("--")
   const options = end < 0 ? argv : argv.slice(0, end)
-  const help = options.includes("--help") || options.includes("-h")
-  return help ? argv.filter((a, i) => !(a === "--json" && (end < 0 || i < end))) : [...argv]
+  return options.includes("--help") || options.includes("-h")
+}
+
+/**
+ * The command line @effect/cli parses: asked for help, it gets no `--json`
+ * (whose envelope has no help in it), so `stream --json --help` shows the
+ * help as `stream --help` does.
+ */
+const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
+  if (!asksForHelp(argv)) return [...argv]
+  const end = argv.indexOf("--")
+  return argv.filter((a, i) => !(a === "--json" && (end < 0 || i < end)))
 }
 
 /**
@@ -76,9 +82,7 @@ const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
  * request: other output is left exactly as written.
  */
 const plainHelp = (argv: ReadonlyArray<string>): void => {
-  const end = argv.indexOf("--")
-  const options = end < 0 ? argv : argv.slice(0, end)
-  if (!options.includes("--help") && !options.includes("-h")) return
+  if (!asksForHelp(argv)) return
   if (process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === "") return
   const write = process.stdout.write.bind(process.stdout) as (chunk: unknown, ...rest: Array<unknown>) => boolean
   process.stdout.write = ((chunk: unknown, ...rest: Array<unknown>) =>

@@ -236,7 +236,7 @@ describe("index: native Muse Code logs", () => {
     }))
 })
 
-describe("index: a native log with a nested subagent log, both still being written", () => {
+describe("index: a native log with a nested subagent log", () => {
   const PARENT = "0c0c0c0c-0000-4000-8000-000000000001"
   const CHILD = "0c0c0c0c-0000-4000-8000-000000000002"
   const rec = (session: string, sequence: number, payload_type: string, payload: Record<string, unknown>) =>
@@ -253,92 +253,69 @@ describe("index: a native log with a nested subagent log, both still being writt
       payload
     }) + "\n"
 
+  /** A muse root with the parent log (metadata + the binding) and the child log (one record), and its import plan. */
+  const family = () => {
+    const dir = tempDir()
+    const ws = path.join(dir, "ws")
+    fs.mkdirSync(ws)
+    const folder = path.join(dir, "muse", "2026", "10", "03", PARENT)
+    fs.mkdirSync(path.join(folder, "subagent", CHILD), { recursive: true })
+    const parentLog = path.join(folder, "session.jsonl")
+    const childLog = path.join(folder, "subagent", CHILD, "session.jsonl")
+    fs.writeFileSync(
+      parentLog,
+      rec(PARENT, 1, "runtime.session.metadata", { kind: "metadata", record: { workspace_root: ws } }) +
+        rec(PARENT, 2, "subagent.control.child_session_bound", { record: { child_session_id: CHILD, subagent_id: "sub-1" } })
+    )
+    fs.writeFileSync(childLog, rec(CHILD, 1, "proposed", { event: { kind: "proposed", task: "first task" } }))
+    const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
+    const index = path.join(dir, "index.db")
+    const plan = planFromPolicy(policy, { batchSize: 2 })
+    return {
+      parentLog,
+      childLog,
+      index,
+      run: () => importOnce(policy, index, plan),
+      countOf: (id: string) => Effect.map(sessionEvents(index, id), (s) => s.events.length)
+    }
+  }
+
   it.effect("an append to the nested log alone, then to the parent, each imports exactly the new events", () =>
     Effect.gen(function*() {
-      const dir = tempDir()
-      const ws = path.join(dir, "ws")
-      fs.mkdirSync(ws)
-      const folder = path.join(dir, "muse", "2026", "10", "03", PARENT)
-      fs.mkdirSync(path.join(folder, "subagent", CHILD), { recursive: true })
-      const parentLog = path.join(folder, "session.jsonl")
-      const childLog = path.join(folder, "subagent", CHILD, "session.jsonl")
-      fs.writeFileSync(
-        parentLog,
-        rec(PARENT, 1, "runtime.session.metadata", { kind: "metadata", record: { workspace_root: ws } }) +
-          rec(PARENT, 2, "subagent.control.child_session_bound", { record: { child_session_id: CHILD, subagent_id: "sub-1" } })
-      )
-      fs.writeFileSync(childLog, rec(CHILD, 1, "proposed", { event: { kind: "proposed", task: "child task" } }))
-      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
-      const plan = planFromPolicy(policy, { batchSize: 2 })
-      const index = path.join(dir, "index.db")
-      const countOf = (id: string) => Effect.map(sessionEvents(index, id), (s) => s.events.length)
-
-      const first = yield* importOnce(policy, index, plan)
+      const f = family()
+      const first = yield* f.run()
       expect(first.eventsAdded).toBe(3) // parent 2 + child 1
       // 1. Only the nested log grows: the parent's own file is unchanged.
-      fs.appendFileSync(childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
-      const second = yield* importOnce(policy, index, plan)
+      fs.appendFileSync(f.childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
+      const second = yield* f.run()
       expect(second.sources).toMatchObject({ accepted: 1, unchanged: 0, newGenerations: 0 })
       expect(second.eventsAdded).toBe(1)
-      expect(yield* countOf(CHILD)).toBe(2)
+      expect(yield* f.countOf(CHILD)).toBe(2)
       // 2. Now the parent grows, after its nested log was imported last.
-      fs.appendFileSync(parentLog, rec(PARENT, 3, "completed", { event: { kind: "completed" } }))
-      const third = yield* importOnce(policy, index, plan)
+      fs.appendFileSync(f.parentLog, rec(PARENT, 3, "completed", { event: { kind: "completed" } }))
+      const third = yield* f.run()
       expect(third.sources).toMatchObject({ accepted: 1, newGenerations: 0 })
       expect(third.eventsAdded).toBe(1)
-      expect(yield* countOf(PARENT)).toBe(3)
-      expect(yield* countOf(CHILD)).toBe(2)
+      expect(yield* f.countOf(PARENT)).toBe(3)
+      expect(yield* f.countOf(CHILD)).toBe(2)
       // 3. Nothing changed: nothing is read.
-      const fourth = yield* importOnce(policy, index, plan)
+      const fourth = yield* f.run()
       expect(fourth.sources).toMatchObject({ accepted: 0, unchanged: 1 })
       expect(fourth.eventsAdded).toBe(0)
     }))
-})
 
-describe("a nested subagent log rewritten in place", () => {
-  const PARENT = "0d0d0d0d-0000-4000-8000-000000000001"
-  const CHILD = "0d0d0d0d-0000-4000-8000-000000000002"
-  const rec = (session: string, sequence: number, payload_type: string, payload: Record<string, unknown>) =>
-    JSON.stringify({
-      schema_version: 1,
-      id: `${session}-${sequence}`,
-      stream: { kind: "session", id: session },
-      sequence,
-      recorded_at: 1790856000000000 + sequence,
-      record_type: "event",
-      durability: "durable",
-      causation_id: null,
-      payload_type,
-      payload
-    }) + "\n"
-
-  it.effect("a rewritten nested log is re-imported (new generation), not kept stale", () =>
+  it.effect("a nested log rewritten in place is re-imported as a new generation, not kept stale; a later append is not", () =>
     Effect.gen(function*() {
-      const dir = tempDir()
-      const ws = path.join(dir, "ws")
-      fs.mkdirSync(ws)
-      const folder = path.join(dir, "muse", "2026", "10", "03", PARENT)
-      fs.mkdirSync(path.join(folder, "subagent", CHILD), { recursive: true })
-      const parentLog = path.join(folder, "session.jsonl")
-      const childLog = path.join(folder, "subagent", CHILD, "session.jsonl")
-      fs.writeFileSync(
-        parentLog,
-        rec(PARENT, 1, "runtime.session.metadata", { kind: "metadata", record: { workspace_root: ws } }) +
-          rec(PARENT, 2, "subagent.control.child_session_bound", { record: { child_session_id: CHILD, subagent_id: "sub-1" } })
-      )
-      fs.writeFileSync(childLog, rec(CHILD, 1, "proposed", { event: { kind: "proposed", task: "first task" } }))
-      const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: path.join(dir, "none") }
-      const plan = planFromPolicy(policy, { batchSize: 2 })
-      const index = path.join(dir, "index.db")
-      yield* importOnce(policy, index, plan)
+      const f = family()
+      yield* f.run()
       // The nested log is replaced by another version (same sequence numbers, other content).
-      fs.writeFileSync(childLog, rec(CHILD, 1, "completed", { event: { kind: "completed", task: "OTHER task" } }))
-      yield* importOnce(policy, index, plan)
-      const { events } = yield* sessionEvents(index, CHILD)
+      fs.writeFileSync(f.childLog, rec(CHILD, 1, "completed", { event: { kind: "completed", task: "OTHER task" } }))
+      const second = yield* f.run()
+      expect(second.sources).toMatchObject({ accepted: 1, newGenerations: 1 })
+      const { events } = yield* sessionEvents(f.index, CHILD)
       expect(events.map((e) => e.kind)).toEqual(["completed"])
-      // Appends to the nested log after that are not rewrites: no further generation.
-      fs.appendFileSync(childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
-      const third = yield* importOnce(policy, index, plan)
+      fs.appendFileSync(f.childLog, rec(CHILD, 2, "completed", { event: { kind: "completed" } }))
+      const third = yield* f.run()
       expect(third.sources).toMatchObject({ accepted: 1, newGenerations: 0 })
       expect(third.eventsAdded).toBe(1)
     }))

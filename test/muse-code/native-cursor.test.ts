@@ -3,12 +3,14 @@
  * cursor of every event yields exactly the events after it, by seeking, and a
  * source replaced or rewritten under a cursor fails `INVALID_CURSOR`.
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
+import { decodeCursor } from "../../src/domain/cursor.js"
 import type { Locator, SessionEvent } from "../../src/domain/model.js"
 import {
   adapterWith,
@@ -148,6 +150,28 @@ describe("INVALID_CURSOR for a replaced or rewritten source", () => {
       expect(yield* invalid(two.a, two.p, one.all[1].cursor)).toBe("INVALID_CURSOR")
       expect(yield* invalid(one.a, one.p, "c1.!!!")).toBe("INVALID_CURSOR")
       expect(yield* invalid(one.a, one.p, "nope")).toBe("INVALID_CURSOR")
+    }))
+
+  it.effect("a c1 token of the previous build (sha256 line digest, x.hd head digest) still resumes; a garbled one does not", () =>
+    Effect.gen(function*() {
+      const { p, a, all } = yield* setup("c1-token")
+      const k = 2
+      const s = decodeCursor(all[k].cursor, all[k].sourceId)
+      if (s._tag !== "Right") throw new Error("undecodable")
+      const { hd, ...state } = s.right
+      const bytes = fs.readFileSync(p)
+      const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex").slice(0, 32)
+      // What the previous build printed: h over the line without its \n, the head digest under x.hd.
+      const c1 = (st: object) => "c1." + Buffer.from(JSON.stringify(st)).toString("base64url")
+      const old = {
+        ...state,
+        h: sha(bytes.subarray(state.ls!, state.off! - 1)),
+        x: { hd: sha(bytes.subarray(0, Math.min(4096, state.off!))) }
+      }
+      expect(hd).toMatch(/^\d+:[0-9a-f]{32}$/)
+      const rest = yield* collect(a.stream(native(p), { cursor: c1(old) }))
+      expect(rest.map((e) => e.eventId)).toEqual(all.slice(k + 1).map((e) => e.eventId))
+      expect(yield* invalid(a, p, c1({ ...old, h: "0".repeat(32) }))).toBe("INVALID_CURSOR")
     }))
 
   it.effect("an appended log resumes (an append is not a rewrite)", () =>

@@ -26,7 +26,7 @@ import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
-import { sha256Hex } from "../../domain/source-id.js"
+import { HEAD_BYTES, headBinding, headBindingLength } from "../../domain/cursor.js"
 import type { Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -41,17 +41,13 @@ import {
 } from "../../services/Importer.js"
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
 
-/** Bytes at the start of a part whose digest its fingerprint carries. */
-const PART_HEAD_BYTES = 4096
-
-/** sha256 (64 bits) of the first `n` bytes of `path`, or null when it has fewer or cannot be read. */
-const headDigest = (path: string, n: number): string | null => {
+/** The first `n` bytes of `path` (fewer when it is shorter), read without following a symlink; null when unreadable. */
+const headOf = (path: string, n: number): Uint8Array | null => {
   let fd: number | undefined
   try {
     fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
     const buf = Buffer.alloc(n)
-    const got = n === 0 ? 0 : fs.readSync(fd, buf, 0, n, 0)
-    return got < n ? null : sha256Hex(buf).slice(0, 16)
+    return buf.subarray(0, n === 0 ? 0 : fs.readSync(fd, buf, 0, n, 0))
   } catch {
     return null
   } finally {
@@ -60,8 +56,8 @@ const headDigest = (path: string, n: number): string | null => {
 }
 
 /**
- * A part's entry in its source's fingerprint: `<folder>=<stat>#<n>:<digest>`,
- * the digest of its first `n` bytes (at most 4 KiB). A part stands for a
+ * A part's entry in its source's fingerprint: `<folder>=<stat>#<head binding>`
+ * (the cursors' {@link headBinding} of its first 4 KiB). A part stands for a
  * nested log streamed again from its start on each change, so its start is
  * what tells an append from a rewrite (see {@link rewrittenPart}).
  */
@@ -69,8 +65,8 @@ const partEntry = (p: string): string => {
   const name = nodePath.basename(nodePath.dirname(p))
   const st = fs.statSync(p, { throwIfNoEntry: false })
   if (st === undefined) return `${name}=gone`
-  const n = Math.min(PART_HEAD_BYTES, st.size)
-  return `${name}=${fingerprintOfStat(st)}#${n}:${headDigest(p, n) ?? "unreadable"}`
+  const head = headOf(p, HEAD_BYTES)
+  return `${name}=${fingerprintOfStat(st)}#${head === null ? "unreadable" : headBinding(head, head.length)}`
 }
 
 /**
@@ -102,7 +98,7 @@ export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = [
 /**
  * The first part of a source whose imported start changed since `previous`
  * (its fingerprint when last read to the end): a nested log whose first
- * bytes, as many as were digested then, now differ or are gone. Such a part
+ * bytes, as many as were bound then, now differ or are gone. Such a part
  * was rewritten, not appended to, and the index would otherwise keep its old
  * events (they have the same ids). Undefined when every part only grew.
  */
@@ -110,11 +106,12 @@ export const rewrittenPart = (previous: string | null, parts: ReadonlyArray<stri
   if (previous === null) return undefined
   const byName = new Map(parts.map((p) => [nodePath.basename(nodePath.dirname(p)), p]))
   for (const entry of previous.split("+part:").slice(1)) {
-    const m = /^(.+)=.*#(\d+):([0-9a-f]{16})$/.exec(entry)
+    const m = /^(.+)=.*#(\d+:[0-9a-f]+)$/.exec(entry)
     if (m === null) continue
-    const [, name, n, digest] = m
+    const [, name, binding] = m
     const path = byName.get(name)
-    if (path === undefined || headDigest(path, Number(n)) !== digest) return name
+    const head = path === undefined ? null : headOf(path, headBindingLength(binding))
+    if (head === null || headBinding(head, headBindingLength(binding)) !== binding) return name
   }
   return undefined
 }

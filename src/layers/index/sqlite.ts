@@ -217,6 +217,27 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
           ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
             updated_at = excluded.updated_at`
 
+    /** A session's events of its sources' current generations, in source order, a page (`pageSize` events) per query. */
+    const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
+      Stream.paginateChunkEffect(
+        null as { readonly sequence: number; readonly eventUid: string } | null,
+        (after) =>
+          fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
+            SELECT e.event_json, e.sequence, e.event_uid FROM events e
+              JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+            WHERE e.session_uid = ${uid}
+              ${after === null ? sql`` : sql`AND (e.sequence > ${after.sequence} OR (e.sequence = ${after.sequence} AND e.event_uid > ${after.eventUid}))`}
+            ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
+              Effect.map((rows) => {
+                const last = rows[rows.length - 1]
+                return [
+                  Chunk.unsafeFromArray(rows.map((r) => JSON.parse(r.event_json) as SessionEvent)),
+                  rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+                ] as const
+              })
+            )
+      )
+
     const shape: IndexShape = {
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
@@ -345,12 +366,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
           WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
           ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
-      events: (uid) =>
-        fail(sql<{ event_json: string }>`
-          SELECT e.event_json FROM events e JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
-          WHERE e.session_uid = ${uid} ORDER BY e.sequence, e.event_uid`).pipe(
-            Effect.map((rows) => rows.map((r) => JSON.parse(r.event_json) as SessionEvent))
-          ),
+      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
 
       sessionBytes: (uid) =>
         fail(sql<{ bytes: number }>`
@@ -358,25 +374,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
             JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
           WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
 
-      eventsStream: (uid, pageSize = 1000) =>
-        Stream.paginateChunkEffect(
-          null as { readonly sequence: number; readonly eventUid: string } | null,
-          (after) =>
-            fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
-              SELECT e.event_json, e.sequence, e.event_uid FROM events e
-                JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
-              WHERE e.session_uid = ${uid}
-                ${after === null ? sql`` : sql`AND (e.sequence > ${after.sequence} OR (e.sequence = ${after.sequence} AND e.event_uid > ${after.eventUid}))`}
-              ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
-                Effect.map((rows) => {
-                  const last = rows[rows.length - 1]
-                  return [
-                    Chunk.unsafeFromArray(rows.map((r) => JSON.parse(r.event_json) as SessionEvent)),
-                    rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
-                  ] as const
-                })
-              )
-        ),
+      eventsStream,
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`

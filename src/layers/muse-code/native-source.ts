@@ -36,6 +36,10 @@ import {
   cursorIsFor,
   cursorSourceChanged,
   type CursorState,
+  HEAD_BYTES,
+  headBinder,
+  headBinding,
+  headBindingLength,
   lineCrc,
   lineMatches,
   peekCursor,
@@ -69,8 +73,6 @@ import { failIfShrank, hasBom } from "../shrink.js"
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
 
-/** Bytes at the head of a log bound into every cursor (`hd`). */
-export const HEAD_BYTES = 4096
 
 /** The services a native source is read with. */
 export interface NativeDeps {
@@ -153,7 +155,8 @@ export const authorizeNative = (deps: NativeDeps, path: string): Effect.Effect<N
     }
   })
 
-const digest = (bytes: Uint8Array): string => sha256Hex(bytes).slice(0, 32)
+/** The head binding of a `c1` token of an earlier build: 32 hex of the sha256 of the first min(4 KiB, off) bytes. */
+const legacyHeadDigest = (head: Uint8Array, off: number): string => sha256Hex(head.subarray(0, Math.min(HEAD_BYTES, off))).slice(0, 32)
 
 const invalidCursor = (message: string) =>
   new InvalidCursor({
@@ -237,7 +240,10 @@ export const nativeEvents = (
         if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || !lineMatches(resume.h, lineBytes.subarray(0, span - 1), resume.seq, resume.sub)) {
           return yield* cursorSourceChanged("the cursor's line differs")
         }
-        if (digest(head.subarray(0, Math.min(HEAD_BYTES, resume.off))) !== x.hd) {
+        const headMatches = x.hd.includes(":")
+          ? headBindingLength(x.hd) >= 0 && headBinding(head, headBindingLength(x.hd)) === x.hd
+          : legacyHeadDigest(head, resume.off) === x.hd
+        if (!headMatches) {
           return yield* cursorSourceChanged("the head of the log differs")
         }
         sessionEnd = x.end === true
@@ -255,12 +261,8 @@ export const nativeEvents = (
         }
         return placeCheck(crcOfLine, seq, sub)
       }
-      // Past the first HEAD_BYTES every cursor binds the same head: hash it once, not once per event.
-      let fullHeadDigest: string | undefined
-      const headDigest = (off: number) => {
-        if (off < HEAD_BYTES || head.length < HEAD_BYTES) return digest(head.subarray(0, Math.min(HEAD_BYTES, off)))
-        return (fullHeadDigest ??= digest(head.subarray(0, HEAD_BYTES)))
-      }
+      // The shared head binding (hashed once past the first HEAD_BYTES); made again when the head is re-read.
+      let bindHead = headBinder(head)
 
       const encode = cursorEncoder(src.sourceId)
       const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
@@ -270,7 +272,7 @@ export const nativeEvents = (
           ls: line.start,
           ...(sub !== undefined ? { sub } : {}),
           h: lineCheckOf(line, seq, sub),
-          hd: headDigest(line.end),
+          hd: bindHead(line.end),
           ...(sessionEnd || options.parentRef !== undefined
             ? {
               x: {
@@ -396,6 +398,7 @@ export const nativeEvents = (
             if (last._tag === "Some") reached = last.value.end
             if (last._tag === "Some" && head.length < HEAD_BYTES && head.length < last.value.end) {
               head = Buffer.from(yield* open.read(0, HEAD_BYTES))
+              bindHead = headBinder(head)
             }
             const out: Array<SessionEvent> = []
             for (const line of chunk) {
