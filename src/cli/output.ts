@@ -5,9 +5,12 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { errorToJson, exitCodeOf, isIngestError } from "../domain/error-codes.js"
 import type { IngestError } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
+import { classify, describe, isStorageError } from "../layers/store-failure.js"
+import { errors } from "./lazy.js"
 
 let exitCode = 0
 
@@ -96,6 +99,18 @@ export const printResult = (
 export const renderError = (e: IngestError): string =>
   `session-ingest: ${e.code}: ${e.message}${e.remediation !== undefined ? `\n  remedy: ${e.remediation}` : ""}\n`
 
+/** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */
+const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").StoreUnavailable, d: unknown) => {
+  const f = classify(d)
+  return new StoreUnavailable({
+    message: `A file session-ingest uses cannot be ${f.kind === "disk-full" ? "written: the disk is full" : f.kind === "read-only" ? "written: it is read-only" : "used"} (${describe(f)}).`,
+    remediation: f.kind === "disk-full"
+      ? "Free space on the disk (or pass --index / --state / --out on another disk), then run the same command again."
+      : "Check that --index, --state and --out name files in folders you can write to, then run the same command again.",
+    details: { reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) }
+  })
+}
+
 /**
  * Run a command's effect: on a typed error, print it (envelope on stdout with
  * `--json`, a line on stderr otherwise) and set the exit code of DESIGN.md.
@@ -107,6 +122,12 @@ export const reporting = <R>(
   effect: Effect.Effect<void, IngestError | StdoutClosed, R>
 ): Effect.Effect<void, never, R> =>
   effect.pipe(
+    // The last guard of "never a stack trace": a SQLite or file-system error that escaped as a defect.
+    Effect.catchSomeDefect((d) =>
+      isStorageError(d)
+        ? Option.some(Effect.flatMap(errors, ({ StoreUnavailable }) => Effect.fail(storageDefect(StoreUnavailable, d))))
+        : Option.none()
+    ),
     Effect.catchAll((e) => {
       if (e instanceof StdoutClosed) return Effect.void
       if (!isIngestError(e)) return Effect.die(e)

@@ -11,8 +11,11 @@
  * @module
  */
 import * as fs from "node:fs"
+import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { StoreUnavailable } from "../domain/errors.js"
+import { isStorageError, type StoreRole, storeFailureFields } from "./store-failure.js"
 
 /** `application_id` of a session-ingest index ("SIi1"). */
 export const INDEX_APPLICATION_ID = 0x53496931
@@ -67,3 +70,23 @@ export const checkOwnedSqlite = (
       )
     )
   )
+
+/**
+ * Map the SQL failures of `effect` (`@effect/sql`'s `SqlError`), and every
+ * defect that is a SQLite or file-system error (`@effect/sql` turns a failed
+ * `COMMIT` or `ROLLBACK`, as on a full disk, into a defect), to the
+ * `StoreUnavailable` of `role` (see `./store-failure.ts`): one line naming
+ * the problem, one with the remedy. Other failures pass through; other
+ * defects (real bugs, injected crashes) stay defects.
+ */
+export const guardStore = (role: StoreRole) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
+  effect.pipe(
+    Effect.catchIf(
+      (e): e is Extract<E, SqlError> => e instanceof SqlError,
+      (e) => Effect.fail(new StoreUnavailable(storeFailureFields(role, e)))
+    ),
+    Effect.catchSomeDefect((d) =>
+      isStorageError(d) ? Option.some(Effect.fail(new StoreUnavailable(storeFailureFields(role, d)))) : Option.none()
+    )
+  ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>

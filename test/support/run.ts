@@ -10,13 +10,19 @@ import { repoRoot } from "./paths.js"
 export const collect = <A, E, R>(s: Stream.Stream<A, E, R>): Effect.Effect<Array<A>, E, R> =>
   Effect.map(Stream.runCollect(s), Chunk.toArray)
 
-/** Run the CLI as users do (`bin/session-ingest.mjs`, the bundle built by the global setup) and capture its output. */
-export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: Record<string, string> } = {}) => {
+/**
+ * Run the CLI as users do (`bin/session-ingest.mjs`, the bundle built by the
+ * global setup) and capture its output; `uid`: as that user (and group), when
+ * the tests run as root.
+ */
+export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: Record<string, string>; uid?: number } = {}) => {
   const r = spawnSync(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     encoding: "utf8",
-    timeout: 60_000
+    timeout: 60_000,
+    maxBuffer: 1024 * 1024 * 1024,
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.uid } : {})
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }

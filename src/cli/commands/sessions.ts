@@ -108,7 +108,7 @@ export const sessions = Command.make(
         }))
         const file = yield* rt.existingIndex(o.index, o.config)
         const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
-          Effect.provide(rt.IndexSqlite.layer(file))
+          Effect.provide(rt.IndexSqlite.layerReadonly(file))
         )
         yield* printResult("sessions", o.json, rows, () => render(rows))
       })

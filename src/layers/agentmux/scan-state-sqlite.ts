@@ -21,7 +21,8 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import { decodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { checkOwnedSqlite, guardStore, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState, type ScanStateShape } from "../../services/ScanState.js"
 import { dataDir } from "../data-dir.js"
@@ -29,13 +30,15 @@ import { dataDir } from "../data-dir.js"
 /** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */
 export const defaultStateFile = (env: NodeJS.ProcessEnv = process.env): string => nodePath.join(dataDir(env), "state.db")
 
-const unavailable = (path: string, cause: unknown) =>
-  new StoreUnavailable({
-    message: `session-ingest's state database ${path} cannot be used (${
-      cause instanceof Error ? cause.message : String(cause)
-    }).`,
-    remediation: "Pass --state FILE with a writable path (a SQLite file session-ingest owns), or remove a damaged one."
-  })
+/** The scan state as a store whose failures are told to the user (see `../store-failure.ts`). */
+const stateRole = (path: string): StoreRole => ({
+  file: path,
+  label: "session-ingest's scan state",
+  option: "--state FILE",
+  readOnlyRemedy: "Pass --state FILE in a folder you can write to (the scan state is written on every AgentMux scan)."
+})
+
+const unavailable = (path: string, cause: unknown) => new StoreUnavailable(storeFailureFields(stateRole(path), cause))
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
   store TEXT NOT NULL,
@@ -56,18 +59,16 @@ const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnava
       Effect.provide(Reactivity.layer),
       Effect.catchAllCause((c) => Effect.fail(unavailable(path, Cause.squash(c))))
     )
-    yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(guardStore(stateRole(path)))
     if (ownership === "new") {
-      yield* sql.unsafe(`PRAGMA application_id = ${STATE_APPLICATION_ID}`).pipe(
-        Effect.mapError((e) => unavailable(path, e.cause ?? e))
-      )
+      yield* sql.unsafe(`PRAGMA application_id = ${STATE_APPLICATION_ID}`).pipe(guardStore(stateRole(path)))
     }
     // WAL after the id is set, so the id lands in the main file's header.
-    yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(guardStore(stateRole(path)))
     // A commit survives the process crashing, not the machine: a scan lost with
     // the machine is only read again (no fsync per commit).
-    yield* sql.unsafe("PRAGMA synchronous = NORMAL").pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
-    yield* sql.unsafe(SCHEMA).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+    yield* sql.unsafe("PRAGMA synchronous = NORMAL").pipe(guardStore(stateRole(path)))
+    yield* sql.unsafe(SCHEMA).pipe(guardStore(stateRole(path)))
     return sql
   })
 
@@ -82,7 +83,7 @@ const operations = (
         const rows = yield* sql.unsafe<{ zone: string; scan: string }>(
           "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?",
           [store, prefix.length, prefix]
-        ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+        ).pipe(guardStore(stateRole(path)))
         const out = new Map<string, ZoneScan>()
         for (const r of rows) {
           const d = decodeZoneScan(r.scan)
@@ -110,7 +111,7 @@ const operations = (
             ])
           }
         })
-      ).pipe(Effect.mapError((e) => unavailable(path, e.cause ?? e)))
+      ).pipe(guardStore(stateRole(path)))
     })
 })
 

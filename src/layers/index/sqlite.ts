@@ -7,6 +7,7 @@
  * @module
  */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
@@ -20,7 +21,8 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
-import { checkOwnedSqlite, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
+import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
+import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { Locator, ProviderId, SessionEvent } from "../../domain/model.js"
 import {
   type Checkpoint,
@@ -91,13 +93,16 @@ const migrations = Migrator.fromRecord({
     ], { discard: true }))
 })
 
-const unavailable = (file: string, cause: unknown) =>
-  new StoreUnavailable({
-    message: `The index ${file} cannot be opened or used (${
-      cause instanceof Error ? cause.message : typeof cause === "object" && cause !== null && "message" in cause ? String((cause as { message: unknown }).message) : String(cause)
-    }).`,
-    remediation: "Check that --index points to a session-ingest index (or a new file) in a writable folder."
-  })
+/** The index as a store whose failures are told to the user (see `../store-failure.ts`). */
+const indexRole = (file: string): StoreRole => ({
+  file,
+  label: "The index",
+  option: "--index FILE",
+  readOnlyRemedy:
+    "Import into an index in a folder you can write to (pass --index FILE); sessions, show and export read a read-only index as it is."
+})
+
+const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
 const now = () => new Date().toISOString()
 
@@ -196,20 +201,34 @@ const aggregate = (
   })
 }
 
-const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+/**
+ * The index over the connection in context. `mode`: `write` sets the file up
+ * (id, WAL, migrations) for an import; `read` only reads (a query command:
+ * the file may be read-only), and its writes fail with `StoreUnavailable`.
+ */
+const make = (
+  file: string,
+  ownership: Ownership,
+  mode: "write" | "read"
+): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const fail = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.mapError(e, (cause) => unavailable(file, cause))
-    // Mark the file as ours before WAL mode, so the id lands in the main file's header.
-    if (ownership === "new") {
-      yield* fail(sql`PRAGMA page_size = 16384`)
-      yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
+    const fail = guardStore(indexRole(file))
+    if (mode === "write") {
+      // Mark the file as ours before WAL mode, so the id lands in the main file's header.
+      if (ownership === "new") {
+        yield* fail(sql`PRAGMA page_size = 16384`)
+        yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
+      }
+      yield* fail(sql`PRAGMA journal_mode = WAL`)
+      yield* fail(sql`PRAGMA synchronous = NORMAL`)
+      yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
+        Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+      )
+    } else {
+      // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
+      yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
     }
-    yield* fail(sql`PRAGMA journal_mode = WAL`)
-    yield* fail(sql`PRAGMA synchronous = NORMAL`)
-    yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
-      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
-    )
 
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
       sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, generation, status, updated_at)
@@ -323,7 +342,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
             yield* onPoint("before-commit")
             return { events: added.length, sessions: sessionsAdded }
           })).pipe(
-            Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(file, e))),
+            fail,
             Effect.tap(() => onPoint("after-commit"))
           )
         }),
@@ -394,10 +413,22 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
     return shape
   })
 
+/** Open a SQLite connection for the scope; what better-sqlite3 throws (a defect) becomes `StoreUnavailable`. */
+const connect = (file: string, filename: string, readonly: boolean) =>
+  SqliteClient.make({ filename, readonly, disableWAL: true }).pipe(
+    Effect.provide(Reactivity.layer),
+    Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d)))
+  )
+
 /**
  * Layer: the index in the SQLite file `file` (created with its folder when
- * missing). Fails with `StoreUnavailable` when the file cannot be opened or
- * is not a database.
+ * missing), for an import. Fails with `StoreUnavailable` when the file cannot
+ * be opened or written (a full disk, a read-only folder: see
+ * `../store-failure.ts`) or is not a session-ingest index. Writes in WAL
+ * mode; when the layer closes, the file is switched back to a rollback
+ * journal (best effort: not while another connection uses it), so that a
+ * finished index can be read where nothing can be written beside it (a
+ * read-only mount), which SQLite cannot do for a WAL file without its `-shm`.
  */
 export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
@@ -410,11 +441,96 @@ export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
         try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
         catch: (e) => unavailable(file, e)
       })
-      const client = yield* SqliteClient.make({ filename: file, disableWAL: true }).pipe(
-        Effect.provide(Reactivity.layer),
-        Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d)))
-      )
-      return yield* make(file, ownership).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      const client = yield* connect(file, file, false)
+      if (file !== ":memory:") {
+        // Runs before the connection closes (finalizers run in reverse order).
+        yield* Effect.addFinalizer(() =>
+          client.unsafe("PRAGMA busy_timeout = 0").pipe(
+            Effect.zipRight(client.unsafe("PRAGMA journal_mode = DELETE")),
+            Effect.ignore,
+            Effect.catchAllDefect(() => Effect.void)
+          )
+        )
+      }
+      return yield* make(file, ownership, "write").pipe(Effect.provideService(SqlClient.SqlClient, client))
+    })
+  )
+
+/** Whether `file`'s header says WAL mode (its read and write versions are 2). */
+const isWalFile = (file: string): boolean => {
+  try {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY)
+    try {
+      const h = Buffer.alloc(20)
+      return fs.readSync(fd, h, 0, 20, 0) === 20 && (h[18] === 2 || h[19] === 2)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A private copy of a WAL index (and its `-wal`) in a temporary folder,
+ * removed with the scope: how a WAL index is read where SQLite cannot create
+ * its `-shm` (a read-only mount or folder).
+ */
+const privateCopy = (file: string) =>
+  Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => fs.mkdtempSync(path.join(os.tmpdir(), "session-ingest-index-")),
+        catch: (e) => unavailable(file, e)
+      }),
+      (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
+    )
+    const copy = path.join(dir, "index.db")
+    yield* Effect.try({
+      try: () => {
+        fs.copyFileSync(file, copy)
+        if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`)
+      },
+      catch: (e) =>
+        new StoreUnavailable({
+          ...storeFailureFields({ ...indexRole(file), file: copy, label: "A temporary copy of the read-only index" }, e),
+          remediation: `The WAL index ${file} lies in a read-only folder, so it is read from a copy in ${os.tmpdir()}: free space there (or set TMPDIR), or run \`session-ingest import --index ${file}\` once where it can be written (a finished import leaves it readable in place).`
+        })
+    })
+    return copy
+  })
+
+/**
+ * Layer: the index in `file`, read-only, for the query commands (`sessions`,
+ * `show`, `export`): nothing is created, migrated or written, so it works on
+ * a read-only mount or a file and folder without write permission. A file
+ * that does not exist or is empty, or is not a session-ingest index, fails
+ * with `StoreUnavailable`, as does a read SQLite refuses (damaged file, I/O
+ * error). A WAL-mode index (one an unfinished or older import left) in a
+ * folder where SQLite cannot create its `-shm` is read from a private copy.
+ * Writes through this layer fail with `StoreUnavailable`.
+ */
+export const layerReadonly = (file: string): Layer.Layer<Index, StoreUnavailable> =>
+  Layer.scoped(
+    Index,
+    Effect.gen(function*() {
+      const abs = path.resolve(file)
+      const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
+      if (ownership === "new") {
+        return yield* new StoreUnavailable({
+          message: `There is no index at ${abs}.`,
+          remediation: "Run `session-ingest import` first (or pass --index FILE)."
+        })
+      }
+      const direct = Effect.flatMap(connect(abs, abs, true), (client) =>
+        make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client)))
+      const opened = yield* Effect.either(direct)
+      if (opened._tag === "Right") return opened.right
+      if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
+      const details = opened.left.details as { reason?: string } | undefined
+      if (details?.reason !== "read-only") return yield* opened.left
+      const client = yield* connect(abs, yield* privateCopy(abs), true)
+      return yield* make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 

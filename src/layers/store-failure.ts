@@ -1,0 +1,165 @@
+/**
+ * What went wrong with a file session-ingest keeps (the index, the scan
+ * state) or writes (an export), told from the error SQLite or the file system
+ * raised: a full disk, a read-only file or folder, a lock held by another
+ * process, a damaged file, an I/O error. The index and the scan state turn it
+ * into a `StoreUnavailable` with one line naming the problem and one with the
+ * remedy, so no SQL or file-system error reaches the user as a stack trace.
+ *
+ * Error codes read: better-sqlite3's `SqliteError.code` (`SQLITE_FULL`,
+ * `SQLITE_READONLY_*`, `SQLITE_CANTOPEN`, `SQLITE_BUSY`, `SQLITE_LOCKED`,
+ * `SQLITE_CORRUPT`, `SQLITE_NOTADB`, `SQLITE_IOERR_*`, …), Node's errno codes
+ * (`ENOSPC`, `EDQUOT`, `EROFS`, `EACCES`, `EPERM`, `EIO`, …), found on the
+ * error or along its `cause` chain (an `@effect/sql` `SqlError` carries the
+ * `SqliteError` as its cause).
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+
+/** The kind of a storage failure. */
+export type FailureKind = "disk-full" | "read-only" | "locked" | "damaged" | "io" | "other"
+
+/** A storage failure: its kind, the low-level code (`SQLITE_FULL`, `ENOSPC`, …) and message. */
+export interface StorageFailure {
+  readonly kind: FailureKind
+  readonly code: string | undefined
+  readonly detail: string
+}
+
+const codeOf = (u: unknown): string | undefined =>
+  typeof u === "object" && u !== null && "code" in u && typeof (u as { code: unknown }).code === "string"
+    ? (u as { code: string }).code
+    : undefined
+
+const messageOf = (u: unknown): string =>
+  u instanceof Error
+    ? u.message
+    : typeof u === "object" && u !== null && "message" in u
+    ? String((u as { message: unknown }).message)
+    : String(u)
+
+/** The errors along `u`'s `cause` chain, outermost first (at most 8). */
+const chain = (u: unknown): Array<unknown> => {
+  const out: Array<unknown> = []
+  for (let e = u, i = 0; e !== undefined && e !== null && i < 8; i++) {
+    out.push(e)
+    e = typeof e === "object" && "cause" in e ? (e as { cause: unknown }).cause : undefined
+  }
+  return out
+}
+
+const SQLITE = /^SQLITE_/
+const ERRNO = /^E[A-Z0-9]+$/
+
+/**
+ * True when `u` is (or wraps) an error of SQLite or of the file system: an
+ * `@effect/sql` `SqlError`, a better-sqlite3 `SqliteError`, or a Node errno
+ * error. Used to turn such errors into typed errors where they would
+ * otherwise escape as defects.
+ */
+export const isStorageError = (u: unknown): boolean =>
+  chain(u).some((e) => {
+    const code = codeOf(e)
+    return (code !== undefined && (SQLITE.test(code) || ERRNO.test(code))) ||
+      (typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError")
+  })
+
+/** Whether the folder of `file` (or the file itself) refuses writes: read-only mount or no permission. */
+const notWritable = (file: string | undefined): boolean => {
+  if (file === undefined) return false
+  for (const p of [file, nodePath.dirname(file)]) {
+    try {
+      fs.accessSync(p, fs.constants.W_OK)
+    } catch (e) {
+      const c = codeOf(e)
+      if (c === "EROFS" || c === "EACCES" || c === "EPERM") return true
+    }
+  }
+  return false
+}
+
+/**
+ * Classify `cause` (any error, possibly wrapped). `file`: the file concerned,
+ * consulted when SQLite says only that it cannot open it (`SQLITE_CANTOPEN`
+ * in a read-only folder is a read-only failure).
+ */
+export const classify = (cause: unknown, file?: string): StorageFailure => {
+  const errors = chain(cause)
+  const coded = errors.find((e) => {
+    const c = codeOf(e)
+    return c !== undefined && (SQLITE.test(c) || ERRNO.test(c))
+  })
+  const code = codeOf(coded)
+  const detail = messageOf(coded ?? errors[errors.length - 1] ?? cause)
+  const kind: FailureKind = code === undefined
+    ? "other"
+    : /^SQLITE_FULL|^ENOSPC$|^EDQUOT$|^EFBIG$/.test(code)
+    ? "disk-full"
+    : /^SQLITE_READONLY|^SQLITE_PERM|^SQLITE_AUTH|^EROFS$|^EACCES$|^EPERM$/.test(code)
+    ? "read-only"
+    : /^SQLITE_CANTOPEN/.test(code) || code === "SQLITE_IOERR_SHMOPEN"
+    ? (notWritable(file) ? "read-only" : "other")
+    : /^SQLITE_BUSY|^SQLITE_LOCKED|^EAGAIN$|^EWOULDBLOCK$/.test(code)
+    ? "locked"
+    : /^SQLITE_CORRUPT|^SQLITE_NOTADB/.test(code)
+    ? "damaged"
+    : /^SQLITE_IOERR|^EIO$/.test(code)
+    ? "io"
+    : "other"
+  return { kind, code, detail }
+}
+
+/** `code: detail`, or the detail alone. */
+export const describe = (f: StorageFailure): string =>
+  f.code !== undefined && !f.detail.includes(f.code) ? `${f.code}: ${f.detail}` : f.detail
+
+/** What session-ingest was doing with the file, for the problem and remedy lines. */
+export interface StoreRole {
+  /** The file. */
+  readonly file: string
+  /** How to name it: `the index`, `session-ingest's scan state`. */
+  readonly label: string
+  /** The option that picks another file: `--index FILE`, `--state FILE`. */
+  readonly option: string
+  /** What to say for a read-only file, when it must be written. */
+  readonly readOnlyRemedy: string
+}
+
+/**
+ * The message and remediation of a `StoreUnavailable` for a failure of the
+ * store `role` (one line each), with `details` `{file, reason, code}`.
+ */
+export const storeFailureFields = (role: StoreRole, cause: unknown) => {
+  const f = classify(cause, role.file)
+  const at = `${role.label} ${role.file}`
+  const why = describe(f)
+  const [message, remediation] = f.kind === "disk-full"
+    ? [
+      `${at} cannot be written: the disk is full (${why}).`,
+      `Free space on the disk that holds ${nodePath.dirname(role.file)}, or pass ${role.option} on another disk; then run the same command again (what was committed is kept, the rest is completed).`
+    ]
+    : f.kind === "read-only"
+    ? [`${at} cannot be written: it or its folder is read-only (${why}).`, role.readOnlyRemedy]
+    : f.kind === "locked"
+    ? [
+      `${at} is locked by another process (${why}).`,
+      "Wait for the other session-ingest run (an import?) to finish, then run the same command again."
+    ]
+    : f.kind === "damaged"
+    ? [
+      `${at} is damaged or not a SQLite database (${why}).`,
+      `Move it aside and pass ${role.option} with a new file (session-ingest rebuilds it from the sources).`
+    ]
+    : f.kind === "io"
+    ? [
+      `${at} cannot be read or written: I/O error (${why}).`,
+      `Check the disk that holds ${nodePath.dirname(role.file)} (and the kernel log), or pass ${role.option} on another disk; then run the same command again.`
+    ]
+    : [
+      `${at} cannot be opened or used (${why}).`,
+      `Check that ${role.option} points to a file session-ingest created (or a new one) in a folder you can write to.`
+    ]
+  return { message, remediation, details: { file: role.file, reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) } }
+}
