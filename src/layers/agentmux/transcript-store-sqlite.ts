@@ -48,7 +48,7 @@ import {
   TranscriptStore
 } from "../../services/TranscriptStore.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
-import { SQLITE_MAGIC } from "../owned-sqlite.js"
+import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
 import { cacheDirOf, readCopy, same, statOrNull } from "./store-cache.js"
 
@@ -300,12 +300,25 @@ export const openStore = (
 export const cacheRootOf = (stateFile: string | undefined): string =>
   nodePath.join(nodePath.dirname(nodePath.resolve(stateFile ?? defaultStateFile())), "agentmux-cache")
 
-/** Layer: the live {@link TranscriptStore}, through authorized source access, caching beside the scan state. */
+/**
+ * Layer: the live {@link TranscriptStore}, through authorized source access,
+ * caching beside the scan state. The scan state file is checked first (plain
+ * reads, see `../owned-sqlite.ts`): when `--state` names a file that is not
+ * session-ingest's (another program's database), `open` fails with
+ * `StoreUnavailable` before anything is created beside it.
+ */
 export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPolicy> = Layer.effect(
   TranscriptStore,
   Effect.gen(function*() {
     const access = yield* SourceAccess
-    const cacheRoot = cacheRootOf((yield* AccessPolicy).stateFile)
-    return { open: (path: string) => openStore(access, path, cacheRoot) }
+    const stateFile = nodePath.resolve((yield* AccessPolicy).stateFile ?? defaultStateFile())
+    const cacheRoot = cacheRootOf(stateFile)
+    return {
+      open: (path: string) =>
+        Effect.zipRight(
+          checkOwnedSqlite(stateFile, STATE_APPLICATION_ID, "scan state", "--state FILE"),
+          openStore(access, path, cacheRoot)
+        )
+    }
   })
 )
