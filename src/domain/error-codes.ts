@@ -22,7 +22,8 @@ export const exitCodeOf: Record<ErrorCode, number> = {
   UNKNOWN_SCHEMA_MAJOR: 5,
   RESOURCE_LIMIT_EXCEEDED: 5,
   INVALID_CURSOR: 5,
-  STORE_UNAVAILABLE: 6
+  STORE_UNAVAILABLE: 6,
+  OUTPUT_WRITE_FAILED: 7
 }
 
 /** True for any member of the error family (used at the CLI boundary). */

@@ -82,6 +82,16 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
   readonly code = "STORE_UNAVAILABLE" as const
 }
 
+/**
+ * `OUTPUT_WRITE_FAILED` (exit 7): a file session-ingest was asked to write
+ * (`export --out FILE`) could not be written: a full disk, a read-only or
+ * missing folder, an I/O error. `details`: `{path, code, reason}` (`code` the
+ * errno, e.g. `ENOSPC`). Nothing is left at the path.
+ */
+export class OutputWriteFailed extends Schema.TaggedError<OutputWriteFailed>()("OutputWriteFailed", fields) {
+  readonly code = "OUTPUT_WRITE_FAILED" as const
+}
+
 /** Errors of authorized source access (all exit 4). */
 export type SourceAccessError =
   | SourceNotFound
@@ -101,6 +111,7 @@ export type IngestError =
   | SourceContentError
   | InvalidCursor
   | StoreUnavailable
+  | OutputWriteFailed
 
 /** The literal codes of the family. */
 export type ErrorCode = IngestError["code"]

@@ -5,19 +5,17 @@
  *
  * @module
  */
-import * as fs from "node:fs"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { errors, runtime } from "../lazy.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import type { InvalidArgument } from "../../domain/errors.js"
-import { ndjson, printResult, reporting, type StdoutClosed, writeStdout } from "../output.js"
+import type { IngestError } from "../../domain/errors.js"
+import { ndjson, printResult, reporting, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
@@ -31,7 +29,7 @@ export const exportCommand = Command.make(
     out: Options.text("out").pipe(O.plainValue,
       Options.withPseudoName("FILE"),
       Options.optional,
-      Options.withDescription("Write to FILE instead of stdout (never over an existing file).")
+      Options.withDescription("Write to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.")
     ),
     json: O.json,
     index: O.index,
@@ -43,64 +41,33 @@ export const exportCommand = Command.make(
       o.json,
       Effect.gen(function*() {
         const rt = yield* runtime
+        const out = Option.getOrUndefined(o.out)
+        // An existing --out is refused before the index is even read.
+        if (out !== undefined) yield* rt.checkNewFile(out)
         const file = yield* rt.existingIndex(o.index, o.config)
-        const cannotWrite = (out: string, e: unknown) =>
-          Effect.flatMap(errors, ({ InvalidArgument }) =>
-            Effect.fail(
-              new InvalidArgument({
-                message: `Cannot write ${out} (${e instanceof Error ? e.message : String(e)}).`,
-                remediation: "Pass --out with a new file in a writable folder (existing files are never overwritten)."
-              })
-            ))
-        if (o.format === "ndjson" && !o.json) {
-          // NDJSON a page at a time, to stdout or to a new file: bounded memory for any session.
-          const out = Option.getOrUndefined(o.out)
-          const fd = out === undefined
-            ? undefined
-            : yield* Effect.try({ try: () => fs.openSync(out, "wx"), catch: (e) => e }).pipe(
-              Effect.catchAll((e) => cannotWrite(out, e))
-            )
-          const writeAll = (to: number, bytes: Uint8Array) => {
-            for (let at = 0; at < bytes.length;) at += fs.writeSync(to, bytes, at)
-          }
-          const write = (bytes: Uint8Array): Effect.Effect<void, StdoutClosed | InvalidArgument> =>
-            fd === undefined
-              ? writeStdout(bytes)
-              : Effect.try({ try: () => writeAll(fd, bytes), catch: (e) => e }).pipe(Effect.catchAll((e) => cannotWrite(out!, e)))
-          return yield* Effect.gen(function*() {
+        const indexLayer = rt.IndexSqlite.layerReadonly(file)
+        // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
+        const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
+          ? Stream.unwrap(Effect.gen(function*() {
             const { session } = yield* rt.findSession(o.id)
             const index = yield* rt.Index
-            yield* index.eventsStream(session.sessionUid).pipe(
-              Stream.mapChunks((c) => Chunk.of(ndjson(c))),
-              Stream.runForEach(write)
-            )
-          }).pipe(
-            Effect.provide(rt.IndexSqlite.layer(file)),
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (fd === undefined) return
-                fs.closeSync(fd)
-                // A file cut short by a failure or Ctrl-C is not left behind as if it were the export.
-                if (exit._tag === "Failure") fs.rmSync(out!, { force: true })
-                else process.stderr.write(`wrote ${out}\n`)
-              })
-            )
+            return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
+          })).pipe(Stream.provideLayer(indexLayer))
+          : Stream.fromEffect(
+            Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(JSON.stringify(rt.toAtif(input), null, 2) + "\n", "utf8"))
+              .pipe(Effect.provide(indexLayer))
           )
+        if (out !== undefined) {
+          yield* rt.writeNewFile(out, bytes)
+          if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
+          else process.stderr.write(`wrote ${out}\n`)
+          return
         }
+        if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
         const data = yield* (o.format === "atif"
           ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
-          : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
-        const text = o.format === "atif"
-          ? JSON.stringify(data, null, 2) + "\n"
-          : (data as ReadonlyArray<unknown>).map((e) => JSON.stringify(e) + "\n").join("")
-        if (Option.isNone(o.out)) {
-          return yield* (o.json ? printResult("export", true, { format: o.format, data }, () => "") : writeStdout(text))
-        }
-        const out = o.out.value
-        const written = yield* Effect.either(Effect.try({ try: () => fs.writeFileSync(out, text, { flag: "wx" }), catch: (e) => e }))
-        if (Either.isLeft(written)) return yield* cannotWrite(out, written.left)
-        if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
-        else process.stderr.write(`wrote ${out}\n`)
+          : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(indexLayer))
+        yield* printResult("export", true, { format: o.format, data }, () => "")
       })
     )
 ).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))
