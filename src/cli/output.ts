@@ -28,9 +28,13 @@ export class StdoutClosed {
 }
 
 let stdoutClosed = false
-process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code === "EPIPE") stdoutClosed = true
-})
+/** A write to stdout that failed for another reason than its reader going away (a full disk, an I/O error). */
+let stdoutFailure: NodeJS.ErrnoException | undefined
+const stdoutError = (e: NodeJS.ErrnoException) => {
+  stdoutClosed = true
+  if (e.code !== "EPIPE" && e.code !== "ERR_STREAM_DESTROYED") stdoutFailure ??= e
+}
+process.stdout.on("error", stdoutError)
 
 /**
  * NDJSON bytes of some values: `JSON.stringify` of each, one a line, UTF-8,
@@ -62,7 +66,7 @@ export const writeStdout = (text: string | Uint8Array): Effect.Effect<void, Stdo
   Effect.async<void, StdoutClosed>((resume) => {
     if (stdoutClosed) return resume(Effect.fail(new StdoutClosed()))
     const ok = process.stdout.write(text, (err) => {
-      if (err) stdoutClosed = true
+      if (err) stdoutError(err)
     })
     if (ok) return resume(Effect.void)
     const onDrain = () => {
@@ -76,6 +80,36 @@ export const writeStdout = (text: string | Uint8Array): Effect.Effect<void, Stdo
     process.stdout.once("drain", onDrain)
     process.stdout.once("error", onError)
   })
+
+/** Wait until what was written to stdout is handed over (or failed). */
+const flushStdout: Effect.Effect<void> = Effect.async<void>((resume) => {
+  if (stdoutClosed || process.stdout.writableLength === 0) return resume(Effect.void)
+  process.stdout.write("", (err) => {
+    if (err) stdoutError(err)
+    resume(Effect.void)
+  })
+})
+
+/**
+ * When stdout could not be written (`> /dev/full`, a redirect to a full
+ * disk): `OUTPUT_WRITE_FAILED` on stderr (stdout is what failed), exit 7.
+ */
+const reportStdoutFailure: Effect.Effect<void> = Effect.suspend(() => {
+  const e = stdoutFailure
+  if (e === undefined) return Effect.void
+  return Effect.map(errors, ({ OutputWriteFailed }) => {
+    const f = classify(e)
+    const err = new OutputWriteFailed({
+      message: `Cannot write to standard output: ${f.kind === "disk-full" ? "the disk is full" : "the write failed"} (${describe(f)}); the output is incomplete.`,
+      remediation: f.kind === "disk-full"
+        ? "Free space on the disk stdout is redirected to (or redirect it elsewhere), then run the same command again."
+        : "Redirect stdout to a file or pipe that can be written, then run the same command again.",
+      details: { path: "-", reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) }
+    })
+    setExitCode(exitCodeOf[err.code])
+    process.stderr.write(renderError(err))
+  })
+})
 
 /** The `--json` envelope. */
 export const envelope = (command: string, data: unknown, error: IngestError | null) => ({
@@ -122,6 +156,7 @@ export const reporting = <R>(
   effect: Effect.Effect<void, IngestError | StdoutClosed, R>
 ): Effect.Effect<void, never, R> =>
   effect.pipe(
+    Effect.zipRight(flushStdout),
     // The last guard of "never a stack trace": a SQLite or file-system error that escaped as a defect.
     Effect.catchSomeDefect((d) =>
       isStorageError(d)
@@ -129,7 +164,7 @@ export const reporting = <R>(
         : Option.none()
     ),
     Effect.catchAll((e) => {
-      if (e instanceof StdoutClosed) return Effect.void
+      if (e instanceof StdoutClosed) return reportStdoutFailure
       if (!isIngestError(e)) return Effect.die(e)
       setExitCode(exitCodeOf[e.code])
       return json
@@ -137,5 +172,6 @@ export const reporting = <R>(
         : Effect.sync(() => {
           process.stderr.write(renderError(e))
         })
-    })
+    }),
+    Effect.zipRight(Effect.suspend(() => stdoutFailure !== undefined && getExitCode() !== exitCodeOf.OUTPUT_WRITE_FAILED ? reportStdoutFailure : Effect.void))
   )

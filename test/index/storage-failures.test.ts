@@ -6,6 +6,7 @@
  * typed error (one line naming the problem, one with the remedy, the
  * envelope under `--json`), never a stack trace; the index stays consistent.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -17,7 +18,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { storeFiles, UID } from "../agentmux/fixture.js"
 import { createStore } from "../agentmux/store-helper.js"
 import { dumpIndex, importOnce } from "../support/index.js"
-import { fixturesDir, snapshotTree, tempDir } from "../support/paths.js"
+import { fixturesDir, repoRoot, snapshotTree, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { remount, tmpfs } from "../support/tmpfs.js"
 
@@ -58,6 +59,8 @@ const bigAgents = (lines: number, width = 600) => {
   fs.writeFileSync(path.join(dir, "big.jsonl"), out.join("\n") + "\n")
   return root
 }
+
+const agentsFixture = path.join(fixturesDir, "muse-agents", "agents")
 
 const importArgs = (index: string, agentsRoot: string) => ["import", "--index", index, "--agents-root", agentsRoot, "--workspace", path.dirname(agentsRoot)]
 
@@ -172,6 +175,34 @@ describe("a full disk", () => {
     expect(envelopeError(missing, "export")).toMatchObject({ code: "OUTPUT_WRITE_FAILED", details: { code: "ENOENT" } })
   })
 
+  it("stdout that cannot be written (redirected to a full device): OUTPUT_WRITE_FAILED (exit 7) on stderr, not a silent exit 0", () => {
+    const dir = tempDir()
+    const index = path.join(dir, "i.db")
+    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    const full = fs.openSync("/dev/full", "w")
+    try {
+      for (
+        const args of [
+          ["export", "sess-cron", "--index", index],
+          ["export", "sess-cron", "--format", "ndjson", "--index", index],
+          ["sessions", "--json", "--index", index],
+          ["show", "sess-cron", "--index", index],
+          ["stream", "muse-code", path.join(fixturesDir, "muse-code", "export", "orderly.json")]
+        ]
+      ) {
+        const r = spawnSync(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
+          cwd: repoRoot,
+          stdio: ["ignore", full, "pipe"],
+          encoding: "utf8"
+        })
+        expect({ args, code: r.status }).toEqual({ args, code: 7 })
+        expect(r.stderr).toMatch(/^session-ingest: OUTPUT_WRITE_FAILED: Cannot write to standard output: the disk is full \(ENOSPC[^\n]*\n  remedy: [^\n]+\n$/)
+      }
+    } finally {
+      fs.closeSync(full)
+    }
+  })
+
   it("the AgentMux scan state on a full disk: discover is STORE_UNAVAILABLE naming the full disk, no stack trace", () => {
     const dir = tempDir()
     const store = path.join(dir, "transcripts", "filestore.db")
@@ -215,8 +246,6 @@ const expectSameReads = (got: ReturnType<typeof reads>, want: ReturnType<typeof 
     expect(got[k].stdout).toBe(want[k].stdout)
   }
 }
-
-const agentsFixture = path.join(fixturesDir, "muse-agents", "agents")
 
 /** Leave `file` in WAL mode, as an older session-ingest (or an interrupted import) did. */
 const leaveInWal = (file: string) => {
