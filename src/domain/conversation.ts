@@ -19,6 +19,7 @@
  * @module
  */
 import type { Compaction, ParseWarning, SessionEvent, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
+import { earliestOf, latestOf } from "./timestamps.js"
 
 /** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
@@ -74,7 +75,9 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  * - events of other kinds are skipped (they neither add blocks nor end turns);
  * - `startedAt`: the earliest of `session.startedAt` (a session header's
  *   time, which no event carries) and the events' `occurredAt`; `endedAt`:
- *   the last non-null `occurredAt`; `model`: `session.model` when given, else
+ *   the latest of them, compactions (`summary` events) included, so the end
+ *   is never before the start (earliest and latest by instant, see
+ *   `compareTimestamps`, not first and last in event order); `model`: `session.model` when given, else
  *   the first non-null event `model`; `title`: `session.title` or null.
  */
 export const transcriptFromEvents = (
@@ -93,7 +96,7 @@ export const transcriptFromEvents = (
   let orphans = 0
   let firstOrphan: number | null = null
   let startedAt: string | null = session.startedAt ?? null
-  let endedAt: string | null = null
+  let endedAt: string | null = startedAt
   let eventModel: string | null = null
 
   const push = (role: MutableTurn["role"], at: string | null, block: TranscriptBlock) => {
@@ -106,8 +109,8 @@ export const transcriptFromEvents = (
 
   for (const e of events) {
     if (e.occurredAt !== null) {
-      if (startedAt === null || e.occurredAt < startedAt) startedAt = e.occurredAt
-      endedAt = e.occurredAt
+      startedAt = earliestOf(startedAt, e.occurredAt)
+      endedAt = latestOf(endedAt, e.occurredAt)
     }
     if (eventModel === null && e.model !== null) eventModel = e.model
     switch (e.kind) {

@@ -20,7 +20,7 @@ import { createHash } from "node:crypto"
 import { cursorEncoder } from "../cursor.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
-import { timestampOrNull } from "../timestamps.js"
+import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { isStreamEvent } from "./record.js"
 
 /** One line of a session, in record order. */
@@ -102,10 +102,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   lines.forEach((line, index) => {
     const lineNo = index + 1
     const at = line.receivedMs === null ? null : timestampOrNull(line.receivedMs)
-    if (at !== null) {
-      if (firstAt === null) firstAt = at
-      lastAt = at
-    }
+    // Receive times may be slightly out of order (seed 002): the session spans the earliest to the latest.
+    firstAt = earliestOf(firstAt, at)
+    lastAt = latestOf(lastAt, at)
     if (line.bytes === null) {
       warn(line.problem === "oversized" ? "oversized-line" : "missing-part", lineNo)
       return

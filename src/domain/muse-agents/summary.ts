@@ -8,7 +8,7 @@
  */
 import { isRecord, parseJson } from "../json.js"
 import type { ParseWarning } from "../model.js"
-import { timestampOrNull } from "../timestamps.js"
+import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 
@@ -73,8 +73,12 @@ export interface HeaderInfo {
  * - line warnings (`lineWarnings`); orphan tool outputs are counted apart
  *   (`orphanOutputCount`): they are well-formed lines;
  * - `eventCount`: the records `stream` emits (items and compactions), and
- *   the first and last of their times (`firstEventAt`, `lastEventAt`);
- * - the first and last record times, header included (`firstRecordAt`, `lastRecordAt`; RFC 3339).
+ *   the earliest and latest of their times (`firstEventAt`, `lastEventAt`);
+ * - the earliest and latest record times, header and compactions included
+ *   (`firstRecordAt`, `lastRecordAt`; RFC 3339): the session's start and end.
+ *   Earliest and latest by instant, not first and last in file order, so the
+ *   end is never before the start (a compaction's epoch-seconds time may be
+ *   older than the header's, as in vibe-replay's fixtures).
  */
 export class SessionScan {
   /** The first valid `session_header`, or null (then the file is not a session). */
@@ -95,13 +99,13 @@ export class SessionScan {
   orphanOutputCount = 0
   /** True when the last line seen had no `\n`. */
   lastLineUnterminated = false
-  /** Time of the first record that has one, header included (RFC 3339). */
+  /** Earliest time of any record, header and compactions included (RFC 3339). */
   firstRecordAt: string | null = null
-  /** Time of the last record that has one, in file order (RFC 3339). */
+  /** Latest time of any record, header and compactions included (RFC 3339). */
   lastRecordAt: string | null = null
-  /** Time of the first event-yielding record that has one (RFC 3339). */
+  /** Earliest time of an event-yielding record (items and compactions; RFC 3339). */
   firstEventAt: string | null = null
-  /** Time of the last event-yielding record that has one (RFC 3339). */
+  /** Latest time of an event-yielding record (items and compactions; RFC 3339). */
   lastEventAt: string | null = null
   /** Up to {@link FIRST_PROMPTS} eligible prompts, trimmed and clipped to {@link PROMPT_MAX_CHARS}. */
   readonly firstPrompts: Array<string> = []
@@ -173,14 +177,14 @@ export class SessionScan {
     this.eventCount++
     this.time(t)
     if (t === null) return
-    if (this.firstEventAt === null) this.firstEventAt = t
-    this.lastEventAt = t
+    this.firstEventAt = earliestOf(this.firstEventAt, t)
+    this.lastEventAt = latestOf(this.lastEventAt, t)
   }
 
   private time(t: string | null): void {
     if (t === null) return
-    if (this.firstRecordAt === null) this.firstRecordAt = t
-    this.lastRecordAt = t
+    this.firstRecordAt = earliestOf(this.firstRecordAt, t)
+    this.lastRecordAt = latestOf(this.lastRecordAt, t)
   }
 
   /** Call once after the last line: settles orphan outputs (outputs no call ever claimed). */

@@ -142,7 +142,8 @@ export class TranscriptBuilder {
       sessionId,
       title: this.scan.title,
       model: index?.model ?? null,
-      startedAt: this.scan.header?.createdAt ?? this.scan.firstRecordAt,
+      // The earliest and latest times of any record, header and compactions included (never end before start).
+      startedAt: this.scan.firstRecordAt,
       endedAt: this.scan.lastRecordAt,
       turns,
       compactions: [...this.compactions],

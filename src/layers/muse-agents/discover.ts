@@ -101,7 +101,7 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         editCount: scan.editCount,
         compactionCount: scan.compactionCount,
         model: entry?.model ?? null,
-        startedAt: header.createdAt ?? scan.firstRecordAt,
+        startedAt: scan.firstRecordAt,
         updatedAt,
         updatedAtFrom,
         sizeBytes: file.stat.size,
