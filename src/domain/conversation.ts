@@ -57,11 +57,13 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  * order given.
  *
  * Rules:
- * - turns are maximal runs of blocks of one role; `message` gives a `text`
- *   block in a turn of its role (messages without a role or text are
- *   skipped), `thinking` a `thinking` block and `tool-call` a `tool_use`
- *   block, both in assistant turns; a turn's `timestamp` is its first block's
- *   `occurredAt`;
+ * - turns: an assistant (or system) turn is a maximal run of blocks of that
+ *   role; a user turn is one user message, i.e. the user blocks of one native
+ *   record (same `sourceId` and `rawReference.sequence`), so two user messages
+ *   in a row are two turns. `message` gives a `text` block in a turn of its
+ *   role (messages without a role or text are skipped), `thinking` a
+ *   `thinking` block and `tool-call` a `tool_use` block, both in assistant
+ *   turns; a turn's `timestamp` is its first block's `occurredAt`;
  * - a `tool-result` is paired onto the latest earlier `tool_use` of the same
  *   id (`result` its text, `isError: true` when native `isError` is true; a
  *   second result for the same call is appended on a new line); it never
@@ -93,17 +95,21 @@ export const transcriptFromEvents = (
   const compactions: Array<Compaction> = []
   const calls = new Map<string, ToolUse>()
   let current: MutableTurn | null = null
+  /** The native record the current turn's last block came from (`sourceId` + `rawReference.sequence`). */
+  let currentRecord: string | null = null
   let orphans = 0
   let firstOrphan: number | null = null
   let startedAt: string | null = session.startedAt ?? null
   let endedAt: string | null = startedAt
   let eventModel: string | null = null
 
-  const push = (role: MutableTurn["role"], at: string | null, block: TranscriptBlock) => {
-    if (current === null || current.role !== role) {
-      current = { role, timestamp: at, blocks: [] }
+  const push = (role: MutableTurn["role"], e: SessionEvent, block: TranscriptBlock) => {
+    const record = e.rawReference.sequence !== undefined ? `${e.sourceId}#${e.rawReference.sequence}` : null
+    if (current === null || current.role !== role || (role === "user" && (record === null || record !== currentRecord))) {
+      current = { role, timestamp: e.occurredAt, blocks: [] }
       turns.push(current)
     }
+    currentRecord = record
     current.blocks.push(block)
   }
 
@@ -116,12 +122,12 @@ export const transcriptFromEvents = (
     switch (e.kind) {
       case "message": {
         if (e.role === null || e.text === null || e.text.length === 0) break
-        push(e.role, e.occurredAt, { type: "text", text: e.text })
+        push(e.role, e, { type: "text", text: e.text })
         break
       }
       case "thinking": {
         if (e.text === null || e.text.length === 0) break
-        push("assistant", e.occurredAt, { type: "thinking", text: e.text })
+        push("assistant", e, { type: "thinking", text: e.text })
         break
       }
       case "tool-call": {
@@ -133,7 +139,7 @@ export const transcriptFromEvents = (
           input: native.input ?? null
         }
         calls.set(use.id, use)
-        push("assistant", e.occurredAt, use)
+        push("assistant", e, use)
         break
       }
       case "tool-result": {

@@ -27,14 +27,13 @@ describe("transcript muse-agents", () => {
         startedAt: "2025-03-01T08:00:00.000Z",
         endedAt: "2025-03-01T08:02:08.000Z",
         turns: [
+          // Each user message is a turn of its own (issue 11, item 13).
+          { role: "user", timestamp: "2025-03-01T08:00:01.000Z", blocks: [{ type: "text", text: "Run the nightly dependency audit" }] },
+          { role: "user", timestamp: "2025-03-01T08:00:03.000Z", blocks: [{ type: "text", text: "Feed update:\n3 new issues" }] },
           {
             role: "user",
-            timestamp: "2025-03-01T08:00:01.000Z",
-            blocks: [
-              { type: "text", text: "Run the nightly dependency audit" },
-              { type: "text", text: "Feed update:\n3 new issues" },
-              { type: "text", text: "  Please fix the flaky login test\nin the auth suite  " }
-            ]
+            timestamp: "2025-03-01T08:01:00.000Z",
+            blocks: [{ type: "text", text: "  Please fix the flaky login test\nin the auth suite  " }]
           },
           {
             role: "assistant",
@@ -63,11 +62,9 @@ describe("transcript muse-agents", () => {
           {
             role: "user",
             timestamp: "2025-03-01T08:02:01.000Z",
-            blocks: [
-              { type: "text", text: "[Subagent Context] You are running as a subagent (depth 1/1).\n\n[Subagent Task]: check CI" },
-              { type: "text", text: "Now update the changelog" }
-            ]
+            blocks: [{ type: "text", text: "[Subagent Context] You are running as a subagent (depth 1/1).\n\n[Subagent Task]: check CI" }]
           },
+          { role: "user", timestamp: "2025-03-01T08:02:02.000Z", blocks: [{ type: "text", text: "Now update the changelog" }] },
           {
             role: "assistant",
             timestamp: "2025-03-01T08:02:03.000Z",
@@ -83,7 +80,7 @@ describe("transcript muse-agents", () => {
         parseWarnings: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
       })
       // A call without output has neither result nor isError.
-      const read = t.turns[3].blocks[2]
+      const read = t.turns[6].blocks[2]
       expect("result" in read || "isError" in read).toBe(false)
     }))
 

@@ -10,6 +10,8 @@
  *   are paired onto the `tool_use` of the same id (result text, `isError`);
  * - `system`/`init` gives the model; `system`/`compact_boundary` a compaction;
  *   other system lines, `result` lines and AgentMux outcome lines are not turns;
+ * - turns: an assistant turn is a run of assistant blocks; a user turn is one
+ *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
  * - unreadable lines are skipped and counted (`parseWarnings`), and so are
  *   lines nested deeper than the import limit (`too-deep`).
@@ -90,6 +92,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   const toolUses = new Map<string, MutableToolUse>()
   const events: Array<MappedEvent> = []
   let model: string | null = null
+  /** The line the last block came from: a user line is a user turn of its own (one message, one turn). */
+  let lastBlockLine = -1
   let firstAt: string | null = null
   let lastAt: string | null = null
 
@@ -162,7 +166,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     }
     const push = (role: MutableTurn["role"], block: MutableBlock) => {
       const last = turns[turns.length - 1]
-      if (last !== undefined && last.role === role) last.blocks.push(block)
+      const sameTurn = last !== undefined && last.role === role && (role !== "user" || lastBlockLine === index)
+      lastBlockLine = index
+      if (sameTurn) last.blocks.push(block)
       else turns.push({ role, timestamp: at, blocks: [block] })
     }
 

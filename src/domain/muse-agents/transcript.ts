@@ -10,7 +10,9 @@
  *   claims is dropped and counted as the parse warning `orphan-tool-output`;
  * - `compaction_checkpoint` → `compactions[]` (id, trigger, timestamp) only; its
  *   summary is never replayed;
- * - consecutive blocks of one role form one turn, stamped with its first record's time.
+ * - each user message is a user turn of its own (two in a row are two turns,
+ *   as vibe-replay's parser has it); consecutive assistant blocks form one
+ *   turn; a turn is stamped with its first record's time.
  *
  * @module
  */
@@ -103,7 +105,8 @@ export class TranscriptBuilder {
 
   private block(role: Role, timestamp: string | null, b: TranscriptBlock | MutableToolUse): void {
     const last = this.turns.length > 0 ? this.turns[this.turns.length - 1] : undefined
-    if (last !== undefined && last.role === role) {
+    // One user message is one user turn; an assistant turn gathers everything until the next user message.
+    if (last !== undefined && last.role === role && role !== "user") {
       last.blocks.push(b)
       if (last.timestamp === null) last.timestamp = timestamp
     } else {
