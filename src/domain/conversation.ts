@@ -18,11 +18,27 @@
  *
  * @module
  */
-import type { Compaction, ParseWarning, SessionEvent, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
+import type {
+  Compaction,
+  SessionEvent,
+  ToolUseDraft,
+  Transcript,
+  TranscriptBlock,
+  TranscriptDiagnostic,
+  TranscriptTurn
+} from "./model.js"
 import { earliestOf, latestOf } from "./timestamps.js"
 
 /** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
+
+/**
+ * The {@link TranscriptDiagnostic} kind of tool results that no call claims,
+ * for every conversation provider: such a result is dropped from the
+ * transcript and counted as a diagnostic, not a parse warning (its line is
+ * well-formed; seed 000: only malformed lines are parse warnings).
+ */
+export const ORPHAN_TOOL_OUTPUT = "orphan-tool-output"
 
 /** True when the event is of a conversation kind ({@link CONVERSATION_KINDS}). */
 export const isConversationEvent = (e: SessionEvent): boolean => CONVERSATION_KINDS.includes(e.kind)
@@ -68,10 +84,10 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  *   id (`result` its text, `isError: true` when native `isError` is true; a
  *   second result for the same call is appended on a new line); it never
  *   makes a block of its own. A result with no earlier call of its id is
- *   dropped and counted in `parseWarnings` as
- *   `{kind: "orphan-tool-output", count, firstLine}` (the name Muse agents
- *   transcripts give it; `firstLine` is the first one's `rawReference.sequence`,
- *   a Muse agents line number);
+ *   dropped and counted in `diagnostics` as
+ *   `{kind: "orphan-tool-output", count, firstLine}` ({@link ORPHAN_TOOL_OUTPUT};
+ *   `firstLine` is the first one's `rawReference.sequence`, a Muse agents
+ *   line number); `parseWarnings` is empty (events are already parsed);
  * - `summary` events become `compactions` (id, trigger, timestamp) and end the
  *   current turn; their text is never replayed;
  * - events of other kinds are skipped (they neither add blocks nor end turns);
@@ -163,8 +179,8 @@ export const transcriptFromEvents = (
     }
   }
 
-  const parseWarnings: Array<ParseWarning> = orphans > 0
-    ? [{ kind: "orphan-tool-output", count: orphans, firstLine: firstOrphan }]
+  const diagnostics: Array<TranscriptDiagnostic> = orphans > 0
+    ? [{ kind: ORPHAN_TOOL_OUTPUT, count: orphans, firstLine: firstOrphan }]
     : []
   return {
     sessionId: session.sessionId,
@@ -174,6 +190,7 @@ export const transcriptFromEvents = (
     endedAt,
     turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks })),
     compactions,
-    parseWarnings
+    parseWarnings: [],
+    diagnostics
   }
 }

@@ -98,7 +98,9 @@ describe("transcriptFromEvents", () => {
     ]
     const t = transcriptFromEvents({ sessionId: "s1" }, events)
     // Named as Muse agents transcripts name it; firstLine is the first orphan's place in its source.
-    expect(t.parseWarnings).toEqual([{ kind: "orphan-tool-output", count: 3, firstLine: events[0].rawReference.sequence }])
+    // A diagnostic, not a parse warning (issue 11, item 12).
+    expect(t.parseWarnings).toEqual([])
+    expect(t.diagnostics).toEqual([{ kind: "orphan-tool-output", count: 3, firstLine: events[0].rawReference.sequence }])
     expect(t.turns).toEqual([
       { role: "assistant", timestamp: null, blocks: [{ type: "tool_use", id: "early", name: "Read", input: { file_path: "a" } }] }
     ])
@@ -154,7 +156,8 @@ describe("transcriptFromEvents", () => {
       endedAt: null,
       turns: [],
       compactions: [],
-      parseWarnings: []
+      parseWarnings: [],
+      diagnostics: []
     })
   })
 })

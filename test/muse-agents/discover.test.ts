@@ -83,6 +83,7 @@ describe("discover muse-agents", () => {
         parseWarnings: [],
         // the call-ghost output on line 23
         orphanOutputCount: 1,
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }],
         sessionsIndex: "found"
       })
     }))

@@ -77,7 +77,9 @@ describe("transcript muse-agents", () => {
           }
         ],
         compactions: [{ id: "cmp-1", trigger: "auto", timestamp: "2025-03-01T08:02:00.000Z" }],
-        parseWarnings: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
+        // The orphan output is a well-formed line: a diagnostic, not a parse warning (issue 11, item 12).
+        parseWarnings: [],
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
       })
       // A call without output has neither result nor isError.
       const read = t.turns[6].blocks[2]
@@ -109,9 +111,10 @@ describe("transcript muse-agents", () => {
         { kind: "malformed-json", count: 1, firstLine: 5 },
         { kind: "invalid-record", count: 1, firstLine: 8 },
         { kind: "duplicate-header", count: 1, firstLine: 9 },
-        { kind: "truncated-line", count: 1, firstLine: 13 },
-        { kind: "sessions-index-not-object", count: 1, firstLine: null }
+        { kind: "truncated-line", count: 1, firstLine: 13 }
       ])
+      // A non-object sessions.json is tolerated (seed 000): a diagnostic, not a parse warning (issue 11, item 12).
+      expect(t.diagnostics).toEqual([{ kind: "sessions-index-not-object", count: 1, firstLine: null }])
       // The JSON output stays valid JSON (a lone surrogate is escaped, not emitted raw).
       expect(JSON.stringify(t)).toContain("broken \\ud83d emoji")
     }))
@@ -168,7 +171,8 @@ describe("transcript muse-agents", () => {
         { type: "tool_use", id: "b", name: "Bash", input: {}, result: "2", isError: true }
       ]
     }])
-    expect(transcript!.parseWarnings).toEqual([{ kind: "orphan-tool-output", count: 1, firstLine: 8 }])
+    expect(transcript!.parseWarnings).toEqual([])
+    expect(transcript!.diagnostics).toEqual([{ kind: "orphan-tool-output", count: 1, firstLine: 8 }])
   })
 })
 

@@ -14,11 +14,15 @@
  *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
  * - unreadable lines are skipped and counted (`parseWarnings`), and so are
- *   lines nested deeper than the import limit (`too-deep`).
+ *   lines nested deeper than the import limit (`too-deep`);
+ * - a `tool_result` no earlier `tool_use` claims is counted in `diagnostics`
+ *   as `orphan-tool-output` (the kind every conversation provider uses), not
+ *   as a parse warning: its line is readable.
  *
  * @module
  */
 import { createHash } from "node:crypto"
+import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
 import { cursorEncoder } from "../cursor.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
@@ -89,6 +93,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   const turns: Array<MutableTurn> = []
   const compactions: Array<{ id: string; trigger: string | null; timestamp: string | null }> = []
   const warnings = new Map<string, { count: number; firstLine: number }>()
+  let orphans = 0
+  let firstOrphan: number | null = null
   const toolUses = new Map<string, MutableToolUse>()
   const events: Array<MappedEvent> = []
   let model: string | null = null
@@ -234,7 +240,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           use.result = result
           if (isError) use.isError = true
         } else {
-          warn("unpaired-tool-result", lineNo)
+          if (orphans++ === 0) firstOrphan = lineNo
         }
         emit({
           kind: "tool-result",
@@ -256,7 +262,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     endedAt: lastAt,
     turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks as ReadonlyArray<TranscriptBlock> })),
     compactions,
-    parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine }))
+    parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine })),
+    diagnostics: orphans > 0 ? [{ kind: ORPHAN_TOOL_OUTPUT, count: orphans, firstLine: firstOrphan }] : []
   }
   const encode = cursorEncoder(ctx.sourceId)
   const withCursors = events.map(({ event, lineDigest }) => ({

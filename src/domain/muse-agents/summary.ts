@@ -7,7 +7,8 @@
  * @module
  */
 import { isRecord, parseJson } from "../json.js"
-import type { ParseWarning } from "../model.js"
+import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
+import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
@@ -71,7 +72,7 @@ export interface HeaderInfo {
  * - `toolCallCount`, `editCount` (canonical names Edit, MultiEdit, Write,
  *   NotebookEdit, Delete), `compactionCount`;
  * - line warnings (`lineWarnings`); orphan tool outputs are counted apart
- *   (`orphanOutputCount`): they are well-formed lines;
+ *   (`orphanOutputCount`, `diagnostics`): they are well-formed lines;
  * - `eventCount`: the records `stream` emits (items and compactions), and
  *   the earliest and latest of their times (`firstEventAt`, `lastEventAt`);
  * - the earliest and latest record times, header and compactions included
@@ -97,6 +98,8 @@ export class SessionScan {
   eventCount = 0
   /** Tool outputs no call claims (set by {@link SessionScan.finish}). */
   orphanOutputCount = 0
+  /** 1-based line of the first tool output no call claims, or null (set by {@link SessionScan.finish}). */
+  firstOrphanOutputLine: number | null = null
   /** True when the last line seen had no `\n`. */
   lastLineUnterminated = false
   /** Earliest time of any record, header and compactions included (RFC 3339). */
@@ -112,7 +115,8 @@ export class SessionScan {
   /** Line-level parse warnings. */
   readonly lineWarnings = new WarningTally()
   private readonly openCalls = new Map<string, number>()
-  private readonly pendingOutputs = new Map<string, number>()
+  /** Outputs that came before any call claimed them: their line numbers by call id, oldest first. */
+  private readonly pendingOutputs = new Map<string, Array<number>>()
 
   /** Feed one classified line (1-based `lineNumber`, `terminated` as read). */
   push(c: Classified, lineNumber: number, terminated: boolean): void {
@@ -155,15 +159,19 @@ export class SessionScan {
           case "ToolCall": {
             this.toolCallCount++
             if (isEditTool(e.name)) this.editCount++
-            const waiting = this.pendingOutputs.get(e.callId) ?? 0
-            if (waiting > 0) this.pendingOutputs.set(e.callId, waiting - 1)
+            const waiting = this.pendingOutputs.get(e.callId)
+            if (waiting !== undefined && waiting.length > 0) waiting.shift()
             else this.openCalls.set(e.callId, (this.openCalls.get(e.callId) ?? 0) + 1)
             return
           }
           case "ToolOutput": {
             const open = this.openCalls.get(e.callId) ?? 0
             if (open > 0) this.openCalls.set(e.callId, open - 1)
-            else this.pendingOutputs.set(e.callId, (this.pendingOutputs.get(e.callId) ?? 0) + 1)
+            else {
+              const waiting = this.pendingOutputs.get(e.callId)
+              if (waiting === undefined) this.pendingOutputs.set(e.callId, [lineNumber])
+              else waiting.push(lineNumber)
+            }
             return
           }
           default:
@@ -190,9 +198,25 @@ export class SessionScan {
   /** Call once after the last line: settles orphan outputs (outputs no call ever claimed). */
   finish(): this {
     let orphans = 0
-    for (const n of this.pendingOutputs.values()) orphans += n
+    let first: number | null = null
+    for (const lines of this.pendingOutputs.values()) {
+      orphans += lines.length
+      if (lines.length > 0 && (first === null || lines[0] < first)) first = lines[0]
+    }
     this.orphanOutputCount = orphans
+    this.firstOrphanOutputLine = first
     return this
+  }
+
+  /**
+   * The scan's {@link TranscriptDiagnostic}s (after {@link SessionScan.finish}):
+   * `orphan-tool-output` when some tool output matches no call. Not parse
+   * warnings: those lines are well-formed (seed 000).
+   */
+  get diagnostics(): Array<TranscriptDiagnostic> {
+    return this.orphanOutputCount > 0
+      ? [{ kind: ORPHAN_TOOL_OUTPUT, count: this.orphanOutputCount, firstLine: this.firstOrphanOutputLine }]
+      : []
   }
 
   /** The first eligible prompt (clipped), or null. */

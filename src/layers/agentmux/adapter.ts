@@ -223,6 +223,11 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
           code: "PARSE_WARNING",
           message: `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
           details: { ...w }
+        })),
+        ...mapped.transcript.diagnostics.map((d) => ({
+          code: "ORPHAN_TOOL_OUTPUTS",
+          message: `${d.count} tool result(s) match no call; transcripts drop them (first: line ${d.firstLine ?? "?"} of the session).`,
+          details: { ...d }
         }))
       ],
       provenance: { zones: scan.receipts, ignoredZones: scan.ignoredZones }

@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
-import { type AgentsDeps, agentsRootOf, indexWarning, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
+import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
 /** Receipts of a discovery run: content-free counts. */
 export interface AgentsDiscoveryReceipts {
@@ -75,12 +75,12 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
       ? "last-record"
       : "file-mtime"
     const diagnostics: Array<Diagnostic> = []
-    const warning = indexWarning(index)
-    if (warning !== null) {
+    const ignored = indexDiagnostic(index)
+    if (ignored !== null) {
       diagnostics.push({
         code: "SESSIONS_INDEX_IGNORED",
-        message: `${agentId}/sessions/sessions.json was ignored (${warning.kind}); model and updatedAt come from the transcript.`,
-        details: { agentId, kind: warning.kind }
+        message: `${agentId}/sessions/sessions.json was ignored (${ignored.kind}); model and updatedAt come from the transcript.`,
+        details: { agentId, kind: ignored.kind }
       })
     }
     const session: DiscoveredSource = {
@@ -109,6 +109,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         parseWarningCount: scan.lineWarnings.total,
         parseWarnings: scan.lineWarnings.toArray(),
         orphanOutputCount: scan.orphanOutputCount,
+        // What the transcript counts apart from parse warnings (orphan outputs, an ignored sessions.json).
+        diagnostics: [...scan.diagnostics, ...(ignored !== null ? [ignored] : [])],
         sessionsIndex: index._tag
       }
     }
