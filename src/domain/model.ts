@@ -221,6 +221,14 @@ export interface DiscoveryReport {
   readonly sources: ReadonlyArray<DiscoveredSource>
   readonly diagnostics: ReadonlyArray<Diagnostic>
   readonly receipts: Record<string, unknown>
+  /**
+   * Candidates the provider's spec leaves out (not sessions by its rules), by
+   * reason, e.g. Muse agents `{"no-session-header": 1,
+   * "no-prompts-or-tool-calls": 2}` (seed 000). Nothing was missed, so they
+   * do not make coverage partial; each also has a diagnostic naming it.
+   * Absent or `{}`: none.
+   */
+  readonly omitted?: Readonly<Record<string, number>> | undefined
 }
 
 /** Operations a provider may support. */
