@@ -7,7 +7,7 @@
 export * from "./domain/errors.js"
 export * from "./domain/model.js"
 export { decodeCursor, encodeCursor, type CursorState } from "./domain/cursor.js"
-export { normalizeTimestamp } from "./domain/timestamps.js"
+export { compareTimestamps, normalizeTimestamp } from "./domain/timestamps.js"
 export { renderTranscriptMarkdown, renderTranscriptText } from "./domain/render.js"
 export { AccessPolicy, type AccessPolicyShape } from "./services/AccessPolicy.js"
 export { ImportLimits, type ImportLimitsShape, defaultImportLimits } from "./services/ImportLimits.js"

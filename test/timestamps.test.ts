@@ -1,6 +1,6 @@
 /** Timestamp normalization: every provider's times leave as RFC 3339 UTC. */
 import { describe, expect, it } from "@effect/vitest"
-import { normalizeTimestamp } from "../src/domain/timestamps.js"
+import { compareTimestamps, earliestOf, latestOf, normalizeTimestamp } from "../src/domain/timestamps.js"
 
 const ok = (v: unknown) => {
   const r = normalizeTimestamp(v)
@@ -43,5 +43,18 @@ describe("normalizeTimestamp", () => {
     expect(ok(-1)).toBe("invalid:out-of-range")
     expect(ok(Number.NaN)).toBe("invalid:out-of-range")
     expect(ok(null)).toBe("invalid:not-a-timestamp")
+  })
+})
+
+describe("compareTimestamps (issue 11, item 11)", () => {
+  it("orders by instant, whatever the fraction's length or the zone", () => {
+    expect(compareTimestamps("2026-09-14T21:21:35.000Z", "2026-09-14T21:21:35.000123Z")).toBeLessThan(0)
+    expect(compareTimestamps("2026-09-14T21:21:35.0005Z", "2026-09-14T21:21:35.000500Z")).toBe(0)
+    expect(compareTimestamps("2026-09-14T21:21:35Z", "2026-09-14T21:21:35.000Z")).toBe(0)
+    expect(compareTimestamps("2026-09-14T23:21:35+02:00", "2026-09-14T21:21:35.000Z")).toBe(0)
+    expect(compareTimestamps("2026-09-15T00:00:00.000Z", "2026-09-14T23:59:59.999999Z")).toBeGreaterThan(0)
+    expect(earliestOf(null, "2026-01-01T00:00:00.000Z")).toBe("2026-01-01T00:00:00.000Z")
+    expect(latestOf("2026-01-01T00:00:00.000001Z", "2026-01-01T00:00:00.000Z")).toBe("2026-01-01T00:00:00.000001Z")
+    expect(latestOf(null, null)).toBeNull()
   })
 })

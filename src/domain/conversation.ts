@@ -18,10 +18,27 @@
  *
  * @module
  */
-import type { Compaction, ParseWarning, SessionEvent, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "./model.js"
+import type {
+  Compaction,
+  SessionEvent,
+  ToolUseDraft,
+  Transcript,
+  TranscriptBlock,
+  TranscriptDiagnostic,
+  TranscriptTurn
+} from "./model.js"
+import { earliestOf, latestOf } from "./timestamps.js"
 
 /** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
+
+/**
+ * The {@link TranscriptDiagnostic} kind of tool results that no call claims,
+ * for every conversation provider: such a result is dropped from the
+ * transcript and counted as a diagnostic, not a parse warning (its line is
+ * well-formed; seed 000: only malformed lines are parse warnings).
+ */
+export const ORPHAN_TOOL_OUTPUT = "orphan-tool-output"
 
 /** True when the event is of a conversation kind ({@link CONVERSATION_KINDS}). */
 export const isConversationEvent = (e: SessionEvent): boolean => CONVERSATION_KINDS.includes(e.kind)
@@ -56,25 +73,29 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  * order given.
  *
  * Rules:
- * - turns are maximal runs of blocks of one role; `message` gives a `text`
- *   block in a turn of its role (messages without a role or text are
- *   skipped), `thinking` a `thinking` block and `tool-call` a `tool_use`
- *   block, both in assistant turns; a turn's `timestamp` is its first block's
- *   `occurredAt`;
+ * - turns: an assistant (or system) turn is a maximal run of blocks of that
+ *   role; a user turn is one user message, i.e. the user blocks of one native
+ *   record (same `sourceId` and `rawReference.sequence`), so two user messages
+ *   in a row are two turns. `message` gives a `text` block in a turn of its
+ *   role (messages without a role or text are skipped), `thinking` a
+ *   `thinking` block and `tool-call` a `tool_use` block, both in assistant
+ *   turns; a turn's `timestamp` is its first block's `occurredAt`;
  * - a `tool-result` is paired onto the latest earlier `tool_use` of the same
  *   id (`result` its text, `isError: true` when native `isError` is true; a
  *   second result for the same call is appended on a new line); it never
  *   makes a block of its own. A result with no earlier call of its id is
- *   dropped and counted in `parseWarnings` as
- *   `{kind: "orphan-tool-output", count, firstLine}` (the name Muse agents
- *   transcripts give it; `firstLine` is the first one's `rawReference.sequence`,
- *   a Muse agents line number);
+ *   dropped and counted in `diagnostics` as
+ *   `{kind: "orphan-tool-output", count, firstLine}` ({@link ORPHAN_TOOL_OUTPUT};
+ *   `firstLine` is the first one's `rawReference.sequence`, a Muse agents
+ *   line number); `parseWarnings` is empty (events are already parsed);
  * - `summary` events become `compactions` (id, trigger, timestamp) and end the
  *   current turn; their text is never replayed;
  * - events of other kinds are skipped (they neither add blocks nor end turns);
  * - `startedAt`: the earliest of `session.startedAt` (a session header's
  *   time, which no event carries) and the events' `occurredAt`; `endedAt`:
- *   the last non-null `occurredAt`; `model`: `session.model` when given, else
+ *   the latest of them, compactions (`summary` events) included, so the end
+ *   is never before the start (earliest and latest by instant, see
+ *   `compareTimestamps`, not first and last in event order); `model`: `session.model` when given, else
  *   the first non-null event `model`; `title`: `session.title` or null.
  */
 export const transcriptFromEvents = (
@@ -90,35 +111,39 @@ export const transcriptFromEvents = (
   const compactions: Array<Compaction> = []
   const calls = new Map<string, ToolUse>()
   let current: MutableTurn | null = null
+  /** The native record the current turn's last block came from (`sourceId` + `rawReference.sequence`). */
+  let currentRecord: string | null = null
   let orphans = 0
   let firstOrphan: number | null = null
   let startedAt: string | null = session.startedAt ?? null
-  let endedAt: string | null = null
+  let endedAt: string | null = startedAt
   let eventModel: string | null = null
 
-  const push = (role: MutableTurn["role"], at: string | null, block: TranscriptBlock) => {
-    if (current === null || current.role !== role) {
-      current = { role, timestamp: at, blocks: [] }
+  const push = (role: MutableTurn["role"], e: SessionEvent, block: TranscriptBlock) => {
+    const record = e.rawReference.sequence !== undefined ? `${e.sourceId}#${e.rawReference.sequence}` : null
+    if (current === null || current.role !== role || (role === "user" && (record === null || record !== currentRecord))) {
+      current = { role, timestamp: e.occurredAt, blocks: [] }
       turns.push(current)
     }
+    currentRecord = record
     current.blocks.push(block)
   }
 
   for (const e of events) {
     if (e.occurredAt !== null) {
-      if (startedAt === null || e.occurredAt < startedAt) startedAt = e.occurredAt
-      endedAt = e.occurredAt
+      startedAt = earliestOf(startedAt, e.occurredAt)
+      endedAt = latestOf(endedAt, e.occurredAt)
     }
     if (eventModel === null && e.model !== null) eventModel = e.model
     switch (e.kind) {
       case "message": {
         if (e.role === null || e.text === null || e.text.length === 0) break
-        push(e.role, e.occurredAt, { type: "text", text: e.text })
+        push(e.role, e, { type: "text", text: e.text })
         break
       }
       case "thinking": {
         if (e.text === null || e.text.length === 0) break
-        push("assistant", e.occurredAt, { type: "thinking", text: e.text })
+        push("assistant", e, { type: "thinking", text: e.text })
         break
       }
       case "tool-call": {
@@ -130,7 +155,7 @@ export const transcriptFromEvents = (
           input: native.input ?? null
         }
         calls.set(use.id, use)
-        push("assistant", e.occurredAt, use)
+        push("assistant", e, use)
         break
       }
       case "tool-result": {
@@ -154,8 +179,8 @@ export const transcriptFromEvents = (
     }
   }
 
-  const parseWarnings: Array<ParseWarning> = orphans > 0
-    ? [{ kind: "orphan-tool-output", count: orphans, firstLine: firstOrphan }]
+  const diagnostics: Array<TranscriptDiagnostic> = orphans > 0
+    ? [{ kind: ORPHAN_TOOL_OUTPUT, count: orphans, firstLine: firstOrphan }]
     : []
   return {
     sessionId: session.sessionId,
@@ -165,6 +190,7 @@ export const transcriptFromEvents = (
     endedAt,
     turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks })),
     compactions,
-    parseWarnings
+    parseWarnings: [],
+    diagnostics
   }
 }

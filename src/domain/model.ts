@@ -129,7 +129,26 @@ export const ParseWarning = Schema.Struct({
 })
 export type ParseWarning = typeof ParseWarning.Type
 
-/** A conversation as a replay reads it (conversation providers only). */
+/**
+ * Something counted about a conversation that is not a bad line: well-formed
+ * records the transcript leaves out or sources it ignores, by kind, with the
+ * first (1-based) line concerned or null. Kinds: `orphan-tool-output` (a tool
+ * result no call claims; every conversation provider), `sessions-index-*`
+ * (Muse agents: `sessions.json` ignored; seed 000 tolerates it, no line).
+ * Seed 000: only lines that are not JSON objects are parse warnings.
+ */
+export const TranscriptDiagnostic = Schema.Struct({
+  kind: Schema.String,
+  count: Schema.Int,
+  firstLine: Schema.NullOr(Schema.Int)
+})
+export type TranscriptDiagnostic = typeof TranscriptDiagnostic.Type
+
+/**
+ * A conversation as a replay reads it (conversation providers only).
+ * `parseWarnings` counts lines skipped as unreadable; `diagnostics` counts
+ * the rest that was left out (see {@link TranscriptDiagnostic}).
+ */
 export const Transcript = Schema.Struct({
   sessionId: Schema.String,
   title: Schema.NullOr(Schema.String),
@@ -138,7 +157,8 @@ export const Transcript = Schema.Struct({
   endedAt: Schema.NullOr(Schema.String),
   turns: Schema.Array(TranscriptTurn),
   compactions: Schema.Array(Compaction),
-  parseWarnings: Schema.Array(ParseWarning)
+  parseWarnings: Schema.Array(ParseWarning),
+  diagnostics: Schema.Array(TranscriptDiagnostic)
 })
 export type Transcript = typeof Transcript.Type
 
@@ -201,6 +221,14 @@ export interface DiscoveryReport {
   readonly sources: ReadonlyArray<DiscoveredSource>
   readonly diagnostics: ReadonlyArray<Diagnostic>
   readonly receipts: Record<string, unknown>
+  /**
+   * Candidates the provider's spec leaves out (not sessions by its rules), by
+   * reason, e.g. Muse agents `{"no-session-header": 1,
+   * "no-prompts-or-tool-calls": 2}` (seed 000). Nothing was missed, so they
+   * do not make coverage partial; each also has a diagnostic naming it.
+   * Absent or `{}`: none.
+   */
+  readonly omitted?: Readonly<Record<string, number>> | undefined
 }
 
 /** Operations a provider may support. */

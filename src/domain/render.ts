@@ -25,7 +25,7 @@ const blockMarkdown = (b: TranscriptBlock): string => {
   }
 }
 
-/** Markdown: a heading per turn (role and time), blocks below it; compactions and warnings at the end. */
+/** Markdown: a heading per turn (role and time), blocks below it; compactions, parse warnings and diagnostics at the end. */
 export const renderTranscriptMarkdown = (t: Transcript): string => {
   const out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
   out.push(`- session: \`${t.sessionId}\``)
@@ -42,6 +42,9 @@ export const renderTranscriptMarkdown = (t: Transcript): string => {
   }
   if (t.parseWarnings.length > 0) {
     out.push("## parse warnings", "", ...t.parseWarnings.map((w) => `- ${w.kind}: ${w.count} (first at line ${w.firstLine ?? "?"})`), "")
+  }
+  if (t.diagnostics.length > 0) {
+    out.push("## diagnostics", "", ...t.diagnostics.map((d) => `- ${d.kind}: ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`), "")
   }
   return out.join("\n")
 }
@@ -64,5 +67,6 @@ export const renderTranscriptText = (t: Transcript): string => {
   }
   if (t.compactions.length > 0) out.push("", `compactions: ${t.compactions.length}`)
   for (const w of t.parseWarnings) out.push(`warning: ${w.kind} × ${w.count} (first at line ${w.firstLine ?? "?"})`)
+  for (const d of t.diagnostics) out.push(`note: ${d.kind} × ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`)
   return out.join("\n") + "\n"
 }

@@ -118,3 +118,38 @@ export const timestampOrNull = (value: unknown): string | null => {
   const r = normalizeTimestamp(value)
   return r._tag === "ok" ? r.value : null
 }
+
+const UTC_FORM = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/
+
+/** A key that sorts as the instant does: `YYYY-MM-DDTHH:MM:SS.fffffffff` (fraction padded to nanoseconds). */
+const sortKey = (t: string): string => {
+  let m = UTC_FORM.exec(t)
+  if (m === null) {
+    const n = normalizeTimestamp(t)
+    if (n._tag === "invalid") return t
+    m = UTC_FORM.exec(n.value)
+    if (m === null) return t
+  }
+  return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`
+}
+
+/**
+ * Order of two RFC 3339 timestamps by the instant they name: negative when
+ * `a` is earlier, 0 when the same instant, positive when later. Made for the
+ * UTC strings {@link normalizeTimestamp} writes, whose fractions have 3 to 9
+ * digits (`…:35.000Z` and `…:35.000123Z` do not sort as plain strings); any
+ * other RFC 3339 string with a zone is normalized first. A string that is not
+ * a timestamp sorts as its text.
+ */
+export const compareTimestamps = (a: string, b: string): number => {
+  const ka = sortKey(a), kb = sortKey(b)
+  return ka < kb ? -1 : ka > kb ? 1 : 0
+}
+
+/** The earlier of two timestamps (by {@link compareTimestamps}); null counts as absent. */
+export const earliestOf = (a: string | null, b: string | null): string | null =>
+  a === null ? b : b === null ? a : compareTimestamps(b, a) < 0 ? b : a
+
+/** The later of two timestamps (by {@link compareTimestamps}); null counts as absent. */
+export const latestOf = (a: string | null, b: string | null): string | null =>
+  a === null ? b : b === null ? a : compareTimestamps(b, a) > 0 ? b : a

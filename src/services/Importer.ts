@@ -35,11 +35,12 @@ export interface ImportPlan {
 /**
  * Coverage of one provider in a run: the head of its discovery report (its
  * explicit files counted in), made partial by any rejected source, with the
- * discovery diagnostics when it is not complete.
+ * discovery diagnostics when it is not complete, and the candidates its spec
+ * leaves out (`omitted`, by reason; they do not make it partial).
  */
 export type ProviderCoverage = Pick<
   DiscoveryReport,
-  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation" | "diagnostics"
+  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation" | "diagnostics" | "omitted"
 >
 
 /** A source the run could not import. */
@@ -64,6 +65,14 @@ export interface ImportReport {
     readonly rejected: number
     readonly rejectedByCode: Record<string, number>
     readonly newGenerations: number
+    /**
+     * Candidates the providers' specs leave out (e.g. a Muse agents transcript
+     * without a `session_header`, seed 000): not sources, not missed, so
+     * coverage stays complete; counted here so nothing disappears unsaid.
+     */
+    readonly omitted: number
+    /** {@link ImportReport.sources.omitted} by reason (`no-session-header`, `no-prompts-or-tool-calls`, …). */
+    readonly omittedByReason: Record<string, number>
   }
   readonly sessionsAdded: number
   readonly eventsAdded: number

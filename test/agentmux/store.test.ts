@@ -464,7 +464,8 @@ describe("transcript and stream agentmux", () => {
         ],
         compactions: [],
         // C4 is S-B's fifth line
-        parseWarnings: [{ kind: "unreadable-line", count: 1, firstLine: 5 }]
+        parseWarnings: [{ kind: "unreadable-line", count: 1, firstLine: 5 }],
+        diagnostics: []
       })
       const a = yield* transcript("S-A")
       expect(a.turns).toEqual([

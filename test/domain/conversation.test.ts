@@ -22,7 +22,7 @@ const summary = (native: Record<string, unknown>, at: string | null = null) =>
 const decodeTranscript = Schema.decodeUnknownSync(Transcript, { onExcessProperty: "error" })
 
 describe("transcriptFromEvents", () => {
-  it("groups consecutive blocks of one role into turns; thinking and tool_use belong to assistant turns", () => {
+  it("groups consecutive assistant blocks into turns, each user message a turn of its own; thinking and tool_use belong to assistant turns", () => {
     const events = [
       user("fix the test", "2026-10-01T10:00:00Z"),
       user("please"),
@@ -35,15 +35,18 @@ describe("transcriptFromEvents", () => {
     ]
     const t = transcriptFromEvents({ sessionId: "s1", title: "A title", model: null }, events)
     decodeTranscript(t)
+    // Two user messages in a row are two user turns (issue 11, item 13).
     expect(t.turns.map((x) => [x.role, x.blocks.map((b) => b.type)])).toEqual([
-      ["user", ["text", "text"]],
+      ["user", ["text"]],
+      ["user", ["text"]],
       ["assistant", ["thinking", "text", "tool_use", "text"]],
       ["user", ["text"]]
     ])
     expect(t.turns[0].timestamp).toBe("2026-10-01T10:00:00Z")
-    // the assistant turn starts with the thinking block, which has no time
     expect(t.turns[1].timestamp).toBeNull()
-    expect(t.turns[2].timestamp).toBe("2026-10-01T10:01:00Z")
+    // the assistant turn starts with the thinking block, which has no time
+    expect(t.turns[2].timestamp).toBeNull()
+    expect(t.turns[3].timestamp).toBe("2026-10-01T10:01:00Z")
     expect(t.startedAt).toBe("2026-10-01T10:00:00Z")
     expect(t.endedAt).toBe("2026-10-01T10:01:00Z")
     expect(t.title).toBe("A title")
@@ -95,7 +98,9 @@ describe("transcriptFromEvents", () => {
     ]
     const t = transcriptFromEvents({ sessionId: "s1" }, events)
     // Named as Muse agents transcripts name it; firstLine is the first orphan's place in its source.
-    expect(t.parseWarnings).toEqual([{ kind: "orphan-tool-output", count: 3, firstLine: events[0].rawReference.sequence }])
+    // A diagnostic, not a parse warning (issue 11, item 12).
+    expect(t.parseWarnings).toEqual([])
+    expect(t.diagnostics).toEqual([{ kind: "orphan-tool-output", count: 3, firstLine: events[0].rawReference.sequence }])
     expect(t.turns).toEqual([
       { role: "assistant", timestamp: null, blocks: [{ type: "tool_use", id: "early", name: "Read", input: { file_path: "a" } }] }
     ])
@@ -151,7 +156,8 @@ describe("transcriptFromEvents", () => {
       endedAt: null,
       turns: [],
       compactions: [],
-      parseWarnings: []
+      parseWarnings: [],
+      diagnostics: []
     })
   })
 })

@@ -83,6 +83,7 @@ describe("discover muse-agents", () => {
         parseWarnings: [],
         // the call-ghost output on line 23
         orphanOutputCount: 1,
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }],
         sessionsIndex: "found"
       })
     }))
@@ -136,13 +137,28 @@ describe("discover muse-agents", () => {
           { kind: "duplicate-header", count: 1, firstLine: 9 },
           { kind: "truncated-line", count: 1, firstLine: 13 }
         ],
+        // Not a line: a diagnostic, not a parse warning (issue 11, item 12).
+        diagnostics: [{ kind: "sessions-index-not-object", count: 1, firstLine: null }],
         sessionsIndex: "ignored"
       })
-      expect(r.diagnostics).toEqual([{
-        code: "SESSIONS_INDEX_IGNORED",
-        message: "messy/sessions/sessions.json was ignored (sessions-index-not-object); model and updatedAt come from the transcript.",
-        details: { agentId: "messy", kind: "sessions-index-not-object" }
-      }])
+      // The transcripts seed 000 leaves out are named too, in folder order (issue 11, item 6).
+      expect(r.diagnostics).toEqual([
+        {
+          code: "SESSION_OMITTED",
+          message: "headless/sessions/headless.jsonl is not listed: it has no session_header record, so it is not a session (seed 000).",
+          details: { agentId: "headless", reason: "no-session-header" }
+        },
+        {
+          code: "SESSIONS_INDEX_IGNORED",
+          message: "messy/sessions/sessions.json was ignored (sessions-index-not-object); model and updatedAt come from the transcript.",
+          details: { agentId: "messy", kind: "sessions-index-not-object" }
+        },
+        {
+          code: "SESSION_OMITTED",
+          message: "quiet/sessions/quiet.jsonl is not listed: it has neither prompts nor tool calls (seed 000).",
+          details: { agentId: "quiet", reason: "no-prompts-or-tool-calls" }
+        }
+      ])
     }))
 
   it.effect("updatedAt falls back to the file's mtime when no record has a time", () =>

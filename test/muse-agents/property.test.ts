@@ -92,7 +92,9 @@ describe("properties", () => {
     const shown = transcript!.turns.flatMap((t) => t.blocks.flatMap((b) => (b.type === "tool_use" ? [] : [b.text])))
     expect(shown).toEqual(goods.flatMap((g) => g.good.texts))
     expect(scan.eventCount).toBe(goods.length)
-    const lineWarnings = transcript!.parseWarnings.filter((w) => w.kind !== "orphan-tool-output")
+    // Parse warnings are line warnings only (orphan outputs are diagnostics; issue 11, item 12).
+    const lineWarnings = transcript!.parseWarnings
+    expect(lineWarnings.map((w) => w.kind)).not.toContain("orphan-tool-output")
     expect(lineWarnings.reduce((n, w) => n + w.count, 0)).toBeLessThanOrEqual(ls.length - goods.length)
     for (const w of lineWarnings) expect(w.firstLine).toBeGreaterThanOrEqual(2)
   })

@@ -27,14 +27,13 @@ describe("transcript muse-agents", () => {
         startedAt: "2025-03-01T08:00:00.000Z",
         endedAt: "2025-03-01T08:02:08.000Z",
         turns: [
+          // Each user message is a turn of its own (issue 11, item 13).
+          { role: "user", timestamp: "2025-03-01T08:00:01.000Z", blocks: [{ type: "text", text: "Run the nightly dependency audit" }] },
+          { role: "user", timestamp: "2025-03-01T08:00:03.000Z", blocks: [{ type: "text", text: "Feed update:\n3 new issues" }] },
           {
             role: "user",
-            timestamp: "2025-03-01T08:00:01.000Z",
-            blocks: [
-              { type: "text", text: "Run the nightly dependency audit" },
-              { type: "text", text: "Feed update:\n3 new issues" },
-              { type: "text", text: "  Please fix the flaky login test\nin the auth suite  " }
-            ]
+            timestamp: "2025-03-01T08:01:00.000Z",
+            blocks: [{ type: "text", text: "  Please fix the flaky login test\nin the auth suite  " }]
           },
           {
             role: "assistant",
@@ -63,11 +62,9 @@ describe("transcript muse-agents", () => {
           {
             role: "user",
             timestamp: "2025-03-01T08:02:01.000Z",
-            blocks: [
-              { type: "text", text: "[Subagent Context] You are running as a subagent (depth 1/1).\n\n[Subagent Task]: check CI" },
-              { type: "text", text: "Now update the changelog" }
-            ]
+            blocks: [{ type: "text", text: "[Subagent Context] You are running as a subagent (depth 1/1).\n\n[Subagent Task]: check CI" }]
           },
+          { role: "user", timestamp: "2025-03-01T08:02:02.000Z", blocks: [{ type: "text", text: "Now update the changelog" }] },
           {
             role: "assistant",
             timestamp: "2025-03-01T08:02:03.000Z",
@@ -80,10 +77,12 @@ describe("transcript muse-agents", () => {
           }
         ],
         compactions: [{ id: "cmp-1", trigger: "auto", timestamp: "2025-03-01T08:02:00.000Z" }],
-        parseWarnings: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
+        // The orphan output is a well-formed line: a diagnostic, not a parse warning (issue 11, item 12).
+        parseWarnings: [],
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
       })
       // A call without output has neither result nor isError.
-      const read = t.turns[3].blocks[2]
+      const read = t.turns[6].blocks[2]
       expect("result" in read || "isError" in read).toBe(false)
     }))
 
@@ -112,9 +111,10 @@ describe("transcript muse-agents", () => {
         { kind: "malformed-json", count: 1, firstLine: 5 },
         { kind: "invalid-record", count: 1, firstLine: 8 },
         { kind: "duplicate-header", count: 1, firstLine: 9 },
-        { kind: "truncated-line", count: 1, firstLine: 13 },
-        { kind: "sessions-index-not-object", count: 1, firstLine: null }
+        { kind: "truncated-line", count: 1, firstLine: 13 }
       ])
+      // A non-object sessions.json is tolerated (seed 000): a diagnostic, not a parse warning (issue 11, item 12).
+      expect(t.diagnostics).toEqual([{ kind: "sessions-index-not-object", count: 1, firstLine: null }])
       // The JSON output stays valid JSON (a lone surrogate is escaped, not emitted raw).
       expect(JSON.stringify(t)).toContain("broken \\ud83d emoji")
     }))
@@ -171,7 +171,8 @@ describe("transcript muse-agents", () => {
         { type: "tool_use", id: "b", name: "Bash", input: {}, result: "2", isError: true }
       ]
     }])
-    expect(transcript!.parseWarnings).toEqual([{ kind: "orphan-tool-output", count: 1, firstLine: 8 }])
+    expect(transcript!.parseWarnings).toEqual([])
+    expect(transcript!.diagnostics).toEqual([{ kind: "orphan-tool-output", count: 1, firstLine: 8 }])
   })
 })
 

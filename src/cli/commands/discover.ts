@@ -1,5 +1,7 @@
 /**
- * `session-ingest discover <provider>`: the sources a provider finds under the authorized roots.
+ * `session-ingest discover <provider>`: the sources a provider finds under the
+ * authorized roots. Exit 8 when its coverage is partial, as `import` (the
+ * report is printed, saying why).
  *
  * @module
  */
@@ -9,7 +11,7 @@ import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting } from "../output.js"
+import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
@@ -39,6 +41,9 @@ const render = (r: DiscoveryReport): string => {
     `provider: ${r.provider}  status: ${r.status}  coverage: ${r.coverage}  sources: ${r.sourceCount}`,
     ...(r.reasonCode !== null ? [`reason: ${r.reasonCode}`] : []),
     ...(r.remediation !== null ? [`remedy: ${r.remediation}`] : []),
+    ...(r.omitted !== undefined && Object.keys(r.omitted).length > 0
+      ? [`omitted (not sessions by the provider's spec): ${Object.entries(r.omitted).map(([k, v]) => `${k} ${v}`).join(", ")}`]
+      : []),
     ...r.sources.map(sourceLine)
   ]
   if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
@@ -62,6 +67,7 @@ export const discover = Command.make(
         const adapter = yield* (yield* rt.SessionSources).get(o.provider)
         const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
         yield* printResult("discover", o.json, report, () => render(report))
+        if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
       }).pipe(Effect.provide(rt.appLayer(o))))
     )
-).pipe(Command.withDescription("Discover a provider's sessions under the roots you authorize (--muse-root, --agents-root, --store/--agent)."))
+).pipe(Command.withDescription("Discover a provider's sessions under the roots you authorize (--muse-root, --agents-root, --store/--agent); exit 8 when coverage is partial."))

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import type { ImportReport } from "../../services/Importer.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting, setExitCode } from "../output.js"
+import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
 
 /** Exit code of an import whose coverage is partial (DESIGN.md). */
-export const PARTIAL_EXIT = 8
+export { PARTIAL_EXIT }
 
 /** Diagnostics printed in the text report (all of them are in `--json`). */
 const MAX_DIAGNOSTICS = 20
@@ -26,6 +26,9 @@ const render = (r: ImportReport, index: string): string => {
     `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
     `  added:    ${r.sessionsAdded} sessions, ${r.eventsAdded} events`,
+    ...(s.omitted > 0
+      ? [`  omitted:  ${s.omitted} not sessions by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
+      : []),
     "  providers:",
     ...r.providers.map((p) =>
       `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${p.sourceCount} sources${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`

@@ -10,17 +10,23 @@
  *   are paired onto the `tool_use` of the same id (result text, `isError`);
  * - `system`/`init` gives the model; `system`/`compact_boundary` a compaction;
  *   other system lines, `result` lines and AgentMux outcome lines are not turns;
+ * - turns: an assistant turn is a run of assistant blocks; a user turn is one
+ *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
  * - unreadable lines are skipped and counted (`parseWarnings`), and so are
- *   lines nested deeper than the import limit (`too-deep`).
+ *   lines nested deeper than the import limit (`too-deep`);
+ * - a `tool_result` no earlier `tool_use` claims is counted in `diagnostics`
+ *   as `orphan-tool-output` (the kind every conversation provider uses), not
+ *   as a parse warning: its line is readable.
  *
  * @module
  */
 import { createHash } from "node:crypto"
+import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
 import { cursorEncoder } from "../cursor.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
-import { timestampOrNull } from "../timestamps.js"
+import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { isStreamEvent } from "./record.js"
 
 /** One line of a session, in record order. */
@@ -87,9 +93,13 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   const turns: Array<MutableTurn> = []
   const compactions: Array<{ id: string; trigger: string | null; timestamp: string | null }> = []
   const warnings = new Map<string, { count: number; firstLine: number }>()
+  let orphans = 0
+  let firstOrphan: number | null = null
   const toolUses = new Map<string, MutableToolUse>()
   const events: Array<MappedEvent> = []
   let model: string | null = null
+  /** The line the last block came from: a user line is a user turn of its own (one message, one turn). */
+  let lastBlockLine = -1
   let firstAt: string | null = null
   let lastAt: string | null = null
 
@@ -102,10 +112,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   lines.forEach((line, index) => {
     const lineNo = index + 1
     const at = line.receivedMs === null ? null : timestampOrNull(line.receivedMs)
-    if (at !== null) {
-      if (firstAt === null) firstAt = at
-      lastAt = at
-    }
+    // Receive times may be slightly out of order (seed 002): the session spans the earliest to the latest.
+    firstAt = earliestOf(firstAt, at)
+    lastAt = latestOf(lastAt, at)
     if (line.bytes === null) {
       warn(line.problem === "oversized" ? "oversized-line" : "missing-part", lineNo)
       return
@@ -163,7 +172,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     }
     const push = (role: MutableTurn["role"], block: MutableBlock) => {
       const last = turns[turns.length - 1]
-      if (last !== undefined && last.role === role) last.blocks.push(block)
+      const sameTurn = last !== undefined && last.role === role && (role !== "user" || lastBlockLine === index)
+      lastBlockLine = index
+      if (sameTurn) last.blocks.push(block)
       else turns.push({ role, timestamp: at, blocks: [block] })
     }
 
@@ -229,7 +240,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           use.result = result
           if (isError) use.isError = true
         } else {
-          warn("unpaired-tool-result", lineNo)
+          if (orphans++ === 0) firstOrphan = lineNo
         }
         emit({
           kind: "tool-result",
@@ -251,7 +262,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     endedAt: lastAt,
     turns: turns.map((t) => ({ role: t.role, timestamp: t.timestamp, blocks: t.blocks as ReadonlyArray<TranscriptBlock> })),
     compactions,
-    parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine }))
+    parseWarnings: [...warnings].map(([kind, w]) => ({ kind, count: w.count, firstLine: w.firstLine })),
+    diagnostics: orphans > 0 ? [{ kind: ORPHAN_TOOL_OUTPUT, count: orphans, firstLine: firstOrphan }] : []
   }
   const encode = cursorEncoder(ctx.sourceId)
   const withCursors = events.map(({ event, lineDigest }) => ({

@@ -73,11 +73,13 @@ export const ItemRecord = Schema.Struct({
 /**
  * `{"type":"compaction_checkpoint","compaction_id","trigger","summary"}` (seed
  * 000). The `summary` is deliberately not part of the shape: it is never
- * replayed, so it is never decoded or carried.
+ * replayed, so it is never decoded or carried. `compaction_id` is a string or
+ * a number (the seed names no type; the runtime writes integers, as
+ * vibe-replay's fixtures do); a number becomes its decimal text.
  */
 export const CompactionCheckpointRecord = Schema.Struct({
   type: Schema.Literal("compaction_checkpoint"),
-  compaction_id: Schema.optional(Schema.NullOr(Schema.String)),
+  compaction_id: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
   trigger: Schema.optional(Schema.NullOr(Schema.String)),
   created_at: Schema.optional(Schema.Unknown)
 })
@@ -127,6 +129,7 @@ export const FunctionCallOutputItem = Schema.Struct({
 const isString = (v: unknown): v is string => typeof v === "string"
 const isNonEmptyString = (v: unknown): v is string => typeof v === "string" && v.length > 0
 const isOptionalNullableString = (v: unknown) => v === undefined || v === null || typeof v === "string"
+const isOptionalNullableStringOrNumber = (v: unknown) => isOptionalNullableString(v) || typeof v === "number"
 
 /**
  * Hot-path checks with the same answers as decoding the Schemas above
@@ -140,7 +143,7 @@ export const recordGuards = {
     u.type === "session_header" && isNonEmptyString(u.session_id) && isOptionalNullableString(u.agent_id),
   ItemRecord: (u: Record<string, unknown>) => u.type === "item" && typeof u.item === "object" && u.item !== null,
   CompactionCheckpointRecord: (u: Record<string, unknown>) =>
-    u.type === "compaction_checkpoint" && isOptionalNullableString(u.compaction_id) &&
+    u.type === "compaction_checkpoint" && isOptionalNullableStringOrNumber(u.compaction_id) &&
     isOptionalNullableString(u.trigger),
   MessageItem: (u: Record<string, unknown>) => u.type === "message" && isString(u.role) && isString(u.text),
   MessagePartsItem: (u: Record<string, unknown>) =>
@@ -204,7 +207,7 @@ export type Classified =
   }
   | {
     readonly _tag: "Compaction"
-    /** `compaction_id`, or null when absent. */
+    /** `compaction_id` (a number as its decimal text), or null when absent. */
     readonly compactionId: string | null
     readonly trigger: string | null
     readonly createdAt: string | null
@@ -348,7 +351,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       const c = value as typeof CompactionCheckpointRecord.Type
       return {
         _tag: "Compaction",
-        compactionId: c.compaction_id ?? null,
+        compactionId: c.compaction_id === undefined || c.compaction_id === null ? null : String(c.compaction_id),
         trigger: c.trigger ?? null,
         createdAt: timestampOrNull(c.created_at)
       }

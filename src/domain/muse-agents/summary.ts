@@ -7,8 +7,9 @@
  * @module
  */
 import { isRecord, parseJson } from "../json.js"
-import type { ParseWarning } from "../model.js"
-import { timestampOrNull } from "../timestamps.js"
+import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
+import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
+import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 
@@ -71,10 +72,14 @@ export interface HeaderInfo {
  * - `toolCallCount`, `editCount` (canonical names Edit, MultiEdit, Write,
  *   NotebookEdit, Delete), `compactionCount`;
  * - line warnings (`lineWarnings`); orphan tool outputs are counted apart
- *   (`orphanOutputCount`): they are well-formed lines;
+ *   (`orphanOutputCount`, `diagnostics`): they are well-formed lines;
  * - `eventCount`: the records `stream` emits (items and compactions), and
- *   the first and last of their times (`firstEventAt`, `lastEventAt`);
- * - the first and last record times, header included (`firstRecordAt`, `lastRecordAt`; RFC 3339).
+ *   the earliest and latest of their times (`firstEventAt`, `lastEventAt`);
+ * - the earliest and latest record times, header and compactions included
+ *   (`firstRecordAt`, `lastRecordAt`; RFC 3339): the session's start and end.
+ *   Earliest and latest by instant, not first and last in file order, so the
+ *   end is never before the start (a compaction's epoch-seconds time may be
+ *   older than the header's, as in vibe-replay's fixtures).
  */
 export class SessionScan {
   /** The first valid `session_header`, or null (then the file is not a session). */
@@ -93,22 +98,25 @@ export class SessionScan {
   eventCount = 0
   /** Tool outputs no call claims (set by {@link SessionScan.finish}). */
   orphanOutputCount = 0
+  /** 1-based line of the first tool output no call claims, or null (set by {@link SessionScan.finish}). */
+  firstOrphanOutputLine: number | null = null
   /** True when the last line seen had no `\n`. */
   lastLineUnterminated = false
-  /** Time of the first record that has one, header included (RFC 3339). */
+  /** Earliest time of any record, header and compactions included (RFC 3339). */
   firstRecordAt: string | null = null
-  /** Time of the last record that has one, in file order (RFC 3339). */
+  /** Latest time of any record, header and compactions included (RFC 3339). */
   lastRecordAt: string | null = null
-  /** Time of the first event-yielding record that has one (RFC 3339). */
+  /** Earliest time of an event-yielding record (items and compactions; RFC 3339). */
   firstEventAt: string | null = null
-  /** Time of the last event-yielding record that has one (RFC 3339). */
+  /** Latest time of an event-yielding record (items and compactions; RFC 3339). */
   lastEventAt: string | null = null
   /** Up to {@link FIRST_PROMPTS} eligible prompts, trimmed and clipped to {@link PROMPT_MAX_CHARS}. */
   readonly firstPrompts: Array<string> = []
   /** Line-level parse warnings. */
   readonly lineWarnings = new WarningTally()
   private readonly openCalls = new Map<string, number>()
-  private readonly pendingOutputs = new Map<string, number>()
+  /** Outputs that came before any call claimed them: their line numbers by call id, oldest first. */
+  private readonly pendingOutputs = new Map<string, Array<number>>()
 
   /** Feed one classified line (1-based `lineNumber`, `terminated` as read). */
   push(c: Classified, lineNumber: number, terminated: boolean): void {
@@ -151,15 +159,19 @@ export class SessionScan {
           case "ToolCall": {
             this.toolCallCount++
             if (isEditTool(e.name)) this.editCount++
-            const waiting = this.pendingOutputs.get(e.callId) ?? 0
-            if (waiting > 0) this.pendingOutputs.set(e.callId, waiting - 1)
+            const waiting = this.pendingOutputs.get(e.callId)
+            if (waiting !== undefined && waiting.length > 0) waiting.shift()
             else this.openCalls.set(e.callId, (this.openCalls.get(e.callId) ?? 0) + 1)
             return
           }
           case "ToolOutput": {
             const open = this.openCalls.get(e.callId) ?? 0
             if (open > 0) this.openCalls.set(e.callId, open - 1)
-            else this.pendingOutputs.set(e.callId, (this.pendingOutputs.get(e.callId) ?? 0) + 1)
+            else {
+              const waiting = this.pendingOutputs.get(e.callId)
+              if (waiting === undefined) this.pendingOutputs.set(e.callId, [lineNumber])
+              else waiting.push(lineNumber)
+            }
             return
           }
           default:
@@ -173,22 +185,38 @@ export class SessionScan {
     this.eventCount++
     this.time(t)
     if (t === null) return
-    if (this.firstEventAt === null) this.firstEventAt = t
-    this.lastEventAt = t
+    this.firstEventAt = earliestOf(this.firstEventAt, t)
+    this.lastEventAt = latestOf(this.lastEventAt, t)
   }
 
   private time(t: string | null): void {
     if (t === null) return
-    if (this.firstRecordAt === null) this.firstRecordAt = t
-    this.lastRecordAt = t
+    this.firstRecordAt = earliestOf(this.firstRecordAt, t)
+    this.lastRecordAt = latestOf(this.lastRecordAt, t)
   }
 
   /** Call once after the last line: settles orphan outputs (outputs no call ever claimed). */
   finish(): this {
     let orphans = 0
-    for (const n of this.pendingOutputs.values()) orphans += n
+    let first: number | null = null
+    for (const lines of this.pendingOutputs.values()) {
+      orphans += lines.length
+      if (lines.length > 0 && (first === null || lines[0] < first)) first = lines[0]
+    }
     this.orphanOutputCount = orphans
+    this.firstOrphanOutputLine = first
     return this
+  }
+
+  /**
+   * The scan's {@link TranscriptDiagnostic}s (after {@link SessionScan.finish}):
+   * `orphan-tool-output` when some tool output matches no call. Not parse
+   * warnings: those lines are well-formed (seed 000).
+   */
+  get diagnostics(): Array<TranscriptDiagnostic> {
+    return this.orphanOutputCount > 0
+      ? [{ kind: ORPHAN_TOOL_OUTPUT, count: this.orphanOutputCount, firstLine: this.firstOrphanOutputLine }]
+      : []
   }
 
   /** The first eligible prompt (clipped), or null. */

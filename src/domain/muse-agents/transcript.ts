@@ -7,14 +7,18 @@
  * - `function_call` → an assistant `tool_use` block (canonical name and input);
  * - `function_call_output` → the `result` of the `tool_use` with the same
  *   `call_id` (`isError: true` when `success` is false); an output no call
- *   claims is dropped and counted as the parse warning `orphan-tool-output`;
+ *   claims is dropped and counted in `diagnostics` as `orphan-tool-output`
+ *   (not a parse warning: seed 000, only malformed lines are);
  * - `compaction_checkpoint` → `compactions[]` (id, trigger, timestamp) only; its
  *   summary is never replayed;
- * - consecutive blocks of one role form one turn, stamped with its first record's time.
+ * - each user message is a user turn of its own (two in a row are two turns,
+ *   as vibe-replay's parser has it); consecutive assistant blocks form one
+ *   turn; a turn is stamped with its first record's time.
  *
  * @module
  */
-import type { Compaction, ParseWarning, ToolUseDraft, Transcript, TranscriptBlock, TranscriptTurn } from "../model.js"
+import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
+import type { Compaction, ToolUseDraft, Transcript, TranscriptBlock, TranscriptDiagnostic, TranscriptTurn } from "../model.js"
 import { classifyLine, type Classified, type RawLine } from "./records.js"
 import { SessionScan, type SessionsIndexEntry } from "./summary.js"
 
@@ -28,8 +32,8 @@ interface MutableTurn {
   blocks: Array<TranscriptBlock | MutableToolUse>
 }
 
-/** The parse-warning kind of tool outputs that no call claims. */
-export const ORPHAN_OUTPUT_WARNING = "orphan-tool-output"
+/** The diagnostic kind of tool outputs that no call claims (shared by every conversation provider). */
+export const ORPHAN_OUTPUT_WARNING = ORPHAN_TOOL_OUTPUT
 
 /**
  * Builds a transcript from classified lines fed in file order, alongside the
@@ -103,7 +107,8 @@ export class TranscriptBuilder {
 
   private block(role: Role, timestamp: string | null, b: TranscriptBlock | MutableToolUse): void {
     const last = this.turns.length > 0 ? this.turns[this.turns.length - 1] : undefined
-    if (last !== undefined && last.role === role) {
+    // One user message is one user turn; an assistant turn gathers everything until the next user message.
+    if (last !== undefined && last.role === role && role !== "user") {
       last.blocks.push(b)
       if (last.timestamp === null) last.timestamp = timestamp
     } else {
@@ -113,26 +118,19 @@ export class TranscriptBuilder {
 
   /**
    * The transcript. `sessionId` is the header's (callers check there is one);
-   * `index` is the `sessions.json` entry (model), if any; `extraWarnings` are
-   * appended (e.g. an ignored `sessions.json`).
+   * `index` is the `sessions.json` entry (model), if any; `extraDiagnostics`
+   * are appended to the diagnostics (e.g. an ignored `sessions.json`).
+   * `parseWarnings` are the line warnings only.
    */
   finish(
     sessionId: string,
     index: SessionsIndexEntry | null = null,
-    extraWarnings: ReadonlyArray<ParseWarning> = []
+    extraDiagnostics: ReadonlyArray<TranscriptDiagnostic> = []
   ): Transcript {
     this.scan.finish()
-    const warnings: Array<ParseWarning> = this.scan.lineWarnings.toArray()
-    let orphans = 0
-    let firstOrphan: number | null = null
-    for (const list of this.early.values()) {
-      for (const o of list) {
-        orphans++
-        if (firstOrphan === null || o.line < firstOrphan) firstOrphan = o.line
-      }
-    }
-    if (orphans > 0) warnings.push({ kind: ORPHAN_OUTPUT_WARNING, count: orphans, firstLine: firstOrphan })
-    warnings.push(...extraWarnings)
+    // Orphan outputs: the scan pairs outputs with calls as this builder does (oldest first, by call id).
+    const diagnostics: Array<TranscriptDiagnostic> = this.scan.diagnostics
+    diagnostics.push(...extraDiagnostics)
     const turns: Array<TranscriptTurn> = this.turns.map((t) => ({
       role: t.role,
       timestamp: t.timestamp,
@@ -142,11 +140,13 @@ export class TranscriptBuilder {
       sessionId,
       title: this.scan.title,
       model: index?.model ?? null,
-      startedAt: this.scan.header?.createdAt ?? this.scan.firstRecordAt,
+      // The earliest and latest times of any record, header and compactions included (never end before start).
+      startedAt: this.scan.firstRecordAt,
       endedAt: this.scan.lastRecordAt,
       turns,
       compactions: [...this.compactions],
-      parseWarnings: warnings
+      parseWarnings: this.scan.lineWarnings.toArray(),
+      diagnostics
     }
   }
 }

@@ -96,6 +96,13 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string) =>
 const agentOf = (agentId: string | undefined) =>
   Either.match(checkAgentId(agentId), { onLeft: Effect.fail, onRight: Effect.succeed })
 
+/**
+ * Discover an agent's sessions (`--agent UID` is required). The operator named
+ * the agent, so finding nothing is partial coverage, as `import` reports it:
+ * no store at the path (`STORE_ABSENT`, status `unavailable`) or no session
+ * of that agent in the store (`NO_SOURCES`, a diagnostic naming the agent and
+ * the zones read). A store with missing parts is partial (`MISSING_PART`).
+ */
 const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<DiscoveryReport, IngestError> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -105,7 +112,8 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
         return {
           provider: "agentmux",
           status: "unavailable",
-          coverage: "complete",
+          // An agent was named and nothing could be read for it (import says the same).
+          coverage: "partial",
           sourceCount: 0,
           reasonCode: "STORE_ABSENT",
           remediation: "Pass --store with AgentMux's transcripts/filestore.db if it lives elsewhere.",
@@ -126,15 +134,24 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
         sessionId: s.sessionId,
         summary: summaryOf(s)
       }))
+      const missingPart = scan.diagnostics.some((d) => d.code === "MISSING_PART")
+      const none = sources.length === 0
+      const diagnostics = none
+        ? [...scan.diagnostics, {
+          code: "NO_SOURCES",
+          message: `Agent ${uid} has no session in ${connection.path} (${scan.receipts.length} zone(s) of it read); nothing was found for it.`,
+          details: { agentId: uid, store: connection.path, zones: scan.receipts.length }
+        }]
+        : scan.diagnostics
       return {
         provider: "agentmux",
         status: "checked",
-        coverage: scan.diagnostics.some((d) => d.code === "MISSING_PART") ? "partial" : "complete",
+        coverage: missingPart || none ? "partial" : "complete",
         sourceCount: sources.length,
-        reasonCode: scan.diagnostics.some((d) => d.code === "MISSING_PART") ? "MISSING_PART" : null,
-        remediation: null,
+        reasonCode: missingPart ? "MISSING_PART" : none ? "NO_SOURCES" : null,
+        remediation: none ? "Check the agent UID (--agent) and the store (--store); `discover agentmux` lists only that agent's sessions." : null,
         sources,
-        diagnostics: scan.diagnostics,
+        diagnostics,
         receipts: {
           store: connection.path,
           storeMode: connection.mode,
@@ -223,6 +240,11 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
           code: "PARSE_WARNING",
           message: `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
           details: { ...w }
+        })),
+        ...mapped.transcript.diagnostics.map((d) => ({
+          code: "ORPHAN_TOOL_OUTPUTS",
+          message: `${d.count} tool result(s) match no call; transcripts drop them (first: line ${d.firstLine ?? "?"} of the session).`,
+          details: { ...d }
         }))
       ],
       provenance: { zones: scan.receipts, ignoredZones: scan.ignoredZones }

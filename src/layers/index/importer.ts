@@ -260,6 +260,7 @@ const make = Effect.gen(function*() {
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
       const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
       const remediations: Array<string> = []
+      const omittedByReason: Record<string, number> = {}
       const partialProvider = (p: Mutable<ProviderCoverage>, reasonCode: string, line: string) => {
         p.coverage = "partial"
         p.reasonCode ??= reasonCode
@@ -301,6 +302,13 @@ const make = Effect.gen(function*() {
         providers.set(provider, p)
         if (prior !== undefined && r.status !== "checked") p.status = r.status
         p.sourceCount += r.sourceCount
+        for (const [reason, n] of Object.entries(r.omitted ?? {})) {
+          if (n <= 0) continue
+          const omitted: Record<string, number> = { ...p.omitted }
+          omitted[reason] = (omitted[reason] ?? 0) + n
+          p.omitted = omitted
+          omittedByReason[reason] = (omittedByReason[reason] ?? 0) + n
+        }
         const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
         p.diagnostics = [...p.diagnostics, ...kept]
         if (r.coverage === "partial") {
@@ -389,7 +397,9 @@ const make = Effect.gen(function*() {
           unchanged,
           rejected: rejected.length,
           rejectedByCode,
-          newGenerations
+          newGenerations,
+          omitted: Object.values(omittedByReason).reduce((a, b) => a + b, 0),
+          omittedByReason
         },
         sessionsAdded,
         eventsAdded,

@@ -1,8 +1,12 @@
 /**
  * Discovery of Muse agents sessions (seed `000_…`; issue 4): every
  * `<agentsRoot>/<agentId>/sessions/<agentId>.jsonl` with a `session_header`
- * and prompts or tool calls, one summary each. A missing root lists nothing,
- * with a diagnostic; it is not an error. Symlinks are reported, never followed.
+ * and prompts or tool calls, one summary each. A transcript the seed leaves
+ * out (no `session_header`, or neither prompts nor tool calls) is not listed
+ * but said: a `SESSION_OMITTED` diagnostic with its reason, and counted in
+ * the report's `omitted` (issue 11; coverage stays complete: nothing was
+ * missed). A missing root lists nothing, with a diagnostic; it is not an
+ * error. Symlinks are reported, never followed.
  *
  * @module
  */
@@ -10,7 +14,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
-import { type AgentsDeps, agentsRootOf, indexWarning, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
+import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
 /** Receipts of a discovery run: content-free counts. */
 export interface AgentsDiscoveryReceipts {
@@ -29,10 +33,23 @@ export interface AgentsDiscoveryReceipts {
   readonly skipped: number
 }
 
+/** Why seed 000 leaves a transcript out of discovery. */
+export type OmittedReason = "no-session-header" | "no-prompts-or-tool-calls"
+
+const omittedDiagnostic = (agentId: string, reason: OmittedReason): Diagnostic => ({
+  code: "SESSION_OMITTED",
+  message: `${agentId}/sessions/${transcriptFileName(agentId)} is not listed: ${
+    reason === "no-session-header"
+      ? "it has no session_header record, so it is not a session"
+      : "it has neither prompts nor tool calls"
+  } (seed 000).`,
+  details: { agentId, reason }
+})
+
 type Found =
   | { readonly _tag: "listed"; readonly source: DiscoveredSource; readonly diagnostics: ReadonlyArray<Diagnostic> }
-  | { readonly _tag: "no-header" }
-  | { readonly _tag: "empty" }
+  | { readonly _tag: "no-header"; readonly agentId: string }
+  | { readonly _tag: "empty"; readonly agentId: string }
   | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
   | { readonly _tag: "none" }
 
@@ -64,8 +81,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const file = yield* deps.access.authorizeFile(nodePath.join(sessionsDir, name), [root])
     const { scan, sourceId } = yield* scanTranscript(deps, file)
     const header = scan.header
-    if (header === null) return { _tag: "no-header" } as Found
-    if (!scan.listable) return { _tag: "empty" } as Found
+    if (header === null) return { _tag: "no-header", agentId } as Found
+    if (!scan.listable) return { _tag: "empty", agentId } as Found
     const index = yield* readIndexBeside(deps, sessionsDir, root, header.sessionId)
     const entry = index._tag === "found" ? index.entry : null
     const updatedAt = entry?.updatedAt ?? scan.lastRecordAt ?? new Date(file.stat.mtimeMs).toISOString()
@@ -75,12 +92,12 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
       ? "last-record"
       : "file-mtime"
     const diagnostics: Array<Diagnostic> = []
-    const warning = indexWarning(index)
-    if (warning !== null) {
+    const ignored = indexDiagnostic(index)
+    if (ignored !== null) {
       diagnostics.push({
         code: "SESSIONS_INDEX_IGNORED",
-        message: `${agentId}/sessions/sessions.json was ignored (${warning.kind}); model and updatedAt come from the transcript.`,
-        details: { agentId, kind: warning.kind }
+        message: `${agentId}/sessions/sessions.json was ignored (${ignored.kind}); model and updatedAt come from the transcript.`,
+        details: { agentId, kind: ignored.kind }
       })
     }
     const session: DiscoveredSource = {
@@ -101,7 +118,7 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         editCount: scan.editCount,
         compactionCount: scan.compactionCount,
         model: entry?.model ?? null,
-        startedAt: header.createdAt ?? scan.firstRecordAt,
+        startedAt: scan.firstRecordAt,
         updatedAt,
         updatedAtFrom,
         sizeBytes: file.stat.size,
@@ -109,6 +126,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         parseWarningCount: scan.lineWarnings.total,
         parseWarnings: scan.lineWarnings.toArray(),
         orphanOutputCount: scan.orphanOutputCount,
+        // What the transcript counts apart from parse warnings (orphan outputs, an ignored sessions.json).
+        diagnostics: [...scan.diagnostics, ...(ignored !== null ? [ignored] : [])],
         sessionsIndex: index._tag
       }
     }
@@ -127,7 +146,9 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
  * missing root, which holds nothing; `partial` for one that exists but
  * cannot be read, e.g. a file, which may hold sessions that were not read); a
  * candidate that cannot be read is skipped with a diagnostic and makes
- * coverage `partial`.
+ * coverage `partial`. Transcripts seed 000 leaves out are counted in
+ * `omitted` by reason and named in `SESSION_OMITTED` diagnostics (details
+ * `{agentId, reason}`; content-free).
  */
 export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -192,10 +213,12 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
           case "no-header":
             transcriptsRead++
             withoutHeader++
+            diagnostics.push(omittedDiagnostic(f.agentId, "no-session-header"))
             break
           case "empty":
             transcriptsRead++
             empty++
+            diagnostics.push(omittedDiagnostic(f.agentId, "no-prompts-or-tool-calls"))
             break
           case "skipped":
             skippedCount++
@@ -226,6 +249,10 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       remediation: partial ? "See diagnostics: symlinked or unreadable agent folders were not read." : null,
       sources,
       diagnostics,
-      receipts: { ...receipts }
+      receipts: { ...receipts },
+      omitted: {
+        ...(withoutHeader > 0 ? { "no-session-header": withoutHeader } : {}),
+        ...(empty > 0 ? { "no-prompts-or-tool-calls": empty } : {})
+      }
     } satisfies DiscoveryReport
   })

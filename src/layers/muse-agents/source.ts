@@ -32,7 +32,7 @@ import {
   type SourceAccessError,
   UnsupportedOperation
 } from "../../domain/errors.js"
-import type { Inspection, Locator, ParseWarning, SessionEvent, Transcript } from "../../domain/model.js"
+import type { Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
 import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
 import { type AgentsRoot, resolveAgentsRoot, SESSIONS_INDEX_FILE } from "../../domain/muse-agents/root.js"
@@ -169,8 +169,13 @@ export const readIndexBeside = (
     )
   )
 
-/** The parse warning an unusable `sessions.json` adds to a transcript (no line: `firstLine` null). */
-export const indexWarning = (read: IndexRead): ParseWarning | null =>
+/**
+ * The diagnostic an unusable `sessions.json` adds to a transcript and a
+ * summary (`sessions-index-not-json` / `-not-object` / `-too-deep` /
+ * `-unreadable`; no line: `firstLine` null). A diagnostic, not a parse
+ * warning: seed 000 tolerates such a file, and it is no transcript line.
+ */
+export const indexDiagnostic = (read: IndexRead): TranscriptDiagnostic | null =>
   read._tag === "ignored"
     ? { kind: `sessions-index-${read.reason}`, count: 1, firstLine: null }
     : read._tag === "unreadable"
@@ -179,9 +184,9 @@ export const indexWarning = (read: IndexRead): ParseWarning | null =>
 
 /**
  * The transcript of a `muse-agent-transcript` source (DESIGN.md's Transcript):
- * tool results paired onto their calls, orphan outputs dropped and counted,
- * compactions as metadata, parse warnings counted; `model` from `sessions.json`
- * beside the file. Fails with the access errors, `MalformedSource` when the
+ * tool results paired onto their calls, orphan outputs dropped and counted
+ * (a diagnostic), compactions as metadata, line parse warnings counted;
+ * `model` from `sessions.json` beside the file (an unusable one is a diagnostic). Fails with the access errors, `MalformedSource` when the
  * file has no `session_header`, or `ResourceLimitExceeded` when the file is
  * larger than `maxDocumentBytes` (the transcript is held whole).
  */
@@ -201,8 +206,8 @@ export const transcriptOf = (deps: AgentsDeps, locator: Locator): Effect.Effect<
     const header = builder.scan.header
     if (header === null) return yield* notASession(file)
     const index = yield* readIndexBeside(deps, nodePath.dirname(file.path), file.root, header.sessionId)
-    const warning = indexWarning(index)
-    return builder.finish(header.sessionId, index._tag === "found" ? index.entry : null, warning !== null ? [warning] : [])
+    const ignored = indexDiagnostic(index)
+    return builder.finish(header.sessionId, index._tag === "found" ? index.entry : null, ignored !== null ? [ignored] : [])
   })
 
 /**
@@ -245,8 +250,8 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
         ...(scan.orphanOutputCount > 0
           ? [{
             code: "ORPHAN_TOOL_OUTPUTS",
-            message: `${scan.orphanOutputCount} tool output(s) match no call; transcripts drop them.`,
-            details: { count: scan.orphanOutputCount }
+            message: `${scan.orphanOutputCount} tool output(s) match no call; transcripts drop them (first at line ${scan.firstOrphanOutputLine ?? "?"}).`,
+            details: { count: scan.orphanOutputCount, firstLine: scan.firstOrphanOutputLine }
           }]
           : []),
         ...(scan.lastLineUnterminated
