@@ -5,6 +5,51 @@
  */
 import type { Transcript, TranscriptBlock } from "./model.js"
 
+/**
+ * Characters a terminal may act on instead of showing: C0 controls but tab
+ * and line feed (U+0000–U+0008, U+000B–U+001F, so ESC, BEL, CR and BS among
+ * them), DEL (U+007F), C1 controls (U+0080–U+009F, CSI U+009B and OSC U+009D
+ * among them), and the bidirectional overrides and isolates that reorder how
+ * text reads (U+202A–U+202E, U+2066–U+2069).
+ */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text for people, safe to print on a terminal: every character of
+ * {@link CONTROLS} written visibly as an escape, `\xHH` below U+0100 (ESC is
+ * `\x1b`, CSI `\x9b`, CR `\x0d`) and `\uHHHH` above (`\u202e`), so that
+ * session content (a prompt, title, path or tool output) can neither retitle
+ * the terminal, clear it, move the cursor nor disguise text. A CR LF line end
+ * is shown as the line end it is. Tabs and line feeds stay. Idempotent: its
+ * output holds no such character.
+ */
+export const visibleControls = (text: string): string =>
+  text.replace(/\r\n/g, "\n").replace(
+    CONTROLS,
+    (c) => {
+      const n = c.charCodeAt(0)
+      return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`
+    }
+  )
+
+/**
+ * Characters JSON leaves raw that a terminal may act on or that reorder text
+ * (C1 controls, bidirectional overrides and isolates); `JSON.stringify`
+ * already escapes C0.
+ */
+const JSON_RAW_CONTROLS = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/g
+const HAS_JSON_RAW_CONTROL = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/
+
+/**
+ * JSON text with {@link JSON_RAW_CONTROLS} written as `\uHHHH` escapes: the
+ * same JSON value (a parser reads it back unchanged), but a `--json` envelope
+ * or an NDJSON line shown on a terminal carries no raw C1 control.
+ */
+export const escapeJsonControls = (json: string): string =>
+  HAS_JSON_RAW_CONTROL.test(json)
+    ? json.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    : json
+
 const fence = (s: string): string => {
   const ticks = s.includes("```") ? "````" : "```"
   return `${ticks}\n${s}\n${ticks}`
@@ -43,7 +88,7 @@ export const renderTranscriptMarkdown = (t: Transcript): string => {
   if (t.parseWarnings.length > 0) {
     out.push("## parse warnings", "", ...t.parseWarnings.map((w) => `- ${w.kind}: ${w.count} (first at line ${w.firstLine ?? "?"})`), "")
   }
-  return out.join("\n")
+  return visibleControls(out.join("\n"))
 }
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s)
@@ -64,5 +109,5 @@ export const renderTranscriptText = (t: Transcript): string => {
   }
   if (t.compactions.length > 0) out.push("", `compactions: ${t.compactions.length}`)
   for (const w of t.parseWarnings) out.push(`warning: ${w.kind} × ${w.count} (first at line ${w.firstLine ?? "?"})`)
-  return out.join("\n") + "\n"
+  return visibleControls(out.join("\n") + "\n")
 }

@@ -17,7 +17,8 @@ import * as Stream from "effect/Stream"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import type { InvalidArgument } from "../../domain/errors.js"
-import { ndjson, printResult, reporting, type StdoutClosed, writeStdout } from "../output.js"
+import { escapeJsonControls } from "../../domain/render.js"
+import { ndjson, printResult, reporting, type StdoutClosed, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
@@ -82,7 +83,7 @@ export const exportCommand = Command.make(
                 fs.closeSync(fd)
                 // A file cut short by a failure or Ctrl-C is not left behind as if it were the export.
                 if (exit._tag === "Failure") fs.rmSync(out!, { force: true })
-                else process.stderr.write(`wrote ${out}\n`)
+                else writeStderr(`wrote ${out}\n`)
               })
             )
           )
@@ -91,8 +92,8 @@ export const exportCommand = Command.make(
           ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
           : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(rt.IndexSqlite.layer(file)))
         const text = o.format === "atif"
-          ? JSON.stringify(data, null, 2) + "\n"
-          : (data as ReadonlyArray<unknown>).map((e) => JSON.stringify(e) + "\n").join("")
+          ? escapeJsonControls(JSON.stringify(data, null, 2)) + "\n"
+          : Buffer.from(ndjson(data as ReadonlyArray<unknown>)).toString("utf8")
         if (Option.isNone(o.out)) {
           return yield* (o.json ? printResult("export", true, { format: o.format, data }, () => "") : writeStdout(text))
         }
@@ -100,7 +101,7 @@ export const exportCommand = Command.make(
         const written = yield* Effect.either(Effect.try({ try: () => fs.writeFileSync(out, text, { flag: "wx" }), catch: (e) => e }))
         if (Either.isLeft(written)) return yield* cannotWrite(out, written.left)
         if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
-        else process.stderr.write(`wrote ${out}\n`)
+        else writeStderr(`wrote ${out}\n`)
       })
     )
 ).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))

@@ -13,12 +13,12 @@ import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { ndjson, printResult, reporting, writeStdout } from "../output.js"
+import { ndjson, printResult, reporting, writeHuman, writeStderr, writeStdout } from "../output.js"
 
 /** Tell on stderr which of several sessions of one id is shown. */
 const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
   if (others.length === 0) return
-  process.stderr.write(
+  writeStderr(
     `note: ${others.length + 1} sources hold session ${id}; showing ${shown} (use a ses_… uid to pick another: ${
       others.map((s) => s.sessionUid).join(", ")
     })\n`
@@ -70,11 +70,11 @@ export const show = Command.make(
           startedAt: typeof known.startedAt === "string" ? known.startedAt : null
         }, events)
         if (t.turns.length === 0 && events.length > 0) {
-          process.stderr.write(
+          writeStderr(
             `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
           )
         }
-        if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
+        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t))
         yield* printResult("show", o.json, t, () => renderTranscriptText(t))
       })
     )
