@@ -239,3 +239,63 @@ describe("help", () => {
     }
   })
 })
+
+/** The bundled Muse agents fixtures imported into a fresh index (sessions sess-messy, sess-cron, sess-delegate, latest first). */
+const importedAgents = () => {
+  const dir = tempDir("si-trust-ix-")
+  const index = path.join(dir, "i.db")
+  const root = path.join(repoRoot, "fixtures", "muse-agents", "agents")
+  expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
+  return { dir, index }
+}
+
+describe("sessions --limit and id prefixes", () => {
+  it("sessions --limit N lists the N latest; 0, a negative or a non-number is INVALID_ARGUMENT", () => {
+    const { index } = importedAgents()
+    const all = JSON.parse(cli(["sessions", "--index", index, "--json"]).stdout).data.map((s: any) => s.sessionId)
+    expect(all).toEqual(["sess-messy", "sess-cron", "sess-delegate"])
+    for (const n of [1, 2, 3, 10]) {
+      const r = cli(["sessions", "--index", index, "--limit", String(n), "--json"])
+      expect(r.code).toBe(0)
+      expect(JSON.parse(r.stdout).data.map((s: any) => s.sessionId)).toEqual(all.slice(0, n))
+    }
+    const text = cli(["sessions", "--index", index, "--limit", "2"]).stdout.trimEnd().split("\n")
+    expect(text.length).toBe(3) // the heading and two sessions
+    for (const n of ["0", "-1", "two"]) {
+      const r = cli(["sessions", "--index", index, "--limit", n, "--json"])
+      expect(r.code, n).toBe(2)
+      expect(JSON.parse(r.stdout).error.code).toBe("INVALID_ARGUMENT")
+    }
+  })
+
+  it("show and export take a unique prefix of a session id or uid; an ambiguous one lists the candidates", () => {
+    const { index } = importedAgents()
+    const full = cli(["show", "sess-cron", "--index", index, "--format", "markdown"])
+    expect(full.code).toBe(0)
+    const byPrefix = cli(["show", "sess-cr", "--index", index, "--format", "markdown"])
+    expect(byPrefix.code).toBe(0)
+    expect(byPrefix.stdout).toBe(full.stdout)
+    expect(cli(["export", "sess-c", "--index", index, "--format", "ndjson"]).stdout).toBe(
+      cli(["export", "sess-cron", "--index", index, "--format", "ndjson"]).stdout
+    )
+    // A prefix of the index's uid.
+    const uid = JSON.parse(cli(["sessions", "--index", index, "--json"]).stdout).data.find((s: any) => s.sessionId === "sess-delegate").sessionUid
+    expect(JSON.parse(cli(["show", uid.slice(0, 12), "--index", index, "--json"]).stdout).data.session.sessionId).toBe("sess-delegate")
+    // Ambiguous: INVALID_ARGUMENT naming every candidate, in the message and in details.
+    for (const command of ["show", "export"]) {
+      const r = cli([command, "sess-", "--index", index, "--json"])
+      expect(r.code).toBe(2)
+      const error = JSON.parse(r.stdout).error
+      expect(error.code).toBe("INVALID_ARGUMENT")
+      expect([...error.details.candidates].sort()).toEqual(["sess-cron", "sess-delegate", "sess-messy"])
+      for (const id of ["sess-cron", "sess-delegate", "sess-messy"]) expect(error.message).toContain(id)
+      const text = cli([command, "sess-", "--index", index])
+      expect(text.code).toBe(2)
+      expect(text.stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: .*sess-cron.*\n {2}remedy: .+\n$/)
+    }
+    // Nothing matches: the same not-found a full id gives.
+    const none = cli(["show", "zzz", "--index", index, "--json"])
+    expect(none.code).toBe(4)
+    expect(JSON.parse(none.stdout).error.code).toBe("SOURCE_NOT_FOUND")
+  })
+})

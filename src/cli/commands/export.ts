@@ -24,7 +24,7 @@ import { ndjson, printResult, reporting, type StdoutClosed, writeStderr, writeSt
 export const exportCommand = Command.make(
   "export",
   {
-    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
     format: Options.choice("format", ["atif", "ndjson"]).pipe(
       Options.withDefault("atif" as const),
       Options.withDescription("atif (an ATIF-v1.7 trajectory JSON, default) or ndjson (the normalized events).")

@@ -64,6 +64,11 @@ export const sessions = Command.make(
     provider: Options.text("provider").pipe(O.plainValue, Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
+    limit: Options.integer("limit").pipe(
+      Options.withPseudoName("N"),
+      Options.optional,
+      Options.withDescription("Only the N latest sessions (N is 1 or more).")
+    ),
     workspace: Options.text("workspace").pipe(O.plainValue,
       Options.withPseudoName("DIR"),
       Options.optional,
@@ -89,6 +94,14 @@ export const sessions = Command.make(
           }
           provider = p.right
         }
+        const limit = Option.getOrUndefined(o.limit)
+        if (limit !== undefined && limit < 1) {
+          const { InvalidArgument } = yield* errors
+          return yield* new InvalidArgument({
+            message: `--limit ${limit}: the number of sessions to list must be 1 or more.`,
+            remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
+          })
+        }
         const since = yield* parseBound("since", o.since, false)
         const until = yield* parseBound("until", o.until, true)
         if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
@@ -107,7 +120,7 @@ export const sessions = Command.make(
           }
         }))
         const file = yield* rt.existingIndex(o.index, o.config)
-        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
+        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
           Effect.provide(rt.IndexSqlite.layer(file))
         )
         yield* printResult("sessions", o.json, rows, () => render(rows))

@@ -29,7 +29,7 @@ const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly 
 export const show = Command.make(
   "show",
   {
-    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
     format: Options.choice("format", ["events", "transcript", "markdown"]).pipe(
       Options.withDefault("events" as const),
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
