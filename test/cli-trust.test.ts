@@ -299,3 +299,60 @@ describe("sessions --limit and id prefixes", () => {
     expect(JSON.parse(none.stdout).error.code).toBe("SOURCE_NOT_FOUND")
   })
 })
+
+describe("times in human output", () => {
+  const root = path.join(repoRoot, "fixtures", "muse-agents", "agents")
+  const file = path.join(root, "cron-first", "sessions", "cron-first.jsonl")
+  /** Every RFC 3339-looking time in a text. */
+  const times = (text: string) => text.match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?/g) ?? []
+
+  it("carry their zone: UTC with Z by default, whatever TZ says", () => {
+    const { index } = importedAgents()
+    const env = { TZ: "Asia/Kolkata" }
+    for (
+      const args of [
+        ["sessions", "--index", index],
+        ["show", "sess-cron", "--index", index, "--format", "transcript"],
+        ["show", "sess-cron", "--index", index, "--format", "markdown"],
+        ["transcript", "muse-agents", file, "--agents-root", root],
+        ["discover", "muse-agents", "--agents-root", root],
+        ["inspect", "muse-agents", file, "--agents-root", root]
+      ]
+    ) {
+      const r = cli(args, { env })
+      expect(r.code, args.join(" ")).toBe(0)
+      const found = times(r.stdout)
+      expect(found.length, args.join(" ")).toBeGreaterThan(0)
+      for (const t of found) expect(t, args.join(" ")).toMatch(/Z$/)
+    }
+    expect(cli(["sessions", "--index", index], { env }).stdout).toContain("2025-03-01T08:02:08Z")
+  })
+
+  it("with --local: the same instants in the TZ zone, with its offset; --json stays UTC", () => {
+    const { index } = importedAgents()
+    const kolkata = { TZ: "Asia/Kolkata" }
+    const sessions = cli(["sessions", "--index", index, "--local"], { env: kolkata })
+    expect(sessions.stdout).toContain("2025-03-01T13:32:08+05:30")
+    expect(sessions.stdout).not.toMatch(/\d\dZ /)
+    const stJohns = { TZ: "America/St_Johns" }
+    const md = cli(["show", "sess-cron", "--index", index, "--format", "markdown", "--local"], { env: stJohns })
+    expect(md.stdout).toContain("## user · 2025-03-01T04:30:01.000-03:30")
+    for (
+      const args of [
+        ["show", "sess-cron", "--index", index, "--format", "transcript", "--local"],
+        ["transcript", "muse-agents", file, "--agents-root", root, "--local"],
+        ["transcript", "muse-agents", file, "--agents-root", root, "--format", "markdown", "--local"],
+        ["discover", "muse-agents", "--agents-root", root, "--local"],
+        ["inspect", "muse-agents", file, "--agents-root", root, "--local"]
+      ]
+    ) {
+      const r = cli(args, { env: stJohns })
+      expect(r.code, args.join(" ")).toBe(0)
+      const found = times(r.stdout)
+      expect(found.length, args.join(" ")).toBeGreaterThan(0)
+      for (const t of found) expect(t, args.join(" ")).toMatch(/-03:30$/)
+    }
+    const json = JSON.parse(cli(["sessions", "--index", index, "--local", "--json"], { env: kolkata }).stdout)
+    expect(json.data.find((s: any) => s.sessionId === "sess-cron").lastAt).toMatch(/^2025-03-01T08:02:08(\.0+)?Z$/)
+  })
+})

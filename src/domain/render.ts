@@ -4,6 +4,40 @@
  * @module
  */
 import type { Transcript, TranscriptBlock } from "./model.js"
+import { normalizeTimestamp } from "./timestamps.js"
+
+/** How times are shown to people: UTC with `Z` (the default), or the local zone (`TZ`) with its offset. */
+export interface TimeStyle {
+  /** Local time with its offset (`+05:30`) instead of UTC. */
+  readonly local?: boolean | undefined
+  /** Whole seconds only (listings); otherwise the sub-second digits the time has. */
+  readonly seconds?: boolean | undefined
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, "0")
+
+/**
+ * A time for people: RFC 3339 always with its zone, `2026-10-01T12:00:01Z`
+ * in UTC (the default), or with `local` the same instant in the process's
+ * zone (`TZ`) with its offset, `2026-10-01T17:30:01+05:30`. Sub-second
+ * digits are kept unless `seconds`. A value that is not a time is shown as
+ * it is.
+ */
+export const humanTime = (value: string, style: TimeStyle = {}): string => {
+  const r = normalizeTimestamp(value)
+  if (r._tag !== "ok") return value
+  const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?Z$/.exec(r.value)
+  if (m === null) return value
+  const fraction = style.seconds === true ? "" : (m[2] ?? "")
+  if (style.local !== true) return `${m[1]}${fraction}Z`
+  const d = new Date(r.epochMs)
+  const offset = -d.getTimezoneOffset()
+  const year = d.getFullYear()
+  const date = `${year < 0 ? "-" : ""}${pad(year, 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  const zone = `${offset < 0 ? "-" : "+"}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
+  return `${date}T${time}${fraction}${zone}`
+}
 
 /**
  * Characters a terminal may act on instead of showing: C0 controls but tab
@@ -70,20 +104,21 @@ const blockMarkdown = (b: TranscriptBlock): string => {
   }
 }
 
-/** Markdown: a heading per turn (role and time), blocks below it; compactions and warnings at the end. */
-export const renderTranscriptMarkdown = (t: Transcript): string => {
+/** Markdown: a heading per turn (role and time), blocks below it; compactions and warnings at the end. Times as {@link humanTime} shows them. */
+export const renderTranscriptMarkdown = (t: Transcript, style: TimeStyle = {}): string => {
+  const time = (v: string) => humanTime(v, style)
   const out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
   out.push(`- session: \`${t.sessionId}\``)
   if (t.model !== null) out.push(`- model: ${t.model}`)
-  if (t.startedAt !== null) out.push(`- started: ${t.startedAt}`)
-  if (t.endedAt !== null) out.push(`- ended: ${t.endedAt}`)
+  if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
+  if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
   out.push("")
   for (const turn of t.turns) {
-    out.push(`## ${turn.role}${turn.timestamp !== null ? ` · ${turn.timestamp}` : ""}`, "")
+    out.push(`## ${turn.role}${turn.timestamp !== null ? ` · ${time(turn.timestamp)}` : ""}`, "")
     for (const b of turn.blocks) out.push(blockMarkdown(b), "")
   }
   if (t.compactions.length > 0) {
-    out.push("## compactions", "", ...t.compactions.map((c) => `- ${c.id} (${c.trigger ?? "?"}) ${c.timestamp ?? ""}`), "")
+    out.push("## compactions", "", ...t.compactions.map((c) => `- ${c.id} (${c.trigger ?? "?"}) ${c.timestamp !== null ? time(c.timestamp) : ""}`), "")
   }
   if (t.parseWarnings.length > 0) {
     out.push("## parse warnings", "", ...t.parseWarnings.map((w) => `- ${w.kind}: ${w.count} (first at line ${w.firstLine ?? "?"})`), "")
@@ -93,11 +128,11 @@ export const renderTranscriptMarkdown = (t: Transcript): string => {
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s)
 
-/** Plain text: one paragraph per turn, tool calls on one line each. */
-export const renderTranscriptText = (t: Transcript): string => {
+/** Plain text: one paragraph per turn, tool calls on one line each. Times as {@link humanTime} shows them. */
+export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): string => {
   const out: Array<string> = [`${t.title ?? t.sessionId}  [${t.sessionId}]`]
   for (const turn of t.turns) {
-    out.push("", `${turn.role}${turn.timestamp !== null ? ` @ ${turn.timestamp}` : ""}:`)
+    out.push("", `${turn.role}${turn.timestamp !== null ? ` @ ${humanTime(turn.timestamp, style)}` : ""}:`)
     for (const b of turn.blocks) {
       if (b.type === "text") out.push(`  ${b.text.replace(/\n/g, "\n  ")}`)
       else if (b.type === "thinking") out.push(`  (thinking) ${clip(b.text.replace(/\s+/g, " "), 200)}`)

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ProviderId } from "../../domain/model.js"
+import { humanTime } from "../../domain/render.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
@@ -37,11 +38,13 @@ const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolea
     return r.value
   })
 
-const render = (rows: ReadonlyArray<SessionRow>): string => {
+const render = (rows: ReadonlyArray<SessionRow>, local: boolean): string => {
   if (rows.length === 0) return "no sessions\n"
-  const lines = rows.map((r) =>
+  const times = rows.map((r) => (r.lastAt !== null ? humanTime(r.lastAt, { local, seconds: true }) : "-"))
+  const width = Math.max("last activity".length, ...times.map((t) => t.length))
+  const lines = rows.map((r, i) =>
     [
-      (r.lastAt ?? "-").slice(0, 19).padEnd(19),
+      times[i].padEnd(width),
       r.provider.padEnd(11),
       String(r.eventCount).padStart(6),
       "  ",
@@ -50,7 +53,7 @@ const render = (rows: ReadonlyArray<SessionRow>): string => {
       (r.title ?? r.workspace ?? "").replace(/\s+/g, " ").slice(0, 60)
     ].join(" ")
   )
-  return [`${"last activity".padEnd(19)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
+  return [`${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
     .join("\n") + "\n"
 }
 
@@ -59,6 +62,7 @@ export const sessions = Command.make(
   "sessions",
   {
     json: O.json,
+    local: O.local,
     index: O.index,
     config: O.config,
     provider: Options.text("provider").pipe(O.plainValue, Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
@@ -123,7 +127,7 @@ export const sessions = Command.make(
         const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
           Effect.provide(rt.IndexSqlite.layer(file))
         )
-        yield* printResult("sessions", o.json, rows, () => render(rows))
+        yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
       })
     )
 ).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

@@ -35,6 +35,7 @@ export const show = Command.make(
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
     ),
     json: O.json,
+    local: O.local,
     index: O.index,
     config: O.config
   },
@@ -74,8 +75,8 @@ export const show = Command.make(
             `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
           )
         }
-        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t))
-        yield* printResult("show", o.json, t, () => renderTranscriptText(t))
+        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
       })
     )
 ).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))
