@@ -356,3 +356,50 @@ describe("times in human output", () => {
     expect(json.data.find((s: any) => s.sessionId === "sess-cron").lastAt).toMatch(/^2025-03-01T08:02:08(\.0+)?Z$/)
   })
 })
+
+describe("import's remedies", () => {
+  it("print each cause's problem and remedy on lines of their own; a config file's path is blamed on its key and folder", () => {
+    const dir = tempDir("si-trust-cfg-")
+    const sub = path.join(dir, "conf")
+    fs.mkdirSync(sub)
+    const config = path.join(sub, "c.json")
+    fs.writeFileSync(config, JSON.stringify({ museRoots: ["muse"], agentsRoot: "agents", store: "fs.db", agents: ["u1"] }))
+    const cwd = path.join(dir, "elsewhere")
+    fs.mkdirSync(cwd)
+    const r = cli(["import", "--config", config, "--index", path.join(dir, "i.db")], { cwd })
+    expect(r.code).toBe(8)
+    const lines = r.stdout.split("\n")
+    const at = lines.indexOf("  to reach complete coverage:")
+    expect(at).toBeGreaterThan(0)
+    const causes = lines.slice(at + 1, lines.findIndex((l, i) => i > at && !l.startsWith("    ")))
+    expect(causes.length).toBe(6) // three causes, each a problem line and a remedy line
+    for (let i = 0; i < causes.length; i += 2) {
+      expect(causes[i]).toMatch(/^ {4}- (muse-code|muse-agents|agentmux): [A-Z_]+: /)
+      expect(causes[i]).not.toMatch(/remedy|Check|Pass /i)
+      expect(causes[i + 1]).toMatch(/^ {6}remedy: /)
+      expect(causes[i + 1]).toContain(config)
+      expect(causes[i + 1]).toContain(`config file's folder (${sub})`)
+    }
+    expect(causes[0]).toContain(path.join(sub, "muse"))
+    expect(causes[1]).toContain('"museRoots"')
+    // --json: the same causes, problem and remedy apart.
+    const j = JSON.parse(cli(["import", "--config", config, "--index", path.join(dir, "i.db"), "--json"], { cwd }).stdout)
+    expect(j.data.causes.map((c: any) => c.code).sort()).toEqual(["AGENTS_ROOT_NOT_FOUND", "SOURCE_NOT_FOUND", "STORE_ABSENT"])
+    for (const c of j.data.causes) expect(c.remedy).toMatch(/config file's folder/)
+    // A path given on the command line: its remedy says the working directory reads it.
+    const onLine = cli(["import", "--muse-root", "nope", "--index", path.join(dir, "j.db")], { cwd })
+    const l = onLine.stdout.split("\n")
+    const i = l.findIndex((x) => x.startsWith("    - muse-code: SOURCE_NOT_FOUND: "))
+    expect(l[i]).toBe(`    - muse-code: SOURCE_NOT_FOUND: No such file or folder: ${path.join(cwd, "nope")}`)
+    expect(l[i + 1]).toMatch(/^ {6}remedy: .*working directory/)
+  })
+
+  it("an invalid config file's remedy says where its relative paths are read from", () => {
+    const dir = tempDir("si-trust-cfg-")
+    const config = path.join(dir, "c.json")
+    fs.writeFileSync(config, JSON.stringify({ agentsRoot: "a", bogus: 1 }))
+    const r = cli(["import", "--config", config, "--index", path.join(dir, "i.db")])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/\n {2}remedy: .*relative paths in it are read from the config file's folder/)
+  })
+})
