@@ -70,7 +70,8 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
             .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message.split("\n")[0]))
             .join("; ")
         }`,
-        remediation: "Keys: index, workspaces, museRoots, agentsRoot, store, agents, state, exports (see the README)."
+        remediation:
+          "Keys: index, workspaces, museRoots, agentsRoot, store, agents, state, exports (see the README); relative paths in it are read from the config file's folder."
       })
     }
     const base = nodePath.dirname(nodePath.resolve(path))

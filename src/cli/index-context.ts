@@ -11,11 +11,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { SourceNotFound } from "../domain/errors.js"
 import * as App from "../layers/app.js"
-import { defaultIndexFile } from "../layers/data-dir.js"
+import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import type { AccessPolicyShape } from "../services/AccessPolicy.js"
-import { ImportFaults, type ImportPlan } from "../services/Importer.js"
+import { causeLine, ImportFaults, type ImportPlan, type ImportReport } from "../services/Importer.js"
 import { loadConfig } from "./config.js"
 import * as Progress from "./progress.js"
 
@@ -32,7 +32,36 @@ export interface ImportOptions {
   readonly exports: ReadonlyArray<string>
 }
 
-/** The policy, plan and index file of an import: options first, then the config file, then defaults. */
+/** The config file an import read, and the paths it took from it (absolute), by key. */
+export interface ConfigPaths {
+  readonly file: string
+  readonly paths: ReadonlyArray<{ readonly key: string; readonly path: string }>
+}
+
+/**
+ * The remedy of a cause that concerns a path from the config file: say which
+ * key names it, and that relative paths there are read from the config
+ * file's folder (not the working directory). Other causes are left alone.
+ */
+export const withConfigRemedies = (report: ImportReport, config: ConfigPaths | undefined): ImportReport => {
+  if (config === undefined) return report
+  const causes = report.causes.map((c) => {
+    const hit = config.paths.find((p) => c.path === p.path || c.problem.includes(p.path))
+    if (hit === undefined) return c
+    return {
+      ...c,
+      remedy: `Check "${hit.key}" in the config file ${config.file}: it names ${hit.path}, as relative paths in a config file are read from the config file's folder (${
+        nodePath.dirname(config.file)
+      }).`
+    }
+  })
+  return { ...report, causes, remediations: causes.map(causeLine) }
+}
+
+/**
+ * The policy, plan and index file of an import: options first, then the
+ * config file, then defaults; and the config file's paths, for remedies.
+ */
 export const importSetup = (o: ImportOptions) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(o.config))
@@ -50,7 +79,23 @@ export const importSetup = (o: ImportOptions) =>
       exports: [...o.exports.map(abs), ...(c.exports ?? [])]
     })
     const index = Option.getOrUndefined(Option.map(o.index, abs)) ?? c.index ?? defaultIndexFile()
-    return { policy, plan, index }
+    const file = Option.isSome(o.config) ? abs(o.config.value) : fs.existsSync(defaultConfigFile()) ? defaultConfigFile() : undefined
+    // The paths this run took from the config file (a command-line option overrides a single one).
+    const taken = (key: string, p: string | null | undefined, used: string | undefined) =>
+      p !== undefined && p !== null && p === used ? [{ key, path: p }] : []
+    const config: ConfigPaths | undefined = file === undefined ? undefined : {
+      file,
+      paths: [
+        ...(c.workspaces ?? []).map((p) => ({ key: "workspaces", path: p })),
+        ...(c.museRoots ?? []).map((p) => ({ key: "museRoots", path: p })),
+        ...(c.exports ?? []).map((p) => ({ key: "exports", path: p })),
+        ...taken("agentsRoot", c.agentsRoot, policy.agentsRoot),
+        ...taken("store", c.store, policy.agentmuxStore),
+        ...taken("state", c.state, policy.stateFile),
+        ...taken("index", c.index, index)
+      ]
+    }
+    return { policy, plan, index, config }
   })
 
 /** The layer of an import run: the library, the index, the importer, the progress display. */

@@ -4,7 +4,6 @@
  * @module
  */
 import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
@@ -23,77 +22,120 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
+import * as Help from "./help.js"
 import { errors } from "./lazy.js"
-import { envelope, getExitCode, setExitCode } from "./output.js"
+import { envelope, getExitCode, jsonText, renderError, setExitCode, writeStderr, writeStdout } from "./output.js"
 
 const VERSION = "0.1.0"
+const PROGRAM = "session-ingest"
+const DESCRIPTION =
+  "Discover, inspect and stream AI coding-agent sessions (Muse Code, Muse agents, AgentMux) as one normalized, typed, resumable record."
 
-const root = Command.make("session-ingest").pipe(
-  Command.withDescription(
-    "Discover, inspect and stream AI coding-agent sessions (Muse Code, Muse agents, AgentMux) as one normalized, typed, resumable record."
-  ),
+/** The commands, by the name a command line gives them. */
+const commands = [
+  ["providers", providers],
+  ["discover", discover],
+  ["inspect", inspect],
+  ["stream", stream],
+  ["transcript", transcript],
+  ["import", importCommand],
+  ["sessions", sessions],
+  ["show", show],
+  ["export", exportCommand]
+] as const
+
+const root = Command.make(PROGRAM).pipe(
+  Command.withDescription(DESCRIPTION),
   Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions, show, exportCommand])
 )
 
-const cli = Command.run(root, { name: "session-ingest", version: VERSION })
+const cli = Command.run(root, { name: PROGRAM, version: VERSION })
 
 /** Exit code of an interrupted run (SIGINT / SIGTERM), as shells report a signal. */
 const INTERRUPTED_EXIT = 130
 
-/**
- * A command line @effect/cli could not parse: it has printed the problem on
- * stderr; with `--json` the envelope says it too, so stdout stays one JSON
- * document. Exit 2 (`INVALID_ARGUMENT`).
- */
-const invalidCommandLine = (e: ValidationError.ValidationError) =>
-  Effect.suspend(() => {
-    setExitCode(2)
-    if (!(process.argv.includes("--json") && !ValidationError.isHelpRequested(e) && "error" in e)) return Effect.void
-    const message = HelpDoc.toAnsiText(e.error).replace(/\u001b\[[0-9;]*m/g, "").trim()
-    const command = process.argv.slice(2).find((a) => !a.startsWith("-")) ?? "session-ingest"
-    return Effect.map(errors, ({ InvalidArgument }) => {
-      process.stdout.write(
-        JSON.stringify(envelope(command, null, new InvalidArgument({ message, remediation: "See --help." }))) + "\n"
-      )
-    })
-  })
+/** The arguments before `--` (after it everything is a value). */
+const optionPart = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const end = argv.indexOf("--")
+  return end < 0 ? argv : argv.slice(0, end)
+}
+
+/** The command a command line names (its first word that is a command's name), if any. */
+const commandNamed = (argv: ReadonlyArray<string>) => {
+  const name = optionPart(argv).find((a) => !a.startsWith("-"))
+  return commands.find(([n]) => n === name)
+}
 
 /** True when `argv` asks for help (`--help` / `-h` before any `--`). */
 const asksForHelp = (argv: ReadonlyArray<string>): boolean => {
-  const end = argv.indexOf("--")
-  const options = end < 0 ? argv : argv.slice(0, end)
+  const options = optionPart(argv)
   return options.includes("--help") || options.includes("-h")
 }
 
 /**
- * The command line @effect/cli parses: asked for help, it gets no `--json`
- * (whose envelope has no help in it), so `stream --json --help` shows the
- * help as `stream --help` does.
+ * The help a command line asks for (`--help` / `-h`, or no arguments at
+ * all): the named command's, else the program's; `undefined` when it asks
+ * for none. Rendered by `./help.ts` (brackets for optional options, wrapped
+ * to the terminal, colour only on a terminal without `NO_COLOR`), never as
+ * a `--json` envelope, which has no help in it.
  */
-const commandLine = (argv: ReadonlyArray<string>): Array<string> => {
-  if (!asksForHelp(argv)) return [...argv]
-  const end = argv.indexOf("--")
-  return argv.filter((a, i) => !(a === "--json" && (end < 0 || i < end)))
+const helpFor = (argv: ReadonlyArray<string>): string | undefined => {
+  if (argv.length > 0 && !asksForHelp(argv)) return undefined
+  const style = Help.stdoutStyle()
+  const named = commandNamed(argv)
+  return named === undefined
+    ? Help.rootHelp(PROGRAM, VERSION, DESCRIPTION, commands.map(([, c]) => c), style)
+    : Help.commandHelp(PROGRAM, named[1], style)
 }
 
 /**
- * Help goes out without colour codes when stdout is not a terminal or
- * `NO_COLOR` is set (@effect/cli always colours it). Only for a help
- * request: other output is left exactly as written.
+ * @effect/cli's problem text, as one line: its paragraphs joined, and a bad
+ * value named with its option (`--limit: 'abc' is not an integer.`).
  */
-const plainHelp = (argv: ReadonlyArray<string>): void => {
-  if (!asksForHelp(argv)) return
-  if (process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === "") return
-  const write = process.stdout.write.bind(process.stdout) as (chunk: unknown, ...rest: Array<unknown>) => boolean
-  process.stdout.write = ((chunk: unknown, ...rest: Array<unknown>) =>
-    write(typeof chunk === "string" ? chunk.replace(/\u001b\[[0-9;]*m/g, "") : chunk, ...rest)) as typeof process.stdout.write
+const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationError): string => {
+  const text = "error" in e ? Help.docText(e.error) : "The command line does not parse."
+  const bad = /^'(.*)' is not an? (\w+)$/.exec(text)
+  if (bad === null) return text
+  const at = optionPart(argv).findIndex((a, i) => i > 0 && a === bad[1] && argv[i - 1].startsWith("-"))
+  const kind = /^[aeiou]/.test(bad[2]) ? `an ${bad[2]}` : `a ${bad[2]}`
+  return `${at > 0 ? `${argv[at - 1]}: ` : ""}'${bad[1]}' is not ${kind}.`
 }
 
+/**
+ * A command line @effect/cli could not parse (its own printing of the problem
+ * is silenced, see {@link program}): one error in the README's format, on
+ * stderr as `session-ingest: INVALID_ARGUMENT: <problem>` and
+ * `  remedy: Run \`session-ingest <command> --help\`.`, or with `--json` as
+ * the one envelope on stdout. Exit 2.
+ */
+const invalidCommandLine = (argv: ReadonlyArray<string>) => (e: ValidationError.ValidationError) =>
+  Effect.suspend(() => {
+    setExitCode(2)
+    const named = commandNamed(argv)
+    const message = problemOf(argv, e)
+    const remediation = `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
+    return Effect.map(errors, ({ InvalidArgument }) => {
+      const error = new InvalidArgument({ message, remediation })
+      if (optionPart(argv).includes("--json")) {
+        process.stdout.write(jsonText(envelope(named?.[0] ?? PROGRAM, null, error)) + "\n")
+      } else {
+        writeStderr(renderError(error))
+      }
+    })
+  })
+
 const program = Effect.suspend(() => {
-  plainHelp(process.argv)
-  return cli(commandLine(process.argv))
+  const argv = process.argv.slice(2)
+  const help = helpFor(argv)
+  if (help !== undefined) return writeStdout(help).pipe(Effect.ignore)
+  // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
+  return Effect.consoleWith((console) =>
+    cli(process.argv).pipe(
+      Effect.withConsole({ ...console, error: () => Effect.void }),
+      Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv))
+    )
+  )
 }).pipe(
-  Effect.catchIf(ValidationError.isValidationError, invalidCommandLine),
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
 )

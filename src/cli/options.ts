@@ -46,6 +46,11 @@ export const json = Options.boolean("json").pipe(
   Options.withDescription("Print one JSON envelope {contractVersion, command, status, data, error} on stdout.")
 )
 
+/** `--local`: times for people in the local zone (`TZ`) with their offset, instead of UTC with `Z`. */
+export const local = Options.boolean("local").pipe(
+  Options.withDescription("Show times in the local zone (TZ) with their offset, instead of UTC (Z). JSON is always UTC.")
+)
+
 /** `--workspace DIR` (repeatable; default: the working directory). */
 export const workspace = Options.text("workspace").pipe(
   Options.withPseudoName("DIR"),

@@ -11,6 +11,7 @@ import type { IngestError } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
+import { escapeJsonControls, visibleControls } from "../domain/render.js"
 
 let exitCode = 0
 
@@ -44,17 +45,39 @@ const stdoutError = (e: NodeJS.ErrnoException) => {
 process.stdout.on("error", stdoutError)
 
 /**
+ * `JSON.stringify` of a value for stdout, with C1 controls and bidi overrides
+ * written as `\uHHHH` (the same JSON value; see `escapeJsonControls`).
+ */
+export const jsonText = (value: object): string => escapeJsonControls(JSON.stringify(value))
+
+/**
+ * True when UTF-8 `bytes` hold a C1 control (U+0080–U+009F: `C2 80`–`C2 9F`)
+ * or a bidi override or isolate (U+202A–U+202E: `E2 80 AA`–`AE`;
+ * U+2066–U+2069: `E2 81 A6`–`A9`). Found with `indexOf` (memchr), so the
+ * common line without one costs almost nothing.
+ */
+const holdsRawControl = (bytes: Uint8Array): boolean => {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let i = b.indexOf(0xc2); i >= 0; i = b.indexOf(0xc2, i + 1)) if (b[i + 1] >= 0x80 && b[i + 1] <= 0x9f) return true
+  for (let i = b.indexOf(0xe2); i >= 0; i = b.indexOf(0xe2, i + 1)) {
+    const c = b[i + 1], d = b[i + 2]
+    if ((c === 0x80 && d >= 0xaa && d <= 0xae) || (c === 0x81 && d >= 0xa6 && d <= 0xa9)) return true
+  }
+  return false
+}
+
+/**
  * NDJSON bytes of some values: `JSON.stringify` of each, one a line, UTF-8,
  * written straight into one buffer. Joining the strings first and encoding
  * the joined text costs several times more (bench figure (a)). Values that
- * stringify to `undefined` are left out.
+ * stringify to `undefined` are left out. A line holding a C1 control or a
+ * bidi override is written again with them as `\uHHHH` escapes (the same
+ * JSON value; see {@link jsonText}).
  */
 export const ndjson = (values: Iterable<unknown>): Uint8Array => {
   let buf = Buffer.allocUnsafe(64 * 1024)
   let n = 0
-  for (const v of values) {
-    const s = JSON.stringify(v)
-    if (s === undefined) continue
+  const room = (s: string) => {
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
     const need = n + s.length * 3 + 1
     if (need > buf.length) {
@@ -62,7 +85,19 @@ export const ndjson = (values: Iterable<unknown>): Uint8Array => {
       buf.copy(bigger, 0, 0, n)
       buf = bigger
     }
+  }
+  for (const v of values) {
+    const s: string | undefined = JSON.stringify(v)
+    if (s === undefined) continue
+    room(s)
+    const start = n
     n += buf.write(s, n, "utf8")
+    if (holdsRawControl(buf.subarray(start, n))) {
+      const escaped = escapeJsonControls(s)
+      n = start
+      room(escaped)
+      n += buf.write(escaped, n, "utf8")
+    }
     buf[n++] = 10
   }
   return buf.subarray(0, n)
@@ -114,7 +149,7 @@ const reportStdoutFailure: Effect.Effect<void> = Effect.suspend(() => {
       details: { path: "-", reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) }
     })
     setExitCode(exitCodeOf[err.code])
-    process.stderr.write(renderError(err))
+    writeStderr(renderError(err))
   })
 })
 
@@ -127,16 +162,32 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
   error: error === null ? null : errorToJson(error)
 })
 
-/** Print a success: the envelope with `--json`, else the rendered text. */
+/**
+ * Write text for people (a listing, a transcript, Markdown) to stdout: every
+ * control character it holds shown visibly (`visibleControls`), so that
+ * session content cannot act on the terminal. The one way human text reaches
+ * stdout.
+ */
+export const writeHuman = (text: string): Effect.Effect<void, StdoutClosed> => writeStdout(visibleControls(text))
+
+/**
+ * Write text for people to stderr (errors, notes), its control characters
+ * shown visibly as {@link writeHuman} does. The one way text reaches stderr.
+ */
+export const writeStderr = (text: string): void => {
+  process.stderr.write(visibleControls(text))
+}
+
+/** Print a success: the envelope with `--json`, else the rendered text (through {@link writeHuman}). */
 export const printResult = (
   command: string,
   json: boolean,
   data: unknown,
   render: () => string
 ): Effect.Effect<void, StdoutClosed> =>
-  writeStdout(json ? JSON.stringify(envelope(command, data, null)) + "\n" : render())
+  json ? writeStdout(jsonText(envelope(command, data, null)) + "\n") : writeHuman(render())
 
-/** One line for people: `error CODE: message` plus the remedy. */
+/** One line for people: `session-ingest: CODE: message` plus a line with the remedy. */
 export const renderError = (e: IngestError): string =>
   `session-ingest: ${e.code}: ${e.message}${e.remediation !== undefined ? `\n  remedy: ${e.remediation}` : ""}\n`
 
@@ -175,10 +226,8 @@ export const reporting = <R>(
       if (!isIngestError(e)) return Effect.die(e)
       setExitCode(exitCodeOf[e.code])
       return json
-        ? writeStdout(JSON.stringify(envelope(command, null, e)) + "\n").pipe(Effect.ignore)
-        : Effect.sync(() => {
-          process.stderr.write(renderError(e))
-        })
+        ? writeStdout(jsonText(envelope(command, null, e)) + "\n").pipe(Effect.ignore)
+        : Effect.sync(() => writeStderr(renderError(e)))
     }),
     Effect.zipRight(Effect.suspend(() => stdoutFailure !== undefined && getExitCode() !== exitCodeOf.OUTPUT_WRITE_FAILED ? reportStdoutFailure : Effect.void))
   )

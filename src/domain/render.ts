@@ -4,6 +4,85 @@
  * @module
  */
 import type { Transcript, TranscriptBlock } from "./model.js"
+import { normalizeTimestamp } from "./timestamps.js"
+
+/** How times are shown to people: UTC with `Z` (the default), or the local zone (`TZ`) with its offset. */
+export interface TimeStyle {
+  /** Local time with its offset (`+05:30`) instead of UTC. */
+  readonly local?: boolean | undefined
+  /** Whole seconds only (listings); otherwise the sub-second digits the time has. */
+  readonly seconds?: boolean | undefined
+}
+
+const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, "0")
+
+/**
+ * A time for people: RFC 3339 always with its zone, `2026-10-01T12:00:01Z`
+ * in UTC (the default), or with `local` the same instant in the process's
+ * zone (`TZ`) with its offset, `2026-10-01T17:30:01+05:30`. Sub-second
+ * digits are kept unless `seconds`. A value that is not a time is shown as
+ * it is.
+ */
+export const humanTime = (value: string, style: TimeStyle = {}): string => {
+  const r = normalizeTimestamp(value)
+  if (r._tag !== "ok") return value
+  const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?Z$/.exec(r.value)
+  if (m === null) return value
+  const fraction = style.seconds === true ? "" : (m[2] ?? "")
+  if (style.local !== true) return `${m[1]}${fraction}Z`
+  const d = new Date(r.epochMs)
+  const offset = -d.getTimezoneOffset()
+  const year = d.getFullYear()
+  const date = `${year < 0 ? "-" : ""}${pad(year, 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  const zone = `${offset < 0 ? "-" : "+"}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
+  return `${date}T${time}${fraction}${zone}`
+}
+
+/**
+ * Characters a terminal may act on instead of showing: C0 controls but tab
+ * and line feed (U+0000–U+0008, U+000B–U+001F, so ESC, BEL, CR and BS among
+ * them), DEL (U+007F), C1 controls (U+0080–U+009F, CSI U+009B and OSC U+009D
+ * among them), and the bidirectional overrides and isolates that reorder how
+ * text reads (U+202A–U+202E, U+2066–U+2069).
+ */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text for people, safe to print on a terminal: every character of
+ * {@link CONTROLS} written visibly as an escape, `\xHH` below U+0100 (ESC is
+ * `\x1b`, CSI `\x9b`, CR `\x0d`) and `\uHHHH` above (`\u202e`), so that
+ * session content (a prompt, title, path or tool output) can neither retitle
+ * the terminal, clear it, move the cursor nor disguise text. A CR LF line end
+ * is shown as the line end it is. Tabs and line feeds stay. Idempotent: its
+ * output holds no such character.
+ */
+export const visibleControls = (text: string): string =>
+  text.replace(/\r\n/g, "\n").replace(
+    CONTROLS,
+    (c) => {
+      const n = c.charCodeAt(0)
+      return n < 0x100 ? `\\x${n.toString(16).padStart(2, "0")}` : `\\u${n.toString(16).padStart(4, "0")}`
+    }
+  )
+
+/**
+ * Characters JSON leaves raw that a terminal may act on or that reorder text
+ * (C1 controls, bidirectional overrides and isolates); `JSON.stringify`
+ * already escapes C0.
+ */
+const JSON_RAW_CONTROLS = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/g
+const HAS_JSON_RAW_CONTROL = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/
+
+/**
+ * JSON text with {@link JSON_RAW_CONTROLS} written as `\uHHHH` escapes: the
+ * same JSON value (a parser reads it back unchanged), but a `--json` envelope
+ * or an NDJSON line shown on a terminal carries no raw C1 control.
+ */
+export const escapeJsonControls = (json: string): string =>
+  HAS_JSON_RAW_CONTROL.test(json)
+    ? json.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    : json
 
 const fence = (s: string): string => {
   const ticks = s.includes("```") ? "````" : "```"
@@ -25,20 +104,21 @@ const blockMarkdown = (b: TranscriptBlock): string => {
   }
 }
 
-/** Markdown: a heading per turn (role and time), blocks below it; compactions, parse warnings and diagnostics at the end. */
-export const renderTranscriptMarkdown = (t: Transcript): string => {
+/** Markdown: a heading per turn (role and time), blocks below it; compactions, parse warnings and diagnostics at the end. Times as {@link humanTime} shows them. */
+export const renderTranscriptMarkdown = (t: Transcript, style: TimeStyle = {}): string => {
+  const time = (v: string) => humanTime(v, style)
   const out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
   out.push(`- session: \`${t.sessionId}\``)
   if (t.model !== null) out.push(`- model: ${t.model}`)
-  if (t.startedAt !== null) out.push(`- started: ${t.startedAt}`)
-  if (t.endedAt !== null) out.push(`- ended: ${t.endedAt}`)
+  if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
+  if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
   out.push("")
   for (const turn of t.turns) {
-    out.push(`## ${turn.role}${turn.timestamp !== null ? ` · ${turn.timestamp}` : ""}`, "")
+    out.push(`## ${turn.role}${turn.timestamp !== null ? ` · ${time(turn.timestamp)}` : ""}`, "")
     for (const b of turn.blocks) out.push(blockMarkdown(b), "")
   }
   if (t.compactions.length > 0) {
-    out.push("## compactions", "", ...t.compactions.map((c) => `- ${c.id} (${c.trigger ?? "?"}) ${c.timestamp ?? ""}`), "")
+    out.push("## compactions", "", ...t.compactions.map((c) => `- ${c.id} (${c.trigger ?? "?"}) ${c.timestamp !== null ? time(c.timestamp) : ""}`), "")
   }
   if (t.parseWarnings.length > 0) {
     out.push("## parse warnings", "", ...t.parseWarnings.map((w) => `- ${w.kind}: ${w.count} (first at line ${w.firstLine ?? "?"})`), "")
@@ -46,16 +126,16 @@ export const renderTranscriptMarkdown = (t: Transcript): string => {
   if (t.diagnostics.length > 0) {
     out.push("## diagnostics", "", ...t.diagnostics.map((d) => `- ${d.kind}: ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`), "")
   }
-  return out.join("\n")
+  return visibleControls(out.join("\n"))
 }
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s)
 
-/** Plain text: one paragraph per turn, tool calls on one line each. */
-export const renderTranscriptText = (t: Transcript): string => {
+/** Plain text: one paragraph per turn, tool calls on one line each. Times as {@link humanTime} shows them. */
+export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): string => {
   const out: Array<string> = [`${t.title ?? t.sessionId}  [${t.sessionId}]`]
   for (const turn of t.turns) {
-    out.push("", `${turn.role}${turn.timestamp !== null ? ` @ ${turn.timestamp}` : ""}:`)
+    out.push("", `${turn.role}${turn.timestamp !== null ? ` @ ${humanTime(turn.timestamp, style)}` : ""}:`)
     for (const b of turn.blocks) {
       if (b.type === "text") out.push(`  ${b.text.replace(/\n/g, "\n  ")}`)
       else if (b.type === "thinking") out.push(`  (thinking) ${clip(b.text.replace(/\s+/g, " "), 200)}`)
@@ -68,5 +148,5 @@ export const renderTranscriptText = (t: Transcript): string => {
   if (t.compactions.length > 0) out.push("", `compactions: ${t.compactions.length}`)
   for (const w of t.parseWarnings) out.push(`warning: ${w.kind} × ${w.count} (first at line ${w.firstLine ?? "?"})`)
   for (const d of t.diagnostics) out.push(`note: ${d.kind} × ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`)
-  return out.join("\n") + "\n"
+  return visibleControls(out.join("\n") + "\n")
 }

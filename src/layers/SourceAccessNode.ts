@@ -40,7 +40,8 @@ const fsError = (path: string, e: unknown): SourceAccessError => {
     case "ENOENT":
       return new SourceNotFound({
         message: `No such file or folder: ${path}`,
-        remediation: "Check the path; relative paths are read from the working directory."
+        remediation:
+          "Check the path (relative paths on the command line are read from the working directory; in a config file, from the config file's folder)."
       })
     case "ENOTDIR":
       return new SourceNotRegularFile({

@@ -52,6 +52,23 @@ export interface RejectedSource {
   readonly remediation: string | null
 }
 
+/** One cause of partial coverage: what went wrong, and what to do about it. */
+export interface PartialCause {
+  readonly provider: ProviderId
+  /** The error or reason code (`SOURCE_NOT_FOUND`, `AGENTS_ROOT_NOT_FOUND`, `NO_SOURCES`, …). */
+  readonly code: string
+  /** The source it concerns, for a rejected source; else null. */
+  readonly path: string | null
+  /** What went wrong. */
+  readonly problem: string
+  /** What to do about it, when something can be. */
+  readonly remedy: string | null
+}
+
+/** A {@link PartialCause} on one line: `provider: [path: ]CODE: problem Remedy: remedy` (the report's `remediations`). */
+export const causeLine = (c: PartialCause): string =>
+  `${c.provider}: ${c.path !== null ? `${c.path}: ` : ""}${c.code}: ${c.problem}${c.remedy !== null ? ` Remedy: ${c.remedy}` : ""}`
+
 /** The coverage report printed at the end of every run (and in `--json`). */
 export interface ImportReport {
   readonly coverage: "complete" | "partial"
@@ -77,8 +94,10 @@ export interface ImportReport {
   readonly sessionsAdded: number
   readonly eventsAdded: number
   readonly rejected: ReadonlyArray<RejectedSource>
-  /** One line per cause of partial coverage, saying what to do. */
+  /** One line per cause of partial coverage, saying what to do ({@link causeLine} of each of `causes`). */
   readonly remediations: ReadonlyArray<string>
+  /** The causes of partial coverage, problem and remedy apart. */
+  readonly causes: ReadonlyArray<PartialCause>
 }
 
 /** The importer's operation. */

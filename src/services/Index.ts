@@ -90,6 +90,8 @@ export interface SessionFilter {
   readonly since?: string | undefined
   readonly until?: string | undefined
   readonly workspace?: string | undefined
+  /** At most this many sessions (the latest ones); all when absent. */
+  readonly limit?: number | undefined
 }
 
 /** Named points inside a batch commit, for crash-injection tests. */
@@ -132,8 +134,15 @@ export interface IndexShape {
   ) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
-  /** Sessions whose uid or native session id is `id` (current generations). */
+  /** Sessions whose uid or native session id is `id` (current generations), latest activity first. */
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
+  /**
+   * Sessions whose uid or native session id starts with `prefix` (current
+   * generations; case-sensitive; an empty prefix matches none), latest
+   * activity first, at most `max` of them. What `findSession` in
+   * `layers/index/queries.ts` resolves an abbreviated id with.
+   */
+  readonly findSessionsByPrefix: (prefix: string, max: number) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
   /** Bytes of a session's events as the index stores them (their JSON): what holding them whole costs, roughly. */

@@ -9,6 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
@@ -16,11 +17,12 @@ import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
 /** One line per source: id, time range, where, title and counts, from whichever summary fields the provider gives. */
-const sourceLine = (s: DiscoveredSource): string => {
+const sourceLine = (s: DiscoveredSource, local: boolean): string => {
   const m = s.summary
+  const time = (t: string | undefined) => (t !== undefined ? humanTime(t, { local, seconds: true }) : "?")
   const from = str(m.startedAt) ?? str(m.firstReceivedAt) ?? str(m.firstAt)
   const to = str(m.updatedAt) ?? str(m.lastReceivedAt) ?? str(m.lastAt)
-  const when = from !== undefined || to !== undefined ? `${(from ?? "?").slice(0, 19)} → ${(to ?? "?").slice(0, 19)}` : ""
+  const when = from !== undefined || to !== undefined ? `${time(from)} → ${time(to)}` : ""
   const where = str(m.cwd) ?? str(m.workspace) ?? str(m.workspaceRoot) ?? s.locator.path
   const counts = [
     typeof m.promptCount === "number" ? `${m.promptCount} prompts` : undefined,
@@ -36,7 +38,7 @@ const sourceLine = (s: DiscoveredSource): string => {
   ].join("\n")
 }
 
-const render = (r: DiscoveryReport): string => {
+const render = (r: DiscoveryReport, local: boolean): string => {
   const lines = [
     `provider: ${r.provider}  status: ${r.status}  coverage: ${r.coverage}  sources: ${r.sourceCount}`,
     ...(r.reasonCode !== null ? [`reason: ${r.reasonCode}`] : []),
@@ -44,7 +46,7 @@ const render = (r: DiscoveryReport): string => {
     ...(r.omitted !== undefined && Object.keys(r.omitted).length > 0
       ? [`omitted (not sessions by the provider's spec): ${Object.entries(r.omitted).map(([k, v]) => `${k} ${v}`).join(", ")}`]
       : []),
-    ...r.sources.map(sourceLine)
+    ...r.sources.map((s) => sourceLine(s, local))
   ]
   if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
   return lines.join("\n") + "\n"
@@ -56,6 +58,7 @@ export const discover = Command.make(
   {
     provider: O.provider,
     json: O.json,
+    local: O.local,
     ...O.roots,
     agent: O.agent
   },
@@ -66,7 +69,7 @@ export const discover = Command.make(
       Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
         const adapter = yield* (yield* rt.SessionSources).get(o.provider)
         const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
-        yield* printResult("discover", o.json, report, () => render(report))
+        yield* printResult("discover", o.json, report, () => render(report, o.local))
         if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
       }).pipe(Effect.provide(rt.appLayer(o))))
     )

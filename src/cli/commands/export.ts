@@ -15,13 +15,14 @@ import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import type { IngestError } from "../../domain/errors.js"
-import { ndjson, printResult, reporting, writeStdout } from "../output.js"
+import { escapeJsonControls } from "../../domain/render.js"
+import { ndjson, printResult, reporting, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
   "export",
   {
-    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
     format: Options.choice("format", ["atif", "ndjson"]).pipe(
       Options.withDefault("atif" as const),
       Options.withDescription("atif (an ATIF-v1.7 trajectory JSON, default) or ndjson (the normalized events).")
@@ -54,13 +55,13 @@ export const exportCommand = Command.make(
             return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
           })).pipe(Stream.provideLayer(indexLayer))
           : Stream.fromEffect(
-            Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(JSON.stringify(rt.toAtif(input), null, 2) + "\n", "utf8"))
+            Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif(input), null, 2)) + "\n", "utf8"))
               .pipe(Effect.provide(indexLayer))
           )
         if (out !== undefined) {
           yield* rt.writeNewFile(out, bytes)
           if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
-          else process.stderr.write(`wrote ${out}\n`)
+          else writeStderr(`wrote ${out}\n`)
           return
         }
         if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)

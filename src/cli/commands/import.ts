@@ -37,7 +37,15 @@ const render = (r: ImportReport, index: string): string => {
   if (Object.keys(s.rejectedByCode).length > 0) {
     lines.push(`  rejected by code: ${Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(", ")}`)
   }
-  if (r.remediations.length > 0) lines.push("  to reach complete coverage:", ...r.remediations.map((l) => `    - ${l}`))
+  if (r.causes.length > 0) {
+    lines.push(
+      "  to reach complete coverage:",
+      ...r.causes.flatMap((c) => [
+        `    - ${c.provider}: ${c.path !== null ? `${c.path}: ` : ""}${c.code}: ${c.problem}`,
+        ...(c.remedy !== null ? [`      remedy: ${c.remedy}`] : [])
+      ])
+    )
+  }
   const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`))
   if (diagnostics.length > 0) {
     lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${l}`))
@@ -73,8 +81,11 @@ export const importCommand = Command.make(
       o.json,
       Effect.gen(function*() {
         const rt = yield* runtime
-        const { index, plan, policy } = yield* rt.importSetup(o)
-        const report = yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index)))
+        const { config, index, plan, policy } = yield* rt.importSetup(o)
+        const report = rt.withConfigRemedies(
+          yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index))),
+          config
+        )
         yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
         if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
       })

@@ -6,18 +6,19 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
+import { humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, reporting } from "../output.js"
 
-const render = (i: Inspection): string => {
+const render = (i: Inspection, local: boolean): string => {
   const lines = [
     `provider:   ${i.provider} (${i.locatorClass})`,
     `source:     ${i.sourceId}`,
     `status:     ${i.status}`,
     `events:     ${i.eventCount}`,
-    `first:      ${i.firstEventAt ?? "-"}`,
-    `last:       ${i.lastEventAt ?? "-"}`,
+    `first:      ${i.firstEventAt !== null ? humanTime(i.firstEventAt, { local }) : "-"}`,
+    `last:       ${i.lastEventAt !== null ? humanTime(i.lastEventAt, { local }) : "-"}`,
     `sessions:   ${i.sessions.length}`,
     ...i.sessions.map((s) => `  - ${s.sessionId}${typeof s.eventCount === "number" ? ` (${s.eventCount} events)` : ""}`)
   ]
@@ -31,7 +32,8 @@ const render = (i: Inspection): string => {
 export const inspect = Command.make(
   "inspect",
   {
-    ...O.source
+    ...O.source,
+    local: O.local
   },
   (o) =>
     reporting(
@@ -40,7 +42,7 @@ export const inspect = Command.make(
       Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
         Effect.gen(function*() {
           const inspection = yield* adapter.inspect(locator)
-          yield* printResult("inspect", o.json, inspection, () => render(inspection))
+          yield* printResult("inspect", o.json, inspection, () => render(inspection, o.local))
         })))
     )
 ).pipe(Command.withDescription("Validate one source in full and describe it: status (complete | provisional), sessions, event count, diagnostics."))

@@ -12,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ProviderId } from "../../domain/model.js"
+import { humanTime } from "../../domain/render.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
@@ -37,11 +38,13 @@ const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolea
     return r.value
   })
 
-const render = (rows: ReadonlyArray<SessionRow>): string => {
+const render = (rows: ReadonlyArray<SessionRow>, local: boolean): string => {
   if (rows.length === 0) return "no sessions\n"
-  const lines = rows.map((r) =>
+  const times = rows.map((r) => (r.lastAt !== null ? humanTime(r.lastAt, { local, seconds: true }) : "-"))
+  const width = Math.max("last activity".length, ...times.map((t) => t.length))
+  const lines = rows.map((r, i) =>
     [
-      (r.lastAt ?? "-").slice(0, 19).padEnd(19),
+      times[i].padEnd(width),
       r.provider.padEnd(11),
       String(r.eventCount).padStart(6),
       "  ",
@@ -50,7 +53,7 @@ const render = (rows: ReadonlyArray<SessionRow>): string => {
       (r.title ?? r.workspace ?? "").replace(/\s+/g, " ").slice(0, 60)
     ].join(" ")
   )
-  return [`${"last activity".padEnd(19)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
+  return [`${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
     .join("\n") + "\n"
 }
 
@@ -59,11 +62,17 @@ export const sessions = Command.make(
   "sessions",
   {
     json: O.json,
+    local: O.local,
     index: O.index,
     config: O.config,
     provider: Options.text("provider").pipe(O.plainValue, Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
+    limit: Options.integer("limit").pipe(
+      Options.withPseudoName("N"),
+      Options.optional,
+      Options.withDescription("Only the N latest sessions (N is 1 or more).")
+    ),
     workspace: Options.text("workspace").pipe(O.plainValue,
       Options.withPseudoName("DIR"),
       Options.optional,
@@ -89,6 +98,14 @@ export const sessions = Command.make(
           }
           provider = p.right
         }
+        const limit = Option.getOrUndefined(o.limit)
+        if (limit !== undefined && limit < 1) {
+          const { InvalidArgument } = yield* errors
+          return yield* new InvalidArgument({
+            message: `--limit ${limit}: the number of sessions to list must be 1 or more.`,
+            remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
+          })
+        }
         const since = yield* parseBound("since", o.since, false)
         const until = yield* parseBound("until", o.until, true)
         if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
@@ -107,10 +124,10 @@ export const sessions = Command.make(
           }
         }))
         const file = yield* rt.existingIndex(o.index, o.config)
-        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace })).pipe(
+        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
           Effect.provide(rt.IndexSqlite.layerReadonly(file))
         )
-        yield* printResult("sessions", o.json, rows, () => render(rows))
+        yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
       })
     )
 ).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

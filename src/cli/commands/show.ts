@@ -13,12 +13,12 @@ import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { ndjson, printResult, reporting, writeStdout } from "../output.js"
+import { ndjson, printResult, reporting, writeHuman, writeStderr, writeStdout } from "../output.js"
 
 /** Tell on stderr which of several sessions of one id is shown. */
 const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
   if (others.length === 0) return
-  process.stderr.write(
+  writeStderr(
     `note: ${others.length + 1} sources hold session ${id}; showing ${shown} (use a ses_… uid to pick another: ${
       others.map((s) => s.sessionUid).join(", ")
     })\n`
@@ -29,12 +29,13 @@ const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly 
 export const show = Command.make(
   "show",
   {
-    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid).")),
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
     format: Options.choice("format", ["events", "transcript", "markdown"]).pipe(
       Options.withDefault("events" as const),
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
     ),
     json: O.json,
+    local: O.local,
     index: O.index,
     config: O.config
   },
@@ -70,12 +71,12 @@ export const show = Command.make(
           startedAt: typeof known.startedAt === "string" ? known.startedAt : null
         }, events)
         if (t.turns.length === 0 && events.length > 0) {
-          process.stderr.write(
+          writeStderr(
             `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
           )
         }
-        if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
-        yield* printResult("show", o.json, t, () => renderTranscriptText(t))
+        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
       })
     )
 ).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting, writeStdout } from "../output.js"
+import { printResult, reporting, writeHuman } from "../output.js"
 
 const format = Options.choice("format", ["text", "markdown", "json"]).pipe(
   Options.withDefault("text" as const),
@@ -22,6 +22,7 @@ export const transcript = Command.make(
   "transcript",
   {
     ...O.source,
+    local: O.local,
     format
   },
   (o) =>
@@ -31,8 +32,8 @@ export const transcript = Command.make(
       Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
         Effect.gen(function*() {
           const t = yield* adapter.transcript(locator)
-          if (o.format === "markdown" && !o.json) return yield* writeStdout(renderTranscriptMarkdown(t))
-          yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t))
+          if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+          yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))
         })))
     )
 ).pipe(Command.withDescription("Render a conversation source (muse-agents, agentmux) as a transcript: turns, tool calls with their results, compactions."))

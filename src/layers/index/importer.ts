@@ -31,11 +31,13 @@ import type { Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
+  causeLine,
   ImportFaults,
   Importer,
   type ImportPlan,
   ImportProgress,
   type ImportReport,
+  type PartialCause,
   type ProviderCoverage,
   type RejectedSource
 } from "../../services/Importer.js"
@@ -259,13 +261,22 @@ const make = Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
       const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
-      const remediations: Array<string> = []
       const omittedByReason: Record<string, number> = {}
-      const partialProvider = (p: Mutable<ProviderCoverage>, reasonCode: string, line: string) => {
+      const causes: Array<PartialCause> = []
+      const partialProvider = (
+        p: Mutable<ProviderCoverage>,
+        code: string,
+        problem: string,
+        remedy: string | null,
+        path: string | null = null
+      ) => {
         p.coverage = "partial"
-        p.reasonCode ??= reasonCode
-        remediations.push(`${p.provider}: ${line}`)
+        p.reasonCode ??= code
+        causes.push({ provider: p.provider, code, path, problem, remedy })
       }
+      /** What a discovery's diagnostics say of `code` (the problem behind a reason code), else `fallback`. */
+      const problemOf = (diagnostics: ReadonlyArray<{ readonly code: string; readonly message: string }>, code: string | null, fallback: string) =>
+        diagnostics.find((d) => d.code === code)?.message ?? fallback
 
       const checkpoints = yield* index.checkpoints
       for (const entry of plan.discover) {
@@ -285,7 +296,7 @@ const make = Effect.gen(function*() {
           p.status = "unavailable"
           p.remediation = e.remediation ?? null
           providers.set(provider, p)
-          partialProvider(p, e.code, `${e.message}${e.remediation !== undefined ? ` ${e.remediation}` : ""}`)
+          partialProvider(p, e.code, e.message, e.remediation ?? null)
           continue
         }
         const r = report.right
@@ -312,15 +323,16 @@ const make = Effect.gen(function*() {
         const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
         p.diagnostics = [...p.diagnostics, ...kept]
         if (r.coverage === "partial") {
-          partialProvider(p, r.reasonCode ?? "PARTIAL", `${r.reasonCode ?? "partial"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+          partialProvider(p, r.reasonCode ?? "PARTIAL", problemOf(r.diagnostics, r.reasonCode, "Discovery covered only part of the sources."), r.remediation)
         } else if (entry.configured === true && r.status === "unavailable") {
           // A root or store the operator named explicitly is missing: a typo must not read as "complete".
-          partialProvider(p, r.reasonCode ?? "UNAVAILABLE", `${r.reasonCode ?? "unavailable"}${r.remediation !== null ? `: ${r.remediation}` : ""}`)
+          partialProvider(p, r.reasonCode ?? "UNAVAILABLE", problemOf(r.diagnostics, r.reasonCode, "What was named is unavailable."), r.remediation)
         } else if (entry.expectSources === true && r.sourceCount === 0) {
           partialProvider(
             p,
             "NO_SOURCES",
-            `NO_SOURCES: nothing found for ${request.agentId !== undefined ? `agent ${request.agentId}` : "the request"}; check the id (and --store).`
+            `Nothing found for ${request.agentId !== undefined ? `agent ${request.agentId}` : "the request"}.`,
+            "Check the id (and --store)."
           )
         }
         for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary })
@@ -375,7 +387,8 @@ const make = Effect.gen(function*() {
             rejected.push(r)
             const p = providers.get(w.provider)
             if (p !== undefined) {
-              partialProvider(p, "SOURCES_REJECTED", `${r.path}: ${r.code}: ${r.message}${r.remediation !== null ? ` ${r.remediation}` : ""}`)
+              p.reasonCode ??= "SOURCES_REJECTED"
+              partialProvider(p, r.code, r.message, r.remediation, r.path)
             }
           }
         }
@@ -404,7 +417,8 @@ const make = Effect.gen(function*() {
         sessionsAdded,
         eventsAdded,
         rejected,
-        remediations
+        remediations: causes.map(causeLine),
+        causes
       }
     })
 

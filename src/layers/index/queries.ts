@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import type { AtifInput } from "../../domain/atif.js"
 import { nativeOf } from "../../domain/conversation.js"
-import { ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { isRecord } from "../../domain/json.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
@@ -31,7 +31,7 @@ export interface LoadedSession {
 export const loadSession = (
   id: string,
   maxBytes: number = defaultImportLimits.maxDocumentBytes
-): Effect.Effect<LoadedSession, SourceNotFound | StoreUnavailable | ResourceLimitExceeded, Index> =>
+): Effect.Effect<LoadedSession, SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const { others, session } = yield* findSession(id)
     const index = yield* Index
@@ -47,20 +47,47 @@ export const loadSession = (
     return { session, events, others }
   })
 
+/** Candidates an ambiguous prefix lists at most (in the message; `details.candidates` holds them too). */
+const MAX_CANDIDATES = 20
+
 /**
  * {@link loadSession} without its events: the session and the others the id
  * names. Its events then come a page at a time from `Index.eventsStream`.
- * `SourceNotFound` when no session has that id.
+ *
+ * `id` is a session's uid (`ses_…`) or native id, or a unique prefix of one
+ * (as `git` takes an abbreviated hash): an exact match wins; otherwise the
+ * sessions whose uid or native id starts with `id`. Several sessions of one
+ * native id (from several sources) are one match, the latest shown and the
+ * rest in `others`. `SourceNotFound` when nothing matches; `InvalidArgument`
+ * when the prefix names more than one session, with the candidate ids in the
+ * message and in `details.candidates` (at most 20).
  */
 export const findSession = (
   id: string
-): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | StoreUnavailable, Index> =>
+): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
   Effect.gen(function*() {
-    const found = yield* (yield* Index).findSessions(id)
+    const index = yield* Index
+    const exact = yield* index.findSessions(id)
+    if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
+    const found = yield* index.findSessionsByPrefix(id, 1000)
     if (found.length === 0) {
       return yield* new SourceNotFound({
         message: `No session ${id} in the index.`,
         remediation: "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
+      })
+    }
+    // What the prefix matched of each session: its native id when that starts with the prefix, else its uid.
+    const keyOf = (s: SessionRow) => (s.sessionId.startsWith(id) ? s.sessionId : s.sessionUid)
+    const candidates = [...new Set(found.map(keyOf))]
+    if (candidates.length > 1) {
+      const shown = candidates.slice(0, MAX_CANDIDATES)
+      const more = candidates.length > shown.length
+        ? (found.length >= 1000 ? " and more" : ` and ${candidates.length - shown.length} more`)
+        : ""
+      return yield* new InvalidArgument({
+        message: `The session id prefix ${id} is ambiguous: it matches ${shown.join(", ")}${more}.`,
+        remediation: "Pass more of the id, enough to match one session.",
+        details: { prefix: id, candidates: shown }
       })
     }
     return { session: found[0], others: found.slice(1) }
@@ -79,7 +106,7 @@ const parentSessionOf = (e: SessionEvent): string | undefined => {
  */
 export const loadTrajectory = (
   id: string
-): Effect.Effect<AtifInput, SourceNotFound | StoreUnavailable | ResourceLimitExceeded, Index> =>
+): Effect.Effect<AtifInput, SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
     const { events, session } = yield* loadSession(id)

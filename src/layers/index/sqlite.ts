@@ -375,7 +375,8 @@ const make = (
             ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
             : sql``
         }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessions: (id) =>
         fail(sql<SessionDbRow>`
@@ -384,6 +385,17 @@ const make = (
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
           ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessionsByPrefix: (prefix, max) =>
+        prefix.length === 0
+          ? Effect.succeed([])
+          : fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
 
