@@ -158,7 +158,10 @@ describe("a command line that does not parse", () => {
     ["sessions", ["sessions", "--bogus"]],
     ["show", ["show", "a", "b"]],
     ["", ["nope"]],
-    ["", ["--json-ish"]]
+    ["", ["--json-ish"]],
+    // @effect/cli's interactive wizard is refused like any unknown option (it would prompt, in colour, on a pipe).
+    ["", ["--wizard"]],
+    ["sessions", ["sessions", "--wizard"]]
   ]
 
   it("says so once, in the README's format (code, problem, remedy), exit 2", () => {

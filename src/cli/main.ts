@@ -109,10 +109,13 @@ const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationErr
  * the one envelope on stdout. Exit 2.
  */
 const invalidCommandLine = (argv: ReadonlyArray<string>) => (e: ValidationError.ValidationError) =>
+  refuseCommandLine(argv, problemOf(argv, e))
+
+/** {@link invalidCommandLine} for a problem we name ourselves. */
+const refuseCommandLine = (argv: ReadonlyArray<string>, message: string) =>
   Effect.suspend(() => {
     setExitCode(2)
     const named = commandNamed(argv)
-    const message = problemOf(argv, e)
     const remediation = `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
     return Effect.map(errors, ({ InvalidArgument }) => {
       const error = new InvalidArgument({ message, remediation })
@@ -128,6 +131,10 @@ const program = Effect.suspend(() => {
   const argv = process.argv.slice(2)
   const help = helpFor(argv)
   if (help !== undefined) return writeStdout(help).pipe(Effect.ignore)
+  // @effect/cli's interactive wizard is not part of this CLI: on a pipe or in CI it would print colour codes and fail.
+  if (optionPart(argv).includes("--wizard")) {
+    return refuseCommandLine(argv, "Received unknown argument: '--wizard' (session-ingest has no wizard mode).")
+  }
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
