@@ -88,8 +88,9 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  *   `{kind: "orphan-tool-output", count, firstLine}` ({@link ORPHAN_TOOL_OUTPUT};
  *   `firstLine` is the first one's `rawReference.sequence`, a Muse agents
  *   line number); `parseWarnings` is empty (events are already parsed);
- * - `summary` events become `compactions` (id, trigger, timestamp) and end the
- *   current turn; their text is never replayed;
+ * - `summary` events become `compactions` (id, trigger, timestamp); their text
+ *   is never replayed, and they do not cut a turn (metadata only, seed 000,
+ *   as every provider's own transcript builder has it);
  * - events of other kinds are skipped (they neither add blocks nor end turns);
  * - `startedAt`: the earliest of `session.startedAt` (a session header's
  *   time, which no event carries) and the events' `occurredAt`; `endedAt`:
@@ -171,7 +172,6 @@ export const transcriptFromEvents = (
       }
       case "summary": {
         compactions.push(compactionOf(e))
-        current = null
         break
       }
       default:

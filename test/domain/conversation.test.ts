@@ -106,7 +106,7 @@ describe("transcriptFromEvents", () => {
     ])
   })
 
-  it("records compactions as metadata only: never their summary text, and they end the turn", () => {
+  it("records compactions as metadata only: never their summary text, and they do not cut a turn", () => {
     const events = [
       assistant("one"),
       summary({ compactionId: "cmp-1", trigger: "auto", summary: "SECRET SUMMARY" }, "2026-10-01T11:00:00Z"),
@@ -119,7 +119,7 @@ describe("transcriptFromEvents", () => {
       { id: "cmp-1", trigger: "auto", timestamp: "2026-10-01T11:00:00Z" },
       { id: events[3].eventId, trigger: null, timestamp: null }
     ])
-    expect(t.turns.map((x) => x.blocks)).toEqual([[{ type: "text", text: "one" }], [{ type: "text", text: "two" }]])
+    expect(t.turns.map((x) => x.blocks)).toEqual([[{ type: "text", text: "one" }, { type: "text", text: "two" }]])
     expect(JSON.stringify(t)).not.toContain("SECRET SUMMARY")
     expect(JSON.stringify(t)).not.toContain("context compact")
     expect(compactionOf(events[1]).id).toBe("cmp-1")
