@@ -18,7 +18,7 @@ import * as Layer from "effect/Layer"
 import { toAtif } from "../src/domain/atif.js"
 import { transcriptFromEvents } from "../src/domain/conversation.js"
 import { isIngestError } from "../src/domain/errors.js"
-import { renderTranscriptText } from "../src/domain/render.js"
+import { humanTime, renderTranscriptText, visibleControls } from "../src/domain/render.js"
 import * as App from "../src/layers/app.js"
 import * as ImporterLayer from "../src/layers/index/importer.js"
 import { loadSession, loadTrajectory } from "../src/layers/index/queries.js"
@@ -67,7 +67,7 @@ const program = (index: string, plan: ReturnType<typeof ImporterLayer.planFromPo
     console.log(`\n3. sessions (${sessions.length}), latest activity first`)
     for (const s of sessions) {
       console.log(
-        `  ${(s.lastAt ?? "-").slice(0, 19)}  ${s.provider.padEnd(11)} ${String(s.eventCount).padStart(3)} events  ${s.sessionId.padEnd(36)}  ${(s.title ?? s.workspace ?? "").slice(0, 50)}`
+        visibleControls(`  ${s.lastAt === null ? "-".padEnd(20) : humanTime(s.lastAt, { seconds: true })}  ${s.provider.padEnd(11)} ${String(s.eventCount).padStart(3)} events  ${s.sessionId.padEnd(36)}  ${(s.title ?? s.workspace ?? "").slice(0, 50)}`)
       )
     }
 

@@ -197,3 +197,19 @@ describe("session-ingest CLI", () => {
     expect(r.stderr).toBe("")
   })
 })
+
+describe("npm run demo", () => {
+  it("imports every provider's fixtures, re-imports nothing, and lists sessions with times that carry their zone", () => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/demo.ts"], {
+      cwd: repoRoot,
+      encoding: "utf8"
+    })
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/coverage complete: 9 sources, 9 imported, 0 unchanged, 0 rejected; \+11 sessions/)
+    expect(r.stdout).toMatch(/coverage complete: 9 sources, 0 imported, 9 unchanged, 0 rejected; \+0 sessions, \+0 events/)
+    const listing = r.stdout.split("\n").filter((l) => / events {2}/.test(l))
+    expect(listing.length).toBe(11)
+    // Times for people carry their zone (README): UTC with Z.
+    for (const line of listing) expect(line).toMatch(/^ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}/)
+  })
+})
