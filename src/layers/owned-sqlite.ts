@@ -22,6 +22,12 @@ export const INDEX_APPLICATION_ID = 0x53496931
 /** `application_id` of a session-ingest scan-state database ("SIs1"). */
 export const STATE_APPLICATION_ID = 0x53497331
 
+/** session-ingest's own kinds of SQLite file, by `application_id`. */
+const OWN_FILES: ReadonlyArray<{ readonly id: number; readonly what: string }> = [
+  { id: INDEX_APPLICATION_ID, what: "index" },
+  { id: STATE_APPLICATION_ID, what: "scan state" }
+]
+
 /** The first 16 bytes of every SQLite database file. */
 export const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 
@@ -50,8 +56,12 @@ export const checkOwnedSqlite = (
         const header = Buffer.alloc(100)
         const n = fs.readSync(fd, header, 0, 100, 0)
         if (n < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return `${file} is not a SQLite database`
-        if (header.readUInt32BE(68) !== applicationId) {
-          return `${file} is a SQLite database that session-ingest did not create (a provider's store or another program's file)`
+        const id = header.readUInt32BE(68)
+        if (id !== applicationId) {
+          const other = OWN_FILES.find((f) => f.id === id)
+          return other !== undefined
+            ? `${file} is session-ingest's ${other.what}, not its ${what}`
+            : `${file} is a SQLite database that session-ingest did not create (a provider's store or another program's file)`
         }
         return "owned"
       } finally {
@@ -64,7 +74,7 @@ export const checkOwnedSqlite = (
     Effect.flatMap((r) =>
       r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(
         new StoreUnavailable({
-          message: `Refusing to use ${file} as session-ingest's ${what}: ${r.slice(file.length + 1)}.`,
+          message: `Refusing to use ${file} as session-ingest's ${what}: it ${r.slice(file.length + 1)}.`,
           remediation: `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
         })
       )

@@ -281,6 +281,12 @@ describe("a read-only index", () => {
     remount(disk, "ro")
     try {
       expectSameReads(reads(index), before)
+      // Where that copy cannot be made (TMPDIR missing), the error names the temporary folder, not the index.
+      const noTmp = cli(["sessions", "--index", index], { env: { TMPDIR: path.join(disk, "no-such-tmp") } })
+      expect(noTmp.code).toBe(6)
+      oneErrorLine(noTmp, "STORE_UNAVAILABLE")
+      expect(noTmp.stderr).toContain(`A temporary copy of the read-only index ${path.join(disk, "no-such-tmp")}`)
+      expect(noTmp.stderr).toMatch(/remedy: .*set TMPDIR to a folder you can write/)
     } finally {
       remount(disk, "rw")
     }

@@ -145,7 +145,7 @@ describe("discover muse-agents", () => {
       expect(r.diagnostics).toEqual([
         {
           code: "SESSION_OMITTED",
-          message: "headless/sessions/headless.jsonl is not listed: it has no session_header record, so it is not a session (seed 000).",
+          message: "headless/sessions/headless.jsonl is not listed: it has no session_header record with a session_id (a non-empty string), so it is not a session (seed 000).",
           details: { agentId: "headless", reason: "no-session-header" }
         },
         {

@@ -59,6 +59,19 @@ describe("muse-agents: transcripts the seed leaves out are counted and explained
       ])
     }))
 
+  it.effect("discover: a header whose session_id is a number or empty is no session header: omitted, and the message says why", () =>
+    Effect.gen(function*() {
+      const root = nodePath.join(fresh(), "agents")
+      const prompt = jl({ type: "item", seq: 1, source: "runtime", item: { type: "message", role: "user", text: "hi" } })
+      writeTranscript(root, "numeric", jl({ type: "session_header", session_id: 12345 }) + prompt)
+      writeTranscript(root, "blank", jl({ type: "session_header", session_id: "" }) + prompt)
+      const r = yield* withAdapter(root, (a) => a.discover({}))
+      expect(r).toMatchObject({ coverage: "complete", sourceCount: 0, omitted: { "no-session-header": 2 } })
+      for (const d of r.diagnostics.filter((x) => x.code === "SESSION_OMITTED")) {
+        expect(d.message).toContain("has no session_header record with a session_id (a non-empty string)")
+      }
+    }))
+
   it.effect("import: the report counts omitted transcripts by reason; coverage complete", () =>
     Effect.gen(function*() {
       const dir = fresh()

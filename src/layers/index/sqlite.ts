@@ -490,10 +490,16 @@ const isWalFile = (file: string): boolean => {
  */
 const privateCopy = (file: string) =>
   Effect.gen(function*() {
+    /** A failure to make the copy: it names the temporary folder, where nothing of the index's own was written. */
+    const copyFailed = (at: string) => (e: unknown) =>
+      new StoreUnavailable({
+        ...storeFailureFields({ ...indexRole(file), file: at, label: "A temporary copy of the read-only index" }, e),
+        remediation: `The WAL index ${file} lies in a read-only folder, so it is read from a copy in ${os.tmpdir()}: make room there or set TMPDIR to a folder you can write, or run \`session-ingest import --index ${file}\` once where it can be written (a finished import leaves it readable in place).`
+      })
     const dir = yield* Effect.acquireRelease(
       Effect.try({
         try: () => fs.mkdtempSync(path.join(os.tmpdir(), "session-ingest-index-")),
-        catch: (e) => unavailable(file, e)
+        catch: copyFailed(os.tmpdir())
       }),
       (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
     )
@@ -503,11 +509,7 @@ const privateCopy = (file: string) =>
         fs.copyFileSync(file, copy)
         if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`)
       },
-      catch: (e) =>
-        new StoreUnavailable({
-          ...storeFailureFields({ ...indexRole(file), file: copy, label: "A temporary copy of the read-only index" }, e),
-          remediation: `The WAL index ${file} lies in a read-only folder, so it is read from a copy in ${os.tmpdir()}: free space there (or set TMPDIR), or run \`session-ingest import --index ${file}\` once where it can be written (a finished import leaves it readable in place).`
-        })
+      catch: copyFailed(copy)
     })
     return copy
   })

@@ -40,7 +40,7 @@ const omittedDiagnostic = (agentId: string, reason: OmittedReason): Diagnostic =
   code: "SESSION_OMITTED",
   message: `${agentId}/sessions/${transcriptFileName(agentId)} is not listed: ${
     reason === "no-session-header"
-      ? "it has no session_header record, so it is not a session"
+      ? "it has no session_header record with a session_id (a non-empty string), so it is not a session"
       : "it has neither prompts nor tool calls"
   } (seed 000).`,
   details: { agentId, reason }

@@ -135,7 +135,7 @@ export const scanTranscript = (
 
 const notASession = (file: AuthorizedFile) =>
   new MalformedSource({
-    message: `${nodePath.basename(file.path)} has no session_header record, so it is not a Muse agents session.`,
+    message: `${nodePath.basename(file.path)} has no session_header record with a session_id (a non-empty string), so it is not a Muse agents session.`,
     remediation: "Pass a transcript <agents-root>/<agentId>/sessions/<agentId>.jsonl that starts with a session_header line.",
     details: { reason: "no-session-header" }
   })
