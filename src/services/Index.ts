@@ -31,7 +31,7 @@ export interface Checkpoint {
   readonly sourceId: string | null
   /**
    * Binding of the imported prefix of the source's own file: `<bytes>:<sha256 hex>`
-   * of its first `<bytes>` bytes, up to the cursor (see `src/domain/prefix.ts`); null when none.
+   * of its first `<bytes>` bytes, up to the cursor (see `src/layers/index/prefix.ts`); null when none.
    */
   readonly prefix: string | null
   /** Bindings of the nested logs read with the source (Muse Code native), by folder name, as `prefix`. */

@@ -4,15 +4,23 @@
  *
  * - An unchanged source (same size, mtime and file identity as when its
  *   current generation was read to the end) costs a stat.
- * - A changed one is streamed from its checkpoint cursor; the adapter refuses
- *   a cursor whose source was rewritten or replaced (`INVALID_CURSOR`), and
- *   then the source is imported as a new generation and the old one is marked
- *   superseded, never mixed.
+ * - A changed one has its imported prefix checked first (the digest of the
+ *   bytes up to its cursor, and of each nested log, see `./prefix.ts`): any
+ *   change there makes it a new generation, the old one marked superseded,
+ *   never mixed. Otherwise it is streamed from its checkpoint cursor (the
+ *   adapter still refuses a cursor whose line or head changed:
+ *   `INVALID_CURSOR`, also a new generation).
  * - Events go in batches, each committed in one transaction with the cursor of
- *   its last event, so a killed process resumes where the last commit left.
- * - A source that fails is counted as rejected with its error code; the run goes on.
+ *   its last event and the prefix digest there, so a killed process resumes
+ *   where the last commit left.
+ * - A source that fails is counted as rejected with its error code, and what
+ *   its attempt added is rolled back (also the batches of a killed run it
+ *   continued): an index never holds events of a rejected source. The run goes on.
+ * - What a stream reports without failing (a bound nested log that is
+ *   missing) is a diagnostic that makes its provider's coverage partial, kept
+ *   with the checkpoint and reported again while the source is unchanged.
  *
- * Source: issue "The index".
+ * Source: issue "The index"; issue 11 (items 4 and 5).
  *
  * @module
  */

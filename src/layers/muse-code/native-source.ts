@@ -205,9 +205,17 @@ export interface PassOptions {
   readonly parentRef?: { readonly src: string; readonly child: string } | undefined
   /** Receives each read of the log (see `StreamOptions.onRead`). */
   readonly onRead?: ((read: SourceRead) => void) | undefined
+  /**
+   * Only the lines that can bind a child session (they name
+   * `child_session_bound`) are parsed; the others are passed over unchecked.
+   * For a pass that only collects `stats.bindings`.
+   */
+  readonly bindingsOnly?: boolean | undefined
 }
 
 const NO_SPAWNS: ReadonlyMap<string, SpawnHandle> = new Map()
+/** What every line that can bind a child session holds (also JSON-encoded inside a retained frame's child). */
+const BINDING_NEEDLE = Buffer.from("child_session_bound")
 /** The provenance of a record line (copied into each event's, never changed). */
 const RECORD_LINE: Record<string, unknown> = { lineShape: "record" }
 
@@ -337,6 +345,7 @@ export const nativeEvents = (
         }
         stats.bytes = line.end
         if (resumeLine && resume!.sub === undefined) return undefined // the cursor's own record line
+        if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
         if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
         const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
         if (parsed._tag === "error") {
@@ -642,9 +651,10 @@ export const streamNative = (
       }
       const onRead = options.onRead
       if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats(), onRead })
+      // The joins of the whole parent, for a resume: only lines that can bind are parsed (a 1 GiB log in about a second).
       const bindingsOfWholeParent = Effect.gen(function*() {
         const stats = newStats()
-        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true }))
+        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true, bindingsOnly: true }))
         return stats.bindings
       })
       if (state === undefined) {
