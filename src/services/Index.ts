@@ -167,7 +167,7 @@ export interface IndexShape {
   ) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
-  /** Sessions whose uid or native session id is `id` (current generations). */
+  /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>

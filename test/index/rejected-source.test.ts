@@ -182,6 +182,19 @@ describe("a native log whose nested subagent log is missing", () => {
       expect(yield* visible(f.index, [PARENT, CHILD])).toEqual({ listed: [PARENT], found: { [PARENT]: 4 } })
     }))
 
+  it.effect("a nested log that is malformed rejects the log, with an error that names the nested log; nothing stays", () =>
+    Effect.gen(function*() {
+      const f = family()
+      fs.mkdirSync(path.dirname(f.childLog), { recursive: true })
+      fs.writeFileSync(f.childLog, jsonl([filler(1, CHILD)]) + "{not json\n")
+      const r = yield* f.run()
+      expect(r.sources).toMatchObject({ accepted: 0, rejected: 1 })
+      expect(r.rejected[0].path).toBe(f.parent)
+      expect(r.rejected[0].message).toMatch(new RegExp(`^In the nested subagent log of child session ${CHILD} \\(subagent/`))
+      expect([r.sessionsAdded, r.eventsAdded]).toEqual([0, 0])
+      expect(yield* visible(f.index, [PARENT, CHILD])).toEqual({ listed: [], found: {} })
+    }))
+
   it.effect("an unchanged re-import reports it again; once the nested log appears, its events import and coverage is complete", () =>
     Effect.gen(function*() {
       const f = family()

@@ -459,7 +459,7 @@ const make = (file: string, ownership: Ownership): Effect.Effect<IndexShape, Sto
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
+          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
           ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),

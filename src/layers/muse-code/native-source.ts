@@ -570,6 +570,20 @@ const missingNested = (parent: NativeSource, b: ChildBinding): { diagnostic: Dia
   }
 }
 
+/**
+ * An error of a nested log, said as one: its message names the nested log
+ * it comes from, so it is not read as being about the log the user gave
+ * (same class and code).
+ */
+const inNested = (b: ChildBinding) => (e: IngestError): IngestError => {
+  const Make = e.constructor as new (fields: { message: string; remediation?: string; details?: unknown }) => IngestError
+  return new Make({
+    message: `In the nested subagent log of child session ${b.childSessionId} (${nodePath.join("subagent", b.childSessionId, SESSION_LOG_NAME)}): ${e.message}`,
+    ...(e.remediation !== undefined ? { remediation: e.remediation } : {}),
+    ...(e.details !== undefined ? { details: e.details } : {})
+  })
+}
+
 const childStreams = (
   deps: NativeDeps,
   parent: NativeSource,
@@ -587,16 +601,17 @@ const childStreams = (
         Effect.gen(function*() {
           const found = yield* Effect.either(authorizeNative(deps, childLogPath(parent, b.childSessionId)))
           if (found._tag === "Left") {
-            if (found.left._tag !== "SourceNotFound") return yield* found.left
+            if (found.left._tag !== "SourceNotFound") return yield* inNested(b)(found.left)
             const missing = missingNested(parent, b)
             if (hooks.onDiagnostic === undefined) return yield* missing.error
             hooks.onDiagnostic(missing.diagnostic)
             return Stream.empty
           }
           const child = found.right
+          const nestedError = inNested(b)
           const r = i === 0 ? resume : undefined
           if (r !== undefined && !cursorIsFor(r, child.sourceId)) return yield* cursorSourceChanged("the child log differs")
-          return nativeEvents(deps, child, {
+          return Stream.mapError(nativeEvents(deps, child, {
             resume: r,
             onRead: hooks.onRead,
             stats: newStats(),
@@ -610,7 +625,7 @@ const childStreams = (
                 bindingEventId: b.bindingEventId
               }
             }
-          })
+          }), nestedError)
         })
       ),
     { concurrency: 1 }
