@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e`: only these figures;
+ * - `BENCH_ONLY=a,b,c,d,e,f`: only these figures;
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -18,7 +18,7 @@ import { build } from "esbuild"
 import Database from "better-sqlite3"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
-import { writeNativeLog, writeNativeRoot } from "./generate/native.js"
+import { appendNativeTurns, writeNativeLog, writeNativeRoot } from "./generate/native.js"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
@@ -27,7 +27,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -113,6 +113,7 @@ const prepare = async () => {
       "json-lines": nodePath.join(REPO, "bench", "floors", "json-lines.ts"),
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
+      "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts")
     },
     outdir: bin,
@@ -189,7 +190,7 @@ const main = async () => {
   let t0 = t()
   const museLogRoot = nodePath.join(tmp, "muse-log")
   const nativeLog = nodePath.join(museLogRoot, "2026", "09", "25", "00000001-0000-4000-8000-000000000b16", "session.jsonl")
-  if (only.has("a")) {
+  if (only.has("a") || only.has("f")) {
     inputs.nativeLog = writeNativeLog(nativeLog, SIZES.nativeLogBytes, workspace)
     log(`generated native log ${JSON.stringify(inputs.nativeLog)} in ${((t() - t0) / 1000).toFixed(1)} s`)
   }
@@ -462,8 +463,51 @@ const main = async () => {
     })
   }
 
+  // -------- (f) re-import after an append to the big native log
+  if (only.has("f")) {
+    const index = nodePath.join(tmp, "index-f.db")
+    const args = ["import", "--index", index, "--workspace", workspace, "--muse-root", museLogRoot, "--agents-root", env.MUSE_AGENTS_DIR!, "--json"]
+    log(`f: first import of the ${(SIZES.nativeLogBytes / MiB).toFixed(0)} MiB native log (not timed)…`)
+    const first = check("first import", await cli(args), [0, 8])
+    const fe = envelope(first)
+    if (fe.data.sources.accepted !== 1) throw new Error(`first import: ${first.stdout.slice(0, 600)}`)
+    inputs.firstImportNativeLog = { ms: first.ms, peakRssMiB: rssMiB([first]), events: fe.data.eventsAdded }
+    log(`f: first import ${(first.ms / 1000).toFixed(1)} s, ${fe.data.eventsAdded} events`)
+    let lastSequence = (inputs.nativeLog as { lastSequence: number }).lastSequence
+    const floors: Array<RunResult> = []
+    const runs: Array<RunResult> = []
+    for (let i = 0; i < 3; i++) {
+      lastSequence = appendNativeTurns(nativeLog, SIZES.appendBytes, lastSequence, 1 + i)
+      floors.push(check("floor hash-file", await nodeChild("hash-file", [nativeLog])))
+      const r = check("re-import", await cli(args), [0, 8])
+      const e = envelope(r)
+      if (e.data.sources.accepted !== 1 || e.data.sources.newGenerations !== 0 || e.data.eventsAdded === 0) {
+        throw new Error(`re-import after an append: ${r.stdout.slice(0, 600)}`)
+      }
+      runs.push(r)
+      log(`f: floor ${floors[i].ms.toFixed(0)} ms, re-import ${r.ms.toFixed(0)} ms (${e.data.eventsAdded} events added)`)
+    }
+    const measured = median(runs.map((r) => r.ms))
+    const floor = median(floors.map((r) => r.ms))
+    add({
+      id: "f",
+      figure: `(f) re-import after a 1 MiB append to the ${(SIZES.nativeLogBytes / MiB / 1024).toFixed(2)} GiB native log`,
+      measured,
+      unit: "ms",
+      floor,
+      floorWhat: "read the whole log once and sha256 it, plain Node (what checking its imported prefix costs at least)",
+      ratio: measured / floor,
+      target: "info",
+      pass: null,
+      peakRssMiB: rssMiB(runs),
+      floorPeakRssMiB: rssMiB(floors),
+      samples: { measured: runs.map((r) => r.ms), floor: floors.map((r) => r.ms) },
+      note: "median of 3 appends; wall time of the whole process (prefix check, the appended events, the nested-log joins)"
+    })
+  }
+
   // -------- report
-  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e"]
+  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e", "f"]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()
   const out = nodePath.join(REPO, "bench", "results.json")

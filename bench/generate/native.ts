@@ -177,7 +177,12 @@ class SessionLines {
  * `session.end`). Tool outputs and model texts are 200-6000 characters.
  * Answers { bytes, lines }.
  */
-export const writeNativeLog = (path: string, bytes: number, workspace: string, seed = 1): { bytes: number; lines: number } => {
+export const writeNativeLog = (
+  path: string,
+  bytes: number,
+  workspace: string,
+  seed = 1
+): { bytes: number; lines: number; lastSequence: number } => {
   fs.mkdirSync(nodePath.dirname(path), { recursive: true })
   const r = prng(seed)
   const s = new SessionLines(uuidOf(seed, 0xb16), r, textPool(seed + 1, 512, 200, 6000))
@@ -187,7 +192,22 @@ export const writeNativeLog = (path: string, bytes: number, workspace: string, s
   while (w.bytes < bytes) for (const l of s.turn()) (w.line(l), lines++)
   w.line(s.end())
   w.close()
-  return { bytes: w.bytes, lines: lines + 1 }
+  return { bytes: w.bytes, lines: lines + 1, lastSequence: s.seq }
+}
+
+/**
+ * Append whole turns of the same session, at least `bytes` bytes, to a log
+ * written by {@link writeNativeLog} (sequences go on after `afterSequence`,
+ * as a session that resumes). Answers the last sequence written.
+ */
+export const appendNativeTurns = (path: string, bytes: number, afterSequence: number, seed = 1): number => {
+  const r = prng(seed * 7919 + afterSequence)
+  const s = new SessionLines(uuidOf(seed, 0xb16), r, textPool(seed + 1, 512, 200, 6000))
+  s.seq = afterSequence
+  let text = ""
+  while (Buffer.byteLength(text) < bytes) text += s.turn().join("\n") + "\n"
+  fs.appendFileSync(path, text)
+  return s.seq
 }
 
 /** `<root>/YYYY/MM/DD/<session-id>/session.jsonl` of session `i` (dates spread over 2026). */

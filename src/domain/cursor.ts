@@ -29,7 +29,8 @@ import { sha256Hex } from "./source-id.js"
  * - `ls`: byte offset where the event's line starts (line-oriented sources).
  * - `sub`: index of the event inside its line (a retained frame's child), when a line yields several.
  * - `h`: digest binding the cursor to content: bytes `[ls, off)` of a line source, the whole document of an export.
- * - `hd`: head binding of a line source (see {@link headBinding}): a rewritten prefix is noticed even when the cursor's own line is intact.
+ * - `hd`: head binding of a line source (see {@link headBinding}): a rewritten prefix is noticed even when the cursor's own line is intact;
+ *   for an export, the check of the cursor's own event ({@link eventCheck}).
  * - `x`: provider-specific extras (JSON).
  */
 export const CursorState = Schema.Struct({
@@ -191,6 +192,17 @@ export const lineCrc = (bytes: Uint8Array, newline = false): number => {
 export const placeCheck = (lineCrc: number, seq: number, sub?: number): string =>
   crc32(sub === undefined ? String(seq) : `${seq}/${sub}`, lineCrc).toString(16).padStart(8, "0")
 const NEWLINE = new Uint8Array([10])
+
+/**
+ * The check of a document source's event (an export's `hd`): the CRC-32 of
+ * its identity (session id and event id) continued over its place (`seq`),
+ * as {@link placeCheck}, 8 hex digits. With the document digest (`h`) it
+ * binds a cursor to the event it came from: a token whose `seq` was edited
+ * (past the end, onto a gap marker or retained frame, onto another event)
+ * no longer matches.
+ */
+export const eventCheck = (event: { readonly sessionId: string; readonly eventId: string }, seq: number): string =>
+  placeCheck(crc32(`${event.sessionId}\u0000${event.eventId}`), seq)
 
 /** The `INVALID_CURSOR` error for a source that changed under a cursor. */
 export const cursorSourceChanged = (what: string): InvalidCursor =>

@@ -40,6 +40,8 @@ export interface ReadLinesOptions {
   readonly stepBytes?: number
   /** Longest line held, in bytes; longer lines are reported as `oversized`. */
   readonly maxLineBytes: number
+  /** Called with each read's bytes and offset, before its lines are handed on. */
+  readonly onRead?: ((offset: number, bytes: Uint8Array) => void) | undefined
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
@@ -192,6 +194,7 @@ export const readLines = (
         Effect.map((raw) => {
           // End of file: an unterminated remainder is handed on as such.
           if (raw.length === 0) return Option.some([Chunk.unsafeFromArray(splitter.finish()), true] as const)
+          options.onRead?.(splitter.offset, raw)
           const out = splitter.push(raw)
           // A short read is the end of the file as it is now: finish here rather than
           // spend one more read to learn it (most logs fit in their first step).

@@ -13,7 +13,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { StoreUnavailable } from "../domain/errors.js"
-import type { Locator, ProviderId, SessionEvent } from "../domain/model.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../domain/model.js"
 
 /** A source's checkpoint: where its current generation stands. */
 export interface Checkpoint {
@@ -29,6 +29,15 @@ export interface Checkpoint {
   readonly eventCount: number
   /** Source id of the source's own events (its first committed event's); null before any. */
   readonly sourceId: string | null
+  /**
+   * Binding of the imported prefix of the source's own file: `<bytes>:<sha256 hex>`
+   * of its first `<bytes>` bytes, up to the cursor (see `src/layers/index/prefix.ts`); null when none.
+   */
+  readonly prefix: string | null
+  /** Bindings of the nested logs read with the source (Muse Code native), by folder name, as `prefix`. */
+  readonly parts: Readonly<Record<string, string>>
+  /** Diagnostics of the last read to the end (a missing nested log, …), reported again while the source is unchanged. */
+  readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
 /** A checkpoint with the source it belongs to. */
@@ -58,6 +67,10 @@ export interface Batch {
    * and streams its nested logs again, whose events the index already has).
    */
   readonly resumeCursor?: string | null | undefined
+  /** The prefix binding at the resume cursor (see {@link Checkpoint.prefix}); undefined keeps the one stored. */
+  readonly prefix?: string | null | undefined
+  /** The attempt the batch belongs to ({@link IndexShape.beginAttempt}): what a rejection rolls back. */
+  readonly attempt?: number | undefined
 }
 
 /** What one {@link IndexShape.commitBatch} added. */
@@ -113,6 +126,13 @@ export interface IndexShape {
     reason: string
   ) => Effect.Effect<void, StoreUnavailable>
   /**
+   * Begin (or, after a kill, continue) an import attempt of a source: keeps
+   * the checkpoint as it is now, the state {@link IndexShape.rejectSource}
+   * rolls back to, until {@link IndexShape.completeSource} ends the attempt.
+   * Answers the attempt's id for {@link Batch.attempt}. One transaction.
+   */
+  readonly beginAttempt: (source: SourceInfo) => Effect.Effect<number, StoreUnavailable>
+  /**
    * Insert a batch of events (existing ids are left alone) and move the
    * checkpoint to the batch's last cursor, in one transaction. `onPoint` is
    * called at the commit points (tests inject crashes there). Answers how
@@ -124,9 +144,24 @@ export interface IndexShape {
     batch: Batch,
     onPoint: (point: CommitPoint) => Effect.Effect<void, E, R>
   ) => Effect.Effect<CommittedBatch, StoreUnavailable | E, R>
-  /** Mark the current generation read to its end, with the fingerprint taken before reading. */
-  readonly completeSource: (source: SourceInfo, fingerprint: string | null) => Effect.Effect<void, StoreUnavailable>
-  /** Mark a source rejected with an error code (its events stay hidden until a later run completes it). */
+  /**
+   * Mark the current generation read to its end, with the fingerprint taken
+   * before reading, the nested logs' prefix bindings and the read's
+   * diagnostics; ends the attempt.
+   */
+  readonly completeSource: (
+    source: SourceInfo,
+    fingerprint: string | null,
+    read?: { readonly parts?: Readonly<Record<string, string>>; readonly diagnostics?: ReadonlyArray<Diagnostic> }
+  ) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Reject a source with an error code, in one transaction: everything its
+   * attempt added (events, sessions, generations, also those of a killed run
+   * it continued) is removed, and its checkpoint is put back as the attempt
+   * found it, with the error noted; a source never imported before is left
+   * as `rejected` with no events. An index never holds events of a rejected
+   * source.
+   */
   readonly rejectSource: (
     source: SourceInfo,
     code: string,
@@ -134,7 +169,7 @@ export interface IndexShape {
   ) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
-  /** Sessions whose uid or native session id is `id` (current generations), latest activity first. */
+  /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /**
    * Sessions whose uid or native session id starts with `prefix` (current

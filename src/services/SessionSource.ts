@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import { InvalidArgument, type IngestError } from "../domain/errors.js"
 import type {
+  Diagnostic,
   DiscoveryReport,
   Inspection,
   Locator,
@@ -49,6 +50,29 @@ export interface StreamOptions {
   readonly cursor?: string | undefined
   /** Muse Code native: also stream nested `subagent/<child>/session.jsonl` logs. */
   readonly includeSubagents?: boolean | undefined
+  /**
+   * Where a stream reports what it left out without failing. Given, a Muse
+   * Code native log's bound nested log that is missing is skipped and
+   * reported here (`NESTED_LOG_MISSING`); absent, the stream fails
+   * `SOURCE_NOT_FOUND` naming it as the nested log it is.
+   */
+  readonly onDiagnostic?: ((diagnostic: Diagnostic) => void) | undefined
+  /**
+   * Called with the bytes of each read of a line-oriented source's files (the
+   * file itself, and a Muse Code native log's nested logs), in file order,
+   * before the events read from them are emitted: the importer digests what
+   * it imports from these (`src/layers/index/prefix.ts`) without reading the
+   * file again. Sources read whole (exports, AgentMux) do not call it.
+   */
+  readonly onRead?: ((read: SourceRead) => void) | undefined
+}
+
+/** One read of a stream ({@link StreamOptions.onRead}): `bytes` of `path` (source `sourceId`) at byte `offset`. */
+export interface SourceRead {
+  readonly sourceId: string
+  readonly path: string
+  readonly offset: number
+  readonly bytes: Uint8Array
 }
 
 /**

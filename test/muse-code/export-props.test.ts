@@ -1,7 +1,9 @@
 /**
  * Properties of the export decoder and cursor (issue 2):
  * - any JSON value or byte string ends in events or a typed error, never a defect;
- * - for every k, streaming from the cursor of event k yields exactly the events after k.
+ * - for every k, streaming from the cursor of event k yields exactly the events after k;
+ * - a cursor whose sequence was edited (past the end, onto a gap marker or a
+ *   retained frame, onto another event) is INVALID_CURSOR, never a silent resume.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -116,4 +118,26 @@ layer(App.layer({ workspaceRoots: [scratch] }))("export properties", (it) => {
         expect(rest).toEqual(events.slice(k + 1))
       }
     }), { fastCheck: { numRuns: 40 } })
+
+  it.effect.prop(
+    "any edit of a cursor's sequence is INVALID_CURSOR",
+    [arbDoc.filter((d) => d.events.some((e) => e.kind === "record")), fc.nat(), fc.nat({ max: 40 })],
+    ([doc, pick, to]) =>
+      Effect.gen(function*() {
+        const file = path.join(scratch, `doc-${n++}.json`)
+        fs.writeFileSync(file, JSON.stringify(doc))
+        const a = yield* Effect.flatMap(SessionSources, (r) => r.get("muse-code"))
+        const loc = { locatorClass: "manual-export" as const, path: file }
+        const events = yield* collect(a.stream(loc))
+        const e = events[pick % events.length]
+        const fields = e.cursor.split(".")
+        expect(fields[0]).toBe("c2")
+        // c2.<tag>.<seq>.…: the sequence in base 36
+        const seq = to === e.sequence ? to + 1 : to
+        fields[2] = seq.toString(36)
+        const r = yield* Effect.either(collect(a.stream(loc, { cursor: fields.join(".") })))
+        expect(r._tag === "Left" ? r.left.code : `resumed with ${r.right.length} events`).toBe("INVALID_CURSOR")
+      }),
+    { fastCheck: { numRuns: 150 } }
+  )
 })

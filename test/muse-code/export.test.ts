@@ -207,6 +207,25 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
       expect(events.length).toBe(8)
     }))
 
+  it.effect("an export cursor binds its event: without that check, or with its sequence moved onto a gap marker, it is INVALID_CURSOR", () =>
+    Effect.gen(function*() {
+      const events = yield* streamAll(orderly)
+      const fields = events[0].cursor.split(".")
+      // c2.<tag>.<seq>.<off>.<ls>.<sub>.<h>.<hd>.<x>: an earlier build's token had no event check (hd)
+      const unbound = [...fields.slice(0, 7), "", fields[8]].join(".")
+      const outcome = (cursor: string) =>
+        Effect.map(Effect.either(streamAll(orderly, cursor)), (r) => (r._tag === "Left" ? r.left.code : `resumed with ${r.right.length} events`))
+      expect(yield* outcome(unbound)).toBe("INVALID_CURSOR")
+      // every raw position that is not an event (gap markers, frames, past the end)
+      const places = new Set(events.map((e) => e.sequence))
+      const last = events[events.length - 1].sequence
+      for (let seq = 0; seq <= last + 3; seq++) {
+        if (places.has(seq)) continue
+        const moved = [...fields.slice(0, 2), seq.toString(36), ...fields.slice(3)].join(".")
+        expect(yield* outcome(moved)).toBe("INVALID_CURSOR")
+      }
+    }))
+
   it.effect("an unsupported locator class is UNSUPPORTED_OPERATION", () =>
     Effect.gen(function*() {
       const a = yield* museCode

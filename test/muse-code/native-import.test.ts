@@ -321,6 +321,13 @@ describe("--include-subagents", () => {
       const a = yield* adapterWith({ policy: { workspaceRoots: [root], museRoots: [root] } })
       const e1 = yield* Effect.flip(collect(a.stream(native(missing), { includeSubagents: true })))
       expect(e1).toMatchObject({ code: "SOURCE_NOT_FOUND" })
+      // named as the nested log of the log given, not as if it were the source
+      expect((e1 as { message: string }).message).toMatch(/^The nested subagent log of child session child-x .* is missing/)
+      expect((e1 as { message: string }).message).toContain(missing)
+      // a caller that takes diagnostics gets the log's own events and a NESTED_LOG_MISSING
+      const seen: Array<string> = []
+      const own = yield* collect(a.stream(native(missing), { includeSubagents: true, onDiagnostic: (d) => seen.push(d.code) }))
+      expect([own.length, seen]).toEqual([3, ["NESTED_LOG_MISSING"]])
       const e2 = yield* Effect.flip(collect(a.stream(native(climbing), { includeSubagents: true })))
       expect(e2).toMatchObject({ code: "MALFORMED_SOURCE" })
       // without --include-subagents no nested log is opened, so neither matters

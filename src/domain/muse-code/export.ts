@@ -21,7 +21,7 @@ import { isUtf8 } from "node:buffer"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { cursorEncoder } from "../cursor.js"
+import { cursorEncoder, eventCheck } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
@@ -144,7 +144,8 @@ const malformed = (message: string, details?: Record<string, unknown>) =>
 
 /**
  * Decode export bytes. `sourceId` and `digest` (of the bytes) go into each
- * event's cursor, so a cursor resumes only on this very document.
+ * event's cursor, with the event's own check ({@link eventCheck}), so a cursor
+ * resumes only on this very document and right after its own event.
  * Fails: `MalformedSource`, `UnknownSchemaMajor`, `ResourceLimitExceeded`
  * (nesting deeper than `maxDepth`, or an event larger than `maxRecordBytes`).
  */
@@ -256,12 +257,13 @@ export const decodeExport = (
       locatorClass: "manual-export",
       fallbackSessionId,
       sequence: i,
-      cursor: encodeCursorAt({ seq: i, h: options.digest }),
+      cursor: "",
       spawns,
       provenance: { document: provenance }
     }, where)
     if (Either.isLeft(mapped)) return Either.left(mapped.left)
-    events.push(mapped.right)
+    // The cursor binds the document (h) and its own event (hd): an edited sequence names another place.
+    events.push({ ...mapped.right, cursor: encodeCursorAt({ seq: i, h: options.digest, hd: eventCheck(mapped.right, i) }) })
   }
   return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames })
 }

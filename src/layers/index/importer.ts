@@ -4,15 +4,23 @@
  *
  * - An unchanged source (same size, mtime and file identity as when its
  *   current generation was read to the end) costs a stat.
- * - A changed one is streamed from its checkpoint cursor; the adapter refuses
- *   a cursor whose source was rewritten or replaced (`INVALID_CURSOR`), and
- *   then the source is imported as a new generation and the old one is marked
- *   superseded, never mixed.
+ * - A changed one has its imported prefix checked first (the digest of the
+ *   bytes up to its cursor, and of each nested log, see `./prefix.ts`): any
+ *   change there makes it a new generation, the old one marked superseded,
+ *   never mixed. Otherwise it is streamed from its checkpoint cursor (the
+ *   adapter still refuses a cursor whose line or head changed:
+ *   `INVALID_CURSOR`, also a new generation).
  * - Events go in batches, each committed in one transaction with the cursor of
- *   its last event, so a killed process resumes where the last commit left.
- * - A source that fails is counted as rejected with its error code; the run goes on.
+ *   its last event and the prefix digest there, so a killed process resumes
+ *   where the last commit left.
+ * - A source that fails is counted as rejected with its error code, and what
+ *   its attempt added is rolled back (also the batches of a killed run it
+ *   continued): an index never holds events of a rejected source. The run goes on.
+ * - What a stream reports without failing (a bound nested log that is
+ *   missing) is a diagnostic that makes its provider's coverage partial, kept
+ *   with the checkpoint and reported again while the source is unchanged.
  *
- * Source: issue "The index".
+ * Source: issue "The index"; issue 11 (items 4 and 5).
  *
  * @module
  */
@@ -26,8 +34,8 @@ import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
-import { HEAD_BYTES, headBinding, headBindingLength } from "../../domain/cursor.js"
-import type { Locator, ProviderId } from "../../domain/model.js"
+import { peekCursor } from "../../domain/cursor.js"
+import type { Diagnostic, Locator, ProviderId } from "../../domain/model.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -42,42 +50,24 @@ import {
   type RejectedSource
 } from "../../services/Importer.js"
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
+import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
 
-/** The first `n` bytes of `path` (fewer when it is shorter), read without following a symlink; null when unreadable. */
-const headOf = (path: string, n: number): Uint8Array | null => {
-  let fd: number | undefined
-  try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-    const buf = Buffer.alloc(n)
-    return buf.subarray(0, n === 0 ? 0 : fs.readSync(fd, buf, 0, n, 0))
-  } catch {
-    return null
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd)
-  }
-}
-
-/**
- * A part's entry in its source's fingerprint: `<folder>=<stat>#<head binding>`
- * (the cursors' {@link headBinding} of its first 4 KiB). A part stands for a
- * nested log streamed again from its start on each change, so its start is
- * what tells an append from a rewrite (see {@link rewrittenPart}).
- */
+/** A part's entry in its source's fingerprint: `<folder>=<stat>` (its content is bound by `parts` of the checkpoint). */
 const partEntry = (p: string): string => {
-  const name = nodePath.basename(nodePath.dirname(p))
+  const name = partName(p)
   const st = fs.statSync(p, { throwIfNoEntry: false })
-  if (st === undefined) return `${name}=gone`
-  const head = headOf(p, HEAD_BYTES)
-  return `${name}=${fingerprintOfStat(st)}#${head === null ? "unreadable" : headBinding(head, head.length)}`
+  return st === undefined ? `${name}=gone` : `${name}=${fingerprintOfStat(st)}`
 }
+
+/** The name a nested log goes by in fingerprints and prefix bindings: its folder's (`subagent/<name>/session.jsonl`). */
+const partName = (p: string): string => nodePath.basename(nodePath.dirname(p))
 
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a
  * SQLite `-wal` beside it, where appends land first, and of the other files
- * the adapter says the source is read from: `parts`, each with the digest of
- * its start). Null when the source is not a plain path (the adapter keeps its
- * own incremental state) or cannot be stat-ed (the stream will then report
- * the real error).
+ * the adapter says the source is read from: `parts`). Null when the source is
+ * not a plain path (the adapter keeps its own incremental state) or cannot be
+ * stat-ed (the stream will then report the real error).
  */
 export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = []): string | null => {
   if (locator.path === "") return null
@@ -97,23 +87,45 @@ export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = [
   }
 }
 
+/** The stat of a fingerprint's own file, and of each part by name. */
+const fingerprintFields = (fingerprint: string | null) => {
+  const [main, ...rest] = (fingerprint ?? "").split("+part:")
+  return {
+    main: fingerprint === null ? null : main,
+    parts: new Map(rest.map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]))
+  }
+}
+
 /**
- * The first part of a source whose imported start changed since `previous`
- * (its fingerprint when last read to the end): a nested log whose first
- * bytes, as many as were bound then, now differ or are gone. Such a part
- * was rewritten, not appended to, and the index would otherwise keep its old
- * events (they have the same ids). Undefined when every part only grew.
+ * Whether the prefix a checkpoint imported is still there, byte for byte:
+ * the source's own file up to its cursor, and each nested log up to the end
+ * of its last imported line (their bindings, see `./prefix.ts`). A file whose
+ * stat is the same as at the checkpoint is taken as unchanged, as an
+ * unchanged source is; any other is hashed again. Answers why the prefix
+ * changed, or undefined; a verified own prefix seeds `digests`, so the
+ * stream continues its digest instead of reading the prefix once more.
  */
-export const rewrittenPart = (previous: string | null, parts: ReadonlyArray<string>): string | undefined => {
-  if (previous === null) return undefined
-  const byName = new Map(parts.map((p) => [nodePath.basename(nodePath.dirname(p)), p]))
-  for (const entry of previous.split("+part:").slice(1)) {
-    const m = /^(.+)=.*#(\d+:[0-9a-f]+)$/.exec(entry)
-    if (m === null) continue
-    const [, name, binding] = m
+export const changedPrefix = (
+  checkpoint: CheckpointedSource,
+  locator: Locator,
+  fingerprint: string | null,
+  parts: ReadonlyArray<string>,
+  digests: PrefixDigests
+): string | undefined => {
+  const before = fingerprintFields(checkpoint.fingerprint)
+  const now = fingerprintFields(fingerprint)
+  if (checkpoint.prefix !== null && checkpoint.sourceId !== null && (before.main === null || before.main !== now.main)) {
+    const hash = verifyPrefix(locator.path, checkpoint.prefix)
+    if (hash === null) return `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
+    digests.seed(checkpoint.sourceId, locator.path, bindingLength(checkpoint.prefix), hash)
+  }
+  const byName = new Map(parts.map((p) => [partName(p), p]))
+  for (const [name, binding] of Object.entries(checkpoint.parts)) {
     const path = byName.get(name)
-    const head = path === undefined ? null : headOf(path, headBindingLength(binding))
-    if (head === null || headBinding(head, headBindingLength(binding)) !== binding) return name
+    if (path === undefined) return `the nested log ${name} is gone`
+    const stat = before.parts.get(name)
+    if (stat !== undefined && stat === now.parts.get(name)) continue
+    if (verifyPrefix(path, binding) === null) return `the nested log ${name} was rewritten`
   }
   return undefined
 }
@@ -160,9 +172,22 @@ export const planFromPolicy = (
 })
 
 type SourceOutcome =
-  | { readonly _tag: "unchanged" }
-  | { readonly _tag: "accepted"; readonly events: number; readonly newGeneration: boolean; readonly bytes: number }
+  | { readonly _tag: "unchanged"; readonly diagnostics: ReadonlyArray<Diagnostic> }
+  | {
+    readonly _tag: "accepted"
+    readonly events: number
+    readonly sessions: number
+    readonly newGeneration: boolean
+    readonly bytes: number
+    readonly diagnostics: ReadonlyArray<Diagnostic>
+  }
   | { readonly _tag: "rejected"; readonly error: IngestError }
+
+/** The byte offset a cursor resumes at (line sources); undefined for sources without one. */
+const offsetOf = (cursor: string): number | undefined => {
+  const state = peekCursor(cursor)
+  return state._tag === "Right" ? state.right.off : undefined
+}
 
 const make = Effect.gen(function*() {
   const registry = yield* SessionSources
@@ -182,61 +207,85 @@ const make = Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary }
-      const fingerprint = fingerprintOf(locator, adapter.parts?.(locator) ?? [])
-      const checkpoint = Option.fromNullable(checkpoints.get(source.sourceKey))
-      if (
-        Option.isSome(checkpoint) && checkpoint.value.status === "complete" && fingerprint !== null &&
-        checkpoint.value.fingerprint === fingerprint
-      ) {
-        return { _tag: "unchanged" } as const
+      const parts = adapter.parts?.(locator) ?? []
+      const fingerprint = fingerprintOf(locator, parts)
+      const checkpoint = checkpoints.get(source.sourceKey)
+      if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
+        return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
-      let generation = Option.isSome(checkpoint) ? checkpoint.value.generation : 0
-      let cursor = Option.isSome(checkpoint) ? checkpoint.value.cursor ?? undefined : undefined
+      // From here on, what this run adds is one attempt: a rejection takes it all back.
+      const attempt = yield* index.beginAttempt(source)
+      let generation = checkpoint?.generation ?? 0
+      let cursor = checkpoint?.cursor ?? undefined
       let newGeneration = false
-      if (generation === 0) {
-        generation = 1
-        yield* index.beginGeneration(source, generation, "first import")
-      } else if (Option.isSome(checkpoint)) {
-        // A nested part rewritten (not appended to): its events would keep their ids, so start over.
-        const rewritten = rewrittenPart(checkpoint.value.fingerprint, adapter.parts?.(locator) ?? [])
-        if (rewritten !== undefined) {
-          generation += 1
-          newGeneration = true
-          cursor = undefined
-          yield* index.beginGeneration(source, generation, `the nested log ${rewritten} was rewritten`)
-        }
-      }
+      let digests = new PrefixDigests()
       // The source's own events are those of its first event's source id; a
       // Muse Code native log's nested logs follow with their own. The source
       // resumes after its own last event, and its nested logs are streamed
       // again from their start (the index ignores the events it has), so an
       // append to the log or to any nested log is never skipped.
-      let ownSourceId = Option.isSome(checkpoint) ? checkpoint.value.sourceId : null
+      let ownSourceId = checkpoint?.sourceId ?? null
+      const startOver = (reason: string) =>
+        Effect.suspend(() => {
+          generation += 1
+          newGeneration = true
+          cursor = undefined
+          ownSourceId = null
+          digests = new PrefixDigests()
+          return index.beginGeneration(source, generation, reason)
+        })
+      if (generation === 0) {
+        generation = 1
+        yield* index.beginGeneration(source, generation, "first import")
+      } else if (checkpoint !== undefined) {
+        // A change anywhere in what was imported (not only an append) makes a new generation.
+        const changed = changedPrefix(checkpoint, locator, fingerprint, parts, digests)
+        if (changed !== undefined) yield* startOver(changed)
+      }
+      const diagnostics: Array<Diagnostic> = []
+      /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
+      const partBindings = new Map<string, string | undefined>()
+      let sessions = 0
       const run = (from: string | undefined) =>
-        adapter.stream(locator, { cursor: from, includeSubagents: true }).pipe(
-          Stream.grouped(batchSize),
-          Stream.runFoldEffect(0, (n, chunk) => {
-            const events = [...chunk]
-            ownSourceId ??= events[0].sourceId
-            let resumeCursor: string | null = null
-            for (const e of events) if (e.sourceId === ownSourceId) resumeCursor = e.cursor
-            return index.commitBatch({ source, generation, events, resumeCursor }, faults.at).pipe(
-              Effect.tap(onBatch),
-              Effect.map((committed) => n + committed.events)
-            )
-          })
-        )
+        Effect.suspend(() => {
+          diagnostics.length = 0
+          partBindings.clear()
+          return adapter.stream(locator, {
+            cursor: from,
+            includeSubagents: true,
+            onDiagnostic: (d) => diagnostics.push(d),
+            onRead: digests.onRead
+          }).pipe(
+            Stream.grouped(batchSize),
+            Stream.runFoldEffect(0, (n, chunk) => {
+              const events = [...chunk]
+              const own = ownSourceId ??= events[0].sourceId
+              let resumeCursor: string | null = null
+              const nested = new Map<string, string>()
+              for (const e of events) {
+                if (e.sourceId === own) resumeCursor = e.cursor
+                else nested.set(e.sourceId, e.cursor)
+              }
+              const resumeAt = resumeCursor === null ? undefined : offsetOf(resumeCursor)
+              const prefix = resumeAt === undefined ? undefined : digests.at(own, resumeAt) ?? null
+              for (const [sourceId, c] of nested) {
+                const off = offsetOf(c)
+                if (off !== undefined) partBindings.set(sourceId, digests.at(sourceId, off))
+              }
+              return index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at).pipe(
+                Effect.tap((committed) => {
+                  sessions += committed.sessions
+                  return onBatch(committed)
+                }),
+                Effect.map((committed) => n + committed.events)
+              )
+            })
+          )
+        })
       const inserted = yield* run(cursor).pipe(
         Effect.catchIf(
           (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && cursor !== undefined,
-          (e) =>
-            Effect.gen(function*() {
-              generation += 1
-              newGeneration = true
-              cursor = undefined
-              yield* index.beginGeneration(source, generation, `the imported prefix changed: ${e.message}`)
-              return yield* run(undefined)
-            })
+          (e) => Effect.zipRight(startOver(`the imported prefix changed: ${e.message}`), run(undefined))
         ),
         Effect.either
       )
@@ -246,9 +295,14 @@ const make = Effect.gen(function*() {
         yield* index.rejectSource(source, error.code, error.message)
         return { _tag: "rejected", error } as const
       }
-      yield* index.completeSource(source, fingerprint)
+      const boundParts: Record<string, string> = {}
+      for (const [sourceId, binding] of partBindings) {
+        const path = digests.pathOf(sourceId)
+        if (binding !== undefined && path !== undefined) boundParts[partName(path)] = binding
+      }
+      yield* index.completeSource(source, fingerprint, { parts: boundParts, diagnostics })
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
-      return { _tag: "accepted", events: inserted.right, newGeneration, bytes } as const
+      return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics } as const
     }).pipe(
       Effect.catchIf(
         (e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable),
@@ -358,23 +412,36 @@ const make = Effect.gen(function*() {
       const rejected: Array<RejectedSource> = []
       const onBatch = (inserted: number) =>
         Effect.suspend(() => progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded + inserted, bytes }))
+      /** Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial. */
+      const noteDiagnostics = (w: (typeof work)[number], diagnostics: ReadonlyArray<Diagnostic>) => {
+        const p = providers.get(w.provider)
+        if (p === undefined || diagnostics.length === 0) return
+        p.diagnostics = [...p.diagnostics, ...diagnostics]
+        for (const d of diagnostics) {
+          const remedy = typeof d.details?.remediation === "string" ? d.details.remediation : null
+          const path = w.locator.path === "" ? null : w.locator.path
+          partialProvider(p, d.code, d.message, remedy, path)
+        }
+      }
       for (const w of work) {
         let inSource = 0
         const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints, (committed) => {
           inSource += committed.events
-          // Counted as committed: a source rejected later keeps what it added, as the index does.
-          sessionsAdded += committed.sessions
           return onBatch(inSource)
         })
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
+            noteDiagnostics(w, outcome.diagnostics)
             break
           case "accepted":
             accepted++
             eventsAdded += outcome.events
+            // Counted once the source is in: a rejected source's batches are rolled back.
+            sessionsAdded += outcome.sessions
             bytes += outcome.bytes
             if (outcome.newGeneration) newGenerations++
+            noteDiagnostics(w, outcome.diagnostics)
             break
           case "rejected": {
             const r: RejectedSource = {

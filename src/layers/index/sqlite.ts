@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -23,7 +24,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
-import type { Locator, ProviderId, SessionEvent } from "../../domain/model.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../../domain/model.js"
 import {
   type Checkpoint,
   type CheckpointedSource,
@@ -90,6 +91,18 @@ const migrations = Migrator.fromRecord({
         PRIMARY KEY (session_uid, generation)
       )`,
       sql`CREATE INDEX sessions_by_id ON sessions (session_id)`
+    ], { discard: true })),
+  // Prefix bindings (the imported prefix's digest, and each nested log's), the
+  // diagnostics of the last complete read, and the attempt in progress: the
+  // checkpoint it started from, and the events it added (`events.attempt`),
+  // so a rejected source is rolled back whole, also after a kill.
+  "0002_prefix_attempts": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`ALTER TABLE sources ADD COLUMN prefix TEXT`,
+      sql`ALTER TABLE sources ADD COLUMN parts_json TEXT`,
+      sql`ALTER TABLE sources ADD COLUMN diagnostics_json TEXT`,
+      sql`ALTER TABLE sources ADD COLUMN attempt_json TEXT`,
+      sql`ALTER TABLE events ADD COLUMN attempt INTEGER`
     ], { discard: true }))
 })
 
@@ -115,7 +128,7 @@ const describe = (summary: Record<string, unknown>) => ({
 })
 
 const CHECKPOINT_COLUMNS =
-  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id"
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id, prefix, parts_json, diagnostics_json"
 
 interface CheckpointRow {
   readonly source_key: string
@@ -128,6 +141,9 @@ interface CheckpointRow {
   readonly locator_json: string
   readonly summary_json: string
   readonly source_id: string | null
+  readonly prefix: string | null
+  readonly parts_json: string | null
+  readonly diagnostics_json: string | null
 }
 
 const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
@@ -140,8 +156,33 @@ const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   eventCount: r.event_count,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  sourceId: r.source_id
+  sourceId: r.source_id,
+  prefix: r.prefix,
+  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
+  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
 })
+
+/** The checkpoint columns an attempt restores when it is rolled back (`sources` row as it was when the attempt began). */
+const BASE_COLUMNS = [
+  "generation",
+  "cursor",
+  "fingerprint",
+  "status",
+  "event_count",
+  "source_id",
+  "prefix",
+  "parts_json",
+  "diagnostics_json",
+  "error_code",
+  "error_message"
+] as const
+type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
+
+/** `sources.attempt_json`: the attempt in progress (its id in `events.attempt`) and the row it began from (null: none). */
+interface AttemptState {
+  readonly attempt: number
+  readonly base: BaseRow | null
+}
 
 interface SessionDbRow {
   readonly session_uid: string
@@ -278,6 +319,20 @@ const make = (
                      WHERE source_key = ${source.sourceKey}`
         }))),
 
+      beginAttempt: (source) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<BaseRow & { attempt_json: string | null }>`
+            SELECT ${sql.unsafe(BASE_COLUMNS.join(", "))}, attempt_json FROM sources WHERE source_key = ${source.sourceKey}`
+          if (row?.attempt_json != null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
+          const base: BaseRow | null = row === undefined
+            ? null
+            : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
+          const state: AttemptState = { attempt: randomInt(1, 2 ** 47), base }
+          if (row === undefined) yield* upsertSource(source, 0, "importing")
+          yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify(state)} WHERE source_key = ${source.sourceKey}`
+          return state.attempt
+        }))),
+
       commitBatch: (batch, onPoint) =>
         Effect.gen(function*() {
           const { events, generation, source } = batch
@@ -301,7 +356,8 @@ const make = (
             sequence: e.sequence,
             kind: e.kind,
             occurred_at: e.occurredAt,
-            event_json: JSON.stringify(e)
+            event_json: JSON.stringify(e),
+            attempt: batch.attempt ?? null
           }))
           const half = Math.ceil(rows.length / 2)
           const { title, workspace } = describe(source.summary)
@@ -337,6 +393,7 @@ const make = (
             }
             const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
             yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
+                         prefix = ${batch.prefix === undefined ? sql`prefix` : sql`${batch.prefix}`},
                          event_count = event_count + ${added.length}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             yield* onPoint("before-commit")
@@ -347,18 +404,57 @@ const make = (
           )
         }),
 
-      completeSource: (source, fingerprint) =>
+      completeSource: (source, fingerprint, read) =>
         fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
-                   summary_json = ${JSON.stringify(source.summary)}, updated_at = ${now()}
+                   parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
+                   diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
+                   attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)}, updated_at = ${now()}
                  WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
 
       rejectSource: (source, code, message) =>
         fail(sql.withTransaction(Effect.gen(function*() {
-          yield* upsertSource(source, 1, "rejected")
-          yield* sql`INSERT OR IGNORE INTO generations (source_key, generation, started_at)
-                     SELECT source_key, generation, ${now()} FROM sources WHERE source_key = ${source.sourceKey}`
-          yield* sql`UPDATE sources SET status = 'rejected', fingerprint = NULL, error_code = ${code}, error_message = ${message},
-                       updated_at = ${now()} WHERE source_key = ${source.sourceKey}`
+          const key = source.sourceKey
+          const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key}`
+          const state = row?.attempt_json != null ? JSON.parse(row.attempt_json) as AttemptState : undefined
+          const base = state === undefined ? undefined : state.base
+          if (base === undefined && row !== undefined) {
+            // No attempt recorded (an index of an earlier build): nothing this run added is known; note the error.
+            yield* sql`UPDATE sources SET status = CASE WHEN event_count = 0 THEN 'rejected' ELSE status END, fingerprint = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()} WHERE source_key = ${key}`
+            return
+          }
+          if (base === undefined || base === null) {
+            // Never imported before this attempt: nothing of it stays.
+            yield* sql`DELETE FROM events WHERE source_key = ${key}`
+            yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
+            yield* sql`DELETE FROM generations WHERE source_key = ${key}`
+            yield* upsertSource(source, 0, "rejected")
+            yield* sql`UPDATE sources SET generation = 0, cursor = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
+                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()}
+                       WHERE source_key = ${key}`
+            return
+          }
+          // Back to the checkpoint the attempt began from: generations it began go, the one it superseded is current again,
+          // and the events it added to that one go, with the session counts they made.
+          const gen = base.generation as number
+          yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
+          const removed = yield* sql<{ session_uid: string }>`
+            DELETE FROM events WHERE source_key = ${key} AND generation = ${gen} AND attempt = ${state!.attempt} RETURNING session_uid`
+          for (const uid of new Set(removed.map((r) => r.session_uid))) {
+            yield* sql`UPDATE sessions SET
+                         event_count = (SELECT count(*) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation),
+                         first_at = (SELECT min(occurred_at) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation),
+                         last_at = (SELECT max(occurred_at) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation)
+                       WHERE session_uid = ${uid} AND generation = ${gen}`
+            yield* sql`DELETE FROM sessions WHERE session_uid = ${uid} AND generation = ${gen} AND event_count = 0`
+          }
+          yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
+                       attempt_json = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
         }))),
 
       sessions: (filter) =>
@@ -383,7 +479,7 @@ const make = (
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE ss.session_uid = ${id} OR ss.session_id = ${id}
+          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
           ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessionsByPrefix: (prefix, max) =>
@@ -414,7 +510,8 @@ const make = (
       ).pipe(Effect.map((r) => r[0])),
 
       dump: fail(Effect.all({
-        sources: sql`SELECT source_key, provider, locator_json, source_id, generation, cursor, fingerprint, status, error_code, event_count
+        sources: sql`SELECT source_key, provider, locator_json, source_id, generation, cursor, fingerprint, status, error_code, event_count,
+                            prefix, parts_json, diagnostics_json
                      FROM sources ORDER BY source_key`,
         generations: sql`SELECT source_key, generation, superseded_at IS NOT NULL AS superseded FROM generations ORDER BY source_key, generation`,
         events: sql`SELECT source_key, generation, event_uid, session_uid, sequence, kind, occurred_at, event_json

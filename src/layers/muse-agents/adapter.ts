@@ -48,7 +48,7 @@ export const makeWith = (
       descriptor,
       discover: () => discoverAgents(deps),
       inspect: (locator) => inspectTranscript(deps, locator),
-      stream: (locator, options) => streamTranscript(deps, locator, options?.cursor),
+      stream: (locator, options) => streamTranscript(deps, locator, options?.cursor, options?.onRead),
       transcript: (locator) => transcriptOf(deps, locator)
     }
   })

@@ -41,6 +41,7 @@ import { TranscriptBuilder } from "../../domain/muse-agents/transcript.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, readLines } from "../lines.js"
 import { failIfShrank, hasBom } from "../shrink.js"
@@ -285,12 +286,13 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
  * digest, and the file's head (first 4 KiB, as far as the cursor) to its head
  * binding, else `InvalidCursor` (the file was replaced or rewritten). Fails
  * with the access errors, `MalformedSource` (no `session_header`) or
- * `InvalidCursor`.
+ * `InvalidCursor`. `onRead` receives each read's bytes (see `StreamOptions.onRead`).
  */
 export const streamTranscript = (
   deps: AgentsDeps,
   locator: Locator,
-  cursor: string | undefined
+  cursor: string | undefined,
+  onRead?: ((read: SourceRead) => void) | undefined
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
@@ -336,7 +338,11 @@ export const streamTranscript = (
       const encode = cursorEncoder(sourceId)
       const sizeAtOpen = (yield* src.stat).size
       let reached = from === 0 && hasBom(headBytes) ? 3 : from
-      const lines = readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes })
+      const lines = readLines(src, {
+        from,
+        maxLineBytes: deps.limits.maxRecordBytes,
+        onRead: onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId, path: file.path, offset, bytes })
+      })
       return failIfShrank(lines, sizeAtOpen, () => reached, "The transcript").pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []

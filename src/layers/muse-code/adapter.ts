@@ -69,7 +69,12 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
         locator.locatorClass === "manual-export"
           ? streamExport(deps, locator.path, options?.cursor)
           : locator.locatorClass === "muse-native-session-log"
-          ? streamNative(deps, locator.path, { cursor: options?.cursor, includeSubagents: options?.includeSubagents })
+          ? streamNative(deps, locator.path, {
+            cursor: options?.cursor,
+            includeSubagents: options?.includeSubagents,
+            onDiagnostic: options?.onDiagnostic,
+            onRead: options?.onRead
+          })
           : Stream.fail(unsupportedClass(locator)),
       transcript: () =>
         Effect.fail(

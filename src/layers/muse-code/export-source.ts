@@ -8,8 +8,8 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
-import { type IngestError, MalformedSource } from "../../domain/errors.js"
+import { cursorSourceChanged, decodeCursor, eventCheck } from "../../domain/cursor.js"
+import { type IngestError, InvalidCursor, MalformedSource } from "../../domain/errors.js"
 import type { Inspection, SessionEvent } from "../../domain/model.js"
 import { decodeExport, type DecodedExport } from "../../domain/muse-code/export.js"
 import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
@@ -122,10 +122,31 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
     }
   })
 
+/** Index of the event at raw position `seq` in events sorted by sequence; -1 when none is there (a gap marker, a frame, past the end). */
+const eventAt = (events: ReadonlyArray<SessionEvent>, seq: number): number => {
+  let lo = 0, hi = events.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const s = events[mid].sequence
+    if (s === seq) return mid
+    if (s < seq) lo = mid + 1
+    else hi = mid - 1
+  }
+  return -1
+}
+
+const invalidExportCursor = (message: string) =>
+  new InvalidCursor({
+    message,
+    remediation: "Pass a cursor printed by `stream` for this same export, or stream without --cursor to start over."
+  })
+
 /**
  * `stream` of an export: its events in document order, or those after the
- * cursor's event. A cursor of another source, or of a document whose bytes
- * changed, fails with `InvalidCursor`.
+ * cursor's event. A cursor of another source, of a document whose bytes
+ * changed, or whose sequence is not the place of the event it was taken from
+ * (edited: past the end, onto a gap marker or retained frame, onto another
+ * event; or a token without its event's check) fails with `InvalidCursor`.
  */
 export const streamExport = (
   deps: ExportDeps,
@@ -139,7 +160,14 @@ export const streamExport = (
       if (cursor !== undefined) {
         const state = yield* decodeCursor(cursor, loaded.sourceId)
         if (state.h !== loaded.digest) return yield* cursorSourceChanged("the export's bytes differ")
-        events = events.filter((e) => e.sequence > state.seq)
+        const at = eventAt(events, state.seq)
+        if (state.hd === undefined) {
+          return yield* invalidExportCursor("The export cursor does not bind its event (a token of an earlier build, or not an export's).")
+        }
+        if (at < 0 || eventCheck(events[at], state.seq) !== state.hd) {
+          return yield* invalidExportCursor(`The cursor's sequence ${state.seq} is not the place of the event it was taken from.`)
+        }
+        events = events.slice(at + 1)
       }
       return Stream.fromIterable(events)
     })

@@ -51,10 +51,11 @@ import {
   MalformedSource,
   ResourceLimitExceeded,
   SourceNotAuthorized,
+  SourceNotFound,
   type SourceAccessError
 } from "../../domain/errors.js"
 import { isRecord, parseJson } from "../../domain/json.js"
-import type { Inspection, SessionEvent } from "../../domain/model.js"
+import type { Diagnostic, Inspection, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
   childBindingOf,
@@ -66,6 +67,7 @@ import { mapRecordEnvelope, type SpawnHandle } from "../../domain/muse-code/reco
 import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, readLines } from "../lines.js"
 import { failIfShrank, hasBom } from "../shrink.js"
@@ -201,9 +203,19 @@ export interface PassOptions {
   readonly strictBindings?: boolean | undefined
   /** Parent join carried in every cursor of a subagent stream. */
   readonly parentRef?: { readonly src: string; readonly child: string } | undefined
+  /** Receives each read of the log (see `StreamOptions.onRead`). */
+  readonly onRead?: ((read: SourceRead) => void) | undefined
+  /**
+   * Only the lines that can bind a child session (they name
+   * `child_session_bound`) are parsed; the others are passed over unchecked.
+   * For a pass that only collects `stats.bindings`.
+   */
+  readonly bindingsOnly?: boolean | undefined
 }
 
 const NO_SPAWNS: ReadonlyMap<string, SpawnHandle> = new Map()
+/** What every line that can bind a child session holds (also JSON-encoded inside a retained frame's child). */
+const BINDING_NEEDLE = Buffer.from("child_session_bound")
 /** The provenance of a record line (copied into each event's, never changed). */
 const RECORD_LINE: Record<string, unknown> = { lineShape: "record" }
 
@@ -333,6 +345,7 @@ export const nativeEvents = (
         }
         stats.bytes = line.end
         if (resumeLine && resume!.sub === undefined) return undefined // the cursor's own record line
+        if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
         if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
         const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
         if (parsed._tag === "error") {
@@ -390,7 +403,12 @@ export const nativeEvents = (
 
       const sizeAtOpen = (yield* open.stat).size
       let reached = resume?.ls ?? (hasBom(head) ? 3 : 0)
-      const lines = readLines(open, { from: resume?.ls ?? 0, maxLineBytes: deps.limits.maxRecordBytes })
+      const onRead = options.onRead
+      const lines = readLines(open, {
+        from: resume?.ls ?? 0,
+        maxLineBytes: deps.limits.maxRecordBytes,
+        onRead: onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId: src.sourceId, path: src.file.path, offset, bytes })
+      })
       return failIfShrank(lines, sizeAtOpen, () => reached, "The native log").pipe(
         Stream.mapChunksEffect((chunk) =>
           Effect.gen(function*() {
@@ -524,22 +542,78 @@ export const nestedLogPaths = (logPath: string): ReadonlyArray<string> => {
 export const childLogPath = (parent: NativeSource, childSessionId: string): string =>
   nodePath.join(nodePath.dirname(parent.file.path), "subagent", childSessionId, SESSION_LOG_NAME)
 
+/**
+ * A bound nested log that is not there: the diagnostic a stream that reports
+ * reports (`NESTED_LOG_MISSING`), or the `SOURCE_NOT_FOUND` of one that
+ * fails; both name it as the nested log of the source the user gave.
+ */
+const missingNested = (parent: NativeSource, b: ChildBinding): { diagnostic: Diagnostic; error: SourceNotFound } => {
+  const rel = nodePath.join("subagent", b.childSessionId, SESSION_LOG_NAME)
+  const message =
+    `The nested subagent log of child session ${b.childSessionId} (bound by ${b.bindingEventId} of ${parent.file.path}) is missing: ${rel} beside the log.`
+  return {
+    diagnostic: {
+      code: "NESTED_LOG_MISSING",
+      message,
+      details: {
+        log: parent.file.path,
+        childSessionId: b.childSessionId,
+        subagentId: b.subagentId,
+        nestedLog: rel,
+        remediation: "Restore the nested log to import its events (the log's own events were imported); the next run picks it up."
+      }
+    },
+    error: new SourceNotFound({
+      message,
+      remediation: "Restore the nested log, or stream the log without --include-subagents (its own events do not need it)."
+    })
+  }
+}
+
+/**
+ * An error of a nested log, said as one: its message names the nested log
+ * it comes from, so it is not read as being about the log the user gave
+ * (same class and code).
+ */
+const inNested = (b: ChildBinding) => (e: IngestError): IngestError => {
+  const Make = e.constructor as new (fields: { message: string; remediation?: string; details?: unknown }) => IngestError
+  return new Make({
+    message: `In the nested subagent log of child session ${b.childSessionId} (${nodePath.join("subagent", b.childSessionId, SESSION_LOG_NAME)}): ${e.message}`,
+    ...(e.remediation !== undefined ? { remediation: e.remediation } : {}),
+    ...(e.details !== undefined ? { details: e.details } : {})
+  })
+}
+
 const childStreams = (
   deps: NativeDeps,
   parent: NativeSource,
   bindings: ReadonlyArray<ChildBinding>,
-  resume: CursorState | undefined
+  resume: CursorState | undefined,
+  hooks: {
+    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onRead?: ((read: SourceRead) => void) | undefined
+  }
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.flatMap(
     Stream.fromIterable(bindings.map((b, i) => [b, i] as const)),
     ([b, i]) =>
       Stream.unwrap(
         Effect.gen(function*() {
-          const child = yield* authorizeNative(deps, childLogPath(parent, b.childSessionId))
+          const found = yield* Effect.either(authorizeNative(deps, childLogPath(parent, b.childSessionId)))
+          if (found._tag === "Left") {
+            if (found.left._tag !== "SourceNotFound") return yield* inNested(b)(found.left)
+            const missing = missingNested(parent, b)
+            if (hooks.onDiagnostic === undefined) return yield* missing.error
+            hooks.onDiagnostic(missing.diagnostic)
+            return Stream.empty
+          }
+          const child = found.right
+          const nestedError = inNested(b)
           const r = i === 0 ? resume : undefined
           if (r !== undefined && !cursorIsFor(r, child.sourceId)) return yield* cursorSourceChanged("the child log differs")
-          return nativeEvents(deps, child, {
+          return Stream.mapError(nativeEvents(deps, child, {
             resume: r,
+            onRead: hooks.onRead,
             stats: newStats(),
             parentRef: { src: parent.sourceId, child: b.childSessionId },
             provenance: {
@@ -551,7 +625,7 @@ const childStreams = (
                 bindingEventId: b.bindingEventId
               }
             }
-          })
+          }), nestedError)
         })
       ),
     { concurrency: 1 }
@@ -565,13 +639,20 @@ const childStreams = (
  * (its own source id and sequence), in binding order, with the parent's
  * session id, source id and spawn handle under `extensions["native.muse"].parent`;
  * a cursor of a child event resumes inside that child (the parent is then
- * re-read to find its joins). Fails: access errors, `MalformedSource`,
+ * re-read to find its joins). A bound nested log that is missing is reported
+ * to `onDiagnostic` and skipped, or without it fails `SourceNotFound` naming
+ * it as the nested log. Fails: access errors, `MalformedSource`,
  * `ResourceLimitExceeded`, `InvalidCursor`.
  */
 export const streamNative = (
   deps: NativeDeps,
   path: string,
-  options: { readonly cursor?: string | undefined; readonly includeSubagents?: boolean | undefined } = {}
+  options: {
+    readonly cursor?: string | undefined
+    readonly includeSubagents?: boolean | undefined
+    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onRead?: ((read: SourceRead) => void) | undefined
+  } = {}
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrap(
     Effect.gen(function*() {
@@ -583,28 +664,30 @@ export const streamNative = (
           return yield* invalidCursor("The cursor belongs to another source.")
         }
       }
-      if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats() })
+      const onRead = options.onRead
+      if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats(), onRead })
+      // The joins of the whole parent, for a resume: only lines that can bind are parsed (a 1 GiB log in about a second).
       const bindingsOfWholeParent = Effect.gen(function*() {
         const stats = newStats()
-        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true }))
+        yield* Stream.runDrain(nativeEvents(deps, parent, { stats, strictBindings: true, bindingsOnly: true }))
         return stats.bindings
       })
       if (state === undefined) {
         const stats = newStats()
         return Stream.concat(
-          nativeEvents(deps, parent, { stats, strictBindings: true }),
-          Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined)))
+          nativeEvents(deps, parent, { stats, strictBindings: true, onRead }),
+          Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined, options)))
         )
       }
       if (cursorIsFor(state, parent.sourceId)) {
         return Stream.concat(
-          nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true }),
-          Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined)))
+          nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true, onRead }),
+          Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined, options)))
         )
       }
       const bindings = yield* bindingsOfWholeParent
       const at = bindings.findIndex((b) => b.childSessionId === parentRef!.child)
       if (at < 0) return yield* cursorSourceChanged("the parent no longer binds the cursor's child session")
-      return childStreams(deps, parent, bindings.slice(at), state)
+      return childStreams(deps, parent, bindings.slice(at), state, options)
     })
   )
