@@ -10,9 +10,12 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { exitCodeOf } from "../domain/error-codes.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
@@ -23,8 +26,20 @@ import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import * as Help from "./help.js"
+import type { IngestError } from "../domain/errors.js"
 import { errors } from "./lazy.js"
-import { envelope, getExitCode, jsonText, renderError, setExitCode, writeStderr, writeStdout } from "./output.js"
+import {
+  type CommandError,
+  envelope,
+  flushStdout,
+  jsonText,
+  PARTIAL_EXIT,
+  renderError,
+  stdoutWriteFailure,
+  storageDefectsAsErrors,
+  writeStderr,
+  writeStdout
+} from "./output.js"
 
 const VERSION = "0.1.0"
 const PROGRAM = "session-ingest"
@@ -44,9 +59,45 @@ const commands = [
   ["export", exportCommand]
 ] as const
 
+/** How a command answers: its name (the envelope's `command`) and whether in JSON. */
+interface Reply {
+  readonly command: string
+  readonly json: boolean
+}
+
+/** A run that failed: how it failed, and how its command answers (from the parsed options, else the command line). */
+class Failed extends Data.TaggedError("Failed")<{ readonly reply: Reply; readonly error: CommandError }> {}
+
+/**
+ * A command whose failures carry its {@link Reply}, taken from its parsed
+ * options (`--json`; `json` for a command with more ways to ask for JSON),
+ * and whose storage defects are `StoreUnavailable` errors: what the top
+ * ({@link conclude}) needs to print the failure and pick the exit code.
+ */
+const answering = <Name extends string, R, E extends CommandError, A extends { readonly json: boolean }>(
+  name: Name,
+  command: Command.Command<Name, R, E, A>,
+  json: (o: A) => boolean = (o) => o.json
+) =>
+  Command.transformHandler(command, (effect, o) =>
+    effect.pipe(
+      storageDefectsAsErrors,
+      Effect.mapError((error) => new Failed({ reply: { command: name, json: json(o) }, error }))
+    ))
+
 const root = Command.make(PROGRAM).pipe(
   Command.withDescription(DESCRIPTION),
-  Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions, show, exportCommand])
+  Command.withSubcommands([
+    answering("providers", providers),
+    answering("discover", discover),
+    answering("inspect", inspect),
+    answering("stream", stream),
+    answering("transcript", transcript, (o) => o.json || o.format === "json"),
+    answering("import", importCommand),
+    answering("sessions", sessions),
+    answering("show", show),
+    answering("export", exportCommand)
+  ])
 )
 
 const cli = Command.run(root, { name: PROGRAM, version: VERSION })
@@ -103,31 +154,34 @@ const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationErr
 
 /**
  * A command line @effect/cli could not parse (its own printing of the problem
- * is silenced, see {@link program}): one error in the README's format, on
+ * is silenced, see {@link run}): an `INVALID_ARGUMENT` whose remedy is the
+ * command's `--help`, answered as {@link conclude} answers any error (on
  * stderr as `session-ingest: INVALID_ARGUMENT: <problem>` and
  * `  remedy: Run \`session-ingest <command> --help\`.`, or with `--json` as
- * the one envelope on stdout. Exit 2.
+ * the one envelope on stdout). Exit 2.
  */
 const invalidCommandLine = (argv: ReadonlyArray<string>) => (e: ValidationError.ValidationError) =>
   refuseCommandLine(argv, problemOf(argv, e))
 
 /** {@link invalidCommandLine} for a problem we name ourselves. */
-const refuseCommandLine = (argv: ReadonlyArray<string>, message: string) =>
-  Effect.suspend(() => {
-    setExitCode(2)
+const refuseCommandLine = (argv: ReadonlyArray<string>, message: string): Effect.Effect<never, Failed> =>
+  Effect.flatMap(errors, ({ InvalidArgument }) => {
     const named = commandNamed(argv)
     const remediation = `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
-    return Effect.map(errors, ({ InvalidArgument }) => {
-      const error = new InvalidArgument({ message, remediation })
-      if (optionPart(argv).includes("--json")) {
-        process.stdout.write(jsonText(envelope(named?.[0] ?? PROGRAM, null, error)) + "\n")
-      } else {
-        writeStderr(renderError(error))
-      }
-    })
+    return Effect.fail(new Failed({ reply: replyOf(argv), error: new InvalidArgument({ message, remediation }) }))
   })
 
-const program = Effect.suspend(() => {
+/**
+ * The {@link Reply} the command line asks for, when its options were not
+ * parsed: the command it names, and `--json` among its options.
+ */
+const replyOf = (argv: ReadonlyArray<string>): Reply => ({
+  command: commandNamed(argv)?.[0] ?? PROGRAM,
+  json: optionPart(argv).includes("--json")
+})
+
+/** The run of a command line: help, or the command it names; it fails with {@link Failed}. */
+const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   const argv = process.argv.slice(2)
   const help = helpFor(argv)
   if (help !== undefined) return writeStdout(help).pipe(Effect.ignore)
@@ -139,13 +193,58 @@ const program = Effect.suspend(() => {
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
       Effect.withConsole({ ...console, error: () => Effect.void }),
-      Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv))
+      Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv)),
+      // Every command is `answering`, so its errors come as `Failed`; @effect/cli's types still name the
+      // handlers' own errors, which would be answered as the command line asks.
+      Effect.mapError((e) => e instanceof Failed ? e : new Failed({ reply: replyOf(argv), error: e }))
     )
   )
 }).pipe(
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
 )
+
+/** Print an error as its command answers: the envelope on stdout with `--json`, else two lines on stderr. */
+const printError = (reply: Reply, error: IngestError): Effect.Effect<void> =>
+  reply.json
+    ? writeStdout(jsonText(envelope(reply.command, null, error)) + "\n").pipe(Effect.ignore)
+    : Effect.sync(() => writeStderr(renderError(error)))
+
+/**
+ * The one place a run's end is turned into what the user sees and the exit
+ * code (DESIGN.md, "Errors"): success 0; an error of the family printed
+ * ({@link printError}) with its code's exit (2–7); partial coverage 8 (its
+ * report is printed already); a reader of stdout that went away 0. Then,
+ * when stdout itself could not be written, `OUTPUT_WRITE_FAILED` on stderr,
+ * exit 7. An interruption (130, see the teardown) or a defect (a bug: 1)
+ * passes through.
+ */
+const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =>
+  Effect.gen(function*() {
+    let code = 0
+    if (Exit.isFailure(exit)) {
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
+      const { error, reply } = failure.value
+      switch (error._tag) {
+        case "PartialCoverage":
+          code = PARTIAL_EXIT
+          break
+        case "StdoutClosed":
+          break
+        default:
+          yield* printError(reply, error)
+          code = exitCodeOf[error.code]
+      }
+    }
+    yield* flushStdout
+    const stdoutFailed = code === exitCodeOf.OUTPUT_WRITE_FAILED ? undefined : yield* stdoutWriteFailure
+    if (stdoutFailed === undefined) return code
+    writeStderr(renderError(stdoutFailed))
+    return exitCodeOf.OUTPUT_WRITE_FAILED
+  })
+
+const program = run.pipe(Effect.exit, Effect.flatMap(conclude))
 
 /**
  * Exit with `code` once stdout and stderr have handed over what was written to
@@ -170,6 +269,7 @@ NodeRuntime.runMain(program, {
       )
       return onExit(INTERRUPTED_EXIT)
     }
-    exitWhenFlushed(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
+    // A failure here is a defect (a bug), reported by runMain: exit 1.
+    exitWhenFlushed(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1)
   }
 })
