@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { exitCodeOf } from "../domain/error-codes.js"
+import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
@@ -26,7 +27,6 @@ import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import * as Help from "./help.js"
-import type { IngestError } from "../domain/errors.js"
 import { errors } from "./lazy.js"
 import {
   type CommandError,
@@ -225,17 +225,7 @@ const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =
     if (Exit.isFailure(exit)) {
       const failure = Cause.failureOption(exit.cause)
       if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
-      const { error, reply } = failure.value
-      switch (error._tag) {
-        case "PartialCoverage":
-          code = PARTIAL_EXIT
-          break
-        case "StdoutClosed":
-          break
-        default:
-          yield* printError(reply, error)
-          code = exitCodeOf[error.code]
-      }
+      code = yield* answer(failure.value)
     }
     yield* flushStdout
     const stdoutFailed = code === exitCodeOf.OUTPUT_WRITE_FAILED ? undefined : yield* stdoutWriteFailure
@@ -243,6 +233,18 @@ const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =
     writeStderr(renderError(stdoutFailed))
     return exitCodeOf.OUTPUT_WRITE_FAILED
   })
+
+/** The exit code of a failed run, its error printed as its command answers. */
+const answer = ({ error, reply }: Failed): Effect.Effect<number> =>
+  Effect.fail(error).pipe(
+    Effect.catchTags({
+      // The report, partial, is printed already.
+      PartialCoverage: () => Effect.succeed(PARTIAL_EXIT),
+      // Its reader went away (`| head`): nothing to say.
+      StdoutClosed: () => Effect.succeed(0)
+    }),
+    Effect.catchAll((e) => Effect.as(printError(reply, e), exitCodeOf[e.code]))
+  )
 
 const program = run.pipe(Effect.exit, Effect.flatMap(conclude))
 

@@ -12,7 +12,7 @@ import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
+import { PartialCoverage, printResult } from "../output.js"
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
