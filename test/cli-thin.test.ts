@@ -19,16 +19,16 @@ const LOCATOR_CLASSES = ["manual-export", "muse-native-session-log", "muse-agent
 
 describe("enumerations are choices of the command line", () => {
   const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
-  /** [command, arguments, the values it accepts]; `index`: an index file that must not come to exist. */
-  const cases = (providers: Array<string>, index: string): Array<[string, Array<string>, Array<string>]> => [
-    ["inspect", ["inspect", "no-such-provider", file], providers],
-    ["stream", ["stream", "Muse-Code", file], providers],
-    ["discover", ["discover", "claude"], providers],
-    ["sessions", ["sessions", "--provider", "muse", "--index", index], providers],
-    ["inspect", ["inspect", "muse-code", file, "--locator-class", "export"], LOCATOR_CLASSES],
-    ["show", ["show", "x", "--format", "ndjson", "--index", index], ["events", "transcript", "markdown"]],
-    ["export", ["export", "x", "--format", "markdown", "--index", index], ["atif", "ndjson"]],
-    ["transcript", ["transcript", "muse-agents", file, "--format", "html"], ["text", "markdown", "json"]]
+  /** [command, arguments, the values it accepts, the problem's start]; `index`: an index file that must not come to exist. */
+  const cases = (providers: Array<string>, index: string): Array<[string, Array<string>, Array<string>, string]> => [
+    ["inspect", ["inspect", "no-such-provider", file], providers, "<provider>: 'no-such-provider' is not one of "],
+    ["stream", ["stream", "--limit", "2", "--include-subagents", "Muse-Code", file], providers, "<provider>: 'Muse-Code' is not one of "],
+    ["discover", ["discover", "--agent", "muse-code", "claude"], providers, "<provider>: 'claude' is not one of "],
+    ["sessions", ["sessions", "--provider", "muse", "--index", index], providers, "--provider: 'muse' is not one of "],
+    ["inspect", ["inspect", "muse-code", file, "--locator-class=export"], LOCATOR_CLASSES, "--locator-class: 'export' is not one of "],
+    ["show", ["show", "x", "--format", "ndjson", "--index", index], ["events", "transcript", "markdown"], "--format: 'ndjson' is not one of "],
+    ["export", ["export", "x", "--format", "markdown", "--index", index], ["atif", "ndjson"], "--format: 'markdown' is not one of "],
+    ["transcript", ["transcript", "muse-agents", file, "--format", "html"], ["text", "markdown", "json"], "--format: 'html' is not one of "]
   ]
 
   it("a value outside the choices is INVALID_ARGUMENT (exit 2) naming every accepted value, remedy --help, before anything is read", () => {
@@ -36,14 +36,15 @@ describe("enumerations are choices of the command line", () => {
     expect(providers.length).toBeGreaterThanOrEqual(3)
     const dir = tempDir("si-thin-")
     const env = { HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir }
-    for (const [command, args, accepted] of cases(providers, path.join(dir, "i.db"))) {
+    for (const [command, args, accepted, problemStart] of cases(providers, path.join(dir, "i.db"))) {
       const r = cli(args, { env })
       expect(r.code, args.join(" ")).toBe(2)
       expect(r.stdout).toBe("")
       expect(r.stderr, args.join(" ")).toMatch(/^session-ingest: INVALID_ARGUMENT: [^\n]+\n {2}remedy: [^\n]+\n$/)
       expect(r.stderr).toContain(`  remedy: Run \`session-ingest ${command} --help\`.\n`)
       const problem = r.stderr.split("\n")[0]
-      for (const v of accepted) expect(problem, args.join(" ")).toContain(v)
+      // The option (or argument), the value given, and every value it takes.
+      expect(problem, args.join(" ")).toBe(`session-ingest: INVALID_ARGUMENT: ${problemStart}${accepted.join(", ")}.`)
       const j = cli([...args, "--json"], { env })
       expect(j.code).toBe(2)
       expect(j.stderr).toBe("")

@@ -131,6 +131,47 @@ const usageWords = (u: Usage.Usage): Array<string> => {
   }
 }
 
+/** An option or argument of a command, as its usage describes it. */
+export interface Parameter {
+  /** `--format`, or `<provider>` for a positional argument. */
+  readonly name: string
+  readonly positional: boolean
+  /** Whether it takes a value (an argument always does; a flag such as `--json` does not). */
+  readonly takesValue: boolean
+  /** The values it takes, when they are a choice. */
+  readonly choices: ReadonlyArray<string> | undefined
+}
+
+/** The options and arguments of a command, in the order of its usage (options first, then arguments in their order). */
+export const parametersOf = (command: AnyCommand): Array<Parameter> => {
+  const walk = (u: Usage.Usage): Array<Parameter> => {
+    switch (u._tag) {
+      case "Empty":
+      case "Mixed":
+        return []
+      case "Named": {
+        const name = u.names[0]
+        const positional = name.startsWith("<")
+        const values = Option.getOrUndefined(u.acceptedValues)
+        return [{
+          name,
+          positional,
+          takesValue: positional || values !== undefined,
+          choices: values !== undefined && values.includes(" | ") ? values.split(" | ") : undefined
+        }]
+      }
+      case "Optional":
+      case "Repeated":
+        return walk(u.usage)
+      case "Alternation":
+      case "Concat":
+        return [...walk(u.left), ...walk(u.right)]
+    }
+  }
+  // The first word is the command's own name.
+  return walk(Command.getUsage(command)).slice(1)
+}
+
 /** A usage line `$ session-ingest <words>`, wrapped to `width` with continuation lines indented. */
 export const usageLines = (prefix: string, words: ReadonlyArray<string>, width: number, indent = "  "): Array<string> => {
   const head = `${indent}$ ${prefix}`

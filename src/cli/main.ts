@@ -145,11 +145,49 @@ const helpFor = (argv: ReadonlyArray<string>): string | undefined => {
  */
 const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationError): string => {
   const text = "error" in e ? Help.docText(e.error) : "The command line does not parse."
+  const cases = /^Expected one of the following cases: (.+)$/.exec(text)
+  if (cases !== null) return choiceProblem(argv, cases[1].split(", ")) ?? text
   const bad = /^'(.*)' is not an? (\w+)$/.exec(text)
   if (bad === null) return text
   const at = optionPart(argv).findIndex((a, i) => i > 0 && a === bad[1] && argv[i - 1].startsWith("-"))
   const kind = /^[aeiou]/.test(bad[2]) ? `an ${bad[2]}` : `a ${bad[2]}`
   return `${at > 0 ? `${argv[at - 1]}: ` : ""}'${bad[1]}' is not ${kind}.`
+}
+
+/** The words @effect/cli takes as the value of a flag (`--json false`). */
+const FLAG_VALUES = new Set(["true", "false", "yes", "no", "on", "off", "1", "0", "y", "n"])
+
+/**
+ * A value outside the choices of an option or argument, said with its name,
+ * the value given and the values it takes (`--format: 'html' is not one of
+ * text, markdown, json.`): the parameter is the command's one whose choices
+ * these are, the value found by walking the command line as @effect/cli
+ * reads it. `undefined` when the command line names no such parameter.
+ */
+const choiceProblem = (argv: ReadonlyArray<string>, values: ReadonlyArray<string>): string | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1])
+  const key = [...values].sort().join("\n")
+  const owner = parameters.find((p) => p.choices !== undefined && [...p.choices].sort().join("\n") === key)
+  if (owner === undefined) return undefined
+  const words = optionPart(argv)
+  const positionals = parameters.filter((p) => p.positional)
+  let given: string | undefined
+  for (let i = words.indexOf(named[0]) + 1, k = 0; i < words.length && given === undefined; i++) {
+    const w = words[i]
+    if (w.startsWith("-")) {
+      const [name, inline] = w.includes("=") ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)] : [w, undefined]
+      const p = parameters.find((q) => q.name === name)
+      if (inline !== undefined) {
+        if (p === owner) given = inline
+      } else if (p?.takesValue === true) {
+        if (p === owner) given = words[i + 1]
+        i++
+      } else if (p !== undefined && FLAG_VALUES.has(words[i + 1] ?? "")) i++
+    } else if (positionals[k++] === owner) given = w
+  }
+  return `${owner.name}: ${given !== undefined ? `'${given}' is` : "the value is"} not one of ${values.join(", ")}.`
 }
 
 /**
