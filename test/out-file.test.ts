@@ -9,7 +9,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
-import { writeNewFile } from "../src/cli/out-file.js"
+import * as Sink from "effect/Sink"
+import { newFileSink, writeNewFile } from "../src/cli/out-file.js"
 import { tempDir } from "./support/paths.js"
 
 const chunk = Buffer.alloc(64 * 1024, 0x61)
@@ -56,5 +57,48 @@ describe("writeNewFile", () => {
       expect(e).toMatchObject({ code: "INVALID_ARGUMENT" })
       expect(fs.readFileSync(out, "utf8")).toBe("someone else's\n")
       expect(fs.readdirSync(dir)).toEqual(["t.json"])
+    }))
+})
+
+describe("newFileSink", () => {
+  it.effect("is a Sink of bytes: a stream run into it is the file, whole", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const out = path.join(dir, "s.ndjson")
+      const sink: Sink.Sink<void, Uint8Array, never, unknown> = newFileSink(out)
+      yield* Stream.run(Stream.make(chunk, Buffer.from("z\n")), sink)
+      expect(fs.readdirSync(dir)).toEqual(["s.ndjson"])
+      expect(fs.statSync(out).size).toBe(chunk.length + 2)
+    }))
+
+  it.effect("refuses a file that exists before a byte is taken, and leaves it as it was", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const out = path.join(dir, "s.ndjson")
+      fs.writeFileSync(out, "mine\n")
+      let pulled = 0
+      const counted = Stream.make(chunk).pipe(Stream.tap(() => Effect.sync(() => pulled++)))
+      const e = yield* Effect.flip(Stream.run(counted, newFileSink(out)))
+      expect(e).toMatchObject({ _tag: "InvalidArgument", code: "INVALID_ARGUMENT" })
+      expect(pulled).toBe(0)
+      expect(fs.readFileSync(out, "utf8")).toBe("mine\n")
+      expect(fs.readdirSync(dir)).toEqual(["s.ndjson"])
+    }))
+
+  it.effect("a stream that fails midway: its error, and nothing is left", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const e = yield* Effect.flip(Stream.run(Stream.concat(Stream.make(chunk), Stream.fail("boom" as const)), newFileSink(path.join(dir, "s"))))
+      expect(e).toBe("boom")
+      expect(fs.readdirSync(dir)).toEqual([])
+    }))
+
+  it.effect("a folder that does not exist: OUTPUT_WRITE_FAILED with the errno and the path", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const out = path.join(dir, "no", "s")
+      const e = yield* Effect.flip(Stream.run(Stream.make(chunk), newFileSink(out)))
+      expect(e).toMatchObject({ code: "OUTPUT_WRITE_FAILED", details: { path: out, code: "ENOENT" } })
+      expect(fs.readdirSync(dir)).toEqual([])
     }))
 })

@@ -89,6 +89,20 @@ export const wrap = (words: ReadonlyArray<string>, width: number, indent: string
 const paragraph = (text: string, width: number, indent: string): Array<string> =>
   wrap(text.split(/\s+/).filter((w) => w.length > 0), width, indent)
 
+/** Choices longer than this are shown by a placeholder (see {@link shortChoices}). */
+const MAX_CHOICES_WIDTH = 40
+
+/**
+ * An option with its choices (`--format events|transcript|markdown`), or,
+ * when they are too many for a usage line, with a placeholder made of the
+ * option's last word (`--locator-class CLASS`; its description names them).
+ */
+const shortChoices = (term: string): string => {
+  const m = /^(--[\w-]+) (\S+(?:\|\S+)+)$/.exec(term)
+  if (m === null || m[2].length <= MAX_CHOICES_WIDTH) return term
+  return `${m[1]} ${m[1].split("-").at(-1)!.toUpperCase()}`
+}
+
 /** The usage's words: `[--opt V]` for an optional option, `[--opt V]...` for a repeatable one, `<arg>` for a required argument. */
 const usageWords = (u: Usage.Usage): Array<string> => {
   switch (u._tag) {
@@ -97,8 +111,10 @@ const usageWords = (u: Usage.Usage): Array<string> => {
     case "Mixed":
       return ["<command>"]
     case "Named": {
+      // A positional argument is shown by its name alone (`<provider>`): its description names its values.
+      if (u.names.every((n) => n.startsWith("<"))) return [u.names.join(", ")]
       const value = Option.match(u.acceptedValues, { onNone: () => "", onSome: (v) => " " + v.replace(/ \| /g, "|") })
-      return [u.names.join(", ") + value]
+      return [shortChoices(u.names.join(", ") + value)]
     }
     case "Optional": {
       const inner = usageWords(u.usage)
@@ -113,6 +129,47 @@ const usageWords = (u: Usage.Usage): Array<string> => {
     case "Concat":
       return [...usageWords(u.left), ...usageWords(u.right)]
   }
+}
+
+/** An option or argument of a command, as its usage describes it. */
+export interface Parameter {
+  /** `--format`, or `<provider>` for a positional argument. */
+  readonly name: string
+  readonly positional: boolean
+  /** Whether it takes a value (an argument always does; a flag such as `--json` does not). */
+  readonly takesValue: boolean
+  /** The values it takes, when they are a choice. */
+  readonly choices: ReadonlyArray<string> | undefined
+}
+
+/** The options and arguments of a command, in the order of its usage (options first, then arguments in their order). */
+export const parametersOf = (command: AnyCommand): Array<Parameter> => {
+  const walk = (u: Usage.Usage): Array<Parameter> => {
+    switch (u._tag) {
+      case "Empty":
+      case "Mixed":
+        return []
+      case "Named": {
+        const name = u.names[0]
+        const positional = name.startsWith("<")
+        const values = Option.getOrUndefined(u.acceptedValues)
+        return [{
+          name,
+          positional,
+          takesValue: positional || values !== undefined,
+          choices: values !== undefined && values.includes(" | ") ? values.split(" | ") : undefined
+        }]
+      }
+      case "Optional":
+      case "Repeated":
+        return walk(u.usage)
+      case "Alternation":
+      case "Concat":
+        return [...walk(u.left), ...walk(u.right)]
+    }
+  }
+  // The first word is the command's own name.
+  return walk(Command.getUsage(command)).slice(1)
 }
 
 /** A usage line `$ session-ingest <words>`, wrapped to `width` with continuation lines indented. */
@@ -140,7 +197,7 @@ const renderDoc = (doc: HelpDoc.HelpDoc, style: HelpStyle, indent: string): Arra
     case "DescriptionList":
       return doc.definitions.flatMap(([term, body]) => [
         "",
-        indent + spanText(term).replace(/ \| /g, "|").replace(/^\((.*)\)$/, "$1"),
+        indent + shortChoices(spanText(term).replace(/ \| /g, "|").replace(/^\((.*)\)$/, "$1")),
         ...renderDoc(body, style, indent + "    ")
       ])
     case "Enumeration":

@@ -10,9 +10,13 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { exitCodeOf } from "../domain/error-codes.js"
+import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
@@ -24,7 +28,18 @@ import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
-import { envelope, getExitCode, jsonText, renderError, setExitCode, writeStderr, writeStdout } from "./output.js"
+import {
+  type CommandError,
+  envelope,
+  flushStdout,
+  jsonText,
+  PARTIAL_EXIT,
+  renderError,
+  stdoutWriteFailure,
+  storageDefectsAsErrors,
+  writeStderr,
+  writeStdout
+} from "./output.js"
 
 const VERSION = "0.1.0"
 const PROGRAM = "session-ingest"
@@ -44,9 +59,45 @@ const commands = [
   ["export", exportCommand]
 ] as const
 
+/** How a command answers: its name (the envelope's `command`) and whether in JSON. */
+interface Reply {
+  readonly command: string
+  readonly json: boolean
+}
+
+/** A run that failed: how it failed, and how its command answers (from the parsed options, else the command line). */
+class Failed extends Data.TaggedError("Failed")<{ readonly reply: Reply; readonly error: CommandError }> {}
+
+/**
+ * A command whose failures carry its {@link Reply}, taken from its parsed
+ * options (`--json`; `json` for a command with more ways to ask for JSON),
+ * and whose storage defects are `StoreUnavailable` errors: what the top
+ * ({@link conclude}) needs to print the failure and pick the exit code.
+ */
+const answering = <Name extends string, R, E extends CommandError, A extends { readonly json: boolean }>(
+  name: Name,
+  command: Command.Command<Name, R, E, A>,
+  json: (o: A) => boolean = (o) => o.json
+) =>
+  Command.transformHandler(command, (effect, o) =>
+    effect.pipe(
+      storageDefectsAsErrors,
+      Effect.mapError((error) => new Failed({ reply: { command: name, json: json(o) }, error }))
+    ))
+
 const root = Command.make(PROGRAM).pipe(
   Command.withDescription(DESCRIPTION),
-  Command.withSubcommands([providers, discover, inspect, stream, transcript, importCommand, sessions, show, exportCommand])
+  Command.withSubcommands([
+    answering("providers", providers),
+    answering("discover", discover),
+    answering("inspect", inspect),
+    answering("stream", stream),
+    answering("transcript", transcript, (o) => o.json || o.format === "json"),
+    answering("import", importCommand),
+    answering("sessions", sessions),
+    answering("show", show),
+    answering("export", exportCommand)
+  ])
 )
 
 const cli = Command.run(root, { name: PROGRAM, version: VERSION })
@@ -94,6 +145,8 @@ const helpFor = (argv: ReadonlyArray<string>): string | undefined => {
  */
 const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationError): string => {
   const text = "error" in e ? Help.docText(e.error) : "The command line does not parse."
+  const cases = /^Expected one of the following cases: (.+)$/.exec(text)
+  if (cases !== null) return choiceProblem(argv, cases[1].split(", ")) ?? text
   const bad = /^'(.*)' is not an? (\w+)$/.exec(text)
   if (bad === null) return text
   const at = optionPart(argv).findIndex((a, i) => i > 0 && a === bad[1] && argv[i - 1].startsWith("-"))
@@ -101,33 +154,72 @@ const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationErr
   return `${at > 0 ? `${argv[at - 1]}: ` : ""}'${bad[1]}' is not ${kind}.`
 }
 
+/** The words @effect/cli takes as the value of a flag (`--json false`). */
+const FLAG_VALUES = new Set(["true", "false", "yes", "no", "on", "off", "1", "0", "y", "n"])
+
+/**
+ * A value outside the choices of an option or argument, said with its name,
+ * the value given and the values it takes (`--format: 'html' is not one of
+ * text, markdown, json.`): the parameter is the command's one whose choices
+ * these are, the value found by walking the command line as @effect/cli
+ * reads it. `undefined` when the command line names no such parameter.
+ */
+const choiceProblem = (argv: ReadonlyArray<string>, values: ReadonlyArray<string>): string | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1])
+  const key = [...values].sort().join("\n")
+  const owner = parameters.find((p) => p.choices !== undefined && [...p.choices].sort().join("\n") === key)
+  if (owner === undefined) return undefined
+  const words = optionPart(argv)
+  const positionals = parameters.filter((p) => p.positional)
+  let given: string | undefined
+  for (let i = words.indexOf(named[0]) + 1, k = 0; i < words.length && given === undefined; i++) {
+    const w = words[i]
+    if (w.startsWith("-")) {
+      const [name, inline] = w.includes("=") ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)] : [w, undefined]
+      const p = parameters.find((q) => q.name === name)
+      if (inline !== undefined) {
+        if (p === owner) given = inline
+      } else if (p?.takesValue === true) {
+        if (p === owner) given = words[i + 1]
+        i++
+      } else if (p !== undefined && FLAG_VALUES.has(words[i + 1] ?? "")) i++
+    } else if (positionals[k++] === owner) given = w
+  }
+  return `${owner.name}: ${given !== undefined ? `'${given}' is` : "the value is"} not one of ${values.join(", ")}.`
+}
+
 /**
  * A command line @effect/cli could not parse (its own printing of the problem
- * is silenced, see {@link program}): one error in the README's format, on
+ * is silenced, see {@link run}): an `INVALID_ARGUMENT` whose remedy is the
+ * command's `--help`, answered as {@link conclude} answers any error (on
  * stderr as `session-ingest: INVALID_ARGUMENT: <problem>` and
  * `  remedy: Run \`session-ingest <command> --help\`.`, or with `--json` as
- * the one envelope on stdout. Exit 2.
+ * the one envelope on stdout). Exit 2.
  */
 const invalidCommandLine = (argv: ReadonlyArray<string>) => (e: ValidationError.ValidationError) =>
   refuseCommandLine(argv, problemOf(argv, e))
 
 /** {@link invalidCommandLine} for a problem we name ourselves. */
-const refuseCommandLine = (argv: ReadonlyArray<string>, message: string) =>
-  Effect.suspend(() => {
-    setExitCode(2)
+const refuseCommandLine = (argv: ReadonlyArray<string>, message: string): Effect.Effect<never, Failed> =>
+  Effect.flatMap(errors, ({ InvalidArgument }) => {
     const named = commandNamed(argv)
     const remediation = `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
-    return Effect.map(errors, ({ InvalidArgument }) => {
-      const error = new InvalidArgument({ message, remediation })
-      if (optionPart(argv).includes("--json")) {
-        process.stdout.write(jsonText(envelope(named?.[0] ?? PROGRAM, null, error)) + "\n")
-      } else {
-        writeStderr(renderError(error))
-      }
-    })
+    return Effect.fail(new Failed({ reply: replyOf(argv), error: new InvalidArgument({ message, remediation }) }))
   })
 
-const program = Effect.suspend(() => {
+/**
+ * The {@link Reply} the command line asks for, when its options were not
+ * parsed: the command it names, and `--json` among its options.
+ */
+const replyOf = (argv: ReadonlyArray<string>): Reply => ({
+  command: commandNamed(argv)?.[0] ?? PROGRAM,
+  json: optionPart(argv).includes("--json")
+})
+
+/** The run of a command line: help, or the command it names; it fails with {@link Failed}. */
+const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   const argv = process.argv.slice(2)
   const help = helpFor(argv)
   if (help !== undefined) return writeStdout(help).pipe(Effect.ignore)
@@ -139,13 +231,60 @@ const program = Effect.suspend(() => {
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
       Effect.withConsole({ ...console, error: () => Effect.void }),
-      Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv))
+      Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv)),
+      // Every command is `answering`, so its errors come as `Failed`; @effect/cli's types still name the
+      // handlers' own errors, which would be answered as the command line asks.
+      Effect.mapError((e) => e instanceof Failed ? e : new Failed({ reply: replyOf(argv), error: e }))
     )
   )
 }).pipe(
   // What @effect/cli needs (FileSystem, Path, Terminal), not all of NodeContext: a faster start.
   Effect.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer))
 )
+
+/** Print an error as its command answers: the envelope on stdout with `--json`, else two lines on stderr. */
+const printError = (reply: Reply, error: IngestError): Effect.Effect<void> =>
+  reply.json
+    ? writeStdout(jsonText(envelope(reply.command, null, error)) + "\n").pipe(Effect.ignore)
+    : Effect.sync(() => writeStderr(renderError(error)))
+
+/**
+ * The one place a run's end is turned into what the user sees and the exit
+ * code (DESIGN.md, "Errors"): success 0; an error of the family printed
+ * ({@link printError}) with its code's exit (2–7); partial coverage 8 (its
+ * report is printed already); a reader of stdout that went away 0. Then,
+ * when stdout itself could not be written, `OUTPUT_WRITE_FAILED` on stderr,
+ * exit 7. An interruption (130, see the teardown) or a defect (a bug: 1)
+ * passes through.
+ */
+const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =>
+  Effect.gen(function*() {
+    let code = 0
+    if (Exit.isFailure(exit)) {
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
+      code = yield* answer(failure.value)
+    }
+    yield* flushStdout
+    const stdoutFailed = code === exitCodeOf.OUTPUT_WRITE_FAILED ? undefined : yield* stdoutWriteFailure
+    if (stdoutFailed === undefined) return code
+    writeStderr(renderError(stdoutFailed))
+    return exitCodeOf.OUTPUT_WRITE_FAILED
+  })
+
+/** The exit code of a failed run, its error printed as its command answers. */
+const answer = ({ error, reply }: Failed): Effect.Effect<number> =>
+  Effect.fail(error).pipe(
+    Effect.catchTags({
+      // The report, partial, is printed already.
+      PartialCoverage: () => Effect.succeed(PARTIAL_EXIT),
+      // Its reader went away (`| head`): nothing to say.
+      StdoutClosed: () => Effect.succeed(0)
+    }),
+    Effect.catchAll((e) => Effect.as(printError(reply, e), exitCodeOf[e.code]))
+  )
+
+const program = run.pipe(Effect.exit, Effect.flatMap(conclude))
 
 /**
  * Exit with `code` once stdout and stderr have handed over what was written to
@@ -170,6 +309,7 @@ NodeRuntime.runMain(program, {
       )
       return onExit(INTERRUPTED_EXIT)
     }
-    exitWhenFlushed(Exit.isSuccess(exit) ? getExitCode() : getExitCode() || 1)
+    // A failure here is a defect (a bug), reported by runMain: exit 1.
+    exitWhenFlushed(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1)
   }
 })

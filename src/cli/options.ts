@@ -10,6 +10,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { LocatorClass, ProviderId } from "../domain/model.js"
 
 const optionLike = (v: string): HelpDoc.HelpDoc | undefined =>
   v.startsWith("--")
@@ -111,13 +112,11 @@ export const session = Options.text("session").pipe(
   Options.withDescription("Session id to select inside a store that holds many (AgentMux).")
 )
 
-/** `--locator-class CLASS`. */
-export const locatorClass = Options.text("locator-class").pipe(
-  plainValue,
-  Options.withPseudoName("CLASS"),
+/** `--locator-class CLASS`: one of the model's locator classes (a choice: any other value does not parse). */
+export const locatorClass = Options.choice("locator-class", LocatorClass.literals).pipe(
   Options.optional,
   Options.withDescription(
-    "How the file was acquired: manual-export (default for muse-code), muse-native-session-log, muse-agent-transcript."
+    `How the file was acquired: ${LocatorClass.literals.join(", ")} (default: what the provider reads that file as, e.g. muse-code: muse-native-session-log for a session.jsonl, else manual-export).`
   )
 )
 
@@ -142,10 +141,18 @@ export const includeSubagents = Options.boolean("include-subagents").pipe(
   Options.withDescription("Muse Code native: also stream nested subagent/<child>/session.jsonl logs.")
 )
 
-/** `<provider>` argument. */
-export const provider = Args.text({ name: "provider" }).pipe(
-  plainArg,
-  Args.withDescription("Provider id: muse-code, muse-agents or agentmux (see `session-ingest providers`).")
+/** The provider ids, as `[name, value]` choices. */
+const providerChoices = ProviderId.literals.map((p): [string, ProviderId] => [p, p])
+
+/** `<provider>` argument: one of the model's provider ids (a choice: any other value does not parse). */
+export const provider = Args.choice(providerChoices, { name: "provider" }).pipe(
+  Args.withDescription(`Provider id: ${ProviderId.literals.join(", ")} (see \`session-ingest providers\`).`)
+)
+
+/** `--provider P`: only this provider (a choice of the provider ids). */
+export const providerFilter = Options.choice("provider", ProviderId.literals).pipe(
+  Options.optional,
+  Options.withDescription("Only this provider.")
 )
 
 /** `[file]` argument (optional: store-based providers select by --agent/--session). */

@@ -1,5 +1,6 @@
 /**
- * `--out FILE`: a new file, written whole or not at all. The bytes go to a
+ * `--out FILE`: a new file, written whole or not at all, through a `Sink`
+ * ({@link newFileSink}). The bytes go to a
  * temporary file in the same folder (`.<name>.<pid>-<random>.tmp`), which is
  * flushed to disk and then published under the name with a hard link, which
  * fails rather than replace a file that appeared meanwhile (a rename would
@@ -12,7 +13,9 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import { InvalidArgument, OutputWriteFailed } from "../domain/errors.js"
 import { classify, describe } from "../layers/store-failure.js"
@@ -60,53 +63,81 @@ const writeAll = (fd: number, bytes: Uint8Array) => {
 }
 
 /**
- * Write `chunks` to the new file `out` (see the module doc). Fails with
- * `InvalidArgument` when `out` exists (before or, raced, at the end),
- * `OutputWriteFailed` when a write fails, or the stream's own error; in every
- * case, and when interrupted, nothing is left at `out` nor beside it.
+ * A `Sink` of bytes into the new file `out` (see the module doc): it refuses
+ * an `out` that exists (`InvalidArgument`) before it takes a byte, and again,
+ * raced, when it publishes the file; a failed write is `OutputWriteFailed`
+ * (errno, path). A stream that fails into it, or an interruption, leaves
+ * nothing at `out` nor beside it.
+ *
+ * `FileSystem.sink(out, { flag: "wx" })` is the model, and this keeps its
+ * promise (never over an existing file) and adds whole-or-nothing: "wx" on
+ * `out` itself would leave a partial file there when the stream fails, the
+ * disk fills or Ctrl-C comes midway, and the user's next run would then be
+ * refused. So the bytes go to a temporary file, opened "wx" beside `out`,
+ * which a hard link publishes when the stream has ended and the data is on
+ * disk. Node's `fs` calls (not `FileSystem`) keep the errno that
+ * `OutputWriteFailed` names (`ENOSPC`, `EROFS`, …).
  */
-export const writeNewFile = <E, R>(
-  out: string,
-  chunks: Stream.Stream<Uint8Array, E, R>
-): Effect.Effect<void, E | InvalidArgument | OutputWriteFailed, R> =>
-  Effect.gen(function*() {
+export const newFileSink = (out: string): Sink.Sink<void, Uint8Array, never, InvalidArgument | OutputWriteFailed> =>
+  Sink.unwrapScoped(Effect.gen(function*() {
     yield* checkNewFile(out)
     const tmp = nodePath.join(
       nodePath.dirname(out),
       `.${nodePath.basename(out)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`
     )
-    yield* Effect.scoped(Effect.gen(function*() {
-      const fd = yield* Effect.acquireRelease(
-        Effect.try({ try: () => fs.openSync(tmp, "wx"), catch: (e) => writeFailed(out, e) }),
-        (fd) =>
-          Effect.sync(() => {
-            try {
-              fs.closeSync(fd)
-            } catch {
-              // closed already
-            }
-            fs.rmSync(tmp, { force: true })
-          })
-      )
-      yield* Stream.runForEach(
-        chunks,
-        (bytes) => Effect.try({ try: () => writeAll(fd, bytes), catch: (e) => writeFailed(out, e) })
-      )
-      // A full disk may only show when the data is flushed (network and some local file systems).
-      yield* Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => writeFailed(out, e) })
-      yield* Effect.try({
-        try: () => {
+    // Released when the sink is done, whichever way: the temporary name goes (a published file keeps its link).
+    const fd = yield* Effect.acquireRelease(
+      Effect.try({ try: () => fs.openSync(tmp, "wx"), catch: (e) => writeFailed(out, e) }),
+      (fd) =>
+        Effect.sync(() => {
           try {
-            fs.linkSync(tmp, out)
-          } catch (e) {
-            const code = (e as NodeJS.ErrnoException).code
-            // No hard links here (some FUSE / FAT file systems): a rename, after a last check.
-            if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e
-            if (fs.lstatSync(out, { throwIfNoEntry: false }) !== undefined) throw Object.assign(new Error("exists"), { code: "EEXIST" })
-            fs.renameSync(tmp, out)
+            fs.closeSync(fd)
+          } catch {
+            // closed already
           }
+          fs.rmSync(tmp, { force: true })
+        })
+    )
+    const write = Sink.forEachChunk((chunk: Chunk.Chunk<Uint8Array>) =>
+      Effect.try({
+        try: () => {
+          for (const bytes of chunk) writeAll(fd, bytes)
         },
-        catch: (e) => (e as NodeJS.ErrnoException).code === "EEXIST" ? exists(out) : writeFailed(out, e)
+        catch: (e) => writeFailed(out, e)
       })
-    }))
+    )
+    return Sink.mapEffect(write, () => publish(fd, tmp, out))
+  }))
+
+/** Flush the temporary file `tmp` to disk and link it as `out`, never over a file that appeared there meanwhile. */
+const publish = (fd: number, tmp: string, out: string): Effect.Effect<void, InvalidArgument | OutputWriteFailed> =>
+  Effect.gen(function*() {
+    // A full disk may only show when the data is flushed (network and some local file systems).
+    yield* Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => writeFailed(out, e) })
+    yield* Effect.try({
+      try: () => {
+        try {
+          fs.linkSync(tmp, out)
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code
+          // No hard links here (some FUSE / FAT file systems): a rename, after a last check.
+          if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e
+          if (fs.lstatSync(out, { throwIfNoEntry: false }) !== undefined) throw Object.assign(new Error("exists"), { code: "EEXIST" })
+          fs.renameSync(tmp, out)
+        }
+      },
+      catch: (e) => (e as NodeJS.ErrnoException).code === "EEXIST" ? exists(out) : writeFailed(out, e)
+    })
   })
+
+/**
+ * Write `chunks` to the new file `out`: the stream run into
+ * {@link newFileSink}. Fails with `InvalidArgument` when `out` exists
+ * (before or, raced, at the end), `OutputWriteFailed` when a write fails, or
+ * the stream's own error; in every case, and when interrupted, nothing is
+ * left at `out` nor beside it.
+ */
+export const writeNewFile = <E, R>(
+  out: string,
+  chunks: Stream.Stream<Uint8Array, E, R>
+): Effect.Effect<void, E | InvalidArgument | OutputWriteFailed, R> => Stream.run(chunks, newFileSink(out))

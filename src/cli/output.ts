@@ -1,19 +1,20 @@
 /**
  * CLI output: the JSON envelope of DESIGN.md, plain text, NDJSON on stdout
- * with backpressure, one-line errors on stderr, and exit codes.
+ * with backpressure, one-line errors on stderr, and how a command can end
+ * ({@link CommandError}; `./main.ts` turns that into the printed error and
+ * the exit code).
  *
  * @module
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { errorToJson, exitCodeOf, isIngestError } from "../domain/error-codes.js"
-import type { IngestError } from "../domain/errors.js"
+import { errorToJson } from "../domain/error-codes.js"
+import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
 import { escapeJsonControls, visibleControls } from "../domain/render.js"
-
-let exitCode = 0
 
 /**
  * Exit code of a run that finished with partial coverage (DESIGN.md: an
@@ -22,18 +23,18 @@ let exitCode = 0
  */
 export const PARTIAL_EXIT = 8
 
-/** The exit code the process ends with (set by the commands). */
-export const getExitCode = (): number => exitCode
+/** Raised when stdout's reader went away (`| head`): stop quietly (exit 0, or 7 when stdout failed, see {@link stdoutWriteFailure}). */
+export class StdoutClosed extends Data.TaggedError("StdoutClosed")<{}> {}
 
-/** Set the exit code the process ends with. */
-export const setExitCode = (code: number): void => {
-  exitCode = code
-}
+/**
+ * Not an error: the command printed its report, and that report's coverage
+ * is partial (`import`, `discover`). The run ends with {@link PARTIAL_EXIT}
+ * and nothing more is printed.
+ */
+export class PartialCoverage extends Data.TaggedError("PartialCoverage")<{}> {}
 
-/** Raised when stdout's reader went away (`| head`): stop quietly. */
-export class StdoutClosed {
-  readonly _tag = "StdoutClosed"
-}
+/** How a command's effect can fail: an error of the family, stdout gone away, or partial coverage. */
+export type CommandError = IngestError | StdoutClosed | PartialCoverage
 
 let stdoutClosed = false
 /** A write to stdout that failed for another reason than its reader going away (a full disk, an I/O error). */
@@ -124,7 +125,7 @@ export const writeStdout = (text: string | Uint8Array): Effect.Effect<void, Stdo
   })
 
 /** Wait until what was written to stdout is handed over (or failed). */
-const flushStdout: Effect.Effect<void> = Effect.async<void>((resume) => {
+export const flushStdout: Effect.Effect<void> = Effect.async<void>((resume) => {
   if (stdoutClosed || process.stdout.writableLength === 0) return resume(Effect.void)
   process.stdout.write("", (err) => {
     if (err) stdoutError(err)
@@ -134,22 +135,21 @@ const flushStdout: Effect.Effect<void> = Effect.async<void>((resume) => {
 
 /**
  * When stdout could not be written (`> /dev/full`, a redirect to a full
- * disk): `OUTPUT_WRITE_FAILED` on stderr (stdout is what failed), exit 7.
+ * disk): the `OUTPUT_WRITE_FAILED` to report (on stderr: stdout is what
+ * failed; exit 7); `undefined` when stdout took everything.
  */
-const reportStdoutFailure: Effect.Effect<void> = Effect.suspend(() => {
+export const stdoutWriteFailure: Effect.Effect<OutputWriteFailed | undefined> = Effect.suspend(() => {
   const e = stdoutFailure
-  if (e === undefined) return Effect.void
+  if (e === undefined) return Effect.succeed(undefined)
   return Effect.map(errors, ({ OutputWriteFailed }) => {
     const f = classify(e)
-    const err = new OutputWriteFailed({
+    return new OutputWriteFailed({
       message: `Cannot write to standard output: ${f.kind === "disk-full" ? "the disk is full" : "the write failed"} (${describe(f)}); the output is incomplete.`,
       remediation: f.kind === "disk-full"
         ? "Free space on the disk stdout is redirected to (or redirect it elsewhere), then run the same command again."
         : "Redirect stdout to a file or pipe that can be written, then run the same command again.",
       details: { path: "-", reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) }
     })
-    setExitCode(exitCodeOf[err.code])
-    writeStderr(renderError(err))
   })
 })
 
@@ -204,30 +204,12 @@ const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").St
 }
 
 /**
- * Run a command's effect: on a typed error, print it (envelope on stdout with
- * `--json`, a line on stderr otherwise) and set the exit code of DESIGN.md.
- * A closed stdout ends quietly.
+ * The last guard of "never a stack trace": a SQLite or file-system error
+ * that escaped `effect` as a defect fails it as a `StoreUnavailable`
+ * instead. Other defects (real bugs) stay defects.
  */
-export const reporting = <R>(
-  command: string,
-  json: boolean,
-  effect: Effect.Effect<void, IngestError | StdoutClosed, R>
-): Effect.Effect<void, never, R> =>
-  effect.pipe(
-    Effect.zipRight(flushStdout),
-    // The last guard of "never a stack trace": a SQLite or file-system error that escaped as a defect.
-    Effect.catchSomeDefect((d) =>
-      isStorageError(d)
-        ? Option.some(Effect.flatMap(errors, ({ StoreUnavailable }) => Effect.fail(storageDefect(StoreUnavailable, d))))
-        : Option.none()
-    ),
-    Effect.catchAll((e) => {
-      if (e instanceof StdoutClosed) return reportStdoutFailure
-      if (!isIngestError(e)) return Effect.die(e)
-      setExitCode(exitCodeOf[e.code])
-      return json
-        ? writeStdout(jsonText(envelope(command, null, e)) + "\n").pipe(Effect.ignore)
-        : Effect.sync(() => writeStderr(renderError(e)))
-    }),
-    Effect.zipRight(Effect.suspend(() => stdoutFailure !== undefined && getExitCode() !== exitCodeOf.OUTPUT_WRITE_FAILED ? reportStdoutFailure : Effect.void))
-  )
+export const storageDefectsAsErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+  Effect.catchSomeDefect(effect, (d) =>
+    isStorageError(d)
+      ? Option.some(Effect.flatMap(errors, ({ StoreUnavailable }) => Effect.fail(storageDefect(StoreUnavailable, d))))
+      : Option.none())

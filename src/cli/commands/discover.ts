@@ -12,7 +12,7 @@ import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
+import { PartialCoverage, printResult } from "../output.js"
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
@@ -63,14 +63,10 @@ export const discover = Command.make(
     agent: O.agent
   },
   (o) =>
-    reporting(
-      "discover",
-      o.json,
-      Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
-        const adapter = yield* (yield* rt.SessionSources).get(o.provider)
-        const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
-        yield* printResult("discover", o.json, report, () => render(report, o.local))
-        if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
-      }).pipe(Effect.provide(rt.appLayer(o))))
-    )
+    Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
+      const adapter = yield* (yield* rt.SessionSources).get(o.provider)
+      const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
+      yield* printResult("discover", o.json, report, () => render(report, o.local))
+      if (report.coverage === "partial") return yield* new PartialCoverage()
+    }).pipe(Effect.provide(rt.appLayer(o))))
 ).pipe(Command.withDescription("Discover a provider's sessions under the roots you authorize (--muse-root, --agents-root, --store/--agent); exit 8 when coverage is partial."))

@@ -16,7 +16,7 @@ import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import type { IngestError } from "../../domain/errors.js"
 import { escapeJsonControls } from "../../domain/render.js"
-import { ndjson, printResult, reporting, writeStderr, writeStdout } from "../output.js"
+import { ndjson, printResult, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
 export const exportCommand = Command.make(
@@ -37,38 +37,35 @@ export const exportCommand = Command.make(
     config: O.config
   },
   (o) =>
-    reporting(
-      "export",
-      o.json,
-      Effect.gen(function*() {
-        const rt = yield* runtime
-        const out = Option.getOrUndefined(o.out)
-        // An existing --out is refused before the index is even read.
-        if (out !== undefined) yield* rt.checkNewFile(out)
-        const file = yield* rt.existingIndex(o.index, o.config)
-        const indexLayer = rt.IndexSqlite.layerReadonly(file)
-        // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
-        const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
-          ? Stream.unwrap(Effect.gen(function*() {
-            const { session } = yield* rt.findSession(o.id)
-            const index = yield* rt.Index
-            return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
-          })).pipe(Stream.provideLayer(indexLayer))
-          : Stream.fromEffect(
-            Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif(input), null, 2)) + "\n", "utf8"))
-              .pipe(Effect.provide(indexLayer))
-          )
-        if (out !== undefined) {
-          yield* rt.writeNewFile(out, bytes)
-          if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
-          else writeStderr(`wrote ${out}\n`)
-          return
-        }
-        if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
-        const data = yield* (o.format === "atif"
-          ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
-          : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(indexLayer))
-        yield* printResult("export", true, { format: o.format, data }, () => "")
-      })
-    )
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      const out = Option.getOrUndefined(o.out)
+      // An existing --out is refused before the index is even read.
+      if (out !== undefined) yield* rt.checkNewFile(out)
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
+      const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
+        ? Stream.unwrap(Effect.gen(function*() {
+          const { session } = yield* rt.findSession(o.id)
+          const index = yield* rt.Index
+          return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
+        })).pipe(Stream.provideLayer(indexLayer))
+        : Stream.fromEffect(
+          Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif(input), null, 2)) + "\n", "utf8"))
+            .pipe(Effect.provide(indexLayer))
+        )
+      if (out !== undefined) {
+        // Through a sink that never overwrites, and leaves nothing on failure or Ctrl-C.
+        yield* Stream.run(bytes, rt.newFileSink(out))
+        if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
+        else writeStderr(`wrote ${out}\n`)
+        return
+      }
+      if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
+      const data = yield* (o.format === "atif"
+        ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
+        : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(indexLayer))
+      yield* printResult("export", true, { format: o.format, data }, () => "")
+    })
 ).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type { ImportReport } from "../../services/Importer.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { PARTIAL_EXIT, printResult, reporting, setExitCode } from "../output.js"
+import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
 
 /** Exit code of an import whose coverage is partial (DESIGN.md). */
 export { PARTIAL_EXIT }
@@ -76,20 +76,16 @@ export const importCommand = Command.make(
     )
   },
   (o) =>
-    reporting(
-      "import",
-      o.json,
-      Effect.gen(function*() {
-        const rt = yield* runtime
-        const { config, index, plan, policy } = yield* rt.importSetup(o)
-        const report = rt.withConfigRemedies(
-          yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index))),
-          config
-        )
-        yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
-        if (report.coverage === "partial") setExitCode(PARTIAL_EXIT)
-      })
-    )
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      const { config, index, plan, policy } = yield* rt.importSetup(o)
+      const report = rt.withConfigRemedies(
+        yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index))),
+        config
+      )
+      yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
+      if (report.coverage === "partial") return yield* new PartialCoverage()
+    })
 ).pipe(Command.withDescription(
   "Import every authorized source into the index (resumable, idempotent) and print the coverage report; exit 8 when coverage is partial."
 ))

@@ -9,7 +9,7 @@ import type { Inspection } from "../../domain/model.js"
 import { humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting } from "../output.js"
+import { printResult } from "../output.js"
 
 const render = (i: Inspection, local: boolean): string => {
   const lines = [
@@ -36,13 +36,9 @@ export const inspect = Command.make(
     local: O.local
   },
   (o) =>
-    reporting(
-      "inspect",
-      o.json,
-      Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
-        Effect.gen(function*() {
-          const inspection = yield* adapter.inspect(locator)
-          yield* printResult("inspect", o.json, inspection, () => render(inspection, o.local))
-        })))
-    )
+    Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
+      Effect.gen(function*() {
+        const inspection = yield* adapter.inspect(locator)
+        yield* printResult("inspect", o.json, inspection, () => render(inspection, o.local))
+      })))
 ).pipe(Command.withDescription("Validate one source in full and describe it: status (complete | provisional), sessions, event count, diagnostics."))

@@ -8,18 +8,13 @@ import * as nodePath from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
-import { ProviderId } from "../../domain/model.js"
 import { humanTime } from "../../domain/render.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting } from "../output.js"
-
-const decodeProvider = Schema.decodeUnknownEither(ProviderId)
+import { printResult } from "../output.js"
 
 /** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day). */
 const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
@@ -65,7 +60,7 @@ export const sessions = Command.make(
     local: O.local,
     index: O.index,
     config: O.config,
-    provider: Options.text("provider").pipe(O.plainValue, Options.withPseudoName("P"), Options.optional, Options.withDescription("Only this provider.")),
+    provider: O.providerFilter,
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
     limit: Options.integer("limit").pipe(
@@ -80,54 +75,39 @@ export const sessions = Command.make(
     )
   },
   (o) =>
-    reporting(
-      "sessions",
-      o.json,
-      Effect.gen(function*() {
-        const rt = yield* runtime
-        // The arguments first: a bad one is INVALID_ARGUMENT whether or not there is an index.
-        let provider: ProviderId | undefined
-        if (Option.isSome(o.provider)) {
-          const p = decodeProvider(o.provider.value)
-          if (Either.isLeft(p)) {
-            const { InvalidArgument } = yield* errors
-            return yield* new InvalidArgument({
-              message: `Unknown provider "${o.provider.value}".`,
-              remediation: "Use muse-code, muse-agents or agentmux."
-            })
-          }
-          provider = p.right
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      // The arguments first: a bad one is INVALID_ARGUMENT whether or not there is an index.
+      const provider = Option.getOrUndefined(o.provider)
+      const limit = Option.getOrUndefined(o.limit)
+      if (limit !== undefined && limit < 1) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--limit ${limit}: the number of sessions to list must be 1 or more.`,
+          remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
+        })
+      }
+      const since = yield* parseBound("since", o.since, false)
+      const until = yield* parseBound("until", o.until, true)
+      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no session can match.`,
+          remediation: "Swap the two dates."
+        })
+      }
+      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
+        const abs = nodePath.resolve(w)
+        try {
+          return fs.realpathSync(abs)
+        } catch {
+          return abs
         }
-        const limit = Option.getOrUndefined(o.limit)
-        if (limit !== undefined && limit < 1) {
-          const { InvalidArgument } = yield* errors
-          return yield* new InvalidArgument({
-            message: `--limit ${limit}: the number of sessions to list must be 1 or more.`,
-            remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
-          })
-        }
-        const since = yield* parseBound("since", o.since, false)
-        const until = yield* parseBound("until", o.until, true)
-        if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
-          const { InvalidArgument } = yield* errors
-          return yield* new InvalidArgument({
-            message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no session can match.`,
-            remediation: "Swap the two dates."
-          })
-        }
-        const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
-          const abs = nodePath.resolve(w)
-          try {
-            return fs.realpathSync(abs)
-          } catch {
-            return abs
-          }
-        }))
-        const file = yield* rt.existingIndex(o.index, o.config)
-        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
-          Effect.provide(rt.IndexSqlite.layerReadonly(file))
-        )
-        yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
-      })
-    )
+      }))
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
+        Effect.provide(rt.IndexSqlite.layerReadonly(file))
+      )
+      yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
+    })
 ).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

@@ -13,7 +13,7 @@ import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { ndjson, printResult, reporting, writeHuman, writeStderr, writeStdout } from "../output.js"
+import { ndjson, printResult, writeHuman, writeStderr, writeStdout } from "../output.js"
 
 /** Tell on stderr which of several sessions of one id is shown. */
 const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
@@ -40,43 +40,39 @@ export const show = Command.make(
     config: O.config
   },
   (o) =>
-    reporting(
-      "show",
-      o.json,
-      Effect.gen(function*() {
-        const rt = yield* runtime
-        const file = yield* rt.existingIndex(o.index, o.config)
-        const indexLayer = rt.IndexSqlite.layerReadonly(file)
-        if (o.format === "events" && !o.json) {
-          // NDJSON a page at a time: a session of any length in bounded memory.
-          return yield* Effect.gen(function*() {
-            const { others, session } = yield* rt.findSession(o.id)
-            noteOthers(o.id, session.sessionUid, others)
-            const index = yield* rt.Index
-            yield* index.eventsStream(session.sessionUid).pipe(
-              Stream.mapChunks((c) => Chunk.of(ndjson(c))),
-              Stream.runForEach(writeStdout)
-            )
-          }).pipe(Effect.provide(indexLayer))
-        }
-        const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(indexLayer))
-        noteOthers(o.id, session.sessionUid, others)
-        if (o.format === "events") return yield* printResult("show", true, { session, events }, () => "")
-        // What the source's discovery knew of this session and no event carries (model, header time).
-        const known = session.summary.sessionId === session.sessionId ? session.summary : {}
-        const t = rt.transcriptFromEvents({
-          sessionId: session.sessionId,
-          title: session.title,
-          model: typeof known.model === "string" ? known.model : null,
-          startedAt: typeof known.startedAt === "string" ? known.startedAt : null
-        }, events)
-        if (t.turns.length === 0 && events.length > 0) {
-          writeStderr(
-            `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      if (o.format === "events" && !o.json) {
+        // NDJSON a page at a time: a session of any length in bounded memory.
+        return yield* Effect.gen(function*() {
+          const { others, session } = yield* rt.findSession(o.id)
+          noteOthers(o.id, session.sessionUid, others)
+          const index = yield* rt.Index
+          yield* index.eventsStream(session.sessionUid).pipe(
+            Stream.mapChunks((c) => Chunk.of(ndjson(c))),
+            Stream.runForEach(writeStdout)
           )
-        }
-        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
-        yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
-      })
-    )
+        }).pipe(Effect.provide(indexLayer))
+      }
+      const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(indexLayer))
+      noteOthers(o.id, session.sessionUid, others)
+      if (o.format === "events") return yield* printResult("show", true, { session, events }, () => "")
+      // What the source's discovery knew of this session and no event carries (model, header time).
+      const known = session.summary.sessionId === session.sessionId ? session.summary : {}
+      const t = rt.transcriptFromEvents({
+        sessionId: session.sessionId,
+        title: session.title,
+        model: typeof known.model === "string" ? known.model : null,
+        startedAt: typeof known.startedAt === "string" ? known.startedAt : null
+      }, events)
+      if (t.turns.length === 0 && events.length > 0) {
+        writeStderr(
+          `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
+        )
+      }
+      if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+      yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
+    })
 ).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, reporting, writeHuman } from "../output.js"
+import { printResult, writeHuman } from "../output.js"
 
 const format = Options.choice("format", ["text", "markdown", "json"]).pipe(
   Options.withDefault("text" as const),
@@ -26,14 +26,10 @@ export const transcript = Command.make(
     format
   },
   (o) =>
-    reporting(
-      "transcript",
-      o.json || o.format === "json",
-      Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
-        Effect.gen(function*() {
-          const t = yield* adapter.transcript(locator)
-          if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
-          yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))
-        })))
-    )
+    Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
+      Effect.gen(function*() {
+        const t = yield* adapter.transcript(locator)
+        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))
+      })))
 ).pipe(Command.withDescription("Render a conversation source (muse-agents, agentmux) as a transcript: turns, tool calls with their results, compactions."))

@@ -38,7 +38,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
-import { type SourceAccessError, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
+import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   readFromParts,
@@ -282,7 +282,7 @@ export const openStore = (
     const abs = nodePath.resolve(path)
     const authorized = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
       Effect.map((f) => f.path),
-      Effect.catchIf((e): e is SourceNotFound => e instanceof SourceNotFound, () => Effect.succeed(null))
+      Effect.catchTag("SourceNotFound", () => Effect.succeed(null))
     )
     if (authorized === null) return { _tag: "absent", path: abs } as const
     const header = yield* readHeader(authorized)

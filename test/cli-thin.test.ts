@@ -1,0 +1,113 @@
+/**
+ * The thin CLI (issue 12): enumerations are parsed as choices by the command
+ * line (a wrong value is a command line that does not parse: INVALID_ARGUMENT,
+ * exit 2, in the README's format, naming the values it accepts), and the exit
+ * code comes from how the command ended.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { writeAgentsTranscript } from "../bench/generate/agents.js"
+import { fixturesDir, repoRoot, tempDir } from "./support/paths.js"
+import { cli } from "./support/run.js"
+
+/** The provider ids, as the CLI lists them. */
+const providerIds = (): Array<string> => JSON.parse(cli(["providers", "--json"]).stdout).data.map((d: any) => d.provider)
+
+const LOCATOR_CLASSES = ["manual-export", "muse-native-session-log", "muse-agent-transcript", "agentmux-agent-record"]
+
+describe("enumerations are choices of the command line", () => {
+  const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
+  /** [command, arguments, the values it accepts, the problem's start]; `index`: an index file that must not come to exist. */
+  const cases = (providers: Array<string>, index: string): Array<[string, Array<string>, Array<string>, string]> => [
+    ["inspect", ["inspect", "no-such-provider", file], providers, "<provider>: 'no-such-provider' is not one of "],
+    ["stream", ["stream", "--limit", "2", "--include-subagents", "Muse-Code", file], providers, "<provider>: 'Muse-Code' is not one of "],
+    ["discover", ["discover", "--agent", "muse-code", "claude"], providers, "<provider>: 'claude' is not one of "],
+    ["sessions", ["sessions", "--provider", "muse", "--index", index], providers, "--provider: 'muse' is not one of "],
+    ["inspect", ["inspect", "muse-code", file, "--locator-class=export"], LOCATOR_CLASSES, "--locator-class: 'export' is not one of "],
+    ["show", ["show", "x", "--format", "ndjson", "--index", index], ["events", "transcript", "markdown"], "--format: 'ndjson' is not one of "],
+    ["export", ["export", "x", "--format", "markdown", "--index", index], ["atif", "ndjson"], "--format: 'markdown' is not one of "],
+    ["transcript", ["transcript", "muse-agents", file, "--format", "html"], ["text", "markdown", "json"], "--format: 'html' is not one of "]
+  ]
+
+  it("a value outside the choices is INVALID_ARGUMENT (exit 2) naming every accepted value, remedy --help, before anything is read", () => {
+    const providers = providerIds()
+    expect(providers.length).toBeGreaterThanOrEqual(3)
+    const dir = tempDir("si-thin-")
+    const env = { HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir }
+    for (const [command, args, accepted, problemStart] of cases(providers, path.join(dir, "i.db"))) {
+      const r = cli(args, { env })
+      expect(r.code, args.join(" ")).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr, args.join(" ")).toMatch(/^session-ingest: INVALID_ARGUMENT: [^\n]+\n {2}remedy: [^\n]+\n$/)
+      expect(r.stderr).toContain(`  remedy: Run \`session-ingest ${command} --help\`.\n`)
+      const problem = r.stderr.split("\n")[0]
+      // The option (or argument), the value given, and every value it takes.
+      expect(problem, args.join(" ")).toBe(`session-ingest: INVALID_ARGUMENT: ${problemStart}${accepted.join(", ")}.`)
+      const j = cli([...args, "--json"], { env })
+      expect(j.code).toBe(2)
+      expect(j.stderr).toBe("")
+      const envelope = JSON.parse(j.stdout)
+      expect(envelope).toMatchObject({ contractVersion: "1.0.0", command, status: "error", data: null, error: { code: "INVALID_ARGUMENT" } })
+      expect(Object.keys(envelope.error).sort()).toEqual(["code", "message", "remediation"])
+    }
+    // Nothing was created: no index, no state.
+    expect(fs.readdirSync(dir)).toEqual([])
+  })
+
+  it("usage lines show the choices of an option (the long list of locator classes by its name)", () => {
+    const usage = (c: string) => cli([c, "--help"]).stdout.split("\n\n")[1].replace(/\s+/g, " ").trim()
+    expect(usage("sessions")).toContain(`[--provider ${providerIds().join("|")}]`)
+    expect(usage("inspect")).toContain("[--locator-class CLASS]")
+    for (const c of LOCATOR_CLASSES) expect(cli(["inspect", "--help"]).stdout).toContain(c)
+    // A positional choice keeps its name; the values are in its description.
+    expect(usage("stream")).toMatch(/ <provider> \[<file>\]$/)
+  })
+
+  it("a valid choice runs as before", () => {
+    const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
+    const r = cli(["inspect", "muse-code", file, "--locator-class", "manual-export", "--json"])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).data.locatorClass).toBe("manual-export")
+  })
+})
+
+describe("the exit code comes from how the command ended", () => {
+  it("transcript --format json answers an error as the envelope (the parsed options pick JSON, not only --json)", () => {
+    const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
+    const r = cli(["transcript", "muse-code", file, "--format", "json"])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toBe("")
+    expect(JSON.parse(r.stdout)).toMatchObject({ command: "transcript", status: "error", error: { code: "UNSUPPORTED_OPERATION" } })
+    const text = cli(["transcript", "muse-code", file])
+    expect(text.code).toBe(3)
+    expect(text.stdout).toBe("")
+    expect(text.stderr).toMatch(/^session-ingest: UNSUPPORTED_OPERATION: [^\n]+\n {2}remedy: [^\n]+\n$/)
+  })
+
+  it("--json false is text: an error on stderr, no envelope", () => {
+    const r = cli(["inspect", "muse-code", "no-such-file.json", "--json", "false"])
+    expect(r.code).toBe(4)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toMatch(/^session-ingest: SOURCE_NOT_FOUND: /)
+  })
+
+  it("interrupted (SIGINT) while stdout is full: exit 130, one line saying so, no stack trace", async () => {
+    const root = tempDir("si-thin-int-")
+    const { path: transcript } = writeAgentsTranscript(root, "big", 3000)
+    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), "stream", "muse-agents", transcript, "--agents-root", root], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    // Take the first bytes, then stop reading: the pipe fills and the CLI waits for it to drain.
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+    child.stdout.pause()
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    child.kill("SIGINT")
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
+    expect(code).toBe(130)
+    expect(stderr).toMatch(/^session-ingest: interrupted\. [^\n]+\n$/)
+  }, 30_000)
+})
