@@ -110,4 +110,29 @@ describe("the exit code comes from how the command ended", () => {
     expect(code).toBe(130)
     expect(stderr).toMatch(/^session-ingest: interrupted\. [^\n]+\n$/)
   }, 30_000)
+
+  it("interrupted under --json: stdout still answers one error envelope (INTERRUPTED), exit 130", async () => {
+    const root = tempDir("si-thin-int-")
+    writeAgentsTranscript(root, "big", 20000)
+    const index = path.join(root, "i.db")
+    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), "import", "--agents-root", root, "--index", index, "--workspace", root, "--json"], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    // Interrupt once the import has begun writing its index.
+    for (let i = 0; i < 200 && !fs.existsSync(index); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    child.kill("SIGINT")
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)))
+    expect(code).toBe(130)
+    const lines = stdout.trimEnd().split("\n")
+    expect(lines.length).toBe(1)
+    expect(JSON.parse(lines[0])).toMatchObject({
+      contractVersion: "1.0.0",
+      command: "import",
+      status: "error",
+      data: null,
+      error: { code: "INTERRUPTED" }
+    })
+  }, 60_000)
 })

@@ -161,7 +161,15 @@ describe("a command line that does not parse", () => {
     ["", ["--json-ish"]],
     // @effect/cli's interactive wizard is refused like any unknown option (it would prompt, in colour, on a pipe).
     ["", ["--wizard"]],
-    ["sessions", ["sessions", "--wizard"]]
+    ["sessions", ["sessions", "--wizard"]],
+    ["sessions", ["sessions", "--log-level", "debug"]],
+    // An option that takes a value, given last without one (an empty shell variable in a daily job):
+    // refused, never read as given zero times.
+    ["import", ["import", "--agents-root", "fixtures/muse-agents/agents", "--agent"]],
+    ["import", ["import", "--workspace"]],
+    ["import", ["import", "--state"]],
+    ["sessions", ["sessions", "--limit"]],
+    ["discover", ["discover", "muse-code", "--muse-root"]]
   ]
 
   it("says so once, in the README's format (code, problem, remedy), exit 2", () => {
@@ -174,6 +182,8 @@ describe("a command line that does not parse", () => {
       expect(r.stderr).toContain(`  remedy: ${remedy}\n`)
     }
     expect(cli(["stream", "muse-code", "--limit", "abc", "x.json"]).stderr).toMatch(/--limit: 'abc' is not an integer/)
+    expect(cli(["import", "--state"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --state\.\n/)
+    expect(cli(["sessions", "--limit"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --limit\.\n/)
   })
 
   it("with --json answers one envelope on stdout and nothing else", () => {
@@ -223,6 +233,8 @@ describe("help", () => {
       expect(r.stdout).not.toContain("--wizard")
       expect(r.stdout).not.toContain("A user-defined piece of text")
       expect(r.stdout).not.toContain("A true or false value")
+      // The usage line's `...` says an option repeats; the description says so in words already.
+      expect(r.stdout).not.toMatch(/may be repeated/)
     }
     const usage = (c: string) => cli([c, "--help"]).stdout.split("\n\n")[1].replace(/\s+/g, " ").trim()
     expect(usage("discover")).toMatch(/^\$ session-ingest discover \[--json\] /)

@@ -48,6 +48,8 @@ const filler = (text: string): boolean =>
   text === "An integer." ||
   text === "A floating point number." ||
   text.startsWith("This setting is optional.") ||
+  text.startsWith("This option may be repeated") ||
+  text.startsWith("This argument may be repeated") ||
   text.startsWith("One of the following: ")
 
 const spanText = (s: Span.Span): string => {

@@ -210,6 +210,27 @@ const refuseCommandLine = (argv: ReadonlyArray<string>, message: string): Effect
   })
 
 /**
+ * An option that takes a value but is given none: last on the command line
+ * (`import --agent $EMPTY`), or followed by another option (`--muse-root
+ * --json`). @effect/cli reads a repeated one as given zero times, and a daily
+ * job would then run without what it names. `undefined` when every such
+ * option has its value. A negative number (`--limit -1`) is a value.
+ */
+const valuelessOption = (argv: ReadonlyArray<string>): string | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const takesValue = new Set(Help.parametersOf(named[1]).filter((p) => !p.positional && p.takesValue).map((p) => p.name))
+  const words = optionPart(argv)
+  for (let i = 0; i < words.length; i++) {
+    if (!takesValue.has(words[i])) continue
+    const next = words[i + 1]
+    if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) return words[i]
+    i++
+  }
+  return undefined
+}
+
+/**
  * The {@link Reply} the command line asks for, when its options were not
  * parsed: the command it names, and `--json` among its options.
  */
@@ -223,10 +244,13 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   const argv = process.argv.slice(2)
   const help = helpFor(argv)
   if (help !== undefined) return writeStdout(help).pipe(Effect.ignore)
-  // @effect/cli's interactive wizard is not part of this CLI: on a pipe or in CI it would print colour codes and fail.
-  if (optionPart(argv).includes("--wizard")) {
-    return refuseCommandLine(argv, "Received unknown argument: '--wizard' (session-ingest has no wizard mode).")
+  // @effect/cli's interactive wizard and its log level are not part of this CLI: the wizard would prompt, in colour, on a pipe.
+  const builtIn = optionPart(argv).find((a) => a === "--wizard" || a === "--log-level" || a.startsWith("--log-level="))
+  if (builtIn !== undefined) {
+    return refuseCommandLine(argv, `Received unknown argument: '${builtIn.split("=")[0]}' (session-ingest has no such option).`)
   }
+  const valueless = valuelessOption(argv)
+  if (valueless !== undefined) return refuseCommandLine(argv, `Expected a value following option ${valueless}.`)
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
@@ -304,9 +328,14 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: false,
   teardown: (exit, onExit) => {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      process.stderr.write(
-        "session-ingest: interrupted. Whatever was committed is consistent; run the same command again to finish.\n"
-      )
+      const message = "Interrupted. Whatever was committed is consistent."
+      const remediation = "Run the same command again to finish."
+      const reply = replyOf(process.argv.slice(2))
+      // With --json, stdout still answers with one envelope (code INTERRUPTED, exit 130).
+      if (reply.json) {
+        process.stdout.write(JSON.stringify({ ...envelope(reply.command, null, null), status: "error", error: { code: "INTERRUPTED", message, remediation } }) + "\n")
+      }
+      process.stderr.write(`session-ingest: interrupted. Whatever was committed is consistent; run the same command again to finish.\n`)
       return onExit(INTERRUPTED_EXIT)
     }
     // A failure here is a defect (a bug), reported by runMain: exit 1.
