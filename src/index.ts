@@ -38,5 +38,5 @@ export { transcriptFromEvents } from "./domain/conversation.js"
 export * as IndexSqlite from "./layers/index/sqlite.js"
 /** The import engine's layer and `planFromPolicy`. */
 export * as ImporterLayer from "./layers/index/importer.js"
-/** Index queries: `loadSession`, `loadTrajectory`. */
+/** Index queries: `findSession`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */
 export * as IndexQueries from "./layers/index/queries.js"

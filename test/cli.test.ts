@@ -213,3 +213,18 @@ describe("npm run demo", () => {
     for (const line of listing) expect(line).toMatch(/^ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}/)
   })
 })
+
+describe("show --format transcript", () => {
+  it("equals transcript's for the same Muse agents source: turns, parse warnings and diagnostics (text and --json)", () => {
+    const { index, root } = importedAgents()
+    const file = path.join(root, "messy", "sessions", "messy.jsonl")
+    const own = JSON.parse(cli(["transcript", "muse-agents", file, "--agents-root", root, "--json"]).stdout).data
+    const shown = JSON.parse(cli(["show", "sess-messy", "--index", index, "--format", "transcript", "--json"]).stdout).data
+    // The messy fixture has bad lines and an ignored sessions.json: the point of this test.
+    expect(own.parseWarnings.length).toBeGreaterThan(0)
+    expect(own.diagnostics.map((d: { kind: string }) => d.kind)).toContain("sessions-index-not-object")
+    expect(shown).toEqual(own)
+    const text = cli(["transcript", "muse-agents", file, "--agents-root", root]).stdout
+    expect(cli(["show", "sess-messy", "--index", index, "--format", "transcript"]).stdout).toBe(text)
+  })
+})

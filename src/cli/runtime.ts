@@ -6,9 +6,8 @@
  * @module
  */
 export { toAtif } from "../domain/atif.js"
-export { transcriptFromEvents } from "../domain/conversation.js"
 export * as IndexSqlite from "../layers/index/sqlite.js"
-export { findSession, loadSession, loadTrajectory } from "../layers/index/queries.js"
+export { findSession, loadSession, loadTrajectory, sessionTranscript } from "../layers/index/queries.js"
 export { Importer } from "../services/Importer.js"
 export { Index } from "../services/Index.js"
 export { SessionSources } from "../services/SessionSource.js"

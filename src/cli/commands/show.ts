@@ -59,14 +59,7 @@ export const show = Command.make(
       const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session.sessionUid, others)
       if (o.format === "events") return yield* printResult("show", true, { session, events }, () => "")
-      // What the source's discovery knew of this session and no event carries (model, header time).
-      const known = session.summary.sessionId === session.sessionId ? session.summary : {}
-      const t = rt.transcriptFromEvents({
-        sessionId: session.sessionId,
-        title: session.title,
-        model: typeof known.model === "string" ? known.model : null,
-        startedAt: typeof known.startedAt === "string" ? known.startedAt : null
-      }, events)
+      const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {
         writeStderr(
           `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`

@@ -6,10 +6,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { AtifInput } from "../../domain/atif.js"
-import { nativeOf } from "../../domain/conversation.js"
+import * as Schema from "effect/Schema"
+import { nativeOf, transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { isRecord } from "../../domain/json.js"
-import type { SessionEvent } from "../../domain/model.js"
+import { ParseWarning, type SessionEvent, type Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow } from "../../services/Index.js"
 
@@ -129,3 +130,33 @@ const describe = (s: SessionRow, events: ReadonlyArray<SessionEvent>) => ({
   title: s.title,
   model: events.find((e) => e.model !== null)?.model ?? null
 })
+
+const decodeWarnings = Schema.decodeUnknownOption(Schema.Array(ParseWarning))
+const decodeDiagnostics = Schema.decodeUnknownOption(Schema.Array(TranscriptDiagnostic))
+
+/**
+ * The transcript of an indexed session, as the `transcript` command gives it
+ * for its source: turns, tool calls and compactions built from the events
+ * (`transcriptFromEvents`), plus what the source's discovery summary knew and
+ * no event carries: the model, the header's time, the parse warnings of the
+ * lines that were skipped, and the diagnostics other than those the events
+ * show themselves (e.g. an ignored `sessions.json`). A summary of another
+ * session of the same source, or one without these facts, adds nothing.
+ */
+export const sessionTranscript = ({ events, session }: Pick<LoadedSession, "session" | "events">): Transcript => {
+  const known: Record<string, unknown> = session.summary.sessionId === session.sessionId ? session.summary : {}
+  const t = transcriptFromEvents({
+    sessionId: session.sessionId,
+    title: session.title,
+    model: typeof known.model === "string" ? known.model : null,
+    startedAt: typeof known.startedAt === "string" ? known.startedAt : null
+  }, events)
+  const parseWarnings = decodeWarnings(known.parseWarnings).pipe((o) => (o._tag === "Some" ? o.value : []))
+  const fromSummary = decodeDiagnostics(known.diagnostics).pipe((o) => (o._tag === "Some" ? o.value : []))
+  const own = new Set(t.diagnostics.map((d) => d.kind))
+  return {
+    ...t,
+    parseWarnings: t.parseWarnings.length > 0 ? t.parseWarnings : parseWarnings,
+    diagnostics: [...t.diagnostics, ...fromSummary.filter((d) => !own.has(d.kind))]
+  }
+}
