@@ -22,22 +22,37 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
+import type { Setting } from "../layers/provider.js"
+import * as Registry from "../layers/registry.js"
 
 const Paths = Schema.optional(Schema.Array(Schema.String))
 const PathOrNull = Schema.optional(Schema.NullOr(Schema.String))
 
-/** The configuration file's shape (unknown keys are refused, to catch typos). */
-export const ImportConfig = Schema.Struct({
+/**
+ * The configuration file's fields: `index` and `workspaces`, then each
+ * given provider setting's `configKey` (a list, or a value or null).
+ */
+export const configFieldsOf = (settings: ReadonlyArray<Setting>): Schema.Struct.Fields => ({
   index: PathOrNull,
   workspaces: Paths,
-  museRoots: Paths,
-  agentsRoot: PathOrNull,
-  store: PathOrNull,
-  agents: Schema.optional(Schema.Array(Schema.String)),
-  state: PathOrNull,
-  exports: Paths
+  ...Object.fromEntries(settings.map((s) => [s.configKey, s.many ? Paths : PathOrNull]))
 })
-export type ImportConfig = typeof ImportConfig.Type
+
+/** The keys a configuration file may hold, in order. */
+export const configKeysOf = (settings: ReadonlyArray<Setting>): ReadonlyArray<string> => Object.keys(configFieldsOf(settings))
+
+/**
+ * The configuration file's shape (unknown keys are refused, to catch
+ * typos): `index`, `workspaces`, and the registered providers' keys.
+ */
+export const ImportConfig: Schema.Schema<Readonly<Record<string, unknown>>> = Schema.Struct(configFieldsOf(Registry.settings)) as never
+
+/** A loaded configuration: `index` and `workspaces`, and the providers' values by config key (paths absolute). */
+export interface ImportConfig {
+  readonly index?: string | undefined
+  readonly workspaces?: ReadonlyArray<string> | undefined
+  readonly [configKey: string]: ReadonlyArray<string> | string | undefined
+}
 
 const decode = Schema.decodeUnknownEither(Schema.parseJson(ImportConfig), { onExcessProperty: "error" })
 
@@ -70,22 +85,20 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
             .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message.split("\n")[0]))
             .join("; ")
         }`,
-        remediation:
-          "Keys: index, workspaces, museRoots, agentsRoot, store, agents, state, exports (see the README); relative paths in it are read from the config file's folder."
+        remediation: `Keys: ${
+          configKeysOf(Registry.settings).join(", ")
+        } (see the README); relative paths in it are read from the config file's folder.`
       })
     }
     const base = nodePath.dirname(nodePath.resolve(path))
-    const c = decoded.right
+    const c = decoded.right as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     const one = (p: string | null | undefined) => (p === undefined || p === null ? undefined : expand(p, base))
-    const many = (ps: ReadonlyArray<string> | undefined) => ps?.map((p) => expand(p, base))
-    return {
-      index: one(c.index),
-      workspaces: many(c.workspaces),
-      museRoots: many(c.museRoots),
-      agentsRoot: one(c.agentsRoot),
-      store: one(c.store),
-      agents: c.agents,
-      state: one(c.state),
-      exports: many(c.exports)
+    const value = (v: ReadonlyArray<string> | string | null | undefined, path: boolean, many: boolean) =>
+      many ? (path ? (v as ReadonlyArray<string> | undefined)?.map((p) => expand(p, base)) : v ?? undefined) : path ? one(v as string | null | undefined) : v ?? undefined
+    const out: Record<string, ReadonlyArray<string> | string | undefined> = {
+      index: one(c.index as string | null | undefined),
+      workspaces: value(c.workspaces, true, true)
     }
+    for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)
+    return out as ImportConfig
   })

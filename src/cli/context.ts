@@ -7,32 +7,44 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { type Locator, LocatorClass } from "../domain/model.js"
 import * as App from "../layers/app.js"
+import * as Registry from "../layers/registry.js"
+import type { AccessPolicyInput } from "../services/AccessPolicy.js"
 import { SessionSources, type SessionSourceAdapter } from "../services/SessionSource.js"
 
-/** Root options a command may carry. */
+/**
+ * Root options a command may carry: `--workspace`, and the registered
+ * providers' root options by setting key (a list, or an optional value).
+ */
 export interface RootOptions {
   readonly workspace?: ReadonlyArray<string>
-  readonly museRoot?: ReadonlyArray<string>
-  readonly agentsRoot?: Option.Option<string>
-  readonly store?: Option.Option<string>
-  readonly state?: Option.Option<string>
+  readonly [setting: string]: ReadonlyArray<string> | Option.Option<string> | unknown
+}
+
+/** The value a command line gave a setting: a list as given, an `Option` as its value or undefined. */
+export const givenValue = (v: unknown): ReadonlyArray<string> | string | undefined =>
+  v === undefined ? undefined : Option.isOption(v) ? Option.getOrUndefined(v as Option.Option<string>) : (v as ReadonlyArray<string>)
+
+/**
+ * The access policy of these options (`workspaceRoots` default: the working
+ * directory; each provider's fields from its root options, as given).
+ */
+export const policyOf = (o: RootOptions): AccessPolicyInput => {
+  const policy: Record<string, unknown> = {
+    workspaceRoots: o.workspace !== undefined && o.workspace.length > 0 ? o.workspace : [process.cwd()]
+  }
+  for (const s of Registry.settings) if (s.target === "access") policy[s.key] = givenValue(o[s.key])
+  return policy as AccessPolicyInput
 }
 
 /** The library layer for these options. */
-export const appLayer = (o: RootOptions) =>
-  App.layer({
-    workspaceRoots: o.workspace !== undefined && o.workspace.length > 0 ? o.workspace : [process.cwd()],
-    museRoots: o.museRoot ?? [],
-    agentsRoot: o.agentsRoot !== undefined ? Option.getOrUndefined(o.agentsRoot) : undefined,
-    agentmuxStore: o.store !== undefined ? Option.getOrUndefined(o.store) : undefined,
-    stateFile: o.state !== undefined ? Option.getOrUndefined(o.state) : undefined
-  })
+export const appLayer = (o: RootOptions) => App.layer(policyOf(o))
 
-const decodeClass = Schema.decodeUnknownEither(LocatorClass)
+/** A registered locator class, else `Left` (the model's Schema checks only the form of one). */
+const decodeClass = (cls: string): Either.Either<LocatorClass, string> =>
+  (Registry.locatorClasses as ReadonlyArray<string>).includes(cls) ? Either.right(cls as LocatorClass) : Either.left(cls)
 
 /**
  * The locator of a command: the given file (or, for store-based providers,

@@ -14,22 +14,22 @@ import * as App from "../layers/app.js"
 import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
-import type { AccessPolicyShape } from "../services/AccessPolicy.js"
+import * as Registry from "../layers/registry.js"
+import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
 import { causeLine, ImportFaults, type ImportPlan, type ImportReport } from "../services/Importer.js"
 import { loadConfig } from "./config.js"
+import { givenValue, type RootOptions } from "./context.js"
 import * as Progress from "./progress.js"
 
-/** Options of `import`, as parsed. */
-export interface ImportOptions {
+/**
+ * Options of `import`, as parsed: `--config`, `--index`, `--workspace`, and
+ * each registered provider setting's value by its key (a list, or an
+ * optional value).
+ */
+export interface ImportOptions extends RootOptions {
   readonly config: Option.Option<string>
   readonly index: Option.Option<string>
   readonly workspace: ReadonlyArray<string>
-  readonly museRoot: ReadonlyArray<string>
-  readonly agentsRoot: Option.Option<string>
-  readonly store: Option.Option<string>
-  readonly state: Option.Option<string>
-  readonly agents: ReadonlyArray<string>
-  readonly exports: ReadonlyArray<string>
 }
 
 /** The config file an import read, and the paths it took from it (absolute), by key. */
@@ -67,31 +67,32 @@ export const importSetup = (o: ImportOptions) =>
     const c = yield* loadConfig(Option.getOrUndefined(o.config))
     const abs = (p: string) => nodePath.resolve(p)
     const workspaces = [...o.workspace.map(abs), ...(c.workspaces ?? [])]
-    const policy: AccessPolicyShape = {
-      workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()],
-      museRoots: [...o.museRoot.map(abs), ...(c.museRoots ?? [])],
-      agentsRoot: Option.getOrUndefined(Option.map(o.agentsRoot, abs)) ?? c.agentsRoot ?? undefined,
-      agentmuxStore: Option.getOrUndefined(Option.map(o.store, abs)) ?? c.store ?? undefined,
-      stateFile: Option.getOrUndefined(Option.map(o.state, abs)) ?? c.state ?? undefined
+    // Each provider setting: the option's values then the config file's (lists), or the option over the config file's.
+    const values: Record<string, ReadonlyArray<string> | string | undefined> = {}
+    for (const s of Registry.settings) {
+      const given = givenValue(o[s.key])
+      const configured = c[s.configKey]
+      values[s.key] = s.many
+        ? [...((given ?? []) as ReadonlyArray<string>).map((p) => (s.path ? abs(p) : p)), ...((configured ?? []) as ReadonlyArray<string>)]
+        : (given !== undefined ? (s.path ? abs(given as string) : given) : configured) ?? undefined
     }
-    const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, {
-      agents: [...o.agents, ...(c.agents ?? [])],
-      exports: [...o.exports.map(abs), ...(c.exports ?? [])]
-    })
+    const pick = (target: "access" | "plan") =>
+      Object.fromEntries(Registry.settings.filter((s) => s.target === target).map((s) => [s.key, values[s.key]]))
+    const policy: AccessPolicyShape = withDefaults({ ...pick("access"), workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()] })
+    const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, pick("plan"))
     const index = Option.getOrUndefined(Option.map(o.index, abs)) ?? c.index ?? defaultIndexFile()
     const file = Option.isSome(o.config) ? abs(o.config.value) : fs.existsSync(defaultConfigFile()) ? defaultConfigFile() : undefined
     // The paths this run took from the config file (a command-line option overrides a single one).
-    const taken = (key: string, p: string | null | undefined, used: string | undefined) =>
-      p !== undefined && p !== null && p === used ? [{ key, path: p }] : []
+    const listed = (key: string) => ((c[key] ?? []) as ReadonlyArray<string>).map((p) => ({ key, path: p }))
+    const taken = (key: string, p: ReadonlyArray<string> | string | null | undefined, used: unknown) =>
+      typeof p === "string" && p === used ? [{ key, path: p }] : []
+    const pathSettings = Registry.settings.filter((s) => s.path)
     const config: ConfigPaths | undefined = file === undefined ? undefined : {
       file,
       paths: [
-        ...(c.workspaces ?? []).map((p) => ({ key: "workspaces", path: p })),
-        ...(c.museRoots ?? []).map((p) => ({ key: "museRoots", path: p })),
-        ...(c.exports ?? []).map((p) => ({ key: "exports", path: p })),
-        ...taken("agentsRoot", c.agentsRoot, policy.agentsRoot),
-        ...taken("store", c.store, policy.agentmuxStore),
-        ...taken("state", c.state, policy.stateFile),
+        ...listed("workspaces"),
+        ...pathSettings.filter((s) => s.many).flatMap((s) => listed(s.configKey)),
+        ...pathSettings.filter((s) => !s.many).flatMap((s) => taken(s.configKey, c[s.configKey], values[s.key])),
         ...taken("index", c.index, index)
       ]
     }

@@ -26,6 +26,7 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
+import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
 import {
@@ -43,8 +44,9 @@ import {
 
 const VERSION = "0.1.0"
 const PROGRAM = "session-ingest"
-const DESCRIPTION =
-  "Discover, inspect and stream AI coding-agent sessions (Muse Code, Muse agents, AgentMux) as one normalized, typed, resumable record."
+const DESCRIPTION = `Discover, inspect and stream AI coding-agent sessions (${
+  Registry.providers.map((m) => m.about.displayName).join(", ")
+}) as one normalized, typed, resumable record.`
 
 /** The commands, by the name a command line gives them. */
 const commands = [

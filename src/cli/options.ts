@@ -10,7 +10,9 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { LocatorClass, ProviderId } from "../domain/model.js"
+import type { ProviderId } from "../domain/model.js"
+import type { Setting } from "../layers/provider.js"
+import * as Registry from "../layers/registry.js"
 
 const optionLike = (v: string): HelpDoc.HelpDoc | undefined =>
   v.startsWith("--")
@@ -62,40 +64,6 @@ export const workspace = Options.text("workspace").pipe(
   )
 )
 
-/** `--muse-root DIR`: the authorized Muse Code native sessions root. */
-export const museRoot = Options.text("muse-root").pipe(
-  Options.withPseudoName("DIR"),
-  Options.repeated,
-  plainValues,
-  Options.withDescription(
-    "Authorized Muse Code sessions root, e.g. ~/.local/share/muse/sessions (repeatable). Native discovery and native logs need it; there is no default."
-  )
-)
-
-/** `--agents-root DIR`: the Muse agents root. */
-export const agentsRoot = Options.text("agents-root").pipe(
-  plainValue,
-  Options.withPseudoName("DIR"),
-  Options.optional,
-  Options.withDescription("Muse agents root (default: $MUSE_AGENTS_DIR, else ~/agents).")
-)
-
-/** `--store FILE`: AgentMux's transcript store. */
-export const store = Options.text("store").pipe(
-  plainValue,
-  Options.withPseudoName("FILE"),
-  Options.optional,
-  Options.withDescription("AgentMux filestore.db (default: ~/.agentmux/shared/agents/transcripts/filestore.db).")
-)
-
-/** `--state FILE`: session-ingest's own state database. */
-export const state = Options.text("state").pipe(
-  plainValue,
-  Options.withPseudoName("FILE"),
-  Options.optional,
-  Options.withDescription("session-ingest's state database for incremental scans (default: under the user's data directory).")
-)
-
 /** `--agent UID`. */
 export const agent = Options.text("agent").pipe(
   plainValue,
@@ -112,11 +80,11 @@ export const session = Options.text("session").pipe(
   Options.withDescription("Session id to select inside a store that holds many (AgentMux).")
 )
 
-/** `--locator-class CLASS`: one of the model's locator classes (a choice: any other value does not parse). */
-export const locatorClass = Options.choice("locator-class", LocatorClass.literals).pipe(
+/** `--locator-class CLASS`: one of the registered providers' locator classes (a choice: any other value does not parse). */
+export const locatorClass = Options.choice("locator-class", Registry.locatorClasses).pipe(
   Options.optional,
   Options.withDescription(
-    `How the file was acquired: ${LocatorClass.literals.join(", ")} (default: what the provider reads that file as, e.g. muse-code: muse-native-session-log for a session.jsonl, else manual-export).`
+    `How the file was acquired: ${Registry.locatorClasses.join(", ")} (default: what the provider reads that file as, e.g. muse-code: muse-native-session-log for a session.jsonl, else manual-export).`
   )
 )
 
@@ -141,16 +109,16 @@ export const includeSubagents = Options.boolean("include-subagents").pipe(
   Options.withDescription("Muse Code native: also stream nested subagent/<child>/session.jsonl logs.")
 )
 
-/** The provider ids, as `[name, value]` choices. */
-const providerChoices = ProviderId.literals.map((p): [string, ProviderId] => [p, p])
+/** The registered provider ids, as `[name, value]` choices. */
+const providerChoices = Registry.providerIds.map((p): [string, ProviderId] => [p, p])
 
-/** `<provider>` argument: one of the model's provider ids (a choice: any other value does not parse). */
+/** `<provider>` argument: one of the registered provider ids (a choice: any other value does not parse). */
 export const provider = Args.choice(providerChoices, { name: "provider" }).pipe(
-  Args.withDescription(`Provider id: ${ProviderId.literals.join(", ")} (see \`session-ingest providers\`).`)
+  Args.withDescription(`Provider id: ${Registry.providerIds.join(", ")} (see \`session-ingest providers\`).`)
 )
 
-/** `--provider P`: only this provider (a choice of the provider ids). */
-export const providerFilter = Options.choice("provider", ProviderId.literals).pipe(
+/** `--provider P`: only this provider (a choice of the registered provider ids). */
+export const providerFilter = Options.choice("provider", Registry.providerIds).pipe(
   Options.optional,
   Options.withDescription("Only this provider.")
 )
@@ -170,8 +138,47 @@ export const index = Options.text("index").pipe(
   Options.withDescription("The index database (default: $XDG_DATA_HOME/session-ingest/index.db).")
 )
 
-/** The roots a command can be authorized with. */
-export const roots = { workspace, museRoot, agentsRoot, store, state }
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
+
+/** The CLI parameter of one setting: a repeated option (list), an optional one (single value), or a repeated argument. */
+type ParameterOf<S extends Setting> = S["positional"] extends true ? Args.Args<Array<string>>
+  : S["many"] extends true ? Options.Options<Array<string>>
+  : Options.Options<Option.Option<string>>
+
+/** The parameters of the registered providers' settings that go on commands of kind `On`, by setting key. */
+export type ProviderParameters<On extends Setting["on"]> = UnionToIntersection<
+  (typeof Registry.providers)[number] extends infer M ? M extends { readonly settings: infer S extends Record<string, Setting> } ? {
+        readonly [K in keyof S as S[K]["on"] extends On ? K : never]: ParameterOf<S[K]>
+      }
+    : never
+    : never
+>
+
+/**
+ * The CLI parameter of a provider setting (see `Setting` in
+ * `src/layers/provider.ts`): `--<flag> <pseudo>`, repeatable for a list,
+ * optional for a single value; a positional setting is the repeated
+ * argument `<flag>`. Values may not look like options.
+ */
+export const parameterOf = (s: Setting): Options.Options<Array<string>> | Options.Options<Option.Option<string>> | Args.Args<Array<string>> =>
+  s.positional === true
+    ? Args.text({ name: s.flag }).pipe(plainArg, Args.repeated, Args.withDescription(s.description))
+    : s.many
+    ? Options.text(s.flag).pipe(Options.withPseudoName(s.pseudo), Options.repeated, plainValues, Options.withDescription(s.description))
+    : Options.text(s.flag).pipe(plainValue, Options.withPseudoName(s.pseudo), Options.optional, Options.withDescription(s.description))
+
+/** The parameters of the given settings that go on commands of kind `on`, by key, in order. */
+export const parametersOf = (settings: ReadonlyArray<Setting & { readonly key: string }>, on: Setting["on"]) =>
+  Object.fromEntries(settings.filter((s) => s.on === on).map((s) => [s.key, parameterOf(s)]))
+
+/**
+ * The roots a command can be authorized with: `--workspace`, then each
+ * registered provider's root options (`on: "roots"`), in registry order.
+ */
+export const roots = { workspace, ...(parametersOf(Registry.settings, "roots") as ProviderParameters<"roots">) }
+
+/** What `import` takes besides the roots: each registered provider's import-only settings (`on: "import"`). */
+export const importInputs = parametersOf(Registry.settings, "import") as ProviderParameters<"import">
 
 /** What selects one source: provider, file, roots and selectors, plus `--json`. */
 export const source = { provider, file, json, ...roots, agent, session, locatorClass }

@@ -6,28 +6,49 @@
  * @module
  */
 import * as Schema from "effect/Schema"
+import type { RegisteredLocatorClass, RegisteredProviderId } from "../layers/registry.js"
 
 /** The version of the normalized contract carried by every event and CLI envelope. */
 export const CONTRACT_VERSION = "1.0.0" as const
 
-/** Provider ids, one per agent store family (DESIGN.md, "Providers"). */
-export const ProviderId = Schema.Literal("muse-code", "muse-agents", "agentmux")
-export type ProviderId = typeof ProviderId.Type
+/**
+ * Provider ids, one per agent store family (DESIGN.md, "Providers"): the ids
+ * of the modules in the registry (`src/layers/registry.ts`), derived from
+ * it, so adding a provider touches no list here.
+ *
+ * Why a literal union derived type-only from the registry, and not a branded
+ * string: code keeps exhaustive, typo-proof ids (`provider: "muse-code"`,
+ * `switch` over them, a policy keyed by them), library users see the closed
+ * set in their editor, and the domain still imports nothing at run time from
+ * the registry (a type import is erased; the domain stays free of I/O and of
+ * adapters). At run time the domain cannot know the registry's values, so its
+ * Schema checks the form of an id (lower-case words joined by `-`); ids that
+ * come from outside (CLI arguments, config, index rows) are checked against
+ * the registry where they come in (the CLI's choices, `SessionSources.get`).
+ */
+export type ProviderId = RegisteredProviderId
+
+/** Schema of a {@link ProviderId}: a well-formed id (see there for why not the registry's literals). */
+export const ProviderId: Schema.Schema<ProviderId> = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/),
+  Schema.annotations({ identifier: "ProviderId" })
+) as unknown as Schema.Schema<ProviderId>
 
 /**
- * Locator classes: how a source was acquired.
+ * Locator classes: how a source was acquired; each provider module lists
+ * its own (derived from the registry as {@link ProviderId} is), e.g.
  * - `manual-export`: a `muse export` trajectory JSON given explicitly (seed 001).
  * - `muse-native-session-log`: `<muse-root>/YYYY/MM/DD/<id>/session.jsonl` (seed 001).
  * - `muse-agent-transcript`: `<agents-root>/<agentId>/sessions/<agentId>.jsonl` (seed 000).
  * - `agentmux-agent-record`: an agent's zones in AgentMux's `filestore.db` (seed 002).
  */
-export const LocatorClass = Schema.Literal(
-  "manual-export",
-  "muse-native-session-log",
-  "muse-agent-transcript",
-  "agentmux-agent-record"
-)
-export type LocatorClass = typeof LocatorClass.Type
+export type LocatorClass = RegisteredLocatorClass
+
+/** Schema of a {@link LocatorClass}: a well-formed class name (checked against the registry at the edges). */
+export const LocatorClass: Schema.Schema<LocatorClass> = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/),
+  Schema.annotations({ identifier: "LocatorClass" })
+) as unknown as Schema.Schema<LocatorClass>
 
 /**
  * Where a source is: a locator class, a path (a file, or the store for

@@ -5,11 +5,11 @@
  * @module
  */
 import * as Layer from "effect/Layer"
-import { AccessPolicy, type AccessPolicyShape } from "../services/AccessPolicy.js"
+import { AccessPolicy, type AccessPolicyInput } from "../services/AccessPolicy.js"
 import { ImportLimits, type ImportLimitsShape } from "../services/ImportLimits.js"
 import type { SessionSources } from "../services/SessionSource.js"
 import type { SourceAccess } from "../services/SourceAccess.js"
-import * as Registry from "./registry.js"
+import * as Sources from "./sources.js"
 import * as SourceAccessNode from "./SourceAccessNode.js"
 
 /** Everything {@link layer} provides. */
@@ -21,9 +21,9 @@ export type SessionIngestServices = SessionSources | SourceAccess | ImportLimits
  * (default: {@link ImportLimits} defaults).
  */
 export const layer = (
-  policy: Partial<AccessPolicyShape> = {},
+  policy: AccessPolicyInput = {},
   limits: Partial<ImportLimitsShape> = {}
 ): Layer.Layer<SessionIngestServices> => {
   const base = Layer.mergeAll(AccessPolicy.layer(policy), ImportLimits.layer(limits), SourceAccessNode.layer)
-  return Layer.merge(Registry.layer.pipe(Layer.provide(base)), base)
+  return Layer.merge(Sources.layer.pipe(Layer.provide(base)), base)
 }

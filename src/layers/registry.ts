@@ -1,20 +1,43 @@
 /**
- * The provider registry layer: one line per provider adapter.
+ * The provider registry: one line per provider module. Every list that
+ * names providers or locator classes (the `ProviderId` and `LocatorClass`
+ * types, the CLI's choices, options and help, the config file's keys, the
+ * access policy's fields, the import plan) is derived from {@link providers}
+ * (see `./provider.ts`). Loading this module loads no adapter, and no
+ * Schema: the CLI reads it at start. The layer of the adapters is
+ * `./sources.ts`.
  *
  * @module
  */
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type { AccessPolicy } from "../services/AccessPolicy.js"
-import type { ImportLimits } from "../services/ImportLimits.js"
-import { SessionSources } from "../services/SessionSource.js"
-import type { SourceAccess } from "../services/SourceAccess.js"
-import * as AgentMux from "./agentmux/adapter.js"
-import * as MuseAgents from "./muse-agents/adapter.js"
-import * as MuseCode from "./muse-code/adapter.js"
+import * as AgentMux from "./agentmux/provider.js"
+import * as MuseAgents from "./muse-agents/provider.js"
+import * as MuseCode from "./muse-code/provider.js"
+import { type AccessFieldsOf, type AnyModule, type PlanFieldsOf, settingsOf } from "./provider.js"
 
-/** Layer: the registry of every provider, built from the access services in context. */
-export const layer: Layer.Layer<SessionSources, never, SourceAccess | ImportLimits | AccessPolicy> = Layer.effect(
-  SessionSources,
-  Effect.map(Effect.all([MuseCode.make, MuseAgents.make, AgentMux.make]), SessionSources.make)
-)
+/** The provider modules, in the order they are listed, discovered and imported. */
+export const providers = [
+  MuseCode.provider,
+  MuseAgents.provider,
+  AgentMux.provider
+] as const satisfies ReadonlyArray<AnyModule>
+
+/** The registered provider ids. */
+export type RegisteredProviderId = (typeof providers)[number]["id"]
+
+/** The registered locator classes. */
+export type RegisteredLocatorClass = (typeof providers)[number]["locatorClasses"][number]
+
+/** The access-policy fields the providers own (e.g. `museRoots`, `agentsRoot`), by key. */
+export type ProviderAccess = AccessFieldsOf<typeof providers>
+
+/** The import plan's inputs the providers own (e.g. `agents`, `exports`), by key. */
+export type ProviderPlanInputs = PlanFieldsOf<typeof providers>
+
+/** The provider ids, in registry order. */
+export const providerIds = providers.map((m) => m.id) as ReadonlyArray<RegisteredProviderId>
+
+/** Every locator class, in registry order. */
+export const locatorClasses = providers.flatMap((m) => m.locatorClasses) as ReadonlyArray<RegisteredLocatorClass>
+
+/** Every provider setting (option, config key, policy or plan field), in registry order; checked for clashes at load. */
+export const settings = settingsOf(providers)

@@ -16,7 +16,7 @@ import {
   scanLine,
   stampOf
 } from "../../src/domain/agentmux/record.js"
-import { type StoreConnection, TranscriptStore } from "../../src/services/TranscriptStore.js"
+import { type StoreConnection, TranscriptStore } from "../../src/layers/agentmux/TranscriptStore.js"
 import { forEachLine, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
 import { bigText, currentBytes, currentLines, delta, init, T0 } from "./fixture.js"
 import { PART, tsidxRecord } from "./store-helper.js"

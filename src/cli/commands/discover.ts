@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { humanTime } from "../../domain/render.js"
+import * as Registry from "../../layers/registry.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { PartialCoverage, printResult } from "../output.js"
@@ -69,4 +70,8 @@ export const discover = Command.make(
       yield* printResult("discover", o.json, report, () => render(report, o.local))
       if (report.coverage === "partial") return yield* new PartialCoverage()
     }).pipe(Effect.provide(rt.appLayer(o))))
-).pipe(Command.withDescription("Discover a provider's sessions under the roots you authorize (--muse-root, --agents-root, --store/--agent); exit 8 when coverage is partial."))
+).pipe(Command.withDescription(
+  `Discover a provider's sessions under the roots you authorize (${
+    Registry.settings.filter((s) => s.on === "roots" && s.target === "access").map((s) => `--${s.flag}`).join(", ")
+  }, --agent); exit 8 when coverage is partial.`
+))

@@ -4,9 +4,7 @@
  *
  * @module
  */
-import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import type { ImportReport } from "../../services/Importer.js"
 import { runtime } from "../lazy.js"
@@ -63,17 +61,7 @@ export const importCommand = Command.make(
     config: O.config,
     index: O.index,
     ...O.roots,
-    agents: Options.text("agent").pipe(
-      Options.withPseudoName("UID"),
-      Options.repeated,
-      O.plainValues,
-      Options.withDescription("AgentMux agent UID whose record is imported (repeatable).")
-    ),
-    exports: Args.text({ name: "export-file" }).pipe(
-      O.plainArg,
-      Args.repeated,
-      Args.withDescription("Explicit `muse export` trajectory files to import (under a --workspace).")
-    )
+    ...O.importInputs
   },
   (o) =>
     Effect.gen(function*() {

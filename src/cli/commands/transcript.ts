@@ -8,6 +8,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
+import * as Registry from "../../layers/registry.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, writeHuman } from "../output.js"
@@ -32,4 +33,8 @@ export const transcript = Command.make(
         if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
         yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))
       })))
-).pipe(Command.withDescription("Render a conversation source (muse-agents, agentmux) as a transcript: turns, tool calls with their results, compactions."))
+).pipe(Command.withDescription(
+  `Render a conversation source (${
+    Registry.providers.filter((m) => m.about.operations.includes("transcript")).map((m) => m.id).join(", ")
+  }) as a transcript: turns, tool calls with their results, compactions.`
+))

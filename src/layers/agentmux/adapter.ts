@@ -21,25 +21,19 @@ import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { timestampOrNull } from "../../domain/timestamps.js"
 import { AccessPolicy, type AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
-import { ScanState, type ScanStateShape } from "../../services/ScanState.js"
+import { ScanState, type ScanStateShape } from "./ScanState.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { descriptorOf } from "../provider.js"
+import { provider } from "./provider.js"
 import type { SourceAccess } from "../../services/SourceAccess.js"
-import { type StoreConnection, TranscriptStore, type TranscriptStoreShape } from "../../services/TranscriptStore.js"
+import { type StoreConnection, TranscriptStore, type TranscriptStoreShape } from "./TranscriptStore.js"
 import * as ScanStateSqlite from "./scan-state-sqlite.js"
 import { type AgentScan, type RecordSession, scanAgent } from "./scan.js"
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine } from "./zone-reader.js"
 
-/** The registry entry of `agentmux`. */
-export const descriptor: ProviderDescriptor = {
-  provider: "agentmux",
-  displayName: "AgentMux",
-  disposition:
-    "An agent's own zones (agent:<uid>:current, agent:<uid>:archive:<ms>) in AgentMux's transcript store (--store, default ~/.agentmux/shared/agents/transcripts/filestore.db), selected with --agent UID; read-only, scanned incrementally through session-ingest's state database (--state). Unreadable lines are skipped and counted.",
-  operations: ["discover", "inspect", "stream", "transcript"],
-  locatorClasses: ["agentmux-agent-record"],
-  spec: "seeds/002_be0ab054974359d2.txt"
-}
+/** The descriptor of `agentmux`, from its provider module (`./provider.ts`). */
+export const descriptor: ProviderDescriptor = descriptorOf(provider)
 
 /** AgentMux's store when neither the locator nor `--store` names one (seed 002). */
 export const defaultStorePath = (): string =>

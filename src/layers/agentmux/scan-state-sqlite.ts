@@ -24,7 +24,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { checkOwnedSqlite, guardStore, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
-import { ScanState, type ScanStateShape } from "../../services/ScanState.js"
+import { ScanState, type ScanStateShape } from "./ScanState.js"
 import { dataDir } from "../data-dir.js"
 
 /** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */

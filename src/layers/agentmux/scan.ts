@@ -29,8 +29,8 @@ import {
 } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Diagnostic } from "../../domain/model.js"
-import type { ScanStateShape } from "../../services/ScanState.js"
-import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
+import type { ScanStateShape } from "./ScanState.js"
+import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 import { eachLine, makeStamps, type Stamps } from "./zone-reader.js"
 
 /** Bytes at the start of a zone whose digest tells a rewritten zone from a grown one. */

@@ -46,7 +46,7 @@ import {
   type StoreFile,
   type StoreOpen,
   TranscriptStore
-} from "../../services/TranscriptStore.js"
+} from "./TranscriptStore.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
-import type { StoreConnection, StoreFile } from "../../services/TranscriptStore.js"
+import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 
 /** One complete (`\n`-terminated) line: bytes `[start, end)` (`end` past the `\n`). */
 export interface ZoneLine {

@@ -36,7 +36,7 @@ import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
 import { peekCursor } from "../../domain/cursor.js"
 import type { Diagnostic, Locator, ProviderId } from "../../domain/model.js"
-import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
   causeLine,
@@ -50,6 +50,8 @@ import {
   type RejectedSource
 } from "../../services/Importer.js"
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
+import { planOf } from "../provider.js"
+import { type ProviderPlanInputs, providers } from "../registry.js"
 import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
 
 /** A part's entry in its source's fingerprint: `<folder>=<stat>` (its content is bound by `parts` of the checkpoint). */
@@ -133,41 +135,21 @@ export const changedPrefix = (
 const resolveLocator = (locator: Locator): Locator =>
   locator.path === "" ? locator : { ...locator, path: nodePath.resolve(locator.path) }
 
+/** The import plan's inputs besides the policy: each provider's plan settings (`agents`, `exports`, …) and the batch size. */
+export type PlanOptions = { readonly [K in keyof ProviderPlanInputs]?: ProviderPlanInputs[K] | undefined } & {
+  readonly batchSize?: number | undefined
+}
+
 /**
- * The plan an access policy implies: Muse Code native discovery when a
- * `--muse-root` is authorized, Muse agents always (their root has a default),
- * AgentMux for each `agents` UID, plus explicit export files.
+ * The plan an access policy implies: each registered provider's entries
+ * (`ProviderModule.plan`, in registry order) from its policy fields and its
+ * plan inputs in `options`. With the current providers: Muse Code native
+ * discovery when a `--muse-root` is authorized, Muse agents always (their
+ * root has a default), AgentMux for each `agents` UID, plus explicit export
+ * files.
  */
-export const planFromPolicy = (
-  policy: AccessPolicyShape,
-  options: { readonly agents?: ReadonlyArray<string>; readonly exports?: ReadonlyArray<string>; readonly batchSize?: number }
-): ImportPlan => ({
-  discover: [
-    ...(policy.museRoots.length > 0 ? [{ provider: "muse-code" as const, request: {}, configured: true }] : []),
-    {
-      provider: "muse-agents" as const,
-      request: {},
-      configured: policy.agentsRoot !== undefined || (process.env.MUSE_AGENTS_DIR ?? "") !== ""
-    },
-    ...[...new Set(options.agents ?? [])].map((agentId) => ({
-      provider: "agentmux" as const,
-      request: { agentId },
-      configured: true,
-      expectSources: true
-    }))
-  ],
-  explicit: [...new Set((options.exports ?? []).map((p) => nodePath.resolve(p)))].map((p) => ({
-    provider: "muse-code" as const,
-    locator: { locatorClass: "manual-export" as const, path: p }
-  })),
-  skipped: [
-    ...(policy.museRoots.length === 0
-      ? [{ provider: "muse-code" as const, remediation: "Pass --muse-root DIR to include native Muse Code session logs." }]
-      : []),
-    ...((options.agents ?? []).length === 0
-      ? [{ provider: "agentmux" as const, remediation: "Pass --agent UID (and --store FILE) to include an AgentMux agent's record." }]
-      : [])
-  ],
+export const planFromPolicy = (policy: AccessPolicyInput, options: PlanOptions): ImportPlan => ({
+  ...(planOf(providers, policy, options) as Pick<ImportPlan, "discover" | "explicit" | "skipped">),
   batchSize: options.batchSize
 })
 

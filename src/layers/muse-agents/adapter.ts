@@ -13,20 +13,14 @@ import type { ProviderDescriptor } from "../../domain/model.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { descriptorOf } from "../provider.js"
+import { provider } from "./provider.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverAgents } from "./discover.js"
 import { type AgentsDeps, inspectTranscript, streamTranscript, transcriptOf } from "./source.js"
 
-/** The registry entry of `muse-agents`. */
-export const descriptor: ProviderDescriptor = {
-  provider: "muse-agents",
-  displayName: "Muse agents",
-  disposition:
-    "Transcripts <agents-root>/<agentId>/sessions/<agentId>.jsonl (+ best-effort sessions.json) under --agents-root, else $MUSE_AGENTS_DIR, else ~/agents. Tolerant: a bad line is skipped and counted as a parse warning, never fatal.",
-  operations: ["discover", "inspect", "stream", "transcript"],
-  locatorClasses: ["muse-agent-transcript"],
-  spec: "seeds/000_a873f5e134bdf113.txt"
-}
+/** The descriptor of `muse-agents`, from its provider module (`./provider.ts`). */
+export const descriptor: ProviderDescriptor = descriptorOf(provider)
 
 /**
  * Build the adapter from the access services in context, with explicit

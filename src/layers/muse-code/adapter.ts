@@ -14,6 +14,8 @@ import type { Locator, ProviderDescriptor } from "../../domain/model.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { descriptorOf } from "../provider.js"
+import { provider } from "./provider.js"
 import { DiscoveryBudget, defaultDiscoveryBudget } from "../../services/DiscoveryBudget.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverNative } from "./discovery.js"
@@ -21,16 +23,8 @@ import { inspectExport, streamExport } from "./export-source.js"
 import { SESSION_LOG_NAME } from "../../domain/muse-code/native.js"
 import { inspectNative, NATIVE_CLASS, nestedLogPaths, streamNative } from "./native-source.js"
 
-/** The registry entry of `muse-code`. */
-export const descriptor: ProviderDescriptor = {
-  provider: "muse-code",
-  displayName: "Muse Code",
-  disposition:
-    "Explicit `muse export` trajectory files under an authorized workspace root; native session.jsonl logs only under an explicitly authorized --muse-root (no default root, never ~/.muse). Fails closed on anything it cannot trust.",
-  operations: ["discover", "inspect", "stream"],
-  locatorClasses: ["manual-export", "muse-native-session-log"],
-  spec: "seeds/001_19d2aaf271b07ab8.txt"
-}
+/** The descriptor of `muse-code`, from its provider module (`./provider.ts`). */
+export const descriptor: ProviderDescriptor = descriptorOf(provider)
 
 const unsupportedClass = (locator: Locator) =>
   new UnsupportedOperation({

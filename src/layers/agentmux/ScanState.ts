@@ -13,8 +13,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { ZoneScan } from "../domain/agentmux/record.js"
-import type { StoreUnavailable } from "../domain/errors.js"
+import type { ZoneScan } from "../../domain/agentmux/record.js"
+import type { StoreUnavailable } from "../../domain/errors.js"
 
 /** The service's operations. `store` is the store's real path; zone ids are AgentMux zone ids. */
 export interface ScanStateShape {

@@ -15,8 +15,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { PART_SIZE } from "../domain/agentmux/record.js"
-import type { SourceAccessError, StoreUnavailable } from "../domain/errors.js"
+import { PART_SIZE } from "../../domain/agentmux/record.js"
+import type { SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 
 /** A file of the store as `db_wave_file` lists it. Sizes in bytes, times in unix ms. */
 export interface StoreFile {
