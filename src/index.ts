@@ -9,7 +9,10 @@ export * from "./domain/model.js"
 export { decodeCursor, encodeCursor, type CursorState } from "./domain/cursor.js"
 export { compareTimestamps, normalizeTimestamp } from "./domain/timestamps.js"
 export { renderTranscriptMarkdown, renderTranscriptText } from "./domain/render.js"
-export { AccessPolicy, type AccessPolicyShape } from "./services/AccessPolicy.js"
+export { AccessPolicy, type AccessPolicyInput, type AccessPolicyShape } from "./services/AccessPolicy.js"
+/** The provider registry (`providers`, `providerIds`, `locatorClasses`, `settings`) and what a provider module is. */
+export * as Registry from "./layers/registry.js"
+export type { ProviderModule, Setting } from "./layers/provider.js"
 export { ImportLimits, type ImportLimitsShape, defaultImportLimits } from "./services/ImportLimits.js"
 export {
   type DiscoverRequest,
