@@ -39,7 +39,7 @@ import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
-import { type Line, LineSplitter, readSize } from "../lines.js"
+import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
 import { NATIVE_CLASS, type NativeDeps } from "./native-source.js"
 
 /** Outcome of one candidate's inspection (seed 001). */
