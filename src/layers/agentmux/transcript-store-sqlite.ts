@@ -36,10 +36,11 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
-import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   readFromParts,
   type StoreConnection,
@@ -77,24 +78,18 @@ const unavailable = (path: string, what: string, cause?: unknown) =>
     remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it."
   })
 
-/** The SQLite header of a file: its first 100 bytes, or why it is not a database. */
-const readHeader = (path: string): Effect.Effect<Buffer, StoreUnavailable> =>
-  Effect.tryPromise({
-    try: async () => {
-      const h = await fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-      try {
-        const buf = Buffer.alloc(100)
-        const { bytesRead } = await h.read(buf, 0, 100, 0)
-        return buf.subarray(0, bytesRead)
-      } finally {
-        await h.close()
-      }
-    },
-    catch: (e) => unavailable(path, "cannot be read", e)
-  }).pipe(
+/**
+ * The SQLite header of the store: its first 100 bytes, read through
+ * `SourceAccess` (no symlink followed, the authorized file's identity
+ * checked), or why it is not a database.
+ */
+const readHeader = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<Buffer, StoreUnavailable> =>
+  access.readHead(file, 100).pipe(
+    Effect.map(({ bytes }) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)),
+    Effect.mapError((e) => unavailable(file.path, "cannot be read", e.message)),
     Effect.filterOrFail(
       (b) => b.length === 100 && b.subarray(0, 16).equals(SQLITE_MAGIC),
-      () => unavailable(path, "is not a SQLite database (no SQLite header)")
+      () => unavailable(file.path, "is not a SQLite database (no SQLite header)")
     )
   )
 
@@ -280,14 +275,18 @@ export const openStore = (
 ): Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope> =>
   Effect.gen(function*() {
     const abs = nodePath.resolve(path)
-    const authorized = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
-      Effect.map((f) => f.path),
+    const file = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
       Effect.catchTag("SourceNotFound", () => Effect.succeed(null))
     )
-    if (authorized === null) return { _tag: "absent", path: abs } as const
-    const header = yield* readHeader(authorized)
-    const walBeside = yield* Effect.promise(() => statOrNull(`${authorized}-wal`).catch(() => null))
-    const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
+    if (file === null) return { _tag: "absent", path: abs } as const
+    const authorized = file.path
+    const header = yield* readHeader(access, file)
+    // Anything at `-wal` means a WAL store (a probe that fails counts as nothing there, as before).
+    const walBeside = yield* access.probe(`${authorized}-wal`).pipe(
+      Effect.map(Option.isSome),
+      Effect.orElseSucceed(() => false)
+    )
+    const isWal = header[18] === 2 || header[19] === 2 || walBeside
     if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
     const cached = yield* cachedSnapshot(authorized, cacheRoot)
     const connection = cached !== null
