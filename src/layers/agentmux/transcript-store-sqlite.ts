@@ -37,6 +37,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
@@ -93,6 +94,11 @@ const readHeader = (access: SourceAccessShape, file: AuthorizedFile): Effect.Eff
     )
   )
 
+/** A snapshot attempt raced a checkpoint: tried again (internal, never escapes {@link snapshot}). */
+class StoreChanged {
+  readonly _tag = "StoreChanged"
+}
+
 /**
  * Copy the store (and its `-wal`) into a fresh temporary folder, retrying
  * while a checkpoint changes the main file under the copy. Answers the
@@ -109,24 +115,29 @@ const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.S
     )
     const copy = nodePath.join(dir, "filestore.db")
     const wal = `${path}-wal`
-    for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
-      const ok = yield* Effect.tryPromise({
-        try: async () => {
-          await fsp.rm(copy, { force: true })
-          await fsp.rm(`${copy}-wal`, { force: true })
-          const before = await statOrNull(path)
-          const walBefore = await statOrNull(wal)
-          if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
-          await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
-          if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
-          const after = await statOrNull(path)
-          return same(before, after)
-        },
-        catch: (e) => unavailable(path, "cannot be snapshotted", e)
-      })
-      if (ok) return copy
-    }
-    return yield* unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`)
+    const changed = new StoreChanged()
+    // One copy; fails `StoreChanged` when a checkpoint changed the main file under it.
+    const attempt = Effect.tryPromise({
+      try: async () => {
+        await fsp.rm(copy, { force: true })
+        await fsp.rm(`${copy}-wal`, { force: true })
+        const before = await statOrNull(path)
+        const walBefore = await statOrNull(wal)
+        if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
+        await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
+        if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
+        return same(before, await statOrNull(path))
+      },
+      catch: (e) => unavailable(path, "cannot be snapshotted", e)
+    }).pipe(Effect.filterOrFail((ok) => ok, (): StoreUnavailable | StoreChanged => changed))
+    return yield* attempt.pipe(
+      Effect.retry({ schedule: Schedule.recurs(SNAPSHOT_ATTEMPTS - 1), while: (e) => e === changed }),
+      Effect.as(copy),
+      Effect.catchIf(
+        (e): e is StoreChanged => e === changed,
+        () => unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`)
+      )
+    )
   })
 
 const toBuffer = (data: unknown): Buffer | undefined =>
