@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import { SourceNotAuthorized } from "../../src/domain/errors.js"
 import { openStore } from "../../src/layers/agentmux/transcript-store-sqlite.js"
@@ -45,6 +46,27 @@ describe("the AgentMux store is read through SourceAccess", () => {
         expect(fs.readdirSync(dir).sort()).toEqual(["filestore.db"])
       }))
   }
+
+  it.effect("a WAL store read through its cache: the -wal's header is read through SourceAccess, after its copy", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const store = nodePath.join(dir, "filestore.db")
+      createStore(store, [], { wal: true })
+      const writer = new Database(store)
+      try {
+        writer.pragma("wal_autocheckpoint = 0")
+        writer.exec("INSERT INTO db_wave_file VALUES ('z', 'n', 0, 0, 0, '{}', '{}')")
+        expect(fs.existsSync(`${store}-wal`)).toBe(true)
+        const log: Array<string> = []
+        const mode = yield* Effect.scoped(
+          Effect.map(openStore(recording(log), store, tempDir()), (o) => (o._tag === "open" ? o.connection.mode : o._tag))
+        )
+        expect(mode).toBe("snapshot")
+        expect(log).toEqual(["head:filestore.db:100", "probe:filestore.db-wal", "head:filestore.db-wal:32"])
+      } finally {
+        writer.close()
+      }
+    }))
 
   it.effect("a store the access layer refuses to read is STORE_UNAVAILABLE", () =>
     Effect.gen(function*() {

@@ -248,20 +248,17 @@ const connect = (
  * there): the caller then copies the whole store into a temporary folder.
  */
 const cachedSnapshot = (
+  access: SourceAccessShape,
   path: string,
   cacheRoot: string | null
 ): Effect.Effect<string | null, StoreUnavailable, Scope.Scope> =>
   cacheRoot === null
     ? Effect.succeed(null)
     : Effect.acquireRelease(
-      Effect.promise(async () => {
-        try {
-          const dir = await cacheDirOf(cacheRoot, path)
-          return dir === null ? null : await readCopy(path, dir, SNAPSHOT_ATTEMPTS)
-        } catch {
-          return null
-        }
-      }),
+      Effect.tryPromise(() => cacheDirOf(cacheRoot, path)).pipe(
+        Effect.flatMap((dir) => dir === null ? Effect.succeed(null) : readCopy(access, path, dir, SNAPSHOT_ATTEMPTS)),
+        Effect.orElseSucceed(() => null)
+      ),
       (r) =>
         r === null || r === "changing"
           ? Effect.void
@@ -299,7 +296,7 @@ export const openStore = (
     )
     const isWal = header[18] === 2 || header[19] === 2 || walBeside
     if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
-    const cached = yield* cachedSnapshot(authorized, cacheRoot)
+    const cached = yield* cachedSnapshot(access, authorized, cacheRoot)
     const connection = cached !== null
       ? yield* connect(authorized, cached, "cached")
       : yield* connect(authorized, yield* snapshot(authorized), "snapshot")
