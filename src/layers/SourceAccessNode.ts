@@ -226,6 +226,38 @@ const reader = (path: string, fd: number) => {
     })
 }
 
+const closeQuietly = (fd: number) => {
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * The one place a source file is opened: read-only, `O_NOFOLLOW` (a symlink
+ * put in its place is refused), then `fstat` through the descriptor must show
+ * the regular file that was authorized (device, inode, birth time). Answers
+ * the open descriptor and its stat, or the error (the descriptor closed).
+ */
+const openChecked = (file: AuthorizedFile): { readonly fd: number; readonly stat: fs.Stats } | { readonly error: SourceAccessError } => {
+  let fd: number
+  try {
+    fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+  } catch (e) {
+    return { error: fsError(file.path, e) }
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    if (st.isFile() && sameFile(file.stat, st)) return { fd, stat: st }
+    closeQuietly(fd)
+    return { error: replaced(file) }
+  } catch (e) {
+    closeQuietly(fd)
+    return { error: fsError(file.path, e) }
+  }
+}
+
 /**
  * Open read-only with `O_NOFOLLOW` and check identity. Open, fstat and close
  * are synchronous calls (microseconds each): `fs/promises` FileHandles cost
@@ -234,22 +266,12 @@ const reader = (path: string, fd: number) => {
  */
 const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError, import("effect/Scope").Scope> =>
   Effect.acquireRelease(
-    attemptSync(file.path, () => fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)),
-    (fd) => Effect.sync(() => {
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // already closed
-      }
-    })
+    Effect.suspend(() => {
+      const opened = openChecked(file)
+      return "fd" in opened ? Effect.succeed(opened.fd) : Effect.fail(opened.error)
+    }),
+    (fd) => Effect.sync(() => closeQuietly(fd))
   ).pipe(
-    Effect.tap((fd) =>
-      attemptSync(file.path, () => fs.fstatSync(fd)).pipe(
-        Effect.flatMap((st) =>
-          st.isFile() && sameFile(file.stat, st) ? Effect.void : Effect.fail(replaced(file))
-        )
-      )
-    ),
     Effect.map((fd): OpenSource => ({
       file,
       read: reader(file.path, fd),
@@ -266,24 +288,14 @@ const readHead = (
   length: number
 ): Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError> =>
   Effect.suspend(() => {
-    let fd: number
+    const opened = openChecked(file)
+    if (!("fd" in opened)) return Effect.fail(opened.error)
     try {
-      fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-    } catch (e) {
-      return Effect.fail(fsError(file.path, e))
-    }
-    try {
-      const st = fs.fstatSync(fd)
-      if (!st.isFile() || !sameFile(file.stat, st)) return Effect.fail(replaced(file))
-      return Effect.succeed({ bytes: readFully(fd, 0, length), statAtOpen: toStat(st) })
+      return Effect.succeed({ bytes: readFully(opened.fd, 0, length), statAtOpen: toStat(opened.stat) })
     } catch (e) {
       return Effect.fail(fsError(file.path, e))
     } finally {
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // already closed
-      }
+      closeQuietly(opened.fd)
     }
   })
 

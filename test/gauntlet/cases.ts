@@ -50,7 +50,7 @@ export const titleOf = (id: CaseId): string => CASES.find(([c]) => c === id)![1]
 /** The UTF-8 byte order mark. */
 export const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
-/** 1 MiB: the default read step of `readLines` (src/layers/lines.ts). */
+/** 1 MiB (the default read step of `readLines`, src/layers/jsonl/lines.ts, is 256 KiB). */
 export const MIB = 1024 * 1024
 
 /** 64 KiB: an AgentMux store part (`partidx = offset / 65536`). */

@@ -37,6 +37,10 @@ import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import type { SourceAccessError } from "../../domain/errors.js"
+import type { SourceAccessShape } from "../../services/SourceAccess.js"
 
 /** The header of a WAL file: magic, version, page size, checkpoint sequence, salts, checksum. */
 const WAL_HEADER = 32
@@ -54,7 +58,7 @@ export const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
     ? a === b
     : a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
 
-/** The first bytes of a file (fewer when it is shorter; none when it is gone). */
+/** The first bytes of one of session-ingest's own files (fewer when it is shorter; none when it is gone). */
 const head = async (p: string, n: number): Promise<Buffer> => {
   let h: fsp.FileHandle
   try {
@@ -126,67 +130,111 @@ export interface ReadCopy {
   readonly copiedMain: boolean
 }
 
+/** An attempt raced a change of the store (a checkpoint, a WAL restart, a cached main replaced): tried again. */
+class Changing {
+  readonly _tag = "Changing"
+}
+
+/** A file system call of a read copy; its error is the cause (the caller then copies the whole store elsewhere). */
+const io = <A>(f: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: f, catch: (e) => e })
+
+/**
+ * The `-wal` header of the store, read through `SourceAccess` (it is the
+ * provider's file: no symlink followed, identity checked); empty when it is
+ * gone.
+ */
+const walHeaderOf = (access: SourceAccessShape, wal: string): Effect.Effect<Buffer, SourceAccessError> =>
+  access.authorizeFile(wal, [nodePath.dirname(wal)]).pipe(
+    Effect.flatMap((file) => access.readHead(file, WAL_HEADER)),
+    Effect.map(({ bytes }) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)),
+    Effect.catchTag("SourceNotFound", () => Effect.succeed(Buffer.alloc(0)))
+  )
+
 /**
  * Make a read copy of the WAL store `store` in its cache folder `dir`: the
  * cached main file (copied first when absent or stale) and a fresh copy of
- * the `-wal`. Answers `"changing"` when the store kept changing during
- * `attempts` tries. Throws on a file system error (the caller then copies the
- * whole store elsewhere); nothing is left behind in `dir` but the cached main.
+ * the `-wal`, retried (`attempts` tries in all, `Schedule.recurs`) while the
+ * store changes under the copy. Answers `"changing"` when it kept changing.
+ * Fails (with the file system or access error as is) on any other error:
+ * the caller then copies the whole store elsewhere. Nothing is left behind
+ * in `dir` but the cached main. The store's bytes are copied by path
+ * (`copyFile`, a reflink where the file system has one), its identity, size
+ * and mtime checked before and after; the `-wal`'s header is read through
+ * `access`.
  */
-export const readCopy = async (store: string, dir: string, attempts: number): Promise<ReadCopy | "changing"> => {
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 })
-  const names = await fsp.readdir(dir)
-  await sweep(dir, names)
-  const wal = `${store}-wal`
-  const tag = () => `${process.pid}-${randomBytes(6).toString("hex")}`
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    const before = await statOrNull(store)
-    if (before === null || !before.isFile()) throw new Error(`${store} is not a regular file`)
-    const main = nodePath.join(dir, `main-${before.dev}-${before.ino}-${before.size}-${before.mtimeNs}.db`)
-    let copiedMain = false
-    if ((await statOrNull(main)) === null) {
+export const readCopy = (
+  access: SourceAccessShape,
+  store: string,
+  dir: string,
+  attempts: number
+): Effect.Effect<ReadCopy | "changing", unknown> =>
+  Effect.gen(function*() {
+    yield* io(() => fsp.mkdir(dir, { recursive: true, mode: 0o700 }))
+    yield* io(async () => sweep(dir, await fsp.readdir(dir)))
+    const wal = `${store}-wal`
+    const tag = () => `${process.pid}-${randomBytes(6).toString("hex")}`
+    const changing = new Changing()
+
+    /** The cached main file for the store as it is now (copied when absent), or `changing`. */
+    const cachedMain = Effect.gen(function*() {
+      const before = yield* io(() => statOrNull(store))
+      if (before === null || !before.isFile()) return yield* Effect.fail(new Error(`${store} is not a regular file`))
+      const main = nodePath.join(dir, `main-${before.dev}-${before.ino}-${before.size}-${before.mtimeNs}.db`)
+      if ((yield* io(() => statOrNull(main))) !== null) return { before, main, copiedMain: false }
       const tmp = nodePath.join(dir, `tmp-${tag()}`)
-      try {
+      const copied = yield* io(async () => {
         await fsp.copyFile(store, tmp, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE)
-        if (!same(before, await statOrNull(store))) continue
+        if (!same(before, await statOrNull(store))) return false
         await fsp.chmod(tmp, 0o400)
         await fsp.rename(tmp, main)
-      } finally {
-        await fsp.rm(tmp, { force: true })
-      }
-      copiedMain = true
-      for (const name of await fsp.readdir(dir)) {
-        if (name.startsWith("main-") && nodePath.join(dir, name) !== main) {
-          await fsp.rm(nodePath.join(dir, name), { force: true })
+        return true
+      }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(tmp, { force: true }).catch(() => undefined))))
+      if (!copied) return yield* Effect.fail(changing)
+      yield* io(async () => {
+        for (const name of await fsp.readdir(dir)) {
+          if (name.startsWith("main-") && nodePath.join(dir, name) !== main) {
+            await fsp.rm(nodePath.join(dir, name), { force: true })
+          }
         }
-      }
-    }
-    const readDir = await fsp.mkdtemp(nodePath.join(dir, `read-${process.pid}-`))
-    let ok = false
-    try {
-      const file = nodePath.join(readDir, "filestore.db")
-      try {
-        await fsp.link(main, file)
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") continue // replaced by another process meanwhile
-        throw e
-      }
-      const walBefore = await statOrNull(wal)
-      if (walBefore !== null) {
-        if (!walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
-        await fsp.copyFile(wal, `${file}-wal`, fs.constants.COPYFILE_EXCL)
-        const walAfter = await statOrNull(wal)
-        // A WAL restart rewrites the header (new salts): frames copied across it may mix two WALs.
-        const restarted = walAfter === null || walAfter.ino !== walBefore.ino || walAfter.dev !== walBefore.dev ||
-          !(await head(wal, WAL_HEADER)).equals(await head(`${file}-wal`, WAL_HEADER))
-        if (restarted) continue
-      }
-      if (!same(before, await statOrNull(store))) continue
-      ok = true
-      return { file, readDir, copiedMain }
-    } finally {
-      if (!ok) await fsp.rm(readDir, { recursive: true, force: true })
-    }
-  }
-  return "changing"
-}
+      })
+      return { before, main, copiedMain: true }
+    })
+
+    /** One read copy in a fresh read folder (removed unless the copy holds), or `changing`. */
+    const attempt = Effect.gen(function*() {
+      const { before, copiedMain, main } = yield* cachedMain
+      const readDir = yield* io(() => fsp.mkdtemp(nodePath.join(dir, `read-${process.pid}-`)))
+      return yield* Effect.gen(function*() {
+        const file = nodePath.join(readDir, "filestore.db")
+        const linked = yield* io(() =>
+          fsp.link(main, file).then(
+            () => true,
+            (e: NodeJS.ErrnoException) => {
+              if (e.code === "ENOENT") return false // replaced by another process meanwhile
+              throw e
+            }
+          )
+        )
+        if (!linked) return yield* Effect.fail(changing)
+        const walBefore = yield* io(() => statOrNull(wal))
+        if (walBefore !== null) {
+          if (!walBefore.isFile()) return yield* Effect.fail(new Error(`${wal} is not a regular file`))
+          yield* io(() => fsp.copyFile(wal, `${file}-wal`, fs.constants.COPYFILE_EXCL))
+          const walAfter = yield* io(() => statOrNull(wal))
+          // A WAL restart rewrites the header (new salts): frames copied across it may mix two WALs.
+          const restarted = walAfter === null || walAfter.ino !== walBefore.ino || walAfter.dev !== walBefore.dev ||
+            !(yield* walHeaderOf(access, wal)).equals(yield* io(() => head(`${file}-wal`, WAL_HEADER)))
+          if (restarted) return yield* Effect.fail(changing)
+        }
+        if (!same(before, yield* io(() => statOrNull(store)))) return yield* Effect.fail(changing)
+        return { file, readDir, copiedMain } satisfies ReadCopy
+      }).pipe(
+        Effect.onError(() => Effect.promise(() => fsp.rm(readDir, { recursive: true, force: true }).catch(() => undefined)))
+      )
+    })
+
+    return yield* attempt.pipe(
+      Effect.retry({ schedule: Schedule.recurs(attempts - 1), while: (e) => e === changing }),
+      Effect.catchIf((e) => e === changing, () => Effect.succeed("changing" as const))
+    )
+  })

@@ -36,10 +36,12 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
-import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   readFromParts,
   type StoreConnection,
@@ -77,26 +79,25 @@ const unavailable = (path: string, what: string, cause?: unknown) =>
     remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it."
   })
 
-/** The SQLite header of a file: its first 100 bytes, or why it is not a database. */
-const readHeader = (path: string): Effect.Effect<Buffer, StoreUnavailable> =>
-  Effect.tryPromise({
-    try: async () => {
-      const h = await fsp.open(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-      try {
-        const buf = Buffer.alloc(100)
-        const { bytesRead } = await h.read(buf, 0, 100, 0)
-        return buf.subarray(0, bytesRead)
-      } finally {
-        await h.close()
-      }
-    },
-    catch: (e) => unavailable(path, "cannot be read", e)
-  }).pipe(
+/**
+ * The SQLite header of the store: its first 100 bytes, read through
+ * `SourceAccess` (no symlink followed, the authorized file's identity
+ * checked), or why it is not a database.
+ */
+const readHeader = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<Buffer, StoreUnavailable> =>
+  access.readHead(file, 100).pipe(
+    Effect.map(({ bytes }) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)),
+    Effect.mapError((e) => unavailable(file.path, "cannot be read", e.message)),
     Effect.filterOrFail(
       (b) => b.length === 100 && b.subarray(0, 16).equals(SQLITE_MAGIC),
-      () => unavailable(path, "is not a SQLite database (no SQLite header)")
+      () => unavailable(file.path, "is not a SQLite database (no SQLite header)")
     )
   )
+
+/** A snapshot attempt raced a checkpoint: tried again (internal, never escapes {@link snapshot}). */
+class StoreChanged {
+  readonly _tag = "StoreChanged"
+}
 
 /**
  * Copy the store (and its `-wal`) into a fresh temporary folder, retrying
@@ -114,24 +115,29 @@ const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.S
     )
     const copy = nodePath.join(dir, "filestore.db")
     const wal = `${path}-wal`
-    for (let attempt = 1; attempt <= SNAPSHOT_ATTEMPTS; attempt++) {
-      const ok = yield* Effect.tryPromise({
-        try: async () => {
-          await fsp.rm(copy, { force: true })
-          await fsp.rm(`${copy}-wal`, { force: true })
-          const before = await statOrNull(path)
-          const walBefore = await statOrNull(wal)
-          if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
-          await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
-          if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
-          const after = await statOrNull(path)
-          return same(before, after)
-        },
-        catch: (e) => unavailable(path, "cannot be snapshotted", e)
-      })
-      if (ok) return copy
-    }
-    return yield* unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`)
+    const changed = new StoreChanged()
+    // One copy; fails `StoreChanged` when a checkpoint changed the main file under it.
+    const attempt = Effect.tryPromise({
+      try: async () => {
+        await fsp.rm(copy, { force: true })
+        await fsp.rm(`${copy}-wal`, { force: true })
+        const before = await statOrNull(path)
+        const walBefore = await statOrNull(wal)
+        if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
+        await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
+        if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
+        return same(before, await statOrNull(path))
+      },
+      catch: (e) => unavailable(path, "cannot be snapshotted", e)
+    }).pipe(Effect.filterOrFail((ok) => ok, (): StoreUnavailable | StoreChanged => changed))
+    return yield* attempt.pipe(
+      Effect.retry({ schedule: Schedule.recurs(SNAPSHOT_ATTEMPTS - 1), while: (e) => e === changed }),
+      Effect.as(copy),
+      Effect.catchIf(
+        (e): e is StoreChanged => e === changed,
+        () => unavailable(path, `kept changing during ${SNAPSHOT_ATTEMPTS} snapshot attempts`)
+      )
+    )
   })
 
 const toBuffer = (data: unknown): Buffer | undefined =>
@@ -242,20 +248,17 @@ const connect = (
  * there): the caller then copies the whole store into a temporary folder.
  */
 const cachedSnapshot = (
+  access: SourceAccessShape,
   path: string,
   cacheRoot: string | null
 ): Effect.Effect<string | null, StoreUnavailable, Scope.Scope> =>
   cacheRoot === null
     ? Effect.succeed(null)
     : Effect.acquireRelease(
-      Effect.promise(async () => {
-        try {
-          const dir = await cacheDirOf(cacheRoot, path)
-          return dir === null ? null : await readCopy(path, dir, SNAPSHOT_ATTEMPTS)
-        } catch {
-          return null
-        }
-      }),
+      Effect.tryPromise(() => cacheDirOf(cacheRoot, path)).pipe(
+        Effect.flatMap((dir) => dir === null ? Effect.succeed(null) : readCopy(access, path, dir, SNAPSHOT_ATTEMPTS)),
+        Effect.orElseSucceed(() => null)
+      ),
       (r) =>
         r === null || r === "changing"
           ? Effect.void
@@ -280,16 +283,20 @@ export const openStore = (
 ): Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope> =>
   Effect.gen(function*() {
     const abs = nodePath.resolve(path)
-    const authorized = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
-      Effect.map((f) => f.path),
+    const file = yield* access.authorizeFile(abs, [nodePath.dirname(abs)]).pipe(
       Effect.catchTag("SourceNotFound", () => Effect.succeed(null))
     )
-    if (authorized === null) return { _tag: "absent", path: abs } as const
-    const header = yield* readHeader(authorized)
-    const walBeside = yield* Effect.promise(() => statOrNull(`${authorized}-wal`).catch(() => null))
-    const isWal = header[18] === 2 || header[19] === 2 || walBeside !== null
+    if (file === null) return { _tag: "absent", path: abs } as const
+    const authorized = file.path
+    const header = yield* readHeader(access, file)
+    // Anything at `-wal` means a WAL store (a probe that fails counts as nothing there, as before).
+    const walBeside = yield* access.probe(`${authorized}-wal`).pipe(
+      Effect.map(Option.isSome),
+      Effect.orElseSucceed(() => false)
+    )
+    const isWal = header[18] === 2 || header[19] === 2 || walBeside
     if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
-    const cached = yield* cachedSnapshot(authorized, cacheRoot)
+    const cached = yield* cachedSnapshot(access, authorized, cacheRoot)
     const connection = cached !== null
       ? yield* connect(authorized, cached, "cached")
       : yield* connect(authorized, yield* snapshot(authorized), "snapshot")

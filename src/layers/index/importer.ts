@@ -52,6 +52,7 @@ import {
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
 import { planOf } from "../provider.js"
 import { type ProviderPlanInputs, providers } from "../registry.js"
+import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
 
 /** A part's entry in its source's fingerprint: `<folder>=<stat>` (its content is bound by `parts` of the checkpoint). */
@@ -105,32 +106,35 @@ const fingerprintFields = (fingerprint: string | null) => {
  * stat is the same as at the checkpoint is taken as unchanged, as an
  * unchanged source is; any other is hashed again. Answers why the prefix
  * changed, or undefined; a verified own prefix seeds `digests`, so the
- * stream continues its digest instead of reading the prefix once more.
+ * stream continues its digest instead of reading the prefix once more. The
+ * files are read through `access`.
  */
 export const changedPrefix = (
+  access: SourceAccessShape,
   checkpoint: CheckpointedSource,
   locator: Locator,
   fingerprint: string | null,
   parts: ReadonlyArray<string>,
   digests: PrefixDigests
-): string | undefined => {
-  const before = fingerprintFields(checkpoint.fingerprint)
-  const now = fingerprintFields(fingerprint)
-  if (checkpoint.prefix !== null && checkpoint.sourceId !== null && (before.main === null || before.main !== now.main)) {
-    const hash = verifyPrefix(locator.path, checkpoint.prefix)
-    if (hash === null) return `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
-    digests.seed(checkpoint.sourceId, locator.path, bindingLength(checkpoint.prefix), hash)
-  }
-  const byName = new Map(parts.map((p) => [partName(p), p]))
-  for (const [name, binding] of Object.entries(checkpoint.parts)) {
-    const path = byName.get(name)
-    if (path === undefined) return `the nested log ${name} is gone`
-    const stat = before.parts.get(name)
-    if (stat !== undefined && stat === now.parts.get(name)) continue
-    if (verifyPrefix(path, binding) === null) return `the nested log ${name} was rewritten`
-  }
-  return undefined
-}
+): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    const before = fingerprintFields(checkpoint.fingerprint)
+    const now = fingerprintFields(fingerprint)
+    if (checkpoint.prefix !== null && checkpoint.sourceId !== null && (before.main === null || before.main !== now.main)) {
+      const hash = yield* verifyPrefix(access, locator.path, checkpoint.prefix)
+      if (hash === null) return `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
+      digests.seed(checkpoint.sourceId, locator.path, bindingLength(checkpoint.prefix), hash)
+    }
+    const byName = new Map(parts.map((p) => [partName(p), p]))
+    for (const [name, binding] of Object.entries(checkpoint.parts)) {
+      const path = byName.get(name)
+      if (path === undefined) return `the nested log ${name} is gone`
+      const stat = before.parts.get(name)
+      if (stat !== undefined && stat === now.parts.get(name)) continue
+      if ((yield* verifyPrefix(access, path, binding)) === null) return `the nested log ${name} was rewritten`
+    }
+    return undefined
+  })
 
 const resolveLocator = (locator: Locator): Locator =>
   locator.path === "" ? locator : { ...locator, path: nodePath.resolve(locator.path) }
@@ -176,6 +180,7 @@ const make = Effect.gen(function*() {
   const index = yield* Index
   const faults = yield* ImportFaults
   const progress = yield* ImportProgress
+  const access = yield* SourceAccess
 
   const importSource = (
     provider: ProviderId,
@@ -200,7 +205,7 @@ const make = Effect.gen(function*() {
       let generation = checkpoint?.generation ?? 0
       let cursor = checkpoint?.cursor ?? undefined
       let newGeneration = false
-      let digests = new PrefixDigests()
+      let digests = new PrefixDigests(access)
       // The source's own events are those of its first event's source id; a
       // Muse Code native log's nested logs follow with their own. The source
       // resumes after its own last event, and its nested logs are streamed
@@ -213,7 +218,7 @@ const make = Effect.gen(function*() {
           newGeneration = true
           cursor = undefined
           ownSourceId = null
-          digests = new PrefixDigests()
+          digests = new PrefixDigests(access)
           return index.beginGeneration(source, generation, reason)
         })
       if (generation === 0) {
@@ -221,7 +226,7 @@ const make = Effect.gen(function*() {
         yield* index.beginGeneration(source, generation, "first import")
       } else if (checkpoint !== undefined) {
         // A change anywhere in what was imported (not only an append) makes a new generation.
-        const changed = changedPrefix(checkpoint, locator, fingerprint, parts, digests)
+        const changed = yield* changedPrefix(access, checkpoint, locator, fingerprint, parts, digests)
         if (changed !== undefined) yield* startOver(changed)
       }
       const diagnostics: Array<Diagnostic> = []
@@ -249,12 +254,15 @@ const make = Effect.gen(function*() {
                 else nested.set(e.sourceId, e.cursor)
               }
               const resumeAt = resumeCursor === null ? undefined : offsetOf(resumeCursor)
-              const prefix = resumeAt === undefined ? undefined : digests.at(own, resumeAt) ?? null
-              for (const [sourceId, c] of nested) {
-                const off = offsetOf(c)
-                if (off !== undefined) partBindings.set(sourceId, digests.at(sourceId, off))
-              }
-              return index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at).pipe(
+              return Effect.gen(function*() {
+                const prefix = resumeAt === undefined ? undefined : (yield* digests.at(own, resumeAt)) ?? null
+                for (const [sourceId, c] of nested) {
+                  const off = offsetOf(c)
+                  if (off !== undefined) partBindings.set(sourceId, yield* digests.at(sourceId, off))
+                }
+                return prefix
+              }).pipe(
+                Effect.flatMap((prefix) => index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at)),
                 Effect.tap((committed) => {
                   sessions += committed.sessions
                   return onBatch(committed)
@@ -475,7 +483,7 @@ const make = Effect.gen(function*() {
 })
 
 /** Layer: the importer over the registry and the index in context. */
-export const layer: Layer.Layer<Importer, never, SessionSources | Index | ImportFaults | ImportProgress> = Layer.effect(
+export const layer: Layer.Layer<Importer, never, SessionSources | Index | ImportFaults | ImportProgress | SourceAccess> = Layer.effect(
   Importer,
   make
 )

@@ -19,7 +19,9 @@
  * @module
  */
 import { createHash, type Hash } from "node:crypto"
-import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import type { SourceAccessShape } from "../../services/SourceAccess.js"
 
 /** Bytes per read of {@link hashFile}. */
 const STEP = 1024 * 1024
@@ -38,61 +40,66 @@ export const bindingLength = (binding: string): number => {
 }
 
 /**
- * Continue `hash` over bytes `[from, to)` of `path` (opened without
- * following a symlink), a step at a time. False when the file is shorter or
- * cannot be read.
+ * Continue `hash` over bytes `[from, to)` of the source file `path`, read a
+ * step at a time through `SourceAccess` (the file authorized in its own
+ * folder: a regular file reached without a symlink, its identity checked at
+ * open; its root was checked when it was streamed). False when the file is
+ * shorter or cannot be read.
  */
-const hashRange = (path: string, hash: Hash, from: number, to: number): boolean => {
-  if (to <= from) return true
-  let fd: number | undefined
-  try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
-    const buf = Buffer.allocUnsafe(Math.min(STEP, to - from))
-    for (let at = from; at < to;) {
-      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, to - at), at)
-      if (n === 0) return false
-      hash.update(buf.subarray(0, n))
-      at += n
-    }
-    return true
-  } catch {
-    return false
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd)
-  }
-}
+const hashRange = (access: SourceAccessShape, path: string, hash: Hash, from: number, to: number): Effect.Effect<boolean> =>
+  to <= from ? Effect.succeed(true) : Effect.scoped(
+    Effect.gen(function*() {
+      const src = yield* access.open(yield* access.authorizeFile(path, [nodePath.dirname(path)]))
+      for (let at = from; at < to;) {
+        const bytes = yield* src.read(at, Math.min(STEP, to - at))
+        if (bytes.length === 0) return false
+        hash.update(bytes)
+        at += bytes.length
+      }
+      return true
+    })
+  ).pipe(Effect.orElseSucceed(() => false))
 
 /**
  * Check a binding against the file as it is now: hashes its first `n` bytes
- * (one sequential read). Answers the hash state at `n` (to continue from)
- * when they match, or null when the file is shorter, unreadable, or differs.
+ * (one sequential read, through `access`). Answers the hash state at `n` (to
+ * continue from) when they match, or null when the file is shorter,
+ * unreadable, or differs.
  */
-export const verifyPrefix = (path: string, binding: string): Hash | null => {
-  const n = bindingLength(binding)
-  if (n < 0) return null
-  const hash = createHash("sha256")
-  if (!hashRange(path, hash, 0, n)) return null
-  return `${n}:${hash.copy().digest("hex")}` === binding ? hash : null
-}
+export const verifyPrefix = (access: SourceAccessShape, path: string, binding: string): Effect.Effect<Hash | null> =>
+  Effect.suspend(() => {
+    const n = bindingLength(binding)
+    if (n < 0) return Effect.succeed(null)
+    const hash = createHash("sha256")
+    return Effect.map(
+      hashRange(access, path, hash, 0, n),
+      (ok) => ok && `${n}:${hash.copy().digest("hex")}` === binding ? hash : null
+    )
+  })
 
 /** The running digest of one file's reads. */
 class FileDigest {
   /** Hash of `[0, end)`. */
   private end = 0
   private readonly hash: Hash
-  /** Bytes read past `end`, contiguous from `pendingStart` (a gap `[end, pendingStart)` is read from the file when needed). */
+  /** Bytes read past `end`, contiguous from `pendingStart` (a gap `[end, pendingStart)` is read from the file when a binding is asked for). */
   private pending: Array<Uint8Array> = []
   private pendingStart = -1
   private pendingLen = 0
   private last: { n: number; binding: string } | undefined
-  /** The file could not be read to fill a gap: no binding can be had. */
+  /** The file could not be read to fill a gap, or a gap's pending reads outgrew their bound: no binding can be had. */
   private broken = false
 
-  constructor(readonly path: string, seed?: { readonly n: number; readonly hash: Hash }) {
+  constructor(
+    private readonly access: SourceAccessShape,
+    readonly path: string,
+    seed?: { readonly n: number; readonly hash: Hash }
+  ) {
     this.hash = seed?.hash ?? createHash("sha256")
     this.end = seed?.n ?? 0
   }
 
+  /** A read of the stream (synchronous: it never reads the file). */
   feed(offset: number, bytes: Uint8Array): void {
     if (this.broken) return
     if (this.pendingStart < 0) {
@@ -111,27 +118,30 @@ class FileDigest {
   private push(bytes: Uint8Array) {
     this.pending.push(bytes)
     this.pendingLen += bytes.length
-    // Far ahead of any offset asked for (a long stretch without events): fold the oldest in.
-    try {
-      while (this.pendingLen > MAX_PENDING && this.pending.length > 1) this.advance()
-    } catch {
+    // Far ahead of any offset asked for (a long stretch without events): fold the oldest in. Folding
+    // past a gap would read the file here, inside the stream's read: instead, such a digest (a
+    // resume with no verified prefix, then 64 MiB without an event) gives up its bindings.
+    if (this.pendingLen <= MAX_PENDING || this.pending.length <= 1) return
+    if (this.pendingStart > this.end) {
       this.broken = true
       this.pending = []
       this.pendingLen = 0
+      return
     }
+    while (this.pendingLen > MAX_PENDING && this.pending.length > 1) this.advance()
   }
 
-  /** Hash the gap before the pending reads, if any, from the file. */
-  private fillGap() {
-    if (this.pendingStart > this.end) {
-      if (!hashRange(this.path, this.hash, this.end, this.pendingStart)) throw new Error("gap")
-      this.end = this.pendingStart
-    }
+  /** Hash the gap before the pending reads, if any, from the file. False when it cannot be read. */
+  private fillGap(): Effect.Effect<boolean> {
+    if (this.pendingStart <= this.end) return Effect.succeed(true)
+    return Effect.map(hashRange(this.access, this.path, this.hash, this.end, this.pendingStart), (ok) => {
+      if (ok) this.end = this.pendingStart
+      return ok
+    })
   }
 
-  /** Hash the gap, if any, and the first pending read into `hash`. */
+  /** Hash the first pending read into `hash` (no gap before it). */
   private advance() {
-    this.fillGap()
     const first = this.pending.shift()!
     this.hash.update(first)
     this.pendingStart += first.length
@@ -140,32 +150,38 @@ class FileDigest {
   }
 
   /** The binding of `[0, n)`; undefined when it cannot be had (the file changed under the gap, or `n` lies past what was read). */
-  at(n: number): string | undefined {
-    if (this.last?.n === n) return this.last.binding
-    if (this.broken) return undefined
-    let binding: string | undefined
-    try {
+  at(n: number): Effect.Effect<string | undefined> {
+    return Effect.suspend(() => {
+      if (this.last?.n === n) return Effect.succeed(this.last.binding)
+      if (this.broken) return Effect.succeed(undefined)
+      const remember = (binding: string | undefined) => {
+        if (binding !== undefined) this.last = { n, binding }
+        return binding
+      }
       if (n < this.end) {
         // Asked behind what was folded (rare): hash the file from its start.
         const h = createHash("sha256")
-        binding = hashRange(this.path, h, 0, n) ? format(n, h) : undefined
-      } else if (this.pendingStart < 0 || n <= this.pendingStart) {
+        return Effect.map(hashRange(this.access, this.path, h, 0, n), (ok) => remember(ok ? format(n, h) : undefined))
+      }
+      if (this.pendingStart < 0 || n <= this.pendingStart) {
         const h = this.hash.copy()
-        binding = hashRange(this.path, h, this.end, n) ? format(n, h) : undefined
-      } else {
-        if (n > this.pendingStart + this.pendingLen) return undefined
-        this.fillGap()
+        return Effect.map(hashRange(this.access, this.path, h, this.end, n), (ok) => remember(ok ? format(n, h) : undefined))
+      }
+      if (n > this.pendingStart + this.pendingLen) return Effect.succeed(undefined)
+      return Effect.map(this.fillGap(), (ok) => {
+        if (!ok) {
+          // The file changed under the gap: the pending reads can no longer be placed.
+          this.broken = true
+          this.pending = []
+          this.pendingLen = 0
+          return undefined
+        }
         while (this.pending.length > 0 && this.pendingStart + this.pending[0].length <= n) this.advance()
         const h = this.hash.copy()
         if (n > this.end) h.update(this.pending[0].subarray(0, n - this.end))
-        binding = format(n, h)
-      }
-    } catch {
-      this.broken = true
-      binding = undefined
-    }
-    if (binding !== undefined) this.last = { n, binding }
-    return binding
+        return remember(format(n, h))
+      })
+    })
   }
 }
 
@@ -179,21 +195,28 @@ class FileDigest {
 export class PrefixDigests {
   private readonly files = new Map<string, FileDigest>()
 
+  /** `access`: what the bytes a binding needs beyond the stream's reads are read with. */
+  constructor(private readonly access: SourceAccessShape) {}
+
   /** Start `sourceId`'s digest from a verified prefix (its hash state at `n`) instead of from byte 0. */
   seed(sourceId: string, path: string, n: number, hash: Hash): void {
-    this.files.set(sourceId, new FileDigest(path, { n, hash }))
+    this.files.set(sourceId, new FileDigest(this.access, path, { n, hash }))
   }
 
   /** A read of a stream: `bytes` of the file `path` (source `sourceId`) at `offset`. */
   readonly onRead = (read: { readonly sourceId: string; readonly path: string; readonly offset: number; readonly bytes: Uint8Array }): void => {
     let f = this.files.get(read.sourceId)
-    if (f === undefined) this.files.set(read.sourceId, f = new FileDigest(read.path))
+    if (f === undefined) this.files.set(read.sourceId, f = new FileDigest(this.access, read.path))
     f.feed(read.offset, read.bytes)
   }
 
-  /** The binding of the first `n` bytes of `sourceId`'s file; undefined when the source was not read or it cannot be had. */
-  at(sourceId: string, n: number): string | undefined {
-    return this.files.get(sourceId)?.at(n)
+  /**
+   * The binding of the first `n` bytes of `sourceId`'s file; undefined when
+   * the source was not read or it cannot be had. Reads the file (through
+   * `SourceAccess`) only for bytes the stream's reads did not cover.
+   */
+  at(sourceId: string, n: number): Effect.Effect<string | undefined> {
+    return this.files.get(sourceId)?.at(n) ?? Effect.succeed(undefined)
   }
 
   /** The path `sourceId`'s reads came from. */

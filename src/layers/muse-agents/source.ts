@@ -13,18 +13,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import {
-  cursorSourceChanged,
-  decodeCursor,
-  cursorEncoder,
-  HEAD_BYTES,
-  headBinder,
-  headBinding,
-  headBindingLength,
-  lineCrc,
-  lineMatches,
-  placeCheck
-} from "../../domain/cursor.js"
+import { decodeCursor } from "../../domain/cursor.js"
 import {
   type IngestError,
   MalformedSource,
@@ -43,8 +32,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines } from "../lines.js"
-import { failIfShrank, hasBom } from "../shrink.js"
+import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 
 /** The services and process facts a transcript is read with. */
 export interface AgentsDeps {
@@ -56,6 +44,13 @@ export interface AgentsDeps {
   /** The user's home folder (`~/agents` default). */
   readonly home: string
 }
+
+/**
+ * How transcript cursors bind their line: the check covers the line's `\n`, a
+ * complete last line without one may carry a cursor (tolerant), and the
+ * first builds printed tokens without a head binding.
+ */
+const TRANSCRIPT_BINDING: LineBinding = { checkNewline: true, unterminated: true, headRequired: false }
 
 /** The locator class this provider reads. */
 export const LOCATOR_CLASS = "muse-agent-transcript" as const
@@ -282,9 +277,10 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
 /**
  * `stream` of a transcript: one {@link SessionEvent} per usable line, in file
  * order, read a step at a time. With a cursor, resumes right after the line
- * that carried it: the cursor's line bytes `[ls, off)` must still hash to its
- * digest, and the file's head (first 4 KiB, as far as the cursor) to its head
- * binding, else `InvalidCursor` (the file was replaced or rewritten). Fails
+ * that carried it by the JSONL kit's one rule (`src/layers/jsonl/resume.ts`):
+ * the cursor's line bytes `[ls, off)` must still match its check, and the
+ * file's head (first 4 KiB, as far as the cursor) its head binding, else
+ * `InvalidCursor` (the file was replaced or rewritten). Fails
  * with the access errors, `MalformedSource` (no `session_header`) or
  * `InvalidCursor`. `onRead` receives each read's bytes (see `StreamOptions.onRead`).
  */
@@ -298,67 +294,33 @@ export const streamTranscript = (
     Effect.gen(function*() {
       const file = yield* authorizeTranscript(deps, locator)
       const sourceId = sourceIdOf(file.path)
-      const src = yield* deps.access.open(file)
-      const header = yield* findHeader(deps, src)
+      const src = yield* openJsonl(deps.access, file, {
+        sourceId,
+        binding: TRANSCRIPT_BINDING,
+        maxRecordBytes: deps.limits.maxRecordBytes,
+        what: "The transcript"
+      })
+      const header = yield* findHeader(deps, src.open)
       if (Option.isNone(header)) return yield* notASession(file)
       const sessionId = header.value.sessionId
       const agentId = header.value.agentId
       let from = 0
       let lineBase = 0
       if (cursor !== undefined) {
-        const state = yield* decodeCursor(cursor, sourceId)
-        if (state.off === undefined || state.ls === undefined || state.h === undefined || state.off < state.ls) {
-          return yield* cursorSourceChanged("the cursor names no line")
-        }
-        if (state.off - state.ls > deps.limits.maxRecordBytes + 1) {
-          return yield* cursorSourceChanged("the cursor's line is longer than any record")
-        }
-        const bytes = yield* src.read(state.ls, state.off - state.ls)
-        if (bytes.length !== state.off - state.ls || !lineMatches(state.h, bytes, state.seq)) {
-          return yield* cursorSourceChanged("the line the cursor follows is no longer there")
-        }
-        if (state.hd !== undefined) {
-          const n = headBindingLength(state.hd)
-          if (n < 0 || headBinding(yield* src.read(0, n), n) !== state.hd) {
-            return yield* cursorSourceChanged("the transcript's first lines were rewritten")
-          }
-        }
-        from = state.off
-        lineBase = state.seq
-        if (state.x === 1) {
-          // The cursor's line had no `\n` then; if one was appended since, it ends that same line.
-          const next = yield* src.read(from, 1)
-          if (next.length === 1 && next[0] === 10) from += 1
-          else lineBase -= 1
-        }
+        const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
+        from = at.next
+        // Bytes after an unterminated cursor line continue that line: they keep its number.
+        lineBase = at.continues ? at.seq - 1 : at.seq
       }
       const maxDepth = deps.limits.maxDepth
-      const headBytes = yield* src.read(0, HEAD_BYTES)
-      const bindHead = headBinder(headBytes)
-      const encode = cursorEncoder(sourceId)
-      const sizeAtOpen = (yield* src.stat).size
-      let reached = from === 0 && hasBom(headBytes) ? 3 : from
-      const lines = readLines(src, {
-        from,
-        maxLineBytes: deps.limits.maxRecordBytes,
-        onRead: onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId, path: file.path, offset, bytes })
-      })
-      return failIfShrank(lines, sizeAtOpen, () => reached, "The transcript").pipe(
+      return src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
           for (const line of chunk) {
-            reached = line.end
             const lineNumber = lineBase + line.lineNumber
             const c = classifyLine(toRaw(line, lineNumber), maxDepth)
             if (!yieldsEvent(c)) continue
-            const token = encode({
-              seq: lineNumber,
-              off: line.end,
-              ls: line.start,
-              h: placeCheck(lineCrc(line.bytes, line.terminated), lineNumber),
-              hd: bindHead(line.end),
-              ...(line.terminated ? {} : { x: 1 })
-            })
+            const token = src.cursor(line, lineNumber)
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
             if (event !== null) out.push(event)
           }

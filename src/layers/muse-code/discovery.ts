@@ -39,7 +39,7 @@ import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
-import { type Line, LineSplitter, readSize } from "../lines.js"
+import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
 import { NATIVE_CLASS, type NativeDeps } from "./native-source.js"
 
 /** Outcome of one candidate's inspection (seed 001). */
@@ -357,10 +357,10 @@ const inspectCandidate = (
 const INSPECTION_CONCURRENCY = 8
 
 /**
- * Inspect the candidates at `indices` with {@link INSPECTION_CONCURRENCY}
- * workers that each take the next candidate until none is left: a handful of
- * fibers, not one per log (forking and joining a fiber cost more than
- * inspecting a small log). Answers the inspections in the order of `indices`.
+ * Inspect the candidates at `indices`, {@link INSPECTION_CONCURRENCY} at a
+ * time. Answers the inspections in the order of `indices`. (Was a pool of
+ * hand-written worker fibers; `Effect.forEach` measured within 5% of its CPU
+ * time discovering 10,000 small native sessions: about 1.0 s either way.)
  */
 const inspectAll = (
   deps: DiscoveryDeps,
@@ -368,22 +368,7 @@ const inspectAll = (
   indices: ReadonlyArray<number>,
   matches: (path: string) => Effect.Effect<boolean>
 ): Effect.Effect<Array<Inspected>> =>
-  Effect.suspend(() => {
-    const out: Array<Inspected> = new Array(indices.length)
-    let next = 0
-    const worker = Effect.whileLoop({
-      while: () => next < indices.length,
-      body: () => {
-        const k = next++
-        return Effect.map(inspectCandidate(deps, candidates[indices[k]], matches), (r) => {
-          out[k] = r
-        })
-      },
-      step: () => {}
-    })
-    const workers = Math.min(INSPECTION_CONCURRENCY, indices.length)
-    return Effect.as(Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true }), out)
-  })
+  Effect.forEach(indices, (i) => inspectCandidate(deps, candidates[i], matches), { concurrency: INSPECTION_CONCURRENCY })
 
 /**
  * A candidate selected before, unchanged since (same fingerprint), whose

@@ -21,6 +21,8 @@
  * - the cursor resumes by seeking to the event's line (`ls`), verifying the
  *   line's check bound to the event's place (`h`, {@link placeCheck}), the digest of the file's first 4 KiB (`hd`) and the
  *   size; any difference is `INVALID_CURSOR` (replaced or rewritten source).
+ *   Line reading, the resume and head checks, shrink detection and cursor
+ *   encoding are the JSONL kit's (`src/layers/jsonl/`).
  *
  * @module
  */
@@ -31,20 +33,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import {
-  cursorEncoder,
-  cursorIsFor,
-  cursorSourceChanged,
-  type CursorState,
-  HEAD_BYTES,
-  headBinder,
-  headBinding,
-  headBindingLength,
-  lineCrc,
-  lineMatches,
-  peekCursor,
-  placeCheck
-} from "../../domain/cursor.js"
+import { cursorIsFor, cursorSourceChanged, type CursorState, peekCursor } from "../../domain/cursor.js"
 import {
   type IngestError,
   InvalidCursor,
@@ -64,13 +53,12 @@ import {
   SESSION_LOG_NAME
 } from "../../domain/muse-code/native.js"
 import { mapRecordEnvelope, type SpawnHandle } from "../../domain/muse-code/records.js"
-import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
+import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines } from "../lines.js"
-import { failIfShrank, hasBom } from "../shrink.js"
+import { type Line, type LineBinding, openJsonl, type ResumePoint } from "../jsonl/index.js"
 
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
@@ -157,9 +145,6 @@ export const authorizeNative = (deps: NativeDeps, path: string): Effect.Effect<N
     }
   })
 
-/** The head binding of a `c1` token of an earlier build: 32 hex of the sha256 of the first min(4 KiB, off) bytes. */
-const legacyHeadDigest = (head: Uint8Array, off: number): string => sha256Hex(head.subarray(0, Math.min(HEAD_BYTES, off))).slice(0, 32)
-
 const invalidCursor = (message: string) =>
   new InvalidCursor({
     message,
@@ -167,24 +152,20 @@ const invalidCursor = (message: string) =>
   })
 
 /**
- * What a native cursor carries besides its place: the head digest (`hd`; in
- * `x.hd` in `c1` tokens), and in `x` whether `session.end` was seen and the
- * parent of a subagent stream.
+ * How native cursors bind their line: the check covers the line without its
+ * `\n`; a torn last line is never handed on, so no cursor follows one; every
+ * token has a head binding (`hd`, or `x.hd` in `c1` tokens of an earlier build).
+ * Besides its place a cursor carries in `x` whether `session.end` was seen
+ * (`end`) and the parent of a subagent stream (`parent`).
  */
-interface CursorExtras {
-  readonly hd: string
-  readonly end?: true
-  readonly parent?: { readonly src: string; readonly child: string }
-}
+const NATIVE_BINDING: LineBinding = { checkNewline: false, unterminated: false, headRequired: true }
 
-const extrasOf = (state: CursorState): CursorExtras | undefined => {
+/** The parent join a subagent stream's cursor carries (`x.parent`). */
+const parentOf = (state: CursorState): { readonly src: string; readonly child: string } | undefined => {
   const x = isRecord(state.x) ? state.x : {}
-  const hd = state.hd ?? x.hd
-  if (typeof hd !== "string") return undefined
-  const parent = isRecord(x.parent) && typeof x.parent.src === "string" && typeof x.parent.child === "string"
+  return isRecord(x.parent) && typeof x.parent.src === "string" && typeof x.parent.child === "string"
     ? { src: x.parent.src, child: x.parent.child }
     : undefined
-  return { hd, ...(x.end === true ? { end: true as const } : {}), ...(parent ? { parent } : {}) }
 }
 
 /** Options of one pass over a log. */
@@ -233,67 +214,37 @@ export const nativeEvents = (
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
-      const open = yield* deps.access.open(src.file)
+      const jsonl = yield* openJsonl(deps.access, src.file, {
+        sourceId: src.sourceId,
+        binding: NATIVE_BINDING,
+        maxRecordBytes: deps.limits.maxRecordBytes,
+        what: "The native log"
+      })
       const stats = options.stats
       const resume = options.resume
-      let head = Buffer.from(yield* open.read(0, HEAD_BYTES))
       let sessionEnd = false
       let nextSeq = 0
+      let at: ResumePoint | undefined
       if (resume !== undefined) {
-        const x = extrasOf(resume)
-        if (resume.off === undefined || resume.ls === undefined || resume.h === undefined || x === undefined) {
-          return yield* invalidCursor("The cursor is not a native-log cursor.")
-        }
-        const st = yield* open.stat
-        if (st.size < resume.off) return yield* cursorSourceChanged("the log is shorter than the cursor's offset")
-        const span = resume.off - resume.ls
-        if (span <= 0 || span > deps.limits.maxRecordBytes + 2) return yield* invalidCursor("The cursor's line span is not valid.")
-        const lineBytes = Buffer.from(yield* open.read(resume.ls, span))
-        if (lineBytes.length !== span || lineBytes[span - 1] !== 10 || !lineMatches(resume.h, lineBytes.subarray(0, span - 1), resume.seq, resume.sub)) {
-          return yield* cursorSourceChanged("the cursor's line differs")
-        }
-        const headMatches = x.hd.includes(":")
-          ? headBindingLength(x.hd) >= 0 && headBinding(head, headBindingLength(x.hd)) === x.hd
-          : legacyHeadDigest(head, resume.off) === x.hd
-        if (!headMatches) {
-          return yield* cursorSourceChanged("the head of the log differs")
-        }
-        sessionEnd = x.end === true
-        nextSeq = resume.seq + 1
+        at = yield* jsonl.resume(resume)
+        sessionEnd = isRecord(resume.x) && resume.x.end === true
+        nextSeq = at.seq + 1
       }
       stats.sessionEnd = sessionEnd
-      let first = resume !== undefined
-      // A line's events are consecutive: remember the CRC of the last line only.
-      let checkedLine: Line | undefined
-      let crcOfLine = 0
-      const lineCheckOf = (l: Line, seq: number, sub: number | undefined) => {
-        if (l !== checkedLine) {
-          checkedLine = l
-          crcOfLine = lineCrc(l.bytes)
-        }
-        return placeCheck(crcOfLine, seq, sub)
-      }
-      // The shared head binding (hashed once past the first HEAD_BYTES); made again when the head is re-read.
-      let bindHead = headBinder(head)
+      let first = at !== undefined
 
-      const encode = cursorEncoder(src.sourceId)
       const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
-        encode({
+        jsonl.cursor(
+          line,
           seq,
-          off: line.end,
-          ls: line.start,
-          ...(sub !== undefined ? { sub } : {}),
-          h: lineCheckOf(line, seq, sub),
-          hd: bindHead(line.end),
-          ...(sessionEnd || options.parentRef !== undefined
+          sub,
+          sessionEnd || options.parentRef !== undefined
             ? {
-              x: {
-                ...(sessionEnd ? { end: true } : {}),
-                ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
-              }
+              ...(sessionEnd ? { end: true } : {}),
+              ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
             }
-            : {})
-        })
+            : undefined
+        )
 
       const mapOne = (
         raw: unknown,
@@ -335,7 +286,7 @@ export const nativeEvents = (
         const where = `line at byte ${line.start}`
         const resumeLine = first
         first = false
-        if (resumeLine && line.start !== resume!.ls) return cursorSourceChanged("the cursor's line moved")
+        if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
         if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
         if (!line.terminated) {
           // Only the last line can be unterminated (readLines): an append in progress.
@@ -344,7 +295,7 @@ export const nativeEvents = (
           return undefined
         }
         stats.bytes = line.end
-        if (resumeLine && resume!.sub === undefined) return undefined // the cursor's own record line
+        if (resumeLine && at!.sub === undefined) return undefined // the cursor's own record line
         if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
         if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
         const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
@@ -375,8 +326,8 @@ export const nativeEvents = (
               contentSha256: f.content_sha256 ?? null,
               childCount: f.children.length
             }
-            const from = resumeLine ? resume!.sub! + 1 : 0
-            if (resumeLine && resume!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
+            const from = resumeLine ? at!.sub! + 1 : 0
+            if (resumeLine && at!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
             for (let i = from; i < f.children.length; i++) {
               const cw = `${where}, retained child ${i}`
               const json = f.children[i].record_json
@@ -401,23 +352,10 @@ export const nativeEvents = (
         }
       }
 
-      const sizeAtOpen = (yield* open.stat).size
-      let reached = resume?.ls ?? (hasBom(head) ? 3 : 0)
-      const onRead = options.onRead
-      const lines = readLines(open, {
-        from: resume?.ls ?? 0,
-        maxLineBytes: deps.limits.maxRecordBytes,
-        onRead: onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId: src.sourceId, path: src.file.path, offset, bytes })
-      })
-      return failIfShrank(lines, sizeAtOpen, () => reached, "The native log").pipe(
+      // The cursor's own line is read again: a retained frame's later children follow its cursor.
+      return jsonl.lines(at?.ls ?? 0, options.onRead).pipe(
         Stream.mapChunksEffect((chunk) =>
           Effect.gen(function*() {
-            const last = Chunk.last(chunk)
-            if (last._tag === "Some") reached = last.value.end
-            if (last._tag === "Some" && head.length < HEAD_BYTES && head.length < last.value.end) {
-              head = Buffer.from(yield* open.read(0, HEAD_BYTES))
-              bindHead = headBinder(head)
-            }
             const out: Array<SessionEvent> = []
             for (const line of chunk) {
               const err = processLine(line, out)
@@ -658,7 +596,7 @@ export const streamNative = (
     Effect.gen(function*() {
       const parent = yield* authorizeNative(deps, path)
       const state = options.cursor !== undefined ? yield* peekCursor(options.cursor) : undefined
-      const parentRef = state !== undefined ? extrasOf(state)?.parent : undefined
+      const parentRef = state !== undefined ? parentOf(state) : undefined
       if (state !== undefined && !cursorIsFor(state, parent.sourceId)) {
         if (options.includeSubagents !== true || parentRef?.src !== parent.sourceId) {
           return yield* invalidCursor("The cursor belongs to another source.")

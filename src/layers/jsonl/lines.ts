@@ -13,8 +13,8 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { SourceAccessError } from "../domain/errors.js"
-import type { OpenSource } from "../services/SourceAccess.js"
+import type { SourceAccessError } from "../../domain/errors.js"
+import type { OpenSource } from "../../services/SourceAccess.js"
 
 /** One physical line of a source. Offsets are bytes from the start of the file. */
 export interface Line {
@@ -169,10 +169,11 @@ export class LineSplitter {
  * The size of the read at `offset`: a full step, except the first read, which
  * is sized to what the file held when it was opened (plus one byte, so that an
  * unchanged file ends with a short read): a small log costs one small buffer,
- * not a full step.
+ * not a full step. A first read at offset 0 is at least 3 bytes, so a UTF-8
+ * BOM is seen whole (however small the step).
  */
 export const readSize = (offset: number, from: number, step: number, sizeAtOpen: number): number =>
-  offset === from ? Math.min(step, Math.max(4096, sizeAtOpen - from + 1)) : step
+  offset === from ? Math.max(from === 0 ? BOM.length : 1, Math.min(step, Math.max(4096, sizeAtOpen - from + 1))) : step
 
 /**
  * Stream the lines of `source` from `options.from` to its end of file (as the

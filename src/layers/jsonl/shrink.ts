@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { MalformedSource } from "../domain/errors.js"
+import { MalformedSource } from "../../domain/errors.js"
 
 /**
  * A stream that ends once `lines` ends, then fails with `MalformedSource`
