@@ -15,7 +15,12 @@ import { cli } from "./support/run.js"
 /** The provider ids, as the CLI lists them. */
 const providerIds = (): Array<string> => JSON.parse(cli(["providers", "--json"]).stdout).data.map((d: any) => d.provider)
 
-const LOCATOR_CLASSES = ["manual-export", "muse-native-session-log", "muse-agent-transcript", "agentmux-agent-record"]
+/** The locator classes, as the CLI lists them (every provider's, in registry order). */
+const LOCATOR_CLASSES: Array<string> = JSON.parse(cli(["providers", "--json"]).stdout).data.flatMap((d: any) => d.locatorClasses)
+
+/** How a usage line shows an option's choices: inline when they fit (40 characters, src/cli/help.ts), else by its placeholder. */
+const usageOfChoices = (option: string, choices: ReadonlyArray<string>): string =>
+  choices.join("|").length <= 40 ? `[--${option} ${choices.join("|")}]` : `[--${option} ${option.split("-").at(-1)!.toUpperCase()}]`
 
 describe("enumerations are choices of the command line", () => {
   const file = path.join(fixturesDir, "muse-code", "export", "orderly.json")
@@ -58,7 +63,7 @@ describe("enumerations are choices of the command line", () => {
 
   it("usage lines show the choices of an option (the long list of locator classes by its name)", () => {
     const usage = (c: string) => cli([c, "--help"]).stdout.split("\n\n")[1].replace(/\s+/g, " ").trim()
-    expect(usage("sessions")).toContain(`[--provider ${providerIds().join("|")}]`)
+    expect(usage("sessions")).toContain(usageOfChoices("provider", providerIds()))
     expect(usage("inspect")).toContain("[--locator-class CLASS]")
     for (const c of LOCATOR_CLASSES) expect(cli(["inspect", "--help"]).stdout).toContain(c)
     // A positional choice keeps its name; the values are in its description.

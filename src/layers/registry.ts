@@ -10,6 +10,7 @@
  * @module
  */
 import * as AgentMux from "./agentmux/provider.js"
+import * as ClaudeCode from "./claude-code/provider.js"
 import * as MuseAgents from "./muse-agents/provider.js"
 import * as MuseCode from "./muse-code/provider.js"
 import { type AccessFieldsOf, type AnyModule, type PlanFieldsOf, settingsOf } from "./provider.js"
@@ -18,7 +19,8 @@ import { type AccessFieldsOf, type AnyModule, type PlanFieldsOf, settingsOf } fr
 export const providers = [
   MuseCode.provider,
   MuseAgents.provider,
-  AgentMux.provider
+  AgentMux.provider,
+  ClaudeCode.provider
 ] as const satisfies ReadonlyArray<AnyModule>
 
 /** The registered provider ids. */

@@ -62,8 +62,16 @@ const partEntry = (p: string): string => {
   return st === undefined ? `${name}=gone` : `${name}=${fingerprintOfStat(st)}`
 }
 
-/** The name a nested log goes by in fingerprints and prefix bindings: its folder's (`subagent/<name>/session.jsonl`). */
-const partName = (p: string): string => nodePath.basename(nodePath.dirname(p))
+/**
+ * The name a nested log goes by in fingerprints and prefix bindings: its file
+ * name (Claude Code: `agent-<id>.jsonl`), or, for a file named
+ * `session.jsonl` (Muse Code: `subagent/<name>/session.jsonl`), its folder's.
+ * Unique among one source's parts.
+ */
+const partName = (p: string): string => {
+  const base = nodePath.basename(p)
+  return base === "session.jsonl" ? nodePath.basename(nodePath.dirname(p)) : base
+}
 
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a

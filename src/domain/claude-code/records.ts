@@ -1,0 +1,267 @@
+/**
+ * Claude Code session-log lines → classified records
+ * (`fixtures/claude-code/README.md`, "Lines"). Pure: no I/O.
+ *
+ * A session log is JSONL, one object a line, each with a `type`:
+ * `user` / `assistant` / `system` carry the conversation (common fields
+ * `uuid`, `parentUuid`, `sessionId`, `timestamp`, `cwd`, `gitBranch`,
+ * `version`, `isSidechain`, `agentId`, …), `summary` names a conversation by
+ * its leaf uuid, and the other kinds (`file-history-snapshot`,
+ * `queue-operation`, `last-prompt`, `progress`, …, and any unknown one) are
+ * skipped silently. Tolerant (as Muse agents): a line that cannot be used is
+ * a {@link LineWarningKind} (skipped and counted), never an error.
+ *
+ * @module
+ */
+import { isRecord, parseJson } from "../json.js"
+import { timestampOrNull } from "../timestamps.js"
+
+/**
+ * Kinds of parse warning (the Muse agents kinds):
+ * - `malformed-json`: a terminated line that is not JSON;
+ * - `truncated-line`: an unterminated last line that is not JSON (a write cut mid-line);
+ * - `non-object`: JSON that is not an object;
+ * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
+ * - `oversized-line`: a line longer than `maxRecordBytes` (not held);
+ * - `invalid-record`: a `user` / `assistant` / `system` line without a `message`
+ *   object (`user`, `assistant`) or a `summary` line without a string `summary`.
+ */
+export type LineWarningKind =
+  | "malformed-json"
+  | "truncated-line"
+  | "non-object"
+  | "too-deep"
+  | "oversized-line"
+  | "invalid-record"
+
+/** One physical line as the classifier sees it (decoded as UTF-8). */
+export interface RawLine {
+  readonly text: string
+  /** 1-based physical line number. */
+  readonly lineNumber: number
+  /** False for a last line with no `\n`. */
+  readonly terminated: boolean
+  /** True when the line passed `maxRecordBytes` and was not read. */
+  readonly oversized?: boolean | undefined
+}
+
+/** One content block of a `user` / `assistant` message, normalized. */
+export type Block =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "thinking"; readonly text: string | null; readonly signed: boolean; readonly redacted: boolean }
+  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown }
+  | { readonly type: "tool_result"; readonly toolUseId: string; readonly text: string; readonly isError: boolean }
+  | { readonly type: "image"; readonly mediaType: string | null }
+
+/**
+ * Token usage of one assistant line (`message.usage`): input, output,
+ * cache-read and cache-write (`cache_creation_input_tokens`) tokens, and the
+ * top-level `costUSD` older versions wrote (US dollars), each null when absent.
+ */
+export interface Usage {
+  readonly inputTokens: number | null
+  readonly outputTokens: number | null
+  readonly cacheReadTokens: number | null
+  readonly cacheWriteTokens: number | null
+  readonly costUSD: number | null
+}
+
+/** A `user`, `assistant` or `system` line. */
+export interface Entry {
+  readonly _tag: "Entry"
+  readonly type: "user" | "assistant" | "system"
+  readonly uuid: string | null
+  readonly parentUuid: string | null
+  readonly logicalParentUuid: string | null
+  readonly sessionId: string | null
+  /** RFC 3339 or null. */
+  readonly timestamp: string | null
+  readonly cwd: string | null
+  readonly gitBranch: string | null
+  readonly version: string | null
+  readonly slug: string | null
+  readonly isSidechain: boolean
+  readonly agentId: string | null
+  readonly isMeta: boolean
+  readonly isCompactSummary: boolean
+  /** `message.content` as blocks (a string content is one text block); `[]` for `system`. */
+  readonly blocks: ReadonlyArray<Block>
+  /** assistant: `message.id`, `requestId`, `message.model`, usage. */
+  readonly messageId: string | null
+  readonly requestId: string | null
+  readonly model: string | null
+  readonly usage: Usage | null
+  /** system: `subtype`, `content` text, and for `compact_boundary` the trigger and `preTokens`. */
+  readonly subtype: string | null
+  readonly systemText: string | null
+  readonly compactTrigger: string | null
+  readonly compactPreTokens: number | null
+  /** user: `toolUseResult.agentId` (the subagent a Task result names), if any. */
+  readonly resultAgentId: string | null
+}
+
+/** Result of classifying one line. */
+export type Classified =
+  | { readonly _tag: "Blank" }
+  | { readonly _tag: "Ignored"; readonly type: string }
+  | { readonly _tag: "LineWarning"; readonly kind: LineWarningKind }
+  | { readonly _tag: "Summary"; readonly summary: string; readonly leafUuid: string | null }
+  | Entry
+
+const BLANK = { _tag: "Blank" } as const
+const warn = (kind: LineWarningKind): Classified => ({ _tag: "LineWarning", kind })
+const s = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null)
+const n = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null)
+
+/** The text of a `tool_result`'s `content`: a string, or the `text` of its blocks joined with `\n`. */
+export const resultText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (Array.isArray(content)) {
+    const texts: Array<string> = []
+    for (const b of content) if (isRecord(b) && typeof b.text === "string") texts.push(b.text)
+    return texts.join("\n")
+  }
+  return content === undefined || content === null ? "" : JSON.stringify(content)
+}
+
+const blockOf = (b: unknown): Block | null => {
+  if (!isRecord(b)) return null
+  switch (b.type) {
+    case "text":
+      return typeof b.text === "string" ? { type: "text", text: b.text } : null
+    case "thinking":
+      return {
+        type: "thinking",
+        text: typeof b.thinking === "string" ? b.thinking : null,
+        signed: typeof b.signature === "string" && b.signature.length > 0,
+        redacted: false
+      }
+    case "redacted_thinking":
+      return { type: "thinking", text: null, signed: false, redacted: true }
+    case "tool_use":
+      return s(b.id) !== null && s(b.name) !== null
+        ? { type: "tool_use", id: b.id as string, name: b.name as string, input: b.input ?? {} }
+        : null
+    case "tool_result":
+      return s(b.tool_use_id) !== null
+        ? { type: "tool_result", toolUseId: b.tool_use_id as string, text: resultText(b.content), isError: b.is_error === true }
+        : null
+    case "image": {
+      const src = isRecord(b.source) ? b.source : {}
+      return { type: "image", mediaType: s(src.media_type) }
+    }
+    default:
+      return null
+  }
+}
+
+const blocksOf = (content: unknown): ReadonlyArray<Block> => {
+  if (typeof content === "string") return content.length > 0 ? [{ type: "text", text: content }] : []
+  if (!Array.isArray(content)) return []
+  const out: Array<Block> = []
+  for (const b of content) {
+    const block = blockOf(b)
+    if (block !== null) out.push(block)
+  }
+  return out
+}
+
+const usageOf = (u: unknown, cost: unknown): Usage | null => {
+  if (!isRecord(u) && n(cost) === null) return null
+  const r = isRecord(u) ? u : {}
+  return {
+    inputTokens: n(r.input_tokens),
+    outputTokens: n(r.output_tokens),
+    cacheReadTokens: n(r.cache_read_input_tokens),
+    cacheWriteTokens: n(r.cache_creation_input_tokens),
+    costUSD: n(cost)
+  }
+}
+
+const isWhitespace = (t: string): boolean => /^[\s\uFEFF]*$/.test(t)
+
+/**
+ * Classify one physical line. Never throws: bad lines are
+ * {@link LineWarningKind}s; kinds other than `user` / `assistant` /
+ * `system` / `summary` are `Ignored` (forward compatible). `maxDepth`: the
+ * import limit on JSON nesting.
+ */
+export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
+  if (line.oversized === true) return warn("oversized-line")
+  const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
+  if (isWhitespace(text)) return BLANK
+  const parsed = parseJson(text, maxDepth)
+  if (parsed._tag === "error") {
+    if (parsed.problem._tag === "depth") return warn("too-deep")
+    return warn(line.terminated ? "malformed-json" : "truncated-line")
+  }
+  const v = parsed.value
+  if (!isRecord(v)) return warn("non-object")
+  switch (v.type) {
+    case "summary":
+      return typeof v.summary === "string" ? { _tag: "Summary", summary: v.summary, leafUuid: s(v.leafUuid) } : warn("invalid-record")
+    case "user":
+    case "assistant":
+    case "system": {
+      const message = v.message
+      if (v.type !== "system" && !isRecord(message)) return warn("invalid-record")
+      const m = isRecord(message) ? message : {}
+      const compact = isRecord(v.compactMetadata) ? v.compactMetadata : {}
+      const tur = v.toolUseResult
+      return {
+        _tag: "Entry",
+        type: v.type,
+        uuid: s(v.uuid),
+        parentUuid: s(v.parentUuid),
+        logicalParentUuid: s(v.logicalParentUuid),
+        sessionId: s(v.sessionId),
+        timestamp: timestampOrNull(v.timestamp),
+        cwd: s(v.cwd),
+        gitBranch: typeof v.gitBranch === "string" ? v.gitBranch : null,
+        version: s(v.version),
+        slug: s(v.slug),
+        isSidechain: v.isSidechain === true,
+        agentId: s(v.agentId),
+        isMeta: v.isMeta === true,
+        isCompactSummary: v.isCompactSummary === true,
+        blocks: v.type === "system" ? [] : blocksOf(m.content),
+        messageId: v.type === "assistant" ? s(m.id) : null,
+        requestId: v.type === "assistant" ? s(v.requestId) : null,
+        model: v.type === "assistant" ? s(m.model) : null,
+        usage: v.type === "assistant" ? usageOf(m.usage, v.costUSD) : null,
+        subtype: s(v.subtype),
+        systemText: v.type === "system" && typeof v.content === "string" ? v.content : null,
+        compactTrigger: s(compact.trigger),
+        compactPreTokens: n(compact.preTokens),
+        resultAgentId: s(v.agentId) !== null && v.type === "user" && !(v.isSidechain === true)
+          ? (v.agentId as string)
+          : isRecord(tur) ? s(tur.agentId) : null
+      }
+    }
+    default:
+      return { _tag: "Ignored", type: typeof v.type === "string" ? v.type : "" }
+  }
+}
+
+/** The text of an entry's `text` blocks, joined with `\n`. */
+export const textOf = (e: Entry): string =>
+  e.blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
+
+/** True for local slash-command lines (`<command-name>`, `<local-command-stdout>`): not prompts. */
+export const isCommandText = (text: string): boolean =>
+  text.includes("<command-name>") || text.includes("<local-command-stdout>") || text.includes("<local-command-stderr>")
+
+/**
+ * True when a `user` entry is a prompt (a user turn): not a sidechain, not
+ * `isMeta`, not `isCompactSummary`, no `tool_result` block, and its text holds
+ * no local command.
+ */
+export const isPrompt = (e: Entry): boolean =>
+  e.type === "user" && !e.isSidechain && !e.isMeta && !e.isCompactSummary &&
+  !e.blocks.some((b) => b.type === "tool_result") && !isCommandText(textOf(e)) && textOf(e).trim().length > 0
+
+/** The spawning tools of a subagent (`Task` in older versions, `Agent` in recent ones). */
+export const isSpawnTool = (name: string): boolean => name === "Task" || name === "Agent"
+
+/** The model name Claude Code gives lines it makes itself (API errors); not a model. */
+export const SYNTHETIC_MODEL = "<synthetic>"

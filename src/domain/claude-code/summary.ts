@@ -1,0 +1,165 @@
+/**
+ * Per-session summary of a Claude Code session (its file, inline
+ * sidechains and nested subagent files): what `discover` lists, `inspect`
+ * counts and `transcript` is titled with (`fixtures/claude-code/EXPECTED.md`,
+ * "Rules used throughout"). Pure: the layer feeds classified lines in order,
+ * the main file first.
+ *
+ * @module
+ */
+import type { ParseWarning } from "../model.js"
+import { titleOf, WarningTally } from "../muse-agents/summary.js"
+import { earliestOf, latestOf } from "../timestamps.js"
+import { eventCountOf, type TokenTotals, UsageTally } from "./events.js"
+import { type Classified, isPrompt, SYNTHETIC_MODEL, textOf } from "./records.js"
+
+/** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
+export const PROMPT_MAX_CHARS = 500
+
+/** Which file a line came from: the session's own file, or a nested subagent file (by agent id). */
+export type Part = { readonly _tag: "main" } | { readonly _tag: "subagent"; readonly agentId: string }
+
+/** The main file. */
+export const MAIN: Part = { _tag: "main" }
+
+/**
+ * Scans a session's lines: title (a `summary` whose `leafUuid` is a uuid of
+ * the session, else the first prompt through `titleOf`), cwd / gitBranch /
+ * version / slug (first main-file entry that has them), model (first
+ * main-chain assistant model that is not `<synthetic>`), first and last times
+ * (min / max `timestamp` of `user` / `assistant` / `system` entries, subagent
+ * files included), prompts (user turns, see `isPrompt`), tool calls and
+ * errors by part, compactions, token totals ({@link UsageTally}), parse
+ * warnings (main file; subagent files apart) and the number of events the
+ * main file yields.
+ */
+export class SessionScan {
+  /** Physical lines of the main file. */
+  lineCount = 0
+  /** True when the main file's last line had no `\n`. */
+  lastLineUnterminated = false
+  promptCount = 0
+  firstPrompt: string | null = null
+  cwd: string | null = null
+  gitBranch: string | null = null
+  version: string | null = null
+  slug: string | null = null
+  model: string | null = null
+  readonly subagentModels: Array<string> = []
+  startedAt: string | null = null
+  endedAt: string | null = null
+  /** Tool calls of the main chain, of inline sidechains, of subagent files. */
+  readonly toolCalls = { main: 0, sidechain: 0, subagents: 0 }
+  /** Tool results with `is_error: true` (every part). */
+  toolErrorCount = 0
+  compactionCount = 0
+  /** Entries of inline sidechains (lines). */
+  sidechainLines = 0
+  /** Events `stream` yields from the main file (without subagents). */
+  eventCount = 0
+  /** Events of the subagent files. */
+  subagentEventCount = 0
+  readonly lineWarnings = new WarningTally()
+  readonly subagentWarnings = new WarningTally()
+  readonly usage = new UsageTally()
+  private readonly uuids = new Set<string>()
+  private readonly summaries: Array<{ summary: string; leafUuid: string | null }> = []
+
+  /** Feed one classified line of `part` (1-based `lineNumber`, `terminated` as read). */
+  push(c: Classified, part: Part, lineNumber: number, terminated: boolean): void {
+    const main = part._tag === "main"
+    if (main) {
+      this.lineCount++
+      this.lastLineUnterminated = !terminated
+    }
+    const events = eventCountOf(c)
+    if (main) this.eventCount += events
+    else this.subagentEventCount += events
+    switch (c._tag) {
+      case "Blank":
+      case "Ignored":
+        return
+      case "LineWarning":
+        ;(main ? this.lineWarnings : this.subagentWarnings).add(c.kind, lineNumber)
+        return
+      case "Summary":
+        this.summaries.push({ summary: c.summary, leafUuid: c.leafUuid })
+        return
+      case "Entry":
+        break
+    }
+    if (c.uuid !== null) this.uuids.add(c.uuid)
+    if (c.timestamp !== null) {
+      this.startedAt = earliestOf(this.startedAt, c.timestamp)
+      this.endedAt = latestOf(this.endedAt, c.timestamp)
+    }
+    if (main) {
+      this.cwd ??= c.cwd
+      this.gitBranch ??= c.gitBranch !== null && c.gitBranch !== "" ? c.gitBranch : null
+      this.version ??= c.version
+      this.slug ??= c.slug
+      if (c.isSidechain) this.sidechainLines++
+    }
+    const where = !main ? "subagent" : c.isSidechain ? "sidechain" : "main"
+    if (c.type === "assistant") {
+      if (c.model !== null && c.model !== SYNTHETIC_MODEL) {
+        if (where === "main") this.model ??= c.model
+        else if (!this.subagentModels.includes(c.model)) this.subagentModels.push(c.model)
+      }
+      if (c.usage !== null) this.usage.add(c.messageId, c.requestId, c.usage, where)
+    }
+    if (c.type === "system" && c.subtype === "compact_boundary" && main) this.compactionCount++
+    for (const b of c.blocks) {
+      if (b.type === "tool_use") {
+        if (where === "main") this.toolCalls.main++
+        else if (where === "sidechain") this.toolCalls.sidechain++
+        else this.toolCalls.subagents++
+      } else if (b.type === "tool_result" && b.isError) this.toolErrorCount++
+    }
+    if (main && isPrompt(c)) {
+      this.promptCount++
+      if (this.firstPrompt === null) {
+        const t = textOf(c).trim()
+        this.firstPrompt = t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t
+      }
+    }
+  }
+
+  /** Every tool call of the session (main chain, sidechains, subagents). */
+  get toolCallCount(): number {
+    return this.toolCalls.main + this.toolCalls.sidechain + this.toolCalls.subagents
+  }
+
+  /** The `summary` whose `leafUuid` is a uuid of this session (the first such), or null. */
+  get summaryTitle(): string | null {
+    for (const s of this.summaries) if (s.leafUuid !== null && this.uuids.has(s.leafUuid)) return s.summary
+    return null
+  }
+
+  /** The title: {@link summaryTitle}, else `titleOf` the first prompt, else null. */
+  get title(): string | null {
+    const fromSummary = this.summaryTitle
+    if (fromSummary !== null && fromSummary.trim().length > 0) return titleOf(fromSummary)
+    return this.firstPrompt !== null ? titleOf(this.firstPrompt) : null
+  }
+
+  /** True when the session holds a conversation (a prompt or a tool call). */
+  get listable(): boolean {
+    return this.promptCount > 0 || this.toolCallCount > 0 || this.usage.totals().messages > 0
+  }
+
+  /** Token totals: every part, and each part. */
+  get tokens(): { readonly total: TokenTotals; readonly main: TokenTotals; readonly sidechain: TokenTotals; readonly subagents: TokenTotals } {
+    return {
+      total: this.usage.totals(),
+      main: this.usage.totals("main"),
+      sidechain: this.usage.totals("sidechain"),
+      subagents: this.usage.totals("subagent")
+    }
+  }
+
+  /** The main file's parse warnings. */
+  get parseWarnings(): Array<ParseWarning> {
+    return this.lineWarnings.toArray()
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Discovery of Claude Code sessions: every `<encoded-cwd>/<session-uuid>.jsonl`
+ * under the projects root (`--claude-root`, else `$CLAUDE_CONFIG_DIR/projects`,
+ * else `~/.claude/projects`), one summary each, latest activity first. Flat-
+ * layout subagent files (`agent-*.jsonl`) and nested subagent files are not
+ * sessions. A file with neither prompts, tool calls nor responses (a file of
+ * summaries only) is left out, said in a `SESSION_OMITTED` diagnostic and
+ * counted in `omitted`. A missing root lists nothing, with a diagnostic.
+ * Symlinks are reported, never followed.
+ *
+ * @module
+ */
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
+import { isSessionFileName } from "../../domain/claude-code/root.js"
+import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { compareTimestamps } from "../../domain/timestamps.js"
+import { type ClaudeDeps, claudeRootOf, scanSession, summaryOf } from "./source.js"
+
+const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
+
+/**
+ * Discover the sessions under the root. Never fails: a missing root is
+ * `unavailable` with coverage `complete` (it holds nothing); a root that
+ * cannot be read, a symlink or an unreadable candidate make coverage `partial`
+ * with a diagnostic naming it.
+ */
+export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryReport> =>
+  Effect.gen(function*() {
+    const root = claudeRootOf(deps)
+    const base = { claudeRoot: root.path, rootOrigin: root.origin }
+    const real = yield* Effect.either(deps.access.authorizeRoot(root.path))
+    if (Either.isLeft(real)) {
+      const missing = real.left._tag === "SourceNotFound"
+      const code = missing ? "CLAUDE_ROOT_NOT_FOUND" : "CLAUDE_ROOT_UNREADABLE"
+      return {
+        provider: PROVIDER,
+        status: "unavailable",
+        coverage: missing ? "complete" : "partial",
+        sourceCount: 0,
+        reasonCode: code,
+        remediation: REMEDY,
+        sources: [],
+        diagnostics: [{
+          code,
+          message: missing
+            ? `The Claude Code projects root ${root.path} does not exist; no sessions listed.`
+            : `The Claude Code projects root ${root.path} cannot be read (${real.left.code}); no sessions listed.`,
+          details: { ...base, code: real.left.code }
+        }],
+        receipts: base
+      } satisfies DiscoveryReport
+    }
+    const rootPath = real.right
+    const diagnostics: Array<Diagnostic> = []
+    const found: Array<DiscoveredSource> = []
+    let projects = 0, filesRead = 0, skipped = 0, omitted = 0
+    const top = yield* Effect.either(deps.access.listDirectory(rootPath))
+    if (Either.isLeft(top)) {
+      diagnostics.push({ code: "CLAUDE_ROOT_UNREADABLE", message: `The root ${rootPath} cannot be listed (${top.left.code}).`, details: { ...base, code: top.left.code } })
+      skipped++
+    } else {
+      for (const p of top.right) {
+        if (p.kind === "symlink") {
+          diagnostics.push({ code: "SYMLINK_SKIPPED", message: `${p.name} under the root is a symlink; it was not followed.`, details: { project: p.name } })
+          skipped++
+          continue
+        }
+        if (p.kind !== "directory") continue
+        projects++
+        const dir = nodePath.join(rootPath, p.name)
+        const entries = yield* Effect.either(deps.access.listDirectory(dir))
+        if (Either.isLeft(entries)) {
+          diagnostics.push({ code: entries.left.code, message: `${p.name}: ${entries.left.message}`, details: { project: p.name } })
+          skipped++
+          continue
+        }
+        for (const e of entries.right) {
+          if (!isSessionFileName(e.name)) continue
+          if (e.kind === "symlink") {
+            diagnostics.push({ code: "SYMLINK_SKIPPED", message: `${p.name}/${e.name} is a symlink; it was not followed.`, details: { project: p.name, file: e.name } })
+            skipped++
+            continue
+          }
+          if (e.kind !== "file") continue
+          const scanned = yield* Effect.either(
+            Effect.flatMap(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]), (f) => scanSession(deps, f))
+          )
+          if (Either.isLeft(scanned)) {
+            diagnostics.push({ code: scanned.left.code, message: `${p.name}/${e.name}: ${scanned.left.message}`, details: { project: p.name, file: e.name } })
+            skipped++
+            continue
+          }
+          filesRead++
+          const s = scanned.right
+          if (!s.scan.listable) {
+            omitted++
+            diagnostics.push({
+              code: "SESSION_OMITTED",
+              message: `${p.name}/${e.name} is not listed: it has neither prompts, tool calls nor responses.`,
+              details: { project: p.name, file: e.name, reason: "no-conversation" }
+            })
+            continue
+          }
+          diagnostics.push(...s.diagnostics)
+          found.push({
+            provider: PROVIDER,
+            sourceId: s.sourceId,
+            locator: { locatorClass: LOCATOR_CLASS, path: s.file.path, sessionId: s.sessionId },
+            sessionId: s.sessionId,
+            summary: summaryOf(s)
+          })
+        }
+      }
+    }
+    const at = (d: DiscoveredSource) => d.summary.updatedAt as string
+    found.sort((a, b) => compareTimestamps(at(b), at(a)) || (a.locator.path < b.locator.path ? -1 : 1))
+    const partial = skipped > 0
+    return {
+      provider: PROVIDER,
+      status: "checked",
+      coverage: partial ? "partial" : "complete",
+      sourceCount: found.length,
+      reasonCode: partial ? "SOURCES_SKIPPED" : null,
+      remediation: partial ? "See diagnostics: symlinked or unreadable project folders or files were not read." : null,
+      sources: found,
+      diagnostics,
+      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, listed: found.length, omitted, skipped },
+      omitted: (omitted > 0 ? { "no-conversation": omitted } : {}) as Record<string, number>
+    } satisfies DiscoveryReport
+  })

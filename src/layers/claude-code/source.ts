@@ -1,0 +1,550 @@
+/**
+ * Reading one Claude Code session (`claude-code-session-log`): its file
+ * `<encoded-cwd>/<session-uuid>.jsonl` under the projects root, and its nested
+ * subagent files `<session-uuid>/subagents/agent-<agentId>.jsonl` (with
+ * `agent-<agentId>.meta.json`). Authorize, scan a step at a time (never the
+ * whole file), and answer inspect / stream / transcript. Tolerant: bad lines
+ * are skipped and counted; only access errors and a bad cursor fail.
+ *
+ * Line reading goes through {@link linesOf} only (one place to swap for a
+ * shared JSONL kit).
+ *
+ * @module
+ */
+import * as nodePath from "node:path"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import {
+  cursorEncoder,
+  cursorIsFor,
+  type CursorState,
+  cursorSourceChanged,
+  HEAD_BYTES,
+  headBinder,
+  headBinding,
+  headBindingLength,
+  lineCrc,
+  lineMatches,
+  peekCursor,
+  placeCheck
+} from "../../domain/cursor.js"
+import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
+import { transcriptFromEvents } from "../../domain/conversation.js"
+import { isRecord, parseJson } from "../../domain/json.js"
+import type { Diagnostic, Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import {
+  ChainState,
+  eventsOf,
+  LOCATOR_CLASS,
+  type ParentRef,
+  PROVIDER,
+  sidechainSessionId,
+  subagentSessionId
+} from "../../domain/claude-code/events.js"
+import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
+import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
+import { MAIN, SessionScan } from "../../domain/claude-code/summary.js"
+import { makeSourceId, redactLocator } from "../../domain/source-id.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
+import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
+import { type Line, readLines } from "../lines.js"
+import { failIfShrank, hasBom } from "../shrink.js"
+
+/** The services and process facts a session is read with. */
+export interface ClaudeDeps {
+  readonly access: SourceAccessShape
+  readonly limits: ImportLimitsShape
+  readonly policy: AccessPolicyShape
+  /** The environment (`CLAUDE_CONFIG_DIR`). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** The user's home folder (`~/.claude/projects`). */
+  readonly home: string
+}
+
+/** The root in force: `--claude-root`, else `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export const claudeRootOf = (deps: ClaudeDeps): ClaudeRoot =>
+  resolveClaudeRoot((deps.policy as { readonly claudeRoot?: string | undefined }).claudeRoot, deps.env, deps.home)
+
+/** The source id of a file's real path (a session log or a subagent file). */
+export const sourceIdOf = (realPath: string): string => makeSourceId(PROVIDER, LOCATOR_CLASS, realPath)
+
+/** Read the lines of an open source from `from` (the one line reader of this provider). */
+const linesOf = (
+  deps: ClaudeDeps,
+  src: OpenSource,
+  from: number,
+  onRead?: ((offset: number, bytes: Uint8Array) => void) | undefined
+): Stream.Stream<Line, SourceAccessError> => readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes, onRead })
+
+const classify = (deps: ClaudeDeps, line: Line, lineNumber: number): Classified =>
+  classifyLine({
+    text: line.oversized ? "" : line.bytes.toString("utf8"),
+    lineNumber,
+    terminated: line.terminated,
+    oversized: line.oversized
+  }, deps.limits.maxDepth)
+
+/**
+ * Authorize a session log under the root. Fails with the access errors
+ * (`SourceOutsideAllowedRoot`, `SourceSymlink`, …) or `UnsupportedOperation`
+ * for another locator class.
+ */
+export const authorizeSession = (
+  deps: ClaudeDeps,
+  locator: Locator
+): Effect.Effect<AuthorizedFile, SourceAccessError | UnsupportedOperation> =>
+  locator.locatorClass !== LOCATOR_CLASS
+    ? Effect.fail(
+      new UnsupportedOperation({
+        message: `Claude Code does not read locator class "${locator.locatorClass}".`,
+        remediation: "Use --locator-class claude-code-session-log (the default) for <claude-root>/<encoded-cwd>/<session-uuid>.jsonl."
+      })
+    )
+    : deps.access.authorizeFile(locator.path, [claudeRootOf(deps).path], "--claude-root DIR")
+
+/** A nested subagent file of a session, authorized, with its `meta.json` facts. */
+export interface Subagent {
+  readonly agentId: string
+  readonly file: AuthorizedFile
+  readonly sourceId: string
+  readonly agentType: string | undefined
+  readonly description: string | undefined
+  /** `toolUseId` of `meta.json`: the parent's spawning call. */
+  readonly toolUseId: string | undefined
+}
+
+const readMeta = (deps: ClaudeDeps, dir: string, agentId: string, root: string) =>
+  Effect.gen(function*() {
+    const file = yield* deps.access.authorizeFile(nodePath.join(dir, `agent-${agentId}.meta.json`), [root])
+    const bytes = yield* deps.access.readWhole(file, deps.limits.maxRecordBytes)
+    const parsed = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"), deps.limits.maxDepth)
+    return parsed._tag === "ok" && isRecord(parsed.value) ? parsed.value : {}
+  }).pipe(Effect.orElseSucceed((): Record<string, unknown> => ({})))
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
+
+/**
+ * The nested subagent files of a session (`<session-uuid>/subagents/agent-*.jsonl`),
+ * by file name. Never fails: a missing folder gives none; a symlink or a file
+ * that cannot be authorized is left out with a diagnostic.
+ */
+export const subagentsOf = (
+  deps: ClaudeDeps,
+  session: AuthorizedFile
+): Effect.Effect<{ readonly subagents: ReadonlyArray<Subagent>; readonly diagnostics: ReadonlyArray<Diagnostic> }> =>
+  Effect.gen(function*() {
+    const dir = subagentsDirOf(session.path)
+    const entries = yield* Effect.orElseSucceed(deps.access.listDirectory(dir), () => [])
+    const subagents: Array<Subagent> = []
+    const diagnostics: Array<Diagnostic> = []
+    for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const agentId = agentIdOfFile(e.name)
+      if (agentId === null) continue
+      if (e.kind !== "file") {
+        diagnostics.push({
+          code: e.kind === "symlink" ? "SYMLINK_SKIPPED" : "NOT_A_FILE",
+          message: `The subagent file ${e.name} is ${e.kind === "symlink" ? "a symlink; it was not followed" : "not a regular file"}.`,
+          details: { agentId }
+        })
+        continue
+      }
+      const file = yield* Effect.either(deps.access.authorizeFile(nodePath.join(dir, e.name), [session.root]))
+      if (Either.isLeft(file)) {
+        diagnostics.push({ code: file.left.code, message: `The subagent file ${e.name}: ${file.left.message}`, details: { agentId } })
+        continue
+      }
+      const meta = yield* readMeta(deps, dir, agentId, session.root)
+      subagents.push({
+        agentId,
+        file: file.right,
+        sourceId: sourceIdOf(file.right.path),
+        agentType: str(meta.agentType),
+        description: str(meta.description),
+        toolUseId: str(meta.toolUseId)
+      })
+    }
+    return { subagents, diagnostics }
+  })
+
+/** The nested subagent files of a session log path, listed synchronously (the importer's `parts`; best effort). */
+export const subagentPaths = (fs: typeof import("node:fs"), sessionPath: string): ReadonlyArray<string> => {
+  try {
+    const dir = subagentsDirOf(sessionPath)
+    return fs.readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && agentIdOfFile(e.name) !== null)
+      .map((e) => nodePath.join(dir, e.name))
+      .sort()
+  } catch {
+    return []
+  }
+}
+
+/** Run `onLine` over every line of an authorized file, in order. */
+const eachLine = (
+  deps: ClaudeDeps,
+  file: AuthorizedFile,
+  onLine: (c: Classified, line: Line) => void,
+  until?: number
+): Effect.Effect<void, SourceAccessError> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const src = yield* deps.access.open(file)
+      let lines = linesOf(deps, src, 0)
+      if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
+      yield* Stream.runForEachChunk(lines, (chunk) =>
+        Effect.sync(() => {
+          for (const line of chunk) onLine(classify(deps, line, line.lineNumber), line)
+        }))
+    })
+  )
+
+/** A session's scan, with what it was read from. */
+export interface ScannedSession {
+  readonly file: AuthorizedFile
+  readonly sourceId: string
+  readonly sessionId: string
+  readonly scan: SessionScan
+  readonly subagents: ReadonlyArray<Subagent>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+}
+
+/** Scan a session: its file, then its nested subagent files. Fails only with access errors of the session file. */
+export const scanSession = (deps: ClaudeDeps, file: AuthorizedFile): Effect.Effect<ScannedSession, SourceAccessError> =>
+  Effect.gen(function*() {
+    const scan = new SessionScan()
+    yield* eachLine(deps, file, (c, line) => scan.push(c, MAIN, line.lineNumber, line.terminated))
+    const { diagnostics, subagents } = yield* subagentsOf(deps, file)
+    const problems = [...diagnostics]
+    for (const s of subagents) {
+      const part = { _tag: "subagent", agentId: s.agentId } as const
+      const read = yield* Effect.either(eachLine(deps, s.file, (c, line) => scan.push(c, part, line.lineNumber, line.terminated)))
+      if (Either.isLeft(read)) {
+        problems.push({ code: read.left.code, message: `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, details: { agentId: s.agentId } })
+      }
+    }
+    return {
+      file,
+      sourceId: sourceIdOf(file.path),
+      sessionId: sessionIdOfFile(nodePath.basename(file.path)),
+      scan,
+      subagents,
+      diagnostics: problems
+    }
+  })
+
+/** Cursor extras: the running event position (`n`) of the event the cursor follows. */
+const positionOf = (state: CursorState): number | undefined =>
+  isRecord(state.x) && typeof state.x.n === "number" && Number.isSafeInteger(state.x.n) && state.x.n >= 0 ? state.x.n : undefined
+
+/** How a file's lines become events: the session and parent of each entry. */
+type Placement = (c: Classified, lineNumber: number) => { readonly sessionId: string; readonly parent: ParentRef | null }
+
+/**
+ * The events of one file, from the start or right after a cursor's event:
+ * the cursor's line `[ls, off)` must still match its check (`h`, bound to
+ * `seq` = line and `sub` = the event's index in it) and the file's head its
+ * head binding (`hd`), else `InvalidCursor`. The line is read again and its
+ * events up to the cursor's are left out.
+ */
+const fileEvents = (
+  deps: ClaudeDeps,
+  file: AuthorizedFile,
+  sourceId: string,
+  place: Placement,
+  resume: CursorState | undefined,
+  onRead: ((read: SourceRead) => void) | undefined,
+  beforeResume?: (c: Classified, lineNumber: number) => void
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrapScoped(
+    Effect.gen(function*() {
+      const src = yield* deps.access.open(file)
+      let from = 0
+      let lineBase = 0
+      let skipThrough = -1
+      let sequence = 0
+      if (resume !== undefined) {
+        const n = positionOf(resume)
+        const { h, hd, ls, off, seq } = resume
+        const sub = resume.sub ?? 0
+        if (off === undefined || ls === undefined || h === undefined || off < ls || n === undefined || n < sub) {
+          return yield* cursorSourceChanged("the cursor names no line")
+        }
+        if (off - ls > deps.limits.maxRecordBytes + 1) return yield* cursorSourceChanged("the cursor's line is longer than any record")
+        const bytes = yield* src.read(ls, off - ls)
+        if (bytes.length !== off - ls || !lineMatches(h, bytes, seq, sub)) {
+          return yield* cursorSourceChanged("the line the cursor follows is no longer there")
+        }
+        if (hd !== undefined) {
+          const len = headBindingLength(hd)
+          if (len < 0 || headBinding(yield* src.read(0, len), len) !== hd) {
+            return yield* cursorSourceChanged("the file's first lines were rewritten")
+          }
+        }
+        if (beforeResume !== undefined) yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), ls)
+        from = ls
+        lineBase = seq - 1
+        skipThrough = sub
+        sequence = n - sub
+      }
+      const headBytes = yield* src.read(0, HEAD_BYTES)
+      const bindHead = headBinder(headBytes)
+      const encode = cursorEncoder(sourceId)
+      const sizeAtOpen = (yield* src.stat).size
+      let reached = from === 0 && hasBom(headBytes) ? 3 : from
+      const lines = linesOf(
+        deps,
+        src,
+        from,
+        onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId, path: file.path, offset, bytes })
+      )
+      return failIfShrank(lines, sizeAtOpen, () => reached, "The session file").pipe(
+        Stream.mapChunks((chunk) => {
+          const out: Array<SessionEvent> = []
+          for (const line of chunk) {
+            reached = line.end
+            const lineNumber = lineBase + line.lineNumber
+            const c = classify(deps, line, lineNumber)
+            if (c._tag !== "Entry") continue
+            const { parent, sessionId } = place(c, lineNumber)
+            const crc = lineCrc(line.bytes, line.terminated)
+            const hdr = bindHead(line.end)
+            const first = sequence
+            const events = eventsOf(c, {
+              sourceId,
+              sessionId,
+              parent,
+              lineNumber,
+              offset: line.start,
+              firstSequence: first,
+              cursor: (k, s) =>
+                encode({ seq: lineNumber, sub: k, off: line.end, ls: line.start, h: placeCheck(crc, lineNumber, k), hd: hdr, x: { n: s } })
+            })
+            sequence += events.length
+            const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
+            for (let k = skip; k < events.length; k++) out.push(events[k])
+          }
+          return Chunk.unsafeFromArray(out)
+        })
+      )
+    })
+  )
+
+/** The placement of a session file's lines: main chain in the session, inline sidechains in their own sessions. */
+const mainPlacement = (chain: ChainState, sessionId: string, sourceId: string): Placement => (c, lineNumber) => {
+  if (c._tag !== "Entry") return { sessionId, parent: null }
+  const root = chain.push(c, lineNumber)
+  if (root === null) return { sessionId, parent: null }
+  return {
+    sessionId: sidechainSessionId(root),
+    parent: { sessionId, sourceId, toolCallId: chain.callOf(root), sidechainRoot: root }
+  }
+}
+
+const subagentPlacement = (chain: ChainState, sessionId: string, sourceId: string, s: Subagent): Placement => () => ({
+  sessionId: subagentSessionId(s.agentId),
+  parent: {
+    sessionId,
+    sourceId,
+    toolCallId: s.toolUseId ?? chain.agentCalls.get(s.agentId) ?? null,
+    agentId: s.agentId,
+    ...(s.agentType !== undefined ? { agentType: s.agentType } : {}),
+    ...(s.description !== undefined ? { description: s.description } : {})
+  }
+})
+
+const otherSource = () =>
+  new InvalidCursor({
+    message: "The cursor belongs to another source.",
+    remediation: "Pass a cursor printed by `stream` for this same source (with --include-subagents for a subagent's), or stream without --cursor to start over."
+  })
+
+/**
+ * `stream` of a session: the session file's events in file order (main
+ * chain, and inline sidechains as their own sessions), then, with
+ * `includeSubagents`, each nested subagent file's (by file name; its own
+ * source id; session `agent-<agentId>`; the parent's session, source and
+ * spawning call under native `parent`). A cursor resumes right after its
+ * event, in the session file or (with `includeSubagents`) in a subagent file;
+ * the subagent files after a session-file cursor are streamed from their
+ * start. Fails with the access errors or `InvalidCursor`.
+ */
+export const streamSession = (
+  deps: ClaudeDeps,
+  locator: Locator,
+  options: StreamOptions = {}
+): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrap(
+    Effect.gen(function*() {
+      const file = yield* authorizeSession(deps, locator)
+      const sourceId = sourceIdOf(file.path)
+      const sessionId = sessionIdOfFile(nodePath.basename(file.path))
+      const state = options.cursor !== undefined ? yield* peekCursor(options.cursor) : undefined
+      const chain = new ChainState()
+      const place = mainPlacement(chain, sessionId, sourceId)
+      const onRead = options.onRead
+      const subagentStreams = (list: ReadonlyArray<Subagent>, first: CursorState | undefined) =>
+        Stream.flatMap(
+          Stream.fromIterable(list.map((s, i) => [s, i] as const)),
+          ([s, i]) => fileEvents(deps, s.file, s.sourceId, subagentPlacement(chain, sessionId, sourceId, s), i === 0 ? first : undefined, onRead),
+          { concurrency: 1 }
+        )
+      const listed = Effect.map(subagentsOf(deps, file), (r) => {
+        for (const d of r.diagnostics) options.onDiagnostic?.(d)
+        return r.subagents
+      })
+      if (state === undefined || cursorIsFor(state, sourceId)) {
+        const own = fileEvents(deps, file, sourceId, place, state, onRead, (c, n) => {
+          if (c._tag === "Entry") chain.push(c, n)
+        })
+        if (options.includeSubagents !== true) return own
+        return Stream.concat(own, Stream.unwrap(Effect.map(listed, (list) => subagentStreams(list, undefined))))
+      }
+      if (options.includeSubagents !== true) return yield* otherSource()
+      const list = yield* listed
+      const at = list.findIndex((s) => cursorIsFor(state, s.sourceId))
+      if (at < 0) return yield* otherSource()
+      // The parent's calls, for the subagents' links: the whole session file, nothing emitted.
+      yield* eachLine(deps, file, (c, line) => {
+        if (c._tag === "Entry") chain.push(c, line.lineNumber)
+      })
+      return subagentStreams(list.slice(at), state)
+    })
+  )
+
+/**
+ * What discovery and the index keep about a session (its summary): title,
+ * cwd (as `cwd`, the index's workspace), git branch, version, model, times,
+ * counts, token totals (each response once) and parse warnings.
+ */
+export const summaryOf = (s: ScannedSession): Record<string, unknown> => {
+  const scan = s.scan
+  const tokens = scan.tokens
+  return {
+    provider: PROVIDER,
+    sessionId: s.sessionId,
+    locator: s.file.path,
+    title: scan.title,
+    titleFrom: scan.summaryTitle !== null ? "summary" : scan.firstPrompt !== null ? "first-prompt" : null,
+    firstPrompt: scan.firstPrompt,
+    cwd: scan.cwd,
+    gitBranch: scan.gitBranch,
+    version: scan.version,
+    slug: scan.slug,
+    model: scan.model,
+    subagentModels: [...scan.subagentModels],
+    startedAt: scan.startedAt,
+    updatedAt: scan.endedAt ?? new Date(s.file.stat.mtimeMs).toISOString(),
+    updatedAtFrom: scan.endedAt !== null ? "last-record" : "file-mtime",
+    promptCount: scan.promptCount,
+    toolCallCount: scan.toolCallCount,
+    toolCalls: { ...scan.toolCalls },
+    toolErrorCount: scan.toolErrorCount,
+    compactionCount: scan.compactionCount,
+    subagentCount: s.subagents.length,
+    subagents: s.subagents.map((a) => ({
+      agentId: a.agentId,
+      sessionId: subagentSessionId(a.agentId),
+      agentType: a.agentType ?? null,
+      description: a.description ?? null,
+      toolUseId: a.toolUseId ?? null
+    })),
+    sidechainLines: scan.sidechainLines,
+    tokens: tokens.total,
+    tokensByPart: { main: tokens.main, sidechain: tokens.sidechain, subagents: tokens.subagents },
+    sizeBytes: s.file.stat.size,
+    lineCount: scan.lineCount,
+    parseWarningCount: scan.lineWarnings.total,
+    parseWarnings: scan.parseWarnings,
+    diagnostics: extraDiagnostics(s)
+  }
+}
+
+/** What a transcript counts besides its orphan results: lines skipped in subagent files. */
+const extraDiagnostics = (s: ScannedSession): Array<TranscriptDiagnostic> =>
+  s.scan.subagentWarnings.total > 0
+    ? [{ kind: "subagent-parse-warnings", count: s.scan.subagentWarnings.total, firstLine: null }]
+    : []
+
+/**
+ * The transcript of a session's main chain (inline sidechains and subagents
+ * are sessions of their own): built from its events exactly as `show` builds
+ * it from the index (`transcriptFromEvents`), titled and timed by the scan,
+ * with the main file's parse warnings. Fails with the access errors or
+ * `ResourceLimitExceeded` when the file passes `maxDocumentBytes`.
+ */
+export const transcriptOf = (deps: ClaudeDeps, locator: Locator): Effect.Effect<Transcript, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* authorizeSession(deps, locator)
+    if (file.stat.size > deps.limits.maxDocumentBytes) {
+      return yield* new ResourceLimitExceeded({
+        message: `The session file is ${file.stat.size} bytes; a transcript holds the whole conversation in memory, and the limit is ${deps.limits.maxDocumentBytes} (maxDocumentBytes).`,
+        remediation: "Use `stream` for its events (any size, a step at a time), or raise maxDocumentBytes (ImportLimits layer) if the memory is there.",
+        details: { limit: "maxDocumentBytes", max: deps.limits.maxDocumentBytes, size: file.stat.size }
+      })
+    }
+    const scanned = yield* scanSession(deps, file)
+    const events = Chunk.toArray(yield* Stream.runCollect(streamSession(deps, locator)))
+    const t = transcriptFromEvents({
+      sessionId: scanned.sessionId,
+      title: scanned.scan.title,
+      model: scanned.scan.model,
+      startedAt: scanned.scan.startedAt
+    }, events.filter((e) => e.sessionId === scanned.sessionId))
+    return { ...t, parseWarnings: scanned.scan.parseWarnings, diagnostics: [...t.diagnostics, ...extraDiagnostics(scanned)] }
+  })
+
+/**
+ * `inspect` of a session: identity, the session with its counts, the events
+ * `stream` yields from the file (without subagents), first / last times, and
+ * parse warnings as diagnostics. `provisional` when the last line has no
+ * `\n`, else `complete`. Fails with the access errors.
+ */
+export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effect<Inspection, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* authorizeSession(deps, locator)
+    const s = yield* scanSession(deps, file)
+    const scan = s.scan
+    const warnings = scan.parseWarnings
+    const summary = summaryOf(s)
+    return {
+      provider: PROVIDER,
+      locatorClass: LOCATOR_CLASS,
+      sourceId: s.sourceId,
+      locator: redactLocator(s.sourceId, file.path),
+      status: scan.lastLineUnterminated ? "provisional" : "complete",
+      sessions: [{
+        sessionId: s.sessionId,
+        promptCount: scan.promptCount,
+        toolCallCount: scan.toolCallCount,
+        toolCalls: summary.toolCalls,
+        toolErrorCount: scan.toolErrorCount,
+        compactionCount: scan.compactionCount,
+        subagentCount: s.subagents.length,
+        tokens: summary.tokens
+      }],
+      eventCount: scan.eventCount,
+      firstEventAt: scan.startedAt,
+      lastEventAt: scan.endedAt,
+      diagnostics: [
+        ...warnings.map((w) => ({
+          code: "PARSE_WARNING",
+          message: `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
+        })),
+        ...s.diagnostics,
+        ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])
+      ],
+      provenance: {
+        sizeBytes: file.stat.size,
+        lineCount: scan.lineCount,
+        subagentEventCount: scan.subagentEventCount,
+        parseWarnings: warnings,
+        parseWarningCount: scan.lineWarnings.total,
+        subagentParseWarnings: scan.subagentWarnings.toArray()
+      }
+    }
+  })
