@@ -51,8 +51,8 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines } from "../lines.js"
-import { failIfShrank, hasBom } from "../shrink.js"
+import { type Line, readLines } from "../jsonl/lines.js"
+import { failIfShrank, hasBom } from "../jsonl/shrink.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
