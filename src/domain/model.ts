@@ -243,6 +243,14 @@ export interface DiscoveryReport {
   readonly diagnostics: ReadonlyArray<Diagnostic>
   readonly receipts: Record<string, unknown>
   /**
+   * The real paths of the roots this discovery went through (providers whose
+   * sources are files under roots: Muse Code native, Muse agents). The
+   * importer checks the sources it imported before from below them that were
+   * not listed this time (their file changed: is what was imported still
+   * there?). Absent: none (a store, explicit files).
+   */
+  readonly roots?: ReadonlyArray<string> | undefined
+  /**
    * Candidates the provider's spec leaves out (not sessions by its rules), by
    * reason, e.g. Muse agents `{"no-session-header": 1,
    * "no-prompts-or-tool-calls": 2}` (seed 000). Nothing was missed, so they

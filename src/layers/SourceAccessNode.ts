@@ -80,6 +80,7 @@ const toStat = (s: fs.Stats): FileStat => ({
   size: s.size,
   mtimeMs: s.mtimeMs,
   birthtimeMs: s.birthtimeMs,
+  ctimeMs: s.ctimeMs,
   dev: s.dev,
   ino: s.ino
 })

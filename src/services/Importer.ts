@@ -90,14 +90,40 @@ export interface ImportReport {
     readonly omitted: number
     /** {@link ImportReport.sources.omitted} by reason (`no-session-header`, `no-prompts-or-tool-calls`, …). */
     readonly omittedByReason: Record<string, number>
+    /**
+     * Sources imported before whose generation this run superseded without
+     * importing them again (see {@link ImportReport.superseded}): their
+     * sessions are no longer listed, as a fresh import would not list them.
+     */
+    readonly superseded: number
+    /**
+     * Sources imported before from below a root discovery went through, not
+     * listed this time because their file is gone: kept in the index as they
+     * were (the index is an archive), not read; not a coverage problem.
+     */
+    readonly gone: number
   }
   readonly sessionsAdded: number
   readonly eventsAdded: number
   readonly rejected: ReadonlyArray<RejectedSource>
+  /** Each source counted in {@link ImportReport.sources.superseded}, with why. */
+  readonly superseded: ReadonlyArray<SupersededSource>
   /** One line per cause of partial coverage, saying what to do ({@link causeLine} of each of `causes`). */
   readonly remediations: ReadonlyArray<string>
   /** The causes of partial coverage, problem and remedy apart. */
   readonly causes: ReadonlyArray<PartialCause>
+}
+
+/**
+ * A source whose imported generation an import superseded without importing
+ * it again: its file is now read as another source (`reason` says which ids
+ * changed), or discovery no longer selects it and what was imported is no
+ * longer in its file (`reason` says what changed).
+ */
+export interface SupersededSource {
+  readonly provider: ProviderId
+  readonly path: string
+  readonly reason: string
 }
 
 /** The importer's operation. */

@@ -23,9 +23,14 @@ export interface Checkpoint {
   readonly generation: number
   /** Cursor of the last committed event of the current generation (null: none yet). */
   readonly cursor: string | null
-  /** Fingerprint (size, mtime, identity) taken before the last read that reached the source's end; null while incomplete. */
+  /** Fingerprint (size, mtime, change time, identity) taken before the last read that reached the source's end; null while incomplete. */
   readonly fingerprint: string | null
-  readonly status: "importing" | "complete" | "rejected"
+  /**
+   * `superseded`: the source's last generation is superseded and no current one
+   * replaces it (its file is now read under another key, or was not selected
+   * and its imported prefix changed): none of its sessions are listed.
+   */
+  readonly status: "importing" | "complete" | "rejected" | "superseded"
   readonly eventCount: number
   /** Source id of the source's own events (its first committed event's); null before any. */
   readonly sourceId: string | null
@@ -167,6 +172,17 @@ export interface IndexShape {
     code: string,
     message: string
   ) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Supersede a source's current generation without a new one replacing it
+   * (what it imported is no longer what its file holds, or the file is now
+   * read as another source): the generation is marked superseded with
+   * `reason`, and the checkpoint moves to an empty generation after it
+   * (status `superseded`, no cursor, fingerprint or bindings), so none of its
+   * sessions or events are listed any more; they stay in the file, as every
+   * superseded generation's do. One transaction. Reading the source again
+   * later starts a new generation.
+   */
+  readonly supersedeSource: (sourceKey: string, reason: string) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */

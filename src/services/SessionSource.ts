@@ -103,6 +103,14 @@ export interface SessionSourceAdapter {
    * absent or undefined, the descriptor's first class.
    */
   readonly locatorClassOf?: ((path: string) => LocatorClass | undefined) | undefined
+  /**
+   * True when each file is one source, whatever else its locator carries
+   * (Muse agents: the agent and session ids read from it): a checkpoint of
+   * the same provider, class and path under another key is an earlier
+   * reading of the same file, which the importer supersedes. False or absent:
+   * a file may hold many sources (a store: AgentMux), each kept on its own.
+   */
+  readonly sourcePerFile?: boolean | undefined
 }
 
 /** The registry's operations. */

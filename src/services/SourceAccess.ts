@@ -12,11 +12,12 @@ import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { ResourceLimitExceeded, SourceAccessError } from "../domain/errors.js"
 
-/** Identity and size of a file at one moment (bytes, epoch ms). */
+/** Identity and size of a file at one moment (bytes, epoch ms; `ctimeMs`: the last change of content or metadata). */
 export interface FileStat {
   readonly size: number
   readonly mtimeMs: number
   readonly birthtimeMs: number
+  readonly ctimeMs: number
   readonly dev: number
   readonly ino: number
 }

@@ -29,7 +29,7 @@ const memFile = (initial: Buffer) => {
   const file: AuthorizedFile = {
     path: "/mem/session.jsonl",
     root: "/mem",
-    stat: { size: initial.length, mtimeMs: 0, birthtimeMs: 0, dev: 1, ino: 1 }
+    stat: { size: initial.length, mtimeMs: 0, birthtimeMs: 0, ctimeMs: 0, dev: 1, ino: 1 }
   }
   const statNow = Effect.sync(() => ({ ...file.stat, size: state.data.length }))
   const open: OpenSource = {

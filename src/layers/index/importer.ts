@@ -47,7 +47,8 @@ import {
   type ImportReport,
   type PartialCause,
   type ProviderCoverage,
-  type RejectedSource
+  type RejectedSource,
+  type SupersededSource
 } from "../../services/Importer.js"
 import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
 import { planOf } from "../provider.js"
@@ -232,6 +233,10 @@ const make = Effect.gen(function*() {
       if (generation === 0) {
         generation = 1
         yield* index.beginGeneration(source, generation, "first import")
+      } else if (checkpoint?.status === "superseded") {
+        // Superseded without a successor (see `supersedeStale`): read again into the empty generation it was left at.
+        newGeneration = true
+        yield* index.beginGeneration(source, generation, "read again after its last generation was superseded")
       } else if (checkpoint !== undefined) {
         // A change anywhere in what was imported (not only an append) makes a new generation.
         const changed = yield* changedPrefix(access, checkpoint, locator, fingerprint, parts, digests)
@@ -308,6 +313,100 @@ const make = Effect.gen(function*() {
       )
     )
 
+  /**
+   * Before anything is imported: supersede the generations of checkpointed
+   * sources that this run's sources replace or that are no longer what was
+   * imported, each in its own transaction (before the first batch of the
+   * source that replaces it, so a kill leaves no mix):
+   * - a source of a one-source-per-file provider (`sourcePerFile`) now read
+   *   under another key (same provider, locator class and path; the key also
+   *   carries ids read from the file, such as a Muse agents session id): the
+   *   old key's generation is superseded, the reason naming what changed;
+   * - a checkpointed source from below a root discovery went through this run
+   *   that it did not list (no longer selected, no longer a source): when its
+   *   file changed since its checkpoint (fingerprint: a stat, plus its nested
+   *   logs'), its imported prefix is checked (`changedPrefix`, one read), and
+   *   a changed prefix supersedes its generation. An unchanged file costs a
+   *   stat and is kept; so is one whose prefix is intact (the file was only
+   *   appended to). A file that is gone is kept as it was (the index is an
+   *   archive) and counted as `gone`.
+   */
+  const supersedeStale = (
+    work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
+    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>
+  ): Effect.Effect<{ superseded: Array<SupersededSource>; gone: number }, StoreUnavailable> =>
+    Effect.gen(function*() {
+      const superseded: Array<SupersededSource> = []
+      let gone = 0
+      const live = (c: CheckpointedSource) => c.status !== "superseded" && c.status !== "rejected"
+      const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
+      const inWork = new Map<string, Locator>()
+      for (const w of work) {
+        const locator = resolveLocator(w.locator)
+        inWork.set(sourceKey(w.provider, locator), locator)
+      }
+      const done = new Set<string>()
+      const supersede = (c: CheckpointedSource, reason: string) =>
+        Effect.suspend(() => {
+          done.add(c.sourceKey)
+          superseded.push({ provider: c.provider, path: c.locator.path, reason })
+          return index.supersedeSource(c.sourceKey, reason)
+        })
+      const perFile = new Map<ProviderId, boolean>()
+      const sourcePerFile = (provider: ProviderId) =>
+        Effect.suspend(() => {
+          const known = perFile.get(provider)
+          if (known !== undefined) return Effect.succeed(known)
+          return registry.get(provider).pipe(
+            Effect.map((a) => a.sourcePerFile === true),
+            Effect.orElseSucceed(() => false),
+            Effect.tap((b) => Effect.sync(() => perFile.set(provider, b)))
+          )
+        })
+      // Read under another key: the checkpoints at each file of this run's one-source-per-file sources.
+      const byFile = new Map<string, Array<CheckpointedSource>>()
+      for (const c of checkpoints.values()) {
+        if (!live(c) || inWork.has(c.sourceKey) || c.locator.path === "") continue
+        const k = fileKey(c.provider, c.locator)
+        byFile.set(k, [...(byFile.get(k) ?? []), c])
+      }
+      for (const w of work) {
+        const locator = resolveLocator(w.locator)
+        const olds = byFile.get(fileKey(w.provider, locator))
+        if (olds === undefined || !(yield* sourcePerFile(w.provider))) continue
+        for (const c of olds) {
+          if (done.has(c.sourceKey)) continue
+          const changed = (["agentId", "sessionId"] as const)
+            .filter((f) => (c.locator[f] ?? "") !== (locator[f] ?? ""))
+            .map((f) => `${f === "agentId" ? "agent id" : "session id"} ${c.locator[f] ?? "(none)"} → ${locator[f] ?? "(none)"}`)
+          yield* supersede(c, `the file is now read as another source${changed.length > 0 ? ` (${changed.join(", ")})` : ""}`)
+        }
+      }
+      // Not listed by the discovery of a root it lies below.
+      const under = (p: string, roots: ReadonlyArray<string>) =>
+        roots.some((r) => p.startsWith(r.endsWith(nodePath.sep) ? r : r + nodePath.sep))
+      for (const c of checkpoints.values()) {
+        if (!live(c) || inWork.has(c.sourceKey) || done.has(c.sourceKey) || c.locator.path === "") continue
+        const roots = covered.get(c.provider)
+        if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
+        const st = yield* Effect.option(Effect.try(() => fs.statSync(c.locator.path, { throwIfNoEntry: false })))
+        if (Option.isNone(st)) continue // cannot be told (unreadable folder): kept as it is
+        if (st.value === undefined) {
+          gone++
+          continue
+        }
+        const adapter = yield* registry.get(c.provider).pipe(Effect.option)
+        if (Option.isNone(adapter)) continue
+        const parts = adapter.value.parts?.(c.locator) ?? []
+        const fingerprint = fingerprintOf(c.locator, parts)
+        if (fingerprint !== null && fingerprint === c.fingerprint) continue
+        const changed = yield* changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access))
+        if (changed !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed}`)
+      }
+      return { superseded, gone }
+    })
+
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
@@ -331,6 +430,8 @@ const make = Effect.gen(function*() {
         diagnostics.find((d) => d.code === code)?.message ?? fallback
 
       const checkpoints = yield* index.checkpoints
+      /** The roots each provider's discovery went through this run (real paths). */
+      const covered = new Map<ProviderId, Array<string>>()
       for (const entry of plan.discover) {
         const { provider, request } = entry
         const adapter = yield* Effect.either(registry.get(provider))
@@ -352,6 +453,7 @@ const make = Effect.gen(function*() {
           continue
         }
         const r = report.right
+        if (r.roots !== undefined) covered.set(provider, [...(covered.get(provider) ?? []), ...r.roots])
         const prior = providers.get(provider)
         const p: Mutable<ProviderCoverage> = prior ?? {
           provider,
@@ -404,6 +506,7 @@ const make = Effect.gen(function*() {
         providers.set(e.provider, p)
       }
       const notIncluded = plan.skipped
+      const stale = yield* supersedeStale(work, checkpoints, covered)
 
       yield* progress.start(work.length)
       let accepted = 0, unchanged = 0, eventsAdded = 0, sessionsAdded = 0, newGenerations = 0, bytes = 0, done = 0
@@ -477,11 +580,14 @@ const make = Effect.gen(function*() {
           rejectedByCode,
           newGenerations,
           omitted: Object.values(omittedByReason).reduce((a, b) => a + b, 0),
-          omittedByReason
+          omittedByReason,
+          superseded: stale.superseded.length,
+          gone: stale.gone
         },
         sessionsAdded,
         eventsAdded,
         rejected,
+        superseded: stale.superseded,
         remediations: causes.map(causeLine),
         causes
       }

@@ -457,6 +457,18 @@ const make = (
                      WHERE source_key = ${key}`
         }))),
 
+      supersedeSource: (key, reason) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key}`
+          if (row === undefined) return
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+                     WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
+          yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, fingerprint = NULL, status = 'superseded',
+                       event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                       error_code = NULL, error_message = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
+        }))),
+
       sessions: (filter) =>
         fail(sql<SessionDbRow>`
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,

@@ -43,7 +43,9 @@ export const makeWith = (
       discover: () => discoverAgents(deps),
       inspect: (locator) => inspectTranscript(deps, locator),
       stream: (locator, options) => streamTranscript(deps, locator, options?.cursor, options?.onRead),
-      transcript: (locator) => transcriptOf(deps, locator)
+      transcript: (locator) => transcriptOf(deps, locator),
+      // One transcript file is one source; its key also carries the session id read from its header.
+      sourcePerFile: true
     }
   })
 

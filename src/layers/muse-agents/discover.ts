@@ -250,6 +250,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       sources,
       diagnostics,
       receipts: { ...receipts },
+      roots: [rootPath],
       omitted: {
         ...(withoutHeader > 0 ? { "no-session-header": withoutHeader } : {}),
         ...(empty > 0 ? { "no-prompts-or-tool-calls": empty } : {})

@@ -507,6 +507,7 @@ export const discoverNative = (
         : null,
       sources,
       diagnostics,
-      receipts: { museSourceInspections: receipts, museEnumeration: tally }
+      receipts: { museSourceInspections: receipts, museEnumeration: tally },
+      roots
     }
   })
