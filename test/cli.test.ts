@@ -228,3 +228,23 @@ describe("show --format transcript", () => {
     expect(cli(["show", "sess-messy", "--index", index, "--format", "transcript"]).stdout).toBe(text)
   })
 })
+
+describe("import's text report", () => {
+  it("names what it superseded without importing (a session id changed in place) and counts files that are gone", () => {
+    const dir = tempDir("si-cli-sup-")
+    const root = path.join(dir, "agents")
+    fs.cpSync(path.join(fixturesDir, "muse-agents", "agents"), root, { recursive: true })
+    const index = path.join(dir, "i.db")
+    const args = ["import", "--index", index, "--agents-root", root, "--workspace", dir]
+    expect(cli(args).code).toBe(0)
+    const file = path.join(root, "cron-first", "sessions", "cron-first.jsonl")
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("sess-cron", "sess-cran"))
+    fs.rmSync(path.join(root, "delegate"), { recursive: true })
+    const r = cli(args)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^ {2}superseded: 1 imported before, now changed .*cron-first\.jsonl: .*sess-cron → sess-cran/m)
+    expect(r.stdout).toMatch(/^ {2}gone: {5}1 imported before whose file is gone \(kept in the index\)$/m)
+    const listed = cli(["sessions", "--index", index, "--json"])
+    expect(JSON.parse(listed.stdout).data.map((s: { sessionId: string }) => s.sessionId).sort()).toEqual(["sess-cran", "sess-delegate", "sess-messy"])
+  })
+})

@@ -27,6 +27,10 @@ const render = (r: ImportReport, index: string): string => {
     ...(s.omitted > 0
       ? [`  omitted:  ${s.omitted} not sessions by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
       : []),
+    ...(s.superseded > 0
+      ? [`  superseded: ${s.superseded} imported before, now changed (no longer what was imported): ${r.superseded.slice(0, 3).map((x) => `${x.path}: ${x.reason}`).join("; ")}${r.superseded.length > 3 ? "; …" : ""}`]
+      : []),
+    ...(s.gone > 0 ? [`  gone:     ${s.gone} imported before whose file is gone (kept in the index)`] : []),
     "  providers:",
     ...r.providers.map((p) =>
       `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${p.sourceCount} sources${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`
