@@ -16,12 +16,11 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toAtif } from "../src/domain/atif.js"
-import { transcriptFromEvents } from "../src/domain/conversation.js"
 import { isIngestError } from "../src/domain/errors.js"
 import { humanTime, renderTranscriptText, visibleControls } from "../src/domain/render.js"
 import * as App from "../src/layers/app.js"
 import * as ImporterLayer from "../src/layers/index/importer.js"
-import { loadSession, loadTrajectory } from "../src/layers/index/queries.js"
+import { loadSession, loadTrajectory, sessionTranscript } from "../src/layers/index/queries.js"
 import * as IndexSqlite from "../src/layers/index/sqlite.js"
 import type { AccessPolicyShape } from "../src/services/AccessPolicy.js"
 import { Index } from "../src/services/Index.js"
@@ -75,7 +74,7 @@ const program = (index: string, plan: ReturnType<typeof ImporterLayer.planFromPo
       .filter((s) => s.provider === "muse-agents")
       .reduce((a, b) => (b.eventCount > a.eventCount ? b : a), sessions[0])
     const { events, session } = yield* loadSession(conversation.sessionUid)
-    const transcript = renderTranscriptText(transcriptFromEvents({ sessionId: session.sessionId, title: session.title }, events))
+    const transcript = renderTranscriptText(sessionTranscript({ session, events }))
     console.log(`\n4. show ${session.sessionId} --format transcript (first lines)`)
     console.log(transcript.split("\n").slice(0, 14).map((l) => `  ${l.slice(0, 120)}`).join("\n"))
 
@@ -95,7 +94,8 @@ const policy: AccessPolicyShape = {
   museRoots: [museRoot],
   agentsRoot: path.join(fixtures, "muse-agents/agents"),
   agentmuxStore: path.join(fixtures, "agentmux/filestore.db"),
-  stateFile: path.join(tmp, "state.db")
+  stateFile: path.join(tmp, "state.db"),
+  claudeRoot: path.join(fixtures, "claude-code/projects")
 }
 const plan = ImporterLayer.planFromPolicy(policy, {
   agents: ["u1"],
@@ -105,7 +105,7 @@ const index = path.join(tmp, "index.db")
 console.log("session-ingest demo")
 console.log(`  workspace ${workspace}`)
 console.log(`  sources: ${rel(policy.agentsRoot!)} (muse-agents), ${rel(policy.agentmuxStore!)} agent u1 (agentmux),`)
-console.log(`           ${museRoot} and 2 exports (muse-code)\n`)
+console.log(`           ${rel(policy.claudeRoot!)} (claude-code), ${museRoot} and 2 exports (muse-code)\n`)
 
 const layer = ImporterLayer.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(App.layer(policy), IndexSqlite.layer(index), ImportFaults.none, ImportProgress.silent))

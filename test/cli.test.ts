@@ -205,10 +205,12 @@ describe("npm run demo", () => {
       encoding: "utf8"
     })
     expect(r.status, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/coverage complete: 9 sources, 9 imported, 0 unchanged, 0 rejected; \+11 sessions/)
-    expect(r.stdout).toMatch(/coverage complete: 9 sources, 0 imported, 9 unchanged, 0 rejected; \+0 sessions, \+0 events/)
+    // 3 Muse Code (2 exports, 1 native log with its nested log), 3 Muse agents, 3 AgentMux, 6 Claude Code files;
+    // sessions: 5 + 3 + 3 + 6 Claude Code sessions with one subagent and one inline sidechain of their own.
+    expect(r.stdout).toMatch(/coverage complete: 15 sources, 15 imported, 0 unchanged, 0 rejected; \+19 sessions/)
+    expect(r.stdout).toMatch(/coverage complete: 15 sources, 0 imported, 15 unchanged, 0 rejected; \+0 sessions, \+0 events/)
     const listing = r.stdout.split("\n").filter((l) => / events {2}/.test(l))
-    expect(listing.length).toBe(11)
+    expect(listing.length).toBe(19)
     // Times for people carry their zone (README): UTC with Z.
     for (const line of listing) expect(line).toMatch(/^ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}/)
   })
