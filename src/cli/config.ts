@@ -126,6 +126,16 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
     }
     const base = nodePath.dirname(nodePath.resolve(path))
     const c = decoded.right as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
+    // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
+    const empty = Object.entries(c).flatMap(([key, v]) =>
+      v === "" ? [key] : Array.isArray(v) ? v.flatMap((x, i) => (x === "" ? [`${key}[${i}]`] : [])) : []
+    )
+    if (empty.length > 0) {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: ${empty[0]}: the value is empty.`,
+        remediation: `Give ${empty[0]} a value, or leave the key out (null for a single value) to use the default.`
+      })
+    }
     const one = (p: string | null | undefined) => (p === undefined || p === null ? undefined : expand(p, base))
     const value = (v: ReadonlyArray<string> | string | null | undefined, path: boolean, many: boolean) =>
       many ? (path ? (v as ReadonlyArray<string> | undefined)?.map((p) => expand(p, base)) : v ?? undefined) : path ? one(v as string | null | undefined) : v ?? undefined

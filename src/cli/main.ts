@@ -29,6 +29,7 @@ import { transcript } from "./commands/transcript.js"
 import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
+import { EMPTY_VALUE } from "./options.js"
 import {
   type CommandError,
   envelope,
@@ -147,6 +148,7 @@ const helpFor = (argv: ReadonlyArray<string>): string | undefined => {
  */
 const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationError): string => {
   const text = "error" in e ? Help.docText(e.error) : "The command line does not parse."
+  if (text === EMPTY_VALUE) return `${emptyValueOwner(argv) ?? "A value"}: ${text}`
   const cases = /^Expected one of the following cases: (.+)$/.exec(text)
   if (cases !== null) return choiceProblem(argv, cases[1].split(", ")) ?? text
   const bad = /^'(.*)' is not an? (\w+)$/.exec(text)
@@ -154,6 +156,36 @@ const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationErr
   const at = optionPart(argv).findIndex((a, i) => i > 0 && a === bad[1] && argv[i - 1].startsWith("-"))
   const kind = /^[aeiou]/.test(bad[2]) ? `an ${bad[2]}` : `a ${bad[2]}`
   return `${at > 0 ? `${argv[at - 1]}: ` : ""}'${bad[1]}' is not ${kind}.`
+}
+
+/**
+ * The option or argument given an empty value (`--agent ""`, `--index=`,
+ * an empty `<file>`), walking the command line as @effect/cli reads it;
+ * `undefined` when none is found.
+ */
+const emptyValueOwner = (argv: ReadonlyArray<string>): string | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1])
+  const positionals = parameters.filter((p) => p.positional)
+  const words = optionPart(argv)
+  for (let i = words.indexOf(named[0]) + 1, k = 0; i < words.length; i++) {
+    const w = words[i]
+    if (w.startsWith("-") && w !== "-") {
+      const [name, inline] = w.includes("=") ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)] : [w, undefined]
+      const p = parameters.find((q) => q.name === name)
+      if (inline !== undefined) {
+        if (inline === "") return name
+      } else if (p?.takesValue === true) {
+        if (words[i + 1] === "") return name
+        i++
+      } else if (p !== undefined && FLAG_VALUES.has(words[i + 1] ?? "")) i++
+    } else {
+      const p = positionals[Math.min(k++, positionals.length - 1)]
+      if (w === "" && p !== undefined) return p.name
+    }
+  }
+  return undefined
 }
 
 /** The words @effect/cli takes as the value of a flag (`--json false`). */
@@ -253,6 +285,10 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   }
   const valueless = valuelessOption(argv)
   if (valueless !== undefined) return refuseCommandLine(argv, `Expected a value following option ${valueless}.`)
+  // Every value names a path, an id, a token or a date: an empty one is refused, never read as "nothing
+  // there" (@effect/cli drops an empty value of a repeated option; options.ts refuses the others too).
+  const empty = emptyValueOwner(argv)
+  if (empty !== undefined) return refuseCommandLine(argv, `${empty}: ${EMPTY_VALUE}`)
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
