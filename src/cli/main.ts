@@ -346,7 +346,18 @@ const answer = ({ error, reply }: Failed): Effect.Effect<number> =>
     Effect.catchAll((e) => Effect.as(printError(reply, e), exitCodeOf[e.code]))
   )
 
-const program = run.pipe(Effect.exit, Effect.flatMap(conclude))
+/** What `bin/early-signals.mjs` remembers of a signal received before the runtime took over. */
+interface EarlySignal {
+  readonly signal: string | undefined
+  readonly listener: (signal: string) => void
+}
+const earlySignal = (globalThis as Record<symbol, EarlySignal | undefined>)[Symbol.for("session-ingest.early-signal")]
+
+/** A run signalled before it started ends as interrupted (exit 130, see the teardown), as one signalled later does. */
+const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : run).pipe(
+  Effect.exit,
+  Effect.flatMap(conclude)
+)
 
 /**
  * Exit with `code` once stdout and stderr have handed over what was written to
@@ -366,17 +377,24 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: false,
   teardown: (exit, onExit) => {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      const message = "Interrupted. Whatever was committed is consistent."
+      const message = "Interrupted; whatever was committed is consistent."
       const remediation = "Run the same command again to finish."
       const reply = replyOf(process.argv.slice(2))
       // With --json, stdout still answers with one envelope (code INTERRUPTED, exit 130).
       if (reply.json) {
         process.stdout.write(JSON.stringify({ ...envelope(reply.command, null, null), status: "error", error: { code: "INTERRUPTED", message, remediation } }) + "\n")
       }
-      process.stderr.write(`session-ingest: interrupted. Whatever was committed is consistent; run the same command again to finish.\n`)
+      // The README's two lines of an error, on stderr with or without --json.
+      process.stderr.write(`session-ingest: INTERRUPTED: ${message}\n  remedy: ${remediation}\n`)
       return onExit(INTERRUPTED_EXIT)
     }
     // A failure here is a defect (a bug), reported by runMain: exit 1.
     exitWhenFlushed(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1)
   }
 })
+// runMain listens for SIGINT / SIGTERM now: the early listener steps aside (a second Ctrl-C
+// during the teardown is Node's again). A signal it already remembered ends the run (`program`).
+if (earlySignal !== undefined) {
+  process.removeListener("SIGINT", earlySignal.listener)
+  process.removeListener("SIGTERM", earlySignal.listener)
+}
