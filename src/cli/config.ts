@@ -59,23 +59,57 @@ const decode = Schema.decodeUnknownEither(Schema.parseJson(ImportConfig), { onEx
 const expand = (p: string, base: string) =>
   nodePath.resolve(base, p === "~" ? os.homedir() : p.startsWith("~/") ? nodePath.join(os.homedir(), p.slice(2)) : p)
 
+const unreadable = (path: string, why: string) =>
+  new InvalidArgument({
+    message: `The config file ${path} cannot be read (${why}).`,
+    remediation: "Pass --config FILE with a readable JSON file (a regular file, not a folder, fifo or device)."
+  })
+
+/** The most a config file may hold: it is a short list of paths. */
+const MAX_CONFIG_BYTES = 1024 * 1024
+
+/**
+ * Read a config file that must be a regular file: stat first, then open
+ * without blocking (`O_NONBLOCK`: a fifo swapped in after the stat cannot
+ * hold the open) and check the opened file is regular before reading it.
+ * A symlink to a regular file is read (a dotfile manager links configs).
+ * `undefined` when absent and `optional`.
+ */
+const readConfigFile = (path: string, optional: boolean): Effect.Effect<string | undefined, InvalidArgument> =>
+  Effect.try({
+    try: () => {
+      let st: fs.Stats
+      try {
+        st = fs.statSync(path)
+      } catch (e) {
+        if (optional && (e as NodeJS.ErrnoException).code === "ENOENT") return undefined
+        throw e
+      }
+      if (!st.isFile()) throw new Error(`not a regular file: a ${st.isDirectory() ? "folder" : st.isFIFO() ? "fifo" : "special file"}`)
+      const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+      try {
+        const opened = fs.fstatSync(fd)
+        if (!opened.isFile()) throw new Error("not a regular file")
+        if (opened.size > MAX_CONFIG_BYTES) throw new Error(`${opened.size} bytes, more than a config file holds`)
+        return fs.readFileSync(fd, "utf8")
+      } finally {
+        fs.closeSync(fd)
+      }
+    },
+    catch: (e) => unreadable(path, e instanceof Error ? e.message : String(e))
+  })
+
 /**
  * Load a configuration: the given file (which must exist), else the default
  * file when present, else an empty configuration. Paths come back absolute.
- * `InvalidArgument` for an unreadable file or a wrong shape.
+ * `InvalidArgument` for a file that is not a regular file (a fifo, a folder:
+ * refused, never waited on), an unreadable file or a wrong shape.
  */
 export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
   Effect.gen(function*() {
     const path = file ?? defaultConfigFile()
-    if (file === undefined && !fs.existsSync(path)) return {}
-    const text = yield* Effect.try({
-      try: () => fs.readFileSync(path, "utf8"),
-      catch: (e) =>
-        new InvalidArgument({
-          message: `The config file ${path} cannot be read (${e instanceof Error ? e.message : String(e)}).`,
-          remediation: "Pass --config FILE with a readable JSON file."
-        })
-    })
+    const text = yield* readConfigFile(path, file === undefined)
+    if (text === undefined) return {}
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
@@ -92,6 +126,16 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
     }
     const base = nodePath.dirname(nodePath.resolve(path))
     const c = decoded.right as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
+    // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
+    const empty = Object.entries(c).flatMap(([key, v]) =>
+      v === "" ? [key] : Array.isArray(v) ? v.flatMap((x, i) => (x === "" ? [`${key}[${i}]`] : [])) : []
+    )
+    if (empty.length > 0) {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: ${empty[0]}: the value is empty.`,
+        remediation: `Give ${empty[0]} a value, or leave the key out (null for a single value) to use the default.`
+      })
+    }
     const one = (p: string | null | undefined) => (p === undefined || p === null ? undefined : expand(p, base))
     const value = (v: ReadonlyArray<string> | string | null | undefined, path: boolean, many: boolean) =>
       many ? (path ? (v as ReadonlyArray<string> | undefined)?.map((p) => expand(p, base)) : v ?? undefined) : path ? one(v as string | null | undefined) : v ?? undefined

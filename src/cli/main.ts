@@ -29,6 +29,7 @@ import { transcript } from "./commands/transcript.js"
 import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
+import { EMPTY_VALUE } from "./options.js"
 import {
   type CommandError,
   envelope,
@@ -147,6 +148,7 @@ const helpFor = (argv: ReadonlyArray<string>): string | undefined => {
  */
 const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationError): string => {
   const text = "error" in e ? Help.docText(e.error) : "The command line does not parse."
+  if (text === EMPTY_VALUE) return `${emptyValueOwner(argv) ?? "A value"}: ${text}`
   const cases = /^Expected one of the following cases: (.+)$/.exec(text)
   if (cases !== null) return choiceProblem(argv, cases[1].split(", ")) ?? text
   const bad = /^'(.*)' is not an? (\w+)$/.exec(text)
@@ -154,6 +156,36 @@ const problemOf = (argv: ReadonlyArray<string>, e: ValidationError.ValidationErr
   const at = optionPart(argv).findIndex((a, i) => i > 0 && a === bad[1] && argv[i - 1].startsWith("-"))
   const kind = /^[aeiou]/.test(bad[2]) ? `an ${bad[2]}` : `a ${bad[2]}`
   return `${at > 0 ? `${argv[at - 1]}: ` : ""}'${bad[1]}' is not ${kind}.`
+}
+
+/**
+ * The option or argument given an empty value (`--agent ""`, `--index=`,
+ * an empty `<file>`), walking the command line as @effect/cli reads it;
+ * `undefined` when none is found.
+ */
+const emptyValueOwner = (argv: ReadonlyArray<string>): string | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1])
+  const positionals = parameters.filter((p) => p.positional)
+  const words = optionPart(argv)
+  for (let i = words.indexOf(named[0]) + 1, k = 0; i < words.length; i++) {
+    const w = words[i]
+    if (w.startsWith("-") && w !== "-") {
+      const [name, inline] = w.includes("=") ? [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)] : [w, undefined]
+      const p = parameters.find((q) => q.name === name)
+      if (inline !== undefined) {
+        if (inline === "") return name
+      } else if (p?.takesValue === true) {
+        if (words[i + 1] === "") return name
+        i++
+      } else if (p !== undefined && FLAG_VALUES.has(words[i + 1] ?? "")) i++
+    } else {
+      const p = positionals[Math.min(k++, positionals.length - 1)]
+      if (w === "" && p !== undefined) return p.name
+    }
+  }
+  return undefined
 }
 
 /** The words @effect/cli takes as the value of a flag (`--json false`). */
@@ -253,6 +285,10 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   }
   const valueless = valuelessOption(argv)
   if (valueless !== undefined) return refuseCommandLine(argv, `Expected a value following option ${valueless}.`)
+  // Every value names a path, an id, a token or a date: an empty one is refused, never read as "nothing
+  // there" (@effect/cli drops an empty value of a repeated option; options.ts refuses the others too).
+  const empty = emptyValueOwner(argv)
+  if (empty !== undefined) return refuseCommandLine(argv, `${empty}: ${EMPTY_VALUE}`)
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
@@ -310,7 +346,18 @@ const answer = ({ error, reply }: Failed): Effect.Effect<number> =>
     Effect.catchAll((e) => Effect.as(printError(reply, e), exitCodeOf[e.code]))
   )
 
-const program = run.pipe(Effect.exit, Effect.flatMap(conclude))
+/** What `bin/early-signals.mjs` remembers of a signal received before the runtime took over. */
+interface EarlySignal {
+  readonly signal: string | undefined
+  readonly listener: (signal: string) => void
+}
+const earlySignal = (globalThis as Record<symbol, EarlySignal | undefined>)[Symbol.for("session-ingest.early-signal")]
+
+/** A run signalled before it started ends as interrupted (exit 130, see the teardown), as one signalled later does. */
+const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : run).pipe(
+  Effect.exit,
+  Effect.flatMap(conclude)
+)
 
 /**
  * Exit with `code` once stdout and stderr have handed over what was written to
@@ -330,17 +377,24 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: false,
   teardown: (exit, onExit) => {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      const message = "Interrupted. Whatever was committed is consistent."
+      const message = "Interrupted; whatever was committed is consistent."
       const remediation = "Run the same command again to finish."
       const reply = replyOf(process.argv.slice(2))
       // With --json, stdout still answers with one envelope (code INTERRUPTED, exit 130).
       if (reply.json) {
         process.stdout.write(JSON.stringify({ ...envelope(reply.command, null, null), status: "error", error: { code: "INTERRUPTED", message, remediation } }) + "\n")
       }
-      process.stderr.write(`session-ingest: interrupted. Whatever was committed is consistent; run the same command again to finish.\n`)
+      // The README's two lines of an error, on stderr with or without --json.
+      process.stderr.write(`session-ingest: INTERRUPTED: ${message}\n  remedy: ${remediation}\n`)
       return onExit(INTERRUPTED_EXIT)
     }
     // A failure here is a defect (a bug), reported by runMain: exit 1.
     exitWhenFlushed(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : 1)
   }
 })
+// runMain listens for SIGINT / SIGTERM now: the early listener steps aside (a second Ctrl-C
+// during the teardown is Node's again). A signal it already remembered ends the run (`program`).
+if (earlySignal !== undefined) {
+  process.removeListener("SIGINT", earlySignal.listener)
+  process.removeListener("SIGTERM", earlySignal.listener)
+}

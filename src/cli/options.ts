@@ -14,15 +14,27 @@ import type { ProviderId } from "../domain/model.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
 
+/**
+ * The problem of an empty value, as `@effect/cli` reports it (the CLI's
+ * error names the option or argument it was given to:
+ * `--agent: the value is empty.`).
+ */
+export const EMPTY_VALUE = "the value is empty."
+
 const optionLike = (v: string): HelpDoc.HelpDoc | undefined =>
-  v.startsWith("--")
+  v.length === 0
+    ? HelpDoc.p(EMPTY_VALUE)
+    : v.startsWith("--")
     ? HelpDoc.p(`"${v}" looks like an option, not a value: an option before it lacks its value, or is given twice where it is not repeatable.`)
     : undefined
 
 /**
- * A text option whose value may not start with `--`: `--agent --index x`
- * would otherwise take `--index` as the agent, and the words after it as
- * files. (A path that starts with `--` can be written `./--name`.)
+ * A text option whose value may be neither empty nor start with `--`: every
+ * text option names a path, an id, a token or a date, and `--agent ""` or
+ * `--agents-root "$UNSET"` read as "nothing there" (or as the working
+ * directory) would make a daily job run on something else than it names;
+ * `--agent --index x` would take `--index` as the agent, and the words after
+ * it as files. (A path that starts with `--` can be written `./--name`.)
  */
 export const plainValue = (self: Options.Options<string>): Options.Options<string> =>
   Options.mapEffect(self, (v) => {
@@ -37,7 +49,7 @@ export const plainValues = (self: Options.Options<Array<string>>): Options.Optio
     return problem === undefined ? Effect.succeed(vs) : Effect.fail(ValidationError.invalidValue(problem))
   })
 
-/** {@link plainValue} for a positional argument. */
+/** {@link plainValue} for a positional argument (not empty, not option-like). */
 export const plainArg = (self: Args.Args<string>): Args.Args<string> =>
   Args.mapEffect(self, (v) => {
     const problem = optionLike(v)

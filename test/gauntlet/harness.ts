@@ -137,13 +137,14 @@ export const guarded = <A, E, R>(
 
 /**
  * The policy every case adds to its own: nothing read from the user's home
- * folder. The agents root is an empty folder (an explicitly named root that is
- * missing would make an import partial).
+ * folder. The agents root holds one agent folder without a transcript (an
+ * explicitly named root that is missing, or holds no agent folder at all,
+ * would make an import partial).
  */
 export const isolatedPolicy = (privateDir: string, policy: Partial<AccessPolicyShape>): Partial<AccessPolicyShape> => ({
   workspaceRoots: [nodePath.join(privateDir, "no-workspace")],
   museRoots: [],
-  agentsRoot: emptyFolder(nodePath.join(privateDir, "no-agents")),
+  agentsRoot: nodePath.dirname(emptyFolder(nodePath.join(privateDir, "no-agents", "no-transcript"))),
   agentmuxStore: nodePath.join(privateDir, "no-store", "filestore.db"),
   stateFile: nodePath.join(privateDir, "state.db"),
   ...policy

@@ -141,7 +141,7 @@ describe("index: line-oriented sources", () => {
         }) + "\n"
       )
       const agents = path.join(dir, "agents")
-      fs.mkdirSync(agents)
+      fs.mkdirSync(path.join(agents, "no-transcript"), { recursive: true }) // a named root without any agent folder would be partial
       const policy = { workspaceRoots: [ws], museRoots: [path.join(dir, "muse")], agentsRoot: agents }
       const plan = planFromPolicy(policy, { exports: [path.join(ws, "orderly.json"), path.join(ws, "broken.json")] })
       const r = yield* importOnce(policy, path.join(dir, "index.db"), plan)

@@ -29,8 +29,9 @@ const museRoot = (batchSize = 2) => {
   const ws = path.join(dir, "ws")
   fs.mkdirSync(ws)
   const root = path.join(dir, "muse")
-  // an empty agents root: checked, nothing found, so coverage is complete unless a muse-code source says otherwise
-  fs.mkdirSync(path.join(dir, "agents"))
+  // an agents root with an agent folder but no transcript: checked, nothing found, so coverage is complete
+  // unless a muse-code source says otherwise (a named root without any agent folder would be partial)
+  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
   const policy = { workspaceRoots: [ws], museRoots: [root], agentsRoot: path.join(dir, "agents") }
   const index = path.join(dir, "index.db")
   const plan = planFromPolicy(policy, { batchSize })

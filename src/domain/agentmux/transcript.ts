@@ -21,9 +21,9 @@
  *
  * @module
  */
-import { createHash } from "node:crypto"
 import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
-import { cursorEncoder } from "../cursor.js"
+import { cursorEncoder, type CursorState, cursorSourceChanged, lineCrc, lineMatches, placeCheck } from "../cursor.js"
+import type { InvalidCursor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
@@ -54,10 +54,18 @@ export interface MapContext {
   readonly maxDepth?: number | undefined
 }
 
-/** An event before its cursor is known, plus the digest of its line (binds cursors to content). */
+/**
+ * An event and what its cursor binds: the bytes of its line, the line's
+ * index in the session and the event's index inside the line (`block`).
+ */
 export interface MappedEvent {
   readonly event: SessionEvent
-  readonly lineDigest: string
+  /** The event's line, without its `\n`. */
+  readonly line: Uint8Array
+  /** The line's index in the session (`am-<line>-<block>`). */
+  readonly lineIndex: number
+  /** The event's index among its line's events. */
+  readonly block: number
 }
 
 /** The mapped session. */
@@ -132,7 +140,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       warn("unreadable-line", lineNo)
       return
     }
-    const lineDigest = createHash("sha256").update(line.bytes).digest("hex").slice(0, 32)
+    const lineBytes = line.bytes
     const native = (extra: Record<string, unknown>) => ({
       "native.agentmux": {
         zone: line.zoneId,
@@ -154,7 +162,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     ) => {
       const b = blockIndex++
       events.push({
-        lineDigest,
+        line: lineBytes,
+        lineIndex: index,
+        block: b,
         event: {
           contractVersion: CONTRACT_VERSION,
           provider: "agentmux",
@@ -266,12 +276,45 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     diagnostics: orphans > 0 ? [{ kind: ORPHAN_TOOL_OUTPUT, count: orphans, firstLine: firstOrphan }] : []
   }
   const encode = cursorEncoder(ctx.sourceId)
-  const withCursors = events.map(({ event, lineDigest }) => ({
-    lineDigest,
-    event: {
-      ...event,
-      cursor: encode({ seq: event.sequence, h: lineDigest })
+  let crcLine = -1
+  let crc = 0
+  const withCursors = events.map((m) => {
+    if (m.lineIndex !== crcLine) {
+      crcLine = m.lineIndex
+      crc = lineCrc(m.line)
     }
-  }))
+    return { ...m, event: { ...m.event, cursor: encode({ seq: m.event.sequence, sub: m.block, h: placeCheck(crc, m.event.sequence, m.block) }) } }
+  })
   return { transcript, events: withCursors }
+}
+
+/**
+ * Where a cursor resumes in a session's mapped events: the index of the first
+ * event after the cursor's own. The cursor binds its event: `seq`, the event's
+ * index in its line (`sub`) and `h` = {@link placeCheck} of the line's CRC-32
+ * continued over `seq`/`sub`; a token with any other field, or whose event's
+ * line changed, or whose `seq` / `sub` / `h` was edited, is `INVALID_CURSOR`.
+ * A token of an earlier build (`h` = first 128 bits of the sha256 of the
+ * line, no `sub`) names only its line, so it resumes only when that line has
+ * one event; otherwise it is refused, never resumed at a guess.
+ */
+export const resumeAfter = (
+  events: ReadonlyArray<MappedEvent>,
+  state: CursorState
+): { readonly _tag: "Right"; readonly index: number } | { readonly _tag: "Left"; readonly error: InvalidCursor } => {
+  const refuse = (what: string) => ({ _tag: "Left" as const, error: cursorSourceChanged(what) })
+  if (state.off !== undefined || state.ls !== undefined || state.hd !== undefined || state.x !== undefined || state.h === undefined) {
+    return refuse("the cursor does not name an event of this session")
+  }
+  const at = state.seq >= 0 ? events[state.seq] : undefined
+  if (at === undefined) return refuse("the session has no event at the cursor")
+  if (state.sub === undefined) {
+    const alone = events[state.seq - 1]?.lineIndex !== at.lineIndex && events[state.seq + 1]?.lineIndex !== at.lineIndex
+    if (!/^[0-9a-f]{32}$/.test(state.h) || !alone || !lineMatches(state.h, at.line, state.seq)) {
+      return refuse("the session's event at the cursor differs")
+    }
+  } else if (state.sub !== at.block || !/^[0-9a-f]{8}$/.test(state.h) || !lineMatches(state.h, at.line, state.seq, state.sub)) {
+    return refuse("the session's event at the cursor differs")
+  }
+  return { _tag: "Right", index: state.seq + 1 }
 }

@@ -13,7 +13,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { checkAgentId } from "../../domain/agentmux/record.js"
-import { mapSession, type MappedSession, type SessionLine } from "../../domain/agentmux/transcript.js"
+import { mapSession, type MappedSession, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
 import type { DiscoveredSource, DiscoveryReport, Inspection, Locator, ProviderDescriptor } from "../../domain/model.js"
@@ -254,11 +254,9 @@ const stream = (deps: Deps, locator: Locator, cursor: string | undefined) =>
       if (cursor !== undefined && events.length > 0) {
         const src = events[0].event.sourceId
         const state = yield* Either.match(decodeCursor(cursor, src), { onLeft: Effect.fail, onRight: Effect.succeed })
-        const at = events[state.seq]
-        if (at === undefined || at.lineDigest !== state.h) {
-          return yield* cursorSourceChanged("the session's line at the cursor differs")
-        }
-        events = events.slice(state.seq + 1)
+        const at = resumeAfter(events, state)
+        if (at._tag === "Left") return yield* at.error
+        events = events.slice(at.index)
       } else if (cursor !== undefined) {
         return yield* cursorSourceChanged("the session has no events")
       }

@@ -143,8 +143,10 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
  * `$MUSE_AGENTS_DIR`, else `~/agents`), in agent-folder name order. Never
  * fails: a missing or unreadable root gives `status: "unavailable"` with an
  * `AGENTS_ROOT_*` diagnostic and no sources (coverage `complete` for a
- * missing root, which holds nothing; `partial` for one that exists but
- * cannot be read, e.g. a file, which may hold sessions that were not read); a
+ * missing default root, which holds nothing; `partial` for a missing root
+ * the user named, and for one that exists but cannot be read, e.g. a file,
+ * which may hold sessions that were not read); a named root without any
+ * agent folder is `partial` too (`AGENTS_ROOT_EMPTY`); a
  * candidate that cannot be read is skipped with a diagnostic and makes
  * coverage `partial`. Transcripts seed 000 leaves out are counted in
  * `omitted` by reason and named in `SESSION_OMITTED` diagnostics (details
@@ -160,9 +162,10 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       return {
         provider: "muse-agents",
         status: "unavailable",
-        // A missing root holds no sessions (complete); a root that exists but cannot be read
-        // (a file, unreadable, a broken link) may hold sessions that were not read (partial).
-        coverage: missing ? "complete" : "partial",
+        // A missing default root holds no sessions (complete); a missing root the user named (option,
+        // config or $MUSE_AGENTS_DIR) is a typo until shown otherwise, and a root that exists but cannot
+        // be read (a file, unreadable, a broken link) may hold sessions that were not read (partial).
+        coverage: missing && root.origin === "default" ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
         remediation: "Pass --agents-root DIR or set MUSE_AGENTS_DIR to the Muse agents folder (default ~/agents).",
@@ -229,7 +232,17 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
         }
       }
     }
-    const partial = skippedCount > 0
+    // A root the user named that holds no agent folder at all is not Muse's agents folder (a typo, a
+    // mount not there yet): partial, so a daily job does not read as "complete". The default root may be empty.
+    const emptyNamed = entries._tag === "Right" && agentFolders === 0 && root.origin !== "default"
+    if (emptyNamed) {
+      diagnostics.push({
+        code: "AGENTS_ROOT_EMPTY",
+        message: `The agents root ${rootPath} holds no agent folder (<agent-id>/sessions/<agent-id>.jsonl); no sessions listed.`,
+        details: { ...base, code: "AGENTS_ROOT_EMPTY" }
+      })
+    }
+    const partial = skippedCount > 0 || emptyNamed
     const receipts: AgentsDiscoveryReceipts = {
       ...base,
       agentsRoot: rootPath,
@@ -245,8 +258,12 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       status: "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: sources.length,
-      reasonCode: partial ? "SOURCES_SKIPPED" : null,
-      remediation: partial ? "See diagnostics: symlinked or unreadable agent folders were not read." : null,
+      reasonCode: skippedCount > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "AGENTS_ROOT_EMPTY" : null,
+      remediation: skippedCount > 0
+        ? "See diagnostics: symlinked or unreadable agent folders were not read."
+        : emptyNamed
+        ? "Check --agents-root (or agentsRoot in the config, or MUSE_AGENTS_DIR): it should be the Muse agents folder that holds one folder per agent (default ~/agents)."
+        : null,
       sources,
       diagnostics,
       receipts: { ...receipts },

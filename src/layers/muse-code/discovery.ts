@@ -19,6 +19,8 @@
  *   `receipts.museSourceInspections`; any inconclusive candidate (or an
  *   unreadable folder) makes the provider `not-checked` with coverage
  *   `partial`, with an explicit diagnostic, even when other sources matched.
+ * - A root without a single candidate (`MUSE_ROOT_EMPTY`) makes coverage
+ *   `partial` too: every muse root is one the user named.
  *
  * @module
  */
@@ -452,8 +454,11 @@ export const discoverNative = (
     /** The path of each receipt's log: diagnostics name it so the operator can act; receipts stay content-free. */
     const paths: Array<string> = []
     const sources: Array<DiscoveredSource> = []
+    /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
+    const emptyRoots: Array<string> = []
     for (const root of roots) {
       const candidates = yield* enumerate(deps, root, tally)
+      if (candidates.length === 0) emptyRoots.push(root)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
       // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
       const evidencePaths = new Set<string>()
@@ -494,16 +499,27 @@ export const discoverNative = (
         details: { count: tally.unreadableFolders }
       })
     }
+    for (const root of emptyRoots) {
+      diagnostics.push({
+        code: "MUSE_ROOT_EMPTY",
+        message: `The sessions root ${root} holds no session log (YYYY/MM/DD/<session-id>/session.jsonl); nothing was found under it.`,
+        details: { root }
+      })
+    }
     const inconclusive = receipts.some((r) => r.outcome === "inconclusive")
-    const partial = inconclusive || tally.unreadableFolders > 0
+    const unchecked = inconclusive || tally.unreadableFolders > 0
+    // Every muse root is named by the user: one without a single session folder is a typo or the wrong folder.
+    const partial = unchecked || emptyRoots.length > 0
     return {
       provider: "muse-code",
-      status: partial ? "not-checked" : "checked",
+      status: unchecked ? "not-checked" : "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: sources.length,
-      reasonCode: inconclusive ? "MUSE_INSPECTION_INCONCLUSIVE" : partial ? "MUSE_FOLDER_UNREADABLE" : null,
-      remediation: partial
+      reasonCode: inconclusive ? "MUSE_INSPECTION_INCONCLUSIVE" : unchecked ? "MUSE_FOLDER_UNREADABLE" : partial ? "MUSE_ROOT_EMPTY" : null,
+      remediation: unchecked
         ? "Some native logs could not be checked against the workspace (see diagnostics). Inspect them explicitly (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), raise the discovery budget (DiscoveryBudget layer), or export them with `muse export`."
+        : partial
+        ? "Check --muse-root (or museRoots in the config): it should be Muse Code's sessions folder (e.g. ~/.local/share/muse/sessions), which holds YYYY/MM/DD/<session-id>/session.jsonl."
         : null,
       sources,
       diagnostics,
