@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { writeAgentsTranscript } from "../bench/generate/agents.js"
 import { fixturesDir, repoRoot, tempDir } from "./support/paths.js"
@@ -142,34 +143,21 @@ describe("the exit code comes from how the command ended", () => {
   }, 60_000)
 
   /**
-   * How long Node itself takes, from the spawn, to run the first line of an
-   * ES module as the CLI's bin is (the slowest of 3): a signal before that meets Node's own default action (it
-   * resets every signal's disposition at startup), which no program can
-   * change. Before the fix, the CLI left the next ~100-200 ms (loading its
-   * bundle) to that default action too: a Ctrl-C there ended it silently.
+   * Run `import` with SIGINT raised while the CLI is still loading: Node
+   * preloads `bin/early-signals.mjs` (as the CLI's first import does) and then
+   * a module that signals its own process, all before the CLI's entry and
+   * long before its runtime takes the signals over. Deterministic, where a
+   * timed `kill` races Node's start-up on a loaded machine (a signal before
+   * Node runs any JavaScript takes the default action in every Node program).
    */
-  const nodeStartup = async (): Promise<number> => {
-    const first = path.join(tempDir("si-thin-first-"), "first.mjs")
-    fs.writeFileSync(first, "process.stdout.write('.')\n")
-    const times: Array<number> = []
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now()
-      const child = spawn(process.execPath, [first], { stdio: ["ignore", "pipe", "ignore"] })
-      await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
-      times.push(performance.now() - t0)
-      await new Promise((resolve) => child.on("exit", resolve))
-    }
-    // the slowest: a busy machine (the suite runs files in parallel) slows every start
-    return Math.max(...times)
-  }
-
-  /** Run `import` and send SIGINT `ms` after Node could first run it: while the CLI loads, or once its runtime runs. */
-  const interruptAt = async (ms: number, json: boolean) => {
-    const startup = await nodeStartup()
+  const interruptWhileLoading = async (json: boolean) => {
     const root = tempDir("si-thin-early-")
-    writeAgentsTranscript(root, "big", 20000)
+    writeAgentsTranscript(root, "big", 2000)
+    const killSelf = path.join(root, "kill-self.mjs")
+    fs.writeFileSync(killSelf, 'process.kill(process.pid, "SIGINT")\n')
     const args = ["import", "--agents-root", root, "--index", path.join(root, "i.db"), "--workspace", root, ...(json ? ["--json"] : [])]
-    const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
+    const early = pathToFileURL(path.join(repoRoot, "bin", "early-signals.mjs")).href
+    const child = spawn(process.execPath, ["--import", early, "--import", pathToFileURL(killSelf).href, path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, XDG_CONFIG_HOME: path.join(root, "no-xdg") }
     })
@@ -177,37 +165,32 @@ describe("the exit code comes from how the command ended", () => {
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
-    const exited = new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, sig) => resolve([c, sig])))
-    await new Promise((resolve) => setTimeout(resolve, startup + ms))
-    child.kill("SIGINT")
-    const [code, signal] = await exited
-    await new Promise((resolve) => setTimeout(resolve, 50)) // the pipes' last bytes
-    return { code, signal, stdout, stderr }
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])))
+    return { code, signal, stdout, stderr, imported: fs.existsSync(path.join(root, "i.db")) }
   }
 
-  for (const ms of [20, 50, 100]) {
-    it(`SIGINT ${ms} ms after Node starts the CLI, under --json: exit 130, one INTERRUPTED envelope and the interrupted lines`, async () => {
-      const r = await interruptAt(ms, true)
-      expect([r.code, r.signal]).toEqual([130, null])
-      const lines = r.stdout.trimEnd().split("\n")
-      expect(lines.length, r.stdout).toBe(1)
-      expect(JSON.parse(lines[0])).toMatchObject({
-        contractVersion: "1.0.0",
-        command: "import",
-        status: "error",
-        data: null,
-        error: { code: "INTERRUPTED", message: "Interrupted; whatever was committed is consistent.", remediation: "Run the same command again to finish." }
-      })
-      expect(r.stderr).toBe(INTERRUPTED_LINES)
-    }, 30_000)
+  it("SIGINT while the CLI loads, under --json: exit 130, one INTERRUPTED envelope and the interrupted lines; nothing imported", async () => {
+    const r = await interruptWhileLoading(true)
+    expect([r.code, r.signal]).toEqual([130, null])
+    const lines = r.stdout.trimEnd().split("\n")
+    expect(lines.length, r.stdout).toBe(1)
+    expect(JSON.parse(lines[0])).toMatchObject({
+      contractVersion: "1.0.0",
+      command: "import",
+      status: "error",
+      data: null,
+      error: { code: "INTERRUPTED", message: "Interrupted; whatever was committed is consistent.", remediation: "Run the same command again to finish." }
+    })
+    expect(r.stderr).toBe(INTERRUPTED_LINES)
+    expect(r.imported).toBe(false)
+  }, 30_000)
 
-    it(`SIGINT ${ms} ms after Node starts the CLI: exit 130, the interrupted lines on stderr`, async () => {
-      const r = await interruptAt(ms, false)
-      expect([r.code, r.signal]).toEqual([130, null])
-      expect(r.stdout).toBe("")
-      expect(r.stderr).toBe(INTERRUPTED_LINES)
-    }, 30_000)
-  }
+  it("SIGINT while the CLI loads: exit 130, the interrupted lines on stderr", async () => {
+    const r = await interruptWhileLoading(false)
+    expect([r.code, r.signal]).toEqual([130, null])
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe(INTERRUPTED_LINES)
+  }, 30_000)
 })
 
 /** The README's two lines for an interrupted run. */

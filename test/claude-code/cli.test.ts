@@ -22,8 +22,9 @@ const json = (args: ReadonlyArray<string>) => {
 const setup = () => {
   const root = copyFixtures()
   const dir = tempDir("si-claude-idx-")
+  // Away from ~/agents: a named agents root with one agent folder and no transcript (an empty named root is partial).
   const agents = nodePath.join(dir, "agents")
-  fs.mkdirSync(agents)
+  fs.mkdirSync(nodePath.join(agents, "nobody"), { recursive: true })
   const index = nodePath.join(dir, "index.db")
   const imp = () => json(["import", "--index", index, "--claude-root", root, "--agents-root", agents])
   return { root, index, imp }

@@ -122,7 +122,10 @@ const native = () => {
     if (path.basename(p) === "session.jsonl") fs.writeFileSync(p, fs.readFileSync(p, "utf8").replaceAll("/workspace/demo", ws))
   }
   fs.rmSync(path.join(muse, "2026", "09", "26", "55555555-5555-4555-8555-555555555555"), { recursive: true })
-  const policy = { workspaceRoots: [ws], museRoots: [muse], agentsRoot: ws }
+  // Away from ~/agents: a named agents root with one agent folder and no transcript (an empty named root is partial).
+  const agents = path.join(dir, "agents")
+  fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })
+  const policy = { workspaceRoots: [ws], museRoots: [muse], agentsRoot: agents }
   const log = path.join(muse, "2026", "09", "25", "22222222-2222-4222-8222-222222222222", "session.jsonl")
   return { dir, ws, muse, policy, log, index: path.join(dir, "index.db") }
 }
