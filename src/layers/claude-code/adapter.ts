@@ -42,7 +42,9 @@ export const makeWith = (
       inspect: (locator) => inspectSession(deps, locator),
       stream: (locator, options) => streamSession(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),
-      parts: (locator) => subagentPaths(fs, locator.path)
+      parts: (locator) => subagentPaths(fs, locator.path),
+      // One session file is one source (its session id is its file stem); its subagent files are parts of it.
+      sourcePerFile: true
     }
   })
 

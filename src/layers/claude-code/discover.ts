@@ -128,6 +128,8 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
       sources: found,
       diagnostics,
       receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, listed: found.length, omitted, skipped },
+      // The root went through: a checkpointed session below it that is no longer listed is checked by the importer.
+      roots: [rootPath],
       omitted: (omitted > 0 ? { "no-conversation": omitted } : {}) as Record<string, number>
     } satisfies DiscoveryReport
   })

@@ -6,8 +6,8 @@
  * whole file), and answer inspect / stream / transcript. Tolerant: bad lines
  * are skipped and counted; only access errors and a bad cursor fail.
  *
- * Line reading goes through {@link linesOf} only (one place to swap for a
- * shared JSONL kit).
+ * Line reading, the cursor resume and head checks, shrink detection and
+ * cursor encoding are the shared JSONL kit's (`src/layers/jsonl`).
  *
  * @module
  */
@@ -16,20 +16,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import {
-  cursorEncoder,
-  cursorIsFor,
-  type CursorState,
-  cursorSourceChanged,
-  HEAD_BYTES,
-  headBinder,
-  headBinding,
-  headBindingLength,
-  lineCrc,
-  lineMatches,
-  peekCursor,
-  placeCheck
-} from "../../domain/cursor.js"
+import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { isRecord, parseJson } from "../../domain/json.js"
@@ -50,9 +37,8 @@ import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
-import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines } from "../jsonl/lines.js"
-import { failIfShrank, hasBom } from "../jsonl/shrink.js"
+import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
+import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -72,13 +58,13 @@ export const claudeRootOf = (deps: ClaudeDeps): ClaudeRoot =>
 /** The source id of a file's real path (a session log or a subagent file). */
 export const sourceIdOf = (realPath: string): string => makeSourceId(PROVIDER, LOCATOR_CLASS, realPath)
 
-/** Read the lines of an open source from `from` (the one line reader of this provider). */
-const linesOf = (
-  deps: ClaudeDeps,
-  src: OpenSource,
-  from: number,
-  onRead?: ((offset: number, bytes: Uint8Array) => void) | undefined
-): Stream.Stream<Line, SourceAccessError> => readLines(src, { from, maxLineBytes: deps.limits.maxRecordBytes, onRead })
+/**
+ * How session-file cursors bind their line (the JSONL kit's rule): the check
+ * covers the line's bytes without its `\n`; a complete last line without one
+ * may carry a cursor (tolerant: such a line is streamed, and an append may
+ * complete it); every token carries a head binding.
+ */
+const SESSION_BINDING: LineBinding = { checkNewline: false, unterminated: true, headRequired: true }
 
 const classify = (deps: ClaudeDeps, line: Line, lineNumber: number): Classified =>
   classifyLine({
@@ -193,7 +179,7 @@ const eachLine = (
   Effect.scoped(
     Effect.gen(function*() {
       const src = yield* deps.access.open(file)
-      let lines = linesOf(deps, src, 0)
+      let lines = readLines(src, { maxLineBytes: deps.limits.maxRecordBytes })
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
       yield* Stream.runForEachChunk(lines, (chunk) =>
         Effect.sync(() => {
@@ -244,11 +230,14 @@ const positionOf = (state: CursorState): number | undefined =>
 type Placement = (c: Classified, lineNumber: number) => { readonly sessionId: string; readonly parent: ParentRef | null }
 
 /**
- * The events of one file, from the start or right after a cursor's event:
- * the cursor's line `[ls, off)` must still match its check (`h`, bound to
- * `seq` = line and `sub` = the event's index in it) and the file's head its
- * head binding (`hd`), else `InvalidCursor`. The line is read again and its
- * events up to the cursor's are left out.
+ * The events of one file, from the start or right after a cursor's event.
+ * The cursor is checked by the JSONL kit's one resume rule
+ * (`src/layers/jsonl/resume.ts`): its line `[ls, off)` must still match its
+ * check (`h`, bound to `seq` = line and `sub` = the event's index in it) and
+ * the file's head its head binding (`hd`), else `InvalidCursor`. The line is
+ * read again and its events up to the cursor's are left out; when the
+ * cursor's line had no `\n` and bytes were appended to it since (no `\n`
+ * between), those bytes are read on their own, as the rest of that line.
  */
 const fileEvents = (
   deps: ClaudeDeps,
@@ -261,67 +250,51 @@ const fileEvents = (
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
-      const src = yield* deps.access.open(file)
+      const src = yield* openJsonl(deps.access, file, {
+        sourceId,
+        binding: SESSION_BINDING,
+        maxRecordBytes: deps.limits.maxRecordBytes,
+        what: "The session file"
+      })
       let from = 0
       let lineBase = 0
       let skipThrough = -1
       let sequence = 0
       if (resume !== undefined) {
+        const at = yield* src.resume(resume)
         const n = positionOf(resume)
-        const { h, hd, ls, off, seq } = resume
-        const sub = resume.sub ?? 0
-        if (off === undefined || ls === undefined || h === undefined || off < ls || n === undefined || n < sub) {
-          return yield* cursorSourceChanged("the cursor names no line")
-        }
-        if (off - ls > deps.limits.maxRecordBytes + 1) return yield* cursorSourceChanged("the cursor's line is longer than any record")
-        const bytes = yield* src.read(ls, off - ls)
-        if (bytes.length !== off - ls || !lineMatches(h, bytes, seq, sub)) {
-          return yield* cursorSourceChanged("the line the cursor follows is no longer there")
-        }
-        if (hd !== undefined) {
-          const len = headBindingLength(hd)
-          if (len < 0 || headBinding(yield* src.read(0, len), len) !== hd) {
-            return yield* cursorSourceChanged("the file's first lines were rewritten")
+        const sub = at.sub ?? 0
+        if (n === undefined || n < sub) return yield* cursorSourceChanged("the cursor names no event position")
+        if (beforeResume !== undefined) {
+          yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), at.ls)
+          if (at.continues) {
+            // The cursor's line as it was when the cursor was printed (it has grown since).
+            const bytes = Buffer.from(yield* src.open.read(at.ls, at.off - at.ls))
+            const line: Line = { start: at.ls, end: at.off, lineNumber: at.seq, bytes, terminated: false, oversized: false }
+            beforeResume(classify(deps, line, at.seq), at.seq)
           }
         }
-        if (beforeResume !== undefined) yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), ls)
-        from = ls
-        lineBase = seq - 1
-        skipThrough = sub
-        sequence = n - sub
+        from = at.continues ? at.next : at.ls
+        lineBase = at.seq - 1
+        skipThrough = at.continues ? -1 : sub
+        sequence = at.continues ? n + 1 : n - sub
       }
-      const headBytes = yield* src.read(0, HEAD_BYTES)
-      const bindHead = headBinder(headBytes)
-      const encode = cursorEncoder(sourceId)
-      const sizeAtOpen = (yield* src.stat).size
-      let reached = from === 0 && hasBom(headBytes) ? 3 : from
-      const lines = linesOf(
-        deps,
-        src,
-        from,
-        onRead === undefined ? undefined : (offset, bytes) => onRead({ sourceId, path: file.path, offset, bytes })
-      )
-      return failIfShrank(lines, sizeAtOpen, () => reached, "The session file").pipe(
+      return src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
           for (const line of chunk) {
-            reached = line.end
             const lineNumber = lineBase + line.lineNumber
             const c = classify(deps, line, lineNumber)
             if (c._tag !== "Entry") continue
             const { parent, sessionId } = place(c, lineNumber)
-            const crc = lineCrc(line.bytes, line.terminated)
-            const hdr = bindHead(line.end)
-            const first = sequence
             const events = eventsOf(c, {
               sourceId,
               sessionId,
               parent,
               lineNumber,
               offset: line.start,
-              firstSequence: first,
-              cursor: (k, s) =>
-                encode({ seq: lineNumber, sub: k, off: line.end, ls: line.start, h: placeCheck(crc, lineNumber, k), hd: hdr, x: { n: s } })
+              firstSequence: sequence,
+              cursor: (k, s) => src.cursor(line, lineNumber, k, { n: s })
             })
             sequence += events.length
             const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
