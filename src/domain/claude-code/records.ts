@@ -13,7 +13,8 @@
  *
  * @module
  */
-import { isRecord, parseJson } from "../json.js"
+import { isRecord } from "../json.js"
+import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
 import { timestampOrNull } from "../timestamps.js"
 
 /**
@@ -26,24 +27,10 @@ import { timestampOrNull } from "../timestamps.js"
  * - `invalid-record`: a `user` / `assistant` / `system` line without a `message`
  *   object (`user`, `assistant`) or a `summary` line without a string `summary`.
  */
-export type LineWarningKind =
-  | "malformed-json"
-  | "truncated-line"
-  | "non-object"
-  | "too-deep"
-  | "oversized-line"
-  | "invalid-record"
+export type LineWarningKind = BadLineKind | "invalid-record"
 
 /** One physical line as the classifier sees it (decoded as UTF-8). */
-export interface RawLine {
-  readonly text: string
-  /** 1-based physical line number. */
-  readonly lineNumber: number
-  /** False for a last line with no `\n`. */
-  readonly terminated: boolean
-  /** True when the line passed `maxRecordBytes` and was not read. */
-  readonly oversized?: boolean | undefined
-}
+export type { RawLine }
 
 /** One content block of a `user` / `assistant` message, normalized. */
 export type Block =
@@ -178,8 +165,6 @@ const usageOf = (u: unknown, cost: unknown): Usage | null => {
   }
 }
 
-const isWhitespace = (t: string): boolean => /^[\s\uFEFF]*$/.test(t)
-
 /**
  * Classify one physical line. Never throws: bad lines are
  * {@link LineWarningKind}s; kinds other than `user` / `assistant` /
@@ -187,16 +172,10 @@ const isWhitespace = (t: string): boolean => /^[\s\uFEFF]*$/.test(t)
  * import limit on JSON nesting.
  */
 export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
-  if (line.oversized === true) return warn("oversized-line")
-  const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
-  if (isWhitespace(text)) return BLANK
-  const parsed = parseJson(text, maxDepth)
-  if (parsed._tag === "error") {
-    if (parsed.problem._tag === "depth") return warn("too-deep")
-    return warn(line.terminated ? "malformed-json" : "truncated-line")
-  }
-  const v = parsed.value
-  if (!isRecord(v)) return warn("non-object")
+  const l = lineObject(line, maxDepth)
+  if (l._tag === "Blank") return BLANK
+  if (l._tag === "Bad") return warn(l.kind)
+  const v = l.value
   switch (v.type) {
     case "summary":
       return typeof v.summary === "string" ? { _tag: "Summary", summary: v.summary, leafUuid: s(v.leafUuid) } : warn("invalid-record")

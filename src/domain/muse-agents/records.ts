@@ -14,6 +14,7 @@
  */
 import * as Schema from "effect/Schema"
 import { isRecord, parseJson } from "../json.js"
+import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
 import { timestampOrNull } from "../timestamps.js"
 import { normalizeToolCall } from "./tools.js"
 
@@ -29,26 +30,10 @@ import { normalizeToolCall } from "./tools.js"
  *   `function_call` without `call_id`/`name`, …);
  * - `duplicate-header`: a second `session_header` (seed 000: once per file; the first wins).
  */
-export type LineWarningKind =
-  | "malformed-json"
-  | "truncated-line"
-  | "non-object"
-  | "too-deep"
-  | "oversized-line"
-  | "invalid-record"
-  | "duplicate-header"
+export type LineWarningKind = BadLineKind | "invalid-record" | "duplicate-header"
 
 /** One physical line as the classifier sees it (bytes already decoded as UTF-8, invalid bytes as U+FFFD). */
-export interface RawLine {
-  /** The line's text without its `\n` (a trailing `\r` is allowed). */
-  readonly text: string
-  /** 1-based physical line number in the file. */
-  readonly lineNumber: number
-  /** False for a last line with no `\n`. */
-  readonly terminated: boolean
-  /** True when the line passed the record-size limit and its bytes were not read. */
-  readonly oversized?: boolean | undefined
-}
+export type { RawLine }
 
 // ---------------------------------------------------------------------------
 // Native shapes (only the fields the mapping reads; extra fields are ignored).
@@ -314,8 +299,6 @@ const classifyItem = (
   }
 }
 
-const isWhitespace = (s: string): boolean => /^[\s\uFEFF]*$/.test(s)
-
 /**
  * Classify one physical line (seed 000). Never throws: invalid JSON, non-object
  * JSON, over-deep JSON, an oversized line and a known record without its
@@ -325,16 +308,10 @@ const isWhitespace = (s: string): boolean => /^[\s\uFEFF]*$/.test(s)
  * U+2028/U+2029 inside strings are ordinary JSON and kept as they are.
  */
 export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
-  if (line.oversized === true) return warn("oversized-line")
-  const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
-  if (isWhitespace(text)) return BLANK
-  const parsed = parseJson(text, maxDepth)
-  if (parsed._tag === "error") {
-    if (parsed.problem._tag === "depth") return warn("too-deep")
-    return warn(line.terminated ? "malformed-json" : "truncated-line")
-  }
-  const value = parsed.value
-  if (!isRecord(value)) return warn("non-object")
+  const l = lineObject(line, maxDepth)
+  if (l._tag === "Blank") return BLANK
+  if (l._tag === "Bad") return warn(l.kind)
+  const value = l.value
   switch (value.type) {
     case "session_header": {
       if (!recordGuards.SessionHeaderRecord(value)) return warn("invalid-record")
