@@ -10,46 +10,8 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import * as IndexSqlite from "../../src/layers/index/sqlite.js"
-import { Index } from "../../src/services/Index.js"
-import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
-import { importOnce } from "../support/index.js"
+import { expectEqualsFresh, importOnce, indexView, rewriteInPlace, sessionIds } from "../support/index.js"
 import { copyFixtures, S, sessionPath, withAdapter } from "./helpers.js"
-
-const indexView = (file: string) =>
-  Effect.gen(function*() {
-    const i = yield* Index
-    const sessions = yield* i.sessions({})
-    const out: Array<unknown> = []
-    for (const s of [...sessions].sort((a, b) => a.sessionUid.localeCompare(b.sessionUid))) {
-      const { generation: _g, ...row } = s
-      out.push({ row, events: yield* i.events(s.sessionUid) })
-    }
-    return out
-  }).pipe(Effect.provide(IndexSqlite.layer(file)))
-
-const sessionIds = (file: string) =>
-  Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (ss) => ss.map((s) => s.sessionId).sort()).pipe(
-    Effect.provide(IndexSqlite.layer(file))
-  )
-
-let freshRuns = 0
-
-const expectEqualsFresh = (policy: Partial<AccessPolicyShape>, index: string, dir: string) =>
-  Effect.gen(function*() {
-    const plan = planFromPolicy(policy, { batchSize: 3 })
-    const report = yield* importOnce(policy, index, plan)
-    const fresh = path.join(dir, `fresh-${freshRuns++}.db`)
-    yield* importOnce(policy, fresh, plan)
-    expect(yield* indexView(index)).toEqual(yield* indexView(fresh))
-    return report
-  })
-
-const rewrite = (file: string, edit: (s: string) => string) => {
-  const before = fs.statSync(file)
-  fs.writeFileSync(file, edit(fs.readFileSync(file, "utf8")))
-  fs.utimesSync(file, before.atime, new Date(before.mtimeMs + 5000))
-}
 
 const claude = () => {
   const root = copyFixtures()
@@ -75,11 +37,11 @@ describe("claude-code: one file is one source", () => {
         yield* importOnce(c.policy, c.index, planFromPolicy(c.policy, { batchSize: 3 }))
         const first = yield* indexView(c.index)
         expect(yield* sessionIds(c.index)).toContain(S.S5)
-        rewrite(file, (s) => s.replaceAll(`"sessionId":"${S.S5}"`, `"sessionId":"${next}"`))
+        rewriteInPlace(file, (s) => s.replaceAll(`"sessionId":"${S.S5}"`, `"sessionId":"${next}"`))
         const report = yield* expectEqualsFresh(c.policy, c.index, c.dir)
         expect(report.sources.newGenerations + report.sources.superseded).toBeGreaterThan(0)
         // Changed back: the index is again what it first was.
-        rewrite(file, (s) => s.replaceAll(`"sessionId":"${next}"`, `"sessionId":"${S.S5}"`))
+        rewriteInPlace(file, (s) => s.replaceAll(`"sessionId":"${next}"`, `"sessionId":"${S.S5}"`))
         yield* expectEqualsFresh(c.policy, c.index, c.dir)
         expect(yield* indexView(c.index)).toHaveLength((first as Array<unknown>).length)
         const again = yield* expectEqualsFresh(c.policy, c.index, c.dir)
@@ -93,7 +55,7 @@ describe("claude-code: one file is one source", () => {
       const file = sessionPath(S.S5, c.root)
       yield* importOnce(c.policy, c.index, planFromPolicy(c.policy, { batchSize: 3 }))
       expect(yield* sessionIds(c.index)).toContain(S.S5)
-      rewrite(file, () => JSON.stringify({ type: "summary", summary: "Only a title", leafUuid: "x" }) + "\n")
+      rewriteInPlace(file, () => JSON.stringify({ type: "summary", summary: "Only a title", leafUuid: "x" }) + "\n")
       const report = yield* expectEqualsFresh(c.policy, c.index, c.dir)
       expect(yield* sessionIds(c.index)).not.toContain(S.S5)
       expect(report.sources.superseded).toBe(1)

@@ -20,52 +20,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import Database from "better-sqlite3"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import * as IndexSqlite from "../../src/layers/index/sqlite.js"
-import { Index } from "../../src/services/Index.js"
-import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
-import { importOnce } from "../support/index.js"
+import { expectEqualsFresh, importOnce, indexView, rewriteInPlace, sessionIds } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
-
-/** The sessions (without their generation) and every session's events, as the query commands see them. */
-const indexView = (file: string) =>
-  Effect.gen(function*() {
-    const i = yield* Index
-    const sessions = yield* i.sessions({})
-    const out: Array<unknown> = []
-    for (const s of [...sessions].sort((a, b) => a.sessionUid.localeCompare(b.sessionUid))) {
-      const { generation: _g, ...row } = s
-      out.push({ row, events: yield* i.events(s.sessionUid) })
-    }
-    return out
-  }).pipe(Effect.provide(IndexSqlite.layer(file)))
-
-const sessionIds = (file: string) =>
-  Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (ss) => ss.map((s) => s.sessionId).sort()).pipe(
-    Effect.provide(IndexSqlite.layer(file))
-  )
-
-let freshRuns = 0
-
-/** Import again into `index` and into a fresh index: the two must show the same sessions and events. */
-const expectEqualsFresh = (policy: Partial<AccessPolicyShape>, index: string, dir: string) =>
-  Effect.gen(function*() {
-    const plan = planFromPolicy(policy, { batchSize: 3 })
-    const report = yield* importOnce(policy, index, plan)
-    const fresh = path.join(dir, `fresh-${freshRuns++}.db`)
-    yield* importOnce(policy, fresh, plan)
-    const got = yield* indexView(index)
-    const want = yield* indexView(fresh)
-    expect(got).toEqual(want)
-    return report
-  })
-
-/** A file rewritten in place (same inode) with `edit` applied to its text. */
-const rewrite = (file: string, edit: (s: string) => string) => {
-  const before = fs.statSync(file)
-  fs.writeFileSync(file, edit(fs.readFileSync(file, "utf8")))
-  // Past the file-time tick, so an mtime-only fingerprint sees it too (item 9 is tested apart).
-  fs.utimesSync(file, before.atime, new Date(before.mtimeMs + 5000))
-}
 
 const agents = () => {
   const dir = tempDir()
@@ -82,7 +38,7 @@ describe("a source read under another key supersedes the old key's generation", 
         const a = agents()
         yield* importOnce(a.policy, a.index, planFromPolicy(a.policy, { batchSize: 3 }))
         expect(yield* sessionIds(a.index)).toContain("sess-cron")
-        rewrite(a.cron, (s) => s.replace(`"session_id":"sess-cron"`, `"session_id":"${next}"`))
+        rewriteInPlace(a.cron, (s) => s.replace(`"session_id":"sess-cron"`, `"session_id":"${next}"`))
         const report = yield* expectEqualsFresh(a.policy, a.index, a.dir)
         const ids = yield* sessionIds(a.index)
         expect(ids).toContain(next)
@@ -91,7 +47,7 @@ describe("a source read under another key supersedes the old key's generation", 
         expect(report.superseded[0]).toMatchObject({ provider: "muse-agents", path: a.cron })
         expect(report.superseded[0].reason).toMatch(/another key|session/)
         // Changed back: the first key is read again (a new generation), the second one superseded.
-        rewrite(a.cron, (s) => s.replace(`"session_id":"${next}"`, `"session_id":"sess-cron"`))
+        rewriteInPlace(a.cron, (s) => s.replace(`"session_id":"${next}"`, `"session_id":"sess-cron"`))
         yield* expectEqualsFresh(a.policy, a.index, a.dir)
         expect(yield* sessionIds(a.index)).toContain("sess-cron")
         expect(yield* sessionIds(a.index)).not.toContain(next)
@@ -104,7 +60,7 @@ describe("a source read under another key supersedes the old key's generation", 
     Effect.gen(function*() {
       const a = agents()
       yield* importOnce(a.policy, a.index, planFromPolicy(a.policy, { batchSize: 3 }))
-      rewrite(a.cron, (s) => s.replace(`"type":"session_header"`, `"type":"xession_header"`))
+      rewriteInPlace(a.cron, (s) => s.replace(`"type":"session_header"`, `"type":"xession_header"`))
       const report = yield* expectEqualsFresh(a.policy, a.index, a.dir)
       expect(yield* sessionIds(a.index)).not.toContain("sess-cron")
       expect(report.sources.superseded).toBe(1)
@@ -137,7 +93,7 @@ describe("a checkpointed source discovery no longer selects", () => {
       yield* importOnce(n.policy, n.index, planFromPolicy(n.policy, { batchSize: 3 }))
       const before = yield* sessionIds(n.index)
       expect(before.some((id) => id.startsWith("22222222"))).toBe(true)
-      rewrite(n.log, (s) => s.replaceAll(n.ws, "/elsewhere/xyz"))
+      rewriteInPlace(n.log, (s) => s.replaceAll(n.ws, "/elsewhere/xyz"))
       const report = yield* expectEqualsFresh(n.policy, n.index, n.dir)
       const ids = yield* sessionIds(n.index)
       expect(ids.some((id) => id.startsWith("22222222") || id.startsWith("33333333"))).toBe(false)
@@ -153,7 +109,7 @@ describe("a checkpointed source discovery no longer selects", () => {
     Effect.gen(function*() {
       const n = native()
       yield* importOnce(n.policy, n.index, planFromPolicy(n.policy, { batchSize: 3 }))
-      rewrite(n.log, () => "")
+      rewriteInPlace(n.log, () => "")
       const report = yield* expectEqualsFresh(n.policy, n.index, n.dir)
       expect((yield* sessionIds(n.index)).some((id) => id.startsWith("22222222"))).toBe(false)
       expect(report.sources.superseded).toBe(1)

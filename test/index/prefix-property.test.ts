@@ -13,11 +13,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
-import { Index } from "../../src/services/Index.js"
 import { bound, jsonl, metadata, record } from "../muse-code/native-lines.js"
-import { importOnce } from "../support/index.js"
+import { importOnce, indexView } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 
 /** One change to a file: its kind, where (a line index, modulo the lines there), and the new text's seed. */
@@ -80,19 +78,6 @@ class LineFile {
     this.write()
   }
 }
-
-/** The sessions (without their generation) and every session's events, as the query commands see them. */
-const indexView = (file: string) =>
-  Effect.gen(function*() {
-    const i = yield* Index
-    const sessions = yield* i.sessions({})
-    const out: Array<unknown> = []
-    for (const s of [...sessions].sort((a, b) => a.sessionUid.localeCompare(b.sessionUid))) {
-      const { generation: _g, ...row } = s
-      out.push({ row, events: yield* i.events(s.sessionUid) })
-    }
-    return out
-  }).pipe(Effect.provide(IndexSqlite.layer(file)))
 
 let runs = 0
 

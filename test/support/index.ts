@@ -1,4 +1,7 @@
 /** Layers and helpers for index tests. */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
@@ -39,4 +42,43 @@ export const crashAt = (point: CommitPoint, n = 1): Layer.Layer<ImportFaults> =>
   return Layer.succeed(ImportFaults, {
     at: (p) => (p === point && ++hits === n ? Effect.die(`injected crash at ${point} #${n}`) : Effect.void)
   })
+}
+
+/** The sessions (without their generation) and every session's events, as the query commands see them. */
+export const indexView = (file: string) =>
+  Effect.gen(function*() {
+    const i = yield* Index
+    const sessions = yield* i.sessions({})
+    const out: Array<unknown> = []
+    for (const s of [...sessions].sort((a, b) => a.sessionUid.localeCompare(b.sessionUid))) {
+      const { generation: _g, ...row } = s
+      out.push({ row, events: yield* i.events(s.sessionUid) })
+    }
+    return out
+  }).pipe(Effect.provide(IndexSqlite.layer(file)))
+
+/** The native session ids the index lists, sorted. */
+export const sessionIds = (file: string) =>
+  Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (ss) => ss.map((s) => s.sessionId).sort()).pipe(
+    Effect.provide(IndexSqlite.layer(file))
+  )
+
+let freshRuns = 0
+
+/** Import again into `index` and into a fresh index in `dir`: the two must show the same sessions and events. */
+export const expectEqualsFresh = (policy: Partial<AccessPolicyShape>, index: string, dir: string) =>
+  Effect.gen(function*() {
+    const plan = ImporterLayer.planFromPolicy(policy, { batchSize: 3 })
+    const report = yield* importOnce(policy, index, plan)
+    const fresh = path.join(dir, `fresh-${freshRuns++}.db`)
+    yield* importOnce(policy, fresh, plan)
+    expect(yield* indexView(index)).toEqual(yield* indexView(fresh))
+    return report
+  })
+
+/** A file rewritten in place (same inode) with `edit` applied to its text, its mtime moved past the file-time tick. */
+export const rewriteInPlace = (file: string, edit: (s: string) => string) => {
+  const before = fs.statSync(file)
+  fs.writeFileSync(file, edit(fs.readFileSync(file, "utf8")))
+  fs.utimesSync(file, before.atime, new Date(before.mtimeMs + 5000))
 }
