@@ -37,6 +37,8 @@ export {
 } from "./services/Importer.js"
 export { toAtif, AtifTrajectory } from "./domain/atif.js"
 export { transcriptFromEvents } from "./domain/conversation.js"
+export { usageTotals, type UsageTotals } from "./domain/usage.js"
+export { legacySourceSummary, upgradeEvent } from "./domain/contract-upgrade.js"
 /** The SQLite layer of the index: `IndexSqlite.layer(file)`. */
 export * as IndexSqlite from "./layers/index/sqlite.js"
 /** The import engine's layer and `planFromPolicy`. */

@@ -44,7 +44,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
-import { compactionOf, nativeOf } from "./conversation.js"
+import { compactionOf } from "./conversation.js"
 import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
 
 /** The ATIF version written and read here. */
@@ -310,22 +310,10 @@ const newDraft = (source: Source, e: SessionEvent | null, phase = 0): Draft => (
 })
 
 /** The whole normalized event, minus its cursor: the provenance of a runtime-fact step. */
-const provenanceOf = (e: SessionEvent): Record<string, unknown> => ({
-  provider: e.provider,
-  sourceId: e.sourceId,
-  sessionId: e.sessionId,
-  eventId: e.eventId,
-  sequence: e.sequence,
-  kind: e.kind,
-  role: e.role,
-  toolName: e.toolName,
-  toolCallId: e.toolCallId,
-  model: e.model,
-  occurredAt: e.occurredAt,
-  text: e.text,
-  rawReference: e.rawReference,
-  extensions: e.extensions
-})
+const provenanceOf = (e: SessionEvent): Record<string, unknown> => {
+  const { contractVersion: _version, cursor: _cursor, ...rest } = e
+  return rest
+}
 
 interface Built {
   readonly drafts: Array<Draft>
@@ -382,7 +370,7 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
     } else if (e.kind === "tool-call") {
       const id = e.toolCallId ?? e.eventId
       home = agentStep(e, 2, id)
-      const input = nativeOf(e).input
+      const input = e.toolInput
       const wrapped = !(isRecord(input) || input === undefined || input === null)
       home.calls.push({
         tool_call_id: id,
@@ -404,7 +392,7 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
       home.results.push({
         source_call_id: e.toolCallId,
         content: e.text ?? "",
-        ...(nativeOf(e).isError === true ? { extra: { is_error: true } } : {})
+        ...(e.isError === true ? { extra: { is_error: true } } : {})
       })
     } else if (e.kind === "summary") {
       const c = compactionOf(e)
@@ -437,20 +425,15 @@ const finalize = (d: Draft, stepId: number): AtifStep => {
   }
 }
 
-/** Where a subagent session was spawned: the parent's binding event and/or tool call (read from its events' native provenance). */
+/** Where a subagent session was spawned: the parent's binding event and/or tool call (its events' typed `parent` link). */
 const spawnOf = (events: ReadonlyArray<SessionEvent>): { eventId?: string; callId?: string; subagentId?: string } => {
   for (const e of events) {
-    const native = nativeOf(e)
-    const parent = isRecord(native.parent) ? native.parent : undefined
-    const eventId = typeof parent?.bindingEventId === "string" ? parent.bindingEventId : undefined
-    const callId = typeof parent?.toolCallId === "string"
-      ? parent.toolCallId
-      : typeof native.parentToolUseId === "string"
-      ? native.parentToolUseId
-      : undefined
-    if (eventId !== undefined || callId !== undefined) {
-      const subagentId = typeof parent?.subagentId === "string" ? parent.subagentId : undefined
-      return { eventId, callId, subagentId }
+    const parent = e.parent
+    if (parent === null || (parent.eventId === null && parent.toolCallId === null)) continue
+    return {
+      eventId: parent.eventId ?? undefined,
+      callId: parent.toolCallId ?? undefined,
+      subagentId: parent.subagentId ?? undefined
     }
   }
   return {}

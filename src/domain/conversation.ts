@@ -6,12 +6,14 @@
  * Event conventions of the conversation providers (fixed by their adapters):
  * - `message`: role user / assistant / system, `text` the content;
  * - `thinking`: assistant, `text` the reasoning;
- * - `tool-call`: `toolName` (canonical), `toolCallId`, the input object in
- *   `extensions["native.<provider>"].input`;
- * - `tool-result`: `toolCallId`, `text` the output,
- *   `extensions["native.<provider>"].isError` true on failure;
- * - `summary`: a context compaction, metadata only
- *   (`extensions["native.<provider>"].compactionId` / `.trigger` when present).
+ * - `tool-call`: `toolName` (canonical), `toolCallId`, the input in the
+ *   typed `toolInput`;
+ * - `tool-result`: `toolCallId`, `text` the output, `isError` true on failure;
+ * - `summary`: a context compaction, metadata only (the typed `compaction`:
+ *   id and trigger).
+ *
+ * Only the typed fields of the contract are read here, never a provider's
+ * `extensions` (contract 1.1.0).
  *
  * Other kinds (Muse Code runtime facts such as `proposed`,
  * `side_effect_intent`) are not conversation and are skipped.
@@ -43,27 +45,12 @@ export const ORPHAN_TOOL_OUTPUT = "orphan-tool-output"
 /** True when the event is of a conversation kind ({@link CONVERSATION_KINDS}). */
 export const isConversationEvent = (e: SessionEvent): boolean => CONVERSATION_KINDS.includes(e.kind)
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
-/**
- * The provider-native provenance of an event: the value of its first
- * `extensions["native.<provider>"]` key that holds an object, read
- * generically whichever provider wrote it; `{}` when there is none.
- */
-export const nativeOf = (e: SessionEvent): Record<string, unknown> => {
-  for (const [key, value] of Object.entries(e.extensions)) {
-    if (key.startsWith("native.") && isRecord(value)) return value
-  }
-  return {}
-}
-
-/** The compaction an event of kind `summary` records: id (native `compactionId`, else the event id), trigger, time. */
-export const compactionOf = (e: SessionEvent): Compaction => {
-  const native = nativeOf(e)
-  const id = typeof native.compactionId === "string" && native.compactionId.length > 0 ? native.compactionId : e.eventId
-  const trigger = typeof native.trigger === "string" ? native.trigger : null
-  return { id, trigger, timestamp: e.occurredAt }
-}
+/** The compaction an event of kind `summary` records: its typed `compaction` (id and trigger; the event id when it has none) and time. */
+export const compactionOf = (e: SessionEvent): Compaction => ({
+  id: e.compaction !== null && e.compaction.id.length > 0 ? e.compaction.id : e.eventId,
+  trigger: e.compaction?.trigger ?? null,
+  timestamp: e.occurredAt
+})
 
 type ToolUse = ToolUseDraft
 type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blocks: Array<TranscriptBlock> }
@@ -81,7 +68,7 @@ type MutableTurn = { role: TranscriptTurn["role"]; timestamp: string | null; blo
  *   `thinking` block and `tool-call` a `tool_use` block, both in assistant
  *   turns; a turn's `timestamp` is its first block's `occurredAt`;
  * - a `tool-result` is paired onto the latest earlier `tool_use` of the same
- *   id (`result` its text, `isError: true` when native `isError` is true; a
+ *   id (`result` its text, `isError: true` when the result's `isError` is; a
  *   second result for the same call is appended on a new line); it never
  *   makes a block of its own. A result with no earlier call of its id is
  *   dropped and counted in `diagnostics` as
@@ -148,12 +135,11 @@ export const transcriptFromEvents = (
         break
       }
       case "tool-call": {
-        const native = nativeOf(e)
         const use: ToolUse = {
           type: "tool_use",
           id: e.toolCallId ?? e.eventId,
           name: e.toolName ?? "unknown",
-          input: native.input ?? null
+          input: e.toolInput ?? null
         }
         calls.set(use.id, use)
         push("assistant", e, use)
@@ -167,7 +153,7 @@ export const transcriptFromEvents = (
         }
         const text = e.text ?? ""
         use.result = use.result === undefined ? text : `${use.result}\n${text}`
-        if (nativeOf(e).isError === true) use.isError = true
+        if (e.isError === true) use.isError = true
         break
       }
       case "summary": {

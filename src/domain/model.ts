@@ -1,5 +1,5 @@
 /**
- * The normalized model (contract version `1.0.0`): what every provider's
+ * The normalized model (contract version `1.1.0`): what every provider's
  * adapter hands on, whatever its native format. Source: `../shared/DESIGN.md`,
  * "Normalized model".
  *
@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import type { RegisteredLocatorClass, RegisteredProviderId } from "../layers/registry.js"
 
 /** The version of the normalized contract carried by every event and CLI envelope. */
-export const CONTRACT_VERSION = "1.0.0" as const
+export const CONTRACT_VERSION = "1.1.0" as const
 
 /**
  * Provider ids, one per agent store family (DESIGN.md, "Providers"): the ids
@@ -77,6 +77,54 @@ export const Role = Schema.NullOr(Schema.Literal("user", "assistant", "system"))
 export type Role = typeof Role.Type
 
 /**
+ * Token usage of one model response, as its source reports it (issue 12):
+ * counts of tokens, each null when the source does not say. `cacheWriteTokens`
+ * is Anthropic's `cache_creation_input_tokens`, `cacheReadTokens` its
+ * `cache_read_input_tokens`; `inputTokens` excludes both (as Anthropic's
+ * `input_tokens` does).
+ */
+export const TokenUsage = Schema.Struct({
+  inputTokens: Schema.NullOr(Schema.Int),
+  outputTokens: Schema.NullOr(Schema.Int),
+  cacheReadTokens: Schema.NullOr(Schema.Int),
+  cacheWriteTokens: Schema.NullOr(Schema.Int)
+})
+export type TokenUsage = typeof TokenUsage.Type
+
+/**
+ * The session that spawned the one an event belongs to (a subagent's event):
+ * the parent's native session id, and, when the source names them, the
+ * parent's tool call that spawned it, the parent's event that bound it
+ * (Muse Code `child_session_bound`) and the subagent's spawn handle.
+ */
+export const ParentLink = Schema.Struct({
+  sessionId: Schema.String,
+  toolCallId: Schema.NullOr(Schema.String),
+  eventId: Schema.NullOr(Schema.String),
+  subagentId: Schema.NullOr(Schema.String)
+})
+export type ParentLink = typeof ParentLink.Type
+
+/**
+ * The child session an event of the parent spawns or binds (Muse Code
+ * `subagent.control.*`: `child_session_id` / `subagent_session_id`, and the
+ * spawn handle `subagent_id`; seed 001 keeps them distinct). Either may be
+ * null when the event names only the other.
+ */
+export const ChildLink = Schema.Struct({
+  sessionId: Schema.NullOr(Schema.String),
+  subagentId: Schema.NullOr(Schema.String)
+})
+export type ChildLink = typeof ChildLink.Type
+
+/** A context compaction an event of kind `summary` records: its id and trigger (`manual`, `auto`, …) when the source names one. */
+export const CompactionMark = Schema.Struct({
+  id: Schema.String,
+  trigger: Schema.NullOr(Schema.String)
+})
+export type CompactionMark = typeof CompactionMark.Type
+
+/**
  * One normalized event, one NDJSON line of `stream`.
  *
  * - `sourceId`: `sha256:<64 hex>` of provider, locator class and canonical locator.
@@ -84,6 +132,24 @@ export type Role = typeof Role.Type
  * - `occurredAt`: RFC 3339 (UTC, `Z`) or null; epoch µs/ms/s inputs are converted.
  * - `cursor`: opaque; `stream --cursor <token>` resumes right after this event.
  * - `extensions`: `{"native.<provider>": {...}}` provenance, never dropped.
+ *   Read only by the provider that wrote it: every fact another module needs
+ *   is one of the typed fields below (contract 1.1.0).
+ * - `toolInput`: a `tool-call`'s input (canonical for `Bash`, `Edit`,
+ *   `Write`, `Read`), else null.
+ * - `isError`: a `tool-result`'s outcome (true: the tool failed, false: it
+ *   succeeded), null when the source does not say or the event is no result.
+ * - `compaction`: a `summary` event's compaction (id, trigger), else null.
+ * - `parent`: the spawning session of a subagent's event ({@link ParentLink}).
+ * - `child`: the child session a parent's event spawns or binds ({@link ChildLink}).
+ * - `usage`: the token usage a record reports ({@link TokenUsage}), on the
+ *   last event of that record, null where the source reports none.
+ * - `responseId`: the model response an assistant event belongs to, when the
+ *   source names it (Claude: `message.id` + `requestId`). A response
+ *   streamed as several records repeats its usage on each, growing: count
+ *   each `responseId` once, with its last usage (`usageTotals`).
+ *
+ * Contract 1.1.0 added the seven typed fields; a 1.0.0 event read from an older
+ * index is upgraded on read (`upgradeEvent`).
  */
 export const SessionEvent = Schema.Struct({
   contractVersion: Schema.Literal(CONTRACT_VERSION),
@@ -101,7 +167,14 @@ export const SessionEvent = Schema.Struct({
   text: Schema.NullOr(Schema.String),
   cursor: Schema.String,
   rawReference: RawReference,
-  extensions: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  extensions: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  toolInput: Schema.Unknown,
+  isError: Schema.NullOr(Schema.Boolean),
+  compaction: Schema.NullOr(CompactionMark),
+  parent: Schema.NullOr(ParentLink),
+  child: Schema.NullOr(ChildLink),
+  usage: Schema.NullOr(TokenUsage),
+  responseId: Schema.NullOr(Schema.String)
 })
 export type SessionEvent = typeof SessionEvent.Type
 
@@ -218,12 +291,71 @@ export interface Inspection {
 /** Discovery status of one provider (DESIGN.md; seed 001 "not-checked"). */
 export type ProviderStatus = "checked" | "not-checked" | "unavailable"
 
-/** One source found by discovery. `summary` holds provider-specific fields (seed 000 summaries, …). */
+/**
+ * What discovery knows about a source, typed, the same for every provider
+ * (contract 1.1.0, issue 12): the one part of a discovery that other modules
+ * (the index, `sessions`, `show`, `discover`'s listing) read.
+ *
+ * - `sessionId`: the session these facts are about (a source may hold
+ *   others), null when discovery did not read one (an explicit file).
+ * - `title`: the provider's title (Muse agents and Claude Code: the title or
+ *   first real prompt), null when it has none.
+ * - `workspace`: the working folder (Claude Code and AgentMux `cwd`; Muse
+ *   Code: the workspace path that selected the log), null when unknown.
+ * - `firstActivityAt` / `lastActivityAt`: RFC 3339, the first and last
+ *   activity discovery saw (a header's time counts), null when unknown.
+ * - `model`: the session's model, null when the source does not say.
+ * - `counts`: prompts, tool calls, runs (AgentMux) and lines read; each
+ *   null when the provider does not count it.
+ * - `parseWarnings` / `diagnostics`: the lines skipped and what else was
+ *   left out (see {@link ParseWarning}, {@link TranscriptDiagnostic}).
+ */
+export const SourceSummary = Schema.Struct({
+  sessionId: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  workspace: Schema.NullOr(Schema.String),
+  firstActivityAt: Schema.NullOr(Schema.String),
+  lastActivityAt: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  counts: Schema.Struct({
+    prompts: Schema.NullOr(Schema.Int),
+    toolCalls: Schema.NullOr(Schema.Int),
+    runs: Schema.NullOr(Schema.Int),
+    lines: Schema.NullOr(Schema.Int)
+  }),
+  parseWarnings: Schema.Array(ParseWarning),
+  diagnostics: Schema.Array(TranscriptDiagnostic)
+})
+export type SourceSummary = typeof SourceSummary.Type
+
+/** A {@link SourceSummary} that knows nothing but, maybe, its session (an explicit source, before it is read). */
+export const emptySourceSummary = (sessionId: string | null = null): SourceSummary => ({
+  sessionId,
+  title: null,
+  workspace: null,
+  firstActivityAt: null,
+  lastActivityAt: null,
+  model: null,
+  counts: { prompts: null, toolCalls: null, runs: null, lines: null },
+  parseWarnings: [],
+  diagnostics: []
+})
+
+/**
+ * One source found by discovery.
+ *
+ * - `overview`: the typed {@link SourceSummary}, what other modules read.
+ * - `summary`: the provider's own fields as its spec names them (seed 000's
+ *   `firstPrompt`, `promptCount`, …; AgentMux's `runs`), shown by `discover`
+ *   and handed back to the provider's next discovery (`known`); never read
+ *   by key outside the provider.
+ */
 export interface DiscoveredSource {
   readonly provider: ProviderId
   readonly sourceId: string
   readonly locator: Locator
   readonly sessionId: string | null
+  readonly overview: SourceSummary
   readonly summary: Record<string, unknown>
 }
 

@@ -13,7 +13,7 @@ import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { StoreUnavailable } from "../domain/errors.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../domain/model.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../domain/model.js"
 
 /** A source's checkpoint: where its current generation stands. */
 export interface Checkpoint {
@@ -48,7 +48,10 @@ export interface Checkpoint {
 /** A checkpoint with the source it belongs to. */
 export interface CheckpointedSource extends Checkpoint {
   readonly locator: Locator
+  /** The provider's own discovery summary, handed back to its next discovery (`known`). */
   readonly summary: Record<string, unknown>
+  /** The typed discovery summary. */
+  readonly overview: SourceSummary
 }
 
 /** What a source is, for the sources table. */
@@ -56,8 +59,10 @@ export interface SourceInfo {
   readonly sourceKey: string
   readonly provider: ProviderId
   readonly locator: Locator
-  /** Provider summary from discovery (title, workspace, cwd, …). */
+  /** The provider's own discovery summary (kept for its next discovery; never read by key here). */
   readonly summary: Record<string, unknown>
+  /** The typed discovery summary: title, workspace, times, model, counts, warnings. */
+  readonly overview: SourceSummary
 }
 
 /** One batch: events of one source generation, committed together with the checkpoint. */
@@ -92,8 +97,10 @@ export interface SessionRow {
   readonly sourceId: string
   readonly sourceKey: string
   readonly locator: Locator
-  /** The discovery summary of the session's source (provider-specific: model, startedAt, …). */
+  /** The provider's own discovery summary of the session's source (shown, never read by key). */
   readonly summary: Record<string, unknown>
+  /** The typed discovery summary of the session's source (its `sessionId` says which session it is about). */
+  readonly overview: SourceSummary
   readonly generation: number
   readonly title: string | null
   readonly workspace: string | null

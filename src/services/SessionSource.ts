@@ -93,10 +93,11 @@ export interface SessionSourceAdapter {
   /**
    * Other files a source's stream reads besides `locator.path` (Muse Code
    * native: the nested `subagent/<child>/session.jsonl` logs), so that the
-   * importer's fingerprint changes when any of them does. Best effort, never
-   * fails: a folder that cannot be listed gives none.
+   * importer's fingerprint changes when any of them does. Listed through
+   * `SourceAccess`. Best effort, never fails: a folder that cannot be listed
+   * gives none.
    */
-  readonly parts?: ((locator: Locator) => ReadonlyArray<string>) | undefined
+  readonly parts?: ((locator: Locator) => Effect.Effect<ReadonlyArray<string>>) | undefined
   /**
    * The locator class a file is read as when the caller names none (Muse
    * Code: a `session.jsonl` is a native log, anything else an export); when

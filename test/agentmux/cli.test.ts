@@ -43,7 +43,7 @@ const discover = () => {
   expect(r.status).toBe(0)
   const env = JSON.parse(r.stdout)
   expect(env.status).toBe("ok")
-  return env.data as { sources: Array<{ sessionId: string; summary: any }>; receipts: { zones: Array<Zone>; stateFile: string } }
+  return env.data as { sources: Array<{ sessionId: string; summary: any; overview: unknown }>; receipts: { zones: Array<Zone>; stateFile: string } }
 }
 const zone = (d: ReturnType<typeof discover>, z: string) => d.receipts.zones.find((x) => x.zone === z)!
 
@@ -85,6 +85,17 @@ describe("the CLI, in new processes", () => {
       lastReceivedAt: iso(T0 + 30_000),
       lineCount: 1,
       runs: [{ zone: CURRENT, start: currentBytes.length + rest.length, end: size, lines: 1, firstReceivedAt: iso(T0 + 30_000), lastReceivedAt: iso(T0 + 30_000) }]
+    })
+    expect(second.sources[0].overview).toEqual({
+      sessionId: "S-G",
+      title: null,
+      workspace: null,
+      firstActivityAt: iso(T0 + 30_000),
+      lastActivityAt: iso(T0 + 30_000),
+      model: null,
+      counts: { prompts: null, toolCalls: null, runs: 1, lines: 1 },
+      parseWarnings: [],
+      diagnostics: []
     })
     // The waiting echo (C11) and the completed line joined S-B's second run, dated by the record at C10.
     expect(second.sources[1].summary.runs[1]).toEqual({

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { usageOfEvents } from "../../src/domain/claude-code/events.js"
+import { usageTotals } from "../../src/domain/usage.js"
 import type { DiscoveredSource, SessionEvent } from "../../src/domain/model.js"
 import { collect, FIXTURE_ROOT, locatorOf, nat, S, withAdapter } from "./helpers.js"
 
@@ -21,7 +22,8 @@ const toolTable = (events: ReadonlyArray<SessionEvent>, sessionId?: string) => {
   const mine = sessionId === undefined ? events : events.filter((e) => e.sessionId === sessionId)
   return mine.filter((e) => e.kind === "tool-call").map((c) => {
     const r = mine.find((e) => e.kind === "tool-result" && e.toolCallId === c.toolCallId)!
-    return [c.rawReference.sequence, c.toolCallId, c.toolName, r.rawReference.sequence, nat(r).isError]
+    expect(r.isError).toBe(nat(r).isError) // the typed outcome is the native one
+    return [c.rawReference.sequence, c.toolCallId, c.toolName, r.rawReference.sequence, r.isError]
   })
 }
 
@@ -55,6 +57,19 @@ describe("EXPECTED.md S1: plain session", () => {
       expect(s.model).toBe("claude-sonnet-4-5-20250929")
       expect([s.toolCallCount, s.toolErrorCount]).toEqual([7, 1])
       expect(s.parseWarnings).toEqual([])
+      // Typed (contract 1.1.0): cwd is the workspace.
+      const source = (yield* discover).sources.find((x) => x.sessionId === S.S1)!
+      expect(source.overview).toEqual({
+        sessionId: S.S1,
+        title: "Fix one-cent rounding error in invoice totals",
+        workspace: "/home/alice/code/billing-api",
+        firstActivityAt: "2025-12-03T09:14:02.118Z",
+        lastActivityAt: "2025-12-03T09:16:53.447Z",
+        model: "claude-sonnet-4-5-20250929",
+        counts: { prompts: 2, toolCalls: 7, runs: null, lines: 24 }, // the file's 24 lines
+        parseWarnings: [],
+        diagnostics: []
+      })
     }))
 
   it.effect("tokens: 9 responses over 13 lines counted once with the last line: 15 / 1230 / 155299 / 7784 (not 28/1672/214192/18924, not output 925)", () =>
@@ -68,6 +83,13 @@ describe("EXPECTED.md S1: plain session", () => {
       const events = yield* streamAll(S.S1)
       expect(tokens(usageOfEvents(events))).toEqual([15, 1230, 155299, 7784])
       expect(events.filter((e) => nat(e).usage !== undefined)).toHaveLength(13)
+      // The typed usage (contract 1.1.0): on the last event of each of the 13 assistant lines, 9 distinct responses;
+      // the generic totals count each responseId once, with its last usage.
+      const withUsage = events.filter((e) => e.usage !== null)
+      expect(withUsage).toHaveLength(13)
+      expect(new Set(withUsage.map((e) => e.responseId)).size).toBe(9)
+      expect(events.filter((e) => e.role === "assistant").every((e) => e.responseId !== null)).toBe(true)
+      expect(usageTotals(events)).toEqual({ inputTokens: 15, outputTokens: 1230, cacheReadTokens: 155299, cacheWriteTokens: 7784, responses: 9 })
     }))
 
   it.effect("tool calls paired with their results (lines, ids, names, the one error); inputs; 2 signed thinking blocks", () =>
@@ -149,6 +171,7 @@ describe("EXPECTED.md S2: current-layout subagent", () => {
       expect(sub.length).toBeGreaterThan(0)
       for (const e of sub) {
         expect(nat(e).parent).toMatchObject({ sessionId: S.S2, toolCallId: "toolu_01eHAkvbUxoE47t9hQusK3Bl", agentId: "a7c3e9f1b2d4068e5" })
+        expect(e.parent).toEqual({ sessionId: S.S2, toolCallId: "toolu_01eHAkvbUxoE47t9hQusK3Bl", eventId: null, subagentId: "a7c3e9f1b2d4068e5" })
         expect(nat(e).isSidechain).toBe(true)
       }
       expect(new Set(sub.map((e) => e.sourceId)).size).toBe(1)
@@ -156,6 +179,11 @@ describe("EXPECTED.md S2: current-layout subagent", () => {
       expect(toolTable(events, S.S2)).toEqual([[4, "toolu_01eHAkvbUxoE47t9hQusK3Bl", "Task", 5, false]])
       const task = events.find((e) => e.toolCallId === "toolu_01eHAkvbUxoE47t9hQusK3Bl" && e.kind === "tool-call")!
       expect(nat(task).input).toMatchObject({ subagent_type: "Explore", description: "Survey CSV export code" })
+      expect(task.toolInput).toEqual(nat(task).input)
+      // The Task's result line names the subagent it ran: the typed child link.
+      const taskResult = events.find((e) => e.toolCallId === "toolu_01eHAkvbUxoE47t9hQusK3Bl" && e.kind === "tool-result")!
+      expect(taskResult.child).toEqual({ sessionId: "agent-a7c3e9f1b2d4068e5", subagentId: "a7c3e9f1b2d4068e5" })
+      expect(events.filter((e) => e.sessionId === S.S2).every((e) => e.parent === null)).toBe(true)
       expect(toolTable(sub)).toEqual([
         [3, "toolu_01GXrTN2rI0YfhuwMS6kXWwP", "Grep", 4, false],
         [5, "toolu_01EnAnRFOSoVBfXF8AHJa0qW", "Read", 6, false],
@@ -244,6 +272,7 @@ describe("EXPECTED.md S4: compaction", () => {
       expect(c).toHaveLength(1)
       expect(c[0].rawReference.sequence).toBe(9)
       expect(nat(c[0])).toMatchObject({ compactionId: "9f5c5a53-032e-4657-87e2-44ab229e2dcc", trigger: "auto", preTokens: 167342, logicalParentUuid: "577360fd-28cb-477f-bd7d-c8509d47c9d8" })
+      expect(c[0].compaction).toEqual({ id: "9f5c5a53-032e-4657-87e2-44ab229e2dcc", trigger: "auto" })
       expect(events.some((e) => e.rawReference.sequence === 10)).toBe(false)
       expect(events.filter((e) => e.kind === "message" && e.role === "user").map((e) => e.rawReference.sequence)).toEqual([1, 5, 15])
       expect(toolTable(events)).toEqual([

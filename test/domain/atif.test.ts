@@ -21,8 +21,8 @@ const conv = (ev: ReturnType<typeof mk>) => ({
   assistant: (text: string, model: string | null = null) => ev("message", { role: "assistant", text, model }),
   thinking: (text: string) => ev("thinking", { role: "assistant", text }),
   call: (id: string, name: string, input: unknown, at: string | null = null) =>
-    ev("tool-call", { role: "assistant", toolName: name, toolCallId: id, text: JSON.stringify(input), occurredAt: at }, { input }),
-  result: (id: string | null, text: string, isError = false) => ev("tool-result", { toolCallId: id, text }, { isError })
+    ev("tool-call", { role: "assistant", toolName: name, toolCallId: id, text: JSON.stringify(input), occurredAt: at, toolInput: input }),
+  result: (id: string | null, text: string, isError = false) => ev("tool-result", { toolCallId: id, text, isError })
 })
 
 const decode = Schema.decodeUnknownEither(AtifTrajectory, { onExcessProperty: "error" })
@@ -117,7 +117,7 @@ describe("toAtif: conversations", () => {
 
   it("wraps a non-object input as {input} and an absent one as {}", () => {
     const ev = mk("muse-agents", "s")
-    const events = [ev("tool-call", { toolName: "Grep", toolCallId: "g" }, { input: "pattern" }), ev("tool-call", { toolCallId: "h" }, {})]
+    const events = [ev("tool-call", { toolName: "Grep", toolCallId: "g", toolInput: "pattern" }), ev("tool-call", { toolCallId: "h" }, {})]
     const t = roundTrip(toAtif({ session: session("s"), events, subagents: [] }))
     expect(t.steps[0].tool_calls).toEqual([
       { tool_call_id: "g", function_name: "Grep", arguments: { input: "pattern" }, extra: { input_not_an_object: true } },
@@ -139,11 +139,12 @@ describe("toAtif: conversations", () => {
     const c = conv(ev)
     const events = [
       c.assistant("before"),
-      ev("summary", { role: "system", text: "context compaction (auto)", occurredAt: "2026-10-01T11:00:00Z" }, {
-        compactionId: "cmp-1",
-        trigger: "auto",
-        summary: "SECRET SUMMARY"
-      }),
+      ev("summary", {
+        role: "system",
+        text: "context compaction (auto)",
+        occurredAt: "2026-10-01T11:00:00Z",
+        compaction: { id: "cmp-1", trigger: "auto" }
+      }, { summary: "SECRET SUMMARY" }),
       ev("summary", { role: "system", text: "context compacted" }, {}),
       c.assistant("after")
     ]
@@ -186,7 +187,10 @@ describe("toAtif: Muse Code runtime facts and subagents", () => {
   const parentEvents = [proposed, intent, bound]
   const childEv = mk("muse-code", "child-1")
   const parentRef = { sessionId: "parent", sourceId: "sha256:parent", subagentId: "sa-1", childSessionId: "child-1", bindingEventId: "muse-seq-3" }
-  const childEvents = [childEv("proposed", { text: "tool:Read" }, { parent: parentRef })]
+  const childEvents = [childEv("proposed", {
+    text: "tool:Read",
+    parent: { sessionId: "parent", toolCallId: null, eventId: "muse-seq-3", subagentId: "sa-1" }
+  }, { parent: parentRef })]
 
   it("runtime facts are system steps whose message is kind and text, the whole event kept under extra", () => {
     const t = roundTrip(toAtif({ session: session("parent", "muse-code"), events: parentEvents, subagents: [] }))
@@ -233,7 +237,11 @@ describe("toAtif: Muse Code runtime facts and subagents", () => {
     const c = conv(mk("agentmux", "p"))
     const events = [c.user("delegate"), c.call("task-1", "Task", { prompt: "look" }), c.result("task-1", "found it")]
     const sub = mk("agentmux", "sub")
-    const spawned = [sub("message", { role: "assistant", text: "looking" }, { parentToolUseId: "task-1" })]
+    const spawned = [sub("message", {
+      role: "assistant",
+      text: "looking",
+      parent: { sessionId: "p", toolCallId: "task-1", eventId: null, subagentId: null }
+    })]
     const orphan = [mk("agentmux", "sub")("message", { role: "user", text: "?" }, {})]
     const t = roundTrip(toAtif({
       session: session("p", "agentmux"),
@@ -310,7 +318,7 @@ const arbSpec = fc.record({
 })
 type Spec = typeof arbSpec extends fc.Arbitrary<infer T> ? T : never
 
-const toEvents = (provider: ProviderId, sessionId: string, specs: ReadonlyArray<Spec>, link?: Record<string, unknown>) => {
+const toEvents = (provider: ProviderId, sessionId: string, specs: ReadonlyArray<Spec>, link?: Partial<SessionEvent>) => {
   const ev = mk(provider, sessionId)
   return specs.map((s, i) =>
     ev(s.kind, {
@@ -319,20 +327,24 @@ const toEvents = (provider: ProviderId, sessionId: string, specs: ReadonlyArray<
       toolCallId: s.kind === "tool-call" || s.kind === "tool-result" ? s.callId : null,
       text: s.text,
       occurredAt: s.at,
-      model: s.model
-    }, {
-      input: s.input,
+      model: s.model,
+      toolInput: s.input,
       isError: s.isError,
-      ...(s.compactionId !== undefined ? { compactionId: s.compactionId } : {}),
-      ...(s.trigger !== undefined ? { trigger: s.trigger } : {}),
+      compaction: s.compactionId !== undefined || s.trigger !== undefined
+        ? { id: s.compactionId ?? "", trigger: s.trigger ?? null }
+        : null,
       ...(i === 0 && link !== undefined ? link : {})
     })
   )
 }
 const arbLink = fc.oneof(
   fc.constant(undefined),
-  fc.constantFrom("c1", "c2", "zz").map((id) => ({ parentToolUseId: id })),
-  fc.nat({ max: 30 }).map((n) => ({ parent: { sessionId: "p", bindingEventId: `line-${n}` } }))
+  fc.constantFrom("c1", "c2", "zz").map((id): Partial<SessionEvent> => ({
+    parent: { sessionId: "p", toolCallId: id, eventId: null, subagentId: null }
+  })),
+  fc.nat({ max: 30 }).map((n): Partial<SessionEvent> => ({
+    parent: { sessionId: "p", toolCallId: null, eventId: `line-${n}`, subagentId: null }
+  }))
 )
 const arbInput = fc.record({
   provider: fc.constantFrom<ProviderId>("muse-code", "muse-agents", "agentmux"),

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
-import { compactionOf, nativeOf, transcriptFromEvents } from "../../src/domain/conversation.js"
+import { compactionOf, transcriptFromEvents } from "../../src/domain/conversation.js"
 import { Transcript } from "../../src/domain/model.js"
 import { mk } from "../support/events.js"
 
@@ -13,11 +13,11 @@ const user = (text: string, at: string | null = null) => ev("message", { role: "
 const assistant = (text: string, at: string | null = null) => ev("message", { role: "assistant", text, occurredAt: at })
 const thinking = (text: string) => ev("thinking", { role: "assistant", text })
 const call = (id: string, name: string, input: unknown) =>
-  ev("tool-call", { role: "assistant", toolName: name, toolCallId: id, text: JSON.stringify(input) }, { input })
+  ev("tool-call", { role: "assistant", toolName: name, toolCallId: id, text: JSON.stringify(input), toolInput: input })
 const result = (id: string, text: string, isError = false) =>
-  ev("tool-result", { toolCallId: id, text }, { isError })
-const summary = (native: Record<string, unknown>, at: string | null = null) =>
-  ev("summary", { role: "system", text: "context compaction (auto)", occurredAt: at }, native)
+  ev("tool-result", { toolCallId: id, text, isError })
+const summary = (compaction: { id: string; trigger: string | null }, native: Record<string, unknown>, at: string | null = null) =>
+  ev("summary", { role: "system", text: "context compaction (auto)", occurredAt: at, compaction }, native)
 
 const decodeTranscript = Schema.decodeUnknownSync(Transcript, { onExcessProperty: "error" })
 
@@ -74,12 +74,19 @@ describe("transcriptFromEvents", () => {
     expect(t.turns[0].blocks[0]).toEqual({ type: "tool_use", id: "r", name: "Bash", input: { command: "x" }, result: "part 1\npart 2", isError: true })
   })
 
-  it("reads the namespace generically, whichever native.* key the event has", () => {
-    const e = ev("tool-call", { toolName: "Write", toolCallId: "w" }, {})
-    const other = { ...e, extensions: { "native.agentmux": { input: { file_path: "f", content: "c" } } } }
-    const t = transcriptFromEvents({ sessionId: "s" }, [other])
-    expect(t.turns[0].blocks[0]).toEqual({ type: "tool_use", id: "w", name: "Write", input: { file_path: "f", content: "c" } })
-    expect(nativeOf(ev("x", { extensions: {} }))).toEqual({})
+  it("reads the typed fields only, never a provider's provenance (contract 1.1.0)", () => {
+    // Provenance that says otherwise is not read: the typed toolInput / isError / compaction are the contract.
+    const call = ev("tool-call", { toolName: "Write", toolCallId: "w", toolInput: { file_path: "f", content: "c" } }, {
+      input: { file_path: "WRONG" }
+    })
+    const res = ev("tool-result", { toolCallId: "w", text: "ok", isError: false }, { isError: true })
+    const cmp = ev("summary", { compaction: { id: "typed", trigger: "manual" } }, { compactionId: "native", trigger: "auto" })
+    const t = transcriptFromEvents({ sessionId: "s" }, [call, res, cmp])
+    expect(t.turns[0].blocks[0]).toEqual({ type: "tool_use", id: "w", name: "Write", input: { file_path: "f", content: "c" }, result: "ok" })
+    expect(t.compactions).toEqual([{ id: "typed", trigger: "manual", timestamp: null }])
+    // A call without a typed input has the null input, whatever its provenance holds.
+    const bare = ev("tool-call", { toolName: "Read", toolCallId: "r" }, { input: { file_path: "x" } })
+    expect(transcriptFromEvents({ sessionId: "s" }, [bare]).turns[0].blocks[0]).toMatchObject({ input: null })
   })
 
   it("starts at the session's own start when it is earlier than its first event (a header's time)", () => {
@@ -109,9 +116,9 @@ describe("transcriptFromEvents", () => {
   it("records compactions as metadata only: never their summary text, and they do not cut a turn", () => {
     const events = [
       assistant("one"),
-      summary({ compactionId: "cmp-1", trigger: "auto", summary: "SECRET SUMMARY" }, "2026-10-01T11:00:00Z"),
+      summary({ id: "cmp-1", trigger: "auto" }, { summary: "SECRET SUMMARY" }, "2026-10-01T11:00:00Z"),
       assistant("two"),
-      // no native id or trigger: the event id and null
+      // no typed compaction: the event id and null
       ev("summary", { role: "system", text: "context compacted", extensions: { "native.agentmux": { line: 3 } } })
     ]
     const t = transcriptFromEvents({ sessionId: "s1" }, events)

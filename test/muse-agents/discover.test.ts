@@ -86,6 +86,18 @@ describe("discover muse-agents", () => {
         diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }],
         sessionsIndex: "found"
       })
+      // The same facts, typed (contract 1.1.0): what the index, sessions and show read. No workspace in seed 000.
+      expect(s.overview).toEqual({
+        sessionId: "sess-cron",
+        title: "Please fix the flaky login test in the auth suite",
+        workspace: null,
+        firstActivityAt: "2025-03-01T08:00:00.000Z",
+        lastActivityAt: "2025-03-01T09:30:00.000Z",
+        model: "muse-large-2",
+        counts: { prompts: 5, toolCalls: 6, runs: null, lines: 24 },
+        parseWarnings: [],
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 23 }]
+      })
     }))
 
   it.effect("a subagent-context-only session with tool calls stays listed, with no title", () =>

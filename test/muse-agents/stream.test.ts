@@ -54,7 +54,7 @@ describe("stream muse-agents", () => {
         [12, "line-12", "message", "user", null, null, "para one\u2029para two", "2025-03-02T08:00:08.000Z"]
       ])
       for (const e of events) {
-        expect(e).toMatchObject({ contractVersion: "1.0.0", provider: "muse-agents", sessionId: "sess-messy", model: null })
+        expect(e).toMatchObject({ contractVersion: "1.1.0", provider: "muse-agents", sessionId: "sess-messy", model: null })
         expect(e.rawReference).toEqual({ locatorClass: "muse-agent-transcript", sequence: e.sequence, offset: starts[e.sequence] })
       }
       expect(events[2].extensions["native.muse-agents"]).toMatchObject({
@@ -66,6 +66,11 @@ describe("stream muse-agents", () => {
         source: "runtime"
       })
       expect(events[3].extensions["native.muse-agents"]).toMatchObject({ success: true, isError: false })
+      // The typed fields (contract 1.1.0): the canonical input on the call, the outcome on the result.
+      expect(events[2].toolInput).toEqual({ command: "echo hi" })
+      expect(events[3].isError).toBe(false)
+      expect(events.every((e) => e.usage === null && e.parent === null && e.child === null && e.responseId === null)).toBe(true)
+      expect(events.filter((e) => e.kind !== "tool-call").every((e) => e.toolInput === null)).toBe(true)
     }))
 
   it.effect("cron-first: one event per item and compaction; header, developer and unknown lines yield none", () =>
@@ -80,6 +85,16 @@ describe("stream muse-agents", () => {
         "Bash", "Edit", "Write", "memory_search", "Read", "subagent.spawn"
       ])
       expect(events.find((e) => e.sequence === 10)!.extensions["native.muse-agents"]).toMatchObject({ success: false, isError: true })
+      // Typed: the failed edit's result is an error, the others are not; the compaction's id and trigger; the Edit's canonical input.
+      expect(events.filter((e) => e.kind === "tool-result").map((e) => [e.sequence, e.isError])).toEqual([
+        [8, false], [10, true], [12, false], [14, null], [23, false] // line 14 has no `success`: not said
+      ])
+      expect(events.find((e) => e.sequence === 15)!.compaction).toEqual({ id: "cmp-1", trigger: "auto" })
+      expect(events.find((e) => e.sequence === 9)!.toolInput).toEqual({
+        file_path: "test/login.test.ts",
+        old_string: "await login()",
+        new_string: "await login({ wait: true })"
+      })
       expect(events.find((e) => e.sequence === 4)!.text).toBe("Feed update:\n3 new issues")
     }))
 

@@ -291,7 +291,14 @@ describe("--include-subagents", () => {
           childSessionId: C,
           bindingEventId: "muse-seq-6"
         })
+        // The typed link (contract 1.1.0): the parent session, the binding event, the spawn handle; no tool call.
+        expect(e.parent).toEqual({ sessionId: P, toolCallId: null, eventId: "muse-seq-6", subagentId: "spawn-handle-1" })
       }
+      // The parent's binding record names its child, the child session and the spawn handle kept distinct (seed 001).
+      const binding = plain.find((e) => e.eventId === "muse-seq-6")!
+      expect(binding.child).toEqual({ sessionId: C, subagentId: "spawn-handle-1" })
+      expect(plain.filter((e) => e.child !== null).map((e) => e.eventId)).toContain("muse-seq-6")
+      expect(plain.every((e) => e.parent === null && e.usage === null && e.toolInput === null)).toBe(true)
       expect([parentLog, childLog].map(fileHash)).toEqual(before)
     }))
 

@@ -27,6 +27,13 @@ export const mk = (provider: ProviderId, sessionId: string) => {
       cursor: `cursor-${seq}`,
       rawReference: { locatorClass: "muse-agent-transcript", sequence: seq },
       extensions: { [nsOf(provider)]: native },
+      toolInput: null,
+      isError: null,
+      compaction: null,
+      parent: null,
+      child: null,
+      usage: null,
+      responseId: null,
       ...fields
     }
   }

@@ -15,23 +15,19 @@ import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { PartialCoverage, printResult } from "../output.js"
 
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
-
-/** One line per source: id, time range, where, title and counts, from whichever summary fields the provider gives. */
+/** One line per source: id, time range, where, title and counts, from its typed summary. */
 const sourceLine = (s: DiscoveredSource, local: boolean): string => {
-  const m = s.summary
-  const time = (t: string | undefined) => (t !== undefined ? humanTime(t, { local, seconds: true }) : "?")
-  const from = str(m.startedAt) ?? str(m.firstReceivedAt) ?? str(m.firstAt)
-  const to = str(m.updatedAt) ?? str(m.lastReceivedAt) ?? str(m.lastAt)
-  const when = from !== undefined || to !== undefined ? `${time(from)} → ${time(to)}` : ""
-  const where = str(m.cwd) ?? str(m.workspace) ?? str(m.workspaceRoot) ?? s.locator.path
+  const o = s.overview
+  const time = (t: string | null) => (t !== null ? humanTime(t, { local, seconds: true }) : "?")
+  const when = o.firstActivityAt !== null || o.lastActivityAt !== null ? `${time(o.firstActivityAt)} → ${time(o.lastActivityAt)}` : ""
+  const where = o.workspace ?? s.locator.path
   const counts = [
-    typeof m.promptCount === "number" ? `${m.promptCount} prompts` : undefined,
-    typeof m.toolCallCount === "number" ? `${m.toolCallCount} tool calls` : undefined,
-    Array.isArray(m.runs) ? `${m.runs.length} runs` : undefined,
-    typeof m.lineCount === "number" ? `${m.lineCount} lines` : undefined
+    o.counts.prompts !== null ? `${o.counts.prompts} prompts` : undefined,
+    o.counts.toolCalls !== null ? `${o.counts.toolCalls} tool calls` : undefined,
+    o.counts.runs !== null ? `${o.counts.runs} runs` : undefined,
+    o.counts.lines !== null ? `${o.counts.lines} lines` : undefined
   ].filter((x) => x !== undefined)
-  const title = str(m.title)
+  const title = o.title !== null && o.title.length > 0 ? o.title : undefined
   return [
     `  ${s.sessionId ?? "-"}  ${when}`,
     `      ${where}${counts.length > 0 ? `  (${counts.join(", ")})` : ""}`,

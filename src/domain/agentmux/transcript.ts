@@ -25,7 +25,7 @@ import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
 import { cursorEncoder, type CursorState, cursorSourceChanged, lineCrc, lineMatches, placeCheck } from "../cursor.js"
 import type { InvalidCursor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
-import { CONTRACT_VERSION, type SessionEvent, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
+import { CONTRACT_VERSION, type SessionEvent, type TokenUsage, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { isStreamEvent } from "./record.js"
 
@@ -97,6 +97,24 @@ type MutableBlock = { type: "text"; text: string } | { type: "thinking"; text: s
 type MutableTurn = { role: "user" | "assistant" | "system"; timestamp: string | null; blocks: Array<MutableBlock> }
 
 /** Map a session's lines (record order) to its transcript and events. */
+const count = (v: unknown): number | null => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : null)
+
+/**
+ * The typed usage of a Claude stream-json `message.usage` (`input_tokens`,
+ * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`;
+ * a count that is absent or not a non-negative integer is null), or null when
+ * there is no usage object.
+ */
+const usageOf = (u: unknown): TokenUsage | null =>
+  isRecord(u)
+    ? {
+      inputTokens: count(u.input_tokens),
+      outputTokens: count(u.output_tokens),
+      cacheReadTokens: count(u.cache_read_input_tokens),
+      cacheWriteTokens: count(u.cache_creation_input_tokens)
+    }
+    : null
+
 export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): MappedSession => {
   const turns: Array<MutableTurn> = []
   const compactions: Array<{ id: string; trigger: string | null; timestamp: string | null }> = []
@@ -156,9 +174,12 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       }
     })
     let blockIndex = 0
+    /** The response an assistant line belongs to (`message.id`; streamed partials share it). */
+    let responseId: string | null = null
     const emit = (
       e: Pick<SessionEvent, "kind" | "role" | "toolName" | "toolCallId" | "model" | "text">,
-      extra: Record<string, unknown> = {}
+      extra: Record<string, unknown> = {},
+      facts: Partial<Pick<SessionEvent, "toolInput" | "isError" | "compaction">> = {}
     ) => {
       const b = blockIndex++
       events.push({
@@ -176,7 +197,14 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           occurredAt: at,
           cursor: "",
           rawReference: { locatorClass: "agentmux-agent-record", sequence: index, offset: line.offset, childIndex: b },
-          extensions: native({ block: b, ...extra })
+          extensions: native({ block: b, ...extra }),
+          toolInput: facts.toolInput ?? null,
+          isError: facts.isError ?? null,
+          compaction: facts.compaction ?? null,
+          parent: null,
+          child: null,
+          usage: null,
+          responseId
         }
       })
     }
@@ -194,7 +222,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       if (value.subtype === "compact_boundary") {
         const meta = isRecord(value.compact_metadata) ? value.compact_metadata : {}
         const trigger = typeof meta.trigger === "string" ? meta.trigger : null
-        compactions.push({ id: typeof value.uuid === "string" ? value.uuid : `am-${index}`, trigger, timestamp: at })
+        const id = typeof value.uuid === "string" ? value.uuid : `am-${index}`
+        compactions.push({ id, trigger, timestamp: at })
         emit({
           kind: "summary",
           role: "system",
@@ -202,7 +231,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           toolCallId: null,
           model: null,
           text: `context compacted${trigger !== null ? ` (${trigger})` : ""}`
-        })
+        }, {}, { compaction: { id, trigger } })
       }
       return
     }
@@ -213,6 +242,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       return
     }
     const msgModel = typeof message.model === "string" ? message.model : null
+    responseId = type === "assistant" && typeof message.id === "string" && message.id.length > 0 ? message.id : null
+    const firstOfLine = events.length
     if (type === "assistant" && model === null && msgModel !== null) model = msgModel
     const content = message.content
     const blocks: ReadonlyArray<unknown> = typeof content === "string"
@@ -241,7 +272,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           toolCallId: b.id,
           model: msgModel,
           text: oneLine(`${b.name} ${JSON.stringify(b.input ?? null)}`)
-        }, { input: b.input ?? null })
+        }, { input: b.input ?? null }, { toolInput: b.input ?? null })
       } else if (b.type === "tool_result" && typeof b.tool_use_id === "string") {
         const result = toolResultText(b.content)
         const isError = b.is_error === true
@@ -259,8 +290,14 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           toolCallId: b.tool_use_id,
           model: null,
           text: result
-        }, { isError })
+        }, { isError }, { isError: typeof b.is_error === "boolean" ? b.is_error : null })
       }
+    }
+    // The line's usage (Claude stream-json `message.usage`) on its last event.
+    const usage = type === "assistant" ? usageOf(message.usage) : null
+    if (usage !== null && events.length > firstOfLine) {
+      const last = events[events.length - 1]
+      events[events.length - 1] = { ...last, event: { ...last.event, usage } }
     }
   })
 

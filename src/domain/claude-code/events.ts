@@ -37,7 +37,7 @@
  *
  * @module
  */
-import { CONTRACT_VERSION, type SessionEvent } from "../model.js"
+import { CONTRACT_VERSION, type ParentLink, type SessionEvent, type TokenUsage } from "../model.js"
 import {
   type Block,
   type Classified,
@@ -150,6 +150,30 @@ const oneLineJson = (v: unknown): string => {
   return out.length > TOOL_INPUT_TEXT_MAX ? out.slice(0, TOOL_INPUT_TEXT_MAX - 1) + "…" : out
 }
 
+/** A line's usage as the event's typed {@link TokenUsage} (cost stays in native `usage.costUSD`). */
+const tokenUsageOf = (u: Usage): TokenUsage => ({
+  inputTokens: u.inputTokens,
+  outputTokens: u.outputTokens,
+  cacheReadTokens: u.cacheReadTokens,
+  cacheWriteTokens: u.cacheWriteTokens
+})
+
+/**
+ * The response an assistant line belongs to: `message.id` and `requestId`
+ * (streamed partials of one response share both), `message.id` alone
+ * without a `requestId`, null without a `message.id`.
+ */
+const responseIdOf = (messageId: string | null, requestId: string | null): string | null =>
+  messageId === null ? null : requestId === null ? messageId : `${messageId}:${requestId}`
+
+/** The typed link of a subagent's or sidechain's events to their parent. */
+const parentLinkOf = (p: ParentRef): ParentLink => ({
+  sessionId: p.sessionId,
+  toolCallId: p.toolCallId,
+  eventId: null,
+  subagentId: p.agentId ?? null
+})
+
 /** The usage as it is carried in native `usage`. */
 const usageNative = (u: Usage): Record<string, number | null> => ({
   inputTokens: u.inputTokens,
@@ -166,6 +190,11 @@ type Draft = {
   toolCallId: string | null
   text: string | null
   native: Record<string, unknown>
+  /** Typed facts (contract 1.1.0), when the block has them. */
+  toolInput?: unknown
+  isError?: boolean | null
+  compaction?: SessionEvent["compaction"]
+  child?: SessionEvent["child"]
 }
 
 const draftsOf = (e: Entry): Array<Draft> => {
@@ -178,6 +207,7 @@ const draftsOf = (e: Entry): Array<Draft> => {
         toolName: null,
         toolCallId: null,
         text: `context compaction${e.compactTrigger !== null ? ` (${e.compactTrigger})` : ""}`,
+        compaction: e.uuid !== null && e.uuid.length > 0 ? { id: e.uuid, trigger: e.compactTrigger } : null,
         native: {
           compactionId: e.uuid,
           trigger: e.compactTrigger,
@@ -212,6 +242,10 @@ const draftsOf = (e: Entry): Array<Draft> => {
             toolName: null,
             toolCallId: b.toolUseId,
             text: b.text,
+            isError: b.isError,
+            child: e.resultAgentId !== null && !e.isSidechain
+              ? { sessionId: subagentSessionId(e.resultAgentId), subagentId: e.resultAgentId }
+              : null,
             native: { blockType: "tool_result", isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
           })
           break
@@ -243,6 +277,7 @@ const draftsOf = (e: Entry): Array<Draft> => {
           toolName: b.name,
           toolCallId: b.id,
           text: oneLineJson(b.input),
+          toolInput: b.input,
           native: { blockType: "tool_use", input: b.input }
         })
         break
@@ -264,6 +299,7 @@ export const eventsOf = (c: Classified, ctx: LineContext): Array<SessionEvent> =
   if (c._tag !== "Entry") return []
   const drafts = draftsOf(c)
   const model = c.model !== null && c.model !== SYNTHETIC_MODEL ? c.model : null
+  const eventIdOf = (k: number) => (k === 0 ? `line-${ctx.lineNumber}` : `line-${ctx.lineNumber}.${k}`)
   return drafts.map((d, k) => {
     const sequence = ctx.firstSequence + k
     const native: Record<string, unknown> = {
@@ -292,7 +328,7 @@ export const eventsOf = (c: Classified, ctx: LineContext): Array<SessionEvent> =
       provider: PROVIDER,
       sourceId: ctx.sourceId,
       sessionId: ctx.sessionId,
-      eventId: k === 0 ? `line-${ctx.lineNumber}` : `line-${ctx.lineNumber}.${k}`,
+      eventId: eventIdOf(k),
       sequence,
       kind: d.kind,
       role: d.role,
@@ -303,7 +339,14 @@ export const eventsOf = (c: Classified, ctx: LineContext): Array<SessionEvent> =
       text: d.text,
       cursor: ctx.cursor(k, sequence),
       rawReference: { locatorClass: LOCATOR_CLASS, sequence: ctx.lineNumber, offset: ctx.offset },
-      extensions: { [NATIVE_KEY]: native }
+      extensions: { [NATIVE_KEY]: native },
+      toolInput: d.toolInput ?? null,
+      isError: d.isError ?? null,
+      compaction: d.compaction ?? (d.kind === "summary" ? { id: eventIdOf(k), trigger: null } : null),
+      parent: ctx.parent === null ? null : parentLinkOf(ctx.parent),
+      child: d.child ?? null,
+      usage: c.type === "assistant" && k === drafts.length - 1 && c.usage !== null ? tokenUsageOf(c.usage) : null,
+      responseId: c.type === "assistant" ? responseIdOf(c.messageId, c.requestId) : null
     } satisfies SessionEvent
   })
 }

@@ -8,12 +8,14 @@
  * - `commentary_text` → kind `message`, role assistant;
  * - `thinking` → kind `thinking`, role assistant;
  * - `function_call` → kind `tool-call`, role assistant, canonical `toolName`,
- *   `toolCallId`; the normalized input in `extensions["native.muse-agents"].input`,
- *   its one-line JSON as text;
+ *   `toolCallId`; the normalized input in `toolInput` (and, as provenance, in
+ *   `extensions["native.muse-agents"].input`), its one-line JSON as text;
  * - `function_call_output` → kind `tool-result`, role null, `toolCallId`, text
- *   the output; `isError` true when `success` is false;
- * - `compaction_checkpoint` → kind `summary`, role system, metadata only (id,
- *   trigger): the summary text is never carried (seed 000);
+ *   the output; `isError` true when `success` is false, false when true, null
+ *   when the line has no boolean `success`;
+ * - `compaction_checkpoint` → kind `summary`, role system, `compaction` its id
+ *   (the line's event id when it has none) and trigger, metadata only: the
+ *   summary text is never carried (seed 000);
  * - the `session_header` yields no event (its session id is on every event);
  *   blank, ignored and warned lines yield none.
  *
@@ -59,6 +61,11 @@ export const yieldsEvent = (c: Classified): c is Extract<Classified, { _tag: "It
 
 type Native = Record<string, unknown>
 
+/** The typed conversation facts of an event (contract 1.1.0); Muse agents report no usage and no session links (seed 000). */
+type Facts = Pick<SessionEvent, "toolInput" | "isError" | "compaction">
+
+const NO_FACTS: Facts = { toolInput: null, isError: null, compaction: null }
+
 /**
  * One event, built as a single object literal (spreading a shared base per
  * event cost a tenth of `stream`'s time, bench figure (a)). Field order is
@@ -72,7 +79,8 @@ const event = (
   toolName: string | null,
   toolCallId: string | null,
   text: string | null,
-  native: Native
+  native: Native,
+  facts: Facts = NO_FACTS
 ): SessionEvent => ({
   contractVersion: CONTRACT_VERSION,
   provider: "muse-agents",
@@ -89,7 +97,14 @@ const event = (
   toolName,
   toolCallId,
   text,
-  extensions: { "native.muse-agents": native }
+  extensions: { "native.muse-agents": native },
+  toolInput: facts.toolInput,
+  isError: facts.isError,
+  compaction: facts.compaction,
+  parent: null,
+  child: null,
+  usage: null,
+  responseId: null
 })
 
 /** The provenance every item event starts with. */
@@ -116,7 +131,10 @@ export const toSessionEvent = (c: Classified, ctx: EventContext): SessionEvent |
       trigger: c.trigger,
       agentId: ctx.agentId,
       lineNumber: ctx.lineNumber
-    })
+    }, { toolInput: null, isError: null, compaction: {
+      id: c.compactionId !== null && c.compactionId.length > 0 ? c.compactionId : `line-${ctx.lineNumber}`,
+      trigger: c.trigger
+    } })
   }
   const e = c.entry
   switch (e._tag) {
@@ -131,13 +149,21 @@ export const toSessionEvent = (c: Classified, ctx: EventContext): SessionEvent |
       native.nativeName = e.nativeName
       native.input = e.input
       native.argumentsUnparsed = e.argumentsUnparsed
-      return event(ctx, c.createdAt, "tool-call", "assistant", e.name, e.callId, oneLineJson(e.input), native)
+      return event(ctx, c.createdAt, "tool-call", "assistant", e.name, e.callId, oneLineJson(e.input), native, {
+        toolInput: e.input,
+        isError: null,
+        compaction: null
+      })
     }
     case "ToolOutput": {
       const native = itemNative(c, ctx, "function_call_output")
       native.success = e.success
       native.isError = e.success === false
-      return event(ctx, c.createdAt, "tool-result", null, null, e.callId, e.output, native)
+      return event(ctx, c.createdAt, "tool-result", null, null, e.callId, e.output, native, {
+        toolInput: null,
+        isError: e.success === null ? null : !e.success,
+        compaction: null
+      })
     }
   }
 }

@@ -23,7 +23,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { MalformedSource } from "../errors.js"
 import { at, isRecord, str } from "../json.js"
-import { CONTRACT_VERSION, type LocatorClass, type SessionEvent } from "../model.js"
+import { type ChildLink, CONTRACT_VERSION, type LocatorClass, type ParentLink, type SessionEvent } from "../model.js"
 import { normalizeTimestamp } from "../timestamps.js"
 
 /** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
@@ -110,6 +110,8 @@ export interface RecordContext {
   readonly spawns: ReadonlyMap<string, SpawnHandle>
   /** Extra provenance merged into `extensions["native.muse"]` (document-level fields, frame ids). */
   readonly provenance: Record<string, unknown>
+  /** The parent session of a nested subagent log's events (its `child_session_bound` join). */
+  readonly parent?: ParentLink | undefined
 }
 
 const TEXT_MAX = 1000
@@ -273,6 +275,28 @@ export const mapRecordEnvelope = (
       ...(ctx.offset !== undefined ? { offset: ctx.offset } : {}),
       ...(ctx.childIndex !== undefined ? { childIndex: ctx.childIndex } : {})
     },
-    extensions: { "native.muse": native }
+    extensions: { "native.muse": native },
+    toolInput: null,
+    isError: null,
+    compaction: null,
+    parent: ctx.parent ?? null,
+    child: childOf(native),
+    usage: null,
+    responseId: null
   })
+}
+
+/**
+ * The child session a `subagent.control.*` record names: `child_session_id`
+ * (else `subagent_session_id`) and the spawn handle `subagent_id`, kept
+ * distinct (seed 001); null when it names none of them.
+ */
+const childOf = (native: Record<string, unknown>): ChildLink | null => {
+  const sessionId = typeof native.childSessionId === "string"
+    ? native.childSessionId
+    : typeof native.subagentSessionId === "string"
+    ? native.subagentSessionId
+    : null
+  const subagentId = typeof native.subagentId === "string" ? native.subagentId : null
+  return sessionId === null && subagentId === null ? null : { sessionId, subagentId }
 }

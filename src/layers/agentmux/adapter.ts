@@ -16,7 +16,15 @@ import { checkAgentId } from "../../domain/agentmux/record.js"
 import { mapSession, type MappedSession, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
-import type { DiscoveredSource, DiscoveryReport, Inspection, Locator, ProviderDescriptor } from "../../domain/model.js"
+import {
+  type DiscoveredSource,
+  type DiscoveryReport,
+  emptySourceSummary,
+  type Inspection,
+  type Locator,
+  type ProviderDescriptor,
+  type SourceSummary
+} from "../../domain/model.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { timestampOrNull } from "../../domain/timestamps.js"
 import { AccessPolicy, type AccessPolicyShape } from "../../services/AccessPolicy.js"
@@ -56,6 +64,15 @@ const iso = (ms: number | null) => (ms === null ? null : timestampOrNull(ms))
 
 const sourceIdOf = (storePath: string, agentId: string, sessionId: string) =>
   makeSourceId("agentmux", "agentmux-agent-record", `${storePath}#${agentId}#${sessionId}`)
+
+/** The typed summary of a session (contract 1.1.0): its `cwd`, receive times, runs and lines; AgentMux records no title. */
+const overviewOf = (s: RecordSession): SourceSummary => ({
+  ...emptySourceSummary(s.sessionId),
+  workspace: s.cwd,
+  firstActivityAt: iso(s.firstMs),
+  lastActivityAt: iso(s.lastMs),
+  counts: { prompts: null, toolCalls: null, runs: s.runs.length, lines: s.lines }
+})
 
 /** The discovery fields of a session (DiscoveredSource.summary). */
 const summaryOf = (s: RecordSession) => ({
@@ -126,6 +143,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
         sourceId: sourceIdOf(connection.path, uid, s.sessionId),
         locator: { locatorClass: "agentmux-agent-record", path: connection.path, agentId: uid, sessionId: s.sessionId },
         sessionId: s.sessionId,
+        overview: overviewOf(s),
         summary: summaryOf(s)
       }))
       const missingPart = scan.diagnostics.some((d) => d.code === "MISSING_PART")

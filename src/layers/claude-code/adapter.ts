@@ -8,7 +8,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
 import * as os from "node:os"
 import * as Effect from "effect/Effect"
 import type { ProviderDescriptor } from "../../domain/model.js"
@@ -42,7 +41,7 @@ export const makeWith = (
       inspect: (locator) => inspectSession(deps, locator),
       stream: (locator, options) => streamSession(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),
-      parts: (locator) => subagentPaths(fs, locator.path),
+      parts: (locator) => subagentPaths(deps.access, locator.path),
       // One session file is one source (its session id is its file stem); its subagent files are parts of it.
       sourcePerFile: true
     }

@@ -17,7 +17,7 @@ import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { isSessionFileName } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
-import { type ClaudeDeps, claudeRootOf, scanSession, summaryOf } from "./source.js"
+import { type ClaudeDeps, claudeRootOf, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
 
@@ -110,12 +110,13 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             sourceId: s.sourceId,
             locator: { locatorClass: LOCATOR_CLASS, path: s.file.path, sessionId: s.sessionId },
             sessionId: s.sessionId,
+            overview: overviewOf(s),
             summary: summaryOf(s)
           })
         }
       }
     }
-    const at = (d: DiscoveredSource) => d.summary.updatedAt as string
+    const at = (d: DiscoveredSource) => d.overview.lastActivityAt!
     found.sort((a, b) => compareTimestamps(at(b), at(a)) || (a.locator.path < b.locator.path ? -1 : 1))
     const partial = skipped > 0
     return {

@@ -20,7 +20,7 @@ import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "
 import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { isRecord, parseJson } from "../../domain/json.js"
-import type { Diagnostic, Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import type { Diagnostic, Inspection, Locator, SessionEvent, SourceSummary, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import {
   ChainState,
   eventsOf,
@@ -156,17 +156,18 @@ export const subagentsOf = (
     return { subagents, diagnostics }
   })
 
-/** The nested subagent files of a session log path, listed synchronously (the importer's `parts`; best effort). */
-export const subagentPaths = (fs: typeof import("node:fs"), sessionPath: string): ReadonlyArray<string> => {
-  try {
-    const dir = subagentsDirOf(sessionPath)
-    return fs.readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isFile() && agentIdOfFile(e.name) !== null)
-      .map((e) => nodePath.join(dir, e.name))
-      .sort()
-  } catch {
-    return []
-  }
+/** The nested subagent files of a session log path (the importer's `parts`; best effort: none when the folder cannot be listed). */
+export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>> => {
+  const dir = subagentsDirOf(sessionPath)
+  return access.listDirectory(dir).pipe(
+    Effect.map((entries) =>
+      entries
+        .filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null)
+        .map((e) => nodePath.join(dir, e.name))
+        .sort()
+    ),
+    Effect.orElseSucceed(() => [])
+  )
 }
 
 /** Run `onLine` over every line of an authorized file, in order. */
@@ -431,6 +432,26 @@ export const summaryOf = (s: ScannedSession): Record<string, unknown> => {
     sizeBytes: s.file.stat.size,
     lineCount: scan.lineCount,
     parseWarningCount: scan.lineWarnings.total,
+    parseWarnings: scan.parseWarnings,
+    diagnostics: extraDiagnostics(s)
+  }
+}
+
+/**
+ * The typed summary of a session (contract 1.1.0): title, `cwd` as the
+ * workspace, first record to last (the file's mtime when no record is
+ * dated), model, prompts, tool calls, lines and warnings.
+ */
+export const overviewOf = (s: ScannedSession): SourceSummary => {
+  const scan = s.scan
+  return {
+    sessionId: s.sessionId,
+    title: scan.title,
+    workspace: scan.cwd,
+    firstActivityAt: scan.startedAt,
+    lastActivityAt: scan.endedAt ?? new Date(s.file.stat.mtimeMs).toISOString(),
+    model: scan.model,
+    counts: { prompts: scan.promptCount, toolCalls: scan.toolCallCount, runs: null, lines: scan.lineCount },
     parseWarnings: scan.parseWarnings,
     diagnostics: extraDiagnostics(s)
   }

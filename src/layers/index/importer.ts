@@ -24,7 +24,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Mutable } from "effect/Types"
@@ -35,7 +34,7 @@ import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { sourceKey } from "../../domain/index/ids.js"
 import { peekCursor } from "../../domain/cursor.js"
-import type { Diagnostic, Locator, ProviderId } from "../../domain/model.js"
+import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -56,12 +55,6 @@ import { type ProviderPlanInputs, providers } from "../registry.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
 
-/** A part's entry in its source's fingerprint: `<folder>=<stat>` (its content is bound by `parts` of the checkpoint). */
-const partEntry = (p: string): string => {
-  const name = partName(p)
-  const st = fs.statSync(p, { throwIfNoEntry: false })
-  return st === undefined ? `${name}=gone` : `${name}=${fingerprintOfStat(st)}`
-}
 
 /**
  * The name a nested log goes by in fingerprints and prefix bindings: its file
@@ -81,22 +74,22 @@ const partName = (p: string): string => {
  * not a plain path (the adapter keeps its own incremental state) or cannot be
  * stat-ed (the stream will then report the real error).
  */
-export const fingerprintOf = (locator: Locator, parts: ReadonlyArray<string> = []): string | null => {
-  if (locator.path === "") return null
-  const part = (p: string) => {
-    const st = fs.statSync(p, { throwIfNoEntry: false })
-    return st === undefined ? null : fingerprintOfStat(st)
-  }
-  try {
-    const main = part(locator.path)
+export const fingerprintOf = (
+  access: SourceAccessShape,
+  locator: Locator,
+  parts: ReadonlyArray<string> = []
+): Effect.Effect<string | null> => {
+  if (locator.path === "") return Effect.succeed(null)
+  /** A file's stat entry, null when it is not there (a part's `<name>=<stat>`: its content is bound by the checkpoint's `parts`). */
+  const stat = (p: string) => Effect.map(access.probe(p), (o) => (Option.isSome(o) ? fingerprintOfStat(o.value.stat) : null))
+  return Effect.gen(function*() {
+    const main = yield* stat(locator.path)
     if (main === null) return null
-    const wal = part(`${locator.path}-wal`)
+    const wal = yield* stat(`${locator.path}-wal`)
     let fingerprint = wal === null ? main : `${main}+wal:${wal}`
-    for (const p of parts) fingerprint += `+part:${partEntry(p)}`
+    for (const p of parts) fingerprint += `+part:${partName(p)}=${(yield* stat(p)) ?? "gone"}`
     return fingerprint
-  } catch {
-    return null
-  }
+  }).pipe(Effect.orElseSucceed(() => null))
 }
 
 /** The stat of a fingerprint's own file, and of each part by name. */
@@ -195,6 +188,7 @@ const make = Effect.gen(function*() {
     provider: ProviderId,
     rawLocator: Locator,
     summary: Record<string, unknown>,
+    overview: SourceSummary,
     batchSize: number,
     checkpoints: ReadonlyMap<string, CheckpointedSource>,
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>
@@ -202,9 +196,9 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
-      const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary }
-      const parts = adapter.parts?.(locator) ?? []
-      const fingerprint = fingerprintOf(locator, parts)
+      const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary, overview }
+      const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+      const fingerprint = yield* fingerprintOf(access, locator, parts)
       const checkpoint = checkpoints.get(source.sourceKey)
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
@@ -390,16 +384,16 @@ const make = Effect.gen(function*() {
         if (!live(c) || inWork.has(c.sourceKey) || done.has(c.sourceKey) || c.locator.path === "") continue
         const roots = covered.get(c.provider)
         if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
-        const st = yield* Effect.option(Effect.try(() => fs.statSync(c.locator.path, { throwIfNoEntry: false })))
+        const st = yield* Effect.option(access.probe(c.locator.path))
         if (Option.isNone(st)) continue // cannot be told (unreadable folder): kept as it is
-        if (st.value === undefined) {
+        if (Option.isNone(st.value)) {
           gone++
           continue
         }
         const adapter = yield* registry.get(c.provider).pipe(Effect.option)
         if (Option.isNone(adapter)) continue
-        const parts = adapter.value.parts?.(c.locator) ?? []
-        const fingerprint = fingerprintOf(c.locator, parts)
+        const parts = adapter.value.parts !== undefined ? yield* adapter.value.parts(c.locator) : []
+        const fingerprint = yield* fingerprintOf(access, c.locator, parts)
         if (fingerprint !== null && fingerprint === c.fingerprint) continue
         const changed = yield* changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access))
         if (changed !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed}`)
@@ -411,7 +405,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
-      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown> }> = []
+      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown>; overview: SourceSummary }> = []
       const omittedByReason: Record<string, number> = {}
       const causes: Array<PartialCause> = []
       const partialProvider = (
@@ -489,10 +483,10 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary })
+        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview })
       }
       for (const e of plan.explicit) {
-        work.push({ provider: e.provider, locator: e.locator, summary: {} })
+        work.push({ provider: e.provider, locator: e.locator, summary: {}, overview: emptySourceSummary(e.locator.sessionId ?? null) })
         const p = providers.get(e.provider) ?? {
           provider: e.provider,
           status: "checked",
@@ -526,7 +520,7 @@ const make = Effect.gen(function*() {
       }
       for (const w of work) {
         let inSource = 0
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, batchSize, checkpoints, (committed) => {
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
         })

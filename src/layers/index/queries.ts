@@ -6,11 +6,9 @@
  */
 import * as Effect from "effect/Effect"
 import type { AtifInput } from "../../domain/atif.js"
-import * as Schema from "effect/Schema"
-import { nativeOf, transcriptFromEvents } from "../../domain/conversation.js"
+import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
-import { isRecord } from "../../domain/json.js"
-import { ParseWarning, type SessionEvent, type Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow } from "../../services/Index.js"
 
@@ -94,11 +92,8 @@ export const findSession = (
     return { session: found[0], others: found.slice(1) }
   })
 
-/** The parent session id an event's provenance names (`extensions["native.*"].parent.sessionId`), if any. */
-const parentSessionOf = (e: SessionEvent): string | undefined => {
-  const parent = nativeOf(e).parent
-  return isRecord(parent) && typeof parent.sessionId === "string" ? parent.sessionId : undefined
-}
+/** The parent session id an event's typed `parent` link names, if any. */
+const parentSessionOf = (e: SessionEvent): string | undefined => e.parent?.sessionId
 
 /**
  * The input of an ATIF export of `id`: the session, its events, and the
@@ -131,8 +126,6 @@ const describe = (s: SessionRow, events: ReadonlyArray<SessionEvent>) => ({
   model: events.find((e) => e.model !== null)?.model ?? null
 })
 
-const decodeWarnings = Schema.decodeUnknownOption(Schema.Array(ParseWarning))
-const decodeDiagnostics = Schema.decodeUnknownOption(Schema.Array(TranscriptDiagnostic))
 
 /**
  * The transcript of an indexed session, as the `transcript` command gives it
@@ -144,19 +137,17 @@ const decodeDiagnostics = Schema.decodeUnknownOption(Schema.Array(TranscriptDiag
  * session of the same source, or one without these facts, adds nothing.
  */
 export const sessionTranscript = ({ events, session }: Pick<LoadedSession, "session" | "events">): Transcript => {
-  const known: Record<string, unknown> = session.summary.sessionId === session.sessionId ? session.summary : {}
+  const known = session.overview.sessionId === session.sessionId ? session.overview : emptySourceSummary()
   const t = transcriptFromEvents({
     sessionId: session.sessionId,
     title: session.title,
-    model: typeof known.model === "string" ? known.model : null,
-    startedAt: typeof known.startedAt === "string" ? known.startedAt : null
+    model: known.model,
+    startedAt: known.firstActivityAt
   }, events)
-  const parseWarnings = decodeWarnings(known.parseWarnings).pipe((o) => (o._tag === "Some" ? o.value : []))
-  const fromSummary = decodeDiagnostics(known.diagnostics).pipe((o) => (o._tag === "Some" ? o.value : []))
   const own = new Set(t.diagnostics.map((d) => d.kind))
   return {
     ...t,
-    parseWarnings: t.parseWarnings.length > 0 ? t.parseWarnings : parseWarnings,
-    diagnostics: [...t.diagnostics, ...fromSummary.filter((d) => !own.has(d.kind))]
+    parseWarnings: t.parseWarnings.length > 0 ? t.parseWarnings : known.parseWarnings,
+    diagnostics: [...t.diagnostics, ...known.diagnostics.filter((d) => !own.has(d.kind))]
   }
 }

@@ -21,10 +21,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
+import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { eventUid, sessionUid } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../../domain/model.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import {
   type Checkpoint,
   type CheckpointedSource,
@@ -103,7 +104,11 @@ const migrations = Migrator.fromRecord({
       sql`ALTER TABLE sources ADD COLUMN diagnostics_json TEXT`,
       sql`ALTER TABLE sources ADD COLUMN attempt_json TEXT`,
       sql`ALTER TABLE events ADD COLUMN attempt INTEGER`
-    ], { discard: true }))
+    ], { discard: true })),
+  // The typed discovery summary of each source (contract 1.1.0); NULL for
+  // sources imported before it, read through `legacySourceSummary`.
+  "0003_source_overview": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE sources ADD COLUMN overview_json TEXT`.pipe(Effect.asVoid))
 })
 
 /** The index as a store whose failures are told to the user (see `../store-failure.ts`). */
@@ -119,16 +124,15 @@ const unavailable = (file: string, cause: unknown) => new StoreUnavailable(store
 
 const now = () => new Date().toISOString()
 
-const str = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null)
+/** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
+const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
+  overviewJson !== null
+    ? JSON.parse(overviewJson) as SourceSummary
+    : legacySourceSummary(JSON.parse(summaryJson) as Record<string, unknown>)
 
-/** Title and workspace of a source's sessions, from its discovery summary. */
-const describe = (summary: Record<string, unknown>) => ({
-  title: str(summary.title) ?? str(summary.firstPrompt),
-  workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd) ?? str(summary.evidencePath)
-})
-
-const CHECKPOINT_COLUMNS =
-  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id, prefix, parts_json, diagnostics_json"
+/** The checkpoint columns; `overview` is the `overview_json` column, or NULL in an index read before migration 0003. */
+const checkpointColumns = (overview: string) =>
+  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, ${overview}, source_id, prefix, parts_json, diagnostics_json`
 
 interface CheckpointRow {
   readonly source_key: string
@@ -140,6 +144,7 @@ interface CheckpointRow {
   readonly event_count: number
   readonly locator_json: string
   readonly summary_json: string
+  readonly overview_json: string | null
   readonly source_id: string | null
   readonly prefix: string | null
   readonly parts_json: string | null
@@ -156,6 +161,7 @@ const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   eventCount: r.event_count,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
+  overview: overviewOf(r.overview_json, r.summary_json),
   sourceId: r.source_id,
   prefix: r.prefix,
   parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
@@ -192,6 +198,7 @@ interface SessionDbRow {
   readonly source_key: string
   readonly locator_json: string
   readonly summary_json: string
+  readonly overview_json: string | null
   readonly generation: number
   readonly title: string | null
   readonly workspace: string | null
@@ -208,6 +215,7 @@ const toSessionRow = (r: SessionDbRow): SessionRow => ({
   sourceKey: r.source_key,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
+  overview: overviewOf(r.overview_json, r.summary_json),
   generation: r.generation,
   title: r.title,
   workspace: r.workspace,
@@ -271,11 +279,18 @@ const make = (
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
     }
 
+    // An index read (not migrated) from before migration 0003 has no overview column: its sources read as legacy.
+    const hasOverview = (yield* fail(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
+    const overviewColumn = hasOverview ? "overview_json" : "NULL AS overview_json"
+    const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
+
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
-      sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, generation, status, updated_at)
-          VALUES (${s.sourceKey}, ${s.provider}, ${JSON.stringify(s.locator)}, ${JSON.stringify(s.summary)}, ${generation}, ${status}, ${now()})
+      sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
+          VALUES (${s.sourceKey}, ${s.provider}, ${JSON.stringify(s.locator)}, ${JSON.stringify(s.summary)}, ${JSON.stringify(s.overview)},
+                  ${generation}, ${status}, ${now()})
           ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
-            updated_at = excluded.updated_at`
+            overview_json = excluded.overview_json, updated_at = excluded.updated_at`
 
     /** A session's events of its sources' current generations, in source order, a page (`pageSize` events) per query. */
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
@@ -291,7 +306,7 @@ const make = (
               Effect.map((rows) => {
                 const last = rows[rows.length - 1]
                 return [
-                  Chunk.unsafeFromArray(rows.map((r) => JSON.parse(r.event_json) as SessionEvent)),
+                  Chunk.unsafeFromArray(rows.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))),
                   rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
                 ] as const
               })
@@ -300,11 +315,11 @@ const make = (
 
     const shape: IndexShape = {
       checkpoint: (key) =>
-        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
+        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources WHERE source_key = ${key}`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources`).pipe(
+      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources`).pipe(
         Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
       ),
 
@@ -360,7 +375,7 @@ const make = (
             attempt: batch.attempt ?? null
           }))
           const half = Math.ceil(rows.length / 2)
-          const { title, workspace } = describe(source.summary)
+          const { title, workspace } = source.overview
           return yield* sql.withTransaction(Effect.gen(function*() {
             // RETURNING yields only the rows actually inserted (existing ids are ignored),
             // so the session aggregates below grow by exactly what this batch added.
@@ -408,7 +423,8 @@ const make = (
         fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
                    parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
                    diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
-                   attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)}, updated_at = ${now()}
+                   attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
+                   overview_json = ${JSON.stringify(source.overview)}, updated_at = ${now()}
                  WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
 
       rejectSource: (source, code, message) =>
@@ -471,7 +487,7 @@ const make = (
 
       sessions: (filter) =>
         fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'
@@ -488,7 +504,7 @@ const make = (
 
       findSessions: (id) =>
         fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
@@ -498,7 +514,7 @@ const make = (
         prefix.length === 0
           ? Effect.succeed([])
           : fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ss.generation,
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}

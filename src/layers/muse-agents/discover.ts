@@ -105,6 +105,17 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
       sourceId,
       locator: { locatorClass: LOCATOR_CLASS, path: file.path, agentId, sessionId: header.sessionId },
       sessionId: header.sessionId,
+      overview: {
+        sessionId: header.sessionId,
+        title: scan.title,
+        workspace: null,
+        firstActivityAt: scan.firstRecordAt,
+        lastActivityAt: updatedAt,
+        model: entry?.model ?? null,
+        counts: { prompts: scan.promptCount, toolCalls: scan.toolCallCount, runs: null, lines: scan.lineCount },
+        parseWarnings: scan.lineWarnings.toArray(),
+        diagnostics: [...scan.diagnostics, ...(ignored !== null ? [ignored] : [])]
+      },
       summary: {
         provider: "muse-agents",
         sessionId: header.sessionId,

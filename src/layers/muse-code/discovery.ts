@@ -28,7 +28,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { IngestError, SourceAccessError } from "../../domain/errors.js"
-import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
   EvidenceScanner,
@@ -167,6 +167,16 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
     tally.candidates += out.length
     return out
   })
+
+/**
+ * The typed summary of a native log discovery selected (contract 1.1.0): its
+ * session and the workspace path that matched it; discovery reads no more of
+ * it (seed 001's budget), so the rest is unknown until it is imported.
+ */
+const nativeOverview = (sessionId: string, workspace: string | null): SourceSummary => ({
+  ...emptySourceSummary(sessionId),
+  workspace
+})
 
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
@@ -328,6 +338,7 @@ const inspectCandidate = (
           sourceId,
           locator: { locatorClass: NATIVE_CLASS, path: file.path },
           sessionId: scanner.sessionId ?? c.folder,
+          overview: nativeOverview(scanner.sessionId ?? c.folder, st.hit.path),
           summary: {
             sessionId: scanner.sessionId ?? c.folder,
             date: c.date,
@@ -405,6 +416,10 @@ const unchangedMatch = (
       sourceId,
       locator: { locatorClass: NATIVE_CLASS, path: c.path },
       sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
+      overview: nativeOverview(
+        typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
+        typeof evidencePath === "string" ? evidencePath : null
+      ),
       summary: known.summary
     }
   }

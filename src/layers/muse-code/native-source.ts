@@ -26,11 +26,11 @@
  *
  * @module
  */
-import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { isUtf8 } from "node:buffer"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, cursorSourceChanged, type CursorState, peekCursor } from "../../domain/cursor.js"
@@ -44,7 +44,7 @@ import {
   type SourceAccessError
 } from "../../domain/errors.js"
 import { isRecord, parseJson } from "../../domain/json.js"
-import type { Diagnostic, Inspection, SessionEvent } from "../../domain/model.js"
+import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
   childBindingOf,
@@ -184,6 +184,8 @@ export interface PassOptions {
   readonly strictBindings?: boolean | undefined
   /** Parent join carried in every cursor of a subagent stream. */
   readonly parentRef?: { readonly src: string; readonly child: string } | undefined
+  /** The typed parent link of every event of a subagent stream. */
+  readonly parentLink?: ParentLink | undefined
   /** Receives each read of the log (see `StreamOptions.onRead`). */
   readonly onRead?: ((read: SourceRead) => void) | undefined
   /**
@@ -266,7 +268,8 @@ export const nativeEvents = (
           offset: line.start,
           ...(sub !== undefined ? { childIndex: sub } : {}),
           spawns: NO_SPAWNS,
-          provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance }
+          provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance },
+          parent: options.parentLink
         }, where)
         if (Either.isLeft(mapped)) return mapped.left
         const ev = mapped.right
@@ -461,19 +464,22 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
  * Metadata only: the folder is listed and nothing is read. None when the
  * folder cannot be listed. Used for the importer's fingerprint.
  */
-export const nestedLogPaths = (logPath: string): ReadonlyArray<string> => {
+export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effect.Effect<ReadonlyArray<string>> => {
   const dir = nodePath.join(nodePath.dirname(logPath), "subagent")
-  // Most logs have no nested logs: a stat that answers "none" without throwing (a thrown ENOENT costs 6x more).
-  if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return []
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME))
-      .filter((p) => fs.lstatSync(p, { throwIfNoEntry: false })?.isFile() === true)
-      .sort()
-  } catch {
-    return []
-  }
+  // Most logs have no nested logs: a probe that answers "none" without listing.
+  return access.probe(dir).pipe(
+    Effect.flatMap((found) =>
+      Option.isSome(found) && found.value.kind === "directory"
+        ? Effect.flatMap(access.listDirectory(dir), (entries) =>
+          Effect.filter(
+            entries.filter((d) => d.kind === "directory").map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME)),
+            (p) => Effect.map(access.probe(p), (o) => Option.isSome(o) && o.value.kind === "file")
+          ))
+        : Effect.succeed([])
+    ),
+    Effect.map((paths) => [...paths].sort()),
+    Effect.orElseSucceed(() => [])
+  )
 }
 
 /** The nested log of a bound child: `<parent folder>/subagent/<child_session_id>/session.jsonl`. */
@@ -554,6 +560,12 @@ const childStreams = (
             onRead: hooks.onRead,
             stats: newStats(),
             parentRef: { src: parent.sourceId, child: b.childSessionId },
+            parentLink: {
+              sessionId: b.parentSessionId,
+              toolCallId: null,
+              eventId: b.bindingEventId,
+              subagentId: b.subagentId
+            },
             provenance: {
               parent: {
                 sessionId: b.parentSessionId,

@@ -1,0 +1,85 @@
+/**
+ * One I/O path (issue 12, item 4): what the importer and the providers learn
+ * of a source's files beside reading them (the nested logs a source is read
+ * from, and the stats its fingerprint is made of) comes through
+ * `SourceAccess`, so a test layer sees and answers every such look. Here a
+ * test layer shows files that are not on disk: the fingerprint and the
+ * listings can only hold them if they asked it.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { nestedLogPaths } from "../src/layers/muse-code/native-source.js"
+import { subagentPaths } from "../src/layers/claude-code/source.js"
+import { fingerprintOf } from "../src/layers/index/importer.js"
+import { sourceAccessNode } from "../src/layers/SourceAccessNode.js"
+import type { DirEntry, FileStat, SourceAccessShape } from "../src/services/SourceAccess.js"
+import { tempDir } from "./support/paths.js"
+
+const STAT: FileStat = { size: 7, mtimeMs: 1000, birthtimeMs: 900, ctimeMs: 1100, dev: 1, ino: 42 }
+
+/** The Node layer, plus files and folders only this layer knows of; every look is recorded. */
+const withVirtual = (files: ReadonlyArray<string>, dirs: Record<string, ReadonlyArray<DirEntry>>) => {
+  const looked: Array<string> = []
+  const access: SourceAccessShape = {
+    ...sourceAccessNode,
+    probe: (p) => {
+      looked.push(p)
+      if (files.includes(p)) return Effect.succeed(Option.some({ kind: "file" as const, stat: STAT }))
+      if (p in dirs) return Effect.succeed(Option.some({ kind: "directory" as const, stat: STAT }))
+      return sourceAccessNode.probe(p)
+    },
+    listDirectory: (d) => {
+      looked.push(d)
+      return d in dirs ? Effect.succeed(dirs[d]) : sourceAccessNode.listDirectory(d)
+    }
+  }
+  return { access, looked }
+}
+
+describe("one I/O path", () => {
+  it.effect("Claude Code: a session's subagent files are listed through SourceAccess, and the fingerprint stats them there", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const log = path.join(dir, "s1.jsonl")
+      fs.writeFileSync(log, "{}\n")
+      const subagents = path.join(dir, "s1", "subagents")
+      const agent = path.join(subagents, "agent-abc.jsonl")
+      const { access, looked } = withVirtual([agent], {
+        [subagents]: [{ name: "agent-abc.jsonl", kind: "file" }, { name: "notes.txt", kind: "file" }]
+      })
+      const parts = yield* subagentPaths(access, log)
+      expect(parts).toEqual([agent])
+      const fp = yield* fingerprintOf(access, { locatorClass: "claude-code-session-log", path: log }, parts)
+      expect(fp).toMatch(/\+part:agent-abc\.jsonl=7:1000:42:900:1100$/)
+      expect(looked).toContain(subagents)
+      expect(looked).toContain(log)
+    }))
+
+  it.effect("Muse Code native: nested logs are found through SourceAccess; one that is gone is `gone` in the fingerprint", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const log = path.join(dir, "session.jsonl")
+      fs.writeFileSync(log, "{}\n")
+      const sub = path.join(dir, "subagent")
+      const child = path.join(sub, "child-1", "session.jsonl")
+      const { access } = withVirtual([child], {
+        [sub]: [{ name: "child-1", kind: "directory" }, { name: "child-2", kind: "directory" }, { name: "x", kind: "file" }]
+      })
+      const parts = yield* nestedLogPaths(access, log)
+      expect(parts).toEqual([child]) // child-2 has no session.jsonl
+      const fp = yield* fingerprintOf(access, { locatorClass: "muse-native-session-log", path: log }, [child, path.join(sub, "child-3", "session.jsonl")])
+      expect(fp).toMatch(/\+part:child-1=7:1000:42:900:1100\+part:child-3=gone$/)
+    }))
+
+  it.effect("a folder that cannot be listed gives no parts, never an error", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const log = path.join(dir, "s2.jsonl")
+      expect(yield* subagentPaths(sourceAccessNode, log)).toEqual([])
+      expect(yield* nestedLogPaths(sourceAccessNode, log)).toEqual([])
+      expect(yield* fingerprintOf(sourceAccessNode, { locatorClass: "claude-code-session-log", path: log }, [])).toBeNull()
+    }))
+})
