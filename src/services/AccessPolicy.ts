@@ -17,6 +17,7 @@ import { type ProviderAccess, settings } from "../layers/registry.js"
  * - `museRoots` (muse-code, `--muse-root`; empty: native discovery is unsupported),
  * - `agentsRoot` (muse-agents, `--agents-root`; undefined: `$MUSE_AGENTS_DIR`, else `~/agents`, seed 000),
  * - `agentmuxStore` (agentmux, `--store`; undefined: the default store, seed 002),
+ * - `agentmuxRoot` (agentmux, `--agentmux-root`: the AgentMux home whose channels' stores are read too; undefined: `~/.agentmux` unless `--store` is given, issue 18),
  * - `stateFile` (agentmux, `--state`: session-ingest's scan state; undefined: under the user's data directory).
  *
  * The fields are flat, each one owned by exactly one provider module (the

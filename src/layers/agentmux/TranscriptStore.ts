@@ -70,6 +70,30 @@ export interface TranscriptStoreShape {
    * database, not AgentMux's schema, or it cannot be opened).
    */
   readonly open: (path: string) => Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope>
+  /**
+   * The channels' own stores under the AgentMux home `root` (issue 18; see
+   * {@link isChannelStorePath}), by real path, sorted: each a regular file
+   * reached from `root` through folders only (no symlink followed). A root
+   * that does not exist, or a folder that cannot be listed, has none.
+   */
+  readonly channelStores: (root: string) => Effect.Effect<ReadonlyArray<string>>
+}
+
+/**
+ * Whether `rel` (a path relative to an AgentMux home, `/`-separated) is where
+ * a channel keeps its own transcript store: `channels/<ch>/versions/<v>/data/db/filestore.db`,
+ * `dev/<branch>/data/db/filestore.db` or `dev/<branch>/<sub>/data/db/filestore.db`
+ * (AgentMux: a channel's data dir, `transcript_backfill::collect_data_dirs`,
+ * holding `db/filestore.db`, where `agent_session::archive::archive_session`
+ * writes the archives of "New conversation").
+ */
+export const isChannelStorePath = (rel: string): boolean => {
+  const p = rel.split("/")
+  const tail = (n: number) => p.length === n + 3 && p[n] === "data" && p[n + 1] === "db" && p[n + 2] === "filestore.db"
+  const named = (xs: ReadonlyArray<string>) => xs.every((x) => x.length > 0 && x !== "." && x !== "..")
+  if (p[0] === "channels") return tail(4) && p[2] === "versions" && named([p[1], p[3]])
+  if (p[0] === "dev") return (tail(2) && named([p[1]])) || (tail(3) && named([p[1], p[2]]))
+  return false
 }
 
 /** One file of an in-memory store. `missingParts`: part indices to leave out (a damaged store). */
@@ -122,7 +146,8 @@ export const readFromParts = (
 /** The AgentMux transcript store. */
 export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore")<TranscriptStore, TranscriptStoreShape>() {
   /**
-   * Test layer: stores held in memory, by path (any other path is absent).
+   * Test layer: stores held in memory, by path (any other path is absent;
+   * the channel stores under a root are the paths {@link isChannelStorePath} accepts).
    * Files are cut into 64 KiB parts as the live store cuts them; `stats`
    * counts the bytes read per `zoneId/name`.
    */
@@ -131,6 +156,10 @@ export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore
     stats: MemoryStoreStats = { bytesRead: new Map() }
   ): Layer.Layer<TranscriptStore> =>
     Layer.succeed(TranscriptStore, {
+      channelStores: (root) =>
+        Effect.sync(() =>
+          Object.keys(stores).filter((p) => p.startsWith(`${root}/`) && isChannelStorePath(p.slice(root.length + 1))).sort()
+        ),
       open: (path) =>
         Effect.sync((): StoreOpen => {
           const files = stores[path]

@@ -1,8 +1,12 @@
 /**
  * The AgentMux adapter (provider `agentmux`, locator class
  * `agentmux-agent-record`): every session an agent ran, read from the global
- * transcript store (`filestore.db`) and scanned incrementally (seed
- * `002_be0ab054974359d2.txt`, issue 5). Policy: skip and count unreadable lines.
+ * transcript store (`filestore.db`) and from the channels' own stores under
+ * the AgentMux home, where "New conversation" archives (issue 18), each
+ * scanned incrementally (seed `002_be0ab054974359d2.txt`, issue 5). A session
+ * seen in several stores is one session with the runs of all; a run that is a
+ * byte copy of another store's is read once. Policy: skip and count
+ * unreadable lines.
  *
  * @module
  */
@@ -11,12 +15,14 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { checkAgentId } from "../../domain/agentmux/record.js"
 import { mapSession, type MappedSession, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
 import {
+  type Diagnostic,
   type DiscoveredSource,
   type DiscoveryReport,
   emptySourceSummary,
@@ -36,20 +42,35 @@ import { provider } from "./provider.js"
 import type { SourceAccess } from "../../services/SourceAccess.js"
 import { type StoreConnection, TranscriptStore, type TranscriptStoreShape } from "./TranscriptStore.js"
 import * as ScanStateSqlite from "./scan-state-sqlite.js"
-import { type AgentScan, type RecordSession, scanAgent } from "./scan.js"
+import { type AgentScan, dropCopies, type RecordSession, scanAgent, type ScannedZone, sessionsOf } from "./scan.js"
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine } from "./zone-reader.js"
 
 /** The descriptor of `agentmux`, from its provider module (`./provider.ts`). */
 export const descriptor: ProviderDescriptor = descriptorOf(provider)
 
-/** AgentMux's store when neither the locator nor `--store` names one (seed 002). */
-export const defaultStorePath = (): string =>
-  nodePath.join(os.homedir(), ".agentmux", "shared", "agents", "transcripts", "filestore.db")
+/** AgentMux's home when `--agentmux-root` names none: `~/.agentmux`. */
+export const defaultRoot = (): string => nodePath.join(os.homedir(), ".agentmux")
 
-/** The store a request reads: the locator's path, else `--store`, else the default. */
+/** The global transcript store under an AgentMux home (AgentMux `resolve_shared_transcripts_dir`). */
+export const globalStoreOf = (root: string): string => nodePath.join(root, "shared", "agents", "transcripts", "filestore.db")
+
+/** AgentMux's store when neither the locator, `--store` nor `--agentmux-root` names one (seed 002). */
+export const defaultStorePath = (): string => globalStoreOf(defaultRoot())
+
+/**
+ * The AgentMux home whose channels' stores are read (issue 18):
+ * `--agentmux-root`, else `~/.agentmux` unless `--store` names the one store
+ * to read (then null: no channel store).
+ */
+export const rootOf = (policy: AccessPolicyShape): string | null =>
+  policy.agentmuxRoot !== undefined ? nodePath.resolve(policy.agentmuxRoot) : policy.agentmuxStore !== undefined ? null : defaultRoot()
+
+/** The global store a request reads: the locator's path, else `--store`, else the root's (`--agentmux-root`, default `~/.agentmux`). */
 export const storePathOf = (policy: AccessPolicyShape, locatorPath?: string): string =>
-  locatorPath !== undefined && locatorPath.length > 0 ? locatorPath : policy.agentmuxStore ?? defaultStorePath()
+  locatorPath !== undefined && locatorPath.length > 0
+    ? locatorPath
+    : policy.agentmuxStore ?? (policy.agentmuxRoot !== undefined ? globalStoreOf(nodePath.resolve(policy.agentmuxRoot)) : defaultStorePath())
 
 interface Deps {
   readonly store: TranscriptStoreShape
@@ -74,14 +95,19 @@ const overviewOf = (s: RecordSession): SourceSummary => ({
   counts: { prompts: null, toolCalls: null, runs: s.runs.length, lines: s.lines }
 })
 
-/** The discovery fields of a session (DiscoveredSource.summary). */
-const summaryOf = (s: RecordSession) => ({
+/**
+ * The discovery fields of a session (DiscoveredSource.summary). A run of a
+ * channel's store names it (`store`); a run of the global store `record`
+ * does not (as before issue 18).
+ */
+const summaryOf = (s: RecordSession, record: string) => ({
   sessionId: s.sessionId,
   cwd: s.cwd,
   firstReceivedAt: iso(s.firstMs),
   lastReceivedAt: iso(s.lastMs),
   lineCount: s.lines,
   runs: s.runs.map((r) => ({
+    ...(r.store !== record ? { store: r.store } : {}),
     zone: r.zone.zoneId,
     start: r.start,
     end: r.end,
@@ -91,35 +117,114 @@ const summaryOf = (s: RecordSession) => ({
   }))
 })
 
-type Scanned =
-  | { readonly _tag: "absent"; readonly path: string }
+/** A channel's store as scanned, or why it could not be read. */
+type ChannelScan =
   | { readonly _tag: "open"; readonly connection: StoreConnection; readonly scan: AgentScan }
+  | { readonly _tag: "failed"; readonly store: string; readonly error: IngestError }
 
-/** Open the store and scan the agent (inside the caller's scope). */
-const scanned = (deps: Deps, agentId: string, locatorPath?: string) =>
+/** What a request read: the global store (absent or scanned), the channels' stores, the merged sessions. */
+interface Scanned {
+  readonly global:
+    | { readonly _tag: "absent"; readonly path: string }
+    | { readonly _tag: "open"; readonly connection: StoreConnection; readonly scan: AgentScan }
+  readonly root: string | null
+  readonly channels: ReadonlyArray<ChannelScan>
+  /** The global store's real path (its path as named when absent): what locators and source ids name. */
+  readonly record: string
+  readonly zones: ReadonlyArray<ScannedZone>
+  /** Sessions of every store, merged, latest activity first. */
+  readonly sessions: ReadonlyArray<RecordSession>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+}
+
+/** A channel store's diagnostics, named by its store. */
+const ofStore = (store: string, ds: ReadonlyArray<Diagnostic>): ReadonlyArray<Diagnostic> =>
+  ds.map((d) => ({ ...d, message: `${store}: ${d.message}`, details: { ...d.details, store } }))
+
+/**
+ * Open the global store and the channels' stores under the root, scan the
+ * agent in each (incrementally, each store's zones under its own path in the
+ * scan state), and merge their sessions (inside the caller's scope). The
+ * global store failing fails the request; a channel's store failing is a
+ * diagnostic (`CHANNEL_STORE_UNREADABLE`).
+ */
+const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
   Effect.gen(function*() {
     const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
-    if (opened._tag === "absent") return opened as Scanned
-    const scan = yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes)
-    return { _tag: "open", connection: opened.connection, scan } as Scanned
+    const global: Scanned["global"] = opened._tag === "absent"
+      ? opened
+      : { _tag: "open", connection: opened.connection, scan: yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes) }
+    const record = global._tag === "open" ? global.connection.path : global.path
+    const root = rootOf(deps.policy)
+    const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
+    const channels: Array<ChannelScan> = []
+    for (const path of paths) {
+      const r = yield* deps.store.open(path).pipe(
+        Effect.flatMap((o) =>
+          o._tag === "absent"
+            ? Effect.succeed(null)
+            : Effect.map(scanAgent(o.connection, deps.state, agentId, deps.maxLineBytes), (scan): ChannelScan => ({
+              _tag: "open",
+              connection: o.connection,
+              scan
+            }))
+        ),
+        Effect.catchAll((error: IngestError) => Effect.succeed<ChannelScan>({ _tag: "failed", store: path, error }))
+      )
+      if (r !== null) channels.push(r)
+    }
+    const open = channels.flatMap((c) => (c._tag === "open" ? [c] : []))
+    // Record order among zones of equal rank: the channels' stores (by path), then the global store.
+    const rank = new Map(open.map((c, i) => [c.connection.path, i]))
+    const storeRank = (store: string) => rank.get(store) ?? open.length
+    const zones = [...(global._tag === "open" ? global.scan.zones : []), ...open.flatMap((c) => c.scan.zones)]
+    const sessions = open.length === 0 && global._tag === "open"
+      ? global.scan.sessions
+      : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
+    const diagnostics: Array<Diagnostic> = [
+      ...(global._tag === "open" ? global.scan.diagnostics : []),
+      ...channels.flatMap((c) =>
+        c._tag === "open"
+          ? ofStore(c.connection.path, c.scan.diagnostics)
+          : [{
+            code: "CHANNEL_STORE_UNREADABLE",
+            message: `${c.store}: this channel's AgentMux store could not be read (${c.error.message}); its archives are left out.`,
+            details: { store: c.store, code: c.error.code }
+          }]
+      )
+    ]
+    return { global, root, channels, record, zones, sessions, diagnostics }
   })
+
+/** What discovery reports of each channel's store. */
+const channelReceipts = (r: Scanned) =>
+  r.channels.map((c) =>
+    c._tag === "open"
+      ? { store: c.connection.path, storeMode: c.connection.mode, zones: c.scan.receipts, ignoredZones: c.scan.ignoredZones }
+      : { store: c.store, error: c.error.code }
+  )
 
 const agentOf = (agentId: string | undefined) =>
   Either.match(checkAgentId(agentId), { onLeft: Effect.fail, onRight: Effect.succeed })
 
 /**
- * Discover an agent's sessions (`--agent UID` is required). The operator named
+ * Discover an agent's sessions (`--agent UID` is required), from the global
+ * store and the channels' stores under the AgentMux home. The operator named
  * the agent, so finding nothing is partial coverage, as `import` reports it:
- * no store at the path (`STORE_ABSENT`, status `unavailable`) or no session
- * of that agent in the store (`NO_SOURCES`, a diagnostic naming the agent and
- * the zones read). A store with missing parts is partial (`MISSING_PART`).
+ * no store at all (`STORE_ABSENT`, status `unavailable`) or no session of
+ * that agent in any store (`NO_SOURCES`, a diagnostic naming the agent and
+ * the zones read). A store with missing parts, or a channel's store that
+ * cannot be read, is partial.
  */
 const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<DiscoveryReport, IngestError> =>
   Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(agentId)
       const r = yield* scanned(deps, uid)
-      if (r._tag === "absent") {
+      const absent = r.global._tag === "absent"
+        ? [{ code: "STORE_ABSENT", message: `No AgentMux transcript store at ${r.record}; nothing was read there.`, details: { path: r.record } }]
+        : []
+      if (r.global._tag === "absent" && r.channels.length === 0) {
         return {
           provider: "agentmux",
           status: "unavailable",
@@ -127,49 +232,59 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
           coverage: "partial",
           sourceCount: 0,
           reasonCode: "STORE_ABSENT",
-          remediation: "Pass --store with AgentMux's transcripts/filestore.db if it lives elsewhere.",
+          remediation: "Pass --store with AgentMux's transcripts/filestore.db, or --agentmux-root with AgentMux's home, if it lives elsewhere.",
           sources: [],
           diagnostics: [{
             code: "STORE_ABSENT",
-            message: `No AgentMux transcript store at ${r.path}; nothing was read.`,
-            details: { path: r.path }
+            message: `No AgentMux transcript store at ${r.record}${r.root !== null ? ` and no channel's store under ${r.root}` : ""}; nothing was read.`,
+            details: { path: r.record, root: r.root }
           }],
-          receipts: { store: r.path, stateFile: deps.state.location, zones: [] }
+          receipts: { store: r.record, stateFile: deps.state.location, zones: [] }
         } satisfies DiscoveryReport
       }
-      const { connection, scan } = r
-      const sources = scan.sessions.map((s): DiscoveredSource => ({
+      const sources = r.sessions.map((s): DiscoveredSource => ({
         provider: "agentmux",
-        sourceId: sourceIdOf(connection.path, uid, s.sessionId),
-        locator: { locatorClass: "agentmux-agent-record", path: connection.path, agentId: uid, sessionId: s.sessionId },
+        sourceId: sourceIdOf(r.record, uid, s.sessionId),
+        locator: { locatorClass: "agentmux-agent-record", path: r.record, agentId: uid, sessionId: s.sessionId },
         sessionId: s.sessionId,
         overview: overviewOf(s),
-        summary: summaryOf(s)
+        summary: summaryOf(s, r.record)
       }))
-      const missingPart = scan.diagnostics.some((d) => d.code === "MISSING_PART")
+      const missingPart = r.diagnostics.some((d) => d.code === "MISSING_PART")
+      const unreadable = r.channels.some((c) => c._tag === "failed")
       const none = sources.length === 0
+      const storesRead = (r.global._tag === "open" ? 1 : 0) + r.channels.filter((c) => c._tag === "open").length
+      const zonesRead = r.zones.length
       const diagnostics = none
-        ? [...scan.diagnostics, {
+        ? [...absent, ...r.diagnostics, {
           code: "NO_SOURCES",
-          message: `Agent ${uid} has no session in ${connection.path} (${scan.receipts.length} zone(s) of it read); nothing was found for it.`,
-          details: { agentId: uid, store: connection.path, zones: scan.receipts.length }
+          message: `Agent ${uid} has no session in ${r.record}${
+            storesRead > (r.global._tag === "open" ? 1 : 0) ? ` or the channels' stores under ${r.root}` : ""
+          } (${zonesRead} zone(s) of it read in ${storesRead} store(s)); nothing was found for it.`,
+          details: { agentId: uid, store: r.record, root: r.root, stores: storesRead, zones: zonesRead }
         }]
-        : scan.diagnostics
+        : [...absent, ...r.diagnostics]
       return {
         provider: "agentmux",
         status: "checked",
-        coverage: missingPart || none ? "partial" : "complete",
+        coverage: missingPart || unreadable || none ? "partial" : "complete",
         sourceCount: sources.length,
-        reasonCode: missingPart ? "MISSING_PART" : none ? "NO_SOURCES" : null,
-        remediation: none ? "Check the agent UID (--agent) and the store (--store); `discover agentmux` lists only that agent's sessions." : null,
+        reasonCode: missingPart ? "MISSING_PART" : unreadable ? "CHANNEL_STORE_UNREADABLE" : none ? "NO_SOURCES" : null,
+        remediation: none
+          ? "Check the agent UID (--agent) and the stores (--store, --agentmux-root); `discover agentmux` lists only that agent's sessions."
+          : unreadable
+          ? "A channel's AgentMux store could not be read; see its diagnostic."
+          : null,
         sources,
         diagnostics,
         receipts: {
-          store: connection.path,
-          storeMode: connection.mode,
+          store: r.record,
+          ...(r.global._tag === "open" ? { storeMode: r.global.connection.mode } : {}),
           stateFile: deps.state.location,
-          zones: scan.receipts,
-          ignoredZones: scan.ignoredZones
+          zones: r.global._tag === "open" ? r.global.scan.receipts : [],
+          ignoredZones: r.global._tag === "open" ? r.global.scan.ignoredZones : [],
+          agentmuxRoot: r.root,
+          channelStores: channelReceipts(r)
         }
       } satisfies DiscoveryReport
     })
@@ -179,7 +294,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
 const loadSession = (
   deps: Deps,
   locator: Locator
-): Effect.Effect<{ mapped: MappedSession; session: RecordSession; scan: AgentScan; path: string }, IngestError> =>
+): Effect.Effect<{ mapped: MappedSession; session: RecordSession; scanned: Scanned }, IngestError> =>
   Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(locator.agentId)
@@ -191,13 +306,13 @@ const loadSession = (
         })
       }
       const r = yield* scanned(deps, uid, locator.path)
-      if (r._tag === "absent") {
+      if (r.global._tag === "absent" && r.channels.length === 0) {
         return yield* new SourceNotFound({
-          message: `No AgentMux transcript store at ${r.path}, so session ${sid} cannot be read.`,
-          remediation: "Pass --store with AgentMux's transcripts/filestore.db."
+          message: `No AgentMux transcript store at ${r.record}, so session ${sid} cannot be read.`,
+          remediation: "Pass --store with AgentMux's transcripts/filestore.db, or --agentmux-root with AgentMux's home."
         })
       }
-      const session = r.scan.sessions.find((s) => s.sessionId === sid)
+      const session = r.sessions.find((s) => s.sessionId === sid)
       if (session === undefined) {
         return yield* new SourceNotFound({
           message: `Session ${sid} is not in agent ${uid}'s record.`,
@@ -206,17 +321,17 @@ const loadSession = (
       }
       const lines: Array<SessionLine> = []
       for (const run of session.runs) {
-        const zone = r.scan.zones.find((z) => z.zone.zoneId === run.zone.zoneId)!
+        const zone = r.zones.find((z) => z.store === run.store && z.zone.zoneId === run.zone.zoneId)!
         const batch: Array<{ offset: number; bytes: Buffer | null; problem: SessionLine["problem"] }> = []
-        yield* forEachLine(r.connection, zone.output, run.start, run.end, deps.maxLineBytes, (ls) => {
+        yield* forEachLine(zone.connection, zone.output, run.start, run.end, deps.maxLineBytes, (ls) => {
           for (const l of ls) batch.push({ offset: l.start, bytes: l.bytes, problem: l.problem })
         })
         for (const l of batch) {
           lines.push({ zoneId: run.zone.zoneId, ...l, receivedMs: yield* zone.stamps.at(l.offset) })
         }
       }
-      const mapped = mapSession(lines, { sourceId: sourceIdOf(r.connection.path, uid, sid), sessionId: sid, maxDepth: deps.maxDepth })
-      return { mapped, session, scan: r.scan, path: r.connection.path }
+      const mapped = mapSession(lines, { sourceId: sourceIdOf(r.record, uid, sid), sessionId: sid, maxDepth: deps.maxDepth })
+      return { mapped, session, scanned: r }
     })
   )
 
@@ -233,7 +348,8 @@ const checkClass = (locator: Locator) =>
 const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, IngestError> =>
   Effect.gen(function*() {
     yield* checkClass(locator)
-    const { mapped, path, scan, session } = yield* loadSession(deps, locator)
+    const { mapped, scanned: r, session } = yield* loadSession(deps, locator)
+    const path = r.record
     const sourceId = sourceIdOf(path, locator.agentId ?? "", session.sessionId)
     const live = session.runs.some((r) => r.zone._tag === "current")
     return {
@@ -242,12 +358,12 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
       sourceId,
       locator: redactLocator(sourceId, path),
       status: live ? "provisional" : "complete",
-      sessions: [summaryOf(session)],
+      sessions: [summaryOf(session, path)],
       eventCount: mapped.events.length,
       firstEventAt: iso(session.firstMs),
       lastEventAt: iso(session.lastMs),
       diagnostics: [
-        ...scan.diagnostics,
+        ...r.diagnostics,
         ...mapped.transcript.parseWarnings.map((w) => ({
           code: "PARSE_WARNING",
           message: `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
@@ -259,7 +375,11 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
           details: { ...d }
         }))
       ],
-      provenance: { zones: scan.receipts, ignoredZones: scan.ignoredZones }
+      provenance: {
+        zones: r.global._tag === "open" ? r.global.scan.receipts : [],
+        ignoredZones: r.global._tag === "open" ? r.global.scan.ignoredZones : [],
+        ...(r.channels.length > 0 ? { channelStores: channelReceipts(r) } : {})
+      }
     }
   })
 

@@ -15,7 +15,7 @@ export const provider = define({
   about: {
     displayName: "AgentMux",
     disposition:
-      "An agent's own zones (agent:<uid>:current, agent:<uid>:archive:<ms>) in AgentMux's transcript store (--store, default ~/.agentmux/shared/agents/transcripts/filestore.db), selected with --agent UID; read-only, scanned incrementally through session-ingest's state database (--state). Unreadable lines are skipped and counted.",
+      "An agent's own zones (agent:<uid>:current, agent:<uid>:archive:<ms>) in AgentMux's global transcript store (--store, default <root>/shared/agents/transcripts/filestore.db) and in the channels' own stores under the AgentMux home (--agentmux-root, default ~/.agentmux), where \"New conversation\" archives; a session seen in several stores is one session. Selected with --agent UID; read-only, scanned incrementally per store through session-ingest's state database (--state). Unreadable lines are skipped and counted.",
     operations: ["discover", "inspect", "stream", "transcript"],
     spec: "seeds/002_be0ab054974359d2.txt"
   },
@@ -30,6 +30,22 @@ export const provider = define({
       description: "AgentMux filestore.db (default: ~/.agentmux/shared/agents/transcripts/filestore.db).",
       on: "roots",
       configKey: "store"
+    },
+    /**
+     * The AgentMux home (issue 18): the channels' own stores under it are read
+     * with the global store, which defaults to `<root>/shared/agents/transcripts/filestore.db`.
+     * Undefined: `~/.agentmux`, unless `--store` names the one store to read.
+     */
+    agentmuxRoot: {
+      target: "access",
+      many: false,
+      path: true,
+      flag: "agentmux-root",
+      pseudo: "DIR",
+      description:
+        "AgentMux home whose channels' stores (channels/*/versions/*/data/db, dev/*/data/db) are read with the global store (default: ~/.agentmux, unless --store is given).",
+      on: "roots",
+      configKey: "agentmuxRoot"
     },
     /** session-ingest's scan-state database; undefined: under the user's data directory. */
     stateFile: {

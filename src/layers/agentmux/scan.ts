@@ -38,6 +38,9 @@ const HEAD_BYTES = 4096
 
 /** One of the agent's zones, as scanned now. */
 export interface ScannedZone {
+  /** The store that holds it (its real path) and its open connection. */
+  readonly store: string
+  readonly connection: StoreConnection
   readonly zone: OwnZone
   readonly output: StoreFile
   readonly tsidx: StoreFile | undefined
@@ -60,8 +63,9 @@ export interface ZoneReceipt {
   readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
 }
 
-/** A run with its zone, as discovery reports it. */
+/** A run with its store (real path) and zone, as discovery reports it. */
 export interface SessionRun extends Run {
+  readonly store: string
   readonly zone: OwnZone
 }
 
@@ -72,7 +76,7 @@ export interface RecordSession {
   readonly firstMs: number | null
   readonly lastMs: number | null
   readonly lines: number
-  /** Runs in record order (zone by zone, then by offset). */
+  /** Runs in record order (zone by zone in time, a channel's store before the global one, then by offset). */
   readonly runs: ReadonlyArray<SessionRun>
 }
 
@@ -170,7 +174,7 @@ const scanZone = (
       headDigest
     })
     return {
-      scanned: { zone, output, tsidx, scan, stamps },
+      scanned: { store: conn.path, connection: conn, zone, output, tsidx, scan, stamps },
       receipt: {
         zone: zone.zoneId,
         size: output.size,
@@ -186,44 +190,111 @@ const scanZone = (
 const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b))
 const earlier = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b))
 
-/** Group the zones' runs into sessions, latest activity first (ties: later in the record first). */
-export const sessionsOf = (zones: ReadonlyArray<ScannedZone>): ReadonlyArray<RecordSession> => {
-  const ordered = [...zones].sort((a, b) => zoneRank(a.zone) - zoneRank(b.zone))
+/** Sessions, latest activity first (ties: later in the record first). */
+const byActivity = (storeRank: (store: string) => number) => (a: RecordSession, b: RecordSession): number => {
+  if (a.lastMs !== b.lastMs) {
+    if (a.lastMs === null) return 1
+    if (b.lastMs === null) return -1
+    return b.lastMs - a.lastMs
+  }
+  const position = (s: RecordSession) => {
+    const r = s.runs[s.runs.length - 1]
+    return [zoneRank(r.zone), storeRank(r.store), r.end] as const
+  }
+  const [za, sa, ea] = position(a)
+  const [zb, sb, eb] = position(b)
+  return zb !== za ? zb - za : sb !== sa ? sb - sa : eb - ea
+}
+
+/** A session from its runs (in record order): its times and line count are its runs'. */
+const sessionOf = (sessionId: string, cwd: string | null, runs: ReadonlyArray<SessionRun>): RecordSession => ({
+  sessionId,
+  cwd,
+  firstMs: runs.reduce<number | null>((m, r) => earlier(m, r.firstMs), null),
+  lastMs: runs.reduce<number | null>((m, r) => later(m, r.lastMs), null),
+  lines: runs.reduce((n, r) => n + r.lines, 0),
+  runs
+})
+
+/**
+ * Group the zones' runs into sessions, latest activity first (ties: later in
+ * the record first). The zones may come from several stores (the global
+ * store and channels' own stores, issue 18): a session id seen in any of
+ * them is one session, with the runs of all. Record order: zones by time
+ * (archives by their archive ms, current zones last), zones of equal rank by
+ * `storeRank` (lower first), then by offset.
+ */
+export const sessionsOf = (
+  zones: ReadonlyArray<ScannedZone>,
+  storeRank: (store: string) => number = () => 0
+): ReadonlyArray<RecordSession> => {
+  const ordered = [...zones].sort((a, b) => zoneRank(a.zone) - zoneRank(b.zone) || storeRank(a.store) - storeRank(b.store))
   const byId = new Map<string, { runs: Array<SessionRun>; cwd: string | null }>()
   for (const z of ordered) {
     for (const r of z.scan.runs) {
       let s = byId.get(r.sessionId)
       if (s === undefined) byId.set(r.sessionId, s = { runs: [], cwd: null })
-      s.runs.push({ ...r, zone: z.zone })
+      s.runs.push({ ...r, store: z.store, zone: z.zone })
     }
     for (const [sid, cwd] of Object.entries(z.scan.cwd)) {
       const s = byId.get(sid)
       if (s !== undefined) s.cwd = cwd
     }
   }
-  const sessions = [...byId].map(([sessionId, s]): RecordSession => ({
-    sessionId,
-    cwd: s.cwd,
-    firstMs: s.runs.reduce<number | null>((m, r) => earlier(m, r.firstMs), null),
-    lastMs: s.runs.reduce<number | null>((m, r) => later(m, r.lastMs), null),
-    lines: s.runs.reduce((n, r) => n + r.lines, 0),
-    runs: s.runs
-  }))
-  const position = (s: RecordSession) => {
-    const r = s.runs[s.runs.length - 1]
-    return [zoneRank(r.zone), r.end] as const
-  }
-  return sessions.sort((a, b) => {
-    if (a.lastMs !== b.lastMs) {
-      if (a.lastMs === null) return 1
-      if (b.lastMs === null) return -1
-      return b.lastMs - a.lastMs
-    }
-    const [za, ea] = position(a)
-    const [zb, eb] = position(b)
-    return zb !== za ? zb - za : eb - ea
-  })
+  return [...byId].map(([sessionId, s]) => sessionOf(sessionId, s.cwd, s.runs)).sort(byActivity(storeRank))
 }
+
+/**
+ * Drop the runs that are byte copies of another store's run of the same
+ * session: AgentMux archives by copying a zone's `output` into another
+ * store's archive zone and then clearing the source (`archive_session`,
+ * `archive_global_current`); a crash between the two leaves both ("current
+ * wins"). A run whose bytes equal the first bytes of a run of the same
+ * session in another store is that copy, and is left out; of two equal runs
+ * the later in record order is kept. Only sessions with runs in two or more
+ * stores are read (their runs' bytes, compared by sha256).
+ */
+export const dropCopies = (
+  sessions: ReadonlyArray<RecordSession>,
+  zones: ReadonlyArray<ScannedZone>,
+  storeRank: (store: string) => number = () => 0
+): Effect.Effect<ReadonlyArray<RecordSession>, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const zoneOf = new Map(zones.map((z) => [`${z.store}\u0000${z.zone.zoneId}`, z]))
+    const digestOf = (r: SessionRun, length: number) => {
+      const z = zoneOf.get(`${r.store}\u0000${r.zone.zoneId}`)!
+      return Effect.map(z.connection.read(z.output, r.start, length), (b) => digest(b.bytes))
+    }
+    let changed = false
+    const out: Array<RecordSession> = []
+    for (const s of sessions) {
+      if (new Set(s.runs.map((r) => r.store)).size < 2) {
+        out.push(s)
+        continue
+      }
+      const dropped = new Set<number>()
+      for (const [i, a] of s.runs.entries()) {
+        const lenA = a.end - a.start
+        for (const [j, b] of s.runs.entries()) {
+          if (i === j || dropped.has(j) || a.store === b.store) continue
+          const lenB = b.end - b.start
+          // equal runs: the earlier in record order is the copy
+          if (lenB < lenA || (lenB === lenA && j < i)) continue
+          if ((yield* digestOf(a, lenA)) === (yield* digestOf(b, lenA))) {
+            dropped.add(i)
+            break
+          }
+        }
+      }
+      if (dropped.size === 0) {
+        out.push(s)
+        continue
+      }
+      changed = true
+      out.push(sessionOf(s.sessionId, s.cwd, s.runs.filter((_, i) => !dropped.has(i))))
+    }
+    return changed ? out.sort(byActivity(storeRank)) : sessions
+  })
 
 /**
  * Scan agent `uid`'s own zones incrementally and save the new state. Zones

@@ -303,6 +303,43 @@ export const openStore = (
     return { _tag: "open", connection } as const
   })
 
+/**
+ * The channels' own stores under the AgentMux home `root` (see
+ * `TranscriptStore.channelStores`): `channels/*\/versions/*\/data`, `dev/*\/data`
+ * and `dev/*\/*\/data`, each holding `db/filestore.db`, walked through
+ * SourceAccess listing folders only (a symlink is never followed).
+ */
+export const channelStoresUnder = (access: SourceAccessShape, root: string): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const real = yield* Effect.option(access.authorizeRoot(root))
+    if (Option.isNone(real)) return []
+    const folders = (dir: string) =>
+      access.listDirectory(dir).pipe(
+        Effect.map((es) => es.filter((e) => e.kind === "directory").map((e) => nodePath.join(dir, e.name))),
+        Effect.orElseSucceed((): ReadonlyArray<string> => [])
+      )
+    const isKind = (p: string, kind: "file" | "directory") =>
+      access.probe(p).pipe(
+        Effect.map((o) => Option.isSome(o) && o.value.kind === kind),
+        Effect.orElseSucceed(() => false)
+      )
+    const dataDirs: Array<string> = []
+    for (const ch of yield* folders(nodePath.join(real.value, "channels"))) {
+      for (const v of yield* folders(nodePath.join(ch, "versions"))) dataDirs.push(nodePath.join(v, "data"))
+    }
+    for (const br of yield* folders(nodePath.join(real.value, "dev"))) {
+      for (const sub of yield* folders(br)) dataDirs.push(sub.endsWith(`${nodePath.sep}data`) ? sub : nodePath.join(sub, "data"))
+    }
+    const out: Array<string> = []
+    for (const data of new Set(dataDirs)) {
+      const store = nodePath.join(data, "db", "filestore.db")
+      if ((yield* isKind(data, "directory")) && (yield* isKind(nodePath.dirname(store), "directory")) && (yield* isKind(store, "file"))) {
+        out.push(store)
+      }
+    }
+    return out.sort()
+  })
+
 /** Where WAL stores' main files are cached: `agentmux-cache/` beside the scan state (`--state`, or its default). */
 export const cacheRootOf = (stateFile: string | undefined): string =>
   nodePath.join(nodePath.dirname(nodePath.resolve(stateFile ?? defaultStateFile())), "agentmux-cache")
@@ -321,6 +358,7 @@ export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPol
     const stateFile = nodePath.resolve((yield* AccessPolicy).stateFile ?? defaultStateFile())
     const cacheRoot = cacheRootOf(stateFile)
     return {
+      channelStores: (root: string) => channelStoresUnder(access, root),
       open: (path: string) =>
         Effect.zipRight(
           checkOwnedSqlite(stateFile, STATE_APPLICATION_ID, "scan state", "--state FILE"),
