@@ -15,7 +15,15 @@ import { nestedLogPaths } from "../src/layers/muse-code/native-source.js"
 import { subagentPaths } from "../src/layers/claude-code/source.js"
 import { fingerprintOf } from "../src/layers/index/importer.js"
 import { sourceAccessNode } from "../src/layers/SourceAccessNode.js"
-import type { DirEntry, FileStat, SourceAccessShape } from "../src/services/SourceAccess.js"
+import { type DirEntry, type FileStat, SourceAccess, type SourceAccessShape } from "../src/services/SourceAccess.js"
+import Database from "better-sqlite3"
+import * as Layer from "effect/Layer"
+import * as Sources from "../src/layers/sources.js"
+import { AccessPolicy } from "../src/services/AccessPolicy.js"
+import { ImportLimits } from "../src/services/ImportLimits.js"
+import { SessionSources } from "../src/services/SessionSource.js"
+import { CURRENT, storeFiles, UID } from "./agentmux/fixture.js"
+import { appendBytes, createStore } from "./agentmux/store-helper.js"
 import { tempDir } from "./support/paths.js"
 
 const STAT: FileStat = { size: 7, mtimeMs: 1000, birthtimeMs: 900, ctimeMs: 1100, dev: 1, ino: 42 }
@@ -81,5 +89,60 @@ describe("one I/O path", () => {
       expect(yield* subagentPaths(sourceAccessNode, log)).toEqual([])
       expect(yield* nestedLogPaths(sourceAccessNode, log)).toEqual([])
       expect(yield* fingerprintOf(sourceAccessNode, { locatorClass: "claude-code-session-log", path: log }, [])).toBeNull()
+    }))
+})
+
+describe("SourceAccess.copyTo", () => {
+  it.effect("copies a regular file to a new file; never over an existing one, never a symlink or a folder", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const src = path.join(dir, "store.db")
+      fs.writeFileSync(src, "bytes of a store")
+      const dest = path.join(dir, "copy.db")
+      yield* sourceAccessNode.copyTo(src, dest)
+      expect(fs.readFileSync(dest, "utf8")).toBe("bytes of a store")
+      fs.writeFileSync(dest, "mine")
+      const over = yield* Effect.flip(sourceAccessNode.copyTo(src, dest))
+      expect(over.code).toBeDefined()
+      expect(fs.readFileSync(dest, "utf8")).toBe("mine") // never overwritten
+      fs.symlinkSync(src, path.join(dir, "link.db"))
+      expect((yield* Effect.flip(sourceAccessNode.copyTo(path.join(dir, "link.db"), path.join(dir, "c2.db")))).code).toBe("SOURCE_SYMLINK")
+      expect((yield* Effect.flip(sourceAccessNode.copyTo(dir, path.join(dir, "c3.db")))).code).toBe("SOURCE_NOT_REGULAR_FILE")
+      expect(fs.existsSync(path.join(dir, "c2.db")) || fs.existsSync(path.join(dir, "c3.db"))).toBe(false)
+    }))
+
+  it.effect("AgentMux reads a WAL store from a private copy made through SourceAccess (its store and its -wal)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const store = path.join(dir, "store", "filestore.db")
+      fs.mkdirSync(path.dirname(store))
+      createStore(store, storeFiles(), { wal: true })
+      const writer = new Database(store)
+      try {
+        writer.pragma("wal_autocheckpoint = 0")
+        appendBytes(writer, CURRENT, "output", Buffer.from(""))
+        const copied: Array<string> = []
+        const access: SourceAccessShape = {
+          ...sourceAccessNode,
+          copyTo: (from, to) => {
+            copied.push(from)
+            return sourceAccessNode.copyTo(from, to)
+          }
+        }
+        const base = Layer.mergeAll(
+          AccessPolicy.layer({ agentmuxStore: store, stateFile: path.join(dir, "state.db") }),
+          ImportLimits.layer({}),
+          Layer.succeed(SourceAccess, access)
+        )
+        const r = yield* Effect.flatMap(SessionSources, (s) => s.get("agentmux")).pipe(
+          Effect.flatMap((a) => a.discover({ agentId: UID })),
+          Effect.provide(Sources.layer.pipe(Layer.provide(base)))
+        )
+        expect(r.sources.length).toBeGreaterThan(0)
+        expect(copied).toContain(store)
+        expect(copied).toContain(`${store}-wal`)
+      } finally {
+        writer.close()
+      }
     }))
 })

@@ -354,6 +354,22 @@ const probe = (path: string) =>
     )
   )
 
+const copyTo = (path: string, dest: string): Effect.Effect<void, SourceAccessError> =>
+  Effect.flatMap(
+    attemptSync(path, () => fs.lstatSync(path)),
+    (st) =>
+      st.isFile()
+        ? Effect.tryPromise({
+          try: () => fs.promises.copyFile(path, dest, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE),
+          catch: (e) => fsError(path, e)
+        })
+        : Effect.fail(
+          st.isSymbolicLink()
+            ? fsError(path, Object.assign(new Error("symlink"), { code: "ELOOP" }))
+            : new SourceNotRegularFile({ message: `${path} is not a regular file.`, remediation: "Pass the path of a regular file." })
+        )
+  )
+
 /** The Node implementation of the service's operations. */
 export const sourceAccessNode: SourceAccessShape = {
   authorizeFile,
@@ -362,7 +378,8 @@ export const sourceAccessNode: SourceAccessShape = {
   readHead,
   readWhole,
   listDirectory,
-  probe
+  probe,
+  copyTo
 }
 
 /** Layer: {@link SourceAccess} on the Node filesystem. */

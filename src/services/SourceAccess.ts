@@ -93,6 +93,14 @@ export interface SourceAccessShape {
   readonly probe: (
     path: string
   ) => Effect.Effect<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError>
+  /**
+   * Copy the regular file at `path` (never a symlink or anything else) to
+   * `dest`, a new file: refused when `dest` exists (it is never overwritten).
+   * A reflink where the file system has one, else a byte copy. How a store
+   * that may not be opened in place (an SQLite WAL store: opening it would
+   * write its `-shm`) is read: from a private copy.
+   */
+  readonly copyTo: (path: string, dest: string) => Effect.Effect<void, SourceAccessError>
 }
 
 /** Authorized source access. Live layer: `src/layers/SourceAccessNode.ts`. */

@@ -71,5 +71,5 @@ describe("AgentMux channels' stores through the CLI (issue 18)", () => {
     expect(JSON.parse(show.stdout).data.session.summary).toEqual(discovered.sources.find((r) => r.sessionId === "S-X")!.summary)
 
     expect(treeFingerprint(home.root)).toEqual(before)
-  })
+  }, 120_000) // seven CLI processes: generous for a loaded machine
 })

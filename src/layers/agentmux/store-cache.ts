@@ -182,12 +182,14 @@ export const readCopy = (
       const main = nodePath.join(dir, `main-${before.dev}-${before.ino}-${before.size}-${before.mtimeNs}.db`)
       if ((yield* io(() => statOrNull(main))) !== null) return { before, main, copiedMain: false }
       const tmp = nodePath.join(dir, `tmp-${tag()}`)
-      const copied = yield* io(async () => {
-        await fsp.copyFile(store, tmp, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE)
-        if (!same(before, await statOrNull(store))) return false
-        await fsp.chmod(tmp, 0o400)
-        await fsp.rename(tmp, main)
-        return true
+      const copied = yield* Effect.gen(function*() {
+        yield* access.copyTo(store, tmp) // the store's bytes, read through SourceAccess
+        return yield* io(async () => {
+          if (!same(before, await statOrNull(store))) return false
+          await fsp.chmod(tmp, 0o400)
+          await fsp.rename(tmp, main)
+          return true
+        })
       }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(tmp, { force: true }).catch(() => undefined))))
       if (!copied) return yield* Effect.fail(changing)
       yield* io(async () => {
@@ -219,7 +221,7 @@ export const readCopy = (
         const walBefore = yield* io(() => statOrNull(wal))
         if (walBefore !== null) {
           if (!walBefore.isFile()) return yield* Effect.fail(new Error(`${wal} is not a regular file`))
-          yield* io(() => fsp.copyFile(wal, `${file}-wal`, fs.constants.COPYFILE_EXCL))
+          yield* access.copyTo(wal, `${file}-wal`)
           const walAfter = yield* io(() => statOrNull(wal))
           // A WAL restart rewrites the header (new salts): frames copied across it may mix two WALs.
           const restarted = walAfter === null || walAfter.ino !== walBefore.ino || walAfter.dev !== walBefore.dev ||

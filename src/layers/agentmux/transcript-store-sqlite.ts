@@ -104,7 +104,7 @@ class StoreChanged {
  * while a checkpoint changes the main file under the copy. Answers the
  * copy's path; the folder is removed with the scope.
  */
-const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.Scope> =>
+const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -117,18 +117,23 @@ const snapshot = (path: string): Effect.Effect<string, StoreUnavailable, Scope.S
     const wal = `${path}-wal`
     const changed = new StoreChanged()
     // One copy; fails `StoreChanged` when a checkpoint changed the main file under it.
-    const attempt = Effect.tryPromise({
-      try: async () => {
+    const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => unavailable(path, "cannot be snapshotted", e) })
+    const attempt = Effect.gen(function*() {
+      yield* io(async () => {
         await fsp.rm(copy, { force: true })
         await fsp.rm(`${copy}-wal`, { force: true })
-        const before = await statOrNull(path)
-        const walBefore = await statOrNull(wal)
-        if (walBefore !== null && !walBefore.isFile()) throw new Error(`${wal} is not a regular file`)
-        await fsp.copyFile(path, copy, fs.constants.COPYFILE_EXCL)
-        if (walBefore !== null) await fsp.copyFile(wal, `${copy}-wal`, fs.constants.COPYFILE_EXCL)
-        return same(before, await statOrNull(path))
-      },
-      catch: (e) => unavailable(path, "cannot be snapshotted", e)
+      })
+      const before = yield* io(() => statOrNull(path))
+      const walBefore = yield* io(() => statOrNull(wal))
+      if (walBefore !== null && !walBefore.isFile()) {
+        return yield* Effect.fail(unavailable(path, "cannot be snapshotted", new Error(`${wal} is not a regular file`)))
+      }
+      // The bytes are read through SourceAccess (a private copy: the store is never opened in place).
+      const copyOf = (from: string, to: string) =>
+        access.copyTo(from, to).pipe(Effect.mapError((e) => unavailable(path, "cannot be snapshotted", e)))
+      yield* copyOf(path, copy)
+      if (walBefore !== null) yield* copyOf(wal, `${copy}-wal`)
+      return same(before, yield* io(() => statOrNull(path)))
     }).pipe(Effect.filterOrFail((ok) => ok, (): StoreUnavailable | StoreChanged => changed))
     return yield* attempt.pipe(
       Effect.retry({ schedule: Schedule.recurs(SNAPSHOT_ATTEMPTS - 1), while: (e) => e === changed }),
@@ -299,7 +304,7 @@ export const openStore = (
     const cached = yield* cachedSnapshot(access, authorized, cacheRoot)
     const connection = cached !== null
       ? yield* connect(authorized, cached, "cached")
-      : yield* connect(authorized, yield* snapshot(authorized), "snapshot")
+      : yield* connect(authorized, yield* snapshot(access, authorized), "snapshot")
     return { _tag: "open", connection } as const
   })
 
