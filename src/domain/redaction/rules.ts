@@ -1,0 +1,159 @@
+/**
+ * The redaction rules (issue 15): what a shareable output (Markdown, ATIF,
+ * NDJSON export, the HTML replay, MCP answers) must not carry, as a table of
+ * rules with ids, and {@link redactText}, which applies them to one string.
+ * Each match becomes `[REDACTED:<rule-id>]`, except home paths, which become
+ * `~`, and the two rules that keep a name in front of the secret
+ * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
+ * and its `=`). Pure: no I/O.
+ *
+ * Every pattern runs in linear time on any input: each starts at a literal
+ * prefix or at the start of a run of its characters (a lookbehind), and
+ * no quantified group holds another unbounded quantifier, so a match
+ * attempt scans at most one run, and a run is tried from one place only
+ * (`test/domain/redaction.test.ts` feeds each rule 100k-character near
+ * misses). A rule also names `hints`: substrings without which it cannot
+ * match, checked first so most strings skip most rules.
+ *
+ * @module
+ */
+
+/** A redaction rule: its id (named by the replacement), a global pattern, and how a match is replaced. */
+export interface RedactionRule {
+  /** Lower-case words joined by `-`, e.g. `github-token`; the replacement is `[REDACTED:<id>]`. */
+  readonly id: string
+  /** A global (`g`) pattern. */
+  readonly pattern: RegExp
+  /** Substrings one of which every match holds (case-sensitive); empty: always tried. */
+  readonly hints: ReadonlyArray<string>
+  /** The replacement of one match (default: `[REDACTED:<id>]`), given the match and its groups. */
+  readonly replace?: (match: string, ...groups: Array<string>) => string
+}
+
+/** The text that replaces a match of the rule `id`. */
+export const marker = (id: string): string => `[REDACTED:${id}]`
+
+/** What a home path (`/home/<user>`, `/Users/<user>`, `C:\Users\<user>`) becomes. */
+export const HOME = "~"
+
+/** Characters of a token's body (base64url-ish). */
+const TOKEN = "[A-Za-z0-9_-]"
+
+/**
+ * The built-in rules, in the order they apply: PEM blocks first (they span
+ * lines and hold base64), then the key shapes with a fixed prefix (the most
+ * specific before the more general: `sk-ant-` before `sk-`), then
+ * credentials in URLs and assignments, emails, and home paths last.
+ */
+export const builtinRules: ReadonlyArray<RedactionRule> = [
+  {
+    // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
+    // A block cut short (no END) is redacted to where its body ends.
+    id: "private-key",
+    pattern: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g,
+    hints: ["PRIVATE KEY-----"]
+  },
+  {
+    // A JSON Web Token: base64url header and payload (both JSON objects: `eyJ`), signature (empty for alg none).
+    id: "jwt",
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    hints: ["eyJ"]
+  },
+  {
+    // Anthropic: sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…
+    id: "anthropic-key",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-ant-${TOKEN}{20,}`, "g"),
+    hints: ["sk-ant-"]
+  },
+  {
+    // OpenAI: sk-proj-…, sk-svcacct-…, sk-admin-…, legacy sk-<48>; a digit somewhere (kebab-case words are not keys).
+    id: "openai-key",
+    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-(?!ant-)(?=${TOKEN}*[0-9])${TOKEN}{20,}`, "g"),
+    hints: ["sk-"]
+  },
+  {
+    // GitHub: classic PAT ghp_, OAuth gho_, user-to-server ghu_, server-to-server ghs_, refresh ghr_; fine-grained github_pat_.
+    id: "github-token",
+    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g,
+    hints: ["gh", "github_pat_"]
+  },
+  {
+    // AWS access key ids: AKIA (long-term), ASIA (temporary), and the other documented prefixes.
+    id: "aws-access-key",
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    hints: ["A"]
+  },
+  {
+    id: "google-api-key",
+    pattern: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g,
+    hints: ["AIza"]
+  },
+  {
+    // Slack: bot/user/app/refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-…), app-level xapp-, incoming webhooks.
+    id: "slack-token",
+    pattern: /(?<![A-Za-z0-9_-])(?:xox[abeoprs](?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})|https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{10,}/g,
+    hints: ["xox", "xapp-", "hooks.slack.com"]
+  },
+  {
+    // Stripe: secret sk_live_/sk_test_, restricted rk_, publishable pk_, webhook secrets whsec_.
+    id: "stripe-key",
+    pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/g,
+    hints: ["_live_", "_test_", "whsec_"]
+  },
+  {
+    // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
+    id: "npm-token",
+    pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=:_authToken=|:_auth=|:_password=|^_authToken=|^_auth=|\s_authToken=|\s_auth=)(?!\$)[^\s"'`]+/gm,
+    hints: ["npm_", "_auth", "_password"]
+  },
+  {
+    // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
+    id: "url-credentials",
+    pattern: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/?#@"'`<>]*:)([^\s/?#@"'`<>]+)(?=@)/g,
+    hints: ["://"],
+    replace: (_m, head) => `${head}${marker("url-credentials")}`
+  },
+  {
+    // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
+    // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    id: "secret-assignment",
+    pattern:
+      /(?<![A-Za-z0-9_])((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY)|[A-Z0-9_]*(?:PASSWORD|PASSWD)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)(?:"(?![$[])([^"\n]+)"|'(?![$[])([^'\n]+)'|(?![$["'])([^\s"'`;&|<>),]+))/g,
+    hints: ["="],
+    replace: (_m, name, eq, dq, sq) =>
+      `${name}${eq}${dq !== undefined ? `"${marker("secret-assignment")}"` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")}`
+  },
+  {
+    // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
+    id: "email",
+    pattern:
+      /(?<![A-Za-z0-9._%+-])(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    hints: ["@"]
+  },
+  {
+    // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
+    id: "home-path",
+    pattern: /(?<![A-Za-z0-9_.-])(?:\/(?:home|Users)\/[A-Za-z0-9._-]+|[A-Za-z]:(?:\\{1,2}|\/)Users(?:\\{1,2}|\/)[^\\/\s"'<>|:*?]+)/g,
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
+    replace: () => HOME
+  }
+]
+
+/** The ids of the built-in rules, in order. */
+export const builtinRuleIds: ReadonlyArray<string> = builtinRules.map((r) => r.id)
+
+/**
+ * One string with every rule applied, in order (a later rule sees the
+ * replacements of earlier ones; none of them matches a replacement).
+ */
+export const redactText = (rules: ReadonlyArray<RedactionRule>, s: string): string => {
+  let out = s
+  for (const rule of rules) {
+    if (rule.hints.length > 0 && !rule.hints.some((h) => out.includes(h))) continue
+    rule.pattern.lastIndex = 0
+    out = rule.replace === undefined
+      ? out.replace(rule.pattern, marker(rule.id))
+      : out.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
+  }
+  return out
+}
