@@ -32,6 +32,8 @@ describe("redaction rules", () => {
         expect(r.text(inText)).toBe(`before ${marker(id)} after\n`)
         expect(r.text(`"${s}"`)).toBe(`"${marker(id)}"`)
         expect(r.text(`key=(${s})`)).not.toContain(s)
+        // JSON text inside text: the `n` of a `\n` escape does not hide the key.
+        expect(r.text(`{"out":"line\\n${s}\\tmore"}`)).toBe(`{"out":"line\\n${marker(id)}\\tmore"}`)
       }
     })
   }
@@ -46,6 +48,17 @@ describe("redaction rules", () => {
       }
     })
   }
+
+  it("JSON text inside text: assignments, credentials and home paths after a \\n escape", () => {
+    for (const [id, samples] of Object.entries(contextualSamples())) {
+      for (const [text, secret] of samples) {
+        const escaped = JSON.stringify(`x\n${text}\n`)
+        expect(r.text(escaped), id).not.toContain(secret)
+      }
+    }
+    expect(r.text(JSON.stringify({ a: 'TOKEN="abc def"' }))).toBe(JSON.stringify({ a: `TOKEN="${marker("secret-assignment")}"` }))
+    for (const [text, , user] of homePathSamples()) expect(r.text(JSON.stringify(`a\n${text}`))).not.toContain(user)
+  })
 
   it("url-credentials keeps scheme, user and host", () => {
     const [[text, secret]] = contextualSamples()["url-credentials"]

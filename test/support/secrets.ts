@@ -5,13 +5,15 @@
  * that must catch it.
  */
 
-let seed = 1
-/** Deterministic pseudo-random characters of `alphabet`. */
+let seed = 0x9e3779b9
+/** Deterministic pseudo-random characters of `alphabet` (xorshift32). */
 const rand = (n: number, alphabet: string) => {
   let out = ""
   for (let i = 0; i < n; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    out += alphabet[seed % alphabet.length]
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    out += alphabet[(seed >>> 0) % alphabet.length]
   }
   return out
 }

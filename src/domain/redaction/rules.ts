@@ -40,6 +40,16 @@ export const HOME = "~"
 const TOKEN = "[A-Za-z0-9_-]"
 
 /**
+ * Where a token may start: not right after a character of the class `cls`
+ * (inside a longer word), or right after a `\n`, `\r` or `\t` escape (JSON
+ * text inside text, where the `n` of `\n` would otherwise hide a key).
+ */
+const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
+
+/** A global pattern from its source. */
+const re = (source: string, flags = "g") => new RegExp(source, flags)
+
+/**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
  * specific before the more general: `sk-ant-` before `sk-`), then
@@ -56,60 +66,65 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A JSON Web Token: base64url header and payload (both JSON objects: `eyJ`), signature (empty for alg none).
     id: "jwt",
-    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    pattern: re(String.raw`${start("A-Za-z0-9_-")}eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`),
     hints: ["eyJ"]
   },
   {
     // Anthropic: sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…
     id: "anthropic-key",
-    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-ant-${TOKEN}{20,}`, "g"),
+    pattern: re(`${start("A-Za-z0-9_-")}sk-ant-${TOKEN}{20,}`),
     hints: ["sk-ant-"]
   },
   {
     // OpenAI: sk-proj-…, sk-svcacct-…, sk-admin-…, legacy sk-<48>; a digit somewhere (kebab-case words are not keys).
     id: "openai-key",
-    pattern: new RegExp(`(?<![A-Za-z0-9_-])sk-(?!ant-)(?=${TOKEN}*[0-9])${TOKEN}{20,}`, "g"),
+    pattern: re(`${start("A-Za-z0-9_-")}sk-(?!ant-)(?=${TOKEN}*[0-9])${TOKEN}{20,}`),
     hints: ["sk-"]
   },
   {
     // GitHub: classic PAT ghp_, OAuth gho_, user-to-server ghu_, server-to-server ghs_, refresh ghr_; fine-grained github_pat_.
     id: "github-token",
-    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])/g,
+    pattern: re(`${start("A-Za-z0-9_")}(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])`),
     hints: ["gh", "github_pat_"]
   },
   {
     // AWS access key ids: AKIA (long-term), ASIA (temporary), and the other documented prefixes.
     id: "aws-access-key",
-    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    pattern: re(`${start("A-Za-z0-9")}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])`),
     hints: ["A"]
   },
   {
     id: "google-api-key",
-    pattern: /(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/g,
+    pattern: re(`${start("A-Za-z0-9_-")}AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])`),
     hints: ["AIza"]
   },
   {
     // Slack: bot/user/app/refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-…), app-level xapp-, incoming webhooks.
     id: "slack-token",
-    pattern: /(?<![A-Za-z0-9_-])(?:xox[abeoprs](?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})|https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{10,}/g,
+    pattern: re(
+      String.raw`${start("A-Za-z0-9_-")}(?:xox[abeoprs](?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+    ),
     hints: ["xox", "xapp-", "hooks.slack.com"]
   },
   {
     // Stripe: secret sk_live_/sk_test_, restricted rk_, publishable pk_, webhook secrets whsec_.
     id: "stripe-key",
-    pattern: /(?<![A-Za-z0-9_])(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})/g,
+    pattern: re(`${start("A-Za-z0-9_")}(?:(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`),
     hints: ["_live_", "_test_", "whsec_"]
   },
   {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
-    pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=:_authToken=|:_auth=|:_password=|^_authToken=|^_auth=|\s_authToken=|\s_auth=)(?!\$)[^\s"'`]+/gm,
+    pattern: re(
+      String.raw`${start("A-Za-z0-9_")}npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|\\[nrt])_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
+      "gm"
+    ),
     hints: ["npm_", "_auth", "_password"]
   },
   {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
     id: "url-credentials",
-    pattern: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s:/?#@"'`<>]*:)([^\s/?#@"'`<>]+)(?=@)/g,
+    pattern: re(String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'${"`"}<>\\]*:)([^\s/?#@"'${"`"}<>\\]+)(?=@)`),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
   },
@@ -117,23 +132,29 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
     // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
     id: "secret-assignment",
-    pattern:
-      /(?<![A-Za-z0-9_])((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY)|[A-Z0-9_]*(?:PASSWORD|PASSWD)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)(?:"(?![$[])([^"\n]+)"|'(?![$[])([^'\n]+)'|(?![$["'])([^\s"'`;&|<>),]+))/g,
+    pattern: re(
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
+        // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|\\(?![nrt"]))+))`
+    ),
     hints: ["="],
-    replace: (_m, name, eq, dq, sq) =>
-      `${name}${eq}${dq !== undefined ? `"${marker("secret-assignment")}"` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")}`
+    replace: (_m, name, eq, q, dq, sq) =>
+      `${name}${eq}${
+        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
+      }`
   },
   {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
-    pattern:
-      /(?<![A-Za-z0-9._%+-])(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+    pattern: re(
+      String.raw`${start("A-Za-z0-9._%+\\\\-")}(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])`
+    ),
     hints: ["@"]
   },
   {
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
     id: "home-path",
-    pattern: /(?<![A-Za-z0-9_.-])(?:\/(?:home|Users)\/[A-Za-z0-9._-]+|[A-Za-z]:(?:\\{1,2}|\/)Users(?:\\{1,2}|\/)[^\\/\s"'<>|:*?]+)/g,
+    pattern: re(String.raw`${start("A-Za-z0-9_.-")}(?:/(?:home|Users)/[A-Za-z0-9._-]+|[A-Za-z]:(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+)`),
     hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
     replace: () => HOME
   }
