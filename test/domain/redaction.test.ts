@@ -60,6 +60,19 @@ describe("redaction rules", () => {
     for (const [text, , user] of homePathSamples()) expect(r.text(JSON.stringify(`a\n${text}`))).not.toContain(user)
   })
 
+  it("a rule done by hand (apply) gives what its pattern gives", () => {
+    const parts = ["a", "b.c", "@", "x.com", "git", "\\n", "\\", " ", ".png", "-", "_", "%", "+", "é", "\n", "zz", "9", "@@", "..", "a".repeat(70)]
+    let seed = 7
+    const pick = () => parts[(seed = (seed * 48271) % 2147483647) % parts.length]
+    for (const rule of builtinRules.filter((x) => x.apply !== undefined)) {
+      for (let i = 0; i < 3000; i++) {
+        const s = Array.from({ length: 1 + (i % 12) }, pick).join("")
+        rule.pattern.lastIndex = 0
+        expect(rule.apply!(s), JSON.stringify(s)).toBe(s.replace(rule.pattern, marker(rule.id)))
+      }
+    }
+  })
+
   it("url-credentials keeps scheme, user and host", () => {
     const [[text, secret]] = contextualSamples()["url-credentials"]
     expect(r.text(text)).toBe(text.replace(secret, marker("url-credentials")))

@@ -10,7 +10,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-import { type RedactionRule, redactText } from "./rules.js"
+import { type RedactionRule, textRedactor } from "./rules.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -51,7 +51,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
     return { text: (s) => s, value: (v) => v, event: (e) => e, transcript: (t) => t }
   }
-  const text = (s: string): string => redactText(rules, s)
+  const text = textRedactor(rules)
 
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {
