@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f`: only these figures;
+ * - `BENCH_ONLY=a,b,c,d,e,f,redact`: only these figures;
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -27,7 +27,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,redact").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -44,7 +44,7 @@ const t = () => performance.now()
 
 // ---------------------------------------------------------------- figures
 
-type Unit = "MiB/s" | "ms"
+type Unit = "MiB/s" | "MB/s" | "ms"
 
 interface Figure {
   readonly id: string
@@ -74,7 +74,7 @@ const add = (f: Figure) => {
   figures.push(f)
   log(`${f.id}: ${fmt(f.measured, f.unit)} vs floor ${f.floor === null ? "-" : fmt(f.floor, f.unit)} -> ${pf(f.pass)}`)
 }
-const fmt = (v: number, unit: Unit) => (unit === "ms" ? `${v < 100 ? v.toFixed(1) : v.toFixed(0)} ms` : `${v.toFixed(1)} MiB/s`)
+const fmt = (v: number, unit: Unit) => (unit === "ms" ? `${v < 100 ? v.toFixed(1) : v.toFixed(0)} ms` : `${v.toFixed(1)} ${unit}`)
 const pf = (p: boolean | null) => (p === null ? "-" : p ? "pass" : "MISS")
 
 // ---------------------------------------------------------------- setup
@@ -114,7 +114,8 @@ const prepare = async () => {
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
-      "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts")
+      "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
+      "redact": nodePath.join(REPO, "bench", "probes", "redact.ts")
     },
     outdir: bin,
     outExtension: { ".js": ".mjs" },
@@ -196,7 +197,7 @@ const main = async () => {
   }
   const agentsRoot = nodePath.join(tmp, "agents")
   let transcript: string | undefined
-  if (only.has("a")) {
+  if (only.has("a") || only.has("redact")) {
     t0 = t()
     const tr = writeAgentsTranscript(agentsRoot, "bench-agent", SIZES.transcriptLines)
     transcript = tr.path
@@ -506,8 +507,42 @@ const main = async () => {
     })
   }
 
+  // -------- redaction throughput (issue 15)
+  if (only.has("redact")) {
+    const floors: Array<RunResult> = []
+    const runs: Array<RunResult> = []
+    for (let i = 0; i < 3; i++) {
+      floors.push(check("floor redact scan", await nodeChild("redact", [transcript!, "floor"])))
+      runs.push(check("redact", await nodeChild("redact", [transcript!, "redact"])))
+    }
+    const mbs = (r: RunResult) => {
+      const j = lastJson(r) as { bytes: number; stepMs: number }
+      return j.bytes / 1e6 / (j.stepMs / 1000)
+    }
+    const measured = median(runs.map(mbs))
+    const floor = median(floors.map(mbs))
+    const last = lastJson(runs[0]) as { bytes: number; leaves: number; changed: number }
+    // Anchor: SpecStory redacts 10.1 MB in 815 ms (12.4 MB/s).
+    const anchor = 10.1 / 0.815
+    add({
+      id: "redact",
+      figure: `(redact) redaction, default rules, every string of a ${(last.bytes / 1e6).toFixed(0)} MB transcript`,
+      measured,
+      unit: "MB/s",
+      floor,
+      floorWhat: "one indexOf pass over the same string leaves (same parse, same walk)",
+      ratio: measured / floor,
+      target: `>= 4x SpecStory (${anchor.toFixed(1)} MB/s)`,
+      pass: measured >= 4 * anchor,
+      peakRssMiB: rssMiB(runs),
+      floorPeakRssMiB: rssMiB(floors),
+      samples: { measured: runs.map((r) => (lastJson(r) as { stepMs: number }).stepMs), floor: floors.map((r) => (lastJson(r) as { stepMs: number }).stepMs) },
+      note: `MB = 10^6 bytes of the JSONL file; time of the redaction step only (parse excluded), median of 3; ${last.leaves} string leaves, ${last.changed} records changed`
+    })
+  }
+
   // -------- report
-  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e", "f"]
+  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e", "f", "redact"]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()
   const out = nodePath.join(REPO, "bench", "results.json")

@@ -8,7 +8,8 @@
  * { "index": "~/.local/share/session-ingest/index.db",
  *   "workspaces": ["~/work/app"], "museRoots": ["~/.local/share/muse/sessions"],
  *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
- *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"] }
+ *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"],
+ *   "redaction": { "patterns": [{ "id": "acme-key", "pattern": "ACME-[0-9]{8}" }] } }
  * ```
  *
  * @module
@@ -21,6 +22,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
+import type { CustomPattern } from "../domain/redaction/custom.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
@@ -42,10 +44,22 @@ export const configFieldsOf = (settings: ReadonlyArray<Setting>): Schema.Struct.
 export const configKeysOf = (settings: ReadonlyArray<Setting>): ReadonlyArray<string> => Object.keys(configFieldsOf(settings))
 
 /**
- * The configuration file's shape (unknown keys are refused, to catch
- * typos): `index`, `workspaces`, and the registered providers' keys.
+ * The config file's `redaction` key: `patterns`, custom redaction rules
+ * `{id, pattern}` applied before the built-in ones (see README, "Redaction").
  */
-export const ImportConfig: Schema.Schema<Readonly<Record<string, unknown>>> = Schema.Struct(configFieldsOf(Registry.settings)) as never
+export const RedactionSettings = Schema.Struct({
+  patterns: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, pattern: Schema.String })))
+})
+
+/**
+ * The configuration file's shape (unknown keys are refused, to catch
+ * typos): `index`, `workspaces`, the registered providers' keys, and
+ * `redaction` (see {@link RedactionSettings}).
+ */
+export const ImportConfig: Schema.Schema<Readonly<Record<string, unknown>>> = Schema.Struct({
+  ...configFieldsOf(Registry.settings),
+  redaction: Schema.optional(RedactionSettings)
+}) as never
 
 /** A loaded configuration: `index` and `workspaces`, and the providers' values by config key (paths absolute). */
 export interface ImportConfig {
@@ -106,10 +120,23 @@ const readConfigFile = (path: string, optional: boolean): Effect.Effect<string |
  * refused, never waited on), an unreadable file or a wrong shape.
  */
 export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
+  Effect.map(loadConfigFile(file), (c) => c.config)
+
+/**
+ * The custom redaction patterns of a configuration (`redaction.patterns`;
+ * none when absent), from the file {@link loadConfig} reads, with its errors.
+ * The patterns are compiled (and refused) by the `Redaction` service.
+ */
+export const loadRedactionPatterns = (file: string | undefined): Effect.Effect<ReadonlyArray<CustomPattern>, InvalidArgument> =>
+  Effect.map(loadConfigFile(file), (c) => c.redaction)
+
+const loadConfigFile = (
+  file: string | undefined
+): Effect.Effect<{ readonly config: ImportConfig; readonly redaction: ReadonlyArray<CustomPattern> }, InvalidArgument> =>
   Effect.gen(function*() {
     const path = file ?? defaultConfigFile()
     const text = yield* readConfigFile(path, file === undefined)
-    if (text === undefined) return {}
+    if (text === undefined) return { config: {}, redaction: [] }
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
@@ -121,11 +148,12 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
         }`,
         remediation: `Keys: ${
           configKeysOf(Registry.settings).join(", ")
-        } (see the README); relative paths in it are read from the config file's folder.`
+        } (see the README), and redaction.patterns, a list of {"id", "pattern"}; relative paths in it are read from the config file's folder.`
       })
     }
     const base = nodePath.dirname(nodePath.resolve(path))
-    const c = decoded.right as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
+    const { redaction, ...rest } = decoded.right as { readonly redaction?: typeof RedactionSettings.Type }
+    const c = rest as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
     const empty = Object.entries(c).flatMap(([key, v]) =>
       v === "" ? [key] : Array.isArray(v) ? v.flatMap((x, i) => (x === "" ? [`${key}[${i}]`] : [])) : []
@@ -144,5 +172,5 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
       workspaces: value(c.workspaces, true, true)
     }
     for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)
-    return out as ImportConfig
+    return { config: out as ImportConfig, redaction: redaction?.patterns ?? [] }
   })

@@ -202,3 +202,11 @@ export const config = Options.text("config").pipe(
   Options.optional,
   Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
 )
+
+/**
+ * `--no-redact`: write a shareable output (export, Markdown) as it is,
+ * without the redaction of secrets, emails and home paths (README, "Redaction").
+ */
+export const noRedact = Options.boolean("no-redact").pipe(
+  Options.withDescription("Do not redact secrets, emails and home paths (on by default for export and Markdown).")
+)

@@ -1,7 +1,8 @@
 /**
  * `session-ingest export <session-id> --format atif|ndjson [--out FILE]`: one
  * session from the index as an ATIF trajectory (the interchange format
- * trajectory tools and evaluation harnesses read) or as normalized events.
+ * trajectory tools and evaluation harnesses read) or as normalized events,
+ * redacted unless `--no-redact` (README, "Redaction").
  *
  * @module
  */
@@ -10,11 +11,13 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import type { IngestError } from "../../domain/errors.js"
+import type { Redaction } from "../../services/Redaction.js"
 import { escapeJsonControls } from "../../domain/render.js"
 import { ndjson, printResult, writeStderr, writeStdout } from "../output.js"
 
@@ -33,6 +36,7 @@ export const exportCommand = Command.make(
       Options.withDescription("Write to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.")
     ),
     json: O.json,
+    noRedact: O.noRedact,
     index: O.index,
     config: O.config
   },
@@ -43,16 +47,17 @@ export const exportCommand = Command.make(
       // An existing --out is refused before the index is even read.
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
-      const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      // Redacted unless --no-redact: the events and the trajectory pass through the output boundary (layers/share.ts).
+      const indexLayer = Layer.merge(rt.IndexSqlite.layerReadonly(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
       const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
         ? Stream.unwrap(Effect.gen(function*() {
           const { session } = yield* rt.findSession(o.id)
           const index = yield* rt.Index
-          return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
+          return rt.shareableEvents(index.eventsStream(session.sessionUid)).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
         })).pipe(Stream.provideLayer(indexLayer))
         : Stream.fromEffect(
-          Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif(input), null, 2)) + "\n", "utf8"))
+          Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), rt.shareableTrajectory), (atif) => Buffer.from(escapeJsonControls(JSON.stringify(atif, null, 2)) + "\n", "utf8"))
             .pipe(Effect.provide(indexLayer))
         )
       if (out !== undefined) {
@@ -64,8 +69,8 @@ export const exportCommand = Command.make(
       }
       if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
       const data = yield* (o.format === "atif"
-        ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
-        : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(indexLayer))
+        ? Effect.flatMap(rt.loadTrajectory(o.id), (input): Effect.Effect<unknown, never, Redaction> => rt.shareableTrajectory(input))
+        : Effect.flatMap(rt.loadSession(o.id), ({ events }) => rt.shareableEvents(Stream.fromIterable(events)).pipe(Stream.runCollect, Effect.map((c): unknown => Chunk.toArray(c))))).pipe(Effect.provide(indexLayer))
       yield* printResult("export", true, { format: o.format, data }, () => "")
     })
 ).pipe(Command.withDescription("Export one session from the index as an ATIF-v1.7 trajectory or as NDJSON events."))

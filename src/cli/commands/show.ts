@@ -1,6 +1,6 @@
 /**
  * `session-ingest show <session-id>`: one session from the index, as events
- * (NDJSON), a transcript, or Markdown.
+ * (NDJSON), a transcript, or Markdown (redacted unless `--no-redact`).
  *
  * @module
  */
@@ -9,6 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
@@ -36,6 +37,7 @@ export const show = Command.make(
     ),
     json: O.json,
     local: O.local,
+    noRedact: O.noRedact,
     index: O.index,
     config: O.config
   },
@@ -65,7 +67,14 @@ export const show = Command.make(
           `note: session ${session.sessionId} holds no conversation events (${session.provider} records runtime facts); use --format events.\n`
         )
       }
-      if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+      if (o.format === "markdown") {
+        // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
+        const shared = yield* rt.shareableTranscript(t).pipe(
+          Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+        )
+        if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+        return yield* printResult("show", true, shared, () => "")
+      }
       yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
     })
 ).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))

@@ -1,12 +1,15 @@
 /**
  * `session-ingest transcript <provider> [file]`: a conversation source as a Transcript
  * (JSON with `--json`, Markdown with `--format markdown`, text otherwise).
+ * Markdown is redacted unless `--no-redact` (README, "Redaction"); `--config`
+ * gives its custom redaction patterns.
  *
  * @module
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
 import { runtime } from "../lazy.js"
@@ -24,13 +27,22 @@ export const transcript = Command.make(
   {
     ...O.source,
     local: O.local,
-    format
+    format,
+    noRedact: O.noRedact,
+    config: O.config
   },
   (o) =>
     Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
       Effect.gen(function*() {
         const t = yield* adapter.transcript(locator)
-        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        if (o.format === "markdown") {
+          // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
+          const shared = yield* rt.shareableTranscript(t).pipe(
+            Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+          )
+          if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+          return yield* printResult("transcript", true, shared, () => "")
+        }
         yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))
       })))
 ).pipe(Command.withDescription(

@@ -1,0 +1,261 @@
+/**
+ * The redaction rules (issue 15): what a shareable output (Markdown, ATIF,
+ * NDJSON export, the HTML replay, MCP answers) must not carry, as a table of
+ * rules with ids, and {@link redactText}, which applies them to one string.
+ * Each match becomes `[REDACTED:<rule-id>]`, except home paths, which become
+ * `~`, and the two rules that keep a name in front of the secret
+ * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
+ * and its `=`). Pure: no I/O.
+ *
+ * Every pattern runs in linear time on any input: each starts at a literal
+ * prefix or at the start of a run of its characters (a lookbehind), and
+ * no quantified group holds another unbounded quantifier, so a match
+ * attempt scans at most one run, and a run is tried from one place only
+ * (`test/domain/redaction.test.ts` feeds each rule 100k-character near
+ * misses). A rule also names `hints`: substrings without which it cannot
+ * match, checked first so most strings skip most rules.
+ *
+ * @module
+ */
+
+/** A redaction rule: its id (named by the replacement), a global pattern, and how a match is replaced. */
+export interface RedactionRule {
+  /** Lower-case words joined by `-`, e.g. `github-token`; the replacement is `[REDACTED:<id>]`. */
+  readonly id: string
+  /** A global (`g`) pattern. */
+  readonly pattern: RegExp
+  /** Substrings one of which every match holds (case-sensitive); empty: always tried. */
+  readonly hints: ReadonlyArray<string>
+  /** The replacement of one match (default: `[REDACTED:<id>]`), given the match and its groups. */
+  readonly replace?: (match: string, ...groups: Array<string>) => string
+  /**
+   * The whole step on one string, when it is done faster by hand than by
+   * `pattern` (same result as replacing its matches; `pattern` documents it).
+   */
+  readonly apply?: (s: string) => string
+}
+
+/** The text that replaces a match of the rule `id`. */
+export const marker = (id: string): string => `[REDACTED:${id}]`
+
+/** What a home path (`/home/<user>`, `/Users/<user>`, `C:\Users\<user>`) becomes. */
+export const HOME = "~"
+
+/** Characters of a token's body (base64url-ish). */
+const TOKEN = "[A-Za-z0-9_-]"
+
+/**
+ * Where a token may start: not right after a character of the class `cls`
+ * (inside a longer word), or right after a `\n`, `\r` or `\t` escape (JSON
+ * text inside text, where the `n` of `\n` would otherwise hide a key).
+ */
+const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
+
+/**
+ * A literal-led token: `prefix` (a pattern of literals), then the check that
+ * it starts a token (as {@link start}) as a lookbehind over it. Leading with
+ * the literal lets the engine skip to candidates instead of testing a
+ * lookbehind at every position.
+ */
+const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt])(?:${prefix}))`
+
+/** A global pattern from its source. */
+const re = (source: string, flags = "g") => new RegExp(source, flags)
+
+/**
+ * The built-in rules, in the order they apply: PEM blocks first (they span
+ * lines and hold base64), then the key shapes with a fixed prefix (the most
+ * specific before the more general: `sk-ant-` before `sk-`), then
+ * credentials in URLs and assignments, emails, and home paths last.
+ */
+export const builtinRules: ReadonlyArray<RedactionRule> = [
+  {
+    // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
+    // A block cut short (no END) is redacted to where its body ends.
+    id: "private-key",
+    pattern: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g,
+    hints: ["PRIVATE KEY-----"]
+  },
+  {
+    // A JSON Web Token: base64url header and payload (both JSON objects: `eyJ`), signature (empty for alg none).
+    id: "jwt",
+    pattern: re(String.raw`${lead("eyJ", "A-Za-z0-9_-")}[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`),
+    hints: ["eyJ"]
+  },
+  {
+    // Anthropic: sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…
+    id: "anthropic-key",
+    pattern: re(`${lead("sk-ant-", "A-Za-z0-9_-")}${TOKEN}{20,}`),
+    hints: ["sk-ant-"]
+  },
+  {
+    // OpenAI: sk-proj-…, sk-svcacct-…, sk-admin-…, legacy sk-<48>; a digit somewhere (kebab-case words are not keys).
+    id: "openai-key",
+    pattern: re(`${lead("sk-", "A-Za-z0-9_-")}(?!ant-)(?=${TOKEN}*[0-9])${TOKEN}{20,}`),
+    hints: ["sk-"]
+  },
+  {
+    // GitHub: classic PAT ghp_, OAuth gho_, user-to-server ghu_, server-to-server ghs_, refresh ghr_; fine-grained github_pat_.
+    id: "github-token",
+    pattern: re(`(?:${lead("gh[pousr]_", "A-Za-z0-9_")}[A-Za-z0-9]{36,255}|${lead("github_pat_", "A-Za-z0-9_")}[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])`),
+    hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
+  },
+  {
+    // AWS access key ids: AKIA (long-term), ASIA (temporary), and the other documented prefixes.
+    id: "aws-access-key",
+    pattern: re(`${lead("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)", "A-Za-z0-9")}[A-Z0-9]{16}(?![A-Za-z0-9])`),
+    hints: ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"]
+  },
+  {
+    id: "google-api-key",
+    pattern: re(`${lead("AIza", "A-Za-z0-9_-")}[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])`),
+    hints: ["AIza"]
+  },
+  {
+    // Slack: bot/user/app/refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-…), app-level xapp-, incoming webhooks.
+    id: "slack-token",
+    pattern: re(
+      String.raw`${lead("xox[abeoprs]", "A-Za-z0-9_-")}(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+    ),
+    hints: ["xox", "xapp-", "hooks.slack.com"]
+  },
+  {
+    // Stripe: secret sk_live_/sk_test_, restricted rk_, publishable pk_, webhook secrets whsec_.
+    id: "stripe-key",
+    pattern: re(`${lead("[srp]k_(?:live|test)_", "A-Za-z0-9_")}[A-Za-z0-9]{16,}|${lead("whsec_", "A-Za-z0-9_")}[A-Za-z0-9]{24,}`),
+    hints: ["_live_", "_test_", "whsec_"]
+  },
+  {
+    // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
+    id: "npm-token",
+    pattern: re(
+      String.raw`${lead("npm_", "A-Za-z0-9_")}[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|\\[nrt])_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
+      "gm"
+    ),
+    hints: ["npm_", "_auth", "_password"]
+  },
+  {
+    // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
+    id: "url-credentials",
+    pattern: re(String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'${"`"}<>\\]*:)([^\s/?#@"'${"`"}<>\\]+)(?=@)`),
+    hints: ["://"],
+    replace: (_m, head) => `${head}${marker("url-credentials")}`
+  },
+  {
+    // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
+    // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    id: "secret-assignment",
+    pattern: re(
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
+        // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|\\(?![nrt"]))+))`
+    ),
+    hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "assword=", "asswd=", "wd="],
+    replace: (_m, name, eq, q, dq, sq) =>
+      `${name}${eq}${
+        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
+      }`
+  },
+  {
+    // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
+    id: "email",
+    pattern: re(
+      String.raw`${start("A-Za-z0-9._%+\\\\-")}(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])`
+    ),
+    hints: ["@"],
+    apply: (s) => redactEmails(s)
+  },
+  {
+    // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
+    id: "home-path",
+    pattern: re(String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+`),
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
+    replace: () => HOME
+  }
+]
+
+/** Local-part characters of an email address: `A-Z a-z 0-9 . _ % + -`. */
+const isLocal = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45
+
+/** The domain of an email address, from its `@` (a sticky pattern: tried at one position). */
+const EMAIL_DOMAIN = /@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])/y
+
+/**
+ * The `email` rule by hand: from each `@`, the local part back to where a
+ * token may start (the start of its run, not after a backslash, or right
+ * after a `\n`/`\r`/`\t` escape; at most 64 characters; not `git`), the
+ * domain forward with a sticky pattern. Linear: each `@` looks back at most
+ * 66 characters.
+ */
+const redactEmails = (s: string): string => {
+  let out = ""
+  let done = 0
+  let at = s.indexOf("@")
+  while (at >= 0) {
+    let b = at
+    while (b > 0 && at - b <= 64 && isLocal(s.charCodeAt(b - 1))) b--
+    // The leftmost start in [b, at): the run's start (not after a backslash), else after a \n, \r or \t escape.
+    let from = -1
+    const runStart = b === 0 || !isLocal(s.charCodeAt(b - 1))
+    if (runStart && at - b <= 64 && (b === 0 || s.charCodeAt(b - 1) !== 92)) from = b
+    else {
+      for (let p = Math.max(b, 2); p < at; p++) {
+        const c = s.charCodeAt(p - 1)
+        if (s.charCodeAt(p - 2) === 92 && (c === 110 || c === 114 || c === 116)) {
+          from = p
+          break
+        }
+      }
+    }
+    if (from >= done && from < at && s.slice(from, at) !== "git") {
+      EMAIL_DOMAIN.lastIndex = at
+      if (EMAIL_DOMAIN.test(s)) {
+        out += s.slice(done, from) + marker("email")
+        done = EMAIL_DOMAIN.lastIndex
+        at = s.indexOf("@", done)
+        continue
+      }
+    }
+    at = s.indexOf("@", at + 1)
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/** The ids of the built-in rules, in order. */
+export const builtinRuleIds: ReadonlyArray<string> = builtinRules.map((r) => r.id)
+
+/**
+ * One string with every rule applied, in order (a later rule sees the
+ * replacements of earlier ones; none of them matches a replacement).
+ */
+export const redactText = (rules: ReadonlyArray<RedactionRule>, s: string): string => {
+  let out = s
+  for (const rule of rules) {
+    if (rule.hints.length > 0 && !rule.hints.some((h) => out.includes(h))) continue
+    if (rule.apply !== undefined) {
+      out = rule.apply(out)
+      continue
+    }
+    rule.pattern.lastIndex = 0
+    out = rule.replace === undefined
+      ? out.replace(rule.pattern, marker(rule.id))
+      : out.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
+  }
+  return out
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * {@link redactText} by `rules`, with a prefilter: one pass of a pattern of
+ * every rule's hints first, and a string that holds none is returned as it
+ * is (most strings). Without the prefilter when a rule has no hints (custom
+ * rules are always tried).
+ */
+export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
+  if (rules.some((r) => r.hints.length === 0)) return (s) => redactText(rules, s)
+  const hints = [...new Set(rules.flatMap((r) => r.hints))].sort((a, b) => b.length - a.length)
+  const any = new RegExp(hints.map(escapeRegExp).join("|"))
+  return (s) => (any.test(s) ? redactText(rules, s) : s)
+}

@@ -1,0 +1,54 @@
+/**
+ * The output boundary of shareable outputs (issue 15): what a session
+ * becomes before it is written as NDJSON export, ATIF, Markdown (and the
+ * HTML replay, MCP answers), through the {@link Redaction} service. Every
+ * shareable output is made here, so redaction is applied in one place; the
+ * `Redaction` layer in force decides what is removed (`Redaction.off` for
+ * `--no-redact`). `stream`, `show --format events|transcript` and
+ * `transcript` (text, JSON) are the raw record and do not come here.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { type AtifInput, type AtifTrajectory, toAtif } from "../domain/atif.js"
+import type { SessionEvent, Transcript } from "../domain/model.js"
+import { Redaction, redactionWith } from "../services/Redaction.js"
+import type { InvalidArgument } from "../domain/errors.js"
+import type { CustomPattern } from "../domain/redaction/custom.js"
+import * as Layer from "effect/Layer"
+
+/** Events as a shareable output carries them (NDJSON export), a chunk at a time. */
+export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
+  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? Stream.map(events, r.event) : events)))
+
+/** A transcript as a shareable output carries it (Markdown, the replay). */
+export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
+  Effect.map(Redaction, (r) => r.transcript(t))
+
+/**
+ * An ATIF trajectory as `export --format atif` writes it: built from the
+ * redacted events and session titles (so every step, tool call, observation
+ * and `extra` derived from them is redacted, and ids still link).
+ */
+export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
+  Effect.map(Redaction, (r) => {
+    if (!r.enabled) return toAtif(input)
+    const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
+    return toAtif({
+      session: session(input.session),
+      events: input.events.map(r.event),
+      subagents: input.subagents.map((sub) => ({ session: session(sub.session), events: sub.events.map(r.event) }))
+    })
+  })
+
+/**
+ * The redaction of a command: off when `redact` is false, else the config
+ * file's custom patterns (loaded by `patterns`) and the built-in rules;
+ * `InvalidArgument` for an unreadable config or a bad pattern.
+ */
+export const redactionLayer = <E, R>(
+  redact: boolean,
+  patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
+): Layer.Layer<Redaction, E | InvalidArgument, R> =>
+  redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => redactionWith(p))) : Redaction.off

@@ -1,0 +1,71 @@
+/**
+ * The `Redaction` service (issue 15; DESIGN.md, "Services"): the one place
+ * where shareable outputs (Markdown, ATIF, NDJSON export, the HTML replay,
+ * MCP answers) lose secrets, emails and home paths. Outputs call it at their
+ * boundary, on what they are about to write. Layers: {@link Redaction.layer}
+ * (the built-in rules of `src/domain/redaction/rules.ts`),
+ * {@link Redaction.off} (`--no-redact`: the identity), and
+ * {@link Redaction.layerWith} (custom patterns from the config file's
+ * `redaction.patterns`, then the built-in rules).
+ *
+ * @module
+ */
+import * as Context from "effect/Context"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import type { InvalidArgument } from "../domain/errors.js"
+import type { SessionEvent, Transcript } from "../domain/model.js"
+import { compileCustomPatterns, type CustomPattern } from "../domain/redaction/custom.js"
+import { makeRedactor } from "../domain/redaction/redact.js"
+import { builtinRules, type RedactionRule } from "../domain/redaction/rules.js"
+
+/** What the service does (every method is pure and total). */
+export interface RedactionShape {
+  /** false when redaction is off (--no-redact / server flag); every method is then the identity. */
+  readonly enabled: boolean
+  /** The rules applied, in order (custom patterns first); empty when off. */
+  readonly rules: ReadonlyArray<RedactionRule>
+  /** One string, redacted: each match replaced by `[REDACTED:<rule-id>]` (home paths become `~`). */
+  readonly text: (s: string) => string
+  /** Any JSON-like value, deep: every string leaf redacted (object keys kept), structure unchanged. */
+  readonly value: <A>(v: A) => A
+  /**
+   * A normalized event (src/domain/model.ts SessionEvent), every field redacted except the structural ones
+   * that must stay usable: contractVersion, provider, sourceId, sessionId, eventId, sequence, kind, role,
+   * cursor, rawReference.locatorClass, and ids such as toolCallId.
+   */
+  readonly event: (e: SessionEvent) => SessionEvent
+  /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
+  readonly transcript: (t: Transcript) => Transcript
+}
+
+/** A redaction by `rules` (in order); no rules: off. */
+export const makeRedaction = (rules: ReadonlyArray<RedactionRule>): RedactionShape => ({
+  enabled: rules.length > 0,
+  rules,
+  ...makeRedactor(rules)
+})
+
+/** Redaction by the built-in rules. */
+export const defaultRedaction: RedactionShape = makeRedaction(builtinRules)
+
+/** No redaction: every method is the identity. */
+export const noRedaction: RedactionShape = makeRedaction([])
+
+/**
+ * Redaction by `patterns` (custom rules, applied first) then the built-in
+ * rules; `InvalidArgument` for a bad pattern (see `compileCustomPatterns`).
+ */
+export const redactionWith = (patterns: ReadonlyArray<CustomPattern>): Either.Either<RedactionShape, InvalidArgument> =>
+  Either.map(compileCustomPatterns(patterns), (custom) => makeRedaction([...custom, ...builtinRules]))
+
+/** The redaction shareable outputs go through. */
+export class Redaction extends Context.Tag("session-ingest/Redaction")<Redaction, RedactionShape>() {
+  /** The built-in rules. */
+  static layer: Layer.Layer<Redaction> = Layer.succeed(Redaction, defaultRedaction)
+  /** Off: every method is the identity (`--no-redact`). */
+  static off: Layer.Layer<Redaction> = Layer.succeed(Redaction, noRedaction)
+  /** Custom patterns (the config file's `redaction.patterns`) then the built-in rules; fails with `InvalidArgument` for a bad pattern. */
+  static layerWith = (patterns: ReadonlyArray<CustomPattern>): Layer.Layer<Redaction, InvalidArgument> =>
+    Layer.effect(Redaction, redactionWith(patterns))
+}

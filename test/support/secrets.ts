@@ -1,0 +1,150 @@
+/**
+ * Secret-shaped test values, built from pieces at run time so that the
+ * repository holds no literal that a secret scanner would flag. Each is a
+ * fresh random-looking value of the documented shape, keyed by the rule
+ * that must catch it.
+ */
+
+let seed = 0x9e3779b9
+/** Deterministic pseudo-random characters of `alphabet` (xorshift32). */
+const rand = (n: number, alphabet: string) => {
+  let out = ""
+  for (let i = 0; i < n; i++) {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    out += alphabet[(seed >>> 0) % alphabet.length]
+  }
+  return out
+}
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const UPNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+const B64URL = ALNUM + "-_"
+const HEX = "0123456789abcdef"
+const j = (...parts: Array<string>) => parts.join("")
+const b64url = (s: string) => Buffer.from(s).toString("base64url")
+
+/** Samples of every key shape, by the rule id that must redact them (the whole sample is the secret). */
+export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
+  "openai-key": [
+    j("sk", "-proj-", rand(40, B64URL), "T3Blbk", "FJ", rand(40, B64URL)),
+    j("sk", "-", rand(20, ALNUM), "T3Blbk", "FJ", rand(20, ALNUM)),
+    j("sk", "-svcacct-", rand(60, B64URL), "7"),
+    j("sk", "-admin-", rand(50, B64URL), "3")
+  ],
+  "anthropic-key": [
+    j("sk", "-ant-", "api03-", rand(93, B64URL), "AA"),
+    j("sk", "-ant-", "admin01-", rand(93, B64URL), "AA"),
+    j("sk", "-ant-", "oat01-", rand(80, B64URL))
+  ],
+  "github-token": [
+    j("gh", "p_", rand(36, ALNUM)),
+    j("gh", "o_", rand(36, ALNUM)),
+    j("gh", "u_", rand(36, ALNUM)),
+    j("gh", "s_", rand(36, ALNUM)),
+    j("gh", "r_", rand(36, ALNUM)),
+    j("git", "hub_pat_", rand(22, ALNUM), "_", rand(59, ALNUM))
+  ],
+  "aws-access-key": [j("AK", "IA", rand(16, UPNUM)), j("AS", "IA", rand(16, UPNUM))],
+  "google-api-key": [j("AI", "za", "Sy", rand(33, B64URL))],
+  "slack-token": [
+    j("xo", "xb-", rand(12, "0123456789"), "-", rand(13, "0123456789"), "-", rand(24, ALNUM)),
+    j("xo", "xp-", rand(12, "0123456789"), "-", rand(12, "0123456789"), "-", rand(13, "0123456789"), "-", rand(32, HEX)),
+    j("xa", "pp-1-", rand(11, UPNUM), "-", rand(13, "0123456789"), "-", rand(64, HEX)),
+    j("https://hooks.", "slack.com/services/", "T", rand(8, UPNUM), "/B", rand(8, UPNUM), "/", rand(24, ALNUM))
+  ],
+  "stripe-key": [
+    j("sk", "_live_", rand(24, ALNUM)),
+    j("sk", "_test_", rand(99, ALNUM)),
+    j("rk", "_live_", rand(24, ALNUM)),
+    j("wh", "sec_", rand(32, ALNUM))
+  ],
+  "npm-token": [j("np", "m_", rand(36, ALNUM))],
+  jwt: [
+    j(b64url(JSON.stringify({ alg: "HS256", typ: "JWT" })), ".", b64url(JSON.stringify({ sub: "1234567890", name: "X", iat: 1516239022 })), ".", rand(43, B64URL)),
+    j(b64url(JSON.stringify({ alg: "none" })), ".", b64url(JSON.stringify({ sub: "u" })), ".")
+  ],
+  "private-key": [
+    j("-----BEGIN ", "RSA PRIVATE KEY-----\n", rand(64, ALNUM), "\n", rand(64, ALNUM), "\n", rand(20, ALNUM), "==\n-----END ", "RSA PRIVATE KEY-----"),
+    j("-----BEGIN ", "PRIVATE KEY-----\\n", rand(64, ALNUM), "\\n", rand(30, ALNUM), "\\n-----END ", "PRIVATE KEY-----"),
+    j("-----BEGIN ", "OPENSSH PRIVATE KEY-----\n", rand(70, ALNUM), "\n-----END ", "OPENSSH PRIVATE KEY-----"),
+    j(
+      "-----BEGIN ",
+      "EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,",
+      rand(32, "0123456789ABCDEF"),
+      "\n\n",
+      rand(64, ALNUM),
+      "\n-----END ",
+      "EC PRIVATE KEY-----"
+    )
+  ],
+  email: [j("alice.", rand(5, "abcdefgh"), "@", "example", ".com"), j("bob+tag", "@", "mail.", "corp", ".co.uk")]
+})
+
+/**
+ * Secrets that sit after a name the rule keeps (`postgres://user:` …,
+ * `API_KEY=` …): `[text, secret]`, the secret being what must go.
+ */
+export const contextualSamples = (): Record<string, ReadonlyArray<readonly [string, string]>> => {
+  const pw = () => j("pw", rand(14, ALNUM))
+  const a = pw(), b = pw(), c = pw(), d = pw(), e = pw(), f = pw(), g = pw(), h = pw(), i = pw()
+  return {
+    "url-credentials": [
+      [`postgres://app:${a}@db.internal:5432/prod`, a],
+      [`mongodb+srv://root:${b}@cluster0.example.net/test`, b],
+      [`redis://:${c}@cache:6379/0`, c],
+      [`https://user:${d}@git.example.com/repo.git`, d]
+    ],
+    "secret-assignment": [
+      [`OPENAI_API_KEY=${e}`, e],
+      [`export GITHUB_TOKEN="${f}"`, f],
+      [`CLIENT_SECRET='${g}' node app.js`, g],
+      [`PGPASSWORD=${h} psql -h db`, h],
+      [`Server=db;Database=x;User Id=sa;Password=${i};`, i]
+    ]
+  }
+}
+
+/** Home paths and what they must become. */
+export const homePathSamples = (): ReadonlyArray<readonly [string, string, string]> => [
+  // [text, redacted, the user name that must go]
+  ["cd /home/zed-canary/proj && ls", "cd ~/proj && ls", "zed-canary"],
+  ["/Users/zed.canary/Library/x", "~/Library/x", "zed.canary"],
+  ["C:\\Users\\ZedCanary\\src\\app", "~\\src\\app", "ZedCanary"],
+  ["\"C:\\\\Users\\\\ZedCanary\\\\src\"", "\"~\\\\src\"", "ZedCanary"],
+  ["file:///home/zedcanary", "file://~", "zedcanary"]
+]
+
+/** Values that must stay unchanged (no rule may match). */
+export const innocents = (): ReadonlyArray<string> => {
+  const sha = rand(40, HEX)
+  const uuid = `${rand(8, HEX)}-${rand(4, HEX)}-4${rand(3, HEX)}-8${rand(3, HEX)}-${rand(12, HEX)}`
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(Array.from({ length: 30000 }, (_, k) => (k * 7919 + (k >> 3)) % 256))])
+  return [
+    sha,
+    `commit ${sha}\nAuthor: CI\n`,
+    uuid,
+    `sha256:${rand(64, HEX)}`,
+    `data:image/png;base64,${png.toString("base64")}`,
+    png.toString("base64"),
+    "const apiKey = process.env.API_KEY",
+    "password: string",
+    "interface Login { username: string; password: string }",
+    "if (password === confirmPassword) return true",
+    "const token = await getToken()",
+    "git@github.com:org/repo.git",
+    "![logo](assets/logo@2x.png)",
+    "npm install react@18.2.0 @types/node",
+    "https://example.com/docs/home/index.html",
+    "ls /var/log /etc/hosts /tmp/x",
+    "the disk-usage-report-generator-2024 task",
+    "export API_KEY=$API_KEY",
+    "TOKEN=${{ secrets.GITHUB_TOKEN }}",
+    "KEY_PREFIX is fine; MONKEY=banana",
+    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+    "eyJhbGciOi is a header fragment",
+    "postgres://localhost:5432/db",
+    "Ask-ant-eater and sk-learn",
+    "~/proj/src/index.ts"
+  ]
+}
