@@ -173,7 +173,9 @@ describe("Redaction service", () => {
       toolName: `Bash ${gh}`,
       extensions: { "native.claude-code": { input: { command: `curl -H "Authorization: Bearer ${gh}"` }, cwd: "/home/alice/proj" } },
       toolInput: { old_string: `K=${key}`, new_string: gh, content: "/Users/bob/x" },
-      child: { sessionId: "s-2", path: "/home/alice/.claude/x.jsonl" }
+      child: { sessionId: "s-2", subagentId: null },
+      // a field the model does not name (yet): redacted all the same
+      ...({ futureField: { path: "/home/alice/.claude/x.jsonl" } } as Partial<SessionEvent>)
     })
     const out = r.event(e) as SessionEvent & Record<string, unknown>
     const s = JSON.stringify(out)
