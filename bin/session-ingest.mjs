@@ -13,7 +13,11 @@ const { dirname, join } = await import("node:path")
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const bundled = join(root, "dist", "cli.cjs")
-if (existsSync(bundled)) {
+const { cachedHelp } = await import("./help-cache.mjs")
+const help = existsSync(bundled) ? cachedHelp(bundled, process.argv.slice(2), process.env, process.stdout) : undefined
+if (help !== undefined) {
+  process.stdout.write(help)
+} else if (existsSync(bundled)) {
   const { runBundle } = await import("./run-bundle.mjs")
   runBundle(bundled)
 } else {

@@ -26,14 +26,24 @@ export interface HelpStyle {
   readonly color: boolean
 }
 
-/** The style for stdout: its width on a terminal (at least 40), else 80; colour only on a terminal without `NO_COLOR`. */
+/** The widest help is laid out: {@link HELP_WIDTH} columns, as most CLIs' help. */
+export const HELP_WIDTH = 80
+
+/**
+ * The style for stdout: {@link HELP_WIDTH} columns, or a narrower terminal's
+ * width (at least 40); colour on a terminal without `NO_COLOR`, or anywhere
+ * with `FORCE_COLOR` (set and not `0`). The help of every command in both
+ * colourings at 80 columns is rendered at build time (`dist/help.json`, see
+ * `bin/help-cache.mjs`), so `--help` does not load the CLI at all.
+ */
 export const stdoutStyle = (): HelpStyle => {
   const tty = process.stdout.isTTY === true
+  const force = (process.env.FORCE_COLOR ?? "") !== "" && process.env.FORCE_COLOR !== "0"
   return {
     width: tty && typeof process.stdout.columns === "number" && process.stdout.columns > 0
-      ? Math.max(40, process.stdout.columns)
-      : 80,
-    color: tty && (process.env.NO_COLOR ?? "") === ""
+      ? Math.max(40, Math.min(HELP_WIDTH, process.stdout.columns))
+      : HELP_WIDTH,
+    color: force || (tty && (process.env.NO_COLOR ?? "") === "")
   }
 }
 
