@@ -31,6 +31,28 @@ describe("claude-code discovery roots", () => {
       expect([none.status, none.sourceCount, none.reasonCode]).toEqual(["unavailable", 0, "CLAUDE_ROOT_NOT_FOUND"])
     }))
 
+  it.effect("a --claude-root that holds no project folder is partial (CLAUDE_ROOT_EMPTY); an empty default or CLAUDE_CONFIG_DIR root is not", () =>
+    Effect.gen(function*() {
+      const named = tempDir("si-claude-empty-")
+      fs.writeFileSync(nodePath.join(named, "stray.txt"), "not a project") // a file is no project folder either
+      const r = yield* withProcessAdapter({ env: {}, home: "/nonexistent-home" }, (a) => a.discover({}), named)
+      expect([r.status, r.coverage, r.sourceCount, r.reasonCode]).toEqual(["checked", "partial", 0, "CLAUDE_ROOT_EMPTY"])
+      expect(r.remediation).toContain("--claude-root")
+      expect(r.diagnostics.map((d) => d.code)).toEqual(["CLAUDE_ROOT_EMPTY"])
+      const home = tempDir("si-claude-home-")
+      fs.mkdirSync(nodePath.join(home, ".claude", "projects"), { recursive: true })
+      const byDefault = yield* withProcessAdapter({ env: {}, home }, (a) => a.discover({}))
+      expect([byDefault.coverage, byDefault.reasonCode]).toEqual(["complete", null])
+      const config = tempDir("si-claude-cfg-")
+      fs.mkdirSync(nodePath.join(config, "projects"))
+      const byEnv = yield* withProcessAdapter({ env: { CLAUDE_CONFIG_DIR: config }, home }, (a) => a.discover({}))
+      expect([byEnv.coverage, byEnv.reasonCode]).toEqual(["complete", null])
+      // A named root with one project folder, even without sessions, is Claude Code's folder: complete.
+      fs.mkdirSync(nodePath.join(named, "-home-alice-x"))
+      const one = yield* withProcessAdapter({ env: {}, home }, (a) => a.discover({}), named)
+      expect([one.coverage, one.reasonCode]).toEqual(["complete", null])
+    }))
+
   it.effect("--claude-root wins over CLAUDE_CONFIG_DIR; a file outside the root is refused", () =>
     Effect.gen(function*() {
       const empty = tempDir("si-claude-cfg-")

@@ -118,14 +118,29 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
     }
     const at = (d: DiscoveredSource) => d.overview.lastActivityAt!
     found.sort((a, b) => compareTimestamps(at(b), at(a)) || (a.locator.path < b.locator.path ? -1 : 1))
-    const partial = skipped > 0
+    // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
+    // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
+    // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.
+    const emptyNamed = Either.isRight(top) && projects === 0 && root.origin === "option"
+    if (emptyNamed) {
+      diagnostics.push({
+        code: "CLAUDE_ROOT_EMPTY",
+        message: `The Claude Code projects root ${rootPath} holds no project folder (<encoded-cwd>/<session-uuid>.jsonl); no sessions listed.`,
+        details: { ...base, code: "CLAUDE_ROOT_EMPTY" }
+      })
+    }
+    const partial = skipped > 0 || emptyNamed
     return {
       provider: PROVIDER,
       status: "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: found.length,
-      reasonCode: partial ? "SOURCES_SKIPPED" : null,
-      remediation: partial ? "See diagnostics: symlinked or unreadable project folders or files were not read." : null,
+      reasonCode: skipped > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "CLAUDE_ROOT_EMPTY" : null,
+      remediation: skipped > 0
+        ? "See diagnostics: symlinked or unreadable project folders or files were not read."
+        : emptyNamed
+        ? "Check --claude-root (or CLAUDE_CONFIG_DIR): it should be Claude Code's projects folder, one folder per project (default ~/.claude/projects)."
+        : null,
       sources: found,
       diagnostics,
       receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, listed: found.length, omitted, skipped },
