@@ -3,22 +3,18 @@
  * transcript, import and sessions/show agree on the sessions of an AgentMux
  * home whose archives live in the channels' own stores.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { type Home, makeHome, treeFingerprint, UID } from "./home-fixture.js"
+import { cli as runCli } from "../support/run.js"
 
-const ROOT = nodePath.resolve(__dirname, "..", "..")
 
+/** The CLI (the built bundle, as the other CLI tests run it). */
 const cli = (...args: Array<string>) => {
-  const r = spawnSync(process.execPath, ["--import", "tsx", nodePath.join(ROOT, "src/cli/main.ts"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" }
-  })
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+  const r = runCli(args, { env: { NO_COLOR: "1" } })
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr }
 }
 
 let dir: string

@@ -1,22 +1,18 @@
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { ARCHIVE, archiveLines, assistant, CURRENT, currentBytes, currentLines, storeFiles, T0, UID } from "./fixture.js"
 import { appendBytes, createStore, fingerprint, tsidxRecord, withStore } from "./store-helper.js"
+import { cli as runCli } from "../support/run.js"
 
-const ROOT = nodePath.resolve(__dirname, "..", "..")
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** Run the CLI in a new process. */
+/** The CLI (the built bundle, as the other CLI tests run it). */
 const cli = (...args: Array<string>) => {
-  const r = spawnSync(process.execPath, ["--import", "tsx", nodePath.join(ROOT, "src/cli/main.ts"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1" }
-  })
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr }
+  const r = runCli(args, { env: { NO_COLOR: "1" } })
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr }
 }
 
 let dir: string
