@@ -256,10 +256,15 @@ export const Transcript = Schema.Struct({
 })
 export type Transcript = typeof Transcript.Type
 
-/** A diagnostic: a machine code and a sentence for people. Content-free. */
+/**
+ * A diagnostic: a machine code and a sentence for people, with what to do
+ * about it when there is something (`remediation`, which `import` reports
+ * with a partial coverage it causes). Content-free.
+ */
 export interface Diagnostic {
   readonly code: string
   readonly message: string
+  readonly remediation?: string | undefined
   readonly details?: Record<string, unknown>
 }
 

@@ -179,6 +179,9 @@ describe("a native log whose nested subagent log is missing", () => {
       expect(d.message).toContain(CHILD)
       expect(d.message).toContain("nested")
       expect(r.remediations.filter((l) => l.includes("NESTED_LOG_MISSING"))).toHaveLength(1)
+      // The diagnostic's own remedy (a typed field of the diagnostic, not a key of its details).
+      expect(r.remediations.find((l) => l.includes("NESTED_LOG_MISSING"))).toContain("Restore the nested log")
+      expect(d.remediation).toContain("Restore the nested log")
       expect(r.rejected).toEqual([])
       expect(yield* visible(f.index, [PARENT, CHILD])).toEqual({ listed: [PARENT], found: { [PARENT]: 4 } })
     }))

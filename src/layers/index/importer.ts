@@ -513,7 +513,7 @@ const make = Effect.gen(function*() {
         if (p === undefined || diagnostics.length === 0) return
         p.diagnostics = [...p.diagnostics, ...diagnostics]
         for (const d of diagnostics) {
-          const remedy = typeof d.details?.remediation === "string" ? d.details.remediation : null
+          const remedy = d.remediation ?? null
           const path = w.locator.path === "" ? null : w.locator.path
           partialProvider(p, d.code, d.message, remedy, path)
         }

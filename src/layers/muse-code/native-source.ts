@@ -499,12 +499,12 @@ const missingNested = (parent: NativeSource, b: ChildBinding): { diagnostic: Dia
     diagnostic: {
       code: "NESTED_LOG_MISSING",
       message,
+      remediation: "Restore the nested log to import its events (the log's own events were imported); the next run picks it up.",
       details: {
         log: parent.file.path,
         childSessionId: b.childSessionId,
         subagentId: b.subagentId,
-        nestedLog: rel,
-        remediation: "Restore the nested log to import its events (the log's own events were imported); the next run picks it up."
+        nestedLog: rel
       }
     },
     error: new SourceNotFound({
