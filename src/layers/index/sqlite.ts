@@ -375,7 +375,11 @@ const make = (
             attempt: batch.attempt ?? null
           }))
           const half = Math.ceil(rows.length / 2)
-          const { title, workspace } = source.overview
+          // The source's title is its own session's (a subagent's or sidechain's session in the same file is not
+          // titled by its parent's prompt); the workspace is every session's of the source.
+          const { workspace } = source.overview
+          const titleOf = (sessionId: string) =>
+            source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
           return yield* sql.withTransaction(Effect.gen(function*() {
             // RETURNING yields only the rows actually inserted (existing ids are ignored),
             // so the session aggregates below grow by exactly what this batch added.
@@ -393,7 +397,7 @@ const make = (
             let sessionsAdded = 0
             for (const agg of aggregate(added, rows)) {
               // A row this batch created holds exactly this batch's count; an updated one holds more.
-              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
+              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title: titleOf(agg.session_id), workspace })}
                 ON CONFLICT (session_uid, generation) DO UPDATE SET
                   event_count = sessions.event_count + excluded.event_count,
                   first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
