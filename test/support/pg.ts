@@ -3,7 +3,10 @@
  * URL, and a fresh empty database per test.
  */
 import { randomBytes } from "node:crypto"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
 import pg from "pg"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
 
 /** The server's maintenance URL; throws why there is no server (the test then fails saying so). */
 export const pgServerUrl = (): string => {
@@ -45,3 +48,14 @@ export const pgQuery = async <A = Record<string, unknown>>(url: string, query: s
     await client.end()
   }
 }
+
+/** A fresh database on the test server with the index schema migrated (`session-ingest index migrate`): its URL. */
+export const migratedDatabase = Effect.promise(freshDatabase).pipe(
+  Effect.tap((url) => IndexPostgres.migrate(url))
+)
+
+/** The engines the contract tests run against: a new index of each (a SQLite file in `dir`, a migrated PostgreSQL database). */
+export const engines = [
+  { engine: "sqlite", newIndex: (dir: string) => Effect.succeed(path.join(dir, `index-${randomBytes(4).toString("hex")}.db`)) },
+  { engine: "postgres", newIndex: (_dir: string) => migratedDatabase }
+] as const

@@ -21,7 +21,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../../domain/model.js"
@@ -299,6 +299,9 @@ const make = (
       )
 
     const shape: IndexShape = {
+      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
+      sourceKey: (provider, locator) => sourceKey(provider, locator),
+
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
