@@ -43,7 +43,7 @@ export const exportCommand = Command.make(
       // An existing --out is refused before the index is even read.
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
-      const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      const indexLayer = rt.readIndexLayer(file)
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
       const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
         ? Stream.unwrap(Effect.gen(function*() {

@@ -47,6 +47,7 @@ import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../../domain/model.js"
+import { type PgTarget, targetOf } from "./pg-target.js"
 import {
   type Checkpoint,
   type CheckpointedSource,
@@ -128,43 +129,10 @@ const migrations = Migrator.fromRecord({
     ], { discard: true }))
 })
 
+export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
+
 /** The newest migration this build knows: the schema an index must be at. */
 export const SCHEMA_VERSION = 1
-
-/** Where a PostgreSQL index is, for messages: never its password. */
-export interface PgTarget {
-  /** The URL without its password (`postgres://user@host:port/db`). */
-  readonly shown: string
-  readonly host: string
-  readonly port: number
-  readonly database: string
-  /** The password of the URL (scrubbed from any message), if any. */
-  readonly password: string | undefined
-}
-
-/** Whether `value` names a PostgreSQL index (`postgres://…` or `postgresql://…`) rather than a SQLite file. */
-export const isPostgresUrl = (value: string): boolean => /^postgres(ql)?:\/\//i.test(value)
-
-/** Host, port, database and a printable form of a `postgres://` URL (defaults: localhost, 5432, the user's name). */
-export const targetOf = (url: string): PgTarget => {
-  try {
-    const u = new URL(url)
-    const password = u.password === "" ? undefined : decodeURIComponent(u.password)
-    u.password = ""
-    const host = u.hostname === "" ? "localhost" : u.hostname
-    const port = u.port === "" ? 5432 : Number(u.port)
-    const user = decodeURIComponent(u.username)
-    return {
-      shown: u.toString(),
-      host,
-      port,
-      database: u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : user !== "" ? user : "postgres",
-      password
-    }
-  } catch {
-    return { shown: "postgres://(an invalid URL)", host: "(unknown)", port: 5432, database: "(unknown)", password: undefined }
-  }
-}
 
 const codeOf = (u: unknown): string | undefined =>
   typeof u === "object" && u !== null && typeof (u as { code?: unknown }).code === "string" ? (u as { code: string }).code : undefined
