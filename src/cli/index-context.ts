@@ -77,6 +77,10 @@ export const migrateIndex = (index: string) =>
     ? Effect.flatMap(postgres, (pg) => pg.migrate(index))
     : Effect.scoped(Effect.as(Layer.build(IndexSqlite.layer(index)), { index, applied: [] as ReadonlyArray<readonly [number, string]>, version: null }))
 
+/** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
+export const pushIndex = (from: string, to: string, machine: string) =>
+  Effect.flatMap(Effect.promise(() => import("../layers/index/push.js")), (p) => p.push(from, to, machine))
+
 /** The index a command names: `--index`, else the config file's `index`, else the default file. */
 export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.map(loadConfig(Option.getOrUndefined(config)), (c) => Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))

@@ -21,6 +21,7 @@ import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
 import { indexCommand } from "./commands/index-admin.js"
+import { pushCommand } from "./commands/push.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
 import { sessions } from "./commands/sessions.js"
@@ -61,7 +62,8 @@ const commands = [
   ["sessions", sessions],
   ["show", show],
   ["export", exportCommand],
-  ["index", indexCommand]
+  ["index", indexCommand],
+  ["push", pushCommand]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -102,7 +104,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("sessions", sessions),
     answering("show", show),
     answering("export", exportCommand),
-    answering("index", indexCommand)
+    answering("index", indexCommand),
+    answering("push", pushCommand)
   ])
 )
 

@@ -332,6 +332,18 @@ const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
       details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason: "schema-outdated", have, want: SCHEMA_VERSION }
     })
 
+/**
+ * The server's failures as `StoreUnavailable` naming `target` (see
+ * {@link pgFailure}); a deadlock or serialization failure is retried first
+ * (the transaction again, with jittered backoff, up to 8 times).
+ */
+export const guard = (target: PgTarget) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
+  effect.pipe(
+    Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
+    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
+  ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
+
 /** Options of {@link layer}. */
 export interface PgIndexOptions {
   /** `postgres://user:password@host:port/database` (its password is never printed). */
@@ -362,12 +374,7 @@ const connect = (url: string, target: PgTarget, maxConnections = 4) =>
 const make = (target: PgTarget, machine: string | undefined): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    /** Failures of the server as `StoreUnavailable`; a deadlock or serialization failure is retried first. */
-    const fail = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
-      effect.pipe(
-        Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
-        Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
-      ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
+    const fail = guard(target)
     const have = yield* fail(schemaVersion(sql))
     if (have !== SCHEMA_VERSION) return yield* schemaMismatch(target, have)
     const writer = machine ?? ""
@@ -708,6 +715,19 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
       return yield* make(target, options.machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
+
+/**
+ * The index at `url` writing for `machine`, with its SQL connection and
+ * {@link guard}, for the scope: what `push` (`./push.ts`) writes through.
+ * Fails as {@link layer}.
+ */
+export const openWriter = (url: string, machine: string) =>
+  Effect.gen(function*() {
+    const target = targetOf(url)
+    const client = yield* connect(url, target)
+    const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
+    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target) }
+  })
 
 /**
  * Bring the schema of the PostgreSQL index at `url` to this build's
