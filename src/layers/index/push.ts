@@ -23,6 +23,7 @@
  *   left for the next push, so nothing a rollback could take back is pushed.
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
+ * - Changed sources are pushed four at a time (the connection pool's size).
  *
  * Source: issue 17 ("Local first, then push").
  *
@@ -199,34 +200,36 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           summary_json = ${row.summary_json}, error_code = ${row.error_code}, error_message = ${row.error_message}, attempt_json = NULL,
           updated_at = ${new Date().toISOString()}
         WHERE source_key = ${source.sourceKey} AND generation = ${row.generation}`)
-    for (const { remote: r, row, source } of changed) {
-      pushed++
-      const g = row.generation
-      if (row.status === "superseded") {
-        // Superseded without a successor: its last generation (g - 1) superseded in the team index too, with the local reason.
-        if (r === undefined || r.generation < g - 1) yield* team.index.beginGeneration(source, g - 1, "pushed after it was superseded")
-        if (r === undefined || r.generation < g || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, g - 1))
-        superseded++
-        continue
-      }
-      let after: ReadonlyMap<string, number> = lastPushed.get(source.sourceKey) ?? new Map()
-      if (r === undefined || r.generation < g || r.status === "superseded") {
-        yield* team.index.beginGeneration(source, g, yield* reasonOf(row.source_key, g - 1))
-        if (r !== undefined) newGenerations++
-        after = new Map()
-      }
-      const copied = yield* copyEvents(row, source, after)
-      eventsAdded += copied.added
-      sessionsAdded += copied.sessions
-      const count = Option.match(yield* team.index.checkpoint(source.sourceKey), { onNone: () => 0, onSome: (c) => c.eventCount })
-      if (count !== row.event_count) {
-        // Not what the local index holds (events not appended in sequence order): the whole generation again (existing ids are left alone).
-        const again = yield* copyEvents(row, source, new Map())
-        eventsAdded += again.added
-        sessionsAdded += again.sessions
-      }
-      yield* takeCheckpoint(row, source)
-    }
+    // A few sources at a time: their round trips to the server overlap (each source's pages stay in order).
+    yield* Effect.forEach(changed, ({ remote: r, row, source }) =>
+      Effect.gen(function*() {
+        pushed++
+        const g = row.generation
+        if (row.status === "superseded") {
+          // Superseded without a successor: its last generation (g - 1) superseded in the team index too, with the local reason.
+          if (r === undefined || r.generation < g - 1) yield* team.index.beginGeneration(source, g - 1, "pushed after it was superseded")
+          if (r === undefined || r.generation < g || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, g - 1))
+          superseded++
+          return
+        }
+        let after: ReadonlyMap<string, number> = lastPushed.get(source.sourceKey) ?? new Map()
+        if (r === undefined || r.generation < g || r.status === "superseded") {
+          yield* team.index.beginGeneration(source, g, yield* reasonOf(row.source_key, g - 1))
+          if (r !== undefined) newGenerations++
+          after = new Map()
+        }
+        const copied = yield* copyEvents(row, source, after)
+        eventsAdded += copied.added
+        sessionsAdded += copied.sessions
+        const count = Option.match(yield* team.index.checkpoint(source.sourceKey), { onNone: () => 0, onSome: (c) => c.eventCount })
+        if (count !== row.event_count) {
+          // Not what the local index holds (events not appended in sequence order): the whole generation again (existing ids are left alone).
+          const again = yield* copyEvents(row, source, new Map())
+          eventsAdded += again.added
+          sessionsAdded += again.sessions
+        }
+        yield* takeCheckpoint(row, source)
+      }), { concurrency: 4, discard: true })
     return {
       from: local.file,
       to: team.target.shown,
