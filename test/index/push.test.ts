@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
-import { dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { migratedDatabase } from "../support/pg.js"
 import { cli } from "../support/run.js"
@@ -130,6 +130,28 @@ describe("push (SQLite → PostgreSQL)", () => {
       yield* importOnce(c.policy, c.local, c.plan)
       const p = yield* push(c.local, url, MACHINE)
       expect(p.eventsAdded).toBe(0)
+    }))
+
+  it.effect("an import killed part-way locally: its source waits for the next push, none of its events are pushed", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, url, MACHINE)
+      const before = yield* dumpIndex(url)
+      fs.appendFileSync(c.file, [5, 6, 7, 8, 9, 10, 11].map((i) => item(i, `later ${i}`)).join(""))
+      const killed = yield* Effect.exit(importOnce(c.policy, c.local, c.plan, crashAt("after-commit", 1)))
+      expect(killed._tag).toBe("Failure")
+      const p = yield* push(c.local, url, MACHINE)
+      expect(p.sources.inProgress).toBe(1)
+      expect([p.sources.pushed, p.eventsAdded]).toEqual([0, 0])
+      expect(yield* dumpIndex(url)).toEqual(before)
+      // the local import completes; the next push brings it all
+      const done = yield* importOnce(c.policy, c.local, c.plan)
+      const after = yield* push(c.local, url, MACHINE)
+      expect([after.sources.pushed, after.sources.inProgress]).toEqual([1, 0])
+      expect(after.eventsAdded).toBe(7)
+      expect(done.eventsAdded).toBe(7 - 3)
     }))
 
   it.effect("the CLI: push --from FILE --to URL; a --to that is no URL is INVALID_ARGUMENT; an unreachable server exit 6 without the password", () =>

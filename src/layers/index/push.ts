@@ -20,7 +20,9 @@
  *   push after such an import finds nothing to do: the two ways in are
  *   interchangeable. Keys and uids are the team index's (machine-qualified).
  * - A source whose import is in progress locally (an attempt not ended) is
- *   left for the next push, so nothing a rollback could take back is pushed.
+ *   left for the next push, and the events of an attempt that began while
+ *   the push reads are left out, so nothing a rollback could take back is
+ *   pushed.
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
  * - Changed sources are pushed four at a time (the connection pool's size).
@@ -171,6 +173,8 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           >`
             SELECT event_json, sequence, event_uid FROM events
             WHERE source_key = ${row.source_key} AND generation = ${row.generation}
+              AND (attempt IS NULL OR attempt NOT IN (
+                SELECT json_extract(attempt_json, '$.attempt') FROM sources WHERE source_key = ${row.source_key} AND attempt_json IS NOT NULL))
               ${
             skip.length === 0
               ? lsql``
