@@ -6,7 +6,8 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f,redact`: only these figures;
+ * - `BENCH_ONLY=a,b,c,d,e,f,g,h,redact`: only these figures (g, h: the team index on a
+ *   throwaway local PostgreSQL server, Debian's binaries as the tests use them);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -18,7 +19,9 @@ import { build } from "esbuild"
 import Database from "better-sqlite3"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
-import { appendNativeTurns, writeNativeLog, writeNativeRoot } from "./generate/native.js"
+import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } from "./generate/native.js"
+import { startPgServer, type PgServer } from "../test/support/pg-server.js"
+import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
@@ -27,7 +30,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,redact").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,redact").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -35,6 +38,8 @@ const SIZES = {
   rootSessions: Math.max(10, Math.round(10_000 * scale)),
   transcriptLines: Math.max(100, Math.round(200_000 * scale)),
   agentmuxBytes: Math.round(800_000_000 * scale),
+  /** Sessions already in the team index when 8 of them change (h). */
+  pushSessions: Math.max(40, Math.round(35_000 * scale)),
   appendBytes: MiB
 }
 const UID = "bench-u1"
@@ -212,7 +217,7 @@ const main = async () => {
     log(`generated AgentMux store ${JSON.stringify(inputs.agentmux)} in ${((t() - t0) / 1000).toFixed(1)} s`)
   }
   const nativeRoot = nodePath.join(tmp, "muse-root")
-  if (only.has("c") || only.has("e")) {
+  if (only.has("c") || only.has("e") || only.has("g")) {
     t0 = t()
     inputs.nativeRoot = writeNativeRoot(nativeRoot, SIZES.rootSessions, workspace)
     log(`generated native root ${JSON.stringify(inputs.nativeRoot)} in ${((t() - t0) / 1000).toFixed(1)} s`)
@@ -548,8 +553,14 @@ const main = async () => {
     })
   }
 
+  // -------- (g), (h) the team index on PostgreSQL
+  if (only.has("g") || only.has("h")) await teamIndexFigures(nativeRoot, workspace, inputs)
+
   // -------- report
-  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "d-command-help", "d-providers", "e", "f", "redact"]
+  const order = [
+    "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
+    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "redact"
+  ]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()
   const out = nodePath.join(REPO, "bench", "results.json")
@@ -568,6 +579,140 @@ const main = async () => {
     ) + "\n"
   )
   log(`wrote ${nodePath.relative(REPO, out)}`)
+}
+
+/** A new database on the bench's server: its URL. */
+const createDatabase = async (server: PgServer, name: string): Promise<string> => {
+  const client = new pg.Client({ connectionString: server.url })
+  await client.connect()
+  try {
+    await client.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await client.end()
+  }
+  const u = new URL(server.url)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+/**
+ * (g) first import of the native root into PostgreSQL, against the SQLite
+ * first import of the same root in the same run (one each: a first import
+ * happens once); re-import of the unchanged root into PostgreSQL (< 1 s)
+ * against the stat walk of (e). (h) push of 8 changed sessions out of
+ * `pushSessions` already in the team index (< 1 s) against a push of nothing
+ * changed (the checkpoint comparison every push does).
+ */
+const teamIndexFigures = async (nativeRoot: string, workspace: string, inputs: Record<string, unknown>) => {
+  log("g/h: starting a throwaway PostgreSQL server…")
+  const server = await startPgServer()
+  try {
+    if (only.has("g")) {
+      const url = await createDatabase(server, "bench_g")
+      check("index migrate", await cli(["index", "migrate", "--index", url, "--json"]))
+      const importArgs = (index: string) =>
+        ["import", "--index", index, "--workspace", workspace, "--muse-root", nativeRoot, "--agents-root", env.MUSE_AGENTS_DIR!, "--machine", "bench", "--json"]
+      log(`g: first import of ${SIZES.rootSessions} sources into SQLite…`)
+      const lite = check("first import (SQLite)", await cli(importArgs(nodePath.join(tmp, "index-g.db"))), [0, 8])
+      log(`g: SQLite ${(lite.ms / 1000).toFixed(1)} s; into PostgreSQL…`)
+      const first = check("first import (PostgreSQL)", await cli(importArgs(url)), [0, 8])
+      const fe = envelope(first)
+      if (fe.data.sources.accepted !== SIZES.rootSessions) throw new Error(`first import into PostgreSQL: ${first.stdout.slice(0, 600)}`)
+      if (fe.data.eventsAdded !== envelope(lite).data.eventsAdded) throw new Error("PostgreSQL and SQLite imported different event counts")
+      log(`g: PostgreSQL ${(first.ms / 1000).toFixed(1)} s, ${fe.data.eventsAdded} events`)
+      add({
+        id: "g-first",
+        figure: `(g) first import of ${SIZES.rootSessions} native sources into PostgreSQL (local server)`,
+        measured: first.ms,
+        unit: "ms",
+        floor: lite.ms,
+        floorWhat: "the same first import into SQLite, same run",
+        ratio: first.ms / lite.ms,
+        target: "info",
+        pass: null,
+        peakRssMiB: rssMiB([first]),
+        floorPeakRssMiB: rssMiB([lite]),
+        samples: { measured: [first.ms], floor: [lite.ms] },
+        note: `one each; ${fe.data.eventsAdded} events`
+      })
+      const floors: Array<RunResult> = []
+      const runs: Array<RunResult> = []
+      for (let i = 0; i < 3; i++) {
+        floors.push(check("floor native-walk stat", await nodeChild("native-walk", ["stat", nativeRoot])))
+        const r = check("re-import (PostgreSQL)", await cli(importArgs(url)), [0, 8])
+        if (envelope(r).data.sources.unchanged !== SIZES.rootSessions) throw new Error(`re-import into PostgreSQL: ${r.stdout.slice(0, 600)}`)
+        runs.push(r)
+        log(`g: floor ${floors[i].ms.toFixed(0)} ms, re-import ${r.ms.toFixed(0)} ms`)
+      }
+      const measured = median(runs.map((r) => r.ms))
+      const floor = median(floors.map((r) => r.ms))
+      add({
+        id: "g-reimport",
+        figure: `(g) re-import of ${SIZES.rootSessions} unchanged native sources into PostgreSQL`,
+        measured,
+        unit: "ms",
+        floor,
+        floorWhat: "walk the root and stat each log, plain Node",
+        ratio: measured / floor,
+        target: "< 1000 ms",
+        pass: measured < 1000,
+        peakRssMiB: rssMiB(runs),
+        floorPeakRssMiB: rssMiB(floors),
+        samples: { measured: runs.map((r) => r.ms), floor: floors.map((r) => r.ms) },
+        note: "median of 3; wall time of the whole process (connect, schema check, one checkpoint query, discovery)"
+      })
+    }
+    if (only.has("h")) {
+      const root = nodePath.join(tmp, "muse-root-push")
+      const n = SIZES.pushSessions
+      let t0 = t()
+      inputs.pushRoot = writeNativeRoot(root, n, workspace, 17)
+      log(`h: generated ${n} sessions in ${((t() - t0) / 1000).toFixed(1)} s`)
+      const local = nodePath.join(tmp, "index-h.db")
+      const importArgs = ["import", "--index", local, "--workspace", workspace, "--muse-root", root, "--agents-root", env.MUSE_AGENTS_DIR!, "--json"]
+      t0 = t()
+      check("local import", await cli(importArgs), [0, 8])
+      const url = await createDatabase(server, "bench_h")
+      check("index migrate", await cli(["index", "migrate", "--index", url, "--json"]))
+      const pushArgs = ["push", "--from", local, "--to", url, "--machine", "bench", "--json"]
+      const all = check("first push", await cli(pushArgs))
+      inputs.firstPush = { ms: all.ms, sessions: envelope(all).data.sessionsAdded, events: envelope(all).data.eventsAdded }
+      log(`h: local import + first push of ${n} sessions in ${((t() - t0) / 1000).toFixed(1)} s (push ${(all.ms / 1000).toFixed(1)} s)`)
+      const floors: Array<RunResult> = []
+      const runs: Array<RunResult> = []
+      for (let round = 0; round < 3; round++) {
+        floors.push(check("idle push", await cli(pushArgs)))
+        if (envelope(floors[round]).data.sources.pushed !== 0) throw new Error(`idle push: ${floors[round].stdout.slice(0, 600)}`)
+        for (let k = 0; k < 8; k++) appendRootTurn(root, Math.floor(((k + 1) * n) / 9) + round, round + 1)
+        const imported = envelope(check("local re-import", await cli(importArgs), [0, 8]))
+        if (imported.data.sources.accepted !== 8) throw new Error(`local re-import after 8 appends: ${JSON.stringify(imported.data.sources)}`)
+        const r = check("push of 8", await cli(pushArgs))
+        const e = envelope(r)
+        if (e.data.sources.pushed !== 8 || e.data.eventsAdded !== imported.data.eventsAdded) throw new Error(`push of 8: ${r.stdout.slice(0, 600)}`)
+        runs.push(r)
+        log(`h: idle push ${floors[round].ms.toFixed(0)} ms, push of 8 changed ${r.ms.toFixed(0)} ms (${e.data.eventsAdded} events)`)
+      }
+      const measured = median(runs.map((r) => r.ms))
+      const floor = median(floors.map((r) => r.ms))
+      add({
+        id: "h-push",
+        figure: `(h) push of 8 changed sessions out of ${n} in the team index`,
+        measured,
+        unit: "ms",
+        floor,
+        floorWhat: "a push with nothing changed (both checkpoint lists compared), same run",
+        ratio: measured / floor,
+        target: "< 1000 ms",
+        pass: measured < 1000,
+        peakRssMiB: rssMiB(runs),
+        floorPeakRssMiB: rssMiB(floors),
+        samples: { measured: runs.map((r) => r.ms), floor: floors.map((r) => r.ms) },
+        note: "median of 3 rounds; wall time of the whole process"
+      })
+    }
+  } finally {
+    server.stop()
+  }
 }
 
 const printTable = () => {

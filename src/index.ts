@@ -41,6 +41,10 @@ export { usageTotals, type UsageTotals } from "./domain/usage.js"
 export { legacySourceSummary, upgradeEvent } from "./domain/contract-upgrade.js"
 /** The SQLite layer of the index: `IndexSqlite.layer(file)`. */
 export * as IndexSqlite from "./layers/index/sqlite.js"
+/** The PostgreSQL layer of the index (a team's, many machines): `IndexPostgres.layer({ url, machine })`, `IndexPostgres.migrate(url)`. */
+export * as IndexPostgres from "./layers/index/postgres.js"
+/** `push(from, to, machine)`: a local SQLite index into a PostgreSQL one, incrementally by checkpoints. */
+export * as IndexPush from "./layers/index/push.js"
 /** The import engine's layer and `planFromPolicy`. */
 export * as ImporterLayer from "./layers/index/importer.js"
 /** Index queries: `findSession`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */

@@ -242,3 +242,19 @@ export const writeNativeRoot = (root: string, count: number, workspace: string, 
   }
   return { bytes, files: count }
 }
+
+/**
+ * Append one turn to session `i` of a root written by {@link writeNativeRoot}
+ * (its own session id, sequences after the file's last): a session that
+ * changed since it was imported. Answers the bytes appended.
+ */
+export const appendRootTurn = (root: string, i: number, seed = 11): number => {
+  const path = nativeSessionPath(root, i)
+  const lines = fs.readFileSync(path, "utf8").trimEnd().split("\n")
+  const last = JSON.parse(lines[lines.length - 1]) as { sequence?: number }
+  const s = new SessionLines(uuidOf(i, 0x5e5), prng(seed * 7919 + i), textPool(seed + 1, 64, 60, 600))
+  s.seq = last.sequence ?? lines.length
+  const text = s.turn().join("\n") + "\n"
+  fs.appendFileSync(path, text)
+  return Buffer.byteLength(text)
+}

@@ -5,7 +5,7 @@
  * options add to it (lists) or override it (single values).
  *
  * ```json
- * { "index": "~/.local/share/session-ingest/index.db",
+ * { "index": "~/.local/share/session-ingest/index.db",   (or "postgres://user@host:5432/sessions", a team's index)
  *   "workspaces": ["~/work/app"], "museRoots": ["~/.local/share/muse/sessions"],
  *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
  *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"],
@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
+import { isPostgresUrl } from "../layers/index/pg-target.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
 
@@ -167,8 +168,10 @@ const loadConfigFile = (
     const one = (p: string | null | undefined) => (p === undefined || p === null ? undefined : expand(p, base))
     const value = (v: ReadonlyArray<string> | string | null | undefined, path: boolean, many: boolean) =>
       many ? (path ? (v as ReadonlyArray<string> | undefined)?.map((p) => expand(p, base)) : v ?? undefined) : path ? one(v as string | null | undefined) : v ?? undefined
+    const index = c.index as string | null | undefined
     const out: Record<string, ReadonlyArray<string> | string | undefined> = {
-      index: one(c.index as string | null | undefined),
+      // A `postgres://` URL names a server, not a path: kept as it is.
+      index: typeof index === "string" && isPostgresUrl(index) ? index : one(index),
       workspaces: value(c.workspaces, true, true)
     }
     for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)

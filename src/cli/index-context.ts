@@ -1,10 +1,13 @@
 /**
- * CLI plumbing for the index commands: the index file, the library + index
- * layers, and the run plan from options and the config file.
+ * CLI plumbing for the index commands: the index (a SQLite file or a
+ * `postgres://` URL), the library + index layers, and the run plan from
+ * options and the config file. The one place that picks the engine: the
+ * commands, the importer and the queries see only the `Index` service.
  *
  * @module
  */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,10 +16,13 @@ import { SourceNotFound } from "../domain/errors.js"
 import * as App from "../layers/app.js"
 import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
+import { isPostgresUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
 import { causeLine, ImportFaults, type ImportPlan, type ImportReport } from "../services/Importer.js"
+import type { Index } from "../services/Index.js"
+import type { StoreUnavailable } from "../domain/errors.js"
 import { loadConfig } from "./config.js"
 import { givenValue, type RootOptions } from "./context.js"
 import * as Progress from "./progress.js"
@@ -29,8 +35,59 @@ import * as Progress from "./progress.js"
 export interface ImportOptions extends RootOptions {
   readonly config: Option.Option<string>
   readonly index: Option.Option<string>
+  readonly machine?: Option.Option<string> | undefined
   readonly workspace: ReadonlyArray<string>
 }
+
+/** An `--index` value as given: a `postgres://` URL stays as it is, a file is made absolute. */
+export const indexTarget = (value: string): string => (isPostgresUrl(value) ? value : nodePath.resolve(value))
+
+/** The PostgreSQL layer, loaded only when an index is a URL (a SQLite user's start-up never loads the PostgreSQL client). */
+const postgres = Effect.promise(() => import("../layers/index/postgres.js"))
+
+/**
+ * The index an import writes to: the PostgreSQL index at a `postgres://`
+ * URL (its sources keyed by `machine`), else the SQLite file (created when
+ * missing, migrated).
+ */
+export const writeIndexLayer = (index: string, machine: string): Layer.Layer<Index, StoreUnavailable> =>
+  isPostgresUrl(index)
+    ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index, machine })))
+    : IndexSqlite.layer(index)
+
+/**
+ * The index a query command reads (`sessions`, `show`, `export`): the
+ * PostgreSQL index at a URL, else the SQLite file read-only (see
+ * `IndexSqlite.layerReadonly`). Neither is created or migrated.
+ */
+export const readIndexLayer = (index: string): Layer.Layer<Index, StoreUnavailable> =>
+  isPostgresUrl(index)
+    ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index })))
+    : IndexSqlite.layerReadonly(index)
+
+/**
+ * `session-ingest index migrate`: bring the index's schema to this build's.
+ * PostgreSQL through its migrator (the only command that changes its
+ * schema); a SQLite file is opened for writing, which migrates it (created
+ * when missing). Answers the index (shown without a password), the
+ * migrations applied and the schema version reached.
+ */
+export const migrateIndex = (index: string) =>
+  isPostgresUrl(index)
+    ? Effect.flatMap(postgres, (pg) => pg.migrate(index))
+    : Effect.scoped(Effect.as(Layer.build(IndexSqlite.layer(index)), { index, applied: [] as ReadonlyArray<readonly [number, string]>, version: null }))
+
+/** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
+export const pushIndex = (from: string, to: string, machine: string) =>
+  Effect.flatMap(Effect.promise(() => import("../layers/index/push.js")), (p) => p.push(from, to, machine))
+
+/** The index a command names: `--index`, else the config file's `index`, else the default file. */
+export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
+  Effect.map(loadConfig(Option.getOrUndefined(config)), (c) => Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
+
+/** The machine an import's sources are keyed by in a PostgreSQL index: `--machine`, else the host name. */
+export const machineOf = (given: Option.Option<string> | undefined): string =>
+  (given !== undefined ? Option.getOrUndefined(given) : undefined) ?? os.hostname()
 
 /** The config file an import read, and the paths it took from it (absolute), by key. */
 export interface ConfigPaths {
@@ -80,7 +137,7 @@ export const importSetup = (o: ImportOptions) =>
       Object.fromEntries(Registry.settings.filter((s) => s.target === target).map((s) => [s.key, values[s.key]]))
     const policy: AccessPolicyShape = withDefaults({ ...pick("access"), workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()] })
     const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, pick("plan"))
-    const index = Option.getOrUndefined(Option.map(o.index, abs)) ?? c.index ?? defaultIndexFile()
+    const index = Option.getOrUndefined(Option.map(o.index, indexTarget)) ?? c.index ?? defaultIndexFile()
     const file = Option.isSome(o.config) ? abs(o.config.value) : fs.existsSync(defaultConfigFile()) ? defaultConfigFile() : undefined
     // The paths this run took from the config file (a command-line option overrides a single one).
     const listed = (key: string) => ((c[key] ?? []) as ReadonlyArray<string>).map((p) => ({ key, path: p }))
@@ -99,21 +156,23 @@ export const importSetup = (o: ImportOptions) =>
     return { policy, plan, index, config }
   })
 
-/** The layer of an import run: the library, the index, the importer, the progress display. */
-export const importLayer = (policy: AccessPolicyShape, index: string) =>
+/** The layer of an import run: the library, the index (file or URL; `machine` keys a PostgreSQL index's sources), the importer, the progress display. */
+export const importLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname()) =>
   ImporterLayer.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(App.layer(policy), IndexSqlite.layer(index), ImportFaults.none, Progress.layer))
+    Layer.provideMerge(Layer.mergeAll(App.layer(policy), writeIndexLayer(index, machine), ImportFaults.none, Progress.layer))
   )
 
 /**
- * The index file of a query command (`--index`, else the config file's
- * `index`, else the default); `SourceNotFound` when there is none yet, or
- * the file is empty (queries never create one).
+ * The index of a query command (`--index`, else the config file's `index`,
+ * else the default): a `postgres://` URL as it is (the server answers for
+ * it), or a file; `SourceNotFound` when there is no file yet, or it is empty
+ * (queries never create one).
  */
 export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(config))
-    const file = Option.getOrElse(Option.map(index, (p) => nodePath.resolve(p)), () => c.index ?? defaultIndexFile())
+    const file = Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile())
+    if (isPostgresUrl(file)) return file
     const st = fs.statSync(file, { throwIfNoEntry: false })
     // An empty file is no index either: a query must not turn it into one.
     if (st === undefined || (st.isFile() && st.size === 0)) {

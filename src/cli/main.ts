@@ -20,6 +20,8 @@ import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
+import { indexCommand } from "./commands/index-admin.js"
+import { pushCommand } from "./commands/push.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
 import { sessions } from "./commands/sessions.js"
@@ -59,7 +61,9 @@ const commands = [
   ["import", importCommand],
   ["sessions", sessions],
   ["show", show],
-  ["export", exportCommand]
+  ["export", exportCommand],
+  ["index", indexCommand],
+  ["push", pushCommand]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -99,7 +103,9 @@ const root = Command.make(PROGRAM).pipe(
     answering("import", importCommand),
     answering("sessions", sessions),
     answering("show", show),
-    answering("export", exportCommand)
+    answering("export", exportCommand),
+    answering("index", indexCommand),
+    answering("push", pushCommand)
   ])
 )
 

@@ -142,12 +142,24 @@ export const file = Args.text({ name: "file" }).pipe(
   Args.withDescription("The source file (a muse export, a session.jsonl, a transcript .jsonl).")
 )
 
-/** `--index FILE`: the index database. */
+/** `--index FILE|URL`: the index: a SQLite file, or a team's PostgreSQL index (`postgres://…`). */
 export const index = Options.text("index").pipe(
   plainValue,
-  Options.withPseudoName("FILE"),
+  Options.withPseudoName("FILE|URL"),
   Options.optional,
-  Options.withDescription("The index database (default: $XDG_DATA_HOME/session-ingest/index.db).")
+  Options.withDescription(
+    "The index: a SQLite file (default: $XDG_DATA_HOME/session-ingest/index.db), or a team's PostgreSQL index, postgres://user:password@host:port/database."
+  )
+)
+
+/** `--machine NAME`: the machine an import's sources are keyed by in a PostgreSQL index (default: the host name). */
+export const machine = Options.text("machine").pipe(
+  plainValue,
+  Options.withPseudoName("NAME"),
+  Options.optional,
+  Options.withDescription(
+    "The machine the sources are on, in a PostgreSQL index shared by several (default: this host's name): the same path on two machines is two sources. A SQLite index is one machine's and ignores it."
+  )
 )
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never

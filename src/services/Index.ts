@@ -1,7 +1,9 @@
 /**
- * The index: session-ingest's own embedded record of every imported event,
- * with a checkpoint per source. Behind a service so another engine can be
- * swapped in as a layer. Live layer: `src/layers/index/sqlite.ts`.
+ * The index: session-ingest's own record of every imported event, with a
+ * checkpoint per source. Behind a service so another engine can be swapped
+ * in as a layer: `src/layers/index/sqlite.ts` (one machine's embedded file)
+ * and `src/layers/index/postgres.ts` (a team's server, many machines). The
+ * importer, the queries and the CLI use only this shape.
  *
  * Source: issue "The index: import every authorized source into one embedded
  * SQLite record".
@@ -124,9 +126,19 @@ export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
 /** The index's operations. Every one fails only with `StoreUnavailable`. */
 export interface IndexShape {
+  /**
+   * The key this index keeps a source under (see `sourceKey` in
+   * `src/domain/index/ids.ts`): SQLite's keys name no machine (the file is
+   * one machine's); PostgreSQL's carry the machine the layer writes for.
+   */
+  readonly sourceKey: (provider: ProviderId, locator: Locator) => string
   /** The checkpoint of a source, if it was ever imported. */
   readonly checkpoint: (sourceKey: string) => Effect.Effect<Option.Option<Checkpoint>, StoreUnavailable>
-  /** Every source's checkpoint with its locator and discovery summary, by source key (one query). */
+  /**
+   * Every source's checkpoint with its locator and discovery summary, by
+   * source key (one query): of this index's machine only, in an index that
+   * holds several machines' sources (the sources an import may supersede).
+   */
   readonly checkpoints: Effect.Effect<ReadonlyMap<string, CheckpointedSource>, StoreUnavailable>
   /**
    * Start generation `generation` of a source: marks every older generation

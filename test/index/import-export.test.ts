@@ -1,6 +1,7 @@
 /**
  * The index over explicit Muse Code exports: idempotency, rewritten sources
- * as new generations, crash points, coverage of a rejected source.
+ * as new generations, crash points, coverage of a rejected source; the same
+ * cases against each engine (SQLite, PostgreSQL).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -8,14 +9,14 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { Index } from "../../src/services/Index.js"
-import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
-import { crashAt, dumpIndex, importOnce } from "../support/index.js"
+import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { engines } from "../support/pg.js"
 
 const exportDir = path.join(fixturesDir, "muse-code", "export")
 
-const setup = () => {
+const sqliteSetup = () => {
   const dir = tempDir()
   const ws = path.join(dir, "ws")
   fs.mkdirSync(ws)
@@ -25,10 +26,15 @@ const setup = () => {
   return { dir, ws, policy, plan, index: path.join(dir, "index.db") }
 }
 
-describe("index: explicit exports", () => {
+describe.each(engines)("index ($engine): explicit exports", ({ newIndex }) => {
+  const setup = Effect.gen(function*() {
+    const s = sqliteSetup()
+    return { ...s, index: yield* newIndex(s.dir), reference: yield* newIndex(s.dir) }
+  })
+
   it.effect("import twice: the second run adds zero rows and finds both sources unchanged", () =>
     Effect.gen(function*() {
-      const s = setup()
+      const s = yield* setup
       const first = yield* importOnce(s.policy, s.index, s.plan)
       expect(first.sources).toMatchObject({ discovered: 2, accepted: 2, unchanged: 0, rejected: 0 })
       expect(first.eventsAdded).toBe(8 + 2)
@@ -44,7 +50,7 @@ describe("index: explicit exports", () => {
 
   it.effect("a touched but identical source re-reads and inserts nothing", () =>
     Effect.gen(function*() {
-      const s = setup()
+      const s = yield* setup
       yield* importOnce(s.policy, s.index, s.plan)
       const before = yield* dumpIndex(s.index)
       const f = path.join(s.ws, "orderly.json")
@@ -57,7 +63,7 @@ describe("index: explicit exports", () => {
 
   it.effect("a rewritten export is imported as a new generation; the old one is superseded, never mixed", () =>
     Effect.gen(function*() {
-      const s = setup()
+      const s = yield* setup
       yield* importOnce(s.policy, s.index, s.plan)
       const f = path.join(s.ws, "abnormal.json")
       const doc = JSON.parse(fs.readFileSync(f, "utf8"))
@@ -71,7 +77,7 @@ describe("index: explicit exports", () => {
       const gens = (dump.generations as Array<any>).filter((g) => g.superseded === 1)
       expect(gens.length).toBe(1)
       const sessions = yield* Effect.flatMap(Index, (i) => i.findSessions("6a2f0c2a-0000-4000-8000-00000000cccc")).pipe(
-        Effect.provide(IndexSqlite.layer(s.index))
+        Effect.provide(indexLayer(s.index))
       )
       expect(sessions.length).toBe(1)
       expect(sessions[0].generation).toBe(2)
@@ -81,9 +87,9 @@ describe("index: explicit exports", () => {
   for (const point of ["mid-batch", "before-commit", "after-commit"] as const) {
     it.effect(`killed at ${point}: the next run reaches the same content, row by row`, () =>
       Effect.gen(function*() {
-        const s = setup()
+        const s = yield* setup
         // the reference: a clean import of the same sources into another index file
-        const reference = path.join(s.dir, "reference.db")
+        const reference = s.reference
         yield* importOnce(s.policy, reference, s.plan)
         const expected = yield* dumpIndex(reference)
         // batch size 3: orderly has 8 events → batches of 3, 3, 2; crash in the second batch
@@ -104,7 +110,7 @@ describe("index: explicit exports", () => {
 
   it.effect("coverage: a rejected source makes the run partial, counted by error code, with a remediation", () =>
     Effect.gen(function*() {
-      const s = setup()
+      const s = yield* setup
       const bad = path.join(s.ws, "bad.json")
       fs.writeFileSync(bad, "{ not json")
       const plan = planFromPolicy(s.policy, { exports: [path.join(s.ws, "orderly.json"), bad] })
@@ -123,9 +129,12 @@ describe("index: explicit exports", () => {
       expect(r.notIncluded.map((n) => n.provider)).toEqual(["muse-code", "agentmux"])
     }))
 
+})
+
+describe("index (sqlite): the file", () => {
   it.effect("a file that is not a database is STORE_UNAVAILABLE", () =>
     Effect.gen(function*() {
-      const s = setup()
+      const s = sqliteSetup()
       fs.writeFileSync(s.index, "this is not sqlite ".repeat(100))
       const e = yield* Effect.flip(importOnce(s.policy, s.index, s.plan))
       expect(e.code).toBe("STORE_UNAVAILABLE")

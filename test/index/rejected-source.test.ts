@@ -12,11 +12,11 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import type { ImportReport } from "../../src/services/Importer.js"
 import { bound, end, filler, jsonl, metadata, record } from "../muse-code/native-lines.js"
-import { crashAt, dumpIndex, importOnce } from "../support/index.js"
+import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { engines } from "../support/pg.js"
 import { tempDir } from "../support/paths.js"
 
 const PARENT = "0d0d0d0d-0000-4000-8000-000000000001"
@@ -24,7 +24,7 @@ const CHILD = "0d0d0d0d-0000-4000-8000-000000000002"
 const OTHER = "0d0d0d0d-0000-4000-8000-000000000003"
 
 /** A muse root under a temp dir, with helpers to write logs and import them in batches of 2. */
-const museRoot = (batchSize = 2) => {
+const museRoot = (batchSize = 2, indexAt?: string) => {
   const dir = tempDir()
   const ws = path.join(dir, "ws")
   fs.mkdirSync(ws)
@@ -33,7 +33,7 @@ const museRoot = (batchSize = 2) => {
   // unless a muse-code source says otherwise (a named root without any agent folder would be partial)
   fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
   const policy = { workspaceRoots: [ws], museRoots: [root], agentsRoot: path.join(dir, "agents") }
-  const index = path.join(dir, "index.db")
+  const index = indexAt ?? path.join(dir, "index.db")
   const plan = planFromPolicy(policy, { batchSize })
   const logPath = (id: string) => path.join(root, "2026", "10", "04", id, "session.jsonl")
   const write = (id: string, text: string) => {
@@ -54,7 +54,7 @@ const visible = (index: string, ids: ReadonlyArray<string>) =>
       for (const s of yield* i.findSessions(id)) found[s.sessionId] = (yield* i.events(s.sessionUid)).length
     }
     return { listed, found }
-  }).pipe(Effect.provide(IndexSqlite.layer(index)))
+  }).pipe(Effect.provide(indexLayer(index)))
 
 /** The index's content without the times it was written at. */
 const content = (index: string) =>
@@ -72,10 +72,10 @@ const content = (index: string) =>
 const lines = (n: number, from = 2, streamId = OTHER) =>
   Array.from({ length: n }, (_, i) => record(from + i, "runtime.session", { event: { kind: "started", prompt: `step ${from + i} ${"x".repeat(2000)}` } }, streamId))
 
-describe("a source rejected part-way leaves nothing behind", () => {
+describe.each(engines)("($engine) a source rejected part-way leaves nothing behind", ({ newIndex }) => {
   it.effect("first import: batches committed before the bad line are rolled back; no session is listed, found or counted", () =>
     Effect.gen(function*() {
-      const m = museRoot(50)
+      const m = museRoot(50, yield* newIndex(tempDir()))
       m.write(OTHER, jsonl([metadata(1, m.ws, OTHER), ...lines(200)], "") + "{not json\n" + jsonl([end(300, OTHER)]))
       const r = yield* m.run()
       expect(r.sources).toMatchObject({ discovered: 1, accepted: 0, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
@@ -88,7 +88,7 @@ describe("a source rejected part-way leaves nothing behind", () => {
 
   it.effect("re-import: an append that fails after some batches leaves the index exactly as before the run", () =>
     Effect.gen(function*() {
-      const m = museRoot(50)
+      const m = museRoot(50, yield* newIndex(tempDir()))
       const p = m.write(OTHER, jsonl([metadata(1, m.ws, OTHER), ...lines(3)]))
       const first = yield* m.run()
       expect([first.sessionsAdded, first.eventsAdded]).toEqual([1, 4])
@@ -116,7 +116,7 @@ describe("a source rejected part-way leaves nothing behind", () => {
 
   it.effect("a new generation that fails is rolled back too: the old generation stays current, not superseded", () =>
     Effect.gen(function*() {
-      const m = museRoot(50)
+      const m = museRoot(50, yield* newIndex(tempDir()))
       const p = m.write(OTHER, jsonl([metadata(1, m.ws, OTHER), ...lines(3)]))
       yield* m.run()
       const before = yield* content(m.index)
@@ -132,7 +132,7 @@ describe("a source rejected part-way leaves nothing behind", () => {
 
   it.effect("a kill between batches of a run that then fails: the next run rolls back both, to the state before the killed run", () =>
     Effect.gen(function*() {
-      const m = museRoot(50)
+      const m = museRoot(50, yield* newIndex(tempDir()))
       const p = m.write(OTHER, jsonl([metadata(1, m.ws, OTHER), ...lines(3)]))
       yield* m.run()
       const before = yield* content(m.index)
@@ -149,7 +149,7 @@ describe("a source rejected part-way leaves nothing behind", () => {
       // and a run over the repaired log reaches the content of a clean import
       fs.writeFileSync(p, jsonl([metadata(1, m.ws, OTHER), ...lines(3), ...lines(200, 5)]))
       yield* m.run()
-      const fresh = path.join(m.dir, "fresh.db")
+      const fresh = yield* newIndex(m.dir)
       yield* importOnce(m.policy, fresh, m.plan)
       const got = yield* content(m.index)
       const want = yield* content(fresh)

@@ -9,32 +9,46 @@ import { Index } from "../../src/services/Index.js"
 import { ImportFaults, Importer, ImportProgress, type ImportPlan } from "../../src/services/Importer.js"
 import * as App from "../../src/layers/app.js"
 import * as ImporterLayer from "../../src/layers/index/importer.js"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import type { CommitPoint } from "../../src/services/Index.js"
+
+/** The machine the PostgreSQL layer writes for in tests, unless one is named. */
+export const TEST_MACHINE = "test-machine"
+
+/**
+ * The index layer of `target`: a `postgres://` URL is the PostgreSQL layer
+ * (writing for `machine`), anything else a SQLite file. How the engine-
+ * parameterized tests run the same cases against both.
+ */
+export const indexLayer = (target: string, machine: string = TEST_MACHINE) =>
+  IndexPostgres.isPostgresUrl(target) ? IndexPostgres.layer({ url: target, machine }) : IndexSqlite.layer(target)
 
 /** The library, an index in `file`, and the importer, with optional faults. */
 export const importerLayer = (
   policy: Partial<AccessPolicyShape>,
   file: string,
-  faults: Layer.Layer<ImportFaults> = ImportFaults.none
+  faults: Layer.Layer<ImportFaults> = ImportFaults.none,
+  machine?: string
 ) => {
   const app = App.layer(policy)
-  const index = IndexSqlite.layer(file)
+  const index = indexLayer(file, machine)
   return ImporterLayer.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(app, index, faults, ImportProgress.silent))
   )
 }
 
-/** Run one import of `plan` against the index file, in its own scope (a fresh connection: like a new process). */
+/** Run one import of `plan` against the index (file or URL), in its own scope (a fresh connection: like a new process). */
 export const importOnce = (
   policy: Partial<AccessPolicyShape>,
   file: string,
   plan: ImportPlan,
-  faults?: Layer.Layer<ImportFaults>
-) => Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importerLayer(policy, file, faults)))
+  faults?: Layer.Layer<ImportFaults>,
+  machine?: string
+) => Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importerLayer(policy, file, faults, machine)))
 
 /** Everything in the index, for row-by-row comparison. */
-export const dumpIndex = (file: string) => Effect.flatMap(Index, (i) => i.dump).pipe(Effect.provide(IndexSqlite.layer(file)))
+export const dumpIndex = (file: string) => Effect.flatMap(Index, (i) => i.dump).pipe(Effect.provide(indexLayer(file)))
 
 /** A fault layer that dies at the `n`-th time `point` is reached. */
 export const crashAt = (point: CommitPoint, n = 1): Layer.Layer<ImportFaults> => {
@@ -55,12 +69,12 @@ export const indexView = (file: string) =>
       out.push({ row, events: yield* i.events(s.sessionUid) })
     }
     return out
-  }).pipe(Effect.provide(IndexSqlite.layer(file)))
+  }).pipe(Effect.provide(indexLayer(file)))
 
 /** The native session ids the index lists, sorted. */
 export const sessionIds = (file: string) =>
   Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (ss) => ss.map((s) => s.sessionId).sort()).pipe(
-    Effect.provide(IndexSqlite.layer(file))
+    Effect.provide(indexLayer(file))
   )
 
 let freshRuns = 0

@@ -48,7 +48,7 @@ export const exportCommand = Command.make(
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact: the events and the trajectory pass through the output boundary (layers/share.ts).
-      const indexLayer = Layer.merge(rt.IndexSqlite.layerReadonly(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+      const indexLayer = Layer.merge(rt.readIndexLayer(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
       const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
         ? Stream.unwrap(Effect.gen(function*() {

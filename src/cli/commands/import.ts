@@ -64,6 +64,7 @@ export const importCommand = Command.make(
     json: O.json,
     config: O.config,
     index: O.index,
+    machine: O.machine,
     ...O.roots,
     ...O.importInputs
   },
@@ -71,11 +72,15 @@ export const importCommand = Command.make(
     Effect.gen(function*() {
       const rt = yield* runtime
       const { config, index, plan, policy } = yield* rt.importSetup(o)
+      const machine = rt.machineOf(o.machine)
       const report = rt.withConfigRemedies(
-        yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index))),
+        yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine))),
         config
       )
-      yield* printResult("import", o.json, { index, ...report }, () => render(report, index))
+      // A PostgreSQL index is shown without its password, with the machine its sources are keyed by.
+      const shown = rt.shownIndex(index)
+      const team = rt.isPostgresUrl(index) ? { machine } : {}
+      yield* printResult("import", o.json, { index: shown, ...team, ...report }, () => render(report, rt.isPostgresUrl(index) ? `${shown}, machine ${machine}` : shown))
       if (report.coverage === "partial") return yield* new PartialCoverage()
     })
 ).pipe(Command.withDescription(

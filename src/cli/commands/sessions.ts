@@ -106,7 +106,7 @@ export const sessions = Command.make(
       }))
       const file = yield* rt.existingIndex(o.index, o.config)
       const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
-        Effect.provide(rt.IndexSqlite.layerReadonly(file))
+        Effect.provide(rt.readIndexLayer(file))
       )
       yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
     })

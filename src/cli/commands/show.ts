@@ -45,7 +45,7 @@ export const show = Command.make(
     Effect.gen(function*() {
       const rt = yield* runtime
       const file = yield* rt.existingIndex(o.index, o.config)
-      const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      const indexLayer = rt.readIndexLayer(file)
       if (o.format === "events" && !o.json) {
         // NDJSON a page at a time: a session of any length in bounded memory.
         return yield* Effect.gen(function*() {

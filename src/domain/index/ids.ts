@@ -10,17 +10,39 @@ import { sha256Hex } from "../source-id.js"
 
 const join = (parts: ReadonlyArray<string>) => parts.join("\u0000")
 
-/** `ses_` + 32 hex: a session of one source (provider, source id, native session id). */
-export const sessionUid = (provider: string, sourceId: string, sessionId: string): string =>
-  `ses_${sha256Hex(join([provider, sourceId, sessionId])).slice(0, 32)}`
+/**
+ * `ses_` + 32 hex: a session of one source (provider, source id, native
+ * session id). `machine`: the machine the source was read on, in an index
+ * that holds several machines' sources (PostgreSQL): the same file on two
+ * machines holds two sessions. Without it (SQLite, one machine's index), the
+ * ids of earlier builds.
+ */
+export const sessionUid = (provider: string, sourceId: string, sessionId: string, machine?: string): string =>
+  `ses_${sha256Hex(join([...machinePart(machine), provider, sourceId, sessionId])).slice(0, 32)}`
 
-/** `evt_` + 32 hex: an event of one session of one source (…, native event id). */
-export const eventUid = (provider: string, sourceId: string, sessionId: string, eventId: string): string =>
-  `evt_${sha256Hex(join([provider, sourceId, sessionId, eventId])).slice(0, 32)}`
+/** `evt_` + 32 hex: an event of one session of one source (…, native event id); `machine` as for {@link sessionUid}. */
+export const eventUid = (provider: string, sourceId: string, sessionId: string, eventId: string, machine?: string): string =>
+  `evt_${sha256Hex(join([...machinePart(machine), provider, sourceId, sessionId, eventId])).slice(0, 32)}`
 
 /**
  * The key a source's checkpoint is kept under: provider, locator class, path
- * (as resolved by the importer) and selectors. Known before the source is read.
+ * (as resolved by the importer) and selectors, and, in an index shared by
+ * several machines (PostgreSQL), the machine the path is on. Known before the
+ * source is read.
+ *
+ * Why SQLite's keys carry no machine: a SQLite index is one machine's own
+ * file, so every source in it is on that machine, and its keys (those of
+ * earlier builds) stay valid as they are: an existing index keeps its
+ * checkpoints and is never re-imported or re-keyed. Keying it by host name
+ * would also re-import everything after a host rename. The machine matters
+ * only where indexes meet: a shared PostgreSQL index (where `push` names the
+ * machine a SQLite index was filled on).
  */
-export const sourceKey = (provider: ProviderId, locator: Locator): string =>
-  `src_${sha256Hex(join([provider, locator.locatorClass, locator.path, locator.agentId ?? "", locator.sessionId ?? ""])).slice(0, 32)}`
+export const sourceKey = (provider: ProviderId, locator: Locator, machine?: string): string =>
+  `src_${
+    sha256Hex(join([...machinePart(machine), provider, locator.locatorClass, locator.path, locator.agentId ?? "", locator.sessionId ?? ""]))
+      .slice(0, 32)
+  }`
+
+/** The machine's part of an id: none for a one-machine index; a tagged part otherwise (so no machine name can pass for a provider). */
+const machinePart = (machine: string | undefined): ReadonlyArray<string> => (machine === undefined ? [] : [`machine:${machine}`])

@@ -32,7 +32,6 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
-import { sourceKey } from "../../domain/index/ids.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
@@ -196,7 +195,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
-      const source: SourceInfo = { sourceKey: sourceKey(provider, locator), provider, locator, summary, overview }
+      const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
       const fingerprint = yield* fingerprintOf(access, locator, parts)
       const checkpoint = checkpoints.get(source.sourceKey)
@@ -338,7 +337,7 @@ const make = Effect.gen(function*() {
       const inWork = new Map<string, Locator>()
       for (const w of work) {
         const locator = resolveLocator(w.locator)
-        inWork.set(sourceKey(w.provider, locator), locator)
+        inWork.set(index.sourceKey(w.provider, locator), locator)
       }
       const done = new Set<string>()
       const supersede = (c: CheckpointedSource, reason: string) =>

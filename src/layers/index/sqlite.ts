@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
-import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
@@ -314,6 +314,9 @@ const make = (
       )
 
     const shape: IndexShape = {
+      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
+      sourceKey: (provider, locator) => sourceKey(provider, locator),
+
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources WHERE source_key = ${key}`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
@@ -656,26 +659,40 @@ const privateCopy = (file: string) =>
 export const layerReadonly = (file: string): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
     Index,
-    Effect.gen(function*() {
-      const abs = path.resolve(file)
-      const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
-      if (ownership === "new") {
-        return yield* new StoreUnavailable({
-          message: `There is no index at ${abs}.`,
-          remediation: "Run `session-ingest import` first (or pass --index FILE)."
-        })
-      }
-      const direct = Effect.flatMap(connect(abs, abs, true), (client) =>
-        make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client)))
-      const opened = yield* Effect.either(direct)
-      if (opened._tag === "Right") return opened.right
-      if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
-      const details = opened.left.details as { reason?: string } | undefined
-      if (details?.reason !== "read-only") return yield* opened.left
-      const client = yield* connect(abs, yield* privateCopy(abs), true)
-      return yield* make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client))
-    })
+    Effect.flatMap(openReadonly(file), ({ abs, client, ownership }) =>
+      make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client)))
   )
+
+/** A read-only connection to an existing index file for the scope (a private copy of a WAL index in a read-only folder). */
+const openReadonly = (file: string) =>
+  Effect.gen(function*() {
+    const abs = path.resolve(file)
+    const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
+    if (ownership === "new") {
+      return yield* new StoreUnavailable({
+        message: `There is no index at ${abs}.`,
+        remediation: "Run `session-ingest import` first (or pass --index FILE)."
+      })
+    }
+    const direct = Effect.flatMap(connect(abs, abs, true), (client) =>
+      Effect.as(guardStore(indexRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
+    const opened = yield* Effect.either(direct)
+    if (opened._tag === "Right") return { abs, ownership, client: opened.right }
+    if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
+    const details = opened.left.details as { reason?: string } | undefined
+    if (details?.reason !== "read-only") return yield* opened.left
+    const client = yield* connect(abs, yield* privateCopy(abs), true)
+    return { abs, ownership, client }
+  })
+
+/**
+ * A read-only SQL connection to the existing index file `file` for the
+ * scope, with `guard`, which turns its SQL failures into `StoreUnavailable`
+ * naming the file: how `push` reads a local index's rows (`./push.ts`).
+ * Fails as {@link layerReadonly} does.
+ */
+export const readonlySql = (file: string) =>
+  Effect.map(openReadonly(file), ({ abs, client }) => ({ file: abs, sql: client as SqlClient.SqlClient, guard: guardStore(indexRole(abs)) }))
 
 /** Layer: an in-memory index (tests, dry runs). */
 export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")

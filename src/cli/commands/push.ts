@@ -1,0 +1,70 @@
+/**
+ * `session-ingest push --from FILE --to postgres://…`: bring this machine's
+ * local SQLite index into a team's PostgreSQL index, incrementally by the
+ * checkpoints (see `src/layers/index/push.ts`).
+ *
+ * @module
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import type { PushReport } from "../../layers/index/push.js"
+import { errors, runtime } from "../lazy.js"
+import * as O from "../options.js"
+import { printResult } from "../output.js"
+
+const render = (r: PushReport): string => {
+  const s = r.sources
+  return [
+    `push ${r.from} → ${r.to}  (machine ${r.machine})`,
+    `  sources: ${s.local} local, ${s.pushed} pushed${s.newGenerations > 0 ? ` (${s.newGenerations} as a new generation)` : ""}, ${s.unchanged} unchanged` +
+    (s.superseded > 0 ? `, ${s.superseded} superseded` : "") +
+    (s.inProgress > 0 ? `, ${s.inProgress} being imported (left for the next push)` : "") +
+    (s.rejected > 0 ? `, ${s.rejected} rejected (nothing to push)` : ""),
+    `  added:   ${r.sessionsAdded} sessions, ${r.eventsAdded} events`
+  ].join("\n") + "\n"
+}
+
+/** The command. */
+export const pushCommand = Command.make(
+  "push",
+  {
+    json: O.json,
+    from: Options.text("from").pipe(
+      O.plainValue,
+      Options.withPseudoName("FILE"),
+      Options.optional,
+      Options.withDescription("The local SQLite index (default: the config file's index, else $XDG_DATA_HOME/session-ingest/index.db).")
+    ),
+    to: Options.text("to").pipe(
+      O.plainValue,
+      Options.withPseudoName("URL"),
+      Options.withDescription("The team's PostgreSQL index, postgres://user:password@host:port/database (migrated: see `index migrate`).")
+    ),
+    machine: O.machine,
+    config: O.config
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      if (!rt.isPostgresUrl(o.to)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--to ${o.to} is not a postgres:// URL.`,
+          remediation: "Pass --to postgres://user:password@host:port/database (a team's PostgreSQL index)."
+        })
+      }
+      const from = yield* rt.existingIndex(o.from, o.config)
+      if (rt.isPostgresUrl(from)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--from ${rt.shownIndex(from)} is a PostgreSQL index; push reads a local SQLite index.`,
+          remediation: "Pass --from FILE with this machine's SQLite index."
+        })
+      }
+      const report = yield* rt.pushIndex(from, o.to, rt.machineOf(o.machine))
+      yield* printResult("push", o.json, report, () => render(report))
+    })
+).pipe(Command.withDescription(
+  "Push this machine's local SQLite index into a team's PostgreSQL index: only the sources whose checkpoints changed, only their new events; supersessions propagate."
+))

@@ -1,0 +1,770 @@
+/**
+ * The PostgreSQL layer of {@link Index}: a team's index on one server,
+ * through `@effect/sql-pg`, holding the sessions of many machines. Same
+ * shape and guarantees as the SQLite layer (`./sqlite.ts`): idempotent
+ * re-import (stable ids, `ON CONFLICT DO NOTHING`), generations, a checkpoint
+ * per source committed in the transaction of each batch, the attempt a
+ * rejected source is rolled back to (also after a kill), coverage.
+ *
+ * What differs, and why:
+ * - Sources are keyed by machine as well (`sourceKey(…, machine)`), as are
+ *   session and event uids: the same path on two machines is two sources.
+ *   `checkpoints` lists the layer's machine's sources only, so an import on
+ *   one machine never supersedes another's.
+ * - Imports may run at once (from several machines, or the same one): events
+ *   go in with `ON CONFLICT DO NOTHING` and sessions grow by what each
+ *   transaction actually inserted (`RETURNING`), so nothing is lost or
+ *   counted twice; the cursor only moves forward within a generation
+ *   (`cursor_seq`), and a generation another import already began is not
+ *   begun again. A deadlock or serialization failure retries the transaction.
+ * - Bulk loading: each batch is one multi-row `INSERT` of its events (in
+ *   slices under PostgreSQL's 65,535 parameters) and one of its sessions;
+ *   the checkpoints of all sources are one query.
+ * - Migrations run only through `session-ingest index migrate` ({@link migrate});
+ *   the layer checks the schema version and fails with `StoreUnavailable`
+ *   (reason `schema-outdated`, the remedy naming the command) instead of
+ *   running DDL, so an import never blocks readers with a schema change.
+ * - A server that cannot be reached is `StoreUnavailable` naming host and
+ *   port; the password of the URL is never printed.
+ *
+ * @module
+ */
+import { randomInt } from "node:crypto"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import { StoreUnavailable } from "../../domain/errors.js"
+import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import { type PgTarget, targetOf } from "./pg-target.js"
+import {
+  type Checkpoint,
+  type CheckpointedSource,
+  Index,
+  type IndexShape,
+  type SessionRow,
+  type SourceInfo
+} from "../../services/Index.js"
+
+/** The table the migrator records applied migrations in. */
+const MIGRATIONS_TABLE = "si_migrations"
+
+/** Text columns compare byte-wise (`COLLATE "C"`), as SQLite's do: the same order of ids and RFC 3339 times on any server locale. */
+const migrations = Migrator.fromRecord({
+  "0001_initial": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE sources (
+        source_key TEXT COLLATE "C" PRIMARY KEY,
+        machine TEXT COLLATE "C" NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        locator_json TEXT NOT NULL,
+        summary_json TEXT NOT NULL,
+        overview_json TEXT,
+        source_id TEXT COLLATE "C",
+        generation INTEGER NOT NULL,
+        cursor TEXT,
+        cursor_seq INTEGER,
+        fingerprint TEXT,
+        status TEXT COLLATE "C" NOT NULL,
+        error_code TEXT,
+        error_message TEXT,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        prefix TEXT,
+        parts_json TEXT,
+        diagnostics_json TEXT,
+        attempt_json TEXT,
+        updated_at TEXT NOT NULL
+      )`,
+      sql`CREATE INDEX sources_by_machine ON sources (machine)`,
+      sql`CREATE TABLE generations (
+        source_key TEXT COLLATE "C" NOT NULL,
+        generation INTEGER NOT NULL,
+        started_at TEXT NOT NULL,
+        superseded_at TEXT,
+        superseded_reason TEXT,
+        PRIMARY KEY (source_key, generation)
+      )`,
+      sql`CREATE TABLE events (
+        source_key TEXT COLLATE "C" NOT NULL,
+        generation INTEGER NOT NULL,
+        event_uid TEXT COLLATE "C" NOT NULL,
+        session_uid TEXT COLLATE "C" NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        source_id TEXT COLLATE "C" NOT NULL,
+        session_id TEXT COLLATE "C" NOT NULL,
+        sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        occurred_at TEXT COLLATE "C",
+        event_json TEXT NOT NULL,
+        attempt INTEGER,
+        PRIMARY KEY (source_key, generation, event_uid)
+      )`,
+      sql`CREATE INDEX events_by_session ON events (session_uid, generation, sequence, event_uid)`,
+      sql`CREATE TABLE sessions (
+        session_uid TEXT COLLATE "C" NOT NULL,
+        generation INTEGER NOT NULL,
+        source_key TEXT COLLATE "C" NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        session_id TEXT COLLATE "C" NOT NULL,
+        source_id TEXT COLLATE "C" NOT NULL,
+        first_at TEXT COLLATE "C",
+        last_at TEXT COLLATE "C",
+        event_count INTEGER NOT NULL,
+        title TEXT,
+        workspace TEXT COLLATE "C",
+        PRIMARY KEY (session_uid, generation)
+      )`,
+      sql`CREATE INDEX sessions_by_id ON sessions (session_id)`,
+      sql`CREATE INDEX sessions_by_source ON sessions (source_key, generation)`
+    ], { discard: true }))
+})
+
+export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
+
+/** The newest migration this build knows: the schema an index must be at. */
+export const SCHEMA_VERSION = 1
+
+const codeOf = (u: unknown): string | undefined =>
+  typeof u === "object" && u !== null && typeof (u as { code?: unknown }).code === "string" ? (u as { code: string }).code : undefined
+
+/** The errors along `u`'s `cause` chain (an `SqlError` carries `pg`'s error), and an `AggregateError`'s first. */
+const chain = (u: unknown): Array<unknown> => {
+  const out: Array<unknown> = []
+  for (let e = u, i = 0; e !== undefined && e !== null && i < 8; i++) {
+    out.push(e)
+    const inner = e instanceof AggregateError && e.errors.length > 0 ? e.errors[0] : undefined
+    e = typeof e === "object" && "cause" in e && (e as { cause: unknown }).cause !== undefined ? (e as { cause: unknown }).cause : inner
+  }
+  return out
+}
+
+/** SQLSTATE classes / errno codes that mean the server could not be reached or went away. */
+const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|57P01|57P02|57P03|08\w{3})$/
+
+/**
+ * The `StoreUnavailable` of a failure of the PostgreSQL index at `target`:
+ * unreachable (host and port named), refused login, missing database, or
+ * another server error (its SQLSTATE); the password scrubbed from it all.
+ */
+export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable => {
+  const errors = chain(cause)
+  const coded = errors.find((e) => codeOf(e) !== undefined)
+  const code = codeOf(coded)
+  const detailOf = (e: unknown) => (e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e))
+  const timedOut = errors.some((e) => /timed out|timeout/i.test(detailOf(e)))
+  let detail = detailOf(coded ?? errors[errors.length - 1] ?? cause)
+  if (target.password !== undefined && target.password !== "") detail = detail.split(target.password).join("***")
+  const at = `${target.host}:${target.port}`
+  const scrub = (s: string) => (target.password !== undefined && target.password !== "" ? s.split(target.password).join("***") : s)
+  const fields = (reason: string, message: string, remediation: string) =>
+    new StoreUnavailable({
+      message: scrub(message),
+      remediation: scrub(remediation),
+      details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason, ...(code !== undefined ? { code } : {}) }
+    })
+  if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
+    return fields(
+      "unreachable",
+      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: ${code ?? "timed out"}${detail !== "" && !detail.includes(code ?? "\u0000") ? ` (${detail})` : ""}.`,
+      `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
+    )
+  }
+  if (code === "28P01" || code === "28000") {
+    return fields(
+      "login-refused",
+      `The PostgreSQL server at ${at} refused the login to database ${target.database}: ${detail}.`,
+      "Check the user and password in --index (or the config file's index, or PGPASSWORD / ~/.pgpass) and the server's pg_hba.conf."
+    )
+  }
+  if (code === "3D000") {
+    return fields(
+      "no-database",
+      `The PostgreSQL server at ${at} has no database ${target.database}.`,
+      `Create it (\`createdb -h ${target.host} -p ${target.port} ${target.database}\`), then run \`session-ingest index migrate --index ${target.shown}\`.`
+    )
+  }
+  return fields(
+    "server-error",
+    `The PostgreSQL index at ${at} (database ${target.database}) failed: ${code !== undefined ? `${code}: ` : ""}${detail}.`,
+    "Run the same command again (what was committed is kept); if it fails again, check the server's log."
+  )
+}
+
+/** Whether a failure is worth retrying the transaction for: a deadlock or a serialization failure. */
+const retryable = (e: unknown): boolean => chain(e).some((x) => codeOf(x) === "40P01" || codeOf(x) === "40001")
+
+const now = () => new Date().toISOString()
+
+
+/** A stored source's typed summary (as the SQLite layer): its `overview_json`, else what its provider summary said. */
+const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
+  overviewJson !== null
+    ? JSON.parse(overviewJson) as SourceSummary
+    : legacySourceSummary(JSON.parse(summaryJson) as Record<string, unknown>)
+
+const CHECKPOINT_COLUMNS =
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, overview_json, source_id, prefix, parts_json, diagnostics_json"
+
+interface CheckpointRow {
+  readonly source_key: string
+  readonly provider: string
+  readonly generation: number
+  readonly cursor: string | null
+  readonly fingerprint: string | null
+  readonly status: string
+  readonly event_count: number
+  readonly locator_json: string
+  readonly summary_json: string
+  readonly overview_json: string | null
+  readonly source_id: string | null
+  readonly prefix: string | null
+  readonly parts_json: string | null
+  readonly diagnostics_json: string | null
+}
+
+const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
+  sourceKey: r.source_key,
+  provider: r.provider as ProviderId,
+  generation: r.generation,
+  cursor: r.cursor,
+  fingerprint: r.fingerprint,
+  status: r.status as Checkpoint["status"],
+  eventCount: r.event_count,
+  locator: JSON.parse(r.locator_json) as Locator,
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
+  overview: overviewOf(r.overview_json, r.summary_json),
+  sourceId: r.source_id,
+  prefix: r.prefix,
+  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
+  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
+})
+
+/** The checkpoint columns an attempt restores when it is rolled back. */
+const BASE_COLUMNS = [
+  "generation",
+  "cursor",
+  "cursor_seq",
+  "fingerprint",
+  "status",
+  "event_count",
+  "source_id",
+  "prefix",
+  "parts_json",
+  "diagnostics_json",
+  "error_code",
+  "error_message"
+] as const
+type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
+
+/** `sources.attempt_json`: the attempt in progress (its id in `events.attempt`) and the row it began from (null: none). */
+interface AttemptState {
+  readonly attempt: number
+  readonly base: BaseRow | null
+}
+
+interface SessionDbRow {
+  readonly session_uid: string
+  readonly provider: string
+  readonly session_id: string
+  readonly source_id: string
+  readonly source_key: string
+  readonly locator_json: string
+  readonly summary_json: string
+  readonly overview_json: string | null
+  readonly generation: number
+  readonly title: string | null
+  readonly workspace: string | null
+  readonly first_at: string | null
+  readonly last_at: string | null
+  readonly event_count: number
+}
+
+const toSessionRow = (r: SessionDbRow): SessionRow => ({
+  sessionUid: r.session_uid,
+  provider: r.provider as ProviderId,
+  sessionId: r.session_id,
+  sourceId: r.source_id,
+  sourceKey: r.source_key,
+  locator: JSON.parse(r.locator_json) as Locator,
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
+  overview: overviewOf(r.overview_json, r.summary_json),
+  generation: r.generation,
+  title: r.title,
+  workspace: r.workspace,
+  firstAt: r.first_at,
+  lastAt: r.last_at,
+  eventCount: r.event_count
+})
+
+/** Rows per multi-row `INSERT` of events (12 parameters a row, under PostgreSQL's 65,535). */
+const EVENT_ROWS_PER_INSERT = 4000
+
+/** Where the schema of the index at the connection stands: the newest migration applied (0: none, no schema). */
+const schemaVersion = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const [exists] = yield* sql<{ t: string | null }>`SELECT to_regclass(${MIGRATIONS_TABLE})::text AS t`
+    if (exists?.t === null || exists === undefined) return 0
+    const [row] = yield* sql<{ v: number | null }>`SELECT max(migration_id)::int AS v FROM ${sql(MIGRATIONS_TABLE)}`
+    return row?.v ?? 0
+  })
+
+/** `StoreUnavailable` for a schema that is not the one this build knows (older, missing, or newer). */
+const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
+  have > SCHEMA_VERSION
+    ? new StoreUnavailable({
+      message: `The PostgreSQL index at ${target.host}:${target.port} (database ${target.database}) has schema version ${have}, newer than this session-ingest knows (${SCHEMA_VERSION}).`,
+      remediation: "Upgrade session-ingest on this machine to the version the index was migrated with.",
+      details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason: "schema-newer", have, want: SCHEMA_VERSION }
+    })
+    : new StoreUnavailable({
+      message: have === 0
+        ? `The PostgreSQL database ${target.database} at ${target.host}:${target.port} holds no session-ingest index yet (no schema).`
+        : `The PostgreSQL index at ${target.host}:${target.port} (database ${target.database}) has schema version ${have}; this session-ingest needs ${SCHEMA_VERSION}.`,
+      remediation:
+        `Run \`session-ingest index migrate --index ${target.shown}\` once (it changes the schema; imports never do), then run the same command again.`,
+      details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason: "schema-outdated", have, want: SCHEMA_VERSION }
+    })
+
+/**
+ * The server's failures as `StoreUnavailable` naming `target` (see
+ * {@link pgFailure}); a deadlock or serialization failure is retried first
+ * (the transaction again, with jittered backoff, up to 8 times).
+ */
+export const guard = (target: PgTarget) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
+  effect.pipe(
+    Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
+    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
+  ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
+
+/** Options of {@link layer}. */
+export interface PgIndexOptions {
+  /** `postgres://user:password@host:port/database` (its password is never printed). */
+  readonly url: string
+  /** The machine this index writes for: it keys the sources an import reads (default: none, a reader's layer). */
+  readonly machine?: string | undefined
+  /** Connections at most (default 4). */
+  readonly maxConnections?: number | undefined
+}
+
+/** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
+const connect = (url: string, target: PgTarget, maxConnections = 4) =>
+  PgClient.make({
+    url: Redacted.make(url),
+    connectTimeout: Duration.seconds(10),
+    maxConnections,
+    applicationName: "session-ingest"
+  }).pipe(
+    Effect.provide(Reactivity.layer),
+    Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause))))
+  )
+
+/**
+ * The index over the PostgreSQL connection in context, keyed for `machine`
+ * (`undefined`: a reader, whose writes name no machine). Fails with
+ * `StoreUnavailable` when the schema is not at {@link SCHEMA_VERSION}.
+ */
+const make = (target: PgTarget, machine: string | undefined): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const fail = guard(target)
+    const have = yield* fail(schemaVersion(sql))
+    if (have !== SCHEMA_VERSION) return yield* schemaMismatch(target, have)
+    const writer = machine ?? ""
+
+    const upsertSource = (s: SourceInfo, generation: number, status: string) =>
+      sql`INSERT INTO sources (source_key, machine, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
+          VALUES (${s.sourceKey}, ${writer}, ${s.provider}, ${JSON.stringify(s.locator)}, ${JSON.stringify(s.summary)}, ${JSON.stringify(s.overview)},
+                  ${generation}, ${status}, ${now()})
+          ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
+            overview_json = excluded.overview_json, updated_at = excluded.updated_at`
+
+    const SESSION_COLUMNS = sql.unsafe(`ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json,
+      s.overview_json, ss.generation, ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count`)
+
+    const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
+      Stream.paginateChunkEffect(
+        null as { readonly sequence: number; readonly eventUid: string } | null,
+        (after) =>
+          fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
+            SELECT e.event_json, e.sequence, e.event_uid FROM events e
+              JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+            WHERE e.session_uid = ${uid}
+              ${after === null ? sql`` : sql`AND (e.sequence, e.event_uid) > (${after.sequence}, ${after.eventUid})`}
+            ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
+              Effect.map((rows) => {
+                const last = rows[rows.length - 1]
+                return [
+                  Chunk.unsafeFromArray(rows.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))),
+                  rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+                ] as const
+              })
+            )
+      )
+
+    const shape: IndexShape = {
+      sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
+
+      checkpoint: (key) =>
+        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
+        ),
+
+      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE machine = ${writer}`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
+      ),
+
+      beginGeneration: (source, generation, reason) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          yield* upsertSource(source, generation, "importing")
+          const [row] = yield* sql<{ generation: number; begun: boolean }>`
+            SELECT s.generation, EXISTS (SELECT 1 FROM generations g WHERE g.source_key = s.source_key AND g.generation = ${generation}
+                                         AND g.superseded_at IS NULL) AS begun
+            FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
+          // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
+          if (row.generation > generation || (row.generation === generation && row.begun)) return
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+                     WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
+          yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})
+                     ON CONFLICT DO NOTHING`
+          yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
+                       error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${now()}
+                     WHERE source_key = ${source.sourceKey}`
+        }))),
+
+      beginAttempt: (source) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO sources (source_key, machine, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
+                     VALUES (${source.sourceKey}, ${writer}, ${source.provider}, ${JSON.stringify(source.locator)}, ${JSON.stringify(source.summary)},
+                             ${JSON.stringify(source.overview)}, 0, 'importing', ${now()})
+                     ON CONFLICT (source_key) DO NOTHING`
+          const [row] = yield* sql<BaseRow & { attempt_json: string | null; created: boolean }>`
+            SELECT ${sql.unsafe(BASE_COLUMNS.join(", "))}, attempt_json, (generation = 0 AND status = 'importing' AND event_count = 0
+                   AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)) AS created
+            FROM sources WHERE source_key = ${source.sourceKey} FOR UPDATE`
+          if (row.attempt_json !== null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
+          const base: BaseRow | null = row.created
+            ? null
+            : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
+          const state: AttemptState = { attempt: randomInt(1, 2 ** 31 - 1), base }
+          yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify(state)} WHERE source_key = ${source.sourceKey}`
+          return state.attempt
+        }))),
+
+      commitBatch: (batch, onPoint) =>
+        Effect.gen(function*() {
+          const { events, generation, source } = batch
+          if (events.length === 0) return { events: 0, sessions: 0 }
+          const key = source.sourceKey
+          const sessionUids = new Map<string, string>()
+          const sessionUidOf = (e: SessionEvent) => {
+            const k = `${e.sourceId}\u0000${e.sessionId}`
+            let uid = sessionUids.get(k)
+            if (uid === undefined) sessionUids.set(k, uid = sessionUid(e.provider, e.sourceId, e.sessionId, writer))
+            return uid
+          }
+          const rows = events.map((e: SessionEvent) => ({
+            source_key: key,
+            generation,
+            event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId, writer),
+            session_uid: sessionUidOf(e),
+            provider: e.provider,
+            source_id: e.sourceId,
+            session_id: e.sessionId,
+            sequence: e.sequence,
+            kind: e.kind,
+            occurred_at: e.occurredAt,
+            event_json: JSON.stringify(e),
+            attempt: batch.attempt ?? null
+          }))
+          const identity = new Map(rows.map((r) => [r.session_uid, r]))
+          const half = Math.ceil(rows.length / 2)
+          // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
+          const { workspace } = source.overview
+          const titleOf = (sessionId: string) =>
+            source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
+          const cursorEvent = batch.resumeCursor === undefined
+            ? events[events.length - 1]
+            : batch.resumeCursor === null
+            ? undefined
+            : events.find((e) => e.cursor === batch.resumeCursor)
+          const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
+          const cursorSeq = cursorEvent?.sequence ?? null
+          const insertEvents = (slice: typeof rows) =>
+            Effect.gen(function*() {
+              const added: Array<{ session_uid: string; occurred_at: string | null }> = []
+              for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
+                added.push(
+                  ...(yield* sql<{ session_uid: string; occurred_at: string | null }>`
+                    INSERT INTO events ${sql.insert(slice.slice(i, i + EVENT_ROWS_PER_INSERT))}
+                    ON CONFLICT DO NOTHING RETURNING session_uid, occurred_at`)
+                )
+              }
+              return added
+            })
+          return yield* sql.withTransaction(Effect.gen(function*() {
+            // RETURNING yields only the rows actually inserted (another import may hold the rest),
+            // so the sessions below grow by exactly what this transaction added.
+            const added = yield* insertEvents(rows.slice(0, half))
+            yield* onPoint("mid-batch")
+            if (half < rows.length) added.push(...(yield* insertEvents(rows.slice(half))))
+            const bySession = new Map<string, { event_count: number; first_at: string | null; last_at: string | null }>()
+            for (const r of added) {
+              const a = bySession.get(r.session_uid) ?? { event_count: 0, first_at: null, last_at: null }
+              a.event_count++
+              if (r.occurred_at !== null) {
+                if (a.first_at === null || r.occurred_at < a.first_at) a.first_at = r.occurred_at
+                if (a.last_at === null || r.occurred_at > a.last_at) a.last_at = r.occurred_at
+              }
+              bySession.set(r.session_uid, a)
+            }
+            const sessionRows = [...bySession].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([uid, a]) => {
+              const id = identity.get(uid)!
+              return {
+                session_uid: uid,
+                generation,
+                source_key: key,
+                provider: id.provider,
+                session_id: id.session_id,
+                source_id: id.source_id,
+                ...a,
+                title: titleOf(id.session_id),
+                workspace
+              }
+            })
+            let sessionsAdded = 0
+            if (sessionRows.length > 0) {
+              // One statement for the batch's sessions; a row this transaction created holds exactly its count.
+              const after = yield* sql<{ session_uid: string; event_count: number }>`
+                INSERT INTO sessions ${sql.insert(sessionRows)}
+                ON CONFLICT (session_uid, generation) DO UPDATE SET
+                  event_count = sessions.event_count + excluded.event_count,
+                  first_at = LEAST(sessions.first_at, excluded.first_at),
+                  last_at = GREATEST(sessions.last_at, excluded.last_at),
+                  title = excluded.title, workspace = excluded.workspace
+                RETURNING session_uid, event_count`
+              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
+            }
+            // The checkpoint moves only forward within its generation (imports running at once each move it).
+            const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
+                                 AND (cursor_seq IS NULL OR ${cursorSeq}::int IS NULL OR ${cursorSeq}::int >= cursor_seq))`
+            yield* sql`UPDATE sources SET
+                         cursor = CASE WHEN ${forward} THEN ${cursor} ELSE cursor END,
+                         cursor_seq = CASE WHEN ${forward} THEN ${cursorSeq}::int ELSE cursor_seq END,
+                         source_id = coalesce(source_id, ${events[0].sourceId}),
+                         prefix = ${batch.prefix === undefined ? sql`prefix` : sql`CASE WHEN ${forward} THEN ${batch.prefix}::text ELSE prefix END`},
+                         event_count = event_count + CASE WHEN generation = ${generation} THEN ${added.length}::int ELSE 0 END,
+                         updated_at = ${now()}
+                       WHERE source_key = ${key}`
+            yield* onPoint("before-commit")
+            return { events: added.length, sessions: sessionsAdded }
+          })).pipe(
+            fail,
+            Effect.tap(() => onPoint("after-commit"))
+          )
+        }),
+
+      completeSource: (source, fingerprint, read) =>
+        fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
+                   parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
+                   diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
+                   attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
+                   overview_json = ${JSON.stringify(source.overview)}, updated_at = ${now()}
+                 WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
+
+      rejectSource: (source, code, message) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          const key = source.sourceKey
+          const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key} FOR UPDATE`
+          const state = row?.attempt_json != null ? JSON.parse(row.attempt_json) as AttemptState : undefined
+          const base = state === undefined ? undefined : state.base
+          if (base === undefined && row !== undefined) {
+            yield* sql`UPDATE sources SET status = CASE WHEN event_count = 0 THEN 'rejected' ELSE status END, fingerprint = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()} WHERE source_key = ${key}`
+            return
+          }
+          if (base === undefined || base === null) {
+            // Never imported before this attempt: nothing of it stays.
+            yield* sql`DELETE FROM events WHERE source_key = ${key}`
+            yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
+            yield* sql`DELETE FROM generations WHERE source_key = ${key}`
+            yield* upsertSource(source, 0, "rejected")
+            yield* sql`UPDATE sources SET generation = 0, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
+                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()}
+                       WHERE source_key = ${key}`
+            return
+          }
+          // Back to the checkpoint the attempt began from (as the SQLite layer), the session aggregates recounted in one statement.
+          const gen = base.generation as number
+          yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
+          yield* sql`
+            WITH removed AS (
+              DELETE FROM events WHERE source_key = ${key} AND generation = ${gen} AND attempt = ${state!.attempt} RETURNING session_uid
+            ), touched AS (SELECT DISTINCT session_uid FROM removed)
+            UPDATE sessions ss SET event_count = ss.event_count - (SELECT count(*)::int FROM removed r WHERE r.session_uid = ss.session_uid)
+            FROM touched t WHERE ss.session_uid = t.session_uid AND ss.generation = ${gen}`
+          yield* sql`
+            UPDATE sessions ss SET
+              first_at = (SELECT min(occurred_at) FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation),
+              last_at = (SELECT max(occurred_at) FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation)
+            WHERE ss.source_key = ${key} AND ss.generation = ${gen}`
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation = ${gen} AND event_count <= 0`
+          yield* sql`UPDATE sources SET generation = ${base.generation}, cursor = ${base.cursor}, cursor_seq = ${base.cursor_seq}::int,
+                       fingerprint = ${base.fingerprint}, status = ${base.status}, event_count = ${base.event_count}::int,
+                       source_id = ${base.source_id}, prefix = ${base.prefix}, parts_json = ${base.parts_json},
+                       diagnostics_json = ${base.diagnostics_json}, error_code = ${code}, error_message = ${message},
+                       attempt_json = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
+        }))),
+
+      supersedeSource: (key, reason) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key} FOR UPDATE`
+          if (row === undefined) return
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+                     WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
+          yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL,
+                       status = 'superseded', event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL,
+                       attempt_json = NULL, error_code = NULL, error_message = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
+        }))),
+
+      sessions: (filter) =>
+        fail(sql<SessionDbRow>`
+          SELECT ${SESSION_COLUMNS}
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE s.status <> 'rejected'
+            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
+            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${
+          filter.workspace !== undefined
+            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+            : sql``
+        }
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessions: (id) =>
+        fail(sql<SessionDbRow>`
+          SELECT ${SESSION_COLUMNS}
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status <> 'rejected'
+          ORDER BY ss.last_at DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessionsByPrefix: (prefix, max) =>
+        prefix.length === 0
+          ? Effect.succeed([])
+          : fail(sql<SessionDbRow>`
+          SELECT ${SESSION_COLUMNS}
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE left(ss.session_uid, ${prefix.length}) = ${prefix} OR left(ss.session_id, ${prefix.length}) = ${prefix}
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
+
+      sessionBytes: (uid) =>
+        fail(sql<{ bytes: number }>`
+          SELECT coalesce(sum(length(e.event_json)), 0)::float8 AS bytes FROM events e
+            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
+
+      eventsStream,
+
+      counts: fail(
+        sql<{ sources: number; sessions: number; events: number }>`
+          SELECT (SELECT count(*)::int FROM sources) AS sources, (SELECT count(*)::int FROM sessions) AS sessions,
+                 (SELECT count(*)::int FROM events) AS events`
+      ).pipe(Effect.map((r) => r[0])),
+
+      dump: fail(Effect.all({
+        sources: sql`SELECT source_key, provider, locator_json, source_id, generation, cursor, fingerprint, status, error_code, event_count,
+                            prefix, parts_json, diagnostics_json
+                     FROM sources ORDER BY source_key`,
+        generations: sql`SELECT source_key, generation, (superseded_at IS NOT NULL)::int AS superseded FROM generations ORDER BY source_key, generation`,
+        events: sql`SELECT source_key, generation, event_uid, session_uid, sequence, kind, occurred_at, event_json
+                    FROM events ORDER BY source_key, generation, event_uid`,
+        sessions: sql`SELECT session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title, workspace
+                      FROM sessions ORDER BY session_uid, generation`
+      }))
+    }
+    return shape
+  })
+
+/**
+ * Layer: the index in the PostgreSQL database at `options.url`, writing for
+ * `options.machine` (an import's sources are keyed by it). Never changes the
+ * schema: fails with `StoreUnavailable` when the server cannot be reached
+ * (host and port named; reason `unreachable`), refuses the login, has no such
+ * database, or when the schema is missing or not this build's (reason
+ * `schema-outdated` / `schema-newer`; remedy: `session-ingest index migrate`).
+ */
+export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavailable> =>
+  Layer.scoped(
+    Index,
+    Effect.gen(function*() {
+      const target = targetOf(options.url)
+      const client = yield* connect(options.url, target, options.maxConnections)
+      return yield* make(target, options.machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
+    })
+  )
+
+/**
+ * The index at `url` writing for `machine`, with its SQL connection and
+ * {@link guard}, for the scope: what `push` (`./push.ts`) writes through.
+ * Fails as {@link layer}.
+ */
+export const openWriter = (url: string, machine: string) =>
+  Effect.gen(function*() {
+    const target = targetOf(url)
+    const client = yield* connect(url, target)
+    const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
+    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target) }
+  })
+
+/**
+ * Bring the schema of the PostgreSQL index at `url` to this build's
+ * ({@link SCHEMA_VERSION}), through `@effect/sql`'s migrator (table
+ * `si_migrations`, locked while it runs, so two at once apply each migration
+ * once). Answers the migrations applied (`[id, name]`, empty when it was
+ * current) and the version reached. `StoreUnavailable` as {@link layer}, or
+ * for a schema newer than this build.
+ */
+export const migrate = (url: string): Effect.Effect<
+  { readonly applied: ReadonlyArray<readonly [number, string]>; readonly version: number; readonly index: string },
+  StoreUnavailable
+> =>
+  Effect.scoped(Effect.gen(function*() {
+    const target = targetOf(url)
+    const client = yield* connect(url, target, 1)
+    const run = Effect.gen(function*() {
+      const have = yield* schemaVersion(client)
+      if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
+      const applied = yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
+        Effect.provideService(SqlClient.SqlClient, client)
+      )
+      return { applied, version: yield* schemaVersion(client), index: target.shown }
+    })
+    return yield* run.pipe(
+      Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
+      Effect.catchTag("MigrationError", (e) => Effect.fail(pgFailure(target, e))),
+      Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d)))
+    ) as Effect.Effect<{ applied: ReadonlyArray<readonly [number, string]>; version: number; index: string }, StoreUnavailable>
+  }))

@@ -1,0 +1,177 @@
+/**
+ * `push`: a machine's local SQLite index into the team's PostgreSQL index,
+ * incremental by checkpoints. Pushed after each import, the team index holds
+ * exactly what importing straight into it would (row by row); a push of
+ * nothing new changes nothing; only changed sources and their new events
+ * move; supersessions propagate; pushed and direct imports are
+ * interchangeable; the CLI's errors.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { push } from "../../src/layers/index/push.js"
+import { Index } from "../../src/services/Index.js"
+import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { fixturesDir, tempDir } from "../support/paths.js"
+import { migratedDatabase } from "../support/pg.js"
+import { cli } from "../support/run.js"
+
+const MACHINE = "laptop-p"
+
+const item = (seq: number, text: string) =>
+  JSON.stringify({
+    type: "item",
+    seq,
+    source: "runtime",
+    item: { type: "message", role: "user", text },
+    created_at: `2025-04-01T11:00:${String(seq % 60).padStart(2, "0")}Z`
+  }) + "\n"
+
+const header = (sessionId: string) =>
+  JSON.stringify({ type: "session_header", session_id: sessionId, agent_id: "pusher", created_at: "2025-04-01T11:00:00Z" }) + "\n"
+
+const corpus = () => {
+  const dir = tempDir()
+  const agents = path.join(dir, "agents")
+  fs.cpSync(path.join(fixturesDir, "muse-agents", "agents"), agents, { recursive: true })
+  const sessions = path.join(agents, "pusher", "sessions")
+  fs.mkdirSync(sessions, { recursive: true })
+  const file = path.join(sessions, "pusher.jsonl")
+  fs.writeFileSync(file, header("s-push") + [1, 2, 3, 4].map((i) => item(i, `message ${i}`)).join(""))
+  const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: agents }
+  return { dir, agents, file, policy, plan: planFromPolicy(policy, { batchSize: 3 }), local: path.join(dir, "local.db") }
+}
+
+/** The local changes a machine goes through, one after another. */
+const steps = (c: ReturnType<typeof corpus>) => [
+  () => fs.appendFileSync(c.file, item(5, "fifth") + item(6, "sixth")),
+  // the imported prefix rewritten: a new generation
+  () => fs.writeFileSync(c.file, fs.readFileSync(c.file, "utf8").replace("message 2", "MESSAGE 2") + item(7, "seventh")),
+  // another session id in the header: the file is read as another source, the old one superseded without a successor
+  () => fs.writeFileSync(c.file, fs.readFileSync(c.file, "utf8").replace(header("s-push"), header("s-renamed")))
+]
+
+const view = (url: string) =>
+  Effect.gen(function*() {
+    const i = yield* Index
+    const out: Array<unknown> = []
+    for (const s of yield* i.sessions({})) out.push({ id: s.sessionId, uid: s.sessionUid, n: s.eventCount, events: (yield* i.events(s.sessionUid)).map((e) => e.eventId) })
+    return out
+  }).pipe(Effect.provide(indexLayer(url)))
+
+describe("push (SQLite → PostgreSQL)", () => {
+  it.effect("pushed after each import, the team index is row by row what importing straight into it makes", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const pushed = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      const first = yield* importOnce(c.policy, c.local, c.plan)
+      const p1 = yield* push(c.local, pushed, MACHINE)
+      expect(p1.sources).toMatchObject({ local: first.sources.accepted, pushed: first.sources.accepted, unchanged: 0, inProgress: 0 })
+      expect([p1.eventsAdded, p1.sessionsAdded]).toEqual([first.eventsAdded, first.sessionsAdded])
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(pushed)).toEqual(yield* dumpIndex(direct))
+      for (const step of steps(c)) {
+        step()
+        const r = yield* importOnce(c.policy, c.local, c.plan)
+        const p = yield* push(c.local, pushed, MACHINE)
+        // only what changed moves: the other sources cost nothing
+        expect(p.sources.unchanged).toBe(first.sources.accepted - 1)
+        expect(p.eventsAdded).toBe(r.eventsAdded)
+        yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+        expect(yield* dumpIndex(pushed)).toEqual(yield* dumpIndex(direct))
+      }
+      const gens = (yield* dumpIndex(pushed)).generations as Array<{ superseded: number }>
+      expect(gens.filter((g) => g.superseded === 1).length).toBe(2)
+      // nothing new: nothing moves, nothing changes
+      const before = yield* dumpIndex(pushed)
+      const idle = yield* push(c.local, pushed, MACHINE)
+      expect(idle.sources).toMatchObject({ pushed: 0, unchanged: idle.sources.local - idle.sources.rejected })
+      expect([idle.eventsAdded, idle.sessionsAdded]).toEqual([0, 0])
+      expect(yield* dumpIndex(pushed)).toEqual(before)
+    }))
+
+  it.effect("offline for a while: one push brings the current state, and the superseded sessions are gone from the team's lists", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const pushed = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, pushed, MACHINE)
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      for (const step of steps(c)) {
+        step()
+        yield* importOnce(c.policy, c.local, c.plan)
+        yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      }
+      const p = yield* push(c.local, pushed, MACHINE)
+      expect(p.sources.superseded).toBe(1)
+      expect(p.sources.pushed).toBe(2)
+      const got = yield* view(pushed)
+      expect(got).toEqual(yield* view(direct))
+      expect(got.map((s: any) => s.id)).toContain("s-renamed")
+      expect(got.map((s: any) => s.id)).not.toContain("s-push")
+    }))
+
+  it.effect("pushed and direct imports are interchangeable: after a push, importing straight in finds every source unchanged", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, url, MACHINE)
+      const direct = yield* importOnce(c.policy, url, c.plan, undefined, MACHINE)
+      expect([direct.sources.accepted, direct.eventsAdded]).toEqual([0, 0])
+      fs.appendFileSync(c.file, item(5, "fifth"))
+      const more = yield* importOnce(c.policy, url, c.plan, undefined, MACHINE)
+      expect([more.sources.accepted, more.eventsAdded, more.sources.newGenerations]).toEqual([1, 1, 0])
+      // the local index catches up; its push then adds nothing the team index has
+      yield* importOnce(c.policy, c.local, c.plan)
+      const p = yield* push(c.local, url, MACHINE)
+      expect(p.eventsAdded).toBe(0)
+    }))
+
+  it.effect("an import killed part-way locally: its source waits for the next push, none of its events are pushed", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, url, MACHINE)
+      const before = yield* dumpIndex(url)
+      fs.appendFileSync(c.file, [5, 6, 7, 8, 9, 10, 11].map((i) => item(i, `later ${i}`)).join(""))
+      const killed = yield* Effect.exit(importOnce(c.policy, c.local, c.plan, crashAt("after-commit", 1)))
+      expect(killed._tag).toBe("Failure")
+      const p = yield* push(c.local, url, MACHINE)
+      expect(p.sources.inProgress).toBe(1)
+      expect([p.sources.pushed, p.eventsAdded]).toEqual([0, 0])
+      expect(yield* dumpIndex(url)).toEqual(before)
+      // the local import completes; the next push brings it all
+      const done = yield* importOnce(c.policy, c.local, c.plan)
+      const after = yield* push(c.local, url, MACHINE)
+      expect([after.sources.pushed, after.sources.inProgress]).toEqual([1, 0])
+      expect(after.eventsAdded).toBe(7)
+      expect(done.eventsAdded).toBe(7 - 3)
+    }))
+
+  it.effect("the CLI: push --from FILE --to URL; a --to that is no URL is INVALID_ARGUMENT; an unreachable server exit 6 without the password", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      expect(cli(["import", "--index", c.local, "--agents-root", c.agents, "--workspace", c.dir]).code).toBe(0)
+      const r = cli(["push", "--from", c.local, "--to", url, "--machine", MACHINE, "--json"])
+      expect(r.code).toBe(0)
+      const body = JSON.parse(r.stdout)
+      expect(body.data).toMatchObject({ machine: MACHINE, sources: { unchanged: 0 } })
+      expect(body.data.eventsAdded).toBeGreaterThan(0)
+      const text = cli(["push", "--from", c.local, "--to", url, "--machine", MACHINE])
+      expect(text.code).toBe(0)
+      expect(text.stdout).toMatch(/0 pushed/)
+      expect(cli(["push", "--from", c.local, "--to", path.join(c.dir, "x.db")]).code).toBe(2)
+      const down = cli(["push", "--from", c.local, "--to", "postgres://bob:hunter2-secret@127.0.0.1:1/team"])
+      expect(down.code).toBe(6)
+      expect(down.stderr).toContain("127.0.0.1:1")
+      expect(down.stdout + down.stderr).not.toContain("hunter2-secret")
+      expect(cli(["push", "--from", path.join(c.dir, "none.db"), "--to", url]).code).toBe(4)
+    }))
+})
