@@ -57,7 +57,8 @@ class Problem {
   constructor(readonly position: number, readonly problem: string, readonly remedy: string = SYNTAX_REMEDY) {}
 }
 
-const isSpace = (c: string) => /\s/.test(c)
+/** White space, and control characters (which no word holds, and FTS5 refuses, NUL among them), separate words. */
+const isSpace = (c: string) => /[\s\u0000-\u001f\u007f]/.test(c)
 
 /** Split a query into tokens; `Problem` for an unclosed phrase. */
 const lex = (q: string): Array<Token> => {
@@ -242,7 +243,8 @@ export const parseQuery = (query: string): Either.Either<QueryNode, InvalidSearc
     if (query.length > MAX_QUERY_LENGTH) {
       throw new Problem(MAX_QUERY_LENGTH, `a query may be at most ${MAX_QUERY_LENGTH} characters long`, "Search with fewer words.")
     }
-    const tree = parseTokens(lex(query))
+    // Control characters (NUL among them, which FTS5 refuses) are white space, one for one: positions stay.
+    const tree = parseTokens(lex(query.replace(/[\u0000-\u001f\u007f]/g, " ")))
     if (tree === null) throw new Problem(0, "there is nothing to search for (no letter or digit)", "Type a word to search for.")
     return Either.right(tree)
   } catch (e) {
