@@ -22,6 +22,7 @@ import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
+import { search } from "./commands/search.js"
 import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
@@ -58,6 +59,7 @@ const commands = [
   ["transcript", transcript],
   ["import", importCommand],
   ["sessions", sessions],
+  ["search", search],
   ["show", show],
   ["export", exportCommand]
 ] as const
@@ -98,6 +100,7 @@ const root = Command.make(PROGRAM).pipe(
     answering("transcript", transcript, (o) => o.json || o.format === "json"),
     answering("import", importCommand),
     answering("sessions", sessions),
+    answering("search", search),
     answering("show", show),
     answering("export", exportCommand)
   ])

@@ -31,12 +31,23 @@ const stringLeaves = (v: unknown, out: Array<string>, depth = 0): void => {
   else for (const x of Object.values(v as Record<string, unknown>)) stringLeaves(x, out, depth + 1)
 }
 
-const cap = (s: string) => (s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s)
+/**
+ * Terminal escape sequences (CSI `ESC [ … final` or its C1 form `U+009B …`,
+ * OSC `ESC ] … BEL|ST`): a coloured tool output's `ESC[31merror` would
+ * otherwise be the word `31merror`. Each is searched (and shown) as a space.
+ */
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g
+
+const cap = (s: string) => {
+  const t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
+  return t.includes("\u001b") || t.includes("\u009b") ? t.replace(ESCAPES, " ") : t
+}
 
 /**
  * The searchable text of an event, from its typed fields only (contract
  * 1.1.0: `text`, `toolName`, `toolInput`; never a provider's `extensions`),
- * each field cut at {@link MAX_FIELD_CHARS}.
+ * each field cut at {@link MAX_FIELD_CHARS}, terminal escape sequences
+ * (colours of a tool's output) read as spaces.
  */
 export const searchableText = (e: SessionEvent): SearchableText => {
   const leaves: Array<string> = []
