@@ -159,6 +159,14 @@ const migrations = Migrator.fromRecord({
  */
 export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
 
+/**
+ * Matches a search ranks at most: the newest (last imported) this many that
+ * pass the filters. A query with fewer matches is ranked whole (exact BM25);
+ * one matching more (a word in most events) is ranked among its newest
+ * matches, so its cost stays bounded however large the index grows.
+ */
+export const RANK_WINDOW = 5000
+
 /** Rows per INSERT of search documents (9 columns: under SQLite's 32,766 variables). */
 const DOC_CHUNK = 2000
 
@@ -711,7 +719,9 @@ const make = (
           }
           const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
           const workspace = filter.workspace
+          // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
+            SELECT doc, score FROM (
             SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
             WHERE search MATCH ${compiled.match}
               ${filter.provider !== undefined ? sql`AND d.provider = ${filter.provider}` : sql``}
@@ -730,7 +740,8 @@ const make = (
                       OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
               : sql``
           }
-            ORDER BY search.rank LIMIT ${limit}`)
+            ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
+            ORDER BY score, doc DESC LIMIT ${limit}`)
           if (ranked.length === 0) return []
           const details = yield* fail(sql<{
             doc: number
