@@ -6,8 +6,8 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f,g,h,redact`: only these figures (g, h: the team index on a
- *   throwaway local PostgreSQL server, Debian's binaries as the tests use them);
+ * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,redact`: only these figures (g, h: the team index on a
+ *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -30,7 +30,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,redact").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,redact").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -40,7 +40,8 @@ const SIZES = {
   agentmuxBytes: Math.round(800_000_000 * scale),
   /** Sessions already in the team index when 8 of them change (h). */
   pushSessions: Math.max(40, Math.round(35_000 * scale)),
-  appendBytes: MiB
+  appendBytes: MiB,
+  searchEvents: Math.max(20_000, Math.round(1_000_000 * scale))
 }
 const UID = "bench-u1"
 
@@ -120,7 +121,8 @@ const prepare = async () => {
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
-      "redact": nodePath.join(REPO, "bench", "probes", "redact.ts")
+      "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
+      "search": nodePath.join(REPO, "bench", "probes", "search.ts")
     },
     outdir: bin,
     outExtension: { ".js": ".mjs" },
@@ -556,10 +558,13 @@ const main = async () => {
   // -------- (g), (h) the team index on PostgreSQL
   if (only.has("g") || only.has("h")) await teamIndexFigures(nativeRoot, workspace, inputs)
 
+  // -------- (s) search: latency over an index of 1,000,000 events, and what maintaining it costs an import
+  if (only.has("s")) await searchFigure(inputs)
+
   // -------- report
   const order = [
     "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
-    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "redact"
+    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-import", "redact"
   ]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()
@@ -713,6 +718,84 @@ const teamIndexFigures = async (nativeRoot: string, workspace: string, inputs: R
   } finally {
     server.stop()
   }
+}
+
+/** The quantile `q` (0–1) of numbers, nearest rank. */
+const quantile = (xs: ReadonlyArray<number>, q: number) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]
+}
+
+/**
+ * Figure (s): an index of SIZES.searchEvents synthetic events built by the
+ * probe through `Index.commitBatch`, with search maintenance and without it
+ * (the floor of the import row); then 100 queries of mixed kinds through
+ * `Index.search`, each against its bare FTS5 MATCH (the floor of the
+ * latency row). See `probes/search.ts`.
+ */
+const searchFigure = async (inputs: Record<string, unknown>) => {
+  const n = SIZES.searchEvents
+  const withSearch = nodePath.join(tmp, "index-g.db")
+  const without = nodePath.join(tmp, "index-g-nosearch.db")
+  log(`g: building an index of ${n} events without search maintenance…`)
+  const bare = check("build without search", await nodeChild("search", ["build", without, String(n), "nosearch"]))
+  const b0 = lastJson(bare) as { ms: number; sourceBytes: number; indexBytes: number }
+  fs.rmSync(without, { force: true })
+  log(`g: … ${(b0.ms / 1000).toFixed(1)} s; with search maintenance…`)
+  const built = check("build with search", await nodeChild("search", ["build", withSearch, String(n), "search"]))
+  const b1 = lastJson(built) as { ms: number; sourceBytes: number; indexBytes: number }
+  log(`g: … ${(b1.ms / 1000).toFixed(1)} s; 100 queries…`)
+  const q = check("queries", await nodeChild("search", ["query", withSearch, String(n)]))
+  const { samples } = lastJson(q) as { samples: Array<{ kind: string; query: string; ms: number; hits: number; floorMs: number }> }
+  const ms = samples.map((x) => x.ms)
+  const floors = samples.map((x) => x.floorMs)
+  const med = median(ms), p95 = quantile(ms, 0.95)
+  const byKind = Object.fromEntries(
+    [...new Set(samples.map((x) => x.kind))].map((k) => {
+      const xs = samples.filter((x) => x.kind === k)
+      return [k, { medianMs: median(xs.map((x) => x.ms)), p95Ms: quantile(xs.map((x) => x.ms), 0.95), medianHits: median(xs.map((x) => x.hits)) }]
+    })
+  )
+  inputs.search = {
+    events: n,
+    sourceBytes: b1.sourceBytes,
+    indexBytes: { withSearch: b1.indexBytes, withoutSearch: b0.indexBytes },
+    indexBytesPerSourceByte: { withSearch: b1.indexBytes / b1.sourceBytes, withoutSearch: b0.indexBytes / b0.sourceBytes },
+    latency: { medianMs: med, p95Ms: p95, floorMedianMs: median(floors), floorP95Ms: quantile(floors, 0.95), byKind },
+    slowest: [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5)
+  }
+  log(`g: latency median ${med.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; by kind ${JSON.stringify(byKind)}`)
+  add({
+    id: "s-latency",
+    figure: `(s) search: 100 mixed queries over ${n} events, median (p95 in note)`,
+    measured: med,
+    unit: "ms",
+    floor: median(floors),
+    floorWhat: "the query's bare FTS5 MATCH … ORDER BY rank LIMIT 20 (no filter, join or snippet), better-sqlite3",
+    ratio: med / median(floors),
+    target: "median < 50 ms, p95 < 200 ms",
+    pass: med < 50 && p95 < 200,
+    peakRssMiB: rssMiB([q]),
+    floorPeakRssMiB: null,
+    samples: { measured: ms, floor: floors },
+    note: `p95 ${p95.toFixed(1)} ms; in process, from Index.search's call to its hits with snippets; 20 each of rare identifier, common word, phrase, prefix, boolean with filters`
+  })
+  const mibs = (b: { ms: number; sourceBytes: number }) => b.sourceBytes / MiB / (b.ms / 1000)
+  add({
+    id: "s-import",
+    figure: `(s) import of ${n} events with search maintenance (through commitBatch)`,
+    measured: mibs(b1),
+    unit: "MiB/s",
+    floor: mibs(b0),
+    floorWhat: "the same import without search maintenance (the index's search tables dropped)",
+    ratio: mibs(b1) / mibs(b0),
+    target: "info",
+    pass: null,
+    peakRssMiB: rssMiB([built]),
+    floorPeakRssMiB: rssMiB([bare]),
+    samples: { measured: [b1.ms], floor: [b0.ms] },
+    note: `source = the events as NDJSON, ${(b1.sourceBytes / MiB).toFixed(0)} MiB; index bytes per source byte ${(b1.indexBytes / b1.sourceBytes).toFixed(2)} with search, ${(b0.indexBytes / b0.sourceBytes).toFixed(2)} without; ${Math.round(n / (b1.ms / 1000))} events/s with, ${Math.round(n / (b0.ms / 1000))} without`
+  })
 }
 
 const printTable = () => {

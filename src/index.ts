@@ -27,7 +27,10 @@ export * as SessionIngest from "./layers/app.js"
 /** The Node filesystem layer of SourceAccess. */
 export * as SourceAccessNode from "./layers/SourceAccessNode.js"
 export { DiscoveryBudget } from "./services/DiscoveryBudget.js"
-export { Index, type IndexShape, type SessionRow, type SessionFilter } from "./services/Index.js"
+export { Index, type IndexShape, type SessionRow, type SessionFilter, type SearchFilter, type SearchHit, DEFAULT_SEARCH_LIMIT } from "./services/Index.js"
+/** The search query language: `compileQuery` (to a safe FTS5 MATCH) and `parseQuery`; snippets: `snippetOf`. */
+export { compileQuery, parseQuery, type QueryNode } from "./domain/search/query.js"
+export { searchableText, snippetOf, type Snippet } from "./domain/search/text.js"
 export {
   Importer,
   ImportFaults,

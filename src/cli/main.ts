@@ -24,6 +24,7 @@ import { indexCommand } from "./commands/index-admin.js"
 import { pushCommand } from "./commands/push.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
+import { search } from "./commands/search.js"
 import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
@@ -60,6 +61,7 @@ const commands = [
   ["transcript", transcript],
   ["import", importCommand],
   ["sessions", sessions],
+  ["search", search],
   ["show", show],
   ["export", exportCommand],
   ["index", indexCommand],
@@ -102,6 +104,7 @@ const root = Command.make(PROGRAM).pipe(
     answering("transcript", transcript, (o) => o.json || o.format === "json"),
     answering("import", importCommand),
     answering("sessions", sessions),
+    answering("search", search),
     answering("show", show),
     answering("export", exportCommand),
     answering("index", indexCommand),

@@ -170,6 +170,32 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
  */
 export const writeHuman = (text: string): Effect.Effect<void, StdoutClosed> => writeStdout(visibleControls(text))
 
+/** True when stdout may be coloured: a terminal, and `NO_COLOR` unset or empty (as the help decides). */
+export const stdoutColor = (): boolean => process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+
+/** A piece of human text; `mark`: a search match, highlighted on a terminal. */
+export interface TextPiece {
+  readonly text: string
+  readonly mark?: boolean | undefined
+}
+
+/**
+ * Human text made of pieces, some of them marked: each piece's control
+ * characters shown visibly (`visibleControls`, as {@link writeHuman}), and,
+ * when `color`, the marked ones highlighted (bold yellow, SGR `1;33`) by
+ * escapes of ours added after that, so that content can never bring its own.
+ * Without `color` the text is plain.
+ */
+export const markedText = (pieces: ReadonlyArray<TextPiece>, color: boolean): string =>
+  pieces.map((p) => {
+    const t = visibleControls(p.text)
+    return color && p.mark === true && t.length > 0 ? `\u001b[1;33m${t}\u001b[0m` : t
+  }).join("")
+
+/** Write {@link markedText} to stdout (its pieces already shown safe; nothing is escaped again). */
+export const writeMarked = (pieces: ReadonlyArray<TextPiece>, color: boolean): Effect.Effect<void, StdoutClosed> =>
+  writeStdout(markedText(pieces, color))
+
 /**
  * Write text for people to stderr (errors, notes), its control characters
  * shown visibly as {@link writeHuman} does. The one way text reaches stderr.

@@ -6,6 +6,7 @@
  * @module
  */
 export { toAtif } from "../domain/atif.js"
+export { compileQuery } from "../domain/search/query.js"
 export * as IndexSqlite from "../layers/index/sqlite.js"
 export { findSession, loadSession, loadTrajectory, sessionTranscript } from "../layers/index/queries.js"
 export { Importer } from "../services/Importer.js"

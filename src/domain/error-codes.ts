@@ -12,6 +12,7 @@ import type { ErrorCode, IngestError } from "./errors.js"
 /** CLI exit code per error code (DESIGN.md, "Errors"). */
 export const exitCodeOf: Record<ErrorCode, number> = {
   INVALID_ARGUMENT: 2,
+  INVALID_SEARCH_QUERY: 2,
   UNSUPPORTED_OPERATION: 3,
   SOURCE_NOT_FOUND: 4,
   SOURCE_NOT_AUTHORIZED: 4,

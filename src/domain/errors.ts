@@ -31,6 +31,15 @@ const fieldsOf = <Code extends string>(code: Code) => ({
 export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("InvalidArgument", fieldsOf("INVALID_ARGUMENT")) {}
 
 /**
+ * `INVALID_SEARCH_QUERY` (exit 2): a search query that does not parse (an
+ * unclosed phrase or group, an operator with nothing on one side, a query of
+ * only negated words). `details`: `{query, position}`, `position` the
+ * 0-based offset in the query of the problem (the message counts from 1).
+ * Source: issue 14 ("Search").
+ */
+export class InvalidSearchQuery extends Schema.TaggedError<InvalidSearchQuery>()("InvalidSearchQuery", fieldsOf("INVALID_SEARCH_QUERY")) {}
+
+/**
  * `UNSUPPORTED_OPERATION` (exit 3): an operation or locator class the provider
  * does not support, or discovery without an authorized root (seed 001).
  */
@@ -95,6 +104,7 @@ export type SourceContentError = MalformedSource | UnknownSchemaMajor | Resource
  */
 export const IngestError = Schema.Union(
   InvalidArgument,
+  InvalidSearchQuery,
   UnsupportedOperation,
   SourceNotFound,
   SourceNotAuthorized,
@@ -112,6 +122,7 @@ export const IngestError = Schema.Union(
 /** Every error of the family. */
 export type IngestError =
   | InvalidArgument
+  | InvalidSearchQuery
   | UnsupportedOperation
   | SourceAccessError
   | SourceContentError

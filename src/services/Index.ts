@@ -14,8 +14,9 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
-import type { StoreUnavailable } from "../domain/errors.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../domain/model.js"
+import type { InvalidSearchQuery, StoreUnavailable, UnsupportedOperation } from "../domain/errors.js"
+import type { Diagnostic, Locator, ProviderId, Role, SessionEvent, SourceSummary } from "../domain/model.js"
+import type { Snippet } from "../domain/search/text.js"
 
 /** A source's checkpoint: where its current generation stands. */
 export interface Checkpoint {
@@ -121,10 +122,56 @@ export interface SessionFilter {
   readonly limit?: number | undefined
 }
 
+/**
+ * Filters of {@link IndexShape.search}. Times are RFC 3339 and bound the
+ * event's `occurredAt` (events without a time, and session titles, are left
+ * out when one is given); `session` is a session's `ses_…` uid or native id
+ * (exact); `workspace` a real path prefix, as {@link SessionFilter}'s.
+ */
+export interface SearchFilter {
+  readonly provider?: ProviderId | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly session?: string | undefined
+  readonly workspace?: string | undefined
+  /** Only events of this role (titles are left out). */
+  readonly role?: Exclude<Role, null> | undefined
+  /** Only events of this kind (`message`, `tool-call`, `tool-result`, …; titles are left out). */
+  readonly kind?: string | undefined
+  /** At most this many hits (default {@link DEFAULT_SEARCH_LIMIT}). */
+  readonly limit?: number | undefined
+}
+
+/** Hits {@link IndexShape.search} answers when no `limit` is given. */
+export const DEFAULT_SEARCH_LIMIT = 20
+
+/**
+ * One search hit: the session, the event (all null for a hit on the
+ * session's title), the snippet and the BM25 score (lower is better, as
+ * SQLite's `bm25()` gives it).
+ */
+export interface SearchHit {
+  readonly sessionUid: string
+  readonly sessionId: string
+  readonly title: string | null
+  readonly provider: ProviderId
+  readonly workspace: string | null
+  readonly eventUid: string | null
+  readonly eventId: string | null
+  readonly kind: string | null
+  readonly role: Role
+  readonly occurredAt: string | null
+  readonly sequence: number | null
+  /** The event's cursor: `stream --cursor` resumes right after it; `show <session> --around <eventId>` shows it in context. */
+  readonly cursor: string | null
+  readonly snippet: Snippet
+  readonly score: number
+}
+
 /** Named points inside a batch commit, for crash-injection tests. */
 export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
-/** The index's operations. Every one fails only with `StoreUnavailable`. */
+/** The index's operations. Every one fails only with `StoreUnavailable`, but `search` (see there). */
 export interface IndexShape {
   /**
    * The key this index keeps a source under (see `sourceKey` in
@@ -222,6 +269,31 @@ export interface IndexShape {
    * in the same order): memory stays bounded however long the session.
    */
   readonly eventsStream: (sessionUid: string, pageSize?: number) => Stream.Stream<SessionEvent, StoreUnavailable>
+  /**
+   * Full-text search over every event of current generations: message text,
+   * thinking, tool inputs (every string leaf) and results, runtime fact and
+   * compaction summaries, and session titles; best first (BM25). Query
+   * syntax: `src/domain/search/query.ts`. Fails with `InvalidSearchQuery`
+   * (bad syntax, exit 2), and with `UnsupportedOperation` on an index read
+   * read-only from before search existed (migration `0004_search`): an
+   * `import` into it once adds search.
+   */
+  readonly search: (
+    query: string,
+    filter: SearchFilter
+  ) => Effect.Effect<ReadonlyArray<SearchHit>, InvalidSearchQuery | UnsupportedOperation | StoreUnavailable>
+  /**
+   * The events of a session around one of its events (`eventId`: its native
+   * id or its index uid): up to `before` events before it and `after` after
+   * it, in source order, with the event's position in the answer (`at`).
+   * `Option.none()` when the session holds no such event.
+   */
+  readonly eventsAround: (
+    sessionUid: string,
+    eventId: string,
+    before: number,
+    after: number
+  ) => Effect.Effect<Option.Option<{ readonly events: ReadonlyArray<SessionEvent>; readonly at: number }>, StoreUnavailable>
   /** Row counts, for reports and tests. */
   readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
   /** Every row of every table, ordered, for consistency checks in tests. */

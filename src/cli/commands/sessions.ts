@@ -17,7 +17,7 @@ import * as O from "../options.js"
 import { printResult } from "../output.js"
 
 /** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day). */
-const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
+export const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
   Effect.gen(function*() {
     if (Option.isNone(value)) return undefined
     const v = value.value

@@ -12,9 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
-import { runtime } from "../lazy.js"
+import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { ndjson, printResult, writeHuman, writeStderr, writeStdout } from "../output.js"
+
+/** Events shown before and after the one `--around` names, when `--context` is not given. */
+const DEFAULT_CONTEXT = 3
 
 /** Tell on stderr which of several sessions of one id is shown. */
 const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
@@ -35,6 +38,17 @@ export const show = Command.make(
       Options.withDefault("events" as const),
       Options.withDescription("events (NDJSON, default), transcript (text; JSON with --json) or markdown.")
     ),
+    around: Options.text("around").pipe(
+      O.plainValue,
+      Options.withPseudoName("EVENT"),
+      Options.optional,
+      Options.withDescription("Only the events around this one (its event id, as `search` shows it, or its evt_… uid).")
+    ),
+    context: Options.integer("context").pipe(
+      Options.withPseudoName("N"),
+      Options.optional,
+      Options.withDescription(`With --around: N events before it and N after it (default ${DEFAULT_CONTEXT}).`)
+    ),
     json: O.json,
     local: O.local,
     noRedact: O.noRedact,
@@ -44,8 +58,41 @@ export const show = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
+      if (Option.isSome(o.context) && (Option.isNone(o.around) || o.context.value < 0)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: Option.isNone(o.around)
+            ? "--context says how many events to show around the one --around names; --around is missing."
+            : `--context ${o.context.value}: the number of events around must be 0 or more.`,
+          remediation: "Pass --around EVENT (an event id from `session-ingest search`) with --context N, N of 0 or more."
+        })
+      }
       const file = yield* rt.existingIndex(o.index, o.config)
       const indexLayer = rt.readIndexLayer(file)
+      if (Option.isSome(o.around)) {
+        // The events around one: a bounded slice, printed as a whole session is.
+        const eventId = o.around.value
+        const n = Option.getOrElse(o.context, () => DEFAULT_CONTEXT)
+        const { events, others, session } = yield* Effect.gen(function*() {
+          const found = yield* rt.findSession(o.id)
+          const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n, n))
+          if (Option.isNone(slice)) {
+            const { SourceNotFound } = yield* errors
+            return yield* new SourceNotFound({
+              message: `Session ${found.session.sessionId} holds no event ${eventId}.`,
+              remediation: "Pass an event id of this session, as `session-ingest search` lists it with its session (or its evt_… uid)."
+            })
+          }
+          return { ...found, events: slice.value.events }
+        }).pipe(Effect.provide(indexLayer))
+        noteOthers(o.id, session.sessionUid, others)
+        if (o.format === "events") {
+          return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
+        }
+        const t = rt.sessionTranscript({ session, events })
+        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        return yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
+      }
       if (o.format === "events" && !o.json) {
         // NDJSON a page at a time: a session of any length in bounded memory.
         return yield* Effect.gen(function*() {

@@ -44,7 +44,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { StoreUnavailable } from "../../domain/errors.js"
+import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
@@ -416,6 +416,37 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
 
     const shape: IndexShape = {
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
+
+      // Search on PostgreSQL (its own full-text search, issue 17) is not built yet: said, with the way that works today.
+      search: () =>
+        Effect.fail(
+          new UnsupportedOperation({
+            message: "Search is not available on a PostgreSQL index yet; it is on a SQLite index.",
+            remediation: "Search a local SQLite index (`session-ingest search QUERY --index FILE`), from which `push` feeds the team index."
+          })
+        ),
+
+      eventsAround: (uid, id, before, after) =>
+        Effect.gen(function*() {
+          const current = sql`JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation`
+          // The event by its index uid, else by its native event id within the session.
+          const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
+            SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND (e.event_uid = ${id} OR (e.event_json::jsonb ->> 'eventId') = ${id})
+            ORDER BY (e.event_uid = ${id}) DESC LIMIT 1`)
+          if (hit === undefined) return Option.none()
+          const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
+            SELECT e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND (e.sequence < ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid < ${hit.event_uid}))
+            ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
+          const later = after <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
+            SELECT e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND (e.sequence > ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid > ${hit.event_uid}))
+            ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
+          const read = (r: { event_json: string }) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
+          const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]
+          return Option.some({ events, at: earlier.length })
+        }),
 
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(

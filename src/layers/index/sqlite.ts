@@ -20,7 +20,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { StoreUnavailable } from "../../domain/errors.js"
+import * as Either from "effect/Either"
+import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
+import { compileQuery } from "../../domain/search/query.js"
+import { searchableText, snippetOf } from "../../domain/search/text.js"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
@@ -29,8 +32,10 @@ import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } fro
 import {
   type Checkpoint,
   type CheckpointedSource,
+  DEFAULT_SEARCH_LIMIT,
   Index,
   type IndexShape,
+  type SearchHit,
   type SessionRow,
   type SourceInfo
 } from "../../services/Index.js"
@@ -108,7 +113,148 @@ const migrations = Migrator.fromRecord({
   // The typed discovery summary of each source (contract 1.1.0); NULL for
   // sources imported before it, read through `legacySourceSummary`.
   "0003_source_overview": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE sources ADD COLUMN overview_json TEXT`.pipe(Effect.asVoid))
+    sql`ALTER TABLE sources ADD COLUMN overview_json TEXT`.pipe(Effect.asVoid)),
+  // Full-text search (issue 14): one document per event of a current generation, and one per session title
+  // (`event_uid = ''`), in `search_docs`; their words in the contentless FTS5 table `search` (rowid = doc).
+  // Deleting an event or a session deletes its document, and deleting a document its words (triggers), so every
+  // path that removes events (a rejected attempt's rollback) keeps search consistent; a superseded generation's
+  // documents are deleted when it is superseded. Filled here from the stored events, no source is read again.
+  "0004_search": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* Effect.all([
+        sql`CREATE TABLE search_docs (
+          doc INTEGER PRIMARY KEY,
+          source_key TEXT NOT NULL,
+          generation INTEGER NOT NULL,
+          session_uid TEXT NOT NULL,
+          event_uid TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          kind TEXT,
+          role TEXT,
+          occurred_at TEXT
+        )`,
+        sql`CREATE INDEX search_docs_by_event ON search_docs (source_key, generation, event_uid)`,
+        sql.unsafe(`CREATE VIRTUAL TABLE search USING fts5(text, input, tokenize = '${SEARCH_TOKENIZER}', content = '', contentless_delete = 1)`),
+        sql`CREATE TRIGGER search_docs_gone AFTER DELETE ON search_docs BEGIN DELETE FROM search WHERE rowid = old.doc; END`,
+        sql`CREATE TRIGGER events_search_gone AFTER DELETE ON events BEGIN
+              DELETE FROM search_docs WHERE source_key = old.source_key AND generation = old.generation AND event_uid = old.event_uid;
+            END`,
+        sql`CREATE TRIGGER sessions_search_gone AFTER DELETE ON sessions BEGIN
+              DELETE FROM search_docs WHERE source_key = old.source_key AND generation = old.generation AND event_uid = ''
+                AND session_uid = old.session_uid;
+            END`
+      ], { discard: true })
+      const current = yield* sql<{ source_key: string; generation: number }>`
+        SELECT source_key, generation FROM sources WHERE status != 'rejected'`
+      for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
+    }))
+})
+
+/**
+ * The FTS5 tokenizer of the search index: `unicode61` with its default
+ * separators, so `_`, `.`, `/`, `-` and `:` split words (a word in the
+ * middle of `parse_config_file` or `app.config.json` is found), and a quoted
+ * query word with punctuation is a phrase of its parts (a path, a UUID);
+ * accents are folded. Chosen and measured against `trigram`: README, "Search".
+ */
+export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
+
+/**
+ * Matches a search ranks at most: the newest (last imported) this many that
+ * pass the filters. A query with fewer matches is ranked whole (exact BM25);
+ * one matching more (a word in most events) is ranked among its newest
+ * matches, so its cost stays bounded however large the index grows.
+ */
+export const RANK_WINDOW = 5000
+
+/** Rows per INSERT of search documents (9 columns: under SQLite's 32,766 variables). */
+const DOC_CHUNK = 2000
+
+/** One search document: the event's (or title's) filter columns and its searchable text. */
+interface DocRow {
+  readonly source_key: string
+  readonly generation: number
+  readonly session_uid: string
+  readonly event_uid: string
+  readonly provider: string
+  readonly kind: string | null
+  readonly role: string | null
+  readonly occurred_at: string | null
+  readonly text: string
+  readonly input: string
+}
+
+/** The search document of an event. */
+const eventDoc = (key: string, generation: number, eventUidValue: string, sessionUidValue: string, e: SessionEvent): DocRow => {
+  const t = searchableText(e)
+  return {
+    source_key: key,
+    generation,
+    session_uid: sessionUidValue,
+    event_uid: eventUidValue,
+    provider: e.provider,
+    kind: e.kind,
+    role: e.role,
+    occurred_at: e.occurredAt,
+    text: t.text,
+    input: t.input
+  }
+}
+
+/** Insert search documents (ids after the largest one), their filter columns and their words. Inside the caller's transaction. */
+const insertDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
+  Effect.gen(function*() {
+    if (docs.length === 0) return
+    const [{ top }] = yield* sql<{ top: number }>`SELECT coalesce(max(doc), 0) AS top FROM search_docs`
+    for (let i = 0; i < docs.length; i += DOC_CHUNK) {
+      const chunk = docs.slice(i, i + DOC_CHUNK)
+      const base = top + i + 1
+      yield* sql`INSERT INTO search_docs ${
+        sql.insert(chunk.map(({ input: _i, text: _t, ...d }, j) => ({ doc: base + j, ...d })))
+      }`
+      yield* sql`INSERT INTO search ${sql.insert(chunk.map((d, j) => ({ rowid: base + j, text: d.text, input: d.input })))}`
+    }
+  })
+
+/** Events read per query when documents are made from stored events. */
+const REINDEX_PAGE = 5000
+
+/**
+ * (Re)make the search documents of one generation of a source from what the
+ * index stores (its events, upgraded to the current contract, and its
+ * sessions' titles): the migration, and a rollback that makes a superseded
+ * generation current again. Inside the caller's transaction.
+ */
+const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: number) =>
+  Effect.gen(function*() {
+    yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation = ${generation}`
+    let after = ""
+    for (;;) {
+      const rows = yield* sql<{ event_uid: string; session_uid: string; event_json: string }>`
+        SELECT event_uid, session_uid, event_json FROM events
+        WHERE source_key = ${key} AND generation = ${generation} AND event_uid > ${after}
+        ORDER BY event_uid LIMIT ${REINDEX_PAGE}`
+      if (rows.length === 0) break
+      yield* insertDocs(sql, rows.map((r) => eventDoc(key, generation, r.event_uid, r.session_uid, upgradeEvent(JSON.parse(r.event_json) as SessionEvent))))
+      after = rows[rows.length - 1].event_uid
+    }
+    const titled = yield* sql<{ session_uid: string; provider: string; title: string }>`
+      SELECT session_uid, provider, title FROM sessions WHERE source_key = ${key} AND generation = ${generation} AND title IS NOT NULL`
+    yield* insertDocs(sql, titled.map((t) => titleDoc(key, generation, t.session_uid, t.provider, t.title)))
+  })
+
+/** The search document of a session's title. */
+const titleDoc = (key: string, generation: number, session: string, provider: string, title: string): DocRow => ({
+  source_key: key,
+  generation,
+  session_uid: session,
+  event_uid: "",
+  provider,
+  kind: null,
+  role: null,
+  occurred_at: null,
+  text: title,
+  input: ""
 })
 
 /** The index as a store whose failures are told to the user (see `../store-failure.ts`). */
@@ -225,6 +371,7 @@ const toSessionRow = (r: SessionDbRow): SessionRow => ({
 })
 
 interface InsertedRow {
+  readonly event_uid: string
   readonly session_uid: string
   readonly occurred_at: string | null
 }
@@ -283,6 +430,9 @@ const make = (
     const hasOverview = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
     const overviewColumn = hasOverview ? "overview_json" : "NULL AS overview_json"
+    // An index read (not migrated) from before migration 0004 has no search tables: search says to import once.
+    const hasSearch = (yield* fail(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'search_docs'`))[0].n > 0
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
 
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
@@ -332,6 +482,8 @@ const make = (
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
                      WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
           yield* sql`INSERT OR IGNORE INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})`
+          // A superseded generation's events leave the search results.
+          if (hasSearch) yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}`
           yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, fingerprint = NULL, status = 'importing',
                        error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${now()}
                      WHERE source_key = ${source.sourceKey}`
@@ -388,19 +540,37 @@ const make = (
             // so the session aggregates below grow by exactly what this batch added.
             const added = [
               ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(0, half))}
-                                          RETURNING session_uid, occurred_at`)
+                                          RETURNING event_uid, session_uid, occurred_at`)
             ]
             yield* onPoint("mid-batch")
             if (half < rows.length) {
               added.push(
                 ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(half))}
-                                            RETURNING session_uid, occurred_at`)
+                                            RETURNING event_uid, session_uid, occurred_at`)
               )
             }
             let sessionsAdded = 0
+            const docs: Array<DocRow> = []
+            if (hasSearch) {
+              // The search documents of the events this batch added, and of the titles it changed: same transaction.
+              const inserted = new Set(added.map((a) => a.event_uid))
+              for (let i = 0; i < rows.length; i++) {
+                if (inserted.has(rows[i].event_uid)) docs.push(eventDoc(key, generation, rows[i].event_uid, rows[i].session_uid, events[i]))
+              }
+            }
             for (const agg of aggregate(added, rows)) {
+              const title = titleOf(agg.session_id)
+              if (hasSearch) {
+                const [before] = yield* sql<{ title: string | null }>`
+                  SELECT title FROM sessions WHERE session_uid = ${agg.session_uid} AND generation = ${generation}`
+                if (before === undefined || before.title !== title) {
+                  yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation = ${generation} AND event_uid = ''
+                               AND session_uid = ${agg.session_uid}`
+                  if (title !== null) docs.push(titleDoc(key, generation, agg.session_uid, agg.provider, title))
+                }
+              }
               // A row this batch created holds exactly this batch's count; an updated one holds more.
-              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title: titleOf(agg.session_id), workspace })}
+              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
                 ON CONFLICT (session_uid, generation) DO UPDATE SET
                   event_count = sessions.event_count + excluded.event_count,
                   first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
@@ -414,6 +584,7 @@ const make = (
               if (after !== undefined && after.event_count === agg.event_count) sessionsAdded++
             }
             const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
+            yield* insertDocs(sql, docs)
             yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
                          prefix = ${batch.prefix === undefined ? sql`prefix` : sql`${batch.prefix}`},
                          event_count = event_count + ${added.length}, updated_at = ${now()}
@@ -478,6 +649,11 @@ const make = (
           yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
                        attempt_json = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
+          // The generation the attempt had superseded is current again: its search documents come back.
+          if (hasSearch && base.status !== "rejected" && base.status !== "superseded") {
+            const [{ n }] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM search_docs WHERE source_key = ${key} AND generation = ${gen}`
+            if (n === 0) yield* indexGeneration(sql, key, gen)
+          }
         }))),
 
       supersedeSource: (key, reason) =>
@@ -486,6 +662,7 @@ const make = (
           if (row === undefined) return
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
                      WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
+          if (hasSearch) yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`
           yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, fingerprint = NULL, status = 'superseded',
                        event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
                        error_code = NULL, error_message = NULL, updated_at = ${now()}
@@ -537,6 +714,126 @@ const make = (
           WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
 
       eventsStream,
+
+      search: (query, filter) =>
+        Effect.gen(function*() {
+          const compiled = yield* compileQuery(query)
+          if (!hasSearch) {
+            return yield* new UnsupportedOperation({
+              message: `The index ${file} was made before search existed, and is read here read-only: it has no search index yet.`,
+              remediation: `Run \`session-ingest import --index ${file}\` once where the index can be written: it adds search from the events it holds, without reading any source again.`,
+              details: { reason: "index-without-search", migration: "0004_search" }
+            })
+          }
+          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+          const workspace = filter.workspace
+          // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
+          const ranked = yield* fail(sql<{ doc: number; score: number }>`
+            SELECT doc, score FROM (
+            SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
+            WHERE search MATCH ${compiled.match}
+              ${filter.provider !== undefined ? sql`AND d.provider = ${filter.provider}` : sql``}
+              ${filter.kind !== undefined ? sql`AND d.kind = ${filter.kind}` : sql``}
+              ${filter.role !== undefined ? sql`AND d.role = ${filter.role}` : sql``}
+              ${filter.since !== undefined ? sql`AND d.occurred_at >= ${filter.since}` : sql``}
+              ${filter.until !== undefined ? sql`AND d.occurred_at <= ${filter.until}` : sql``}
+              ${
+            filter.session !== undefined
+              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
+              : sql``
+          }
+              ${
+            workspace !== undefined
+              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
+                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+              : sql``
+          }
+            ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
+            ORDER BY score, doc DESC LIMIT ${limit}`)
+          if (ranked.length === 0) return []
+          const details = yield* fail(sql<{
+            doc: number
+            session_uid: string
+            provider: string
+            event_uid: string
+            session_id: string
+            title: string | null
+            workspace: string | null
+            event_json: string | null
+          }>`
+            SELECT d.doc, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
+            FROM search_docs d
+              JOIN sources s ON s.source_key = d.source_key AND s.generation = d.generation AND s.status != 'rejected'
+              JOIN sessions ss ON ss.session_uid = d.session_uid AND ss.generation = d.generation
+              LEFT JOIN events e ON e.source_key = d.source_key AND e.generation = d.generation AND e.event_uid = d.event_uid
+            WHERE d.doc IN ${sql.in(ranked.map((r) => r.doc))}`)
+          const byDoc = new Map(details.map((d) => [d.doc, d]))
+          const hits: Array<SearchHit> = []
+          for (const r of ranked) {
+            const d = byDoc.get(r.doc)
+            if (d === undefined) continue
+            const base = {
+              sessionUid: d.session_uid,
+              sessionId: d.session_id,
+              title: d.title,
+              provider: d.provider as ProviderId,
+              workspace: d.workspace,
+              score: r.score
+            }
+            if (d.event_uid === "" || d.event_json === null) {
+              hits.push({
+                ...base,
+                eventUid: null,
+                eventId: null,
+                kind: null,
+                role: null,
+                occurredAt: null,
+                sequence: null,
+                cursor: null,
+                snippet: snippetOf(compiled.tree, [{ field: "title", text: d.title ?? "" }])
+              })
+              continue
+            }
+            const e = upgradeEvent(JSON.parse(d.event_json) as SessionEvent)
+            const t = searchableText(e)
+            hits.push({
+              ...base,
+              eventUid: d.event_uid,
+              eventId: e.eventId,
+              kind: e.kind,
+              role: e.role,
+              occurredAt: e.occurredAt,
+              sequence: e.sequence,
+              cursor: e.cursor,
+              snippet: snippetOf(compiled.tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
+            })
+          }
+          return hits
+        }),
+
+      eventsAround: (uid, id, before, after) =>
+        Effect.gen(function*() {
+          const current = sql`JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation`
+          const [session] = yield* fail(sql<{ provider: string; source_id: string; session_id: string }>`
+            SELECT provider, source_id, session_id FROM sessions WHERE session_uid = ${uid} LIMIT 1`)
+          if (session === undefined) return Option.none()
+          const candidates = [id, eventUid(session.provider as ProviderId, session.source_id, session.session_id, id)]
+          const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
+            SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND e.event_uid IN ${sql.in(candidates)} LIMIT 1`)
+          if (hit === undefined) return Option.none()
+          const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
+            SELECT e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND (e.sequence < ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid < ${hit.event_uid}))
+            ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
+          const later = after <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
+            SELECT e.event_json FROM events e ${current}
+            WHERE e.session_uid = ${uid} AND (e.sequence > ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid > ${hit.event_uid}))
+            ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
+          const read = (r: { event_json: string }) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
+          const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]
+          return Option.some({ events, at: earlier.length })
+        }),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`

@@ -1,0 +1,152 @@
+/**
+ * `session-ingest search <query>`: full-text search over the index (issue
+ * 14), best first, each hit with its session, event, snippet and cursor.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { humanTime } from "../../domain/render.js"
+import type { SearchHit } from "../../services/Index.js"
+import { errors, runtime } from "../lazy.js"
+import * as O from "../options.js"
+import { envelope, jsonText, stdoutColor, type TextPiece, writeMarked, writeStdout } from "../output.js"
+import { parseBound } from "./sessions.js"
+
+/** Hits listed when `--limit` is not given. */
+const DEFAULT_LIMIT = 20
+
+/**
+ * The hits for people: per hit a head line (time, provider, session, kind
+ * and role, event id), the session's title, and the snippet with its matches
+ * marked; then how to see a hit in context. Content shown safe
+ * (`markedText`).
+ */
+export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Array<TextPiece> => {
+  if (hits.length === 0) return [{ text: "no hits\n" }]
+  const out: Array<TextPiece> = []
+  hits.forEach((h, i) => {
+    const time = h.occurredAt !== null ? humanTime(h.occurredAt, { local, seconds: true }) : "-"
+    const what = h.eventId === null ? "title" : `${h.kind ?? "-"}${h.role !== null ? ` (${h.role})` : ""}  ${h.eventId}`
+    out.push({ text: `${i + 1}. ${time}  ${h.provider}  ${h.sessionId}  ${what}\n` })
+    if (h.title !== null && h.eventId !== null) out.push({ text: `   ${h.title.replace(/\s+/g, " ").slice(0, 100)}\n` })
+    out.push({ text: `   ${h.snippet.field === "input" ? "[input] " : ""}` })
+    let at = 0
+    for (const [a, b] of h.snippet.marks) {
+      out.push({ text: h.snippet.text.slice(at, a) }, { text: h.snippet.text.slice(a, b), mark: true })
+      at = b
+    }
+    out.push({ text: h.snippet.text.slice(at) + "\n" })
+  })
+  const first = hits.find((h) => h.eventId !== null)
+  out.push({
+    text: `\n${hits.length} hit${hits.length === 1 ? "" : "s"}, best first${
+      first !== undefined ? `; in context: session-ingest show ${first.sessionId} --around ${first.eventId}` : ""
+    }\n`
+  })
+  return out
+}
+
+/** The command. */
+export const search = Command.make(
+  "search",
+  {
+    query: Args.text({ name: "query" }).pipe(
+      Args.atLeast(1),
+      Args.withDescription(
+        "What to find: words (all must match), \"exact phrases\", prefix*, AND, OR, NOT or -word, ( ) groups. Several arguments are one query."
+      )
+    ),
+    json: O.json,
+    local: O.local,
+    index: O.index,
+    config: O.config,
+    provider: O.providerFilter,
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or after DATE.")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or before DATE.")),
+    session: Options.text("session").pipe(
+      O.plainValue,
+      Options.withPseudoName("SID"),
+      Options.optional,
+      Options.withDescription("Only this session (its id, ses_… uid, or a prefix naming one).")
+    ),
+    workspace: Options.text("workspace").pipe(
+      O.plainValue,
+      Options.withPseudoName("DIR"),
+      Options.optional,
+      Options.withDescription("Only sessions whose workspace / working directory is DIR or below it.")
+    ),
+    role: Options.choice("role", ["user", "assistant", "system"]).pipe(Options.optional, Options.withDescription("Only events of this role.")),
+    kind: Options.text("kind").pipe(
+      O.plainValue,
+      Options.withPseudoName("KIND"),
+      Options.optional,
+      Options.withDescription("Only events of this kind (message, thinking, tool-call, tool-result, summary, …).")
+    ),
+    limit: Options.integer("limit").pipe(
+      Options.withPseudoName("N"),
+      Options.optional,
+      Options.withDescription(`At most N hits (default ${DEFAULT_LIMIT}).`)
+    )
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      // The arguments first: a bad one is INVALID_ARGUMENT / INVALID_SEARCH_QUERY whether or not there is an index.
+      const query = o.query.join(" ")
+      yield* rt.compileQuery(query)
+      const limit = Option.getOrElse(o.limit, () => DEFAULT_LIMIT)
+      if (limit < 1) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--limit ${limit}: the number of hits must be 1 or more.`,
+          remediation: `Pass --limit N with N of 1 or more, or leave it out for ${DEFAULT_LIMIT}.`
+        })
+      }
+      const since = yield* parseBound("since", o.since, false)
+      const until = yield* parseBound("until", o.until, true)
+      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no event can match.`,
+          remediation: "Swap the two dates."
+        })
+      }
+      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
+        const abs = nodePath.resolve(w)
+        try {
+          return fs.realpathSync(abs)
+        } catch {
+          return abs
+        }
+      }))
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const hits = yield* Effect.gen(function*() {
+        // A session named by a prefix: the one it names; a native id held by several sources: all of them.
+        let session: string | undefined
+        if (Option.isSome(o.session)) {
+          const given = o.session.value
+          const found = (yield* rt.findSession(given)).session
+          session = found.sessionId.startsWith(given) ? found.sessionId : found.sessionUid
+        }
+        const index = yield* rt.Index
+        return yield* index.search(query, {
+          provider: Option.getOrUndefined(o.provider),
+          since,
+          until,
+          session,
+          workspace,
+          role: Option.getOrUndefined(o.role),
+          kind: Option.getOrUndefined(o.kind),
+          limit
+        })
+      }).pipe(Effect.provide(rt.IndexSqlite.layerReadonly(file)))
+      if (o.json) return yield* writeStdout(jsonText(envelope("search", { query, hits }, null)) + "\n")
+      yield* writeMarked(renderHits(hits, o.local), stdoutColor())
+    })
+).pipe(Command.withDescription("Search every event in the index (messages, thinking, tool inputs and results, summaries, titles), best first."))

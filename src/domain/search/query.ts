@@ -1,0 +1,343 @@
+/**
+ * The search query language of `session-ingest search` and `Index.search`
+ * (issue 14), parsed by hand and compiled into a safe SQLite FTS5 MATCH
+ * expression. Pure.
+ *
+ * Syntax:
+ * - `word`: a term; terms side by side must all match (AND).
+ * - `"exact phrase"`: the words in this order, next to each other.
+ * - `prefix*`: a word starting with `prefix` (also `"a phrase"*`: its last word).
+ * - `AND`, `OR`, `NOT` (upper case; `and`/`or`/`not` are plain words) and
+ *   `-word` (= `NOT word`); AND binds tighter than OR; `( … )` groups.
+ *
+ * Every user word reaches FTS5 as a quoted string (`"` doubled), never as
+ * FTS5 syntax: `NEAR`, `text:` column filters, `^`, `{…}` and `*` alone are
+ * words or errors here, never operators there. FTS5's tokenizer splits a
+ * quoted word at punctuation into a phrase of its parts, so
+ * `src/layers/index/sqlite.ts` matches that path exactly and `config` alone
+ * matches inside `parse_config_file` or `app.config.json`. A bare word of 7
+ * to 39 hex digits holding a digit and a letter (an abbreviated git SHA) is
+ * searched as a prefix. Words with no letter or digit (`-`, `:`) match
+ * nothing and are left out.
+ *
+ * Bad syntax is {@link InvalidSearchQuery} with `details.position` (0-based)
+ * and a remedy.
+ *
+ * @module
+ */
+import * as Either from "effect/Either"
+import { InvalidSearchQuery } from "../errors.js"
+
+/** A parsed query: terms (a word or phrase, maybe a prefix), AND / OR groups and negations. */
+export type QueryNode =
+  | { readonly _tag: "Term"; readonly text: string; readonly prefix: boolean; readonly position: number }
+  | { readonly _tag: "And"; readonly children: ReadonlyArray<QueryNode>; readonly position: number }
+  | { readonly _tag: "Or"; readonly children: ReadonlyArray<QueryNode>; readonly position: number }
+  | { readonly _tag: "Not"; readonly child: QueryNode; readonly position: number }
+
+/** A compiled query: the FTS5 MATCH expression and the tree it came from. */
+export interface CompiledQuery {
+  readonly match: string
+  readonly tree: QueryNode
+}
+
+/** At most this many terms in one query. */
+export const MAX_TERMS = 64
+/** At most this many characters in one query. */
+export const MAX_QUERY_LENGTH = 2000
+
+type Token =
+  | { readonly _tag: "(" | ")" | "-" | "AND" | "OR" | "NOT"; readonly position: number }
+  | { readonly _tag: "word"; readonly text: string; readonly prefix: boolean; readonly quoted: boolean; readonly position: number }
+
+const SYNTAX_REMEDY =
+  "Search words, \"exact phrases\", prefix* with AND, OR, NOT (or -word) and ( ) for groups; put words with special characters in double quotes."
+
+class Problem {
+  constructor(readonly position: number, readonly problem: string, readonly remedy: string = SYNTAX_REMEDY) {}
+}
+
+/** White space, and control characters (which no word holds, and FTS5 refuses, NUL among them), separate words. */
+const isSpace = (c: string) => /[\s\u0000-\u001f\u007f]/.test(c)
+
+/** Split a query into tokens; `Problem` for an unclosed phrase. */
+const lex = (q: string): Array<Token> => {
+  const out: Array<Token> = []
+  let i = 0
+  while (i < q.length) {
+    const c = q[i]
+    if (isSpace(c)) {
+      i++
+      continue
+    }
+    if (c === "(" || c === ")") {
+      out.push({ _tag: c, position: i })
+      i++
+      continue
+    }
+    if (c === "-" && i + 1 < q.length && !isSpace(q[i + 1]) && q[i + 1] !== "-" && q[i + 1] !== ")") {
+      out.push({ _tag: "-", position: i })
+      i++
+      continue
+    }
+    if (c === "\"") {
+      const end = q.indexOf("\"", i + 1)
+      if (end < 0) throw new Problem(i, "this phrase has no closing quote", "Close the phrase with a double quote (\"…\").")
+      let next = end + 1
+      let prefix = false
+      while (q[next] === "*") {
+        prefix = true
+        next++
+      }
+      out.push({ _tag: "word", text: q.slice(i + 1, end), prefix, quoted: true, position: i })
+      i = next
+      continue
+    }
+    // A word: up to white space; a `(` that closes within it belongs to it (`parseConfig()`), an unmatched `)` ends it.
+    const start = i
+    let depth = 0
+    while (i < q.length && !isSpace(q[i])) {
+      if (q[i] === "(") {
+        let j = i + 1, d = 1
+        while (j < q.length && !isSpace(q[j]) && d > 0) {
+          if (q[j] === "(") d++
+          else if (q[j] === ")") d--
+          j++
+        }
+        if (d > 0) break
+        depth++
+      } else if (q[i] === ")") {
+        if (depth === 0) break
+        depth--
+      }
+      i++
+    }
+    let text = q.slice(start, i)
+    let prefix = false
+    while (text.endsWith("*")) {
+      text = text.slice(0, -1)
+      prefix = true
+    }
+    if (prefix && text.length === 0) throw new Problem(start, "`*` must follow the beginning of a word (prefix*)", "Write the start of a word before `*`, e.g. pars*.")
+    if (!prefix && (text === "AND" || text === "OR" || text === "NOT")) out.push({ _tag: text, position: start })
+    else out.push({ _tag: "word", text, prefix, quoted: false, position: start })
+  }
+  return out
+}
+
+/** True when FTS5's tokenizer finds something to search in `text` (a letter or digit). */
+const searchable = (text: string) => /[\p{L}\p{N}]/u.test(text)
+
+/** An abbreviated hex id: 7–39 hex digits with a digit and a letter (a short git SHA). */
+const abbreviatedHex = (text: string) => /^[0-9a-f]{7,39}$/i.test(text) && /[0-9]/.test(text) && /[a-f]/i.test(text)
+
+/** Recursive descent over the tokens; `null` for a group whose words were all left out. */
+const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
+  let k = 0
+  let terms = 0
+  const peek = () => tokens[k]
+
+  const parseOr = (): QueryNode | null => {
+    const first = peek()
+    const children: Array<QueryNode | null> = [parseAnd()]
+    while (peek()?._tag === "OR") {
+      const op = tokens[k++]
+      const next = peek()
+      if (next === undefined || next._tag === ")") throw new Problem(op.position, "OR needs a term after it")
+      if (next._tag === "OR" || next._tag === "AND") throw new Problem(next.position, `${next._tag} cannot follow OR`)
+      children.push(parseAnd())
+    }
+    const kept = children.filter((c): c is QueryNode => c !== null)
+    for (const c of kept) {
+      if (kept.length > 1 && c._tag === "Not") throw new Problem(c.position, "a negated word cannot be one side of OR", "Negate with NOT or -word next to a word to search for, e.g. foo -bar.")
+    }
+    if (kept.length === 0) return null
+    return kept.length === 1 ? kept[0] : { _tag: "Or", children: kept, position: first?.position ?? 0 }
+  }
+
+  const parseAnd = (): QueryNode | null => {
+    const items: Array<QueryNode | null> = []
+    const start = peek()
+    for (;;) {
+      const t = peek()
+      if (t === undefined || t._tag === ")" || t._tag === "OR") break
+      if (t._tag === "AND") {
+        if (items.length === 0) throw new Problem(t.position, "AND needs a term before it")
+        k++
+        const next = peek()
+        if (next === undefined || next._tag === ")") throw new Problem(t.position, "AND needs a term after it")
+        if (next._tag === "AND" || next._tag === "OR") throw new Problem(next.position, `${next._tag} cannot follow AND`)
+        continue
+      }
+      items.push(parseUnary())
+    }
+    if (items.length === 0) {
+      const t = peek()
+      if (t?._tag === "OR") throw new Problem(t.position, "OR needs a term before it")
+      if (t?._tag === ")") throw new Problem(t.position, "this group is empty")
+      throw new Problem(start?.position ?? 0, "there is nothing to search for", "Type a word to search for.")
+    }
+    const kept = items.filter((c): c is QueryNode => c !== null)
+    if (kept.length === 0) return null
+    if (kept.every((c) => c._tag === "Not")) {
+      throw new Problem(kept[0].position, "a query cannot only exclude words", "Add a word to search for, e.g. foo -bar.")
+    }
+    return kept.length === 1 ? kept[0] : { _tag: "And", children: kept, position: kept[0].position }
+  }
+
+  const parseUnary = (): QueryNode | null => {
+    const t = peek()!
+    if (t._tag === "NOT" || t._tag === "-") {
+      k++
+      const next = peek()
+      if (next === undefined || next._tag === ")" || next._tag === "AND" || next._tag === "OR") {
+        throw new Problem(t.position, `${t._tag} needs a term after it`)
+      }
+      if (next._tag === "NOT" || next._tag === "-") throw new Problem(next.position, "a negation cannot be negated")
+      const child = parsePrimary()
+      return child === null ? null : { _tag: "Not", child, position: t.position }
+    }
+    return parsePrimary()
+  }
+
+  const parsePrimary = (): QueryNode | null => {
+    const t = tokens[k++]
+    if (t._tag === "(") {
+      const inner = parseOr()
+      const close = peek()
+      if (close?._tag !== ")") throw new Problem(t.position, "this group has no closing parenthesis", "Close the group with `)`, or quote the word (\"(…\").")
+      k++
+      return inner
+    }
+    if (t._tag === "word") {
+      if (++terms > MAX_TERMS) throw new Problem(t.position, `a query may hold at most ${MAX_TERMS} terms`, "Search with fewer words.")
+      if (!searchable(t.text)) return null
+      const prefix = t.prefix || (!t.quoted && abbreviatedHex(t.text))
+      return { _tag: "Term", text: t.text, prefix, position: t.position }
+    }
+    throw new Problem(t.position, `${t._tag} is misplaced here`)
+  }
+
+  const tree = parseOr()
+  const rest = peek()
+  if (rest !== undefined) {
+    throw new Problem(rest.position, rest._tag === ")" ? "this `)` closes no group" : `${rest._tag} is misplaced here`)
+  }
+  return tree
+}
+
+const toError = (query: string, p: Problem) =>
+  new InvalidSearchQuery({
+    message: `The search query does not parse at character ${p.position + 1}: ${p.problem}.`,
+    remediation: p.remedy,
+    details: { query, position: p.position }
+  })
+
+/**
+ * Parse a query into its tree. Fails with {@link InvalidSearchQuery} (its
+ * `details.position`: 0-based offset of the problem) on bad syntax or when
+ * nothing searchable is left.
+ */
+export const parseQuery = (query: string): Either.Either<QueryNode, InvalidSearchQuery> => {
+  try {
+    if (query.length > MAX_QUERY_LENGTH) {
+      throw new Problem(MAX_QUERY_LENGTH, `a query may be at most ${MAX_QUERY_LENGTH} characters long`, "Search with fewer words.")
+    }
+    // Control characters (NUL among them, which FTS5 refuses) are white space, one for one: positions stay.
+    const tree = parseTokens(lex(query.replace(/[\u0000-\u001f\u007f]/g, " ")))
+    if (tree === null) throw new Problem(0, "there is nothing to search for (no letter or digit)", "Type a word to search for.")
+    return Either.right(tree)
+  } catch (e) {
+    if (e instanceof Problem) return Either.left(toError(query, e))
+    throw e
+  }
+}
+
+const quote = (text: string) => `"${text.replace(/"/g, "\"\"")}"`
+
+/** The FTS5 expression of a node; groups are parenthesized where precedence needs it (and for clarity). */
+const render = (n: QueryNode): string => {
+  switch (n._tag) {
+    case "Term":
+      return quote(n.text) + (n.prefix ? " *" : "")
+    case "Not":
+      return render(n.child)
+    case "Or":
+      return n.children.map(grouped).join(" OR ")
+    case "And": {
+      const pos = n.children.filter((c) => c._tag !== "Not")
+      const neg = n.children.filter((c): c is Extract<QueryNode, { _tag: "Not" }> => c._tag === "Not").map((c) => c.child)
+      const left = pos.map(grouped).join(" AND ")
+      if (neg.length === 0) return left
+      const right = neg.length === 1 ? grouped(neg[0]) : `(${neg.map(grouped).join(" OR ")})`
+      return `${pos.length > 1 ? `(${left})` : left} NOT ${right}`
+    }
+  }
+}
+const grouped = (n: QueryNode) => (n._tag === "And" || n._tag === "Or" ? `(${render(n)})` : render(n))
+
+/**
+ * Compile a query into an FTS5 MATCH expression in which every user word is
+ * a quoted string (see the module's doc). Fails with
+ * {@link InvalidSearchQuery} as {@link parseQuery} does.
+ */
+export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
+  Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree) }))
+
+// ------------------------------------------------------------------ matches, for snippets
+
+/** A word as FTS5's `unicode61 remove_diacritics 2` tokenizer sees it: folded to lower case, accents removed. */
+export const foldWord = (w: string): string => w.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase()
+
+const WORD = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
+
+/** The words of a text with their [start, end) offsets, as the tokenizer splits it. */
+const words = (text: string): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
+  const out: Array<{ w: string; start: number; end: number }> = []
+  for (const m of text.matchAll(WORD)) out.push({ w: foldWord(m[0]), start: m.index, end: m.index + m[0].length })
+  return out
+}
+
+/** The terms a match must contain (those not under a NOT). */
+const positiveTerms = (n: QueryNode): Array<Extract<QueryNode, { _tag: "Term" }>> => {
+  switch (n._tag) {
+    case "Term":
+      return [n]
+    case "Not":
+      return []
+    case "And":
+    case "Or":
+      return n.children.flatMap(positiveTerms)
+  }
+}
+
+/**
+ * Where the query's words (those not negated) occur in `text`: sorted,
+ * non-overlapping [start, end) offsets, a phrase as one range from its first
+ * word to its last. Matching is the tokenizer's: case- and accent-blind,
+ * word by word, the last word of a prefix term by its start.
+ */
+export const findMatches = (tree: QueryNode, text: string): Array<readonly [number, number]> => {
+  const ws = words(text)
+  const spans: Array<[number, number]> = []
+  for (const term of positiveTerms(tree)) {
+    const parts = words(term.text).map((p) => p.w)
+    if (parts.length === 0) continue
+    for (let i = 0; i + parts.length <= ws.length; i++) {
+      let ok = true
+      for (let j = 0; j < parts.length && ok; j++) {
+        const w = ws[i + j].w
+        ok = term.prefix && j === parts.length - 1 ? w.startsWith(parts[j]) : w === parts[j]
+      }
+      if (ok) spans.push([ws[i].start, ws[i + parts.length - 1].end])
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1])
+  const out: Array<[number, number]> = []
+  for (const s of spans) {
+    const last = out[out.length - 1]
+    if (last !== undefined && s[0] <= last[1]) last[1] = Math.max(last[1], s[1])
+    else out.push([s[0], s[1]])
+  }
+  return out
+}

@@ -1,0 +1,105 @@
+/**
+ * The search query language (issue 14): terms, "exact phrases", prefix*,
+ * AND / OR / NOT (or -term), parentheses, compiled into an FTS5 MATCH
+ * expression in which every user token is quoted; bad syntax is
+ * INVALID_SEARCH_QUERY with the position and a remedy.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import { InvalidSearchQuery } from "../../src/domain/errors.js"
+import { compileQuery, findMatches, parseQuery } from "../../src/domain/search/query.js"
+
+const fts = (q: string) => {
+  const r = compileQuery(q)
+  if (Either.isLeft(r)) throw new Error(`did not compile: ${r.left.message}`)
+  return r.right.match
+}
+const bad = (q: string) => {
+  const r = compileQuery(q)
+  if (Either.isRight(r)) throw new Error(`compiled: ${r.right.match}`)
+  expect(r.left).toBeInstanceOf(InvalidSearchQuery)
+  expect(r.left.code).toBe("INVALID_SEARCH_QUERY")
+  expect(r.left.remediation).toBeTruthy()
+  return r.left
+}
+
+describe("search query syntax", () => {
+  it("terms are ANDed, each quoted", () => {
+    expect(fts("foo bar")).toBe(`"foo" AND "bar"`)
+    expect(fts("foo AND bar")).toBe(`"foo" AND "bar"`)
+  })
+  it("exact phrases stay one quoted phrase; embedded quotes are doubled", () => {
+    expect(fts(`"hello big world"`)).toBe(`"hello big world"`)
+    expect(fts(`say "it's" done`)).toBe(`"say" AND "it's" AND "done"`)
+    expect(fts(`a"b`)).toBe(`"a""b"`)
+  })
+  it("prefix* becomes a quoted prefix query", () => {
+    expect(fts("pars*")).toBe(`"pars" *`)
+    expect(fts(`"read the"*`)).toBe(`"read the" *`)
+  })
+  it("OR, NOT and -term", () => {
+    expect(fts("foo OR bar")).toBe(`"foo" OR "bar"`)
+    expect(fts("foo NOT bar")).toBe(`"foo" NOT "bar"`)
+    expect(fts("foo -bar -baz")).toBe(`"foo" NOT ("bar" OR "baz")`)
+    expect(fts("(foo OR bar) baz")).toBe(`("foo" OR "bar") AND "baz"`)
+    expect(fts("a OR b c")).toBe(`"a" OR ("b" AND "c")`)
+  })
+  it("lower-case and/or/not and NEAR are plain words; column filters are plain text", () => {
+    expect(fts("this and that")).toBe(`"this" AND "and" AND "that"`)
+    expect(fts("NEAR(a b)")).toBe(`"NEAR" AND ("a" AND "b")`)
+    expect(fts("text:secret")).toBe(`"text:secret"`)
+    expect(fts("{body input}: x")).toBe(`"{body" AND "input}:" AND "x"`)
+    expect(fts("^start")).toBe(`"^start"`)
+  })
+  it("an abbreviated hex id (7-39 hex digits, letters and digits) is searched as a prefix", () => {
+    expect(fts("a1b2c3d")).toBe(`"a1b2c3d" *`)
+    expect(fts("deadbeef")).toBe(`"deadbeef"`)
+    expect(fts("0123456789abcdef0123456789abcdef01234567")).toBe(`"0123456789abcdef0123456789abcdef01234567"`)
+  })
+  it("words with nothing searchable in them are left out when others remain", () => {
+    expect(fts("foo - bar")).toBe(`"foo" AND "bar"`)
+  })
+  it.each([
+    [`"unclosed phrase`, 0],
+    ["(foo bar", 0],
+    ["foo bar)", 7],
+    ["()", 1],
+    ["*", 0],
+    ["foo *", 4],
+    ["OR foo", 0],
+    ["foo OR", 4],
+    ["foo AND AND bar", 8],
+    ["NOT foo", 0],
+    ["-foo", 0],
+    ["foo OR -bar", 7],
+    ["", 0],
+    ["   ", 0],
+    ["- : ;", 0]
+  ])("%j is INVALID_SEARCH_QUERY at its position", (q, position) => {
+    const e = bad(q)
+    expect((e.details as { position: number }).position).toBe(position)
+    expect(e.message).toContain(`${position + 1}`)
+  })
+  it("a very long query is refused, typed", () => {
+    bad(Array.from({ length: 300 }, (_, i) => `w${i}`).join(" "))
+  })
+  it("parseQuery exposes the tree (for highlighting)", () => {
+    const r = parseQuery(`foo "bar baz" qu* -nope`)
+    expect(Either.isRight(r)).toBe(true)
+  })
+})
+
+describe("matches for snippets", () => {
+  const q = (s: string) => Either.getOrThrow(parseQuery(s))
+  it("finds terms case- and accent-insensitively on word boundaries, prefixes, and phrases across punctuation", () => {
+    const text = "Edit src/layers/index/sqlite.ts: call parseConfig, Café ENOENT"
+    const at = (s: string) => findMatches(q(s), text).map(([a, b]) => text.slice(a, b))
+    expect(at("sqlite")).toEqual(["sqlite"])
+    expect(at("src/layers/index/sqlite.ts")).toEqual(["src/layers/index/sqlite.ts"])
+    expect(at("parseconfig")).toEqual(["parseConfig"])
+    expect(at("pars*")).toEqual(["parseConfig"])
+    expect(at("cafe enoent")).toEqual(["Café", "ENOENT"])
+    expect(at("dex")).toEqual([])
+    expect(at("sqlite -nothing")).toEqual(["sqlite"])
+  })
+})
