@@ -66,16 +66,17 @@ describe("tokens and cost via the CLI", () => {
     expect(cron.slice(tokensAt - 8, sessionAt)).not.toMatch(/\$|\b0\s+\$/)
   })
 
-  it("show --json and show --format transcript --json carry the session's usage", () => {
+  it("show --json carries the session's usage; its text and Markdown say it", () => {
     const { index } = setup()
     const ev = json(["show", S.S6, "--index", index])
     expect(ev.data.session.usage).toEqual({ inputTokens: 13, outputTokens: 413, cacheReadTokens: 81818, cacheWriteTokens: 10035, costUsd: expect.closeTo(0.11401775, 12) })
-    const t = json(["show", S.S6, "--format", "transcript", "--index", index])
-    expect(t.data.usage).toEqual(ev.data.session.usage)
-    const none = json(["show", "sess-cron", "--format", "transcript", "--index", index])
-    expect(none.data.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null })
+    const none = json(["show", "sess-cron", "--index", index])
+    expect(none.data.session.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null })
+    // The transcript itself stays what `transcript` gives; its text and Markdown end with the usage line where known.
     const text = run(["show", S.S6, "--format", "transcript", "--index", index])
-    expect(text.stdout).toMatch(/tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write · cost \$0\.1140/)
+    expect(text.stdout).toMatch(/tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write · cost \$0\.1140\n$/)
+    expect(run(["show", S.S6, "--format", "markdown", "--index", index]).stdout).toMatch(/tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write · cost \$0\.1140/)
+    expect(run(["show", "sess-cron", "--format", "transcript", "--index", index]).stdout).not.toMatch(/tokens:/)
   })
 
   it("export --format atif: per-step metrics and final_metrics (prompt = input + cache read + cache write)", () => {

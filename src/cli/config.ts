@@ -8,8 +8,13 @@
  * { "index": "~/.local/share/session-ingest/index.db",
  *   "workspaces": ["~/work/app"], "museRoots": ["~/.local/share/muse/sessions"],
  *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
- *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"] }
+ *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"],
+ *   "prices": { "my-model": { "input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75 } } }
  * ```
+ *
+ * `prices` (US dollars per million tokens, by model id) overrides or extends
+ * the bundled price table (`data/prices.json`) for `sessions`, `show`,
+ * `export` and `usage`.
  *
  * @module
  */
@@ -21,6 +26,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
+import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
@@ -35,6 +41,7 @@ const PathOrNull = Schema.optional(Schema.NullOr(Schema.String))
 export const configFieldsOf = (settings: ReadonlyArray<Setting>): Schema.Struct.Fields => ({
   index: PathOrNull,
   workspaces: Paths,
+  prices: Schema.optional(ModelPrices),
   ...Object.fromEntries(settings.map((s) => [s.configKey, s.many ? Paths : PathOrNull]))
 })
 
@@ -99,17 +106,12 @@ const readConfigFile = (path: string, optional: boolean): Effect.Effect<string |
     catch: (e) => unreadable(path, e instanceof Error ? e.message : String(e))
   })
 
-/**
- * Load a configuration: the given file (which must exist), else the default
- * file when present, else an empty configuration. Paths come back absolute.
- * `InvalidArgument` for a file that is not a regular file (a fifo, a folder:
- * refused, never waited on), an unreadable file or a wrong shape.
- */
-export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
+/** The config file's path and decoded values (shape checked), or undefined when there is none. */
+const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: string; readonly values: Readonly<Record<string, unknown>> } | undefined, InvalidArgument> =>
   Effect.gen(function*() {
     const path = file ?? defaultConfigFile()
     const text = yield* readConfigFile(path, file === undefined)
-    if (text === undefined) return {}
+    if (text === undefined) return undefined
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
@@ -124,10 +126,35 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
         } (see the README); relative paths in it are read from the config file's folder.`
       })
     }
+    return { path, values: decoded.right }
+  })
+
+/**
+ * The price table in use: the bundled `data/prices.json`, with the
+ * configuration file's `prices` laid over it (a model given there replaces
+ * or adds its entry; the table names the file). `InvalidArgument` as
+ * {@link loadConfig} for a config file that cannot be read or has a wrong
+ * shape (a price that is not a non-negative number, a missing kind).
+ */
+export const loadPriceTable = (file: string | undefined): Effect.Effect<PriceTable, InvalidArgument> =>
+  Effect.map(loadRaw(file), (raw) =>
+    raw === undefined ? bundledPrices : withOverrides(bundledPrices, raw.values.prices as ModelPrices | undefined, nodePath.resolve(raw.path)))
+
+/**
+ * Load a configuration: the given file (which must exist), else the default
+ * file when present, else an empty configuration. Paths come back absolute.
+ * `InvalidArgument` for a file that is not a regular file (a fifo, a folder:
+ * refused, never waited on), an unreadable file or a wrong shape.
+ */
+export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
+  Effect.gen(function*() {
+    const raw = yield* loadRaw(file)
+    if (raw === undefined) return {}
+    const { path } = raw
+    const c = raw.values as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     const base = nodePath.dirname(nodePath.resolve(path))
-    const c = decoded.right as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
-    const empty = Object.entries(c).flatMap(([key, v]) =>
+    const empty = Object.entries(c).filter(([key]) => key !== "prices").flatMap(([key, v]) =>
       v === "" ? [key] : Array.isArray(v) ? v.flatMap((x, i) => (x === "" ? [`${key}[${i}]`] : [])) : []
     )
     if (empty.length > 0) {

@@ -26,6 +26,7 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
+import { usage } from "./commands/usage.js"
 import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
@@ -59,7 +60,8 @@ const commands = [
   ["import", importCommand],
   ["sessions", sessions],
   ["show", show],
-  ["export", exportCommand]
+  ["export", exportCommand],
+  ["usage", usage]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -99,7 +101,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("import", importCommand),
     answering("sessions", sessions),
     answering("show", show),
-    answering("export", exportCommand)
+    answering("export", exportCommand),
+    answering("usage", usage)
   ])
 )
 

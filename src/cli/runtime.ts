@@ -7,7 +7,10 @@
  */
 export { toAtif } from "../domain/atif.js"
 export * as IndexSqlite from "../layers/index/sqlite.js"
-export { findSession, loadSession, loadTrajectory, sessionTranscript } from "../layers/index/queries.js"
+export { findSession, loadSession, loadTrajectory, sessionTranscript, usageBySession, usageReport } from "../layers/index/queries.js"
+export { usageView } from "../domain/usage.js"
+export { describePrices } from "../domain/prices.js"
+export { loadPriceTable } from "./config.js"
 export { Importer } from "../services/Importer.js"
 export { Index } from "../services/Index.js"
 export { SessionSources } from "../services/SessionSource.js"

@@ -44,6 +44,8 @@ export const exportCommand = Command.make(
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
       const indexLayer = rt.IndexSqlite.layerReadonly(file)
+      // ATIF's metrics: costs the source does not state come from the price table (with the config's prices).
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
       const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
         ? Stream.unwrap(Effect.gen(function*() {
@@ -52,7 +54,7 @@ export const exportCommand = Command.make(
           return index.eventsStream(session.sessionUid).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
         })).pipe(Stream.provideLayer(indexLayer))
         : Stream.fromEffect(
-          Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif(input), null, 2)) + "\n", "utf8"))
+          Effect.map(rt.loadTrajectory(o.id), (input) => Buffer.from(escapeJsonControls(JSON.stringify(rt.toAtif({ ...input, prices }), null, 2)) + "\n", "utf8"))
             .pipe(Effect.provide(indexLayer))
         )
       if (out !== undefined) {
@@ -64,7 +66,7 @@ export const exportCommand = Command.make(
       }
       if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
       const data = yield* (o.format === "atif"
-        ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif(input))
+        ? Effect.map(rt.loadTrajectory(o.id), (input): unknown => rt.toAtif({ ...input, prices }))
         : Effect.map(rt.loadSession(o.id), ({ events }): unknown => events)).pipe(Effect.provide(indexLayer))
       yield* printResult("export", true, { format: o.format, data }, () => "")
     })
