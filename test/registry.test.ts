@@ -165,6 +165,6 @@ describe("every list of providers is the registry's", () => {
     const r = cli(["import", "--json", "--config", config, "--index", path.join(dir, "i.db")])
     expect(r.code).toBe(2)
     expect(JSON.parse(r.stdout).error.remediation).toContain(`Keys: ${configKeysOf(Registry.settings).join(", ")} `)
-    expect(configKeysOf(Registry.settings)).toEqual(["index", "workspaces", ...Registry.settings.map((s) => s.configKey)])
+    expect(configKeysOf(Registry.settings)).toEqual(["index", "workspaces", "prices", ...Registry.settings.map((s) => s.configKey)])
   })
 })

@@ -150,7 +150,8 @@ export const corpusEvent = (s: number, j: number): SessionEvent => {
     parent: null,
     child: null,
     usage: null,
-    responseId: null
+    responseId: null,
+    costUsd: null
   }
 }
 

@@ -9,8 +9,13 @@
  *   "workspaces": ["~/work/app"], "museRoots": ["~/.local/share/muse/sessions"],
  *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
  *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"],
- *   "redaction": { "patterns": [{ "id": "acme-key", "pattern": "ACME-[0-9]{8}" }] } }
+ *   "redaction": { "patterns": [{ "id": "acme-key", "pattern": "ACME-[0-9]{8}" }] },
+ *   "prices": { "my-model": { "input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75 } } }
  * ```
+ *
+ * `prices` (US dollars per million tokens, by model id) overrides or extends
+ * the bundled price table (`data/prices.json`) for `sessions`, `show`,
+ * `export` and `usage`.
  *
  * @module
  */
@@ -23,6 +28,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
+import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
 import { isPostgresUrl } from "../layers/index/pg-target.js"
 import type { Setting } from "../layers/provider.js"
@@ -38,6 +44,7 @@ const PathOrNull = Schema.optional(Schema.NullOr(Schema.String))
 export const configFieldsOf = (settings: ReadonlyArray<Setting>): Schema.Struct.Fields => ({
   index: PathOrNull,
   workspaces: Paths,
+  prices: Schema.optional(ModelPrices),
   ...Object.fromEntries(settings.map((s) => [s.configKey, s.many ? Paths : PathOrNull]))
 })
 
@@ -114,30 +121,12 @@ const readConfigFile = (path: string, optional: boolean): Effect.Effect<string |
     catch: (e) => unreadable(path, e instanceof Error ? e.message : String(e))
   })
 
-/**
- * Load a configuration: the given file (which must exist), else the default
- * file when present, else an empty configuration. Paths come back absolute.
- * `InvalidArgument` for a file that is not a regular file (a fifo, a folder:
- * refused, never waited on), an unreadable file or a wrong shape.
- */
-export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
-  Effect.map(loadConfigFile(file), (c) => c.config)
-
-/**
- * The custom redaction patterns of a configuration (`redaction.patterns`;
- * none when absent), from the file {@link loadConfig} reads, with its errors.
- * The patterns are compiled (and refused) by the `Redaction` service.
- */
-export const loadRedactionPatterns = (file: string | undefined): Effect.Effect<ReadonlyArray<CustomPattern>, InvalidArgument> =>
-  Effect.map(loadConfigFile(file), (c) => c.redaction)
-
-const loadConfigFile = (
-  file: string | undefined
-): Effect.Effect<{ readonly config: ImportConfig; readonly redaction: ReadonlyArray<CustomPattern> }, InvalidArgument> =>
+/** The config file's path and decoded values (shape checked), or undefined when there is none. */
+const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: string; readonly values: Readonly<Record<string, unknown>> } | undefined, InvalidArgument> =>
   Effect.gen(function*() {
     const path = file ?? defaultConfigFile()
     const text = yield* readConfigFile(path, file === undefined)
-    if (text === undefined) return { config: {}, redaction: [] }
+    if (text === undefined) return undefined
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
@@ -152,9 +141,34 @@ const loadConfigFile = (
         } (see the README), and redaction.patterns, a list of {"id", "pattern"}; relative paths in it are read from the config file's folder.`
       })
     }
+    return { path, values: decoded.right }
+  })
+
+/**
+ * The price table in use: the bundled `data/prices.json`, with the
+ * configuration file's `prices` laid over it (a model given there replaces
+ * or adds its entry; the table names the file). `InvalidArgument` as
+ * {@link loadConfig} for a config file that cannot be read or has a wrong
+ * shape (a price that is not a non-negative number, a missing kind).
+ */
+export const loadPriceTable = (file: string | undefined): Effect.Effect<PriceTable, InvalidArgument> =>
+  Effect.map(loadRaw(file), (raw) =>
+    raw === undefined ? bundledPrices : withOverrides(bundledPrices, raw.values.prices as ModelPrices | undefined, nodePath.resolve(raw.path)))
+
+/**
+ * Load a configuration: the given file (which must exist), else the default
+ * file when present, else an empty configuration. Paths come back absolute.
+ * `InvalidArgument` for a file that is not a regular file (a fifo, a folder:
+ * refused, never waited on), an unreadable file or a wrong shape.
+ */
+export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig, InvalidArgument> =>
+  Effect.gen(function*() {
+    const raw = yield* loadRaw(file)
+    if (raw === undefined) return {}
+    const { path } = raw
     const base = nodePath.dirname(nodePath.resolve(path))
-    const { redaction, ...rest } = decoded.right as { readonly redaction?: typeof RedactionSettings.Type }
-    const c = rest as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
+    const { redaction: _redaction, prices: _prices, ...settings } = raw.values
+    const c = settings as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
     const empty = Object.entries(c).flatMap(([key, v]) =>
       v === "" ? [key] : Array.isArray(v) ? v.flatMap((x, i) => (x === "" ? [`${key}[${i}]`] : [])) : []
@@ -175,5 +189,13 @@ const loadConfigFile = (
       workspaces: value(c.workspaces, true, true)
     }
     for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)
-    return { config: out as ImportConfig, redaction: redaction?.patterns ?? [] }
+    return out as ImportConfig
   })
+
+/**
+ * The custom redaction patterns of a configuration (`redaction.patterns`;
+ * none when absent), from the file {@link loadConfig} reads, with its errors.
+ * The patterns are compiled (and refused) by the `Redaction` service.
+ */
+export const loadRedactionPatterns = (file: string | undefined): Effect.Effect<ReadonlyArray<CustomPattern>, InvalidArgument> =>
+  Effect.map(loadRaw(file), (raw) => (raw?.values.redaction as typeof RedactionSettings.Type | undefined)?.patterns ?? [])

@@ -29,6 +29,7 @@ import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
+import { usage } from "./commands/usage.js"
 import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
@@ -65,7 +66,8 @@ const commands = [
   ["show", show],
   ["export", exportCommand],
   ["index", indexCommand],
-  ["push", pushCommand]
+  ["push", pushCommand],
+  ["usage", usage]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -108,7 +110,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("show", show),
     answering("export", exportCommand),
     answering("index", indexCommand),
-    answering("push", pushCommand)
+    answering("push", pushCommand),
+    answering("usage", usage)
   ])
 )
 

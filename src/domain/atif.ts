@@ -46,6 +46,8 @@
 import * as Schema from "effect/Schema"
 import { compactionOf } from "./conversation.js"
 import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
+import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
+import { groupRows, roundUsd, type UsageRow, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
 
 /** The ATIF version written and read here. */
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.7" as const
@@ -266,6 +268,8 @@ export interface AtifInput {
   readonly session: AtifSessionInput
   readonly events: ReadonlyArray<SessionEvent>
   readonly subagents: ReadonlyArray<{ readonly session: AtifSessionInput; readonly events: ReadonlyArray<SessionEvent> }>
+  /** The price table for costs the source does not state (default: the bundled `data/prices.json`; null: none). */
+  readonly prices?: PriceTable | null | undefined
 }
 
 type Source = "system" | "user" | "agent"
@@ -410,8 +414,64 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
   return { drafts, byCall, byEvent, orphanResults, model }
 }
 
-const finalize = (d: Draft, stepId: number): AtifStep => {
+/** What the metrics of a trajectory are made from: each usage row's own summary, by the id of the event that carries it. */
+interface Usage {
+  readonly byEvent: ReadonlyMap<string, { readonly row: UsageRow; readonly summary: UsageSummary; readonly covered: boolean }>
+  readonly total: UsageSummary | null
+}
+
+const usageOfEvents = (events: ReadonlyArray<SessionEvent>, prices: PriceTable | null): Usage => {
+  const rows = usageRows(events)
+  const groups = groupRows(rows, (r) => r.eventId)
+  const summaries = summarizeGroups(groups, prices)
+  const covered = new Set(groups.filter((g) => g.covered).map((g) => g.group))
+  const byEvent = new Map<string, { row: UsageRow; summary: UsageSummary; covered: boolean }>()
+  for (const row of rows) byEvent.set(row.eventId, { row, summary: summaries.get(row.eventId)!, covered: covered.has(row.eventId) })
+  return { byEvent, total: summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null }
+}
+
+const sumOrNull = (xs: ReadonlyArray<number | null>): number | null =>
+  xs.every((x) => x === null) ? null : xs.reduce<number>((a, x) => a + (x ?? 0), 0)
+
+/** ATIF's prompt tokens: every input token, cached or not (input + cache read + cache write); null when none is reported. */
+const promptTokens = (u: { inputTokens: number | null; cacheReadTokens: number | null; cacheWriteTokens: number | null }) =>
+  sumOrNull([u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens])
+
+/**
+ * The `metrics` of an agent step: the responses whose usage lands on its
+ * events. `prompt_tokens` = input + cache read + cache write,
+ * `cached_tokens` = cache read (ATIF: a subset of the prompt),
+ * `completion_tokens` = output, `cost_usd` = the stated or priced cost
+ * (left out when a run's stated total covers the response, or its model has
+ * no price); `extra` keeps the uncached input and the cache writes.
+ */
+const metricsOf = (d: Draft, usage: Usage): AtifStep["metrics"] => {
+  const mine = d.eventIds.flatMap((id) => {
+    const u = usage.byEvent.get(id)
+    return u !== undefined && u.row.kind === "response" ? [u] : []
+  })
+  if (mine.length === 0) return undefined
+  const prompt = sumOrNull(mine.map((u) => promptTokens(u.summary)))
+  const completion = sumOrNull(mine.map((u) => u.summary.outputTokens))
+  const cached = sumOrNull(mine.map((u) => u.summary.cacheReadTokens))
+  const costs = mine.map((u) => (u.covered ? null : u.summary.costUsd))
+  const cost = costs.every((c) => c !== null) ? roundUsd(costs.reduce<number>((a, c) => a + c!, 0)) : null
+  return {
+    ...(prompt !== null ? { prompt_tokens: prompt } : {}),
+    ...(completion !== null ? { completion_tokens: completion } : {}),
+    ...(cached !== null ? { cached_tokens: cached } : {}),
+    ...(cost !== null ? { cost_usd: cost } : {}),
+    extra: {
+      input_tokens: sumOrNull(mine.map((u) => u.summary.inputTokens)),
+      cache_creation_input_tokens: sumOrNull(mine.map((u) => u.summary.cacheWriteTokens)),
+      responses: mine.length
+    }
+  }
+}
+
+const finalize = (d: Draft, stepId: number, usage: Usage): AtifStep => {
   const agent = d.source === "agent"
+  const metrics = agent ? metricsOf(d, usage) : undefined
   return {
     step_id: stepId,
     ...(d.timestamp !== null ? { timestamp: d.timestamp } : {}),
@@ -421,6 +481,7 @@ const finalize = (d: Draft, stepId: number): AtifStep => {
     ...(agent && d.reasoning.length > 0 ? { reasoning_content: d.reasoning.join("\n\n") } : {}),
     ...(agent && d.calls.length > 0 ? { tool_calls: d.calls } : {}),
     ...(d.results.length > 0 ? { observation: { results: d.results } } : {}),
+    ...(metrics !== undefined ? { metrics } : {}),
     extra: { ...d.extra, session_ingest: { event_ids: d.eventIds, ...(d.event !== undefined ? { event: d.event } : {}) } }
   }
 }
@@ -442,7 +503,8 @@ const spawnOf = (events: ReadonlyArray<SessionEvent>): { eventId?: string; callI
 const trajectoryOf = (
   session: AtifSessionInput,
   events: ReadonlyArray<SessionEvent>,
-  subagents: AtifInput["subagents"]
+  subagents: AtifInput["subagents"],
+  prices: PriceTable | null
 ): AtifTrajectory => {
   const built = buildDrafts(events)
   const embedded: Array<AtifTrajectory> = []
@@ -452,7 +514,7 @@ const trajectoryOf = (
     const n = (used.get(sub.session.sessionId) ?? 0) + 1
     used.set(sub.session.sessionId, n)
     const trajectoryId = n === 1 ? sub.session.sessionId : `${sub.session.sessionId}#${n}`
-    embedded.push({ ...trajectoryOf(sub.session, sub.events, []), trajectory_id: trajectoryId })
+    embedded.push({ ...trajectoryOf(sub.session, sub.events, [], prices), trajectory_id: trajectoryId })
     const spawn = spawnOf(sub.events)
     const ref: AtifSubagentTrajectoryRef = {
       trajectory_id: trajectoryId,
@@ -488,7 +550,9 @@ const trajectoryOf = (
     d.messages.push("the session has no events")
     drafts.push(d)
   }
-  const steps = drafts.map((d, i) => finalize(d, i + 1))
+  const usage = usageOfEvents(events, prices)
+  const steps = drafts.map((d, i) => finalize(d, i + 1, usage))
+  const total = usage.total
   const model = session.model ?? built.model
   return {
     schema_version: ATIF_SCHEMA_VERSION,
@@ -501,7 +565,24 @@ const trajectoryOf = (
       extra: { provider: session.provider }
     },
     steps,
-    final_metrics: { total_steps: steps.length },
+    final_metrics: {
+      ...(total !== null && promptTokens(total) !== null ? { total_prompt_tokens: promptTokens(total)! } : {}),
+      ...(total?.outputTokens != null ? { total_completion_tokens: total.outputTokens } : {}),
+      ...(total?.cacheReadTokens != null ? { total_cached_tokens: total.cacheReadTokens } : {}),
+      ...(total?.costUsd != null ? { total_cost_usd: total.costUsd } : {}),
+      total_steps: steps.length,
+      ...(total !== null
+        ? {
+          extra: {
+            input_tokens: total.inputTokens,
+            cache_creation_input_tokens: total.cacheWriteTokens,
+            responses: total.responses,
+            ...(total.unpriced.length > 0 ? { unpriced_models: total.unpriced.map((u) => u.model) } : {}),
+            ...(prices !== null ? { price_table: describePrices(prices) } : {})
+          }
+        }
+        : {})
+    },
     extra: {
       session_ingest: {
         provider: session.provider,
@@ -540,6 +621,14 @@ const trajectoryOf = (
  *   `extra.session_ingest.event`.
  * Every step lists its event ids in `extra.session_ingest.event_ids`.
  *
+ * Usage (issue 18): an agent step's `metrics` sum the responses whose usage
+ * lands on its events, each counted once with its last usage
+ * (`prompt_tokens` = input + cache read + cache write, `cached_tokens` =
+ * cache read, `completion_tokens` = output, `cost_usd` the stated cost, else
+ * the price table's); `final_metrics` holds the session's totals
+ * (`domain/usage.ts`: a run's stated `total_cost_usd` included), with the
+ * uncached input, the cache writes and the price table in its `extra`.
+ *
  * Subagents become `subagent_trajectories` (same rules, `trajectory_id` the
  * subagent session id, made unique), each referred to by a
  * `subagent_trajectory_ref` {`trajectory_id`, `session_id`} in an observation
@@ -548,4 +637,5 @@ const trajectoryOf = (
  * the event named by `parent.bindingEventId` (Muse Code), else a trailing
  * system step. A session without events gets one system step.
  */
-export const toAtif = (input: AtifInput): AtifTrajectory => trajectoryOf(input.session, input.events, input.subagents)
+export const toAtif = (input: AtifInput): AtifTrajectory =>
+  trajectoryOf(input.session, input.events, input.subagents, input.prices === undefined ? bundledPrices : input.prices)

@@ -15,6 +15,11 @@
  * store is re-imported into a new index), and an AgentMux compaction's
  * trigger was not kept.
  *
+ * Contract 1.2.0 (issue 18) added `costUsd`, the cost a source states: a
+ * 1.0.0 or 1.1.0 event gets it from the provenance that kept it (Claude
+ * Code's native `usage.costUSD`); AgentMux `result` lines were no events
+ * before 1.2.0, so an older index has no run totals until re-imported.
+ *
  * @module
  */
 import { isRecord } from "./json.js"
@@ -95,11 +100,15 @@ const compactionOf = (stored: SessionEvent, native: Loose): { id: string; trigge
  * provenance (kind by kind: a `tool-call`'s `input`, a `tool-result`'s
  * `success` / `isError`, a `summary`'s `compactionId` / `trigger` (or
  * AgentMux's `uuid`), the `parent` link, the child a record names, Claude
- * Code's `usage` and `messageId` + `requestId`) and the current version.
+ * Code's `usage` and `messageId` + `requestId`) and the current version;
+ * a 1.0.0 or 1.1.0 event gets `costUsd` (contract 1.2.0) from Claude Code's
+ * native `usage.costUSD`.
  */
 export const upgradeEvent = (stored: SessionEvent): SessionEvent => {
   if (stored.contractVersion === CONTRACT_VERSION) return stored
   const native = nativeOf(stored.extensions)
+  const costUsd = statedCostOf(stored.provider, native)
+  if ((stored.contractVersion as string) === "1.1.0") return { ...stored, contractVersion: CONTRACT_VERSION, costUsd }
   const messageId = str(native.messageId)
   const requestId = str(native.requestId)
   return {
@@ -111,8 +120,16 @@ export const upgradeEvent = (stored: SessionEvent): SessionEvent => {
     parent: parentOf(native),
     child: childOf(stored.provider, native),
     usage: usageOf(native.usage),
-    responseId: messageId === null ? null : requestId === null ? messageId : `${messageId}:${requestId}`
+    responseId: messageId === null ? null : requestId === null ? messageId : `${messageId}:${requestId}`,
+    costUsd
   }
+}
+
+/** The cost a 1.0.0 / 1.1.0 event's provenance kept: Claude Code's native `usage.costUSD` (US dollars), else null. */
+const statedCostOf = (provider: string, native: Loose): number | null => {
+  if (provider !== "claude-code" || !isRecord(native.usage)) return null
+  const c = native.usage.costUSD
+  return typeof c === "number" && Number.isFinite(c) && c >= 0 ? c : null
 }
 
 const decodeWarnings = Schema.decodeUnknownOption(Schema.Array(ParseWarning))

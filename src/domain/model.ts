@@ -1,5 +1,5 @@
 /**
- * The normalized model (contract version `1.1.0`): what every provider's
+ * The normalized model (contract version `1.2.0`): what every provider's
  * adapter hands on, whatever its native format. Source: `../shared/DESIGN.md`,
  * "Normalized model".
  *
@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import type { RegisteredLocatorClass, RegisteredProviderId } from "../layers/registry.js"
 
 /** The version of the normalized contract carried by every event and CLI envelope. */
-export const CONTRACT_VERSION = "1.1.0" as const
+export const CONTRACT_VERSION = "1.2.0" as const
 
 /**
  * Provider ids, one per agent store family (DESIGN.md, "Providers"): the ids
@@ -137,7 +137,8 @@ export type CompactionMark = typeof CompactionMark.Type
  * - `toolInput`: a `tool-call`'s input (canonical for `Bash`, `Edit`,
  *   `Write`, `Read`), else null.
  * - `isError`: a `tool-result`'s outcome (true: the tool failed, false: it
- *   succeeded), null when the source does not say or the event is no result.
+ *   succeeded), or a `result`'s (the run failed), null when the source does
+ *   not say or the event is no result.
  * - `compaction`: a `summary` event's compaction (id, trigger), else null.
  * - `parent`: the spawning session of a subagent's event ({@link ParentLink}).
  * - `child`: the child session a parent's event spawns or binds ({@link ChildLink}).
@@ -147,9 +148,22 @@ export type CompactionMark = typeof CompactionMark.Type
  *   source names it (Claude: `message.id` + `requestId`). A response
  *   streamed as several records repeats its usage on each, growing: count
  *   each `responseId` once, with its last usage (`usageTotals`).
+ * - `costUsd`: the cost in US dollars the source itself states for this
+ *   event's usage, null where it states none (contract 1.2.0): a response's
+ *   cost on the event carrying its usage (Claude Code's `costUSD`, repeated
+ *   on each partial: last wins like the usage), or a run's total on a
+ *   `result` event.
  *
- * Contract 1.1.0 added the seven typed fields; a 1.0.0 event read from an older
- * index is upgraded on read (`upgradeEvent`).
+ * An event of kind `result` ends a run (AgentMux: a Claude stream-json
+ * `result` line): its `usage` and `costUsd` are the run's totals (`usage`,
+ * `total_cost_usd`), covering the responses since the session's previous
+ * `result`; they are not another response, so totals never add its tokens
+ * to theirs (`usageTotals`, `usageRows`). Its `model` is the run's model
+ * (the `system`/`init` line's), `isError` the run's `is_error`.
+ *
+ * Contract 1.1.0 added the seven typed fields, 1.2.0 `costUsd` and the
+ * `result` kind; an event of an earlier contract read from an older index is
+ * upgraded on read (`upgradeEvent`).
  */
 export const SessionEvent = Schema.Struct({
   contractVersion: Schema.Literal(CONTRACT_VERSION),
@@ -174,7 +188,8 @@ export const SessionEvent = Schema.Struct({
   parent: Schema.NullOr(ParentLink),
   child: Schema.NullOr(ChildLink),
   usage: Schema.NullOr(TokenUsage),
-  responseId: Schema.NullOr(Schema.String)
+  responseId: Schema.NullOr(Schema.String),
+  costUsd: Schema.NullOr(Schema.NonNegative)
 })
 export type SessionEvent = typeof SessionEvent.Type
 

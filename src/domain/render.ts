@@ -150,3 +150,28 @@ export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): stri
   for (const d of t.diagnostics) out.push(`note: ${d.kind} × ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`)
   return visibleControls(out.join("\n") + "\n")
 }
+
+/** A token count for people: digits grouped by thousands (`45,781`). */
+export const humanTokens = (n: number): string => n.toLocaleString("en-US")
+
+/** US dollars for people: `$0.0230` (4 decimals; 2 from $100). */
+export const humanUsd = (x: number): string => `$${x.toFixed(x >= 100 ? 2 : 4)}`
+
+/**
+ * One line of a session's usage for people, or null when its source reports
+ * none: `tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write ·
+ * cost $0.1140` (a count not reported is left out; the cost says "unknown"
+ * when a model of it has no price).
+ */
+export const usageLine = (u: {
+  readonly inputTokens: number | null
+  readonly outputTokens: number | null
+  readonly cacheReadTokens: number | null
+  readonly cacheWriteTokens: number | null
+  readonly costUsd: number | null
+}): string | null => {
+  const parts = ([[u.inputTokens, "in"], [u.outputTokens, "out"], [u.cacheReadTokens, "cache read"], [u.cacheWriteTokens, "cache write"]] as const)
+    .flatMap(([n, what]) => (n === null ? [] : [`${humanTokens(n)} ${what}`]))
+  if (parts.length === 0 && u.costUsd === null) return null
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price)" : humanUsd(u.costUsd)}`
+}

@@ -1,18 +1,36 @@
 /**
- * Token usage of a session from its normalized events (contract 1.1.0,
- * issue 12): the typed `usage` of each event, counted once per model
- * response. Pure.
+ * Token usage and cost of sessions from their normalized events (contract
+ * 1.2.0, issues 12 and 18). Pure.
  *
  * A response streamed as several records (Claude Code and Claude
  * stream-json write one line per content block, each repeating the
  * response's usage, `output_tokens` growing) shares one `responseId`: it is
- * counted once, with the usage of its last event. An event with usage and no
- * `responseId` counts on its own. ccusage counted each partial (its issue
- * about double counting); this does not.
+ * counted once, with the usage (and stated cost) of its last event. An event
+ * with usage and no `responseId` counts on its own. ccusage counted each
+ * partial (its issue about double counting); this does not.
+ *
+ * A `result` event (AgentMux: the end of a Claude run) states its run's
+ * totals: it is a *run* row, not a response. Its tokens are the same tokens
+ * its responses report, so they count only when none of its responses
+ * reported any; its `costUsd` (`total_cost_usd`) is the cost of the run's
+ * responses (those since the session's previous `result`), which then cost
+ * nothing more.
+ *
+ * Cost, in order: the run's stated total; else the response's own stated
+ * cost (Claude Code `costUSD`); else the response's tokens at the price
+ * table's price for its model (`./prices.ts`). A response without tokens
+ * costs 0. A response whose model the table lacks has no cost: the totals
+ * over it keep their tokens, leave `costUsd` null and name the model in
+ * `unpriced` (never a partial sum shown as the cost).
+ *
+ * The index keeps the same rows ({@link usageRows}) in its `usage` table,
+ * maintained at import, and groups them in SQL; {@link summarizeGroups}
+ * turns groups into totals for both.
  *
  * @module
  */
 import type { SessionEvent, TokenUsage } from "./model.js"
+import { costAt, type PriceTable, priceOf } from "./prices.js"
 
 /**
  * Totals of token usage over events: each count the sum of the responses
@@ -23,35 +41,256 @@ export interface UsageTotals extends TokenUsage {
   readonly responses: number
 }
 
-const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b)
+/**
+ * One response's (or one run's) usage as counted: the last usage its
+ * events carry. `key`: `r:<responseId>`, or `e:<eventId>` for an event
+ * without a response id (and for a `result`). `runSeq`: for a response, the
+ * sequence of the `result` that ended its run (null while its run is open).
+ */
+export interface UsageRow {
+  readonly sourceId: string
+  readonly sessionId: string
+  readonly key: string
+  readonly kind: "response" | "run"
+  readonly provider: string
+  readonly eventId: string
+  readonly sequence: number
+  readonly occurredAt: string | null
+  readonly model: string | null
+  readonly usage: TokenUsage
+  readonly costUsd: number | null
+  readonly runSeq: number | null
+}
+
+const NO_USAGE: TokenUsage = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null }
+
+/** The row an event gives (without `runSeq`), or null when it carries no usage and no stated cost. */
+export const usageRowOf = (e: SessionEvent): Omit<UsageRow, "runSeq"> | null => {
+  const run = e.kind === "result"
+  if (e.usage === null && (e.costUsd ?? null) === null) return null
+  return {
+    sourceId: e.sourceId,
+    sessionId: e.sessionId,
+    key: !run && e.responseId !== null ? `r:${e.responseId}` : `e:${e.eventId}`,
+    kind: run ? "run" : "response",
+    provider: e.provider,
+    eventId: e.eventId,
+    sequence: e.sequence,
+    occurredAt: e.occurredAt,
+    model: e.model,
+    usage: e.usage ?? NO_USAGE,
+    costUsd: e.costUsd ?? null
+  }
+}
 
 /**
- * The usage totals of events, in any order of sessions but in each source's
- * order: per `responseId` the last usage seen wins. Null when no event
+ * The usage rows of events (each source's events in order): per session and
+ * key the last row wins (its `runSeq` stays what it was), and each `result`
+ * ends the run of the session's responses not yet ended that came before it.
+ * The index maintains exactly these rows at import.
+ */
+export const usageRows = (events: Iterable<SessionEvent>): Array<UsageRow> => {
+  const rows = new Map<string, UsageRow>()
+  for (const e of events) {
+    const r = usageRowOf(e)
+    if (r === null) continue
+    const session = `${r.sourceId}\u0000${r.sessionId}\u0000`
+    const id = session + r.key
+    const before = rows.get(id)
+    if (before !== undefined && before.sequence > r.sequence) continue
+    rows.delete(id) // keep the map in last-seen order
+    rows.set(id, { ...r, runSeq: before?.runSeq ?? null })
+    if (r.kind === "run") {
+      for (const [k, x] of rows) {
+        if (k.startsWith(session) && x.kind === "response" && x.runSeq === null && x.sequence < r.sequence) rows.set(k, { ...x, runSeq: r.sequence })
+      }
+    }
+  }
+  return [...rows.values()]
+}
+
+/**
+ * Rows of one group (a session, a day, a model…) that count alike: their
+ * kind, model, whether a run's stated cost covers them (responses), whether
+ * responses of their own report the run's tokens (runs), whether they state
+ * a cost; with the sums of their counts (null when none reports one) and of
+ * their stated costs.
+ */
+export interface UsageGroup {
+  readonly group: string | null
+  readonly kind: "response" | "run"
+  readonly model: string | null
+  readonly covered: boolean
+  readonly hasResponses: boolean
+  readonly stated: boolean
+  readonly rows: number
+  readonly inputTokens: number | null
+  readonly outputTokens: number | null
+  readonly cacheReadTokens: number | null
+  readonly cacheWriteTokens: number | null
+  readonly costUsd: number | null
+}
+
+const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b)
+
+/** {@link UsageGroup}s of rows, grouped by `groupOf` (in memory: what the index's SQL groups the same way). */
+export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) => string | null): Array<UsageGroup> => {
+  const sessionOf = (r: UsageRow) => `${r.sourceId}\u0000${r.sessionId}`
+  const runs = new Map<string, UsageRow>()
+  const closed = new Set<string>()
+  for (const r of rows) {
+    if (r.kind === "run") runs.set(`${sessionOf(r)}\u0000${r.sequence}`, r)
+    else if (r.runSeq !== null) closed.add(`${sessionOf(r)}\u0000${r.runSeq}`)
+  }
+  const groups = new Map<string, { -readonly [K in keyof UsageGroup]: UsageGroup[K] }>()
+  for (const r of rows) {
+    const covered = r.kind === "response" && r.runSeq !== null && (runs.get(`${sessionOf(r)}\u0000${r.runSeq}`)?.costUsd ?? null) !== null
+    const hasResponses = r.kind === "run" && closed.has(`${sessionOf(r)}\u0000${r.sequence}`)
+    const stated = r.costUsd !== null
+    const group = groupOf(r)
+    const k = JSON.stringify([group, r.kind, r.model, covered, hasResponses, stated])
+    let g = groups.get(k)
+    if (g === undefined) {
+      g = {
+        group,
+        kind: r.kind,
+        model: r.model,
+        covered,
+        hasResponses,
+        stated,
+        rows: 0,
+        inputTokens: null,
+        outputTokens: null,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        costUsd: null
+      }
+      groups.set(k, g)
+    }
+    g.rows++
+    g.inputTokens = add(g.inputTokens, r.usage.inputTokens)
+    g.outputTokens = add(g.outputTokens, r.usage.outputTokens)
+    g.cacheReadTokens = add(g.cacheReadTokens, r.usage.cacheReadTokens)
+    g.cacheWriteTokens = add(g.cacheWriteTokens, r.usage.cacheWriteTokens)
+    g.costUsd = add(g.costUsd, r.costUsd)
+  }
+  return [...groups.values()]
+}
+
+/**
+ * Usage and cost of a group: the token counts (null when nothing reports
+ * one), `costUsd` in US dollars (null when some tokens have no price: see
+ * `unpriced`), how many responses (or runs without response usage) count,
+ * and the models without a price with how many responses each (a model of
+ * null: a run that reports tokens but no model and no cost).
+ */
+export interface UsageSummary {
+  readonly inputTokens: number | null
+  readonly outputTokens: number | null
+  readonly cacheReadTokens: number | null
+  readonly cacheWriteTokens: number | null
+  readonly costUsd: number | null
+  readonly responses: number
+  readonly unpriced: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+}
+
+/** Dollars to 1e-9 (what sums of float prices need to compare as the source wrote them). */
+export const roundUsd = (x: number): number => Math.round(x * 1e9) / 1e9
+
+const hasTokens = (u: TokenUsage) => (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > 0
+
+/**
+ * Totals of groups by their `group` (see the module's rules), priced with
+ * `prices` (no table: every unstated cost is unknown). A group key with no
+ * usage at all has no entry: a session whose source reports none has no
+ * totals (blank), never zeros.
+ */
+export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: PriceTable | null): Map<string | null, UsageSummary> => {
+  type Acc = {
+    inputTokens: number | null
+    outputTokens: number | null
+    cacheReadTokens: number | null
+    cacheWriteTokens: number | null
+    cost: number
+    responses: number
+    unpriced: Map<string | null, number>
+  }
+  const acc = new Map<string | null, Acc>()
+  for (const g of groups) {
+    let a = acc.get(g.group)
+    if (a === undefined) {
+      a = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cost: 0, responses: 0, unpriced: new Map() }
+      acc.set(g.group, a)
+    }
+    const countsTokens = g.kind === "response" || !g.hasResponses
+    if (countsTokens) {
+      a.inputTokens = add(a.inputTokens, g.inputTokens)
+      a.outputTokens = add(a.outputTokens, g.outputTokens)
+      a.cacheReadTokens = add(a.cacheReadTokens, g.cacheReadTokens)
+      a.cacheWriteTokens = add(a.cacheWriteTokens, g.cacheWriteTokens)
+      a.responses += g.rows
+    }
+    if (g.stated) {
+      // A response's own stated cost counts unless its run's stated total covers it; a run's stated total always.
+      if (!(g.kind === "response" && g.covered)) a.cost += g.costUsd ?? 0
+    } else if (g.kind === "response" ? !g.covered : !g.hasResponses) {
+      if (!hasTokens(g)) continue
+      const price = prices === null ? undefined : priceOf(prices, g.model)
+      if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.rows)
+      else a.cost += costAt(price, g)
+    }
+  }
+  const out = new Map<string | null, UsageSummary>()
+  for (const [k, a] of acc) {
+    out.set(k, {
+      inputTokens: a.inputTokens,
+      outputTokens: a.outputTokens,
+      cacheReadTokens: a.cacheReadTokens,
+      cacheWriteTokens: a.cacheWriteTokens,
+      costUsd: a.unpriced.size > 0 ? null : roundUsd(a.cost),
+      responses: a.responses,
+      unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model)))
+    })
+  }
+  return out
+}
+
+/** Usage and cost of events as one total (any sessions), priced with `prices`; null when no event reports usage or cost. */
+export const usageSummary = (events: Iterable<SessionEvent>, prices: PriceTable | null): UsageSummary | null =>
+  summarizeGroups(groupRows(usageRows(events), () => null), prices).get(null) ?? null
+
+/**
+ * The token totals of events, in any order of sessions but in each source's
+ * order: per `responseId` the last usage seen wins; a run's (`result`'s)
+ * tokens count only when its responses report none. Null when no event
  * carries usage (the source reports none).
  */
 export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null => {
-  const byResponse = new Map<string, TokenUsage>()
-  const loose: Array<TokenUsage> = []
-  for (const e of events) {
-    if (e.usage === null) continue
-    if (e.responseId === null) loose.push(e.usage)
-    else {
-      const key = `${e.sourceId}\u0000${e.responseId}`
-      byResponse.delete(key) // keep the map in last-seen order
-      byResponse.set(key, e.usage)
-    }
+  const s = usageSummary(events, null)
+  if (s === null) return null
+  return {
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    cacheReadTokens: s.cacheReadTokens,
+    cacheWriteTokens: s.cacheWriteTokens,
+    responses: s.responses
   }
-  if (byResponse.size === 0 && loose.length === 0) return null
-  let inputTokens: number | null = null
-  let outputTokens: number | null = null
-  let cacheReadTokens: number | null = null
-  let cacheWriteTokens: number | null = null
-  for (const u of [...byResponse.values(), ...loose]) {
-    inputTokens = add(inputTokens, u.inputTokens)
-    outputTokens = add(outputTokens, u.outputTokens)
-    cacheReadTokens = add(cacheReadTokens, u.cacheReadTokens)
-    cacheWriteTokens = add(cacheWriteTokens, u.cacheWriteTokens)
-  }
-  return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, responses: byResponse.size + loose.length }
 }
+
+/**
+ * The `usage` object of `sessions --json` and `show`: the four token counts
+ * and the cost in US dollars, each null where unknown (all null: the source
+ * reports no usage).
+ */
+export interface UsageView extends TokenUsage {
+  readonly costUsd: number | null
+}
+
+/** A {@link UsageSummary} as a {@link UsageView}; all null without one. */
+export const usageView = (s: UsageSummary | null | undefined): UsageView => ({
+  inputTokens: s?.inputTokens ?? null,
+  outputTokens: s?.outputTokens ?? null,
+  cacheReadTokens: s?.cacheReadTokens ?? null,
+  cacheWriteTokens: s?.cacheWriteTokens ?? null,
+  costUsd: s?.costUsd ?? null
+})

@@ -38,7 +38,8 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     return toAtif({
       session: session(input.session),
       events: input.events.map(r.event),
-      subagents: input.subagents.map((sub) => ({ session: session(sub.session), events: sub.events.map(r.event) }))
+      subagents: input.subagents.map((sub) => ({ session: session(sub.session), events: sub.events.map(r.event) })),
+      prices: input.prices
     })
   })
 

@@ -17,6 +17,7 @@ import type * as Stream from "effect/Stream"
 import type { InvalidSearchQuery, StoreUnavailable, UnsupportedOperation } from "../domain/errors.js"
 import type { Diagnostic, Locator, ProviderId, Role, SessionEvent, SourceSummary } from "../domain/model.js"
 import type { Snippet } from "../domain/search/text.js"
+import type { UsageGroup } from "../domain/usage.js"
 
 /** A source's checkpoint: where its current generation stands. */
 export interface Checkpoint {
@@ -168,6 +169,24 @@ export interface SearchHit {
   readonly score: number
 }
 
+/** How {@link IndexShape.usage} groups: by session (its uid), day (UTC `YYYY-MM-DD`), model, provider or workspace. */
+export type UsageBy = "session" | "day" | "model" | "provider" | "workspace"
+
+/**
+ * What {@link IndexShape.usage} reads: the grouping, and filters on the
+ * usage rows (a response's time: RFC 3339 `since` / `until`, inclusive; a
+ * row without a time is left out by either), the session's provider and
+ * workspace (a real path prefix), or the given sessions (uids) only.
+ */
+export interface UsageFilter {
+  readonly by: UsageBy
+  readonly sessionUids?: ReadonlyArray<string> | undefined
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly provider?: ProviderId | undefined
+  readonly workspace?: string | undefined
+}
+
 /** Named points inside a batch commit, for crash-injection tests. */
 export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
@@ -294,6 +313,13 @@ export interface IndexShape {
     before: number,
     after: number
   ) => Effect.Effect<Option.Option<{ readonly events: ReadonlyArray<SessionEvent>; readonly at: number }>, StoreUnavailable>
+  /**
+   * The usage rows of current generations (one per model response, kept at
+   * import: see `domain/usage.ts`), grouped by `filter.by` and by how they
+   * count, for `summarizeGroups`: no scan of events. An index of an earlier
+   * build, read without migrating it, derives the rows from its events.
+   */
+  readonly usage: (filter: UsageFilter) => Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable>
   /** Row counts, for reports and tests. */
   readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
   /** Every row of every table, ordered, for consistency checks in tests. */

@@ -493,9 +493,11 @@ describe("transcript and stream agentmux", () => {
         ["message", "assistant", null, null, iso(A0 + 3000), L[3].start],
         ["tool-call", "assistant", "Bash", "toolu_a1", iso(A0 + 3000), L[4].start],
         ["tool-result", "user", "Bash", "toolu_a1", iso(A0 + 3000), L[5].start],
-        ["message", "assistant", null, null, iso(A0 + 3000), L[6].start]
+        ["message", "assistant", null, null, iso(A0 + 3000), L[6].start],
+        // The run's result line (contract 1.2.0): an event of kind result.
+        ["result", "system", null, null, iso(A0 + 3000), L[7].start]
       ])
-      expect(all.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4])
+      expect(all.map((e) => e.sequence)).toEqual([0, 1, 2, 3, 4, 5])
       expect(all.every((e) => e.provider === "agentmux" && e.sessionId === "S-A")).toBe(true)
       const rest = yield* events("S-A", all[1].cursor)
       expect(rest.map((e) => e.eventId)).toEqual(all.slice(2).map((e) => e.eventId))
@@ -507,9 +509,9 @@ describe("transcript and stream agentmux", () => {
     Effect.gen(function*() {
       createStore(store, storeFiles())
       const b = yield* withAdapter((a) => a.inspect(locator("S-B")))
-      expect([b.status, b.eventCount, b.firstEventAt, b.lastEventAt]).toEqual(["provisional", 5, iso(T0), iso(T0 + 10_000)]) // C0 message, C2 thinking + text, C5 tool-call, C6 tool-result
+      expect([b.status, b.eventCount, b.firstEventAt, b.lastEventAt]).toEqual(["provisional", 6, iso(T0), iso(T0 + 10_000)]) // C0 message, C2 thinking + text, C5 tool-call, C6 tool-result, C10 result
       expect(b.sessions).toEqual([expected["S-B"]])
       const a = yield* withAdapter((ad) => ad.inspect(locator("S-A")))
-      expect([a.status, a.eventCount]).toEqual(["complete", 5])
+      expect([a.status, a.eventCount]).toEqual(["complete", 6])
     }))
 })

@@ -104,12 +104,13 @@ describe("an index of contract 1.0.0 reads as 1.1.0", () => {
       // (nor what later migrations added: the migrator runs those after the last one recorded)
       old.exec(`ALTER TABLE sources DROP COLUMN overview_json;
                 DROP TRIGGER search_docs_gone; DROP TRIGGER events_search_gone; DROP TRIGGER sessions_search_gone;
-                DROP TABLE search; DROP TABLE search_docs; DELETE FROM si_migrations WHERE migration_id >= 3`)
+                DROP TABLE search; DROP TABLE search_docs; DROP TABLE usage; DELETE FROM si_migrations WHERE migration_id >= 3`)
       old.close()
       expect((yield* sessionsOf(file, true)).map((r) => r.overview)).toEqual(legacy.map((r) => r.overview))
       expect((yield* sessionsOf(file)).map((r) => r.overview)).toEqual(legacy.map((r) => r.overview))
       const migrated = new Database(file, { readonly: true })
       expect(migrated.prepare("SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'").get()).toEqual({ n: 1 })
+      expect(migrated.prepare("SELECT count(*) AS n FROM usage").get()).not.toEqual({ n: 0 }) // 0005 rebuilt the usage rows from the events
       migrated.close()
     }))
 })

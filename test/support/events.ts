@@ -34,6 +34,7 @@ export const mk = (provider: ProviderId, sessionId: string) => {
       child: null,
       usage: null,
       responseId: null,
+      costUsd: null,
       ...fields
     }
   }

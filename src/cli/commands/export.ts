@@ -49,6 +49,8 @@ export const exportCommand = Command.make(
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact: the events and the trajectory pass through the output boundary (layers/share.ts).
       const indexLayer = Layer.merge(rt.readIndexLayer(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+      // ATIF's metrics: costs the source does not state come from the price table (with the config's prices).
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).
       const bytes: Stream.Stream<Uint8Array, IngestError, never> = o.format === "ndjson"
         ? Stream.unwrap(Effect.gen(function*() {
@@ -57,7 +59,7 @@ export const exportCommand = Command.make(
           return rt.shareableEvents(index.eventsStream(session.sessionUid)).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
         })).pipe(Stream.provideLayer(indexLayer))
         : Stream.fromEffect(
-          Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), rt.shareableTrajectory), (atif) => Buffer.from(escapeJsonControls(JSON.stringify(atif, null, 2)) + "\n", "utf8"))
+          Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), (input) => rt.shareableTrajectory({ ...input, prices })), (atif) => Buffer.from(escapeJsonControls(JSON.stringify(atif, null, 2)) + "\n", "utf8"))
             .pipe(Effect.provide(indexLayer))
         )
       if (out !== undefined) {
@@ -69,7 +71,7 @@ export const exportCommand = Command.make(
       }
       if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
       const data = yield* (o.format === "atif"
-        ? Effect.flatMap(rt.loadTrajectory(o.id), (input): Effect.Effect<unknown, never, Redaction> => rt.shareableTrajectory(input))
+        ? Effect.flatMap(rt.loadTrajectory(o.id), (input): Effect.Effect<unknown, never, Redaction> => rt.shareableTrajectory({ ...input, prices }))
         : Effect.flatMap(rt.loadSession(o.id), ({ events }) => rt.shareableEvents(Stream.fromIterable(events)).pipe(Stream.runCollect, Effect.map((c): unknown => Chunk.toArray(c))))).pipe(Effect.provide(indexLayer))
       yield* printResult("export", true, { format: o.format, data }, () => "")
     })

@@ -1,5 +1,7 @@
 /**
- * `session-ingest sessions`: the sessions in the index, latest activity first.
+ * `session-ingest sessions`: the sessions in the index, latest activity
+ * first, with their tokens and cost where known (blank where the source
+ * reports none, never 0; `--json`: `usage` on every row).
  *
  * @module
  */
@@ -9,14 +11,15 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTime } from "../../domain/render.js"
+import { humanTime, humanTokens, humanUsd } from "../../domain/render.js"
+import type { UsageSummary } from "../../domain/usage.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 
-/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day). */
+/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day); `InvalidArgument` otherwise. */
 export const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
   Effect.gen(function*() {
     if (Option.isNone(value)) return undefined
@@ -33,23 +36,47 @@ export const parseBound = (flag: string, value: Option.Option<string>, endOfDay:
     return r.value
   })
 
-const render = (rows: ReadonlyArray<SessionRow>, local: boolean): string => {
+/** Tokens of a session for the listing: all four counts together; blank when its source reports none. */
+const tokensCell = (u: UsageSummary | undefined): string => {
+  if (u === undefined) return ""
+  const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
+  return counts.every((n) => n === null) ? "" : humanTokens(counts.reduce<number>((a, n) => a + (n ?? 0), 0))
+}
+
+/** Cost of a session for the listing: blank when its source reports no usage, `?` when a model of it has no price. */
+const costCell = (u: UsageSummary | undefined): string => (u === undefined ? "" : u.costUsd === null ? "?" : humanUsd(u.costUsd))
+
+const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, UsageSummary>, priceTable: string, local: boolean): string => {
   if (rows.length === 0) return "no sessions\n"
   const times = rows.map((r) => (r.lastAt !== null ? humanTime(r.lastAt, { local, seconds: true }) : "-"))
   const width = Math.max("last activity".length, ...times.map((t) => t.length))
+  const tokens = rows.map((r) => tokensCell(usage.get(r.sessionUid)))
+  const costs = rows.map((r) => costCell(usage.get(r.sessionUid)))
+  const tw = Math.max("tokens".length, ...tokens.map((t) => t.length))
+  const cw = Math.max("cost".length, ...costs.map((t) => t.length))
   const lines = rows.map((r, i) =>
     [
       times[i].padEnd(width),
       r.provider.padEnd(11),
       String(r.eventCount).padStart(6),
+      tokens[i].padStart(tw),
+      costs[i].padStart(cw),
       "  ",
       r.sessionId.padEnd(36),
       "  ",
       (r.title ?? r.workspace ?? "").replace(/\s+/g, " ").slice(0, 60)
     ].join(" ")
   )
-  return [`${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)}    ${"session".padEnd(36)}   title`, ...lines]
-    .join("\n") + "\n"
+  const unpriced = new Map<string, number>()
+  for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model ?? "(no model)", (unpriced.get(m.model ?? "(no model)") ?? 0) + m.responses)
+  const notes = unpriced.size === 0 ? [] : [
+    `? cost unknown: ${[...unpriced].map(([m, n]) => `${m} (${n} response${n === 1 ? "" : "s"})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
+  ]
+  return [
+    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   title`,
+    ...lines,
+    ...notes
+  ].join("\n") + "\n"
 }
 
 /** The command. */
@@ -105,9 +132,18 @@ export const sessions = Command.make(
         }
       }))
       const file = yield* rt.existingIndex(o.index, o.config)
-      const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit })).pipe(
-        Effect.provide(rt.readIndexLayer(file))
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
+      const { rows, usage } = yield* Effect.gen(function*() {
+        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit }))
+        // Tokens and cost from the index's usage rows (kept at import): no scan of events.
+        const usage = yield* rt.usageBySession(prices, limit !== undefined ? rows.map((r) => r.sessionUid) : undefined)
+        return { rows, usage }
+      }).pipe(Effect.provide(rt.readIndexLayer(file)))
+      yield* printResult(
+        "sessions",
+        o.json,
+        rows.map((r) => ({ ...r, usage: rt.usageView(usage.get(r.sessionUid)) })),
+        () => render(rows, usage, rt.describePrices(prices), o.local)
       )
-      yield* printResult("sessions", o.json, rows, () => render(rows, o.local))
     })
 ).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

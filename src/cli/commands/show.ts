@@ -1,6 +1,9 @@
 /**
  * `session-ingest show <session-id>`: one session from the index, as events
  * (NDJSON), a transcript, or Markdown (redacted unless `--no-redact`).
+ * `--json` (events) carries the session's `usage` (tokens and cost, each
+ * null where unknown); the text and Markdown transcripts end with a usage
+ * line where the source reports any.
  *
  * @module
  */
@@ -8,10 +11,10 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
-import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
+import { renderTranscriptMarkdown, renderTranscriptText, usageLine } from "../../domain/render.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { ndjson, printResult, writeHuman, writeStderr, writeStdout } from "../output.js"
@@ -105,9 +108,16 @@ export const show = Command.make(
           )
         }).pipe(Effect.provide(indexLayer))
       }
-      const { events, others, session } = yield* rt.loadSession(o.id).pipe(Effect.provide(indexLayer))
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
+      const { events, others, session, usage } = yield* Effect.gen(function*() {
+        const loaded = yield* rt.loadSession(o.id)
+        const usage = rt.usageView((yield* rt.usageBySession(prices, [loaded.session.sessionUid])).get(loaded.session.sessionUid))
+        return { ...loaded, usage }
+      }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session.sessionUid, others)
-      if (o.format === "events") return yield* printResult("show", true, { session, events }, () => "")
+      if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
+      const line = usageLine(usage)
+      const withUsage = (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
       const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {
         writeStderr(
@@ -119,9 +129,9 @@ export const show = Command.make(
         const shared = yield* rt.shareableTranscript(t).pipe(
           Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
         )
-        if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+        if (!o.json) return yield* writeHuman(withUsage(renderTranscriptMarkdown(shared, { local: o.local })))
         return yield* printResult("show", true, shared, () => "")
       }
-      yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
+      yield* printResult("show", o.json, t, () => withUsage(renderTranscriptText(t, { local: o.local })))
     })
 ).pipe(Command.withDescription("Show one session from the index: its events (NDJSON), transcript or Markdown."))

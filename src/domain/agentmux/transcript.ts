@@ -10,6 +10,11 @@
  *   are paired onto the `tool_use` of the same id (result text, `isError`);
  * - `system`/`init` gives the model; `system`/`compact_boundary` a compaction;
  *   other system lines, `result` lines and AgentMux outcome lines are not turns;
+ * - a `result` line (the end of a run) is an event of kind `result` carrying
+ *   the run's totals as the source states them (contract 1.2.0): `usage`
+ *   (its `usage` object), `costUsd` (`total_cost_usd`), `isError`
+ *   (`is_error`), the run's model (its `system`/`init` line's), and in its
+ *   provenance `subtype`, `durationMs`, `durationApiMs`, `numTurns`;
  * - turns: an assistant turn is a run of assistant blocks; a user turn is one
  *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
@@ -124,6 +129,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   const toolUses = new Map<string, MutableToolUse>()
   const events: Array<MappedEvent> = []
   let model: string | null = null
+  /** The model of the run in progress: its latest `system`/`init` line's (a `result` event's model). */
+  let runModel: string | null = null
   /** The line the last block came from: a user line is a user turn of its own (one message, one turn). */
   let lastBlockLine = -1
   let firstAt: string | null = null
@@ -179,7 +186,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     const emit = (
       e: Pick<SessionEvent, "kind" | "role" | "toolName" | "toolCallId" | "model" | "text">,
       extra: Record<string, unknown> = {},
-      facts: Partial<Pick<SessionEvent, "toolInput" | "isError" | "compaction">> = {}
+      facts: Partial<Pick<SessionEvent, "toolInput" | "isError" | "compaction" | "usage" | "costUsd">> = {}
     ) => {
       const b = blockIndex++
       events.push({
@@ -203,8 +210,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
           compaction: facts.compaction ?? null,
           parent: null,
           child: null,
-          usage: null,
-          responseId
+          usage: facts.usage ?? null,
+          responseId,
+          costUsd: facts.costUsd ?? null
         }
       })
     }
@@ -217,7 +225,32 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     }
 
     const type = value.type
+    if (type === "result") {
+      const subtype = typeof value.subtype === "string" ? value.subtype : null
+      const numTurns = count(value.num_turns)
+      const durationMs = typeof value.duration_ms === "number" && Number.isFinite(value.duration_ms) && value.duration_ms >= 0 ? value.duration_ms : null
+      const cost = value.total_cost_usd
+      const facts = [subtype, numTurns !== null ? `${numTurns} turn${numTurns === 1 ? "" : "s"}` : null, durationMs !== null ? `${durationMs} ms` : null]
+      emit({
+        kind: "result",
+        role: "system",
+        toolName: null,
+        toolCallId: null,
+        model: runModel ?? model,
+        text: `run ended${facts.some((f) => f !== null) ? `: ${facts.filter((f) => f !== null).join(", ")}` : ""}`
+      }, {
+        durationMs,
+        durationApiMs: typeof value.duration_api_ms === "number" ? value.duration_api_ms : null,
+        numTurns
+      }, {
+        isError: typeof value.is_error === "boolean" ? value.is_error : null,
+        usage: usageOf(value.usage),
+        costUsd: typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : null
+      })
+      return
+    }
     if (type === "system") {
+      if (value.subtype === "init" && typeof value.model === "string") runModel = value.model
       if (value.subtype === "init" && typeof value.model === "string" && model === null) model = value.model
       if (value.subtype === "compact_boundary") {
         const meta = isRecord(value.compact_metadata) ? value.compact_metadata : {}

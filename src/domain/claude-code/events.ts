@@ -150,7 +150,7 @@ const oneLineJson = (v: unknown): string => {
   return out.length > TOOL_INPUT_TEXT_MAX ? out.slice(0, TOOL_INPUT_TEXT_MAX - 1) + "…" : out
 }
 
-/** A line's usage as the event's typed {@link TokenUsage} (cost stays in native `usage.costUSD`). */
+/** A line's usage as the event's typed {@link TokenUsage} (its `costUSD` is the event's `costUsd`, and stays in native `usage.costUSD`). */
 const tokenUsageOf = (u: Usage): TokenUsage => ({
   inputTokens: u.inputTokens,
   outputTokens: u.outputTokens,
@@ -346,7 +346,11 @@ export const eventsOf = (c: Classified, ctx: LineContext): Array<SessionEvent> =
       parent: ctx.parent === null ? null : parentLinkOf(ctx.parent),
       child: d.child ?? null,
       usage: c.type === "assistant" && k === drafts.length - 1 && c.usage !== null ? tokenUsageOf(c.usage) : null,
-      responseId: c.type === "assistant" ? responseIdOf(c.messageId, c.requestId) : null
+      responseId: c.type === "assistant" ? responseIdOf(c.messageId, c.requestId) : null,
+      // The line's own `costUSD` (older Claude Code versions), with its usage: the response's cost, repeated on each partial.
+      costUsd: c.type === "assistant" && k === drafts.length - 1 && c.usage !== null && c.usage.costUSD !== null && c.usage.costUSD >= 0
+        ? c.usage.costUSD
+        : null
     } satisfies SessionEvent
   })
 }

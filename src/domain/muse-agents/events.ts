@@ -104,7 +104,8 @@ const event = (
   parent: null,
   child: null,
   usage: null,
-  responseId: null
+  responseId: null,
+  costUsd: null
 })
 
 /** The provenance every item event starts with. */

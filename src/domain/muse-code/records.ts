@@ -282,7 +282,8 @@ export const mapRecordEnvelope = (
     parent: ctx.parent ?? null,
     child: childOf(native),
     usage: null,
-    responseId: null
+    responseId: null,
+    costUsd: null
   })
 }
 

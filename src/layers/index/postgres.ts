@@ -46,6 +46,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import { groupRows, type UsageRow, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { type PgTarget, targetOf } from "./pg-target.js"
@@ -425,6 +426,48 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             remediation: "Search a local SQLite index (`session-ingest search QUERY --index FILE`), from which `push` feeds the team index."
           })
         ),
+
+      // Tokens and cost (issue 18), worked out from the stored events of the sessions asked for (PostgreSQL keeps no
+      // usage rows yet: a scan of the events that may carry usage, the way the SQLite layer reads an index from before its 0005).
+      usage: (filter) =>
+        filter.sessionUids !== undefined && filter.sessionUids.length === 0
+          ? Effect.succeed([])
+          : Effect.gen(function*() {
+            const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null }>`
+              SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace
+              FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+              WHERE s.status != 'rejected'
+                ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+                ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+                ${
+              filter.workspace !== undefined
+                ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+                : sql``
+            }`)
+            const out: Array<UsageRow & { readonly group: string | null }> = []
+            for (const ss of sessions) {
+              const stored = yield* fail(sql<{ event_json: string }>`
+                SELECT event_json FROM events
+                WHERE session_uid = ${ss.session_uid} AND generation = ${ss.generation} AND source_key = ${ss.source_key}
+                  AND (kind = 'result' OR strpos(event_json, '"usage":{') > 0)
+                ORDER BY sequence, event_uid`)
+              for (const r of usageRows(stored.map((e) => upgradeEvent(JSON.parse(e.event_json) as SessionEvent)))) {
+                if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
+                if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
+                const group = filter.by === "session"
+                  ? ss.session_uid
+                  : filter.by === "day"
+                  ? r.occurredAt?.slice(0, 10) ?? null
+                  : filter.by === "model"
+                  ? r.model
+                  : filter.by === "provider"
+                  ? r.provider
+                  : ss.workspace
+                out.push({ ...r, group })
+              }
+            }
+            return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
+          }),
 
       eventsAround: (uid, id, before, after) =>
         Effect.gen(function*() {

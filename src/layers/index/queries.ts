@@ -9,8 +9,10 @@ import type { AtifInput } from "../../domain/atif.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
+import type { PriceTable } from "../../domain/prices.js"
+import { summarizeGroups, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
-import { Index, type SessionRow } from "../../services/Index.js"
+import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
 
 /** A session of the index with its events, in source order. */
 export interface LoadedSession {
@@ -151,3 +153,114 @@ export const sessionTranscript = ({ events, session }: Pick<LoadedSession, "sess
     diagnostics: [...t.diagnostics, ...known.diagnostics.filter((d) => !own.has(d.kind))]
   }
 }
+
+/** More sessions than this are read whole rather than named in the query (SQLite's bound-parameter limit). */
+const MAX_NAMED_SESSIONS = 10_000
+
+/**
+ * Tokens and cost of sessions from the index's usage rows (no scan of
+ * events), priced with `prices`: by session uid; a session whose source
+ * reports no usage has no entry. `sessionUids`: only these (all when
+ * absent).
+ */
+export const usageBySession = (
+  prices: PriceTable,
+  sessionUids?: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, UsageSummary>, StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const named = sessionUids !== undefined && sessionUids.length <= MAX_NAMED_SESSIONS ? sessionUids : undefined
+    const groups = yield* index.usage({ by: "session", sessionUids: named })
+    const out = new Map<string, UsageSummary>()
+    for (const [uid, s] of summarizeGroups(groups, prices)) if (uid !== null) out.set(uid, s)
+    return out
+  })
+
+/** How a report names its price table: the bundled file, its version and source, and the models the config file set. */
+export interface PricesUsed {
+  readonly file: "data/prices.json"
+  readonly version: string
+  readonly source: string
+  readonly overridden: ReadonlyArray<string>
+  readonly overrideFile: string | null
+}
+
+/** A note of a usage report: a model the price table lacks, with how many responses (their cost is unknown). */
+export interface UsageNote {
+  readonly kind: "model-not-priced"
+  readonly model: string | null
+  readonly responses: number
+}
+
+/**
+ * One row of a usage report: its key (the day `YYYY-MM-DD`, the session's
+ * native id, the model, provider or workspace; null when the rows have none,
+ * e.g. no time), the usage ({@link UsageView}: tokens, `costUsd` null when a
+ * model of it has no price), how many responses count, and the unpriced
+ * models. A session row also names the session.
+ */
+export interface UsageReportRow extends UsageView {
+  readonly key: string | null
+  readonly responses: number
+  readonly unpriced: UsageSummary["unpriced"]
+  readonly sessionUid?: string
+  readonly provider?: string
+  readonly title?: string | null
+  readonly workspace?: string | null
+  readonly lastAt?: string | null
+}
+
+/** The `usage` report: its grouping and bounds, the price table used, the rows, their total (null: no usage) and notes. */
+export interface UsageReport {
+  readonly by: UsageBy
+  readonly since: string | null
+  readonly until: string | null
+  readonly prices: PricesUsed
+  readonly rows: ReadonlyArray<UsageReportRow>
+  readonly total: (UsageView & { readonly responses: number }) | null
+  readonly notes: ReadonlyArray<UsageNote>
+}
+
+/**
+ * The usage report (what ccusage made popular) from the index: usage rows
+ * grouped by day, session, model, provider or workspace (see
+ * `domain/usage.ts` for what counts), filtered by time (`since` / `until`,
+ * RFC 3339, a response's own time), provider and workspace. Days and other
+ * keys ascend; sessions come latest activity first.
+ */
+export const usageReport = (
+  filter: Omit<UsageFilter, "sessionUids">,
+  prices: PriceTable
+): Effect.Effect<UsageReport, StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const groups = yield* index.usage(filter)
+    const byKey = summarizeGroups(groups, prices)
+    const total = summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null
+    const sessions = filter.by === "session" ? new Map((yield* index.sessions({})).map((s) => [s.sessionUid, s])) : new Map<string, SessionRow>()
+    const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
+      const base = { ...usageView(s), responses: s.responses, unpriced: s.unpriced }
+      if (filter.by !== "session") return { key, ...base }
+      const ss = key === null ? undefined : sessions.get(key)
+      return {
+        key: ss?.sessionId ?? key,
+        ...base,
+        sessionUid: key ?? "",
+        provider: ss?.provider ?? "",
+        title: ss?.title ?? null,
+        workspace: ss?.workspace ?? null,
+        lastAt: ss?.lastAt ?? null
+      }
+    })
+    const asc = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
+    rows.sort((a, b) => (filter.by === "session" ? asc(b.lastAt ?? null, a.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
+    return {
+      by: filter.by,
+      since: filter.since ?? null,
+      until: filter.until ?? null,
+      prices: { file: "data/prices.json", version: prices.version, source: prices.source, overridden: prices.overridden, overrideFile: prices.overrideFile },
+      rows,
+      total: total === null ? null : { ...usageView(total), responses: total.responses },
+      notes: (total?.unpriced ?? []).map((u) => ({ kind: "model-not-priced" as const, model: u.model, responses: u.responses }))
+    }
+  })

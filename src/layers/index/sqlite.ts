@@ -29,6 +29,7 @@ import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import { groupRows, type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import {
   type Checkpoint,
   type CheckpointedSource,
@@ -37,8 +38,79 @@ import {
   type IndexShape,
   type SearchHit,
   type SessionRow,
-  type SourceInfo
+  type SourceInfo,
+  type UsageFilter
 } from "../../services/Index.js"
+
+/** A row of the `usage` table (see `domain/usage.ts`, {@link UsageRow}). */
+type UsageDbRow = {
+  readonly source_key: string
+  readonly generation: number
+  readonly session_uid: string
+  readonly response_key: string
+  readonly kind: "response" | "run"
+  readonly provider: string
+  readonly event_uid: string
+  readonly sequence: number
+  readonly occurred_at: string | null
+  readonly model: string | null
+  readonly input_tokens: number | null
+  readonly output_tokens: number | null
+  readonly cache_read_tokens: number | null
+  readonly cache_write_tokens: number | null
+  readonly cost_usd: number | null
+  readonly run_seq: number | null
+}
+
+const usageDbRow = (
+  r: Omit<UsageRow, "runSeq"> & { readonly runSeq?: number | null },
+  sourceKey: string,
+  generation: number,
+  uid: string,
+  provider: string
+): UsageDbRow => ({
+  source_key: sourceKey,
+  generation,
+  session_uid: uid,
+  response_key: r.key,
+  kind: r.kind,
+  provider,
+  event_uid: eventUid(provider as ProviderId, r.sourceId, r.sessionId, r.eventId),
+  sequence: r.sequence,
+  occurred_at: r.occurredAt,
+  model: r.model,
+  input_tokens: r.usage.inputTokens,
+  output_tokens: r.usage.outputTokens,
+  cache_read_tokens: r.usage.cacheReadTokens,
+  cache_write_tokens: r.usage.cacheWriteTokens,
+  cost_usd: r.costUsd,
+  run_seq: r.runSeq ?? null
+})
+
+/** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
+const MAY_CARRY_USAGE = `(kind = 'result' OR instr(event_json, '"usage":{') > 0)`
+
+/**
+ * Rebuild the usage rows of one session generation from its stored events
+ * (upgraded to the current contract): what migration 0005 does for an index
+ * imported before it, and what a rollback does for the sessions whose
+ * events it removed. Reads only that session's events that may carry usage.
+ */
+const rebuildUsage = (sql: SqlClient.SqlClient, sourceKey: string, generation: number, uid: string) =>
+  Effect.gen(function*() {
+    yield* sql`DELETE FROM usage WHERE source_key = ${sourceKey} AND generation = ${generation} AND session_uid = ${uid}`
+    const stored = yield* sql<{ event_json: string; provider: string }>`
+      SELECT event_json, provider FROM events
+      WHERE session_uid = ${uid} AND generation = ${generation} AND source_key = ${sourceKey} AND ${sql.unsafe(MAY_CARRY_USAGE)}
+      ORDER BY sequence, event_uid`
+    if (stored.length === 0) return
+    const events = stored.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))
+    const rows = usageRows(events).map((r) => usageDbRow(r, sourceKey, generation, uid, r.provider))
+    for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
+  })
+
+/** Usage rows per INSERT statement (16 columns each: well under SQLite's bound-parameter limit). */
+const USAGE_CHUNK = 500
 
 /** The schema, one migration per entry (ids are the numeric prefixes). */
 const migrations = Migrator.fromRecord({
@@ -147,6 +219,35 @@ const migrations = Migrator.fromRecord({
       const current = yield* sql<{ source_key: string; generation: number }>`
         SELECT source_key, generation FROM sources WHERE status != 'rejected'`
       for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
+    })),
+  // Per-response usage (issue 18): one row per model response (or `result`
+  // run total) of each session generation, last usage wins, kept at import
+  // with the events; an existing index gets its rows from its stored events.
+  "0005_usage": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* sql`CREATE TABLE usage (
+        source_key TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        session_uid TEXT NOT NULL,
+        response_key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        event_uid TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        occurred_at TEXT,
+        model TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        cache_read_tokens INTEGER,
+        cache_write_tokens INTEGER,
+        cost_usd REAL,
+        run_seq INTEGER,
+        PRIMARY KEY (source_key, generation, session_uid, response_key)
+      )`
+      yield* sql`CREATE INDEX usage_by_session ON usage (session_uid, generation, kind, sequence)`
+      const sessions = yield* sql<{ source_key: string; generation: number; session_uid: string }>`
+        SELECT DISTINCT source_key, generation, session_uid FROM events WHERE ${sql.unsafe(MAY_CARRY_USAGE)}`
+      for (const s of sessions) yield* rebuildUsage(sql, s.source_key, s.generation, s.session_uid)
     }))
 })
 
@@ -463,6 +564,151 @@ const make = (
             )
       )
 
+    // An index read (not migrated) from before migration 0005 has no usage table: its usage is derived from its events.
+    const hasUsage = (yield* fail(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'usage'`))[0].n > 0
+
+    /**
+     * Keep the usage rows of a batch's events (inside its transaction): per
+     * session and response the row of the latest event by sequence wins
+     * (`excluded.sequence >= usage.sequence`: a response split across
+     * batches counts once, with its last usage), and each `result` row ends
+     * the run of the session's earlier responses not yet ended.
+     */
+    const upsertUsage = (key: string, generation: number, events: ReadonlyArray<SessionEvent>, uidOf: (e: SessionEvent) => string) =>
+      Effect.gen(function*() {
+        const latest = new Map<string, UsageDbRow>()
+        for (const e of events) {
+          const r = usageRowOf(e)
+          if (r === null) continue
+          const row = usageDbRow(r, key, generation, uidOf(e), e.provider)
+          const id = `${row.session_uid}\u0000${row.response_key}`
+          const before = latest.get(id)
+          if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
+        }
+        if (latest.size === 0) return
+        const rows = [...latest.values()]
+        for (let i = 0; i < rows.length; i += USAGE_CHUNK) {
+          yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}
+            ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
+              kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
+              occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
+              output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+              cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
+            WHERE excluded.sequence >= usage.sequence`
+        }
+        for (const run of rows.filter((r) => r.kind === "run").sort((a, b) => a.sequence - b.sequence)) {
+          yield* sql`UPDATE usage SET run_seq = ${run.sequence}
+                     WHERE session_uid = ${run.session_uid} AND generation = ${generation} AND source_key = ${key}
+                       AND kind = 'response' AND run_seq IS NULL AND sequence < ${run.sequence}`
+        }
+      })
+
+    /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
+    const groupKeyOf = (by: UsageFilter["by"]) =>
+      by === "session"
+        ? "u.session_uid"
+        : by === "day"
+        ? "substr(u.occurred_at, 1, 10)"
+        : by === "model"
+        ? "u.model"
+        : by === "provider"
+        ? "u.provider"
+        : "ss.workspace"
+
+    const workspaceClause = (workspace: string) =>
+      sql`AND (ss.workspace = ${workspace} OR ss.workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+
+    const usageGroups = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
+      fail(sql<{
+        group_key: string | null
+        kind: "response" | "run"
+        model: string | null
+        covered: number
+        has_responses: number
+        stated: number
+        n: number
+        input_tokens: number | null
+        output_tokens: number | null
+        cache_read_tokens: number | null
+        cache_write_tokens: number | null
+        cost_usd: number | null
+      }>`
+        SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
+          CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL THEN coalesce((
+            SELECT r.cost_usd IS NOT NULL FROM usage r
+            WHERE r.session_uid = u.session_uid AND r.generation = u.generation AND r.kind = 'run' AND r.sequence = u.run_seq
+              AND r.source_key = u.source_key LIMIT 1), 0) ELSE 0 END AS covered,
+          CASE WHEN u.kind = 'run' THEN EXISTS (
+            SELECT 1 FROM usage x
+            WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
+              AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
+          u.cost_usd IS NOT NULL AS stated,
+          count(*) AS n, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
+          sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens, sum(u.cost_usd) AS cost_usd
+        FROM usage u
+          JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
+          JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
+        WHERE s.status != 'rejected'
+          ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+          ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
+          ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
+          ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
+          ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}
+        GROUP BY group_key, u.kind, u.model, covered, has_responses, stated`).pipe(
+        Effect.map((rows) =>
+          rows.map((r): UsageGroup => ({
+            group: r.group_key,
+            kind: r.kind,
+            model: r.model,
+            covered: r.covered === 1,
+            hasResponses: r.has_responses === 1,
+            stated: r.stated === 1,
+            rows: r.n,
+            inputTokens: r.input_tokens,
+            outputTokens: r.output_tokens,
+            cacheReadTokens: r.cache_read_tokens,
+            cacheWriteTokens: r.cache_write_tokens,
+            costUsd: r.cost_usd
+          }))
+        )
+      )
+
+    /** {@link usageGroups} for an index without the usage table: the rows derived from the stored events (a scan). */
+    const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
+      Effect.gen(function*() {
+        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null }>`
+          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE s.status != 'rejected'
+            ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+            ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}`)
+        const out: Array<UsageRow & { readonly group: string | null }> = []
+        for (const ss of sessions) {
+          const stored = yield* fail(sql<{ event_json: string }>`
+            SELECT event_json FROM events
+            WHERE session_uid = ${ss.session_uid} AND generation = ${ss.generation} AND source_key = ${ss.source_key}
+              AND ${sql.unsafe(MAY_CARRY_USAGE)}
+            ORDER BY sequence, event_uid`)
+          for (const r of usageRows(stored.map((e) => upgradeEvent(JSON.parse(e.event_json) as SessionEvent)))) {
+            if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
+            if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
+            const group = filter.by === "session"
+              ? ss.session_uid
+              : filter.by === "day"
+              ? r.occurredAt?.slice(0, 10) ?? null
+              : filter.by === "model"
+              ? r.model
+              : filter.by === "provider"
+              ? r.provider
+              : ss.workspace
+            out.push({ ...r, group })
+          }
+        }
+        return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
+      })
+
     const shape: IndexShape = {
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
       sourceKey: (provider, locator) => sourceKey(provider, locator),
@@ -583,6 +829,7 @@ const make = (
                 RETURNING event_count`
               if (after !== undefined && after.event_count === agg.event_count) sessionsAdded++
             }
+            yield* upsertUsage(key, generation, events, sessionUidOf)
             const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
             yield* insertDocs(sql, docs)
             yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
@@ -620,6 +867,7 @@ const make = (
           if (base === undefined || base === null) {
             // Never imported before this attempt: nothing of it stays.
             yield* sql`DELETE FROM events WHERE source_key = ${key}`
+            yield* sql`DELETE FROM usage WHERE source_key = ${key}`
             yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
             yield* sql`DELETE FROM generations WHERE source_key = ${key}`
             yield* upsertSource(source, 0, "rejected")
@@ -633,6 +881,7 @@ const make = (
           // and the events it added to that one go, with the session counts they made.
           const gen = base.generation as number
           yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
@@ -645,6 +894,8 @@ const make = (
                          last_at = (SELECT max(occurred_at) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation)
                        WHERE session_uid = ${uid} AND generation = ${gen}`
             yield* sql`DELETE FROM sessions WHERE session_uid = ${uid} AND generation = ${gen} AND event_count = 0`
+            // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
+            yield* rebuildUsage(sql, key, gen, uid)
           }
           yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
                        attempt_json = NULL, updated_at = ${now()}
@@ -834,6 +1085,13 @@ const make = (
           const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]
           return Option.some({ events, at: earlier.length })
         }),
+
+      usage: (filter) =>
+        filter.sessionUids !== undefined && filter.sessionUids.length === 0
+          ? Effect.succeed([])
+          : hasUsage
+          ? usageGroups(filter)
+          : usageGroupsFromEvents(filter),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`

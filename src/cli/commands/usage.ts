@@ -1,0 +1,102 @@
+/**
+ * `session-ingest usage [--by day|session|model|provider|workspace]
+ * [--since D] [--until D]`: tokens and cost from the index (the report
+ * ccusage made popular), grouped as asked, with the price table named and a
+ * note for each model it lacks. What counts and where each number comes
+ * from: `domain/usage.ts`; the query: `usageReport` in
+ * `layers/index/queries.ts`.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { humanTokens, humanUsd } from "../../domain/render.js"
+import type { UsageReport } from "../../layers/index/queries.js"
+import { errors, runtime } from "../lazy.js"
+import * as O from "../options.js"
+import { printResult } from "../output.js"
+import { parseBound } from "./sessions.js"
+
+const BY = ["day", "session", "model", "provider", "workspace"] as const
+
+const cell = (n: number | null) => (n === null ? "" : humanTokens(n))
+const usd = (x: number | null, hasTokens: boolean) => (x !== null ? humanUsd(x) : hasTokens ? "?" : "")
+
+/** The report as a table for people: one row per key, the total, the price table and the notes. */
+const render = (r: UsageReport, priceTable: string): string => {
+  const head = [r.by, "input", "output", "cache read", "cache write", "cost"]
+  const line = (key: string, u: UsageReport["rows"][number] | NonNullable<UsageReport["total"]>) => {
+    const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
+    return [key, ...counts.map(cell), usd(u.costUsd, counts.some((c) => c !== null))]
+  }
+  const body = r.rows.map((x) => line(x.key ?? (r.by === "day" ? "(no time)" : `(no ${r.by})`), x))
+  const total = r.total === null ? [] : [line("total", r.total)]
+  const table = [head, ...body, ...total]
+  const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)))
+  const fmt = (row: ReadonlyArray<string>) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd()
+  const bounds = r.since !== null || r.until !== null ? ` from ${r.since ?? "the start"} to ${r.until ?? "now"}` : ""
+  const out = [
+    `usage by ${r.by}${bounds}; cost as the source states it, else priced with ${priceTable}`,
+    "",
+    ...(r.rows.length === 0 ? ["no usage in the index"] : [fmt(head), ...body.map(fmt), ...total.map(fmt)])
+  ]
+  for (const n of r.notes) {
+    out.push(
+      `note: ${n.model ?? "(no model)"}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
+    )
+  }
+  return out.join("\n") + "\n"
+}
+
+/** The command. */
+export const usage = Command.make(
+  "usage",
+  {
+    by: Options.choice("by", BY).pipe(
+      Options.withDefault("day" as const),
+      Options.withDescription("Group by day (UTC, default), session, model, provider or workspace.")
+    ),
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or after DATE.")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or before DATE (a day: all of it).")),
+    provider: O.providerFilter,
+    workspace: Options.text("workspace").pipe(O.plainValue,
+      Options.withPseudoName("DIR"),
+      Options.optional,
+      Options.withDescription("Only sessions whose workspace is DIR or below it.")
+    ),
+    json: O.json,
+    index: O.index,
+    config: O.config
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      const since = yield* parseBound("since", o.since, false)
+      const until = yield* parseBound("until", o.until, true)
+      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+        const { InvalidArgument } = yield* errors
+        return yield* new InvalidArgument({
+          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no usage can match.`,
+          remediation: "Swap the two dates."
+        })
+      }
+      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
+        const abs = nodePath.resolve(w)
+        try {
+          return fs.realpathSync(abs)
+        } catch {
+          return abs
+        }
+      }))
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
+      const report = yield* rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace }, prices).pipe(
+        Effect.provide(rt.IndexSqlite.layerReadonly(file))
+      )
+      yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices)))
+    })
+).pipe(Command.withDescription("Tokens and cost from the index, by day, session, model, provider or workspace."))

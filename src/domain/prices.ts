@@ -1,0 +1,84 @@
+/**
+ * The price table that turns tokens into US dollars where a source states no
+ * cost of its own (issue 18): `data/prices.json`, a versioned data file
+ * (version date, source, prices per million tokens by model: input, output,
+ * cache read, cache write), which the configuration file's `prices` key
+ * overrides or extends model by model. Pure: the bundled table is imported
+ * as data; the config is read by the CLI.
+ *
+ * A model is looked up by its exact id (`claude-sonnet-4-20250514`, or an
+ * alias the table lists such as `claude-sonnet-4-5`), never by a guess from
+ * a similar name: a model the table lacks gives tokens without a cost.
+ *
+ * @module
+ */
+import * as Schema from "effect/Schema"
+import bundled from "../../data/prices.json" with { type: "json" }
+import type { TokenUsage } from "./model.js"
+
+/** Prices of one model, US dollars per million tokens of each kind. */
+export const ModelPrice = Schema.Struct({
+  input: Schema.NonNegative,
+  output: Schema.NonNegative,
+  cacheRead: Schema.NonNegative,
+  cacheWrite: Schema.NonNegative
+})
+export type ModelPrice = typeof ModelPrice.Type
+
+/** Prices by model id (what the config file's `prices` key holds). */
+export const ModelPrices = Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: ModelPrice })
+export type ModelPrices = typeof ModelPrices.Type
+
+/** The shape of `data/prices.json`. */
+export const PriceFile = Schema.Struct({
+  version: Schema.String,
+  source: Schema.String,
+  unit: Schema.Literal("USD per million tokens"),
+  models: ModelPrices
+})
+export type PriceFile = typeof PriceFile.Type
+
+/**
+ * A price table in use: the bundled file's version and source, the models
+ * priced, and which of them the configuration set (`overridden`, with the
+ * file it came from, null when none).
+ */
+export interface PriceTable {
+  readonly version: string
+  readonly source: string
+  readonly models: ModelPrices
+  readonly overridden: ReadonlyArray<string>
+  readonly overrideFile: string | null
+}
+
+/** The price table bundled with this build (`data/prices.json`), decoded. */
+export const bundledPrices: PriceTable = (() => {
+  const f = Schema.decodeUnknownSync(PriceFile)(bundled)
+  return { version: f.version, source: f.source, models: f.models, overridden: [], overrideFile: null }
+})()
+
+/** A table with the configuration's prices laid over it: a model given there replaces (or adds) its entry. */
+export const withOverrides = (table: PriceTable, prices: ModelPrices | undefined, file: string | null): PriceTable =>
+  prices === undefined || Object.keys(prices).length === 0
+    ? table
+    : {
+      ...table,
+      models: { ...table.models, ...prices },
+      overridden: [...new Set([...table.overridden, ...Object.keys(prices)])].sort(),
+      overrideFile: file
+    }
+
+/** How a table names itself in output: `data/prices.json <version>` and its overrides, if any. */
+export const describePrices = (t: PriceTable): string =>
+  `data/prices.json ${t.version}${
+    t.overridden.length > 0 ? ` + ${t.overridden.length} model${t.overridden.length === 1 ? "" : "s"} from ${t.overrideFile ?? "the config file"}` : ""
+  }`
+
+/** The prices of `model`, exact id; undefined when the table lacks it (or there is no model). */
+export const priceOf = (t: PriceTable, model: string | null): ModelPrice | undefined =>
+  model === null || !Object.prototype.hasOwnProperty.call(t.models, model) ? undefined : t.models[model]
+
+/** US dollars of `usage` at `price` (a count not reported adds nothing). */
+export const costAt = (price: ModelPrice, u: TokenUsage): number =>
+  ((u.inputTokens ?? 0) * price.input + (u.outputTokens ?? 0) * price.output + (u.cacheReadTokens ?? 0) * price.cacheRead +
+    (u.cacheWriteTokens ?? 0) * price.cacheWrite) / 1_000_000
