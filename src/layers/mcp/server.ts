@@ -30,11 +30,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as JSONSchema from "effect/JSONSchema"
+import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { InvalidArgument, type IngestError, isIngestError } from "../../domain/errors.js"
+import { InvalidArgument, type IngestError, isIngestError, type StoreUnavailable } from "../../domain/errors.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
@@ -46,7 +47,7 @@ import {
   ListSessionsParams,
   readSession,
   resourceSessions,
-  sessionUri
+  type SessionBrief
 } from "./answers.js"
 
 /** One tool of the server: what a client sees (name, title, description, argument schema) and how it answers. */
@@ -173,8 +174,17 @@ const registerTools = Effect.gen(function*() {
   }
 })
 
-/** Register the sessions' resources: `session://<uid>` listed for each, and the `session://{id}` template that reads any. */
-const registerResources = Effect.gen(function*() {
+/** A percent-encoded id decoded; as given when it is not valid percent-encoding. */
+const uriDecoded = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/** Register the `session://{id}` template, which reads any session (those listed as resources too). */
+const registerResourceTemplate = Effect.gen(function*() {
   const server = yield* McpServer.McpServer
   const context = yield* Effect.context<Index | Redaction>()
   const read = (uri: string, id: string) =>
@@ -194,24 +204,42 @@ const registerResources = Effect.gen(function*() {
     // find-my-way syntax: `::` is a literal colon, `:0` the id.
     routerPath: "session:://:0",
     completions: {},
-    handle: (uri, params) => read(uri, decodeURIComponent(params[0] ?? ""))
+    handle: (uri, params) => read(uri, uriDecoded(params[0] ?? ""))
   })
-  const listed = yield* Effect.provide(resourceSessions, context).pipe(answerErrors, Effect.orDie)
-  for (const s of listed) {
-    yield* server.addResource(
-      new Resource({
-        uri: s.uri,
-        name: s.title ?? s.id,
-        title: s.title ?? s.id,
-        description: `${s.provider} session ${s.id}, ${s.eventCount} events${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
-          s.workspace !== null ? `, in ${s.workspace}` : ""
-        }`,
-        mimeType: "text/markdown"
-      }),
-      read(s.uri, s.uid) as unknown as Effect.Effect<{ contents: Array<{ uri: string; text: string }> }, InternalError>
-    )
-  }
 })
+
+/**
+ * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
+ * resources listed from `listed`, built on first `resources/list`: one
+ * resource each, without registering them one by one (each registration
+ * sends a list-changed notification and adds a route; at 1,000 sessions that
+ * cost about a second of start-up). Reads go through the `session://{id}`
+ * template.
+ */
+const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
+  Layer.scoped(
+    McpServer.McpServer,
+    Effect.map(McpServer.McpServer.make, (base) => {
+      let resources: ReadonlyArray<Resource> | undefined
+      return McpServer.McpServer.of({
+        ...base,
+        get resources() {
+          resources ??= listed.map((s) =>
+            new Resource({
+              uri: s.uri,
+              name: s.title ?? s.id,
+              title: s.title ?? s.id,
+              description: `${s.provider} session ${s.id}, ${s.eventCount} events${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
+                s.workspace !== null ? `, in ${s.workspace}` : ""
+              }`,
+              mimeType: "text/markdown"
+            }, true)
+          )
+          return resources
+        }
+      })
+    })
+  )
 
 /** A logger that writes one line per message on stderr (stdout carries only protocol). */
 const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
@@ -221,21 +249,24 @@ const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
 /**
  * Serve the index over stdio until the client closes stdin (then succeed).
  * `name` / `version`: the server's `serverInfo`. Requires the index (open it
- * read-only: `IndexSqlite.layerReadonly`) and the redaction in force.
+ * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
+ * with `StoreUnavailable` only before serving (listing the sessions).
  */
-export const serveStdio = (info: { readonly name: string; readonly version: string }): Effect.Effect<void, never, Index | Redaction> =>
+export const serveStdio = (info: { readonly name: string; readonly version: string }): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
+    // The sessions listed as resources: those of the index when the server starts.
+    const listed = yield* resourceSessions
     // The server runs in a fiber of its own: the stdio protocol ends the fiber that built it when stdin ends.
     const server = Effect.gen(function*() {
       yield* registerTools
-      yield* registerResources
+      yield* registerResourceTemplate
       const protocol = yield* RpcServer.makeProtocolStdio({ stdin: NodeStream.stdin, stdout: NodeSink.stdout }).pipe(
         Effect.provide(RpcSerialization.layerNdJsonRpc())
       )
       return yield* McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, protocol))
     }).pipe(
       Effect.scoped,
-      Effect.provide(McpServer.McpServer.layer)
+      Effect.provide(registryLayer(listed))
     )
     const fiber = yield* Effect.fork(server)
     yield* Fiber.await(fiber)
