@@ -52,3 +52,5 @@ export * as IndexPush from "./layers/index/push.js"
 export * as ImporterLayer from "./layers/index/importer.js"
 /** Index queries: `findSession`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */
 export * as IndexQueries from "./layers/index/queries.js"
+/** The MCP server's answers over the index (list_sessions, get_session, get_events, session resources), redacted. */
+export * as McpAnswers from "./layers/mcp/answers.js"

@@ -30,6 +30,8 @@ import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
 import { transcript } from "./commands/transcript.js"
 import { usage } from "./commands/usage.js"
+import { mcp } from "./commands/mcp.js"
+import { VERSION } from "./version.js"
 import * as Registry from "../layers/registry.js"
 import * as Help from "./help.js"
 import { errors } from "./lazy.js"
@@ -47,7 +49,6 @@ import {
   writeStdout
 } from "./output.js"
 
-const VERSION = "0.1.0"
 const PROGRAM = "session-ingest"
 const DESCRIPTION = `Discover, inspect and stream AI coding-agent sessions (${
   Registry.providers.map((m) => m.about.displayName).join(", ")
@@ -67,7 +68,8 @@ const commands = [
   ["export", exportCommand],
   ["index", indexCommand],
   ["push", pushCommand],
-  ["usage", usage]
+  ["usage", usage],
+  ["mcp", mcp]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -85,10 +87,10 @@ class Failed extends Data.TaggedError("Failed")<{ readonly reply: Reply; readonl
  * and whose storage defects are `StoreUnavailable` errors: what the top
  * ({@link conclude}) needs to print the failure and pick the exit code.
  */
-const answering = <Name extends string, R, E extends CommandError, A extends { readonly json: boolean }>(
+const answering = <Name extends string, R, E extends CommandError, A>(
   name: Name,
   command: Command.Command<Name, R, E, A>,
-  json: (o: A) => boolean = (o) => o.json
+  json: (o: A) => boolean = (o) => (o as { readonly json?: boolean }).json === true
 ) =>
   Command.transformHandler(command, (effect, o) =>
     effect.pipe(
@@ -111,7 +113,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("export", exportCommand),
     answering("index", indexCommand),
     answering("push", pushCommand),
-    answering("usage", usage)
+    answering("usage", usage),
+    answering("mcp", mcp, () => false)
   ])
 )
 

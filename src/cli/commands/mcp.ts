@@ -1,0 +1,43 @@
+/**
+ * `session-ingest mcp`: serve the index to MCP clients over stdio (issue 16),
+ * read-only and redacted (unless the server is started with `--no-redact`).
+ * The server itself is `src/layers/mcp/server.ts`, loaded when the command
+ * runs.
+ *
+ * @module
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { runtime } from "../lazy.js"
+import { VERSION } from "../version.js"
+import * as O from "../options.js"
+
+/** The MCP server module, loaded on first use (it brings @effect/ai and @effect/rpc). */
+const mcpServer = Effect.promise(() => import("../../layers/mcp/server.js"))
+
+/** The command. */
+export const mcp = Command.make(
+  "mcp",
+  {
+    index: O.index,
+    config: O.config,
+    noRedact: Options.boolean("no-redact").pipe(
+      Options.withDescription("Serve answers without redacting secrets, emails and home paths (a server flag: clients cannot turn redaction off).")
+    )
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      // Before serving: a missing index or a bad config is the CLI's error (stderr, exit code), not a protocol answer.
+      const file = yield* rt.existingIndex(o.index, o.config)
+      const layers = Layer.merge(
+        rt.IndexSqlite.layerReadonly(file),
+        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+      )
+      const { serveStdio } = yield* mcpServer
+      yield* serveStdio({ name: "session-ingest", version: VERSION }).pipe(Effect.provide(layers))
+    })
+).pipe(Command.withDescription("Serve the index to MCP clients over stdio: read-only tools and session resources, redacted."))

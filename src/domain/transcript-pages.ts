@@ -1,0 +1,161 @@
+/**
+ * A session's transcript as text read a page at a time, each page within a
+ * character budget (the MCP server's `get_session`, issue 16). Pure.
+ *
+ * The transcript text is one entry per event, in source order, each headed
+ * by its event id so a passage can be cited and looked up again
+ * (`get_events` around that id):
+ *
+ * ```
+ * [<eventId>] <occurredAt | -> <role | -> <kind>[ <toolName>][ (error)]
+ * <text, when the event has one>
+ * <blank line>
+ * ```
+ *
+ * Pages are consecutive slices of that text: concatenated they are the text.
+ * A page ends at the last entry boundary within the budget, or mid-entry
+ * (never between the two halves of a surrogate pair) when one entry alone
+ * is longer than the budget. A page cursor names where the next page starts
+ * and is bound to the session (uid, generation) and to a digest of the whole
+ * text, so a cursor of another session, or of a transcript that changed
+ * since, is refused with `INVALID_CURSOR`.
+ *
+ * @module
+ */
+import * as Either from "effect/Either"
+import { InvalidCursor } from "./errors.js"
+import type { SessionEvent } from "./model.js"
+import { sha256Hex } from "./source-id.js"
+
+/** The transcript text of a session and where each event's entry starts in it (UTF-16 code units). */
+export interface TranscriptText {
+  readonly text: string
+  /** `starts[i]`: offset of event `i`'s entry; ascending. */
+  readonly starts: ReadonlyArray<number>
+  /** The event ids, in the same order as `starts`. */
+  readonly eventIds: ReadonlyArray<string>
+}
+
+/** One event's entry (see the module's doc). */
+export const eventEntry = (e: SessionEvent): string => {
+  const head = `[${e.eventId}] ${e.occurredAt ?? "-"} ${e.role ?? "-"} ${e.kind}${e.toolName !== null ? ` ${e.toolName}` : ""}${
+    e.isError === true ? " (error)" : ""
+  }`
+  return e.text !== null && e.text !== "" ? `${head}\n${e.text}\n\n` : `${head}\n\n`
+}
+
+/** The transcript text of `events` (already redacted when it is to be shared). */
+export const transcriptText = (events: ReadonlyArray<SessionEvent>): TranscriptText => {
+  const parts: Array<string> = []
+  const starts: Array<number> = []
+  let at = 0
+  for (const e of events) {
+    const entry = eventEntry(e)
+    starts.push(at)
+    parts.push(entry)
+    at += entry.length
+  }
+  return { text: parts.join(""), starts, eventIds: events.map((e) => e.eventId) }
+}
+
+/** A page: `[from, to)` of the text, and the events whose entries it covers (a part of). */
+export interface Page {
+  readonly from: number
+  readonly to: number
+  /** Index (in `starts`) of the first and last event the page covers; -1 when the text is empty. */
+  readonly firstEvent: number
+  readonly lastEvent: number
+}
+
+/** Index of the last entry starting at or before `offset` (binary search); -1 when none. */
+const entryAt = (starts: ReadonlyArray<number>, offset: number): number => {
+  let lo = 0
+  let hi = starts.length - 1
+  let found = -1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (starts[mid] <= offset) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found
+}
+
+/**
+ * The page of `t` that starts at `from`, at most `maxChars` (≥ 1) long: up
+ * to the last entry boundary within the budget, else cut at the budget
+ * (moved back one unit rather than split a surrogate pair, unless that
+ * leaves the page empty). `from` must be within `[0, text.length]`.
+ */
+export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page => {
+  const limit = Math.min(t.text.length, from + maxChars)
+  let to = limit
+  if (limit < t.text.length) {
+    const k = entryAt(t.starts, limit)
+    const boundary = k >= 0 ? t.starts[k] : 0
+    if (boundary > from) to = boundary
+    else {
+      const c = t.text.charCodeAt(limit - 1)
+      if (c >= 0xd800 && c <= 0xdbff && limit - 1 > from) to = limit - 1
+    }
+  }
+  if (t.text.length === 0) return { from: 0, to: 0, firstEvent: -1, lastEvent: -1 }
+  return { from, to, firstEvent: entryAt(t.starts, from), lastEvent: entryAt(t.starts, Math.max(from, to - 1)) }
+}
+
+/** What a page cursor binds: the session, its generation, the next page's offset and the text's digest. */
+export interface PageCursor {
+  readonly sessionUid: string
+  readonly generation: number
+  readonly offset: number
+  readonly digest: string
+}
+
+const PREFIX = "p1."
+
+/** A digest of a transcript text (16 hex digits of its sha256): what a page cursor is bound to. */
+export const textDigest = (text: string): string => sha256Hex(text).slice(0, 16)
+
+/** The token of a page cursor: `p1.` + base64url(JSON). */
+export const encodePageCursor = (c: PageCursor): string =>
+  PREFIX + Buffer.from(JSON.stringify([c.sessionUid, c.generation, c.offset, c.digest]), "utf8").toString("base64url")
+
+const invalid = (message: string) =>
+  new InvalidCursor({
+    message,
+    remediation: "Pass the nextCursor of the last get_session answer for this same session, or leave the cursor out to start from the first page."
+  })
+
+/**
+ * Decode a page cursor token and check it against the session it is used
+ * with: `InvalidCursor` when it is malformed, names another session, or the
+ * session's transcript changed since (another generation, another digest,
+ * an offset past its end).
+ */
+export const decodePageCursor = (
+  token: string,
+  expected: { readonly sessionUid: string; readonly generation: number; readonly digest: string; readonly length: number }
+): Either.Either<number, InvalidCursor> => {
+  if (!token.startsWith(PREFIX)) {
+    return Either.left(invalid("The cursor is not a get_session page cursor (those start with \"p1.\")."))
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(token.slice(PREFIX.length), "base64url").toString("utf8"))
+  } catch {
+    return Either.left(invalid("The page cursor is malformed."))
+  }
+  if (
+    !Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[0] !== "string" || !Number.isSafeInteger(parsed[1]) ||
+    !Number.isSafeInteger(parsed[2]) || parsed[2] < 0 || typeof parsed[3] !== "string"
+  ) return Either.left(invalid("The page cursor is malformed."))
+  const [uid, generation, offset, digest] = parsed as [string, number, number, string]
+  if (uid !== expected.sessionUid) {
+    return Either.left(invalid(`The page cursor belongs to session ${uid}, not ${expected.sessionUid}.`))
+  }
+  if (generation !== expected.generation || digest !== expected.digest || offset > expected.length) {
+    return Either.left(invalid(`The transcript of session ${uid} changed since this cursor was given (it was imported again).`))
+  }
+  return Either.right(offset)
+}

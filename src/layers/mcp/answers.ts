@@ -1,0 +1,531 @@
+/**
+ * What the MCP server answers (issue 16), as library calls over the
+ * {@link Index} (opened read-only by the server) and the {@link Redaction}
+ * service: every string an answer carries from a session (titles,
+ * workspaces, event texts, the transcript) is redacted here, before it is
+ * paged or clipped, so no secret is split across two answers. Ids and
+ * cursors are kept as they are, so a hit can be cited (event id) and
+ * resumed (cursor). The tool table (`./server.ts`) decodes the arguments
+ * with the schemas below and calls these.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
+import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import type { SessionEvent } from "../../domain/model.js"
+import { normalizeTimestamp } from "../../domain/timestamps.js"
+import { decodePageCursor, encodePageCursor, pageAt, textDigest, transcriptText } from "../../domain/transcript-pages.js"
+import { Index, type SessionRow } from "../../services/Index.js"
+import { Redaction, type RedactionShape } from "../../services/Redaction.js"
+import { findSession, loadSession } from "../index/queries.js"
+import * as Registry from "../registry.js"
+
+/** The URI of a session's resource: `session://<uid>`. */
+export const sessionUri = (uid: string): string => `session://${uid}`
+
+// ---------------------------------------------------------------- arguments
+
+const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+
+/** Arguments of `list_sessions`. */
+export const ListSessionsParams = Schema.Struct({
+  provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only sessions of this provider." })),
+  since: Schema.optional(Schema.String.annotations({ description: "Only sessions active at or after this time: RFC 3339, or a date YYYY-MM-DD (UTC)." })),
+  until: Schema.optional(Schema.String.annotations({ description: "Only sessions started at or before this time: RFC 3339, or a date YYYY-MM-DD (UTC, the whole day)." })),
+  workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace / working directory is this folder or below it (a leading ~ is the home folder)." })),
+  limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(10_000)).annotations({ description: "At most this many sessions, the latest first (default 50, at most 10000)." }))
+})
+
+/** Arguments of `search_sessions`: the query syntax and filters of `session-ingest search`. */
+export const SearchSessionsParams = Schema.Struct({
+  query: Schema.NonEmptyString.annotations({
+    description: "Words, \"exact phrases\", prefix*, AND / OR / NOT (or -word), parentheses. Identifiers (file paths, function names, error codes, UUIDs, SHAs) are found as written."
+  }),
+  provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only events of this provider's sessions." })),
+  since: Schema.optional(Schema.String.annotations({ description: "Only events at or after this time: RFC 3339, or a date YYYY-MM-DD (UTC)." })),
+  until: Schema.optional(Schema.String.annotations({ description: "Only events at or before this time: RFC 3339, or a date YYYY-MM-DD (UTC, the whole day)." })),
+  session: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only this session (its id or ses_… uid)." })),
+  workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace is this folder or below it (a leading ~ is the home folder)." })),
+  role: Schema.optional(Schema.Literal("user", "assistant", "system").annotations({ description: "Only events of this role." })),
+  kind: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only events of this kind: message, thinking, tool-call, tool-result, summary, …" })),
+  limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(1000)).annotations({ description: "At most this many hits, best first (default 20)." }))
+})
+
+/** Arguments of `get_session`. */
+export const GetSessionParams = Schema.Struct({
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
+  maxChars: Schema.optional(PositiveInt.annotations({ description: "The page's budget in characters of transcript text (default 20000)." })),
+  cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
+})
+
+/** Arguments of `get_events`. */
+export const GetEventsParams = Schema.Struct({
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
+  eventId: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events around this event (with `context` events on each side)." })),
+  context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
+  cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
+  limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
+  maxChars: Schema.optional(PositiveInt.annotations({ description: "Budget in characters of event text for the whole answer (default 20000); a longer text is clipped (truncated: true)." }))
+})
+
+const DEFAULT_LIST_LIMIT = 50
+const DEFAULT_MAX_CHARS = 20_000
+const DEFAULT_CONTEXT = 5
+const DEFAULT_EVENT_LIMIT = 50
+
+// ---------------------------------------------------------------- answers
+
+/** A session as answers list it (strings from the session redacted). */
+export interface SessionBrief {
+  /** The native session id. */
+  readonly id: string
+  /** The index's uid (`ses_…`): unique even when several sources hold one native id. */
+  readonly uid: string
+  /** `session://<uid>`: the session's resource. */
+  readonly uri: string
+  readonly provider: string
+  readonly title: string | null
+  readonly workspace: string | null
+  /** RFC 3339 or null. */
+  readonly firstAt: string | null
+  readonly lastAt: string | null
+  readonly eventCount: number
+}
+
+const brief = (r: RedactionShape, s: SessionRow): SessionBrief => ({
+  id: s.sessionId,
+  uid: s.sessionUid,
+  uri: sessionUri(s.sessionUid),
+  provider: s.provider,
+  title: s.title === null ? null : r.text(s.title),
+  workspace: s.workspace === null ? null : r.text(s.workspace),
+  firstAt: s.firstAt,
+  lastAt: s.lastAt,
+  eventCount: s.eventCount
+})
+
+/** `since` / `until`: RFC 3339, or a date (UTC; `until` takes the whole day). */
+const bound = (name: string, value: string | undefined, endOfDay: boolean): Either.Either<string | undefined, InvalidArgument> => {
+  if (value === undefined) return Either.right(undefined)
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value)
+  const r = normalizeTimestamp(day ? `${value}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : value)
+  if (r._tag === "ok") return Either.right(r.value)
+  return Either.left(
+    new InvalidArgument({
+      message: `${name} ${JSON.stringify(value)} is not a date (${r.problem}).`,
+      remediation: "Use YYYY-MM-DD or an RFC 3339 time with a zone, e.g. 2026-10-01T12:00:00Z."
+    })
+  )
+}
+
+/** A workspace filter as the index compares it: absolute, `~` expanded, its real path when it exists. */
+const workspaceFilter = (w: string): string => {
+  const expanded = w === "~" ? os.homedir() : w.startsWith("~/") ? nodePath.join(os.homedir(), w.slice(2)) : w
+  const abs = nodePath.resolve(expanded)
+  try {
+    return fs.realpathSync(abs)
+  } catch {
+    return abs
+  }
+}
+
+/** What `list_sessions` answers: the sessions (latest activity first), how many, and whether the limit left some out. */
+export interface ListSessionsAnswer {
+  readonly sessions: ReadonlyArray<SessionBrief>
+  readonly count: number
+  /** True when more sessions match than `limit` let through. */
+  readonly more: boolean
+}
+
+/**
+ * `list_sessions`: the sessions of the index matching the filters, latest
+ * activity first, at most `limit` (default 50). `InvalidArgument` for a
+ * date that does not parse or `since` after `until`.
+ */
+export const listSessions = (
+  p: typeof ListSessionsParams.Type
+): Effect.Effect<ListSessionsAnswer, InvalidArgument | StoreUnavailable, Index | Redaction> =>
+  Effect.gen(function*() {
+    const since = yield* bound("since", p.since, false)
+    const until = yield* bound("until", p.until, true)
+    if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
+      return yield* new InvalidArgument({
+        message: `since ${p.since} is after until ${p.until}: no session can match.`,
+        remediation: "Swap the two dates."
+      })
+    }
+    const limit = p.limit ?? DEFAULT_LIST_LIMIT
+    const index = yield* Index
+    const r = yield* Redaction
+    const rows = yield* index.sessions({
+      provider: p.provider,
+      since,
+      until,
+      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+      limit: limit + 1
+    })
+    const sessions = rows.slice(0, limit).map((s) => brief(r, s))
+    return { sessions, count: sessions.length, more: rows.length > limit }
+  })
+
+/** One hit of `search_sessions`: where (session, event, cursor) and the matching text, redacted. */
+export interface SearchHitAnswer {
+  readonly sessionId: string
+  readonly sessionUid: string
+  readonly provider: string
+  readonly title: string | null
+  /** Null for a hit on the session's title. */
+  readonly eventId: string | null
+  readonly kind: string | null
+  readonly role: string | null
+  readonly occurredAt: string | null
+  /** `get_events` with this cursor continues right after the event; with `eventId` it shows its context. */
+  readonly cursor: string | null
+  /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
+  readonly field: string
+  readonly snippet: string
+  /** BM25 (lower is better). */
+  readonly score: number
+}
+
+/**
+ * `search_sessions`: the index's full-text search (the same query syntax,
+ * filters and ranking as `session-ingest search`), each hit with its session,
+ * event id and cursor, so it can be cited and resumed; titles and snippets
+ * pass through the Redaction service. Fails with `INVALID_SEARCH_QUERY` for
+ * bad syntax (with its position) and `INVALID_ARGUMENT` for a bad date.
+ */
+export const searchSessions = (
+  p: typeof SearchSessionsParams.Type
+) =>
+  Effect.gen(function*() {
+    const since = yield* bound("since", p.since, false)
+    const until = yield* bound("until", p.until, true)
+    const index = yield* Index
+    const r = yield* Redaction
+    const hits = yield* index.search(p.query, {
+      provider: p.provider,
+      since,
+      until,
+      session: p.session,
+      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+      role: p.role,
+      kind: p.kind,
+      limit: p.limit ?? 20
+    })
+    const answers: Array<SearchHitAnswer> = hits.map((h) => ({
+      sessionId: h.sessionId,
+      sessionUid: h.sessionUid,
+      provider: h.provider,
+      title: h.title === null ? null : r.text(h.title),
+      eventId: h.eventId,
+      kind: h.kind,
+      role: h.role,
+      occurredAt: h.occurredAt,
+      cursor: h.cursor,
+      field: h.snippet.field,
+      snippet: r.text(h.snippet.text),
+      score: h.score
+    }))
+    return { hits: answers, count: answers.length }
+  })
+
+/** A session's metadata as `get_session` answers it. */
+export interface SessionMetadata extends SessionBrief {
+  /** The model the session's events name first (else its source's summary), or null. */
+  readonly model: string | null
+  /** Other sessions (uids) of the same native id, from other sources. */
+  readonly otherSources: ReadonlyArray<string>
+}
+
+/** A page of a session's transcript text. */
+export interface TranscriptPage {
+  /** The page: whole event entries (`[<eventId>] <time> <role> <kind>…` then the text), unless one entry alone passes the budget. */
+  readonly text: string
+  /** Where the page lies in the whole transcript text, in characters (UTF-16 code units): `[fromChar, toChar)`. */
+  readonly fromChar: number
+  readonly toChar: number
+  readonly totalChars: number
+  /** The first and last event the page shows (a part of); null for an empty transcript. */
+  readonly firstEventId: string | null
+  readonly lastEventId: string | null
+  /** Pass it back (with the same id) for the next page; null on the last page. */
+  readonly nextCursor: string | null
+  readonly done: boolean
+}
+
+/** What `get_session` answers. */
+export interface GetSessionAnswer {
+  readonly session: SessionMetadata
+  readonly page: TranscriptPage
+}
+
+const metadata = (r: RedactionShape, s: SessionRow, events: ReadonlyArray<SessionEvent>, others: ReadonlyArray<SessionRow>): SessionMetadata => {
+  const model = events.find((e) => e.model !== null)?.model ??
+    (s.overview.sessionId === s.sessionId ? s.overview.model : null)
+  return { ...brief(r, s), model: model === null ? null : r.text(model), otherSources: others.map((o) => o.sessionUid) }
+}
+
+/**
+ * `get_session`: the session `id` names (see `findSession`) with a page of
+ * its transcript text of at most `maxChars` (default 20000) characters,
+ * from the start or from `cursor` (a previous answer's `nextCursor`).
+ * Concatenated, the pages are the whole text. `SourceNotFound` for no such
+ * session, `InvalidArgument` for an ambiguous prefix, `InvalidCursor` for a
+ * cursor of another session or of a transcript that changed since,
+ * `ResourceLimitExceeded` for a session too large to hold whole (see
+ * `loadSession`).
+ */
+export const getSession = (
+  p: typeof GetSessionParams.Type
+): Effect.Effect<
+  GetSessionAnswer,
+  SourceNotFound | InvalidArgument | InvalidCursor | ResourceLimitExceeded | StoreUnavailable,
+  Index | Redaction
+> =>
+  Effect.gen(function*() {
+    const r = yield* Redaction
+    const { events, others, session } = yield* loadSession(p.id)
+    const shared = r.enabled ? events.map(r.event) : events
+    const t = transcriptText(shared)
+    const digest = textDigest(t.text)
+    const from = p.cursor === undefined
+      ? 0
+      : yield* decodePageCursor(p.cursor, { sessionUid: session.sessionUid, generation: session.generation, digest, length: t.text.length })
+    const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
+    const done = page.to >= t.text.length
+    return {
+      session: metadata(r, session, shared, others),
+      page: {
+        text: t.text.slice(page.from, page.to),
+        fromChar: page.from,
+        toChar: page.to,
+        totalChars: t.text.length,
+        firstEventId: page.firstEvent < 0 ? null : t.eventIds[page.firstEvent],
+        lastEventId: page.lastEvent < 0 ? null : t.eventIds[page.lastEvent],
+        nextCursor: done ? null : encodePageCursor({ sessionUid: session.sessionUid, generation: session.generation, offset: page.to, digest }),
+        done
+      }
+    }
+  })
+
+/** An event as `get_events` answers it (redacted; ids and cursor kept). */
+export interface EventBrief {
+  readonly eventId: string
+  readonly sequence: number
+  /** RFC 3339 or null. */
+  readonly occurredAt: string | null
+  readonly role: string | null
+  readonly kind: string
+  readonly toolName: string | null
+  readonly toolCallId: string | null
+  readonly isError: boolean | null
+  readonly text: string | null
+  /** True when `text` was clipped to the answer's budget (read it whole with get_session). */
+  readonly truncated?: boolean
+  /** `get_events` with this cursor (or `stream --cursor`) resumes right after this event. */
+  readonly cursor: string
+}
+
+/** What `get_events` answers. */
+export interface GetEventsAnswer {
+  readonly session: { readonly id: string; readonly uid: string; readonly provider: string }
+  /** With eventId: that event's id (it is among `events`). */
+  readonly target?: string
+  readonly events: ReadonlyArray<EventBrief>
+  /** The cursor of the last event answered when more follow it (pass it back as `cursor`); null at the session's end. */
+  readonly nextCursor: string | null
+  readonly done: boolean
+}
+
+const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
+  const clipped = e.text !== null && e.text.length > budget
+  return {
+    eventId: e.eventId,
+    sequence: e.sequence,
+    occurredAt: e.occurredAt,
+    role: e.role,
+    kind: e.kind,
+    toolName: e.toolName,
+    toolCallId: e.toolCallId,
+    isError: e.isError,
+    text: clipped ? e.text!.slice(0, Math.max(0, budget)) : e.text,
+    ...(clipped ? { truncated: true } : {}),
+    cursor: e.cursor
+  }
+}
+
+/** The events a scan of a session keeps, and whether more follow them. */
+interface Scan {
+  readonly found: boolean
+  readonly kept: Array<SessionEvent>
+  readonly more: boolean
+}
+
+/**
+ * `get_events`: events of the session `id` names, a page at a time from the
+ * index (a long session is never held whole):
+ * - with `eventId`: that event and `context` (default 5) events on each side;
+ * - else the events after `cursor` (an event's cursor; absent: from the
+ *   start), at most `limit` (default 50).
+ * Event texts are redacted, then held within `maxChars` (default 20000)
+ * for the whole answer: after a cursor, events are answered while their
+ * texts fit (the first always, clipped if it alone passes the budget);
+ * around an event, each text is clipped to an equal share. `nextCursor`
+ * resumes after the last event answered. `SourceNotFound` for no such
+ * session or event id, `InvalidCursor` for a malformed cursor or one that
+ * names no event of this session, `InvalidArgument` for both `eventId`
+ * and `cursor`, or an ambiguous id prefix.
+ */
+export const getEvents = (
+  p: typeof GetEventsParams.Type
+): Effect.Effect<GetEventsAnswer, SourceNotFound | InvalidArgument | InvalidCursor | StoreUnavailable, Index | Redaction> =>
+  Effect.gen(function*() {
+    if (p.eventId !== undefined && p.cursor !== undefined) {
+      return yield* new InvalidArgument({
+        message: "get_events takes eventId (the events around it) or cursor (the events after it), not both.",
+        remediation: "Pass one of eventId and cursor."
+      })
+    }
+    if (p.eventId !== undefined && p.limit !== undefined) {
+      return yield* new InvalidArgument({
+        message: "get_events around an eventId takes context (events on each side), not limit.",
+        remediation: "Pass context instead of limit, or a cursor with limit."
+      })
+    }
+    const r = yield* Redaction
+    const index = yield* Index
+    const { session } = yield* findSession(p.id)
+    const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
+    const head = { id: session.sessionId, uid: session.sessionUid, provider: session.provider }
+    const events = index.eventsStream(session.sessionUid, 500)
+
+    if (p.eventId !== undefined) {
+      const eventId = p.eventId
+      const context = p.context ?? DEFAULT_CONTEXT
+      // A window: the `context` events before the target, the target, then `context` after it (and one more, to know whether more follow).
+      const scan = yield* Stream.runFoldWhile(
+        events,
+        { found: false, kept: [], more: false } as Scan,
+        (s) => !s.more,
+        (s, e) => {
+          if (!s.found) {
+            s.kept.push(e)
+            if (e.eventId === eventId) return { ...s, found: true, kept: s.kept.slice(-(context + 1)) }
+            if (s.kept.length > context) s.kept.shift()
+            return s
+          }
+          if (s.kept.length < s.kept.findIndex((k) => k.eventId === eventId) + 1 + context) {
+            s.kept.push(e)
+            return s
+          }
+          return { ...s, more: true }
+        }
+      )
+      if (!scan.found) {
+        return yield* new SourceNotFound({
+          message: `No event ${eventId} in session ${session.sessionId}.`,
+          remediation: "Take an eventId from a get_session page or a get_events answer of this session."
+        })
+      }
+      const share = Math.max(1, Math.floor(maxChars / scan.kept.length))
+      const kept = scan.kept.map((e) => eventBrief(r.enabled ? r.event(e) : e, share))
+      return {
+        session: head,
+        target: eventId,
+        events: kept,
+        nextCursor: scan.more ? kept[kept.length - 1].cursor : null,
+        done: !scan.more
+      }
+    }
+
+    const cursor = p.cursor
+    if (cursor !== undefined) {
+      const peeked = peekCursor(cursor)
+      if (Either.isLeft(peeked) || !cursorIsFor(peeked.right, session.sourceId)) {
+        return yield* new InvalidCursor({
+          message: Either.isLeft(peeked)
+            ? `${peeked.left.message} (get_events takes an event's cursor.)`
+            : `The cursor belongs to another source than session ${session.sessionId}'s.`,
+          remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
+        })
+      }
+    }
+    const limit = p.limit ?? DEFAULT_EVENT_LIMIT
+    let used = 0
+    const answered: Array<EventBrief> = []
+    const scan = yield* Stream.runFoldWhile(
+      events,
+      { found: cursor === undefined, kept: [], more: false } as Scan,
+      (s) => !s.more,
+      (s, e) => {
+        if (!s.found) return e.cursor === cursor ? { ...s, found: true } : s
+        const shared = r.enabled ? r.event(e) : e
+        const size = shared.text?.length ?? 0
+        if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { ...s, more: true }
+        answered.push(eventBrief(shared, maxChars - used))
+        used += Math.min(size, maxChars - used)
+        return s
+      }
+    )
+    if (!scan.found) {
+      return yield* new InvalidCursor({
+        message: `The cursor names no event of session ${session.sessionId} (another session of its source, or the session was imported again since).`,
+        remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
+      })
+    }
+    return {
+      session: head,
+      events: answered,
+      nextCursor: scan.more && answered.length > 0 ? answered[answered.length - 1].cursor : null,
+      done: !scan.more
+    }
+  })
+
+/**
+ * The text of a session's resource (`session://<id>`): a Markdown header
+ * (title, ids, provider, workspace, times, event count) and the whole
+ * transcript text (as `get_session` pages it), redacted. Errors as
+ * {@link getSession}.
+ */
+export const readSession = (
+  id: string
+): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
+  Effect.gen(function*() {
+    const r = yield* Redaction
+    const { events, others, session } = yield* loadSession(id)
+    const shared = r.enabled ? events.map(r.event) : events
+    const m = metadata(r, session, shared, others)
+    const lines = [
+      `# ${m.title ?? m.id}`,
+      "",
+      `- session: ${m.id}`,
+      `- uid: ${m.uid}`,
+      `- provider: ${m.provider}`,
+      ...(m.workspace !== null ? [`- workspace: ${m.workspace}`] : []),
+      ...(m.model !== null ? [`- model: ${m.model}`] : []),
+      `- first activity: ${m.firstAt ?? "-"}`,
+      `- last activity: ${m.lastAt ?? "-"}`,
+      `- events: ${m.eventCount}`,
+      ...(m.otherSources.length > 0 ? [`- other sources of this id: ${m.otherSources.join(", ")}`] : []),
+      "",
+      ""
+    ]
+    return lines.join("\n") + transcriptText(shared).text
+  })
+
+/** The sessions listed as resources: every session of the index, latest first (redacted titles). */
+export const resourceSessions: Effect.Effect<ReadonlyArray<SessionBrief>, StoreUnavailable, Index | Redaction> = Effect.gen(
+  function*() {
+    const index = yield* Index
+    const r = yield* Redaction
+    return (yield* index.sessions({})).map((s) => brief(r, s))
+  }
+)

@@ -1,0 +1,285 @@
+/**
+ * The MCP server (issue 16): the index served over the Model Context
+ * Protocol on stdio, with `@effect/ai`'s `McpServer` (JSON-RPC framing,
+ * initialize, tools/list, tools/call, resources/list, resources/read).
+ *
+ * - Tools: one entry each in {@link tools} (name, description, argument
+ *   schema, answer); adding a tool is adding an entry. Every tool is
+ *   read-only (`readOnlyHint`), its answer is JSON (as text content and as
+ *   structured content).
+ * - Resources: `session://<uid>`, one per session of the index when the
+ *   server started; `session://<id>` also reads a session named by its
+ *   native id or a unique prefix.
+ * - Every answer is made by `./answers.ts`, through the `Redaction` in force.
+ * - A bad argument, an unknown session or a bad cursor is a JSON-RPC error
+ *   (`-32602` invalid params; `-32603` for a store failure) whose message
+ *   starts with the product's error code (`SOURCE_NOT_FOUND: …`) and whose
+ *   `data` holds `{code, message, remediation, details}`; the server keeps
+ *   serving. Nothing but protocol is written on stdout; logs go to stderr.
+ *
+ * @module
+ */
+import { InternalError, InvalidParams, Resource, ResourceTemplate, Tool as McpTool, ToolAnnotations, CallToolResult } from "@effect/ai/McpSchema"
+import * as McpServer from "@effect/ai/McpServer"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as RpcServer from "@effect/rpc/RpcServer"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { InvalidArgument, type IngestError, isIngestError, type StoreUnavailable } from "../../domain/errors.js"
+import type { Index } from "../../services/Index.js"
+import type { Redaction } from "../../services/Redaction.js"
+import {
+  getEvents,
+  GetEventsParams,
+  getSession,
+  GetSessionParams,
+  listSessions,
+  ListSessionsParams,
+  SearchSessionsParams,
+  searchSessions,
+  readSession,
+  resourceSessions,
+  type SessionBrief
+} from "./answers.js"
+
+/** One tool of the server: what a client sees (name, title, description, argument schema) and how it answers. */
+export interface ToolEntry<P> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  /** The arguments (a `Schema.Struct`): their JSON Schema is the tool's `inputSchema`, and calls are decoded with it. */
+  readonly parameters: Schema.Schema<P, any>
+  /** The answer (a JSON value), or an error of the family. */
+  readonly answer: (params: P) => Effect.Effect<unknown, IngestError, Index | Redaction>
+}
+
+/** A {@link ToolEntry}, typed by its schema. */
+export const toolEntry = <P>(entry: ToolEntry<P>): ToolEntry<any> => entry
+
+/** The tools, in the order `tools/list` gives them. */
+export const tools: ReadonlyArray<ToolEntry<any>> = [
+  toolEntry({
+    name: "search_sessions",
+    title: "Search sessions",
+    description:
+      "Full-text search over every indexed event: messages, thinking, tool inputs (commands, file paths, edit strings) and results, compaction and runtime summaries, session titles. Query syntax: words, \"exact phrases\", prefix*, AND / OR / NOT (or -word), parentheses; identifiers are found as written. Filters: provider, since / until, session, workspace, role, kind; limit (default 20). Each hit carries its session, event id and cursor: get_events with eventId shows its context, with cursor continues after it.",
+    parameters: SearchSessionsParams,
+    answer: searchSessions
+  }),
+  toolEntry({
+    name: "list_sessions",
+    title: "List sessions",
+    description:
+      "List the AI coding-agent sessions in the session-ingest index, latest activity first: id, uid, provider, title, workspace, first and last activity, event count, and the session's resource uri. Filters: provider, since / until (dates), workspace (folder); limit (default 50). `more` says whether the limit left sessions out.",
+    parameters: ListSessionsParams,
+    answer: listSessions
+  }),
+  toolEntry({
+    name: "get_session",
+    title: "Get a session and a page of its transcript",
+    description:
+      "One session's metadata and a page of its transcript: one entry per event, headed `[<eventId>] <time> <role> <kind> [tool]`, then its text. The page holds at most maxChars characters (default 20000); pass the answer's nextCursor back (same id) for the next page, until done is true. Cite a passage by its event id; get_events shows the events around it.",
+    parameters: GetSessionParams,
+    answer: getSession
+  }),
+  toolEntry({
+    name: "get_events",
+    title: "Get events of a session",
+    description:
+      "Events of one session with their ids, times, roles, kinds, tool names, texts and cursors: around an eventId (context events on each side, default 5), or after a cursor (an event's cursor or a nextCursor; from the start without one), at most limit events (default 50). Texts are held within maxChars for the answer (default 20000). nextCursor resumes after the last event answered; done is true at the session's end.",
+    parameters: GetEventsParams,
+    answer: getEvents
+  })
+]
+
+// ---------------------------------------------------------------- errors
+
+/** Codes that name a problem with what the client asked (JSON-RPC "invalid params"); the rest are server-side. */
+const CLIENT_CODES = new Set(["INVALID_ARGUMENT", "INVALID_SEARCH_QUERY", "INVALID_CURSOR", "SOURCE_NOT_FOUND", "RESOURCE_LIMIT_EXCEEDED"])
+
+/** An error of the family as an MCP (JSON-RPC) error: the code first in the message, the whole error in `data`. */
+export const mcpError = (e: IngestError): InvalidParams | InternalError => {
+  const data = { code: e.code, message: e.message, remediation: e.remediation, details: e.details }
+  const message = `${e.code}: ${e.message}${e.remediation !== undefined ? ` Remedy: ${e.remediation}` : ""}`
+  return CLIENT_CODES.has(e.code) ? new InvalidParams({ message, data }) : new InternalError({ message, data })
+}
+
+/** Any failure of an answer as an MCP error; a defect (a bug) is logged on stderr and answered as an internal error. */
+const answerErrors = <A, R>(effect: Effect.Effect<A, IngestError, R>): Effect.Effect<A, InvalidParams | InternalError, R> =>
+  Effect.catchAllCause(effect, (cause) => {
+    const failure = Cause.failureOption(cause)
+    if (Option.isSome(failure)) return Effect.fail(mcpError(failure.value))
+    const defect = Cause.squash(cause)
+    if (isIngestError(defect)) return Effect.fail(mcpError(defect as IngestError))
+    return Effect.zipRight(
+      Effect.logError("session-ingest mcp: an unexpected failure", Cause.pretty(cause)),
+      Effect.fail(new InternalError({ message: "INTERNAL: the server failed to answer (a bug); it keeps serving. See its stderr." }))
+    )
+  })
+
+const badArguments = (tool: string, e: ParseResult.ParseError): InvalidArgument => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
+  // An optional field's "Expected undefined" says nothing more than its other issue.
+  const telling = issues.filter((i) => !/^Expected undefined\b/.test(i.message))
+  const problems = (telling.length > 0 ? telling : issues).map((i) =>
+    `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message.replace(/\s+/g, " ")}`
+  )
+  return new InvalidArgument({
+    message: `${tool}: ${problems.join("; ")}`,
+    remediation: `Pass the arguments the tool's inputSchema names (tools/list).`
+  })
+}
+
+// ---------------------------------------------------------------- registration
+
+/** The tool's JSON Schema, as MCP's `inputSchema` (an object schema, without `$schema`). */
+const inputSchema = (parameters: Schema.Schema.Any): Record<string, unknown> => {
+  const { $schema: _s, ...rest } = JSONSchema.make(parameters) as unknown as Record<string, unknown>
+  return rest
+}
+
+/** Register {@link tools} with the server. */
+const registerTools = Effect.gen(function*() {
+  const server = yield* McpServer.McpServer
+  const context = yield* Effect.context<Index | Redaction>()
+  for (const entry of tools) {
+    const decode = Schema.decodeUnknownEither(entry.parameters, { onExcessProperty: "error", errors: "all" })
+    yield* server.addTool({
+      tool: new McpTool({
+        name: entry.name,
+        title: entry.title,
+        description: entry.description,
+        inputSchema: inputSchema(entry.parameters),
+        annotations: new ToolAnnotations({ title: entry.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
+      }),
+      handle: (payload: unknown) =>
+        Effect.suspend(() => {
+          const decoded = decode(payload ?? {})
+          if (Either.isLeft(decoded)) return Effect.fail(badArguments(entry.name, decoded.left))
+          return entry.answer(decoded.right)
+        }).pipe(
+          Effect.map((answer) =>
+            new CallToolResult({
+              content: [{ type: "text", text: JSON.stringify(answer) }],
+              structuredContent: answer
+            })
+          ),
+          answerErrors,
+          Effect.provide(context)
+          // The MCP server's type for a handler has no error channel, but its
+          // `tools/call` answers a handler's InvalidParams / InternalError as the
+          // JSON-RPC error (as it does for an unknown tool).
+        ) as unknown as Effect.Effect<CallToolResult>
+    })
+  }
+})
+
+/** A percent-encoded id decoded; as given when it is not valid percent-encoding. */
+const uriDecoded = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/** Register the `session://{id}` template, which reads any session (those listed as resources too). */
+const registerResourceTemplate = Effect.gen(function*() {
+  const server = yield* McpServer.McpServer
+  const context = yield* Effect.context<Index | Redaction>()
+  const read = (uri: string, id: string) =>
+    readSession(id).pipe(
+      Effect.map((text) => ({ contents: [{ uri, mimeType: "text/markdown", text }] })),
+      answerErrors,
+      Effect.provide(context)
+    )
+  yield* server.addResourceTemplate({
+    template: new ResourceTemplate({
+      uriTemplate: "session://{id}",
+      name: "session",
+      title: "A session of the index",
+      description: "A session by its uid (ses_…), native id, or a unique prefix of either: its metadata and whole transcript (Markdown, redacted).",
+      mimeType: "text/markdown"
+    }),
+    // find-my-way syntax: `::` is a literal colon, `:0` the id.
+    routerPath: "session:://:0",
+    completions: {},
+    handle: (uri, params) => read(uri, uriDecoded(params[0] ?? ""))
+  })
+})
+
+/**
+ * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
+ * resources listed from `listed`, built on first `resources/list`: one
+ * resource each, without registering them one by one (each registration
+ * sends a list-changed notification and adds a route; at 1,000 sessions that
+ * cost about a second of start-up). Reads go through the `session://{id}`
+ * template.
+ */
+const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
+  Layer.scoped(
+    McpServer.McpServer,
+    Effect.map(McpServer.McpServer.make, (base) => {
+      let resources: ReadonlyArray<Resource> | undefined
+      return McpServer.McpServer.of({
+        ...base,
+        get resources() {
+          resources ??= listed.map((s) =>
+            new Resource({
+              uri: s.uri,
+              name: s.title ?? s.id,
+              title: s.title ?? s.id,
+              description: `${s.provider} session ${s.id}, ${s.eventCount} events${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
+                s.workspace !== null ? `, in ${s.workspace}` : ""
+              }`,
+              mimeType: "text/markdown"
+            }, true)
+          )
+          return resources
+        }
+      })
+    })
+  )
+
+/** A logger that writes one line per message on stderr (stdout carries only protocol). */
+const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
+  process.stderr.write(line + "\n")
+})
+
+/**
+ * Serve the index over stdio until the client closes stdin (then succeed).
+ * `name` / `version`: the server's `serverInfo`. Requires the index (open it
+ * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
+ * with `StoreUnavailable` only before serving (listing the sessions).
+ */
+export const serveStdio = (info: { readonly name: string; readonly version: string }): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
+  Effect.gen(function*() {
+    // The sessions listed as resources: those of the index when the server starts.
+    const listed = yield* resourceSessions
+    // The server runs in a fiber of its own: the stdio protocol ends the fiber that built it when stdin ends.
+    const server = Effect.gen(function*() {
+      yield* registerTools
+      yield* registerResourceTemplate
+      const protocol = yield* RpcServer.makeProtocolStdio({ stdin: NodeStream.stdin, stdout: NodeSink.stdout }).pipe(
+        Effect.provide(RpcSerialization.layerNdJsonRpc())
+      )
+      return yield* McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, protocol))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(registryLayer(listed))
+    )
+    const fiber = yield* Effect.fork(server)
+    yield* Fiber.await(fiber)
+  }).pipe(
+    Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger))
+  )

@@ -1,0 +1,110 @@
+/**
+ * The transcript text `get_session` pages (issue 16, "token-budgeted: a
+ * maxChars argument, with a cursor for the next page"): for any events and
+ * any budget, the pages are within the budget, non-empty, consecutive, and
+ * concatenated are the whole text; a page ends at an entry boundary when
+ * one lies within the budget, and never between the halves of a surrogate
+ * pair unless the budget is one unit; page cursors are bound to their
+ * session, generation and text.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as fc from "fast-check"
+import type { SessionEvent } from "../../src/domain/model.js"
+import { decodePageCursor, encodePageCursor, eventEntry, pageAt, textDigest, transcriptText } from "../../src/domain/transcript-pages.js"
+
+const event = (i: number, text: string | null, extra: Partial<SessionEvent> = {}): SessionEvent => ({
+  contractVersion: "1.1.0",
+  provider: "claude-code",
+  sourceId: "sha256:" + "0".repeat(64),
+  sessionId: "s",
+  eventId: `line-${i}`,
+  sequence: i,
+  kind: "message",
+  role: "user",
+  toolName: null,
+  toolCallId: null,
+  model: null,
+  occurredAt: null,
+  text,
+  cursor: `c-${i}`,
+  rawReference: { locatorClass: "claude-code-session-log" },
+  extensions: {},
+  toolInput: null,
+  isError: null,
+  compaction: null,
+  parent: null,
+  child: null,
+  usage: null,
+  responseId: null,
+  ...extra
+} as SessionEvent)
+
+const texts = fc.array(fc.option(fc.string({ unit: "grapheme", maxLength: 300 }), { nil: null }), { maxLength: 30 })
+
+const allPages = (events: ReadonlyArray<SessionEvent>, maxChars: number) => {
+  const t = transcriptText(events)
+  const out: Array<{ from: number; to: number }> = []
+  let from = 0
+  while (from < t.text.length) {
+    const p = pageAt(t, from, maxChars)
+    out.push(p)
+    from = p.to
+    if (out.length > t.text.length + 1) throw new Error("no progress")
+  }
+  return { t, out }
+}
+
+describe("transcript pages", () => {
+  it.prop("pages are within the budget, non-empty, consecutive, and concatenated are the text", [texts, fc.integer({ min: 1, max: 2000 })], ([ts, maxChars]) => {
+    const events = ts.map((x, i) => event(i, x))
+    const { out, t } = allPages(events, maxChars)
+    for (const p of out) {
+      expect(p.to - p.from).toBeGreaterThan(0)
+      expect(p.to - p.from).toBeLessThanOrEqual(maxChars)
+    }
+    expect(out.map((p) => t.text.slice(p.from, p.to)).join("")).toBe(t.text)
+    // A page that holds an entry boundary past its start within the budget ends at an entry boundary.
+    const bounds = new Set([...t.starts, t.text.length])
+    for (const p of out) {
+      const within = t.starts.some((s) => s > p.from && s <= p.from + maxChars)
+      if (within || p.to === t.text.length) expect(bounds.has(p.to)).toBe(true)
+    }
+  })
+
+  it.prop("a page never ends between the halves of a surrogate pair (budget over 1)", [fc.array(fc.string({ unit: "grapheme-composite", minLength: 5, maxLength: 80 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 2, max: 40 })], ([ts, maxChars]) => {
+    const events = ts.map((x, i) => event(i, `😀${x}😀😀`))
+    const { out, t } = allPages(events, maxChars)
+    for (const p of out.slice(0, -1)) {
+      const c = t.text.charCodeAt(p.to - 1)
+      expect(c >= 0xd800 && c <= 0xdbff).toBe(false)
+    }
+  })
+
+  it("each entry is headed by its event id, time, role, kind and tool", () => {
+    expect(eventEntry(event(3, "hello", { occurredAt: "2026-01-01T00:00:00Z", kind: "tool-call", role: "assistant", toolName: "Bash" })))
+      .toBe("[line-3] 2026-01-01T00:00:00Z assistant tool-call Bash\nhello\n\n")
+    expect(eventEntry(event(4, null, { role: null, kind: "tool-result", isError: true }))).toBe("[line-4] - - tool-result (error)\n\n")
+    const t = transcriptText([event(0, "a"), event(1, "bb")])
+    expect(t.starts).toEqual([0, eventEntry(event(0, "a")).length])
+    const p = pageAt(t, 0, t.text.length)
+    expect([p.firstEvent, p.lastEvent]).toEqual([0, 1])
+    expect(pageAt(transcriptText([]), 0, 10)).toEqual({ from: 0, to: 0, firstEvent: -1, lastEvent: -1 })
+  })
+
+  it("a page cursor resumes only its own session, generation and text", () => {
+    const text = "x".repeat(100)
+    const digest = textDigest(text)
+    const token = encodePageCursor({ sessionUid: "ses_a", generation: 2, offset: 40, digest })
+    const expected = { sessionUid: "ses_a", generation: 2, digest, length: 100 }
+    expect(decodePageCursor(token, expected)).toEqual(Either.right(40))
+    const code = (r: Either.Either<number, { code: string }>) => (Either.isLeft(r) ? r.left.code : "ok")
+    expect(code(decodePageCursor(token, { ...expected, sessionUid: "ses_b" }))).toBe("INVALID_CURSOR")
+    expect(code(decodePageCursor(token, { ...expected, generation: 3 }))).toBe("INVALID_CURSOR")
+    expect(code(decodePageCursor(token, { ...expected, digest: textDigest("y") }))).toBe("INVALID_CURSOR")
+    expect(code(decodePageCursor(token, { ...expected, length: 39 }))).toBe("INVALID_CURSOR")
+    for (const bad of ["", "p1.", "p1.!!!", "p1." + Buffer.from("[1,2]").toString("base64url"), "c2.abc", "p1." + Buffer.from(JSON.stringify(["ses_a", 2, -1, digest])).toString("base64url")]) {
+      expect(code(decodePageCursor(bad, expected)), bad).toBe("INVALID_CURSOR")
+    }
+  })
+})
