@@ -45,3 +45,10 @@ export * as IndexSqlite from "./layers/index/sqlite.js"
 export * as ImporterLayer from "./layers/index/importer.js"
 /** Index queries: `findSession`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */
 export * as IndexQueries from "./layers/index/queries.js"
+/**
+ * The HTML replay (issue 15): `replayInput` (events → what the page shows),
+ * `renderReplay` (→ one self-contained, offline HTML page) and its types.
+ */
+export * as Replay from "./domain/replay/index.js"
+/** Replays of indexed sessions: `loadReplaySource`, `loadReplayInput`, `replayHtml(id)`. */
+export * as IndexReplay from "./layers/index/replay.js"

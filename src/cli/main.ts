@@ -22,6 +22,7 @@ import { exportCommand } from "./commands/export.js"
 import { importCommand } from "./commands/import.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
+import { replay } from "./commands/replay.js"
 import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
@@ -59,7 +60,8 @@ const commands = [
   ["import", importCommand],
   ["sessions", sessions],
   ["show", show],
-  ["export", exportCommand]
+  ["export", exportCommand],
+  ["replay", replay]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -99,7 +101,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("import", importCommand),
     answering("sessions", sessions),
     answering("show", show),
-    answering("export", exportCommand)
+    answering("export", exportCommand),
+    answering("replay", replay)
   ])
 )
 

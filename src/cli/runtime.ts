@@ -8,6 +8,7 @@
 export { toAtif } from "../domain/atif.js"
 export * as IndexSqlite from "../layers/index/sqlite.js"
 export { findSession, loadSession, loadTrajectory, sessionTranscript } from "../layers/index/queries.js"
+export { replayHtml } from "../layers/index/replay.js"
 export { Importer } from "../services/Importer.js"
 export { Index } from "../services/Index.js"
 export { SessionSources } from "../services/SessionSource.js"
