@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f`: only these figures;
+ * - `BENCH_ONLY=a,b,c,d,e,f,r`: only these figures;
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -16,6 +16,7 @@ import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 import Database from "better-sqlite3"
+import { chromium } from "playwright-core"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
 import { appendNativeTurns, writeNativeLog, writeNativeRoot } from "./generate/native.js"
@@ -27,7 +28,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,r").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -35,6 +36,7 @@ const SIZES = {
   rootSessions: Math.max(10, Math.round(10_000 * scale)),
   transcriptLines: Math.max(100, Math.round(200_000 * scale)),
   agentmuxBytes: Math.round(800_000_000 * scale),
+  replayEvents: Math.max(1000, Math.round(100_000 * scale)),
   appendBytes: MiB
 }
 const UID = "bench-u1"
@@ -114,7 +116,8 @@ const prepare = async () => {
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
-      "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts")
+      "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
+      "replay-render": nodePath.join(REPO, "bench", "probes", "replay-render.ts")
     },
     outdir: bin,
     outExtension: { ".js": ".mjs" },
@@ -506,8 +509,113 @@ const main = async () => {
     })
   }
 
+  // -------- (r) HTML replay of a large session
+  if (only.has("r")) {
+    const page = nodePath.join(tmp, "replay.html")
+    const floorPage = nodePath.join(tmp, "replay-floor.html")
+    const probes: Array<RunResult> = []
+    for (let i = 0; i < 3; i++) {
+      fs.rmSync(page, { force: true })
+      fs.rmSync(floorPage, { force: true })
+      probes.push(check("probe replay-render", await nodeChild("replay-render", [String(SIZES.replayEvents), page, floorPage])))
+    }
+    const reports = probes.map(lastJson) as Array<{ renderMs: number; floorMs: number; bytes: number; floorJsonBytes: number }>
+    const bytes = reports[0].bytes
+    inputs.replay = { events: SIZES.replayEvents, htmlBytes: bytes, eventsJsonBytes: reports[0].floorJsonBytes }
+    log(`r: replay of ${SIZES.replayEvents} events: ${(bytes / MiB).toFixed(1)} MiB of HTML; render ${reports.map((x) => x.renderMs.toFixed(0)).join(", ")} ms`)
+    const renderMs = median(reports.map((x) => x.renderMs))
+    const floorMs = median(reports.map((x) => x.floorMs))
+    add({
+      id: "r-render",
+      figure: `(r) replay: build + render ${SIZES.replayEvents} events to one HTML page (${(bytes / MiB).toFixed(1)} MiB)`,
+      measured: renderMs,
+      unit: "ms",
+      floor: floorMs,
+      floorWhat: "JSON.stringify of the same events, in process",
+      ratio: renderMs / floorMs,
+      target: "<= 10x floor",
+      pass: renderMs / floorMs <= 10,
+      peakRssMiB: rssMiB(probes),
+      floorPeakRssMiB: null,
+      samples: { measured: reports.map((x) => x.renderMs), floor: reports.map((x) => x.floorMs) },
+      note: `median of 3, in process (events in memory → page text); the probe's peak RSS includes generating the events; page ${bytes} bytes`
+    })
+    if (!fs.existsSync("/usr/bin/chromium")) {
+      log("r-browser: /usr/bin/chromium is missing (.ci/run installs it); skipped")
+    } else {
+      const browser = await chromium.launch({
+        executablePath: "/usr/bin/chromium",
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+      })
+      /** Open a page in a fresh context; its own timings (ms since navigation start) once everything is rendered. */
+      const openPage = async (file: string) => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+        const p = await context.newPage()
+        const requests: Array<string> = []
+        p.on("request", (r) => requests.push(r.url()))
+        const t0 = t()
+        await p.goto(`file://${file}`, { waitUntil: "commit" })
+        await p.waitForFunction(() => (globalThis as { __replay?: { done: boolean } }).__replay?.done === true, undefined, { timeout: 120_000, polling: 20 })
+        const wall = t() - t0
+        const m = (await p.evaluate(() => {
+          const g = globalThis as unknown as { __replay: { doneMs: number; firstPaintMs: number | null }; performance: { memory?: { usedJSHeapSize: number } } }
+          return { doneMs: g.__replay.doneMs, firstPaintMs: g.__replay.firstPaintMs, heap: g.performance.memory?.usedJSHeapSize ?? null }
+        })) as { doneMs: number; firstPaintMs: number | null; heap: number | null }
+        await context.close()
+        if (requests.length !== 1) throw new Error(`the replay page made requests: ${requests.join(", ")}`)
+        return { ...m, wall }
+      }
+      const opened: Array<Awaited<ReturnType<typeof openPage>>> = []
+      const floors: Array<Awaited<ReturnType<typeof openPage>>> = []
+      try {
+        for (let i = 0; i < 3; i++) {
+          floors.push(await openPage(floorPage))
+          opened.push(await openPage(page))
+          log(`r-browser: floor ${floors[i].doneMs.toFixed(0)} ms; replay first paint ${opened[i].firstPaintMs?.toFixed(0)} ms, complete ${opened[i].doneMs.toFixed(0)} ms`)
+        }
+      } finally {
+        await browser.close()
+      }
+      const done = median(opened.map((x) => x.doneMs))
+      const floorDone = median(floors.map((x) => x.doneMs))
+      const firstPaint = median(opened.map((x) => x.firstPaintMs ?? NaN))
+      const heap = opened[0].heap
+      inputs.replayBrowser = { firstPaintMs: opened.map((x) => x.firstPaintMs), doneMs: opened.map((x) => x.doneMs), heapMiB: heap === null ? null : heap / MiB }
+      const common = {
+        unit: "ms" as const,
+        floor: floorDone,
+        floorWhat: "chromium opens a page of the same events as one JSON block and only parses it (all of it)",
+        peakRssMiB: null,
+        floorPeakRssMiB: null
+      }
+      add({
+        ...common,
+        id: "r-open",
+        figure: `(r) replay opens in chromium (first paint): ${SIZES.replayEvents} events, ${(bytes / MiB).toFixed(1)} MiB page`,
+        measured: firstPaint,
+        ratio: firstPaint / floorDone,
+        target: "< 3000 ms",
+        pass: firstPaint < 3000,
+        samples: { measured: opened.map((x) => x.firstPaintMs ?? NaN), floor: floors.map((x) => x.doneMs) },
+        note: `median of 3, fresh context each, ms from navigation start (performance.now in the page): the header and first turns painted, the rest loading progressively; JS heap when complete ${heap === null ? "?" : (heap / MiB).toFixed(0)} MiB`
+      })
+      add({
+        ...common,
+        id: "r-complete",
+        figure: `(r) replay complete in chromium (every entry in the page): ${SIZES.replayEvents} events`,
+        measured: done,
+        ratio: done / floorDone,
+        target: "<= 3x floor",
+        pass: done / floorDone <= 3,
+        samples: { measured: opened.map((x) => x.doneMs), floor: floors.map((x) => x.doneMs) },
+        note: "median of 3: every JSON block parsed and every entry's shell in the page (a turn's blocks are filled in as it nears the viewport)"
+      })
+    }
+  }
+
   // -------- report
-  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e", "f"]
+  const order = ["a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d", "e", "f", "r-render", "r-open", "r-complete"]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()
   const out = nodePath.join(REPO, "bench", "results.json")

@@ -26,6 +26,7 @@ main#entries{padding:10px 20px 60px;max-width:1100px}
 .entry{margin:10px 0;content-visibility:auto;contain-intrinsic-size:auto 90px}
 .turn{border:1px solid var(--line);border-radius:6px;padding:8px 12px;scroll-margin-top:48px}
 .turn.user{background:var(--user)}.turn.assistant{background:var(--asst)}.turn.system{background:var(--sys)}
+.turn.pending{min-height:110px}
 .turn.current{outline:2px solid var(--acc);outline-offset:2px}
 .turn>.head,.tool>.head{display:flex;gap:8px;align-items:baseline;font-size:12px;color:var(--muted);margin-bottom:4px}
 .role{font-weight:600;text-transform:capitalize;color:var(--fg)}
@@ -61,15 +62,31 @@ mark{background:var(--mark);color:inherit}mark.current{background:var(--cur)}
 export const REPLAY_JS = String.raw`
 (function () {
   "use strict";
+  // The session comes in JSON blocks: this script runs after the first (the header and the first entries)
+  // while the parser still reads the others (#replay-chunk-1, 2, …, then #replay-end).
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var root = document.getElementById("entries");
   var findBox = document.getElementById("find");
   var countEl = document.getElementById("count");
   var posEl = document.getElementById("pos");
   var progressEl = document.getElementById("progress");
-  var entries = data.session.entries;
-  var state = { total: entries.length, rendered: 0, done: false, firstPaintMs: null, doneMs: null };
+  var entries = data.entries;
+  var state = { total: data.total, loaded: entries.length, rendered: 0, hydrated: 0, done: false, firstPaintMs: null, doneMs: null };
   window.__replay = state;
+  var chunk = 1;
+  /** Take in the JSON blocks the parser has finished (one is finished when the next element has begun). */
+  function pull() {
+    for (;;) {
+      var block = document.getElementById("replay-chunk-" + chunk);
+      if (!block) return;
+      if (!document.getElementById("replay-chunk-" + (chunk + 1)) && !document.getElementById("replay-end")) return;
+      var part = JSON.parse(block.textContent);
+      block.textContent = "";
+      for (var i = 0; i < part.length; i++) entries.push(part[i]);
+      state.loaded = entries.length;
+      chunk++;
+    }
+  }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -205,12 +222,17 @@ export const REPLAY_JS = String.raw`
     return el("div", "block", JSON.stringify(b));
   }
 
+  /** A turn's blocks, appended to it (a shell until then). */
+  function fill(t, e) {
+    for (var i = 0; i < e.blocks.length; i++) t.appendChild(block(e.blocks[i]));
+  }
+
   function entry(e) {
     if (e.type === "turn") {
       var t = el("section", "entry turn " + e.role);
       t.tabIndex = -1;
       t.appendChild(head([el("span", "role", e.role)], e.at));
-      for (var i = 0; i < e.blocks.length; i++) t.appendChild(block(e.blocks[i]));
+      fill(t, e);
       return t;
     }
     if (e.type === "compaction") return compaction(e, "entry");
@@ -230,71 +252,132 @@ export const REPLAY_JS = String.raw`
     return d;
   }
 
-  // ---- progressive rendering: a time slice per task, the first paint as soon as the first slice is in.
+  // ---- progressive rendering: every entry's shell a time slice at a time (its role and time); a turn's
+  // blocks are filled in when it comes near the viewport, or when find or the keys go to it.
+  var shells = [];
+  var hits = null, rx = null, hitSet = null;
+  var io = new IntersectionObserver(function (list) {
+    for (var i = 0; i < list.length; i++) if (list[i].isIntersecting) hydrate(list[i].target);
+  }, { rootMargin: "1500px 0px" });
+  function shell(e, i) {
+    var t;
+    if (e.type === "turn") {
+      t = el("section", "entry turn pending " + e.role);
+      t.tabIndex = -1;
+      t.appendChild(head([el("span", "role", e.role)], e.at));
+      io.observe(t);
+    } else {
+      t = entry(e);
+      if (hitSet !== null && hitSet[i]) markIn(t);
+    }
+    t._i = i;
+    return t;
+  }
+  function hydrate(t) {
+    if (!t.classList.contains("pending")) return;
+    t.classList.remove("pending");
+    io.unobserve(t);
+    fill(t, entries[t._i]);
+    state.hydrated++;
+    if (hitSet !== null && hitSet[t._i]) markIn(t);
+  }
   var next = 0;
   var channel = new MessageChannel();
   function slice(budget) {
+    pull();
     var t0 = performance.now();
     var frag = document.createDocumentFragment();
     while (next < entries.length) {
-      frag.appendChild(entry(entries[next++]));
+      var s = shell(entries[next], next);
+      shells.push(s);
+      frag.appendChild(s);
+      next++;
       if (performance.now() - t0 > budget) break;
     }
     root.appendChild(frag);
     state.rendered = next;
-    if (next >= entries.length) return finish();
-    progressEl.textContent = "rendering " + next + " / " + entries.length + "\u2026";
-    channel.port2.postMessage(0);
+    if (next >= state.total) return finish();
+    progressEl.textContent = "loading " + next + " / " + state.total + "\u2026";
+    if (next < entries.length) channel.port2.postMessage(0);
+    else setTimeout(function () { slice(12); }, 10);
   }
   function finish() {
     if (state.done) return;
-    var rest = data.session.unplaced;
+    var rest = data.unplaced;
     for (var k = 0; k < rest.length; k++) root.appendChild(session(rest[k]));
-    if (entries.length === 0 && rest.length === 0) root.appendChild(el("div", "empty", "No conversation events in this session."));
+    if (state.total === 0 && rest.length === 0) root.appendChild(el("div", "empty", "No conversation events in this session."));
     state.done = true;
     state.doneMs = performance.now();
     progressEl.textContent = "";
     document.documentElement.setAttribute("data-replay", "done");
+    if (rx !== null) search(findBox.value, true);
   }
   channel.port1.onmessage = function () { slice(12); };
-  function renderAll() { while (!state.done) slice(1e9); }
-  slice(40);
+  slice(30);
+  for (var h0 = 0; h0 < Math.min(shells.length, 20); h0++) hydrate(shells[h0]);
   requestAnimationFrame(function () { setTimeout(function () { state.firstPaintMs = performance.now(); }, 0); });
-
-  // ---- find in session
-  var marks = [], current = -1, total = 0, timer = 0;
-  var MAX_MARKS = 10000;
-  function clearMarks() {
-    var parents = [];
-    for (var i = 0; i < marks.length; i++) {
-      var m = marks[i], p = m.parentNode;
-      if (!p) continue;
-      p.replaceChild(document.createTextNode(m.textContent), m);
-      if (parents.indexOf(p) < 0) parents.push(p);
+  /** Shells up to entry 'i', made now (find and the keys may go past the slices). */
+  function shellAt(i) {
+    pull();
+    if (i >= entries.length) return null;
+    if (i >= next) {
+      var frag = document.createDocumentFragment();
+      while (next <= i) { var s = shell(entries[next], next); shells.push(s); frag.appendChild(s); next++; }
+      root.appendChild(frag);
+      state.rendered = next;
     }
-    for (var j = 0; j < parents.length; j++) parents[j].normalize();
-    marks = []; current = -1; total = 0;
+    return shells[i];
   }
-  function find(q) {
-    renderAll();
-    clearMarks();
-    if (q === "") { countEl.textContent = ""; return; }
-    var re = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi");
-    var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    var nodes = [], n;
+
+  // ---- find in session: matches counted in the session's text, marked in the entries shown
+  var texts = [];
+  function collect(v, out, keys) {
+    if (typeof v === "string") out.push(v);
+    else if (typeof v === "number" || typeof v === "boolean") out.push(String(v));
+    else if (Array.isArray(v)) { for (var i = 0; i < v.length; i++) collect(v[i], out, keys); }
+    else if (v !== null && typeof v === "object") {
+      for (var k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k) || k === "at" || k === "type") continue;
+        if (keys) out.push(k);
+        collect(v[k], out, keys || k === "input");
+      }
+    }
+  }
+  function textOf(i) {
+    if (texts[i] === undefined) { var out = []; collect(entries[i], out, false); texts[i] = out.join("\u0000"); }
+    return texts[i];
+  }
+  var marked = [], current = -1, total = 0, timer = 0;
+  function clearMarks() {
+    for (var i = 0; i < marked.length; i++) {
+      var t = marked[i], ms = t._marks || [];
+      var parents = [];
+      for (var j = 0; j < ms.length; j++) {
+        var m = ms[j], p = m.parentNode;
+        if (!p) continue;
+        p.replaceChild(document.createTextNode(m.textContent), m);
+        if (parents.indexOf(p) < 0) parents.push(p);
+      }
+      for (var k = 0; k < parents.length; k++) parents[k].normalize();
+      t._marks = null;
+    }
+    marked = [];
+  }
+  function markIn(t) {
+    if (t._marks) return;
+    var walker = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
+    var nodes = [], n, list = [];
     while ((n = walker.nextNode())) nodes.push(n);
     for (var i = 0; i < nodes.length; i++) {
       var node = nodes[i], text = node.nodeValue, m, last = 0, frag = null;
-      re.lastIndex = 0;
-      while ((m = re.exec(text)) !== null) {
-        if (m[0].length === 0) { re.lastIndex++; continue; }
-        total++;
-        if (marks.length >= MAX_MARKS) continue;
+      rx.lastIndex = 0;
+      while ((m = rx.exec(text)) !== null) {
+        if (m[0].length === 0) { rx.lastIndex++; continue; }
         if (frag === null) frag = document.createDocumentFragment();
         frag.appendChild(document.createTextNode(text.slice(last, m.index)));
         var mk = el("mark", null, m[0]);
         frag.appendChild(mk);
-        marks.push(mk);
+        list.push(mk);
         last = m.index + m[0].length;
       }
       if (frag !== null) {
@@ -302,48 +385,89 @@ export const REPLAY_JS = String.raw`
         node.parentNode.replaceChild(frag, node);
       }
     }
-    if (total === 0) { countEl.textContent = "no match"; return; }
-    go(1);
+    t._marks = list;
+    marked.push(t);
   }
+  function search(q, keep) {
+    pull();
+    clearMarks();
+    var was = current;
+    hits = []; hitSet = null; total = 0; current = -1; rx = null;
+    if (q === "") { countEl.textContent = ""; return; }
+    rx = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi");
+    hitSet = {};
+    for (var i = 0; i < entries.length; i++) {
+      var text = textOf(i), c = 0;
+      rx.lastIndex = 0;
+      while (rx.exec(text) !== null) c++;
+      if (c > 0) { hits.push({ i: i, n: c, start: total }); hitSet[i] = true; total += c; }
+    }
+    for (var j = 0; j < hits.length; j++) {
+      var t = shells[hits[j].i];
+      if (t && !t.classList.contains("pending")) markIn(t);
+    }
+    if (total === 0) { countEl.textContent = "no match" + (state.done ? "" : " yet"); return; }
+    if (keep && was >= 0) { current = Math.min(was, total - 1) - 1; go(1); } else go(1);
+  }
+  function hitAt(k) {
+    var lo = 0, hi = hits.length - 1;
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (hits[mid].start <= k) lo = mid; else hi = mid - 1; }
+    return hits[lo];
+  }
+  function reveal(node) {
+    for (var p = node.parentElement; p && p !== root; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+  }
+  var currentMark = null;
   function go(d) {
-    if (marks.length === 0) return;
-    if (current >= 0) marks[current].classList.remove("current");
-    current = (current + d + marks.length) % marks.length;
-    var m = marks[current];
-    m.classList.add("current");
-    for (var p = m.parentElement; p && p !== root; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
-    m.scrollIntoView({ block: "center" });
-    countEl.textContent = (current + 1) + " of " + total + (total > marks.length ? " (first " + marks.length + " marked)" : "");
+    if (total === 0) return;
+    if (currentMark) currentMark.classList.remove("current");
+    current = (current + d + total) % total;
+    var h = hitAt(current);
+    var t = shellAt(h.i);
+    hydrate(t);
+    markIn(t);
+    var ms = t._marks;
+    var m = ms.length > 0 ? ms[Math.min(current - h.start, ms.length - 1)] : null;
+    currentMark = m;
+    if (m) { m.classList.add("current"); reveal(m); m.scrollIntoView({ block: "center" }); }
+    else { reveal(t); t.scrollIntoView({ block: "start" }); }
+    countEl.textContent = (current + 1) + " of " + total + (state.done ? "" : "+");
   }
   findBox.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(function () { find(findBox.value); }, 150);
+    timer = setTimeout(runSearch, 150);
   });
+  var lastQuery = "";
+  function runSearch() { clearTimeout(timer); timer = 0; lastQuery = findBox.value; search(lastQuery, false); }
   findBox.addEventListener("keydown", function (ev) {
     if (ev.key === "Enter") {
       ev.preventDefault();
-      clearTimeout(timer);
-      if (marks.length === 0 || total === 0) find(findBox.value); else go(ev.shiftKey ? -1 : 1);
+      if (findBox.value !== lastQuery) runSearch(); else go(ev.shiftKey ? -1 : 1);
     } else if (ev.key === "Escape") {
-      findBox.value = ""; find(""); findBox.blur();
+      findBox.value = ""; runSearch(); findBox.blur();
     }
   });
   document.getElementById("next").addEventListener("click", function () { go(1); });
   document.getElementById("prev").addEventListener("click", function () { go(-1); });
 
-  // ---- keyboard navigation between turns (j / k, arrows; / finds)
+  // ---- keyboard navigation between turns (j / k, arrows; / finds; n / N next / previous match)
   var turns = root.getElementsByClassName("turn");
-  var at = -1;
+  var at = null;
   function move(d) {
+    pull();
     if (turns.length === 0) return;
-    if (at >= 0 && at < turns.length) turns[at].classList.remove("current");
-    at = Math.max(0, Math.min(turns.length - 1, at + d));
-    var t = turns[at];
-    for (var p = t.parentElement; p && p !== root; p = p.parentElement) if (p.tagName === "DETAILS") p.open = true;
+    var i = at === null ? -1 : Array.prototype.indexOf.call(turns, at);
+    if (at !== null) at.classList.remove("current");
+    i = Math.max(0, Math.min(turns.length - 1, i + d));
+    if (d > 0 && i === turns.length - 1 && next < entries.length) { shellAt(next); i = Math.min(turns.length - 1, i); }
+    var t = turns[i];
+    if (t.classList.contains("pending")) hydrate(t);
+    reveal(t);
     t.classList.add("current");
     t.focus({ preventScroll: true });
     t.scrollIntoView({ block: "start" });
-    posEl.textContent = "turn " + (at + 1) + " of " + turns.length + (state.done ? "" : "+");
+    at = t;
+    posEl.textContent = "turn " + (i + 1) + " of " + turns.length + (state.done ? "" : "+");
   }
   document.addEventListener("keydown", function (ev) {
     var tag = ev.target && ev.target.tagName;

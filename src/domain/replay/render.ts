@@ -111,6 +111,10 @@ const withSubs = <B extends ReplayBlock | ReplayEntry>(b: B): B => {
   return b
 }
 
+/** Entries in the first JSON block (read before the page's first paint), and in each block after it. */
+const FIRST_ENTRIES = 100
+const CHUNK_ENTRIES = 1000
+
 const payloadOf = (s: ReplaySession): PayloadSession => ({
   header: s.header,
   rows: headerRows(s.header),
@@ -149,9 +153,27 @@ export const renderReplay = (input: ReplayInput): string => {
 <nav id="bar"><input id="find" type="search" placeholder="Find in session  ( / )" aria-label="Find in session" autocomplete="off" spellcheck="false"><button id="prev" type="button" title="Previous match (Shift+Enter)">&#8593;</button><button id="next" type="button" title="Next match (Enter)">&#8595;</button><span id="count" class="status" aria-live="polite"></span><span id="pos" class="status"></span><span id="progress" class="status"></span><span class="status">j / k: next / previous turn</span></nav>
 <main id="entries"></main>
 <noscript><p>This replay shows the session's turns with its inline script (it loads nothing).</p></noscript>
-<script type="application/json" id="replay-data">${jsonForScript({ session: payloadOf(input.session) })}</script>
-<script>${REPLAY_JS}</script>
+${dataBlocks(input.session)}<div id="replay-end" hidden></div>
 </body>
 </html>
 `
+}
+
+/**
+ * The session as JSON blocks for the page's script, in order: the header and
+ * the first entries (`#replay-data`), the script itself (so the page paints
+ * its top while the parser still reads the rest), then the other entries a
+ * block of {@link CHUNK_ENTRIES} at a time (`#replay-chunk-1`, …).
+ */
+const dataBlocks = (session: ReplaySession): string => {
+  const { entries, ...rest } = payloadOf(session)
+  const parts = [
+    `<script type="application/json" id="replay-data">${
+      jsonForScript({ ...rest, total: entries.length, entries: entries.slice(0, FIRST_ENTRIES) })
+    }</script>\n<script>${REPLAY_JS}</script>\n`
+  ]
+  for (let at = FIRST_ENTRIES, k = 1; at < entries.length; at += CHUNK_ENTRIES, k++) {
+    parts.push(`<script type="application/json" id="replay-chunk-${k}">${jsonForScript(entries.slice(at, at + CHUNK_ENTRIES))}</script>\n`)
+  }
+  return parts.join("")
 }
