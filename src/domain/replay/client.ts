@@ -255,6 +255,7 @@ export const REPLAY_JS = String.raw`
   // ---- progressive rendering: every entry's shell a time slice at a time (its role and time); a turn's
   // blocks are filled in when it comes near the viewport, or when find or the keys go to it.
   var shells = [];
+  var turnCount = 0;
   var hits = null, rx = null, hitSet = null;
   var io = new IntersectionObserver(function (list) {
     for (var i = 0; i < list.length; i++) if (list[i].isIntersecting) hydrate(list[i].target);
@@ -264,6 +265,7 @@ export const REPLAY_JS = String.raw`
     if (e.type === "turn") {
       t = el("section", "entry turn pending " + e.role);
       t.tabIndex = -1;
+      t._n = ++turnCount;
       t.appendChild(head([el("span", "role", e.role)], e.at));
       io.observe(t);
     } else {
@@ -450,24 +452,25 @@ export const REPLAY_JS = String.raw`
   document.getElementById("next").addEventListener("click", function () { go(1); });
   document.getElementById("prev").addEventListener("click", function () { go(-1); });
 
-  // ---- keyboard navigation between turns (j / k, arrows; / finds; n / N next / previous match)
-  var turns = root.getElementsByClassName("turn");
-  var at = null;
+  // ---- keyboard navigation between the session's turns (j / k, arrows; / finds; n / N next / previous match)
+  var at = -1;
   function move(d) {
-    pull();
-    if (turns.length === 0) return;
-    var i = at === null ? -1 : Array.prototype.indexOf.call(turns, at);
-    if (at !== null) at.classList.remove("current");
-    i = Math.max(0, Math.min(turns.length - 1, i + d));
-    if (d > 0 && i === turns.length - 1 && next < entries.length) { shellAt(next); i = Math.min(turns.length - 1, i); }
-    var t = turns[i];
-    if (t.classList.contains("pending")) hydrate(t);
+    var i = at, t = null;
+    for (;;) {
+      i += d;
+      if (i < 0 || i >= state.total) return;
+      t = shellAt(i);
+      if (t === null) return;
+      if (t.classList.contains("turn")) break;
+    }
+    if (at >= 0) shells[at].classList.remove("current");
+    at = i;
+    hydrate(t);
     reveal(t);
     t.classList.add("current");
     t.focus({ preventScroll: true });
     t.scrollIntoView({ block: "start" });
-    at = t;
-    posEl.textContent = "turn " + (i + 1) + " of " + turns.length + (state.done ? "" : "+");
+    posEl.textContent = "turn " + t._n + " of " + data.header.counts.turns;
   }
   document.addEventListener("keydown", function (ev) {
     var tag = ev.target && ev.target.tagName;
