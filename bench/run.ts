@@ -6,8 +6,8 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,redact,mcp`: only these figures (g, h: the team index on a
- *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search);
+ * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,r,redact,mcp`: only these figures (g, h: the team index on a
+ *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -17,6 +17,7 @@ import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 import Database from "better-sqlite3"
+import { chromium } from "playwright-core"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
 import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } from "./generate/native.js"
@@ -30,7 +31,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,redact,mcp").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,r,redact,mcp").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -40,6 +41,7 @@ const SIZES = {
   agentmuxBytes: Math.round(800_000_000 * scale),
   /** Sessions already in the team index when 8 of them change (h). */
   pushSessions: Math.max(40, Math.round(35_000 * scale)),
+  replayEvents: Math.max(1000, Math.round(100_000 * scale)),
   appendBytes: MiB,
   searchEvents: Math.max(20_000, Math.round(1_000_000 * scale))
 }
@@ -123,7 +125,8 @@ const prepare = async () => {
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
       "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
       "search": nodePath.join(REPO, "bench", "probes", "search.ts"),
-      "mcp": nodePath.join(REPO, "bench", "probes", "mcp.ts")
+      "mcp": nodePath.join(REPO, "bench", "probes", "mcp.ts"),
+      "replay-render": nodePath.join(REPO, "bench", "probes", "replay-render.ts")
     },
     outdir: bin,
     outExtension: { ".js": ".mjs" },
@@ -556,11 +559,122 @@ const main = async () => {
     })
   }
 
+  // -------- (g), (h) the team index on PostgreSQL
+  if (only.has("g") || only.has("h")) await teamIndexFigures(nativeRoot, workspace, inputs)
+
+  // -------- (s) search: latency over an index of 1,000,000 events, and what maintaining it costs an import
+  if (only.has("s")) await searchFigure(inputs)
+
+  // -------- (r) HTML replay of a large session
+  if (only.has("r")) {
+    const page = nodePath.join(tmp, "replay.html")
+    const floorPage = nodePath.join(tmp, "replay-floor.html")
+    const probes: Array<RunResult> = []
+    for (let i = 0; i < 3; i++) {
+      fs.rmSync(page, { force: true })
+      fs.rmSync(floorPage, { force: true })
+      probes.push(check("probe replay-render", await nodeChild("replay-render", [String(SIZES.replayEvents), page, floorPage])))
+    }
+    const reports = probes.map(lastJson) as Array<{ renderMs: number; floorMs: number; bytes: number; floorJsonBytes: number }>
+    const bytes = reports[0].bytes
+    inputs.replay = { events: SIZES.replayEvents, htmlBytes: bytes, eventsJsonBytes: reports[0].floorJsonBytes }
+    log(`r: replay of ${SIZES.replayEvents} events: ${(bytes / MiB).toFixed(1)} MiB of HTML; render ${reports.map((x) => x.renderMs.toFixed(0)).join(", ")} ms`)
+    const renderMs = median(reports.map((x) => x.renderMs))
+    const floorMs = median(reports.map((x) => x.floorMs))
+    add({
+      id: "r-render",
+      figure: `(r) replay: build + render ${SIZES.replayEvents} events to one HTML page (${(bytes / MiB).toFixed(1)} MiB)`,
+      measured: renderMs,
+      unit: "ms",
+      floor: floorMs,
+      floorWhat: "JSON.stringify of the same events, in process",
+      ratio: renderMs / floorMs,
+      target: "<= 10x floor",
+      pass: renderMs / floorMs <= 10,
+      peakRssMiB: rssMiB(probes),
+      floorPeakRssMiB: null,
+      samples: { measured: reports.map((x) => x.renderMs), floor: reports.map((x) => x.floorMs) },
+      note: `median of 3, in process (events in memory → page text); the probe's peak RSS includes generating the events; page ${bytes} bytes`
+    })
+    if (!fs.existsSync("/usr/bin/chromium")) {
+      log("r-browser: /usr/bin/chromium is missing (.ci/run installs it); skipped")
+    } else {
+      const browser = await chromium.launch({
+        executablePath: "/usr/bin/chromium",
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+      })
+      /** Open a page in a fresh context; its own timings (ms since navigation start) once everything is rendered. */
+      const openPage = async (file: string) => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+        const p = await context.newPage()
+        const requests: Array<string> = []
+        p.on("request", (r) => requests.push(r.url()))
+        const t0 = t()
+        await p.goto(`file://${file}`, { waitUntil: "commit" })
+        await p.waitForFunction(() => (globalThis as { __replay?: { done: boolean } }).__replay?.done === true, undefined, { timeout: 120_000, polling: 20 })
+        const wall = t() - t0
+        const m = (await p.evaluate(() => {
+          const g = globalThis as unknown as { __replay: { doneMs: number; firstPaintMs: number | null }; performance: { memory?: { usedJSHeapSize: number } } }
+          return { doneMs: g.__replay.doneMs, firstPaintMs: g.__replay.firstPaintMs, heap: g.performance.memory?.usedJSHeapSize ?? null }
+        })) as { doneMs: number; firstPaintMs: number | null; heap: number | null }
+        await context.close()
+        if (requests.length !== 1) throw new Error(`the replay page made requests: ${requests.join(", ")}`)
+        return { ...m, wall }
+      }
+      const opened: Array<Awaited<ReturnType<typeof openPage>>> = []
+      const floors: Array<Awaited<ReturnType<typeof openPage>>> = []
+      try {
+        for (let i = 0; i < 3; i++) {
+          floors.push(await openPage(floorPage))
+          opened.push(await openPage(page))
+          log(`r-browser: floor ${floors[i].doneMs.toFixed(0)} ms; replay first paint ${opened[i].firstPaintMs?.toFixed(0)} ms, complete ${opened[i].doneMs.toFixed(0)} ms`)
+        }
+      } finally {
+        await browser.close()
+      }
+      const done = median(opened.map((x) => x.doneMs))
+      const floorDone = median(floors.map((x) => x.doneMs))
+      const firstPaint = median(opened.map((x) => x.firstPaintMs ?? NaN))
+      const heap = opened[0].heap
+      inputs.replayBrowser = { firstPaintMs: opened.map((x) => x.firstPaintMs), doneMs: opened.map((x) => x.doneMs), heapMiB: heap === null ? null : heap / MiB }
+      const common = {
+        unit: "ms" as const,
+        floor: floorDone,
+        floorWhat: "chromium opens a page of the same events as one JSON block and only parses it (all of it)",
+        peakRssMiB: null,
+        floorPeakRssMiB: null
+      }
+      add({
+        ...common,
+        id: "r-open",
+        figure: `(r) replay opens in chromium (first paint): ${SIZES.replayEvents} events, ${(bytes / MiB).toFixed(1)} MiB page`,
+        measured: firstPaint,
+        ratio: firstPaint / floorDone,
+        target: "< 3000 ms",
+        pass: firstPaint < 3000,
+        samples: { measured: opened.map((x) => x.firstPaintMs ?? NaN), floor: floors.map((x) => x.doneMs) },
+        note: `median of 3, fresh context each, ms from navigation start (performance.now in the page): the header and first turns painted, the rest loading progressively; JS heap when complete ${heap === null ? "?" : (heap / MiB).toFixed(0)} MiB`
+      })
+      add({
+        ...common,
+        id: "r-complete",
+        figure: `(r) replay complete in chromium (every entry in the page): ${SIZES.replayEvents} events`,
+        measured: done,
+        ratio: done / floorDone,
+        target: "<= 3x floor",
+        pass: done / floorDone <= 3,
+        samples: { measured: opened.map((x) => x.doneMs), floor: floors.map((x) => x.doneMs) },
+        note: "median of 3: every JSON block parsed and every entry's shell in the page (a turn's blocks are filled in as it nears the viewport)"
+      })
+    }
+  }
+
   // -------- MCP server (issue 16): cold start to the first answer, and the median tool call
   if (only.has("mcp")) {
-    // The index: (e)'s, when it ran, else the same native root imported here. (Not the issue's
-    // 1,000,000-event index: this tree has no builder for one; the note says how many events.)
-    let index = nodePath.join(tmp, "index.db")
+    // The index: the 1,000,000-event index of figure (s) when it ran (the issue's), else (e)'s, else the
+    // same native root imported here; the note says how many events it holds.
+    let index = fs.existsSync(nodePath.join(tmp, "index-g.db")) ? nodePath.join(tmp, "index-g.db") : nodePath.join(tmp, "index.db")
     if (!fs.existsSync(index)) {
       index = nodePath.join(tmp, "index-mcp.db")
       const args = ["import", "--index", index, "--workspace", workspace, "--muse-root", nativeRoot, "--agents-root", env.MUSE_AGENTS_DIR!, "--json"]
@@ -621,16 +735,10 @@ const main = async () => {
     })
   }
 
-  // -------- (g), (h) the team index on PostgreSQL
-  if (only.has("g") || only.has("h")) await teamIndexFigures(nativeRoot, workspace, inputs)
-
-  // -------- (s) search: latency over an index of 1,000,000 events, and what maintaining it costs an import
-  if (only.has("s")) await searchFigure(inputs)
-
   // -------- report
   const order = [
     "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
-    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-import", "redact", "mcp-cold", "mcp-call"
+    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete"
   ]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()

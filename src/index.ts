@@ -54,3 +54,10 @@ export * as ImporterLayer from "./layers/index/importer.js"
 export * as IndexQueries from "./layers/index/queries.js"
 /** The MCP server's answers over the index (list_sessions, get_session, get_events, session resources), redacted. */
 export * as McpAnswers from "./layers/mcp/answers.js"
+/**
+ * The HTML replay (issue 15): `replayInput` (events → what the page shows),
+ * `renderReplay` (→ one self-contained, offline HTML page) and its types.
+ */
+export * as Replay from "./domain/replay/index.js"
+/** Replays of indexed sessions: `loadReplaySource`, `loadReplayInput`, `replayHtml(id)`. */
+export * as IndexReplay from "./layers/index/replay.js"

@@ -25,6 +25,7 @@ import { pushCommand } from "./commands/push.js"
 import { inspect } from "./commands/inspect.js"
 import { providers } from "./commands/providers.js"
 import { search } from "./commands/search.js"
+import { replay } from "./commands/replay.js"
 import { sessions } from "./commands/sessions.js"
 import { show } from "./commands/show.js"
 import { stream } from "./commands/stream.js"
@@ -69,7 +70,8 @@ const commands = [
   ["index", indexCommand],
   ["push", pushCommand],
   ["usage", usage],
-  ["mcp", mcp]
+  ["mcp", mcp],
+  ["replay", replay]
 ] as const
 
 /** How a command answers: its name (the envelope's `command`) and whether in JSON. */
@@ -114,7 +116,8 @@ const root = Command.make(PROGRAM).pipe(
     answering("index", indexCommand),
     answering("push", pushCommand),
     answering("usage", usage),
-    answering("mcp", mcp, () => false)
+    answering("mcp", mcp, () => false),
+    answering("replay", replay)
   ])
 )
 

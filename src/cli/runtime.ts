@@ -12,6 +12,7 @@ export { findSession, loadSession, loadTrajectory, sessionTranscript, usageBySes
 export { usageView } from "../domain/usage.js"
 export { describePrices } from "../domain/prices.js"
 export { loadPriceTable } from "./config.js"
+export { replayHtml } from "../layers/index/replay.js"
 export { Importer } from "../services/Importer.js"
 export { Index } from "../services/Index.js"
 export { SessionSources } from "../services/SessionSource.js"

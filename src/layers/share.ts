@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type AtifInput, type AtifTrajectory, toAtif } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
+import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, redactionWith } from "../services/Redaction.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
@@ -53,3 +54,20 @@ export const redactionLayer = <E, R>(
   patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
 ): Layer.Layer<Redaction, E | InvalidArgument, R> =>
   redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => redactionWith(p))) : Redaction.off
+
+/**
+ * A replay's source as the HTML replay shows it (issue 15): the session's and
+ * every subagent's title, model and workspace, and their events, redacted
+ * (ids and links kept, so subagents still nest under their calls).
+ */
+export const shareableReplaySource = (source: ReplaySource): Effect.Effect<ReplaySource, never, Redaction> =>
+  Effect.map(Redaction, (r) => {
+    if (!r.enabled) return source
+    const text = (v: string | null | undefined) => (v == null ? v : r.text(v))
+    const redact = (s: ReplaySource): ReplaySource => ({
+      session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) },
+      events: s.events.map(r.event),
+      subagents: s.subagents.map(redact)
+    })
+    return redact(source)
+  })

@@ -1,0 +1,99 @@
+/**
+ * Probe of figure (r), in process: the HTML replay of a session of EVENTS
+ * normalized events (a user message, thinking, assistant text, Bash, Edit and
+ * Read calls with their results, a compaction every 5,000 events), built and
+ * rendered by the library (`replayInput` + `renderReplay`), timed from the
+ * events in memory to the page's text; and, as its floor, the least any
+ * writer of those events does: `JSON.stringify` of them. Writes the page to
+ * OUT and the floor page (the same events as one JSON block that a script
+ * only parses) to FLOOR_OUT, for the browser half of the figure.
+ * `node replay-render.mjs EVENTS OUT FLOOR_OUT`.
+ */
+import * as fs from "node:fs"
+import { CONTRACT_VERSION, type SessionEvent } from "../../src/domain/model.js"
+import { replayInput } from "../../src/domain/replay/build.js"
+import { jsonForScript, renderReplay } from "../../src/domain/replay/render.js"
+import { prng, textPool } from "../generate/common.js"
+
+const [count, out, floorOut] = process.argv.slice(2)
+const n = Number(count)
+
+const r = prng(15)
+const texts = textPool(16, 512, 40, 1200)
+const text = () => texts[Math.floor(r.next() * texts.length)]
+const events: Array<SessionEvent> = []
+let ms = Date.parse("2026-03-01T09:00:00Z")
+const event = (kind: string, fields: Partial<SessionEvent>): SessionEvent => {
+  const seq = events.length
+  ms += 1000 + Math.floor(r.next() * 4000)
+  const e: SessionEvent = {
+    contractVersion: CONTRACT_VERSION,
+    provider: "claude-code",
+    sourceId: "sha256:bench",
+    sessionId: "bench-replay",
+    eventId: `line-${seq}`,
+    sequence: seq,
+    kind,
+    role: null,
+    toolName: null,
+    toolCallId: null,
+    model: "claude-sonnet-4-5",
+    occurredAt: new Date(ms).toISOString(),
+    text: null,
+    cursor: `c${seq}`,
+    rawReference: { locatorClass: "claude-code-session-log", sequence: seq },
+    extensions: {},
+    toolInput: null,
+    isError: null,
+    compaction: null,
+    parent: null,
+    child: null,
+    usage: null,
+    responseId: null,
+    costUsd: null,
+    ...fields
+  }
+  events.push(e)
+  return e
+}
+while (events.length < n) {
+  const i = events.length
+  event("message", { role: "user", text: text() })
+  event("thinking", { role: "assistant", text: text() })
+  event("message", {
+    role: "assistant",
+    text: text(),
+    responseId: `r${i}`,
+    usage: { inputTokens: 12, outputTokens: 300, cacheReadTokens: 20_000, cacheWriteTokens: 500 }
+  })
+  event("tool-call", { role: "assistant", toolName: "Bash", toolCallId: `b${i}`, toolInput: { command: `npm test -- ${i}`, description: "Run the tests" } })
+  event("tool-result", { toolCallId: `b${i}`, text: text(), isError: i % 7 === 0 })
+  event("tool-call", { role: "assistant", toolName: "Edit", toolCallId: `e${i}`, toolInput: { file_path: `/w/src/f${i % 50}.ts`, old_string: text(), new_string: text() } })
+  event("tool-result", { toolCallId: `e${i}`, text: "The file was updated.", isError: false })
+  event("tool-call", { role: "assistant", toolName: "Read", toolCallId: `r${i}`, toolInput: { file_path: `/w/src/f${i % 50}.ts` } })
+  event("tool-result", { toolCallId: `r${i}`, text: text(), isError: false })
+  event("message", { role: "assistant", text: text() })
+  if (events.length % 5000 < 10) event("summary", { role: "system", text: "compacted", compaction: { id: `cmp-${i}`, trigger: "auto" } })
+}
+events.length = n
+
+// Floor: the events written out once as JSON, the least any page of them costs.
+const f0 = performance.now()
+const floorJson = JSON.stringify(events)
+const floorMs = performance.now() - f0
+
+const t0 = performance.now()
+const html = renderReplay(replayInput({ session: { sessionId: "bench-replay", provider: "claude-code", title: "Bench replay", workspace: "/w" }, events, subagents: [] }))
+const renderMs = performance.now() - t0
+
+fs.writeFileSync(out, html)
+// The floor page: the same events in one JSON block, a script that parses it and says it is done.
+fs.writeFileSync(
+  floorOut,
+  `<!doctype html><html><head><meta charset="utf-8"></head><body><script type="application/json" id="d">${jsonForScript(events)}</script>` +
+    `<script>var t=JSON.parse(document.getElementById("d").textContent);document.body.appendChild(document.createTextNode(t.length+" events"));` +
+    `window.__replay={done:true,doneMs:performance.now(),firstPaintMs:null};</script></body></html>`
+)
+process.stdout.write(
+  JSON.stringify({ renderMs, floorMs, bytes: Buffer.byteLength(html), floorJsonBytes: Buffer.byteLength(floorJson), events: n, maxRssKiB: process.resourceUsage().maxRSS }) + "\n"
+)

@@ -1,0 +1,55 @@
+/**
+ * `session-ingest replay <session-id> [--out FILE]`: one session from the
+ * index as a self-contained HTML page (issue 15) that works offline.
+ *
+ * @module
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { runtime } from "../lazy.js"
+import * as O from "../options.js"
+import { printResult, writeStderr, writeStdout } from "../output.js"
+
+/** The command. */
+export const replay = Command.make(
+  "replay",
+  {
+    id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
+    out: Options.text("out").pipe(O.plainValue,
+      Options.withPseudoName("FILE"),
+      Options.optional,
+      Options.withDescription("Write the page to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.")
+    ),
+    json: O.json,
+    noRedact: O.noRedact,
+    index: O.index,
+    config: O.config
+  },
+  (o) =>
+    Effect.gen(function*() {
+      const rt = yield* runtime
+      const out = Option.getOrUndefined(o.out)
+      // An existing --out is refused before the index is even read.
+      if (out !== undefined) yield* rt.checkNewFile(out)
+      const file = yield* rt.existingIndex(o.index, o.config)
+      // Redacted unless --no-redact (the output boundary, layers/share.ts); the header's cost priced with the config's prices.
+      const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
+      const html = yield* rt.replayHtml(o.id, prices).pipe(
+        Effect.provide(Layer.merge(rt.readIndexLayer(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))))
+      )
+      const bytes = Buffer.from(html, "utf8")
+      if (out !== undefined) {
+        yield* Stream.run(Stream.make(bytes), rt.newFileSink(out))
+        if (o.json) yield* printResult("replay", true, { out, bytes: bytes.length }, () => "")
+        else writeStderr(`wrote ${out} (${bytes.length} bytes)\n`)
+        return
+      }
+      if (o.json) return yield* printResult("replay", true, { bytes: bytes.length, html }, () => "")
+      yield* writeStdout(bytes)
+    })
+).pipe(Command.withDescription("Replay one session from the index as a self-contained, offline HTML page (stdout, or --out FILE), redacted unless --no-redact."))

@@ -1,0 +1,88 @@
+/**
+ * The HTML replay of an indexed session (issue 15): the session, its events
+ * and its subagent sessions from the index, built into a `ReplayInput` and
+ * rendered as one self-contained page.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import type { InvalidArgument, ResourceLimitExceeded, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
+import { emptySourceSummary, type SessionEvent } from "../../domain/model.js"
+import { replayInput, type ReplaySource } from "../../domain/replay/build.js"
+import type { ReplayInput } from "../../domain/replay/model.js"
+import { renderReplay } from "../../domain/replay/render.js"
+import { Index, type SessionRow } from "../../services/Index.js"
+import { loadSession } from "./queries.js"
+import { bundledPrices, type PriceTable } from "../../domain/prices.js"
+import { usageSummary } from "../../domain/usage.js"
+import { Redaction } from "../../services/Redaction.js"
+import { shareableReplaySource } from "../share.js"
+
+/** The errors of loading a session for its replay. */
+export type ReplayError = SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded
+
+/** What the session row knows that no event carries (as `sessionTranscript` takes it). */
+const sessionFacts = (s: SessionRow): ReplaySource["session"] => {
+  const known = s.overview.sessionId === s.sessionId ? s.overview : emptySourceSummary()
+  return {
+    sessionId: s.sessionId,
+    provider: s.provider,
+    title: s.title,
+    model: known.model,
+    workspace: s.workspace ?? known.workspace,
+    startedAt: known.firstActivityAt
+  }
+}
+
+/**
+ * The session `id` names (as `loadSession` finds it: uid, native id or a
+ * unique prefix) with its events, and its subagent sessions nested: the
+ * sessions imported from the same source whose events' typed `parent` link
+ * names it (as `loadTrajectory` finds them), and theirs in turn.
+ */
+export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, ReplayError, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const { events, session } = yield* loadSession(id)
+    const siblings = (yield* index.sessions({})).filter(
+      (s) => s.sourceKey === session.sourceKey && s.sessionUid !== session.sessionUid
+    )
+    const loaded: Array<{ readonly row: SessionRow; readonly events: ReadonlyArray<SessionEvent>; readonly parent: string | undefined }> = []
+    for (const row of siblings) {
+      const childEvents = yield* index.events(row.sessionUid)
+      loaded.push({ row, events: childEvents, parent: childEvents.find((e) => e.parent !== null)?.parent?.sessionId })
+    }
+    const seen = new Set<string>([session.sessionUid])
+    const childrenOf = (sessionId: string): Array<ReplaySource> =>
+      loaded
+        .filter((c) => c.parent === sessionId && !seen.has(c.row.sessionUid))
+        .map((c) => {
+          seen.add(c.row.sessionUid)
+          return c
+        })
+        .map((c) => ({ session: sessionFacts(c.row), events: c.events, subagents: childrenOf(c.row.sessionId) }))
+    return { session: sessionFacts(session), events, subagents: childrenOf(session.sessionId) }
+  })
+
+/** The {@link ReplayInput} of the session `id` names (see {@link loadReplaySource}); `costUsd` is null. */
+export const loadReplayInput = (id: string): Effect.Effect<ReplayInput, ReplayError, Index> =>
+  Effect.map(loadReplaySource(id), replayInput)
+
+/**
+ * The HTML replay of an indexed session, as `session-ingest replay` writes
+ * it: its source (with its subagents) passed through the Redaction service in
+ * context (the one output boundary: `--no-redact` provides it off), built and
+ * rendered; the header's cost is the session's own (the source's stated cost,
+ * else `prices`; null when a model is not priced). Fails as
+ * {@link loadReplaySource}.
+ */
+export const replayHtml = (
+  id: string,
+  prices: PriceTable | null = bundledPrices
+): Effect.Effect<string, ReplayError, Index | Redaction> =>
+  Effect.gen(function*() {
+    const source = yield* loadReplaySource(id)
+    const input = replayInput(yield* shareableReplaySource(source))
+    const costUsd = usageSummary(source.events, prices)?.costUsd ?? null
+    return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd } } })
+  })

@@ -1,0 +1,360 @@
+/**
+ * The HTML replay in a real browser (issue 15): Debian's chromium driven by
+ * playwright-core, one launch for the file. Every page must load without a
+ * console error and without a request other than its own file; XSS canaries
+ * in every field stay inert text (with and without the CSP, so the escaping
+ * itself is what holds); find, collapse and keyboard navigation work; every
+ * provider's fixture replay (imported into a temporary index, replayed by the
+ * CLI) shows its nesting and markers and is screenshot to
+ * test-output/replay/<provider>.png.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { type Browser, chromium, type Page } from "playwright-core"
+import type { SessionEvent } from "../../src/domain/model.js"
+import { replayInput, type ReplaySource } from "../../src/domain/replay/build.js"
+import { renderReplay } from "../../src/domain/replay/render.js"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { mk } from "../support/events.js"
+import { importOnce } from "../support/index.js"
+import { fixturesDir, repoRoot, tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
+
+const CHROMIUM = "/usr/bin/chromium"
+const SHOTS = path.join(repoRoot, "test-output", "replay")
+
+let browser: Browser
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: the replay's browser tests need Debian's chromium; .ci/run installs it (apt-get install -y chromium).`)
+  }
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+})
+
+interface Opened {
+  readonly page: Page
+  readonly url: string
+  readonly errors: Array<string>
+  readonly requests: Array<string>
+}
+
+/** Open a replay file, record console errors, page errors and requests, and wait until it has rendered everything. */
+const open = async (file: string): Promise<Opened> => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+  const errors: Array<string> = []
+  const requests: Array<string> = []
+  page.on("console", (m) => {
+    if (m.type() === "error" || m.type() === "warning") errors.push(`${m.type()}: ${m.text()}`)
+  })
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`))
+  page.on("request", (r) => requests.push(r.url()))
+  const url = pathToFileURL(file).href
+  await page.goto(url)
+  await page.waitForFunction(() => (globalThis as { __replay?: { done: boolean } }).__replay?.done === true)
+  return { page, url, errors, requests }
+}
+
+/** Wait until `#count` (the find box's match count) reads `text` (a function, not a string: the page's CSP forbids eval). */
+const countIs = (page: Page, text: string) =>
+  Effect.promise(() => page.waitForFunction((t) => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById("count").textContent === t, text))
+
+/** No console error, no request but the page's own file. */
+const expectQuiet = (o: Opened) => {
+  expect(o.errors).toEqual([])
+  expect(o.requests).toEqual([o.url])
+}
+
+const writePage = (dir: string, name: string, html: string) => {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, html)
+  return file
+}
+
+// ---------------------------------------------------------------- every provider's fixtures
+
+/** Every provider's fixtures imported into a temporary index (as `npm run demo` lays them out). */
+const importFixtures = () =>
+  Effect.gen(function*() {
+    const dir = tempDir("si-replay-")
+    const workspace = path.join(dir, "workspace")
+    fs.mkdirSync(workspace)
+    fs.copyFileSync(path.join(fixturesDir, "muse-code/export/orderly.json"), path.join(workspace, "orderly.json"))
+    const day = "2026/09/25/22222222-2222-4222-8222-222222222222"
+    const to = path.join(dir, "muse-sessions", day)
+    fs.cpSync(path.join(fixturesDir, "muse-code/native", day), to, { recursive: true })
+    const log = path.join(to, "session.jsonl")
+    fs.writeFileSync(log, fs.readFileSync(log, "utf8").replaceAll("/workspace/demo", workspace))
+    const policy = {
+      workspaceRoots: [workspace],
+      museRoots: [path.join(dir, "muse-sessions")],
+      agentsRoot: path.join(fixturesDir, "muse-agents/agents"),
+      agentmuxStore: path.join(fixturesDir, "agentmux/filestore.db"),
+      stateFile: path.join(dir, "state.db"),
+      claudeRoot: path.join(fixturesDir, "claude-code/projects")
+    }
+    const index = path.join(dir, "index.db")
+    const report = yield* importOnce(policy, index, planFromPolicy(policy, { agents: ["u1"], exports: [path.join(workspace, "orderly.json")] }))
+    expect(report.coverage).toBe("complete")
+    return { dir, index }
+  })
+
+/** One session per provider, each chosen for what it shows. */
+const PER_PROVIDER = [
+  // A subagent (its own file) under the Task call that spawned it.
+  { provider: "claude-code", session: "8d41f0a2-5c3e-4b7a-a9d2-6e1f3c7b9054", nested: "agent-a7c3e9f1b2d4068e5", under: ".tool" },
+  // A child session bound by a runtime fact (`subagent.control.child_session_bound`).
+  { provider: "muse-code", session: "22222222-2222-4222-8222-222222222222", nested: "33333333-3333-4333-8333-333333333333", under: "details.facts" },
+  // A compaction.
+  { provider: "muse-agents", session: "sess-cron", marker: ".compaction" },
+  // Thinking and a tool call.
+  { provider: "agentmux", session: "S-B", marker: "details.thinking" }
+] as const
+
+describe("replay of every provider's fixtures", () => {
+  it.effect("loads quietly, shows its header, nests subagents under their spawning call or event, and is screenshot", () =>
+    Effect.gen(function*() {
+      const { dir, index } = yield* importFixtures()
+      fs.mkdirSync(SHOTS, { recursive: true })
+      for (const c of PER_PROVIDER) {
+        const out = path.join(dir, `${c.provider}.html`)
+        const r = cli(["replay", c.session, "--index", index, "--out", out])
+        expect(r.code, r.stderr).toBe(0)
+        expect(r.stderr).toBe(`wrote ${out} (${fs.statSync(out).size} bytes)\n`)
+        const o = yield* Effect.promise(() => open(out))
+        try {
+          expectQuiet(o)
+          const header = yield* Effect.promise(() => o.page.locator("header#top").innerText())
+          expect(header).toContain(c.provider)
+          expect(header).toContain(c.session)
+          if ("nested" in c) {
+            const nested = o.page.locator(`${c.under} details.sub`, { hasText: c.nested })
+            expect(yield* Effect.promise(() => nested.count())).toBe(1)
+          } else {
+            expect(yield* Effect.promise(() => o.page.locator(c.marker).count())).toBeGreaterThan(0)
+          }
+          yield* Effect.promise(() => o.page.screenshot({ path: path.join(SHOTS, `${c.provider}.png`), fullPage: true }))
+        } finally {
+          yield* Effect.promise(() => o.page.close())
+        }
+      }
+      for (const c of PER_PROVIDER) expect(fs.statSync(path.join(SHOTS, `${c.provider}.png`)).size).toBeGreaterThan(1000)
+    }), 120_000)
+})
+
+// ---------------------------------------------------------------- XSS canaries
+
+const CANARY = {
+  script: "<script>window.__xss = 'script'</script>",
+  endScript: "</script><script>window.__xss = 'end-script'</script>",
+  img: "<img src=x onerror=\"window.__xss = 'img'\">",
+  link: "<a href=\"javascript:window.__xss = 'link'\">click me</a> [md](javascript:window.__xss='md')",
+  style: "</style><style>*{display:none}</style><svg onload=\"window.__xss = 'svg'\">",
+  iframe: "<iframe srcdoc=\"<script>parent.__xss = 'iframe'</script>\"></iframe>",
+  separators: "line\u2028separator\u2029paragraph <!-- comment",
+  title: "</title><script>window.__xss = 'title'</script><textarea>"
+}
+const ALL = Object.values(CANARY).join(" ")
+
+/** A session with a canary in every field the page shows. */
+const canarySource = (): ReplaySource => {
+  const ev = mk("claude-code", "xss")
+  const sub = mk("claude-code", "xss-sub")
+  const events: Array<SessionEvent> = [
+    ev("message", { role: "user", text: CANARY.script, occurredAt: "2026-03-01T10:00:00Z" }),
+    ev("thinking", { role: "assistant", text: CANARY.img }),
+    ev("message", { role: "assistant", text: CANARY.link }),
+    ev("tool-call", { role: "assistant", toolName: "Bash", toolCallId: "b1", toolInput: { command: CANARY.endScript, description: CANARY.style } }),
+    ev("tool-result", { toolCallId: "b1", text: CANARY.iframe, isError: true }),
+    ev("tool-call", { role: "assistant", toolName: "Edit", toolCallId: "e1", toolInput: { file_path: CANARY.img, old_string: CANARY.script, new_string: CANARY.style } }),
+    ev("tool-result", { toolCallId: "e1", text: CANARY.endScript }),
+    ev("tool-call", { role: "assistant", toolName: "Write", toolCallId: "w1", toolInput: { file_path: "/x", content: CANARY.link } }),
+    ev("tool-call", { role: "assistant", toolName: CANARY.img, toolCallId: "u1", toolInput: { [CANARY.script]: CANARY.separators } }),
+    ev("tool-result", { toolCallId: "u1", text: CANARY.separators }),
+    ev("summary", { compaction: { id: CANARY.endScript, trigger: CANARY.img } }),
+    ev(CANARY.style, { text: CANARY.iframe })
+  ]
+  return {
+    session: { sessionId: "xss", provider: "claude-code", title: ALL, model: CANARY.endScript, workspace: CANARY.img },
+    events,
+    subagents: [{
+      session: { sessionId: "xss-sub", provider: "claude-code", title: CANARY.script },
+      events: [sub("message", { role: "user", text: CANARY.img, parent: { sessionId: "xss", toolCallId: "b1", eventId: null, subagentId: null } })],
+      subagents: []
+    }]
+  }
+}
+
+describe("session content is never markup", () => {
+  it.effect("XSS canaries in text, thinking, tool inputs and results, titles and metadata stay inert text, with or without the CSP", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-xss-")
+      const html = renderReplay(replayInput(canarySource()))
+      const withoutCsp = html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, "")
+      expect(withoutCsp).not.toBe(html)
+      for (const [name, page] of [["with-csp.html", html], ["without-csp.html", withoutCsp]] as const) {
+        const o = yield* Effect.promise(() => open(writePage(dir, name, page)))
+        try {
+          expectQuiet(o)
+          // Try what a reader would do: open every collapsed block, click everything clickable.
+          yield* Effect.promise(() => o.page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true })"))
+          yield* Effect.promise(() => o.page.waitForTimeout(50))
+          const seen = (yield* Effect.promise(() =>
+            o.page.evaluate(`({
+              xss: window.__xss,
+              parentXss: window.parent.__xss,
+              tags: document.querySelectorAll("img, a, iframe, svg, object, embed, link, base, form").length,
+              scripts: document.scripts.length,
+              styles: document.querySelectorAll("style").length,
+              hidden: getComputedStyle(document.getElementById("entries")).display,
+              title: document.title,
+              text: document.body.textContent
+            })`)
+          )) as { xss: unknown; parentXss: unknown; tags: number; scripts: number; styles: number; hidden: string; title: string; text: string }
+          expect(seen.xss).toBeUndefined()
+          expect(seen.parentXss).toBeUndefined()
+          expect(seen.tags).toBe(0)
+          expect(seen.scripts).toBe(2)
+          expect(seen.styles).toBe(1)
+          expect(seen.hidden).not.toBe("none")
+          expect(seen.title).toContain(CANARY.script)
+          // Every canary is on the page as the text it was.
+          for (const c of Object.values(CANARY)) expect(seen.text).toContain(c)
+          expect(o.errors).toEqual([])
+        } finally {
+          yield* Effect.promise(() => o.page.close())
+        }
+      }
+    }), 60_000)
+})
+
+// ---------------------------------------------------------------- find, collapse, keyboard
+
+const findSource = (): ReplaySource => {
+  const ev = mk("muse-agents", "find")
+  const events: Array<SessionEvent> = [
+    ev("message", { role: "user", text: "alpha Needle one", occurredAt: "2026-03-01T10:00:00Z" }),
+    ev("thinking", { role: "assistant", text: "a hidden needle inside the thinking" }),
+    ev("message", { role: "assistant", text: "and a NEEDLE again" }),
+    ev("message", { role: "user", text: "second user turn" }),
+    ev("message", { role: "assistant", text: "last turn" })
+  ]
+  // Many turns after them: find and navigation reach past what the first slice rendered.
+  for (let i = 0; i < 1500; i++) {
+    events.push(ev("message", { role: "user", text: `filler question ${i}` }))
+    events.push(ev("message", { role: "assistant", text: `filler answer ${i}` }))
+  }
+  events.push(ev("message", { role: "user", text: "the final needle" }))
+  return { session: { sessionId: "find", provider: "muse-agents", title: "Find me" }, events, subagents: [] }
+}
+
+describe("find, collapse and keyboard navigation", () => {
+  it.effect("thinking is collapsed and opens; find counts and marks matches, case-insensitively, opening what hides one; Enter / Shift+Enter move", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-find-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "find.html", renderReplay(replayInput(findSource())))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        const thinking = page.locator("details.thinking").first()
+        const isOpen = () => Effect.promise(() => thinking.evaluate((d) => (d as unknown as { open: boolean }).open))
+        expect(yield* isOpen()).toBe(false)
+        yield* Effect.promise(() => thinking.locator("summary").click())
+        expect(yield* isOpen()).toBe(true)
+        yield* Effect.promise(() => thinking.locator("summary").click())
+        expect(yield* isOpen()).toBe(false)
+
+        const find = page.locator("#find")
+        const count = page.locator("#count")
+        yield* Effect.promise(() => find.fill("needle"))
+        yield* countIs(page, "1 of 4")
+        // The turns shown are marked; the last, far below, is not filled in yet.
+        expect(yield* Effect.promise(() => page.locator("mark").allTextContents())).toEqual(["Needle", "needle", "NEEDLE"])
+        expect(yield* Effect.promise(() => page.locator("mark.current").textContent())).toBe("Needle")
+        // The second match is in the collapsed thinking: going there opens it.
+        yield* Effect.promise(() => find.press("Enter"))
+        expect(yield* Effect.promise(() => count.textContent())).toBe("2 of 4")
+        expect(yield* isOpen()).toBe(true)
+        yield* Effect.promise(() => find.press("Enter"))
+        yield* Effect.promise(() => find.press("Enter"))
+        expect(yield* Effect.promise(() => count.textContent())).toBe("4 of 4")
+        expect(yield* Effect.promise(() => page.locator("mark").allTextContents())).toEqual(["Needle", "needle", "NEEDLE", "needle"])
+        expect(yield* Effect.promise(() => page.locator("mark.current").evaluate((m) => (m as unknown as { parentElement: { textContent: string } }).parentElement.textContent))).toBe("the final needle")
+        yield* Effect.promise(() => find.press("Shift+Enter"))
+        expect(yield* Effect.promise(() => count.textContent())).toBe("3 of 4")
+        // No match; then Escape clears the marks and leaves the text as it was.
+        yield* Effect.promise(() => find.fill("zzz-not-there"))
+        yield* countIs(page, "no match")
+        yield* Effect.promise(() => find.fill("needle"))
+        yield* countIs(page, "1 of 4")
+        // Enter before the search has run runs it.
+        yield* Effect.promise(() => find.fill("filler answer 1499"))
+        yield* Effect.promise(() => find.press("Enter"))
+        expect(yield* Effect.promise(() => count.textContent())).toBe("1 of 1")
+        expect(yield* Effect.promise(() => page.locator("mark.current").textContent())).toBe("filler answer 1499")
+        yield* Effect.promise(() => find.press("Escape"))
+        expect(yield* Effect.promise(() => page.locator("mark").count())).toBe(0)
+        expect(yield* Effect.promise(() => page.locator(".turn").first().textContent())).toBe("user10:00:00alpha Needle one")
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 60_000)
+
+  it.effect("j / k and the arrows move between turns, focus and mark the current one, and stop at the first; / focuses find", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-keys-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "keys.html", renderReplay(replayInput(findSource())))))
+      const { page } = o
+      try {
+        const current = () =>
+          Effect.promise(() =>
+            page.evaluate(`(() => {
+              const turns = [...document.querySelectorAll(".turn")]
+              const cur = document.querySelectorAll(".turn.current")
+              return { index: turns.indexOf(cur[0]), marked: cur.length, focused: turns.indexOf(document.activeElement), top: Math.round(cur[0].getBoundingClientRect().top) }
+            })()`)
+          ) as Effect.Effect<{ index: number; marked: number; focused: number; top: number }>
+        // Turns far below are shells until they come near (or the keys go to them).
+        expect(yield* Effect.promise(() => page.locator(".turn.pending").count())).toBeGreaterThan(1000)
+        yield* Effect.promise(() => page.locator("header#top h1").click())
+        yield* Effect.promise(() => page.keyboard.press("j"))
+        expect(yield* current()).toMatchObject({ index: 0, marked: 1, focused: 0 })
+        yield* Effect.promise(() => page.keyboard.press("j"))
+        yield* Effect.promise(() => page.keyboard.press("ArrowDown"))
+        expect(yield* current()).toMatchObject({ index: 2, marked: 1, focused: 2 })
+        yield* Effect.promise(() => page.keyboard.press("k"))
+        expect(yield* current()).toMatchObject({ index: 1, marked: 1, focused: 1 })
+        // At the first turn, up stays there.
+        for (let i = 0; i < 3; i++) yield* Effect.promise(() => page.keyboard.press("ArrowUp"))
+        expect(yield* current()).toMatchObject({ index: 0, marked: 1, focused: 0 })
+        // Far down: the turn is scrolled into view, below the sticky bar.
+        for (let i = 0; i < 40; i++) yield* Effect.promise(() => page.keyboard.press("j"))
+        const far = yield* current()
+        expect(far).toMatchObject({ index: 40, marked: 1, focused: 40 })
+        expect(yield* Effect.promise(() => page.locator(".turn.current:not(.pending)").innerText())).toMatch(/filler (question|answer) \d+/)
+        expect(far.top).toBeGreaterThanOrEqual(0)
+        expect(far.top).toBeLessThan(200)
+        expect(yield* Effect.promise(() => page.locator("#pos").textContent())).toMatch(/^turn 41 of \d+$/)
+        yield* Effect.promise(() => page.keyboard.press("/"))
+        expect(yield* Effect.promise(() => page.evaluate("document.activeElement.id"))).toBe("find")
+        // Typing in the find box does not move between turns.
+        yield* Effect.promise(() => page.keyboard.type("jk"))
+        expect(yield* current()).toMatchObject({ index: 40 })
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 60_000)
+})

@@ -1,0 +1,77 @@
+/**
+ * `session-ingest replay` (issue 15): the page on stdout or in a new --out
+ * file (never over an existing one, the index not even read then), its size
+ * reported, and the errors of an unknown session, as the other index
+ * commands have them.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { fixturesDir, tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
+
+const imported = () => {
+  const dir = tempDir("si-replay-cli-")
+  const index = path.join(dir, "i.db")
+  expect(cli(["import", "--index", index, "--agents-root", path.join(fixturesDir, "muse-agents", "agents"), "--workspace", dir]).code).toBe(0)
+  return { dir, index }
+}
+
+describe("session-ingest replay", () => {
+  it("prints the page on stdout, or writes it to a new --out file and says its size; the same page both ways", () => {
+    const { dir, index } = imported()
+    const r = cli(["replay", "sess-cron", "--index", index])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.startsWith("<!doctype html>")).toBe(true)
+    expect(r.stdout).toContain("sess-cron")
+    const out = path.join(dir, "cron.html")
+    const w = cli(["replay", "sess-cr", "--index", index, "--out", out])
+    expect(w.code, w.stderr).toBe(0)
+    expect(w.stdout).toBe("")
+    expect(w.stderr).toBe(`wrote ${out} (${Buffer.byteLength(r.stdout)} bytes)\n`)
+    expect(fs.readFileSync(out, "utf8")).toBe(r.stdout)
+    const j = cli(["replay", "sess-cron", "--index", index, "--out", path.join(dir, "cron2.html"), "--json"])
+    expect(JSON.parse(j.stdout)).toMatchObject({ command: "replay", status: "ok", data: { out: path.join(dir, "cron2.html"), bytes: Buffer.byteLength(r.stdout) } })
+  })
+
+  it("never overwrites: an existing --out is refused before the index is read, and left as it was", () => {
+    const dir = tempDir("si-replay-cli-")
+    const out = path.join(dir, "exists.html")
+    fs.writeFileSync(out, "mine")
+    const r = cli(["replay", "sess-cron", "--index", path.join(dir, "no-such.db"), "--out", out])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: .*exists\.html already exists; --out never overwrites a file\.\n {2}remedy: /)
+    expect(fs.readFileSync(out, "utf8")).toBe("mine")
+  })
+
+  it("is redacted by default: a planted secret, an email and a home path are not in the page; --no-redact keeps them", () => {
+    const dir = tempDir("si-replay-redact-")
+    const root = path.join(dir, "projects")
+    fs.cpSync(path.join(fixturesDir, "claude-code", "projects"), root, { recursive: true })
+    const file = path.join(root, "-home-alice-code-billing-api", "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl")
+    const token = "ghp_" + "Q".repeat(36) // built here, so the repository holds no secret-shaped literal
+    const email = "carol" + "@" + "example.org"
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("The invoice total is off by one cent", `The invoice total (key ${token}, mail ${email}) is off by one cent`))
+    const index = path.join(dir, "i.db")
+    const imp = cli(["import", "--index", index, "--claude-root", root, "--agents-root", path.join(fixturesDir, "muse-agents", "agents"), "--workspace", dir])
+    expect([0, 8]).toContain(imp.code)
+    const page = cli(["replay", "3f2b8c1e", "--index", index])
+    expect(page.code, page.stderr).toBe(0)
+    for (const secret of [token, email, "/home/alice"]) expect(page.stdout).not.toContain(secret)
+    expect(page.stdout).toContain("[REDACTED:github-token]")
+    expect(page.stdout).toContain("[REDACTED:email]")
+    const raw = cli(["replay", "3f2b8c1e", "--index", index, "--no-redact"])
+    expect(raw.code, raw.stderr).toBe(0)
+    for (const secret of [token, email, "/home/alice"]) expect(raw.stdout).toContain(secret)
+  })
+
+  it("an unknown session is SOURCE_NOT_FOUND (exit 4) with its remedy, and no file is left", () => {
+    const { dir, index } = imported()
+    const out = path.join(dir, "none.html")
+    const r = cli(["replay", "no-such-session", "--index", index, "--out", out])
+    expect(r.code).toBe(4)
+    expect(r.stderr).toMatch(/^session-ingest: SOURCE_NOT_FOUND: No session no-such-session in the index\.\n {2}remedy: /)
+    expect(fs.existsSync(out)).toBe(false)
+    expect(fs.readdirSync(dir).filter((f) => f.includes("none"))).toEqual([])
+  })
+})
