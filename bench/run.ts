@@ -674,7 +674,7 @@ const main = async () => {
   if (only.has("mcp")) {
     // The index: the 1,000,000-event index of figure (s) when it ran (the issue's), else (e)'s, else the
     // same native root imported here; the note says how many events it holds.
-    let index = fs.existsSync(nodePath.join(tmp, "index-g.db")) ? nodePath.join(tmp, "index-g.db") : nodePath.join(tmp, "index.db")
+    let index = fs.existsSync(nodePath.join(tmp, "index-s.db")) ? nodePath.join(tmp, "index-s.db") : nodePath.join(tmp, "index.db")
     if (!fs.existsSync(index)) {
       index = nodePath.join(tmp, "index-mcp.db")
       const args = ["import", "--index", index, "--workspace", workspace, "--muse-root", nativeRoot, "--agents-root", env.MUSE_AGENTS_DIR!, "--json"]
@@ -909,16 +909,16 @@ const quantile = (xs: ReadonlyArray<number>, q: number) => {
  */
 const searchFigure = async (inputs: Record<string, unknown>) => {
   const n = SIZES.searchEvents
-  const withSearch = nodePath.join(tmp, "index-g.db")
-  const without = nodePath.join(tmp, "index-g-nosearch.db")
-  log(`g: building an index of ${n} events without search maintenance…`)
+  const withSearch = nodePath.join(tmp, "index-s.db")
+  const without = nodePath.join(tmp, "index-s-nosearch.db")
+  log(`s: building an index of ${n} events without search maintenance…`)
   const bare = check("build without search", await nodeChild("search", ["build", without, String(n), "nosearch"]))
   const b0 = lastJson(bare) as { ms: number; sourceBytes: number; indexBytes: number }
   fs.rmSync(without, { force: true })
-  log(`g: … ${(b0.ms / 1000).toFixed(1)} s; with search maintenance…`)
+  log(`s: … ${(b0.ms / 1000).toFixed(1)} s; with search maintenance…`)
   const built = check("build with search", await nodeChild("search", ["build", withSearch, String(n), "search"]))
   const b1 = lastJson(built) as { ms: number; sourceBytes: number; indexBytes: number }
-  log(`g: … ${(b1.ms / 1000).toFixed(1)} s; 100 queries…`)
+  log(`s: … ${(b1.ms / 1000).toFixed(1)} s; 100 queries…`)
   const q = check("queries", await nodeChild("search", ["query", withSearch, String(n)]))
   const { samples } = lastJson(q) as { samples: Array<{ kind: string; query: string; ms: number; hits: number; floorMs: number }> }
   const ms = samples.map((x) => x.ms)
@@ -938,7 +938,7 @@ const searchFigure = async (inputs: Record<string, unknown>) => {
     latency: { medianMs: med, p95Ms: p95, floorMedianMs: median(floors), floorP95Ms: quantile(floors, 0.95), byKind },
     slowest: [...samples].sort((a, b) => b.ms - a.ms).slice(0, 5)
   }
-  log(`g: latency median ${med.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; by kind ${JSON.stringify(byKind)}`)
+  log(`s: latency median ${med.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms; by kind ${JSON.stringify(byKind)}`)
   add({
     id: "s-latency",
     figure: `(s) search: 100 mixed queries over ${n} events, median (p95 in note)`,
