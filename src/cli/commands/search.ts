@@ -4,8 +4,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -16,7 +14,7 @@ import type { SearchHit } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { envelope, jsonText, stdoutColor, type TextPiece, writeMarked, writeStdout } from "../output.js"
-import { parseBound } from "./sessions.js"
+import { timeRange, workspaceOption } from "../filters.js"
 
 /** Hits listed when `--limit` is not given. */
 const DEFAULT_LIMIT = 20
@@ -108,23 +106,8 @@ export const search = Command.make(
           remediation: `Pass --limit N with N of 1 or more, or leave it out for ${DEFAULT_LIMIT}.`
         })
       }
-      const since = yield* parseBound("since", o.since, false)
-      const until = yield* parseBound("until", o.until, true)
-      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
-        const { InvalidArgument } = yield* errors
-        return yield* new InvalidArgument({
-          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no event can match.`,
-          remediation: "Swap the two dates."
-        })
-      }
-      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
-        const abs = nodePath.resolve(w)
-        try {
-          return fs.realpathSync(abs)
-        } catch {
-          return abs
-        }
-      }))
+      const { since, until } = yield* timeRange(o.since, o.until, "event")
+      const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const hits = yield* Effect.gen(function*() {
         // A session named by a prefix: the one it names; a native id held by several sources: all of them.

@@ -5,36 +5,17 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { humanTime, humanTokens, humanUsd } from "../../domain/render.js"
 import type { UsageSummary } from "../../domain/usage.js"
-import { normalizeTimestamp } from "../../domain/timestamps.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
-
-/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day); `InvalidArgument` otherwise. */
-export const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
-  Effect.gen(function*() {
-    if (Option.isNone(value)) return undefined
-    const v = value.value
-    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
-    const r = normalizeTimestamp(day ? `${v}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : v)
-    if (r._tag === "invalid") {
-      const { InvalidArgument } = yield* errors
-      return yield* new InvalidArgument({
-        message: `--${flag} ${v} is not a date (${r.problem}).`,
-        remediation: "Use YYYY-MM-DD or an RFC 3339 time with a zone, e.g. 2026-10-01T12:00:00Z."
-      })
-    }
-    return r.value
-  })
+import { timeRange, workspaceOption } from "../filters.js"
 
 /** Tokens of a session for the listing: all four counts together; blank when its source reports none. */
 const tokensCell = (u: UsageSummary | undefined): string => {
@@ -114,23 +95,8 @@ export const sessions = Command.make(
           remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
         })
       }
-      const since = yield* parseBound("since", o.since, false)
-      const until = yield* parseBound("until", o.until, true)
-      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
-        const { InvalidArgument } = yield* errors
-        return yield* new InvalidArgument({
-          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no session can match.`,
-          remediation: "Swap the two dates."
-        })
-      }
-      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
-        const abs = nodePath.resolve(w)
-        try {
-          return fs.realpathSync(abs)
-        } catch {
-          return abs
-        }
-      }))
+      const { since, until } = yield* timeRange(o.since, o.until, "session")
+      const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const { rows, usage } = yield* Effect.gen(function*() {

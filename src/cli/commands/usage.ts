@@ -8,18 +8,16 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { humanTokens, humanUsd } from "../../domain/render.js"
 import type { UsageReport } from "../../layers/index/queries.js"
-import { errors, runtime } from "../lazy.js"
+import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
-import { parseBound } from "./sessions.js"
+import { timeRange, workspaceOption } from "../filters.js"
 
 const BY = ["day", "session", "model", "provider", "workspace"] as const
 
@@ -75,23 +73,8 @@ export const usage = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
-      const since = yield* parseBound("since", o.since, false)
-      const until = yield* parseBound("until", o.until, true)
-      if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
-        const { InvalidArgument } = yield* errors
-        return yield* new InvalidArgument({
-          message: `--since ${Option.getOrElse(o.since, () => "")} is after --until ${Option.getOrElse(o.until, () => "")}: no usage can match.`,
-          remediation: "Swap the two dates."
-        })
-      }
-      const workspace = Option.getOrUndefined(Option.map(o.workspace, (w) => {
-        const abs = nodePath.resolve(w)
-        try {
-          return fs.realpathSync(abs)
-        } catch {
-          return abs
-        }
-      }))
+      const { since, until } = yield* timeRange(o.since, o.until, "usage")
+      const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const report = yield* rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace }, prices).pipe(

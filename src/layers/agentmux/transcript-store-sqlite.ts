@@ -26,7 +26,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"

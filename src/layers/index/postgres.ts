@@ -45,19 +45,13 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import { upgradeEvent } from "../../domain/contract-upgrade.js"
+import { checkpointColumns, type CheckpointRow, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { groupRows, type UsageRow, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import type { SessionEvent } from "../../domain/model.js"
 import { type PgTarget, targetOf } from "./pg-target.js"
-import {
-  type Checkpoint,
-  type CheckpointedSource,
-  Index,
-  type IndexShape,
-  type SessionRow,
-  type SourceInfo
-} from "../../services/Index.js"
+import { Index, type IndexShape, type SourceInfo } from "../../services/Index.js"
 
 /** The table the migrator records applied migrations in. */
 const MIGRATIONS_TABLE = "si_migrations"
@@ -209,49 +203,6 @@ const retryable = (e: unknown): boolean => chain(e).some((x) => codeOf(x) === "4
 const now = () => new Date().toISOString()
 
 
-/** A stored source's typed summary (as the SQLite layer): its `overview_json`, else what its provider summary said. */
-const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
-  overviewJson !== null
-    ? JSON.parse(overviewJson) as SourceSummary
-    : legacySourceSummary(JSON.parse(summaryJson) as Record<string, unknown>)
-
-const CHECKPOINT_COLUMNS =
-  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, overview_json, source_id, prefix, parts_json, diagnostics_json"
-
-interface CheckpointRow {
-  readonly source_key: string
-  readonly provider: string
-  readonly generation: number
-  readonly cursor: string | null
-  readonly fingerprint: string | null
-  readonly status: string
-  readonly event_count: number
-  readonly locator_json: string
-  readonly summary_json: string
-  readonly overview_json: string | null
-  readonly source_id: string | null
-  readonly prefix: string | null
-  readonly parts_json: string | null
-  readonly diagnostics_json: string | null
-}
-
-const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
-  sourceKey: r.source_key,
-  provider: r.provider as ProviderId,
-  generation: r.generation,
-  cursor: r.cursor,
-  fingerprint: r.fingerprint,
-  status: r.status as Checkpoint["status"],
-  eventCount: r.event_count,
-  locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
-  sourceId: r.source_id,
-  prefix: r.prefix,
-  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
-  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
-})
-
 /** The checkpoint columns an attempt restores when it is rolled back. */
 const BASE_COLUMNS = [
   "generation",
@@ -274,40 +225,6 @@ interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
 }
-
-interface SessionDbRow {
-  readonly session_uid: string
-  readonly provider: string
-  readonly session_id: string
-  readonly source_id: string
-  readonly source_key: string
-  readonly locator_json: string
-  readonly summary_json: string
-  readonly overview_json: string | null
-  readonly generation: number
-  readonly title: string | null
-  readonly workspace: string | null
-  readonly first_at: string | null
-  readonly last_at: string | null
-  readonly event_count: number
-}
-
-const toSessionRow = (r: SessionDbRow): SessionRow => ({
-  sessionUid: r.session_uid,
-  provider: r.provider as ProviderId,
-  sessionId: r.session_id,
-  sourceId: r.source_id,
-  sourceKey: r.source_key,
-  locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
-  generation: r.generation,
-  title: r.title,
-  workspace: r.workspace,
-  firstAt: r.first_at,
-  lastAt: r.last_at,
-  eventCount: r.event_count
-})
 
 /** Rows per multi-row `INSERT` of events (12 parameters a row, under PostgreSQL's 65,535). */
 const EVENT_ROWS_PER_INSERT = 4000
@@ -492,11 +409,11 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
         }),
 
       checkpoint: (key) =>
-        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE source_key = ${key}`).pipe(
+        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE source_key = ${key}`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(CHECKPOINT_COLUMNS)} FROM sources WHERE machine = ${writer}`).pipe(
+      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE machine = ${writer}`).pipe(
         Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
       ),
 

@@ -20,24 +20,21 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Either from "effect/Either"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { compileQuery } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
-import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import { upgradeEvent } from "../../domain/contract-upgrade.js"
+import { checkpointColumns, type CheckpointRow, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import {
-  type Checkpoint,
-  type CheckpointedSource,
   DEFAULT_SEARCH_LIMIT,
   Index,
   type IndexShape,
   type SearchHit,
-  type SessionRow,
   type SourceInfo,
   type UsageFilter
 } from "../../services/Index.js"
@@ -371,50 +368,6 @@ const unavailable = (file: string, cause: unknown) => new StoreUnavailable(store
 
 const now = () => new Date().toISOString()
 
-/** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
-const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
-  overviewJson !== null
-    ? JSON.parse(overviewJson) as SourceSummary
-    : legacySourceSummary(JSON.parse(summaryJson) as Record<string, unknown>)
-
-/** The checkpoint columns; `overview` is the `overview_json` column, or NULL in an index read before migration 0003. */
-const checkpointColumns = (overview: string) =>
-  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, ${overview}, source_id, prefix, parts_json, diagnostics_json`
-
-interface CheckpointRow {
-  readonly source_key: string
-  readonly provider: string
-  readonly generation: number
-  readonly cursor: string | null
-  readonly fingerprint: string | null
-  readonly status: string
-  readonly event_count: number
-  readonly locator_json: string
-  readonly summary_json: string
-  readonly overview_json: string | null
-  readonly source_id: string | null
-  readonly prefix: string | null
-  readonly parts_json: string | null
-  readonly diagnostics_json: string | null
-}
-
-const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
-  sourceKey: r.source_key,
-  provider: r.provider as ProviderId,
-  generation: r.generation,
-  cursor: r.cursor,
-  fingerprint: r.fingerprint,
-  status: r.status as Checkpoint["status"],
-  eventCount: r.event_count,
-  locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
-  sourceId: r.source_id,
-  prefix: r.prefix,
-  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
-  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
-})
-
 /** The checkpoint columns an attempt restores when it is rolled back (`sources` row as it was when the attempt began). */
 const BASE_COLUMNS = [
   "generation",
@@ -436,40 +389,6 @@ interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
 }
-
-interface SessionDbRow {
-  readonly session_uid: string
-  readonly provider: string
-  readonly session_id: string
-  readonly source_id: string
-  readonly source_key: string
-  readonly locator_json: string
-  readonly summary_json: string
-  readonly overview_json: string | null
-  readonly generation: number
-  readonly title: string | null
-  readonly workspace: string | null
-  readonly first_at: string | null
-  readonly last_at: string | null
-  readonly event_count: number
-}
-
-const toSessionRow = (r: SessionDbRow): SessionRow => ({
-  sessionUid: r.session_uid,
-  provider: r.provider as ProviderId,
-  sessionId: r.session_id,
-  sourceId: r.source_id,
-  sourceKey: r.source_key,
-  locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
-  generation: r.generation,
-  title: r.title,
-  workspace: r.workspace,
-  firstAt: r.first_at,
-  lastAt: r.last_at,
-  eventCount: r.event_count
-})
 
 interface InsertedRow {
   readonly event_uid: string

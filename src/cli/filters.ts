@@ -1,0 +1,64 @@
+/**
+ * The filters the index's query commands share (`sessions`, `search`,
+ * `usage`): a time range from `--since` / `--until`, and a workspace folder.
+ *
+ * @module
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { InvalidArgument } from "../domain/errors.js"
+import { normalizeTimestamp } from "../domain/timestamps.js"
+import { errors } from "./lazy.js"
+
+/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day); `InvalidArgument` otherwise. */
+export const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
+  Effect.gen(function*() {
+    if (Option.isNone(value)) return undefined
+    const v = value.value
+    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
+    const r = normalizeTimestamp(day ? `${v}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : v)
+    if (r._tag === "invalid") {
+      const { InvalidArgument } = yield* errors
+      return yield* new InvalidArgument({
+        message: `--${flag} ${v} is not a date (${r.problem}).`,
+        remediation: "Use YYYY-MM-DD or an RFC 3339 time with a zone, e.g. 2026-10-01T12:00:00Z."
+      })
+    }
+    return r.value
+  })
+
+/**
+ * `--since` / `--until` as RFC 3339 bounds (see {@link parseBound}), each
+ * undefined when not given. `InvalidArgument` when `since` is after `until`
+ * ("no <what> can match"), or a value is not a date.
+ */
+export const timeRange = (
+  since: Option.Option<string>,
+  until: Option.Option<string>,
+  what: string
+): Effect.Effect<{ readonly since: string | undefined; readonly until: string | undefined }, InvalidArgument> =>
+  Effect.gen(function*() {
+    const from = yield* parseBound("since", since, false)
+    const to = yield* parseBound("until", until, true)
+    if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+      const { InvalidArgument } = yield* errors
+      return yield* new InvalidArgument({
+        message: `--since ${Option.getOrElse(since, () => "")} is after --until ${Option.getOrElse(until, () => "")}: no ${what} can match.`,
+        remediation: "Swap the two dates."
+      })
+    }
+    return { since: from, until: to }
+  })
+
+/** A `--workspace` folder as the index keeps workspaces: its real path (the absolute path when it cannot be resolved). */
+export const workspaceOption = (workspace: Option.Option<string>): string | undefined =>
+  Option.getOrUndefined(Option.map(workspace, (w) => {
+    const abs = nodePath.resolve(w)
+    try {
+      return fs.realpathSync(abs)
+    } catch {
+      return abs
+    }
+  }))
