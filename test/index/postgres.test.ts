@@ -91,6 +91,9 @@ describe("team index (PostgreSQL): the CLI", () => {
       const exported = cli(["export", "s-big", "--index", url, "--out", out])
       expect(exported.code).toBe(0)
       expect(JSON.parse(fs.readFileSync(out, "utf8")).session_id).toBe("s-big")
+      // Tokens and cost come from the team index too (the corpus reports none: one group, no tokens).
+      const used = json(["usage", "--index", url, "--by", "provider"])
+      expect([used.code, used.body.status]).toEqual([0, "ok"])
       // unchanged: nothing added
       const re = json(["import", "--index", url, "--agents-root", c.agents, "--workspace", c.dir, "--machine", "laptop-a"])
       expect([re.body.data.eventsAdded, re.body.data.sources.accepted]).toEqual([0, 0])
@@ -159,7 +162,11 @@ describe("team index (PostgreSQL): the CLI", () => {
         ["import", "--index", url, "--agents-root", c.agents, "--workspace", c.dir],
         ["sessions", "--index", url],
         ["show", "s-big", "--index", url],
-        ["index", "migrate", "--index", url]
+        ["index", "migrate", "--index", url],
+        // Every command that reads an index takes the URL as a server, never as a file path (which would print it).
+        ["search", "message", "--index", url],
+        ["usage", "--index", url],
+        ["replay", "s-big", "--index", url]
       ]) {
         const text = cli(args)
         expect(text.code).toBe(6)
@@ -172,6 +179,10 @@ describe("team index (PostgreSQL): the CLI", () => {
         expect(j.body.error).toMatchObject({ code: "STORE_UNAVAILABLE", details: { host: "127.0.0.1", port, reason: "unreachable" } })
         expect(j.stdout + j.stderr).not.toContain("Sup3r-s3cret-pw")
       }
+      const served = cli(["mcp", "--index", url])
+      expect(served.code).toBe(6)
+      expect(served.stderr).toContain(`127.0.0.1:${port}`)
+      expect(served.stdout + served.stderr).not.toContain("Sup3r-s3cret-pw")
     }))
 })
 

@@ -34,7 +34,7 @@ export const mcp = Command.make(
       // Before serving: a missing index or a bad config is the CLI's error (stderr, exit code), not a protocol answer.
       const file = yield* rt.existingIndex(o.index, o.config)
       const layers = Layer.merge(
-        rt.IndexSqlite.layerReadonly(file),
+        rt.readIndexLayer(file),
         rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))
       )
       const { serveStdio } = yield* mcpServer

@@ -78,7 +78,7 @@ export const usage = Command.make(
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const report = yield* rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace }, prices).pipe(
-        Effect.provide(rt.IndexSqlite.layerReadonly(file))
+        Effect.provide(rt.readIndexLayer(file))
       )
       yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices)))
     })
