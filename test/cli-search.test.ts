@@ -191,3 +191,29 @@ describe("session-ingest search", () => {
     expect(json(["show", "sess-evil", "--index", index]).code).toBe(0)
   })
 })
+
+describe("show --around as Markdown is shareable, like a whole session's", () => {
+  it("is redacted by default (with and without --json); --no-redact keeps the text", () => {
+    const root = copyFixtures()
+    const file = sessionPath(S.S1, root)
+    const token = "ghp_" + "R".repeat(36) // built here: the repository holds no secret-shaped literal
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("The invoice total is off by one cent", `The invoice total (key ${token}) is off by one cent`))
+    const dir = tempDir("si-cli-around-")
+    const agents = path.join(dir, "agents")
+    fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })
+    const index = path.join(dir, "i.db")
+    expect([0, 8]).toContain(cli(["import", "--index", index, "--claude-root", root, "--agents-root", agents], { env }).code)
+    const hit = json(["search", "invoice", "--session", S.S1, "--role", "user", "--kind", "message", "--index", index]).data.hits[0]
+    expect(hit.eventId).toEqual(expect.any(String))
+    const args = ["show", S.S1, "--around", hit.eventId, "--context", "1", "--format", "markdown", "--index", index]
+    const md = cli(args, { env })
+    expect(md.code, md.stderr).toBe(0)
+    expect(md.stdout).toContain("invoice total")
+    expect(md.stdout).not.toContain(token)
+    expect(md.stdout).toContain("[REDACTED:github-token]")
+    const j = cli([...args, "--json"], { env })
+    expect(j.code).toBe(0)
+    expect(j.stdout).not.toContain(token)
+    expect(cli([...args, "--no-redact"], { env }).stdout).toContain(token)
+  })
+})

@@ -14,6 +14,7 @@ import * as Chunk from "effect/Chunk"
 import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type { Transcript } from "../../domain/model.js"
 import { renderTranscriptMarkdown, renderTranscriptText, usageLine } from "../../domain/render.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
@@ -72,6 +73,11 @@ export const show = Command.make(
       }
       const file = yield* rt.existingIndex(o.index, o.config)
       const indexLayer = rt.readIndexLayer(file)
+      /** A transcript as the shareable Markdown carries it: through the Redaction service (the output boundary, layers/share.ts). */
+      const shareable = (t: Transcript) =>
+        rt.shareableTranscript(t).pipe(
+          Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+        )
       if (Option.isSome(o.around)) {
         // The events around one: a bounded slice, printed as a whole session is.
         const eventId = o.around.value
@@ -93,7 +99,12 @@ export const show = Command.make(
           return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
         }
         const t = rt.sessionTranscript({ session, events })
-        if (o.format === "markdown" && !o.json) return yield* writeHuman(renderTranscriptMarkdown(t, { local: o.local }))
+        if (o.format === "markdown") {
+          // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
+          const shared = yield* shareable(t)
+          if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+          return yield* printResult("show", true, shared, () => "")
+        }
         return yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
       }
       if (o.format === "events" && !o.json) {
@@ -126,9 +137,7 @@ export const show = Command.make(
       }
       if (o.format === "markdown") {
         // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
-        const shared = yield* rt.shareableTranscript(t).pipe(
-          Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
-        )
+        const shared = yield* shareable(t)
         if (!o.json) return yield* writeHuman(withUsage(renderTranscriptMarkdown(shared, { local: o.local })))
         return yield* printResult("show", true, shared, () => "")
       }
