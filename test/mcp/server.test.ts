@@ -304,9 +304,11 @@ describe("mcp: redaction and read-only", () => {
       await call("get_events", { id: s.sessionUid, limit: 100_000, maxChars: 10_000_000 })
     }
     await call("list_sessions", {})
-    // Search finds the events that hold the canary, and answers them redacted.
-    const found = await call("search_sessions", { query: `"${ghpCanary}"`, limit: 50 })
-    expect(found.count).toBeGreaterThan(0)
+    // Search cannot read a redacted value back: a query that matches only inside it finds nothing, whole or
+    // by prefix (one guess at a time), while a word beside it in the same event is still found.
+    expect((await call("search_sessions", { query: `"${ghpCanary}"`, limit: 50 })).count).toBe(0)
+    expect((await call("search_sessions", { query: `${ghpCanary.slice(4, 9)}*`, limit: 50 })).count).toBe(0)
+    expect((await call("search_sessions", { query: `${ghpCanary.slice(4, 9)}* OR "${ghpCanary}"`, limit: 50 })).count).toBe(0)
     const all = answers.join("\n")
     expect(all).toContain("[REDACTED:")
     const leaked = planted.filter((c) => all.includes(c.needle)).map((c) => `${c.rule}: ${c.needle}`)
@@ -322,6 +324,9 @@ describe("mcp: redaction and read-only", () => {
       }
       const rawAll = texts.join("\n")
       expect(rawAll).toContain(ghpCanary)
+      // Without redaction (the server's flag), the same search finds the events that hold it.
+      const raw1 = answerOf(await raw.client.callTool({ name: "search_sessions", arguments: { query: `"${ghpCanary}"`, limit: 50 } })) as { count: number }
+      expect(raw1.count).toBeGreaterThan(0)
       expect(planted.filter((c) => !rawAll.includes(c.needle)).map((c) => c.rule)).toEqual([])
     } finally {
       await raw.close()

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { InvalidSearchQuery } from "../../src/domain/errors.js"
-import { compileQuery, findMatches, parseQuery } from "../../src/domain/search/query.js"
+import { compileQuery, findMatches, parseQuery, queryMatches } from "../../src/domain/search/query.js"
 
 const fts = (q: string) => {
   const r = compileQuery(q)
@@ -101,5 +101,26 @@ describe("matches for snippets", () => {
     expect(at("cafe enoent")).toEqual(["Café", "ENOENT"])
     expect(at("dex")).toEqual([])
     expect(at("sqlite -nothing")).toEqual(["sqlite"])
+  })
+})
+
+describe("queryMatches: whether texts satisfy a query, as the tokenizer sees words", () => {
+  const tree = (q: string) => Either.getOrThrow(compileQuery(q)).tree
+  const doc = ["Fix the parse_config bug in src/app.ts", "Bash npm test -- auth"]
+  it("terms, phrases and prefixes, across the fields", () => {
+    expect(queryMatches(tree("parse"), doc)).toBe(true)
+    expect(queryMatches(tree("\"app ts\""), doc)).toBe(true)
+    expect(queryMatches(tree("\"ts app\""), doc)).toBe(false)
+    expect(queryMatches(tree("conf*"), doc)).toBe(true)
+    expect(queryMatches(tree("npm"), doc)).toBe(true)
+    expect(queryMatches(tree("cargo"), doc)).toBe(false)
+  })
+  it("AND, OR and NOT as written (not just any word found)", () => {
+    expect(queryMatches(tree("bug AND cargo"), doc)).toBe(false)
+    expect(queryMatches(tree("bug OR cargo"), doc)).toBe(true)
+    expect(queryMatches(tree("bug -auth"), doc)).toBe(false)
+    expect(queryMatches(tree("bug -cargo"), doc)).toBe(true)
+    expect(queryMatches(tree("ghpab* OR fix"), ["[REDACTED:github-token] fix"])).toBe(true)
+    expect(queryMatches(tree("ghpab*"), ["[REDACTED:github-token] fix"])).toBe(false)
   })
 })

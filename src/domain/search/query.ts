@@ -341,3 +341,43 @@ export const findMatches = (tree: QueryNode, text: string): Array<readonly [numb
   }
   return out
 }
+
+/**
+ * Whether texts (an event's fields, searched together as one document)
+ * satisfy the query, with the tokenizer's word matching (as
+ * {@link findMatches}): a term is found as its run of words (a prefix term's
+ * last word by its start) in any of the texts; AND / OR / NOT as written.
+ * How a search over redacted text is checked (the MCP server: a hit whose
+ * match lay only inside what redaction removed is not answered, so a search
+ * cannot be used to read a redacted value back, one guess at a time).
+ */
+export const queryMatches = (tree: QueryNode, texts: ReadonlyArray<string>): boolean => {
+  const docs = texts.map((t) => words(t).map((w) => w.w))
+  const has = (term: Extract<QueryNode, { _tag: "Term" }>): boolean => {
+    const parts = words(term.text).map((p) => p.w)
+    if (parts.length === 0) return false
+    return docs.some((ws) => {
+      for (let i = 0; i + parts.length <= ws.length; i++) {
+        let ok = true
+        for (let j = 0; j < parts.length && ok; j++) {
+          ok = term.prefix && j === parts.length - 1 ? ws[i + j].startsWith(parts[j]) : ws[i + j] === parts[j]
+        }
+        if (ok) return true
+      }
+      return false
+    })
+  }
+  const evaluate = (n: QueryNode): boolean => {
+    switch (n._tag) {
+      case "Term":
+        return has(n)
+      case "Not":
+        return !evaluate(n.child)
+      case "And":
+        return n.children.every(evaluate)
+      case "Or":
+        return n.children.some(evaluate)
+    }
+  }
+  return evaluate(tree)
+}

@@ -22,7 +22,10 @@ import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFo
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { decodePageCursor, encodePageCursor, pageAt, textDigest, transcriptText } from "../../domain/transcript-pages.js"
-import { Index, type SessionRow } from "../../services/Index.js"
+import { Index, type IndexShape, type SearchHit, type SessionRow } from "../../services/Index.js"
+import { compileQuery, queryMatches } from "../../domain/search/query.js"
+import { searchableText } from "../../domain/search/text.js"
+import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { findSession, loadSession } from "../index/queries.js"
 import * as Registry from "../registry.js"
@@ -196,6 +199,29 @@ export interface SearchHitAnswer {
 }
 
 /**
+ * The hits whose event (or title), redacted, still satisfies the query: the
+ * index searches the text as imported, and a match that lay only inside a
+ * secret, an email or a home path would otherwise tell a client, one prefix
+ * query at a time, what the redacted answer hides.
+ */
+const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: ReadonlyArray<SearchHit>) =>
+  Effect.gen(function*() {
+    const tree = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c.tree) })
+    const kept: Array<SearchHit> = []
+    for (const h of hits) {
+      if (h.eventUid === null && h.eventId === null) {
+        if (h.title !== null && queryMatches(tree, [r.text(h.title)])) kept.push(h)
+        continue
+      }
+      const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 0, 0)
+      if (Option.isNone(around)) continue
+      const t = searchableText(r.event(around.value.events[around.value.at]))
+      if (queryMatches(tree, [t.text, t.input])) kept.push(h)
+    }
+    return kept
+  })
+
+/**
  * `search_sessions`: the index's full-text search (the same query syntax,
  * filters and ranking as `session-ingest search`), each hit with its session,
  * event id and cursor, so it can be cited and resumed; titles and snippets
@@ -210,7 +236,8 @@ export const searchSessions = (
     const until = yield* bound("until", p.until, true)
     const index = yield* Index
     const r = yield* Redaction
-    const hits = yield* index.search(p.query, {
+    const limit = p.limit ?? 20
+    const found = yield* index.search(p.query, {
       provider: p.provider,
       since,
       until,
@@ -218,8 +245,10 @@ export const searchSessions = (
       workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
       role: p.role,
       kind: p.kind,
-      limit: p.limit ?? 20
+      // Redacted answers: hits whose match lay only in what redaction removes are left out (below), so ask for more.
+      limit: r.enabled ? Math.min(1000, limit * 5) : limit
     })
+    const hits = r.enabled ? (yield* visibleHits(r, index, p.query, found)).slice(0, limit) : found
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
