@@ -88,6 +88,9 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
 export const contextualSamples = (): Record<string, ReadonlyArray<readonly [string, string]>> => {
   const pw = () => j("pw", rand(14, ALNUM))
   const a = pw(), b = pw(), c = pw(), d = pw(), e = pw(), f = pw(), g = pw(), h = pw(), i = pw()
+  const aws = () => j(rand(20, ALNUM), "/", rand(19, ALNUM))
+  const awsA = aws(), awsB = aws(), awsC = aws()
+  const bearer = j("tok", rand(20, ALNUM), "9"), basic = j("dXNlcj", rand(10, ALNUM), "3", "==")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -101,6 +104,16 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`CLIENT_SECRET='${g}' node app.js`, g],
       [`PGPASSWORD=${h} psql -h db`, h],
       [`Server=db;Database=x;User Id=sa;Password=${i};`, i]
+    ],
+    // found by a fresh user: credentials files, YAML and JSON, and HTTP headers
+    "aws-secret-key": [
+      [`[default]\naws_access_key_id = x\naws_secret_access_key = ${awsA}\n`, awsA],
+      [`env:\n  AWS_SECRET_ACCESS_KEY: ${awsB}`, awsB],
+      [`{"AccessKeyId": "x", "SecretAccessKey": "${awsC}"}`, awsC]
+    ],
+    "bearer-token": [
+      [`curl -H 'Authorization: Bearer ${bearer}' https://api.example.com`, bearer],
+      [`Authorization: Basic ${basic}`, basic]
     ]
   }
 }

@@ -23,7 +23,8 @@ const ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
 
 /**
  * Whether `source` quantifies a group that itself holds an unbounded
- * quantifier (`(a+)+`, `(\w*x)*`, `(?:a|b+){2,}`): the shape whose
+ * quantifier or an alternation (`(a+)+`, `(\w*x)*`, `(?:a|b+){2,}`,
+ * `(\w|\d)+`): the shape whose
  * backtracking is exponential or polynomial on a near miss. A scan of the
  * pattern's text (escapes and character classes skipped), conservative:
  * such a pattern is refused rather than risked on every output.
@@ -62,6 +63,11 @@ export const hasNestedQuantifier = (source: string): boolean => {
       stack.push(false)
       continue
     }
+    // An alternation makes a group's repetition ambiguous too (`(\w|\d)+`, `(a|aa)*`): treated as an unbounded quantifier.
+    if (c === "|") {
+      stack[stack.length - 1] = true
+      continue
+    }
     if (c === ")") {
       const inner = stack.length > 1 ? stack.pop()! : false
       const q = unboundedAt(i + 1)
@@ -76,11 +82,25 @@ export const hasNestedQuantifier = (source: string): boolean => {
   return false
 }
 
+/** Every printable ASCII character and a few others, each once: where a zero-width match (`(?=a)`, `\b`) shows. */
+const PROBE = Array.from({ length: 0x7f - 0x20 }, (_, k) => String.fromCharCode(0x20 + k)).join("") + "\t\néß中\u{1F600}"
+
+/**
+ * Whether the pattern matches an empty string at some place in
+ * {@link PROBE} (a lookaround or a word boundary alone): it would put a
+ * marker between characters all over every output.
+ */
+const matchesEmptySomewhere = (source: string): boolean => {
+  const re = new RegExp(source, "g")
+  for (const m of PROBE.matchAll(re)) if (m[0].length === 0) return true
+  return false
+}
+
 const refuse = (index: number, id: unknown, why: string) =>
   new InvalidArgument({
     message: `The config file's redaction.patterns[${index}]${typeof id === "string" && id !== "" ? ` (${id})` : ""} is not valid: ${why}.`,
     remediation:
-      "Give each custom pattern an id (lower-case words joined by -, not a built-in rule's id) and a JavaScript regular expression that cannot match the empty string and quantifies no group that holds + or * (e.g. {\"id\": \"acme-key\", \"pattern\": \"ACME-[0-9]{8}\"})."
+      "Give each custom pattern an id (lower-case words joined by -, not a built-in rule's id) and a JavaScript regular expression that cannot match the empty string and quantifies no group that holds +, * or | (e.g. {\"id\": \"acme-key\", \"pattern\": \"ACME-[0-9]{8}\"})."
   })
 
 /**
@@ -111,9 +131,11 @@ export const compileCustomPatterns = (
     } catch (e) {
       return Either.left(refuse(i, p.id, `the pattern does not compile (${e instanceof Error ? e.message : String(e)})`))
     }
-    if (new RegExp(re.source).test("")) return Either.left(refuse(i, p.id, "the pattern matches the empty string"))
+    if (new RegExp(re.source).test("") || matchesEmptySomewhere(re.source)) {
+      return Either.left(refuse(i, p.id, "the pattern matches the empty string"))
+    }
     if (hasNestedQuantifier(p.pattern)) {
-      return Either.left(refuse(i, p.id, "the pattern quantifies a group that holds + or * (catastrophic backtracking)"))
+      return Either.left(refuse(i, p.id, "the pattern quantifies a group that holds +, * or | (catastrophic backtracking)"))
     }
     rules.push({ id: p.id, pattern: re, hints: [] })
   }

@@ -157,6 +157,22 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       }`
   },
   {
+    // An HTTP credential in a header (curl -H, logs): `Bearer <token>` / `Basic <credentials>`; the scheme stays.
+    // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays).
+    id: "bearer-token",
+    pattern: re(String.raw`\b((?:Bearer|Basic) )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    hints: ["Bearer ", "Basic "],
+    replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
+  },
+  {
+    // An AWS secret access key where it is named (~/.aws/credentials `aws_secret_access_key = …`, YAML
+    // `AWS_SECRET_ACCESS_KEY: …`, JSON `"SecretAccessKey": "…"`): the 40-character value goes, the name stays.
+    id: "aws-secret-key",
+    pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
+    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey"],
+    replace: (_m, name) => `${name}${marker("aws-secret-key")}`
+  },
+  {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
