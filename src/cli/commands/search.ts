@@ -128,7 +128,7 @@ export const search = Command.make(
           kind: Option.getOrUndefined(o.kind),
           limit
         })
-      }).pipe(Effect.provide(rt.IndexSqlite.layerReadonly(file)))
+      }).pipe(Effect.provide(rt.readIndexLayer(file)))
       if (o.json) return yield* writeStdout(jsonText(envelope("search", { query, hits }, null)) + "\n")
       yield* writeMarked(renderHits(hits, o.local), stdoutColor())
     })
