@@ -20,6 +20,11 @@
  * - Bulk loading: each batch is one multi-row `INSERT` of its events (in
  *   slices under PostgreSQL's 65,535 parameters) and one of its sessions;
  *   the checkpoints of all sources are one query.
+ * - Search (`search_docs`, migration `0002_search`): a `tsvector` per event and
+ *   per session title under a GIN index, its words the ones SQLite's FTS5
+ *   makes (`tsvectorOf`), the query the same parsed tree as a `tsquery`
+ *   (`compileTsQuery`), ranked by `ts_rank_cd`. Written with the events,
+ *   removed with them (foreign keys) and with superseded generations.
  * - Migrations run only through `session-ingest index migrate` ({@link migrate});
  *   the layer checks the schema version and fails with `StoreUnavailable`
  *   (reason `schema-outdated`, the remedy naming the command) instead of
