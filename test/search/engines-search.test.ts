@@ -306,6 +306,21 @@ describe.each(engines)("Index.search ($engine)", ({ newIndex }) => {
       expect((yield* withIndex(f, Effect.flatMap(Index, (i) => i.counts))).events).toBe(before)
     }))
 
+  it.effect("large documents: a tool output of many distinct words, a word past 16,383 others, a word longer than 2,046 bytes", () =>
+    Effect.gen(function*() {
+      const f = yield* fresh()
+      const words = Array.from({ length: 30_000 }, (_, i) => `w${i.toString(36)}x`)
+      const long = "字".repeat(1200)
+      const e = mk("claude-code", "sess-big")
+      const big = source("src-big", "claude-code", null, null)
+      yield* withIndex(f, put(big, 1, [e("tool-result", { text: `${words.join(" ")} needle-tail ${long}`, toolCallId: "t9" })]))
+      expect(yield* sorted(f, "w0x")).toEqual(["sess-big:1"])
+      expect(yield* sorted(f, `${words[29_999]} AND needle`)).toEqual(["sess-big:1"])
+      expect(yield* sorted(f, "tail")).toEqual(["sess-big:1"])
+      expect(yield* sorted(f, long)).toEqual(["sess-big:1"])
+      expect(yield* sorted(f, "platypus")).toEqual(["sess-a:3"])
+    }))
+
   it.effect("a killed import leaves search consistent with the events, and the next run makes it as a clean import's", () =>
     Effect.gen(function*() {
       const dir = tempDir()

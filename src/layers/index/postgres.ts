@@ -216,8 +216,27 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
   words: tsvectorOf([title])
 })
 
-/** Rows per multi-row `INSERT` of search documents (10 parameters a row). */
+/** Rows per multi-row `INSERT` of search documents (10 parameters a row), and characters of their words at most (one statement stays small). */
 const DOC_ROWS_PER_INSERT = 1000
+const DOC_CHARS_PER_INSERT = 16 * 1024 * 1024
+
+/** `docs` in slices of at most {@link DOC_ROWS_PER_INSERT} rows and about {@link DOC_CHARS_PER_INSERT} characters of words. */
+const docSlices = (docs: ReadonlyArray<DocRow>): Array<ReadonlyArray<DocRow>> => {
+  const out: Array<Array<DocRow>> = []
+  let current: Array<DocRow> = []
+  let chars = 0
+  for (const d of docs) {
+    if (current.length > 0 && (current.length >= DOC_ROWS_PER_INSERT || chars + d.words.length > DOC_CHARS_PER_INSERT)) {
+      out.push(current)
+      current = []
+      chars = 0
+    }
+    current.push(d)
+    chars += d.words.length
+  }
+  if (current.length > 0) out.push(current)
+  return out
+}
 
 /** The rows of `docs` as `INSERT … VALUES` rows, their words cast to `tsvector` (bound, never spliced). */
 const docValues = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
@@ -231,18 +250,16 @@ const DOC_COLUMNS = "source_key, generation, session_uid, event_uid, title_of, p
 /** Insert search documents of events (one already there is left alone). Inside the caller's transaction. */
 const insertEventDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
   Effect.gen(function*() {
-    for (let i = 0; i < docs.length; i += DOC_ROWS_PER_INSERT) {
-      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
-                 VALUES ${docValues(sql, docs.slice(i, i + DOC_ROWS_PER_INSERT))} ON CONFLICT DO NOTHING`
+    for (const slice of docSlices(docs)) {
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)} ON CONFLICT DO NOTHING`
     }
   })
 
 /** Insert or replace the title documents of sessions (the words of a changed title replace the old ones). */
 const upsertTitleDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
   Effect.gen(function*() {
-    for (let i = 0; i < docs.length; i += DOC_ROWS_PER_INSERT) {
-      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
-                 VALUES ${docValues(sql, docs.slice(i, i + DOC_ROWS_PER_INSERT))}
+    for (const slice of docSlices(docs)) {
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)}
                  ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
                    WHERE search_docs.words IS DISTINCT FROM excluded.words OR search_docs.provider IS DISTINCT FROM excluded.provider`
     }
