@@ -148,8 +148,9 @@ export const DEFAULT_SEARCH_LIMIT = 20
 
 /**
  * One search hit: the session, the event (all null for a hit on the
- * session's title), the snippet and the BM25 score (lower is better, as
- * SQLite's `bm25()` gives it).
+ * session's title), the snippet and the score (lower is better): SQLite's
+ * `bm25()`, or on PostgreSQL minus `ts_rank_cd` (not comparable across
+ * engines).
  */
 export interface SearchHit {
   readonly sessionUid: string
@@ -291,11 +292,13 @@ export interface IndexShape {
   /**
    * Full-text search over every event of current generations: message text,
    * thinking, tool inputs (every string leaf) and results, runtime fact and
-   * compaction summaries, and session titles; best first (BM25). Query
-   * syntax: `src/domain/search/query.ts`. Fails with `InvalidSearchQuery`
-   * (bad syntax, exit 2), and with `UnsupportedOperation` on an index read
+   * compaction summaries, and session titles; best first (SQLite: BM25;
+   * PostgreSQL: `ts_rank_cd` over the same words). Query syntax:
+   * `src/domain/search/query.ts`. Fails with `InvalidSearchQuery` (bad
+   * syntax, exit 2), and with `UnsupportedOperation` on a SQLite index read
    * read-only from before search existed (migration `0004_search`): an
-   * `import` into it once adds search.
+   * `import` into it once adds search (a PostgreSQL index gets it from
+   * `index migrate`, migration `0002_search`).
    */
   readonly search: (
     query: string,

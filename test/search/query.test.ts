@@ -7,7 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { InvalidSearchQuery } from "../../src/domain/errors.js"
-import { compileQuery, findMatches, parseQuery, queryMatches } from "../../src/domain/search/query.js"
+import { compileQuery, compileTsQuery, findMatches, lexemeOf, MAX_LEXEME_BYTES, parseQuery, queryMatches, quoteLexeme } from "../../src/domain/search/query.js"
+import { MAX_TS_POSITION, tsvectorOf } from "../../src/domain/search/text.js"
 
 const fts = (q: string) => {
   const r = compileQuery(q)
@@ -122,5 +123,62 @@ describe("queryMatches: whether texts satisfy a query, as the tokenizer sees wor
     expect(queryMatches(tree("bug -cargo"), doc)).toBe(true)
     expect(queryMatches(tree("ghpab* OR fix"), ["[REDACTED:github-token] fix"])).toBe(true)
     expect(queryMatches(tree("ghpab*"), ["[REDACTED:github-token] fix"])).toBe(false)
+  })
+})
+
+describe("PostgreSQL: the query as tsquery, a document as tsvector (issue 17)", () => {
+  const ts = (q: string) => {
+    const r = compileTsQuery(q)
+    if (Either.isLeft(r)) throw new Error(`did not compile: ${r.left.message}`)
+    return r.right.tsquery
+  }
+  it("terms AND, OR, NOT; every word a quoted lexeme folded as the index folds it", () => {
+    expect(ts("Foo bar")).toBe(`('foo' & 'bar')`)
+    expect(ts("foo OR bar")).toBe(`('foo' | 'bar')`)
+    expect(ts("foo -bar NOT baz")).toBe(`('foo' & !'bar' & !'baz')`)
+    expect(ts("a OR b c")).toBe(`('a' | ('b' & 'c'))`)
+    expect(ts("Café")).toBe(`'cafe'`)
+  })
+  it("phrases and words with punctuation are <-> chains; a prefix is :* on the last word", () => {
+    expect(ts(`"hello big world"`)).toBe(`('hello' <-> 'big' <-> 'world')`)
+    expect(ts("src/layers/index/sqlite.ts")).toBe(`('src' <-> 'layers' <-> 'index' <-> 'sqlite' <-> 'ts')`)
+    expect(ts("pars*")).toBe(`'pars':*`)
+    expect(ts(`"read the"*`)).toBe(`('read' <-> 'the':*)`)
+    expect(ts("a1b2c3d")).toBe(`'a1b2c3d':*`)
+    expect(ts("foo -\"x y\"")).toBe(`('foo' & !('x' <-> 'y'))`)
+  })
+  it("tsquery syntax in the query is words or nothing, never an operator; quotes and backslashes never escape the lexeme", () => {
+    expect(ts("a|b")).toBe(`('a' <-> 'b')`)
+    expect(ts("foo & !bar")).toBe(`('foo' & 'bar')`)
+    expect(ts("x:*")).toBe(`'x':*`)
+    expect(ts("it's")).toBe(`('it' <-> 's')`)
+    expect(ts("'; DROP TABLE events; --")).toBe(`('drop' & 'table' & 'events')`)
+    expect(ts("a\\'b")).toBe(`('a' <-> 'b')`)
+    expect(quoteLexeme("it's\\")).toBe(`'it''s\\\\'`)
+  })
+  it("bad syntax is the same INVALID_SEARCH_QUERY as for SQLite", () => {
+    for (const q of [`"open`, "(a", "a OR", "-a", ""]) {
+      const r = compileTsQuery(q)
+      expect(Either.isLeft(r) && r.left.code, q).toBe("INVALID_SEARCH_QUERY")
+    }
+  })
+  it("a word longer than PostgreSQL keeps is cut at a character boundary, the same in queries and documents", () => {
+    const long = "字".repeat(1000)
+    const lexeme = lexemeOf(long)
+    expect(new TextEncoder().encode(lexeme).length).toBeLessThanOrEqual(MAX_LEXEME_BYTES)
+    expect(lexeme).toBe("字".repeat(Math.floor(MAX_LEXEME_BYTES / 3)))
+    expect(ts(long)).toBe(`'${lexeme}'`)
+    expect(tsvectorOf([long])).toBe(`'${lexeme}':1`)
+    expect(lexemeOf("short")).toBe("short")
+  })
+  it("a document's tsvector: the words of each field with positions, a gap between fields, positions capped", () => {
+    expect(tsvectorOf(["Parse_config.json failed", "Edit\n/src/a.ts"])).toBe(`'parse':1 'config':2 'json':3 'failed':4 'edit':6 'src':7 'a':8 'ts':9`)
+    expect(tsvectorOf(["x x", ""])).toBe(`'x':1,2`)
+    expect(tsvectorOf(["", ""])).toBe("")
+    const many = tsvectorOf([Array.from({ length: MAX_TS_POSITION + 10 }, (_, i) => (i % 2 === 0 ? "w" : `u${i}`)).join(" ")])
+    expect(many.includes(` 'u${MAX_TS_POSITION + 8}':${MAX_TS_POSITION}`)).toBe(true)
+    expect(many.includes(` 'u${MAX_TS_POSITION - 2}':${MAX_TS_POSITION - 1} `)).toBe(true)
+    const w = /'w':([\d,]+)/.exec(many)![1].split(",")
+    expect(w.length).toBe(256)
   })
 })

@@ -1,6 +1,7 @@
 /**
  * `session-ingest search <query>`: full-text search over the index (issue
- * 14), best first, each hit with its session, event, snippet and cursor.
+ * 14; a SQLite file, or a PostgreSQL team index, issue 17), best first, each
+ * hit with its session, event, snippet and cursor.
  *
  * @module
  */

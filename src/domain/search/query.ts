@@ -23,6 +23,10 @@
  * Bad syntax is {@link InvalidSearchQuery} with `details.position` (0-based)
  * and a remedy.
  *
+ * The same tree also compiles into a PostgreSQL `tsquery` ({@link compileTsQuery})
+ * for the team index, whose documents are split into words by
+ * {@link searchWords}: the words FTS5's tokenizer makes of the same text.
+ *
  * @module
  */
 import * as Either from "effect/Either"
@@ -284,6 +288,69 @@ const grouped = (n: QueryNode) => (n._tag === "And" || n._tag === "Or" ? `(${ren
 export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
   Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree) }))
 
+// ------------------------------------------------------------------ PostgreSQL tsquery
+
+/** Longest lexeme PostgreSQL keeps, in UTF-8 bytes: a longer word is cut to it, in documents and queries alike. */
+export const MAX_LEXEME_BYTES = 2046
+
+const encoder = new TextEncoder()
+
+/** A folded word as a PostgreSQL lexeme: cut to {@link MAX_LEXEME_BYTES} bytes at a character boundary. */
+export const lexemeOf = (word: string): string => {
+  if (word.length * 3 <= MAX_LEXEME_BYTES || encoder.encode(word).length <= MAX_LEXEME_BYTES) return word
+  let out = ""
+  let bytes = 0
+  for (const ch of word) {
+    const n = encoder.encode(ch).length
+    if (bytes + n > MAX_LEXEME_BYTES) break
+    out += ch
+    bytes += n
+  }
+  return out
+}
+
+/** A lexeme quoted for `tsvector` / `tsquery` input: `'…'`, a quote doubled, a backslash escaped. */
+export const quoteLexeme = (lexeme: string): string => `'${lexeme.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`
+
+/** The tsquery of a node; every compound operand parenthesized (`!` binds tighter than `<->`, than `&`, than `|`). */
+const renderTs = (n: QueryNode): string => {
+  switch (n._tag) {
+    case "Term": {
+      const parts = searchWords(n.text).map((p) => lexemeOf(p.w))
+      const last = parts.length - 1
+      const out = parts.map((p, i) => quoteLexeme(p) + (n.prefix && i === last ? ":*" : "")).join(" <-> ")
+      return parts.length > 1 ? `(${out})` : out
+    }
+    case "Not":
+      return `!${renderTs(n.child)}`
+    case "Or":
+      return `(${n.children.map(renderTs).join(" | ")})`
+    case "And":
+      return `(${n.children.map(renderTs).join(" & ")})`
+  }
+}
+
+/** A compiled query for PostgreSQL: the `tsquery` text and the tree it came from. */
+export interface CompiledTsQuery {
+  /**
+   * `tsquery` input (cast with `::tsquery`, bound as a parameter, never
+   * spliced into SQL): every word a quoted lexeme, folded as the document's
+   * words are; a phrase (a quoted phrase, or a word with punctuation such as
+   * a path or a UUID) its words joined by `<->`; a prefix `:*` on its last
+   * word; `&`, `|`, `!` for AND, OR, NOT.
+   */
+  readonly tsquery: string
+  readonly tree: QueryNode
+}
+
+/**
+ * Compile a query into PostgreSQL `tsquery` input over the words of
+ * {@link searchWords} (see {@link CompiledTsQuery}). Same syntax and errors as
+ * {@link compileQuery}: {@link InvalidSearchQuery} on bad syntax.
+ */
+export const compileTsQuery = (query: string): Either.Either<CompiledTsQuery, InvalidSearchQuery> =>
+  Either.map(parseQuery(query), (tree) => ({ tree, tsquery: renderTs(tree) }))
+
 // ------------------------------------------------------------------ matches, for snippets
 
 /** A word as FTS5's `unicode61 remove_diacritics 2` tokenizer sees it: folded to lower case, accents removed. */
@@ -291,8 +358,13 @@ export const foldWord = (w: string): string => w.normalize("NFD").replace(/\p{Mn
 
 const WORD = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
 
-/** The words of a text with their [start, end) offsets, as the tokenizer splits it. */
-const words = (text: string): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
+/**
+ * The words of a text with their [start, end) offsets (UTF-16 code units), as
+ * FTS5's `unicode61 remove_diacritics 2` tokenizer splits it: runs of letters,
+ * digits and marks, folded ({@link foldWord}); punctuation (`_ . / - :`)
+ * separates words. The words of the PostgreSQL index's documents and queries.
+ */
+export const searchWords = (text: string): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
   const out: Array<{ w: string; start: number; end: number }> = []
   for (const m of text.matchAll(WORD)) out.push({ w: foldWord(m[0]), start: m.index, end: m.index + m[0].length })
   return out
@@ -318,10 +390,10 @@ const positiveTerms = (n: QueryNode): Array<Extract<QueryNode, { _tag: "Term" }>
  * word by word, the last word of a prefix term by its start.
  */
 export const findMatches = (tree: QueryNode, text: string): Array<readonly [number, number]> => {
-  const ws = words(text)
+  const ws = searchWords(text)
   const spans: Array<[number, number]> = []
   for (const term of positiveTerms(tree)) {
-    const parts = words(term.text).map((p) => p.w)
+    const parts = searchWords(term.text).map((p) => p.w)
     if (parts.length === 0) continue
     for (let i = 0; i + parts.length <= ws.length; i++) {
       let ok = true
@@ -352,9 +424,9 @@ export const findMatches = (tree: QueryNode, text: string): Array<readonly [numb
  * cannot be used to read a redacted value back, one guess at a time).
  */
 export const queryMatches = (tree: QueryNode, texts: ReadonlyArray<string>): boolean => {
-  const docs = texts.map((t) => words(t).map((w) => w.w))
+  const docs = texts.map((t) => searchWords(t).map((w) => w.w))
   const has = (term: Extract<QueryNode, { _tag: "Term" }>): boolean => {
-    const parts = words(term.text).map((p) => p.w)
+    const parts = searchWords(term.text).map((p) => p.w)
     if (parts.length === 0) return false
     return docs.some((ws) => {
       for (let i = 0; i + parts.length <= ws.length; i++) {

@@ -4,7 +4,7 @@
  * @module
  */
 import type { SessionEvent } from "../model.js"
-import { findMatches, type QueryNode } from "./query.js"
+import { findMatches, lexemeOf, type QueryNode, quoteLexeme, searchWords } from "./query.js"
 
 /**
  * Characters of one searchable field kept for the index: a tool output of
@@ -99,4 +99,48 @@ export const snippetOf = (
   const first = fields.find((f) => f.text.trim().length > 0) ?? fields[0] ?? { field: "text" as const, text: "" }
   const flat = first.text.replace(/\s+/g, " ").trim()
   return { field: first.field, text: flat.length > width ? flat.slice(0, width) + "…" : flat, marks: [] }
+}
+
+/** Highest word position a PostgreSQL `tsvector` holds: later words are all at it (found, but not as phrases). */
+export const MAX_TS_POSITION = 16383
+/** Positions PostgreSQL keeps per lexeme. */
+const MAX_TS_POSITIONS = 256
+/** Bytes of lexemes and positions a document's `tsvector` holds at most (PostgreSQL's limit is 1 MiB): words past it are not indexed. */
+const MAX_TS_BYTES = 900 * 1024
+
+/**
+ * The PostgreSQL `tsvector` input of a search document: the words of each
+ * field ({@link searchWords}, the words FTS5 makes of them, each a
+ * {@link lexemeOf}) with their positions, counted across the fields with a
+ * gap between two fields (a phrase never spans them); positions past
+ * {@link MAX_TS_POSITION} are that one, 256 kept per word, and a document's
+ * distinct words are kept up to about 900 KiB. Bound as a parameter and cast
+ * (`::tsvector`), never parsed again by PostgreSQL's text search parser.
+ */
+export const tsvectorOf = (fields: ReadonlyArray<string>): string => {
+  const positions = new Map<string, Array<number>>()
+  let pos = 0
+  let bytes = 0
+  for (const field of fields) {
+    if (pos > 0) pos++
+    for (const { w } of searchWords(field)) {
+      pos = Math.min(pos + 1, MAX_TS_POSITION)
+      const lexeme = lexemeOf(w)
+      if (lexeme.length === 0) continue
+      let at = positions.get(lexeme)
+      if (at === undefined) {
+        const size = lexeme.length * 3 + 8 // at least its UTF-8 bytes, plus its entry
+        if (bytes + size > MAX_TS_BYTES) continue
+        bytes += size
+        positions.set(lexeme, at = [])
+      }
+      if (at.length < MAX_TS_POSITIONS && at[at.length - 1] !== pos) {
+        at.push(pos)
+        bytes += 2
+      }
+    }
+  }
+  const out: Array<string> = []
+  for (const [lexeme, at] of positions) out.push(`${quoteLexeme(lexeme)}:${at.join(",")}`)
+  return out.join(" ")
 }

@@ -20,6 +20,11 @@
  * - Bulk loading: each batch is one multi-row `INSERT` of its events (in
  *   slices under PostgreSQL's 65,535 parameters) and one of its sessions;
  *   the checkpoints of all sources are one query.
+ * - Search (`search_docs`, migration `0002_search`): a `tsvector` per event and
+ *   per session title under a GIN index, its words the ones SQLite's FTS5
+ *   makes (`tsvectorOf`), the query the same parsed tree as a `tsquery`
+ *   (`compileTsQuery`), ranked by `ts_rank_cd`. Written with the events,
+ *   removed with them (foreign keys) and with superseded generations.
  * - Migrations run only through `session-ingest index migrate` ({@link migrate});
  *   the layer checks the schema version and fails with `StoreUnavailable`
  *   (reason `schema-outdated`, the remedy naming the command) instead of
@@ -44,14 +49,17 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
+import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
+import { compileTsQuery } from "../../domain/search/query.js"
+import { searchableText, snippetOf, tsvectorOf } from "../../domain/search/text.js"
 import { checkpointColumns, type CheckpointRow, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { groupRows, type UsageRow, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
-import type { SessionEvent } from "../../domain/model.js"
+import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { type PgTarget, targetOf } from "./pg-target.js"
-import { Index, type IndexShape, type SourceInfo } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo } from "../../services/Index.js"
+import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
 const MIGRATIONS_TABLE = "si_migrations"
@@ -123,13 +131,181 @@ const migrations = Migrator.fromRecord({
       )`,
       sql`CREATE INDEX sessions_by_id ON sessions (session_id)`,
       sql`CREATE INDEX sessions_by_source ON sessions (source_key, generation)`
-    ], { discard: true }))
+    ], { discard: true })),
+  // Full-text search (issue 17): one document per event of a current generation, and one per session title, in
+  // `search_docs`, its words a `tsvector` (GIN index) made by the domain's tokenizer (the words FTS5 makes: see
+  // `tsvectorOf`). An event's document goes with its event and a title's with its session (foreign keys, ON DELETE
+  // CASCADE), so every path that removes events (a rejected attempt's rollback) keeps search consistent; a
+  // superseded generation's documents are deleted when it is superseded. Filled here from the stored events.
+  "0002_search": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* Effect.all([
+        sql`CREATE TABLE search_docs (
+          doc BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          source_key TEXT COLLATE "C" NOT NULL,
+          generation INTEGER NOT NULL,
+          session_uid TEXT COLLATE "C" NOT NULL,
+          event_uid TEXT COLLATE "C",
+          title_of TEXT COLLATE "C",
+          provider TEXT COLLATE "C" NOT NULL,
+          kind TEXT,
+          role TEXT,
+          occurred_at TEXT COLLATE "C",
+          words TSVECTOR NOT NULL,
+          CHECK ((event_uid IS NULL) <> (title_of IS NULL)),
+          FOREIGN KEY (source_key, generation, event_uid) REFERENCES events (source_key, generation, event_uid) ON DELETE CASCADE,
+          FOREIGN KEY (title_of, generation) REFERENCES sessions (session_uid, generation) ON DELETE CASCADE
+        )`,
+        sql`CREATE UNIQUE INDEX search_docs_by_event ON search_docs (source_key, generation, event_uid)`,
+        sql`CREATE UNIQUE INDEX search_docs_by_title ON search_docs (title_of, generation)`,
+        sql`CREATE INDEX search_docs_by_session ON search_docs (session_uid)`,
+        sql`CREATE INDEX search_docs_words ON search_docs USING GIN (words)`
+      ], { discard: true })
+      yield* indexDocs(sql, null)
+    }))
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
+
+/** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
+interface DocRow {
+  readonly source_key: string
+  readonly generation: number
+  readonly session_uid: string
+  readonly event_uid: string | null
+  readonly title_of: string | null
+  readonly provider: string
+  readonly kind: string | null
+  readonly role: string | null
+  readonly occurred_at: string | null
+  /** `tsvector` input ({@link tsvectorOf}). */
+  readonly words: string
+}
+
+/** The search document of an event: its text and its tool input, in that order. */
+const eventDoc = (key: string, generation: number, eventUidValue: string, sessionUidValue: string, e: SessionEvent): DocRow => {
+  const t = searchableText(e)
+  return {
+    source_key: key,
+    generation,
+    session_uid: sessionUidValue,
+    event_uid: eventUidValue,
+    title_of: null,
+    provider: e.provider,
+    kind: e.kind,
+    role: e.role,
+    occurred_at: e.occurredAt,
+    words: tsvectorOf([t.text, t.input])
+  }
+}
+
+/** The search document of a session's title. */
+const titleDoc = (key: string, generation: number, session: string, provider: string, title: string): DocRow => ({
+  source_key: key,
+  generation,
+  session_uid: session,
+  event_uid: null,
+  title_of: session,
+  provider,
+  kind: null,
+  role: null,
+  occurred_at: null,
+  words: tsvectorOf([title])
+})
+
+/** Rows per multi-row `INSERT` of search documents (10 parameters a row), and characters of their words at most (one statement stays small). */
+const DOC_ROWS_PER_INSERT = 1000
+const DOC_CHARS_PER_INSERT = 16 * 1024 * 1024
+
+/** `docs` in slices of at most {@link DOC_ROWS_PER_INSERT} rows and about {@link DOC_CHARS_PER_INSERT} characters of words. */
+const docSlices = (docs: ReadonlyArray<DocRow>): Array<ReadonlyArray<DocRow>> => {
+  const out: Array<Array<DocRow>> = []
+  let current: Array<DocRow> = []
+  let chars = 0
+  for (const d of docs) {
+    if (current.length > 0 && (current.length >= DOC_ROWS_PER_INSERT || chars + d.words.length > DOC_CHARS_PER_INSERT)) {
+      out.push(current)
+      current = []
+      chars = 0
+    }
+    current.push(d)
+    chars += d.words.length
+  }
+  if (current.length > 0) out.push(current)
+  return out
+}
+
+/** The rows of `docs` as `INSERT … VALUES` rows, their words cast to `tsvector` (bound, never spliced). */
+const docValues = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
+  sql.join(", ", false)(docs.map((d) =>
+    sql`(${d.source_key}, ${d.generation}, ${d.session_uid}, ${d.event_uid}::text, ${d.title_of}::text, ${d.provider},
+         ${d.kind}::text, ${d.role}::text, ${d.occurred_at}::text, ${d.words}::tsvector)`
+  ))
+
+const DOC_COLUMNS = "source_key, generation, session_uid, event_uid, title_of, provider, kind, role, occurred_at, words"
+
+/** Insert search documents of events (one already there is left alone). Inside the caller's transaction. */
+const insertEventDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
+  Effect.gen(function*() {
+    for (const slice of docSlices(docs)) {
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)} ON CONFLICT DO NOTHING`
+    }
+  })
+
+/** Insert or replace the title documents of sessions (the words of a changed title replace the old ones). */
+const upsertTitleDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
+  Effect.gen(function*() {
+    for (const slice of docSlices(docs)) {
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)}
+                 ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
+                   WHERE search_docs.words IS DISTINCT FROM excluded.words OR search_docs.provider IS DISTINCT FROM excluded.provider`
+    }
+  })
+
+/** Events read per query when documents are made from stored events. */
+const REINDEX_PAGE = 2000
+
+/**
+ * (Re)make the search documents of the current, not rejected generations
+ * (`scope` null: all of them, the migration) or of one generation of one
+ * source (a rollback that makes a superseded generation current again) from
+ * what the index stores: its events, upgraded to the current contract, and
+ * its sessions' titles. No source is read. Inside the caller's transaction.
+ */
+const indexDocs = (sql: SqlClient.SqlClient, scope: { readonly key: string; readonly generation: number } | null) =>
+  Effect.gen(function*() {
+    const where = scope === null
+      ? sql`s.status <> 'rejected'`
+      : sql`e.source_key = ${scope.key} AND e.generation = ${scope.generation}`
+    if (scope !== null) yield* sql`DELETE FROM search_docs WHERE source_key = ${scope.key} AND generation = ${scope.generation}`
+    let after: { key: string; generation: number; uid: string } | null = null
+    for (;;) {
+      const rows: ReadonlyArray<{ source_key: string; generation: number; event_uid: string; session_uid: string; event_json: string }> =
+        yield* sql<{ source_key: string; generation: number; event_uid: string; session_uid: string; event_json: string }>`
+          SELECT e.source_key, e.generation, e.event_uid, e.session_uid, e.event_json FROM events e
+            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE ${where}
+            ${after === null ? sql`` : sql`AND (e.source_key, e.generation, e.event_uid) > (${after.key}, ${after.generation}::int, ${after.uid})`}
+          ORDER BY e.source_key, e.generation, e.event_uid LIMIT ${REINDEX_PAGE}`
+      if (rows.length === 0) break
+      yield* insertEventDocs(
+        sql,
+        rows.map((r) => eventDoc(r.source_key, r.generation, r.event_uid, r.session_uid, upgradeEvent(JSON.parse(r.event_json) as SessionEvent)))
+      )
+      const last = rows[rows.length - 1]
+      after = { key: last.source_key, generation: last.generation, uid: last.event_uid }
+    }
+    const titled = yield* sql<{ source_key: string; generation: number; session_uid: string; provider: string; title: string }>`
+      SELECT ss.source_key, ss.generation, ss.session_uid, ss.provider, ss.title FROM sessions ss
+        JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+      WHERE ss.title IS NOT NULL AND ${
+      scope === null ? sql`s.status <> 'rejected'` : sql`ss.source_key = ${scope.key} AND ss.generation = ${scope.generation}`
+    }`
+    yield* upsertTitleDocs(sql, titled.map((t) => titleDoc(t.source_key, t.generation, t.session_uid, t.provider, t.title)))
+  })
 
 const codeOf = (u: unknown): string | undefined =>
   typeof u === "object" && u !== null && typeof (u as { code?: unknown }).code === "string" ? (u as { code: string }).code : undefined
@@ -335,14 +511,97 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
     const shape: IndexShape = {
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
-      // Search on PostgreSQL (its own full-text search, issue 17) is not built yet: said, with the way that works today.
-      search: () =>
-        Effect.fail(
-          new UnsupportedOperation({
-            message: "Search is not available on a PostgreSQL index yet; it is on a SQLite index.",
-            remediation: "Search a local SQLite index (`session-ingest search QUERY --index FILE`), from which `push` feeds the team index."
-          })
-        ),
+      // Full-text search (issue 17): the same query language as SQLite's, compiled to a `tsquery` over the words the
+      // domain's tokenizer made of each document; ranked by ts_rank_cd among the newest RANK_WINDOW matches.
+      search: (query, filter) =>
+        Effect.gen(function*() {
+          const compiled = yield* compileTsQuery(query)
+          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+          const workspace = filter.workspace
+          const rows = yield* fail(sql<{
+            doc: number
+            score: number
+            session_uid: string
+            provider: string
+            event_uid: string | null
+            session_id: string
+            title: string | null
+            workspace: string | null
+            event_json: string | null
+          }>`
+            WITH q AS (SELECT ${compiled.tsquery}::tsquery AS q),
+            matched AS (
+              SELECT d.doc, d.words FROM search_docs d, q
+              WHERE d.words @@ q.q
+                ${filter.provider !== undefined ? sql`AND d.provider = ${filter.provider}` : sql``}
+                ${filter.kind !== undefined ? sql`AND d.kind = ${filter.kind}` : sql``}
+                ${filter.role !== undefined ? sql`AND d.role = ${filter.role}` : sql``}
+                ${filter.since !== undefined ? sql`AND d.occurred_at >= ${filter.since}` : sql``}
+                ${filter.until !== undefined ? sql`AND d.occurred_at <= ${filter.until}` : sql``}
+                ${
+            filter.session !== undefined
+              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
+              : sql``
+          }
+                ${
+            workspace !== undefined
+              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
+                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+              : sql``
+          }
+              ORDER BY d.doc DESC LIMIT ${Math.max(RANK_WINDOW, limit)}
+            ),
+            ranked AS (
+              SELECT m.doc, -ts_rank_cd(m.words, q.q, 1)::float8 AS score FROM matched m, q
+              ORDER BY score, m.doc DESC LIMIT ${limit}
+            )
+            SELECT r.doc::float8 AS doc, r.score, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
+            FROM ranked r
+              JOIN search_docs d ON d.doc = r.doc
+              JOIN sources s ON s.source_key = d.source_key AND s.generation = d.generation AND s.status <> 'rejected'
+              JOIN sessions ss ON ss.session_uid = d.session_uid AND ss.generation = d.generation
+              LEFT JOIN events e ON e.source_key = d.source_key AND e.generation = d.generation AND e.event_uid = d.event_uid
+            ORDER BY r.score, r.doc DESC`)
+          const hits: Array<SearchHit> = []
+          for (const d of rows) {
+            const base = {
+              sessionUid: d.session_uid,
+              sessionId: d.session_id,
+              title: d.title,
+              provider: d.provider as ProviderId,
+              workspace: d.workspace,
+              score: d.score
+            }
+            if (d.event_uid === null || d.event_json === null) {
+              hits.push({
+                ...base,
+                eventUid: null,
+                eventId: null,
+                kind: null,
+                role: null,
+                occurredAt: null,
+                sequence: null,
+                cursor: null,
+                snippet: snippetOf(compiled.tree, [{ field: "title", text: d.title ?? "" }])
+              })
+              continue
+            }
+            const e = upgradeEvent(JSON.parse(d.event_json) as SessionEvent)
+            const t = searchableText(e)
+            hits.push({
+              ...base,
+              eventUid: d.event_uid,
+              eventId: e.eventId,
+              kind: e.kind,
+              role: e.role,
+              occurredAt: e.occurredAt,
+              sequence: e.sequence,
+              cursor: e.cursor,
+              snippet: snippetOf(compiled.tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
+            })
+          }
+          return hits
+        }),
 
       // Tokens and cost (issue 18), worked out from the stored events of the sessions asked for (PostgreSQL keeps no
       // usage rows yet: a scan of the events that may carry usage, the way the SQLite layer reads an index from before its 0005).
@@ -428,6 +687,8 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           if (row.generation > generation || (row.generation === generation && row.begun)) return
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
                      WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
+          // A superseded generation's events leave the search results.
+          yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}`
           yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})
                      ON CONFLICT DO NOTHING`
           yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
@@ -481,6 +742,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             attempt: batch.attempt ?? null
           }))
           const identity = new Map(rows.map((r) => [r.session_uid, r]))
+          const eventOf = new Map(rows.map((r, i) => [r.event_uid, events[i]]))
           const half = Math.ceil(rows.length / 2)
           // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
           const { workspace } = source.overview
@@ -495,14 +757,21 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           const cursorSeq = cursorEvent?.sequence ?? null
           const insertEvents = (slice: typeof rows) =>
             Effect.gen(function*() {
-              const added: Array<{ session_uid: string; occurred_at: string | null }> = []
+              const added: Array<{ event_uid: string; session_uid: string; occurred_at: string | null }> = []
               for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
                 added.push(
-                  ...(yield* sql<{ session_uid: string; occurred_at: string | null }>`
+                  ...(yield* sql<{ event_uid: string; session_uid: string; occurred_at: string | null }>`
                     INSERT INTO events ${sql.insert(slice.slice(i, i + EVENT_ROWS_PER_INSERT))}
-                    ON CONFLICT DO NOTHING RETURNING session_uid, occurred_at`)
+                    ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at`)
                 )
               }
+              // The search documents of the events this statement inserted (another import's are its own): same transaction.
+              const inserted = new Set(added.map((a) => a.event_uid))
+              const docs: Array<DocRow> = []
+              for (const r of slice) {
+                if (inserted.has(r.event_uid)) docs.push(eventDoc(key, generation, r.event_uid, r.session_uid, eventOf.get(r.event_uid)!))
+              }
+              yield* insertEventDocs(sql, docs)
               return added
             })
           return yield* sql.withTransaction(Effect.gen(function*() {
@@ -547,6 +816,13 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                   title = excluded.title, workspace = excluded.workspace
                 RETURNING session_uid, event_count`
               for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
+              // Their titles' search documents: a changed title's words replace the old ones, a title gone takes its document.
+              const titled = sessionRows.filter((r) => r.title !== null)
+              yield* upsertTitleDocs(sql, titled.map((r) => titleDoc(key, generation, r.session_uid, r.provider, r.title!)))
+              const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
+              if (untitled.length > 0) {
+                yield* sql`DELETE FROM search_docs WHERE title_of IN ${sql.in(untitled)} AND generation = ${generation}`
+              }
             }
             // The checkpoint moves only forward within its generation (imports running at once each move it).
             const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
@@ -622,6 +898,12 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                        diagnostics_json = ${base.diagnostics_json}, error_code = ${code}, error_message = ${message},
                        attempt_json = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
+          // The generation the attempt had superseded is current again: its search documents come back
+          // (the attempt's own went with its events and sessions, by the foreign keys).
+          if (base.status !== "rejected" && base.status !== "superseded") {
+            const [kept] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM search_docs WHERE source_key = ${key} AND generation = ${gen}`
+            if (kept.n === 0) yield* indexDocs(sql, { key, generation: gen })
+          }
         }))),
 
       supersedeSource: (key, reason) =>
@@ -630,6 +912,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           if (row === undefined) return
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
                      WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
+          yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`
           yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL,
                        status = 'superseded', event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL,
                        attempt_json = NULL, error_code = NULL, error_message = NULL, updated_at = ${now()}
