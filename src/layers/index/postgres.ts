@@ -52,8 +52,8 @@ import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
-import { searchableText, snippetOf, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import { searchableText, tsvectorOf } from "../../domain/search/text.js"
+import { checkpointColumns, type CheckpointRow, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { groupRows, type UsageRow, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -572,33 +572,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
               workspace: d.workspace,
               score: d.score
             }
-            if (d.event_uid === null || d.event_json === null) {
-              hits.push({
-                ...base,
-                eventUid: null,
-                eventId: null,
-                kind: null,
-                role: null,
-                occurredAt: null,
-                sequence: null,
-                cursor: null,
-                snippet: snippetOf(compiled.tree, [{ field: "title", text: d.title ?? "" }])
-              })
-              continue
-            }
-            const e = upgradeEvent(JSON.parse(d.event_json) as SessionEvent)
-            const t = searchableText(e)
-            hits.push({
-              ...base,
-              eventUid: d.event_uid,
-              eventId: e.eventId,
-              kind: e.kind,
-              role: e.role,
-              occurredAt: e.occurredAt,
-              sequence: e.sequence,
-              cursor: e.cursor,
-              snippet: snippetOf(compiled.tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
-            })
+            hits.push(searchHitOf(compiled.tree, base, d.event_uid, d.event_json))
           }
           return hits
         }),

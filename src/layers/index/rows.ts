@@ -5,9 +5,11 @@
  *
  * @module
  */
-import { legacySourceSummary } from "../../domain/contract-upgrade.js"
-import type { Diagnostic, Locator, ProviderId, SourceSummary } from "../../domain/model.js"
-import type { Checkpoint, CheckpointedSource, SessionRow } from "../../services/Index.js"
+import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import type { QueryNode } from "../../domain/search/query.js"
+import { searchableText, snippetOf } from "../../domain/search/text.js"
+import type { Checkpoint, CheckpointedSource, SearchHit, SessionRow } from "../../services/Index.js"
 
 /** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
 export const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
@@ -90,3 +92,44 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
   lastAt: r.last_at,
   eventCount: r.event_count
 })
+
+/**
+ * A search hit from its stored row, on either engine: the session's facts
+ * (`base`), and the event it matched (its uid and stored JSON, upgraded to
+ * the current contract), with the snippet of the first field that holds the
+ * query's words; a hit on the session's title (no event) has null event
+ * fields and the title's snippet.
+ */
+export const searchHitOf = (
+  tree: QueryNode,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "score">,
+  eventUid: string | null,
+  eventJson: string | null
+): SearchHit => {
+  if (eventUid === null || eventJson === null) {
+    return {
+      ...base,
+      eventUid: null,
+      eventId: null,
+      kind: null,
+      role: null,
+      occurredAt: null,
+      sequence: null,
+      cursor: null,
+      snippet: snippetOf(tree, [{ field: "title", text: base.title ?? "" }])
+    }
+  }
+  const e = upgradeEvent(JSON.parse(eventJson) as SessionEvent)
+  const t = searchableText(e)
+  return {
+    ...base,
+    eventUid,
+    eventId: e.eventId,
+    kind: e.kind,
+    role: e.role,
+    occurredAt: e.occurredAt,
+    sequence: e.sequence,
+    cursor: e.cursor,
+    snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
+  }
+}

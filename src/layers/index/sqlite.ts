@@ -22,9 +22,9 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { compileQuery } from "../../domain/search/query.js"
-import { searchableText, snippetOf } from "../../domain/search/text.js"
+import { searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
-import { checkpointColumns, type CheckpointRow, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
@@ -950,33 +950,7 @@ const make = (
               workspace: d.workspace,
               score: r.score
             }
-            if (d.event_uid === "" || d.event_json === null) {
-              hits.push({
-                ...base,
-                eventUid: null,
-                eventId: null,
-                kind: null,
-                role: null,
-                occurredAt: null,
-                sequence: null,
-                cursor: null,
-                snippet: snippetOf(compiled.tree, [{ field: "title", text: d.title ?? "" }])
-              })
-              continue
-            }
-            const e = upgradeEvent(JSON.parse(d.event_json) as SessionEvent)
-            const t = searchableText(e)
-            hits.push({
-              ...base,
-              eventUid: d.event_uid,
-              eventId: e.eventId,
-              kind: e.kind,
-              role: e.role,
-              occurredAt: e.occurredAt,
-              sequence: e.sequence,
-              cursor: e.cursor,
-              snippet: snippetOf(compiled.tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
-            })
+            hits.push(searchHitOf(compiled.tree, base, d.event_uid === "" ? null : d.event_uid, d.event_json))
           }
           return hits
         }),
