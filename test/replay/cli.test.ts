@@ -65,6 +65,21 @@ describe("session-ingest replay", () => {
     for (const secret of [token, email, "/home/alice"]) expect(raw.stdout).toContain(secret)
   })
 
+  it("control characters of the session show as escapes, never act: a bidi override cannot reorder the page", () => {
+    const dir = tempDir("si-replay-bidi-")
+    const root = path.join(dir, "projects")
+    fs.cpSync(path.join(fixturesDir, "claude-code", "projects"), root, { recursive: true })
+    const file = path.join(root, "-home-alice-code-billing-api", "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl")
+    // JSON escapes in the log: U+202E (right-to-left override), U+202C, and an ANSI colour escape.
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("The invoice total is off by one cent", "The invoice \\u202etxt.exe\\u202c total \\u001b[31mred is off by one cent"))
+    const index = path.join(dir, "i.db")
+    expect([0, 8]).toContain(cli(["import", "--index", index, "--claude-root", root, "--agents-root", path.join(fixturesDir, "muse-agents", "agents"), "--workspace", dir]).code)
+    const page = cli(["replay", "3f2b8c1e", "--index", index, "--no-redact"])
+    expect(page.code, page.stderr).toBe(0)
+    expect(page.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/)
+    expect(page.stdout).toContain("txt.exe")
+  })
+
   it("an unknown session is SOURCE_NOT_FOUND (exit 4) with its remedy, and no file is left", () => {
     const { dir, index } = imported()
     const out = path.join(dir, "none.html")

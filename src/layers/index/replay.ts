@@ -13,6 +13,7 @@ import type { ReplayInput } from "../../domain/replay/model.js"
 import { renderReplay } from "../../domain/replay/render.js"
 import { Index, type SessionRow } from "../../services/Index.js"
 import { loadSession } from "./queries.js"
+import { visibleControls } from "../../domain/render.js"
 import { bundledPrices, type PriceTable } from "../../domain/prices.js"
 import { usageSummary } from "../../domain/usage.js"
 import { Redaction } from "../../services/Redaction.js"
@@ -69,6 +70,23 @@ export const loadReplayInput = (id: string): Effect.Effect<ReplayInput, ReplayEr
   Effect.map(loadReplaySource(id), replayInput)
 
 /**
+ * Every string of a value with its control characters written visibly
+ * (`visibleControls`, as the terminal outputs have them): a bidirectional
+ * override in a title or a tool output cannot reorder what the page shows
+ * (a "Trojan Source" spoof), and terminal escapes show as `\x1b[…`.
+ */
+const visibleStrings = <A>(v: A): A => {
+  if (typeof v === "string") return visibleControls(v) as A
+  if (Array.isArray(v)) return v.map(visibleStrings) as A
+  if (typeof v === "object" && v !== null) {
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) out[k] = visibleStrings(x)
+    return out as A
+  }
+  return v
+}
+
+/**
  * The HTML replay of an indexed session, as `session-ingest replay` writes
  * it: its source (with its subagents) passed through the Redaction service in
  * context (the one output boundary: `--no-redact` provides it off), built and
@@ -82,7 +100,7 @@ export const replayHtml = (
 ): Effect.Effect<string, ReplayError, Index | Redaction> =>
   Effect.gen(function*() {
     const source = yield* loadReplaySource(id)
-    const input = replayInput(yield* shareableReplaySource(source))
+    const input = visibleStrings(replayInput(yield* shareableReplaySource(source)))
     const costUsd = usageSummary(source.events, prices)?.costUsd ?? null
     return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd } } })
   })
