@@ -219,6 +219,15 @@ export const config = Options.text("config").pipe(
  * `--no-redact`: write a shareable output (export, Markdown) as it is,
  * without the redaction of secrets, emails and home paths (README, "Redaction").
  */
+/** `--out FILE` of a command that writes one document (`what`: what is written): a new file, never over an existing one (`out-file.ts`). */
+export const out = (what: string) =>
+  Options.text("out").pipe(
+    plainValue,
+    Options.withPseudoName("FILE"),
+    Options.optional,
+    Options.withDescription(`Write ${what} to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.`)
+  )
+
 export const noRedact = Options.boolean("no-redact").pipe(
   Options.withDescription("Do not redact secrets, emails and home paths (on by default for export and Markdown).")
 )

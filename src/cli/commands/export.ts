@@ -30,11 +30,7 @@ export const exportCommand = Command.make(
       Options.withDefault("atif" as const),
       Options.withDescription("atif (an ATIF-v1.7 trajectory JSON, default) or ndjson (the normalized events).")
     ),
-    out: Options.text("out").pipe(O.plainValue,
-      Options.withPseudoName("FILE"),
-      Options.optional,
-      Options.withDescription("Write to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.")
-    ),
+    out: O.out("the export"),
     json: O.json,
     noRedact: O.noRedact,
     index: O.index,

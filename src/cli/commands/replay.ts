@@ -6,7 +6,6 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
-import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -20,11 +19,7 @@ export const replay = Command.make(
   "replay",
   {
     id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
-    out: Options.text("out").pipe(O.plainValue,
-      Options.withPseudoName("FILE"),
-      Options.optional,
-      Options.withDescription("Write the page to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.")
-    ),
+    out: O.out("the page"),
     json: O.json,
     noRedact: O.noRedact,
     index: O.index,
