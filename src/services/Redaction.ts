@@ -27,7 +27,7 @@ export interface RedactionShape {
   readonly rules: ReadonlyArray<RedactionRule>
   /** One string, redacted: each match replaced by `[REDACTED:<rule-id>]` (home paths become `~`). */
   readonly text: (s: string) => string
-  /** Any JSON-like value, deep: every string leaf redacted (object keys kept), structure unchanged. */
+  /** Any JSON-like value, deep: every string leaf and every object key redacted (two keys that redact alike told apart by ` #2`, …), structure unchanged. */
   readonly value: <A>(v: A) => A
   /**
    * A normalized event (src/domain/model.ts SessionEvent), every field redacted except the structural ones

@@ -159,10 +159,11 @@ describe("Redaction service", () => {
   const key = secretSamples()["anthropic-key"][0]
   const gh = secretSamples()["github-token"][0]
 
-  it("value: every string leaf, deep; keys, numbers, booleans, null and structure kept", () => {
+  it("value: every string leaf and every key, deep; numbers, booleans, null and structure kept", () => {
     const v = { [`k-${gh}`]: [1, true, null, { a: `x ${key}`, b: ["/home/alice/p", 2] }], n: 5 }
     const out = r.value(v)
-    expect(out).toEqual({ [`k-${gh}`]: [1, true, null, { a: `x ${marker("anthropic-key")}`, b: ["~/p", 2] }], n: 5 })
+    // keys are redacted too (a fresh user's finding: a JSON object keyed by a token)
+    expect(out).toEqual({ [`k-${marker("github-token")}`]: [1, true, null, { a: `x ${marker("anthropic-key")}`, b: ["~/p", 2] }], n: 5 })
     const same = { a: "nothing here", b: [1, "x"] }
     expect(r.value(same)).toBe(same)
   })

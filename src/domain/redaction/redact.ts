@@ -1,7 +1,10 @@
 /**
  * Redaction of whole values: a string, any JSON-like value (deep), a
  * normalized event and a transcript, given the rules
- * (`./rules.ts`). What stays as it is: object keys, numbers, booleans, and
+ * (`./rules.ts`). Object keys are redacted like strings (a JSON object
+ * keyed by a token, a path or an email); two keys that redact alike are told
+ * apart by ` #2`, ` #3`, … after the later ones. What stays as it is:
+ * numbers, booleans, the keys of the model's own fields, and
  * the structural fields of an event and a transcript that readers and
  * links need (ids, kinds, roles, cursors). Everything else is walked, so a
  * field added to the model later is redacted without being named here.
@@ -40,6 +43,10 @@ export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
   "toolCallId"
 ]
 
+/** Set an own data property (also for a key such as `__proto__`, which plain assignment would not create). */
+const setOwn = (o: Record<string, unknown>, k: string, v: unknown) =>
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false
   const proto = Object.getPrototypeOf(v)
@@ -71,18 +78,64 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return v
   }
 
-  /** An object with each value walked, except the keys in `keep`. */
+  /** A key redacted (keys repeat: the last few thousand are remembered). */
+  const keyCache = new Map<string, string>()
+  const key = (k: string): string => {
+    let r = keyCache.get(k)
+    if (r === undefined) {
+      r = text(k)
+      if (keyCache.size >= 4096) keyCache.clear()
+      keyCache.set(k, r)
+    }
+    return r
+  }
+
+  /**
+   * An object with each key redacted and each value walked, except the
+   * entries whose keys are in `keep` (kept whole). Order is kept; a key that
+   * redacts to one already there gets ` #2`, ` #3`, ….
+   */
   const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
-    for (const k of Object.keys(o)) {
-      if (keep?.has(k) === true) continue
-      const r = walk(o[k])
-      if (r !== o[k]) {
+    let renamed = false
+    const keys = Object.keys(o)
+    const values: Array<unknown> = new Array(keys.length)
+    const names: Array<string> = new Array(keys.length)
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      if (keep?.has(k) === true) {
+        names[i] = k
+        values[i] = o[k]
+        continue
+      }
+      const v = walk(o[k])
+      const rk = key(k)
+      names[i] = rk
+      values[i] = v
+      if (rk !== k) renamed = true
+      else if (v !== o[k]) {
         out ??= { ...o }
-        out[k] = r
+        setOwn(out, k, v)
       }
     }
-    return out ?? o
+    if (!renamed) return out ?? o
+    const result: Record<string, unknown> = {}
+    const taken = new Set<string>()
+    // Keys that did not change keep their names; a redacted key takes the next free ` #n`.
+    for (let i = 0; i < keys.length; i++) if (names[i] === keys[i]) taken.add(keys[i])
+    for (let i = 0; i < keys.length; i++) {
+      let name = names[i]
+      if (name !== keys[i]) {
+        if (taken.has(name)) {
+          let n = 2
+          while (taken.has(`${name} #${n}`)) n++
+          name = `${name} #${n}`
+        }
+        taken.add(name)
+      }
+      setOwn(result, name, values[i])
+    }
+    return result
   }
 
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])

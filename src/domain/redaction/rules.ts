@@ -63,6 +63,41 @@ const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[
 const re = (source: string, flags = "g") => new RegExp(source, flags)
 
 /**
+ * A command-line option (`option`, a pattern) in the context of `command`
+ * (a pattern): the command as a word earlier in the same shell command, then
+ * anything but a newline, `;`, `&` or `|` (at most 300 characters), then
+ * white space and the option. The option leads and the context is a
+ * lookbehind over it (as {@link lead}), so only the option's occurrences
+ * look back, a bounded way: linear. `before` is what may precede the
+ * command (the start of a command, a path such as `/usr/bin/`, a quote of
+ * JSON text); empty: a word boundary.
+ */
+const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/;&|("'${"`"}]|\\[nrt])`) =>
+  String.raw`(?:${option})(?<=${before === "" ? String.raw`\b` : before}${command}[ \t](?:[^\n;&|]{0,300}[ \t])?(?:${option}))`
+
+/**
+ * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text), or
+ * a bare word (up to white space, a quote, a backslash or a shell operator;
+ * not a `$VAR` reference). Groups: the quote, the quoted value, the bare value.
+ */
+const OPTION_VALUE = String.raw`(?!\[REDACTED:)(?:(\\?["'])(?![$])((?:(?!\\?["'])[^\n]){1,512}?)\\?["']|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
+
+/**
+ * The replacement of an option-value rule whose pattern is `heads.length`
+ * alternatives, each `(head)` then {@link OPTION_VALUE}: the head and the
+ * quotes stay, the value becomes the marker.
+ */
+const optionValueReplace = (id: string, alternatives: number) => (_m: string, ...groups: Array<string>): string => {
+  for (let a = 0; a < alternatives; a++) {
+    const [head, q, quoted, bare] = groups.slice(a * 4, a * 4 + 4)
+    if (head === undefined) continue
+    if (quoted !== undefined) return `${head}${q}${marker(id)}${q}`
+    if (bare !== undefined) return `${head}${marker(id)}`
+  }
+  return marker(id)
+}
+
+/**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
  * specific before the more general: `sk-ant-` before `sk-`), then
@@ -136,21 +171,61 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
+    // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
+    // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
-    pattern: re(String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'${"`"}<>\\]*:)([^\s/?#@"'${"`"}<>\\]+)(?=@)`),
+    pattern: re(
+      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\]{0,256}:)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+    ),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
+  },
+  {
+    // A password given to a command as one of its short options, where the command says what the option is:
+    // mysql/mariadb `-pSECRET` (attached; `-p` alone prompts, and `-p db` names a database), `sshpass -p`,
+    // `<tool> login … -p` (docker, podman, helm, oc, cf, az), `redis-cli -a`, `sqlcmd`/`bcp -P`, the mongo tools'
+    // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret).
+    // The command is looked for earlier in the same shell command (no newline, `;`, `&`, `|` between), at most
+    // 300 characters back. The option, the user and any quotes stay.
+    id: "cli-password",
+    pattern: re(
+      [
+        String.raw`(${optionOf("(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)", "-p")})(?=[^\s-])`,
+        String.raw`(${optionOf("sshpass", "-p")}[ \t]*)`,
+        String.raw`(${optionOf("login", "-p", "")}[ \t]*)`,
+        String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
+        String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
+        String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?:\\?["'])?(?![$])[^\s:"'\\]{0,256}:)`
+      ].map((head) => `${head}${OPTION_VALUE}`).join("|")
+    ),
+    hints: ["mysql", "mariadb", "sshpass", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
+    replace: optionValueReplace("cli-password", 7)
+  },
+  {
+    // A secret given as a named option, whatever the command: `--password`, `--passwd`, `--pass`, `--pwd`,
+    // `--token`, `--secret`, `--api-key`, `--access-key`, `--secret-key`, `--auth-token`, `--client-secret`,
+    // also with words before (`--http-password`, `--npm-token`) and with one dash (`-token=`, go-style flags).
+    // `=VALUE` takes any value; a value after a space must look like a secret (a digit or punctuation in it,
+    // or 16 characters or more), so prose ("use the --token flag") stays. `$VAR` references, a following
+    // option and `--password-stdin` / `--token-file` / `--no-password` are not values.
+    id: "cli-secret-option",
+    pattern: re(
+      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16})))${OPTION_VALUE}`
+    ),
+    hints: ["pass", "pwd", "token", "secret", "key"],
+    replace: optionValueReplace("cli-secret-option", 1)
   },
   {
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
     // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
         String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|\\(?![nrt"]))+))`
     ),
-    hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "assword=", "asswd=", "wd="],
+    hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswd=", "wd="],
     replace: (_m, name, eq, q, dq, sq) =>
       `${name}${eq}${
         dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
