@@ -9,6 +9,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { InvalidArgument } from "../domain/errors.js"
+import { checkKind, KIND_REMEDY } from "../domain/kinds.js"
 import { normalizeTimestamp } from "../domain/timestamps.js"
 import { errors } from "./lazy.js"
 
@@ -62,3 +63,19 @@ export const workspaceOption = (workspace: Option.Option<string>): string | unde
       return abs
     }
   }))
+
+/**
+ * A `--kind` value, checked by the rule of `src/domain/kinds.ts` (kinds are
+ * provider-defined and matched exactly; a value that is no kind's form, or
+ * another spelling of a common kind such as `tool_result`, is refused):
+ * undefined when not given; `InvalidArgument` naming the kind meant and
+ * listing the common kinds.
+ */
+export const kindOption = (kind: Option.Option<string>): Effect.Effect<string | undefined, InvalidArgument> =>
+  Effect.gen(function*() {
+    if (Option.isNone(kind)) return undefined
+    const check = checkKind(kind.value)
+    if (check._tag === "ok") return kind.value
+    const { InvalidArgument } = yield* errors
+    return yield* new InvalidArgument({ message: `--kind ${check.problem}`, remediation: KIND_REMEDY })
+  })

@@ -254,10 +254,10 @@ const invalidCommandLine = (argv: ReadonlyArray<string>) => (e: ValidationError.
   refuseCommandLine(argv, problemOf(argv, e))
 
 /** {@link invalidCommandLine} for a problem we name ourselves. */
-const refuseCommandLine = (argv: ReadonlyArray<string>, message: string): Effect.Effect<never, Failed> =>
+const refuseCommandLine = (argv: ReadonlyArray<string>, message: string, remedy?: string): Effect.Effect<never, Failed> =>
   Effect.flatMap(errors, ({ InvalidArgument }) => {
     const named = commandNamed(argv)
-    const remediation = `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
+    const remediation = remedy ?? `Run \`${PROGRAM}${named !== undefined ? ` ${named[0]}` : ""} --help\`.`
     return Effect.fail(new Failed({ reply: replyOf(argv), error: new InvalidArgument({ message, remediation }) }))
   })
 
@@ -282,6 +282,71 @@ const valuelessOption = (argv: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
+/** Shell quoting of a word for a suggested command line (only when it needs it). */
+const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)
+
+/**
+ * An option that @effect/cli would read as an argument, said as the
+ * problem and its remedy; `undefined` when there is none. @effect/cli reads
+ * a command's options wherever they are on the line, until it meets an
+ * argument that starts with `-` and is no option of the command: from there
+ * on, every word is an argument (`search -foo --limit 5` would search for
+ * `-foo --limit 5`). And after `--` every word is an argument (the POSIX
+ * rule). So an option of the command after such a word, or after `--`, is
+ * refused, never searched for or read as a file, with the command line that
+ * does what was meant: the options first, then `--`, then the arguments.
+ */
+const optionAmongArguments = (argv: ReadonlyArray<string>): { readonly problem: string; readonly remedy: string } | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1]).filter((p) => !p.positional)
+  const optionOf = (w: string) => parameters.find((p) => p.name === (w.startsWith("--") && w.includes("=") ? w.slice(0, w.indexOf("=")) : w))
+  const dash = argv.indexOf("--")
+  const words = optionPart(argv)
+  const start = words.indexOf(named[0]) + 1
+  // Walk the line as @effect/cli does: options (with their values) until the first argument.
+  const options: Array<string> = []
+  const args: Array<string> = []
+  let stray: string | undefined
+  let misplaced: string | undefined
+  for (let i = start; i < words.length; i++) {
+    const w = words[i]
+    const p = optionOf(w)
+    if (p !== undefined) {
+      if (stray !== undefined) misplaced ??= w
+      options.push(w)
+      const next = words[i + 1]
+      if (!w.includes("=") && next !== undefined && (p.takesValue || FLAG_VALUES.has(next))) options.push(words[++i])
+      continue
+    }
+    if (args.length === 0 && w.startsWith("-") && w !== "-") stray = w
+    args.push(w)
+  }
+  const after = dash < 0 ? [] : argv.slice(dash + 1)
+  const late = after.find((w) => optionOf(w) !== undefined)
+  if (misplaced === undefined && late === undefined) return undefined
+  // What was meant: every option of the command, then `--`, then the other words.
+  for (let i = 0; i < after.length; i++) {
+    const p = optionOf(after[i])
+    if (p === undefined) {
+      args.push(after[i])
+      continue
+    }
+    options.push(after[i])
+    if (!after[i].includes("=") && p.takesValue && i + 1 < after.length) options.push(after[++i])
+  }
+  const meant = [PROGRAM, named[0], ...options, "--", ...args].map(shellWord).join(" ")
+  return misplaced !== undefined
+    ? {
+      problem: `${misplaced} comes after ${stray}, an argument that starts with "-", so it would be read as an argument, not as an option.`,
+      remedy: `Put the options first and the arguments after \`--\`: \`${meant}\`.`
+    }
+    : {
+      problem: `${late} comes after \`--\`, so it would be read as an argument, not as an option.`,
+      remedy: `Put the options before \`--\`: \`${meant}\` (to search for the text ${late} itself, quote it: '"${late}"').`
+    }
+}
+
 /**
  * The {@link Reply} the command line asks for, when its options were not
  * parsed: the command it names, and `--json` among its options.
@@ -301,6 +366,8 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   if (builtIn !== undefined) {
     return refuseCommandLine(argv, `Received unknown argument: '${builtIn.split("=")[0]}' (session-ingest has no such option).`)
   }
+  const misplaced = optionAmongArguments(argv)
+  if (misplaced !== undefined) return refuseCommandLine(argv, misplaced.problem, misplaced.remedy)
   const valueless = valuelessOption(argv)
   if (valueless !== undefined) return refuseCommandLine(argv, `Expected a value following option ${valueless}.`)
   // Every value names a path, an id, a token or a date: an empty one is refused, never read as "nothing

@@ -15,7 +15,7 @@ import type { SearchHit } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { envelope, jsonText, stdoutColor, type TextPiece, writeMarked, writeStdout } from "../output.js"
-import { timeRange, workspaceOption } from "../filters.js"
+import { kindOption, timeRange, workspaceOption } from "../filters.js"
 
 /** Hits listed when `--limit` is not given. */
 const DEFAULT_LIMIT = 20
@@ -85,7 +85,7 @@ export const search = Command.make(
       O.plainValue,
       Options.withPseudoName("KIND"),
       Options.optional,
-      Options.withDescription("Only events of this kind (message, thinking, tool-call, tool-result, summary, …).")
+      Options.withDescription("Only events of this kind, exactly: message, thinking, tool-call, tool-result, summary, result, meta, or a provider's own (Muse Code: side_effect_intent, …).")
     ),
     limit: Options.integer("limit").pipe(
       Options.withPseudoName("N"),
@@ -107,6 +107,7 @@ export const search = Command.make(
           remediation: `Pass --limit N with N of 1 or more, or leave it out for ${DEFAULT_LIMIT}.`
         })
       }
+      const kind = yield* kindOption(o.kind)
       const { since, until } = yield* timeRange(o.since, o.until, "event")
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
@@ -126,7 +127,7 @@ export const search = Command.make(
           session,
           workspace,
           role: Option.getOrUndefined(o.role),
-          kind: Option.getOrUndefined(o.kind),
+          kind,
           limit
         })
       }).pipe(Effect.provide(rt.readIndexLayer(file)))

@@ -1,0 +1,126 @@
+/**
+ * `search` command lines found by fresh users: a query word that starts
+ * with `-` (NOT) must not swallow the options after it, `--` separates the
+ * options from the query, and `--kind` is checked (an unknown spelling of a
+ * kind is INVALID_ARGUMENT listing the kinds, a provider's own kind is
+ * taken as it is).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { copyFixtures } from "./claude-code/helpers.js"
+import { tempDir } from "./support/paths.js"
+import { cli } from "./support/run.js"
+
+const env = { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
+
+const imported = () => {
+  const root = copyFixtures()
+  const dir = tempDir("si-cli-search-args-")
+  const agents = path.join(dir, "agents")
+  fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })
+  const index = path.join(dir, "i.db")
+  const r = cli(["import", "--index", index, "--claude-root", root, "--agents-root", agents, "--json"], { env })
+  expect([0, 8]).toContain(r.code)
+  return index
+}
+
+/** Run `search` with `args` as given (no option added at the end), `--json` first. */
+const search = (args: ReadonlyArray<string>) => {
+  const r = cli(["search", "--json", ...args], { env })
+  const last = r.stdout.trim().split("\n").pop()!
+  return { code: r.code, stderr: r.stderr, ...(JSON.parse(last) as { status: string; data: any; error: any }) }
+}
+
+describe("search: a query that starts with -word", () => {
+  it("after --, the query may start with -word; the options before -- apply", () => {
+    const index = imported()
+    const all = search(["--index", index, "subtotal"])
+    expect(all.code).toBe(0)
+    expect(all.data.hits.length).toBeGreaterThan(1)
+    const r = search(["--index", index, "--limit", "1", "--", "-zzzqqq", "subtotal"])
+    expect(r.code).toBe(0)
+    expect(r.data.query).toBe("-zzzqqq subtotal")
+    expect(r.data.hits.length).toBe(1)
+    // one argument holding the whole query works too, options before or after it
+    for (const args of [["--limit", "1", "-zzzqqq subtotal"], ["--limit=1", "--", "-zzzqqq subtotal"]]) {
+      const q = search(["--index", index, ...args])
+      expect(q.code, args.join(" ")).toBe(0)
+      expect(q.data.query).toBe("-zzzqqq subtotal")
+      expect(q.data.hits.length).toBe(1)
+    }
+    // a word first, then -word: options anywhere apply
+    const w = search(["--index", index, "subtotal", "-zzzqqq", "--limit", "1"])
+    expect(w.code).toBe(0)
+    expect(w.data.query).toBe("subtotal -zzzqqq")
+    expect(w.data.hits.length).toBe(1)
+  })
+
+  it("options after a leading -word are never searched for: INVALID_ARGUMENT (exit 2) saying to use --", () => {
+    const index = imported()
+    for (
+      const args of [
+        ["--index", index, "-zzzqqq", "subtotal", "--limit", "5"],
+        ["-zzzqqq subtotal", "--limit", "5", "--index", index],
+        ["--index", index, "-x", "subtotal", "--kind=tool-result"],
+        ["--index", index, "--limit", "2", "-zzzqqq", "subtotal", "--role", "user"]
+      ]
+    ) {
+      const r = search(args)
+      expect(r.code, args.join(" ")).toBe(2)
+      expect(r.status).toBe("error")
+      expect(r.error.code).toBe("INVALID_ARGUMENT")
+      expect(r.error.message).toMatch(/--(limit|kind|role|index)/)
+      expect(r.error.remediation).toContain(" -- ")
+    }
+  })
+
+  it("an option of search after -- is refused: options go before --; the text itself can be searched as a phrase", () => {
+    const index = imported()
+    const r = search(["--index", index, "--", "-zzzqqq", "subtotal", "--limit", "5"])
+    expect(r.code).toBe(2)
+    expect(r.error.code).toBe("INVALID_ARGUMENT")
+    expect(r.error.message).toContain("--limit")
+    expect(r.error.remediation).toContain("--limit 5 -- -zzzqqq subtotal")
+    // a flag that is no option of search is a word of the query (e.g. a git flag an agent used)
+    const flag = search(["--index", index, "--", "--no-verify"])
+    expect(flag.code).toBe(0)
+    expect(flag.data.query).toBe("--no-verify")
+    const phrase = search(["--index", index, "--", "\"--limit\""])
+    expect(phrase.code).toBe(0)
+  })
+
+  it("without an index the command line is checked first", () => {
+    const dir = tempDir("si-cli-search-args-none-")
+    const r = search(["--index", path.join(dir, "none.db"), "-foo", "bar", "--limit", "5"])
+    expect(r.code).toBe(2)
+    expect(r.error.code).toBe("INVALID_ARGUMENT")
+  })
+})
+
+describe("search --kind", () => {
+  it("a misspelt kind (another case, separator or the native block name) is INVALID_ARGUMENT listing the kinds", () => {
+    const index = imported()
+    for (const kind of ["tool_result", "Tool-Result", "tool_use", "toolcall", "TOOL-CALL", "messages", "tool result", "*"]) {
+      const r = search(["--index", index, "--kind", kind, "subtotal"])
+      expect(r.code, kind).toBe(2)
+      expect(r.error.code, kind).toBe("INVALID_ARGUMENT")
+      for (const k of ["message", "thinking", "tool-call", "tool-result", "summary"]) expect(r.error.message + r.error.remediation, kind).toContain(k)
+    }
+  })
+
+  it("a near miss names the kind meant", () => {
+    const index = imported()
+    expect(search(["--index", index, "--kind", "tool_result", "x"]).error.message).toContain("tool-result")
+    expect(search(["--index", index, "--kind", "tool_use", "x"]).error.message).toContain("tool-call")
+  })
+
+  it("the conversation kinds and a provider's own kinds (Muse Code's dotted and snake_case kinds) are taken as they are", () => {
+    const index = imported()
+    for (const kind of ["message", "thinking", "tool-call", "tool-result", "summary", "result", "meta", "side_effect_intent", "subagent.control.spawn_accepted", "approval_wait.effect.started"]) {
+      const r = search(["--index", index, "--kind", kind, "subtotal"])
+      expect(r.code, kind).toBe(0)
+      for (const h of r.data.hits) expect(h.kind).toBe(kind)
+    }
+  })
+})
