@@ -20,7 +20,7 @@ import { isPostgresUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
-import { causeLine, ImportFaults, type ImportPlan, type ImportReport } from "../services/Importer.js"
+import { causeLine, ImportFaults, type ImportPlan, type ImportReport, type PartialCause } from "../services/Importer.js"
 import type { Index } from "../services/Index.js"
 import type { StoreUnavailable } from "../domain/errors.js"
 import { loadConfig } from "./config.js"
@@ -116,6 +116,44 @@ export const withConfigRemedies = (report: ImportReport, config: ConfigPaths | u
 }
 
 /**
+ * A report whose run named workspaces (`--workspace`, the config file's
+ * `workspaces`) that are not folders: each one is a cause of partial
+ * coverage (`WORKSPACE_NOT_FOUND`, its path, a remedy), so a typo in a daily
+ * job never reads as "complete". A workspace authorizes Muse Code's export
+ * files under it and selects native Muse Code sessions by their workspace
+ * evidence (seed 001): nothing there can be read or matched, as with a
+ * missing root (DESIGN.md: an authorized root that is missing is reported,
+ * never taken as "nothing to import"). The working directory, the default
+ * workspace, always exists. Other reports are returned as they are.
+ */
+export const withMissingWorkspaces = (report: ImportReport, workspaces: ReadonlyArray<string>): ImportReport => {
+  const missing: Array<{ readonly path: string; readonly what: string }> = []
+  for (const w of new Set(workspaces)) {
+    let what: string | undefined = "does not exist"
+    try {
+      const st = fs.statSync(w)
+      what = st.isDirectory() ? undefined : "is not a folder"
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      what = code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be read (${code ?? "error"})`
+    }
+    if (what !== undefined) missing.push({ path: w, what })
+  }
+  if (missing.length === 0) return report
+  const causes: Array<PartialCause> = [
+    ...report.causes,
+    ...missing.map((m) => ({
+      provider: "muse-code" as const,
+      code: "WORKSPACE_NOT_FOUND",
+      path: m.path,
+      problem: `The workspace ${m.path} ${m.what}: no Muse Code export under it can be read, and no native session matched to it.`,
+      remedy: "Check the path given to --workspace (or the config file's \"workspaces\"): it should be the folder the agent worked in."
+    }))
+  ]
+  return { ...report, coverage: "partial", causes, remediations: causes.map(causeLine) }
+}
+
+/**
  * The policy, plan and index file of an import: options first, then the
  * config file, then defaults; and the config file's paths, for remedies.
  */
@@ -153,7 +191,7 @@ export const importSetup = (o: ImportOptions) =>
         ...taken("index", c.index, index)
       ]
     }
-    return { policy, plan, index, config }
+    return { policy, plan, index, config, workspaces }
   })
 
 /** The layer of an import run: the library, the index (file or URL; `machine` keys a PostgreSQL index's sources), the importer, the progress display. */

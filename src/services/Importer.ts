@@ -70,6 +70,21 @@ export const causeLine = (c: PartialCause): string =>
   `${c.provider}: ${c.path !== null ? `${c.path}: ` : ""}${c.code}: ${c.problem}${c.remedy !== null ? ` Remedy: ${c.remedy}` : ""}`
 
 /** The coverage report printed at the end of every run (and in `--json`). */
+/** The parse warnings of an import run's sources (see {@link ImportReport.parseWarnings}). */
+export interface ParseWarningsReport {
+  readonly lines: number
+  readonly sources: number
+  readonly byKind: Record<string, number>
+  readonly items: ReadonlyArray<{
+    readonly provider: ProviderId
+    readonly path: string
+    readonly kind: string
+    readonly count: number
+    /** 1-based; null when the source does not say. */
+    readonly firstLine: number | null
+  }>
+}
+
 export interface ImportReport {
   readonly coverage: "complete" | "partial"
   readonly providers: ReadonlyArray<ProviderCoverage>
@@ -105,6 +120,14 @@ export interface ImportReport {
   }
   readonly sessionsAdded: number
   readonly eventsAdded: number
+  /**
+   * The lines the sources' parse warnings skipped (tolerant providers skip a
+   * bad line and count it; `overview.parseWarnings` of each source the run
+   * discovered, imported or not): `lines` in all, in how many `sources`,
+   * `byKind` (e.g. `not-json`), and one item per source and kind with its
+   * first line (1-based).
+   */
+  readonly parseWarnings: ParseWarningsReport
   readonly rejected: ReadonlyArray<RejectedSource>
   /** Each source counted in {@link ImportReport.sources.superseded}, with why. */
   readonly superseded: ReadonlyArray<SupersededSource>

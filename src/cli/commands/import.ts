@@ -17,6 +17,32 @@ export { PARTIAL_EXIT }
 /** Diagnostics printed in the text report (all of them are in `--json`). */
 const MAX_DIAGNOSTICS = 20
 
+/** Sources listed under the parse-warning line of the text report (all of them are in `--json`). */
+const MAX_WARNED_SOURCES = 5
+
+/**
+ * The parse warnings of the report for people: the lines skipped, in how
+ * many sources, by kind; then the first sources with theirs. None when no
+ * line was skipped.
+ */
+const parseWarningLines = (r: ImportReport): Array<string> => {
+  const w = r.parseWarnings
+  if (w.lines === 0) return []
+  const bySource = new Map<string, Array<string>>()
+  for (const i of w.items) {
+    const key = `${i.provider} ${i.path}`
+    bySource.set(key, [...(bySource.get(key) ?? []), `${i.kind} ${i.count}${i.firstLine !== null ? ` (first at line ${i.firstLine})` : ""}`])
+  }
+  const listed = [...bySource].slice(0, MAX_WARNED_SOURCES).map(([k, v]) => `    - ${k}: ${v.join(", ")}`)
+  return [
+    `  parse warnings: ${w.lines} line${w.lines === 1 ? "" : "s"} skipped in ${w.sources} source${w.sources === 1 ? "" : "s"} (${
+      Object.entries(w.byKind).map(([k, v]) => `${k} ${v}`).join(", ")
+    }); the rest of each source was read`,
+    ...listed,
+    ...(bySource.size > MAX_WARNED_SOURCES ? [`    … and ${bySource.size - MAX_WARNED_SOURCES} more sources (--json lists them all)`] : [])
+  ]
+}
+
 const render = (r: ImportReport, index: string): string => {
   const s = r.sources
   const lines = [
@@ -31,6 +57,7 @@ const render = (r: ImportReport, index: string): string => {
       ? [`  superseded: ${s.superseded} imported before, now changed (no longer what was imported): ${r.superseded.slice(0, 3).map((x) => `${x.path}: ${x.reason}`).join("; ")}${r.superseded.length > 3 ? "; …" : ""}`]
       : []),
     ...(s.gone > 0 ? [`  gone:     ${s.gone} imported before whose file is gone (kept in the index)`] : []),
+    ...parseWarningLines(r),
     "  providers:",
     ...r.providers.map((p) =>
       `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${p.sourceCount} sources${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`
@@ -71,10 +98,13 @@ export const importCommand = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
-      const { config, index, plan, policy } = yield* rt.importSetup(o)
+      const { config, index, plan, policy, workspaces } = yield* rt.importSetup(o)
       const machine = rt.machineOf(o.machine)
       const report = rt.withConfigRemedies(
-        yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine))),
+        rt.withMissingWorkspaces(
+          yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine))),
+          workspaces
+        ),
         config
       )
       // A PostgreSQL index is shown without its password, with the machine its sources are keyed by.

@@ -43,6 +43,7 @@ import {
   type ImportPlan,
   ImportProgress,
   type ImportReport,
+  type ParseWarningsReport,
   type PartialCause,
   type ProviderCoverage,
   type RejectedSource,
@@ -174,6 +175,26 @@ type SourceOutcome =
 const offsetOf = (cursor: string): number | undefined => {
   const state = peekCursor(cursor)
   return state._tag === "Right" ? state.right.off : undefined
+}
+
+/** The parse warnings of the sources of a run, from their discovery overviews (see `ImportReport.parseWarnings`). */
+const parseWarningsOf = (
+  work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>
+): ParseWarningsReport => {
+  const items: Array<ParseWarningsReport["items"][number]> = []
+  const byKind: Record<string, number> = {}
+  let lines = 0, sources = 0
+  for (const w of work) {
+    const warnings = w.overview.parseWarnings.filter((p) => p.count > 0)
+    if (warnings.length === 0) continue
+    sources++
+    for (const p of warnings) {
+      lines += p.count
+      byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
+      items.push({ provider: w.provider, path: w.locator.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
+    }
+  }
+  return { lines, sources, byKind, items }
 }
 
 const make = Effect.gen(function*() {
@@ -560,6 +581,7 @@ const make = Effect.gen(function*() {
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
       const list = [...providers.values()]
+      const parseWarnings = parseWarningsOf(work)
       const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
         coverage: partial ? "partial" : "complete",
@@ -579,6 +601,7 @@ const make = Effect.gen(function*() {
         },
         sessionsAdded,
         eventsAdded,
+        parseWarnings,
         rejected,
         superseded: stale.superseded,
         remediations: causes.map(causeLine),
