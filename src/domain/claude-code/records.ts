@@ -93,6 +93,12 @@ export type Classified =
   | { readonly _tag: "Ignored"; readonly type: string }
   | { readonly _tag: "LineWarning"; readonly kind: LineWarningKind }
   | { readonly _tag: "Summary"; readonly summary: string; readonly leafUuid: string | null }
+  /**
+   * A `/rename`: `{"type":"custom-title","customTitle":"…","sessionId":"…"}` (Claude Code writes it always,
+   * as it does `summary`: jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md`; the last one wins,
+   * rymalia/claude-code-viewer `docs/feature_plan_custom_title_agent_name_support.md`). No event.
+   */
+  | { readonly _tag: "CustomTitle"; readonly title: string; readonly sessionId: string | null }
   | Entry
 
 const BLANK = { _tag: "Blank" } as const
@@ -179,6 +185,8 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
   switch (v.type) {
     case "summary":
       return typeof v.summary === "string" ? { _tag: "Summary", summary: v.summary, leafUuid: s(v.leafUuid) } : warn("invalid-record")
+    case "custom-title":
+      return typeof v.customTitle === "string" ? { _tag: "CustomTitle", title: v.customTitle, sessionId: s(v.sessionId) } : warn("invalid-record")
     case "user":
     case "assistant":
     case "system": {

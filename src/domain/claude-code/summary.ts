@@ -64,6 +64,11 @@ export class SessionScan {
   readonly usage = new UsageTally()
   private readonly uuids = new Set<string>()
   private readonly summaries: Array<{ summary: string; leafUuid: string | null }> = []
+  /** The last `custom-title` (a user's `/rename`) of the session, if any. */
+  customTitle: string | null = null
+
+  /** @param ownSessionId the session's id (its file stem), to tell its own `custom-title` records from others'; null: any. */
+  constructor(readonly ownSessionId: string | null = null) {}
 
   /** Feed one classified line of `part` (1-based `lineNumber`, `terminated` as read). */
   push(c: Classified, part: Part, lineNumber: number, terminated: boolean): void {
@@ -84,6 +89,12 @@ export class SessionScan {
         return
       case "Summary":
         this.summaries.push({ summary: c.summary, leafUuid: c.leafUuid })
+        return
+      case "CustomTitle":
+        // The session's own /rename (the last one wins); one naming another session, or blank, is not its title.
+        if (main && c.title.trim().length > 0 && (c.sessionId === null || this.ownSessionId === null || c.sessionId === this.ownSessionId)) {
+          this.customTitle = c.title
+        }
         return
       case "Entry":
         break
@@ -136,8 +147,9 @@ export class SessionScan {
     return null
   }
 
-  /** The title: {@link summaryTitle}, else `titleOf` the first prompt, else null. */
+  /** The title: the last `custom-title` (a `/rename`), else {@link summaryTitle}, else `titleOf` the first prompt, else null. */
   get title(): string | null {
+    if (this.customTitle !== null) return titleOf(this.customTitle)
     const fromSummary = this.summaryTitle
     if (fromSummary !== null && fromSummary.trim().length > 0) return titleOf(fromSummary)
     return this.firstPrompt !== null ? titleOf(this.firstPrompt) : null

@@ -3,7 +3,8 @@
  * under the projects root (`--claude-root`, else `$CLAUDE_CONFIG_DIR/projects`,
  * else `~/.claude/projects`), one summary each, latest activity first. Flat-
  * layout subagent files (`agent-*.jsonl`) and nested subagent files are not
- * sessions. A file with neither prompts, tool calls nor responses (a file of
+ * sessions of their own: each is read with the session it belongs to
+ * (`subagentsOf` in `./source.ts`). A file with neither prompts, tool calls nor responses (a file of
  * summaries only) is left out, said in a `SESSION_OMITTED` diagnostic and
  * counted in `omitted`. A missing root lists nothing, with a diagnostic.
  * Symlinks are reported, never followed.

@@ -113,10 +113,81 @@ const readMeta = (deps: ClaudeDeps, dir: string, agentId: string, root: string) 
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
+/** Bytes of a flat agent file read to find the session its entries name. */
+const FLAT_HEAD_BYTES = 64 * 1024
+
+/** The sessions flat agent files name, by path, size and mtime (a project folder's files are read once per change). */
+const flatOwners = new Map<string, string | null>()
+
 /**
- * The nested subagent files of a session (`<session-uuid>/subagents/agent-*.jsonl`),
- * by file name. Never fails: a missing folder gives none; a symlink or a file
- * that cannot be authorized is left out with a diagnostic.
+ * The session a flat-layout agent file belongs to: the `sessionId` of its
+ * first record that names one, within its first 64 KiB (older Claude Code
+ * wrote a subagent's transcript as `<project>/agent-<agentId>.jsonl`, every
+ * entry with `isSidechain`, `agentId` and the parent's `sessionId`:
+ * jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md`, Claude
+ * Code 2.0.55). Null when none is found or the file cannot be read.
+ */
+const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> => {
+  const key = `${file.path}\u0000${file.stat.size}\u0000${file.stat.mtimeMs}`
+  const known = flatOwners.get(key)
+  if (known !== undefined) return Effect.succeed(known)
+  return access.readHead(file, FLAT_HEAD_BYTES).pipe(
+    Effect.map(({ bytes }) => {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8")
+      for (const line of text.split("\n")) {
+        const parsed = parseJson(line, 64)
+        if (parsed._tag === "ok" && isRecord(parsed.value) && typeof parsed.value.sessionId === "string" && parsed.value.sessionId.length > 0) {
+          return parsed.value.sessionId
+        }
+      }
+      return null
+    }),
+    Effect.orElseSucceed(() => null),
+    Effect.tap((owner) =>
+      Effect.sync(() => {
+        if (flatOwners.size >= 10_000) flatOwners.clear()
+        flatOwners.set(key, owner)
+      })
+    )
+  )
+}
+
+/**
+ * The flat-layout agent files of a session: `agent-<agentId>.jsonl` files in
+ * the session's own project folder whose records name the session
+ * ({@link flatOwnerOf}), by file name; those whose agent id is in `except`
+ * (read from the nested layout) are left out. A symlink or a file that cannot
+ * be authorized is left out (with a diagnostic when it names the session).
+ */
+const flatAgentFiles = (
+  access: SourceAccessShape,
+  sessionPath: string,
+  root: string,
+  except: ReadonlySet<string>
+): Effect.Effect<ReadonlyArray<{ readonly agentId: string; readonly file: AuthorizedFile }>> =>
+  Effect.gen(function*() {
+    const dir = nodePath.dirname(sessionPath)
+    const sessionId = sessionIdOfFile(nodePath.basename(sessionPath))
+    const entries = yield* Effect.orElseSucceed(access.listDirectory(dir), () => [])
+    const out: Array<{ readonly agentId: string; readonly file: AuthorizedFile }> = []
+    for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const agentId = agentIdOfFile(e.name)
+      if (agentId === null || e.kind !== "file" || except.has(agentId)) continue
+      const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, e.name), [root]))
+      if (Either.isLeft(file)) continue
+      if ((yield* flatOwnerOf(access, file.right)) === sessionId) out.push({ agentId, file: file.right })
+    }
+    return out
+  })
+
+/**
+ * The subagent files of a session, by file name: the nested layout
+ * (`<session-uuid>/subagents/agent-*.jsonl`, with `agent-<id>.meta.json`),
+ * then the flat layout of older versions (`agent-<agentId>.jsonl` in the
+ * project folder, linked by the `sessionId` of its records; an agent id read
+ * from the nested layout is not read again). Never fails: a missing folder
+ * gives none; a symlink or a file that cannot be authorized is left out with
+ * a diagnostic.
  */
 export const subagentsOf = (
   deps: ClaudeDeps,
@@ -153,22 +224,29 @@ export const subagentsOf = (
         toolUseId: str(meta.toolUseId)
       })
     }
+    const flat = yield* flatAgentFiles(deps.access, session.path, session.root, new Set(subagents.map((s) => s.agentId)))
+    for (const f of flat) {
+      subagents.push({ agentId: f.agentId, file: f.file, sourceId: sourceIdOf(f.file.path), agentType: undefined, description: undefined, toolUseId: undefined })
+    }
     return { subagents, diagnostics }
   })
 
-/** The nested subagent files of a session log path (the importer's `parts`; best effort: none when the folder cannot be listed). */
-export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>> => {
-  const dir = subagentsDirOf(sessionPath)
-  return access.listDirectory(dir).pipe(
-    Effect.map((entries) =>
-      entries
-        .filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null)
-        .map((e) => nodePath.join(dir, e.name))
-        .sort()
-    ),
-    Effect.orElseSucceed(() => [])
-  )
-}
+/**
+ * The subagent files of a session log path, nested and flat (the importer's
+ * `parts`, so an append to either makes the session changed; best effort:
+ * none when a folder cannot be listed).
+ */
+export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const dir = subagentsDirOf(sessionPath)
+    const nested = yield* access.listDirectory(dir).pipe(
+      Effect.map((entries) => entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name)),
+      Effect.orElseSucceed((): Array<string> => [])
+    )
+    const except = new Set(nested.map((n) => agentIdOfFile(n)!))
+    const flat = yield* flatAgentFiles(access, sessionPath, nodePath.dirname(sessionPath), except)
+    return [...nested.map((n) => nodePath.join(dir, n)).sort(), ...flat.map((f) => f.file.path)]
+  })
 
 /** Run `onLine` over every line of an authorized file, in order. */
 const eachLine = (
@@ -202,7 +280,7 @@ export interface ScannedSession {
 /** Scan a session: its file, then its nested subagent files. Fails only with access errors of the session file. */
 export const scanSession = (deps: ClaudeDeps, file: AuthorizedFile): Effect.Effect<ScannedSession, SourceAccessError> =>
   Effect.gen(function*() {
-    const scan = new SessionScan()
+    const scan = new SessionScan(sessionIdOfFile(nodePath.basename(file.path)))
     yield* eachLine(deps, file, (c, line) => scan.push(c, MAIN, line.lineNumber, line.terminated))
     const { diagnostics, subagents } = yield* subagentsOf(deps, file)
     const problems = [...diagnostics]
