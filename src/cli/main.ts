@@ -299,7 +299,10 @@ const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w
 const optionAmongArguments = (argv: ReadonlyArray<string>): { readonly problem: string; readonly remedy: string } | undefined => {
   const named = commandNamed(argv)
   if (named === undefined) return undefined
-  const parameters = Help.parametersOf(named[1]).filter((p) => !p.positional)
+  const all = Help.parametersOf(named[1])
+  // Without arguments a stray word is an unknown option or argument, which @effect/cli refuses itself.
+  if (!all.some((p) => p.positional)) return undefined
+  const parameters = all.filter((p) => !p.positional)
   const optionOf = (w: string) => parameters.find((p) => p.name === (w.startsWith("--") && w.includes("=") ? w.slice(0, w.indexOf("=")) : w))
   const dash = argv.indexOf("--")
   const words = optionPart(argv)
@@ -339,11 +342,11 @@ const optionAmongArguments = (argv: ReadonlyArray<string>): { readonly problem: 
   return misplaced !== undefined
     ? {
       problem: `${misplaced} comes after ${stray}, an argument that starts with "-", so it would be read as an argument, not as an option.`,
-      remedy: `Put the options first and the arguments after \`--\`: \`${meant}\`.`
+      remedy: `Put the options first and the arguments after \`--\`: \`${meant}\` (see \`${PROGRAM} ${named[0]} --help\`).`
     }
     : {
       problem: `${late} comes after \`--\`, so it would be read as an argument, not as an option.`,
-      remedy: `Put the options before \`--\`: \`${meant}\` (to search for the text ${late} itself, quote it: '"${late}"').`
+      remedy: `Put the options before \`--\`: \`${meant}\` (a word that is one of them, quoted, is an argument: '"${late}"'; see \`${PROGRAM} ${named[0]} --help\`).`
     }
 }
 
