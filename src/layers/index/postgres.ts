@@ -256,7 +256,7 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
 })
 
 /** Rows per multi-row `INSERT` of search documents (10 parameters a row), and characters of their words at most (one statement stays small). */
-const DOC_ROWS_PER_INSERT = 1000
+const DOC_ROWS_PER_INSERT = 4000
 const DOC_CHARS_PER_INSERT = 16 * 1024 * 1024
 
 /** `docs` in slices of at most {@link DOC_ROWS_PER_INSERT} rows and about {@link DOC_CHARS_PER_INSERT} characters of words. */
@@ -286,11 +286,22 @@ const docValues = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
 
 const DOC_COLUMNS = "source_key, generation, session_uid, event_uid, title_of, provider, kind, role, occurred_at, words"
 
-/** Insert search documents of events (one already there is left alone). Inside the caller's transaction. */
+/**
+ * Insert search documents of events (one already there is left alone), a
+ * slice per statement: each column bound as one array and the rows made by
+ * `unnest` on the server, so a statement has ten parameters however many
+ * rows it carries (no per-row placeholders to send, parse and plan). Inside
+ * the caller's transaction.
+ */
 const insertEventDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
   Effect.gen(function*() {
     for (const slice of docSlices(docs)) {
-      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)} ON CONFLICT DO NOTHING`
+      const col = <K extends keyof DocRow>(k: K) => slice.map((d) => d[k])
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+        SELECT * FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("session_uid")}::text[],
+          ${col("event_uid")}::text[], ${col("title_of")}::text[], ${col("provider")}::text[], ${col("kind")}::text[],
+          ${col("role")}::text[], ${col("occurred_at")}::text[], ${col("words")}::tsvector[])
+        ON CONFLICT DO NOTHING`
     }
   })
 
@@ -564,7 +575,7 @@ interface AttemptState {
   readonly base: BaseRow | null
 }
 
-/** Rows per multi-row `INSERT` of events (12 parameters a row, under PostgreSQL's 65,535). */
+/** Rows per `INSERT` of events (each column one array parameter: a bound on the statement's size, not on parameters). */
 const EVENT_ROWS_PER_INSERT = 4000
 
 /** Where the schema of the index at the connection stands: the newest migration applied (0: none, no schema). */
@@ -934,9 +945,18 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             Effect.gen(function*() {
               const added: Array<{ event_uid: string; session_uid: string; occurred_at: string | null }> = []
               for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
+                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt are the batch's.
+                const part = slice.slice(i, i + EVENT_ROWS_PER_INSERT)
+                const col = <K extends keyof (typeof part)[number]>(k: K) => part.map((r) => r[k])
                 added.push(
                   ...(yield* sql<{ event_uid: string; session_uid: string; occurred_at: string | null }>`
-                    INSERT INTO events ${sql.insert(slice.slice(i, i + EVENT_ROWS_PER_INSERT))}
+                    INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
+                                        occurred_at, event_json, attempt)
+                    SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
+                    FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
+                                ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
+                                ${col("occurred_at")}::text[], ${col("event_json")}::text[])
+                      AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
                     ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at`)
                 )
               }
