@@ -578,14 +578,16 @@ interface AttemptState {
 /** Rows per `INSERT` of events (each column one array parameter: a bound on the statement's size, not on parameters). */
 const EVENT_ROWS_PER_INSERT = 4000
 
-/** Where the schema of the index at the connection stands: the newest migration applied (0: none, no schema). */
+/**
+ * Where the schema of the index at the connection stands: the newest
+ * migration applied (0: none, no schema). One round trip: the migrations
+ * table is read, and its absence (`undefined_table`, 42P01) is version 0.
+ */
 const schemaVersion = (sql: SqlClient.SqlClient) =>
-  Effect.gen(function*() {
-    const [exists] = yield* sql<{ t: string | null }>`SELECT to_regclass(${MIGRATIONS_TABLE})::text AS t`
-    if (exists?.t === null || exists === undefined) return 0
-    const [row] = yield* sql<{ v: number | null }>`SELECT max(migration_id)::int AS v FROM ${sql(MIGRATIONS_TABLE)}`
-    return row?.v ?? 0
-  })
+  sql<{ v: number | null }>`SELECT max(migration_id)::int AS v FROM ${sql(MIGRATIONS_TABLE)}`.pipe(
+    Effect.map((rows) => rows[0]?.v ?? 0),
+    Effect.catchIf((e) => chain(e).some((x) => codeOf(x) === "42P01"), () => Effect.succeed(0))
+  )
 
 /** `StoreUnavailable` for a schema that is not the one this build knows (older, missing, or newer). */
 const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
@@ -1208,10 +1210,10 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
  * {@link guard}, for the scope: what `push` (`./push.ts`) writes through.
  * Fails as {@link layer}.
  */
-export const openWriter = (url: string, machine: string) =>
+export const openWriter = (url: string, machine: string, maxConnections?: number) =>
   Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target)
+    const client = yield* connect(url, target, maxConnections)
     const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
     return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target) }
   })

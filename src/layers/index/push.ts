@@ -188,6 +188,9 @@ const readLocalEvents = (
   )
 }
 
+/** Changed sources pushed at once (each on its own connection: their round trips to the server overlap). */
+const PUSH_CONCURRENCY = 4
+
 /** Local keys per `IN (…)` list (under SQLite's bound-parameter limit). */
 const KEYS_PER_QUERY = 5000
 
@@ -202,7 +205,7 @@ const KEYS_PER_QUERY = 5000
 export const push = (from: string, to: string, machine: string): Effect.Effect<PushReport, StoreUnavailable> =>
   Effect.scoped(Effect.gen(function*() {
     const local = yield* readonlySql(from)
-    const team = yield* openWriter(to, machine)
+    const team = yield* openWriter(to, machine, PUSH_CONCURRENCY)
     const lsql = local.sql
     const hasOverview = (yield* local.guard(lsql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
@@ -338,7 +341,7 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           sessionsAdded += again.sessions
         }
         yield* takeCheckpoint(row, source)
-      }), { concurrency: 4, discard: true })
+      }), { concurrency: PUSH_CONCURRENCY, discard: true })
     // Every changed source is in the team index now: the marker takes this push's digests (taken before anything was
     // read, so what changed locally since is compared again next time).
     yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, pushed_at)
