@@ -17,9 +17,14 @@
  *   counted twice; the cursor only moves forward within a generation
  *   (`cursor_seq`), and a generation another import already began is not
  *   begun again. A deadlock or serialization failure retries the transaction.
- * - Bulk loading: each batch is one multi-row `INSERT` of its events (in
- *   slices under PostgreSQL's 65,535 parameters) and one of its sessions;
- *   the checkpoints of all sources are one query.
+ * - Bulk loading: a batch's events and their search documents go in with
+ *   `INSERT … SELECT FROM unnest(…)`, each column bound as one array (a
+ *   dozen parameters a statement, in slices of 4,000 rows), its sessions in
+ *   one multi-row statement; the schema check is one query and the
+ *   checkpoints of all sources one more.
+ * - Usage (`usage`, migration `0003_usage`): one row per model response, as
+ *   the SQLite layer keeps them, written in each batch's transaction and
+ *   grouped in SQL.
  * - Search (`search_docs`, migration `0002_search`): a `tsvector` per event and
  *   per session title under a GIN index, its words the ones SQLite's FTS5
  *   makes (`tsvectorOf`), the query the same parsed tree as a `tsquery`

@@ -3,9 +3,14 @@
  * index, incrementally by the index's own checkpoints (local first: import
  * offline into SQLite, push when online).
  *
- * - Which sources changed is told from the checkpoints alone: one query on
- *   each side (the local `sources`, the team index's sources of this
- *   machine), compared in memory. An unchanged source costs nothing more.
+ * - Which sources changed is told from the checkpoints alone, with work
+ *   proportional to the change: the local checkpoints (a few small columns)
+ *   fall into {@link BUCKETS} buckets by key, each with a digest; the team
+ *   index keeps the digests the last push from this local index left
+ *   (`push_marks`, by machine and local file). Only the sources of buckets
+ *   whose digest changed are read whole locally and compared with the team
+ *   index's checkpoints of them (one query); the others cost nothing. A push
+ *   with nothing changed reads one marker row of the team index.
  * - A changed source at the generation the team index has gets only the
  *   events after the last one pushed (per source id: a native log's nested
  *   logs have sequences of their own), found with one query for all
@@ -26,6 +31,9 @@
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
  * - Changed sources are pushed four at a time (the connection pool's size).
+ * - The marker is written when every changed source is in the team index,
+ *   with the digests taken before anything was read: a source changed
+ *   locally while the push ran is compared again by the next one.
  *
  * Source: issue 17 ("Local first, then push").
  *
