@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,r,redact,mcp`: only these figures (g, h: the team index on a
+ * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp`: only these figures (g, h: the team index on a
  *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
@@ -22,6 +22,7 @@ import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.j
 import { writeAgentsTranscript } from "./generate/agents.js"
 import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } from "./generate/native.js"
 import { startPgServer, type PgServer } from "../test/support/pg-server.js"
+import { searchPgFigure } from "./figures/search-pg.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 
@@ -31,7 +32,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,r,redact,mcp").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -125,6 +126,7 @@ const prepare = async () => {
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
       "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
       "search": nodePath.join(REPO, "bench", "probes", "search.ts"),
+      "search-pg": nodePath.join(REPO, "bench", "probes", "search-pg.ts"),
       "mcp": nodePath.join(REPO, "bench", "probes", "mcp.ts"),
       "replay-render": nodePath.join(REPO, "bench", "probes", "replay-render.ts")
     },
@@ -564,6 +566,7 @@ const main = async () => {
 
   // -------- (s) search: latency over an index of 1,000,000 events, and what maintaining it costs an import
   if (only.has("s")) await searchFigure(inputs)
+  if (only.has("s-pg")) await searchPgFigure({ events: SIZES.searchEvents, nodeChild, check, lastJson, add, log, median, quantile, rssMiB, inputs })
 
   // -------- (r) HTML replay of a large session
   if (only.has("r")) {
@@ -738,7 +741,7 @@ const main = async () => {
   // -------- report
   const order = [
     "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
-    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete"
+    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete"
   ]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()

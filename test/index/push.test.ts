@@ -132,6 +132,40 @@ describe("push (SQLite → PostgreSQL)", () => {
       expect(p.eventsAdded).toBe(0)
     }))
 
+  it.effect("work proportional to the change: an idle push reads no team checkpoint, a change reads only its marker bucket's; another local index or a new team index compares all", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      // 60 more sources beside the corpus's, so buckets hold few sources each
+      for (let i = 0; i < 60; i++) {
+        const sessions = path.join(c.agents, `many-${i}`, "sessions")
+        fs.mkdirSync(sessions, { recursive: true })
+        fs.writeFileSync(path.join(sessions, `many-${i}.jsonl`), header(`s-many-${i}`).replace("pusher", `many-${i}`) + item(1, `many ${i}`))
+      }
+      const url = yield* migratedDatabase
+      const first = yield* importOnce(c.policy, c.local, c.plan)
+      const p1 = yield* push(c.local, url, MACHINE)
+      expect(p1.sources.compared).toBe(first.sources.accepted)
+      expect(p1.sources.compared).toBeGreaterThan(60)
+      const idle = yield* push(c.local, url, MACHINE)
+      expect(idle.sources).toMatchObject({ compared: 0, pushed: 0, unchanged: idle.sources.local - idle.sources.rejected })
+      fs.appendFileSync(c.file, item(5, "fifth"))
+      yield* importOnce(c.policy, c.local, c.plan)
+      const one = yield* push(c.local, url, MACHINE)
+      expect([one.sources.pushed, one.eventsAdded]).toEqual([1, 1])
+      expect(one.sources.compared).toBeGreaterThanOrEqual(1)
+      expect(one.sources.compared).toBeLessThan(5)
+      // the same file under another name is another local index: its first push compares everything, and adds nothing
+      const copy = path.join(c.dir, "copy.db")
+      fs.copyFileSync(c.local, copy)
+      const other = yield* push(copy, url, MACHINE)
+      expect([other.sources.compared, other.sources.pushed, other.eventsAdded]).toEqual([other.sources.local - other.sources.rejected, 0, 0])
+      // a new team index has no marker: everything is compared, and pushed
+      const fresh = yield* migratedDatabase
+      const all = yield* push(c.local, fresh, MACHINE)
+      expect([all.sources.compared, all.sources.pushed]).toEqual([all.sources.local - all.sources.rejected, all.sources.local - all.sources.rejected])
+      expect(yield* dumpIndex(fresh)).toEqual(yield* dumpIndex(url))
+    }))
+
   it.effect("an import killed part-way locally: its source waits for the next push, none of its events are pushed", () =>
     Effect.gen(function*() {
       const c = corpus()

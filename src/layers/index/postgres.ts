@@ -17,9 +17,14 @@
  *   counted twice; the cursor only moves forward within a generation
  *   (`cursor_seq`), and a generation another import already began is not
  *   begun again. A deadlock or serialization failure retries the transaction.
- * - Bulk loading: each batch is one multi-row `INSERT` of its events (in
- *   slices under PostgreSQL's 65,535 parameters) and one of its sessions;
- *   the checkpoints of all sources are one query.
+ * - Bulk loading: a batch's events and their search documents go in with
+ *   `INSERT … SELECT FROM unnest(…)`, each column bound as one array (a
+ *   dozen parameters a statement, in slices of 4,000 rows), its sessions in
+ *   one multi-row statement; the schema check is one query and the
+ *   checkpoints of all sources one more.
+ * - Usage (`usage`, migration `0003_usage`): one row per model response, as
+ *   the SQLite layer keeps them, written in each batch's transaction and
+ *   grouped in SQL.
  * - Search (`search_docs`, migration `0002_search`): a `tsvector` per event and
  *   per session title under a GIN index, its words the ones SQLite's FTS5
  *   makes (`tsvectorOf`), the query the same parsed tree as a `tsquery`
@@ -54,11 +59,11 @@ import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
 import { checkpointColumns, type CheckpointRow, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
-import { groupRows, type UsageRow, usageRows } from "../../domain/usage.js"
+import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { type PgTarget, targetOf } from "./pg-target.js"
-import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
@@ -162,13 +167,52 @@ const migrations = Migrator.fromRecord({
         sql`CREATE INDEX search_docs_words ON search_docs USING GIN (words)`
       ], { discard: true })
       yield* indexDocs(sql, null)
-    }))
+    })),
+  // Per-response usage (issue 18), as the SQLite layer keeps it (its migration 0005): one row per model response (or
+  // `result` run total) of each session generation, the last usage winning; kept in the transaction of each batch and
+  // grouped in SQL at query time. Filled here from the events the database already holds (no source is read).
+  "0003_usage": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* sql`CREATE TABLE usage (
+        source_key TEXT COLLATE "C" NOT NULL,
+        generation INTEGER NOT NULL,
+        session_uid TEXT COLLATE "C" NOT NULL,
+        response_key TEXT COLLATE "C" NOT NULL,
+        kind TEXT NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        event_uid TEXT COLLATE "C" NOT NULL,
+        sequence INTEGER NOT NULL,
+        occurred_at TEXT COLLATE "C",
+        model TEXT COLLATE "C",
+        input_tokens BIGINT,
+        output_tokens BIGINT,
+        cache_read_tokens BIGINT,
+        cache_write_tokens BIGINT,
+        cost_usd DOUBLE PRECISION,
+        run_seq INTEGER,
+        PRIMARY KEY (source_key, generation, session_uid, response_key)
+      )`
+      yield* sql`CREATE INDEX usage_by_session ON usage (session_uid, generation, kind, sequence)`
+      const sessions = yield* sql<{ source_key: string; generation: number; session_uid: string }>`
+        SELECT DISTINCT source_key, generation, session_uid FROM events WHERE ${sql.unsafe(MAY_CARRY_USAGE)}`
+      for (const s of sessions) yield* rebuildUsage(sql, s.source_key, s.generation, s.session_uid)
+    })),
+  // What each machine's last push left the team index holding (`./push.ts`): a digest per bucket of the local
+  // index's checkpoints, so a push reads the team side only for the buckets that changed since.
+  "0004_push_marks": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`CREATE TABLE push_marks (
+      machine TEXT COLLATE "C" NOT NULL,
+      origin TEXT COLLATE "C" NOT NULL,
+      buckets TEXT NOT NULL,
+      pushed_at TEXT NOT NULL,
+      PRIMARY KEY (machine, origin)
+    )`)
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 4
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -217,7 +261,7 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
 })
 
 /** Rows per multi-row `INSERT` of search documents (10 parameters a row), and characters of their words at most (one statement stays small). */
-const DOC_ROWS_PER_INSERT = 1000
+const DOC_ROWS_PER_INSERT = 4000
 const DOC_CHARS_PER_INSERT = 16 * 1024 * 1024
 
 /** `docs` in slices of at most {@link DOC_ROWS_PER_INSERT} rows and about {@link DOC_CHARS_PER_INSERT} characters of words. */
@@ -247,11 +291,22 @@ const docValues = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
 
 const DOC_COLUMNS = "source_key, generation, session_uid, event_uid, title_of, provider, kind, role, occurred_at, words"
 
-/** Insert search documents of events (one already there is left alone). Inside the caller's transaction. */
+/**
+ * Insert search documents of events (one already there is left alone), a
+ * slice per statement: each column bound as one array and the rows made by
+ * `unnest` on the server, so a statement has ten parameters however many
+ * rows it carries (no per-row placeholders to send, parse and plan). Inside
+ * the caller's transaction.
+ */
 const insertEventDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
   Effect.gen(function*() {
     for (const slice of docSlices(docs)) {
-      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)} ON CONFLICT DO NOTHING`
+      const col = <K extends keyof DocRow>(k: K) => slice.map((d) => d[k])
+      yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+        SELECT * FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("session_uid")}::text[],
+          ${col("event_uid")}::text[], ${col("title_of")}::text[], ${col("provider")}::text[], ${col("kind")}::text[],
+          ${col("role")}::text[], ${col("occurred_at")}::text[], ${col("words")}::tsvector[])
+        ON CONFLICT DO NOTHING`
     }
   })
 
@@ -262,6 +317,129 @@ const upsertTitleDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) 
       yield* sql`INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)}) VALUES ${docValues(sql, slice)}
                  ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
                    WHERE search_docs.words IS DISTINCT FROM excluded.words OR search_docs.provider IS DISTINCT FROM excluded.provider`
+    }
+  })
+
+/** A row of the `usage` table (see `domain/usage.ts`, {@link UsageRow}); the same columns as the SQLite layer's. */
+type UsageDbRow = {
+  readonly source_key: string
+  readonly generation: number
+  readonly session_uid: string
+  readonly response_key: string
+  readonly kind: "response" | "run"
+  readonly provider: string
+  readonly event_uid: string
+  readonly sequence: number
+  readonly occurred_at: string | null
+  readonly model: string | null
+  readonly input_tokens: number | null
+  readonly output_tokens: number | null
+  readonly cache_read_tokens: number | null
+  readonly cache_write_tokens: number | null
+  readonly cost_usd: number | null
+  readonly run_seq: number | null
+}
+
+const usageDbRow = (
+  r: Omit<UsageRow, "runSeq"> & { readonly runSeq?: number | null },
+  key: string,
+  generation: number,
+  uid: string,
+  eventUidValue: string
+): UsageDbRow => ({
+  source_key: key,
+  generation,
+  session_uid: uid,
+  response_key: r.key,
+  kind: r.kind,
+  provider: r.provider,
+  event_uid: eventUidValue,
+  sequence: r.sequence,
+  occurred_at: r.occurredAt,
+  model: r.model,
+  input_tokens: r.usage.inputTokens,
+  output_tokens: r.usage.outputTokens,
+  cache_read_tokens: r.usage.cacheReadTokens,
+  cache_write_tokens: r.usage.cacheWriteTokens,
+  cost_usd: r.costUsd,
+  run_seq: r.runSeq ?? null
+})
+
+/** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
+const MAY_CARRY_USAGE = `(kind = 'result' OR strpos(event_json, '"usage":{') > 0)`
+
+/** Usage rows per `INSERT` (16 parameters each). */
+const USAGE_CHUNK = 2000
+
+/**
+ * Rebuild the usage rows of one session generation from its stored events
+ * (upgraded to the current contract): what migration 0003 does for an index
+ * imported before it, and what a rollback does for the sessions whose
+ * events it removed. Inside the caller's transaction.
+ */
+const rebuildUsage = (sql: SqlClient.SqlClient, key: string, generation: number, uid: string) =>
+  Effect.gen(function*() {
+    yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation = ${generation} AND session_uid = ${uid}`
+    const stored = yield* sql<{ event_json: string; event_uid: string }>`
+      SELECT event_json, event_uid FROM events
+      WHERE session_uid = ${uid} AND generation = ${generation} AND source_key = ${key} AND ${sql.unsafe(MAY_CARRY_USAGE)}
+      ORDER BY sequence, event_uid`
+    if (stored.length === 0) return
+    const uidOfEvent = new Map<string, string>()
+    const events = stored.map((r) => {
+      const e = upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
+      uidOfEvent.set(`${e.sourceId}\u0000${e.sessionId}\u0000${e.eventId}`, r.event_uid)
+      return e
+    })
+    const rows = usageRows(events).map((r) =>
+      usageDbRow(r, key, generation, uid, uidOfEvent.get(`${r.sourceId}\u0000${r.sessionId}\u0000${r.eventId}`)!)
+    )
+    for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
+  })
+
+/**
+ * Keep the usage rows of a batch's events (inside its transaction): per
+ * session and response the row of the latest event by sequence wins (a
+ * response split across batches counts once, with its last usage), and each
+ * `result` row ends the run of the session's earlier responses not yet
+ * ended. Idempotent: an import running at once with the same events writes
+ * the same rows.
+ */
+const upsertUsage = (
+  sql: SqlClient.SqlClient,
+  key: string,
+  generation: number,
+  events: ReadonlyArray<SessionEvent>,
+  uidOf: (e: SessionEvent) => string,
+  eventUidOf: (e: SessionEvent) => string
+) =>
+  Effect.gen(function*() {
+    const latest = new Map<string, UsageDbRow>()
+    for (const e of events) {
+      const r = usageRowOf(e)
+      if (r === null) continue
+      const row = usageDbRow(r, key, generation, uidOf(e), eventUidOf(e))
+      const id = `${row.session_uid}\u0000${row.response_key}`
+      const before = latest.get(id)
+      if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
+    }
+    if (latest.size === 0) return
+    const rows = [...latest.values()].sort((a, b) =>
+      a.session_uid < b.session_uid ? -1 : a.session_uid > b.session_uid ? 1 : a.response_key < b.response_key ? -1 : a.response_key > b.response_key ? 1 : 0
+    )
+    for (let i = 0; i < rows.length; i += USAGE_CHUNK) {
+      yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}
+        ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
+          kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
+          occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
+          output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
+        WHERE excluded.sequence >= usage.sequence`
+    }
+    for (const run of rows.filter((r) => r.kind === "run").sort((a, b) => a.sequence - b.sequence)) {
+      yield* sql`UPDATE usage SET run_seq = ${run.sequence}
+                 WHERE session_uid = ${run.session_uid} AND generation = ${generation} AND source_key = ${key}
+                   AND kind = 'response' AND run_seq IS NULL AND sequence < ${run.sequence}`
     }
   })
 
@@ -402,17 +580,19 @@ interface AttemptState {
   readonly base: BaseRow | null
 }
 
-/** Rows per multi-row `INSERT` of events (12 parameters a row, under PostgreSQL's 65,535). */
+/** Rows per `INSERT` of events (each column one array parameter: a bound on the statement's size, not on parameters). */
 const EVENT_ROWS_PER_INSERT = 4000
 
-/** Where the schema of the index at the connection stands: the newest migration applied (0: none, no schema). */
+/**
+ * Where the schema of the index at the connection stands: the newest
+ * migration applied (0: none, no schema). One round trip: the migrations
+ * table is read, and its absence (`undefined_table`, 42P01) is version 0.
+ */
 const schemaVersion = (sql: SqlClient.SqlClient) =>
-  Effect.gen(function*() {
-    const [exists] = yield* sql<{ t: string | null }>`SELECT to_regclass(${MIGRATIONS_TABLE})::text AS t`
-    if (exists?.t === null || exists === undefined) return 0
-    const [row] = yield* sql<{ v: number | null }>`SELECT max(migration_id)::int AS v FROM ${sql(MIGRATIONS_TABLE)}`
-    return row?.v ?? 0
-  })
+  sql<{ v: number | null }>`SELECT max(migration_id)::int AS v FROM ${sql(MIGRATIONS_TABLE)}`.pipe(
+    Effect.map((rows) => rows[0]?.v ?? 0),
+    Effect.catchIf((e) => chain(e).some((x) => codeOf(x) === "42P01"), () => Effect.succeed(0))
+  )
 
 /** `StoreUnavailable` for a schema that is not the one this build knows (older, missing, or newer). */
 const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
@@ -508,6 +688,83 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             )
       )
 
+    /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
+    const groupKeyOf = (by: UsageFilter["by"]) =>
+      by === "session"
+        ? "u.session_uid"
+        : by === "day"
+        ? "substr(u.occurred_at, 1, 10)"
+        : by === "model"
+        ? "u.model"
+        : by === "provider"
+        ? "u.provider"
+        : "ss.workspace"
+
+    /** The usage groups of the rows `filter` selects (current generations of sources not rejected): as the SQLite layer's. */
+    const usageGroups = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
+      fail(sql<{
+        group_key: string | null
+        kind: "response" | "run"
+        model: string | null
+        covered: boolean
+        has_responses: boolean
+        stated: boolean
+        n: number
+        input_tokens: number | null
+        output_tokens: number | null
+        cache_read_tokens: number | null
+        cache_write_tokens: number | null
+        cost_usd: number | null
+      }>`
+        SELECT group_key, kind, model, covered, has_responses, stated, count(*)::int AS n,
+          sum(input_tokens)::float8 AS input_tokens, sum(output_tokens)::float8 AS output_tokens,
+          sum(cache_read_tokens)::float8 AS cache_read_tokens, sum(cache_write_tokens)::float8 AS cache_write_tokens,
+          sum(cost_usd)::float8 AS cost_usd
+        FROM (
+          SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
+            CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL THEN coalesce((
+              SELECT r.cost_usd IS NOT NULL FROM usage r
+              WHERE r.session_uid = u.session_uid AND r.generation = u.generation AND r.kind = 'run' AND r.sequence = u.run_seq
+                AND r.source_key = u.source_key LIMIT 1), false) ELSE false END AS covered,
+            CASE WHEN u.kind = 'run' THEN EXISTS (
+              SELECT 1 FROM usage x
+              WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
+                AND x.source_key = u.source_key) ELSE false END AS has_responses,
+            u.cost_usd IS NOT NULL AS stated,
+            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cost_usd
+          FROM usage u
+            JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
+            JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
+          WHERE s.status <> 'rejected'
+            ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+            ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
+            ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
+            ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
+            ${
+        filter.workspace !== undefined
+          ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+          : sql``
+      }
+        ) g
+        GROUP BY group_key, kind, model, covered, has_responses, stated`).pipe(
+        Effect.map((rows) =>
+          rows.map((r): UsageGroup => ({
+            group: r.group_key,
+            kind: r.kind,
+            model: r.model,
+            covered: r.covered,
+            hasResponses: r.has_responses,
+            stated: r.stated,
+            rows: r.n,
+            inputTokens: r.input_tokens,
+            outputTokens: r.output_tokens,
+            cacheReadTokens: r.cache_read_tokens,
+            cacheWriteTokens: r.cache_write_tokens,
+            costUsd: r.cost_usd
+          }))
+        )
+      )
+
     const shape: IndexShape = {
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
@@ -577,47 +834,9 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           return hits
         }),
 
-      // Tokens and cost (issue 18), worked out from the stored events of the sessions asked for (PostgreSQL keeps no
-      // usage rows yet: a scan of the events that may carry usage, the way the SQLite layer reads an index from before its 0005).
+      // Tokens and cost (issue 18): the usage rows kept at import, grouped in SQL as the SQLite layer groups them.
       usage: (filter) =>
-        filter.sessionUids !== undefined && filter.sessionUids.length === 0
-          ? Effect.succeed([])
-          : Effect.gen(function*() {
-            const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null }>`
-              SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace
-              FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-              WHERE s.status != 'rejected'
-                ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
-                ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
-                ${
-              filter.workspace !== undefined
-                ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
-                : sql``
-            }`)
-            const out: Array<UsageRow & { readonly group: string | null }> = []
-            for (const ss of sessions) {
-              const stored = yield* fail(sql<{ event_json: string }>`
-                SELECT event_json FROM events
-                WHERE session_uid = ${ss.session_uid} AND generation = ${ss.generation} AND source_key = ${ss.source_key}
-                  AND (kind = 'result' OR strpos(event_json, '"usage":{') > 0)
-                ORDER BY sequence, event_uid`)
-              for (const r of usageRows(stored.map((e) => upgradeEvent(JSON.parse(e.event_json) as SessionEvent)))) {
-                if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
-                if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
-                const group = filter.by === "session"
-                  ? ss.session_uid
-                  : filter.by === "day"
-                  ? r.occurredAt?.slice(0, 10) ?? null
-                  : filter.by === "model"
-                  ? r.model
-                  : filter.by === "provider"
-                  ? r.provider
-                  : ss.workspace
-                out.push({ ...r, group })
-              }
-            }
-            return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
-          }),
+        filter.sessionUids !== undefined && filter.sessionUids.length === 0 ? Effect.succeed([]) : usageGroups(filter),
 
       eventsAround: (uid, id, before, after) =>
         Effect.gen(function*() {
@@ -733,9 +952,18 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             Effect.gen(function*() {
               const added: Array<{ event_uid: string; session_uid: string; occurred_at: string | null }> = []
               for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
+                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt are the batch's.
+                const part = slice.slice(i, i + EVENT_ROWS_PER_INSERT)
+                const col = <K extends keyof (typeof part)[number]>(k: K) => part.map((r) => r[k])
                 added.push(
                   ...(yield* sql<{ event_uid: string; session_uid: string; occurred_at: string | null }>`
-                    INSERT INTO events ${sql.insert(slice.slice(i, i + EVENT_ROWS_PER_INSERT))}
+                    INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
+                                        occurred_at, event_json, attempt)
+                    SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
+                    FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
+                                ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
+                                ${col("occurred_at")}::text[], ${col("event_json")}::text[])
+                      AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
                     ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at`)
                 )
               }
@@ -798,6 +1026,9 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                 yield* sql`DELETE FROM search_docs WHERE title_of IN ${sql.in(untitled)} AND generation = ${generation}`
               }
             }
+            // The batch's usage rows (all its events: a row another import wrote is written alike).
+            const eventUids = new Map(rows.map((r, i) => [events[i], r.event_uid]))
+            yield* upsertUsage(sql, key, generation, events, sessionUidOf, (e) => eventUids.get(e)!)
             // The checkpoint moves only forward within its generation (imports running at once each move it).
             const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
                                  AND (cursor_seq IS NULL OR ${cursorSeq}::int IS NULL OR ${cursorSeq}::int >= cursor_seq))`
@@ -839,6 +1070,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           if (base === undefined || base === null) {
             // Never imported before this attempt: nothing of it stays.
             yield* sql`DELETE FROM events WHERE source_key = ${key}`
+            yield* sql`DELETE FROM usage WHERE source_key = ${key}`
             yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
             yield* sql`DELETE FROM generations WHERE source_key = ${key}`
             yield* upsertSource(source, 0, "rejected")
@@ -851,15 +1083,19 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           // Back to the checkpoint the attempt began from (as the SQLite layer), the session aggregates recounted in one statement.
           const gen = base.generation as number
           yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
           yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
-          yield* sql`
+          const touched = yield* sql<{ session_uid: string }>`
             WITH removed AS (
               DELETE FROM events WHERE source_key = ${key} AND generation = ${gen} AND attempt = ${state!.attempt} RETURNING session_uid
             ), touched AS (SELECT DISTINCT session_uid FROM removed)
             UPDATE sessions ss SET event_count = ss.event_count - (SELECT count(*)::int FROM removed r WHERE r.session_uid = ss.session_uid)
-            FROM touched t WHERE ss.session_uid = t.session_uid AND ss.generation = ${gen}`
+            FROM touched t WHERE ss.session_uid = t.session_uid AND ss.generation = ${gen}
+            RETURNING ss.session_uid`
+          // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
+          for (const t of touched) yield* rebuildUsage(sql, key, gen, t.session_uid)
           yield* sql`
             UPDATE sessions ss SET
               first_at = (SELECT min(occurred_at) FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation),
@@ -979,10 +1215,10 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
  * {@link guard}, for the scope: what `push` (`./push.ts`) writes through.
  * Fails as {@link layer}.
  */
-export const openWriter = (url: string, machine: string) =>
+export const openWriter = (url: string, machine: string, maxConnections?: number) =>
   Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target)
+    const client = yield* connect(url, target, maxConnections)
     const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
     return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target) }
   })

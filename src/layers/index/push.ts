@@ -3,9 +3,14 @@
  * index, incrementally by the index's own checkpoints (local first: import
  * offline into SQLite, push when online).
  *
- * - Which sources changed is told from the checkpoints alone: one query on
- *   each side (the local `sources`, the team index's sources of this
- *   machine), compared in memory. An unchanged source costs nothing more.
+ * - Which sources changed is told from the checkpoints alone, with work
+ *   proportional to the change: the local checkpoints (a few small columns)
+ *   fall into {@link BUCKETS} buckets by key, each with a digest; the team
+ *   index keeps the digests the last push from this local index left
+ *   (`push_marks`, by machine and local file). Only the sources of buckets
+ *   whose digest changed are read whole locally and compared with the team
+ *   index's checkpoints of them (one query); the others cost nothing. A push
+ *   with nothing changed reads one marker row of the team index.
  * - A changed source at the generation the team index has gets only the
  *   events after the last one pushed (per source id: a native log's nested
  *   logs have sequences of their own), found with one query for all
@@ -26,11 +31,15 @@
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
  * - Changed sources are pushed four at a time (the connection pool's size).
+ * - The marker is written when every changed source is in the team index,
+ *   with the digests taken before anything was read: a source changed
+ *   locally while the push ran is compared again by the next one.
  *
  * Source: issue 17 ("Local first, then push").
  *
  * @module
  */
+import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { StoreUnavailable } from "../../domain/errors.js"
@@ -38,6 +47,7 @@ import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../dom
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
 import { openWriter } from "./postgres.js"
+import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { readonlySql } from "./sqlite.js"
 
 /** What a push did. Counts of sources; `events` / `sessions`: rows added to the team index. */
@@ -50,6 +60,12 @@ export interface PushReport {
     readonly local: number
     /** Same checkpoint on both sides: nothing read or written. */
     readonly unchanged: number
+    /**
+     * Of the local sources, those whose team-side checkpoint was read: the
+     * sources of the marker's buckets that changed since the last push from
+     * this local index (all of them on a first push). The rest cost nothing.
+     */
+    readonly compared: number
     /** Events or checkpoint brought over. */
     readonly pushed: number
     /** Of the pushed: a new generation started in the team index (the older one superseded). */
@@ -106,6 +122,87 @@ const sameCheckpoint = (l: LocalRow, r: CheckpointedSource | undefined): boolean
   JSON.stringify(r.diagnostics) === JSON.stringify(l.diagnostics_json === null ? [] : JSON.parse(l.diagnostics_json))
 
 /**
+ * Buckets of the push marker: each local source falls in one by its key, and
+ * a bucket's digest covers the checkpoints of its sources. A push compares
+ * the team index's side only for the buckets whose digest changed since the
+ * last push from this local index (`push_marks`).
+ */
+const BUCKETS = 1024
+
+/** A local checkpoint as a push compares it (what {@link sameCheckpoint} looks at), small enough to read for every source. */
+interface LocalMark {
+  readonly source_key: string
+  readonly generation: number
+  readonly status: string
+  readonly event_count: number
+  readonly cursor: string | null
+  readonly fingerprint: string | null
+  readonly prefix: string | null
+  readonly source_id: string | null
+  readonly parts_json: string | null
+  readonly diagnostics_json: string | null
+  readonly busy: number
+}
+
+/** The bucket of a local source key (FNV-1a). */
+const bucketOf = (key: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % BUCKETS
+}
+
+/** The digest of each bucket of `marks` (sorted by key): 16 hex digits each, joined by commas. */
+const bucketDigests = (marks: ReadonlyArray<LocalMark>): Array<string> => {
+  const hashes = Array.from({ length: BUCKETS }, () => createHash("sha256"))
+  for (const m of marks) {
+    hashes[bucketOf(m.source_key)].update(
+      JSON.stringify([m.source_key, m.generation, m.status, m.event_count, m.cursor, m.fingerprint, m.prefix, m.source_id, m.parts_json, m.diagnostics_json, m.busy])
+    )
+  }
+  return hashes.map((h) => h.digest("hex").slice(0, 16))
+}
+
+/** A local event as a push reads it, with its place in its generation's order. */
+interface LocalEvent {
+  readonly event: SessionEvent
+  readonly sequence: number
+  readonly eventUid: string
+}
+
+/**
+ * The local read of a source's events (the one place a push reads local
+ * events: the local layout may change): the events of `row`'s generation
+ * after `after` (per source id) and after `page` (sequence, event uid),
+ * leaving out those of an attempt in progress, at most `limit`, in order.
+ */
+const readLocalEvents = (
+  local: Effect.Effect.Success<ReturnType<typeof readonlySql>>,
+  row: { readonly source_key: string; readonly generation: number },
+  after: ReadonlyArray<readonly [string, number]>,
+  page: { readonly sequence: number; readonly eventUid: string } | null,
+  limit: number
+): Effect.Effect<ReadonlyArray<LocalEvent>, StoreUnavailable> => {
+  const lsql = local.sql
+  return Effect.map(
+    local.guard(lsql<{ event_json: string; sequence: number; event_uid: string }>`
+      SELECT event_json, sequence, event_uid FROM events
+      WHERE source_key = ${row.source_key} AND generation = ${row.generation}
+        AND (attempt IS NULL OR attempt NOT IN (
+          SELECT json_extract(attempt_json, '$.attempt') FROM sources WHERE source_key = ${row.source_key} AND attempt_json IS NOT NULL))
+        ${after.length === 0 ? lsql`` : lsql`AND NOT (${lsql.or(after.map(([id, seq]) => lsql`(source_id = ${id} AND sequence <= ${seq})`))})`}
+        ${page === null ? lsql`` : lsql`AND (sequence > ${page.sequence} OR (sequence = ${page.sequence} AND event_uid > ${page.eventUid}))`}
+      ORDER BY sequence, event_uid LIMIT ${limit}`),
+    (rows) => rows.map((r) => ({ event: JSON.parse(r.event_json) as SessionEvent, sequence: r.sequence, eventUid: r.event_uid }))
+  )
+}
+
+/** Changed sources pushed at once (each on its own connection: their round trips to the server overlap). */
+const PUSH_CONCURRENCY = 4
+
+/** Local keys per `IN (…)` list (under SQLite's bound-parameter limit). */
+const KEYS_PER_QUERY = 5000
+
+/**
  * Push the SQLite index `from` into the PostgreSQL index `to` (migrated:
  * see `session-ingest index migrate`) as machine `machine`. Sources one after
  * another, each page of events in its own transaction; a push that is
@@ -116,26 +213,52 @@ const sameCheckpoint = (l: LocalRow, r: CheckpointedSource | undefined): boolean
 export const push = (from: string, to: string, machine: string): Effect.Effect<PushReport, StoreUnavailable> =>
   Effect.scoped(Effect.gen(function*() {
     const local = yield* readonlySql(from)
-    const team = yield* openWriter(to, machine)
+    const team = yield* openWriter(to, machine, PUSH_CONCURRENCY)
     const lsql = local.sql
     const hasOverview = (yield* local.guard(lsql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
-    const rows = yield* local.guard(lsql<LocalRow>`SELECT ${lsql.unsafe(localColumns(hasOverview ? "overview_json" : "NULL AS overview_json"))} FROM sources`)
-    const remote = yield* team.index.checkpoints
+    // Every local checkpoint, small: what the marker's digests cover.
+    const marks = yield* local.guard(lsql<LocalMark>`
+      SELECT source_key, generation, status, event_count, cursor, fingerprint, prefix, source_id, parts_json, diagnostics_json,
+             (attempt_json IS NOT NULL) AS busy
+      FROM sources ORDER BY source_key`)
+    const digests = bucketDigests(marks)
+    const tsql = team.sql
+    // What the last push from this local index left the team index holding: the buckets that differ are compared.
+    const [mark] = yield* team.fail(tsql<{ buckets: string }>`SELECT buckets FROM push_marks WHERE machine = ${machine} AND origin = ${local.file}`)
+    const marked = mark === undefined ? [] : mark.buckets.split(",")
     let unchanged = 0, inProgress = 0, rejected = 0, pushed = 0, newGenerations = 0, superseded = 0, eventsAdded = 0, sessionsAdded = 0
-    const changed: Array<{ row: LocalRow; source: SourceInfo; remote: CheckpointedSource | undefined }> = []
-    for (const row of rows) {
-      if (row.status === "rejected" && row.generation === 0) {
-        rejected++
-        continue
+    const candidates: Array<string> = []
+    for (const m of marks) {
+      if (m.status === "rejected" && m.generation === 0) rejected++
+      else if (m.busy !== 0 || m.status === "importing") inProgress++
+      else if (marked.length === BUCKETS && marked[bucketOf(m.source_key)] === digests[bucketOf(m.source_key)]) unchanged++
+      else candidates.push(m.source_key)
+    }
+    // The candidates' whole local rows, and the team index's checkpoints of them only (one query).
+    const columns = lsql.unsafe(localColumns(hasOverview ? "overview_json" : "NULL AS overview_json"))
+    const rows: Array<LocalRow> = []
+    if (candidates.length === marks.length - rejected - inProgress && candidates.length > KEYS_PER_QUERY) {
+      const wanted = new Set(candidates)
+      for (const r of yield* local.guard(lsql<LocalRow>`SELECT ${columns} FROM sources`)) if (wanted.has(r.source_key)) rows.push(r)
+    } else {
+      for (let i = 0; i < candidates.length; i += KEYS_PER_QUERY) {
+        rows.push(...(yield* local.guard(lsql<LocalRow>`SELECT ${columns} FROM sources WHERE source_key IN ${lsql.in(candidates.slice(i, i + KEYS_PER_QUERY))}`)))
       }
-      if (row.attempt_json !== null || row.status === "importing") {
-        inProgress++
-        continue
-      }
+    }
+    const keyed = rows.map((row) => {
       const locator = JSON.parse(row.locator_json) as Locator
       const provider = row.provider as ProviderId
-      const key = team.index.sourceKey(provider, locator)
+      return { row, locator, provider, key: team.index.sourceKey(provider, locator) }
+    })
+    const remote = new Map<string, CheckpointedSource>()
+    if (keyed.length > 0) {
+      const found = yield* team.fail(tsql<CheckpointRow>`
+        SELECT ${tsql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE source_key = ANY(${keyed.map((k) => k.key)}::text[])`)
+      for (const f of found) remote.set(f.source_key, toCheckpoint(f))
+    }
+    const changed: Array<{ row: LocalRow; source: SourceInfo; remote: CheckpointedSource | undefined }> = []
+    for (const { key, locator, provider, row } of keyed) {
       const r = remote.get(key)
       if (sameCheckpoint(row, r)) {
         unchanged++
@@ -150,7 +273,6 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const continuing = changed.filter((c) => c.remote !== undefined && c.remote.generation === c.row.generation && c.remote.status !== "superseded")
     const lastPushed = new Map<string, Map<string, number>>()
     if (continuing.length > 0) {
-      const tsql = team.sql
       const found = yield* team.fail(tsql<{ source_key: string; source_id: string; seq: number }>`
         SELECT e.source_key, e.source_id, max(e.sequence)::int AS seq FROM events e
           JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
@@ -176,32 +298,18 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
         const skip = [...after]
         let page: { sequence: number; eventUid: string } | null = null
         for (;;) {
-          const got: ReadonlyArray<{ event_json: string; sequence: number; event_uid: string }> = yield* local.guard(lsql<
-            { event_json: string; sequence: number; event_uid: string }
-          >`
-            SELECT event_json, sequence, event_uid FROM events
-            WHERE source_key = ${row.source_key} AND generation = ${row.generation}
-              AND (attempt IS NULL OR attempt NOT IN (
-                SELECT json_extract(attempt_json, '$.attempt') FROM sources WHERE source_key = ${row.source_key} AND attempt_json IS NOT NULL))
-              ${
-            skip.length === 0
-              ? lsql``
-              : lsql`AND NOT (${lsql.or(skip.map(([id, seq]) => lsql`(source_id = ${id} AND sequence <= ${seq})`))})`
-          }
-              ${page === null ? lsql`` : lsql`AND (sequence > ${page.sequence} OR (sequence = ${page.sequence} AND event_uid > ${page.eventUid}))`}
-            ORDER BY sequence, event_uid LIMIT ${PAGE}`)
+          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, row, skip, page, PAGE)
           if (got.length === 0) break
-          const events = got.map((g) => JSON.parse(g.event_json) as SessionEvent)
+          const events = got.map((g) => g.event)
           const committed = yield* team.index.commitBatch({ source, generation: row.generation, events, resumeCursor: null }, () => Effect.void)
           added += committed.events
           sessions += committed.sessions
           if (got.length < PAGE) break
           const last = got[got.length - 1]
-          page = { sequence: last.sequence, eventUid: last.event_uid }
+          page = { sequence: last.sequence, eventUid: last.eventUid }
         }
         return { added, sessions }
       })
-    const tsql = team.sql
     /** The team index's checkpoint of `source` becomes the local one. */
     const takeCheckpoint = (row: LocalRow, source: SourceInfo) =>
       team.fail(tsql`
@@ -241,12 +349,17 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           sessionsAdded += again.sessions
         }
         yield* takeCheckpoint(row, source)
-      }), { concurrency: 4, discard: true })
+      }), { concurrency: PUSH_CONCURRENCY, discard: true })
+    // Every changed source is in the team index now: the marker takes this push's digests (taken before anything was
+    // read, so what changed locally since is compared again next time).
+    yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, pushed_at)
+                          VALUES (${machine}, ${local.file}, ${digests.join(",")}, ${new Date().toISOString()})
+                          ON CONFLICT (machine, origin) DO UPDATE SET buckets = excluded.buckets, pushed_at = excluded.pushed_at`)
     return {
       from: local.file,
       to: team.target.shown,
       machine,
-      sources: { local: rows.length, unchanged, pushed, newGenerations, superseded, inProgress, rejected },
+      sources: { local: marks.length, unchanged, compared: keyed.length, pushed, newGenerations, superseded, inProgress, rejected },
       eventsAdded,
       sessionsAdded
     }

@@ -1,0 +1,149 @@
+/**
+ * Tokens and cost on both engines (issues 17 and 18): the PostgreSQL index
+ * keeps usage rows as the SQLite index does (migration 0003_usage there,
+ * 0005_usage here), maintained in each batch's transaction, so the same
+ * cases answer the same totals on each: Claude Code's EXPECTED.md figures at
+ * several batch sizes, AgentMux runs with and without a `result` line, the
+ * report by model / day / provider / session / workspace, a rejected attempt
+ * rolled back, and (PostgreSQL) the migration filling the rows from the
+ * events a database already holds.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { bundledPrices } from "../../src/domain/prices.js"
+import type { UsageSummary } from "../../src/domain/usage.js"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
+import { usageBySession, usageReport } from "../../src/layers/index/queries.js"
+import { Index } from "../../src/services/Index.js"
+import { layout } from "../agentmux/fixture.js"
+import { createStore, tsidxRecord } from "../agentmux/store-helper.js"
+import { copyFixtures, S } from "../claude-code/helpers.js"
+import { importOnce, indexLayer } from "../support/index.js"
+import { tempDir } from "../support/paths.js"
+import { engines, migratedDatabase, pgQuery } from "../support/pg.js"
+
+/** Every session's usage (by native id), priced with the bundled table. */
+const usageOf = (index: string) =>
+  Effect.gen(function*() {
+    const sessions = yield* Effect.flatMap(Index, (i) => i.sessions({}))
+    const byUid = yield* usageBySession(bundledPrices)
+    return new Map(sessions.map((s) => [s.sessionId, byUid.get(s.sessionUid) ?? null] as const))
+  }).pipe(Effect.provide(indexLayer(index)))
+
+const tokens = (u: UsageSummary | null | undefined) => u == null ? null : [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
+
+const claude = () => {
+  const root = copyFixtures()
+  const dir = path.dirname(root)
+  fs.mkdirSync(path.join(dir, "agents", "nobody"), { recursive: true })
+  return { dir, policy: { workspaceRoots: [dir], museRoots: [], agentsRoot: path.join(dir, "agents"), claudeRoot: root } }
+}
+
+const j = (v: unknown) => JSON.stringify(v)
+const U = (i: number, o: number, r: number, w: number) => ({ input_tokens: i, output_tokens: o, cache_read_input_tokens: r, cache_creation_input_tokens: w })
+const init = (sid: string, model: string) => j({ type: "system", subtype: "init", cwd: "/home/dev/x", session_id: sid, model, tools: [] })
+const user = (sid: string, text: string) => j({ type: "user", message: { role: "user", content: text }, session_id: sid })
+const asst = (sid: string, id: string, text: string, u: unknown, model: string) =>
+  j({ type: "assistant", message: { id, type: "message", role: "assistant", model, content: [{ type: "text", text }], usage: u }, session_id: sid })
+const result = (sid: string, cost: number, u: unknown) =>
+  j({ type: "result", subtype: "success", is_error: false, duration_ms: 1000, num_turns: 1, result: "ok", total_cost_usd: cost, usage: u, session_id: sid })
+
+const lines = [
+  init("S-R", "claude-sonnet-4-5"),
+  user("S-R", "go"),
+  asst("S-R", "msg_1", "He", U(3, 2, 100, 20), "claude-sonnet-4-5"),
+  asst("S-R", "msg_1", "Hello", U(3, 40, 100, 20), "claude-sonnet-4-5"),
+  asst("S-R", "msg_2", "Done", U(5, 7, 300, 0), "claude-sonnet-4-5"),
+  result("S-R", 0.25, U(8, 47, 400, 20)),
+  init("S-N", "claude-sonnet-4-5"),
+  user("S-N", "go"),
+  asst("S-N", "msg_3", "x", U(2, 10, 1000, 0), "claude-sonnet-4-5"),
+  init("S-M", "claude-mystery-9"),
+  user("S-M", "go"),
+  asst("S-M", "msg_4", "y", U(1, 1, 1, 1), "claude-mystery-9")
+]
+
+const agentmux = () => {
+  const dir = tempDir("si-am-usage-")
+  const store = path.join(dir, "filestore.db")
+  const laid = layout(lines)
+  const tsidx = laid.lines.map((l, i) => tsidxRecord(l.start, Date.UTC(2026, 0, 1 + Math.floor(i / 4), 12) + i)).join("")
+  createStore(store, [
+    { zoneId: "agent:u1:current", name: "output", bytes: laid.bytes, createdTs: 1_700_000_000_000 },
+    { zoneId: "agent:u1:current", name: "output.tsidx", bytes: Buffer.from(tsidx) }
+  ])
+  fs.mkdirSync(path.join(dir, "agents", "nobody"), { recursive: true })
+  return { dir, policy: { workspaceRoots: [], museRoots: [], agentsRoot: path.join(dir, "agents"), agentmuxStore: store, stateFile: path.join(dir, "state.db") } }
+}
+
+describe.each(engines)("usage rows ($engine)", ({ newIndex }) => {
+  for (const batchSize of [1, 500]) {
+    it.effect(`Claude Code, batch size ${batchSize}: every response once with its last usage; costUSD where stated, else the price table`, () =>
+      Effect.gen(function*() {
+        const c = claude()
+        const index = yield* newIndex(c.dir)
+        yield* importOnce(c.policy, index, planFromPolicy(c.policy, { batchSize }))
+        const u = yield* usageOf(index)
+        expect(tokens(u.get(S.S1))).toEqual([15, 1230, 155299, 7784])
+        expect(u.get(S.S1)!.costUsd).toBeCloseTo(0.0942747, 12)
+        expect(tokens(u.get(S.S3))).toEqual([12, 271, 43968, 1530])
+        expect(u.get(S.S3)!.costUsd).toBeCloseTo(0.023029, 12)
+        const side = [...u].find(([id]) => id.startsWith("sidechain-"))![1]
+        expect(tokens(side)).toEqual([8, 129, 22341, 0])
+        expect(tokens(u.get(S.S6))).toEqual([13, 413, 81818, 10035])
+        expect(u.get(S.S6)!.costUsd).toBeCloseTo(0.11401775, 12)
+      }))
+  }
+
+  for (const batchSize of [1, 2]) {
+    it.effect(`AgentMux, batch size ${batchSize}: the run's stated total, else the table, else tokens without a cost; the report by each key`, () =>
+      Effect.gen(function*() {
+        const a = agentmux()
+        const index = yield* newIndex(a.dir)
+        yield* importOnce(a.policy, index, planFromPolicy(a.policy, { agents: ["u1"], batchSize }))
+        const u = yield* usageOf(index)
+        expect(u.get("S-R")).toEqual({ inputTokens: 8, outputTokens: 47, cacheReadTokens: 400, cacheWriteTokens: 20, costUsd: 0.25, responses: 2, unpriced: [] })
+        expect(tokens(u.get("S-N"))).toEqual([2, 10, 1000, 0])
+        expect(u.get("S-N")!.costUsd).toBeCloseTo(0.000456, 12)
+        expect(u.get("S-M")).toMatchObject({ inputTokens: 1, costUsd: null, unpriced: [{ model: "claude-mystery-9", responses: 1 }] })
+        const report = (by: "model" | "day" | "provider" | "session" | "workspace", since?: string, until?: string) =>
+          usageReport({ by, since, until }, bundledPrices).pipe(Effect.provide(indexLayer(index)))
+        const byModel = yield* report("model")
+        expect(byModel.rows.map((r) => [r.key, r.inputTokens, r.costUsd === null ? null : Math.round(r.costUsd * 1e9) / 1e9])).toEqual([
+          ["claude-mystery-9", 1, null],
+          ["claude-sonnet-4-5", 10, 0.250456]
+        ])
+        expect(byModel.total).toMatchObject({ inputTokens: 11, outputTokens: 58, cacheReadTokens: 1401, cacheWriteTokens: 21, costUsd: null })
+        const byDay = yield* report("day")
+        expect(byDay.rows.map((r) => [r.key, r.inputTokens, r.costUsd])).toEqual([["2026-01-01", 3, 0], ["2026-01-02", 5, 0.25], ["2026-01-03", 3, null]])
+        expect((yield* report("day", "2026-01-02", "2026-01-02T23:59:59.999Z")).rows.map((r) => r.key)).toEqual(["2026-01-02"])
+        expect((yield* report("provider")).rows.map((r) => [r.key, r.responses])).toEqual([["agentmux", 4]])
+        expect((yield* report("session")).rows.map((r) => r.key).sort()).toEqual(["S-M", "S-N", "S-R"])
+        expect((yield* report("workspace")).rows.map((r) => r.key)).toEqual(["/home/dev/x"])
+      }))
+  }
+})
+
+describe("usage rows: PostgreSQL's migration 0003_usage", () => {
+  it.effect("a database imported before it gets its usage rows from the events it holds: the same totals as rows kept at import", () =>
+    Effect.gen(function*() {
+      const c = claude()
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, url, planFromPolicy(c.policy, { batchSize: 3 }))
+      const fresh = yield* usageOf(url)
+      const kept = yield* Effect.promise(() => pgQuery(url, "SELECT * FROM usage ORDER BY source_key, generation, session_uid, response_key"))
+      expect(kept.length).toBeGreaterThan(10)
+      // The schema as the build before it left it: no usage table, migrations up to 0002.
+      yield* Effect.promise(() => pgQuery(url, "DROP TABLE usage; DROP TABLE push_marks; DELETE FROM si_migrations WHERE migration_id >= 3"))
+      const outdated = yield* Effect.exit(usageOf(url))
+      expect(outdated._tag).toBe("Failure")
+      expect(JSON.stringify(outdated)).toContain("schema-outdated")
+      const migrated = yield* IndexPostgres.migrate(url)
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage", "push_marks"])
+      expect(yield* Effect.promise(() => pgQuery(url, "SELECT * FROM usage ORDER BY source_key, generation, session_uid, response_key"))).toEqual(kept)
+      expect(yield* usageOf(url)).toEqual(fresh)
+    }))
+})
