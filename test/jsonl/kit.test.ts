@@ -17,7 +17,6 @@ import {
   type Line,
   type LineBinding,
   maxCursorSpan,
-  ONE_READ_BYTES,
   openJsonl,
   readLines,
   spanIsValid
@@ -295,64 +294,5 @@ describe("shrink detection", () => {
         )
       })).pipe(Effect.match({ onFailure: (e) => e.code, onSuccess: (n) => `ok:${n}` }))
       expect(code).toBe("MALFORMED_SOURCE")
-    }))
-})
-
-describe("one read for a small file", () => {
-  /** Stream `mem` whole, then resume after its `k`-th line's cursor: the lines of each, and the reads of each. */
-  const both = (mem: ReturnType<typeof memFile>, k: number) =>
-    Effect.gen(function*() {
-      mem.state.reads.length = 0
-      const cs = yield* cursorsOf(mem, NATIVE, 1 << 20)
-      const streamReads = [...mem.state.reads]
-      mem.state.reads.length = 0
-      const r = yield* resumeFrom(mem, NATIVE, 1 << 20, cs[k].cursor)
-      return { cs, streamReads, resumeReads: [...mem.state.reads], r }
-    })
-  const text = (n: number, width: number) =>
-    Buffer.from(Array.from({ length: n }, (_, i) => `{"i":${i},"s":"${"é".repeat(width)}"}`).join("\n") + "\n")
-
-  it.effect("a file of at most ONE_READ_BYTES: one read serves the head, every line and a resume's check", () =>
-    Effect.gen(function*() {
-      for (const buf of [text(3, 5), text(40, 300), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text(40, 300)])]) {
-        expect(buf.length).toBeLessThanOrEqual(ONE_READ_BYTES)
-        const mem = memFile(buf)
-        const { cs, streamReads, resumeReads, r } = yield* both(mem, 1)
-        expect(cs.map((c) => ({ start: c.line.start, end: c.line.end, bytes: c.line.bytes.toString("hex"), terminated: true })))
-          .toEqual(expected(buf))
-        expect(streamReads).toEqual([[0, Math.max(4096, buf.length + 1)]])
-        expect(resumeReads).toEqual([[0, Math.max(4096, buf.length + 1)]])
-        expect(r).toMatchObject({ rest: expected(buf).slice(2).map((l) => Buffer.from(l.bytes, "hex").toString("utf8")) })
-      }
-    }))
-
-  it.effect("the size limit is inclusive; a larger file reads its 4 KiB head, then its lines in steps", () =>
-    Effect.gen(function*() {
-      const line = `{"s":"${"x".repeat(1015)}"}\n` // 1 KiB
-      const exact = Buffer.from(line.repeat(ONE_READ_BYTES / 1024))
-      expect(exact.length).toBe(ONE_READ_BYTES)
-      expect((yield* both(memFile(exact), 3)).streamReads).toEqual([[0, ONE_READ_BYTES + 1]])
-      const over = Buffer.concat([exact, Buffer.from(line)])
-      const { cs, streamReads, resumeReads, r } = yield* both(memFile(over), 60)
-      expect(cs.length).toBe(ONE_READ_BYTES / 1024 + 1)
-      expect(streamReads[0]).toEqual([0, 4096])
-      expect(streamReads.slice(1).every(([o]) => o >= 0)).toBe(true)
-      expect(streamReads.length).toBeGreaterThan(1)
-      // A resume reads the head, the cursor's line, and on from the next line: nothing else before it.
-      expect(resumeReads[0]).toEqual([0, 4096])
-      expect(Math.min(...resumeReads.slice(1).map(([o]) => o))).toBe(cs[60].line.start)
-      expect(r).toMatchObject({ rest: Array.from({ length: 4 }, () => line.slice(0, -1)) })
-    }))
-
-  it.effect("a small file that grows after it was opened is streamed as it was when opened", () =>
-    Effect.gen(function*() {
-      const mem = memFile(text(10, 3))
-      const got = yield* Effect.scoped(Effect.gen(function*() {
-        const src = yield* openJsonl(mem.access, mem.file, { sourceId: SOURCE, binding: NATIVE, maxRecordBytes: 100, what: "The log" })
-        mem.state.data = Buffer.concat([mem.state.data, Buffer.from("{\"late\":1}\n")])
-        return yield* Stream.runCount(src.lines(0))
-      }))
-      expect(got).toBe(10)
-      expect(mem.state.reads.length).toBe(1)
     }))
 })

@@ -8,8 +8,8 @@
  *
  * @module
  */
-export { isValidUtf8, type Line, LineSplitter, readLines, type ReadLinesOptions, readSize, STEP_BYTES } from "./lines.js"
-export { type JsonlOptions, type JsonlSource, ONE_READ_BYTES, openJsonl } from "./reader.js"
+export { isValidUtf8, type Line, LineSplitter, readLines, type ReadLinesOptions, readSize } from "./lines.js"
+export { type JsonlOptions, type JsonlSource, openJsonl } from "./reader.js"
 export {
   checkResume,
   headMatches,

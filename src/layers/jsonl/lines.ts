@@ -36,7 +36,7 @@ export interface Line {
 export interface ReadLinesOptions {
   /** Offset to start at (the start of a line). Default 0. */
   readonly from?: number
-  /** Bytes per read step. Default {@link STEP_BYTES}. */
+  /** Bytes per read step. Default 256 KiB (fewer events alive at once: lower peak memory, same speed). */
   readonly stepBytes?: number
   /** Longest line held, in bytes; longer lines are reported as `oversized`. */
   readonly maxLineBytes: number
@@ -45,9 +45,6 @@ export interface ReadLinesOptions {
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
-
-/** Bytes per read step of {@link readLines} by default: 256 KiB (fewer events alive at once: lower peak memory, same speed). */
-export const STEP_BYTES = 256 * 1024
 
 /**
  * The line splitting of {@link readLines}, synchronous, one read at a time:
@@ -188,7 +185,7 @@ export const readLines = (
   options: ReadLinesOptions
 ): Stream.Stream<Line, SourceAccessError> =>
   Stream.suspend(() => {
-    const step = options.stepBytes ?? STEP_BYTES
+    const step = options.stepBytes ?? 256 * 1024
     const from = options.from ?? 0
     const splitter = new LineSplitter(options.maxLineBytes, from)
     return Stream.unfoldChunkEffect(false, (done) => {

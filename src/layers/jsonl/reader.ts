@@ -20,7 +20,7 @@ import {
 import type { InvalidCursor, MalformedSource, SourceAccessError } from "../../domain/errors.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines, readSize, STEP_BYTES } from "./lines.js"
+import { type Line, readLines } from "./lines.js"
 import { checkResume, type LineBinding, type ResumePoint, unterminatedExtras } from "./resume.js"
 import { failIfShrank, hasBom } from "./shrink.js"
 
@@ -37,7 +37,6 @@ export interface JsonlOptions {
 
 /** An open JSONL source (see {@link openJsonl}). Owned by one stream. */
 export interface JsonlSource {
-  /** The file's reads (for a small file, answered from the one read made at open). */
   readonly open: OpenSource
   /** Size of the file when it was opened, bytes. */
   readonly sizeAtOpen: number
@@ -66,38 +65,8 @@ export interface JsonlSource {
 }
 
 /**
- * Files up to this size (bytes, 64 KiB) are read whole by the first read of
- * {@link openJsonl}; every later read of the stream is answered from those
- * bytes. Most session logs are this small, and a read through the event loop
- * costs more than the bytes of such a file.
- */
-export const ONE_READ_BYTES = 64 * 1024
-
-/**
- * `source` whose reads inside `first` (the bytes of its first read, at offset
- * 0, of `requested` bytes) are answered from those bytes: a read past them
- * goes to the file, except when `first` came back short (the whole file as
- * it was opened), where a read answers what `first` holds from its offset
- * (short, possibly empty: the end of the file).
- */
-const servedFrom = (source: OpenSource, first: Uint8Array, requested: number): OpenSource => {
-  const whole = first.length < requested
-  return {
-    ...source,
-    read: (offset, length) =>
-      offset + length <= first.length
-        ? Effect.succeed(first.subarray(offset, offset + length))
-        : whole && offset <= first.length
-        ? Effect.succeed(first.subarray(offset))
-        : source.read(offset, length)
-  }
-}
-
-/**
  * Open an authorized JSONL file for one stream (read-only, in the scope) and
- * read its head, or, for a file of at most {@link ONE_READ_BYTES}, the whole
- * file in that one read (`open` then answers the stream's reads from it).
- * Fails with access errors.
+ * read its head. Fails with access errors.
  */
 export const openJsonl = (
   access: SourceAccessShape,
@@ -105,16 +74,10 @@ export const openJsonl = (
   options: JsonlOptions
 ): Effect.Effect<JsonlSource, SourceAccessError, Scope.Scope> =>
   Effect.gen(function*() {
-    const opened = yield* access.open(file)
-    const sizeAtOpen = (yield* opened.stat).size
-    // A small file is read whole by this one read, which then serves the head, the lines,
-    // a header search and a cursor's check: one synchronous read per small source. A
-    // larger one reads its head only, so a resume reads nothing else before its line.
-    const firstSize = sizeAtOpen <= ONE_READ_BYTES ? readSize(0, 0, STEP_BYTES, sizeAtOpen) : HEAD_BYTES
-    const first = yield* opened.read(0, firstSize)
-    const open = servedFrom(opened, first, firstSize)
-    let head = Buffer.from(first.subarray(0, HEAD_BYTES))
+    const open = yield* access.open(file)
+    let head = Buffer.from(yield* open.read(0, HEAD_BYTES))
     let bindHead = headBinder(head)
+    const sizeAtOpen = (yield* open.stat).size
     const encode = cursorEncoder(options.sourceId)
     const checkNewline = options.binding.checkNewline
     // A line's events are consecutive: remember the CRC of the last line only.
