@@ -25,6 +25,7 @@ import { startPgServer, type PgServer } from "../test/support/pg-server.js"
 import { searchPgFigure } from "./figures/search-pg.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
+import { smallSourceFigure } from "./figures/small-source.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = nodePath.join(REPO, "bin", "session-ingest.mjs")
@@ -32,7 +33,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -124,6 +125,7 @@ const prepare = async () => {
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
+      "read-small": nodePath.join(REPO, "bench", "probes", "read-small.ts"),
       "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
       "search": nodePath.join(REPO, "bench", "probes", "search.ts"),
       "search-pg": nodePath.join(REPO, "bench", "probes", "search-pg.ts"),
@@ -225,7 +227,7 @@ const main = async () => {
     log(`generated AgentMux store ${JSON.stringify(inputs.agentmux)} in ${((t() - t0) / 1000).toFixed(1)} s`)
   }
   const nativeRoot = nodePath.join(tmp, "muse-root")
-  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp")) {
+  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp") || only.has("a-small")) {
     t0 = t()
     inputs.nativeRoot = writeNativeRoot(nativeRoot, SIZES.rootSessions, workspace)
     log(`generated native root ${JSON.stringify(inputs.nativeRoot)} in ${((t() - t0) / 1000).toFixed(1)} s`)
@@ -264,6 +266,9 @@ const main = async () => {
       })
     }
   }
+
+  // -------- (a-small) the fixed cost of reading a small source (bench/figures/small-source.ts)
+  if (only.has("a-small")) inputs.smallSource = await smallSourceFigure({ nodeChild, add }, nativeRoot, workspace)
 
   // -------- (a) stream throughput
   if (only.has("a")) {

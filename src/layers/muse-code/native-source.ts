@@ -626,7 +626,10 @@ export const streamNative = (
         const stats = newStats()
         return Stream.concat(
           nativeEvents(deps, parent, { stats, strictBindings: true, onRead }),
-          Stream.unwrap(Effect.sync(() => childStreams(deps, parent, stats.bindings, undefined, options)))
+          // Most logs bind no child session: then nothing follows (no stream built).
+          Stream.unwrap(Effect.sync(() =>
+            stats.bindings.length === 0 ? Stream.empty : childStreams(deps, parent, stats.bindings, undefined, options)
+          ))
         )
       }
       if (cursorIsFor(state, parent.sourceId)) {
