@@ -24,6 +24,7 @@ import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } fr
 import { startPgServer, type PgServer } from "../test/support/pg-server.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
+import { startupFigures } from "./figures/startup.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = nodePath.join(REPO, "bin", "session-ingest.mjs")
@@ -261,6 +262,11 @@ const main = async () => {
         note: "median of 11, interleaved"
       })
     }
+  }
+
+  // -------- (d) start-up of the commands that run against an index (bench/figures/startup.ts)
+  if (only.has("d")) {
+    await startupFigures({ tmp, cli, nodeNoop: () => run(NODE, ["-e", "0"], { env, cwd: tmp }), add, rssMiB })
   }
 
   // -------- (a) stream throughput
