@@ -26,6 +26,7 @@ import { searchPgFigure } from "./figures/search-pg.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 import { smallSourceFigure } from "./figures/small-source.js"
+import { startupFigures } from "./figures/startup.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = nodePath.join(REPO, "bin", "session-ingest.mjs")
@@ -269,6 +270,10 @@ const main = async () => {
 
   // -------- (a-small) the fixed cost of reading a small source (bench/figures/small-source.ts)
   if (only.has("a-small")) inputs.smallSource = await smallSourceFigure({ nodeChild, add }, nativeRoot, workspace)
+  // -------- (d) start-up of the commands that run against an index (bench/figures/startup.ts)
+  if (only.has("d")) {
+    await startupFigures({ tmp, cli, nodeNoop: () => run(NODE, ["-e", "0"], { env, cwd: tmp }), add, rssMiB })
+  }
 
   // -------- (a) stream throughput
   if (only.has("a")) {

@@ -35,6 +35,9 @@ export {
   Importer,
   ImportFaults,
   ImportProgress,
+  type ImportProgressShape,
+  type ImportProgressUpdate,
+  progressFraction,
   type ImportPlan,
   type ImportReport
 } from "./services/Importer.js"

@@ -78,4 +78,24 @@ layer(SourceAccessNode.layer)("SourceAccess (Node)", (it) => {
       const e = yield* Effect.flip(Effect.flatMap(SourceAccess, (a) => a.open(f)))
       expect(e.code).toBe("SOURCE_NOT_AUTHORIZED")
     }))
+
+  it.effect("readHead into a scratch buffer: the file's own bytes, as a view of the buffer; a shorter file after a longer one shows nothing of it", () =>
+    Effect.gen(function*() {
+      const access = yield* SourceAccess
+      const long = path.join(root, "real", "long.txt")
+      const short = path.join(root, "real", "short.txt")
+      fs.writeFileSync(long, "L".repeat(5000))
+      fs.writeFileSync(short, "short")
+      const scratch = Buffer.alloc(8192)
+      const a = yield* access.readHead(yield* authorize(long), 8192, scratch)
+      expect(Buffer.from(a.bytes).toString()).toBe("L".repeat(5000))
+      expect(a.bytes.buffer).toBe(scratch.buffer)
+      const b = yield* access.readHead(yield* authorize(short), 8192, scratch)
+      expect(Buffer.from(b.bytes).toString()).toBe("short")
+      expect(b.statAtOpen.size).toBe(5)
+      // a scratch buffer smaller than the read: a buffer of its own
+      const c = yield* access.readHead(yield* authorize(long), 8192, Buffer.alloc(16))
+      expect(c.bytes.length).toBe(5000)
+      expect(c.bytes.buffer).not.toBe(scratch.buffer)
+    }))
 })

@@ -4,10 +4,14 @@
  *
  * @module
  */
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 
-/** sha256 of a string or bytes, as 64 lowercase hex digits. */
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex")
+/**
+ * sha256 of a string (its UTF-8 bytes) or bytes, as 64 lowercase hex digits.
+ * Node's one-shot `crypto.hash` (Node >= 20.12): about 4x faster than a
+ * `createHash` object for the short inputs of ids (discovery makes one per log).
+ */
+export const sha256Hex = (data: string | Uint8Array): string => hash("sha256", data, "hex")
 
 /**
  * The source id of a locator. `canonical` is the real path of the file (or

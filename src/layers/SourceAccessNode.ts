@@ -179,9 +179,14 @@ const replaced = (file: AuthorizedFile) =>
     remediation: "Retry; if the file keeps changing, copy it somewhere stable first."
   })
 
-/** Read up to `length` bytes at `offset` of an open file descriptor (fewer at the end of the file). */
-const readFully = (fd: number, offset: number, length: number): Buffer => {
-  const buf = Buffer.allocUnsafe(length)
+/**
+ * Read up to `length` bytes at `offset` of an open file descriptor (fewer at
+ * the end of the file), into `into` when it is given and large enough.
+ */
+const readFully = (fd: number, offset: number, length: number, into?: Uint8Array): Buffer => {
+  const buf = into !== undefined && into.length >= length
+    ? Buffer.from(into.buffer, into.byteOffset, length)
+    : Buffer.allocUnsafe(length)
   let got = 0
   while (got < length) {
     const n = fs.readSync(fd, buf, got, length - got, offset + got)
@@ -281,18 +286,20 @@ const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError
   )
 
 /**
- * Open, check identity, read the head and close, all synchronous (one
- * `Effect` for the four calls): discovery settles most logs with their head.
+ * Open, check identity, read the head (into `scratch` when given) and close,
+ * all synchronous (one `Effect` for the four calls): discovery settles most
+ * logs with their head.
  */
 const readHead = (
   file: AuthorizedFile,
-  length: number
+  length: number,
+  scratch?: Uint8Array
 ): Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError> =>
   Effect.suspend(() => {
     const opened = openChecked(file)
     if (!("fd" in opened)) return Effect.fail(opened.error)
     try {
-      return Effect.succeed({ bytes: readFully(opened.fd, 0, length), statAtOpen: toStat(opened.stat) })
+      return Effect.succeed({ bytes: readFully(opened.fd, 0, length, scratch), statAtOpen: toStat(opened.stat) })
     } catch (e) {
       return Effect.fail(fsError(file.path, e))
     } finally {
@@ -328,31 +335,30 @@ const readWhole = (
     })
   )
 
+/** What a directory entry or an `lstat` is, never following a symlink. */
+const kindOf = (s: fs.Stats | fs.Dirent): DirEntry["kind"] =>
+  s.isSymbolicLink() ? "symlink" : s.isDirectory() ? "directory" : s.isFile() ? "file" : "other"
+
 const listDirectory = (dir: string): Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError> =>
   attemptSync(dir, () => fs.readdirSync(dir, { withFileTypes: true })).pipe(
     Effect.map((entries) =>
       entries
-        .map((d): DirEntry => ({
-          name: d.name,
-          kind: d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "directory" : d.isFile() ? "file" : "other"
-        }))
+        .map((d): DirEntry => ({ name: d.name, kind: kindOf(d) }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     )
   )
 
-const probe = (path: string) =>
-  Effect.try({
-    // lstatSync: enumeration probes thousands of paths; a synchronous lstat avoids a threadpool round trip each.
-    try: () => fs.lstatSync(path, { throwIfNoEntry: false }),
-    catch: (e) => fsError(path, e)
-  }).pipe(
-    Effect.map((st) =>
-      Option.map(Option.fromNullable(st), (s) => ({
-        kind: s.isSymbolicLink() ? "symlink" as const : s.isDirectory() ? "directory" as const : s.isFile() ? "file" as const : "other" as const,
-        stat: toStat(s)
-      }))
-    )
-  )
+/** One `lstat`, in one effect: enumeration probes thousands of paths (a synchronous call: no threadpool round trip). */
+const probe = (path: string): Effect.Effect<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError> =>
+  Effect.suspend(() => {
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(path, { throwIfNoEntry: false })
+    } catch (e) {
+      return Effect.fail(fsError(path, e))
+    }
+    return Effect.succeed(st === undefined ? Option.none() : Option.some({ kind: kindOf(st), stat: toStat(st) }))
+  })
 
 const copyTo = (path: string, dest: string): Effect.Effect<void, SourceAccessError> =>
   Effect.flatMap(

@@ -158,12 +158,58 @@ export interface ImporterShape {
 /** The importer service. */
 export class Importer extends Context.Tag("session-ingest/Importer")<Importer, ImporterShape>() {}
 
-/** Progress of a run, as sources finish (for a display on stderr). */
+/**
+ * Where a run is (issue 13, item 7): sent when a source is done and after
+ * each batch of events a source commits.
+ */
+export interface ImportProgressUpdate {
+  readonly sourcesDone: number
+  readonly totalSources: number
+  /** Events added so far. */
+  readonly events: number
+  /** Bytes of the sources accepted so far (their size when imported). */
+  readonly bytes: number
+  /**
+   * How far the run is through its sources' bytes: each source done counts
+   * its whole weight, the source being read up to the end of its own file's
+   * last read (capped at its weight). Never decreases; equals
+   * {@link bytesTotal} once every source is done. 0 when the run did not
+   * weigh its sources ({@link ImportProgressShape.weighsBytes}).
+   */
+  readonly bytesDone: number
+  /**
+   * The sources' weight: the sum of their files' sizes, one `stat` each
+   * before the run (0 for a source that is not a plain file, such as an
+   * AgentMux session, or that cannot be stat-ed). 0 when not weighed.
+   */
+  readonly bytesTotal: number
+}
+
+/** Progress of a run (for a display on stderr). */
 export interface ImportProgressShape {
-  readonly start: (totalSources: number) => Effect.Effect<void>
-  readonly update: (p: { readonly sourcesDone: number; readonly totalSources: number; readonly events: number; readonly bytes: number }) => Effect.Effect<void>
+  /**
+   * When true, the importer weighs the run's sources by their size before
+   * starting (one `stat` each) and reports `bytesDone` of `bytesTotal`, so
+   * that one big source moves a display as it is read. The silent default
+   * does not: a run without a display costs no extra `stat`.
+   */
+  readonly weighsBytes?: boolean | undefined
+  /** A run starts: its sources, and their weight in bytes (0 when not weighed). */
+  readonly start: (totalSources: number, bytesTotal?: number) => Effect.Effect<void>
+  readonly update: (p: ImportProgressUpdate) => Effect.Effect<void>
   readonly end: Effect.Effect<void>
 }
+
+/**
+ * How far a run is, from 0 to 1: by bytes when it weighed its sources and
+ * they weigh anything, else by sources done (1 for a run without sources).
+ */
+export const progressFraction = (p: ImportProgressUpdate): number =>
+  p.bytesTotal > 0
+    ? Math.min(1, p.bytesDone / p.bytesTotal)
+    : p.totalSources > 0
+    ? p.sourcesDone / p.totalSources
+    : 1
 
 /** Where progress goes. Default: nowhere ({@link ImportProgress.silent}). */
 export class ImportProgress extends Context.Tag("session-ingest/ImportProgress")<ImportProgress, ImportProgressShape>() {

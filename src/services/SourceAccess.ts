@@ -74,10 +74,14 @@ export interface SourceAccessShape {
    * bytes from offset 0, close it. Answers the bytes (fewer at the end of the
    * file) and the file's stat when it was opened. For callers that often need
    * only the head (discovery), without holding the file open in a scope.
+   * `scratch` (optional, at least `length` bytes): read into it instead of a
+   * new buffer; the answer's bytes are then a view of it, valid until the
+   * caller reuses it (discovery reads thousands of heads into one buffer).
    */
   readonly readHead: (
     file: AuthorizedFile,
-    length: number
+    length: number,
+    scratch?: Uint8Array
   ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError>
   /** Read a whole authorized file; `ResourceLimitExceeded` past `maxBytes`. */
   readonly readWhole: (

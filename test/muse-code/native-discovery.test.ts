@@ -344,3 +344,89 @@ describe("native discovery at the real default budget", () => {
       expect([r.status, r.coverage, r.sourceCount]).toEqual(["not-checked", "partial", 2])
     }), 60_000)
 })
+
+describe("native discovery: many logs in one run (issue 13, item 6)", () => {
+  // Heads of many logs are read one after another (into one buffer in the Node layer); a log its
+  // head does not settle is read on. Each log must get the receipt it gets when discovered alone.
+  const dir = tempDir()
+  const ws = nodePath.join(dir, "ws")
+  const other = nodePath.join(dir, "other")
+  fs.mkdirSync(ws)
+  fs.mkdirSync(other)
+  const root = nodePath.join(dir, "sessions")
+  const fillers = (from: number, n: number) => Array.from({ length: n }, (_, i) => filler(from + i))
+  const pad = (seq: number, n: number) => ({ ...filler(seq), pad: "p".repeat(n) })
+  const logs: Record<string, string> = {
+    // evidence past the first 64 KiB and past a 256 KiB step: read on beyond the head
+    "a-late": jsonl([...Array.from({ length: 40 }, (_, i) => pad(i + 1, 8000)), metadata(41, ws), end(42)]),
+    // a short log after a long one: nothing of the long head may show through
+    "b-short": jsonl([opened(1), metadata(2, ws)]),
+    "c-other": jsonl([opened(1), metadata(2, other), end(3)]),
+    "d-relative": jsonl([routeFacts(1, "relative/ws"), end(2)]),
+    "e-child": jsonl([frame([opened(1), branch(2, ws)]), filler(3)]),
+    // a line cut by the end of the first read, evidence on the line after it
+    "f-straddle": jsonl([pad(1, 64 * 1024 - 300), routeFacts(2, nodePath.join(ws, "sub")), end(3)]),
+    "g-torn-short": jsonl([opened(1)], "{\"schema_version\":1,\"payload_type\":\"runtime.sess"),
+    "h-none-long": jsonl([...fillers(1, 3000), end(3001)]),
+    "i-other-then-ws": jsonl([metadata(1, other), filler(2), routeFacts(3, ws)]),
+    "j-tiny": jsonl([metadata(1, ws)])
+  }
+  const paths: Record<string, string> = {}
+  for (const [name, text] of Object.entries(logs)) paths[name] = writeLog(root, "2026/09/25", name, text)
+  const discover = (museRoot: string) =>
+    adapterWith({ policy: { workspaceRoots: [ws], museRoots: [museRoot] } }).pipe(Effect.flatMap((a) => a.discover({})))
+
+  it.effect("each log gets the receipt and source it gets when discovered alone", () =>
+    Effect.gen(function*() {
+      const all = yield* discover(root)
+      expect(receiptsOf(all)).toHaveLength(Object.keys(logs).length)
+      for (const [name, text] of Object.entries(logs)) {
+        const alone = writeLog(nodePath.join(dir, `alone-${name}`), "2026/09/25", name, text)
+        const one = yield* discover(nodePath.join(dir, `alone-${name}`))
+        const mine = byId(all).get(idOf(paths[name]))!
+        const its = receiptsOf(one)[0]
+        expect([name, { ...mine, sourceId: "", locator: "" }]).toEqual([name, { ...its, sourceId: "", locator: "" }])
+        const src = all.sources.find((s) => s.sourceId === idOf(paths[name]))
+        const srcAlone = one.sources.find((s) => s.sourceId === idOf(alone))
+        expect([name, src?.summary]).toEqual([name, srcAlone?.summary])
+      }
+      const outcome = (name: string) => byId(all).get(idOf(paths[name]))!.outcome
+      expect(Object.keys(logs).map((n) => [n, outcome(n)])).toEqual([
+        ["a-late", "matched"],
+        ["b-short", "matched"],
+        ["c-other", "mismatch"],
+        ["d-relative", "mismatch"],
+        ["e-child", "matched"],
+        ["f-straddle", "matched"],
+        ["g-torn-short", "inconclusive"],
+        ["h-none-long", "inconclusive"],
+        ["i-other-then-ws", "matched"],
+        ["j-tiny", "matched"]
+      ])
+      expect(byId(all).get(idOf(paths["a-late"]))).toMatchObject({
+        recordsInspected: 41,
+        reachedEof: false,
+        bytesInspected: Buffer.byteLength(logs["a-late"]) - lineBytes(end(42))
+      })
+      expect(byId(all).get(idOf(paths["f-straddle"]))).toMatchObject({ recordsInspected: 2, childrenInspected: 0 })
+      expect(byId(all).get(idOf(paths["e-child"]))).toMatchObject({ recordsInspected: 1, childrenInspected: 2 })
+    }), 60_000)
+
+  it.effect("a log settled near its start is read no further than its first 64 KiB", () =>
+    Effect.gen(function*() {
+      const d = tempDir()
+      const w = nodePath.join(d, "ws")
+      fs.mkdirSync(w)
+      const big = writeLog(d, "2026/09/25", "big", jsonl([opened(1), metadata(2, w), ...fillers(3, 20_000)]))
+      expect(fs.statSync(big).size).toBeGreaterThan(1024 * 1024)
+      const reads: ReadLog = []
+      const r = yield* (yield* adapterWith({
+        policy: { workspaceRoots: [w], museRoots: [d] },
+        access: recordingAccess(reads)
+      })).discover({})
+      expect(r.sourceCount).toBe(1)
+      const read = reads.filter(([p]) => p === fs.realpathSync(big)).reduce((n, [, , l]) => n + l, 0)
+      expect(read).toBeGreaterThan(0)
+      expect(read).toBeLessThanOrEqual(64 * 1024)
+    }))
+})

@@ -49,7 +49,7 @@ import {
   type RejectedSource,
   type SupersededSource
 } from "../../services/Importer.js"
-import { type KnownSource, SessionSources } from "../../services/SessionSource.js"
+import { type KnownSource, SessionSources, type SourceRead } from "../../services/SessionSource.js"
 import { planOf } from "../provider.js"
 import { type ProviderPlanInputs, providers } from "../registry.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
@@ -91,6 +91,19 @@ export const fingerprintOf = (
     return fingerprint
   }).pipe(Effect.orElseSucceed(() => null))
 }
+
+/**
+ * A source's weight for progress by bytes: its file's size (one `stat`
+ * through `access`); 0 for a source that is not a plain file or cannot be
+ * stat-ed.
+ */
+const weightOf = (access: SourceAccessShape, locator: Locator): Effect.Effect<number> =>
+  locator.path === ""
+    ? Effect.succeed(0)
+    : access.probe(nodePath.resolve(locator.path)).pipe(
+      Effect.map((o) => (Option.isSome(o) && o.value.kind === "file" ? o.value.stat.size : 0)),
+      Effect.orElseSucceed(() => 0)
+    )
 
 /** The stat of a fingerprint's own file, and of each part by name. */
 const fingerprintFields = (fingerprint: string | null) => {
@@ -211,7 +224,9 @@ const make = Effect.gen(function*() {
     overview: SourceSummary,
     batchSize: number,
     checkpoints: ReadonlyMap<string, CheckpointedSource>,
-    onBatch: (committed: CommittedBatch) => Effect.Effect<void>
+    onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
+    /** Each read of the stream (progress by bytes). */
+    onRead?: (read: SourceRead) => void
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
@@ -268,7 +283,10 @@ const make = Effect.gen(function*() {
             cursor: from,
             includeSubagents: true,
             onDiagnostic: (d) => diagnostics.push(d),
-            onRead: digests.onRead
+            onRead: onRead === undefined ? digests.onRead : (read) => {
+              digests.onRead(read)
+              onRead(read)
+            }
           }).pipe(
             Stream.grouped(batchSize),
             Stream.runFoldEffect(0, (n, chunk) => {
@@ -522,11 +540,17 @@ const make = Effect.gen(function*() {
       const notIncluded = plan.skipped
       const stale = yield* supersedeStale(work, checkpoints, covered)
 
-      yield* progress.start(work.length)
+      // Progress by bytes (a display asks for it): each source weighs its file's size; the one being
+      // read counts up to the end of its own file's last read, so one big source moves the display.
+      const weights = progress.weighsBytes === true ? yield* Effect.forEach(work, (w) => weightOf(access, w.locator)) : []
+      const bytesTotal = weights.reduce((a, b) => a + b, 0)
+      let bytesDone = 0, position = 0
+      yield* progress.start(work.length, bytesTotal)
       let accepted = 0, unchanged = 0, eventsAdded = 0, sessionsAdded = 0, newGenerations = 0, bytes = 0, done = 0
       const rejected: Array<RejectedSource> = []
-      const onBatch = (inserted: number) =>
-        Effect.suspend(() => progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded + inserted, bytes }))
+      const update = (events: number) =>
+        progress.update({ sourcesDone: done, totalSources: work.length, events, bytes, bytesDone: bytesDone + position, bytesTotal })
+      const onBatch = (inserted: number) => Effect.suspend(() => update(eventsAdded + inserted))
       /** Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial. */
       const noteDiagnostics = (w: (typeof work)[number], diagnostics: ReadonlyArray<Diagnostic>) => {
         const p = providers.get(w.provider)
@@ -538,12 +562,20 @@ const make = Effect.gen(function*() {
           partialProvider(p, d.code, d.message, remedy, path)
         }
       }
-      for (const w of work) {
+      for (const [k, w] of work.entries()) {
         let inSource = 0
+        const weight = weights[k] ?? 0
+        const own = resolveLocator(w.locator).path
+        position = 0
+        const onRead = weight > 0
+          ? (read: SourceRead) => {
+            if (read.path === own) position = Math.min(weight, Math.max(position, read.offset + read.bytes.length))
+          }
+          : undefined
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        })
+        }, onRead)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
@@ -575,7 +607,9 @@ const make = Effect.gen(function*() {
           }
         }
         done++
-        yield* progress.update({ sourcesDone: done, totalSources: work.length, events: eventsAdded, bytes })
+        bytesDone += weight
+        position = 0
+        yield* update(eventsAdded)
       }
       yield* progress.end
       const rejectedByCode: Record<string, number> = {}

@@ -33,6 +33,7 @@ import {
   type EvidenceHit,
   EvidenceScanner,
   type InspectionReason,
+  type LineScan,
   type ScanCounts
 } from "../../domain/muse-code/evidence-scan.js"
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
@@ -143,14 +144,13 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
           const dp = nodePath.join(mp, d.name)
           for (const s of dirs(yield* list(dp), SESSION_ID_DIR)) {
             const path = nodePath.join(dp, s.name, SESSION_LOG_NAME)
-            const probed = yield* deps.access.probe(path).pipe(
-              Effect.catchAll(() => Effect.sync(() => {
-                tally.unreadableFolders++
-                return Option.none()
-              }))
-            )
-            if (Option.isNone(probed)) continue
-            const log = probed.value
+            const probed = yield* Effect.either(deps.access.probe(path))
+            if (probed._tag === "Left") {
+              tally.unreadableFolders++
+              continue
+            }
+            if (Option.isNone(probed.right)) continue
+            const log = probed.right.value
             if (log.kind === "symlink") {
               tally.symlinksSkipped++
               continue
@@ -207,6 +207,35 @@ const settledAtEnd = (scanner: EvidenceScanner): Settled => ({
   hit: null
 })
 
+/** Settled by matching evidence: `sizeAtOpen` tells whether the match reached the end of the source. */
+const matchedAt = (hit: EvidenceHit, sizeAtOpen: number): Settled => ({
+  outcome: "matched",
+  reason: "WORKSPACE_MATCHED",
+  counts: hit.counts,
+  reachedEof: hit.counts.bytes >= sizeAtOpen,
+  hit
+})
+
+/** Settled by a stop of the scanner on `line` (a budget, malformed or truncated input). */
+const stoppedAt = (reason: InspectionReason, scanner: EvidenceScanner, line: Line, cutByBudget: boolean): Settled => ({
+  outcome: "inconclusive",
+  reason,
+  counts: scanner.counts(),
+  reachedEof: !line.terminated && !cutByBudget,
+  hit: null
+})
+
+/** Scan one line, told whether the source-byte budget cut it (the file goes on past it). */
+const scanLine = (scanner: EvidenceScanner, line: Line, cutByBudget: boolean): LineScan =>
+  scanner.scan({
+    start: line.start,
+    end: line.end,
+    bytes: line.bytes,
+    terminated: line.terminated,
+    oversized: line.oversized,
+    cutByBudget
+  })
+
 /**
  * Scan `lines` in order until one settles the inspection: matching evidence,
  * or a stop (a budget, malformed or truncated input). Null when they leave it
@@ -224,164 +253,223 @@ const settleLines = (
   Effect.gen(function*() {
     for (const line of lines) {
       const cutByBudget = !line.terminated && line.end >= cap && (yield* sizeNow) > line.end
-      const r = scanner.scan({
-        start: line.start,
-        end: line.end,
-        bytes: line.bytes,
-        terminated: line.terminated,
-        oversized: line.oversized,
-        cutByBudget
-      })
+      const r = scanLine(scanner, line, cutByBudget)
       for (const hit of r.evidence) {
-        if (yield* matches(hit.path)) {
-          return {
-            outcome: "matched",
-            reason: "WORKSPACE_MATCHED",
-            counts: hit.counts,
-            reachedEof: hit.counts.bytes >= sizeAtOpen,
-            hit
-          }
-        }
+        if (yield* matches(hit.path)) return matchedAt(hit, sizeAtOpen)
       }
-      if (r.stop !== null) {
-        return {
-          outcome: "inconclusive",
-          reason: r.stop,
-          counts: scanner.counts(),
-          reachedEof: !line.terminated && !cutByBudget,
-          hit: null
-        }
-      }
+      if (r.stop !== null) return stoppedAt(r.stop, scanner, line, cutByBudget)
     }
     return null
   })
 
 /**
- * Read one candidate's lines under the budget and scan them until a decision
- * (see the module doc). The first read takes the log's head in one step
- * (`readHead`: open, read, close) and is split and scanned in plain code, so a
- * log settled by its head (most are: the evidence is near the start) costs
- * four system calls and no scope or stream. A longer log is read on through
- * an open handle from where the head ended.
+ * The head's part of {@link settleLines}, in plain code: the same decisions
+ * over the lines of a head read in one step, with evidence paths whose match
+ * is already known (`known`: undefined when not resolved yet). Answers the
+ * settlement, null when the head leaves the inspection open, or the first
+ * evidence path still to resolve (the caller resolves it and scans the head
+ * again with a fresh scanner and splitter). The lines are views of `bytes`:
+ * nothing of them outlives the call (the splitter copies a torn remainder).
  */
-const scanCandidate = (
-  deps: DiscoveryDeps,
-  file: AuthorizedFile,
+const settleHead = (
+  bytes: Uint8Array,
+  headEnds: boolean,
+  cap: number,
+  sizeAtOpen: number,
   scanner: EvidenceScanner,
-  matches: (path: string) => Effect.Effect<boolean>
-): Effect.Effect<Settled, SourceAccessError> =>
-  Effect.gen(function*() {
-    const cap = deps.budget.maxSourceBytes
-    const step = Math.min(256 * 1024, Math.max(4096, cap))
-    const splitter = new LineSplitter(deps.budget.maxRecordBytes)
-    // Sized to the log when it is small: one short read, which ends the scan, and no 256 KiB buffer per log.
-    const first = readSize(0, 0, step, file.stat.size)
-    // Reads end at the source-byte budget: past it the source looks ended.
-    const head = yield* deps.access.readHead(file, Math.min(first, cap))
-    const sizeAtOpen = head.statAtOpen.size
-    const headEnds = head.bytes.length < first
-    // Split as scanned: a log settled on line 2 never has the rest of its head split.
-    const lines = function*() {
-      if (head.bytes.length > 0) yield* splitter.split(head.bytes)
-      if (headEnds) yield* splitter.finish()
-    }
+  splitter: LineSplitter,
+  known: (path: string) => boolean | undefined
+): Settled | string | null => {
+  const settle = (line: Line): Settled | string | null => {
     // The file is closed again: whether it goes on past a cut line is told by its size when opened.
-    const settled = yield* settleLines(lines(), cap, scanner, matches, sizeAtOpen, Effect.succeed(sizeAtOpen))
-    if (settled !== null) return settled
-    if (headEnds) return settledAtEnd(scanner)
-    return yield* Effect.scoped(Effect.gen(function*() {
-      const open = yield* deps.access.open(file)
-      const sizeNow = Effect.map(open.stat, (st) => st.size)
-      for (;;) {
-        const offset = splitter.offset
-        const raw = offset >= cap ? EMPTY : yield* open.read(offset, Math.min(step, cap - offset))
-        const atEnd = raw.length < step
-        const more = raw.length === 0 ? splitter.finish() : splitter.push(raw)
-        if (atEnd && raw.length > 0) splitter.finish(more)
-        const s = yield* settleLines(more, cap, scanner, matches, sizeAtOpen, sizeNow)
-        if (s !== null) return s
-        if (atEnd) return settledAtEnd(scanner)
-      }
-    }))
-  })
+    const cutByBudget = !line.terminated && line.end >= cap && sizeAtOpen > line.end
+    const r = scanLine(scanner, line, cutByBudget)
+    for (const hit of r.evidence) {
+      const m = known(hit.path)
+      if (m === undefined) return hit.path
+      if (m) return matchedAt(hit, sizeAtOpen)
+    }
+    return r.stop !== null ? stoppedAt(r.stop, scanner, line, cutByBudget) : null
+  }
+  // Split as scanned: a log settled on line 2 never has the rest of its head split.
+  if (bytes.length > 0) {
+    for (const line of splitter.split(bytes)) {
+      const s = settle(line)
+      if (s !== null) return s
+    }
+  }
+  if (!headEnds) return null
+  for (const line of splitter.finish()) {
+    const s = settle(line)
+    if (s !== null) return s
+  }
+  return settledAtEnd(scanner)
+}
+
+/** Bytes of a log's first read (its head): the evidence sits near the start of a log (seed 001: line 2). */
+const HEAD_BYTES = 64 * 1024
+
+/** Bytes of each later read of a log its head did not settle. */
+const STEP_BYTES = 256 * 1024
+
+/** An inspection its head left open: the scan so far, to go on from where the head ended. */
+interface OpenScan {
+  readonly scanner: EvidenceScanner
+  readonly splitter: LineSplitter
+  readonly sizeAtOpen: number
+}
 
 /**
- * Inspect one candidate for workspace evidence under the budget. Never fails:
- * an unreadable source is an `inconclusive` / `UNREADABLE` receipt.
+ * Go on reading a log its head left open, through an open handle, in
+ * {@link STEP_BYTES} steps up to the source-byte budget, until a decision.
  */
-const inspectCandidate = (
+const continueScan = (
   deps: DiscoveryDeps,
-  c: Candidate,
+  file: AuthorizedFile,
+  scan: OpenScan,
   matches: (path: string) => Effect.Effect<boolean>
-): Effect.Effect<Inspected> =>
-  Effect.suspend(() => {
-    // Reached by listing from a real root without following any symlink: the path is its real path.
-    // `readHead` and `open` re-check identity (device, inode, birth time) under O_NOFOLLOW.
-    const file: AuthorizedFile = { path: c.path, root: c.root, stat: c.stat }
-    const sourceId = makeSourceId("muse-code", NATIVE_CLASS, file.path)
-    const locator = redactLocator(sourceId, file.path)
-    const scanner = new EvidenceScanner(deps.budget)
-    return scanCandidate(deps, file, scanner, matches).pipe(
-      Effect.map((st): Inspected => ({
-        receipt: {
-          sourceId,
-          locator,
-          outcome: st.outcome,
-          reasonCode: st.reason,
-          recordsInspected: st.counts.records,
-          childrenInspected: st.counts.children,
-          bytesInspected: st.counts.bytes,
-          reachedEof: st.reachedEof
-        },
-        source: st.hit === null ? null : {
-          provider: "muse-code",
-          sourceId,
-          locator: { locatorClass: NATIVE_CLASS, path: file.path },
-          sessionId: scanner.sessionId ?? c.folder,
-          overview: nativeOverview(scanner.sessionId ?? c.folder, st.hit.path),
-          summary: {
-            sessionId: scanner.sessionId ?? c.folder,
-            date: c.date,
-            evidence: st.hit.field,
-            evidencePath: st.hit.path,
-            evidenceInRetainedChild: st.hit.inChild
-          }
-        }
-      })),
-      Effect.catchAll(() =>
-        Effect.succeed<Inspected>({
-          receipt: {
-            sourceId,
-            locator,
-            outcome: "inconclusive",
-            reasonCode: "UNREADABLE",
-            recordsInspected: 0,
-            childrenInspected: 0,
-            bytesInspected: 0,
-            reachedEof: false
-          },
-          source: null
-        })
-      )
-    )
-  })
+): Effect.Effect<Settled, SourceAccessError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const { scanner, sizeAtOpen, splitter } = scan
+    const cap = deps.budget.maxSourceBytes
+    const step = Math.min(STEP_BYTES, Math.max(4096, cap))
+    const open = yield* deps.access.open(file)
+    const sizeNow = Effect.map(open.stat, (st) => st.size)
+    for (;;) {
+      const offset = splitter.offset
+      const raw = offset >= cap ? EMPTY : yield* open.read(offset, Math.min(step, cap - offset))
+      const atEnd = raw.length < step
+      const more = raw.length === 0 ? splitter.finish() : splitter.push(raw)
+      if (atEnd && raw.length > 0) splitter.finish(more)
+      const s = yield* settleLines(more, cap, scanner, matches, sizeAtOpen, sizeNow)
+      if (s !== null) return s
+      if (atEnd) return settledAtEnd(scanner)
+    }
+  }))
 
-/** Candidates inspected at once: reads past a log's head overlap, the evidence scan stays on one thread. */
+/** A candidate's file: reached by listing from a real root without following any symlink, so its path is its real path. */
+const fileOf = (c: Candidate): AuthorizedFile => ({ path: c.path, root: c.root, stat: c.stat })
+
+/** The receipt (and the source, when matched) of a settled inspection. */
+const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspected => {
+  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+  const sessionId = scanner.sessionId ?? c.folder
+  return {
+    receipt: {
+      sourceId,
+      locator: redactLocator(sourceId, c.path),
+      outcome: st.outcome,
+      reasonCode: st.reason,
+      recordsInspected: st.counts.records,
+      childrenInspected: st.counts.children,
+      bytesInspected: st.counts.bytes,
+      reachedEof: st.reachedEof
+    },
+    source: st.hit === null ? null : {
+      provider: "muse-code",
+      sourceId,
+      locator: { locatorClass: NATIVE_CLASS, path: c.path },
+      sessionId,
+      overview: nativeOverview(sessionId, st.hit.path),
+      summary: {
+        sessionId,
+        date: c.date,
+        evidence: st.hit.field,
+        evidencePath: st.hit.path,
+        evidenceInRetainedChild: st.hit.inChild
+      }
+    }
+  }
+}
+
+/** The receipt of a candidate that could not be read. */
+const unreadable = (c: Candidate): Inspected => {
+  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+  return {
+    receipt: {
+      sourceId,
+      locator: redactLocator(sourceId, c.path),
+      outcome: "inconclusive",
+      reasonCode: "UNREADABLE",
+      recordsInspected: 0,
+      childrenInspected: 0,
+      bytesInspected: 0,
+      reachedEof: false
+    },
+    source: null
+  }
+}
+
+/** Logs read on past their heads at once: their reads overlap; the evidence scan stays on one thread. */
 const INSPECTION_CONCURRENCY = 8
 
 /**
- * Inspect the candidates at `indices`, {@link INSPECTION_CONCURRENCY} at a
- * time. Answers the inspections in the order of `indices`. (Was a pool of
- * hand-written worker fibers; `Effect.forEach` measured within 5% of its CPU
- * time discovering 10,000 small native sessions: about 1.0 s either way.)
+ * Inspect the candidates at `indices` for workspace evidence under the
+ * budget; never fails (an unreadable source is an `inconclusive` /
+ * `UNREADABLE` receipt). Answers the inspections in the order of `indices`.
+ *
+ * Heads first, one after another in this fiber: each is read with
+ * `readHead` (open, read, close) into one scratch buffer and scanned in plain
+ * code ({@link settleHead}), so a log settled by its head (most are: the
+ * evidence is near the start) costs four system calls and no buffer, scope,
+ * stream or fiber of its own (`readHead` is synchronous, so fibers overlapped
+ * nothing there: discovering 10,000 small logs spent most of its time in a
+ * fiber, a buffer and a dozen effects per log). Then the few logs their heads
+ * left open are read on, {@link INSPECTION_CONCURRENCY} at a time
+ * ({@link continueScan}).
  */
 const inspectAll = (
   deps: DiscoveryDeps,
   candidates: ReadonlyArray<Candidate>,
   indices: ReadonlyArray<number>,
-  matches: (path: string) => Effect.Effect<boolean>
+  matches: (path: string) => Effect.Effect<boolean>,
+  known: (path: string) => boolean | undefined
 ): Effect.Effect<Array<Inspected>> =>
-  Effect.forEach(indices, (i) => inspectCandidate(deps, candidates[i], matches), { concurrency: INSPECTION_CONCURRENCY })
+  Effect.gen(function*() {
+    const cap = deps.budget.maxSourceBytes
+    const out: Array<Inspected> = new Array(indices.length)
+    const open: Array<{ readonly k: number; readonly scan: OpenScan }> = []
+    // Owned by this loop alone: each head is scanned before the next one is read into it.
+    const scratch = Buffer.allocUnsafe(HEAD_BYTES)
+    for (let k = 0; k < indices.length; k++) {
+      const c = candidates[indices[k]]
+      // Sized to the log when it is small: one short read, which ends the scan.
+      const first = readSize(0, 0, HEAD_BYTES, c.stat.size)
+      // Reads end at the source-byte budget: past it the source looks ended.
+      const head = yield* Effect.either(deps.access.readHead(fileOf(c), Math.min(first, cap), scratch))
+      if (head._tag === "Left") {
+        out[k] = unreadable(c)
+        continue
+      }
+      const { bytes, statAtOpen } = head.right
+      for (;;) {
+        const scanner = new EvidenceScanner(deps.budget)
+        const splitter = new LineSplitter(deps.budget.maxRecordBytes)
+        const s = settleHead(bytes, bytes.length < first, cap, statAtOpen.size, scanner, splitter, known)
+        if (typeof s === "string") {
+          // A path not resolved yet (the first log naming it): resolve it once, then scan the head again.
+          yield* matches(s)
+          continue
+        }
+        if (s === null) open.push({ k, scan: { scanner, splitter, sizeAtOpen: statAtOpen.size } })
+        else out[k] = inspected(c, s, scanner)
+        break
+      }
+    }
+    yield* Effect.forEach(open, ({ k, scan }) => {
+      const c = candidates[indices[k]]
+      return continueScan(deps, fileOf(c), scan, matches).pipe(
+        Effect.match({
+          onFailure: () => unreadable(c),
+          onSuccess: (st) => inspected(c, st, scan.scanner)
+        }),
+        Effect.map((r) => {
+          out[k] = r
+        })
+      )
+    }, { concurrency: INSPECTION_CONCURRENCY, discard: true })
+    return out
+  })
 
 /**
  * A candidate selected before, unchanged since (same fingerprint), whose
@@ -457,6 +545,8 @@ export const discoverNative = (
         realCache.set(path, ok)
         return ok
       })
+    /** Whether `path` matches, when that is known without I/O (undefined: not resolved yet). */
+    const resolved = (path: string): boolean | undefined => nodePath.isAbsolute(path) ? realCache.get(path) : false
     const tally: EnumerationTally = {
       roots: roots.length,
       candidates: 0,
@@ -490,7 +580,7 @@ export const discoverNative = (
         if (hit !== null) inspected[i] = hit
         else toRead.push(i)
       }
-      const read = yield* inspectAll(deps, candidates, toRead, matches)
+      const read = yield* inspectAll(deps, candidates, toRead, matches, resolved)
       toRead.forEach((i, k) => (inspected[i] = read[k]))
       inspected.forEach((r, i) => {
         receipts.push(r.receipt)
