@@ -102,6 +102,7 @@ const withWatch = <A>(
     yield* next((r) => r.round === 1, 120)
     /** Until no round came for 1.5 s (a change written in two steps may take two rounds). */
     const quiet = rounds.take.pipe(Effect.timeout(Duration.millis(1500)), Effect.option, Effect.repeat({ until: (o) => o._tag === "None" }), Effect.asVoid)
+    yield* quiet // the full round that follows the first, once its folders are watched
     const out = yield* body(next, quiet)
     yield* Fiber.interrupt(fiber)
     return out
@@ -140,9 +141,9 @@ describe("import --watch (library)", () => {
             expect(yield* eventCount).toBe(before + k)
           }
           // The refresh round then stores the transcript's discovery summary (counts, last activity).
-          yield* next((r) => r.trigger === "refresh")
+          yield* next((r) => r.scope === "full")
           yield* quiet
-        }))
+        }), { refresh: "5 seconds" })
       yield* expectFresh(a)
     })
   }, 60_000)

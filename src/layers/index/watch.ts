@@ -435,7 +435,7 @@ export const watch = <E = never>(
         const ms = performance.now() - t0
         if (full) {
           lastFullAt = Date.now()
-          lastFullMs = ms
+          lastFullMs = trigger === "start" ? 0 : ms // the first import is no measure of a round's cost
           pollDue = false
           // A folder watched only now: one more full round sees what was written before its watcher was there.
           if (yield* syncWatchers) {
