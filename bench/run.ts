@@ -6,8 +6,9 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp`: only these figures (g, h: the team index on a
- *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay);
+ * - `BENCH_ONLY=a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp,w`: only these figures (g, h: the team index on a
+ *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay;
+ *   w: `import --watch` latency);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
  */
 import { spawnSync } from "node:child_process"
@@ -17,6 +18,7 @@ import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 import Database from "better-sqlite3"
+import { watchLatency } from "./figures/watch-latency.js"
 import { chromium } from "playwright-core"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
@@ -34,7 +36,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp,w").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -748,10 +750,21 @@ const main = async () => {
     })
   }
 
+  // -------- (w) import --watch: append-to-indexed latency (bench/figures/watch-latency.ts)
+  if (only.has("w")) {
+    const w = await watchLatency({ tmp, bin: BIN, env, logBytes: Math.max(MiB, Math.round(64 * MiB * scale)), log })
+    add({
+      id: "w", figure: `(w) import --watch: append-to-indexed latency, median of ${w.samples.length} appends to a watched ${(w.logBytes / MiB).toFixed(0)} MiB native log (p95 ${w.p95.toFixed(0)} ms)`,
+      measured: w.measured, unit: "ms", floor: w.floor, floorWhat: "the same append seen by a plain fs.watch callback (bench process)",
+      ratio: w.measured / w.floor, target: "median and p95 < 1000 ms", pass: w.measured < 1000 && w.p95 < 1000, peakRssMiB: w.peakRssMiB,
+      floorPeakRssMiB: null, samples: { measured: w.samples, floor: w.floorSamples }, note: `p95 ${w.p95.toFixed(1)} ms; floor p95 ${w.floorP95.toFixed(2)} ms`
+    })
+  }
+
   // -------- report
   const order = [
     "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
-    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete"
+    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete", "w"
   ]
   figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
   printTable()

@@ -16,11 +16,12 @@ import { SourceNotFound } from "../domain/errors.js"
 import * as App from "../layers/app.js"
 import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
+import * as Watch from "../layers/index/watch.js"
 import { isPostgresUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
-import { causeLine, ImportFaults, type ImportPlan, type ImportReport, type PartialCause } from "../services/Importer.js"
+import { causeLine, ImportFaults, type ImportPlan, ImportProgress, type ImportReport, type PartialCause } from "../services/Importer.js"
 import type { Index } from "../services/Index.js"
 import type { StoreUnavailable } from "../domain/errors.js"
 import { loadConfig } from "./config.js"
@@ -199,6 +200,16 @@ export const importLayer = (policy: AccessPolicyShape, index: string, machine: s
   ImporterLayer.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(App.layer(policy), writeIndexLayer(index, machine), ImportFaults.none, Progress.layer))
   )
+
+/**
+ * The layer of `import --watch` (`../layers/index/watch.ts`): as
+ * {@link importLayer}, with the watch's memory as the importer's hooks, and
+ * no progress bar (a round is a line).
+ */
+export const watchLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname()) => {
+  const base = Layer.mergeAll(App.layer(policy), writeIndexLayer(index, machine), ImportFaults.none, ImportProgress.silent)
+  return ImporterLayer.layer.pipe(Layer.provideMerge(Watch.memoryLayer().pipe(Layer.provideMerge(base))))
+}
 
 /**
  * The index of a query command (`--index`, else the config file's `index`,

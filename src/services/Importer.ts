@@ -11,7 +11,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { StoreUnavailable } from "../domain/errors.js"
-import type { DiscoveryReport, Locator, ProviderId } from "../domain/model.js"
+import type { Hash } from "node:crypto"
+import type { DiscoveryReport, Locator, ProviderId, SourceSummary } from "../domain/model.js"
 import type { DiscoverRequest } from "./SessionSource.js"
 import type { CommitPoint } from "./Index.js"
 
@@ -25,7 +26,18 @@ export interface ImportPlan {
     /** Finding no source at all makes coverage partial (an agent UID that is not in the store). */
     readonly expectSources?: boolean | undefined
   }>
-  readonly explicit: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>
+  readonly explicit: ReadonlyArray<{
+    readonly provider: ProviderId
+    readonly locator: Locator
+    /**
+     * What an earlier discovery said of it (a watch's targeted round; default:
+     * none). Given, the source is checkpointed as not yet seen by discovery
+     * (its fingerprint marked `+summary:earlier`), so the next run with
+     * discovery takes it again and stores the summary of the file as it is then.
+     */
+    readonly summary?: Record<string, unknown> | undefined
+    readonly overview?: SourceSummary | undefined
+  }>
   /** Providers the operator did not authorize, with the remediation that would include them. */
   readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
   /** Events per transaction (default 500). */
@@ -231,4 +243,52 @@ export class ImportFaults extends Context.Tag("session-ingest/ImportFaults")<
 >() {
   /** No faults. */
   static none: Layer.Layer<ImportFaults> = Layer.succeed(ImportFaults, { at: () => Effect.void })
+}
+
+/** A source a run looked at ({@link ImportHooksShape.source}). */
+export interface SeenSource {
+  readonly provider: ProviderId
+  /** Its locator, the path made absolute. */
+  readonly locator: Locator
+  readonly summary: Record<string, unknown>
+  readonly overview: SourceSummary
+  /** The other files its stream reads (nested logs), absolute. */
+  readonly parts: ReadonlyArray<string>
+  /** Its provider reads one source per file (`SessionSourceAdapter.sourcePerFile`). */
+  readonly perFile: boolean
+}
+
+/** What {@link ImportHooks} is told and asked; every member may be a no-op. */
+export interface ImportHooksShape {
+  /** A provider's discovery went through these roots (real paths). */
+  readonly roots: (provider: ProviderId, roots: ReadonlyArray<string>) => Effect.Effect<void>
+  /** A source the run looked at, imported or unchanged (before it is read). */
+  readonly source: (source: SeenSource) => Effect.Effect<void>
+  /**
+   * Asked before the importer hashes the imported prefix of `path` again
+   * (its stat changed since the checkpoint): answer the sha256 state over
+   * exactly the checkpoint's `binding` (`<n>:<hex>`, see
+   * `src/layers/index/prefix.ts`) when the caller has verified, in this
+   * process, that the first n bytes are still those (e.g. `watch.ts`: same
+   * file, never shorter, the bytes before the cursor unchanged), else null:
+   * the importer then reads and hashes the prefix, as without hooks.
+   */
+  readonly trustedPrefix: (path: string, binding: string) => Effect.Effect<Hash | null>
+  /** A source's own file was committed up to `binding`; `state` is the sha256 state there (the caller's copy). */
+  readonly imported: (path: string, binding: string, state: Hash) => Effect.Effect<void>
+}
+
+/**
+ * Optional hooks of a long-running importer (the `import --watch` loop,
+ * `src/layers/index/watch.ts`): what the importer saw, and a verified prefix
+ * it need not hash again. Absent from the context: none (a plain import).
+ */
+export class ImportHooks extends Context.Tag("session-ingest/ImportHooks")<ImportHooks, ImportHooksShape>() {
+  /** Hooks that do nothing and trust nothing. */
+  static readonly none: ImportHooksShape = {
+    roots: () => Effect.void,
+    source: () => Effect.void,
+    trustedPrefix: () => Effect.succeed(null),
+    imported: () => Effect.void
+  }
 }

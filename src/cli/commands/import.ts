@@ -1,12 +1,17 @@
 /**
  * `session-ingest import`: bring every authorized source into the index, and
- * print the coverage report. Exit 8 when coverage is partial.
+ * print the coverage report. Exit 8 when coverage is partial. With
+ * `--watch`: stay running and import what changes, a line (or a JSON
+ * envelope) per round, until Ctrl-C / SIGTERM (exit 130, the index
+ * consistent); see `../../layers/index/watch.ts`.
  *
  * @module
  */
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import type { ImportReport } from "../../services/Importer.js"
+import type { WatchRound } from "../../layers/index/watch.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
@@ -84,6 +89,27 @@ const render = (r: ImportReport, index: string): string => {
   return lines.join("\n") + "\n"
 }
 
+/** `--watch`: keep running and import what changes (`import`'s options otherwise). */
+const watchOption = Options.boolean("watch").pipe(
+  Options.withDescription(
+    "Stay running: import what is appended or added under the authorized roots as it is written, a line per round (a JSON envelope per round with --json); Ctrl-C stops (exit 130)."
+  )
+)
+
+/** A round of `--watch` on one line: `round N scope (trigger): +S sessions, +E events; sources …; coverage; ms`. */
+export const roundLine = (r: WatchRound): string => {
+  const s = r.report.sources
+  const counts = [`${s.accepted} imported`, `${s.unchanged} unchanged`]
+  if (s.rejected > 0) counts.push(`${s.rejected} rejected`)
+  if (s.newGenerations > 0) counts.push(`${s.newGenerations} new generation${s.newGenerations === 1 ? "" : "s"}`)
+  if (s.superseded > 0) counts.push(`${s.superseded} superseded`)
+  const causes = r.report.causes.length > 0 ? ` (${[...new Set(r.report.causes.map((c) => c.code))].join(", ")})` : ""
+  return `round ${r.round} ${r.scope} (${r.trigger}${r.changedPaths > 0 ? `, ${r.changedPaths} changed` : ""}): ` +
+    `+${r.report.sessionsAdded} sessions, +${r.report.eventsAdded} events; ${counts.join(", ")}; ` +
+    `${r.report.coverage}${causes}; ${r.ms.toFixed(0)} ms` +
+    (r.watching.unwatched > 0 ? `; ${r.watching.unwatched} folder(s) polled, not watched` : "") + "\n"
+}
+
 /** The command. */
 export const importCommand = Command.make(
   "import",
@@ -93,13 +119,23 @@ export const importCommand = Command.make(
     index: O.index,
     machine: O.machine,
     ...O.roots,
-    ...O.importInputs
+    ...O.importInputs,
+    watch: watchOption
   },
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
       const { config, index, plan, policy, workspaces } = yield* rt.importSetup(o)
       const machine = rt.machineOf(o.machine)
+      const shownIndex = rt.shownIndex(index)
+      if (o.watch) {
+        const team = rt.isPostgresUrl(index) ? { machine } : {}
+        const onRound = (r: WatchRound) =>
+          printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...r, report: rt.withConfigRemedies(r.report, config) }, () => roundLine(r))
+        // Changes to the index itself (under a watched root) are no reason for a round.
+        const ignore = rt.isPostgresUrl(index) ? [] : [index]
+        return yield* rt.watch(plan, onRound, { ignore }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
+      }
       const report = rt.withConfigRemedies(
         rt.withMissingWorkspaces(
           yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine))),
@@ -108,7 +144,7 @@ export const importCommand = Command.make(
         config
       )
       // A PostgreSQL index is shown without its password, with the machine its sources are keyed by.
-      const shown = rt.shownIndex(index)
+      const shown = shownIndex
       const team = rt.isPostgresUrl(index) ? { machine } : {}
       yield* printResult("import", o.json, { index: shown, ...team, ...report }, () => render(report, rt.isPostgresUrl(index) ? `${shown}, machine ${machine}` : shown))
       if (report.coverage === "partial") return yield* new PartialCoverage()

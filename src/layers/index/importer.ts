@@ -24,6 +24,7 @@
  *
  * @module
  */
+import type { Hash } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Mutable } from "effect/Types"
@@ -39,6 +40,7 @@ import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } 
 import {
   causeLine,
   ImportFaults,
+  ImportHooks,
   Importer,
   type ImportPlan,
   ImportProgress,
@@ -122,7 +124,9 @@ const fingerprintFields = (fingerprint: string | null) => {
  * unchanged source is; any other is hashed again. Answers why the prefix
  * changed, or undefined; a verified own prefix seeds `digests`, so the
  * stream continues its digest instead of reading the prefix once more. The
- * files are read through `access`.
+ * files are read through `access`. `trusted` (a watch's
+ * `ImportHooks.trustedPrefix`) may vouch for the own prefix instead: its
+ * answer seeds `digests` and nothing is read.
  */
 export const changedPrefix = (
   access: SourceAccessShape,
@@ -130,13 +134,14 @@ export const changedPrefix = (
   locator: Locator,
   fingerprint: string | null,
   parts: ReadonlyArray<string>,
-  digests: PrefixDigests
+  digests: PrefixDigests,
+  trusted: (path: string, binding: string) => Effect.Effect<Hash | null> = ImportHooks.none.trustedPrefix
 ): Effect.Effect<string | undefined> =>
   Effect.gen(function*() {
     const before = fingerprintFields(checkpoint.fingerprint)
     const now = fingerprintFields(fingerprint)
     if (checkpoint.prefix !== null && checkpoint.sourceId !== null && (before.main === null || before.main !== now.main)) {
-      const hash = yield* verifyPrefix(access, locator.path, checkpoint.prefix)
+      const hash = (yield* trusted(locator.path, checkpoint.prefix)) ?? (yield* verifyPrefix(access, locator.path, checkpoint.prefix))
       if (hash === null) return `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
       digests.seed(checkpoint.sourceId, locator.path, bindingLength(checkpoint.prefix), hash)
     }
@@ -216,6 +221,7 @@ const make = Effect.gen(function*() {
   const faults = yield* ImportFaults
   const progress = yield* ImportProgress
   const access = yield* SourceAccess
+  const hooks = Option.getOrElse(yield* Effect.serviceOption(ImportHooks), () => ImportHooks.none)
 
   const importSource = (
     provider: ProviderId,
@@ -225,6 +231,7 @@ const make = Effect.gen(function*() {
     batchSize: number,
     checkpoints: ReadonlyMap<string, CheckpointedSource>,
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
+    earlierSummary = false,
     /** Each read of the stream (progress by bytes). */
     onRead?: (read: SourceRead) => void
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
@@ -233,6 +240,7 @@ const make = Effect.gen(function*() {
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+      yield* hooks.source({ provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true })
       const fingerprint = yield* fingerprintOf(access, locator, parts)
       const checkpoint = checkpoints.get(source.sourceKey)
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
@@ -250,12 +258,15 @@ const make = Effect.gen(function*() {
       // again from their start (the index ignores the events it has), so an
       // append to the log or to any nested log is never skipped.
       let ownSourceId = checkpoint?.sourceId ?? null
+      /** The own file's binding the checkpoint will hold (for `hooks.imported`). */
+      let lastPrefix = checkpoint?.status === "complete" ? checkpoint.prefix : null
       const startOver = (reason: string) =>
         Effect.suspend(() => {
           generation += 1
           newGeneration = true
           cursor = undefined
           ownSourceId = null
+          lastPrefix = null
           digests = new PrefixDigests(access)
           return index.beginGeneration(source, generation, reason)
         })
@@ -268,7 +279,7 @@ const make = Effect.gen(function*() {
         yield* index.beginGeneration(source, generation, "read again after its last generation was superseded")
       } else if (checkpoint !== undefined) {
         // A change anywhere in what was imported (not only an append) makes a new generation.
-        const changed = yield* changedPrefix(access, checkpoint, locator, fingerprint, parts, digests)
+        const changed = yield* changedPrefix(access, checkpoint, locator, fingerprint, parts, digests, hooks.trustedPrefix)
         if (changed !== undefined) yield* startOver(changed)
       }
       const diagnostics: Array<Diagnostic> = []
@@ -307,7 +318,11 @@ const make = Effect.gen(function*() {
                 }
                 return prefix
               }).pipe(
-                Effect.flatMap((prefix) => index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at)),
+                Effect.flatMap((prefix) =>
+                  Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at), () => {
+                    if (prefix !== undefined) lastPrefix = prefix
+                  })
+                ),
                 Effect.tap((committed) => {
                   sessions += committed.sessions
                   return onBatch(committed)
@@ -335,7 +350,16 @@ const make = Effect.gen(function*() {
         const path = digests.pathOf(sourceId)
         if (binding !== undefined && path !== undefined) boundParts[partName(path)] = binding
       }
-      yield* index.completeSource(source, fingerprint, { parts: boundParts, diagnostics })
+      // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
+      const checkpointed = fingerprint !== null && earlierSummary
+        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
+        : fingerprint
+      yield* index.completeSource(source, checkpointed, { parts: boundParts, diagnostics })
+      // A watch keeps the hash state at the checkpoint's binding, so the next growth need not hash the prefix.
+      if (lastPrefix !== null && ownSourceId !== null && digests.pathOf(ownSourceId) === locator.path) {
+        const state = yield* digests.stateAt(ownSourceId, bindingLength(lastPrefix))
+        if (state !== undefined) yield* hooks.imported(locator.path, lastPrefix, state)
+      }
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
       return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics } as const
     }).pipe(
@@ -443,7 +467,7 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
-      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown>; overview: SourceSummary }> = []
+      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown>; overview: SourceSummary; earlier?: boolean }> = []
       const omittedByReason: Record<string, number> = {}
       const causes: Array<PartialCause> = []
       const partialProvider = (
@@ -485,7 +509,10 @@ const make = Effect.gen(function*() {
           continue
         }
         const r = report.right
-        if (r.roots !== undefined) covered.set(provider, [...(covered.get(provider) ?? []), ...r.roots])
+        if (r.roots !== undefined) {
+          covered.set(provider, [...(covered.get(provider) ?? []), ...r.roots])
+          yield* hooks.roots(provider, r.roots)
+        }
         const prior = providers.get(provider)
         const p: Mutable<ProviderCoverage> = prior ?? {
           provider,
@@ -524,7 +551,13 @@ const make = Effect.gen(function*() {
         for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview })
       }
       for (const e of plan.explicit) {
-        work.push({ provider: e.provider, locator: e.locator, summary: {}, overview: emptySourceSummary(e.locator.sessionId ?? null) })
+        work.push({
+          provider: e.provider,
+          locator: e.locator,
+          summary: e.summary ?? {},
+          overview: e.overview ?? emptySourceSummary(e.locator.sessionId ?? null),
+          earlier: e.summary !== undefined
+        })
         const p = providers.get(e.provider) ?? {
           provider: e.provider,
           status: "checked",
@@ -575,7 +608,7 @@ const make = Effect.gen(function*() {
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        }, onRead)
+        }, w.earlier === true, onRead)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++

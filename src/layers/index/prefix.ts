@@ -86,7 +86,8 @@ class FileDigest {
   private pending: Array<Uint8Array> = []
   private pendingStart = -1
   private pendingLen = 0
-  private last: { n: number; binding: string } | undefined
+  /** The last binding answered, with the hash state at its `n` (for {@link PrefixDigests.stateAt}). */
+  private last: { n: number; binding: string; state: Hash } | undefined
   /** The file could not be read to fill a gap, or a gap's pending reads outgrew their bound: no binding can be had. */
   private broken = false
 
@@ -149,23 +150,32 @@ class FileDigest {
     this.end = this.pendingStart
   }
 
+  /** The sha256 state at `n` (a copy), once {@link FileDigest.at} answered `n`'s binding; undefined otherwise. */
+  stateAt(n: number): Effect.Effect<Hash | undefined> {
+    return Effect.map(this.at(n), (binding) => (binding !== undefined && this.last?.n === n ? this.last.state.copy() : undefined))
+  }
+
   /** The binding of `[0, n)`; undefined when it cannot be had (the file changed under the gap, or `n` lies past what was read). */
   at(n: number): Effect.Effect<string | undefined> {
     return Effect.suspend(() => {
       if (this.last?.n === n) return Effect.succeed(this.last.binding)
       if (this.broken) return Effect.succeed(undefined)
-      const remember = (binding: string | undefined) => {
-        if (binding !== undefined) this.last = { n, binding }
+      /** The binding of `h` (the state at `n`), remembered with a copy of that state. */
+      const remember = (h: Hash | undefined) => {
+        if (h === undefined) return undefined
+        const state = h.copy()
+        const binding = format(n, h)
+        this.last = { n, binding, state }
         return binding
       }
       if (n < this.end) {
         // Asked behind what was folded (rare): hash the file from its start.
         const h = createHash("sha256")
-        return Effect.map(hashRange(this.access, this.path, h, 0, n), (ok) => remember(ok ? format(n, h) : undefined))
+        return Effect.map(hashRange(this.access, this.path, h, 0, n), (ok) => remember(ok ? h : undefined))
       }
       if (this.pendingStart < 0 || n <= this.pendingStart) {
         const h = this.hash.copy()
-        return Effect.map(hashRange(this.access, this.path, h, this.end, n), (ok) => remember(ok ? format(n, h) : undefined))
+        return Effect.map(hashRange(this.access, this.path, h, this.end, n), (ok) => remember(ok ? h : undefined))
       }
       if (n > this.pendingStart + this.pendingLen) return Effect.succeed(undefined)
       return Effect.map(this.fillGap(), (ok) => {
@@ -179,7 +189,7 @@ class FileDigest {
         while (this.pending.length > 0 && this.pendingStart + this.pending[0].length <= n) this.advance()
         const h = this.hash.copy()
         if (n > this.end) h.update(this.pending[0].subarray(0, n - this.end))
-        return remember(format(n, h))
+        return remember(h)
       })
     })
   }
@@ -217,6 +227,16 @@ export class PrefixDigests {
    */
   at(sourceId: string, n: number): Effect.Effect<string | undefined> {
     return this.files.get(sourceId)?.at(n) ?? Effect.succeed(undefined)
+  }
+
+  /**
+   * The sha256 state over the first `n` bytes of `sourceId`'s file (a copy, to
+   * continue from), as {@link PrefixDigests.at} computes it; undefined when
+   * that binding cannot be had. What a watch keeps so that the next growth
+   * needs no hash of the prefix (`./watch.ts`).
+   */
+  stateAt(sourceId: string, n: number): Effect.Effect<Hash | undefined> {
+    return this.files.get(sourceId)?.stateAt(n) ?? Effect.succeed(undefined)
   }
 
   /** The path `sourceId`'s reads came from. */

@@ -1,0 +1,509 @@
+/**
+ * `import --watch`: stay running and import what is appended or added under
+ * the authorized roots, through the importer's public API (`Importer.run`)
+ * and its {@link ImportHooks}.
+ *
+ * How a round is chosen:
+ * - The folders are watched with Node's `fs.watch` (inotify on Linux;
+ *   recursive on Node 20), each one a scoped resource: every discovery root recursively
+ *   (`DiscoveryReport.roots`: Muse Code native, Muse agents, Claude Code),
+ *   and the folder of every other source (an AgentMux store and its `-wal`,
+ *   an explicit export). An event only marks its path dirty; a round takes
+ *   every dirty path at once, so memory is bounded by the number of distinct
+ *   paths, not by the number of writes. (`@effect/platform`'s
+ *   `FileSystem.watch` wraps the same `fs.watch`, but starts it in a forked
+ *   stream with no sign of when it is ready, so writes right after a round
+ *   could be missed, and it stats each event's path relative to the working
+ *   directory.) A folder newly watched after a round is followed by one more
+ *   full round, which sees what was written before its watcher was there.
+ * - A dirty path that is a known source of a one-source-per-file provider, or
+ *   one of its nested logs, makes a *targeted* round: the importer runs over
+ *   those sources only (an explicit plan with what discovery said of them),
+ *   with no discovery and no stat of the others.
+ * - Any other path (a new session, a new transcript, an AgentMux store's
+ *   `-wal`) makes a *full* round: the plan as `import` runs it (discovery,
+ *   then a stat of every source). Full rounds are spaced by at least twice the
+ *   last one's duration (500 ms at least), so a noisy file that is no source
+ *   (a `cli-*.log` beside a native log) cannot keep discovery running; such
+ *   a path, once a full round saw it and it was no source, is not a reason
+ *   for another full round for {@link WatchOptions.recheck}.
+ * - A full round also runs every {@link WatchOptions.poll} whatever the
+ *   events say (the fallback where events are unreliable: network file
+ *   systems, an inotify limit), and every {@link WatchOptions.pollUnwatched}
+ *   while a folder cannot be watched (it is tried again at each full round).
+ * - A targeted round that found more than an append (a new generation, a
+ *   rejected or superseded source) is followed by a full round.
+ * - A round starts {@link WatchOptions.settle} after the first event of a
+ *   burst: a settle, not a debounce, since a debounce never fires while a
+ *   log is written to without pause (a subagent's heartbeat).
+ *
+ * What a growth costs. A plain `import` re-hashes the whole imported prefix
+ * of a source whose stat changed (README "Incremental"; bench figure f), as
+ * it cannot know what happened to the file while it was not running. A watch
+ * was running. After each import of a source's own file it keeps, in memory,
+ * what it verified: the file's device and inode, its size, the sha256 state
+ * at the checkpoint's binding (handed over by the importer, no extra read),
+ * and digests of the 4 KiB before the binding and of the first 4 KiB. At the
+ * next change the importer asks (`ImportHooks.trustedPrefix`) and the watch
+ * vouches for the prefix only when
+ * - the binding asked for is the one it kept (the checkpoint is the one
+ *   this process wrote),
+ * - the file is the same (device and inode) and never shorter than it saw it
+ *   (a truncation, or a replacement by rename, is a full check),
+ * - the 4 KiB before the binding and the head read now (two small reads)
+ *   still have the digests kept (an in-place rewrite of the last imported
+ *   lines or of the session header), and
+ * - the prefix was hashed in full less than {@link WatchOptions.trustFor} ago.
+ *
+ * Otherwise the importer hashes the prefix as a plain import does, and a
+ * change is a new generation, never an append. What this leaves: an in-place
+ * rewrite that keeps the inode, never shortens the file between two of its
+ * events, and changes only bytes away from its head and its last 4 KiB; it
+ * is caught at the next full hash, at most `trustFor` later (a new
+ * generation then, as the importer makes one), and the adapters still refuse
+ * a cursor whose line or session head changed (`INVALID_CURSOR`, a new
+ * generation). The first growth of a source after the watch starts is a full
+ * hash (the watch has verified nothing yet).
+ *
+ * Not covered here: a Muse Code or Claude Code source's nested logs are
+ * streamed again from their start by the importer when any of them changes
+ * (their events already in the index are skipped), so a subagent heartbeat
+ * re-reads that subagent's log; a cursor per nested log is the adapters' and
+ * importer's to add.
+ *
+ * Interruption (Ctrl-C, SIGTERM): the round in progress is interrupted like
+ * an import: each batch commits in one transaction with its checkpoint, so
+ * what was committed is consistent and the next run completes it.
+ *
+ * Source: issue 13 (item 8).
+ *
+ * @module
+ */
+import { createHash, type Hash } from "node:crypto"
+import * as nodePath from "node:path"
+import * as NFS from "node:fs"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Layer from "effect/Layer"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type { StoreUnavailable } from "../../domain/errors.js"
+import type { ProviderId } from "../../domain/model.js"
+import { ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type SeenSource } from "../../services/Importer.js"
+import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import { bindingLength } from "./prefix.js"
+
+/** Tuning of {@link watch}. */
+export interface WatchOptions {
+  /** From the first event of a burst to its round (default 15 ms). */
+  readonly settle?: Duration.DurationInput | undefined
+  /** A full round at least this often, whatever the events say (default 60 s). */
+  readonly poll?: Duration.DurationInput | undefined
+  /** A full round this often while a folder cannot be watched (default 2 s). */
+  readonly pollUnwatched?: Duration.DurationInput | undefined
+  /** How long a prefix hashed in full is trusted on the watch's own checks (default 10 min). */
+  readonly trustFor?: Duration.DurationInput | undefined
+  /**
+   * After a targeted round, a full round stores the discovery summaries of
+   * what it imported (title, counts, last activity) at most this late
+   * (default 10 s): discovery reads a changed transcript whole for its
+   * counts, so this is not done at every append.
+   */
+  readonly refresh?: Duration.DurationInput | undefined
+  /** How long a path a full round found to be no source is no reason for another (default 10 s). */
+  readonly recheck?: Duration.DurationInput | undefined
+  /** Files whose changes are never a reason for a round (the index: `<file>`, `<file>-wal`, `<file>-journal`, …). */
+  readonly ignore?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * What started a round: the first one, events, the poll, a follow-up (a
+ * targeted round found more than an append, or a folder was newly watched),
+ * or a refresh (sources a targeted round imported get their discovery
+ * summary: title, counts, last activity; see `ImportPlan.explicit`).
+ */
+export type RoundTrigger = "start" | "change" | "poll" | "follow-up" | "refresh"
+
+/** One round of a watch, as {@link watch} reports it. */
+export interface WatchRound {
+  /** 1, 2, … */
+  readonly round: number
+  readonly trigger: RoundTrigger
+  /** `full`: discovery and every source (as `import`); `targeted`: only the sources whose files changed. */
+  readonly scope: "full" | "targeted"
+  /** Changed paths this round took (after filtering). */
+  readonly changedPaths: number
+  /** Wall time of the round, ms. */
+  readonly ms: number
+  /** The process's resident set after the round, bytes. */
+  readonly rssBytes: number
+  /** Folders watched, and those that could not be (polled instead). */
+  readonly watching: { readonly folders: number; readonly unwatched: number }
+  /** The importer's report of the round (a targeted round's covers its sources only). */
+  readonly report: ImportReport
+}
+
+/** What the watch verified of one source file (see the module's doc). */
+interface Verified {
+  readonly binding: string
+  readonly dev: number
+  readonly ino: number
+  readonly size: number
+  readonly state: Hash
+  /** sha256 hex of the `WINDOW` bytes before the binding's end, and of the first `WINDOW` bytes. */
+  readonly tail: string
+  readonly head: string
+  /** When the prefix was last hashed in full (ms since epoch). */
+  readonly hashedAt: number
+}
+
+/** Bytes of the window before the binding, and of the head, that the watch checks. */
+const WINDOW = 4096
+/** Paths remembered as "no source" at most; past it, the memory starts over. */
+const MAX_NOT_SOURCES = 10_000
+
+const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex")
+
+/**
+ * The watch's memory: the sources the last rounds saw (by path and by nested
+ * log), the roots discovery went through, the prefixes it verified, and the
+ * dirty paths. Its {@link WatchMemory.hooks} are the importer's
+ * {@link ImportHooks}. Bounded by the number of sources (one entry each, a
+ * few hundred bytes) plus {@link MAX_NOT_SOURCES}.
+ */
+export class WatchMemory {
+  /** Sources by path (several for a store). */
+  private sources = new Map<string, Array<SeenSource>>()
+  /** Nested log → its source's path. */
+  private parts = new Map<string, string>()
+  private roots = new Map<ProviderId, ReadonlyArray<string>>()
+  /** Filled during a full round, then swapped in (sources no longer listed are forgotten). */
+  private next: { sources: Map<string, Array<SeenSource>>; parts: Map<string, string>; roots: Map<ProviderId, ReadonlyArray<string>> } | undefined
+  private readonly verified = new Map<string, Verified>()
+  /** Paths whose trust the importer took this round: their full hash time carries over. */
+  private readonly continued = new Map<string, number>()
+  private readonly notSources = new Map<string, number>()
+  dirty = new Set<string>()
+
+  constructor(private readonly access: SourceAccessShape, private readonly trustMs: number) {}
+
+  /** Start a full round: what it sees replaces what was known. */
+  beginFull() {
+    this.next = { sources: new Map(), parts: new Map(), roots: new Map() }
+  }
+
+  /** End a full round (`ok`: it ran to its end; else the old knowledge stays, merged). */
+  endFull(ok: boolean) {
+    if (this.next !== undefined && ok) {
+      this.sources = this.next.sources
+      this.parts = this.next.parts
+      this.roots = this.next.roots
+      for (const p of this.verified.keys()) if (!this.sources.has(p)) this.verified.delete(p)
+    }
+    this.next = undefined
+  }
+
+  private addSource(target: { sources: Map<string, Array<SeenSource>>; parts: Map<string, string> }, s: SeenSource) {
+    const path = s.locator.path
+    const list = (target.sources.get(path) ?? []).filter((o) => !sameSource(o, s))
+    list.push(s)
+    target.sources.set(path, list)
+    for (const p of s.parts) target.parts.set(p, path)
+  }
+
+  /** The source a changed path belongs to, when it is one source's own file or nested log (one-source-per-file providers). */
+  sourceOf(path: string): SeenSource | undefined {
+    const own = this.sources.get(path) ?? this.sources.get(this.parts.get(path) ?? "")
+    return own !== undefined && own.length === 1 && own[0].perFile ? own[0] : undefined
+  }
+
+  /** True when a full round saw `path` less than `recheckMs` ago and it was no source. */
+  recentlyNoSource(path: string, now: number, recheckMs: number): boolean {
+    const at = this.notSources.get(path)
+    return at !== undefined && now - at < recheckMs
+  }
+
+  /** After a full round: the paths that made it and are still no source. */
+  markNoSources(paths: Iterable<string>, now: number) {
+    if (this.notSources.size > MAX_NOT_SOURCES) this.notSources.clear()
+    for (const p of paths) if (this.sourceOf(p) === undefined && !this.sources.has(p)) this.notSources.set(p, now)
+  }
+
+  /** The folders to watch: each root recursively, and the folder of every source outside them. */
+  folders(): Map<string, boolean> {
+    const out = new Map<string, boolean>()
+    const roots = [...new Set([...this.roots.values()].flat())]
+    for (const r of roots) out.set(r, true)
+    const under = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(nodePath.sep) ? r : r + nodePath.sep))
+    for (const path of this.sources.keys()) {
+      if (path === "" || under(path)) continue
+      out.set(nodePath.dirname(path), false)
+    }
+    return out
+  }
+
+  /** The importer's hooks. */
+  readonly hooks: ImportHooksShape = {
+    roots: (provider, roots) =>
+      Effect.sync(() => {
+        const target = this.next?.roots ?? this.roots
+        target.set(provider, [...(target.get(provider) ?? []), ...roots])
+      }),
+    source: (s) =>
+      Effect.sync(() => {
+        if (this.next !== undefined) this.addSource(this.next, s)
+        this.addSource({ sources: this.sources, parts: this.parts }, s)
+      }),
+    trustedPrefix: (path, binding) =>
+      Effect.gen(this, function*() {
+        const v = this.verified.get(path)
+        this.verified.delete(path) // taken: `imported` puts it back once the new binding is committed
+        if (v === undefined || v.binding !== binding || !(yield* this.stillPrefix(path, v))) return null
+        this.continued.set(path, v.hashedAt)
+        return v.state.copy()
+      }),
+    imported: (path, binding, state) =>
+      Effect.gen(this, function*() {
+        const hashedAt = this.continued.get(path) ?? Date.now()
+        this.continued.delete(path)
+        const now = yield* this.look(path, bindingLength(binding))
+        if (now === null) return
+        this.verified.set(path, { binding, state, hashedAt, ...now })
+      })
+  }
+
+  /** The module doc's rule: `v` may be trusted for the file at `path` as it is now. */
+  private stillPrefix(path: string, v: Verified): Effect.Effect<boolean> {
+    if (Date.now() - v.hashedAt > this.trustMs) return Effect.succeed(false)
+    return Effect.map(this.look(path, bindingLength(v.binding)), (now) =>
+      now !== null && now.dev === v.dev && now.ino === v.ino && now.size >= v.size && now.tail === v.tail && now.head === v.head)
+  }
+
+  /**
+   * True when the source file at `path` only grew since the watch verified
+   * it (the check `trustedPrefix` will make): a targeted round will then read
+   * from the cursor. Anything else goes to a full round, as `import` runs it.
+   */
+  onlyGrew(path: string): Effect.Effect<boolean> {
+    const v = this.verified.get(path)
+    return v === undefined ? Effect.succeed(false) : this.stillPrefix(path, v)
+  }
+
+  /** The file's identity and size now, and the digests of its window before `n` and of its head (two small reads, through `SourceAccess`). */
+  private look(path: string, n: number) {
+    const access = this.access
+    return Effect.scoped(
+      Effect.gen(function*() {
+        const src = yield* access.open(yield* access.authorizeFile(path, [nodePath.dirname(path)]))
+        const st = yield* src.stat
+        if (st.size < n) return null
+        const from = Math.max(0, n - WINDOW)
+        const tail = yield* src.read(from, n - from)
+        const head = yield* src.read(0, Math.min(WINDOW, n))
+        if (tail.length !== n - from || head.length !== Math.min(WINDOW, n)) return null
+        return { dev: st.dev, ino: st.ino, size: st.size, tail: sha(tail), head: sha(head) }
+      })
+    ).pipe(Effect.orElseSucceed(() => null))
+  }
+}
+
+const sameSource = (a: SeenSource, b: SeenSource) =>
+  a.provider === b.provider && a.locator.locatorClass === b.locator.locatorClass && a.locator.agentId === b.locator.agentId &&
+  a.locator.sessionId === b.locator.sessionId
+
+/** The watch's memory, as a service (what {@link watch} reads and the importer's hooks write). */
+export class WatchState extends Context.Tag("session-ingest/WatchState")<WatchState, WatchMemory>() {}
+
+/**
+ * Layer: the watch's memory ({@link WatchState}) and the importer's hooks
+ * ({@link ImportHooks}) it answers; provide it under the importer's layer.
+ */
+export const memoryLayer = (options: Pick<WatchOptions, "trustFor"> = {}): Layer.Layer<WatchState | ImportHooks, never, SourceAccess> => {
+  const state = Layer.effect(
+    WatchState,
+    Effect.map(SourceAccess, (access) => new WatchMemory(access, Duration.toMillis(options.trustFor ?? "10 minutes")))
+  )
+  return Layer.merge(state, Layer.effect(ImportHooks, Effect.map(WatchState, (m) => m.hooks)).pipe(Layer.provide(state)))
+}
+
+/**
+ * Run `plan` once, then again for what changes under its sources' folders,
+ * until interrupted; `onRound` is told of every round. Fails only as the
+ * importer does (`StoreUnavailable`: the index), after retrying a round
+ * 5 times with an exponential backoff from 100 ms, or as `onRound` does. Needs the importer built
+ * over {@link memoryLayer} (its `WatchState` is the one the hooks write).
+ */
+export const watch = <E = never>(
+  plan: ImportPlan,
+  onRound: (round: WatchRound) => Effect.Effect<void, E>,
+  options: WatchOptions = {}
+): Effect.Effect<never, StoreUnavailable | E, Importer | WatchState> =>
+  Effect.scoped(Effect.gen(function*() {
+    const importer = yield* Importer
+    const memory = yield* WatchState
+    const outer = yield* Effect.scope
+    const settle = Duration.decode(options.settle ?? "15 millis")
+    const pollMs = Duration.toMillis(options.poll ?? "60 seconds")
+    const pollUnwatched = Duration.decode(options.pollUnwatched ?? "2 seconds")
+    const recheckMs = Duration.toMillis(options.recheck ?? "10 seconds")
+    const refreshMs = Duration.toMillis(options.refresh ?? "10 seconds")
+    const ignored = (options.ignore ?? []).map((p) => nodePath.resolve(p))
+    const isIgnored = (p: string) => ignored.some((i) => p === i || p.startsWith(`${i}-`))
+
+    /** Wakes the round loop; sliding, so a burst of events is one wake-up. */
+    const wake = yield* Queue.sliding<void>(1)
+    /** The folders watched, each in its own scope (closing it closes its watcher). */
+    const watchers = new Map<string, Scope.CloseableScope>()
+    /** Folders that could not be watched, or whose watcher failed: polled, tried again at each full round. */
+    const unwatched = new Set<string>()
+    let followUp = false
+    let pollDue = false
+    /** A targeted round stored summaries of an earlier discovery: a full round (spaced as any) stores the current ones. */
+    let refreshDue = false
+    let lastFullAt = 0
+    let lastFullMs = 0
+    let rounds = 0
+    let pendingFull: Set<string> = new Set()
+
+    /** Start watching `dir` (ready when this returns); false when it cannot be watched. */
+    const watchFolder = (dir: string, recursive: boolean) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+        const started = yield* Effect.acquireRelease(
+          Effect.try(() => {
+            const w = NFS.watch(dir, { recursive, persistent: true }, (_event, name) => {
+              // `name` is relative to the folder watched (absent on some platforms: the folder itself).
+              memory.dirty.add(name === null ? dir : nodePath.resolve(dir, String(name)))
+              Queue.unsafeOffer(wake, undefined)
+            })
+            w.on("error", () => {
+              w.close()
+              unwatched.add(dir)
+              Queue.unsafeOffer(wake, undefined)
+            })
+            return w
+          }),
+          (w) => Effect.sync(() => w.close())
+        ).pipe(Scope.extend(scope), Effect.either)
+        if (started._tag === "Left") {
+          yield* Scope.close(scope, Exit.void)
+          unwatched.add(dir)
+          return false
+        }
+        watchers.set(dir, scope)
+        unwatched.delete(dir)
+        return true
+      })
+    /** Watch the folders the last full round implies; answers whether one was newly watched. */
+    const syncWatchers = Effect.gen(function*() {
+      const want = memory.folders()
+      let added = false
+      for (const [dir, scope] of [...watchers]) {
+        if (want.has(dir) && !unwatched.has(dir)) continue
+        watchers.delete(dir)
+        yield* Scope.close(scope, Exit.void)
+      }
+      for (const dir of [...unwatched]) if (!want.has(dir)) unwatched.delete(dir)
+      for (const [dir, recursive] of want) {
+        if (!watchers.has(dir) && (yield* watchFolder(dir, recursive))) added = true
+      }
+      return added
+    })
+
+    /** One round: full (the plan) or targeted (the given sources), retried on a store failure. */
+    const round = (trigger: RoundTrigger, full: boolean, targets: ReadonlyArray<SeenSource>, changedPaths: number) =>
+      Effect.gen(function*() {
+        const t0 = performance.now()
+        const targeted: ImportPlan = {
+          discover: [],
+          explicit: targets.map((s) => ({ provider: s.provider, locator: s.locator, summary: s.summary, overview: s.overview })),
+          skipped: [],
+          batchSize: plan.batchSize
+        }
+        const report = yield* Effect.suspend(() => {
+          if (full) memory.beginFull()
+          return importer.run(full ? plan : targeted)
+        }).pipe(
+          Effect.onExit((exit) => Effect.sync(() => full && memory.endFull(exit._tag === "Success"))),
+          Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(5)))
+        )
+        const ms = performance.now() - t0
+        if (full) {
+          lastFullAt = Date.now()
+          lastFullMs = trigger === "start" ? 0 : ms // the first import is no measure of a round's cost
+          pollDue = false
+          // A folder watched only now: one more full round sees what was written before its watcher was there.
+          if (yield* syncWatchers) {
+            followUp = true
+            yield* wake.offer(undefined)
+          }
+        } else {
+          if (report.sources.newGenerations > 0 || report.sources.rejected > 0 || report.sources.superseded > 0) followUp = true
+          if (report.sources.accepted > 0) refreshDue = true
+          yield* wake.offer(undefined)
+        }
+        rounds++
+        yield* onRound({
+          round: rounds,
+          trigger,
+          scope: full ? "full" : "targeted",
+          changedPaths,
+          ms,
+          rssBytes: process.memoryUsage.rss(),
+          watching: { folders: watchers.size, unwatched: unwatched.size },
+          report
+        })
+      })
+
+    /** What the dirty paths call for: the sources to import, and whether discovery must run. */
+    const step = Effect.gen(function*() {
+      const dirty = memory.dirty
+      memory.dirty = new Set()
+      const now = Date.now()
+      const targets = new Map<string, SeenSource>()
+      for (const p of dirty) {
+        if (isIgnored(p)) continue
+        const s = memory.sourceOf(p)
+        // Only a growth is targeted; a truncation, replacement or rewrite (or a file not verified yet) is a full round.
+        if (s !== undefined && (p !== s.locator.path || (yield* memory.onlyGrew(p)))) targets.set(s.locator.path, s)
+        else if (!memory.recentlyNoSource(p, now, recheckMs)) pendingFull.add(p)
+      }
+      const wantFull = pollDue || followUp || pendingFull.size > 0 || (refreshDue && now - lastFullAt >= refreshMs)
+      const fullAt = lastFullAt + Math.max(500, 2 * lastFullMs)
+      if (refreshDue && !wantFull) yield* Effect.forkScoped(Effect.delay(wake.offer(undefined), Duration.millis(lastFullAt + refreshMs - now)))
+      if (wantFull && now >= fullAt) {
+        const trigger: RoundTrigger = followUp ? "follow-up" : pendingFull.size > 0 ? "change" : refreshDue ? "refresh" : "poll"
+        const paths = pendingFull
+        pendingFull = new Set()
+        followUp = false
+        refreshDue = false
+        yield* round(trigger, true, [], paths.size + targets.size)
+        memory.markNoSources(paths, Date.now())
+        return
+      }
+      if (wantFull) yield* Effect.forkScoped(Effect.delay(wake.offer(undefined), Duration.millis(fullAt - now)))
+      if (targets.size > 0) yield* round("change", false, [...targets.values()], targets.size)
+    })
+
+    yield* round("start", true, [], 0)
+    // The poll: a full round every `poll`, or every `pollUnwatched` while a folder is not watched.
+    yield* Effect.forkScoped(Effect.repeat(
+      Effect.suspend(() => {
+        const every = unwatched.size > 0 ? Duration.toMillis(pollUnwatched) : pollMs
+        if (Date.now() - lastFullAt < every) return Effect.void
+        pollDue = true
+        return wake.offer(undefined)
+      }),
+      Schedule.spaced(pollUnwatched)
+    ))
+    return yield* Stream.fromQueue(wake).pipe(
+      Stream.mapEffect(() => Effect.delay(step, settle)),
+      Stream.runDrain,
+      Effect.zipRight(Effect.never)
+    )
+  }))

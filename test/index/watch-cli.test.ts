@@ -1,0 +1,131 @@
+/**
+ * `import --watch` through the CLI bundle, as users run it: one JSON envelope
+ * per round, memory that does not grow with the number of appends, and a
+ * SIGTERM in the middle of a round that leaves an index a plain `import`
+ * completes to the content of a fresh import (nothing twice).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { dumpIndex } from "../support/index.js"
+import { repoRoot, tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
+
+const item = (seq: number, text: string) =>
+  JSON.stringify({ type: "item", seq, source: "runtime", item: { type: "message", role: "user", text }, created_at: "2025-04-01T10:00:00Z" }) + "\n"
+
+const setup = (n: number) => {
+  const dir = tempDir()
+  const root = path.join(dir, "agents")
+  const claude = path.join(dir, "claude") // an empty Claude Code root: nothing of the machine's own is watched
+  fs.mkdirSync(path.join(root, "a1", "sessions"), { recursive: true })
+  fs.mkdirSync(claude)
+  const file = path.join(root, "a1", "sessions", "a1.jsonl")
+  let text = JSON.stringify({ type: "session_header", session_id: "s-1", agent_id: "a1", created_at: "2025-04-01T10:00:00Z" }) + "\n"
+  for (let i = 1; i <= n; i++) text += item(i, `message ${i}`)
+  fs.writeFileSync(file, text)
+  const args = (index: string) => ["import", "--index", index, "--agents-root", root, "--claude-root", claude, "--workspace", dir, "--json"]
+  return { dir, root, file, args, index: path.join(dir, "index.db") }
+}
+
+interface Round {
+  readonly round: number
+  readonly scope: string
+  readonly rssBytes: number
+  readonly eventsAdded: number
+}
+
+/** The CLI's `import --watch`, with its rounds as they are printed. */
+const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args, "--watch"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env }
+  })
+  const rounds: Array<Round> = []
+  let buffer = ""
+  child.stdout!.on("data", (b: Buffer) => {
+    buffer += b.toString("utf8")
+    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, i)
+      buffer = buffer.slice(i + 1)
+      const e = JSON.parse(line)
+      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded })
+    }
+  })
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  return { child, rounds, exited }
+}
+
+const until = (pred: () => boolean, ms = 30_000) =>
+  Effect.promise(async () => {
+    const t0 = Date.now()
+    while (!pred()) {
+      if (Date.now() - t0 > ms) throw new Error("timed out")
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })
+
+const stop = (child: ChildProcess, exited: Promise<number | null>, signal: NodeJS.Signals = "SIGINT") =>
+  Effect.promise(() => {
+    child.kill(signal)
+    return exited
+  })
+
+describe("import --watch (CLI)", () => {
+  it.live("memory does not grow with the appends: thousands of appends, RSS compared after a warm-up and at the end", () =>
+    Effect.gen(function*() {
+      const s = setup(10)
+      // A 64 MiB old space: V8 collects instead of growing its heap lazily, so what grows is what is kept.
+      const w = startWatch(s.args(s.index), { NODE_OPTIONS: "--max-old-space-size=64" })
+      yield* until(() => w.rounds.length >= 1)
+      const total = (k: number) => w.rounds.reduce((n, r) => n + r.eventsAdded, 0) >= k
+      let seq = 10
+      /** `n` times: 25 appends (one line each), then wait until the index has them (a round each, or a few). */
+      const burst = (n: number) =>
+        Effect.gen(function*() {
+          for (let b = 0; b < n; b++) {
+            for (let i = 0; i < 25; i++) fs.appendFileSync(s.file, item(++seq, `appended ${seq} ${"x".repeat(200)}`))
+            yield* until(() => total(seq))
+          }
+        })
+      yield* burst(30) // 750 appends: warm-up
+      const warm = w.rounds[w.rounds.length - 1].rssBytes
+      const warmRounds = w.rounds.length
+      yield* burst(120) // 3,000 more
+      const end = w.rounds[w.rounds.length - 1].rssBytes
+      expect(w.rounds.length - warmRounds).toBeGreaterThan(20) // many rounds, not one
+      process.stderr.write(`watch RSS: ${(warm / 2 ** 20).toFixed(1)} MiB after ${warmRounds} rounds, ${(end / 2 ** 20).toFixed(1)} MiB after ${w.rounds.length}\n`)
+      expect(end - warm).toBeLessThan(16 * 1024 * 1024)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+      const dump = yield* dumpIndex(s.index)
+      expect(dump.events.length).toBe(seq)
+    }), 120_000)
+
+  it.live("SIGTERM in the middle of a round: the index is consistent, a plain import completes it, nothing twice", () =>
+    Effect.gen(function*() {
+      const s = setup(10)
+      const w = startWatch(s.args(s.index))
+      yield* until(() => w.rounds.length >= 1)
+      yield* Effect.sleep("700 millis") // the follow-up round once the folders are watched
+      const walBefore = fs.statSync(`${s.index}-wal`, { throwIfNoEntry: false })?.size ?? 0
+      let text = ""
+      for (let i = 11; i <= 40_010; i++) text += item(i, `appended ${i}`)
+      fs.appendFileSync(s.file, text)
+      // Mid-round: once the index has taken part of the append.
+      yield* until(() => (fs.statSync(`${s.index}-wal`, { throwIfNoEntry: false })?.size ?? 0) > walBefore + 1024 * 1024, 60_000)
+      expect(yield* stop(w.child, w.exited, "SIGTERM")).toBe(130)
+      const mid = yield* dumpIndex(s.index)
+      expect(mid.events.length).toBeLessThan(40_010)
+      // Exit 8: the empty Claude Code root named makes coverage partial (CLAUDE_ROOT_EMPTY); nothing is rejected.
+      expect(cli(s.args(s.index)).code).toBe(8)
+      const fresh = path.join(s.dir, "fresh.db")
+      expect(cli(s.args(fresh)).code).toBe(8)
+      const got = yield* dumpIndex(s.index)
+      const want = yield* dumpIndex(fresh)
+      expect(got.events.length).toBe(40_010)
+      expect(got.events).toEqual(want.events)
+      expect(got.sessions).toEqual(want.sessions)
+    }), 180_000)
+})
