@@ -38,7 +38,7 @@ import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../dom
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
 import { openWriter } from "./postgres.js"
-import { readonlySql } from "./sqlite.js"
+import { eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
 
 /** What a push did. Counts of sources; `events` / `sessions`: rows added to the team index. */
 export interface PushReport {
@@ -118,6 +118,9 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const local = yield* readonlySql(from)
     const team = yield* openWriter(to, machine)
     const lsql = local.sql
+    // The local events as the index keeps them (lean, or whole in an index before migration 0006), rebuilt by `eventOfRow`.
+    const reader = yield* eventReader<StoreUnavailable>(lsql, local.guard)
+    const EV = lsql.unsafe(reader.from)
     const hasOverview = (yield* local.guard(lsql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
     const rows = yield* local.guard(lsql<LocalRow>`SELECT ${lsql.unsafe(localColumns(hasOverview ? "overview_json" : "NULL AS overview_json"))} FROM sources`)
@@ -174,24 +177,22 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       Effect.gen(function*() {
         let added = 0, sessions = 0
         const skip = [...after]
-        let page: { sequence: number; eventUid: string } | null = null
+        let page: { sequence: number; eventUid: unknown } | null = null
         for (;;) {
-          const got: ReadonlyArray<{ event_json: string; sequence: number; event_uid: string }> = yield* local.guard(lsql<
-            { event_json: string; sequence: number; event_uid: string }
-          >`
-            SELECT event_json, sequence, event_uid FROM events
-            WHERE source_key = ${row.source_key} AND generation = ${row.generation}
-              AND (attempt IS NULL OR attempt NOT IN (
+          const got: ReadonlyArray<StoredEventRow & { event_uid: unknown }> = yield* local.guard(lsql<StoredEventRow & { event_uid: unknown }>`
+            SELECT e.shape, e.body, e.provider, e.source_id, e.session_id, e.sequence, e.kind, e.occurred_at, e.event_uid FROM ${EV} e
+            WHERE e.source_key = ${row.source_key} AND e.generation = ${row.generation}
+              AND (e.attempt IS NULL OR e.attempt NOT IN (
                 SELECT json_extract(attempt_json, '$.attempt') FROM sources WHERE source_key = ${row.source_key} AND attempt_json IS NOT NULL))
               ${
             skip.length === 0
               ? lsql``
-              : lsql`AND NOT (${lsql.or(skip.map(([id, seq]) => lsql`(source_id = ${id} AND sequence <= ${seq})`))})`
+              : lsql`AND NOT (${lsql.or(skip.map(([id, seq]) => lsql`(e.source_id = ${id} AND e.sequence <= ${seq})`))})`
           }
-              ${page === null ? lsql`` : lsql`AND (sequence > ${page.sequence} OR (sequence = ${page.sequence} AND event_uid > ${page.eventUid}))`}
-            ORDER BY sequence, event_uid LIMIT ${PAGE}`)
+              ${page === null ? lsql`` : lsql`AND (e.sequence > ${page.sequence} OR (e.sequence = ${page.sequence} AND e.event_uid > ${page.eventUid}))`}
+            ORDER BY e.sequence, e.event_uid LIMIT ${PAGE}`)
           if (got.length === 0) break
-          const events = got.map((g) => JSON.parse(g.event_json) as SessionEvent)
+          const events: ReadonlyArray<SessionEvent> = yield* reader.decode(got)
           const committed = yield* team.index.commitBatch({ source, generation: row.generation, events, resumeCursor: null }, () => Effect.void)
           added += committed.events
           sessions += committed.sessions
