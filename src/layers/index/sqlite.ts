@@ -1347,3 +1347,18 @@ export const readonlySql = (file: string) =>
 
 /** Layer: an in-memory index (tests, dry runs). */
 export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")
+
+/**
+ * Migrate the index file `file` through migration `last` only, as the build
+ * whose last migration that was would: how tests make an index of an earlier
+ * build (with the layout it had) to check that it still reads, and migrates,
+ * as the current one. Fails with `StoreUnavailable`.
+ */
+export const migrateThrough = (file: string, last: number): Effect.Effect<void, StoreUnavailable> =>
+  Effect.scoped(Effect.gen(function*() {
+    const { client } = yield* connect(file, file, false)
+    yield* Migrator.make({})({ loader: Effect.map(migrations, (ms) => ms.filter(([id]) => id <= last)), table: "si_migrations" }).pipe(
+      Effect.provideService(SqlClient.SqlClient, client),
+      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+    )
+  }))
