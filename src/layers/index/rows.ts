@@ -172,6 +172,11 @@ export interface EventColumns {
  * - `o`: top-level objects kept as an array of their values, with their keys;
  * - `x`: `extensions` kept as one entry per namespace, in order: a namespace
  *   with its keys has an array of values, one with null its value as it is;
+ *   a key given as `[key, value]` (in `o` and `x`) has that value in the
+ *   shape, not in the body: a value of a few kinds that many events share
+ *   (null, a boolean, a short word such as `durable` or `tool-call`);
+ * - `v`: top-level fields whose value is in the shape likewise (`role`,
+ *   `toolName`, `isError`, ...);
  * - `r`: typed fields that restate a value of the provider's own record in
  *   `extensions` (the raw payload): the path there, and how the field is
  *   made from it (`=`: the same value; `~`: the text on one line, whitespace
@@ -184,10 +189,14 @@ export interface Shape {
   readonly c: string
   readonly k: ReadonlyArray<string>
   readonly n?: ReadonlyArray<string>
-  readonly o?: Readonly<Record<string, ReadonlyArray<string>>>
-  readonly x?: ReadonlyArray<readonly [string, ReadonlyArray<string> | null]>
+  readonly o?: Readonly<Record<string, ReadonlyArray<ShapeKey>>>
+  readonly x?: ReadonlyArray<readonly [string, ReadonlyArray<ShapeKey> | null]>
+  readonly v?: Readonly<Record<string, unknown>>
   readonly r?: Readonly<Record<string, ReadonlyArray<string | number>>>
 }
+
+/** A key of a kept object: its value is in the body, or (`[key, value]`) in the shape. */
+export type ShapeKey = string | readonly [string, unknown]
 
 /** A lean event: its shape (as the JSON text the `shapes` table keys it by) and its body (a JSON array of values). */
 export interface LeanEvent {
@@ -204,6 +213,27 @@ const REF_KEYS = ["text", "toolInput"] as const
 /** A string shorter than this is kept as it is: a reference would not be smaller. */
 const REF_MIN_CHARS = 24
 const ONE_LINE_MAX = 1000
+/** Top-level fields whose word-like value goes into the shape (never the text or a tool's input: those are content). */
+const SHAPE_VALUE_KEYS = new Set(["role", "toolName", "isError"])
+const WORD = /^[A-Za-z_.:-]{0,32}$/
+
+/** Whether a value is one many events share, kept in the shape: null, a boolean, or a short word without digits or slashes. */
+const isWord = (v: unknown): boolean => v === null || typeof v === "boolean" || (typeof v === "string" && v.length <= 32 && WORD.test(v))
+
+/** An object's keys as the shape keeps them (word values inside), and the values left for the body. */
+const split = (o: Record<string, unknown>, keys: ReadonlyArray<string>): [Array<ShapeKey>, Array<unknown>] => {
+  const shapeKeys: Array<ShapeKey> = []
+  const values: Array<unknown> = []
+  for (const k of keys) {
+    const v = o[k]
+    if (isWord(v)) shapeKeys.push([k, v])
+    else {
+      shapeKeys.push(k)
+      values.push(v)
+    }
+  }
+  return [shapeKeys, values]
+}
 
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
@@ -301,24 +331,32 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
     (e.occurredAt !== null && typeof e.occurredAt !== "string")
   ) return null
+  // The shape is found by a signature made as the body is (cheaper than its JSON), and made once per signature.
+  let sig = e.contractVersion
   const body: Array<unknown> = []
   const nulls: Array<string> = []
-  let objects: Record<string, ReadonlyArray<string>> | undefined
-  let ext: Array<readonly [string, ReadonlyArray<string> | null]> | undefined
+  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
+  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
+  let words: Record<string, unknown> | undefined
   let refs: Record<string, ReadonlyArray<string | number>> | undefined
   if (isPlain(e.extensions)) {
     for (const k of REF_KEYS) {
       const v = ev[k]
       if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
       const ref = findRef(e.extensions, v)
-      if (ref !== null) (refs ??= {})[k] = ref
+      if (ref !== null) {
+        ;(refs ??= {})[k] = ref
+        sig += `\u0004${k}\u0002${JSON.stringify(ref)}`
+      }
     }
   }
   for (const k of keys) {
+    sig += `\u0001${k.length}:${k}`
     if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
     const v = ev[k]
     if (v === null) {
       nulls.push(k)
+      sig += "\u0003n"
       continue
     }
     if (refs !== undefined && refs[k] !== undefined) continue
@@ -330,8 +368,17 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
       for (const ns of spaces) {
         const inner = v[ns]
         const innerKeys = isPlain(inner) ? keysOf(inner) : null
-        ext.push([ns, innerKeys])
-        values.push(innerKeys === null ? inner : innerKeys.map((ik) => (inner as Record<string, unknown>)[ik]))
+        sig += `\u0005${ns.length}:${ns}`
+        if (innerKeys === null) {
+          ext.push([ns, null])
+          values.push(inner)
+          sig += "\u0003r"
+        } else {
+          const [shapeKeys, innerValues] = split(inner as Record<string, unknown>, innerKeys)
+          ext.push([ns, shapeKeys])
+          values.push(innerValues)
+          sig += signature(shapeKeys)
+        }
       }
       body.push(values)
       continue
@@ -339,31 +386,60 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     if (OBJECT_KEYS.has(k) && isPlain(v)) {
       const ks = keysOf(v)
       if (ks !== null) {
-        ;(objects ??= {})[k] = ks
-        body.push(ks.map((ik) => v[ik]))
+        const [shapeKeys, values] = split(v, ks)
+        ;(objects ??= {})[k] = shapeKeys
+        body.push(values)
+        sig += `\u0003o${signature(shapeKeys)}`
         continue
       }
     }
+    if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) {
+      ;(words ??= {})[k] = v
+      sig += `\u0002${wordSig(v)}`
+      continue
+    }
     body.push(v)
   }
-  const shape: Shape = {
-    c: e.contractVersion,
-    k: keys,
-    ...(nulls.length > 0 ? { n: nulls } : {}),
-    ...(objects !== undefined ? { o: objects } : {}),
-    ...(ext !== undefined ? { x: ext } : {}),
-    ...(refs !== undefined ? { r: refs } : {})
+  let shape = shapeCache.get(sig)
+  if (shape === undefined) {
+    const def: Shape = {
+      c: e.contractVersion,
+      k: keys,
+      ...(nulls.length > 0 ? { n: nulls } : {}),
+      ...(objects !== undefined ? { o: objects } : {}),
+      ...(ext !== undefined ? { x: ext } : {}),
+      ...(refs !== undefined ? { r: refs } : {}),
+      ...(words !== undefined ? { v: words } : {})
+    }
+    shape = JSON.stringify(def)
+    if (shapeCache.size >= SHAPE_CACHE_MAX) shapeCache.clear()
+    shapeCache.set(sig, shape)
   }
-  return { shape: JSON.stringify(shape), body: JSON.stringify(body) }
+  return { shape, body: JSON.stringify(body) }
+}
+
+/** Shapes by signature (see {@link leanEvent}: keys are length-prefixed, words hold no control characters, so no two shapes share one); cleared when full. */
+const shapeCache = new Map<string, string>()
+const SHAPE_CACHE_MAX = 4096
+
+/** A word's part of a signature (words hold no control characters). */
+const wordSig = (v: unknown): string => (v === null ? "\u0003n" : v === true ? "\u0003t" : v === false ? "\u0003f" : `\u0006${v as string}`)
+
+/** An object's keys' part of a signature, word values included. */
+const signature = (keys: ReadonlyArray<ShapeKey>): string => {
+  let s = "\u0007"
+  for (const k of keys) s += typeof k === "string" ? `\u0001${k.length}:${k}` : `\u0002${k[0].length}:${k[0]}${wordSig(k[1])}`
+  return s
 }
 
 /** How a shape's event is put back together: one step per key, in order (made once per shape). */
 type Step =
   | { readonly key: string; readonly from: "contract" | "null" | "ref" | "body" }
+  | { readonly key: string; readonly from: "word"; readonly value: unknown }
   | { readonly key: string; readonly from: "stream"; readonly field: keyof StreamFacts }
   | { readonly key: string; readonly from: "column"; readonly field: keyof EventColumns }
-  | { readonly key: string; readonly from: "object"; readonly keys: ReadonlyArray<string> }
-  | { readonly key: string; readonly from: "extensions"; readonly spaces: ReadonlyArray<readonly [string, ReadonlyArray<string> | null]> }
+  | { readonly key: string; readonly from: "object"; readonly keys: ReadonlyArray<ShapeKey> }
+  | { readonly key: string; readonly from: "extensions"; readonly spaces: ReadonlyArray<readonly [string, ReadonlyArray<ShapeKey> | null]> }
 
 /** A shape made ready to rebuild events: its steps and its references. */
 export interface ShapePlan {
@@ -383,6 +459,7 @@ export const shapePlan = (shapeJson: string): ShapePlan => {
     if (COLUMN_KEYS.has(key)) return { key, from: "column", field: key as keyof EventColumns }
     if (nulls.has(key)) return { key, from: "null" }
     if (refs[key] !== undefined) return { key, from: "ref" }
+    if (s.v !== undefined && Object.hasOwn(s.v, key)) return { key, from: "word", value: s.v[key] }
     if (key === "extensions" && s.x !== undefined) return { key, from: "extensions", spaces: s.x }
     if (s.o?.[key] !== undefined) return { key, from: "object", keys: s.o[key] }
     return { key, from: "body" }
@@ -394,9 +471,13 @@ export const shapePlan = (shapeJson: string): ShapePlan => {
   }
 }
 
-const zip = (keys: ReadonlyArray<string>, values: ReadonlyArray<unknown>): Record<string, unknown> => {
+const zip = (keys: ReadonlyArray<ShapeKey>, values: ReadonlyArray<unknown>): Record<string, unknown> => {
   const o: Record<string, unknown> = {}
-  for (let i = 0; i < keys.length; i++) o[keys[i]] = values[i]
+  let j = 0
+  for (const k of keys) {
+    if (typeof k === "string") o[k] = values[j++]
+    else o[k[0]] = k[1]
+  }
   return o
 }
 
@@ -434,6 +515,9 @@ export const eventOfRow = (
       case "null":
       case "ref":
         out[step.key] = null
+        break
+      case "word":
+        out[step.key] = step.value
         break
       case "object":
         out[step.key] = zip(step.keys, values[i++] as ReadonlyArray<unknown>)
