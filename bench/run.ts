@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp,w`: only these figures (g, h: the team index on a
+ * - `BENCH_ONLY=a,a-small,b,c,d,e,f,g,h,i,s,s-pg,r,redact,mcp,w`: only these figures (g, h: the team index on a
  *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay;
  *   w: `import --watch` latency);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
@@ -36,7 +36,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,s,s-pg,r,redact,mcp,w").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,i,s,s-pg,r,redact,mcp,w").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -57,7 +57,7 @@ const t = () => performance.now()
 
 // ---------------------------------------------------------------- figures
 
-type Unit = "MiB/s" | "MB/s" | "ms"
+type Unit = "MiB/s" | "MB/s" | "ms" | "x"
 
 interface Figure {
   readonly id: string
@@ -127,6 +127,7 @@ const prepare = async () => {
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
+      "import-rows": nodePath.join(REPO, "bench", "floors", "import-rows.ts"),
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
       "read-small": nodePath.join(REPO, "bench", "probes", "read-small.ts"),
       "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
@@ -230,7 +231,7 @@ const main = async () => {
     log(`generated AgentMux store ${JSON.stringify(inputs.agentmux)} in ${((t() - t0) / 1000).toFixed(1)} s`)
   }
   const nativeRoot = nodePath.join(tmp, "muse-root")
-  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp") || only.has("a-small")) {
+  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp") || only.has("a-small") || only.has("i")) {
     t0 = t()
     inputs.nativeRoot = writeNativeRoot(nativeRoot, SIZES.rootSessions, workspace)
     log(`generated native root ${JSON.stringify(inputs.nativeRoot)} in ${((t() - t0) / 1000).toFixed(1)} s`)
@@ -452,6 +453,15 @@ const main = async () => {
       floorPeakRssMiB: rssMiB(floors),
       samples: { measured: runs.map((r) => r.ms), floor: floors.map((r) => r.ms) },
       note: "median of 3; wall time of the whole process"
+    })
+  }
+
+  // -------- (i) first import of the native root, and the index's bytes per source byte (issue 13)
+  if (only.has("i")) {
+    const { firstImportFigures } = await import("./figures/first-import.js")
+    await firstImportFigures({
+      tmp, nativeRoot, workspace, sources: SIZES.rootSessions, sourceBytes: (inputs.nativeRoot as { bytes: number }).bytes,
+      noAgents: env.MUSE_AGENTS_DIR!, cli, cliOf: (b, a) => run(NODE, [b, ...a], { env, cwd: tmp }), nodeChild, check, add, log, rssMiB, inputs
     })
   }
 
@@ -763,10 +773,13 @@ const main = async () => {
 
   // -------- report
   const order = [
-    "a-native", "a-transcript", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
-    "d-command-help", "d-providers", "e", "f", "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open", "r-complete", "w"
+    "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
+    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "e", "f",
+    "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
+    "r-complete", "w"
   ]
-  figures.sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id))
+  const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length)
+  figures.sort((x, y) => rank(x.id) - rank(y.id))
   printTable()
   const out = nodePath.join(REPO, "bench", "results.json")
   fs.writeFileSync(

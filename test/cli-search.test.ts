@@ -18,6 +18,7 @@ import { S, copyFixtures, sessionPath } from "./claude-code/helpers.js"
 import { mk } from "./support/events.js"
 import { repoRoot, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
+import { toLegacyLayout } from "./support/legacy-index.js"
 
 const env = { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
 const json = (args: ReadonlyArray<string>) => {
@@ -175,9 +176,10 @@ describe("session-ingest search", () => {
     expect(title.stdout).toContain("\\x1b]0;pwned\\x07")
   })
 
-  it("an index from before search, read-only: search says to import once (UNSUPPORTED_OPERATION, exit 3); sessions and show still work", () => {
+  it("an index from before search, read-only: search says to import once (UNSUPPORTED_OPERATION, exit 3); sessions and show still work", async () => {
     const dir = tempDir("si-cli-search-")
     const index = hostileIndex(dir)
+    await Effect.runPromise(toLegacyLayout(index)) // the layout of the builds before the lean record (0006)
     const db = new Database(index)
     db.exec(`DROP TRIGGER search_docs_gone; DROP TRIGGER events_search_gone; DROP TRIGGER sessions_search_gone;
              DROP TABLE search; DROP TABLE search_docs; DELETE FROM si_migrations WHERE migration_id = 4;`)

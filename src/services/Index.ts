@@ -85,6 +85,14 @@ export interface Batch {
   readonly prefix?: string | null | undefined
   /** The attempt the batch belongs to ({@link IndexShape.beginAttempt}): what a rejection rolls back. */
   readonly attempt?: number | undefined
+  /**
+   * Commit once this many events (of any sources) are pending, not at every
+   * batch: the batch stays in the transaction the next operations join, so
+   * small sources share one transaction (the import passes its batch size).
+   * {@link IndexShape.flush} commits the rest. Undefined: this batch commits.
+   * An index that commits every batch anyway (PostgreSQL) ignores it.
+   */
+  readonly groupCommit?: number | undefined
 }
 
 /** What one {@link IndexShape.commitBatch} added. */
@@ -235,6 +243,12 @@ export interface IndexShape {
     batch: Batch,
     onPoint: (point: CommitPoint) => Effect.Effect<void, E, R>
   ) => Effect.Effect<CommittedBatch, StoreUnavailable | E, R>
+  /**
+   * Commit what the write operations left pending ({@link Batch.groupCommit});
+   * the importer calls it at the end of a run. Absent: every operation
+   * commits on its own.
+   */
+  readonly flush?: Effect.Effect<void, StoreUnavailable> | undefined
   /**
    * Mark the current generation read to its end, with the fingerprint taken
    * before reading, the nested logs' prefix bindings and the read's

@@ -20,6 +20,7 @@ import { copyFixtures as copyClaude } from "../claude-code/helpers.js"
 import { copyFixtures as copyAgents } from "../muse-agents/helpers.js"
 import { importOnce } from "../support/index.js"
 import { mk } from "../support/events.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
 
 const TYPED = ["toolInput", "isError", "compaction", "parent", "child", "usage", "responseId"] as const
 
@@ -72,8 +73,9 @@ describe("an index of contract 1.0.0 reads as 1.1.0", () => {
       expect(fresh.some((e) => e.parent !== null)).toBe(true)
       expect(fresh.some((e) => e.child !== null)).toBe(true)
       expect(fresh.some((e) => e.usage !== null)).toBe(true)
-      expect(downgrade(file)).toBe(fresh.length)
       const freshSessions = yield* sessionsOf(file)
+      yield* toLegacyLayout(file) // the layout 1.0.0 indexes have: whole events in `events`
+      expect(downgrade(file)).toBe(fresh.length)
       const db = new Database(file)
       db.prepare("UPDATE sources SET overview_json = NULL").run() // as an index imported before 1.1.0 has them
       db.close()

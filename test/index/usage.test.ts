@@ -22,6 +22,7 @@ import { createStore, tsidxRecord } from "../agentmux/store-helper.js"
 import { copyFixtures, S } from "../claude-code/helpers.js"
 import { importOnce } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
 
 /** Every session's usage (by native id) as the index keeps it, priced with the bundled table. */
 const usageOf = (file: string) =>
@@ -71,6 +72,7 @@ describe("index: Claude Code tokens and cost per session (EXPECTED.md)", () => {
       const c = claude()
       yield* importOnce(c.policy, c.index, planFromPolicy(c.policy, { batchSize: 4 }))
       const fresh = yield* usageOf(c.index)
+      yield* toLegacyLayout(c.index) // the layout indexes before the lean record (0006) have: whole events in `events`
       const db = new Database(c.index)
       db.exec("DROP TABLE usage")
       db.prepare("DELETE FROM si_migrations WHERE migration_id = 5").run()

@@ -20,6 +20,7 @@ import { Index, type SearchFilter, type SourceInfo } from "../../src/services/In
 import { mk } from "../support/events.js"
 import { crashAt, importOnce } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
 
 const SHA = "3f9a2b7c1d4e5f60718293a4b5c6d7e8f9012345"
 const UUID = "550e8400-e29b-41d4-a716-446655440000"
@@ -262,14 +263,16 @@ describe("Index.search: kept with the events", () => {
   const consistency = (file: string) => {
     const db = new Database(file, { readonly: true })
     try {
-      const current = "JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation AND s.status != 'rejected'"
-      const events = (db.prepare(`SELECT count(*) AS n FROM events e ${current}`).get() as { n: number }).n
-      const missing = (db.prepare(`SELECT count(*) AS n FROM events e ${current} WHERE NOT EXISTS
-        (SELECT 1 FROM search_docs d WHERE d.source_key = e.source_key AND d.generation = e.generation AND d.event_uid = e.event_uid)`).get() as { n: number }).n
-      const docs = (db.prepare("SELECT count(*) AS n FROM search_docs WHERE event_uid != ''").get() as { n: number }).n
-      const words = (db.prepare("SELECT count(*) AS n FROM search").get() as { n: number }).n
-      const allDocs = (db.prepare("SELECT count(*) AS n FROM search_docs").get() as { n: number }).n
-      return { events, missing, docs, wordsMatchDocs: words === allDocs }
+      // A document is a record (its id) or a session's title (minus its stream's id), of current generations only.
+      const current = "JOIN streams st ON st.stream = r.stream JOIN sources s ON s.source_key = st.source_key AND s.generation = st.generation AND s.status != 'rejected'"
+      const events = (db.prepare(`SELECT count(*) AS n FROM records r ${current}`).get() as { n: number }).n
+      const missing = (db.prepare(`SELECT count(*) AS n FROM records r ${current} WHERE NOT EXISTS
+        (SELECT 1 FROM search d WHERE d.rowid = r.id)`).get() as { n: number }).n
+      const docs = (db.prepare("SELECT count(*) AS n FROM search WHERE rowid > 0").get() as { n: number }).n
+      const titles = (db.prepare("SELECT count(*) AS n FROM search WHERE rowid < 0").get() as { n: number }).n
+      const titled = (db.prepare(`SELECT count(*) AS n FROM sessions ss JOIN sources s ON s.source_key = ss.source_key
+        AND s.generation = ss.generation AND s.status != 'rejected' WHERE ss.title IS NOT NULL`).get() as { n: number }).n
+      return { events, missing, docs, wordsMatchDocs: titles === titled }
     } finally {
       db.close()
     }
@@ -311,6 +314,7 @@ describe("Index.search: an index from before search (migration 0004_search)", ()
     Effect.gen(function*() {
       const f = yield* fresh()
       const before = yield* ids(f, "billing OR logger OR zebrafish OR rounding")
+      yield* toLegacyLayout(f) // the layout of the builds before the lean record (0006)
       unmigrate(f)
       const readonly = IndexSqlite.layerReadonly(f)
       const refused = yield* Effect.either(Effect.flatMap(Index, (i) => i.search("billing", {})).pipe(Effect.provide(readonly)))

@@ -10,9 +10,12 @@
  *   never mixed. Otherwise it is streamed from its checkpoint cursor (the
  *   adapter still refuses a cursor whose line or head changed:
  *   `INVALID_CURSOR`, also a new generation).
- * - Events go in batches, each committed in one transaction with the cursor of
- *   its last event and the prefix digest there, so a killed process resumes
- *   where the last commit left.
+ * - Events go in batches, each written with the cursor of its last event and
+ *   the prefix digest there. An index may keep several sources' batches in one
+ *   transaction until a batch's worth of events is pending
+ *   (`Batch.groupCommit`; the run ends with `Index.flush`): a killed process
+ *   loses only what was not committed, and resumes from the checkpoints that
+ *   were, which are those of the events committed.
  * - A source that fails is counted as rejected with its error code, and what
  *   its attempt added is rolled back (also the batches of a killed run it
  *   continued): an index never holds events of a rejected source. The run goes on.
@@ -319,7 +322,7 @@ const make = Effect.gen(function*() {
                 return prefix
               }).pipe(
                 Effect.flatMap((prefix) =>
-                  Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt }, faults.at), () => {
+                  Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: batchSize }, faults.at), () => {
                     if (prefix !== undefined) lastPrefix = prefix
                   })
                 ),
@@ -644,6 +647,8 @@ const make = Effect.gen(function*() {
         position = 0
         yield* update(eventsAdded)
       }
+      // What the last sources left pending (their batches share transactions: `Batch.groupCommit`) is committed now.
+      if (index.flush !== undefined) yield* index.flush
       yield* progress.end
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1

@@ -48,7 +48,7 @@ import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
 import { openWriter } from "./postgres.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
-import { readonlySql } from "./sqlite.js"
+import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
 
 /** What a push did. Counts of sources; `events` / `sessions`: rows added to the team index. */
 export interface PushReport {
@@ -166,7 +166,7 @@ const bucketDigests = (marks: ReadonlyArray<LocalMark>): Array<string> => {
 interface LocalEvent {
   readonly event: SessionEvent
   readonly sequence: number
-  readonly eventUid: string
+  readonly eventUid: unknown
 }
 
 /**
@@ -177,24 +177,26 @@ interface LocalEvent {
  */
 const readLocalEvents = (
   local: Effect.Effect.Success<ReturnType<typeof readonlySql>>,
+  reader: EventReader<StoreUnavailable>,
   row: { readonly source_key: string; readonly generation: number },
   after: ReadonlyArray<readonly [string, number]>,
-  page: { readonly sequence: number; readonly eventUid: string } | null,
+  page: { readonly sequence: number; readonly eventUid: unknown } | null,
   limit: number
-): Effect.Effect<ReadonlyArray<LocalEvent>, StoreUnavailable> => {
-  const lsql = local.sql
-  return Effect.map(
-    local.guard(lsql<{ event_json: string; sequence: number; event_uid: string }>`
-      SELECT event_json, sequence, event_uid FROM events
-      WHERE source_key = ${row.source_key} AND generation = ${row.generation}
-        AND (attempt IS NULL OR attempt NOT IN (
+): Effect.Effect<ReadonlyArray<LocalEvent>, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const lsql = local.sql
+    // The local events as the index keeps them (lean, or whole in an index before migration 0006), rebuilt by `eventOfRow`.
+    const got = yield* local.guard(lsql<StoredEventRow & { event_uid: unknown }>`
+      SELECT e.shape, e.body, e.provider, e.source_id, e.session_id, e.sequence, e.kind, e.occurred_at, e.event_uid FROM ${lsql.unsafe(reader.from)} e
+      WHERE e.source_key = ${row.source_key} AND e.generation = ${row.generation}
+        AND (e.attempt IS NULL OR e.attempt NOT IN (
           SELECT json_extract(attempt_json, '$.attempt') FROM sources WHERE source_key = ${row.source_key} AND attempt_json IS NOT NULL))
-        ${after.length === 0 ? lsql`` : lsql`AND NOT (${lsql.or(after.map(([id, seq]) => lsql`(source_id = ${id} AND sequence <= ${seq})`))})`}
-        ${page === null ? lsql`` : lsql`AND (sequence > ${page.sequence} OR (sequence = ${page.sequence} AND event_uid > ${page.eventUid}))`}
-      ORDER BY sequence, event_uid LIMIT ${limit}`),
-    (rows) => rows.map((r) => ({ event: JSON.parse(r.event_json) as SessionEvent, sequence: r.sequence, eventUid: r.event_uid }))
-  )
-}
+        ${after.length === 0 ? lsql`` : lsql`AND NOT (${lsql.or(after.map(([id, seq]) => lsql`(e.source_id = ${id} AND e.sequence <= ${seq})`))})`}
+        ${page === null ? lsql`` : lsql`AND (e.sequence > ${page.sequence} OR (e.sequence = ${page.sequence} AND e.event_uid > ${page.eventUid}))`}
+      ORDER BY e.sequence, e.event_uid LIMIT ${limit}`)
+    const events = yield* reader.decode(got)
+    return got.map((r, i) => ({ event: events[i], sequence: r.sequence, eventUid: r.event_uid }))
+  })
 
 /** Changed sources pushed at once (each on its own connection: their round trips to the server overlap). */
 const PUSH_CONCURRENCY = 4
@@ -215,6 +217,8 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const local = yield* readonlySql(from)
     const team = yield* openWriter(to, machine, PUSH_CONCURRENCY)
     const lsql = local.sql
+    // The local events as the index keeps them (lean, or whole in an index before migration 0006), rebuilt by `eventOfRow`.
+    const reader = yield* eventReader<StoreUnavailable>(lsql, local.guard)
     const hasOverview = (yield* local.guard(lsql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
     // Every local checkpoint, small: what the marker's digests cover.
@@ -296,9 +300,9 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       Effect.gen(function*() {
         let added = 0, sessions = 0
         const skip = [...after]
-        let page: { sequence: number; eventUid: string } | null = null
+        let page: { sequence: number; eventUid: unknown } | null = null
         for (;;) {
-          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, row, skip, page, PAGE)
+          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, reader, row, skip, page, PAGE)
           if (got.length === 0) break
           const events = got.map((g) => g.event)
           const committed = yield* team.index.commitBatch({ source, generation: row.generation, events, resumeCursor: null }, () => Effect.void)

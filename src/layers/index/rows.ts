@@ -6,7 +6,7 @@
  * @module
  */
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
+import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import type { Checkpoint, CheckpointedSource, SearchHit, SessionRow } from "../../services/Index.js"
@@ -119,7 +119,17 @@ export const searchHitOf = (
       snippet: snippetOf(tree, [{ field: "title", text: base.title ?? "" }])
     }
   }
-  const e = upgradeEvent(JSON.parse(eventJson) as SessionEvent)
+  return searchHitOfEvent(tree, base, eventUid, upgradeEvent(JSON.parse(eventJson) as SessionEvent))
+}
+
+/** {@link searchHitOf} of an event already read (`eventOfRow`); a title hit has null `eventUid` and `e`. */
+export const searchHitOfEvent = (
+  tree: QueryNode,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "score">,
+  eventUid: string | null,
+  e: SessionEvent | null
+): SearchHit => {
+  if (eventUid === null || e === null) return searchHitOf(tree, base, null, null)
   const t = searchableText(e)
   return {
     ...base,
@@ -132,4 +142,404 @@ export const searchHitOf = (
     cursor: e.cursor,
     snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }])
   }
+}
+
+// ---------------------------------------------------------------- the lean record (issue 13, item 2)
+
+/**
+ * What the SQLite index keeps once per stream (a session of a source
+ * generation), not per event: the ids every event of the session restates.
+ */
+export interface StreamFacts {
+  readonly provider: string
+  readonly sourceId: string
+  readonly sessionId: string
+}
+
+/** The columns an event row keeps besides its body (what the queries filter and order on). */
+export interface EventColumns {
+  readonly sequence: number
+  readonly kind: string
+  readonly occurredAt: string | null
+}
+
+/**
+ * The shape of a lean body: what the event's JSON restated that the body
+ * leaves out, and where its values go back. One shape serves many events
+ * (it is stored once in the `shapes` table, by id):
+ * - `c`: the contract version; `k`: the event's keys, in their order;
+ * - `n`: the keys whose value is null (not in the body);
+ * - `o`: top-level objects kept as an array of their values, with their keys;
+ * - `x`: `extensions` kept as one entry per namespace, in order: a namespace
+ *   with its keys has an array of values, one with null its value as it is;
+ *   a key given as `[key, value]` (in `o` and `x`) has that value in the
+ *   shape, not in the body: a value of a few kinds that many events share
+ *   (null, a boolean, a short word such as `durable` or `tool-call`);
+ * - `v`: top-level fields whose value is in the shape likewise (`role`,
+ *   `toolName`, `isError`, ...);
+ * - `r`: typed fields that restate a value of the provider's own record in
+ *   `extensions` (the raw payload): the path there, and how the field is
+ *   made from it (`=`: the same value; `~`: the text on one line, whitespace
+ *   runs made one space, cut to 1000 characters with an ellipsis).
+ *
+ * The ids of the stream (`provider`, `sourceId`, `sessionId`) and the row's
+ * columns (`sequence`, `kind`, `occurredAt`) are never in the body.
+ */
+export interface Shape {
+  readonly c: string
+  readonly k: ReadonlyArray<string>
+  readonly n?: ReadonlyArray<string>
+  readonly o?: Readonly<Record<string, ReadonlyArray<ShapeKey>>>
+  readonly x?: ReadonlyArray<readonly [string, ReadonlyArray<ShapeKey> | null]>
+  readonly v?: Readonly<Record<string, unknown>>
+  readonly r?: Readonly<Record<string, ReadonlyArray<string | number>>>
+}
+
+/** A key of a kept object: its value is in the body, or (`[key, value]`) in the shape. */
+export type ShapeKey = string | readonly [string, unknown]
+
+/** A lean event: its shape (as the JSON text the `shapes` table keys it by) and its body (a JSON array of values). */
+export interface LeanEvent {
+  readonly shape: string
+  readonly body: string
+}
+
+const STREAM_KEYS = new Set(["provider", "sourceId", "sessionId"])
+const COLUMN_KEYS = new Set(["sequence", "kind", "occurredAt"])
+/** Top-level objects of fixed keys, kept as value arrays (not `toolInput`: a tool's own arguments). */
+const OBJECT_KEYS = new Set(["rawReference", "compaction", "parent", "child", "usage"])
+/** Typed fields that may restate the provider's record in `extensions`. */
+const REF_KEYS = ["text", "toolInput"] as const
+/** A string shorter than this is kept as it is: a reference would not be smaller. */
+const REF_MIN_CHARS = 24
+const ONE_LINE_MAX = 1000
+/** Top-level fields whose word-like value goes into the shape (never the text or a tool's input: those are content). */
+const SHAPE_VALUE_KEYS = new Set(["role", "toolName", "isError"])
+const WORD = /^[A-Za-z_.:-]{0,32}$/
+
+/** Whether a value is one many events share, kept in the shape: null, a boolean, or a short word without digits or slashes. */
+const isWord = (v: unknown): boolean => v === null || typeof v === "boolean" || (typeof v === "string" && v.length <= 32 && WORD.test(v))
+
+/** An object's keys as the shape keeps them (word values inside), and the values left for the body. */
+const split = (o: Record<string, unknown>, keys: ReadonlyArray<string>): [Array<ShapeKey>, Array<unknown>] => {
+  const shapeKeys: Array<ShapeKey> = []
+  const values: Array<unknown> = []
+  for (const k of keys) {
+    const v = o[k]
+    if (isWord(v)) shapeKeys.push([k, v])
+    else {
+      shapeKeys.push(k)
+      values.push(v)
+    }
+  }
+  return [shapeKeys, values]
+}
+
+const isPlain = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype
+
+/** The keys of `o` with a value (JSON leaves out undefined), or null when one cannot be rebuilt by assignment. */
+const keysOf = (o: Record<string, unknown>): Array<string> | null => {
+  const ks: Array<string> = []
+  for (const k in o) {
+    if (!Object.hasOwn(o, k) || o[k] === undefined) continue
+    if (k === "__proto__") return null
+    ks.push(k)
+  }
+  return ks
+}
+
+/** Muse Code's one-line text: whitespace runs made one space, trimmed, cut to 1000 characters with an ellipsis. */
+const oneLine = (s: string): string => {
+  if (s.length > ONE_LINE_MAX * 4) {
+    const head = s.slice(0, ONE_LINE_MAX * 4).replace(/\s+/g, " ").trimStart()
+    if (head.length > ONE_LINE_MAX + 1) return head.slice(0, ONE_LINE_MAX - 1) + "…"
+  }
+  const flat = s.replace(/\s+/g, " ").trim()
+  return flat.length > ONE_LINE_MAX ? flat.slice(0, ONE_LINE_MAX - 1) + "…" : flat
+}
+
+/** Whether `s`, made one line, may be `text` (its first word matches): a cheap test before the real one. */
+const mayFlattenTo = (s: string, text: string): boolean => {
+  let i = 0
+  while (i < s.length && (s.charCodeAt(i) === 32 || s.charCodeAt(i) === 10 || s.charCodeAt(i) === 9 || s.charCodeAt(i) === 13)) i++
+  const n = Math.min(8, text.length)
+  for (let j = 0; j < n; j++) {
+    const a = s.charCodeAt(i + j)
+    const b = text.charCodeAt(j)
+    if (a !== b && !(b === 32 && (a === 10 || a === 9 || a === 13 || a === 32))) return false
+  }
+  return true
+}
+
+/** Where in `ext` a value sits that `target` restates: the path and how (see {@link Shape.r}); null when none. */
+const findRef = (ext: Record<string, unknown>, target: unknown): Array<string | number> | null => {
+  const path: Array<string | number> = []
+  let jsonOfTarget: string | undefined
+  const targetKeys = isPlain(target) ? Object.keys(target).length : -1
+  const visit = (v: unknown, depth: number): string | null => {
+    if (typeof v === "string") {
+      if (typeof target !== "string" || v.length < REF_MIN_CHARS) return null
+      if (v === target) return "="
+      return v.length + 1 >= Math.min(target.length, ONE_LINE_MAX) && mayFlattenTo(v, target) && oneLine(v) === target ? "~" : null
+    }
+    if (typeof v !== "object" || v === null) return null
+    if (typeof target === "object" && target !== null) {
+      if (v === target) return "="
+      if (isPlain(v) && Object.keys(v).length === targetKeys && JSON.stringify(v) === (jsonOfTarget ??= JSON.stringify(target))) return "="
+    }
+    if (depth >= 6) return null
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i)
+        const m = visit(v[i], depth + 1)
+        if (m !== null) return m
+        path.pop()
+      }
+    } else if (isPlain(v)) {
+      for (const k in v) {
+        if (k === "__proto__") continue
+        path.push(k)
+        const m = visit(v[k], depth + 1)
+        if (m !== null) return m
+        path.pop()
+      }
+    }
+    return null
+  }
+  for (const k in ext) {
+    if (k === "__proto__") continue
+    path.push(k)
+    const m = visit(ext[k], 1)
+    if (m !== null) return [m, ...path]
+    path.pop()
+  }
+  return null
+}
+
+/**
+ * The lean form of an event (see {@link Shape}), or null when it must be
+ * kept whole (a key the contract does not have, a value of a type the
+ * columns cannot hold): {@link eventOfRow} then reads the full JSON.
+ */
+export const leanEvent = (e: SessionEvent): LeanEvent | null => {
+  const ev = e as unknown as Record<string, unknown>
+  const keys = keysOf(ev)
+  if (keys === null) return null
+  if (
+    typeof e.contractVersion !== "string" || typeof e.provider !== "string" || typeof e.sourceId !== "string" ||
+    typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
+    (e.occurredAt !== null && typeof e.occurredAt !== "string")
+  ) return null
+  // The shape is found by a signature made as the body is (cheaper than its JSON), and made once per signature.
+  let sig = e.contractVersion
+  const body: Array<unknown> = []
+  const nulls: Array<string> = []
+  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
+  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
+  let words: Record<string, unknown> | undefined
+  let refs: Record<string, ReadonlyArray<string | number>> | undefined
+  if (isPlain(e.extensions)) {
+    for (const k of REF_KEYS) {
+      const v = ev[k]
+      if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
+      const ref = findRef(e.extensions, v)
+      if (ref !== null) {
+        ;(refs ??= {})[k] = ref
+        sig += `\u0004${k}\u0002${JSON.stringify(ref)}`
+      }
+    }
+  }
+  for (const k of keys) {
+    sig += `\u0001${k.length}:${k}`
+    if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
+    const v = ev[k]
+    if (v === null) {
+      nulls.push(k)
+      sig += "\u0003n"
+      continue
+    }
+    if (refs !== undefined && refs[k] !== undefined) continue
+    if (k === "extensions" && isPlain(v)) {
+      const spaces = keysOf(v)
+      if (spaces === null) return null
+      ext = []
+      const values: Array<unknown> = []
+      for (const ns of spaces) {
+        const inner = v[ns]
+        const innerKeys = isPlain(inner) ? keysOf(inner) : null
+        sig += `\u0005${ns.length}:${ns}`
+        if (innerKeys === null) {
+          ext.push([ns, null])
+          values.push(inner)
+          sig += "\u0003r"
+        } else {
+          const [shapeKeys, innerValues] = split(inner as Record<string, unknown>, innerKeys)
+          ext.push([ns, shapeKeys])
+          values.push(innerValues)
+          sig += signature(shapeKeys)
+        }
+      }
+      body.push(values)
+      continue
+    }
+    if (OBJECT_KEYS.has(k) && isPlain(v)) {
+      const ks = keysOf(v)
+      if (ks !== null) {
+        const [shapeKeys, values] = split(v, ks)
+        ;(objects ??= {})[k] = shapeKeys
+        body.push(values)
+        sig += `\u0003o${signature(shapeKeys)}`
+        continue
+      }
+    }
+    if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) {
+      ;(words ??= {})[k] = v
+      sig += `\u0002${wordSig(v)}`
+      continue
+    }
+    body.push(v)
+  }
+  let shape = shapeCache.get(sig)
+  if (shape === undefined) {
+    const def: Shape = {
+      c: e.contractVersion,
+      k: keys,
+      ...(nulls.length > 0 ? { n: nulls } : {}),
+      ...(objects !== undefined ? { o: objects } : {}),
+      ...(ext !== undefined ? { x: ext } : {}),
+      ...(refs !== undefined ? { r: refs } : {}),
+      ...(words !== undefined ? { v: words } : {})
+    }
+    shape = JSON.stringify(def)
+    if (shapeCache.size >= SHAPE_CACHE_MAX) shapeCache.clear()
+    shapeCache.set(sig, shape)
+  }
+  return { shape, body: JSON.stringify(body) }
+}
+
+/** Shapes by signature (see {@link leanEvent}: keys are length-prefixed, words hold no control characters, so no two shapes share one); cleared when full. */
+const shapeCache = new Map<string, string>()
+const SHAPE_CACHE_MAX = 4096
+
+/** A word's part of a signature (words hold no control characters). */
+const wordSig = (v: unknown): string => (v === null ? "\u0003n" : v === true ? "\u0003t" : v === false ? "\u0003f" : `\u0006${v as string}`)
+
+/** An object's keys' part of a signature, word values included. */
+const signature = (keys: ReadonlyArray<ShapeKey>): string => {
+  let s = "\u0007"
+  for (const k of keys) s += typeof k === "string" ? `\u0001${k.length}:${k}` : `\u0002${k[0].length}:${k[0]}${wordSig(k[1])}`
+  return s
+}
+
+/** How a shape's event is put back together: one step per key, in order (made once per shape). */
+type Step =
+  | { readonly key: string; readonly from: "contract" | "null" | "ref" | "body" }
+  | { readonly key: string; readonly from: "word"; readonly value: unknown }
+  | { readonly key: string; readonly from: "stream"; readonly field: keyof StreamFacts }
+  | { readonly key: string; readonly from: "column"; readonly field: keyof EventColumns }
+  | { readonly key: string; readonly from: "object"; readonly keys: ReadonlyArray<ShapeKey> }
+  | { readonly key: string; readonly from: "extensions"; readonly spaces: ReadonlyArray<readonly [string, ReadonlyArray<ShapeKey> | null]> }
+
+/** A shape made ready to rebuild events: its steps and its references. */
+export interface ShapePlan {
+  readonly contract: string
+  readonly steps: ReadonlyArray<Step>
+  readonly refs: ReadonlyArray<readonly [string, string, ReadonlyArray<string | number>]>
+}
+
+/** The plan of a shape's JSON text (as {@link leanEvent} made it and the `shapes` table keeps it). */
+export const shapePlan = (shapeJson: string): ShapePlan => {
+  const s = JSON.parse(shapeJson) as Shape
+  const nulls = new Set(s.n ?? [])
+  const refs = s.r ?? {}
+  const steps: Array<Step> = s.k.map((key): Step => {
+    if (key === "contractVersion") return { key, from: "contract" }
+    if (STREAM_KEYS.has(key)) return { key, from: "stream", field: key as keyof StreamFacts }
+    if (COLUMN_KEYS.has(key)) return { key, from: "column", field: key as keyof EventColumns }
+    if (nulls.has(key)) return { key, from: "null" }
+    if (refs[key] !== undefined) return { key, from: "ref" }
+    if (s.v !== undefined && Object.hasOwn(s.v, key)) return { key, from: "word", value: s.v[key] }
+    if (key === "extensions" && s.x !== undefined) return { key, from: "extensions", spaces: s.x }
+    if (s.o?.[key] !== undefined) return { key, from: "object", keys: s.o[key] }
+    return { key, from: "body" }
+  })
+  return {
+    contract: s.c,
+    steps,
+    refs: Object.entries(refs).map(([key, [mode, ...path]]) => [key, mode as string, path] as const)
+  }
+}
+
+const zip = (keys: ReadonlyArray<ShapeKey>, values: ReadonlyArray<unknown>): Record<string, unknown> => {
+  const o: Record<string, unknown> = {}
+  let j = 0
+  for (const k of keys) {
+    if (typeof k === "string") o[k] = values[j++]
+    else o[k[0]] = k[1]
+  }
+  return o
+}
+
+/**
+ * The one place a stored event becomes the contract's event, for every
+ * reader (events, paging, search hits, usage, export, push, replay, MCP):
+ * - a row kept whole (`plan` null: every index before the lean record, and
+ *   what {@link leanEvent} declines) is its JSON, upgraded to the current
+ *   contract (`upgradeEvent`);
+ * - a lean row is rebuilt from its shape's plan, the stream's facts, the
+ *   row's columns and its body, then upgraded likewise.
+ * The event is equal, key order included, to what was imported.
+ */
+export const eventOfRow = (
+  plan: ShapePlan | null,
+  body: string,
+  stream: StreamFacts | null,
+  columns: EventColumns
+): SessionEvent => {
+  if (plan === null || stream === null) return upgradeEvent(JSON.parse(body) as SessionEvent)
+  const values = JSON.parse(body) as ReadonlyArray<unknown>
+  const out: Record<string, unknown> = {}
+  let i = 0
+  for (const step of plan.steps) {
+    switch (step.from) {
+      case "contract":
+        out[step.key] = plan.contract
+        break
+      case "stream":
+        out[step.key] = stream[step.field]
+        break
+      case "column":
+        out[step.key] = columns[step.field]
+        break
+      case "null":
+      case "ref":
+        out[step.key] = null
+        break
+      case "word":
+        out[step.key] = step.value
+        break
+      case "object":
+        out[step.key] = zip(step.keys, values[i++] as ReadonlyArray<unknown>)
+        break
+      case "extensions": {
+        const got = values[i++] as ReadonlyArray<unknown>
+        const ext: Record<string, unknown> = {}
+        step.spaces.forEach(([ns, keys], j) => {
+          ext[ns] = keys === null ? got[j] : zip(keys, got[j] as ReadonlyArray<unknown>)
+        })
+        out[step.key] = ext
+        break
+      }
+      default:
+        out[step.key] = values[i++]
+    }
+  }
+  for (const [key, mode, path] of plan.refs) {
+    let v: unknown = out.extensions
+    for (const p of path) v = (v as Record<string | number, unknown>)[p]
+    out[key] = mode === "~" ? oneLine(v as string) : v
+  }
+  const e = out as unknown as SessionEvent
+  return plan.contract === CONTRACT_VERSION ? e : upgradeEvent(e)
 }

@@ -10,21 +10,35 @@ import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery } from "../../domain/search/query.js"
+import { compileQuery, type QueryNode } from "../../domain/search/query.js"
 import { searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
-import { checkpointColumns, type CheckpointRow, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import {
+  checkpointColumns,
+  type CheckpointRow,
+  eventOfRow,
+  leanEvent,
+  searchHitOf,
+  searchHitOfEvent,
+  type SessionDbRow,
+  type ShapePlan,
+  shapePlan,
+  toCheckpoint,
+  toSessionRow
+} from "./rows.js"
+import { type Driver, openConnection } from "./sqlite-connection.js"
+import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
@@ -34,6 +48,7 @@ import {
   DEFAULT_SEARCH_LIMIT,
   Index,
   type IndexShape,
+  type SearchFilter,
   type SearchHit,
   type SourceInfo,
   type UsageFilter
@@ -93,7 +108,7 @@ const MAY_CARRY_USAGE = `(kind = 'result' OR instr(event_json, '"usage":{') > 0)
  * imported before it, and what a rollback does for the sessions whose
  * events it removed. Reads only that session's events that may carry usage.
  */
-const rebuildUsage = (sql: SqlClient.SqlClient, sourceKey: string, generation: number, uid: string) =>
+const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generation: number, uid: string) =>
   Effect.gen(function*() {
     yield* sql`DELETE FROM usage WHERE source_key = ${sourceKey} AND generation = ${generation} AND session_uid = ${uid}`
     const stored = yield* sql<{ event_json: string; provider: string }>`
@@ -215,7 +230,7 @@ const migrations = Migrator.fromRecord({
       ], { discard: true })
       const current = yield* sql<{ source_key: string; generation: number }>`
         SELECT source_key, generation FROM sources WHERE status != 'rejected'`
-      for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
+      for (const c of current) yield* indexGenerationLegacy(sql, c.source_key, c.generation)
     })),
   // Per-response usage (issue 18): one row per model response (or `result`
   // run total) of each session generation, last usage wins, kept at import
@@ -244,9 +259,239 @@ const migrations = Migrator.fromRecord({
       yield* sql`CREATE INDEX usage_by_session ON usage (session_uid, generation, kind, sequence)`
       const sessions = yield* sql<{ source_key: string; generation: number; session_uid: string }>`
         SELECT DISTINCT source_key, generation, session_uid FROM events WHERE ${sql.unsafe(MAY_CARRY_USAGE)}`
-      for (const s of sessions) yield* rebuildUsage(sql, s.source_key, s.generation, s.session_uid)
+      for (const s of sessions) yield* rebuildUsageLegacy(sql, s.source_key, s.generation, s.session_uid)
+    })),
+  // The lean record (issue 13, item 2). What every event restated is kept once: the ids of its session and
+  // source generation in `streams`, the keys of its JSON (and where its typed fields restate the provider's
+  // record) in `shapes`; each event is a `records` row: its uid (16 bytes), the columns the queries filter and
+  // order on, and a body of values only (`leanEvent` / `eventOfRow` in rows.ts). Search words are keyed by the
+  // record's id (a session title by minus its stream's id), without a table of documents. Every stored event is
+  // rewritten here, its search words made again; nothing is read from a source.
+  "0006_lean_records": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* Effect.all([
+        sql`CREATE TABLE shapes (shape INTEGER PRIMARY KEY, def TEXT NOT NULL UNIQUE)`,
+        sql`CREATE TABLE streams (
+          stream INTEGER PRIMARY KEY,
+          source_key TEXT NOT NULL,
+          generation INTEGER NOT NULL,
+          session_uid TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          source_id TEXT NOT NULL,
+          session_id TEXT NOT NULL,
+          UNIQUE (source_key, generation, session_uid)
+        )`,
+        sql`CREATE INDEX streams_by_session ON streams (session_uid, generation)`,
+        sql`CREATE TABLE records (
+          id INTEGER PRIMARY KEY,
+          stream INTEGER NOT NULL,
+          uid BLOB NOT NULL,
+          sequence INTEGER NOT NULL,
+          kind TEXT NOT NULL,
+          role TEXT,
+          occurred_at TEXT,
+          attempt INTEGER,
+          shape INTEGER,
+          body TEXT NOT NULL
+        )`,
+        sql`CREATE UNIQUE INDEX records_by_uid ON records (stream, uid)`,
+        sql`CREATE INDEX records_in_order ON records (stream, sequence, uid)`
+      ], { discard: true })
+      const shapes = new Map<string, number>()
+      const streams = new Map<string, number>()
+      let after = 0
+      for (;;) {
+        const rows = yield* sql<{
+          rid: number
+          source_key: string
+          generation: number
+          session_uid: string
+          event_uid: string
+          attempt: number | null
+          event_json: string
+        }>`SELECT rowid AS rid, source_key, generation, session_uid, event_uid, attempt, event_json FROM events
+           WHERE rowid > ${after} ORDER BY rowid LIMIT ${REINDEX_PAGE}`
+        if (rows.length === 0) break
+        for (const r of rows) {
+          const e = upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
+          const sk = `${r.source_key}\u0000${r.generation}\u0000${r.session_uid}`
+          let stream = streams.get(sk)
+          if (stream === undefined) {
+            const [made] = yield* sql<{ stream: number }>`
+              INSERT INTO streams (source_key, generation, session_uid, provider, source_id, session_id)
+              VALUES (${r.source_key}, ${r.generation}, ${r.session_uid}, ${e.provider}, ${e.sourceId}, ${e.sessionId}) RETURNING stream`
+            streams.set(sk, stream = made.stream)
+          }
+          const lean = leanEvent(e)
+          let shape: number | null = null
+          if (lean !== null) {
+            shape = shapes.get(lean.shape) ?? null
+            if (shape === null) {
+              const [made] = yield* sql<{ shape: number }>`INSERT INTO shapes (def) VALUES (${lean.shape}) RETURNING shape`
+              shapes.set(lean.shape, shape = made.shape)
+            }
+          }
+          yield* sql`INSERT OR IGNORE INTO records (stream, uid, sequence, kind, role, occurred_at, attempt, shape, body)
+            VALUES (${stream}, ${uidBytes(r.event_uid)}, ${e.sequence}, ${e.kind}, ${e.role}, ${e.occurredAt}, ${r.attempt},
+                    ${shape}, ${lean === null ? JSON.stringify(e) : lean.body})`
+        }
+        after = rows[rows.length - 1].rid
+      }
+      // Sessions whose events a rollback removed keep no stream; a title needs one (its search words' key).
+      yield* sql`INSERT OR IGNORE INTO streams (source_key, generation, session_uid, provider, source_id, session_id)
+                 SELECT source_key, generation, session_uid, provider, source_id, session_id FROM sessions`
+      yield* Effect.all([
+        sql`DROP TRIGGER IF EXISTS search_docs_gone`,
+        sql`DROP TRIGGER IF EXISTS events_search_gone`,
+        sql`DROP TRIGGER IF EXISTS sessions_search_gone`,
+        sql`DROP TABLE IF EXISTS search_docs`,
+        sql`DROP TABLE IF EXISTS search`,
+        sql`DROP TABLE events`,
+        sql.unsafe(`CREATE VIRTUAL TABLE search USING fts5(text, input, tokenize = '${SEARCH_TOKENIZER}', content = '', contentless_delete = 1)`),
+        // Every path that removes records or streams (a rejected attempt's rollback) removes their search words.
+        sql`CREATE TRIGGER records_search_gone AFTER DELETE ON records BEGIN DELETE FROM search WHERE rowid = old.id; END`,
+        sql`CREATE TRIGGER streams_search_gone AFTER DELETE ON streams BEGIN DELETE FROM search WHERE rowid = -old.stream; END`,
+        sql`CREATE TRIGGER sessions_search_gone AFTER DELETE ON sessions BEGIN
+              DELETE FROM search WHERE rowid IN (SELECT -stream FROM streams
+                WHERE source_key = old.source_key AND generation = old.generation AND session_uid = old.session_uid);
+            END`
+      ], { discard: true })
+      const current = yield* sql<{ source_key: string; generation: number }>`
+        SELECT source_key, generation FROM sources WHERE status != 'rejected'`
+      for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
     }))
 })
+
+/**
+ * Where the stored events are, as one set of columns, in either layout: the
+ * lean records with their streams (migration 0006), or the `events` table of
+ * an index before it (read without migrating: a query command), whose rows
+ * are the events' whole JSON (`shape` NULL). Columns: source_key,
+ * generation, session_uid, provider, source_id, session_id, rid (the row's
+ * id), event_uid (16 bytes, or the uid's text), sequence, kind, role,
+ * occurred_at, attempt, shape, body.
+ */
+const LEAN_ROWS = `(SELECT st.source_key, st.generation, st.session_uid, st.provider, st.source_id, st.session_id, r.id AS rid,
+  r.uid AS event_uid, r.sequence, r.kind, r.role, r.occurred_at, r.attempt, r.shape, r.body FROM records r JOIN streams st ON st.stream = r.stream)`
+const LEGACY_ROWS = `(SELECT source_key, generation, session_uid, provider, source_id, session_id, rowid AS rid, event_uid,
+  sequence, kind, NULL AS role, occurred_at, attempt, NULL AS shape, event_json AS body FROM events)`
+
+/** A stored event row as {@link EventReader.decode} reads it (the columns of `from`). */
+export interface StoredEventRow {
+  readonly shape: number | null
+  readonly body: string
+  readonly provider: string
+  readonly source_id: string
+  readonly session_id: string
+  readonly sequence: number
+  readonly kind: string
+  readonly occurred_at: string | null
+}
+
+/** How a connection's stored events are read (see {@link eventReader}). */
+export interface EventReader<G = StoreUnavailable> {
+  /** Whether the index has the lean layout (migration 0006). */
+  readonly lean: boolean
+  /** The rows, as an SQL table expression (see `LEAN_ROWS`). */
+  readonly from: string
+  /** The stored form of an event uid (`evt_…`), to compare with `event_uid`. */
+  readonly uidParam: (uid: string) => unknown
+  /** The events of stored rows (`eventOfRow`), in their order. */
+  readonly decode: (rows: ReadonlyArray<StoredEventRow>) => Effect.Effect<Array<SessionEvent>, G>
+}
+
+/**
+ * The reader of the stored events of the index behind `sql` (`guard` turns
+ * its failures into `StoreUnavailable`): every query that reads events goes
+ * through its `from` and `decode`, so every reader (the service's queries,
+ * `push`) rebuilds them in the one place, `eventOfRow`.
+ */
+export const eventReader = <G>(
+  sql: SqlClient.SqlClient,
+  guard: <A, R>(effect: Effect.Effect<A, SqlError, R>) => Effect.Effect<A, G, R>
+): Effect.Effect<EventReader<G>, G> =>
+  Effect.gen(function*() {
+    const lean = (yield* guard(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'records'`))[0].n > 0
+    const plans = new Map<number, ShapePlan>()
+    const decode = (rows: ReadonlyArray<StoredEventRow>) =>
+      Effect.gen(function*() {
+        const missing = new Set<number>()
+        for (const r of rows) if (r.shape !== null && !plans.has(r.shape)) missing.add(r.shape)
+        if (missing.size > 0) {
+          const got = yield* guard(sql<{ shape: number; def: string }>`SELECT shape, def FROM shapes WHERE shape IN ${sql.in([...missing])}`)
+          for (const g of got) plans.set(g.shape, shapePlan(g.def))
+        }
+        return rows.map((r) =>
+          eventOfRow(
+            r.shape === null ? null : plans.get(r.shape)!,
+            r.body,
+            { provider: r.provider, sourceId: r.source_id, sessionId: r.session_id },
+            { sequence: r.sequence, kind: r.kind, occurredAt: r.occurred_at }
+          )
+        )
+      })
+    return {
+      lean,
+      from: lean ? LEAN_ROWS : LEGACY_ROWS,
+      uidParam: (uid: string) => (lean ? (/^evt_[0-9a-f]{32}$/.test(uid) ? uidBytes(uid) : Buffer.alloc(0)) : uid),
+      decode
+    }
+  })
+
+/** The columns {@link EventReader.decode} reads, of the rows alias `e`. */
+const STORED = "e.shape, e.body, e.provider, e.source_id, e.session_id, e.sequence, e.kind, e.occurred_at"
+
+/**
+ * Rebuild the usage rows of one session generation from its stored events
+ * (lean layout): what a rollback does for the sessions whose events it
+ * removed.
+ */
+const rebuildUsage = <G>(sql: SqlClient.SqlClient, reader: EventReader<G>, sourceKey: string, generation: number, uid: string) =>
+  Effect.gen(function*() {
+    yield* sql`DELETE FROM usage WHERE source_key = ${sourceKey} AND generation = ${generation} AND session_uid = ${uid}`
+    const stored = yield* sql<StoredEventRow>`
+      SELECT ${sql.unsafe(STORED)} FROM ${sql.unsafe(reader.from)} e
+      WHERE e.session_uid = ${uid} AND e.generation = ${generation} AND e.source_key = ${sourceKey}
+      ORDER BY e.sequence, e.event_uid`
+    if (stored.length === 0) return
+    const events = yield* reader.decode(stored)
+    const rows = usageRows(events).map((r) => usageDbRow(r, sourceKey, generation, uid, r.provider))
+    for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
+  })
+
+/**
+ * (Re)make the search words of one generation of a source from its stored
+ * records and its sessions' titles (lean layout): migration 0006, and a
+ * rollback that makes a superseded generation current again. Inside the
+ * caller's transaction.
+ */
+const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: number) =>
+  Effect.gen(function*() {
+    const reader = yield* eventReader(sql, (e) => e)
+    yield* sql`DELETE FROM search WHERE rowid IN (
+      SELECT r.id FROM streams st JOIN records r ON r.stream = st.stream WHERE st.source_key = ${key} AND st.generation = ${generation})`
+    yield* sql`DELETE FROM search WHERE rowid IN (SELECT -stream FROM streams WHERE source_key = ${key} AND generation = ${generation})`
+    let after = 0
+    for (;;) {
+      const rows = yield* sql<StoredEventRow & { rid: number }>`
+        SELECT e.rid, ${sql.unsafe(STORED)} FROM ${sql.unsafe(reader.from)} e
+        WHERE e.source_key = ${key} AND e.generation = ${generation} AND e.rid > ${after}
+        ORDER BY e.rid LIMIT ${REINDEX_PAGE}`
+      if (rows.length === 0) break
+      const events = yield* reader.decode(rows)
+      for (let i = 0; i < rows.length; i++) {
+        const t = searchableText(events[i])
+        yield* sql`INSERT INTO search (rowid, text, input) VALUES (${rows[i].rid}, ${t.text}, ${t.input})`
+      }
+      after = rows[rows.length - 1].rid
+    }
+    const titled = yield* sql<{ stream: number; title: string }>`
+      SELECT st.stream, ss.title FROM sessions ss
+        JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
+      WHERE ss.source_key = ${key} AND ss.generation = ${generation} AND ss.title IS NOT NULL`
+    for (const t of titled) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${t.title}, '')`
+  })
 
 /**
  * The FTS5 tokenizer of the search index: `unicode61` with its default
@@ -318,12 +563,12 @@ const insertDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
 const REINDEX_PAGE = 5000
 
 /**
- * (Re)make the search documents of one generation of a source from what the
- * index stores (its events, upgraded to the current contract, and its
- * sessions' titles): the migration, and a rollback that makes a superseded
- * generation current again. Inside the caller's transaction.
+ * (Re)make the search documents of one generation of a source from what an
+ * index before migration 0006 stores (its events, upgraded to the current
+ * contract, and its sessions' titles): migration 0004. Inside the caller's
+ * transaction.
  */
-const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: number) =>
+const indexGenerationLegacy = (sql: SqlClient.SqlClient, key: string, generation: number) =>
   Effect.gen(function*() {
     yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation = ${generation}`
     let after = ""
@@ -368,55 +613,6 @@ const unavailable = (file: string, cause: unknown) => new StoreUnavailable(store
 
 const now = () => new Date().toISOString()
 
-/** The checkpoint columns an attempt restores when it is rolled back (`sources` row as it was when the attempt began). */
-const BASE_COLUMNS = [
-  "generation",
-  "cursor",
-  "fingerprint",
-  "status",
-  "event_count",
-  "source_id",
-  "prefix",
-  "parts_json",
-  "diagnostics_json",
-  "error_code",
-  "error_message"
-] as const
-type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
-
-/** `sources.attempt_json`: the attempt in progress (its id in `events.attempt`) and the row it began from (null: none). */
-interface AttemptState {
-  readonly attempt: number
-  readonly base: BaseRow | null
-}
-
-interface InsertedRow {
-  readonly event_uid: string
-  readonly session_uid: string
-  readonly occurred_at: string | null
-}
-
-/** Per-session count and time range of the rows a batch inserted, with the identity columns of the session. */
-const aggregate = (
-  added: ReadonlyArray<InsertedRow>,
-  rows: ReadonlyArray<{ session_uid: string; provider: string; session_id: string; source_id: string }>
-) => {
-  const bySession = new Map<string, { event_count: number; first_at: string | null; last_at: string | null }>()
-  for (const r of added) {
-    const a = bySession.get(r.session_uid) ?? { event_count: 0, first_at: null, last_at: null }
-    a.event_count++
-    if (r.occurred_at !== null) {
-      if (a.first_at === null || r.occurred_at < a.first_at) a.first_at = r.occurred_at
-      if (a.last_at === null || r.occurred_at > a.last_at) a.last_at = r.occurred_at
-    }
-    bySession.set(r.session_uid, a)
-  }
-  return [...bySession].map(([session_uid, a]) => {
-    const row = rows.find((r) => r.session_uid === session_uid)!
-    return { session_uid, provider: row.provider, session_id: row.session_id, source_id: row.source_id, ...a }
-  })
-}
-
 /**
  * The index over the connection in context. `mode`: `write` sets the file up
  * (id, WAL, migrations) for an import; `read` only reads (a query command:
@@ -425,8 +621,10 @@ const aggregate = (
 const make = (
   file: string,
   ownership: Ownership,
-  mode: "write" | "read"
-): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+  mode: "write" | "read",
+  db: Driver | null = null,
+  exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (e) => e
+): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fail = guardStore(indexRole(file))
@@ -450,10 +648,14 @@ const make = (
     const hasOverview = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
     const overviewColumn = hasOverview ? "overview_json" : "NULL AS overview_json"
+    // The stored events, in the lean layout (migration 0006) or, read without migrating, as an index before it kept them.
+    const reader = yield* eventReader<StoreUnavailable>(sql, fail)
     // An index read (not migrated) from before migration 0004 has no search tables: search says to import once.
     const hasSearch = (yield* fail(sql<{ readonly n: number }>`
-      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'search_docs'`))[0].n > 0
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${reader.lean ? "search" : "search_docs"}`))[0].n > 0
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
+    const EV = sql.unsafe(reader.from)
+    const STORED_COLUMNS = sql.unsafe(STORED)
 
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
       sql`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
@@ -465,21 +667,23 @@ const make = (
     /** A session's events of its sources' current generations, in source order, a page (`pageSize` events) per query. */
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
-        null as { readonly sequence: number; readonly eventUid: string } | null,
+        null as { readonly sequence: number; readonly eventUid: unknown } | null,
         (after) =>
-          fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
-            SELECT e.event_json, e.sequence, e.event_uid FROM events e
+          fail(sql<StoredEventRow & { event_uid: unknown }>`
+            SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e
               JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
             WHERE e.session_uid = ${uid}
               ${after === null ? sql`` : sql`AND (e.sequence > ${after.sequence} OR (e.sequence = ${after.sequence} AND e.event_uid > ${after.eventUid}))`}
             ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
-              Effect.map((rows) => {
-                const last = rows[rows.length - 1]
-                return [
-                  Chunk.unsafeFromArray(rows.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))),
-                  rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
-                ] as const
-              })
+              Effect.flatMap((rows) =>
+                Effect.map(reader.decode(rows), (events) => {
+                  const last = rows[rows.length - 1]
+                  return [
+                    Chunk.unsafeFromArray(events),
+                    rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+                  ] as const
+                })
+              )
             )
       )
 
@@ -487,41 +691,36 @@ const make = (
     const hasUsage = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'usage'`))[0].n > 0
 
-    /**
-     * Keep the usage rows of a batch's events (inside its transaction): per
-     * session and response the row of the latest event by sequence wins
-     * (`excluded.sequence >= usage.sequence`: a response split across
-     * batches counts once, with its last usage), and each `result` row ends
-     * the run of the session's earlier responses not yet ended.
-     */
-    const upsertUsage = (key: string, generation: number, events: ReadonlyArray<SessionEvent>, uidOf: (e: SessionEvent) => string) =>
-      Effect.gen(function*() {
-        const latest = new Map<string, UsageDbRow>()
-        for (const e of events) {
-          const r = usageRowOf(e)
-          if (r === null) continue
-          const row = usageDbRow(r, key, generation, uidOf(e), e.provider)
-          const id = `${row.session_uid}\u0000${row.response_key}`
-          const before = latest.get(id)
-          if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
-        }
-        if (latest.size === 0) return
-        const rows = [...latest.values()]
-        for (let i = 0; i < rows.length; i += USAGE_CHUNK) {
-          yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}
-            ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
-              kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
-              occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
-              output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
-              cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
-            WHERE excluded.sequence >= usage.sequence`
-        }
-        for (const run of rows.filter((r) => r.kind === "run").sort((a, b) => a.sequence - b.sequence)) {
-          yield* sql`UPDATE usage SET run_seq = ${run.sequence}
-                     WHERE session_uid = ${run.session_uid} AND generation = ${generation} AND source_key = ${key}
-                       AND kind = 'response' AND run_seq IS NULL AND sequence < ${run.sequence}`
-        }
+    // The import's writes (write mode): prepared statements in a transaction kept open across sources.
+    const writer = mode === "write" && db !== null ? new IndexWriter(db) : null
+    const readOnly = () =>
+      new StoreUnavailable({
+        message: `The index ${file} is open read-only here.`,
+        remediation: "Run `session-ingest import` to write to it."
       })
+    /**
+     * Run a write step of the writer holding the connection; a failure or an
+     * interruption part-way rolls the open transaction back, so it never
+     * holds half an operation.
+     */
+    const write = <A, E, R>(step: (w: IndexWriter) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+      writer === null
+        ? Effect.fail(readOnly())
+        : exclusive(step(writer)).pipe(
+          Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.sync(() => writer.rollback()) : Effect.void))
+        )
+    /** Run a synchronous step of the writer; what the driver throws becomes `StoreUnavailable`. */
+    const writeSync = <A>(step: (w: IndexWriter) => A) =>
+      write((w) => Effect.try({ try: () => step(w), catch: (e) => unavailable(file, e) }))
+    /** Commit what the writer has pending (before an operation that takes a transaction of its own). */
+    const flush = writeSync((w) => w.commit())
+    /** Run an `@effect/sql` write after committing what is pending, and forget the ids it may delete. */
+    const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      writer === null ? effect : Effect.zipRight(flush, effect).pipe(Effect.ensuring(Effect.sync(() => writer.forget())))
+    if (writer !== null) {
+      // Closing the layer commits what the last operations left pending (each was whole: see `write`).
+      yield* Effect.addFinalizer(() => writeSync((w) => w.commit()).pipe(Effect.ignore))
+    }
 
     /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
     const groupKeyOf = (by: UsageFilter["by"]) =>
@@ -605,12 +804,12 @@ const make = (
             ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}`)
         const out: Array<UsageRow & { readonly group: string | null }> = []
         for (const ss of sessions) {
-          const stored = yield* fail(sql<{ event_json: string }>`
-            SELECT event_json FROM events
-            WHERE session_uid = ${ss.session_uid} AND generation = ${ss.generation} AND source_key = ${ss.source_key}
-              AND ${sql.unsafe(MAY_CARRY_USAGE)}
-            ORDER BY sequence, event_uid`)
-          for (const r of usageRows(stored.map((e) => upgradeEvent(JSON.parse(e.event_json) as SessionEvent)))) {
+          const stored = yield* fail(sql<StoredEventRow>`
+            SELECT ${STORED_COLUMNS} FROM ${EV} e
+            WHERE e.session_uid = ${ss.session_uid} AND e.generation = ${ss.generation} AND e.source_key = ${ss.source_key}
+              ${reader.lean ? sql`` : sql`AND ${sql.unsafe(MAY_CARRY_USAGE.replaceAll("event_json", "e.body").replace("kind", "e.kind"))}`}
+            ORDER BY e.sequence, e.event_uid`)
+          for (const r of usageRows(yield* reader.decode(stored))) {
             if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
             if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
             const group = filter.by === "session"
@@ -628,274 +827,9 @@ const make = (
         return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
       })
 
-    const shape: IndexShape = {
-      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
-      sourceKey: (provider, locator) => sourceKey(provider, locator),
-
-      checkpoint: (key) =>
-        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources WHERE source_key = ${key}`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
-        ),
-
-      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources`).pipe(
-        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
-      ),
-
-      beginGeneration: (source, generation, reason) =>
-        fail(sql.withTransaction(Effect.gen(function*() {
-          yield* upsertSource(source, generation, "importing")
-          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
-                     WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
-          yield* sql`INSERT OR IGNORE INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})`
-          // A superseded generation's events leave the search results.
-          if (hasSearch) yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}`
-          yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, fingerprint = NULL, status = 'importing',
-                       error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${now()}
-                     WHERE source_key = ${source.sourceKey}`
-        }))),
-
-      beginAttempt: (source) =>
-        fail(sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<BaseRow & { attempt_json: string | null }>`
-            SELECT ${sql.unsafe(BASE_COLUMNS.join(", "))}, attempt_json FROM sources WHERE source_key = ${source.sourceKey}`
-          if (row?.attempt_json != null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
-          const base: BaseRow | null = row === undefined
-            ? null
-            : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
-          const state: AttemptState = { attempt: randomInt(1, 2 ** 47), base }
-          if (row === undefined) yield* upsertSource(source, 0, "importing")
-          yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify(state)} WHERE source_key = ${source.sourceKey}`
-          return state.attempt
-        }))),
-
-      commitBatch: (batch, onPoint) =>
-        Effect.gen(function*() {
-          const { events, generation, source } = batch
-          if (events.length === 0) return { events: 0, sessions: 0 }
-          const key = source.sourceKey
-          const sessionUids = new Map<string, string>()
-          const sessionUidOf = (e: SessionEvent) => {
-            const k = `${e.sourceId}\u0000${e.sessionId}`
-            let uid = sessionUids.get(k)
-            if (uid === undefined) sessionUids.set(k, uid = sessionUid(e.provider, e.sourceId, e.sessionId))
-            return uid
-          }
-          const rows = events.map((e: SessionEvent) => ({
-            source_key: key,
-            generation,
-            event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
-            session_uid: sessionUidOf(e),
-            provider: e.provider,
-            source_id: e.sourceId,
-            session_id: e.sessionId,
-            sequence: e.sequence,
-            kind: e.kind,
-            occurred_at: e.occurredAt,
-            event_json: JSON.stringify(e),
-            attempt: batch.attempt ?? null
-          }))
-          const half = Math.ceil(rows.length / 2)
-          // The source's title is its own session's (a subagent's or sidechain's session in the same file is not
-          // titled by its parent's prompt); the workspace is every session's of the source.
-          const { workspace } = source.overview
-          const titleOf = (sessionId: string) =>
-            source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
-          return yield* sql.withTransaction(Effect.gen(function*() {
-            // RETURNING yields only the rows actually inserted (existing ids are ignored),
-            // so the session aggregates below grow by exactly what this batch added.
-            const added = [
-              ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(0, half))}
-                                          RETURNING event_uid, session_uid, occurred_at`)
-            ]
-            yield* onPoint("mid-batch")
-            if (half < rows.length) {
-              added.push(
-                ...(yield* sql<InsertedRow>`INSERT OR IGNORE INTO events ${sql.insert(rows.slice(half))}
-                                            RETURNING event_uid, session_uid, occurred_at`)
-              )
-            }
-            let sessionsAdded = 0
-            const docs: Array<DocRow> = []
-            if (hasSearch) {
-              // The search documents of the events this batch added, and of the titles it changed: same transaction.
-              const inserted = new Set(added.map((a) => a.event_uid))
-              for (let i = 0; i < rows.length; i++) {
-                if (inserted.has(rows[i].event_uid)) docs.push(eventDoc(key, generation, rows[i].event_uid, rows[i].session_uid, events[i]))
-              }
-            }
-            for (const agg of aggregate(added, rows)) {
-              const title = titleOf(agg.session_id)
-              if (hasSearch) {
-                const [before] = yield* sql<{ title: string | null }>`
-                  SELECT title FROM sessions WHERE session_uid = ${agg.session_uid} AND generation = ${generation}`
-                if (before === undefined || before.title !== title) {
-                  yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation = ${generation} AND event_uid = ''
-                               AND session_uid = ${agg.session_uid}`
-                  if (title !== null) docs.push(titleDoc(key, generation, agg.session_uid, agg.provider, title))
-                }
-              }
-              // A row this batch created holds exactly this batch's count; an updated one holds more.
-              const [after] = yield* sql<{ event_count: number }>`INSERT INTO sessions ${sql.insert({ ...agg, generation, source_key: key, title, workspace })}
-                ON CONFLICT (session_uid, generation) DO UPDATE SET
-                  event_count = sessions.event_count + excluded.event_count,
-                  first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
-                                  WHEN excluded.first_at IS NULL THEN sessions.first_at
-                                  ELSE min(sessions.first_at, excluded.first_at) END,
-                  last_at = CASE WHEN sessions.last_at IS NULL THEN excluded.last_at
-                                 WHEN excluded.last_at IS NULL THEN sessions.last_at
-                                 ELSE max(sessions.last_at, excluded.last_at) END,
-                  title = excluded.title, workspace = excluded.workspace
-                RETURNING event_count`
-              if (after !== undefined && after.event_count === agg.event_count) sessionsAdded++
-            }
-            yield* upsertUsage(key, generation, events, sessionUidOf)
-            const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
-            yield* insertDocs(sql, docs)
-            yield* sql`UPDATE sources SET cursor = coalesce(${cursor}, cursor), source_id = coalesce(source_id, ${events[0].sourceId}),
-                         prefix = ${batch.prefix === undefined ? sql`prefix` : sql`${batch.prefix}`},
-                         event_count = event_count + ${added.length}, updated_at = ${now()}
-                       WHERE source_key = ${key}`
-            yield* onPoint("before-commit")
-            return { events: added.length, sessions: sessionsAdded }
-          })).pipe(
-            fail,
-            Effect.tap(() => onPoint("after-commit"))
-          )
-        }),
-
-      completeSource: (source, fingerprint, read) =>
-        fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
-                   parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
-                   diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
-                   attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
-                   overview_json = ${JSON.stringify(source.overview)}, updated_at = ${now()}
-                 WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
-
-      rejectSource: (source, code, message) =>
-        fail(sql.withTransaction(Effect.gen(function*() {
-          const key = source.sourceKey
-          const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key}`
-          const state = row?.attempt_json != null ? JSON.parse(row.attempt_json) as AttemptState : undefined
-          const base = state === undefined ? undefined : state.base
-          if (base === undefined && row !== undefined) {
-            // No attempt recorded (an index of an earlier build): nothing this run added is known; note the error.
-            yield* sql`UPDATE sources SET status = CASE WHEN event_count = 0 THEN 'rejected' ELSE status END, fingerprint = NULL,
-                         error_code = ${code}, error_message = ${message}, updated_at = ${now()} WHERE source_key = ${key}`
-            return
-          }
-          if (base === undefined || base === null) {
-            // Never imported before this attempt: nothing of it stays.
-            yield* sql`DELETE FROM events WHERE source_key = ${key}`
-            yield* sql`DELETE FROM usage WHERE source_key = ${key}`
-            yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
-            yield* sql`DELETE FROM generations WHERE source_key = ${key}`
-            yield* upsertSource(source, 0, "rejected")
-            yield* sql`UPDATE sources SET generation = 0, cursor = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
-                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
-                         error_code = ${code}, error_message = ${message}, updated_at = ${now()}
-                       WHERE source_key = ${key}`
-            return
-          }
-          // Back to the checkpoint the attempt began from: generations it began go, the one it superseded is current again,
-          // and the events it added to that one go, with the session counts they made.
-          const gen = base.generation as number
-          yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
-          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
-          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
-          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
-          yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
-          const removed = yield* sql<{ session_uid: string }>`
-            DELETE FROM events WHERE source_key = ${key} AND generation = ${gen} AND attempt = ${state!.attempt} RETURNING session_uid`
-          for (const uid of new Set(removed.map((r) => r.session_uid))) {
-            yield* sql`UPDATE sessions SET
-                         event_count = (SELECT count(*) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation),
-                         first_at = (SELECT min(occurred_at) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation),
-                         last_at = (SELECT max(occurred_at) FROM events e WHERE e.session_uid = sessions.session_uid AND e.generation = sessions.generation)
-                       WHERE session_uid = ${uid} AND generation = ${gen}`
-            yield* sql`DELETE FROM sessions WHERE session_uid = ${uid} AND generation = ${gen} AND event_count = 0`
-            // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
-            yield* rebuildUsage(sql, key, gen, uid)
-          }
-          yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
-                       attempt_json = NULL, updated_at = ${now()}
-                     WHERE source_key = ${key}`
-          // The generation the attempt had superseded is current again: its search documents come back.
-          if (hasSearch && base.status !== "rejected" && base.status !== "superseded") {
-            const [{ n }] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM search_docs WHERE source_key = ${key} AND generation = ${gen}`
-            if (n === 0) yield* indexGeneration(sql, key, gen)
-          }
-        }))),
-
-      supersedeSource: (key, reason) =>
-        fail(sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key}`
-          if (row === undefined) return
-          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
-                     WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
-          if (hasSearch) yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`
-          yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, fingerprint = NULL, status = 'superseded',
-                       event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
-                       error_code = NULL, error_message = NULL, updated_at = ${now()}
-                     WHERE source_key = ${key}`
-        }))),
-
-      sessions: (filter) =>
-        fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
-          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE s.status != 'rejected'
-            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
-            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
-            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
-            ${
-          filter.workspace !== undefined
-            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
-            : sql``
-        }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
-          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
-
-      findSessions: (id) =>
-        fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
-          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
-          ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
-
-      findSessionsByPrefix: (prefix, max) =>
-        prefix.length === 0
-          ? Effect.succeed([])
-          : fail(sql<SessionDbRow>`
-          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
-          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
-          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
-
-      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
-
-      sessionBytes: (uid) =>
-        fail(sql<{ bytes: number }>`
-          SELECT total(length(e.event_json)) AS bytes FROM events e
-            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
-          WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
-
-      eventsStream,
-
-      search: (query, filter) =>
-        Effect.gen(function*() {
-          const compiled = yield* compileQuery(query)
-          if (!hasSearch) {
-            return yield* new UnsupportedOperation({
-              message: `The index ${file} was made before search existed, and is read here read-only: it has no search index yet.`,
-              remediation: `Run \`session-ingest import --index ${file}\` once where the index can be written: it adds search from the events it holds, without reading any source again.`,
-              details: { reason: "index-without-search", migration: "0004_search" }
-            })
-          }
-          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+    /** {@link IndexShape.search} of an index before migration 0006 read without migrating it (its `search_docs`). */
+    const legacySearch = (compiled: { readonly match: string; readonly tree: QueryNode }, filter: SearchFilter, limit: number) =>
+      Effect.gen(function*() {
           const workspace = filter.workspace
           // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
@@ -953,6 +887,262 @@ const make = (
             hits.push(searchHitOf(compiled.tree, base, d.event_uid === "" ? null : d.event_uid, d.event_json))
           }
           return hits
+        })
+
+
+    const shape: IndexShape = {
+      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
+      sourceKey: (provider, locator) => sourceKey(provider, locator),
+
+      checkpoint: (key) =>
+        fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources WHERE source_key = ${key}`).pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
+        ),
+
+      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
+      ),
+
+      beginGeneration: (source, generation, reason) => writeSync((w) => w.beginGeneration(source, generation, reason)),
+
+      beginAttempt: (source) => writeSync((w) => w.beginAttempt(source, () => randomInt(1, 2 ** 47))),
+
+      commitBatch: (batch, onPoint) =>
+        batch.events.length === 0
+          ? Effect.succeed({ events: 0, sessions: 0 })
+          : write((w) =>
+            Effect.gen(function*() {
+              const sync = <A>(f: () => A) => Effect.try({ try: f, catch: (e) => unavailable(file, e) })
+              const rows = yield* sync(() => w.prepare(batch))
+              const half = Math.ceil(rows.length / 2)
+              const attempt = batch.attempt ?? null
+              const added = yield* sync(() => w.insert(rows.slice(0, half), attempt))
+              yield* onPoint("mid-batch")
+              if (half < rows.length) added.push(...yield* sync(() => w.insert(rows.slice(half), attempt)))
+              const sessions = yield* sync(() => w.finish(batch, rows, added))
+              if (w.due(batch.groupCommit)) {
+                yield* onPoint("before-commit")
+                yield* sync(() => w.commit())
+                yield* onPoint("after-commit")
+              }
+              return { events: added.length, sessions }
+            })
+          ),
+
+      flush,
+
+      completeSource: (source, fingerprint, read) => writeSync((w) => w.complete(source, fingerprint, read)),
+
+      rejectSource: (source, code, message) =>
+        atRest(fail(sql.withTransaction(Effect.gen(function*() {
+          const key = source.sourceKey
+          const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key}`
+          const state = row?.attempt_json != null ? JSON.parse(row.attempt_json) as AttemptState : undefined
+          const base = state === undefined ? undefined : state.base
+          if (base === undefined && row !== undefined) {
+            // No attempt recorded (an index of an earlier build): nothing this run added is known; note the error.
+            yield* sql`UPDATE sources SET status = CASE WHEN event_count = 0 THEN 'rejected' ELSE status END, fingerprint = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()} WHERE source_key = ${key}`
+            return
+          }
+          const streamsOf = (cmp: "all" | "after", gen = 0) =>
+            cmp === "all"
+              ? sql`SELECT stream FROM streams WHERE source_key = ${key}`
+              : sql`SELECT stream FROM streams WHERE source_key = ${key} AND generation > ${gen}`
+          if (base === undefined || base === null) {
+            // Never imported before this attempt: nothing of it stays.
+            yield* sql`DELETE FROM records WHERE stream IN (${streamsOf("all")})`
+            yield* sql`DELETE FROM streams WHERE source_key = ${key}`
+            yield* sql`DELETE FROM usage WHERE source_key = ${key}`
+            yield* sql`DELETE FROM sessions WHERE source_key = ${key}`
+            yield* sql`DELETE FROM generations WHERE source_key = ${key}`
+            yield* upsertSource(source, 0, "rejected")
+            yield* sql`UPDATE sources SET generation = 0, cursor = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
+                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                         error_code = ${code}, error_message = ${message}, updated_at = ${now()}
+                       WHERE source_key = ${key}`
+            return
+          }
+          // Back to the checkpoint the attempt began from: generations it began go, the one it superseded is current again,
+          // and the events it added to that one go, with the session counts they made.
+          const gen = base.generation as number
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM records WHERE stream IN (${streamsOf("after", gen)})`
+          yield* sql`DELETE FROM streams WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`UPDATE generations SET superseded_at = NULL, superseded_reason = NULL WHERE source_key = ${key} AND generation = ${gen}`
+          const removed = yield* sql<{ stream: number }>`
+            DELETE FROM records WHERE attempt = ${state!.attempt}
+              AND stream IN (SELECT stream FROM streams WHERE source_key = ${key} AND generation = ${gen})
+            RETURNING stream`
+          const streams = [...new Set(removed.map((r) => r.stream))]
+          const touched = streams.length === 0
+            ? []
+            : yield* sql<{ session_uid: string }>`SELECT DISTINCT session_uid FROM streams WHERE stream IN ${sql.in(streams)}`
+          for (const { session_uid: uid } of touched) {
+            const inSession = sql`(SELECT r.id, r.occurred_at FROM records r JOIN streams st ON st.stream = r.stream
+                                    WHERE st.session_uid = ${uid} AND st.generation = ${gen})`
+            yield* sql`UPDATE sessions SET
+                         event_count = (SELECT count(*) FROM ${inSession}),
+                         first_at = (SELECT min(occurred_at) FROM ${inSession}),
+                         last_at = (SELECT max(occurred_at) FROM ${inSession})
+                       WHERE session_uid = ${uid} AND generation = ${gen}`
+            yield* sql`DELETE FROM sessions WHERE session_uid = ${uid} AND generation = ${gen} AND event_count = 0`
+            // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
+            yield* rebuildUsage(sql, reader, key, gen, uid)
+          }
+          yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
+                       attempt_json = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
+          // The generation the attempt had superseded is current again: its search words come back.
+          if (hasSearch && base.status !== "rejected" && base.status !== "superseded") yield* indexGeneration(sql, key, gen)
+        })))),
+
+      supersedeSource: (key, reason) =>
+        atRest(fail(sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key}`
+          if (row === undefined) return
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+                     WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
+          if (hasSearch) {
+            yield* sql`DELETE FROM search WHERE rowid IN (
+              SELECT r.id FROM streams st JOIN records r ON r.stream = st.stream WHERE st.source_key = ${key} AND st.generation <= ${row.generation})`
+            yield* sql`DELETE FROM search WHERE rowid IN (SELECT -stream FROM streams WHERE source_key = ${key} AND generation <= ${row.generation})`
+          }
+          yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, fingerprint = NULL, status = 'superseded',
+                       event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                       error_code = NULL, error_message = NULL, updated_at = ${now()}
+                     WHERE source_key = ${key}`
+        })))),
+
+      sessions: (filter) =>
+        fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE s.status != 'rejected'
+            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
+            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${
+          filter.workspace !== undefined
+            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+            : sql``
+        }
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessions: (id) =>
+        fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
+          ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      findSessionsByPrefix: (prefix, max) =>
+        prefix.length === 0
+          ? Effect.succeed([])
+          : fail(sql<SessionDbRow>`
+          SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+          FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+          WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
+          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+
+      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
+
+      sessionBytes: (uid) =>
+        fail(sql<{ bytes: number }>`
+          SELECT total(length(e.body)) AS bytes FROM ${EV} e
+            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
+
+      eventsStream,
+
+      search: (query, filter) =>
+        Effect.gen(function*() {
+          const compiled = yield* compileQuery(query)
+          if (!hasSearch) {
+            return yield* new UnsupportedOperation({
+              message: `The index ${file} was made before search existed, and is read here read-only: it has no search index yet.`,
+              remediation: `Run \`session-ingest import --index ${file}\` once where the index can be written: it adds search from the events it holds, without reading any source again.`,
+              details: { reason: "index-without-search", migration: "0004_search" }
+            })
+          }
+          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+          if (!reader.lean) return yield* legacySearch(compiled, filter, limit)
+          const workspace = filter.workspace
+          // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
+          // A document is a record (rowid = its id) or a session's title (rowid = minus its stream's id).
+          const ranked = yield* fail(sql<{ doc: number; score: number }>`
+            SELECT doc, score FROM (
+            SELECT search.rowid AS doc, search.rank AS score FROM search
+              LEFT JOIN records r ON r.id = search.rowid
+              JOIN streams st ON st.stream = (CASE WHEN search.rowid < 0 THEN -search.rowid ELSE r.stream END)
+            WHERE search MATCH ${compiled.match}
+              ${filter.provider !== undefined ? sql`AND st.provider = ${filter.provider}` : sql``}
+              ${filter.kind !== undefined ? sql`AND r.kind = ${filter.kind}` : sql``}
+              ${filter.role !== undefined ? sql`AND r.role = ${filter.role}` : sql``}
+              ${filter.since !== undefined ? sql`AND r.occurred_at >= ${filter.since}` : sql``}
+              ${filter.until !== undefined ? sql`AND r.occurred_at <= ${filter.until}` : sql``}
+              ${
+            filter.session !== undefined
+              ? sql`AND st.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
+              : sql``
+          }
+              ${
+            workspace !== undefined
+              ? sql`AND st.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
+                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+              : sql``
+          }
+            ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
+            ORDER BY score, doc DESC LIMIT ${limit}`)
+          if (ranked.length === 0) return []
+          type Detail = StoredEventRow & {
+            doc: number
+            session_uid: string
+            event_uid: unknown
+            title: string | null
+            workspace: string | null
+          }
+          const session = sql`JOIN sources s ON s.source_key = st.source_key AND s.generation = st.generation AND s.status != 'rejected'
+            JOIN sessions ss ON ss.session_uid = st.session_uid AND ss.generation = st.generation`
+          const recordDocs = ranked.filter((r) => r.doc > 0).map((r) => r.doc)
+          const titleDocs = ranked.filter((r) => r.doc < 0).map((r) => -r.doc)
+          const events = recordDocs.length === 0 ? [] : yield* fail(sql<Detail>`
+            SELECT r.id AS doc, st.session_uid, st.provider, st.source_id, st.session_id, r.uid AS event_uid, ss.title, ss.workspace,
+                   r.shape, r.body, r.sequence, r.kind, r.occurred_at
+            FROM records r JOIN streams st ON st.stream = r.stream ${session}
+            WHERE r.id IN ${sql.in(recordDocs)}`)
+          const titles = titleDocs.length === 0 ? [] : yield* fail(sql<Detail>`
+            SELECT -st.stream AS doc, st.session_uid, st.provider, st.source_id, st.session_id, NULL AS event_uid, ss.title, ss.workspace,
+                   NULL AS shape, NULL AS body, NULL AS sequence, NULL AS kind, NULL AS occurred_at
+            FROM streams st ${session}
+            WHERE st.stream IN ${sql.in(titleDocs)}`)
+          const decoded = yield* reader.decode(events)
+          const byDoc = new Map<number, { d: Detail; e: SessionEvent | null }>()
+          events.forEach((d, i) => byDoc.set(d.doc, { d, e: decoded[i] }))
+          for (const d of titles) byDoc.set(d.doc, { d, e: null })
+          const hits: Array<SearchHit> = []
+          for (const r of ranked) {
+            const got = byDoc.get(r.doc)
+            if (got === undefined) continue
+            const { d, e } = got
+            const base = {
+              sessionUid: d.session_uid,
+              sessionId: d.session_id,
+              title: d.title,
+              provider: d.provider as ProviderId,
+              workspace: d.workspace,
+              score: r.score
+            }
+            hits.push(searchHitOfEvent(compiled.tree, base, e === null ? null : uidText(d.event_uid), e))
+          }
+          return hits
         }),
 
       eventsAround: (uid, id, before, after) =>
@@ -961,21 +1151,21 @@ const make = (
           const [session] = yield* fail(sql<{ provider: string; source_id: string; session_id: string }>`
             SELECT provider, source_id, session_id FROM sessions WHERE session_uid = ${uid} LIMIT 1`)
           if (session === undefined) return Option.none()
-          const candidates = [id, eventUid(session.provider as ProviderId, session.source_id, session.session_id, id)]
-          const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
-            SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
+          const candidates = [id, eventUid(session.provider as ProviderId, session.source_id, session.session_id, id)].map(reader.uidParam)
+          type Row = StoredEventRow & { event_uid: unknown }
+          const [hit] = yield* fail(sql<Row>`
+            SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e ${current}
             WHERE e.session_uid = ${uid} AND e.event_uid IN ${sql.in(candidates)} LIMIT 1`)
           if (hit === undefined) return Option.none()
-          const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
-            SELECT e.event_json FROM events e ${current}
+          const earlier = before <= 0 ? [] : yield* fail(sql<Row>`
+            SELECT ${STORED_COLUMNS} FROM ${EV} e ${current}
             WHERE e.session_uid = ${uid} AND (e.sequence < ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid < ${hit.event_uid}))
             ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
-          const later = after <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
-            SELECT e.event_json FROM events e ${current}
+          const later = after <= 0 ? [] : yield* fail(sql<Row>`
+            SELECT ${STORED_COLUMNS} FROM ${EV} e ${current}
             WHERE e.session_uid = ${uid} AND (e.sequence > ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid > ${hit.event_uid}))
             ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
-          const read = (r: { event_json: string }) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
-          const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]
+          const events = yield* reader.decode([...[...earlier].reverse(), hit, ...later])
           return Option.some({ events, at: earlier.length })
         }),
 
@@ -989,7 +1179,7 @@ const make = (
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`
           SELECT (SELECT COUNT(*) FROM sources) AS sources, (SELECT COUNT(*) FROM sessions) AS sessions,
-                 (SELECT COUNT(*) FROM events) AS events`
+                 (SELECT COUNT(*) FROM ${EV}) AS events`
       ).pipe(Effect.map((r) => r[0])),
 
       dump: fail(Effect.all({
@@ -997,8 +1187,23 @@ const make = (
                             prefix, parts_json, diagnostics_json
                      FROM sources ORDER BY source_key`,
         generations: sql`SELECT source_key, generation, superseded_at IS NOT NULL AS superseded FROM generations ORDER BY source_key, generation`,
-        events: sql`SELECT source_key, generation, event_uid, session_uid, sequence, kind, occurred_at, event_json
-                    FROM events ORDER BY source_key, generation, event_uid`,
+        events: Effect.flatMap(
+          sql<StoredEventRow & { source_key: string; generation: number; event_uid: unknown; session_uid: string }>`
+            SELECT e.source_key, e.generation, e.event_uid, e.session_uid, ${STORED_COLUMNS} FROM ${EV} e
+            ORDER BY e.source_key, e.generation, e.event_uid`,
+          (rows) =>
+            Effect.map(reader.decode(rows), (events) =>
+              rows.map((r, i) => ({
+                source_key: r.source_key,
+                generation: r.generation,
+                event_uid: uidText(r.event_uid),
+                session_uid: r.session_uid,
+                sequence: r.sequence,
+                kind: r.kind,
+                occurred_at: r.occurred_at,
+                event_json: JSON.stringify(events[i])
+              })))
+        ),
         sessions: sql`SELECT * FROM sessions ORDER BY session_uid, generation`
       }))
     }
@@ -1007,10 +1212,7 @@ const make = (
 
 /** Open a SQLite connection for the scope; what better-sqlite3 throws (a defect) becomes `StoreUnavailable`. */
 const connect = (file: string, filename: string, readonly: boolean) =>
-  SqliteClient.make({ filename, readonly, disableWAL: true }).pipe(
-    Effect.provide(Reactivity.layer),
-    Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d)))
-  )
+  openConnection(filename, readonly).pipe(Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d))))
 
 /**
  * Layer: the index in the SQLite file `file` (created with its folder when
@@ -1033,7 +1235,8 @@ export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
         try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
         catch: (e) => unavailable(file, e)
       })
-      const client = yield* connect(file, file, false)
+      const conn = yield* connect(file, file, false)
+      const client = conn.client
       if (file !== ":memory:") {
         // Runs before the connection closes (finalizers run in reverse order).
         yield* Effect.addFinalizer(() =>
@@ -1044,7 +1247,7 @@ export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
           )
         )
       }
-      return yield* make(file, ownership, "write").pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return yield* make(file, ownership, "write", conn.db, conn.exclusive).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 
@@ -1122,14 +1325,14 @@ const openReadonly = (file: string) =>
         remediation: "Run `session-ingest import` first (or pass --index FILE)."
       })
     }
-    const direct = Effect.flatMap(connect(abs, abs, true), (client) =>
+    const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
       Effect.as(guardStore(indexRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
     const opened = yield* Effect.either(direct)
     if (opened._tag === "Right") return { abs, ownership, client: opened.right }
     if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
     const details = opened.left.details as { reason?: string } | undefined
     if (details?.reason !== "read-only") return yield* opened.left
-    const client = yield* connect(abs, yield* privateCopy(abs), true)
+    const { client } = yield* connect(abs, yield* privateCopy(abs), true)
     return { abs, ownership, client }
   })
 
@@ -1144,3 +1347,18 @@ export const readonlySql = (file: string) =>
 
 /** Layer: an in-memory index (tests, dry runs). */
 export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")
+
+/**
+ * Migrate the index file `file` through migration `last` only, as the build
+ * whose last migration that was would: how tests make an index of an earlier
+ * build (with the layout it had) to check that it still reads, and migrates,
+ * as the current one. Fails with `StoreUnavailable`.
+ */
+export const migrateThrough = (file: string, last: number): Effect.Effect<void, StoreUnavailable> =>
+  Effect.scoped(Effect.gen(function*() {
+    const { client } = yield* connect(file, file, false)
+    yield* Migrator.make({})({ loader: Effect.map(migrations, (ms) => ms.filter(([id]) => id <= last)), table: "si_migrations" }).pipe(
+      Effect.provideService(SqlClient.SqlClient, client),
+      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+    )
+  }))

@@ -1,0 +1,404 @@
+/**
+ * The import's write path into the SQLite index, on prepared better-sqlite3
+ * statements (why not `@effect/sql`: `./sqlite-connection.ts`), and the
+ * transaction it keeps open across sources.
+ *
+ * - The index's write operations of an import (`beginAttempt`,
+ *   `beginGeneration`, `commitBatch`, `completeSource`) join one open
+ *   transaction, whichever source they are for. It commits once a batch's
+ *   worth of events is pending (`Batch.groupCommit`, the import's batch
+ *   size), on `flush` (the end of a run), before any operation that takes a
+ *   transaction of its own (a rejection, a supersession), and when the
+ *   layer closes. So 10,000 small sources make one transaction per batch of
+ *   events, not three per source.
+ * - Each operation is whole or absent: one that fails part-way (a crash, an
+ *   interruption, a full disk) rolls the open transaction back, with the
+ *   operations of other sources it held, which the next run imports again.
+ *   A killed process likewise loses only what was not committed; the
+ *   checkpoints committed are those of the events committed, so the next run
+ *   resumes from them and converges.
+ * - An event is stored lean (see `leanEvent` in `./rows.ts`): its stream
+ *   (source, generation, session: the ids every event restates) once in
+ *   `streams`, its shape once in `shapes`, its columns and its body in
+ *   `records`. Its search words go into `search` under the record's id (a
+ *   session title under minus its stream's id).
+ *
+ * @module
+ */
+import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import type { SessionEvent } from "../../domain/model.js"
+import { searchableText } from "../../domain/search/text.js"
+import { usageRowOf } from "../../domain/usage.js"
+import type { Batch, SourceInfo } from "../../services/Index.js"
+import { leanEvent } from "./rows.js"
+import type { Driver, DriverStatement } from "./sqlite-connection.js"
+
+/** The 16 bytes an event uid (`evt_` + 32 hex) is stored as. */
+export const uidBytes = (uid: string): Buffer => Buffer.from(uid.slice(4), "hex")
+
+/** An event uid as the service gives it, from its stored form (16 bytes, or the text of an index before the lean record). */
+export const uidText = (stored: unknown): string =>
+  typeof stored === "string" ? stored : `evt_${Buffer.from(stored as Uint8Array).toString("hex")}`
+
+/** The checkpoint columns an attempt restores when it is rolled back (`sources` row as it was when the attempt began). */
+export const BASE_COLUMNS = [
+  "generation",
+  "cursor",
+  "fingerprint",
+  "status",
+  "event_count",
+  "source_id",
+  "prefix",
+  "parts_json",
+  "diagnostics_json",
+  "error_code",
+  "error_message"
+] as const
+export type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
+
+/** `sources.attempt_json`: the attempt in progress (its id in `records.attempt`) and the row it began from (null: none). */
+export interface AttemptState {
+  readonly attempt: number
+  readonly base: BaseRow | null
+}
+
+const now = () => new Date().toISOString()
+
+/** The rows of one batch, ready to insert: the events with their stream, uid, shape and body. */
+interface Prepared {
+  readonly event: SessionEvent
+  readonly stream: number
+  readonly sessionUid: string
+  readonly uid: string
+  readonly shape: number | null
+  readonly body: string
+}
+
+/** What a batch inserted of one session: for its `sessions` row. */
+interface Added {
+  readonly stream: number
+  readonly sessionUid: string
+  readonly event: SessionEvent
+}
+
+/**
+ * The write path over one connection (see the module). Not safe for
+ * concurrent use: one import writes at a time, as the importer does.
+ */
+export class IndexWriter {
+  private open = false
+  private pending = 0
+  private readonly streams = new Map<string, number>()
+  private readonly shapes = new Map<string, number>()
+  private readonly st: Record<string, DriverStatement>
+
+  constructor(private readonly db: Driver) {
+    const p = (sql: string) => db.prepare(sql)
+    this.st = {
+      upsertSource: p(`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
+          overview_json = excluded.overview_json, updated_at = excluded.updated_at`),
+      base: p(`SELECT ${BASE_COLUMNS.join(", ")}, attempt_json FROM sources WHERE source_key = ?`),
+      setAttempt: p(`UPDATE sources SET attempt_json = ? WHERE source_key = ?`),
+      supersedeOlder: p(`UPDATE generations SET superseded_at = ?, superseded_reason = ?
+        WHERE source_key = ? AND generation < ? AND superseded_at IS NULL`),
+      insertGeneration: p(`INSERT OR IGNORE INTO generations (source_key, generation, started_at) VALUES (?, ?, ?)`),
+      dropOlderEventDocs: p(`DELETE FROM search WHERE rowid IN (
+        SELECT r.id FROM streams s JOIN records r ON r.stream = s.stream WHERE s.source_key = ? AND s.generation < ?)`),
+      dropOlderTitleDocs: p(`DELETE FROM search WHERE rowid IN (SELECT -stream FROM streams WHERE source_key = ? AND generation < ?)`),
+      resetSource: p(`UPDATE sources SET generation = ?, cursor = NULL, fingerprint = NULL, status = 'importing',
+        error_code = NULL, error_message = NULL, event_count = 0, updated_at = ? WHERE source_key = ?`),
+      insertStream: p(`INSERT INTO streams (source_key, generation, session_uid, provider, source_id, session_id) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT DO NOTHING`),
+      stream: p(`SELECT stream FROM streams WHERE source_key = ? AND generation = ? AND session_uid = ?`),
+      insertShape: p(`INSERT INTO shapes (def) VALUES (?) ON CONFLICT DO NOTHING`),
+      shape: p(`SELECT shape FROM shapes WHERE def = ?`),
+      insertRecord: p(`INSERT OR IGNORE INTO records (stream, uid, sequence, kind, role, occurred_at, attempt, shape, body)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertDoc: p(`INSERT INTO search (rowid, text, input) VALUES (?, ?, ?)`),
+      deleteDoc: p(`DELETE FROM search WHERE rowid = ?`),
+      title: p(`SELECT title FROM sessions WHERE session_uid = ? AND generation = ?`),
+      upsertSession: p(`INSERT INTO sessions (session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title, workspace)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (session_uid, generation) DO UPDATE SET
+          event_count = sessions.event_count + excluded.event_count,
+          first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
+                          WHEN excluded.first_at IS NULL THEN sessions.first_at
+                          ELSE min(sessions.first_at, excluded.first_at) END,
+          last_at = CASE WHEN sessions.last_at IS NULL THEN excluded.last_at
+                         WHEN excluded.last_at IS NULL THEN sessions.last_at
+                         ELSE max(sessions.last_at, excluded.last_at) END,
+          title = excluded.title, workspace = excluded.workspace
+        RETURNING event_count`),
+      upsertUsage: p(`INSERT INTO usage (source_key, generation, session_uid, response_key, kind, provider, event_uid, sequence, occurred_at, model,
+          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+        ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
+          kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
+          occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
+          output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
+          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
+        WHERE excluded.sequence >= usage.sequence`),
+      endRun: p(`UPDATE usage SET run_seq = ?
+        WHERE session_uid = ? AND generation = ? AND source_key = ? AND kind = 'response' AND run_seq IS NULL AND sequence < ?`),
+      afterBatch: p(`UPDATE sources SET cursor = coalesce(?, cursor), source_id = coalesce(source_id, ?),
+          prefix = CASE WHEN ? THEN ? ELSE prefix END, event_count = event_count + ?, updated_at = ?
+        WHERE source_key = ?`),
+      complete: p(`UPDATE sources SET fingerprint = ?, status = 'complete', error_code = NULL, error_message = NULL,
+          parts_json = ?, diagnostics_json = ?, attempt_json = NULL, summary_json = ?, overview_json = ?, updated_at = ?
+        WHERE source_key = ?`)
+    }
+  }
+
+  /** Whether a transaction is open with operations not yet committed. */
+  get isOpen(): boolean {
+    return this.open
+  }
+
+  private begin(): void {
+    if (!this.open) {
+      this.db.exec("BEGIN")
+      this.open = true
+    }
+  }
+
+  /** Commit what is pending (nothing when no transaction is open). */
+  commit(): void {
+    if (!this.open) return
+    this.db.exec("COMMIT")
+    this.open = false
+    this.pending = 0
+  }
+
+  /** Roll back what is pending: the ids of streams and shapes it made are forgotten with it. */
+  rollback(): void {
+    if (this.open && this.db.inTransaction) this.db.exec("ROLLBACK")
+    this.open = false
+    this.pending = 0
+    this.forget()
+  }
+
+  /** Forget the ids of streams and shapes (after another path deleted or rolled back rows). */
+  forget(): void {
+    this.streams.clear()
+    this.shapes.clear()
+  }
+
+  private upsertSource(s: SourceInfo, generation: number, status: string): void {
+    this.st.upsertSource.run(
+      s.sourceKey,
+      s.provider,
+      JSON.stringify(s.locator),
+      JSON.stringify(s.summary),
+      JSON.stringify(s.overview),
+      generation,
+      status,
+      now()
+    )
+  }
+
+  /** See `IndexShape.beginAttempt`: answers the attempt's id. */
+  beginAttempt(source: SourceInfo, newAttempt: () => number): number {
+    this.begin()
+    const row = this.st.base.get(source.sourceKey) as (BaseRow & { attempt_json: string | null }) | undefined
+    if (row?.attempt_json != null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
+    const base: BaseRow | null = row === undefined ? null : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
+    const state: AttemptState = { attempt: newAttempt(), base }
+    if (row === undefined) this.upsertSource(source, 0, "importing")
+    this.st.setAttempt.run(JSON.stringify(state), source.sourceKey)
+    return state.attempt
+  }
+
+  /** See `IndexShape.beginGeneration`. */
+  beginGeneration(source: SourceInfo, generation: number, reason: string): void {
+    this.begin()
+    const key = source.sourceKey
+    this.upsertSource(source, generation, "importing")
+    const at = now()
+    this.st.supersedeOlder.run(at, reason, key, generation)
+    this.st.insertGeneration.run(key, generation, at)
+    if (generation > 1) {
+      // A superseded generation's events leave the search results.
+      this.st.dropOlderEventDocs.run(key, generation)
+      this.st.dropOlderTitleDocs.run(key, generation)
+    }
+    this.st.resetSource.run(generation, at, key)
+  }
+
+  /** The stream id of a session of a source generation (made on first use). */
+  private streamOf(key: string, generation: number, e: SessionEvent, uid: string): number {
+    const k = `${key}\u0000${generation}\u0000${uid}`
+    let id = this.streams.get(k)
+    if (id === undefined) {
+      this.st.insertStream.run(key, generation, uid, e.provider, e.sourceId, e.sessionId)
+      id = (this.st.stream.get(key, generation, uid) as { stream: number }).stream
+      this.streams.set(k, id)
+    }
+    return id
+  }
+
+  /** The id of a shape (made on first use). */
+  private shapeOf(def: string): number {
+    let id = this.shapes.get(def)
+    if (id === undefined) {
+      this.st.insertShape.run(def)
+      id = (this.st.shape.get(def) as { shape: number }).shape
+      this.shapes.set(def, id)
+    }
+    return id
+  }
+
+  /** A batch's rows: each event's stream, uid and lean body (or its whole JSON). Makes the streams and shapes. */
+  prepare(batch: Batch): ReadonlyArray<Prepared> {
+    this.begin()
+    const key = batch.source.sourceKey
+    const uids = new Map<string, string>()
+    return batch.events.map((e) => {
+      const ids = `${e.sourceId}\u0000${e.sessionId}`
+      let su = uids.get(ids)
+      if (su === undefined) uids.set(ids, su = sessionUid(e.provider, e.sourceId, e.sessionId))
+      const lean = leanEvent(e)
+      return {
+        event: e,
+        stream: this.streamOf(key, batch.generation, e, su),
+        sessionUid: su,
+        uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
+        shape: lean === null ? null : this.shapeOf(lean.shape),
+        body: lean === null ? JSON.stringify(e) : lean.body
+      }
+    })
+  }
+
+  /** Insert rows (existing ids are left alone) and their search words; answers those actually inserted. */
+  insert(rows: ReadonlyArray<Prepared>, attempt: number | null): Array<Added> {
+    const added: Array<Added> = []
+    for (const r of rows) {
+      const e = r.event
+      const info = this.st.insertRecord.run(r.stream, uidBytes(r.uid), e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
+      if (info.changes === 0) continue
+      const t = searchableText(e)
+      this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
+      added.push({ stream: r.stream, sessionUid: r.sessionUid, event: e })
+    }
+    return added
+  }
+
+  /**
+   * The rest of a batch after its rows: the sessions it added to (counts,
+   * times, title and its search words, workspace), the usage rows of its
+   * events, and the source's checkpoint. Answers the sessions it created.
+   */
+  finish(batch: Batch, rows: ReadonlyArray<Prepared>, added: ReadonlyArray<Added>): number {
+    const { events, generation, source } = batch
+    const key = source.sourceKey
+    // The source's title is its own session's (a subagent's or sidechain's session in the same file is not
+    // titled by its parent's prompt); the workspace is every session's of the source.
+    const { workspace } = source.overview
+    const titleOf = (sessionId: string) =>
+      source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
+    const bySession = new Map<string, { stream: number; e: SessionEvent; n: number; first: string | null; last: string | null }>()
+    for (const a of added) {
+      let s = bySession.get(a.sessionUid)
+      if (s === undefined) bySession.set(a.sessionUid, s = { stream: a.stream, e: a.event, n: 0, first: null, last: null })
+      s.n++
+      const at = a.event.occurredAt
+      if (at !== null) {
+        if (s.first === null || at < s.first) s.first = at
+        if (s.last === null || at > s.last) s.last = at
+      }
+    }
+    let sessionsAdded = 0
+    for (const [uid, s] of bySession) {
+      const title = titleOf(s.e.sessionId)
+      const before = this.st.title.get(uid, generation) as { title: string | null } | undefined
+      if (before === undefined || before.title !== title) {
+        this.st.deleteDoc.run(-s.stream)
+        if (title !== null) this.st.insertDoc.run(-s.stream, title, "")
+      }
+      const after = this.st.upsertSession.get(
+        uid,
+        generation,
+        key,
+        s.e.provider,
+        s.e.sessionId,
+        s.e.sourceId,
+        s.first,
+        s.last,
+        s.n,
+        title,
+        workspace
+      ) as { event_count: number } | undefined
+      // A row this batch created holds exactly this batch's count; an updated one holds more.
+      if (after !== undefined && after.event_count === s.n) sessionsAdded++
+    }
+    this.usage(key, generation, rows)
+    const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
+    this.st.afterBatch.run(cursor, events[0].sourceId, batch.prefix === undefined ? 0 : 1, batch.prefix ?? null, added.length, now(), key)
+    this.pending += events.length
+    return sessionsAdded
+  }
+
+  /**
+   * Keep the usage rows of a batch's events: per session and response the
+   * row of the latest event by sequence wins (a response split across
+   * batches counts once, with its last usage), and each `result` row ends
+   * the run of the session's earlier responses not yet ended.
+   */
+  private usage(key: string, generation: number, rows: ReadonlyArray<Prepared>): void {
+    const latest = new Map<string, { r: NonNullable<ReturnType<typeof usageRowOf>>; uid: string; e: SessionEvent }>()
+    for (const p of rows) {
+      const r = usageRowOf(p.event)
+      if (r === null) continue
+      const id = `${p.sessionUid}\u0000${r.key}`
+      const before = latest.get(id)
+      if (before === undefined || before.r.sequence <= r.sequence) latest.set(id, { r, uid: p.sessionUid, e: p.event })
+    }
+    if (latest.size === 0) return
+    const runs: Array<{ uid: string; sequence: number }> = []
+    for (const { e, r, uid } of latest.values()) {
+      this.st.upsertUsage.run(
+        key,
+        generation,
+        uid,
+        r.key,
+        r.kind,
+        e.provider,
+        eventUid(e.provider, r.sourceId, r.sessionId, r.eventId),
+        r.sequence,
+        r.occurredAt,
+        r.model,
+        r.usage.inputTokens,
+        r.usage.outputTokens,
+        r.usage.cacheReadTokens,
+        r.usage.cacheWriteTokens,
+        r.costUsd
+      )
+      if (r.kind === "run") runs.push({ uid, sequence: r.sequence })
+    }
+    for (const run of runs.sort((a, b) => a.sequence - b.sequence)) this.st.endRun.run(run.sequence, run.uid, generation, key, run.sequence)
+  }
+
+  /** Whether the open transaction holds at least `events` events: time to commit. */
+  due(events: number | undefined): boolean {
+    return this.open && (events === undefined || this.pending >= events)
+  }
+
+  /** See `IndexShape.completeSource`. */
+  complete(
+    source: SourceInfo,
+    fingerprint: string | null,
+    read?: { readonly parts?: Readonly<Record<string, string>>; readonly diagnostics?: ReadonlyArray<unknown> }
+  ): void {
+    this.begin()
+    this.st.complete.run(
+      fingerprint,
+      read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts),
+      read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics),
+      JSON.stringify(source.summary),
+      JSON.stringify(source.overview),
+      now(),
+      source.sourceKey
+    )
+  }
+}
