@@ -15,7 +15,7 @@ import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
 import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
-import { migratedDatabase } from "../support/pg.js"
+import { migratedDatabase, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
 
 const MACHINE = "laptop-p"
@@ -164,6 +164,60 @@ describe("push (SQLite → PostgreSQL)", () => {
       const all = yield* push(c.local, fresh, MACHINE)
       expect([all.sources.compared, all.sources.pushed]).toEqual([all.sources.local - all.sources.rejected, all.sources.local - all.sources.rejected])
       expect(yield* dumpIndex(fresh)).toEqual(yield* dumpIndex(url))
+    }))
+
+  it.effect("many changed sources go in together: the server sees a few transactions and statements, however many sources changed", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const many = (i: number) => path.join(c.agents, `many-${i}`, "sessions", `many-${i}.jsonl`)
+      for (let i = 0; i < 40; i++) {
+        fs.mkdirSync(path.dirname(many(i)), { recursive: true })
+        fs.writeFileSync(many(i), header(`s-many-${i}`).replace("pusher", `many-${i}`) + item(1, `many ${i}`))
+      }
+      const url = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      // The server's own record of what a push does: a statement-level trigger on the tables a push writes logs each
+      // statement with its transaction.
+      yield* Effect.promise(() =>
+        pgQuery(url, `
+          CREATE TABLE push_log (tbl TEXT NOT NULL, op TEXT NOT NULL, xact BIGINT NOT NULL);
+          CREATE FUNCTION push_log() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN INSERT INTO push_log VALUES (TG_TABLE_NAME, TG_OP, txid_current()); RETURN NULL; END $$;
+          CREATE TRIGGER events_log AFTER INSERT OR UPDATE OR DELETE ON events FOR EACH STATEMENT EXECUTE FUNCTION push_log();
+          CREATE TRIGGER sources_log AFTER INSERT OR UPDATE OR DELETE ON sources FOR EACH STATEMENT EXECUTE FUNCTION push_log();
+          CREATE TRIGGER generations_log AFTER INSERT OR UPDATE OR DELETE ON generations FOR EACH STATEMENT EXECUTE FUNCTION push_log();`)
+      )
+      const logged = Effect.promise(async () => {
+        const rows = await pgQuery<{ tbl: string; xact: string }>(url, "SELECT tbl, xact FROM push_log")
+        await pgQuery(url, "DELETE FROM push_log")
+        return {
+          transactions: new Set(rows.map((r) => r.xact)).size,
+          events: rows.filter((r) => r.tbl === "events").length,
+          sources: rows.filter((r) => r.tbl === "sources").length
+        }
+      })
+      const first = yield* importOnce(c.policy, c.local, c.plan)
+      const p1 = yield* push(c.local, url, MACHINE)
+      expect(p1.sources.pushed).toBe(first.sources.accepted)
+      expect(p1.sources.pushed).toBeGreaterThan(40)
+      const firstLog = yield* logged
+      // One transaction starts the generations, one brings all events and checkpoints (the marker is not logged).
+      expect(firstLog.transactions).toBeLessThanOrEqual(2)
+      expect(firstLog.events).toBeLessThanOrEqual(2)
+      expect(firstLog.sources).toBeLessThanOrEqual(6)
+      // 30 sources change: still a transaction, an insert of events, a few statements on sources
+      for (let i = 0; i < 30; i++) fs.appendFileSync(many(i), item(2, `more ${i}`) + item(3, `again ${i}`))
+      const r = yield* importOnce(c.policy, c.local, c.plan)
+      expect(r.sources.accepted).toBe(30)
+      const p2 = yield* push(c.local, url, MACHINE)
+      expect([p2.sources.pushed, p2.eventsAdded]).toEqual([30, 60])
+      const log2 = yield* logged
+      expect(log2.transactions).toBe(1)
+      expect(log2.events).toBe(1)
+      expect(log2.sources).toBeLessThanOrEqual(2)
+      // and the team index is what importing straight into it makes
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(url)).toEqual(yield* dumpIndex(direct))
     }))
 
   it.effect("an import killed part-way locally: its source waits for the next push, none of its events are pushed", () =>

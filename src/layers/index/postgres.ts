@@ -412,21 +412,38 @@ const upsertUsage = (
   events: ReadonlyArray<SessionEvent>,
   uidOf: (e: SessionEvent) => string,
   eventUidOf: (e: SessionEvent) => string
-) =>
+) => writeUsage(sql, latestUsage(events.map((e) => ({ key, generation, event: e, uid: uidOf(e), eventUid: eventUidOf(e) }))))
+
+/** The usage rows of events (each with its source key, generation, session uid and event uid): per session generation and response, the latest by sequence. */
+const latestUsage = (
+  events: ReadonlyArray<{ readonly key: string; readonly generation: number; readonly event: SessionEvent; readonly uid: string; readonly eventUid: string }>
+): Array<UsageDbRow> => {
+  const latest = new Map<string, UsageDbRow>()
+  for (const x of events) {
+    const r = usageRowOf(x.event)
+    if (r === null) continue
+    const row = usageDbRow(r, x.key, x.generation, x.uid, x.eventUid)
+    const id = `${row.source_key}\u0000${row.generation}\u0000${row.session_uid}\u0000${row.response_key}`
+    const before = latest.get(id)
+    if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return [...latest.values()].sort((a, b) =>
+    cmp(a.source_key, b.source_key) || a.generation - b.generation || cmp(a.session_uid, b.session_uid) || cmp(a.response_key, b.response_key)
+  )
+}
+
+/**
+ * Write usage rows (of any sources and generations; one per session
+ * generation and response) inside the caller's transaction: a row stored
+ * with a later sequence stands; then each `result` row ends the run of its
+ * session's earlier responses not yet ended — every such response takes the
+ * first run after it, one statement for all runs (what ending the runs one
+ * after another in sequence order does).
+ */
+const writeUsage = (sql: SqlClient.SqlClient, rows: ReadonlyArray<UsageDbRow>) =>
   Effect.gen(function*() {
-    const latest = new Map<string, UsageDbRow>()
-    for (const e of events) {
-      const r = usageRowOf(e)
-      if (r === null) continue
-      const row = usageDbRow(r, key, generation, uidOf(e), eventUidOf(e))
-      const id = `${row.session_uid}\u0000${row.response_key}`
-      const before = latest.get(id)
-      if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
-    }
-    if (latest.size === 0) return
-    const rows = [...latest.values()].sort((a, b) =>
-      a.session_uid < b.session_uid ? -1 : a.session_uid > b.session_uid ? 1 : a.response_key < b.response_key ? -1 : a.response_key > b.response_key ? 1 : 0
-    )
+    if (rows.length === 0) return
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) {
       yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}
         ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
@@ -436,11 +453,20 @@ const upsertUsage = (
           cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
         WHERE excluded.sequence >= usage.sequence`
     }
-    for (const run of rows.filter((r) => r.kind === "run").sort((a, b) => a.sequence - b.sequence)) {
-      yield* sql`UPDATE usage SET run_seq = ${run.sequence}
-                 WHERE session_uid = ${run.session_uid} AND generation = ${generation} AND source_key = ${key}
-                   AND kind = 'response' AND run_seq IS NULL AND sequence < ${run.sequence}`
-    }
+    const runs = rows.filter((r) => r.kind === "run")
+    if (runs.length === 0) return
+    const col = <K extends keyof UsageDbRow>(k: K) => runs.map((r) => r[k])
+    yield* sql`
+      WITH r(k, g, s, q) AS (SELECT * FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("session_uid")}::text[],
+                                                 ${col("sequence")}::int[])),
+      m AS (
+        SELECT u.source_key, u.generation, u.session_uid, u.response_key, min(r.q) AS q FROM usage u
+          JOIN r ON r.k = u.source_key AND r.g = u.generation AND r.s = u.session_uid AND r.q > u.sequence
+        WHERE u.kind = 'response' AND u.run_seq IS NULL
+        GROUP BY u.source_key, u.generation, u.session_uid, u.response_key
+      )
+      UPDATE usage u SET run_seq = m.q FROM m
+      WHERE u.source_key = m.source_key AND u.generation = m.generation AND u.session_uid = m.session_uid AND u.response_key = m.response_key`
   })
 
 /** Events read per query when documents are made from stored events. */
@@ -1210,6 +1236,255 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
     })
   )
 
+/** A generation a push starts in the team index ({@link pushWriter}'s `beginGenerations`). */
+export interface GenerationStart {
+  readonly source: SourceInfo
+  readonly generation: number
+  /** Why the older generations are superseded. */
+  readonly reason: string
+}
+
+/** Events of one source generation a push commits ({@link pushWriter}'s `commit`). */
+export interface SourceEvents {
+  readonly source: SourceInfo
+  readonly generation: number
+  readonly events: ReadonlyArray<SessionEvent>
+}
+
+/** A checkpoint a push gives a team index source ({@link pushWriter}'s `commit`): the local index's columns as they are. */
+export interface CheckpointTake {
+  readonly sourceKey: string
+  readonly generation: number
+  readonly cursor: string | null
+  readonly fingerprint: string | null
+  readonly status: string
+  readonly sourceId: string | null
+  readonly prefix: string | null
+  readonly partsJson: string | null
+  readonly diagnosticsJson: string | null
+  readonly summaryJson: string
+  readonly overviewJson: string | null
+  readonly errorCode: string | null
+  readonly errorMessage: string | null
+  /** Taken only when the team index holds this many events of the generation (null: whatever it holds). */
+  readonly eventCount: number | null
+}
+
+/**
+ * Set-based writes of many sources at once, for `push` (`./push.ts`): the
+ * round trips of a call do not grow with its number of sources. Each call is
+ * one transaction (retried whole by {@link guard} on a deadlock); rows are
+ * locked in source key order. Same rows as the {@link Index} operations one
+ * source at a time (`beginGeneration`, `commitBatch` with no cursor, the
+ * checkpoint update a push makes), and the same rules under imports running
+ * at once: a generation another import began stands, events go in with
+ * `ON CONFLICT DO NOTHING`, sessions grow by what was actually inserted.
+ */
+export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  /**
+   * Start generations (each source's older ones superseded with its reason,
+   * their search documents removed), unless another import began that
+   * generation or a later one since the caller read the checkpoints.
+   */
+  const beginGenerations = (starts: ReadonlyArray<GenerationStart>) =>
+    starts.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+      const sorted = [...starts].sort((a, b) => cmp(a.source.sourceKey, b.source.sourceKey))
+      const col = <A>(f: (s: GenerationStart) => A) => sorted.map(f)
+      const at = now()
+      yield* sql`INSERT INTO sources (source_key, machine, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
+        SELECT u.k, ${writer}, u.p, u.l, u.s, u.o, u.g, 'importing', ${at}
+        FROM unnest(${col((s) => s.source.sourceKey)}::text[], ${col((s) => s.source.provider)}::text[],
+                    ${col((s) => JSON.stringify(s.source.locator))}::text[], ${col((s) => JSON.stringify(s.source.summary))}::text[],
+                    ${col((s) => JSON.stringify(s.source.overview))}::text[], ${col((s) => s.generation)}::int[]) AS u(k, p, l, s, o, g)
+        ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
+          overview_json = excluded.overview_json, updated_at = excluded.updated_at`
+      const rows = yield* sql<{ source_key: string; generation: number; begun: boolean }>`
+        SELECT s.source_key, s.generation, EXISTS (SELECT 1 FROM generations g WHERE g.source_key = s.source_key AND g.generation = u.g
+                                                   AND g.superseded_at IS NULL) AS begun
+        FROM sources s JOIN unnest(${col((s) => s.source.sourceKey)}::text[], ${col((s) => s.generation)}::int[]) AS u(k, g) ON s.source_key = u.k
+        ORDER BY s.source_key FOR UPDATE OF s`
+      const found = new Map(rows.map((r) => [r.source_key, r]))
+      // Another import began this generation (or a later one) since the push read the checkpoints: it stands.
+      const todo = sorted.filter((s) => {
+        const r = found.get(s.source.sourceKey)
+        return r !== undefined && !(r.generation > s.generation || (r.generation === s.generation && r.begun))
+      })
+      if (todo.length === 0) return
+      const keys = todo.map((s) => s.source.sourceKey), gens = todo.map((s) => s.generation), reasons = todo.map((s) => s.reason)
+      yield* sql`UPDATE generations g SET superseded_at = ${at}, superseded_reason = u.r
+                 FROM unnest(${keys}::text[], ${gens}::int[], ${reasons}::text[]) AS u(k, n, r)
+                 WHERE g.source_key = u.k AND g.generation < u.n AND g.superseded_at IS NULL`
+      // A superseded generation's events leave the search results.
+      yield* sql`DELETE FROM search_docs d USING unnest(${keys}::text[], ${gens}::int[]) AS u(k, n)
+                 WHERE d.source_key = u.k AND d.generation < u.n`
+      yield* sql`INSERT INTO generations (source_key, generation, started_at)
+                 SELECT u.k, u.n, ${at} FROM unnest(${keys}::text[], ${gens}::int[]) AS u(k, n) ON CONFLICT DO NOTHING`
+      yield* sql`UPDATE sources s SET generation = u.n, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
+                   error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${at}
+                 FROM unnest(${keys}::text[], ${gens}::int[]) AS u(k, n) WHERE s.source_key = u.k`
+    }))
+
+  /**
+   * Commit the events of many source generations and give sources their
+   * checkpoints, in one transaction: events and their search documents by
+   * `unnest` (slices of {@link EVENT_ROWS_PER_INSERT} rows, whatever their
+   * sources), sessions, titles, usage, event counts and checkpoints each one
+   * statement. Answers the events and sessions added, and the keys whose
+   * checkpoint was taken (one whose `eventCount` the team index does not hold
+   * is not).
+   */
+  const commit = (parts: ReadonlyArray<SourceEvents>, takes: ReadonlyArray<CheckpointTake>) =>
+    sql.withTransaction(Effect.gen(function*() {
+      type Row = {
+        source_key: string
+        generation: number
+        event_uid: string
+        session_uid: string
+        provider: string
+        source_id: string
+        session_id: string
+        sequence: number
+        kind: string
+        occurred_at: string | null
+        event_json: string
+      }
+      const sorted = [...parts].filter((p) => p.events.length > 0).sort((a, b) => cmp(a.source.sourceKey, b.source.sourceKey))
+      const rows: Array<Row> = []
+      const eventOf: Array<SessionEvent> = []
+      const partOf: Array<SourceEvents> = []
+      for (const p of sorted) {
+        for (const e of p.events) {
+          rows.push({
+            source_key: p.source.sourceKey,
+            generation: p.generation,
+            event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId, writer),
+            session_uid: sessionUid(e.provider, e.sourceId, e.sessionId, writer),
+            provider: e.provider,
+            source_id: e.sourceId,
+            session_id: e.sessionId,
+            sequence: e.sequence,
+            kind: e.kind,
+            occurred_at: e.occurredAt,
+            event_json: JSON.stringify(e)
+          })
+          eventOf.push(e)
+          partOf.push(p)
+        }
+      }
+      const rowKey = (k: string, g: number, uid: string) => `${k}\u0000${g}\u0000${uid}`
+      const index = new Map(rows.map((r, i) => [rowKey(r.source_key, r.generation, r.event_uid), i]))
+      const added: Array<{ source_key: string; generation: number; event_uid: string; session_uid: string; occurred_at: string | null }> = []
+      for (let i = 0; i < rows.length; i += EVENT_ROWS_PER_INSERT) {
+        const part = rows.slice(i, i + EVENT_ROWS_PER_INSERT)
+        const col = <K extends keyof Row>(k: K) => part.map((r) => r[k])
+        const got = yield* sql<{ source_key: string; generation: number; event_uid: string; session_uid: string; occurred_at: string | null }>`
+          INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
+                              occurred_at, event_json, attempt)
+          SELECT u.*, NULL::int
+          FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("event_uid")}::text[], ${col("session_uid")}::text[],
+                      ${col("provider")}::text[], ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[],
+                      ${col("kind")}::text[], ${col("occurred_at")}::text[], ${col("event_json")}::text[])
+            AS u(source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
+          ON CONFLICT DO NOTHING RETURNING source_key, generation, event_uid, session_uid, occurred_at`
+        added.push(...got)
+      }
+      // The search documents of the events inserted here (another import's are its own).
+      yield* insertEventDocs(
+        sql,
+        added.map((a) => {
+          const i = index.get(rowKey(a.source_key, a.generation, a.event_uid))!
+          return eventDoc(a.source_key, a.generation, a.event_uid, a.session_uid, eventOf[i])
+        })
+      )
+      // Sessions: each grows by the events inserted here.
+      const bySession = new Map<string, { i: number; event_count: number; first_at: string | null; last_at: string | null }>()
+      const addedBySource = new Map<string, number>()
+      for (const a of added) {
+        addedBySource.set(a.source_key, (addedBySource.get(a.source_key) ?? 0) + 1)
+        const id = `${a.session_uid}\u0000${a.generation}`
+        const s = bySession.get(id) ?? { i: index.get(rowKey(a.source_key, a.generation, a.event_uid))!, event_count: 0, first_at: null, last_at: null }
+        s.event_count++
+        if (a.occurred_at !== null) {
+          if (s.first_at === null || a.occurred_at < s.first_at) s.first_at = a.occurred_at
+          if (s.last_at === null || a.occurred_at > s.last_at) s.last_at = a.occurred_at
+        }
+        bySession.set(id, s)
+      }
+      const sessionRows = [...bySession.values()].map(({ i, ...a }) => {
+        const r = rows[i], overview = partOf[i].source.overview
+        // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
+        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : null
+        return {
+          session_uid: r.session_uid,
+          generation: r.generation,
+          source_key: r.source_key,
+          provider: r.provider,
+          session_id: r.session_id,
+          source_id: r.source_id,
+          ...a,
+          title,
+          workspace: overview.workspace
+        }
+      }).sort((a, b) => cmp(a.session_uid, b.session_uid) || a.generation - b.generation)
+      let sessionsAdded = 0
+      if (sessionRows.length > 0) {
+        const counts = new Map(sessionRows.map((r) => [`${r.session_uid}\u0000${r.generation}`, r.event_count]))
+        const after = yield* sql<{ session_uid: string; generation: number; event_count: number }>`
+          INSERT INTO sessions ${sql.insert(sessionRows)}
+          ON CONFLICT (session_uid, generation) DO UPDATE SET
+            event_count = sessions.event_count + excluded.event_count,
+            first_at = LEAST(sessions.first_at, excluded.first_at),
+            last_at = GREATEST(sessions.last_at, excluded.last_at),
+            title = excluded.title, workspace = excluded.workspace
+          RETURNING session_uid, generation, event_count`
+        // A row this statement created holds exactly its count.
+        for (const r of after) if (r.event_count === counts.get(`${r.session_uid}\u0000${r.generation}`)) sessionsAdded++
+        const titled = sessionRows.filter((r) => r.title !== null)
+        yield* upsertTitleDocs(sql, titled.map((r) => titleDoc(r.source_key, r.generation, r.session_uid, r.provider, r.title!)))
+        const untitled = sessionRows.filter((r) => r.title === null)
+        if (untitled.length > 0) {
+          yield* sql`DELETE FROM search_docs d USING unnest(${untitled.map((r) => r.session_uid)}::text[], ${untitled.map((r) => r.generation)}::int[]) AS u(t, g)
+                     WHERE d.title_of = u.t AND d.generation = u.g`
+        }
+      }
+      // Usage rows of all the events (a row another import wrote is written alike).
+      yield* writeUsage(sql, latestUsage(rows.map((r, i) => ({ key: r.source_key, generation: r.generation, event: eventOf[i], uid: r.session_uid, eventUid: r.event_uid }))))
+      // Event counts grow by what was inserted (within the generation the source is at).
+      if (sorted.length > 0) {
+        const keys = sorted.map((p) => p.source.sourceKey)
+        yield* sql`UPDATE sources s SET source_id = coalesce(s.source_id, u.sid),
+                     event_count = s.event_count + CASE WHEN s.generation = u.g THEN u.n ELSE 0 END, updated_at = ${now()}
+                   FROM unnest(${keys}::text[], ${sorted.map((p) => p.generation)}::int[], ${sorted.map((p) => p.events[0].sourceId)}::text[],
+                               ${keys.map((k) => addedBySource.get(k) ?? 0)}::int[]) AS u(k, g, sid, n)
+                   WHERE s.source_key = u.k`
+      }
+      // The checkpoints: the local ones as they are, the cursor's sequence the last event's of the cursor's source id.
+      const taken = new Set<string>()
+      if (takes.length > 0) {
+        const ts = [...takes].sort((a, b) => cmp(a.sourceKey, b.sourceKey))
+        const col = <A>(f: (t: CheckpointTake) => A) => ts.map(f)
+        const got = yield* sql<{ source_key: string }>`
+          UPDATE sources s SET cursor = u.cursor, fingerprint = u.fingerprint, status = u.status,
+            cursor_seq = (SELECT max(e.sequence) FROM events e WHERE e.source_key = u.k AND e.generation = u.g AND e.source_id = u.sid),
+            source_id = u.sid, prefix = u.prefix, parts_json = u.parts, diagnostics_json = u.diags, summary_json = u.summary,
+            overview_json = u.overview, error_code = u.code, error_message = u.message, attempt_json = NULL, updated_at = ${now()}
+          FROM unnest(${col((t) => t.sourceKey)}::text[], ${col((t) => t.generation)}::int[], ${col((t) => t.cursor)}::text[],
+                      ${col((t) => t.fingerprint)}::text[], ${col((t) => t.status)}::text[], ${col((t) => t.sourceId)}::text[],
+                      ${col((t) => t.prefix)}::text[], ${col((t) => t.partsJson)}::text[], ${col((t) => t.diagnosticsJson)}::text[],
+                      ${col((t) => t.summaryJson)}::text[], ${col((t) => t.overviewJson)}::text[], ${col((t) => t.errorCode)}::text[],
+                      ${col((t) => t.errorMessage)}::text[], ${col((t) => t.eventCount)}::int[])
+            AS u(k, g, cursor, fingerprint, status, sid, prefix, parts, diags, summary, overview, code, message, n)
+          WHERE s.source_key = u.k AND s.generation = u.g AND (u.n IS NULL OR s.event_count = u.n)
+          RETURNING s.source_key`
+        for (const r of got) taken.add(r.source_key)
+      }
+      return { events: added.length, sessions: sessionsAdded, taken }
+    }))
+
+  return { beginGenerations, commit }
+}
+
 /**
  * The index at `url` writing for `machine`, with its SQL connection and
  * {@link guard}, for the scope: what `push` (`./push.ts`) writes through.
@@ -1220,7 +1495,7 @@ export const openWriter = (url: string, machine: string, maxConnections?: number
     const target = targetOf(url)
     const client = yield* connect(url, target, maxConnections)
     const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
-    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target) }
+    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target), bulk: pushWriter(client, machine) }
   })
 
 /**

@@ -17,8 +17,9 @@
  *   changed sources; a source at a newer generation starts that generation
  *   in the team index (the older ones marked superseded, with the local
  *   reason), and one superseded without a successor is superseded there too.
- *   Events go through the index's `commitBatch` (multi-row inserts, sessions
- *   counted from what was actually inserted), a page at a time.
+ *   Events go in as the index's `commitBatch` puts them (`unnest` inserts,
+ *   `ON CONFLICT DO NOTHING`, sessions counted from what was actually
+ *   inserted), without an attempt or a cursor of their own.
  * - The team index's checkpoint then takes the local one (cursor,
  *   fingerprint, prefix bindings, status), so an `import --index postgres://…`
  *   on the same machine afterwards finds the same sources unchanged, and a
@@ -30,7 +31,17 @@
  *   pushed.
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
- * - Changed sources are pushed four at a time (the connection pool's size).
+ * - Changed sources go in together, set-based (`pushWriter` of
+ *   `./postgres.ts`): the new generations of up to {@link SOURCES_PER_COMMIT}
+ *   sources start in one transaction, and their events are committed up to
+ *   {@link PAGE} a transaction, from as many sources as fit, with each
+ *   finished source's checkpoint in the same transaction; every table is
+ *   written by one statement a transaction, so the round trips grow with the
+ *   events pushed, not with the sources changed. A source whose event count
+ *   in the team index is then not the local one (events not appended in
+ *   sequence order) has its whole generation copied again before its
+ *   checkpoint is taken. Sources superseded without a successor (few) go one
+ *   by one, four at a time.
  * - The marker is written when every changed source is in the team index,
  *   with the digests taken before anything was read: a source changed
  *   locally while the push ran is compared again by the next one.
@@ -46,7 +57,7 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
-import { openWriter } from "./postgres.js"
+import { type CheckpointTake, openWriter, type SourceEvents } from "./postgres.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
 
@@ -198,17 +209,20 @@ const readLocalEvents = (
     return got.map((r, i) => ({ event: events[i], sequence: r.sequence, eventUid: r.event_uid }))
   })
 
-/** Changed sources pushed at once (each on its own connection: their round trips to the server overlap). */
+/** Sources superseded locally without a successor pushed at once (each on its own connection: their round trips overlap). */
 const PUSH_CONCURRENCY = 4
+
+/** Sources per transaction of a push (their generations started, their events and checkpoints committed). */
+const SOURCES_PER_COMMIT = 1000
 
 /** Local keys per `IN (…)` list (under SQLite's bound-parameter limit). */
 const KEYS_PER_QUERY = 5000
 
 /**
  * Push the SQLite index `from` into the PostgreSQL index `to` (migrated:
- * see `session-ingest index migrate`) as machine `machine`. Sources one after
- * another, each page of events in its own transaction; a push that is
- * stopped part-way is completed by the next one. `StoreUnavailable` when
+ * see `session-ingest index migrate`) as machine `machine`. Many sources a
+ * transaction (see the module's comment); a push that is stopped part-way is
+ * completed by the next one. `StoreUnavailable` when
  * either index cannot be read or written (the server unreachable, the schema
  * not current, no local index).
  */
@@ -295,65 +309,101 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           SELECT superseded_reason FROM generations WHERE source_key = ${key} AND generation = ${generation}`),
         (r) => r[0]?.superseded_reason ?? `superseded on ${machine}`
       )
-    /** Copy the local events of the row's generation after `after` (per source id) into the team index, a page at a time. */
-    const copyEvents = (row: LocalRow, source: SourceInfo, after: ReadonlyMap<string, number>) =>
+    /** The local reasons of generation `generation - 1` of many rows, by local key (a query per {@link KEYS_PER_QUERY} rows). */
+    const reasonsOf = (rows: ReadonlyArray<LocalRow>) =>
       Effect.gen(function*() {
-        let added = 0, sessions = 0
+        const out = new Map<string, string>()
+        const wanted = new Map(rows.map((r) => [r.source_key, r.generation - 1]))
+        const keys = [...wanted.keys()]
+        for (let i = 0; i < keys.length; i += KEYS_PER_QUERY) {
+          const found = yield* local.guard(lsql<{ source_key: string; generation: number; superseded_reason: string | null }>`
+            SELECT source_key, generation, superseded_reason FROM generations WHERE source_key IN ${lsql.in(keys.slice(i, i + KEYS_PER_QUERY))}`)
+          for (const f of found) if (wanted.get(f.source_key) === f.generation && f.superseded_reason !== null) out.set(f.source_key, f.superseded_reason)
+        }
+        return (key: string) => out.get(key) ?? `superseded on ${machine}`
+      })
+    /** The team index's checkpoint of a source becomes the local one (when it holds `eventCount` events; null: whatever it holds). */
+    const takeOf = (row: LocalRow, source: SourceInfo, eventCount: number | null): CheckpointTake => ({
+      sourceKey: source.sourceKey,
+      generation: row.generation,
+      cursor: row.cursor,
+      fingerprint: row.fingerprint,
+      status: row.status,
+      sourceId: row.source_id,
+      prefix: row.prefix,
+      partsJson: row.parts_json,
+      diagnosticsJson: row.diagnostics_json,
+      summaryJson: row.summary_json,
+      overviewJson: row.overview_json,
+      errorCode: row.error_code,
+      errorMessage: row.error_message,
+      eventCount
+    })
+    // Superseded locally without a successor (few): their last generation (g - 1) superseded in the team index too, with the local reason.
+    const gone = changed.filter((c) => c.row.status === "superseded")
+    yield* Effect.forEach(gone, ({ remote: r, row, source }) =>
+      Effect.gen(function*() {
+        const g = row.generation
+        if (r === undefined || r.generation < g - 1) yield* team.index.beginGeneration(source, g - 1, "pushed after it was superseded")
+        if (r === undefined || r.generation < g || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, g - 1))
+      }), { concurrency: PUSH_CONCURRENCY, discard: true })
+    pushed += gone.length
+    superseded += gone.length
+    // The others: the sources at a newer generation start it, many per transaction.
+    const live = changed.filter((c) => c.row.status !== "superseded")
+    const starting = live.filter(({ remote: r, row }) => r === undefined || r.generation < row.generation || r.status === "superseded")
+    const reason = yield* reasonsOf(starting.map((c) => c.row))
+    for (let i = 0; i < starting.length; i += SOURCES_PER_COMMIT) {
+      yield* team.fail(team.bulk.beginGenerations(
+        starting.slice(i, i + SOURCES_PER_COMMIT).map((c) => ({ source: c.source, generation: c.row.generation, reason: reason(c.row.source_key) }))
+      ))
+    }
+    newGenerations += starting.filter((c) => c.remote !== undefined).length
+    const started = new Set(starting.map((c) => c.source.sourceKey))
+    // Their events after the last one pushed, read a page at a time locally and committed many sources per transaction
+    // (at most PAGE events and SOURCES_PER_COMMIT sources), each source's checkpoint in the transaction of its last events.
+    let parts: Array<SourceEvents> = [], takes: Array<CheckpointTake> = [], held = 0
+    const again: Array<{ row: LocalRow; source: SourceInfo }> = []
+    const flush = Effect.gen(function*() {
+      if (parts.length === 0 && takes.length === 0) return
+      const wanted = takes.filter((t) => t.eventCount !== null)
+      const done = yield* team.fail(team.bulk.commit(parts, takes))
+      eventsAdded += done.events
+      sessionsAdded += done.sessions
+      // Not what the local index holds (events not appended in sequence order): the whole generation again, below.
+      for (const t of wanted) if (!done.taken.has(t.sourceKey)) again.push(byKey.get(t.sourceKey)!)
+      parts = []
+      takes = []
+      held = 0
+    })
+    const byKey = new Map(live.map((c) => [c.source.sourceKey, { row: c.row, source: c.source }]))
+    /** Copy the local events of the row's generation after `after` (per source id) into the team index, then take its checkpoint. */
+    const copy = (row: LocalRow, source: SourceInfo, after: ReadonlyMap<string, number>, eventCount: number | null) =>
+      Effect.gen(function*() {
         const skip = [...after]
         let page: { sequence: number; eventUid: unknown } | null = null
         for (;;) {
-          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, reader, row, skip, page, PAGE)
-          if (got.length === 0) break
-          const events = got.map((g) => g.event)
-          const committed = yield* team.index.commitBatch({ source, generation: row.generation, events, resumeCursor: null }, () => Effect.void)
-          added += committed.events
-          sessions += committed.sessions
-          if (got.length < PAGE) break
+          const room = Math.max(1, PAGE - held)
+          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, reader, row, skip, page, room)
+          if (got.length > 0) {
+            parts.push({ source, generation: row.generation, events: got.map((g) => g.event) })
+            held += got.length
+          }
+          if (got.length < room) break
           const last = got[got.length - 1]
           page = { sequence: last.sequence, eventUid: last.eventUid }
+          yield* flush
         }
-        return { added, sessions }
+        takes.push(takeOf(row, source, eventCount))
+        if (held >= PAGE || takes.length >= SOURCES_PER_COMMIT) yield* flush
       })
-    /** The team index's checkpoint of `source` becomes the local one. */
-    const takeCheckpoint = (row: LocalRow, source: SourceInfo) =>
-      team.fail(tsql`
-        UPDATE sources SET cursor = ${row.cursor}, fingerprint = ${row.fingerprint}, status = ${row.status},
-          cursor_seq = (SELECT max(sequence) FROM events WHERE source_key = ${source.sourceKey} AND generation = ${row.generation}
-                          AND source_id = ${row.source_id}),
-          source_id = ${row.source_id}, prefix = ${row.prefix}, parts_json = ${row.parts_json}, diagnostics_json = ${row.diagnostics_json},
-          summary_json = ${row.summary_json}, overview_json = ${row.overview_json}, error_code = ${row.error_code}, error_message = ${row.error_message}, attempt_json = NULL,
-          updated_at = ${new Date().toISOString()}
-        WHERE source_key = ${source.sourceKey} AND generation = ${row.generation}`)
-    // A few sources at a time: their round trips to the server overlap (each source's pages stay in order).
-    yield* Effect.forEach(changed, ({ remote: r, row, source }) =>
-      Effect.gen(function*() {
-        pushed++
-        const g = row.generation
-        if (row.status === "superseded") {
-          // Superseded without a successor: its last generation (g - 1) superseded in the team index too, with the local reason.
-          if (r === undefined || r.generation < g - 1) yield* team.index.beginGeneration(source, g - 1, "pushed after it was superseded")
-          if (r === undefined || r.generation < g || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, g - 1))
-          superseded++
-          return
-        }
-        let after: ReadonlyMap<string, number> = lastPushed.get(source.sourceKey) ?? new Map()
-        if (r === undefined || r.generation < g || r.status === "superseded") {
-          yield* team.index.beginGeneration(source, g, yield* reasonOf(row.source_key, g - 1))
-          if (r !== undefined) newGenerations++
-          after = new Map()
-        }
-        const copied = yield* copyEvents(row, source, after)
-        eventsAdded += copied.added
-        sessionsAdded += copied.sessions
-        const count = Option.match(yield* team.index.checkpoint(source.sourceKey), { onNone: () => 0, onSome: (c) => c.eventCount })
-        if (count !== row.event_count) {
-          // Not what the local index holds (events not appended in sequence order): the whole generation again (existing ids are left alone).
-          const again = yield* copyEvents(row, source, new Map())
-          eventsAdded += again.added
-          sessionsAdded += again.sessions
-        }
-        yield* takeCheckpoint(row, source)
-      }), { concurrency: PUSH_CONCURRENCY, discard: true })
+    for (const { row, source } of live) {
+      yield* copy(row, source, started.has(source.sourceKey) ? new Map() : lastPushed.get(source.sourceKey) ?? new Map(), row.event_count)
+    }
+    yield* flush
+    for (const { row, source } of again.splice(0)) yield* copy(row, source, new Map(), null)
+    yield* flush
+    pushed += live.length
     // Every changed source is in the team index now: the marker takes this push's digests (taken before anything was
     // read, so what changed locally since is compared again next time).
     yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, pushed_at)
