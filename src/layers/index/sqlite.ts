@@ -1,8 +1,12 @@
 /**
- * The SQLite layer of {@link Index}: one embedded database file through
- * `@effect/sql-sqlite-node`, schema migrations through `@effect/sql`'s
- * migrator, and every batch committed in one transaction with its checkpoint,
- * so a process killed at any point leaves the index consistent.
+ * The SQLite layer of {@link Index}: one embedded database file on
+ * better-sqlite3 (`./sqlite-connection.ts`), schema migrations and queries
+ * through `@effect/sql`, the import's writes through prepared statements
+ * (`./sqlite-writer.ts`), each batch with its checkpoint, in transactions
+ * shared across sources, so a process killed at any point leaves the index
+ * consistent. Events are stored lean and read back whole (`eventOfRow` in
+ * `./rows.ts`), in the layout of migration 0006, or, read without
+ * migrating, in an older index's.
  *
  * @module
  */
@@ -39,11 +43,11 @@ import {
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
-import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
+import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
-import { groupRows, type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
+import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
   DEFAULT_SEARCH_LIMIT,
   Index,
