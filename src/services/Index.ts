@@ -296,7 +296,10 @@ export interface IndexShape {
   readonly findSessionsByPrefix: (prefix: string, max: number) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
-  /** Bytes of a session's events as the index stores them (their JSON): what holding them whole costs, roughly. */
+  /**
+   * Bytes of a session's events' JSON, about (SQLite: a lean row counted with
+   * what its event restates): what holding them whole costs, roughly.
+   */
   readonly sessionBytes: (sessionUid: string) => Effect.Effect<number, StoreUnavailable>
   /**
    * {@link IndexShape.events} a page at a time (`pageSize` events per query,

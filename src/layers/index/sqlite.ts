@@ -1058,10 +1058,18 @@ const make = (
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
 
+      // A lean body is counted with what its event restates (its shape's keys and words, its stream's ids, its columns),
+      // so the figure stays about the size of the events' JSON, what holding them whole costs.
       sessionBytes: (uid) =>
         fail(sql<{ bytes: number }>`
-          SELECT total(length(e.body)) AS bytes FROM ${EV} e
+          SELECT total(length(e.body) + ${
+          reader.lean
+            ? sql`CASE WHEN e.shape IS NULL THEN 0 ELSE length(sh.def) + length(e.provider) + length(e.source_id) + length(e.session_id)
+                    + length(e.kind) + coalesce(length(e.occurred_at), 4) + 64 END`
+            : sql`0`
+        }) AS bytes FROM ${EV} e
             JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+            ${reader.lean ? sql`LEFT JOIN shapes sh ON sh.shape = e.shape` : sql``}
           WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
 
       eventsStream,
