@@ -217,7 +217,8 @@ export interface IndexShape {
   readonly checkpoints: Effect.Effect<ReadonlyMap<string, CheckpointedSource>, StoreUnavailable>
   /**
    * Start generation `generation` of a source: marks every older generation
-   * superseded (with `reason`) and resets the cursor. One transaction.
+   * superseded (with `reason`) and resets the cursor. Whole or not at all
+   * (one transaction, or SQLite's shared one: see {@link Batch.groupCommit}).
    */
   readonly beginGeneration: (
     source: SourceInfo,
@@ -228,12 +229,14 @@ export interface IndexShape {
    * Begin (or, after a kill, continue) an import attempt of a source: keeps
    * the checkpoint as it is now, the state {@link IndexShape.rejectSource}
    * rolls back to, until {@link IndexShape.completeSource} ends the attempt.
-   * Answers the attempt's id for {@link Batch.attempt}. One transaction.
+   * Answers the attempt's id for {@link Batch.attempt}. Whole or not at all,
+   * as {@link IndexShape.beginGeneration}.
    */
   readonly beginAttempt: (source: SourceInfo) => Effect.Effect<number, StoreUnavailable>
   /**
    * Insert a batch of events (existing ids are left alone) and move the
-   * checkpoint to the batch's last cursor, in one transaction. `onPoint` is
+   * checkpoint to the batch's last cursor, in one transaction (with other
+   * batches, see {@link Batch.groupCommit}). `onPoint` is
    * called at the commit points (tests inject crashes there). Answers how
    * many events were actually inserted, and how many sessions this batch
    * added to the index (counted inside the transaction, so imports running at
@@ -296,7 +299,10 @@ export interface IndexShape {
   readonly findSessionsByPrefix: (prefix: string, max: number) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** The events of a session (current generation), in source order. */
   readonly events: (sessionUid: string) => Effect.Effect<ReadonlyArray<SessionEvent>, StoreUnavailable>
-  /** Bytes of a session's events as the index stores them (their JSON): what holding them whole costs, roughly. */
+  /**
+   * Bytes of a session's events' JSON, about (SQLite: a lean row counted with
+   * what its event restates): what holding them whole costs, roughly.
+   */
   readonly sessionBytes: (sessionUid: string) => Effect.Effect<number, StoreUnavailable>
   /**
    * {@link IndexShape.events} a page at a time (`pageSize` events per query,

@@ -100,6 +100,18 @@ describe("the lean record", () => {
       expect(new Set([...got.keys()].map((k) => k.split(" ")[0]))).toEqual(new Set(["muse-code", "muse-agents", "agentmux", "claude-code"]))
       expect([...got.keys()].sort()).toEqual([...want.keys()].sort())
       for (const [k, es] of want) expect(texts(new Map([[k, got.get(k)!]]))).toEqual(texts(new Map([[k, byIndexOrder(es)]])))
+      // What loading a session whole costs is still told in bytes of its events' JSON, about.
+      const ratios = yield* Effect.gen(function*() {
+        const i = yield* Index
+        const out: Array<number> = []
+        for (const s of yield* i.sessions({})) {
+          const json = (yield* i.events(s.sessionUid)).reduce((n, e) => n + JSON.stringify(e).length, 0)
+          out.push((yield* i.sessionBytes(s.sessionUid)) / json)
+        }
+        return out
+      }).pipe(Effect.provide(IndexSqlite.layerReadonly(a.index)))
+      for (const r of ratios) expect(r).toBeGreaterThan(0.6)
+      for (const r of ratios) expect(r).toBeLessThan(1.6)
     }))
 
   it.effect("an event's body leaves out its session's ids, its columns, its nulls and keys, and a text that restates its payload", () =>

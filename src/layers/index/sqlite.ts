@@ -1,8 +1,12 @@
 /**
- * The SQLite layer of {@link Index}: one embedded database file through
- * `@effect/sql-sqlite-node`, schema migrations through `@effect/sql`'s
- * migrator, and every batch committed in one transaction with its checkpoint,
- * so a process killed at any point leaves the index consistent.
+ * The SQLite layer of {@link Index}: one embedded database file on
+ * better-sqlite3 (`./sqlite-connection.ts`), schema migrations and queries
+ * through `@effect/sql`, the import's writes through prepared statements
+ * (`./sqlite-writer.ts`), each batch with its checkpoint, in transactions
+ * shared across sources, so a process killed at any point leaves the index
+ * consistent. Events are stored lean and read back whole (`eventOfRow` in
+ * `./rows.ts`), in the layout of migration 0006, or, read without
+ * migrating, in an older index's.
  *
  * @module
  */
@@ -39,11 +43,11 @@ import {
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
-import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
+import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
-import { groupRows, type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
+import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
   DEFAULT_SEARCH_LIMIT,
   Index,
@@ -1054,10 +1058,18 @@ const make = (
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
 
+      // A lean body is counted with what its event restates (its shape's keys and words, its stream's ids, its columns),
+      // so the figure stays about the size of the events' JSON, what holding them whole costs.
       sessionBytes: (uid) =>
         fail(sql<{ bytes: number }>`
-          SELECT total(length(e.body)) AS bytes FROM ${EV} e
+          SELECT total(length(e.body) + ${
+          reader.lean
+            ? sql`CASE WHEN e.shape IS NULL THEN 0 ELSE length(sh.def) + length(e.provider) + length(e.source_id) + length(e.session_id)
+                    + length(e.kind) + coalesce(length(e.occurred_at), 4) + 64 END`
+            : sql`0`
+        }) AS bytes FROM ${EV} e
             JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+            ${reader.lean ? sql`LEFT JOIN shapes sh ON sh.shape = e.shape` : sql``}
           WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
 
       eventsStream,
