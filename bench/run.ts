@@ -21,6 +21,7 @@ import Database from "better-sqlite3"
 import { watchLatency } from "./figures/watch-latency.js"
 import { chromium } from "playwright-core"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
+import { rescanAfterCheckpoint } from "./figures/agentmux-checkpoint.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
 import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } from "./generate/native.js"
 import { startPgServer, type PgServer } from "../test/support/pg-server.js"
@@ -125,6 +126,7 @@ const prepare = async () => {
     entryPoints: {
       "json-lines": nodePath.join(REPO, "bench", "floors", "json-lines.ts"),
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
+      "copy-and-scan": nodePath.join(REPO, "bench", "floors", "copy-and-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
       "import-rows": nodePath.join(REPO, "bench", "floors", "import-rows.ts"),
@@ -343,8 +345,8 @@ const main = async () => {
       floor,
       floorWhat: "newline scan of the zone's output blobs (better-sqlite3, 4 MiB queries), plain Node",
       ratio: measured / floor,
-      target: "<= 2x floor",
-      pass: measured / floor <= 2,
+      target: "<= 2.5x floor",
+      pass: measured / floor <= 2.5,
       peakRssMiB: rssMiB(firsts),
       floorPeakRssMiB: rssMiB(floors),
       samples: { measured: firsts.map((r) => r.ms), floor: floors.map((r) => r.ms) },
@@ -357,6 +359,11 @@ const main = async () => {
       const fl: Array<RunResult> = []
       const inProc: Array<number> = []
       const flIn: Array<number> = []
+      const cpu: Array<number> = []
+      /** Whether a checkpoint changed the store's main file since the last scan (the rescan then copies it again). */
+      const checkpointed: Array<boolean> = []
+      const mainFile = () => { const st = fs.statSync(store); return `${st.ino}-${st.size}-${st.mtimeMs}` }
+      let lastMain = mainFile()
       for (let i = 0; i < n; i++) {
         const before = (() => {
           const db = writer ?? new Database(store, { readonly: false })
@@ -373,16 +380,22 @@ const main = async () => {
           if (envelope(r).status !== "ok") throw new Error("rescan failed")
           runs.push(r)
         } else {
+          checkpointed.push(mainFile() !== lastMain)
           const r = check("probe agentmux-discover", await nodeChild("agentmux-discover", [store, state, UID]))
           runs.push(r)
           inProc.push(lastJson(r).ms as number)
+          cpu.push(lastJson(r).cpuMs as number)
         }
+        lastMain = mainFile()
       }
       log(`rescans (${mode}, ${viaCli ? "CLI" : "in process"}): ${(viaCli ? runs.map((r) => r.ms) : inProc).map((x) => x.toFixed(0)).join(", ")} ms`)
-      return { runs, fl, inProc, flIn }
+      return { runs, fl, inProc, flIn, cpu, checkpointed }
     }
     const addRescan = (mode: string, r: Awaited<ReturnType<typeof rescans>>, viaCli: boolean) => {
-      const measured = median(viaCli ? r.runs.map((x) => x.ms) : r.inProc)
+      // In process, the rescans that followed a checkpoint are b-rescan-after-checkpoint's (they copy the store again).
+      const wal = mode === "WAL" && !viaCli
+      const kept = wal ? r.inProc.filter((_, i) => !r.checkpointed[i]) : []
+      const measured = median(viaCli ? r.runs.map((x) => x.ms) : kept.length > 0 ? kept : r.inProc)
       const floor = median(viaCli ? r.fl.map((x) => x.ms) : r.flIn)
       add({
         id: `b-rescan-${mode}${viaCli ? "-cli" : ""}`,
@@ -396,12 +409,16 @@ const main = async () => {
           ? "newline scan of the appended blobs, whole node process"
           : "newline scan of the appended blobs, in process (open + query + scan)",
         ratio: measured / floor,
-        target: viaCli ? "info (start-up is figure d)" : "< 100 ms",
-        pass: viaCli ? null : measured < 100,
+        target: viaCli ? "info (start-up is figure d)" : "< 60 ms",
+        pass: viaCli ? null : measured < 60,
         peakRssMiB: rssMiB(r.runs),
         floorPeakRssMiB: rssMiB(r.fl),
         samples: { measured: viaCli ? r.runs.map((x) => x.ms) : r.inProc, floor: viaCli ? r.fl.map((x) => x.ms) : r.flIn },
-        note: viaCli ? "median of 5; includes Node + CLI start-up" : "median of 5; from the discover call to its report (store open, state load, scan, state commit)"
+        note: viaCli
+          ? "median of 5; includes Node + CLI start-up"
+          : `median of the 5 rescans${
+            wal ? ` (${r.checkpointed.filter(Boolean).length} after a checkpoint left out: b-rescan-after-checkpoint)` : ""
+          }; from the discover call to its report (layer, store open, state load, scan, state commit); CPU of the window ${median(r.cpu).toFixed(0)} ms (median)`
       })
     }
     // The WAL rescans append through one connection kept open, as a running
@@ -412,6 +429,7 @@ const main = async () => {
       try {
         addRescan("WAL", await rescans("WAL", 5, false, writer), false)
         addRescan("WAL", await rescans("WAL", 5, true, writer), true)
+        add(await rescanAfterCheckpoint({ store, state, uid: UID, zone, tmp, appendBytes: SIZES.appendBytes, seed: 7000, writer, nodeChild, rssMiB, log }))
       } finally {
         writer.close()
       }
@@ -773,7 +791,7 @@ const main = async () => {
 
   // -------- report
   const order = [
-    "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "c", "d",
+    "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "b-rescan-after-checkpoint", "c", "d",
     "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "e", "f",
     "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
     "r-complete", "w"

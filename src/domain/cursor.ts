@@ -48,8 +48,12 @@ export type CursorState = typeof CursorState.Type
 
 const V1 = "c1."
 const V2 = "c2."
-const decodeV1State = Schema.decodeUnknownEither(Schema.parseJson(CursorState))
-const decodeV2State = Schema.decodeUnknownEither(CursorState)
+// The decoders are made on first use, not when the module loads: making one compiles its
+// parser, a cost every command that loads a provider paid even when it read no cursor (issue 13).
+let v1Decoder: ((u: unknown) => Either.Either<CursorState, unknown>) | undefined
+let v2Decoder: ((u: unknown) => Either.Either<CursorState, unknown>) | undefined
+const decodeV1State = (u: unknown) => (v1Decoder ??= Schema.decodeUnknownEither(Schema.parseJson(CursorState)))(u)
+const decodeV2State = (u: unknown) => (v2Decoder ??= Schema.decodeUnknownEither(CursorState))(u)
 
 /**
  * The tag a `c2` token names its source by: the first 16 hex digits of the

@@ -1,30 +1,53 @@
 /**
  * The {@link SessionSources} layer: the adapters of the registered provider
- * modules (`./registry.ts`), each loaded on first use and built from the
- * access services in context.
+ * modules (`./registry.ts`), each loaded and built from the access services
+ * in context on its first `get`, once (issue 13: building the layer loads no
+ * adapter, so a command that reads one provider does not start the others).
  *
  * @module
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessPolicy } from "../services/AccessPolicy.js"
 import type { ImportLimits } from "../services/ImportLimits.js"
-import { SessionSources } from "../services/SessionSource.js"
+import { SessionSources, type SessionSourceAdapter, type SessionSourcesShape } from "../services/SessionSource.js"
 import type { SourceAccess } from "../services/SourceAccess.js"
-import type { AnyModule } from "./provider.js"
+import { type AnyModule, descriptorOf } from "./provider.js"
 import { providers } from "./registry.js"
 
-/** Layer: the {@link SessionSources} of the given modules, in their order. */
-export const layerOf = (
-  modules: ReadonlyArray<AnyModule>
-): Layer.Layer<SessionSources, never, SourceAccess | ImportLimits | AccessPolicy> =>
-  Layer.effect(
-    SessionSources,
-    Effect.map(
-      Effect.forEach(modules, (m) => Effect.flatMap(Effect.promise(() => m.load()), (make) => make)),
-      SessionSources.make
-    )
-  )
+/** The services an adapter is made from. */
+export type AdapterServices = SourceAccess | ImportLimits | AccessPolicy
+
+/**
+ * The {@link SessionSources} of `modules` (in their order) over the services
+ * in `context`. Descriptors come from the modules; an adapter is loaded
+ * (`module.load`) and made on the first `get` of its provider, then shared by
+ * every later `get` (made once, as before, from `context`).
+ */
+export const registryOf = (
+  modules: ReadonlyArray<AnyModule>,
+  context: Context.Context<AdapterServices>
+): SessionSourcesShape => {
+  const made = new Map<string, Effect.Effect<SessionSourceAdapter>>()
+  const adapter = (m: AnyModule): Effect.Effect<SessionSourceAdapter> =>
+    Effect.suspend(() => {
+      const hit = made.get(m.id)
+      if (hit !== undefined) return hit
+      const build = Effect.flatMap(Effect.promise(() => m.load()), (make) => make).pipe(Effect.provide(context))
+      return Effect.flatMap(Effect.cached(build), (once) => {
+        // Two first calls may both get here: the first one stored is the one every caller runs.
+        const first = made.get(m.id) ?? once
+        made.set(m.id, first)
+        return first
+      })
+    })
+  return SessionSources.lazy(modules.map(descriptorOf), new Map(modules.map((m) => [m.id, adapter(m)])))
+}
+
+/** Layer: the {@link SessionSources} of the given modules, in their order (see {@link registryOf}). */
+export const layerOf = (modules: ReadonlyArray<AnyModule>): Layer.Layer<SessionSources, never, AdapterServices> =>
+  Layer.effect(SessionSources, Effect.map(Effect.context<AdapterServices>(), (ctx) => registryOf(modules, ctx)))
 
 /** Layer: the registry of every provider, built from the access services in context. */
-export const layer: Layer.Layer<SessionSources, never, SourceAccess | ImportLimits | AccessPolicy> = layerOf(providers)
+export const layer: Layer.Layer<SessionSources, never, AdapterServices> = layerOf(providers)

@@ -125,23 +125,34 @@ export interface SessionSourcesShape {
 /** The provider registry. Live layer: `src/layers/registry.ts`. */
 export class SessionSources extends Context.Tag("session-ingest/SessionSources")<SessionSources, SessionSourcesShape>() {
   /** A registry over the given adapters. */
-  static make = (adapters: ReadonlyArray<SessionSourceAdapter>): SessionSourcesShape => {
-    const byId = new Map<string, SessionSourceAdapter>(adapters.map((a) => [a.descriptor.provider, a]))
-    return {
-      descriptors: adapters.map((a) => a.descriptor),
-      get: (provider) => {
-        const adapter = byId.get(provider)
-        return adapter !== undefined
-          ? Effect.succeed(adapter)
-          : Effect.fail(
-            new InvalidArgument({
-              message: `Unknown provider "${provider}".`,
-              remediation: `Use one of: ${[...byId.keys()].join(", ")} (see \`session-ingest providers\`).`
-            })
-          )
-      }
+  static make = (adapters: ReadonlyArray<SessionSourceAdapter>): SessionSourcesShape =>
+    SessionSources.lazy(
+      adapters.map((a) => a.descriptor),
+      new Map(adapters.map((a) => [a.descriptor.provider, Effect.succeed(a)]))
+    )
+
+  /**
+   * A registry whose adapters are made on demand: `descriptors` in order, and
+   * for each provider id the effect that answers its adapter (the caller
+   * memoizes it, e.g. with `Effect.cached`).
+   */
+  static lazy = (
+    descriptors: ReadonlyArray<ProviderDescriptor>,
+    adapters: ReadonlyMap<string, Effect.Effect<SessionSourceAdapter>>
+  ): SessionSourcesShape => ({
+    descriptors,
+    get: (provider) => {
+      const adapter = adapters.get(provider)
+      return adapter !== undefined
+        ? adapter
+        : Effect.fail(
+          new InvalidArgument({
+            message: `Unknown provider "${provider}".`,
+            remediation: `Use one of: ${[...adapters.keys()].join(", ")} (see \`session-ingest providers\`).`
+          })
+        )
     }
-  }
+  })
 }
 
 /** Re-exported for adapters' signatures. */

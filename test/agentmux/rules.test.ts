@@ -9,6 +9,8 @@ import {
   isStreamEvent,
   lineFacts,
   lineFactsAt,
+  lineFactsText,
+  isStreamEventText,
   makeSessionIdCache,
   ownZone,
   parseStampRecord,
@@ -17,7 +19,7 @@ import {
   stampOf
 } from "../../src/domain/agentmux/record.js"
 import { type StoreConnection, TranscriptStore } from "../../src/layers/agentmux/TranscriptStore.js"
-import { forEachLine, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
+import { forEachLine, latestAtOrBefore, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
 import { bigText, currentBytes, currentLines, delta, init, T0 } from "./fixture.js"
 import { PART, tsidxRecord } from "./store-helper.js"
 
@@ -55,6 +57,7 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
     const r = (n: number) => Math.floor(Math.abs(Math.sin(n * 9301 + 49297)) * 1e6)
     const native = makeSessionIdCache() // Node's byte searches (the first lines of a scan)
     const loops = makeSessionIdCache(0) // this module's own loops
+    const strings = makeSessionIdCache() // string built-ins over the latin1 text (lineFactsText)
     for (let t = 0; t < 5000; t++) {
       const head = Array.from({ length: r(t) % 6 }, (_, i) => pieces[r(t * 31 + i) % pieces.length]).join("")
       const own = r(t * 7) % 10 < 8 ? `${key}${["S-1", "S-1", "S-10", "S-é", "S\\1"][r(t * 11) % 5]}` : ""
@@ -72,6 +75,10 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
       for (const ids of [native, loops]) {
         expect(lineFactsAt(within, before.length, before.length + line.length, ids)).toEqual({ _tag: "delta", sessionId: expected })
       }
+      // The scan's own path: the same over the bytes' latin1 text, with its own cache.
+      const text = within.toString("latin1")
+      expect(lineFactsText(text, within, before.length, before.length + line.length, strings)).toEqual({ _tag: "delta", sessionId: expected })
+      expect(isStreamEventText(text, before.length, before.length + line.length)).toBe(true)
     }
   })
   it("non-ASCII session ids and cwds are read as UTF-8 (the line is parsed from latin1 first)", () => {
@@ -82,6 +89,36 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
     expect(lineFacts(Buffer.from("{\"session_id\":\"S\",\"x\":\u00e9}"))).toEqual({ _tag: "unreadable" })
     expect(lineFacts(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xc3, 0x22, 0x7d]))._tag).toBe("parsed") // bad UTF-8 inside a string
     expect(lineFacts(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0xc3, 0xa9, 0x7d]))).toEqual({ _tag: "unreadable" }) // é outside a string
+  })
+  it("the latin1-text path answers as the byte path on every kind of line, in a buffer of many", () => {
+    const lines = [
+      delta("S-1", "a"),
+      delta("S-1", "b"),
+      delta("S-é", "c"),
+      delta("S-é", "c"),
+      delta("S-1", "d"),
+      init("S-日", "/home/dév"),
+      "{\"session_id\":\"S-\\u00e9\",\"text\":\"naïve\"}",
+      "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}",
+      "{\"type\":",
+      "[1,2]",
+      "{\"type\":\"stream_event\"",
+      "{\"type\":\"stream_event\",\"session_id\":\"\"}",
+      "{\"type\":\"stream_event\",\"session_id\":\"S\\\"x\"}",
+      delta("S-2", "\"session_id\":\"FAKE\"")
+    ]
+    const buf = Buffer.from(lines.join("\n") + "\n")
+    const text = buf.toString("latin1")
+    const bytes = makeSessionIdCache(0)
+    const strings = makeSessionIdCache()
+    let at = 0
+    for (const l of lines) {
+      const to = at + Buffer.byteLength(l)
+      expect(lineFactsText(text, buf, at, to, strings)).toEqual(lineFactsAt(buf, at, to, bytes))
+      expect(lineFactsText(text, buf, at, to)).toEqual(lineFacts(Buffer.from(l)))
+      expect(isStreamEventText(text, at, to)).toBe(isStreamEvent(Buffer.from(l)))
+      at = to + 1
+    }
   })
   it("parses anything else: top-level session_id, init cwd, none, unreadable", () => {
     const f = lineFacts(Buffer.from(init("S-2", "/w")))
@@ -118,6 +155,14 @@ describe("runs (seed 002, scan_line)", () => {
 })
 
 describe("receive times (output.tsidx)", () => {
+  it("a binary search over records sorted by (off, ms) answers as the rule does, ties and all", () => {
+    const r = (n: number) => Math.floor(Math.abs(Math.sin(n * 7919 + 104729)) * 1e6)
+    for (let t = 0; t < 300; t++) {
+      const recs = Array.from({ length: r(t) % 40 }, (_, i) => ({ off: r(t * 53 + i) % 50, ms: r(t * 59 + i) % 7 }))
+      const sorted = [...recs].sort((a, b) => a.off - b.off || a.ms - b.ms)
+      for (let off = -1; off <= 51; off++) expect(latestAtOrBefore(sorted, off)?.ms ?? null).toBe(stampOf(recs, off))
+    }
+  })
   it("newest record at or before the offset, whatever the record order; CRLF and no final newline", () => {
     const recs = [{ off: 50, ms: 5 }, { off: 0, ms: 1 }, { off: 20, ms: 2 }]
     expect([stampOf(recs, 0), stampOf(recs, 19), stampOf(recs, 20), stampOf(recs, 49), stampOf(recs, 999)]).toEqual([1, 1, 2, 2, 5])

@@ -132,6 +132,8 @@ export interface SessionIdCache {
    * of an append) stays cheap, a long one fast.
    */
   readonly nativeLines: number
+  /** The last id as its bytes' latin1 text (the text functions' cache: {@link streamEventSessionIdText}). */
+  raw: string | null
 }
 
 /** A fresh {@link SessionIdCache}. */
@@ -140,7 +142,8 @@ export const makeSessionIdCache = (nativeLines = 20_000): SessionIdCache => ({
   bytes: Buffer.alloc(256),
   length: 0,
   lines: 0,
-  nativeLines
+  nativeLines,
+  raw: null
 })
 
 /**
@@ -177,9 +180,69 @@ export const streamEventSessionIdAt = (b: Buffer, from: number, to: number, cach
   if (cache !== undefined && e - s <= cache.bytes.length) {
     b.copy(cache.bytes, 0, s, e)
     cache.length = e - s
+    cache.raw = b.toString("latin1", s, e)
     cache.id = id
   }
   return id
+}
+
+const STREAM_EVENT_PREFIX_TEXT = STREAM_EVENT_PREFIX.toString("latin1")
+const SESSION_KEY_TEXT = SESSION_KEY.toString("latin1")
+
+/**
+ * {@link isStreamEventAt} over `text`, the latin1 decoding of the bytes (one
+ * character per byte, `text.charCodeAt(i) === b[i]`): the scan's own path
+ * (issue 13). String searches are engine built-ins, fast from a process's
+ * first line, where `Buffer`'s offset searches spend microseconds a call
+ * checking their arguments in JavaScript.
+ */
+export const isStreamEventText = (text: string, from: number, to: number): boolean =>
+  to - from >= STREAM_EVENT_PREFIX_TEXT.length && text.startsWith(STREAM_EVENT_PREFIX_TEXT, from)
+
+/**
+ * {@link streamEventSessionIdAt} over `text`, the latin1 decoding of `b`
+ * (see {@link isStreamEventText}), with the same answers: the value after the
+ * last `"session_id":"` of `[from, to)`, up to the next quote; null when
+ * absent, empty, unterminated or holding a backslash. An id with a byte
+ * >= 0x80 is decoded from `b` as UTF-8.
+ */
+export const streamEventSessionIdText = (
+  text: string,
+  b: Buffer,
+  from: number,
+  to: number,
+  cache?: SessionIdCache
+): string | null => {
+  const k = text.lastIndexOf(SESSION_KEY_TEXT, to - SESSION_KEY_LENGTH)
+  if (k < from) return null
+  const s = k + SESSION_KEY_LENGTH
+  const raw = cache?.raw ?? null
+  if (raw !== null) {
+    const n = raw.length
+    if (s + n < to && text.charCodeAt(s + n) === 0x22 && text.startsWith(raw, s)) return cache!.id
+  }
+  const e = text.indexOf("\"", s)
+  if (e < 0 || e >= to || e === s) return null
+  const value = text.slice(s, e)
+  if (value.includes("\\")) return null
+  const id = isAscii(value) ? value : b.toString("utf8", s, e)
+  if (cache !== undefined && e - s <= cache.bytes.length) {
+    // Both forms of the cache name the same id, whichever function reads it next.
+    b.copy(cache.bytes, 0, s, e)
+    cache.length = e - s
+    cache.raw = value
+    cache.id = id
+  }
+  return id
+}
+
+/**
+ * {@link lineFactsAt} over `text`, the latin1 decoding of `b` (see
+ * {@link isStreamEventText}), with the same answers.
+ */
+export const lineFactsText = (text: string, b: Buffer, from: number, to: number, cache?: SessionIdCache): LineFacts => {
+  if (isStreamEventText(text, from, to)) return { _tag: "delta", sessionId: streamEventSessionIdText(text, b, from, to, cache) }
+  return factsOfLine(text.slice(from, to), b, from, to)
 }
 
 /** {@link streamEventSessionIdAt} of a whole line. */
@@ -211,12 +274,17 @@ export const initCwd = (value: unknown): string | null =>
  */
 export const lineFactsAt = (b: Buffer, from: number, to: number, cache?: SessionIdCache): LineFacts => {
   if (isStreamEventAt(b, from, to, cache)) return { _tag: "delta", sessionId: streamEventSessionIdAt(b, from, to, cache) }
+  return factsOfLine(b.toString("latin1", from, to), b, from, to)
+}
+
+/** The facts of a line that is not a delta, from `latin1` (its bytes `b[from, to)` decoded as latin1). */
+const factsOfLine = (latin1: string, b: Buffer, from: number, to: number): LineFacts => {
   // Parsed from a latin1 decoding (one byte, one character: no UTF-8 decoding,
   // and V8's fast path for one-byte strings). JSON's structure is ASCII and a
   // byte >= 0x80 is as invalid outside a string, and as valid inside one, in
   // either decoding, so the line is JSON exactly when its UTF-8 text is; the
   // strings kept are taken from a UTF-8 parse when they hold a non-ASCII character.
-  let value = parseObject(b.toString("latin1", from, to))
+  let value = parseObject(latin1)
   if (value === null) return { _tag: "unreadable" }
   let facts = factsOf(value)
   if (!isAscii(facts.sessionId) || !isAscii(facts.cwd)) {
@@ -266,7 +334,8 @@ export type Run = typeof Run.Type
 
 /**
  * How far a zone has been read and what was found (seed 002, `ZoneScan`),
- * as kept in session-ingest's state database between scans.
+ * as session-ingest first kept it in its state database (stored format 1, a
+ * JSON object with `"v":1`; still read, see {@link decodeStoredZoneScan}).
  *
  * - `readTo`: offset just past the last complete line read (bytes).
  * - `pending`: the first unowned line not yet given to a session (offset) and how many lines since.
@@ -274,7 +343,7 @@ export type Run = typeof Run.Type
  * - `createdTs` / `generation`: identity of the file when it was read (a change means cleared).
  * - `headDigest` over `[0, headLength)`: the first bytes when read (a change means rewritten).
  */
-export const ZoneScan = Schema.Struct({
+export const ZoneScanV1 = Schema.Struct({
   v: Schema.Literal(1),
   readTo: Schema.NonNegativeInt,
   createdTs: Schema.NullOr(Schema.Number),
@@ -289,14 +358,15 @@ export const ZoneScan = Schema.Struct({
   missingPartLines: Schema.NonNegativeInt,
   oversized: Schema.NonNegativeInt
 })
-export type ZoneScan = typeof ZoneScan.Type
 
-/** Decoder of a stored {@link ZoneScan} (JSON text); a mismatch means "read again from the start". */
-export const decodeZoneScan = Schema.decodeUnknownEither(Schema.parseJson(ZoneScan))
+/** How far a zone has been read and what was found, in memory (the fields of {@link ZoneScanV1}). */
+export type ZoneScan = Omit<typeof ZoneScanV1.Type, "v">
+
+/** The decoder of format 1, made when a row of that format is first read (a state of an earlier build). */
+let decodeV1: ((u: unknown) => Either.Either<typeof ZoneScanV1.Type, unknown>) | undefined
 
 /** The scan of a zone never read. */
 export const emptyScan: ZoneScan = {
-  v: 1,
   readTo: 0,
   createdTs: null,
   generation: null,
@@ -308,6 +378,136 @@ export const emptyScan: ZoneScan = {
   unreadable: 0,
   missingPartLines: 0,
   oversized: 0
+}
+
+/** The version of the stored scans written now (see {@link encodeZoneScan}). */
+export const STORED_SCAN_VERSION = 2
+
+/**
+ * A scan as stored (format 2, issue 13): JSON text of
+ * `{"v":2, readTo, createdTs, generation, headLength, headDigest, pending, unreadable, missingPartLines, oversized, ids, runs, cwd}`
+ * where `ids` lists the zone's session ids once each, `runs` is flat, six
+ * values a run (`id index, start, end, lines, firstMs, lastMs`, the times
+ * null when unknown), `cwd` flat pairs `id index, cwd`, and `pending`
+ * `[start, lines]` or null. Each session id is written once, not once per
+ * run, and reading it back is one `JSON.parse` plus a check of the values in
+ * flat arrays, where format 1 went through a Schema decode of an object per
+ * run (most of a rescan's decoding time).
+ */
+export const encodeZoneScan = (s: ZoneScan): string => {
+  const index = new Map<string, number>()
+  const ids: Array<string> = []
+  const idOf = (sid: string) => {
+    let i = index.get(sid)
+    if (i === undefined) {
+      index.set(sid, i = ids.length)
+      ids.push(sid)
+    }
+    return i
+  }
+  const runs: Array<number | null> = []
+  for (const r of s.runs) runs.push(idOf(r.sessionId), r.start, r.end, r.lines, r.firstMs, r.lastMs)
+  const cwd: Array<number | string> = []
+  for (const sid of Object.keys(s.cwd)) cwd.push(idOf(sid), s.cwd[sid])
+  return JSON.stringify({
+    v: STORED_SCAN_VERSION,
+    readTo: s.readTo,
+    createdTs: s.createdTs,
+    generation: s.generation,
+    headLength: s.headLength,
+    headDigest: s.headDigest,
+    pending: s.pending === null ? null : [s.pending.start, s.pending.lines],
+    unreadable: s.unreadable,
+    missingPartLines: s.missingPartLines,
+    oversized: s.oversized,
+    ids,
+    runs,
+    cwd
+  })
+}
+
+const isCount = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+const isTime = (u: unknown): u is number | null => u === null || (typeof u === "number" && Number.isFinite(u))
+
+/** Format 2 (see {@link encodeZoneScan}) checked field by field; null when anything is off. */
+const decodeV2 = (o: Record<string, unknown>): ZoneScan | null => {
+  const { createdTs, generation, headDigest, headLength, ids, missingPartLines, oversized, pending, readTo, unreadable } = o
+  if (
+    !isCount(readTo) || !isTime(createdTs) || !(generation === null || typeof generation === "string") ||
+    !isCount(headLength) || typeof headDigest !== "string" || !isCount(unreadable) || !isCount(missingPartLines) ||
+    !isCount(oversized) || !Array.isArray(ids) || !Array.isArray(o.runs) || !Array.isArray(o.cwd)
+  ) return null
+  for (const id of ids) if (typeof id !== "string" || id.length === 0) return null
+  let pend: ZoneScan["pending"] = null
+  if (pending !== null) {
+    if (!Array.isArray(pending) || pending.length !== 2 || !isCount(pending[0]) || !isCount(pending[1])) return null
+    pend = { start: pending[0], lines: pending[1] }
+  }
+  const flat = o.runs as Array<unknown>
+  if (flat.length % 6 !== 0) return null
+  const runs: Array<Run> = []
+  for (let i = 0; i < flat.length; i += 6) {
+    const id = flat[i], start = flat[i + 1], end = flat[i + 2], lines = flat[i + 3], firstMs = flat[i + 4], lastMs = flat[i + 5]
+    if (!isCount(id) || id >= ids.length || !isCount(start) || !isCount(end) || !isCount(lines)) return null
+    if (!isTime(firstMs) || !isTime(lastMs)) return null
+    runs.push({ sessionId: ids[id] as string, start, end, lines, firstMs, lastMs })
+  }
+  const pairs = o.cwd as Array<unknown>
+  if (pairs.length % 2 !== 0) return null
+  const cwd: Record<string, string> = {}
+  for (let i = 0; i < pairs.length; i += 2) {
+    const id = pairs[i], dir = pairs[i + 1]
+    if (!isCount(id) || id >= ids.length || typeof dir !== "string") return null
+    // an own property whatever the id is (`__proto__` included), as JSON.parse makes them
+    Object.defineProperty(cwd, ids[id] as string, { value: dir, enumerable: true, writable: true, configurable: true })
+  }
+  return { readTo, createdTs, generation, headLength, headDigest, runs, pending: pend, cwd, unreadable, missingPartLines, oversized }
+}
+
+/**
+ * Whether a scan can be what a scan of a zone wrote: its runs non-empty,
+ * in order and apart, within `readTo`; the pending lines after the last run
+ * and before `readTo`; the head within what was read. A stored scan that is
+ * not is never trusted (see {@link decodeStoredZoneScan}).
+ */
+export const isConsistentScan = (s: ZoneScan): boolean => {
+  let at = 0
+  for (const r of s.runs) {
+    if (r.start < at || r.end <= r.start || r.lines < 1 || r.end > s.readTo) return false
+    at = r.end
+  }
+  if (s.pending !== null && (s.pending.start < at || s.pending.start >= s.readTo || s.pending.lines < 1)) return false
+  return s.headLength <= s.readTo
+}
+
+/**
+ * A stored scan (JSON text) as a {@link ZoneScan}: format 2 (written since
+ * issue 13) checked field by field, format 1 through the {@link ZoneScanV1}
+ * Schema (a state file of an earlier build keeps working; the next commit
+ * rewrites it as format 2). `null` when it is neither, or when its numbers do
+ * not hold together ({@link isConsistentScan}): the caller reads that zone
+ * again from the start and says so, never trusting a row it cannot check.
+ */
+export const decodeStoredZoneScan = (text: string): ZoneScan | null => {
+  let o: unknown
+  try {
+    o = JSON.parse(text)
+  } catch {
+    return null
+  }
+  if (typeof o !== "object" || o === null || Array.isArray(o)) return null
+  const v = (o as { v?: unknown }).v
+  let scan: ZoneScan | null = null
+  if (v === STORED_SCAN_VERSION) scan = decodeV2(o as Record<string, unknown>)
+  else if (v === 1) {
+    decodeV1 ??= Schema.decodeUnknownEither(ZoneScanV1)
+    const d = decodeV1(o)
+    if (Either.isRight(d)) {
+      const { v: _v, ...rest } = d.right
+      scan = rest
+    }
+  }
+  return scan !== null && isConsistentScan(scan) ? scan : null
 }
 
 /** A mutable working copy of a scan, advanced a line at a time by {@link scanLine}. */
@@ -392,7 +592,6 @@ export const endScan = (
   acc: ScanAcc,
   fields: Pick<ZoneScan, "readTo" | "createdTs" | "generation" | "headLength" | "headDigest">
 ): ZoneScan => ({
-  v: 1,
   ...fields,
   runs: acc.runs.map((r) => ({ ...r })),
   pending: acc.pending === null ? null : { ...acc.pending },

@@ -16,16 +16,28 @@ import * as Layer from "effect/Layer"
 import type { ZoneScan } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 
+/** What the state holds of a store's zones. */
+export interface StoredScans {
+  /** The stored scan of each zone, by zone id. */
+  readonly scans: ReadonlyMap<string, ZoneScan>
+  /**
+   * Zones whose stored scan cannot be trusted (it does not decode, or its
+   * numbers do not hold together): read again from the start, and said so.
+   */
+  readonly untrusted: ReadonlySet<string>
+}
+
 /** The service's operations. `store` is the store's real path; zone ids are AgentMux zone ids. */
 export interface ScanStateShape {
   /** Where the state is kept (a file path, or `memory`). */
   readonly location: string
   /**
    * The stored scans of every zone of `store` whose id starts with
-   * `zonePrefix`. A row that does not decode is left out (read again from the
-   * start). Fails with `StoreUnavailable` when the state database cannot be opened.
+   * `zonePrefix`. A row that cannot be trusted is listed in `untrusted`, not
+   * in `scans` (read again from the start). Fails with `StoreUnavailable`
+   * when the state database cannot be opened.
    */
-  readonly load: (store: string, zonePrefix: string) => Effect.Effect<ReadonlyMap<string, ZoneScan>, StoreUnavailable>
+  readonly load: (store: string, zonePrefix: string) => Effect.Effect<StoredScans, StoreUnavailable>
   /**
    * Replace, in one transaction, the scans of `store` under `zonePrefix` with
    * `scans` (zones not in `scans` are forgotten: they are gone from the store).
@@ -57,7 +69,7 @@ export class ScanState extends Context.Tag("session-ingest/ScanState")<ScanState
             const [s, zone] = JSON.parse(k) as [string, string]
             if (s === store && zone.startsWith(prefix)) out.set(zone, v)
           }
-          return out
+          return { scans: out, untrusted: new Set<string>() }
         }),
       commit: (store, prefix, scans) =>
         Effect.sync(() => {

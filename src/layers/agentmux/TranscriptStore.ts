@@ -6,7 +6,7 @@
  * size, createdts, modts, …)` and `db_file_data(zoneid, name, partidx, data)`;
  * `partidx = offset / 65536`. Reading never writes to the store and never
  * creates a file beside it (issue 5). Live layer (SQLite through
- * `@effect/sql-sqlite-node`): `src/layers/agentmux/transcript-store-sqlite.ts`;
+ * better-sqlite3, see `./sqlite-driver.ts`): `src/layers/agentmux/transcript-store-sqlite.ts`;
  * in-memory test layer: {@link TranscriptStore.layerTest}.
  *
  * @module
@@ -121,7 +121,8 @@ export const readFromParts = (
 ): StoreRead => {
   const start = Math.max(0, Math.min(offset, file.size))
   const end = Math.max(start, Math.min(offset + length, file.size))
-  const out = into !== undefined && into.length >= end - start ? into.subarray(0, end - start).fill(0) : Buffer.alloc(end - start)
+  // A reused buffer is not zeroed first: every byte is either copied from a part or zeroed as missing below.
+  const out = into !== undefined && into.length >= end - start ? into.subarray(0, end - start) : Buffer.alloc(end - start)
   const missing: Array<{ start: number; end: number }> = []
   const addMissing = (s: number, e: number) => {
     const last = missing[missing.length - 1]
@@ -138,7 +139,10 @@ export const readFromParts = (
     if (data !== undefined && availTo > from) {
       out.set(data.subarray(from - partStart, availTo - partStart), from - start)
     }
-    if (availTo < to) addMissing(Math.max(from, availTo), to)
+    if (availTo < to) {
+      addMissing(Math.max(from, availTo), to)
+      out.fill(0, Math.max(from, availTo) - start, to - start)
+    }
   }
   return { bytes: out, missing }
 }

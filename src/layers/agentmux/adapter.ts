@@ -14,7 +14,6 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { checkAgentId } from "../../domain/agentmux/record.js"
@@ -432,6 +431,10 @@ export const makeWith: Effect.Effect<
  * Build the adapter with the live store (SQLite, read-only) and the live scan
  * state (`--state`), from the access services the registry has.
  */
-export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | ImportLimits | AccessPolicy> = makeWith.pipe(
-  Effect.provide(Layer.merge(TranscriptStoreSqlite.layer, ScanStateSqlite.layer))
+export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | ImportLimits | AccessPolicy> = Effect.gen(
+  function*() {
+    const store = yield* TranscriptStoreSqlite.make
+    const state = yield* ScanStateSqlite.make
+    return yield* makeWith.pipe(Effect.provideService(TranscriptStore, store), Effect.provideService(ScanState, state))
+  }
 )

@@ -1,31 +1,30 @@
 /**
  * The live {@link ScanState}: an embedded SQLite database owned by
  * session-ingest (`--state FILE`; default `$XDG_DATA_HOME/session-ingest/state.db`,
- * else `~/.local/share/session-ingest/state.db`), through
- * `@effect/sql-sqlite-node`. It is opened only when a scan needs it, so
- * commands of other providers never create it.
+ * else `~/.local/share/session-ingest/state.db`), through better-sqlite3
+ * (`./sqlite-driver.ts` says why not `@effect/sql`). It is opened only when a
+ * scan needs it, so commands of other providers never create it.
  *
- * Table: `agentmux_zone_scan(store TEXT, zone TEXT, scan TEXT /* ZoneScan JSON *\/,
- * updated_ms INTEGER, PRIMARY KEY (store, zone))`.
+ * Table: `agentmux_zone_scan(store TEXT, zone TEXT, scan TEXT /* a stored
+ * ZoneScan, see encodeZoneScan *\/, updated_ms INTEGER, PRIMARY KEY (store, zone))`.
+ * A commit writes only the zones whose stored text changed (an archive read
+ * to its end is not written again) and deletes the zones gone from the store.
  *
  * @module
  */
-import * as fsp from "node:fs/promises"
+import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import { decodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
+import { decodeStoredZoneScan, encodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { checkOwnedSqlite, guardStore, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
-import { ScanState, type ScanStateShape } from "./ScanState.js"
+import { ScanState, type ScanStateShape, type StoredScans } from "./ScanState.js"
 import { dataDir } from "../data-dir.js"
+import { attempt, type Driver, openDriver } from "./sqlite-driver.js"
+import * as Layer from "effect/Layer"
 
 /** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */
 export const defaultStateFile = (env: NodeJS.ProcessEnv = process.env): string => nodePath.join(dataDir(env), "state.db")
@@ -38,7 +37,7 @@ const stateRole = (path: string): StoreRole => ({
   readOnlyRemedy: "Pass --state FILE in a folder you can write to (the scan state is written on every AgentMux scan)."
 })
 
-const unavailable = (path: string, cause: unknown) => new StoreUnavailable(storeFailureFields(stateRole(path), cause))
+const unavailable = (path: string) => (cause: unknown) => new StoreUnavailable(storeFailureFields(stateRole(path), cause))
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
   store TEXT NOT NULL,
@@ -48,94 +47,116 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
   PRIMARY KEY (store, zone)
 )`
 
-const open = (path: string): Effect.Effect<SqliteClient.SqliteClient, StoreUnavailable, Scope.Scope> =>
+/** How long the state waits for another process's scan to commit, in ms. */
+const BUSY_TIMEOUT_MS = 5000
+
+/** An open state database and what this opening has read of it. */
+interface Open {
+  readonly db: Driver
+  /** The stored text of each zone read by `load`, by `store\0zone`: a commit skips zones whose text is unchanged. */
+  readonly loaded: Map<string, string>
+}
+
+const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
-    yield* Effect.tryPromise({
-      try: () => fsp.mkdir(nodePath.dirname(path), { recursive: true }),
-      catch: (e) => unavailable(path, e)
-    })
-    const sql = yield* SqliteClient.make({ filename: path, disableWAL: true }).pipe(
-      Effect.provide(Reactivity.layer),
-      Effect.catchAllCause((c) => Effect.fail(unavailable(path, Cause.squash(c))))
-    )
-    yield* sql.unsafe("PRAGMA busy_timeout = 5000").pipe(guardStore(stateRole(path)))
-    if (ownership === "new") {
-      yield* sql.unsafe(`PRAGMA application_id = ${STATE_APPLICATION_ID}`).pipe(guardStore(stateRole(path)))
-    }
-    // WAL after the id is set, so the id lands in the main file's header.
-    yield* sql.unsafe("PRAGMA journal_mode = WAL").pipe(guardStore(stateRole(path)))
-    // A commit survives the process crashing, not the machine: a scan lost with
-    // the machine is only read again (no fsync per commit).
-    yield* sql.unsafe("PRAGMA synchronous = NORMAL").pipe(guardStore(stateRole(path)))
-    yield* sql.unsafe(SCHEMA).pipe(guardStore(stateRole(path)))
-    return sql
+    const fail = unavailable(path)
+    yield* attempt(() => fs.mkdirSync(nodePath.dirname(path), { recursive: true }), fail)
+    const db = yield* openDriver(path, { readonly: false, timeout: BUSY_TIMEOUT_MS }, fail)
+    yield* attempt(() => {
+      if (ownership === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
+      // WAL after the id is set, so the id lands in the main file's header.
+      if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL")
+      // A commit survives the process crashing, not the machine: a scan lost with
+      // the machine is only read again (no fsync per commit).
+      db.pragma("synchronous = NORMAL")
+      db.exec(SCHEMA)
+    }, fail)
+    return { db, loaded: new Map() }
   })
 
-/** Load and commit over the connection `withSql` lends. */
+const key = (store: string, zone: string) => `${store}\u0000${zone}`
+
+/** Load and commit over the opening `withDb` lends. */
 const operations = (
   path: string,
-  withSql: <A>(f: (sql: SqliteClient.SqliteClient) => Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
+  withDb: <A>(f: (o: Open) => Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
 ): Pick<ScanStateShape, "load" | "commit"> => ({
   load: (store, prefix) =>
-    withSql((sql) =>
-      Effect.gen(function*() {
-        const rows = yield* sql.unsafe<{ zone: string; scan: string }>(
-          "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?",
-          [store, prefix.length, prefix]
-        ).pipe(guardStore(stateRole(path)))
-        const out = new Map<string, ZoneScan>()
+    withDb(({ db, loaded }) =>
+      attempt(() => {
+        const rows = db.prepare(
+          "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?"
+        ).all(store, prefix.length, prefix) as Array<{ zone: unknown; scan: unknown }>
+        const scans = new Map<string, ZoneScan>()
+        const untrusted = new Set<string>()
         for (const r of rows) {
-          const d = decodeZoneScan(r.scan)
-          if (Either.isRight(d)) out.set(r.zone, d.right)
+          if (typeof r.zone !== "string") continue
+          const scan = typeof r.scan === "string" ? decodeStoredZoneScan(r.scan) : null
+          if (scan === null) {
+            untrusted.add(r.zone)
+            continue
+          }
+          scans.set(r.zone, scan)
+          loaded.set(key(store, r.zone), r.scan as string)
         }
-        return out as ReadonlyMap<string, ZoneScan>
-      })
+        return { scans, untrusted } satisfies StoredScans
+      }, unavailable(path))
     ),
   commit: (store, prefix, scans) =>
-    withSql((sql) => {
-      const now = Date.now()
-      return sql.withTransaction(
-        Effect.gen(function*() {
-          yield* sql.unsafe("DELETE FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?", [
-            store,
-            prefix.length,
-            prefix
-          ])
-          for (const [zone, scan] of scans) {
-            yield* sql.unsafe("INSERT INTO agentmux_zone_scan (store, zone, scan, updated_ms) VALUES (?, ?, ?, ?)", [
-              store,
-              zone,
-              JSON.stringify(scan),
-              now
-            ])
+    withDb(({ db, loaded }) =>
+      attempt(() => {
+        const now = Date.now()
+        const texts = [...scans].map(([zone, scan]) => [zone, encodeZoneScan(scan)] as const)
+        const zones = db.prepare("SELECT zone FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?")
+        const del = db.prepare("DELETE FROM agentmux_zone_scan WHERE store = ? AND zone = ?")
+        const put = db.prepare(
+          "INSERT OR REPLACE INTO agentmux_zone_scan (store, zone, scan, updated_ms) VALUES (?, ?, ?, ?)"
+        )
+        // IMMEDIATE: the write lock is taken (waiting up to the busy timeout) before anything is read.
+        db.exec("BEGIN IMMEDIATE")
+        try {
+          for (const r of zones.all(store, prefix.length, prefix) as Array<{ zone: string }>) {
+            if (!scans.has(r.zone)) del.run(store, r.zone)
           }
-        })
-      ).pipe(guardStore(stateRole(path)))
-    })
+          for (const [zone, text] of texts) {
+            if (loaded.get(key(store, zone)) !== text) put.run(store, zone, text, now)
+          }
+          db.exec("COMMIT")
+        } catch (e) {
+          try {
+            db.exec("ROLLBACK")
+          } catch {
+            // no transaction left to roll back (SQLite rolled it back itself)
+          }
+          throw e
+        }
+        for (const [zone, text] of texts) loaded.set(key(store, zone), text)
+      }, unavailable(path))
+    )
 })
 
 /**
- * Layer: the live scan state at the access policy's `stateFile` (or the
+ * The live scan state at the access policy's `stateFile` (or the
  * default). `load` and `commit` each open the database; inside `session`,
  * it is opened once, on first use, for both.
  */
-export const layer: Layer.Layer<ScanState, never, AccessPolicy> = Layer.effect(
-  ScanState,
-  Effect.map(AccessPolicy, (policy) => {
-    const path = nodePath.resolve(policy.stateFile ?? defaultStateFile())
-    const shape: ScanStateShape = {
-      location: path,
-      ...operations(path, (f) => Effect.scoped(Effect.flatMap(open(path), f))),
-      session: (f) =>
-        Effect.scoped(
-          Effect.gen(function*() {
-            const scope = yield* Effect.scope
-            const sql = yield* Effect.cached(Scope.extend(open(path), scope))
-            return yield* f({ ...shape, ...operations(path, (g) => Effect.flatMap(sql, g)) })
-          })
-        )
-    }
-    return shape
-  })
-)
+export const make: Effect.Effect<ScanStateShape, never, AccessPolicy> = Effect.map(AccessPolicy, (policy) => {
+  const path = nodePath.resolve(policy.stateFile ?? defaultStateFile())
+  const shape: ScanStateShape = {
+    location: path,
+    ...operations(path, (f) => Effect.scoped(Effect.flatMap(open(path), f))),
+    session: (f) =>
+      Effect.scoped(
+        Effect.gen(function*() {
+          const scope = yield* Effect.scope
+          const db = yield* Effect.cached(Scope.extend(open(path), scope))
+          return yield* f({ ...shape, ...operations(path, (g) => Effect.flatMap(db, g)) })
+        })
+      )
+  }
+  return shape
+})
+
+/** Layer: {@link make} as the {@link ScanState}. */
+export const layer: Layer.Layer<ScanState, never, AccessPolicy> = Layer.effect(ScanState, make)

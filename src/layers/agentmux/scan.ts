@@ -13,8 +13,8 @@ import {
   closeArchive,
   emptyScan,
   endScan,
-  isStreamEventAt,
-  lineFactsAt,
+  isStreamEventText,
+  lineFactsText,
   makeSessionIdCache,
   OUTPUT_FILE,
   READ_CHUNK,
@@ -22,7 +22,7 @@ import {
   ownZone,
   type Run,
   scanLine,
-  streamEventSessionIdAt,
+  streamEventSessionIdText,
   TSIDX_FILE,
   type ZoneScan,
   zoneRank
@@ -48,8 +48,13 @@ export interface ScannedZone {
   readonly stamps: Stamps
 }
 
-/** Why a zone was read again from the start. */
-export type ResetReason = "shrunk" | "recreated" | "generation-changed" | "rewritten"
+/**
+ * Why a zone was read again from the start: the zone changed under the
+ * stored scan (`shrunk`, `recreated`, `generation-changed`, `rewritten`), or
+ * the stored scan itself could not be trusted (`state-untrusted`: it does not
+ * decode, or its numbers do not hold together).
+ */
+export type ResetReason = "shrunk" | "recreated" | "generation-changed" | "rewritten" | "state-untrusted"
 
 /** What one zone's scan did, for receipts and tests (bytes). */
 export interface ZoneReceipt {
@@ -121,36 +126,37 @@ const scanZone = (
   output: StoreFile,
   tsidx: StoreFile | undefined,
   prev: ZoneScan,
-  maxLineBytes: number
+  maxLineBytes: number,
+  untrusted: boolean
 ): Effect.Effect<{ scanned: ScannedZone; receipt: ZoneReceipt }, StoreUnavailable> =>
   Effect.gen(function*() {
-    const reset = yield* resetReason(conn, output, prev)
+    const reset = untrusted ? "state-untrusted" : yield* resetReason(conn, output, prev)
     const base = reset === null ? prev : emptyScan
     const acc = beginScan(base)
     const ids = makeSessionIdCache()
     const line = { start: 0, end: 0, sessionId: null as string | null, cwd: null as string | null }
-    const read = yield* eachLine(conn, output, base.readTo, output.size, maxLineBytes, (buf, from, to, start, end, problem) => {
-      ids.lines++
+    // Lines are classified over each step's latin1 text (string built-ins, see `isStreamEventText`).
+    const read = yield* eachLine(conn, output, base.readTo, output.size, maxLineBytes, (buf, from, to, start, end, problem, text) => {
       line.start = start
       line.end = end
       line.sessionId = null
       line.cwd = null
-      if (buf === null) {
+      if (buf === null || text === undefined) {
         if (problem === "missing-part") acc.missingPartLines++
         else acc.oversized++
-      } else if (isStreamEventAt(buf, from, to, ids)) {
-        line.sessionId = streamEventSessionIdAt(buf, from, to, ids)
+      } else if (isStreamEventText(text, from, to)) {
+        line.sessionId = streamEventSessionIdText(text, buf, from, to, ids)
       } else {
-        const facts = lineFactsAt(buf, from, to, ids)
+        const facts = lineFactsText(text, buf, from, to, ids)
         if (facts._tag === "unreadable") {
-          if (buf.toString("latin1", from, to).trim().length > 0) acc.unreadable++
+          if (text.slice(from, to).trim().length > 0) acc.unreadable++
         } else {
           line.sessionId = facts.sessionId
           if (facts._tag === "parsed") line.cwd = facts.cwd
         }
       }
       scanLine(acc, line)
-    }, READ_CHUNK, true)
+    }, READ_CHUNK, true, undefined, true)
     if (zone._tag === "archive") closeArchive(acc, read.readTo)
     const stamps = makeStamps(conn, tsidx)
     for (const i of acc.touched) {
@@ -343,8 +349,9 @@ const scanWith = (
         z.zone,
         z.output,
         z.tsidx,
-        stored.get(z.zone.zoneId) ?? emptyScan,
-        maxLineBytes
+        stored.scans.get(z.zone.zoneId) ?? emptyScan,
+        maxLineBytes,
+        stored.untrusted.has(z.zone.zoneId)
       )
       zones.push(scanned)
       receipts.push(receipt)

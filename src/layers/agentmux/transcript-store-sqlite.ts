@@ -1,6 +1,6 @@
 /**
  * The live {@link TranscriptStore}: AgentMux's `filestore.db` through
- * `@effect/sql-sqlite-node`, never written and with no file created beside it.
+ * better-sqlite3 (`./sqlite-driver.ts` says why not `@effect/sql`), never written and with no file created beside it.
  *
  * How (measured on this machine kind, better-sqlite3 12, issue 5 / DESIGN.md
  * "Dependencies"):
@@ -29,10 +29,6 @@
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import type { SqlError } from "@effect/sql/SqlError"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -46,11 +42,13 @@ import {
   type StoreConnection,
   type StoreFile,
   type StoreOpen,
-  TranscriptStore
+  TranscriptStore,
+  type TranscriptStoreShape
 } from "./TranscriptStore.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
+import { attempt, type DriverStatement, openDriver } from "./sqlite-driver.js"
 import { cacheDirOf, readCopy, same, statOrNull } from "./store-cache.js"
 
 /**
@@ -156,24 +154,12 @@ const toBuffer = (data: unknown): Buffer | undefined =>
 const num = (v: unknown): number | null =>
   typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && v !== "" ? Number(v) : null
 
-/** Open a SQLite client for the scope; construction throws (defects) become `StoreUnavailable`. */
-const client = (
-  storePath: string,
-  filename: string,
-  readonly: boolean
-): Effect.Effect<SqliteClient.SqliteClient, StoreUnavailable, Scope.Scope> =>
-  SqliteClient.make({ filename, readonly, disableWAL: true }).pipe(
-    Effect.provide(Reactivity.layer),
-    Effect.catchAllCause((cause) =>
-      Effect.fail(unavailable(storePath, "cannot be opened", Cause.squash(cause)))
-    )
-  )
-
 /**
  * Open `filename` as the store `real`: `direct` (the store itself, read-only,
  * waiting for a writer's lock), `cached` (a read copy whose main file is the
  * shared cached copy: read-only, so SQLite never checkpoints into it), or
- * `snapshot` (a private whole copy).
+ * `snapshot` (a private whole copy). Through better-sqlite3 itself
+ * (`./sqlite-driver.ts` says why); what it throws is `StoreUnavailable`.
  */
 const connect = (
   real: string,
@@ -181,20 +167,25 @@ const connect = (
   mode: "direct" | "cached" | "snapshot"
 ): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const sql = yield* client(real, filename, mode !== "snapshot")
-    const fail = (what: string) => (e: SqlError) =>
-      isBusy(e.cause) ? unavailable(real, "is locked by a writer (AgentMux busy?)", e.cause) : unavailable(real, what, e.cause ?? e)
-    if (mode === "direct") {
-      yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).pipe(Effect.mapError(fail("cannot be read")))
-    }
-    const tables = yield* sql.unsafe<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('db_wave_file', 'db_file_data')"
-    ).pipe(Effect.mapError(fail("is not a readable SQLite database")))
+    const fail = (what: string) => (e: unknown) =>
+      isBusy(e) ? unavailable(real, "is locked by a writer (AgentMux busy?)", e) : unavailable(real, what, e)
+    const db = yield* openDriver(
+      filename,
+      { readonly: mode !== "snapshot", timeout: BUSY_TIMEOUT_MS, fileMustExist: true },
+      fail("cannot be opened")
+    )
+    const tables = yield* attempt(
+      () =>
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('db_wave_file', 'db_file_data')")
+          .all() as Array<{ name: string }>,
+      fail("is not a readable SQLite database")
+    )
     if (tables.length < 2) {
       return yield* unavailable(real, "is not AgentMux's transcript store (no db_wave_file / db_file_data tables)")
     }
-    const columns = yield* sql.unsafe<{ name: string }>("PRAGMA table_info(db_wave_file)").pipe(
-      Effect.mapError(fail("cannot be read"))
+    const columns = yield* attempt(
+      () => db.prepare("PRAGMA table_info(db_wave_file)").all() as Array<{ name: string }>,
+      fail("cannot be read")
     )
     const names = new Set(columns.map((c) => c.name))
     const genColumn = ["gen", "generation", "rev"].find((c) => names.has(c))
@@ -205,22 +196,22 @@ const connect = (
     } AS gen FROM db_wave_file WHERE substr(zoneid, 1, ?) = ? ORDER BY zoneid, name`
     const readSql =
       "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
+    let readStatement: DriverStatement | undefined
     return {
       path: real,
       mode: mode === "direct" ? "direct" : "snapshot",
       listFiles: (prefix) =>
-        sql.unsafe<Record<string, unknown>>(listSql, [prefix.length, prefix]).pipe(
-          Effect.mapError(fail("cannot be read")),
-          Effect.map((rows) =>
-            rows.map((r): StoreFile => ({
+        attempt(
+          () =>
+            (db.prepare(listSql).all(prefix.length, prefix) as Array<Record<string, unknown>>).map((r): StoreFile => ({
               zoneId: String(r.zoneid),
               name: String(r.name),
               size: Math.max(0, num(r.size) ?? 0),
               createdTs: num(r.createdts),
               modTs: num(r.modts),
               generation: r.gen === null || r.gen === undefined ? null : String(r.gen)
-            }))
-          )
+            })),
+          fail("cannot be read")
         ),
       read: (file, offset, length, into) => {
         const start = Math.max(0, Math.min(offset, file.size))
@@ -228,18 +219,17 @@ const connect = (
         if (end === start) return Effect.succeed({ bytes: Buffer.alloc(0), missing: [] })
         const first = Math.floor(start / PART_SIZE)
         const last = Math.floor((end - 1) / PART_SIZE)
-        return sql.unsafe<{ partidx: unknown; data: unknown }>(readSql, [file.zoneId, file.name, first, last]).pipe(
-          Effect.mapError(fail("cannot be read")),
-          Effect.map((rows) => {
-            const parts = new Map<number, Buffer>()
-            for (const r of rows) {
-              const idx = num(r.partidx)
-              const data = toBuffer(r.data)
-              if (idx !== null && data !== undefined) parts.set(idx, data)
-            }
-            return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
-          })
-        )
+        return attempt(() => {
+          readStatement ??= db.prepare(readSql)
+          const rows = readStatement.all(file.zoneId, file.name, first, last) as Array<{ partidx: unknown; data: unknown }>
+          const parts = new Map<number, Buffer>()
+          for (const r of rows) {
+            const idx = num(r.partidx)
+            const data = toBuffer(r.data)
+            if (idx !== null && data !== undefined) parts.set(idx, data)
+          }
+          return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
+        }, fail("cannot be read"))
       }
     }
   })
@@ -349,15 +339,13 @@ export const cacheRootOf = (stateFile: string | undefined): string =>
   nodePath.join(nodePath.dirname(nodePath.resolve(stateFile ?? defaultStateFile())), "agentmux-cache")
 
 /**
- * Layer: the live {@link TranscriptStore}, through authorized source access,
+ * The live {@link TranscriptStore}, through authorized source access,
  * caching beside the scan state. The scan state file is checked first (plain
  * reads, see `../owned-sqlite.ts`): when `--state` names a file that is not
  * session-ingest's (another program's database), `open` fails with
  * `StoreUnavailable` before anything is created beside it.
  */
-export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPolicy> = Layer.effect(
-  TranscriptStore,
-  Effect.gen(function*() {
+export const make: Effect.Effect<TranscriptStoreShape, never, SourceAccess | AccessPolicy> = Effect.gen(function*() {
     const access = yield* SourceAccess
     const stateFile = nodePath.resolve((yield* AccessPolicy).stateFile ?? defaultStateFile())
     const cacheRoot = cacheRootOf(stateFile)
@@ -370,4 +358,6 @@ export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPol
         )
     }
   })
-)
+
+/** Layer: {@link make} as the {@link TranscriptStore}. */
+export const layer: Layer.Layer<TranscriptStore, never, SourceAccess | AccessPolicy> = Layer.effect(TranscriptStore, make)

@@ -6,7 +6,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord, stampOf } from "../../domain/agentmux/record.js"
+import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 
@@ -34,6 +34,8 @@ export interface LinesRead {
  * Receives one complete line: `buf[from, to)` is the line without its `\n`
  * (`buf` null when it could not be read, see `problem`), `[start, end)` its
  * place in the file (`end` past the `\n`). `buf` is valid during the call only.
+ * `text`, when asked for, is `buf` decoded as latin1 (one character per
+ * byte, the same offsets), for searches by the engine's string built-ins.
  */
 export type LineSink = (
   buf: Buffer | null,
@@ -41,7 +43,8 @@ export type LineSink = (
   to: number,
   start: number,
   end: number,
-  problem: ZoneLine["problem"]
+  problem: ZoneLine["problem"],
+  text: string | undefined
 ) => void
 
 /**
@@ -53,7 +56,8 @@ export type LineSink = (
  * progress): `readTo` stops before it. A line under a missing part, or longer
  * than `maxLineBytes`, is handed on with `buf` null. No allocation per line;
  * with `reuse`, one step buffer serves every step (`buf` is then only valid
- * during the call).
+ * during the call). With `withText`, each step is also decoded as latin1 once
+ * (a copy of the step) and lines are cut, and handed on, in that text too.
  */
 export const eachLine = (
   conn: StoreConnection,
@@ -64,7 +68,8 @@ export const eachLine = (
   sink: LineSink,
   stepBytes: number = READ_CHUNK,
   reuse = false,
-  onStepEnd?: () => void
+  onStepEnd?: () => void,
+  withText = false
 ): Effect.Effect<LinesRead, StoreUnavailable> =>
   Effect.gen(function*() {
     const stop = Math.min(end, file.size)
@@ -89,9 +94,10 @@ export const eachLine = (
       const base = pos
       const missing = r.missing
       const overlaps = (s: number, e: number) => missing.length > 0 && missing.some((m) => m.start < e && m.end > s)
+      const text = withText ? buf.toString("latin1") : undefined
       let i = 0
       for (;;) {
-        const nl = buf.indexOf(10, i)
+        const nl = text !== undefined ? text.indexOf("\n", i) : buf.indexOf(10, i)
         if (nl === -1) {
           if (i < buf.length) {
             if (carryBad === null && overlaps(base + i, base + buf.length)) carryBad = "missing-part"
@@ -109,11 +115,11 @@ export const eachLine = (
         let bad = carryBad
         if (bad === null && overlaps(base + i, base + nl + 1)) bad = "missing-part"
         if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
-        if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad)
-        else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null)
+        if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad, undefined)
+        else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null, text)
         else {
           const whole = Buffer.concat([...carry, buf.subarray(i, nl)])
-          sink(whole, 0, whole.length, carryStart, base + nl + 1, null)
+          sink(whole, 0, whole.length, carryStart, base + nl + 1, null, withText ? whole.toString("latin1") : undefined)
         }
         carry = []
         carryLen = 0
@@ -159,6 +165,27 @@ export interface Stamps {
   readonly partsRead: () => number
 }
 
+const byOffThenMs = (a: StampRecord, b: StampRecord) => a.off - b.off || a.ms - b.ms
+
+/**
+ * Of records sorted by (off, ms), the newest at or before `offset`: the
+ * greatest `off <= offset`, ties the greatest `ms` (the rule of `stampOf` in record.ts),
+ * found by a binary search; null when none.
+ */
+export const latestAtOrBefore = (sorted: ReadonlyArray<StampRecord>, offset: number): StampRecord | null => {
+  let lo = 0
+  let hi = sorted.length - 1
+  let found = -1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid].off <= offset) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  return found < 0 ? null : sorted[found]
+}
+
 /** Longest sidecar record looked for past a part's end, in bytes. */
 const RECORD_SLACK = 4096
 
@@ -168,7 +195,8 @@ const RECORD_SLACK = 4096
  * offset, and the answer is the newest record at or before the offset among
  * the found part and its neighbours (records may be slightly out of order).
  * A record belongs to the part its first byte is in; records may end in CRLF
- * and the last may lack a newline. `file` undefined: every answer is null.
+ * and the last may lack a newline. Each part's records are kept sorted by
+ * offset (then time), and looked up by a binary search. `file` undefined: every answer is null.
  */
 export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): Stamps => {
   if (file === undefined || file.size === 0) {
@@ -218,8 +246,12 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         }
         i = lineEnd + 1
       }
+      // Sorted by (off, ms), so the newest record at or before an offset is found by a binary search.
+      let sorted = true
+      for (let j = 1; j < records.length && sorted; j++) sorted = byOffThenMs(records[j - 1], records[j]) <= 0
+      if (!sorted) records.sort(byOffThenMs)
       cache.set(k, records)
-      minOff.set(k, records.length === 0 ? null : records.reduce((m, x) => Math.min(m, x.off), Infinity))
+      minOff.set(k, records.length === 0 ? null : records[0].off)
       return records
     })
   }
@@ -257,11 +289,12 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
             hi = mid - 1
           }
         }
-        const candidates: Array<ReadonlyArray<StampRecord>> = []
+        let best: StampRecord | null = null
         for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
-          candidates.push(yield* part(k))
+          const r = latestAtOrBefore(yield* part(k), offset)
+          if (r !== null && (best === null || byOffThenMs(best, r) < 0)) best = r
         }
-        return stampOf(candidates, offset)
+        return best === null ? null : best.ms
       }),
     unreadable: () => bad,
     partsRead: () => cache.size
