@@ -58,7 +58,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -800,7 +800,6 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
         Effect.gen(function*() {
           const compiled = yield* compileTsQuery(query)
           const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
-          const workspace = filter.workspace
           const rows = yield* fail(sql<{
             doc: number
             score: number
@@ -816,22 +815,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             matched AS (
               SELECT d.doc, d.words FROM search_docs d, q
               WHERE d.words @@ q.q
-                ${filter.provider !== undefined ? sql`AND d.provider = ${filter.provider}` : sql``}
-                ${filter.kind !== undefined ? sql`AND d.kind = ${filter.kind}` : sql``}
-                ${filter.role !== undefined ? sql`AND d.role = ${filter.role}` : sql``}
-                ${filter.since !== undefined ? sql`AND d.occurred_at >= ${filter.since}` : sql``}
-                ${filter.until !== undefined ? sql`AND d.occurred_at <= ${filter.until}` : sql``}
-                ${
-            filter.session !== undefined
-              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
-              : sql``
-          }
-                ${
-            workspace !== undefined
-              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
-                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
-              : sql``
-          }
+                ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
               ORDER BY d.doc DESC LIMIT ${Math.max(RANK_WINDOW, limit)}
             ),
             ranked AS (

@@ -5,11 +5,12 @@
  *
  * @module
  */
+import type * as SqlClient from "@effect/sql/SqlClient"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
-import type { Checkpoint, CheckpointedSource, SearchHit, SessionRow } from "../../services/Index.js"
+import type { Checkpoint, CheckpointedSource, SearchFilter, SearchHit, SessionRow } from "../../services/Index.js"
 
 /** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
 export const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
@@ -561,4 +562,40 @@ export const eventOfRow = (
   }
   const e = out as unknown as SessionEvent
   return plan.contract === CONTRACT_VERSION ? e : upgradeEvent(e)
+}
+
+/** The columns a search's filters test, as the query names them (`d.provider`, `st.session_uid`, ...). */
+export interface SearchFilterColumns {
+  readonly provider: string
+  readonly kind: string
+  readonly role: string
+  readonly occurredAt: string
+  readonly sessionUid: string
+}
+
+/**
+ * The `AND …` clauses of a search's filters (provider, kind, role, since,
+ * until, session by uid or id, workspace and the folders under it), over the
+ * columns `cols` names, for either engine (the same SQL on SQLite and
+ * PostgreSQL). Empty when no filter is set. Source: issue 14 (search filters).
+ */
+export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, cols: SearchFilterColumns) => {
+  const c = (name: string) => sql.unsafe(name)
+  const workspace = filter.workspace
+  return sql`${filter.provider !== undefined ? sql`AND ${c(cols.provider)} = ${filter.provider}` : sql``}
+    ${filter.kind !== undefined ? sql`AND ${c(cols.kind)} = ${filter.kind}` : sql``}
+    ${filter.role !== undefined ? sql`AND ${c(cols.role)} = ${filter.role}` : sql``}
+    ${filter.since !== undefined ? sql`AND ${c(cols.occurredAt)} >= ${filter.since}` : sql``}
+    ${filter.until !== undefined ? sql`AND ${c(cols.occurredAt)} <= ${filter.until}` : sql``}
+    ${
+    filter.session !== undefined
+      ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
+      : sql``
+  }
+    ${
+    workspace !== undefined
+      ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
+              OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+      : sql``
+  }`
 }

@@ -33,6 +33,7 @@ import {
   type CheckpointRow,
   eventOfRow,
   leanEvent,
+  searchFilterSql,
   searchHitOf,
   searchHitOfEvent,
   type SessionDbRow,
@@ -834,28 +835,12 @@ const make = (
     /** {@link IndexShape.search} of an index before migration 0006 read without migrating it (its `search_docs`). */
     const legacySearch = (compiled: { readonly match: string; readonly tree: QueryNode }, filter: SearchFilter, limit: number) =>
       Effect.gen(function*() {
-          const workspace = filter.workspace
           // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
             SELECT doc, score FROM (
             SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
             WHERE search MATCH ${compiled.match}
-              ${filter.provider !== undefined ? sql`AND d.provider = ${filter.provider}` : sql``}
-              ${filter.kind !== undefined ? sql`AND d.kind = ${filter.kind}` : sql``}
-              ${filter.role !== undefined ? sql`AND d.role = ${filter.role}` : sql``}
-              ${filter.since !== undefined ? sql`AND d.occurred_at >= ${filter.since}` : sql``}
-              ${filter.until !== undefined ? sql`AND d.occurred_at <= ${filter.until}` : sql``}
-              ${
-            filter.session !== undefined
-              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
-              : sql``
-          }
-              ${
-            workspace !== undefined
-              ? sql`AND d.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
-                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
-              : sql``
-          }
+              ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
           if (ranked.length === 0) return []
@@ -1086,7 +1071,6 @@ const make = (
           }
           const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
           if (!reader.lean) return yield* legacySearch(compiled, filter, limit)
-          const workspace = filter.workspace
           // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           // A document is a record (rowid = its id) or a session's title (rowid = minus its stream's id).
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
@@ -1095,22 +1079,7 @@ const make = (
               LEFT JOIN records r ON r.id = search.rowid
               JOIN streams st ON st.stream = (CASE WHEN search.rowid < 0 THEN -search.rowid ELSE r.stream END)
             WHERE search MATCH ${compiled.match}
-              ${filter.provider !== undefined ? sql`AND st.provider = ${filter.provider}` : sql``}
-              ${filter.kind !== undefined ? sql`AND r.kind = ${filter.kind}` : sql``}
-              ${filter.role !== undefined ? sql`AND r.role = ${filter.role}` : sql``}
-              ${filter.since !== undefined ? sql`AND r.occurred_at >= ${filter.since}` : sql``}
-              ${filter.until !== undefined ? sql`AND r.occurred_at <= ${filter.until}` : sql``}
-              ${
-            filter.session !== undefined
-              ? sql`AND st.session_uid IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
-              : sql``
-          }
-              ${
-            workspace !== undefined
-              ? sql`AND st.session_uid IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
-                      OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
-              : sql``
-          }
+              ${searchFilterSql(sql, filter, { provider: "st.provider", kind: "r.kind", role: "r.role", occurredAt: "r.occurred_at", sessionUid: "st.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
           if (ranked.length === 0) return []
