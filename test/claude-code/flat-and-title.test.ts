@@ -115,6 +115,10 @@ describe("Claude Code: custom-title (/rename)", () => {
       expect(events.length).toBe(plain.length)
       const d = yield* withAdapter(root, (a) => a.discover({}))
       expect(d.sources.find((s) => s.sessionId === S.S1)?.overview.title).toBe("Billing CSV fix")
+      // What the title came from is said: the rename, not the session's summary.
+      const before0 = yield* withAdapter(copyFixtures(), (a) => a.discover({}))
+      expect((before0.sources.find((s) => s.sessionId === S.S1)?.summary as Record<string, unknown>).titleFrom).toBe("summary")
+      expect((d.sources.find((s) => s.sessionId === S.S1)?.summary as Record<string, unknown>).titleFrom).toBe("custom-title")
     }))
 
   it.effect("an empty customTitle leaves the title as it was", () =>

@@ -85,6 +85,30 @@ describe("redaction of secrets on command lines", () => {
     expect(r.text(`https://u:p@ss${s}@h.example/x`)).toBe(`https://u:${marker("url-credentials")}@h.example/x`)
   })
 
+  it("a quoted value goes whole (spaces too; single, double and JSON-escaped quotes); the user and the quotes stay", () => {
+    const R = (id: string) => marker(id)
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [`curl -u "eve:pw with space" https://x.example`, `curl -u "eve:${R("cli-password")}" https://x.example`],
+      [`curl -u 'carol:quoted pass' https://x.example`, `curl -u 'carol:${R("cli-password")}' https://x.example`],
+      [`curl --user="dan:a b c" https://x.example`, `curl --user="dan:${R("cli-password")}" https://x.example`],
+      [`curl --proxy-user 'frank:it"s here' -x p https://x.example`, `curl --proxy-user 'frank:${R("cli-password")}' -x p https://x.example`],
+      [`mytool --password "two words here" --verbose`, `mytool --password "${R("cli-secret-option")}" --verbose`],
+      [`mytool --password='a b' --verbose`, `mytool --password='${R("cli-secret-option")}' --verbose`],
+      [`mytool --password 'a b'`, `mytool --password '${R("cli-secret-option")}'`],
+      [`mytool --api-key "it's mine" x`, `mytool --api-key "${R("cli-secret-option")}" x`],
+      [`mytool --token="x 'y' z"`, `mytool --token="${R("cli-secret-option")}"`]
+    ]
+    for (const [input, expected] of cases) {
+      expect(r.text(input), input).toBe(expected)
+      // The same command inside JSON text (a tool input held as a string): the quotes are `\"`.
+      const json = JSON.stringify({ command: input })
+      expect(r.text(json), json).toBe(JSON.stringify({ command: expected }))
+    }
+    for (const leak of ["space", "pass", "words", "here", "a b", "mine", "y' z"]) {
+      for (const [input] of cases) expect(r.text(input)).not.toContain(`${leak}"`)
+    }
+  })
+
   it("a key on a command line is named by its own rule", () => {
     const key = secretSamples()["github-token"][0]
     expect(r.text(`gh auth login --token ${key}`)).toBe(`gh auth login --token ${marker("github-token")}`)

@@ -285,6 +285,44 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
     await expectCode(server.client.callTool({ name: "search_sessions", arguments: {} }), "INVALID_ARGUMENT")
   })
 
+  it("the error's data is the product's error itself: {code, message, remediation, details}", async () => {
+    const cases: Array<[string, Record<string, unknown>, string, number]> = [
+      ["get_events", { id: someUid(), eventId: "nope" }, "SOURCE_NOT_FOUND", -32602],
+      ["get_events", { id: "7777", eventId: "nope" }, "SOURCE_NOT_FOUND", -32602],
+      ["get_session", { id: someUid(), cursor: "not-a-cursor" }, "INVALID_CURSOR", -32602],
+      ["list_sessions", { limit: "ten" }, "INVALID_ARGUMENT", -32602],
+      ["search_sessions", { query: "a AND" }, "INVALID_SEARCH_QUERY", -32602]
+    ]
+    for (const [name, args, code, rpc] of cases) {
+      const e = await failure(server.client.callTool({ name, arguments: args }))
+      expect(e.code).toBe(rpc)
+      const data = e.data as Record<string, unknown>
+      expect(data.code).toBe(code)
+      expect(typeof data.message).toBe("string")
+      expect(typeof data.remediation).toBe("string")
+      expect(Object.keys(data).every((k) => ["code", "message", "remediation", "details"].includes(k)), JSON.stringify(data)).toBe(true)
+      expect(e.message).toContain(`${code}: ${data.message as string}`)
+    }
+    const q = await failure(server.client.callTool({ name: "search_sessions", arguments: { query: "a AND" } }))
+    expect((q.data as any).details).toMatchObject({ query: "a AND" })
+    const r = await failure(server.client.readResource({ uri: "session://no-such-session-anywhere" }))
+    expect((r.data as any).code).toBe("SOURCE_NOT_FOUND")
+  })
+
+  it("a kind the CLI refuses is refused, naming the kind meant", async () => {
+    for (const [kind, meant] of [["tool_result", "tool-result"], ["Tool-Call", "tool-call"], ["messages", "message"]]) {
+      const e = await failure(server.client.callTool({ name: "search_sessions", arguments: { query: "mysql", kind } }))
+      expect((e.data as any).code).toBe("INVALID_ARGUMENT")
+      expect((e.data as any).message).toContain(meant)
+      expect((e.data as any).remediation).toContain("tool-result")
+    }
+    const bad = await failure(server.client.callTool({ name: "search_sessions", arguments: { query: "mysql", kind: "not a kind!" } }))
+    expect((bad.data as any).code).toBe("INVALID_ARGUMENT")
+    // A provider's own kind, and a common one, still search.
+    expect((await call("search_sessions", { query: "mysql", kind: "side_effect_intent" })).hits).toBeDefined()
+    expect((await call("search_sessions", { query: "mysql", kind: "tool-call" })).count).toBeGreaterThanOrEqual(0)
+  })
+
   it("an ambiguous session id prefix", async () => {
     await expectCode(server.client.callTool({ name: "get_session", arguments: { id: "ses_" } }), "INVALID_ARGUMENT")
   })

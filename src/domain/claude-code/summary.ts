@@ -155,6 +155,18 @@ export class SessionScan {
     return this.firstPrompt !== null ? titleOf(this.firstPrompt) : null
   }
 
+  /**
+   * What {@link title} came from: `"custom-title"` (the last `/rename`),
+   * `"summary"`, `"first-prompt"`, or null (no title). Discovery's and the
+   * index's `titleFrom`.
+   */
+  get titleFrom(): "custom-title" | "summary" | "first-prompt" | null {
+    if (this.customTitle !== null) return "custom-title"
+    const fromSummary = this.summaryTitle
+    if (fromSummary !== null && fromSummary.trim().length > 0) return "summary"
+    return this.firstPrompt !== null ? "first-prompt" : null
+  }
+
   /** True when the session holds a conversation (a prompt or a tool call). */
   get listable(): boolean {
     return this.promptCount > 0 || this.toolCallCount > 0 || this.usage.totals().messages > 0

@@ -78,13 +78,16 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
 /**
  * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text), or
  * a bare word (up to white space, a quote, a backslash or a shell operator;
- * not a `$VAR` reference). Groups: the quote, the quoted value, the bare value.
+ * not a `$VAR` reference). A quoted value runs to the same quote that opened
+ * it (`"it's"` whole), so `quoteGroup` is the number of its quote's group in
+ * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
-const OPTION_VALUE = String.raw`(?!\[REDACTED:)(?:(\\?["'])(?![$])((?:(?!\\?["'])[^\n]){1,512}?)\\?["']|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
+const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
+  String.raw`(?!\[REDACTED:)(?:(\\?["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
- * alternatives, each `(head)` then {@link OPTION_VALUE}: the head and the
+ * alternatives, each `(head)` then {@link optionValue}: the head and the
  * quotes stay, the value becomes the marker.
  */
 const optionValueReplace = (id: string, alternatives: number) => (_m: string, ...groups: Array<string>): string => {
@@ -196,22 +199,30 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?:\\?["'])?(?![$])[^\s:"'\\]{0,256}:)`
-      ].map((head) => `${head}${OPTION_VALUE}`).join("|")
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\]{0,256}:)`
+      ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
+        // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
+        // whole password goes (spaces and all) up to the closing quote.
+        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
     ),
     hints: ["mysql", "mariadb", "sshpass", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
-    replace: optionValueReplace("cli-password", 7)
+    replace: (m: string, ...groups: Array<string>): string => {
+      const [head, q, user, password] = groups.slice(7 * 4, 7 * 4 + 4)
+      if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
+      return optionValueReplace("cli-password", 7)(m, ...groups)
+    }
   },
   {
     // A secret given as a named option, whatever the command: `--password`, `--passwd`, `--pass`, `--pwd`,
     // `--token`, `--secret`, `--api-key`, `--access-key`, `--secret-key`, `--auth-token`, `--client-secret`,
     // also with words before (`--http-password`, `--npm-token`) and with one dash (`-token=`, go-style flags).
     // `=VALUE` takes any value; a value after a space must look like a secret (a digit or punctuation in it,
-    // or 16 characters or more), so prose ("use the --token flag") stays. `$VAR` references, a following
+    // or 16 characters or more, or any quoted value: `--password "two words here"`, taken whole),
+    // so prose ("use the --token flag") stays. `$VAR` references, a following
     // option and `--password-stdin` / `--token-file` / `--no-password` are not values.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16})))${OPTION_VALUE}`
+      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     replace: optionValueReplace("cli-secret-option", 1)

@@ -480,7 +480,7 @@ export const summaryOf = (s: ScannedSession): Record<string, unknown> => {
     sessionId: s.sessionId,
     locator: s.file.path,
     title: scan.title,
-    titleFrom: scan.summaryTitle !== null ? "summary" : scan.firstPrompt !== null ? "first-prompt" : null,
+    titleFrom: scan.titleFrom,
     firstPrompt: scan.firstPrompt,
     cwd: scan.cwd,
     gitBranch: scan.gitBranch,

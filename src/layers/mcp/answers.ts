@@ -18,6 +18,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
+import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
@@ -226,7 +227,9 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
  * filters and ranking as `session-ingest search`), each hit with its session,
  * event id and cursor, so it can be cited and resumed; titles and snippets
  * pass through the Redaction service. Fails with `INVALID_SEARCH_QUERY` for
- * bad syntax (with its position) and `INVALID_ARGUMENT` for a bad date.
+ * bad syntax (with its position) and `INVALID_ARGUMENT` for a bad date or a
+ * `kind` the rule of `src/domain/kinds.ts` refuses (`tool_result`: the kind
+ * meant is named), as `search --kind` does.
  */
 export const searchSessions = (
   p: typeof SearchSessionsParams.Type
@@ -234,6 +237,12 @@ export const searchSessions = (
   Effect.gen(function*() {
     const since = yield* bound("since", p.since, false)
     const until = yield* bound("until", p.until, true)
+    if (p.kind !== undefined) {
+      const check = checkKind(p.kind)
+      if (check._tag === "refused") {
+        return yield* new InvalidArgument({ message: `kind: ${check.problem}`, remediation: KIND_REMEDY })
+      }
+    }
     const index = yield* Index
     const r = yield* Redaction
     const limit = p.limit ?? 20
