@@ -85,7 +85,16 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             skipped++
             continue
           }
-          if (e.kind !== "file") continue
+          if (e.kind !== "file") {
+            // A fifo, device or folder under a session's name: never opened (a fifo would block), reported.
+            diagnostics.push({
+              code: "SOURCE_NOT_REGULAR_FILE",
+              message: `${p.name}/${e.name} is not a regular file (${e.kind === "directory" ? "a folder" : "a fifo, socket or device"}); it was not read.`,
+              details: { project: p.name, file: e.name }
+            })
+            skipped++
+            continue
+          }
           const scanned = yield* Effect.either(
             Effect.flatMap(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]), (f) => scanSession(deps, f))
           )

@@ -387,8 +387,9 @@ const make = Effect.gen(function*() {
    *   logs'), its imported prefix is checked (`changedPrefix`, one read), and
    *   a changed prefix supersedes its generation. An unchanged file costs a
    *   stat and is kept; so is one whose prefix is intact (the file was only
-   *   appended to). A file that is gone is kept as it was (the index is an
-   *   archive) and counted as `gone`.
+   *   appended to). A file that is gone, or is no longer a regular file (a
+   *   symlink, fifo or folder in its place: never read), is kept as it was
+   *   (the index is an archive) and counted as `gone`.
    */
   const supersedeStale = (
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
@@ -451,7 +452,9 @@ const make = Effect.gen(function*() {
         if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
         const st = yield* Effect.option(access.probe(c.locator.path))
         if (Option.isNone(st)) continue // cannot be told (unreadable folder): kept as it is
-        if (Option.isNone(st.value)) {
+        // Gone, or no longer a regular file (a symlink, fifo, folder put in its place): kept as it was, never
+        // read (a fifo would block); discovery reports what is there now.
+        if (Option.isNone(st.value) || st.value.value.kind !== "file") {
           gone++
           continue
         }

@@ -19,9 +19,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
@@ -614,6 +616,44 @@ const indexRole = (file: string): StoreRole => ({
     "Import into an index in a folder you can write to (pass --index FILE); sessions, show and export read a read-only index as it is."
 })
 
+/** How long an import waits for another process that creates or migrates the same index (then: "locked"). */
+const MIGRATION_WAIT = Duration.seconds(30)
+
+/** A lock on the index (`SQLITE_BUSY` / `SQLITE_LOCKED`, or the migrations another process is running). */
+const isLockCause = (e: unknown): boolean => {
+  const code = (e as { cause?: { code?: unknown }; code?: unknown } | null)?.cause?.code ?? (e as { code?: unknown } | null)?.code
+  return typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)
+}
+
+/**
+ * Run the migrations, waiting for another process that runs them at the same
+ * time (concurrent first imports into a new index). `Migrator` takes a failed
+ * claim on a migration as "already running" and returns as if done, while the
+ * other process has not committed the schema yet: so the applied migrations
+ * are read back after it, and while they are short of the last one (or the
+ * file is busy), it is run again (every 50 ms, for {@link MIGRATION_WAIT});
+ * after that the failure reads as a lock (`SQLITE_BUSY`).
+ */
+const migrateShared = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const last = Math.max(...(yield* migrations).map(([id]) => id))
+    return yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
+      Effect.zipRight(sql<{ readonly n: number | null }>`SELECT max(migration_id) AS n FROM si_migrations`),
+      Effect.filterOrFail(
+        (rows) => (rows[0]?.n ?? 0) >= last,
+        () =>
+          Object.assign(new Error("another process is creating or migrating the index"), {
+            code: "SQLITE_BUSY_MIGRATING"
+          })
+      ),
+      Effect.retry({
+        schedule: Schedule.spaced(Duration.millis(50)).pipe(Schedule.upTo(MIGRATION_WAIT)),
+        while: isLockCause
+      }),
+      Effect.asVoid
+    )
+  })
+
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
 const now = () => new Date().toISOString()
@@ -641,9 +681,7 @@ const make = (
       }
       yield* fail(sql`PRAGMA journal_mode = WAL`)
       yield* fail(sql`PRAGMA synchronous = NORMAL`)
-      yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
-        Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
-      )
+      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
