@@ -347,8 +347,9 @@ export const memoryLayer = (options: Pick<WatchOptions, "trustFor"> = {}): Layer
 
 /**
  * Run `plan` once, then again for what changes under its sources' folders,
- * until interrupted; `onRound` is told of every round. Fails only as the
- * importer does (`StoreUnavailable`: the index), after retrying a round
+ * until interrupted; `onRound` is told of every round. Fails with
+ * `StoreUnavailable` when {@link WatchOptions.index} no longer names the file
+ * it opened (deleted or replaced), or as the importer does (the index), after retrying a round
  * 5 times with an exponential backoff from 100 ms, or as `onRound` does. Needs the importer built
  * over {@link memoryLayer} (its `WatchState` is the one the hooks write).
  */
