@@ -35,6 +35,7 @@ interface Round {
   readonly scope: string
   readonly rssBytes: number
   readonly eventsAdded: number
+  readonly unwatched: number
 }
 
 /** The CLI's `import --watch`, with its rounds as they are printed. */
@@ -44,6 +45,7 @@ const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {
     env: { ...process.env, ...env }
   })
   const rounds: Array<Round> = []
+  const errors: Array<{ readonly code: string; readonly message: string }> = []
   let buffer = ""
   child.stdout!.on("data", (b: Buffer) => {
     buffer += b.toString("utf8")
@@ -51,11 +53,12 @@ const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {
       const line = buffer.slice(0, i)
       buffer = buffer.slice(i + 1)
       const e = JSON.parse(line)
-      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded })
+      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded, unwatched: e.data.watching.unwatched })
+      else errors.push(e.error)
     }
   })
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, rounds, exited }
+  return { child, rounds, errors, exited }
 }
 
 const until = (pred: () => boolean, ms = 30_000) =>
@@ -128,4 +131,37 @@ describe("import --watch (CLI)", () => {
       expect(got.events).toEqual(want.events)
       expect(got.sessions).toEqual(want.sessions)
     }), 180_000)
+
+  it.live("the index deleted under the watch: exit 6, STORE_UNAVAILABLE naming the index", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      const w = startWatch(s.args(s.index))
+      yield* until(() => w.rounds.length >= 1)
+      yield* Effect.sleep("700 millis")
+      fs.unlinkSync(s.index)
+      fs.appendFileSync(s.file, item(4, "after the index went"))
+      const code = yield* Effect.promise(() => w.exited).pipe(Effect.timeout("10 seconds"))
+      expect(code).toBe(6)
+      expect(w.errors.map((e) => e.code)).toEqual(["STORE_UNAVAILABLE"])
+      expect(w.errors[0].message).toContain(s.index)
+    }), 60_000)
+
+  it.live("a named Claude Code root that does not exist yet: unwatched, polled every 2 s, its session imported once created", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      const claude = path.join(s.dir, "claude-later")
+      const args = ["import", "--index", s.index, "--agents-root", s.root, "--claude-root", claude, "--workspace", s.dir, "--json"]
+      const w = startWatch(args)
+      yield* until(() => w.rounds.length >= 1)
+      expect(w.rounds[0].unwatched).toBeGreaterThan(0)
+      const id = "11111111-2222-3333-4444-555555555555"
+      fs.mkdirSync(path.join(claude, "-p"), { recursive: true })
+      fs.writeFileSync(
+        path.join(claude, "-p", `${id}.jsonl`),
+        JSON.stringify({ type: "user", sessionId: id, uuid: "u1", timestamp: "2025-04-01T10:00:00Z", message: { role: "user", content: "prompt 1" } }) + "\n"
+      )
+      const n = w.rounds.length
+      yield* until(() => w.rounds.slice(n).some((r) => r.eventsAdded > 0), 5_000)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+    }), 60_000)
 })

@@ -220,4 +220,62 @@ describe("import --watch (library)", () => {
       })
     }, 60_000)
   }
+
+  // Node 20's recursive fs.watch on Linux watches each file by its inode: a file replaced by a rename was no longer watched.
+  it.live("a file replaced by a rename (an atomic save) is still watched: a later append is imported within seconds", () => {
+    const a = agentsRoot(10)
+    return Effect.gen(function*() {
+      yield* withWatch(a, (next, quiet) =>
+        Effect.gen(function*() {
+          for (let k = 1; k <= 2; k++) {
+            fs.writeFileSync(`${a.file}.tmp`, fs.readFileSync(a.file, "utf8") + item(10 + 2 * k - 1, `saved ${k}`))
+            fs.renameSync(`${a.file}.tmp`, a.file)
+            yield* next((r) => r.report.eventsAdded > 0 || r.report.sources.newGenerations > 0, 5)
+            yield* quiet
+            const before = yield* eventCount
+            fs.appendFileSync(a.file, item(10 + 2 * k, `appended ${k}`))
+            yield* next((r) => r.report.eventsAdded > 0, 5) // the 60 s poll would be the only other way
+            expect(yield* eventCount).toBe(before + 1)
+            yield* quiet
+          }
+        }))
+      yield* expectFresh(a)
+    })
+  }, 60_000)
+
+  it.live("a named root that is missing, or deleted while watched, is unwatched and polled every 2 s", () => {
+    const a = agentsRoot(3)
+    fs.renameSync(a.root, `${a.root}.later`)
+    return Effect.gen(function*() {
+      yield* withWatch(a, (next, quiet) =>
+        Effect.gen(function*() {
+          yield* next((r) => r.watching.unwatched > 0, 5)
+          fs.renameSync(`${a.root}.later`, a.root)
+          yield* next((r) => r.report.sessionsAdded > 0, 5)
+          yield* quiet
+          fs.rmSync(a.root, { recursive: true })
+          yield* next((r) => r.watching.unwatched > 0, 5)
+          const dir = path.join(a.root, "a2", "sessions")
+          fs.mkdirSync(dir, { recursive: true })
+          fs.writeFileSync(path.join(dir, "a2.jsonl"), header("s-2", "a2") + item(1, "hello"))
+          yield* next((r) => r.report.sessionsAdded > 0, 5)
+        }), { roots: [a.root] })
+    })
+  }, 60_000)
+
+  it.live("the index deleted under a running watch: it stops with STORE_UNAVAILABLE naming the path, writing nothing more", () => {
+    const a = agentsRoot(3)
+    return Effect.gen(function*() {
+      const rounds = yield* Queue.unbounded<WatchRound>()
+      const fiber = yield* Effect.fork(watch(a.plan, (r) => rounds.offer(r), { settle: "5 millis", index: a.index }))
+      yield* rounds.take
+      yield* Effect.sleep("1 second")
+      fs.unlinkSync(a.index)
+      fs.appendFileSync(a.file, item(4, "after the index went"))
+      const e = yield* Fiber.join(fiber).pipe(Effect.flip, Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the watch kept running") }), Effect.orDie)
+      expect(e._tag).toBe("StoreUnavailable")
+      expect((e as { code: string }).code).toBe("STORE_UNAVAILABLE")
+      expect((e as { message: string }).message).toContain(a.index)
+    }).pipe(Effect.provide(watchLayer(a.policy, a.index, {})))
+  }, 60_000)
 })

@@ -134,7 +134,10 @@ export const importCommand = Command.make(
           printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...r, report: rt.withConfigRemedies(r.report, config) }, () => roundLine(r))
         // Changes to the index itself (under a watched root) are no reason for a round.
         const ignore = rt.isPostgresUrl(index) ? [] : [index]
-        return yield* rt.watch(plan, onRound, { ignore }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
+        // The roots the operator named are watched (polled while missing); the index file must stay the one opened.
+        const named = policy as { readonly claudeRoot?: string | undefined; readonly agentsRoot?: string | undefined; readonly museRoots?: ReadonlyArray<string> | undefined }
+        const roots = [named.claudeRoot, named.agentsRoot, ...(named.museRoots ?? [])].filter((r): r is string => typeof r === "string" && r !== "")
+        return yield* rt.watch(plan, onRound, { ignore, roots, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
       }
       const report = rt.withConfigRemedies(
         rt.withMissingWorkspaces(

@@ -92,7 +92,7 @@ import * as Scope from "effect/Scope"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import type { StoreUnavailable } from "../../domain/errors.js"
+import { StoreUnavailable } from "../../domain/errors.js"
 import type { ProviderId } from "../../domain/model.js"
 import { ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type SeenSource } from "../../services/Importer.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
@@ -119,6 +119,20 @@ export interface WatchOptions {
   readonly recheck?: Duration.DurationInput | undefined
   /** Files whose changes are never a reason for a round (the index: `<file>`, `<file>-wal`, `<file>-journal`, …). */
   readonly ignore?: ReadonlyArray<string> | undefined
+  /**
+   * Roots the operator named (`--claude-root`, `--agents-root`, `--muse-root`):
+   * each is watched recursively even before discovery went through it, and
+   * while one is missing (not created yet, or deleted) it counts as unwatched,
+   * so a full round runs every {@link WatchOptions.pollUnwatched} until it is there.
+   */
+  readonly roots?: ReadonlyArray<string> | undefined
+  /**
+   * The SQLite index file the rounds write to: before each round the watch
+   * checks that this path still names the file it opened (same device and
+   * inode); if not (deleted or replaced), it stops with `STORE_UNAVAILABLE`
+   * rather than write into an unlinked file.
+   */
+  readonly index?: string | undefined
 }
 
 /**
@@ -333,8 +347,9 @@ export const memoryLayer = (options: Pick<WatchOptions, "trustFor"> = {}): Layer
 
 /**
  * Run `plan` once, then again for what changes under its sources' folders,
- * until interrupted; `onRound` is told of every round. Fails only as the
- * importer does (`StoreUnavailable`: the index), after retrying a round
+ * until interrupted; `onRound` is told of every round. Fails with
+ * `StoreUnavailable` when {@link WatchOptions.index} no longer names the file
+ * it opened (deleted or replaced), or as the importer does (the index), after retrying a round
  * 5 times with an exponential backoff from 100 ms, or as `onRound` does. Needs the importer built
  * over {@link memoryLayer} (its `WatchState` is the one the hooks write).
  */
@@ -359,6 +374,49 @@ export const watch = <E = never>(
     const wake = yield* Queue.sliding<void>(1)
     /** The folders watched, each in its own scope (closing it closes its watcher). */
     const watchers = new Map<string, Scope.CloseableScope>()
+    /** The identity (device:inode) of each folder when its watcher started: a folder deleted or replaced is watched again. */
+    const watchedIds = new Map<string, string>()
+    /**
+     * Recursive roots to watch again before the next full round: Node 20's recursive watcher on Linux
+     * watches each file by its inode, so a file replaced by a rename (an atomic save, `sed -i`) is no
+     * longer watched until the root's watcher is started again.
+     */
+    const rewatch = new Set<string>()
+    const recursiveDirs = new Set<string>()
+    const idOf = (p: string): string | undefined => {
+      try {
+        const st = NFS.statSync(p)
+        return st.isDirectory() ? `${st.dev}:${st.ino}` : undefined
+      } catch {
+        return undefined
+      }
+    }
+    const namedRoots = (options.roots ?? []).map((r) => nodePath.resolve(r))
+    const indexPath = options.index === undefined ? undefined : nodePath.resolve(options.index)
+    let indexId: string | undefined
+    /** Fails when the index path no longer names the file the watch opened (deleted or replaced). */
+    const checkIndex = Effect.suspend(() => {
+      if (indexPath === undefined) return Effect.void
+      let now: string | undefined
+      try {
+        const st = NFS.statSync(indexPath)
+        now = `${st.dev}:${st.ino}`
+      } catch {
+        now = undefined
+      }
+      if (indexId === undefined) {
+        indexId = now
+        return Effect.void
+      }
+      if (now === indexId) return Effect.void
+      return Effect.fail(
+        new StoreUnavailable({
+          message: `The index ${indexPath} was ${now === undefined ? "deleted" : "replaced"} while the watch was running; the watch stopped rather than write into a file no longer at that path.`,
+          remediation: "Run the command again: it creates or opens the index at that path and imports what is missing.",
+          details: { path: indexPath, reason: now === undefined ? "deleted" : "replaced" }
+        })
+      )
+    })
     /** Folders that could not be watched, or whose watcher failed: polled, tried again at each full round. */
     const unwatched = new Set<string>()
     let followUp = false
@@ -396,16 +454,31 @@ export const watch = <E = never>(
           return false
         }
         watchers.set(dir, scope)
+        watchedIds.set(dir, idOf(dir) ?? "")
+        if (recursive) recursiveDirs.add(dir)
+        else recursiveDirs.delete(dir)
         unwatched.delete(dir)
         return true
       })
     /** Watch the folders the last full round implies; answers whether one was newly watched. */
     const syncWatchers = Effect.gen(function*() {
       const want = memory.folders()
+      for (const r of namedRoots) {
+        let real = r
+        try {
+          real = NFS.realpathSync(r)
+        } catch {
+          // missing: watched (tried) by the path as named, so it counts as unwatched until it is there
+        }
+        if (!want.has(real)) want.set(real, true)
+      }
       let added = false
       for (const [dir, scope] of [...watchers]) {
-        if (want.has(dir) && !unwatched.has(dir)) continue
+        // A folder deleted or replaced since its watcher started: that watcher sees nothing more.
+        const same = idOf(dir) === watchedIds.get(dir)
+        if (want.has(dir) && !unwatched.has(dir) && same) continue
         watchers.delete(dir)
+        watchedIds.delete(dir)
         yield* Scope.close(scope, Exit.void)
       }
       for (const dir of [...unwatched]) if (!want.has(dir)) unwatched.delete(dir)
@@ -418,6 +491,7 @@ export const watch = <E = never>(
     /** One round: full (the plan) or targeted (the given sources), retried on a store failure. */
     const round = (trigger: RoundTrigger, full: boolean, targets: ReadonlyArray<SeenSource>, changedPaths: number) =>
       Effect.gen(function*() {
+        yield* checkIndex
         const t0 = performance.now()
         const targeted: ImportPlan = {
           discover: [],
@@ -471,7 +545,11 @@ export const watch = <E = never>(
         const s = memory.sourceOf(p)
         // Only a growth is targeted; a truncation, replacement or rewrite (or a file not verified yet) is a full round.
         if (s !== undefined && (p !== s.locator.path || (yield* memory.onlyGrew(p)))) targets.set(s.locator.path, s)
-        else if (!memory.recentlyNoSource(p, now, recheckMs)) pendingFull.add(p)
+        else if (!memory.recentlyNoSource(p, now, recheckMs)) {
+          pendingFull.add(p)
+          // It may be a file replaced by a rename: its root's watcher is started again before the full round.
+          for (const dir of recursiveDirs) if (watchers.has(dir) && p === dir || p.startsWith(dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep)) rewatch.add(dir)
+        }
       }
       const wantFull = pollDue || followUp || pendingFull.size > 0 || (refreshDue && now - lastFullAt >= refreshMs)
       const fullAt = lastFullAt + Math.max(500, 2 * lastFullMs)
@@ -482,6 +560,16 @@ export const watch = <E = never>(
         pendingFull = new Set()
         followUp = false
         refreshDue = false
+        // Watch those roots again now: the round then sees what was written before the new watcher was there.
+        for (const dir of rewatch) {
+          const scope = watchers.get(dir)
+          if (scope === undefined) continue
+          watchers.delete(dir)
+          watchedIds.delete(dir)
+          yield* Scope.close(scope, Exit.void)
+          yield* watchFolder(dir, true)
+        }
+        rewatch.clear()
         yield* round(trigger, true, [], paths.size + targets.size)
         memory.markNoSources(paths, Date.now())
         return
