@@ -84,9 +84,18 @@ const rssMiB = (xs: ReadonlyArray<RunResult>) => {
   const v = xs.map((r) => r.rssKiB).filter((x): x is number => x !== null)
   return v.length === 0 ? null : Math.max(...v) / 1024
 }
+/**
+ * Each figure as it is measured, also in `bench/results.partial.json` (ignored by git; removed when the run
+ * ends and `results.json` is written), so a run stopped part-way still leaves what it measured.
+ */
+const partialOut = nodePath.join(REPO, "bench", "results.partial.json")
 const add = (f: Figure) => {
   figures.push(f)
   log(`${f.id}: ${fmt(f.measured, f.unit)} vs floor ${f.floor === null ? "-" : fmt(f.floor, f.unit)} -> ${pf(f.pass)}`)
+  fs.writeFileSync(
+    partialOut,
+    JSON.stringify({ date: new Date().toISOString(), scale, complete: false, load: os.loadavg(), figures }, null, 2) + "\n"
+  )
 }
 const fmt = (v: number, unit: Unit) => (unit === "ms" ? `${v < 100 ? v.toFixed(1) : v.toFixed(0)} ms` : `${v.toFixed(1)} ${unit}`)
 const pf = (p: boolean | null) => (p === null ? "-" : p ? "pass" : "MISS")
@@ -814,6 +823,7 @@ const main = async () => {
       2
     ) + "\n"
   )
+  fs.rmSync(partialOut, { force: true })
   log(`wrote ${nodePath.relative(REPO, out)}`)
 }
 
