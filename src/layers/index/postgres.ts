@@ -58,7 +58,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -768,7 +768,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
             ${
         filter.workspace !== undefined
-          ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+          ? workspaceSql(sql, "ss.workspace", filter.workspace)
           : sql``
       }
         ) g
@@ -1149,7 +1149,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
             ${
           filter.workspace !== undefined
-            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+            ? workspaceSql(sql, "ss.workspace", filter.workspace)
             : sql``
         }
           ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid

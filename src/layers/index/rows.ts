@@ -564,6 +564,13 @@ export const eventOfRow = (
   return plan.contract === CONTRACT_VERSION ? e : upgradeEvent(e)
 }
 
+/**
+ * `AND (<column> = workspace OR <column> LIKE 'workspace/%')`: a workspace and the folders under it (a
+ * real path prefix; `%`, `_` and backslash escaped), the same SQL on both engines. Source: the README's filters.
+ */
+export const workspaceSql = (sql: SqlClient.SqlClient, column: string, workspace: string) =>
+  sql`AND (${sql.unsafe(column)} = ${workspace} OR ${sql.unsafe(column)} LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+
 /** The columns a search's filters test, as the query names them (`d.provider`, `st.session_uid`, ...). */
 export interface SearchFilterColumns {
   readonly provider: string
@@ -594,8 +601,7 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
   }
     ${
     workspace !== undefined
-      ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE workspace = ${workspace}
-              OR workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+      ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE TRUE ${workspaceSql(sql, "workspace", workspace)})`
       : sql``
   }`
 }

@@ -36,6 +36,7 @@ import {
   eventOfRow,
   leanEvent,
   searchFilterSql,
+  workspaceSql,
   searchHitOf,
   searchHitOfEvent,
   type SessionDbRow,
@@ -778,7 +779,7 @@ const make = (
         : "ss.workspace"
 
     const workspaceClause = (workspace: string) =>
-      sql`AND (ss.workspace = ${workspace} OR ss.workspace LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+      workspaceSql(sql, "ss.workspace", workspace)
 
     const usageGroups = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       fail(sql<{
@@ -1054,7 +1055,7 @@ const make = (
             ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
             ${
           filter.workspace !== undefined
-            ? sql`AND (ss.workspace = ${filter.workspace} OR ss.workspace LIKE ${filter.workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+            ? workspaceSql(sql, "ss.workspace", filter.workspace)
             : sql``
         }
           ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
