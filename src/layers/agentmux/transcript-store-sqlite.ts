@@ -24,6 +24,31 @@
  *   into a private temporary folder, checked the same way, and the copy read.
  *   Read folders are removed when the scope closes.
  *
+ * Why a WAL store's main file is copied (once per checkpoint) rather than
+ * read in place through a read transaction, which would give the same
+ * consistent snapshot without the copy (issue 13 asked; measured on this
+ * build, better-sqlite3 12, 2026-12):
+ * - A read-only connection on the store writes into the store's `-shm`:
+ *   beginning a read transaction sets a read mark there whenever none
+ *   matches the WAL's end (after every commit of AgentMux's), and it creates
+ *   `-wal` and `-shm` beside a store that has none. Both break the rule that
+ *   a source is never written and nothing is created beside it; without URI
+ *   filenames there is no `readonly_shm`/`immutable` to ask otherwise.
+ * - Reading the store's own main file through a hard link in a private
+ *   folder (a private `-wal` copy and `-shm`, every statement checked
+ *   against a checkpoint writing the main file meanwhile) was built and
+ *   dropped: SQLite keys a process's shared-memory index by the file's inode,
+ *   not its name, so a connection on the link attaches to the `-shm` of any
+ *   other connection of the same process to the store (the tests' writer;
+ *   a program embedding this library), writing read marks into it, and a
+ *   connection opened on the store while the link is read attaches to the
+ *   private index of a copied `-wal` and would write the store's `-wal` by
+ *   it. Two reads of one store in one process share it the same way.
+ * A read without the copy would need SQLite kept off the store's inode in
+ * this process: the store's pages read by this layer itself (b-tree pages
+ * from the main file, newer ones from a copy of the `-wal`), or a child
+ * process with no other connection to it.
+ *
  * @module
  */
 import * as fsp from "node:fs/promises"
