@@ -229,4 +229,20 @@ describe("the state file across builds and damage", () => {
       yield* discover()
       expect([...rows().keys()]).toEqual([CURRENT])
     }))
+  it.effect("when discover answers, its commit is in the state for any other connection; the state's connection is closed right after (its -wal checkpointed away)", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const first = yield* discover()
+      // Another process's view, at once: the committed scans (read through the -wal if it is still there).
+      const seen = rows()
+      expect([...seen.keys()].sort()).toEqual([ARCHIVE, CURRENT].sort())
+      expect(decodeStoredZoneScan(seen.get(CURRENT)![0])!.readTo).toBe(receipt(first, CURRENT).readTo)
+      // A rescan at once (the earlier connection maybe not closed yet) reads nothing again.
+      const again = yield* discover()
+      expect(receipt(again, CURRENT).readFrom).toBe(receipt(first, CURRENT).readTo)
+      expect(receipt(again, CURRENT).reset).toBeNull()
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      expect(fs.readdirSync(nodePath.dirname(state)).filter((n) => n.startsWith("state.db")).sort()).toEqual(["state.db"])
+    }))
 })

@@ -62,7 +62,8 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
     const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     const fail = unavailable(path)
     yield* attempt(() => fs.mkdirSync(nodePath.dirname(path), { recursive: true }), fail)
-    const db = yield* openDriver(path, { readonly: false, timeout: BUSY_TIMEOUT_MS }, fail)
+    // Closed after the scan's answer (`closeAfter`, see `openDriver`): its commit is in the WAL by then.
+    const db = yield* openDriver(path, { readonly: false, timeout: BUSY_TIMEOUT_MS, closeAfter: true }, fail)
     yield* attempt(() => {
       if (ownership === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
       // WAL after the id is set, so the id lands in the main file's header.
