@@ -49,9 +49,10 @@ const closeQuietly = (db: Driver) => {
  * scope's result is handed on; for a WAL database written with
  * `synchronous = NORMAL`, whose commits are already as durable as they will
  * be, and whose close only checkpoints (two fsyncs: 3-25 ms measured on this
- * machine kind, the largest wait of an AgentMux rescan). A process that exits
- * first has better-sqlite3 close it at exit. Fails with what `onError`
- * makes of what the driver threw.
+ * machine kind, the largest wait of an AgentMux rescan). A process that
+ * exits first (`process.exit`) leaves the `-wal` and `-shm` beside the file,
+ * which the next open reads back, as after a crash (WAL mode survives one).
+ * Fails with what `onError` makes of what the driver threw.
  */
 export const openDriver = <E>(
   filename: string,
