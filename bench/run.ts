@@ -29,6 +29,7 @@ import { searchPgFigure } from "./figures/search-pg.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 import { smallSourceFigure } from "./figures/small-source.js"
+import { leanStreamFigures } from "./figures/stream-lean.js"
 import { startupFigures } from "./figures/startup.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
@@ -306,6 +307,11 @@ const main = async () => {
         ["stream", "muse-agents", transcript!, "--agents-root", agentsRoot, "--workspace", workspace],
         { ratio: 0.5 }
       )
+      // (a-native-lean, a-transcript-lean) the same with `stream --lean` (bench/figures/stream-lean.ts)
+      await leanStreamFigures(streamFigure, [
+        { id: "a-native", name: "(a) stream muse-code", file: nativeLog, args: ["stream", "muse-code", nativeLog, "--locator-class", "muse-native-session-log", "--muse-root", museLogRoot, "--workspace", workspace], rssMiB: 200 },
+        { id: "a-transcript", name: "(a) stream muse-agents", file: transcript!, args: ["stream", "muse-agents", transcript!, "--agents-root", agentsRoot, "--workspace", workspace] }
+      ])
     } else {
       log("a-transcript: the muse-agents provider is not in this build yet; skipped")
       figures.push({

@@ -62,5 +62,11 @@ export * as McpAnswers from "./layers/mcp/answers.js"
  * `renderReplay` (→ one self-contained, offline HTML page) and its types.
  */
 export * as Replay from "./domain/replay/index.js"
+/**
+ * The lean stream (`stream --lean`, contract lean-1): `leanWriter` (events →
+ * lean lines), `expandLeanStream` / `leanExpander` (lean lines → the full
+ * events, byte-identical to `stream`'s) and `LEAN_STREAM_VERSION`.
+ */
+export * as LeanStream from "./layers/lean-stream.js"
 /** Replays of indexed sessions: `loadReplaySource`, `loadReplayInput`, `replayHtml(id)`. */
 export * as IndexReplay from "./layers/index/replay.js"

@@ -4,13 +4,15 @@
  * @module
  */
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { ndjson, writeStdout } from "../output.js"
+import { leanWriter } from "../../layers/lean-stream.js"
+import { ndjson, ndjsonOfTexts, writeStdout } from "../output.js"
 
 /** The command. */
 export const stream = Command.make(
@@ -19,7 +21,12 @@ export const stream = Command.make(
     ...O.source,
     cursor: O.cursor,
     limit: O.limit,
-    includeSubagents: O.includeSubagents
+    includeSubagents: O.includeSubagents,
+    lean: Options.boolean("lean").pipe(
+      Options.withDescription(
+        "Write the lean stream (contract lean-1, README \"Lean stream\"): session ids and event layouts once, null fields and a restated payload left out; expandLeanStream gives back the full events."
+      )
+    )
   },
   (o) =>
     Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
@@ -29,8 +36,9 @@ export const stream = Command.make(
           includeSubagents: o.includeSubagents
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
+        const lean = o.lean ? leanWriter() : undefined
         yield* events.pipe(
-          Stream.mapChunks((c) => Chunk.of(ndjson(c))),
+          Stream.mapChunks((c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c))),
           Stream.filter((bytes) => bytes.length > 0),
           Stream.runForEach(writeStdout)
         )

@@ -1,0 +1,224 @@
+/**
+ * `stream`'s output (issue 13, item 3): the NDJSON writer stays byte for byte
+ * what it was (JSON.stringify of each event, C1 controls and bidi overrides
+ * escaped, UTF-8, one a line), and `stream --lean` (contract lean-1) expands
+ * back to the full stream, byte-identical, over all four providers and over
+ * hostile content.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import { ndjson, ndjsonOfTexts } from "../src/cli/output.js"
+import { escapeJsonControls } from "../src/domain/render.js"
+import type { SessionEvent } from "../src/domain/model.js"
+import * as App from "../src/layers/app.js"
+import { planFromPolicy } from "../src/layers/index/importer.js"
+import * as IndexSqlite from "../src/layers/index/sqlite.js"
+import { expandLeanStream, leanExpander, leanWriter, LEAN_STREAM_VERSION } from "../src/layers/lean-stream.js"
+import { LeanStream } from "../src/index.js"
+import { Index } from "../src/services/Index.js"
+import { SessionSources } from "../src/services/SessionSource.js"
+import { copyFixtures as copyClaude } from "./claude-code/helpers.js"
+import { importOnce } from "./support/index.js"
+import { fixturesDir, tempDir } from "./support/paths.js"
+import { cli } from "./support/run.js"
+import { writeNativeRoot } from "../bench/generate/native.js"
+
+/** What `stream` wrote before the one-buffer writer: each line escaped and encoded on its own. */
+const reference = (values: ReadonlyArray<unknown>): Buffer =>
+  Buffer.concat(values.flatMap((v) => {
+    const s = JSON.stringify(v) as string | undefined
+    return s === undefined ? [] : [Buffer.from(escapeJsonControls(s) + "\n", "utf8")]
+  }))
+
+/** Every provider's fixtures under one policy (as the lean record's test), and the events each complete source streams. */
+const allProvidersEvents = Effect.gen(function*() {
+  const dir = tempDir()
+  const ws = path.join(dir, "ws")
+  fs.mkdirSync(ws)
+  for (const f of ["orderly.json", "abnormal.json"]) fs.copyFileSync(path.join(fixturesDir, "muse-code/export", f), path.join(ws, f))
+  const generated = path.join(dir, "muse-generated")
+  writeNativeRoot(generated, 3, ws)
+  const policy = {
+    workspaceRoots: [ws, "/workspace/demo"],
+    museRoots: [path.join(fixturesDir, "muse-code/native"), generated],
+    agentsRoot: path.join(fixturesDir, "muse-agents/agents"),
+    agentmuxStore: path.join(fixturesDir, "agentmux/filestore.db"),
+    stateFile: path.join(dir, "state.db"),
+    claudeRoot: copyClaude()
+  }
+  const index = path.join(dir, "index.db")
+  const plan = planFromPolicy(policy, { agents: ["u1"], exports: [path.join(ws, "orderly.json"), path.join(ws, "abnormal.json")], batchSize: 5 })
+  yield* importOnce(policy, index, plan)
+  const checkpoints = yield* Effect.flatMap(Index, (i) => i.checkpoints).pipe(Effect.provide(IndexSqlite.layer(index)))
+  const bySource: Array<Array<SessionEvent>> = []
+  yield* Effect.gen(function*() {
+    const registry = yield* SessionSources
+    for (const c of checkpoints.values()) {
+      if (c.status !== "complete") continue
+      const adapter = yield* registry.get(c.provider)
+      bySource.push(Chunk.toArray(yield* Stream.runCollect(adapter.stream(c.locator, { includeSubagents: true }))))
+    }
+  }).pipe(Effect.provide(App.layer(policy)))
+  return bySource
+})
+
+/** The lean stream of some events, written a few at a time (the writer's state carries over chunks). */
+const leanText = (events: ReadonlyArray<SessionEvent>, chunk = 7): string => {
+  const write = leanWriter()
+  const parts: Array<Uint8Array> = []
+  for (let i = 0; i < events.length || i === 0; i += chunk) parts.push(ndjsonOfTexts(write(events.slice(i, i + chunk))))
+  return Buffer.concat(parts).toString("utf8")
+}
+
+const expandText = (text: string) => Effect.runSync(expandLeanStream(text.split("\n")))
+
+const base = (over: Record<string, unknown>): SessionEvent => ({
+  contractVersion: "1.2.0",
+  provider: "muse-code",
+  sourceId: "sha256:" + "a".repeat(64),
+  sessionId: "s-1",
+  eventId: "e-1",
+  sequence: 1,
+  kind: "tool-call",
+  role: "assistant",
+  toolName: "Bash",
+  toolCallId: "call-1",
+  model: null,
+  occurredAt: "2026-01-01T00:00:00.000Z",
+  text: null,
+  cursor: "c2.x",
+  rawReference: { locatorClass: "muse-native-session-log", sequence: 1, offset: 0 },
+  extensions: { "native.muse": { payload: null } },
+  toolInput: null,
+  isError: null,
+  compaction: null,
+  parent: null,
+  child: null,
+  usage: null,
+  responseId: null,
+  costUsd: null,
+  ...over
+}) as SessionEvent
+
+/** Events of hostile content: unicode, lone surrogates, U+2028, C1 controls, bidi overrides, huge numbers, -0, nested nulls, odd key orders. */
+const hostile = (): Array<SessionEvent> => {
+  const weird = "日本語 \ud800 lone \udfff \u2028\u2029 \u0085 C1 \u009f \u202e bidi \u2066 \u0000 nul \u001f é 🎉 \"q\" \\ </script>"
+  const input = { command: weird, n: 1e308, small: 5e-324, neg: -0, big: 2 ** 53 + 2, nested: { a: null, b: [null, { c: null }], "10": 1, "2": 2 } }
+  const reordered: Record<string, unknown> = {}
+  for (const k of ["costUsd", "kind", "contractVersion", "sequence", "provider", "sourceId", "sessionId", "occurredAt", "extensions", "rawReference"]) reordered[k] = (base({}) as unknown as Record<string, unknown>)[k]
+  return [
+    base({ text: weird, toolInput: input, extensions: { "native.muse": { payload: { input, text: weird } } } }),
+    base({ sequence: 2, eventId: "e-2", toolInput: input, extensions: { "native.muse": { arguments: input }, "other.ns": [null, -0, weird] } }),
+    base({ sequence: 3, eventId: "e-3", kind: "message", role: "user", toolName: null, text: weird.repeat(300), extensions: { "native.muse": { payload: { text: weird.repeat(300) } } } }),
+    base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null }, costUsd: 0.000001 }),
+    base({ sequence: 5, eventId: "e-5", occurredAt: null, kind: "\u0085kind \u202e", extensions: { "native.muse": null } }),
+    base({ sequence: 6, eventId: "e-6", extensions: { "native.muse": JSON.parse(`{"__proto__":{"x":1},"y":2}`) } }),
+    { ...base({ sequence: 7.5, eventId: "e-7" }), extra: "a key the contract does not have" } as SessionEvent,
+    reordered as unknown as SessionEvent,
+    base({ sequence: 9, eventId: "e-9", text: "\u0080".repeat(2000), toolInput: ["\u202a".repeat(500)] }),
+    base({ sequence: 10, eventId: "e-10", provider: "muse-agents", sessionId: "s-1", parent: { sessionId: "p", toolCallId: null, eventId: null, subagentId: null } }),
+    Object.assign(JSON.parse(`{"__proto__":"an own key"}`), base({ sequence: 11, eventId: "e-11", provider: "muse-agents" }))
+  ]
+}
+
+describe("stream's NDJSON writer", () => {
+  it("writes what JSON.stringify + escapeJsonControls wrote, line for line, for hostile values and any chunk size", () => {
+    const values: Array<unknown> = [...hostile(), undefined, "\u0085".repeat(5000), { a: "\u202e\u2069".repeat(3000) }, 1, null, [], ""]
+    expect(Buffer.from(ndjson(values)).equals(reference(values))).toBe(true)
+    for (const v of values) expect(Buffer.from(ndjson([v])).equals(reference([v]))).toBe(true)
+    expect(ndjson([]).length).toBe(0)
+  })
+
+  it.effect("writes what it wrote before for every event of all four providers' fixtures", () =>
+    Effect.gen(function*() {
+      const bySource = yield* allProvidersEvents
+      const providers = new Set(bySource.flat().map((e) => e.provider))
+      expect(providers).toEqual(new Set(["muse-code", "muse-agents", "agentmux", "claude-code"]))
+      for (const events of bySource) expect(Buffer.from(ndjson(events)).equals(reference(events))).toBe(true)
+    }))
+})
+
+describe("stream --lean (contract lean-1)", () => {
+  it.effect("expands back to the full stream, byte-identical, over all four providers' fixtures, and is smaller", () =>
+    Effect.gen(function*() {
+      const bySource = yield* allProvidersEvents
+      let full = 0
+      let lean = 0
+      for (const events of bySource) {
+        const text = leanText(events)
+        const want = ndjson(events)
+        expect(Buffer.from(ndjson(expandText(text))).equals(Buffer.from(want))).toBe(true)
+        full += want.length
+        lean += Buffer.byteLength(text)
+      }
+      // All sources in one stream: the session lines follow the events' sessions.
+      const all = bySource.flat()
+      expect(Buffer.from(ndjson(expandText(leanText(all, 50)))).equals(Buffer.from(ndjson(all)))).toBe(true)
+      // (small fixtures: each source declares its own shapes)
+      expect(lean).toBeLessThan(full)
+    }))
+
+  it("expands hostile content back byte-identical, whole events included", () => {
+    const events = hostile()
+    const text = leanText(events, 3)
+    expect(Buffer.from(ndjson(expandText(text))).equals(reference(events))).toBe(true)
+    // C1 controls and bidi overrides are escaped in the lean stream too.
+    expect(text).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/)
+    const lines = text.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines[0]).toEqual({ lean: LEAN_STREAM_VERSION })
+    // The session's ids and nulls are not restated per event; an event the lean record declines is whole.
+    const eventLines = lines.filter((l) => "e" in l)
+    for (const l of eventLines) expect(JSON.stringify(l)).not.toContain("sha256:")
+    expect(lines.filter((l) => "event" in l).length).toBeGreaterThanOrEqual(2)
+    expect(lines.filter((l) => "session" in l).map((l) => (l.session as { sessionId: string }).sessionId)).toEqual(["s-1", "s-2", "s-1", "s-1"])
+  })
+
+  it("a restated toolInput is left out of the event line", () => {
+    const input = { command: "a command long enough to be worth a reference, surely" }
+    const text = leanText([base({ toolInput: input, extensions: { "native.muse": { arguments: input } } })])
+    expect(text.split(input.command).length - 1).toBe(1)
+  })
+
+  it("fails with MalformedSource on what is not a lean stream", () => {
+    const fail = (lines: Array<string>) => {
+      const r = Effect.runSync(Effect.either(expandLeanStream(lines)))
+      expect(Either.isLeft(r)).toBe(true)
+      if (Either.isLeft(r)) {
+        expect(r.left._tag).toBe("MalformedSource")
+        expect(r.left.remediation).toContain("--lean")
+      }
+    }
+    fail(["not json"])
+    fail([`{"contractVersion":"1.2.0"}`])
+    fail([`{"lean":"lean-1"}`, `{"e":0,"sequence":1,"kind":"x","occurredAt":null,"body":[]}`])
+    fail([`{"lean":"lean-1"}`, `{"session":{"provider":"p"}}`])
+    fail([`{"lean":"lean-1"}`, `[1,2]`])
+    fail([`{"lean":"lean-1"}`, `{"what":1}`])
+    const expand = leanExpander()
+    expect(Either.isRight(expand(`{"lean":"lean-1"}`))).toBe(true)
+    expect(LeanStream.expandLeanStream).toBe(expandLeanStream)
+  })
+})
+
+describe("stream --lean on the CLI", () => {
+  it("expands to what stream prints, for a native log with its subagent, and a Muse agents transcript", () => {
+    const native = path.join(fixturesDir, "muse-code/native/2026/09/25/22222222-2222-4222-8222-222222222222/session.jsonl")
+    const nativeArgs = ["stream", "muse-code", native, "--locator-class", "muse-native-session-log", "--muse-root", path.join(fixturesDir, "muse-code/native"), "--workspace", "/workspace/demo", "--include-subagents"]
+    const agentsRoot = path.join(fixturesDir, "muse-agents/agents")
+    const agentsArgs = ["stream", "muse-agents", path.join(agentsRoot, "messy/sessions/messy.jsonl"), "--agents-root", agentsRoot]
+    for (const args of [nativeArgs, agentsArgs]) {
+      const full = cli(args)
+      const lean = cli([...args, "--lean"])
+      expect(full.code).toBe(0)
+      expect(lean.code).toBe(0)
+      expect(full.stdout.length).toBeGreaterThan(0)
+      expect(lean.stdout.split("\n")[0]).toBe(`{"lean":"lean-1"}`)
+      expect(Buffer.from(ndjson(expandText(lean.stdout))).toString("utf8")).toBe(full.stdout)
+    }
+  })
+})
