@@ -771,3 +771,38 @@ export const streamNative = (
       return childStreams(deps, parent, bindings.slice(at), state, options)
     })
   )
+
+/**
+ * {@link streamNative} at once, for a small log read from its start (see
+ * `SessionSourceAdapter.streamAtOnce`): the log's events from one whole read
+ * ({@link nativeWhole}), and, with `includeSubagents` and bound nested logs,
+ * the stream of those after them. `undefined` with a cursor, or when the log
+ * is not read whole (then stream it). Fails where `streamNative` fails, with
+ * the same error (without handing on the events before it).
+ */
+export const streamNativeAtOnce = (
+  deps: NativeDeps,
+  path: string,
+  options: {
+    readonly cursor?: string | undefined
+    readonly includeSubagents?: boolean | undefined
+    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onRead?: ((read: SourceRead) => void) | undefined
+  } = {}
+): Effect.Effect<
+  { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined } | undefined,
+  IngestError
+> =>
+  Effect.gen(function*() {
+    if (options.cursor !== undefined) return undefined
+    const parent = yield* authorizeNative(deps, path)
+    const stats = newStats()
+    const subagents = options.includeSubagents === true
+    const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: subagents ? true : undefined, onRead: options.onRead })
+    if (whole === undefined) return undefined
+    if (whole.error !== undefined) return yield* Effect.fail(whole.error)
+    return {
+      events: whole.events,
+      then: subagents && stats.bindings.length > 0 ? childStreams(deps, parent, stats.bindings, undefined, options) : undefined
+    }
+  })
