@@ -1,8 +1,10 @@
 /**
  * Muse Code native `session.jsonl` sources (locator class
  * `muse-native-session-log`): authorize the log under an authorized
- * `--muse-root`, read it line by line (never whole), map its three line
- * shapes, and answer inspect / stream with byte-offset cursors.
+ * `--muse-root`, read it line by line (a step at a time; a small log read
+ * from its start, up to `ImportLimits.wholeReadBytes`, in one read, with the
+ * same result), map its three line shapes, and answer inspect / stream with
+ * byte-offset cursors.
  *
  * Rules (seed `001_…`, "Native log root"; issue 3):
  * - record envelopes are mapped like export records; retained frames decode
