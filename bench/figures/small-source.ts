@@ -2,7 +2,7 @@
  * Figure (a-small): the fixed cost of reading one small source (issue 13,
  * "about 1.1–1.4 ms per source"), in process, through `probes/read-small.ts`
  * over the native root of figure (c)/(e): per source, what the importer asks
- * of the Muse Code adapter (`parts`, then `stream` with `includeSubagents`
+ * of the Muse Code adapter (`parts`, then `streamAtOnce` or `stream`, with `includeSubagents`
  * and an `onRead`) against the same file read whole, split and `JSON.parse`d.
  * Information only (no target): the per-event work of a source is in it too.
  */

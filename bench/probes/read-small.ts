@@ -2,7 +2,8 @@
  * Probe of the fixed cost of reading one small source (issue 13, "fixed cost
  * per source"), in process: for each native log of a root written by
  * `generate/native.ts` `writeNativeRoot`, what the importer asks of the
- * adapter before and while it reads a source (`parts`, then `stream` with
+ * adapter before and while it reads a source (`parts`, then `streamAtOnce`,
+ * or `stream` when the adapter does not read the source at once, with
  * `includeSubagents` and an `onRead`), run to its last event, one source at a
  * time; against a floor of the same file read whole with `readFileSync`, split
  * into lines and `JSON.parse`d. Both passes run twice, interleaved, and the
@@ -64,19 +65,25 @@ const productPass = Effect.gen(function*() {
   for (const path of logs) {
     const locator = { path, locatorClass: "muse-native-session-log" as const }
     if (adapter.parts !== undefined) yield* adapter.parts(locator)
-    yield* Stream.runForEachChunk(
-      adapter.stream(locator, {
-        includeSubagents: true,
-        onDiagnostic: () => {},
-        onRead: (r) => {
-          bytes += r.bytes.length
-        }
-      }),
-      (c) =>
+    const options = {
+      includeSubagents: true,
+      onDiagnostic: () => {},
+      onRead: (r: { readonly bytes: Uint8Array }) => {
+        bytes += r.bytes.length
+      }
+    }
+    const streamed = (s: Stream.Stream<{ readonly sourceId: string }, unknown>) =>
+      Stream.runForEachChunk(s, (c) =>
         Effect.sync(() => {
           events += c.length
-        })
-    )
+        }))
+    // As the importer: a source the adapter reads at once, else its stream.
+    const whole = adapter.streamAtOnce === undefined ? undefined : yield* adapter.streamAtOnce(locator, options)
+    if (whole === undefined) yield* streamed(adapter.stream(locator, options))
+    else {
+      events += whole.events.length
+      if (whole.then !== undefined) yield* streamed(whole.then)
+    }
   }
   return { ms: performance.now() - t, cpu: cpuMs() - c, events, bytes }
 }).pipe(Effect.provide(App.layer({ museRoots: [root], workspaceRoots: [workspace ?? root] })))

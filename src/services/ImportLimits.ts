@@ -16,16 +16,25 @@ export interface ImportLimitsShape {
   readonly maxRecordBytes: number
   /** Levels of JSON nesting (objects and arrays) of one document or record (seed 001: 64). */
   readonly maxDepth: number
+  /**
+   * Bytes up to which a line-oriented source read from its start is read
+   * whole, in one read, and its events handed on at once (the fast path of
+   * small logs); a larger one is streamed a step at a time (bounded memory).
+   * 0: always stream. Default 1 MiB. Either way the events are the same.
+   */
+  readonly wholeReadBytes?: number | undefined
 }
 
 /**
  * Defaults: 256 MiB per document, 32 MiB per record (four times the discovery
- * budget's 8 MiB per record of seed 001), 64 levels of nesting (seed 001).
+ * budget's 8 MiB per record of seed 001), 64 levels of nesting (seed 001),
+ * sources up to 1 MiB read whole.
  */
 export const defaultImportLimits: ImportLimitsShape = {
   maxDocumentBytes: 256 * 1024 * 1024,
   maxRecordBytes: 32 * 1024 * 1024,
-  maxDepth: 64
+  maxDepth: 64,
+  wholeReadBytes: 1024 * 1024
 }
 
 /** The import limits in force. */

@@ -88,6 +88,25 @@ export interface SessionSourceAdapter {
   readonly inspect: (locator: Locator) => Effect.Effect<Inspection, IngestError>
   /** The source's events, in source order, from the start or right after `cursor`. */
   readonly stream: (locator: Locator, options?: StreamOptions) => Stream.Stream<SessionEvent, IngestError>
+  /**
+   * Optional fast path of {@link SessionSourceAdapter.stream} for a source
+   * small enough to be read at once: the same events (and the same
+   * `onRead` / `onDiagnostic` calls), all in one effect, or `undefined` when
+   * the adapter does not read this one at once (then `stream` it). `then`:
+   * a stream of what follows the events (Muse Code: nested logs read a step
+   * at a time), or undefined. Where `stream` fails after some events, this
+   * fails with the same error. For callers that take a source's events in
+   * batches (the importer): a small source then costs no stream.
+   */
+  readonly streamAtOnce?:
+    | ((
+      locator: Locator,
+      options?: StreamOptions
+    ) => Effect.Effect<
+      { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined } | undefined,
+      IngestError
+    >)
+    | undefined
   /** The source as a conversation (conversation providers only). */
   readonly transcript: (locator: Locator) => Effect.Effect<Transcript, IngestError>
   /**

@@ -31,7 +31,7 @@ export const writeFile = (root: string, rel: string, text: string | Buffer): str
 }
 
 /** Write a session log at `<root>/<date>/<id>/session.jsonl`. */
-export const writeLog = (root: string, date: string, id: string, text: string): string =>
+export const writeLog = (root: string, date: string, id: string, text: string | Buffer): string =>
   writeFile(root, `${date}/${id}/session.jsonl`, text)
 
 /** sha256 of a file's bytes. */

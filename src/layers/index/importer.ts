@@ -29,6 +29,7 @@
  */
 import type { Hash } from "node:crypto"
 import * as nodePath from "node:path"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import type { Mutable } from "effect/Types"
 import * as Layer from "effect/Layer"
@@ -37,7 +38,7 @@ import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
-import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -198,6 +199,13 @@ const offsetOf = (cursor: string): number | undefined => {
   return state._tag === "Right" ? state.right.off : undefined
 }
 
+/** `events` cut into batches of `size` (the last one shorter), as `Stream.grouped` cuts a stream. */
+const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size))
+  return out
+}
+
 /** The parse warnings of the sources of a run, from their discovery overviews (see `ImportReport.parseWarnings`). */
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>
@@ -289,51 +297,62 @@ const make = Effect.gen(function*() {
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
       const partBindings = new Map<string, string | undefined>()
       let sessions = 0
+      /** Commit one batch of the source's events (in order); `n`: the events committed so far. */
+      const commitEvents = (n: number, events: ReadonlyArray<SessionEvent>) => {
+        const own = ownSourceId ??= events[0].sourceId
+        let resumeCursor: string | null = null
+        const nested = new Map<string, string>()
+        for (const e of events) {
+          if (e.sourceId === own) resumeCursor = e.cursor
+          else nested.set(e.sourceId, e.cursor)
+        }
+        const resumeAt = resumeCursor === null ? undefined : offsetOf(resumeCursor)
+        return Effect.gen(function*() {
+          const prefix = resumeAt === undefined ? undefined : (yield* digests.at(own, resumeAt)) ?? null
+          for (const [sourceId, c] of nested) {
+            const off = offsetOf(c)
+            if (off !== undefined) partBindings.set(sourceId, yield* digests.at(sourceId, off))
+          }
+          return prefix
+        }).pipe(
+          Effect.flatMap((prefix) =>
+            Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: batchSize }, faults.at), () => {
+              if (prefix !== undefined) lastPrefix = prefix
+            })
+          ),
+          Effect.tap((committed) => {
+            sessions += committed.sessions
+            return onBatch(committed)
+          }),
+          Effect.map((committed) => n + committed.events)
+        )
+      }
+      const commitStream = (events: Stream.Stream<SessionEvent, IngestError>) =>
+        events.pipe(
+          Stream.grouped(batchSize),
+          Stream.runFoldEffect(0, (n, chunk) => commitEvents(n, Chunk.toReadonlyArray(chunk)))
+        )
       const run = (from: string | undefined) =>
         Effect.suspend(() => {
           diagnostics.length = 0
           partBindings.clear()
-          return adapter.stream(locator, {
+          const options = {
             cursor: from,
             includeSubagents: true,
-            onDiagnostic: (d) => diagnostics.push(d),
-            onRead: onRead === undefined ? digests.onRead : (read) => {
+            onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+            onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
               digests.onRead(read)
               onRead(read)
             }
-          }).pipe(
-            Stream.grouped(batchSize),
-            Stream.runFoldEffect(0, (n, chunk) => {
-              const events = [...chunk]
-              const own = ownSourceId ??= events[0].sourceId
-              let resumeCursor: string | null = null
-              const nested = new Map<string, string>()
-              for (const e of events) {
-                if (e.sourceId === own) resumeCursor = e.cursor
-                else nested.set(e.sourceId, e.cursor)
-              }
-              const resumeAt = resumeCursor === null ? undefined : offsetOf(resumeCursor)
-              return Effect.gen(function*() {
-                const prefix = resumeAt === undefined ? undefined : (yield* digests.at(own, resumeAt)) ?? null
-                for (const [sourceId, c] of nested) {
-                  const off = offsetOf(c)
-                  if (off !== undefined) partBindings.set(sourceId, yield* digests.at(sourceId, off))
-                }
-                return prefix
-              }).pipe(
-                Effect.flatMap((prefix) =>
-                  Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: batchSize }, faults.at), () => {
-                    if (prefix !== undefined) lastPrefix = prefix
-                  })
-                ),
-                Effect.tap((committed) => {
-                  sessions += committed.sessions
-                  return onBatch(committed)
-                }),
-                Effect.map((committed) => n + committed.events)
-              )
-            })
-          )
+          }
+          if (adapter.streamAtOnce === undefined) return commitStream(adapter.stream(locator, options))
+          // A small source read at once: its events in the same batches, without a stream.
+          return Effect.flatMap(adapter.streamAtOnce(locator, options), (whole) =>
+            whole === undefined
+              ? commitStream(adapter.stream(locator, options))
+              : whole.then !== undefined
+              ? commitStream(Stream.concat(Stream.fromIterable(whole.events), whole.then))
+              : Effect.reduce(batchesOf(whole.events, batchSize), 0, commitEvents))
         })
       const inserted = yield* run(cursor).pipe(
         Effect.catchIf(

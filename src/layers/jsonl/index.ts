@@ -8,8 +8,8 @@
  *
  * @module
  */
-export { isValidUtf8, type Line, LineSplitter, readLines, type ReadLinesOptions, readSize } from "./lines.js"
-export { type JsonlOptions, type JsonlSource, openJsonl } from "./reader.js"
+export { isValidUtf8, type Line, LineSplitter, READ_STEP_BYTES, readLines, type ReadLinesOptions, readSize } from "./lines.js"
+export { type JsonlOptions, type JsonlSource, type JsonlWhole, openJsonl, readJsonlWhole } from "./reader.js"
 export {
   checkResume,
   headMatches,

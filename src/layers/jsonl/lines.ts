@@ -46,6 +46,9 @@ export interface ReadLinesOptions {
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf])
 
+/** The default bytes per read step of {@link readLines}: 256 KiB. */
+export const READ_STEP_BYTES = 256 * 1024
+
 /**
  * The line splitting of {@link readLines}, synchronous, one read at a time:
  * hand it each read's bytes in file order with {@link LineSplitter.push}, and
@@ -185,7 +188,7 @@ export const readLines = (
   options: ReadLinesOptions
 ): Stream.Stream<Line, SourceAccessError> =>
   Stream.suspend(() => {
-    const step = options.stepBytes ?? 256 * 1024
+    const step = options.stepBytes ?? READ_STEP_BYTES
     const from = options.from ?? 0
     const splitter = new LineSplitter(options.maxLineBytes, from)
     return Stream.unfoldChunkEffect(false, (done) => {

@@ -20,7 +20,7 @@ import {
 import type { InvalidCursor, MalformedSource, SourceAccessError } from "../../domain/errors.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, readLines } from "./lines.js"
+import { type Line, LineSplitter, readLines } from "./lines.js"
 import { checkResume, type LineBinding, type ResumePoint, unterminatedExtras } from "./resume.js"
 import { failIfShrank, hasBom } from "./shrink.js"
 
@@ -65,6 +65,92 @@ export interface JsonlSource {
 }
 
 /**
+ * The cursor tokens of one source's lines (see {@link JsonlSource.cursor}):
+ * `bindHead(upTo)` is the head binding of the bytes before `upTo`.
+ */
+const cursorMaker = (
+  options: JsonlOptions,
+  bindHead: (upTo: number) => string
+): JsonlSource["cursor"] => {
+  const encode = cursorEncoder(options.sourceId)
+  const checkNewline = options.binding.checkNewline
+  // A line's events are consecutive: remember the CRC of the last line only.
+  let checkedLine: Line | undefined
+  let crcOfLine = 0
+  return (line, seq, sub, extras) => {
+    if (line !== checkedLine) {
+      checkedLine = line
+      crcOfLine = lineCrc(line.bytes, checkNewline && line.terminated)
+    }
+    const x = line.terminated ? extras : unterminatedExtras(extras)
+    return encode({
+      seq,
+      off: line.end,
+      ls: line.start,
+      ...(sub !== undefined ? { sub } : {}),
+      h: placeCheck(crcOfLine, seq, sub),
+      hd: bindHead(line.end),
+      ...(x !== undefined ? { x } : {})
+    })
+  }
+}
+
+/**
+ * A small JSONL file read whole, in one read (see {@link readJsonlWhole}):
+ * its lines from the start, with the same offsets, flags and cursor tokens
+ * as {@link JsonlSource.lines} and {@link JsonlSource.cursor} give for the
+ * file as it was read.
+ */
+export interface JsonlWhole {
+  /** The file's bytes (its size when opened). */
+  readonly bytes: Buffer
+  /** Its lines from offset 0 (after a BOM), the last one unterminated when it has no `\n`. */
+  readonly lines: ReadonlyArray<Line>
+  /** The cursor token of an event on one of `lines` (as {@link JsonlSource.cursor}). */
+  readonly cursor: JsonlSource["cursor"]
+}
+
+/** A turn of the event loop (a macrotask: `setImmediate`), not a fiber yield (a microtask). */
+const eventLoopTurn = Effect.async<void>((resume) => {
+  setImmediate(() => resume(Effect.void))
+})
+
+/**
+ * Read an authorized JSONL file whole when it is small: open it, and when
+ * its size at open is at most `maxBytes`, read it in one read of that size
+ * plus one byte and split it into lines at once; the file is closed before
+ * this answers. Answers `undefined` (nothing handed on, so the caller streams
+ * it with {@link openJsonl} instead) when the file is larger, or when the
+ * read did not end exactly at the size seen at open (it grew or shrank
+ * while opened: the streaming path tells those apart as it always did).
+ * What one pays per small source: one open, one `fstat`, one read (a
+ * synchronous one), one event-loop turn; no head read apart, no stream.
+ * Fails with access errors.
+ */
+export const readJsonlWhole = (
+  access: SourceAccessShape,
+  file: AuthorizedFile,
+  options: JsonlOptions,
+  maxBytes: number
+): Effect.Effect<JsonlWhole | undefined, SourceAccessError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const open = yield* access.open(file)
+    const size = (yield* open.stat).size
+    if (size > maxBytes) return undefined
+    const raw = yield* open.read(0, size + 1)
+    if (raw.length !== size) return undefined
+    const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
+    const splitter = new LineSplitter(options.maxRecordBytes, 0)
+    const lines = size === 0 ? [] : splitter.finish(splitter.push(bytes))
+    const bindHead = headBinder(bytes.subarray(0, Math.min(HEAD_BYTES, size)))
+    return { bytes, lines, cursor: cursorMaker(options, bindHead) }
+  })).pipe(
+    // One event-loop turn per file (once it is closed): V8's incremental GC runs its tasks there
+    // (measured on 1,000 logs: peak RSS 155-159 MB with a turn per log, 183-185 MB with none; CPU the same within noise).
+    Effect.zipLeft(eventLoopTurn)
+  )
+
+/**
  * Open an authorized JSONL file for one stream (read-only, in the scope) and
  * read its head. Fails with access errors.
  */
@@ -78,11 +164,6 @@ export const openJsonl = (
     let head = Buffer.from(yield* open.read(0, HEAD_BYTES))
     let bindHead = headBinder(head)
     const sizeAtOpen = (yield* open.stat).size
-    const encode = cursorEncoder(options.sourceId)
-    const checkNewline = options.binding.checkNewline
-    // A line's events are consecutive: remember the CRC of the last line only.
-    let checkedLine: Line | undefined
-    let crcOfLine = 0
 
     const lines = (from: number, onRead?: ((read: SourceRead) => void) | undefined) =>
       Stream.suspend(() => {
@@ -110,22 +191,7 @@ export const openJsonl = (
         return failIfShrank(read, sizeAtOpen, () => reached, options.what)
       })
 
-    const cursor = (line: Line, seq: number, sub?: number, extras?: Record<string, unknown>): string => {
-      if (line !== checkedLine) {
-        checkedLine = line
-        crcOfLine = lineCrc(line.bytes, checkNewline && line.terminated)
-      }
-      const x = line.terminated ? extras : unterminatedExtras(extras)
-      return encode({
-        seq,
-        off: line.end,
-        ls: line.start,
-        ...(sub !== undefined ? { sub } : {}),
-        h: placeCheck(crcOfLine, seq, sub),
-        hd: bindHead(line.end),
-        ...(x !== undefined ? { x } : {})
-      })
-    }
+    const cursor = cursorMaker(options, (upTo) => bindHead(upTo))
 
     return {
       open,

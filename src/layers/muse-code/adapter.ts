@@ -21,7 +21,7 @@ import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverNative } from "./discovery.js"
 import { inspectExport, streamExport } from "./export-source.js"
 import { SESSION_LOG_NAME } from "../../domain/muse-code/native.js"
-import { inspectNative, NATIVE_CLASS, nestedLogPaths, streamNative } from "./native-source.js"
+import { inspectNative, NATIVE_CLASS, nestedLogPaths, streamNative, streamNativeAtOnce } from "./native-source.js"
 
 /** The descriptor of `muse-code`, from its provider module (`./provider.ts`). */
 export const descriptor: ProviderDescriptor = descriptorOf(provider)
@@ -70,6 +70,15 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             onRead: options?.onRead
           })
           : Stream.fail(unsupportedClass(locator)),
+      streamAtOnce: (locator, options) =>
+        locator.locatorClass === "muse-native-session-log"
+          ? streamNativeAtOnce(deps, locator.path, {
+            cursor: options?.cursor,
+            includeSubagents: options?.includeSubagents,
+            onDiagnostic: options?.onDiagnostic,
+            onRead: options?.onRead
+          })
+          : Effect.succeed(undefined),
       transcript: () =>
         Effect.fail(
           new UnsupportedOperation({

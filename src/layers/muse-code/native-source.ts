@@ -1,8 +1,10 @@
 /**
  * Muse Code native `session.jsonl` sources (locator class
  * `muse-native-session-log`): authorize the log under an authorized
- * `--muse-root`, read it line by line (never whole), map its three line
- * shapes, and answer inspect / stream with byte-offset cursors.
+ * `--muse-root`, read it line by line (a step at a time; a small log read
+ * from its start, up to `ImportLimits.wholeReadBytes`, in one read, with the
+ * same result), map its three line shapes, and answer inspect / stream with
+ * byte-offset cursors.
  *
  * Rules (seed `001_…`, "Native log root"; issue 3):
  * - record envelopes are mapped like export records; retained frames decode
@@ -58,7 +60,16 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, type LineBinding, openJsonl, type ResumePoint } from "../jsonl/index.js"
+import {
+  type JsonlSource,
+  type Line,
+  type LineBinding,
+  openJsonl,
+  READ_STEP_BYTES,
+  readJsonlWhole,
+  readSize,
+  type ResumePoint
+} from "../jsonl/index.js"
 
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
@@ -202,10 +213,241 @@ const BINDING_NEEDLE = Buffer.from("child_session_bound")
 /** The provenance of a record line (copied into each event's, never changed). */
 const RECORD_LINE: Record<string, unknown> = { lineShape: "record" }
 
+/** What a pass makes of each line of a log (see {@link lineProcessor}). */
+interface LineProcessor {
+  /** Map one line (in file order) into `out`; the error that ends the pass, if any. */
+  readonly process: (line: Line, out: Array<SessionEvent>) => IngestError | undefined
+  /** Whether `session.end` was seen so far (or before the resume point). */
+  readonly sessionEnd: () => boolean
+}
+
+/**
+ * The per-line work of one pass over a log, in plain code, shared by the
+ * streamed pass and the whole-file pass of a small log: classify, validate
+ * under the import limits, map, count into `options.stats`, and print each
+ * event's cursor with `cursor` (the open source's). `at`: the checked resume
+ * point, when the pass resumes (its first line must be the cursor's).
+ */
+const lineProcessor = (
+  deps: NativeDeps,
+  src: NativeSource,
+  options: PassOptions,
+  cursor: JsonlSource["cursor"],
+  at: ResumePoint | undefined
+): LineProcessor => {
+  const stats = options.stats
+  const resume = options.resume
+  let sessionEnd = resume !== undefined && isRecord(resume.x) && resume.x.end === true
+  let nextSeq = at !== undefined ? at.seq + 1 : 0
+  let first = at !== undefined
+
+  const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
+    cursor(
+      line,
+      seq,
+      sub,
+      sessionEnd || options.parentRef !== undefined
+        ? {
+          ...(sessionEnd ? { end: true } : {}),
+          ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
+        }
+        : undefined
+    )
+
+  const mapOne = (
+    raw: unknown,
+    line: Line,
+    sub: number | undefined,
+    provenance: Record<string, unknown>,
+    where: string,
+    out: Array<SessionEvent>
+  ): IngestError | undefined => {
+    const seq = nextSeq++
+    if (isSessionEnd(raw)) sessionEnd = true
+    // The cursor is computed after `session.end` is noted, so resuming after the end knows it.
+    const mapped = mapRecordEnvelope(raw, {
+      sourceId: src.sourceId,
+      locatorClass: NATIVE_CLASS,
+      fallbackSessionId: src.fallbackSessionId,
+      sequence: seq,
+      cursor: cursorOf(seq, line, sub),
+      offset: line.start,
+      ...(sub !== undefined ? { childIndex: sub } : {}),
+      spawns: NO_SPAWNS,
+      provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance },
+      parent: options.parentLink
+    }, where)
+    if (Either.isLeft(mapped)) return mapped.left
+    const ev = mapped.right
+    if (isRecord(raw)) {
+      const b = childBindingOf(raw, ev.sessionId, ev.eventId)
+      if (Either.isLeft(b)) {
+        if (options.strictBindings === true) return malformed(`${where}: ${b.left}.`, { offset: line.start })
+      } else if (b.right !== undefined && !stats.bindings.some((x) => x.childSessionId === b.right!.childSessionId)) {
+        stats.bindings.push(b.right)
+      }
+    }
+    out.push(ev)
+    return undefined
+  }
+
+  const processLine = (line: Line, out: Array<SessionEvent>): IngestError | undefined => {
+    const where = `line at byte ${line.start}`
+    const resumeLine = first
+    first = false
+    if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
+    if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
+    if (!line.terminated) {
+      // Only the last line can be unterminated (readLines): an append in progress.
+      if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
+      stats.tornTail = true
+      return undefined
+    }
+    stats.bytes = line.end
+    if (resumeLine && at!.sub === undefined) return undefined // the cursor's own record line
+    if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
+    if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
+    const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
+    if (parsed._tag === "error") {
+      return parsed.problem._tag === "depth"
+        ? tooLarge("A line", "maxDepth", deps.limits.maxDepth, line.start)
+        : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
+    }
+    const shape = classifyNativeLine(parsed.value)
+    if (Either.isLeft(shape)) return malformed(`${where}: ${shape.left}.`, { offset: line.start })
+    if (!resumeLine) stats.lines++
+    switch (shape.right._tag) {
+      case "omission":
+        stats.omittedRecords++
+        nextSeq++
+        return undefined
+      case "record":
+        stats.recordLines++
+        return mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out)
+      case "frame": {
+        const f = shape.right.frame
+        if (!resumeLine) stats.retainedFrames++
+        const frame = {
+          retainedFrame: f.retained_frame,
+          transactionId: f.transaction_id ?? null,
+          frameSchemaVersion: f.frame_schema_version ?? null,
+          outerLogOrdinal: f.outer_log_ordinal ?? null,
+          contentSha256: f.content_sha256 ?? null,
+          childCount: f.children.length
+        }
+        const from = resumeLine ? at!.sub! + 1 : 0
+        if (resumeLine && at!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
+        for (let i = from; i < f.children.length; i++) {
+          const cw = `${where}, retained child ${i}`
+          const json = f.children[i].record_json
+          if (Buffer.byteLength(json, "utf8") > deps.limits.maxRecordBytes) {
+            return tooLarge(`Retained child ${i} of the line`, "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
+          }
+          const c = parseJson(json, deps.limits.maxDepth)
+          if (c._tag === "error") {
+            return c.problem._tag === "depth"
+              ? tooLarge(`Retained child ${i} of the line`, "maxDepth", deps.limits.maxDepth, line.start)
+              : malformed(`${cw}: record_json is not valid JSON (${c.problem.message}).`, {
+                offset: line.start,
+                childIndex: i
+              })
+          }
+          stats.retainedChildren++
+          const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
+          if (err !== undefined) return err
+        }
+        return undefined
+      }
+    }
+  }
+
+  return { process: processLine, sessionEnd: () => sessionEnd }
+}
+
+/** How a native log is opened as a JSONL source. */
+const jsonlOptions = (deps: NativeDeps, src: NativeSource) => ({
+  sourceId: src.sourceId,
+  binding: NATIVE_BINDING,
+  maxRecordBytes: deps.limits.maxRecordBytes,
+  what: "The native log"
+})
+
+/** The events of a small log read whole, and the error that ended its pass, if any. */
+export interface WholePass {
+  readonly events: ReadonlyArray<SessionEvent>
+  readonly error: IngestError | undefined
+}
+
+/**
+ * The pass of {@link nativeEvents} from the start of a small log, in one
+ * effect: the log read whole in one read (`readJsonlWhole`: at most
+ * `ImportLimits.wholeReadBytes`), its lines mapped in a plain loop, no
+ * stream. `undefined` when the log is not small, or changed size while it
+ * was opened: then it is streamed as any other. On an error, `events` holds
+ * what the streamed pass hands on before it fails: the events of the lines
+ * of the read steps before the failing line's step (`readLines`'s steps).
+ * Fails only with access errors (the open and the read).
+ */
+export const nativeWhole = (
+  deps: NativeDeps,
+  src: NativeSource,
+  options: PassOptions
+): Effect.Effect<WholePass | undefined, SourceAccessError> => {
+  const max = deps.limits.wholeReadBytes ?? 0
+  if (options.resume !== undefined || options.bindingsOnly === true || src.file.stat.size > max) {
+    return Effect.succeed(undefined)
+  }
+  return Effect.map(readJsonlWhole(deps.access, src.file, jsonlOptions(deps, src), max), (whole) => {
+    if (whole === undefined) return undefined
+    const stats = options.stats
+    if (whole.bytes.length > 0) {
+      options.onRead?.({ sourceId: src.sourceId, path: src.file.path, offset: 0, bytes: whole.bytes })
+    }
+    const p = lineProcessor(deps, src, options, whole.cursor, undefined)
+    const out: Array<SessionEvent> = []
+    let error: IngestError | undefined
+    for (let i = 0; i < whole.lines.length; i++) {
+      const line = whole.lines[i]
+      error = p.process(line, out)
+      if (error !== undefined) {
+        // The streamed pass fails a whole read step: it hands on only the events of the steps before
+        // this line's, i.e. of the lines that ended at or before that step's start.
+        const stepStart = stepStartOf(line.end - 1, src.file.stat.size)
+        let j = i
+        while (j > 0 && whole.lines[j - 1].end > stepStart) j--
+        out.length = eventsBefore(out, whole.lines[j])
+        break
+      }
+    }
+    stats.sessionEnd = p.sessionEnd()
+    return { events: out, error }
+  })
+}
+
+/** The streamed read step (`readLines` from 0, default steps) that holds byte `at`: the offset it starts at. */
+const stepStartOf = (at: number, sizeAtAuthorize: number): number => {
+  const firstStep = readSize(0, 0, READ_STEP_BYTES, sizeAtAuthorize)
+  return at < firstStep ? 0 : firstStep + Math.floor((at - firstStep) / READ_STEP_BYTES) * READ_STEP_BYTES
+}
+
+/** How many of `out` came from lines before `line` (events carry their line's start as `rawReference.offset`). */
+const eventsBefore = (out: ReadonlyArray<SessionEvent>, line: Line): number => {
+  let k = out.length
+  while (k > 0 && (out[k - 1].rawReference.offset ?? -1) >= line.start) k--
+  return k
+}
+
+/** The events of a {@link WholePass} as the streamed pass hands them on (then its error). */
+const wholeStream = (pass: WholePass): Stream.Stream<SessionEvent, IngestError> => {
+  const events = Stream.fromChunk(Chunk.unsafeFromArray(pass.events as Array<SessionEvent>))
+  return pass.error === undefined ? events : Stream.concat(events, Stream.fail(pass.error))
+}
+
 /**
  * One pass over a native log: its events in source order (from the start, or
  * right after `resume`'s event), validating every line under the import
- * limits. Reads a step at a time through `readLines`; never holds the log.
+ * limits. A small log read from its start is read whole ({@link nativeWhole});
+ * any other is read a step at a time through `readLines` and never held.
  * Fails: access errors, `MalformedSource`, `ResourceLimitExceeded`,
  * `InvalidCursor` (the cursor's line, head or size no longer match).
  */
@@ -214,146 +456,26 @@ export const nativeEvents = (
   src: NativeSource,
   options: PassOptions
 ): Stream.Stream<SessionEvent, IngestError> =>
+  Stream.unwrap(
+    Effect.map(nativeWhole(deps, src, options), (whole) =>
+      whole !== undefined ? wholeStream(whole) : nativeEventsStreamed(deps, src, options))
+  )
+
+/** {@link nativeEvents} a read step at a time (bounded memory). */
+export const nativeEventsStreamed = (
+  deps: NativeDeps,
+  src: NativeSource,
+  options: PassOptions
+): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
-      const jsonl = yield* openJsonl(deps.access, src.file, {
-        sourceId: src.sourceId,
-        binding: NATIVE_BINDING,
-        maxRecordBytes: deps.limits.maxRecordBytes,
-        what: "The native log"
-      })
+      const jsonl = yield* openJsonl(deps.access, src.file, jsonlOptions(deps, src))
       const stats = options.stats
       const resume = options.resume
-      let sessionEnd = false
-      let nextSeq = 0
       let at: ResumePoint | undefined
-      if (resume !== undefined) {
-        at = yield* jsonl.resume(resume)
-        sessionEnd = isRecord(resume.x) && resume.x.end === true
-        nextSeq = at.seq + 1
-      }
-      stats.sessionEnd = sessionEnd
-      let first = at !== undefined
-
-      const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
-        jsonl.cursor(
-          line,
-          seq,
-          sub,
-          sessionEnd || options.parentRef !== undefined
-            ? {
-              ...(sessionEnd ? { end: true } : {}),
-              ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
-            }
-            : undefined
-        )
-
-      const mapOne = (
-        raw: unknown,
-        line: Line,
-        sub: number | undefined,
-        provenance: Record<string, unknown>,
-        where: string,
-        out: Array<SessionEvent>
-      ): IngestError | undefined => {
-        const seq = nextSeq++
-        if (isSessionEnd(raw)) sessionEnd = true
-        // The cursor is computed after `session.end` is noted, so resuming after the end knows it.
-        const mapped = mapRecordEnvelope(raw, {
-          sourceId: src.sourceId,
-          locatorClass: NATIVE_CLASS,
-          fallbackSessionId: src.fallbackSessionId,
-          sequence: seq,
-          cursor: cursorOf(seq, line, sub),
-          offset: line.start,
-          ...(sub !== undefined ? { childIndex: sub } : {}),
-          spawns: NO_SPAWNS,
-          provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance },
-          parent: options.parentLink
-        }, where)
-        if (Either.isLeft(mapped)) return mapped.left
-        const ev = mapped.right
-        if (isRecord(raw)) {
-          const b = childBindingOf(raw, ev.sessionId, ev.eventId)
-          if (Either.isLeft(b)) {
-            if (options.strictBindings === true) return malformed(`${where}: ${b.left}.`, { offset: line.start })
-          } else if (b.right !== undefined && !stats.bindings.some((x) => x.childSessionId === b.right!.childSessionId)) {
-            stats.bindings.push(b.right)
-          }
-        }
-        out.push(ev)
-        return undefined
-      }
-
-      const processLine = (line: Line, out: Array<SessionEvent>): IngestError | undefined => {
-        const where = `line at byte ${line.start}`
-        const resumeLine = first
-        first = false
-        if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
-        if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
-        if (!line.terminated) {
-          // Only the last line can be unterminated (readLines): an append in progress.
-          if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
-          stats.tornTail = true
-          return undefined
-        }
-        stats.bytes = line.end
-        if (resumeLine && at!.sub === undefined) return undefined // the cursor's own record line
-        if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
-        if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
-        const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
-        if (parsed._tag === "error") {
-          return parsed.problem._tag === "depth"
-            ? tooLarge("A line", "maxDepth", deps.limits.maxDepth, line.start)
-            : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
-        }
-        const shape = classifyNativeLine(parsed.value)
-        if (Either.isLeft(shape)) return malformed(`${where}: ${shape.left}.`, { offset: line.start })
-        if (!resumeLine) stats.lines++
-        switch (shape.right._tag) {
-          case "omission":
-            stats.omittedRecords++
-            nextSeq++
-            return undefined
-          case "record":
-            stats.recordLines++
-            return mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out)
-          case "frame": {
-            const f = shape.right.frame
-            if (!resumeLine) stats.retainedFrames++
-            const frame = {
-              retainedFrame: f.retained_frame,
-              transactionId: f.transaction_id ?? null,
-              frameSchemaVersion: f.frame_schema_version ?? null,
-              outerLogOrdinal: f.outer_log_ordinal ?? null,
-              contentSha256: f.content_sha256 ?? null,
-              childCount: f.children.length
-            }
-            const from = resumeLine ? at!.sub! + 1 : 0
-            if (resumeLine && at!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
-            for (let i = from; i < f.children.length; i++) {
-              const cw = `${where}, retained child ${i}`
-              const json = f.children[i].record_json
-              if (Buffer.byteLength(json, "utf8") > deps.limits.maxRecordBytes) {
-                return tooLarge(`Retained child ${i} of the line`, "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
-              }
-              const c = parseJson(json, deps.limits.maxDepth)
-              if (c._tag === "error") {
-                return c.problem._tag === "depth"
-                  ? tooLarge(`Retained child ${i} of the line`, "maxDepth", deps.limits.maxDepth, line.start)
-                  : malformed(`${cw}: record_json is not valid JSON (${c.problem.message}).`, {
-                    offset: line.start,
-                    childIndex: i
-                  })
-              }
-              stats.retainedChildren++
-              const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
-              if (err !== undefined) return err
-            }
-            return undefined
-          }
-        }
-      }
+      if (resume !== undefined) at = yield* jsonl.resume(resume)
+      const p = lineProcessor(deps, src, options, jsonl.cursor, at)
+      stats.sessionEnd = p.sessionEnd()
 
       // The cursor's own line is read again: a retained frame's later children follow its cursor.
       return jsonl.lines(at?.ls ?? 0, options.onRead).pipe(
@@ -361,15 +483,15 @@ export const nativeEvents = (
           Effect.gen(function*() {
             const out: Array<SessionEvent> = []
             for (const line of chunk) {
-              const err = processLine(line, out)
+              const err = p.process(line, out)
               if (err !== undefined) return yield* Effect.fail(err)
             }
-            stats.sessionEnd = sessionEnd
+            stats.sessionEnd = p.sessionEnd()
             return Chunk.unsafeFromArray(out)
           })
         ),
         Stream.ensuring(Effect.sync(() => {
-          stats.sessionEnd = sessionEnd
+          stats.sessionEnd = p.sessionEnd()
         }))
       )
     })
@@ -624,8 +746,15 @@ export const streamNative = (
       })
       if (state === undefined) {
         const stats = newStats()
+        // A small log: read whole in this effect; a stream follows only for the nested logs it binds.
+        const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: true, onRead })
+        if (whole !== undefined) {
+          return whole.error !== undefined || stats.bindings.length === 0
+            ? wholeStream(whole)
+            : Stream.concat(wholeStream(whole), childStreams(deps, parent, stats.bindings, undefined, options))
+        }
         return Stream.concat(
-          nativeEvents(deps, parent, { stats, strictBindings: true, onRead }),
+          nativeEventsStreamed(deps, parent, { stats, strictBindings: true, onRead }),
           // Most logs bind no child session: then nothing follows (no stream built).
           Stream.unwrap(Effect.sync(() =>
             stats.bindings.length === 0 ? Stream.empty : childStreams(deps, parent, stats.bindings, undefined, options)
@@ -644,3 +773,38 @@ export const streamNative = (
       return childStreams(deps, parent, bindings.slice(at), state, options)
     })
   )
+
+/**
+ * {@link streamNative} at once, for a small log read from its start (see
+ * `SessionSourceAdapter.streamAtOnce`): the log's events from one whole read
+ * ({@link nativeWhole}), and, with `includeSubagents` and bound nested logs,
+ * the stream of those after them. `undefined` with a cursor, or when the log
+ * is not read whole (then stream it). Fails where `streamNative` fails, with
+ * the same error (without handing on the events before it).
+ */
+export const streamNativeAtOnce = (
+  deps: NativeDeps,
+  path: string,
+  options: {
+    readonly cursor?: string | undefined
+    readonly includeSubagents?: boolean | undefined
+    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onRead?: ((read: SourceRead) => void) | undefined
+  } = {}
+): Effect.Effect<
+  { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined } | undefined,
+  IngestError
+> =>
+  Effect.gen(function*() {
+    if (options.cursor !== undefined) return undefined
+    const parent = yield* authorizeNative(deps, path)
+    const stats = newStats()
+    const subagents = options.includeSubagents === true
+    const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: subagents ? true : undefined, onRead: options.onRead })
+    if (whole === undefined) return undefined
+    if (whole.error !== undefined) return yield* Effect.fail(whole.error)
+    return {
+      events: whole.events,
+      then: subagents && stats.bindings.length > 0 ? childStreams(deps, parent, stats.bindings, undefined, options) : undefined
+    }
+  })
