@@ -683,11 +683,12 @@ const make = Effect.gen(function*() {
         const weight = weights[k] ?? 0
         const same = unchangedAt[k]
         if (same !== null) {
-          // Settled by the pass above: counted, no attempt, no progress step of its own.
+          // Settled by the pass above: counted whole, no attempt.
           unchanged++
           noteDiagnostics(w, same.diagnostics)
           done++
           bytesDone += weight
+          yield* update(eventsAdded)
           continue
         }
         let inSource = 0
@@ -739,7 +740,6 @@ const make = Effect.gen(function*() {
       }
       // What the last sources left pending (their batches share transactions: `Batch.groupCommit`) is committed now.
       if (index.flush !== undefined) yield* index.flush
-      if (unchanged > 0) yield* update(eventsAdded)
       yield* progress.end
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
