@@ -43,8 +43,27 @@ export interface ImportOptions extends RootOptions {
 /** An `--index` value as given: a `postgres://` URL stays as it is, a file is made absolute. */
 export const indexTarget = (value: string): string => (isPostgresUrl(value) ? value : nodePath.resolve(value))
 
+/**
+ * `load()` with a `navigator` whose `userAgent` names Node while it runs,
+ * when Node has none (Node 20; Node 21 and later have their own): the `pg`
+ * client asks, as it loads, whether it runs on Cloudflare Workers, and
+ * without a `navigator` it finds out by making a `Response`, which loads
+ * Node's `fetch` implementation (undici): about 60-100 ms of start-up
+ * (figure g-reimport). The `navigator` is removed once the load is done.
+ */
+const withNodeNavigator = async <A>(load: () => Promise<A>): Promise<A> => {
+  const g = globalThis as { navigator?: unknown }
+  if (g.navigator !== undefined) return load()
+  g.navigator = { userAgent: `Node.js/${process.versions.node.split(".")[0]}` }
+  try {
+    return await load()
+  } finally {
+    delete g.navigator
+  }
+}
+
 /** The PostgreSQL layer, loaded only when an index is a URL (a SQLite user's start-up never loads the PostgreSQL client). */
-const postgres = Effect.promise(() => import("../layers/index/postgres.js"))
+const postgres = Effect.promise(() => withNodeNavigator(() => import("../layers/index/postgres.js")))
 
 /**
  * The index an import writes to: the PostgreSQL index at a `postgres://`
@@ -80,7 +99,7 @@ export const migrateIndex = (index: string) =>
 
 /** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
 export const pushIndex = (from: string, to: string, machine: string) =>
-  Effect.flatMap(Effect.promise(() => import("../layers/index/push.js")), (p) => p.push(from, to, machine))
+  Effect.flatMap(Effect.promise(() => withNodeNavigator(() => import("../layers/index/push.js"))), (p) => p.push(from, to, machine))
 
 /** The index a command names: `--index`, else the config file's `index`, else the default file. */
 export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>

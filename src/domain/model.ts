@@ -6,6 +6,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
+import type { FingerprintStat } from "./fingerprint.js"
 import type { RegisteredLocatorClass, RegisteredProviderId } from "../layers/registry.js"
 
 /** The version of the normalized contract carried by every event and CLI envelope. */
@@ -377,6 +378,13 @@ export interface DiscoveredSource {
   readonly sessionId: string | null
   readonly overview: SourceSummary
   readonly summary: Record<string, unknown>
+  /**
+   * The `lstat` of `locator.path` that discovery took to select the source
+   * (bytes, ms since the epoch, inode), when it took one: the importer's
+   * unchanged check fingerprints it instead of a stat of its own (see
+   * `fingerprintOf` in the importer). Absent: the importer stats the file.
+   */
+  readonly stat?: FingerprintStat | undefined
 }
 
 /**

@@ -131,6 +131,13 @@ export interface SessionSourceAdapter {
    * a file may hold many sources (a store: AgentMux), each kept on its own.
    */
   readonly sourcePerFile?: boolean | undefined
+  /**
+   * True when the provider's source files are never SQLite databases (JSON
+   * and JSONL logs): the importer's fingerprint then skips the stat of a
+   * `-wal` file beside them (one `lstat` per source on every import). False
+   * or absent: a `-wal` beside the file is part of its fingerprint.
+   */
+  readonly noWal?: boolean | undefined
 }
 
 /** The registry's operations. */

@@ -43,7 +43,8 @@ export const makeWith = (
       transcript: (locator) => transcriptOf(deps, locator),
       parts: (locator) => subagentPaths(deps.access, locator.path),
       // One session file is one source (its session id is its file stem); its subagent files are parts of it.
-      sourcePerFile: true
+      sourcePerFile: true,
+      noWal: true
     }
   })
 

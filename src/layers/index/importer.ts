@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
-import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
@@ -55,7 +55,7 @@ import {
   type RejectedSource,
   type SupersededSource
 } from "../../services/Importer.js"
-import { type KnownSource, SessionSources, type SourceRead } from "../../services/SessionSource.js"
+import { type KnownSource, type SessionSourceAdapter, SessionSources, type SourceRead } from "../../services/SessionSource.js"
 import { planOf } from "../provider.js"
 import { type ProviderPlanInputs, providers } from "../registry.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
@@ -78,23 +78,33 @@ const partName = (p: string): string => {
  * SQLite `-wal` beside it, where appends land first, and of the other files
  * the adapter says the source is read from: `parts`). Null when the source is
  * not a plain path (the adapter keeps its own incremental state) or cannot be
- * stat-ed (the stream will then report the real error).
+ * stat-ed (the stream will then report the real error). Options:
+ * - `stat`: the own file's stat when the caller already took it (discovery's,
+ *   `DiscoveredSource.stat`): not taken again;
+ * - `wal: false`: the provider's files are never SQLite databases
+ *   (`SessionSourceAdapter.noWal`): no `-wal` is looked for.
  */
 export const fingerprintOf = (
   access: SourceAccessShape,
   locator: Locator,
-  parts: ReadonlyArray<string> = []
+  parts: ReadonlyArray<string> = [],
+  options: { readonly stat?: FingerprintStat | undefined; readonly wal?: boolean | undefined } = {}
 ): Effect.Effect<string | null> => {
+  const taken = options.stat
   if (locator.path === "") return Effect.succeed(null)
   /** A file's stat entry, null when it is not there (a part's `<name>=<stat>`: its content is bound by the checkpoint's `parts`). */
   const stat = (p: string) => Effect.map(access.probe(p), (o) => (Option.isSome(o) ? fingerprintOfStat(o.value.stat) : null))
-  return Effect.gen(function*() {
-    const main = yield* stat(locator.path)
-    if (main === null) return null
-    const wal = yield* stat(`${locator.path}-wal`)
-    let fingerprint = wal === null ? main : `${main}+wal:${wal}`
-    for (const p of parts) fingerprint += `+part:${partName(p)}=${(yield* stat(p)) ?? "gone"}`
-    return fingerprint
+  // Plain combinators, no generator: the re-import of unchanged sources runs this once per source.
+  const own = taken !== undefined ? Effect.succeed(fingerprintOfStat(taken)) : stat(locator.path)
+  return Effect.flatMap(own, (main) => {
+    if (main === null) return Effect.succeed(null)
+    const withWal = options.wal === false
+      ? Effect.succeed(main)
+      : Effect.map(stat(`${locator.path}-wal`), (wal) => (wal === null ? main : `${main}+wal:${wal}`))
+    return parts.length === 0
+      ? withWal
+      : Effect.flatMap(withWal, (fingerprint) =>
+        Effect.reduce(parts, fingerprint, (acc, p) => Effect.map(stat(p), (st) => `${acc}+part:${partName(p)}=${st ?? "gone"}`)))
   }).pipe(Effect.orElseSucceed(() => null))
 }
 
@@ -252,7 +262,7 @@ const make = Effect.gen(function*() {
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
       yield* hooks.source({ provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true })
-      const fingerprint = yield* fingerprintOf(access, locator, parts)
+      const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
       const checkpoint = checkpoints.get(source.sourceKey)
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
@@ -413,7 +423,9 @@ const make = Effect.gen(function*() {
   const supersedeStale = (
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
     checkpoints: ReadonlyMap<string, CheckpointedSource>,
-    covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>
+    covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>,
+    /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
+    pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
   ): Effect.Effect<{ superseded: Array<SupersededSource>; gone: number }, StoreUnavailable> =>
     Effect.gen(function*() {
       const superseded: Array<SupersededSource> = []
@@ -421,10 +433,11 @@ const make = Effect.gen(function*() {
       const live = (c: CheckpointedSource) => c.status !== "superseded" && c.status !== "rejected"
       const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
       const inWork = new Map<string, Locator>()
-      for (const w of work) {
-        const locator = resolveLocator(w.locator)
-        inWork.set(index.sourceKey(w.provider, locator), locator)
-      }
+      const resolvedAt = (k: number) => pre?.resolved[k] ?? resolveLocator(work[k].locator)
+      work.forEach((w, k) => {
+        const locator = resolvedAt(k)
+        inWork.set(pre?.keys[k] ?? index.sourceKey(w.provider, locator), locator)
+      })
       const done = new Set<string>()
       const supersede = (c: CheckpointedSource, reason: string) =>
         Effect.suspend(() => {
@@ -450,8 +463,8 @@ const make = Effect.gen(function*() {
         const k = fileKey(c.provider, c.locator)
         byFile.set(k, [...(byFile.get(k) ?? []), c])
       }
-      for (const w of work) {
-        const locator = resolveLocator(w.locator)
+      for (const [k, w] of work.entries()) {
+        const locator = resolvedAt(k)
         const olds = byFile.get(fileKey(w.provider, locator))
         if (olds === undefined || !(yield* sourcePerFile(w.provider))) continue
         for (const c of olds) {
@@ -480,7 +493,7 @@ const make = Effect.gen(function*() {
         const adapter = yield* registry.get(c.provider).pipe(Effect.option)
         if (Option.isNone(adapter)) continue
         const parts = adapter.value.parts !== undefined ? yield* adapter.value.parts(c.locator) : []
-        const fingerprint = yield* fingerprintOf(access, c.locator, parts)
+        const fingerprint = yield* fingerprintOf(access, c.locator, parts, { wal: adapter.value.noWal !== true })
         if (fingerprint !== null && fingerprint === c.fingerprint) continue
         const changed = yield* changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access))
         if (changed !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed}`)
@@ -488,11 +501,73 @@ const make = Effect.gen(function*() {
       return { superseded, gone }
     })
 
+  /**
+   * The unchanged check of every source of a run, in one pass before any is
+   * imported: a source whose checkpoint is complete and whose fingerprint
+   * (the stat discovery took of its file, else one stat; its `-wal`'s and its
+   * parts', as `fingerprintOf` makes it) is the checkpoint's is unchanged, as
+   * `importSource` would find it; its `hooks.source` is told here. Answers,
+   * per work item, the checkpoint of an unchanged source, else null (the
+   * source is imported: `importSource` checks it again, with a fresh stat).
+   * No query: the checkpoints are those the run read, all in one query.
+   */
+  const unchangedSources = (
+    work: ReadonlyArray<{
+      readonly provider: ProviderId
+      readonly locator: Locator
+      readonly summary: Record<string, unknown>
+      readonly overview: SourceSummary
+      readonly stat?: FingerprintStat | undefined
+    }>,
+    /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`. */
+    resolved: ReadonlyArray<Locator>,
+    keys: ReadonlyArray<string>,
+    checkpoints: ReadonlyMap<string, CheckpointedSource>
+  ): Effect.Effect<ReadonlyArray<CheckpointedSource | null>> => {
+    const adapters = new Map<ProviderId, Option.Option<SessionSourceAdapter>>()
+    const adapterOf = (provider: ProviderId): Effect.Effect<Option.Option<SessionSourceAdapter>> => {
+      const known = adapters.get(provider)
+      return known !== undefined ? Effect.succeed(known) : Effect.map(Effect.option(registry.get(provider)), (a) => {
+        adapters.set(provider, a)
+        return a
+      })
+    }
+    const tellHooks = hooks !== ImportHooks.none
+    return Effect.forEach(work, (w, k) => {
+      const checkpoint = checkpoints.get(keys[k])
+      if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
+      return Effect.flatMap(adapterOf(w.provider), (adapter) => {
+        if (Option.isNone(adapter)) return Effect.succeed(null)
+        const locator = resolved[k]
+        const parts = adapter.value.parts !== undefined ? adapter.value.parts(locator) : Effect.succeed<ReadonlyArray<string>>([])
+        return Effect.flatMap(parts, (parts) =>
+          Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal: adapter.value.noWal !== true }), (fingerprint) =>
+            fingerprint === null || fingerprint !== checkpoint.fingerprint
+              ? Effect.succeed(null)
+              : tellHooks
+              ? Effect.as(
+                hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
+                checkpoint
+              )
+              : Effect.succeed(checkpoint)
+          ))
+      })
+    })
+  }
+
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
-      const work: Array<{ provider: ProviderId; locator: Locator; summary: Record<string, unknown>; overview: SourceSummary; earlier?: boolean }> = []
+      const work: Array<{
+        provider: ProviderId
+        locator: Locator
+        summary: Record<string, unknown>
+        overview: SourceSummary
+        earlier?: boolean
+        /** The stat discovery took of the source's file (`DiscoveredSource.stat`). */
+        stat?: FingerprintStat | undefined
+      }> = []
       const omittedByReason: Record<string, number> = {}
       const causes: Array<PartialCause> = []
       const partialProvider = (
@@ -573,7 +648,7 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview })
+        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview, stat: s.stat })
       }
       for (const e of plan.explicit) {
         work.push({
@@ -596,7 +671,10 @@ const make = Effect.gen(function*() {
         providers.set(e.provider, p)
       }
       const notIncluded = plan.skipped
-      const stale = yield* supersedeStale(work, checkpoints, covered)
+      const resolved = work.map((w) => resolveLocator(w.locator))
+      const keys = work.map((w, k) => index.sourceKey(w.provider, resolved[k]))
+      const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys })
+      const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
 
       // Progress by bytes (a display asks for it): each source weighs its file's size; the one being
       // read counts up to the end of its own file's last read, so one big source moves the display.
@@ -621,8 +699,18 @@ const make = Effect.gen(function*() {
         }
       }
       for (const [k, w] of work.entries()) {
-        let inSource = 0
         const weight = weights[k] ?? 0
+        const same = unchangedAt[k]
+        if (same !== null) {
+          // Settled by the pass above: counted whole, no attempt.
+          unchanged++
+          noteDiagnostics(w, same.diagnostics)
+          done++
+          bytesDone += weight
+          yield* update(eventsAdded)
+          continue
+        }
+        let inSource = 0
         const own = resolveLocator(w.locator).path
         position = 0
         const onRead = weight > 0

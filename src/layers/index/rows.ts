@@ -51,7 +51,12 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   eventCount: r.event_count,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
+  // Parsed when read: an import reads every checkpoint and, for unchanged sources, never this.
+  get overview() {
+    const overview = overviewOf(r.overview_json, r.summary_json)
+    Object.defineProperty(this, "overview", { value: overview, enumerable: true })
+    return overview
+  },
   sourceId: r.source_id,
   prefix: r.prefix,
   parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
@@ -85,7 +90,12 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
   sourceKey: r.source_key,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  overview: overviewOf(r.overview_json, r.summary_json),
+  // Parsed when read: an import reads every checkpoint and, for unchanged sources, never this.
+  get overview() {
+    const overview = overviewOf(r.overview_json, r.summary_json)
+    Object.defineProperty(this, "overview", { value: overview, enumerable: true })
+    return overview
+  },
   generation: r.generation,
   title: r.title,
   workspace: r.workspace,

@@ -45,7 +45,8 @@ export const makeWith = (
       stream: (locator, options) => streamTranscript(deps, locator, options?.cursor, options?.onRead),
       transcript: (locator) => transcriptOf(deps, locator),
       // One transcript file is one source; its key also carries the session id read from its header.
-      sourcePerFile: true
+      sourcePerFile: true,
+      noWal: true
     }
   })
 

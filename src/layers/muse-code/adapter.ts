@@ -89,7 +89,8 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
       locatorClassOf: (path) => (nodePath.basename(path) === SESSION_LOG_NAME ? NATIVE_CLASS : "manual-export"),
       parts: (locator) =>
         locator.locatorClass === "muse-native-session-log" ? nestedLogPaths(deps.access, locator.path) : Effect.succeed([]),
-      sourcePerFile: true
+      sourcePerFile: true,
+      noWal: true
     }
   }
 )

@@ -508,7 +508,8 @@ const unchangedMatch = (
         typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
         typeof evidencePath === "string" ? evidencePath : null
       ),
-      summary: known.summary
+      summary: known.summary,
+      stat: c.stat
     }
   }
 }

@@ -1,0 +1,111 @@
+/**
+ * Re-import of unchanged sources (issue 13, figure e; issue 17, g-reimport):
+ * an unchanged source costs the stat that discovery takes of it and nothing
+ * more. The importer's unchanged check fingerprints discovery's stat (no
+ * second stat of the log), looks for no `-wal` beside a JSONL log (no
+ * provider of JSONL logs reads SQLite), and never opens or reads the log.
+ * The guarantee stays: a log rewritten in place with the same size and the
+ * same mtime is still seen as changed (its ctime and the prefix digest).
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { writeNativeRoot } from "../../bench/generate/native.js"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import * as ImporterLayer from "../../src/layers/index/importer.js"
+import * as IndexSqlite from "../../src/layers/index/sqlite.js"
+import * as Sources from "../../src/layers/sources.js"
+import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
+import { AccessPolicy } from "../../src/services/AccessPolicy.js"
+import { ImportFaults, Importer, ImportProgress } from "../../src/services/Importer.js"
+import { ImportLimits } from "../../src/services/ImportLimits.js"
+import { SourceAccess, type SourceAccessShape } from "../../src/services/SourceAccess.js"
+import { importOnce } from "../support/index.js"
+import { tempDir } from "../support/paths.js"
+
+/** `n` native Muse Code sessions as the benchmark writes them, bound to one workspace; `n` Muse agents transcripts. */
+const corpus = (n: number) => {
+  const dir = tempDir()
+  const ws = path.join(dir, "ws")
+  fs.mkdirSync(ws)
+  const museRoot = path.join(dir, "muse")
+  writeNativeRoot(museRoot, n, ws, 5)
+  const agents = path.join(dir, "agents")
+  for (let i = 0; i < n; i++) {
+    const sessions = path.join(agents, `a${i}`, "sessions")
+    fs.mkdirSync(sessions, { recursive: true })
+    fs.writeFileSync(
+      path.join(sessions, `a${i}.jsonl`),
+      JSON.stringify({ type: "session_header", session_id: `s-${i}`, agent_id: `a${i}`, created_at: "2025-04-01T10:00:00Z" }) + "\n" +
+        JSON.stringify({ type: "item", seq: 1, source: "runtime", item: { type: "message", role: "user", text: `hi ${i}` }, created_at: "2025-04-01T10:00:01Z" }) + "\n"
+    )
+  }
+  const policy = { workspaceRoots: [ws, agents], museRoots: [museRoot], agentsRoot: agents }
+  const logs = (dir: string): Array<string> =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? logs(path.join(dir, e.name)) : e.name === "session.jsonl" ? [path.join(dir, e.name)] : []
+    )
+  return { dir, policy, plan: planFromPolicy(policy, { batchSize: 50 }), index: path.join(dir, "index.db"), native: logs(museRoot) }
+}
+
+/** One import through a `SourceAccess` that records every path it is asked about, and how. */
+const recordedImport = (c: ReturnType<typeof corpus>) => {
+  const looks: Array<{ readonly how: string; readonly path: string }> = []
+  const note = (how: string, p: string) => looks.push({ how, path: p })
+  const access: SourceAccessShape = {
+    ...sourceAccessNode,
+    probe: (p) => (note("probe", p), sourceAccessNode.probe(p)),
+    open: (f) => (note("open", f.path), sourceAccessNode.open(f)),
+    readHead: (f, ...rest) => (note("readHead", f.path), sourceAccessNode.readHead(f, ...rest)),
+    readWhole: (f, ...rest) => (note("readWhole", f.path), sourceAccessNode.readWhole(f, ...rest))
+  }
+  const base = Layer.mergeAll(AccessPolicy.layer(c.policy), ImportLimits.layer({}), Layer.succeed(SourceAccess, access))
+  const app = Layer.provideMerge(Sources.layer, base)
+  const layer = ImporterLayer.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(app, IndexSqlite.layer(c.index), ImportFaults.none, ImportProgress.silent))
+  )
+  return Effect.flatMap(Importer, (i) => i.run(c.plan)).pipe(Effect.provide(layer), Effect.map((report) => ({ report, looks })))
+}
+
+describe("re-import of unchanged sources", () => {
+  it.effect("each native log is stat-ed once (by discovery), never opened or read, and no -wal is looked for beside a JSONL log", () =>
+    Effect.gen(function*() {
+      const c = corpus(6)
+      const first = yield* importOnce(c.policy, c.index, c.plan)
+      expect(first.sources.accepted).toBe(12)
+      const { report, looks } = yield* recordedImport(c)
+      expect(report.sources.unchanged).toBe(12)
+      expect(report.sources.accepted).toBe(0)
+      expect(report.coverage).toBe("complete")
+      for (const log of c.native) {
+        expect(looks.filter((l) => l.path === log)).toEqual([{ how: "probe", path: log }])
+      }
+      expect(looks.filter((l) => l.path.endsWith("-wal"))).toEqual([])
+    }))
+
+  it.effect("a log rewritten in place with the same size and the same mtime is still imported again as a new generation", () =>
+    Effect.gen(function*() {
+      const c = corpus(3)
+      const log = c.native[1]
+      // a whole second: what utimes sets again exactly
+      const mtime = Math.floor(fs.statSync(log).mtimeMs / 1000) - 60
+      fs.utimesSync(log, mtime, mtime)
+      yield* importOnce(c.policy, c.index, c.plan)
+      const before = fs.statSync(log)
+      const text = fs.readFileSync(log, "utf8")
+      // the same bytes but one: a letter of the first prompt's text changed, same length
+      const at = text.indexOf("\"text\":\"") + 8
+      expect(text[at]).toMatch(/^[a-z]$/i)
+      const other = text[at] === "x" ? "y" : "x"
+      fs.writeFileSync(log, text.slice(0, at) + other + text.slice(at + 1))
+      fs.utimesSync(log, mtime, mtime)
+      expect(fs.statSync(log).size).toBe(before.size)
+      expect(fs.statSync(log).mtimeMs).toBe(before.mtimeMs)
+      const again = yield* importOnce(c.policy, c.index, c.plan)
+      expect(again.sources.unchanged).toBe(5)
+      expect(again.sources.accepted).toBe(1)
+      expect(again.sources.newGenerations).toBe(1)
+    }))
+})
