@@ -206,13 +206,18 @@ const migrations = Migrator.fromRecord({
       buckets TEXT NOT NULL,
       pushed_at TEXT NOT NULL,
       PRIMARY KEY (machine, origin)
-    )`)
+    )`),
+  // A push marker by the local index's journal (its SQLite migration 0007): the journal's id and the highest change
+  // number the last push from it brought over, so a push reads only the local sources changed since. `buckets` stays
+  // for a local index from before its journal (NULL in a journal marker).
+  "0005_push_journal": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE push_marks ALTER COLUMN buckets DROP NOT NULL, ADD COLUMN journal TEXT COLLATE "C", ADD COLUMN seq BIGINT`)
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
