@@ -14,6 +14,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
 import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
@@ -216,6 +217,21 @@ describe("push (SQLite → PostgreSQL)", () => {
       expect([all.sources.read, all.sources.pushed]).toEqual([all.sources.local, all.sources.local - all.sources.rejected])
       yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
       expect(yield* dumpIndex(fresh)).toEqual(yield* dumpIndex(direct))
+    }))
+
+  it.effect("a local index from before the journal (read as it is): every checkpoint read, the team side compared only for the marker's changed buckets", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* toLegacyLayout(c.local)
+      const first = yield* push(c.local, url, MACHINE)
+      expect(first.sources).toMatchObject({ read: first.sources.local, pushed: first.sources.local - first.sources.rejected })
+      const idle = yield* push(c.local, url, MACHINE)
+      expect(idle.sources).toMatchObject({ read: idle.sources.local, compared: 0, pushed: 0 })
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(url)).toEqual(yield* dumpIndex(direct))
     }))
 
   it.effect("a push that fails part-way leaves the marker where it was: the next push brings what it missed", () =>
