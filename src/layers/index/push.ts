@@ -3,7 +3,16 @@
  * index, incrementally by the index's own checkpoints (local first: import
  * offline into SQLite, push when online).
  *
- * - Which sources changed is told from the checkpoints alone, with work
+ * - Which sources changed is told by the local index's push journal
+ *   (its migration 0007: a change number per source, from a counter that
+ *   only goes up, written by triggers in the change's own transaction): the
+ *   team index's marker (`push_marks`, by machine and local file) holds the
+ *   journal's id and the highest number the last push brought over, and a
+ *   push reads only the local sources changed after it (`sources.read`).
+ *   A marker missing, of another journal, or ahead of it (a restored file)
+ *   makes every local checkpoint read and compared.
+ * - A local index from before its journal (read as it is) is told apart by
+ *   its checkpoints alone, with work on the team side
  *   proportional to the change: the local checkpoints (a few small columns)
  *   fall into {@link BUCKETS} buckets by key, each with a digest; the team
  *   index keeps the digests the last push from this local index left
