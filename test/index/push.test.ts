@@ -14,6 +14,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
 import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
@@ -164,6 +165,102 @@ describe("push (SQLite → PostgreSQL)", () => {
       const all = yield* push(c.local, fresh, MACHINE)
       expect([all.sources.compared, all.sources.pushed]).toEqual([all.sources.local - all.sources.rejected, all.sources.local - all.sources.rejected])
       expect(yield* dumpIndex(fresh)).toEqual(yield* dumpIndex(url))
+    }))
+
+  it.effect("the local journal: a push after N of M sources changed reads N local checkpoints; a lost marker, another file at the path or a new team index reads all", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const many = (i: number) => path.join(c.agents, `many-${i}`, "sessions", `many-${i}.jsonl`)
+      for (let i = 0; i < 50; i++) {
+        fs.mkdirSync(path.dirname(many(i)), { recursive: true })
+        fs.writeFileSync(many(i), header(`s-many-${i}`).replace("pusher", `many-${i}`) + item(1, `many ${i}`))
+      }
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      const first = yield* push(c.local, url, MACHINE)
+      expect(first.sources.read).toBe(first.sources.local)
+      expect(first.sources.local).toBeGreaterThan(50)
+      // nothing changed: no local checkpoint read
+      const idle = yield* push(c.local, url, MACHINE)
+      expect(idle.sources).toMatchObject({ read: 0, compared: 0, pushed: 0, unchanged: idle.sources.local })
+      // an unchanged re-import changes nothing the push reads
+      yield* importOnce(c.policy, c.local, c.plan)
+      expect((yield* push(c.local, url, MACHINE)).sources.read).toBe(0)
+      for (const n of [1, 3, 7]) {
+        for (let i = 0; i < n; i++) fs.appendFileSync(many(i * 7), item(10 + n, `change ${n} ${i}`))
+        const r = yield* importOnce(c.policy, c.local, c.plan)
+        expect(r.sources.accepted).toBe(n)
+        const p = yield* push(c.local, url, MACHINE)
+        expect(p.sources).toMatchObject({ read: n, compared: n, pushed: n, unchanged: p.sources.local - n })
+        expect(p.eventsAdded).toBe(n)
+      }
+      // a supersession (a rewritten prefix: a new generation) goes through the journal too
+      fs.writeFileSync(many(2), header("s-many-2").replace("pusher", "many-2") + item(1, "REWRITTEN"))
+      yield* importOnce(c.policy, c.local, c.plan)
+      const gen = yield* push(c.local, url, MACHINE)
+      expect(gen.sources).toMatchObject({ read: 1, pushed: 1, newGenerations: 1 })
+      // the marker lost: every local checkpoint read and compared, nothing pushed again
+      yield* Effect.promise(() => pgQuery(url, "DELETE FROM push_marks"))
+      const lost = yield* push(c.local, url, MACHINE)
+      expect(lost.sources).toMatchObject({ read: lost.sources.local, pushed: 0 })
+      expect(lost.eventsAdded).toBe(0)
+      expect((yield* push(c.local, url, MACHINE)).sources.read).toBe(0)
+      // another index file at the same path (another journal): all read, and its sources pushed
+      const direct = yield* migratedDatabase
+      fs.rmSync(c.local)
+      yield* importOnce(c.policy, c.local, c.plan)
+      const other = yield* push(c.local, url, MACHINE)
+      expect(other.sources.read).toBe(other.sources.local)
+      // a new team index: all read and pushed, and it holds what importing straight into it makes
+      const fresh = yield* migratedDatabase
+      const all = yield* push(c.local, fresh, MACHINE)
+      expect([all.sources.read, all.sources.pushed]).toEqual([all.sources.local, all.sources.local - all.sources.rejected])
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(fresh)).toEqual(yield* dumpIndex(direct))
+    }))
+
+  it.effect("a local index from before the journal (read as it is): every checkpoint read, the team side compared only for the marker's changed buckets", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* toLegacyLayout(c.local)
+      const first = yield* push(c.local, url, MACHINE)
+      expect(first.sources).toMatchObject({ read: first.sources.local, pushed: first.sources.local - first.sources.rejected })
+      const idle = yield* push(c.local, url, MACHINE)
+      expect(idle.sources).toMatchObject({ read: idle.sources.local, compared: 0, pushed: 0 })
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(url)).toEqual(yield* dumpIndex(direct))
+    }))
+
+  it.effect("a push that fails part-way leaves the marker where it was: the next push brings what it missed", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const many = (i: number) => path.join(c.agents, `many-${i}`, "sessions", `many-${i}.jsonl`)
+      for (let i = 0; i < 10; i++) {
+        fs.mkdirSync(path.dirname(many(i)), { recursive: true })
+        fs.writeFileSync(many(i), header(`s-many-${i}`).replace("pusher", `many-${i}`) + item(1, `many ${i}`))
+      }
+      const url = yield* migratedDatabase
+      const direct = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, url, MACHINE)
+      for (let i = 0; i < 10; i++) fs.appendFileSync(many(i), item(2, `more ${i}`))
+      yield* importOnce(c.policy, c.local, c.plan)
+      // The server refuses the sources' checkpoints this time: the push fails after its events went in.
+      yield* Effect.promise(() =>
+        pgQuery(url, `
+          CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+          CREATE TRIGGER refuse_sources BEFORE UPDATE ON sources FOR EACH STATEMENT EXECUTE FUNCTION refuse();`)
+      )
+      const failed = yield* Effect.either(push(c.local, url, MACHINE))
+      expect(failed._tag).toBe("Left")
+      yield* Effect.promise(() => pgQuery(url, "DROP TRIGGER refuse_sources ON sources"))
+      const next = yield* push(c.local, url, MACHINE)
+      expect(next.sources).toMatchObject({ read: 10, pushed: 10 })
+      yield* importOnce(c.policy, direct, c.plan, undefined, MACHINE)
+      expect(yield* dumpIndex(url)).toEqual(yield* dumpIndex(direct))
     }))
 
   it.effect("many changed sources go in together: the server sees a few transactions and statements, however many sources changed", () =>

@@ -162,6 +162,21 @@ describe("PostgreSQL: the query as tsquery, a document as tsvector (issue 17)", 
       expect(Either.isLeft(r) && r.left.code, q).toBe("INVALID_SEARCH_QUERY")
     }
   })
+  it("the sieve: a looser tsquery for the planner, phrases as their words, NOTs left out; null when the same or when it would match everything", () => {
+    const sieve = (q: string) => {
+      const r = compileTsQuery(q)
+      if (Either.isLeft(r)) throw new Error(`did not compile: ${r.left.message}`)
+      return r.right.sieve
+    }
+    expect(sieve(`"build session"`)).toBe(`('build' & 'session')`)
+    expect(sieve(`"no such fi"*`)).toBe(`('no' & 'such' & 'fi':*)`)
+    expect(sieve("app.config.json")).toBe(`('app' & 'config' & 'json')`)
+    expect(sieve("(alpha OR beta) -gamma")).toBe(`(('alpha' | 'beta'))`)
+    expect(sieve(`alpha -"beta gamma" NOT delta`)).toBe(`('alpha')`)
+    expect(sieve(`alpha OR "beta gamma"`)).toBe(`('alpha' | ('beta' & 'gamma'))`)
+    // the same as the query: no sieve (a query of NOTs alone, which would have none, does not parse)
+    for (const q of ["alpha", "alpha beta", "alpha OR beta", "alph*", "(alpha OR beta) gamma"]) expect(sieve(q), q).toBeNull()
+  })
   it("a word longer than PostgreSQL keeps is cut at a character boundary, the same in queries and documents", () => {
     const long = "字".repeat(1000)
     const lexeme = lexemeOf(long)

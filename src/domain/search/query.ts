@@ -340,6 +340,16 @@ export interface CompiledTsQuery {
    * word; `&`, `|`, `!` for AND, OR, NOT.
    */
   readonly tsquery: string
+  /**
+   * A looser `tsquery` every match of {@link tsquery} also matches, for the
+   * planner, or null when it would be the same (no phrase, no NOT) or match
+   * everything (a NOT alone, or under an OR): each phrase's words joined by
+   * `&` rather than `<->`, and the negated parts left out. PostgreSQL
+   * estimates a phrase as often as its words together and a NOT as the
+   * opposite of its word, often far too high; given this too, the planner
+   * sees how few documents can match.
+   */
+  readonly sieve: string | null
   readonly tree: QueryNode
 }
 
@@ -349,7 +359,33 @@ export interface CompiledTsQuery {
  * {@link compileQuery}: {@link InvalidSearchQuery} on bad syntax.
  */
 export const compileTsQuery = (query: string): Either.Either<CompiledTsQuery, InvalidSearchQuery> =>
-  Either.map(parseQuery(query), (tree) => ({ tree, tsquery: renderTs(tree) }))
+  Either.map(parseQuery(query), (tree) => {
+    const tsquery = renderTs(tree)
+    const sieve = renderSieve(tree)
+    return { tree, tsquery, sieve: sieve === tsquery ? null : sieve }
+  })
+
+/** The looser `tsquery` of {@link CompiledTsQuery.sieve} (null: it would match every document). */
+const renderSieve = (n: QueryNode): string | null => {
+  switch (n._tag) {
+    case "Term": {
+      const parts = searchWords(n.text).map((p) => lexemeOf(p.w))
+      const last = parts.length - 1
+      const out = parts.map((p, i) => quoteLexeme(p) + (n.prefix && i === last ? ":*" : "")).join(" & ")
+      return parts.length > 1 ? `(${out})` : out
+    }
+    case "Not":
+      return null
+    case "Or": {
+      const children = n.children.map(renderSieve)
+      return children.some((c) => c === null) ? null : `(${children.join(" | ")})`
+    }
+    case "And": {
+      const children = n.children.map(renderSieve).filter((c): c is string => c !== null)
+      return children.length === 0 ? null : `(${children.join(" & ")})`
+    }
+  }
+}
 
 // ------------------------------------------------------------------ matches, for snippets
 

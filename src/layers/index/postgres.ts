@@ -206,13 +206,19 @@ const migrations = Migrator.fromRecord({
       buckets TEXT NOT NULL,
       pushed_at TEXT NOT NULL,
       PRIMARY KEY (machine, origin)
-    )`)
+    )`),
+  // A push marker by the local index's journal (its SQLite migration 0007): the journal's id and the highest change
+  // number the last push from it brought over, so a push reads only the local sources changed since. `buckets` stays
+  // for a local index from before its journal (NULL in a journal marker).
+  "0005_push_journal": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE push_marks ALTER COLUMN buckets DROP NOT NULL, ADD COLUMN IF NOT EXISTS journal TEXT COLLATE "C",
+        ADD COLUMN IF NOT EXISTS seq BIGINT`)
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -795,7 +801,12 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
       // Full-text search (issue 17): the same query language as SQLite's, compiled to a `tsquery` over the words the
-      // domain's tokenizer made of each document; ranked by ts_rank_cd among the newest RANK_WINDOW matches.
+      // domain's tokenizer made of each document; ranked by ts_rank_cd among the newest RANK_WINDOW matches. The
+      // `tsquery` is a bound parameter of the match itself (not a CTE's column): the planner then sees its words and
+      // their frequency (the column's statistics), and for a common word walks the newest documents backwards until
+      // the window is full, rather than fetching every match through the GIN index and sorting them (4 s for a word
+      // in 60 % of 1,000,000 documents, against 30-60 ms); a rare word still goes through the GIN index. The query's
+      // sieve (its phrases as words, its NOTs left out) tells the planner how few documents a phrase or a NOT can match.
       search: (query, filter) =>
         Effect.gen(function*() {
           const compiled = yield* compileTsQuery(query)
@@ -811,15 +822,14 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             workspace: string | null
             event_json: string | null
           }>`
-            WITH q AS (SELECT ${compiled.tsquery}::tsquery AS q),
-            matched AS (
-              SELECT d.doc, d.words FROM search_docs d, q
-              WHERE d.words @@ q.q
+            WITH matched AS (
+              SELECT d.doc, d.words FROM search_docs d
+              WHERE d.words @@ ${compiled.tsquery}::tsquery ${compiled.sieve === null ? sql`` : sql`AND d.words @@ ${compiled.sieve}::tsquery`}
                 ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
               ORDER BY d.doc DESC LIMIT ${Math.max(RANK_WINDOW, limit)}
             ),
             ranked AS (
-              SELECT m.doc, -ts_rank_cd(m.words, q.q, 1)::float8 AS score FROM matched m, q
+              SELECT m.doc, -ts_rank_cd(m.words, ${compiled.tsquery}::tsquery, 1)::float8 AS score FROM matched m
               ORDER BY score, m.doc DESC LIMIT ${limit}
             )
             SELECT r.doc::float8 AS doc, r.score, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json

@@ -3,7 +3,16 @@
  * index, incrementally by the index's own checkpoints (local first: import
  * offline into SQLite, push when online).
  *
- * - Which sources changed is told from the checkpoints alone, with work
+ * - Which sources changed is told by the local index's push journal
+ *   (its migration 0007: a change number per source, from a counter that
+ *   only goes up, written by triggers in the change's own transaction): the
+ *   team index's marker (`push_marks`, by machine and local file) holds the
+ *   journal's id and the highest number the last push brought over, and a
+ *   push reads only the local sources changed after it (`sources.read`).
+ *   A marker missing, of another journal, or ahead of it (a restored file)
+ *   makes every local checkpoint read and compared.
+ * - A local index from before its journal (read as it is) is told apart by
+ *   its checkpoints alone, with work on the team side
  *   proportional to the change: the local checkpoints (a few small columns)
  *   fall into {@link BUCKETS} buckets by key, each with a digest; the team
  *   index keeps the digests the last push from this local index left
@@ -69,7 +78,14 @@ export interface PushReport {
   readonly sources: {
     /** Sources in the local index. */
     readonly local: number
-    /** Same checkpoint on both sides: nothing read or written. */
+    /**
+     * Local checkpoints read: those changed since the last push from this
+     * local index to this team index (its journal, migration 0007), or all of
+     * them (a first push, a marker lost or of another file, an index from
+     * before the journal).
+     */
+    readonly read: number
+    /** Same checkpoint on both sides (or not changed since the last push): nothing read or written. */
     readonly unchanged: number
     /**
      * Of the local sources, those whose team-side checkpoint was read: the
@@ -83,9 +99,9 @@ export interface PushReport {
     readonly newGenerations: number
     /** Superseded locally without a successor, and now in the team index. */
     readonly superseded: number
-    /** Being imported locally (an attempt not ended): left for the next push. */
+    /** Of the read: being imported locally (an attempt not ended), left for the next push. */
     readonly inProgress: number
-    /** Rejected before anything of them was imported: nothing to push. */
+    /** Of the read: rejected before anything of them was imported, nothing to push. */
     readonly rejected: number
   }
   readonly eventsAdded: number
@@ -233,30 +249,57 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const lsql = local.sql
     // The local events as the index keeps them (lean, or whole in an index before migration 0006), rebuilt by `eventOfRow`.
     const reader = yield* eventReader<StoreUnavailable>(lsql, local.guard)
-    const hasOverview = (yield* local.guard(lsql<{ readonly n: number }>`
-      SELECT count(*) AS n FROM pragma_table_info('sources') WHERE name = 'overview_json'`))[0].n > 0
-    // Every local checkpoint, small: what the marker's digests cover.
-    const marks = yield* local.guard(lsql<LocalMark>`
-      SELECT source_key, generation, status, event_count, cursor, fingerprint, prefix, source_id, parts_json, diagnostics_json,
-             (attempt_json IS NOT NULL) AS busy
-      FROM sources ORDER BY source_key`)
-    const digests = bucketDigests(marks)
+    const hasColumn = (table: string, column: string) =>
+      Effect.map(
+        local.guard(lsql<{ readonly n: number }>`SELECT count(*) AS n FROM pragma_table_info(${table}) WHERE name = ${column}`),
+        (r) => r[0].n > 0
+      )
+    const hasOverview = yield* hasColumn("sources", "overview_json")
+    // The local journal (migration 0007; none in an index from before it, read here as it is): its id and its highest
+    // change number, read before any source (a change made while the push reads has a higher one: the next push's).
+    const journal = (yield* hasColumn("push_journal", "seq"))
+      ? yield* Effect.map(
+        local.guard(lsql<{ id: string; high: number | null }>`
+          SELECT (SELECT id FROM push_origin LIMIT 1) AS id, (SELECT max(seq) FROM push_journal) AS high`),
+        (r) => ({ id: r[0].id, high: r[0].high ?? 0 })
+      )
+      : null
     const tsql = team.sql
-    // What the last push from this local index left the team index holding: the buckets that differ are compared.
-    const [mark] = yield* team.fail(tsql<{ buckets: string }>`SELECT buckets FROM push_marks WHERE machine = ${machine} AND origin = ${local.file}`)
-    const marked = mark === undefined ? [] : mark.buckets.split(",")
-    let unchanged = 0, inProgress = 0, rejected = 0, pushed = 0, newGenerations = 0, superseded = 0, eventsAdded = 0, sessionsAdded = 0
+    // What the last push from this local index left the team index holding.
+    const [mark] = yield* team.fail(tsql<{ buckets: string | null; journal: string | null; seq: string | number | null }>`
+      SELECT buckets, journal, seq FROM push_marks WHERE machine = ${machine} AND origin = ${local.file}`)
+    // The journal's number the marker holds, when it is this file's journal and not ahead of it (a file restored from an
+    // older copy): only the sources changed after it are read. Otherwise every source is read and compared.
+    const since = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null && Number(mark.seq) <= journal.high
+      ? Number(mark.seq)
+      : null
+    const markColumns = lsql.unsafe(`s.source_key, s.generation, s.status, s.event_count, s.cursor, s.fingerprint, s.prefix, s.source_id,
+      s.parts_json, s.diagnostics_json, (s.attempt_json IS NOT NULL) AS busy`)
+    // The local checkpoints to look at, small: those changed since the marker, or all of them.
+    const marks = since !== null
+      ? yield* local.guard(lsql<LocalMark>`
+          SELECT ${markColumns} FROM push_journal j JOIN sources s ON s.source_key = j.source_key
+          WHERE j.seq > ${since} ORDER BY s.source_key`)
+      : yield* local.guard(lsql<LocalMark>`SELECT ${markColumns} FROM sources s ORDER BY s.source_key`)
+    const localCount = since === null
+      ? marks.length
+      : (yield* local.guard(lsql<{ n: number }>`SELECT count(*) AS n FROM sources`))[0].n
+    // Without a journal: the marker's bucket digests tell which sources to compare.
+    const digests = journal === null ? bucketDigests(marks) : null
+    const marked = digests === null || mark === undefined || mark.buckets === null ? [] : mark.buckets.split(",")
+    let unchanged = localCount - marks.length, inProgress = 0, rejected = 0, pushed = 0, newGenerations = 0, superseded = 0, eventsAdded = 0,
+      sessionsAdded = 0
     const candidates: Array<string> = []
     for (const m of marks) {
       if (m.status === "rejected" && m.generation === 0) rejected++
       else if (m.busy !== 0 || m.status === "importing") inProgress++
-      else if (marked.length === BUCKETS && marked[bucketOf(m.source_key)] === digests[bucketOf(m.source_key)]) unchanged++
+      else if (digests !== null && marked.length === BUCKETS && marked[bucketOf(m.source_key)] === digests[bucketOf(m.source_key)]) unchanged++
       else candidates.push(m.source_key)
     }
     // The candidates' whole local rows, and the team index's checkpoints of them only (one query).
     const columns = lsql.unsafe(localColumns(hasOverview ? "overview_json" : "NULL AS overview_json"))
     const rows: Array<LocalRow> = []
-    if (candidates.length === marks.length - rejected - inProgress && candidates.length > KEYS_PER_QUERY) {
+    if (since === null && candidates.length === marks.length - rejected - inProgress && candidates.length > KEYS_PER_QUERY) {
       const wanted = new Set(candidates)
       for (const r of yield* local.guard(lsql<LocalRow>`SELECT ${columns} FROM sources`)) if (wanted.has(r.source_key)) rows.push(r)
     } else {
@@ -406,14 +449,18 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     pushed += live.length
     // Every changed source is in the team index now: the marker takes this push's digests (taken before anything was
     // read, so what changed locally since is compared again next time).
-    yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, pushed_at)
-                          VALUES (${machine}, ${local.file}, ${digests.join(",")}, ${new Date().toISOString()})
-                          ON CONFLICT (machine, origin) DO UPDATE SET buckets = excluded.buckets, pushed_at = excluded.pushed_at`)
+    // With a journal: its number read before the sources (two pushes at once from the same file keep the higher one:
+    // each writes it only when all it read is in).
+    yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, journal, seq, pushed_at)
+      VALUES (${machine}, ${local.file}, ${digests === null ? null : digests.join(",")}, ${journal?.id ?? null}, ${journal?.high ?? null},
+              ${new Date().toISOString()})
+      ON CONFLICT (machine, origin) DO UPDATE SET buckets = excluded.buckets, journal = excluded.journal, pushed_at = excluded.pushed_at,
+        seq = CASE WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END`)
     return {
       from: local.file,
       to: team.target.shown,
       machine,
-      sources: { local: marks.length, unchanged, compared: keyed.length, pushed, newGenerations, superseded, inProgress, rejected },
+      sources: { local: localCount, read: marks.length, unchanged, compared: keyed.length, pushed, newGenerations, superseded, inProgress, rejected },
       eventsAdded,
       sessionsAdded
     }

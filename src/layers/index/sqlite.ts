@@ -132,6 +132,22 @@ const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generat
 /** Usage rows per INSERT statement (16 columns each: well under SQLite's bound-parameter limit). */
 const USAGE_CHUNK = 500
 
+/** The columns of `sources` whose change a push must see (all but `updated_at`): migration 0007's journal. */
+const JOURNALED_COLUMNS = [
+  "source_key", "provider", "locator_json", "summary_json", "overview_json", "source_id", "generation", "cursor", "fingerprint",
+  "status", "error_code", "error_message", "event_count", "prefix", "parts_json", "diagnostics_json", "attempt_json"
+]
+
+/**
+ * A trigger's statements: the source (`new` or `old` row) takes the next journal number, one above every number
+ * given so far (its row is updated in place, never deleted: the highest number never goes down).
+ */
+const JOURNAL_NOTE = (row: "new" | "old") =>
+  `UPDATE push_journal SET seq = (SELECT max(seq) FROM push_journal) + 1 WHERE source_key = ${row}.source_key;
+   INSERT INTO push_journal (source_key, seq)
+     SELECT ${row}.source_key, coalesce((SELECT max(seq) FROM push_journal), 0) + 1
+     WHERE NOT EXISTS (SELECT 1 FROM push_journal WHERE source_key = ${row}.source_key);`
+
 /** The schema, one migration per entry (ids are the numeric prefixes). */
 const migrations = Migrator.fromRecord({
   "0001_initial": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -367,7 +383,29 @@ const migrations = Migrator.fromRecord({
       const current = yield* sql<{ source_key: string; generation: number }>`
         SELECT source_key, generation FROM sources WHERE status != 'rejected'`
       for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
-    }))
+    })),
+  // The push journal (issue 17, `./push.ts`): each source's row carries the sequence number of its last change of
+  // what a push compares or copies (checkpoint, status, generation, attempt, summary), written by triggers in the
+  // transaction of the change itself, from a counter that only goes up; `push_origin` names this index file's
+  // journal (a random id), so a team index's marker (the highest number a push brought over) is never taken for
+  // another file's. A push reads only the sources changed since its marker.
+  "0007_push_journal": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      // (Written to run again over its own tables: a test's "older index" may keep them while forgetting the migration.)
+      sql`CREATE TABLE IF NOT EXISTS push_origin (id TEXT NOT NULL)`,
+      sql`INSERT INTO push_origin (id) SELECT lower(hex(randomblob(16))) WHERE NOT EXISTS (SELECT 1 FROM push_origin)`,
+      sql`CREATE TABLE IF NOT EXISTS push_journal (source_key TEXT PRIMARY KEY, seq INTEGER NOT NULL)`,
+      sql`INSERT OR IGNORE INTO push_journal (source_key, seq)
+          SELECT source_key, coalesce((SELECT max(seq) FROM push_journal), 0) + row_number() OVER (ORDER BY source_key) FROM sources`,
+      sql`CREATE INDEX IF NOT EXISTS push_journal_by_seq ON push_journal (seq)`,
+      sql`DROP TRIGGER IF EXISTS push_journal_insert`,
+      sql`DROP TRIGGER IF EXISTS push_journal_update`,
+      sql`DROP TRIGGER IF EXISTS push_journal_delete`,
+      sql.unsafe(`CREATE TRIGGER push_journal_insert AFTER INSERT ON sources BEGIN ${JOURNAL_NOTE("new")} END`),
+      sql.unsafe(`CREATE TRIGGER push_journal_update AFTER UPDATE ON sources
+        WHEN ${JOURNALED_COLUMNS.map((c) => `old.${c} IS NOT new.${c}`).join(" OR ")} BEGIN ${JOURNAL_NOTE("new")} END`),
+      sql.unsafe(`CREATE TRIGGER push_journal_delete AFTER DELETE ON sources BEGIN ${JOURNAL_NOTE("old")} END`)
+    ], { discard: true }))
 })
 
 /**
