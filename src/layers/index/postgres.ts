@@ -62,7 +62,7 @@ import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, wo
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
-import { type PgTarget, targetOf } from "./pg-target.js"
+import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
@@ -662,7 +662,7 @@ export interface PgIndexOptions {
 /** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
 const connect = (url: string, target: PgTarget, maxConnections = 4) =>
   PgClient.make({
-    url: Redacted.make(url),
+    url: Redacted.make(connectionUrl(url)),
     connectTimeout: Duration.seconds(10),
     maxConnections,
     applicationName: "session-ingest"
