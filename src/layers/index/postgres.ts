@@ -950,7 +950,9 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
           const { workspace } = source.overview
           const titleOf = (sessionId: string) =>
-            source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
+            source.overview.sessionId === null || source.overview.sessionId === sessionId
+        ? source.overview.title
+        : source.overview.sessionTitles?.[sessionId] ?? null
           const cursorEvent = batch.resumeCursor === undefined
             ? events[events.length - 1]
             : batch.resumeCursor === null
@@ -1398,7 +1400,7 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
       const sessionRows = [...bySession.values()].map(({ i, ...a }) => {
         const r = rows[i], overview = partOf[i].source.overview
         // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
-        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : null
+        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : overview.sessionTitles?.[r.session_id] ?? null
         return {
           session_uid: r.session_uid,
           generation: r.generation,
