@@ -6,7 +6,7 @@
  *
  * Environment (for development; the defaults are the issue's sizes):
  * - `BENCH_SCALE=0.05`: scale every input size (a quick run; targets still printed);
- * - `BENCH_ONLY=a,a-small,b,c,d,e,f,g,h,i,s,s-pg,r,redact,mcp,w`: only these figures (g, h: the team index on a
+ * - `BENCH_ONLY=a,a-small,b,c,d,e,f,g,h,i,m,s,s-pg,r,redact,mcp,w`: only these figures (m: migration 0006; g, h: the team index on a
  *   throwaway local PostgreSQL server, Debian's binaries as the tests use them; s: search; r: replay;
  *   w: `import --watch` latency);
  * - `BENCH_KEEP=1`: keep the temporary folder (its path is printed).
@@ -31,6 +31,7 @@ import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 import { smallSourceFigure } from "./figures/small-source.js"
 import { leanStreamFigures } from "./figures/stream-lean.js"
 import { startupFigures } from "./figures/startup.js"
+import { migrateLeanFigure } from "./figures/migrate-lean.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
 const BIN = nodePath.join(REPO, "bin", "session-ingest.mjs")
@@ -38,7 +39,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,i,s,s-pg,r,redact,mcp,w").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,i,m,s,s-pg,r,redact,mcp,w").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -243,7 +244,7 @@ const main = async () => {
     log(`generated AgentMux store ${JSON.stringify(inputs.agentmux)} in ${((t() - t0) / 1000).toFixed(1)} s`)
   }
   const nativeRoot = nodePath.join(tmp, "muse-root")
-  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp") || only.has("a-small") || only.has("i")) {
+  if (only.has("c") || only.has("e") || only.has("g") || only.has("mcp") || only.has("a-small") || only.has("i") || only.has("m")) {
     t0 = t()
     inputs.nativeRoot = writeNativeRoot(nativeRoot, SIZES.rootSessions, workspace)
     log(`generated native root ${JSON.stringify(inputs.nativeRoot)} in ${((t() - t0) / 1000).toFixed(1)} s`)
@@ -283,6 +284,8 @@ const main = async () => {
     }
   }
 
+  // -------- (m) migration 0006 of a pre-0006 index (bench/figures/migrate-lean.ts)
+  if (only.has("m")) inputs.migrateLean = await migrateLeanFigure({ tmp, repo: REPO, cli, node: (a) => run(NODE, a, { env, cwd: REPO }), add }, nativeRoot, workspace)
   // -------- (a-small) the fixed cost of reading a small source (bench/figures/small-source.ts)
   if (only.has("a-small")) inputs.smallSource = await smallSourceFigure({ nodeChild, add }, nativeRoot, workspace)
   // -------- (d) start-up of the commands that run against an index (bench/figures/startup.ts)

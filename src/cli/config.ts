@@ -30,7 +30,7 @@ import { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
-import { isPostgresUrl } from "../layers/index/pg-target.js"
+import { looksLikeUrl } from "../layers/index/pg-target.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
 
@@ -184,8 +184,8 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
       many ? (path ? (v as ReadonlyArray<string> | undefined)?.map((p) => expand(p, base)) : v ?? undefined) : path ? one(v as string | null | undefined) : v ?? undefined
     const index = c.index as string | null | undefined
     const out: Record<string, ReadonlyArray<string> | string | undefined> = {
-      // A `postgres://` URL names a server, not a path: kept as it is.
-      index: typeof index === "string" && isPostgresUrl(index) ? index : one(index),
+      // A `postgres://` URL names a server, not a path: kept as it is (so is any URL, checked by the command).
+      index: typeof index === "string" && looksLikeUrl(index) ? index : one(index),
       workspaces: value(c.workspaces, true, true)
     }
     for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)

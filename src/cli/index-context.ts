@@ -12,12 +12,12 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { SourceNotFound } from "../domain/errors.js"
+import { InvalidArgument, SourceNotFound } from "../domain/errors.js"
 import * as App from "../layers/app.js"
 import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
 import * as Watch from "../layers/index/watch.js"
-import { isPostgresUrl } from "../layers/index/pg-target.js"
+import { indexUrlProblem, isPostgresUrl, looksLikeUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
@@ -40,8 +40,24 @@ export interface ImportOptions extends RootOptions {
   readonly workspace: ReadonlyArray<string>
 }
 
-/** An `--index` value as given: a `postgres://` URL stays as it is, a file is made absolute. */
-export const indexTarget = (value: string): string => (isPostgresUrl(value) ? value : nodePath.resolve(value))
+/** An `--index` value as given: a URL (`postgres://…`, or a malformed one) stays as it is, a file is made absolute. */
+export const indexTarget = (value: string): string => (looksLikeUrl(value) ? value : nodePath.resolve(value))
+
+/**
+ * An index value (`--index`, `--to`, the config file's `index`) as it is, or
+ * `InvalidArgument` (exit 2) when it is a malformed URL: its problem named
+ * (scheme, percent-escape, host, port), the URL shown without its password.
+ * `option` names where it came from (`--index`).
+ */
+export const checkedIndex = (value: string, option = "--index"): Effect.Effect<string, InvalidArgument> => {
+  const problem = indexUrlProblem(value)
+  return problem === undefined ? Effect.succeed(value) : Effect.fail(
+    new InvalidArgument({
+      message: `${option} ${problem}`,
+      remediation: "Write the team index as postgres://user:password@host:port/database (percent-encode special characters: @ as %40, : as %3A), or give a file path."
+    })
+  )
+}
 
 /**
  * `load()` with a `navigator` whose `userAgent` names Node while it runs,
@@ -103,7 +119,10 @@ export const pushIndex = (from: string, to: string, machine: string) =>
 
 /** The index a command names: `--index`, else the config file's `index`, else the default file. */
 export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
-  Effect.map(loadConfig(Option.getOrUndefined(config)), (c) => Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
+  Effect.flatMap(
+    loadConfig(Option.getOrUndefined(config)),
+    (c) => checkedIndex(Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
+  )
 
 /** The machine an import's sources are keyed by in a PostgreSQL index: `--machine`, else the host name. */
 export const machineOf = (given: Option.Option<string> | undefined): string =>
@@ -195,7 +214,7 @@ export const importSetup = (o: ImportOptions) =>
       Object.fromEntries(Registry.settings.filter((s) => s.target === target).map((s) => [s.key, values[s.key]]))
     const policy: AccessPolicyShape = withDefaults({ ...pick("access"), workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()] })
     const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, pick("plan"))
-    const index = Option.getOrUndefined(Option.map(o.index, indexTarget)) ?? c.index ?? defaultIndexFile()
+    const index = yield* checkedIndex(Option.getOrUndefined(Option.map(o.index, indexTarget)) ?? c.index ?? defaultIndexFile())
     const file = Option.isSome(o.config) ? abs(o.config.value) : fs.existsSync(defaultConfigFile()) ? defaultConfigFile() : undefined
     // The paths this run took from the config file (a command-line option overrides a single one).
     const listed = (key: string) => ((c[key] ?? []) as ReadonlyArray<string>).map((p) => ({ key, path: p }))
@@ -239,7 +258,7 @@ export const watchLayer = (policy: AccessPolicyShape, index: string, machine: st
 export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(config))
-    const file = Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile())
+    const file = yield* checkedIndex(Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
     if (isPostgresUrl(file)) return file
     const st = fs.statSync(file, { throwIfNoEntry: false })
     // An empty file is no index either: a query must not turn it into one.

@@ -345,7 +345,13 @@ export const SourceSummary = Schema.Struct({
     lines: Schema.NullOr(Schema.Int)
   }),
   parseWarnings: Schema.Array(ParseWarning),
-  diagnostics: Schema.Array(TranscriptDiagnostic)
+  diagnostics: Schema.Array(TranscriptDiagnostic),
+  /**
+   * Titles of the other sessions the source holds (Claude Code subagents:
+   * the spawning Task call's description, else the subagent's first
+   * prompt), by session id; absent when there are none.
+   */
+  sessionTitles: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
 })
 export type SourceSummary = typeof SourceSummary.Type
 

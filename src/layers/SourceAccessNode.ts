@@ -242,20 +242,32 @@ const closeQuietly = (fd: number) => {
 
 /**
  * The one place a source file is opened: read-only, `O_NOFOLLOW` (a symlink
- * put in its place is refused), then `fstat` through the descriptor must show
+ * put in its place is refused), `O_NONBLOCK` (a fifo put in its place never
+ * blocks; `SourceNotRegularFile`), then `fstat` through the descriptor must show
  * the regular file that was authorized (device, inode, birth time). Answers
  * the open descriptor and its stat, or the error (the descriptor closed).
  */
 const openChecked = (file: AuthorizedFile): { readonly fd: number; readonly stat: fs.Stats } | { readonly error: SourceAccessError } => {
   let fd: number
   try {
-    fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    // O_NONBLOCK: a fifo put in the file's place must not block the open (it waits for a writer otherwise);
+    // it changes nothing for a regular file's reads.
+    fd = fs.openSync(file.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
   } catch (e) {
     return { error: fsError(file.path, e) }
   }
   try {
     const st = fs.fstatSync(fd)
     if (st.isFile() && sameFile(file.stat, st)) return { fd, stat: st }
+    if (!st.isFile()) {
+      closeQuietly(fd)
+      return {
+        error: new SourceNotRegularFile({
+          message: `${file.path} was replaced by a ${st.isDirectory() ? "folder" : st.isFIFO() ? "fifo" : st.isSocket() ? "socket" : "device"} after it was authorized; it was not read.`,
+          remediation: "Put the regular file back, or leave it out of the roots."
+        })
+      }
+    }
     closeQuietly(fd)
     return { error: replaced(file) }
   } catch (e) {

@@ -13,6 +13,8 @@ import { execFileSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { cli } from "../support/run.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
+import { uuidOf } from "../../bench/generate/common.js"
 
 const SID = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37"
 const userLine = (i: number) =>
@@ -24,10 +26,20 @@ const userLine = (i: number) =>
     message: { role: "user", content: `hello ${i}` }
   })
 
-const replaceBy = (file: string, kind: "fifo" | "symlink") => {
+type Kind = "fifo" | "symlink" | "socket" | "directory"
+
+const replaceBy = (file: string, kind: Kind) => {
   fs.rmSync(file)
   if (kind === "fifo") execFileSync("mkfifo", [file])
-  else {
+  else if (kind === "directory") fs.mkdirSync(file)
+  else if (kind === "socket") {
+    // A Unix socket bound at the path (left behind when the process exits without closing it), bound by its
+    // relative name: a socket's path is limited to 107 bytes.
+    execFileSync(process.execPath, ["-e", `require("net").createServer().listen(${JSON.stringify(path.basename(file))}, () => process.exit(0))`], {
+      cwd: path.dirname(file)
+    })
+    expect(fs.lstatSync(file).isSocket()).toBe(true)
+  } else {
     const other = path.join(path.dirname(path.dirname(path.dirname(file))), "other.jsonl")
     fs.writeFileSync(other, "{}\n")
     fs.symlinkSync(other, file)
@@ -53,7 +65,13 @@ const cases = [
       fs.mkdirSync(path.join(root, "-p"), { recursive: true })
       const file = path.join(root, "-p", `${SID}.jsonl`)
       fs.writeFileSync(file, [1, 2, 3].map(userLine).join("\n") + "\n")
-      return { dir, file, args: ["--claude-root", root], session: SID, codes: { fifo: "SOURCE_NOT_REGULAR_FILE", symlink: "SYMLINK_SKIPPED" } }
+      return {
+        dir,
+        file,
+        args: ["--claude-root", root],
+        session: SID,
+        codes: { fifo: "SOURCE_NOT_REGULAR_FILE", symlink: "SYMLINK_SKIPPED", socket: "SOURCE_NOT_REGULAR_FILE", directory: "SOURCE_NOT_REGULAR_FILE" }
+      }
     }
   },
   {
@@ -63,14 +81,37 @@ const cases = [
       const root = path.join(dir, "agents")
       fs.cpSync(path.join(fixturesDir, "muse-agents", "agents"), root, { recursive: true })
       const file = path.join(root, "cron-first", "sessions", "cron-first.jsonl")
-      return { dir, file, args: ["--agents-root", root], session: "sess-cron", codes: { fifo: "NOT_A_FILE", symlink: "SYMLINK_SKIPPED" } }
+      return {
+        dir,
+        file,
+        args: ["--agents-root", root],
+        session: "sess-cron",
+        codes: { fifo: "NOT_A_FILE", symlink: "SYMLINK_SKIPPED", socket: "NOT_A_FILE", directory: "NOT_A_FILE" }
+      }
+    }
+  },
+  {
+    provider: "muse-code",
+    setup: () => {
+      const dir = tempDir()
+      const root = path.join(dir, "muse", "sessions")
+      const ws = path.join(dir, "ws")
+      fs.mkdirSync(ws, { recursive: true })
+      writeNativeRoot(root, 2, ws)
+      return {
+        dir,
+        file: nativeSessionPath(root, 0),
+        args: ["--muse-root", root, "--workspace", ws],
+        session: uuidOf(0, 0x5e5),
+        codes: { fifo: "SOURCE_NOT_REGULAR_FILE", symlink: "SYMLINK_SKIPPED", socket: "SOURCE_NOT_REGULAR_FILE", directory: "SOURCE_NOT_REGULAR_FILE" }
+      }
     }
   }
 ] as const
 
 describe("a source file replaced by a fifo or a symlink is kept as gone, and reported", () => {
   for (const c of cases) {
-    for (const kind of ["fifo", "symlink"] as const) {
+    for (const kind of ["fifo", "symlink", "socket", "directory"] as const) {
       it(`${c.provider}: replaced by a ${kind}`, () => {
         const s = c.setup()
         const index = path.join(s.dir, "i.db")
@@ -93,4 +134,26 @@ describe("a source file replaced by a fifo or a symlink is kept as gone, and rep
       }, 60_000)
     }
   }
+})
+
+describe("a Muse Code session log that is not a regular file from the start", () => {
+  it("is reported (SOURCE_NOT_REGULAR_FILE), never opened, and the rest is imported", () => {
+    const dir = tempDir()
+    const root = path.join(dir, "muse", "sessions")
+    const ws = path.join(dir, "ws")
+    fs.mkdirSync(ws, { recursive: true })
+    writeNativeRoot(root, 3, ws)
+    replaceBy(nativeSessionPath(root, 1), "fifo")
+    const index = path.join(dir, "i.db")
+    const r = cli(["import", "--muse-root", root, "--workspace", ws, "--index", index, "--json"])
+    expect(r.code, r.stderr).toBe(8)
+    const p = json(r).data.providers.find((x: { provider: string }) => x.provider === "muse-code")
+    expect(p.coverage).toBe("partial")
+    const d = p.diagnostics.find((x: { code: string }) => x.code === "SOURCE_NOT_REGULAR_FILE")
+    expect(d.message).toContain(nativeSessionPath(root, 1))
+    expect(sessionIdsOf([], index)).toEqual([uuidOf(0, 0x5e5), uuidOf(2, 0x5e5)].sort())
+    const human = cli(["import", "--muse-root", root, "--workspace", ws, "--index", index])
+    expect(human.code).toBe(8)
+    expect(human.stdout + human.stderr).toContain("SOURCE_NOT_REGULAR_FILE")
+  }, 60_000)
 })

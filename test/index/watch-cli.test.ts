@@ -4,7 +4,7 @@
  * SIGTERM in the middle of a round that leaves an index a plain `import`
  * completes to the content of a fresh import (nothing twice).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -164,4 +164,27 @@ describe("import --watch (CLI)", () => {
       yield* until(() => w.rounds.slice(n).some((r) => r.eventsAdded > 0), 5_000)
       expect(yield* stop(w.child, w.exited)).toBe(130)
     }), 60_000)
+})
+
+describe("import --watch (CLI): named AgentMux paths", () => {
+  for (const which of ["--agentmux-root", "--store"] as const) {
+    it.live(`a missing ${which} counts as unwatched, is said in the round line, and is polled`, () =>
+      Effect.gen(function*() {
+        const s = setup(3)
+        const missing = which === "--store" ? path.join(s.dir, "am-later", "filestore.db") : path.join(s.dir, "am-home-later")
+        const args = ["import", "--index", s.index, "--agents-root", s.root, "--workspace", s.dir, which, missing, "--agent", "u1", "--json"]
+        const w = startWatch(args)
+        yield* until(() => w.rounds.length >= 1)
+        expect(w.rounds[0].unwatched).toBeGreaterThan(0)
+        // Polled every 2 s while missing: more full rounds come without any event.
+        const n = w.rounds.length
+        yield* until(() => w.rounds.length >= n + 2, 8_000)
+        expect(yield* stop(w.child, w.exited)).toBe(130)
+        const human = spawnSync(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args.filter((a) => a !== "--json"), "--watch"], {
+          encoding: "utf8",
+          timeout: 4_000
+        })
+        expect(human.stdout).toMatch(/polled, not watched/)
+      }), 60_000)
+  }
 })

@@ -24,7 +24,9 @@ import { ImportLimits } from "../../src/services/ImportLimits.js"
 import { Index } from "../../src/services/Index.js"
 import { SourceAccess } from "../../src/services/SourceAccess.js"
 import { dumpIndex, importOnce, indexView } from "../support/index.js"
-import { tempDir } from "../support/paths.js"
+import { fixturesDir, tempDir } from "../support/paths.js"
+import { nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
+import { uuidOf } from "../../bench/generate/common.js"
 
 const item = (seq: number, text: string) =>
   JSON.stringify({
@@ -278,4 +280,42 @@ describe("import --watch (library)", () => {
       expect((e as { message: string }).message).toContain(a.index)
     }).pipe(Effect.provide(watchLayer(a.policy, a.index, {})))
   }, 60_000)
+})
+
+describe("import --watch: new files anywhere under a root (the folder scan behind fs.watch)", () => {
+  it.live("a new session in an existing dated folder, in a new dated folder, and a subagent log beside a session are imported", () => {
+    const dir = tempDir()
+    const claude = path.join(dir, "claude")
+    fs.cpSync(path.join(fixturesDir, "claude-code", "projects"), claude, { recursive: true })
+    const staging = path.join(dir, "staging")
+    const muse = path.join(dir, "muse")
+    writeNativeRoot(staging, 301, dir)
+    const place = (i: number) => {
+      const to = nativeSessionPath(muse, i)
+      fs.mkdirSync(path.dirname(to), { recursive: true })
+      fs.writeFileSync(to, fs.readFileSync(nativeSessionPath(staging, i)))
+    }
+    place(0)
+    const policy: AccessPolicyInput = { workspaceRoots: [dir], museRoots: [muse], claudeRoot: claude, agentsRoot: path.join(dir, "no-agents") }
+    const a = { dir, root: claude, file: "", policy, plan: ImporterLayer.planFromPolicy(policy, { batchSize: 100 }), index: path.join(dir, "index.db") }
+    const sessions = Effect.flatMap(Index, (i) => Effect.map(i.sessions({}), (ss) => ss.map((s) => s.sessionId)))
+    return withWatch(a, (next, quiet) =>
+      Effect.gen(function*() {
+        // Same day as session 0 (2026-01-01): a new session folder in an existing dated folder.
+        place(300)
+        yield* next((r) => r.report.sessionsAdded > 0, 5)
+        expect(yield* sessions).toContain(uuidOf(300, 0x5e5))
+        yield* quiet
+        // A new dated folder (2026-01-02).
+        place(1)
+        yield* next((r) => r.report.sessionsAdded > 0, 5)
+        expect(yield* sessions).toContain(uuidOf(1, 0x5e5))
+        yield* quiet
+        // A subagent log beside an existing one.
+        const subs = path.join(claude, "-home-alice-code-billing-api", "8d41f0a2-5c3e-4b7a-a9d2-6e1f3c7b9054", "subagents")
+        const text = fs.readFileSync(path.join(subs, "agent-a7c3e9f1b2d4068e5.jsonl"), "utf8").replaceAll("a7c3e9f1b2d4068e5", "b00000000000000a1")
+        fs.writeFileSync(path.join(subs, "agent-b00000000000000a1.jsonl"), text)
+        yield* next((r) => r.report.eventsAdded > 0, 5)
+      }), { poll: "1 hour", roots: [claude, muse] })
+  }, 120_000)
 })

@@ -103,7 +103,13 @@ describe("native discovery: enumeration", () => {
       expect(receiptsOf(r).map((x) => x.sourceId)).toEqual([idOf(valid)])
       expect(r.sourceCount).toBe(1)
       expect(r.status).toBe("checked")
-      expect(r.coverage).toBe("complete")
+      // A session.jsonl that is a symlink or a folder is reported as Claude Code reports its session files (session 6):
+      // not read, named in a diagnostic, coverage partial. Symlinked or junk folders above it are only tallied.
+      expect(r.coverage).toBe("partial")
+      expect(r.diagnostics.map((d) => `${d.code} ${String(d.details?.path)}`).sort()).toEqual([
+        `SOURCE_NOT_REGULAR_FILE ${nodePath.join(fs.realpathSync(root), "2026/09/25/dir-log/session.jsonl")}`,
+        `SYMLINK_SKIPPED ${nodePath.join(fs.realpathSync(root), "2026/09/25/sym-file/session.jsonl")}`
+      ])
       const tally = r.receipts.museEnumeration as Record<string, number>
       expect(tally.symlinksSkipped).toBe(3) // sym-folder, sym-file/session.jsonl, 2026/09/26
       expect(tally.candidates).toBe(1)

@@ -107,7 +107,7 @@ export const roundLine = (r: WatchRound): string => {
   return `round ${r.round} ${r.scope} (${r.trigger}${r.changedPaths > 0 ? `, ${r.changedPaths} changed` : ""}): ` +
     `+${r.report.sessionsAdded} sessions, +${r.report.eventsAdded} events; ${counts.join(", ")}; ` +
     `${r.report.coverage}${causes}; ${r.ms.toFixed(0)} ms` +
-    (r.watching.unwatched > 0 ? `; ${r.watching.unwatched} folder(s) polled, not watched` : "") + "\n"
+    (r.watching.unwatched > 0 ? `; ${r.watching.unwatched} folder(s) or file(s) polled, not watched (missing or unwatchable)` : "") + "\n"
 }
 
 /** The command. */
@@ -135,9 +135,17 @@ export const importCommand = Command.make(
         // Changes to the index itself (under a watched root) are no reason for a round.
         const ignore = rt.isPostgresUrl(index) ? [] : [index]
         // The roots the operator named are watched (polled while missing); the index file must stay the one opened.
-        const named = policy as { readonly claudeRoot?: string | undefined; readonly agentsRoot?: string | undefined; readonly museRoots?: ReadonlyArray<string> | undefined }
-        const roots = [named.claudeRoot, named.agentsRoot, ...(named.museRoots ?? [])].filter((r): r is string => typeof r === "string" && r !== "")
-        return yield* rt.watch(plan, onRound, { ignore, roots, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
+        const named = policy as {
+          readonly claudeRoot?: string | undefined
+          readonly agentsRoot?: string | undefined
+          readonly museRoots?: ReadonlyArray<string> | undefined
+          readonly agentmuxRoot?: string | undefined
+          readonly agentmuxStore?: string | undefined
+        }
+        const given = (xs: ReadonlyArray<string | undefined>) => xs.filter((r): r is string => typeof r === "string" && r !== "")
+        const roots = given([named.claudeRoot, named.agentsRoot, ...(named.museRoots ?? []), named.agentmuxRoot])
+        const files = given([named.agentmuxStore])
+        return yield* rt.watch(plan, onRound, { ignore, roots, files, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
       }
       const report = rt.withConfigRemedies(
         rt.withMissingWorkspaces(

@@ -47,6 +47,7 @@ export const pushCommand = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
+      yield* rt.checkedIndex(o.to, "--to")
       if (!rt.isPostgresUrl(o.to)) {
         const { InvalidArgument } = yield* errors
         return yield* new InvalidArgument({

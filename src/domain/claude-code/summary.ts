@@ -11,7 +11,7 @@ import type { ParseWarning } from "../model.js"
 import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { eventCountOf, type TokenTotals, UsageTally } from "./events.js"
-import { type Classified, isPrompt, SYNTHETIC_MODEL, textOf } from "./records.js"
+import { type Classified, isPrompt, isSpawnTool, SYNTHETIC_MODEL, textOf } from "./records.js"
 
 /** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -66,6 +66,12 @@ export class SessionScan {
   private readonly summaries: Array<{ summary: string; leafUuid: string | null }> = []
   /** The last `custom-title` (a user's `/rename`) of the session, if any. */
   customTitle: string | null = null
+  /** The `description` of each Task (or Agent) call of the main file, by tool-use id: the name the parent gave a subagent. */
+  private readonly taskNames = new Map<string, string>()
+  /** The Task call each subagent's result names (`toolUseResult.agentId`), by agent id. */
+  private readonly agentCalls = new Map<string, string>()
+  /** Each subagent file's first prompt, by agent id. */
+  private readonly subagentPrompts = new Map<string, string>()
 
   /** @param ownSessionId the session's id (its file stem), to tell its own `custom-title` records from others'; null: any. */
   constructor(readonly ownSessionId: string | null = null) {}
@@ -120,7 +126,20 @@ export class SessionScan {
       if (c.usage !== null) this.usage.add(c.messageId, c.requestId, c.usage, where)
     }
     if (c.type === "system" && c.subtype === "compact_boundary" && main) this.compactionCount++
+    if (main && c.resultAgentId !== null && !c.isSidechain && !this.agentCalls.has(c.resultAgentId)) {
+      const result = c.blocks.find((b) => b.type === "tool_result")
+      if (result !== undefined && result.type === "tool_result") this.agentCalls.set(c.resultAgentId, result.toolUseId)
+    }
+    // A subagent's lines are all sidechain lines: its first prompt is its first user text that a prompt would be.
+    if (part._tag === "subagent" && !this.subagentPrompts.has(part.agentId) && isPrompt({ ...c, isSidechain: false })) {
+      const t = textOf(c).trim()
+      if (t.length > 0) this.subagentPrompts.set(part.agentId, t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t)
+    }
     for (const b of c.blocks) {
+      if (b.type === "tool_use" && main && isSpawnTool(b.name)) {
+        const d = typeof b.input === "object" && b.input !== null ? (b.input as { description?: unknown }).description : undefined
+        if (typeof d === "string" && d.trim().length > 0) this.taskNames.set(b.id, d.trim())
+      }
       if (b.type === "tool_use") {
         if (where === "main") this.toolCalls.main++
         else if (where === "sidechain") this.toolCalls.sidechain++
@@ -134,6 +153,21 @@ export class SessionScan {
         this.firstPrompt = t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t
       }
     }
+  }
+
+  /**
+   * The title of a subagent's session: the `description` of the Task call
+   * that spawned it (the one `toolUseId` names, from its `meta.json`, else the
+   * one whose result names the agent), as the parent named it; else the
+   * subagent's own first prompt; null when neither is known.
+   */
+  subagentTitle(agentId: string, toolUseId?: string | undefined): string | null {
+    for (const call of [toolUseId, this.agentCalls.get(agentId)]) {
+      const named = call !== undefined ? this.taskNames.get(call) : undefined
+      if (named !== undefined) return titleOf(named)
+    }
+    const prompt = this.subagentPrompts.get(agentId)
+    return prompt !== undefined ? titleOf(prompt) : null
   }
 
   /** Every tool call of the session (main chain, sidechains, subagents). */

@@ -15,18 +15,19 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
-import { isSessionFileName } from "../../domain/claude-code/root.js"
+import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
-import { type ClaudeDeps, claudeRootOf, overviewOf, scanSession, summaryOf } from "./source.js"
+import { type ClaudeDeps, claudeRootOf, flatOwnerOf, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
 
 /**
  * Discover the sessions under the root. Never fails: a missing root is
  * `unavailable` with coverage `complete` (it holds nothing); a root that
- * cannot be read, a symlink or an unreadable candidate make coverage `partial`
- * with a diagnostic naming it.
+ * cannot be read, a symlink, an unreadable candidate, or flat subagent files
+ * that name no session of their folder (`CLAUDE_SUBAGENT_UNLINKED`, counted per
+ * folder) make coverage `partial` with a diagnostic naming it.
  */
 export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -123,6 +124,28 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             overview: overviewOf(s),
             summary: summaryOf(s)
           })
+        }
+        // Flat-layout subagent files (older versions) that name no session of this folder: read by no session, reported
+        // (and counted as skipped: what they hold is not in the index, so coverage is partial).
+        const sessions = new Set(entries.right.filter((e) => isSessionFileName(e.name)).map((e) => sessionIdOfFile(e.name)))
+        const unlinked: Array<string> = []
+        for (const e of entries.right) {
+          if (e.kind !== "file" || agentIdOfFile(e.name) === null) continue
+          const file = yield* Effect.either(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]))
+          const owner = Either.isRight(file) ? yield* flatOwnerOf(deps.access, file.right) : null
+          if (owner === null || !sessions.has(owner)) unlinked.push(e.name)
+        }
+        if (unlinked.length > 0) {
+          unlinked.sort()
+          const shown = unlinked.slice(0, 20)
+          diagnostics.push({
+            code: "CLAUDE_SUBAGENT_UNLINKED",
+            message: `${p.name}: ${unlinked.length} subagent file(s) name no session of this folder (${shown.join(", ")}${
+              unlinked.length > shown.length ? ", …" : ""
+            }); they were not read.`,
+            details: { project: p.name, count: unlinked.length, files: shown }
+          })
+          skipped += unlinked.length
         }
       }
     }

@@ -127,7 +127,7 @@ const flatOwners = new Map<string, string | null>()
  * jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md`, Claude
  * Code 2.0.55). Null when none is found or the file cannot be read.
  */
-const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> => {
+export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> => {
   const key = `${file.path}\u0000${file.stat.size}\u0000${file.stat.mtimeMs}`
   const known = flatOwners.get(key)
   if (known !== undefined) return Effect.succeed(known)
@@ -531,8 +531,19 @@ export const overviewOf = (s: ScannedSession): SourceSummary => {
     model: scan.model,
     counts: { prompts: scan.promptCount, toolCalls: scan.toolCallCount, runs: null, lines: scan.lineCount },
     parseWarnings: scan.parseWarnings,
-    diagnostics: extraDiagnostics(s)
+    diagnostics: extraDiagnostics(s),
+    ...sessionTitlesOf(s)
   }
+}
+
+/** The titles of a session's subagent sessions (see `SessionScan.subagentTitle`), when it has any. */
+const sessionTitlesOf = (s: ScannedSession): { readonly sessionTitles?: Record<string, string> } => {
+  const titles: Record<string, string> = {}
+  for (const a of s.subagents) {
+    const t = s.scan.subagentTitle(a.agentId, a.toolUseId)
+    if (t !== null) titles[subagentSessionId(a.agentId)] = t
+  }
+  return Object.keys(titles).length > 0 ? { sessionTitles: titles } : {}
 }
 
 /** What a transcript counts besides its orphan results: lines skipped in subagent files. */

@@ -62,7 +62,7 @@ import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, wo
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
-import { type PgTarget, targetOf } from "./pg-target.js"
+import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
@@ -668,7 +668,7 @@ export interface PgIndexOptions {
 /** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
 const connect = (url: string, target: PgTarget, maxConnections = 4) =>
   PgClient.make({
-    url: Redacted.make(url),
+    url: Redacted.make(connectionUrl(url)),
     connectTimeout: Duration.seconds(10),
     maxConnections,
     applicationName: "session-ingest"
@@ -960,7 +960,9 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
           const { workspace } = source.overview
           const titleOf = (sessionId: string) =>
-            source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
+            source.overview.sessionId === null || source.overview.sessionId === sessionId
+        ? source.overview.title
+        : source.overview.sessionTitles?.[sessionId] ?? null
           const cursorEvent = batch.resumeCursor === undefined
             ? events[events.length - 1]
             : batch.resumeCursor === null
@@ -1408,7 +1410,7 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
       const sessionRows = [...bySession.values()].map(({ i, ...a }) => {
         const r = rows[i], overview = partOf[i].source.overview
         // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
-        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : null
+        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : overview.sessionTitles?.[r.session_id] ?? null
         return {
           session_uid: r.session_uid,
           generation: r.generation,

@@ -296,7 +296,9 @@ export class IndexWriter {
     // titled by its parent's prompt); the workspace is every session's of the source.
     const { workspace } = source.overview
     const titleOf = (sessionId: string) =>
-      source.overview.sessionId === null || source.overview.sessionId === sessionId ? source.overview.title : null
+      source.overview.sessionId === null || source.overview.sessionId === sessionId
+        ? source.overview.title
+        : source.overview.sessionTitles?.[sessionId] ?? null
     const bySession = new Map<string, { stream: number; e: SessionEvent; n: number; first: string | null; last: string | null }>()
     for (const a of added) {
       let s = bySession.get(a.sessionUid)

@@ -96,6 +96,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import type { ProviderId } from "../../domain/model.js"
 import { ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type SeenSource } from "../../services/Importer.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import { DirScan } from "./dir-scan.js"
 import { bindingLength } from "./prefix.js"
 
 /** Tuning of {@link watch}. */
@@ -126,6 +127,18 @@ export interface WatchOptions {
    * so a full round runs every {@link WatchOptions.pollUnwatched} until it is there.
    */
   readonly roots?: ReadonlyArray<string> | undefined
+  /**
+   * Files the operator named (`--store`): while one is missing it counts as
+   * unwatched (a full round every {@link WatchOptions.pollUnwatched}); once
+   * there, its folder is watched.
+   */
+  readonly files?: ReadonlyArray<string> | undefined
+  /**
+   * How often the folders under the watched roots are stat'ed for entries
+   * `fs.watch` did not report (default 250 ms; see `dir-scan.ts` for the
+   * bound on the work). `0`: never.
+   */
+  readonly scanEvery?: Duration.DurationInput | undefined
   /**
    * The SQLite index file the rounds write to: before each round the watch
    * checks that this path still names the file it opened (same device and
@@ -392,6 +405,9 @@ export const watch = <E = never>(
       }
     }
     const namedRoots = (options.roots ?? []).map((r) => nodePath.resolve(r))
+    const namedFiles = (options.files ?? []).map((r) => nodePath.resolve(r))
+    const scanEvery = Duration.toMillis(options.scanEvery ?? "250 millis")
+    const scanner = new DirScan()
     const indexPath = options.index === undefined ? undefined : nodePath.resolve(options.index)
     let indexId: string | undefined
     /** Fails when the index path no longer names the file the watch opened (deleted or replaced). */
@@ -472,6 +488,15 @@ export const watch = <E = never>(
         }
         if (!want.has(real)) want.set(real, true)
       }
+      // A named file's folder is watched once the file is there; until then the file counts as unwatched.
+      const missingFiles: Array<string> = []
+      for (const f of namedFiles) {
+        const there = NFS.statSync(f, { throwIfNoEntry: false }) !== undefined
+        if (!there) missingFiles.push(f)
+        else if (![...want.keys()].some((d) => want.get(d) === true && f.startsWith(d + nodePath.sep)) && !want.has(nodePath.dirname(f))) {
+          want.set(nodePath.dirname(f), false)
+        }
+      }
       let added = false
       for (const [dir, scope] of [...watchers]) {
         // A folder deleted or replaced since its watcher started: that watcher sees nothing more.
@@ -485,6 +510,10 @@ export const watch = <E = never>(
       for (const [dir, recursive] of want) {
         if (!watchers.has(dir) && (yield* watchFolder(dir, recursive))) added = true
       }
+      for (const f of namedFiles) unwatched.delete(f)
+      for (const f of missingFiles) unwatched.add(f)
+      // The fallback scan covers the recursive roots watched now (a new one is walked silently: its baseline).
+      if (scanEvery > 0) scanner.setRoots([...recursiveDirs].filter((d) => watchers.has(d)))
       return added
     })
 
@@ -589,6 +618,21 @@ export const watch = <E = never>(
       }),
       Schedule.spaced(pollUnwatched)
     ))
+    // The fallback for what fs.watch misses (a new file in a subfolder that existed when it started): folders' mtimes.
+    if (scanEvery > 0) {
+      yield* Effect.forkScoped(Effect.repeat(
+        Effect.sync(() => {
+          let news = false
+          for (const p of scanner.tick()) {
+            if (memory.sourceOf(p) !== undefined || memory.dirty.has(p)) continue
+            memory.dirty.add(p)
+            news = true
+          }
+          if (news) Queue.unsafeOffer(wake, undefined)
+        }),
+        Schedule.spaced(Duration.millis(scanEvery))
+      ))
+    }
     return yield* Stream.fromQueue(wake).pipe(
       Stream.mapEffect(() => Effect.delay(step, settle)),
       Stream.runDrain,

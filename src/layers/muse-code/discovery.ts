@@ -77,6 +77,12 @@ export interface EnumerationTally {
   unreadableFolders: number
 }
 
+/** A `session.jsonl` that is not a regular file (a symlink, folder, fifo, socket or device): skipped, reported. */
+interface NotRegularLog {
+  readonly path: string
+  readonly kind: "symlink" | "directory" | "other"
+}
+
 /** A candidate log found by enumeration. */
 interface Candidate {
   readonly root: string
@@ -110,7 +116,12 @@ const REASON_TEXT: Record<InspectionReason, string> = {
  * Enumerate candidate logs under one real root (see the module doc for the
  * layout). Folder listing errors below the root are tallied, not raised.
  */
-const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Effect.Effect<Array<Candidate>> =>
+const enumerate = (
+  deps: NativeDeps,
+  root: string,
+  tally: EnumerationTally,
+  notRegular: Array<NotRegularLog>
+): Effect.Effect<Array<Candidate>> =>
   Effect.gen(function*() {
     const out: Array<Candidate> = []
     const list = (dir: string) =>
@@ -153,10 +164,13 @@ const enumerate = (deps: NativeDeps, root: string, tally: EnumerationTally): Eff
             const log = probed.right.value
             if (log.kind === "symlink") {
               tally.symlinksSkipped++
+              notRegular.push({ path, kind: "symlink" })
               continue
             }
             if (log.kind !== "file") {
+              // A fifo, socket, device or folder under the log's name: never opened (a fifo would block), reported.
               tally.junkSkipped++
+              notRegular.push({ path, kind: log.kind === "directory" ? "directory" : "other" })
               continue
             }
             out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: log.stat })
@@ -562,8 +576,9 @@ export const discoverNative = (
     const sources: Array<DiscoveredSource> = []
     /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
     const emptyRoots: Array<string> = []
+    const notRegular: Array<NotRegularLog> = []
     for (const root of roots) {
-      const candidates = yield* enumerate(deps, root, tally)
+      const candidates = yield* enumerate(deps, root, tally, notRegular)
       if (candidates.length === 0) emptyRoots.push(root)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
       // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
@@ -605,6 +620,18 @@ export const discoverNative = (
         details: { count: tally.unreadableFolders }
       })
     }
+    // As Claude Code reports them: a symlink is not followed, any other non-file is never read.
+    for (const n of notRegular) {
+      diagnostics.push(
+        n.kind === "symlink"
+          ? { code: "SYMLINK_SKIPPED", message: `${n.path} is a symlink; it was not followed.`, details: { path: n.path } }
+          : {
+            code: "SOURCE_NOT_REGULAR_FILE",
+            message: `${n.path} is not a regular file (${n.kind === "directory" ? "a folder" : "a fifo, socket or device"}); it was not read.`,
+            details: { path: n.path }
+          }
+      )
+    }
     for (const root of emptyRoots) {
       diagnostics.push({
         code: "MUSE_ROOT_EMPTY",
@@ -615,15 +642,25 @@ export const discoverNative = (
     const inconclusive = receipts.some((r) => r.outcome === "inconclusive")
     const unchecked = inconclusive || tally.unreadableFolders > 0
     // Every muse root is named by the user: one without a single session folder is a typo or the wrong folder.
-    const partial = unchecked || emptyRoots.length > 0
+    const partial = unchecked || emptyRoots.length > 0 || notRegular.length > 0
     return {
       provider: "muse-code",
       status: unchecked ? "not-checked" : "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: sources.length,
-      reasonCode: inconclusive ? "MUSE_INSPECTION_INCONCLUSIVE" : unchecked ? "MUSE_FOLDER_UNREADABLE" : partial ? "MUSE_ROOT_EMPTY" : null,
+      reasonCode: inconclusive
+        ? "MUSE_INSPECTION_INCONCLUSIVE"
+        : unchecked
+        ? "MUSE_FOLDER_UNREADABLE"
+        : emptyRoots.length > 0
+        ? "MUSE_ROOT_EMPTY"
+        : partial
+        ? notRegular.some((n) => n.kind !== "symlink") ? "SOURCE_NOT_REGULAR_FILE" : "SYMLINK_SKIPPED"
+        : null,
       remediation: unchecked
         ? "Some native logs could not be checked against the workspace (see diagnostics). Inspect them explicitly (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), raise the discovery budget (DiscoveryBudget layer), or export them with `muse export`."
+        : emptyRoots.length === 0 && partial
+        ? "A session log was replaced by a symlink, folder, fifo or socket (see diagnostics); it is not read. Put the real file back (its sessions already imported are kept)."
         : partial
         ? "Check --muse-root (or museRoots in the config): it should be Muse Code's sessions folder (e.g. ~/.local/share/muse/sessions), which holds YYYY/MM/DD/<session-id>/session.jsonl."
         : null,
