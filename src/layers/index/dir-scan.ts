@@ -15,7 +15,7 @@
  * rotating slice of the others. Memory: one entry per folder and per name in
  * it.
  *
- * Source: issue 13 (item 8), session 6 leftovers.
+ * Source: issue 13 (item 8): a new event is in the index < 1 s after it is written.
  *
  * @module
  */
