@@ -29,6 +29,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -142,63 +144,9 @@ const badArguments = (tool: string, e: ParseResult.ParseError): InvalidArgument 
 
 // ---------------------------------------------------------------- framing
 
-/**
- * A JSON-RPC error as `@effect/rpc` frames a failed request
- * (`{_tag: "Cause", code, message, data: <the encoded Cause>}`) made the
- * error MCP and the README promise: `{code, message, data}` with `data` the
- * failure's own `data` (the product's `{code, message, remediation,
- * details}`); a cause that is no single failure keeps its code and message.
- */
-const plainError = (error: unknown): unknown => {
-  if (typeof error !== "object" || error === null || (error as { _tag?: unknown })._tag !== "Cause") return error
-  const e = error as { code: unknown; message: unknown; data?: unknown }
-  const cause = e.data as { _tag?: unknown; error?: unknown } | undefined
-  const failure = cause !== undefined && cause !== null && cause._tag === "Fail" && typeof cause.error === "object" && cause.error !== null
-    ? cause.error as { code?: unknown; message?: unknown; data?: unknown }
-    : undefined
-  const code = typeof failure?.code === "number" ? failure.code : typeof e.code === "number" && e.code !== 0 ? e.code : -32603
-  const message = typeof failure?.message === "string" ? failure.message : String(e.message)
-  return failure?.data === undefined ? { code, message } : { code, message, data: failure.data }
-}
-
-/** A JSON-RPC message (or batch) with its error, if any, made plain by {@link plainError}. */
-const plainMessage = (message: unknown): unknown =>
-  Array.isArray(message)
-    ? message.map(plainMessage)
-    : typeof message === "object" && message !== null && "error" in message && (message as { error?: unknown }).error !== undefined
-    ? { ...message, error: plainError((message as { error: unknown }).error) }
-    : message
-
-/** Whether an outgoing rpc message (or batch) holds a failed request. */
-const holdsFailure = (response: unknown): boolean =>
-  Array.isArray(response)
-    ? response.some(holdsFailure)
-    : typeof response === "object" && response !== null && (response as { _tag?: unknown })._tag === "Exit" &&
-      (response as { exit?: { _tag?: unknown } }).exit?._tag === "Failure"
-
-/**
- * `@effect/rpc`'s newline-delimited JSON-RPC framing, with failed requests
- * answered as plain JSON-RPC errors ({@link plainError}); only a frame that
- * holds a failure is read back and rewritten, the others pass as they are.
- */
-export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() => {
-  const base = RpcSerialization.ndJsonRpc()
-  return RpcSerialization.RpcSerialization.of({
-    ...base,
-    unsafeMake: () => {
-      const parser = base.unsafeMake()
-      return {
-        decode: parser.decode,
-        encode: (response) => {
-          const encoded = parser.encode(response)
-          if (encoded === undefined || !holdsFailure(response)) return encoded
-          const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
-          return text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l))) + "\n").join("")
-        }
-      }
-    }
-  })
-})()
+/** The stdio framing (tolerant line reader, plain JSON-RPC errors): see `./framing.ts`. */
+export { mcpSerialization } from "./framing.js"
+import { mcpSerialization } from "./framing.js"
 
 // ---------------------------------------------------------------- registration
 
@@ -341,5 +289,6 @@ export const serveStdio = (info: { readonly name: string; readonly version: stri
     const fiber = yield* Effect.fork(server)
     yield* Fiber.await(fiber)
   }).pipe(
-    Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger))
+    // Only this logger: not the CLI runtime's pretty logger, which writes on stdout.
+    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger))
   )

@@ -1,0 +1,284 @@
+/**
+ * The MCP server's stdio framing: `@effect/rpc`'s newline-delimited
+ * JSON-RPC serialization (`RpcSerialization.ndJsonRpc`), with a tolerant
+ * line reader in front of it and plain JSON-RPC errors behind it.
+ *
+ * In front (what the client sends, one JSON-RPC message or batch a line):
+ * - a line that is not JSON is answered `-32700` (Parse error, id null);
+ * - a JSON value that is not a request (not an object, no `jsonrpc: "2.0"`,
+ *   a method that is not a string, an id that is not a string or a number,
+ *   params that are neither object nor array, an empty batch) is answered
+ *   `-32600` (Invalid Request; its id when it has a usable one, else null);
+ * - a request for a method MCP's client side does not define is answered
+ *   `-32601` (Method not found) with its id; a notification of an unknown
+ *   method, and a response (the server sends no requests), are dropped;
+ * - request ids may be any JSON-RPC id (strings, 0, negative numbers): ids
+ *   that `@effect/rpc` cannot carry (it holds ids as positive integers) are
+ *   carried under a stand-in number and answered with the client's own id;
+ * - a `tools/call` without `arguments` (optional in MCP) gets `{}`, so an
+ *   unknown tool is the `-32602` "not found" error and not a schema dump.
+ * Each refusal writes one line on stderr (`session-ingest mcp: …`) and the
+ * server carries on with the next line: the reader never throws.
+ *
+ * A refusal's answer goes out through the server like any answer: the line
+ * is handed to the server as an rpc `Ping`, and the `Pong` it sends back is
+ * encoded as the refusal (in order, on the one output channel).
+ *
+ * Behind (what the server sends): a failed request is a plain JSON-RPC
+ * error `{code, message, data?}` (see {@link plainError}); a request the
+ * server could not decode (params its schema refuses) is `-32602` with a
+ * one-line message; anything else that is no single failure is `-32603`
+ * with a one-line message, never an internal dump.
+ *
+ * @module
+ */
+import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+
+/** JSON-RPC 2.0's error codes used by the framing. */
+export const JsonRpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603
+} as const
+
+/** The longest line read (characters); a longer one is refused (`-32600`) without being held. */
+export const maxLineChars = 16 * 1024 * 1024
+
+/** The methods a client may call (MCP requests). */
+const requestMethods: ReadonlySet<string> = new Set(ClientRequestRpcs.requests.keys())
+/** The notifications a client may send. */
+const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.requests.keys())
+
+/** The first id of the stand-ins (numbers the server carries exactly, above any id a client counts up to). */
+const standInBase = 2 ** 52
+
+/** One line on stderr (stdout carries only the protocol). */
+const diagnose = (message: string): void => {
+  process.stderr.write(`session-ingest mcp: ${message}\n`)
+}
+
+/** Text of at most 80 characters, on one line, for a diagnostic. */
+const excerpt = (s: string): string => {
+  const one = s.replace(/\s+/g, " ")
+  return one.length > 80 ? `${one.slice(0, 77)}...` : one
+}
+
+type JsonId = string | number
+
+const isId = (u: unknown): u is JsonId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A refusal: the answer to send (an error response), or nothing (`code` undefined: a notification or a response, dropped). */
+class Refusal {
+  constructor(readonly id: JsonId | null, readonly code: number | undefined, readonly message: string) {}
+}
+
+const isRefusal = (u: Record<string, unknown> | Refusal): u is Refusal => u instanceof Refusal
+
+const refuse = (id: JsonId | null, code: number | undefined, message: string): Refusal => new Refusal(id, code, message)
+
+/** What a line's message is: a request or notification to pass on (its id made one the server carries), or a refusal. */
+const screen = (
+  value: unknown,
+  carry: (id: JsonId) => number
+): Record<string, unknown> | Refusal => {
+  if (!isObject(value)) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: a JSON-RPC message is an object")
+  const hasId = Object.hasOwn(value, "id") && value.id !== null
+  const id = hasId && isId(value.id) ? value.id : null
+  if (value.jsonrpc !== "2.0") return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+  if (hasId && id === null) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an id is a string or a number")
+  if (!Object.hasOwn(value, "method")) {
+    if (hasId && (Object.hasOwn(value, "result") || Object.hasOwn(value, "error"))) {
+      return refuse(id, undefined, `a response (id ${JSON.stringify(id)}) to no request of the server, ignored`)
+    }
+    return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: no "method"`)
+  }
+  const method = value.method
+  if (typeof method !== "string") return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "method" must be a string`)
+  if (Object.hasOwn(value, "params") && typeof value.params !== "object") {
+    return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "params" must be an object or an array`)
+  }
+  if (id === null) {
+    if (notificationMethods.has(method)) return value
+    return refuse(null, undefined, `a notification of an unknown method, ignored: ${excerpt(method)}`)
+  }
+  if (!requestMethods.has(method)) return refuse(id, JsonRpcCode.methodNotFound, `Method not found: ${excerpt(method)}`)
+  let params = value.params
+  // MCP's `arguments` is optional; the server's schema requires it.
+  if (method === "tools/call" && isObject(params) && !Object.hasOwn(params, "arguments")) params = { ...params, arguments: {} }
+  return { ...value, id: carry(id), params }
+}
+
+/** The answer to a refusal, as an encoded line (JSON-RPC error response). */
+const refusalLine = (r: Refusal): string =>
+  JSON.stringify({ jsonrpc: "2.0", id: r.id, error: { code: r.code, message: r.message } }) + "\n"
+
+// ---------------------------------------------------------------- errors out
+
+/** A one-line text of a schema error (`TreeFormatter`'s tree, without the type it was checked against). */
+const oneLine = (text: string): string => {
+  const lines = text.split("\n")
+  const body = lines.length > 1 ? lines.slice(1) : lines
+  return body.map((l) => l.replace(/^[\s└├│─]+/u, "").trim()).filter((l) => l.length > 0).join(" ")
+}
+
+/**
+ * A JSON-RPC error as `@effect/rpc` frames a failed request
+ * (`{_tag: "Cause", code, message, data: <the encoded Cause>}`) made the
+ * error MCP and the README promise: `{code, message, data}` with `data` the
+ * failure's own `data` (the product's `{code, message, remediation,
+ * details}`). A request whose params the server's schema refused (a `Die`
+ * holding the schema's message) is `-32602` with that message on one line;
+ * any other cause is `-32603` with a one-line message.
+ */
+export const plainError = (error: unknown): unknown => {
+  if (typeof error !== "object" || error === null || (error as { _tag?: unknown })._tag !== "Cause") return error
+  const e = error as { code: unknown; message: unknown; data?: unknown }
+  const cause = e.data as { _tag?: unknown; error?: unknown; defect?: unknown } | undefined
+  if (cause !== undefined && cause !== null && cause._tag === "Fail" && typeof cause.error === "object" && cause.error !== null) {
+    const failure = cause.error as { code?: unknown; message?: unknown; data?: unknown }
+    const code = typeof failure.code === "number" ? failure.code : JsonRpcCode.internalError
+    const message = typeof failure.message === "string" ? failure.message : String(e.message)
+    return failure.data === undefined ? { code, message } : { code, message, data: failure.data }
+  }
+  if (cause !== undefined && cause !== null && cause._tag === "Die" && typeof cause.defect === "string") {
+    return { code: JsonRpcCode.invalidParams, message: `Invalid params: ${oneLine(cause.defect)}` }
+  }
+  diagnose(`a request failed without an error of its own: ${excerpt(JSON.stringify(cause ?? null))}`)
+  return { code: JsonRpcCode.internalError, message: "Internal error: the server failed to answer (a bug); it keeps serving. See its stderr." }
+}
+
+/** A JSON-RPC message (or batch) with its error, if any, made plain by {@link plainError}, and its id the client's. */
+const plainMessage = (message: unknown, restore: (id: unknown) => unknown): unknown => {
+  if (Array.isArray(message)) return message.map((m) => plainMessage(m, restore))
+  if (!isObject(message)) return message
+  const out: Record<string, unknown> = Object.hasOwn(message, "id") ? { ...message, id: restore(message.id) } : { ...message }
+  if (out.error !== undefined) out.error = plainError(out.error)
+  return out
+}
+
+/** Whether an outgoing rpc message (or batch) holds a failed request. */
+const holdsFailure = (response: unknown): boolean =>
+  Array.isArray(response)
+    ? response.some(holdsFailure)
+    : isObject(response) && response._tag === "Exit" && (response.exit as { _tag?: unknown } | undefined)?._tag === "Failure"
+
+// ---------------------------------------------------------------- the serialization
+
+/**
+ * `@effect/rpc`'s newline-delimited JSON-RPC framing for the MCP server,
+ * tolerant of any line a client writes (see the module's description):
+ * give it to `RpcServer.makeProtocolStdio` as the `RpcSerialization`.
+ * One parser (`unsafeMake`) serves one connection: it holds the partial
+ * line, the refusals to answer and the ids carried under stand-ins.
+ */
+export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() => {
+  const base = RpcSerialization.ndJsonRpc({ maxBufferSize: "unbounded" })
+  return RpcSerialization.RpcSerialization.of({
+    ...base,
+    unsafeMake: () => {
+      const parser = base.unsafeMake()
+      const decoder = new TextDecoder()
+      let buffer = ""
+      /** Skipping the rest of a line longer than {@link maxLineChars}. */
+      let skipping = false
+      /** Refusals to answer, in order; each was handed to the server as a Ping. */
+      const refusals: Array<Refusal> = []
+      /** Stand-in id (as the server writes it) -> the client's id. */
+      const carried = new Map<number, JsonId>()
+      let next = standInBase
+      const carry = (id: JsonId): number => {
+        if (typeof id === "number" && Number.isSafeInteger(id) && id > 0 && id < standInBase) return id
+        const standIn = next++
+        carried.set(standIn, id)
+        return standIn
+      }
+      const restore = (id: unknown): unknown => {
+        if (typeof id !== "number" || !carried.has(id)) return id
+        const original = carried.get(id)
+        carried.delete(id)
+        return original
+      }
+
+      const readLine = (line: string, out: Array<unknown>): void => {
+        const text = line.endsWith("\r") ? line.slice(0, -1) : line
+        if (text.trim().length === 0) return
+        let value: unknown
+        try {
+          value = JSON.parse(text)
+        } catch {
+          return refused(refuse(null, JsonRpcCode.parseError, "Parse error: the line is not JSON"), text, out)
+        }
+        if (Array.isArray(value)) {
+          if (value.length === 0) return refused(refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an empty batch"), text, out)
+          const passed: Array<Record<string, unknown>> = []
+          for (const item of value) {
+            const s = screen(item, carry)
+            if (isRefusal(s)) refused(s, JSON.stringify(item), out)
+            else passed.push(s)
+          }
+          if (passed.length > 0) out.push(...parser.decode(JSON.stringify(passed) + "\n"))
+          return
+        }
+        const s = screen(value, carry)
+        if (isRefusal(s)) return refused(s, text, out)
+        out.push(...parser.decode(JSON.stringify(s) + "\n"))
+      }
+
+      const refused = (r: Refusal, text: string, out: Array<unknown>): void => {
+        diagnose(`${r.message} (line: ${excerpt(text)})`)
+        if (r.code === undefined) return
+        refusals.push(r)
+        out.push({ _tag: "Ping" })
+      }
+
+      return {
+        decode: (bytes) => {
+          buffer += typeof bytes === "string" ? bytes : decoder.decode(bytes, { stream: true })
+          const out: Array<unknown> = []
+          let position = 0
+          let nl = buffer.indexOf("\n")
+          while (nl !== -1) {
+            if (skipping) {
+              skipping = false
+              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), "", out)
+            } else if (nl - position > maxLineChars) {
+              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), "", out)
+            } else {
+              readLine(buffer.slice(position, nl), out)
+            }
+            position = nl + 1
+            nl = buffer.indexOf("\n", position)
+          }
+          buffer = buffer.slice(position)
+          if (buffer.length > maxLineChars) {
+            buffer = ""
+            skipping = true
+          } else if (skipping) {
+            buffer = ""
+          }
+          return out
+        },
+        encode: (response) => {
+          if (isObject(response) && response._tag === "Pong") {
+            const r = refusals.shift()
+            return r === undefined ? undefined : refusalLine(r)
+          }
+          if (isObject(response) && response._tag === "Defect") {
+            diagnose(`the server reported a defect: ${excerpt(JSON.stringify(response.defect ?? null))}`)
+            return refusalLine(refuse(null, JsonRpcCode.internalError, "Internal error: the server failed to read a message (a bug); it keeps serving."))
+          }
+          const encoded = parser.encode(response)
+          if (encoded === undefined) return encoded
+          const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
+          if (!stoodIn && !holdsFailure(response)) return encoded
+          const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
+          return text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l), restore)) + "\n").join("")
+        }
+      }
+    }
+  })
+})()
