@@ -149,11 +149,13 @@ describe("mcp framing: lines that are not requests", () => {
       `${JSON.stringify({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" })}\n`,
       `${JSON.stringify({ jsonrpc: "2.0", id: 22, method: "ping", params: "x" })}\n`,
       `${JSON.stringify({ jsonrpc: "2.0", id: 23 })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id: null, method: "ping" })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id: 25, method: "ping", params: null })}\n`,
       `${ping(24)}\n`
-    ], 12)
+    ], 14)
     expectOnlyResponses(x)
-    expect(errorsWithNullId(x)).toEqual([-32600, -32600, -32600, -32600, -32600, -32600])
-    for (const id of [20, 21, 22, 23]) expect(byId(x, id).map((r) => r.error?.code)).toEqual([-32600])
+    expect(errorsWithNullId(x)).toEqual([-32600, -32600, -32600, -32600, -32600, -32600, -32600])
+    for (const id of [20, 21, 22, 23, 25]) expect(byId(x, id).map((r) => r.error?.code)).toEqual([-32600])
     expect(byId(x, 24)).toEqual([{ jsonrpc: "2.0", id: 24, result: {} }])
   })
 
@@ -163,6 +165,7 @@ describe("mcp framing: lines that are not requests", () => {
       `${JSON.stringify({ jsonrpc: "2.0", id: "q", method: "@effect/rpc/Ping" })}\n`,
       `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/nothing" })}\n`,
       `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", method: "ping" })}\n`,
       `${JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} })}\n`,
       `${ping(31)}\n`
     ], 4)

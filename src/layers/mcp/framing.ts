@@ -86,25 +86,32 @@ const screen = (
   carry: (id: JsonId) => number
 ): Record<string, unknown> | Refusal => {
   if (!isObject(value)) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: a JSON-RPC message is an object")
-  const hasId = Object.hasOwn(value, "id") && value.id !== null
+  const hasId = Object.hasOwn(value, "id")
   const id = hasId && isId(value.id) ? value.id : null
   if (value.jsonrpc !== "2.0") return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
-  if (hasId && id === null) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an id is a string or a number")
   if (!Object.hasOwn(value, "method")) {
     if (hasId && (Object.hasOwn(value, "result") || Object.hasOwn(value, "error"))) {
-      return refuse(id, undefined, `a response (id ${JSON.stringify(id)}) to no request of the server, ignored`)
+      return refuse(id, undefined, `a response (id ${JSON.stringify(value.id)}) to no request of the server, ignored`)
     }
     return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: no "method"`)
   }
   const method = value.method
   if (typeof method !== "string") return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "method" must be a string`)
-  if (Object.hasOwn(value, "params") && typeof value.params !== "object") {
+  if (Object.hasOwn(value, "params") && (typeof value.params !== "object" || value.params === null)) {
     return refuse(id, JsonRpcCode.invalidRequest, `Invalid Request: "params" must be an object or an array`)
   }
-  if (id === null) {
+  if (!hasId) {
     if (notificationMethods.has(method)) return value
-    return refuse(null, undefined, `a notification of an unknown method, ignored: ${excerpt(method)}`)
+    return refuse(
+      null,
+      undefined,
+      requestMethods.has(method)
+        ? `a request without an id (a notification, which gets no answer), ignored: ${excerpt(method)}`
+        : `a notification of an unknown method, ignored: ${excerpt(method)}`
+    )
   }
+  // MCP: a request's id is a string or a number, never null.
+  if (id === null) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an id is a string or a number")
   if (!requestMethods.has(method)) return refuse(id, JsonRpcCode.methodNotFound, `Method not found: ${excerpt(method)}`)
   let params = value.params
   // MCP's `arguments` is optional; the server's schema requires it.
