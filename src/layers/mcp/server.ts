@@ -16,6 +16,9 @@
  *   starts with the product's error code (`SOURCE_NOT_FOUND: …`) and whose
  *   `data` holds `{code, message, remediation, details}`; the server keeps
  *   serving. Nothing but protocol is written on stdout; logs go to stderr.
+ * - A line that is not a request (not JSON, not JSON-RPC, an unknown method)
+ *   is answered with the JSON-RPC error for it by the framing
+ *   (`./framing.ts`), and the server reads on.
  *
  * @module
  */
