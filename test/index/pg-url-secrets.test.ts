@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { pgFailure } from "../../src/layers/index/postgres.js"
 import { indexUrlProblem, shownIndex, targetOf } from "../../src/layers/index/pg-target.js"
 import { repoRoot } from "../support/paths.js"
+import { freshDatabase } from "../support/pg.js"
 import { cli } from "../support/run.js"
 
 /** The CLI as users run it, without blocking the test worker (many runs in a row). */
@@ -132,4 +133,28 @@ describe("PostgreSQL URL passwords: the CLI", () => {
       expect(indexUrlProblem(`postgres://team@h/db?sslmode=${ok}`), ok).toBeUndefined()
     }
   })
+
+  it("a reachable server (its URL with a percent-encoded password): migrate, import, push and sessions reports hold no part of it", async () => {
+    const base = new URL(await freshDatabase())
+    const pw = { words: ["Qsp3cial", "Qpassw0rd"], text: "Qsp3cial#?/@:%[] é密Qpassw0rd" }
+    base.password = encodeURIComponent(pw.text)
+    const url = base.toString()
+    expect(url).toContain("%23")
+    for (
+      const args of [
+        ["index", "migrate", "--index", url],
+        ["import", "--json", "--index", url, "--agents-root", dir],
+        ["import", "--index", url, "--agents-root", dir],
+        ["push", "--from", local, "--to", url],
+        ["push", "--json", "--from", local, "--to", url],
+        ["sessions", "--json", "--index", url]
+      ]
+    ) {
+      const r = await cliAsync(args, dir)
+      const what = `${args.join(" ")}\n${r.stderr}${r.stdout}`
+      expect(r.stdout + r.stderr, what).not.toMatch(/STORE_UNAVAILABLE|INVALID_ARGUMENT/)
+      expect(r.stdout.length, what).toBeGreaterThan(0)
+      leakFree(r.stdout + r.stderr, pw, what)
+    }
+  }, 120_000)
 })
