@@ -17,7 +17,7 @@ import * as App from "../layers/app.js"
 import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
 import * as Watch from "../layers/index/watch.js"
-import { indexUrlProblem, isPostgresUrl, looksLikeUrl } from "../layers/index/pg-target.js"
+import { indexUrlProblem, isPostgresUrl, looksLikeUrl, PERCENT_ENCODE_HINT } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
@@ -46,7 +46,9 @@ export const indexTarget = (value: string): string => (looksLikeUrl(value) ? val
 /**
  * An index value (`--index`, `--to`, the config file's `index`) as it is, or
  * `InvalidArgument` (exit 2) when it is a malformed URL: its problem named
- * (scheme, percent-escape, host, port), the URL shown without its password.
+ * (scheme, an unescaped `#`/`?`/`/` in the password, percent-escape, host,
+ * port, sslmode), the URL shown without any part of its password, and how to
+ * percent-encode one.
  * `option` names where it came from (`--index`).
  */
 export const checkedIndex = (value: string, option = "--index"): Effect.Effect<string, InvalidArgument> => {
@@ -54,7 +56,7 @@ export const checkedIndex = (value: string, option = "--index"): Effect.Effect<s
   return problem === undefined ? Effect.succeed(value) : Effect.fail(
     new InvalidArgument({
       message: `${option} ${problem}`,
-      remediation: "Write the team index as postgres://user:password@host:port/database (percent-encode special characters: @ as %40, : as %3A), or give a file path."
+      remediation: `Write the team index as postgres://user:password@host:port/database (${PERCENT_ENCODE_HINT}), or give a file path.`
     })
   )
 }
@@ -104,14 +106,15 @@ export const readIndexLayer = (index: string): Layer.Layer<Index, StoreUnavailab
 /**
  * `session-ingest index migrate`: bring the index's schema to this build's.
  * PostgreSQL through its migrator (the only command that changes its
- * schema); a SQLite file is opened for writing, which migrates it (created
- * when missing). Answers the index (shown without a password), the
+ * schema; the database must exist, it is never created); a SQLite file is
+ * opened for writing, which creates it when missing and migrates it. Answers
+ * the index (shown without a password), whether it was created, the
  * migrations applied and the schema version reached.
  */
 export const migrateIndex = (index: string) =>
   isPostgresUrl(index)
-    ? Effect.flatMap(postgres, (pg) => pg.migrate(index))
-    : Effect.scoped(Effect.as(Layer.build(IndexSqlite.layer(index)), { index, applied: [] as ReadonlyArray<readonly [number, string]>, version: null }))
+    ? Effect.map(Effect.flatMap(postgres, (pg) => pg.migrate(index)), (r) => ({ ...r, created: false }))
+    : Effect.map(IndexSqlite.migrateFile(index), (r) => ({ index, ...r }))
 
 /** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
 export const pushIndex = (from: string, to: string, machine: string) =>

@@ -3,7 +3,8 @@
  * The only command that changes a PostgreSQL index's schema (imports check
  * it and stop with the remedy instead, so no import ever blocks readers with
  * DDL); a SQLite index is migrated when it is opened for an import, and this
- * command does just that.
+ * command does just that (creating the file, and saying so, when it is
+ * missing).
  *
  * @module
  */
@@ -31,11 +32,18 @@ export const indexCommand = Command.make(
       const index = yield* rt.chosenIndex(o.index, o.config)
       const r = yield* rt.migrateIndex(index)
       const shown = rt.shownIndex(index)
-      const data = { index: shown, applied: r.applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`), version: r.version }
+      const data = {
+        index: shown,
+        created: r.created,
+        applied: r.applied.map(([id, name]) => `${String(id).padStart(4, "0")}_${name}`),
+        version: r.version
+      }
       yield* printResult("index", o.json, data, () =>
-        data.applied.length > 0
-          ? `migrated ${shown}: applied ${data.applied.join(", ")}${data.version !== null ? `; schema version ${data.version}` : ""}\n`
-          : `${shown} is at the current schema${data.version !== null ? ` (version ${data.version})` : ""}; nothing to apply\n`)
+        data.created
+          ? `created ${shown} at the current schema (schema version ${data.version}: applied ${data.applied.join(", ")})\n`
+          : data.applied.length > 0
+          ? `migrated ${shown}: applied ${data.applied.join(", ")}; schema version ${data.version}\n`
+          : `${shown} is at the current schema (version ${data.version}); nothing to apply\n`)
     })
 ).pipe(Command.withDescription(
   "index migrate: apply the index's schema migrations (the only command that changes a PostgreSQL index's schema; imports never do)."

@@ -51,7 +51,8 @@ export const pushCommand = Command.make(
       if (!rt.isPostgresUrl(o.to)) {
         const { InvalidArgument } = yield* errors
         return yield* new InvalidArgument({
-          message: `--to ${o.to} is not a postgres:// URL.`,
+          // A value with ":" or "@" may be a URL without its scheme, password included: not echoed.
+          message: `--to ${/[:@]/.test(o.to) ? "(not shown)" : o.to} is not a postgres:// URL.`,
           remediation: "Pass --to postgres://user:password@host:port/database (a team's PostgreSQL index)."
         })
       }

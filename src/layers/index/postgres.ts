@@ -537,7 +537,8 @@ const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREAC
 /**
  * The `StoreUnavailable` of a failure of the PostgreSQL index at `target`:
  * unreachable (host and port named), refused login, missing database, or
- * another server error (its SQLSTATE); the password scrubbed from it all.
+ * another server error (its SQLSTATE); the password (each form of it: see
+ * `PgTarget.secrets`) scrubbed from it all.
  */
 export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable => {
   const errors = chain(cause)
@@ -546,9 +547,9 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
   const detailOf = (e: unknown) => (e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e))
   const timedOut = errors.some((e) => /timed out|timeout/i.test(detailOf(e)))
   let detail = detailOf(coded ?? errors[errors.length - 1] ?? cause)
-  if (target.password !== undefined && target.password !== "") detail = detail.split(target.password).join("***")
+  const scrub = (s: string) => target.secrets.reduce((text, secret) => text.split(secret).join("***"), s)
+  detail = scrub(detail)
   const at = `${target.host}:${target.port}`
-  const scrub = (s: string) => (target.password !== undefined && target.password !== "" ? s.split(target.password).join("***") : s)
   const fields = (reason: string, message: string, remediation: string) =>
     new StoreUnavailable({
       message: scrub(message),

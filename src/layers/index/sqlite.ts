@@ -1301,6 +1301,37 @@ const make = (
 const connect = (file: string, filename: string, readonly: boolean) =>
   openConnection(filename, readonly).pipe(Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d))))
 
+/** The migrations applied to the index file at `abs` (`[id, name]`), read-only; none when it cannot be read (no file, no table). */
+const appliedMigrations = (abs: string): Effect.Effect<ReadonlyArray<readonly [number, string]>> =>
+  Effect.scoped(
+    Effect.flatMap(openConnection(abs, true), (conn) =>
+      conn.client<{ readonly id: number; readonly name: string }>`SELECT migration_id AS id, name FROM si_migrations ORDER BY migration_id`
+        .pipe(Effect.map((rows) => rows.map((r) => [Number(r.id), r.name] as const))))
+  ).pipe(Effect.catchAllCause(() => Effect.succeed([])))
+
+/**
+ * `session-ingest index migrate` on the SQLite index file `file`: open it
+ * for writing as {@link layer} does, which creates it (and its folders) when
+ * it is missing or empty and applies the migrations it lacks. Answers
+ * whether it was created, the migrations this run applied (`[id, name]`)
+ * and the schema version reached (the last migration's id).
+ * `StoreUnavailable` as {@link layer}.
+ */
+export const migrateFile = (file: string): Effect.Effect<
+  { readonly created: boolean; readonly applied: ReadonlyArray<readonly [number, string]>; readonly version: number },
+  StoreUnavailable
+> =>
+  Effect.gen(function*() {
+    const abs = path.resolve(file)
+    const st = fs.statSync(abs, { throwIfNoEntry: false })
+    const created = st === undefined || (st.isFile() && st.size === 0)
+    const before = created ? [] : yield* appliedMigrations(abs)
+    yield* Effect.scoped(Layer.build(layer(abs)))
+    const after = yield* appliedMigrations(abs)
+    const had = new Set(before.map(([id]) => id))
+    return { created, applied: after.filter(([id]) => !had.has(id)), version: Math.max(0, ...after.map(([id]) => id)) }
+  })
+
 /**
  * Layer: the index in the SQLite file `file` (created with its folder when
  * missing), for an import. Fails with `StoreUnavailable` when the file cannot
