@@ -37,8 +37,11 @@ export const stream = Command.make(
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
         const lean = o.lean ? leanWriter() : undefined
-        yield* events.pipe(
-          Stream.mapChunks((c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c))),
+        let out = Stream.mapChunks(events, (c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c)))
+        // A lean stream always starts with its first line, even of no event (`--limit 0`, an empty source):
+        // the writer gives it on its first call, so a last call with no event gives it only if none came before.
+        if (lean !== undefined) out = Stream.concat(out, Stream.sync(() => ndjsonOfTexts(lean([]))))
+        yield* out.pipe(
           Stream.filter((bytes) => bytes.length > 0),
           Stream.runForEach(writeStdout)
         )
