@@ -28,6 +28,9 @@ describe("inexactNumbers", () => {
     expect(inexactNumbers(`{"a":"x:1e400, [-0 \\":1e999","t":"2026-01-01T00:00:00.000Z","id":"3e4f-0a"}`)).toBeUndefined()
     expect(inexactNumbers(`{"a":"\\\\",  "b" : -0}`)).toEqual({ count: 1, first: "-0" })
     expect(inexactNumbers(`{"a":1,"b":[0.5,-2,1e5]}`)).toBeUndefined()
+    // Spaced JSON (a writer's ", " and ": "), and epoch microseconds (16 digits, below 2^53: exact).
+    expect(inexactNumbers(`{"a": 1e400, "b": [ -0 ], "c": 9007199254740993}`)).toEqual({ count: 3, first: "1e400" })
+    expect(inexactNumbers(`{"recorded_at":1790349213894901,"n":[-1,0.25]}`)).toBeUndefined()
   })
 })
 
