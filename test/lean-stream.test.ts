@@ -18,7 +18,7 @@ import type { SessionEvent } from "../src/domain/model.js"
 import * as App from "../src/layers/app.js"
 import { planFromPolicy } from "../src/layers/index/importer.js"
 import * as IndexSqlite from "../src/layers/index/sqlite.js"
-import { expandLeanStream, leanExpander, leanWriter, LEAN_STREAM_VERSION } from "../src/layers/lean-stream.js"
+import { eventLine, expandLeanStream, leanExpander, leanWriter, LEAN_STREAM_VERSION } from "../src/layers/lean-stream.js"
 import { LeanStream } from "../src/index.js"
 import { Index } from "../src/services/Index.js"
 import { SessionSources } from "../src/services/SessionSource.js"
@@ -110,7 +110,9 @@ const hostile = (): Array<SessionEvent> => {
   const weird = "日本語 \ud800 lone \udfff \u2028\u2029 \u0085 C1 \u009f \u202e bidi \u2066 \u0000 nul \u001f é 🎉 \"q\" \\ </script>"
   const input = { command: weird, n: 1e308, small: 5e-324, neg: -0, big: 2 ** 53 + 2, nested: { a: null, b: [null, { c: null }], "10": 1, "2": 2 } }
   const reordered: Record<string, unknown> = {}
-  for (const k of ["costUsd", "kind", "contractVersion", "sequence", "provider", "sourceId", "sessionId", "occurredAt", "extensions", "rawReference"]) reordered[k] = (base({}) as unknown as Record<string, unknown>)[k]
+  const whole = base({ sequence: 8, eventId: "e-8" }) as unknown as Record<string, unknown>
+  const order = ["costUsd", "kind", "contractVersion", "sequence", "provider", "sourceId", "sessionId", "occurredAt", "extensions", "rawReference"]
+  for (const k of [...order, ...Object.keys(whole).filter((k) => !order.includes(k))]) reordered[k] = whole[k]
   return [
     base({ text: weird, toolInput: input, extensions: { "native.muse": { payload: { input, text: weird } } } }),
     base({ sequence: 2, eventId: "e-2", toolInput: input, extensions: { "native.muse": { arguments: input }, "other.ns": [null, -0, weird] } }),
@@ -118,7 +120,8 @@ const hostile = (): Array<SessionEvent> => {
     base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null }, costUsd: 0.000001 }),
     base({ sequence: 5, eventId: "e-5", occurredAt: null, kind: "\u0085kind \u202e", extensions: { "native.muse": null } }),
     base({ sequence: 6, eventId: "e-6", extensions: { "native.muse": JSON.parse(`{"__proto__":{"x":1},"y":2}`) } }),
-    { ...base({ sequence: 7.5, eventId: "e-7" }), extra: "a key the contract does not have" } as SessionEvent,
+    { ...base({ sequence: 7, eventId: "e-7" }), extra: "a key the contract does not have" } as SessionEvent,
+    base({ sequence: 12, eventId: "e-12", extensions: JSON.parse(`{"__proto__":{"a":1},"native.muse":{"b":2}}`) }),
     reordered as unknown as SessionEvent,
     base({ sequence: 9, eventId: "e-9", text: "\u0080".repeat(2000), toolInput: ["\u202a".repeat(500)] }),
     base({ sequence: 10, eventId: "e-10", provider: "muse-agents", sessionId: "s-1", parent: { sessionId: "p", toolCallId: null, eventId: null, subagentId: null } }),
@@ -205,6 +208,122 @@ describe("stream --lean (contract lean-1)", () => {
   })
 })
 
+/** C1 controls and bidi characters, as a prompt may hold them. */
+const CONTROLS = " \u0085 \u009b \u202e \u2066 \u0080\u009f\u202a\u2069 "
+
+/** An event with the controls in its text (or in its extensions when it has no text). */
+const withControls = (e: SessionEvent): SessionEvent =>
+  typeof e.text === "string"
+    ? { ...e, text: e.text + CONTROLS }
+    : { ...e, extensions: { ...e.extensions, "test.controls": { prompt: CONTROLS } } }
+
+describe("the expansion's line serializer", () => {
+  it.effect("eventLine of each expanded event is, byte for byte, the line stream writes, C1 controls and bidi characters included, over all four providers", () =>
+    Effect.gen(function*() {
+      const bySource = (yield* allProvidersEvents).map((events) => events.map(withControls))
+      expect(new Set(bySource.flat().map((e) => e.provider))).toEqual(new Set(["muse-code", "muse-agents", "agentmux", "claude-code"]))
+      for (const events of [...bySource, bySource.flat()]) {
+        const expanded = expandText(leanText(events))
+        const lines = Buffer.from(expanded.map((e) => eventLine(e) + "\n").join(""), "utf8")
+        expect(lines.equals(Buffer.from(ndjson(events)))).toBe(true)
+        // JSON.stringify gives the same JSON values, but writes the characters raw.
+        for (let i = 0; i < expanded.length; i++) expect(JSON.parse(eventLine(expanded[i]))).toEqual(JSON.parse(JSON.stringify(events[i])))
+      }
+      const one = expandText(leanText([withControls(bySource[0][0])]))[0]
+      expect(JSON.stringify(one)).toMatch(/[\u0085\u009b\u202e\u2066]/)
+      expect(eventLine(one)).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/)
+      expect(eventLine(one)).toContain("\\u0085")
+      expect(LeanStream.eventLine).toBe(eventLine)
+    }))
+})
+
+describe("the expansion refuses what is not a lean stream of contract events", () => {
+  const head = `{"lean":"lean-1"}`
+  const session = `{"session":{"provider":"muse-code","sourceId":"sha256:${"a".repeat(64)}","sessionId":"s-1"}}`
+  /** A real lean stream of one event: its shape line and its event line. */
+  const real = () => {
+    const lines = leanText([base({})]).trimEnd().split("\n")
+    return { shape: lines.find((l) => l.startsWith(`{"shape"`))!, event: lines.find((l) => l.startsWith(`{"e"`))! }
+  }
+  const failsAt = (lines: Array<string>, line: number, what: RegExp) => {
+    const r = Effect.runSync(Effect.either(expandLeanStream(lines)))
+    expect(Either.isLeft(r)).toBe(true)
+    if (Either.isLeft(r)) {
+      expect(r.left._tag).toBe("MalformedSource")
+      expect(r.left.code).toBe("MALFORMED_SOURCE")
+      expect(r.left.message).toContain(`Line ${line} `)
+      expect(r.left.message).toMatch(what)
+    }
+  }
+
+  it("a valid stream expands (the cases below are each one change of it)", () => {
+    const { shape, event } = real()
+    expect(Effect.runSync(expandLeanStream([head, session, shape, event]))).toEqual([base({})])
+  })
+
+  it("an empty stream, or one of empty lines, has no first line", () => {
+    failsAt([], 1, /lean-1/)
+    failsAt(["", ""], 1, /lean-1/)
+  })
+
+  it("a first line with more than the version", () => {
+    failsAt([`{"lean":"lean-1","x":1}`, session], 1, /lean-1/)
+  })
+
+  it("a body with extra values, or too few", () => {
+    const { shape, event } = real()
+    failsAt([head, session, shape, event.replace(/\]\}$/, `,"extra"]}`)], 4, /body/)
+    failsAt([head, session, shape, event.replace(/"body":\[.*\]\}$/, `"body":[]}`)], 4, /body|shape/)
+  })
+
+  it("an event line whose values are not the contract's", () => {
+    const { shape, event } = real()
+    failsAt([head, session, shape, event.replace(/"sequence":1/, `"sequence":"x"`)], 4, /sequence/)
+    failsAt([head, session, shape, event.replace(/"sequence":1/, `"sequence":1.5`)], 4, /sequence/)
+    failsAt([head, session, shape, event.replace(/,"kind":"tool-call"/, "")], 4, /kind/)
+    failsAt([head, session, shape, event.replace(/\}$/, `,"junk":1}`)], 4, /junk/)
+  })
+
+  it("a whole event that is not a contract event", () => {
+    failsAt([head, `{"event":{"hello":1}}`], 2, /contract/)
+    const e = base({}) as unknown as Record<string, unknown>
+    failsAt([head, JSON.stringify({ event: { ...e, sequence: "x" } })], 2, /sequence/)
+    failsAt([head, JSON.stringify({ event: { ...e, contractVersion: undefined } })], 2, /contractVersion/)
+    // A whole event with an own key __proto__ expands to an equal event, with the key as its own property.
+    const proto = Object.assign(JSON.parse(`{"__proto__":"own"}`), base({}))
+    const got = Effect.runSync(expandLeanStream([head, JSON.stringify({ event: proto })]))[0] as unknown as Record<string, unknown>
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype)
+    expect(Object.hasOwn(got, "__proto__")).toBe(true)
+    expect(eventLine(got as unknown as SessionEvent)).toBe(JSON.stringify(proto))
+  })
+
+  it("shape numbers that are not of 0..4095, and event lines naming them", () => {
+    const { shape, event } = real()
+    for (const n of ["-1", "1e300", "4096", "0.5", `"0"`]) {
+      failsAt([head, session, shape.replace(`{"shape":0`, `{"shape":${n}`)], 3, /shape/)
+      failsAt([head, session, shape, event.replace(`{"e":0`, `{"e":${n}`)], 4, /shape|"e"/)
+    }
+  })
+
+  it("a shape whose keys hold __proto__ changes no prototype: it is refused", () => {
+    const { shape, event } = real()
+    const def = JSON.parse(shape) as { shape: number; def: { k: Array<string> } }
+    for (const at of [0, def.def.k.length]) {
+      const k = [...def.def.k]
+      k.splice(at, 0, "__proto__")
+      const bad = JSON.stringify({ shape: 0, def: { ...def.def, k } })
+      failsAt([head, session, bad, event.replace(/\]\}$/, `,{"polluted":1}]}`)], 3, /__proto__/)
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it("a session line with other keys, and a shape that is not of the lean record", () => {
+    failsAt([head, session.replace(`"sessionId":"s-1"`, `"sessionId":"s-1","x":1`)], 2, /session/)
+    failsAt([head, `{"shape":0,"def":{"k":"x"}}`], 2, /shape/)
+    failsAt([head, `{"shape":0,"def":{"c":"1.2.0","k":["a"],"r":{"a":["=","__proto__"]}}}`], 2, /__proto__/)
+  })
+})
+
 describe("stream --lean on the CLI", () => {
   it("expands to what stream prints, for a native log with its subagent, and a Muse agents transcript", () => {
     const native = path.join(fixturesDir, "muse-code/native/2026/09/25/22222222-2222-4222-8222-222222222222/session.jsonl")
@@ -220,5 +339,13 @@ describe("stream --lean on the CLI", () => {
       expect(lean.stdout.split("\n")[0]).toBe(`{"lean":"lean-1"}`)
       expect(Buffer.from(ndjson(expandText(lean.stdout))).toString("utf8")).toBe(full.stdout)
     }
+  })
+
+  it("--limit 0 --lean still writes the first line: a lean stream always starts with it", () => {
+    const agentsRoot = path.join(fixturesDir, "muse-agents/agents")
+    const r = cli(["stream", "muse-agents", path.join(agentsRoot, "messy/sessions/messy.jsonl"), "--agents-root", agentsRoot, "--limit", "0", "--lean"])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe(`{"lean":"lean-1"}\n`)
+    expect(Effect.runSync(expandLeanStream(r.stdout.split("\n")))).toEqual([])
   })
 })

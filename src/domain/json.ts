@@ -85,3 +85,107 @@ export const at = (o: unknown, ...path: ReadonlyArray<string>): unknown => {
   }
   return cur
 }
+
+/**
+ * A number token that may not survive `JSON.parse` (cheap test of a line's
+ * text, run on every line): after `:`, `,` or `[`, a `-0`, a
+ * run of 17 or more digits and points, 16 digits from 9 (any decimal of 15
+ * significant digits is exact, and so is an integer below 9e15 < 2^53: epoch
+ * microseconds are 16 digits from 1), or an exponent. Strings may match too;
+ * {@link inexactNumbers} then looks closer.
+ */
+// (the lookahead after the structural character lets most `:` and `,` fail at once: two to three times faster)
+const MAYBE_INEXACT = /[:,[](?=[\s\d-])\s*(?:-0|-?[\d.]{17}|-?9\d{15}|-?\d[\d.]*[eE])/
+
+/** A number token, at a position (sticky). */
+const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+
+/** A decimal's digits without leading or trailing zeros and its power of ten (`"0"` for zero): the same for two texts of the same value. */
+const decimalKey = (token: string): string => {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)
+  if (m === null) return token
+  let digits = m[1] + (m[2] ?? "")
+  let exp = Number(m[3] ?? 0) - (m[2]?.length ?? 0)
+  digits = digits.replace(/^0+/, "")
+  if (digits.length === 0) return "0"
+  const trimmed = digits.replace(/0+$/, "")
+  exp += digits.length - trimmed.length
+  return `${token.startsWith("-") ? "-" : ""}${trimmed}e${exp}`
+}
+
+/**
+ * True when a JSON number token's parsed value writes back (`JSON.stringify`)
+ * as another value: beyond a double (`1e400`: `null`), `-0` (written `0`),
+ * too small (`1e-400`: `0`), or more digits than a double keeps
+ * (`123456789012345678901234567890`: `1.2345678901234568e+29`).
+ */
+export const numberNotExact = (token: string): boolean => {
+  const v = Number(token)
+  if (!Number.isFinite(v) || Object.is(v, -0)) return true
+  return decimalKey(String(v)) !== decimalKey(token)
+}
+
+/** What {@link inexactNumbers} found: how many numbers of a text JSON does not carry exactly, and the first (its source text). */
+export interface InexactNumbers {
+  readonly count: number
+  readonly first: string
+}
+
+/**
+ * The numbers of a valid JSON text whose parsed value does not write back as
+ * the same value ({@link numberNotExact}), or undefined (the common case,
+ * found by one regex test of the text: only a text with a `-0`, a run of 16
+ * or more digits or an exponent after `:`, `,` or `[` is scanned, strings
+ * skipped). The source text keeps the exact number: providers report a
+ * `NUMBER_NOT_EXACT` diagnostic (see {@link numberNotExactDiagnostic}).
+ */
+export const inexactNumbers = (text: string): InexactNumbers | undefined => {
+  if (!MAYBE_INEXACT.test(text)) return undefined
+  let count = 0
+  let first = ""
+  let i = 0
+  while (i < text.length) {
+    const c = text.charCodeAt(i)
+    if (c === 34) {
+      // a string: to its closing quote (one not escaped by an odd run of backslashes)
+      let j = text.indexOf("\"", i + 1)
+      for (;;) {
+        if (j < 0) return count > 0 ? { count, first } : undefined
+        let b = 0
+        while (text.charCodeAt(j - 1 - b) === 92) b++
+        if (b % 2 === 0) break
+        j = text.indexOf("\"", j + 1)
+      }
+      i = j + 1
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      NUMBER_TOKEN.lastIndex = i
+      const m = NUMBER_TOKEN.exec(text)
+      if (m === null) {
+        i++
+        continue
+      }
+      if (numberNotExact(m[0])) {
+        if (count === 0) first = m[0]
+        count++
+      }
+      i += m[0].length
+    } else i++
+  }
+  return count > 0 ? { count, first } : undefined
+}
+
+/** Diagnostic code of {@link numberNotExactDiagnostic}. */
+export const NUMBER_NOT_EXACT = "NUMBER_NOT_EXACT" as const
+
+/**
+ * The one diagnostic of a source whose numbers JSON cannot carry exactly
+ * (counted by {@link inexactNumbers}): `count` numbers, the first `first`
+ * (its source text) on the line `where` names, in the source `source`.
+ */
+export const numberNotExactDiagnostic = (source: string, count: number, first: string, where: string) => ({
+  code: NUMBER_NOT_EXACT,
+  message:
+    `${count} number(s) of ${source} are not carried exactly by the events (JSON numbers are doubles: beyond ±1.8e308 they become null, -0 becomes 0, below 5e-324 they become 0, past about 16 significant digits they are rounded); the first: ${first.length > 40 ? first.slice(0, 40) + "…" : first} on the ${where}.`,
+  remediation: "The exact text is in the source: read it at the event's rawReference (its line or byte offset).",
+  details: { count, first: first.length > 40 ? first.slice(0, 40) + "…" : first, where }
+})

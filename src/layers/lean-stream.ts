@@ -22,20 +22,34 @@
  * - `{"event":{…}}`: an event written whole (one the lean record declines).
  *
  * C1 controls and bidi overrides are written as `\uHHHH` escapes, as in the
- * full stream (the same JSON values).
+ * full stream (the same JSON values); {@link eventLine} is the full stream's
+ * line of an event, so `eventLine` of each expanded event is, byte for byte,
+ * what `stream` writes.
  *
  * @module
  */
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { MalformedSource } from "../domain/errors.js"
-import type { SessionEvent } from "../domain/model.js"
+import { SessionEvent } from "../domain/model.js"
+import { escapeJsonControls } from "../domain/render.js"
 import { eventOfRow, leanEvent, type ShapePlan, shapePlan, type StreamFacts } from "./index/rows.js"
 
 /** The version of the lean stream's contract, on its first line. */
 export const LEAN_STREAM_VERSION = "lean-1" as const
 
 const SHAPES_MAX = 4096
+
+/**
+ * The line `stream` (without `--lean`) writes for an event, without its
+ * `\n`: `JSON.stringify` of it with C1 controls (U+0080–U+009F) and bidi
+ * overrides and isolates (U+202A–U+202E, U+2066–U+2069) written as `\uHHHH`
+ * escapes (the same JSON value). `JSON.stringify` alone writes those
+ * characters raw, so only this serializer gives the stream's bytes.
+ */
+export const eventLine = (event: SessionEvent): string => escapeJsonControls(JSON.stringify(event))
 
 /**
  * A lean stream's writer: a function of the events, in stream order, that
@@ -78,22 +92,149 @@ export const leanWriter = (): ((events: Iterable<SessionEvent>) => Array<string>
   }
 }
 
+const HEADER = `{"lean":"${LEAN_STREAM_VERSION}"}`
+
 const invalid = (line: number, why: string) =>
   new MalformedSource({
     message: `Line ${line} of the lean stream ${why}.`,
     remediation: "Pass the output of `session-ingest stream --lean` whole and unchanged (from its first line)."
   })
 
+/** True when `o`'s own keys are exactly `keys` (in any order). */
+const hasKeys = (o: object, keys: ReadonlyArray<string>): boolean => {
+  const own = Object.keys(o)
+  return own.length === keys.length && keys.every((k) => Object.hasOwn(o, k))
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A shape number: an integer of 0..4095 (the writer's numbers start again from 0 after 4,096). */
+const isShapeNumber = (u: unknown): u is number => Number.isInteger(u) && (u as number) >= 0 && (u as number) < SHAPES_MAX
+
+/** A key a shape names: a string, never `__proto__` (setting it would change a prototype; the writer never declares one). */
+const keyProblem = (u: unknown, where: string): string | undefined =>
+  typeof u !== "string" ? `names a key of ${where} that is not a string` : u === "__proto__" ? `names a key __proto__ in ${where} (the lean record never declares one)` : undefined
+
+/** A kept object's keys: strings, or `[key, value]` pairs. */
+const shapeKeysProblem = (u: unknown, where: string): string | undefined => {
+  if (!Array.isArray(u)) return `has keys of ${where} that are not an array`
+  for (const k of u) {
+    const p = keyProblem(Array.isArray(k) && k.length === 2 ? k[0] : k, where)
+    if (p !== undefined) return p
+  }
+  return undefined
+}
+
+/** What is wrong with a shape declaration's `def` (`Shape` in `./index/rows.ts`), or undefined. */
+const shapeProblem = (def: Record<string, unknown>): string | undefined => {
+  if (typeof def.c !== "string") return "declares a shape without its contract version (c)"
+  if (!Array.isArray(def.k)) return "declares a shape without its list of keys (k)"
+  for (const k of def.k) {
+    const p = keyProblem(k, "the event")
+    if (p !== undefined) return `declares a shape that ${p}`
+  }
+  if (new Set(def.k).size !== def.k.length) return "declares a shape that names a key twice"
+  const known = new Set(def.k as Array<string>)
+  for (const k of Object.keys(def)) if (!["c", "k", "n", "o", "x", "v", "r"].includes(k)) return `declares a shape with a field ${k} the lean record does not have`
+  if (def.n !== undefined && (!Array.isArray(def.n) || def.n.some((k) => !known.has(k)))) return "declares a shape whose null fields (n) are not among its keys"
+  if (def.o !== undefined) {
+    if (!isObject(def.o)) return "declares a shape whose objects (o) are not an object"
+    for (const [k, keys] of Object.entries(def.o)) {
+      const p = keyProblem(k, "the event") ?? shapeKeysProblem(keys, k)
+      if (p !== undefined) return `declares a shape that ${p}`
+    }
+  }
+  if (def.x !== undefined) {
+    if (!Array.isArray(def.x)) return "declares a shape whose extensions (x) are not an array"
+    for (const space of def.x) {
+      if (!Array.isArray(space) || space.length !== 2) return "declares a shape whose extensions (x) are not [namespace, keys] pairs"
+      const p = keyProblem(space[0], "extensions") ?? (space[1] === null ? undefined : shapeKeysProblem(space[1], `extensions ${space[0]}`))
+      if (p !== undefined) return `declares a shape that ${p}`
+    }
+  }
+  if (def.v !== undefined) {
+    if (!isObject(def.v)) return "declares a shape whose words (v) are not an object"
+    for (const k of Object.keys(def.v)) {
+      const p = keyProblem(k, "the event")
+      if (p !== undefined) return `declares a shape that ${p}`
+    }
+  }
+  if (def.r !== undefined) {
+    if (!isObject(def.r)) return "declares a shape whose references (r) are not an object"
+    for (const [k, ref] of Object.entries(def.r)) {
+      if (!Array.isArray(ref) || (ref[0] !== "=" && ref[0] !== "~") || ref.length < 2) return `declares a shape whose reference of ${k} is not ["=" or "~", path…]`
+      const p = keyProblem(k, "the event") ?? ref.slice(1).map((s) => (typeof s === "number" ? undefined : keyProblem(s, `the reference of ${k}`))).find((x) => x !== undefined)
+      if (p !== undefined) return `declares a shape that ${p}`
+    }
+  }
+  return undefined
+}
+
+/** How many body values a shape's events have (one per object, per extensions and per other kept value). */
+const bodyLength = (plan: ShapePlan): number => plan.steps.filter((s) => s.from === "object" || s.from === "extensions" || s.from === "body").length
+
+/** What is wrong with an event line's body for its shape (an object's or a namespace's values of another length), or undefined. */
+const bodyProblem = (plan: ShapePlan, body: ReadonlyArray<unknown>): string | undefined => {
+  const want = bodyLength(plan)
+  if (body.length !== want) return `has a body of ${body.length} value(s) where its shape has ${want}`
+  let i = 0
+  const fits = (keys: ReadonlyArray<unknown>, values: unknown) =>
+    Array.isArray(values) && values.length === keys.filter((k) => typeof k === "string").length
+  for (const step of plan.steps) {
+    if (step.from === "object") {
+      if (!fits(step.keys, body[i++])) return `has a body whose ${step.key} values do not fit its shape`
+    } else if (step.from === "extensions") {
+      const got = body[i++]
+      if (!Array.isArray(got) || got.length !== step.spaces.length) return "has a body whose extensions do not fit its shape"
+      for (let j = 0; j < step.spaces.length; j++) {
+        const keys = step.spaces[j][1]
+        if (keys !== null && !fits(keys, got[j])) return `has a body whose extensions ${step.spaces[j][0]} values do not fit its shape`
+      }
+    } else if (step.from === "body") i++
+  }
+  return undefined
+}
+
+/** True when every reference of the plan leads, through own properties, to a value of the event's extensions. */
+const refsResolve = (plan: ShapePlan, e: Record<string, unknown>): boolean =>
+  plan.refs.every(([, mode, path]) => {
+    let v: unknown = e.extensions
+    for (const p of path) {
+      if (typeof v !== "object" || v === null || !Object.hasOwn(v, p)) return false
+      v = (v as Record<string | number, unknown>)[p]
+    }
+    return mode === "=" || typeof v === "string"
+  })
+
+const validEvent = Schema.validateEither(SessionEvent)
+
+/** The event when it is one of the contract's (`SessionEvent` in `../domain/model.ts`), else what is wrong with it. */
+const contractEvent = (line: number, u: unknown): Either.Either<SessionEvent, MalformedSource> => {
+  const r = validEvent(u)
+  if (Either.isRight(r)) return Either.right(u as SessionEvent)
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(r.left)
+  const first = issues[0]
+  const where = first === undefined || first.path.length === 0 ? "" : ` (${first.path.join(".")}: ${first.message})`
+  return Either.left(invalid(line, `is not an event of the contract${where}`))
+}
+
+const EVENT_LINE_KEYS = ["e", "sequence", "kind", "occurredAt", "body"] as const
+
 /**
  * An expander of a lean stream: a function given its lines in order (the
  * text of each, without its `\n`) that gives, for each, the full event it
  * stands for (the very event `stream` without `--lean` writes: the same key
- * order, so the same JSON text), or undefined for a line that declares
- * something (the first line, a session, a shape). Fails with
- * `MalformedSource` for a line that is not JSON or not of the lean contract,
- * an event before its session or shape, or a stream that does not start with
- * `{"lean":"lean-1"}`. Stateful: one expander per stream. Source: the lines
- * `stream --lean` printed ({@link leanWriter}).
+ * order, so the same JSON text with {@link eventLine}), or undefined for a
+ * line that declares something (the first line, a session, a shape). Fails
+ * with `MalformedSource`, its message naming the line and what is wrong, for
+ * a line that is not JSON or not of the lean contract (a line of other keys,
+ * a shape number not of 0..4095, a shape naming a key `__proto__`, a body of
+ * other values than its shape's), an event before its session or shape, an
+ * expanded event that is not one of the event contract (`SessionEvent` of
+ * `../domain/model.ts`: `sequence` an integer, `kind` a string, ...), or a
+ * stream that does not start with `{"lean":"lean-1"}`. Stateful: one
+ * expander per stream. Source: the lines `stream --lean` printed
+ * ({@link leanWriter}).
  */
 export const leanExpander = (): ((line: string) => Either.Either<SessionEvent | undefined, MalformedSource>) => {
   let n = 0
@@ -107,29 +248,41 @@ export const leanExpander = (): ((line: string) => Either.Either<SessionEvent | 
     } catch {
       return Either.left(invalid(n, "is not JSON"))
     }
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return Either.left(invalid(n, "is not a JSON object"))
+    if (!isObject(v)) return Either.left(invalid(n, "is not a JSON object"))
     if (n === 1) {
-      return v.lean === LEAN_STREAM_VERSION
+      return v.lean === LEAN_STREAM_VERSION && hasKeys(v, ["lean"])
         ? Either.right(undefined)
-        : Either.left(invalid(n, `is not the lean stream's first line ({"lean":"${LEAN_STREAM_VERSION}"})`))
+        : Either.left(invalid(n, `is not the lean stream's first line (${HEADER})`))
     }
-    if (typeof v.e === "number") {
+    if (Object.hasOwn(v, "e")) {
+      const extra = Object.keys(v).find((k) => !(EVENT_LINE_KEYS as ReadonlyArray<string>).includes(k))
+      if (extra !== undefined) return Either.left(invalid(n, `is an event line with a key ${extra} it does not have`))
+      if (!isShapeNumber(v.e)) return Either.left(invalid(n, `names shape "e": ${JSON.stringify(v.e)}, not one of 0..${SHAPES_MAX - 1}`))
       const plan = plans.get(v.e)
       if (plan === undefined) return Either.left(invalid(n, `uses shape ${v.e}, not declared before`))
       if (session === undefined) return Either.left(invalid(n, "is an event before any session line"))
       if (!Array.isArray(v.body)) return Either.left(invalid(n, "has no body array"))
+      const wrong = bodyProblem(plan, v.body)
+      if (wrong !== undefined) return Either.left(invalid(n, wrong))
+      let e: SessionEvent
       try {
-        const e = eventOfRow(plan, JSON.stringify(v.body), session, {
+        e = eventOfRow(plan, JSON.stringify(v.body), session, {
           sequence: v.sequence as number,
           kind: v.kind as string,
           occurredAt: v.occurredAt as string | null
         })
-        return Either.right(e)
       } catch {
         return Either.left(invalid(n, "does not fit its shape"))
       }
+      if (!refsResolve(plan, e as unknown as Record<string, unknown>)) return Either.left(invalid(n, "has a reference that does not lead to a value of its extensions"))
+      return contractEvent(n, e)
     }
-    if (typeof v.shape === "number" && typeof v.def === "object" && v.def !== null) {
+    if (Object.hasOwn(v, "shape")) {
+      if (!hasKeys(v, ["shape", "def"])) return Either.left(invalid(n, "declares a shape with other keys than shape and def"))
+      if (!isShapeNumber(v.shape)) return Either.left(invalid(n, `declares shape ${JSON.stringify(v.shape)}, not one of 0..${SHAPES_MAX - 1}`))
+      if (!isObject(v.def)) return Either.left(invalid(n, "declares a shape whose def is not an object"))
+      const wrong = shapeProblem(v.def)
+      if (wrong !== undefined) return Either.left(invalid(n, wrong))
       try {
         plans.set(v.shape, shapePlan(JSON.stringify(v.def)))
       } catch {
@@ -137,33 +290,41 @@ export const leanExpander = (): ((line: string) => Either.Either<SessionEvent | 
       }
       return Either.right(undefined)
     }
-    if (typeof v.session === "object" && v.session !== null) {
-      const s = v.session as Record<string, unknown>
-      if (typeof s.provider !== "string" || typeof s.sourceId !== "string" || typeof s.sessionId !== "string") {
-        return Either.left(invalid(n, "declares a session without its provider, sourceId and sessionId"))
+    if (Object.hasOwn(v, "session")) {
+      const s = v.session
+      if (!hasKeys(v, ["session"]) || !isObject(s) || !hasKeys(s, ["provider", "sourceId", "sessionId"]) ||
+        typeof s.provider !== "string" || typeof s.sourceId !== "string" || typeof s.sessionId !== "string") {
+        return Either.left(invalid(n, "declares a session other than {provider, sourceId, sessionId} (strings)"))
       }
       session = { provider: s.provider, sourceId: s.sourceId, sessionId: s.sessionId }
       return Either.right(undefined)
     }
-    if (typeof v.event === "object" && v.event !== null) return Either.right(v.event as SessionEvent)
+    if (Object.hasOwn(v, "event")) {
+      if (!hasKeys(v, ["event"])) return Either.left(invalid(n, "is a whole event line with other keys than event"))
+      // JSON.parse made every key (`__proto__` included) an own property.
+      return contractEvent(n, v.event)
+    }
     return Either.left(invalid(n, "is none of the lean stream's lines (lean, session, shape, e, event)"))
   }
 }
 
 /**
  * The full events of a whole lean stream's lines (empty lines skipped), in
- * order: `JSON.stringify` of each is the line `stream` without `--lean`
- * writes for it. Fails with `MalformedSource` (see {@link leanExpander}).
+ * order: {@link eventLine} of each is, byte for byte, the line `stream`
+ * without `--lean` writes for it. Fails with `MalformedSource` (see
+ * {@link leanExpander}), and for a stream with no line at all (no first line).
  */
 export const expandLeanStream = (lines: Iterable<string>): Effect.Effect<Array<SessionEvent>, MalformedSource> =>
   Effect.suspend(() => {
     const expand = leanExpander()
     const out: Array<SessionEvent> = []
+    let any = false
     for (const line of lines) {
       if (line.length === 0) continue
+      any = true
       const r = expand(line)
       if (Either.isLeft(r)) return Effect.fail(r.left)
       if (r.right !== undefined) out.push(r.right)
     }
-    return Effect.succeed(out)
+    return any ? Effect.succeed(out) : Effect.fail(invalid(1, `is missing: a lean stream starts with ${HEADER} (the stream is empty)`))
   })

@@ -58,6 +58,14 @@ export interface StreamOptions {
    */
   readonly onDiagnostic?: ((diagnostic: Diagnostic) => void) | undefined
   /**
+   * Where a stream reports, once per source file after its events, what it
+   * handed on changed without leaving it out: `NUMBER_NOT_EXACT` (numbers
+   * JSON does not carry exactly, counted, the first named; the exact text
+   * stays at each event's raw reference). Absent, nothing is reported and
+   * nothing changes. Muse Code native logs report it.
+   */
+  readonly onWarning?: ((diagnostic: Diagnostic) => void) | undefined
+  /**
    * Called with the bytes of each read of a line-oriented source's files (the
    * file itself, and a Muse Code native log's nested logs), in file order,
    * before the events read from them are emitted: the importer digests what

@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { leanWriter } from "../../layers/lean-stream.js"
-import { ndjson, ndjsonOfTexts, writeStdout } from "../output.js"
+import { ndjson, ndjsonOfTexts, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
 export const stream = Command.make(
@@ -33,12 +33,17 @@ export const stream = Command.make(
       Effect.gen(function*() {
         let events = adapter.stream(locator, {
           cursor: Option.getOrUndefined(o.cursor),
-          includeSubagents: o.includeSubagents
+          includeSubagents: o.includeSubagents,
+          // What the events carry changed (NUMBER_NOT_EXACT): one line on stderr per source file; stdout is unchanged.
+          onWarning: (d) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
         const lean = o.lean ? leanWriter() : undefined
-        yield* events.pipe(
-          Stream.mapChunks((c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c))),
+        let out = Stream.mapChunks(events, (c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c)))
+        // A lean stream always starts with its first line, even of no event (`--limit 0`, an empty source):
+        // the writer gives it on its first call, so a last call with no event gives it only if none came before.
+        if (lean !== undefined) out = Stream.concat(out, Stream.sync(() => ndjsonOfTexts(lean([]))))
+        yield* out.pipe(
           Stream.filter((bytes) => bytes.length > 0),
           Stream.runForEach(writeStdout)
         )

@@ -350,6 +350,7 @@ const make = Effect.gen(function*() {
             cursor: from,
             includeSubagents: true,
             onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+            onWarning: (d: Diagnostic) => diagnostics.push(d),
             onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
               digests.onRead(read)
               onRead(read)

@@ -67,6 +67,7 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             cursor: options?.cursor,
             includeSubagents: options?.includeSubagents,
             onDiagnostic: options?.onDiagnostic,
+            onWarning: options?.onWarning,
             onRead: options?.onRead
           })
           : Stream.fail(unsupportedClass(locator)),
@@ -76,6 +77,7 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             cursor: options?.cursor,
             includeSubagents: options?.includeSubagents,
             onDiagnostic: options?.onDiagnostic,
+            onWarning: options?.onWarning,
             onRead: options?.onRead
           })
           : Effect.succeed(undefined),

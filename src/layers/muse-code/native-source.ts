@@ -45,7 +45,7 @@ import {
   SourceNotFound,
   type SourceAccessError
 } from "../../domain/errors.js"
-import { isRecord, parseJson } from "../../domain/json.js"
+import { inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
@@ -105,6 +105,9 @@ export interface NativeStats {
   sessionEnd: boolean
   bytes: number
   readonly bindings: Array<ChildBinding>
+  /** Numbers the events do not carry exactly (`inexactNumbers`), and the first of them with its line's byte offset. */
+  inexactNumbers: number
+  firstInexact: { readonly text: string; readonly offset: number } | undefined
 }
 
 /** Fresh counters. */
@@ -117,8 +120,24 @@ export const newStats = (): NativeStats => ({
   tornTail: false,
   sessionEnd: false,
   bytes: 0,
-  bindings: []
+  bindings: [],
+  inexactNumbers: 0,
+  firstInexact: undefined
 })
+
+/** Counts the numbers of a line's (or a retained child's) JSON text that the events do not carry exactly. */
+const countInexact = (stats: NativeStats, text: string, offset: number): void => {
+  const found = inexactNumbers(text)
+  if (found === undefined) return
+  stats.inexactNumbers += found.count
+  stats.firstInexact ??= { text: found.first, offset }
+}
+
+/** The `NUMBER_NOT_EXACT` diagnostic of a log's pass, or undefined when all its numbers were exact. */
+export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic | undefined =>
+  stats.firstInexact === undefined
+    ? undefined
+    : numberNotExactDiagnostic(`the native log ${path}`, stats.inexactNumbers, stats.firstInexact.text, `line at byte ${stats.firstInexact.offset}`)
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
@@ -307,12 +326,14 @@ const lineProcessor = (
     if (resumeLine && at!.sub === undefined) return undefined // the cursor's own record line
     if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
     if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
-    const parsed = parseJson(line.bytes.toString("utf8"), deps.limits.maxDepth)
+    const text = line.bytes.toString("utf8")
+    const parsed = parseJson(text, deps.limits.maxDepth)
     if (parsed._tag === "error") {
       return parsed.problem._tag === "depth"
         ? tooLarge("A line", "maxDepth", deps.limits.maxDepth, line.start)
         : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
     }
+    countInexact(stats, text, line.start)
     const shape = classifyNativeLine(parsed.value)
     if (Either.isLeft(shape)) return malformed(`${where}: ${shape.left}.`, { offset: line.start })
     if (!resumeLine) stats.lines++
@@ -353,6 +374,7 @@ const lineProcessor = (
               })
           }
           stats.retainedChildren++
+          countInexact(stats, json, line.start)
           const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
           if (err !== undefined) return err
         }
@@ -539,6 +561,8 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
         details: { frames: stats.retainedFrames, children: stats.retainedChildren }
       })
     }
+    const inexact = inexactDiagnostic(stats, src.file.path)
+    if (inexact !== undefined) diagnostics.push(inexact)
     if (stats.tornTail) {
       diagnostics.push({
         code: "TORN_TAIL_LEFT_OUT",
@@ -650,6 +674,20 @@ const inNested = (b: ChildBinding) => (e: IngestError): IngestError => {
   })
 }
 
+/** `events`, then (when they ended without failing) the log's `NUMBER_NOT_EXACT` diagnostic to `onWarning`, if any. */
+const withInexactReport = <E>(
+  events: Stream.Stream<SessionEvent, E>,
+  stats: NativeStats,
+  path: string,
+  onWarning: ((d: Diagnostic) => void) | undefined
+): Stream.Stream<SessionEvent, E> =>
+  onWarning === undefined ? events : Stream.concat(events, Stream.execute(Effect.sync(() => reportInexact(stats, path, onWarning))))
+
+const reportInexact = (stats: NativeStats, path: string, onWarning: ((d: Diagnostic) => void) | undefined): void => {
+  const d = inexactDiagnostic(stats, path)
+  if (d !== undefined) onWarning?.(d)
+}
+
 const childStreams = (
   deps: NativeDeps,
   parent: NativeSource,
@@ -657,6 +695,7 @@ const childStreams = (
   resume: CursorState | undefined,
   hooks: {
     readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onWarning?: ((d: Diagnostic) => void) | undefined
     readonly onRead?: ((read: SourceRead) => void) | undefined
   }
 ): Stream.Stream<SessionEvent, IngestError> =>
@@ -677,10 +716,11 @@ const childStreams = (
           const nestedError = inNested(b)
           const r = i === 0 ? resume : undefined
           if (r !== undefined && !cursorIsFor(r, child.sourceId)) return yield* cursorSourceChanged("the child log differs")
-          return Stream.mapError(nativeEvents(deps, child, {
+          const childStats = newStats()
+          return Stream.mapError(withInexactReport(nativeEvents(deps, child, {
             resume: r,
             onRead: hooks.onRead,
-            stats: newStats(),
+            stats: childStats,
             parentRef: { src: parent.sourceId, child: b.childSessionId },
             parentLink: {
               sessionId: b.parentSessionId,
@@ -697,7 +737,7 @@ const childStreams = (
                 bindingEventId: b.bindingEventId
               }
             }
-          }), nestedError)
+          }), childStats, child.file.path, hooks.onWarning), nestedError)
         })
       ),
     { concurrency: 1 }
@@ -723,6 +763,7 @@ export const streamNative = (
     readonly cursor?: string | undefined
     readonly includeSubagents?: boolean | undefined
     readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onWarning?: ((d: Diagnostic) => void) | undefined
     readonly onRead?: ((read: SourceRead) => void) | undefined
   } = {}
 ): Stream.Stream<SessionEvent, IngestError> =>
@@ -737,7 +778,11 @@ export const streamNative = (
         }
       }
       const onRead = options.onRead
-      if (options.includeSubagents !== true) return nativeEvents(deps, parent, { resume: state, stats: newStats(), onRead })
+      const logPath = parent.file.path
+      if (options.includeSubagents !== true) {
+        const stats = newStats()
+        return withInexactReport(nativeEvents(deps, parent, { resume: state, stats, onRead }), stats, logPath, options.onWarning)
+      }
       // The joins of the whole parent, for a resume: only lines that can bind are parsed (a 1 GiB log in about a second).
       const bindingsOfWholeParent = Effect.gen(function*() {
         const stats = newStats()
@@ -749,12 +794,13 @@ export const streamNative = (
         // A small log: read whole in this effect; a stream follows only for the nested logs it binds.
         const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: true, onRead })
         if (whole !== undefined) {
+          if (whole.error === undefined) reportInexact(stats, logPath, options.onWarning)
           return whole.error !== undefined || stats.bindings.length === 0
             ? wholeStream(whole)
             : Stream.concat(wholeStream(whole), childStreams(deps, parent, stats.bindings, undefined, options))
         }
         return Stream.concat(
-          nativeEventsStreamed(deps, parent, { stats, strictBindings: true, onRead }),
+          withInexactReport(nativeEventsStreamed(deps, parent, { stats, strictBindings: true, onRead }), stats, logPath, options.onWarning),
           // Most logs bind no child session: then nothing follows (no stream built).
           Stream.unwrap(Effect.sync(() =>
             stats.bindings.length === 0 ? Stream.empty : childStreams(deps, parent, stats.bindings, undefined, options)
@@ -762,8 +808,9 @@ export const streamNative = (
         )
       }
       if (cursorIsFor(state, parent.sourceId)) {
+        const stats = newStats()
         return Stream.concat(
-          nativeEvents(deps, parent, { resume: state, stats: newStats(), strictBindings: true, onRead }),
+          withInexactReport(nativeEvents(deps, parent, { resume: state, stats, strictBindings: true, onRead }), stats, logPath, options.onWarning),
           Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined, options)))
         )
       }
@@ -789,6 +836,7 @@ export const streamNativeAtOnce = (
     readonly cursor?: string | undefined
     readonly includeSubagents?: boolean | undefined
     readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+    readonly onWarning?: ((d: Diagnostic) => void) | undefined
     readonly onRead?: ((read: SourceRead) => void) | undefined
   } = {}
 ): Effect.Effect<
@@ -803,6 +851,7 @@ export const streamNativeAtOnce = (
     const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: subagents ? true : undefined, onRead: options.onRead })
     if (whole === undefined) return undefined
     if (whole.error !== undefined) return yield* Effect.fail(whole.error)
+    reportInexact(stats, parent.file.path, options.onWarning)
     return {
       events: whole.events,
       then: subagents && stats.bindings.length > 0 ? childStreams(deps, parent, stats.bindings, undefined, options) : undefined
