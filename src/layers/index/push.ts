@@ -20,12 +20,20 @@
  *   whose digest changed are read whole locally and compared with the team
  *   index's checkpoints of them (one query); the others cost nothing. A push
  *   with nothing changed reads one marker row of the team index.
- * - A changed source at the generation the team index has gets only the
+ * - Generation numbers are local to an index file (a recreated local index,
+ *   another file at the path, a restored copy and a direct import each number
+ *   theirs), so they are never matched: a changed source goes on in the
+ *   team's current generation only when it holds the same content
+ *   ({@link sameContent}: prefix bindings, cursor, event count) or a push
+ *   filled it from this very local generation (`sources.origin`: journal id,
+ *   local generation, its start time); otherwise a new team generation starts
+ *   after the team's own numbers, and the local generation is copied whole.
+ * - A changed source continuing the team's generation gets only the
  *   events after the last one pushed (per source id: a native log's nested
  *   logs have sequences of their own), found with one query for all
- *   changed sources; a source at a newer generation starts that generation
- *   in the team index (the older ones marked superseded, with the local
- *   reason), and one superseded without a successor is superseded there too.
+ *   changed sources; another starts a new generation in the team index (the
+ *   older ones marked superseded, with the local reason), and one superseded
+ *   without a successor is superseded there too.
  *   Events go in as the index's `commitBatch` puts them (`unnest` inserts,
  *   `ON CONFLICT DO NOTHING`, sessions counted from what was actually
  *   inserted), without an attempt or a cursor of their own.
