@@ -209,10 +209,16 @@ const migrations = Migrator.fromRecord({
     )`),
   // A push marker by the local index's journal (its SQLite migration 0007): the journal's id and the highest change
   // number the last push from it brought over, so a push reads only the local sources changed since. `buckets` stays
-  // for a local index from before its journal (NULL in a journal marker).
+  // for a local index from before its journal (NULL in a journal marker). `sources.origin`: the local generation a
+  // push filled the source's current generation from (`<journal>#<local generation>#<its start>`; NULL when an import
+  // began it), so a push goes on appending only to a generation of the same local lineage (generation numbers are
+  // local to an index file).
   "0005_push_journal": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE push_marks ALTER COLUMN buckets DROP NOT NULL, ADD COLUMN IF NOT EXISTS journal TEXT COLLATE "C",
-        ADD COLUMN IF NOT EXISTS seq BIGINT`)
+    Effect.all([
+      sql`ALTER TABLE push_marks ALTER COLUMN buckets DROP NOT NULL, ADD COLUMN IF NOT EXISTS journal TEXT COLLATE "C",
+          ADD COLUMN IF NOT EXISTS seq BIGINT`,
+      sql`ALTER TABLE sources ADD COLUMN IF NOT EXISTS origin TEXT COLLATE "C"`
+    ], { discard: true }))
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
@@ -906,7 +912,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})
                      ON CONFLICT DO NOTHING`
           yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
-                       error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${now()}
+                       error_code = NULL, error_message = NULL, event_count = 0, origin = NULL, updated_at = ${now()}
                      WHERE source_key = ${source.sourceKey}`
         }))),
 
@@ -1098,7 +1104,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             yield* sql`DELETE FROM generations WHERE source_key = ${key}`
             yield* upsertSource(source, 0, "rejected")
             yield* sql`UPDATE sources SET generation = 0, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
-                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
+                         source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL, origin = NULL,
                          error_code = ${code}, error_message = ${message}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             return
@@ -1129,7 +1135,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                        fingerprint = ${base.fingerprint}, status = ${base.status}, event_count = ${base.event_count}::int,
                        source_id = ${base.source_id}, prefix = ${base.prefix}, parts_json = ${base.parts_json},
                        diagnostics_json = ${base.diagnostics_json}, error_code = ${code}, error_message = ${message},
-                       attempt_json = NULL, updated_at = ${now()}
+                       attempt_json = NULL, origin = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
           // The generation the attempt had superseded is current again: its search documents come back
           // (the attempt's own went with its events and sessions, by the foreign keys).
@@ -1148,7 +1154,7 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`
           yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL,
                        status = 'superseded', event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL,
-                       attempt_json = NULL, error_code = NULL, error_message = NULL, updated_at = ${now()}
+                       attempt_json = NULL, error_code = NULL, error_message = NULL, origin = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
         }))),
 
@@ -1239,6 +1245,8 @@ export interface GenerationStart {
   readonly generation: number
   /** Why the older generations are superseded. */
   readonly reason: string
+  /** The local generation it is filled from (`sources.origin`, migration 0005). */
+  readonly origin: string
 }
 
 /** Events of one source generation a push commits ({@link pushWriter}'s `commit`). */
@@ -1265,6 +1273,8 @@ export interface CheckpointTake {
   readonly errorMessage: string | null
   /** Taken only when the team index holds this many events of the generation (null: whatever it holds). */
   readonly eventCount: number | null
+  /** The local generation the team's generation now holds (`sources.origin`, migration 0005). */
+  readonly origin: string
 }
 
 /**
@@ -1309,6 +1319,7 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
       })
       if (todo.length === 0) return
       const keys = todo.map((s) => s.source.sourceKey), gens = todo.map((s) => s.generation), reasons = todo.map((s) => s.reason)
+      const origins = todo.map((s) => s.origin)
       yield* sql`UPDATE generations g SET superseded_at = ${at}, superseded_reason = u.r
                  FROM unnest(${keys}::text[], ${gens}::int[], ${reasons}::text[]) AS u(k, n, r)
                  WHERE g.source_key = u.k AND g.generation < u.n AND g.superseded_at IS NULL`
@@ -1318,8 +1329,8 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
       yield* sql`INSERT INTO generations (source_key, generation, started_at)
                  SELECT u.k, u.n, ${at} FROM unnest(${keys}::text[], ${gens}::int[]) AS u(k, n) ON CONFLICT DO NOTHING`
       yield* sql`UPDATE sources s SET generation = u.n, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
-                   error_code = NULL, error_message = NULL, event_count = 0, updated_at = ${at}
-                 FROM unnest(${keys}::text[], ${gens}::int[]) AS u(k, n) WHERE s.source_key = u.k`
+                   error_code = NULL, error_message = NULL, event_count = 0, origin = u.o, updated_at = ${at}
+                 FROM unnest(${keys}::text[], ${gens}::int[], ${origins}::text[]) AS u(k, n, o) WHERE s.source_key = u.k`
     }))
 
   /**
@@ -1465,13 +1476,13 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
           UPDATE sources s SET cursor = u.cursor, fingerprint = u.fingerprint, status = u.status,
             cursor_seq = (SELECT max(e.sequence) FROM events e WHERE e.source_key = u.k AND e.generation = u.g AND e.source_id = u.sid),
             source_id = u.sid, prefix = u.prefix, parts_json = u.parts, diagnostics_json = u.diags, summary_json = u.summary,
-            overview_json = u.overview, error_code = u.code, error_message = u.message, attempt_json = NULL, updated_at = ${now()}
+            overview_json = u.overview, error_code = u.code, error_message = u.message, attempt_json = NULL, origin = u.origin, updated_at = ${now()}
           FROM unnest(${col((t) => t.sourceKey)}::text[], ${col((t) => t.generation)}::int[], ${col((t) => t.cursor)}::text[],
                       ${col((t) => t.fingerprint)}::text[], ${col((t) => t.status)}::text[], ${col((t) => t.sourceId)}::text[],
                       ${col((t) => t.prefix)}::text[], ${col((t) => t.partsJson)}::text[], ${col((t) => t.diagnosticsJson)}::text[],
                       ${col((t) => t.summaryJson)}::text[], ${col((t) => t.overviewJson)}::text[], ${col((t) => t.errorCode)}::text[],
-                      ${col((t) => t.errorMessage)}::text[], ${col((t) => t.eventCount)}::int[])
-            AS u(k, g, cursor, fingerprint, status, sid, prefix, parts, diags, summary, overview, code, message, n)
+                      ${col((t) => t.errorMessage)}::text[], ${col((t) => t.eventCount)}::int[], ${col((t) => t.origin)}::text[])
+            AS u(k, g, cursor, fingerprint, status, sid, prefix, parts, diags, summary, overview, code, message, n, origin)
           WHERE s.source_key = u.k AND s.generation = u.g AND (u.n IS NULL OR s.event_count = u.n)
           RETURNING s.source_key`
         for (const r of got) taken.add(r.source_key)

@@ -20,12 +20,20 @@
  *   whose digest changed are read whole locally and compared with the team
  *   index's checkpoints of them (one query); the others cost nothing. A push
  *   with nothing changed reads one marker row of the team index.
- * - A changed source at the generation the team index has gets only the
+ * - Generation numbers are local to an index file (a recreated local index,
+ *   another file at the path, a restored copy and a direct import each number
+ *   theirs), so they are never matched: a changed source goes on in the
+ *   team's current generation only when it holds the same content
+ *   ({@link sameContent}: prefix bindings, cursor, event count) or a push
+ *   filled it from this very local generation (`sources.origin`: journal id,
+ *   local generation, its start time); otherwise a new team generation starts
+ *   after the team's own numbers, and the local generation is copied whole.
+ * - A changed source continuing the team's generation gets only the
  *   events after the last one pushed (per source id: a native log's nested
  *   logs have sequences of their own), found with one query for all
- *   changed sources; a source at a newer generation starts that generation
- *   in the team index (the older ones marked superseded, with the local
- *   reason), and one superseded without a successor is superseded there too.
+ *   changed sources; another starts a new generation in the team index (the
+ *   older ones marked superseded, with the local reason), and one superseded
+ *   without a successor is superseded there too.
  *   Events go in as the index's `commitBatch` puts them (`unnest` inserts,
  *   `ON CONFLICT DO NOTHING`, sessions counted from what was actually
  *   inserted), without an attempt or a cursor of their own.
@@ -135,17 +143,30 @@ const localColumns = (overview: string) =>
 /** Events read from the local index per page (and committed to the team index per batch). */
 const PAGE = 2000
 
-/** Whether the team index holds the local checkpoint as it is. */
-const sameCheckpoint = (l: LocalRow, r: CheckpointedSource | undefined): boolean =>
-  r !== undefined &&
-  r.generation === l.generation &&
-  r.status === l.status &&
+/**
+ * Whether the team index's current generation holds what the local one does:
+ * the same content imported (the same prefix binding, `<bytes>:<sha256>` of
+ * the imported bytes, and nested logs' bindings; without a binding, the same
+ * file stat), to the same cursor and event count. Generation numbers are not
+ * compared: they are local to an index file (a recreated local index starts
+ * again at 1), so the team index tells a generation by its content.
+ */
+const sameContent = (l: LocalRow, r: CheckpointedSource): boolean =>
+  r.status !== "superseded" &&
+  r.generation > 0 &&
   r.eventCount === l.event_count &&
   r.cursor === l.cursor &&
-  r.fingerprint === l.fingerprint &&
   r.prefix === l.prefix &&
+  (l.prefix !== null || r.fingerprint === l.fingerprint) &&
   r.sourceId === l.source_id &&
-  JSON.stringify(r.parts) === JSON.stringify(l.parts_json === null ? {} : JSON.parse(l.parts_json)) &&
+  JSON.stringify(r.parts) === JSON.stringify(l.parts_json === null ? {} : JSON.parse(l.parts_json))
+
+/** Whether the team index holds the local checkpoint as it is (its generation's number aside: see {@link sameContent}). */
+const sameCheckpoint = (l: LocalRow, r: CheckpointedSource | undefined): boolean =>
+  r !== undefined &&
+  r.status === l.status &&
+  (l.status === "superseded" || sameContent(l, r)) &&
+  r.fingerprint === l.fingerprint &&
   JSON.stringify(r.diagnostics) === JSON.stringify(l.diagnostics_json === null ? [] : JSON.parse(l.diagnostics_json))
 
 /**
@@ -273,6 +294,9 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const since = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null && Number(mark.seq) <= journal.high
       ? Number(mark.seq)
       : null
+    // The marker ahead of this file's journal: the file was restored from an older copy. The numbers after its own are
+    // not the ones the marker counted, so the marker then takes this journal's number, not the higher one it held.
+    const restored = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null && Number(mark.seq) > journal.high
     const markColumns = lsql.unsafe(`s.source_key, s.generation, s.status, s.event_count, s.cursor, s.fingerprint, s.prefix, s.source_id,
       s.parts_json, s.diagnostics_json, (s.attempt_json IS NOT NULL) AS busy`)
     // The local checkpoints to look at, small: those changed since the marker, or all of them.
@@ -313,25 +337,63 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       return { row, locator, provider, key: team.index.sourceKey(provider, locator) }
     })
     const remote = new Map<string, CheckpointedSource>()
+    const originOf = new Map<string, string | null>()
     if (keyed.length > 0) {
-      const found = yield* team.fail(tsql<CheckpointRow>`
-        SELECT ${tsql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE source_key = ANY(${keyed.map((k) => k.key)}::text[])`)
-      for (const f of found) remote.set(f.source_key, toCheckpoint(f))
+      const found = yield* team.fail(tsql<CheckpointRow & { origin: string | null }>`
+        SELECT ${tsql.unsafe(checkpointColumns("overview_json"))}, origin FROM sources WHERE source_key = ANY(${keyed.map((k) => k.key)}::text[])`)
+      for (const f of found) {
+        remote.set(f.source_key, toCheckpoint(f))
+        originOf.set(f.source_key, f.origin)
+      }
     }
-    const changed: Array<{ row: LocalRow; source: SourceInfo; remote: CheckpointedSource | undefined }> = []
+    // Each local generation's tag (`sources.origin` in the team index): the journal (or, before it, the file), the
+    // generation's number and when it started (a file restored from an older copy numbers its generations again).
+    const startedAt = new Map<string, string>()
+    for (let i = 0; i < keyed.length; i += KEYS_PER_QUERY) {
+      const found = yield* local.guard(lsql<{ source_key: string; generation: number; started_at: string }>`
+        SELECT source_key, generation, started_at FROM generations
+        WHERE source_key IN ${lsql.in(keyed.slice(i, i + KEYS_PER_QUERY).map((k) => k.row.source_key))}`)
+      for (const f of found) startedAt.set(`${f.source_key}\u0000${f.generation}`, f.started_at)
+    }
+    const lineage = journal !== null ? `journal:${journal.id}` : `file:${local.file}`
+    const originTag = (row: LocalRow) => `${lineage}#${row.generation}#${startedAt.get(`${row.source_key}\u0000${row.generation}`) ?? ""}`
+    // Unchanged, but the team's generation was filled from another local generation (another file, a direct import):
+    // it takes this one's tag, so what this file appends to it goes on in the same team generation.
+    const adopt: Array<{ key: string; generation: number; origin: string }> = []
+    /** The changed sources, each with the team generation its events go to and whether the push starts it. */
+    const changed: Array<{ row: LocalRow; source: SourceInfo; remote: CheckpointedSource | undefined; teamGeneration: number; starts: boolean; origin: string }> = []
     for (const { key, locator, provider, row } of keyed) {
       const r = remote.get(key)
+      const origin = originTag(row)
       if (sameCheckpoint(row, r)) {
         unchanged++
+        if (row.status !== "superseded" && originOf.get(key) !== origin) adopt.push({ key, generation: r!.generation, origin })
         continue
       }
       const overview: SourceSummary = row.overview_json !== null
         ? JSON.parse(row.overview_json)
         : legacySourceSummary(JSON.parse(row.summary_json) as Record<string, unknown>)
-      changed.push({ row, source: { sourceKey: key, provider, locator, summary: JSON.parse(row.summary_json), overview }, remote: r })
+      // The team's current generation is this local generation when the push filled it from it (its tag), or when it
+      // holds the same content; otherwise a new team generation starts (after the team's own numbers), the old one
+      // superseded. Generation numbers are never matched: they are local to an index file.
+      const same = r !== undefined && r.status !== "superseded" && r.generation > 0 && (originOf.get(key) === origin || sameContent(row, r))
+      const teamGeneration = same ? r!.generation : r === undefined ? row.generation : Math.max(row.generation, r.status === "superseded" ? r.generation : r.generation + 1)
+      changed.push({
+        row,
+        source: { sourceKey: key, provider, locator, summary: JSON.parse(row.summary_json), overview },
+        remote: r,
+        teamGeneration,
+        starts: !same,
+        origin
+      })
+    }
+    if (adopt.length > 0) {
+      yield* team.fail(tsql`UPDATE sources s SET origin = u.o
+        FROM unnest(${adopt.map((a) => a.key)}::text[], ${adopt.map((a) => a.generation)}::int[], ${adopt.map((a) => a.origin)}::text[]) AS u(k, g, o)
+        WHERE s.source_key = u.k AND s.generation = u.g`)
     }
     // The last event pushed of each source id, for the changed sources the team index has at the same generation: one query.
-    const continuing = changed.filter((c) => c.remote !== undefined && c.remote.generation === c.row.generation && c.remote.status !== "superseded")
+    const continuing = changed.filter((c) => !c.starts)
     const lastPushed = new Map<string, Map<string, number>>()
     if (continuing.length > 0) {
       const found = yield* team.fail(tsql<{ source_key: string; source_id: string; seq: number }>`
@@ -365,10 +427,12 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
         }
         return (key: string) => out.get(key) ?? `superseded on ${machine}`
       })
-    /** The team index's checkpoint of a source becomes the local one (when it holds `eventCount` events; null: whatever it holds). */
-    const takeOf = (row: LocalRow, source: SourceInfo, eventCount: number | null): CheckpointTake => ({
-      sourceKey: source.sourceKey,
-      generation: row.generation,
+    type Live = (typeof changed)[number]
+    /** The team index's checkpoint of a source becomes the local one, in its team generation (when it holds `eventCount` events; null: whatever it holds). */
+    const takeOf = ({ row, ...c }: Live, eventCount: number | null): CheckpointTake => ({
+      sourceKey: c.source.sourceKey,
+      generation: c.teamGeneration,
+      origin: c.origin,
       cursor: row.cursor,
       fingerprint: row.fingerprint,
       status: row.status,
@@ -382,31 +446,36 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       errorMessage: row.error_message,
       eventCount
     })
-    // Superseded locally without a successor (few): their last generation (g - 1) superseded in the team index too, with the local reason.
+    // Superseded locally without a successor (few): the team's current generation superseded too, with the local reason
+    // (a source the team index never had gets the generation first, empty).
     const gone = changed.filter((c) => c.row.status === "superseded")
     yield* Effect.forEach(gone, ({ remote: r, row, source }) =>
       Effect.gen(function*() {
-        const g = row.generation
-        if (r === undefined || r.generation < g - 1) yield* team.index.beginGeneration(source, g - 1, "pushed after it was superseded")
-        if (r === undefined || r.generation < g || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, g - 1))
+        const g = Math.max(1, row.generation - 1)
+        if (r === undefined) yield* team.index.beginGeneration(source, g, "pushed after it was superseded")
+        if (r === undefined || r.status !== "superseded") yield* team.index.supersedeSource(source.sourceKey, yield* reasonOf(row.source_key, row.generation - 1))
       }), { concurrency: PUSH_CONCURRENCY, discard: true })
     pushed += gone.length
     superseded += gone.length
-    // The others: the sources at a newer generation start it, many per transaction.
+    // The others: those not of the team's current generation start a new one, many per transaction.
     const live = changed.filter((c) => c.row.status !== "superseded")
-    const starting = live.filter(({ remote: r, row }) => r === undefined || r.generation < row.generation || r.status === "superseded")
+    const starting = live.filter((c) => c.starts)
     const reason = yield* reasonsOf(starting.map((c) => c.row))
     for (let i = 0; i < starting.length; i += SOURCES_PER_COMMIT) {
       yield* team.fail(team.bulk.beginGenerations(
-        starting.slice(i, i + SOURCES_PER_COMMIT).map((c) => ({ source: c.source, generation: c.row.generation, reason: reason(c.row.source_key) }))
+        starting.slice(i, i + SOURCES_PER_COMMIT).map((c) => ({
+          source: c.source,
+          generation: c.teamGeneration,
+          reason: reason(c.row.source_key),
+          origin: c.origin
+        }))
       ))
     }
-    newGenerations += starting.filter((c) => c.remote !== undefined).length
-    const started = new Set(starting.map((c) => c.source.sourceKey))
+    newGenerations += starting.filter((c) => c.remote !== undefined && c.remote.generation > 0).length
     // Their events after the last one pushed, read a page at a time locally and committed many sources per transaction
     // (at most PAGE events and SOURCES_PER_COMMIT sources), each source's checkpoint in the transaction of its last events.
     let parts: Array<SourceEvents> = [], takes: Array<CheckpointTake> = [], held = 0
-    const again: Array<{ row: LocalRow; source: SourceInfo }> = []
+    const again: Array<Live> = []
     const flush = Effect.gen(function*() {
       if (parts.length === 0 && takes.length === 0) return
       const wanted = takes.filter((t) => t.eventCount !== null)
@@ -419,17 +488,20 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       takes = []
       held = 0
     })
-    const byKey = new Map(live.map((c) => [c.source.sourceKey, { row: c.row, source: c.source }]))
-    /** Copy the local events of the row's generation after `after` (per source id) into the team index, then take its checkpoint. */
-    const copy = (row: LocalRow, source: SourceInfo, after: ReadonlyMap<string, number>, eventCount: number | null) =>
+    const byKey = new Map(live.map((c) => [c.source.sourceKey, c]))
+    /**
+     * Copy the local events of the row's generation after `after` (per source id) into its team generation, then take
+     * its checkpoint.
+     */
+    const copy = (c: Live, after: ReadonlyMap<string, number>, eventCount: number | null) =>
       Effect.gen(function*() {
         const skip = [...after]
         let page: { sequence: number; eventUid: unknown } | null = null
         for (;;) {
           const room = Math.max(1, PAGE - held)
-          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, reader, row, skip, page, room)
+          const got: ReadonlyArray<LocalEvent> = yield* readLocalEvents(local, reader, c.row, skip, page, room)
           if (got.length > 0) {
-            parts.push({ source, generation: row.generation, events: got.map((g) => g.event) })
+            parts.push({ source: c.source, generation: c.teamGeneration, events: got.map((g) => g.event) })
             held += got.length
           }
           if (got.length < room) break
@@ -437,14 +509,12 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
           page = { sequence: last.sequence, eventUid: last.eventUid }
           yield* flush
         }
-        takes.push(takeOf(row, source, eventCount))
+        takes.push(takeOf(c, eventCount))
         if (held >= PAGE || takes.length >= SOURCES_PER_COMMIT) yield* flush
       })
-    for (const { row, source } of live) {
-      yield* copy(row, source, started.has(source.sourceKey) ? new Map() : lastPushed.get(source.sourceKey) ?? new Map(), row.event_count)
-    }
+    for (const c of live) yield* copy(c, c.starts ? new Map() : lastPushed.get(c.source.sourceKey) ?? new Map(), c.row.event_count)
     yield* flush
-    for (const { row, source } of again.splice(0)) yield* copy(row, source, new Map(), null)
+    for (const c of again.splice(0)) yield* copy(c, new Map(), null)
     yield* flush
     pushed += live.length
     // Every changed source is in the team index now: the marker takes this push's digests (taken before anything was
@@ -455,7 +525,8 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       VALUES (${machine}, ${local.file}, ${digests === null ? null : digests.join(",")}, ${journal?.id ?? null}, ${journal?.high ?? null},
               ${new Date().toISOString()})
       ON CONFLICT (machine, origin) DO UPDATE SET buckets = excluded.buckets, journal = excluded.journal, pushed_at = excluded.pushed_at,
-        seq = CASE WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END`)
+        seq = CASE WHEN ${restored}::boolean THEN excluded.seq
+                   WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END`)
     return {
       from: local.file,
       to: team.target.shown,
