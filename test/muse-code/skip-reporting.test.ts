@@ -101,6 +101,21 @@ describe("muse-code discovery: symlinked folders", () => {
     })
   }
 
+  it("a layout-named link into the root itself (walked there) or to nothing (a loop) is tallied, not reported", () => {
+    const root = nodePath.join(dir, "root-inside")
+    writeLog(root, "2026/09/25", "ok", good)
+    fs.symlinkSync(nodePath.join(root, "2026/09/25"), nodePath.join(root, "2026/09/26"))
+    fs.symlinkSync("2029", nodePath.join(root, "2028"))
+    fs.symlinkSync("2028", nodePath.join(root, "2029"))
+    const r = cli(["discover", "muse-code", "--muse-root", root, "--workspace", ws, "--json"])
+    expect(r.code).toBe(0)
+    const j = json(r.stdout).data
+    expect(j.coverage).toBe("complete")
+    expect(j.sourceCount).toBe(1)
+    expect(j.diagnostics).toEqual([])
+    expect(j.receipts.museEnumeration.symlinksSkipped).toBe(3)
+  })
+
   it("a symlink whose name does not fit the layout is junk: tallied, not reported", () => {
     const root = nodePath.join(dir, "root-junk")
     writeLog(root, "2026/09/25", "ok", good)

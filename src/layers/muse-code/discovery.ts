@@ -6,7 +6,15 @@
  *   `<muse-root>/YYYY/MM/DD/<session-id>/session.jsonl`, following no symlink
  *   (folder or file), skipping junk, wrong-depth files, folders that do not
  *   fit the layout, and never descending into a session folder (so nested
- *   `subagent/<child>/session.jsonl` logs are never candidates).
+ *   `subagent/<child>/session.jsonl` logs are never candidates). A symlinked
+ *   `session.jsonl`, and a symlink named as a layout folder (year, month, day
+ *   or session) that leads to a folder outside the root, are reported
+ *   (`SYMLINK_SKIPPED`, coverage `partial`); a link into the root (walked
+ *   there) or to nothing (a loop) is only tallied.
+ * - Logs whose whole evidence names another workspace (`mismatch`) are not
+ *   selected and, by seed 001, do not make coverage partial; they are counted
+ *   in `omitted` (`other-workspace`) and said in a `MUSE_OTHER_WORKSPACE`
+ *   diagnostic and a note (how many, the first workspaces seen).
  * - Each candidate is read incrementally under the {@link DiscoveryBudgetShape}
  *   until matching workspace evidence (then `matched`), the end of the source
  *   (evidence seen without a match: `mismatch`; none: `inconclusive`
@@ -19,8 +27,9 @@
  *   `receipts.museSourceInspections`; any inconclusive candidate (or an
  *   unreadable folder) makes the provider `not-checked` with coverage
  *   `partial`, with an explicit diagnostic, even when other sources matched.
- * - A root without a single candidate (`MUSE_ROOT_EMPTY`) makes coverage
- *   `partial` too: every muse root is one the user named.
+ * - A root without a single candidate, where nothing was skipped either
+ *   (`MUSE_ROOT_EMPTY`), makes coverage `partial` too: every muse root is one
+ *   the user named. The remedy names each cause present.
  *
  * @module
  */
@@ -129,6 +138,7 @@ const enumerate = (
 ): Effect.Effect<Array<Candidate>> =>
   Effect.gen(function*() {
     const out: Array<Candidate> = []
+    const folderLinks: Array<string> = []
     const list = (dir: string) =>
       deps.access.listDirectory(dir).pipe(
         Effect.catchAll(() => Effect.sync(() => {
@@ -141,8 +151,8 @@ const enumerate = (
         if (e.kind === "symlink") {
           tally.symlinksSkipped++
           // A link named as the layout's folder at this level (a year, month, day or session folder) may hold logs
-          // that were not read: reported. Any other link is junk, as a file of another name.
-          if (re.test(e.name)) notRegular.push({ path: nodePath.join(parent, e.name), kind: "symlink", folder: true })
+          // that were not read: resolved below. Any other link is junk, as a file of another name.
+          if (re.test(e.name)) folderLinks.push(nodePath.join(parent, e.name))
           return false
         }
         if (e.kind !== "directory") {
@@ -185,6 +195,13 @@ const enumerate = (
           }
         }
       }
+    }
+    // A layout-named link to a folder outside the root holds logs that were not read: reported (SYMLINK_SKIPPED).
+    // One into the root is walked there under its real path; one that resolves to no folder (a loop, a dangling
+    // link, a file) holds nothing to read: tallied only.
+    for (const link of folderLinks) {
+      const target = yield* Effect.option(deps.access.authorizeRoot(link))
+      if (Option.isSome(target) && !isInside(target.value, root)) notRegular.push({ path: link, kind: "symlink", folder: true })
     }
     tally.candidates += out.length
     return out
