@@ -13,6 +13,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
     "Symlinked folders or files are not followed: pass the real folder as the root, or replace the link with what it points to.",
   SOURCE_SYMLINK:
     "Symlinked folders or files are not followed: pass the real folder as the root, or replace the link with what it points to.",
+  SOURCE_OUTSIDE_ALLOWED_ROOT:
+    "Symlinked folders or files are not followed: pass the real folder as the root, or replace the link with what it points to.",
   SOURCE_NOT_REGULAR_FILE: "A session file is a folder, fifo, socket or device: it is not read; put the real file back.",
   NOT_A_FILE: "A session file is a folder, fifo, socket or device: it is not read; put the real file back.",
   CLAUDE_SUBAGENT_UNLINKED:

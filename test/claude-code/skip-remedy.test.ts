@@ -52,3 +52,25 @@ describe("claude-code discovery: skips and their remedy", () => {
     expect(j.diagnostics.map((d: { code: string }) => d.code)).toEqual(["SYMLINK_SKIPPED"])
   })
 })
+
+describe("claude-code discovery: a symlinked nested session folder", () => {
+  it("its subagent files are not read: said, coverage partial (exit 8), the remedy names symlinks", () => {
+    const dir = tempDir()
+    const root = nodePath.join(dir, "projects")
+    const outside = nodePath.join(dir, "outside")
+    fs.mkdirSync(outside)
+    fs.cpSync(nodePath.join(FIXTURE_ROOT, BILLING), nodePath.join(root, BILLING), { recursive: true })
+    const nested = fs.readdirSync(nodePath.join(root, BILLING)).find((n) => fs.statSync(nodePath.join(root, BILLING, n)).isDirectory())!
+    fs.renameSync(nodePath.join(root, BILLING, nested), nodePath.join(outside, nested))
+    fs.symlinkSync(nodePath.join(outside, nested), nodePath.join(root, BILLING, nested))
+    const r = cli(["discover", "claude-code", "--claude-root", root])
+    expect(r.code).toBe(8)
+    expect(remedyLine(r.stdout)).toMatch(/symlink/i)
+    const j = json(cli(["discover", "claude-code", "--claude-root", root, "--json"]).stdout).data
+    expect(j.coverage).toBe("partial")
+    expect(j.reasonCode).toBe("SOURCES_SKIPPED")
+    expect(j.diagnostics.map((d: { code: string }) => d.code)).toEqual(["SOURCE_OUTSIDE_ALLOWED_ROOT"])
+    // The session itself is still listed.
+    expect(j.sources.map((s: { sessionId: string }) => s.sessionId)).toContain(nested)
+  })
+})

@@ -26,9 +26,12 @@ const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ f
 /**
  * Discover the sessions under the root. Never fails: a missing root is
  * `unavailable` with coverage `complete` (it holds nothing); a root that
- * cannot be read, a symlink, an unreadable candidate, or flat subagent files
- * that name no session of their folder (`CLAUDE_SUBAGENT_UNLINKED`, counted per
- * folder) make coverage `partial` with a diagnostic naming it.
+ * cannot be read, a symlink, an unreadable candidate, a listed session's
+ * subagent file that could not be read (through a symlinked folder, say),
+ * or flat subagent files that name no session of their folder
+ * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder) make coverage `partial`
+ * with a diagnostic naming it, and a remedy made of the causes present
+ * ({@link remedyOfSkips}).
  */
 export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -118,7 +121,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             })
             continue
           }
-          diagnostics.push(...s.diagnostics)
+          // Subagent files of the session that could not be read (a symlinked file or folder, one leading outside the
+          // root, an access error): the session is listed, but what they hold is not read, so coverage is partial.
+          for (const d of s.diagnostics) skip({ ...d, details: { project: p.name, file: e.name, ...d.details } })
           found.push({
             provider: PROVIDER,
             sourceId: s.sourceId,
