@@ -424,6 +424,13 @@ export interface DiscoveryReport {
    * Absent or `{}`: none.
    */
   readonly omitted?: Readonly<Record<string, number>> | undefined
+  /**
+   * Sentences for people on what was left out without making coverage
+   * partial, that a user should hear of even when all is complete (e.g.
+   * Muse Code logs of another workspace: how many, and which workspaces).
+   * `import` prints them; each is also a diagnostic. Absent: none.
+   */
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 /** Operations a provider may support. */

@@ -48,11 +48,12 @@ export interface ImportPlan {
  * Coverage of one provider in a run: the head of its discovery report (its
  * explicit files counted in), made partial by any rejected source, with the
  * discovery diagnostics when it is not complete, and the candidates its spec
- * leaves out (`omitted`, by reason; they do not make it partial).
+ * leaves out (`omitted`, by reason; they do not make it partial) with the
+ * discovery `notes` that say so for people.
  */
 export type ProviderCoverage = Pick<
   DiscoveryReport,
-  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation" | "diagnostics" | "omitted"
+  "provider" | "status" | "coverage" | "sourceCount" | "reasonCode" | "remediation" | "diagnostics" | "omitted" | "notes"
 >
 
 /** A source the run could not import. */

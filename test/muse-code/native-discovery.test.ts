@@ -104,11 +104,14 @@ describe("native discovery: enumeration", () => {
       expect(r.sourceCount).toBe(1)
       expect(r.status).toBe("checked")
       // A session.jsonl that is a symlink or a folder is reported as Claude Code reports its session files (session 6):
-      // not read, named in a diagnostic, coverage partial. Symlinked or junk folders above it are only tallied.
+      // not read, named in a diagnostic, coverage partial. So is a symlink named as a layout folder (a session or day
+      // folder outside the root: it may hold logs); 2026/09/26 leads into the root (walked there) and junk folders are
+      // only tallied.
       expect(r.coverage).toBe("partial")
       expect(r.diagnostics.map((d) => `${d.code} ${String(d.details?.path)}`).sort()).toEqual([
         `SOURCE_NOT_REGULAR_FILE ${nodePath.join(fs.realpathSync(root), "2026/09/25/dir-log/session.jsonl")}`,
-        `SYMLINK_SKIPPED ${nodePath.join(fs.realpathSync(root), "2026/09/25/sym-file/session.jsonl")}`
+        `SYMLINK_SKIPPED ${nodePath.join(fs.realpathSync(root), "2026/09/25/sym-file/session.jsonl")}`,
+        `SYMLINK_SKIPPED ${nodePath.join(fs.realpathSync(root), "2026/09/25/sym-folder")}`
       ])
       const tally = r.receipts.museEnumeration as Record<string, number>
       expect(tally.symlinksSkipped).toBe(3) // sym-folder, sym-file/session.jsonl, 2026/09/26
@@ -281,7 +284,9 @@ describe("native discovery: outcomes without inconclusive sources", () => {
       const r = yield* (yield* adapterWith({ policy: { workspaceRoots: [ws], museRoots: [root] } })).discover({})
       expect([r.status, r.coverage, r.sourceCount, r.reasonCode, r.remediation]).toEqual(["checked", "complete", 1, null, null])
       expect(receiptsOf(r).map((x) => x.outcome)).toEqual(["matched", "mismatch"])
-      expect(r.diagnostics).toEqual([])
+      // The log of another workspace is said (seed 001: a confirmed mismatch is not inconclusive: coverage stays complete).
+      expect(r.diagnostics.map((d) => [d.code, d.details?.count, d.details?.workspaces])).toEqual([["MUSE_OTHER_WORKSPACE", 1, ["/elsewhere"]]])
+      expect(r.omitted).toEqual({ "other-workspace": 1 })
     }))
 })
 

@@ -41,7 +41,7 @@ const render = (r: DiscoveryReport, local: boolean): string => {
     ...(r.reasonCode !== null ? [`reason: ${r.reasonCode}`] : []),
     ...(r.remediation !== null ? [`remedy: ${r.remediation}`] : []),
     ...(r.omitted !== undefined && Object.keys(r.omitted).length > 0
-      ? [`omitted (not sessions by the provider's spec): ${Object.entries(r.omitted).map(([k, v]) => `${k} ${v}`).join(", ")}`]
+      ? [`omitted (left out by the provider's spec): ${Object.entries(r.omitted).map(([k, v]) => `${k} ${v}`).join(", ")}`]
       : []),
     ...r.sources.map((s) => sourceLine(s, local))
   ]

@@ -56,7 +56,7 @@ const render = (r: ImportReport, index: string): string => {
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
     `  added:    ${r.sessionsAdded} sessions, ${r.eventsAdded} events`,
     ...(s.omitted > 0
-      ? [`  omitted:  ${s.omitted} not sessions by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
+      ? [`  omitted:  ${s.omitted} left out by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
       : []),
     ...(s.superseded > 0
       ? [`  superseded: ${s.superseded} imported before, now changed (no longer what was imported): ${r.superseded.slice(0, 3).map((x) => `${x.path}: ${x.reason}`).join("; ")}${r.superseded.length > 3 ? "; …" : ""}`]
@@ -85,6 +85,8 @@ const render = (r: ImportReport, index: string): string => {
     lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${l}`))
     if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`    … and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`)
   }
+  const notes = r.providers.flatMap((p) => (p.notes ?? []).map((n) => `${p.provider}: ${n}`))
+  if (notes.length > 0) lines.push("  notes:", ...notes.map((l) => `    - ${l}`))
   if (r.notIncluded.length > 0) lines.push("  not included:", ...r.notIncluded.map((p) => `    - ${p.remediation}`))
   return lines.join("\n") + "\n"
 }

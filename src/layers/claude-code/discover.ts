@@ -17,6 +17,7 @@ import * as Either from "effect/Either"
 import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, overviewOf, scanSession, summaryOf } from "./source.js"
 
@@ -25,9 +26,12 @@ const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ f
 /**
  * Discover the sessions under the root. Never fails: a missing root is
  * `unavailable` with coverage `complete` (it holds nothing); a root that
- * cannot be read, a symlink, an unreadable candidate, or flat subagent files
- * that name no session of their folder (`CLAUDE_SUBAGENT_UNLINKED`, counted per
- * folder) make coverage `partial` with a diagnostic naming it.
+ * cannot be read, a symlink, an unreadable candidate, a listed session's
+ * subagent file that could not be read (through a symlinked folder, say),
+ * or flat subagent files that name no session of their folder
+ * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder) make coverage `partial`
+ * with a diagnostic naming it, and a remedy made of the causes present
+ * ({@link remedyOfSkips}).
  */
 export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -59,15 +63,21 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
     const diagnostics: Array<Diagnostic> = []
     const found: Array<DiscoveredSource> = []
     let projects = 0, filesRead = 0, skipped = 0, omitted = 0
+    /** The codes of what was skipped, in the order met: the remedy is made of them. */
+    const skipCodes: Array<string> = []
+    /** Report a skip: its diagnostic, counted `n` times. */
+    const skip = (d: Diagnostic, n = 1) => {
+      diagnostics.push(d)
+      skipCodes.push(d.code)
+      skipped += n
+    }
     const top = yield* Effect.either(deps.access.listDirectory(rootPath))
     if (Either.isLeft(top)) {
-      diagnostics.push({ code: "CLAUDE_ROOT_UNREADABLE", message: `The root ${rootPath} cannot be listed (${top.left.code}).`, details: { ...base, code: top.left.code } })
-      skipped++
+      skip({ code: "CLAUDE_ROOT_UNREADABLE", message: `The root ${rootPath} cannot be listed (${top.left.code}).`, details: { ...base, code: top.left.code } })
     } else {
       for (const p of top.right) {
         if (p.kind === "symlink") {
-          diagnostics.push({ code: "SYMLINK_SKIPPED", message: `${p.name} under the root is a symlink; it was not followed.`, details: { project: p.name } })
-          skipped++
+          skip({ code: "SYMLINK_SKIPPED", message: `${p.name} under the root is a symlink; it was not followed.`, details: { project: p.name } })
           continue
         }
         if (p.kind !== "directory") continue
@@ -75,33 +85,29 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
         const dir = nodePath.join(rootPath, p.name)
         const entries = yield* Effect.either(deps.access.listDirectory(dir))
         if (Either.isLeft(entries)) {
-          diagnostics.push({ code: entries.left.code, message: `${p.name}: ${entries.left.message}`, details: { project: p.name } })
-          skipped++
+          skip({ code: entries.left.code, message: `${p.name}: ${entries.left.message}`, details: { project: p.name } })
           continue
         }
         for (const e of entries.right) {
           if (!isSessionFileName(e.name)) continue
           if (e.kind === "symlink") {
-            diagnostics.push({ code: "SYMLINK_SKIPPED", message: `${p.name}/${e.name} is a symlink; it was not followed.`, details: { project: p.name, file: e.name } })
-            skipped++
+            skip({ code: "SYMLINK_SKIPPED", message: `${p.name}/${e.name} is a symlink; it was not followed.`, details: { project: p.name, file: e.name } })
             continue
           }
           if (e.kind !== "file") {
             // A fifo, device or folder under a session's name: never opened (a fifo would block), reported.
-            diagnostics.push({
+            skip({
               code: "SOURCE_NOT_REGULAR_FILE",
               message: `${p.name}/${e.name} is not a regular file (${e.kind === "directory" ? "a folder" : "a fifo, socket or device"}); it was not read.`,
               details: { project: p.name, file: e.name }
             })
-            skipped++
             continue
           }
           const scanned = yield* Effect.either(
             Effect.flatMap(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]), (f) => scanSession(deps, f))
           )
           if (Either.isLeft(scanned)) {
-            diagnostics.push({ code: scanned.left.code, message: `${p.name}/${e.name}: ${scanned.left.message}`, details: { project: p.name, file: e.name } })
-            skipped++
+            skip({ code: scanned.left.code, message: `${p.name}/${e.name}: ${scanned.left.message}`, details: { project: p.name, file: e.name } })
             continue
           }
           filesRead++
@@ -115,7 +121,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             })
             continue
           }
-          diagnostics.push(...s.diagnostics)
+          // Subagent files of the session that could not be read (a symlinked file or folder, one leading outside the
+          // root, an access error): the session is listed, but what they hold is not read, so coverage is partial.
+          for (const d of s.diagnostics) skip({ ...d, details: { project: p.name, file: e.name, ...d.details } })
           found.push({
             provider: PROVIDER,
             sourceId: s.sourceId,
@@ -138,14 +146,13 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
         if (unlinked.length > 0) {
           unlinked.sort()
           const shown = unlinked.slice(0, 20)
-          diagnostics.push({
+          skip({
             code: "CLAUDE_SUBAGENT_UNLINKED",
             message: `${p.name}: ${unlinked.length} subagent file(s) name no session of this folder (${shown.join(", ")}${
               unlinked.length > shown.length ? ", …" : ""
             }); they were not read.`,
             details: { project: p.name, count: unlinked.length, files: shown }
-          })
-          skipped += unlinked.length
+          }, unlinked.length)
         }
       }
     }
@@ -154,7 +161,8 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
     // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
     // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.
-    const emptyNamed = Either.isRight(top) && projects === 0 && root.origin === "option"
+    // Not when something under it was skipped (a symlinked project folder): that is said instead.
+    const emptyNamed = Either.isRight(top) && projects === 0 && skipped === 0 && root.origin === "option"
     if (emptyNamed) {
       diagnostics.push({
         code: "CLAUDE_ROOT_EMPTY",
@@ -170,7 +178,7 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
       sourceCount: found.length,
       reasonCode: skipped > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "CLAUDE_ROOT_EMPTY" : null,
       remediation: skipped > 0
-        ? "See diagnostics: symlinked or unreadable project folders or files were not read."
+        ? remedyOfSkips(skipCodes)
         : emptyNamed
         ? "Check --claude-root (or CLAUDE_CONFIG_DIR): it should be Claude Code's projects folder, one folder per project (default ~/.claude/projects)."
         : null,

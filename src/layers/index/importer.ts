@@ -634,6 +634,7 @@ const make = Effect.gen(function*() {
           p.omitted = omitted
           omittedByReason[reason] = (omittedByReason[reason] ?? 0) + n
         }
+        if (r.notes !== undefined && r.notes.length > 0) p.notes = [...(p.notes ?? []), ...r.notes]
         const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
         p.diagnostics = [...p.diagnostics, ...kept]
         if (r.coverage === "partial") {

@@ -14,6 +14,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
+import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
 /** Receipts of a discovery run: content-free counts. */
@@ -196,12 +197,15 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     const diagnostics: Array<Diagnostic> = []
     const sources: Array<DiscoveredSource> = []
     let agentFolders = 0, transcriptsRead = 0, withoutHeader = 0, empty = 0, skippedCount = 0
+    /** The codes of what was skipped, in the order met: the remedy is made of them. */
+    const skipCodes: Array<string> = []
     if (entries._tag === "Left") {
       diagnostics.push({
         code: "AGENTS_ROOT_UNREADABLE",
         message: `The agents root ${rootPath} cannot be listed (${entries.left.code}).`,
         details: { ...base, code: entries.left.code }
       })
+      skipCodes.push("AGENTS_ROOT_UNREADABLE")
       skippedCount++
     } else {
       for (const e of entries.right) {
@@ -211,6 +215,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             message: `${e.name} under the agents root is a symlink; it was not followed.`,
             details: { agentId: e.name }
           })
+          skipCodes.push("SYMLINK_SKIPPED")
           skippedCount++
         }
       }
@@ -235,6 +240,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             diagnostics.push(omittedDiagnostic(f.agentId, "no-prompts-or-tool-calls"))
             break
           case "skipped":
+            skipCodes.push(f.diagnostic.code)
             skippedCount++
             diagnostics.push(f.diagnostic)
             break
@@ -245,7 +251,8 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     }
     // A root the user named that holds no agent folder at all is not Muse's agents folder (a typo, a
     // mount not there yet): partial, so a daily job does not read as "complete". The default root may be empty.
-    const emptyNamed = entries._tag === "Right" && agentFolders === 0 && root.origin !== "default"
+    // Not when something under it was skipped (a symlinked agent folder): that is said instead.
+    const emptyNamed = entries._tag === "Right" && agentFolders === 0 && skippedCount === 0 && root.origin !== "default"
     if (emptyNamed) {
       diagnostics.push({
         code: "AGENTS_ROOT_EMPTY",
@@ -271,7 +278,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       sourceCount: sources.length,
       reasonCode: skippedCount > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "AGENTS_ROOT_EMPTY" : null,
       remediation: skippedCount > 0
-        ? "See diagnostics: symlinked or unreadable agent folders were not read."
+        ? remedyOfSkips(skipCodes)
         : emptyNamed
         ? "Check --agents-root (or agentsRoot in the config, or MUSE_AGENTS_DIR): it should be the Muse agents folder that holds one folder per agent (default ~/agents)."
         : null,

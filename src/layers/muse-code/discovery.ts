@@ -6,7 +6,15 @@
  *   `<muse-root>/YYYY/MM/DD/<session-id>/session.jsonl`, following no symlink
  *   (folder or file), skipping junk, wrong-depth files, folders that do not
  *   fit the layout, and never descending into a session folder (so nested
- *   `subagent/<child>/session.jsonl` logs are never candidates).
+ *   `subagent/<child>/session.jsonl` logs are never candidates). A symlinked
+ *   `session.jsonl`, and a symlink named as a layout folder (year, month, day
+ *   or session) that leads to a folder outside the root, are reported
+ *   (`SYMLINK_SKIPPED`, coverage `partial`); a link into the root (walked
+ *   there) or to nothing (a loop) is only tallied.
+ * - Logs whose whole evidence names another workspace (`mismatch`) are not
+ *   selected and, by seed 001, do not make coverage partial; they are counted
+ *   in `omitted` (`other-workspace`) and said in a `MUSE_OTHER_WORKSPACE`
+ *   diagnostic and a note (how many, the first workspaces seen).
  * - Each candidate is read incrementally under the {@link DiscoveryBudgetShape}
  *   until matching workspace evidence (then `matched`), the end of the source
  *   (evidence seen without a match: `mismatch`; none: `inconclusive`
@@ -19,8 +27,9 @@
  *   `receipts.museSourceInspections`; any inconclusive candidate (or an
  *   unreadable folder) makes the provider `not-checked` with coverage
  *   `partial`, with an explicit diagnostic, even when other sources matched.
- * - A root without a single candidate (`MUSE_ROOT_EMPTY`) makes coverage
- *   `partial` too: every muse root is one the user named.
+ * - A root without a single candidate, where nothing was skipped either
+ *   (`MUSE_ROOT_EMPTY`), makes coverage `partial` too: every muse root is one
+ *   the user named. The remedy names each cause present.
  *
  * @module
  */
@@ -77,10 +86,15 @@ export interface EnumerationTally {
   unreadableFolders: number
 }
 
-/** A `session.jsonl` that is not a regular file (a symlink, folder, fifo, socket or device): skipped, reported. */
+/**
+ * A `session.jsonl` that is not a regular file (a symlink, folder, fifo,
+ * socket or device), or a symlink named as a folder of the layout
+ * (`folder`): skipped, reported.
+ */
 interface NotRegularLog {
   readonly path: string
   readonly kind: "symlink" | "directory" | "other"
+  readonly folder?: boolean
 }
 
 /** A candidate log found by enumeration. */
@@ -124,6 +138,7 @@ const enumerate = (
 ): Effect.Effect<Array<Candidate>> =>
   Effect.gen(function*() {
     const out: Array<Candidate> = []
+    const folderLinks: Array<string> = []
     const list = (dir: string) =>
       deps.access.listDirectory(dir).pipe(
         Effect.catchAll(() => Effect.sync(() => {
@@ -131,10 +146,13 @@ const enumerate = (
           return []
         }))
       )
-    const dirs = (entries: ReadonlyArray<{ name: string; kind: string }>, re: RegExp) =>
+    const dirs = (parent: string, entries: ReadonlyArray<{ name: string; kind: string }>, re: RegExp) =>
       entries.filter((e) => {
         if (e.kind === "symlink") {
           tally.symlinksSkipped++
+          // A link named as the layout's folder at this level (a year, month, day or session folder) may hold logs
+          // that were not read: resolved below. Any other link is junk, as a file of another name.
+          if (re.test(e.name)) folderLinks.push(nodePath.join(parent, e.name))
           return false
         }
         if (e.kind !== "directory") {
@@ -147,13 +165,13 @@ const enumerate = (
         }
         return true
       })
-    for (const y of dirs(yield* list(root), YEAR_DIR)) {
+    for (const y of dirs(root, yield* list(root), YEAR_DIR)) {
       const yp = nodePath.join(root, y.name)
-      for (const m of dirs(yield* list(yp), MONTH_DIR)) {
+      for (const m of dirs(yp, yield* list(yp), MONTH_DIR)) {
         const mp = nodePath.join(yp, m.name)
-        for (const d of dirs(yield* list(mp), DAY_DIR)) {
+        for (const d of dirs(mp, yield* list(mp), DAY_DIR)) {
           const dp = nodePath.join(mp, d.name)
-          for (const s of dirs(yield* list(dp), SESSION_ID_DIR)) {
+          for (const s of dirs(dp, yield* list(dp), SESSION_ID_DIR)) {
             const path = nodePath.join(dp, s.name, SESSION_LOG_NAME)
             const probed = yield* Effect.either(deps.access.probe(path))
             if (probed._tag === "Left") {
@@ -178,6 +196,13 @@ const enumerate = (
         }
       }
     }
+    // A layout-named link to a folder outside the root holds logs that were not read: reported (SYMLINK_SKIPPED).
+    // One into the root is walked there under its real path; one that resolves to no folder (a loop, a dangling
+    // link, a file) holds nothing to read: tallied only.
+    for (const link of folderLinks) {
+      const target = yield* Effect.option(deps.access.authorizeRoot(link))
+      if (Option.isSome(target) && !isInside(target.value, root)) notRegular.push({ path: link, kind: "symlink", folder: true })
+    }
     tally.candidates += out.length
     return out
   })
@@ -198,6 +223,16 @@ const isInside = (child: string, parent: string): boolean =>
 interface Inspected {
   readonly receipt: MuseSourceInspection
   readonly source: DiscoveredSource | null
+  /** A `mismatch`: the first workspace its evidence named (kept out of the content-free receipt). */
+  readonly otherWorkspace?: string | undefined
+}
+
+/** The first evidence path each scan saw that matched no workspace (a `mismatch` names the workspace it found). */
+const seenBy = new WeakMap<EvidenceScanner, string>()
+
+/** Note `path` as seen by `scanner` without a match (the first one only). */
+const sawOther = (scanner: EvidenceScanner, path: string): void => {
+  if (!seenBy.has(scanner)) seenBy.set(scanner, path)
 }
 
 /** How an inspection ended: the outcome, its reason, the counts and whether it reached the end of the source. */
@@ -270,6 +305,7 @@ const settleLines = (
       const r = scanLine(scanner, line, cutByBudget)
       for (const hit of r.evidence) {
         if (yield* matches(hit.path)) return matchedAt(hit, sizeAtOpen)
+        sawOther(scanner, hit.path)
       }
       if (r.stop !== null) return stoppedAt(r.stop, scanner, line, cutByBudget)
     }
@@ -302,6 +338,7 @@ const settleHead = (
       const m = known(hit.path)
       if (m === undefined) return hit.path
       if (m) return matchedAt(hit, sizeAtOpen)
+      sawOther(scanner, hit.path)
     }
     return r.stop !== null ? stoppedAt(r.stop, scanner, line, cutByBudget) : null
   }
@@ -392,7 +429,8 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
         evidencePath: st.hit.path,
         evidenceInRetainedChild: st.hit.inChild
       }
-    }
+    },
+    otherWorkspace: st.outcome === "mismatch" ? seenBy.get(scanner) : undefined
   }
 }
 
@@ -528,6 +566,45 @@ const unchangedMatch = (
   }
 }
 
+/** How many of the other workspaces seen a `MUSE_OTHER_WORKSPACE` diagnostic names. */
+const MAX_OTHER_WORKSPACES = 3
+
+/** What to do about the inconclusive logs, by the reasons present (each reason its own remedy), and unlistable folders. */
+const uncheckedRemedy = (reasons: ReadonlyArray<InspectionReason>, unreadableFolders: boolean): string => {
+  const has = (p: (r: InspectionReason) => boolean) => reasons.some(p)
+  const parts: Array<string> = []
+  if (has((r) => r === "NO_WORKSPACE_EVIDENCE")) {
+    parts.push(
+      "A log carries no workspace evidence (workspace_root / cwd), e.g. an empty or emptied log or one just created: it is not guessed from its path; let Muse write on, or export the session with `muse export` and import the export."
+    )
+  }
+  if (has((r) => r.startsWith("BUDGET_"))) {
+    parts.push("A log ran past the discovery budget before its workspace evidence: raise the discovery budget (DiscoveryBudget layer).")
+  }
+  if (has((r) => r === "MALFORMED" || r === "TRUNCATED")) {
+    parts.push("A log is malformed or ends in a torn line before its workspace evidence: inspect it (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), or export the session with `muse export`.")
+  }
+  if (has((r) => r === "UNREADABLE") || unreadableFolders) {
+    parts.push("A log or folder could not be read: check its permissions (the user running session-ingest must be able to read it).")
+  }
+  return `Some native logs could not be checked against the workspace (see diagnostics). ${parts.join(" ")}`
+}
+
+/** What to do about skipped logs and links, by what was skipped. */
+const skippedRemedy = (skipped: ReadonlyArray<NotRegularLog>): string => {
+  const parts: Array<string> = []
+  if (skipped.some((n) => n.kind === "symlink" && n.folder === true)) {
+    parts.push("A folder of the session layout is a symlink (see diagnostics); links are not followed: pass the real folder as --muse-root, or replace the link with the folder.")
+  }
+  if (skipped.some((n) => n.kind === "symlink" && n.folder !== true)) {
+    parts.push("A session.jsonl is a symlink (see diagnostics); links are not followed: put the real file in its place.")
+  }
+  if (skipped.some((n) => n.kind !== "symlink")) {
+    parts.push("A session.jsonl is a folder, fifo, socket or device (see diagnostics); it is not read: put the real file back.")
+  }
+  return `${parts.join(" ")} Sessions already imported from them are kept.`
+}
+
 /**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
  * evidence names one of the workspace roots. Fails only when a muse root
@@ -577,9 +654,14 @@ export const discoverNative = (
     /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
     const emptyRoots: Array<string> = []
     const notRegular: Array<NotRegularLog> = []
+    /** The logs of another workspace (confirmed mismatches) and the workspaces they named, in the order seen. */
+    let otherCount = 0
+    const otherWorkspaces: Array<string> = []
     for (const root of roots) {
+      const skippedBefore = notRegular.length + tally.unreadableFolders
       const candidates = yield* enumerate(deps, root, tally, notRegular)
-      if (candidates.length === 0) emptyRoots.push(root)
+      // Empty only when nothing under it was skipped either (a skipped link or folder may hold its logs).
+      if (candidates.length === 0 && notRegular.length + tally.unreadableFolders === skippedBefore) emptyRoots.push(root)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
       // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
       const evidencePaths = new Set<string>()
@@ -602,6 +684,10 @@ export const discoverNative = (
         receipts.push(r.receipt)
         paths.push(candidates[i].path)
         if (r.source !== null) sources.push(r.source)
+        if (r.receipt.outcome === "mismatch") {
+          otherCount++
+          if (r.otherWorkspace !== undefined && !otherWorkspaces.includes(r.otherWorkspace)) otherWorkspaces.push(r.otherWorkspace)
+        }
       })
     }
     const diagnostics: Array<Diagnostic> = receipts.flatMap((r, i) =>
@@ -624,7 +710,11 @@ export const discoverNative = (
     for (const n of notRegular) {
       diagnostics.push(
         n.kind === "symlink"
-          ? { code: "SYMLINK_SKIPPED", message: `${n.path} is a symlink; it was not followed.`, details: { path: n.path } }
+          ? {
+            code: "SYMLINK_SKIPPED",
+            message: `${n.path} is a symlink${n.folder === true ? " named as a session-layout folder" : ""}; it was not followed.`,
+            details: { path: n.path }
+          }
           : {
             code: "SOURCE_NOT_REGULAR_FILE",
             message: `${n.path} is not a regular file (${n.kind === "directory" ? "a folder" : "a fifo, socket or device"}); it was not read.`,
@@ -637,6 +727,23 @@ export const discoverNative = (
         code: "MUSE_ROOT_EMPTY",
         message: `The sessions root ${root} holds no session log (YYYY/MM/DD/<session-id>/session.jsonl); nothing was found under it.`,
         details: { root }
+      })
+    }
+    const notes: Array<string> = []
+    if (otherCount > 0) {
+      // Seed 001: a confirmed mismatch (whole log read, evidence names another workspace) is not inconclusive, so
+      // coverage stays complete; said here so that "0 discovered" is not a mystery.
+      const shown = otherWorkspaces.slice(0, MAX_OTHER_WORKSPACES)
+      const message = `${otherCount} session log(s) name another workspace and were not selected (${
+        shown.join(", ")
+      }${otherWorkspaces.length > shown.length ? `, and ${otherWorkspaces.length - shown.length} more` : ""}); pass --workspace DIR for the workspace you want (now ${
+        workspaces.join(", ")
+      }).`
+      notes.push(message)
+      diagnostics.push({
+        code: "MUSE_OTHER_WORKSPACE",
+        message,
+        details: { count: otherCount, workspaces: shown, distinctWorkspaces: otherWorkspaces.length, workspaceRoots: workspaces }
       })
     }
     const inconclusive = receipts.some((r) => r.outcome === "inconclusive")
@@ -657,16 +764,21 @@ export const discoverNative = (
         : partial
         ? notRegular.some((n) => n.kind !== "symlink") ? "SOURCE_NOT_REGULAR_FILE" : "SYMLINK_SKIPPED"
         : null,
-      remediation: unchecked
-        ? "Some native logs could not be checked against the workspace (see diagnostics). Inspect them explicitly (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), raise the discovery budget (DiscoveryBudget layer), or export them with `muse export`."
-        : emptyRoots.length === 0 && partial
-        ? "A session log was replaced by a symlink, folder, fifo or socket (see diagnostics); it is not read. Put the real file back (its sessions already imported are kept)."
-        : partial
-        ? "Check --muse-root (or museRoots in the config): it should be Muse Code's sessions folder (e.g. ~/.local/share/muse/sessions), which holds YYYY/MM/DD/<session-id>/session.jsonl."
+      // One remedy per cause present, so none is told to fix what did not happen.
+      remediation: partial
+        ? [
+          ...(unchecked ? [uncheckedRemedy(receipts.map((r) => r.reasonCode), tally.unreadableFolders > 0)] : []),
+          ...(notRegular.length > 0 ? [skippedRemedy(notRegular)] : []),
+          ...(emptyRoots.length > 0
+            ? ["Check --muse-root (or museRoots in the config): it should be Muse Code's sessions folder (e.g. ~/.local/share/muse/sessions), which holds YYYY/MM/DD/<session-id>/session.jsonl."]
+            : [])
+        ].join(" ")
         : null,
       sources,
       diagnostics,
       receipts: { museSourceInspections: receipts, museEnumeration: tally },
-      roots
+      roots,
+      omitted: (otherCount > 0 ? { "other-workspace": otherCount } : {}) as Record<string, number>,
+      ...(notes.length > 0 ? { notes } : {})
     }
   })
