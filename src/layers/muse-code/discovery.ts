@@ -27,7 +27,7 @@
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { IngestError, SourceAccessError } from "../../domain/errors.js"
+import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
@@ -198,6 +198,8 @@ const isInside = (child: string, parent: string): boolean =>
 interface Inspected {
   readonly receipt: MuseSourceInspection
   readonly source: DiscoveredSource | null
+  /** Why a log could not be read (the access error: permission denied, an I/O error), with its remedy. */
+  readonly unreadable?: { readonly message: string; readonly remediation: string | undefined } | undefined
 }
 
 /** How an inspection ended: the outcome, its reason, the counts and whether it reached the end of the source. */
@@ -396,8 +398,8 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
   }
 }
 
-/** The receipt of a candidate that could not be read. */
-const unreadable = (c: Candidate): Inspected => {
+/** The receipt of a candidate that could not be read, with the error that said why. */
+const unreadable = (c: Candidate, error: unknown): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
   return {
     receipt: {
@@ -410,7 +412,8 @@ const unreadable = (c: Candidate): Inspected => {
       bytesInspected: 0,
       reachedEof: false
     },
-    source: null
+    source: null,
+    unreadable: isIngestError(error) ? { message: error.message, remediation: error.remediation } : undefined
   }
 }
 
@@ -452,7 +455,7 @@ const inspectAll = (
       // Reads end at the source-byte budget: past it the source looks ended.
       const head = yield* Effect.either(deps.access.readHead(fileOf(c), Math.min(first, cap), scratch))
       if (head._tag === "Left") {
-        out[k] = unreadable(c)
+        out[k] = unreadable(c, head.left)
         continue
       }
       const { bytes, statAtOpen } = head.right
@@ -474,7 +477,7 @@ const inspectAll = (
       const c = candidates[indices[k]]
       return continueScan(deps, fileOf(c), scan, matches).pipe(
         Effect.match({
-          onFailure: () => unreadable(c),
+          onFailure: (e) => unreadable(c, e),
           onSuccess: (st) => inspected(c, st, scan.scanner)
         }),
         Effect.map((r) => {
@@ -573,6 +576,8 @@ export const discoverNative = (
     const receipts: Array<MuseSourceInspection> = []
     /** The path of each receipt's log: diagnostics name it so the operator can act; receipts stay content-free. */
     const paths: Array<string> = []
+    /** Per receipt: why its log could not be read, when that is the reason. */
+    const whyUnreadable: Array<Inspected["unreadable"]> = []
     const sources: Array<DiscoveredSource> = []
     /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
     const emptyRoots: Array<string> = []
@@ -601,6 +606,7 @@ export const discoverNative = (
       inspected.forEach((r, i) => {
         receipts.push(r.receipt)
         paths.push(candidates[i].path)
+        whyUnreadable.push(r.unreadable)
         if (r.source !== null) sources.push(r.source)
       })
     }
@@ -608,7 +614,9 @@ export const discoverNative = (
       r.outcome === "inconclusive"
         ? [{
           code: "MUSE_SOURCE_INCONCLUSIVE",
-          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}.`,
+          // An unreadable log says why (permission denied, an I/O error) and what to do.
+          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}${whyUnreadable[i] !== undefined ? `: ${whyUnreadable[i]!.message}` : "."}`,
+          ...(whyUnreadable[i]?.remediation !== undefined ? { remediation: whyUnreadable[i]!.remediation } : {}),
           details: { sourceId: r.sourceId, locator: r.locator, path: paths[i], reasonCode: r.reasonCode }
         }]
         : []
