@@ -183,3 +183,37 @@ describe("a source that cannot be read is kept as it is, reported, never superse
     }
   }
 })
+
+describe("a nested logs' folder that cannot be listed: its logs are not taken as gone", () => {
+  it("claude-code: the subagents folder of a session cannot be listed after an append", async () => {
+    const dir = tempDir()
+    const root = path.join(dir, "cr")
+    const sid = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b40"
+    const project = path.join(root, "-p")
+    const subagents = path.join(project, sid, "subagents")
+    fs.mkdirSync(subagents, { recursive: true })
+    const file = path.join(project, `${sid}.jsonl`)
+    fs.writeFileSync(file, [1, 2, 3].map((i) => claudeLine(sid, i)).join("\n") + "\n")
+    fs.writeFileSync(
+      path.join(subagents, "agent-a1.jsonl"),
+      [1, 2].map((i) => JSON.stringify({ ...JSON.parse(claudeLine(sid, i)), uuid: `sub-${i}`, isSidechain: true, agentId: "a1" })).join("\n") + "\n"
+    )
+    const policy = { workspaceRoots: [dir], claudeRoot: root }
+    const plan = planFromPolicy(policy, { batchSize: 3 })
+    const index = path.join(dir, "i.db")
+    const first = await run(importOnce(policy, index, plan))
+    expect(first.coverage, JSON.stringify(first.causes)).toBe("complete")
+    const view = await run(indexView(index))
+    fs.appendFileSync(file, claudeLine(sid, 4) + "\n")
+    const broken = await run(importOnce(policy, index, plan, undefined, undefined, faultyAccess({ kind: "folder", dir: subagents, errno: "EACCES" })))
+    expect(broken.superseded).toEqual([])
+    expect(broken.sources.newGenerations).toBe(0)
+    expect(broken.sources.unreadable).toBe(1)
+    expect(broken.coverage).toBe("partial")
+    expect(broken.causes.find((x) => x.code === "SOURCE_UNREADABLE")?.problem).toContain(subagents)
+    expect(await run(indexView(index))).toEqual(view)
+    const again = await run(importOnce(policy, index, plan))
+    expect(again.sources.newGenerations).toBe(0)
+    expect(again.coverage).toBe("complete")
+  }, 60_000)
+})

@@ -265,10 +265,19 @@ const make = Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
-      const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+      const checkpoint = checkpoints.get(source.sourceKey)
+      const listed = adapter.parts !== undefined ? yield* Effect.either(adapter.parts(locator)) : undefined
+      if (listed?._tag === "Left") {
+        // Its nested logs' folder cannot be listed: imported before, it is kept as it is (none of its
+        // nested logs is taken as gone); never imported, it is read without them, as before.
+        const details = unreadableOf(listed.left)
+        if (details !== undefined && checkpoint !== undefined && checkpoint.status !== "rejected" && checkpoint.status !== "superseded") {
+          return { _tag: "unreadable", details } as const
+        }
+      }
+      const parts = listed?._tag === "Right" ? listed.right : []
       yield* hooks.source({ provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true })
       const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
-      const checkpoint = checkpoints.get(source.sourceKey)
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
@@ -521,7 +530,14 @@ const make = Effect.gen(function*() {
         }
         const adapter = yield* registry.get(c.provider).pipe(Effect.option)
         if (Option.isNone(adapter)) continue
-        const parts = adapter.value.parts !== undefined ? yield* adapter.value.parts(c.locator) : []
+        const listed = adapter.value.parts !== undefined ? yield* Effect.either(adapter.value.parts(c.locator)) : undefined
+        if (listed?._tag === "Left") {
+          // Its nested logs' folder cannot be listed: none of them is taken as gone, the source is kept as it is.
+          const details = unreadableOf(listed.left)
+          if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
+          continue
+        }
+        const parts = listed?._tag === "Right" ? listed.right : []
         const fingerprint = yield* fingerprintOf(access, c.locator, parts, { wal: adapter.value.noWal !== true })
         if (fingerprint !== null && fingerprint === c.fingerprint) continue
         const changed = yield* Effect.either(changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access)))
@@ -574,8 +590,12 @@ const make = Effect.gen(function*() {
       return Effect.flatMap(adapterOf(w.provider), (adapter) => {
         if (Option.isNone(adapter)) return Effect.succeed(null)
         const locator = resolved[k]
-        const parts = adapter.value.parts !== undefined ? adapter.value.parts(locator) : Effect.succeed<ReadonlyArray<string>>([])
-        return Effect.flatMap(parts, (parts) =>
+        // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
+        const parts = adapter.value.parts !== undefined ? Effect.option(adapter.value.parts(locator)) : Effect.succeed(Option.some<ReadonlyArray<string>>([]))
+        return Effect.flatMap(parts, (listed) => {
+          if (Option.isNone(listed)) return Effect.succeed(null)
+          const parts = listed.value
+          return (
           Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal: adapter.value.noWal !== true }), (fingerprint) =>
             fingerprint === null || fingerprint !== checkpoint.fingerprint
               ? Effect.succeed(null)
@@ -586,6 +606,7 @@ const make = Effect.gen(function*() {
               )
               : Effect.succeed(checkpoint)
           ))
+        })
       })
     })
   }
