@@ -30,12 +30,20 @@ import {
   SourceAccess,
   type SourceAccessShape
 } from "../services/SourceAccess.js"
+import { unreadableDetails } from "../domain/unreadable.js"
 
 const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
 
-/** Map a filesystem error on `path` to the access error family. */
-const fsError = (path: string, e: unknown): SourceAccessError => {
+/**
+ * Map a filesystem error on `path` to the access error family. A file or
+ * folder that is there but cannot be read (`EACCES`, `EPERM`, an I/O error
+ * such as `EIO`, any other errno) is a `SourceNotAuthorized` whose `details`
+ * are the `UnreadableDetails` of `../domain/unreadable.ts`:
+ * what tells "could not be read" apart from "is not what was authorized".
+ * Exported for tests that inject such a failure.
+ */
+export const fsError = (path: string, e: unknown): SourceAccessError => {
   switch (errnoOf(e)) {
     case "ENOENT":
       return new SourceNotFound({
@@ -56,8 +64,9 @@ const fsError = (path: string, e: unknown): SourceAccessError => {
     case "EACCES":
     case "EPERM":
       return new SourceNotAuthorized({
-        message: `${path} is not readable.`,
-        remediation: "Grant read permission or choose another source."
+        message: `${path} is not readable: permission denied (${errnoOf(e)}).`,
+        remediation: "Grant read permission (e.g. chmod u+r on the file, u+rx on its folders) or choose another source.",
+        details: unreadableDetails(path, errnoOf(e)!)
       })
     case "EISDIR":
       return new SourceNotRegularFile({
@@ -67,7 +76,8 @@ const fsError = (path: string, e: unknown): SourceAccessError => {
     default:
       return new SourceNotAuthorized({
         message: `${path} cannot be read (${errnoOf(e) ?? String(e)}).`,
-        remediation: "Check the path and its permissions."
+        remediation: "Check the path and its permissions.",
+        details: unreadableDetails(path, errnoOf(e) ?? "unknown")
       })
   }
 }

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import { AccessPolicy, type AccessPolicyInput, withDefaults } from "../services/AccessPolicy.js"
 import { defaultImportLimits, ImportLimits, type ImportLimitsShape } from "../services/ImportLimits.js"
 import { SessionSources } from "../services/SessionSource.js"
-import { SourceAccess } from "../services/SourceAccess.js"
+import { SourceAccess, type SourceAccessShape } from "../services/SourceAccess.js"
 import { providers } from "./registry.js"
 import { sourceAccessNode } from "./SourceAccessNode.js"
 import { registryOf } from "./sources.js"
@@ -28,11 +28,13 @@ export type SessionIngestServices = SessionSources | SourceAccess | ImportLimits
  */
 export const layer = (
   policy: AccessPolicyInput = {},
-  limits: Partial<ImportLimitsShape> = {}
+  limits: Partial<ImportLimitsShape> = {},
+  /** The source access the providers read through (default: the Node layer; tests inject failures with their own). */
+  access: SourceAccessShape = sourceAccessNode
 ): Layer.Layer<SessionIngestServices> => {
   const base = Context.make(AccessPolicy, withDefaults(policy)).pipe(
     Context.add(ImportLimits, { ...defaultImportLimits, ...limits }),
-    Context.add(SourceAccess, sourceAccessNode)
+    Context.add(SourceAccess, access)
   )
   return Layer.succeedContext(Context.add(base, SessionSources, registryOf(providers, base)))
 }

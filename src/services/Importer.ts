@@ -130,6 +130,15 @@ export interface ImportReport {
      * were (the index is an archive), not read; not a coverage problem.
      */
     readonly gone: number
+    /**
+     * Sources imported before that could not be read this run (permission
+     * denied, an I/O error, a folder that cannot be listed or searched):
+     * kept in the index as they were (never superseded, never a new
+     * generation), each a `SOURCE_UNREADABLE` cause of partial coverage
+     * (README "Unreadable sources"). A source never imported that cannot be
+     * read is `rejected` instead (nothing of it is in the index).
+     */
+    readonly unreadable: number
   }
   readonly sessionsAdded: number
   readonly eventsAdded: number

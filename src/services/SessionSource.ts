@@ -11,7 +11,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import { InvalidArgument, type IngestError } from "../domain/errors.js"
+import { InvalidArgument, type IngestError, type SourceAccessError } from "../domain/errors.js"
 import type {
   Diagnostic,
   DiscoveryReport,
@@ -121,10 +121,13 @@ export interface SessionSourceAdapter {
    * Other files a source's stream reads besides `locator.path` (Muse Code
    * native: the nested `subagent/<child>/session.jsonl` logs), so that the
    * importer's fingerprint changes when any of them does. Listed through
-   * `SourceAccess`. Best effort, never fails: a folder that cannot be listed
-   * gives none.
+   * `SourceAccess`. Best effort: a folder that is not there gives none; one
+   * that is there but cannot be listed (permission denied, an I/O error)
+   * fails with the access error (its `details` are `UnreadableDetails`,
+   * `../domain/unreadable.ts`), so that the importer never takes the nested
+   * logs it could not see as gone.
    */
-  readonly parts?: ((locator: Locator) => Effect.Effect<ReadonlyArray<string>>) | undefined
+  readonly parts?: ((locator: Locator) => Effect.Effect<ReadonlyArray<string>, SourceAccessError>) | undefined
   /**
    * The locator class a file is read as when the caller names none (Muse
    * Code: a `session.jsonl` is a native log, anything else an export); when

@@ -16,6 +16,8 @@ import { PrefixDigests, verifyPrefix } from "../../src/layers/index/prefix.js"
 import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
 import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
 import { tempDir } from "../support/paths.js"
+import { faultyAccess } from "../support/faulty-access.js"
+import { unreadableOf } from "../../src/domain/unreadable.js"
 
 const dir = tempDir()
 let n = 0
@@ -112,5 +114,30 @@ describe("prefix bindings", () => {
       const link = path.join(dir, "through-access-link")
       fs.symlinkSync(file, link)
       expect(yield* verifyPrefix(sourceAccessNode, link, binding)).toBeNull()
+    }))
+
+  it.effect("verifyPrefix: a file that cannot be read (permission, I/O error mid-prefix) fails, never reads as changed", () =>
+    Effect.gen(function*() {
+      const file = path.join(dir, "unreadable")
+      const bytes = Buffer.from("0123456789".repeat(300))
+      fs.writeFileSync(file, bytes)
+      const binding = `2000:${sha(bytes.subarray(0, 2000))}`
+      for (const errno of ["EACCES", "EPERM", "EIO"] as const) {
+        const denied = yield* Effect.flip(verifyPrefix(faultyAccess({ kind: "file", file, errno }), file, binding))
+        expect(unreadableOf(denied)?.errno).toBe(errno)
+      }
+      // Mid-prefix: the bytes before the failure are fine, the read past them fails.
+      const mid = yield* Effect.flip(verifyPrefix(faultyAccess({ kind: "mid-file", file, from: 1500, errno: "EIO" }), file, binding))
+      expect(unreadableOf(mid)?.errno).toBe("EIO")
+      // A failure past the prefix is not read at all: the prefix verifies.
+      expect(yield* verifyPrefix(faultyAccess({ kind: "mid-file", file, from: 2500, errno: "EIO" }), file, binding)).not.toBeNull()
+      // Its folder cannot be searched.
+      const folder = yield* Effect.flip(verifyPrefix(faultyAccess({ kind: "folder", dir, errno: "EACCES" }), file, binding))
+      expect(unreadableOf(folder)?.errno).toBe("EACCES")
+      // A changed byte is still a change.
+      const other = Buffer.from(bytes)
+      other[10] = 0x41
+      fs.writeFileSync(file, other)
+      expect(yield* verifyPrefix(access, file, binding)).toBeNull()
     }))
 })

@@ -5,6 +5,7 @@ import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
+import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
 import { Index } from "../../src/services/Index.js"
 import { ImportFaults, Importer, ImportProgress, type ImportPlan } from "../../src/services/Importer.js"
 import * as App from "../../src/layers/app.js"
@@ -29,9 +30,10 @@ export const importerLayer = (
   policy: Partial<AccessPolicyShape>,
   file: string,
   faults: Layer.Layer<ImportFaults> = ImportFaults.none,
-  machine?: string
+  machine?: string,
+  access?: SourceAccessShape
 ) => {
-  const app = App.layer(policy)
+  const app = App.layer(policy, {}, access)
   const index = indexLayer(file, machine)
   return ImporterLayer.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(app, index, faults, ImportProgress.silent))
@@ -44,8 +46,10 @@ export const importOnce = (
   file: string,
   plan: ImportPlan,
   faults?: Layer.Layer<ImportFaults>,
-  machine?: string
-) => Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importerLayer(policy, file, faults, machine)))
+  machine?: string,
+  /** The source access to read through (default: the Node layer); see `./faulty-access.ts`. */
+  access?: SourceAccessShape
+) => Effect.flatMap(Importer, (i) => i.run(plan)).pipe(Effect.provide(importerLayer(policy, file, faults, machine, access)))
 
 /** Everything in the index, for row-by-row comparison. */
 export const dumpIndex = (file: string) => Effect.flatMap(Index, (i) => i.dump).pipe(Effect.provide(indexLayer(file)))

@@ -62,6 +62,9 @@ const render = (r: ImportReport, index: string): string => {
       ? [`  superseded: ${s.superseded} imported before, now changed (no longer what was imported): ${r.superseded.slice(0, 3).map((x) => `${x.path}: ${x.reason}`).join("; ")}${r.superseded.length > 3 ? "; …" : ""}`]
       : []),
     ...(s.gone > 0 ? [`  gone:     ${s.gone} imported before whose file is gone (kept in the index)`] : []),
+    ...(s.unreadable > 0
+      ? [`  unreadable: ${s.unreadable} imported before that could not be read (kept in the index as they were; see SOURCE_UNREADABLE below)`]
+      : []),
     ...parseWarningLines(r),
     "  providers:",
     ...r.providers.map((p) =>
@@ -105,6 +108,7 @@ export const roundLine = (r: WatchRound): string => {
   if (s.rejected > 0) counts.push(`${s.rejected} rejected`)
   if (s.newGenerations > 0) counts.push(`${s.newGenerations} new generation${s.newGenerations === 1 ? "" : "s"}`)
   if (s.superseded > 0) counts.push(`${s.superseded} superseded`)
+  if (s.unreadable > 0) counts.push(`${s.unreadable} unreadable`)
   const causes = r.report.causes.length > 0 ? ` (${[...new Set(r.report.causes.map((c) => c.code))].join(", ")})` : ""
   return `round ${r.round} ${r.scope} (${r.trigger}${r.changedPaths > 0 ? `, ${r.changedPaths} changed` : ""}): ` +
     `+${r.report.sessionsAdded} sessions, +${r.report.eventsAdded} events; ${counts.join(", ")}; ` +

@@ -18,6 +18,7 @@ import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
+import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { isRecord, parseJson } from "../../domain/json.js"
 import type { Diagnostic, Inspection, Locator, SessionEvent, SourceSummary, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
@@ -234,14 +235,16 @@ export const subagentsOf = (
 /**
  * The subagent files of a session log path, nested and flat (the importer's
  * `parts`, so an append to either makes the session changed; best effort:
- * none when a folder cannot be listed).
+ * none when the subagents folder is not there; fails with the access error
+ * when it is there but cannot be listed).
  */
-export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>> =>
+export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>, SourceAccessError> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(sessionPath)
     const nested = yield* access.listDirectory(dir).pipe(
       Effect.map((entries) => entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name)),
-      Effect.orElseSucceed((): Array<string> => [])
+      // A folder that cannot be listed (permission, I/O error) is not an empty one: the importer must not take its files as gone.
+      Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed<Array<string>>([])))
     )
     const except = new Set(nested.map((n) => agentIdOfFile(n)!))
     const flat = yield* flatAgentFiles(access, sessionPath, nodePath.dirname(sessionPath), except)

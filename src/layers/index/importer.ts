@@ -35,7 +35,8 @@ import type { Mutable } from "effect/Types"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { type IngestError, isIngestError, StoreUnavailable } from "../../domain/errors.js"
+import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
+import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
 import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
@@ -140,7 +141,9 @@ const fingerprintFields = (fingerprint: string | null) => {
  * stream continues its digest instead of reading the prefix once more. The
  * files are read through `access`. `trusted` (a watch's
  * `ImportHooks.trustedPrefix`) may vouch for the own prefix instead: its
- * answer seeds `digests` and nothing is read.
+ * answer seeds `digests` and nothing is read. Fails, with the access
+ * error, when a file is there but cannot be read (permission denied, an I/O
+ * error: `UnreadableDetails`): a read that failed is never a changed prefix.
  */
 export const changedPrefix = (
   access: SourceAccessShape,
@@ -150,7 +153,7 @@ export const changedPrefix = (
   parts: ReadonlyArray<string>,
   digests: PrefixDigests,
   trusted: (path: string, binding: string) => Effect.Effect<Hash | null> = ImportHooks.none.trustedPrefix
-): Effect.Effect<string | undefined> =>
+): Effect.Effect<string | undefined, SourceAccessError> =>
   Effect.gen(function*() {
     const before = fingerprintFields(checkpoint.fingerprint)
     const now = fingerprintFields(fingerprint)
@@ -202,6 +205,8 @@ type SourceOutcome =
     readonly diagnostics: ReadonlyArray<Diagnostic>
   }
   | { readonly _tag: "rejected"; readonly error: IngestError }
+  /** Imported before, and cannot be read now: what was imported is kept as it was (this attempt rolled back). */
+  | { readonly _tag: "unreadable"; readonly details: UnreadableDetails }
 
 /** The byte offset a cursor resumes at (line sources); undefined for sources without one. */
 const offsetOf = (cursor: string): number | undefined => {
@@ -260,10 +265,19 @@ const make = Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
-      const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+      const checkpoint = checkpoints.get(source.sourceKey)
+      const listed = adapter.parts !== undefined ? yield* Effect.either(adapter.parts(locator)) : undefined
+      if (listed?._tag === "Left") {
+        // Its nested logs' folder cannot be listed: imported before, it is kept as it is (none of its
+        // nested logs is taken as gone); never imported, it is read without them, as before.
+        const details = unreadableOf(listed.left)
+        if (details !== undefined && checkpoint !== undefined && checkpoint.status !== "rejected" && checkpoint.status !== "superseded") {
+          return { _tag: "unreadable", details } as const
+        }
+      }
+      const parts = listed?._tag === "Right" ? listed.right : []
       yield* hooks.source({ provider, locator, summary, overview, parts, perFile: adapter.sourcePerFile === true })
       const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
-      const checkpoint = checkpoints.get(source.sourceKey)
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
@@ -300,8 +314,14 @@ const make = Effect.gen(function*() {
         yield* index.beginGeneration(source, generation, "read again after its last generation was superseded")
       } else if (checkpoint !== undefined) {
         // A change anywhere in what was imported (not only an append) makes a new generation.
-        const changed = yield* changedPrefix(access, checkpoint, locator, fingerprint, parts, digests, hooks.trustedPrefix)
-        if (changed !== undefined) yield* startOver(changed)
+        const changed = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, digests, hooks.trustedPrefix))
+        if (changed._tag === "Left") {
+          // The prefix could not be read (permission, I/O error): nothing is known of it, so nothing changes.
+          yield* index.rejectSource(source, changed.left.code, changed.left.message)
+          const details = unreadableOf(changed.left)
+          return details !== undefined ? { _tag: "unreadable", details } as const : { _tag: "rejected", error: changed.left } as const
+        }
+        if (changed.right !== undefined) yield* startOver(changed.right)
       }
       const diagnostics: Array<Diagnostic> = []
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
@@ -376,6 +396,11 @@ const make = Effect.gen(function*() {
         const error = inserted.left
         if (error._tag === "StoreUnavailable") return yield* error
         yield* index.rejectSource(source, error.code, error.message)
+        // Imported before and unreadable now (permission, I/O error mid-file): the rollback kept what was imported.
+        const details = unreadableOf(error)
+        if (details !== undefined && checkpoint !== undefined && checkpoint.status !== "rejected" && checkpoint.status !== "superseded") {
+          return { _tag: "unreadable", details } as const
+        }
         return { _tag: "rejected", error } as const
       }
       const boundParts: Record<string, string> = {}
@@ -419,7 +444,10 @@ const make = Effect.gen(function*() {
    *   stat and is kept; so is one whose prefix is intact (the file was only
    *   appended to). A file that is gone, or is no longer a regular file (a
    *   symlink, fifo or folder in its place: never read), is kept as it was
-   *   (the index is an archive) and counted as `gone`.
+   *   (the index is an archive) and counted as `gone`. One that cannot be
+   *   read (its folder cannot be searched, its prefix cannot be read:
+   *   permission denied, an I/O error) is kept as it was too, and answered
+   *   in `unreadable` (never taken as changed).
    */
   const supersedeStale = (
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
@@ -427,9 +455,13 @@ const make = Effect.gen(function*() {
     covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
     pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
-  ): Effect.Effect<{ superseded: Array<SupersededSource>; gone: number }, StoreUnavailable> =>
+  ): Effect.Effect<
+    { superseded: Array<SupersededSource>; gone: number; unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> },
+    StoreUnavailable
+  > =>
     Effect.gen(function*() {
       const superseded: Array<SupersededSource> = []
+      const unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> = []
       let gone = 0
       const live = (c: CheckpointedSource) => c.status !== "superseded" && c.status !== "rejected"
       const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
@@ -483,23 +515,42 @@ const make = Effect.gen(function*() {
         if (!live(c) || inWork.has(c.sourceKey) || done.has(c.sourceKey) || c.locator.path === "") continue
         const roots = covered.get(c.provider)
         if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
-        const st = yield* Effect.option(access.probe(c.locator.path))
-        if (Option.isNone(st)) continue // cannot be told (unreadable folder): kept as it is
+        const st = yield* Effect.either(access.probe(c.locator.path))
+        if (st._tag === "Left") {
+          // Cannot be told (a folder that cannot be searched): kept as it is.
+          const details = unreadableOf(st.left)
+          if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
+          continue
+        }
+        const at = st.right
         // Gone, or no longer a regular file (a symlink, fifo, folder put in its place): kept as it was, never
         // read (a fifo would block); discovery reports what is there now.
-        if (Option.isNone(st.value) || st.value.value.kind !== "file") {
+        if (Option.isNone(at) || at.value.kind !== "file") {
           gone++
           continue
         }
         const adapter = yield* registry.get(c.provider).pipe(Effect.option)
         if (Option.isNone(adapter)) continue
-        const parts = adapter.value.parts !== undefined ? yield* adapter.value.parts(c.locator) : []
+        const listed = adapter.value.parts !== undefined ? yield* Effect.either(adapter.value.parts(c.locator)) : undefined
+        if (listed?._tag === "Left") {
+          // Its nested logs' folder cannot be listed: none of them is taken as gone, the source is kept as it is.
+          const details = unreadableOf(listed.left)
+          if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
+          continue
+        }
+        const parts = listed?._tag === "Right" ? listed.right : []
         const fingerprint = yield* fingerprintOf(access, c.locator, parts, { wal: adapter.value.noWal !== true })
         if (fingerprint !== null && fingerprint === c.fingerprint) continue
-        const changed = yield* changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access))
-        if (changed !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed}`)
+        const changed = yield* Effect.either(changedPrefix(access, c, c.locator, fingerprint, parts, new PrefixDigests(access)))
+        if (changed._tag === "Left") {
+          // Its prefix could not be read: nothing is known of it, so it is kept as it is (fail closed).
+          const details = unreadableOf(changed.left)
+          if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
+          continue
+        }
+        if (changed.right !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
       }
-      return { superseded, gone }
+      return { superseded, gone, unreadable }
     })
 
   /**
@@ -540,8 +591,12 @@ const make = Effect.gen(function*() {
       return Effect.flatMap(adapterOf(w.provider), (adapter) => {
         if (Option.isNone(adapter)) return Effect.succeed(null)
         const locator = resolved[k]
-        const parts = adapter.value.parts !== undefined ? adapter.value.parts(locator) : Effect.succeed<ReadonlyArray<string>>([])
-        return Effect.flatMap(parts, (parts) =>
+        // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
+        const parts = adapter.value.parts !== undefined ? Effect.option(adapter.value.parts(locator)) : Effect.succeed(Option.some<ReadonlyArray<string>>([]))
+        return Effect.flatMap(parts, (listed) => {
+          if (Option.isNone(listed)) return Effect.succeed(null)
+          const parts = listed.value
+          return (
           Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal: adapter.value.noWal !== true }), (fingerprint) =>
             fingerprint === null || fingerprint !== checkpoint.fingerprint
               ? Effect.succeed(null)
@@ -552,6 +607,7 @@ const make = Effect.gen(function*() {
               )
               : Effect.succeed(checkpoint)
           ))
+        })
       })
     })
   }
@@ -676,6 +732,17 @@ const make = Effect.gen(function*() {
       const resolved = work.map((w) => resolveLocator(w.locator))
       const keys = work.map((w, k) => index.sourceKey(w.provider, resolved[k]))
       const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys })
+      let unreadable = 0
+      /** A source imported before that cannot be read now: kept as it is, counted, and a cause of partial coverage. */
+      const noteUnreadable = (provider: ProviderId, path: string, details: UnreadableDetails) => {
+        unreadable++
+        const p = providers.get(provider) ?? { provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
+        providers.set(provider, p)
+        const { problem, remedy } = unreadableCause(path, details)
+        p.diagnostics = [...p.diagnostics, { code: SOURCE_UNREADABLE, message: problem, remediation: remedy, details: { path, errno: details.errno, failedPath: details.path } }]
+        partialProvider(p, SOURCE_UNREADABLE, problem, remedy, path)
+      }
+      for (const u of stale.unreadable) noteUnreadable(u.provider, u.path, u.details)
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
 
       // Progress by bytes (a display asks for it): each source weighs its file's size; the one being
@@ -738,6 +805,9 @@ const make = Effect.gen(function*() {
             if (outcome.newGeneration) newGenerations++
             noteDiagnostics(w, outcome.diagnostics)
             break
+          case "unreadable":
+            noteUnreadable(w.provider, resolveLocator(w.locator).path, outcome.details)
+            break
           case "rejected": {
             const r: RejectedSource = {
               provider: w.provider,
@@ -781,7 +851,8 @@ const make = Effect.gen(function*() {
           omitted: Object.values(omittedByReason).reduce((a, b) => a + b, 0),
           omittedByReason,
           superseded: stale.superseded.length,
-          gone: stale.gone
+          gone: stale.gone,
+          unreadable
         },
         sessionsAdded,
         eventsAdded,

@@ -21,6 +21,8 @@
 import { createHash, type Hash } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import type { SourceAccessError } from "../../domain/errors.js"
+import { unreadableOf } from "../../domain/unreadable.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 
 /** Bytes per read of {@link hashFile}. */
@@ -44,9 +46,18 @@ export const bindingLength = (binding: string): number => {
  * step at a time through `SourceAccess` (the file authorized in its own
  * folder: a regular file reached without a symlink, its identity checked at
  * open; its root was checked when it was streamed). False when the file is
- * shorter or cannot be read.
+ * shorter, or is not what can be read as the source (gone, a symlink, not a
+ * regular file, replaced while open). Fails when the file is there but its
+ * bytes cannot be had (permission denied, an I/O error: an access error with
+ * `UnreadableDetails`): that says nothing of its content.
  */
-const hashRange = (access: SourceAccessShape, path: string, hash: Hash, from: number, to: number): Effect.Effect<boolean> =>
+const hashRangeOrUnreadable = (
+  access: SourceAccessShape,
+  path: string,
+  hash: Hash,
+  from: number,
+  to: number
+): Effect.Effect<boolean, SourceAccessError> =>
   to <= from ? Effect.succeed(true) : Effect.scoped(
     Effect.gen(function*() {
       const src = yield* access.open(yield* access.authorizeFile(path, [nodePath.dirname(path)]))
@@ -58,21 +69,29 @@ const hashRange = (access: SourceAccessShape, path: string, hash: Hash, from: nu
       }
       return true
     })
-  ).pipe(Effect.orElseSucceed(() => false))
+  ).pipe(Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed(false))))
+
+/** {@link hashRangeOrUnreadable}, false also when the file cannot be read (a binding that cannot be had is simply not given). */
+const hashRange = (access: SourceAccessShape, path: string, hash: Hash, from: number, to: number): Effect.Effect<boolean> =>
+  Effect.orElseSucceed(hashRangeOrUnreadable(access, path, hash, from, to), () => false)
 
 /**
  * Check a binding against the file as it is now: hashes its first `n` bytes
  * (one sequential read, through `access`). Answers the hash state at `n` (to
- * continue from) when they match, or null when the file is shorter,
- * unreadable, or differs.
+ * continue from) when they match, or null when the file is shorter, differs,
+ * or is no longer what can be read as the source (a symlink, not a regular
+ * file). Fails, with the access error (its `details` are `UnreadableDetails`,
+ * `../../domain/unreadable.ts`), when the file is there but cannot be read
+ * (permission denied, an I/O error mid-file): a read that failed is never
+ * taken as a changed prefix.
  */
-export const verifyPrefix = (access: SourceAccessShape, path: string, binding: string): Effect.Effect<Hash | null> =>
+export const verifyPrefix = (access: SourceAccessShape, path: string, binding: string): Effect.Effect<Hash | null, SourceAccessError> =>
   Effect.suspend(() => {
     const n = bindingLength(binding)
     if (n < 0) return Effect.succeed(null)
     const hash = createHash("sha256")
     return Effect.map(
-      hashRange(access, path, hash, 0, n),
+      hashRangeOrUnreadable(access, path, hash, 0, n),
       (ok) => ok && `${n}:${hash.copy().digest("hex")}` === binding ? hash : null
     )
   })

@@ -36,7 +36,7 @@
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { IngestError, SourceAccessError } from "../../domain/errors.js"
+import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
@@ -225,6 +225,8 @@ interface Inspected {
   readonly source: DiscoveredSource | null
   /** A `mismatch`: the first workspace its evidence named (kept out of the content-free receipt). */
   readonly otherWorkspace?: string | undefined
+  /** Why a log could not be read (the access error: permission denied, an I/O error), with its remedy. */
+  readonly unreadable?: { readonly message: string; readonly remediation: string | undefined } | undefined
 }
 
 /** The first evidence path each scan saw that matched no workspace (a `mismatch` names the workspace it found). */
@@ -434,8 +436,8 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
   }
 }
 
-/** The receipt of a candidate that could not be read. */
-const unreadable = (c: Candidate): Inspected => {
+/** The receipt of a candidate that could not be read, with the error that said why. */
+const unreadable = (c: Candidate, error: unknown): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
   return {
     receipt: {
@@ -448,7 +450,8 @@ const unreadable = (c: Candidate): Inspected => {
       bytesInspected: 0,
       reachedEof: false
     },
-    source: null
+    source: null,
+    unreadable: isIngestError(error) ? { message: error.message, remediation: error.remediation } : undefined
   }
 }
 
@@ -490,7 +493,7 @@ const inspectAll = (
       // Reads end at the source-byte budget: past it the source looks ended.
       const head = yield* Effect.either(deps.access.readHead(fileOf(c), Math.min(first, cap), scratch))
       if (head._tag === "Left") {
-        out[k] = unreadable(c)
+        out[k] = unreadable(c, head.left)
         continue
       }
       const { bytes, statAtOpen } = head.right
@@ -512,7 +515,7 @@ const inspectAll = (
       const c = candidates[indices[k]]
       return continueScan(deps, fileOf(c), scan, matches).pipe(
         Effect.match({
-          onFailure: () => unreadable(c),
+          onFailure: (e) => unreadable(c, e),
           onSuccess: (st) => inspected(c, st, scan.scanner)
         }),
         Effect.map((r) => {
@@ -650,6 +653,8 @@ export const discoverNative = (
     const receipts: Array<MuseSourceInspection> = []
     /** The path of each receipt's log: diagnostics name it so the operator can act; receipts stay content-free. */
     const paths: Array<string> = []
+    /** Per receipt: why its log could not be read, when that is the reason. */
+    const whyUnreadable: Array<Inspected["unreadable"]> = []
     const sources: Array<DiscoveredSource> = []
     /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
     const emptyRoots: Array<string> = []
@@ -683,6 +688,7 @@ export const discoverNative = (
       inspected.forEach((r, i) => {
         receipts.push(r.receipt)
         paths.push(candidates[i].path)
+        whyUnreadable.push(r.unreadable)
         if (r.source !== null) sources.push(r.source)
         if (r.receipt.outcome === "mismatch") {
           otherCount++
@@ -694,7 +700,9 @@ export const discoverNative = (
       r.outcome === "inconclusive"
         ? [{
           code: "MUSE_SOURCE_INCONCLUSIVE",
-          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}.`,
+          // An unreadable log says why (permission denied, an I/O error) and what to do.
+          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}${whyUnreadable[i] !== undefined ? `: ${whyUnreadable[i]!.message}` : "."}`,
+          ...(whyUnreadable[i]?.remediation !== undefined ? { remediation: whyUnreadable[i]!.remediation } : {}),
           details: { sourceId: r.sourceId, locator: r.locator, path: paths[i], reasonCode: r.reasonCode }
         }]
         : []

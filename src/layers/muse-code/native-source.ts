@@ -45,6 +45,7 @@ import {
   SourceNotFound,
   type SourceAccessError
 } from "../../domain/errors.js"
+import { unreadableOf } from "../../domain/unreadable.js"
 import { inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
@@ -610,7 +611,7 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
  * Metadata only: the folder is listed and nothing is read. None when the
  * folder cannot be listed. Used for the importer's fingerprint.
  */
-export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effect.Effect<ReadonlyArray<string>> => {
+export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effect.Effect<ReadonlyArray<string>, SourceAccessError> => {
   const dir = nodePath.join(nodePath.dirname(logPath), "subagent")
   // Most logs have no nested logs: a probe that answers "none" without listing.
   return access.probe(dir).pipe(
@@ -624,7 +625,8 @@ export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effe
         : Effect.succeed([])
     ),
     Effect.map((paths) => [...paths].sort()),
-    Effect.orElseSucceed(() => [])
+    // A folder that cannot be listed is not an empty one: the importer must not take its logs as gone.
+    Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed([])))
   )
 }
 
