@@ -3,8 +3,8 @@
  * index: `node --import tsx migrate-lean.ts legacy|migrate|floor FILE`.
  * - `legacy`: rewrite the current-layout index FILE into the layout before
  *   0006 (every event a row of `events` with its whole JSON; search and usage
- *   as migrations 0004-0005 made them), as `test/support/legacy-index.ts`
- *   does for the tests;
+ *   as migrations 0004-0005 made them), with `test/support/legacy-index.ts`,
+ *   the tests' own rewrite;
  * - `migrate`: run the migrations after 0005 on FILE (what the next import
  *   of a user's old index does), timed;
  * - `floor`: copy the same `events` rows into a new table with one
@@ -16,7 +16,7 @@
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
-import { Index } from "../../src/services/Index.js"
+import { toLegacyLayout } from "../../test/support/legacy-index.js"
 import { report } from "../floors/report.js"
 
 const t0 = performance.now()
@@ -36,38 +36,11 @@ const countEvents = (f: string): number => {
 }
 
 const legacy = Effect.gen(function*() {
-  const dump = yield* Effect.flatMap(Index, (i) => i.dump).pipe(Effect.provide(IndexSqlite.layer(file)))
-  const events = dump.events as ReadonlyArray<{
-    source_key: string
-    generation: number
-    event_uid: string
-    session_uid: string
-    sequence: number
-    kind: string
-    occurred_at: string | null
-    event_json: string
-  }>
+  const events = yield* toLegacyLayout(file)
   const db = new Database(file)
-  db.exec(`CREATE TABLE events (
-      source_key TEXT NOT NULL, generation INTEGER NOT NULL, event_uid TEXT NOT NULL, session_uid TEXT NOT NULL,
-      provider TEXT NOT NULL, source_id TEXT NOT NULL, session_id TEXT NOT NULL, sequence INTEGER NOT NULL, kind TEXT NOT NULL,
-      occurred_at TEXT, event_json TEXT NOT NULL, attempt INTEGER, PRIMARY KEY (source_key, generation, event_uid))`)
-  db.exec("CREATE INDEX events_by_session ON events (session_uid, generation, sequence)")
-  const put = db.prepare(`INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
-    occurred_at, event_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  db.transaction(() => {
-    for (const r of events) {
-      const e = JSON.parse(r.event_json) as { provider: string; sourceId: string; sessionId: string }
-      put.run(r.source_key, r.generation, r.event_uid, r.session_uid, e.provider, e.sourceId, e.sessionId, r.sequence, r.kind, r.occurred_at, r.event_json)
-    }
-  })()
-  db.exec(`DROP TRIGGER records_search_gone; DROP TRIGGER streams_search_gone; DROP TRIGGER sessions_search_gone;
-           DROP TABLE search; DROP TABLE records; DROP TABLE streams; DROP TABLE shapes; DROP TABLE usage;
-           DELETE FROM si_migrations WHERE migration_id >= 4;`)
   db.exec("VACUUM")
   db.close()
-  yield* IndexSqlite.migrateThrough(file, 5)
-  return events.length
+  return events
 })
 
 const main = async () => {

@@ -3,17 +3,21 @@
  * every event a row of `events` holding its whole JSON, search documents in
  * `search_docs`. Made from an index of this build (its events read back,
  * all generations), so tests can check that such an index reads, and
- * migrates, to the very same events.
+ * migrates, to the very same events. Used by the tests and by bench figure
+ * (m) (`bench/probes/migrate-lean.ts`), so it imports no test framework.
  */
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { migrateThrough } from "../../src/layers/index/sqlite.js"
-import { dumpIndex } from "./index.js"
+import * as IndexSqlite from "../../src/layers/index/sqlite.js"
+import { Index } from "../../src/services/Index.js"
 
-/** Rewrite the current-layout index `file` into the layout of migrations 0001-0005 (what the build before 0006 made). */
+/**
+ * Rewrite the current-layout index `file` into the layout of migrations 0001-0005 (what the build before 0006 made).
+ * Succeeds with the number of rows written to `events`.
+ */
 export const toLegacyLayout = (file: string) =>
   Effect.gen(function*() {
-    const dump = yield* dumpIndex(file)
+    const dump = yield* Effect.flatMap(Index, (i) => i.dump).pipe(Effect.provide(IndexSqlite.layer(file)))
     const events = dump.events as ReadonlyArray<{
       source_key: string
       generation: number
@@ -45,5 +49,6 @@ export const toLegacyLayout = (file: string) =>
              DELETE FROM si_migrations WHERE migration_id >= 4;`)
     db.close()
     // Search and usage as migrations 0004 and 0005 made them from the stored events.
-    yield* migrateThrough(file, 5)
+    yield* IndexSqlite.migrateThrough(file, 5)
+    return events.length
   })
