@@ -18,21 +18,14 @@ import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
+import { agentsHeader, agentsItem } from "../support/agents-lines.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
 
 const MACHINE = "m2"
 
-const item = (seq: number, text: string) =>
-  JSON.stringify({
-    type: "item",
-    seq,
-    source: "runtime",
-    item: { type: "message", role: "user", text },
-    created_at: `2025-04-01T11:00:${String(seq % 60).padStart(2, "0")}Z`
-  }) + "\n"
+const item = agentsItem
 
-const header = (sessionId: string) =>
-  JSON.stringify({ type: "session_header", session_id: sessionId, agent_id: "solo", created_at: "2025-04-01T11:00:00Z" }) + "\n"
+const header = (sessionId: string) => agentsHeader(sessionId, "solo")
 
 /** One session in one file, a local index beside it. */
 const single = () => {

@@ -16,22 +16,15 @@ import { Index } from "../../src/services/Index.js"
 import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
 import { toLegacyLayout } from "../support/legacy-index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { agentsHeader, agentsItem } from "../support/agents-lines.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
 
 const MACHINE = "laptop-p"
 
-const item = (seq: number, text: string) =>
-  JSON.stringify({
-    type: "item",
-    seq,
-    source: "runtime",
-    item: { type: "message", role: "user", text },
-    created_at: `2025-04-01T11:00:${String(seq % 60).padStart(2, "0")}Z`
-  }) + "\n"
+const item = agentsItem
 
-const header = (sessionId: string) =>
-  JSON.stringify({ type: "session_header", session_id: sessionId, agent_id: "pusher", created_at: "2025-04-01T11:00:00Z" }) + "\n"
+const header = (sessionId: string) => agentsHeader(sessionId, "pusher")
 
 const corpus = () => {
   const dir = tempDir()

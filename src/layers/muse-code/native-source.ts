@@ -746,6 +746,18 @@ const childStreams = (
   )
 
 /**
+ * What a caller of {@link streamNative} / {@link streamNativeAtOnce} may pass: a cursor to resume after, whether nested
+ * (subagent) logs are streamed, and callbacks for diagnostics, warnings (`NUMBER_NOT_EXACT`) and each read.
+ */
+export interface NativeStreamOptions {
+  readonly cursor?: string | undefined
+  readonly includeSubagents?: boolean | undefined
+  readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
+  readonly onWarning?: ((d: Diagnostic) => void) | undefined
+  readonly onRead?: ((read: SourceRead) => void) | undefined
+}
+
+/**
  * `stream` of a native log: its events, from the start or right after the
  * cursor's event. With `includeSubagents`, each nested
  * `subagent/<child_session_id>/session.jsonl` bound by a
@@ -761,13 +773,7 @@ const childStreams = (
 export const streamNative = (
   deps: NativeDeps,
   path: string,
-  options: {
-    readonly cursor?: string | undefined
-    readonly includeSubagents?: boolean | undefined
-    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
-    readonly onWarning?: ((d: Diagnostic) => void) | undefined
-    readonly onRead?: ((read: SourceRead) => void) | undefined
-  } = {}
+  options: NativeStreamOptions = {}
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrap(
     Effect.gen(function*() {
@@ -834,13 +840,7 @@ export const streamNative = (
 export const streamNativeAtOnce = (
   deps: NativeDeps,
   path: string,
-  options: {
-    readonly cursor?: string | undefined
-    readonly includeSubagents?: boolean | undefined
-    readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
-    readonly onWarning?: ((d: Diagnostic) => void) | undefined
-    readonly onRead?: ((read: SourceRead) => void) | undefined
-  } = {}
+  options: NativeStreamOptions = {}
 ): Effect.Effect<
   { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined } | undefined,
   IngestError
