@@ -189,14 +189,20 @@ export const latestAtOrBefore = (sorted: ReadonlyArray<StampRecord>, offset: num
 /** Longest sidecar record looked for past a part's end, in bytes. */
 const RECORD_SLACK = 4096
 
+/** Bytes read at a part's start for its key during the binary search (its first records). */
+const HEAD_WINDOW = 512
+
 /**
- * Lookups over a zone's sidecar without reading it whole: records are taken a
- * part (64 KiB) at a time, parts are binary-searched by their smallest
- * offset, and the answer is the newest record at or before the offset among
- * the found part and its neighbours (records may be slightly out of order).
- * A record belongs to the part its first byte is in; records may end in CRLF
- * and the last may lack a newline. Each part's records are kept sorted by
- * offset (then time), and looked up by a binary search. `file` undefined: every answer is null.
+ * Lookups over a zone's sidecar without reading it whole: parts (64 KiB) are
+ * binary-searched by their smallest offset, taken from the records at the
+ * part's start only (its first `HEAD_WINDOW` bytes; the whole part when no
+ * record there is whole, usual and on no missing part), and the answer is the newest
+ * record at or before the offset among the found part and its neighbours,
+ * each read whole (records may be slightly out of order). A record belongs to
+ * the part its first byte is in; records may end in CRLF and the last may
+ * lack a newline. Each part read whole keeps its records sorted by offset
+ * (then time), looked up by a binary search. `file` undefined: every answer
+ * is null.
  */
 export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): Stamps => {
   if (file === undefined || file.size === 0) {
@@ -204,7 +210,11 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
   }
   const parts = Math.ceil(file.size / PART_SIZE)
   const cache = new Map<number, ReadonlyArray<StampRecord>>()
-  const minOff = new Map<number, number | null>()
+  /**
+   * The key of each looked-at part (null: no record starts in it): its smallest
+   * offset when read whole, else the smallest of the records at its start.
+   */
+  const keys = new Map<number, number | null>()
   let bad = 0
   const part = (k: number): Effect.Effect<ReadonlyArray<StampRecord>, StoreUnavailable> => {
     const hit = cache.get(k)
@@ -251,16 +261,49 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
       for (let j = 1; j < records.length && sorted; j++) sorted = byOffThenMs(records[j - 1], records[j]) <= 0
       if (!sorted) records.sort(byOffThenMs)
       cache.set(k, records)
-      minOff.set(k, records.length === 0 ? null : records[0].off)
+      keys.set(k, records.length === 0 ? null : records[0].off)
       return records
     })
   }
-  /** Smallest offset of part k, else of the nearest non-empty part to its left; null if none. */
+  /**
+   * The key of part k: the smallest offset of the records that start in its
+   * first `HEAD_WINDOW` bytes, read whole, in the usual shape and on no
+   * missing part (they start where the part's first line starts); the part
+   * read whole (its smallest offset) when there is none such.
+   */
+  const head = (k: number): Effect.Effect<number | null, StoreUnavailable> => {
+    if (keys.has(k)) return Effect.succeed(keys.get(k)!)
+    const from = k === 0 ? 0 : k * PART_SIZE - 1
+    const partEnd = Math.min(file.size, (k + 1) * PART_SIZE)
+    return Effect.flatMap(conn.read(file, from, Math.min(file.size, from + HEAD_WINDOW) - from), (r) => {
+      const buf = r.bytes
+      let i = 0
+      if (k > 0) {
+        const nl = buf.indexOf(10)
+        i = nl === -1 ? buf.length : nl + 1
+      }
+      let min: number | null = null
+      if (r.missing.length === 0) {
+        const text = buf.toString("latin1")
+        while (i < buf.length && from + i < partEnd) {
+          const quick = readStampRecordAt(text, i)
+          if (quick === undefined || (buf[quick.next - 1] !== 10 && from + quick.next < file.size)) break
+          if (min === null || quick.record.off < min) min = quick.record.off
+          i = quick.next
+        }
+      }
+      if (min !== null) {
+        keys.set(k, min)
+        return Effect.succeed(min)
+      }
+      return Effect.map(part(k), () => keys.get(k)!)
+    })
+  }
+  /** The key of part k, else of the nearest part to its left where a record starts; null if none. */
   const keyOf = (k: number): Effect.Effect<number | null, StoreUnavailable> =>
     Effect.gen(function*() {
       for (let j = k; j >= 0; j--) {
-        yield* part(j)
-        const m = minOff.get(j) ?? null
+        const m = yield* head(j)
         if (m !== null) return m
       }
       return null
