@@ -52,6 +52,16 @@ export const statOrNull = (p: string): Promise<fs.BigIntStats | null> =>
     throw e
   })
 
+/** {@link statOrNull}, synchronously (a read copy's many small steps take no trip through the thread pool). */
+export const statOrNullSync = (p: string): fs.BigIntStats | null => {
+  try {
+    return fs.lstatSync(p, { bigint: true })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null
+    throw e
+  }
+}
+
 /** Same file, same size and mtime (or both missing): nothing changed it between two stats. */
 export const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
   a === null || b === null
@@ -59,20 +69,19 @@ export const same = (a: fs.BigIntStats | null, b: fs.BigIntStats | null) =>
     : a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs
 
 /** The first bytes of one of session-ingest's own files (fewer when it is shorter; none when it is gone). */
-const head = async (p: string, n: number): Promise<Buffer> => {
-  let h: fsp.FileHandle
+const head = (p: string, n: number): Buffer => {
+  let fd: number
   try {
-    h = await fsp.open(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    fd = fs.openSync(p, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0)
     throw e
   }
   try {
     const buf = Buffer.alloc(n)
-    const { bytesRead } = await h.read(buf, 0, n, 0)
-    return buf.subarray(0, bytesRead)
+    return buf.subarray(0, fs.readSync(fd, buf, 0, n, 0))
   } finally {
-    await h.close()
+    fs.closeSync(fd)
   }
 }
 
@@ -112,13 +121,20 @@ const alive = (pid: number): boolean => {
   }
 }
 
+/** Remove a folder or file of session-ingest's own, quietly (what is left is swept by a later read). */
+export const removeQuietly = (p: string): void => {
+  try {
+    fs.rmSync(p, { recursive: true, force: true })
+  } catch {
+    // left for the next read's sweep
+  }
+}
+
 /** Remove what dead processes left: their read folders and half-written copies. */
-const sweep = async (dir: string, names: ReadonlyArray<string>) => {
+const sweep = (dir: string, names: ReadonlyArray<string>) => {
   for (const name of names) {
     const m = /^(?:read|tmp)-(\d+)-/.exec(name)
-    if (m !== null && !alive(Number(m[1]))) {
-      await fsp.rm(nodePath.join(dir, name), { recursive: true, force: true }).catch(() => undefined)
-    }
+    if (m !== null && !alive(Number(m[1]))) removeQuietly(nodePath.join(dir, name))
   }
 }
 
@@ -135,8 +151,12 @@ class Changing {
   readonly _tag = "Changing"
 }
 
-/** A file system call of a read copy; its error is the cause (the caller then copies the whole store elsewhere). */
-const io = <A>(f: () => Promise<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: f, catch: (e) => e })
+/**
+ * A file system call of a read copy (synchronous: small calls on
+ * session-ingest's own cache folder); its error is the cause (the caller then
+ * copies the whole store elsewhere).
+ */
+const io = <A>(f: () => A): Effect.Effect<A, unknown> => Effect.try({ try: f, catch: (e) => e })
 
 /**
  * The `-wal` header of the store, read through `SourceAccess` (it is the
@@ -169,34 +189,32 @@ export const readCopy = (
   attempts: number
 ): Effect.Effect<ReadCopy | "changing", unknown> =>
   Effect.gen(function*() {
-    yield* io(() => fsp.mkdir(dir, { recursive: true, mode: 0o700 }))
-    yield* io(async () => sweep(dir, await fsp.readdir(dir)))
+    yield* io(() => fs.mkdirSync(dir, { recursive: true, mode: 0o700 }))
+    yield* io(() => sweep(dir, fs.readdirSync(dir)))
     const wal = `${store}-wal`
     const tag = () => `${process.pid}-${randomBytes(6).toString("hex")}`
     const changing = new Changing()
 
     /** The cached main file for the store as it is now (copied when absent), or `changing`. */
     const cachedMain = Effect.gen(function*() {
-      const before = yield* io(() => statOrNull(store))
+      const before = yield* io(() => statOrNullSync(store))
       if (before === null || !before.isFile()) return yield* Effect.fail(new Error(`${store} is not a regular file`))
       const main = nodePath.join(dir, `main-${before.dev}-${before.ino}-${before.size}-${before.mtimeNs}.db`)
-      if ((yield* io(() => statOrNull(main))) !== null) return { before, main, copiedMain: false }
+      if ((yield* io(() => statOrNullSync(main))) !== null) return { before, main, copiedMain: false }
       const tmp = nodePath.join(dir, `tmp-${tag()}`)
       const copied = yield* Effect.gen(function*() {
         yield* access.copyTo(store, tmp) // the store's bytes, read through SourceAccess
-        return yield* io(async () => {
-          if (!same(before, await statOrNull(store))) return false
-          await fsp.chmod(tmp, 0o400)
-          await fsp.rename(tmp, main)
+        return yield* io(() => {
+          if (!same(before, statOrNullSync(store))) return false
+          fs.chmodSync(tmp, 0o400)
+          fs.renameSync(tmp, main)
           return true
         })
-      }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(tmp, { force: true }).catch(() => undefined))))
+      }).pipe(Effect.ensuring(Effect.sync(() => removeQuietly(tmp))))
       if (!copied) return yield* Effect.fail(changing)
-      yield* io(async () => {
-        for (const name of await fsp.readdir(dir)) {
-          if (name.startsWith("main-") && nodePath.join(dir, name) !== main) {
-            await fsp.rm(nodePath.join(dir, name), { force: true })
-          }
+      yield* io(() => {
+        for (const name of fs.readdirSync(dir)) {
+          if (name.startsWith("main-") && nodePath.join(dir, name) !== main) fs.rmSync(nodePath.join(dir, name), { force: true })
         }
       })
       return { before, main, copiedMain: true }
@@ -205,33 +223,33 @@ export const readCopy = (
     /** One read copy in a fresh read folder (removed unless the copy holds), or `changing`. */
     const attempt = Effect.gen(function*() {
       const { before, copiedMain, main } = yield* cachedMain
-      const readDir = yield* io(() => fsp.mkdtemp(nodePath.join(dir, `read-${process.pid}-`)))
+      const readDir = yield* io(() => fs.mkdtempSync(nodePath.join(dir, `read-${process.pid}-`)))
       return yield* Effect.gen(function*() {
         const file = nodePath.join(readDir, "filestore.db")
-        const linked = yield* io(() =>
-          fsp.link(main, file).then(
-            () => true,
-            (e: NodeJS.ErrnoException) => {
-              if (e.code === "ENOENT") return false // replaced by another process meanwhile
-              throw e
-            }
-          )
-        )
+        const linked = yield* io(() => {
+          try {
+            fs.linkSync(main, file)
+            return true
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === "ENOENT") return false // replaced by another process meanwhile
+            throw e
+          }
+        })
         if (!linked) return yield* Effect.fail(changing)
-        const walBefore = yield* io(() => statOrNull(wal))
+        const walBefore = yield* io(() => statOrNullSync(wal))
         if (walBefore !== null) {
           if (!walBefore.isFile()) return yield* Effect.fail(new Error(`${wal} is not a regular file`))
           yield* access.copyTo(wal, `${file}-wal`)
-          const walAfter = yield* io(() => statOrNull(wal))
+          const walAfter = yield* io(() => statOrNullSync(wal))
           // A WAL restart rewrites the header (new salts): frames copied across it may mix two WALs.
           const restarted = walAfter === null || walAfter.ino !== walBefore.ino || walAfter.dev !== walBefore.dev ||
             !(yield* walHeaderOf(access, wal)).equals(yield* io(() => head(`${file}-wal`, WAL_HEADER)))
           if (restarted) return yield* Effect.fail(changing)
         }
-        if (!same(before, yield* io(() => statOrNull(store)))) return yield* Effect.fail(changing)
+        if (!same(before, yield* io(() => statOrNullSync(store)))) return yield* Effect.fail(changing)
         return { file, readDir, copiedMain } satisfies ReadCopy
       }).pipe(
-        Effect.onError(() => Effect.promise(() => fsp.rm(readDir, { recursive: true, force: true }).catch(() => undefined)))
+        Effect.onError(() => Effect.sync(() => removeQuietly(readDir)))
       )
     })
 

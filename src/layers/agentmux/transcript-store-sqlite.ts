@@ -74,7 +74,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
 import { attempt, type DriverStatement, openDriver } from "./sqlite-driver.js"
-import { cacheDirOf, readCopy, same, statOrNull } from "./store-cache.js"
+import { cacheDirOf, readCopy, removeQuietly, same, statOrNull } from "./store-cache.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -281,7 +281,7 @@ const cachedSnapshot = (
       (r) =>
         r === null || r === "changing"
           ? Effect.void
-          : Effect.promise(() => fsp.rm(r.readDir, { recursive: true, force: true }).catch(() => undefined))
+          : Effect.sync(() => removeQuietly(r.readDir))
     ).pipe(
       Effect.flatMap((r) =>
         r === "changing"
