@@ -56,6 +56,26 @@ layer(SourceAccessNode.layer)("SourceAccess (Node)", (it) => {
       expect(yield* codeOf(path.join(root, "real", "a.json", "x"))).toBe("SOURCE_NOT_REGULAR_FILE")
     }))
 
+  it.effect("a symlink at any depth below the root is refused, the root named by its real path or through its link", () =>
+    Effect.gen(function*() {
+      const deep = path.join(root, "real", "2026", "09", "25")
+      fs.mkdirSync(path.join(deep, "s1"), { recursive: true })
+      fs.writeFileSync(path.join(deep, "s1", "session.jsonl"), "{}\n")
+      if (!fs.existsSync(path.join(deep, "s-link"))) fs.symlinkSync(path.join(deep, "s1"), path.join(deep, "s-link"))
+      const linkRoot = path.join(base, "ws-link")
+      // No symlink on the way: authorized, whichever form of the root names it.
+      for (const [p, roots] of [[path.join(deep, "s1", "session.jsonl"), [root]], [path.join(linkRoot, "real", "2026", "09", "25", "s1", "session.jsonl"), [linkRoot]]] as const) {
+        const f = yield* authorize(p, roots)
+        expect(f.path).toBe(path.join(deep, "s1", "session.jsonl"))
+        expect(f.root).toBe(root)
+        expect(f.stat.size).toBe(3)
+      }
+      // A symlinked folder four levels down (its target inside the root): refused, never followed.
+      expect(yield* codeOf(path.join(deep, "s-link", "session.jsonl"))).toBe("SOURCE_SYMLINK")
+      expect(yield* codeOf(path.join(linkRoot, "real", "2026", "09", "25", "s-link", "session.jsonl"), [linkRoot])).toBe("SOURCE_SYMLINK")
+      expect(yield* codeOf(path.join(deep, "s-link", "session.jsonl"), [linkRoot])).toBe("SOURCE_SYMLINK")
+    }))
+
   it.effect("listDirectory reports symlinks without following them", () =>
     Effect.gen(function*() {
       const entries = yield* Effect.flatMap(SourceAccess, (a) => a.listDirectory(root))

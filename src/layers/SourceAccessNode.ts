@@ -98,86 +98,140 @@ const toStat = (s: fs.Stats): FileStat => ({
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
 
-const authorizeRoot = (root: string): Effect.Effect<string, SourceAccessError> =>
-  Effect.gen(function*() {
-    const abs = nodePath.resolve(root)
-    const real = yield* attemptSync(abs, () => fs.realpathSync(abs))
-    const st = yield* attemptSync(real, () => fs.statSync(real))
-    if (!st.isDirectory()) {
-      return yield* new SourceNotRegularFile({
+/** A failure of a synchronous step of an authorization, carried out of it by `throw` (see {@link authorizeFile}). */
+class Refused {
+  constructor(readonly error: SourceAccessError) {}
+}
+
+/** Run a synchronous filesystem call inside an authorization: its error, mapped to the access family, is thrown as {@link Refused}. */
+const must = <A>(path: string, f: () => A): A => {
+  try {
+    return f()
+  } catch (e) {
+    throw new Refused(fsError(path, e))
+  }
+}
+
+/** {@link authorizeRoot} as one synchronous step (throws {@link Refused}). */
+const authorizeRootSync = (root: string): string => {
+  const abs = nodePath.resolve(root)
+  const real = must(abs, () => fs.realpathSync(abs))
+  const st = must(real, () => fs.statSync(real))
+  if (!st.isDirectory()) {
+    throw new Refused(
+      new SourceNotRegularFile({
         message: `The root ${abs} is not a folder.`,
         remediation: "Pass a folder as the root."
       })
+    )
+  }
+  return real
+}
+
+/** Run a synchronous authorization in one effect: a thrown {@link Refused} is its failure, anything else a defect. */
+const refusable = <A>(f: () => A): Effect.Effect<A, SourceAccessError> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(f())
+    } catch (e) {
+      if (e instanceof Refused) return Effect.fail(e.error)
+      throw e
     }
-    return real
   })
 
+const authorizeRoot = (root: string): Effect.Effect<string, SourceAccessError> => refusable(() => authorizeRootSync(root))
+
+/**
+ * Authorize a file under `roots`. One synchronous step (an import
+ * authorizes every source: no effect per system call). A file whose real
+ * path is its path as named, under a root whose real path is its own, has no
+ * symlink on the way (`realpath` would have replaced it; a link to its own
+ * path is a loop, which `realpath` refuses): the walk of its components is
+ * then left out, as it could find none.
+ */
 const authorizeFile = (
   path: string,
   roots: ReadonlyArray<string>,
   rootOption = "--workspace DIR"
 ): Effect.Effect<AuthorizedFile, SourceAccessError> =>
-  Effect.gen(function*() {
+  refusable(() => {
     if (roots.length === 0) {
-      return yield* new SourceNotAuthorized({
-        message: `No authorized root covers ${path}.`,
-        remediation: `Authorize the folder that holds it (${rootOption}).`
-      })
+      throw new Refused(
+        new SourceNotAuthorized({
+          message: `No authorized root covers ${path}.`,
+          remediation: `Authorize the folder that holds it (${rootOption}).`
+        })
+      )
     }
     const abs = nodePath.resolve(path)
-    const lst = yield* attemptSync(abs, () => fs.lstatSync(abs))
+    const lst = must(abs, () => fs.lstatSync(abs))
     if (lst.isSymbolicLink()) {
-      return yield* new SourceSymlink({
-        message: `${abs} is a symlink; session-ingest does not follow symlinks.`,
-        remediation: "Pass the real path of the file."
-      })
+      throw new Refused(
+        new SourceSymlink({
+          message: `${abs} is a symlink; session-ingest does not follow symlinks.`,
+          remediation: "Pass the real path of the file."
+        })
+      )
     }
     if (!lst.isFile()) {
-      return yield* new SourceNotRegularFile({
-        message: `${abs} is not a regular file.`,
-        remediation: "Pass the path of a regular file (not a folder, device or fifo)."
-      })
+      throw new Refused(
+        new SourceNotRegularFile({
+          message: `${abs} is not a regular file.`,
+          remediation: "Pass the path of a regular file (not a folder, device or fifo)."
+        })
+      )
     }
-    const real = yield* attemptSync(abs, () => fs.realpathSync(abs))
+    const real = must(abs, () => fs.realpathSync(abs))
     const realRoots: Array<{ lexical: string; real: string }> = []
     for (const r of roots) {
       const lexical = nodePath.resolve(r)
-      const realRoot = yield* Effect.option(authorizeRoot(r))
-      if (realRoot._tag === "Some") realRoots.push({ lexical, real: realRoot.value })
+      try {
+        realRoots.push({ lexical, real: authorizeRootSync(r) })
+      } catch (e) {
+        if (!(e instanceof Refused)) throw e
+      }
     }
     const covering = realRoots.filter((r) => isInside(real, r.real))
     if (covering.length === 0) {
-      return yield* new SourceOutsideAllowedRoot({
-        message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,
-        remediation: `Move the file under an authorized root, or authorize its folder (${rootOption}).`
-      })
+      throw new Refused(
+        new SourceOutsideAllowedRoot({
+          message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,
+          remediation: `Move the file under an authorized root, or authorize its folder (${rootOption}).`
+        })
+      )
     }
     // The path as named must reach the file without a symlink below the root:
     // named through the root's lexical or real form, then every component is no symlink.
     for (const root of covering) {
       const base = isInside(abs, root.lexical) ? root.lexical : isInside(abs, root.real) ? root.real : undefined
       if (base === undefined) continue
+      if (real === abs && root.lexical === root.real) return { path: real, root: root.real, stat: toStat(lst) }
       const parts = nodePath.relative(base, abs).split(nodePath.sep).filter((p) => p.length > 0)
       let cur = root.real
       let symlink: string | undefined
       for (const part of parts) {
         cur = nodePath.join(cur, part)
-        const st = yield* attemptSync(cur, () => fs.lstatSync(cur))
+        const at = cur
+        const st = must(at, () => fs.lstatSync(at))
         if (st.isSymbolicLink()) {
           symlink = cur
           break
         }
       }
       if (symlink === undefined) return { path: real, root: root.real, stat: toStat(lst) }
-      return yield* new SourceSymlink({
-        message: `${symlink} on the way to ${abs} is a symlink; session-ingest does not follow symlinks.`,
-        remediation: "Pass the real path of the file."
-      })
+      throw new Refused(
+        new SourceSymlink({
+          message: `${symlink} on the way to ${abs} is a symlink; session-ingest does not follow symlinks.`,
+          remediation: "Pass the real path of the file."
+        })
+      )
     }
-    return yield* new SourceSymlink({
-      message: `${abs} is reached through a symlink outside the authorized root.`,
-      remediation: "Pass the real path of the file, under the authorized root."
-    })
+    throw new Refused(
+      new SourceSymlink({
+        message: `${abs} is reached through a symlink outside the authorized root.`,
+        remediation: "Pass the real path of the file, under the authorized root."
+      })
+    )
   })
 
 /** Same file: device, inode and birth time (an inode number can be reused by a replacement). */

@@ -99,6 +99,11 @@ export class IndexWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
           overview_json = excluded.overview_json, updated_at = excluded.updated_at`),
+      // A new source's row with its attempt: `upsertSource` then `setAttempt` in one statement (one write of the row).
+      insertSourceWithAttempt: p(`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, generation, status, updated_at, attempt_json)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
+          overview_json = excluded.overview_json, updated_at = excluded.updated_at, attempt_json = excluded.attempt_json`),
       base: p(`SELECT ${BASE_COLUMNS.join(", ")}, attempt_json FROM sources WHERE source_key = ?`),
       setAttempt: p(`UPDATE sources SET attempt_json = ? WHERE source_key = ?`),
       supersedeOlder: p(`UPDATE generations SET superseded_at = ?, superseded_reason = ?
@@ -181,21 +186,33 @@ export class IndexWriter {
 
   /** Forget the ids of streams and shapes (after another path deleted or rolled back rows). */
   forget(): void {
+    this.inserted = null
     this.streams.clear()
     this.shapes.clear()
   }
 
+  /** The JSON columns of a source (locator, summary, overview), made once per `SourceInfo` (an import writes them up to three times). */
+  private readonly sourceJson = new WeakMap<SourceInfo, { readonly locator: string; readonly summary: string; readonly overview: string }>()
+
+  private jsonOf(s: SourceInfo): { readonly locator: string; readonly summary: string; readonly overview: string } {
+    let j = this.sourceJson.get(s)
+    if (j === undefined) {
+      j = { locator: JSON.stringify(s.locator), summary: JSON.stringify(s.summary), overview: JSON.stringify(s.overview) }
+      this.sourceJson.set(s, j)
+    }
+    return j
+  }
+
+  /**
+   * The source `beginAttempt` inserted in the open transaction (its row as
+   * `upsertSource` leaves it), until another operation: `beginGeneration`
+   * right after it need not upsert the same row again.
+   */
+  private inserted: SourceInfo | null = null
+
   private upsertSource(s: SourceInfo, generation: number, status: string): void {
-    this.st.upsertSource.run(
-      s.sourceKey,
-      s.provider,
-      JSON.stringify(s.locator),
-      JSON.stringify(s.summary),
-      JSON.stringify(s.overview),
-      generation,
-      status,
-      now()
-    )
+    const j = this.jsonOf(s)
+    this.st.upsertSource.run(s.sourceKey, s.provider, j.locator, j.summary, j.overview, generation, status, now())
   }
 
   /** See `IndexShape.beginAttempt`: answers the attempt's id. */
@@ -205,8 +222,15 @@ export class IndexWriter {
     if (row?.attempt_json != null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
     const base: BaseRow | null = row === undefined ? null : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
     const state: AttemptState = { attempt: newAttempt(), base }
-    if (row === undefined) this.upsertSource(source, 0, "importing")
-    this.st.setAttempt.run(JSON.stringify(state), source.sourceKey)
+    if (row === undefined) {
+      const j = this.jsonOf(source)
+      this.st.insertSourceWithAttempt.run(
+        source.sourceKey, source.provider, j.locator, j.summary, j.overview, 0, "importing", now(), JSON.stringify(state)
+      )
+      this.inserted = source
+    } else {
+      this.st.setAttempt.run(JSON.stringify(state), source.sourceKey)
+    }
     return state.attempt
   }
 
@@ -214,7 +238,10 @@ export class IndexWriter {
   beginGeneration(source: SourceInfo, generation: number, reason: string): void {
     this.begin()
     const key = source.sourceKey
-    this.upsertSource(source, generation, "importing")
+    // Right after `beginAttempt` inserted this very source, the upsert would rewrite its columns with the
+    // same values (its conflict branch leaves generation and status alone; `resetSource` below sets them).
+    if (this.inserted !== source) this.upsertSource(source, generation, "importing")
+    this.inserted = null
     const at = now()
     this.st.supersedeOlder.run(at, reason, key, generation)
     this.st.insertGeneration.run(key, generation, at)
@@ -254,14 +281,23 @@ export class IndexWriter {
     this.begin()
     const key = batch.source.sourceKey
     const uids = new Map<string, string>()
+    // Events of one session come in runs: the previous event's session uid and stream, when its ids are the same.
+    let last: SessionEvent | undefined
+    let su = ""
+    let stream = 0
     return batch.events.map((e) => {
-      const ids = `${e.sourceId}\u0000${e.sessionId}`
-      let su = uids.get(ids)
-      if (su === undefined) uids.set(ids, su = sessionUid(e.provider, e.sourceId, e.sessionId))
+      if (last === undefined || e.sourceId !== last.sourceId || e.sessionId !== last.sessionId || e.provider !== last.provider) {
+        const ids = `${e.sourceId}\u0000${e.sessionId}`
+        const known = uids.get(ids)
+        if (known === undefined) uids.set(ids, su = sessionUid(e.provider, e.sourceId, e.sessionId))
+        else su = known
+        stream = this.streamOf(key, batch.generation, e, su)
+        last = e
+      }
       const lean = leanEvent(e)
       return {
         event: e,
-        stream: this.streamOf(key, batch.generation, e, su),
+        stream,
         sessionUid: su,
         uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
         shape: lean === null ? null : this.shapeOf(lean.shape),
@@ -393,12 +429,13 @@ export class IndexWriter {
     read?: { readonly parts?: Readonly<Record<string, string>>; readonly diagnostics?: ReadonlyArray<unknown> }
   ): void {
     this.begin()
+    const j = this.jsonOf(source)
     this.st.complete.run(
       fingerprint,
       read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts),
       read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics),
-      JSON.stringify(source.summary),
-      JSON.stringify(source.overview),
+      j.summary,
+      j.overview,
       now(),
       source.sourceKey
     )

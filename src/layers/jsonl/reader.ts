@@ -116,15 +116,17 @@ const eventLoopTurn = Effect.async<void>((resume) => {
 })
 
 /**
- * Read an authorized JSONL file whole when it is small: open it, and when
- * its size at open is at most `maxBytes`, read it in one read of that size
- * plus one byte and split it into lines at once; the file is closed before
- * this answers. Answers `undefined` (nothing handed on, so the caller streams
- * it with {@link openJsonl} instead) when the file is larger, or when the
- * read did not end exactly at the size seen at open (it grew or shrank
- * while opened: the streaming path tells those apart as it always did).
- * What one pays per small source: one open, one `fstat`, one read (a
- * synchronous one), one event-loop turn; no head read apart, no stream.
+ * Read an authorized JSONL file whole when it is small: when the size it was
+ * authorized at is at most `maxBytes`, read it in one step
+ * (`SourceAccessShape.readHead`: open, check it is the same file, read, close)
+ * of that size plus one byte, and split it into lines at once. Answers
+ * `undefined` (nothing handed on, so the caller streams it with
+ * {@link openJsonl} instead) when the file is larger, when its size at open is
+ * not at most the size it was authorized at, or when the read did not end
+ * exactly at the size seen at open (it grew or shrank while opened: the
+ * streaming path tells those apart as it always did). What one pays per
+ * small source: one open, one `fstat`, one read (a synchronous one), one
+ * event-loop turn, in one effect (no scope); no head read apart, no stream.
  * Fails with access errors.
  */
 export const readJsonlWhole = (
@@ -133,22 +135,23 @@ export const readJsonlWhole = (
   options: JsonlOptions,
   maxBytes: number
 ): Effect.Effect<JsonlWhole | undefined, SourceAccessError> =>
-  Effect.scoped(Effect.gen(function*() {
-    const open = yield* access.open(file)
-    const size = (yield* open.stat).size
-    if (size > maxBytes) return undefined
-    const raw = yield* open.read(0, size + 1)
-    if (raw.length !== size) return undefined
-    const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
-    const splitter = new LineSplitter(options.maxRecordBytes, 0)
-    const lines = size === 0 ? [] : splitter.finish(splitter.push(bytes))
-    const bindHead = headBinder(bytes.subarray(0, Math.min(HEAD_BYTES, size)))
-    return { bytes, lines, cursor: cursorMaker(options, bindHead) }
-  })).pipe(
-    // One event-loop turn per file (once it is closed): V8's incremental GC runs its tasks there
-    // (measured on 1,000 logs: peak RSS 155-159 MB with a turn per log, 183-185 MB with none; CPU the same within noise).
-    Effect.zipLeft(eventLoopTurn)
-  )
+  (file.stat.size > maxBytes
+    ? Effect.succeed(undefined)
+    : Effect.map(access.readHead(file, file.stat.size + 1), ({ bytes: raw, statAtOpen }): JsonlWhole | undefined => {
+      const size = statAtOpen.size
+      // Read up to one byte past the authorized size: a file as large at open as that or larger is streamed (the
+      // read could not tell whether it grew once opened), as is one whose read did not end at its size at open.
+      if (size > maxBytes || size > file.stat.size || raw.length !== size) return undefined
+      const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
+      const splitter = new LineSplitter(options.maxRecordBytes, 0)
+      const lines = size === 0 ? [] : splitter.finish(splitter.push(bytes))
+      const bindHead = headBinder(bytes.subarray(0, Math.min(HEAD_BYTES, size)))
+      return { bytes, lines, cursor: cursorMaker(options, bindHead) }
+    })).pipe(
+      // One event-loop turn per file (once it is closed): V8's incremental GC runs its tasks there
+      // (measured on 1,000 logs: peak RSS 155-159 MB with a turn per log, 183-185 MB with none; CPU the same within noise).
+      Effect.zipLeft(eventLoopTurn)
+    )
 
 /**
  * Open an authorized JSONL file for one stream (read-only, in the scope) and
