@@ -32,7 +32,7 @@ beforeAll(async () => {
   const sessions = path.join(dir, "agents", "a1", "sessions")
   fs.mkdirSync(sessions, { recursive: true })
   fs.writeFileSync(
-    path.join(sessions, "s.jsonl"),
+    path.join(sessions, "a1.jsonl"),
     [
       { type: "session_header", session_id: "sess-args", agent_id: "a1", created_at: "2025-04-01T08:00:00Z" },
       { type: "item", seq: 1, source: "runtime", item: { type: "message", role: "user", text: "hello" }, created_at: "2025-04-01T08:00:01Z" }

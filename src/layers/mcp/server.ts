@@ -41,6 +41,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument, type IngestError, isIngestError, type StoreUnavailable } from "../../domain/errors.js"
+import { counted } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
@@ -245,7 +246,7 @@ const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
               uri: s.uri,
               name: s.title ?? s.id,
               title: s.title ?? s.id,
-              description: `${s.provider} session ${s.id}, ${s.eventCount} events${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
+              description: `${s.provider} session ${s.id}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
                 s.workspace !== null ? `, in ${s.workspace}` : ""
               }`,
               mimeType: "text/markdown"
