@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toAtif } from "../src/domain/atif.js"
 import { isIngestError } from "../src/domain/errors.js"
-import { humanTime, renderTranscriptText, visibleControls } from "../src/domain/render.js"
+import { counted, humanTime, renderTranscriptText, visibleControls } from "../src/domain/render.js"
 import * as App from "../src/layers/app.js"
 import * as ImporterLayer from "../src/layers/index/importer.js"
 import { loadSession, loadTrajectory, sessionTranscript } from "../src/layers/index/queries.js"
@@ -49,8 +49,8 @@ const layOut = () => {
 
 const summary = (r: ImportReport) =>
   [
-    `  coverage ${r.coverage}: ${r.sources.discovered} sources, ${r.sources.accepted} imported, ${r.sources.unchanged} unchanged, ${r.sources.rejected} rejected; +${r.sessionsAdded} sessions, +${r.eventsAdded} events`,
-    ...r.providers.map((p) => `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.sourceCount} sources${p.reasonCode !== null ? ` (${p.reasonCode})` : ""}`),
+    `  coverage ${r.coverage}: ${counted(r.sources.discovered, "source")}, ${r.sources.accepted} imported, ${r.sources.unchanged} unchanged, ${r.sources.rejected} rejected; +${counted(r.sessionsAdded, "session")}, +${counted(r.eventsAdded, "event")}`,
+    ...r.providers.map((p) => `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${counted(p.sourceCount, "source")}${p.reasonCode !== null ? ` (${p.reasonCode})` : ""}`),
     ...r.remediations.map((l) => `    note: ${l.slice(0, 160)}`)
   ].join("\n")
 
@@ -66,7 +66,7 @@ const program = (index: string, plan: ReturnType<typeof ImporterLayer.planFromPo
     console.log(`\n3. sessions (${sessions.length}), latest activity first`)
     for (const s of sessions) {
       console.log(
-        visibleControls(`  ${s.lastAt === null ? "-".padEnd(20) : humanTime(s.lastAt, { seconds: true })}  ${s.provider.padEnd(11)} ${String(s.eventCount).padStart(3)} events  ${s.sessionId.padEnd(36)}  ${(s.title ?? s.workspace ?? "").slice(0, 50)}`)
+        visibleControls(`  ${s.lastAt === null ? "-".padEnd(20) : humanTime(s.lastAt, { seconds: true })}  ${s.provider.padEnd(11)} ${String(s.eventCount).padStart(3)} ${(s.eventCount === 1 ? "event" : "events").padEnd(6)}  ${s.sessionId.padEnd(36)}  ${(s.title ?? s.workspace ?? "").slice(0, 50)}`)
       )
     }
 
@@ -83,7 +83,7 @@ const program = (index: string, plan: ReturnType<typeof ImporterLayer.planFromPo
       const atif = toAtif(yield* loadTrajectory(parent.sessionUid))
       console.log(`\n5. export ${parent.sessionId} --format atif`)
       console.log(
-        `  ${atif.schema_version}: agent ${atif.agent.name}, ${atif.steps.length} steps, ${atif.subagent_trajectories?.length ?? 0} subagent trajectory`
+        `  ${atif.schema_version}: agent ${atif.agent.name}, ${counted(atif.steps.length, "step")}, ${counted(atif.subagent_trajectories?.length ?? 0, "subagent trajectory", "subagent trajectories")}`
       )
     }
   })

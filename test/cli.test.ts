@@ -209,8 +209,11 @@ describe("npm run demo", () => {
     // sessions: 5 + 3 + 3 + 6 Claude Code sessions with one subagent and one inline sidechain of their own.
     expect(r.stdout).toMatch(/coverage complete: 15 sources, 15 imported, 0 unchanged, 0 rejected; \+19 sessions/)
     expect(r.stdout).toMatch(/coverage complete: 15 sources, 0 imported, 15 unchanged, 0 rejected; \+0 sessions, \+0 events/)
-    const listing = r.stdout.split("\n").filter((l) => / events {2}/.test(l))
+    const listing = r.stdout.split("\n").filter((l) => / events? {2}/.test(l))
     expect(listing.length).toBe(19)
+    // Counts are pluralised: a one-event session reads "1 event", never "1 events" (nor 1 sessions, sources, steps).
+    expect(listing.some((l) => /\s1 event {3}/.test(l)), listing.join("\n")).toBe(true)
+    expect(r.stdout).not.toMatch(/(?<![\d.,])1 (events|sessions|sources|steps|trajectories)\b/)
     // Times for people carry their zone (README): UTC with Z.
     for (const line of listing) expect(line).toMatch(/^ {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}/)
   })

@@ -215,10 +215,6 @@ export const config = Options.text("config").pipe(
   Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
 )
 
-/**
- * `--no-redact`: write a shareable output (export, Markdown) as it is,
- * without the redaction of secrets, emails and home paths (README, "Redaction").
- */
 /** `--out FILE` of a command that writes one document (`what`: what is written): a new file, never over an existing one (`out-file.ts`). */
 export const out = (what: string) =>
   Options.text("out").pipe(
@@ -228,6 +224,13 @@ export const out = (what: string) =>
     Options.withDescription(`Write ${what} to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.`)
   )
 
-export const noRedact = Options.boolean("no-redact").pipe(
-  Options.withDescription("Do not redact secrets, emails and home paths (on by default for export and Markdown).")
-)
+/**
+ * `--no-redact` of a command whose shareable output (`what`: `the export`,
+ * `the replay page`, `Markdown (--format markdown)`) is redacted by default:
+ * write it as it is, without the redaction of secrets, emails and home paths
+ * (README, "Redaction"). Its help names that command's output.
+ */
+export const noRedact = (what: string) =>
+  Options.boolean("no-redact").pipe(
+    Options.withDescription(`Do not redact secrets, emails and home paths in ${what} (redacted by default).`)
+  )

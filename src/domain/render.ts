@@ -151,6 +151,15 @@ export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): stri
   return visibleControls(out.join("\n") + "\n")
 }
 
+/**
+ * A count with its noun, singular for exactly one: `counted(1, "event")` is
+ * `1 event`, `counted(3, "event")` `3 events`, `counted(0, "tool call")`
+ * `0 tool calls`; `plural` for a noun not made with an `s`
+ * (`counted(2, "subagent trajectory", "subagent trajectories")`). For human
+ * output; JSON carries the numbers.
+ */
+export const counted = (n: number, noun: string, plural = `${noun}s`): string => `${n} ${n === 1 ? noun : plural}`
+
 /** A token count for people: digits grouped by thousands (`45,781`). */
 export const humanTokens = (n: number): string => n.toLocaleString("en-US")
 

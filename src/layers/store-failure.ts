@@ -125,7 +125,38 @@ export interface StoreRole {
   readonly option: string
   /** What to say for a read-only file, when it must be written. */
   readonly readOnlyRemedy: string
+  /**
+   * The file is open read-only (a query command): SQLite writes nothing to
+   * it, so a write failure (a full disk, the file-size limit, a write I/O
+   * error) is of SQLite's temporary files, told as such (see
+   * {@link sqliteTempDir}), never as the file's own disk.
+   */
+  readonly readsOnly?: boolean
 }
+
+/**
+ * The folder where SQLite (unix VFS) puts its temporary files: the first of
+ * `SQLITE_TMPDIR`, `TMPDIR`, `/var/tmp`, `/usr/tmp`, `/tmp` that is a folder
+ * this process can write to and enter, else `.` — the order SQLite's
+ * `unixTempFileDir` tries them in.
+ */
+export const sqliteTempDir = (env: NodeJS.ProcessEnv = process.env): string => {
+  for (const dir of [env.SQLITE_TMPDIR, env.TMPDIR, "/var/tmp", "/usr/tmp", "/tmp"]) {
+    if (dir === undefined || dir === "") continue
+    try {
+      if (fs.statSync(dir).isDirectory()) {
+        fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK)
+        return dir
+      }
+    } catch {
+      // not this one
+    }
+  }
+  return "."
+}
+
+/** Codes of a failed write (space, file-size limit, write I/O): on a read-only connection, only SQLite's temporary files are written. */
+const WRITE_FAILURE = /^SQLITE_FULL|^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|DIR_FSYNC|DELETE)$|^ENOSPC$|^EDQUOT$|^EFBIG$/
 
 /**
  * The message and remediation of a `StoreUnavailable` for a failure of the
@@ -135,6 +166,14 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
   const f = classify(cause, role.file)
   const at = `${role.label} ${role.file}`
   const why = describe(f)
+  if (role.readsOnly === true && f.code !== undefined && WRITE_FAILURE.test(f.code)) {
+    const dir = sqliteTempDir()
+    return {
+      message: `${at} was being read (nothing is written to it or beside it), but SQLite could not write its temporary files in ${dir}: the folder is full or the file-size limit was reached (${why}).`,
+      remediation: `Free space in ${dir} (or raise the file-size limit, \`ulimit -f\`), or set SQLITE_TMPDIR (or TMPDIR) to a folder with room; then run the same command again.`,
+      details: { file: role.file, reason: "temp-space", tempDir: dir, ...(f.code !== undefined ? { code: f.code } : {}) }
+    }
+  }
   const [message, remediation] = f.kind === "disk-full"
     ? [
       `${at} cannot be written: the disk is full (${why}).`,

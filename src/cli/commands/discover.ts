@@ -9,7 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
-import { humanTime } from "../../domain/render.js"
+import { counted, humanTime } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
@@ -22,10 +22,10 @@ const sourceLine = (s: DiscoveredSource, local: boolean): string => {
   const when = o.firstActivityAt !== null || o.lastActivityAt !== null ? `${time(o.firstActivityAt)} → ${time(o.lastActivityAt)}` : ""
   const where = o.workspace ?? s.locator.path
   const counts = [
-    o.counts.prompts !== null ? `${o.counts.prompts} prompts` : undefined,
-    o.counts.toolCalls !== null ? `${o.counts.toolCalls} tool calls` : undefined,
-    o.counts.runs !== null ? `${o.counts.runs} runs` : undefined,
-    o.counts.lines !== null ? `${o.counts.lines} lines` : undefined
+    o.counts.prompts !== null ? counted(o.counts.prompts, "prompt") : undefined,
+    o.counts.toolCalls !== null ? counted(o.counts.toolCalls, "tool call") : undefined,
+    o.counts.runs !== null ? counted(o.counts.runs, "run") : undefined,
+    o.counts.lines !== null ? counted(o.counts.lines, "line") : undefined
   ].filter((x) => x !== undefined)
   const title = o.title !== null && o.title.length > 0 ? o.title : undefined
   return [

@@ -32,7 +32,7 @@ export const exportCommand = Command.make(
     ),
     out: O.out("the export"),
     json: O.json,
-    noRedact: O.noRedact,
+    noRedact: O.noRedact("the export"),
     index: O.index,
     config: O.config
   },

@@ -10,6 +10,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { counted } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
 import { runtime } from "../lazy.js"
@@ -44,7 +45,7 @@ const parseWarningLines = (r: ImportReport): Array<string> => {
       Object.entries(w.byKind).map(([k, v]) => `${k} ${v}`).join(", ")
     }); the rest of each source was read`,
     ...listed,
-    ...(bySource.size > MAX_WARNED_SOURCES ? [`    … and ${bySource.size - MAX_WARNED_SOURCES} more sources (--json lists them all)`] : [])
+    ...(bySource.size > MAX_WARNED_SOURCES ? [`    … and ${counted(bySource.size - MAX_WARNED_SOURCES, "more source", "more sources")} (--json lists them all)`] : [])
   ]
 }
 
@@ -54,7 +55,7 @@ const render = (r: ImportReport, index: string): string => {
     `import ${r.coverage}  (index ${index})`,
     `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
-    `  added:    ${r.sessionsAdded} sessions, ${r.eventsAdded} events`,
+    `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`,
     ...(s.omitted > 0
       ? [`  omitted:  ${s.omitted} left out by the providers' specs (${Object.entries(s.omittedByReason).map(([k, v]) => `${k} ${v}`).join(", ")}); see \`discover\``]
       : []),
@@ -68,7 +69,7 @@ const render = (r: ImportReport, index: string): string => {
     ...parseWarningLines(r),
     "  providers:",
     ...r.providers.map((p) =>
-      `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${p.sourceCount} sources${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`
+      `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${counted(p.sourceCount, "source")}${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`
     )
   ]
   if (Object.keys(s.rejectedByCode).length > 0) {
@@ -111,7 +112,7 @@ export const roundLine = (r: WatchRound): string => {
   if (s.unreadable > 0) counts.push(`${s.unreadable} unreadable`)
   const causes = r.report.causes.length > 0 ? ` (${[...new Set(r.report.causes.map((c) => c.code))].join(", ")})` : ""
   return `round ${r.round} ${r.scope} (${r.trigger}${r.changedPaths > 0 ? `, ${r.changedPaths} changed` : ""}): ` +
-    `+${r.report.sessionsAdded} sessions, +${r.report.eventsAdded} events; ${counts.join(", ")}; ` +
+    `+${counted(r.report.sessionsAdded, "session")}, +${counted(r.report.eventsAdded, "event")}; ${counts.join(", ")}; ` +
     `${r.report.coverage}${causes}; ${r.ms.toFixed(0)} ms` +
     (r.watching.unwatched > 0 ? `; ${r.watching.unwatched} folder(s) or file(s) polled, not watched (missing or unwatchable)` : "") + "\n"
 }

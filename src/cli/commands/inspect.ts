@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
-import { humanTime } from "../../domain/render.js"
+import { counted, humanTime } from "../../domain/render.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
@@ -20,7 +20,7 @@ const render = (i: Inspection, local: boolean): string => {
     `first:      ${i.firstEventAt !== null ? humanTime(i.firstEventAt, { local }) : "-"}`,
     `last:       ${i.lastEventAt !== null ? humanTime(i.lastEventAt, { local }) : "-"}`,
     `sessions:   ${i.sessions.length}`,
-    ...i.sessions.map((s) => `  - ${s.sessionId}${typeof s.eventCount === "number" ? ` (${s.eventCount} events)` : ""}`)
+    ...i.sessions.map((s) => `  - ${s.sessionId}${typeof s.eventCount === "number" ? ` (${counted(s.eventCount, "event")})` : ""}`)
   ]
   if (i.diagnostics.length > 0) {
     lines.push("diagnostics:", ...i.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))

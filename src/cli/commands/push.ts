@@ -8,6 +8,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import { counted } from "../../domain/render.js"
 import type { PushReport } from "../../layers/index/push.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
@@ -21,7 +22,7 @@ const render = (r: PushReport): string => {
     (s.superseded > 0 ? `, ${s.superseded} superseded` : "") +
     (s.inProgress > 0 ? `, ${s.inProgress} being imported (left for the next push)` : "") +
     (s.rejected > 0 ? `, ${s.rejected} rejected (nothing to push)` : ""),
-    `  added:   ${r.sessionsAdded} sessions, ${r.eventsAdded} events`
+    `  added:   ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`
   ].join("\n") + "\n"
 }
 

@@ -21,7 +21,7 @@ export const replay = Command.make(
     id: Args.text({ name: "session-id" }).pipe(O.plainArg, Args.withDescription("A session id (native, or the index's ses_… uid), or a prefix of one that names one session.")),
     out: O.out("the page"),
     json: O.json,
-    noRedact: O.noRedact,
+    noRedact: O.noRedact("the replay page"),
     index: O.index,
     config: O.config
   },

@@ -55,7 +55,7 @@ export const show = Command.make(
     ),
     json: O.json,
     local: O.local,
-    noRedact: O.noRedact,
+    noRedact: O.noRedact("Markdown (--format markdown)"),
     index: O.index,
     config: O.config
   },

@@ -28,7 +28,7 @@ export const transcript = Command.make(
     ...O.source,
     local: O.local,
     format,
-    noRedact: O.noRedact,
+    noRedact: O.noRedact("Markdown (--format markdown)"),
     config: O.config
   },
   (o) =>

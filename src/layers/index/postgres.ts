@@ -541,10 +541,30 @@ const chain = (u: unknown): Array<unknown> => {
 const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|57P01|57P02|57P03|08\w{3})$/
 
 /**
+ * Text from outside the product (a server's or driver's error message) as it
+ * may be shown, or `undefined` when it must be withheld: when it holds any
+ * form of the password (see `PgTarget.secrets`; compared ignoring case). It
+ * is withheld whole, never masked in place: masking every occurrence of a
+ * short password garbles words and shows, by the gaps, which letters the
+ * password is made of. What withholding tells is only that a text the reader
+ * does not see held it. The product's own words are never examined.
+ */
+export const outsideText = (target: PgTarget, text: string): string | undefined => {
+  const lower = text.toLowerCase()
+  return target.secrets.some((secret) => lower.includes(secret.toLowerCase())) ? undefined : text
+}
+
+/** What stands for a server's or driver's message that {@link outsideText} withheld. */
+export const WITHHELD_TEXT = "the server's message is withheld because it may contain the password"
+
+/**
  * The `StoreUnavailable` of a failure of the PostgreSQL index at `target`:
  * unreachable (host and port named), refused login, missing database, or
- * another server error (its SQLSTATE); the password (each form of it: see
- * `PgTarget.secrets`) scrubbed from it all.
+ * another server error (its SQLSTATE). The message and remedy are the
+ * product's own words, built from the URL's parts without its password, and
+ * never altered; the server's or driver's own message is added only when it
+ * holds no form of the password, else it is said to be withheld (see
+ * {@link outsideText}).
  */
 export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable => {
   const errors = chain(cause)
@@ -552,27 +572,26 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
   const code = codeOf(coded)
   const detailOf = (e: unknown) => (e instanceof Error ? e.message : typeof e === "object" && e !== null && "message" in e ? String((e as { message: unknown }).message) : String(e))
   const timedOut = errors.some((e) => /timed out|timeout/i.test(detailOf(e)))
-  let detail = detailOf(coded ?? errors[errors.length - 1] ?? cause)
-  const scrub = (s: string) => target.secrets.reduce((text, secret) => text.split(secret).join("***"), s)
-  detail = scrub(detail)
+  const raw = detailOf(coded ?? errors[errors.length - 1] ?? cause)
+  const detail = outsideText(target, raw) ?? WITHHELD_TEXT
   const at = `${target.host}:${target.port}`
   const fields = (reason: string, message: string, remediation: string) =>
     new StoreUnavailable({
-      message: scrub(message),
-      remediation: scrub(remediation),
+      message,
+      remediation,
       details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason, ...(code !== undefined ? { code } : {}) }
     })
   if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
     return fields(
       "unreachable",
-      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: ${code ?? "timed out"}${detail !== "" && !detail.includes(code ?? "\u0000") ? ` (${detail})` : ""}.`,
+      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: ${code ?? "timed out"}${raw !== "" && !raw.includes(code ?? "\u0000") ? ` (${detail})` : ""}.`,
       `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
     )
   }
   if (code === "28P01" || code === "28000") {
     return fields(
       "login-refused",
-      `The PostgreSQL server at ${at} refused the login to database ${target.database}: ${detail}.`,
+      `The PostgreSQL server at ${at} refused the login to database ${target.database}: ${code}: ${detail}.`,
       "Check the user and password in --index (or the config file's index, or PGPASSWORD / ~/.pgpass) and the server's pg_hba.conf."
     )
   }

@@ -65,6 +65,19 @@ export const openConnection = (filename: string, readonly: boolean): Effect.Effe
   Effect.gen(function*() {
     const db = new Sqlite(filename, { readonly }) as unknown as Driver
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    // A read-only connection keeps SQLite's temporary data (the sorter of an
+    // ORDER BY no index serves, DISTINCT / GROUP BY b-trees, materialized
+    // subqueries) in memory rather than in files in SQLITE_TMPDIR / TMPDIR /
+    // /var/tmp: a query command then writes nothing anywhere, and a full or
+    // size-limited temporary folder cannot fail it. The memory this costs is
+    // bounded by the rows one statement sorts or materializes, mostly the
+    // rows it answers (every statement here is read whole, `all()`, into
+    // JavaScript), so at most about as much again as the answer itself; the
+    // one statement that would spill (a session's events with a 20 MB
+    // message, say) holds those rows in memory either way. The
+    // writing connection (an import) keeps the default: its sorts and
+    // indexes can be larger than memory.
+    if (readonly) db.exec("PRAGMA temp_store = MEMORY")
     const prepareCache = yield* Cache.make({
       capacity: 200,
       timeToLive: Duration.minutes(10),

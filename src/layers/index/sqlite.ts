@@ -684,6 +684,9 @@ const indexRole = (file: string): StoreRole => ({
     "Import into an index in a folder you can write to (pass --index FILE); sessions, show and export read a read-only index as it is."
 })
 
+/** The index open read-only (a query command): a write failure there is of SQLite's temporary files (see `../store-failure.ts`). */
+const readerRole = (file: string): StoreRole => ({ ...indexRole(file), readsOnly: true })
+
 /** How long an import waits for another process that creates or migrates the same index (then: "locked"). */
 const MIGRATION_WAIT = Duration.seconds(30)
 
@@ -740,7 +743,7 @@ const make = (
 ): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const fail = guardStore(indexRole(file))
+    const fail = guardStore(mode === "read" ? readerRole(file) : indexRole(file))
     if (mode === "write") {
       // Mark the file as ours before WAL mode, so the id lands in the main file's header.
       if (ownership === "new") {
@@ -1444,7 +1447,7 @@ const openReadonly = (file: string) =>
       })
     }
     const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
-      Effect.as(guardStore(indexRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
+      Effect.as(guardStore(readerRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
     const opened = yield* Effect.either(direct)
     if (opened._tag === "Right") return { abs, ownership, client: opened.right }
     if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
@@ -1461,7 +1464,7 @@ const openReadonly = (file: string) =>
  * Fails as {@link layerReadonly} does.
  */
 export const readonlySql = (file: string) =>
-  Effect.map(openReadonly(file), ({ abs, client }) => ({ file: abs, sql: client as SqlClient.SqlClient, guard: guardStore(indexRole(abs)) }))
+  Effect.map(openReadonly(file), ({ abs, client }) => ({ file: abs, sql: client as SqlClient.SqlClient, guard: guardStore(readerRole(abs)) }))
 
 /** Layer: an in-memory index (tests, dry runs). */
 export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")

@@ -41,6 +41,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument, type IngestError, isIngestError, type StoreUnavailable } from "../../domain/errors.js"
+import { counted } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
@@ -56,6 +57,7 @@ import {
   resourceSessions,
   type SessionBrief
 } from "./answers.js"
+import { argumentProblems } from "./arguments.js"
 
 /** One tool of the server: what a client sees (name, title, description, argument schema) and how it answers. */
 export interface ToolEntry<P> {
@@ -132,18 +134,12 @@ const answerErrors = <A, R>(effect: Effect.Effect<A, IngestError, R>): Effect.Ef
     )
   })
 
-const badArguments = (tool: string, e: ParseResult.ParseError): InvalidArgument => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
-  // An optional field's "Expected undefined" says nothing more than its other issue.
-  const telling = issues.filter((i) => !/^Expected undefined\b/.test(i.message))
-  const problems = (telling.length > 0 ? telling : issues).map((i) =>
-    `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message.replace(/\s+/g, " ")}`
-  )
-  return new InvalidArgument({
-    message: `${tool}: ${problems.join("; ")}`,
+/** `INVALID_ARGUMENT` for a call whose arguments do not decode: each argument at fault, what it must be and what was given (see `./arguments.ts`). */
+const badArguments = (tool: string, parameters: Schema.Schema.Any, payload: unknown, e: ParseResult.ParseError): InvalidArgument =>
+  new InvalidArgument({
+    message: `${tool}: ${argumentProblems(parameters, payload, e).join("; ")}`,
     remediation: `Pass the arguments the tool's inputSchema names (tools/list).`
   })
-}
 
 // ---------------------------------------------------------------- framing
 
@@ -176,7 +172,7 @@ const registerTools = Effect.gen(function*() {
       handle: (payload: unknown) =>
         Effect.suspend(() => {
           const decoded = decode(payload ?? {})
-          if (Either.isLeft(decoded)) return Effect.fail(badArguments(entry.name, decoded.left))
+          if (Either.isLeft(decoded)) return Effect.fail(badArguments(entry.name, entry.parameters, payload ?? {}, decoded.left))
           return entry.answer(decoded.right)
         }).pipe(
           Effect.map((answer) =>
@@ -250,7 +246,7 @@ const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
               uri: s.uri,
               name: s.title ?? s.id,
               title: s.title ?? s.id,
-              description: `${s.provider} session ${s.id}, ${s.eventCount} events${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
+              description: `${s.provider} session ${s.id}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
                 s.workspace !== null ? `, in ${s.workspace}` : ""
               }`,
               mimeType: "text/markdown"

@@ -1,0 +1,143 @@
+/**
+ * A tool call with a bad argument is answered `-32602` `INVALID_ARGUMENT`
+ * saying what the argument must be and what was given
+ * (`maxChars: expected an integer, at least 1, got -5`), never the field's
+ * description where the constraint should be. Every parameter of every tool
+ * `tools/list` gives is tried, through the official MCP client over stdio.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import { tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
+import { connect, type Connected } from "./helpers.js"
+
+interface Prop {
+  readonly $ref?: string
+  readonly type?: string
+  readonly enum?: ReadonlyArray<string>
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly minLength?: number
+  readonly description?: string
+}
+
+let dir = ""
+let server: Connected
+let listed: Array<{ name: string; inputSchema: { properties?: Record<string, Prop>; required?: Array<string>; $defs?: Record<string, Prop> } }> = []
+
+beforeAll(async () => {
+  dir = tempDir("si-mcp-args-")
+  const sessions = path.join(dir, "agents", "a1", "sessions")
+  fs.mkdirSync(sessions, { recursive: true })
+  fs.writeFileSync(
+    path.join(sessions, "a1.jsonl"),
+    [
+      { type: "session_header", session_id: "sess-args", agent_id: "a1", created_at: "2025-04-01T08:00:00Z" },
+      { type: "item", seq: 1, source: "runtime", item: { type: "message", role: "user", text: "hello" }, created_at: "2025-04-01T08:00:01Z" }
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n"
+  )
+  const index = path.join(dir, "idx.db")
+  const r = cli(["import", "--agents-root", path.join(dir, "agents"), "--claude-root", path.join(dir, "agents"), "--index", index])
+  expect(r.code, r.stderr).toBe(0)
+  server = await connect(["--index", index])
+  listed = (await server.client.listTools()).tools as typeof listed
+}, 120_000)
+
+afterAll(async () => {
+  await server?.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+/** The MCP error a call fails with (it must fail). */
+const failure = async (name: string, args: Record<string, unknown>): Promise<McpError> => {
+  try {
+    const r = await server.client.callTool({ name, arguments: args })
+    throw new Error(`expected an MCP error, got ${JSON.stringify(r).slice(0, 300)}`)
+  } catch (e) {
+    if (!(e instanceof McpError)) throw e
+    return e
+  }
+}
+
+/** Valid values of a tool's required arguments (so that only the one tried is wrong). */
+const validRequired = (required: ReadonlyArray<string>): Record<string, unknown> =>
+  Object.fromEntries(required.map((k) => [k, k === "query" ? "hello" : "sess-args"]))
+
+/** Wrong values for a parameter, and the words the message must hold for what is allowed. */
+const wrongValues = (p: Prop, defs: Record<string, Prop>): Array<{ value: unknown; allowed: ReadonlyArray<string> }> => {
+  const s = { ...(p.$ref !== undefined ? defs[p.$ref.replace("#/$defs/", "")] : {}), ...p }
+  if (s.enum !== undefined) return [{ value: "no-such-value", allowed: s.enum.map((v) => JSON.stringify(v)) }, { value: 3, allowed: s.enum.map((v) => JSON.stringify(v)) }]
+  if (s.type === "integer") {
+    const bounds = [String(s.minimum ?? ""), ...(s.maximum !== undefined ? [String(s.maximum)] : [])].filter((b) => b !== "")
+    return [
+      ...(s.minimum !== undefined ? [{ value: s.minimum - 6, allowed: ["an integer", ...bounds] }] : []),
+      ...(s.maximum !== undefined ? [{ value: s.maximum * 1000, allowed: ["an integer", ...bounds] }] : []),
+      { value: 2.5, allowed: ["an integer", ...bounds] },
+      { value: "ten", allowed: ["an integer", ...bounds] }
+    ]
+  }
+  if (s.type === "string") {
+    return [
+      { value: 42, allowed: [s.minLength === 1 ? "a non-empty string" : "a string"] },
+      ...(s.minLength === 1 ? [{ value: "", allowed: ["a non-empty string"] }] : [])
+    ]
+  }
+  throw new Error(`a parameter type this test does not know: ${JSON.stringify(p)}`)
+}
+
+describe("MCP tool arguments: a bad one says what is allowed", () => {
+  it("the four tools are listed, each with parameters", () => {
+    expect(listed.map((t) => t.name).sort()).toEqual(["get_events", "get_session", "list_sessions", "search_sessions"])
+    for (const t of listed) expect(Object.keys(t.inputSchema.properties ?? {}).length).toBeGreaterThan(0)
+  })
+
+  it("every parameter of every tool, with wrong values: -32602 INVALID_ARGUMENT, `name: expected <allowed>, got <value>`, no description", async () => {
+    let tried = 0
+    for (const tool of listed) {
+      const required = tool.inputSchema.required ?? []
+      for (const [name, prop] of Object.entries(tool.inputSchema.properties ?? {})) {
+        for (const { value, allowed } of wrongValues(prop, tool.inputSchema.$defs ?? {})) {
+          const e = await failure(tool.name, { ...validRequired(required), [name]: value })
+          const what = `${tool.name} ${name}=${JSON.stringify(value)}: ${e.message}`
+          expect(e.code, what).toBe(-32602)
+          const data = e.data as { code: string; message: string; remediation: string }
+          expect(data.code, what).toBe("INVALID_ARGUMENT")
+          expect(data.message, what).toContain(`${name}: expected `)
+          expect(data.message, what).toContain(`, got ${typeof value === "number" ? String(value) : JSON.stringify(value)}`)
+          for (const a of allowed) expect(data.message, what).toContain(a)
+          expect(data.message, what).not.toContain(prop.description ?? "\u0000")
+          expect(data.message, what).not.toMatch(/Expected |actual /)
+          tried++
+        }
+      }
+    }
+    expect(tried).toBeGreaterThan(40)
+  }, 120_000)
+
+  it("the cases the tester met: get_session maxChars -5, get_events limit 100000000", async () => {
+    const a = await failure("get_session", { id: "sess-args", maxChars: -5 })
+    expect((a.data as any).message).toBe("get_session: maxChars: expected an integer, at least 1, got -5")
+    const b = await failure("get_events", { id: "sess-args", limit: 100_000_000 })
+    expect((b.data as any).message).toBe("get_events: limit: expected an integer from 1 to 100000, got 100000000")
+  })
+
+  it("a missing required argument, an unknown one, several at once", async () => {
+    for (const tool of listed) {
+      for (const name of tool.inputSchema.required ?? []) {
+        const e = await failure(tool.name, {})
+        expect((e.data as any).message).toContain(`${name}: missing, expected a non-empty string`)
+      }
+      const u = await failure(tool.name, { ...validRequired(tool.inputSchema.required ?? []), bogus: 1 })
+      expect((u.data as any).message).toContain("bogus: not an argument of this tool (it takes ")
+      for (const name of Object.keys(tool.inputSchema.properties ?? {})) expect((u.data as any).message).toContain(name)
+    }
+    const both = await failure("get_events", { id: "sess-args", limit: 0, context: -1 })
+    expect((both.data as any).message).toContain("limit: expected an integer from 1 to 100000, got 0")
+    expect((both.data as any).message).toContain("context: expected an integer from 0 to 1000, got -1")
+    // The server keeps answering.
+    const ok = await server.client.callTool({ name: "list_sessions", arguments: { limit: 1 } })
+    expect(ok.isError ?? false).toBe(false)
+  })
+})
