@@ -154,8 +154,8 @@ export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): stri
 /** A token count for people: digits grouped by thousands (`45,781`). */
 export const humanTokens = (n: number): string => n.toLocaleString("en-US")
 
-/** US dollars for people: `$0.0230` (4 decimals; 2 from $100). */
-export const humanUsd = (x: number): string => `$${x.toFixed(x >= 100 ? 2 : 4)}`
+/** US dollars for people: `$0.0230` (4 decimals; 2 from $100); `?` (unknown) for a value that is not a finite number. */
+export const humanUsd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(x >= 100 ? 2 : 4)}` : "?")
 
 /**
  * One line of a session's usage for people, or null when its source reports

@@ -97,7 +97,7 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
     ].filter((p): p is string => p !== null)
     rows.push(["Tokens", `${parts.join(" · ")} (${count(t.responses, "response")})`])
   }
-  if (h.costUsd !== null) rows.push(["Cost", `$${h.costUsd.toFixed(h.costUsd < 1 ? 4 : 2)} (USD)`])
+  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `$${h.costUsd.toFixed(h.costUsd < 1 ? 4 : 2)} (USD)`])
   return rows
 }
 
