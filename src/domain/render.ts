@@ -163,14 +163,14 @@ export const counted = (n: number, noun: string, plural = `${noun}s`): string =>
 /** A token count for people: digits grouped by thousands (`45,781`). */
 export const humanTokens = (n: number): string => n.toLocaleString("en-US")
 
-/** US dollars for people: `$0.0230` (4 decimals; 2 from $100). */
-export const humanUsd = (x: number): string => `$${x.toFixed(x >= 100 ? 2 : 4)}`
+/** US dollars for people: `$0.0230` (4 decimals; 2 from $100); `?` (unknown) for a value that is not a finite number. */
+export const humanUsd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(x >= 100 ? 2 : 4)}` : "?")
 
 /**
  * One line of a session's usage for people, or null when its source reports
  * none: `tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write ·
  * cost $0.1140` (a count not reported is left out; the cost says "unknown"
- * when a model of it has no price).
+ * when a model of it has no price, or when the sum overflows).
  */
 export const usageLine = (u: {
   readonly inputTokens: number | null
@@ -182,5 +182,5 @@ export const usageLine = (u: {
   const parts = ([[u.inputTokens, "in"], [u.outputTokens, "out"], [u.cacheReadTokens, "cache read"], [u.cacheWriteTokens, "cache write"]] as const)
     .flatMap(([n, what]) => (n === null ? [] : [`${humanTokens(n)} ${what}`]))
   if (parts.length === 0 && u.costUsd === null) return null
-  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price)" : humanUsd(u.costUsd)}`
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}`
 }

@@ -62,6 +62,24 @@ export interface UsageRow {
   readonly runSeq: number | null
 }
 
+export { USAGE_NOT_VALID } from "./warning-kinds.js"
+
+/**
+ * A token count as a source writes it: null when absent (`undefined` or
+ * `null`), the count when it is a non-negative safe integer, `undefined`
+ * (not valid: the usage is to be dropped, {@link USAGE_NOT_VALID}) otherwise.
+ */
+export const tokenCountOf = (v: unknown): number | null | undefined =>
+  v === undefined || v === null ? null : typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined
+
+/**
+ * A stated cost in US dollars as a source writes it: null when absent, the
+ * cost when it is a finite non-negative number, `undefined` (not valid)
+ * otherwise.
+ */
+export const statedCostOf = (v: unknown): number | null | undefined =>
+  v === undefined || v === null ? null : typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined
+
 const NO_USAGE: TokenUsage = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null }
 
 /** The row an event gives (without `runSeq`), or null when it carries no usage and no stated cost. */
@@ -247,7 +265,8 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       outputTokens: a.outputTokens,
       cacheReadTokens: a.cacheReadTokens,
       cacheWriteTokens: a.cacheWriteTokens,
-      costUsd: a.unpriced.size > 0 ? null : roundUsd(a.cost),
+      // A sum that overflows (stated costs near Number.MAX_VALUE) is unknown too, never Infinity.
+      costUsd: a.unpriced.size > 0 || !Number.isFinite(roundUsd(a.cost)) ? null : roundUsd(a.cost),
       responses: a.responses,
       unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model)))
     })

@@ -358,3 +358,72 @@ describe("find, collapse and keyboard navigation", () => {
       }
     }), 60_000)
 })
+
+// ---------------------------------------------------------------- long unbroken runs
+
+const MB = 1_000_000
+/** Texts with no line-break opportunity for up to a megabyte (the renderer once laid out each megabyte in minutes). */
+const UNBROKEN: Record<string, string> = {
+  word: "A".repeat(MB),
+  stars: "*".repeat(MB),
+  underscores: "_".repeat(MB),
+  backticks: "`".repeat(MB),
+  brackets: "[".repeat(MB / 5),
+  url: "http://" + "x".repeat(MB / 5),
+  arabic: "\u0628".repeat(MB / 5)
+}
+
+const unbrokenSource = (): ReplaySource => {
+  const ev = mk("muse-agents", "unbroken")
+  const events: Array<SessionEvent> = [ev("message", { role: "user", text: "hello", occurredAt: "2026-03-01T10:00:00Z" })]
+  for (const [name, text] of Object.entries(UNBROKEN)) {
+    events.push(ev("message", { role: "assistant", text }))
+    events.push(ev("message", { role: "user", text: `after ${name}` }))
+  }
+  events.push(ev("thinking", { role: "assistant", text: UNBROKEN.brackets }))
+  events.push(ev("tool-call", { role: "assistant", toolName: "exec", toolCallId: "c1", toolInput: { command: UNBROKEN.url } }))
+  events.push(ev("tool-result", { toolCallId: "c1", text: UNBROKEN.arabic }))
+  events.push(ev("x-runtime", { text: UNBROKEN.url }))
+  return { session: { sessionId: "unbroken", provider: "muse-agents", title: "T".repeat(200_000), workspace: "/" + "w".repeat(200_000) }, events, subagents: [] }
+}
+
+describe("long unbroken runs", () => {
+  it.effect("a page with megabyte-long words, runs of * _ ` [ and an endless URL, in messages, thinking, tool calls and the header, lays out in seconds and keeps its text", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-unbroken-")
+      const file = writePage(dir, "unbroken.html", renderReplay(replayInput(unbrokenSource())))
+      const page = yield* Effect.promise(() => browser.newPage({ viewport: { width: 1100, height: 900 } }))
+      try {
+        // One guard against layout quadratic in a word's length: the bug took minutes per megabyte.
+        const BOUND = 20_000
+        const t0 = Date.now()
+        yield* Effect.promise(() => page.goto(pathToFileURL(file).href, { waitUntil: "domcontentloaded", timeout: BOUND }))
+        yield* Effect.promise(() => page.waitForFunction(() => (globalThis as { __replay?: { done: boolean } }).__replay?.done === true, null, { timeout: BOUND }))
+        // Everything opened, filled in and laid out.
+        const seen = (yield* Effect.promise(() =>
+          page.evaluate(`(() => {
+            document.querySelectorAll("details").forEach((d) => { d.open = true })
+            const texts = [...document.querySelectorAll(".turn.assistant .block.text")].map((e) => e.textContent)
+            return {
+              height: document.body.offsetHeight,
+              pending: document.querySelectorAll(".turn.pending").length,
+              texts,
+              wbr: document.querySelectorAll(".block.text wbr").length,
+              title: document.querySelector("header#top h1").textContent,
+              body: document.body.textContent.length
+            }
+          })()`, undefined)
+        )) as { height: number; pending: number; texts: Array<string>; wbr: number; title: string; body: number }
+        const elapsed = Date.now() - t0
+        expect(elapsed).toBeLessThan(BOUND)
+        expect(seen.pending).toBe(0)
+        expect(seen.height).toBeGreaterThan(900)
+        // The text is the text (the break opportunities add no character).
+        expect(seen.texts).toEqual(Object.values(UNBROKEN))
+        expect(seen.wbr).toBeGreaterThan(1000)
+        expect(seen.title).toBe("T".repeat(200_000))
+      } finally {
+        yield* Effect.promise(() => page.close({ runBeforeUnload: false }))
+      }
+    }), 120_000)
+})

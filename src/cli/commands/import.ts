@@ -16,6 +16,7 @@ import type { WatchRound } from "../../layers/index/watch.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
+import { USAGE_NOT_VALID } from "../../domain/warning-kinds.js"
 
 /** Exit code of an import whose coverage is partial (DESIGN.md). */
 export { PARTIAL_EXIT }
@@ -40,10 +41,15 @@ const parseWarningLines = (r: ImportReport): Array<string> => {
     bySource.set(key, [...(bySource.get(key) ?? []), `${i.kind} ${i.count}${i.firstLine !== null ? ` (first at line ${i.firstLine})` : ""}`])
   }
   const listed = [...bySource].slice(0, MAX_WARNED_SOURCES).map(([k, v]) => `    - ${k}: ${v.join(", ")}`)
+  // `usage-not-valid` lines are read (their events kept, their usage dropped), not skipped.
+  const usageLines = w.byKind[USAGE_NOT_VALID] ?? 0
+  const skipped = w.lines - usageLines
+  const kinds = Object.entries(w.byKind).map(([k, v]) => `${k} ${v}`).join(", ")
   return [
-    `  parse warnings: ${w.lines} line${w.lines === 1 ? "" : "s"} skipped in ${w.sources} source${w.sources === 1 ? "" : "s"} (${
-      Object.entries(w.byKind).map(([k, v]) => `${k} ${v}`).join(", ")
-    }); the rest of each source was read`,
+    skipped > 0
+      ? `  parse warnings: ${skipped} line${skipped === 1 ? "" : "s"} skipped in ${w.sources} source${w.sources === 1 ? "" : "s"} (${kinds}); the rest of each source was read` +
+        (usageLines > 0 ? `; ${usageLines} line${usageLines === 1 ? "" : "s"} kept without usage (a token count or cost not valid)` : "")
+      : `  parse warnings: ${usageLines} line${usageLines === 1 ? "" : "s"} in ${w.sources} source${w.sources === 1 ? "" : "s"} kept without usage (${kinds}: a token count or cost not valid); every line was read`,
     ...listed,
     ...(bySource.size > MAX_WARNED_SOURCES ? [`    … and ${counted(bySource.size - MAX_WARNED_SOURCES, "more source", "more sources")} (--json lists them all)`] : [])
   ]

@@ -18,6 +18,9 @@
  * - turns: an assistant turn is a run of assistant blocks; a user turn is one
  *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
+ * - a line whose usage holds a count that is not a non-negative safe integer,
+ *   or a `total_cost_usd` that is not a finite non-negative number, keeps its
+ *   events without usage and cost, counted as `usage-not-valid`;
  * - unreadable lines are skipped and counted (`parseWarnings`), and so are
  *   lines nested deeper than the import limit (`too-deep`);
  * - a `tool_result` no earlier `tool_use` claims is counted in `diagnostics`
@@ -32,6 +35,7 @@ import type { InvalidCursor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type TokenUsage, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
+import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 import { isStreamEvent } from "./record.js"
 
 /** One line of a session, in record order. */
@@ -107,18 +111,20 @@ const count = (v: unknown): number | null => (typeof v === "number" && Number.is
 /**
  * The typed usage of a Claude stream-json `message.usage` (`input_tokens`,
  * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`;
- * a count that is absent or not a non-negative integer is null), or null when
- * there is no usage object.
+ * a count that is absent is null), or null when there is no usage object;
+ * `undefined` when a count is present but not a non-negative safe integer
+ * (the usage is dropped and counted as {@link USAGE_NOT_VALID}).
  */
-const usageOf = (u: unknown): TokenUsage | null =>
-  isRecord(u)
-    ? {
-      inputTokens: count(u.input_tokens),
-      outputTokens: count(u.output_tokens),
-      cacheReadTokens: count(u.cache_read_input_tokens),
-      cacheWriteTokens: count(u.cache_creation_input_tokens)
-    }
-    : null
+const usageOf = (u: unknown): TokenUsage | null | undefined => {
+  if (!isRecord(u)) return null
+  const usage = {
+    inputTokens: tokenCountOf(u.input_tokens),
+    outputTokens: tokenCountOf(u.output_tokens),
+    cacheReadTokens: tokenCountOf(u.cache_read_input_tokens),
+    cacheWriteTokens: tokenCountOf(u.cache_creation_input_tokens)
+  }
+  return Object.values(usage).some((v) => v === undefined) ? undefined : usage as TokenUsage
+}
 
 export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): MappedSession => {
   const turns: Array<MutableTurn> = []
@@ -140,6 +146,15 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     const w = warnings.get(kind)
     if (w === undefined) warnings.set(kind, { count: 1, firstLine: lineNo })
     else w.count++
+  }
+
+  /** A line's usage and stated cost; both null when either is not valid, counted as {@link USAGE_NOT_VALID}. */
+  const validUsage = (u: unknown, cost: unknown, lineNo: number): { usage: TokenUsage | null; costUsd: number | null } => {
+    const usage = usageOf(u)
+    const costUsd = statedCostOf(cost)
+    if (usage !== undefined && costUsd !== undefined) return { usage, costUsd }
+    warn(USAGE_NOT_VALID, lineNo)
+    return { usage: null, costUsd: null }
   }
 
   lines.forEach((line, index) => {
@@ -229,7 +244,6 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       const subtype = typeof value.subtype === "string" ? value.subtype : null
       const numTurns = count(value.num_turns)
       const durationMs = typeof value.duration_ms === "number" && Number.isFinite(value.duration_ms) && value.duration_ms >= 0 ? value.duration_ms : null
-      const cost = value.total_cost_usd
       const facts = [subtype, numTurns !== null ? `${numTurns} turn${numTurns === 1 ? "" : "s"}` : null, durationMs !== null ? `${durationMs} ms` : null]
       emit({
         kind: "result",
@@ -244,8 +258,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
         numTurns
       }, {
         isError: typeof value.is_error === "boolean" ? value.is_error : null,
-        usage: usageOf(value.usage),
-        costUsd: typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : null
+        ...validUsage(value.usage, value.total_cost_usd, lineNo)
       })
       return
     }
@@ -327,7 +340,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       }
     }
     // The line's usage (Claude stream-json `message.usage`) on its last event.
-    const usage = type === "assistant" ? usageOf(message.usage) : null
+    const usage = type === "assistant" ? validUsage(message.usage, undefined, lineNo).usage : null
     if (usage !== null && events.length > firstOfLine) {
       const last = events[events.length - 1]
       events[events.length - 1] = { ...last, event: { ...last.event, usage } }

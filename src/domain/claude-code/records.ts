@@ -16,6 +16,7 @@
 import { isRecord } from "../json.js"
 import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
 import { timestampOrNull } from "../timestamps.js"
+import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 
 /**
  * Kinds of parse warning (the Muse agents kinds):
@@ -78,6 +79,8 @@ export interface Entry {
   readonly requestId: string | null
   readonly model: string | null
   readonly usage: Usage | null
+  /** True when the line's usage was dropped: a count or its cost not valid ({@link USAGE_NOT_VALID}). */
+  readonly usageNotValid: boolean
   /** system: `subtype`, `content` text, and for `compact_boundary` the trigger and `preTokens`. */
   readonly subtype: string | null
   readonly systemText: string | null
@@ -159,16 +162,23 @@ const blocksOf = (content: unknown): ReadonlyArray<Block> => {
   return out
 }
 
-const usageOf = (u: unknown, cost: unknown): Usage | null => {
-  if (!isRecord(u) && n(cost) === null) return null
+/**
+ * An assistant line's usage, or null without one; `undefined` when a count is
+ * not a non-negative safe integer or `costUSD` not a finite non-negative
+ * number (the usage is dropped and counted as {@link USAGE_NOT_VALID}).
+ */
+const usageOf = (u: unknown, cost: unknown): Usage | null | undefined => {
+  const costUSD = statedCostOf(cost)
+  if (!isRecord(u) && costUSD === null) return null
   const r = isRecord(u) ? u : {}
-  return {
-    inputTokens: n(r.input_tokens),
-    outputTokens: n(r.output_tokens),
-    cacheReadTokens: n(r.cache_read_input_tokens),
-    cacheWriteTokens: n(r.cache_creation_input_tokens),
-    costUSD: n(cost)
+  const usage = {
+    inputTokens: tokenCountOf(r.input_tokens),
+    outputTokens: tokenCountOf(r.output_tokens),
+    cacheReadTokens: tokenCountOf(r.cache_read_input_tokens),
+    cacheWriteTokens: tokenCountOf(r.cache_creation_input_tokens),
+    costUSD
   }
+  return Object.values(usage).some((v) => v === undefined) ? undefined : usage as Usage
 }
 
 /**
@@ -195,6 +205,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       const m = isRecord(message) ? message : {}
       const compact = isRecord(v.compactMetadata) ? v.compactMetadata : {}
       const tur = v.toolUseResult
+      const usage = v.type === "assistant" ? usageOf(m.usage, v.costUSD) : null
       return {
         _tag: "Entry",
         type: v.type,
@@ -215,7 +226,8 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         messageId: v.type === "assistant" ? s(m.id) : null,
         requestId: v.type === "assistant" ? s(v.requestId) : null,
         model: v.type === "assistant" ? s(m.model) : null,
-        usage: v.type === "assistant" ? usageOf(m.usage, v.costUSD) : null,
+        usage: usage ?? null,
+        usageNotValid: usage === undefined,
         subtype: s(v.subtype),
         systemText: v.type === "system" && typeof v.content === "string" ? v.content : null,
         compactTrigger: s(compact.trigger),

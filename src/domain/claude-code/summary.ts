@@ -10,6 +10,7 @@
 import type { ParseWarning } from "../model.js"
 import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
+import { USAGE_NOT_VALID } from "../usage.js"
 import { eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, isSpawnTool, SYNTHETIC_MODEL, textOf } from "./records.js"
 
@@ -105,6 +106,7 @@ export class SessionScan {
       case "Entry":
         break
     }
+    if (c.usageNotValid) (main ? this.lineWarnings : this.subagentWarnings).add(USAGE_NOT_VALID, lineNumber)
     if (c.uuid !== null) this.uuids.add(c.uuid)
     if (c.timestamp !== null) {
       this.startedAt = earliestOf(this.startedAt, c.timestamp)

@@ -4,8 +4,13 @@
  * the DOM from it with `textContent` only (never `innerHTML`), a time slice
  * at a time; it makes no request of any kind.
  *
+ * Every text goes into the page through `putText()`, which cuts long unbroken
+ * runs with `<wbr>` (`./wrap.ts`), so that laying a page out takes time
+ * linear in its text whatever the text is.
+ *
  * @module
  */
+import { PIECES_JS } from "./wrap.js"
 
 /** The replay's stylesheet (light and dark, no fonts or images of its own). */
 export const REPLAY_CSS = String.raw`
@@ -88,10 +93,23 @@ export const REPLAY_JS = String.raw`
     }
   }
 
-  function el(tag, cls, text) {
+  ${PIECES_JS}
+  /** 's' appended to 'e' as text, its long unbroken runs cut by <wbr> (see pieces). */
+  function putText(e, s) {
+    var ps = s.length > LONG_RUN ? pieces(s) : [s];
+    if (ps.length === 1) { e.appendChild(document.createTextNode(s)); return e; }
+    var frag = document.createDocumentFragment();
+    for (var i = 0; i < ps.length; i++) {
+      if (i > 0) frag.appendChild(document.createElement("wbr"));
+      frag.appendChild(document.createTextNode(ps[i]));
+    }
+    e.appendChild(frag);
+    return e;
+  }
+  function el(tag, cls, s) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (s !== undefined && s !== null) putText(e, String(s));
     return e;
   }
   function time(at) {
@@ -190,7 +208,7 @@ export const REPLAY_JS = String.raw`
       var row = el("div", "fact");
       if (f.at) { row.appendChild(time(f.at)); row.appendChild(document.createTextNode(" ")); }
       row.appendChild(el("span", "kind mono", f.kind));
-      if (f.text) row.appendChild(document.createTextNode(" \u2014 " + f.text));
+      if (f.text) putText(row, " \u2014 " + f.text);
       d.appendChild(row);
       for (var k = 0; k < f.subagents.length; k++) d.appendChild(session(f.subagents[k]));
     }
@@ -199,7 +217,7 @@ export const REPLAY_JS = String.raw`
 
   function compaction(b, cls) {
     var d = el("div", cls + " marker compaction");
-    d.appendChild(document.createTextNode("\u2702 Context compacted" + (b.trigger ? " (" + b.trigger + ")" : "") + " \u00b7 " + b.id + " "));
+    putText(d, "\u2702 Context compacted" + (b.trigger ? " (" + b.trigger + ")" : "") + " \u00b7 " + b.id + " ");
     if (b.at) d.appendChild(time(b.at));
     return d;
   }

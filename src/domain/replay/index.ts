@@ -6,4 +6,5 @@
  */
 export { replayInput, replaySession, type ReplaySource } from "./build.js"
 export type * from "./model.js"
-export { escapeHtml, formatDuration, headerRows, jsonForScript, renderReplay, replayCsp } from "./render.js"
+export { escapeHtml, escapeHtmlBreakable, formatDuration, headerRows, jsonForScript, renderReplay, replayCsp } from "./render.js"
+export { LONG_RUN, longRunPieces, RUN_PIECE } from "./wrap.js"

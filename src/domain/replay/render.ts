@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto"
 import { REPLAY_CSS, REPLAY_JS } from "./client.js"
+import { longRunPieces } from "./wrap.js"
 import type { ReplayBlock, ReplayEntry, ReplayHeader, ReplayInput, ReplaySession } from "./model.js"
 
 /** `text` escaped for HTML text and quoted attribute values (`& < > " '`). */
@@ -31,6 +32,9 @@ export const escapeHtml = (text: string): string =>
  */
 export const jsonForScript = (value: unknown): string =>
   JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** `text` as HTML text ({@link escapeHtml}) with `<wbr>` cutting its long unbroken runs (`./wrap.ts`: so that laying it out is linear). */
+export const escapeHtmlBreakable = (text: string): string => longRunPieces(text).map(escapeHtml).join("<wbr>")
 
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
@@ -93,7 +97,7 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
     ].filter((p): p is string => p !== null)
     rows.push(["Tokens", `${parts.join(" · ")} (${count(t.responses, "response")})`])
   }
-  if (h.costUsd !== null) rows.push(["Cost", `$${h.costUsd.toFixed(h.costUsd < 1 ? 4 : 2)} (USD)`])
+  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `$${h.costUsd.toFixed(h.costUsd < 1 ? 4 : 2)} (USD)`])
   return rows
 }
 
@@ -135,7 +139,7 @@ export const renderReplay = (input: ReplayInput): string => {
   const h = input.session.header
   const title = h.title !== null && h.title.trim().length > 0 ? h.title : `Session ${h.sessionId}`
   const rows = headerRows(h)
-    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
+    .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtmlBreakable(v)}</dd>`)
     .join("")
   return `<!doctype html>
 <html lang="en">
@@ -149,7 +153,7 @@ export const renderReplay = (input: ReplayInput): string => {
 <style>${REPLAY_CSS}</style>
 </head>
 <body>
-<header id="top"><h1>${escapeHtml(title)}</h1><dl class="facts">${rows}</dl></header>
+<header id="top"><h1>${escapeHtmlBreakable(title)}</h1><dl class="facts">${rows}</dl></header>
 <nav id="bar"><input id="find" type="search" placeholder="Find in session  ( / )" aria-label="Find in session" autocomplete="off" spellcheck="false"><button id="prev" type="button" title="Previous match (Shift+Enter)">&#8593;</button><button id="next" type="button" title="Next match (Enter)">&#8595;</button><span id="count" class="status" aria-live="polite"></span><span id="pos" class="status"></span><span id="progress" class="status"></span><span class="status">j / k: next / previous turn</span></nav>
 <main id="entries"></main>
 <noscript><p>This replay shows the session's turns with its inline script (it loads nothing).</p></noscript>

@@ -44,6 +44,7 @@ import * as ScanStateSqlite from "./scan-state-sqlite.js"
 import { type AgentScan, dropCopies, type RecordSession, scanAgent, type ScannedZone, sessionsOf } from "./scan.js"
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine } from "./zone-reader.js"
+import { USAGE_NOT_VALID } from "../../domain/usage.js"
 
 /** The descriptor of `agentmux`, from its provider module (`./provider.ts`). */
 export const descriptor: ProviderDescriptor = descriptorOf(provider)
@@ -365,7 +366,9 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
         ...r.diagnostics,
         ...mapped.transcript.parseWarnings.map((w) => ({
           code: "PARSE_WARNING",
-          message: `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
+          message: w.kind === USAGE_NOT_VALID
+            ? `${w.count} line(s) with a token count or cost that is not valid: their usage dropped, their events kept (first: line ${w.firstLine} of the session).`
+            : `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
           details: { ...w }
         })),
         ...mapped.transcript.diagnostics.map((d) => ({
