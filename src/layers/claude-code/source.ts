@@ -601,13 +601,17 @@ export const overviewOf = (s: ScannedSession): SourceSummary => {
   }
 }
 
-/** The titles of a session's subagent sessions (see `SessionScan.subagentTitle`), when it has any. */
+/**
+ * The titles of a session's subagent sessions (see `SessionScan.subagentTitle`) and inline sidechain
+ * sessions (`SessionScan.sidechainTitles`), when it has any.
+ */
 const sessionTitlesOf = (s: ScannedSession): { readonly sessionTitles?: Record<string, string> } => {
   const titles: Record<string, string> = {}
   for (const a of s.subagents) {
     const t = s.scan.subagentTitle(a.agentId, a.toolUseId)
     if (t !== null) titles[subagentSessionId(a.agentId)] = t
   }
+  for (const [root, t] of s.scan.sidechainTitles()) titles[sidechainSessionId(root)] = t
   return Object.keys(titles).length > 0 ? { sessionTitles: titles } : {}
 }
 
