@@ -325,8 +325,6 @@ const migrations = Migrator.fromRecord({
           shape INTEGER,
           body TEXT NOT NULL
         )`,
-        sql`CREATE UNIQUE INDEX records_by_uid ON records (stream, uid)`,
-        sql`CREATE INDEX records_in_order ON records (stream, sequence, uid)`,
         sql`DROP TRIGGER IF EXISTS search_docs_gone`,
         sql`DROP TRIGGER IF EXISTS events_search_gone`,
         sql`DROP TRIGGER IF EXISTS sessions_search_gone`,
@@ -345,52 +343,22 @@ const migrations = Migrator.fromRecord({
       const [odd] = yield* sql<{ n: number }>`
         SELECT count(*) AS n FROM events WHERE length(event_uid) != 36 OR event_uid NOT GLOB ${`evt_${"[0-9a-f]".repeat(32)}`}`
       const wordsNow = odd.n === 0
+      // The records' indexes: made after the records when no row can be a duplicate (one sort, not a b-tree
+      // grown row by row), else before them (`INSERT OR IGNORE` leaves a duplicate out by the unique one).
+      const recordIndexes = Effect.all([
+        sql`CREATE UNIQUE INDEX records_by_uid ON records (stream, uid)`,
+        sql`CREATE INDEX records_in_order ON records (stream, sequence, uid)`
+      ], { discard: true })
+      if (!wordsNow) yield* recordIndexes
       const shapes = new Map<string, number>()
       const streams = new Map<string, number>()
-      const newShapes: Array<{ shape: number; def: string }> = []
-      const newStreams: Array<{
-        stream: number
-        source_key: string
-        generation: number
-        session_uid: string
-        provider: string
-        source_id: string
-        session_id: string
-      }> = []
-      const records: Array<{
-        id: number | null
-        stream: number
-        uid: Uint8Array
-        sequence: number
-        kind: string
-        role: string | null
-        occurred_at: string | null
-        attempt: number | null
-        shape: number | null
-        body: string
-      }> = []
-      const words: Array<{ rowid: number; text: string; input: string }> = []
-      // Writes the rows held, in batches of MIGRATE_ROWS; `all`: the last, smaller batches too. (The tables have no
-      // foreign keys: a record may be written before the stream and shape it names, which have their ids already.)
-      const flush = (all: boolean) => {
-        const batches = <A>(rows: Array<A>, write: (batch: ReadonlyArray<A>) => Effect.Effect<unknown, SqlError>) =>
-          Effect.suspend(() => {
-            const n = all ? rows.length : rows.length - (rows.length % MIGRATE_ROWS)
-            return Effect.forEach(
-              Array.from({ length: Math.ceil(n / MIGRATE_ROWS) }, (_, k) => rows.slice(k * MIGRATE_ROWS, Math.min(n, (k + 1) * MIGRATE_ROWS))),
-              write,
-              { discard: true }
-            ).pipe(Effect.andThen(Effect.sync(() => {
-              rows.splice(0, n)
-            })))
-          })
-        return Effect.all([
-          batches(newStreams, (b) => sql`INSERT INTO streams ${sql.insert(b)}`),
-          batches(newShapes, (b) => sql`INSERT INTO shapes ${sql.insert(b)}`),
-          batches(records, (b) => sql`INSERT OR IGNORE INTO records ${sql.insert(b)}`),
-          batches(words, (b) => sql`INSERT INTO search ${sql.insert(b)}`)
-        ], { discard: true })
-      }
+      const newShapes = batchedInsert(sql, "INSERT INTO shapes", ["shape", "def"])
+      const newStreams = batchedInsert(sql, "INSERT INTO streams", ["stream", "source_key", "generation", "session_uid", "provider", "source_id", "session_id"])
+      const records = batchedInsert(sql, "INSERT OR IGNORE INTO records", ["id", "stream", "uid", "sequence", "kind", "role", "occurred_at", "attempt", "shape", "body"])
+      const words = batchedInsert(sql, "INSERT INTO search", ["rowid", "text", "input"])
+      // Writes the rows held (`all`: the last, smaller batches too). (The tables have no foreign keys: a record
+      // may be written before the stream and shape it names, which have their ids already.)
+      const flush = (all: boolean) => Effect.all([newStreams.flush(all), newShapes.flush(all), records.flush(all), words.flush(all)], { discard: true })
       let nextRecord = 1
       let after = 0
       for (;;) {
@@ -411,15 +379,7 @@ const migrations = Migrator.fromRecord({
           let stream = streams.get(sk)
           if (stream === undefined) {
             streams.set(sk, stream = streams.size + 1)
-            newStreams.push({
-              stream,
-              source_key: r.source_key,
-              generation: r.generation,
-              session_uid: r.session_uid,
-              provider: e.provider,
-              source_id: e.sourceId,
-              session_id: e.sessionId
-            })
+            newStreams.params.push(stream, r.source_key, r.generation, r.session_uid, e.provider, e.sourceId, e.sessionId)
           }
           const lean = leanEvent(e)
           let shape: number | null = null
@@ -427,31 +387,32 @@ const migrations = Migrator.fromRecord({
             shape = shapes.get(lean.shape) ?? null
             if (shape === null) {
               shapes.set(lean.shape, shape = shapes.size + 1)
-              newShapes.push({ shape, def: lean.shape })
+              newShapes.params.push(shape, lean.shape)
             }
           }
           const id = wordsNow ? nextRecord++ : null
-          records.push({
+          records.params.push(
             id,
             stream,
-            uid: uidBytes(r.event_uid),
-            sequence: e.sequence,
-            kind: e.kind,
-            role: e.role,
-            occurred_at: e.occurredAt,
-            attempt: r.attempt,
+            uidBytes(r.event_uid),
+            e.sequence,
+            e.kind,
+            e.role,
+            e.occurredAt,
+            r.attempt,
             shape,
-            body: lean === null ? JSON.stringify(e) : lean.body
-          })
+            lean === null ? JSON.stringify(e) : lean.body
+          )
           if (id !== null && current.get(r.source_key) === r.generation) {
             const t = searchableText(e)
-            words.push({ rowid: id, text: t.text, input: t.input })
+            words.params.push(id, t.text, t.input)
           }
         }
         yield* flush(false)
         after = rows[rows.length - 1].rid
       }
       yield* flush(true)
+      if (wordsNow) yield* recordIndexes
       // Sessions whose events a rollback removed keep no stream; a title needs one (its search words' key).
       yield* sql`INSERT OR IGNORE INTO streams (source_key, generation, session_uid, provider, source_id, session_id)
                  SELECT source_key, generation, session_uid, provider, source_id, session_id FROM sessions`
@@ -702,8 +663,37 @@ const insertDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
 
 /** Events read per query when documents are made from stored events. */
 const REINDEX_PAGE = 5000
-/** Rows per multi-row INSERT of migration 0006 and of a generation's search words (9 columns: far under SQLite's 32,766 parameters). */
+/** Rows per multi-row INSERT of migration 0006 and of a generation's search words (10 columns: far under SQLite's 32,766 parameters). */
 const MIGRATE_ROWS = 500
+
+/**
+ * Rows of one table held as flat parameters (`params`, the columns' values
+ * row after row) and written by `flush`, {@link MIGRATE_ROWS} rows a
+ * statement (`all`: the rest too). Every full batch runs the same SQL text
+ * through `sql.unsafe`: the client compiles no fragments, and its statement
+ * cache keeps the one prepared statement (migration 0006).
+ */
+const batchedInsert = (sql: SqlClient.SqlClient, verb: string, columns: ReadonlyArray<string>) => {
+  const width = columns.length
+  const text = (rows: number) =>
+    `${verb} (${columns.join(", ")}) VALUES ${Array.from({ length: rows }, () => `(${columns.map(() => "?").join(", ")})`).join(", ")}`
+  const full = text(MIGRATE_ROWS)
+  const params: Array<unknown> = []
+  const flush = (all: boolean): Effect.Effect<void, SqlError> =>
+    Effect.suspend(() => {
+      const rows = params.length / width
+      const n = all ? rows : rows - (rows % MIGRATE_ROWS)
+      if (n === 0) return Effect.void
+      const batches: Array<readonly [string, ReadonlyArray<unknown>]> = []
+      for (let i = 0; i < n; i += MIGRATE_ROWS) {
+        const k = Math.min(MIGRATE_ROWS, n - i)
+        batches.push([k === MIGRATE_ROWS ? full : text(k), params.slice(i * width, (i + k) * width)])
+      }
+      params.splice(0, n * width)
+      return Effect.forEach(batches, ([statement, values]) => sql.unsafe(statement, values as ReadonlyArray<any>), { discard: true })
+    })
+  return { params, flush }
+}
 
 /**
  * (Re)make the search documents of one generation of a source from what an
