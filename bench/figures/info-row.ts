@@ -1,7 +1,7 @@
 /**
  * The row an information figure in milliseconds (no target: `pass` null)
- * hands to the bench's runner (`add` in `../run.ts`): what figures (m) and
- * (a-small) share.
+ * hands to the bench's runner (`add` in `../run.ts`): what figures (m),
+ * (a-small) and (d) share.
  */
 
 /** One information row: measured and floor in ms, their ratio, peak RSS (MiB) of each side where measured, the samples. */

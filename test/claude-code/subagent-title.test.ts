@@ -60,6 +60,13 @@ describe("Claude Code: inline sidechain session titles", () => {
     list.filter((s) => s.sessionId.startsWith("sidechain-")).sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1))
   /** S3's lines as objects (line 2: the Task call; lines 3-6: the inline sidechain, root line 3). */
   const linesOf = (root: string) => fs.readFileSync(S3_FILE(root), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+  /** The sidechain `side` again under new uuids (`n` tells the copies apart), its first line's prompt `prompt`. */
+  const chainCopy = (side: ReadonlyArray<any>, n: number, prompt: string) => {
+    const uuid = (i: number) => `99999999-0000-4000-8000-0000000000${n}${i}`
+    const copy = side.map((l, i) => ({ ...structuredClone(l), uuid: uuid(i), parentUuid: i === 0 ? null : uuid(i - 1) }))
+    copy[0].message.content = prompt
+    return copy
+  }
   const write = (root: string, lines: ReadonlyArray<unknown>) => fs.writeFileSync(S3_FILE(root), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
 
   it("the Task call its first prompt names (an older version's sidechain in the session file): that call's description", () => {
@@ -77,21 +84,9 @@ describe("Claude Code: inline sidechain session titles", () => {
     call2.uuid = "99999999-0000-4000-8000-000000000001"
     call2.message.content[0].id = "toolu_second"
     call2.message.content[0].input = { description: "Count migration files", prompt: "How many files are in db/migrations?" }
-    const side2 = side.map((l: any, i: number) => {
-      const c = structuredClone(l)
-      c.uuid = `99999999-0000-4000-8000-00000000010${i}`
-      c.parentUuid = i === 0 ? null : `99999999-0000-4000-8000-00000000010${i - 1}`
-      return c
-    })
-    side2[0].message.content = "How many files are in db/migrations?"
+    const side2 = chainCopy(side, 1, "How many files are in db/migrations?")
     // A third sidechain whose prompt no Task call holds: titled by that prompt.
-    const side3 = side.map((l: any, i: number) => {
-      const c = structuredClone(l)
-      c.uuid = `99999999-0000-4000-8000-00000000020${i}`
-      c.parentUuid = i === 0 ? null : `99999999-0000-4000-8000-00000000020${i - 1}`
-      return c
-    })
-    side3[0].message.content = "Read the README and say what it is about."
+    const side3 = chainCopy(side, 2, "Read the README and say what it is about.")
     write(root, [lines[0], call, call2, ...side, ...side2, ...side3, ...lines.slice(6)])
     const { list } = importAndList(root)
     const byRoot = new Map(sidechains(list).map((s) => [s.sessionId, s.title]))
