@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { AddInfoMsRow } from "./info-row.js"
 import { check, lastJson, median, type RunResult } from "../lib/measure.js"
 
 /** What the figure needs of the bench's runner. */
@@ -20,21 +21,7 @@ export interface MigrateLeanDeps {
   readonly cli: (args: ReadonlyArray<string>, discardStdout?: boolean) => Promise<RunResult>
   /** Run `node` with these arguments. */
   readonly node: (args: ReadonlyArray<string>) => Promise<RunResult>
-  readonly add: (f: {
-    id: string
-    figure: string
-    measured: number
-    unit: "ms"
-    floor: number
-    floorWhat: string
-    ratio: number
-    target: string
-    pass: null
-    peakRssMiB: number | null
-    floorPeakRssMiB: number | null
-    samples: { measured: ReadonlyArray<number>; floor: ReadonlyArray<number> }
-    note: string
-  }) => void
+  readonly add: AddInfoMsRow
 }
 
 /** Build the pre-0006 index from `nativeRoot` and add the figure. */

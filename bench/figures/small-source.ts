@@ -6,26 +6,13 @@
  * and an `onRead`) against the same file read whole, split and `JSON.parse`d.
  * Information only (no target): the per-event work of a source is in it too.
  */
+import type { AddInfoMsRow } from "./info-row.js"
 import { check, lastJson, type RunResult } from "../lib/measure.js"
 
 /** What the figure needs of the bench's runner. */
 export interface SmallSourceDeps {
   readonly nodeChild: (name: string, args: ReadonlyArray<string>) => Promise<RunResult>
-  readonly add: (f: {
-    id: string
-    figure: string
-    measured: number
-    unit: "ms"
-    floor: number
-    floorWhat: string
-    ratio: number
-    target: string
-    pass: null
-    peakRssMiB: number | null
-    floorPeakRssMiB: null
-    samples: { measured: ReadonlyArray<number>; floor: ReadonlyArray<number> }
-    note: string
-  }) => void
+  readonly add: AddInfoMsRow
 }
 
 /** Run the probe over `root` (a native root of small logs) and add the figure. */

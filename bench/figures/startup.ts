@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { writeNativeRoot } from "../generate/native.js"
 import { check, median, type RunResult } from "../lib/measure.js"
+import type { InfoMsRow } from "./info-row.js"
 
 /** What the figure needs from the bench run. */
 export interface StartupContext {
@@ -26,22 +27,8 @@ export interface StartupContext {
   readonly rssMiB: (runs: ReadonlyArray<RunResult>) => number | null
 }
 
-/** One row, in the shape of the bench's `Figure`. */
-export interface StartupRow {
-  readonly id: string
-  readonly figure: string
-  readonly measured: number
-  readonly unit: "ms"
-  readonly floor: number
-  readonly floorWhat: string
-  readonly ratio: number
-  readonly target: string
-  readonly pass: null
-  readonly peakRssMiB: number | null
-  readonly floorPeakRssMiB: number | null
-  readonly samples: { readonly measured: ReadonlyArray<number>; readonly floor: ReadonlyArray<number> }
-  readonly note: string
-}
+/** One row, in the shape of the bench's `Figure` (an information row in milliseconds, `./info-row.ts`). */
+export type StartupRow = InfoMsRow
 
 const RUNS = 7
 

@@ -62,7 +62,8 @@ export interface StreamOptions {
    * handed on changed without leaving it out: `NUMBER_NOT_EXACT` (numbers
    * JSON does not carry exactly, counted, the first named; the exact text
    * stays at each event's raw reference). Absent, nothing is reported and
-   * nothing changes. Muse Code native logs report it.
+   * nothing changes. Muse Code native logs, Muse agents transcripts and
+   * Claude Code sessions (each subagent file its own) report it.
    */
   readonly onWarning?: ((diagnostic: Diagnostic) => void) | undefined
   /**

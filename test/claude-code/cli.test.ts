@@ -46,12 +46,12 @@ describe("claude-code via the CLI", () => {
     expect(byId.get(S.S6)).toMatchObject({ title: "The header logo overflows on narrow screens (screenshot). Can you fix the CSS?", workspace: "/home/alice/src/web_app.v2" })
     expect(byId.has("agent-a7c3e9f1b2d4068e5")).toBe(true)
     // A subagent's and an inline sidechain's sessions are not titled by their parent's first prompt; same workspace.
-    // The subagent's title is the name its Task call gave it (session 6); the inline sidechain has none.
+    // Each is titled by the name its Task call gave it: the subagent (session 6) and the inline sidechain (session 7).
     const children = sessions.filter((s) => /^(agent|sidechain)-/.test(s.sessionId))
     expect(children).toHaveLength(2)
     for (const c of children) expect(c).toMatchObject({ workspace: "/home/alice/code/billing-api" })
     expect(byId.get("agent-a7c3e9f1b2d4068e5").title).toBe("Survey CSV export code")
-    expect(children.find((c) => c.sessionId.startsWith("sidechain-")).title).toBeNull()
+    expect(children.find((c) => c.sessionId.startsWith("sidechain-")).title).toBe("Find cust_id in migrations")
     for (const id of Object.values(S)) {
       const shown = json(["show", id, "--index", index, "--format", "transcript"])
       const direct = json(["transcript", "claude-code", sessionPath(id, root), "--claude-root", root])

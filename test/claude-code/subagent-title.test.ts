@@ -54,6 +54,58 @@ describe("Claude Code: subagent session titles", () => {
   })
 })
 
+describe("Claude Code: inline sidechain session titles", () => {
+  const S3_FILE = (root: string) => path.join(root, BILLING, `${S.S3}.jsonl`)
+  const sidechains = (list: ReadonlyArray<{ sessionId: string; title: string | null }>) =>
+    list.filter((s) => s.sessionId.startsWith("sidechain-")).sort((a, b) => (a.sessionId < b.sessionId ? -1 : 1))
+  /** S3's lines as objects (line 2: the Task call; lines 3-6: the inline sidechain, root line 3). */
+  const linesOf = (root: string) => fs.readFileSync(S3_FILE(root), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+  /** The sidechain `side` again under new uuids (`n` tells the copies apart), its first line's prompt `prompt`. */
+  const chainCopy = (side: ReadonlyArray<any>, n: number, prompt: string) => {
+    const uuid = (i: number) => `99999999-0000-4000-8000-0000000000${n}${i}`
+    const copy = side.map((l, i) => ({ ...structuredClone(l), uuid: uuid(i), parentUuid: i === 0 ? null : uuid(i - 1) }))
+    copy[0].message.content = prompt
+    return copy
+  }
+  const write = (root: string, lines: ReadonlyArray<unknown>) => fs.writeFileSync(S3_FILE(root), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+
+  it("the Task call its first prompt names (an older version's sidechain in the session file): that call's description", () => {
+    const { list } = importAndList(copyFixtures())
+    expect(sidechains(list).map((s) => s.title)).toEqual(["Find cust_id in migrations"])
+  })
+
+  it("two Task calls: each sidechain takes the description of its own call (by prompt, in order); no call names it: its own first prompt", () => {
+    const root = copyFixtures()
+    const lines = linesOf(root)
+    const call = lines[1]
+    const side = lines.slice(2, 6)
+    // A second Task call with another description and prompt, then its sidechain (same lines, new uuids and prompt).
+    const call2 = structuredClone(call)
+    call2.uuid = "99999999-0000-4000-8000-000000000001"
+    call2.message.content[0].id = "toolu_second"
+    call2.message.content[0].input = { description: "Count migration files", prompt: "How many files are in db/migrations?" }
+    const side2 = chainCopy(side, 1, "How many files are in db/migrations?")
+    // A third sidechain whose prompt no Task call holds: titled by that prompt.
+    const side3 = chainCopy(side, 2, "Read the README and say what it is about.")
+    write(root, [lines[0], call, call2, ...side, ...side2, ...side3, ...lines.slice(6)])
+    const { list } = importAndList(root)
+    const byRoot = new Map(sidechains(list).map((s) => [s.sessionId, s.title]))
+    expect(byRoot.get(`sidechain-${side[0].uuid}`)).toBe("Find cust_id in migrations")
+    expect(byRoot.get(`sidechain-${side2[0].uuid}`)).toBe("Count migration files")
+    expect(byRoot.get(`sidechain-${side3[0].uuid}`)).toBe("Read the README and say what it is about.")
+    expect(byRoot.size).toBe(3)
+  })
+
+  it("a Task call with a blank description: the sidechain's own first prompt, never the parent's", () => {
+    const root = copyFixtures()
+    const lines = linesOf(root)
+    lines[1].message.content[0].input.description = "  "
+    write(root, lines)
+    const { list } = importAndList(root)
+    expect(sidechains(list).map((s) => s.title)).toEqual([expect.stringMatching(/^List every file under db\/migrations that mentions cust_id/)])
+  })
+})
+
 describe("Claude Code: flat agent files that name no session", () => {
   it("are counted in one diagnostic per folder, with their names", () => {
     const root = copyFixtures()

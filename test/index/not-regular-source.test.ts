@@ -12,8 +12,9 @@ import * as path from "node:path"
 import { execFileSync } from "node:child_process"
 import { describe, expect, it } from "vitest"
 import { cli } from "../support/run.js"
-import { fixturesDir, tempDir } from "../support/paths.js"
-import { nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
+import { tempDir } from "../support/paths.js"
+import { agentsFixtureCopy, museNativeRoot } from "../support/source-roots.js"
+import { nativeSessionPath } from "../../bench/generate/native.js"
 import { uuidOf } from "../../bench/generate/common.js"
 
 const SID = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37"
@@ -77,15 +78,12 @@ const cases = [
   {
     provider: "muse-agents",
     setup: () => {
-      const dir = tempDir()
-      const root = path.join(dir, "agents")
-      fs.cpSync(path.join(fixturesDir, "muse-agents", "agents"), root, { recursive: true })
-      const file = path.join(root, "cron-first", "sessions", "cron-first.jsonl")
+      const { dir, file, root, session } = agentsFixtureCopy()
       return {
         dir,
         file,
         args: ["--agents-root", root],
-        session: "sess-cron",
+        session,
         codes: { fifo: "NOT_A_FILE", symlink: "SYMLINK_SKIPPED", socket: "NOT_A_FILE", directory: "NOT_A_FILE" }
       }
     }
@@ -93,11 +91,7 @@ const cases = [
   {
     provider: "muse-code",
     setup: () => {
-      const dir = tempDir()
-      const root = path.join(dir, "muse", "sessions")
-      const ws = path.join(dir, "ws")
-      fs.mkdirSync(ws, { recursive: true })
-      writeNativeRoot(root, 2, ws)
+      const { dir, root, ws } = museNativeRoot(2)
       return {
         dir,
         file: nativeSessionPath(root, 0),
@@ -138,11 +132,7 @@ describe("a source file replaced by a fifo or a symlink is kept as gone, and rep
 
 describe("a Muse Code session log that is not a regular file from the start", () => {
   it("is reported (SOURCE_NOT_REGULAR_FILE), never opened, and the rest is imported", () => {
-    const dir = tempDir()
-    const root = path.join(dir, "muse", "sessions")
-    const ws = path.join(dir, "ws")
-    fs.mkdirSync(ws, { recursive: true })
-    writeNativeRoot(root, 3, ws)
+    const { dir, root, ws } = museNativeRoot(3)
     replaceBy(nativeSessionPath(root, 1), "fifo")
     const index = path.join(dir, "i.db")
     const r = cli(["import", "--muse-root", root, "--workspace", ws, "--index", index, "--json"])

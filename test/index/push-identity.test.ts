@@ -98,244 +98,232 @@ const expectTeamMatches = (local: string, url: string) =>
     )
   })
 
+/** {@link single} with a migrated team index (`url`), and its steps: import into an index, push one, check the team index. */
+const withTeam = Effect.gen(function*() {
+  const c = single()
+  const url = yield* migratedDatabase
+  /** Import the file into `target` (the local index, or another local file). */
+  const importInto = (target = c.local) => importOnce(c.policy, target, c.plan)
+  /** Push `local` to the team index. */
+  const pushFrom = (local = c.local) => push(local, url, MACHINE)
+  return {
+    ...c,
+    url,
+    importInto,
+    pushFrom,
+    /** Import into `local`, then push it. */
+    importAndPush: (local = c.local) => Effect.zipRight(importInto(local), pushFrom(local)),
+    /** {@link expectTeamMatches} of `local`. */
+    matches: (local = c.local) => expectTeamMatches(local, url),
+    /** Import straight into the team index, as machine {@link MACHINE}. */
+    importDirect: () => importOnce(c.policy, url, c.plan, undefined, MACHINE)
+  }
+})
+
+/**
+ * Imported and pushed, then the local index copied to `backup` and the
+ * file's text kept (`original`), then line 2 edited and imported (local gen 2):
+ * how the restored-copy cases begin.
+ */
+const backedUpThenEdited = (t: Effect.Effect.Success<typeof withTeam>) =>
+  Effect.gen(function*() {
+    yield* t.importAndPush()
+    const backup = path.join(t.dir, "backup.db")
+    fs.copyFileSync(t.local, backup)
+    const original = fs.readFileSync(t.file, "utf8")
+    edit(t.file, "line 2", "LINE 2")
+    yield* t.importInto()
+    return { backup, original }
+  })
+
 describe("push: a generation is its content, not its local number", () => {
   it.effect("the local index recreated: its gen 1 equal to the team's gen 2 is unchanged; its gen 2 with other content is a new team generation", () =>
     Effect.gen(function*() {
-      const c = single()
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      const p1 = yield* push(c.local, url, MACHINE)
-      expect(p1.sources.pushed).toBe(1)
+      const t = yield* withTeam
+      expect((yield* t.importAndPush()).sources.pushed).toBe(1)
       // 2. a line edited: a new generation, locally and in the team index
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, c.local, c.plan)
-      const p2 = yield* push(c.local, url, MACHINE)
-      expect(p2.sources).toMatchObject({ pushed: 1, newGenerations: 1 })
-      expect(yield* expectTeamMatches(c.local, url)).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
+      edit(t.file, "line 2", "LINE 2")
+      expect((yield* t.importAndPush()).sources).toMatchObject({ pushed: 1, newGenerations: 1 })
+      expect(yield* t.matches()).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
       // 3. the local index recreated: its gen 1 is the team's gen 2, nothing to push
-      fs.rmSync(c.local)
-      yield* importOnce(c.policy, c.local, c.plan)
-      const p3 = yield* push(c.local, url, MACHINE)
+      fs.rmSync(t.local)
+      const p3 = yield* t.importAndPush()
       expect(p3.sources).toMatchObject({ pushed: 0, unchanged: 1, newGenerations: 0 })
       expect([p3.eventsAdded, p3.sessionsAdded]).toEqual([0, 0])
-      expect(yield* expectTeamMatches(c.local, url)).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
+      expect(yield* t.matches()).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
       // 4. another line edited: local gen 2, new content: a new team generation (3), the old one superseded
-      edit(c.file, "line 4", "LINE 4")
-      const r4 = yield* importOnce(c.policy, c.local, c.plan)
-      const p4 = yield* push(c.local, url, MACHINE)
+      edit(t.file, "line 4", "LINE 4")
+      const r4 = yield* t.importInto()
+      const p4 = yield* t.pushFrom()
       expect(p4.sources).toMatchObject({ pushed: 1, newGenerations: 1 })
       expect(p4.eventsAdded).toBe(r4.eventsAdded)
-      expect(yield* expectTeamMatches(c.local, url)).toEqual([
+      expect(yield* t.matches()).toEqual([
         { generation: 1, superseded: true },
         { generation: 2, superseded: true },
         { generation: 3, superseded: false }
       ])
       // nothing new: nothing moves
-      const idle = yield* push(c.local, url, MACHINE)
-      expect(idle.sources.pushed).toBe(0)
+      expect((yield* t.pushFrom()).sources.pushed).toBe(0)
       // and an append afterwards goes on in the same team generation
-      fs.appendFileSync(c.file, item(6, "line 6"))
-      yield* importOnce(c.policy, c.local, c.plan)
-      const p5 = yield* push(c.local, url, MACHINE)
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      const p5 = yield* t.importAndPush()
       expect(p5.sources).toMatchObject({ pushed: 1, newGenerations: 0 })
       expect(p5.eventsAdded).toBe(1)
-      expect((yield* expectTeamMatches(c.local, url)).length).toBe(3)
+      expect((yield* t.matches()).length).toBe(3)
     }))
 
   it.effect("two local files of the same machine and path, pushed alternately: the team index holds the last pushed file's content", () =>
     Effect.gen(function*() {
-      const c = single()
-      const other = path.join(c.dir, "other.db")
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
-      edit(c.file, "line 1", "LINE 1")
-      yield* importOnce(c.policy, other, c.plan) // other's gen 1: the edited content
-      expect((yield* push(other, url, MACHINE)).sources).toMatchObject({ pushed: 1, newGenerations: 1 })
-      yield* expectTeamMatches(other, url)
-      yield* importOnce(c.policy, c.local, c.plan) // local's gen 2: the same content
-      const same = yield* push(c.local, url, MACHINE)
+      const t = yield* withTeam
+      const other = path.join(t.dir, "other.db")
+      yield* t.importAndPush()
+      edit(t.file, "line 1", "LINE 1")
+      // other's gen 1: the edited content
+      expect((yield* t.importAndPush(other)).sources).toMatchObject({ pushed: 1, newGenerations: 1 })
+      yield* t.matches(other)
+      // local's gen 2: the same content
+      const same = yield* t.importAndPush()
       expect(same.sources).toMatchObject({ pushed: 0, newGenerations: 0 })
       expect(same.eventsAdded).toBe(0)
-      yield* expectTeamMatches(c.local, url)
-      edit(c.file, "line 3", "LINE 3")
-      yield* importOnce(c.policy, other, c.plan) // other's gen 2
-      yield* push(other, url, MACHINE)
-      yield* expectTeamMatches(other, url)
-      fs.appendFileSync(c.file, item(6, "line 6"))
-      yield* importOnce(c.policy, c.local, c.plan) // local's gen 3: other's gen 2 and more
-      yield* push(c.local, url, MACHINE)
-      const gens = yield* expectTeamMatches(c.local, url)
+      yield* t.matches()
+      edit(t.file, "line 3", "LINE 3")
+      yield* t.importAndPush(other) // other's gen 2
+      yield* t.matches(other)
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importAndPush() // local's gen 3: other's gen 2 and more
+      const gens = yield* t.matches()
       expect(gens.filter((g) => !g.superseded).length).toBe(1)
-      yield* importOnce(c.policy, other, c.plan)
-      yield* push(other, url, MACHINE)
-      yield* expectTeamMatches(other, url)
-      expect(yield* content(other)).toEqual(yield* content(c.local))
+      yield* t.importAndPush(other)
+      yield* t.matches(other)
+      expect(yield* content(other)).toEqual(yield* content(t.local))
     }))
 
   it.effect("a local file restored from an older copy, then changed otherwise: its generation of the same number is not the team's", () =>
     Effect.gen(function*() {
-      const c = single()
-      const backup = path.join(c.dir, "backup.db")
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
-      fs.copyFileSync(c.local, backup)
-      const original = fs.readFileSync(c.file, "utf8")
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, c.local, c.plan) // gen 2: LINE 2
-      yield* push(c.local, url, MACHINE)
-      yield* expectTeamMatches(c.local, url)
+      const t = yield* withTeam
+      const { backup, original } = yield* backedUpThenEdited(t) // gen 2: LINE 2
+      yield* t.pushFrom()
+      yield* t.matches()
       // the local index back from the copy (its gen 1), and the file changed another way, then appended to: gen 2
       // again, of other content (its journal, of the same id, now past the number the marker holds)
-      fs.copyFileSync(backup, c.local)
-      fs.writeFileSync(c.file, original.replace("line 3", "LINE 3"))
-      yield* importOnce(c.policy, c.local, c.plan)
-      fs.appendFileSync(c.file, item(6, "line 6"))
-      yield* importOnce(c.policy, c.local, c.plan)
-      const p = yield* push(c.local, url, MACHINE)
+      fs.copyFileSync(backup, t.local)
+      fs.writeFileSync(t.file, original.replace("line 3", "LINE 3"))
+      yield* t.importInto()
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      const p = yield* t.importAndPush()
       expect(p.sources).toMatchObject({ pushed: 1, newGenerations: 1 })
-      const gens = yield* expectTeamMatches(c.local, url)
-      expect(gens.map((g) => g.superseded)).toEqual([true, true, false])
+      expect((yield* t.matches()).map((g) => g.superseded)).toEqual([true, true, false])
       // the journal of the restored file goes on: the next change is pushed too
-      fs.appendFileSync(c.file, item(7, "line 7"))
-      yield* importOnce(c.policy, c.local, c.plan)
-      expect((yield* push(c.local, url, MACHINE)).eventsAdded).toBe(1)
-      yield* expectTeamMatches(c.local, url)
+      fs.appendFileSync(t.file, item(7, "line 7"))
+      expect((yield* t.importAndPush()).eventsAdded).toBe(1)
+      yield* t.matches()
     }))
 
   it.effect("a local file restored from an older copy and pushed at once: the team index takes its content, and later changes follow", () =>
     Effect.gen(function*() {
-      const c = single()
-      const backup = path.join(c.dir, "backup.db")
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
-      fs.copyFileSync(c.local, backup)
-      const original = fs.readFileSync(c.file, "utf8")
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, c.local, c.plan)
-      fs.appendFileSync(c.file, item(6, "line 6"))
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
+      const t = yield* withTeam
+      const { backup, original } = yield* backedUpThenEdited(t)
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importAndPush()
       // back from the copy, the file too: pushed at once (the marker is ahead of the journal: every source compared)
-      fs.copyFileSync(backup, c.local)
-      fs.writeFileSync(c.file, original)
-      const p = yield* push(c.local, url, MACHINE)
-      expect(p.sources).toMatchObject({ read: 1, pushed: 1, newGenerations: 1 })
-      expect((yield* expectTeamMatches(c.local, url)).map((g) => g.superseded)).toEqual([true, true, false])
+      fs.copyFileSync(backup, t.local)
+      fs.writeFileSync(t.file, original)
+      expect((yield* t.pushFrom()).sources).toMatchObject({ read: 1, pushed: 1, newGenerations: 1 })
+      expect((yield* t.matches()).map((g) => g.superseded)).toEqual([true, true, false])
       // each change after it is read and pushed, also those numbered below the marker the lost changes left
       for (const [from, to] of [["line 3", "LINE 3"], ["line 4", "LINE 4"], ["line 5", "LINE 5"]]) {
-        edit(c.file, from, to)
-        yield* importOnce(c.policy, c.local, c.plan)
-        expect((yield* push(c.local, url, MACHINE)).sources).toMatchObject({ read: 1, pushed: 1, newGenerations: 1 })
-        yield* expectTeamMatches(c.local, url)
+        edit(t.file, from, to)
+        expect((yield* t.importAndPush()).sources).toMatchObject({ read: 1, pushed: 1, newGenerations: 1 })
+        yield* t.matches()
       }
     }))
 
   it.effect("a local file restored from an older copy: a change numbered below the marker the lost changes left is pushed", () =>
     Effect.gen(function*() {
-      const c = single()
-      const second = path.join(c.dir, "agents", "second", "sessions", "second.jsonl")
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
       fs.mkdirSync(path.dirname(second), { recursive: true })
       fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
-      const backup = path.join(c.dir, "backup.db")
-      const url = yield* migratedDatabase
-      const high = () => {
-        const db = new Database(c.local, { readonly: true })
+      const backup = path.join(t.dir, "backup.db")
+      /** A number of the local journal: the first row `query` answers. */
+      const journal = (query: string, ...params: ReadonlyArray<unknown>) => {
+        const db = new Database(t.local, { readonly: true })
         try {
-          return (db.prepare("SELECT max(seq) AS n FROM push_journal").get() as { n: number }).n
+          return (db.prepare(query).get(...params) as { n: number }).n
         } finally {
           db.close()
         }
       }
-      const seqOf = (name: string) => {
-        const db = new Database(c.local, { readonly: true })
-        try {
-          return (db.prepare("SELECT j.seq AS n FROM push_journal j JOIN sources s USING (source_key) WHERE s.locator_json LIKE ?").get(`%${name}%`) as {
-            n: number
-          }).n
-        } finally {
-          db.close()
-        }
-      }
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
-      fs.copyFileSync(c.local, backup)
-      const originals = [fs.readFileSync(c.file), fs.readFileSync(second)]
+      const high = () => journal("SELECT max(seq) AS n FROM push_journal")
+      const seqOf = (name: string) => journal("SELECT j.seq AS n FROM push_journal j JOIN sources s USING (source_key) WHERE s.locator_json LIKE ?", `%${name}%`)
+      yield* t.importAndPush()
+      fs.copyFileSync(t.local, backup)
+      const originals = [fs.readFileSync(t.file), fs.readFileSync(second)]
       // changes later lost: many journal numbers
       for (let i = 2; high() < 60 && i < 40; i++) {
         fs.writeFileSync(second, fs.readFileSync(second, "utf8").replace("second 1", `second 1.${i}`) + item(i, `second ${i}`))
-        yield* importOnce(c.policy, c.local, c.plan)
+        yield* t.importInto()
       }
-      yield* push(c.local, url, MACHINE)
-      const [mark] = yield* Effect.promise(() => pgQuery<{ seq: string }>(url, "SELECT seq FROM push_marks"))
+      yield* t.pushFrom()
+      const [mark] = yield* Effect.promise(() => pgQuery<{ seq: string }>(t.url, "SELECT seq FROM push_marks"))
       // back from the copy, the files too, and pushed (every source compared)
-      fs.copyFileSync(backup, c.local)
-      fs.writeFileSync(c.file, originals[0])
+      fs.copyFileSync(backup, t.local)
+      fs.writeFileSync(t.file, originals[0])
       fs.writeFileSync(second, originals[1])
-      yield* push(c.local, url, MACHINE)
-      yield* expectTeamMatches(c.local, url)
+      yield* t.pushFrom()
+      yield* t.matches()
       // the first file changed (numbered below the marker), then the second often enough to pass it
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, c.local, c.plan)
+      edit(t.file, "line 2", "LINE 2")
+      yield* t.importInto()
       expect(seqOf("solo.jsonl")).toBeLessThanOrEqual(Number(mark.seq))
       for (let i = 2; high() <= Number(mark.seq) && i < 60; i++) {
         fs.appendFileSync(second, item(i, `second again ${i}`))
-        yield* importOnce(c.policy, c.local, c.plan)
+        yield* t.importInto()
       }
       expect(high()).toBeGreaterThan(Number(mark.seq))
-      const p = yield* push(c.local, url, MACHINE)
-      expect(p.sources.pushed).toBe(2)
-      yield* expectTeamMatches(c.local, url)
+      expect((yield* t.pushFrom()).sources.pushed).toBe(2)
+      yield* t.matches()
     }))
 
   it.effect("a push that died after starting a new generation: the next one fills that generation, no other", () =>
     Effect.gen(function*() {
-      const c = single()
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, c.local, c.plan)
+      const t = yield* withTeam
+      yield* t.importAndPush()
+      edit(t.file, "line 2", "LINE 2")
+      yield* t.importInto()
       // The server refuses events this time: the new generation is begun, nothing of it goes in.
       yield* Effect.promise(() =>
-        pgQuery(url, `
+        pgQuery(t.url, `
           CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
           CREATE TRIGGER refuse_events BEFORE INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION refuse();`)
       )
-      expect((yield* Effect.either(push(c.local, url, MACHINE)))._tag).toBe("Left")
-      yield* Effect.promise(() => pgQuery(url, "DROP TRIGGER refuse_events ON events"))
-      yield* push(c.local, url, MACHINE)
-      expect(yield* expectTeamMatches(c.local, url)).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
-      expect((yield* push(c.local, url, MACHINE)).sources.pushed).toBe(0)
+      expect((yield* Effect.either(t.pushFrom()))._tag).toBe("Left")
+      yield* Effect.promise(() => pgQuery(t.url, "DROP TRIGGER refuse_events ON events"))
+      yield* t.pushFrom()
+      expect(yield* t.matches()).toEqual([{ generation: 1, superseded: true }, { generation: 2, superseded: false }])
+      expect((yield* t.pushFrom()).sources.pushed).toBe(0)
     }))
 
   it.effect("direct imports of the same machine and path between pushes: the same content is unchanged, other content a new generation", () =>
     Effect.gen(function*() {
-      const c = single()
-      const url = yield* migratedDatabase
-      yield* importOnce(c.policy, c.local, c.plan)
-      yield* push(c.local, url, MACHINE)
+      const t = yield* withTeam
+      yield* t.importAndPush()
       // edited, imported straight in (team gen 2), then locally (local gen 2, same content): nothing to push
-      edit(c.file, "line 2", "LINE 2")
-      yield* importOnce(c.policy, url, c.plan, undefined, MACHINE)
-      yield* importOnce(c.policy, c.local, c.plan)
-      const same = yield* push(c.local, url, MACHINE)
+      edit(t.file, "line 2", "LINE 2")
+      yield* t.importDirect()
+      const same = yield* t.importAndPush()
       expect(same.sources).toMatchObject({ pushed: 0, newGenerations: 0 })
       expect(same.eventsAdded).toBe(0)
-      expect((yield* expectTeamMatches(c.local, url)).length).toBe(2)
+      expect((yield* t.matches()).length).toBe(2)
       // edited and imported straight in (team gen 3), edited again and imported locally (local gen 3): the local content wins
-      edit(c.file, "line 3", "LINE 3")
-      yield* importOnce(c.policy, url, c.plan, undefined, MACHINE)
-      edit(c.file, "line 4", "LINE 4")
-      yield* importOnce(c.policy, c.local, c.plan)
-      const other = yield* push(c.local, url, MACHINE)
+      edit(t.file, "line 3", "LINE 3")
+      yield* t.importDirect()
+      edit(t.file, "line 4", "LINE 4")
+      const other = yield* t.importAndPush()
       expect(other.sources).toMatchObject({ pushed: 1, newGenerations: 1 })
-      const gens = yield* expectTeamMatches(c.local, url)
-      expect(gens.map((g) => g.superseded)).toEqual([true, true, true, false])
+      expect((yield* t.matches()).map((g) => g.superseded)).toEqual([true, true, true, false])
       // and the other way: the local content pushed, then imported straight in: the direct import finds it unchanged
-      const direct = yield* importOnce(c.policy, url, c.plan, undefined, MACHINE)
+      const direct = yield* t.importDirect()
       expect([direct.sources.accepted, direct.eventsAdded]).toEqual([0, 0])
     }))
 })

@@ -22,8 +22,9 @@ import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import type { ImportReport } from "../../src/services/Importer.js"
 import { type Fault, faultyAccess } from "../support/faulty-access.js"
 import { importOnce, indexView, sessionIds } from "../support/index.js"
-import { fixturesDir, tempDir } from "../support/paths.js"
-import { nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
+import { tempDir } from "../support/paths.js"
+import { agentsFixtureCopy, appendLastLine, museNativeRoot } from "../support/source-roots.js"
+import { nativeSessionPath } from "../../bench/generate/native.js"
 
 const claudeLine = (sid: string, i: number) =>
   JSON.stringify({
@@ -46,20 +47,9 @@ const cases: ReadonlyArray<{ readonly provider: string; readonly setup: () => Se
   {
     provider: "muse-code",
     setup: () => {
-      const dir = tempDir()
-      const root = path.join(dir, "muse", "sessions")
-      const ws = path.join(dir, "ws")
-      fs.mkdirSync(ws, { recursive: true })
-      writeNativeRoot(root, 5, ws)
+      const { root, ws } = museNativeRoot(5)
       const file = nativeSessionPath(root, 2)
-      return {
-        policy: { workspaceRoots: [ws], museRoots: [root] },
-        file,
-        append: () => {
-          const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")
-          fs.appendFileSync(file, lines[lines.length - 1] + "\n")
-        }
-      }
+      return { policy: { workspaceRoots: [ws], museRoots: [root] }, file, append: () => appendLastLine(file) }
     }
   },
   {
@@ -81,18 +71,8 @@ const cases: ReadonlyArray<{ readonly provider: string; readonly setup: () => Se
   {
     provider: "muse-agents",
     setup: () => {
-      const dir = tempDir()
-      const root = path.join(dir, "agents")
-      fs.cpSync(path.join(fixturesDir, "muse-agents", "agents"), root, { recursive: true })
-      const file = path.join(root, "cron-first", "sessions", "cron-first.jsonl")
-      return {
-        policy: { workspaceRoots: [dir], agentsRoot: root },
-        file,
-        append: () => {
-          const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")
-          fs.appendFileSync(file, lines[lines.length - 1] + "\n")
-        }
-      }
+      const { dir, file, root } = agentsFixtureCopy()
+      return { policy: { workspaceRoots: [dir], agentsRoot: root }, file, append: () => appendLastLine(file) }
     }
   }
 ]

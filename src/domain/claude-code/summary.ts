@@ -11,7 +11,7 @@ import type { ParseWarning } from "../model.js"
 import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
-import { eventCountOf, type TokenTotals, UsageTally } from "./events.js"
+import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, isSpawnTool, SYNTHETIC_MODEL, textOf } from "./records.js"
 
 /** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
@@ -22,6 +22,13 @@ export type Part = { readonly _tag: "main" } | { readonly _tag: "subagent"; read
 
 /** The main file. */
 export const MAIN: Part = { _tag: "main" }
+
+/** An entry's text as a prompt (trimmed, at most {@link PROMPT_MAX_CHARS}), or null when it is no prompt or empty. */
+const promptOf = (c: Parameters<typeof isPrompt>[0]): string | null => {
+  if (!isPrompt(c)) return null
+  const t = textOf(c).trim()
+  return t.length === 0 ? null : t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t
+}
 
 /**
  * Scans a session's lines: title (a `summary` whose `leafUuid` is a uuid of
@@ -73,6 +80,10 @@ export class SessionScan {
   private readonly agentCalls = new Map<string, string>()
   /** Each subagent file's first prompt, by agent id. */
   private readonly subagentPrompts = new Map<string, string>()
+  /** The main file's chains: each inline sidechain's root and spawning call (as `stream` places them). */
+  private readonly chain = new ChainState()
+  /** The roots of the main file's inline sidechains, in order, with each one's first prompt (or null). */
+  private readonly sidechainPrompts = new Map<string, string | null>()
 
   /** @param ownSessionId the session's id (its file stem), to tell its own `custom-title` records from others'; null: any. */
   constructor(readonly ownSessionId: string | null = null) {}
@@ -113,6 +124,11 @@ export class SessionScan {
       this.endedAt = latestOf(this.endedAt, c.timestamp)
     }
     if (main) {
+      const root = this.chain.push(c, lineNumber)
+      if (root !== null) {
+        const known = this.sidechainPrompts.get(root)
+        if (known === undefined || known === null) this.sidechainPrompts.set(root, promptOf({ ...c, isSidechain: false }))
+      }
       this.cwd ??= c.cwd
       this.gitBranch ??= c.gitBranch !== null && c.gitBranch !== "" ? c.gitBranch : null
       this.version ??= c.version
@@ -133,9 +149,9 @@ export class SessionScan {
       if (result !== undefined && result.type === "tool_result") this.agentCalls.set(c.resultAgentId, result.toolUseId)
     }
     // A subagent's lines are all sidechain lines: its first prompt is its first user text that a prompt would be.
-    if (part._tag === "subagent" && !this.subagentPrompts.has(part.agentId) && isPrompt({ ...c, isSidechain: false })) {
-      const t = textOf(c).trim()
-      if (t.length > 0) this.subagentPrompts.set(part.agentId, t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t)
+    if (part._tag === "subagent" && !this.subagentPrompts.has(part.agentId)) {
+      const t = promptOf({ ...c, isSidechain: false })
+      if (t !== null) this.subagentPrompts.set(part.agentId, t)
     }
     for (const b of c.blocks) {
       if (b.type === "tool_use" && main && isSpawnTool(b.name)) {
@@ -170,6 +186,25 @@ export class SessionScan {
     }
     const prompt = this.subagentPrompts.get(agentId)
     return prompt !== undefined ? titleOf(prompt) : null
+  }
+
+  /**
+   * The titles of the main file's inline sidechains (older versions wrote a
+   * Task's conversation into the session file, `isSidechain` lines), by
+   * root uuid (the session `sidechain-<root>`), in order: by the rule of
+   * {@link subagentTitle}, the `description` of the Task call that spawned it
+   * (the call whose prompt its first line holds, as `stream` links it), else
+   * its own first prompt; a sidechain with neither is left out.
+   */
+  sidechainTitles(): ReadonlyArray<readonly [root: string, title: string]> {
+    const out: Array<readonly [string, string]> = []
+    for (const [root, prompt] of this.sidechainPrompts) {
+      const call = this.chain.callOf(root)
+      const named = call !== null ? this.taskNames.get(call) : undefined
+      const title = named ?? prompt
+      if (title !== null) out.push([root, titleOf(title)])
+    }
+    return out
   }
 
   /** Every tool call of the session (main chain, sidechains, subagents). */

@@ -13,7 +13,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
-import { isRecord, parseJson } from "../json.js"
+import { type InexactNumbers, inexactNumbers, isRecord, parseJson } from "../json.js"
 import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
 import { timestampOrNull } from "../timestamps.js"
 import { normalizeToolCall } from "./tools.js"
@@ -166,6 +166,12 @@ export type Entry =
     readonly input: unknown
     /** True when `arguments` was a string that is not JSON (kept as the raw string). */
     readonly argumentsUnparsed: boolean
+    /**
+     * Numbers of an `arguments` JSON text that the parsed input does not
+     * carry exactly (`inexactNumbers`: the line's own check skips strings);
+     * absent when there are none.
+     */
+    readonly argumentsInexact?: InexactNumbers | undefined
   }
   | {
     readonly _tag: "ToolOutput"
@@ -236,12 +242,12 @@ const outputText = (output: unknown): string => {
 const roleOf = (role: string): "user" | "assistant" | "developer" | null =>
   role === "user" || role === "assistant" || role === "developer" ? role : null
 
-const toolInput = (args: unknown, maxDepth: number): { input: unknown; unparsed: boolean } => {
+const toolInput = (args: unknown, maxDepth: number): { input: unknown; unparsed: boolean; inexact?: InexactNumbers | undefined } => {
   if (args === undefined || args === null) return { input: {}, unparsed: false }
   if (typeof args !== "string") return { input: args, unparsed: false }
   if (args.trim().length === 0) return { input: {}, unparsed: false }
   const parsed = parseJson(args, maxDepth)
-  return parsed._tag === "ok" ? { input: parsed.value, unparsed: false } : { input: args, unparsed: true }
+  return parsed._tag === "ok" ? { input: parsed.value, unparsed: false, inexact: inexactNumbers(args) } : { input: args, unparsed: true }
 }
 
 /** Map an `item` record's `item` object to an {@link Entry}, or say why it is skipped. */
@@ -273,7 +279,7 @@ const classifyItem = (
     case "function_call": {
       if (!recordGuards.FunctionCallItem(item)) return { skip: "invalid" }
       const f = item as typeof FunctionCallItem.Type
-      const { input, unparsed } = toolInput(f.arguments, maxDepth)
+      const { inexact, input, unparsed } = toolInput(f.arguments, maxDepth)
       const normalized = normalizeToolCall(f.name, input)
       return {
         _tag: "ToolCall",
@@ -281,7 +287,8 @@ const classifyItem = (
         name: normalized.name,
         nativeName: f.name,
         input: normalized.input,
-        argumentsUnparsed: unparsed
+        argumentsUnparsed: unparsed,
+        ...(inexact !== undefined ? { argumentsInexact: inexact } : {})
       }
     }
     case "function_call_output": {

@@ -20,10 +20,12 @@ import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "
 import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
-import { isRecord, parseJson } from "../../domain/json.js"
+import { InexactTally } from "../../domain/inexact-tally.js"
+import { inexactNumbers, isRecord, parseJson } from "../../domain/json.js"
 import type { Diagnostic, Inspection, Locator, SessionEvent, SourceSummary, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import {
   ChainState,
+  eventCountOf,
   eventsOf,
   LOCATOR_CLASS,
   type ParentRef,
@@ -33,7 +35,7 @@ import {
 } from "../../domain/claude-code/events.js"
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
-import { MAIN, SessionScan } from "../../domain/claude-code/summary.js"
+import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -67,13 +69,15 @@ export const sourceIdOf = (realPath: string): string => makeSourceId(PROVIDER, L
  */
 const SESSION_BINDING: LineBinding = { checkNewline: false, unterminated: true, headRequired: true }
 
-const classify = (deps: ClaudeDeps, line: Line, lineNumber: number): Classified =>
-  classifyLine({
-    text: line.oversized ? "" : line.bytes.toString("utf8"),
-    lineNumber,
-    terminated: line.terminated,
-    oversized: line.oversized
-  }, deps.limits.maxDepth)
+/** A line's text (empty for an oversized line, whose bytes were not read). */
+const textOf = (line: Line): string => (line.oversized ? "" : line.bytes.toString("utf8"))
+
+const classify = (deps: ClaudeDeps, line: Line, lineNumber: number, text: string = textOf(line)): Classified =>
+  classifyLine({ text, lineNumber, terminated: line.terminated, oversized: line.oversized }, deps.limits.maxDepth)
+
+/** How a session's files are named in their `NUMBER_NOT_EXACT` diagnostics. */
+const sessionFileLabel = (file: AuthorizedFile): string => `the session file ${file.path}`
+const subagentFileLabel = (s: Subagent): string => `the subagent file ${s.file.path}`
 
 /**
  * Authorize a session log under the root. Fails with the access errors
@@ -251,11 +255,11 @@ export const subagentPaths = (access: SourceAccessShape, sessionPath: string): E
     return [...nested.map((n) => nodePath.join(dir, n)).sort(), ...flat.map((f) => f.file.path)]
   })
 
-/** Run `onLine` over every line of an authorized file, in order. */
+/** Run `onLine` over every line of an authorized file (classified, with its text), in order. */
 const eachLine = (
   deps: ClaudeDeps,
   file: AuthorizedFile,
-  onLine: (c: Classified, line: Line) => void,
+  onLine: (c: Classified, line: Line, text: string) => void,
   until?: number
 ): Effect.Effect<void, SourceAccessError> =>
   Effect.scoped(
@@ -265,7 +269,10 @@ const eachLine = (
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
       yield* Stream.runForEachChunk(lines, (chunk) =>
         Effect.sync(() => {
-          for (const line of chunk) onLine(classify(deps, line, line.lineNumber), line)
+          for (const line of chunk) {
+            const text = textOf(line)
+            onLine(classify(deps, line, line.lineNumber, text), line, text)
+          }
         }))
     })
   )
@@ -278,18 +285,45 @@ export interface ScannedSession {
   readonly scan: SessionScan
   readonly subagents: ReadonlyArray<Subagent>
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** With `countNumbers`: the `NUMBER_NOT_EXACT` diagnostic of each file that has inexact numbers (session file first); else none. */
+  readonly numbers: ReadonlyArray<Diagnostic>
 }
 
-/** Scan a session: its file, then its nested subagent files. Fails only with access errors of the session file. */
-export const scanSession = (deps: ClaudeDeps, file: AuthorizedFile): Effect.Effect<ScannedSession, SourceAccessError> =>
+/**
+ * Count, in `tally`, the numbers of a line that yields events that its
+ * events do not carry exactly (lines that yield none are not counted).
+ */
+const countInexact = (tally: InexactTally, text: string, lineNumber: number, offset: number): void =>
+  tally.add(inexactNumbers(text), lineNumber, offset)
+
+/**
+ * Scan a session: its file, then its nested subagent files; with
+ * `countNumbers`, also each file's numbers its events do not carry exactly
+ * (`numbers`). Fails only with access errors of the session file.
+ */
+export const scanSession = (
+  deps: ClaudeDeps,
+  file: AuthorizedFile,
+  countNumbers = false
+): Effect.Effect<ScannedSession, SourceAccessError> =>
   Effect.gen(function*() {
     const scan = new SessionScan(sessionIdOfFile(nodePath.basename(file.path)))
-    yield* eachLine(deps, file, (c, line) => scan.push(c, MAIN, line.lineNumber, line.terminated))
+    const numbers: Array<Diagnostic> = []
+    const scanFile = (f: AuthorizedFile, part: Part, label: string) => {
+      const tally = countNumbers ? new InexactTally() : undefined
+      return eachLine(deps, f, (c, line, text) => {
+        scan.push(c, part, line.lineNumber, line.terminated)
+        if (tally !== undefined && eventCountOf(c) > 0) countInexact(tally, text, line.lineNumber, line.start)
+      }).pipe(Effect.tap(() => {
+        const d = tally?.diagnostic(label)
+        if (d !== undefined) numbers.push(d)
+      }))
+    }
+    yield* scanFile(file, MAIN, sessionFileLabel(file))
     const { diagnostics, subagents } = yield* subagentsOf(deps, file)
     const problems = [...diagnostics]
     for (const s of subagents) {
-      const part = { _tag: "subagent", agentId: s.agentId } as const
-      const read = yield* Effect.either(eachLine(deps, s.file, (c, line) => scan.push(c, part, line.lineNumber, line.terminated)))
+      const read = yield* Effect.either(scanFile(s.file, { _tag: "subagent", agentId: s.agentId }, subagentFileLabel(s)))
       if (Either.isLeft(read)) {
         problems.push({ code: read.left.code, message: `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, details: { agentId: s.agentId } })
       }
@@ -300,7 +334,8 @@ export const scanSession = (deps: ClaudeDeps, file: AuthorizedFile): Effect.Effe
       sessionId: sessionIdOfFile(nodePath.basename(file.path)),
       scan,
       subagents,
-      diagnostics: problems
+      diagnostics: problems,
+      numbers
     }
   })
 
@@ -320,6 +355,9 @@ type Placement = (c: Classified, lineNumber: number) => { readonly sessionId: st
  * read again and its events up to the cursor's are left out; when the
  * cursor's line had no `\n` and bytes were appended to it since (no `\n`
  * between), those bytes are read on their own, as the rest of that line.
+ * `numbers`: where the file's `NUMBER_NOT_EXACT` goes once its events ended
+ * without failing (counted over the lines whose events it emits), named by
+ * `label`; absent, nothing is counted.
  */
 const fileEvents = (
   deps: ClaudeDeps,
@@ -328,7 +366,8 @@ const fileEvents = (
   place: Placement,
   resume: CursorState | undefined,
   onRead: ((read: SourceRead) => void) | undefined,
-  beforeResume?: (c: Classified, lineNumber: number) => void
+  beforeResume?: ((c: Classified, lineNumber: number) => void) | undefined,
+  numbers?: { readonly onWarning: (d: Diagnostic) => void; readonly label: string } | undefined
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
@@ -361,12 +400,14 @@ const fileEvents = (
         skipThrough = at.continues ? -1 : sub
         sequence = at.continues ? n + 1 : n - sub
       }
-      return src.lines(from, onRead).pipe(
+      const tally = numbers !== undefined ? new InexactTally() : undefined
+      const events = src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
           for (const line of chunk) {
             const lineNumber = lineBase + line.lineNumber
-            const c = classify(deps, line, lineNumber)
+            const text = textOf(line)
+            const c = classify(deps, line, lineNumber, text)
             if (c._tag !== "Entry") continue
             const { parent, sessionId } = place(c, lineNumber)
             const events = eventsOf(c, {
@@ -381,9 +422,18 @@ const fileEvents = (
             sequence += events.length
             const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
             for (let k = skip; k < events.length; k++) out.push(events[k])
+            if (tally !== undefined && events.length > skip) countInexact(tally, text, lineNumber, line.start)
           }
           return Chunk.unsafeFromArray(out)
         })
+      )
+      if (tally === undefined || numbers === undefined) return events
+      return Stream.concat(
+        events,
+        Stream.execute(Effect.sync(() => {
+          const d = tally.diagnostic(numbers.label)
+          if (d !== undefined) numbers.onWarning(d)
+        }))
       )
     })
   )
@@ -441,10 +491,22 @@ export const streamSession = (
       const chain = new ChainState()
       const place = mainPlacement(chain, sessionId, sourceId)
       const onRead = options.onRead
+      const onWarning = options.onWarning
+      const numbers = (label: string) => (onWarning !== undefined ? { onWarning, label } : undefined)
       const subagentStreams = (list: ReadonlyArray<Subagent>, first: CursorState | undefined) =>
         Stream.flatMap(
           Stream.fromIterable(list.map((s, i) => [s, i] as const)),
-          ([s, i]) => fileEvents(deps, s.file, s.sourceId, subagentPlacement(chain, sessionId, sourceId, s), i === 0 ? first : undefined, onRead),
+          ([s, i]) =>
+            fileEvents(
+              deps,
+              s.file,
+              s.sourceId,
+              subagentPlacement(chain, sessionId, sourceId, s),
+              i === 0 ? first : undefined,
+              onRead,
+              undefined,
+              numbers(subagentFileLabel(s))
+            ),
           { concurrency: 1 }
         )
       const listed = Effect.map(subagentsOf(deps, file), (r) => {
@@ -454,7 +516,7 @@ export const streamSession = (
       if (state === undefined || cursorIsFor(state, sourceId)) {
         const own = fileEvents(deps, file, sourceId, place, state, onRead, (c, n) => {
           if (c._tag === "Entry") chain.push(c, n)
-        })
+        }, numbers(sessionFileLabel(file)))
         if (options.includeSubagents !== true) return own
         return Stream.concat(own, Stream.unwrap(Effect.map(listed, (list) => subagentStreams(list, undefined))))
       }
@@ -539,13 +601,17 @@ export const overviewOf = (s: ScannedSession): SourceSummary => {
   }
 }
 
-/** The titles of a session's subagent sessions (see `SessionScan.subagentTitle`), when it has any. */
+/**
+ * The titles of a session's subagent sessions (see `SessionScan.subagentTitle`) and inline sidechain
+ * sessions (`SessionScan.sidechainTitles`), when it has any.
+ */
 const sessionTitlesOf = (s: ScannedSession): { readonly sessionTitles?: Record<string, string> } => {
   const titles: Record<string, string> = {}
   for (const a of s.subagents) {
     const t = s.scan.subagentTitle(a.agentId, a.toolUseId)
     if (t !== null) titles[subagentSessionId(a.agentId)] = t
   }
+  for (const [root, t] of s.scan.sidechainTitles()) titles[sidechainSessionId(root)] = t
   return Object.keys(titles).length > 0 ? { sessionTitles: titles } : {}
 }
 
@@ -585,14 +651,16 @@ export const transcriptOf = (deps: ClaudeDeps, locator: Locator): Effect.Effect<
 
 /**
  * `inspect` of a session: identity, the session with its counts, the events
- * `stream` yields from the file (without subagents), first / last times, and
- * parse warnings as diagnostics. `provisional` when the last line has no
+ * `stream` yields from the file (without subagents), first / last times,
+ * parse warnings as diagnostics, and a `NUMBER_NOT_EXACT` per file (the
+ * session file, each subagent file) whose events' lines hold numbers they do
+ * not carry exactly. `provisional` when the last line has no
  * `\n`, else `complete`. Fails with the access errors.
  */
 export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effect<Inspection, IngestError> =>
   Effect.gen(function*() {
     const file = yield* authorizeSession(deps, locator)
-    const s = yield* scanSession(deps, file)
+    const s = yield* scanSession(deps, file, true)
     const scan = s.scan
     const warnings = scan.parseWarnings
     const summary = summaryOf(s)
@@ -622,6 +690,7 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
         ...s.diagnostics,
+        ...s.numbers,
         ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])
       ],
       provenance: {

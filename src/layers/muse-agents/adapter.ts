@@ -42,7 +42,7 @@ export const makeWith = (
       descriptor,
       discover: () => discoverAgents(deps),
       inspect: (locator) => inspectTranscript(deps, locator),
-      stream: (locator, options) => streamTranscript(deps, locator, options?.cursor, options?.onRead),
+      stream: (locator, options) => streamTranscript(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),
       // One transcript file is one source; its key also carries the session id read from its header.
       sourcePerFile: true,

@@ -21,7 +21,9 @@ import {
   type SourceAccessError,
   UnsupportedOperation
 } from "../../domain/errors.js"
-import type { Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import { InexactTally } from "../../domain/inexact-tally.js"
+import { inexactNumbers } from "../../domain/json.js"
+import type { Diagnostic, Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
 import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
 import { type AgentsRoot, resolveAgentsRoot, SESSIONS_INDEX_FILE } from "../../domain/muse-agents/root.js"
@@ -30,7 +32,7 @@ import { TranscriptBuilder } from "../../domain/muse-agents/transcript.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
-import type { SourceRead } from "../../services/SessionSource.js"
+import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 
@@ -90,13 +92,13 @@ const toRaw = (line: Line, lineNumber: number) => ({
 
 /**
  * Read every line of an authorized file once, in order, handing each
- * classified line to `onLine` (a chunk of lines per read step; one step plus
- * one line held at most). Fails only with access errors.
+ * classified line to `onLine` with its text (a chunk of lines per read step;
+ * one step plus one line held at most). Fails only with access errors.
  */
 export const scanFile = (
   deps: AgentsDeps,
   file: AuthorizedFile,
-  onLine: (c: Classified, line: Line) => void
+  onLine: (c: Classified, line: Line, text: string) => void
 ): Effect.Effect<void, SourceAccessError> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -104,12 +106,31 @@ export const scanFile = (
       yield* readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
         Stream.runForEachChunk((chunk) =>
           Effect.sync(() => {
-            for (const line of chunk) onLine(classifyLine(toRaw(line, line.lineNumber), deps.limits.maxDepth), line)
+            for (const line of chunk) {
+              const raw = toRaw(line, line.lineNumber)
+              onLine(classifyLine(raw, deps.limits.maxDepth), line, raw.text)
+            }
           })
         )
       )
     })
   )
+
+/**
+ * Count, in `tally`, the numbers of a line that yields an event (and of its
+ * `function_call`'s `arguments` JSON text, parsed into the tool input) that
+ * the event does not carry exactly. Lines that yield no event (the header,
+ * ignored and skipped lines) are not counted.
+ */
+const countInexact = (tally: InexactTally, c: Classified, text: string, lineNumber: number, offset: number): void => {
+  if (!yieldsEvent(c)) return
+  tally.add(inexactNumbers(text), lineNumber, offset)
+  if (c._tag === "Item" && c.entry._tag === "ToolCall") tally.add(c.entry.argumentsInexact, lineNumber, offset)
+}
+
+/** The `NUMBER_NOT_EXACT` diagnostic of a transcript's pass, or undefined when every number was exact. */
+const inexactDiagnostic = (tally: InexactTally, file: AuthorizedFile): Diagnostic | undefined =>
+  tally.diagnostic(`the transcript ${file.path}`)
 
 /** A transcript's scan, with the file it was read from. */
 export interface ScannedTranscript {
@@ -118,14 +139,18 @@ export interface ScannedTranscript {
   readonly scan: SessionScan
 }
 
-/** Scan an authorized file into a {@link SessionScan}. */
+/** Scan an authorized file into a {@link SessionScan}; with `tally`, also count its inexact numbers (see `countInexact`). */
 export const scanTranscript = (
   deps: AgentsDeps,
-  file: AuthorizedFile
+  file: AuthorizedFile,
+  tally?: InexactTally | undefined
 ): Effect.Effect<ScannedTranscript, SourceAccessError> =>
   Effect.gen(function*() {
     const scan = new SessionScan()
-    yield* scanFile(deps, file, (c, line) => scan.push(c, line.lineNumber, line.terminated))
+    yield* scanFile(deps, file, (c, line, text) => {
+      scan.push(c, line.lineNumber, line.terminated)
+      if (tally !== undefined) countInexact(tally, c, text, line.lineNumber, line.start)
+    })
     return { file, sourceId: sourceIdOf(file.path), scan: scan.finish() }
   })
 
@@ -209,16 +234,19 @@ export const transcriptOf = (deps: AgentsDeps, locator: Locator): Effect.Effect<
 /**
  * `inspect` of a transcript: identity, the session with its summary counts,
  * the number of events `stream` yields, first/last record times, and parse
- * warnings as diagnostics. `provisional` when the last line has no `\n` (an
+ * warnings as diagnostics, and `NUMBER_NOT_EXACT` when numbers of its events'
+ * lines are not carried exactly. `provisional` when the last line has no `\n` (an
  * append may be in progress), else `complete`. Fails like {@link transcriptOf}.
  */
 export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Effect<Inspection, IngestError> =>
   Effect.gen(function*() {
     const file = yield* authorizeTranscript(deps, locator)
-    const { scan, sourceId } = yield* scanTranscript(deps, file)
+    const tally = new InexactTally()
+    const { scan, sourceId } = yield* scanTranscript(deps, file, tally)
     const header = scan.header
     if (header === null) return yield* notASession(file)
     const warnings = scan.lineWarnings.toArray()
+    const inexact = inexactDiagnostic(tally, file)
     return {
       provider: "muse-agents",
       locatorClass: LOCATOR_CLASS,
@@ -250,6 +278,7 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
             details: { count: scan.orphanOutputCount, firstLine: scan.firstOrphanOutputLine }
           }]
           : []),
+        ...(inexact !== undefined ? [inexact] : []),
         ...(scan.lastLineUnterminated
           ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }]
           : [])
@@ -282,13 +311,15 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
  * file's head (first 4 KiB, as far as the cursor) its head binding, else
  * `InvalidCursor` (the file was replaced or rewritten). Fails
  * with the access errors, `MalformedSource` (no `session_header`) or
- * `InvalidCursor`. `onRead` receives each read's bytes (see `StreamOptions.onRead`).
+ * `InvalidCursor`. Of `options`: `cursor`, `onRead` (each read's bytes, see
+ * `StreamOptions.onRead`) and `onWarning` (after the events, when the stream
+ * ends without failing: the transcript's `NUMBER_NOT_EXACT`, counted over
+ * the lines read, if any).
  */
 export const streamTranscript = (
   deps: AgentsDeps,
   locator: Locator,
-  cursor: string | undefined,
-  onRead?: ((read: SourceRead) => void) | undefined
+  options: StreamOptions = {}
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
     Effect.gen(function*() {
@@ -306,6 +337,7 @@ export const streamTranscript = (
       const agentId = header.value.agentId
       let from = 0
       let lineBase = 0
+      const { cursor, onRead, onWarning } = options
       if (cursor !== undefined) {
         const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
         from = at.next
@@ -313,19 +345,31 @@ export const streamTranscript = (
         lineBase = at.continues ? at.seq - 1 : at.seq
       }
       const maxDepth = deps.limits.maxDepth
-      return src.lines(from, onRead).pipe(
+      // Numbers the events do not carry exactly: counted only for a caller that hears of them.
+      const tally = onWarning !== undefined ? new InexactTally() : undefined
+      const events = src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
           for (const line of chunk) {
             const lineNumber = lineBase + line.lineNumber
-            const c = classifyLine(toRaw(line, lineNumber), maxDepth)
+            const raw = toRaw(line, lineNumber)
+            const c = classifyLine(raw, maxDepth)
             if (!yieldsEvent(c)) continue
+            if (tally !== undefined) countInexact(tally, c, raw.text, lineNumber, line.start)
             const token = src.cursor(line, lineNumber)
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
             if (event !== null) out.push(event)
           }
           return Chunk.unsafeFromArray(out)
         })
+      )
+      if (tally === undefined || onWarning === undefined) return events
+      return Stream.concat(
+        events,
+        Stream.execute(Effect.sync(() => {
+          const d = inexactDiagnostic(tally, file)
+          if (d !== undefined) onWarning(d)
+        }))
       )
     })
   )
