@@ -905,14 +905,21 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
           // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
           if (row.generation > generation || (row.generation === generation && row.begun)) return
-          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
-                     WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
-          // A superseded generation's events leave the search results.
-          yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}`
-          yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})
-                     ON CONFLICT DO NOTHING`
-          yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
-                       error_code = NULL, error_message = NULL, event_count = 0, origin = NULL, updated_at = ${now()}
+          // One statement (one round trip): the older generations superseded, their search documents gone (a superseded
+          // generation's events leave the search results), the new generation begun and the checkpoint reset. Its parts
+          // touch rows disjoint from each other's, so running them on one snapshot is running them in turn.
+          const at = now()
+          yield* sql`WITH superseded AS (
+                       UPDATE generations SET superseded_at = ${at}, superseded_reason = ${reason}
+                       WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL
+                     ), unsearched AS (
+                       DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}
+                     ), begun AS (
+                       INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${at})
+                       ON CONFLICT DO NOTHING
+                     )
+                     UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
+                       error_code = NULL, error_message = NULL, event_count = 0, origin = NULL, updated_at = ${at}
                      WHERE source_key = ${source.sourceKey}`
         }))),
 
@@ -981,28 +988,35 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             Effect.gen(function*() {
               const added: Array<{ event_uid: string; session_uid: string; occurred_at: string | null }> = []
               for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
-                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt are the batch's.
+                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt
+                // are the batch's. The search documents go in by the same statement (one round trip), for the events it
+                // actually inserted only (another import's are its own): the words of every row are sent, the documents of
+                // the rows `RETURNING` names are kept.
                 const part = slice.slice(i, i + EVENT_ROWS_PER_INSERT)
                 const col = <K extends keyof (typeof part)[number]>(k: K) => part.map((r) => r[k])
+                const docs = part.map((r) => eventDoc(key, generation, r.event_uid, r.session_uid, eventOf.get(r.event_uid)!))
                 added.push(
                   ...(yield* sql<{ event_uid: string; session_uid: string; occurred_at: string | null }>`
-                    INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
-                                        occurred_at, event_json, attempt)
-                    SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
-                    FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
-                                ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
-                                ${col("occurred_at")}::text[], ${col("event_json")}::text[])
-                      AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
-                    ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at`)
+                    WITH ins AS (
+                      INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
+                                          occurred_at, event_json, attempt)
+                      SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
+                      FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
+                                  ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
+                                  ${col("occurred_at")}::text[], ${col("event_json")}::text[])
+                        AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
+                      ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at
+                    ), docs AS (
+                      INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+                      SELECT ${key}, ${generation}::int, ins.session_uid, ins.event_uid, NULL, w.provider, w.kind, w.role, ins.occurred_at, w.words
+                      FROM ins JOIN unnest(${docs.map((d) => d.event_uid)}::text[], ${docs.map((d) => d.provider)}::text[],
+                                           ${docs.map((d) => d.kind)}::text[], ${docs.map((d) => d.role)}::text[], ${docs.map((d) => d.words)}::tsvector[])
+                        AS w(event_uid, provider, kind, role, words) ON w.event_uid = ins.event_uid
+                      ON CONFLICT DO NOTHING
+                    )
+                    SELECT event_uid, session_uid, occurred_at FROM ins`)
                 )
               }
-              // The search documents of the events this statement inserted (another import's are its own): same transaction.
-              const inserted = new Set(added.map((a) => a.event_uid))
-              const docs: Array<DocRow> = []
-              for (const r of slice) {
-                if (inserted.has(r.event_uid)) docs.push(eventDoc(key, generation, r.event_uid, r.session_uid, eventOf.get(r.event_uid)!))
-              }
-              yield* insertEventDocs(sql, docs)
               return added
             })
           return yield* sql.withTransaction(Effect.gen(function*() {
