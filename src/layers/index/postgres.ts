@@ -1049,33 +1049,13 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                 workspace
               }
             })
-            let sessionsAdded = 0
-            if (sessionRows.length > 0) {
-              // One statement for the batch's sessions; a row this transaction created holds exactly its count.
-              const after = yield* sql<{ session_uid: string; event_count: number }>`
-                INSERT INTO sessions ${sql.insert(sessionRows)}
-                ON CONFLICT (session_uid, generation) DO UPDATE SET
-                  event_count = sessions.event_count + excluded.event_count,
-                  first_at = LEAST(sessions.first_at, excluded.first_at),
-                  last_at = GREATEST(sessions.last_at, excluded.last_at),
-                  title = excluded.title, workspace = excluded.workspace
-                RETURNING session_uid, event_count`
-              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
-              // Their titles' search documents: a changed title's words replace the old ones, a title gone takes its document.
-              const titled = sessionRows.filter((r) => r.title !== null)
-              yield* upsertTitleDocs(sql, titled.map((r) => titleDoc(key, generation, r.session_uid, r.provider, r.title!)))
-              const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
-              if (untitled.length > 0) {
-                yield* sql`DELETE FROM search_docs WHERE title_of IN ${sql.in(untitled)} AND generation = ${generation}`
-              }
-            }
             // The batch's usage rows (all its events: a row another import wrote is written alike).
             const eventUids = new Map(rows.map((r, i) => [events[i], r.event_uid]))
             yield* upsertUsage(sql, key, generation, events, sessionUidOf, (e) => eventUids.get(e)!)
             // The checkpoint moves only forward within its generation (imports running at once each move it).
             const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
                                  AND (cursor_seq IS NULL OR ${cursorSeq}::int IS NULL OR ${cursorSeq}::int >= cursor_seq))`
-            yield* sql`UPDATE sources SET
+            const checkpoint = sql`UPDATE sources SET
                          cursor = CASE WHEN ${forward} THEN ${cursor} ELSE cursor END,
                          cursor_seq = CASE WHEN ${forward} THEN ${cursorSeq}::int ELSE cursor_seq END,
                          source_id = coalesce(source_id, ${events[0].sourceId}),
@@ -1083,6 +1063,39 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                          event_count = event_count + CASE WHEN generation = ${generation} THEN ${added.length}::int ELSE 0 END,
                          updated_at = ${now()}
                        WHERE source_key = ${key}`
+            let sessionsAdded = 0
+            if (sessionRows.length === 0) {
+              yield* checkpoint
+            } else {
+              // One statement (one round trip) for the batch's sessions, their titles' search documents (a changed title's
+              // words replace the old ones, a title gone takes its document) and the checkpoint: its parts write rows
+              // disjoint from each other's, and a title's document finds its session row, inserted by the same
+              // statement, when its foreign key is checked at the statement's end. A session row this transaction
+              // created holds exactly its count.
+              const titled = sessionRows.filter((r) => r.title !== null).map((r) => titleDoc(key, generation, r.session_uid, r.provider, r.title!))
+              const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
+              const after = yield* sql<{ session_uid: string; event_count: number }>`
+                WITH upserted AS (
+                  INSERT INTO sessions ${sql.insert(sessionRows)}
+                  ON CONFLICT (session_uid, generation) DO UPDATE SET
+                    event_count = sessions.event_count + excluded.event_count,
+                    first_at = LEAST(sessions.first_at, excluded.first_at),
+                    last_at = GREATEST(sessions.last_at, excluded.last_at),
+                    title = excluded.title, workspace = excluded.workspace
+                  RETURNING session_uid, event_count
+                ), titles AS (
+                  INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+                  SELECT ${key}, ${generation}::int, t.uid, NULL, t.uid, t.provider, NULL, NULL, NULL, t.words
+                  FROM unnest(${titled.map((d) => d.title_of)}::text[], ${titled.map((d) => d.provider)}::text[],
+                              ${titled.map((d) => d.words)}::tsvector[]) AS t(uid, provider, words)
+                  ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
+                    WHERE search_docs.words IS DISTINCT FROM excluded.words OR search_docs.provider IS DISTINCT FROM excluded.provider
+                ), untitled AS (
+                  DELETE FROM search_docs WHERE title_of = ANY(${untitled}::text[]) AND generation = ${generation}
+                ), checkpoint AS (${checkpoint})
+                SELECT session_uid, event_count FROM upserted`
+              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
+            }
             yield* onPoint("before-commit")
             return { events: added.length, sessions: sessionsAdded }
           })).pipe(
