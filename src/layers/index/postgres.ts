@@ -23,7 +23,7 @@
  *   events and documents one statement), its sessions, their title documents
  *   and the checkpoint one more statement; a new generation begins with one
  *   statement after its row is locked. Round trips, not the server's work,
- *   bound a first import on a busy machine (16 statements a small source,
+ *   bound a first import on a busy machine (15 statements a small source,
  *   from 23). The schema check is one query and the checkpoints of all
  *   sources one more.
  * - Usage (`usage`, migration `0003_usage`): one row per model response, as
@@ -933,17 +933,19 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                      VALUES (${source.sourceKey}, ${writer}, ${source.provider}, ${JSON.stringify(source.locator)}, ${JSON.stringify(source.summary)},
                              ${JSON.stringify(source.overview)}, 0, 'importing', ${now()})
                      ON CONFLICT (source_key) DO NOTHING`
-          const [row] = yield* sql<BaseRow & { attempt_json: string | null; created: boolean }>`
-            SELECT ${sql.unsafe(BASE_COLUMNS.join(", "))}, attempt_json, (generation = 0 AND status = 'importing' AND event_count = 0
-                   AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)) AS created
-            FROM sources WHERE source_key = ${source.sourceKey} FOR UPDATE`
-          if (row.attempt_json !== null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
-          const base: BaseRow | null = row.created
-            ? null
-            : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
-          const state: AttemptState = { attempt: randomInt(1, 2 ** 31 - 1), base }
-          yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify(state)} WHERE source_key = ${source.sourceKey}`
-          return state.attempt
+          // The attempt recorded with the row it began from, in one statement (one round trip) that locks the row: an
+          // attempt already in progress (a killed run's) is kept; a source this attempt created has no row to go back to.
+          const [row] = yield* sql<{ attempt_json: string }>`
+            UPDATE sources SET attempt_json = coalesce(attempt_json, json_build_object(
+              'attempt', ${randomInt(1, 2 ** 31 - 1)}::int,
+              'base', CASE WHEN generation = 0 AND status = 'importing' AND event_count = 0
+                             AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)
+                        THEN NULL
+                        ELSE json_build_object(${sql.unsafe(BASE_COLUMNS.map((c) => `'${c}', ${c}`).join(", "))}) END
+            )::text)
+            WHERE source_key = ${source.sourceKey}
+            RETURNING attempt_json`
+          return (JSON.parse(row.attempt_json) as AttemptState).attempt
         }))),
 
       commitBatch: (batch, onPoint) =>
