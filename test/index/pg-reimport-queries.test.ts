@@ -3,7 +3,9 @@
  * for all of them, not one per source. Counted at the driver: every
  * `pg.Client#query` the import makes (connection set-up, schema check,
  * checkpoints, and whatever else), for a re-import of N unchanged sources,
- * is the same number for every N.
+ * is the same number for every N. And a first import of small sources
+ * costs a bounded number of round trips a source (15: was 22-23 before its
+ * statements were merged), whatever their events.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -72,5 +74,23 @@ describe("team index (PostgreSQL): re-import of unchanged sources", () => {
         expect(queries.filter((q) => /WHERE\s+source_key\s*=/i.test(q))).toEqual([])
       }
       expect(counts[1]).toBe(counts[0])
+    }), 60_000)
+})
+
+describe("team index (PostgreSQL): first import of small sources", () => {
+  it.effect("costs at most 15 round trips a source (transactions' BEGIN and COMMIT included), however many events it has", () =>
+    Effect.gen(function*() {
+      const counts: Array<number> = []
+      for (const n of [3, 23]) {
+        const c = corpus(n)
+        const url = yield* migratedDatabase
+        const { queries, result } = yield* countingQueries(importOnce(c.policy, url, c.plan))
+        expect(result.sources.accepted).toBe(2 * n)
+        counts.push(queries.length)
+      }
+      // 40 more sources (20 native logs of 10-40 events, 20 Muse agents transcripts): the queries they added, each.
+      const perSource = (counts[1] - counts[0]) / 40
+      expect(perSource).toBeGreaterThan(0)
+      expect(perSource).toBeLessThanOrEqual(15)
     }), 60_000)
 })

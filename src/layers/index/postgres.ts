@@ -19,9 +19,13 @@
  *   begun again. A deadlock or serialization failure retries the transaction.
  * - Bulk loading: a batch's events and their search documents go in with
  *   `INSERT … SELECT FROM unnest(…)`, each column bound as one array (a
- *   dozen parameters a statement, in slices of 4,000 rows), its sessions in
- *   one multi-row statement; the schema check is one query and the
- *   checkpoints of all sources one more.
+ *   dozen parameters a statement, in slices of 4,000 rows, each slice's
+ *   events and documents one statement), its sessions, their title documents
+ *   and the checkpoint one more statement; a new generation begins with one
+ *   statement after its row is locked. Round trips, not the server's work,
+ *   bound a first import on a busy machine (15 statements a small source,
+ *   from 23). The schema check is one query and the checkpoints of all
+ *   sources one more.
  * - Usage (`usage`, migration `0003_usage`): one row per model response, as
  *   the SQLite layer keeps them, written in each batch's transaction and
  *   grouped in SQL.
@@ -924,14 +928,21 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
           // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
           if (row.generation > generation || (row.generation === generation && row.begun)) return
-          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
-                     WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL`
-          // A superseded generation's events leave the search results.
-          yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}`
-          yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${now()})
-                     ON CONFLICT DO NOTHING`
-          yield* sql`UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
-                       error_code = NULL, error_message = NULL, event_count = 0, origin = NULL, updated_at = ${now()}
+          // One statement (one round trip): the older generations superseded, their search documents gone (a superseded
+          // generation's events leave the search results), the new generation begun and the checkpoint reset. Its parts
+          // touch rows disjoint from each other's, so running them on one snapshot is running them in turn.
+          const at = now()
+          yield* sql`WITH superseded AS (
+                       UPDATE generations SET superseded_at = ${at}, superseded_reason = ${reason}
+                       WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL
+                     ), unsearched AS (
+                       DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}
+                     ), begun AS (
+                       INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${at})
+                       ON CONFLICT DO NOTHING
+                     )
+                     UPDATE sources SET generation = ${generation}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'importing',
+                       error_code = NULL, error_message = NULL, event_count = 0, origin = NULL, updated_at = ${at}
                      WHERE source_key = ${source.sourceKey}`
         }))),
 
@@ -941,17 +952,19 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                      VALUES (${source.sourceKey}, ${writer}, ${source.provider}, ${JSON.stringify(source.locator)}, ${JSON.stringify(source.summary)},
                              ${JSON.stringify(source.overview)}, 0, 'importing', ${now()})
                      ON CONFLICT (source_key) DO NOTHING`
-          const [row] = yield* sql<BaseRow & { attempt_json: string | null; created: boolean }>`
-            SELECT ${sql.unsafe(BASE_COLUMNS.join(", "))}, attempt_json, (generation = 0 AND status = 'importing' AND event_count = 0
-                   AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)) AS created
-            FROM sources WHERE source_key = ${source.sourceKey} FOR UPDATE`
-          if (row.attempt_json !== null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
-          const base: BaseRow | null = row.created
-            ? null
-            : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
-          const state: AttemptState = { attempt: randomInt(1, 2 ** 31 - 1), base }
-          yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify(state)} WHERE source_key = ${source.sourceKey}`
-          return state.attempt
+          // The attempt recorded with the row it began from, in one statement (one round trip) that locks the row: an
+          // attempt already in progress (a killed run's) is kept; a source this attempt created has no row to go back to.
+          const [row] = yield* sql<{ attempt_json: string }>`
+            UPDATE sources SET attempt_json = coalesce(attempt_json, json_build_object(
+              'attempt', ${randomInt(1, 2 ** 31 - 1)}::int,
+              'base', CASE WHEN generation = 0 AND status = 'importing' AND event_count = 0
+                             AND NOT EXISTS (SELECT 1 FROM generations g WHERE g.source_key = sources.source_key)
+                        THEN NULL
+                        ELSE json_build_object(${sql.unsafe(BASE_COLUMNS.map((c) => `'${c}', ${c}`).join(", "))}) END
+            )::text)
+            WHERE source_key = ${source.sourceKey}
+            RETURNING attempt_json`
+          return (JSON.parse(row.attempt_json) as AttemptState).attempt
         }))),
 
       commitBatch: (batch, onPoint) =>
@@ -1000,28 +1013,35 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
             Effect.gen(function*() {
               const added: Array<{ event_uid: string; session_uid: string; occurred_at: string | null }> = []
               for (let i = 0; i < slice.length; i += EVENT_ROWS_PER_INSERT) {
-                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt are the batch's.
+                // Each column one array parameter, the rows made by `unnest` (see `insertEventDocs`); key, generation and attempt
+                // are the batch's. The search documents go in by the same statement (one round trip), for the events it
+                // actually inserted only (another import's are its own): the words of every row are sent, the documents of
+                // the rows `RETURNING` names are kept.
                 const part = slice.slice(i, i + EVENT_ROWS_PER_INSERT)
                 const col = <K extends keyof (typeof part)[number]>(k: K) => part.map((r) => r[k])
+                const docs = part.map((r) => eventDoc(key, generation, r.event_uid, r.session_uid, eventOf.get(r.event_uid)!))
                 added.push(
                   ...(yield* sql<{ event_uid: string; session_uid: string; occurred_at: string | null }>`
-                    INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
-                                        occurred_at, event_json, attempt)
-                    SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
-                    FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
-                                ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
-                                ${col("occurred_at")}::text[], ${col("event_json")}::text[])
-                      AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
-                    ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at`)
+                    WITH ins AS (
+                      INSERT INTO events (source_key, generation, event_uid, session_uid, provider, source_id, session_id, sequence, kind,
+                                          occurred_at, event_json, attempt)
+                      SELECT ${key}, ${generation}::int, u.*, ${batch.attempt ?? null}::int
+                      FROM unnest(${col("event_uid")}::text[], ${col("session_uid")}::text[], ${col("provider")}::text[],
+                                  ${col("source_id")}::text[], ${col("session_id")}::text[], ${col("sequence")}::int[], ${col("kind")}::text[],
+                                  ${col("occurred_at")}::text[], ${col("event_json")}::text[])
+                        AS u(event_uid, session_uid, provider, source_id, session_id, sequence, kind, occurred_at, event_json)
+                      ON CONFLICT DO NOTHING RETURNING event_uid, session_uid, occurred_at
+                    ), docs AS (
+                      INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+                      SELECT ${key}, ${generation}::int, ins.session_uid, ins.event_uid, NULL, w.provider, w.kind, w.role, ins.occurred_at, w.words
+                      FROM ins JOIN unnest(${docs.map((d) => d.event_uid)}::text[], ${docs.map((d) => d.provider)}::text[],
+                                           ${docs.map((d) => d.kind)}::text[], ${docs.map((d) => d.role)}::text[], ${docs.map((d) => d.words)}::tsvector[])
+                        AS w(event_uid, provider, kind, role, words) ON w.event_uid = ins.event_uid
+                      ON CONFLICT DO NOTHING
+                    )
+                    SELECT event_uid, session_uid, occurred_at FROM ins`)
                 )
               }
-              // The search documents of the events this statement inserted (another import's are its own): same transaction.
-              const inserted = new Set(added.map((a) => a.event_uid))
-              const docs: Array<DocRow> = []
-              for (const r of slice) {
-                if (inserted.has(r.event_uid)) docs.push(eventDoc(key, generation, r.event_uid, r.session_uid, eventOf.get(r.event_uid)!))
-              }
-              yield* insertEventDocs(sql, docs)
               return added
             })
           return yield* sql.withTransaction(Effect.gen(function*() {
@@ -1054,33 +1074,13 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                 workspace
               }
             })
-            let sessionsAdded = 0
-            if (sessionRows.length > 0) {
-              // One statement for the batch's sessions; a row this transaction created holds exactly its count.
-              const after = yield* sql<{ session_uid: string; event_count: number }>`
-                INSERT INTO sessions ${sql.insert(sessionRows)}
-                ON CONFLICT (session_uid, generation) DO UPDATE SET
-                  event_count = sessions.event_count + excluded.event_count,
-                  first_at = LEAST(sessions.first_at, excluded.first_at),
-                  last_at = GREATEST(sessions.last_at, excluded.last_at),
-                  title = excluded.title, workspace = excluded.workspace
-                RETURNING session_uid, event_count`
-              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
-              // Their titles' search documents: a changed title's words replace the old ones, a title gone takes its document.
-              const titled = sessionRows.filter((r) => r.title !== null)
-              yield* upsertTitleDocs(sql, titled.map((r) => titleDoc(key, generation, r.session_uid, r.provider, r.title!)))
-              const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
-              if (untitled.length > 0) {
-                yield* sql`DELETE FROM search_docs WHERE title_of IN ${sql.in(untitled)} AND generation = ${generation}`
-              }
-            }
             // The batch's usage rows (all its events: a row another import wrote is written alike).
             const eventUids = new Map(rows.map((r, i) => [events[i], r.event_uid]))
             yield* upsertUsage(sql, key, generation, events, sessionUidOf, (e) => eventUids.get(e)!)
             // The checkpoint moves only forward within its generation (imports running at once each move it).
             const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
                                  AND (cursor_seq IS NULL OR ${cursorSeq}::int IS NULL OR ${cursorSeq}::int >= cursor_seq))`
-            yield* sql`UPDATE sources SET
+            const checkpoint = sql`UPDATE sources SET
                          cursor = CASE WHEN ${forward} THEN ${cursor} ELSE cursor END,
                          cursor_seq = CASE WHEN ${forward} THEN ${cursorSeq}::int ELSE cursor_seq END,
                          source_id = coalesce(source_id, ${events[0].sourceId}),
@@ -1088,6 +1088,39 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                          event_count = event_count + CASE WHEN generation = ${generation} THEN ${added.length}::int ELSE 0 END,
                          updated_at = ${now()}
                        WHERE source_key = ${key}`
+            let sessionsAdded = 0
+            if (sessionRows.length === 0) {
+              yield* checkpoint
+            } else {
+              // One statement (one round trip) for the batch's sessions, their titles' search documents (a changed title's
+              // words replace the old ones, a title gone takes its document) and the checkpoint: its parts write rows
+              // disjoint from each other's, and a title's document finds its session row, inserted by the same
+              // statement, when its foreign key is checked at the statement's end. A session row this transaction
+              // created holds exactly its count.
+              const titled = sessionRows.filter((r) => r.title !== null).map((r) => titleDoc(key, generation, r.session_uid, r.provider, r.title!))
+              const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
+              const after = yield* sql<{ session_uid: string; event_count: number }>`
+                WITH upserted AS (
+                  INSERT INTO sessions ${sql.insert(sessionRows)}
+                  ON CONFLICT (session_uid, generation) DO UPDATE SET
+                    event_count = sessions.event_count + excluded.event_count,
+                    first_at = LEAST(sessions.first_at, excluded.first_at),
+                    last_at = GREATEST(sessions.last_at, excluded.last_at),
+                    title = excluded.title, workspace = excluded.workspace
+                  RETURNING session_uid, event_count
+                ), titles AS (
+                  INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+                  SELECT ${key}, ${generation}::int, t.uid, NULL, t.uid, t.provider, NULL, NULL, NULL, t.words
+                  FROM unnest(${titled.map((d) => d.title_of)}::text[], ${titled.map((d) => d.provider)}::text[],
+                              ${titled.map((d) => d.words)}::tsvector[]) AS t(uid, provider, words)
+                  ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
+                    WHERE search_docs.words IS DISTINCT FROM excluded.words OR search_docs.provider IS DISTINCT FROM excluded.provider
+                ), untitled AS (
+                  DELETE FROM search_docs WHERE title_of = ANY(${untitled}::text[]) AND generation = ${generation}
+                ), checkpoint AS (${checkpoint})
+                SELECT session_uid, event_count FROM upserted`
+              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
+            }
             yield* onPoint("before-commit")
             return { events: added.length, sessions: sessionsAdded }
           })).pipe(
