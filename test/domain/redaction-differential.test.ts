@@ -197,7 +197,7 @@ describe("redaction: the same output as before its speed-up", () => {
   it("text: each piece alone, and in front of and after every other kind of piece", () => {
     const all = pieces()
     const inputs: Array<string> = [...all]
-    for (const p of all) for (const q of ["", " ", "a", "\\n", "/", "=", "@x.io", "-p", ":"]) inputs.push(q + p, p + q)
+    for (const p of all) for (const q of ["", " ", "a", "Z", "0", "\\n", "\\r", "\\t", "\\", "\n", "/", "=", "@x.io", "-p", ":", "_", ".", "-", "é", "\"", "'", "C:", "x://"]) inputs.push(q + p, p + q)
     compareText(defaultRedaction, ref, inputs)
   }, 120_000)
 
