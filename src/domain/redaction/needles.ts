@@ -84,13 +84,15 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
   first[keys] = entryNeedle.length
   const needleOf = Int32Array.from(entryNeedle)
   const offsetOf = Int32Array.from(entryOffset)
-  // What character c after character p (p = 128: none, or not ASCII) may start: table[p * 128 + c] holds
-  // 1 when some needle is the single character c, 2 when some needle is anchored at the pair (p, c).
-  const table = new Uint8Array(129 * 128)
+  // What a character may end, given its low byte c and the low byte p of the character before it (0 at the
+  // start): table[p * 256 + c] holds 1 when some needle is the single character c, 2 when some needle is
+  // anchored at the pair (p, c). Other characters than ASCII share the entries of their low byte: a wasted
+  // comparison, never a missed needle (needles are ASCII), and no branch in the loop.
+  const table = new Uint8Array(256 * 256)
   for (let x = 0; x < keys; x++) {
     if (first[x + 1] === first[x]) continue
-    if (x < 128) for (let p = 0; p <= 128; p++) table[p * 128 + x] |= 1
-    else table[x - 128] |= 2
+    if (x < 128) for (let p = 0; p < 256; p++) table[p * 256 + x] |= 1
+    else table[((x - 128) >> 7) * 256 + ((x - 128) & 127)] |= 2
   }
 
   // found[k] === generation: needle k is in the last string scanned (no clearing between scans)
@@ -125,19 +127,16 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
     const gen = ++generation
     any = false
     const n = s.length
-    let prev = 128
+    // the low byte of the character before, times 256
+    let prev = 0
     for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i)
-      if (c >= 128) {
-        prev = 128
-        continue
-      }
-      const what = table[(prev << 7) | c]
+      const c = s.charCodeAt(i) & 0xff
+      const what = table[prev | c]
       if (what !== 0) {
         if ((what & 1) !== 0) check(s, c, i, gen)
-        if ((what & 2) !== 0) check(s, 128 + (prev << 7) + c, i - 1, gen)
+        if ((what & 2) !== 0) check(s, 128 + (prev >> 1) + c, i - 1, gen)
       }
-      prev = c
+      prev = c << 8
     }
     return any
   }

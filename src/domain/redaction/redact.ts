@@ -109,7 +109,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const v = walk(v0)
       if (v !== v0) {
         out ??= { ...o }
-        setOwn(out, k, v)
+        // the copy has k as an own data property already (also `__proto__`): plain assignment sets it
+        out[k] = v
       }
     }
     return out ?? o
