@@ -10,8 +10,10 @@
  * one character at that character), so a pass over prose does little more
  * than read each character once and look its pair up in a table. At each
  * occurrence of an anchor the needles anchored there are compared in place.
- * Needles are ASCII; a string's other characters are skipped. Pure: no I/O;
- * a scanner keeps only the answer of its last scan.
+ * Needles are ASCII; a string's other characters are looked up by their
+ * low byte (at worst a comparison that fails), so the loop has no branch
+ * but the table's answer. Pure: no I/O; a scanner keeps only the answer of
+ * its last scan.
  *
  * @module
  */
