@@ -14,8 +14,11 @@
  *   rotating slice of 4,000);
  * - `newSession`: one new session folder and file made before each of TICKS
  *   ticks in the aged root (its day folder, three levels down, is cold):
- *   `sessionsFound`, how many of them the TICKS ticks found (the others wait
- *   for the rotation to reach their folder), and the ticks' cost.
+ *   `sessionsFound`, how many of them the TICKS ticks found (their folder or
+ *   their file; the others wait for the rotation to reach their day folder),
+ *   `filesFound`, how many with their `session.jsonl` (a new folder is walked
+ *   only while the scan remembers fewer than its bound of 50,000 folders),
+ *   and the ticks' cost.
  * Each tick's CPU time (user + system of the process, steadier than wall
  * time on a loaded machine) and wall time; medians and p95 in ms. PARENT's
  * root is removed at the end.
@@ -114,4 +117,4 @@ const newSession = timeTicks((i) => {
 }, seen)
 
 fs.rmSync(root, { recursive: true, force: true })
-report(t0, { folders: remembered, sessions, buildMs, walkMs, ageMs, ticks, fresh, aged, newSession: { ...newSession, made: made.length, sessionsFound: made.filter((d) => seen.has(nodePath.join(d, "session.jsonl"))).length } })
+report(t0, { folders: remembered, sessions, buildMs, walkMs, ageMs, ticks, fresh, aged, newSession: { ...newSession, made: made.length, sessionsFound: made.filter((d) => seen.has(d) || seen.has(nodePath.join(d, "session.jsonl"))).length, filesFound: made.filter((d) => seen.has(nodePath.join(d, "session.jsonl"))).length } })

@@ -32,6 +32,7 @@ describe("dir-scan probe", () => {
       // each new session: its folder and its file
       expect(out.newSession.made).toBe(4)
       expect(out.newSession.sessionsFound).toBe(4)
+      expect(out.newSession.filesFound).toBe(4)
       expect(out.newSession.found).toBe(8)
       expect(fs.readdirSync(dir)).toEqual([])
     } finally {
