@@ -36,7 +36,7 @@ describe("needle scanner", () => {
         for (let i = 0; i < needles.length; i++) expect(scanner.has(i), JSON.stringify([needles[i], s])).toBe(want[i])
       }
     }
-  })
+  }, 60_000)
 
   it("answers about the last string scanned only; nothing before a scan", () => {
     const scanner = needleScanner(["ab", "@", "ab"])
