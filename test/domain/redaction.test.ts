@@ -61,14 +61,19 @@ describe("redaction rules", () => {
   })
 
   it("a rule done by hand (apply) gives what its pattern gives", () => {
-    const parts = ["a", "b.c", "@", "x.com", "git", "\\n", "\\", " ", ".png", "-", "_", "%", "+", "é", "\n", "zz", "9", "@@", "..", "a".repeat(70)]
+    const parts = [
+      "a", "b.c", "@", "x.com", "git", "\\n", "\\", " ", ".png", "-", "_", "%", "+", "é", "\n", "zz", "9", "@@", "..", "a".repeat(70),
+      // home paths: /home/<user> by hand, the pattern when the string holds `Users`
+      "/home/", "/home/", "home", "/", "Users", "/Users/", "C:", "\\Users\\", "\\t", "\\r", ":", "\"", "~"
+    ]
     let seed = 7
     const pick = () => parts[(seed = (seed * 48271) % 2147483647) % parts.length]
     for (const rule of builtinRules.filter((x) => x.apply !== undefined)) {
       for (let i = 0; i < 3000; i++) {
         const s = Array.from({ length: 1 + (i % 12) }, pick).join("")
         rule.pattern.lastIndex = 0
-        expect(rule.apply!(s), JSON.stringify(s)).toBe(s.replace(rule.pattern, marker(rule.id)))
+        const want = rule.replace === undefined ? s.replace(rule.pattern, marker(rule.id)) : s.replace(rule.pattern, rule.replace as (m: string) => string)
+        expect(rule.apply!(s), JSON.stringify(s)).toBe(want)
       }
     }
   })

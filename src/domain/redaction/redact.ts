@@ -93,32 +93,39 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   /**
    * An object with each key redacted and each value walked, except the
    * entries whose keys are in `keep` (kept whole). Order is kept; a key that
-   * redacts to one already there gets ` #2`, ` #3`, ….
+   * redacts to one already there gets ` #2`, ` #3`, …. The same object when
+   * nothing changed; a copy with the changed values when no key changed
+   * (most objects: nothing is allocated for the keys), else
+   * {@link renameKeys}.
    */
   const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
-    let renamed = false
     const keys = Object.keys(o)
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      if (keep !== undefined && keep.has(k)) continue
+      if (key(k) !== k) return renameKeys(o, keys, keep)
+      const v0 = o[k]
+      const v = walk(v0)
+      if (v !== v0) {
+        out ??= { ...o }
+        // the copy has k as an own data property already (also `__proto__`): plain assignment sets it
+        out[k] = v
+      }
+    }
+    return out ?? o
+  }
+
+  /** {@link walkObject} of an object some of whose keys redact: a new object, every entry in order. */
+  const renameKeys = (o: Record<string, unknown>, keys: ReadonlyArray<string>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
     const values: Array<unknown> = new Array(keys.length)
     const names: Array<string> = new Array(keys.length)
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
-      if (keep?.has(k) === true) {
-        names[i] = k
-        values[i] = o[k]
-        continue
-      }
-      const v = walk(o[k])
-      const rk = key(k)
-      names[i] = rk
-      values[i] = v
-      if (rk !== k) renamed = true
-      else if (v !== o[k]) {
-        out ??= { ...o }
-        setOwn(out, k, v)
-      }
+      const kept = keep !== undefined && keep.has(k)
+      names[i] = kept ? k : key(k)
+      values[i] = kept ? o[k] : walk(o[k])
     }
-    if (!renamed) return out ?? o
     const result: Record<string, unknown> = {}
     const taken = new Set<string>()
     // Keys that did not change keep their names; a redacted key takes the next free ` #n`.

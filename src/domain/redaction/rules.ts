@@ -13,10 +13,12 @@
  * attempt scans at most one run, and a run is tried from one place only
  * (`test/domain/redaction.test.ts` feeds each rule 100k-character near
  * misses). A rule also names `hints`: substrings without which it cannot
- * match, checked first so most strings skip most rules.
+ * match, checked first so most strings skip most rules (all rules' hints are
+ * found in one pass over a string: {@link textRedactor}, `./needles.ts`).
  *
  * @module
  */
+import { needleScanner } from "./needles.js"
 
 /** A redaction rule: its id (named by the replacement), a global pattern, and how a match is replaced. */
 export interface RedactionRule {
@@ -27,10 +29,10 @@ export interface RedactionRule {
   /** Substrings one of which every match holds (case-sensitive); empty: always tried. */
   readonly hints: ReadonlyArray<string>
   /**
-   * Substrings one of which every match also holds, used by the one-pass prefilter of {@link textRedactor}
-   * in place of `hints` because they begin with rarer characters (`-p` rather than `mysql`). Each distinct
-   * first character of the prefilter's literals is a place it must try, and common lower-case letters made
-   * it slower (bench figure redact). `hints` still decide, per rule, whether its pattern runs.
+   * Substrings one of which every match also holds (non-empty when given), looked for by the one-pass
+   * prefilter of {@link textRedactor} in place of `hints` because they hold rarer characters (`-p` rather
+   * than `mysql`): the prefilter reads every character, and stops at each that anchors one of its needles.
+   * When the gate is there, `hints` are then checked too (one pass of their own) before the pattern runs.
    */
   readonly gate?: ReadonlyArray<string>
   /** The replacement of one match (default: `[REDACTED:<id>]`), given the match and its groups. */
@@ -283,9 +285,51 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "home-path",
     pattern: re(String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+`),
     hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
-    replace: () => HOME
+    replace: () => HOME,
+    apply: (s) => redactHomePaths(s)
   }
 ]
+
+/** Characters of a user name in `/home/<user>` (and of the word a home path may not follow): `A-Z a-z 0-9 . _ -`. */
+const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45
+
+/**
+ * The `home-path` rule: by hand for a string without `Users` (then only its
+ * `/home/<user>` branch can match, most strings), else its pattern. From each
+ * `/home/` at the start of a token (the string's start, a character outside
+ * `A-Z a-z 0-9 . _ -`, or a `\n`/`\r`/`\t` escape before it), the user
+ * name (at least one of those characters) becomes `~`. Linear: each `/home/`
+ * is read once and each name once.
+ */
+const redactHomePaths = (s: string): string => {
+  if (s.includes("Users")) {
+    HOME_PATH.lastIndex = 0
+    return s.replace(HOME_PATH, HOME)
+  }
+  let out = ""
+  let done = 0
+  let at = s.indexOf("/home/")
+  while (at >= 0) {
+    const before = at === 0 ? -1 : s.charCodeAt(at - 1)
+    const starts = before < 0 || !isUserChar(before) ||
+      (at >= 2 && s.charCodeAt(at - 2) === 92 && (before === 110 || before === 114 || before === 116))
+    if (starts) {
+      let end = at + 6
+      while (end < s.length && isUserChar(s.charCodeAt(end))) end++
+      if (end > at + 6) {
+        out += s.slice(done, at) + HOME
+        done = end
+        at = s.indexOf("/home/", end)
+        continue
+      }
+    }
+    at = s.indexOf("/home/", at + 1)
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/** The `home-path` rule's pattern. */
+const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
 
 /** Local-part characters of an email address: `A-Z a-z 0-9 . _ % + -`. */
 const isLocal = (c: number) =>
@@ -352,6 +396,15 @@ const hintsOf = (rule: RedactionRule): RegExp => {
   return p
 }
 
+/** One rule applied to one string (by hand when it has `apply`, else its pattern). */
+const applyRule = (rule: RedactionRule, s: string): string => {
+  if (rule.apply !== undefined) return rule.apply(s)
+  rule.pattern.lastIndex = 0
+  return rule.replace === undefined
+    ? s.replace(rule.pattern, marker(rule.id))
+    : s.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
+}
+
 /**
  * One string with every rule applied, in order (a later rule sees the
  * replacements of earlier ones; none of them matches a replacement).
@@ -360,14 +413,7 @@ export const redactText = (rules: ReadonlyArray<RedactionRule>, s: string): stri
   let out = s
   for (const rule of rules) {
     if (rule.hints.length > 0 && !hintsOf(rule).test(out)) continue
-    if (rule.apply !== undefined) {
-      out = rule.apply(out)
-      continue
-    }
-    rule.pattern.lastIndex = 0
-    out = rule.replace === undefined
-      ? out.replace(rule.pattern, marker(rule.id))
-      : out.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
+    out = applyRule(rule, out)
   }
   return out
 }
@@ -375,14 +421,66 @@ export const redactText = (rules: ReadonlyArray<RedactionRule>, s: string): stri
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /**
- * {@link redactText} by `rules`, with a prefilter: one pass of a pattern of
- * every rule's hints first, and a string that holds none is returned as it
- * is (most strings). Without the prefilter when a rule has no hints (custom
- * rules are always tried).
+ * {@link redactText} by `rules`, with a prefilter: one pass over the string
+ * finds which of the rules' hints it holds (a rule's `gate` in place of its
+ * hints when it has one; `./needles.ts`), a string that holds none is
+ * returned as it is (most strings), and a rule runs only when one of its
+ * hints (its gate, then its hints) is in the text it is given. The pass is
+ * made again only when a rule changed the text and a later rule asks. Rules
+ * without hints (custom rules) are always tried, and then no string is
+ * returned early. Same result as {@link redactText} (a rule whose gate is
+ * absent cannot match: test/domain/redaction-differential.test.ts).
  */
 export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
-  if (rules.some((r) => r.hints.length === 0)) return (s) => redactText(rules, s)
-  const hints = [...new Set(rules.flatMap((r) => r.gate ?? r.hints))].sort((a, b) => b.length - a.length)
-  const any = new RegExp(hints.map(escapeRegExp).join("|"))
-  return (s) => (any.test(s) ? redactText(rules, s) : s)
+  const needles: Array<string> = []
+  const indexOf = new Map<string, number>()
+  const needle = (n: string): number => {
+    let i = indexOf.get(n)
+    if (i === undefined) {
+      i = needles.length
+      needles.push(n)
+      indexOf.set(n, i)
+    }
+    return i
+  }
+  const plans = rules.map((rule) => ({
+    rule,
+    always: rule.hints.length === 0,
+    // one of these must be in the text: the gate, else the hints
+    scanned: Int32Array.from((rule.gate ?? rule.hints).map(needle)),
+    // with a gate, the hints are then checked by one pass of their own
+    confirm: rule.gate !== undefined && rule.hints.length > 0 ? hintsOf(rule) : undefined
+  }))
+  const scanner = needleScanner(needles)
+  const prefilter = plans.every((p) => !p.always)
+  const holdsOne = (scanned: Int32Array): boolean => {
+    for (let i = 0; i < scanned.length; i++) if (scanner.has(scanned[i])) return true
+    return false
+  }
+  return (s) => {
+    // whether the scanner's last answer is about `out`
+    let fresh = false
+    if (prefilter) {
+      if (!scanner.scan(s)) return s
+      fresh = true
+    }
+    let out = s
+    for (let r = 0; r < plans.length; r++) {
+      const p = plans[r]
+      if (!p.always) {
+        if (!fresh) {
+          scanner.scan(out)
+          fresh = true
+        }
+        if (!holdsOne(p.scanned)) continue
+        if (p.confirm !== undefined && !p.confirm.test(out)) continue
+      }
+      const next = applyRule(p.rule, out)
+      if (next !== out) {
+        out = next
+        fresh = false
+      }
+    }
+    return out
+  }
 }

@@ -1,0 +1,264 @@
+/**
+ * The redaction's speed-up (bench figure redact) changed how it decides
+ * which rules to try, not what they do: for every input the live redaction
+ * must give what the redaction before it gave (the frozen copy in
+ * test/support/redaction-reference.ts), the same string, the same keys in
+ * the same order, and the same references kept for unchanged subtrees.
+ * Inputs are generated from a fixed seed: near misses of every rule (each
+ * hint and gate, truncated and mutated secrets, the contexts the rules look
+ * back for, word boundaries, escapes, non-ASCII and astral characters),
+ * strings of up to 100k characters, and nested values whose keys redact
+ * (also alike, and `__proto__`).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import { builtinRules, type RedactionRule } from "../../src/domain/redaction/rules.js"
+import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import { defaultRedaction, makeRedaction, redactionWith, type RedactionShape } from "../../src/services/Redaction.js"
+import { referenceRedactText, referenceRedactor } from "../support/redaction-reference.js"
+import { contextualSamples, homePathSamples, innocents, secretSamples } from "../support/secrets.js"
+
+/** A small seeded PRNG (mulberry32). */
+const prng = (seed: number) => {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  return { next, int, pick: <A>(xs: ReadonlyArray<A>): A => xs[int(xs.length)] }
+}
+
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/** The pieces strings are made of: every rule's hints and gates, secrets whole, cut short and mutated, their contexts, boundaries. */
+const pieces = (): ReadonlyArray<string> => {
+  const secrets = Object.values(secretSamples()).flat()
+  const contextual = Object.values(contextualSamples()).flat()
+  const r = prng(11)
+  const cut = (s: string) => s.slice(0, 1 + r.int(s.length))
+  const tail = (s: string) => s.slice(r.int(s.length))
+  const mutate = (s: string) => {
+    const i = r.int(s.length)
+    return s.slice(0, i) + r.pick(["-", "_", " ", "!", "é", "a", "Z", "0", "\\", "\n", "@", ":"]) + s.slice(i + 1)
+  }
+  const rules = builtinRules.flatMap((rule) => [...rule.hints, ...(rule.gate ?? [])])
+  return [
+    ...rules,
+    ...rules.map((h) => h.toLowerCase()),
+    ...rules.map((h) => h.toUpperCase()),
+    ...rules.map((h) => h.slice(0, -1)),
+    ...secrets,
+    ...secrets.map(cut),
+    ...secrets.map(tail),
+    ...secrets.map(mutate),
+    ...secrets.map(mutate),
+    ...contextual.flatMap(([text, secret]) => [text, secret, cut(text), mutate(text), text.replace(secret, "")]),
+    ...homePathSamples().flatMap(([text]) => [text, cut(text), mutate(text)]),
+    ...innocents().map((s) => s.slice(0, 300)),
+    // the contexts the command-line rules look back for, and their options
+    "mysql", "mysql -u root -p", "mysqldump -h db -p", "-pS3cret", "sshpass -p ", "docker login -u x -p ", "login", "redis-cli -a ",
+    "sqlcmd -S x -P ", "mongosh -p ", "curl -u ", "curl --user admin:", "curl -U x:", "curl --proxy-user ", "curl -s ", " -p ", " -a ",
+    " -u ", "--password ", "--password=", "--api-key=", "--api_key ", "--npm-token ", "-token=", "--no-password ", "--password-stdin",
+    "--token-file ", "--secret $VAR", "--auth-token \"two words here\"", "--client-secret '", "--pass", "-pwd ",
+    // assignments, headers, urls, keys
+    "PASSWORD=", "Password=\"", "passwd=", "pwd=", "export A_TOKEN=", "MY_KEY=", "X_SECRET='", "_PWD=", "_PASS=", "PASSPHRASE=",
+    "API_KEY=$API_KEY", "TOKEN=${X}", "Bearer ", "Basic ", "Bearer tokens", "Authorization: Bearer abc123def456",
+    "aws_secret_access_key = ", "AWS_SECRET_ACCESS_KEY: ", "\"SecretAccessKey\": \"", "postgres://u:", "https://", "x://a:b@",
+    "@host", "@host.com", "@x.png", "git@github.com:", "user@example.com", "a.b+c@d-e.co.uk", "icon@2x.png",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----", "-----",
+    "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiIxIn0", ".", "[REDACTED:x]", "[REDACTED:", "C:\\Users\\", "C:\\\\Users\\\\", "c:/Users/",
+    "D:Users", "/home/", "/home/bob", "/Users/", "/Users/al.ice", "~/", "hooks.slack.com/services/", "xoxb-", "xapp-1-",
+    "sk-", "sk-ant-", "sk_live_", "rk_test_", "pk_live_", "whsec_", "npm_", ":_authToken=", "_auth=", "_password=",
+    "ghp_", "gho_", "github_pat_", "AKIA", "ASIA", "AIza",
+    // boundaries, escapes, non-ASCII
+    " ", " ", " ", "\n", "\r\n", "\t", "\\n", "\\r", "\\t", "\\", "\\\"", "\"", "'", "`", "=", ":", ";", "&", "|", "(", ")", "<", ">",
+    "/", "@", ".", ",", "-", "_", "$", "~", "#", "é", "日本語", "😀", "\u{1F600}x", "\u0000", "\u2028", "ı", "İ",
+    // runs of token characters
+    ...[5, 8, 10, 16, 20, 22, 24, 35, 36, 40, 64].flatMap((n) => {
+      let s = ""
+      for (let i = 0; i < n; i++) s += ALNUM[r.int(ALNUM.length)]
+      return [s, s.toUpperCase(), s.replace(/[0-9]/g, "a")]
+    })
+  ]
+}
+
+/** Generated strings: short joins of pieces, with and without separators, and a few long ones. */
+const strings = (seed: number, n: number): ReadonlyArray<string> => {
+  const all = pieces()
+  const r = prng(seed)
+  const out: Array<string> = []
+  for (let i = 0; i < n; i++) {
+    const k = 1 + r.int(i % 10 === 0 ? 40 : 8)
+    const sep = r.pick(["", "", " ", "\n", "\\n", "/", "="])
+    const parts: Array<string> = []
+    for (let j = 0; j < k; j++) parts.push(r.pick(all))
+    out.push(parts.join(sep))
+  }
+  return out
+}
+
+const long = (seed: number): ReadonlyArray<string> => {
+  const r = prng(seed)
+  const all = pieces()
+  const out: Array<string> = []
+  for (const size of [10_000, 40_000, 100_000]) {
+    const parts: Array<string> = []
+    let len = 0
+    while (len < size) {
+      const p = r.next() < 0.7 ? r.pick(["the ", "word ", "x", "\n", "é ", "日本 ", "value=1 ", "a-b_c "]) : r.pick(all)
+      parts.push(p)
+      len += p.length
+    }
+    out.push(parts.join(""))
+    // one piece repeated (runs of a near miss)
+    const p = r.pick(all)
+    out.push(p.repeat(Math.ceil(size / Math.max(1, p.length))))
+  }
+  return out
+}
+
+/** A generated JSON-like value (objects, arrays, strings, numbers, booleans, null), keys from the same pieces. */
+const values = (seed: number, n: number): ReadonlyArray<unknown> => {
+  const r = prng(seed)
+  const text = strings(seed + 1, 4000)
+  const keyPool = [...strings(seed + 2, 200).map((s) => s.slice(0, 60)), "text", "type", "id", "path", "__proto__", "constructor", "toString"]
+  const gen = (depth: number): unknown => {
+    const k = r.next()
+    if (depth > 3 || k < 0.45) return r.next() < 0.8 ? r.pick(text) : r.pick([1, 0, -2.5, true, false, null])
+    if (k < 0.65) return Array.from({ length: r.int(5) }, () => gen(depth + 1))
+    const o: Record<string, unknown> = {}
+    const m = r.int(6)
+    for (let i = 0; i < m; i++) {
+      const key = r.next() < 0.6 ? r.pick(["text", "type", "id", "path", "a", "b"]) : r.pick(keyPool)
+      Object.defineProperty(o, key, { value: gen(depth + 1), enumerable: true, writable: true, configurable: true })
+    }
+    return o
+  }
+  const out: Array<unknown> = []
+  for (let i = 0; i < n; i++) out.push(gen(0))
+  // objects whose keys redact alike (` #2`, ` #3`), and a key already named like a renamed one
+  const gh = secretSamples()["github-token"]
+  out.push({ [`k ${gh[0]}`]: 1, [`k ${gh[1]}`]: 2, [`k ${gh[2]}`]: "/home/bob", "k [REDACTED:github-token] #2": 3 })
+  out.push(JSON.parse(`{"__proto__": {"a": "/home/bob/x"}, "/home/eve": "x", "~": 1}`))
+  return out
+}
+
+/** Same JSON, same key order, and each subtree kept (===) exactly where the reference kept it. */
+const expectSame = (got: unknown, want: unknown, input: unknown, path = "$"): void => {
+  expect(got === input, `${path}: kept`).toBe(want === input)
+  if (typeof want !== "object" || want === null) {
+    expect(got, path).toBe(want)
+    return
+  }
+  expect(typeof got, path).toBe("object")
+  expect(Array.isArray(got), path).toBe(Array.isArray(want))
+  const gk = Object.keys(got as object)
+  const wk = Object.keys(want)
+  expect(gk, path).toEqual(wk)
+  for (const k of wk) {
+    const inputChild = typeof input === "object" && input !== null && Object.prototype.hasOwnProperty.call(input, k)
+      ? (input as Record<string, unknown>)[k]
+      : undefined
+    expectSame((got as Record<string, unknown>)[k], (want as Record<string, unknown>)[k], inputChild, `${path}.${k}`)
+  }
+}
+
+const compareText = (live: RedactionShape, ref: { text: (s: string) => string }, inputs: ReadonlyArray<string>) => {
+  let changed = 0
+  for (const s of inputs) {
+    const want = ref.text(s)
+    const got = live.text(s)
+    if (got !== want) expect(got, JSON.stringify(s.length > 2000 ? s.slice(0, 2000) + "…" : s)).toBe(want)
+    if (want !== s) changed++
+  }
+  return changed
+}
+
+describe("redaction: the same output as before its speed-up", () => {
+  const ref = referenceRedactor(builtinRules)
+
+  it("text: generated near misses of every rule", () => {
+    const inputs = strings(1, 30_000)
+    const changed = compareText(defaultRedaction, ref, inputs)
+    // the generator makes both: strings some rule redacts, and strings none does
+    expect(changed).toBeGreaterThan(3000)
+    expect(changed).toBeLessThan(inputs.length - 3000)
+    // and every rule is reached: each redacts some of them on its own
+    for (const rule of builtinRules) {
+      const hits = inputs.filter((s) => referenceRedactText([rule], s) !== s).length
+      expect(hits, rule.id).toBeGreaterThan(50)
+    }
+  }, 120_000)
+
+  it("text: each piece alone, and in front of and after every other kind of piece", () => {
+    const all = pieces()
+    const inputs: Array<string> = [...all]
+    for (const p of all) for (const q of ["", " ", "a", "Z", "0", "\\n", "\\r", "\\t", "\\", "\n", "/", "=", "@x.io", "-p", ":", "_", ".", "-", "é", "\"", "'", "C:", "x://"]) inputs.push(q + p, p + q)
+    compareText(defaultRedaction, ref, inputs)
+  }, 120_000)
+
+  it("text: long strings (10k to 100k characters) and runs of one near miss", () => {
+    compareText(defaultRedaction, ref, long(3))
+  }, 120_000)
+
+  it("text: one rule at a time (a table of one rule, and of every rule but one)", () => {
+    const inputs = strings(4, 1500)
+    for (let i = 0; i < builtinRules.length; i++) {
+      const one: ReadonlyArray<RedactionRule> = [builtinRules[i]]
+      const but = builtinRules.filter((_, j) => j !== i)
+      compareText(makeRedaction(one), referenceRedactor(one), inputs)
+      compareText(makeRedaction(but), referenceRedactor(but), inputs)
+    }
+  }, 120_000)
+
+  it("text: custom patterns first (rules without hints are always tried)", () => {
+    const live = redactionWith([{ id: "acme-key", pattern: "ACME-[0-9]{4}" }, { id: "home-word", pattern: "home" }])
+    if (Either.isLeft(live)) throw new Error("custom patterns refused")
+    const inputs = strings(5, 3000).map((s, i) => (i % 3 === 0 ? `ACME-1234 ${s}` : s))
+    compareText(live.right, referenceRedactor(live.right.rules), inputs)
+  }, 120_000)
+
+  it("value: nested values, keys redacted (also alike), unchanged subtrees kept", () => {
+    for (const v of values(6, 3000)) expectSame(defaultRedaction.value(v), ref.value(v), v)
+  }, 120_000)
+
+  it("event and transcript", () => {
+    const text = strings(7, 600)
+    const r = prng(8)
+    for (let i = 0; i < 200; i++) {
+      const e = {
+        contractVersion: "1.0.0",
+        provider: "claude-code",
+        sourceId: r.pick(text),
+        sessionId: r.pick(text),
+        eventId: "e",
+        sequence: i,
+        kind: "tool-call",
+        role: "assistant",
+        toolName: r.pick(text),
+        toolCallId: r.pick(text),
+        text: r.pick(text),
+        cursor: r.pick(text),
+        rawReference: { locatorClass: r.pick(text), sequence: i, note: r.pick(text) },
+        extensions: { [r.pick(text).slice(0, 40)]: { a: r.pick(text), b: [r.pick(text), 1] } }
+      } as unknown as SessionEvent
+      expectSame(defaultRedaction.event(e), ref.event(e), e)
+      const t = {
+        sessionId: r.pick(text),
+        title: r.pick(text),
+        model: null,
+        startedAt: null,
+        endedAt: null,
+        turns: [{ role: "user", timestamp: r.pick(text), blocks: [{ type: "text", text: r.pick(text) }, { type: "tool_use", id: r.pick(text), name: r.pick(text), input: { c: r.pick(text) } }] }],
+        compactions: [{ id: r.pick(text), trigger: r.pick(text), timestamp: null }],
+        parseWarnings: [],
+        diagnostics: []
+      } as unknown as Transcript
+      expect(JSON.stringify(defaultRedaction.transcript(t))).toBe(JSON.stringify(ref.transcript(t)))
+    }
+  }, 120_000)
+})

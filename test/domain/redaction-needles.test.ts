@@ -1,0 +1,58 @@
+/**
+ * The needle scanner behind the redaction's prefilter (src/domain/redaction/needles.ts):
+ * for any string it finds exactly the needles `includes` finds, also when
+ * characters outside ASCII share a low byte with a needle's characters, at
+ * the string's ends, overlapping, and repeated.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { needleScanner } from "../../src/domain/redaction/needles.js"
+
+const prng = (seed: number) => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe("needle scanner", () => {
+  it("finds exactly what includes finds, for random needles and strings", () => {
+    const next = prng(42)
+    const int = (n: number) => Math.floor(next() * n)
+    const ascii = "ab-_@:/=AZ\\\n\u0000 "
+    // characters whose low byte is one of the ASCII ones above (U+0161 ends like "a"), and astral ones
+    const others = [...ascii].map((c) => String.fromCharCode(0x100 | c.charCodeAt(0))).concat(["é", "日", "😀", "\u2028"])
+    for (let round = 0; round < 300; round++) {
+      const needles = Array.from({ length: 1 + int(12) }, () => Array.from({ length: 1 + int(5) }, () => ascii[int(ascii.length)]).join(""))
+      const scanner = needleScanner(needles)
+      for (let j = 0; j < 40; j++) {
+        const pool = next() < 0.5 ? [...ascii] : [...ascii, ...others, ...needles]
+        const s = Array.from({ length: int(60) }, () => pool[int(pool.length)]).join("")
+        const want = needles.map((n) => s.includes(n))
+        expect(scanner.scan(s), JSON.stringify([needles, s])).toBe(want.some((x) => x))
+        for (let i = 0; i < needles.length; i++) expect(scanner.has(i), JSON.stringify([needles[i], s])).toBe(want[i])
+      }
+    }
+  }, 60_000)
+
+  it("answers about the last string scanned only; nothing before a scan", () => {
+    const scanner = needleScanner(["ab", "@", "ab"])
+    expect(scanner.has(0)).toBe(false)
+    expect(scanner.scan("xxab")).toBe(true)
+    expect([scanner.has(0), scanner.has(1), scanner.has(2)]).toEqual([true, false, true])
+    expect(scanner.scan("a@b")).toBe(true)
+    expect([scanner.has(0), scanner.has(1)]).toEqual([false, true])
+    expect(scanner.scan("")).toBe(false)
+    expect(scanner.has(1)).toBe(false)
+    expect(scanner.scan("ab".repeat(50_000) + "\u0140")).toBe(true)
+    expect(scanner.has(1)).toBe(false)
+  })
+
+  it("refuses a needle that is empty or not ASCII", () => {
+    expect(() => needleScanner([""])).toThrow()
+    expect(() => needleScanner(["é"])).toThrow()
+  })
+})

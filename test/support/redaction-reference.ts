@@ -1,0 +1,174 @@
+/**
+ * A frozen copy of the redaction as it was before its speed-up (session 7,
+ * bench figure redact): `textRedactor` + `redactText` of
+ * src/domain/redaction/rules.ts and `makeRedactor` of
+ * src/domain/redaction/redact.ts at ff38eef, over the same rule table. The
+ * differential test (test/domain/redaction-differential.test.ts) holds the
+ * live redaction to it: same output, same references kept, for every input.
+ * Not used by src/. The rules' patterns, hints and gates come from the live
+ * table; each rule is applied by its pattern, except `email`, applied by its
+ * hand-written `apply` as before (its own test holds it to its pattern).
+ */
+import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import { EVENT_STRUCTURAL_FIELDS, type Redactor } from "../../src/domain/redaction/redact.js"
+import { marker, type RedactionRule } from "../../src/domain/redaction/rules.js"
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const hintPatterns = new WeakMap<RedactionRule, RegExp>()
+const hintsOf = (rule: RedactionRule): RegExp => {
+  let p = hintPatterns.get(rule)
+  if (p === undefined) {
+    p = new RegExp(rule.hints.map(escapeRegExp).join("|"))
+    hintPatterns.set(rule, p)
+  }
+  return p
+}
+
+/** The old `redactText`: every rule in order, each skipped when its hints are absent from the current text. */
+export const referenceRedactText = (rules: ReadonlyArray<RedactionRule>, s: string): string => {
+  let out = s
+  for (const rule of rules) {
+    if (rule.hints.length > 0 && !hintsOf(rule).test(out)) continue
+    if (rule.apply !== undefined && rule.id === "email") {
+      out = rule.apply(out)
+      continue
+    }
+    rule.pattern.lastIndex = 0
+    out = rule.replace === undefined
+      ? out.replace(rule.pattern, marker(rule.id))
+      : out.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
+  }
+  return out
+}
+
+/** The old `textRedactor`: one prefilter of every rule's gate (or hints), then {@link referenceRedactText}. */
+export const referenceTextRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
+  if (rules.some((r) => r.hints.length === 0)) return (s) => referenceRedactText(rules, s)
+  const hints = [...new Set(rules.flatMap((r) => r.gate ?? r.hints))].sort((a, b) => b.length - a.length)
+  const any = new RegExp(hints.map(escapeRegExp).join("|"))
+  return (s) => (any.test(s) ? referenceRedactText(rules, s) : s)
+}
+/** Set an own data property (also for a key such as `__proto__`, which plain assignment would not create). */
+const setOwn = (o: Record<string, unknown>, k: string, v: unknown) =>
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
+export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
+  if (rules.length === 0) {
+    return { text: (s) => s, value: (v) => v, event: (e) => e, transcript: (t) => t }
+  }
+  const text = referenceTextRedactor(rules)
+
+  /** `v` redacted; the same reference when nothing in it changed. */
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return text(v)
+    if (Array.isArray(v)) {
+      let out: Array<unknown> | undefined
+      for (let i = 0; i < v.length; i++) {
+        const r = walk(v[i])
+        if (r !== v[i]) {
+          out ??= v.slice()
+          out[i] = r
+        }
+      }
+      return out ?? v
+    }
+    if (isPlainObject(v)) return walkObject(v, undefined)
+    return v
+  }
+
+  /** A key redacted (keys repeat: the last few thousand are remembered). */
+  const keyCache = new Map<string, string>()
+  const key = (k: string): string => {
+    let r = keyCache.get(k)
+    if (r === undefined) {
+      r = text(k)
+      if (keyCache.size >= 4096) keyCache.clear()
+      keyCache.set(k, r)
+    }
+    return r
+  }
+
+  /**
+   * An object with each key redacted and each value walked, except the
+   * entries whose keys are in `keep` (kept whole). Order is kept; a key that
+   * redacts to one already there gets ` #2`, ` #3`, ….
+   */
+  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+    let out: Record<string, unknown> | undefined
+    let renamed = false
+    const keys = Object.keys(o)
+    const values: Array<unknown> = new Array(keys.length)
+    const names: Array<string> = new Array(keys.length)
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      if (keep?.has(k) === true) {
+        names[i] = k
+        values[i] = o[k]
+        continue
+      }
+      const v = walk(o[k])
+      const rk = key(k)
+      names[i] = rk
+      values[i] = v
+      if (rk !== k) renamed = true
+      else if (v !== o[k]) {
+        out ??= { ...o }
+        setOwn(out, k, v)
+      }
+    }
+    if (!renamed) return out ?? o
+    const result: Record<string, unknown> = {}
+    const taken = new Set<string>()
+    // Keys that did not change keep their names; a redacted key takes the next free ` #n`.
+    for (let i = 0; i < keys.length; i++) if (names[i] === keys[i]) taken.add(keys[i])
+    for (let i = 0; i < keys.length; i++) {
+      let name = names[i]
+      if (name !== keys[i]) {
+        if (taken.has(name)) {
+          let n = 2
+          while (taken.has(`${name} #${n}`)) n++
+          name = `${name} #${n}`
+        }
+        taken.add(name)
+      }
+      setOwn(result, name, values[i])
+    }
+    return result
+  }
+
+  const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
+  const rawKeep = new Set(["locatorClass"])
+  const event = (e: SessionEvent): SessionEvent => {
+    const out = walkObject(e as unknown as Record<string, unknown>, eventKeep)
+    const raw = e.rawReference as unknown
+    const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep) : raw
+    if (rawOut === raw) return out as unknown as SessionEvent
+    return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
+  }
+
+  const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
+  const turnKeep = new Set(["role", "timestamp", "blocks"])
+  const blockKeep = new Set(["type", "id"])
+  const compactionKeep = new Set(["id", "timestamp"])
+  const transcript = (t: Transcript): Transcript => {
+    const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep)
+    return {
+      ...(top as unknown as Transcript),
+      turns: t.turns.map((turn) => {
+        const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep)
+        return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep) as unknown as typeof b) }
+      }),
+      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep) as unknown as typeof c)
+    }
+  }
+
+  return { text, value: <A>(v: A): A => walk(v) as A, event, transcript }
+}
