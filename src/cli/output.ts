@@ -87,13 +87,43 @@ export const ndjson = (values: Iterable<unknown>): Uint8Array => {
 }
 
 /**
+ * Where {@link ndjsonOfTexts} encodes a chunk before copying it out at its
+ * exact size: kept from call to call (a chunk's UTF-8 takes at most 3 bytes
+ * per UTF-16 code unit, so taking that much for each chunk made the GC count
+ * three times the output as external memory); let go when a huge line grew
+ * it past {@link SCRATCH_KEEP}.
+ */
+let scratch = Buffer.allocUnsafeSlow(0)
+const SCRATCH_KEEP = 32 * 1024 * 1024
+
+/**
  * NDJSON bytes of JSON texts (each `JSON.stringify`'s, one a line), as
- * {@link ndjson} writes them: UTF-8, C1 controls and bidi overrides as `\uHHHH`.
+ * {@link ndjson} writes them: UTF-8, C1 controls and bidi overrides as
+ * `\uHHHH`. The chunk is encoded at once and looked at once for a raw C1
+ * control or bidi character; only a chunk holding one is written again a
+ * line at a time, each line holding one escaped. The bytes answered are a
+ * buffer of their own (exact size, not shared with a later call).
  */
 export const ndjsonOfTexts = (texts: ReadonlyArray<string>): Uint8Array => {
   let units = 0
   for (const s of texts) units += s.length + 1
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit; the pages of an unused rest are never touched.
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  if (scratch.length < units * 3) scratch = Buffer.allocUnsafeSlow(Math.max(units * 3, Math.min(scratch.length * 2, SCRATCH_KEEP)))
+  const buf = scratch
+  if (buf.length > SCRATCH_KEEP) scratch = Buffer.allocUnsafeSlow(0)
+  let n = 0
+  for (const s of texts) {
+    n += buf.write(s, n, "utf8")
+    buf[n++] = 10
+  }
+  if (holdsRawControl(buf.subarray(0, n))) return escapedLines(texts, units)
+  const out = Buffer.allocUnsafe(n)
+  buf.copy(out, 0, 0, n)
+  return out
+}
+
+/** {@link ndjsonOfTexts} of a chunk that holds a raw C1 control or bidi character: a line at a time, each line holding one written with `escapeJsonControls`. */
+const escapedLines = (texts: ReadonlyArray<string>, units: number): Uint8Array => {
   let buf = Buffer.allocUnsafe(units * 3)
   let n = 0
   let left = units
