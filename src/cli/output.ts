@@ -10,6 +10,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { errorToJson } from "../domain/error-codes.js"
+import { CANONICAL_PAYLOAD, type CanonicalText, isRecord } from "../domain/json.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
@@ -80,10 +81,41 @@ export const ndjson = (values: Iterable<unknown>): Uint8Array => {
   // one as it fills copied it several times over (bench figure (a)).
   const texts: Array<string> = []
   for (const v of values) {
-    const s: string | undefined = JSON.stringify(v)
+    const s: string | undefined = (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v ? spliced(v) : undefined) ?? JSON.stringify(v)
     if (s !== undefined) texts.push(s)
   }
   return ndjsonOfTexts(texts)
+}
+
+/** Stands for the payload while the rest of an event is written (a string no `JSON.stringify` of the rest can hold twice unseen: see {@link spliced}). */
+const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
+const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
+
+/**
+ * `JSON.stringify` of an event that carries its payload's text under
+ * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`),
+ * without writing the payload again: the event is written with a mark in
+ * the payload's place and the mark replaced by the text (the same bytes, as
+ * that text is `JSON.stringify` of the payload). Undefined (so the event is
+ * written whole) when the payload is no longer that object, or the mark is
+ * not found exactly once (content that holds the mark's own text).
+ */
+const spliced = (v: object): string | undefined => {
+  const c = (v as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  const ext = (v as { extensions?: unknown }).extensions
+  if (c === undefined || !isRecord(ext)) return undefined
+  const ns = ext["native.muse"]
+  if (!isRecord(ns) || ns.payload !== c.value) return undefined
+  ns.payload = PAYLOAD_MARK
+  let s: string
+  try {
+    s = JSON.stringify(v)
+  } finally {
+    ns.payload = c.value
+  }
+  const at = s.indexOf(PAYLOAD_MARK_JSON)
+  if (at < 0 || s.indexOf(PAYLOAD_MARK_JSON, at + PAYLOAD_MARK_JSON.length) >= 0) return undefined
+  return s.slice(0, at) + c.text + s.slice(at + PAYLOAD_MARK_JSON.length)
 }
 
 /**
