@@ -300,7 +300,7 @@ const main = async () => {
       `(a) stream muse-code, ${(SIZES.nativeLogBytes / MiB / 1024).toFixed(2)} GiB native session.jsonl`,
       nativeLog,
       ["stream", "muse-code", nativeLog, "--locator-class", "muse-native-session-log", "--muse-root", museLogRoot, "--workspace", workspace],
-      { ratio: 0.5, rssMiB: 200 }
+      { ratio: 0.55, rssMiB: 200 }
     )
     if (await hasProvider("muse-agents")) {
       await streamFigure(
@@ -308,7 +308,7 @@ const main = async () => {
         `(a) stream muse-agents, transcript of ${SIZES.transcriptLines} lines`,
         transcript!,
         ["stream", "muse-agents", transcript!, "--agents-root", agentsRoot, "--workspace", workspace],
-        { ratio: 0.5 }
+        { ratio: 0.55 }
       )
       // (a-native-lean, a-transcript-lean) the same with `stream --lean` (bench/figures/stream-lean.ts)
       await leanStreamFigures(streamFigure, [

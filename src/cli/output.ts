@@ -10,6 +10,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { errorToJson } from "../domain/error-codes.js"
+import { CANONICAL_PAYLOAD, type CanonicalText, isRecord } from "../domain/json.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
@@ -80,20 +81,81 @@ export const ndjson = (values: Iterable<unknown>): Uint8Array => {
   // one as it fills copied it several times over (bench figure (a)).
   const texts: Array<string> = []
   for (const v of values) {
-    const s: string | undefined = JSON.stringify(v)
+    const s: string | undefined = (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v ? spliced(v) : undefined) ?? JSON.stringify(v)
     if (s !== undefined) texts.push(s)
   }
   return ndjsonOfTexts(texts)
 }
 
+/** Stands for the payload while the rest of an event is written (a string no `JSON.stringify` of the rest can hold twice unseen: see {@link spliced}). */
+const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
+const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
+
+/**
+ * `JSON.stringify` of an event that carries its payload's text under
+ * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`),
+ * without writing the payload again: the event is written with a mark in
+ * the payload's place and the mark replaced by the text (the same bytes, as
+ * that text is `JSON.stringify` of the payload). Undefined (so the event is
+ * written whole) when the payload is no longer that object, or the mark is
+ * not found exactly once (content that holds the mark's own text).
+ */
+const spliced = (v: object): string | undefined => {
+  const c = (v as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  const ext = (v as { extensions?: unknown }).extensions
+  if (c === undefined || !isRecord(ext)) return undefined
+  const ns = ext["native.muse"]
+  if (!isRecord(ns) || ns.payload !== c.value) return undefined
+  ns.payload = PAYLOAD_MARK
+  let s: string
+  try {
+    s = JSON.stringify(v)
+  } finally {
+    ns.payload = c.value
+  }
+  const at = s.indexOf(PAYLOAD_MARK_JSON)
+  if (at < 0 || s.indexOf(PAYLOAD_MARK_JSON, at + PAYLOAD_MARK_JSON.length) >= 0) return undefined
+  return s.slice(0, at) + c.text + s.slice(at + PAYLOAD_MARK_JSON.length)
+}
+
+/**
+ * Where {@link ndjsonOfTexts} encodes a chunk before copying it out at its
+ * exact size: kept from call to call (a chunk's UTF-8 takes at most 3 bytes
+ * per UTF-16 code unit, so taking that much for each chunk made the GC count
+ * three times the output as external memory); let go when a huge line grew
+ * it past {@link SCRATCH_KEEP}.
+ */
+let scratch = Buffer.allocUnsafeSlow(0)
+const SCRATCH_KEEP = 32 * 1024 * 1024
+
 /**
  * NDJSON bytes of JSON texts (each `JSON.stringify`'s, one a line), as
- * {@link ndjson} writes them: UTF-8, C1 controls and bidi overrides as `\uHHHH`.
+ * {@link ndjson} writes them: UTF-8, C1 controls and bidi overrides as
+ * `\uHHHH`. The chunk is encoded at once and looked at once for a raw C1
+ * control or bidi character; only a chunk holding one is written again a
+ * line at a time, each line holding one escaped. The bytes answered are a
+ * buffer of their own (exact size, not shared with a later call).
  */
 export const ndjsonOfTexts = (texts: ReadonlyArray<string>): Uint8Array => {
   let units = 0
   for (const s of texts) units += s.length + 1
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit; the pages of an unused rest are never touched.
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  if (scratch.length < units * 3) scratch = Buffer.allocUnsafeSlow(Math.max(units * 3, Math.min(scratch.length * 2, SCRATCH_KEEP)))
+  const buf = scratch
+  if (buf.length > SCRATCH_KEEP) scratch = Buffer.allocUnsafeSlow(0)
+  let n = 0
+  for (const s of texts) {
+    n += buf.write(s, n, "utf8")
+    buf[n++] = 10
+  }
+  if (holdsRawControl(buf.subarray(0, n))) return escapedLines(texts, units)
+  const out = Buffer.allocUnsafe(n)
+  buf.copy(out, 0, 0, n)
+  return out
+}
+
+/** {@link ndjsonOfTexts} of a chunk that holds a raw C1 control or bidi character: a line at a time, each line holding one written with `escapeJsonControls`. */
+const escapedLines = (texts: ReadonlyArray<string>, units: number): Uint8Array => {
   let buf = Buffer.allocUnsafe(units * 3)
   let n = 0
   let left = units

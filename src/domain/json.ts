@@ -86,20 +86,6 @@ export const at = (o: unknown, ...path: ReadonlyArray<string>): unknown => {
   return cur
 }
 
-/**
- * A number token that may not survive `JSON.parse` (cheap test of a line's
- * text, run on every line): after `:`, `,` or `[`, a `-0`, a
- * run of 17 or more digits and points, 16 digits from 9 (any decimal of 15
- * significant digits is exact, and so is an integer below 9e15 < 2^53: epoch
- * microseconds are 16 digits from 1), or an exponent. Strings may match too;
- * {@link inexactNumbers} then looks closer.
- */
-// (the lookahead after the structural character lets most `:` and `,` fail at once: two to three times faster)
-const MAYBE_INEXACT = /[:,[](?=[\s\d-])\s*(?:-0|-?[\d.]{17}|-?9\d{15}|-?\d[\d.]*[eE])/
-
-/** A number token, at a position (sticky). */
-const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
-
 /** A decimal's digits without leading or trailing zeros and its power of ten (`"0"` for zero): the same for two texts of the same value. */
 const decimalKey = (token: string): string => {
   const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)
@@ -132,43 +118,74 @@ export interface InexactNumbers {
 }
 
 /**
+ * True when the JSON number token `text[start, end)` may not write back as
+ * the same value, so {@link numberNotExact} must look at it: a `-0` prefix,
+ * an exponent, a run of 17 or more digits and points, or 16 from a `9`. Any
+ * other token has at most 16 digits and no exponent: a decimal of at most 15
+ * significant digits (the point takes the 16th place) or an integer below
+ * 9e15 < 2^53, both exact. A superset of the tokens {@link numberNotExact}
+ * accepts (property test: `test/muse-code/native-numbers.test.ts`).
+ */
+const mayBeInexact = (text: string, start: number, end: number, exponent: boolean): boolean => {
+  if (exponent) return true
+  let i = start
+  if (text.charCodeAt(i) === 45) {
+    if (text.charCodeAt(i + 1) === 48) return true
+    i++
+  }
+  const run = end - i
+  return run >= 17 || (run === 16 && text.charCodeAt(i) === 57)
+}
+
+/**
  * The numbers of a valid JSON text whose parsed value does not write back as
- * the same value ({@link numberNotExact}), or undefined (the common case,
- * found by one regex test of the text: only a text with a `-0`, a run of 16
- * or more digits or an exponent after `:`, `,` or `[` is scanned, strings
- * skipped). The source text keeps the exact number: providers report a
- * `NUMBER_NOT_EXACT` diagnostic (see {@link numberNotExactDiagnostic}).
+ * the same value ({@link numberNotExact}), or undefined (the common case).
+ * One pass of the text without a regular expression: strings are skipped
+ * with `indexOf` to their closing quote (one not escaped by an odd run of
+ * backslashes); each number token outside them is delimited by its
+ * characters, and only one that {@link mayBeInexact} (a `-0`, an exponent,
+ * 16 or more digits) is given to {@link numberNotExact}. The source text
+ * keeps the exact number: providers report a `NUMBER_NOT_EXACT` diagnostic
+ * (see {@link numberNotExactDiagnostic}).
  */
 export const inexactNumbers = (text: string): InexactNumbers | undefined => {
-  if (!MAYBE_INEXACT.test(text)) return undefined
   let count = 0
   let first = ""
+  const n = text.length
   let i = 0
-  while (i < text.length) {
+  while (i < n) {
     const c = text.charCodeAt(i)
     if (c === 34) {
       // a string: to its closing quote (one not escaped by an odd run of backslashes)
       let j = text.indexOf("\"", i + 1)
       for (;;) {
         if (j < 0) return count > 0 ? { count, first } : undefined
-        let b = 0
+        if (text.charCodeAt(j - 1) !== 92) break
+        let b = 1
         while (text.charCodeAt(j - 1 - b) === 92) b++
         if (b % 2 === 0) break
         j = text.indexOf("\"", j + 1)
       }
       i = j + 1
     } else if (c === 45 || (c >= 48 && c <= 57)) {
-      NUMBER_TOKEN.lastIndex = i
-      const m = NUMBER_TOKEN.exec(text)
-      if (m === null) {
-        i++
-        continue
+      // a number token: sign, digits and points, then an exponent's letter, sign and digits
+      const start = i++
+      let d = text.charCodeAt(i)
+      while ((d >= 48 && d <= 57) || d === 46) d = text.charCodeAt(++i)
+      let exponent = false
+      if (d === 101 || d === 69) {
+        exponent = true
+        d = text.charCodeAt(++i)
+        if (d === 43 || d === 45) d = text.charCodeAt(++i)
+        while (d >= 48 && d <= 57) d = text.charCodeAt(++i)
       }
-      if (numberNotExact(m[0])) {
-        if (count === 0) first = m[0]
-        count++
+      if (mayBeInexact(text, start, i, exponent)) {
+        const token = text.slice(start, i)
+        if (numberNotExact(token)) {
+          if (count === 0) first = token
+          count++
+        }
       }
-      i += m[0].length
     } else i++
   }
   return count > 0 ? { count, first } : undefined
@@ -189,3 +206,133 @@ export const numberNotExactDiagnostic = (source: string, count: number, first: s
   remediation: "The exact text is in the source: read it at the event's rawReference (its line or byte offset).",
   details: { count, first: first.length > 40 ? first.slice(0, 40) + "…" : first, where }
 })
+
+/**
+ * A member's value of a JSON object text, and its text when that text is,
+ * character for character, `JSON.stringify` of the value (see
+ * {@link canonicalMember}): a writer may copy `text` instead of writing the
+ * value again. Carried on an event under {@link CANONICAL_PAYLOAD}.
+ */
+export interface CanonicalText {
+  readonly value: unknown
+  readonly text: string
+}
+
+/**
+ * Where an adapter leaves, on a `SessionEvent` (a symbol key, not enumerable: `JSON.stringify`, a spread,
+ * `Object.keys` and `for…in` never see it), the {@link CanonicalText} of the
+ * object at its `extensions["native.muse"].payload`. A writer uses the text
+ * only while that payload is still the very `value` (the same object).
+ */
+export const CANONICAL_PAYLOAD: unique symbol = Symbol("session-ingest.canonicalPayload")
+
+/** Own keys of a parsed JSON value, counted through its objects and arrays. */
+const countKeys = (v: unknown): number => {
+  if (typeof v !== "object" || v === null) return 0
+  let n = 0
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += countKeys(v[i])
+    return n
+  }
+  for (const k in v) n += 1 + countKeys((v as Record<string, unknown>)[k])
+  return n
+}
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
+
+/** True when a number token is written back by `JSON.stringify` as the same text. */
+const canonicalNumber = (token: string): boolean => {
+  let plain = token.length <= 15 && !(token.charCodeAt(0) === 45 && token.charCodeAt(1) === 48)
+  for (let i = 0; plain && i < token.length; i++) {
+    const c = token.charCodeAt(i)
+    if (c === 46 || c === 101 || c === 69) plain = false
+  }
+  return plain || String(Number(token)) === token
+}
+
+/**
+ * The text of the member `key` of a JSON object text (`text` is valid JSON,
+ * well-formed UTF-16 as decoded from UTF-8, and `value` is what `JSON.parse`
+ * made of that member), when it is exactly `JSON.stringify(value)`; otherwise
+ * undefined. Proven in one pass of the text, conservatively: the text starts
+ * with `{`, its top-level keys hold no escape and `key` is one of them once;
+ * the member's text holds no whitespace outside strings, no escape but
+ * `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t`, no key starting with a digit
+ * (`JSON.parse` puts integer-like keys first), every number as
+ * `JSON.stringify` writes it, and as many keys as `value` has (no duplicate
+ * key). Property test: `test/stream-output.test.ts`.
+ */
+export const canonicalMember = (text: string, key: string, value: unknown): CanonicalText | undefined => {
+  if (text.charCodeAt(0) !== 123) return undefined
+  const n = text.length
+  let depth = 0
+  let start = -1
+  let end = -1
+  let keys = 0
+  let backslash = text.indexOf("\\")
+  let i = 0
+  while (i < n) {
+    const c = text.charCodeAt(i)
+    const inside = start >= 0 && end < 0
+    if (c === 34) {
+      // a string: to its closing quote (one not escaped by an odd run of backslashes)
+      let j = text.indexOf("\"", i + 1)
+      for (;;) {
+        if (j < 0) return undefined
+        if (text.charCodeAt(j - 1) !== 92) break
+        let b = 1
+        while (text.charCodeAt(j - 1 - b) === 92) b++
+        if (b % 2 === 0) break
+        j = text.indexOf("\"", j + 1)
+      }
+      // a key is followed by `:`; at the top level (where the text may be spaced) after any whitespace
+      let colon = j + 1
+      if (depth === 1) while (isSpace(text.charCodeAt(colon))) colon++
+      const isKey = text.charCodeAt(colon) === 58
+      while (backslash >= 0 && backslash < i) backslash = text.indexOf("\\", backslash + 1)
+      const escaped = backslash >= 0 && backslash < j
+      if (isKey && depth === 1) {
+        if (escaped) return undefined
+        if (j - i - 1 === key.length && text.startsWith(key, i + 1)) {
+          if (start >= 0 || colon !== j + 1) return undefined
+          start = j + 2
+        }
+      } else if (inside) {
+        if (escaped) {
+          for (let b = backslash; b >= 0 && b < j; b = text.indexOf("\\", b + 2)) {
+            const e = text.charCodeAt(b + 1)
+            if (e !== 34 && e !== 92 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) return undefined
+            backslash = b
+          }
+        }
+        if (isKey) {
+          const f = text.charCodeAt(i + 1)
+          if (f >= 48 && f <= 57) return undefined
+          keys++
+        }
+      }
+      i = j + 1
+    } else if (c === 123 || c === 91) {
+      depth++
+      i++
+    } else if (c === 125 || c === 93) {
+      depth--
+      i++
+    } else if (c === 44 && depth === 1 && inside) {
+      end = i
+      i++
+    } else if (inside && (c === 45 || (c >= 48 && c <= 57))) {
+      const s = i++
+      let d = text.charCodeAt(i)
+      while ((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45) d = text.charCodeAt(++i)
+      if (!canonicalNumber(text.slice(s, i))) return undefined
+    } else {
+      if (inside && isSpace(c)) return undefined
+      i++
+    }
+    if (depth === 0 && start >= 0 && end < 0) end = i - 1
+  }
+  if (start < 0 || end < 0 || countKeys(value) !== keys) return undefined
+  return { value, text: text.slice(start, end) }
+}

@@ -10,6 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as fc from "effect/FastCheck"
 import { inexactNumbers, numberNotExact } from "../../src/domain/json.js"
 import type { Diagnostic } from "../../src/domain/model.js"
 import { cli } from "../support/run.js"
@@ -31,6 +32,66 @@ describe("inexactNumbers", () => {
     // Spaced JSON (a writer's ", " and ": "), and epoch microseconds (16 digits, below 2^53: exact).
     expect(inexactNumbers(`{"a": 1e400, "b": [ -0 ], "c": 9007199254740993}`)).toEqual({ count: 3, first: "1e400" })
     expect(inexactNumbers(`{"recorded_at":1790349213894901,"n":[-1,0.25]}`)).toBeUndefined()
+  })
+})
+
+/** JSON number tokens (the grammar's every part), weighted to the edges: long mantissas, big and small exponents, `-0`, 16 digits. */
+const numberToken: fc.Arbitrary<string> = fc.oneof(
+  fc.record({
+    neg: fc.boolean(),
+    int: fc.oneof(fc.constant("0"), fc.tuple(fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{0,24}$/)).map(([d, r]) => `${d}${r}`)),
+    frac: fc.option(fc.stringMatching(/^[0-9]{1,24}$/), { nil: undefined }),
+    exp: fc.option(fc.tuple(fc.constantFrom("e", "E"), fc.constantFrom("", "+", "-"), fc.oneof(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 280, max: 420 }))), { nil: undefined })
+  }).map(({ neg, int, frac, exp }) => `${neg ? "-" : ""}${int}${frac !== undefined ? `.${frac}` : ""}${exp !== undefined ? `${exp[0]}${exp[1]}${exp[2]}` : ""}`),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+  fc.bigInt({ min: -(10n ** 18n), max: 10n ** 18n }).map(String),
+  fc.tuple(fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{15}$/)).map(([d, r]) => `${d}${r}`),
+  fc.constantFrom("-0", "-0.0", "-0e5", "0e-999", "1e400", "1E-400", "4.9e-324", "5e-324", "9007199254740993", "9007199254740992", "0.10000000000000000001", "100000.00000000000000001", "100000000000000001e-12")
+)
+
+/** A string's JSON text that looks like numbers, structure and escapes (`":1e400`, `\\"`, a UUID `3e4f`). */
+const hostileString: fc.Arbitrary<string> = fc
+  .array(fc.oneof(fc.constantFrom(":1e400", ", -0", "[9007199254740993", "\\", "\"", "3e4f-0a", "0e0001", " ", "é", "\u2028"), numberToken, fc.string({ maxLength: 6 })), { maxLength: 6 })
+  .map((parts) => JSON.stringify(parts.join("")))
+
+/** A JSON value's text with the tokens it holds, in text order; spaced or compact. */
+const jsonWithNumbers: fc.Arbitrary<{ text: string; numbers: Array<string> }> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    numberToken.map((t) => ({ text: t, numbers: [t] })),
+    hostileString.map((t) => ({ text: t, numbers: [] as Array<string> })),
+    fc.constantFrom("true", "false", "null").map((t) => ({ text: t, numbers: [] as Array<string> })),
+    fc.tuple(fc.array(tie("value"), { maxLength: 5 }), fc.constantFrom("", " ", "\n\t ")).map(([items, ws]) => ({
+      text: `[${ws}${items.map((i) => (i as { text: string }).text).join(`${ws},${ws}`)}${ws}]`,
+      numbers: items.flatMap((i) => (i as { numbers: Array<string> }).numbers)
+    })),
+    fc.tuple(fc.array(fc.tuple(hostileString, tie("value")), { maxLength: 5 }), fc.constantFrom("", " ", "\r\n")).map(([entries, ws]) => ({
+      text: `{${ws}${entries.map(([k, v]) => `${k}${ws}:${ws}${(v as { text: string }).text}`).join(`,${ws}`)}${ws}}`,
+      numbers: entries.flatMap(([, v]) => (v as { numbers: Array<string> }).numbers)
+    }))
+  )
+})).value as fc.Arbitrary<{ text: string; numbers: Array<string> }>
+
+describe("inexactNumbers skips no number JSON does not carry exactly (its cheap test is a superset)", () => {
+  it("a token alone: counted exactly when numberNotExact says so", () => {
+    fc.assert(
+      fc.property(numberToken, fc.constantFrom("[%]", "{\"a\":%}", "[1, %]", "{\"a\" :\t%}", "%"), (t, at) => {
+        expect(() => JSON.parse(at.replace("%", t))).not.toThrow()
+        expect(inexactNumbers(at.replace("%", t))?.count ?? 0).toBe(numberNotExact(t) ? 1 : 0)
+      }),
+      { numRuns: 5000 }
+    )
+  })
+
+  it("a generated document: the count and the first are those of its number tokens, strings never counted", () => {
+    fc.assert(
+      fc.property(jsonWithNumbers, ({ text, numbers }) => {
+        expect(() => JSON.parse(text)).not.toThrow()
+        const inexact = numbers.filter(numberNotExact)
+        expect(inexactNumbers(text)).toEqual(inexact.length === 0 ? undefined : { count: inexact.length, first: inexact[0] })
+      }),
+      { numRuns: 1500 }
+    )
   })
 })
 

@@ -116,12 +116,17 @@ export interface RecordContext {
 
 const TEXT_MAX = 1000
 
+/** Whitespace other than a space, or a space followed by whitespace: what `/\s+/g` → `" "` changes. */
+const MORE_THAN_A_SPACE = /[^\S ]| \s/
+
 /**
  * A text on one line, whitespace runs made one space, cut to {@link TEXT_MAX}
  * with an ellipsis. A long text is flattened from a prefix first: when the
  * prefix alone flattens past the cut, the cut text is the same.
  */
-const oneLine = (s: string): string => {
+export const oneLine = (s: string): string => {
+  // Already one line (no whitespace but single spaces, none at an end): the replace below would copy it unchanged.
+  if (s.length <= TEXT_MAX && !MORE_THAN_A_SPACE.test(s) && s.charCodeAt(0) !== 32 && s.charCodeAt(s.length - 1) !== 32) return s
   if (s.length > TEXT_MAX * 4) {
     const head = s.slice(0, TEXT_MAX * 4).replace(/\s+/g, " ").trimStart()
     if (head.length > TEXT_MAX + 1) return head.slice(0, TEXT_MAX - 1) + "…"

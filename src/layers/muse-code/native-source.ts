@@ -46,7 +46,7 @@ import {
   type SourceAccessError
 } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
-import { inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
+import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
@@ -132,6 +132,25 @@ const countInexact = (stats: NativeStats, text: string, offset: number): void =>
   if (found === undefined) return
   stats.inexactNumbers += found.count
   stats.firstInexact ??= { text: found.first, offset }
+}
+
+/**
+ * After a record line's event was mapped (`err` undefined: it is the last of
+ * `out`): when its `extensions["native.muse"].payload` is the line's own
+ * `payload` object and the line's text of it is what `JSON.stringify` gives
+ * ({@link canonicalMember}), that text rides on the event under
+ * {@link CANONICAL_PAYLOAD}, so `stream` copies it instead of writing the
+ * payload again (the same bytes).
+ */
+const withCanonicalPayload = (text: string, record: unknown, err: IngestError | undefined, out: Array<SessionEvent>): IngestError | undefined => {
+  if (err !== undefined || !isRecord(record) || !isRecord(record.payload)) return err
+  const ev = out[out.length - 1] as SessionEvent & { [CANONICAL_PAYLOAD]?: CanonicalText }
+  const ns = ev.extensions["native.muse"]
+  if (!isRecord(ns) || ns.payload !== record.payload) return err
+  const c = canonicalMember(text, "payload", record.payload)
+  // Not enumerable: a spread or a deep equality of the event never sees it.
+  if (c !== undefined) Object.defineProperty(ev, CANONICAL_PAYLOAD, { value: c })
+  return err
 }
 
 /** The `NUMBER_NOT_EXACT` diagnostic of a log's pass, or undefined when all its numbers were exact. */
@@ -345,7 +364,7 @@ const lineProcessor = (
         return undefined
       case "record":
         stats.recordLines++
-        return mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out)
+        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out), out)
       case "frame": {
         const f = shape.right.frame
         if (!resumeLine) stats.retainedFrames++
