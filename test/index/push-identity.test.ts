@@ -15,6 +15,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
+import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
@@ -441,6 +443,84 @@ describe("push: a restored copy whose journal reaches the marker", () => {
         expect(p.sources).toMatchObject({ local: 2, read: 1, pushed: 1, newGenerations: 0 })
         expect(p.eventsAdded).toBe(1)
       }
+      yield* t.matches()
+      // the id of the marker's change no longer kept (older than the ids the journal keeps): every checkpoint read
+      const marks: Array<{ seq: string }> = yield* Effect.promise(() => pgQuery<{ seq: string }>(t.url, "SELECT seq FROM push_marks"))
+      const local = new Database(t.local)
+      const dropped = (local.prepare("DELETE FROM push_changes WHERE seq = ?").run(Number(marks[0].seq)) as { changes: number }).changes
+      local.close()
+      expect(dropped).toBe(1)
+      fs.appendFileSync(t.file, item(10, "line 10"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("upgrades: a team index at the schema before the change ids stops a push with its remedy; migrated, its marker (no id) makes one full read, then pushes go incrementally", () =>
+    Effect.gen(function*() {
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+      fs.mkdirSync(path.dirname(second), { recursive: true })
+      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      yield* t.importAndPush()
+      // the team index as the build before left it: no change id in its marker, its migrations up to 0005
+      yield* Effect.promise(() => pgQuery(t.url, "ALTER TABLE push_marks DROP COLUMN change_id; DELETE FROM si_migrations WHERE migration_id >= 6"))
+      const [before] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importInto()
+      const refused = yield* Effect.either(t.pushFrom())
+      expect(refused._tag).toBe("Left")
+      if (refused._tag === "Left") {
+        expect(refused.left.details).toMatchObject({ reason: "schema-outdated", have: IndexPostgres.SCHEMA_VERSION - 1, want: IndexPostgres.SCHEMA_VERSION })
+        expect(refused.left.remediation).toContain("session-ingest index migrate --index")
+      }
+      // the push ran no DDL
+      const [after] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
+      expect(Number(after.n)).toBe(Number(before.n))
+      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change"])
+      // the marker has no change id: every checkpoint read once, then only the changed ones
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+      fs.appendFileSync(t.file, item(7, "line 7"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("upgrades: a local index from before its change ids is pushed by number as it is; an import adds them, then one full read, then incremental", () =>
+    Effect.gen(function*() {
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+      fs.mkdirSync(path.dirname(second), { recursive: true })
+      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      yield* t.importInto()
+      // the local index as the build before left it: the journal of migration 0007, no change ids
+      const db = new Database(t.local)
+      db.exec(`DROP TRIGGER push_journal_insert; DROP TRIGGER push_journal_update; DROP TRIGGER push_journal_delete;
+               DROP TABLE push_changes; DELETE FROM si_migrations WHERE migration_id >= 7`)
+      db.close()
+      yield* IndexSqlite.migrateThrough(t.local, 7)
+      const tables = () => {
+        const d = new Database(t.local, { readonly: true })
+        try {
+          return (d.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'push_changes'").get() as { n: number }).n
+        } finally {
+          d.close()
+        }
+      }
+      expect(tables()).toBe(0)
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 2 })
+      expect((yield* t.pushFrom()).sources).toMatchObject({ read: 0, pushed: 0 })
+      expect(tables()).toBe(0)
+      // an import migrates it: the marker (no id) then makes one full read, and the next pushes go by the journal
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importInto()
+      expect(tables()).toBe(1)
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+      fs.appendFileSync(t.file, item(7, "line 7"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
       yield* t.matches()
     }))
 })
