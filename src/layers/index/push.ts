@@ -10,7 +10,12 @@
  *   journal's id and the highest number the last push brought over, and a
  *   push reads only the local sources changed after it (`sources.read`).
  *   A marker missing, of another journal, or ahead of it (a restored file)
- *   makes every local checkpoint read and compared.
+ *   makes every local checkpoint read and compared. So does a marker whose
+ *   change id (the local journal's migration 0008: a random id per change;
+ *   the team index's migration 0006: the id of the change at the marker's
+ *   number) is not the local change's of that number: a copy restored from a
+ *   backup and changed otherwise numbers its changes as the original did, and
+ *   its journal may reach the marker before its first push.
  * - A local index from before its journal (read as it is) is told apart by
  *   its checkpoints alone, with work on the team side
  *   proportional to the change: the local checkpoints (a few small columns)
