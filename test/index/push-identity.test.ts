@@ -15,6 +15,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
+import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
@@ -325,5 +327,200 @@ describe("push: a generation is its content, not its local number", () => {
       // and the other way: the local content pushed, then imported straight in: the direct import finds it unchanged
       const direct = yield* t.importDirect()
       expect([direct.sources.accepted, direct.eventsAdded]).toEqual([0, 0])
+    }))
+})
+
+/**
+ * A restored copy whose journal reaches the marker before its first push
+ * (issue 17, "Local first, then push"): the backup and the original number
+ * their changes alike, so a number alone cannot tell the backup's change at
+ * the marker's number from the original's. Each change carries a random id,
+ * and the marker the id of the change at its number.
+ */
+describe("push: a restored copy whose journal reaches the marker", () => {
+  /**
+   * Two sources (solo, second), imported and pushed, the local index copied
+   * (`backup`), then both files edited, imported and pushed from the original
+   * (the marker advances to `mark`); then the backup restored over the local
+   * index, the files back to their backed-up text, and `diverge` changing
+   * them otherwise before the push under test.
+   */
+  const restoredCopy = Effect.gen(function*() {
+    const t = yield* withTeam
+    const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+    fs.mkdirSync(path.dirname(second), { recursive: true })
+    fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1") + item(2, "second 2"))
+    /** The local journal's highest number. */
+    const high = () => {
+      const db = new Database(t.local, { readonly: true })
+      try {
+        return (db.prepare("SELECT max(seq) AS n FROM push_journal").get() as { n: number }).n
+      } finally {
+        db.close()
+      }
+    }
+    const markSeq = () => Effect.map(Effect.promise(() => pgQuery<{ seq: string }>(t.url, "SELECT seq FROM push_marks")), (r) => Number(r[0].seq))
+    yield* t.importAndPush()
+    const backup = path.join(t.dir, "backup.db")
+    fs.copyFileSync(t.local, backup)
+    const originals = [fs.readFileSync(t.file, "utf8"), fs.readFileSync(second, "utf8")]
+    // the original: both files edited, imported, pushed
+    edit(t.file, "line 2", "LINE 2")
+    edit(second, "second 1", "SECOND 1")
+    yield* t.importAndPush()
+    yield* t.matches()
+    const mark = yield* markSeq()
+    expect(mark).toBe(high())
+    // the backup restored, the files too
+    fs.copyFileSync(backup, t.local)
+    fs.writeFileSync(t.file, originals[0])
+    fs.writeFileSync(second, originals[1])
+    return { ...t, second, high, mark, markSeq }
+  })
+
+  it.effect("as many changes as the original's, other ones: the journal number equals the marker, and every change reaches the team index", () =>
+    Effect.gen(function*() {
+      const t = yield* restoredCopy
+      edit(t.file, "line 2", "LiNE 2")
+      edit(t.second, "second 1", "SeCOND 1")
+      yield* t.importInto()
+      expect(t.high()).toBe(t.mark)
+      const p = yield* t.pushFrom()
+      expect(p.sources).toMatchObject({ read: 2, pushed: 2, newGenerations: 2 })
+      yield* t.matches()
+      // the marker is now the backup's; what follows it goes incrementally (one source read)
+      expect(yield* t.markSeq()).toBe(t.high())
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("more changes than the original's: the changes at or below the marker's number reach the team index too", () =>
+    Effect.gen(function*() {
+      const t = yield* restoredCopy
+      edit(t.file, "line 2", "LiNE 2")
+      edit(t.second, "second 1", "SeCOND 1")
+      yield* t.importInto()
+      fs.appendFileSync(t.second, item(3, "second 3"))
+      yield* t.importInto()
+      expect(t.high()).toBeGreaterThan(t.mark)
+      const p = yield* t.pushFrom()
+      expect(p.sources).toMatchObject({ read: 2, pushed: 2, newGenerations: 2 })
+      yield* t.matches()
+      fs.appendFileSync(t.second, item(4, "second 4"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("fewer changes than the original's: the journal behind the marker, every change reaches the team index", () =>
+    Effect.gen(function*() {
+      const t = yield* restoredCopy
+      edit(t.file, "line 4", "LINE 4")
+      yield* t.importInto()
+      expect(t.high()).toBeLessThan(t.mark)
+      const p = yield* t.pushFrom()
+      expect(p.sources).toMatchObject({ read: 2, pushed: 2 })
+      yield* t.matches()
+      edit(t.second, "second 2", "SECOND 2")
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("the original, not restored: the source at the marker's number changing again is read alone, push after push", () =>
+    Effect.gen(function*() {
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+      fs.mkdirSync(path.dirname(second), { recursive: true })
+      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      yield* t.importAndPush()
+      for (let i = 6; i < 10; i++) {
+        fs.appendFileSync(t.file, item(i, `line ${i}`))
+        yield* t.importInto()
+        const p = yield* t.pushFrom()
+        expect(p.sources).toMatchObject({ local: 2, read: 1, pushed: 1, newGenerations: 0 })
+        expect(p.eventsAdded).toBe(1)
+      }
+      yield* t.matches()
+      // the id of the marker's change no longer kept (older than the ids the journal keeps): every checkpoint read
+      const marks: Array<{ seq: string }> = yield* Effect.promise(() => pgQuery<{ seq: string }>(t.url, "SELECT seq FROM push_marks"))
+      const local = new Database(t.local)
+      const dropped = (local.prepare("DELETE FROM push_changes WHERE seq = ?").run(Number(marks[0].seq)) as { changes: number }).changes
+      local.close()
+      expect(dropped).toBe(1)
+      fs.appendFileSync(t.file, item(10, "line 10"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("upgrades: a team index at the schema before the change ids stops a push with its remedy; migrated, its marker (no id) makes one full read, then pushes go incrementally", () =>
+    Effect.gen(function*() {
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+      fs.mkdirSync(path.dirname(second), { recursive: true })
+      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      yield* t.importAndPush()
+      // the team index as the build before left it: no change id in its marker, its migrations up to 0005
+      yield* Effect.promise(() => pgQuery(t.url, "ALTER TABLE push_marks DROP COLUMN change_id; DELETE FROM si_migrations WHERE migration_id >= 6"))
+      const [before] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importInto()
+      const refused = yield* Effect.either(t.pushFrom())
+      expect(refused._tag).toBe("Left")
+      if (refused._tag === "Left") {
+        expect(refused.left.details).toMatchObject({ reason: "schema-outdated", have: IndexPostgres.SCHEMA_VERSION - 1, want: IndexPostgres.SCHEMA_VERSION })
+        expect(refused.left.remediation).toContain("session-ingest index migrate --index")
+      }
+      // the push ran no DDL
+      const [after] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
+      expect(Number(after.n)).toBe(Number(before.n))
+      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change"])
+      // the marker has no change id: every checkpoint read once, then only the changed ones
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+      fs.appendFileSync(t.file, item(7, "line 7"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
+    }))
+
+  it.effect("upgrades: a local index from before its change ids is pushed by number as it is; an import adds them, then one full read, then incremental", () =>
+    Effect.gen(function*() {
+      const t = yield* withTeam
+      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
+      fs.mkdirSync(path.dirname(second), { recursive: true })
+      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      yield* t.importInto()
+      // the local index as the build before left it: the journal of migration 0007, no change ids
+      const db = new Database(t.local)
+      db.exec(`DROP TRIGGER push_journal_insert; DROP TRIGGER push_journal_update; DROP TRIGGER push_journal_delete;
+               DROP TABLE push_changes; DELETE FROM si_migrations WHERE migration_id >= 7`)
+      db.close()
+      yield* IndexSqlite.migrateThrough(t.local, 7)
+      const tables = () => {
+        const d = new Database(t.local, { readonly: true })
+        try {
+          return (d.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'push_changes'").get() as { n: number }).n
+        } finally {
+          d.close()
+        }
+      }
+      expect(tables()).toBe(0)
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 2 })
+      expect((yield* t.pushFrom()).sources).toMatchObject({ read: 0, pushed: 0 })
+      expect(tables()).toBe(0)
+      // an import migrates it: the marker (no id) then makes one full read, and the next pushes go by the journal
+      fs.appendFileSync(t.file, item(6, "line 6"))
+      yield* t.importInto()
+      expect(tables()).toBe(1)
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
+      yield* t.matches()
+      fs.appendFileSync(t.file, item(7, "line 7"))
+      yield* t.importInto()
+      expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 1, pushed: 1 })
+      yield* t.matches()
     }))
 })

@@ -45,7 +45,7 @@ export const toLegacyLayout = (file: string) =>
     db.exec(`DROP TRIGGER records_search_gone; DROP TRIGGER streams_search_gone; DROP TRIGGER sessions_search_gone;
              DROP TABLE search; DROP TABLE records; DROP TABLE streams; DROP TABLE shapes; DROP TABLE usage;
              DROP TRIGGER push_journal_insert; DROP TRIGGER push_journal_update; DROP TRIGGER push_journal_delete;
-             DROP TABLE push_journal; DROP TABLE push_origin;
+             DROP TABLE push_journal; DROP TABLE push_origin; DROP TABLE push_changes;
              DELETE FROM si_migrations WHERE migration_id >= 4;`)
     db.close()
     // Search and usage as migrations 0004 and 0005 made them from the stored events.

@@ -222,13 +222,18 @@ const migrations = Migrator.fromRecord({
       sql`ALTER TABLE push_marks ALTER COLUMN buckets DROP NOT NULL, ADD COLUMN IF NOT EXISTS journal TEXT COLLATE "C",
           ADD COLUMN IF NOT EXISTS seq BIGINT`,
       sql`ALTER TABLE sources ADD COLUMN IF NOT EXISTS origin TEXT COLLATE "C"`
-    ], { discard: true }))
+    ], { discard: true })),
+  // The id of the local journal's change at the marker's number (its SQLite migration 0008): a copy of the local index
+  // restored from a backup numbers its changes as the original did, so the number alone is not enough. A push whose
+  // local change of that number has another id (or none) reads every local checkpoint. NULL: a marker from before.
+  "0006_push_change": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE push_marks ADD COLUMN IF NOT EXISTS change_id TEXT COLLATE "C"`)
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {

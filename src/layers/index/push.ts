@@ -10,7 +10,12 @@
  *   journal's id and the highest number the last push brought over, and a
  *   push reads only the local sources changed after it (`sources.read`).
  *   A marker missing, of another journal, or ahead of it (a restored file)
- *   makes every local checkpoint read and compared.
+ *   makes every local checkpoint read and compared. So does a marker whose
+ *   change id (the local journal's migration 0008: a random id per change;
+ *   the team index's migration 0006: the id of the change at the marker's
+ *   number) is not the local change's of that number: a copy restored from a
+ *   backup and changed otherwise numbers its changes as the original did, and
+ *   its journal may reach the marker before its first push.
  * - A local index from before its journal (read as it is) is told apart by
  *   its checkpoints alone, with work on the team side
  *   proportional to the change: the local checkpoints (a few small columns)
@@ -278,25 +283,40 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const hasOverview = yield* hasColumn("sources", "overview_json")
     // The local journal (migration 0007; none in an index from before it, read here as it is): its id and its highest
     // change number, read before any source (a change made while the push reads has a higher one: the next push's).
+    // With its migration 0008, each change's own id (`push_changes`): the id of the change at that number too.
+    const hasChanges = yield* hasColumn("push_changes", "id")
     const journal = (yield* hasColumn("push_journal", "seq"))
       ? yield* Effect.map(
-        local.guard(lsql<{ id: string; high: number | null }>`
-          SELECT (SELECT id FROM push_origin LIMIT 1) AS id, (SELECT max(seq) FROM push_journal) AS high`),
-        (r) => ({ id: r[0].id, high: r[0].high ?? 0 })
+        local.guard(lsql<{ id: string; high: number | null; change: string | null }>`
+          SELECT (SELECT id FROM push_origin LIMIT 1) AS id, (SELECT max(seq) FROM push_journal) AS high,
+            ${hasChanges ? lsql`(SELECT id FROM push_changes WHERE seq = (SELECT max(seq) FROM push_journal))` : lsql`NULL`} AS change`),
+        (r) => ({ id: r[0].id, high: r[0].high ?? 0, change: r[0].change })
       )
       : null
     const tsql = team.sql
     // What the last push from this local index left the team index holding.
-    const [mark] = yield* team.fail(tsql<{ buckets: string | null; journal: string | null; seq: string | number | null }>`
-      SELECT buckets, journal, seq FROM push_marks WHERE machine = ${machine} AND origin = ${local.file}`)
-    // The journal's number the marker holds, when it is this file's journal and not ahead of it (a file restored from an
-    // older copy): only the sources changed after it are read. Otherwise every source is read and compared.
-    const since = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null && Number(mark.seq) <= journal.high
-      ? Number(mark.seq)
-      : null
-    // The marker ahead of this file's journal: the file was restored from an older copy. The numbers after its own are
-    // not the ones the marker counted, so the marker then takes this journal's number, not the higher one it held.
-    const restored = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null && Number(mark.seq) > journal.high
+    const [mark] = yield* team.fail(tsql<{ buckets: string | null; journal: string | null; seq: string | number | null; change_id: string | null }>`
+      SELECT buckets, journal, seq, change_id FROM push_marks WHERE machine = ${machine} AND origin = ${local.file}`)
+    const ours = journal !== null && mark !== undefined && mark.journal === journal.id && mark.seq !== null
+    // The local change of the marker's number is the one the marker counted: the same id (migration 0008). A copy of
+    // this file restored from a backup, then changed, numbers its changes as the original did, with other ids. Without
+    // ids on either side (a local index or a marker from before them), the number alone; with them on one side only, no.
+    const sameChange = !ours || Number(mark.seq) > journal.high
+      ? false
+      : !hasChanges
+      ? mark.change_id === null
+      : mark.change_id !== null && (yield* Effect.map(
+        local.guard(lsql<{ id: string }>`SELECT id FROM push_changes WHERE seq = ${Number(mark.seq)}`),
+        (r) => r[0]?.id === mark.change_id
+      ))
+    // The journal's number the marker holds, when it is this file's journal, not ahead of it (a file restored from an
+    // older copy) and its change there the marker's: only the sources changed after it are read. Otherwise every source
+    // is read and compared (as a first push does).
+    const since = sameChange ? Number(mark.seq) : null
+    // The marker of this file's journal, but ahead of it or of another change at its number: the file was restored
+    // from an older copy. The numbers after its own are not the ones the marker counted, so the marker then takes
+    // this journal's number and change, not the higher ones it held.
+    const restored = ours && !sameChange
     const markColumns = lsql.unsafe(`s.source_key, s.generation, s.status, s.event_count, s.cursor, s.fingerprint, s.prefix, s.source_id,
       s.parts_json, s.diagnostics_json, (s.attempt_json IS NOT NULL) AS busy`)
     // The local checkpoints to look at, small: those changed since the marker, or all of them.
@@ -521,12 +541,15 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     // read, so what changed locally since is compared again next time).
     // With a journal: its number read before the sources (two pushes at once from the same file keep the higher one:
     // each writes it only when all it read is in).
-    yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, journal, seq, pushed_at)
+    // The change id goes with its number (a marker keeps the pair of one push).
+    yield* team.fail(tsql`INSERT INTO push_marks (machine, origin, buckets, journal, seq, change_id, pushed_at)
       VALUES (${machine}, ${local.file}, ${digests === null ? null : digests.join(",")}, ${journal?.id ?? null}, ${journal?.high ?? null},
-              ${new Date().toISOString()})
+              ${journal?.change ?? null}, ${new Date().toISOString()})
       ON CONFLICT (machine, origin) DO UPDATE SET buckets = excluded.buckets, journal = excluded.journal, pushed_at = excluded.pushed_at,
         seq = CASE WHEN ${restored}::boolean THEN excluded.seq
-                   WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END`)
+                   WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END,
+        change_id = CASE WHEN ${restored}::boolean THEN excluded.change_id
+                   WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.change_id ELSE excluded.change_id END`)
     return {
       from: local.file,
       to: team.target.shown,

@@ -148,6 +148,21 @@ const JOURNAL_NOTE = (row: "new" | "old") =>
      SELECT ${row}.source_key, coalesce((SELECT max(seq) FROM push_journal), 0) + 1
      WHERE NOT EXISTS (SELECT 1 FROM push_journal WHERE source_key = ${row}.source_key);`
 
+/**
+ * How many of the latest journal changes keep their id (migration 0008's `push_changes`): a push whose marker's
+ * number is older than that reads every local checkpoint (as a first push does), so the table stays bounded.
+ */
+export const JOURNAL_CHANGES_KEPT = 100_000
+
+/**
+ * Migration 0008's trigger statements: {@link JOURNAL_NOTE}'s, then the change's number gets a random id of its own
+ * (`push_changes`), and the ids of changes older than the last {@link JOURNAL_CHANGES_KEPT} go.
+ */
+const JOURNAL_CHANGE_NOTE = (row: "new" | "old") =>
+  `${JOURNAL_NOTE(row)}
+   INSERT OR REPLACE INTO push_changes (seq, id) SELECT max(seq), lower(hex(randomblob(8))) FROM push_journal;
+   DELETE FROM push_changes WHERE seq <= (SELECT max(seq) FROM push_journal) - ${JOURNAL_CHANGES_KEPT};`
+
 /** The schema, one migration per entry (ids are the numeric prefixes). */
 const migrations = Migrator.fromRecord({
   "0001_initial": Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -458,6 +473,22 @@ const migrations = Migrator.fromRecord({
       sql.unsafe(`CREATE TRIGGER push_journal_update AFTER UPDATE ON sources
         WHEN ${JOURNALED_COLUMNS.map((c) => `old.${c} IS NOT new.${c}`).join(" OR ")} BEGIN ${JOURNAL_NOTE("new")} END`),
       sql.unsafe(`CREATE TRIGGER push_journal_delete AFTER DELETE ON sources BEGIN ${JOURNAL_NOTE("old")} END`)
+    ], { discard: true })),
+  // Each journal change's own random id (issue 17, `./push.ts`): a copy of this file restored from a backup numbers
+  // its later changes as the original did, so a number alone does not tell the two apart. The team index's marker
+  // keeps the id of the change at its number; a push whose change of that number has another id (or none kept)
+  // reads every local checkpoint. The journal's current numbers get ids now; the triggers write one per change.
+  "0008_push_changes": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE IF NOT EXISTS push_changes (seq INTEGER PRIMARY KEY, id TEXT NOT NULL)`,
+      sql`INSERT OR IGNORE INTO push_changes (seq, id) SELECT seq, lower(hex(randomblob(8))) FROM push_journal`,
+      sql`DROP TRIGGER IF EXISTS push_journal_insert`,
+      sql`DROP TRIGGER IF EXISTS push_journal_update`,
+      sql`DROP TRIGGER IF EXISTS push_journal_delete`,
+      sql.unsafe(`CREATE TRIGGER push_journal_insert AFTER INSERT ON sources BEGIN ${JOURNAL_CHANGE_NOTE("new")} END`),
+      sql.unsafe(`CREATE TRIGGER push_journal_update AFTER UPDATE ON sources
+        WHEN ${JOURNALED_COLUMNS.map((c) => `old.${c} IS NOT new.${c}`).join(" OR ")} BEGIN ${JOURNAL_CHANGE_NOTE("new")} END`),
+      sql.unsafe(`CREATE TRIGGER push_journal_delete AFTER DELETE ON sources BEGIN ${JOURNAL_CHANGE_NOTE("old")} END`)
     ], { discard: true }))
 })
 
