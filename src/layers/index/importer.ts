@@ -93,6 +93,8 @@ export const fingerprintOf = (
 ): Effect.Effect<string | null> => {
   const taken = options.stat
   if (locator.path === "") return Effect.succeed(null)
+  // The common case of a settle pass (discovery's stat, no `-wal`, no parts): no I/O, no effect chain.
+  if (taken !== undefined && options.wal === false && parts.length === 0) return Effect.succeed(fingerprintOfStat(taken))
   /** A file's stat entry, null when it is not there (a part's `<name>=<stat>`: its content is bound by the checkpoint's `parts`). */
   const stat = (p: string) => Effect.map(access.probe(p), (o) => (Option.isSome(o) ? fingerprintOfStat(o.value.stat) : null))
   // Plain combinators, no generator: the re-import of unchanged sources runs this once per source.
@@ -576,40 +578,36 @@ const make = Effect.gen(function*() {
     keys: ReadonlyArray<string>,
     checkpoints: ReadonlyMap<string, CheckpointedSource>
   ): Effect.Effect<ReadonlyArray<CheckpointedSource | null>> => {
-    const adapters = new Map<ProviderId, Option.Option<SessionSourceAdapter>>()
-    const adapterOf = (provider: ProviderId): Effect.Effect<Option.Option<SessionSourceAdapter>> => {
-      const known = adapters.get(provider)
-      return known !== undefined ? Effect.succeed(known) : Effect.map(Effect.option(registry.get(provider)), (a) => {
-        adapters.set(provider, a)
-        return a
-      })
-    }
     const tellHooks = hooks !== ImportHooks.none
-    return Effect.forEach(work, (w, k) => {
-      const checkpoint = checkpoints.get(keys[k])
-      if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
-      return Effect.flatMap(adapterOf(w.provider), (adapter) => {
-        if (Option.isNone(adapter)) return Effect.succeed(null)
-        const locator = resolved[k]
-        // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
-        const parts = adapter.value.parts !== undefined ? Effect.option(adapter.value.parts(locator)) : Effect.succeed(Option.some<ReadonlyArray<string>>([]))
-        return Effect.flatMap(parts, (listed) => {
-          if (Option.isNone(listed)) return Effect.succeed(null)
-          const parts = listed.value
-          return (
-          Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal: adapter.value.noWal !== true }), (fingerprint) =>
-            fingerprint === null || fingerprint !== checkpoint.fingerprint
-              ? Effect.succeed(null)
-              : tellHooks
-              ? Effect.as(
-                hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
-                checkpoint
-              )
-              : Effect.succeed(checkpoint)
-          ))
+    // Each provider's adapter, looked up once before the pass (a plain lookup per source after).
+    const providersOf = [...new Set(work.map((w) => w.provider))]
+    return Effect.flatMap(
+      Effect.forEach(providersOf, (p) => Effect.option(registry.get(p))),
+      (found) => {
+        const adapters = new Map(providersOf.map((p, i) => [p, found[i]]))
+        return Effect.forEach(work, (w, k) => {
+          const checkpoint = checkpoints.get(keys[k])
+          if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
+          const adapter = adapters.get(w.provider)!
+          if (Option.isNone(adapter)) return Effect.succeed(null)
+          const locator = resolved[k]
+          const wal = adapter.value.noWal !== true
+          const settle = (parts: ReadonlyArray<string>) =>
+            Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal }), (fingerprint) =>
+              fingerprint === null || fingerprint !== checkpoint.fingerprint
+                ? Effect.succeed(null)
+                : tellHooks
+                ? Effect.as(
+                  hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
+                  checkpoint
+                )
+                : Effect.succeed(checkpoint))
+          if (adapter.value.parts === undefined) return settle([])
+          // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
+          return Effect.matchEffect(adapter.value.parts(locator), { onFailure: () => Effect.succeed(null), onSuccess: settle })
         })
-      })
-    })
+      }
+    )
   }
 
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>

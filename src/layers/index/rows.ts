@@ -59,9 +59,18 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   },
   sourceId: r.source_id,
   prefix: r.prefix,
-  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
-  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
+  // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.
+  get parts() {
+    const parts = r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>
+    Object.defineProperty(this, "parts", { value: parts, enumerable: true })
+    return parts
+  },
+  // Most sources have none: one shared empty list, no allocation per row.
+  diagnostics: r.diagnostics_json === null ? NO_DIAGNOSTICS : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
 })
+
+/** The diagnostics of a checkpoint that has none (shared, frozen). */
+const NO_DIAGNOSTICS: ReadonlyArray<Diagnostic> = Object.freeze([])
 
 /** A `sessions` row joined with its source, as the session queries select it. */
 export interface SessionDbRow {
