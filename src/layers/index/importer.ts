@@ -41,7 +41,7 @@ import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprin
 import { peekCursor } from "../../domain/cursor.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
-import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
+import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
   causeLine,
   ImportFaults,
@@ -149,7 +149,7 @@ const fingerprintFields = (fingerprint: string | null) => {
  */
 export const changedPrefix = (
   access: SourceAccessShape,
-  checkpoint: CheckpointedSource,
+  checkpoint: SourceCheckpoint,
   locator: Locator,
   fingerprint: string | null,
   parts: ReadonlyArray<string>,
@@ -257,7 +257,7 @@ const make = Effect.gen(function*() {
     summary: Record<string, unknown>,
     overview: SourceSummary,
     batchSize: number,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
     earlierSummary = false,
     /** Each read of the stream (progress by bytes). */
@@ -453,7 +453,7 @@ const make = Effect.gen(function*() {
    */
   const supersedeStale = (
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
     pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
@@ -465,7 +465,7 @@ const make = Effect.gen(function*() {
       const superseded: Array<SupersededSource> = []
       const unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> = []
       let gone = 0
-      const live = (c: CheckpointedSource) => c.status !== "superseded" && c.status !== "rejected"
+      const live = (c: SourceCheckpoint) => c.status !== "superseded" && c.status !== "rejected"
       const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
       const inWork = new Map<string, Locator>()
       const resolvedAt = (k: number) => pre?.resolved[k] ?? resolveLocator(work[k].locator)
@@ -474,7 +474,7 @@ const make = Effect.gen(function*() {
         inWork.set(pre?.keys[k] ?? index.sourceKey(w.provider, locator), locator)
       })
       const done = new Set<string>()
-      const supersede = (c: CheckpointedSource, reason: string) =>
+      const supersede = (c: SourceCheckpoint, reason: string) =>
         Effect.suspend(() => {
           done.add(c.sourceKey)
           superseded.push({ provider: c.provider, path: c.locator.path, reason })
@@ -492,7 +492,7 @@ const make = Effect.gen(function*() {
           )
         })
       // Read under another key: the checkpoints at each file of this run's one-source-per-file sources.
-      const byFile = new Map<string, Array<CheckpointedSource>>()
+      const byFile = new Map<string, Array<SourceCheckpoint>>()
       for (const c of checkpoints.values()) {
         if (!live(c) || inWork.has(c.sourceKey) || c.locator.path === "") continue
         const k = fileKey(c.provider, c.locator)
@@ -576,8 +576,8 @@ const make = Effect.gen(function*() {
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`. */
     resolved: ReadonlyArray<Locator>,
     keys: ReadonlyArray<string>,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>
-  ): Effect.Effect<ReadonlyArray<CheckpointedSource | null>> => {
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>
+  ): Effect.Effect<ReadonlyArray<SourceCheckpoint | null>> => {
     const tellHooks = hooks !== ImportHooks.none
     // Each provider's adapter, looked up once before the pass (a plain lookup per source after).
     const providersOf = [...new Set(work.map((w) => w.provider))]
