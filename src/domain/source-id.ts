@@ -26,6 +26,11 @@ export const makeSourceId = (provider: string, locatorClass: string, canonical: 
  * hex digits plus the file's base name, never the folders above it.
  */
 export const redactLocator = (sourceId: string, path: string): string => {
-  const base = path.split(/[\\/]/).filter((s) => s.length > 0).pop() ?? ""
+  // The last non-empty segment between `/` or `\\` (no split: discovery makes one per candidate).
+  let end = path.length
+  while (end > 0 && (path[end - 1] === "/" || path[end - 1] === "\\")) end--
+  let start = end
+  while (start > 0 && path[start - 1] !== "/" && path[start - 1] !== "\\") start--
+  const base = path.slice(start, end)
   return `${sourceId.slice(7, 19)}…/${base}`
 }

@@ -49,11 +49,15 @@ export interface Checkpoint {
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
-/** A checkpoint with the source it belongs to. */
-export interface CheckpointedSource extends Checkpoint {
+/** A checkpoint with the source it belongs to, as an import reads them all ({@link IndexShape.checkpoints}). */
+export interface SourceCheckpoint extends Checkpoint {
   readonly locator: Locator
   /** The provider's own discovery summary, handed back to its next discovery (`known`). */
   readonly summary: Record<string, unknown>
+}
+
+/** A checkpoint with the source it belongs to and its typed discovery summary. */
+export interface CheckpointedSource extends SourceCheckpoint {
   /** The typed discovery summary. */
   readonly overview: SourceSummary
 }
@@ -213,8 +217,10 @@ export interface IndexShape {
    * Every source's checkpoint with its locator and discovery summary, by
    * source key (one query): of this index's machine only, in an index that
    * holds several machines' sources (the sources an import may supersede).
+   * Without the typed summary (`overview`), which an import never reads of a
+   * checkpoint: one column less to fetch for every source.
    */
-  readonly checkpoints: Effect.Effect<ReadonlyMap<string, CheckpointedSource>, StoreUnavailable>
+  readonly checkpoints: Effect.Effect<ReadonlyMap<string, SourceCheckpoint>, StoreUnavailable>
   /**
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. Whole or not at all

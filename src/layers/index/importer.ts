@@ -41,7 +41,7 @@ import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprin
 import { peekCursor } from "../../domain/cursor.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
-import { type CheckpointedSource, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
+import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
   causeLine,
   ImportFaults,
@@ -93,6 +93,8 @@ export const fingerprintOf = (
 ): Effect.Effect<string | null> => {
   const taken = options.stat
   if (locator.path === "") return Effect.succeed(null)
+  // The common case of a settle pass (discovery's stat, no `-wal`, no parts): no I/O, no effect chain.
+  if (taken !== undefined && options.wal === false && parts.length === 0) return Effect.succeed(fingerprintOfStat(taken))
   /** A file's stat entry, null when it is not there (a part's `<name>=<stat>`: its content is bound by the checkpoint's `parts`). */
   const stat = (p: string) => Effect.map(access.probe(p), (o) => (Option.isSome(o) ? fingerprintOfStat(o.value.stat) : null))
   // Plain combinators, no generator: the re-import of unchanged sources runs this once per source.
@@ -147,7 +149,7 @@ const fingerprintFields = (fingerprint: string | null) => {
  */
 export const changedPrefix = (
   access: SourceAccessShape,
-  checkpoint: CheckpointedSource,
+  checkpoint: SourceCheckpoint,
   locator: Locator,
   fingerprint: string | null,
   parts: ReadonlyArray<string>,
@@ -255,7 +257,7 @@ const make = Effect.gen(function*() {
     summary: Record<string, unknown>,
     overview: SourceSummary,
     batchSize: number,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
     earlierSummary = false,
     /** Each read of the stream (progress by bytes). */
@@ -451,7 +453,7 @@ const make = Effect.gen(function*() {
    */
   const supersedeStale = (
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>,
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
     pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
@@ -463,7 +465,7 @@ const make = Effect.gen(function*() {
       const superseded: Array<SupersededSource> = []
       const unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> = []
       let gone = 0
-      const live = (c: CheckpointedSource) => c.status !== "superseded" && c.status !== "rejected"
+      const live = (c: SourceCheckpoint) => c.status !== "superseded" && c.status !== "rejected"
       const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
       const inWork = new Map<string, Locator>()
       const resolvedAt = (k: number) => pre?.resolved[k] ?? resolveLocator(work[k].locator)
@@ -472,7 +474,7 @@ const make = Effect.gen(function*() {
         inWork.set(pre?.keys[k] ?? index.sourceKey(w.provider, locator), locator)
       })
       const done = new Set<string>()
-      const supersede = (c: CheckpointedSource, reason: string) =>
+      const supersede = (c: SourceCheckpoint, reason: string) =>
         Effect.suspend(() => {
           done.add(c.sourceKey)
           superseded.push({ provider: c.provider, path: c.locator.path, reason })
@@ -490,7 +492,7 @@ const make = Effect.gen(function*() {
           )
         })
       // Read under another key: the checkpoints at each file of this run's one-source-per-file sources.
-      const byFile = new Map<string, Array<CheckpointedSource>>()
+      const byFile = new Map<string, Array<SourceCheckpoint>>()
       for (const c of checkpoints.values()) {
         if (!live(c) || inWork.has(c.sourceKey) || c.locator.path === "") continue
         const k = fileKey(c.provider, c.locator)
@@ -574,42 +576,38 @@ const make = Effect.gen(function*() {
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`. */
     resolved: ReadonlyArray<Locator>,
     keys: ReadonlyArray<string>,
-    checkpoints: ReadonlyMap<string, CheckpointedSource>
-  ): Effect.Effect<ReadonlyArray<CheckpointedSource | null>> => {
-    const adapters = new Map<ProviderId, Option.Option<SessionSourceAdapter>>()
-    const adapterOf = (provider: ProviderId): Effect.Effect<Option.Option<SessionSourceAdapter>> => {
-      const known = adapters.get(provider)
-      return known !== undefined ? Effect.succeed(known) : Effect.map(Effect.option(registry.get(provider)), (a) => {
-        adapters.set(provider, a)
-        return a
-      })
-    }
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>
+  ): Effect.Effect<ReadonlyArray<SourceCheckpoint | null>> => {
     const tellHooks = hooks !== ImportHooks.none
-    return Effect.forEach(work, (w, k) => {
-      const checkpoint = checkpoints.get(keys[k])
-      if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
-      return Effect.flatMap(adapterOf(w.provider), (adapter) => {
-        if (Option.isNone(adapter)) return Effect.succeed(null)
-        const locator = resolved[k]
-        // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
-        const parts = adapter.value.parts !== undefined ? Effect.option(adapter.value.parts(locator)) : Effect.succeed(Option.some<ReadonlyArray<string>>([]))
-        return Effect.flatMap(parts, (listed) => {
-          if (Option.isNone(listed)) return Effect.succeed(null)
-          const parts = listed.value
-          return (
-          Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal: adapter.value.noWal !== true }), (fingerprint) =>
-            fingerprint === null || fingerprint !== checkpoint.fingerprint
-              ? Effect.succeed(null)
-              : tellHooks
-              ? Effect.as(
-                hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
-                checkpoint
-              )
-              : Effect.succeed(checkpoint)
-          ))
+    // Each provider's adapter, looked up once before the pass (a plain lookup per source after).
+    const providersOf = [...new Set(work.map((w) => w.provider))]
+    return Effect.flatMap(
+      Effect.forEach(providersOf, (p) => Effect.option(registry.get(p))),
+      (found) => {
+        const adapters = new Map(providersOf.map((p, i) => [p, found[i]]))
+        return Effect.forEach(work, (w, k) => {
+          const checkpoint = checkpoints.get(keys[k])
+          if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
+          const adapter = adapters.get(w.provider)!
+          if (Option.isNone(adapter)) return Effect.succeed(null)
+          const locator = resolved[k]
+          const wal = adapter.value.noWal !== true
+          const settle = (parts: ReadonlyArray<string>) =>
+            Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal }), (fingerprint) =>
+              fingerprint === null || fingerprint !== checkpoint.fingerprint
+                ? Effect.succeed(null)
+                : tellHooks
+                ? Effect.as(
+                  hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
+                  checkpoint
+                )
+                : Effect.succeed(checkpoint))
+          if (adapter.value.parts === undefined) return settle([])
+          // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
+          return Effect.matchEffect(adapter.value.parts(locator), { onFailure: () => Effect.succeed(null), onSuccess: settle })
         })
-      })
-    })
+      }
+    )
   }
 
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>

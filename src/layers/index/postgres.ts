@@ -62,7 +62,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, toCheckpoint, toSessionRow } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -920,8 +920,8 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE machine = ${writer}`).pipe(
-        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
+      checkpoints: fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
       ),
 
       beginGeneration: (source, generation, reason) =>

@@ -10,7 +10,8 @@ import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade
 import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
-import type { Checkpoint, CheckpointedSource, SearchFilter, SearchHit, SessionRow } from "../../services/Index.js"
+import type { Mutable } from "effect/Types"
+import type { Checkpoint, CheckpointedSource, SearchFilter, SearchHit, SessionRow, SourceCheckpoint } from "../../services/Index.js"
 
 /** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
 export const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
@@ -21,6 +22,10 @@ export const overviewOf = (overviewJson: string | null, summaryJson: string): So
 /** The checkpoint columns; `overview` is the `overview_json` column, or NULL in an index read before migration 0003. */
 export const checkpointColumns = (overview: string) =>
   `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, ${overview}, source_id, prefix, parts_json, diagnostics_json`
+
+/** The columns of every checkpoint an import reads (`IndexShape.checkpoints`): the checkpoint columns without `overview_json`. */
+export const sourceCheckpointColumns =
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id, prefix, parts_json, diagnostics_json"
 
 /** A `sources` row as the checkpoint queries select it. */
 export interface CheckpointRow {
@@ -41,7 +46,23 @@ export interface CheckpointRow {
 }
 
 /** A checkpoint row as the service gives it. */
-export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
+export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => {
+  const c = toSourceCheckpoint(r) as Mutable<SourceCheckpoint> & { overview?: SourceSummary }
+  // Parsed when read: an import reads every checkpoint and, for unchanged sources, never this.
+  Object.defineProperty(c, "overview", {
+    get() {
+      const overview = overviewOf(r.overview_json, r.summary_json)
+      Object.defineProperty(c, "overview", { value: overview, enumerable: true })
+      return overview
+    },
+    enumerable: true,
+    configurable: true
+  })
+  return c as CheckpointedSource
+}
+
+/** A checkpoint row, fetched with {@link sourceCheckpointColumns} (no `overview_json`), as `IndexShape.checkpoints` gives it. */
+export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint => ({
   sourceKey: r.source_key,
   provider: r.provider as ProviderId,
   generation: r.generation,
@@ -51,17 +72,20 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => ({
   eventCount: r.event_count,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  // Parsed when read: an import reads every checkpoint and, for unchanged sources, never this.
-  get overview() {
-    const overview = overviewOf(r.overview_json, r.summary_json)
-    Object.defineProperty(this, "overview", { value: overview, enumerable: true })
-    return overview
-  },
   sourceId: r.source_id,
   prefix: r.prefix,
-  parts: r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>,
-  diagnostics: r.diagnostics_json === null ? [] : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
+  // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.
+  get parts() {
+    const parts = r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>
+    Object.defineProperty(this, "parts", { value: parts, enumerable: true })
+    return parts
+  },
+  // Most sources have none: one shared empty list, no allocation per row.
+  diagnostics: r.diagnostics_json === null ? NO_DIAGNOSTICS : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
 })
+
+/** The diagnostics of a checkpoint that has none (shared, frozen). */
+const NO_DIAGNOSTICS: ReadonlyArray<Diagnostic> = Object.freeze([])
 
 /** A `sessions` row joined with its source, as the session queries select it. */
 export interface SessionDbRow {

@@ -43,6 +43,8 @@ import {
   type ShapePlan,
   shapePlan,
   toCheckpoint,
+  sourceCheckpointColumns,
+  toSourceCheckpoint,
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
@@ -1086,8 +1088,8 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources`).pipe(
-        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toCheckpoint(r)])))
+      checkpoints: fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
       ),
 
       beginGeneration: (source, generation, reason) => writeSync((w) => w.beginGeneration(source, generation, reason)),

@@ -126,6 +126,9 @@ const REASON_TEXT: Record<InspectionReason, string> = {
   UNREADABLE: "the log could not be read"
 }
 
+/** A normalized folder path with its trailing separator (one already there, as a root's `/`, is not doubled). */
+const under = (dir: string): string => (dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep)
+
 /**
  * Enumerate candidate logs under one real root (see the module doc for the
  * layout). Folder listing errors below the root are tallied, not raised.
@@ -172,7 +175,8 @@ const enumerate = (
         for (const d of dirs(mp, yield* list(mp), DAY_DIR)) {
           const dp = nodePath.join(mp, d.name)
           for (const s of dirs(dp, yield* list(dp), SESSION_ID_DIR)) {
-            const path = nodePath.join(dp, s.name, SESSION_LOG_NAME)
+            // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
+            const path = `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`
             const probed = yield* Effect.either(deps.access.probe(path))
             if (probed._tag === "Left") {
               tally.unreadableFolders++

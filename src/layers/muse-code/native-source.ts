@@ -637,17 +637,22 @@ export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effe
     Effect.flatMap((found) =>
       Option.isSome(found) && found.value.kind === "directory"
         ? Effect.flatMap(access.listDirectory(dir), (entries) =>
-          Effect.filter(
-            entries.filter((d) => d.kind === "directory").map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME)),
-            (p) => Effect.map(access.probe(p), (o) => Option.isSome(o) && o.value.kind === "file")
+          Effect.map(
+            Effect.filter(
+              entries.filter((d) => d.kind === "directory").map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME)),
+              (p) => Effect.map(access.probe(p), (o) => Option.isSome(o) && o.value.kind === "file")
+            ),
+            (paths) => [...paths].sort()
           ))
-        : Effect.succeed([])
+        : Effect.succeed(NO_PATHS)
     ),
-    Effect.map((paths) => [...paths].sort()),
     // A folder that cannot be listed is not an empty one: the importer must not take its logs as gone.
     Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed([])))
   )
 }
+
+/** No nested logs (shared: most logs have none). */
+const NO_PATHS: ReadonlyArray<string> = Object.freeze([])
 
 /** The nested log of a bound child: `<parent folder>/subagent/<child_session_id>/session.jsonl`. */
 export const childLogPath = (parent: NativeSource, childSessionId: string): string =>
