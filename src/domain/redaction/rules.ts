@@ -109,6 +109,56 @@ const optionValueReplace = (id: string, alternatives: number) => (_m: string, ..
   return marker(id)
 }
 
+/** The query-string names whose value is a credential (`url-query-secret`), as a pattern. */
+const QUERY_SECRET_NAMES = [
+  "access_token", "refresh_token", "id_token", "auth_token", "token", "api_key", "apikey", "api-key", "client_secret",
+  "password", "passwd", "secret", "sig", "signature", "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature"
+].join("|")
+
+/** Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …). */
+const FIELD_WORDS = ["token", "secret", "password", "passwd", "passphrase"]
+/** Final words that name a secret only after another word (`api_key`, `apiKey`, `DB_PASS`; `key` alone is not). */
+const FIELD_AFTER_WORDS = ["key", "pass", "pwd"]
+const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
+
+/**
+ * Every match of `secret-field` holds the end of its name's final word, then `:` or the key's closing quote
+ * (`"`, `'`, or the backslash of an escaped one).
+ */
+const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).map((w) => w.slice(-2)))]
+  .flatMap((end) => [":", "\"", "'", "\\"].map((sep) => end + sep))
+
+/**
+ * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
+ * before), each `(head)(?:(q)(quoted)q|(bare))` with the key's quote as a group of the head: five groups each.
+ * A name starts at a line's start, after white space, `{`, `,`, `(`, `[`, `;` or a `\n`/`\r`/`\t` escape;
+ * its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes);
+ * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
+ * time, and values are bounded (512 characters): linear.
+ */
+const fieldAlternatives = (): string => {
+  const W = `(?:${cases(FIELD_WORDS).join("|")})`
+  const K = `(?:${cases(FIELD_AFTER_WORDS).join("|")})`
+  // after a word: camelCase takes the capitalized or upper-case word only (`monkey` is no `mon` + `key`)
+  const Kcap = `(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
+  const P = "(?:[A-Za-z0-9]{1,40}[_-])"
+  const names = [
+    `${P}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?${W}`,
+    `${P}{1,6}${K}|${P}{0,6}[A-Za-z][A-Za-z0-9]{0,40}${Kcap}`
+  ]
+  const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
+  const quotedClass = String.raw`[^\n"'\\]`
+  // looks like a secret: a digit and another character among the first 64, or 16 characters or more
+  const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
+  return names.map((name, a) => {
+    const g = a * 5
+    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}:[ \t]*)`
+    const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
+    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${bare})`
+  }).join("|")
+}
+
 /**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
@@ -182,12 +232,39 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["npm_", "_auth", "_password"]
   },
   {
+    // GitLab: personal/project/group access tokens glpat-, pipeline trigger glptt-, deploy gldt-, runner glrt-,
+    // feed glft-, OAuth application secrets gloas- (20 or more token characters; a routable token's `.01.…` tail too).
+    id: "gitlab-token",
+    pattern: re(`${lead("gl(?:pat|ptt|dt|rt|ft|oas)-", "A-Za-z0-9_-")}${TOKEN}{20,255}(?:\\.[0-9a-z]{2}\\.[0-9a-z]{6,12})?(?![A-Za-z0-9_-])`),
+    hints: ["glpat-", "glptt-", "gldt-", "glrt-", "glft-", "gloas-"]
+  },
+  {
+    // Hugging Face user access tokens: hf_ and 30 or more letters and digits, an upper-case letter among them
+    // (snake_case names such as hf_model_name hold `_`, and lower-case runs are words).
+    id: "huggingface-token",
+    pattern: re(`${lead("hf_", "A-Za-z0-9_")}(?=[a-z0-9]{0,255}[A-Z])[A-Za-z0-9]{30,255}(?![A-Za-z0-9_])`),
+    hints: ["hf_"]
+  },
+  {
+    // A credential in a URL's query string (or fragment, or a form body): `?access_token=…`, `&token=…`,
+    // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
+    // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
+    // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
+    // up to `&`, `#`, white space, a quote or a backslash. `$VAR` references and markers of earlier rules stay.
+    id: "url-query-secret",
+    pattern: re(
+      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\]{16})(?=[^&#\s"'${"`"}<>\\0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\]{1,2048}`
+    ),
+    hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
+    replace: (_m, head) => `${head}${marker("url-query-secret")}`
+  },
+  {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
     pattern: re(
-      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\]{0,256}:)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
     ),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
@@ -272,6 +349,27 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m, name) => `${name}${marker("aws-secret-key")}`
   },
   {
+    // A secret under its name in structured text: JSON `"api_key": "…"` (also `\"…\"` in JSON text held in a
+    // string, and `'…'`), YAML and the like `password: hunter2…`. The names are those of `secret-assignment` in
+    // any case and style: words joined by `_`/`-` or camelCase ending in token, secret, password, passwd,
+    // passphrase (alone too), or key, pass, pwd (after another word: `api_key`, `apiKey`, `DB_PASS`; not `key`).
+    // A quoted value goes whole (under a key/pass/pwd name only when it looks like a secret); a bare value only
+    // when it looks like a secret: a digit and another character, or 16 characters or more. Left alone: types
+    // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, numbers, prose.
+    id: "secret-field",
+    pattern: re(fieldAlternatives()),
+    hints: SECRET_FIELD_HINTS,
+    replace: (_m: string, ...groups: Array<string>): string => {
+      for (let a = 0; a < 2; a++) {
+        const [head, , q, quoted, bare] = groups.slice(a * 5, a * 5 + 5)
+        if (head === undefined) continue
+        if (quoted !== undefined) return `${head}${q}${marker("secret-field")}${q}`
+        if (bare !== undefined) return `${head}${marker("secret-field")}`
+      }
+      return marker("secret-field")
+    }
+  },
+  {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
@@ -284,7 +382,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
     id: "home-path",
     pattern: re(String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+`),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
