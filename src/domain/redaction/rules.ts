@@ -122,11 +122,13 @@ const FIELD_AFTER_WORDS = ["key", "pass", "pwd"]
 const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
 
 /**
- * Every match of `secret-field` holds the end of its name's final word, then `:` or the key's closing quote
- * (`"`, `'`, or the backslash of an escaped one).
+ * Every match of `secret-field` holds its name's final word (of `password`, `passwd`, `passphrase` the
+ * part after `pass`), then `:` or the key's closing quote (`"`, `'`, or the backslash of an escaped one).
  */
-const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).map((w) => w.slice(-2)))]
-  .flatMap((end) => [":", "\"", "'", "\\"].map((sep) => end + sep))
+const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
+  .flatMap((word) => [":", "\"", "'", "\\"].map((sep) => word + sep))
+  // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
+  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\"].map((sep) => w.slice(4) + sep))))]
 
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
@@ -523,8 +525,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * finds which of the rules' hints it holds (a rule's `gate` in place of its
  * hints when it has one; `./needles.ts`), a string that holds none is
  * returned as it is (most strings), and a rule runs only when one of its
- * hints (its gate, then its hints) is in the text it is given. The pass is
- * made again only when a rule changed the text and a later rule asks. Rules
+ * hints (its gate, then its hints) is in the text it is given. Once a rule
+ * has changed the text, the later rules look for their gate and hints with
+ * patterns that stop at the first hit (no second pass of the scanner). Rules
  * without hints (custom rules) are always tried, and then no string is
  * returned early. Same result as {@link redactText} (a rule whose gate is
  * absent cannot match: test/domain/redaction-differential.test.ts).
@@ -555,29 +558,36 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     for (let i = 0; i < scanned.length; i++) if (scanner.has(scanned[i])) return true
     return false
   }
+  // after a rule changed the text: one pattern of each rule's gate (the hints' own pattern is `hintsOf`)
+  const gates = plans.map((p) => (p.rule.gate !== undefined && p.rule.gate.length > 0 ? new RegExp(p.rule.gate.map(escapeRegExp).join("|")) : undefined))
   return (s) => {
-    // whether the scanner's last answer is about `out`
-    let fresh = false
+    // whether the scanner has scanned `s` (its answers are about `s`, not about a text a rule has changed)
+    let scanned = false
     if (prefilter) {
       if (!scanner.scan(s)) return s
-      fresh = true
+      scanned = true
     }
     let out = s
     for (let r = 0; r < plans.length; r++) {
       const p = plans[r]
       if (!p.always) {
-        if (!fresh) {
-          scanner.scan(out)
-          fresh = true
+        if (out === s) {
+          if (!scanned) {
+            scanner.scan(s)
+            scanned = true
+          }
+          if (!holdsOne(p.scanned)) continue
+          if (p.confirm !== undefined && !p.confirm.test(out)) continue
+        } else {
+          // The text changed: a pattern of the rule's gate and one of its hints, each of which stops at the
+          // first hit, rather than another whole pass of the scanner per change (a long text with many secrets
+          // was scanned again after each rule that redacted something).
+          const gate = gates[r]
+          if (gate !== undefined && !gate.test(out)) continue
+          if (!hintsOf(p.rule).test(out)) continue
         }
-        if (!holdsOne(p.scanned)) continue
-        if (p.confirm !== undefined && !p.confirm.test(out)) continue
       }
-      const next = applyRule(p.rule, out)
-      if (next !== out) {
-        out = next
-        fresh = false
-      }
+      out = applyRule(p.rule, out)
     }
     return out
   }
