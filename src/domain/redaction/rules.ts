@@ -3,9 +3,11 @@
  * NDJSON export, the HTML replay, MCP answers) must not carry, as a table of
  * rules with ids, and {@link redactText}, which applies them to one string.
  * Each match becomes `[REDACTED:<rule-id>]`, except home paths, which become
- * `~`, and the two rules that keep a name in front of the secret
+ * `~`, and the rules that keep a name in front of the secret
  * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
- * and its `=`). Pure: no I/O.
+ * and its `=`, `url-query-secret` the parameter's name and `=`,
+ * `secret-field` the key and its `:`). The rules compose: none matches inside
+ * the marker an earlier one left. Pure: no I/O.
  *
  * Every pattern runs in linear time on any input: each starts at a literal
  * prefix or at the start of a run of its characters (a lookbehind), and
