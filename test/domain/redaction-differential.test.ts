@@ -74,6 +74,10 @@ const pieces = (): ReadonlyArray<string> => {
     "D:Users", "/home/", "/home/bob", "/Users/", "/Users/al.ice", "~/", "hooks.slack.com/services/", "xoxb-", "xapp-1-",
     "sk-", "sk-ant-", "sk_live_", "rk_test_", "pk_live_", "whsec_", "npm_", ":_authToken=", "_auth=", "_password=",
     "ghp_", "gho_", "github_pat_", "AKIA", "ASIA", "AIza",
+    // session 7 rules: query strings, GitLab and Hugging Face tokens, JSON and YAML fields (and their near misses)
+    "?access_token=", "&token=", "?key=", "?q=token", "?page=2&sort=asc", "#access_token=", "X-Amz-Signature=", "glpat-", "gldt-", "hf_",
+    "{\"api_key\": \"", "\"password\":\"", "\\\"client_secret\\\": \\\"", "password: ", "apiKey: ", "DB_PASS: ", "token: $X",
+    "password: string", "\"key\": \"", "\"\"", "{", "}",
     // boundaries, escapes, non-ASCII
     " ", " ", " ", "\n", "\r\n", "\t", "\\n", "\\r", "\\t", "\\", "\\\"", "\"", "'", "`", "=", ":", ";", "&", "|", "(", ")", "<", ">",
     "/", "@", ".", ",", "-", "_", "$", "~", "#", "é", "日本語", "😀", "\u{1F600}x", "\u0000", "\u2028", "ı", "İ",

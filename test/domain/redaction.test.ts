@@ -19,7 +19,8 @@ describe("redaction rules", () => {
   it("the table holds the rules the issue names, each with an id", () => {
     expect(builtinRuleIds).toEqual(expect.arrayContaining([
       "openai-key", "anthropic-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
-      "npm-token", "jwt", "private-key", "url-credentials", "secret-assignment", "email", "home-path"
+      "npm-token", "jwt", "private-key", "url-credentials", "secret-assignment", "email", "home-path",
+      "gitlab-token", "huggingface-token", "url-query-secret", "secret-field"
     ]))
     for (const rule of builtinRules) expect(rule.pattern.flags).toContain("g")
   })
@@ -121,7 +122,10 @@ describe("redaction rules", () => {
       "sk-", "sk-ant-", "sk-proj-", "ghp_", "github_pat_", "AKIA", "AIza", "xoxb-", "xapp-1-", "https://hooks.slack.com/services/",
       "sk_live_", "whsec_", "npm_", ":_authToken=", "eyJ", "eyJaaaaaa.", "eyJaaaaaa.eyJaaaaaa.", "x://", "x://a:", "a@", "a@b.",
       "/home/", "/Users/", "C:\\Users\\", "C:\\\\Users\\\\", "-----BEGIN PRIVATE KEY-----", "-----BEGIN ", "KEY=", "A_KEY=", "PASSWORD=",
-      "Password=\"", "_KEY", "PASSWORD"
+      "Password=\"", "_KEY", "PASSWORD",
+      // session 7: query strings, GitLab and Hugging Face tokens, JSON and YAML fields
+      "?token=", "&key=", "?key=a1", "access_token=", "glpat-", "hf_", "hf_A", "\"password\": \"", "password: ", "api_key: a1",
+      "\\\"api_key\\\": \\\"", "a_b_", "aKey", "A_B-", "x_api_key:"
     ]
     const inputs: Array<string> = []
     for (const c of chars) inputs.push(c.repeat(N / c.length))

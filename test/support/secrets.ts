@@ -78,7 +78,10 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
       "EC PRIVATE KEY-----"
     )
   ],
-  email: [j("alice.", rand(5, "abcdefgh"), "@", "example", ".com"), j("bob+tag", "@", "mail.", "corp", ".co.uk")]
+  email: [j("alice.", rand(5, "abcdefgh"), "@", "example", ".com"), j("bob+tag", "@", "mail.", "corp", ".co.uk")],
+  // found by a fresh user (session 7): GitLab and Hugging Face tokens
+  "gitlab-token": [j("gl", "pat-", rand(20, B64URL.replace(/[-_]/g, "") + "-"), "Q7"), j("gl", "pat-", rand(27, ALNUM), ".01.", rand(9, "abcdefghijklmnopqrstuvwxyz0123456789")), j("gl", "dt-", rand(20, ALNUM))],
+  "huggingface-token": [j("h", "f_", rand(33, ALNUM), "Q"), j("h", "f_", "wX", rand(30, "abcdefghijklmnopqrstuvwxyz"))]
 })
 
 /**
@@ -91,6 +94,9 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const aws = () => j(rand(20, ALNUM), "/", rand(19, ALNUM))
   const awsA = aws(), awsB = aws(), awsC = aws()
   const bearer = j("tok", rand(20, ALNUM), "9"), basic = j("dXNlcj", rand(10, ALNUM), "3", "==")
+  const q1 = j(rand(40, ALNUM), "7"), q2 = j(rand(30, B64URL), "2"), q3 = rand(64, HEX), q4 = j("IQoJb3JpZ2luX2Vj", rand(60, ALNUM), "%2F", rand(20, ALNUM))
+  const q5 = j(rand(20, ALNUM), "%2B", rand(10, ALNUM), "%3D"), q6 = j("K", rand(30, ALNUM), "5")
+  const f1 = j(rand(32, ALNUM), "1"), f2 = j(rand(32, ALNUM), "2"), f3 = j("hunter2", rand(12, ALNUM)), f4 = rand(24, ALNUM), f5 = j(rand(30, ALNUM), "3"), f6 = j("pw", rand(10, ALNUM), "9")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -114,6 +120,22 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "bearer-token": [
       [`curl -H 'Authorization: Bearer ${bearer}' https://api.example.com`, bearer],
       [`Authorization: Basic ${basic}`, basic]
+    ],
+    // found by a fresh user (session 7): credentials in query strings, JSON and YAML fields
+    "url-query-secret": [
+      [`https://api.example.com/v1?access_token=${q1}&x=1`, q1],
+      [`curl 'https://x.example/cb#state=1&access_token=${q2}'`, q2],
+      [`https://bucket.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4&X-Amz-Signature=${q3}&X-Amz-Security-Token=${q4}`, q3],
+      [`GET /export?sig=${q5}&se=2025 HTTP/1.1`, q5],
+      [`https://maps.example/api?key=${q6}&q=paris`, q6]
+    ],
+    "secret-field": [
+      [`{"api_key": "${f1}"}`, f1],
+      [`{\\"client_secret\\": \\"${f2}\\", \\"id\\": 1}`, f2],
+      [`config:\n  password: ${f3}\n  user: app`, f3],
+      [`{'token': '${f4}'}`, f4],
+      [`const opts = { apiKey: "${f5}" }`, f5],
+      [`DB_PASS: ${f6}`, f6]
     ]
   }
 }
@@ -158,6 +180,16 @@ export const innocents = (): ReadonlyArray<string> => {
     "eyJhbGciOi is a header fragment",
     "postgres://localhost:5432/db",
     "Ask-ant-eater and sk-learn",
-    "~/proj/src/index.ts"
+    "~/proj/src/index.ts",
+    // query strings and fields that are no secret (session 7)
+    "https://example.com/list?page=2&sort=asc",
+    "https://example.com/search?q=token&lang=en",
+    "https://example.com/?key=value&token_type=bearer",
+    '{"key": "Enter", "sortKey": "createdAt", "token": "", "max_tokens": 4096}',
+    "token: ${TOKEN}\npassword: $DB_PASSWORD\napi_key: \"${API_KEY}\"",
+    "apiKey: process.env.API_KEY,",
+    "type Config = { token: string; clientSecret?: string | undefined }",
+    "The password: see the vault. Secret: none.",
+    "max_token: 100\nmonkey: banana"
   ]
 }

@@ -3,9 +3,11 @@
  * NDJSON export, the HTML replay, MCP answers) must not carry, as a table of
  * rules with ids, and {@link redactText}, which applies them to one string.
  * Each match becomes `[REDACTED:<rule-id>]`, except home paths, which become
- * `~`, and the two rules that keep a name in front of the secret
+ * `~`, and the rules that keep a name in front of the secret
  * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
- * and its `=`). Pure: no I/O.
+ * and its `=`, `url-query-secret` the parameter's name and `=`,
+ * `secret-field` the key and its `:`). The rules compose: none matches inside
+ * the marker an earlier one left. Pure: no I/O.
  *
  * Every pattern runs in linear time on any input: each starts at a literal
  * prefix or at the start of a run of its characters (a lookbehind), and
@@ -109,6 +111,58 @@ const optionValueReplace = (id: string, alternatives: number) => (_m: string, ..
   return marker(id)
 }
 
+/** The query-string names whose value is a credential (`url-query-secret`), as a pattern. */
+const QUERY_SECRET_NAMES = [
+  "access_token", "refresh_token", "id_token", "auth_token", "token", "api_key", "apikey", "api-key", "client_secret",
+  "password", "passwd", "secret", "sig", "signature", "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature"
+].join("|")
+
+/** Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …). */
+const FIELD_WORDS = ["token", "secret", "password", "passwd", "passphrase"]
+/** Final words that name a secret only after another word (`api_key`, `apiKey`, `DB_PASS`; `key` alone is not). */
+const FIELD_AFTER_WORDS = ["key", "pass", "pwd"]
+const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
+
+/**
+ * Every match of `secret-field` holds its name's final word (of `password`, `passwd`, `passphrase` the
+ * part after `pass`), then `:` or the key's closing quote (`"`, `'`, or the backslash of an escaped one).
+ */
+const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
+  .flatMap((word) => [":", "\"", "'", "\\"].map((sep) => word + sep))
+  // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
+  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\"].map((sep) => w.slice(4) + sep))))]
+
+/**
+ * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
+ * before), each `(head)(?:(q)(quoted)q|(bare))` with the key's quote as a group of the head: five groups each.
+ * A name starts at a line's start, after white space, `{`, `,`, `(`, `[`, `;` or a `\n`/`\r`/`\t` escape;
+ * its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes);
+ * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
+ * time, and values are bounded (512 characters): linear.
+ */
+const fieldAlternatives = (): string => {
+  const W = `(?:${cases(FIELD_WORDS).join("|")})`
+  const K = `(?:${cases(FIELD_AFTER_WORDS).join("|")})`
+  // after a word: camelCase takes the capitalized or upper-case word only (`monkey` is no `mon` + `key`)
+  const Kcap = `(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
+  const P = "(?:[A-Za-z0-9]{1,40}[_-])"
+  const names = [
+    `${P}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?${W}`,
+    `${P}{1,6}${K}|${P}{0,6}[A-Za-z][A-Za-z0-9]{0,40}${Kcap}`
+  ]
+  const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
+  const quotedClass = String.raw`[^\n"'\\]`
+  // looks like a secret: a digit and another character among the first 64, or 16 characters or more
+  const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
+  return names.map((name, a) => {
+    const g = a * 5
+    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}:[ \t]*)`
+    const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
+    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${bare})`
+  }).join("|")
+}
+
 /**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
@@ -182,12 +236,39 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["npm_", "_auth", "_password"]
   },
   {
+    // GitLab: personal/project/group access tokens glpat-, pipeline trigger glptt-, deploy gldt-, runner glrt-,
+    // feed glft-, OAuth application secrets gloas- (20 or more token characters; a routable token's `.01.…` tail too).
+    id: "gitlab-token",
+    pattern: re(`${lead("gl(?:pat|ptt|dt|rt|ft|oas)-", "A-Za-z0-9_-")}${TOKEN}{20,255}(?:\\.[0-9a-z]{2}\\.[0-9a-z]{6,12})?(?![A-Za-z0-9_-])`),
+    hints: ["glpat-", "glptt-", "gldt-", "glrt-", "glft-", "gloas-"]
+  },
+  {
+    // Hugging Face user access tokens: hf_ and 30 or more letters and digits, an upper-case letter among them
+    // (snake_case names such as hf_model_name hold `_`, and lower-case runs are words).
+    id: "huggingface-token",
+    pattern: re(`${lead("hf_", "A-Za-z0-9_")}(?=[a-z0-9]{0,255}[A-Z])[A-Za-z0-9]{30,255}(?![A-Za-z0-9_])`),
+    hints: ["hf_"]
+  },
+  {
+    // A credential in a URL's query string (or fragment, or a form body): `?access_token=…`, `&token=…`,
+    // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
+    // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
+    // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
+    // up to `&`, `#`, white space, a quote or a backslash. `$VAR` references and markers of earlier rules stay.
+    id: "url-query-secret",
+    pattern: re(
+      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\]{16})(?=[^&#\s"'${"`"}<>\\0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\]{1,2048}`
+    ),
+    hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
+    replace: (_m, head) => `${head}${marker("url-query-secret")}`
+  },
+  {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
     pattern: re(
-      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\]{0,256}:)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
     ),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
@@ -272,6 +353,20 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m, name) => `${name}${marker("aws-secret-key")}`
   },
   {
+    // A secret under its name in structured text: JSON `"api_key": "…"` (also `\"…\"` in JSON text held in a
+    // string, and `'…'`), YAML and the like `password: hunter2…`. The names are those of `secret-assignment` in
+    // any case and style: words joined by `_`/`-` or camelCase ending in token, secret, password, passwd,
+    // passphrase (alone too), or key, pass, pwd (after another word: `api_key`, `apiKey`, `DB_PASS`; not `key`).
+    // A quoted value goes whole (under a key/pass/pwd name only when it looks like a secret); a bare value only
+    // when it looks like a secret: a digit and another character, or 16 characters or more. Left alone: types
+    // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, numbers, prose.
+    id: "secret-field",
+    pattern: re(fieldAlternatives()),
+    hints: SECRET_FIELD_HINTS,
+    replace: (m: string, ...groups: Array<string>): string => fieldReplace(m, ...groups),
+    apply: (s) => redactFields(s)
+  },
+  {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
@@ -284,11 +379,60 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
     id: "home-path",
     pattern: re(String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+`),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/"],
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
 ]
+
+/** The replacement of a `secret-field` match: the head (name, quotes, `:`) and the value's quotes stay. */
+const fieldReplace = (_m: string, ...groups: Array<string>): string => {
+  for (let a = 0; a < 2; a++) {
+    const [head, , q, quoted, bare] = groups.slice(a * 5, a * 5 + 5)
+    if (head === undefined) continue
+    if (quoted !== undefined) return `${head}${q}${marker("secret-field")}${q}`
+    if (bare !== undefined) return `${head}${marker("secret-field")}`
+  }
+  return marker("secret-field")
+}
+
+/** A final word of a `secret-field` name followed by `:` or a closing quote and `:` (where a match's name ends). */
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?:)`, "g")
+/** The `secret-field` pattern, sticky: tried at given positions. */
+const FIELD_AT = new RegExp(fieldAlternatives(), "y")
+
+/**
+ * The `secret-field` rule: the same matches as its pattern, found faster. Its pattern has no literal to lead
+ * with, so the engine would try it at every position of a text; here each place where a name can end (a final
+ * word then `:`, {@link FIELD_END}) is found first, and the pattern is tried (sticky) only at the positions
+ * from which a name can reach it: back over name characters (at most 300, longer than a name may be) and a
+ * quote with up to 7 backslashes. Linear: each position is tried for at most one such place.
+ */
+const redactFields = (s: string): string => {
+  let out = ""
+  let done = 0
+  FIELD_END.lastIndex = 0
+  let w: RegExpExecArray | null
+  while ((w = FIELD_END.exec(s)) !== null) {
+    const at = w.index
+    let from = at
+    while (from > done && at - from < 300 && isUserChar(s.charCodeAt(from - 1)) && s.charCodeAt(from - 1) !== 46) from--
+    if (from > done && (s.charCodeAt(from - 1) === 34 || s.charCodeAt(from - 1) === 39)) {
+      from--
+      for (let k = 0; k < 7 && from > done && s.charCodeAt(from - 1) === 92; k++) from--
+    }
+    for (let p = from; p <= at; p++) {
+      FIELD_AT.lastIndex = p
+      const m = FIELD_AT.exec(s)
+      if (m === null) continue
+      out += s.slice(done, p) + fieldReplace(m[0], ...(m.slice(1) as Array<string>))
+      done = p + m[0].length
+      if (FIELD_END.lastIndex < done) FIELD_END.lastIndex = done
+      break
+    }
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
 
 /** Characters of a user name in `/home/<user>` (and of the word a home path may not follow): `A-Z a-z 0-9 . _ -`. */
 const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45
@@ -425,8 +569,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * finds which of the rules' hints it holds (a rule's `gate` in place of its
  * hints when it has one; `./needles.ts`), a string that holds none is
  * returned as it is (most strings), and a rule runs only when one of its
- * hints (its gate, then its hints) is in the text it is given. The pass is
- * made again only when a rule changed the text and a later rule asks. Rules
+ * hints (its gate, then its hints) is in the text it is given. Once a rule
+ * has changed the text, the later rules look for their gate and hints with
+ * patterns that stop at the first hit (no second pass of the scanner). Rules
  * without hints (custom rules) are always tried, and then no string is
  * returned early. Same result as {@link redactText} (a rule whose gate is
  * absent cannot match: test/domain/redaction-differential.test.ts).
@@ -457,29 +602,36 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     for (let i = 0; i < scanned.length; i++) if (scanner.has(scanned[i])) return true
     return false
   }
+  // after a rule changed the text: one pattern of each rule's gate (the hints' own pattern is `hintsOf`)
+  const gates = plans.map((p) => (p.rule.gate !== undefined && p.rule.gate.length > 0 ? new RegExp(p.rule.gate.map(escapeRegExp).join("|")) : undefined))
   return (s) => {
-    // whether the scanner's last answer is about `out`
-    let fresh = false
+    // whether the scanner has scanned `s` (its answers are about `s`, not about a text a rule has changed)
+    let scanned = false
     if (prefilter) {
       if (!scanner.scan(s)) return s
-      fresh = true
+      scanned = true
     }
     let out = s
     for (let r = 0; r < plans.length; r++) {
       const p = plans[r]
       if (!p.always) {
-        if (!fresh) {
-          scanner.scan(out)
-          fresh = true
+        if (out === s) {
+          if (!scanned) {
+            scanner.scan(s)
+            scanned = true
+          }
+          if (!holdsOne(p.scanned)) continue
+          if (p.confirm !== undefined && !p.confirm.test(out)) continue
+        } else {
+          // The text changed: a pattern of the rule's gate and one of its hints, each of which stops at the
+          // first hit, rather than another whole pass of the scanner per change (a long text with many secrets
+          // was scanned again after each rule that redacted something).
+          const gate = gates[r]
+          if (gate !== undefined && !gate.test(out)) continue
+          if (!hintsOf(p.rule).test(out)) continue
         }
-        if (!holdsOne(p.scanned)) continue
-        if (p.confirm !== undefined && !p.confirm.test(out)) continue
       }
-      const next = applyRule(p.rule, out)
-      if (next !== out) {
-        out = next
-        fresh = false
-      }
+      out = applyRule(p.rule, out)
     }
     return out
   }
