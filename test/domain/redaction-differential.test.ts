@@ -17,20 +17,8 @@ import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { defaultRedaction, makeRedaction, redactionWith, type RedactionShape } from "../../src/services/Redaction.js"
 import { referenceRedactText, referenceRedactor } from "../support/redaction-reference.js"
 import { contextualSamples, homePathSamples, innocents, secretSamples } from "../support/secrets.js"
+import { prng } from "../support/prng.js"
 
-/** A small seeded PRNG (mulberry32). */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <A>(xs: ReadonlyArray<A>): A => xs[int(xs.length)] }
-}
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 

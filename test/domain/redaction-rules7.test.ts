@@ -9,23 +9,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { builtinRuleIds, builtinRules, HOME, marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 import { contextualSamples, homePathSamples, innocents, secretSamples } from "../support/secrets.js"
+import { prng } from "../support/prng.js"
 
 const r = defaultRedaction
 const R = marker
 
-/** A small seeded PRNG (mulberry32). */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const int = (n: number) => Math.floor(next() * n)
-  return { next, int, pick: <A>(xs: ReadonlyArray<A>): A => xs[int(xs.length)] }
-}
 
 const rand = (p: ReturnType<typeof prng>, n: number, alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") =>
   Array.from({ length: n }, () => alphabet[p.int(alphabet.length)]).join("")
