@@ -100,6 +100,14 @@ const expectTeamMatches = (local: string, url: string) =>
     )
   })
 
+/** A second Muse agents session beside the fixture's (agent `second`) holding `items`: its transcript's path. */
+const addSecond = (dir: string, ...items: ReadonlyArray<string>): string => {
+  const second = path.join(dir, "agents", "second", "sessions", "second.jsonl")
+  fs.mkdirSync(path.dirname(second), { recursive: true })
+  fs.writeFileSync(second, header("s-second").replace("solo", "second") + items.join(""))
+  return second
+}
+
 /** {@link single} with a migrated team index (`url`), and its steps: import into an index, push one, check the team index. */
 const withTeam = Effect.gen(function*() {
   const c = single()
@@ -243,9 +251,7 @@ describe("push: a generation is its content, not its local number", () => {
   it.effect("a local file restored from an older copy: a change numbered below the marker the lost changes left is pushed", () =>
     Effect.gen(function*() {
       const t = yield* withTeam
-      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
-      fs.mkdirSync(path.dirname(second), { recursive: true })
-      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      const second = addSecond(t.dir, item(1, "second 1"))
       const backup = path.join(t.dir, "backup.db")
       /** A number of the local journal: the first row `query` answers. */
       const journal = (query: string, ...params: ReadonlyArray<unknown>) => {
@@ -347,9 +353,7 @@ describe("push: a restored copy whose journal reaches the marker", () => {
    */
   const restoredCopy = Effect.gen(function*() {
     const t = yield* withTeam
-    const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
-    fs.mkdirSync(path.dirname(second), { recursive: true })
-    fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1") + item(2, "second 2"))
+    const second = addSecond(t.dir, item(1, "second 1"), item(2, "second 2"))
     /** The local journal's highest number. */
     const high = () => {
       const db = new Database(t.local, { readonly: true })
@@ -432,9 +436,7 @@ describe("push: a restored copy whose journal reaches the marker", () => {
   it.effect("the original, not restored: the source at the marker's number changing again is read alone, push after push", () =>
     Effect.gen(function*() {
       const t = yield* withTeam
-      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
-      fs.mkdirSync(path.dirname(second), { recursive: true })
-      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      const second = addSecond(t.dir, item(1, "second 1"))
       yield* t.importAndPush()
       for (let i = 6; i < 10; i++) {
         fs.appendFileSync(t.file, item(i, `line ${i}`))
@@ -459,9 +461,7 @@ describe("push: a restored copy whose journal reaches the marker", () => {
   it.effect("upgrades: a team index at the schema before the change ids stops a push with its remedy; migrated, its marker (no id) makes one full read, then pushes go incrementally", () =>
     Effect.gen(function*() {
       const t = yield* withTeam
-      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
-      fs.mkdirSync(path.dirname(second), { recursive: true })
-      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      const second = addSecond(t.dir, item(1, "second 1"))
       yield* t.importAndPush()
       // the team index as the build before left it: no change id in its marker, its migrations up to 0005
       yield* Effect.promise(() => pgQuery(t.url, "ALTER TABLE push_marks DROP COLUMN change_id; DELETE FROM si_migrations WHERE migration_id >= 6"))
@@ -490,9 +490,7 @@ describe("push: a restored copy whose journal reaches the marker", () => {
   it.effect("upgrades: a local index from before its change ids is pushed by number as it is; an import adds them, then one full read, then incremental", () =>
     Effect.gen(function*() {
       const t = yield* withTeam
-      const second = path.join(t.dir, "agents", "second", "sessions", "second.jsonl")
-      fs.mkdirSync(path.dirname(second), { recursive: true })
-      fs.writeFileSync(second, header("s-second").replace("solo", "second") + item(1, "second 1"))
+      const second = addSecond(t.dir, item(1, "second 1"))
       yield* t.importInto()
       // the local index as the build before left it: the journal of migration 0007, no change ids
       const db = new Database(t.local)
