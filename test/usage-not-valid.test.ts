@@ -10,6 +10,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { TokenUsage } from "../src/domain/model.js"
 import { classifyLine, type Entry } from "../src/domain/claude-code/records.js"
 import { bundledPrices } from "../src/domain/prices.js"
 import { humanUsd } from "../src/domain/render.js"
@@ -36,6 +38,12 @@ describe("token counts and stated costs: what is valid", () => {
     for (const v of [-0.01, Infinity, Number.NaN, "0.1", {}]) expect(statedCostOf(v), String(v)).toBeUndefined()
     expect(statedCostOf(0.25)).toBe(0.25)
     expect(statedCostOf(null)).toBeNull()
+  })
+
+  it("the model refuses what tokenCountOf refuses: TokenUsage's counts are non-negative safe integers or null", () => {
+    const usage = (v: unknown) => ({ inputTokens: 1, outputTokens: v, cacheReadTokens: null, cacheWriteTokens: null })
+    for (const v of BAD_COUNTS) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(false)
+    for (const v of [0, 1, 250_000, Number.MAX_SAFE_INTEGER, null]) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(true)
   })
 
   it("a cost that overflows is unknown (null), and people see `?`, never $Infinity", () => {

@@ -85,10 +85,10 @@ export type Role = typeof Role.Type
  * `input_tokens` does).
  */
 export const TokenUsage = Schema.Struct({
-  inputTokens: Schema.NullOr(Schema.Int),
-  outputTokens: Schema.NullOr(Schema.Int),
-  cacheReadTokens: Schema.NullOr(Schema.Int),
-  cacheWriteTokens: Schema.NullOr(Schema.Int)
+  inputTokens: Schema.NullOr(Schema.NonNegativeInt),
+  outputTokens: Schema.NullOr(Schema.NonNegativeInt),
+  cacheReadTokens: Schema.NullOr(Schema.NonNegativeInt),
+  cacheWriteTokens: Schema.NullOr(Schema.NonNegativeInt)
 })
 export type TokenUsage = typeof TokenUsage.Type
 
