@@ -243,10 +243,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["glpat-", "glptt-", "gldt-", "glrt-", "glft-", "gloas-"]
   },
   {
-    // Hugging Face user access tokens: hf_ and 30 or more letters and digits, an upper-case letter among them
-    // (snake_case names such as hf_model_name hold `_`, and lower-case runs are words).
+    // Hugging Face user access tokens: hf_ and 30 or more letters and digits, an upper-case letter or a digit
+    // among them (snake_case names such as hf_model_name hold `_`, and runs of lower-case letters alone are words).
     id: "huggingface-token",
-    pattern: re(`${lead("hf_", "A-Za-z0-9_")}(?=[a-z0-9]{0,255}[A-Z])[A-Za-z0-9]{30,255}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("hf_", "A-Za-z0-9_")}(?=[a-z0-9]{0,255}[A-Z]|[a-z]{0,255}[0-9])[A-Za-z0-9]{30,255}(?![A-Za-z0-9_])`),
     hints: ["hf_"]
   },
   {
@@ -254,10 +254,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
     // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
     // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
-    // up to `&`, `#`, white space, a quote or a backslash. `$VAR` references and markers of earlier rules stay.
+    // up to `&`, `#`, white space, a quote, a backslash, or a `)` or `]` (a Markdown link's or a bracket's close:
+    // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\]{16})(?=[^&#\s"'${"`"}<>\\0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\]{1,2048}`
+      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
     hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
@@ -385,11 +386,24 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   }
 ]
 
-/** The replacement of a `secret-field` match: the head (name, quotes, `:`) and the value's quotes stay. */
-const fieldReplace = (_m: string, ...groups: Array<string>): string => {
+/**
+ * The names of an API listing's page cursor (`next_page_token`, `nextPageToken`, AWS `NextToken`,
+ * `continuation_token`, …), their words joined: a cursor, not a credential, so its value stays.
+ */
+const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
+
+/** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
+const fieldName = (head: string): string => head.replace(/[\\"':\s]/g, "").replace(/[_-]/g, "").toLowerCase()
+
+/**
+ * The replacement of a `secret-field` match: the head (name, quotes, `:`) and the value's quotes stay.
+ * A page cursor's field ({@link PAGE_CURSOR_NAME}) is left as it is.
+ */
+const fieldReplace = (m: string, ...groups: Array<string>): string => {
   for (let a = 0; a < 2; a++) {
     const [head, , q, quoted, bare] = groups.slice(a * 5, a * 5 + 5)
     if (head === undefined) continue
+    if (a === 0 && PAGE_CURSOR_NAME.test(fieldName(head))) return m
     if (quoted !== undefined) return `${head}${q}${marker("secret-field")}${q}`
     if (bare !== undefined) return `${head}${marker("secret-field")}`
   }
