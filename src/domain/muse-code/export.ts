@@ -130,7 +130,13 @@ export interface DecodedExport {
   readonly rawEventCount: number
   readonly gapMarkers: number
   readonly retainedFrames: number
+  /** Records skipped as exact repeats of an earlier record of the same session and `envelope.sequence`. */
+  readonly repeatedRecords: number
 }
+
+/** A raw event's `envelope.sequence`, as written. */
+const sequenceOf = (raw: Record<string, unknown>): unknown =>
+  typeof raw.envelope === "object" && raw.envelope !== null ? (raw.envelope as Record<string, unknown>).sequence : undefined
 
 /** Errors of {@link decodeExport}. */
 export type ExportError = MalformedSource | UnknownSchemaMajor | ResourceLimitExceeded
@@ -146,8 +152,12 @@ const malformed = (message: string, details?: Record<string, unknown>) =>
  * Decode export bytes. `sourceId` and `digest` (of the bytes) go into each
  * event's cursor, with the event's own check ({@link eventCheck}), so a cursor
  * resumes only on this very document and right after its own event.
- * Fails: `MalformedSource`, `UnknownSchemaMajor`, `ResourceLimitExceeded`
- * (nesting deeper than `maxDepth`, or an event larger than `maxRecordBytes`).
+ * A session's records are named by `envelope.sequence` (`muse-seq-<n>`): a
+ * record repeated as it is, under a name already taken, is skipped and
+ * counted (`repeatedRecords`); another record under a taken name fails.
+ * Fails: `MalformedSource` (also for that name taken twice), `UnknownSchemaMajor`,
+ * `ResourceLimitExceeded` (nesting deeper than `maxDepth`, or an event larger
+ * than `maxRecordBytes`).
  */
 export const decodeExport = (
   bytes: Uint8Array,
@@ -241,6 +251,9 @@ export const decodeExport = (
     }
   }
   const encodeCursorAt = cursorEncoder(options.sourceId)
+  /** The raw index of the first record of each session and sequence (`<session>\0muse-seq-<n>`). */
+  const named = new Map<string, number>()
+  let repeatedRecords = 0
   for (let i = 0; i < d.events.length; i++) {
     const ev = d.events[i]
     const where = `events[${i}]`
@@ -262,8 +275,23 @@ export const decodeExport = (
       provenance: { document: provenance }
     }, where)
     if (Either.isLeft(mapped)) return Either.left(mapped.left)
+    // A session's events are named by their envelope.sequence: a second record under a name already taken is
+    // the same record repeated (skipped, counted) or another one (the export cannot be trusted: refused).
+    const name = `${mapped.right.sessionId}\u0000${mapped.right.eventId}`
+    const first = named.get(name)
+    if (first !== undefined) {
+      if (JSON.stringify(rawEvents[first]) === JSON.stringify(rawEvents[i])) {
+        repeatedRecords++
+        continue
+      }
+      return Either.left(malformed(
+        `${where}: envelope.sequence ${sequenceOf(rawEvents[i])} of session ${mapped.right.sessionId} is already events[${first}]'s, with other content; an export names each record of a session by its sequence once.`,
+        { event: i, firstEvent: first }
+      ))
+    }
+    named.set(name, i)
     // The cursor binds the document (h) and its own event (hd): an edited sequence names another place.
     events.push({ ...mapped.right, cursor: encodeCursorAt({ seq: i, h: options.digest, hd: eventCheck(mapped.right, i) }) })
   }
-  return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames })
+  return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames, repeatedRecords })
 }

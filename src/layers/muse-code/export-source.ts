@@ -106,6 +106,13 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
             details: { count: decoded.retainedFrames }
           }]
           : []),
+        ...(decoded.repeatedRecords > 0
+          ? [{
+            code: "REPEATED_RECORDS_SKIPPED",
+            message: `${decoded.repeatedRecords} record(s) repeated as they are (the same session and envelope.sequence, the same content) skipped; each is kept once.`,
+            details: { count: decoded.repeatedRecords }
+          }]
+          : []),
         ...(provenance.terminatedAbnormally
           ? [{
             code: "TERMINATED_ABNORMALLY",
@@ -117,7 +124,8 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
         ...provenance,
         rawEventCount: decoded.rawEventCount,
         gapMarkers: decoded.gapMarkers,
-        retainedFrames: decoded.retainedFrames
+        retainedFrames: decoded.retainedFrames,
+        ...(decoded.repeatedRecords > 0 ? { repeatedRecords: decoded.repeatedRecords } : {})
       }
     }
   })
