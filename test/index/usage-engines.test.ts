@@ -10,6 +10,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { bundledPrices } from "../../src/domain/prices.js"
@@ -24,6 +25,8 @@ import { copyFixtures, S } from "../claude-code/helpers.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 import { engines, migratedDatabase, pgQuery } from "../support/pg.js"
+import { toLegacyLayout } from "../support/legacy-index.js"
+import Database from "better-sqlite3"
 
 /** Every session's usage (by native id), priced with the bundled table. */
 const usageOf = (index: string) =>
@@ -125,6 +128,69 @@ describe.each(engines)("usage rows ($engine)", ({ newIndex }) => {
         expect((yield* report("workspace")).rows.map((r) => r.key)).toEqual(["/home/dev/x"])
       }))
   }
+})
+
+/**
+ * A resumed Claude Code session starts a new log that repeats the earlier
+ * conversation's lines (their `message.id` and `requestId` kept) under a new
+ * `sessionId`: each response is counted once across every session and file
+ * (as ccusage does), where it was seen first (its own time, then the source),
+ * so the copy adds only what is new in it.
+ */
+const RESUMED = "9a9a9a9a-1111-4222-8333-444444444444"
+const resumeS1 = (root: string, keep: number) => {
+  const from = nodePath.join(root, "-home-alice-code-billing-api", `${S.S1}.jsonl`)
+  const head = fs.readFileSync(from, "utf8").split("\n").filter((l) => l.length > 0)
+    .filter((l) => JSON.parse(l).sessionId === S.S1).slice(0, keep)
+    .map((l) => l.replaceAll(S.S1, RESUMED))
+  const fresh = j({
+    parentUuid: null, isSidechain: false, userType: "external", cwd: "/home/alice/code/billing-api", sessionId: RESUMED, version: "2.0.76",
+    type: "assistant", requestId: "req_resumed_new", uuid: "9a9a9a9a-0000-4000-8000-000000000001", timestamp: "2025-12-04T10:00:00.000Z",
+    message: { model: "claude-sonnet-4-5-20250929", id: "msg_resumed_new", type: "message", role: "assistant", content: [{ type: "text", text: "again" }], usage: U(1000, 2000, 0, 0) }
+  })
+  fs.writeFileSync(nodePath.join(root, "-home-alice-code-billing-api", `${RESUMED}.jsonl`), [...head, fresh].join("\n") + "\n")
+}
+
+describe.each(engines)("usage across sessions ($engine)", ({ newIndex }) => {
+  it.effect("a resumed session's copied responses count once, where they were first seen; only its new response adds", () =>
+    Effect.gen(function*() {
+      const c = claude()
+      resumeS1(c.policy.claudeRoot, 40)
+      const index = yield* newIndex(c.dir)
+      yield* importOnce(c.policy, index, planFromPolicy(c.policy, { batchSize: 500 }))
+      const u = yield* usageOf(index)
+      // S1's own figures (the test above), untouched by the copy
+      expect(tokens(u.get(S.S1))).toEqual([15, 1230, 155299, 7784])
+      // the copy: only its new response
+      expect(tokens(u.get(RESUMED))).toEqual([1000, 2000, 0, 0])
+      const report = (by: "provider" | "session" | "model") => usageReport({ by }, bundledPrices).pipe(Effect.provide(indexLayer(index)))
+      const plain = yield* newIndex(c.dir)
+      fs.rmSync(nodePath.join(c.policy.claudeRoot, "-home-alice-code-billing-api", `${RESUMED}.jsonl`))
+      yield* importOnce(c.policy, plain, planFromPolicy(c.policy, { batchSize: 500 }))
+      const without = yield* usageReport({ by: "provider" }, bundledPrices).pipe(Effect.provide(indexLayer(plain)))
+      const withCopy = yield* report("provider")
+      expect(withCopy.total!.inputTokens).toBe(without.total!.inputTokens! + 1000)
+      expect(withCopy.total!.outputTokens).toBe(without.total!.outputTokens! + 2000)
+      expect(withCopy.total!.cacheReadTokens).toBe(without.total!.cacheReadTokens)
+      expect(withCopy.total!.responses).toBe(without.total!.responses + 1)
+      // a filter on the copy alone: still only its new response (where a response counts is decided before filters)
+      const copyUid = (yield* Effect.flatMap(Index, (i) => i.sessions({})).pipe(Effect.provide(indexLayer(index)))).find((x) => x.sessionId === RESUMED)!.sessionUid
+      const alone = yield* usageBySession(bundledPrices, [copyUid]).pipe(Effect.provide(indexLayer(index)))
+      expect(tokens(alone.get(copyUid))).toEqual([1000, 2000, 0, 0])
+      if (!index.startsWith("postgres")) {
+        // an index from before the usage table (its rows derived from stored events) counts alike
+        yield* toLegacyLayout(index)
+        const db = new Database(index)
+        db.exec("DROP TABLE usage")
+        db.prepare("DELETE FROM si_migrations WHERE migration_id = 5").run()
+        db.close()
+        const legacy = yield* usageOf(index)
+        expect(tokens(legacy.get(S.S1))).toEqual([15, 1230, 155299, 7784])
+        expect(tokens(legacy.get(RESUMED))).toEqual([1000, 2000, 0, 0])
+        const legacyAlone = yield* usageBySession(bundledPrices, [copyUid]).pipe(Effect.provide(indexLayer(index)))
+        expect(tokens(legacyAlone.get(copyUid))).toEqual([1000, 2000, 0, 0])
+      }
+    }))
 })
 
 describe("usage rows: PostgreSQL's migration 0003_usage", () => {

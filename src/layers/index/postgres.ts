@@ -62,7 +62,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -799,10 +799,10 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
                 AND x.source_key = u.source_key) ELSE false END AS has_responses,
             u.cost_usd IS NOT NULL AS stated,
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cost_usd
-          FROM usage u
+          FROM (${sql.unsafe(FIRST_SEEN_USAGE)}) u
             JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
             JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-          WHERE s.status <> 'rejected'
+          WHERE s.status <> 'rejected' AND u.first_seen = 1
             ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
             ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
             ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}

@@ -639,3 +639,32 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
       : sql``
   }`
 }
+
+/**
+ * The index's current usage rows (of sources not rejected, at their current
+ * generation), each with `first_seen`: 1 where the row is counted, else its
+ * rank among the copies of the same response. A Claude Code response named
+ * by both its `message.id` and its `requestId` (key `r:<message.id>:<requestId>`)
+ * and found with the same usage (tokens and stated cost) in several sessions
+ * is one response copied (a resumed session's log repeats the earlier
+ * conversation's lines, ids and usage kept): it is counted once, where it was
+ * seen first: its own time (a row without one last), then the session that
+ * ended first (the one resumed ended before its resumption), then source and
+ * session keys. Every other row is 1: a response without a `requestId`, and
+ * other providers' responses, are counted per session. The same SQL on SQLite
+ * and PostgreSQL (`row_number()` over one sort of the rows). Source: ccusage
+ * counts a response with both ids once across all files and keeps requestless
+ * ones per session (ccusage #1765, #1661); a fresh-user test of session 8 found
+ * a resumed session counted twice.
+ */
+export const FIRST_SEEN_USAGE = `
+  SELECT fu.*, CASE WHEN fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'
+    THEN row_number() OVER (
+      PARTITION BY fu.provider, fu.kind, fu.response_key, fu.input_tokens, fu.output_tokens, fu.cache_read_tokens,
+        fu.cache_write_tokens, fu.cost_usd
+      ORDER BY fu.occurred_at IS NULL, fu.occurred_at, fss.last_at IS NULL, fss.last_at, fu.source_key, fu.session_uid)
+    ELSE 1 END AS first_seen
+  FROM usage fu
+    JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
+    JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
+  WHERE fs.status <> 'rejected'`

@@ -37,6 +37,7 @@ import {
   leanEvent,
   searchFilterSql,
   workspaceSql,
+  FIRST_SEEN_USAGE,
   searchHitOf,
   searchHitOfEvent,
   type SessionDbRow,
@@ -969,10 +970,10 @@ const make = (
           u.cost_usd IS NOT NULL AS stated,
           count(*) AS n, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
           sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens, sum(u.cost_usd) AS cost_usd
-        FROM usage u
+        FROM (${sql.unsafe(FIRST_SEEN_USAGE)}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-        WHERE s.status != 'rejected'
+        WHERE s.status != 'rejected' AND u.first_seen = 1
           ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
           ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
@@ -1000,14 +1001,23 @@ const make = (
     /** {@link usageGroups} for an index without the usage table: the rows derived from the stored events (a scan). */
     const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       Effect.gen(function*() {
-        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null }>`
-          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace
+        // Every session is read (a response's first session may be outside the filters); the filters apply after.
+        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; last_at: string | null; wanted: number }>`
+          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.last_at,
+            (1 ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+              ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
+              ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}) AS wanted
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE s.status != 'rejected'
-            ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
-            ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
-            ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}`)
-        const out: Array<UsageRow & { readonly group: string | null }> = []
+          WHERE s.status != 'rejected'`)
+        type Counted = { readonly row: UsageRow; readonly ss: (typeof sessions)[number]; counted: boolean }
+        const all: Array<Counted> = []
+        // A response counts once across sessions, where it was seen first (the order of FIRST_SEEN_USAGE),
+        // decided before the time filters, as there.
+        const firstSeen = new Map<string, { readonly at: ReadonlyArray<string | number>; readonly c: Counted }>()
+        const before = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>) => {
+          for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k]
+          return false
+        }
         for (const ss of sessions) {
           const stored = yield* fail(sql<StoredEventRow>`
             SELECT ${STORED_COLUMNS} FROM ${EV} e
@@ -1015,19 +1025,34 @@ const make = (
               ${reader.lean ? sql`` : sql`AND ${sql.unsafe(MAY_CARRY_USAGE.replaceAll("event_json", "e.body").replace("kind", "e.kind"))}`}
             ORDER BY e.sequence, e.event_uid`)
           for (const r of usageRows(yield* reader.decode(stored))) {
-            if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
-            if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
-            const group = filter.by === "session"
-              ? ss.session_uid
-              : filter.by === "day"
-              ? r.occurredAt?.slice(0, 10) ?? null
-              : filter.by === "model"
-              ? r.model
-              : filter.by === "provider"
-              ? r.provider
-              : ss.workspace
-            out.push({ ...r, group })
+            const c: Counted = { row: r, ss, counted: true }
+            all.push(c)
+            if (r.provider !== "claude-code" || r.kind !== "response" || !/^r:.*:/.test(r.key)) continue
+            const u = r.usage
+            const id = [r.provider, r.key, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, r.costUsd].join("\u0000")
+            const at = [r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "", ss.source_key, ss.session_uid]
+            const seen = firstSeen.get(id)
+            if (seen === undefined || before(at, seen.at)) {
+              if (seen !== undefined) seen.c.counted = false
+              firstSeen.set(id, { at, c })
+            } else c.counted = false
           }
+        }
+        const out: Array<UsageRow & { readonly group: string | null }> = []
+        for (const { counted, row: r, ss } of all) {
+          if (!counted || ss.wanted !== 1) continue
+          if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
+          if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
+          const group = filter.by === "session"
+            ? ss.session_uid
+            : filter.by === "day"
+            ? r.occurredAt?.slice(0, 10) ?? null
+            : filter.by === "model"
+            ? r.model
+            : filter.by === "provider"
+            ? r.provider
+            : ss.workspace
+          out.push({ ...r, group })
         }
         return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
       })
