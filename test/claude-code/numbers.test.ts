@@ -160,4 +160,25 @@ describe("a Claude Code session with numbers JSON does not carry exactly", () =>
     expect(numbersOf(claude.diagnostics).map((d) => [d.details?.count, d.details?.first])).toEqual([[3, "1e400"], [1, "1E-400"]])
     expect(fs.readFileSync(w.file, "utf8")).toBe(before)
   })
+
+  it("import: NUMBER_NOT_EXACT is reported but leaves coverage complete (every event is in; the exact text stays in the source), also when unchanged", () => {
+    const root = tempDir()
+    writeSession(root)
+    const dir = tempDir()
+    const empty = path.join(dir, "empty")
+    fs.mkdirSync(empty)
+    const run = () => cli(["import", "--json", "--index", path.join(dir, "index.db"), "--claude-root", root, "--agents-root", empty, "--agentmux-root", empty, "--workspace", dir], { env: { ...env, HOME: empty } })
+    for (const round of ["first", "unchanged"]) {
+      const imp = run()
+      const report = JSON.parse(imp.stdout.trim().split("\n").pop()!) as {
+        data: { coverage: string; providers: Array<{ provider: string; coverage: string; diagnostics: Array<Diagnostic> }>; partialCauses?: Array<{ code: string }> }
+      }
+      const claude = report.data.providers.find((p) => p.provider === "claude-code")!
+      expect(numbersOf(claude.diagnostics).map((d) => d.details?.count), round).toEqual([3, 1])
+      expect(claude.coverage, round).toBe("complete")
+      expect((report.data as unknown as { remediations: Array<string> }).remediations.filter((r) => r.includes("NUMBER_NOT_EXACT")), round).toEqual([])
+      // (the run's own coverage is partial here only for the empty agents root, named as its cause)
+      expect((report.data as unknown as { remediations: Array<string> }).remediations.map((r) => r.split(":")[0]), round).toEqual(["muse-agents"])
+    }
+  })
 })

@@ -39,6 +39,7 @@ import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailab
 import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
 import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
+import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -222,6 +223,16 @@ const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<ReadonlyArr
   for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size))
   return out
 }
+
+/**
+ * Diagnostics of a source's read that leave its coverage complete: every
+ * event is in the index, and the diagnostic says how one was read, not that
+ * anything is missing. `NUMBER_NOT_EXACT`: a number JSON does not carry
+ * exactly keeps its parsed value in the event and its exact text in the
+ * source (README, "Numbers JSON does not carry exactly"); partial coverage
+ * would ask for a remedy no import can apply, run after run.
+ */
+const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])
 
 /** The parse warnings of the sources of a run, from their discovery overviews (see `ImportReport.parseWarnings`). */
 const parseWarningsOf = (
@@ -754,12 +765,16 @@ const make = Effect.gen(function*() {
       const update = (events: number) =>
         progress.update({ sourcesDone: done, totalSources: work.length, events, bytes, bytesDone: bytesDone + position, bytesTotal })
       const onBatch = (inserted: number) => Effect.suspend(() => update(eventsAdded + inserted))
-      /** Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial. */
+      /**
+       * Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial,
+       * except those that say how the events were read, none left out ({@link COMPLETE_DIAGNOSTICS}): listed only.
+       */
       const noteDiagnostics = (w: (typeof work)[number], diagnostics: ReadonlyArray<Diagnostic>) => {
         const p = providers.get(w.provider)
         if (p === undefined || diagnostics.length === 0) return
         p.diagnostics = [...p.diagnostics, ...diagnostics]
         for (const d of diagnostics) {
+          if (COMPLETE_DIAGNOSTICS.has(d.code)) continue
           const remedy = d.remediation ?? null
           const path = w.locator.path === "" ? null : w.locator.path
           partialProvider(p, d.code, d.message, remedy, path)
