@@ -204,11 +204,14 @@ const re2Replace = (re: RE2JS, id: string) => {
 
 /** What a custom rule's `pattern` holds: never run (the rule's `apply` runs RE2); V8's reading of the pattern when it has one, else a pattern that matches nothing. */
 const documentation = (source: string): RegExp => {
-  try {
-    return new RegExp(source, "gu")
-  } catch {
-    return /(?!)/g
+  for (const flags of ["gu", "g"]) {
+    try {
+      return new RegExp(source, flags)
+    } catch {
+      // RE2 syntax V8 does not read (`(?i)`, `\x{…}`): the next flags, then the pattern that matches nothing
+    }
   }
+  return /(?!)/g
 }
 
 /**
