@@ -274,6 +274,9 @@ describe.each(engines)("Index.search ($engine)", ({ newIndex }) => {
       const f = yield* fresh()
       const bad = yield* Effect.either(search(f, "scheduler AND"))
       expect(Either.isLeft(bad) && bad.left).toMatchObject({ code: "INVALID_SEARCH_QUERY", details: { position: 10 } })
+      // an unclosed group at the end points at its `(` (was the query's start), on either engine
+      const open = yield* Effect.either(search(f, "secret ("))
+      expect(Either.isLeft(open) && open.left).toMatchObject({ code: "INVALID_SEARCH_QUERY", details: { position: 7 } })
       const before = (yield* withIndex(f, Effect.flatMap(Index, (i) => i.counts))).events
       for (
         const q of [

@@ -75,7 +75,27 @@ describe("search query syntax", () => {
     ["foo OR -bar", 7],
     ["", 0],
     ["   ", 0],
-    ["- : ;", 0]
+    ["- : ;", 0],
+    // an unclosed group points at its `(` wherever it is, empty or not (found by a fresh user: `secret (` said 1)
+    ["secret (", 7],
+    ["(", 0],
+    ["foo ( ", 4],
+    ["((", 1],
+    ["foo AND (", 8],
+    ["foo OR (", 7],
+    ["foo NOT (", 8],
+    ["foo -(", 5],
+    ["secret(", 6],
+    ["a (b (c", 5],
+    ["((foo)", 0],
+    // an empty group points at its `)`; a trailing operator at the operator; a dangling quote at the quote
+    ["foo ()", 5],
+    ["foo (( ))", 7],
+    ["foo (bar OR", 9],
+    ["foo AND", 4],
+    ["(foo NOT", 5],
+    ["foo \"", 4],
+    ["(foo \"bar)", 5]
   ])("%j is INVALID_SEARCH_QUERY at its position", (q, position) => {
     const e = bad(q)
     expect((e.details as { position: number }).position).toBe(position)

@@ -81,7 +81,9 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   email: [j("alice.", rand(5, "abcdefgh"), "@", "example", ".com"), j("bob+tag", "@", "mail.", "corp", ".co.uk")],
   // found by a fresh user (session 7): GitLab and Hugging Face tokens
   "gitlab-token": [j("gl", "pat-", rand(20, B64URL.replace(/[-_]/g, "") + "-"), "Q7"), j("gl", "pat-", rand(27, ALNUM), ".01.", rand(9, "abcdefghijklmnopqrstuvwxyz0123456789")), j("gl", "dt-", rand(20, ALNUM))],
-  "huggingface-token": [j("h", "f_", rand(33, ALNUM), "Q"), j("h", "f_", "wX", rand(30, "abcdefghijklmnopqrstuvwxyz"))]
+  "huggingface-token": [j("h", "f_", rand(33, ALNUM), "Q"), j("h", "f_", "wX", rand(30, "abcdefghijklmnopqrstuvwxyz"))],
+  // session 8: a Twilio API key SID (SK, 32 lower-case hex digits, a digit and a letter among them)
+  "twilio-api-key": [j("S", "K", rand(30, HEX), "a7"), j("S", "K", "4f", rand(30, HEX))]
 })
 
 /**
@@ -136,7 +138,13 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`{'token': '${f4}'}`, f4],
       [`const opts = { apiKey: "${f5}" }`, f5],
       [`DB_PASS: ${f6}`, f6]
-    ]
+    ],
+    // session 8: Azure connection-string keys, a password told in prose
+    "azure-storage-key": [
+      [`DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${q6}${f4}==;EndpointSuffix=core.windows.net`, `${q6}${f4}==`],
+      [`Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${f1}=`, `${f1}=`]
+    ],
+    "password-prose": [[`my password is ${f3}, sorry`, f3], [`The Password is: ${f6}!`, f6]]
   }
 }
 

@@ -3,13 +3,42 @@
  * of `{id, pattern}`): checked and compiled into {@link RedactionRule}s, or
  * refused with `InvalidArgument`. Pure: no I/O.
  *
+ * **Engine: RE2 (the `re2js` package), not V8's RegExp.** A custom pattern
+ * is text nobody here has checked, run on every string of every shareable
+ * output; on V8's backtracking engine a static check of its shape is a
+ * blacklist that always misses a shape (bounded nested repeats
+ * `(?:a{1,30}){1,30}$`, `.*a.*a.*a…`, overlapping adjacent quantifiers,
+ * backreferences, lookarounds), and one miss hangs the command. RE2 (here
+ * the pure-JavaScript port of Google's engine, MIT, no native build) runs a
+ * search in time linear in the text (times the pattern's compiled size,
+ * which is capped: {@link MAX_PROGRAM_SIZE}), whatever the pattern; it has
+ * no lookarounds and no backreferences, which are refused with a remedy. Its
+ * matcher reads a JavaScript string by code points and reports UTF-16
+ * offsets, so `.` and classes take a whole astral character, and a lone
+ * surrogate is a character like another. JavaScript escapes are translated
+ * first (`\uXXXX`, `\u{…}`, `(?<name>…)`, `[^]`, `\cX`: `RE2JS.translateRegExp`);
+ * RE2's own syntax works too (`(?i)`, `\x{…}`, `\pL`). `\d`, `\w`, `\s`
+ * and `\b` are ASCII, as in RE2. Measured here: 0.1–0.6 s per MB for
+ * ordinary patterns, about 6 s per MB for the worst accepted shapes
+ * (`.*a.*a.*a…`), where V8 did not finish. The built-in rules stay on V8
+ * (`./rules.ts`: hand-checked shapes, a hundred times faster). The shape
+ * check of V8's days is kept ({@link hasNestedQuantifier}): those shapes are
+ * mistakes on any backtracking engine a config may also be given to.
+ *
+ * What stays super-linear: finding ALL the matches of a string is, on any
+ * engine with leftmost-first semantics (RE2's, Go's, Rust's), quadratic in
+ * the worst case, when each match is followed by a long stretch a longer
+ * match could still take (`a(?:.*b)?` on a line of `a`s and no `b`): each
+ * search is linear, but there are as many searches as matches.
+ *
  * @module
  */
 import * as Either from "effect/Either"
+import { RE2JS } from "re2js"
 import { InvalidArgument } from "../errors.js"
-import { builtinRuleIds, type RedactionRule } from "./rules.js"
+import { builtinRuleIds, marker, type RedactionRule } from "./rules.js"
 
-/** One custom pattern as the config file gives it: an id (named by the replacement) and a JavaScript regular expression. */
+/** One custom pattern as the config file gives it: an id (named by the replacement) and a regular expression (RE2 syntax, JavaScript escapes accepted). */
 export interface CustomPattern {
   readonly id: string
   readonly pattern: string
@@ -18,6 +47,13 @@ export interface CustomPattern {
 /** The most custom patterns a config file may give, and the longest pattern. */
 export const MAX_CUSTOM_PATTERNS = 100
 export const MAX_PATTERN_LENGTH = 1000
+/**
+ * The largest compiled RE2 program a custom pattern may have (RE2's
+ * `programSize()`, instructions): a search's cost per character grows with
+ * it. Ordinary patterns are 10–200 (`ACME-[0-9]{8}` 15, `[A-Za-z0-9]{40}`
+ * 42); a nest of bounded repeats is thousands (`(?:a{1,30}){1,30}` 1,801).
+ */
+export const MAX_PROGRAM_SIZE = 1000
 
 const ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
 
@@ -72,7 +108,9 @@ export const hasNestedQuantifier = (source: string): boolean => {
       const inner = stack.length > 1 ? stack.pop()! : false
       const q = unboundedAt(i + 1)
       // An unbounded quantifier, or a bounded one that repeats (`{2,5}`), on a group holding one.
-      const repeats = q > 0 || /^\{\d+,\d+\}/.test(source.slice(i + 1)) && !/^\{[01],[01]\}/.test(source.slice(i + 1))
+      // `{n}` and `{n,m}` repeat when their most is 2 or more (`(?:.*a){20}`; `{0,1}`, `{1}` do not).
+      const bounded = /^\{(\d+)(?:,(\d+))?\}/.exec(source.slice(i + 1))
+      const repeats = q > 0 || (bounded !== null && Number(bounded[2] ?? bounded[1]) > 1)
       if (inner && repeats) return true
       if (inner || q > 0) stack[stack.length - 1] = true
       continue
@@ -87,28 +125,104 @@ const PROBE = Array.from({ length: 0x7f - 0x20 }, (_, k) => String.fromCharCode(
 
 /**
  * Whether the pattern matches an empty string at some place in
- * {@link PROBE} (a lookaround or a word boundary alone): it would put a
- * marker between characters all over every output.
+ * {@link PROBE} (a word boundary alone, `(?:)`): it would put a marker
+ * between characters all over every output.
  */
-const matchesEmptySomewhere = (source: string): boolean => {
-  const re = new RegExp(source, "g")
-  for (const m of PROBE.matchAll(re)) if (m[0].length === 0) return true
+const matchesEmptySomewhere = (re: RE2JS): boolean => {
+  if (re.matcher("").find()) return true
+  const m = re.matcher(PROBE)
+  let from = 0
+  while (from <= PROBE.length && m.find(from)) {
+    if (m.end() === m.start()) return true
+    from = m.end()
+  }
   return false
 }
+
+/** A lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`) or a backreference (`\1`, `\k<name>`) in a pattern's text (escapes and classes skipped). */
+const lookaroundOrBackreference = (source: string): string | undefined => {
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]
+    if (c === "\\") {
+      const n = source[i + 1]
+      if (n !== undefined && (/[1-9]/.test(n) || (n === "k" && source[i + 2] === "<"))) return "a backreference"
+      i++
+      continue
+    }
+    if (c === "[") {
+      i++
+      if (source[i] === "^") i++
+      if (source[i] === "]") i++
+      while (i < source.length && source[i] !== "]") {
+        if (source[i] === "\\") i++
+        i++
+      }
+      continue
+    }
+    if (c === "(" && source[i + 1] === "?" && (/[=!]/.test(source[i + 2] ?? "") || (source[i + 2] === "<" && /[=!]/.test(source[i + 3] ?? "")))) {
+      return "a lookaround"
+    }
+  }
+  return undefined
+}
+
+const REMEDY =
+  "Give each custom pattern an id (lower-case words joined by -, not a built-in rule's id) and a regular expression in RE2 syntax " +
+  "(JavaScript escapes such as \\uXXXX are accepted; no lookarounds, no backreferences: match the text around a secret and it is redacted with it) " +
+  "that cannot match the empty string and repeats no group that holds +, * or | (e.g. {\"id\": \"acme-key\", \"pattern\": \"ACME-[0-9]{8}\"})."
 
 const refuse = (index: number, id: unknown, why: string) =>
   new InvalidArgument({
     message: `The config file's redaction.patterns[${index}]${typeof id === "string" && id !== "" ? ` (${id})` : ""} is not valid: ${why}.`,
-    remediation:
-      "Give each custom pattern an id (lower-case words joined by -, not a built-in rule's id) and a JavaScript regular expression that cannot match the empty string and quantifies no group that holds +, * or | (e.g. {\"id\": \"acme-key\", \"pattern\": \"ACME-[0-9]{8}\"})."
+    remediation: REMEDY
   })
 
 /**
- * Compile custom patterns into rules (flag `g`; `[REDACTED:<id>]`), in the
- * order given. `InvalidArgument` naming the first bad one: an id that is not
- * lower-case words joined by `-` or repeats a built-in or another id, a
- * pattern that does not compile, is longer than {@link MAX_PATTERN_LENGTH},
- * matches the empty string or nests unbounded quantifiers
+ * The `apply` of a custom rule: every RE2 match of `re` in `s`, left to
+ * right, replaced by `[REDACTED:<id>]`. Offsets are UTF-16 (RE2JS's matcher
+ * on a string). A match is never empty (refused at compile), so each search
+ * starts after the last match: one search per match, each linear.
+ */
+const re2Replace = (re: RE2JS, id: string) => {
+  const replacement = marker(id)
+  return (s: string): string => {
+    const m = re.matcher(s)
+    let out = ""
+    let done = 0
+    let any = false
+    while (done < s.length && m.find(done)) {
+      const start = m.start()
+      const end = m.end()
+      if (end <= start) break
+      out += s.slice(done, start) + replacement
+      done = end
+      any = true
+    }
+    return any ? out + s.slice(done) : s
+  }
+}
+
+/** What a custom rule's `pattern` holds: never run (the rule's `apply` runs RE2); V8's reading of the pattern when it has one, else a pattern that matches nothing. */
+const documentation = (source: string): RegExp => {
+  for (const flags of ["gu", "g"]) {
+    try {
+      return new RegExp(source, flags)
+    } catch {
+      // RE2 syntax V8 does not read (`(?i)`, `\x{…}`): the next flags, then the pattern that matches nothing
+    }
+  }
+  return /(?!)/g
+}
+
+/**
+ * Compile custom patterns into rules (RE2; `[REDACTED:<id>]`; see the
+ * module's doc), in the order given. `InvalidArgument` naming the first bad
+ * one: an id that is not lower-case words joined by `-` or repeats a
+ * built-in or another id, a pattern that is empty or longer than
+ * {@link MAX_PATTERN_LENGTH}, does not compile as RE2 (a lookaround or a
+ * backreference named as such), compiles to more than
+ * {@link MAX_PROGRAM_SIZE} instructions, matches the empty string, or
+ * repeats a group that holds a quantifier or an alternation
  * ({@link hasNestedQuantifier}); more than {@link MAX_CUSTOM_PATTERNS}.
  */
 export const compileCustomPatterns = (
@@ -125,19 +239,26 @@ export const compileCustomPatterns = (
     seen.add(p.id)
     if (p.pattern.length === 0) return Either.left(refuse(i, p.id, "the pattern is empty"))
     if (p.pattern.length > MAX_PATTERN_LENGTH) return Either.left(refuse(i, p.id, `the pattern is longer than ${MAX_PATTERN_LENGTH} characters`))
-    let re: RegExp
+    const unsupported = lookaroundOrBackreference(p.pattern)
+    if (unsupported !== undefined) {
+      return Either.left(refuse(i, p.id, `the pattern uses ${unsupported}, which RE2 (the linear-time engine custom patterns run on) does not have`))
+    }
+    let re: RE2JS
     try {
-      re = new RegExp(p.pattern, "g")
+      re = RE2JS.compile(RE2JS.translateRegExp(p.pattern))
     } catch (e) {
-      return Either.left(refuse(i, p.id, `the pattern does not compile (${e instanceof Error ? e.message : String(e)})`))
+      return Either.left(refuse(i, p.id, `the pattern does not compile as RE2 (${e instanceof Error ? e.message : String(e)})`))
     }
-    if (new RegExp(re.source).test("") || matchesEmptySomewhere(re.source)) {
-      return Either.left(refuse(i, p.id, "the pattern matches the empty string"))
+    if (re.programSize() > MAX_PROGRAM_SIZE) {
+      return Either.left(
+        refuse(i, p.id, `the pattern compiles to ${re.programSize()} RE2 instructions, more than ${MAX_PROGRAM_SIZE} (nested or long repeats: each costs time on every character of every output)`)
+      )
     }
+    if (matchesEmptySomewhere(re)) return Either.left(refuse(i, p.id, "the pattern matches the empty string"))
     if (hasNestedQuantifier(p.pattern)) {
-      return Either.left(refuse(i, p.id, "the pattern quantifies a group that holds +, * or | (catastrophic backtracking)"))
+      return Either.left(refuse(i, p.id, "the pattern repeats a group that holds +, * or | (catastrophic backtracking on other engines)"))
     }
-    rules.push({ id: p.id, pattern: re, hints: [] })
+    rules.push({ id: p.id, pattern: documentation(p.pattern), hints: [], apply: re2Replace(re, p.id) })
   }
   return Either.right(rules)
 }

@@ -311,11 +311,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // also with words before (`--http-password`, `--npm-token`) and with one dash (`-token=`, go-style flags).
     // `=VALUE` takes any value; a value after a space must look like a secret (a digit or punctuation in it,
     // or 16 characters or more, or any quoted value: `--password "two words here"`, taken whole),
-    // so prose ("use the --token flag") stays. `$VAR` references, a following
+    // so prose ("use the --token flag") stays; a letters-only word followed by sentence punctuation
+    // ("the --token flag, then", "--password option.", "--secret value;") is prose too, as without it. `$VAR` references, a following
     // option and `--password-stdin` / `--token-file` / `--no-password` are not values.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -344,6 +345,39 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(String.raw`\b((?:Bearer|Basic) )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
     hints: ["Bearer ", "Basic "],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
+  },
+  {
+    // Azure connection strings (storage, Service Bus, Event Hubs): the base64 value of `AccountKey=` /
+    // `SharedAccessKey=` (16 characters or more; `SharedAccessKeyName=` is a name, not a key), and a SAS whose
+    // first parameter is `sig=` (`SharedAccessSignature=sig=…`; a later `&sig=` is `url-query-secret`'s). The
+    // name and `=` stay; `$VAR` references, placeholders (`<your key>`) and short words stay.
+    id: "azure-storage-key",
+    pattern: re(
+      String.raw`(${lead("(?:AccountKey|SharedAccessKey)=", "A-Za-z0-9_")})[A-Za-z0-9+/]{16,1024}={0,2}(?![A-Za-z0-9+/=])|(${lead("SharedAccessSignature=sig=", "A-Za-z0-9_")})(?!\[REDACTED:)[^&;\s"'${"`"}<>\\]{1,2048}`
+    ),
+    hints: ["AccountKey=", "SharedAccessKey=", "SharedAccessSignature=sig="],
+    replace: (_m, a, b) => `${a ?? b}${marker("azure-storage-key")}`
+  },
+  {
+    // A Twilio API key SID: `SK` then exactly 32 lower-case hex digits, a digit and a letter among them, as a
+    // word of its own (`TASK…`, 31 or 33 digits, upper-case hex, a SHA stay). Told from other hex by the
+    // prefix, the exact length and the case together: a hex digest is not written after `SK`.
+    id: "twilio-api-key",
+    pattern: re(`${lead("SK", "A-Za-z0-9_")}(?=[a-f]{0,31}[0-9])(?=[0-9]{0,31}[a-f])[0-9a-f]{32}(?![A-Za-z0-9_])`),
+    hints: ["SK"]
+  },
+  {
+    // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` (any of
+    // `Password`, `PASSWORD`), when the token (4 to 128 characters up to white space, sentence punctuation after
+    // it staying) holds a digit or a symbol (`@#$%^&*+=~_`): "my password is hunter2" loses `hunter2`; "the
+    // password is wrong", "is: see the vault", "is at least 8 characters", "is well-known" stay (prose). The token
+    // ends at a backslash too (a `\n` escape of JSON text held in a string).
+    id: "password-prose",
+    pattern: re(
+      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+    ),
+    hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
+    replace: (_m, head) => `${head}${marker("password-prose")}`
   },
   {
     // An AWS secret access key where it is named (~/.aws/credentials `aws_secret_access_key = …`, YAML

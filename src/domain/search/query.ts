@@ -179,7 +179,8 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
       const t = peek()
       if (t?._tag === "OR") throw new Problem(t.position, "OR needs a term before it")
       if (t?._tag === ")") throw new Problem(t.position, "this group is empty")
-      throw new Problem(start?.position ?? 0, "there is nothing to search for", "Type a word to search for.")
+      // Only an empty query gets here (every operator and `(` checks what follows it); else, its last token.
+      throw new Problem(start?.position ?? tokens[tokens.length - 1]?.position ?? 0, "there is nothing to search for", "Type a word to search for.")
     }
     const kept = items.filter((c): c is QueryNode => c !== null)
     if (kept.length === 0) return null
@@ -207,6 +208,8 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
   const parsePrimary = (): QueryNode | null => {
     const t = tokens[k++]
     if (t._tag === "(") {
+      // Nothing after the `(`: the group is unclosed (and empty); the error points at it, not at the query's start.
+      if (peek() === undefined) throw new Problem(t.position, "this group has no closing parenthesis", "Close the group with `)`, or quote the word (\"(…\").")
       const inner = parseOr()
       const close = peek()
       if (close?._tag !== ")") throw new Problem(t.position, "this group has no closing parenthesis", "Close the group with `)`, or quote the word (\"(…\").")
