@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
@@ -69,7 +69,8 @@ interface Prepared {
   readonly event: SessionEvent
   readonly stream: number
   readonly sessionUid: string
-  readonly uid: string
+  /** The event uid's 16 bytes (see {@link uidBytes}). */
+  readonly uid: Buffer
   readonly shape: number | null
   readonly body: string
 }
@@ -303,7 +304,7 @@ export class IndexWriter {
         event: e,
         stream,
         sessionUid: su,
-        uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
+        uid: eventUidBytes(e.provider, e.sourceId, e.sessionId, e.eventId),
         shape: lean === null ? null : this.shapeOf(lean.shape),
         body: lean === null ? JSON.stringify(e) : lean.body
       }
@@ -315,7 +316,7 @@ export class IndexWriter {
     const added: Array<Added> = []
     for (const r of rows) {
       const e = r.event
-      const info = this.st.insertRecord.run(r.stream, uidBytes(r.uid), e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
+      const info = this.st.insertRecord.run(r.stream, r.uid, e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
       if (info.changes === 0) continue
       const t = searchableText(e)
       this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
