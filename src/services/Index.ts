@@ -288,7 +288,8 @@ export interface IndexShape {
    * a chain of effects per source. The checkpoints committed are the same as
    * with those calls one by one; a failure part-way rolls back the open
    * transaction as any write operation does. `onPoint` is run at each commit
-   * point (it must need no service). Answers, per batch, what it added.
+   * point, synchronously (it must need no service and not wait: a failure it
+   * gives stops the step there, as at {@link IndexShape.commitBatch}'s points). Answers, per batch, what it added.
    * Absent: the importer makes the calls one by one.
    */
   readonly importWhole?: <E>(
