@@ -379,7 +379,7 @@ const make = Effect.gen(function*() {
           const batches = yield* Effect.forEach(batchesOf(whole.events, batchSize), (events) => {
             const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
             return bindBatch(digests, own!, resumeAt, nested, partBindings).pipe(Effect.map((prefix) => {
-              if (prefix !== undefined && prefix !== null) lastPrefix = prefix
+              if (prefix !== undefined) lastPrefix = prefix
               return { events, resumeCursor, prefix }
             }))
           })

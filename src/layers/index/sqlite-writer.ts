@@ -17,6 +17,11 @@
  *   A killed process likewise loses only what was not committed; the
  *   checkpoints committed are those of the events committed, so the next run
  *   resumes from them and converges.
+ * - A new small source read whole is written by one call (`whole`, for
+ *   `IndexShape.importWhole`): the same operations, with the same commit
+ *   points, in one synchronous step; when all its batches fit in the open
+ *   transaction, its `sources` row is inserted once, in the state the steps
+ *   would leave it (`wholeInOne`).
  * - An event is stored lean (see `leanEvent` in `./rows.ts`): its stream
  *   (source, generation, session: the ids every event restates) once in
  *   `streams`, its shape once in `shapes`, its columns and its body in
@@ -328,7 +333,8 @@ export class IndexWriter {
   /**
    * The rest of a batch after its rows: the sessions it added to (counts,
    * times, title and its search words, workspace), the usage rows of its
-   * events, and the source's checkpoint. Answers the sessions it created.
+   * events, and the source's checkpoint (not with `checkpoint` false: the
+   * caller writes the source's row itself). Answers the sessions it created.
    */
   finish(batch: Batch, rows: ReadonlyArray<Prepared>, added: ReadonlyArray<Added>, checkpoint = true): number {
     const { events, generation, source } = batch
