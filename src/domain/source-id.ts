@@ -13,6 +13,9 @@ import { hash } from "node:crypto"
  */
 export const sha256Hex = (data: string | Uint8Array): string => hash("sha256", data, "hex")
 
+/** sha256 of a string (its UTF-8 bytes) or bytes, as its 32 bytes ({@link sha256Hex} without the hex text). */
+export const sha256Bytes = (data: string | Uint8Array): Buffer => hash("sha256", data, "buffer") as unknown as Buffer
+
 /**
  * The source id of a locator. `canonical` is the real path of the file (or
  * `store#agent#session` for stores); the parts are joined with NUL so no two

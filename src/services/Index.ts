@@ -99,6 +99,26 @@ export interface Batch {
   readonly groupCommit?: number | undefined
 }
 
+/**
+ * What {@link IndexShape.importWhole} writes: a new source's batches (each
+ * with its resume cursor and prefix binding, as {@link Batch} has them; its
+ * generation is 1), then its completion as
+ * {@link IndexShape.completeSource} takes it.
+ */
+export interface WholeSource {
+  readonly source: SourceInfo
+  readonly batches: ReadonlyArray<{
+    readonly events: ReadonlyArray<SessionEvent>
+    readonly resumeCursor?: string | null | undefined
+    readonly prefix?: string | null | undefined
+  }>
+  /** Commit once this many events of any sources are pending ({@link Batch.groupCommit}). */
+  readonly groupCommit: number
+  readonly fingerprint: string | null
+  readonly parts: Readonly<Record<string, string>>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+}
+
 /** What one {@link IndexShape.commitBatch} added. */
 export interface CommittedBatch {
   readonly events: number
@@ -258,6 +278,24 @@ export interface IndexShape {
    * commits on its own.
    */
   readonly flush?: Effect.Effect<void, StoreUnavailable> | undefined
+  /**
+   * A source never imported before, read whole already (a small log), written
+   * as one operation: {@link IndexShape.beginAttempt}, generation 1
+   * ({@link IndexShape.beginGeneration}, reason "first import"), each of its
+   * batches as {@link IndexShape.commitBatch} writes them (same fault points,
+   * same group commits: `groupCommit` events of any sources per transaction),
+   * then {@link IndexShape.completeSource}, in one synchronous step instead of
+   * a chain of effects per source. The checkpoints committed are the same as
+   * with those calls one by one; a failure part-way rolls back the open
+   * transaction as any write operation does. `onPoint` is run at each commit
+   * point, synchronously (it must need no service and not wait: a failure it
+   * gives stops the step there, as at {@link IndexShape.commitBatch}'s points). Answers, per batch, what it added.
+   * Absent: the importer makes the calls one by one.
+   */
+  readonly importWhole?: <E>(
+    whole: WholeSource,
+    onPoint: (point: CommitPoint) => Effect.Effect<void, E>
+  ) => Effect.Effect<ReadonlyArray<CommittedBatch>, StoreUnavailable | E>
   /**
    * Mark the current generation read to its end, with the fingerprint taken
    * before reading, the nested logs' prefix bindings and the read's

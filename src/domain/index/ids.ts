@@ -6,7 +6,7 @@
  * @module
  */
 import type { Locator, ProviderId } from "../model.js"
-import { sha256Hex } from "../source-id.js"
+import { sha256Bytes, sha256Hex } from "../source-id.js"
 
 const join = (parts: ReadonlyArray<string>) => parts.join("\u0000")
 
@@ -23,6 +23,13 @@ export const sessionUid = (provider: string, sourceId: string, sessionId: string
 /** `evt_` + 32 hex: an event of one session of one source (…, native event id); `machine` as for {@link sessionUid}. */
 export const eventUid = (provider: string, sourceId: string, sessionId: string, eventId: string, machine?: string): string =>
   `evt_${sha256Hex(join([...machinePart(machine), provider, sourceId, sessionId, eventId])).slice(0, 32)}`
+
+/**
+ * The 16 bytes an {@link eventUid} stands for (its 32 hex digits), made
+ * without the hex text: the same value, as the index stores it.
+ */
+export const eventUidBytes = (provider: string, sourceId: string, sessionId: string, eventId: string): Buffer =>
+  sha256Bytes(`${provider}\u0000${sourceId}\u0000${sessionId}\u0000${eventId}`).subarray(0, 16)
 
 /**
  * The key a source's checkpoint is kept under: provider, locator class, path

@@ -217,6 +217,47 @@ const offsetOf = (cursor: string): number | undefined => {
   return state._tag === "Right" ? state.right.off : undefined
 }
 
+/** What a source's stream gives at once (`SessionSourceAdapter.streamAtOnce`). */
+type Whole = { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined }
+
+/**
+ * Where a batch of a source's events ends: the cursor its own log resumes at
+ * (its own last event's; null: none of its events is the log's own), that
+ * cursor's byte offset, and each nested log's last cursor (by source id).
+ */
+const batchEnds = (own: string, events: ReadonlyArray<SessionEvent>) => {
+  let resumeCursor: string | null = null
+  const nested = new Map<string, string>()
+  for (const e of events) {
+    if (e.sourceId === own) resumeCursor = e.cursor
+    else nested.set(e.sourceId, e.cursor)
+  }
+  return { resumeCursor, resumeAt: resumeCursor === null ? undefined : offsetOf(resumeCursor), nested }
+}
+
+/**
+ * The prefix binding of a batch's own log at `resumeAt` (undefined: none to
+ * move, null: it cannot be had), noting each nested log's binding at its last
+ * cursor in `partBindings`.
+ */
+const bindBatch = (
+  digests: PrefixDigests,
+  own: string,
+  resumeAt: number | undefined,
+  nested: ReadonlyMap<string, string>,
+  partBindings: Map<string, string | undefined>
+): Effect.Effect<string | null | undefined> =>
+  nested.size === 0
+    ? resumeAt === undefined ? Effect.succeed(undefined) : Effect.map(digests.at(own, resumeAt), (p) => p ?? null)
+    : Effect.gen(function*() {
+      const prefix = resumeAt === undefined ? undefined : (yield* digests.at(own, resumeAt)) ?? null
+      for (const [sourceId, c] of nested) {
+        const off = offsetOf(c)
+        if (off !== undefined) partBindings.set(sourceId, yield* digests.at(sourceId, off))
+      }
+      return prefix
+    })
+
 /** `events` cut into batches of `size` (the last one shorter), as `Stream.grouped` cuts a stream. */
 const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
@@ -294,12 +335,85 @@ const make = Effect.gen(function*() {
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
+      let digests = new PrefixDigests(access)
+      const diagnostics: Array<Diagnostic> = []
+      /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
+      const partBindings = new Map<string, string | undefined>()
+      const readOptions = (from: string | undefined) => ({
+        cursor: from,
+        includeSubagents: true,
+        onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+        onWarning: (d: Diagnostic) => diagnostics.push(d),
+        onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
+          digests.onRead(read)
+          onRead(read)
+        }
+      })
+      /** The nested logs' bindings the checkpoint keeps, by part name. */
+      const boundParts = () => {
+        const out: Record<string, string> = {}
+        for (const [sourceId, binding] of partBindings) {
+          const path = digests.pathOf(sourceId)
+          if (binding !== undefined && path !== undefined) out[partName(path)] = binding
+        }
+        return out
+      }
+      // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
+      const checkpointed = fingerprint !== null && earlierSummary
+        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
+        : fingerprint
+      const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
+      /** Tell a watch the hash state at the checkpoint's own binding, so the next growth need not hash the prefix. */
+      const tellImported = (ownSourceId: string | null, lastPrefix: string | null) =>
+        hooks === ImportHooks.none || lastPrefix === null || ownSourceId === null || digests.pathOf(ownSourceId) !== locator.path
+          ? Effect.void
+          : Effect.flatMap(digests.stateAt(ownSourceId, bindingLength(lastPrefix)), (state) =>
+            state === undefined ? Effect.void : hooks.imported(locator.path, lastPrefix, state))
+      /** What the source's first read at once gave (null: not read yet), for the path below when it is not written whole. */
+      let preRead: Whole | undefined | null = null
+      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined) {
+        // Never imported and small: read whole, then written in one operation of the index (`importWhole`).
+        const read = yield* Effect.either(adapter.streamAtOnce(locator, readOptions(undefined)))
+        if (read._tag === "Left") {
+          const error = read.left
+          if (error._tag === "StoreUnavailable") return yield* error
+          // As the path below leaves it: the attempt and its first generation began, then the rejection.
+          yield* index.beginAttempt(source)
+          yield* index.beginGeneration(source, 1, "first import")
+          yield* index.rejectSource(source, error.code, error.message)
+          return { _tag: "rejected", error } as const
+        }
+        const whole = read.right
+        if (whole !== undefined && whole.then === undefined) {
+          const own = whole.events.length === 0 ? null : whole.events[0].sourceId
+          let lastPrefix: string | null = null
+          const batches = yield* Effect.forEach(batchesOf(whole.events, batchSize), (events) => {
+            const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
+            return bindBatch(digests, own!, resumeAt, nested, partBindings).pipe(Effect.map((prefix) => {
+              if (prefix !== undefined) lastPrefix = prefix
+              return { events, resumeCursor, prefix }
+            }))
+          })
+          const committed = yield* index.importWhole(
+            { source, batches, groupCommit: batchSize, fingerprint: checkpointed, parts: boundParts(), diagnostics },
+            faults.at
+          )
+          let events = 0, sessions = 0
+          for (const c of committed) {
+            events += c.events
+            sessions += c.sessions
+            yield* onBatch(c)
+          }
+          yield* tellImported(own, lastPrefix)
+          return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics } as const
+        }
+        preRead = whole
+      }
       // From here on, what this run adds is one attempt: a rejection takes it all back.
       const attempt = yield* index.beginAttempt(source)
       let generation = checkpoint?.generation ?? 0
       let cursor = checkpoint?.cursor ?? undefined
       let newGeneration = false
-      let digests = new PrefixDigests(access)
       // The source's own events are those of its first event's source id; a
       // Muse Code native log's nested logs follow with their own. The source
       // resumes after its own last event, and its nested logs are streamed
@@ -336,28 +450,12 @@ const make = Effect.gen(function*() {
         }
         if (changed.right !== undefined) yield* startOver(changed.right)
       }
-      const diagnostics: Array<Diagnostic> = []
-      /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
-      const partBindings = new Map<string, string | undefined>()
       let sessions = 0
       /** Commit one batch of the source's events (in order); `n`: the events committed so far. */
       const commitEvents = (n: number, events: ReadonlyArray<SessionEvent>) => {
         const own = ownSourceId ??= events[0].sourceId
-        let resumeCursor: string | null = null
-        const nested = new Map<string, string>()
-        for (const e of events) {
-          if (e.sourceId === own) resumeCursor = e.cursor
-          else nested.set(e.sourceId, e.cursor)
-        }
-        const resumeAt = resumeCursor === null ? undefined : offsetOf(resumeCursor)
-        return Effect.gen(function*() {
-          const prefix = resumeAt === undefined ? undefined : (yield* digests.at(own, resumeAt)) ?? null
-          for (const [sourceId, c] of nested) {
-            const off = offsetOf(c)
-            if (off !== undefined) partBindings.set(sourceId, yield* digests.at(sourceId, off))
-          }
-          return prefix
-        }).pipe(
+        const { resumeCursor, resumeAt, nested } = batchEnds(own, events)
+        return bindBatch(digests, own, resumeAt, nested, partBindings).pipe(
           Effect.flatMap((prefix) =>
             Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: batchSize }, faults.at), () => {
               if (prefix !== undefined) lastPrefix = prefix
@@ -377,23 +475,33 @@ const make = Effect.gen(function*() {
         )
       const run = (from: string | undefined) =>
         Effect.suspend(() => {
-          diagnostics.length = 0
-          partBindings.clear()
-          const options = {
-            cursor: from,
-            includeSubagents: true,
-            onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-            onWarning: (d: Diagnostic) => diagnostics.push(d),
-            onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
-              digests.onRead(read)
-              onRead(read)
-            }
+          const options = readOptions(from)
+          const taken = preRead
+          preRead = null
+          const readAtOnce: Effect.Effect<Whole | undefined, IngestError> | undefined = taken !== null && from === undefined
+            // Read at once above already (with its diagnostics): not read again.
+            ? Effect.succeed(taken)
+            : adapter.streamAtOnce === undefined
+            ? undefined
+            : Effect.suspend(() => {
+              diagnostics.length = 0
+              partBindings.clear()
+              return adapter.streamAtOnce!(locator, options)
+            })
+          if (readAtOnce === undefined) {
+            diagnostics.length = 0
+            partBindings.clear()
+            return commitStream(adapter.stream(locator, options))
           }
-          if (adapter.streamAtOnce === undefined) return commitStream(adapter.stream(locator, options))
           // A small source read at once: its events in the same batches, without a stream.
-          return Effect.flatMap(adapter.streamAtOnce(locator, options), (whole) =>
+          return Effect.flatMap(readAtOnce, (whole) =>
             whole === undefined
-              ? commitStream(adapter.stream(locator, options))
+              ? Effect.suspend(() => {
+                // Not small: streamed from its start (what the read at once noted is noted again).
+                diagnostics.length = 0
+                partBindings.clear()
+                return commitStream(adapter.stream(locator, options))
+              })
               : whole.then !== undefined
               ? commitStream(Stream.concat(Stream.fromIterable(whole.events), whole.then))
               : Effect.reduce(batchesOf(whole.events, batchSize), 0, commitEvents))
@@ -416,22 +524,8 @@ const make = Effect.gen(function*() {
         }
         return { _tag: "rejected", error } as const
       }
-      const boundParts: Record<string, string> = {}
-      for (const [sourceId, binding] of partBindings) {
-        const path = digests.pathOf(sourceId)
-        if (binding !== undefined && path !== undefined) boundParts[partName(path)] = binding
-      }
-      // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
-      const checkpointed = fingerprint !== null && earlierSummary
-        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
-        : fingerprint
-      yield* index.completeSource(source, checkpointed, { parts: boundParts, diagnostics })
-      // A watch keeps the hash state at the checkpoint's binding, so the next growth need not hash the prefix.
-      if (lastPrefix !== null && ownSourceId !== null && digests.pathOf(ownSourceId) === locator.path) {
-        const state = yield* digests.stateAt(ownSourceId, bindingLength(lastPrefix))
-        if (state !== undefined) yield* hooks.imported(locator.path, lastPrefix, state)
-      }
-      const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
+      yield* index.completeSource(source, checkpointed, { parts: boundParts(), diagnostics })
+      yield* tellImported(ownSourceId, lastPrefix)
       return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics } as const
     }).pipe(
       Effect.catchIf(

@@ -17,6 +17,11 @@
  *   A killed process likewise loses only what was not committed; the
  *   checkpoints committed are those of the events committed, so the next run
  *   resumes from them and converges.
+ * - A new small source read whole is written by one call (`whole`, for
+ *   `IndexShape.importWhole`): the same operations, with the same commit
+ *   points, in one synchronous step; when all its batches fit in the open
+ *   transaction, its `sources` row is inserted once, in the state the steps
+ *   would leave it (`wholeInOne`).
  * - An event is stored lean (see `leanEvent` in `./rows.ts`): its stream
  *   (source, generation, session: the ids every event restates) once in
  *   `streams`, its shape once in `shapes`, its columns and its body in
@@ -25,11 +30,11 @@
  *
  * @module
  */
-import { eventUid, sessionUid } from "../../domain/index/ids.js"
+import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
-import type { Batch, SourceInfo } from "../../services/Index.js"
+import type { Batch, CommitPoint, CommittedBatch, SourceInfo, WholeSource } from "../../services/Index.js"
 import { leanEvent } from "./rows.js"
 import type { Driver, DriverStatement } from "./sqlite-connection.js"
 
@@ -69,7 +74,8 @@ interface Prepared {
   readonly event: SessionEvent
   readonly stream: number
   readonly sessionUid: string
-  readonly uid: string
+  /** The event uid's 16 bytes (see {@link uidBytes}). */
+  readonly uid: Buffer
   readonly shape: number | null
   readonly body: string
 }
@@ -104,6 +110,10 @@ export class IndexWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
           overview_json = excluded.overview_json, updated_at = excluded.updated_at, attempt_json = excluded.attempt_json`),
+      // A new source's row in its final state (`wholeInOne`): generation 1, complete, no attempt.
+      insertComplete: p(`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, source_id, generation, cursor,
+          fingerprint, status, error_code, error_message, event_count, updated_at, prefix, parts_json, diagnostics_json, attempt_json)
+        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, 'complete', NULL, NULL, ?, ?, ?, ?, ?, NULL)`),
       base: p(`SELECT ${BASE_COLUMNS.join(", ")}, attempt_json FROM sources WHERE source_key = ?`),
       setAttempt: p(`UPDATE sources SET attempt_json = ? WHERE source_key = ?`),
       supersedeOlder: p(`UPDATE generations SET superseded_at = ?, superseded_reason = ?
@@ -299,7 +309,7 @@ export class IndexWriter {
         event: e,
         stream,
         sessionUid: su,
-        uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId),
+        uid: eventUidBytes(e.provider, e.sourceId, e.sessionId, e.eventId),
         shape: lean === null ? null : this.shapeOf(lean.shape),
         body: lean === null ? JSON.stringify(e) : lean.body
       }
@@ -311,7 +321,7 @@ export class IndexWriter {
     const added: Array<Added> = []
     for (const r of rows) {
       const e = r.event
-      const info = this.st.insertRecord.run(r.stream, uidBytes(r.uid), e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
+      const info = this.st.insertRecord.run(r.stream, r.uid, e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
       if (info.changes === 0) continue
       const t = searchableText(e)
       this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
@@ -323,9 +333,10 @@ export class IndexWriter {
   /**
    * The rest of a batch after its rows: the sessions it added to (counts,
    * times, title and its search words, workspace), the usage rows of its
-   * events, and the source's checkpoint. Answers the sessions it created.
+   * events, and the source's checkpoint (not with `checkpoint` false: the
+   * caller writes the source's row itself). Answers the sessions it created.
    */
-  finish(batch: Batch, rows: ReadonlyArray<Prepared>, added: ReadonlyArray<Added>): number {
+  finish(batch: Batch, rows: ReadonlyArray<Prepared>, added: ReadonlyArray<Added>, checkpoint = true): number {
     const { events, generation, source } = batch
     const key = source.sourceKey
     // The source's title is its own session's (a subagent's or sidechain's session in the same file is not
@@ -371,8 +382,10 @@ export class IndexWriter {
       if (after !== undefined && after.event_count === s.n) sessionsAdded++
     }
     this.usage(key, generation, rows)
-    const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
-    this.st.afterBatch.run(cursor, events[0].sourceId, batch.prefix === undefined ? 0 : 1, batch.prefix ?? null, added.length, now(), key)
+    if (checkpoint) {
+      const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
+      this.st.afterBatch.run(cursor, events[0].sourceId, batch.prefix === undefined ? 0 : 1, batch.prefix ?? null, added.length, now(), key)
+    }
     this.pending += events.length
     return sessionsAdded
   }
@@ -415,6 +428,97 @@ export class IndexWriter {
       if (r.kind === "run") runs.push({ uid, sequence: r.sequence })
     }
     for (const run of runs.sort((a, b) => a.sequence - b.sequence)) this.st.endRun.run(run.sequence, run.uid, generation, key, run.sequence)
+  }
+
+  /**
+   * A new source read whole, in one synchronous step (see
+   * `IndexShape.importWhole`): its attempt, generation 1, each batch as
+   * `commitBatch` writes it (`point` is called at the same commit points, and
+   * may throw to stop there), and its completion. Answers what each batch
+   * added.
+   */
+  whole(w: WholeSource, newAttempt: () => number, point: (p: CommitPoint) => void): Array<CommittedBatch> {
+    const { source } = w
+    this.begin()
+    const last = w.batches.length - 1
+    const beforeLast = w.batches.reduce((n, b, i) => (i < last ? n + b.events.length : n), 0)
+    if (this.pending + beforeLast < w.groupCommit && this.st.base.get(source.sourceKey) === undefined) {
+      return this.wholeInOne(w, newAttempt(), point)
+    }
+    const attempt = this.beginAttempt(source, newAttempt)
+    this.beginGeneration(source, 1, "first import")
+    const out: Array<CommittedBatch> = []
+    for (const b of w.batches) {
+      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
+      const rows = this.prepare(batch)
+      const half = Math.ceil(rows.length / 2)
+      const added = this.insert(rows.slice(0, half), attempt)
+      point("mid-batch")
+      if (half < rows.length) added.push(...this.insert(rows.slice(half), attempt))
+      const sessions = this.finish(batch, rows, added)
+      if (this.due(w.groupCommit)) {
+        point("before-commit")
+        this.commit()
+        point("after-commit")
+      }
+      out.push({ events: added.length, sessions })
+    }
+    this.complete(source, w.fingerprint, { parts: w.parts, diagnostics: w.diagnostics })
+    return out
+  }
+
+  /**
+   * {@link IndexWriter.whole} of a source without a row yet whose batches
+   * all go into the open transaction (no commit falls before its last
+   * batch): its `sources` row is written once, at the end, as the attempt,
+   * its batches and its completion would leave it. Nobody sees the states in
+   * between (they never reach a commit), so a kill at any point leaves the
+   * same committed state as the steps one by one, with one row write (and
+   * one push-journal change) per source instead of one per step.
+   */
+  private wholeInOne(w: WholeSource, attempt: number, point: (p: CommitPoint) => void): Array<CommittedBatch> {
+    const { source } = w
+    const key = source.sourceKey
+    this.st.insertGeneration.run(key, 1, now())
+    const out: Array<CommittedBatch> = []
+    let cursor: string | null = null, sourceId: string | null = null, prefix: string | null = null, count = 0
+    for (const [i, b] of w.batches.entries()) {
+      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
+      const rows = this.prepare(batch)
+      const half = Math.ceil(rows.length / 2)
+      const added = this.insert(rows.slice(0, half), attempt)
+      point("mid-batch")
+      if (half < rows.length) added.push(...this.insert(rows.slice(half), attempt))
+      const sessions = this.finish(batch, rows, added, false)
+      // As `afterBatch` moves the checkpoint.
+      cursor = (b.resumeCursor === undefined ? b.events[b.events.length - 1].cursor : b.resumeCursor) ?? cursor
+      sourceId ??= b.events[0].sourceId
+      if (b.prefix !== undefined) prefix = b.prefix
+      count += added.length
+      out.push({ events: added.length, sessions })
+      if (i === w.batches.length - 1) this.insertComplete(w, { cursor, sourceId, prefix, count })
+      if (this.due(w.groupCommit)) {
+        point("before-commit")
+        this.commit()
+        point("after-commit")
+      }
+    }
+    if (w.batches.length === 0) this.insertComplete(w, { cursor, sourceId, prefix, count })
+    return out
+  }
+
+  /** A source's row as `beginAttempt`, `beginGeneration` (1), its batches and `complete` leave it. */
+  private insertComplete(
+    w: WholeSource,
+    at: { readonly cursor: string | null; readonly sourceId: string | null; readonly prefix: string | null; readonly count: number }
+  ): void {
+    const { source } = w
+    const j = this.jsonOf(source)
+    this.st.insertComplete.run(
+      source.sourceKey, source.provider, j.locator, j.summary, j.overview, at.sourceId, at.cursor, w.fingerprint, at.count, now(), at.prefix,
+      Object.keys(w.parts).length === 0 ? null : JSON.stringify(w.parts),
+      w.diagnostics.length === 0 ? null : JSON.stringify(w.diagnostics)
+    )
   }
 
   /** Whether the open transaction holds at least `events` events: time to commit. */

@@ -817,6 +817,11 @@ const migrateShared = (sql: SqlClient.SqlClient) =>
     )
   })
 
+/** What a commit point's hook failed with, carried out of a synchronous writer step (`importWhole`). */
+class PointFailed {
+  constructor(readonly cause: Cause.Cause<unknown>) {}
+}
+
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
 const now = () => new Date().toISOString()
@@ -1144,6 +1149,22 @@ const make = (
           ),
 
       flush,
+
+      // A new small source in one synchronous step of the writer (no effect per statement or per batch): the
+      // commit points run `onPoint` there, and a failure it raises stops the step as it would stop `commitBatch`.
+      importWhole: (whole, onPoint) =>
+        write((w) =>
+          Effect.suspend(() => {
+            try {
+              return Effect.succeed(w.whole(whole, () => randomInt(1, 2 ** 47), (point) => {
+                const exit = Effect.runSyncExit(onPoint(point))
+                if (exit._tag === "Failure") throw new PointFailed(exit.cause)
+              }))
+            } catch (e) {
+              return e instanceof PointFailed ? Effect.failCause(e.cause as Cause.Cause<never>) : Effect.fail(unavailable(file, e))
+            }
+          })
+        ),
 
       completeSource: (source, fingerprint, read) => writeSync((w) => w.complete(source, fingerprint, read)),
 
