@@ -224,7 +224,7 @@ const history = async (wal: boolean, ops: ReadonlyArray<Op>) => {
       const rescan = await discover(kept)
       const first = await discover(nodePath.join(dir, `fresh-${fresh++}`, "state.db"))
       expect(fingerprint(storeDir), `step ${i} (${op._tag}) changed the store's folder`).toEqual(before)
-      expect(answer(rescan), `step ${i}: ${op._tag}`).toEqual(answer(first))
+      expect(answer(rescan), `step ${i}: ${op._tag}`).toStrictEqual(answer(first))
     }
   } finally {
     h.close()

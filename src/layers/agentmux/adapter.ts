@@ -117,6 +117,24 @@ const summaryOf = (s: RecordSession, record: string) => ({
   }))
 })
 
+/** The discovery entry of a session of the agent `uid` in the global store `record`. */
+const sourceOf = (record: string, uid: string, s: RecordSession): DiscoveredSource => ({
+  provider: "agentmux",
+  sourceId: sourceIdOf(record, uid, s.sessionId),
+  locator: { locatorClass: "agentmux-agent-record", path: record, agentId: uid, sessionId: s.sessionId },
+  sessionId: s.sessionId,
+  overview: overviewOf(s),
+  summary: summaryOf(s, record)
+})
+
+/**
+ * The shape of {@link sourceOf}'s entries as saved with the scan state (a
+ * rescan keeps those of the sessions it did not change): change it with
+ * `sourceOf`, `overviewOf` or `summaryOf`, so that entries saved by another
+ * build are derived again.
+ */
+const SOURCE_ENTRY_VERSION = "agentmux-source-1"
+
 /** A channel's store as scanned, or why it could not be read. */
 type ChannelScan =
   | { readonly _tag: "open"; readonly connection: StoreConnection; readonly scan: AgentScan }
@@ -132,8 +150,14 @@ interface Scanned {
   /** The global store's real path (its path as named when absent): what locators and source ids name. */
   readonly record: string
   readonly zones: ReadonlyArray<ScannedZone>
-  /** Sessions of every store, merged, latest activity first. */
+  /** Sessions of every store, merged, latest activity first (grouped when first asked for). */
   readonly sessions: ReadonlyArray<RecordSession>
+  /**
+   * The discovery entries of `sessions` ({@link sourceOf}), in their order,
+   * when only the global store was read (kept from the scan state for the
+   * sessions the scan did not change); else undefined.
+   */
+  readonly sources: ReadonlyArray<DiscoveredSource> | undefined
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
@@ -151,12 +175,20 @@ const ofStore = (store: string, ds: ReadonlyArray<Diagnostic>): ReadonlyArray<Di
 const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
   Effect.gen(function*() {
     const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
-    const global: Scanned["global"] = opened._tag === "absent"
-      ? opened
-      : { _tag: "open", connection: opened.connection, scan: yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes) }
-    const record = global._tag === "open" ? global.connection.path : global.path
+    const record = opened._tag === "open" ? opened.connection.path : opened.path
     const root = rootOf(deps.policy)
     const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
+    // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
+    const report = paths.length === 0
+      ? { version: SOURCE_ENTRY_VERSION, entry: (s: RecordSession) => sourceOf(record, agentId, s) }
+      : undefined
+    const global: Scanned["global"] = opened._tag === "absent"
+      ? opened
+      : {
+        _tag: "open",
+        connection: opened.connection,
+        scan: yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes, report)
+      }
     const channels: Array<ChannelScan> = []
     for (const path of paths) {
       const r = yield* deps.store.open(path).pipe(
@@ -178,9 +210,7 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effe
     const rank = new Map(open.map((c, i) => [c.connection.path, i]))
     const storeRank = (store: string) => rank.get(store) ?? open.length
     const zones = [...(global._tag === "open" ? global.scan.zones : []), ...open.flatMap((c) => c.scan.zones)]
-    const sessions = open.length === 0 && global._tag === "open"
-      ? global.scan.sessions
-      : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
+    const merged = open.length === 0 ? null : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
     const diagnostics: Array<Diagnostic> = [
       ...(global._tag === "open" ? global.scan.diagnostics : []),
       ...channels.flatMap((c) =>
@@ -193,7 +223,20 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effe
           }]
       )
     ]
-    return { global, root, channels, record, zones, sessions, diagnostics }
+    return {
+      global,
+      root,
+      channels,
+      record,
+      zones,
+      get sessions() {
+        return merged ?? (global._tag === "open" ? global.scan.sessions : [])
+      },
+      sources: merged === null && global._tag === "open"
+        ? global.scan.entries as ReadonlyArray<DiscoveredSource> | undefined
+        : undefined,
+      diagnostics
+    }
   })
 
 /** What discovery reports of each channel's store. */
@@ -242,14 +285,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
           receipts: { store: r.record, stateFile: deps.state.location, zones: [] }
         } satisfies DiscoveryReport
       }
-      const sources = r.sessions.map((s): DiscoveredSource => ({
-        provider: "agentmux",
-        sourceId: sourceIdOf(r.record, uid, s.sessionId),
-        locator: { locatorClass: "agentmux-agent-record", path: r.record, agentId: uid, sessionId: s.sessionId },
-        sessionId: s.sessionId,
-        overview: overviewOf(s),
-        summary: summaryOf(s, r.record)
-      }))
+      const sources = r.sources ?? r.sessions.map((s) => sourceOf(r.record, uid, s))
       const missingPart = r.diagnostics.some((d) => d.code === "MISSING_PART")
       const unreadable = r.channels.some((c) => c._tag === "failed")
       const none = sources.length === 0
