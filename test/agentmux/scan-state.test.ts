@@ -323,7 +323,10 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       append()
       expect((yield* discover()).sources).toStrictEqual(yield* fresh())
       // a body of another version, its digest right: derived again as well
-      const other = editA(JSON.stringify({ ...JSON.parse(reportRow()[0].body), v: "agentmux-source-0" }))
+      const saved = reportRow()[0].body
+      expect(JSON.parse(saved).v).toBe("agentmux-source-1")
+      const other = editA(saved.replace(/^\{"v":"agentmux-source-1"/, "{\"v\":\"agentmux-source-0\""))
+      expect(JSON.parse(other).v).toBe("agentmux-source-0")
       setReport({ body: other, body_digest: createHash("sha256").update(other).digest("hex") })
       appendLine("S-N", "again")
       expect((yield* discover()).sources).toStrictEqual(yield* fresh())

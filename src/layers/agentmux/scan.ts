@@ -264,6 +264,13 @@ export const sessionsOf = (
       if (s === undefined) byId.set(r.sessionId, s = { runs: [], cwd: null })
       s.runs.push({ ...r, store: z.store, zone: z.zone })
     }
+    if (only !== undefined) {
+      for (const sid of only) {
+        const s = byId.get(sid)
+        if (s !== undefined && Object.hasOwn(z.scan.cwd, sid)) s.cwd = z.scan.cwd[sid]
+      }
+      continue
+    }
     for (const [sid, cwd] of Object.entries(z.scan.cwd)) {
       const s = byId.get(sid)
       if (s !== undefined) s.cwd = cwd
@@ -341,36 +348,60 @@ export const scanAgent = (
 /** A saved report's item: a session's id, its sort position (last activity, its last run's zone rank and end) and entry. */
 type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, entry: unknown]
 
-const itemOf = (s: RecordSession, entry: unknown): ReportItem => {
+/** An item with its saved JSON text (null: derived now, not yet written). */
+interface Kept {
+  readonly item: ReportItem
+  readonly text: string | null
+}
+
+const itemOf = (s: RecordSession, entry: unknown): Kept => {
   const last = s.runs[s.runs.length - 1]
-  return [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, entry]
+  return { item: [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, entry], text: null }
 }
 
 /** {@link byActivity} of one store's sessions, by their items. */
-const byItemActivity = (a: ReportItem, b: ReportItem): number =>
+const byItemActivity = ({ item: a }: Kept, { item: b }: Kept): number =>
   a[1] !== b[1] ? (a[1] === null ? 1 : b[1] === null ? -1 : b[1] - a[1]) : b[2] !== a[2] ? b[2] - a[2] : b[3] - a[3]
 
+/**
+ * A saved report's text: `{"v":<version>,"items":[`, then one item's JSON a
+ * line (lines joined by `,\n`; JSON text never holds a raw newline), then
+ * `]}`: one JSON document, whose item texts an unchanged item keeps (not
+ * written again).
+ */
+const reportText = (version: string, items: ReadonlyArray<Kept>): string =>
+  `${reportHead(version)}\n${items.map((k) => k.text ?? JSON.stringify(k.item)).join(",\n")}\n]}`
+
+const reportHead = (version: string) => `{"v":${JSON.stringify(version)},"items":[`
+
 /** A saved report's items, or null when it is not one of `version` with items of the right shape, each session once. */
-const parseReport = (body: string, version: string): Array<ReportItem> | null => {
+const parseReport = (body: string, version: string): Array<Kept> | null => {
+  const head = reportHead(version)
+  if (!body.startsWith(`${head}\n`) || !body.endsWith("\n]}")) return null
   let o: unknown
   try {
     o = JSON.parse(body)
   } catch {
     return null
   }
-  if (typeof o !== "object" || o === null || (o as { v?: unknown }).v !== version) return null
   const items = (o as { items?: unknown }).items
   if (!Array.isArray(items)) return null
+  const inner = body.slice(head.length + 1, body.length - 3)
+  const texts = inner.length === 0 ? [] : inner.split(",\n")
+  if (texts.length !== items.length) return null
   const seen = new Set<string>()
-  for (const it of items) {
+  const out: Array<Kept> = []
+  for (let i = 0; i < items.length; i++) {
+    const it: unknown = items[i]
     if (
       !Array.isArray(it) || it.length !== 5 || typeof it[0] !== "string" || seen.has(it[0]) ||
       !(it[1] === null || typeof it[1] === "number") || typeof it[2] !== "number" || typeof it[3] !== "number" ||
       typeof it[4] !== "object" || it[4] === null
     ) return null
     seen.add(it[0])
+    out.push({ item: it as unknown as ReportItem, text: texts[i] })
   }
-  return items as Array<ReportItem>
+  return out
 }
 
 /**
@@ -385,7 +416,7 @@ const reportItems = (
   stored: StoredScans,
   zones: ReadonlyArray<ScannedZone>,
   receipts: ReadonlyArray<ZoneReceipt>
-): Array<ReportItem> => {
+): Array<Kept> => {
   const saved = stored.report !== null && stored.report.scans === stored.digest && stored.untrusted.size === 0 &&
       zones.length === stored.scans.size && zones.every((z) => stored.scans.has(z.zone.zoneId)) &&
       receipts.every((r) => r.reset === null)
@@ -395,7 +426,7 @@ const reportItems = (
   const changed = new Set<string>()
   for (const z of zones) for (const sid of z.changed) changed.add(sid)
   if (changed.size === 0) return saved
-  const items = saved.filter((it) => !changed.has(it[0]))
+  const items = saved.filter((k) => !changed.has(k.item[0]))
   for (const s of sessionsOf(zones, undefined, changed)) items.push(itemOf(s, spec.entry(s)))
   return items.sort(byItemActivity)
 }
@@ -447,7 +478,7 @@ const scanWith = (
       conn.path,
       prefix,
       new Map(zones.map((z) => [z.zone.zoneId, z.scan])),
-      items === undefined ? undefined : JSON.stringify({ v: report!.version, items })
+      items === undefined ? undefined : reportText(report!.version, items)
     )
     const diagnostics: Array<Diagnostic> = []
     for (const [i, z] of zones.entries()) {
@@ -517,7 +548,7 @@ const scanWith = (
       get sessions() {
         return sessions ??= sessionsOf(zones)
       },
-      ...(items !== undefined ? { entries: items.map((it) => it[4]) } : {}),
+      ...(items !== undefined ? { entries: items.map((k) => k.item[4]) } : {}),
       receipts,
       ignoredZones: [...ignored].sort(),
       diagnostics
