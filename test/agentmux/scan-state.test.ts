@@ -332,6 +332,40 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       expect((yield* discover()).sources).toStrictEqual(yield* fresh())
     }))
 
+  it.effect("a session read between two discoveries scans the append without the entries: the next discovery derives them again, right", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const saved = reportRow()[0]
+      append()
+      appendLine("S-A", "late") // S-A's last activity and lines change
+      const t = yield* Effect.flatMap(SessionSources, (s) => s.get("agentmux")).pipe(
+        Effect.flatMap((a) => a.transcript({ locatorClass: "agentmux-agent-record", path: "", agentId: UID, sessionId: "S-B" })),
+        Effect.provide(App.layer({ agentmuxStore: store, stateFile: state }))
+      )
+      expect(t.sessionId).toBe("S-B")
+      expect(reportRow()[0]).toEqual(saved) // left as it was, its scans no longer the stored ones
+      const r = yield* discover()
+      expect(receipt(r, CURRENT).bytesRead).toBe(0) // the append was read by the session's read
+      expect(r.sources).toStrictEqual(yield* fresh())
+    }))
+
+  it.effect("a discovery that changed nothing does not write the saved entries again", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const db = new Database(state)
+      db.prepare("UPDATE agentmux_report SET updated_ms = 1").run()
+      db.close()
+      yield* discover()
+      const after = new Database(state, { readonly: true })
+      try {
+        expect(after.prepare("SELECT updated_ms FROM agentmux_report").get()).toEqual({ updated_ms: 1 })
+      } finally {
+        after.close()
+      }
+    }))
+
   it.effect("a rescan that changed no session answers the saved entries; one that changed one session keeps the others' entries", () =>
     Effect.gen(function*() {
       createStore(store, storeFiles())

@@ -72,7 +72,8 @@ export interface ScanStateShape {
    * Replace, in one transaction, the scans of `store` under `zonePrefix` with
    * `scans` (zones not in `scans` are forgotten: they are gone from the store),
    * and the report saved with them by `report` (derived from exactly these
-   * scans; none: the saved report is dropped).
+   * scans; none: the saved report is left as it is, and is not used once the
+   * scans it was derived from change).
    */
   readonly commit: (
     store: string,
@@ -116,8 +117,7 @@ export class ScanState extends Context.Tag("session-ingest/ScanState")<ScanState
           }
           for (const [zone, scan] of scans) map.set(JSON.stringify([store, zone]), scan)
           const key = JSON.stringify([store, prefix])
-          if (report === undefined) reports.delete(key)
-          else reports.set(key, { scans: digestOf(scans), body: report })
+          if (report !== undefined) reports.set(key, { scans: digestOf(scans), body: report })
         })
     }
     return Layer.succeed(ScanState, shape)

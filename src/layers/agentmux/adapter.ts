@@ -172,14 +172,20 @@ const ofStore = (store: string, ds: ReadonlyArray<Diagnostic>): ReadonlyArray<Di
  * global store failing fails the request; a channel's store failing is a
  * diagnostic (`CHANNEL_STORE_UNREADABLE`).
  */
-const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
+const scanned = (
+  deps: Deps,
+  agentId: string,
+  locatorPath?: string,
+  /** Whether the discovery entries are wanted (`sources`): discovery's, not a session's read. */
+  withSources = false
+): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
   Effect.gen(function*() {
     const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
     const record = opened._tag === "open" ? opened.connection.path : opened.path
     const root = rootOf(deps.policy)
     const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
     // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
-    const report = paths.length === 0
+    const report = withSources && paths.length === 0
       ? { version: SOURCE_ENTRY_VERSION, entry: (s: RecordSession) => sourceOf(record, agentId, s) }
       : undefined
     const global: Scanned["global"] = opened._tag === "absent"
@@ -263,7 +269,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
   Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(agentId)
-      const r = yield* scanned(deps, uid)
+      const r = yield* scanned(deps, uid, undefined, true)
       const absent = r.global._tag === "absent"
         ? [{ code: "STORE_ABSENT", message: `No AgentMux transcript store at ${r.record}; nothing was read there.`, details: { path: r.record } }]
         : []

@@ -16,6 +16,8 @@
  * `StoredReport`), written in the same transaction as their scans; `scans` is
  * the `scansDigest` of the stored scans it was derived from, `body_digest`
  * the sha256 of `body` (a body that does not match it is not handed out).
+ * A commit without a report leaves the saved one (no longer used once the
+ * scans it names change); one with the report as loaded does not write it.
  *
  * @module
  */
@@ -74,6 +76,8 @@ interface Open {
   readonly db: Driver
   /** The stored text of each zone read by `load`, by `store\0zone`: a commit skips zones whose text is unchanged. */
   readonly loaded: Map<string, string>
+  /** The report row read by `load` (its `scans` digest and body), by `store\0prefix`: a commit skips an unchanged one. */
+  readonly loadedReports: Map<string, string>
 }
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
@@ -92,7 +96,7 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
       db.pragma("synchronous = NORMAL")
       db.exec(SCHEMA)
     }, fail)
-    return { db, loaded: new Map() }
+    return { db, loaded: new Map(), loadedReports: new Map() }
   })
 
 const key = (store: string, zone: string) => `${store}\u0000${zone}`
@@ -103,7 +107,7 @@ const operations = (
   withDb: <A>(f: (o: Open) => Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
 ): Pick<ScanStateShape, "load" | "commit"> => ({
   load: (store, prefix) =>
-    withDb(({ db, loaded }) =>
+    withDb(({ db, loaded, loadedReports }) =>
       attempt(() => {
         const rows = db.prepare(
           "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?"
@@ -129,16 +133,20 @@ const operations = (
             row.body_digest === sha256(row.body)
           ? { scans: row.scans, body: row.body }
           : null
+        if (report !== null) loadedReports.set(key(store, prefix), `${report.scans}\u0000${report.body}`)
         return { scans, untrusted, digest: scansDigest(texts), report } satisfies StoredScans
       }, unavailable(path))
     ),
   commit: (store, prefix, scans, report) =>
-    withDb(({ db, loaded }) =>
+    withDb(({ db, loaded, loadedReports }) =>
       attempt(() => {
         const now = Date.now()
         const texts = [...scans].map(([zone, scan]) => [zone, encodeZoneScan(scan)] as const)
-        const saveReport = report === undefined
-          ? db.prepare("DELETE FROM agentmux_report WHERE store = ? AND prefix = ?")
+        // Without a report the saved one is left as it is: it names the scans it came from, so it is not
+        // used once they change.
+        const reportScans = report === undefined ? undefined : scansDigest(texts)
+        const saveReport = report === undefined || loadedReports.get(key(store, prefix)) === `${reportScans}\u0000${report}`
+          ? undefined
           : db.prepare(
             "INSERT OR REPLACE INTO agentmux_report (store, prefix, scans, body, body_digest, updated_ms) VALUES (?, ?, ?, ?, ?, ?)"
           )
@@ -156,8 +164,7 @@ const operations = (
           for (const [zone, text] of texts) {
             if (loaded.get(key(store, zone)) !== text) put.run(store, zone, text, now)
           }
-          if (report === undefined) saveReport.run(store, prefix)
-          else saveReport.run(store, prefix, scansDigest(texts), report, sha256(report), now)
+          if (saveReport !== undefined) saveReport.run(store, prefix, reportScans, report, sha256(report!), now)
           db.exec("COMMIT")
         } catch (e) {
           try {
@@ -168,6 +175,7 @@ const operations = (
           throw e
         }
         for (const [zone, text] of texts) loaded.set(key(store, zone), text)
+        if (report !== undefined) loadedReports.set(key(store, prefix), `${reportScans}\u0000${report}`)
       }, unavailable(path))
     )
 })
