@@ -291,7 +291,10 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       const [row, ...more] = reportRow()
       expect(more).toEqual([])
       expect(row).toMatchObject({ store: fs.realpathSync(store), prefix: `agent:${UID}:` })
-      expect(JSON.parse(row.body).items.map((it: Array<unknown>) => it[4])).toEqual(first.sources)
+      // each session's id, then what is kept of it: its source id first
+      expect(JSON.parse(row.body).items.map((it: Array<Array<unknown>>) => [it[0], it[4][0]])).toEqual(
+        first.sources.map((s) => [s.sessionId, s.sourceId])
+      )
       expect(row.body_digest).toMatch(/^[0-9a-f]{64}$/)
     }))
 
@@ -316,7 +319,9 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       yield* discover()
       const row = reportRow()[0]
       // S-A's entry (the archive's session: no rescan below changes it)
-      const editA = (body: string) => body.replace(/("sessionId":"S-A"[^]*?"lineCount":)(\d+)/, (_, k, n) => `${k}${Number(n) + 100}`)
+      // its line count, after its source id, cwd and two times
+      const editA = (body: string) =>
+        body.replace(/(\["S-A",[^\n]*?\["sha256:[0-9a-f]+",(?:"[^"]*"|null),(?:"[^"]*"|null),(?:"[^"]*"|null),)(\d+)/, (_, k, n) => `${k}${Number(n) + 100}`)
       const edited = editA(row.body)
       expect(edited).not.toBe(row.body)
       setReport({ body: edited }) // the digest is the original text's
@@ -324,8 +329,8 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       expect((yield* discover()).sources).toStrictEqual(yield* fresh())
       // a body of another version, its digest right: derived again as well
       const saved = reportRow()[0].body
-      expect(JSON.parse(saved).v).toBe("agentmux-source-1")
-      const other = editA(saved.replace(/^\{"v":"agentmux-source-1"/, "{\"v\":\"agentmux-source-0\""))
+      expect(JSON.parse(saved).v).toBe("agentmux-source-2")
+      const other = editA(saved.replace(/^\{"v":"agentmux-source-2"/, "{\"v\":\"agentmux-source-0\""))
       expect(JSON.parse(other).v).toBe("agentmux-source-0")
       setReport({ body: other, body_digest: createHash("sha256").update(other).digest("hex") })
       appendLine("S-N", "again")
@@ -348,6 +353,26 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       const r = yield* discover()
       expect(receipt(r, CURRENT).bytesRead).toBe(0) // the append was read by the session's read
       expect(r.sources).toStrictEqual(yield* fresh())
+    }))
+
+  it.effect("the entries made from what is kept are, byte for byte, those made from the sessions (a channel's store read too)", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      append()
+      const kept = yield* discover()
+      const again = yield* discover() // from the kept entries only
+      // The same store with a channel's store under an AgentMux home: entries made from the merged sessions.
+      const home = nodePath.join(dir, "home")
+      const channel = nodePath.join(home, "channels", "c1", "versions", "v1", "data", "db", "filestore.db")
+      fs.mkdirSync(nodePath.dirname(channel), { recursive: true })
+      createStore(channel, [])
+      const merged = yield* Effect.flatMap(SessionSources, (s) => s.get("agentmux")).pipe(
+        Effect.flatMap((a) => a.discover({ agentId: UID })),
+        Effect.provide(App.layer({ agentmuxStore: store, agentmuxRoot: home, stateFile: nodePath.join(dir, "other", "state.db") }))
+      )
+      expect(merged.receipts.channelStores).toHaveLength(1)
+      expect(JSON.stringify(kept.sources)).toBe(JSON.stringify(merged.sources))
+      expect(JSON.stringify(again.sources)).toBe(JSON.stringify(merged.sources))
     }))
 
   it.effect("a discovery that changed nothing does not write the saved entries again", () =>

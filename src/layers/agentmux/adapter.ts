@@ -128,12 +128,55 @@ const sourceOf = (record: string, uid: string, s: RecordSession): DiscoveredSour
 })
 
 /**
- * The shape of {@link sourceOf}'s entries as saved with the scan state (a
- * rescan keeps those of the sessions it did not change): change it with
- * `sourceOf`, `overviewOf` or `summaryOf`, so that entries saved by another
- * build are derived again.
+ * What the scan state keeps of a session of the global store alone (see
+ * `ReportSpec`): `[sourceId, cwd, firstReceivedAt, lastReceivedAt, lineCount]`
+ * then six values a run: `zone, start, end, lines, firstReceivedAt,
+ * lastReceivedAt` (the strings {@link sourceOf} writes: its id and times).
+ * Change {@link SOURCE_ENTRY_VERSION} with it, or with {@link sourceOf}'s shape.
  */
-const SOURCE_ENTRY_VERSION = "agentmux-source-1"
+const savedOf = (record: string, uid: string, s: RecordSession): ReadonlyArray<string | number | null> => {
+  const out: Array<string | number | null> = [sourceIdOf(record, uid, s.sessionId), s.cwd, iso(s.firstMs), iso(s.lastMs), s.lines]
+  for (const r of s.runs) out.push(r.zone.zoneId, r.start, r.end, r.lines, iso(r.firstMs), iso(r.lastMs))
+  return out
+}
+
+const isCount = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+const isText = (u: unknown): u is string | null => u === null || typeof u === "string"
+
+/**
+ * The entry {@link sourceOf} makes of a session of the global store alone,
+ * from what {@link savedOf} kept of it: the same fields in the same order
+ * (the CLI prints them as they are). Null when `saved` is not that.
+ */
+const entryOfSaved = (record: string, uid: string, sessionId: string, saved: unknown): DiscoveredSource | null => {
+  if (!Array.isArray(saved) || saved.length < 5 || (saved.length - 5) % 6 !== 0) return null
+  const [sourceId, cwd, firstAt, lastAt, lines] = saved as Array<unknown>
+  if (typeof sourceId !== "string" || !isText(cwd) || !isText(firstAt) || !isText(lastAt) || !isCount(lines)) return null
+  const runs: Array<{ zone: string; start: number; end: number; lines: number; firstReceivedAt: string | null; lastReceivedAt: string | null }> = []
+  for (let i = 5; i < saved.length; i += 6) {
+    const zone: unknown = saved[i], start: unknown = saved[i + 1], end: unknown = saved[i + 2], n: unknown = saved[i + 3]
+    const first: unknown = saved[i + 4], last: unknown = saved[i + 5]
+    if (typeof zone !== "string" || !isCount(start) || !isCount(end) || !isCount(n) || !isText(first) || !isText(last)) return null
+    runs.push({ zone, start, end, lines: n, firstReceivedAt: first, lastReceivedAt: last })
+  }
+  return {
+    provider: "agentmux",
+    sourceId,
+    locator: { locatorClass: "agentmux-agent-record", path: record, agentId: uid, sessionId },
+    sessionId,
+    overview: {
+      ...emptySourceSummary(sessionId),
+      workspace: cwd,
+      firstActivityAt: firstAt,
+      lastActivityAt: lastAt,
+      counts: { prompts: null, toolCalls: null, runs: runs.length, lines }
+    },
+    summary: { sessionId, cwd, firstReceivedAt: firstAt, lastReceivedAt: lastAt, lineCount: lines, runs }
+  }
+}
+
+/** The shape of {@link savedOf} (see there): kept entries of another version are derived again. */
+const SOURCE_ENTRY_VERSION = "agentmux-source-2"
 
 /** A channel's store as scanned, or why it could not be read. */
 type ChannelScan =
@@ -186,7 +229,11 @@ const scanned = (
     const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
     // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
     const report = withSources && paths.length === 0
-      ? { version: SOURCE_ENTRY_VERSION, entry: (s: RecordSession) => sourceOf(record, agentId, s) }
+      ? {
+        version: SOURCE_ENTRY_VERSION,
+        save: (s: RecordSession) => savedOf(record, agentId, s),
+        entry: (sessionId: string, saved: unknown) => entryOfSaved(record, agentId, sessionId, saved)
+      }
       : undefined
     const global: Scanned["global"] = opened._tag === "absent"
       ? opened

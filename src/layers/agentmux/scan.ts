@@ -89,15 +89,17 @@ export interface RecordSession {
 
 /**
  * What a scan derives from each session for its caller's report (the
- * discovery entry of a session), saved with the scan state so that a rescan
+ * discovery entry of a session), kept with the scan state so that a rescan
  * derives it again only for the sessions whose runs it changed (issue 13).
- * `entry` must be a function of the session alone and give JSON data (it is
- * saved as JSON and handed back parsed); `version` names its shape: a saved
- * report of another version is not used.
+ * `save` gives what is kept of a session (JSON data: what costs to make,
+ * such as ids and times); `entry` makes the entry from it, or null when it is
+ * not what `save` gives (the kept report is then not used). `version` names
+ * the shape of what `save` gives: a kept report of another version is not used.
  */
 export interface ReportSpec {
   readonly version: string
-  readonly entry: (session: RecordSession) => unknown
+  readonly save: (session: RecordSession) => unknown
+  readonly entry: (sessionId: string, saved: unknown) => unknown | null
 }
 
 /** The result of scanning an agent's record. */
@@ -348,15 +350,17 @@ export const scanAgent = (
 /** A saved report's item: a session's id, its sort position (last activity, its last run's zone rank and end) and entry. */
 type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, entry: unknown]
 
-/** An item with its saved JSON text (null: derived now, not yet written). */
+/** An item with its saved JSON text (null: derived now, not yet written) and its entry. */
 interface Kept {
   readonly item: ReportItem
   readonly text: string | null
+  readonly entry: unknown
 }
 
-const itemOf = (s: RecordSession, entry: unknown): Kept => {
+const itemOf = (spec: ReportSpec, s: RecordSession): Kept => {
   const last = s.runs[s.runs.length - 1]
-  return { item: [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, entry], text: null }
+  const saved = spec.save(s)
+  return { item: [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, saved], text: null, entry: spec.entry(s.sessionId, saved) }
 }
 
 /** {@link byActivity} of one store's sessions, by their items. */
@@ -374,9 +378,12 @@ const reportText = (version: string, items: ReadonlyArray<Kept>): string =>
 
 const reportHead = (version: string) => `{"v":${JSON.stringify(version)},"items":[`
 
-/** A saved report's items, or null when it is not one of `version` with items of the right shape, each session once. */
-const parseReport = (body: string, version: string): Array<Kept> | null => {
-  const head = reportHead(version)
+/**
+ * A saved report's items, or null when it is not one of the spec's version
+ * with items of the right shape, each session once, each making an entry.
+ */
+const parseReport = (body: string, spec: ReportSpec): Array<Kept> | null => {
+  const head = reportHead(spec.version)
   if (!body.startsWith(`${head}\n`) || !body.endsWith("\n]}")) return null
   let o: unknown
   try {
@@ -395,11 +402,12 @@ const parseReport = (body: string, version: string): Array<Kept> | null => {
     const it: unknown = items[i]
     if (
       !Array.isArray(it) || it.length !== 5 || typeof it[0] !== "string" || seen.has(it[0]) ||
-      !(it[1] === null || typeof it[1] === "number") || typeof it[2] !== "number" || typeof it[3] !== "number" ||
-      typeof it[4] !== "object" || it[4] === null
+      !(it[1] === null || typeof it[1] === "number") || typeof it[2] !== "number" || typeof it[3] !== "number"
     ) return null
+    const entry = spec.entry(it[0], it[4])
+    if (entry === null) return null
     seen.add(it[0])
-    out.push({ item: it as unknown as ReportItem, text: texts[i] })
+    out.push({ item: it as unknown as ReportItem, text: texts[i], entry })
   }
   return out
 }
@@ -420,14 +428,14 @@ const reportItems = (
   const saved = stored.report !== null && stored.report.scans === stored.digest && stored.untrusted.size === 0 &&
       zones.length === stored.scans.size && zones.every((z) => stored.scans.has(z.zone.zoneId)) &&
       receipts.every((r) => r.reset === null)
-    ? parseReport(stored.report.body, spec.version)
+    ? parseReport(stored.report.body, spec)
     : null
-  if (saved === null) return sessionsOf(zones).map((s) => itemOf(s, spec.entry(s)))
+  if (saved === null) return sessionsOf(zones).map((s) => itemOf(spec, s))
   const changed = new Set<string>()
   for (const z of zones) for (const sid of z.changed) changed.add(sid)
   if (changed.size === 0) return saved
   const items = saved.filter((k) => !changed.has(k.item[0]))
-  for (const s of sessionsOf(zones, undefined, changed)) items.push(itemOf(s, spec.entry(s)))
+  for (const s of sessionsOf(zones, undefined, changed)) items.push(itemOf(spec, s))
   return items.sort(byItemActivity)
 }
 
@@ -548,7 +556,7 @@ const scanWith = (
       get sessions() {
         return sessions ??= sessionsOf(zones)
       },
-      ...(items !== undefined ? { entries: items.map((k) => k.item[4]) } : {}),
+      ...(items !== undefined ? { entries: items.map((k) => k.entry) } : {}),
       receipts,
       ignoredZones: [...ignored].sort(),
       diagnostics
