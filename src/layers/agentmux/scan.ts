@@ -347,8 +347,11 @@ export const scanAgent = (
 ): Effect.Effect<AgentScan, StoreUnavailable> =>
   states.session((state) => scanWith(conn, state, uid, maxLineBytes, report))
 
-/** A saved report's item: a session's id, its sort position (last activity, its last run's zone rank and end) and entry. */
-type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, entry: unknown]
+/**
+ * A saved report's item: a session's id, its sort position (last activity,
+ * its last run's zone rank and end) and what `ReportSpec.save` kept of it.
+ */
+type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, saved: unknown]
 
 /** An item with its saved JSON text (null: derived now, not yet written) and its entry. */
 interface Kept {
