@@ -6,6 +6,7 @@
  * report says why (`ZONE_READ_AGAIN`, reason `state-untrusted`). A commit
  * rewrites only the zones whose scan changed.
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -244,5 +245,162 @@ describe("the state file across builds and damage", () => {
       yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
       expect(fs.readdirSync(nodePath.dirname(state)).filter((n) => n.startsWith("state.db")).sort()).toEqual(["state.db"])
+    }))
+})
+
+describe("the discovery entries saved with the scans (issue 13: a rescan derives again only the sessions it changed)", () => {
+  const reportRow = () => {
+    const db = new Database(state, { readonly: true })
+    try {
+      return db.prepare("SELECT store, prefix, scans, body, body_digest FROM agentmux_report").all() as Array<
+        { store: string; prefix: string; scans: string; body: string; body_digest: string }
+      >
+    } finally {
+      db.close()
+    }
+  }
+  const setReport = (fields: { scans?: string; body?: string; body_digest?: string }) => {
+    const db = new Database(state)
+    try {
+      for (const [k, v] of Object.entries(fields)) db.prepare(`UPDATE agentmux_report SET ${k} = ?`).run(v)
+    } finally {
+      db.close()
+    }
+  }
+  /** The answer of a scan from nothing (a new state): what every rescan must answer. */
+  const fresh = () =>
+    Effect.gen(function*() {
+      const kept = state
+      state = nodePath.join(dir, `fresh-${Math.random().toString(36).slice(2)}`, "state.db")
+      try {
+        return (yield* discover()).sources
+      } finally {
+        state = kept
+      }
+    })
+  /** A line of session `sid` appended to the current zone (after the fixture's half line is completed by `append`). */
+  const appendLine = (sid: string, text: string) =>
+    withStore(store, (db) => {
+      appendBytes(db, CURRENT, "output", Buffer.from(`${JSON.stringify({ type: "result", subtype: "success", result: text, session_id: sid })}\n`))
+    })
+
+  it.effect("saved in the commit's transaction, one row per store and agent, naming the scans it was derived from", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const first = yield* discover()
+      const [row, ...more] = reportRow()
+      expect(more).toEqual([])
+      expect(row).toMatchObject({ store: fs.realpathSync(store), prefix: `agent:${UID}:` })
+      // each session's id, then what is kept of it: its source id first
+      expect(JSON.parse(row.body).items.map((it: Array<Array<unknown>>) => [it[0], it[4][0]])).toEqual(
+        first.sources.map((s) => [s.sessionId, s.sourceId])
+      )
+      expect(row.body_digest).toMatch(/^[0-9a-f]{64}$/)
+    }))
+
+  it.effect("entries saved from other scans than the stored ones (another build committed since) are not kept", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const stale = reportRow()[0]
+      append() // S-B's half line completed, S-N begins
+      yield* discover()
+      // as if a build that keeps no entries had committed the last scan: the entries are those of the first scan
+      setReport({ scans: stale.scans, body: stale.body, body_digest: stale.body_digest })
+      appendLine("S-N", "more") // S-N only: S-B's entry would be the first scan's if the stale entries were kept
+      const r = yield* discover()
+      expect(r.sources).toStrictEqual(yield* fresh())
+      expect(r.sources.find((s) => s.sessionId === "S-B")).toStrictEqual((yield* fresh()).find((s) => s.sessionId === "S-B"))
+    }))
+
+  it.effect("entries whose text does not match its digest (damaged, edited) are not used; entries of another shape version neither", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const row = reportRow()[0]
+      // S-A's entry (the archive's session: no rescan below changes it)
+      // its line count, after its source id, cwd and two times
+      const editA = (body: string) =>
+        body.replace(/(\["S-A",[^\n]*?\["sha256:[0-9a-f]+",(?:"[^"]*"|null),(?:"[^"]*"|null),(?:"[^"]*"|null),)(\d+)/, (_, k, n) => `${k}${Number(n) + 100}`)
+      const edited = editA(row.body)
+      expect(edited).not.toBe(row.body)
+      setReport({ body: edited }) // the digest is the original text's
+      append()
+      expect((yield* discover()).sources).toStrictEqual(yield* fresh())
+      // a body of another version, its digest right: derived again as well
+      const saved = reportRow()[0].body
+      expect(JSON.parse(saved).v).toBe("agentmux-source-2")
+      const other = editA(saved.replace(/^\{"v":"agentmux-source-2"/, "{\"v\":\"agentmux-source-0\""))
+      expect(JSON.parse(other).v).toBe("agentmux-source-0")
+      setReport({ body: other, body_digest: createHash("sha256").update(other).digest("hex") })
+      appendLine("S-N", "again")
+      expect((yield* discover()).sources).toStrictEqual(yield* fresh())
+    }))
+
+  it.effect("a session read between two discoveries scans the append without the entries: the next discovery derives them again, right", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const saved = reportRow()[0]
+      append()
+      appendLine("S-A", "late") // S-A's last activity and lines change
+      const t = yield* Effect.flatMap(SessionSources, (s) => s.get("agentmux")).pipe(
+        Effect.flatMap((a) => a.transcript({ locatorClass: "agentmux-agent-record", path: "", agentId: UID, sessionId: "S-B" })),
+        Effect.provide(App.layer({ agentmuxStore: store, stateFile: state }))
+      )
+      expect(t.sessionId).toBe("S-B")
+      expect(reportRow()[0]).toEqual(saved) // left as it was, its scans no longer the stored ones
+      const r = yield* discover()
+      expect(receipt(r, CURRENT).bytesRead).toBe(0) // the append was read by the session's read
+      expect(r.sources).toStrictEqual(yield* fresh())
+    }))
+
+  it.effect("the entries made from what is kept are, byte for byte, those made from the sessions (a channel's store read too)", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      append()
+      const kept = yield* discover()
+      const again = yield* discover() // from the kept entries only
+      // The same store with a channel's store under an AgentMux home: entries made from the merged sessions.
+      const home = nodePath.join(dir, "home")
+      const channel = nodePath.join(home, "channels", "c1", "versions", "v1", "data", "db", "filestore.db")
+      fs.mkdirSync(nodePath.dirname(channel), { recursive: true })
+      createStore(channel, [])
+      const merged = yield* Effect.flatMap(SessionSources, (s) => s.get("agentmux")).pipe(
+        Effect.flatMap((a) => a.discover({ agentId: UID })),
+        Effect.provide(App.layer({ agentmuxStore: store, agentmuxRoot: home, stateFile: nodePath.join(dir, "other", "state.db") }))
+      )
+      expect(merged.receipts.channelStores).toHaveLength(1)
+      expect(JSON.stringify(kept.sources)).toBe(JSON.stringify(merged.sources))
+      expect(JSON.stringify(again.sources)).toBe(JSON.stringify(merged.sources))
+    }))
+
+  it.effect("a discovery that changed nothing does not write the saved entries again", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      yield* discover()
+      const db = new Database(state)
+      db.prepare("UPDATE agentmux_report SET updated_ms = 1").run()
+      db.close()
+      yield* discover()
+      const after = new Database(state, { readonly: true })
+      try {
+        expect(after.prepare("SELECT updated_ms FROM agentmux_report").get()).toEqual({ updated_ms: 1 })
+      } finally {
+        after.close()
+      }
+    }))
+
+  it.effect("a rescan that changed no session answers the saved entries; one that changed one session keeps the others' entries", () =>
+    Effect.gen(function*() {
+      createStore(store, storeFiles())
+      const first = yield* discover()
+      const again = yield* discover()
+      expect(again.sources).toStrictEqual(first.sources)
+      append()
+      appendLine("S-C", "late")
+      const r = yield* discover()
+      expect(r.sources).toStrictEqual(yield* fresh())
+      expect(r.sources[0].sessionId).toBe("S-C") // the touched session moves first (its last activity, then its place)
     }))
 })

@@ -524,9 +524,13 @@ export interface ScanAcc {
   lastTouched: number
 }
 
-/** Start a working copy from a stored scan. */
+/**
+ * Start a working copy from a stored scan. Only the last run can change (a
+ * scan extends it or adds runs after it: {@link scanLine}, {@link closeArchive}),
+ * so it alone is copied; the others are the stored scan's own, never written.
+ */
 export const beginScan = (s: ZoneScan): ScanAcc => ({
-  runs: s.runs.map((r) => ({ ...r })),
+  runs: s.runs.length === 0 ? [] : [...s.runs.slice(0, -1), { ...s.runs[s.runs.length - 1] }],
   pending: s.pending === null ? null : { ...s.pending },
   cwd: { ...s.cwd },
   unreadable: s.unreadable,
@@ -587,13 +591,17 @@ export const closeArchive = (acc: ScanAcc, readTo: number): void => {
   }
 }
 
-/** Freeze a working copy into a stored scan. */
+/**
+ * Freeze a working copy into a stored scan (the working copy is not used
+ * after: its runs, the untouched ones shared with the stored scan it began
+ * from, are the new scan's).
+ */
 export const endScan = (
   acc: ScanAcc,
   fields: Pick<ZoneScan, "readTo" | "createdTs" | "generation" | "headLength" | "headDigest">
 ): ZoneScan => ({
   ...fields,
-  runs: acc.runs.map((r) => ({ ...r })),
+  runs: acc.runs,
   pending: acc.pending === null ? null : { ...acc.pending },
   cwd: { ...acc.cwd },
   unreadable: acc.unreadable,

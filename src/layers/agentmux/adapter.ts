@@ -117,6 +117,67 @@ const summaryOf = (s: RecordSession, record: string) => ({
   }))
 })
 
+/** The discovery entry of a session of the agent `uid` in the global store `record`. */
+const sourceOf = (record: string, uid: string, s: RecordSession): DiscoveredSource => ({
+  provider: "agentmux",
+  sourceId: sourceIdOf(record, uid, s.sessionId),
+  locator: { locatorClass: "agentmux-agent-record", path: record, agentId: uid, sessionId: s.sessionId },
+  sessionId: s.sessionId,
+  overview: overviewOf(s),
+  summary: summaryOf(s, record)
+})
+
+/**
+ * What the scan state keeps of a session of the global store alone (see
+ * `ReportSpec`): `[sourceId, cwd, firstReceivedAt, lastReceivedAt, lineCount]`
+ * then six values a run: `zone, start, end, lines, firstReceivedAt,
+ * lastReceivedAt` (the strings {@link sourceOf} writes: its id and times).
+ * Change {@link SOURCE_ENTRY_VERSION} with it, or with {@link sourceOf}'s shape.
+ */
+const savedOf = (record: string, uid: string, s: RecordSession): ReadonlyArray<string | number | null> => {
+  const out: Array<string | number | null> = [sourceIdOf(record, uid, s.sessionId), s.cwd, iso(s.firstMs), iso(s.lastMs), s.lines]
+  for (const r of s.runs) out.push(r.zone.zoneId, r.start, r.end, r.lines, iso(r.firstMs), iso(r.lastMs))
+  return out
+}
+
+const isCount = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+const isText = (u: unknown): u is string | null => u === null || typeof u === "string"
+
+/**
+ * The entry {@link sourceOf} makes of a session of the global store alone,
+ * from what {@link savedOf} kept of it: the same fields in the same order
+ * (the CLI prints them as they are). Null when `saved` is not that.
+ */
+const entryOfSaved = (record: string, uid: string, sessionId: string, saved: unknown): DiscoveredSource | null => {
+  if (!Array.isArray(saved) || saved.length < 5 || (saved.length - 5) % 6 !== 0) return null
+  const [sourceId, cwd, firstAt, lastAt, lines] = saved as Array<unknown>
+  if (typeof sourceId !== "string" || !isText(cwd) || !isText(firstAt) || !isText(lastAt) || !isCount(lines)) return null
+  const runs: Array<{ zone: string; start: number; end: number; lines: number; firstReceivedAt: string | null; lastReceivedAt: string | null }> = []
+  for (let i = 5; i < saved.length; i += 6) {
+    const zone: unknown = saved[i], start: unknown = saved[i + 1], end: unknown = saved[i + 2], n: unknown = saved[i + 3]
+    const first: unknown = saved[i + 4], last: unknown = saved[i + 5]
+    if (typeof zone !== "string" || !isCount(start) || !isCount(end) || !isCount(n) || !isText(first) || !isText(last)) return null
+    runs.push({ zone, start, end, lines: n, firstReceivedAt: first, lastReceivedAt: last })
+  }
+  return {
+    provider: "agentmux",
+    sourceId,
+    locator: { locatorClass: "agentmux-agent-record", path: record, agentId: uid, sessionId },
+    sessionId,
+    overview: {
+      ...emptySourceSummary(sessionId),
+      workspace: cwd,
+      firstActivityAt: firstAt,
+      lastActivityAt: lastAt,
+      counts: { prompts: null, toolCalls: null, runs: runs.length, lines }
+    },
+    summary: { sessionId, cwd, firstReceivedAt: firstAt, lastReceivedAt: lastAt, lineCount: lines, runs }
+  }
+}
+
+/** The shape of {@link savedOf} (see there): kept entries of another version are derived again. */
+const SOURCE_ENTRY_VERSION = "agentmux-source-2"
+
 /** A channel's store as scanned, or why it could not be read. */
 type ChannelScan =
   | { readonly _tag: "open"; readonly connection: StoreConnection; readonly scan: AgentScan }
@@ -132,8 +193,14 @@ interface Scanned {
   /** The global store's real path (its path as named when absent): what locators and source ids name. */
   readonly record: string
   readonly zones: ReadonlyArray<ScannedZone>
-  /** Sessions of every store, merged, latest activity first. */
+  /** Sessions of every store, merged, latest activity first (grouped when first asked for). */
   readonly sessions: ReadonlyArray<RecordSession>
+  /**
+   * The discovery entries of `sessions` ({@link sourceOf}), in their order,
+   * when only the global store was read (kept from the scan state for the
+   * sessions the scan did not change); else undefined.
+   */
+  readonly sources: ReadonlyArray<DiscoveredSource> | undefined
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
@@ -148,15 +215,33 @@ const ofStore = (store: string, ds: ReadonlyArray<Diagnostic>): ReadonlyArray<Di
  * global store failing fails the request; a channel's store failing is a
  * diagnostic (`CHANNEL_STORE_UNREADABLE`).
  */
-const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
+const scanned = (
+  deps: Deps,
+  agentId: string,
+  locatorPath?: string,
+  /** Whether the discovery entries are wanted (`sources`): discovery's, not a session's read. */
+  withSources = false
+): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
   Effect.gen(function*() {
     const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
-    const global: Scanned["global"] = opened._tag === "absent"
-      ? opened
-      : { _tag: "open", connection: opened.connection, scan: yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes) }
-    const record = global._tag === "open" ? global.connection.path : global.path
+    const record = opened._tag === "open" ? opened.connection.path : opened.path
     const root = rootOf(deps.policy)
     const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
+    // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
+    const report = withSources && paths.length === 0
+      ? {
+        version: SOURCE_ENTRY_VERSION,
+        save: (s: RecordSession) => savedOf(record, agentId, s),
+        entry: (sessionId: string, saved: unknown) => entryOfSaved(record, agentId, sessionId, saved)
+      }
+      : undefined
+    const global: Scanned["global"] = opened._tag === "absent"
+      ? opened
+      : {
+        _tag: "open",
+        connection: opened.connection,
+        scan: yield* scanAgent(opened.connection, deps.state, agentId, deps.maxLineBytes, report)
+      }
     const channels: Array<ChannelScan> = []
     for (const path of paths) {
       const r = yield* deps.store.open(path).pipe(
@@ -178,9 +263,7 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effe
     const rank = new Map(open.map((c, i) => [c.connection.path, i]))
     const storeRank = (store: string) => rank.get(store) ?? open.length
     const zones = [...(global._tag === "open" ? global.scan.zones : []), ...open.flatMap((c) => c.scan.zones)]
-    const sessions = open.length === 0 && global._tag === "open"
-      ? global.scan.sessions
-      : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
+    const merged = open.length === 0 ? null : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
     const diagnostics: Array<Diagnostic> = [
       ...(global._tag === "open" ? global.scan.diagnostics : []),
       ...channels.flatMap((c) =>
@@ -193,7 +276,20 @@ const scanned = (deps: Deps, agentId: string, locatorPath?: string): Effect.Effe
           }]
       )
     ]
-    return { global, root, channels, record, zones, sessions, diagnostics }
+    return {
+      global,
+      root,
+      channels,
+      record,
+      zones,
+      get sessions() {
+        return merged ?? (global._tag === "open" ? global.scan.sessions : [])
+      },
+      sources: merged === null && global._tag === "open"
+        ? global.scan.entries as ReadonlyArray<DiscoveredSource> | undefined
+        : undefined,
+      diagnostics
+    }
   })
 
 /** What discovery reports of each channel's store. */
@@ -220,7 +316,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
   Effect.scoped(
     Effect.gen(function*() {
       const uid = yield* agentOf(agentId)
-      const r = yield* scanned(deps, uid)
+      const r = yield* scanned(deps, uid, undefined, true)
       const absent = r.global._tag === "absent"
         ? [{ code: "STORE_ABSENT", message: `No AgentMux transcript store at ${r.record}; nothing was read there.`, details: { path: r.record } }]
         : []
@@ -242,14 +338,7 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
           receipts: { store: r.record, stateFile: deps.state.location, zones: [] }
         } satisfies DiscoveryReport
       }
-      const sources = r.sessions.map((s): DiscoveredSource => ({
-        provider: "agentmux",
-        sourceId: sourceIdOf(r.record, uid, s.sessionId),
-        locator: { locatorClass: "agentmux-agent-record", path: r.record, agentId: uid, sessionId: s.sessionId },
-        sessionId: s.sessionId,
-        overview: overviewOf(s),
-        summary: summaryOf(s, r.record)
-      }))
+      const sources = r.sources ?? r.sessions.map((s) => sourceOf(r.record, uid, s))
       const missingPart = r.diagnostics.some((d) => d.code === "MISSING_PART")
       const unreadable = r.channels.some((c) => c._tag === "failed")
       const none = sources.length === 0

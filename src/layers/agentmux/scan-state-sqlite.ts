@@ -10,8 +10,18 @@
  * A commit writes only the zones whose stored text changed (an archive read
  * to its end is not written again) and deletes the zones gone from the store.
  *
+ * Table: `agentmux_report(store TEXT, prefix TEXT, scans TEXT, body TEXT,
+ * body_digest TEXT, updated_ms INTEGER, PRIMARY KEY (store, prefix))`: the
+ * report derived from a store's zones under a prefix (`body`, see
+ * `StoredReport`), written in the same transaction as their scans; `scans` is
+ * the `scansDigest` of the stored scans it was derived from, `body_digest`
+ * the sha256 of `body` (a body that does not match it is not handed out).
+ * A commit without a report leaves the saved one (no longer used once the
+ * scans it names change); one with the report as loaded does not write it.
+ *
  * @module
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
@@ -21,7 +31,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
-import { ScanState, type ScanStateShape, type StoredScans } from "./ScanState.js"
+import { ScanState, type ScanStateShape, scansDigest, type StoredReport, type StoredScans } from "./ScanState.js"
 import { dataDir } from "../data-dir.js"
 import { attempt, type Driver, openDriver } from "./sqlite-driver.js"
 import * as Layer from "effect/Layer"
@@ -45,7 +55,18 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS agentmux_zone_scan (
   scan TEXT NOT NULL,
   updated_ms INTEGER NOT NULL,
   PRIMARY KEY (store, zone)
+);
+CREATE TABLE IF NOT EXISTS agentmux_report (
+  store TEXT NOT NULL,
+  prefix TEXT NOT NULL,
+  scans TEXT NOT NULL,
+  body TEXT NOT NULL,
+  body_digest TEXT NOT NULL,
+  updated_ms INTEGER NOT NULL,
+  PRIMARY KEY (store, prefix)
 )`
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** How long the state waits for another process's scan to commit, in ms. */
 const BUSY_TIMEOUT_MS = 5000
@@ -55,6 +76,8 @@ interface Open {
   readonly db: Driver
   /** The stored text of each zone read by `load`, by `store\0zone`: a commit skips zones whose text is unchanged. */
   readonly loaded: Map<string, string>
+  /** The report row read by `load` (its `scans` digest and body), by `store\0prefix`: a commit skips an unchanged one. */
+  readonly loadedReports: Map<string, string>
 }
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
@@ -73,7 +96,7 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
       db.pragma("synchronous = NORMAL")
       db.exec(SCHEMA)
     }, fail)
-    return { db, loaded: new Map() }
+    return { db, loaded: new Map(), loadedReports: new Map() }
   })
 
 const key = (store: string, zone: string) => `${store}\u0000${zone}`
@@ -84,15 +107,17 @@ const operations = (
   withDb: <A>(f: (o: Open) => Effect.Effect<A, StoreUnavailable>) => Effect.Effect<A, StoreUnavailable>
 ): Pick<ScanStateShape, "load" | "commit"> => ({
   load: (store, prefix) =>
-    withDb(({ db, loaded }) =>
+    withDb(({ db, loaded, loadedReports }) =>
       attempt(() => {
         const rows = db.prepare(
           "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?"
         ).all(store, prefix.length, prefix) as Array<{ zone: unknown; scan: unknown }>
         const scans = new Map<string, ZoneScan>()
         const untrusted = new Set<string>()
+        const texts: Array<readonly [string, string]> = []
         for (const r of rows) {
           if (typeof r.zone !== "string") continue
+          texts.push([r.zone, typeof r.scan === "string" ? r.scan : String(r.scan)])
           const scan = typeof r.scan === "string" ? decodeStoredZoneScan(r.scan) : null
           if (scan === null) {
             untrusted.add(r.zone)
@@ -101,14 +126,30 @@ const operations = (
           scans.set(r.zone, scan)
           loaded.set(key(store, r.zone), r.scan as string)
         }
-        return { scans, untrusted } satisfies StoredScans
+        const saved = db.prepare("SELECT scans, body, body_digest FROM agentmux_report WHERE store = ? AND prefix = ?")
+          .all(store, prefix) as Array<{ scans: unknown; body: unknown; body_digest: unknown }>
+        const row = saved[0]
+        const report: StoredReport | null = row !== undefined && typeof row.scans === "string" && typeof row.body === "string" &&
+            row.body_digest === sha256(row.body)
+          ? { scans: row.scans, body: row.body }
+          : null
+        if (report !== null) loadedReports.set(key(store, prefix), `${report.scans}\u0000${report.body}`)
+        return { scans, untrusted, digest: scansDigest(texts), report } satisfies StoredScans
       }, unavailable(path))
     ),
-  commit: (store, prefix, scans) =>
-    withDb(({ db, loaded }) =>
+  commit: (store, prefix, scans, report) =>
+    withDb(({ db, loaded, loadedReports }) =>
       attempt(() => {
         const now = Date.now()
         const texts = [...scans].map(([zone, scan]) => [zone, encodeZoneScan(scan)] as const)
+        // Without a report the saved one is left as it is: it names the scans it came from, so it is not
+        // used once they change.
+        const reportScans = report === undefined ? undefined : scansDigest(texts)
+        const saveReport = report === undefined || loadedReports.get(key(store, prefix)) === `${reportScans}\u0000${report}`
+          ? undefined
+          : db.prepare(
+            "INSERT OR REPLACE INTO agentmux_report (store, prefix, scans, body, body_digest, updated_ms) VALUES (?, ?, ?, ?, ?, ?)"
+          )
         const zones = db.prepare("SELECT zone FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?")
         const del = db.prepare("DELETE FROM agentmux_zone_scan WHERE store = ? AND zone = ?")
         const put = db.prepare(
@@ -123,6 +164,7 @@ const operations = (
           for (const [zone, text] of texts) {
             if (loaded.get(key(store, zone)) !== text) put.run(store, zone, text, now)
           }
+          if (saveReport !== undefined) saveReport.run(store, prefix, reportScans, report, sha256(report!), now)
           db.exec("COMMIT")
         } catch (e) {
           try {
@@ -133,6 +175,7 @@ const operations = (
           throw e
         }
         for (const [zone, text] of texts) loaded.set(key(store, zone), text)
+        if (report !== undefined) loadedReports.set(key(store, prefix), `${reportScans}\u0000${report}`)
       }, unavailable(path))
     )
 })

@@ -29,7 +29,7 @@ import {
 } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Diagnostic } from "../../domain/model.js"
-import type { ScanStateShape } from "./ScanState.js"
+import type { ScanStateShape, StoredScans } from "./ScanState.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 import { eachLine, makeStamps, type Stamps } from "./zone-reader.js"
 
@@ -46,6 +46,8 @@ export interface ScannedZone {
   readonly tsidx: StoreFile | undefined
   readonly scan: ZoneScan
   readonly stamps: Stamps
+  /** The sessions of the runs this scan created or extended (every run's, when the zone was read from the start). */
+  readonly changed: ReadonlySet<string>
 }
 
 /**
@@ -85,11 +87,28 @@ export interface RecordSession {
   readonly runs: ReadonlyArray<SessionRun>
 }
 
+/**
+ * What a scan derives from each session for its caller's report (the
+ * discovery entry of a session), kept with the scan state so that a rescan
+ * derives it again only for the sessions whose runs it changed (issue 13).
+ * `save` gives what is kept of a session (JSON data: what costs to make,
+ * such as ids and times); `entry` makes the entry from it, or null when it is
+ * not what `save` gives (the kept report is then not used). `version` names
+ * the shape of what `save` gives: a kept report of another version is not used.
+ */
+export interface ReportSpec {
+  readonly version: string
+  readonly save: (session: RecordSession) => unknown
+  readonly entry: (sessionId: string, saved: unknown) => unknown | null
+}
+
 /** The result of scanning an agent's record. */
 export interface AgentScan {
   readonly zones: ReadonlyArray<ScannedZone>
-  /** Sessions, latest activity first. */
+  /** Sessions, latest activity first (grouped when first asked for). */
   readonly sessions: ReadonlyArray<RecordSession>
+  /** With a {@link ReportSpec}: `entry` of each session, in the order of `sessions`. */
+  readonly entries?: ReadonlyArray<unknown>
   readonly receipts: ReadonlyArray<ZoneReceipt>
   readonly ignoredZones: ReadonlyArray<string>
   readonly diagnostics: ReadonlyArray<Diagnostic>
@@ -179,8 +198,10 @@ const scanZone = (
       headLength,
       headDigest
     })
+    const changed = new Set<string>()
+    for (const i of acc.touched) changed.add(scan.runs[i].sessionId)
     return {
-      scanned: { store: conn.path, connection: conn, zone, output, tsidx, scan, stamps },
+      scanned: { store: conn.path, connection: conn, zone, output, tsidx, scan, stamps, changed },
       receipt: {
         zone: zone.zoneId,
         size: output.size,
@@ -232,15 +253,25 @@ const sessionOf = (sessionId: string, cwd: string | null, runs: ReadonlyArray<Se
  */
 export const sessionsOf = (
   zones: ReadonlyArray<ScannedZone>,
-  storeRank: (store: string) => number = () => 0
+  storeRank: (store: string) => number = () => 0,
+  /** Only these sessions (all when undefined). */
+  only?: ReadonlySet<string>
 ): ReadonlyArray<RecordSession> => {
   const ordered = [...zones].sort((a, b) => zoneRank(a.zone) - zoneRank(b.zone) || storeRank(a.store) - storeRank(b.store))
   const byId = new Map<string, { runs: Array<SessionRun>; cwd: string | null }>()
   for (const z of ordered) {
     for (const r of z.scan.runs) {
+      if (only !== undefined && !only.has(r.sessionId)) continue
       let s = byId.get(r.sessionId)
       if (s === undefined) byId.set(r.sessionId, s = { runs: [], cwd: null })
       s.runs.push({ ...r, store: z.store, zone: z.zone })
+    }
+    if (only !== undefined) {
+      for (const sid of only) {
+        const s = byId.get(sid)
+        if (s !== undefined && Object.hasOwn(z.scan.cwd, sid)) s.cwd = z.scan.cwd[sid]
+      }
+      continue
     }
     for (const [sid, cwd] of Object.entries(z.scan.cwd)) {
       const s = byId.get(sid)
@@ -311,15 +342,112 @@ export const scanAgent = (
   conn: StoreConnection,
   states: ScanStateShape,
   uid: string,
-  maxLineBytes: number
+  maxLineBytes: number,
+  report?: ReportSpec
 ): Effect.Effect<AgentScan, StoreUnavailable> =>
-  states.session((state) => scanWith(conn, state, uid, maxLineBytes))
+  states.session((state) => scanWith(conn, state, uid, maxLineBytes, report))
+
+/**
+ * A saved report's item: a session's id, its sort position (last activity,
+ * its last run's zone rank and end) and what `ReportSpec.save` kept of it.
+ */
+type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, saved: unknown]
+
+/** An item with its saved JSON text (null: derived now, not yet written) and its entry. */
+interface Kept {
+  readonly item: ReportItem
+  readonly text: string | null
+  readonly entry: unknown
+}
+
+const itemOf = (spec: ReportSpec, s: RecordSession): Kept => {
+  const last = s.runs[s.runs.length - 1]
+  const saved = spec.save(s)
+  return { item: [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, saved], text: null, entry: spec.entry(s.sessionId, saved) }
+}
+
+/** {@link byActivity} of one store's sessions, by their items. */
+const byItemActivity = ({ item: a }: Kept, { item: b }: Kept): number =>
+  a[1] !== b[1] ? (a[1] === null ? 1 : b[1] === null ? -1 : b[1] - a[1]) : b[2] !== a[2] ? b[2] - a[2] : b[3] - a[3]
+
+/**
+ * A saved report's text: `{"v":<version>,"items":[`, then one item's JSON a
+ * line (lines joined by `,\n`; JSON text never holds a raw newline), then
+ * `]}`: one JSON document, whose item texts an unchanged item keeps (not
+ * written again).
+ */
+const reportText = (version: string, items: ReadonlyArray<Kept>): string =>
+  `${reportHead(version)}\n${items.map((k) => k.text ?? JSON.stringify(k.item)).join(",\n")}\n]}`
+
+const reportHead = (version: string) => `{"v":${JSON.stringify(version)},"items":[`
+
+/**
+ * A saved report's items, or null when it is not one of the spec's version
+ * with items of the right shape, each session once, each making an entry.
+ */
+const parseReport = (body: string, spec: ReportSpec): Array<Kept> | null => {
+  const head = reportHead(spec.version)
+  if (!body.startsWith(`${head}\n`) || !body.endsWith("\n]}")) return null
+  let o: unknown
+  try {
+    o = JSON.parse(body)
+  } catch {
+    return null
+  }
+  const items = (o as { items?: unknown }).items
+  if (!Array.isArray(items)) return null
+  const inner = body.slice(head.length + 1, body.length - 3)
+  const texts = inner.length === 0 ? [] : inner.split(",\n")
+  if (texts.length !== items.length) return null
+  const seen = new Set<string>()
+  const out: Array<Kept> = []
+  for (let i = 0; i < items.length; i++) {
+    const it: unknown = items[i]
+    if (
+      !Array.isArray(it) || it.length !== 5 || typeof it[0] !== "string" || seen.has(it[0]) ||
+      !(it[1] === null || typeof it[1] === "number") || typeof it[2] !== "number" || typeof it[3] !== "number"
+    ) return null
+    const entry = spec.entry(it[0], it[4])
+    if (entry === null) return null
+    seen.add(it[0])
+    out.push({ item: it as unknown as ReportItem, text: texts[i], entry })
+  }
+  return out
+}
+
+/**
+ * The report's items after this scan: the saved items of the sessions this
+ * scan did not change, when the saved report was derived from the very scans
+ * this one started from (its digest), every zone was scanned on from them
+ * (none read again, none new, none gone) and it parses; the changed sessions'
+ * items derived again. Else every item derived again.
+ */
+const reportItems = (
+  spec: ReportSpec,
+  stored: StoredScans,
+  zones: ReadonlyArray<ScannedZone>,
+  receipts: ReadonlyArray<ZoneReceipt>
+): Array<Kept> => {
+  const saved = stored.report !== null && stored.report.scans === stored.digest && stored.untrusted.size === 0 &&
+      zones.length === stored.scans.size && zones.every((z) => stored.scans.has(z.zone.zoneId)) &&
+      receipts.every((r) => r.reset === null)
+    ? parseReport(stored.report.body, spec)
+    : null
+  if (saved === null) return sessionsOf(zones).map((s) => itemOf(spec, s))
+  const changed = new Set<string>()
+  for (const z of zones) for (const sid of z.changed) changed.add(sid)
+  if (changed.size === 0) return saved
+  const items = saved.filter((k) => !changed.has(k.item[0]))
+  for (const s of sessionsOf(zones, undefined, changed)) items.push(itemOf(spec, s))
+  return items.sort(byItemActivity)
+}
 
 const scanWith = (
   conn: StoreConnection,
   state: ScanStateShape,
   uid: string,
-  maxLineBytes: number
+  maxLineBytes: number,
+  report: ReportSpec | undefined
 ): Effect.Effect<AgentScan, StoreUnavailable> =>
   Effect.gen(function*() {
     const prefix = `agent:${uid}:`
@@ -356,7 +484,13 @@ const scanWith = (
       zones.push(scanned)
       receipts.push(receipt)
     }
-    yield* state.commit(conn.path, prefix, new Map(zones.map((z) => [z.zone.zoneId, z.scan])))
+    const items = report === undefined ? undefined : reportItems(report, stored, zones, receipts)
+    yield* state.commit(
+      conn.path,
+      prefix,
+      new Map(zones.map((z) => [z.zone.zoneId, z.scan])),
+      items === undefined ? undefined : reportText(report!.version, items)
+    )
     const diagnostics: Array<Diagnostic> = []
     for (const [i, z] of zones.entries()) {
       const s = z.scan
@@ -419,5 +553,15 @@ const scanWith = (
         details: { zones: [...ignored].sort() }
       })
     }
-    return { zones, sessions: sessionsOf(zones), receipts, ignoredZones: [...ignored].sort(), diagnostics }
+    let sessions: ReadonlyArray<RecordSession> | undefined
+    return {
+      zones,
+      get sessions() {
+        return sessions ??= sessionsOf(zones)
+      },
+      ...(items !== undefined ? { entries: items.map((k) => k.entry) } : {}),
+      receipts,
+      ignoredZones: [...ignored].sort(),
+      diagnostics
+    }
   })

@@ -85,13 +85,13 @@ const head = (p: string, n: number): Buffer => {
   }
 }
 
-/** `p` with its existing ancestors' symlinks resolved. */
-const realish = async (p: string): Promise<string> => {
+/** `p` with its existing ancestors' symlinks resolved (synchronous: a few `lstat`s of session-ingest's own folders). */
+const realish = (p: string): string => {
   try {
-    return await fsp.realpath(p)
+    return fs.realpathSync.native(p)
   } catch {
     const parent = nodePath.dirname(p)
-    return parent === p ? p : nodePath.join(await realish(parent), nodePath.basename(p))
+    return parent === p ? p : nodePath.join(realish(parent), nodePath.basename(p))
   }
 }
 
@@ -106,7 +106,7 @@ export const isInside = (child: string, parent: string): boolean => {
  * when that folder would lie inside the store's own folder (never written).
  */
 export const cacheDirOf = async (root: string, store: string): Promise<string | null> => {
-  const real = await realish(nodePath.resolve(root))
+  const real = realish(nodePath.resolve(root))
   if (isInside(real, nodePath.dirname(store))) return null
   return nodePath.join(real, createHash("sha256").update(store).digest("hex").slice(0, 32))
 }

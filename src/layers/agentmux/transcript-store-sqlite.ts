@@ -278,10 +278,13 @@ const cachedSnapshot = (
         Effect.flatMap((dir) => dir === null ? Effect.succeed(null) : readCopy(access, path, dir, SNAPSHOT_ATTEMPTS)),
         Effect.orElseSucceed(() => null)
       ),
+      // The read folder (its -wal copy: up to a few MiB to free) is removed on the next turn of the event
+      // loop, after the answer (its connection is closed by then); one left by a process that exits first
+      // is swept by the next read (see `store-cache.ts`).
       (r) =>
         r === null || r === "changing"
           ? Effect.void
-          : Effect.sync(() => removeQuietly(r.readDir))
+          : Effect.sync(() => void setImmediate(() => removeQuietly(r.readDir)))
     ).pipe(
       Effect.flatMap((r) =>
         r === "changing"
