@@ -67,12 +67,12 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointOf, toCheckpoint, toSessionRow } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
-import type { Diagnostic, Locator, ProviderId, SessionEvent } from "../../domain/model.js"
+import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
-import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
@@ -774,36 +774,6 @@ const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment
     ? sql`d.pairs @> ARRAY[${sql.join(", ", false)(need.pairs.map((p) => sql`hashtext(${p})`))}]::int4[]`
     : sql`(${sql.join(need._tag === "And" ? " AND " : " OR ", false)(need.children.map((c) => pairsSql(sql, c)))})`
 
-/** A text column as JSON (`null` for NULL). */
-const jsonOf = (column: string) => `coalesce(to_json(${column})::text, 'null')`
-
-/**
- * The select list of {@link IndexShape.checkpoints}: one JSON array of every
- * row's {@link CheckpointTuple}, `locator_json`, `summary_json` and
- * `diagnostics_json` spliced in as the JSON they are, `parts_json` as a
- * string (parsed when read); NULL when there is no row.
- */
-const CHECKPOINTS_JSON = `'[' || string_agg('[' || concat_ws(',', ${jsonOf("source_key")}, ${jsonOf("provider")}, generation::text, ${jsonOf("cursor")},
-  ${jsonOf("fingerprint")}, ${jsonOf("status")}, event_count::text, locator_json, summary_json, ${jsonOf("source_id")}, ${jsonOf("prefix")},
-  ${jsonOf("parts_json")}, coalesce(diagnostics_json, 'null')) || ']', ',') || ']'`
-
-/** One checkpoint in {@link CHECKPOINTS_JSON}, in its order. */
-type CheckpointTuple = [
-  source_key: string,
-  provider: string,
-  generation: number,
-  cursor: string | null,
-  fingerprint: string | null,
-  status: string,
-  event_count: number,
-  locator: Locator,
-  summary: Record<string, unknown>,
-  source_id: string | null,
-  prefix: string | null,
-  parts_json: string | null,
-  diagnostics: ReadonlyArray<Diagnostic> | null
-]
-
 /** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
 const connect = (url: string, target: PgTarget, maxConnections = 4) =>
   PgClient.make({
@@ -1053,22 +1023,8 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      // Every checkpoint of the machine as one JSON text the server joins from the columns (the JSON columns as they
-      // are): one value for the driver to read and one `JSON.parse`, not 13 strings a row and two parses a source
-      // (the re-import of unchanged sources reads 10,000 of them and little else).
-      checkpoints: fail(sql<{ checkpoints: string | null }>`SELECT ${sql.unsafe(CHECKPOINTS_JSON)} AS checkpoints FROM sources WHERE machine = ${writer}`).pipe(
-        Effect.map(([row]) => {
-          const out = new Map<string, SourceCheckpoint>()
-          if (row?.checkpoints == null) return out
-          for (const c of JSON.parse(row.checkpoints) as Array<CheckpointTuple>) {
-            const [source_key, provider, generation, cursor, fingerprint, status, event_count, locator, summary, source_id, prefix, parts_json, diagnostics] = c
-            out.set(
-              source_key,
-              sourceCheckpointOf({ source_key, provider, generation, cursor, fingerprint, status, event_count, source_id, prefix, parts_json }, locator, summary, diagnostics)
-            )
-          }
-          return out
-        })
+      checkpoints: fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
       ),
 
       beginGeneration: (source, generation, reason) =>

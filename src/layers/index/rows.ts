@@ -62,24 +62,7 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => {
 }
 
 /** A checkpoint row, fetched with {@link sourceCheckpointColumns} (no `overview_json`), as `IndexShape.checkpoints` gives it. */
-export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint =>
-  sourceCheckpointOf(
-    r,
-    JSON.parse(r.locator_json) as Locator,
-    JSON.parse(r.summary_json) as Record<string, unknown>,
-    r.diagnostics_json === null ? null : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
-  )
-
-/**
- * A checkpoint from its row's plain columns and its locator, summary and
- * diagnostics already parsed (null: none); its parts are parsed when read.
- */
-export const sourceCheckpointOf = (
-  r: Pick<CheckpointRow, "source_key" | "provider" | "generation" | "cursor" | "fingerprint" | "status" | "event_count" | "source_id" | "prefix" | "parts_json">,
-  locator: Locator,
-  summary: Record<string, unknown>,
-  diagnostics: ReadonlyArray<Diagnostic> | null
-): SourceCheckpoint => ({
+export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint => ({
   sourceKey: r.source_key,
   provider: r.provider as ProviderId,
   generation: r.generation,
@@ -87,8 +70,8 @@ export const sourceCheckpointOf = (
   fingerprint: r.fingerprint,
   status: r.status as Checkpoint["status"],
   eventCount: r.event_count,
-  locator,
-  summary,
+  locator: JSON.parse(r.locator_json) as Locator,
+  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
   sourceId: r.source_id,
   prefix: r.prefix,
   // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.
@@ -98,7 +81,7 @@ export const sourceCheckpointOf = (
     return parts
   },
   // Most sources have none: one shared empty list, no allocation per row.
-  diagnostics: diagnostics ?? NO_DIAGNOSTICS
+  diagnostics: r.diagnostics_json === null ? NO_DIAGNOSTICS : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
 })
 
 /** The diagnostics of a checkpoint that has none (shared, frozen). */
