@@ -471,13 +471,13 @@ describe("push: a restored copy whose journal reaches the marker", () => {
       const refused = yield* Effect.either(t.pushFrom())
       expect(refused._tag).toBe("Left")
       if (refused._tag === "Left") {
-        expect(refused.left.details).toMatchObject({ reason: "schema-outdated", have: IndexPostgres.SCHEMA_VERSION - 1, want: IndexPostgres.SCHEMA_VERSION })
+        expect(refused.left.details).toMatchObject({ reason: "schema-outdated", have: 5, want: IndexPostgres.SCHEMA_VERSION })
         expect(refused.left.remediation).toContain("session-ingest index migrate --index")
       }
       // the push ran no DDL
       const [after] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
       expect(Number(after.n)).toBe(Number(before.n))
-      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change"])
+      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change", "search_pairs"])
       // the marker has no change id: every checkpoint read once, then only the changed ones
       expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
       yield* t.matches()

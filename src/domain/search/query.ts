@@ -353,8 +353,34 @@ export interface CompiledTsQuery {
    * sees how few documents can match.
    */
   readonly sieve: string | null
+  /**
+   * The word pairs every match of {@link tsquery} holds ({@link pairLexeme};
+   * on PostgreSQL the document's `pairs` column holds their hashes), or null
+   * when the query has no phrase that a match must contain: each phrase's
+   * adjacent words as pairs (a prefix phrase's last pair left out: its last
+   * word is not known whole), its ANDs and ORs as written, the negated parts
+   * left out. Answered by the pairs' GIN index alone, so a phrase of common
+   * words costs its few true matches, not every document holding its words.
+   */
+  readonly pairs: PairsNeed | null
   readonly tree: QueryNode
 }
+
+/** The word pairs a match must hold ({@link CompiledTsQuery.pairs}): all of `pairs`; all of its children; one of them. */
+export type PairsNeed =
+  | { readonly _tag: "All"; readonly pairs: ReadonlyArray<string> }
+  | { readonly _tag: "And"; readonly children: ReadonlyArray<PairsNeed> }
+  | { readonly _tag: "Or"; readonly children: ReadonlyArray<PairsNeed> }
+
+/**
+ * The word-pair text of two lexemes at adjacent positions of a document: a
+ * space, the first, a space, the second (no lexeme holds a space).
+ * PostgreSQL keeps the hash (`hashtext`) of each pair of a document's
+ * `tsvector` (function `si_word_pairs`, migration `0007_search_pairs`), made
+ * from the same positions `<->` reads: a document holds the pair of every
+ * two words a phrase of theirs can match.
+ */
+export const pairLexeme = (first: string, second: string): string => ` ${first} ${second}`
 
 /**
  * Compile a query into PostgreSQL `tsquery` input over the words of
@@ -365,8 +391,34 @@ export const compileTsQuery = (query: string): Either.Either<CompiledTsQuery, In
   Either.map(parseQuery(query), (tree) => {
     const tsquery = renderTs(tree)
     const sieve = renderSieve(tree)
-    return { tree, tsquery, sieve: sieve === tsquery ? null : sieve }
+    return { tree, tsquery, sieve: sieve === tsquery ? null : sieve, pairs: renderPairs(tree) }
   })
+
+/** The pairs of {@link CompiledTsQuery.pairs} (null: no pair a match must hold). */
+const renderPairs = (n: QueryNode): PairsNeed | null => {
+  switch (n._tag) {
+    case "Term": {
+      const parts = searchWords(n.text).map((p) => lexemeOf(p.w))
+      // A prefix phrase's last word is only the start of the document's: its pair is not known.
+      const whole = n.prefix ? parts.length - 1 : parts.length
+      if (whole < 2) return null
+      return { _tag: "All", pairs: parts.slice(1, whole).map((p, i) => pairLexeme(parts[i], p)) }
+    }
+    case "Not":
+      return null
+    case "Or": {
+      const children = n.children.map(renderPairs)
+      return children.some((c) => c === null) ? null : { _tag: "Or", children: children as Array<PairsNeed> }
+    }
+    case "And": {
+      const children = n.children.map(renderPairs).filter((c): c is PairsNeed => c !== null)
+      const all = children.flatMap((c) => (c._tag === "All" ? c.pairs : []))
+      const rest = children.filter((c) => c._tag !== "All")
+      const parts = all.length > 0 ? [{ _tag: "All" as const, pairs: [...new Set(all)] }, ...rest] : rest
+      return parts.length === 0 ? null : parts.length === 1 ? parts[0] : { _tag: "And", children: parts }
+    }
+  }
+}
 
 /** The looser `tsquery` of {@link CompiledTsQuery.sieve} (null: it would match every document). */
 const renderSieve = (n: QueryNode): string | null => {

@@ -33,7 +33,11 @@
  *   per session title under a GIN index, its words the ones SQLite's FTS5
  *   makes (`tsvectorOf`), the query the same parsed tree as a `tsquery`
  *   (`compileTsQuery`), ranked by `ts_rank_cd`. Written with the events,
- *   removed with them (foreign keys) and with superseded generations.
+ *   removed with them (foreign keys) and with superseded generations. The
+ *   hashes of each document's word pairs (`pairs`, migration
+ *   `0007_search_pairs`, made by the server from `words`) answer phrases
+ *   through their own GIN index; a search looks among the newest documents
+ *   first ({@link SEARCH_FIRST_WINDOW}).
  * - Migrations run only through `session-ingest index migrate` ({@link migrate});
  *   the layer checks the schema version and fails with `StoreUnavailable`
  *   (reason `schema-outdated`, the remedy naming the command) instead of
@@ -48,6 +52,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
@@ -60,7 +65,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
-import { compileTsQuery } from "../../domain/search/query.js"
+import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
 import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
@@ -227,13 +232,37 @@ const migrations = Migrator.fromRecord({
   // restored from a backup numbers its changes as the original did, so the number alone is not enough. A push whose
   // local change of that number has another id (or none) reads every local checkpoint. NULL: a marker from before.
   "0006_push_change": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE push_marks ADD COLUMN IF NOT EXISTS change_id TEXT COLLATE "C"`)
+    sql`ALTER TABLE push_marks ADD COLUMN IF NOT EXISTS change_id TEXT COLLATE "C"`),
+  // Word pairs for phrases (search p95, issue 17): `search_docs.pairs`, the hashes (`hashtext`) of each two words at
+  // adjacent positions of `words` (`pairLexeme` in `domain/search/query.ts`: ` first second`), with their own GIN
+  // index. `words`' GIN index cannot answer a phrase: it finds the documents holding all its words and PostgreSQL reads
+  // each one's row to check their positions (tens of thousands of rows for two common words); the pairs' index finds
+  // the documents where they are adjacent (a hash shared by two pairs only adds a candidate, which `<->` then drops).
+  // Made by the server from `words` (a generated column), so every path that writes a document (import, push,
+  // rollback, a title) writes its pairs, from the very positions `<->` reads: a phrase `<->` can match always has
+  // its pairs. Hashes (4 bytes a pair, not the pair's text): the rows every search reads stay narrow. A column of its
+  // own, not more lexemes in `words`: ranking (`ts_rank_cd` divides by the document's length) and word prefixes
+  // (`word:*`) stay as they were. Filled here by the table's rewrite (`ADD COLUMN … STORED`).
+  "0007_search_pairs": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE OR REPLACE FUNCTION si_word_pairs(words TSVECTOR) RETURNS INT4[]
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+              SELECT coalesce(array_agg(DISTINCT hashtext(' ' || a.lexeme || ' ' || b.lexeme)), '{}'::int4[])
+              FROM (SELECT u.lexeme, unnest(u.positions) AS p FROM unnest(words) AS u) AS a
+                JOIN (SELECT u.lexeme, unnest(u.positions) AS p FROM unnest(words) AS u) AS b ON b.p = a.p + 1
+            $$`,
+      sql`ALTER TABLE search_docs ADD COLUMN IF NOT EXISTS pairs INT4[] GENERATED ALWAYS AS (si_word_pairs(words)) STORED`,
+      sql`CREATE INDEX IF NOT EXISTS search_docs_pairs ON search_docs USING GIN (pairs)`,
+      // The planner's statistics of the new column now, not at autovacuum's next pass: a phrase's pairs are estimated
+      // from them.
+      sql`ANALYZE search_docs`
+    ], { discard: true }))
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 6
+export const SCHEMA_VERSION = 7
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -698,7 +727,52 @@ export interface PgIndexOptions {
   readonly machine?: string | undefined
   /** Connections at most (default 4). */
   readonly maxConnections?: number | undefined
+  /** Documents a search looks among first, newest first (default {@link SEARCH_FIRST_WINDOW}; the answer is the same whatever it is). */
+  readonly searchWindow?: number | undefined
 }
+
+/** Documents (ids) a search looks among first, newest first (see {@link searchRounds}); {@link PgIndexOptions.searchWindow}. */
+export const SEARCH_FIRST_WINDOW = 100_000
+
+/**
+ * The rounds of a search, newest documents first: `round(after)` matches
+ * among the documents with an id above `after` (null: all of them) and
+ * answers its rows, each with `found`, the matches it took (at most
+ * `window`). A round that found `window` matches is the answer: every
+ * document it did not look at is older than all of them. Else the next
+ * round looks among as many documents as the matches found say it takes
+ * (a quarter more than that, at least twice as many), and the third
+ * among all: at most three queries, and one over all documents when the
+ * newest `first` held no match (a rare word: the GIN index alone is quick).
+ * `top` is the highest document id.
+ */
+const searchRounds = <R extends { readonly found: number }, E>(
+  round: (after: number | null) => Effect.Effect<ReadonlyArray<R>, E>,
+  window: number,
+  first: number,
+  top: number
+): Effect.Effect<ReadonlyArray<R>, E> =>
+  Effect.gen(function*() {
+    let span = first
+    for (let tried = 0; tried < 2 && span < top; tried++) {
+      const rows = yield* round(top - span)
+      const found = rows[0]?.found ?? 0
+      if (found >= window) return rows
+      if (found === 0) break
+      span = Math.max(span * 2, Math.ceil((span * window / found) * 1.25))
+    }
+    return yield* round(null)
+  })
+
+/**
+ * The SQL condition of the word pairs a match must hold (`d.pairs`, migration
+ * 0007): `@>` of their hashes, made by the server (`hashtext`, as the column's
+ * are), each pair a bound parameter; ANDs and ORs as the query's.
+ */
+const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment =>
+  need._tag === "All"
+    ? sql`d.pairs @> ARRAY[${sql.join(", ", false)(need.pairs.map((p) => sql`hashtext(${p})`))}]::int4[]`
+    : sql`(${sql.join(need._tag === "And" ? " AND " : " OR ", false)(need.children.map((c) => pairsSql(sql, c)))})`
 
 /** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
 const connect = (url: string, target: PgTarget, maxConnections = 4) =>
@@ -717,7 +791,11 @@ const connect = (url: string, target: PgTarget, maxConnections = 4) =>
  * (`undefined`: a reader, whose writes name no machine). Fails with
  * `StoreUnavailable` when the schema is not at {@link SCHEMA_VERSION}.
  */
-const make = (target: PgTarget, machine: string | undefined): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+const make = (
+  target: PgTarget,
+  machine: string | undefined,
+  firstWindow = SEARCH_FIRST_WINDOW
+): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fail = guard(target)
@@ -841,41 +919,66 @@ const make = (target: PgTarget, machine: string | undefined): Effect.Effect<Inde
       // their frequency (the column's statistics), and for a common word walks the newest documents backwards until
       // the window is full, rather than fetching every match through the GIN index and sorting them (4 s for a word
       // in 60 % of 1,000,000 documents, against 30-60 ms); a rare word still goes through the GIN index. The query's
-      // sieve (its phrases as words, its NOTs left out) tells the planner how few documents a phrase or a NOT can match.
+      // sieve (its phrases as words, its NOTs left out) tells the planner how few documents a phrase or a NOT can match;
+      // its pairs (migration 0007) find a phrase's documents through the pairs' GIN index. With pairs, the words are
+      // matched as a function (`ts_match_vq`, what `@@` is), which the planner cannot answer from the words' GIN index:
+      // it would otherwise read that index for the phrase's common words too (100,000 entries, 180 ms for "value
+      // file", whose pairs are in 9,000 documents) and AND it with the pairs'.
+      //
+      // Newest documents first (see `searchRounds`): the match is tried among the newest `firstWindow` documents, then
+      // among as many as the matches found there say it takes, then among all; a round that finds the whole window of
+      // matches is the answer (every document outside it is older than all of them), so the answer is the one query
+      // over all documents would give. The GIN index reads the rows of every document it matches (to order and rank
+      // them): 180,000 rows for two common words, against a few thousand among the newest.
       search: (query, filter) =>
         Effect.gen(function*() {
           const compiled = yield* compileTsQuery(query)
           const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
-          const rows = yield* fail(sql<{
-            doc: number
-            score: number
-            session_uid: string
-            provider: string
-            event_uid: string | null
-            session_id: string
-            title: string | null
-            workspace: string | null
-            event_json: string | null
-          }>`
+          const window = Math.max(RANK_WINDOW, limit)
+          const round = (after: number | null) =>
+            fail(sql<{
+              doc: number
+              score: number
+              found: number
+              session_uid: string
+              provider: string
+              event_uid: string | null
+              session_id: string
+              title: string | null
+              workspace: string | null
+              event_json: string | null
+            }>`
             WITH matched AS (
               SELECT d.doc, d.words FROM search_docs d
-              WHERE d.words @@ ${compiled.tsquery}::tsquery ${compiled.sieve === null ? sql`` : sql`AND d.words @@ ${compiled.sieve}::tsquery`}
+              WHERE ${
+              compiled.pairs === null
+                ? sql`d.words @@ ${compiled.tsquery}::tsquery ${compiled.sieve === null ? sql`` : sql`AND d.words @@ ${compiled.sieve}::tsquery`}`
+                : sql`${pairsSql(sql, compiled.pairs)} AND ts_match_vq(d.words, ${compiled.tsquery}::tsquery)`
+            }
+                ${after === null ? sql`` : sql`AND d.doc > ${after}`}
                 ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
-              ORDER BY d.doc DESC LIMIT ${Math.max(RANK_WINDOW, limit)}
+              ORDER BY d.doc DESC LIMIT ${window}
             ),
             ranked AS (
               SELECT m.doc, -ts_rank_cd(m.words, ${compiled.tsquery}::tsquery, 1)::float8 AS score FROM matched m
               ORDER BY score, m.doc DESC LIMIT ${limit}
-            )
-            SELECT r.doc::float8 AS doc, r.score, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
-            FROM ranked r
-              JOIN search_docs d ON d.doc = r.doc
-              JOIN sources s ON s.source_key = d.source_key AND s.generation = d.generation AND s.status <> 'rejected'
-              JOIN sessions ss ON ss.session_uid = d.session_uid AND ss.generation = d.generation
-              LEFT JOIN events e ON e.source_key = d.source_key AND e.generation = d.generation AND e.event_uid = d.event_uid
+            ),
+            found AS (SELECT count(*)::int AS found FROM matched)
+            SELECT r.doc::float8 AS doc, r.score, f.found,
+              d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
+            FROM found f
+              LEFT JOIN (ranked r
+                JOIN search_docs d ON d.doc = r.doc
+                JOIN sources s ON s.source_key = d.source_key AND s.generation = d.generation AND s.status <> 'rejected'
+                JOIN sessions ss ON ss.session_uid = d.session_uid AND ss.generation = d.generation
+                LEFT JOIN events e ON e.source_key = d.source_key AND e.generation = d.generation AND e.event_uid = d.event_uid
+              ) ON TRUE
             ORDER BY r.score, r.doc DESC`)
+          const [newest] = yield* fail(sql<{ top: number | null }>`SELECT max(doc)::float8 AS top FROM search_docs`)
+          const rows = yield* searchRounds(round, window, firstWindow, newest?.top ?? 0)
           const hits: Array<SearchHit> = []
           for (const d of rows) {
+            if (d.session_uid === null) continue // the one row of a round that matched nothing
             const base = {
               sessionUid: d.session_uid,
               sessionId: d.session_id,
@@ -1292,7 +1395,7 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
     Effect.gen(function*() {
       const target = targetOf(options.url)
       const client = yield* connect(options.url, target, options.maxConnections)
-      return yield* make(target, options.machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return yield* make(target, options.machine, options.searchWindow).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 
