@@ -194,7 +194,9 @@ export const decodeExport = (
   if (!isRecord(doc)) return Either.left(malformed("The document is not a JSON object."))
   const version = doc.export_schema_version
   if (version === undefined) return Either.left(malformed("The document has no export_schema_version."))
-  if (typeof version !== "number" || !Number.isSafeInteger(version)) {
+  // Any integer value is a major (1e30 too: a major this build does not read); a fraction, a string or an
+  // infinity is no major at all.
+  if (typeof version !== "number" || !Number.isInteger(version)) {
     return Either.left(malformed(`export_schema_version ${JSON.stringify(version)} is not an integer.`))
   }
   if (version !== SUPPORTED_EXPORT_MAJOR) {
