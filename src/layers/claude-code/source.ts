@@ -387,6 +387,9 @@ const fileEvents = (
         const n = positionOf(resume)
         const sub = at.sub ?? 0
         if (n === undefined || n < sub) return yield* cursorSourceChanged("the cursor names no event position")
+        // Each event before the cursor's place came from bytes before its line's end: a position past that is an
+        // edited token (the check binds the line, `seq` and `sub`, not `x`), never a place to number events from.
+        if (n > at.off) return yield* cursorSourceChanged("the cursor's event position is past its place in the file")
         if (beforeResume !== undefined) {
           yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), at.ls)
           if (at.continues) {
