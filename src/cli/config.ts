@@ -60,13 +60,28 @@ export const RedactionSettings = Schema.Struct({
 })
 
 /**
+ * The config file's `limits` key: the import limits (`ImportLimitsShape` of
+ * `../services/ImportLimits.ts`) an import runs with, each optional (the
+ * default when absent): `maxDocumentBytes`, `maxRecordBytes` (bytes, at
+ * least 1) and `maxDepth` (levels of JSON nesting, at least 1). What a
+ * `RESOURCE_LIMIT_EXCEEDED` remedy names.
+ */
+export const LimitSettings = Schema.Struct({
+  maxDocumentBytes: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  maxRecordBytes: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  maxDepth: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+})
+
+/**
  * The configuration file's shape (unknown keys are refused, to catch
- * typos): `index`, `workspaces`, the registered providers' keys, and
- * `redaction` (see {@link RedactionSettings}).
+ * typos): `index`, `workspaces`, the registered providers' keys,
+ * `redaction` (see {@link RedactionSettings}) and `limits` (see
+ * {@link LimitSettings}).
  */
 export const ImportConfig: Schema.Schema<Readonly<Record<string, unknown>>> = Schema.Struct({
   ...configFieldsOf(Registry.settings),
-  redaction: Schema.optional(RedactionSettings)
+  redaction: Schema.optional(RedactionSettings),
+  limits: Schema.optional(LimitSettings)
 }) as never
 
 /** A loaded configuration: `index` and `workspaces`, and the providers' values by config key (paths absolute). */
@@ -138,7 +153,7 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
         }`,
         remediation: `Keys: ${
           configKeysOf(Registry.settings).join(", ")
-        } (see the README), and redaction.patterns, a list of {"id", "pattern"}; relative paths in it are read from the config file's folder.`
+        } (see the README), redaction.patterns, a list of {"id", "pattern"}, and limits (maxDocumentBytes, maxRecordBytes, maxDepth); relative paths in it are read from the config file's folder.`
       })
     }
     return { path, values: decoded.right }
@@ -167,7 +182,7 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
     if (raw === undefined) return {}
     const { path } = raw
     const base = nodePath.dirname(nodePath.resolve(path))
-    const { redaction: _redaction, prices: _prices, ...settings } = raw.values
+    const { redaction: _redaction, prices: _prices, limits: _limits, ...settings } = raw.values
     const c = settings as Readonly<Record<string, ReadonlyArray<string> | string | null | undefined>>
     // Every value names a path or an id: an empty one is refused, never read as "nothing there" (or as the config's folder).
     const empty = Object.entries(c).flatMap(([key, v]) =>
@@ -191,6 +206,13 @@ export const loadConfig = (file: string | undefined): Effect.Effect<ImportConfig
     for (const s of Registry.settings) out[s.configKey] = value(c[s.configKey], s.path, s.many)
     return out as ImportConfig
   })
+
+/**
+ * The import limits a configuration sets (`limits`; none when absent: the
+ * defaults), from the file {@link loadConfig} reads, with its errors.
+ */
+export const loadImportLimits = (file: string | undefined): Effect.Effect<typeof LimitSettings.Type, InvalidArgument> =>
+  Effect.map(loadRaw(file), (raw) => (raw?.values.limits as typeof LimitSettings.Type | undefined) ?? {})
 
 /**
  * The custom redaction patterns of a configuration (`redaction.patterns`;

@@ -24,7 +24,8 @@ import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.j
 import { causeLine, ImportFaults, type ImportPlan, ImportProgress, type ImportReport, type PartialCause } from "../services/Importer.js"
 import type { Index } from "../services/Index.js"
 import type { StoreUnavailable } from "../domain/errors.js"
-import { loadConfig } from "./config.js"
+import { loadConfig, loadImportLimits } from "./config.js"
+import type { ImportLimitsShape } from "../services/ImportLimits.js"
 import { givenValue, type RootOptions } from "./context.js"
 import * as Progress from "./progress.js"
 
@@ -202,6 +203,7 @@ export const withMissingWorkspaces = (report: ImportReport, workspaces: Readonly
 export const importSetup = (o: ImportOptions) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(o.config))
+    const limits = yield* loadImportLimits(Option.getOrUndefined(o.config))
     const abs = (p: string) => nodePath.resolve(p)
     const workspaces = [...o.workspace.map(abs), ...(c.workspaces ?? [])]
     // Each provider setting: the option's values then the config file's (lists), or the option over the config file's.
@@ -233,13 +235,13 @@ export const importSetup = (o: ImportOptions) =>
         ...taken("index", c.index, index)
       ]
     }
-    return { policy, plan, index, config, workspaces }
+    return { policy, plan, index, config, workspaces, limits }
   })
 
 /** The layer of an import run: the library, the index (file or URL; `machine` keys a PostgreSQL index's sources), the importer, the progress display. */
-export const importLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname()) =>
+export const importLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname(), limits: Partial<ImportLimitsShape> = {}) =>
   ImporterLayer.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(App.layer(policy), writeIndexLayer(index, machine), ImportFaults.none, Progress.layer))
+    Layer.provideMerge(Layer.mergeAll(App.layer(policy, limits), writeIndexLayer(index, machine), ImportFaults.none, Progress.layer))
   )
 
 /**
@@ -247,8 +249,8 @@ export const importLayer = (policy: AccessPolicyShape, index: string, machine: s
  * {@link importLayer}, with the watch's memory as the importer's hooks, and
  * no progress bar (a round is a line).
  */
-export const watchLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname()) => {
-  const base = Layer.mergeAll(App.layer(policy), writeIndexLayer(index, machine), ImportFaults.none, ImportProgress.silent)
+export const watchLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname(), limits: Partial<ImportLimitsShape> = {}) => {
+  const base = Layer.mergeAll(App.layer(policy, limits), writeIndexLayer(index, machine), ImportFaults.none, ImportProgress.silent)
   return ImporterLayer.layer.pipe(Layer.provideMerge(Watch.memoryLayer().pipe(Layer.provideMerge(base))))
 }
 

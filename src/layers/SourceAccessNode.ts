@@ -31,6 +31,7 @@ import {
   type SourceAccessShape
 } from "../services/SourceAccess.js"
 import { unreadableDetails } from "../domain/unreadable.js"
+import { raiseLimitRemedy } from "../domain/limit-remedy.js"
 
 const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
@@ -394,7 +395,7 @@ const readWhole = (
       if (st.size > maxBytes) {
         return yield* new ResourceLimitExceeded({
           message: `${file.path} is ${st.size} bytes, over the import limit of ${maxBytes} bytes per document.`,
-          remediation: "Raise the limit (ImportLimits layer) or split the source.",
+          remediation: raiseLimitRemedy("maxDocumentBytes", "or split the source."),
           details: { limit: "maxDocumentBytes", bytes: st.size, max: maxBytes }
         })
       }
@@ -403,7 +404,7 @@ const readWhole = (
       if (bytes.length > maxBytes) {
         return yield* new ResourceLimitExceeded({
           message: `${file.path} grew past the import limit of ${maxBytes} bytes per document.`,
-          remediation: "Raise the limit (ImportLimits layer) or split the source.",
+          remediation: raiseLimitRemedy("maxDocumentBytes", "or split the source."),
           details: { limit: "maxDocumentBytes", max: maxBytes }
         })
       }

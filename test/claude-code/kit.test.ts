@@ -61,3 +61,22 @@ describe("claude-code cursor tokens bind by the kit's rule", () => {
       }
     }))
 })
+
+describe("claude-code cursor tokens: an event position past the cursor's place", () => {
+  it.effect("a token whose event position (x.n) was edited past what its place can hold is INVALID_CURSOR, never sequences from there", () =>
+    Effect.gen(function*() {
+      const root = copyFixtures()
+      const events = yield* withAdapter(root, (a) => collect(a.stream(locatorOf(S.S1, root))))
+      for (const ev of [events[0], events[3], events[events.length - 2]]) {
+        const state = peekCursor(ev.cursor)
+        if (state._tag !== "Right") throw new Error("undecodable cursor")
+        const s = { ...state.right, src: events[0].sourceId }
+        for (const n of [999_999_999_999, s.off! + 1, Number.MAX_SAFE_INTEGER]) {
+          const forged = encodeCursor({ ...s, x: { ...(s.x as Record<string, unknown>), n } })
+          const r = yield* Effect.either(withAdapter(root, (a) => collect(a.stream(locatorOf(S.S1, root), { cursor: forged }))))
+          // (compared as a short string: a failure message never prints a stream's events)
+          expect(r._tag === "Left" ? r.left.code : `resumed with ${r.right.length} events, first sequence ${r.right[0]?.sequence}`, String(n)).toBe("INVALID_CURSOR")
+        }
+      }
+    }))
+})

@@ -253,6 +253,12 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
     await expectCode(server.client.readResource({ uri: "session://no-such-session-anywhere" }), "SOURCE_NOT_FOUND")
   })
 
+  it("a URI that is no resource of this server is an error, not empty contents", async () => {
+    for (const uri of ["file:///etc/passwd", "session://../../etc/passwd", "session://a/b", "https://example.com/x", "session://", "nope"]) {
+      await expectCode(server.client.readResource({ uri }), "SOURCE_NOT_FOUND")
+    }
+  })
+
   it("an unknown event id", async () => {
     await expectCode(server.client.callTool({ name: "get_events", arguments: { id: someUid(), eventId: "no-such-event" } }), "SOURCE_NOT_FOUND")
   })

@@ -247,6 +247,11 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
     const cases: Array<[string, string, string]> = [
       ["a major other than 1", JSON.stringify({ ...validDoc, export_schema_version: 2 }), "UNKNOWN_SCHEMA_MAJOR"],
       ["major 0", JSON.stringify({ ...validDoc, export_schema_version: 0 }), "UNKNOWN_SCHEMA_MAJOR"],
+      // an integer past 2^53 is still a major this build does not read, not a malformed document
+      ["a huge major", JSON.stringify({ ...validDoc, export_schema_version: 1 }).replace(`"export_schema_version":1`, `"export_schema_version":1e30`), "UNKNOWN_SCHEMA_MAJOR"],
+      ["a major past 2^53", JSON.stringify({ ...validDoc, export_schema_version: 1 }).replace(`"export_schema_version":1`, `"export_schema_version":9007199254740993`), "UNKNOWN_SCHEMA_MAJOR"],
+      ["a negative major", JSON.stringify({ ...validDoc, export_schema_version: -1 }), "UNKNOWN_SCHEMA_MAJOR"],
+      ["an infinite major", JSON.stringify({ ...validDoc, export_schema_version: 1 }).replace(`"export_schema_version":1`, `"export_schema_version":1e400`), "MALFORMED_SOURCE"],
       ["a missing version", JSON.stringify({ ...validDoc, export_schema_version: undefined }), "MALFORMED_SOURCE"],
       ["a string version", JSON.stringify({ ...validDoc, export_schema_version: "1" }), "MALFORMED_SOURCE"],
       ["a fractional version", JSON.stringify({ ...validDoc, export_schema_version: 1.5 }), "MALFORMED_SOURCE"],

@@ -138,7 +138,7 @@ export const importCommand = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
-      const { config, index, plan, policy, workspaces } = yield* rt.importSetup(o)
+      const { config, index, limits, plan, policy, workspaces } = yield* rt.importSetup(o)
       const machine = rt.machineOf(o.machine)
       const shownIndex = rt.shownIndex(index)
       if (o.watch) {
@@ -158,11 +158,11 @@ export const importCommand = Command.make(
         const given = (xs: ReadonlyArray<string | undefined>) => xs.filter((r): r is string => typeof r === "string" && r !== "")
         const roots = given([named.claudeRoot, named.agentsRoot, ...(named.museRoots ?? []), named.agentmuxRoot])
         const files = given([named.agentmuxStore])
-        return yield* rt.watch(plan, onRound, { ignore, roots, files, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine)))
+        return yield* rt.watch(plan, onRound, { ignore, roots, files, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine, limits)))
       }
       const report = rt.withConfigRemedies(
         rt.withMissingWorkspaces(
-          yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine))),
+          yield* Effect.flatMap(rt.Importer, (i) => i.run(plan)).pipe(Effect.provide(rt.importLayer(policy, index, machine, limits))),
           workspaces
         ),
         config

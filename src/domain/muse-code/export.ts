@@ -27,6 +27,7 @@ import { isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
 import { RetainedFrameLine } from "./native.js"
 import { mapRecordEnvelope, RecordEnvelope, type SpawnHandle, StreamBlock } from "./records.js"
+import { raiseLimitRemedy } from "../limit-remedy.js"
 
 /** The export schema major this build reads. */
 export const SUPPORTED_EXPORT_MAJOR = 1
@@ -184,7 +185,7 @@ export const decodeExport = (
       parsed.problem._tag === "depth"
         ? new ResourceLimitExceeded({
           message: `The document nests deeper than ${parsed.problem.limit} levels.`,
-          remediation: "Raise maxDepth (ImportLimits layer) only if you trust the source.",
+          remediation: raiseLimitRemedy("maxDepth", "only if you trust the source."),
           details: { limit: "maxDepth", max: parsed.problem.limit }
         })
         : malformed(`The document is not valid JSON (${parsed.problem.message}).`)
@@ -194,7 +195,9 @@ export const decodeExport = (
   if (!isRecord(doc)) return Either.left(malformed("The document is not a JSON object."))
   const version = doc.export_schema_version
   if (version === undefined) return Either.left(malformed("The document has no export_schema_version."))
-  if (typeof version !== "number" || !Number.isSafeInteger(version)) {
+  // Any integer value is a major (1e30 too: a major this build does not read); a fraction, a string or an
+  // infinity is no major at all.
+  if (typeof version !== "number" || !Number.isInteger(version)) {
     return Either.left(malformed(`export_schema_version ${JSON.stringify(version)} is not an integer.`))
   }
   if (version !== SUPPORTED_EXPORT_MAJOR) {
@@ -243,7 +246,7 @@ export const decodeExport = (
         return Either.left(
           new ResourceLimitExceeded({
             message: `events[${i}] is ${size} bytes, over the import limit of ${maxRecord} bytes per record.`,
-            remediation: "Raise maxRecordBytes (ImportLimits layer) only if you trust the source.",
+            remediation: raiseLimitRemedy("maxRecordBytes", "only if you trust the source."),
             details: { limit: "maxRecordBytes", bytes: size, max: maxRecord, where: `events[${i}]` }
           })
         )

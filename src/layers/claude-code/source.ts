@@ -42,6 +42,7 @@ import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -386,6 +387,9 @@ const fileEvents = (
         const n = positionOf(resume)
         const sub = at.sub ?? 0
         if (n === undefined || n < sub) return yield* cursorSourceChanged("the cursor names no event position")
+        // Each event before the cursor's place came from bytes before its line's end: a position past that is an
+        // edited token (the check binds the line, `seq` and `sub`, not `x`), never a place to number events from.
+        if (n > at.off) return yield* cursorSourceChanged("the cursor's event position is past its place in the file")
         if (beforeResume !== undefined) {
           yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), at.ls)
           if (at.continues) {
@@ -634,7 +638,7 @@ export const transcriptOf = (deps: ClaudeDeps, locator: Locator): Effect.Effect<
     if (file.stat.size > deps.limits.maxDocumentBytes) {
       return yield* new ResourceLimitExceeded({
         message: `The session file is ${file.stat.size} bytes; a transcript holds the whole conversation in memory, and the limit is ${deps.limits.maxDocumentBytes} (maxDocumentBytes).`,
-        remediation: "Use `stream` for its events (any size, a step at a time), or raise maxDocumentBytes (ImportLimits layer) if the memory is there.",
+        remediation: `Use \`stream\` for its events (any size, a step at a time). ${raiseLimitRemedy("maxDocumentBytes", "if the memory is there.")}`,
         details: { limit: "maxDocumentBytes", max: deps.limits.maxDocumentBytes, size: file.stat.size }
       })
     }

@@ -40,7 +40,7 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { InvalidArgument, type IngestError, isIngestError, type StoreUnavailable } from "../../domain/errors.js"
+import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { counted } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
@@ -225,6 +225,16 @@ const registerResourceTemplate = Effect.gen(function*() {
   })
 })
 
+/** The form of this server's resource URIs: `session://` and an id (no `/`, `?` or `#`: a path is no session). */
+const SESSION_URI = /^session:\/\/[^/?#]+$/
+
+/** `SOURCE_NOT_FOUND` for a `resources/read` of a URI this server has no resource at. */
+const noSuchResource = (uri: string) =>
+  new SourceNotFound({
+    message: `No resource at ${JSON.stringify(uri.slice(0, 200))}: this server's resources are session://<id> (a session's uid, native id, or a unique prefix of either).`,
+    remediation: "List them with resources/list (or the list_sessions tool) and read one by its uri."
+  })
+
 /**
  * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
  * resources listed from `listed`, built on first `resources/list`: one
@@ -240,6 +250,8 @@ const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
       let resources: ReadonlyArray<Resource> | undefined
       return McpServer.McpServer.of({
         ...base,
+        // A URI that is not `session://<id>` names no resource of this server: an error, not empty contents.
+        findResource: (uri) => SESSION_URI.test(uri) ? base.findResource(uri) : Effect.fail(mcpError(noSuchResource(uri))),
         get resources() {
           resources ??= listed.map((s) =>
             new Resource({

@@ -35,6 +35,7 @@ import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a transcript is read with. */
 export interface AgentsDeps {
@@ -218,7 +219,7 @@ export const transcriptOf = (deps: AgentsDeps, locator: Locator): Effect.Effect<
     if (file.stat.size > deps.limits.maxDocumentBytes) {
       return yield* new ResourceLimitExceeded({
         message: `The transcript file is ${file.stat.size} bytes; a transcript holds the whole conversation in memory, and the limit is ${deps.limits.maxDocumentBytes} (maxDocumentBytes).`,
-        remediation: "Use `stream` for its events (any size, a step at a time), or raise maxDocumentBytes (ImportLimits layer) if the memory is there.",
+        remediation: `Use \`stream\` for its events (any size, a step at a time). ${raiseLimitRemedy("maxDocumentBytes", "if the memory is there.")}`,
         details: { limit: "maxDocumentBytes", max: deps.limits.maxDocumentBytes, size: file.stat.size }
       })
     }

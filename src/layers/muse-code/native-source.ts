@@ -71,6 +71,7 @@ import {
   readSize,
   type ResumePoint
 } from "../jsonl/index.js"
+import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The locator class of native logs. */
 export const NATIVE_CLASS = "muse-native-session-log" as const
@@ -170,7 +171,7 @@ const malformed = (message: string, details?: Record<string, unknown>) =>
 const tooLarge = (what: string, limit: "maxRecordBytes" | "maxDepth", max: number, offset: number) =>
   new ResourceLimitExceeded({
     message: `${what} at byte ${offset} is over the import limit (${limit} ${max}).`,
-    remediation: "Raise the limit (ImportLimits layer) only if you trust the source.",
+    remediation: raiseLimitRemedy(limit, "only if you trust the source."),
     details: { limit, max, offset }
   })
 
