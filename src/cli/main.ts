@@ -380,7 +380,8 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
-      Effect.withConsole({ ...console, error: () => Effect.void }),
+      // Its own output (`--version`, `--completions`) takes the one stdout path, whose failures end as exit 7.
+      Effect.withConsole({ ...console, log: (...args) => Effect.ignore(writeStdout(args.join(" ") + "\n")), error: () => Effect.void }),
       Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv)),
       // Every command is `answering`, so its errors come as `Failed`; @effect/cli's types still name the
       // handlers' own errors, which would be answered as the command line asks.

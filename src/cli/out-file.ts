@@ -28,6 +28,8 @@ export const writeFailed = (out: string, cause: unknown): OutputWriteFailed => {
     ? [`its folder ${dir} does not exist`, `Create ${dir}, or pass --out with a file in an existing folder.`]
     : f.code === "EISDIR"
     ? ["it is a folder", "Pass --out with a file name, not a folder."]
+    : f.code === "EFBIG"
+    ? ["the file-size limit was reached", `Raise the file-size limit (\`ulimit -f\`), or pass --out with a file on a disk it allows; then run the same command again.`]
     : f.kind === "disk-full"
     ? [
       "the disk is full",
