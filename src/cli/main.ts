@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { exitCodeOf } from "../domain/error-codes.js"
+import { timeSliced } from "./scheduler.js"
 import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
@@ -443,7 +444,7 @@ interface EarlySignal {
 const earlySignal = (globalThis as Record<symbol, EarlySignal | undefined>)[Symbol.for("session-ingest.early-signal")]
 
 /** A run signalled before it started ends as interrupted (exit 130, see the teardown), as one signalled later does. */
-const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : run).pipe(
+const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : timeSliced(run)).pipe(
   Effect.exit,
   Effect.flatMap(conclude)
 )
