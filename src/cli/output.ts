@@ -327,6 +327,28 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
  */
 export const writeHuman = (text: string): Effect.Effect<void, StdoutClosed> => writeStdout(visibleControls(text))
 
+/**
+ * Write human text made of parts (`transcriptMarkdownParts`) to stdout, as
+ * {@link writeHuman} writes their concatenation, yielding between parts (an
+ * interruption lands between two); `last`: what becomes of the text's end
+ * (a line added after it), applied to the last part.
+ */
+export const writeHumanParts = (
+  parts: Iterable<string>,
+  last: (text: string) => string = (text) => text
+): Effect.Effect<void, StdoutClosed> =>
+  Effect.gen(function*() {
+    let held: string | undefined
+    for (const part of parts) {
+      if (held !== undefined) {
+        yield* writeHuman(held)
+        yield* Effect.yieldNow()
+      }
+      held = part
+    }
+    yield* writeHuman(last(held ?? ""))
+  })
+
 /** True when stdout may be coloured: a terminal, and `NO_COLOR` unset or empty (as the help decides). */
 export const stdoutColor = (): boolean => process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
 
