@@ -16,7 +16,8 @@
  * What this cannot cut: one synchronous step that takes long by itself (a
  * `JSON.stringify` of a whole document, a loop over all events in one
  * function); those are written to work a part at a time with a yield between
- * parts (see `./yielding.ts`).
+ * parts (`mapYielding` in `../layers/share.ts`, `./json-chunks.ts`,
+ * `transcriptMarkdownParts` in `../domain/render.ts`).
  *
  * @module
  */
