@@ -16,7 +16,8 @@ const bundled = join(root, "dist", "cli.cjs")
 const { cachedHelp } = await import("./help-cache.mjs")
 const help = existsSync(bundled) ? cachedHelp(bundled, process.argv.slice(2), process.env, process.stdout) : undefined
 if (help !== undefined) {
-  process.stdout.write(help)
+  const { writeHelp } = await import("./write-help.mjs")
+  writeHelp(help)
 } else if (existsSync(bundled)) {
   const { runBundle } = await import("./run-bundle.mjs")
   runBundle(bundled)

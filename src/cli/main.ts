@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { exitCodeOf } from "../domain/error-codes.js"
+import { timeSliced } from "./scheduler.js"
 import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
 import { exportCommand } from "./commands/export.js"
@@ -380,7 +381,8 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   // @effect/cli prints a command line's problem itself (Console.error), in its own words: ours replace them.
   return Effect.consoleWith((console) =>
     cli(process.argv).pipe(
-      Effect.withConsole({ ...console, error: () => Effect.void }),
+      // Its own output (`--version`, `--completions`) takes the one stdout path, whose failures end as exit 7.
+      Effect.withConsole({ ...console, log: (...args) => Effect.ignore(writeStdout(args.join(" ") + "\n")), error: () => Effect.void }),
       Effect.catchIf(ValidationError.isValidationError, invalidCommandLine(argv)),
       // Every command is `answering`, so its errors come as `Failed`; @effect/cli's types still name the
       // handlers' own errors, which would be answered as the command line asks.
@@ -442,7 +444,7 @@ interface EarlySignal {
 const earlySignal = (globalThis as Record<symbol, EarlySignal | undefined>)[Symbol.for("session-ingest.early-signal")]
 
 /** A run signalled before it started ends as interrupted (exit 130, see the teardown), as one signalled later does. */
-const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : run).pipe(
+const program = Effect.suspend(() => earlySignal?.signal !== undefined ? Effect.interrupt : timeSliced(run)).pipe(
   Effect.exit,
   Effect.flatMap(conclude)
 )

@@ -6,7 +6,9 @@
  * fails rather than replace a file that appeared meanwhile (a rename would
  * replace it). On any failure (a full disk, an I/O error) or interruption
  * (Ctrl-C), the temporary file is removed: nothing is left at the path, and
- * running the command again works.
+ * running the command again works. A process killed outright (`kill -9`)
+ * cannot clean up: the next `--out` write to the same folder removes such
+ * leftovers ({@link removeLeftovers}).
  *
  * @module
  */
@@ -28,6 +30,8 @@ export const writeFailed = (out: string, cause: unknown): OutputWriteFailed => {
     ? [`its folder ${dir} does not exist`, `Create ${dir}, or pass --out with a file in an existing folder.`]
     : f.code === "EISDIR"
     ? ["it is a folder", "Pass --out with a file name, not a folder."]
+    : f.code === "EFBIG"
+    ? ["the file-size limit was reached", `Raise the file-size limit (\`ulimit -f\`), or pass --out with a file on a disk it allows; then run the same command again.`]
     : f.kind === "disk-full"
     ? [
       "the disk is full",
@@ -58,6 +62,51 @@ const exists = (out: string) =>
 export const checkNewFile = (out: string): Effect.Effect<void, InvalidArgument> =>
   Effect.suspend(() => fs.lstatSync(out, { throwIfNoEntry: false }) !== undefined ? Effect.fail(exists(out)) : Effect.void)
 
+/** The temporary file's name for `name`, written by process `pid`: `.<name>.<pid>-<12 hex>.tmp`. */
+const tempName = (name: string, pid: number, random: string): string => `.${name}.${pid}-${random}.tmp`
+
+/** A name {@link tempName} gives (and no other): its pid. */
+const TEMP_NAME = /^\..+\.([1-9][0-9]{0,9})-[0-9a-f]{12}\.tmp$/
+
+/** True when a process `pid` runs (or may: one of another user, `EPERM`). */
+const running = (pid: number): boolean => {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}
+
+/**
+ * Remove from `dir` the temporary files an `--out` write of an earlier run
+ * left there because that process was killed with no chance to clean up
+ * (`kill -9`, a power loss): regular files whose name is exactly one
+ * {@link tempName} gives, and whose process is no longer running. Nothing
+ * else is touched (another name, a symbolic link, a folder, the file of a
+ * process still running). Best effort: a file that cannot be removed, or a
+ * folder that cannot be read, is left as it is.
+ */
+export const removeLeftovers = (dir: string): void => {
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name)
+    if (m === null || running(Number(m[1]))) continue
+    const file = nodePath.join(dir, name)
+    try {
+      if (fs.lstatSync(file).isFile()) fs.unlinkSync(file)
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+}
+
 const writeAll = (fd: number, bytes: Uint8Array) => {
   for (let at = 0; at < bytes.length;) at += fs.writeSync(fd, bytes, at)
 }
@@ -81,10 +130,8 @@ const writeAll = (fd: number, bytes: Uint8Array) => {
 export const newFileSink = (out: string): Sink.Sink<void, Uint8Array, never, InvalidArgument | OutputWriteFailed> =>
   Sink.unwrapScoped(Effect.gen(function*() {
     yield* checkNewFile(out)
-    const tmp = nodePath.join(
-      nodePath.dirname(out),
-      `.${nodePath.basename(out)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`
-    )
+    removeLeftovers(nodePath.dirname(out))
+    const tmp = nodePath.join(nodePath.dirname(out), tempName(nodePath.basename(out), process.pid, randomBytes(6).toString("hex")))
     // Released when the sink is done, whichever way: the temporary name goes (a published file keeps its link).
     const fd = yield* Effect.acquireRelease(
       Effect.try({ try: () => fs.openSync(tmp, "wx"), catch: (e) => writeFailed(out, e) }),

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import * as fs from "node:fs"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -179,8 +180,83 @@ const escapedLines = (texts: ReadonlyArray<string>, units: number): Uint8Array =
   return buf.subarray(0, n)
 }
 
-/** Write text or bytes to stdout, waiting for the stream to drain when its buffer is full. */
+/**
+ * What stdout is, decided at its first write: `"file"` a regular file or a
+ * device (`> out.json`, `> /dev/full`), which Node's `process.stdout`
+ * (a `SyncWriteStream`) writes with one `fs.writeSync` whose count it does
+ * not look at, so a short write (a disk that fills, the file-size limit of
+ * `ulimit -f`) would be lost unseen: such a stdout is written here, a write
+ * at a time, each one's count and errno checked; `"stream"` a pipe, socket
+ * or terminal, written through `process.stdout` (its 'error' event and
+ * write callbacks watched).
+ *
+ * A closed stdout (`>&-`) is not told apart: Node puts `/dev/null`, opened
+ * read-write, on a closed fd 1 before any of this runs, which is exactly
+ * what a parent's `stdio: "ignore"` or Python's `subprocess.DEVNULL` give,
+ * and those runs must keep their exit code.
+ */
+type StdoutTarget = "file" | "stream"
+let target: StdoutTarget | undefined
+const stdoutTarget = (): StdoutTarget => {
+  if (target !== undefined) return target
+  target = "stream"
+  try {
+    if (process.stdout.isTTY === true) return target
+    const st = fs.fstatSync(1)
+    if (st.isFile() || st.isCharacterDevice() || st.isBlockDevice()) target = "file"
+  } catch {
+    // not known: left to process.stdout
+  }
+  return target
+}
+
+/** The most a `"file"` stdout takes in one `fs.writeSync`: between two, the fiber yields (an interruption lands). */
+const FILE_WRITE_SLICE = 1024 * 1024
+
+/**
+ * Write `bytes` to a `"file"` stdout (see {@link stdoutTarget}): every byte
+ * or a failure (its errno kept for {@link stdoutWriteFailure}); a short
+ * write is continued, so the error behind it (`ENOSPC`, `EFBIG`) is seen.
+ */
+const writeFileStdout = (bytes: Uint8Array): Effect.Effect<void, StdoutClosed> =>
+  Effect.gen(function*() {
+    let at = 0
+    while (at < bytes.length) {
+      try {
+        at += fs.writeSync(1, bytes, at, Math.min(bytes.length - at, FILE_WRITE_SLICE))
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException
+        // A device opened non-blocking that is busy: again, a little later.
+        if (err.code === "EAGAIN") {
+          yield* Effect.sleep(5)
+          continue
+        }
+        stdoutError(err)
+        return yield* Effect.fail(new StdoutClosed())
+      }
+      if (at < bytes.length) yield* Effect.yieldNow()
+    }
+  })
+
+/**
+ * Write text or bytes to stdout: the one path every output of every command
+ * takes to stdout. A file is written here, each write's count and errno
+ * checked (see {@link stdoutTarget}); a pipe or terminal through
+ * `process.stdout`, waiting for it to drain when its buffer is full. A
+ * failed write fails with {@link StdoutClosed}: stdout's reader gone (`EPIPE`,
+ * exit 0) or, any other errno, the `OUTPUT_WRITE_FAILED` of
+ * {@link stdoutWriteFailure} (exit 7).
+ */
 export const writeStdout = (text: string | Uint8Array): Effect.Effect<void, StdoutClosed> =>
+  Effect.suspend(() => {
+    if (stdoutClosed) return Effect.fail(new StdoutClosed())
+    return stdoutTarget() === "file"
+      ? writeFileStdout(typeof text === "string" ? Buffer.from(text, "utf8") : text)
+      : writeStreamStdout(text)
+  })
+
+/** {@link writeStdout} to a pipe or terminal: through `process.stdout`, waiting for it to drain when its buffer is full. */
+const writeStreamStdout = (text: string | Uint8Array): Effect.Effect<void, StdoutClosed> =>
   Effect.async<void, StdoutClosed>((resume) => {
     if (stdoutClosed) return resume(Effect.fail(new StdoutClosed()))
     const ok = process.stdout.write(text, (err) => {
@@ -210,19 +286,25 @@ export const flushStdout: Effect.Effect<void> = Effect.async<void>((resume) => {
 
 /**
  * When stdout could not be written (`> /dev/full`, a redirect to a full
- * disk): the `OUTPUT_WRITE_FAILED` to report (on stderr: stdout is what
- * failed; exit 7); `undefined` when stdout took everything.
+ * disk, the file-size limit, a stdout opened read-only): the `OUTPUT_WRITE_FAILED` to
+ * report (on stderr: stdout is what failed; exit 7), naming the errno;
+ * `undefined` when stdout took everything.
  */
 export const stdoutWriteFailure: Effect.Effect<OutputWriteFailed | undefined> = Effect.suspend(() => {
   const e = stdoutFailure
   if (e === undefined) return Effect.succeed(undefined)
   return Effect.map(errors, ({ OutputWriteFailed }) => {
     const f = classify(e)
+    const [problem, remediation] = f.code === "EFBIG"
+      ? ["the file-size limit was reached", "Raise the file-size limit (`ulimit -f`) or redirect stdout to a file it allows, then run the same command again."]
+      : f.code === "EBADF"
+      ? ["standard output is not open for writing", "Run the command with stdout open for writing (redirect it with `>` to a file or a pipe, or pass --out FILE where the command takes it)."]
+      : f.kind === "disk-full"
+      ? ["the disk is full", "Free space on the disk stdout is redirected to (or redirect it elsewhere), then run the same command again."]
+      : ["the write failed", "Redirect stdout to a file or pipe that can be written, then run the same command again."]
     return new OutputWriteFailed({
-      message: `Cannot write to standard output: ${f.kind === "disk-full" ? "the disk is full" : "the write failed"} (${describe(f)}); the output is incomplete.`,
-      remediation: f.kind === "disk-full"
-        ? "Free space on the disk stdout is redirected to (or redirect it elsewhere), then run the same command again."
-        : "Redirect stdout to a file or pipe that can be written, then run the same command again.",
+      message: `Cannot write to standard output: ${problem} (${describe(f)}); the output is incomplete.`,
+      remediation,
       details: { path: "-", reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) }
     })
   })
@@ -244,6 +326,28 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
  * stdout.
  */
 export const writeHuman = (text: string): Effect.Effect<void, StdoutClosed> => writeStdout(visibleControls(text))
+
+/**
+ * Write human text made of parts (`transcriptMarkdownParts`) to stdout, as
+ * {@link writeHuman} writes their concatenation, yielding between parts (an
+ * interruption lands between two); `last`: what becomes of the text's end
+ * (a line added after it), applied to the last part.
+ */
+export const writeHumanParts = (
+  parts: Iterable<string>,
+  last: (text: string) => string = (text) => text
+): Effect.Effect<void, StdoutClosed> =>
+  Effect.gen(function*() {
+    let held: string | undefined
+    for (const part of parts) {
+      if (held !== undefined) {
+        yield* writeHuman(held)
+        yield* Effect.yieldNow()
+      }
+      held = part
+    }
+    yield* writeHuman(last(held ?? ""))
+  })
 
 /** True when stdout may be coloured: a terminal, and `NO_COLOR` unset or empty (as the help decides). */
 export const stdoutColor = (): boolean => process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""

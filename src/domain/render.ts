@@ -105,15 +105,32 @@ const blockMarkdown = (b: TranscriptBlock): string => {
 }
 
 /** Markdown: a heading per turn (role and time), blocks below it; compactions, parse warnings and diagnostics at the end. Times as {@link humanTime} shows them. */
-export const renderTranscriptMarkdown = (t: Transcript, style: TimeStyle = {}): string => {
+export const renderTranscriptMarkdown = (t: Transcript, style: TimeStyle = {}): string => [...transcriptMarkdownParts(t, style)].join("")
+
+/** Turns of a transcript written per part by {@link transcriptMarkdownParts}. */
+const TURNS_PER_PART = 200
+
+/**
+ * {@link renderTranscriptMarkdown} a part at a time ({@link TURNS_PER_PART}
+ * turns per part): the parts joined are its text, byte for byte (each part
+ * but the last ends with the newline between two lines). For a writer that
+ * yields between parts (an interruption lands between two) and never holds
+ * the whole text.
+ */
+export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): Generator<string> {
   const time = (v: string) => humanTime(v, style)
-  const out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
+  let out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
   out.push(`- session: \`${t.sessionId}\``)
   if (t.model !== null) out.push(`- model: ${t.model}`)
   if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
   if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
   out.push("")
-  for (const turn of t.turns) {
+  for (let i = 0; i < t.turns.length; i++) {
+    if (i > 0 && i % TURNS_PER_PART === 0) {
+      yield visibleControls(out.join("\n") + "\n")
+      out = []
+    }
+    const turn = t.turns[i]
     out.push(`## ${turn.role}${turn.timestamp !== null ? ` · ${time(turn.timestamp)}` : ""}`, "")
     for (const b of turn.blocks) out.push(blockMarkdown(b), "")
   }
@@ -126,7 +143,7 @@ export const renderTranscriptMarkdown = (t: Transcript, style: TimeStyle = {}): 
   if (t.diagnostics.length > 0) {
     out.push("## diagnostics", "", ...t.diagnostics.map((d) => `- ${d.kind}: ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`), "")
   }
-  return visibleControls(out.join("\n"))
+  yield visibleControls(out.join("\n"))
 }
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s)

@@ -33,22 +33,36 @@ export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, ne
  * and `extra` derived from them is redacted, and ids still link).
  */
 export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
-  Effect.map(Redaction, (r) => {
-    if (!r.enabled) return toAtif(input)
+  Effect.flatMap(Redaction, (r) => {
+    if (!r.enabled) return Effect.sync(() => toAtif(input))
     const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
-    return toAtif({
-      session: session(input.session),
-      events: input.events.map(r.event),
-      subagents: input.subagents.map((sub) => ({ session: session(sub.session), events: sub.events.map(r.event) })),
-      prices: input.prices
+    return Effect.gen(function*() {
+      const events = yield* mapYielding(input.events, r.event)
+      const subagents: Array<AtifInput["subagents"][number]> = []
+      for (const sub of input.subagents) subagents.push({ session: session(sub.session), events: yield* mapYielding(sub.events, r.event) })
+      return toAtif({ session: session(input.session), events, subagents, prices: input.prices })
     })
   })
 
+/** Events {@link mapYielding} maps between two yields: a few milliseconds of redaction. */
+const SLICE = 500
+
 /**
- * The redaction of a command: off when `redact` is false, else the config
- * file's custom patterns (loaded by `patterns`) and the built-in rules;
- * `InvalidArgument` for an unreadable config or a bad pattern.
+ * `xs.map(f)`, a slice of {@link SLICE} elements at a time with a yield to the
+ * scheduler between slices, so that an interruption (Ctrl-C) lands within
+ * one slice of a long array (the CLI's scheduler lets the event loop in:
+ * `src/cli/scheduler.ts`).
  */
+export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.Effect<Array<B>> =>
+  Effect.gen(function*() {
+    const out = new Array<B>(xs.length)
+    for (let i = 0; i < xs.length; i++) {
+      if (i > 0 && i % SLICE === 0) yield* Effect.yieldNow()
+      out[i] = f(xs[i])
+    }
+    return out
+  })
+
 export const redactionLayer = <E, R>(
   redact: boolean,
   patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
@@ -61,13 +75,15 @@ export const redactionLayer = <E, R>(
  * (ids and links kept, so subagents still nest under their calls).
  */
 export const shareableReplaySource = (source: ReplaySource): Effect.Effect<ReplaySource, never, Redaction> =>
-  Effect.map(Redaction, (r) => {
-    if (!r.enabled) return source
+  Effect.flatMap(Redaction, (r) => {
+    if (!r.enabled) return Effect.succeed(source)
     const text = (v: string | null | undefined) => (v == null ? v : r.text(v))
-    const redact = (s: ReplaySource): ReplaySource => ({
-      session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) },
-      events: s.events.map(r.event),
-      subagents: s.subagents.map(redact)
-    })
+    const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
+      Effect.gen(function*() {
+        const events = yield* mapYielding(s.events, r.event)
+        const subagents: Array<ReplaySource> = []
+        for (const sub of s.subagents) subagents.push(yield* redact(sub))
+        return { session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+      })
     return redact(source)
   })

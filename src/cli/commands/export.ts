@@ -18,7 +18,7 @@ import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import type { IngestError } from "../../domain/errors.js"
 import type { Redaction } from "../../services/Redaction.js"
-import { escapeJsonControls } from "../../domain/render.js"
+import { prettyJsonChunks } from "../json-chunks.js"
 import { ndjson, printResult, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
@@ -54,8 +54,8 @@ export const exportCommand = Command.make(
           const index = yield* rt.Index
           return rt.shareableEvents(index.eventsStream(session.sessionUid)).pipe(Stream.mapChunks((c) => Chunk.of(ndjson(c))))
         })).pipe(Stream.provideLayer(indexLayer))
-        : Stream.fromEffect(
-          Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), (input) => rt.shareableTrajectory({ ...input, prices })), (atif) => Buffer.from(escapeJsonControls(JSON.stringify(atif, null, 2)) + "\n", "utf8"))
+        : Stream.unwrap(
+          Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), (input) => rt.shareableTrajectory({ ...input, prices })), (atif) => prettyJsonChunks(atif, "steps"))
             .pipe(Effect.provide(indexLayer))
         )
       if (out !== undefined) {

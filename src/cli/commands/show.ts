@@ -15,10 +15,10 @@ import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../domain/model.js"
-import { renderTranscriptMarkdown, renderTranscriptText, usageLine } from "../../domain/render.js"
+import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { ndjson, printResult, writeHuman, writeStderr, writeStdout } from "../output.js"
+import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "../output.js"
 
 /** Events shown before and after the one `--around` names, when `--context` is not given. */
 const DEFAULT_CONTEXT = 3
@@ -102,7 +102,7 @@ export const show = Command.make(
         if (o.format === "markdown") {
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
           const shared = yield* shareable(t)
-          if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+          if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")
         }
         return yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
@@ -138,7 +138,7 @@ export const show = Command.make(
       if (o.format === "markdown") {
         // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
         const shared = yield* shareable(t)
-        if (!o.json) return yield* writeHuman(withUsage(renderTranscriptMarkdown(shared, { local: o.local })))
+        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), withUsage)
         return yield* printResult("show", true, shared, () => "")
       }
       yield* printResult("show", o.json, t, () => withUsage(renderTranscriptText(t, { local: o.local })))

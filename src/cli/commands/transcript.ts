@@ -10,11 +10,11 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { renderTranscriptMarkdown, renderTranscriptText } from "../../domain/render.js"
+import { renderTranscriptText, transcriptMarkdownParts } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult, writeHuman } from "../output.js"
+import { printResult, writeHumanParts } from "../output.js"
 
 const format = Options.choice("format", ["text", "markdown", "json"]).pipe(
   Options.withDefault("text" as const),
@@ -40,7 +40,7 @@ export const transcript = Command.make(
           const shared = yield* rt.shareableTranscript(t).pipe(
             Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
           )
-          if (!o.json) return yield* writeHuman(renderTranscriptMarkdown(shared, { local: o.local }))
+          if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("transcript", true, shared, () => "")
         }
         yield* printResult("transcript", o.json || o.format === "json", t, () => renderTranscriptText(t, { local: o.local }))

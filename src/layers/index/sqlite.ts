@@ -1287,7 +1287,8 @@ const make = (
           ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
-      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
+      // Pages of 2,000: each decoded in one synchronous step, kept short so that an interruption lands between pages.
+      events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 2_000)), Chunk.toArray),
 
       // A lean body is counted with what its event restates (its shape's keys and words, its stream's ids, its columns),
       // so the figure stays about the size of the events' JSON, what holding them whole costs.
