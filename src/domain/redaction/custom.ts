@@ -58,6 +58,22 @@ export const MAX_PROGRAM_SIZE = 1000
 const ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/
 
 /**
+ * The index of the `]` that closes the character class opening at `open` in
+ * a pattern's text (its own escapes, a leading `^` and a leading `]`
+ * skipped), or the text's length when it never closes.
+ */
+const classEnd = (source: string, open: number): number => {
+  let i = open + 1
+  if (source[i] === "^") i++
+  if (source[i] === "]") i++
+  while (i < source.length && source[i] !== "]") {
+    if (source[i] === "\\") i++
+    i++
+  }
+  return i
+}
+
+/**
  * Whether `source` quantifies a group that itself holds an unbounded
  * quantifier or an alternation (`(a+)+`, `(\w*x)*`, `(?:a|b+){2,}`,
  * `(\w|\d)+`): the shape whose
@@ -85,14 +101,7 @@ export const hasNestedQuantifier = (source: string): boolean => {
       continue
     }
     if (c === "[") {
-      // Skip the class (its own escapes and a leading `]`).
-      i++
-      if (source[i] === "^") i++
-      if (source[i] === "]") i++
-      while (i < source.length && source[i] !== "]") {
-        if (source[i] === "\\") i++
-        i++
-      }
+      i = classEnd(source, i)
       continue
     }
     if (c === "(") {
@@ -150,13 +159,7 @@ const lookaroundOrBackreference = (source: string): string | undefined => {
       continue
     }
     if (c === "[") {
-      i++
-      if (source[i] === "^") i++
-      if (source[i] === "]") i++
-      while (i < source.length && source[i] !== "]") {
-        if (source[i] === "\\") i++
-        i++
-      }
+      i = classEnd(source, i)
       continue
     }
     if (c === "(" && source[i + 1] === "?" && (/[=!]/.test(source[i + 2] ?? "") || (source[i + 2] === "<" && /[=!]/.test(source[i + 3] ?? "")))) {

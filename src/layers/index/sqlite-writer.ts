@@ -450,11 +450,7 @@ export class IndexWriter {
     const out: Array<CommittedBatch> = []
     for (const b of w.batches) {
       const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
-      const rows = this.prepare(batch)
-      const half = Math.ceil(rows.length / 2)
-      const added = this.insert(rows.slice(0, half), attempt)
-      point("mid-batch")
-      if (half < rows.length) added.push(...this.insert(rows.slice(half), attempt))
+      const { rows, added } = this.insertWithMidPoint(batch, attempt, point)
       const sessions = this.finish(batch, rows, added)
       if (this.due(w.groupCommit)) {
         point("before-commit")
@@ -465,6 +461,19 @@ export class IndexWriter {
     }
     this.complete(source, w.fingerprint, { parts: w.parts, diagnostics: w.diagnostics })
     return out
+  }
+
+  /**
+   * A batch of {@link IndexWriter.whole}: its rows prepared and inserted in two halves, with the `mid-batch`
+   * commit point between them (where a kill leaves half a batch in the open transaction, as `commitBatch` does).
+   */
+  private insertWithMidPoint(batch: Batch, attempt: number, point: (p: CommitPoint) => void) {
+    const rows = this.prepare(batch)
+    const half = Math.ceil(rows.length / 2)
+    const added = this.insert(rows.slice(0, half), attempt)
+    point("mid-batch")
+    if (half < rows.length) added.push(...this.insert(rows.slice(half), attempt))
+    return { rows, added }
   }
 
   /**
@@ -484,11 +493,7 @@ export class IndexWriter {
     let cursor: string | null = null, sourceId: string | null = null, prefix: string | null = null, count = 0
     for (const [i, b] of w.batches.entries()) {
       const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
-      const rows = this.prepare(batch)
-      const half = Math.ceil(rows.length / 2)
-      const added = this.insert(rows.slice(0, half), attempt)
-      point("mid-batch")
-      if (half < rows.length) added.push(...this.insert(rows.slice(half), attempt))
+      const { rows, added } = this.insertWithMidPoint(batch, attempt, point)
       const sessions = this.finish(batch, rows, added, false)
       // As `afterBatch` moves the checkpoint.
       cursor = (b.resumeCursor === undefined ? b.events[b.events.length - 1].cursor : b.resumeCursor) ?? cursor
