@@ -45,3 +45,39 @@ describe("mcp framing (in process)", () => {
     expect(JSON.parse(parser.encode({ _tag: "Pong" }) as string).error.code).toBe(-32600)
   })
 })
+
+describe("mcp framing: terminal controls never reach a terminal raw", () => {
+  const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
+  it("an answer holding C1 controls and bidirectional overrides is written with them escaped: the same JSON value", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(`{"jsonrpc":"2.0","id":5,"method":"ping"}\n`)) as Array<any>
+    const value = { text: "a\u202eb\u009bc\u2066d\u0085e \u00e9 \ud83d\ude00", n: 1 }
+    const answer = parser.encode({ _tag: "Exit", requestId: out[0].id, exit: { _tag: "Success", value } }) as string
+    expect(answer).not.toMatch(raw)
+    expect(answer).toContain("\\u202e")
+    expect(answer).toContain("\\u009b")
+    // The client reads back exactly what the server answered.
+    expect(JSON.parse(answer)).toEqual({ jsonrpc: "2.0", id: 5, result: value })
+  })
+
+  it("a refused line's echo on stderr shows its ESC, C1 and bidi characters as escapes", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const written: Array<string> = []
+    const original = process.stderr.write.bind(process.stderr)
+    ;(process.stderr as any).write = (chunk: unknown) => {
+      written.push(String(chunk))
+      return true
+    }
+    try {
+      parser.decode(bytes(`\u001b]0;owned\u0007\u001b[2J not json \u202e \u009b\n`))
+    } finally {
+      ;(process.stderr as any).write = original
+    }
+    expect(written).toHaveLength(1)
+    expect(written[0]).toMatch(/^session-ingest mcp: Parse error/)
+    expect(written[0].slice(0, -1)).not.toMatch(raw)
+    expect(written[0]).toContain("\\x1b]0;owned\\x07\\x1b[2J")
+    expect(written[0]).toContain("\\u202e")
+  })
+})

@@ -28,12 +28,16 @@
  * error `{code, message, data?}` (see {@link plainError}); a request the
  * server could not decode (params its schema refuses) is `-32602` with a
  * one-line message; anything else that is no single failure is `-32603`
- * with a one-line message, never an internal dump.
+ * with a one-line message, never an internal dump. Every line written holds
+ * no raw C1 control or bidirectional override: they are written as `\uHHHH`
+ * escapes (`escapeJsonControls`), the same JSON value for the client, but a
+ * session's hostile text cannot act on a terminal that shows the exchange.
  *
  * @module
  */
 import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import { escapeJsonControls, visibleControls } from "../../domain/render.js"
 
 /** JSON-RPC 2.0's error codes used by the framing. */
 export const JsonRpcCode = {
@@ -55,9 +59,14 @@ const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.
 /** The first id of the stand-ins (numbers the server carries exactly, above any id a client counts up to). */
 const standInBase = 2 ** 52
 
-/** One line on stderr (stdout carries only the protocol). */
+/**
+ * One line on stderr (stdout carries only the protocol). A client's line is
+ * echoed in it: its terminal controls (ESC, C1, bidirectional overrides) are
+ * shown as escapes (`visibleControls`), so a client cannot drive the
+ * terminal the server's log is read on.
+ */
 const diagnose = (message: string): void => {
-  process.stderr.write(`session-ingest mcp: ${message}\n`)
+  process.stderr.write(`session-ingest mcp: ${visibleControls(message)}\n`)
 }
 
 /** Text of at most 80 characters, on one line, for a diagnostic. */
@@ -280,10 +289,12 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           }
           const encoded = parser.encode(response)
           if (encoded === undefined) return encoded
-          const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
-          if (!stoodIn && !holdsFailure(response)) return encoded
           const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
-          return text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l), restore)) + "\n").join("")
+          const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
+          if (!stoodIn && !holdsFailure(response)) return escapeJsonControls(text)
+          return escapeJsonControls(
+            text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l), restore)) + "\n").join("")
+          )
         }
       }
     }

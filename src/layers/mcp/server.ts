@@ -41,7 +41,7 @@ import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
-import { counted } from "../../domain/render.js"
+import { counted, visibleControls } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
@@ -270,9 +270,9 @@ const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
     })
   )
 
-/** A logger that writes one line per message on stderr (stdout carries only protocol). */
+/** A logger that writes one line per message on stderr (stdout carries only protocol), its terminal controls shown as escapes. */
 const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
-  process.stderr.write(line + "\n")
+  process.stderr.write(visibleControls(line) + "\n")
 })
 
 /**
