@@ -4,17 +4,11 @@
  * non-ASCII), and a buffered append-only file writer.
  */
 import * as fs from "node:fs"
+import { mulberry32 } from "../../test/support/prng.js"
 
-/** mulberry32: a small seeded PRNG, so every run generates the same bytes. */
+/** A seeded PRNG (mulberry32), so every run generates the same bytes; `int(lo, hi)` is inclusive. */
 export const prng = (seed: number) => {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = mulberry32(seed)
   return {
     next,
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
