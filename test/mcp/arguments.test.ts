@@ -141,3 +141,35 @@ describe("MCP tool arguments: a bad one says what is allowed", () => {
     expect(ok.isError ?? false).toBe(false)
   })
 })
+
+describe("MCP: an answer never echoes a huge argument back", () => {
+  /** The argument values of the tester's case: a few MB of one character, and of a repeated pair. */
+  const huge = ["a".repeat(1_000_000), "/w".repeat(300_000), "é".repeat(300_000)]
+
+  it("every string parameter of every tool, given MBs (a success or an error): the answer stays small, the value clipped", async () => {
+    let errors = 0
+    for (const tool of listed) {
+      const required = tool.inputSchema.required ?? []
+      for (const [name, prop] of Object.entries(tool.inputSchema.properties ?? {})) {
+        const s = { ...(prop.$ref !== undefined ? (tool.inputSchema.$defs ?? {})[prop.$ref.replace("#/$defs/", "")] : {}), ...prop }
+        if (s.type !== "string" || s.enum !== undefined) continue
+        for (const value of huge) {
+          const args = { ...validRequired(required), [name]: value }
+          try {
+            const r = await server.client.callTool({ name: tool.name, arguments: args })
+            expect({ tool: tool.name, name, size: JSON.stringify(r).length < 100_000 }).toEqual({ tool: tool.name, name, size: true })
+          } catch (e) {
+            if (!(e instanceof McpError)) throw e
+            errors++
+            const what = { tool: tool.name, name, message: e.message.length < 4000, data: JSON.stringify(e.data ?? null).length < 8000 }
+            expect(what).toEqual({ tool: tool.name, name, message: true, data: true })
+            // Not echoed whole: at most a clipped head, and then what was cut is said.
+            expect({ tool: tool.name, name, echoed: e.message.includes(value.slice(0, 300)) }).toEqual({ tool: tool.name, name, echoed: false })
+            if (e.message.includes(value.slice(0, 100))) expect(e.message).toMatch(/…\[\+\d+ characters\]/)
+          }
+        }
+      }
+    }
+    expect(errors).toBeGreaterThan(3)
+  }, 120_000)
+})

@@ -203,6 +203,28 @@ describe("mcp framing: lines that are not requests", () => {
     expect(byId(x, 54)[0].result.structuredContent.sessions.length).toBeGreaterThan(0)
     expect(byId(x, 55)).toHaveLength(1)
   })
+
+  it("tools/call arguments that are no object, and params the schema refuses: -32602 in the product's words, one stderr line each, no schema dump", async () => {
+    const call = (id: number, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }) + "\n"
+    const x = await exchange([
+      call(60, { name: "list_sessions", arguments: "aaaa" }),
+      call(61, { name: "get_session", arguments: 7 }),
+      call(62, { name: "list_sessions", arguments: null }),
+      call(63, { name: 5, arguments: {} }),
+      `${ping(64)}\n`
+    ], 6)
+    expectOnlyResponses(x)
+    for (const id of [60, 61, 62]) {
+      expect(byId(x, id).map((r) => r.error), String(id)).toEqual([{ code: -32602, message: `Invalid params: tools/call "arguments" must be an object of the tool's arguments` }])
+    }
+    expect(byId(x, 63).map((r) => r.error?.code)).toEqual([-32602])
+    expect(byId(x, 63)[0].error.message).not.toMatch(/\n/)
+    expect(byId(x, 64)).toHaveLength(1)
+    // README: "Each such line gets one line on stderr".
+    const lines = x.stderr.trim().split("\n")
+    expect(lines).toHaveLength(4)
+    for (const l of lines) expect(l).toMatch(/^session-ingest mcp: Invalid params: /)
+  })
 })
 
 describe("mcp framing: with the official client", () => {

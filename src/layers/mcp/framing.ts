@@ -69,6 +69,24 @@ const diagnose = (message: string): void => {
   process.stderr.write(`session-ingest mcp: ${visibleControls(message)}\n`)
 }
 
+/** The longest run of non-space characters an error answer echoes whole (a client's id, path, query). */
+const maxEchoRun = 200
+const longRun = new RegExp(`\\S{${maxEchoRun + 1},}`, "g")
+/** The longest text of an error answer (characters). */
+const maxErrorText = 2000
+
+/**
+ * An error's text as answered: a run of more than {@link maxEchoRun}
+ * non-space characters (a client's argument echoed back: an id of 5 MB)
+ * keeps its first 100 and says how many follow (`…[+N characters]`), and
+ * the whole text is held to {@link maxErrorText} characters the same way,
+ * so an answer's size does not grow with what the client sent.
+ */
+export const clipEchoes = (text: string): string => {
+  const runs = text.replace(longRun, (run) => `${run.slice(0, 100)}…[+${run.length - 100} characters]`)
+  return runs.length > maxErrorText ? `${runs.slice(0, maxErrorText - 100)}…[+${runs.length - (maxErrorText - 100)} characters]` : runs
+}
+
 /** Text of at most 80 characters, on one line, for a diagnostic. */
 const excerpt = (s: string): string => {
   const one = s.replace(/\s+/g, " ")
@@ -125,6 +143,9 @@ const screen = (
   let params = value.params
   // MCP's `arguments` is optional; the server's schema requires it.
   if (method === "tools/call" && isObject(params) && !Object.hasOwn(params, "arguments")) params = { ...params, arguments: {} }
+  if (method === "tools/call" && isObject(params) && !isObject(params.arguments)) {
+    return refuse(id, JsonRpcCode.invalidParams, `Invalid params: tools/call "arguments" must be an object of the tool's arguments`)
+  }
   return { ...value, id: carry(id), params }
 }
 
@@ -161,7 +182,9 @@ export const plainError = (error: unknown): unknown => {
     return failure.data === undefined ? { code, message } : { code, message, data: failure.data }
   }
   if (cause !== undefined && cause !== null && cause._tag === "Die" && typeof cause.defect === "string") {
-    return { code: JsonRpcCode.invalidParams, message: `Invalid params: ${oneLine(cause.defect)}` }
+    const message = clipEchoes(`Invalid params: ${oneLine(cause.defect)}`)
+    diagnose(message)
+    return { code: JsonRpcCode.invalidParams, message }
   }
   diagnose(`a request failed without an error of its own: ${excerpt(JSON.stringify(cause ?? null))}`)
   return { code: JsonRpcCode.internalError, message: "Internal error: the server failed to answer (a bug); it keeps serving. See its stderr." }

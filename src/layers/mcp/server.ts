@@ -114,10 +114,24 @@ export const tools: ReadonlyArray<ToolEntry<any>> = [
 /** Codes that name a problem with what the client asked (JSON-RPC "invalid params"); the rest are server-side. */
 const CLIENT_CODES = new Set(["INVALID_ARGUMENT", "INVALID_SEARCH_QUERY", "INVALID_CURSOR", "SOURCE_NOT_FOUND", "RESOURCE_LIMIT_EXCEEDED"])
 
-/** An error of the family as an MCP (JSON-RPC) error: the code first in the message, the whole error in `data`. */
+/** A JSON value with every string clipped ({@link clipEchoes}). */
+const clipValue = (u: unknown): unknown =>
+  typeof u === "string"
+    ? clipEchoes(u)
+    : Array.isArray(u)
+    ? u.slice(0, 100).map(clipValue)
+    : typeof u === "object" && u !== null
+    ? Object.fromEntries(Object.entries(u).slice(0, 100).map(([k, v]) => [clipEchoes(k), clipValue(v)]))
+    : u
+
+/**
+ * An error of the family as an MCP (JSON-RPC) error: the code first in the
+ * message, the whole error in `data`; what it echoes of the client's
+ * arguments is clipped ({@link clipEchoes}).
+ */
 export const mcpError = (e: IngestError): InvalidParams | InternalError => {
-  const data = { code: e.code, message: e.message, remediation: e.remediation, details: e.details }
-  const message = `${e.code}: ${e.message}${e.remediation !== undefined ? ` Remedy: ${e.remediation}` : ""}`
+  const data = clipValue({ code: e.code, message: e.message, remediation: e.remediation, details: e.details })
+  const message = clipEchoes(`${e.code}: ${e.message}${e.remediation !== undefined ? ` Remedy: ${e.remediation}` : ""}`)
   return CLIENT_CODES.has(e.code) ? new InvalidParams({ message, data }) : new InternalError({ message, data })
 }
 
@@ -145,7 +159,7 @@ const badArguments = (tool: string, parameters: Schema.Schema.Any, payload: unkn
 
 /** The stdio framing (tolerant line reader, plain JSON-RPC errors): see `./framing.ts`. */
 export { mcpSerialization } from "./framing.js"
-import { mcpSerialization } from "./framing.js"
+import { clipEchoes, mcpSerialization } from "./framing.js"
 
 // ---------------------------------------------------------------- registration
 
