@@ -27,7 +27,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
-import type { CustomPattern } from "../domain/redaction/custom.js"
+import { compileCustomPatterns, type CustomPattern } from "../domain/redaction/custom.js"
 import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
 import { looksLikeUrl } from "../layers/index/pg-target.js"
@@ -155,6 +155,13 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
           configKeysOf(Registry.settings).join(", ")
         } (see the README), redaction.patterns, a list of {"id", "pattern"}, and limits (maxDocumentBytes, maxRecordBytes, maxDepth); relative paths in it are read from the config file's folder.`
       })
+    }
+    // Custom redaction patterns are checked here, for every command that reads the file (not only those that
+    // redact): a daily `import` with a broken pattern says so at once, as the next `show` would.
+    const patterns = (decoded.right.redaction as typeof RedactionSettings.Type | undefined)?.patterns ?? []
+    if (patterns.length > 0) {
+      const compiled = compileCustomPatterns(patterns)
+      if (Either.isLeft(compiled)) return yield* compiled.left
     }
     return { path, values: decoded.right }
   })
