@@ -214,3 +214,29 @@ describe("a root the user names that holds nothing is partial coverage", () => {
     }
   })
 })
+
+describe("an error about a path that holds a line break stays on the README's two lines", () => {
+  it("stream, inspect, show and import with paths holding \\n, \\r\\n and U+2028: the break is written \\n / \\r, not as a line", () => {
+    const dir = tempDir("si-nl-")
+    const roots = ["nl\nFAKE LINE", "crlf\r\nFAKE", "ls\u2028sep"].map((n) => {
+      const p = path.join(dir, n)
+      fs.mkdirSync(p, { recursive: true })
+      return p
+    })
+    for (const root of roots) {
+      for (const args of [
+        ["stream", "claude-code", path.join(root, "x.jsonl"), "--claude-root", dir],
+        ["inspect", "muse-code", path.join(root, "x.json"), "--workspace", dir],
+        ["sessions", "--index", path.join(root, "missing.db")],
+        ["import", "--index", path.join(root, "idx.db"), "--claude-root", path.join(root, "none")]
+      ]) {
+        const r = run(args)
+        if (r.code === 0 || r.code === 8) continue
+        const what = `${JSON.stringify(args)}: ${JSON.stringify(r.stderr)}`
+        expect(r.stderr, what).toMatch(/^session-ingest: [A-Z_]+: [^\n]+\n {2}remedy: [^\n]+\n$/)
+        expect(r.stderr, what).not.toContain("\nFAKE")
+        expect(r.stderr, what).not.toContain("\u2028")
+      }
+    }
+  })
+})

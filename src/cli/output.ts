@@ -392,9 +392,17 @@ export const printResult = (
 ): Effect.Effect<void, StdoutClosed> =>
   json ? writeStdout(jsonText(envelope(command, data, null)) + "\n") : writeHuman(render())
 
-/** One line for people: `session-ingest: CODE: message` plus a line with the remedy. */
+/** Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) written as escapes (`\n`, `\r`, `\u2028`, …). */
+const oneLine = (text: string): string =>
+  text.replace(/[\n\r\u2028\u2029\u0085]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
+
+/**
+ * One line for people: `session-ingest: CODE: message` plus a line with the
+ * remedy; a line break inside either (a path that holds one) is written as
+ * an escape, so the error stays on its two lines.
+ */
 export const renderError = (e: IngestError): string =>
-  `session-ingest: ${e.code}: ${e.message}${e.remediation !== undefined ? `\n  remedy: ${e.remediation}` : ""}\n`
+  `session-ingest: ${e.code}: ${oneLine(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLine(e.remediation)}` : ""}\n`
 
 /** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */
 const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").StoreUnavailable, d: unknown) => {
