@@ -232,3 +232,16 @@ describe("AgentMux: a line whose usage is not valid keeps its events, without us
     expect(t.data.parseWarnings).toContainEqual({ kind: USAGE_NOT_VALID, count: 3, firstLine: 3 })
   })
 })
+
+describe("costs for people below a cent keep their significant digits", () => {
+  it("100 in + 50 out on Sonnet 4.5 ($3 / $15 per M) is $0.00105, not $0.0010; larger costs keep 4 decimals (2 from $100)", () => {
+    expect(humanUsd((100 * 3 + 50 * 15) / 1e6)).toBe("$0.00105")
+    expect(humanUsd(0.000003)).toBe("$0.000003")
+    expect(humanUsd(0.0012346)).toBe("$0.001235")
+    expect(humanUsd(0.005)).toBe("$0.0050")
+    expect(humanUsd(0)).toBe("$0.0000")
+    expect(humanUsd(0.023)).toBe("$0.0230")
+    expect(humanUsd(1.95)).toBe("$1.9500")
+    expect(humanUsd(123.456)).toBe("$123.46")
+  })
+})

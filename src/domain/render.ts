@@ -180,8 +180,17 @@ export const counted = (n: number, noun: string, plural = `${noun}s`): string =>
 /** A token count for people: digits grouped by thousands (`45,781`). */
 export const humanTokens = (n: number): string => n.toLocaleString("en-US")
 
-/** US dollars for people: `$0.0230` (4 decimals; 2 from $100); `?` (unknown) for a value that is not a finite number. */
-export const humanUsd = (x: number): string => (Number.isFinite(x) ? `$${x.toFixed(x >= 100 ? 2 : 4)}` : "?")
+/**
+ * US dollars for people: `$0.0230` (4 decimals; 2 from $100; below a cent up
+ * to 6 decimals, trailing zeros dropped down to 4, so $0.00105 is not shown
+ * as $0.0010); `?` (unknown) for a value that is not a finite number.
+ */
+export const humanUsd = (x: number): string => {
+  if (!Number.isFinite(x)) return "?"
+  if (x >= 100) return `$${x.toFixed(2)}`
+  if (x <= 0 || x >= 0.01) return `$${x.toFixed(4)}`
+  return `$${x.toFixed(6).replace(/(\.\d{4}\d*?)0+$/, "$1")}`
+}
 
 /**
  * One line of a session's usage for people, or null when its source reports
