@@ -117,6 +117,18 @@ export const migrateIndex = (index: string) =>
     ? Effect.map(Effect.flatMap(postgres, (pg) => pg.migrate(index)), (r) => ({ ...r, created: false }))
     : Effect.map(IndexSqlite.migrateFile(index), (r) => ({ index, ...r }))
 
+/**
+ * The index a command uses, checked ({@link checkedIndex}): `--index`, else
+ * the config file's `index`, else the default file; a malformed URL's error
+ * names where it came from (`--index`, or the config file's `"index"`).
+ */
+const indexOf = (given: Option.Option<string>, c: { readonly index?: string | undefined }): Effect.Effect<string, InvalidArgument> =>
+  Option.isSome(given)
+    ? checkedIndex(indexTarget(given.value), "--index")
+    : c.index !== undefined
+    ? checkedIndex(c.index, `The config file's "index"`)
+    : Effect.succeed(defaultIndexFile())
+
 /** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
 export const pushIndex = (from: string, to: string, machine: string) =>
   Effect.flatMap(Effect.promise(() => withNodeNavigator(() => import("../layers/index/push.js"))), (p) => p.push(from, to, machine))
@@ -125,7 +137,7 @@ export const pushIndex = (from: string, to: string, machine: string) =>
 export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.flatMap(
     loadConfig(Option.getOrUndefined(config)),
-    (c) => checkedIndex(Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
+    (c) => indexOf(index, c)
   )
 
 /** The machine an import's sources are keyed by in a PostgreSQL index: `--machine`, else the host name. */
@@ -219,7 +231,7 @@ export const importSetup = (o: ImportOptions) =>
       Object.fromEntries(Registry.settings.filter((s) => s.target === target).map((s) => [s.key, values[s.key]]))
     const policy: AccessPolicyShape = withDefaults({ ...pick("access"), workspaceRoots: workspaces.length > 0 ? workspaces : [process.cwd()] })
     const plan: ImportPlan = ImporterLayer.planFromPolicy(policy, pick("plan"))
-    const index = yield* checkedIndex(Option.getOrUndefined(Option.map(o.index, indexTarget)) ?? c.index ?? defaultIndexFile())
+    const index = yield* indexOf(o.index, c)
     const file = Option.isSome(o.config) ? abs(o.config.value) : fs.existsSync(defaultConfigFile()) ? defaultConfigFile() : undefined
     // The paths this run took from the config file (a command-line option overrides a single one).
     const listed = (key: string) => ((c[key] ?? []) as ReadonlyArray<string>).map((p) => ({ key, path: p }))
@@ -263,7 +275,7 @@ export const watchLayer = (policy: AccessPolicyShape, index: string, machine: st
 export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(config))
-    const file = yield* checkedIndex(Option.getOrElse(Option.map(index, indexTarget), () => c.index ?? defaultIndexFile()))
+    const file = yield* indexOf(index, c)
     if (isPostgresUrl(file)) return file
     const st = fs.statSync(file, { throwIfNoEntry: false })
     // An empty file is no index either: a query must not turn it into one.

@@ -100,10 +100,17 @@ describe("PostgreSQL URLs: the CLI", () => {
     try {
       const config = nodePath.join(dir, "config.json")
       fs.writeFileSync(config, JSON.stringify({ index: `postgres://alice:${SECRET}@db.example:70000/team` }))
-      const r = cli(["sessions", "--config", config], { cwd: dir })
-      expect(r.code, r.stderr).toBe(2)
-      expect(r.stderr).toMatch(/port/i)
-      expect(r.stdout + r.stderr).not.toContain(SECRET)
+      // Each command that takes the config file's index names the config file's key, not an --index it was not given.
+      for (const args of [["sessions"], ["search", "x"], ["usage"], ["import", "--claude-root", dir]]) {
+        const r = cli([...args, "--config", config], { cwd: dir })
+        expect(r.code, r.stderr).toBe(2)
+        expect(r.stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: The config file's "index" postgres:\/\/alice@db\.example:70000\/team: the port/)
+        expect(r.stderr).not.toContain("--index postgres")
+        expect(r.stdout + r.stderr).not.toContain(SECRET)
+      }
+      // Given on the command line, --index is named (and wins over the config file).
+      const given = cli(["sessions", "--config", config, "--index", "postgres://bob@:1/x"], { cwd: dir })
+      expect(given.stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: --index postgres:\/\/bob@:1\/x: the URL names no host/)
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
