@@ -58,6 +58,8 @@ describe("import limits from the config file", () => {
       const r = s.run({ limits: bad })
       expect(r.code, JSON.stringify(bad)).toBe(2)
       expect(r.stderr + r.stdout, JSON.stringify(bad)).toMatch(/limits/)
+      // The problem, not the optional key's other branch (found by a fresh user: "Expected undefined, actual 0").
+      expect(r.stderr + r.stdout, JSON.stringify(bad)).not.toMatch(/Expected undefined/)
     }
   })
 })

@@ -147,6 +147,8 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
       return yield* new InvalidArgument({
         message: `The config file ${path} is not valid: ${
           ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
+            // An optional key's other branch ("Expected undefined, actual 0") says nothing the first issue does not.
+            .filter((i, n, all) => !/^Expected undefined, actual /.test(i.message) || all.every((j) => /^Expected undefined, actual /.test(j.message)) && n === 0)
             .slice(0, 3)
             .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message.split("\n")[0]))
             .join("; ")
