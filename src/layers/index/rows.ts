@@ -438,13 +438,6 @@ const rootOf = (contract: string): SigNode => {
 const wordStep = (node: SigNode, v: unknown): SigNode =>
   v === null ? step(node, T.wNull, "") : v === true ? step(node, T.wTrue, "") : v === false ? step(node, T.wFalse, "") : step(node, T.wString, v as string)
 
-/** An object's keys' tokens, word values included. */
-const keysStep = (node: SigNode, keys: ReadonlyArray<ShapeKey>): SigNode => {
-  let n = step(node, T.keys, "")
-  for (const k of keys) n = typeof k === "string" ? step(n, T.keyOf, k) : wordStep(step(n, T.wordKeyOf, k[0]), k[1])
-  return n
-}
-
 /** Stands for a Muse Code payload in a body while the body is written (see {@link bodyText}). */
 const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
 const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
@@ -472,6 +465,26 @@ const bodyText = (body: Array<unknown>, at: readonly [number, number] | undefine
 }
 
 /**
+ * The values of `o`'s keys for the body (those that are not words), pushed
+ * onto `values`, and the trie walked with the object's keys (see
+ * the same tokens as `split`'s shape keys stand for), without
+ * making the shape keys themselves (made only for a new shape, by
+ * {@link shapeOf}).
+ */
+const splitStep = (node: SigNode, o: Record<string, unknown>, keys: ReadonlyArray<string>, values: Array<unknown>): SigNode => {
+  let n = step(node, T.keys, "")
+  for (const k of keys) {
+    const v = o[k]
+    if (isWord(v)) n = wordStep(step(n, T.wordKeyOf, k), v)
+    else {
+      n = step(n, T.keyOf, k)
+      values.push(v)
+    }
+  }
+  return n
+}
+
+/**
  * The lean form of an event (see {@link Shape}), or null when it must be
  * kept whole (a key the contract does not have, a value of a type the
  * columns cannot hold): {@link eventOfRow} then reads the full JSON.
@@ -490,13 +503,10 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
     (e.occurredAt !== null && typeof e.occurredAt !== "string")
   ) return null
-  // The shape is found by walking the trie of signatures as the body is made, and made once per signature.
+  // The shape is found by walking the trie of signatures as the body is made; its definition is made
+  // (by shapeOf, the same decisions again) only the first time a signature is seen.
   let node = rootOf(e.contractVersion)
   const body: Array<unknown> = []
-  const nulls: Array<string> = []
-  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
-  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
-  let words: Record<string, unknown> | undefined
   let refs: Record<string, ReadonlyArray<string | number>> | undefined
   const canonical = (e as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
   let payloadAt: readonly [number, number] | undefined
@@ -519,7 +529,6 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
     const v = ev[k]
     if (v === null) {
-      nulls.push(k)
       node = step(node, T.nul, "")
       continue
     }
@@ -527,7 +536,6 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     if (k === "extensions" && isPlain(v)) {
       const spaces = keysOf(v)
       if (spaces === null) return null
-      ext = []
       node = step(node, T.extensions, "")
       const values: Array<unknown> = []
       for (const ns of spaces) {
@@ -535,17 +543,15 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
         const innerKeys = isPlain(inner) ? keysOf(inner) : null
         node = step(node, T.ns, ns)
         if (innerKeys === null) {
-          ext.push([ns, null])
           values.push(inner)
           node = step(node, T.raw, "")
         } else {
-          const [shapeKeys, innerValues] = split(inner as Record<string, unknown>, innerKeys)
           if (canonical !== undefined && payloadAt === undefined && ns === "native.muse" && (inner as Record<string, unknown>).payload === canonical.value) {
             payloadAt = [body.length, values.length]
           }
-          ext.push([ns, shapeKeys])
+          const innerValues: Array<unknown> = []
+          node = splitStep(node, inner as Record<string, unknown>, innerKeys, innerValues)
           values.push(innerValues)
-          node = keysStep(node, shapeKeys)
         }
       }
       body.push(values)
@@ -554,15 +560,13 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     if (OBJECT_KEYS.has(k) && isPlain(v)) {
       const ks = keysOf(v)
       if (ks !== null) {
-        const [shapeKeys, values] = split(v, ks)
-        ;(objects ??= {})[k] = shapeKeys
+        const values: Array<unknown> = []
+        node = splitStep(step(node, T.object, ""), v, ks, values)
         body.push(values)
-        node = keysStep(step(node, T.object, ""), shapeKeys)
         continue
       }
     }
     if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) {
-      ;(words ??= {})[k] = v
       node = wordStep(step(node, T.word, ""), v)
       continue
     }
@@ -570,20 +574,56 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
   }
   let shape = node.shape
   if (shape === undefined) {
-    const def: Shape = {
-      c: e.contractVersion,
-      k: keys,
-      ...(nulls.length > 0 ? { n: nulls } : {}),
-      ...(objects !== undefined ? { o: objects } : {}),
-      ...(ext !== undefined ? { x: ext } : {}),
-      ...(refs !== undefined ? { r: refs } : {}),
-      ...(words !== undefined ? { v: words } : {})
-    }
-    shape = JSON.stringify(def)
+    shape = shapeOf(e, keys, refs)
     node.shape = shape
     trieShapes++
   }
   return { shape, body: bodyText(body, payloadAt, canonical) }
+}
+
+/** The JSON of an event's shape definition (see {@link Shape}): the decisions {@link leanEvent} made for its body, made again. */
+const shapeOf = (e: SessionEvent, keys: ReadonlyArray<string>, refs: Record<string, ReadonlyArray<string | number>> | undefined): string => {
+  const ev = e as unknown as Record<string, unknown>
+  const nulls: Array<string> = []
+  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
+  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
+  let words: Record<string, unknown> | undefined
+  for (const k of keys) {
+    if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
+    const v = ev[k]
+    if (v === null) {
+      nulls.push(k)
+      continue
+    }
+    if (refs !== undefined && refs[k] !== undefined) continue
+    if (k === "extensions" && isPlain(v)) {
+      ext = []
+      for (const ns of keysOf(v)!) {
+        const inner = v[ns]
+        const innerKeys = isPlain(inner) ? keysOf(inner) : null
+        ext.push([ns, innerKeys === null ? null : split(inner as Record<string, unknown>, innerKeys)[0]])
+      }
+      continue
+    }
+    if (OBJECT_KEYS.has(k) && isPlain(v)) {
+      const ks = keysOf(v)
+      if (ks !== null) {
+        ;(objects ??= {})[k] = split(v, ks)[0]
+        continue
+      }
+    }
+    if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) (words ??= {})[k] = v
+  }
+  const def: Shape = {
+    c: e.contractVersion,
+    k: keys,
+    ...(nulls.length > 0 ? { n: nulls } : {}),
+    ...(objects !== undefined ? { o: objects } : {}),
+    ...(ext !== undefined ? { x: ext } : {}),
+    ...(refs !== undefined ? { r: refs } : {}),
+    ...(words !== undefined ? { v: words } : {})
+  }
+  return JSON.stringify(def)
 }
 
 /** The last reference found for a provider's kind of event and a field: tried first (events of a kind restate alike). */
