@@ -378,7 +378,13 @@ class SigNode {
   readonly kids: Array<Map<string, SigNode> | undefined> = []
 }
 
-/** Token tags (each its own kind of token, so two different signatures never walk the same path). */
+/**
+ * Token tags (each its own kind of token, so two different signatures never
+ * walk the same path). An object `extensions` has a token of its own: the
+ * signature string before had none, so an `extensions` of no namespace (`{}`,
+ * shape `x: []`) and one that is not an object (a body value) could share a
+ * cached shape (events of the contract always have an object).
+ */
 const T = {
   ref: 0,
   refPath: 1,
