@@ -23,7 +23,7 @@ import * as Stream from "effect/Stream"
 import { CANONICAL_PAYLOAD } from "../../src/domain/json.js"
 import type { SessionEvent } from "../../src/domain/model.js"
 import * as App from "../../src/layers/app.js"
-import { leanEvent } from "../../src/layers/index/rows.js"
+import { eventOfRow, leanEvent, shapePlan } from "../../src/layers/index/rows.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
 import { referenceLeanEvent } from "../support/lean-event-reference.js"
 import { mk } from "../support/events.js"
@@ -153,6 +153,19 @@ describe("leanEvent (session 9's faster writer) writes what the writer before it
     ns.payload = { replaced: true }
     expect(leanEvent(e)?.body).not.toContain("copied")
     expect(leanEvent(e)).toEqual(referenceLeanEvent(e))
+  })
+
+  it("an extensions of no namespace and one that is not an object each rebuild as they were (the signature string before gave both one shape)", () => {
+    const at = mk("muse-code", "s")
+    const events = [at("k", {}, {}), at("k", {}, {}), at("k", {}, {})]
+    ;(events[0] as unknown as Record<string, unknown>).extensions = {}
+    ;(events[1] as unknown as Record<string, unknown>).extensions = 5
+    ;(events[2] as unknown as Record<string, unknown>).extensions = {}
+    for (const e of events) {
+      const l = leanEvent(e)!
+      const back = eventOfRow(shapePlan(l.shape), l.body, e, e)
+      expect(JSON.stringify(back)).toBe(JSON.stringify(e))
+    }
   })
 
   it.effect("over what the adapters stream: hostile native lines, generated native logs and transcripts, the fixtures", () =>
