@@ -376,6 +376,10 @@ class SigNode {
   shape: string | undefined = undefined
   /** Children by tag (an index of {@link T}), then by the token's string. */
   readonly kids: Array<Map<string, SigNode> | undefined> = []
+  /** The child last stepped to, and its token: most nodes have one child, found here without hashing. */
+  lastTag = -1
+  lastString = ""
+  last: SigNode | undefined = undefined
 }
 
 /**
@@ -411,6 +415,7 @@ const TRIE_NODES_MAX = 200_000
 
 /** The child of `node` for the token (`tag`, `s`), made when missing. */
 const step = (node: SigNode, tag: number, s: string): SigNode => {
+  if (node.lastTag === tag && node.lastString === s) return node.last!
   let m = node.kids[tag]
   if (m === undefined) {
     m = new Map()
@@ -422,6 +427,9 @@ const step = (node: SigNode, tag: number, s: string): SigNode => {
     trieNodes++
     m.set(s, next)
   }
+  node.lastTag = tag
+  node.lastString = s
+  node.last = next
   return next
 }
 
