@@ -411,7 +411,8 @@ const T = {
 let trie = new Map<string, SigNode>()
 let trieShapes = 0
 let trieNodes = 0
-const TRIE_NODES_MAX = 200_000
+/** Nodes before the trie starts again (a node with its maps is a few hundred bytes: some MB at most). */
+const TRIE_NODES_MAX = 50_000
 
 /** The child of `node` for the token (`tag`, `s`), made when missing. */
 const step = (node: SigNode, tag: number, s: string): SigNode => {
