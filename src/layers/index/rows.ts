@@ -7,6 +7,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
+import { CANONICAL_PAYLOAD, type CanonicalText } from "../../domain/json.js"
 import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -275,13 +276,20 @@ const isPlain = (v: unknown): v is Record<string, unknown> =>
 
 /** The keys of `o` with a value (JSON leaves out undefined), or null when one cannot be rebuilt by assignment. */
 const keysOf = (o: Record<string, unknown>): Array<string> | null => {
-  const ks: Array<string> = []
-  for (const k in o) {
-    if (!Object.hasOwn(o, k) || o[k] === undefined) continue
+  // Object.keys: the own enumerable string keys, in for…in's order (V8 answers it from the object's map's cache);
+  // a new array only when a key has no value.
+  const all = Object.keys(o)
+  let ks: Array<string> | undefined
+  for (let i = 0; i < all.length; i++) {
+    const k = all[i]
+    if (o[k] === undefined) {
+      ks ??= all.slice(0, i)
+      continue
+    }
     if (k === "__proto__") return null
-    ks.push(k)
+    if (ks !== undefined) ks.push(k)
   }
-  return ks
+  return ks ?? all
 }
 
 /** Muse Code's one-line text: whitespace runs made one space, trimmed, cut to 1000 characters with an ellipsis. */
@@ -353,9 +361,153 @@ const findRef = (ext: Record<string, unknown>, target: unknown): Array<string | 
 }
 
 /**
+ * The shapes already made, as a trie of their signatures: each event walks
+ * it token by token as its body is made (a token is a tag and a string: a
+ * key, a namespace, a word…; see {@link leanEvent}), and the node it ends on
+ * holds its shape's JSON. The same walk as a signature string's, without
+ * building, flattening and hashing that string for every event (most of
+ * `leanEvent`'s own time before): the strings are the event's own keys and
+ * words, whose hashes V8 keeps. Cleared when it holds {@link SHAPE_CACHE_MAX}
+ * shapes or {@link TRIE_NODES_MAX} nodes (a cache: what it answers is what
+ * `JSON.stringify` of the shape's definition gives).
+ */
+class SigNode {
+  /** The shape's JSON, once an event ended here. */
+  shape: string | undefined = undefined
+  /** Children by tag (an index of {@link T}), then by the token's string. */
+  readonly kids: Array<Map<string, SigNode> | undefined> = []
+  /** The child last stepped to, and its token: most nodes have one child, found here without hashing. */
+  lastTag = -1
+  lastString = ""
+  last: SigNode | undefined = undefined
+}
+
+/**
+ * Token tags (each its own kind of token, so two different signatures never
+ * walk the same path). An object `extensions` has a token of its own: the
+ * signature string before had none, so an `extensions` of no namespace (`{}`,
+ * shape `x: []`) and one that is not an object (a body value) could share a
+ * cached shape (events of the contract always have an object).
+ */
+const T = {
+  ref: 0,
+  refPath: 1,
+  key: 2,
+  nul: 3,
+  extensions: 4,
+  ns: 5,
+  raw: 6,
+  keys: 7,
+  keyOf: 8,
+  wordKeyOf: 9,
+  object: 10,
+  word: 11,
+  wNull: 12,
+  wTrue: 13,
+  wFalse: 14,
+  wString: 15
+} as const
+
+let trie = new Map<string, SigNode>()
+let trieShapes = 0
+let trieNodes = 0
+/** Nodes before the trie starts again (a node with its maps is a few hundred bytes: some MB at most). */
+const TRIE_NODES_MAX = 50_000
+
+/** The child of `node` for the token (`tag`, `s`), made when missing. */
+const step = (node: SigNode, tag: number, s: string): SigNode => {
+  if (node.lastTag === tag && node.lastString === s) return node.last!
+  let m = node.kids[tag]
+  if (m === undefined) {
+    m = new Map()
+    node.kids[tag] = m
+  }
+  let next = m.get(s)
+  if (next === undefined) {
+    next = new SigNode()
+    trieNodes++
+    m.set(s, next)
+  }
+  node.lastTag = tag
+  node.lastString = s
+  node.last = next
+  return next
+}
+
+/** The root of a contract version's signatures (the trie starts again when full). */
+const rootOf = (contract: string): SigNode => {
+  if (trieShapes >= SHAPE_CACHE_MAX || trieNodes >= TRIE_NODES_MAX) {
+    trie = new Map()
+    trieShapes = 0
+    trieNodes = 0
+  }
+  let r = trie.get(contract)
+  if (r === undefined) {
+    r = new SigNode()
+    trie.set(contract, r)
+  }
+  return r
+}
+
+/** A word's token (words hold no control characters; null and booleans are tags of their own). */
+const wordStep = (node: SigNode, v: unknown): SigNode =>
+  v === null ? step(node, T.wNull, "") : v === true ? step(node, T.wTrue, "") : v === false ? step(node, T.wFalse, "") : step(node, T.wString, v as string)
+
+/** Stands for a Muse Code payload in a body while the body is written (see {@link bodyText}). */
+const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
+const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
+
+/**
+ * `JSON.stringify(body)`, where `body`'s value at `at` (`[i, j]`: the
+ * `extensions` values and the namespace's values) is the payload whose text
+ * `c` carries: the body is written with a mark in its place and the mark
+ * replaced by the text (the same bytes: that text is `JSON.stringify` of the
+ * payload, see `canonicalMember`), so the payload is not written again. When
+ * the mark is not found exactly once (content that holds the mark's own
+ * text), the body is written whole.
+ */
+const bodyText = (body: Array<unknown>, at: readonly [number, number] | undefined, c: CanonicalText | undefined): string => {
+  if (at === undefined || c === undefined) return JSON.stringify(body)
+  const values = (body[at[0]] as Array<Array<unknown>>)[at[1]]
+  const i = values.indexOf(c.value)
+  if (i < 0) return JSON.stringify(body)
+  values[i] = PAYLOAD_MARK
+  const s = JSON.stringify(body)
+  values[i] = c.value
+  const m = s.indexOf(PAYLOAD_MARK_JSON)
+  if (m < 0 || s.indexOf(PAYLOAD_MARK_JSON, m + PAYLOAD_MARK_JSON.length) >= 0) return JSON.stringify(body)
+  return s.slice(0, m) + c.text + s.slice(m + PAYLOAD_MARK_JSON.length)
+}
+
+/**
+ * The values of `o`'s keys for the body (those that are not words), pushed
+ * onto `values`, and the trie walked with the object's keys (see
+ * the same tokens as `split`'s shape keys stand for), without
+ * making the shape keys themselves (made only for a new shape, by
+ * {@link shapeOf}).
+ */
+const splitStep = (node: SigNode, o: Record<string, unknown>, keys: ReadonlyArray<string>, values: Array<unknown>): SigNode => {
+  let n = step(node, T.keys, "")
+  for (const k of keys) {
+    const v = o[k]
+    if (isWord(v)) n = wordStep(step(n, T.wordKeyOf, k), v)
+    else {
+      n = step(n, T.keyOf, k)
+      values.push(v)
+    }
+  }
+  return n
+}
+
+/**
  * The lean form of an event (see {@link Shape}), or null when it must be
  * kept whole (a key the contract does not have, a value of a type the
  * columns cannot hold): {@link eventOfRow} then reads the full JSON.
+ * A Muse Code native event that carries its payload's text (under
+ * `CANONICAL_PAYLOAD`, see `../../domain/json.ts`) has that text copied into
+ * its body instead of the payload written again (the same bytes). The
+ * output is, byte for byte, what the writer before session 9 gave
+ * (`test/index/lean-event-speed.test.ts` compares them).
  */
 export const leanEvent = (e: SessionEvent): LeanEvent | null => {
   const ev = e as unknown as Record<string, unknown>
@@ -366,14 +518,13 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
     (e.occurredAt !== null && typeof e.occurredAt !== "string")
   ) return null
-  // The shape is found by a signature made as the body is (cheaper than its JSON), and made once per signature.
-  let sig = e.contractVersion
+  // The shape is found by walking the trie of signatures as the body is made; its definition is made
+  // (by shapeOf, the same decisions again) only the first time a signature is seen.
+  let node = rootOf(e.contractVersion)
   const body: Array<unknown> = []
-  const nulls: Array<string> = []
-  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
-  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
-  let words: Record<string, unknown> | undefined
   let refs: Record<string, ReadonlyArray<string | number>> | undefined
+  const canonical = (e as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  let payloadAt: readonly [number, number] | undefined
   if (isPlain(e.extensions)) {
     for (const k of REF_KEYS) {
       const v = ev[k]
@@ -384,38 +535,38 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
         if (lastRefs.size >= SHAPE_CACHE_MAX) lastRefs.clear()
         lastRefs.set(hint, ref)
         ;(refs ??= {})[k] = ref
-        sig += `\u0004${k}\u0002${JSON.stringify(ref)}`
+        node = step(step(node, T.ref, k), T.refPath, JSON.stringify(ref))
       }
     }
   }
   for (const k of keys) {
-    sig += `\u0001${k.length}:${k}`
+    node = step(node, T.key, k)
     if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
     const v = ev[k]
     if (v === null) {
-      nulls.push(k)
-      sig += "\u0003n"
+      node = step(node, T.nul, "")
       continue
     }
     if (refs !== undefined && refs[k] !== undefined) continue
     if (k === "extensions" && isPlain(v)) {
       const spaces = keysOf(v)
       if (spaces === null) return null
-      ext = []
+      node = step(node, T.extensions, "")
       const values: Array<unknown> = []
       for (const ns of spaces) {
         const inner = v[ns]
         const innerKeys = isPlain(inner) ? keysOf(inner) : null
-        sig += `\u0005${ns.length}:${ns}`
+        node = step(node, T.ns, ns)
         if (innerKeys === null) {
-          ext.push([ns, null])
           values.push(inner)
-          sig += "\u0003r"
+          node = step(node, T.raw, "")
         } else {
-          const [shapeKeys, innerValues] = split(inner as Record<string, unknown>, innerKeys)
-          ext.push([ns, shapeKeys])
+          if (canonical !== undefined && payloadAt === undefined && ns === "native.muse" && (inner as Record<string, unknown>).payload === canonical.value) {
+            payloadAt = [body.length, values.length]
+          }
+          const innerValues: Array<unknown> = []
+          node = splitStep(node, inner as Record<string, unknown>, innerKeys, innerValues)
           values.push(innerValues)
-          sig += signature(shapeKeys)
         }
       }
       body.push(values)
@@ -424,36 +575,70 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     if (OBJECT_KEYS.has(k) && isPlain(v)) {
       const ks = keysOf(v)
       if (ks !== null) {
-        const [shapeKeys, values] = split(v, ks)
-        ;(objects ??= {})[k] = shapeKeys
+        const values: Array<unknown> = []
+        node = splitStep(step(node, T.object, ""), v, ks, values)
         body.push(values)
-        sig += `\u0003o${signature(shapeKeys)}`
         continue
       }
     }
     if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) {
-      ;(words ??= {})[k] = v
-      sig += `\u0002${wordSig(v)}`
+      node = wordStep(step(node, T.word, ""), v)
       continue
     }
     body.push(v)
   }
-  let shape = shapeCache.get(sig)
+  let shape = node.shape
   if (shape === undefined) {
-    const def: Shape = {
-      c: e.contractVersion,
-      k: keys,
-      ...(nulls.length > 0 ? { n: nulls } : {}),
-      ...(objects !== undefined ? { o: objects } : {}),
-      ...(ext !== undefined ? { x: ext } : {}),
-      ...(refs !== undefined ? { r: refs } : {}),
-      ...(words !== undefined ? { v: words } : {})
-    }
-    shape = JSON.stringify(def)
-    if (shapeCache.size >= SHAPE_CACHE_MAX) shapeCache.clear()
-    shapeCache.set(sig, shape)
+    shape = shapeOf(e, keys, refs)
+    node.shape = shape
+    trieShapes++
   }
-  return { shape, body: JSON.stringify(body) }
+  return { shape, body: bodyText(body, payloadAt, canonical) }
+}
+
+/** The JSON of an event's shape definition (see {@link Shape}): the decisions {@link leanEvent} made for its body, made again. */
+const shapeOf = (e: SessionEvent, keys: ReadonlyArray<string>, refs: Record<string, ReadonlyArray<string | number>> | undefined): string => {
+  const ev = e as unknown as Record<string, unknown>
+  const nulls: Array<string> = []
+  let objects: Record<string, ReadonlyArray<ShapeKey>> | undefined
+  let ext: Array<readonly [string, ReadonlyArray<ShapeKey> | null]> | undefined
+  let words: Record<string, unknown> | undefined
+  for (const k of keys) {
+    if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
+    const v = ev[k]
+    if (v === null) {
+      nulls.push(k)
+      continue
+    }
+    if (refs !== undefined && refs[k] !== undefined) continue
+    if (k === "extensions" && isPlain(v)) {
+      ext = []
+      for (const ns of keysOf(v)!) {
+        const inner = v[ns]
+        const innerKeys = isPlain(inner) ? keysOf(inner) : null
+        ext.push([ns, innerKeys === null ? null : split(inner as Record<string, unknown>, innerKeys)[0]])
+      }
+      continue
+    }
+    if (OBJECT_KEYS.has(k) && isPlain(v)) {
+      const ks = keysOf(v)
+      if (ks !== null) {
+        ;(objects ??= {})[k] = split(v, ks)[0]
+        continue
+      }
+    }
+    if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) (words ??= {})[k] = v
+  }
+  const def: Shape = {
+    c: e.contractVersion,
+    k: keys,
+    ...(nulls.length > 0 ? { n: nulls } : {}),
+    ...(objects !== undefined ? { o: objects } : {}),
+    ...(ext !== undefined ? { x: ext } : {}),
+    ...(refs !== undefined ? { r: refs } : {}),
+    ...(words !== undefined ? { v: words } : {})
+  }
+  return JSON.stringify(def)
 }
 
 /** The last reference found for a provider's kind of event and a field: tried first (events of a kind restate alike). */
@@ -472,19 +657,8 @@ const refAt = (ext: Record<string, unknown>, target: unknown, ref: ReadonlyArray
   return v === target || (isPlain(v) && JSON.stringify(v) === JSON.stringify(target)) ? ref : null
 }
 
-/** Shapes by signature (see {@link leanEvent}: keys are length-prefixed, words hold no control characters, so no two shapes share one); cleared when full. */
-const shapeCache = new Map<string, string>()
+/** At most this many shapes are kept in the trie (it starts again when full). */
 const SHAPE_CACHE_MAX = 4096
-
-/** A word's part of a signature (words hold no control characters). */
-const wordSig = (v: unknown): string => (v === null ? "\u0003n" : v === true ? "\u0003t" : v === false ? "\u0003f" : `\u0006${v as string}`)
-
-/** An object's keys' part of a signature, word values included. */
-const signature = (keys: ReadonlyArray<ShapeKey>): string => {
-  let s = "\u0007"
-  for (const k of keys) s += typeof k === "string" ? `\u0001${k.length}:${k}` : `\u0002${k[0].length}:${k[0]}${wordSig(k[1])}`
-  return s
-}
 
 /** How a shape's event is put back together: one step per key, in order (made once per shape). */
 type Step =
