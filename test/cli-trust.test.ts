@@ -242,7 +242,7 @@ describe("help", () => {
     expect(usage("discover")).toMatch(/ <provider>$/)
     expect(usage("show")).toMatch(/\[--format events\|transcript\|markdown\]/)
     expect(usage("show")).toMatch(/ <session-id>$/)
-    expect(usage("import")).toMatch(/\[--agent UID\]\.\.\. \[--watch\] \[<export-file>\]\.\.\.$/)
+    expect(usage("import")).toMatch(/\[--agent UID\]\.\.\. \[--watch\] \[--jobs N\] \[<export-file>\]\.\.\.$/)
     expect(usage("stream")).toMatch(/<provider> \[<file>\]$/)
     // Every option a usage line names without brackets is one the command requires: none are.
     for (const c of COMMANDS) expect(usage(c).replace(/\[[^\]]*\](\.\.\.)?/g, "")).not.toMatch(/--/)

@@ -33,8 +33,11 @@ export interface FigureContext {
 const envelope = (r: RunResult) => JSON.parse(r.stdout.trim().split("\n").pop()!) as { data: any }
 
 export const firstImportFigures = async (c: FigureContext): Promise<void> => {
-  const args = (index: string) =>
+  // BENCH_IMPORT_JOBS=N: this build's import runs with `--jobs N` (default: the CLI's default); the baseline's never.
+  const jobs = process.env.BENCH_IMPORT_JOBS
+  const base = (index: string) =>
     ["import", "--index", index, "--workspace", c.workspace, "--muse-root", c.nativeRoot, "--agents-root", c.noAgents, "--json"]
+  const args = (index: string) => (jobs !== undefined ? [...base(index), "--jobs", jobs] : base(index))
   const baseline = process.env.BENCH_BASELINE_BIN
   const runs: Array<RunResult> = []
   const floors: Array<RunResult> = []
@@ -44,7 +47,7 @@ export const firstImportFigures = async (c: FigureContext): Promise<void> => {
   for (let i = 0; i < 3; i++) {
     if (baseline !== undefined) {
       const index = nodePath.join(c.tmp, `i-before-${i}.db`)
-      before.push(c.check("first import (baseline)", await c.cliOf(baseline, args(index)), [0, 8]))
+      before.push(c.check("first import (baseline)", await c.cliOf(baseline, base(index)), [0, 8]))
       fs.rmSync(index, { force: true })
     }
     const index = nodePath.join(c.tmp, `i-${i}.db`)
@@ -77,7 +80,7 @@ export const firstImportFigures = async (c: FigureContext): Promise<void> => {
     peakRssMiB: c.rssMiB(runs),
     floorPeakRssMiB: c.rssMiB(floors),
     samples: { measured: runs.map((r) => r.ms), floor: floors.map((r) => r.ms) },
-    note: `median of 3, alternated with the floor; wall time of the whole process` +
+    note: `median of 3, alternated with the floor; wall time of the whole process; ${jobs !== undefined ? `--jobs ${jobs}` : "default --jobs"}` +
       (was !== null ? `; baseline build (BENCH_BASELINE_BIN) ${was.toFixed(0)} ms, ${(was / measured).toFixed(2)}x slower` : "; no baseline build given")
   })
   const bytes = median(sizes)

@@ -42,6 +42,12 @@ export interface ImportPlan {
   readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
   /** Events per transaction (default 500). */
   readonly batchSize?: number | undefined
+  /**
+   * Threads that read and parse new sources (`import --jobs`): 2 or more
+   * start that many worker threads while this one writes; 1, none. Default:
+   * the machine's cores, at most 4 (`defaultJobs` in `layers/index/parse-pool.ts`).
+   */
+  readonly jobs?: number | undefined
 }
 
 /**

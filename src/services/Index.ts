@@ -17,7 +17,7 @@ import type * as Stream from "effect/Stream"
 import type { InvalidSearchQuery, StoreUnavailable, UnsupportedOperation } from "../domain/errors.js"
 import type { Diagnostic, Locator, ProviderId, Role, SessionEvent, SourceSummary } from "../domain/model.js"
 import type { Snippet } from "../domain/search/text.js"
-import type { UsageGroup } from "../domain/usage.js"
+import type { UsageGroup, UsageRow } from "../domain/usage.js"
 
 /** A source's checkpoint: where its current generation stands. */
 export interface Checkpoint {
@@ -87,6 +87,8 @@ export interface Batch {
   readonly resumeCursor?: string | null | undefined
   /** The prefix binding at the resume cursor (see {@link Checkpoint.prefix}); undefined keeps the one stored. */
   readonly prefix?: string | null | undefined
+  /** Each event's rows computed already ({@link WholeSource.batches}; SQLite only, within `importWhole`). */
+  readonly prepared?: ReadonlyArray<PreparedRow> | undefined
   /** The attempt the batch belongs to ({@link IndexShape.beginAttempt}): what a rejection rolls back. */
   readonly attempt?: number | undefined
   /**
@@ -97,6 +99,24 @@ export interface Batch {
    * An index that commits every batch anyway (PostgreSQL) ignores it.
    */
   readonly groupCommit?: number | undefined
+}
+
+/** The fields of an event the SQLite writer reads besides its {@link PreparedRow} (a parse worker sends only these). */
+export type EventHead = Pick<SessionEvent, "provider" | "sourceId" | "sessionId" | "eventId" | "sequence" | "kind" | "role" | "occurredAt" | "cursor">
+
+/**
+ * What the SQLite writer computes of an event before it inserts it, computed
+ * elsewhere (a parse worker, `import --jobs`): its uid's 16 bytes, its lean
+ * shape (null: stored whole) and body (`leanEvent`, else its JSON), its
+ * search words (`searchableText`), and its usage row (`usageRowOf`).
+ */
+export interface PreparedRow {
+  readonly uid: Uint8Array
+  readonly shape: string | null
+  readonly body: string
+  readonly text: string
+  readonly input: string
+  readonly usage: Omit<UsageRow, "runSeq"> | null
 }
 
 /**
@@ -111,6 +131,8 @@ export interface WholeSource {
     readonly events: ReadonlyArray<SessionEvent>
     readonly resumeCursor?: string | null | undefined
     readonly prefix?: string | null | undefined
+    /** Each event's rows computed already (see {@link PreparedRow}); then `events` need only hold {@link EventHead}s. */
+    readonly prepared?: ReadonlyArray<PreparedRow> | undefined
   }>
   /** Commit once this many events of any sources are pending ({@link Batch.groupCommit}). */
   readonly groupCommit: number

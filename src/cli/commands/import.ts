@@ -10,6 +10,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { counted } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
@@ -108,6 +109,16 @@ const watchOption = Options.boolean("watch").pipe(
   )
 )
 
+/** `--jobs N`: threads that read and parse new sources (README, "Parallel first import"). */
+const jobsOption = Options.integer("jobs").pipe(
+  Options.withPseudoName("N"),
+  Options.filterMap((n) => (n >= 1 && n <= 64 ? Option.some(n) : Option.none()), "--jobs takes a whole number of threads, 1 to 64"),
+  Options.optional,
+  Options.withDescription(
+    "Threads that read and parse new sources while the main one writes the index (default: the machine's cores, at most 4; 1: no worker thread)."
+  )
+)
+
 /** A round of `--watch` on one line: `round N scope (trigger): +S sessions, +E events; sources …; coverage; ms`. */
 export const roundLine = (r: WatchRound): string => {
   const s = r.report.sources
@@ -133,12 +144,15 @@ export const importCommand = Command.make(
     machine: O.machine,
     ...O.roots,
     ...O.importInputs,
-    watch: watchOption
+    watch: watchOption,
+    jobs: jobsOption
   },
   (o) =>
     Effect.gen(function*() {
       const rt = yield* runtime
-      const { config, index, limits, plan, policy, workspaces } = yield* rt.importSetup(o)
+      const setup = yield* rt.importSetup(o)
+      const { config, index, limits, policy, workspaces } = setup
+      const plan = Option.isSome(o.jobs) ? { ...setup.plan, jobs: o.jobs.value } : setup.plan
       const machine = rt.machineOf(o.machine)
       const shownIndex = rt.shownIndex(index)
       if (o.watch) {

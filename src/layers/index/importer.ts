@@ -34,6 +34,7 @@ import * as Effect from "effect/Effect"
 import type { Mutable } from "effect/Types"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
@@ -62,6 +63,11 @@ import { planOf } from "../provider.js"
 import { type ProviderPlanInputs, providers } from "../registry.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
+import { AccessPolicy } from "../../services/AccessPolicy.js"
+import { ImportLimits } from "../../services/ImportLimits.js"
+import { sourceAccessNode } from "../SourceAccessNode.js"
+import * as Fiber from "effect/Fiber"
+import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, type ParseAnswer, type ParseRequest, workerStats } from "./parse-pool.js"
 
 
 /**
@@ -212,7 +218,7 @@ type SourceOutcome =
   | { readonly _tag: "unreadable"; readonly details: UnreadableDetails }
 
 /** The byte offset a cursor resumes at (line sources); undefined for sources without one. */
-const offsetOf = (cursor: string): number | undefined => {
+export const offsetOf = (cursor: string): number | undefined => {
   const state = peekCursor(cursor)
   return state._tag === "Right" ? state.right.off : undefined
 }
@@ -225,7 +231,7 @@ type Whole = { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stre
  * (its own last event's; null: none of its events is the log's own), that
  * cursor's byte offset, and each nested log's last cursor (by source id).
  */
-const batchEnds = (own: string, events: ReadonlyArray<SessionEvent>) => {
+export const batchEnds = (own: string, events: ReadonlyArray<SessionEvent>) => {
   let resumeCursor: string | null = null
   const nested = new Map<string, string>()
   for (const e of events) {
@@ -240,7 +246,7 @@ const batchEnds = (own: string, events: ReadonlyArray<SessionEvent>) => {
  * move, null: it cannot be had), noting each nested log's binding at its last
  * cursor in `partBindings`.
  */
-const bindBatch = (
+export const bindBatch = (
   digests: PrefixDigests,
   own: string,
   resumeAt: number | undefined,
@@ -259,7 +265,7 @@ const bindBatch = (
     })
 
 /** `events` cut into batches of `size` (the last one shorter), as `Stream.grouped` cuts a stream. */
-const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < events.length; i += size) out.push(events.slice(i, i + size))
   return out
@@ -302,6 +308,9 @@ const make = Effect.gen(function*() {
   const progress = yield* ImportProgress
   const access = yield* SourceAccess
   const hooks = Option.getOrElse(yield* Effect.serviceOption(ImportHooks), () => ImportHooks.none)
+  // What parse workers are built with (`--jobs`): the same policy and limits as the providers here.
+  const policy = yield* Effect.serviceOption(AccessPolicy)
+  const limits = yield* Effect.serviceOption(ImportLimits)
 
   const importSource = (
     provider: ProviderId,
@@ -313,13 +322,38 @@ const make = Effect.gen(function*() {
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
     earlierSummary = false,
     /** Each read of the stream (progress by bytes). */
-    onRead?: (read: SourceRead) => void
+    onRead?: (read: SourceRead) => void,
+    /** A parse worker's answer for this new source (`--jobs`): written as it is when whole. */
+    parsed?: Effect.Effect<ParseAnswer>
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const checkpoint = checkpoints.get(source.sourceKey)
+      const answer = parsed === undefined ? undefined : yield* parsed
+      if (answer?._tag === "whole" && checkpoint === undefined && index.importWhole !== undefined) {
+        // Read, parsed and bound by a worker, as the path below reads a new small source (its nested-log
+        // listing, fingerprint and read at once, in that order): written here in one operation of the index.
+        workerStats.whole++
+        const committed = yield* index.importWhole(
+          {
+            source,
+            // Heads only: with `prepared`, the writer reads no other field of an event (`WholeSource.batches`).
+            batches: answer.batches.map((b) => ({ ...b, events: b.events as ReadonlyArray<SessionEvent> })),
+            groupCommit: batchSize, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },
+          faults.at
+        )
+        let events = 0, sessions = 0
+        for (const c of committed) {
+          events += c.events
+          sessions += c.sessions
+          yield* onBatch(c)
+        }
+        const bytes = answer.fingerprint !== null ? Number(answer.fingerprint.split(":")[0]) : 0
+        return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics: answer.diagnostics } as const
+      }
+      if (answer !== undefined) workerStats.fallback++
       const listed = adapter.parts !== undefined ? yield* Effect.either(adapter.parts(locator)) : undefined
       if (listed?._tag === "Left") {
         // Its nested logs' folder cannot be listed: imported before, it is kept as it is (none of its
@@ -715,6 +749,67 @@ const make = Effect.gen(function*() {
     )
   }
 
+  /**
+   * The parse workers of a run (`ImportPlan.jobs`, see `./parse-pool.ts`):
+   * with 2 or more jobs, the new sources that `importSource` would read at
+   * once and write whole are read, parsed and bound by that many worker
+   * threads, in the run's order, at most `8 × jobs` sources ahead of the one
+   * being written (bounded memory); this thread writes each answer in turn.
+   * None without the Node source access (a test's own), with import hooks (a
+   * watch keeps hash states of what it read), or for fewer than
+   * `MIN_SOURCES_FOR_WORKERS` such sources. Answers, per work item, the
+   * effect that waits for its worker's answer (undefined: read here).
+   */
+  const parseAhead = (
+    plan: ImportPlan,
+    work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly earlier?: boolean | undefined }>,
+    keys: ReadonlyArray<string>,
+    unchangedAt: ReadonlyArray<SourceCheckpoint | null>,
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>
+  ): Effect.Effect<(k: number) => Effect.Effect<ParseAnswer> | undefined, never, Scope.Scope> =>
+    Effect.gen(function*() {
+      const none = () => undefined
+      const jobs = plan.jobs ?? defaultJobs()
+      if (
+        jobs < 2 || hooks !== ImportHooks.none || index.importWhole === undefined || access !== sourceAccessNode ||
+        Option.isNone(policy) || Option.isNone(limits)
+      ) return none
+      const atOnce = new Map<ProviderId, boolean>()
+      for (const p of new Set(work.map((w) => w.provider))) {
+        const adapter = yield* Effect.option(registry.get(p))
+        atOnce.set(p, Option.isSome(adapter) && adapter.value.streamAtOnce !== undefined)
+      }
+      const ahead: Array<number> = []
+      for (const [k, w] of work.entries()) {
+        if (unchangedAt[k] === null && w.earlier !== true && w.locator.path !== "" && !checkpoints.has(keys[k]) && atOnce.get(w.provider) === true) {
+          ahead.push(k)
+        }
+      }
+      if (ahead.length < MIN_SOURCES_FOR_WORKERS) return none
+      const pool = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }))
+      const batchSize = plan.batchSize ?? 500
+      const positionOf = new Map(ahead.map((k, i) => [k, i]))
+      const fibers = new Map<number, Fiber.RuntimeFiber<ParseAnswer>>()
+      const window = 8 * jobs
+      let started = 0
+      const scope = yield* Effect.scope
+      return (k: number) => {
+        const at = positionOf.get(k)
+        if (at === undefined) return undefined
+        return Effect.gen(function*() {
+          while (started < ahead.length && started <= at + window) {
+            const j = ahead[started++]
+            const request: ParseRequest = { provider: work[j].provider, locator: resolveLocator(work[j].locator), batchSize }
+            // A worker that cannot start or died: a defect (the build's worker entry is missing or broken), never a silent fallback.
+            fibers.set(j, yield* Effect.forkIn(Effect.orDie(pool.executeEffect(request)), scope))
+          }
+          const fiber = fibers.get(k)!
+          fibers.delete(k)
+          return yield* Fiber.join(fiber)
+        })
+      }
+    })
+
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
     Effect.gen(function*() {
       const batchSize = plan.batchSize ?? 500
@@ -847,6 +942,7 @@ const make = Effect.gen(function*() {
       }
       for (const u of stale.unreadable) noteUnreadable(u.provider, u.path, u.details)
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
+      const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints)
 
       // Progress by bytes (a display asks for it): each source weighs its file's size; the one being
       // read counts up to the end of its own file's last read, so one big source moves the display.
@@ -897,7 +993,7 @@ const make = Effect.gen(function*() {
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        }, w.earlier === true, onRead)
+        }, w.earlier === true, onRead, parsedOf(k))
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
@@ -945,7 +1041,7 @@ const make = Effect.gen(function*() {
       const parseWarnings = parseWarningsOf(work)
       const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
-        coverage: partial ? "partial" : "complete",
+        coverage: partial ? "partial" as const : "complete" as const,
         providers: list,
         notIncluded,
         sources: {
@@ -969,7 +1065,7 @@ const make = Effect.gen(function*() {
         remediations: causes.map(causeLine),
         causes
       }
-    })
+    }).pipe(Effect.scoped)
 
   return { run }
 })

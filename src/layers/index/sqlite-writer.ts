@@ -34,7 +34,7 @@ import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
-import type { Batch, CommitPoint, CommittedBatch, SourceInfo, WholeSource } from "../../services/Index.js"
+import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
 import { leanEvent } from "./rows.js"
 import type { Driver, DriverStatement } from "./sqlite-connection.js"
 
@@ -78,7 +78,41 @@ interface Prepared {
   readonly uid: Buffer
   readonly shape: number | null
   readonly body: string
+  /** Computed already (see {@link PreparedRow}): the search words and the usage row; else computed from `event`. */
+  readonly pre?: PreparedRow | undefined
 }
+
+/**
+ * What the writer computes of one event before it inserts it, as a
+ * {@link PreparedRow} (the same functions: `leanEvent`, `eventUidBytes`,
+ * `searchableText`, `usageRowOf`), so that a parse worker can compute it and
+ * hand the writer only the event's {@link EventHead} with it.
+ */
+export const preparedRowOf = (e: SessionEvent): PreparedRow => {
+  const lean = leanEvent(e)
+  const t = searchableText(e)
+  return {
+    uid: eventUidBytes(e.provider, e.sourceId, e.sessionId, e.eventId),
+    shape: lean === null ? null : lean.shape,
+    body: lean === null ? JSON.stringify(e) : lean.body,
+    text: t.text,
+    input: t.input,
+    usage: usageRowOf(e)
+  }
+}
+
+/** The fields of `e` the writer reads besides its {@link PreparedRow}. */
+export const eventHeadOf = (e: SessionEvent): EventHead => ({
+  provider: e.provider,
+  sourceId: e.sourceId,
+  sessionId: e.sessionId,
+  eventId: e.eventId,
+  sequence: e.sequence,
+  kind: e.kind,
+  role: e.role,
+  occurredAt: e.occurredAt,
+  cursor: e.cursor
+})
 
 /** What a batch inserted of one session: for its `sessions` row. */
 interface Added {
@@ -295,7 +329,8 @@ export class IndexWriter {
     let last: SessionEvent | undefined
     let su = ""
     let stream = 0
-    return batch.events.map((e) => {
+    const prepared = batch.prepared
+    return batch.events.map((e, i) => {
       if (last === undefined || e.sourceId !== last.sourceId || e.sessionId !== last.sessionId || e.provider !== last.provider) {
         const ids = `${e.sourceId}\u0000${e.sessionId}`
         const known = uids.get(ids)
@@ -303,6 +338,11 @@ export class IndexWriter {
         else su = known
         stream = this.streamOf(key, batch.generation, e, su)
         last = e
+      }
+      const pre = prepared?.[i]
+      if (pre !== undefined) {
+        const uid = Buffer.from(pre.uid.buffer, pre.uid.byteOffset, pre.uid.byteLength)
+        return { event: e, stream, sessionUid: su, uid, shape: pre.shape === null ? null : this.shapeOf(pre.shape), body: pre.body, pre }
       }
       const lean = leanEvent(e)
       return {
@@ -323,7 +363,7 @@ export class IndexWriter {
       const e = r.event
       const info = this.st.insertRecord.run(r.stream, r.uid, e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
       if (info.changes === 0) continue
-      const t = searchableText(e)
+      const t = r.pre ?? searchableText(e)
       this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
       added.push({ stream: r.stream, sessionUid: r.sessionUid, event: e })
     }
@@ -399,7 +439,7 @@ export class IndexWriter {
   private usage(key: string, generation: number, rows: ReadonlyArray<Prepared>): void {
     const latest = new Map<string, { r: NonNullable<ReturnType<typeof usageRowOf>>; uid: string; e: SessionEvent }>()
     for (const p of rows) {
-      const r = usageRowOf(p.event)
+      const r = p.pre !== undefined ? p.pre.usage : usageRowOf(p.event)
       if (r === null) continue
       const id = `${p.sessionUid}\u0000${r.key}`
       const before = latest.get(id)
@@ -449,7 +489,7 @@ export class IndexWriter {
     this.beginGeneration(source, 1, "first import")
     const out: Array<CommittedBatch> = []
     for (const b of w.batches) {
-      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
+      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, prepared: b.prepared, attempt, groupCommit: w.groupCommit }
       const { rows, added } = this.insertWithMidPoint(batch, attempt, point)
       const sessions = this.finish(batch, rows, added)
       if (this.due(w.groupCommit)) {
@@ -492,7 +532,7 @@ export class IndexWriter {
     const out: Array<CommittedBatch> = []
     let cursor: string | null = null, sourceId: string | null = null, prefix: string | null = null, count = 0
     for (const [i, b] of w.batches.entries()) {
-      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, attempt, groupCommit: w.groupCommit }
+      const batch: Batch = { source, generation: 1, events: b.events, resumeCursor: b.resumeCursor, prefix: b.prefix, prepared: b.prepared, attempt, groupCommit: w.groupCommit }
       const { rows, added } = this.insertWithMidPoint(batch, attempt, point)
       const sessions = this.finish(batch, rows, added, false)
       // As `afterBatch` moves the checkpoint.

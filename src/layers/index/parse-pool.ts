@@ -1,0 +1,107 @@
+/**
+ * Worker threads that read and parse new small sources for a first import
+ * (`import --jobs N`, issue 13), through `@effect/platform`'s `Worker` pool
+ * on Node's worker threads (`@effect/platform-node` `NodeWorker`). The main
+ * thread keeps every write: a worker only reads a source (its nested-log
+ * listing, its stat, the whole file), parses and maps its lines to events,
+ * and binds each batch's prefix digest, exactly as the importer does in
+ * process; the main thread writes the answer through `Index.importWhole`, in
+ * the order of the run. What a worker cannot answer whole (a large source,
+ * nested logs, any failure) is answered `fallback`, and the main thread
+ * imports that source itself, as with `--jobs 1`: same errors, same rows.
+ *
+ * The worker's entry is `./parse-worker.ts`: bundled by `npm run build` as
+ * `dist/parse-worker.cjs` beside `dist/cli.cjs`; from the sources (tsx,
+ * vitest) it is started through `./parse-worker-boot.mjs`, which registers
+ * tsx first.
+ *
+ * @module
+ */
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import * as WorkerThreads from "node:worker_threads"
+import * as NodeWorker from "@effect/platform-node/NodeWorker"
+import * as Worker from "@effect/platform/Worker"
+import type { WorkerError } from "@effect/platform/WorkerError"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Diagnostic, Locator, ProviderId } from "../../domain/model.js"
+import type { EventHead, PreparedRow } from "../../services/Index.js"
+import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
+import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+
+/** What a worker is asked: read the new source at `locator` whole, its events cut in batches of `batchSize`. */
+export interface ParseRequest {
+  readonly provider: ProviderId
+  readonly locator: Locator
+  readonly batchSize: number
+}
+
+/**
+ * A worker's answer. `whole`: the source's fingerprint (taken before the
+ * read, as the importer takes it), its events in batches with each batch's
+ * resume cursor and prefix binding (`WholeSource.batches`), each event as
+ * its head (`EventHead`) with the rows the writer computes of it
+ * (`PreparedRow`), and the diagnostics of the read. `fallback`: the main thread imports the source
+ * itself.
+ */
+export type ParseAnswer =
+  | {
+    readonly _tag: "whole"
+    readonly fingerprint: string | null
+    readonly batches: ReadonlyArray<{
+      readonly events: ReadonlyArray<EventHead>
+      readonly resumeCursor: string | null
+      readonly prefix: string | null | undefined
+      readonly prepared: ReadonlyArray<PreparedRow>
+    }>
+    readonly diagnostics: ReadonlyArray<Diagnostic>
+  }
+  | { readonly _tag: "fallback" }
+
+/** What every worker is started with (`workerData`): the run's access policy and import limits, to build the same providers. */
+export interface ParseWorkerConfig {
+  readonly policy: AccessPolicyShape
+  readonly limits: ImportLimitsShape
+}
+
+/**
+ * The default of `import --jobs`: the machine's cores
+ * (`os.availableParallelism`), at most 4. With N ≥ 2, N workers parse while
+ * the main thread writes (the write is about half of a first import's CPU,
+ * so the main thread is busy too); 1: no worker, all in the main thread.
+ */
+export const defaultJobs = (): number => Math.max(1, Math.min(4, os.availableParallelism()))
+
+/**
+ * Fewer new small sources than this in a run: no worker is started (starting
+ * one, which loads the library, costs more than it saves).
+ */
+export const MIN_SOURCES_FOR_WORKERS = 64
+
+/** Counters of the answers of workers in this process (tests and the bench read them to see that workers did the reading). */
+export const workerStats = { whole: 0, fallback: 0 }
+
+/**
+ * The worker's entry and how to start it: beside the bundle
+ * (`dist/parse-worker.cjs`) when this code runs from `dist/cli.cjs`, else the
+ * tsx bootstrap beside this file.
+ */
+const workerEntry = (): string | URL =>
+  typeof __filename === "string" && __filename.endsWith(".cjs")
+    ? nodePath.join(nodePath.dirname(__filename), "parse-worker.cjs")
+    : new URL("./parse-worker-boot.mjs", import.meta.url)
+
+/**
+ * A pool of `jobs` parse workers for the scope. Each worker answers up to
+ * 4 requests at a time (the next source is read while an answer is posted).
+ * A worker that cannot start, or dies, fails the request with a
+ * `WorkerError`.
+ */
+export const makeParsePool = (
+  jobs: number,
+  config: ParseWorkerConfig
+): Effect.Effect<Worker.WorkerPool<ParseRequest, ParseAnswer, never>, WorkerError, Scope.Scope> =>
+  Worker.makePool<ParseRequest, ParseAnswer, never>({ size: jobs, concurrency: 4 }).pipe(
+    Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(workerEntry(), { workerData: config })))
+  )

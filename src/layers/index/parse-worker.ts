@@ -1,0 +1,85 @@
+/**
+ * The entry of a parse worker thread (see `./parse-pool.ts`): it builds the
+ * library's providers under the run's access policy and import limits (its
+ * `workerData`), on the Node filesystem, and answers each `ParseRequest`
+ * with {@link parseWhole}: the events' heads and the rows the SQLite writer
+ * would compute of them (`preparedRowOf`). Nothing here writes.
+ *
+ * @module
+ */
+import { workerData } from "node:worker_threads"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeWorkerRunner from "@effect/platform-node/NodeWorkerRunner"
+import * as WorkerRunner from "@effect/platform/WorkerRunner"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { Diagnostic } from "../../domain/model.js"
+import { SessionSources, type SessionSourcesShape } from "../../services/SessionSource.js"
+import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
+import * as App from "../app.js"
+import { batchEnds, batchesOf, bindBatch, fingerprintOf } from "./importer.js"
+import type { ParseAnswer, ParseRequest, ParseWorkerConfig } from "./parse-pool.js"
+import { PrefixDigests } from "./prefix.js"
+import { eventHeadOf, preparedRowOf } from "./sqlite-writer.js"
+
+const FALLBACK: ParseAnswer = { _tag: "fallback" }
+
+/**
+ * What the importer does in process for a new small source before it writes
+ * it (`importSource`, the `importWhole` path), for one request: list its
+ * nested logs, take its fingerprint, read it at once
+ * (`SessionSourceAdapter.streamAtOnce`) with its prefix digest, and bind each
+ * batch. `fallback` when the source has nested logs, is not read at once,
+ * or anything fails: the main thread then imports it itself (with the same
+ * outcome as without workers).
+ */
+export const parseWhole = (
+  registry: SessionSourcesShape,
+  access: SourceAccessShape,
+  request: ParseRequest
+): Effect.Effect<ParseAnswer> =>
+  Effect.gen(function*() {
+    const adapter = yield* registry.get(request.provider)
+    const locator = request.locator
+    if (adapter.streamAtOnce === undefined) return FALLBACK
+    const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+    if (parts.length > 0) return FALLBACK
+    const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
+    const digests = new PrefixDigests(access)
+    const diagnostics: Array<Diagnostic> = []
+    const whole = yield* adapter.streamAtOnce(locator, {
+      cursor: undefined,
+      includeSubagents: true,
+      onDiagnostic: (d) => diagnostics.push(d),
+      onWarning: (d) => diagnostics.push(d),
+      onRead: digests.onRead
+    })
+    if (whole === undefined || whole.then !== undefined) return FALLBACK
+    const own = whole.events.length === 0 ? null : whole.events[0].sourceId
+    const partBindings = new Map<string, string | undefined>()
+    const batches: Array<Extract<ParseAnswer, { _tag: "whole" }>["batches"][number]> = []
+    for (const events of batchesOf(whole.events, request.batchSize)) {
+      const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
+      const prefix = yield* bindBatch(digests, own!, resumeAt, nested, partBindings)
+      // The writer's per-event work is done here too: it gets each event's head and rows, not the event.
+      batches.push({ events: events.map(eventHeadOf), resumeCursor, prefix, prepared: events.map(preparedRowOf) })
+    }
+    // Events of nested logs (none are expected without parts): the main thread binds those.
+    if (partBindings.size > 0) return FALLBACK
+    return { _tag: "whole", fingerprint, batches, diagnostics } as const
+  }).pipe(Effect.catchAllCause(() => Effect.succeed(FALLBACK)))
+
+const config = workerData as ParseWorkerConfig
+
+const Handler = Layer.unwrapEffect(Effect.gen(function*() {
+  const registry = yield* SessionSources
+  const access = yield* SourceAccess
+  return WorkerRunner.layer((request: ParseRequest) => parseWhole(registry, access, request))
+}))
+
+Handler.pipe(
+  Layer.provide(NodeWorkerRunner.layer),
+  Layer.provide(App.layer(config.policy, config.limits)),
+  WorkerRunner.launch,
+  NodeRuntime.runMain
+)

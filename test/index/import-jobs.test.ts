@@ -1,0 +1,194 @@
+/**
+ * `import --jobs N` (issue 13, first import): new small sources are read,
+ * parsed and prepared by N worker threads while the main thread writes. What
+ * must hold:
+ * - the index is the one `--jobs 1` writes, row by row (every table of the
+ *   dump), and the report is the same;
+ * - workers did read the sources they can answer whole; a log with nested
+ *   logs, and a malformed one, are imported by the main thread (the
+ *   malformed one rejected with its code, as with `--jobs 1`);
+ * - killed at any commit point, the next run reaches the same content; a real
+ *   SIGKILL of the built CLI (the bundled worker entry) mid-import too.
+ */
+import { spawn } from "node:child_process"
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { MIN_SOURCES_FOR_WORKERS, workerStats } from "../../src/layers/index/parse-pool.js"
+import { bound, end, jsonl, metadata, record } from "../muse-code/native-lines.js"
+import { crashAt, dumpIndex, importOnce } from "../support/index.js"
+import { tempDir } from "../support/paths.js"
+import { repoRoot } from "../support/paths.js"
+import { cli } from "../support/run.js"
+
+const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-${String(k).padStart(12, "0")}`
+
+/**
+ * A muse root of `count` small native logs (log `k` has 3 + (k * 7) % 11 events, some runs, text of its own),
+ * log 5 binding a nested subagent log of 3 events, log 9 malformed when `malformed`. `events`: all of them.
+ */
+const root = (count: number, batchSize: number, malformed = true) => {
+  const dir = tempDir()
+  const ws = path.join(dir, "ws")
+  fs.mkdirSync(ws)
+  const muse = path.join(dir, "muse")
+  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
+  const policy = { workspaceRoots: [ws], museRoots: [muse], agentsRoot: path.join(dir, "agents") }
+  const logs: Array<string> = []
+  let events = 0
+  for (let k = 0; k < count; k++) {
+    const id = idOf(k)
+    const p = path.join(muse, "2026", "11", String(1 + (k % 5)).padStart(2, "0"), id, "session.jsonl")
+    fs.mkdirSync(path.dirname(p), { recursive: true })
+    const n = 3 + ((k * 7) % 11)
+    const body = Array.from({ length: n - 2 }, (_, i) =>
+      i % 3 === 1
+        ? record(2 + i, "runtime.session", { event: { kind: "started", prompt: `log ${k} step ${i} \u00e9 ${"x".repeat(k % 13)}` }, kind: "run" }, id)
+        : record(2 + i, "runtime.session", { event: { kind: "started", prompt: `log ${k} step ${i}` } }, id))
+    if (k === 5) body[0] = bound(2, "child-a", "sub-1", id)
+    fs.writeFileSync(p, jsonl([metadata(1, ws, id), ...body, end(n, id)]))
+    if (k === 5) {
+      const child = path.join(path.dirname(p), "subagent", "child-a", "session.jsonl")
+      fs.mkdirSync(path.dirname(child), { recursive: true })
+      fs.writeFileSync(child, jsonl([metadata(1, ws, "child-a"), record(2, "runtime.session", { event: { kind: "started", prompt: "child" } }, "child-a"), end(3, "child-a")]))
+    }
+    if (k === 9 && malformed) fs.writeFileSync(p, fs.readFileSync(p, "utf8").replace(/\n/, "\n{not json\n"))
+    logs.push(p)
+    events += n + (k === 5 ? 3 : 0)
+  }
+  return { dir, muse, ws, policy, logs, events, plan: planFromPolicy(policy, { batchSize }), index: path.join(dir, "index.db"), reference: path.join(dir, "reference.db") }
+}
+
+type Dump = Record<string, Array<unknown>>
+
+/** A dump as short comparable text: each table's row count and the sha256 of its rows (a diff of huge values hangs vitest). */
+const digestOf = (d: Dump): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(d).map(([table, rows]) => [table, `${rows.length} ${crypto.createHash("sha256").update(JSON.stringify(rows)).digest("hex")}`])
+  )
+
+/** The first row where two tables differ (for the failure message). */
+const firstDifference = (a: Dump, b: Dump): string => {
+  for (const table of Object.keys(a)) {
+    const x = a[table], y = b[table] ?? []
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      const u = JSON.stringify(x[i]), v = JSON.stringify(y[i])
+      if (u !== v) return `${table}[${i}]: ${u?.slice(0, 400)} vs ${v?.slice(0, 400)}`
+    }
+  }
+  return "none"
+}
+
+const expectSameIndex = (got: Dump, want: Dump) => {
+  expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort())
+  const same = JSON.stringify(digestOf(got)) === JSON.stringify(digestOf(want))
+  expect(same, firstDifference(got, want)).toBe(true)
+}
+
+describe("import --jobs: worker threads read and parse, the main thread writes", () => {
+  const count = MIN_SOURCES_FOR_WORKERS + 6
+
+  it.effect("--jobs 2 writes the index --jobs 1 writes, row by row; workers read every log they can answer whole", () =>
+    Effect.gen(function*() {
+      const s = root(count, 8)
+      const before = { ...workerStats }
+      const one = yield* importOnce(s.policy, s.reference, { ...s.plan, jobs: 1 })
+      expect(workerStats).toEqual(before) // no worker with one job
+      const two = yield* importOnce(s.policy, s.index, { ...s.plan, jobs: 2 })
+      // log 5 (nested logs) and log 9 (malformed) are left to the main thread
+      expect(workerStats.whole - before.whole).toBe(count - 2)
+      expect(workerStats.fallback - before.fallback).toBe(2)
+      expect(two).toEqual(one)
+      expect(two.sources).toMatchObject({ discovered: count, accepted: count - 1, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
+      // every event but the malformed log's (the nested log's 3 are in)
+      expect(two.eventsAdded).toBe(s.events - (3 + ((9 * 7) % 11)))
+      const want = (yield* dumpIndex(s.reference)) as Dump
+      const got = (yield* dumpIndex(s.index)) as Dump
+      expectSameIndex(got, want)
+      // and a second run finds every source unchanged, as after --jobs 1
+      const again = yield* importOnce(s.policy, s.index, { ...s.plan, jobs: 2 })
+      expect(again.sources).toMatchObject({ unchanged: count - 1, accepted: 0, rejected: 1 })
+      expect(again.eventsAdded).toBe(0)
+    }))
+
+  it.effect("with fewer new sources than MIN_SOURCES_FOR_WORKERS, no worker is started", () =>
+    Effect.gen(function*() {
+      const s = root(MIN_SOURCES_FOR_WORKERS - 1, 8, false)
+      const before = { ...workerStats }
+      const r = yield* importOnce(s.policy, s.index, { ...s.plan, jobs: 2 })
+      expect(r.sources.accepted).toBe(MIN_SOURCES_FOR_WORKERS - 1)
+      expect(workerStats).toEqual(before)
+    }))
+
+  for (const point of ["mid-batch", "before-commit", "after-commit"] as const) {
+    for (const n of [1, 7]) {
+      it.effect(`killed at ${point} #${n} with --jobs 2: the next run reaches the content of a clean import`, () =>
+        Effect.gen(function*() {
+          const s = root(count, 8, false)
+          yield* importOnce(s.policy, s.reference, { ...s.plan, jobs: 1 })
+          const want = (yield* dumpIndex(s.reference)) as Dump
+          const crashed = yield* Effect.exit(importOnce(s.policy, s.index, { ...s.plan, jobs: 2 }, crashAt(point, n)))
+          expect(Exit.isFailure(crashed)).toBe(true)
+          const mid = (yield* dumpIndex(s.index)) as Dump
+          expect(mid.events.length).toBeLessThan(s.events)
+          for (const src of mid.sources as Array<{ source_key: string; generation: number; event_count: number }>) {
+            expect(src.event_count).toBe((mid.events as Array<{ source_key: string; generation: number }>).filter((e) =>
+              e.source_key === src.source_key && e.generation === src.generation
+            ).length)
+          }
+          const resumed = yield* importOnce(s.policy, s.index, { ...s.plan, jobs: 2 })
+          expect(resumed.sources.rejected).toBe(0)
+          expect(resumed.eventsAdded).toBe(s.events - mid.events.length)
+          expectSameIndex((yield* dumpIndex(s.index)) as Dump, want)
+        }))
+    }
+  }
+})
+
+describe("import --jobs: the built CLI", () => {
+  const args = (s: ReturnType<typeof root>, index: string, jobs: number) => [
+    "import", "--index", index, "--workspace", s.ws, "--muse-root", s.muse, "--agents-root", s.policy.agentsRoot, "--json", "--jobs", String(jobs)
+  ]
+
+  it("--jobs 0 is refused as a usage error", () => {
+    const s = root(3, 8, false)
+    const r = cli(args(s, s.index, 0))
+    expect(r.code).toBe(2)
+    expect(r.stderr + r.stdout).toContain("--jobs takes a whole number of threads, 1 to 64")
+    expect(fs.existsSync(s.index)).toBe(false)
+  })
+
+  it.live("a SIGKILL mid-import with --jobs 2 (the bundled worker) leaves a consistent index; the next run reaches --jobs 1's content", () =>
+    Effect.gen(function*() {
+      const s = root(600, 500, false)
+      const run = (index: string, jobs: number, killMidway = false) =>
+        Effect.async<number | null>((resume) => {
+          const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args(s, index, jobs)], { stdio: "ignore" })
+          const poll = killMidway
+            ? setInterval(() => {
+              const wal = fs.statSync(`${index}-wal`, { throwIfNoEntry: false })
+              if (wal !== undefined && wal.size > 512 * 1024) child.kill("SIGKILL")
+            }, 2)
+            : undefined
+          child.on("exit", (code) => {
+            if (poll !== undefined) clearInterval(poll)
+            resume(Effect.succeed(code))
+          })
+        })
+      expect(yield* run(s.reference, 1)).toBe(0)
+      expect(yield* run(s.index, 2, true)).toBeNull()
+      const mid = (yield* dumpIndex(s.index)) as Dump
+      expect(mid.events.length).toBeGreaterThan(0)
+      expect(mid.events.length).toBeLessThan(s.events)
+      expect(yield* run(s.index, 2)).toBe(0)
+      expectSameIndex((yield* dumpIndex(s.index)) as Dump, (yield* dumpIndex(s.reference)) as Dump)
+      // and a clean --jobs 2 run of the CLI writes the same index
+      const clean = path.join(s.dir, "clean.db")
+      expect(yield* run(clean, 2)).toBe(0)
+      expectSameIndex((yield* dumpIndex(clean)) as Dump, (yield* dumpIndex(s.reference)) as Dump)
+    }), 120_000)
+})
