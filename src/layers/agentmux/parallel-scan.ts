@@ -114,7 +114,8 @@ const failed = (path: string, why: string) =>
 
 /**
  * Scan `[start, end)` of `file` (clipped to its size) as a list of range
- * scans in record order, to be folded by `applyRange` in turn: by workers
+ * scans in record order, to be folded by `applyRange` in turn (one range
+ * when scanned here, one per piece when scanned by workers): by workers
  * when the settings, the connection and the range allow it (see the module
  * doc), else one range scanned here. A worker that cannot be started (or
  * dies) leaves the scan to this thread; a read that fails in a worker fails
@@ -125,13 +126,15 @@ export const scanRanges = (
   file: StoreFile,
   start: number,
   end: number,
-  maxLineBytes: number
+  maxLineBytes: number,
+  /** The settings to use (default: {@link parallelSettings}, from the environment). */
+  given?: ParallelSettings
 ): Effect.Effect<ReadonlyArray<RangeScan>, StoreUnavailable> =>
   Effect.gen(function*() {
     const here = Effect.map(scanRange(conn, file, start, end, maxLineBytes), (r) => [r])
     const stop = Math.min(end, file.size)
     const copy = conn.readCopy
-    const settings = yield* parallelSettings
+    const settings = given ?? (yield* parallelSettings)
     if (copy === undefined || settings.workers < 1 || stop - start < settings.minBytes) return yield* here
     const entry = workerEntry()
     if (entry === null) return yield* here
