@@ -22,6 +22,7 @@ import { watchLatency } from "./figures/watch-latency.js"
 import { chromium } from "playwright-core"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { rescanAfterCheckpoint } from "./figures/agentmux-checkpoint.js"
+import { firstScanWorkers } from "./figures/agentmux-first-workers.js"
 import { writeAgentsTranscript } from "./generate/agents.js"
 import { appendNativeTurns, appendRootTurn, writeNativeLog, writeNativeRoot } from "./generate/native.js"
 import { startPgServer, type PgServer } from "../test/support/pg-server.js"
@@ -370,6 +371,7 @@ const main = async () => {
       samples: { measured: firsts.map((r) => r.ms), floor: floors.map((r) => r.ms) },
       note: "wall time of the whole process, fresh --state each run"
     })
+    for (const row of firstScanWorkers({ node: NODE, bin: BIN, env, tmp, store, uid: UID, floor, floorSamples: floors.map((r) => r.ms), log })) add(row)
 
     /** Rescans after 1 MiB appends, each scan reading only what its append added. */
     const rescans = async (mode: string, n: number, viaCli: boolean, writer?: Database.Database) => {

@@ -576,6 +576,43 @@ export const scanLine = (acc: ScanAcc, line: ScannedLine): void => {
 }
 
 /**
+ * Advance a scan by `lines` consecutive complete lines of one owner at once,
+ * bytes `[start, end)` (`sessionId` null: unowned lines), with the last `cwd`
+ * an init line among them reported (null: none): the same result as
+ * {@link scanLine} applied to each of those lines in turn. A scan split into
+ * ranges (issue 13: the first scan of a large zone, read by several workers)
+ * is folded back group by group in record order.
+ */
+export const scanGroup = (
+  acc: ScanAcc,
+  sessionId: string | null,
+  start: number,
+  end: number,
+  lines: number,
+  cwd: string | null
+): void => {
+  if (sessionId === null) {
+    if (acc.pending === null) acc.pending = { start, lines }
+    else acc.pending.lines += lines
+    return
+  }
+  const from = acc.pending?.start ?? start
+  const n = lines + (acc.pending?.lines ?? 0)
+  acc.pending = null
+  const i = acc.runs.length - 1
+  const last = acc.runs[i]
+  if (last !== undefined && last.sessionId === sessionId && last.end === from) {
+    last.end = end
+    last.lines += n
+    if (acc.lastTouched !== i) acc.touched.add(acc.lastTouched = i)
+  } else {
+    acc.runs.push({ sessionId, start: from, end, lines: n, firstMs: null, lastMs: null })
+    acc.touched.add(acc.lastTouched = acc.runs.length - 1)
+  }
+  if (cwd !== null) acc.cwd[sessionId] = cwd
+}
+
+/**
  * End a scan of an archive zone: trailing unowned lines join the last run
  * (seed 002 / issue 5). An archive never grows, so they will never find a
  * later owner. In the current zone they stay pending.

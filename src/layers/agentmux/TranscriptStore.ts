@@ -45,6 +45,13 @@ export interface StoreConnection {
   readonly path: string
   /** `direct`: the store itself, read-only (rollback journal); `snapshot`: a WAL store as of its last commit, read from a private copy. */
   readonly mode: "direct" | "snapshot" | "memory"
+  /**
+   * The private copy this connection reads (a WAL store's read copy or
+   * snapshot, session-ingest's own file), which another thread may open
+   * read-only to read the same bytes (`parallel-scan.ts`); absent when the
+   * store itself (or memory) is read.
+   */
+  readonly readCopy?: string
   /** The files of every zone whose id starts with `zonePrefix`. */
   readonly listFiles: (zonePrefix: string) => Effect.Effect<ReadonlyArray<StoreFile>, StoreUnavailable>
   /**

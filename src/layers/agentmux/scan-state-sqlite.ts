@@ -85,15 +85,32 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
     const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     const fail = unavailable(path)
     yield* attempt(() => fs.mkdirSync(nodePath.dirname(path), { recursive: true }), fail)
-    // Closed after the scan's answer (`closeAfter`, see `openDriver`): its commit is in the WAL by then.
-    const db = yield* openDriver(path, { readonly: false, timeout: BUSY_TIMEOUT_MS, closeAfter: true }, fail)
+    // Closed after the scan's answer (`closeAfter`, see `openDriver`): its commit is in the WAL by then. Its
+    // checkpoint on close syncs (see `synchronous` below).
+    const db = yield* openDriver(path, {
+      readonly: false,
+      timeout: BUSY_TIMEOUT_MS,
+      closeAfter: true,
+      beforeClose: (d) => d.pragma("synchronous = NORMAL")
+    }, fail)
     yield* attempt(() => {
       if (ownership === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
       // WAL after the id is set, so the id lands in the main file's header.
       if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL")
-      // A commit survives the process crashing, not the machine: a scan lost with
-      // the machine is only read again (no fsync per commit).
-      db.pragma("synchronous = NORMAL")
+      // Durability (issue 13: the fsyncs of a rescan's commit, 2-25 ms, were its largest wait). The state is a
+      // cache of session-ingest's own: a commit lost only makes the next scan read again what it recorded (the
+      // stored scans are checked, `decodeStoredZoneScan`; the saved report names the scans it came from), so a
+      // commit need not reach the disk, only survive the process (it is in the OS's page cache once written);
+      // the database must never be left damaged, though, or the next scan would fail instead of reading again.
+      // - While the scan works: `synchronous = OFF` (no fsync: not the new WAL's header, its folder, nor any
+      //   commit) and no automatic checkpoint (`wal_autocheckpoint = 0`), so nothing is written into the main
+      //   file: a commit is WAL frames only, and a machine crash tears at most the WAL's tail, which SQLite's
+      //   recovery drops (frames are checksummed and salted): the last commits are lost, the database is whole.
+      // - At close (after the answer, see above): `synchronous = NORMAL` again, so the checkpoint that close
+      //   runs syncs the WAL before it copies frames into the main file, and the main file before the WAL is
+      //   dropped: the main file is only ever written from a WAL on disk, as under NORMAL throughout.
+      db.pragma("synchronous = OFF")
+      db.pragma("wal_autocheckpoint = 0")
       db.exec(SCHEMA)
     }, fail)
     return { db, loaded: new Map(), loadedReports: new Map() }

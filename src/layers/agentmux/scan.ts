@@ -13,16 +13,10 @@ import {
   closeArchive,
   emptyScan,
   endScan,
-  isStreamEventText,
-  lineFactsText,
-  makeSessionIdCache,
   OUTPUT_FILE,
-  READ_CHUNK,
   type OwnZone,
   ownZone,
   type Run,
-  scanLine,
-  streamEventSessionIdText,
   TSIDX_FILE,
   type ZoneScan,
   zoneRank
@@ -31,7 +25,9 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Diagnostic } from "../../domain/model.js"
 import type { ScanStateShape, StoredScans } from "./ScanState.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
-import { eachLine, makeStamps, type Stamps } from "./zone-reader.js"
+import { scanRanges } from "./parallel-scan.js"
+import { applyRange, mergeMissing } from "./range-scan.js"
+import { makeStamps, type Stamps } from "./zone-reader.js"
 
 /** Bytes at the start of a zone whose digest tells a rewritten zone from a grown one. */
 const HEAD_BYTES = 4096
@@ -152,30 +148,14 @@ const scanZone = (
     const reset = untrusted ? "state-untrusted" : yield* resetReason(conn, output, prev)
     const base = reset === null ? prev : emptyScan
     const acc = beginScan(base)
-    const ids = makeSessionIdCache()
-    const line = { start: 0, end: 0, sessionId: null as string | null, cwd: null as string | null }
-    // Lines are classified over each step's latin1 text (string built-ins, see `isStreamEventText`).
-    const read = yield* eachLine(conn, output, base.readTo, output.size, maxLineBytes, (buf, from, to, start, end, problem, text) => {
-      line.start = start
-      line.end = end
-      line.sessionId = null
-      line.cwd = null
-      if (buf === null || text === undefined) {
-        if (problem === "missing-part") acc.missingPartLines++
-        else acc.oversized++
-      } else if (isStreamEventText(text, from, to)) {
-        line.sessionId = streamEventSessionIdText(text, buf, from, to, ids)
-      } else {
-        const facts = lineFactsText(text, buf, from, to, ids)
-        if (facts._tag === "unreadable") {
-          if (text.slice(from, to).trim().length > 0) acc.unreadable++
-        } else {
-          line.sessionId = facts.sessionId
-          if (facts._tag === "parsed") line.cwd = facts.cwd
-        }
-      }
-      scanLine(acc, line)
-    }, READ_CHUNK, true, undefined, true)
+    // Read in ranges (by worker threads for a long range of a private copy, `parallel-scan.ts`), folded in order.
+    const ranges = yield* scanRanges(conn, output, base.readTo, output.size, maxLineBytes)
+    for (const r of ranges) applyRange(acc, r)
+    const read = {
+      readTo: ranges[ranges.length - 1].readTo,
+      bytesRead: ranges.reduce((n, r) => n + r.bytesRead, 0),
+      missing: mergeMissing(ranges.map((r) => r.missing))
+    }
     if (zone._tag === "archive") closeArchive(acc, read.readTo)
     const stamps = makeStamps(conn, tsidx)
     for (const i of acc.touched) {

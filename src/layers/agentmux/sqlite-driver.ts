@@ -61,6 +61,8 @@ export const openDriver = <E>(
     readonly timeout: number
     readonly fileMustExist?: boolean
     readonly closeAfter?: boolean
+    /** Run on the connection just before it is closed (its throw ignored). */
+    readonly beforeClose?: (db: Driver) => void
   },
   onError: (cause: unknown) => E
 ): Effect.Effect<Driver, E, Scope.Scope> =>
@@ -74,8 +76,16 @@ export const openDriver = <E>(
     }),
     (db) =>
       Effect.sync(() => {
-        if (options.closeAfter === true) setImmediate(() => closeQuietly(db))
-        else closeQuietly(db)
+        const close = () => {
+          try {
+            options.beforeClose?.(db)
+          } catch {
+            // closed all the same
+          }
+          closeQuietly(db)
+        }
+        if (options.closeAfter === true) setImmediate(close)
+        else close()
       })
   )
 

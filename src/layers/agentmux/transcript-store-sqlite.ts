@@ -59,11 +59,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
-  readFromParts,
   type StoreConnection,
   type StoreFile,
   type StoreOpen,
@@ -73,7 +71,8 @@ import {
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
-import { attempt, type DriverStatement, openDriver } from "./sqlite-driver.js"
+import { num, partReader } from "./part-reader.js"
+import { attempt, openDriver } from "./sqlite-driver.js"
 import { cacheDirOf, readCopy, removeQuietly, same, statOrNull } from "./store-cache.js"
 
 /**
@@ -167,18 +166,6 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
     )
   })
 
-const toBuffer = (data: unknown): Buffer | undefined =>
-  Buffer.isBuffer(data)
-    ? data
-    : data instanceof Uint8Array
-    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-    : typeof data === "string"
-    ? Buffer.from(data, "utf8")
-    : undefined
-
-const num = (v: unknown): number | null =>
-  typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && v !== "" ? Number(v) : null
-
 /**
  * Open `filename` as the store `real`: `direct` (the store itself, read-only,
  * waiting for a writer's lock), `cached` (a read copy whose main file is the
@@ -219,12 +206,12 @@ const connect = (
     const listSql = `SELECT zoneid, name, size, ${createdCol} AS createdts, ${modCol} AS modts, ${
       genColumn !== undefined ? `"${genColumn}"` : "NULL"
     } AS gen FROM db_wave_file WHERE substr(zoneid, 1, ?) = ? ORDER BY zoneid, name`
-    const readSql =
-      "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
-    let readStatement: DriverStatement | undefined
+    const readParts = partReader(db)
     return {
       path: real,
       mode: mode === "direct" ? "direct" : "snapshot",
+      // A private copy (ours): other threads may open it read-only too (`parallel-scan.ts`); never the store itself.
+      ...(mode === "direct" ? {} : { readCopy: filename }),
       listFiles: (prefix) =>
         attempt(
           () =>
@@ -238,24 +225,7 @@ const connect = (
             })),
           fail("cannot be read")
         ),
-      read: (file, offset, length, into) => {
-        const start = Math.max(0, Math.min(offset, file.size))
-        const end = Math.max(start, Math.min(offset + length, file.size))
-        if (end === start) return Effect.succeed({ bytes: Buffer.alloc(0), missing: [] })
-        const first = Math.floor(start / PART_SIZE)
-        const last = Math.floor((end - 1) / PART_SIZE)
-        return attempt(() => {
-          readStatement ??= db.prepare(readSql)
-          const rows = readStatement.all(file.zoneId, file.name, first, last) as Array<{ partidx: unknown; data: unknown }>
-          const parts = new Map<number, Buffer>()
-          for (const r of rows) {
-            const idx = num(r.partidx)
-            const data = toBuffer(r.data)
-            if (idx !== null && data !== undefined) parts.set(idx, data)
-          }
-          return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
-        }, fail("cannot be read"))
-      }
+      read: (file, offset, length, into) => attempt(() => readParts(file, offset, length, into), fail("cannot be read"))
     }
   })
 

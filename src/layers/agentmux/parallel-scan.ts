@@ -1,0 +1,173 @@
+/**
+ * A zone's range scanned by several worker threads (issue 13: the first scan
+ * of a long record). The range is cut at line boundaries into pieces, each
+ * scanned by a worker (`scan-worker.ts`, through @effect/platform's Worker
+ * pool on Node worker threads) from the connection's private read copy, and
+ * the pieces come back in record order, to be folded by `applyRange`: the
+ * same scan as one pass over the range (a line never straddles two pieces,
+ * and each piece starts as a pass would after a `\n`: no carried bytes).
+ *
+ * Only a private copy is read this way (a WAL store's read copy or snapshot:
+ * session-ingest's own file, `StoreConnection.readCopy`); a store read in
+ * place, an in-memory store, a short range, or no worker entry to start (a
+ * bundle without it) is scanned in this thread.
+ *
+ * Settings (environment): `SESSION_INGEST_SCAN_WORKERS`, the number of
+ * workers (0: none; default: the available parallelism, at most 4), and
+ * `SESSION_INGEST_SCAN_PARALLEL_BYTES`, the shortest range worth them
+ * (default 64 MiB: a worker's start-up, ~0.1 s, is repaid above it).
+ *
+ * @module
+ */
+import * as NodeWorker from "@effect/platform-node/NodeWorker"
+import * as Worker from "@effect/platform/Worker"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import * as WorkerThreads from "node:worker_threads"
+import { PART_SIZE } from "../../domain/agentmux/record.js"
+import { StoreUnavailable } from "../../domain/errors.js"
+import { type RangeScan, scanRange } from "./range-scan.js"
+import { ScanRangeRequest } from "./scan-protocol.js"
+import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
+
+/** Pieces per worker: a worker that finishes early takes another (a busy core shares its load). */
+const PIECES_PER_WORKER = 2
+
+/** The parallel scan's settings (see the module doc). */
+export interface ParallelSettings {
+  readonly workers: number
+  readonly minBytes: number
+}
+
+/** {@link ParallelSettings} from the environment (through Effect's `Config`), with their defaults. */
+export const parallelSettings: Effect.Effect<ParallelSettings> = Effect.all({
+  workers: Config.integer("SESSION_INGEST_SCAN_WORKERS").pipe(
+    Config.withDefault(Math.min(4, os.availableParallelism()))
+  ),
+  minBytes: Config.integer("SESSION_INGEST_SCAN_PARALLEL_BYTES").pipe(Config.withDefault(64 * 1024 * 1024))
+}).pipe(
+  Effect.map((s) => ({ workers: Math.max(0, s.workers), minBytes: Math.max(1, s.minBytes) })),
+  Effect.orElseSucceed(() => ({ workers: 0, minBytes: Number.MAX_SAFE_INTEGER }))
+)
+
+/**
+ * The worker's entry point beside this code: `agentmux-scan-worker.cjs`
+ * beside the CLI bundle (`dist/`), or the TypeScript entry's shim beside this
+ * module when it runs from `src/` (through tsx); null when there is none (a
+ * bundle built without it).
+ */
+export const workerEntry = (): string | null => {
+  const candidates: Array<string> = []
+  if (typeof __filename === "string") candidates.push(nodePath.join(nodePath.dirname(__filename), "agentmux-scan-worker.cjs"))
+  try {
+    const here = fileURLToPath(import.meta.url)
+    candidates.push(nodePath.join(nodePath.dirname(here), "scan-worker-tsx.mjs"))
+    candidates.push(nodePath.join(nodePath.dirname(here), "agentmux-scan-worker.cjs"))
+  } catch {
+    // no module URL (the CommonJS bundle)
+  }
+  return candidates.find((c) => fs.existsSync(c)) ?? null
+}
+
+/**
+ * Where the pieces of `[start, stop)` begin: for each of `pieces - 1` even
+ * cuts, the first offset at or after it that follows a `\n` of the file (a
+ * missing part reads as zeros and holds none), looked for up to the next cut;
+ * a cut with no `\n` up to there is dropped (a line longer than a piece).
+ */
+const cuts = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  stop: number,
+  pieces: number
+): Effect.Effect<Array<number>, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const out = [start]
+    for (let k = 1; k < pieces; k++) {
+      const nominal = start + Math.floor(((stop - start) * k) / pieces)
+      const limit = start + Math.floor(((stop - start) * (k + 1)) / pieces)
+      let at = Math.max(nominal, out[out.length - 1] + 1) - 1
+      let found = -1
+      while (found < 0 && at < limit) {
+        const r = yield* conn.read(file, at, Math.min(PART_SIZE, limit - at))
+        if (r.bytes.length === 0) break
+        const nl = r.bytes.indexOf(10)
+        if (nl >= 0) found = at + nl + 1
+        else at += r.bytes.length
+      }
+      if (found > out[out.length - 1] && found < stop) out.push(found)
+    }
+    out.push(stop)
+    return out
+  })
+
+const failed = (path: string, why: string) =>
+  new StoreUnavailable({
+    message: `The AgentMux store ${path} cannot be read (${why}).`,
+    remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it."
+  })
+
+/**
+ * Scan `[start, end)` of `file` (clipped to its size) as a list of range
+ * scans in record order, to be folded by `applyRange` in turn (one range
+ * when scanned here, one per piece when scanned by workers): by workers
+ * when the settings, the connection and the range allow it (see the module
+ * doc), else one range scanned here. A worker that cannot be started (or
+ * dies) leaves the scan to this thread; a read that fails in a worker fails
+ * with `StoreUnavailable`, as it would here.
+ */
+export const scanRanges = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number,
+  /** The settings to use (default: {@link parallelSettings}, from the environment). */
+  given?: ParallelSettings
+): Effect.Effect<ReadonlyArray<RangeScan>, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const here = Effect.map(scanRange(conn, file, start, end, maxLineBytes), (r) => [r])
+    const stop = Math.min(end, file.size)
+    const copy = conn.readCopy
+    const settings = given ?? (yield* parallelSettings)
+    if (copy === undefined || settings.workers < 1 || stop - start < settings.minBytes) return yield* here
+    const entry = workerEntry()
+    if (entry === null) return yield* here
+    const bounds = yield* cuts(conn, file, start, stop, settings.workers * PIECES_PER_WORKER)
+    if (bounds.length < 3) return yield* here
+    const pieces = bounds.slice(0, -1).map((s, i) => [s, bounds[i + 1]] as const)
+    const viaWorkers = Effect.scoped(
+      Effect.gen(function*() {
+        const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size: Math.min(settings.workers, pieces.length) })
+        return yield* Effect.forEach(
+          pieces,
+          ([s, e], i) =>
+            pool.executeEffect(
+              new ScanRangeRequest({
+                filename: copy,
+                zoneId: file.zoneId,
+                name: file.name,
+                size: file.size,
+                start: s,
+                // the last piece runs to the range's end (a trailing unterminated line is left there)
+                end: i === pieces.length - 1 ? end : e,
+                maxLineBytes
+              })
+            ),
+          { concurrency: "unbounded" }
+        )
+      })
+    ).pipe(
+      Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry))),
+      Effect.catchIf((e): e is string => typeof e === "string", (why) => Effect.fail(failed(conn.path, why)))
+    )
+    return yield* viaWorkers.pipe(
+      // a worker that could not start or died (WorkerError), or an answer that did not decode: scanned here instead
+      Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), () => here)
+    )
+  })

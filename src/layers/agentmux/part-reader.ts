@@ -1,0 +1,52 @@
+/**
+ * Reading a store's file bytes over an open better-sqlite3 connection: the
+ * parts of a byte range from `db_file_data`, reassembled (shared by the
+ * store's connection, `transcript-store-sqlite.ts`, and the scan workers,
+ * `scan-worker.ts`, which load this module alone).
+ *
+ * @module
+ */
+import { PART_SIZE } from "../../domain/agentmux/record.js"
+import type { Driver, DriverStatement } from "./sqlite-driver.js"
+import { readFromParts, type StoreFile, type StoreRead } from "./TranscriptStore.js"
+
+const toBuffer = (data: unknown): Buffer | undefined =>
+  Buffer.isBuffer(data)
+    ? data
+    : data instanceof Uint8Array
+    ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    : typeof data === "string"
+    ? Buffer.from(data, "utf8")
+    : undefined
+
+export const num = (v: unknown): number | null =>
+  typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && v !== "" ? Number(v) : null
+
+/**
+ * Reads of a store's files over an open connection (`db_file_data`, the
+ * parts of `[offset, offset + length)` in one query, reassembled by
+ * `readFromParts`); throws what the driver throws. Shared by the store's
+ * connection and the scan workers (`scan-worker.ts`).
+ */
+export const partReader = (db: Driver) => {
+  const readSql =
+    "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
+  let readStatement: DriverStatement | undefined
+  return (file: StoreFile, offset: number, length: number, into?: Buffer): StoreRead => {
+    const start = Math.max(0, Math.min(offset, file.size))
+    const end = Math.max(start, Math.min(offset + length, file.size))
+    if (end === start) return { bytes: Buffer.alloc(0), missing: [] }
+    const first = Math.floor(start / PART_SIZE)
+    const last = Math.floor((end - 1) / PART_SIZE)
+    readStatement ??= db.prepare(readSql)
+    const rows = readStatement.all(file.zoneId, file.name, first, last) as Array<{ partidx: unknown; data: unknown }>
+    const parts = new Map<number, Buffer>()
+    for (const r of rows) {
+      const idx = num(r.partidx)
+      const data = toBuffer(r.data)
+      if (idx !== null && data !== undefined) parts.set(idx, data)
+    }
+    return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
+  }
+}
+

@@ -1,0 +1,177 @@
+/**
+ * One byte range of a zone's `output` scanned into groups of lines (issue
+ * 13): the line classification of the incremental scan (seed 002,
+ * `scan_line`, `line_session_id`, `init_cwd`), with consecutive lines of one
+ * owner folded into one group, so that a zone read in several ranges (by
+ * several workers, `./parallel-scan.ts`) is put back together by
+ * {@link applyRange} group by group, the same as a scan of the whole range
+ * line by line.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import {
+  isStreamEventText,
+  lineFactsText,
+  makeSessionIdCache,
+  READ_CHUNK,
+  type ScanAcc,
+  scanGroup,
+  streamEventSessionIdText
+} from "../../domain/agentmux/record.js"
+import type { StoreUnavailable } from "../../domain/errors.js"
+import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
+import { eachLine } from "./zone-reader.js"
+
+/** Values per group in {@link RangeScan.groups}. */
+export const GROUP_WIDTH = 5
+
+/**
+ * What a range's scan found, as plain data (it crosses a worker boundary):
+ * - `groups`: flat, {@link GROUP_WIDTH} numbers a group of consecutive lines
+ *   of one owner: `id` (an index into `ids`, -1: unowned lines), `start`,
+ *   `end` (bytes of `output`, `end` past the last `\n`), `lines`, `cwd` (an
+ *   index into `cwds`: the last working directory an init line among them
+ *   reported, -1: none).
+ * - `unreadable`, `missingPartLines`, `oversized`: lines counted as the scan counts them.
+ * - `readTo`: just past the last complete line; `bytesRead`: bytes fetched;
+ *   `missing`: byte ranges whose parts are missing (merged when adjacent).
+ */
+export const RangeScan = Schema.Struct({
+  ids: Schema.Array(Schema.String),
+  cwds: Schema.Array(Schema.String),
+  groups: Schema.Array(Schema.Number),
+  unreadable: Schema.Number,
+  missingPartLines: Schema.Number,
+  oversized: Schema.Number,
+  readTo: Schema.Number,
+  bytesRead: Schema.Number,
+  missing: Schema.Array(Schema.Struct({ start: Schema.Number, end: Schema.Number }))
+})
+export type RangeScan = typeof RangeScan.Type
+
+/**
+ * Scan the complete lines of `file` in `[start, end)` (see `eachLine`: a
+ * trailing unterminated line is left, a line over a missing part or longer
+ * than `maxLineBytes` is counted and unowned). Each line is classified over
+ * its step's latin1 text (string built-ins, see `isStreamEventText`): a
+ * streaming delta by its first bytes and its session from its last key, any
+ * other line parsed.
+ */
+export const scanRange = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number
+): Effect.Effect<RangeScan, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const ids: Array<string> = []
+    const idIndex = new Map<string, number>()
+    const cwds: Array<string> = []
+    const groups: Array<number> = []
+    let unreadable = 0
+    let missingPartLines = 0
+    let oversized = 0
+    // the open group: its owner (undefined: none open yet), where it starts and ends, lines, last cwd
+    let gSid: string | null | undefined = undefined
+    let gStart = 0
+    let gEnd = 0
+    let gLines = 0
+    let gCwd: string | null = null
+    const close = () => {
+      if (gSid === undefined) return
+      let id = -1
+      if (gSid !== null) {
+        const known = idIndex.get(gSid)
+        if (known !== undefined) id = known
+        else {
+          id = ids.length
+          idIndex.set(gSid, id)
+          ids.push(gSid)
+        }
+      }
+      let cwd = -1
+      if (gCwd !== null) {
+        cwd = cwds.length
+        cwds.push(gCwd)
+      }
+      groups.push(id, gStart, gEnd, gLines, cwd)
+    }
+    const cache = makeSessionIdCache()
+    const read = yield* eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, lineStart, lineEnd, problem, text) => {
+      let sid: string | null = null
+      let cwd: string | null = null
+      if (buf === null || text === undefined) {
+        if (problem === "missing-part") missingPartLines++
+        else oversized++
+      } else if (isStreamEventText(text, from, to)) {
+        sid = streamEventSessionIdText(text, buf, from, to, cache)
+      } else {
+        const facts = lineFactsText(text, buf, from, to, cache)
+        if (facts._tag === "unreadable") {
+          if (text.slice(from, to).trim().length > 0) unreadable++
+        } else {
+          sid = facts.sessionId
+          if (facts._tag === "parsed") cwd = facts.cwd
+        }
+      }
+      if (sid === gSid && gEnd === lineStart) {
+        gEnd = lineEnd
+        gLines++
+        if (cwd !== null) gCwd = cwd
+      } else {
+        close()
+        gSid = sid
+        gStart = lineStart
+        gEnd = lineEnd
+        gLines = 1
+        gCwd = cwd
+      }
+    }, READ_CHUNK, true, undefined, true)
+    close()
+    return {
+      ids,
+      cwds,
+      groups,
+      unreadable,
+      missingPartLines,
+      oversized,
+      readTo: read.readTo,
+      bytesRead: read.bytesRead,
+      missing: read.missing
+    }
+  })
+
+/**
+ * Fold a range's scan into a scan's working copy, group by group
+ * (`scanGroup`): the same as each of its lines given to `scanLine` in turn.
+ * Ranges are applied in record order, each starting where the last ended.
+ */
+export const applyRange = (acc: ScanAcc, r: RangeScan): void => {
+  const g = r.groups
+  for (let i = 0; i < g.length; i += GROUP_WIDTH) {
+    const id = g[i]
+    const cwd = g[i + 4]
+    scanGroup(acc, id < 0 ? null : r.ids[id], g[i + 1], g[i + 2], g[i + 3], cwd < 0 ? null : r.cwds[cwd])
+  }
+  acc.unreadable += r.unreadable
+  acc.missingPartLines += r.missingPartLines
+  acc.oversized += r.oversized
+}
+
+/** Byte ranges of several reads in order, adjacent ones merged. */
+export const mergeMissing = (
+  lists: ReadonlyArray<ReadonlyArray<{ readonly start: number; readonly end: number }>>
+): Array<{ start: number; end: number }> => {
+  const out: Array<{ start: number; end: number }> = []
+  for (const list of lists) {
+    for (const m of list) {
+      const last = out[out.length - 1]
+      if (last !== undefined && last.end === m.start) last.end = m.end
+      else out.push({ start: m.start, end: m.end })
+    }
+  }
+  return out
+}

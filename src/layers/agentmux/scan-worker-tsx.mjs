@@ -1,0 +1,6 @@
+// The scan worker run from src/ (tests, bench through tsx): Node 20 does not
+// pass tsx's loader on to worker threads, so this shim loads the TypeScript
+// entry through tsx's API. The built CLI runs dist/agentmux-scan-worker.cjs.
+import { tsImport } from "tsx/esm/api"
+
+await tsImport("./scan-worker.ts", import.meta.url)
