@@ -709,15 +709,15 @@ const make = Effect.gen(function*() {
           if (adapters.get(work[k].provider) !== undefined) maybe.push(k)
         }
         // Their nested logs, listed by their adapters (through SourceAccess): one effect each, nothing chained
-        // to it. A parts folder that cannot be listed: not settled here (\`importSource\` says what it is).
+        // to it. A parts folder that cannot be listed: not settled here (`importSource` says what it is).
         const listing = Effect.forEach(maybe, (k) => {
           const adapter = adapters.get(work[k].provider)!
           return adapter.parts === undefined ? Effect.succeed(Either.right(NO_PARTS)) : Effect.either(adapter.parts(resolved[k]))
         })
         return Effect.flatMap(listing, (listed) => {
-          /** Sources whose fingerprint needs a stat (no stat from discovery, a \`-wal\` to look for, or parts). */
+          /** Sources whose fingerprint needs a stat (no stat from discovery, a `-wal` to look for, or parts). */
           const withIo: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
-          /** Sources found unchanged, with their parts (for \`hooks.source\`). */
+          /** Sources found unchanged, with their parts (for `hooks.source`). */
           const same: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
           for (let i = 0; i < maybe.length; i++) {
             const l = listed[i]
@@ -726,7 +726,7 @@ const make = Effect.gen(function*() {
             const w = work[k]
             const adapter = adapters.get(w.provider)!
             if (w.stat !== undefined && adapter.noWal === true && l.right.length === 0 && resolved[k].path !== "") {
-              // The common case: discovery's stat, no \`-wal\`, no parts: as \`fingerprintOf\` makes it, without an effect.
+              // The common case: discovery's stat, no `-wal`, no parts: as `fingerprintOf` makes it, without an effect.
               if (fingerprintOfStat(w.stat) === checkpoints.get(keys[k])!.fingerprint) same.push({ k, parts: l.right })
             } else withIo.push({ k, parts: l.right })
           }

@@ -1121,7 +1121,7 @@ const make = (
         ),
 
       // An import reads every checkpoint: on the writing connection, the driver's rows as arrays of values, one
-      // map entry each (no row object, no fiber per row); a read-only index through \`@effect/sql\`.
+      // map entry each (no row object, no fiber per row); a read-only index through `@effect/sql`.
       checkpoints: db !== null
         ? exclusive(Effect.try({
           try: () => {

@@ -801,7 +801,7 @@ export const discoverNative = (
       sources,
       diagnostics,
       receipts: {
-        // Made when read (\`discover\` prints them; an import never reads them): a receipt per log, in the order found.
+        // Made when read (`discover` prints them; an import never reads them): a receipt per log, in the order found.
         get museSourceInspections(): ReadonlyArray<MuseSourceInspection> {
           return inspections ??= receiptsOf.map((r) => (typeof r === "string" ? unchangedReceipt(r) : r))
         },
