@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import { counted } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
-import { runtime } from "../lazy.js"
+import { importRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
 import { USAGE_NOT_VALID } from "../../domain/warning-kinds.js"
@@ -137,7 +137,7 @@ export const importCommand = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* importRuntime
       const { config, index, limits, plan, policy, workspaces } = yield* rt.importSetup(o)
       const machine = rt.machineOf(o.machine)
       const shownIndex = rt.shownIndex(index)
