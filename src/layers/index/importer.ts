@@ -291,6 +291,8 @@ const parseWarningsOf = (
   const byKind: Record<string, number> = {}
   let lines = 0, sources = 0
   for (const w of work) {
+    // Most sources have none (an unchanged one's overview is discovery's): no list made for them.
+    if (w.overview.parseWarnings.length === 0) continue
     const warnings = w.overview.parseWarnings.filter((p) => p.count > 0)
     if (warnings.length === 0) continue
     sources++
