@@ -10,6 +10,9 @@ import * as Effect from "effect/Effect"
 /** The command runtime (`./runtime.ts`), loaded on first use. */
 export const runtime = Effect.promise(() => import("./runtime.js"))
 
+/** What `import` runs with (`./runtime-import.ts`: the importer and the index, not the query commands' modules), loaded on first use. */
+export const importRuntime = Effect.promise(() => import("./runtime-import.js"))
+
 /**
  * The error classes (`../domain/errors.ts`), loaded on first use: building
  * their schemas is a noticeable part of start-up, and `--help` needs none.

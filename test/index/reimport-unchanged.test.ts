@@ -12,7 +12,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { writeNativeRoot } from "../../bench/generate/native.js"
+import { appendRootTurn, nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import * as ImporterLayer from "../../src/layers/index/importer.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
@@ -47,7 +47,7 @@ const corpus = (n: number) => {
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? logs(path.join(dir, e.name)) : e.name === "session.jsonl" ? [path.join(dir, e.name)] : []
     )
-  return { dir, policy, plan: planFromPolicy(policy, { batchSize: 50 }), index: path.join(dir, "index.db"), native: logs(museRoot) }
+  return { dir, museRoot, policy, plan: planFromPolicy(policy, { batchSize: 50 }), index: path.join(dir, "index.db"), native: logs(museRoot) }
 }
 
 /** One import through a `SourceAccess` that records every path it is asked about, and how. */
@@ -81,9 +81,38 @@ describe("re-import of unchanged sources", () => {
       expect(report.coverage).toBe("complete")
       for (const log of c.native) {
         expect(looks.filter((l) => l.path === log)).toEqual([{ how: "probe", path: log }])
+        // Its nested logs' folder is looked for through the same layer (one I/O path), once.
+        const sub = path.join(path.dirname(log), "subagent")
+        expect(looks.filter((l) => l.path === sub)).toEqual([{ how: "probe", path: sub }])
       }
       expect(looks.filter((l) => l.path.endsWith("-wal"))).toEqual([])
     }))
+
+  it.effect("a log that changed by size, by mtime alone, or by a nested log that appeared beside it is not unchanged; the others are", () =>
+    Effect.gen(function*() {
+      const c = corpus(5)
+      expect(new Set([nativeSessionPath(c.museRoot, 0), c.native[1], c.native[2]]).size).toBe(3)
+      const first = yield* importOnce(c.policy, c.index, c.plan)
+      expect(first.sources.accepted).toBe(10)
+      // session 0: appended to; the logs listed 1: touched (same bytes, later mtime); 2: a nested log's folder appeared beside it.
+      const appended = nativeSessionPath(c.museRoot, 0)
+      appendRootTurn(c.museRoot, 0)
+      const later = fs.statSync(c.native[1]).mtimeMs / 1000 + 5
+      fs.utimesSync(c.native[1], later, later)
+      fs.mkdirSync(path.join(path.dirname(c.native[2]), "subagent", "child-1"), { recursive: true })
+      fs.writeFileSync(path.join(path.dirname(c.native[2]), "subagent", "child-1", "session.jsonl"), "")
+      const { report, looks } = yield* recordedImport(c)
+      expect(report.sources.unchanged).toBe(7)
+      expect(report.sources.discovered).toBe(10)
+      // Each changed log is opened again (its prefix checked, then read on); no unchanged one is.
+      const opened = new Set(looks.filter((l) => l.how !== "probe").map((l) => l.path))
+      for (const p of [appended, c.native[1], c.native[2]]) expect(opened.has(p)).toBe(true)
+      expect(c.native.filter((p) => opened.has(p)).length).toBe(3)
+      // And a third run finds everything unchanged again.
+      const third = yield* importOnce(c.policy, c.index, c.plan)
+      expect(third.sources.unchanged).toBe(10)
+    }))
+
 
   it.effect("a log rewritten in place with the same size and the same mtime is still imported again as a new generation", () =>
     Effect.gen(function*() {

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import { counted } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
-import { runtime } from "../lazy.js"
+import { importRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
 import { USAGE_NOT_VALID } from "../../domain/warning-kinds.js"
@@ -149,7 +149,7 @@ export const importCommand = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* importRuntime
       const setup = yield* rt.importSetup(o)
       const { config, index, limits, policy, workspaces } = setup
       const plan = Option.isSome(o.jobs) ? { ...setup.plan, jobs: o.jobs.value } : setup.plan

@@ -31,6 +31,7 @@ import type { Hash } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type { Mutable } from "effect/Types"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -182,8 +183,15 @@ export const changedPrefix = (
     return undefined
   })
 
-const resolveLocator = (locator: Locator): Locator =>
-  locator.path === "" ? locator : { ...locator, path: nodePath.resolve(locator.path) }
+const resolveLocator = (locator: Locator): Locator => {
+  if (locator.path === "") return locator
+  const path = nodePath.resolve(locator.path)
+  // Discovery's locators are real paths already: the same object, no copy per source.
+  return path === locator.path ? locator : { ...locator, path }
+}
+
+/** No nested logs (shared). */
+const NO_PARTS: ReadonlyArray<string> = Object.freeze([])
 
 /** The import plan's inputs besides the policy: each provider's plan settings (`agents`, `exports`, …) and the batch size. */
 export type PlanOptions = { readonly [K in keyof ProviderPlanInputs]?: ProviderPlanInputs[K] | undefined } & {
@@ -289,6 +297,8 @@ const parseWarningsOf = (
   const byKind: Record<string, number> = {}
   let lines = 0, sources = 0
   for (const w of work) {
+    // Most sources have none (an unchanged one's overview is discovery's): no list made for them.
+    if (w.overview.parseWarnings.length === 0) continue
     const warnings = w.overview.parseWarnings.filter((p) => p.count > 0)
     if (warnings.length === 0) continue
     sources++
@@ -637,7 +647,9 @@ const make = Effect.gen(function*() {
         const k = fileKey(c.provider, c.locator)
         byFile.set(k, [...(byFile.get(k) ?? []), c])
       }
-      for (const [k, w] of work.entries()) {
+      // (None in the common case: then no key per source.)
+      for (let k = 0; k < (byFile.size === 0 ? 0 : work.length); k++) {
+        const w = work[k]
         const locator = resolvedAt(k)
         const olds = byFile.get(fileKey(w.provider, locator))
         if (olds === undefined || !(yield* sourcePerFile(w.provider))) continue
@@ -723,27 +735,62 @@ const make = Effect.gen(function*() {
     return Effect.flatMap(
       Effect.forEach(providersOf, (p) => Effect.option(registry.get(p))),
       (found) => {
-        const adapters = new Map(providersOf.map((p, i) => [p, found[i]]))
-        return Effect.forEach(work, (w, k) => {
+        const adapters = new Map(providersOf.map((p, i) => [p, Option.getOrUndefined(found[i])]))
+        const out: Array<SourceCheckpoint | null> = new Array(work.length).fill(null)
+        // The sources that may be unchanged (a complete checkpoint with a fingerprint, a known provider), in plain code.
+        const maybe: Array<number> = []
+        for (let k = 0; k < work.length; k++) {
           const checkpoint = checkpoints.get(keys[k])
-          if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) return Effect.succeed(null)
-          const adapter = adapters.get(w.provider)!
-          if (Option.isNone(adapter)) return Effect.succeed(null)
-          const locator = resolved[k]
-          const wal = adapter.value.noWal !== true
-          const settle = (parts: ReadonlyArray<string>) =>
-            Effect.flatMap(fingerprintOf(access, locator, parts, { stat: w.stat, wal }), (fingerprint) =>
-              fingerprint === null || fingerprint !== checkpoint.fingerprint
-                ? Effect.succeed(null)
-                : tellHooks
-                ? Effect.as(
-                  hooks.source({ provider: w.provider, locator, summary: w.summary, overview: w.overview, parts, perFile: adapter.value.sourcePerFile === true }),
-                  checkpoint
-                )
-                : Effect.succeed(checkpoint))
-          if (adapter.value.parts === undefined) return settle([])
-          // A parts folder that cannot be listed: not settled here (`importSource` says what it is).
-          return Effect.matchEffect(adapter.value.parts(locator), { onFailure: () => Effect.succeed(null), onSuccess: settle })
+          if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) continue
+          if (adapters.get(work[k].provider) !== undefined) maybe.push(k)
+        }
+        // Their nested logs, listed by their adapters (through SourceAccess): one effect each, nothing chained
+        // to it. A parts folder that cannot be listed: not settled here (`importSource` says what it is).
+        const listing = Effect.forEach(maybe, (k) => {
+          const adapter = adapters.get(work[k].provider)!
+          return adapter.parts === undefined ? Effect.succeed(Either.right(NO_PARTS)) : Effect.either(adapter.parts(resolved[k]))
+        })
+        return Effect.flatMap(listing, (listed) => {
+          /** Sources whose fingerprint needs a stat (no stat from discovery, a `-wal` to look for, or parts). */
+          const withIo: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
+          /** Sources found unchanged, with their parts (for `hooks.source`). */
+          const same: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
+          for (let i = 0; i < maybe.length; i++) {
+            const l = listed[i]
+            if (l._tag === "Left") continue
+            const k = maybe[i]
+            const w = work[k]
+            const adapter = adapters.get(w.provider)!
+            if (w.stat !== undefined && adapter.noWal === true && l.right.length === 0 && resolved[k].path !== "") {
+              // The common case: discovery's stat, no `-wal`, no parts: as `fingerprintOf` makes it, without an effect.
+              if (fingerprintOfStat(w.stat) === checkpoints.get(keys[k])!.fingerprint) same.push({ k, parts: l.right })
+            } else withIo.push({ k, parts: l.right })
+          }
+          const settled = withIo.length === 0 ? Effect.void : Effect.forEach(withIo, ({ k, parts }) => {
+            const w = work[k]
+            const wal = adapters.get(w.provider)!.noWal !== true
+            return Effect.map(fingerprintOf(access, resolved[k], parts, { stat: w.stat, wal }), (fingerprint) => {
+              if (fingerprint !== null && fingerprint === checkpoints.get(keys[k])!.fingerprint) same.push({ k, parts })
+            })
+          }, { discard: true })
+          return Effect.flatMap(settled, () => {
+            for (const { k } of same) out[k] = checkpoints.get(keys[k])!
+            if (!tellHooks) return Effect.succeed(out)
+            return Effect.as(
+              Effect.forEach(same.sort((a, b) => a.k - b.k), ({ k, parts }) => {
+                const w = work[k]
+                return hooks.source({
+                  provider: w.provider,
+                  locator: resolved[k],
+                  summary: w.summary,
+                  overview: w.overview,
+                  parts,
+                  perFile: adapters.get(w.provider)!.sourcePerFile === true
+                })
+              }, { discard: true }),
+              out
+            )
+          })
         })
       }
     )

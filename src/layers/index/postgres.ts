@@ -67,12 +67,12 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
-import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceInfo, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
@@ -1023,8 +1023,14 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`).pipe(
-        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
+      // One query for every checkpoint of this machine, its rows as arrays of values (the driver's array mode: no
+      // object per row; an import reads them all).
+      checkpoints: fail(sql`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`.values).pipe(
+        Effect.map((rows) => {
+          const out = new Map<string, SourceCheckpoint>()
+          for (const v of rows) out.set(v[0] as string, toSourceCheckpointOfValues(v))
+          return out as ReadonlyMap<string, SourceCheckpoint>
+        })
       ),
 
       beginGeneration: (source, generation, reason) =>

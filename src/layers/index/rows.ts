@@ -63,26 +63,79 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => {
 }
 
 /** A checkpoint row, fetched with {@link sourceCheckpointColumns} (no `overview_json`), as `IndexShape.checkpoints` gives it. */
-export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint => ({
-  sourceKey: r.source_key,
-  provider: r.provider as ProviderId,
-  generation: r.generation,
-  cursor: r.cursor,
-  fingerprint: r.fingerprint,
-  status: r.status as Checkpoint["status"],
-  eventCount: r.event_count,
-  locator: JSON.parse(r.locator_json) as Locator,
-  summary: JSON.parse(r.summary_json) as Record<string, unknown>,
-  sourceId: r.source_id,
-  prefix: r.prefix,
+export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint =>
+  checkpointOf(
+    r.source_key,
+    r.provider,
+    r.generation,
+    r.cursor,
+    r.fingerprint,
+    r.status,
+    r.event_count,
+    r.locator_json,
+    r.summary_json,
+    r.source_id,
+    r.prefix,
+    r.parts_json,
+    r.diagnostics_json
+  )
+
+/**
+ * A checkpoint row fetched as an array of values (a driver's raw mode), in
+ * the order of {@link sourceCheckpointColumns}: as {@link toSourceCheckpoint}
+ * makes it, without an object per row first (an import reads every row).
+ */
+export const toSourceCheckpointOfValues = (v: ReadonlyArray<unknown>): SourceCheckpoint =>
+  checkpointOf(
+    v[0] as string,
+    v[1] as string,
+    v[2] as number,
+    v[3] as string | null,
+    v[4] as string | null,
+    v[5] as string,
+    v[6] as number,
+    v[7] as string,
+    v[8] as string,
+    v[9] as string | null,
+    v[10] as string | null,
+    v[11] as string | null,
+    v[12] as string | null
+  )
+
+const checkpointOf = (
+  sourceKey: string,
+  provider: string,
+  generation: number,
+  cursor: string | null,
+  fingerprint: string | null,
+  status: string,
+  eventCount: number,
+  locatorJson: string,
+  summaryJson: string,
+  sourceId: string | null,
+  prefix: string | null,
+  partsJson: string | null,
+  diagnosticsJson: string | null
+): SourceCheckpoint => ({
+  sourceKey,
+  provider: provider as ProviderId,
+  generation,
+  cursor,
+  fingerprint,
+  status: status as Checkpoint["status"],
+  eventCount,
+  locator: JSON.parse(locatorJson) as Locator,
+  summary: JSON.parse(summaryJson) as Record<string, unknown>,
+  sourceId,
+  prefix,
   // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.
   get parts() {
-    const parts = r.parts_json === null ? {} : JSON.parse(r.parts_json) as Record<string, string>
+    const parts = partsJson === null ? {} : JSON.parse(partsJson) as Record<string, string>
     Object.defineProperty(this, "parts", { value: parts, enumerable: true })
     return parts
   },
   // Most sources have none: one shared empty list, no allocation per row.
-  diagnostics: r.diagnostics_json === null ? NO_DIAGNOSTICS : JSON.parse(r.diagnostics_json) as ReadonlyArray<Diagnostic>
+  diagnostics: diagnosticsJson === null ? NO_DIAGNOSTICS : JSON.parse(diagnosticsJson) as ReadonlyArray<Diagnostic>
 })
 
 /** The diagnostics of a checkpoint that has none (shared, frozen). */

@@ -37,6 +37,7 @@ export interface DriverStatement {
   run(...params: ReadonlyArray<unknown>): { readonly changes: number; readonly lastInsertRowid: number | bigint }
   get(...params: ReadonlyArray<unknown>): unknown
   all(...params: ReadonlyArray<unknown>): Array<unknown>
+  iterate(...params: ReadonlyArray<unknown>): IterableIterator<unknown>
   raw(on: boolean): this
   safeIntegers(on: boolean): this
 }

@@ -46,6 +46,7 @@ import {
   toCheckpoint,
   sourceCheckpointColumns,
   toSourceCheckpoint,
+  toSourceCheckpointOfValues,
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
@@ -61,6 +62,7 @@ import {
   type IndexShape,
   type SearchFilter,
   type SearchHit,
+  type SourceCheckpoint,
   type SourceInfo,
   type UsageFilter
 } from "../../services/Index.js"
@@ -1118,9 +1120,21 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      checkpoints: fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources`).pipe(
-        Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
-      ),
+      // An import reads every checkpoint: on the writing connection, the driver's rows as arrays of values, one
+      // map entry each (no row object, no fiber per row); a read-only index through `@effect/sql`.
+      checkpoints: db !== null
+        ? exclusive(Effect.try({
+          try: () => {
+            const out = new Map<string, SourceCheckpoint>()
+            const statement = db.prepare(`SELECT ${sourceCheckpointColumns} FROM sources`).raw(true)
+            for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toSourceCheckpointOfValues(v))
+            return out as ReadonlyMap<string, SourceCheckpoint>
+          },
+          catch: (e) => unavailable(file, e)
+        }))
+        : fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources`).pipe(
+          Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
+        ),
 
       beginGeneration: (source, generation, reason) => writeSync((w) => w.beginGeneration(source, generation, reason)),
 

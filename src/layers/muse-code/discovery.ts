@@ -174,10 +174,13 @@ const enumerate = (
         const mp = nodePath.join(yp, m.name)
         for (const d of dirs(mp, yield* list(mp), DAY_DIR)) {
           const dp = nodePath.join(mp, d.name)
-          for (const s of dirs(dp, yield* list(dp), SESSION_ID_DIR)) {
-            // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
-            const path = `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`
-            const probed = yield* Effect.either(deps.access.probe(path))
+          const sessions = dirs(dp, yield* list(dp), SESSION_ID_DIR)
+          // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
+          const paths = sessions.map((s) => `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`)
+          // The day's logs probed in one pass (an effect each, no generator step between them).
+          const probes = yield* Effect.forEach(paths, (path) => Effect.either(deps.access.probe(path)))
+          for (let i = 0; i < sessions.length; i++) {
+            const s = sessions[i], path = paths[i], probed = probes[i]
             if (probed._tag === "Left") {
               tally.unreadableFolders++
               continue
@@ -216,10 +219,11 @@ const enumerate = (
  * session and the workspace path that matched it; discovery reads no more of
  * it (seed 001's budget), so the rest is unknown until it is imported.
  */
-const nativeOverview = (sessionId: string, workspace: string | null): SourceSummary => ({
-  ...emptySourceSummary(sessionId),
-  workspace
-})
+const nativeOverview = (sessionId: string, workspace: string | null): SourceSummary => {
+  const overview = emptySourceSummary(sessionId) as { -readonly [K in keyof SourceSummary]: SourceSummary[K] }
+  overview.workspace = workspace
+  return overview
+}
 
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
@@ -533,43 +537,49 @@ const inspectAll = (
 /**
  * A candidate selected before, unchanged since (same fingerprint), whose
  * recorded evidence still names a workspace: selected again without reading
- * it. Its receipt says so (`unchangedSinceLastInspection`, nothing inspected).
+ * it. Its receipt says so (`unchangedSinceLastInspection`, nothing inspected;
+ * see {@link unchangedReceipt}). Its source id is made when it is first read
+ * (an import of unchanged logs never reads it).
  */
 const unchangedMatch = (
   c: Candidate,
   known: KnownSource | undefined,
   matched: (path: string) => boolean
-): Inspected | null => {
+): DiscoveredSource | null => {
   const evidencePath = known?.summary.evidencePath
   if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
     return null
   }
   if (!matched(evidencePath)) return null
-  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
+  const sessionId = typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder
+  const path = c.path
+  let sourceId: string | undefined
   return {
-    receipt: {
-      sourceId,
-      locator: redactLocator(sourceId, c.path),
-      outcome: "matched",
-      reasonCode: "WORKSPACE_MATCHED",
-      recordsInspected: 0,
-      childrenInspected: 0,
-      bytesInspected: 0,
-      reachedEof: false,
-      unchangedSinceLastInspection: true
+    provider: "muse-code",
+    get sourceId() {
+      return sourceId ??= makeSourceId("muse-code", NATIVE_CLASS, path)
     },
-    source: {
-      provider: "muse-code",
-      sourceId,
-      locator: { locatorClass: NATIVE_CLASS, path: c.path },
-      sessionId: typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
-      overview: nativeOverview(
-        typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder,
-        typeof evidencePath === "string" ? evidencePath : null
-      ),
-      summary: known.summary,
-      stat: c.stat
-    }
+    locator: { locatorClass: NATIVE_CLASS, path },
+    sessionId,
+    overview: nativeOverview(sessionId, evidencePath),
+    summary: known.summary,
+    stat: c.stat
+  }
+}
+
+/** The receipt of a log selected again by {@link unchangedMatch}. */
+const unchangedReceipt = (path: string): MuseSourceInspection => {
+  const sourceId = makeSourceId("muse-code", NATIVE_CLASS, path)
+  return {
+    sourceId,
+    locator: redactLocator(sourceId, path),
+    outcome: "matched",
+    reasonCode: "WORKSPACE_MATCHED",
+    recordsInspected: 0,
+    childrenInspected: 0,
+    bytesInspected: 0,
+    reachedEof: false,
+    unchangedSinceLastInspection: true
   }
 }
 
@@ -654,11 +664,10 @@ export const discoverNative = (
       foldersSkipped: 0,
       unreadableFolders: 0
     }
-    const receipts: Array<MuseSourceInspection> = []
-    /** The path of each receipt's log: diagnostics name it so the operator can act; receipts stay content-free. */
-    const paths: Array<string> = []
-    /** Per receipt: why its log could not be read, when that is the reason. */
-    const whyUnreadable: Array<Inspected["unreadable"]> = []
+    /** Each candidate's receipt, or the path of a log selected again unchanged (its receipt made when read: see below). */
+    const receiptsOf: Array<MuseSourceInspection | string> = []
+    /** The logs not checked (`inconclusive`): their receipts, paths (diagnostics name them) and why they could not be read. */
+    const notChecked: Array<{ readonly receipt: MuseSourceInspection; readonly path: string; readonly unreadable: Inspected["unreadable"] }> = []
     const sources: Array<DiscoveredSource> = []
     /** Named roots that hold no `YYYY/MM/DD/<session-id>/session.jsonl` at all. */
     const emptyRoots: Array<string> = []
@@ -680,7 +689,7 @@ export const discoverNative = (
       }
       const matchedPaths = new Set<string>()
       for (const p of evidencePaths) if (yield* matches(p)) matchedPaths.add(p)
-      const inspected: Array<Inspected> = new Array(candidates.length)
+      const inspected: Array<Inspected | DiscoveredSource> = new Array(candidates.length)
       const toRead: Array<number> = []
       for (let i = 0; i < candidates.length; i++) {
         const hit = unchangedMatch(candidates[i], known.get(candidates[i].path), (p) => matchedPaths.has(p))
@@ -689,28 +698,30 @@ export const discoverNative = (
       }
       const read = yield* inspectAll(deps, candidates, toRead, matches, resolved)
       toRead.forEach((i, k) => (inspected[i] = read[k]))
-      inspected.forEach((r, i) => {
-        receipts.push(r.receipt)
-        paths.push(candidates[i].path)
-        whyUnreadable.push(r.unreadable)
+      for (let i = 0; i < inspected.length; i++) {
+        const r = inspected[i]
+        if (!("receipt" in r)) {
+          // Selected again unchanged.
+          receiptsOf.push(candidates[i].path)
+          sources.push(r)
+          continue
+        }
+        receiptsOf.push(r.receipt)
         if (r.source !== null) sources.push(r.source)
+        if (r.receipt.outcome === "inconclusive") notChecked.push({ receipt: r.receipt, path: candidates[i].path, unreadable: r.unreadable })
         if (r.receipt.outcome === "mismatch") {
           otherCount++
           if (r.otherWorkspace !== undefined && !otherWorkspaces.includes(r.otherWorkspace)) otherWorkspaces.push(r.otherWorkspace)
         }
-      })
+      }
     }
-    const diagnostics: Array<Diagnostic> = receipts.flatMap((r, i) =>
-      r.outcome === "inconclusive"
-        ? [{
-          code: "MUSE_SOURCE_INCONCLUSIVE",
-          // An unreadable log says why (permission denied, an I/O error) and what to do.
-          message: `${paths[i]}: not checked, ${REASON_TEXT[r.reasonCode]}${whyUnreadable[i] !== undefined ? `: ${whyUnreadable[i]!.message}` : "."}`,
-          ...(whyUnreadable[i]?.remediation !== undefined ? { remediation: whyUnreadable[i]!.remediation } : {}),
-          details: { sourceId: r.sourceId, locator: r.locator, path: paths[i], reasonCode: r.reasonCode }
-        }]
-        : []
-    )
+    const diagnostics: Array<Diagnostic> = notChecked.map(({ receipt: r, path, unreadable: why }) => ({
+      code: "MUSE_SOURCE_INCONCLUSIVE",
+      // An unreadable log says why (permission denied, an I/O error) and what to do.
+      message: `${path}: not checked, ${REASON_TEXT[r.reasonCode]}${why !== undefined ? `: ${why.message}` : "."}`,
+      ...(why?.remediation !== undefined ? { remediation: why.remediation } : {}),
+      details: { sourceId: r.sourceId, locator: r.locator, path, reasonCode: r.reasonCode }
+    }))
     if (tally.unreadableFolders > 0) {
       diagnostics.push({
         code: "MUSE_FOLDER_UNREADABLE",
@@ -758,7 +769,8 @@ export const discoverNative = (
         details: { count: otherCount, workspaces: shown, distinctWorkspaces: otherWorkspaces.length, workspaceRoots: workspaces }
       })
     }
-    const inconclusive = receipts.some((r) => r.outcome === "inconclusive")
+    let inspections: ReadonlyArray<MuseSourceInspection> | undefined
+    const inconclusive = notChecked.length > 0
     const unchecked = inconclusive || tally.unreadableFolders > 0
     // Every muse root is named by the user: one without a single session folder is a typo or the wrong folder.
     const partial = unchecked || emptyRoots.length > 0 || notRegular.length > 0
@@ -779,7 +791,7 @@ export const discoverNative = (
       // One remedy per cause present, so none is told to fix what did not happen.
       remediation: partial
         ? [
-          ...(unchecked ? [uncheckedRemedy(receipts.map((r) => r.reasonCode), tally.unreadableFolders > 0)] : []),
+          ...(unchecked ? [uncheckedRemedy(notChecked.map((n) => n.receipt.reasonCode), tally.unreadableFolders > 0)] : []),
           ...(notRegular.length > 0 ? [skippedRemedy(notRegular)] : []),
           ...(emptyRoots.length > 0
             ? ["Check --muse-root (or museRoots in the config): it should be Muse Code's sessions folder (e.g. ~/.local/share/muse/sessions), which holds YYYY/MM/DD/<session-id>/session.jsonl."]
@@ -788,7 +800,13 @@ export const discoverNative = (
         : null,
       sources,
       diagnostics,
-      receipts: { museSourceInspections: receipts, museEnumeration: tally },
+      receipts: {
+        // Made when read (`discover` prints them; an import never reads them): a receipt per log, in the order found.
+        get museSourceInspections(): ReadonlyArray<MuseSourceInspection> {
+          return inspections ??= receiptsOf.map((r) => (typeof r === "string" ? unchangedReceipt(r) : r))
+        },
+        museEnumeration: tally
+      },
       roots,
       omitted: (otherCount > 0 ? { "other-workspace": otherCount } : {}) as Record<string, number>,
       ...(notes.length > 0 ? { notes } : {})
