@@ -313,10 +313,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // or 16 characters or more, or any quoted value: `--password "two words here"`, taken whole),
     // so prose ("use the --token flag") stays; a letters-only word followed by sentence punctuation
     // ("the --token flag, then", "--password option.", "--secret value;") is prose too, as without it. `$VAR` references, a following
-    // option and `--password-stdin` / `--token-file` / `--no-password` are not values.
+    // option and `--password-stdin` / `--token-file` / `--no-password` are not values. An argument array's next
+    // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -425,6 +426,43 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
  * `continuation_token`, …), their words joined: a cursor, not a credential, so its value stays.
  */
 const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
+
+/**
+ * How the key of a structured value names a secret (see {@link secretKeyKind}): `none`; `secret` (its last
+ * word is password, passwd, passphrase or secret: any string, and a number, is the secret); `token` (its last
+ * word is token, not a page cursor: any string is, a number is a count); `key` (its last word is key, pass or
+ * pwd after another word, credential(s), or pass alone: a string that looks like a secret is); `pwd` (`pwd`
+ * alone: as `key`, and a path is the working directory, not a password).
+ */
+export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pwd"
+
+/** Words before a name's last word (as `secret-field`'s names: at most 6 words joined by `_`/`-`, then maybe a camelCase head). */
+const KEY_HEAD = "(?:[A-Za-z0-9]{1,40}[_-]){0,6}"
+const KEY_SECRET = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["password", "passwd", "passphrase", "secret"]).join("|")})$`)
+const KEY_TOKEN = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["token"]).join("|")})$`)
+const KEY_KEY = new RegExp(
+  `^(?:(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})` +
+    `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})` +
+    `|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")})|pass|Pass|PASS)$`
+)
+
+/**
+ * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
+ * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
+ * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
+ * `pass`/`pwd` alone. The last word decides: a name whose last word is another (`password_policy`,
+ * `token_count`, `max_tokens`, `input_tokens`, `secret_santa`, `tokenizer`, `passwordless`) is none, and so is
+ * a page cursor (`next_page_token`, `nextPageToken`, `NextToken`: a listing's position, not a credential). The
+ * kind says which values are secrets ({@link SecretKeyKind}). Keys of other characters, or longer than 300, are none.
+ */
+export const secretKeyKind = (k: string): SecretKeyKind => {
+  if (k.length > 300 || k.length < 3) return "none"
+  if (KEY_SECRET.test(k)) return "secret"
+  if (KEY_TOKEN.test(k)) return PAGE_CURSOR_NAME.test(k.replace(/[_-]/g, "").toLowerCase()) ? "none" : "token"
+  if (KEY_KEY.test(k)) return "key"
+  if (k === "pwd" || k === "PWD" || k === "Pwd") return "pwd"
+  return "none"
+}
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
 const fieldName = (head: string): string => head.replace(/[\\"':\s]/g, "").replace(/[_-]/g, "").toLowerCase()
