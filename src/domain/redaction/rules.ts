@@ -128,9 +128,9 @@ const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperC
  * part after `pass`), then `:` or the key's closing quote (`"`, `'`, or the backslash of an escaped one).
  */
 const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
-  .flatMap((word) => [":", "\"", "'", "\\"].map((sep) => word + sep))
+  .flatMap((word) => [":", "\"", "'", "\\", "=", " ="].map((sep) => word + sep))
   // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
-  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\"].map((sep) => w.slice(4) + sep))))]
+  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\", "=", " ="].map((sep) => w.slice(4) + sep))))]
 
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
@@ -156,7 +156,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return names.map((name, a) => {
     const g = a * 5
-    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}:[ \t]*)`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}(?::[ \t]*|[ \t]*=[ \t]*(?=\\{0,7}["'])))`
     const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${bare})`
@@ -250,7 +250,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["hf_"]
   },
   {
-    // A credential in a URL's query string (or fragment, or a form body): `?access_token=…`, `&token=…`,
+    // A credential in a URL's query string (or fragment, its first parameter too: `#id_token=…`, or a form
+    // body): `?access_token=…`, `&token=…`,
     // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
     // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
     // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
@@ -258,7 +259,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`([?&;#](?:${QUERY_SECRET_NAMES})=|[?&;#]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
     hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
@@ -327,11 +328,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
     // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    // An unquoted value runs to white space, a quote, `;`, `|`, `<`, `>`, `)`, `,` or a backslash escape; an `&`
+    // ends it only as a shell operator (before white space, another `&` or the end: `X=1 && make`, `X=1& job`)
+    // or before the next parameter of a form body (`&name=`): inside a word it is the password's own character
+    // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|\\(?![nrt"]))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]))+))`
     ),
     hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswd=", "wd="],
     replace: (_m, name, eq, q, dq, sq) =>
@@ -341,10 +346,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // An HTTP credential in a header (curl -H, logs): `Bearer <token>` / `Basic <credentials>`; the scheme stays.
-    // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays).
+    // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
+    // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`\b((?:Bearer|Basic) )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
-    hints: ["Bearer ", "Basic "],
+    pattern: re(String.raw`(\b(?:Bearer|Basic) |(?<=[Aa]uthorization\\?["']?:[ \t]{0,8})[Tt]oken )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
   {
@@ -368,14 +374,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["SK"]
   },
   {
-    // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` (any of
+    // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` /
+    // `password for prod is …` (`for`, `of`, `on`, `to`, `at`, `in`, maybe `the`/`my`/…, and one word) (any of
     // `Password`, `PASSWORD`), when the token (4 to 128 characters up to white space, sentence punctuation after
     // it staying) holds a digit or a symbol (`@#$%^&*+=~_`): "my password is hunter2" loses `hunter2`; "the
     // password is wrong", "is: see the vault", "is at least 8 characters", "is well-known" stay (prose). The token
     // ends at a backslash too (a `\n` escape of JSON text held in a string).
     id: "password-prose",
     pattern: re(
-      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
     ),
     hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
     replace: (_m, head) => `${head}${marker("password-prose")}`
@@ -394,7 +401,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // any case and style: words joined by `_`/`-` or camelCase ending in token, secret, password, passwd,
     // passphrase (alone too), or key, pass, pwd (after another word: `api_key`, `apiKey`, `DB_PASS`; not `key`).
     // A quoted value goes whole (under a key/pass/pwd name only when it looks like a secret); a bare value only
-    // when it looks like a secret: a digit and another character, or 16 characters or more. Left alone: types
+    // when it looks like a secret: a digit and another character, or 16 characters or more. `name = "…"` (TOML,
+    // INI, Python, JavaScript: a quoted value after `=`) too; a bare value after `=` is `secret-assignment`'s,
+    // and `==` is a comparison. Left alone: types
     // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, numbers, prose.
     id: "secret-field",
     pattern: re(fieldAlternatives()),
@@ -483,7 +492,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
 }
 
 /** A final word of a `secret-field` name followed by `:` or a closing quote and `:` (where a match's name ends). */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?:)`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?(?::|[ \\t]*=))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
