@@ -32,22 +32,49 @@ const stringLeaves = (v: unknown, out: Array<string>, depth = 0): void => {
 }
 
 /**
- * Terminal escape sequences (CSI `ESC [ … final` or its C1 form `U+009B …`,
- * OSC `ESC ] … BEL|ST`): a coloured tool output's `ESC[31merror` would
- * otherwise be the word `31merror`. Each is searched (and shown) as a space.
+ * Terminal escape sequences: CSI (`ESC [ … final` or its C1 form `U+009B
+ * …`), read as a space (a coloured tool output's `ESC[31merror` would
+ * otherwise be the word `31merror`), and the introducer of an OSC (`ESC ]`),
+ * read as a space too: the OSC's text stays searchable (`ESC]0;title BEL`
+ * sets a terminal's window title; `ESC]8;;URL ESC\` a hyperlink), its
+ * terminator (BEL, `ESC \\`) a control character like the others.
  */
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\]/g
+
+/**
+ * Control and format characters (Unicode `Cc` but tab, line feed and carriage
+ * return; `Cf`: bidi isolates, embeddings and marks, zero-width spaces and
+ * joiners, the BOM, soft hyphens, tags): each is searched as a space, so the
+ * words on either side are words of their own on both engines. SQLite's
+ * `unicode61` tokenizer already separates words at the format characters of
+ * its own Unicode tables, but takes newer ones (the bidi isolates
+ * `U+2066`–`U+2069`, Unicode 6.3) as letters of the word they touch, where
+ * PostgreSQL's words ({@link searchWords}) would split: read as spaces, both
+ * engines see the same words, those grep finds.
+ */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}]/u
+const CONTROLS_ALL = new RegExp(CONTROLS.source, "gu")
 
 const cap = (s: string) => {
-  const t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
-  return t.includes("\u001b") || t.includes("\u009b") ? t.replace(ESCAPES, " ") : t
+  let t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
+  if (!CONTROLS.test(t)) return t
+  if (t.includes("\u001b") || t.includes("\u009b")) t = t.replace(ESCAPES, " ")
+  return t.replace(CONTROLS_ALL, " ")
 }
+
+/**
+ * The text of a field as search reads it (see {@link searchableText}): cut
+ * at {@link MAX_FIELD_CHARS}, terminal escapes and control and format
+ * characters read as spaces. A session's title is searched the same way.
+ */
+export const searchField = (s: string): string => cap(s)
 
 /**
  * The searchable text of an event, from its typed fields only (contract
  * 1.1.0: `text`, `toolName`, `toolInput`; never a provider's `extensions`),
  * each field cut at {@link MAX_FIELD_CHARS}, terminal escape sequences
- * (colours of a tool's output) read as spaces.
+ * (colours of a tool's output) and control and format characters read as
+ * spaces (an OSC's text stays: {@link searchField}).
  */
 export const searchableText = (e: SessionEvent): SearchableText => {
   const leaves: Array<string> = []

@@ -32,7 +32,7 @@
  */
 import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
-import { searchableText } from "../../domain/search/text.js"
+import { searchableText, searchField } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, SourceInfo, WholeSource } from "../../services/Index.js"
 import { leanEvent } from "./rows.js"
@@ -363,7 +363,7 @@ export class IndexWriter {
       const before = this.st.title.get(uid, generation) as { title: string | null } | undefined
       if (before === undefined || before.title !== title) {
         this.st.deleteDoc.run(-s.stream)
-        if (title !== null) this.st.insertDoc.run(-s.stream, title, "")
+        if (title !== null) this.st.insertDoc.run(-s.stream, searchField(title), "")
       }
       const after = this.st.upsertSession.get(
         uid,

@@ -28,7 +28,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { compileQuery, type QueryNode } from "../../domain/search/query.js"
-import { searchableText } from "../../domain/search/text.js"
+import { searchableText, searchField } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import {
   checkpointColumns,
@@ -626,7 +626,7 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
       SELECT st.stream, ss.title FROM sessions ss
         JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
       WHERE ss.source_key = ${key} AND ss.generation = ${generation} AND ss.title IS NOT NULL`
-    for (const t of titled) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${t.title}, '')`
+    for (const t of titled) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${searchField(t.title)}, '')`
   })
 
 /**
