@@ -184,6 +184,22 @@ describe("redaction: text leftovers", () => {
     expect(r.text("the token is a string")).toBe("the token is a string")
   })
 
+  it("a secret as an XML element's text", () => {
+    for (const name of ["password", "DbPassword", "client_secret", "apiKey", "access_token", "privateKey", "PASSWORD"]) {
+      expect(r.text(`<config><${name}>${S(9)}</${name}></config>`), name).toBe(`<config><${name}>${R("secret-element")}</${name}></config>`)
+    }
+    for (const keep of ["<NextToken>CAESBggDEAEYAQ9aZ3x</NextToken>", "<max_token>100</max_token>", "<password></password>", "<password>$DB_PASSWORD</password>", "<secret_santa>al1ce</secret_santa>", "<password><value>x</value></password>"]) {
+      expect(r.text(keep), keep).toBe(keep)
+    }
+  })
+
+  it("`Cookie:` and `Set-Cookie:` headers: the values go, the names and attributes stay", () => {
+    expect(r.text(`Cookie: session=${S(1)}`)).toBe(`Cookie: session=${R("cookie")}`)
+    expect(r.text(`-H "cookie: a=${S(1)}; sid=${S(2)}" https://x.example`)).toBe(`-H "cookie: a=${R("cookie")}; sid=${R("cookie")}" https://x.example`)
+    expect(r.text(`Set-Cookie: sid=${S(3)}; Path=/; HttpOnly`)).toBe(`Set-Cookie: sid=${R("cookie")}; Path=/; HttpOnly`)
+    expect(r.text("the cookie: it expired")).toBe("the cookie: it expired")
+  })
+
   it("`The password for prod is …`", () => {
     expect(r.text(`The password for prod is ${S(8)}`)).toBe(`The password for prod is ${R("password-prose")}`)
     expect(r.text(`the password of the db is ${S(8)}.`)).toBe(`the password of the db is ${R("password-prose")}.`)

@@ -412,6 +412,29 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     apply: (s) => redactFields(s)
   },
   {
+    // A secret as an XML element's text: `<password>…</password>`, `<DbPassword>`, `<client_secret>`, `<apiKey>`,
+    // `<access_token>`, `<privateKey>` (the element's name ends in password, passwd, passphrase, secret, token,
+    // api key or private key; no attributes), the value up to its closing tag on the same line. The tags stay.
+    // Left alone: a page cursor's element (`<NextToken>`, `<nextPageToken>`), numbers (`<max_token>100</…>`),
+    // empty elements, `$VAR`/`${VAR}` references, nested elements (a `<` in the value).
+    id: "secret-element",
+    pattern: re(
+      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]assphrase|PASSPHRASE|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))>(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512})</\1>`
+    ),
+    hints: ["assword>", "ASSWORD>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "ecret>", "ECRET>", "oken>", "OKEN>", "Key>", "key>", "KEY>"],
+    replace: (m: string, name: string) => (PAGE_CURSOR_NAME.test(name.replace(/[_:.-]/g, "").toLowerCase()) ? m : `<${name}>${marker("secret-element")}</${name}>`)
+  },
+  {
+    // An HTTP cookie in a header (curl -H, logs, a proxy's dump): `Cookie: name=value; other=value` (every
+    // cookie's value) and `Set-Cookie: name=value; Path=/; HttpOnly` (the cookie's value, its attributes stay).
+    // The names, the `=` and the `; ` stay; a value ends at `;`, white space, a quote or a backslash, and the
+    // header where white space follows other than after a `;`.
+    id: "cookie",
+    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE):[ \t]{0,8})([^\s"'\\;]{1,4096}(?:;[ \t]*[^\s"'\\;]{1,4096}){0,64})`),
+    hints: ["ookie:", "OOKIE:"],
+    replace: (_m: string, head: string, value: string) => `${head}${cookieValues(value, /^set-/i.test(head))}`
+  },
+  {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
@@ -471,6 +494,17 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
   if (KEY_KEY.test(k)) return "key"
   if (k === "pwd" || k === "PWD" || k === "Pwd") return "pwd"
   return "none"
+}
+
+/**
+ * The `cookie` rule's replacement of a header's value: each `name=value` pair's value becomes the marker (only the
+ * first, the cookie itself, for `Set-Cookie`, whose later pairs are attributes: `Path=/`, `Expires=…`); the names,
+ * `=`, `;` and what is no pair (`HttpOnly`) stay. A `$VAR` reference stays.
+ */
+const cookieValues = (value: string, setCookie: boolean): string => {
+  let n = 0
+  return value.replace(/(^|;[ \t]*)([^=;\s]{1,256})=([^;\s]{1,4096})/g, (m: string, sep: string, name: string, v: string) =>
+    (setCookie && n++ > 0) || v.startsWith("$") || v.startsWith("[REDACTED:") ? m : `${sep}${name}=${marker("cookie")}`)
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
