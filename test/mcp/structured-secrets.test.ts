@@ -62,7 +62,10 @@ describe("structured secrets: the CLI's redacted outputs", () => {
     ["transcript", "claude-code", "FILE", "--format", "markdown"],
     ["replay", "kkkk"]
   ])("%s %s %s: no secret, the marker in its place", (...args) => {
-    const r = cli(args[0] === "transcript" ? args.map((a) => (a === "FILE" ? file : a)) : [...args, "--index", index], { env })
+    const r = cli(
+      args[0] === "transcript" ? [...args.map((a) => (a === "FILE" ? file : a)), "--claude-root", path.join(dir, "claude", "projects")] : [...args, "--index", index],
+      { env }
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(leaks(r.stdout)).toEqual([])
     expect(r.stdout).toContain("REDACTED:secret-field")
