@@ -41,40 +41,36 @@ const stringLeaves = (v: unknown, out: Array<string>, depth = 0): void => {
  */
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\]/g
 
+const cap = (s: string) => {
+  const t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
+  return t.includes("\u001b") || t.includes("\u009b") ? t.replace(ESCAPES, " ") : t
+}
+
 /**
  * Control and format characters (Unicode `Cc` but tab, line feed and carriage
  * return; `Cf`: bidi isolates, embeddings and marks, zero-width spaces and
- * joiners, the BOM, soft hyphens, tags): each is searched as a space, so the
- * words on either side are words of their own on both engines. SQLite's
- * `unicode61` tokenizer already separates words at the format characters of
- * its own Unicode tables, but takes newer ones (the bidi isolates
- * `U+2066`–`U+2069`, Unicode 6.3) as letters of the word they touch, where
- * PostgreSQL's words ({@link searchWords}) would split: read as spaces, both
- * engines see the same words, those grep finds.
+ * joiners, the BOM, soft hyphens, tags).
  */
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}]/u
 const CONTROLS_ALL = new RegExp(CONTROLS.source, "gu")
 
-const cap = (s: string) => {
-  let t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
-  if (!CONTROLS.test(t)) return t
-  if (t.includes("\u001b") || t.includes("\u009b")) t = t.replace(ESCAPES, " ")
-  return t.replace(CONTROLS_ALL, " ")
-}
-
 /**
- * The text of a field as search reads it (see {@link searchableText}): cut
- * at {@link MAX_FIELD_CHARS}, terminal escapes and control and format
- * characters read as spaces. A session's title is searched the same way.
+ * A searched field as SQLite's FTS5 is given it: each control and format
+ * character a space, so the words on either side are words of their own, as
+ * {@link searchWords} (PostgreSQL's words, snippets) makes them. FTS5's
+ * `unicode61` tokenizer separates words at the format characters of its own
+ * Unicode tables, but takes newer ones (the bidi isolates U+2066–U+2069,
+ * Unicode 6.3) as letters of the word they touch. The text a snippet is cut
+ * from keeps them (they are shown visibly).
  */
-export const searchField = (s: string): string => cap(s)
+export const ftsText = (s: string): string => (CONTROLS.test(s) ? s.replace(CONTROLS_ALL, " ") : s)
 
 /**
  * The searchable text of an event, from its typed fields only (contract
  * 1.1.0: `text`, `toolName`, `toolInput`; never a provider's `extensions`),
  * each field cut at {@link MAX_FIELD_CHARS}, terminal escape sequences
- * (colours of a tool's output) and control and format characters read as
- * spaces (an OSC's text stays: {@link searchField}).
+ * (colours of a tool's output) and an OSC's introducer read as spaces (the
+ * OSC's text stays). SQLite's FTS5 is given {@link ftsText} of each field.
  */
 export const searchableText = (e: SessionEvent): SearchableText => {
   const leaves: Array<string> = []

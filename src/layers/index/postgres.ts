@@ -66,7 +66,7 @@ import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
-import { searchableText, searchField, tsvectorOf } from "../../domain/search/text.js"
+import { searchableText, tsvectorOf } from "../../domain/search/text.js"
 import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpoint } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
@@ -307,7 +307,7 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
   kind: null,
   role: null,
   occurred_at: null,
-  words: tsvectorOf([searchField(title)])
+  words: tsvectorOf([title])
 })
 
 /** Rows per multi-row `INSERT` of search documents (10 parameters a row), and characters of their words at most (one statement stays small). */

@@ -32,7 +32,7 @@
  */
 import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
-import { searchableText, searchField } from "../../domain/search/text.js"
+import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, SourceInfo, WholeSource } from "../../services/Index.js"
 import { leanEvent } from "./rows.js"
@@ -324,7 +324,7 @@ export class IndexWriter {
       const info = this.st.insertRecord.run(r.stream, r.uid, e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
       if (info.changes === 0) continue
       const t = searchableText(e)
-      this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
+      this.st.insertDoc.run(info.lastInsertRowid, ftsText(t.text), ftsText(t.input))
       added.push({ stream: r.stream, sessionUid: r.sessionUid, event: e })
     }
     return added
@@ -363,7 +363,7 @@ export class IndexWriter {
       const before = this.st.title.get(uid, generation) as { title: string | null } | undefined
       if (before === undefined || before.title !== title) {
         this.st.deleteDoc.run(-s.stream)
-        if (title !== null) this.st.insertDoc.run(-s.stream, searchField(title), "")
+        if (title !== null) this.st.insertDoc.run(-s.stream, ftsText(title), "")
       }
       const after = this.st.upsertSession.get(
         uid,
