@@ -108,7 +108,8 @@ export type EventHead = Pick<SessionEvent, "provider" | "sourceId" | "sessionId"
  * What the SQLite writer computes of an event before it inserts it, computed
  * elsewhere (a parse worker, `import --jobs`): its uid's 16 bytes, its lean
  * shape (null: stored whole) and body (`leanEvent`, else its JSON), its
- * search words (`searchableText`), and its usage row (`usageRowOf`).
+ * search words as FTS5 is given them (`ftsText` of each `searchableText`
+ * field), and its usage row (`usageRowOf`).
  */
 export interface PreparedRow {
   readonly uid: Uint8Array

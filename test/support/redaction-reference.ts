@@ -10,8 +10,8 @@
  * hand-written `apply` as before (its own test holds it to its pattern).
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
-import { EVENT_STRUCTURAL_FIELDS, type Redactor } from "../../src/domain/redaction/redact.js"
-import { marker, type RedactionRule } from "../../src/domain/redaction/rules.js"
+import { EVENT_STRUCTURAL_FIELDS, FIELD_MARK, OPTION_MARK, optionValueAt, type Redactor, secretValue } from "../../src/domain/redaction/redact.js"
+import { marker, type RedactionRule, secretKeyKind } from "../../src/domain/redaction/rules.js"
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -72,7 +72,7 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
-        const r = walk(v[i])
+        const r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -114,7 +114,8 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
         values[i] = o[k]
         continue
       }
-      const v = walk(o[k])
+      const kind = secretKeyKind(k)
+      const v = kind !== "none" && secretValue(kind, o[k]) ? FIELD_MARK : walk(o[k])
       const rk = key(k)
       names[i] = rk
       values[i] = v

@@ -144,7 +144,10 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${q6}${f4}==;EndpointSuffix=core.windows.net`, `${q6}${f4}==`],
       [`Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${f1}=`, `${f1}=`]
     ],
-    "password-prose": [[`my password is ${f3}, sorry`, f3], [`The Password is: ${f6}!`, f6]]
+    "password-prose": [[`my password is ${f3}, sorry`, f3], [`The Password is: ${f6}!`, f6]],
+    // session 9: XML elements, cookie headers
+    "secret-element": [[`<config><password>${f3}</password></config>`, f3], [`<ClientSecret>${f5}</ClientSecret>`, f5]],
+    "cookie": [[`curl -H 'Cookie: session=${f4}; theme=dark' https://x.example`, f4], [`Set-Cookie: sid=${f1}; Path=/; HttpOnly`, f1]]
   }
 }
 

@@ -10,10 +10,18 @@
  * field added to the model later is redacted without being named here.
  * Unchanged subtrees are returned as they are (no copy). Pure: no I/O.
  *
+ * Structure says what text must guess: a value under a secret-named key
+ * (`{"env": {"DB_PASSWORD": "…"}}`, {@link secretKeyKind}) is the secret
+ * whole, so it becomes `[REDACTED:secret-field]` (the marker the
+ * `secret-field` rule leaves in JSON text) whatever its characters, where the
+ * text rules would only see an ordinary word (see {@link secretValue}); and
+ * in an array of strings (a command's arguments), the element after a secret
+ * option (`"--password"`, `"--api-key"`) becomes `[REDACTED:cli-secret-option]`.
+ *
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-import { type RedactionRule, textRedactor } from "./rules.js"
+import { marker, type RedactionRule, secretKeyKind, type SecretKeyKind, textRedactor } from "./rules.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -53,6 +61,57 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null
 }
 
+/** What a secret under a secret-named key becomes (the `secret-field` rule's marker). */
+export const FIELD_MARK = marker("secret-field")
+/** What a secret option's value as the next element of an array becomes (the `cli-secret-option` rule's marker). */
+export const OPTION_MARK = marker("cli-secret-option")
+
+/** A string that is a reference or a placeholder, not a value (`$VAR`, `${VAR}`, `{{ … }}`), white space first, or a marker already. */
+const notAValue = (v: string): boolean => {
+  const c = v.charCodeAt(0)
+  return c === 36 || c === 123 || c === 32 || c === 9 || c === 10 || c === 13 || v.startsWith("[REDACTED:")
+}
+
+/** Looks like a secret (as `secret-field` asks of a value under a key/pass/pwd name): a digit and another character among its first 64 (no newline before them), or 16 characters or more. */
+const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=[^\n]{16}))/
+
+/** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
+const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
+
+/**
+ * Whether `v`, under a key of kind `kind` ({@link secretKeyKind}), is the secret itself and goes whole:
+ * - a string, not empty, not a reference (`$VAR`, `${VAR}`, `{{ … }}`) and not starting with white space:
+ *   under a `secret` or `token` name always (the key says what it is: `"password": "hunter"`, a short word or
+ *   a passphrase with spaces is still the password); under a `key`/`pass`/`pwd` name (`sort_key`,
+ *   `shortcutKey`, `partition_key` name no secret) when it looks like one (`LOOKS_SECRET`, the test of
+ *   `secret-field`); under `pwd` alone not when it is a path (the shell's working directory);
+ * - a number under a `secret` name (`"password": 123456`): a PIN; under a `token` or `key` name a number is
+ *   a count or an id (`max_token: 100`) and stays;
+ * - anything else (booleans, null, objects, arrays) is walked as usual.
+ */
+export const secretValue = (kind: SecretKeyKind, v: unknown): boolean => {
+  if (typeof v === "string") {
+    if (v.length === 0 || notAValue(v)) return false
+    if (kind === "secret" || kind === "token") return true
+    if (!LOOKS_SECRET.test(v)) return false
+    return kind !== "pwd" || !PATH_LIKE.test(v)
+  }
+  return typeof v === "number" && kind === "secret"
+}
+
+/**
+ * An option whose next argument is a secret (the names `cli-secret-option` knows): `--password`, `--pass`,
+ * `--pwd`, `--token`, `--secret`, `--api-key`, `--access-key`, `--secret-key`, `--auth-token`,
+ * `--client-secret`, with words before (`--db-password`) and one dash (`-token`); not `--no-…`, not
+ * `--password-stdin`, `--token-file`, `--max-tokens`.
+ */
+const SECRET_OPTION = /^--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)$/i
+
+/** Whether the array element after the string `option` is a secret option's value: `next` a string, not empty, not an option, not a `$VAR` reference. */
+export const optionValueAt = (option: unknown, next: unknown): boolean =>
+  typeof option === "string" && option.charCodeAt(0) === 45 && typeof next === "string" && next.length > 0 &&
+  next.charCodeAt(0) !== 45 && !notAValue(next) && SECRET_OPTION.test(option)
+
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
@@ -66,7 +125,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
-        const r = walk(v[i])
+        const r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -78,17 +137,23 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return v
   }
 
-  /** A key redacted (keys repeat: the last few thousand are remembered). */
-  const keyCache = new Map<string, string>()
-  const key = (k: string): string => {
+  /** A key redacted, and the kind of secret it names (keys repeat: the last few thousand are remembered). */
+  interface KeyInfo {
+    readonly name: string
+    readonly kind: SecretKeyKind
+  }
+  const keyCache = new Map<string, KeyInfo>()
+  const keyInfo = (k: string): KeyInfo => {
     let r = keyCache.get(k)
     if (r === undefined) {
-      r = text(k)
+      r = { name: text(k), kind: secretKeyKind(k) }
       if (keyCache.size >= 4096) keyCache.clear()
       keyCache.set(k, r)
     }
     return r
   }
+  /** The value `v` of key `k` redacted: whole when the key names a secret and `v` is one ({@link secretValue}), else walked. */
+  const entry = (info: KeyInfo, v: unknown): unknown => info.kind !== "none" && secretValue(info.kind, v) ? FIELD_MARK : walk(v)
 
   /**
    * An object with each key redacted and each value walked, except the
@@ -104,9 +169,10 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       if (keep !== undefined && keep.has(k)) continue
-      if (key(k) !== k) return renameKeys(o, keys, keep)
+      const info = keyInfo(k)
+      if (info.name !== k) return renameKeys(o, keys, keep)
       const v0 = o[k]
-      const v = walk(v0)
+      const v = entry(info, v0)
       if (v !== v0) {
         out ??= { ...o }
         // the copy has k as an own data property already (also `__proto__`): plain assignment sets it
@@ -123,8 +189,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       const kept = keep !== undefined && keep.has(k)
-      names[i] = kept ? k : key(k)
-      values[i] = kept ? o[k] : walk(o[k])
+      const info = kept ? undefined : keyInfo(k)
+      names[i] = info === undefined ? k : info.name
+      values[i] = info === undefined ? o[k] : entry(info, o[k])
     }
     const result: Record<string, unknown> = {}
     const taken = new Set<string>()

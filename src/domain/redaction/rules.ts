@@ -128,9 +128,9 @@ const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperC
  * part after `pass`), then `:` or the key's closing quote (`"`, `'`, or the backslash of an escaped one).
  */
 const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
-  .flatMap((word) => [":", "\"", "'", "\\"].map((sep) => word + sep))
+  .flatMap((word) => [":", "\"", "'", "\\", "=", " ="].map((sep) => word + sep))
   // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
-  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\"].map((sep) => w.slice(4) + sep))))]
+  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\", "=", " ="].map((sep) => w.slice(4) + sep))))]
 
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
@@ -156,7 +156,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return names.map((name, a) => {
     const g = a * 5
-    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}:[ \t]*)`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}(?::[ \t]*|[ \t]*=[ \t]*(?=\\{0,7}["'])))`
     const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${bare})`
@@ -250,7 +250,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["hf_"]
   },
   {
-    // A credential in a URL's query string (or fragment, or a form body): `?access_token=…`, `&token=…`,
+    // A credential in a URL's query string (or fragment, its first parameter too: `#id_token=…`, or a form
+    // body): `?access_token=…`, `&token=…`,
     // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
     // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
     // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
@@ -258,7 +259,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&;](?:${QUERY_SECRET_NAMES})=|[?&;]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`([?&;#](?:${QUERY_SECRET_NAMES})=|[?&;#]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
     hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
@@ -313,10 +314,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // or 16 characters or more, or any quoted value: `--password "two words here"`, taken whole),
     // so prose ("use the --token flag") stays; a letters-only word followed by sentence punctuation
     // ("the --token flag, then", "--password option.", "--secret value;") is prose too, as without it. `$VAR` references, a following
-    // option and `--password-stdin` / `--token-file` / `--no-password` are not values.
+    // option and `--password-stdin` / `--token-file` / `--no-password` are not values. An argument array's next
+    // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -326,11 +328,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
     // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    // An unquoted value runs to white space, a quote, `;`, `|`, `<`, `>`, `)`, `,` or a backslash escape; an `&`
+    // ends it only as a shell operator (before white space, another `&` or the end: `X=1 && make`, `X=1& job`)
+    // or before the next parameter of a form body (`&name=`): inside a word it is the password's own character
+    // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|\\(?![nrt"]))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]))+))`
     ),
     hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswd=", "wd="],
     replace: (_m, name, eq, q, dq, sq) =>
@@ -340,10 +346,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // An HTTP credential in a header (curl -H, logs): `Bearer <token>` / `Basic <credentials>`; the scheme stays.
-    // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays).
+    // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
+    // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`\b((?:Bearer|Basic) )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
-    hints: ["Bearer ", "Basic "],
+    pattern: re(String.raw`(\b(?:Bearer|Basic) |(?<=[Aa]uthorization\\?["']?:[ \t]{0,8})[Tt]oken )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
   {
@@ -367,14 +374,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["SK"]
   },
   {
-    // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` (any of
+    // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` /
+    // `password for prod is …` (`for`, `of`, `on`, `to`, `at`, `in`, maybe `the`/`my`/…, and one word) (any of
     // `Password`, `PASSWORD`), when the token (4 to 128 characters up to white space, sentence punctuation after
     // it staying) holds a digit or a symbol (`@#$%^&*+=~_`): "my password is hunter2" loses `hunter2`; "the
     // password is wrong", "is: see the vault", "is at least 8 characters", "is well-known" stay (prose). The token
     // ends at a backslash too (a `\n` escape of JSON text held in a string).
     id: "password-prose",
     pattern: re(
-      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
     ),
     hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
     replace: (_m, head) => `${head}${marker("password-prose")}`
@@ -393,13 +401,38 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // any case and style: words joined by `_`/`-` or camelCase ending in token, secret, password, passwd,
     // passphrase (alone too), or key, pass, pwd (after another word: `api_key`, `apiKey`, `DB_PASS`; not `key`).
     // A quoted value goes whole (under a key/pass/pwd name only when it looks like a secret); a bare value only
-    // when it looks like a secret: a digit and another character, or 16 characters or more. Left alone: types
+    // when it looks like a secret: a digit and another character, or 16 characters or more. `name = "…"` (TOML,
+    // INI, Python, JavaScript: a quoted value after `=`) too; a bare value after `=` is `secret-assignment`'s,
+    // and `==` is a comparison. Left alone: types
     // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, numbers, prose.
     id: "secret-field",
     pattern: re(fieldAlternatives()),
     hints: SECRET_FIELD_HINTS,
     replace: (m: string, ...groups: Array<string>): string => fieldReplace(m, ...groups),
     apply: (s) => redactFields(s)
+  },
+  {
+    // A secret as an XML element's text: `<password>…</password>`, `<DbPassword>`, `<client_secret>`, `<apiKey>`,
+    // `<access_token>`, `<privateKey>` (the element's name ends in password, passwd, passphrase, secret, token,
+    // api key or private key; no attributes), the value up to its closing tag on the same line. The tags stay.
+    // Left alone: a page cursor's element (`<NextToken>`, `<nextPageToken>`), numbers (`<max_token>100</…>`),
+    // empty elements, `$VAR`/`${VAR}` references, nested elements (a `<` in the value).
+    id: "secret-element",
+    pattern: re(
+      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]assphrase|PASSPHRASE|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))>(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512})</\1>`
+    ),
+    hints: ["assword>", "ASSWORD>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "ecret>", "ECRET>", "oken>", "OKEN>", "Key>", "key>", "KEY>"],
+    replace: (m: string, name: string) => (PAGE_CURSOR_NAME.test(name.replace(/[_:.-]/g, "").toLowerCase()) ? m : `<${name}>${marker("secret-element")}</${name}>`)
+  },
+  {
+    // An HTTP cookie in a header (curl -H, logs, a proxy's dump): `Cookie: name=value; other=value` (every
+    // cookie's value) and `Set-Cookie: name=value; Path=/; HttpOnly` (the cookie's value, its attributes stay).
+    // The names, the `=` and the `; ` stay; a value ends at `;`, white space, a quote or a backslash, and the
+    // header where white space follows other than after a `;`.
+    id: "cookie",
+    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE):[ \t]{0,8})([^\s"'\\;]{1,4096}(?:;[ \t]*[^\s"'\\;]{1,4096}){0,64})`),
+    hints: ["ookie:", "OOKIE:"],
+    replace: (_m: string, head: string, value: string) => `${head}${cookieValues(value, /^set-/i.test(head))}`
   },
   {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
@@ -426,6 +459,54 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
  */
 const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
 
+/**
+ * How the key of a structured value names a secret (see {@link secretKeyKind}): `none`; `secret` (its last
+ * word is password, passwd, passphrase or secret: any string, and a number, is the secret); `token` (its last
+ * word is token, not a page cursor: any string is, a number is a count); `key` (its last word is key, pass or
+ * pwd after another word, credential(s), or pass alone: a string that looks like a secret is); `pwd` (`pwd`
+ * alone: as `key`, and a path is the working directory, not a password).
+ */
+export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pwd"
+
+/** Words before a name's last word (as `secret-field`'s names: at most 6 words joined by `_`/`-`, then maybe a camelCase head). */
+const KEY_HEAD = "(?:[A-Za-z0-9]{1,40}[_-]){0,6}"
+const KEY_SECRET = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["password", "passwd", "passphrase", "secret"]).join("|")})$`)
+const KEY_TOKEN = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["token"]).join("|")})$`)
+const KEY_KEY = new RegExp(
+  `^(?:(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})` +
+    `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})` +
+    `|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")})|pass|Pass|PASS)$`
+)
+
+/**
+ * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
+ * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
+ * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
+ * `pass`/`pwd` alone. The last word decides: a name whose last word is another (`password_policy`,
+ * `token_count`, `max_tokens`, `input_tokens`, `secret_santa`, `tokenizer`, `passwordless`) is none, and so is
+ * a page cursor (`next_page_token`, `nextPageToken`, `NextToken`: a listing's position, not a credential). The
+ * kind says which values are secrets ({@link SecretKeyKind}). Keys of other characters, or longer than 300, are none.
+ */
+export const secretKeyKind = (k: string): SecretKeyKind => {
+  if (k.length > 300 || k.length < 3) return "none"
+  if (KEY_SECRET.test(k)) return "secret"
+  if (KEY_TOKEN.test(k)) return PAGE_CURSOR_NAME.test(k.replace(/[_-]/g, "").toLowerCase()) ? "none" : "token"
+  if (KEY_KEY.test(k)) return "key"
+  if (k === "pwd" || k === "PWD" || k === "Pwd") return "pwd"
+  return "none"
+}
+
+/**
+ * The `cookie` rule's replacement of a header's value: each `name=value` pair's value becomes the marker (only the
+ * first, the cookie itself, for `Set-Cookie`, whose later pairs are attributes: `Path=/`, `Expires=…`); the names,
+ * `=`, `;` and what is no pair (`HttpOnly`) stay. A `$VAR` reference stays.
+ */
+const cookieValues = (value: string, setCookie: boolean): string => {
+  let n = 0
+  return value.replace(/(^|;[ \t]*)([^=;\s]{1,256})=([^;\s]{1,4096})/g, (m: string, sep: string, name: string, v: string) =>
+    (setCookie && n++ > 0) || v.startsWith("$") || v.startsWith("[REDACTED:") ? m : `${sep}${name}=${marker("cookie")}`)
+}
+
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
 const fieldName = (head: string): string => head.replace(/[\\"':\s]/g, "").replace(/[_-]/g, "").toLowerCase()
 
@@ -445,7 +526,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
 }
 
 /** A final word of a `secret-field` name followed by `:` or a closing quote and `:` (where a match's name ends). */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?:)`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?(?::|[ \\t]*=))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 

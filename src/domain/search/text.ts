@@ -32,11 +32,14 @@ const stringLeaves = (v: unknown, out: Array<string>, depth = 0): void => {
 }
 
 /**
- * Terminal escape sequences (CSI `ESC [ … final` or its C1 form `U+009B …`,
- * OSC `ESC ] … BEL|ST`): a coloured tool output's `ESC[31merror` would
- * otherwise be the word `31merror`. Each is searched (and shown) as a space.
+ * Terminal escape sequences: CSI (`ESC [ … final` or its C1 form `U+009B
+ * …`), read as a space (a coloured tool output's `ESC[31merror` would
+ * otherwise be the word `31merror`), and the introducer of an OSC (`ESC ]`),
+ * read as a space too: the OSC's text stays searchable (`ESC]0;title BEL`
+ * sets a terminal's window title; `ESC]8;;URL ESC\` a hyperlink), its
+ * terminator (BEL, `ESC \\`) a control character like the others.
  */
-const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g
+const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\]/g
 
 const cap = (s: string) => {
   const t = s.length > MAX_FIELD_CHARS ? s.slice(0, MAX_FIELD_CHARS) : s
@@ -44,10 +47,30 @@ const cap = (s: string) => {
 }
 
 /**
+ * Control and format characters (Unicode `Cc` but tab, line feed and carriage
+ * return; `Cf`: bidi isolates, embeddings and marks, zero-width spaces and
+ * joiners, the BOM, soft hyphens, tags).
+ */
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}]/u
+const CONTROLS_ALL = new RegExp(CONTROLS.source, "gu")
+
+/**
+ * A searched field as SQLite's FTS5 is given it: each control and format
+ * character a space, so the words on either side are words of their own, as
+ * {@link searchWords} (PostgreSQL's words, snippets) makes them. FTS5's
+ * `unicode61` tokenizer separates words at the format characters of its own
+ * Unicode tables, but takes newer ones (the bidi isolates U+2066–U+2069,
+ * Unicode 6.3) as letters of the word they touch. The text a snippet is cut
+ * from keeps them (they are shown visibly).
+ */
+export const ftsText = (s: string): string => (CONTROLS.test(s) ? s.replace(CONTROLS_ALL, " ") : s)
+
+/**
  * The searchable text of an event, from its typed fields only (contract
  * 1.1.0: `text`, `toolName`, `toolInput`; never a provider's `extensions`),
  * each field cut at {@link MAX_FIELD_CHARS}, terminal escape sequences
- * (colours of a tool's output) read as spaces.
+ * (colours of a tool's output) and an OSC's introducer read as spaces (the
+ * OSC's text stays). SQLite's FTS5 is given {@link ftsText} of each field.
  */
 export const searchableText = (e: SessionEvent): SearchableText => {
   const leaves: Array<string> = []

@@ -32,7 +32,7 @@
  */
 import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
 import type { SessionEvent } from "../../domain/model.js"
-import { searchableText } from "../../domain/search/text.js"
+import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
 import { leanEvent } from "./rows.js"
@@ -95,8 +95,8 @@ export const preparedRowOf = (e: SessionEvent): PreparedRow => {
     uid: eventUidBytes(e.provider, e.sourceId, e.sessionId, e.eventId),
     shape: lean === null ? null : lean.shape,
     body: lean === null ? JSON.stringify(e) : lean.body,
-    text: t.text,
-    input: t.input,
+    text: ftsText(t.text),
+    input: ftsText(t.input),
     usage: usageRowOf(e)
   }
 }
@@ -363,8 +363,9 @@ export class IndexWriter {
       const e = r.event
       const info = this.st.insertRecord.run(r.stream, r.uid, e.sequence, e.kind, e.role, e.occurredAt, attempt, r.shape, r.body)
       if (info.changes === 0) continue
+      // A worker's prepared row holds the FTS text already (`preparedRowOf`: ftsText of each field).
       const t = r.pre ?? searchableText(e)
-      this.st.insertDoc.run(info.lastInsertRowid, t.text, t.input)
+      this.st.insertDoc.run(info.lastInsertRowid, r.pre !== undefined ? t.text : ftsText(t.text), r.pre !== undefined ? t.input : ftsText(t.input))
       added.push({ stream: r.stream, sessionUid: r.sessionUid, event: e })
     }
     return added
@@ -403,7 +404,7 @@ export class IndexWriter {
       const before = this.st.title.get(uid, generation) as { title: string | null } | undefined
       if (before === undefined || before.title !== title) {
         this.st.deleteDoc.run(-s.stream)
-        if (title !== null) this.st.insertDoc.run(-s.stream, title, "")
+        if (title !== null) this.st.insertDoc.run(-s.stream, ftsText(title), "")
       }
       const after = this.st.upsertSession.get(
         uid,

@@ -28,7 +28,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { compileQuery, type QueryNode } from "../../domain/search/query.js"
-import { searchableText } from "../../domain/search/text.js"
+import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import {
   checkpointColumns,
@@ -425,7 +425,7 @@ const migrations = Migrator.fromRecord({
           )
           if (id !== null && current.get(r.source_key) === r.generation) {
             const t = searchableText(e)
-            words.params.push(id, t.text, t.input)
+            words.params.push(id, ftsText(t.text), ftsText(t.input))
           }
         }
         yield* flush(false)
@@ -617,7 +617,7 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
       const events = yield* reader.decode(rows)
       const words = events.map((e, i) => {
         const t = searchableText(e)
-        return { rowid: rows[i].rid, text: t.text, input: t.input }
+        return { rowid: rows[i].rid, text: ftsText(t.text), input: ftsText(t.input) }
       })
       for (let i = 0; i < words.length; i += MIGRATE_ROWS) {
         yield* sql`INSERT INTO search ${sql.insert(words.slice(i, i + MIGRATE_ROWS))}`
@@ -628,7 +628,7 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
       SELECT st.stream, ss.title FROM sessions ss
         JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
       WHERE ss.source_key = ${key} AND ss.generation = ${generation} AND ss.title IS NOT NULL`
-    for (const t of titled) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${t.title}, '')`
+    for (const t of titled) yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${ftsText(t.title)}, '')`
   })
 
 /**

@@ -25,7 +25,7 @@ import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { decodePageCursor, encodePageCursor, pageAt, textDigest, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, queryMatches } from "../../domain/search/query.js"
-import { searchableText } from "../../domain/search/text.js"
+import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { findSession, loadSession } from "../index/queries.js"
@@ -203,7 +203,9 @@ export interface SearchHitAnswer {
  * The hits whose event (or title), redacted, still satisfies the query: the
  * index searches the text as imported, and a match that lay only inside a
  * secret, an email or a home path would otherwise tell a client, one prefix
- * query at a time, what the redacted answer hides.
+ * query at a time, what the redacted answer hides. Each kept hit's snippet is
+ * cut from the redacted event (the redaction of a structured tool input is
+ * not that of its words joined), so no snippet reads a secret back.
  */
 const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
@@ -211,13 +213,19 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
     const kept: Array<SearchHit> = []
     for (const h of hits) {
       if (h.eventUid === null && h.eventId === null) {
-        if (h.title !== null && queryMatches(tree, [r.text(h.title)])) kept.push(h)
+        if (h.title === null) continue
+        const title = r.text(h.title)
+        if (queryMatches(tree, [title])) kept.push({ ...h, snippet: snippetOf(tree, [{ field: "title", text: title }]) })
         continue
       }
       const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 0, 0)
       if (Option.isNone(around)) continue
       const t = searchableText(r.event(around.value.events[around.value.at]))
-      if (queryMatches(tree, [t.text, t.input])) kept.push(h)
+      // The snippet is made again from the redacted event: the index's was cut from the text as imported,
+      // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
+      if (queryMatches(tree, [t.text, t.input])) {
+        kept.push({ ...h, snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }]) })
+      }
     }
     return kept
   })
