@@ -25,7 +25,9 @@ const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ f
 
 /**
  * Discover the sessions under the root. Never fails: a missing root is
- * `unavailable` with coverage `complete` (it holds nothing); a root that
+ * `unavailable`, with coverage `complete` when it is the default root (it
+ * holds nothing yet) and `partial` when it was named (`--claude-root`, the
+ * config's `claudeRoot` or `CLAUDE_CONFIG_DIR`); a root that
  * cannot be read, a symlink, an unreadable candidate, a listed session's
  * subagent file that could not be read (through a symlinked folder, say),
  * or flat subagent files that name no session of their folder
@@ -44,7 +46,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
       return {
         provider: PROVIDER,
         status: "unavailable",
-        coverage: missing ? "complete" : "partial",
+        // Only the default root may be missing (no session yet); one named (--claude-root, the config's claudeRoot,
+        // CLAUDE_CONFIG_DIR) that is not there is partial, as import makes it (a typo must not read as complete).
+        coverage: missing && root.origin === "default" ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: code,
         remediation: REMEDY,
@@ -130,7 +134,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             locator: { locatorClass: LOCATOR_CLASS, path: s.file.path, sessionId: s.sessionId },
             sessionId: s.sessionId,
             overview: overviewOf(s),
-            summary: summaryOf(s)
+            summary: summaryOf(s),
+            // What the summary describes: the importer compares it with the file it reads (`src/layers/index/source-drift.ts`).
+            stat: s.file.stat
           })
         }
         // Flat-layout subagent files (older versions) that name no session of this folder: read by no session, reported

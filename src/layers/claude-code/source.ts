@@ -17,7 +17,14 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "../../domain/cursor.js"
-import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
+import {
+  type IngestError,
+  InvalidCursor,
+  type MalformedSource,
+  ResourceLimitExceeded,
+  type SourceAccessError,
+  UnsupportedOperation
+} from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InexactTally } from "../../domain/inexact-tally.js"
@@ -41,7 +48,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a session is read with. */
@@ -256,18 +263,33 @@ export const subagentPaths = (access: SourceAccessShape, sessionPath: string): E
     return [...nested.map((n) => nodePath.join(dir, n)).sort(), ...flat.map((f) => f.file.path)]
   })
 
-/** Run `onLine` over every line of an authorized file (classified, with its text), in order. */
+/**
+ * Run `onLine` over every line of an authorized file (classified, with its
+ * text), in order. Read to its end (no `until`), the file must not end
+ * before the larger of its size when authorized and when opened: a file that
+ * shrank (truncated or rewritten in place) fails `MalformedSource` (`what`
+ * names it), so no summary is made of two versions of it.
+ */
 const eachLine = (
   deps: ClaudeDeps,
   file: AuthorizedFile,
   onLine: (c: Classified, line: Line, text: string) => void,
-  until?: number
-): Effect.Effect<void, SourceAccessError> =>
+  until?: number,
+  what = "The session file"
+): Effect.Effect<void, SourceAccessError | MalformedSource> =>
   Effect.scoped(
     Effect.gen(function*() {
       const src = yield* deps.access.open(file)
-      let lines = readLines(src, { maxLineBytes: deps.limits.maxRecordBytes })
+      const sizeAtOpen = Math.max(file.stat.size, (yield* src.stat).size)
+      let reached = 0
+      let lines: Stream.Stream<Line, SourceAccessError | MalformedSource> = readLines(src, {
+        maxLineBytes: deps.limits.maxRecordBytes,
+        onRead: (offset, bytes) => {
+          reached = Math.max(reached, offset + bytes.length)
+        }
+      })
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
+      else lines = failIfShrank(lines, sizeAtOpen, () => reached, what)
       yield* Stream.runForEachChunk(lines, (chunk) =>
         Effect.sync(() => {
           for (const line of chunk) {
@@ -300,13 +322,15 @@ const countInexact = (tally: InexactTally, text: string, lineNumber: number, off
 /**
  * Scan a session: its file, then its nested subagent files; with
  * `countNumbers`, also each file's numbers its events do not carry exactly
- * (`numbers`). Fails only with access errors of the session file.
+ * (`numbers`). Fails only with access errors of the session file, or
+ * `MalformedSource` when it shrank while it was read (a subagent file that
+ * did is one of `diagnostics`).
  */
 export const scanSession = (
   deps: ClaudeDeps,
   file: AuthorizedFile,
   countNumbers = false
-): Effect.Effect<ScannedSession, SourceAccessError> =>
+): Effect.Effect<ScannedSession, SourceAccessError | MalformedSource> =>
   Effect.gen(function*() {
     const scan = new SessionScan(sessionIdOfFile(nodePath.basename(file.path)))
     const numbers: Array<Diagnostic> = []
@@ -315,7 +339,7 @@ export const scanSession = (
       return eachLine(deps, f, (c, line, text) => {
         scan.push(c, part, line.lineNumber, line.terminated)
         if (tally !== undefined && eventCountOf(c) > 0) countInexact(tally, text, line.lineNumber, line.start)
-      }).pipe(Effect.tap(() => {
+      }, undefined, part === MAIN ? "The session file" : "The subagent file").pipe(Effect.tap(() => {
         const d = tally?.diagnostic(label)
         if (d !== undefined) numbers.push(d)
       }))

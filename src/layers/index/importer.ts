@@ -62,6 +62,7 @@ import { planOf } from "../provider.js"
 import { type ProviderPlanInputs, providers } from "../registry.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { bindingLength, PrefixDigests, verifyPrefix } from "./prefix.js"
+import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
 /**
@@ -313,7 +314,9 @@ const make = Effect.gen(function*() {
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
     earlierSummary = false,
     /** Each read of the stream (progress by bytes). */
-    onRead?: (read: SourceRead) => void
+    onRead?: (read: SourceRead) => void,
+    /** The stat discovery took of the file (what `summary` describes): see `./source-drift.ts`. */
+    discovered?: FingerprintStat | undefined
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
@@ -335,6 +338,10 @@ const make = Effect.gen(function*() {
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
+      // Truncated or replaced since discovery: rejected (below, as a failed read); grown: the next run takes it again.
+      const drift = sinceDiscovery(discovered, fingerprint)
+      /** Once read: the file not shorter than, nor another than, at the fingerprint (`./source-drift.ts`). */
+      const readIntact = stillAsBefore(access, locator.path, fingerprint)
       let digests = new PrefixDigests(access)
       const diagnostics: Array<Diagnostic> = []
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
@@ -359,7 +366,7 @@ const make = Effect.gen(function*() {
         return out
       }
       // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
-      const checkpointed = fingerprint !== null && earlierSummary
+      const checkpointed = fingerprint !== null && (earlierSummary || drift === "grew")
         ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
         : fingerprint
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
@@ -371,9 +378,9 @@ const make = Effect.gen(function*() {
             state === undefined ? Effect.void : hooks.imported(locator.path, lastPrefix, state))
       /** What the source's first read at once gave (null: not read yet), for the path below when it is not written whole. */
       let preRead: Whole | undefined | null = null
-      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined) {
+      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined && typeof drift === "string") {
         // Never imported and small: read whole, then written in one operation of the index (`importWhole`).
-        const read = yield* Effect.either(adapter.streamAtOnce(locator, readOptions(undefined)))
+        const read = yield* Effect.either(Effect.zipLeft(adapter.streamAtOnce(locator, readOptions(undefined)), readIntact))
         if (read._tag === "Left") {
           const error = read.left
           if (error._tag === "StoreUnavailable") return yield* error
@@ -511,6 +518,7 @@ const make = Effect.gen(function*() {
           (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && cursor !== undefined,
           (e) => Effect.zipRight(startOver(`the imported prefix changed: ${e.message}`), run(undefined))
         ),
+        (read) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(read, readIntact)),
         Effect.either
       )
       if (inserted._tag === "Left") {
@@ -897,7 +905,7 @@ const make = Effect.gen(function*() {
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        }, w.earlier === true, onRead)
+        }, w.earlier === true, onRead, w.stat)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
