@@ -15,6 +15,7 @@ import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "../../domain/cursor.js"
 import {
@@ -29,7 +30,17 @@ import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InexactTally } from "../../domain/inexact-tally.js"
 import { inexactNumbers, isRecord, parseJson } from "../../domain/json.js"
-import type { Diagnostic, Inspection, Locator, SessionEvent, SourceSummary, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import type {
+  Diagnostic,
+  DiscoveredSource,
+  Inspection,
+  Locator,
+  SessionEvent,
+  SourceSummary,
+  Transcript,
+  TranscriptDiagnostic
+} from "../../domain/model.js"
 import {
   ChainState,
   eventCountOf,
@@ -46,7 +57,7 @@ import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.j
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
-import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
+import type { KnownSource, SourceRead, StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
@@ -165,6 +176,41 @@ export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Ef
   )
 }
 
+/** The flat agent file names of project folders, by folder, with the folder's stat they were listed at. */
+const flatListings = new Map<string, { readonly stat: string; readonly names: ReadonlyArray<string> }>()
+
+/**
+ * How long after a folder's last change (mtime / ctime, ms) its listing is
+ * kept: a file system's clock ticks coarsely (a few ms), so a folder changed
+ * within the tick of its listing could keep the same mtime with one more entry.
+ */
+const SETTLED_MS = 2_000
+
+/**
+ * The names of the regular `agent-<agentId>.jsonl` files of a project
+ * folder, sorted. Every session of a folder asks (discovery, and the
+ * importer's `parts` for each session), so a folder of N sessions would be
+ * listed N times, N entries each: the listing is kept by folder and used
+ * again while the folder's stat (one `lstat`: mtime, ctime, inode, which an
+ * added, removed or renamed entry changes) is the same and older than
+ * {@link SETTLED_MS}. None when the folder cannot be listed.
+ */
+const flatAgentNames = (access: SourceAccessShape, dir: string): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const probed = yield* Effect.orElseSucceed(access.probe(dir), () => Option.none())
+    const st = Option.isSome(probed) && probed.value.kind === "directory" ? probed.value.stat : undefined
+    const key = st === undefined ? undefined : `${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`
+    const kept = flatListings.get(dir)
+    if (key !== undefined && kept !== undefined && kept.stat === key) return kept.names
+    const entries = yield* Effect.orElseSucceed(access.listDirectory(dir), () => [])
+    const names = entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name).sort()
+    if (key !== undefined && Date.now() - Math.max(st!.mtimeMs, st!.ctimeMs) > SETTLED_MS) {
+      if (flatListings.size >= 1_000) flatListings.clear()
+      flatListings.set(dir, { stat: key, names })
+    } else flatListings.delete(dir)
+    return names
+  })
+
 /**
  * The flat-layout agent files of a session: `agent-<agentId>.jsonl` files in
  * the session's own project folder whose records name the session
@@ -181,12 +227,12 @@ const flatAgentFiles = (
   Effect.gen(function*() {
     const dir = nodePath.dirname(sessionPath)
     const sessionId = sessionIdOfFile(nodePath.basename(sessionPath))
-    const entries = yield* Effect.orElseSucceed(access.listDirectory(dir), () => [])
+    const names = yield* flatAgentNames(access, dir)
     const out: Array<{ readonly agentId: string; readonly file: AuthorizedFile }> = []
-    for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const agentId = agentIdOfFile(e.name)
-      if (agentId === null || e.kind !== "file" || except.has(agentId)) continue
-      const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, e.name), [root]))
+    for (const name of names) {
+      const agentId = agentIdOfFile(name)!
+      if (except.has(agentId)) continue
+      const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, name), [root]))
       if (Either.isLeft(file)) continue
       if ((yield* flatOwnerOf(access, file.right)) === sessionId) out.push({ agentId, file: file.right })
     }
@@ -607,6 +653,64 @@ export const summaryOf = (s: ScannedSession): Record<string, unknown> => {
     diagnostics: extraDiagnostics(s)
   }
 }
+
+const text = (v: unknown): string | null | undefined => (v === null || typeof v === "string" ? v : undefined)
+const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
+
+/**
+ * A session discovery lists again without reading it: the one the importer
+ * holds (`known`, from its checkpoint: the fingerprint and summary of the
+ * file when it was imported) when the file's stat now makes the same
+ * fingerprint (size, mtime, inode, birth and change times: it was not
+ * written since; a fingerprint with nested logs (`+part:`) never is) and
+ * the session has no subagent file, nested (any entry of
+ * `<session-uuid>/subagents/` named `agent-*.jsonl`, a symlink too: it is
+ * reported) or flat, and no inline sidechain: its summary is `known`'s, its
+ * overview made of it as {@link overviewOf} makes it of a scan. Undefined
+ * when any of that does not hold (the session is scanned). One `readdir` of
+ * the nested folder (usually absent) and the folder's kept flat listing.
+ */
+export const keptSource = (
+  deps: ClaudeDeps,
+  file: AuthorizedFile,
+  known: KnownSource | undefined
+): Effect.Effect<DiscoveredSource | undefined> =>
+  Effect.gen(function*() {
+    if (known === undefined || known.fingerprint !== fingerprintOfStat(file.stat)) return undefined
+    const s = known.summary
+    const sessionId = sessionIdOfFile(nodePath.basename(file.path))
+    const title = text(s.title), cwd = text(s.cwd), startedAt = text(s.startedAt), updatedAt = text(s.updatedAt), model = text(s.model)
+    const prompts = count(s.promptCount), toolCalls = count(s.toolCallCount), lines = count(s.lineCount)
+    if (
+      s.provider !== PROVIDER || s.sessionId !== sessionId || s.locator !== file.path || s.subagentCount !== 0 || s.sidechainLines !== 0 ||
+      title === undefined || cwd === undefined || startedAt === undefined || typeof updatedAt !== "string" || model === undefined ||
+      prompts === undefined || toolCalls === undefined || lines === undefined ||
+      !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
+    ) return undefined
+    const nested = yield* Effect.either(deps.access.listDirectory(subagentsDirOf(file.path)))
+    if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
+    if ((yield* flatAgentFiles(deps.access, file.path, file.root, new Set())).length > 0) return undefined
+    const sourceId = sourceIdOf(file.path)
+    return {
+      provider: PROVIDER,
+      sourceId,
+      locator: { locatorClass: LOCATOR_CLASS, path: file.path, sessionId },
+      sessionId,
+      overview: {
+        sessionId,
+        title,
+        workspace: cwd,
+        firstActivityAt: startedAt,
+        lastActivityAt: updatedAt,
+        model,
+        counts: { prompts, toolCalls, runs: null, lines },
+        parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
+        diagnostics: []
+      },
+      summary: s,
+      stat: file.stat
+    }
+  })
 
 /**
  * The typed summary of a session (contract 1.1.0): title, `cwd` as the
