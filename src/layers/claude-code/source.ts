@@ -53,13 +53,13 @@ import {
 } from "../../domain/claude-code/events.js"
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
-import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
+import { INVALID_UTF8, MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { KnownSource, SourceRead, StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
-import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a session is read with. */
@@ -383,7 +383,7 @@ export const scanSession = (
     const scanFile = (f: AuthorizedFile, part: Part, label: string) => {
       const tally = countNumbers ? new InexactTally() : undefined
       return eachLine(deps, f, (c, line, text) => {
-        scan.push(c, part, line.lineNumber, line.terminated)
+        scan.push(c, part, line.lineNumber, line.terminated, !line.oversized && !isValidUtf8(line.bytes))
         if (tally !== undefined && eventCountOf(c) > 0) countInexact(tally, text, line.lineNumber, line.start)
       }, undefined, part === MAIN ? "The session file" : "The subagent file").pipe(Effect.tap(() => {
         const d = tally?.diagnostic(label)
@@ -818,7 +818,9 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
       diagnostics: [
         ...warnings.map((w) => ({
           code: "PARSE_WARNING",
-          message: `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          message: w.kind === INVALID_UTF8
+            ? `${w.count} line(s) kept with invalid UTF-8 (their bad bytes read as U+FFFD) (first at line ${w.firstLine ?? "?"}).`
+            : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
         ...s.diagnostics,
