@@ -58,7 +58,7 @@ import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { KnownSource, SourceRead, StreamOptions } from "../../services/SessionSource.js"
-import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
@@ -176,6 +176,18 @@ export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Ef
   )
 }
 
+/**
+ * The entries of a session's nested subagents folder: none, without a
+ * listing, when nothing is at its path (one `lstat` that raises no error:
+ * most sessions have no subagents, and a failed listing costs a typed error
+ * each); else its listing, or the listing's access error.
+ */
+const nestedEntries = (access: SourceAccessShape, dir: string): Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError> =>
+  Effect.flatMap(
+    Effect.orElseSucceed(access.probe(dir), () => Option.some(undefined)),
+    (there) => (Option.isNone(there) ? Effect.succeed([]) : access.listDirectory(dir))
+  )
+
 /** The flat agent file names of project folders, by folder, with the folder's stat they were listed at. */
 const flatListings = new Map<string, { readonly stat: string; readonly names: ReadonlyArray<string> }>()
 
@@ -254,7 +266,7 @@ export const subagentsOf = (
 ): Effect.Effect<{ readonly subagents: ReadonlyArray<Subagent>; readonly diagnostics: ReadonlyArray<Diagnostic> }> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(session.path)
-    const entries = yield* Effect.orElseSucceed(deps.access.listDirectory(dir), () => [])
+    const entries = yield* Effect.orElseSucceed(nestedEntries(deps.access, dir), () => [])
     const subagents: Array<Subagent> = []
     const diagnostics: Array<Diagnostic> = []
     for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -299,7 +311,7 @@ export const subagentsOf = (
 export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>, SourceAccessError> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(sessionPath)
-    const nested = yield* access.listDirectory(dir).pipe(
+    const nested = yield* nestedEntries(access, dir).pipe(
       Effect.map((entries) => entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name)),
       // A folder that cannot be listed (permission, I/O error) is not an empty one: the importer must not take its files as gone.
       Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed<Array<string>>([])))
@@ -687,7 +699,7 @@ export const keptSource = (
       prompts === undefined || toolCalls === undefined || lines === undefined ||
       !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
     ) return undefined
-    const nested = yield* Effect.either(deps.access.listDirectory(subagentsDirOf(file.path)))
+    const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(file.path)))
     if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
     if ((yield* flatAgentFiles(deps.access, file.path, file.root, new Set())).length > 0) return undefined
     const sourceId = sourceIdOf(file.path)
