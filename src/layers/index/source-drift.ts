@@ -2,13 +2,14 @@
  * What became of a source's file between the moments an import looks at it:
  * discovery's stat (what its summary describes), the importer's stat (the
  * fingerprint the checkpoint keeps, taken before the read) and the file once
- * the read ended. An append-only log only grows; a file that got shorter, or
- * another file now under the path, was truncated or rewritten in place, and
- * the events read may mix two versions of it: the source is rejected as
- * `MALFORMED_SOURCE` (rejected means absent; the next run reads it again). A
- * file that only grew since discovery is read, but its summary describes less
- * than was read: the checkpoint is marked so the next run takes it again
- * (see `+summary:earlier` in the importer).
+ * the read ended. An append-only log only grows; the same file (inode) that
+ * got shorter was truncated or rewritten in place, and the events read may
+ * mix two versions of it: the source is rejected as `MALFORMED_SOURCE`
+ * (rejected means absent; the next run reads it again). A file that grew
+ * since discovery, or was replaced by another one (an atomic rename: the read
+ * is of one whole version, from the file opened), is read, but its summary
+ * describes another state than was read: the checkpoint is marked so the
+ * next run takes it again (see `+summary:earlier` in the importer).
  *
  * @module
  */
@@ -27,21 +28,19 @@ const ownOf = (fingerprint: string | null): { readonly size: number; readonly in
   return Number.isFinite(s) && Number.isFinite(i) ? { size: s, ino: i, main } : null
 }
 
-const changed = (what: string, before: number, now: number, replaced: boolean) =>
+const shrank = (what: string, before: number, now: number) =>
   new MalformedSource({
-    message: replaced
-      ? `The source file was replaced ${what} (another file is now under its path): it was rewritten in place.`
-      : `The source file shrank ${what} (${before} bytes, then ${now}): it was truncated or rewritten in place.`,
+    message: `The source file shrank ${what} (${before} bytes, then ${now}): it was truncated or rewritten in place.`,
     remediation: "Import again once its writer is done; nothing of this read was kept (the events read could mix two versions of the file).",
-    details: { sizeBefore: before, sizeNow: now, replaced }
+    details: { sizeBefore: before, sizeNow: now }
   })
 
 /**
  * Compare discovery's stat of a source's file (`discovered`, absent when
  * discovery took none) with the importer's fingerprint of it, taken later:
- * `"same"` (or nothing to compare), `"grew"` (same file, not shorter, but
- * changed: the summary describes an earlier state), or a `MalformedSource`
- * when the file got shorter or is another file (another inode).
+ * `"same"` (or nothing to compare), `"grew"` (changed, not shorter, or
+ * replaced by another file: the summary describes another state), or a
+ * `MalformedSource` when the same file (inode) got shorter.
  */
 export const sinceDiscovery = (
   discovered: FingerprintStat | undefined,
@@ -49,9 +48,7 @@ export const sinceDiscovery = (
 ): "same" | "grew" | MalformedSource => {
   const now = ownOf(fingerprint)
   if (discovered === undefined || now === null) return "same"
-  if (now.ino !== discovered.ino || now.size < discovered.size) {
-    return changed("between discovery and its read", discovered.size, now.size, now.ino !== discovered.ino)
-  }
+  if (now.ino === discovered.ino && now.size < discovered.size) return shrank("between discovery and its read", discovered.size, now.size)
   return now.main === `${discovered.size}:${discovered.mtimeMs}:${discovered.ino}:${discovered.birthtimeMs}:${discovered.ctimeMs}`
     ? "same"
     : "grew"
@@ -59,9 +56,10 @@ export const sinceDiscovery = (
 
 /**
  * After a source was read: fail `MalformedSource` when its file (one stat)
- * is now shorter than in `fingerprint` (the stat taken before the read) or
- * is another file. A file no longer there is left to the next run (what was
- * read came from the open file), as is one that cannot be stat-ed now.
+ * is the same file (inode) as in `fingerprint` (the stat taken before the
+ * read) and shorter. A file replaced or no longer there is left to the next
+ * run (what was read came from the file opened), as is one that cannot be
+ * stat-ed now.
  */
 export const stillAsBefore = (
   access: SourceAccessShape,
@@ -74,8 +72,6 @@ export const stillAsBefore = (
   return Effect.flatMap(probed, (o) => {
     if (Option.isNone(o)) return Effect.void
     const st = o.value.stat
-    return st.ino !== before.ino || st.size < before.size
-      ? Effect.fail(changed("while it was read", before.size, st.size, st.ino !== before.ino))
-      : Effect.void
+    return st.ino === before.ino && st.size < before.size ? Effect.fail(shrank("while it was read", before.size, st.size)) : Effect.void
   })
 }
