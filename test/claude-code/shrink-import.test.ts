@@ -113,6 +113,10 @@ describe("claude-code: a log truncated while an import runs (MALFORMED_SOURCE, n
         expect(r.sources.accepted).toBe(0)
         const said = JSON.stringify({ rejected: r.sources.rejectedByCode, causes: r.causes, providers: r.providers.map((p) => p.diagnostics) })
         expect(said).toContain("MALFORMED_SOURCE")
+        // Truncated in the middle of the import's read: the message says where the read ended and the file's size now.
+        if (point.kind === "read" && point.open === 2 && point.at > 0 && typeof to === "number") {
+          expect(JSON.stringify(r.rejected)).toContain(`the file is now ${to} bytes`)
+        }
         expect(r.eventsAdded).toBe(0)
         expect(yield* sessionIds(c.index)).toEqual([])
         // Stable now: imported, its summary is the file's as it is.

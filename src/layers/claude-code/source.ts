@@ -347,7 +347,7 @@ const eachLine = (
         }
       })
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
-      else lines = failIfShrank(lines, sizeAtOpen, () => reached, what)
+      else lines = failIfShrank(lines, sizeAtOpen, () => reached, what, Effect.map(src.stat, (s) => s.size))
       yield* Stream.runForEachChunk(lines, (chunk) =>
         Effect.sync(() => {
           for (const line of chunk) {

@@ -115,7 +115,7 @@ export const scanFile = (
           reached = Math.max(reached, offset + bytes.length)
         }
       })
-      yield* failIfShrank(lines, sizeAtOpen, () => reached, "The transcript").pipe(
+      yield* failIfShrank(lines, sizeAtOpen, () => reached, "The transcript", Effect.map(src.stat, (s) => s.size)).pipe(
         Stream.runForEachChunk((chunk) =>
           Effect.sync(() => {
             for (const line of chunk) {
