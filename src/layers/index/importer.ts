@@ -338,9 +338,9 @@ const make = Effect.gen(function*() {
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
-      // Truncated or replaced since discovery: rejected (below, as a failed read); grown: the next run takes it again.
+      // Shorter since discovery (same inode): rejected (below, as a failed read); grown or replaced: the next run takes it again.
       const drift = sinceDiscovery(discovered, fingerprint)
-      /** Once read: the file not shorter than, nor another than, at the fingerprint (`./source-drift.ts`). */
+      /** Once read: the same file not shorter than at the fingerprint (`./source-drift.ts`). */
       const readIntact = stillAsBefore(access, locator.path, fingerprint)
       let digests = new PrefixDigests(access)
       const diagnostics: Array<Diagnostic> = []
