@@ -30,6 +30,7 @@ import { searchPgFigure } from "./figures/search-pg.js"
 import pg from "pg"
 import { check, lastJson, median, run, type RunResult } from "./lib/measure.js"
 import { smallSourceFigure } from "./figures/small-source.js"
+import { reimportClaudeFigure } from "./figures/reimport-claude.js"
 import { leanStreamFigures } from "./figures/stream-lean.js"
 import { startupFigures } from "./figures/startup.js"
 import { migrateLeanFigure } from "./figures/migrate-lean.js"
@@ -140,6 +141,7 @@ const prepare = async () => {
       "newline-scan": nodePath.join(REPO, "bench", "floors", "newline-scan.ts"),
       "copy-and-scan": nodePath.join(REPO, "bench", "floors", "copy-and-scan.ts"),
       "native-walk": nodePath.join(REPO, "bench", "floors", "native-walk.ts"),
+      "claude-walk": nodePath.join(REPO, "bench", "floors", "claude-walk.ts"),
       "hash-file": nodePath.join(REPO, "bench", "floors", "hash-file.ts"),
       "import-rows": nodePath.join(REPO, "bench", "floors", "import-rows.ts"),
       "agentmux-discover": nodePath.join(REPO, "bench", "probes", "agentmux-discover.ts"),
@@ -543,6 +545,9 @@ const main = async () => {
       note: "median of 3; wall time of the whole process (discovery + checkpoints)"
     })
   }
+
+  // -------- (e-claude) re-import of unchanged Claude Code sessions (bench/figures/reimport-claude.ts)
+  if (only.has("e-claude")) inputs.reimportClaude = await reimportClaudeFigure({ cli, nodeChild, add, log }, tmp, SIZES.rootSessions)
 
   // -------- (f) re-import after an append to the big native log
   if (only.has("f")) {

@@ -29,6 +29,12 @@ describe("claude-code discovery roots", () => {
       // A missing root lists nothing, said, not an error.
       const none = yield* withProcessAdapter({ env: { CLAUDE_CONFIG_DIR: nodePath.join(home, "nope") }, home }, (a) => a.discover({}))
       expect([none.status, none.sourceCount, none.reasonCode]).toEqual(["unavailable", 0, "CLAUDE_ROOT_NOT_FOUND"])
+      // Named (CLAUDE_CONFIG_DIR, --claude-root) and missing: partial; the default root missing: complete (no session yet).
+      expect(none.coverage).toBe("partial")
+      const named = yield* withProcessAdapter({ env: {}, home }, (a) => a.discover({}), nodePath.join(home, "nope"))
+      expect([named.status, named.coverage]).toEqual(["unavailable", "partial"])
+      const byDefault = yield* withProcessAdapter({ env: {}, home: nodePath.join(home, "no-home") }, (a) => a.discover({}))
+      expect([byDefault.status, byDefault.coverage]).toEqual(["unavailable", "complete"])
     }))
 
   it.effect("a --claude-root that holds no project folder is partial (CLAUDE_ROOT_EMPTY); an empty default or CLAUDE_CONFIG_DIR root is not", () =>

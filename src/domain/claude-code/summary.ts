@@ -41,6 +41,13 @@ const promptOf = (c: Parameters<typeof isPrompt>[0]): string | null => {
  * warnings (main file; subagent files apart) and the number of events the
  * main file yields.
  */
+/**
+ * The parse warning of a line kept although its bytes are not valid UTF-8
+ * (its bad bytes read as U+FFFD): Claude Code's policy is tolerant, so the
+ * line's record is not lost, but the replacement is said, not silent.
+ */
+export const INVALID_UTF8 = "invalid-utf8"
+
 export class SessionScan {
   /** Physical lines of the main file. */
   lineCount = 0
@@ -88,12 +95,20 @@ export class SessionScan {
   /** @param ownSessionId the session's id (its file stem), to tell its own `custom-title` records from others'; null: any. */
   constructor(readonly ownSessionId: string | null = null) {}
 
-  /** Feed one classified line of `part` (1-based `lineNumber`, `terminated` as read). */
-  push(c: Classified, part: Part, lineNumber: number, terminated: boolean): void {
+  /**
+   * Feed one classified line of `part` (1-based `lineNumber`, `terminated`
+   * as read). `invalidUtf8`: its bytes were not valid UTF-8 (read with
+   * U+FFFD in their place): a line kept is counted as an `invalid-utf8`
+   * parse warning ({@link INVALID_UTF8}); one skipped counts once, for why it was.
+   */
+  push(c: Classified, part: Part, lineNumber: number, terminated: boolean, invalidUtf8 = false): void {
     const main = part._tag === "main"
     if (main) {
       this.lineCount++
       this.lastLineUnterminated = !terminated
+    }
+    if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") {
+      ;(main ? this.lineWarnings : this.subagentWarnings).add(INVALID_UTF8, lineNumber)
     }
     const events = eventCountOf(c)
     if (main) this.eventCount += events

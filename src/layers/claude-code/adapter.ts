@@ -37,7 +37,7 @@ export const makeWith = (
     }
     return {
       descriptor,
-      discover: () => discoverSessions(deps),
+      discover: (request) => discoverSessions(deps, request.known),
       inspect: (locator) => inspectSession(deps, locator),
       stream: (locator, options) => streamSession(deps, locator, options),
       transcript: (locator) => transcriptOf(deps, locator),

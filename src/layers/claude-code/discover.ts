@@ -19,21 +19,27 @@ import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
-import { type ClaudeDeps, claudeRootOf, flatOwnerOf, overviewOf, scanSession, summaryOf } from "./source.js"
+import type { KnownSource } from "../../services/SessionSource.js"
+import { type ClaudeDeps, claudeRootOf, flatOwnerOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
 
 /**
  * Discover the sessions under the root. Never fails: a missing root is
- * `unavailable` with coverage `complete` (it holds nothing); a root that
+ * `unavailable`, with coverage `complete` when it is the default root (it
+ * holds nothing yet) and `partial` when it was named (`--claude-root`, the
+ * config's `claudeRoot` or `CLAUDE_CONFIG_DIR`); a root that
  * cannot be read, a symlink, an unreadable candidate, a listed session's
  * subagent file that could not be read (through a symlinked folder, say),
  * or flat subagent files that name no session of their folder
  * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder) make coverage `partial`
  * with a diagnostic naming it, and a remedy made of the causes present
- * ({@link remedyOfSkips}).
+ * ({@link remedyOfSkips}). A session file the importer already holds
+ * (`known`: by real path, its fingerprint and summary) and that is unchanged
+ * since is listed again from that summary, without reading it
+ * ({@link keptSource}): what makes an unchanged re-import a stat per session.
  */
-export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryReport> =>
+export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, KnownSource> | undefined): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
     const root = claudeRootOf(deps)
     const base = { claudeRoot: root.path, rootOrigin: root.origin }
@@ -44,7 +50,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
       return {
         provider: PROVIDER,
         status: "unavailable",
-        coverage: missing ? "complete" : "partial",
+        // Only the default root may be missing (no session yet); one named (--claude-root, the config's claudeRoot,
+        // CLAUDE_CONFIG_DIR) that is not there is partial, as import makes it (a typo must not read as complete).
+        coverage: missing && root.origin === "default" ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: code,
         remediation: REMEDY,
@@ -62,7 +70,7 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
     const rootPath = real.right
     const diagnostics: Array<Diagnostic> = []
     const found: Array<DiscoveredSource> = []
-    let projects = 0, filesRead = 0, skipped = 0, omitted = 0
+    let projects = 0, filesRead = 0, skipped = 0, omitted = 0, unchanged = 0
     /** The codes of what was skipped, in the order met: the remedy is made of them. */
     const skipCodes: Array<string> = []
     /** Report a skip: its diagnostic, counted `n` times. */
@@ -103,8 +111,17 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             })
             continue
           }
+          const authorized = yield* Effect.either(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]))
+          if (Either.isRight(authorized) && known !== undefined) {
+            const kept = yield* keptSource(deps, authorized.right, known.get(authorized.right.path))
+            if (kept !== undefined) {
+              unchanged++
+              found.push(kept)
+              continue
+            }
+          }
           const scanned = yield* Effect.either(
-            Effect.flatMap(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]), (f) => scanSession(deps, f))
+            Either.isLeft(authorized) ? Effect.fail(authorized.left) : scanSession(deps, authorized.right)
           )
           if (Either.isLeft(scanned)) {
             skip({ code: scanned.left.code, message: `${p.name}/${e.name}: ${scanned.left.message}`, details: { project: p.name, file: e.name } })
@@ -130,7 +147,9 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
             locator: { locatorClass: LOCATOR_CLASS, path: s.file.path, sessionId: s.sessionId },
             sessionId: s.sessionId,
             overview: overviewOf(s),
-            summary: summaryOf(s)
+            summary: summaryOf(s),
+            // What the summary describes: the importer compares it with the file it reads (`src/layers/index/source-drift.ts`).
+            stat: s.file.stat
           })
         }
         // Flat-layout subagent files (older versions) that name no session of this folder: read by no session, reported
@@ -184,7 +203,7 @@ export const discoverSessions = (deps: ClaudeDeps): Effect.Effect<DiscoveryRepor
         : null,
       sources: found,
       diagnostics,
-      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, listed: found.length, omitted, skipped },
+      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, unchangedNotRead: unchanged, listed: found.length, omitted, skipped },
       // The root went through: a checkpointed session below it that is no longer listed is checked by the importer.
       roots: [rootPath],
       omitted: (omitted > 0 ? { "no-conversation": omitted } : {}) as Record<string, number>

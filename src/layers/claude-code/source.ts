@@ -15,14 +15,32 @@ import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "../../domain/cursor.js"
-import { type IngestError, InvalidCursor, ResourceLimitExceeded, type SourceAccessError, UnsupportedOperation } from "../../domain/errors.js"
+import {
+  type IngestError,
+  InvalidCursor,
+  type MalformedSource,
+  ResourceLimitExceeded,
+  type SourceAccessError,
+  UnsupportedOperation
+} from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InexactTally } from "../../domain/inexact-tally.js"
 import { inexactNumbers, isRecord, parseJson } from "../../domain/json.js"
-import type { Diagnostic, Inspection, Locator, SessionEvent, SourceSummary, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
+import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import type {
+  Diagnostic,
+  DiscoveredSource,
+  Inspection,
+  Locator,
+  SessionEvent,
+  SourceSummary,
+  Transcript,
+  TranscriptDiagnostic
+} from "../../domain/model.js"
 import {
   ChainState,
   eventCountOf,
@@ -35,13 +53,13 @@ import {
 } from "../../domain/claude-code/events.js"
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
-import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
+import { INVALID_UTF8, MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
-import type { SourceRead, StreamOptions } from "../../services/SessionSource.js"
-import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import type { KnownSource, SourceRead, StreamOptions } from "../../services/SessionSource.js"
+import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
+import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a session is read with. */
@@ -159,6 +177,53 @@ export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Ef
 }
 
 /**
+ * The entries of a session's nested subagents folder: none, without a
+ * listing, when nothing is at its path (one `lstat` that raises no error:
+ * most sessions have no subagents, and a failed listing costs a typed error
+ * each); else its listing, or the listing's access error.
+ */
+const nestedEntries = (access: SourceAccessShape, dir: string): Effect.Effect<ReadonlyArray<DirEntry>, SourceAccessError> =>
+  Effect.flatMap(
+    Effect.orElseSucceed(access.probe(dir), () => Option.some(undefined)),
+    (there) => (Option.isNone(there) ? Effect.succeed([]) : access.listDirectory(dir))
+  )
+
+/** The flat agent file names of project folders, by folder, with the folder's stat they were listed at. */
+const flatListings = new Map<string, { readonly stat: string; readonly names: ReadonlyArray<string> }>()
+
+/**
+ * How long after a folder's last change (mtime / ctime, ms) its listing is
+ * kept: a file system's clock ticks coarsely (a few ms), so a folder changed
+ * within the tick of its listing could keep the same mtime with one more entry.
+ */
+const SETTLED_MS = 2_000
+
+/**
+ * The names of the regular `agent-<agentId>.jsonl` files of a project
+ * folder, sorted. Every session of a folder asks (discovery, and the
+ * importer's `parts` for each session), so a folder of N sessions would be
+ * listed N times, N entries each: the listing is kept by folder and used
+ * again while the folder's stat (one `lstat`: mtime, ctime, inode, which an
+ * added, removed or renamed entry changes) is the same and older than
+ * {@link SETTLED_MS}. None when the folder cannot be listed.
+ */
+const flatAgentNames = (access: SourceAccessShape, dir: string): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.gen(function*() {
+    const probed = yield* Effect.orElseSucceed(access.probe(dir), () => Option.none())
+    const st = Option.isSome(probed) && probed.value.kind === "directory" ? probed.value.stat : undefined
+    const key = st === undefined ? undefined : `${st.mtimeMs}:${st.ctimeMs}:${st.ino}:${st.dev}`
+    const kept = flatListings.get(dir)
+    if (key !== undefined && kept !== undefined && kept.stat === key) return kept.names
+    const entries = yield* Effect.orElseSucceed(access.listDirectory(dir), () => [])
+    const names = entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name).sort()
+    if (key !== undefined && Date.now() - Math.max(st!.mtimeMs, st!.ctimeMs) > SETTLED_MS) {
+      if (flatListings.size >= 1_000) flatListings.clear()
+      flatListings.set(dir, { stat: key, names })
+    } else flatListings.delete(dir)
+    return names
+  })
+
+/**
  * The flat-layout agent files of a session: `agent-<agentId>.jsonl` files in
  * the session's own project folder whose records name the session
  * ({@link flatOwnerOf}), by file name; those whose agent id is in `except`
@@ -174,12 +239,12 @@ const flatAgentFiles = (
   Effect.gen(function*() {
     const dir = nodePath.dirname(sessionPath)
     const sessionId = sessionIdOfFile(nodePath.basename(sessionPath))
-    const entries = yield* Effect.orElseSucceed(access.listDirectory(dir), () => [])
+    const names = yield* flatAgentNames(access, dir)
     const out: Array<{ readonly agentId: string; readonly file: AuthorizedFile }> = []
-    for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const agentId = agentIdOfFile(e.name)
-      if (agentId === null || e.kind !== "file" || except.has(agentId)) continue
-      const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, e.name), [root]))
+    for (const name of names) {
+      const agentId = agentIdOfFile(name)!
+      if (except.has(agentId)) continue
+      const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, name), [root]))
       if (Either.isLeft(file)) continue
       if ((yield* flatOwnerOf(access, file.right)) === sessionId) out.push({ agentId, file: file.right })
     }
@@ -201,7 +266,7 @@ export const subagentsOf = (
 ): Effect.Effect<{ readonly subagents: ReadonlyArray<Subagent>; readonly diagnostics: ReadonlyArray<Diagnostic> }> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(session.path)
-    const entries = yield* Effect.orElseSucceed(deps.access.listDirectory(dir), () => [])
+    const entries = yield* Effect.orElseSucceed(nestedEntries(deps.access, dir), () => [])
     const subagents: Array<Subagent> = []
     const diagnostics: Array<Diagnostic> = []
     for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -246,7 +311,7 @@ export const subagentsOf = (
 export const subagentPaths = (access: SourceAccessShape, sessionPath: string): Effect.Effect<ReadonlyArray<string>, SourceAccessError> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(sessionPath)
-    const nested = yield* access.listDirectory(dir).pipe(
+    const nested = yield* nestedEntries(access, dir).pipe(
       Effect.map((entries) => entries.filter((e) => e.kind === "file" && agentIdOfFile(e.name) !== null).map((e) => e.name)),
       // A folder that cannot be listed (permission, I/O error) is not an empty one: the importer must not take its files as gone.
       Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed<Array<string>>([])))
@@ -256,18 +321,33 @@ export const subagentPaths = (access: SourceAccessShape, sessionPath: string): E
     return [...nested.map((n) => nodePath.join(dir, n)).sort(), ...flat.map((f) => f.file.path)]
   })
 
-/** Run `onLine` over every line of an authorized file (classified, with its text), in order. */
+/**
+ * Run `onLine` over every line of an authorized file (classified, with its
+ * text), in order. Read to its end (no `until`), the file must not end
+ * before the larger of its size when authorized and when opened: a file that
+ * shrank (truncated or rewritten in place) fails `MalformedSource` (`what`
+ * names it), so no summary is made of two versions of it.
+ */
 const eachLine = (
   deps: ClaudeDeps,
   file: AuthorizedFile,
   onLine: (c: Classified, line: Line, text: string) => void,
-  until?: number
-): Effect.Effect<void, SourceAccessError> =>
+  until?: number,
+  what = "The session file"
+): Effect.Effect<void, SourceAccessError | MalformedSource> =>
   Effect.scoped(
     Effect.gen(function*() {
       const src = yield* deps.access.open(file)
-      let lines = readLines(src, { maxLineBytes: deps.limits.maxRecordBytes })
+      const sizeAtOpen = Math.max(file.stat.size, (yield* src.stat).size)
+      let reached = 0
+      let lines: Stream.Stream<Line, SourceAccessError | MalformedSource> = readLines(src, {
+        maxLineBytes: deps.limits.maxRecordBytes,
+        onRead: (offset, bytes) => {
+          reached = Math.max(reached, offset + bytes.length)
+        }
+      })
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
+      else lines = failIfShrank(lines, sizeAtOpen, () => reached, what, Effect.map(src.stat, (s) => s.size))
       yield* Stream.runForEachChunk(lines, (chunk) =>
         Effect.sync(() => {
           for (const line of chunk) {
@@ -300,22 +380,24 @@ const countInexact = (tally: InexactTally, text: string, lineNumber: number, off
 /**
  * Scan a session: its file, then its nested subagent files; with
  * `countNumbers`, also each file's numbers its events do not carry exactly
- * (`numbers`). Fails only with access errors of the session file.
+ * (`numbers`). Fails only with access errors of the session file, or
+ * `MalformedSource` when it shrank while it was read (a subagent file that
+ * did is one of `diagnostics`).
  */
 export const scanSession = (
   deps: ClaudeDeps,
   file: AuthorizedFile,
   countNumbers = false
-): Effect.Effect<ScannedSession, SourceAccessError> =>
+): Effect.Effect<ScannedSession, SourceAccessError | MalformedSource> =>
   Effect.gen(function*() {
     const scan = new SessionScan(sessionIdOfFile(nodePath.basename(file.path)))
     const numbers: Array<Diagnostic> = []
     const scanFile = (f: AuthorizedFile, part: Part, label: string) => {
       const tally = countNumbers ? new InexactTally() : undefined
       return eachLine(deps, f, (c, line, text) => {
-        scan.push(c, part, line.lineNumber, line.terminated)
+        scan.push(c, part, line.lineNumber, line.terminated, !line.oversized && !isValidUtf8(line.bytes))
         if (tally !== undefined && eventCountOf(c) > 0) countInexact(tally, text, line.lineNumber, line.start)
-      }).pipe(Effect.tap(() => {
+      }, undefined, part === MAIN ? "The session file" : "The subagent file").pipe(Effect.tap(() => {
         const d = tally?.diagnostic(label)
         if (d !== undefined) numbers.push(d)
       }))
@@ -584,6 +666,64 @@ export const summaryOf = (s: ScannedSession): Record<string, unknown> => {
   }
 }
 
+const text = (v: unknown): string | null | undefined => (v === null || typeof v === "string" ? v : undefined)
+const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
+
+/**
+ * A session discovery lists again without reading it: the one the importer
+ * holds (`known`, from its checkpoint: the fingerprint and summary of the
+ * file when it was imported) when the file's stat now makes the same
+ * fingerprint (size, mtime, inode, birth and change times: it was not
+ * written since; a fingerprint with nested logs (`+part:`) never is) and
+ * the session has no subagent file, nested (any entry of
+ * `<session-uuid>/subagents/` named `agent-*.jsonl`, a symlink too: it is
+ * reported) or flat, and no inline sidechain: its summary is `known`'s, its
+ * overview made of it as {@link overviewOf} makes it of a scan. Undefined
+ * when any of that does not hold (the session is scanned). One `readdir` of
+ * the nested folder (usually absent) and the folder's kept flat listing.
+ */
+export const keptSource = (
+  deps: ClaudeDeps,
+  file: AuthorizedFile,
+  known: KnownSource | undefined
+): Effect.Effect<DiscoveredSource | undefined> =>
+  Effect.gen(function*() {
+    if (known === undefined || known.fingerprint !== fingerprintOfStat(file.stat)) return undefined
+    const s = known.summary
+    const sessionId = sessionIdOfFile(nodePath.basename(file.path))
+    const title = text(s.title), cwd = text(s.cwd), startedAt = text(s.startedAt), updatedAt = text(s.updatedAt), model = text(s.model)
+    const prompts = count(s.promptCount), toolCalls = count(s.toolCallCount), lines = count(s.lineCount)
+    if (
+      s.provider !== PROVIDER || s.sessionId !== sessionId || s.locator !== file.path || s.subagentCount !== 0 || s.sidechainLines !== 0 ||
+      title === undefined || cwd === undefined || startedAt === undefined || typeof updatedAt !== "string" || model === undefined ||
+      prompts === undefined || toolCalls === undefined || lines === undefined ||
+      !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
+    ) return undefined
+    const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(file.path)))
+    if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
+    if ((yield* flatAgentFiles(deps.access, file.path, file.root, new Set())).length > 0) return undefined
+    const sourceId = sourceIdOf(file.path)
+    return {
+      provider: PROVIDER,
+      sourceId,
+      locator: { locatorClass: LOCATOR_CLASS, path: file.path, sessionId },
+      sessionId,
+      overview: {
+        sessionId,
+        title,
+        workspace: cwd,
+        firstActivityAt: startedAt,
+        lastActivityAt: updatedAt,
+        model,
+        counts: { prompts, toolCalls, runs: null, lines },
+        parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
+        diagnostics: []
+      },
+      summary: s,
+      stat: file.stat
+    }
+  })
+
 /**
  * The typed summary of a session (contract 1.1.0): title, `cwd` as the
  * workspace, first record to last (the file's mtime when no record is
@@ -690,7 +830,9 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
       diagnostics: [
         ...warnings.map((w) => ({
           code: "PARSE_WARNING",
-          message: `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          message: w.kind === INVALID_UTF8
+            ? `${w.count} line(s) kept with invalid UTF-8 (their bad bytes read as U+FFFD) (first at line ${w.firstLine ?? "?"}).`
+            : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
         ...s.diagnostics,

@@ -69,6 +69,7 @@ import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
 import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, type ParseAnswer, type ParseRequest, workerStats } from "./parse-pool.js"
+import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
 /**
@@ -334,7 +335,9 @@ const make = Effect.gen(function*() {
     /** Each read of the stream (progress by bytes). */
     onRead?: (read: SourceRead) => void,
     /** A parse worker's answer for this new source (`--jobs`): written as it is when whole. */
-    parsed?: Effect.Effect<ParseAnswer>
+    parsed?: Effect.Effect<ParseAnswer>,
+    /** The stat discovery took of the file (what `summary` describes): see `./source-drift.ts`. */
+    discovered?: FingerprintStat | undefined
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
       const adapter = yield* registry.get(provider)
@@ -342,7 +345,12 @@ const make = Effect.gen(function*() {
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const checkpoint = checkpoints.get(source.sourceKey)
       const answer = parsed === undefined ? undefined : yield* parsed
-      if (answer?._tag === "whole" && checkpoint === undefined && index.importWhole !== undefined) {
+      // A worker's read is written only when the file is as discovery saw it and still as the worker's fingerprint
+      // says once read (`./source-drift.ts`); else the path below reads it again and says what changed.
+      const workerRead = answer?._tag === "whole" && checkpoint === undefined && index.importWhole !== undefined &&
+        sinceDiscovery(discovered, answer.fingerprint) === "same" &&
+        (yield* Effect.either(stillAsBefore(access, locator.path, answer.fingerprint)))._tag === "Right"
+      if (workerRead && answer?._tag === "whole" && index.importWhole !== undefined) {
         // Read, parsed and bound by a worker, as the path below reads a new small source (its nested-log
         // listing, fingerprint and read at once, in that order): written here in one operation of the index.
         workerStats.whole++
@@ -379,6 +387,10 @@ const make = Effect.gen(function*() {
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
+      // Shorter since discovery (same inode): rejected (below, as a failed read); grown or replaced: the next run takes it again.
+      const drift = sinceDiscovery(discovered, fingerprint)
+      /** Once read: the same file not shorter than at the fingerprint (`./source-drift.ts`). */
+      const readIntact = stillAsBefore(access, locator.path, fingerprint)
       let digests = new PrefixDigests(access)
       const diagnostics: Array<Diagnostic> = []
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */
@@ -403,7 +415,7 @@ const make = Effect.gen(function*() {
         return out
       }
       // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
-      const checkpointed = fingerprint !== null && earlierSummary
+      const checkpointed = fingerprint !== null && (earlierSummary || drift === "grew")
         ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
         : fingerprint
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
@@ -415,9 +427,9 @@ const make = Effect.gen(function*() {
             state === undefined ? Effect.void : hooks.imported(locator.path, lastPrefix, state))
       /** What the source's first read at once gave (null: not read yet), for the path below when it is not written whole. */
       let preRead: Whole | undefined | null = null
-      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined) {
+      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined && typeof drift === "string") {
         // Never imported and small: read whole, then written in one operation of the index (`importWhole`).
-        const read = yield* Effect.either(adapter.streamAtOnce(locator, readOptions(undefined)))
+        const read = yield* Effect.either(Effect.zipLeft(adapter.streamAtOnce(locator, readOptions(undefined)), readIntact))
         if (read._tag === "Left") {
           const error = read.left
           if (error._tag === "StoreUnavailable") return yield* error
@@ -555,6 +567,7 @@ const make = Effect.gen(function*() {
           (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && cursor !== undefined,
           (e) => Effect.zipRight(startOver(`the imported prefix changed: ${e.message}`), run(undefined))
         ),
+        (read) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(read, readIntact)),
         Effect.either
       )
       if (inserted._tag === "Left") {
@@ -1040,7 +1053,7 @@ const make = Effect.gen(function*() {
         const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
-        }, w.earlier === true, onRead, parsedOf(k))
+        }, w.earlier === true, onRead, parsedOf(k), w.stat)
         switch (outcome._tag) {
           case "unchanged":
             unchanged++

@@ -191,7 +191,7 @@ export const openJsonl = (
             })
           )
         )
-        return failIfShrank(read, sizeAtOpen, () => reached, options.what)
+        return failIfShrank(read, sizeAtOpen, () => reached, options.what, Effect.map(open.stat, (s) => s.size))
       })
 
     const cursor = cursorMaker(options, (upTo) => bindHead(upTo))

@@ -141,7 +141,9 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         // What the transcript counts apart from parse warnings (orphan outputs, an ignored sessions.json).
         diagnostics: [...scan.diagnostics, ...(ignored !== null ? [ignored] : [])],
         sessionsIndex: index._tag
-      }
+      },
+      // What the summary describes: the importer compares it with the file it reads (`src/layers/index/source-drift.ts`).
+      stat: file.stat
     }
     return { _tag: "listed", source: session, diagnostics } as Found
   }).pipe(

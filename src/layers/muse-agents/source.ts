@@ -34,7 +34,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 
 /** The services and process facts a transcript is read with. */
@@ -94,17 +94,28 @@ const toRaw = (line: Line, lineNumber: number) => ({
 /**
  * Read every line of an authorized file once, in order, handing each
  * classified line to `onLine` with its text (a chunk of lines per read step;
- * one step plus one line held at most). Fails only with access errors.
+ * one step plus one line held at most). Fails with access errors, or
+ * `MalformedSource` when the file ends before the larger of its size when
+ * authorized and when opened (truncated or rewritten in place while read: no
+ * summary is made of two versions of it).
  */
 export const scanFile = (
   deps: AgentsDeps,
   file: AuthorizedFile,
   onLine: (c: Classified, line: Line, text: string) => void
-): Effect.Effect<void, SourceAccessError> =>
+): Effect.Effect<void, SourceAccessError | MalformedSource> =>
   Effect.scoped(
     Effect.gen(function*() {
       const src = yield* deps.access.open(file)
-      yield* readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
+      const sizeAtOpen = Math.max(file.stat.size, (yield* src.stat).size)
+      let reached = 0
+      const lines = readLines(src, {
+        maxLineBytes: deps.limits.maxRecordBytes,
+        onRead: (offset, bytes) => {
+          reached = Math.max(reached, offset + bytes.length)
+        }
+      })
+      yield* failIfShrank(lines, sizeAtOpen, () => reached, "The transcript", Effect.map(src.stat, (s) => s.size)).pipe(
         Stream.runForEachChunk((chunk) =>
           Effect.sync(() => {
             for (const line of chunk) {
@@ -145,7 +156,7 @@ export const scanTranscript = (
   deps: AgentsDeps,
   file: AuthorizedFile,
   tally?: InexactTally | undefined
-): Effect.Effect<ScannedTranscript, SourceAccessError> =>
+): Effect.Effect<ScannedTranscript, SourceAccessError | MalformedSource> =>
   Effect.gen(function*() {
     const scan = new SessionScan()
     yield* scanFile(deps, file, (c, line, text) => {
