@@ -8,26 +8,13 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { check, median, type RunResult } from "../lib/measure.js"
+import type { InfoMsRow } from "./info-row.js"
 
 /** What the figure needs of the bench's runner. */
 export interface ReimportClaudeDeps {
   readonly cli: (args: ReadonlyArray<string>) => Promise<RunResult>
   readonly nodeChild: (name: string, args: ReadonlyArray<string>) => Promise<RunResult>
-  readonly add: (row: {
-    readonly id: string
-    readonly figure: string
-    readonly measured: number
-    readonly unit: "ms"
-    readonly floor: number
-    readonly floorWhat: string
-    readonly ratio: number
-    readonly target: string
-    readonly pass: boolean
-    readonly peakRssMiB: number | null
-    readonly floorPeakRssMiB: number | null
-    readonly samples: { readonly measured: ReadonlyArray<number>; readonly floor: ReadonlyArray<number> }
-    readonly note: string
-  }) => void
+  readonly add: (row: Omit<InfoMsRow, "pass"> & { readonly pass: boolean }) => void
   readonly log: (s: string) => void
 }
 
