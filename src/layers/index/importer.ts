@@ -312,6 +312,21 @@ const parseWarningsOf = (
   return { lines, sources, byKind, items }
 }
 
+/** Each batch `Index.importWhole` committed handed to `onBatch` in order, and their events and sessions summed. */
+const tellCommitted = (
+  committed: ReadonlyArray<CommittedBatch>,
+  onBatch: (committed: CommittedBatch) => Effect.Effect<void>
+): Effect.Effect<{ readonly events: number; readonly sessions: number }> =>
+  Effect.gen(function*() {
+    let events = 0, sessions = 0
+    for (const c of committed) {
+      events += c.events
+      sessions += c.sessions
+      yield* onBatch(c)
+    }
+    return { events, sessions }
+  })
+
 const make = Effect.gen(function*() {
   const registry = yield* SessionSources
   const index = yield* Index
@@ -362,12 +377,7 @@ const make = Effect.gen(function*() {
             groupCommit: batchSize, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },
           faults.at
         )
-        let events = 0, sessions = 0
-        for (const c of committed) {
-          events += c.events
-          sessions += c.sessions
-          yield* onBatch(c)
-        }
+        const { events, sessions } = yield* tellCommitted(committed, onBatch)
         const bytes = answer.fingerprint !== null ? Number(answer.fingerprint.split(":")[0]) : 0
         return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics: answer.diagnostics } as const
       }
@@ -454,12 +464,7 @@ const make = Effect.gen(function*() {
             { source, batches, groupCommit: batchSize, fingerprint: checkpointed, parts: boundParts(), diagnostics },
             faults.at
           )
-          let events = 0, sessions = 0
-          for (const c of committed) {
-            events += c.events
-            sessions += c.sessions
-            yield* onBatch(c)
-          }
+          const { events, sessions } = yield* tellCommitted(committed, onBatch)
           yield* tellImported(own, lastPrefix)
           return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics } as const
         }
