@@ -14,6 +14,7 @@ import { spawn } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -168,14 +169,28 @@ describe("import --jobs: the built CLI", () => {
       const run = (index: string, jobs: number, killMidway = false) =>
         Effect.async<number | null>((resume) => {
           const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args(s, index, jobs)], { stdio: "ignore" })
+          // Killed once some of its records are committed (read through a reader of our own: a WAL's size alone can
+          // be the migrations' or an uncommitted transaction's pages, which made "mid-import" a matter of timing).
+          let reader: Database.Database | undefined
+          const committed = (): number => {
+            try {
+              if (reader === undefined) {
+                if (!fs.existsSync(`${index}-wal`)) return 0
+                reader = new Database(index, { readonly: true, fileMustExist: true })
+              }
+              return (reader.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n
+            } catch {
+              return 0
+            }
+          }
           const poll = killMidway
             ? setInterval(() => {
-              const wal = fs.statSync(`${index}-wal`, { throwIfNoEntry: false })
-              if (wal !== undefined && wal.size > 512 * 1024) child.kill("SIGKILL")
-            }, 2)
+              if (committed() > 0) child.kill("SIGKILL")
+            }, 5)
             : undefined
           child.on("exit", (code) => {
             if (poll !== undefined) clearInterval(poll)
+            reader?.close()
             resume(Effect.succeed(code))
           })
         })
