@@ -16,3 +16,12 @@
  * (README, "Token counts that are not valid").
  */
 export const USAGE_NOT_VALID = "usage-not-valid"
+
+/**
+ * The diagnostic code of a parse warning given as a diagnostic (`inspect`'s
+ * diagnostics; `StreamOptions.onWarning` of a provider whose discovery reads
+ * no lines, AgentMux): `details` is the warning, `{kind, count, firstLine}`.
+ * The importer lists these in its report's `parseWarnings`, not as a
+ * provider's diagnostics, and they do not make coverage partial.
+ */
+export const PARSE_WARNING = "PARSE_WARNING"

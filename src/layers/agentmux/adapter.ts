@@ -28,7 +28,8 @@ import {
   type Inspection,
   type Locator,
   type ProviderDescriptor,
-  type SourceSummary
+  type SourceSummary,
+  type Transcript
 } from "../../domain/model.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { timestampOrNull } from "../../domain/timestamps.js"
@@ -45,6 +46,7 @@ import { type AgentScan, dropCopies, type RecordSession, scanAgent, type Scanned
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine } from "./zone-reader.js"
 import { USAGE_NOT_VALID } from "../../domain/usage.js"
+import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 
 /** The descriptor of `agentmux`, from its provider module (`./provider.ts`). */
 export const descriptor: ProviderDescriptor = descriptorOf(provider)
@@ -453,13 +455,7 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
       lastEventAt: iso(session.lastMs),
       diagnostics: [
         ...r.diagnostics,
-        ...mapped.transcript.parseWarnings.map((w) => ({
-          code: "PARSE_WARNING",
-          message: w.kind === USAGE_NOT_VALID
-            ? `${w.count} line(s) with a token count or cost that is not valid: their usage dropped, their events kept (first: line ${w.firstLine} of the session).`
-            : `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
-          details: { ...w }
-        })),
+        ...parseWarningDiagnostics(mapped.transcript),
         ...mapped.transcript.diagnostics.map((d) => ({
           code: "ORPHAN_TOOL_OUTPUTS",
           message: `${d.count} tool result(s) match no call; transcripts drop them (first: line ${d.firstLine ?? "?"} of the session).`,
@@ -474,11 +470,35 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
     }
   })
 
-const stream = (deps: Deps, locator: Locator, cursor: string | undefined) =>
+/**
+ * A session's parse warnings (`Transcript.parseWarnings`: its lines skipped,
+ * and those kept without their usage) as `PARSE_WARNING` diagnostics, one a
+ * kind, `details` the warning itself (`{kind, count, firstLine}`; lines
+ * counted from the session's first).
+ */
+const parseWarningDiagnostics = (t: Transcript): Array<Diagnostic> =>
+  t.parseWarnings.map((w) => ({
+    code: PARSE_WARNING,
+    message: w.kind === USAGE_NOT_VALID
+      ? `${w.count} line(s) with a token count or cost that is not valid: their usage dropped, their events kept (first: line ${w.firstLine} of the session).`
+      : `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
+    details: { ...w }
+  }))
+
+/**
+ * The session's events (after `cursor`), then, when they ended without
+ * failing and `onWarning` is given, the whole session's parse warnings to it
+ * (`StreamOptions.onWarning`: the importer's report lists them; AgentMux's
+ * discovery reads no session's lines, so they are known once it is read).
+ */
+const stream = (deps: Deps, locator: Locator, cursor: string | undefined, onWarning?: (d: Diagnostic) => void) =>
   Stream.unwrap(
     Effect.gen(function*() {
       yield* checkClass(locator)
       const { mapped } = yield* loadSession(deps, locator)
+      const warn = onWarning === undefined
+        ? Stream.empty
+        : Stream.execute(Effect.sync(() => parseWarningDiagnostics(mapped.transcript).forEach(onWarning)))
       let events = mapped.events
       if (cursor !== undefined && events.length > 0) {
         const src = events[0].event.sourceId
@@ -489,7 +509,7 @@ const stream = (deps: Deps, locator: Locator, cursor: string | undefined) =>
       } else if (cursor !== undefined) {
         return yield* cursorSourceChanged("the session has no events")
       }
-      return Stream.fromIterable(events.map((e) => e.event))
+      return Stream.concat(Stream.fromIterable(events.map((e) => e.event)), warn)
     })
   )
 
@@ -513,7 +533,7 @@ export const makeWith: Effect.Effect<
     descriptor,
     discover: (request) => discover(deps, request.agentId),
     inspect: (locator) => inspect(deps, locator),
-    stream: (locator, options) => stream(deps, locator, options?.cursor),
+    stream: (locator, options) => stream(deps, locator, options?.cursor, options?.onWarning),
     transcript: (locator) =>
       Effect.zipRight(checkClass(locator), Effect.map(loadSession(deps, locator), (r) => r.mapped.transcript))
   }

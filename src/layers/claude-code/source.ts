@@ -61,6 +61,7 @@ import type { KnownSource, SourceRead, StreamOptions } from "../../services/Sess
 import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
+import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -829,7 +830,7 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
       lastEventAt: scan.endedAt,
       diagnostics: [
         ...warnings.map((w) => ({
-          code: "PARSE_WARNING",
+          code: PARSE_WARNING,
           message: w.kind === INVALID_UTF8
             ? `${w.count} line(s) kept with invalid UTF-8 (their bad bytes read as U+FFFD) (first at line ${w.firstLine ?? "?"}).`
             : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,

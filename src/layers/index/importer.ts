@@ -42,6 +42,7 @@ import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableO
 import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
+import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -290,17 +291,40 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  */
 const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])
 
-/** The parse warnings of the sources of a run, from their discovery overviews (see `ImportReport.parseWarnings`). */
+/** A source's parse warnings as its provider's read gave them (`PARSE_WARNING` diagnostics), by the source's place in the run. */
+type ReadWarnings = Map<number, ReadonlyArray<SourceSummary["parseWarnings"][number]>>
+
+/**
+ * A `PARSE_WARNING` diagnostic's warning (its `details`: `{kind, count,
+ * firstLine}`), or undefined when its details are not of that shape.
+ */
+const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][number] | undefined => {
+  const w = d.details as { kind?: unknown; count?: unknown; firstLine?: unknown } | undefined
+  return w !== undefined && typeof w.kind === "string" && typeof w.count === "number" &&
+      (w.firstLine === null || typeof w.firstLine === "number")
+    ? { kind: w.kind, count: w.count, firstLine: w.firstLine }
+    : undefined
+}
+
+/**
+ * The parse warnings of the sources of a run (see `ImportReport.parseWarnings`),
+ * from their discovery overviews, or, for a source whose discovery counted
+ * none, from what its read (this run's or, unchanged, the one its checkpoint
+ * kept) gave as `PARSE_WARNING` diagnostics (AgentMux: its discovery reads
+ * no session's lines).
+ */
 const parseWarningsOf = (
-  work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>
+  work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
+  read: ReadWarnings
 ): ParseWarningsReport => {
   const items: Array<ParseWarningsReport["items"][number]> = []
   const byKind: Record<string, number> = {}
   let lines = 0, sources = 0
-  for (const w of work) {
+  for (const [k, w] of work.entries()) {
     // Most sources have none (an unchanged one's overview is discovery's): no list made for them.
-    if (w.overview.parseWarnings.length === 0) continue
-    const warnings = w.overview.parseWarnings.filter((p) => p.count > 0)
+    const given = w.overview.parseWarnings.length > 0 ? w.overview.parseWarnings : read.get(k)
+    if (given === undefined || given.length === 0) continue
+    const warnings = given.filter((p) => p.count > 0)
     if (warnings.length === 0) continue
     sources++
     for (const p of warnings) {
@@ -1024,9 +1048,15 @@ const make = Effect.gen(function*() {
        * Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial,
        * except those that say how the events were read, none left out ({@link COMPLETE_DIAGNOSTICS}): listed only.
        */
-      const noteDiagnostics = (w: (typeof work)[number], diagnostics: ReadonlyArray<Diagnostic>) => {
+      const readWarnings: ReadWarnings = new Map()
+      const noteDiagnostics = (k: number, w: (typeof work)[number], given: ReadonlyArray<Diagnostic>) => {
         const p = providers.get(w.provider)
-        if (p === undefined || diagnostics.length === 0) return
+        if (p === undefined || given.length === 0) return
+        // Parse warnings go to the report's `parseWarnings` (`parseWarningsOf`), not to the provider's diagnostics.
+        const warnings = given.filter((d) => d.code === PARSE_WARNING)
+        const diagnostics = warnings.length === 0 ? given : given.filter((d) => d.code !== PARSE_WARNING)
+        if (warnings.length > 0) readWarnings.set(k, warnings.flatMap((d) => warningOfDiagnostic(d) ?? []))
+        if (diagnostics.length === 0) return
         p.diagnostics = [...p.diagnostics, ...diagnostics]
         for (const d of diagnostics) {
           if (COMPLETE_DIAGNOSTICS.has(d.code)) continue
@@ -1041,7 +1071,7 @@ const make = Effect.gen(function*() {
         if (same !== null) {
           // Settled by the pass above: counted whole, no attempt.
           unchanged++
-          noteDiagnostics(w, same.diagnostics)
+          noteDiagnostics(k, w, same.diagnostics)
           done++
           bytesDone += weight
           yield* update(eventsAdded)
@@ -1062,7 +1092,7 @@ const make = Effect.gen(function*() {
         switch (outcome._tag) {
           case "unchanged":
             unchanged++
-            noteDiagnostics(w, outcome.diagnostics)
+            noteDiagnostics(k, w, outcome.diagnostics)
             break
           case "accepted":
             accepted++
@@ -1071,7 +1101,7 @@ const make = Effect.gen(function*() {
             sessionsAdded += outcome.sessions
             bytes += outcome.bytes
             if (outcome.newGeneration) newGenerations++
-            noteDiagnostics(w, outcome.diagnostics)
+            noteDiagnostics(k, w, outcome.diagnostics)
             break
           case "unreadable":
             noteUnreadable(w.provider, resolveLocator(w.locator).path, outcome.details)
@@ -1103,7 +1133,7 @@ const make = Effect.gen(function*() {
       const rejectedByCode: Record<string, number> = {}
       for (const r of rejected) rejectedByCode[r.code] = (rejectedByCode[r.code] ?? 0) + 1
       const list = [...providers.values()]
-      const parseWarnings = parseWarningsOf(work)
+      const parseWarnings = parseWarningsOf(work, readWarnings)
       const partial = rejected.length > 0 || list.some((p) => p.coverage === "partial")
       return {
         coverage: partial ? "partial" as const : "complete" as const,
