@@ -110,6 +110,42 @@ describe("search query syntax", () => {
   })
 })
 
+describe("negations in groups (found by a fresh user: `a AND (NOT b)` was refused)", () => {
+  it("a group of negations beside a word to search for means the same as the negations written out", () => {
+    expect(fts("prompt AND (NOT mail)")).toBe(fts("prompt AND NOT mail"))
+    expect(fts("prompt (-mail)")).toBe(fts("prompt -mail"))
+    expect(fts("prompt (-mail -key)")).toBe(fts("prompt -mail -key"))
+    expect(fts("(NOT mail) prompt")).toBe(`"prompt" NOT "mail"`)
+    expect(fts("(a OR b) (-c)")).toBe(`("a" OR "b") NOT "c"`)
+  })
+  it("NOT x OR NOT y in a group is NOT (x AND y): a document is left out only when it holds both", () => {
+    expect(fts("prompt (NOT mail OR NOT key)")).toBe(`"prompt" NOT ("mail" AND "key")`)
+    expect(fts("prompt (-mail OR -key)")).toBe(`"prompt" NOT ("mail" AND "key")`)
+    const tree = Either.getOrThrow(compileQuery("prompt (NOT mail OR NOT key)")).tree
+    expect(queryMatches(tree, ["prompt mail"])).toBe(true)
+    expect(queryMatches(tree, ["prompt key"])).toBe(true)
+    expect(queryMatches(tree, ["prompt mail key"])).toBe(false)
+    expect(queryMatches(Either.getOrThrow(compileQuery("prompt AND (NOT mail)")).tree, ["prompt mail"])).toBe(false)
+  })
+  it("the PostgreSQL tsquery of the same queries", () => {
+    const ts = (q: string) => Either.getOrThrow(compileTsQuery(q)).tsquery
+    expect(ts("prompt AND (NOT mail)")).toBe(ts("prompt AND NOT mail"))
+    expect(ts("prompt (NOT mail OR NOT key)")).toBe(`('prompt' & !('mail' & 'key'))`)
+  })
+  it.each([
+    ["(NOT mail)", 1],
+    ["(-mail -key)", 1],
+    ["(NOT a OR NOT b)", 1],
+    ["((-a))", 2],
+    ["-(-a) b", 0],
+    ["a OR (-b)", 6],
+    ["(a OR -b) c", 6]
+  ])("%j: still INVALID_SEARCH_QUERY (nothing to search for, a double negation, a negation as a side of OR) at %i", (q, position) => {
+    const e = bad(q)
+    expect((e.details as { position: number }).position).toBe(position)
+  })
+})
+
 describe("matches for snippets", () => {
   const q = (s: string) => Either.getOrThrow(parseQuery(s))
   it("finds terms case- and accent-insensitively on word boundaries, prefixes, and phrases across punctuation", () => {

@@ -139,7 +139,18 @@ const abbreviatedHex = (text: string) => /^[0-9a-f]{7,39}$/i.test(text) && /[0-9
 const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
   let k = 0
   let terms = 0
+  /** Groups open around the parse (0: the query itself, which must search for something). */
+  let depth = 0
   const peek = () => tokens[k]
+  /** Negations side by side as one: NOT a NOT b is NOT (a OR b); NOT a OR NOT b is NOT (a AND b). */
+  const negationOf = (nots: ReadonlyArray<Extract<QueryNode, { _tag: "Not" }>>, op: "And" | "Or"): QueryNode =>
+    nots.length === 1
+      ? nots[0]
+      : { _tag: "Not", child: { _tag: op === "And" ? "Or" : "And", children: nots.map((n) => n.child), position: nots[0].position }, position: nots[0].position }
+  const onlyNegations = (ns: ReadonlyArray<QueryNode>): ns is ReadonlyArray<Extract<QueryNode, { _tag: "Not" }>> =>
+    ns.every((c) => c._tag === "Not")
+  const excludesOnly = (at: number) =>
+    new Problem(at, "a query cannot only exclude words", "Add a word to search for, e.g. foo -bar.")
 
   const parseOr = (): QueryNode | null => {
     const first = peek()
@@ -152,6 +163,11 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
       children.push(parseAnd())
     }
     const kept = children.filter((c): c is QueryNode => c !== null)
+    // Every side negated (in a group beside a word to search for): NOT (a AND b); else a negation cannot be a side.
+    if (kept.length > 1 && onlyNegations(kept)) {
+      if (depth === 0) throw excludesOnly(kept[0].position)
+      return negationOf(kept, "Or")
+    }
     for (const c of kept) {
       if (kept.length > 1 && c._tag === "Not") throw new Problem(c.position, "a negated word cannot be one side of OR", "Negate with NOT or -word next to a word to search for, e.g. foo -bar.")
     }
@@ -184,8 +200,10 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
     }
     const kept = items.filter((c): c is QueryNode => c !== null)
     if (kept.length === 0) return null
-    if (kept.every((c) => c._tag === "Not")) {
-      throw new Problem(kept[0].position, "a query cannot only exclude words", "Add a word to search for, e.g. foo -bar.")
+    if (onlyNegations(kept)) {
+      // A group of negations only is one negation, for the words beside the group to search for.
+      if (depth === 0) throw excludesOnly(kept[0].position)
+      return negationOf(kept, "And")
     }
     return kept.length === 1 ? kept[0] : { _tag: "And", children: kept, position: kept[0].position }
   }
@@ -200,6 +218,7 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
       }
       if (next._tag === "NOT" || next._tag === "-") throw new Problem(next.position, "a negation cannot be negated")
       const child = parsePrimary()
+      if (child?._tag === "Not") throw new Problem(t.position, "a negation cannot be negated")
       return child === null ? null : { _tag: "Not", child, position: t.position }
     }
     return parsePrimary()
@@ -210,7 +229,9 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
     if (t._tag === "(") {
       // Nothing after the `(`: the group is unclosed (and empty); the error points at it, not at the query's start.
       if (peek() === undefined) throw new Problem(t.position, "this group has no closing parenthesis", "Close the group with `)`, or quote the word (\"(…\").")
+      depth++
       const inner = parseOr()
+      depth--
       const close = peek()
       if (close?._tag !== ")") throw new Problem(t.position, "this group has no closing parenthesis", "Close the group with `)`, or quote the word (\"(…\").")
       k++
@@ -230,6 +251,8 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
   if (rest !== undefined) {
     throw new Problem(rest.position, rest._tag === ")" ? "this `)` closes no group" : `${rest._tag} is misplaced here`)
   }
+  // A query that is one group of negations, `(-a -b)`, searches for nothing either.
+  if (tree?._tag === "Not") throw excludesOnly(tree.position)
   return tree
 }
 
