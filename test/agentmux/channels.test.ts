@@ -275,3 +275,59 @@ describe("AgentMux per-channel archives (issue 18)", () => {
       expect(both.sources.map((s) => s.sessionId)).toEqual(["S-NEW", "S-X", "S-DEV", "S-OLD"])
     }))
 })
+
+describe("a channel's store reached through a symlink (found by a fresh user: skipped without a word)", () => {
+  /** Move the dev store (or one folder on its path) out of the home and link it back: its sessions are not read. */
+  const linked = (at: (h: Home) => string) => {
+    build()
+    const target = at(home)
+    const away = nodePath.join(dir, "elsewhere", nodePath.basename(target))
+    fs.mkdirSync(nodePath.dirname(away), { recursive: true })
+    fs.renameSync(target, away)
+    fs.symlinkSync(away, target)
+    return target
+  }
+
+  it.effect.each([
+    ["the store file", (h: Home) => h.dev],
+    ["its db folder", (h: Home) => nodePath.dirname(h.dev)],
+    ["its data folder", (h: Home) => nodePath.dirname(nodePath.dirname(h.dev))],
+    ["its dev build's folder", (h: Home) => nodePath.dirname(nodePath.dirname(nodePath.dirname(h.dev)))],
+    ["a channel's version folder", (h: Home) => nodePath.dirname(nodePath.dirname(nodePath.dirname(h.channel)))]
+  ] as const)("%s: SYMLINK_SKIPPED names it, coverage partial; the other stores are read", ([, at]) =>
+    Effect.gen(function*() {
+      const link = linked(at)
+      const r = yield* discover()
+      expect(r.coverage).toBe("partial")
+      expect(r.reasonCode).toBe("SYMLINK_SKIPPED")
+      const skipped = r.diagnostics.filter((d) => d.code === "SYMLINK_SKIPPED")
+      expect(skipped.map((d) => (d.details as { path: string }).path)).toEqual([link])
+      expect(skipped[0].message).toContain(link)
+      // What was not behind the link is still read.
+      expect(r.sources.map((s) => s.sessionId)).toContain("S-NEW")
+      const behind = link.startsWith(nodePath.join(home.root, "dev")) ? "S-DEV" : "S-OLD"
+      expect(r.sources.map((s) => s.sessionId)).not.toContain(behind)
+    }))
+
+  it.effect("a symlink elsewhere under the home (not where a store would be) is no diagnostic", () =>
+    Effect.gen(function*() {
+      build()
+      fs.symlinkSync(dir, nodePath.join(home.root, "dev", "feature-x", "node_modules"))
+      fs.symlinkSync(dir, nodePath.join(home.root, "shared", "link"))
+      const r = yield* discover()
+      expect(r.coverage).toBe("complete")
+      expect(r.diagnostics.map((d) => d.code)).not.toContain("SYMLINK_SKIPPED")
+    }))
+
+  it.effect("no global store and the only channel's store behind a symlink: STORE_ABSENT, and the symlink named", () =>
+    Effect.gen(function*() {
+      build({ global: false })
+      fs.rmSync(nodePath.join(home.root, "channels"), { recursive: true })
+      const away = nodePath.join(dir, "elsewhere-dev")
+      fs.renameSync(nodePath.join(home.root, "dev"), away)
+      fs.symlinkSync(away, nodePath.join(home.root, "dev"))
+      const r = yield* discover()
+      expect(r.coverage).toBe("partial")
+      expect(r.diagnostics.map((d) => [d.code, (d.details as { path?: string }).path ?? null])).toContainEqual(["SYMLINK_SKIPPED", nodePath.join(home.root, "dev")])
+    }))
+})

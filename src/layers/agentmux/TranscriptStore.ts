@@ -83,7 +83,18 @@ export interface TranscriptStoreShape {
    * reached from `root` through folders only (no symlink followed). A root
    * that does not exist, or a folder that cannot be listed, has none.
    */
-  readonly channelStores: (root: string) => Effect.Effect<ReadonlyArray<string>>
+  readonly channelStores: (root: string) => Effect.Effect<ChannelStores>
+}
+
+/**
+ * The channels' stores found under an AgentMux home (`stores`, sorted), and
+ * the symlinks found where a store or a folder on its path would be
+ * (`symlinks`, sorted paths): not followed, so what is behind them was not
+ * read (discovery's `SYMLINK_SKIPPED`).
+ */
+export interface ChannelStores {
+  readonly stores: ReadonlyArray<string>
+  readonly symlinks: ReadonlyArray<string>
 }
 
 /**
@@ -168,9 +179,10 @@ export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore
   ): Layer.Layer<TranscriptStore> =>
     Layer.succeed(TranscriptStore, {
       channelStores: (root) =>
-        Effect.sync(() =>
-          Object.keys(stores).filter((p) => p.startsWith(`${root}/`) && isChannelStorePath(p.slice(root.length + 1))).sort()
-        ),
+        Effect.sync(() => ({
+          stores: Object.keys(stores).filter((p) => p.startsWith(`${root}/`) && isChannelStorePath(p.slice(root.length + 1))).sort(),
+          symlinks: []
+        })),
       open: (path) =>
         Effect.sync((): StoreOpen => {
           const files = stores[path]

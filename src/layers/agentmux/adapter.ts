@@ -204,6 +204,8 @@ interface Scanned {
    */
   readonly sources: ReadonlyArray<DiscoveredSource> | undefined
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** Symlinks under the AgentMux home where a channel's store would be: not followed (`SYMLINK_SKIPPED`). */
+  readonly symlinks: ReadonlyArray<string>
 }
 
 /** A channel store's diagnostics, named by its store. */
@@ -228,7 +230,8 @@ const scanned = (
     const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
     const record = opened._tag === "open" ? opened.connection.path : opened.path
     const root = rootOf(deps.policy)
-    const paths = root === null ? [] : (yield* deps.store.channelStores(root)).filter((p) => p !== record)
+    const found = root === null ? { stores: [], symlinks: [] } : yield* deps.store.channelStores(root)
+    const paths = found.stores.filter((p) => p !== record)
     // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
     const report = withSources && paths.length === 0
       ? {
@@ -276,11 +279,17 @@ const scanned = (
             message: `${c.store}: this channel's AgentMux store could not be read (${c.error.message}); its archives are left out.`,
             details: { store: c.store, code: c.error.code }
           }]
-      )
+      ),
+      ...found.symlinks.map((path) => ({
+        code: "SYMLINK_SKIPPED",
+        message: `${path} is a symlink under the AgentMux home, where a channel's store would be; it was not followed, and what is behind it was not read.`,
+        details: { path }
+      }))
     ]
     return {
       global,
       root,
+      symlinks: found.symlinks,
       channels,
       record,
       zones,
@@ -336,13 +345,14 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
             code: "STORE_ABSENT",
             message: `No AgentMux transcript store at ${r.record}${r.root !== null ? ` and no channel's store under ${r.root}` : ""}; nothing was read.`,
             details: { path: r.record, root: r.root }
-          }],
+          }, ...r.diagnostics],
           receipts: { store: r.record, stateFile: deps.state.location, zones: [] }
         } satisfies DiscoveryReport
       }
       const sources = r.sources ?? r.sessions.map((s) => sourceOf(r.record, uid, s))
       const missingPart = r.diagnostics.some((d) => d.code === "MISSING_PART")
       const unreadable = r.channels.some((c) => c._tag === "failed")
+      const linked = r.symlinks.length > 0
       const none = sources.length === 0
       const storesRead = (r.global._tag === "open" ? 1 : 0) + r.channels.filter((c) => c._tag === "open").length
       const zonesRead = r.zones.length
@@ -358,13 +368,23 @@ const discover = (deps: Deps, agentId: string | undefined): Effect.Effect<Discov
       return {
         provider: "agentmux",
         status: "checked",
-        coverage: missingPart || unreadable || none ? "partial" : "complete",
+        coverage: missingPart || unreadable || linked || none ? "partial" : "complete",
         sourceCount: sources.length,
-        reasonCode: missingPart ? "MISSING_PART" : unreadable ? "CHANNEL_STORE_UNREADABLE" : none ? "NO_SOURCES" : null,
+        reasonCode: missingPart
+          ? "MISSING_PART"
+          : unreadable
+          ? "CHANNEL_STORE_UNREADABLE"
+          : none
+          ? "NO_SOURCES"
+          : linked
+          ? "SYMLINK_SKIPPED"
+          : null,
         remediation: none
           ? "Check the agent UID (--agent) and the stores (--store, --agentmux-root); `discover agentmux` lists only that agent's sessions."
           : unreadable
           ? "A channel's AgentMux store could not be read; see its diagnostic."
+          : linked
+          ? "Symlinks under the AgentMux home are not followed: pass the store they point to with --store, or its AgentMux home with --agentmux-root."
           : null,
         sources,
         diagnostics,

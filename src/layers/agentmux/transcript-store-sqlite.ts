@@ -62,6 +62,7 @@ import type * as Scope from "effect/Scope"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
+  type ChannelStores,
   type StoreConnection,
   type StoreFile,
   type StoreOpen,
@@ -299,37 +300,58 @@ export const openStore = (
  * The channels' own stores under the AgentMux home `root` (see
  * `TranscriptStore.channelStores`): `channels/*\/versions/*\/data`, `dev/*\/data`
  * and `dev/*\/*\/data`, each holding `db/filestore.db`, walked through
- * SourceAccess listing folders only (a symlink is never followed).
+ * SourceAccess listing folders only (a symlink is never followed). A symlink
+ * where a store or a folder on a store's path would be (`channels`, a
+ * channel, `versions`, a version, `dev`, a dev build, `data`, `db`,
+ * `filestore.db`) is answered in `symlinks` (by its path under the home), so
+ * that discovery says what it did not read.
  */
-export const channelStoresUnder = (access: SourceAccessShape, root: string): Effect.Effect<ReadonlyArray<string>> =>
+export const channelStoresUnder = (access: SourceAccessShape, root: string): Effect.Effect<ChannelStores> =>
   Effect.gen(function*() {
     const real = yield* Effect.option(access.authorizeRoot(root))
-    if (Option.isNone(real)) return []
-    const folders = (dir: string) =>
-      access.listDirectory(dir).pipe(
-        Effect.map((es) => es.filter((e) => e.kind === "directory").map((e) => nodePath.join(dir, e.name))),
-        Effect.orElseSucceed((): ReadonlyArray<string> => [])
-      )
-    const isKind = (p: string, kind: "file" | "directory") =>
+    if (Option.isNone(real)) return { stores: [], symlinks: [] }
+    const symlinks = new Set<string>()
+    const kindOf = (p: string) =>
       access.probe(p).pipe(
-        Effect.map((o) => Option.isSome(o) && o.value.kind === kind),
-        Effect.orElseSucceed(() => false)
+        Effect.map((o) => (Option.isSome(o) ? o.value.kind : null)),
+        Effect.orElseSucceed(() => null)
       )
+    /** `dir`'s folders; its symlinks reported when `onStorePath` says their name is on a store's path. */
+    const folders = (dir: string, onStorePath: (name: string) => boolean) =>
+      Effect.flatMap(kindOf(dir), (kind) => {
+        if (kind === "symlink") symlinks.add(dir)
+        if (kind !== "directory") return Effect.succeed<ReadonlyArray<string>>([])
+        return access.listDirectory(dir).pipe(
+          Effect.map((es) => {
+            for (const e of es) if (e.kind === "symlink" && onStorePath(e.name)) symlinks.add(nodePath.join(dir, e.name))
+            return es.filter((e) => e.kind === "directory").map((e) => nodePath.join(dir, e.name))
+          }),
+          Effect.orElseSucceed((): ReadonlyArray<string> => [])
+        )
+      })
+    const any = () => true
     const dataDirs: Array<string> = []
-    for (const ch of yield* folders(nodePath.join(real.value, "channels"))) {
-      for (const v of yield* folders(nodePath.join(ch, "versions"))) dataDirs.push(nodePath.join(v, "data"))
+    for (const ch of yield* folders(nodePath.join(real.value, "channels"), any)) {
+      for (const v of yield* folders(nodePath.join(ch, "versions"), any)) dataDirs.push(nodePath.join(v, "data"))
     }
-    for (const br of yield* folders(nodePath.join(real.value, "dev"))) {
-      for (const sub of yield* folders(br)) dataDirs.push(sub.endsWith(`${nodePath.sep}data`) ? sub : nodePath.join(sub, "data"))
-    }
-    const out: Array<string> = []
-    for (const data of new Set(dataDirs)) {
-      const store = nodePath.join(data, "db", "filestore.db")
-      if ((yield* isKind(data, "directory")) && (yield* isKind(nodePath.dirname(store), "directory")) && (yield* isKind(store, "file"))) {
-        out.push(store)
+    for (const br of yield* folders(nodePath.join(real.value, "dev"), any)) {
+      // Under a dev build, only `data` is on a store's path for sure (`<sub>/data` is looked for inside real folders).
+      for (const sub of yield* folders(br, (name) => name === "data")) {
+        dataDirs.push(sub.endsWith(`${nodePath.sep}data`) ? sub : nodePath.join(sub, "data"))
       }
     }
-    return out.sort()
+    const stores: Array<string> = []
+    for (const data of new Set(dataDirs)) {
+      const db = nodePath.join(data, "db")
+      const store = nodePath.join(db, "filestore.db")
+      const kinds = [yield* kindOf(data)]
+      if (kinds[0] === "directory") kinds.push(yield* kindOf(db))
+      if (kinds[1] === "directory") kinds.push(yield* kindOf(store))
+      const link = kinds.indexOf("symlink")
+      if (link >= 0) symlinks.add([data, db, store][link])
+      else if (kinds[2] === "file") stores.push(store)
+    }
+    return { stores: stores.sort(), symlinks: [...symlinks].sort() }
   })
 
 /** Where WAL stores' main files are cached: `agentmux-cache/` beside the scan state (`--state`, or its default). */
