@@ -128,7 +128,9 @@ const readConfigFile = (path: string, optional: boolean): Effect.Effect<string |
         const opened = fs.fstatSync(fd)
         if (!opened.isFile()) throw new Error("not a regular file")
         if (opened.size > MAX_CONFIG_BYTES) throw new Error(`${opened.size} bytes, more than a config file holds`)
-        return fs.readFileSync(fd, "utf8")
+        const text = fs.readFileSync(fd, "utf8")
+        // A UTF-8 byte order mark (Windows tools write one) is not part of the JSON text (RFC 8259 §8.1 lets it go).
+        return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
       } finally {
         fs.closeSync(fd)
       }

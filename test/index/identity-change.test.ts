@@ -5,9 +5,10 @@
  *   source key, which carries the session id, changes): the old key's
  *   generation is superseded;
  * - a checkpointed source discovery no longer selects (a native Muse Code
- *   log whose workspace evidence is rewritten, a log truncated to 0 bytes, a
- *   transcript that lost its header) whose imported prefix changed: its
- *   generation is superseded; a source whose file is gone is kept (archive);
+ *   log whose workspace evidence is rewritten, a transcript that lost its
+ *   header) whose imported prefix changed: its generation is superseded; a
+ *   source whose file is gone, or now holds nothing (truncated to 0 bytes:
+ *   `SOURCE_EMPTIED`, see emptied-source.test.ts), is kept (archive);
  * - a same-size rewrite that restores the old mtime (the change time tells),
  *   and fingerprints of an earlier build (without the change time) read as
  *   changed once, then are stored in the new form.
@@ -105,14 +106,17 @@ describe("a checkpointed source discovery no longer selects", () => {
       expect(again.sources.superseded).toBe(0)
     }))
 
-  it.effect("a native log truncated to 0 bytes is superseded", () =>
+  it.effect("a native log truncated to 0 bytes is kept as it was (SOURCE_EMPTIED), as a gone one is: not superseded", () =>
     Effect.gen(function*() {
       const n = native()
       yield* importOnce(n.policy, n.index, planFromPolicy(n.policy, { batchSize: 3 }))
+      const before = yield* indexView(n.index)
       rewriteInPlace(n.log, () => "")
-      const report = yield* expectEqualsFresh(n.policy, n.index, n.dir)
-      expect((yield* sessionIds(n.index)).some((id) => id.startsWith("22222222"))).toBe(false)
-      expect(report.sources.superseded).toBe(1)
+      const report = yield* importOnce(n.policy, n.index, planFromPolicy(n.policy, { batchSize: 3 }))
+      expect(yield* indexView(n.index)).toEqual(before)
+      expect((yield* sessionIds(n.index)).some((id) => id.startsWith("22222222"))).toBe(true)
+      expect(report.sources.superseded).toBe(0)
+      expect(report.causes.map((c) => [c.code, c.path])).toContainEqual(["SOURCE_EMPTIED", n.log])
     }))
 
   it.effect("a native log whose file is gone stays in the index (an archive), counted as gone", () =>

@@ -18,64 +18,11 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import type { ImportReport } from "../../src/services/Importer.js"
 import { type Fault, faultyAccess } from "../support/faulty-access.js"
 import { importOnce, indexView, sessionIds } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
-import { agentsFixtureCopy, appendLastLine, museNativeRoot } from "../support/source-roots.js"
-import { nativeSessionPath } from "../../bench/generate/native.js"
-
-const claudeLine = (sid: string, i: number) =>
-  JSON.stringify({
-    type: "user",
-    sessionId: sid,
-    uuid: `${sid}-u${i}`,
-    timestamp: `2025-01-01T00:00:0${i}Z`,
-    message: { role: "user", content: `hello ${i} ${"x".repeat(200)}` }
-  })
-
-interface Setup {
-  readonly policy: Partial<AccessPolicyShape>
-  /** The log made unreadable. */
-  readonly file: string
-  /** Append a line to it (an import that must read it again). */
-  readonly append: () => void
-}
-
-const cases: ReadonlyArray<{ readonly provider: string; readonly setup: () => Setup }> = [
-  {
-    provider: "muse-code",
-    setup: () => {
-      const { root, ws } = museNativeRoot(5)
-      const file = nativeSessionPath(root, 2)
-      return { policy: { workspaceRoots: [ws], museRoots: [root] }, file, append: () => appendLastLine(file) }
-    }
-  },
-  {
-    provider: "claude-code",
-    setup: () => {
-      const dir = tempDir()
-      const root = path.join(dir, "cr")
-      // Session 2 in a project folder of its own (the folder case makes only it unreadable).
-      const folderOf = (i: number) => path.join(root, i === 2 ? "-q" : "-p")
-      const sids = [0, 1, 2, 3, 4].map((i) => `3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b3${i}`)
-      sids.forEach((sid, i) => {
-        fs.mkdirSync(folderOf(i), { recursive: true })
-        fs.writeFileSync(path.join(folderOf(i), `${sid}.jsonl`), [1, 2, 3, 4].map((k) => claudeLine(sid, k)).join("\n") + "\n")
-      })
-      const file = path.join(folderOf(2), `${sids[2]}.jsonl`)
-      return { policy: { workspaceRoots: [dir], claudeRoot: root }, file, append: () => fs.appendFileSync(file, claudeLine(sids[2], 5) + "\n") }
-    }
-  },
-  {
-    provider: "muse-agents",
-    setup: () => {
-      const { dir, file, root } = agentsFixtureCopy()
-      return { policy: { workspaceRoots: [dir], agentsRoot: root }, file, append: () => appendLastLine(file) }
-    }
-  }
-]
+import { type BreakableSource as Setup, breakableSources as cases, claudeLine } from "../support/source-roots.js"
 
 type Variant = "chmod-000" | "eio-mid-file" | "folder-unlistable" | "eperm"
 

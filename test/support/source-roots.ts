@@ -6,7 +6,8 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { writeNativeRoot } from "../../bench/generate/native.js"
+import { nativeSessionPath, writeNativeRoot } from "../../bench/generate/native.js"
+import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import { fixturesDir, tempDir } from "./paths.js"
 
 /** A Muse Code native root (`<dir>/muse/sessions`) of `count` generated sessions (the bench's generator), and their workspace `ws`. */
@@ -32,3 +33,57 @@ export const appendLastLine = (file: string): void => {
   const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")
   fs.appendFileSync(file, lines[lines.length - 1] + "\n")
 }
+
+/** A Claude Code user line of session `sid`, number `i`. */
+export const claudeLine = (sid: string, i: number) =>
+  JSON.stringify({
+    type: "user",
+    sessionId: sid,
+    uuid: `${sid}-u${i}`,
+    timestamp: `2025-01-01T00:00:0${i}Z`,
+    message: { role: "user", content: `hello ${i} ${"x".repeat(200)}` }
+  })
+
+/** A root of one file-based provider with one log (`file`) to break; `append` grows it by a line. */
+export interface BreakableSource {
+  readonly policy: Partial<AccessPolicyShape>
+  /** The log made unreadable. */
+  readonly file: string
+  /** Append a line to it (an import that must read it again). */
+  readonly append: () => void
+}
+
+/** One {@link BreakableSource} a file-based provider (Muse Code native, Claude Code, Muse agents), each in a new temporary folder. */
+export const breakableSources: ReadonlyArray<{ readonly provider: string; readonly setup: () => BreakableSource }> = [
+  {
+    provider: "muse-code",
+    setup: (): BreakableSource => {
+      const { root, ws } = museNativeRoot(5)
+      const file = nativeSessionPath(root, 2)
+      return { policy: { workspaceRoots: [ws], museRoots: [root] }, file, append: () => appendLastLine(file) }
+    }
+  },
+  {
+    provider: "claude-code",
+    setup: (): BreakableSource => {
+      const dir = tempDir()
+      const root = path.join(dir, "cr")
+      // Session 2 in a project folder of its own (the folder case makes only it unreadable).
+      const folderOf = (i: number) => path.join(root, i === 2 ? "-q" : "-p")
+      const sids = [0, 1, 2, 3, 4].map((i) => `3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b3${i}`)
+      sids.forEach((sid, i) => {
+        fs.mkdirSync(folderOf(i), { recursive: true })
+        fs.writeFileSync(path.join(folderOf(i), `${sid}.jsonl`), [1, 2, 3, 4].map((k) => claudeLine(sid, k)).join("\n") + "\n")
+      })
+      const file = path.join(folderOf(2), `${sids[2]}.jsonl`)
+      return { policy: { workspaceRoots: [dir], claudeRoot: root }, file, append: () => fs.appendFileSync(file, claudeLine(sids[2], 5) + "\n") }
+    }
+  },
+  {
+    provider: "muse-agents",
+    setup: (): BreakableSource => {
+      const { dir, file, root } = agentsFixtureCopy()
+      return { policy: { workspaceRoots: [dir], agentsRoot: root }, file, append: () => appendLastLine(file) }
+    }
+  }
+]

@@ -43,6 +43,7 @@ import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprin
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
+import { emptiedCause, holdsNothing, SOURCE_EMPTIED } from "./emptied.js"
 import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -226,6 +227,8 @@ type SourceOutcome =
   | { readonly _tag: "rejected"; readonly error: IngestError }
   /** Imported before, and cannot be read now: what was imported is kept as it was (this attempt rolled back). */
   | { readonly _tag: "unreadable"; readonly details: UnreadableDetails }
+  /** Imported before, and its file now holds nothing (`./emptied.ts`): what was imported is kept as it was. */
+  | { readonly _tag: "emptied"; readonly size: number }
 
 /** The byte offset a cursor resumes at (line sources); undefined for sources without one. */
 export const offsetOf = (cursor: string): number | undefined => {
@@ -290,6 +293,13 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  * would ask for a remedy no import can apply, run after run.
  */
 const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])
+
+/** A source imported before, kept because its file now holds nothing (`./emptied.ts`): its file's size. */
+interface Emptied {
+  readonly provider: ProviderId
+  readonly path: string
+  readonly size: number
+}
 
 /** A source's parse warnings as its provider's read gave them (`PARSE_WARNING` diagnostics), by the source's place in the run. */
 type ReadWarnings = Map<number, ReadonlyArray<SourceSummary["parseWarnings"][number]>>
@@ -533,7 +543,15 @@ const make = Effect.gen(function*() {
           const details = unreadableOf(changed.left)
           return details !== undefined ? { _tag: "unreadable", details } as const : { _tag: "rejected", error: changed.left } as const
         }
-        if (changed.right !== undefined) yield* startOver(changed.right)
+        if (changed.right !== undefined) {
+          // A file that now holds nothing (emptied, zeroed) is damaged, not a new version: kept as it was.
+          const nothing = yield* Effect.either(holdsNothing(access, locator.path))
+          if (nothing._tag === "Right" && nothing.right) {
+            yield* index.rejectSource(source, SOURCE_EMPTIED, emptiedCause(locator.path, bytes).problem)
+            return { _tag: "emptied", size: bytes } as const
+          }
+          yield* startOver(changed.right)
+        }
       }
       let sessions = 0
       /** Commit one batch of the source's events (in order); `n`: the events committed so far. */
@@ -649,12 +667,18 @@ const make = Effect.gen(function*() {
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
     pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
   ): Effect.Effect<
-    { superseded: Array<SupersededSource>; gone: number; unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> },
+    {
+      superseded: Array<SupersededSource>
+      gone: number
+      unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }>
+      emptied: Array<Emptied>
+    },
     StoreUnavailable
   > =>
     Effect.gen(function*() {
       const superseded: Array<SupersededSource> = []
       const unreadable: Array<{ provider: ProviderId; path: string; details: UnreadableDetails }> = []
+      const emptied: Array<Emptied> = []
       let gone = 0
       const live = (c: SourceCheckpoint) => c.status !== "superseded" && c.status !== "rejected"
       const fileKey = (provider: string, l: Locator) => `${provider}\u0000${l.locatorClass}\u0000${l.path}`
@@ -743,9 +767,22 @@ const make = Effect.gen(function*() {
           if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
           continue
         }
-        if (changed.right !== undefined) yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
+        if (changed.right !== undefined) {
+          // A file that now holds nothing (emptied, zeroed) is damaged, not a new version: kept as it was (`./emptied.ts`).
+          const nothing = yield* Effect.either(holdsNothing(access, c.locator.path))
+          if (nothing._tag === "Left") {
+            const details = unreadableOf(nothing.left)
+            if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
+            continue
+          }
+          if (nothing.right) {
+            emptied.push({ provider: c.provider, path: c.locator.path, size: at.value.stat.size })
+            continue
+          }
+          yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
+        }
       }
-      return { superseded, gone, unreadable }
+      return { superseded, gone, unreadable, emptied }
     })
 
   /**
@@ -1030,6 +1067,15 @@ const make = Effect.gen(function*() {
         partialProvider(p, SOURCE_UNREADABLE, problem, remedy, path)
       }
       for (const u of stale.unreadable) noteUnreadable(u.provider, u.path, u.details)
+      /** A source kept because its file now holds nothing (`./emptied.ts`): a diagnostic and a cause, coverage partial. */
+      const noteEmptied = (e: Emptied) => {
+        const p = providers.get(e.provider) ?? { provider: e.provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
+        providers.set(e.provider, p)
+        const { problem, remedy } = emptiedCause(e.path, e.size)
+        p.diagnostics = [...p.diagnostics, { code: SOURCE_EMPTIED, message: problem, remediation: remedy, details: { path: e.path, size: e.size } }]
+        partialProvider(p, SOURCE_EMPTIED, problem, remedy, e.path)
+      }
+      for (const e of stale.emptied) noteEmptied(e)
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
       const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints)
 
@@ -1105,6 +1151,9 @@ const make = Effect.gen(function*() {
             break
           case "unreadable":
             noteUnreadable(w.provider, resolveLocator(w.locator).path, outcome.details)
+            break
+          case "emptied":
+            noteEmptied({ provider: w.provider, path: resolveLocator(w.locator).path, size: outcome.size })
             break
           case "rejected": {
             const r: RejectedSource = {
