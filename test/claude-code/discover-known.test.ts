@@ -65,7 +65,7 @@ const discover = (root: string, known?: ReadonlyMap<string, KnownSource>, access
 const knownOf = (sources: ReadonlyArray<DiscoveredSource>) =>
   new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary }]))
 
-const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ stat: _s, ...rest }) => rest)))
+const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ parts: _p, stat: _s, ...rest }) => rest)))
 
 describe("claude-code discovery of sessions the importer holds", () => {
   it.effect("unchanged sessions without subagents or sidechains are listed from their summary, unread; the rest are read", () =>
@@ -78,6 +78,8 @@ describe("claude-code discovery of sessions the importer holds", () => {
       expect([again.coverage, again.diagnostics]).toEqual([first.coverage, first.diagnostics])
       const tinyPaths = [1, 2, 3, 4].map((i) => nodePath.join(c.project, `${tinyId(i)}.jsonl`))
       for (const p of tinyPaths) expect(opened.has(p), p).toBe(false)
+      // Listed unread, with their parts looked for (none): the importer does not list them again.
+      for (const p of tinyPaths) expect(again.sources.find((s) => s.locator.path === p)?.parts, p).toEqual([])
       // The fixture sessions with subagents or sidechains are read again.
       const withParts = first.sources.filter((s) => (s.summary.subagentCount as number) > 0 || (s.summary.sidechainLines as number) > 0)
       expect(withParts.length).toBeGreaterThan(0)
