@@ -18,7 +18,7 @@ import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
-import { compareTimestamps } from "../../domain/timestamps.js"
+import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
 
@@ -115,7 +115,8 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
             })
             continue
           }
-          const path = nodePath.join(dir, e.name)
+          // (`dir` is normalized and `e.name` a plain name: no `join` per session)
+          const path = dir + nodePath.sep + e.name
           // The root is a real path and neither the folder nor the file is a symlink: `path` is the file's real path,
           // as the checkpoints name it.
           const held = folder !== undefined ? known!.get(path) : undefined
@@ -183,8 +184,10 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         }
       }
     }
-    const at = (d: DiscoveredSource) => d.overview.lastActivityAt!
-    found.sort((a, b) => compareTimestamps(at(b), at(a)) || (a.locator.path < b.locator.path ? -1 : 1))
+    // Latest activity first (by `compareTimestamps`' key, made once per source), then by path.
+    const keyed = found.map((d) => ({ d, key: timestampSortKey(d.overview.lastActivityAt!) }))
+    keyed.sort((a, b) => (a.key > b.key ? -1 : a.key < b.key ? 1 : a.d.locator.path < b.d.locator.path ? -1 : 1))
+    for (let i = 0; i < keyed.length; i++) found[i] = keyed[i].d
     // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
     // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.

@@ -697,9 +697,13 @@ const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedF
     prompts === undefined || toolCalls === undefined || lines === undefined ||
     !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
   ) return undefined
+  let sourceId: string | undefined
   return {
     provider: PROVIDER,
-    sourceId: sourceIdOf(path),
+    // Made when first read (an import of unchanged sessions never reads it): a sha256 per session saved.
+    get sourceId() {
+      return sourceId ??= sourceIdOf(path)
+    },
     locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
     sessionId,
     overview: {
@@ -751,7 +755,7 @@ export const keptSource = (
   known: KnownSource,
   folder: FolderListing
 ): Effect.Effect<DiscoveredSource | undefined> =>
-  Effect.flatMap(Effect.orElseSucceed(deps.access.probe(path), () => Option.none()), (probed) => {
+  Effect.matchEffect(deps.access.probe(path), { onFailure: () => NOT_KEPT, onSuccess: (probed) => {
     if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
     const kept = fromSummary(path, known.summary, probed.value.stat)
     if (kept === undefined) return NOT_KEPT
@@ -764,7 +768,7 @@ export const keptSource = (
       if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
       return kept
     })
-  })
+  } })
 
 /**
  * The typed summary of a session (contract 1.1.0): title, `cwd` as the
