@@ -775,10 +775,14 @@ const make = Effect.gen(function*() {
           else if (adapters.get(work[k].provider)!.parts === undefined) listed[i] = Either.right(NO_PARTS)
           else toList.push(i)
         }
-        const listing = toList.length === 0 ? Effect.void : Effect.forEach(toList, (i) =>
-          Effect.map(Effect.either(adapters.get(work[maybe[i]].provider)!.parts!(resolved[maybe[i]])), (l) => {
-            listed[i] = l
-          }), { discard: true })
+        const listing = toList.length === 0
+          ? Effect.void
+          : Effect.map(
+            Effect.forEach(toList, (i) => Effect.either(adapters.get(work[maybe[i]].provider)!.parts!(resolved[maybe[i]]))),
+            (ls) => {
+              for (let j = 0; j < toList.length; j++) listed[toList[j]] = ls[j]
+            }
+          )
         return Effect.flatMap(listing, () => {
           /** Sources whose fingerprint needs a stat (no stat from discovery, a `-wal` to look for, or parts). */
           const withIo: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
