@@ -755,20 +755,24 @@ export const keptSource = (
   known: KnownSource,
   folder: FolderListing
 ): Effect.Effect<DiscoveredSource | undefined> =>
-  Effect.matchEffect(deps.access.probe(path), { onFailure: () => NOT_KEPT, onSuccess: (probed) => {
-    if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
-    const kept = fromSummary(path, known.summary, probed.value.stat)
-    if (kept === undefined) return NOT_KEPT
-    if (!folder.names.has(kept.sessionId!) && !folder.flatAgents) return Effect.succeed(kept)
-    return Effect.gen(function*() {
-      if (folder.names.has(kept.sessionId!)) {
-        const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(path)))
-        if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
-      }
-      if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
-      return kept
-    })
-  } })
+  Effect.matchEffect(deps.access.probe(path), {
+    onFailure: () => NOT_KEPT,
+    onSuccess: (probed) => {
+      if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
+      const kept = fromSummary(path, known.summary, probed.value.stat)
+      if (kept === undefined) return NOT_KEPT
+      const ownFolder = folder.names.has(kept.sessionId!)
+      if (!ownFolder && !folder.flatAgents) return Effect.succeed(kept)
+      return Effect.gen(function*() {
+        if (ownFolder) {
+          const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(path)))
+          if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
+        }
+        if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
+        return kept
+      })
+    }
+  })
 
 /**
  * The typed summary of a session (contract 1.1.0): title, `cwd` as the
