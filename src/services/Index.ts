@@ -54,6 +54,13 @@ export interface SourceCheckpoint extends Checkpoint {
   readonly locator: Locator
   /** The provider's own discovery summary, handed back to its next discovery (`known`). */
   readonly summary: Record<string, unknown>
+  /**
+   * The typed discovery summary the index keeps for the source (what its
+   * discovery said when it was imported), when the index read it with the
+   * checkpoint (a SQLite index an import writes), handed back to its next
+   * discovery (`known`); undefined otherwise.
+   */
+  readonly keptOverview?: SourceSummary | undefined
 }
 
 /** A checkpoint with the source it belongs to and its typed discovery summary. */

@@ -65,6 +65,10 @@ const discover = (root: string, known?: ReadonlyMap<string, KnownSource>, access
 const knownOf = (sources: ReadonlyArray<DiscoveredSource>) =>
   new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary }]))
 
+/** As {@link knownOf}, with the overview the index keeps of each (what the importer hands back from a SQLite index). */
+const knownWithOverviewOf = (sources: ReadonlyArray<DiscoveredSource>) =>
+  new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary, overview: s.overview }]))
+
 const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ parts: _p, stat: _s, ...rest }) => rest)))
 
 describe("claude-code discovery of sessions the importer holds", () => {
@@ -85,6 +89,24 @@ describe("claude-code discovery of sessions the importer holds", () => {
       expect(withParts.length).toBeGreaterThan(0)
       for (const s of withParts) expect(opened.has(s.locator.path), s.locator.path).toBe(true)
       expect(again.receipts).toMatchObject({ unchangedNotRead: first.sources.length - withParts.length })
+    }))
+
+  it.effect("with the kept overview, sessions with inline sidechains are listed unread too (their sidechain titles kept); those with subagent files are read", () =>
+    Effect.gen(function*() {
+      const c = setup()
+      const first = yield* discover(c.root)
+      const { access, opened } = counting()
+      const again = yield* discover(c.root, knownWithOverviewOf(first.sources), access)
+      expect(plain(again.sources)).toEqual(plain(first.sources))
+      expect([again.coverage, again.diagnostics]).toEqual([first.coverage, first.diagnostics])
+      const sidechainOnly = first.sources.filter((s) => (s.summary.subagentCount as number) === 0 && (s.summary.sidechainLines as number) > 0)
+      const withSubagents = first.sources.filter((s) => (s.summary.subagentCount as number) > 0)
+      expect([sidechainOnly.length > 0, withSubagents.length > 0]).toEqual([true, true])
+      // The fixture's sidechain titles are in the overview listed unread.
+      expect(sidechainOnly.some((s) => Object.keys(s.overview.sessionTitles ?? {}).length > 0)).toBe(true)
+      for (const s of sidechainOnly) expect(opened.has(s.locator.path), s.locator.path).toBe(false)
+      for (const s of withSubagents) expect(opened.has(s.locator.path), s.locator.path).toBe(true)
+      expect(again.receipts).toMatchObject({ unchangedNotRead: first.sources.length - withSubagents.length })
     }))
 
   it.effect("a session appended to, given a nested (or symlinked) subagent or a flat agent file naming it, is read again", () =>

@@ -4,7 +4,8 @@
  * one `lstat` of each session log the index holds, tells from its project
  * folder's listing (taken once) that the session has no subagents folder and
  * no flat agent file, and hands the importer the parts it found (none), so
- * nothing else is asked of the file system per session: no authorization
+ * nothing else is asked of the file system per session (one with an inline
+ * sidechain too: its overview is the one the index kept): no authorization
  * walk, no probe of `<session>/subagents`, no probe of the project folder, no
  * open, no read. What must still be read again: a log appended, touched,
  * rewritten in place (same size, mtime set back), truncated, replaced (a new
@@ -45,6 +46,8 @@ const setup = () => {
   const project = nodePath.join(root, "-tmp-t")
   fs.mkdirSync(project, { recursive: true })
   for (let i = 0; i < N; i++) fs.writeFileSync(nodePath.join(project, `${sid(i)}.jsonl`), line(i))
+  // Session 8 holds an inline sidechain (older Claude Code wrote a Task's conversation into the session file).
+  fs.appendFileSync(nodePath.join(project, `${sid(8)}.jsonl`), line(8, "side prompt", { isSidechain: true, uuid: "side-8", parentUuid: null }))
   const real = fs.realpathSync(project)
   return { root, project: real, index: nodePath.join(dir, "index.db"), policy: { claudeRoot: root }, log: (i: number) => nodePath.join(real, `${sid(i)}.jsonl`) }
 }
@@ -87,6 +90,7 @@ describe("claude-code re-import of unchanged sessions", () => {
       fs.mkdirSync(nodePath.join(c.project, sid(3), "tool-results"), { recursive: true })
       const first = yield* importOnce(c.policy, c.index, plan)
       expect(first.sources.accepted).toBe(N)
+      expect(storedSummaries(c.index).get(c.log(8))!.sidechainLines).toBe(1)
       const { access, looks } = recording()
       const again = yield* importOnce(c.policy, c.index, plan, undefined, undefined, access)
       expect([again.sources.unchanged, again.sources.accepted, again.coverage]).toEqual([N, 0, "complete"])

@@ -724,20 +724,49 @@ const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedF
   }
 }
 
+/**
+ * The source made of the overview the index kept (`known.overview`: what a
+ * scan of the file gave when it was imported, the titles of its inline
+ * sidechain sessions included), when it is one of this session; its summary
+ * is `known`'s, read only when asked for.
+ */
+const fromKeptOverview = (path: string, known: KnownSource, overview: SourceSummary, stat: AuthorizedFile["stat"]): DiscoveredSource | undefined => {
+  const sessionId = sessionIdOfFile(nodePath.basename(path))
+  if (overview.sessionId !== sessionId || typeof overview.lastActivityAt !== "string" || !Array.isArray(overview.parseWarnings)) return undefined
+  let sourceId: string | undefined
+  return {
+    provider: PROVIDER,
+    get sourceId() {
+      return sourceId ??= sourceIdOf(path)
+    },
+    locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
+    sessionId,
+    overview,
+    get summary() {
+      return known.summary
+    },
+    stat,
+    parts: []
+  }
+}
+
 const NOT_KEPT: Effect.Effect<DiscoveredSource | undefined> = Effect.succeed(undefined)
 
 /**
  * A session discovery lists again without reading it: the one the importer
- * holds (`known`, from its checkpoint: the fingerprint and summary of the
- * file when it was imported) when the file's `lstat` now makes the same
- * fingerprint (size, mtime, inode, birth and change times: it was not
- * written since; a fingerprint with nested logs (`+part:`) never is) and
- * the session has no subagent file, nested (any entry of
+ * holds (`known`, from its checkpoint: the fingerprint, summary and kept
+ * overview of the file when it was imported) when the file's `lstat` now
+ * makes the same fingerprint (size, mtime, inode, birth and change times: it
+ * was not written since; a fingerprint with nested logs (`+part:`) never
+ * is) and the session has no subagent file, nested (any entry of
  * `<session-uuid>/subagents/` named `agent-*.jsonl`, a symlink too: it is
- * reported) or flat, and no inline sidechain: its summary is `known`'s, its
- * overview made of it as {@link overviewOf} makes it of a scan, its `parts`
- * none. Undefined when any of that does not hold (the session is
- * authorized and scanned).
+ * reported) or flat: its summary is `known`'s, its overview the kept one
+ * (what the scan gave then, the titles of inline sidechain sessions
+ * included), its `parts` none. Without a kept overview (an index that keeps
+ * none), the overview is made of the summary as {@link overviewOf} makes it
+ * of a scan, and only a session without inline sidechains is kept (their
+ * titles are not in the summary). Undefined when any of that does not hold
+ * (the session is authorized and scanned).
  *
  * `path` is `<real root>/<project>/<name>` as discovery listed it (a folder
  * and a regular file, no symlink), so it is its own real path: no
@@ -759,7 +788,9 @@ export const keptSource = (
     onFailure: () => NOT_KEPT,
     onSuccess: (probed) => {
       if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
-      const kept = fromSummary(path, known.summary, probed.value.stat)
+      // The fingerprint is the file's alone (no `+part:`): no subagent file was read with it when it was imported.
+      const overview = known.overview
+      const kept = overview !== undefined ? fromKeptOverview(path, known, overview, probed.value.stat) : fromSummary(path, known.summary, probed.value.stat)
       if (kept === undefined) return NOT_KEPT
       const ownFolder = folder.names.has(kept.sessionId!)
       if (!ownFolder && !folder.flatAgents) return Effect.succeed(kept)

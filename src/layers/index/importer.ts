@@ -932,7 +932,17 @@ const make = Effect.gen(function*() {
         const known = new Map<string, KnownSource>()
         for (const c of checkpoints.values()) {
           if (c.provider === provider && c.status === "complete" && c.fingerprint !== null) {
-            known.set(c.locator.path, { fingerprint: c.fingerprint, summary: c.summary })
+            const fingerprint = c.fingerprint
+            // Read when the provider asks (`SourceCheckpoint.summary` and `keptOverview` are read lazily).
+            known.set(c.locator.path, {
+              fingerprint,
+              get summary() {
+                return c.summary
+              },
+              get overview() {
+                return c.keptOverview
+              }
+            })
           }
         }
         const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
@@ -986,7 +996,19 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview, stat: s.stat, parts: s.parts })
+        for (const s of r.sources) {
+          // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
+          work.push({
+            provider,
+            locator: s.locator,
+            get summary() {
+              return s.summary
+            },
+            overview: s.overview,
+            stat: s.stat,
+            parts: s.parts
+          })
+        }
       }
       for (const e of plan.explicit) {
         work.push({

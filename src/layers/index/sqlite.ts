@@ -44,9 +44,10 @@ import {
   type ShapePlan,
   shapePlan,
   toCheckpoint,
+  leanCheckpointColumns,
   sourceCheckpointColumns,
+  toLeanCheckpointOfValues,
   toSourceCheckpoint,
-  toSourceCheckpointOfValues,
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
@@ -1121,13 +1122,21 @@ const make = (
         ),
 
       // An import reads every checkpoint: on the writing connection, the driver's rows as arrays of values, one
-      // map entry each (no row object, no fiber per row); a read-only index through `@effect/sql`.
+      // map entry each (no row object, no fiber per row); a read-only index through `@effect/sql`. The summaries
+      // (the largest column: most of the bytes read) are read all at once when one is first asked for (a discovery
+      // that lists unchanged sources from their kept overviews asks for none), in the same way.
       checkpoints: db !== null
         ? exclusive(Effect.try({
           try: () => {
             const out = new Map<string, SourceCheckpoint>()
-            const statement = db.prepare(`SELECT ${sourceCheckpointColumns} FROM sources`).raw(true)
-            for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toSourceCheckpointOfValues(v))
+            let summaries: Map<string, string> | undefined
+            const summaryOf = (key: string): Record<string, unknown> => {
+              summaries ??= new Map(db.prepare("SELECT source_key, summary_json FROM sources").raw(true).all() as Array<[string, string]>)
+              const json = summaries.get(key)
+              return json === undefined ? {} : JSON.parse(json) as Record<string, unknown>
+            }
+            const statement = db.prepare(`SELECT ${leanCheckpointColumns(overviewColumn)} FROM sources`).raw(true)
+            for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toLeanCheckpointOfValues(v, summaryOf))
             return out as ReadonlyMap<string, SourceCheckpoint>
           },
           catch: (e) => unavailable(file, e)
