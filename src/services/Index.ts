@@ -272,6 +272,15 @@ export interface IndexShape {
    */
   readonly checkpoints: Effect.Effect<ReadonlyMap<string, SourceCheckpoint>, StoreUnavailable>
   /**
+   * {@link checkpoints} as an import reads them, when the index has a
+   * cheaper way (a SQLite index an import writes): each with its
+   * `keptOverview`, and its `summary` read when first asked for (all
+   * summaries at once, the largest column by far), which must be while the
+   * index is open (the import's discovery). Absent: the import reads
+   * {@link checkpoints}.
+   */
+  readonly importCheckpoints?: Effect.Effect<ReadonlyMap<string, SourceCheckpoint>, StoreUnavailable> | undefined
+  /**
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. Whole or not at all
    * (one transaction, or SQLite's shared one: see {@link Batch.groupCommit}).

@@ -922,7 +922,7 @@ const make = Effect.gen(function*() {
       const problemOf = (diagnostics: ReadonlyArray<{ readonly code: string; readonly message: string }>, code: string | null, fallback: string) =>
         diagnostics.find((d) => d.code === code)?.message ?? fallback
 
-      const checkpoints = yield* index.checkpoints
+      const checkpoints = yield* (index.importCheckpoints ?? index.checkpoints)
       /** The roots each provider's discovery went through this run (real paths). */
       const covered = new Map<ProviderId, Array<string>>()
       for (const entry of plan.discover) {
