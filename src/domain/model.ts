@@ -391,6 +391,14 @@ export interface DiscoveredSource {
    * `fingerprintOf` in the importer). Absent: the importer stats the file.
    */
   readonly stat?: FingerprintStat | undefined
+  /**
+   * The source's parts (nested logs, real paths), when discovery looked for
+   * them as the adapter's `parts` would list them: the importer's unchanged
+   * check takes these instead of listing them again. Absent: the importer
+   * asks the adapter. A part added after discovery is found by the next run,
+   * as a change after discovery's stat is.
+   */
+  readonly parts?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -121,8 +121,13 @@ export const timestampOrNull = (value: unknown): string | null => {
 
 const UTC_FORM = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/
 
-/** A key that sorts as the instant does: `YYYY-MM-DDTHH:MM:SS.fffffffff` (fraction padded to nanoseconds). */
-const sortKey = (t: string): string => {
+/**
+ * A key that sorts as the instant does: `YYYY-MM-DDTHH:MM:SS.fffffffff`
+ * (fraction padded to nanoseconds); a string that is not a timestamp is its
+ * own key. {@link compareTimestamps} compares these; a sort of many items
+ * can make each one's key once.
+ */
+export const sortKey = (t: string): string => {
   let m = UTC_FORM.exec(t)
   if (m === null) {
     const n = normalizeTimestamp(t)

@@ -54,6 +54,13 @@ export interface SourceCheckpoint extends Checkpoint {
   readonly locator: Locator
   /** The provider's own discovery summary, handed back to its next discovery (`known`). */
   readonly summary: Record<string, unknown>
+  /**
+   * The typed discovery summary the index keeps for the source (what its
+   * discovery said when it was imported), when the index read it with the
+   * checkpoint (a SQLite index an import writes), handed back to its next
+   * discovery (`known`); undefined otherwise.
+   */
+  readonly keptOverview?: SourceSummary | undefined
 }
 
 /** A checkpoint with the source it belongs to and its typed discovery summary. */
@@ -264,6 +271,15 @@ export interface IndexShape {
    * checkpoint: one column less to fetch for every source.
    */
   readonly checkpoints: Effect.Effect<ReadonlyMap<string, SourceCheckpoint>, StoreUnavailable>
+  /**
+   * {@link checkpoints} as an import reads them, when the index has a
+   * cheaper way (a SQLite index an import writes): each with its
+   * `keptOverview`, and its `summary` read when first asked for (all
+   * summaries at once, the largest column by far), which must be while the
+   * index is open (the import's discovery). Absent: the import reads
+   * {@link checkpoints}.
+   */
+  readonly importCheckpoints?: Effect.Effect<ReadonlyMap<string, SourceCheckpoint>, StoreUnavailable> | undefined
   /**
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. Whole or not at all

@@ -21,6 +21,7 @@ import type {
   ProviderDescriptor,
   ProviderId,
   SessionEvent,
+  SourceSummary,
   Transcript
 } from "../domain/model.js"
 
@@ -42,6 +43,13 @@ export interface DiscoverRequest {
 export interface KnownSource {
   readonly fingerprint: string
   readonly summary: Record<string, unknown>
+  /**
+   * The typed summary (overview) discovery gave of the source when it was
+   * imported, when the index keeps it and read it with the checkpoint;
+   * undefined otherwise. Read lazily: a discovery that needs only this need
+   * not read `summary`.
+   */
+  readonly overview?: SourceSummary | undefined
 }
 
 /** Options of a stream. */

@@ -65,7 +65,11 @@ const discover = (root: string, known?: ReadonlyMap<string, KnownSource>, access
 const knownOf = (sources: ReadonlyArray<DiscoveredSource>) =>
   new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary }]))
 
-const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ stat: _s, ...rest }) => rest)))
+/** As {@link knownOf}, with the overview the index keeps of each (what the importer hands back from a SQLite index). */
+const knownWithOverviewOf = (sources: ReadonlyArray<DiscoveredSource>) =>
+  new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary, overview: s.overview }]))
+
+const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ parts: _p, stat: _s, ...rest }) => rest)))
 
 describe("claude-code discovery of sessions the importer holds", () => {
   it.effect("unchanged sessions without subagents or sidechains are listed from their summary, unread; the rest are read", () =>
@@ -78,11 +82,31 @@ describe("claude-code discovery of sessions the importer holds", () => {
       expect([again.coverage, again.diagnostics]).toEqual([first.coverage, first.diagnostics])
       const tinyPaths = [1, 2, 3, 4].map((i) => nodePath.join(c.project, `${tinyId(i)}.jsonl`))
       for (const p of tinyPaths) expect(opened.has(p), p).toBe(false)
+      // Listed unread, with their parts looked for (none): the importer does not list them again.
+      for (const p of tinyPaths) expect(again.sources.find((s) => s.locator.path === p)?.parts, p).toEqual([])
       // The fixture sessions with subagents or sidechains are read again.
       const withParts = first.sources.filter((s) => (s.summary.subagentCount as number) > 0 || (s.summary.sidechainLines as number) > 0)
       expect(withParts.length).toBeGreaterThan(0)
       for (const s of withParts) expect(opened.has(s.locator.path), s.locator.path).toBe(true)
       expect(again.receipts).toMatchObject({ unchangedNotRead: first.sources.length - withParts.length })
+    }))
+
+  it.effect("with the kept overview, sessions with inline sidechains are listed unread too (their sidechain titles kept); those with subagent files are read", () =>
+    Effect.gen(function*() {
+      const c = setup()
+      const first = yield* discover(c.root)
+      const { access, opened } = counting()
+      const again = yield* discover(c.root, knownWithOverviewOf(first.sources), access)
+      expect(plain(again.sources)).toEqual(plain(first.sources))
+      expect([again.coverage, again.diagnostics]).toEqual([first.coverage, first.diagnostics])
+      const sidechainOnly = first.sources.filter((s) => (s.summary.subagentCount as number) === 0 && (s.summary.sidechainLines as number) > 0)
+      const withSubagents = first.sources.filter((s) => (s.summary.subagentCount as number) > 0)
+      expect([sidechainOnly.length > 0, withSubagents.length > 0]).toEqual([true, true])
+      // The fixture's sidechain titles are in the overview listed unread.
+      expect(sidechainOnly.some((s) => Object.keys(s.overview.sessionTitles ?? {}).length > 0)).toBe(true)
+      for (const s of sidechainOnly) expect(opened.has(s.locator.path), s.locator.path).toBe(false)
+      for (const s of withSubagents) expect(opened.has(s.locator.path), s.locator.path).toBe(true)
+      expect(again.receipts).toMatchObject({ unchangedNotRead: first.sources.length - withSubagents.length })
     }))
 
   it.effect("a session appended to, given a nested (or symlinked) subagent or a flat agent file naming it, is read again", () =>

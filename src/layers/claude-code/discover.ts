@@ -18,9 +18,9 @@ import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
-import { compareTimestamps } from "../../domain/timestamps.js"
+import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import type { KnownSource } from "../../services/SessionSource.js"
-import { type ClaudeDeps, claudeRootOf, flatOwnerOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
+import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
 
@@ -37,7 +37,9 @@ const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ f
  * ({@link remedyOfSkips}). A session file the importer already holds
  * (`known`: by real path, its fingerprint and summary) and that is unchanged
  * since is listed again from that summary, without reading it
- * ({@link keptSource}): what makes an unchanged re-import a stat per session.
+ * ({@link keptSource}): one `lstat` of its log, its subagents looked for in
+ * the project folder's listing, and `parts` none (the importer lists them
+ * not again): what makes an unchanged re-import a stat per session.
  */
 export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, KnownSource> | undefined): Effect.Effect<DiscoveryReport> =>
   Effect.gen(function*() {
@@ -96,6 +98,8 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           skip({ code: entries.left.code, message: `${p.name}: ${entries.left.message}`, details: { project: p.name } })
           continue
         }
+        // What the sessions listed unread need of the folder, from this one listing.
+        const folder = known !== undefined && known.size > 0 ? folderListingOf(entries.right) : undefined
         for (const e of entries.right) {
           if (!isSessionFileName(e.name)) continue
           if (e.kind === "symlink") {
@@ -111,15 +115,20 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
             })
             continue
           }
-          const authorized = yield* Effect.either(deps.access.authorizeFile(nodePath.join(dir, e.name), [rootPath]))
-          if (Either.isRight(authorized) && known !== undefined) {
-            const kept = yield* keptSource(deps, authorized.right, known.get(authorized.right.path))
+          // (`dir` is normalized and `e.name` a plain name: no `join` per session)
+          const path = dir + nodePath.sep + e.name
+          // The root is a real path and neither the folder nor the file is a symlink: `path` is the file's real path,
+          // as the checkpoints name it.
+          const held = folder !== undefined ? known!.get(path) : undefined
+          if (held !== undefined) {
+            const kept = yield* keptSource(deps, path, rootPath, held, folder!)
             if (kept !== undefined) {
               unchanged++
               found.push(kept)
               continue
             }
           }
+          const authorized = yield* Effect.either(deps.access.authorizeFile(path, [rootPath]))
           const scanned = yield* Effect.either(
             Either.isLeft(authorized) ? Effect.fail(authorized.left) : scanSession(deps, authorized.right)
           )
@@ -175,8 +184,10 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         }
       }
     }
-    const at = (d: DiscoveredSource) => d.overview.lastActivityAt!
-    found.sort((a, b) => compareTimestamps(at(b), at(a)) || (a.locator.path < b.locator.path ? -1 : 1))
+    // Latest activity first (by `compareTimestamps`' key, made once per source), then by path.
+    const keyed = found.map((d) => ({ d, key: timestampSortKey(d.overview.lastActivityAt!) }))
+    keyed.sort((a, b) => (a.key > b.key ? -1 : a.key < b.key ? 1 : a.d.locator.path < b.d.locator.path ? -1 : 1))
+    for (let i = 0; i < keyed.length; i++) found[i] = keyed[i].d
     // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
     // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.

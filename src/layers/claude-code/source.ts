@@ -671,57 +671,138 @@ const text = (v: unknown): string | null | undefined => (v === null || typeof v 
 const count = (v: unknown): number | undefined => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : undefined)
 
 /**
+ * What discovery knows of a project folder from its one listing, for the
+ * sessions in it it may list unread ({@link keptSource}).
+ */
+export interface FolderListing {
+  /** The names of the folder's entries: a session's `<session-uuid>` folder is looked into only when it is one of them. */
+  readonly names: ReadonlySet<string>
+  /** Whether a regular `agent-*.jsonl` file (a flat subagent file of some session) is among them. */
+  readonly flatAgents: boolean
+}
+
+/** The {@link FolderListing} of a project folder's entries. */
+export const folderListingOf = (entries: ReadonlyArray<DirEntry>): FolderListing => ({
+  names: new Set(entries.map((e) => e.name)),
+  flatAgents: entries.some((e) => e.kind === "file" && agentIdOfFile(e.name) !== null)
+})
+
+/** The source made of a kept summary, when it is one a scan made of a session without subagents or sidechains. */
+const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedFile["stat"]): DiscoveredSource | undefined => {
+  const sessionId = sessionIdOfFile(nodePath.basename(path))
+  const title = text(s.title), cwd = text(s.cwd), startedAt = text(s.startedAt), updatedAt = text(s.updatedAt), model = text(s.model)
+  const prompts = count(s.promptCount), toolCalls = count(s.toolCallCount), lines = count(s.lineCount)
+  if (
+    s.provider !== PROVIDER || s.sessionId !== sessionId || s.locator !== path || s.subagentCount !== 0 || s.sidechainLines !== 0 ||
+    title === undefined || cwd === undefined || startedAt === undefined || typeof updatedAt !== "string" || model === undefined ||
+    prompts === undefined || toolCalls === undefined || lines === undefined ||
+    !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
+  ) return undefined
+  let sourceId: string | undefined
+  return {
+    provider: PROVIDER,
+    // Made when first read (an import of unchanged sessions never reads it): a sha256 per session saved.
+    get sourceId() {
+      return sourceId ??= sourceIdOf(path)
+    },
+    locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
+    sessionId,
+    overview: {
+      sessionId,
+      title,
+      workspace: cwd,
+      firstActivityAt: startedAt,
+      lastActivityAt: updatedAt,
+      model,
+      counts: { prompts, toolCalls, runs: null, lines },
+      parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
+      diagnostics: []
+    },
+    summary: s,
+    stat,
+    // Looked for just now (below): none, so the importer need not list them again.
+    parts: []
+  }
+}
+
+/**
+ * The source made of the overview the index kept (`known.overview`: what a
+ * scan of the file gave when it was imported, the titles of its inline
+ * sidechain sessions included), when it is one of this session; its summary
+ * is `known`'s, read only when asked for.
+ */
+const fromKeptOverview = (path: string, known: KnownSource, overview: SourceSummary, stat: AuthorizedFile["stat"]): DiscoveredSource | undefined => {
+  const sessionId = sessionIdOfFile(nodePath.basename(path))
+  if (overview.sessionId !== sessionId || typeof overview.lastActivityAt !== "string" || !Array.isArray(overview.parseWarnings)) return undefined
+  let sourceId: string | undefined
+  return {
+    provider: PROVIDER,
+    get sourceId() {
+      return sourceId ??= sourceIdOf(path)
+    },
+    locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
+    sessionId,
+    overview,
+    get summary() {
+      return known.summary
+    },
+    stat,
+    parts: []
+  }
+}
+
+const NOT_KEPT: Effect.Effect<DiscoveredSource | undefined> = Effect.succeed(undefined)
+
+/**
  * A session discovery lists again without reading it: the one the importer
- * holds (`known`, from its checkpoint: the fingerprint and summary of the
- * file when it was imported) when the file's stat now makes the same
- * fingerprint (size, mtime, inode, birth and change times: it was not
- * written since; a fingerprint with nested logs (`+part:`) never is) and
- * the session has no subagent file, nested (any entry of
+ * holds (`known`, from its checkpoint: the fingerprint, summary and kept
+ * overview of the file when it was imported) when the file's `lstat` now
+ * makes the same fingerprint (size, mtime, inode, birth and change times: it
+ * was not written since; a fingerprint with nested logs (`+part:`) never
+ * is) and the session has no subagent file, nested (any entry of
  * `<session-uuid>/subagents/` named `agent-*.jsonl`, a symlink too: it is
- * reported) or flat, and no inline sidechain: its summary is `known`'s, its
- * overview made of it as {@link overviewOf} makes it of a scan. Undefined
- * when any of that does not hold (the session is scanned). One `readdir` of
- * the nested folder (usually absent) and the folder's kept flat listing.
+ * reported) or flat: its summary is `known`'s, its overview the kept one
+ * (what the scan gave then, the titles of inline sidechain sessions
+ * included), its `parts` none. Without a kept overview (an index that keeps
+ * none), the overview is made of the summary as {@link overviewOf} makes it
+ * of a scan, and only a session without inline sidechains is kept (their
+ * titles are not in the summary). Undefined when any of that does not hold
+ * (the session is authorized and scanned).
+ *
+ * `path` is `<real root>/<project>/<name>` as discovery listed it (a folder
+ * and a regular file, no symlink), so it is its own real path: no
+ * authorization walk. The one `lstat` is the file's: a regular file with
+ * the fingerprint's device and inode is the file imported (and authorized)
+ * then, whatever happened on the way since; it is not read. The subagent
+ * folder is looked into only when the project folder's listing (`folder`)
+ * has an entry named for the session, and the flat agent files only when
+ * it has one (their owners are kept by file stat, {@link flatOwnerOf}).
  */
 export const keptSource = (
   deps: ClaudeDeps,
-  file: AuthorizedFile,
-  known: KnownSource | undefined
+  path: string,
+  root: string,
+  known: KnownSource,
+  folder: FolderListing
 ): Effect.Effect<DiscoveredSource | undefined> =>
-  Effect.gen(function*() {
-    if (known === undefined || known.fingerprint !== fingerprintOfStat(file.stat)) return undefined
-    const s = known.summary
-    const sessionId = sessionIdOfFile(nodePath.basename(file.path))
-    const title = text(s.title), cwd = text(s.cwd), startedAt = text(s.startedAt), updatedAt = text(s.updatedAt), model = text(s.model)
-    const prompts = count(s.promptCount), toolCalls = count(s.toolCallCount), lines = count(s.lineCount)
-    if (
-      s.provider !== PROVIDER || s.sessionId !== sessionId || s.locator !== file.path || s.subagentCount !== 0 || s.sidechainLines !== 0 ||
-      title === undefined || cwd === undefined || startedAt === undefined || typeof updatedAt !== "string" || model === undefined ||
-      prompts === undefined || toolCalls === undefined || lines === undefined ||
-      !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
-    ) return undefined
-    const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(file.path)))
-    if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
-    if ((yield* flatAgentFiles(deps.access, file.path, file.root, new Set())).length > 0) return undefined
-    const sourceId = sourceIdOf(file.path)
-    return {
-      provider: PROVIDER,
-      sourceId,
-      locator: { locatorClass: LOCATOR_CLASS, path: file.path, sessionId },
-      sessionId,
-      overview: {
-        sessionId,
-        title,
-        workspace: cwd,
-        firstActivityAt: startedAt,
-        lastActivityAt: updatedAt,
-        model,
-        counts: { prompts, toolCalls, runs: null, lines },
-        parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
-        diagnostics: []
-      },
-      summary: s,
-      stat: file.stat
+  Effect.matchEffect(deps.access.probe(path), {
+    onFailure: () => NOT_KEPT,
+    onSuccess: (probed) => {
+      if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
+      // The fingerprint is the file's alone (no `+part:`): no subagent file was read with it when it was imported.
+      const overview = known.overview
+      const kept = overview !== undefined ? fromKeptOverview(path, known, overview, probed.value.stat) : fromSummary(path, known.summary, probed.value.stat)
+      if (kept === undefined) return NOT_KEPT
+      const ownFolder = folder.names.has(kept.sessionId!)
+      if (!ownFolder && !folder.flatAgents) return Effect.succeed(kept)
+      return Effect.gen(function*() {
+        if (ownFolder) {
+          const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(path)))
+          if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
+        }
+        if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
+        return kept
+      })
     }
   })
 

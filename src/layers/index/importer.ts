@@ -802,6 +802,7 @@ const make = Effect.gen(function*() {
       readonly summary: Record<string, unknown>
       readonly overview: SourceSummary
       readonly stat?: FingerprintStat | undefined
+      readonly parts?: ReadonlyArray<string> | undefined
     }>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`. */
     resolved: ReadonlyArray<Locator>,
@@ -823,13 +824,27 @@ const make = Effect.gen(function*() {
           if (checkpoint === undefined || checkpoint.status !== "complete" || checkpoint.fingerprint === null) continue
           if (adapters.get(work[k].provider) !== undefined) maybe.push(k)
         }
-        // Their nested logs, listed by their adapters (through SourceAccess): one effect each, nothing chained
-        // to it. A parts folder that cannot be listed: not settled here (`importSource` says what it is).
-        const listing = Effect.forEach(maybe, (k) => {
-          const adapter = adapters.get(work[k].provider)!
-          return adapter.parts === undefined ? Effect.succeed(Either.right(NO_PARTS)) : Effect.either(adapter.parts(resolved[k]))
-        })
-        return Effect.flatMap(listing, (listed) => {
+        // Their nested logs: those discovery looked for (`DiscoveredSource.parts`), else listed by their adapters
+        // (through SourceAccess): one effect each, nothing chained to it. A parts folder that cannot be listed: not
+        // settled here (`importSource` says what it is).
+        const listed: Array<Either.Either<ReadonlyArray<string>, unknown>> = new Array(maybe.length)
+        const toList: Array<number> = []
+        for (let i = 0; i < maybe.length; i++) {
+          const k = maybe[i]
+          const known = work[k].parts
+          if (known !== undefined) listed[i] = Either.right(known)
+          else if (adapters.get(work[k].provider)!.parts === undefined) listed[i] = Either.right(NO_PARTS)
+          else toList.push(i)
+        }
+        const listing = toList.length === 0
+          ? Effect.void
+          : Effect.map(
+            Effect.forEach(toList, (i) => Effect.either(adapters.get(work[maybe[i]].provider)!.parts!(resolved[maybe[i]]))),
+            (ls) => {
+              for (let j = 0; j < toList.length; j++) listed[toList[j]] = ls[j]
+            }
+          )
+        return Effect.flatMap(listing, () => {
           /** Sources whose fingerprint needs a stat (no stat from discovery, a `-wal` to look for, or parts). */
           const withIo: Array<{ readonly k: number; readonly parts: ReadonlyArray<string> }> = []
           /** Sources found unchanged, with their parts (for `hooks.source`). */
@@ -948,6 +963,8 @@ const make = Effect.gen(function*() {
         earlier?: boolean
         /** The stat discovery took of the source's file (`DiscoveredSource.stat`). */
         stat?: FingerprintStat | undefined
+        /** The parts discovery looked for (`DiscoveredSource.parts`). */
+        parts?: ReadonlyArray<string> | undefined
       }> = []
       const omittedByReason: Record<string, number> = {}
       const causes: Array<PartialCause> = []
@@ -966,7 +983,7 @@ const make = Effect.gen(function*() {
       const problemOf = (diagnostics: ReadonlyArray<{ readonly code: string; readonly message: string }>, code: string | null, fallback: string) =>
         diagnostics.find((d) => d.code === code)?.message ?? fallback
 
-      const checkpoints = yield* index.checkpoints
+      const checkpoints = yield* (index.importCheckpoints ?? index.checkpoints)
       /** The roots each provider's discovery went through this run (real paths). */
       const covered = new Map<ProviderId, Array<string>>()
       for (const entry of plan.discover) {
@@ -976,7 +993,17 @@ const make = Effect.gen(function*() {
         const known = new Map<string, KnownSource>()
         for (const c of checkpoints.values()) {
           if (c.provider === provider && c.status === "complete" && c.fingerprint !== null) {
-            known.set(c.locator.path, { fingerprint: c.fingerprint, summary: c.summary })
+            const fingerprint = c.fingerprint
+            // Read when the provider asks (`SourceCheckpoint.summary` and `keptOverview` are read lazily).
+            known.set(c.locator.path, {
+              fingerprint,
+              get summary() {
+                return c.summary
+              },
+              get overview() {
+                return c.keptOverview
+              }
+            })
           }
         }
         const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
@@ -1030,7 +1057,19 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) work.push({ provider, locator: s.locator, summary: s.summary, overview: s.overview, stat: s.stat })
+        for (const s of r.sources) {
+          // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
+          work.push({
+            provider,
+            locator: s.locator,
+            get summary() {
+              return s.summary
+            },
+            overview: s.overview,
+            stat: s.stat,
+            parts: s.parts
+          })
+        }
       }
       for (const e of plan.explicit) {
         work.push({

@@ -62,6 +62,44 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => {
   return c as CheckpointedSource
 }
 
+/**
+ * The columns of every checkpoint an import reads from a SQLite index it
+ * writes: those of {@link sourceCheckpointColumns} without `summary_json`
+ * (the largest column by far: read all at once only when a summary is first
+ * asked for, see {@link toLeanCheckpointOfValues}), then `overview` (the
+ * `overview_json` column, or NULL in an index read before migration 0003).
+ */
+export const leanCheckpointColumns = (overview: string) =>
+  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, source_id, prefix, parts_json, diagnostics_json, ${overview}`
+
+/**
+ * A checkpoint row fetched with {@link leanCheckpointColumns} as an array of
+ * values: its `summary` is `summaryOf(sourceKey)`, asked when first read
+ * (an import of unchanged sources whose discovery needs no summary never
+ * reads any), its `keptOverview` the `overview_json` column, parsed when
+ * first read.
+ */
+export const toLeanCheckpointOfValues = (
+  v: ReadonlyArray<unknown>,
+  summaryOf: (sourceKey: string) => Record<string, unknown>
+): SourceCheckpoint =>
+  checkpointOf(
+    v[0] as string,
+    v[1] as string,
+    v[2] as number,
+    v[3] as string | null,
+    v[4] as string | null,
+    v[5] as string,
+    v[6] as number,
+    v[7] as string,
+    summaryOf,
+    v[8] as string | null,
+    v[9] as string | null,
+    v[10] as string | null,
+    v[11] as string | null,
+    v[12] as string | null
+  )
+
 /** A checkpoint row, fetched with {@link sourceCheckpointColumns} (no `overview_json`), as `IndexShape.checkpoints` gives it. */
 export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): SourceCheckpoint =>
   checkpointOf(
@@ -111,11 +149,14 @@ const checkpointOf = (
   status: string,
   eventCount: number,
   locatorJson: string,
-  summaryJson: string,
+  /** The `summary_json` column, or where to ask for the summary (by source key) when it is first read. */
+  summaryJson: string | ((sourceKey: string) => Record<string, unknown>),
   sourceId: string | null,
   prefix: string | null,
   partsJson: string | null,
-  diagnosticsJson: string | null
+  diagnosticsJson: string | null,
+  /** The `overview_json` column when the query read it (null: the index kept none); undefined: not read. */
+  overviewJson?: string | null
 ): SourceCheckpoint => ({
   sourceKey,
   provider: provider as ProviderId,
@@ -125,7 +166,17 @@ const checkpointOf = (
   status: status as Checkpoint["status"],
   eventCount,
   locator: JSON.parse(locatorJson) as Locator,
-  summary: JSON.parse(summaryJson) as Record<string, unknown>,
+  // Parsed (or asked for) when read: a discovery that lists an unchanged source from its kept overview never reads it.
+  get summary() {
+    const summary = typeof summaryJson === "string" ? JSON.parse(summaryJson) as Record<string, unknown> : summaryJson(sourceKey)
+    Object.defineProperty(this, "summary", { value: summary, enumerable: true })
+    return summary
+  },
+  get keptOverview() {
+    const overview = overviewJson === undefined || overviewJson === null ? undefined : JSON.parse(overviewJson) as SourceSummary
+    Object.defineProperty(this, "keptOverview", { value: overview, enumerable: true })
+    return overview
+  },
   sourceId,
   prefix,
   // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.

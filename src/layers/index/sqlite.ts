@@ -44,7 +44,9 @@ import {
   type ShapePlan,
   shapePlan,
   toCheckpoint,
+  leanCheckpointColumns,
   sourceCheckpointColumns,
+  toLeanCheckpointOfValues,
   toSourceCheckpoint,
   toSourceCheckpointOfValues,
   toSessionRow
@@ -1120,8 +1122,8 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
-      // An import reads every checkpoint: on the writing connection, the driver's rows as arrays of values, one
-      // map entry each (no row object, no fiber per row); a read-only index through `@effect/sql`.
+      // Every checkpoint: on the writing connection, the driver's rows as arrays of values, one map entry each (no
+      // row object, no fiber per row); a read-only index through `@effect/sql`.
       checkpoints: db !== null
         ? exclusive(Effect.try({
           try: () => {
@@ -1135,6 +1137,25 @@ const make = (
         : fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources`).pipe(
           Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
         ),
+
+      // As an import reads them (on the writing connection): the summaries (the largest column: most of the bytes
+      // read) all at once when one is first asked for (a discovery that lists unchanged sources from their kept
+      // overviews asks for none), while the index is open; the kept overviews with the rest.
+      importCheckpoints: db === null ? undefined : exclusive(Effect.try({
+        try: () => {
+          const out = new Map<string, SourceCheckpoint>()
+          let summaries: Map<string, string> | undefined
+          const summaryOf = (key: string): Record<string, unknown> => {
+            summaries ??= new Map(db.prepare("SELECT source_key, summary_json FROM sources").raw(true).all() as Array<[string, string]>)
+            const json = summaries.get(key)
+            return json === undefined ? {} : JSON.parse(json) as Record<string, unknown>
+          }
+          const statement = db.prepare(`SELECT ${leanCheckpointColumns(overviewColumn)} FROM sources`).raw(true)
+          for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toLeanCheckpointOfValues(v, summaryOf))
+          return out as ReadonlyMap<string, SourceCheckpoint>
+        },
+        catch: (e) => unavailable(file, e)
+      })),
 
       beginGeneration: (source, generation, reason) => writeSync((w) => w.beginGeneration(source, generation, reason)),
 
