@@ -19,23 +19,27 @@
  *
  * @module
  */
-import * as NodeWorker from "@effect/platform-node/NodeWorker"
-import * as Worker from "@effect/platform/Worker"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import * as WorkerThreads from "node:worker_threads"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { type RangeScan, scanRange } from "./range-scan.js"
-import { ScanRangeRequest } from "./scan-protocol.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 
 /** Pieces per worker: a worker that finishes early takes another (a busy core shares its load). */
 const PIECES_PER_WORKER = 2
+
+/**
+ * The worker pool's module (`./scan-pool.ts`), loaded on first use: a
+ * rescan of a short append never starts a worker, and loading the pool's
+ * modules (@effect/platform's Worker, the request's schema) costs a rescan
+ * their start-up and the garbage of it (issue 13: the rescan's < 60 ms).
+ */
+const pool = Effect.promise(() => import("./scan-pool.js"))
 
 /** The parallel scan's settings (see the module doc). */
 export interface ParallelSettings {
@@ -141,29 +145,8 @@ export const scanRanges = (
     const bounds = yield* cuts(conn, file, start, stop, settings.workers * PIECES_PER_WORKER)
     if (bounds.length < 3) return yield* here
     const pieces = bounds.slice(0, -1).map((s, i) => [s, bounds[i + 1]] as const)
-    const viaWorkers = Effect.scoped(
-      Effect.gen(function*() {
-        const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size: Math.min(settings.workers, pieces.length) })
-        return yield* Effect.forEach(
-          pieces,
-          ([s, e], i) =>
-            pool.executeEffect(
-              new ScanRangeRequest({
-                filename: copy,
-                zoneId: file.zoneId,
-                name: file.name,
-                size: file.size,
-                start: s,
-                // the last piece runs to the range's end (a trailing unterminated line is left there)
-                end: i === pieces.length - 1 ? end : e,
-                maxLineBytes
-              })
-            ),
-          { concurrency: "unbounded" }
-        )
-      })
-    ).pipe(
-      Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry))),
+    const { scanPieces } = yield* pool
+    const viaWorkers = scanPieces(entry, copy, file, pieces, end, maxLineBytes, settings.workers).pipe(
       Effect.catchIf((e): e is string => typeof e === "string", (why) => Effect.fail(failed(conn.path, why)))
     )
     return yield* viaWorkers.pipe(
