@@ -20,6 +20,9 @@
  * @module
  */
 import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -47,15 +50,54 @@ export interface ParallelSettings {
   readonly minBytes: number
 }
 
-/** {@link ParallelSettings} from the environment (through Effect's `Config`), with their defaults. */
-export const parallelSettings: Effect.Effect<ParallelSettings> = Effect.all({
-  workers: Config.integer("SESSION_INGEST_SCAN_WORKERS").pipe(
-    Config.withDefault(Math.min(4, os.availableParallelism()))
-  ),
-  minBytes: Config.integer("SESSION_INGEST_SCAN_PARALLEL_BYTES").pipe(Config.withDefault(64 * 1024 * 1024))
-}).pipe(
-  Effect.map((s) => ({ workers: Math.max(0, s.workers), minBytes: Math.max(1, s.minBytes) })),
-  Effect.orElseSucceed(() => ({ workers: 0, minBytes: Number.MAX_SAFE_INTEGER }))
+const defaultWorkers = () => Math.min(4, os.availableParallelism())
+const DEFAULT_MIN_BYTES = 64 * 1024 * 1024
+/** The settings when one is not an integer: no worker. */
+const NO_WORKERS: ParallelSettings = { workers: 0, minBytes: Number.MAX_SAFE_INTEGER }
+
+const clamp = (s: ParallelSettings): ParallelSettings => ({ workers: Math.max(0, s.workers), minBytes: Math.max(1, s.minBytes) })
+
+/** {@link ParallelSettings} through Effect's `Config`, from the `ConfigProvider` in force, with their defaults. */
+const viaConfig: Effect.Effect<ParallelSettings> = Effect.suspend(() =>
+  Effect.all({
+    workers: Config.integer("SESSION_INGEST_SCAN_WORKERS").pipe(Config.withDefault(defaultWorkers())),
+    minBytes: Config.integer("SESSION_INGEST_SCAN_PARALLEL_BYTES").pipe(Config.withDefault(DEFAULT_MIN_BYTES))
+  })
+).pipe(
+  Effect.map(clamp),
+  Effect.orElseSucceed(() => NO_WORKERS)
+)
+
+/**
+ * {@link ParallelSettings} from `env` as `Config.integer` reads them from
+ * the default `ConfigProvider` (`ConfigProvider.fromEnv`): a variable that
+ * is not set takes its default; one that is set is read by `Number` (blanks
+ * around it ignored, `""` is 0) and must be an integer, else no worker.
+ */
+export const settingsFromEnv = (env: Readonly<Record<string, string | undefined>>): ParallelSettings => {
+  const int = (name: string, fallback: () => number): number | null => {
+    if (!(name in env)) return fallback()
+    const n = Number(env[name])
+    return Number.isInteger(n) ? n : null
+  }
+  const workers = int("SESSION_INGEST_SCAN_WORKERS", defaultWorkers)
+  const minBytes = int("SESSION_INGEST_SCAN_PARALLEL_BYTES", () => DEFAULT_MIN_BYTES)
+  return workers === null || minBytes === null ? NO_WORKERS : clamp({ workers, minBytes })
+}
+
+/** The `ConfigProvider` Effect runs with unless one is given (`ConfigProvider.fromEnv()`, in `DefaultServices`). */
+const defaultProvider = Context.get(DefaultServices.liveServices, ConfigProvider.ConfigProvider)
+
+/**
+ * {@link ParallelSettings} from the environment, with their defaults:
+ * through Effect's `Config` (a `ConfigProvider` given with
+ * `Effect.withConfigProvider` is honoured), except under the default
+ * provider, whose environment is read at once ({@link settingsFromEnv}, the
+ * same answers): `Config`'s first use in a process cost an AgentMux rescan
+ * 2-4 ms of CPU for two variables (issue 13: the rescan's < 60 ms).
+ */
+export const parallelSettings: Effect.Effect<ParallelSettings> = Effect.configProviderWith((provider) =>
+  provider === defaultProvider ? Effect.sync(() => settingsFromEnv(process.env)) : viaConfig
 )
 
 /**

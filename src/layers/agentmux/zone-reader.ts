@@ -299,46 +299,72 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
       return Effect.map(part(k), () => keys.get(k)!)
     })
   }
-  /** The key of part k, else of the nearest part to its left where a record starts; null if none. */
-  const keyOf = (k: number): Effect.Effect<number | null, StoreUnavailable> =>
-    Effect.gen(function*() {
-      for (let j = k; j >= 0; j--) {
-        const m = yield* head(j)
-        if (m !== null) return m
+  /** What {@link lookup} needs read first: the key of a part, or a part whole. */
+  type Need = { readonly head: number } | { readonly part: number }
+  /** The key of part k, else of the nearest part to its left where a record starts (null if none), from the keys read so far. */
+  const keyOf = (k: number): number | null | Need => {
+    for (let j = k; j >= 0; j--) {
+      const m = keys.get(j)
+      if (m === undefined) return { head: j }
+      if (m !== null) return m
+    }
+    return null
+  }
+  /**
+   * The answer of `at` from the keys and parts read so far, or the first
+   * thing it needs read: part keys are binary-searched (the last part's
+   * first: most lookups are of what was just appended), then the found part
+   * and its neighbours are searched. Synchronous, so that the lookups a scan
+   * makes in parts already read (a rescan's runs all lie in its append) cost
+   * no effect.
+   */
+  const lookup = (offset: number): number | null | Need => {
+    let lo = 0
+    let hi = parts - 1
+    let found = -1
+    const lastKey = keyOf(parts - 1)
+    if (lastKey !== null && typeof lastKey === "object") return lastKey
+    if (lastKey !== null && lastKey <= offset) {
+      found = parts - 1
+      lo = parts
+    }
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      const key = keyOf(mid)
+      if (key !== null && typeof key === "object") return key
+      if (key !== null && key <= offset) {
+        found = mid
+        lo = mid + 1
+      } else if (key === null) {
+        lo = mid + 1
+      } else {
+        hi = mid - 1
       }
-      return null
+    }
+    let best: StampRecord | null = null
+    for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
+      const records = cache.get(k)
+      if (records === undefined) return { part: k }
+      const r = latestAtOrBefore(records, offset)
+      if (r !== null && (best === null || byOffThenMs(best, r) < 0)) best = r
+    }
+    return best === null ? null : best.ms
+  }
+  /** {@link lookup}, reading what it needs (in the order it needs it) until it answers. */
+  const search = (offset: number): Effect.Effect<number | null, StoreUnavailable> =>
+    Effect.gen(function*() {
+      for (;;) {
+        const answer = lookup(offset)
+        if (answer === null || typeof answer === "number") return answer
+        if ("head" in answer) yield* head(answer.head)
+        else yield* part(answer.part)
+      }
     })
   return {
-    at: (offset) =>
-      Effect.gen(function*() {
-        let lo = 0
-        let hi = parts - 1
-        let found = -1
-        // Most lookups are of what was just appended: the last part first.
-        const lastKey = yield* keyOf(parts - 1)
-        if (lastKey !== null && lastKey <= offset) {
-          found = parts - 1
-          lo = parts
-        }
-        while (lo <= hi) {
-          const mid = (lo + hi) >> 1
-          const key = yield* keyOf(mid)
-          if (key !== null && key <= offset) {
-            found = mid
-            lo = mid + 1
-          } else if (key === null) {
-            lo = mid + 1
-          } else {
-            hi = mid - 1
-          }
-        }
-        let best: StampRecord | null = null
-        for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
-          const r = latestAtOrBefore(yield* part(k), offset)
-          if (r !== null && (best === null || byOffThenMs(best, r) < 0)) best = r
-        }
-        return best === null ? null : best.ms
-      }),
+    at: (offset) => {
+      const answer = lookup(offset)
+      return answer === null || typeof answer === "number" ? Effect.succeed(answer) : search(offset)
+    },
     unreadable: () => bad,
     partsRead: () => cache.size
   }
