@@ -192,6 +192,50 @@ const RECORD_SLACK = 4096
 /** Bytes read at a part's start for its key during the binary search (its first records). */
 const HEAD_WINDOW = 512
 
+const isStampRecord = (u: unknown): u is StampRecord => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const { ms, off } = u as Record<string, unknown>
+  return typeof off === "number" && typeof ms === "number" && Number.isSafeInteger(off) && Number.isSafeInteger(ms) &&
+    off >= 0 && ms >= 0
+}
+
+/**
+ * The records of the sidecar lines that start in `text[start, limit)` (a
+ * part's lines, `text` its bytes as latin1 with the slack after it) read in
+ * one `JSON.parse` of them as an array, when every such line is one JSON
+ * object that `parseStampRecord` takes (the usual case): the records it
+ * would give, in order. `undefined` when any is not (a blank, damaged or
+ * cut line, a line of two values, a character JSON does not take...): the
+ * caller then reads the lines one by one, as before. The last line must end
+ * in `\n`, or at the file's end (`atEnd`). A part's ~2,000 records cost a
+ * rescan 2-6 ms of CPU through a regular expression a line (issue 13).
+ */
+const recordsAtOnce = (text: string, start: number, limit: number, atEnd: boolean): Array<StampRecord> | undefined => {
+  if (start >= limit || start >= text.length) return []
+  // the last line that starts before `limit`, and where it ends
+  const last = Math.max(start, (limit >= 2 ? text.lastIndexOf("\n", limit - 2) : -1) + 1)
+  let end = text.indexOf("\n", last)
+  if (end === -1) {
+    if (!atEnd) return undefined
+    end = text.length
+  }
+  let lines = 1
+  for (let nl = text.indexOf("\n", start); nl !== -1 && nl < end; nl = text.indexOf("\n", nl + 1)) lines++
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(`[${text.slice(start, end).replaceAll("\n", ",")}]`)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(parsed) || parsed.length !== lines) return undefined
+  const out: Array<StampRecord> = []
+  for (const u of parsed) {
+    if (!isStampRecord(u)) return undefined
+    out.push({ off: u.off, ms: u.ms })
+  }
+  return out
+}
+
 /**
  * Lookups over a zone's sidecar without reading it whole: parts (64 KiB) are
  * binary-searched by their smallest offset, taken from the records at the
@@ -231,6 +275,11 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         i = nl === -1 ? buf.length : nl + 1
       }
       const text = buf.toString("latin1")
+      const whole = r.missing.length === 0 ? recordsAtOnce(text, i, partEnd - from, from + buf.length >= file.size) : undefined
+      if (whole !== undefined) {
+        for (const rec of whole) records.push(rec)
+        i = buf.length
+      }
       while (i < buf.length && from + i < partEnd) {
         if (r.missing.length === 0) {
           // The usual record, read by one regular expression (a record cut by the read's end is not).
