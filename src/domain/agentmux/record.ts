@@ -631,7 +631,8 @@ export const closeArchive = (acc: ScanAcc, readTo: number): void => {
 /**
  * Freeze a working copy into a stored scan (the working copy is not used
  * after: its runs, the untouched ones shared with the stored scan it began
- * from, are the new scan's).
+ * from, and its working directories, a copy {@link beginScan} made, are the
+ * new scan's).
  */
 export const endScan = (
   acc: ScanAcc,
@@ -640,7 +641,7 @@ export const endScan = (
   ...fields,
   runs: acc.runs,
   pending: acc.pending === null ? null : { ...acc.pending },
-  cwd: { ...acc.cwd },
+  cwd: acc.cwd,
   unreadable: acc.unreadable,
   missingPartLines: acc.missingPartLines,
   oversized: acc.oversized

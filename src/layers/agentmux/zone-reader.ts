@@ -93,14 +93,15 @@ export const eachLine = (
       }
       const base = pos
       const missing = r.missing
-      const overlaps = (s: number, e: number) => missing.length > 0 && missing.some((m) => m.start < e && m.end > s)
+      const anyMissing = missing.length > 0
+      const overlaps = (s: number, e: number) => missing.some((m) => m.start < e && m.end > s)
       const text = withText ? buf.toString("latin1") : undefined
       let i = 0
       for (;;) {
         const nl = text !== undefined ? text.indexOf("\n", i) : buf.indexOf(10, i)
         if (nl === -1) {
           if (i < buf.length) {
-            if (carryBad === null && overlaps(base + i, base + buf.length)) carryBad = "missing-part"
+            if (carryBad === null && anyMissing && overlaps(base + i, base + buf.length)) carryBad = "missing-part"
             if (carryBad === null && carryLen + buf.length - i > maxLineBytes) carryBad = "oversized"
             if (carryBad === null) {
               carry.push(Buffer.from(buf.subarray(i)))
@@ -113,7 +114,7 @@ export const eachLine = (
           break
         }
         let bad = carryBad
-        if (bad === null && overlaps(base + i, base + nl + 1)) bad = "missing-part"
+        if (bad === null && anyMissing && overlaps(base + i, base + nl + 1)) bad = "missing-part"
         if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
         if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad, undefined)
         else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null, text)
@@ -228,12 +229,8 @@ const recordsAtOnce = (text: string, start: number, limit: number, atEnd: boolea
     return undefined
   }
   if (!Array.isArray(parsed) || parsed.length !== lines) return undefined
-  const out: Array<StampRecord> = []
-  for (const u of parsed) {
-    if (!isStampRecord(u)) return undefined
-    out.push({ off: u.off, ms: u.ms })
-  }
-  return out
+  for (const u of parsed) if (!isStampRecord(u)) return undefined
+  return parsed as Array<StampRecord>
 }
 
 /**
@@ -268,7 +265,6 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
     const to = Math.min(file.size, partEnd + RECORD_SLACK)
     return Effect.map(conn.read(file, from, to - from), (r) => {
       const buf = r.bytes
-      const records: Array<StampRecord> = []
       let i = 0
       if (k > 0) {
         const nl = buf.indexOf(10)
@@ -276,10 +272,8 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
       }
       const text = buf.toString("latin1")
       const whole = r.missing.length === 0 ? recordsAtOnce(text, i, partEnd - from, from + buf.length >= file.size) : undefined
-      if (whole !== undefined) {
-        for (const rec of whole) records.push(rec)
-        i = buf.length
-      }
+      const records: Array<StampRecord> = whole ?? []
+      if (whole !== undefined) i = buf.length
       while (i < buf.length && from + i < partEnd) {
         if (r.missing.length === 0) {
           // The usual record, read by one regular expression (a record cut by the read's end is not).
