@@ -186,7 +186,8 @@ export const streamEventSessionIdAt = (b: Buffer, from: number, to: number, cach
   return id
 }
 
-const STREAM_EVENT_PREFIX_TEXT = STREAM_EVENT_PREFIX.toString("latin1")
+/** A streaming delta's first bytes (`{"type":"stream_event"`) as latin1 text (see {@link isStreamEventText}). */
+export const STREAM_EVENT_PREFIX_TEXT = STREAM_EVENT_PREFIX.toString("latin1")
 const SESSION_KEY_TEXT = SESSION_KEY.toString("latin1")
 
 /**
