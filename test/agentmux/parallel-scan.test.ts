@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { beginScan, emptyScan, endScan, scanGroup, scanLine, type ScannedLine } from "../../src/domain/agentmux/record.js"
 import * as App from "../../src/layers/app.js"
-import { scanRanges } from "../../src/layers/agentmux/parallel-scan.js"
+import { parallelSettings, scanRanges } from "../../src/layers/agentmux/parallel-scan.js"
 import { applyRange, mergeMissing } from "../../src/layers/agentmux/range-scan.js"
 import { openStore } from "../../src/layers/agentmux/transcript-store-sqlite.js"
 import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
@@ -158,6 +158,48 @@ describe("a zone scanned in pieces by workers is the zone scanned in one pass", 
     const strip = (r: typeof none) => JSON.stringify({ ...r, receipts: { ...(r.receipts as object), stateFile: null } })
     expect(strip(two)).toBe(strip(none))
   }, 120_000)
+})
+
+describe("parallelSettings", () => {
+  const NAMES = ["SESSION_INGEST_SCAN_WORKERS", "SESSION_INGEST_SCAN_PARALLEL_BYTES"] as const
+  it("under the default ConfigProvider (the environment read at once) answers what Config.integer through ConfigProvider.fromEnv answers", () => {
+    const kept = NAMES.map((n) => [n, process.env[n]] as const)
+    const value = fc.option(
+      fc.oneof(
+        fc.constantFrom("", " ", "0", "1", "3", " 2 ", "-1", "2.5", "0x10", "1e3", "abc", "4workers", "1,2", "Infinity", "\t7\n"),
+        fc.integer({ min: -5, max: 1 << 30 }).map(String)
+      ),
+      { nil: undefined }
+    )
+    try {
+      fc.assert(
+        fc.property(value, value, (workers, bytes) => {
+          for (const [n, v] of [[NAMES[0], workers], [NAMES[1], bytes]] as const) {
+            if (v === undefined) delete process.env[n]
+            else process.env[n] = v
+          }
+          const atOnce = Effect.runSync(parallelSettings)
+          // a provider of its own (not the default one): read through Config
+          const viaConfig = Effect.runSync(parallelSettings.pipe(Effect.withConfigProvider(ConfigProvider.fromEnv())))
+          expect(atOnce).toStrictEqual(viaConfig)
+        }),
+        { numRuns: 300 }
+      )
+      delete process.env[NAMES[0]]
+      process.env[NAMES[1]] = "5"
+      expect(Effect.runSync(parallelSettings).minBytes).toBe(5)
+      // a provider given is honoured
+      const given = Effect.runSync(parallelSettings.pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([[NAMES[0], "3"], [NAMES[1], "7"]])))
+      ))
+      expect(given).toStrictEqual({ workers: 3, minBytes: 7 })
+    } finally {
+      for (const [n, v] of kept) {
+        if (v === undefined) delete process.env[n]
+        else process.env[n] = v
+      }
+    }
+  })
 })
 
 describe("scanGroup", () => {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
-import { stampOf, type StampRecord } from "../../src/domain/agentmux/record.js"
+import { parseStampRecord, stampOf, type StampRecord } from "../../src/domain/agentmux/record.js"
 import { type StoreConnection, TranscriptStore } from "../../src/layers/agentmux/TranscriptStore.js"
 import { makeStamps } from "../../src/layers/agentmux/zone-reader.js"
 import { PART, tsidxRecord } from "./store-helper.js"
@@ -119,4 +119,59 @@ describe("receive times: the binary search reads part heads", () => {
         expect(yield* makeStamps(conn, withGap).at(offset)).toBe(stampOf(known, offset))
       }
     }))
+
+  it.effect("parts of usual records (read in one JSON.parse) and parts with an unusual line (read line by line) answer as every line parsed alone", () =>
+    Effect.gen(function*() {
+      // Lines each read alone as `parseStampRecord` reads a line; some are records only that way, some not at all.
+      const unusual = (r: StampRecord, u: number): string => {
+        const k = Math.floor(u * 12)
+        return [
+          `{"off":${r.off},"ms":${r.ms}},{"off":${r.off + 1},"ms":${r.ms + 1}}`, // two values on one line: not a record
+          `{"off":00${r.off},"ms":${r.ms}}`, // leading zeros: a record read by the usual shape, not JSON
+          `{"ms":${r.ms},"off":${r.off}}`, // keys swapped
+          `\v{"off":${r.off},"ms":${r.ms}}`, // a blank JSON does not take
+          `{"off":${r.off},"ms":${r.ms},"note":"d\u00e9j\u00e0 \u00e9t\u00e9"}`,
+          `{"off":${r.off}.5,"ms":${r.ms}}`,
+          `[{"off":${r.off},"ms":${r.ms}}]`,
+          `   `,
+          "null",
+          `{"off":${r.off},"ms":${r.ms}} `,
+          `{"off":9007199254740993,"ms":${r.ms}}`,
+          `{"off":${r.off},"ms":-0}`
+        ][k]
+      }
+      const cases = fc.sample(
+        fc.record({
+          seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          n: fc.integer({ min: 1, max: 9_000 }),
+          rate: fc.constantFrom(0, 1 / 4000, 1 / 500),
+          unterminated: fc.boolean(),
+          probes: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 5, maxLength: 20 })
+        }),
+        { numRuns: 30, seed: 29 }
+      )
+      for (const c of cases) {
+        const { recs } = sidecar(c.seed, c.n, false, false)
+        let x = c.seed
+        const rnd = () => ((x = (x * 69_069 + 1) >>> 0) / 2 ** 32)
+        const odd: Array<number> = [] // the offsets of the unusual lines' records: probed too
+        const lines = recs.map((r) => {
+          if (rnd() >= c.rate) return tsidxRecord(r.off, r.ms, "")
+          odd.push(r.off, r.off + 1)
+          return unusual(r, rnd())
+        })
+        const text = lines.join("\n") + (c.unterminated ? "" : "\n")
+        const bytes = Buffer.from(text, "utf8")
+        const known = lines.flatMap((l) => {
+          const rec = l.trim().length === 0 ? null : parseStampRecord(l.trim())
+          return rec === null ? [] : [rec]
+        })
+        const conn = yield* memoryConnection([{ zoneId: "z", name: "output.tsidx", bytes }])
+        const [file] = yield* conn.listFiles("z")
+        const max = recs.reduce((m, r) => Math.max(m, r.off), 0)
+        const offsets = [0, max, max + 1, ...odd, ...c.probes.map((p) => Math.floor(p * (max + 200)))]
+        const stamps = makeStamps(conn, file)
+        for (const offset of offsets) expect(yield* stamps.at(offset)).toBe(stampOf(known, offset))
+      }
+    }), 60_000)
 })

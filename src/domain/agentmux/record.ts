@@ -186,7 +186,8 @@ export const streamEventSessionIdAt = (b: Buffer, from: number, to: number, cach
   return id
 }
 
-const STREAM_EVENT_PREFIX_TEXT = STREAM_EVENT_PREFIX.toString("latin1")
+/** A streaming delta's first bytes (`{"type":"stream_event"`) as latin1 text (see {@link isStreamEventText}). */
+export const STREAM_EVENT_PREFIX_TEXT = STREAM_EVENT_PREFIX.toString("latin1")
 const SESSION_KEY_TEXT = SESSION_KEY.toString("latin1")
 
 /**
@@ -631,7 +632,8 @@ export const closeArchive = (acc: ScanAcc, readTo: number): void => {
 /**
  * Freeze a working copy into a stored scan (the working copy is not used
  * after: its runs, the untouched ones shared with the stored scan it began
- * from, are the new scan's).
+ * from, and its working directories, a copy {@link beginScan} made, are the
+ * new scan's).
  */
 export const endScan = (
   acc: ScanAcc,
@@ -640,7 +642,7 @@ export const endScan = (
   ...fields,
   runs: acc.runs,
   pending: acc.pending === null ? null : { ...acc.pending },
-  cwd: { ...acc.cwd },
+  cwd: acc.cwd,
   unreadable: acc.unreadable,
   missingPartLines: acc.missingPartLines,
   oversized: acc.oversized

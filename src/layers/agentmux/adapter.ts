@@ -85,6 +85,23 @@ interface Deps {
 
 const iso = (ms: number | null) => (ms === null ? null : timestampOrNull(ms))
 
+/**
+ * {@link iso} remembering its answers: the runs of a store's sessions share
+ * few receive times (one a batch AgentMux appended), so a rescan that
+ * derives again a session of many runs formats each time once (issue 13).
+ */
+const isoMemo = (): ((ms: number | null) => string | null) => {
+  const known = new Map<number, string | null>()
+  return (ms) => {
+    if (ms === null) return null
+    const hit = known.get(ms)
+    if (hit !== undefined || known.has(ms)) return hit ?? null
+    const text = iso(ms)
+    known.set(ms, text)
+    return text
+  }
+}
+
 const sourceIdOf = (storePath: string, agentId: string, sessionId: string) =>
   makeSourceId("agentmux", "agentmux-agent-record", `${storePath}#${agentId}#${sessionId}`)
 
@@ -136,9 +153,14 @@ const sourceOf = (record: string, uid: string, s: RecordSession): DiscoveredSour
  * lastReceivedAt` (the strings {@link sourceOf} writes: its id and times).
  * Change {@link SOURCE_ENTRY_VERSION} with it, or with {@link sourceOf}'s shape.
  */
-const savedOf = (record: string, uid: string, s: RecordSession): ReadonlyArray<string | number | null> => {
-  const out: Array<string | number | null> = [sourceIdOf(record, uid, s.sessionId), s.cwd, iso(s.firstMs), iso(s.lastMs), s.lines]
-  for (const r of s.runs) out.push(r.zone.zoneId, r.start, r.end, r.lines, iso(r.firstMs), iso(r.lastMs))
+const savedOf = (
+  record: string,
+  uid: string,
+  s: RecordSession,
+  isoOf: (ms: number | null) => string | null = iso
+): ReadonlyArray<string | number | null> => {
+  const out: Array<string | number | null> = [sourceIdOf(record, uid, s.sessionId), s.cwd, isoOf(s.firstMs), isoOf(s.lastMs), s.lines]
+  for (const r of s.runs) out.push(r.zone.zoneId, r.start, r.end, r.lines, isoOf(r.firstMs), isoOf(r.lastMs))
   return out
 }
 
@@ -233,10 +255,11 @@ const scanned = (
     const found = root === null ? { stores: [], symlinks: [] } : yield* deps.store.channelStores(root)
     const paths = found.stores.filter((p) => p !== record)
     // The global store alone: its discovery entries are kept with its scan state (see `ReportSpec`).
+    const isoOf = isoMemo()
     const report = withSources && paths.length === 0
       ? {
         version: SOURCE_ENTRY_VERSION,
-        save: (s: RecordSession) => savedOf(record, agentId, s),
+        save: (s: RecordSession) => savedOf(record, agentId, s, isoOf),
         entry: (sessionId: string, saved: unknown) => entryOfSaved(record, agentId, sessionId, saved)
       }
       : undefined

@@ -19,23 +19,30 @@
  *
  * @module
  */
-import * as NodeWorker from "@effect/platform-node/NodeWorker"
-import * as Worker from "@effect/platform/Worker"
 import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import * as WorkerThreads from "node:worker_threads"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { type RangeScan, scanRange } from "./range-scan.js"
-import { ScanRangeRequest } from "./scan-protocol.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 
 /** Pieces per worker: a worker that finishes early takes another (a busy core shares its load). */
 const PIECES_PER_WORKER = 2
+
+/**
+ * The worker pool's module (`./scan-pool.ts`), loaded on first use: a
+ * rescan of a short append never starts a worker, and loading the pool's
+ * modules (@effect/platform's Worker, the request's schema) costs a rescan
+ * their start-up and the garbage of it (issue 13: the rescan's < 60 ms).
+ */
+const pool = Effect.promise(() => import("./scan-pool.js"))
 
 /** The parallel scan's settings (see the module doc). */
 export interface ParallelSettings {
@@ -43,15 +50,54 @@ export interface ParallelSettings {
   readonly minBytes: number
 }
 
-/** {@link ParallelSettings} from the environment (through Effect's `Config`), with their defaults. */
-export const parallelSettings: Effect.Effect<ParallelSettings> = Effect.all({
-  workers: Config.integer("SESSION_INGEST_SCAN_WORKERS").pipe(
-    Config.withDefault(Math.min(4, os.availableParallelism()))
-  ),
-  minBytes: Config.integer("SESSION_INGEST_SCAN_PARALLEL_BYTES").pipe(Config.withDefault(64 * 1024 * 1024))
-}).pipe(
-  Effect.map((s) => ({ workers: Math.max(0, s.workers), minBytes: Math.max(1, s.minBytes) })),
-  Effect.orElseSucceed(() => ({ workers: 0, minBytes: Number.MAX_SAFE_INTEGER }))
+const defaultWorkers = () => Math.min(4, os.availableParallelism())
+const DEFAULT_MIN_BYTES = 64 * 1024 * 1024
+/** The settings when one is not an integer: no worker. */
+const NO_WORKERS: ParallelSettings = { workers: 0, minBytes: Number.MAX_SAFE_INTEGER }
+
+const clamp = (s: ParallelSettings): ParallelSettings => ({ workers: Math.max(0, s.workers), minBytes: Math.max(1, s.minBytes) })
+
+/** {@link ParallelSettings} through Effect's `Config`, from the `ConfigProvider` in force, with their defaults. */
+const viaConfig: Effect.Effect<ParallelSettings> = Effect.suspend(() =>
+  Effect.all({
+    workers: Config.integer("SESSION_INGEST_SCAN_WORKERS").pipe(Config.withDefault(defaultWorkers())),
+    minBytes: Config.integer("SESSION_INGEST_SCAN_PARALLEL_BYTES").pipe(Config.withDefault(DEFAULT_MIN_BYTES))
+  })
+).pipe(
+  Effect.map(clamp),
+  Effect.orElseSucceed(() => NO_WORKERS)
+)
+
+/**
+ * {@link ParallelSettings} from `env` as `Config.integer` reads them from
+ * the default `ConfigProvider` (`ConfigProvider.fromEnv`): a variable that
+ * is not set takes its default; one that is set is read by `Number` (blanks
+ * around it ignored, `""` is 0) and must be an integer, else no worker.
+ */
+export const settingsFromEnv = (env: Readonly<Record<string, string | undefined>>): ParallelSettings => {
+  const int = (name: string, fallback: () => number): number | null => {
+    if (!(name in env)) return fallback()
+    const n = Number(env[name])
+    return Number.isInteger(n) ? n : null
+  }
+  const workers = int("SESSION_INGEST_SCAN_WORKERS", defaultWorkers)
+  const minBytes = int("SESSION_INGEST_SCAN_PARALLEL_BYTES", () => DEFAULT_MIN_BYTES)
+  return workers === null || minBytes === null ? NO_WORKERS : clamp({ workers, minBytes })
+}
+
+/** The `ConfigProvider` Effect runs with unless one is given (`ConfigProvider.fromEnv()`, in `DefaultServices`). */
+const defaultProvider = Context.get(DefaultServices.liveServices, ConfigProvider.ConfigProvider)
+
+/**
+ * {@link ParallelSettings} from the environment, with their defaults:
+ * through Effect's `Config` (a `ConfigProvider` given with
+ * `Effect.withConfigProvider` is honoured), except under the default
+ * provider, whose environment is read at once ({@link settingsFromEnv}, the
+ * same answers): `Config`'s first use in a process cost an AgentMux rescan
+ * 2-4 ms of CPU for two variables (issue 13: the rescan's < 60 ms).
+ */
+export const parallelSettings: Effect.Effect<ParallelSettings> = Effect.configProviderWith((provider) =>
+  provider === defaultProvider ? Effect.sync(() => settingsFromEnv(process.env)) : viaConfig
 )
 
 /**
@@ -141,29 +187,8 @@ export const scanRanges = (
     const bounds = yield* cuts(conn, file, start, stop, settings.workers * PIECES_PER_WORKER)
     if (bounds.length < 3) return yield* here
     const pieces = bounds.slice(0, -1).map((s, i) => [s, bounds[i + 1]] as const)
-    const viaWorkers = Effect.scoped(
-      Effect.gen(function*() {
-        const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size: Math.min(settings.workers, pieces.length) })
-        return yield* Effect.forEach(
-          pieces,
-          ([s, e], i) =>
-            pool.executeEffect(
-              new ScanRangeRequest({
-                filename: copy,
-                zoneId: file.zoneId,
-                name: file.name,
-                size: file.size,
-                start: s,
-                // the last piece runs to the range's end (a trailing unterminated line is left there)
-                end: i === pieces.length - 1 ? end : e,
-                maxLineBytes
-              })
-            ),
-          { concurrency: "unbounded" }
-        )
-      })
-    ).pipe(
-      Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry))),
+    const { scanPieces } = yield* pool
+    const viaWorkers = scanPieces(entry, copy, file, pieces, end, maxLineBytes, settings.workers).pipe(
       Effect.catchIf((e): e is string => typeof e === "string", (why) => Effect.fail(failed(conn.path, why)))
     )
     return yield* viaWorkers.pipe(

@@ -12,7 +12,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import {
-  isStreamEventText,
+  STREAM_EVENT_PREFIX_TEXT,
   lineFactsText,
   makeSessionIdCache,
   READ_CHUNK,
@@ -23,6 +23,8 @@ import {
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 import { eachLine } from "./zone-reader.js"
+
+const STREAM_EVENT_PREFIX_LENGTH = STREAM_EVENT_PREFIX_TEXT.length
 
 /** Values per group in {@link RangeScan.groups}. */
 export const GROUP_WIDTH = 5
@@ -106,7 +108,8 @@ export const scanRange = (
       if (buf === null || text === undefined) {
         if (problem === "missing-part") missingPartLines++
         else oversized++
-      } else if (isStreamEventText(text, from, to)) {
+      } else if (to - from >= STREAM_EVENT_PREFIX_LENGTH && text.startsWith(STREAM_EVENT_PREFIX_TEXT, from)) {
+        // (isStreamEventText, inlined: this runs once a line)
         sid = streamEventSessionIdText(text, buf, from, to, cache)
       } else {
         const facts = lineFactsText(text, buf, from, to, cache)

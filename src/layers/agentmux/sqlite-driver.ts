@@ -33,6 +33,24 @@ export interface Driver {
   close(): void
 }
 
+/**
+ * better-sqlite3 loads its native addon on the first `new Database` (a
+ * search of its build folders, then `dlopen`: about 2-3 ms), which put it
+ * inside an AgentMux rescan (issue 13: the rescan's < 60 ms). It is loaded
+ * with this module instead (module loading is start-up: the AgentMux
+ * adapter's modules are loaded when the provider is first used, never for
+ * `--help`), by opening and closing an in-memory database. A failure here is
+ * left to the first real open, which reports it as the caller's typed error.
+ */
+const preload = () => {
+  try {
+    new Sqlite(":memory:").close()
+  } catch {
+    // reported by the first open (openDriver)
+  }
+}
+preload()
+
 const closeQuietly = (db: Driver) => {
   try {
     db.close()
