@@ -220,8 +220,42 @@ const draftsOf = (e: Entry): Array<Draft> => {
     }
     return out
   }
+  if (e.type === "attachment") {
+    out.push({ kind: "meta", role: "system", toolName: null, toolCallId: null, text: e.systemText, native: { attachmentType: e.subtype } })
+    return out
+  }
+  if (e.type === "queue-operation") {
+    out.push({ kind: "meta", role: "user", toolName: null, toolCallId: null, text: e.systemText, native: { operation: e.subtype } })
+    return out
+  }
+  if (e.type === "user" && e.isCompactSummary) {
+    // The summary a compaction leaves (parented on its compact_boundary): searchable, never a turn.
+    const text = e.blocks.map((b) => (b.type === "text" || b.type === "unknown" ? b.text : b.type === "document" ? b.text ?? "" : "")).filter((t) => t.length > 0)
+    if (text.length > 0 || e.blocks.length > 0) {
+      out.push({
+        kind: "meta",
+        role: "user",
+        toolName: null,
+        toolCallId: null,
+        text: text.join("\n"),
+        native: { blockType: "text", isCompactSummary: true, compactionId: e.parentUuid ?? e.logicalParentUuid }
+      })
+    }
+    return out
+  }
+  const role = e.type === "user" ? "user" : "assistant"
+  /** A block shared by both roles, or undefined. */
+  const common = (b: Block): Draft | undefined => {
+    switch (b.type) {
+      case "document":
+        return { kind: "message", role, toolName: null, toolCallId: null, text: b.text, native: { blockType: "document", title: b.title, mediaType: b.mediaType } }
+      case "unknown":
+        return { kind: "meta", role, toolName: null, toolCallId: null, text: b.text, native: { blockType: b.blockType, block: b.raw } }
+      default:
+        return undefined
+    }
+  }
   if (e.type === "user") {
-    if (e.isCompactSummary) return out
     const meta = e.isMeta || isCommandText(textOf(e))
     for (const b of e.blocks) {
       switch (b.type) {
@@ -246,11 +280,14 @@ const draftsOf = (e: Entry): Array<Draft> => {
             child: e.resultAgentId !== null && !e.isSidechain
               ? { sessionId: subagentSessionId(e.resultAgentId), subagentId: e.resultAgentId }
               : null,
-            native: { blockType: "tool_result", isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
+            native: { blockType: b.blockType, isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
           })
           break
-        default:
+        default: {
+          const d = common(b)
+          if (d !== undefined) out.push(d)
           break
+        }
       }
     }
     return out
@@ -278,11 +315,26 @@ const draftsOf = (e: Entry): Array<Draft> => {
           toolCallId: b.id,
           text: oneLineJson(b.input),
           toolInput: b.input,
-          native: { blockType: "tool_use", input: b.input }
+          native: { blockType: b.blockType, input: b.input, ...(b.serverName !== null ? { serverName: b.serverName } : {}) }
         })
         break
-      default:
+      case "tool_result":
+        // A server tool's result (web search, code execution) comes in the assistant's own message.
+        out.push({
+          kind: "tool-result",
+          role: null,
+          toolName: null,
+          toolCallId: b.toolUseId,
+          text: b.text,
+          isError: b.isError,
+          native: { blockType: b.blockType, isError: b.isError }
+        })
         break
+      default: {
+        const d = common(b)
+        if (d !== undefined) out.push(d)
+        break
+      }
     }
   }
   return out
