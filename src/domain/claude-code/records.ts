@@ -30,7 +30,8 @@ import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
  * - `oversized-line`: a line longer than `maxRecordBytes` (not held);
  * - `invalid-record`: a `user` / `assistant` / `system` line without a `message`
- *   object (`user`, `assistant`) or a `summary` line without a string `summary`.
+ *   object (`user`, `assistant`), a `summary` line without a string `summary`,
+ *   an `attachment` line without an `attachment` object.
  */
 export type LineWarningKind = BadLineKind | "invalid-record"
 
@@ -322,7 +323,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
     case "custom-title":
       return typeof v.customTitle === "string" ? { _tag: "CustomTitle", title: v.customTitle, sessionId: s(v.sessionId) } : warn("invalid-record")
     case "attachment":
-      return isRecord(v.attachment) ? sideEntry(v, "attachment", s(v.attachment.type), stringsOf(v.attachment)) : { _tag: "Ignored", type: "attachment" }
+      return isRecord(v.attachment) ? sideEntry(v, "attachment", s(v.attachment.type), stringsOf(v.attachment)) : warn("invalid-record")
     case "queue-operation": {
       // A prompt typed while the agent works (`enqueue`, `content`); the operations without text are no record.
       const text = typeof v.content === "string" ? v.content : stringsOf(v.content)
