@@ -236,6 +236,16 @@ describe("claude-code: usage, timestamps and subagent meta not valid", () => {
       expect(w.message).not.toContain("skipped")
     }))
 
+  it.effect("a session whose only line holds a document, or content not understood, is listed", () =>
+    Effect.gen(function*() {
+      const root = tempDir("si-claude-doconly-")
+      const doc = "f0f0f0f0-0000-4000-8000-0000000000f0", odd = "f1f1f1f1-0000-4000-8000-0000000000f1"
+      write(root, doc, [{ ...blockRows[7], sessionId: doc }])
+      write(root, odd, [{ ...oddRows[3], sessionId: odd }])
+      const d = yield* withAdapter(root, (a) => a.discover({}))
+      expect(d.sources.map((s) => s.sessionId).sort()).toEqual([doc, odd])
+    }))
+
   it.effect("timestamps with no zone, impossible or garbage: occurredAt null, counted as timestamp-not-valid; a missing one is not", () =>
     Effect.gen(function*() {
       const root = tempDir("si-claude-ts-")

@@ -76,6 +76,8 @@ export class SessionScan {
   subagentEventCount = 0
   /** Assistant lines that yield an event (every part): responses, whatever their usage. */
   responseLines = 0
+  /** User lines with a document or content not understood (every part): what a person sent, prompt or not. */
+  contentLines = 0
   readonly lineWarnings = new WarningTally()
   readonly subagentWarnings = new WarningTally()
   readonly usage = new UsageTally()
@@ -139,6 +141,7 @@ export class SessionScan {
     if (c.timestampNotValid) warnings.add(TIMESTAMP_NOT_VALID, lineNumber)
     if (c.blocks.some((b) => b.type === "unknown")) warnings.add(UNKNOWN_BLOCK, lineNumber)
     if (c.type === "assistant" && events > 0) this.responseLines++
+    if (c.type === "user" && c.blocks.some((b) => b.type === "document" || b.type === "unknown")) this.contentLines++
     if (c.uuid !== null) this.uuids.add(c.uuid)
     if (c.timestamp !== null) {
       this.startedAt = earliestOf(this.startedAt, c.timestamp)
@@ -260,12 +263,14 @@ export class SessionScan {
   }
 
   /**
-   * True when the session holds a conversation: a prompt, a tool call or a
+   * True when the session holds a conversation: a prompt, a tool call, a
    * response (an assistant line with an event, whatever its usage: one whose
-   * usage is not valid is a response all the same).
+   * usage is not valid is a response all the same), or a user line holding a
+   * document or content not understood (kept as events, never left out).
    */
   get listable(): boolean {
-    return this.promptCount > 0 || this.toolCallCount > 0 || this.responseLines > 0 || this.usage.totals().messages > 0
+    return this.promptCount > 0 || this.toolCallCount > 0 || this.responseLines > 0 || this.contentLines > 0 ||
+      this.usage.totals().messages > 0
   }
 
   /** Token totals: every part, and each part. */
