@@ -11,15 +11,23 @@
  *   null, `toolCallId`, text, native `isError`); `image` → native
  *   `images[]` (`mediaType`) of the line's text event, or, in a line without
  *   text, a `message` user with null text (native `blockType: "image"`); an
- *   `isCompactSummary` line yields none (a compaction's summary is never
- *   replayed);
+ *   `isCompactSummary` line (a compaction's summary) → one `meta` event, role
+ *   user, its text the summary (native `isCompactSummary`, `compactionId` the
+ *   boundary's uuid): searchable, never a turn, not a second compaction;
  * - assistant `text` → `message`, `thinking` → `thinking` (null text when
- *   redacted), `tool_use` → `tool-call` (`toolName`, `toolCallId`, input in
- *   native `input`, its one-line JSON as text); `model` is `message.model`
- *   (null for `<synthetic>`);
+ *   redacted), `tool_use` (and `server_tool_use`, `mcp_tool_use`, any
+ *   `*_tool_use`) → `tool-call` (`toolName`, `toolCallId`, input in native
+ *   `input`, its one-line JSON as text; native `blockType`, `serverName`);
+ *   a server tool's result (`web_search_tool_result`, any `*_tool_result`) →
+ *   `tool-result`; `model` is `message.model` (null for `<synthetic>`);
+ * - either role: `document` → `message` (its title / context / text; native
+ *   `title`, `mediaType`); content not understood → `meta`, native `block` the
+ *   raw value (counted `unknown-block` by the scan);
  * - system `compact_boundary` → `summary` (role system, native
  *   `compactionId` = its uuid, `trigger`, `preTokens`); other system lines →
- *   `meta`, role system, text their `content`.
+ *   `meta`, role system, text their `content`;
+ * - `attachment` → `meta`, role system (native `attachmentType`); a
+ *   `queue-operation` holding a prompt → `meta`, role user (native `operation`).
  *
  * Sessions: main-chain lines carry the file's session id; an inline
  * sidechain (older versions: `isSidechain` lines in the parent file) is the
