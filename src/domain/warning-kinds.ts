@@ -25,3 +25,34 @@ export const USAGE_NOT_VALID = "usage-not-valid"
  * provider's diagnostics, and they do not make coverage partial.
  */
 export const PARSE_WARNING = "PARSE_WARNING"
+
+/**
+ * The parse-warning kinds whose lines are KEPT (their events are in the
+ * stream and the index; only a part of the line is dropped or replaced), with
+ * what happened to them, as the reports say it: every other kind's lines are
+ * skipped. Shared by every provider's `inspect` and the import report, so a
+ * kept line is never called skipped.
+ * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
+ * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
+ * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
+ * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code).
+ */
+export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string; readonly why: string }>> = {
+  [USAGE_NOT_VALID]: { kept: "kept without usage", why: "a token count or cost not valid" },
+  "invalid-utf8": { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
+  "unknown-block": { kept: "kept with content not understood", why: "kept raw, as meta events" },
+  "timestamp-not-valid": { kept: "kept without a time", why: "a timestamp not valid" }
+}
+
+/** True when a parse warning's lines are kept, not skipped ({@link KEPT_WARNING_KINDS}). */
+export const isKeptWarningKind = (kind: string): boolean => Object.hasOwn(KEPT_WARNING_KINDS, kind)
+
+/**
+ * A parse warning as one sentence: `3 line(s) kept without usage (…)
+ * (first at line 4).` for a kind whose lines are kept, `2 line(s) skipped:
+ * malformed-json (first at line 4).` for the others. `firstLine` null: `?`.
+ */
+export const parseWarningMessage = (w: { readonly kind: string; readonly count: number; readonly firstLine: number | null }): string =>
+  isKeptWarningKind(w.kind)
+    ? `${w.count} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}): ${w.kind} (first at line ${w.firstLine ?? "?"}).`
+    : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`

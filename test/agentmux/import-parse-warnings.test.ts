@@ -104,6 +104,6 @@ describe("import: AgentMux's parse warnings are in the report", () => {
     expect(data.parseWarnings.byKind).toEqual({ "unreadable-line": 2, [USAGE_NOT_VALID]: 1 })
     const text = cli(args, { env: { NO_COLOR: "1" } })
     expect(text.code).toBe(0)
-    expect(text.stdout + text.stderr).toMatch(/parse warnings: 2 lines skipped in 1 source \(unreadable-line 2, usage-not-valid 1\); the rest of each source was read; 1 line kept without usage/)
+    expect(text.stdout + text.stderr).toMatch(/parse warnings: 2 lines skipped in 1 source \(unreadable-line 2\); the rest of each source was read; 1 line kept without usage \(usage-not-valid 1: a token count or cost not valid\)/)
   })
 })

@@ -273,7 +273,11 @@ describe("EXPECTED.md S4: compaction", () => {
       expect(c[0].rawReference.sequence).toBe(9)
       expect(nat(c[0])).toMatchObject({ compactionId: "9f5c5a53-032e-4657-87e2-44ab229e2dcc", trigger: "auto", preTokens: 167342, logicalParentUuid: "577360fd-28cb-477f-bd7d-c8509d47c9d8" })
       expect(c[0].compaction).toEqual({ id: "9f5c5a53-032e-4657-87e2-44ab229e2dcc", trigger: "auto" })
-      expect(events.some((e) => e.rawReference.sequence === 10)).toBe(false)
+      // line 10, the compaction's summary (isCompactSummary): one meta event (searchable, not a turn) naming its boundary
+      const summary = events.filter((e) => e.rawReference.sequence === 10)
+      expect(summary.map((e) => [e.kind, e.role])).toEqual([["meta", "user"]])
+      expect(summary[0].text).toMatch(/^This session is being continued from a previous conversation that ran out of context\./)
+      expect(nat(summary[0])).toMatchObject({ isCompactSummary: true, compactionId: "9f5c5a53-032e-4657-87e2-44ab229e2dcc" })
       expect(events.filter((e) => e.kind === "message" && e.role === "user").map((e) => e.rawReference.sequence)).toEqual([1, 5, 15])
       expect(toolTable(events)).toEqual([
         [2, "toolu_01PZfsd0vWbAikoDfyTc4CDA", "Bash", 3, false],

@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { cli } from "../support/run.js"
 import { collect, tempDir, withAdapter } from "./helpers.js"
 
 const SID = "eeeeeeee-2222-4333-8444-555555555555"
@@ -68,4 +69,16 @@ describe("claude-code: invalid UTF-8 inside a line", () => {
       expect(texts.length).toBeGreaterThanOrEqual(2)
       expect(texts.join("")).toContain("\ufffd")
     }))
+
+  it("the import report says those lines kept, the bad JSON line skipped", () => {
+    const c = setup()
+    const dir = tempDir("si-claude-utf8-idx-")
+    const r = cli(["import", "--index", nodePath.join(dir, "idx.db"), "--claude-root", c.root, "--agents-root", nodePath.join(dir, "none"), "--muse-root", nodePath.join(dir, "none"), "--workspace", dir], {
+      env: { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
+    })
+    expect([0, 8]).toContain(r.code)
+    const line = r.stdout.split("\n").find((l) => l.includes("parse warnings:"))!
+    expect(line).toMatch(/1 line skipped in 1 source \(malformed-json 1\)/)
+    expect(line).toMatch(/2 lines kept with invalid UTF-8 \(invalid-utf8 2: /)
+  })
 })

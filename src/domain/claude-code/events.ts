@@ -11,15 +11,23 @@
  *   null, `toolCallId`, text, native `isError`); `image` → native
  *   `images[]` (`mediaType`) of the line's text event, or, in a line without
  *   text, a `message` user with null text (native `blockType: "image"`); an
- *   `isCompactSummary` line yields none (a compaction's summary is never
- *   replayed);
+ *   `isCompactSummary` line (a compaction's summary) → one `meta` event, role
+ *   user, its text the summary (native `isCompactSummary`, `compactionId` the
+ *   boundary's uuid): searchable, never a turn, not a second compaction;
  * - assistant `text` → `message`, `thinking` → `thinking` (null text when
- *   redacted), `tool_use` → `tool-call` (`toolName`, `toolCallId`, input in
- *   native `input`, its one-line JSON as text); `model` is `message.model`
- *   (null for `<synthetic>`);
+ *   redacted), `tool_use` (and `server_tool_use`, `mcp_tool_use`, any
+ *   `*_tool_use`) → `tool-call` (`toolName`, `toolCallId`, input in native
+ *   `input`, its one-line JSON as text; native `blockType`, `serverName`);
+ *   a server tool's result (`web_search_tool_result`, any `*_tool_result`) →
+ *   `tool-result`; `model` is `message.model` (null for `<synthetic>`);
+ * - either role: `document` → `message` (its title / context / text; native
+ *   `title`, `mediaType`); content not understood → `meta`, native `block` the
+ *   raw value (counted `unknown-block` by the scan);
  * - system `compact_boundary` → `summary` (role system, native
  *   `compactionId` = its uuid, `trigger`, `preTokens`); other system lines →
- *   `meta`, role system, text their `content`.
+ *   `meta`, role system, text their `content`;
+ * - `attachment` → `meta`, role system (native `attachmentType`); a
+ *   `queue-operation` holding a prompt → `meta`, role user (native `operation`).
  *
  * Sessions: main-chain lines carry the file's session id; an inline
  * sidechain (older versions: `isSidechain` lines in the parent file) is the
@@ -220,8 +228,42 @@ const draftsOf = (e: Entry): Array<Draft> => {
     }
     return out
   }
+  if (e.type === "attachment") {
+    out.push({ kind: "meta", role: "system", toolName: null, toolCallId: null, text: e.systemText, native: { attachmentType: e.subtype } })
+    return out
+  }
+  if (e.type === "queue-operation") {
+    out.push({ kind: "meta", role: "user", toolName: null, toolCallId: null, text: e.systemText, native: { operation: e.subtype } })
+    return out
+  }
+  if (e.type === "user" && e.isCompactSummary) {
+    // The summary a compaction leaves (parented on its compact_boundary): searchable, never a turn.
+    const text = e.blocks.map((b) => (b.type === "text" || b.type === "unknown" ? b.text : b.type === "document" ? b.text ?? "" : "")).filter((t) => t.length > 0)
+    if (text.length > 0 || e.blocks.length > 0) {
+      out.push({
+        kind: "meta",
+        role: "user",
+        toolName: null,
+        toolCallId: null,
+        text: text.join("\n"),
+        native: { blockType: "text", isCompactSummary: true, compactionId: e.parentUuid ?? e.logicalParentUuid }
+      })
+    }
+    return out
+  }
+  const role = e.type === "user" ? "user" : "assistant"
+  /** A block shared by both roles, or undefined. */
+  const common = (b: Block): Draft | undefined => {
+    switch (b.type) {
+      case "document":
+        return { kind: "message", role, toolName: null, toolCallId: null, text: b.text, native: { blockType: "document", title: b.title, mediaType: b.mediaType } }
+      case "unknown":
+        return { kind: "meta", role, toolName: null, toolCallId: null, text: b.text, native: { blockType: b.blockType, block: b.raw } }
+      default:
+        return undefined
+    }
+  }
   if (e.type === "user") {
-    if (e.isCompactSummary) return out
     const meta = e.isMeta || isCommandText(textOf(e))
     for (const b of e.blocks) {
       switch (b.type) {
@@ -246,11 +288,14 @@ const draftsOf = (e: Entry): Array<Draft> => {
             child: e.resultAgentId !== null && !e.isSidechain
               ? { sessionId: subagentSessionId(e.resultAgentId), subagentId: e.resultAgentId }
               : null,
-            native: { blockType: "tool_result", isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
+            native: { blockType: b.blockType, isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
           })
           break
-        default:
+        default: {
+          const d = common(b)
+          if (d !== undefined) out.push(d)
           break
+        }
       }
     }
     return out
@@ -278,11 +323,26 @@ const draftsOf = (e: Entry): Array<Draft> => {
           toolCallId: b.id,
           text: oneLineJson(b.input),
           toolInput: b.input,
-          native: { blockType: "tool_use", input: b.input }
+          native: { blockType: b.blockType, input: b.input, ...(b.serverName !== null ? { serverName: b.serverName } : {}) }
         })
         break
-      default:
+      case "tool_result":
+        // A server tool's result (web search, code execution) comes in the assistant's own message.
+        out.push({
+          kind: "tool-result",
+          role: null,
+          toolName: null,
+          toolCallId: b.toolUseId,
+          text: b.text,
+          isError: b.isError,
+          native: { blockType: b.blockType, isError: b.isError }
+        })
         break
+      default: {
+        const d = common(b)
+        if (d !== undefined) out.push(d)
+        break
+      }
     }
   }
   return out

@@ -6,10 +6,14 @@
  * `user` / `assistant` / `system` carry the conversation (common fields
  * `uuid`, `parentUuid`, `sessionId`, `timestamp`, `cwd`, `gitBranch`,
  * `version`, `isSidechain`, `agentId`, …), `summary` names a conversation by
- * its leaf uuid, and the other kinds (`file-history-snapshot`,
- * `queue-operation`, `last-prompt`, `progress`, …, and any unknown one) are
- * skipped silently. Tolerant (as Muse agents): a line that cannot be used is
- * a {@link LineWarningKind} (skipped and counted), never an error.
+ * its leaf uuid, `custom-title` renames the session, `attachment` and a
+ * `queue-operation` holding a prompt are entries of their own (see
+ * {@link Entry}), and the other kinds (`file-history-snapshot`,
+ * `last-prompt`, `progress`, …, and any unknown one) hold no conversation and
+ * are skipped. Tolerant (as Muse agents): a line that cannot be used is a
+ * {@link LineWarningKind} (skipped and counted), never an error; a line kept
+ * with a part not understood is counted too ({@link UNKNOWN_BLOCK},
+ * {@link TIMESTAMP_NOT_VALID}, `usage-not-valid`).
  *
  * @module
  */
@@ -26,20 +30,61 @@ import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
  * - `oversized-line`: a line longer than `maxRecordBytes` (not held);
  * - `invalid-record`: a `user` / `assistant` / `system` line without a `message`
- *   object (`user`, `assistant`) or a `summary` line without a string `summary`.
+ *   object (`user`, `assistant`), a `summary` line without a string `summary`,
+ *   an `attachment` line without an `attachment` object.
  */
 export type LineWarningKind = BadLineKind | "invalid-record"
 
 /** One physical line as the classifier sees it (decoded as UTF-8). */
 export type { RawLine }
 
-/** One content block of a `user` / `assistant` message, normalized. */
+/**
+ * One content block of a `user` / `assistant` message, normalized.
+ * - `tool_use` also stands for the Messages API's other tool calls,
+ *   `server_tool_use` (web search, web fetch, code execution: run by the API)
+ *   and `mcp_tool_use` (a remote MCP server's tool, `server_name`), and any
+ *   `*_tool_use` block with an `id` and a `name` (`blockType` keeps which);
+ * - `tool_result` also stands for `mcp_tool_result`, `web_search_tool_result`
+ *   and any `*_tool_result` block with a `tool_use_id` (the text of a
+ *   result's text blocks, else every string it holds: titles, urls, an
+ *   `error_code`; `isError` its `is_error`, or an error object's);
+ * - `document`: an attached document (PDF, text): its text when its source
+ *   holds text, its `title` and `context`, its media type;
+ * - `unknown`: anything else (a block of a type not listed here, a known one
+ *   without its required fields, a non-object element, a `content` that is
+ *   neither a string nor an array): kept, raw, with every string it holds as
+ *   its text, and counted as {@link UNKNOWN_BLOCK}.
+ */
 export type Block =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "thinking"; readonly text: string | null; readonly signed: boolean; readonly redacted: boolean }
-  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown }
-  | { readonly type: "tool_result"; readonly toolUseId: string; readonly text: string; readonly isError: boolean }
+  | {
+    readonly type: "tool_use"
+    readonly id: string
+    readonly name: string
+    readonly input: unknown
+    readonly blockType: string
+    readonly serverName: string | null
+  }
+  | { readonly type: "tool_result"; readonly toolUseId: string; readonly text: string; readonly isError: boolean; readonly blockType: string }
   | { readonly type: "image"; readonly mediaType: string | null }
+  | { readonly type: "document"; readonly text: string | null; readonly title: string | null; readonly mediaType: string | null }
+  | { readonly type: "unknown"; readonly blockType: string; readonly raw: unknown; readonly text: string }
+
+/**
+ * The parse warning of a line kept with content not understood (a block of
+ * an unknown type, a `content` that is not a string or an array of blocks):
+ * the content is an event of kind `meta` whose native `block` is the raw value.
+ */
+export const UNKNOWN_BLOCK = "unknown-block"
+
+/**
+ * The parse warning of a line kept although its `timestamp` is not a valid
+ * RFC 3339 time with a zone (no zone, a day the month does not have,
+ * garbage): its events have `occurredAt: null`. A line without a timestamp is
+ * not counted.
+ */
+export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
 
 /**
  * Token usage of one assistant line (`message.usage`): input, output,
@@ -54,16 +99,24 @@ export interface Usage {
   readonly costUSD: number | null
 }
 
-/** A `user`, `assistant` or `system` line. */
+/**
+ * A `user`, `assistant` or `system` line; an `attachment` line (context the
+ * harness adds: a file, a hook's output, a reminder; `subtype` its
+ * `attachment.type`, `systemText` every string it holds); a `queue-operation`
+ * line that holds a prompt typed while the agent works (`subtype` its
+ * `operation`, `systemText` its `content`).
+ */
 export interface Entry {
   readonly _tag: "Entry"
-  readonly type: "user" | "assistant" | "system"
+  readonly type: "user" | "assistant" | "system" | "attachment" | "queue-operation"
   readonly uuid: string | null
   readonly parentUuid: string | null
   readonly logicalParentUuid: string | null
   readonly sessionId: string | null
   /** RFC 3339 or null. */
   readonly timestamp: string | null
+  /** True when the line has a `timestamp` that is not valid ({@link TIMESTAMP_NOT_VALID}). */
+  readonly timestampNotValid: boolean
   readonly cwd: string | null
   readonly gitBranch: string | null
   readonly version: string | null
@@ -81,7 +134,10 @@ export interface Entry {
   readonly usage: Usage | null
   /** True when the line's usage was dropped: a count or its cost not valid ({@link USAGE_NOT_VALID}). */
   readonly usageNotValid: boolean
-  /** system: `subtype`, `content` text, and for `compact_boundary` the trigger and `preTokens`. */
+  /**
+   * system: `subtype`, `content` text, and for `compact_boundary` the trigger and `preTokens`;
+   * attachment: `attachment.type` and its strings; queue-operation: `operation` and `content`.
+   */
   readonly subtype: string | null
   readonly systemText: string | null
   readonly compactTrigger: string | null
@@ -120,11 +176,73 @@ export const resultText = (content: unknown): string => {
   return content === undefined || content === null ? "" : JSON.stringify(content)
 }
 
-const blockOf = (b: unknown): Block | null => {
-  if (!isRecord(b)) return null
-  switch (b.type) {
+/** Keys whose strings are no text (ids, kinds, encoded bytes). */
+const NOT_TEXT_KEYS = new Set(["type", "id", "tool_use_id", "data", "signature", "encrypted_content", "encrypted_index", "media_type", "file_id"])
+
+/** Every string `v` holds (depth first, keys in {@link NOT_TEXT_KEYS} left out), joined with `\n`. */
+export const stringsOf = (v: unknown): string => {
+  const out: Array<string> = []
+  const walk = (x: unknown, depth: number): void => {
+    if (depth > 64) return
+    if (typeof x === "string") {
+      if (x.length > 0) out.push(x)
+    } else if (Array.isArray(x)) {
+      for (const y of x) walk(y, depth + 1)
+    } else if (isRecord(x)) {
+      for (const [k, y] of Object.entries(x)) if (!NOT_TEXT_KEYS.has(k)) walk(y, depth + 1)
+    }
+  }
+  walk(v, 0)
+  return out.join("\n")
+}
+
+/** The text of an unknown block: its strings, else its one-line JSON. */
+const unknownText = (v: unknown): string => {
+  const t = stringsOf(v)
+  if (t.length > 0) return t
+  try {
+    return JSON.stringify(v) ?? String(v)
+  } catch {
+    return String(v)
+  }
+}
+
+const unknownOf = (v: unknown): Block => ({
+  type: "unknown",
+  blockType: v === null ? "null" : Array.isArray(v) ? "array" : isRecord(v) ? (typeof v.type === "string" && v.type.length > 0 ? v.type : "object") : typeof v,
+  raw: v,
+  text: unknownText(v)
+})
+
+/** The text of a server or MCP tool's result: its text blocks', else every string it holds. */
+const toolResultText = (content: unknown): string => {
+  const t = resultText(content)
+  return t.length > 0 || typeof content === "string" ? t : stringsOf(content)
+}
+
+/** True for an error a server tool's result holds in place of its content (`{type: "web_search_tool_result_error", error_code}`). */
+const isErrorContent = (content: unknown): boolean =>
+  isRecord(content) && ((typeof content.type === "string" && content.type.endsWith("_error")) || typeof content.error_code === "string")
+
+const documentOf = (b: Record<string, unknown>): Block => {
+  const src = isRecord(b.source) ? b.source : {}
+  const body = src.type === "text" && typeof src.data === "string"
+    ? src.data
+    : src.type === "content"
+    ? (typeof src.content === "string" ? src.content : resultText(src.content))
+    : src.type === "url" && typeof src.url === "string"
+    ? src.url
+    : ""
+  const parts = [s(b.title), s(b.context), body.length > 0 ? body : null].filter((x): x is string => x !== null)
+  return { type: "document", text: parts.length > 0 ? parts.join("\n") : null, title: s(b.title), mediaType: s(src.media_type) }
+}
+
+const blockOf = (b: unknown): Block => {
+  if (!isRecord(b)) return unknownOf(b)
+  const type = typeof b.type === "string" ? b.type : ""
+  switch (type) {
     case "text":
-      return typeof b.text === "string" ? { type: "text", text: b.text } : null
+      return typeof b.text === "string" ? { type: "text", text: b.text } : unknownOf(b)
     case "thinking":
       return {
         type: "thinking",
@@ -134,32 +252,39 @@ const blockOf = (b: unknown): Block | null => {
       }
     case "redacted_thinking":
       return { type: "thinking", text: null, signed: false, redacted: true }
-    case "tool_use":
-      return s(b.id) !== null && s(b.name) !== null
-        ? { type: "tool_use", id: b.id as string, name: b.name as string, input: b.input ?? {} }
-        : null
-    case "tool_result":
-      return s(b.tool_use_id) !== null
-        ? { type: "tool_result", toolUseId: b.tool_use_id as string, text: resultText(b.content), isError: b.is_error === true }
-        : null
     case "image": {
       const src = isRecord(b.source) ? b.source : {}
       return { type: "image", mediaType: s(src.media_type) }
     }
+    case "document":
+      return documentOf(b)
+    case "tool_result":
+      return s(b.tool_use_id) !== null
+        ? { type: "tool_result", toolUseId: b.tool_use_id as string, text: resultText(b.content), isError: b.is_error === true, blockType: type }
+        : unknownOf(b)
     default:
-      return null
+      // tool_use, server_tool_use, mcp_tool_use, and the API's next *_tool_use / *_tool_result blocks.
+      if ((type === "tool_use" || type.endsWith("_tool_use")) && s(b.id) !== null && s(b.name) !== null) {
+        return { type: "tool_use", id: b.id as string, name: b.name as string, input: b.input ?? {}, blockType: type, serverName: s(b.server_name) }
+      }
+      if (type.endsWith("_tool_result") && s(b.tool_use_id) !== null) {
+        return {
+          type: "tool_result",
+          toolUseId: b.tool_use_id as string,
+          text: toolResultText(b.content),
+          isError: b.is_error === true || isErrorContent(b.content),
+          blockType: type
+        }
+      }
+      return unknownOf(b)
   }
 }
 
 const blocksOf = (content: unknown): ReadonlyArray<Block> => {
   if (typeof content === "string") return content.length > 0 ? [{ type: "text", text: content }] : []
-  if (!Array.isArray(content)) return []
-  const out: Array<Block> = []
-  for (const b of content) {
-    const block = blockOf(b)
-    if (block !== null) out.push(block)
-  }
-  return out
+  if (content === undefined) return []
+  if (!Array.isArray(content)) return [unknownOf(content)]
+  return content.map(blockOf)
 }
 
 /**
@@ -197,6 +322,13 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       return typeof v.summary === "string" ? { _tag: "Summary", summary: v.summary, leafUuid: s(v.leafUuid) } : warn("invalid-record")
     case "custom-title":
       return typeof v.customTitle === "string" ? { _tag: "CustomTitle", title: v.customTitle, sessionId: s(v.sessionId) } : warn("invalid-record")
+    case "attachment":
+      return isRecord(v.attachment) ? sideEntry(v, "attachment", s(v.attachment.type), stringsOf(v.attachment)) : warn("invalid-record")
+    case "queue-operation": {
+      // A prompt typed while the agent works (`enqueue`, `content`); the operations without text are no record.
+      const text = typeof v.content === "string" ? v.content : stringsOf(v.content)
+      return text.trim().length > 0 ? sideEntry(v, "queue-operation", s(v.operation), text) : { _tag: "Ignored", type: "queue-operation" }
+    }
     case "user":
     case "assistant":
     case "system": {
@@ -214,6 +346,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         logicalParentUuid: s(v.logicalParentUuid),
         sessionId: s(v.sessionId),
         timestamp: timestampOrNull(v.timestamp),
+        timestampNotValid: timestampNotValid(v.timestamp),
         cwd: s(v.cwd),
         gitBranch: typeof v.gitBranch === "string" ? v.gitBranch : null,
         version: s(v.version),
@@ -241,6 +374,40 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       return { _tag: "Ignored", type: typeof v.type === "string" ? v.type : "" }
   }
 }
+
+/** True for a `timestamp` given (not absent, not null) that is no valid time. */
+const timestampNotValid = (t: unknown): boolean => t !== undefined && t !== null && timestampOrNull(t) === null
+
+/** An `attachment` or `queue-operation` line as an entry: no blocks, its text in `systemText`, its kind in `subtype`. */
+const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-operation", subtype: string | null, text: string): Entry => ({
+  _tag: "Entry",
+  type,
+  uuid: s(v.uuid),
+  parentUuid: s(v.parentUuid),
+  logicalParentUuid: null,
+  sessionId: s(v.sessionId),
+  timestamp: timestampOrNull(v.timestamp),
+  timestampNotValid: timestampNotValid(v.timestamp),
+  cwd: s(v.cwd),
+  gitBranch: typeof v.gitBranch === "string" ? v.gitBranch : null,
+  version: s(v.version),
+  slug: s(v.slug),
+  isSidechain: v.isSidechain === true,
+  agentId: s(v.agentId),
+  isMeta: false,
+  isCompactSummary: false,
+  blocks: [],
+  messageId: null,
+  requestId: null,
+  model: null,
+  usage: null,
+  usageNotValid: false,
+  subtype,
+  systemText: text.length > 0 ? text : null,
+  compactTrigger: null,
+  compactPreTokens: null,
+  resultAgentId: null
+})
 
 /** The text of an entry's `text` blocks, joined with `\n`. */
 export const textOf = (e: Entry): string =>

@@ -12,7 +12,7 @@ import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
-import { type Classified, isPrompt, isSpawnTool, SYNTHETIC_MODEL, textOf } from "./records.js"
+import { type Classified, isPrompt, isSpawnTool, SYNTHETIC_MODEL, textOf, TIMESTAMP_NOT_VALID, UNKNOWN_BLOCK } from "./records.js"
 
 /** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -74,6 +74,10 @@ export class SessionScan {
   eventCount = 0
   /** Events of the subagent files. */
   subagentEventCount = 0
+  /** Assistant lines that yield an event (every part): responses, whatever their usage. */
+  responseLines = 0
+  /** User lines with a document or content not understood (every part): what a person sent, prompt or not. */
+  contentLines = 0
   readonly lineWarnings = new WarningTally()
   readonly subagentWarnings = new WarningTally()
   readonly usage = new UsageTally()
@@ -132,7 +136,12 @@ export class SessionScan {
       case "Entry":
         break
     }
-    if (c.usageNotValid) (main ? this.lineWarnings : this.subagentWarnings).add(USAGE_NOT_VALID, lineNumber)
+    const warnings = main ? this.lineWarnings : this.subagentWarnings
+    if (c.usageNotValid) warnings.add(USAGE_NOT_VALID, lineNumber)
+    if (c.timestampNotValid) warnings.add(TIMESTAMP_NOT_VALID, lineNumber)
+    if (c.blocks.some((b) => b.type === "unknown")) warnings.add(UNKNOWN_BLOCK, lineNumber)
+    if (c.type === "assistant" && events > 0) this.responseLines++
+    if (c.type === "user" && c.blocks.some((b) => b.type === "document" || b.type === "unknown")) this.contentLines++
     if (c.uuid !== null) this.uuids.add(c.uuid)
     if (c.timestamp !== null) {
       this.startedAt = earliestOf(this.startedAt, c.timestamp)
@@ -253,9 +262,15 @@ export class SessionScan {
     return this.firstPrompt !== null ? "first-prompt" : null
   }
 
-  /** True when the session holds a conversation (a prompt or a tool call). */
+  /**
+   * True when the session holds a conversation: a prompt, a tool call, a
+   * response (an assistant line with an event, whatever its usage: one whose
+   * usage is not valid is a response all the same), or a user line holding a
+   * document or content not understood (kept as events, never left out).
+   */
   get listable(): boolean {
-    return this.promptCount > 0 || this.toolCallCount > 0 || this.usage.totals().messages > 0
+    return this.promptCount > 0 || this.toolCallCount > 0 || this.responseLines > 0 || this.contentLines > 0 ||
+      this.usage.totals().messages > 0
   }
 
   /** Token totals: every part, and each part. */

@@ -53,7 +53,7 @@ import {
 } from "../../domain/claude-code/events.js"
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
-import { INVALID_UTF8, MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
+import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -61,7 +61,7 @@ import type { KnownSource, SourceRead, StreamOptions } from "../../services/Sess
 import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
-import { PARSE_WARNING } from "../../domain/warning-kinds.js"
+import { PARSE_WARNING, parseWarningMessage } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -126,15 +126,35 @@ export interface Subagent {
   readonly description: string | undefined
   /** `toolUseId` of `meta.json`: the parent's spawning call. */
   readonly toolUseId: string | undefined
+  /** What is wrong with its `meta.json` (not JSON, not an object, unreadable), when it is there and not valid. */
+  readonly metaProblem?: string | undefined
 }
 
+/**
+ * A subagent's `agent-<agentId>.meta.json`: its object, and what is wrong
+ * with it when it is there but cannot be read or is not a JSON object (its
+ * subagent is read all the same, without the facts it would give). None of
+ * either when there is no such file (the flat layout has none).
+ */
 const readMeta = (deps: ClaudeDeps, dir: string, agentId: string, root: string) =>
   Effect.gen(function*() {
     const file = yield* deps.access.authorizeFile(nodePath.join(dir, `agent-${agentId}.meta.json`), [root])
     const bytes = yield* deps.access.readWhole(file, deps.limits.maxRecordBytes)
     const parsed = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8"), deps.limits.maxDepth)
-    return parsed._tag === "ok" && isRecord(parsed.value) ? parsed.value : {}
-  }).pipe(Effect.orElseSucceed((): Record<string, unknown> => ({})))
+    return parsed._tag === "ok" && isRecord(parsed.value)
+      ? { meta: parsed.value, problem: undefined }
+      : { meta: {} as Record<string, unknown>, problem: parsed._tag === "ok" ? "is not a JSON object" : "is not valid JSON" }
+  }).pipe(Effect.catchAll((e): Effect.Effect<{ readonly meta: Record<string, unknown>; readonly problem: string | undefined }> =>
+    Effect.succeed({ meta: {}, problem: e._tag === "SourceNotFound" ? undefined : `could not be read (${e.code})` })
+  ))
+
+/**
+ * The parse warning (a subagent file's, `subagentParseWarnings`) of a
+ * subagent whose `agent-<agentId>.meta.json` is there but not valid (not
+ * JSON, not an object, unreadable): its events are kept, without the agent
+ * type, description and spawning call the file would give.
+ */
+export const SUBAGENT_META_NOT_VALID = "subagent-meta-not-valid"
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.length > 0 ? v : undefined)
 
@@ -286,14 +306,15 @@ export const subagentsOf = (
         diagnostics.push({ code: file.left.code, message: `The subagent file ${e.name}: ${file.left.message}`, details: { agentId } })
         continue
       }
-      const meta = yield* readMeta(deps, dir, agentId, session.root)
+      const { meta, problem } = yield* readMeta(deps, dir, agentId, session.root)
       subagents.push({
         agentId,
         file: file.right,
         sourceId: sourceIdOf(file.right.path),
         agentType: str(meta.agentType),
         description: str(meta.description),
-        toolUseId: str(meta.toolUseId)
+        toolUseId: str(meta.toolUseId),
+        ...(problem !== undefined ? { metaProblem: problem } : {})
       })
     }
     const flat = yield* flatAgentFiles(deps.access, session.path, session.root, new Set(subagents.map((s) => s.agentId)))
@@ -407,6 +428,7 @@ export const scanSession = (
     const { diagnostics, subagents } = yield* subagentsOf(deps, file)
     const problems = [...diagnostics]
     for (const s of subagents) {
+      if (s.metaProblem !== undefined) scan.subagentWarnings.add(SUBAGENT_META_NOT_VALID, null)
       const read = yield* Effect.either(scanFile(s.file, { _tag: "subagent", agentId: s.agentId }, subagentFileLabel(s)))
       if (Either.isLeft(read)) {
         problems.push({ code: read.left.code, message: `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, details: { agentId: s.agentId } })
@@ -912,11 +934,16 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
       diagnostics: [
         ...warnings.map((w) => ({
           code: PARSE_WARNING,
-          message: w.kind === INVALID_UTF8
-            ? `${w.count} line(s) kept with invalid UTF-8 (their bad bytes read as U+FFFD) (first at line ${w.firstLine ?? "?"}).`
-            : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          message: parseWarningMessage(w),
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
+        ...s.subagents.flatMap((a) =>
+          a.metaProblem === undefined ? [] : [{
+            code: PARSE_WARNING,
+            message: `The subagent's agent-${a.agentId}.meta.json ${a.metaProblem}: its events are kept, without the agent type, description and spawning call it would give.`,
+            details: { kind: SUBAGENT_META_NOT_VALID, count: 1, firstLine: null, agentId: a.agentId }
+          }]
+        ),
         ...s.diagnostics,
         ...s.numbers,
         ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])

@@ -36,7 +36,7 @@ import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
-import { PARSE_WARNING } from "../../domain/warning-kinds.js"
+import { PARSE_WARNING, parseWarningMessage } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a transcript is read with. */
 export interface AgentsDeps {
@@ -281,7 +281,7 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
       diagnostics: [
         ...warnings.map((w) => ({
           code: PARSE_WARNING,
-          message: `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`,
+          message: parseWarningMessage(w),
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
         ...(scan.orphanOutputCount > 0
