@@ -122,6 +122,14 @@ describe("session-ingest search", () => {
     const bad = json(["search", "subtotal", "--limit", "0", "--index", index])
     expect(bad.code).toBe(2)
     expect(bad.error.code).toBe("INVALID_ARGUMENT")
+    // Above the most hits a search gives (10,000): refused, naming the bound, not cut silently (found by a fresh user).
+    for (const n of ["10001", "100000"]) {
+      const over = json(["search", "subtotal", "--limit", n, "--index", index])
+      expect(over.code).toBe(2)
+      expect(over.error.code).toBe("INVALID_ARGUMENT")
+      expect(over.error.message).toContain("10000")
+    }
+    expect(hits(["subtotal", "--limit", "10000"]).length).toBe(all.length)
   })
 
   it("bad syntax is INVALID_SEARCH_QUERY, exit 2, with the position and a remedy (also without an index); hostile words are words", () => {

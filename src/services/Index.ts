@@ -208,6 +208,8 @@ export interface SearchFilter {
 /** Hits {@link IndexShape.search} answers when no `limit` is given. */
 export const DEFAULT_SEARCH_LIMIT = 20
 
+export { MAX_SEARCH_LIMIT } from "../domain/search/limits.js"
+
 /**
  * One search hit: the session, the event (all null for a hit on the
  * session's title), the snippet and the score (lower is better): SQLite's

@@ -11,6 +11,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { humanTime } from "../../domain/render.js"
+import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
 import type { SearchHit } from "../../services/Index.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
@@ -100,11 +101,11 @@ export const search = Command.make(
       const query = o.query.join(" ")
       yield* rt.compileQuery(query)
       const limit = Option.getOrElse(o.limit, () => DEFAULT_LIMIT)
-      if (limit < 1) {
+      if (limit < 1 || limit > MAX_SEARCH_LIMIT) {
         const { InvalidArgument } = yield* errors
         return yield* new InvalidArgument({
-          message: `--limit ${limit}: the number of hits must be 1 or more.`,
-          remediation: `Pass --limit N with N of 1 or more, or leave it out for ${DEFAULT_LIMIT}.`
+          message: `--limit ${limit}: the number of hits must be 1 to ${MAX_SEARCH_LIMIT}.`,
+          remediation: `Pass --limit N with N from 1 to ${MAX_SEARCH_LIMIT}, or leave it out for ${DEFAULT_LIMIT}; narrow a larger search with --session, --kind, --since or more words.`
         })
       }
       const kind = yield* kindOption(o.kind)

@@ -72,7 +72,7 @@ import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../dom
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
-import { DEFAULT_SEARCH_LIMIT, Index, type IndexShape, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
@@ -933,7 +933,7 @@ const make = (
       search: (query, filter) =>
         Effect.gen(function*() {
           const compiled = yield* compileTsQuery(query)
-          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT))
           const window = Math.max(RANK_WINDOW, limit)
           const round = (after: number | null) =>
             fail(sql<{

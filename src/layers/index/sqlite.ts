@@ -60,6 +60,7 @@ import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
   DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
   Index,
   type IndexShape,
   type SearchFilter,
@@ -1351,7 +1352,7 @@ const make = (
               details: { reason: "index-without-search", migration: "0004_search" }
             })
           }
-          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, 10_000))
+          const limit = Math.max(1, Math.min(filter.limit ?? DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT))
           if (!reader.lean) return yield* legacySearch(compiled, filter, limit)
           // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           // A document is a record (rowid = its id) or a session's title (rowid = minus its stream's id).
