@@ -48,6 +48,7 @@
  * @module
  */
 import { randomInt } from "node:crypto"
+import * as net from "node:net"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -725,13 +726,75 @@ const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
  * The server's failures as `StoreUnavailable` naming `target` (see
  * {@link pgFailure}); a deadlock or serialization failure is retried first
  * (the transaction again, with jittered backoff, up to 8 times).
+ *
+ * With the connection `conn` ({@link connect}), an operation is also never
+ * left waiting on a server that stopped answering (a frozen or partitioned
+ * server still accepts TCP and never answers), nor does it hold up an
+ * interruption (Ctrl-C / SIGTERM):
+ * - each statement has the client's own `query_timeout` (`pg`'s setting,
+ *   given through the URL handed to `@effect/sql-pg`: see {@link connect});
+ *   but inside a transaction, the `ROLLBACK` that follows a timed-out
+ *   statement queues behind it on the same connection and would wait as
+ *   long again, and `@effect/sql` runs it uninterruptibly. So the operation
+ *   as a whole is given the same time (and a second: the statement's own
+ *   timeout comes first when it can), after which it is interrupted and
+ *   fails with `StoreUnavailable` (reason `unreachable`, host and port named);
+ * - an interrupted operation returns at once (`Effect.disconnect`), and the
+ *   connection is abandoned (`conn.abandon`: every socket of the pool
+ *   destroyed, none opened again), so what still waits in the background (a
+ *   query's cancel request, the transaction's `ROLLBACK`) fails at once
+ *   instead of waiting for the server. The server rolls back an open
+ *   transaction when its connection goes: what was committed stays
+ *   consistent, and the next run converges;
+ * - a server found unreachable is abandoned likewise: the run's other
+ *   operations fail at once rather than each waiting out its own timeout.
  */
-export const guard = (target: PgTarget) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
-  effect.pipe(
+export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "timeout">) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> => {
+  const base = effect.pipe(
     Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
     Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
   ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
+  if (conn === undefined) return base
+  return base.pipe(
+    Effect.tapError((e) => (e instanceof StoreUnavailable && (e.details as { readonly reason?: unknown } | undefined)?.reason === "unreachable" ? conn.abandon : Effect.void)),
+    Effect.disconnect,
+    Effect.onInterrupt(() => conn.abandon),
+    Effect.timeoutFail({ duration: Duration.millis(conn.timeout + 1000), onTimeout: () => notAnswering(target, conn.timeout) })
+  )
+}
+
+/** `StoreUnavailable` of a server that did not answer an operation within `timeout` ms (see {@link guard}). */
+const notAnswering = (target: PgTarget, timeout: number): StoreUnavailable =>
+  new StoreUnavailable({
+    message: `The PostgreSQL index at ${target.host}:${target.port} (database ${target.database}) stopped answering: no answer within ${timeout / 1000} s.`,
+    remediation: `Check that the PostgreSQL server at ${target.host}:${target.port} runs and is reachable from this machine, then run the same command again (what was committed is kept). ` +
+      `A server that is only slow can be given longer: ${TIMEOUT_ENV}=<seconds> (default ${DEFAULT_TIMEOUT_SECONDS}).`,
+    details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason: "unreachable", timeoutSeconds: timeout / 1000 }
+  })
+
+/** The environment variable that sets, in seconds, how long a statement (and an operation) waits for the server's answer. */
+export const TIMEOUT_ENV = "SESSION_INGEST_PG_TIMEOUT"
+
+/** Seconds a statement waits for the server's answer unless {@link TIMEOUT_ENV} says otherwise (`index migrate`: {@link MIGRATE_TIMEOUT_SECONDS}). */
+export const DEFAULT_TIMEOUT_SECONDS = 60
+
+/** Seconds a statement of `index migrate` waits unless {@link TIMEOUT_ENV} says otherwise: a migration rewrites tables (minutes for 1,000,000 events). */
+export const MIGRATE_TIMEOUT_SECONDS = 3600
+
+/** Milliseconds a statement waits for an answer: {@link TIMEOUT_ENV} (seconds, > 0), else `fallbackSeconds`. */
+const answerTimeout = (fallbackSeconds: number): number => {
+  const given = Number(process.env[TIMEOUT_ENV] ?? "")
+  return Math.round((Number.isFinite(given) && given > 0 ? given : fallbackSeconds) * 1000)
+}
+
+/** `url` with `pg`'s `query_timeout` (milliseconds) unless it names one itself. */
+const withQueryTimeout = (url: string, timeout: number): string => {
+  if (/[?&]query_timeout=/i.test(url)) return url
+  const hash = url.indexOf("#")
+  const [head, tail] = hash < 0 ? [url, ""] : [url.slice(0, hash), url.slice(hash)]
+  return `${head}${head.includes("?") ? "&" : "?"}query_timeout=${timeout}${tail}`
+}
 
 /** Options of {@link layer}. */
 export interface PgIndexOptions {
@@ -788,17 +851,54 @@ const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment
     ? sql`d.pairs @> ARRAY[${sql.join(", ", false)(need.pairs.map((p) => sql`hashtext(${p})`))}]::int4[]`
     : sql`(${sql.join(need._tag === "And" ? " AND " : " OR ", false)(need.children.map((c) => pairsSql(sql, c)))})`
 
-/** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
-const connect = (url: string, target: PgTarget, maxConnections = 4) =>
-  PgClient.make({
-    url: Redacted.make(connectionUrl(url)),
-    connectTimeout: Duration.seconds(10),
-    maxConnections,
-    applicationName: "session-ingest"
-  }).pipe(
-    Effect.provide(Reactivity.layer),
-    Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause))))
-  )
+/** A connection pool to the index ({@link connect}): its client, how to abandon it, and how long a statement waits (ms). */
+export interface Connection {
+  readonly client: PgClient.PgClient
+  /** Destroy every socket of the pool and open none again: whatever waits on the server fails at once (see {@link guard}). */
+  readonly abandon: Effect.Effect<void>
+  readonly timeout: number
+}
+
+/**
+ * A `PgClient` for `url` for the scope, its failure to connect a
+ * `StoreUnavailable`. Its sockets are made here (`@effect/sql-pg`'s `stream`
+ * option), so that {@link Connection.abandon} can destroy them; each
+ * statement waits `timeout` ms for its answer (`pg`'s `query_timeout`, in
+ * the URL given to the client, unless the URL names one). Interrupted while
+ * it connects, it returns at once and abandons the pool.
+ */
+const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = answerTimeout(DEFAULT_TIMEOUT_SECONDS)) =>
+  Effect.gen(function*() {
+    const sockets = new Set<net.Socket>()
+    let abandoned = false
+    const stream = () => {
+      const socket = new net.Socket()
+      if (abandoned) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
+      else {
+        sockets.add(socket)
+        socket.once("close", () => sockets.delete(socket))
+      }
+      return socket
+    }
+    const abandon = Effect.sync(() => {
+      abandoned = true
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+    })
+    const client = yield* PgClient.make({
+      url: Redacted.make(withQueryTimeout(connectionUrl(url), timeout)),
+      connectTimeout: Duration.seconds(10),
+      maxConnections,
+      applicationName: "session-ingest",
+      stream
+    }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause)))),
+      Effect.disconnect,
+      Effect.onInterrupt(() => abandon)
+    )
+    return { client, abandon, timeout } satisfies Connection
+  })
 
 /**
  * The index over the PostgreSQL connection in context, keyed for `machine`
@@ -807,12 +907,13 @@ const connect = (url: string, target: PgTarget, maxConnections = 4) =>
  */
 const make = (
   target: PgTarget,
+  conn: Connection,
   machine: string | undefined,
   firstWindow = SEARCH_FIRST_WINDOW
-): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+): Effect.Effect<IndexShape, StoreUnavailable> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const fail = guard(target)
+    const sql: SqlClient.SqlClient = conn.client
+    const fail = guard(target, conn)
     const have = yield* fail(schemaVersion(sql))
     if (have !== SCHEMA_VERSION) return yield* schemaMismatch(target, have)
     const writer = machine ?? ""
@@ -1428,8 +1529,8 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
     Index,
     Effect.gen(function*() {
       const target = targetOf(options.url)
-      const client = yield* connect(options.url, target, options.maxConnections)
-      return yield* make(target, options.machine, options.searchWindow).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      const conn = yield* connect(options.url, target, options.maxConnections)
+      return yield* make(target, conn, options.machine, options.searchWindow)
     })
   )
 
@@ -1696,9 +1797,9 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
 export const openWriter = (url: string, machine: string, maxConnections?: number) =>
   Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target, maxConnections)
-    const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
-    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target), bulk: pushWriter(client, machine) }
+    const conn = yield* connect(url, target, maxConnections)
+    const index = yield* make(target, conn, machine)
+    return { index, sql: conn.client as SqlClient.SqlClient, target, fail: guard(target, conn), bulk: pushWriter(conn.client, machine) }
   })
 
 /**
@@ -1715,7 +1816,8 @@ export const migrate = (url: string): Effect.Effect<
 > =>
   Effect.scoped(Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target, 1)
+    const conn = yield* connect(url, target, 1, answerTimeout(MIGRATE_TIMEOUT_SECONDS))
+    const client = conn.client
     const run = Effect.gen(function*() {
       const have = yield* schemaVersion(client)
       if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
@@ -1727,6 +1829,10 @@ export const migrate = (url: string): Effect.Effect<
     return yield* run.pipe(
       Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchTag("MigrationError", (e) => Effect.fail(pgFailure(target, e))),
-      Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d)))
+      Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d))),
+      // Each statement waits at most the connection's timeout (pg's query_timeout); interrupted, the migration returns at
+      // once and its connection is abandoned (the server rolls back what the migrator's transaction had not committed).
+      Effect.disconnect,
+      Effect.onInterrupt(() => conn.abandon)
     ) as Effect.Effect<{ applied: ReadonlyArray<readonly [number, string]>; version: number; index: string }, StoreUnavailable>
   }))
