@@ -61,6 +61,8 @@ export interface PgServer {
   /** `postgres://si@127.0.0.1:<port>/postgres` (the maintenance database). */
   readonly url: string
   readonly port: number
+  /** The server's process id (its postmaster; the backends are its children). */
+  readonly pid: number
   /** Stops the server (immediate shutdown) and removes its folder. */
   readonly stop: () => void
 }
@@ -121,6 +123,7 @@ export const startPgServer = async (): Promise<PgServer> => {
       return {
         url,
         port,
+        pid: child.pid!,
         stop: () => {
           try {
             process.kill(child.pid!, "SIGQUIT")

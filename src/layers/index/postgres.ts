@@ -48,6 +48,7 @@
  * @module
  */
 import { randomInt } from "node:crypto"
+import * as net from "node:net"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -72,6 +73,7 @@ import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../dom
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
+import { fromPg, toPg } from "./pg-text.js"
 import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
@@ -400,13 +402,13 @@ const usageDbRow = (
   source_key: key,
   generation,
   session_uid: uid,
-  response_key: r.key,
+  response_key: toPg(r.key),
   kind: r.kind,
   provider: r.provider,
   event_uid: eventUidValue,
   sequence: r.sequence,
   occurred_at: r.occurredAt,
-  model: r.model,
+  model: toPg(r.model),
   input_tokens: r.usage.inputTokens,
   output_tokens: r.usage.outputTokens,
   cache_read_tokens: r.usage.cacheReadTokens,
@@ -561,6 +563,19 @@ const indexDocs = (sql: SqlClient.SqlClient, scope: { readonly key: string; read
     yield* upsertTitleDocs(sql, titled.map((t) => titleDoc(t.source_key, t.generation, t.session_uid, t.provider, t.title)))
   })
 
+/** A session row as read, its plain text decoded ({@link fromPg}: see `./pg-text.ts`). */
+const sessionRowOf = (r: SessionDbRow) =>
+  toSessionRow({ ...r, session_id: fromPg(r.session_id), source_id: fromPg(r.source_id), title: fromPg(r.title), workspace: fromPg(r.workspace) })
+
+/** A checkpoint row as read, its plain text decoded ({@link fromPg}: see `./pg-text.ts`): what `push` compares with the local one. */
+export const fromPgCheckpoint = <R extends CheckpointRow>(r: R): R => ({
+  ...r,
+  cursor: fromPg(r.cursor),
+  fingerprint: fromPg(r.fingerprint),
+  source_id: fromPg(r.source_id),
+  prefix: fromPg(r.prefix)
+})
+
 const codeOf = (u: unknown): string | undefined =>
   typeof u === "object" && u !== null && typeof (u as { code?: unknown }).code === "string" ? (u as { code: string }).code : undefined
 
@@ -711,13 +726,75 @@ const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
  * The server's failures as `StoreUnavailable` naming `target` (see
  * {@link pgFailure}); a deadlock or serialization failure is retried first
  * (the transaction again, with jittered backoff, up to 8 times).
+ *
+ * With the connection `conn` ({@link connect}), an operation is also never
+ * left waiting on a server that stopped answering (a frozen or partitioned
+ * server still accepts TCP and never answers), nor does it hold up an
+ * interruption (Ctrl-C / SIGTERM):
+ * - each statement has the client's own `query_timeout` (`pg`'s setting,
+ *   given through the URL handed to `@effect/sql-pg`: see {@link connect});
+ *   but inside a transaction, the `ROLLBACK` that follows a timed-out
+ *   statement queues behind it on the same connection and would wait as
+ *   long again, and `@effect/sql` runs it uninterruptibly. So the operation
+ *   as a whole is given the same time (and a second: the statement's own
+ *   timeout comes first when it can), after which it is interrupted and
+ *   fails with `StoreUnavailable` (reason `unreachable`, host and port named);
+ * - an interrupted operation returns at once (`Effect.disconnect`), and the
+ *   connection is abandoned (`conn.abandon`: every socket of the pool
+ *   destroyed, none opened again), so what still waits in the background (a
+ *   query's cancel request, the transaction's `ROLLBACK`) fails at once
+ *   instead of waiting for the server. The server rolls back an open
+ *   transaction when its connection goes: what was committed stays
+ *   consistent, and the next run converges;
+ * - a server found unreachable is abandoned likewise: the run's other
+ *   operations fail at once rather than each waiting out its own timeout.
  */
-export const guard = (target: PgTarget) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> =>
-  effect.pipe(
+export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "timeout">) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> => {
+  const base = effect.pipe(
     Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
     Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
   ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
+  if (conn === undefined) return base
+  return base.pipe(
+    Effect.tapError((e) => (e instanceof StoreUnavailable && (e.details as { readonly reason?: unknown } | undefined)?.reason === "unreachable" ? conn.abandon : Effect.void)),
+    Effect.disconnect,
+    Effect.onInterrupt(() => conn.abandon),
+    Effect.timeoutFail({ duration: Duration.millis(conn.timeout + 1000), onTimeout: () => notAnswering(target, conn.timeout) })
+  )
+}
+
+/** `StoreUnavailable` of a server that did not answer an operation within `timeout` ms (see {@link guard}). */
+const notAnswering = (target: PgTarget, timeout: number): StoreUnavailable =>
+  new StoreUnavailable({
+    message: `The PostgreSQL index at ${target.host}:${target.port} (database ${target.database}) stopped answering: no answer within ${timeout / 1000} s.`,
+    remediation: `Check that the PostgreSQL server at ${target.host}:${target.port} runs and is reachable from this machine, then run the same command again (what was committed is kept). ` +
+      `A server that is only slow can be given longer: ${TIMEOUT_ENV}=<seconds> (default ${DEFAULT_TIMEOUT_SECONDS}).`,
+    details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason: "unreachable", timeoutSeconds: timeout / 1000 }
+  })
+
+/** The environment variable that sets, in seconds, how long a statement (and an operation) waits for the server's answer. */
+export const TIMEOUT_ENV = "SESSION_INGEST_PG_TIMEOUT"
+
+/** Seconds a statement waits for the server's answer unless {@link TIMEOUT_ENV} says otherwise (`index migrate`: {@link MIGRATE_TIMEOUT_SECONDS}). */
+export const DEFAULT_TIMEOUT_SECONDS = 60
+
+/** Seconds a statement of `index migrate` waits unless {@link TIMEOUT_ENV} says otherwise: a migration rewrites tables (minutes for 1,000,000 events). */
+export const MIGRATE_TIMEOUT_SECONDS = 3600
+
+/** Milliseconds a statement waits for an answer: {@link TIMEOUT_ENV} (seconds, > 0), else `fallbackSeconds`. */
+const answerTimeout = (fallbackSeconds: number): number => {
+  const given = Number(process.env[TIMEOUT_ENV] ?? "")
+  return Math.round((Number.isFinite(given) && given > 0 ? given : fallbackSeconds) * 1000)
+}
+
+/** `url` with `pg`'s `query_timeout` (milliseconds) unless it names one itself. */
+const withQueryTimeout = (url: string, timeout: number): string => {
+  if (/[?&]query_timeout=/i.test(url)) return url
+  const hash = url.indexOf("#")
+  const [head, tail] = hash < 0 ? [url, ""] : [url.slice(0, hash), url.slice(hash)]
+  return `${head}${head.includes("?") ? "&" : "?"}query_timeout=${timeout}${tail}`
+}
 
 /** Options of {@link layer}. */
 export interface PgIndexOptions {
@@ -774,17 +851,54 @@ const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment
     ? sql`d.pairs @> ARRAY[${sql.join(", ", false)(need.pairs.map((p) => sql`hashtext(${p})`))}]::int4[]`
     : sql`(${sql.join(need._tag === "And" ? " AND " : " OR ", false)(need.children.map((c) => pairsSql(sql, c)))})`
 
-/** A `PgClient` for `url` for the scope, its failure to connect a `StoreUnavailable`. */
-const connect = (url: string, target: PgTarget, maxConnections = 4) =>
-  PgClient.make({
-    url: Redacted.make(connectionUrl(url)),
-    connectTimeout: Duration.seconds(10),
-    maxConnections,
-    applicationName: "session-ingest"
-  }).pipe(
-    Effect.provide(Reactivity.layer),
-    Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause))))
-  )
+/** A connection pool to the index ({@link connect}): its client, how to abandon it, and how long a statement waits (ms). */
+export interface Connection {
+  readonly client: PgClient.PgClient
+  /** Destroy every socket of the pool and open none again: whatever waits on the server fails at once (see {@link guard}). */
+  readonly abandon: Effect.Effect<void>
+  readonly timeout: number
+}
+
+/**
+ * A `PgClient` for `url` for the scope, its failure to connect a
+ * `StoreUnavailable`. Its sockets are made here (`@effect/sql-pg`'s `stream`
+ * option), so that {@link Connection.abandon} can destroy them; each
+ * statement waits `timeout` ms for its answer (`pg`'s `query_timeout`, in
+ * the URL given to the client, unless the URL names one). Interrupted while
+ * it connects, it returns at once and abandons the pool.
+ */
+const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = answerTimeout(DEFAULT_TIMEOUT_SECONDS)) =>
+  Effect.gen(function*() {
+    const sockets = new Set<net.Socket>()
+    let abandoned = false
+    const stream = () => {
+      const socket = new net.Socket()
+      if (abandoned) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
+      else {
+        sockets.add(socket)
+        socket.once("close", () => sockets.delete(socket))
+      }
+      return socket
+    }
+    const abandon = Effect.sync(() => {
+      abandoned = true
+      for (const socket of sockets) socket.destroy()
+      sockets.clear()
+    })
+    const client = yield* PgClient.make({
+      url: Redacted.make(withQueryTimeout(connectionUrl(url), timeout)),
+      connectTimeout: Duration.seconds(10),
+      maxConnections,
+      applicationName: "session-ingest",
+      stream
+    }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause)))),
+      Effect.disconnect,
+      Effect.onInterrupt(() => abandon)
+    )
+    return { client, abandon, timeout } satisfies Connection
+  })
 
 /**
  * The index over the PostgreSQL connection in context, keyed for `machine`
@@ -793,12 +907,13 @@ const connect = (url: string, target: PgTarget, maxConnections = 4) =>
  */
 const make = (
   target: PgTarget,
+  conn: Connection,
   machine: string | undefined,
   firstWindow = SEARCH_FIRST_WINDOW
-): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient> =>
+): Effect.Effect<IndexShape, StoreUnavailable> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const fail = guard(target)
+    const sql: SqlClient.SqlClient = conn.client
+    const fail = guard(target, conn)
     const have = yield* fail(schemaVersion(sql))
     if (have !== SCHEMA_VERSION) return yield* schemaMismatch(target, have)
     const writer = machine ?? ""
@@ -887,16 +1002,16 @@ const make = (
             ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
             ${
         filter.workspace !== undefined
-          ? workspaceSql(sql, "ss.workspace", filter.workspace)
+          ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
           : sql``
       }
         ) g
         GROUP BY group_key, kind, model, covered, has_responses, stated`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
-            group: r.group_key,
+            group: filter.by === "model" || filter.by === "workspace" ? fromPg(r.group_key) : r.group_key,
             kind: r.kind,
-            model: r.model,
+            model: fromPg(r.model),
             covered: r.covered,
             hasResponses: r.has_responses,
             stated: r.stated,
@@ -956,7 +1071,7 @@ const make = (
                 : sql`${pairsSql(sql, compiled.pairs)} AND ts_match_vq(d.words, ${compiled.tsquery}::tsquery)`
             }
                 ${after === null ? sql`` : sql`AND d.doc > ${after}`}
-                ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
+                ${searchFilterSql(sql, { ...filter, session: toPg(filter.session), workspace: toPg(filter.workspace) }, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
               ORDER BY d.doc DESC LIMIT ${window}
             ),
             ranked AS (
@@ -981,10 +1096,10 @@ const make = (
             if (d.session_uid === null) continue // the one row of a round that matched nothing
             const base = {
               sessionUid: d.session_uid,
-              sessionId: d.session_id,
-              title: d.title,
+              sessionId: fromPg(d.session_id),
+              title: fromPg(d.title),
               provider: d.provider as ProviderId,
-              workspace: d.workspace,
+              workspace: fromPg(d.workspace),
               score: d.score
             }
             hits.push(searchHitOf(compiled.tree, base, d.event_uid, d.event_json))
@@ -999,10 +1114,18 @@ const make = (
       eventsAround: (uid, id, before, after) =>
         Effect.gen(function*() {
           const current = sql`JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation`
-          // The event by its index uid, else by its native event id within the session.
+          // The event by its index uid, else by its native event id within the session: that id's uid, computed here as the
+          // import made it (from the session's provider, source id, native id and machine), as the SQLite layer does. Never
+          // by casting the stored JSON to json/jsonb in SQL: it refuses a `\u0000` or a lone surrogate's escape, which
+          // the event may hold (see `./pg-text.ts`).
+          const [session] = yield* fail(sql<{ provider: string; source_id: string; session_id: string; machine: string }>`
+            SELECT ss.provider, ss.source_id, ss.session_id, s.machine FROM sessions ss JOIN sources s ON s.source_key = ss.source_key
+            WHERE ss.session_uid = ${uid} LIMIT 1`)
+          if (session === undefined) return Option.none()
+          const native = eventUid(session.provider as ProviderId, fromPg(session.source_id), fromPg(session.session_id), id, session.machine)
           const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
             SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND (e.event_uid = ${id} OR (e.event_json::jsonb ->> 'eventId') = ${id})
+            WHERE e.session_uid = ${uid} AND e.event_uid IN (${id}, ${native})
             ORDER BY (e.event_uid = ${id}) DESC LIMIT 1`)
           if (hit === undefined) return Option.none()
           const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
@@ -1020,7 +1143,7 @@ const make = (
 
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns("overview_json"))} FROM sources WHERE source_key = ${key}`).pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => toCheckpoint(fromPgCheckpoint(r))))
         ),
 
       // One query for every checkpoint of this machine, its rows as arrays of values (the driver's array mode: no
@@ -1028,7 +1151,13 @@ const make = (
       checkpoints: fail(sql`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`.values).pipe(
         Effect.map((rows) => {
           const out = new Map<string, SourceCheckpoint>()
-          for (const v of rows) out.set(v[0] as string, toSourceCheckpointOfValues(v))
+          for (const v of rows) {
+            // cursor, fingerprint, source_id, prefix: plain text as written (see `./pg-text.ts`); a row without any as it is.
+            const decoded = [3, 4, 9, 10].some((i) => typeof v[i] === "string" && (v[i] as string).includes("\uffff"))
+              ? v.map((x, i) => (i === 3 || i === 4 || i === 9 || i === 10 ? fromPg(x as string | null) : x))
+              : v
+            out.set(v[0] as string, toSourceCheckpointOfValues(decoded))
+          }
           return out as ReadonlyMap<string, SourceCheckpoint>
         })
       ),
@@ -1047,7 +1176,7 @@ const make = (
           // touch rows disjoint from each other's, so running them on one snapshot is running them in turn.
           const at = now()
           yield* sql`WITH superseded AS (
-                       UPDATE generations SET superseded_at = ${at}, superseded_reason = ${reason}
+                       UPDATE generations SET superseded_at = ${at}, superseded_reason = ${toPg(reason)}
                        WHERE source_key = ${source.sourceKey} AND generation < ${generation} AND superseded_at IS NULL
                      ), unsearched AS (
                        DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation < ${generation}
@@ -1099,8 +1228,8 @@ const make = (
             event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId, writer),
             session_uid: sessionUidOf(e),
             provider: e.provider,
-            source_id: e.sourceId,
-            session_id: e.sessionId,
+            source_id: toPg(e.sourceId),
+            session_id: toPg(e.sessionId),
             sequence: e.sequence,
             kind: e.kind,
             occurred_at: e.occurredAt,
@@ -1184,8 +1313,8 @@ const make = (
                 session_id: id.session_id,
                 source_id: id.source_id,
                 ...a,
-                title: titleOf(id.session_id),
-                workspace
+                title: titleOf(fromPg(id.session_id)),
+                workspace: toPg(workspace)
               }
             })
             // The batch's usage rows (all its events: a row another import wrote is written alike).
@@ -1195,10 +1324,10 @@ const make = (
             const forward = sql`(generation = ${generation} AND ${cursor}::text IS NOT NULL
                                  AND (cursor_seq IS NULL OR ${cursorSeq}::int IS NULL OR ${cursorSeq}::int >= cursor_seq))`
             const checkpoint = sql`UPDATE sources SET
-                         cursor = CASE WHEN ${forward} THEN ${cursor} ELSE cursor END,
+                         cursor = CASE WHEN ${forward} THEN ${toPg(cursor)} ELSE cursor END,
                          cursor_seq = CASE WHEN ${forward} THEN ${cursorSeq}::int ELSE cursor_seq END,
-                         source_id = coalesce(source_id, ${events[0].sourceId}),
-                         prefix = ${batch.prefix === undefined ? sql`prefix` : sql`CASE WHEN ${forward} THEN ${batch.prefix}::text ELSE prefix END`},
+                         source_id = coalesce(source_id, ${toPg(events[0].sourceId)}),
+                         prefix = ${batch.prefix === undefined ? sql`prefix` : sql`CASE WHEN ${forward} THEN ${toPg(batch.prefix)}::text ELSE prefix END`},
                          event_count = event_count + CASE WHEN generation = ${generation} THEN ${added.length}::int ELSE 0 END,
                          updated_at = ${now()}
                        WHERE source_key = ${key}`
@@ -1215,7 +1344,7 @@ const make = (
               const untitled = sessionRows.filter((r) => r.title === null).map((r) => r.session_uid)
               const after = yield* sql<{ session_uid: string; event_count: number }>`
                 WITH upserted AS (
-                  INSERT INTO sessions ${sql.insert(sessionRows)}
+                  INSERT INTO sessions ${sql.insert(sessionRows.map((r) => ({ ...r, title: toPg(r.title) })))}
                   ON CONFLICT (session_uid, generation) DO UPDATE SET
                     event_count = sessions.event_count + excluded.event_count,
                     first_at = LEAST(sessions.first_at, excluded.first_at),
@@ -1259,7 +1388,7 @@ const make = (
           const base = state === undefined ? undefined : state.base
           if (base === undefined && row !== undefined) {
             yield* sql`UPDATE sources SET status = CASE WHEN event_count = 0 THEN 'rejected' ELSE status END, fingerprint = NULL,
-                         error_code = ${code}, error_message = ${message}, updated_at = ${now()} WHERE source_key = ${key}`
+                         error_code = ${toPg(code)}, error_message = ${toPg(message)}, updated_at = ${now()} WHERE source_key = ${key}`
             return
           }
           if (base === undefined || base === null) {
@@ -1271,7 +1400,7 @@ const make = (
             yield* upsertSource(source, 0, "rejected")
             yield* sql`UPDATE sources SET generation = 0, cursor = NULL, cursor_seq = NULL, fingerprint = NULL, status = 'rejected', event_count = 0,
                          source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL, origin = NULL,
-                         error_code = ${code}, error_message = ${message}, updated_at = ${now()}
+                         error_code = ${toPg(code)}, error_message = ${toPg(message)}, updated_at = ${now()}
                        WHERE source_key = ${key}`
             return
           }
@@ -1300,7 +1429,7 @@ const make = (
           yield* sql`UPDATE sources SET generation = ${base.generation}, cursor = ${base.cursor}, cursor_seq = ${base.cursor_seq}::int,
                        fingerprint = ${base.fingerprint}, status = ${base.status}, event_count = ${base.event_count}::int,
                        source_id = ${base.source_id}, prefix = ${base.prefix}, parts_json = ${base.parts_json},
-                       diagnostics_json = ${base.diagnostics_json}, error_code = ${code}, error_message = ${message},
+                       diagnostics_json = ${base.diagnostics_json}, error_code = ${toPg(code)}, error_message = ${toPg(message)},
                        attempt_json = NULL, origin = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
           // The generation the attempt had superseded is current again: its search documents come back
@@ -1315,7 +1444,7 @@ const make = (
         fail(sql.withTransaction(Effect.gen(function*() {
           const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key} FOR UPDATE`
           if (row === undefined) return
-          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
+          yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${toPg(reason)}
                      WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
           yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`
           yield* sql`UPDATE sources SET generation = ${row.generation + 1}, cursor = NULL, cursor_seq = NULL, fingerprint = NULL,
@@ -1334,18 +1463,18 @@ const make = (
             ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
             ${
           filter.workspace !== undefined
-            ? workspaceSql(sql, "ss.workspace", filter.workspace)
+            ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
             : sql``
         }
           ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
-          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessions: (id) =>
         fail(sql<SessionDbRow>`
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status <> 'rejected'
-          ORDER BY ss.last_at DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          WHERE (ss.session_uid = ${id} OR ss.session_id = ${toPg(id)}) AND s.status <> 'rejected'
+          ORDER BY ss.last_at DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
@@ -1353,9 +1482,9 @@ const make = (
           : fail(sql<SessionDbRow>`
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE left(ss.session_uid, ${prefix.length}) = ${prefix} OR left(ss.session_id, ${prefix.length}) = ${prefix}
+          WHERE left(ss.session_uid, ${[...prefix].length}) = ${prefix} OR left(ss.session_id, ${[...toPg(prefix)].length}) = ${toPg(prefix)}
           ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
-          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
 
@@ -1400,8 +1529,8 @@ export const layer = (options: PgIndexOptions): Layer.Layer<Index, StoreUnavaila
     Index,
     Effect.gen(function*() {
       const target = targetOf(options.url)
-      const client = yield* connect(options.url, target, options.maxConnections)
-      return yield* make(target, options.machine, options.searchWindow).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      const conn = yield* connect(options.url, target, options.maxConnections)
+      return yield* make(target, conn, options.machine, options.searchWindow)
     })
   )
 
@@ -1484,7 +1613,7 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
         return r !== undefined && !(r.generation > s.generation || (r.generation === s.generation && r.begun))
       })
       if (todo.length === 0) return
-      const keys = todo.map((s) => s.source.sourceKey), gens = todo.map((s) => s.generation), reasons = todo.map((s) => s.reason)
+      const keys = todo.map((s) => s.source.sourceKey), gens = todo.map((s) => s.generation), reasons = todo.map((s) => toPg(s.reason))
       const origins = todo.map((s) => s.origin)
       yield* sql`UPDATE generations g SET superseded_at = ${at}, superseded_reason = u.r
                  FROM unnest(${keys}::text[], ${gens}::int[], ${reasons}::text[]) AS u(k, n, r)
@@ -1535,8 +1664,8 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
             event_uid: eventUid(e.provider, e.sourceId, e.sessionId, e.eventId, writer),
             session_uid: sessionUid(e.provider, e.sourceId, e.sessionId, writer),
             provider: e.provider,
-            source_id: e.sourceId,
-            session_id: e.sessionId,
+            source_id: toPg(e.sourceId),
+            session_id: toPg(e.sessionId),
             sequence: e.sequence,
             kind: e.kind,
             occurred_at: e.occurredAt,
@@ -1588,7 +1717,8 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
       const sessionRows = [...bySession.values()].map(({ i, ...a }) => {
         const r = rows[i], overview = partOf[i].source.overview
         // The source's title is its own session's (not a subagent's in the same file); the workspace is every session's.
-        const title = overview.sessionId === null || overview.sessionId === r.session_id ? overview.title : overview.sessionTitles?.[r.session_id] ?? null
+        const sessionId = eventOf[i].sessionId
+        const title = overview.sessionId === null || overview.sessionId === sessionId ? overview.title : overview.sessionTitles?.[sessionId] ?? null
         return {
           session_uid: r.session_uid,
           generation: r.generation,
@@ -1598,14 +1728,14 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
           source_id: r.source_id,
           ...a,
           title,
-          workspace: overview.workspace
+          workspace: toPg(overview.workspace)
         }
       }).sort((a, b) => cmp(a.session_uid, b.session_uid) || a.generation - b.generation)
       let sessionsAdded = 0
       if (sessionRows.length > 0) {
         const counts = new Map(sessionRows.map((r) => [`${r.session_uid}\u0000${r.generation}`, r.event_count]))
         const after = yield* sql<{ session_uid: string; generation: number; event_count: number }>`
-          INSERT INTO sessions ${sql.insert(sessionRows)}
+          INSERT INTO sessions ${sql.insert(sessionRows.map((r) => ({ ...r, title: toPg(r.title) })))}
           ON CONFLICT (session_uid, generation) DO UPDATE SET
             event_count = sessions.event_count + excluded.event_count,
             first_at = LEAST(sessions.first_at, excluded.first_at),
@@ -1629,7 +1759,7 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
         const keys = sorted.map((p) => p.source.sourceKey)
         yield* sql`UPDATE sources s SET source_id = coalesce(s.source_id, u.sid),
                      event_count = s.event_count + CASE WHEN s.generation = u.g THEN u.n ELSE 0 END, updated_at = ${now()}
-                   FROM unnest(${keys}::text[], ${sorted.map((p) => p.generation)}::int[], ${sorted.map((p) => p.events[0].sourceId)}::text[],
+                   FROM unnest(${keys}::text[], ${sorted.map((p) => p.generation)}::int[], ${sorted.map((p) => toPg(p.events[0].sourceId))}::text[],
                                ${keys.map((k) => addedBySource.get(k) ?? 0)}::int[]) AS u(k, g, sid, n)
                    WHERE s.source_key = u.k`
       }
@@ -1643,11 +1773,11 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
             cursor_seq = (SELECT max(e.sequence) FROM events e WHERE e.source_key = u.k AND e.generation = u.g AND e.source_id = u.sid),
             source_id = u.sid, prefix = u.prefix, parts_json = u.parts, diagnostics_json = u.diags, summary_json = u.summary,
             overview_json = u.overview, error_code = u.code, error_message = u.message, attempt_json = NULL, origin = u.origin, updated_at = ${now()}
-          FROM unnest(${col((t) => t.sourceKey)}::text[], ${col((t) => t.generation)}::int[], ${col((t) => t.cursor)}::text[],
-                      ${col((t) => t.fingerprint)}::text[], ${col((t) => t.status)}::text[], ${col((t) => t.sourceId)}::text[],
-                      ${col((t) => t.prefix)}::text[], ${col((t) => t.partsJson)}::text[], ${col((t) => t.diagnosticsJson)}::text[],
-                      ${col((t) => t.summaryJson)}::text[], ${col((t) => t.overviewJson)}::text[], ${col((t) => t.errorCode)}::text[],
-                      ${col((t) => t.errorMessage)}::text[], ${col((t) => t.eventCount)}::int[], ${col((t) => t.origin)}::text[])
+          FROM unnest(${col((t) => t.sourceKey)}::text[], ${col((t) => t.generation)}::int[], ${col((t) => toPg(t.cursor))}::text[],
+                      ${col((t) => toPg(t.fingerprint))}::text[], ${col((t) => t.status)}::text[], ${col((t) => toPg(t.sourceId))}::text[],
+                      ${col((t) => toPg(t.prefix))}::text[], ${col((t) => t.partsJson)}::text[], ${col((t) => t.diagnosticsJson)}::text[],
+                      ${col((t) => t.summaryJson)}::text[], ${col((t) => t.overviewJson)}::text[], ${col((t) => toPg(t.errorCode))}::text[],
+                      ${col((t) => toPg(t.errorMessage))}::text[], ${col((t) => t.eventCount)}::int[], ${col((t) => t.origin)}::text[])
             AS u(k, g, cursor, fingerprint, status, sid, prefix, parts, diags, summary, overview, code, message, n, origin)
           WHERE s.source_key = u.k AND s.generation = u.g AND (u.n IS NULL OR s.event_count = u.n)
           RETURNING s.source_key`
@@ -1667,9 +1797,9 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
 export const openWriter = (url: string, machine: string, maxConnections?: number) =>
   Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target, maxConnections)
-    const index = yield* make(target, machine).pipe(Effect.provideService(SqlClient.SqlClient, client))
-    return { index, sql: client as SqlClient.SqlClient, target, fail: guard(target), bulk: pushWriter(client, machine) }
+    const conn = yield* connect(url, target, maxConnections)
+    const index = yield* make(target, conn, machine)
+    return { index, sql: conn.client as SqlClient.SqlClient, target, fail: guard(target, conn), bulk: pushWriter(conn.client, machine) }
   })
 
 /**
@@ -1686,7 +1816,8 @@ export const migrate = (url: string): Effect.Effect<
 > =>
   Effect.scoped(Effect.gen(function*() {
     const target = targetOf(url)
-    const client = yield* connect(url, target, 1)
+    const conn = yield* connect(url, target, 1, answerTimeout(MIGRATE_TIMEOUT_SECONDS))
+    const client = conn.client
     const run = Effect.gen(function*() {
       const have = yield* schemaVersion(client)
       if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
@@ -1698,6 +1829,10 @@ export const migrate = (url: string): Effect.Effect<
     return yield* run.pipe(
       Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchTag("MigrationError", (e) => Effect.fail(pgFailure(target, e))),
-      Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d)))
+      Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d))),
+      // Each statement waits at most the connection's timeout (pg's query_timeout); interrupted, the migration returns at
+      // once and its connection is abandoned (the server rolls back what the migrator's transaction had not committed).
+      Effect.disconnect,
+      Effect.onInterrupt(() => conn.abandon)
     ) as Effect.Effect<{ applied: ReadonlyArray<readonly [number, string]>; version: number; index: string }, StoreUnavailable>
   }))

@@ -79,7 +79,8 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
-import { type CheckpointTake, openWriter, type SourceEvents } from "./postgres.js"
+import { type CheckpointTake, fromPgCheckpoint, openWriter, type SourceEvents } from "./postgres.js"
+import { fromPg } from "./pg-text.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
 
@@ -362,7 +363,7 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       const found = yield* team.fail(tsql<CheckpointRow & { origin: string | null }>`
         SELECT ${tsql.unsafe(checkpointColumns("overview_json"))}, origin FROM sources WHERE source_key = ANY(${keyed.map((k) => k.key)}::text[])`)
       for (const f of found) {
-        remote.set(f.source_key, toCheckpoint(f))
+        remote.set(f.source_key, toCheckpoint(fromPgCheckpoint(f)))
         originOf.set(f.source_key, f.origin)
       }
     }
@@ -423,7 +424,7 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
         GROUP BY e.source_key, e.source_id`)
       for (const f of found) {
         const m = lastPushed.get(f.source_key) ?? new Map<string, number>()
-        m.set(f.source_id, f.seq)
+        m.set(fromPg(f.source_id), f.seq)
         lastPushed.set(f.source_key, m)
       }
     }
