@@ -44,6 +44,12 @@ describe("normalizeTimestamp", () => {
     expect(ok(Number.NaN)).toBe("invalid:out-of-range")
     expect(ok(null)).toBe("invalid:not-a-timestamp")
   })
+  it("a zone offset is an RFC 3339 one: hours 00-23, minutes 00-59 (found by a fresh user: +99:99 was taken)", () => {
+    for (const z of ["+99:99", "+24:00", "-24:00", "+05:60", "+23:99"]) expect(ok(`2026-01-01T00:00:00${z}`), z).toBe("invalid:not-a-timestamp")
+    expect(ok("2026-01-01T00:00:00+23:59")).toBe("2025-12-31T00:01:00.000Z")
+    expect(ok("2026-01-01T00:00:00-00:00")).toBe("2026-01-01T00:00:00.000Z")
+    expect(ok("2026-01-01T12:00:00+14:00")).toBe("2025-12-31T22:00:00.000Z")
+  })
 })
 
 describe("compareTimestamps (issue 11, item 11)", () => {

@@ -81,7 +81,10 @@ const fromString = (s: string): NormalizedTimestamp => {
   let offsetMin = 0
   if (zone !== "Z" && zone !== "z") {
     const sign = zone[0] === "-" ? -1 : 1
-    offsetMin = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)))
+    const zh = Number(zone.slice(1, 3)), zm = Number(zone.slice(4, 6))
+    // RFC 3339 time-numoffset: time-hour (00-23) ":" time-minute (00-59).
+    if (zh > 23 || zm > 59) return invalid("not-a-timestamp")
+    offsetMin = sign * (zh * 60 + zm)
   }
   // Not Date.UTC: it reads years 0-99 as 1900-1999.
   const date = new Date(0)
