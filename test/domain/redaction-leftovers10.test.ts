@@ -144,6 +144,12 @@ describe("redaction 10: a secret header (or a named value) given as a name/value
     // a named value of another kind (a Kubernetes env entry, a form field)
     gone(`{"name": "DB_PASSWORD", "value": "hunter"}`, "hunter", "DB_PASSWORD")
     gone(`{"name": "password", "value": "${S(5)}"}`, S(5))
+    // YAML (a Kubernetes env entry): `value:` on the line after `name:`, quoted or bare, and in JSON text
+    const yaml = `env:\n  - name: DB_PASSWORD\n    value: hunter two\n  - name: MODE\n    value: prod`
+    expect(r.text(yaml)).toBe(`env:\n  - name: DB_PASSWORD\n    value: ${F}\n  - name: MODE\n    value: prod`)
+    gone(`- name: X-Api-Key\n  value: "${S(6)}"`, S(6), "X-Api-Key")
+    gone(inString(`- name: API_TOKEN\n  value: ${S(7)}\n`), S(7), "API_TOKEN")
+    for (const keep of ["- name: MODE\n  value: prod", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: x", "- name: DB_PASSWORD\n  value: $DB_PASSWORD"]) stays(keep)
   })
 
   it("text near misses: other headers, references, empty values, lists of names, cursors", () => {
@@ -198,6 +204,14 @@ describe("redaction 10: a secret assigned to a member or an index", () => {
         [`app.config["SECRET_KEY"] = '${S(9)}'`, S(9)], [`  obj.auth.token  =  "${S(10)}"`, S(10)], [`user.password = "hunter2"`, "hunter2"],
         [`headers["X-Api-Key"] = "${S(11)}"`, S(11)], [`this.password = "${PIN}"`, PIN],
         [`req.setHeader("X-Api-Key", "${S(14)}")`, S(14)]
+      ]
+    ) gone(text, v)
+    // other languages: PHP, Ruby, Perl, private members
+    for (
+      const [text, v] of [
+        [`$password = '${S(15)}';`, S(15)], [`$this->db_password = "${S(16)}";`, S(16)], [`@password = "${S(17)}"`, S(17)],
+        [`this.#apiKey = "${S(18)}"`, S(18)], [`'password' => '${S(19)}',`, S(19)], [`{:api_key => "${S(20)}"}`, S(20)],
+        [`config[:api_key] = "${S(21)}"`, S(21)], [`self._api_key = "${S(22)}"`, S(22)], [`self.__token = "${S(23)}"`, S(23)]
       ]
     ) gone(text, v)
     gone(inString(`self.password = "${S(12)}"\nsettings["api_key"] = "${S(13)}"`), S(12))

@@ -125,8 +125,8 @@ const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperC
 
 /** `pass` and `pwd` alone as a name (any case): a secret's name when its value looks like one (not a path, a letter in it). */
 const ALONE_WORDS = ["pass", "pwd"]
-/** Separators after a name's final word: `:` (also after spaces), the key's closing quote, `=`. */
-const FIELD_SEPS = [":", " :", "\"", "'", "\\", "=", " ="]
+/** Separators after a name's final word: `:` (also after spaces), the key's closing quote, `=`, an index's `]`. */
+const FIELD_SEPS = [":", " :", "\"", "'", "\\", "=", " =", "]"]
 
 /**
  * Every match of `secret-field` holds its name's final word (of `password`, `passwd`, `passphrase` the
@@ -143,15 +143,15 @@ const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WO
 /** A word (letters and digits) then `_` or `-`: the words before a name's last. */
 const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
 /** Names that are a secret's alone (their last word is token, secret, password, passwd or passphrase; `max_tokens` is not). */
-const NAMES_ALONE = `${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})`
+const NAMES_ALONE = `_{0,2}${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})`
 /**
  * Names that are a secret's when the value looks like one: `key`, `pass`, `pwd` after another word (`api_key`,
  * `X-Api-Key`, `DB_PASS`; camelCase takes the capitalized or upper-case word only: `monkey` is no `mon` + `key`),
  * and `pass` / `pwd` alone.
  */
-const NAMES_AFTER = `${NAME_WORD}{1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})|${NAME_WORD}{0,6}[A-Za-z][A-Za-z0-9]{0,40}(?:${
+const NAMES_AFTER = `_{0,2}${NAME_WORD}{1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})|_{0,2}${NAME_WORD}{0,6}[A-Za-z][A-Za-z0-9]{0,40}(?:${
   cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")
-})|${cases(ALONE_WORDS).join("|")}`
+})|_{0,2}(?:${cases(ALONE_WORDS).join("|")})`
 /** A number (a PIN, a numeric password) as a value: digits, maybe a sign and a fraction, then the value's end. */
 const NUMBER = String.raw`-?[0-9]{1,64}(?:\.[0-9]{1,64})?`
 const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)`
@@ -160,10 +160,12 @@ const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
  * before, or `pass`/`pwd` alone), each `(head)(?:(q)(quoted)q|(number)|(bare))` with the key's quote as a
- * group of the head: six groups each. A name starts at a line's start, after white space, `{`, `,`, `(`, `[`,
- * `;`, `.` (a member: `self.password = "…"`) or a `\n`/`\r`/`\t` escape; its quotes may be escaped (`\"`,
- * `\\\"`: JSON text in JSON text, at most 7 backslashes) and closed by `]` (an index: `env["DB_PASSWORD"] = …`);
- * `:` may follow spaces (`"password" : …`); after `=` comes a quoted value or a number (`==` is a comparison);
+ * group of the head: six groups each. A name (maybe after one or two `_`: `self._api_key`) starts at a line's
+ * start, after white space, `{`, `,`, `(`, `[`, `;`, `.` (a member: `self.password = "…"`), `$`, `@`, `#`, `>`
+ * (`$password`, `@password`, `this.#password`, `$this->password`), `:` (a Ruby symbol) or a `\n`/`\r`/`\t`
+ * escape; its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes) and it
+ * may be closed by `]` (an index: `env["DB_PASSWORD"] = …`); `:` may follow spaces (`"password" : …`); after
+ * `=` or `=>` (PHP, Ruby, Perl) comes a quoted value or a number (`==` is a comparison);
  * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
  * time, and values are bounded (512 characters): linear. Which numbers go is {@link fieldReplace}'s call.
  */
@@ -174,7 +176,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 6
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}(?:(?<=["'])\])?(?:[ \t]{0,8}:[ \t]*|[ \t]*=[ \t]*(?=\\{0,7}["']|${NUMBER}${NUMBER_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["']|${NUMBER}${NUMBER_END})))`
     const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare})`
@@ -187,14 +189,16 @@ const PAIR_NAMES = `${NAMES_ALONE}|${NAMES_AFTER}|(?:[Pp]roxy-|PROXY-)?(?:[Aa]ut
 /** Every match of the pair pass holds its name's final word then the name's closing quote (or its escape's backslash). */
 const SECRET_PAIR_HINTS: ReadonlyArray<string> = [...new Set(
   [...cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS]), ...cases(["password", "passwd", "passphrase"]).map((w) => w.slice(4)), "uthorization", "UTHORIZATION", "ookie", "OOKIE"]
-    .flatMap((w) => ["\"", "'", "\\"].map((q) => w + q))
+    .flatMap((w) => ["\"", "'", "\\", "\n", "\r"].map((q) => w + q))
 )]
 
 /**
  * The pair pass's pattern: three alternatives, each `(head)…(value)` with the value's quote a group of the head:
  * `[name, value]` / `(name, value)` (groups 1 to 5: head, name's quote, name, value's quote, value; the close
  * `]`/`)` looked for after it), `{name: …, value: …}` (6 to 12: head, quotes, name, quotes, value) and `{value: …,
- * name: …}` (13 to 19: head, quotes, value, then the name in a lookahead). Quotes are `"` or `'`, maybe escaped
+ * name: …}` (13 to 19: head, quotes, value, then the name in a lookahead), and YAML's `name: …` then `value: …`
+ * on the next line (20 to 25: head, the name's quote, name, the value's quote, quoted value, bare value: the
+ * rest of its line, at most 512 characters). Quotes are `"` or `'`, maybe escaped
  * (at most 7 backslashes); a value runs to its quote, at most 512 characters on one line; between an object's
  * members, at most 80 characters of white space or `\n`/`\r`/`\t` escapes. Each start is tried in bounded
  * time: linear.
@@ -210,7 +214,10 @@ const pairAlternatives = (): string => {
   return [
     String.raw`(?<=[\[(][ \t]{0,8})((${Q})(${PAIR_NAMES})\2[ \t]{0,8},[ \t]{0,8}(${Q}))${value(4)}(?=[ \t]{0,8}[\])])`,
     String.raw`${member}((${Q})${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
-    String.raw`${member}((${Q})${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`
+    String.raw`${member}((${Q})${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
+    // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
+    String.raw`(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?)(${NAME_KEYS}:[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
+      String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`
   ].join("|")
 }
 
@@ -220,6 +227,10 @@ const pairReplace = (m: string, ...g: Array<string>): string => {
   if (g[0] !== undefined) return pairSecret(g[2], g[4], true) ? `${g[0]}${F}${g[3]}` : m
   if (g[5] !== undefined) return pairSecret(g[8], g[11], false) ? `${g[5]}${F}${g[10]}` : m
   if (g[12] !== undefined) return pairSecret(g[18], g[15], false) ? `${g[12]}${F}${g[14]}` : m
+  if (g[19] !== undefined) {
+    const quoted = g[23] !== undefined
+    return pairSecret(g[21], quoted ? g[23] : g[24], false) ? (quoted ? `${g[19]}${g[22]}${F}${g[22]}` : `${g[19]}${F}`) : m
+  }
   return m
 }
 
