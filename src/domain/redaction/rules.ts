@@ -210,13 +210,15 @@ const pairAlternatives = (): string => {
   const VALUE_KEYS = "(?:value|Value)"
   const b = (g: number) => `\\${g}`
   const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})((?:(?!${b(g)})[^\n]){1,512})${b(g)}`
-  const member = `(?<=(?:^|[{,])${SP})`
+  // each alternative starts by consuming a quote (or a YAML key), then looks back for what must precede it: a
+  // run of white space is then passed over at one step a character, not looked back over from each of them
+  const member = `(?<=(?:^|[{,])${SP}${Q})`
   return [
-    String.raw`(?<=[\[(][ \t]{0,8})((${Q})(${PAIR_NAMES})\2[ \t]{0,8},[ \t]{0,8}(${Q}))${value(4)}(?=[ \t]{0,8}[\])])`,
-    String.raw`${member}((${Q})${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
-    String.raw`${member}((${Q})${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
+    String.raw`((${Q})(?<=[\[(][ \t]{0,8}${Q})(${PAIR_NAMES})\2[ \t]{0,8},[ \t]{0,8}(${Q}))${value(4)}(?=[ \t]{0,8}[\])])`,
+    String.raw`((${Q})${member}${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
+    String.raw`((${Q})${member}${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
     // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
-    String.raw`(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?)(${NAME_KEYS}:[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
+    String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
       String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`
   ].join("|")
 }
