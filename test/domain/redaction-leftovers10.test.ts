@@ -236,13 +236,16 @@ describe("redaction 10: linear on hostile lines", () => {
     const prefixes = [
       "password: 1", "\"password\": 1", "pass: a1", "[\"X-Api-Key\", \"", "[\"X-Api-Key\", \"a", "{\"name\": \"X-Api-Key\", \"value\": \"",
       "{\"name\": \"X-Api-Key\", ", "[\"Authorization\", \"", "self.password = \"", "settings[\"password\"] = \"", "a.b.", "[\"a_b_",
-      "{\"value\": \"a\", \"name\": \"", "(\"", "[\"", "\"password\" :", "x[\"", "password = 1"
+      "{\"value\": \"a\", \"name\": \"", "(\"", "[\"", "\"password\" :", "x[\"", "password = 1",
+      "- name: DB_PASSWORD\n", "name: X-Api-Key\n  value: ", "{\"name\": \"X-Api-Key\",\n", "\\n  ", "pass: a1 "
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {
       inputs.push(p.repeat(Math.floor(N / p.length)))
       inputs.push(p + "a".repeat(N))
       inputs.push(p + "1".repeat(N))
+      // a run of white space after it (each alternative of the pair pass once looked back over it from each space)
+      inputs.push(p + " ".repeat(N))
       inputs.push((p + "a").repeat(Math.floor(N / (p.length + 1))))
     }
     for (const rule of builtinRules) {
