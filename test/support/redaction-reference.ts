@@ -10,8 +10,8 @@
  * hand-written `apply` as before (its own test holds it to its pattern).
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
-import { EVENT_STRUCTURAL_FIELDS, FIELD_MARK, OPTION_MARK, optionValueAt, type Redactor, secretValue } from "../../src/domain/redaction/redact.js"
-import { marker, type RedactionRule, secretKeyKind } from "../../src/domain/redaction/rules.js"
+import { EVENT_STRUCTURAL_FIELDS, FIELD_MARK, isPairValueKey, OPTION_MARK, optionValueAt, pairNamesOf, type Redactor, secretValue } from "../../src/domain/redaction/redact.js"
+import { marker, pairSecret, type RedactionRule, secretKeyKind } from "../../src/domain/redaction/rules.js"
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -72,7 +72,9 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
-        const r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
+        let r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
+        // session 10: a header as a `[name, value]` pair
+        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = FIELD_MARK
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -107,6 +109,8 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
     const keys = Object.keys(o)
     const values: Array<unknown> = new Array(keys.length)
     const names: Array<string> = new Array(keys.length)
+    // session 10: the value of a name/value object (`{"name": "X-Api-Key", "value": "…"}`)
+    const pair = pairNamesOf(o)
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       if (keep?.has(k) === true) {
@@ -115,7 +119,8 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
         continue
       }
       const kind = secretKeyKind(k)
-      const v = kind !== "none" && secretValue(kind, o[k]) ? FIELD_MARK : walk(o[k])
+      let v = kind !== "none" && secretValue(kind, o[k]) ? FIELD_MARK : walk(o[k])
+      if (v !== FIELD_MARK && pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, v, false))) v = FIELD_MARK
       const rk = key(k)
       names[i] = rk
       values[i] = v

@@ -99,6 +99,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const q1 = j(rand(40, ALNUM), "7"), q2 = j(rand(30, B64URL), "2"), q3 = rand(64, HEX), q4 = j("IQoJb3JpZ2luX2Vj", rand(60, ALNUM), "%2F", rand(20, ALNUM))
   const q5 = j(rand(20, ALNUM), "%2B", rand(10, ALNUM), "%3D"), q6 = j("K", rand(30, ALNUM), "5")
   const f1 = j(rand(32, ALNUM), "1"), f2 = j(rand(32, ALNUM), "2"), f3 = j("hunter2", rand(12, ALNUM)), f4 = rand(24, ALNUM), f5 = j(rand(30, ALNUM), "3"), f6 = j("pw", rand(10, ALNUM), "9")
+  const pin = j("8", rand(9, "0123456789"))
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -137,7 +138,12 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`config:\n  password: ${f3}\n  user: app`, f3],
       [`{'token': '${f4}'}`, f4],
       [`const opts = { apiKey: "${f5}" }`, f5],
-      [`DB_PASS: ${f6}`, f6]
+      [`DB_PASS: ${f6}`, f6],
+      // session 10: a PIN under a password's name, a header as a name/value pair, a member assigned
+      [`{"db_password": ${pin}, "user": "app"}`, pin],
+      [`headers: [["Accept", "*/*"], ["X-Api-Key", "${f2}"]]`, f2],
+      [`{"name": "Authorization", "value": "${f5}"}`, f5],
+      [`self.password = "${f3}"`, f3]
     ],
     // session 8: Azure connection-string keys, a password told in prose
     "azure-storage-key": [

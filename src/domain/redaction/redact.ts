@@ -21,7 +21,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-import { marker, type RedactionRule, secretKeyKind, type SecretKeyKind, textRedactor } from "./rules.js"
+import { marker, notAValue, pairSecret, type RedactionRule, secretKeyKind, type SecretKeyKind, secretValue, textRedactor } from "./rules.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -66,38 +66,8 @@ export const FIELD_MARK = marker("secret-field")
 /** What a secret option's value as the next element of an array becomes (the `cli-secret-option` rule's marker). */
 export const OPTION_MARK = marker("cli-secret-option")
 
-/** A string that is a reference or a placeholder, not a value (`$VAR`, `${VAR}`, `{{ … }}`), white space first, or a marker already. */
-const notAValue = (v: string): boolean => {
-  const c = v.charCodeAt(0)
-  return c === 36 || c === 123 || c === 32 || c === 9 || c === 10 || c === 13 || v.startsWith("[REDACTED:")
-}
-
-/** Looks like a secret (as `secret-field` asks of a value under a key/pass/pwd name): a digit and another character among its first 64 (no newline before them), or 16 characters or more. */
-const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=[^\n]{16}))/
-
-/** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
-const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
-
-/**
- * Whether `v`, under a key of kind `kind` ({@link secretKeyKind}), is the secret itself and goes whole:
- * - a string, not empty, not a reference (`$VAR`, `${VAR}`, `{{ … }}`) and not starting with white space:
- *   under a `secret` or `token` name always (the key says what it is: `"password": "hunter"`, a short word or
- *   a passphrase with spaces is still the password); under a `key`/`pass`/`pwd` name (`sort_key`,
- *   `shortcutKey`, `partition_key` name no secret) when it looks like one (`LOOKS_SECRET`, the test of
- *   `secret-field`); under `pwd` alone not when it is a path (the shell's working directory);
- * - a number under a `secret` name (`"password": 123456`): a PIN; under a `token` or `key` name a number is
- *   a count or an id (`max_token: 100`) and stays;
- * - anything else (booleans, null, objects, arrays) is walked as usual.
- */
-export const secretValue = (kind: SecretKeyKind, v: unknown): boolean => {
-  if (typeof v === "string") {
-    if (v.length === 0 || notAValue(v)) return false
-    if (kind === "secret" || kind === "token") return true
-    if (!LOOKS_SECRET.test(v)) return false
-    return kind !== "pwd" || !PATH_LIKE.test(v)
-  }
-  return typeof v === "number" && kind === "secret"
-}
+/** Whether a value under a secret-named key is the secret (defined with the names, `./rules.ts`). */
+export { secretValue }
 
 /**
  * An option whose next argument is a secret (the names `cli-secret-option` knows): `--password`, `--pass`,
@@ -112,6 +82,30 @@ export const optionValueAt = (option: unknown, next: unknown): boolean =>
   typeof option === "string" && option.charCodeAt(0) === 45 && typeof next === "string" && next.length > 0 &&
   next.charCodeAt(0) !== 45 && !notAValue(next) && SECRET_OPTION.test(option)
 
+const own = (o: Record<string, unknown>, k: string): unknown => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined)
+
+/** The keys of a name/value object that name its value (HAR, Postman, a Kubernetes env entry). */
+const PAIR_NAME_KEYS = ["name", "key", "header", "Name", "Key", "Header"]
+
+/**
+ * The names an object gives its `value` (or `Value`) when it is a name/value pair: `{"name": "X-Api-Key",
+ * "value": "…"}` (HAR, Postman's `key`, `header`), each string under `name`, `key`, `header` (or capitalized);
+ * undefined when it holds no string `value` or no such name. Its value is then a secret when
+ * {@link pairSecret} says so for one of them.
+ */
+export const pairNamesOf = (o: Record<string, unknown>): ReadonlyArray<string> | undefined => {
+  if (typeof own(o, "value") !== "string" && typeof own(o, "Value") !== "string") return undefined
+  let names: Array<string> | undefined
+  for (const k of PAIR_NAME_KEYS) {
+    const n = own(o, k)
+    if (typeof n === "string") (names ??= []).push(n)
+  }
+  return names
+}
+
+/** Whether `k` is the key of a name/value object's value (`value`, `Value`). */
+export const isPairValueKey = (k: string): boolean => k === "value" || k === "Value"
+
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
@@ -125,7 +119,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
-        const r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
+        let r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
+        // a header as a `[name, value]` pair: its value as the text rules left it, then whole when secret
+        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = FIELD_MARK
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -152,8 +148,17 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
     return r
   }
-  /** The value `v` of key `k` redacted: whole when the key names a secret and `v` is one ({@link secretValue}), else walked. */
-  const entry = (info: KeyInfo, v: unknown): unknown => info.kind !== "none" && secretValue(info.kind, v) ? FIELD_MARK : walk(v)
+  /**
+   * The value `v` of key `k` redacted: whole when the key names a secret and `v` is one ({@link secretValue}), else
+   * walked; the value of a name/value object (`pair`: its names, {@link pairNamesOf}) walked, then whole when it
+   * is a secret of one of the names ({@link pairSecret}).
+   */
+  const entry = (info: KeyInfo, k: string, v: unknown, pair: ReadonlyArray<string> | undefined): unknown => {
+    if (info.kind !== "none" && secretValue(info.kind, v)) return FIELD_MARK
+    const r = walk(v)
+    if (pair !== undefined && isPairValueKey(k)) for (const n of pair) if (pairSecret(n, r, false)) return FIELD_MARK
+    return r
+  }
 
   /**
    * An object with each key redacted and each value walked, except the
@@ -166,13 +171,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
     const keys = Object.keys(o)
+    const pair = pairNamesOf(o)
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       if (keep !== undefined && keep.has(k)) continue
       const info = keyInfo(k)
       if (info.name !== k) return renameKeys(o, keys, keep)
       const v0 = o[k]
-      const v = entry(info, v0)
+      const v = entry(info, k, v0, pair)
       if (v !== v0) {
         out ??= { ...o }
         // the copy has k as an own data property already (also `__proto__`): plain assignment sets it
@@ -186,12 +192,13 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const renameKeys = (o: Record<string, unknown>, keys: ReadonlyArray<string>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
     const values: Array<unknown> = new Array(keys.length)
     const names: Array<string> = new Array(keys.length)
+    const pair = pairNamesOf(o)
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       const kept = keep !== undefined && keep.has(k)
       const info = kept ? undefined : keyInfo(k)
       names[i] = info === undefined ? k : info.name
-      values[i] = info === undefined ? o[k] : entry(info, o[k])
+      values[i] = info === undefined ? o[k] : entry(info, k, o[k], pair)
     }
     const result: Record<string, unknown> = {}
     const taken = new Set<string>()

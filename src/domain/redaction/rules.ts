@@ -123,44 +123,117 @@ const FIELD_WORDS = ["token", "secret", "password", "passwd", "passphrase"]
 const FIELD_AFTER_WORDS = ["key", "pass", "pwd"]
 const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
 
+/** `pass` and `pwd` alone as a name (any case): a secret's name when its value looks like one (not a path, a letter in it). */
+const ALONE_WORDS = ["pass", "pwd"]
+/** Separators after a name's final word: `:` (also after spaces), the key's closing quote, `=`, an index's `]`. */
+const FIELD_SEPS = [":", " :", "\"", "'", "\\", "=", " =", "]"]
+
 /**
  * Every match of `secret-field` holds its name's final word (of `password`, `passwd`, `passphrase` the
- * part after `pass`), then `:` or the key's closing quote (`"`, `'`, or the backslash of an escaped one).
+ * part after `pass`), then `:` (maybe after a space), `=` or the key's closing quote (`"`, `'`, or the
+ * backslash of an escaped one), or else two spaces or a tab before its `=` or `:`.
  */
 const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
-  .flatMap((word) => [":", "\"", "'", "\\", "=", " ="].map((sep) => word + sep))
+  .flatMap((word) => FIELD_SEPS.map((sep) => word + sep))
   // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
-  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => [":", "\"", "'", "\\", "=", " ="].map((sep) => w.slice(4) + sep))))]
+  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => FIELD_SEPS.map((sep) => w.slice(4) + sep)))
+  // the name, then more than one space or a tab before `=` or `:` (aligned code: `token   = "…"`)
+  .concat(["  =", "\t=", "  :", "\t:"]))]
+
+/** A word (letters and digits) then `_` or `-`: the words before a name's last. */
+const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
+/** Names that are a secret's alone (their last word is token, secret, password, passwd or passphrase; `max_tokens` is not). */
+const NAMES_ALONE = `_{0,2}${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})`
+/**
+ * Names that are a secret's when the value looks like one: `key`, `pass`, `pwd` after another word (`api_key`,
+ * `X-Api-Key`, `DB_PASS`; camelCase takes the capitalized or upper-case word only: `monkey` is no `mon` + `key`),
+ * and `pass` / `pwd` alone.
+ */
+const NAMES_AFTER = `_{0,2}${NAME_WORD}{1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})|_{0,2}${NAME_WORD}{0,6}[A-Za-z][A-Za-z0-9]{0,40}(?:${
+  cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")
+})|_{0,2}(?:${cases(ALONE_WORDS).join("|")})`
+/** A number (a PIN, a numeric password) as a value: digits, maybe a sign and a fraction, then the value's end. */
+const NUMBER = String.raw`-?[0-9]{1,64}(?:\.[0-9]{1,64})?`
+const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)`
+const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
 
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
- * before), each `(head)(?:(q)(quoted)q|(bare))` with the key's quote as a group of the head: five groups each.
- * A name starts at a line's start, after white space, `{`, `,`, `(`, `[`, `;` or a `\n`/`\r`/`\t` escape;
- * its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes);
+ * before, or `pass`/`pwd` alone), each `(head)(?:(q)(quoted)q|(number)|(bare))` with the key's quote as a
+ * group of the head: six groups each. A name (maybe after one or two `_`: `self._api_key`) starts at a line's
+ * start, after white space, `{`, `,`, `(`, `[`, `;`, `.` (a member: `self.password = "…"`), `$`, `@`, `#`, `>`
+ * (`$password`, `@password`, `this.#password`, `$this->password`), `:` (a Ruby symbol) or a `\n`/`\r`/`\t`
+ * escape; its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes) and it
+ * may be closed by `]` (an index: `env["DB_PASSWORD"] = …`); `:` may follow spaces (`"password" : …`); after
+ * `=` or `=>` (PHP, Ruby, Perl) comes a quoted value or a number (`==` is a comparison);
  * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
- * time, and values are bounded (512 characters): linear.
+ * time, and values are bounded (512 characters): linear. Which numbers go is {@link fieldReplace}'s call.
  */
 const fieldAlternatives = (): string => {
-  const W = `(?:${cases(FIELD_WORDS).join("|")})`
-  const K = `(?:${cases(FIELD_AFTER_WORDS).join("|")})`
-  // after a word: camelCase takes the capitalized or upper-case word only (`monkey` is no `mon` + `key`)
-  const Kcap = `(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
-  const P = "(?:[A-Za-z0-9]{1,40}[_-])"
-  const names = [
-    `${P}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?${W}`,
-    `${P}{1,6}${K}|${P}{0,6}[A-Za-z][A-Za-z0-9]{0,40}${Kcap}`
-  ]
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'\\]`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
-  return names.map((name, a) => {
-    const g = a * 5
-    const head = String.raw`((?:^|(?<=[\s{,(\[;]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}(?::[ \t]*|[ \t]*=[ \t]*(?=\\{0,7}["'])))`
+  return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
+    const g = a * 6
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["']|${NUMBER}${NUMBER_END})))`
     const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
-    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${bare})`
+    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare})`
   }).join("|")
+}
+
+/** The names of a pair's name (see {@link pairSecret}): `secret-field`'s, and the headers of a credential. */
+const PAIR_NAMES = `${NAMES_ALONE}|${NAMES_AFTER}|(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)|(?:[Ss]et-|SET-)?(?:[Cc]ookie|COOKIE)`
+
+/** Every match of the pair pass holds its name's final word then the name's closing quote (or its escape's backslash). */
+const SECRET_PAIR_HINTS: ReadonlyArray<string> = [...new Set(
+  [...cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS]), ...cases(["password", "passwd", "passphrase"]).map((w) => w.slice(4)), "uthorization", "UTHORIZATION", "ookie", "OOKIE"]
+    .flatMap((w) => ["\"", "'", "\\", "\n", "\r"].map((q) => w + q))
+)]
+
+/**
+ * The pair pass's pattern: three alternatives, each `(head)…(value)` with the value's quote a group of the head:
+ * `[name, value]` / `(name, value)` (groups 1 to 5: head, name's quote, name, value's quote, value; the close
+ * `]`/`)` looked for after it), `{name: …, value: …}` (6 to 12: head, quotes, name, quotes, value) and `{value: …,
+ * name: …}` (13 to 19: head, quotes, value, then the name in a lookahead), and YAML's `name: …` then `value: …`
+ * on the next line (20 to 25: head, the name's quote, name, the value's quote, quoted value, bare value: the
+ * rest of its line, at most 512 characters). Quotes are `"` or `'`, maybe escaped
+ * (at most 7 backslashes); a value runs to its quote, at most 512 characters on one line; between an object's
+ * members, at most 80 characters of white space or `\n`/`\r`/`\t` escapes. Each start is tried in bounded
+ * time: linear.
+ */
+const pairAlternatives = (): string => {
+  const Q = String.raw`\\{0,7}["']`
+  const SP = String.raw`(?:\s|\\[nrt]){0,80}`
+  const NAME_KEYS = "(?:name|key|header|Name|Key|Header)"
+  const VALUE_KEYS = "(?:value|Value)"
+  const b = (g: number) => `\\${g}`
+  const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})((?:(?!${b(g)})[^\n]){1,512})${b(g)}`
+  // each alternative starts by consuming a quote (or a YAML key), then looks back for what must precede it: a
+  // run of white space is then passed over at one step a character, not looked back over from each of them
+  const member = `(?<=(?:^|[{,])${SP}${Q})`
+  return [
+    String.raw`((${Q})(?<=[\[(][ \t]{0,8}${Q})(${PAIR_NAMES})\2[ \t]{0,8},[ \t]{0,8}(${Q}))${value(4)}(?=[ \t]{0,8}[\])])`,
+    String.raw`((${Q})${member}${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
+    String.raw`((${Q})${member}${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
+    // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
+    String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
+      String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`
+  ].join("|")
+}
+
+/** The replacement of a pair: the value becomes the marker when {@link pairSecret} says so, else the match stays. */
+const pairReplace = (m: string, ...g: Array<string>): string => {
+  const F = marker("secret-field")
+  if (g[0] !== undefined) return pairSecret(g[2], g[4], true) ? `${g[0]}${F}${g[3]}` : m
+  if (g[5] !== undefined) return pairSecret(g[8], g[11], false) ? `${g[5]}${F}${g[10]}` : m
+  if (g[12] !== undefined) return pairSecret(g[18], g[15], false) ? `${g[12]}${F}${g[14]}` : m
+  if (g[19] !== undefined) {
+    const quoted = g[23] !== undefined
+    return pairSecret(g[21], quoted ? g[23] : g[24], false) ? (quoted ? `${g[19]}${g[22]}${F}${g[22]}` : `${g[19]}${F}`) : m
+  }
+  return m
 }
 
 /**
@@ -404,12 +477,27 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // when it looks like a secret: a digit and another character, or 16 characters or more. `name = "…"` (TOML,
     // INI, Python, JavaScript: a quoted value after `=`) too; a bare value after `=` is `secret-assignment`'s,
     // and `==` is a comparison. Left alone: types
-    // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, numbers, prose.
+    // (`password: string`), `$VAR`/`${VAR}`/`{{ … }}` references, `process.env.X`, empty values, prose.
+    // A member or an index assigned (`self.password = "…"`, `env["DB_PASSWORD"] = "…"`) is a name too, and a
+    // number under a password's name (`"password": 84736251`, a PIN) goes, in the key's quotes (see fieldReplace).
     id: "secret-field",
     pattern: re(fieldAlternatives()),
     hints: SECRET_FIELD_HINTS,
     replace: (m: string, ...groups: Array<string>): string => fieldReplace(m, ...groups),
     apply: (s) => redactFields(s)
+  },
+  {
+    // The same marker for a secret given as a name/value pair (a second pass of `secret-field`, after the
+    // key-shaped rules such as `bearer-token` have run): a header as `["X-Api-Key", "…"]` / `("Cookie", "…")`
+    // (an array or a tuple of two, in JSON, Python or JavaScript text, its quotes maybe escaped) and
+    // `{"name": "X-Api-Key", "value": "…"}` (HAR; `key`, `header` too; `value` first too; members maybe on lines of
+    // their own). Which pairs are secrets is `pairSecret`'s call (a secret's name or a credential's header: any
+    // value under `Authorization`, `Cookie` or `X-…`; in an array, one that looks like a secret). The name, the
+    // quotes and the value's key stay.
+    id: "secret-field",
+    pattern: re(pairAlternatives()),
+    hints: SECRET_PAIR_HINTS,
+    replace: (m: string, ...g: Array<string>): string => pairReplace(m, ...g)
   },
   {
     // A secret as an XML element's text: `<password>…</password>`, `<DbPassword>`, `<client_secret>`, `<apiKey>`,
@@ -462,21 +550,25 @@ const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
 /**
  * How the key of a structured value names a secret (see {@link secretKeyKind}): `none`; `secret` (its last
  * word is password, passwd, passphrase or secret: any string, and a number, is the secret); `token` (its last
- * word is token, not a page cursor: any string is, a number is a count); `key` (its last word is key, pass or
- * pwd after another word, credential(s), or pass alone: a string that looks like a secret is); `pwd` (`pwd`
- * alone: as `key`, and a path is the working directory, not a password).
+ * word is token, not a page cursor: any string is, a number is a count); `key` (its last word is key after
+ * another word, or credential(s): a string that looks like a secret is); `pass` (`pass` or `pwd` after another
+ * word, `DB_PASS`, `mysql_pwd`: as `key`, and a number of 4 digits or more, a PIN); `pwd` (`pass` or `pwd` alone:
+ * as `key`, when it holds a letter and is no path: `pass: "3/3"` is a test's result, `pwd: "/srv/app"` the
+ * working directory).
  */
-export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pwd"
+export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pass" | "pwd"
 
 /** Words before a name's last word (as `secret-field`'s names: at most 6 words joined by `_`/`-`, then maybe a camelCase head). */
 const KEY_HEAD = "(?:[A-Za-z0-9]{1,40}[_-]){0,6}"
 const KEY_SECRET = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["password", "passwd", "passphrase", "secret"]).join("|")})$`)
 const KEY_TOKEN = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["token"]).join("|")})$`)
-const KEY_KEY = new RegExp(
-  `^(?:(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})` +
-    `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})` +
-    `|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")})|pass|Pass|PASS)$`
-)
+/** A name whose last word is `words` after another word: `_`/`-` joined (any case), or camelCase (the word capitalized or upper case). */
+const afterWord = (words: ReadonlyArray<string>) =>
+  `(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(words).join("|")})` +
+  `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(words).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
+const KEY_KEY = new RegExp(`^(?:${afterWord(["key"])}|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")}))$`)
+const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
+const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
 /**
  * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
@@ -492,8 +584,65 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
   if (KEY_SECRET.test(k)) return "secret"
   if (KEY_TOKEN.test(k)) return PAGE_CURSOR_NAME.test(k.replace(/[_-]/g, "").toLowerCase()) ? "none" : "token"
   if (KEY_KEY.test(k)) return "key"
-  if (k === "pwd" || k === "PWD" || k === "Pwd") return "pwd"
+  if (KEY_PASS.test(k)) return "pass"
+  if (KEY_ALONE.test(k)) return "pwd"
   return "none"
+}
+
+/** A string that is a reference or a placeholder, not a value (`$VAR`, `${VAR}`, `{{ … }}`), white space first, or a marker already. */
+export const notAValue = (v: string): boolean => {
+  const c = v.charCodeAt(0)
+  return c === 36 || c === 123 || c === 32 || c === 9 || c === 10 || c === 13 || v.startsWith("[REDACTED:")
+}
+
+/** Looks like a secret (as `secret-field` asks of a value under a key/pass/pwd name): a digit and another character among its first 64 (no newline before them), or 16 characters or more. */
+export const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=[^\n]{16}))/
+
+/**
+ * Whether `v`, under a key of kind `kind` ({@link secretKeyKind}), is the secret itself and goes whole:
+ * - a string, not empty, not a reference (`$VAR`, `${VAR}`, `{{ … }}`) and not starting with white space:
+ *   under a `secret` or `token` name always (the key says what it is: `"password": "hunter"`, a short word or
+ *   a passphrase with spaces is still the password); under a `key`/`pass`/`pwd` name (`sort_key`,
+ *   `shortcutKey`, `partition_key` name no secret) when it looks like one (`LOOKS_SECRET`, the test of
+ *   `secret-field`); under `pass`/`pwd` alone when it also holds a letter and is no path ({@link aloneSecret});
+ * - a number under a `secret` name (`"password": 123456`): a PIN; under a `pass` name (`DB_PASS`) one of 4
+ *   digits or more; under a `token` or `key` name or `pass` alone a number is a count or an id
+ *   (`max_token: 100`, `pass: 3`) and stays;
+ * - anything else (booleans, null, objects, arrays) is walked as usual.
+ */
+export const secretValue = (kind: SecretKeyKind, v: unknown): boolean => {
+  if (typeof v === "string") {
+    if (v.length === 0 || notAValue(v)) return false
+    if (kind === "secret" || kind === "token") return true
+    if (!LOOKS_SECRET.test(v)) return false
+    return kind !== "pwd" || aloneSecret(v)
+  }
+  if (typeof v !== "number") return false
+  return kind === "secret" || (kind === "pass" && Math.abs(Math.trunc(v)) >= 1000)
+}
+
+/** The names of HTTP headers whose value is a credential whatever its shape (besides the names of {@link secretKeyKind}). */
+const HEADER_SECRET = /^(?:(?:proxy-)?authorization|(?:set-)?cookie)$/i
+
+/**
+ * Whether `value` is a secret given as a name/value pair with `name`: a header as `[name, value]`
+ * (`[["X-Api-Key", "…"]]`, `("Cookie", "…")`; `array`), or `{"name"|"key"|"header": name, "value": value}`
+ * (HAR, Postman, a Kubernetes env entry). The name is secret-named ({@link secretKeyKind}) or a credential's
+ * header (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`). The value is a string, not empty,
+ * not a reference, holding no marker (`Bearer [REDACTED:bearer-token]` stays as the text rules left it); it
+ * goes whole under a credential's header or an `X-…` header's name; else, in an object, as under a key of that
+ * name ({@link secretValue}), and in an array only when it also looks like a secret (`["password", "email"]` is a
+ * list of names).
+ */
+export const pairSecret = (name: unknown, value: unknown, array: boolean): boolean => {
+  if (typeof name !== "string" || typeof value !== "string") return false
+  if (value.length === 0 || notAValue(value) || value.includes("[REDACTED:")) return false
+  if (HEADER_SECRET.test(name)) return true
+  const kind = secretKeyKind(name)
+  if (kind === "none") return false
+  if (name.charCodeAt(1) === 45 && (name.charCodeAt(0) | 32) === 120) return true
+  if (array && !LOOKS_SECRET.test(value)) return false
+  return secretValue(kind, value)
 }
 
 /**
@@ -508,25 +657,53 @@ const cookieValues = (value: string, setCookie: boolean): string => {
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
-const fieldName = (head: string): string => head.replace(/[\\"':\s]/g, "").replace(/[_-]/g, "").toLowerCase()
+const fieldName = (head: string): string => head.replace(/[\\"':\s=\]]/g, "").replace(/[_-]/g, "").toLowerCase()
+
+/** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
+export const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
 
 /**
- * The replacement of a `secret-field` match: the head (name, quotes, `:`) and the value's quotes stay.
- * A page cursor's field ({@link PAGE_CURSOR_NAME}) is left as it is.
+ * Whether `v`, under `pass` or `pwd` alone, is a password: it holds a letter (`pass: 3/3`, `pass: 100%` are
+ * test results) and is no path (`pwd: /srv/app`, the working directory).
+ */
+export const aloneSecret = (v: string): boolean => /[A-Za-z]/.test(v) && !PATH_LIKE.test(v)
+
+/**
+ * Whether a number under the name `name` (lower case, `_` and `-` dropped, as {@link fieldName}) is a secret:
+ * under a name whose last word is password, passwd, passphrase or secret, any number (a PIN); under `pass` or
+ * `pwd` after another word (`DB_PASS`, `mysql_pwd`), one of 4 digits or more; else none (`max_token: 100`,
+ * `api_key: 12345`, `pass: 3`).
+ */
+const numberSecret = (name: string, n: string): boolean => {
+  if (/(?:password|passwd|passphrase|secret)$/.test(name)) return true
+  return name.length > 4 && /(?:pass|pwd)$/.test(name) && /^-?[0-9]{4}/.test(n)
+}
+
+/**
+ * The replacement of a `secret-field` match: the head (name, quotes, `:`) and the value's quotes stay; a number
+ * that goes ({@link numberSecret}) becomes the marker in the key's quotes (`{"password": "[REDACTED:…]"}` stays
+ * JSON). Left as they are: a page cursor's field ({@link PAGE_CURSOR_NAME}), a number that is no secret, and a
+ * value under `pass`/`pwd` alone that is no password ({@link aloneSecret}).
  */
 const fieldReplace = (m: string, ...groups: Array<string>): string => {
   for (let a = 0; a < 2; a++) {
-    const [head, , q, quoted, bare] = groups.slice(a * 5, a * 5 + 5)
+    const [head, keyQuote, q, quoted, num, bare] = groups.slice(a * 6, a * 6 + 6)
     if (head === undefined) continue
-    if (a === 0 && PAGE_CURSOR_NAME.test(fieldName(head))) return m
-    if (quoted !== undefined) return `${head}${q}${marker("secret-field")}${q}`
-    if (bare !== undefined) return `${head}${marker("secret-field")}`
+    const name = fieldName(head)
+    if (a === 0 && PAGE_CURSOR_NAME.test(name)) return m
+    if (num !== undefined) return numberSecret(name, num) ? `${head}${keyQuote}${marker("secret-field")}${keyQuote}` : m
+    const alone = a === 1 && (name === "pass" || name === "pwd")
+    if (quoted !== undefined) return alone && !aloneSecret(quoted) ? m : `${head}${q}${marker("secret-field")}${q}`
+    if (bare !== undefined) return alone && !aloneSecret(bare) ? m : `${head}${marker("secret-field")}`
   }
   return marker("secret-field")
 }
 
-/** A final word of a `secret-field` name followed by `:` or a closing quote and `:` (where a match's name ends). */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?(?::|[ \\t]*=))`, "g")
+/**
+ * A final word of a `secret-field` name followed by `:` (maybe after spaces), `=`, or a closing quote (and maybe
+ * an index's `]`) then one of them: where a match's name ends.
+ */
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?\\]?(?:[ \\t]{0,8}:|[ \\t]*=))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
