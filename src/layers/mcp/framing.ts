@@ -17,8 +17,12 @@
  *   carried under a stand-in number and answered with the client's own id;
  * - a `tools/call` without `arguments` (optional in MCP) gets `{}`, so an
  *   unknown tool is the `-32602` "not found" error and not a schema dump.
+ * - a message nested deeper than {@link maxNesting} levels is `-32600`
+ *   (id null) before it is parsed; a `tools/call` with more than
+ *   {@link maxArguments} arguments is `-32602`.
  * Each refusal writes one line on stderr (`session-ingest mcp: …`) and the
- * server carries on with the next line: the reader never throws.
+ * server carries on with the next line: the reader never throws (a line it
+ * fails on is refused alone, the lines around it are served).
  *
  * A refusal's answer goes out through the server like any answer: the line
  * is handed to the server as an rpc `Ping`, and the `Pong` it sends back is
@@ -32,6 +36,10 @@
  * no raw C1 control or bidirectional override: they are written as `\uHHHH`
  * escapes (`escapeJsonControls`), the same JSON value for the client, but a
  * session's hostile text cannot act on a terminal that shows the exchange.
+ * No line is longer than {@link maxLineBytes}: a longer answer is the
+ * `-32602` `RESOURCE_LIMIT_EXCEEDED` error for its id. A request interrupted
+ * before its answer is `-32603` saying so. The `list_changed` notifications
+ * of the tools' registration are not sent (the lists are fixed).
  *
  * @module
  */
@@ -260,8 +268,33 @@ export const plainError = (error: unknown): unknown => {
     diagnose(message)
     return { code: JsonRpcCode.invalidParams, message }
   }
+  if (interruptedOnly(cause)) {
+    diagnose("a request was interrupted before its answer (the server is stopping, or the client cancelled it)")
+    return { code: JsonRpcCode.internalError, message: "Internal error: the request was interrupted before its answer (the server is stopping, or the request was cancelled)." }
+  }
   diagnose(`a request failed without an error of its own: ${excerpt(JSON.stringify(cause ?? null))}`)
   return { code: JsonRpcCode.internalError, message: "Internal error: the server failed to answer (a bug); it keeps serving. See its stderr." }
+}
+
+/** Whether an encoded `Cause` holds interruptions only (`Interrupt`, in `Sequential` / `Parallel` with `Empty`): no failure, no defect. */
+const interruptedOnly = (cause: unknown): boolean => {
+  let interrupts = 0
+  const walk = (c: unknown, depth: number): boolean => {
+    if (!isObject(c) || depth > maxNesting) return false
+    switch (c._tag) {
+      case "Interrupt":
+        interrupts++
+        return true
+      case "Empty":
+        return true
+      case "Sequential":
+      case "Parallel":
+        return walk(c.left, depth + 1) && walk(c.right, depth + 1)
+      default:
+        return false
+    }
+  }
+  return walk(cause, 0) && interrupts > 0
 }
 
 /** A JSON-RPC message (or batch) with its error, if any, made plain by {@link plainError}, and its id the client's. */

@@ -16,9 +16,12 @@
  *   starts with the product's error code (`SOURCE_NOT_FOUND: …`) and whose
  *   `data` holds `{code, message, remediation, details}`; the server keeps
  *   serving. Nothing but protocol is written on stdout; logs go to stderr.
- * - A line that is not a request (not JSON, not JSON-RPC, an unknown method)
- *   is answered with the JSON-RPC error for it by the framing
- *   (`./framing.ts`), and the server reads on.
+ * - A line that is not a request (not JSON, not JSON-RPC, an unknown method,
+ *   nested too deep) is answered with the JSON-RPC error for it by the
+ *   framing (`./framing.ts`), and the server reads on; an answer longer than
+ *   a line may be is refused there too.
+ * - At the end of stdin the requests already read are answered, then the
+ *   server ends (`./stdio.ts`).
  *
  * @module
  */
