@@ -5,7 +5,7 @@
  * without being held; ids the server cannot carry answered as the client's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { maxLineChars, mcpSerialization } from "../../src/layers/mcp/framing.js"
+import { maxLineChars, mcpSerialization, nestedDeeper, plainError } from "../../src/layers/mcp/framing.js"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 
@@ -79,5 +79,25 @@ describe("mcp framing: terminal controls never reach a terminal raw", () => {
     expect(written[0].slice(0, -1)).not.toMatch(raw)
     expect(written[0]).toContain("\\x1b]0;owned\\x07\\x1b[2J")
     expect(written[0]).toContain("\\u202e")
+  })
+
+  it("a request interrupted before its answer (the server stopping) is -32603 saying so, not a bug with its cause dumped", () => {
+    const interrupt = { _tag: "Interrupt", fiberId: { _tag: "Runtime", id: 7, startTimeMillis: 0 } }
+    for (const cause of [interrupt, { _tag: "Sequential", left: { _tag: "Empty" }, right: interrupt }, { _tag: "Parallel", left: interrupt, right: interrupt }]) {
+      const e = plainError({ _tag: "Cause", code: 0, message: "x", data: cause }) as { code: number; message: string }
+      expect(e.code).toBe(-32603)
+      expect(e.message).toContain("interrupted")
+      expect(e.message).not.toMatch(/a bug|_tag/)
+    }
+    // A defect with it is still a bug.
+    const mixed = plainError({ _tag: "Cause", code: 0, message: "x", data: { _tag: "Sequential", left: interrupt, right: { _tag: "Die", defect: 1 } } }) as { message: string }
+    expect(mixed.message).toContain("a bug")
+  })
+
+  it("nesting is measured without parsing, strings skipped", () => {
+    expect(nestedDeeper("[".repeat(101) + "]".repeat(101), 100)).toBe(true)
+    expect(nestedDeeper("[".repeat(100) + "]".repeat(100), 100)).toBe(false)
+    expect(nestedDeeper(`{"a":"${"[".repeat(500)}\\","b":[1]}`, 100)).toBe(false)
+    expect(nestedDeeper(`{"a":"\\\"${"{".repeat(500)}"}`, 100)).toBe(false)
   })
 })

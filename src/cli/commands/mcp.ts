@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { runtime } from "../lazy.js"
+import { writeStdout } from "../output.js"
 import { VERSION } from "../version.js"
 import * as O from "../options.js"
 
@@ -38,6 +39,7 @@ export const mcp = Command.make(
         rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))
       )
       const { serveStdio } = yield* mcpServer
-      yield* serveStdio({ name: "session-ingest", version: VERSION }).pipe(Effect.provide(layers))
+      // Answers go to stdout through the CLI's one path to it (drain waited for; a reader gone ends the serving).
+      yield* serveStdio({ name: "session-ingest", version: VERSION }, writeStdout).pipe(Effect.provide(layers))
     })
 ).pipe(Command.withDescription("Serve the index to MCP clients over stdio: read-only tools and session resources, redacted."))

@@ -27,6 +27,9 @@ interface JsonSchema {
   readonly $defs?: Record<string, JsonSchema>
 }
 
+/** The most arguments at fault an answer names (a call with 200,000 unknown arguments names 20, then how many more). */
+const maxProblems = 20
+
 /** A value as a client wrote it, short: a JSON text, cut at 60 characters. */
 const shown = (value: unknown): string => {
   if (value === undefined) return "nothing"
@@ -78,7 +81,8 @@ export const allowedText = (schema: JsonSchema, defs: Record<string, JsonSchema>
  * per argument at fault, `name: expected <what is allowed>, got <value>`
  * (`name: missing, expected …`, `name: not an argument of this tool (it
  * takes …)`), in the order the decoding found them; arguments that are not
- * an object are said to be so.
+ * an object are said to be so. At most {@link maxProblems} arguments are
+ * named, then `and N more arguments at fault`.
  */
 export const argumentProblems = (parameters: Schema.Schema.Any, payload: unknown, error: ParseResult.ParseError): Array<string> => {
   const root = JSONSchema.make(parameters) as unknown as JsonSchema
@@ -89,18 +93,20 @@ export const argumentProblems = (parameters: Schema.Schema.Any, payload: unknown
     return [`the arguments must be an object (of ${takes}), got ${shown(payload)}`]
   }
   const given = payload as Record<string, unknown>
-  const keys: Array<string> = []
+  const keys = new Set<string>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const key = issue.path.length > 0 ? String(issue.path[0]) : undefined
-    if (key !== undefined && !keys.includes(key)) keys.push(key)
+    if (key !== undefined) keys.add(key)
   }
-  if (keys.length === 0) return [`the arguments must be an object of ${takes}`]
-  return keys.map((key) => {
+  if (keys.size === 0) return [`the arguments must be an object of ${takes}`]
+  const listed = [...keys].slice(0, maxProblems)
+  const more = keys.size - listed.length
+  return listed.map((key) => {
     const schema = properties[key]
     if (schema === undefined) return `${key}: not an argument of this tool (it takes ${takes})`
     const allowed = allowedText(schema, root.$defs)
     return Object.prototype.hasOwnProperty.call(given, key) && given[key] !== undefined
       ? `${key}: expected ${allowed}, got ${shown(given[key])}`
       : `${key}: missing, expected ${allowed}`
-  })
+  }).concat(more > 0 ? [`and ${more} more argument${more === 1 ? "" : "s"} at fault`] : [])
 }

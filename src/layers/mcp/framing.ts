@@ -17,8 +17,12 @@
  *   carried under a stand-in number and answered with the client's own id;
  * - a `tools/call` without `arguments` (optional in MCP) gets `{}`, so an
  *   unknown tool is the `-32602` "not found" error and not a schema dump.
+ * - a message nested deeper than {@link maxNesting} levels is `-32600`
+ *   (id null) before it is parsed; a `tools/call` with more than
+ *   {@link maxArguments} arguments is `-32602`.
  * Each refusal writes one line on stderr (`session-ingest mcp: …`) and the
- * server carries on with the next line: the reader never throws.
+ * server carries on with the next line: the reader never throws (a line it
+ * fails on is refused alone, the lines around it are served).
  *
  * A refusal's answer goes out through the server like any answer: the line
  * is handed to the server as an rpc `Ping`, and the `Pong` it sends back is
@@ -32,11 +36,16 @@
  * no raw C1 control or bidirectional override: they are written as `\uHHHH`
  * escapes (`escapeJsonControls`), the same JSON value for the client, but a
  * session's hostile text cannot act on a terminal that shows the exchange.
+ * No line is longer than {@link maxLineBytes}: a longer answer is the
+ * `-32602` `RESOURCE_LIMIT_EXCEEDED` error for its id. A request interrupted
+ * before its answer is `-32603` saying so. The `list_changed` notifications
+ * of the tools' registration are not sent (the lists are fixed).
  *
  * @module
  */
 import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import { ResourceLimitExceeded } from "../../domain/errors.js"
 import { escapeJsonControls, visibleControls } from "../../domain/render.js"
 
 /** JSON-RPC 2.0's error codes used by the framing. */
@@ -50,6 +59,30 @@ export const JsonRpcCode = {
 
 /** The longest line read (characters); a longer one is refused (`-32600`) without being held. */
 export const maxLineChars = 16 * 1024 * 1024
+
+/**
+ * The deepest nesting of arrays and objects a message may have; a deeper
+ * line is refused (`-32600`, id null) before it is parsed, so no recursive
+ * step (a `JSON.stringify`, a schema's walk, an error's echo) meets it.
+ * MCP's messages nest a few levels; this server's tool arguments are flat.
+ */
+export const maxNesting = 100
+
+/**
+ * The longest line the server writes (bytes, its newline included): an
+ * answer that would be longer is refused `-32602` `RESOURCE_LIMIT_EXCEEDED`
+ * naming this bound, for the request's id. MCP clients drop the connection
+ * on a longer line (the official SDK's stdio transport buffers at most
+ * 10 MiB), so an answer past it would end the session instead of answering.
+ */
+export const maxLineBytes = 8 * 1024 * 1024
+
+/**
+ * The most arguments a `tools/call` may hold (a tool of this server takes
+ * fewer than 20): more is refused `-32602` before any schema checks them one
+ * by one (200,000 unknown arguments would take seconds).
+ */
+export const maxArguments = 100
 
 /** The methods a client may call (MCP requests). */
 const requestMethods: ReadonlySet<string> = new Set(ClientRequestRpcs.requests.keys())
@@ -71,7 +104,8 @@ const diagnose = (message: string): void => {
 
 /** The longest run of non-space characters an error answer echoes whole (a client's id, path, query). */
 const maxEchoRun = 200
-const longRun = new RegExp(`\\S{${maxEchoRun + 1},}`, "g")
+/** Whether a UTF-16 unit is white space (as `\s` in a regular expression). */
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)))
 /** The longest text of an error answer (characters). */
 const maxErrorText = 2000
 
@@ -83,7 +117,23 @@ const maxErrorText = 2000
  * so an answer's size does not grow with what the client sent.
  */
 export const clipEchoes = (text: string): string => {
-  const runs = text.replace(longRun, (run) => `${run.slice(0, 100)}…[+${run.length - 100} characters]`)
+  // A scan, not a regular expression: a run of megabytes overflows the regular expression engine's stack.
+  const pieces: Array<string> = []
+  let kept = 0
+  let runStart = -1
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSpace(text.charCodeAt(i))) {
+      if (runStart < 0) runStart = i
+      continue
+    }
+    if (runStart >= 0 && i - runStart > maxEchoRun) {
+      pieces.push(text.slice(kept, runStart + 100), `…[+${i - runStart - 100} characters]`)
+      kept = i
+    }
+    runStart = -1
+  }
+  pieces.push(text.slice(kept))
+  const runs = pieces.join("")
   return runs.length > maxErrorText ? `${runs.slice(0, maxErrorText - 100)}…[+${runs.length - (maxErrorText - 100)} characters]` : runs
 }
 
@@ -91,6 +141,31 @@ export const clipEchoes = (text: string): string => {
 const excerpt = (s: string): string => {
   const one = s.replace(/\s+/g, " ")
   return one.length > 80 ? `${one.slice(0, 77)}...` : one
+}
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `limit` (a
+ * linear scan that skips strings; it stops at the first level past the
+ * limit). `JSON.parse` itself is not recursive, but most of what handles a
+ * parsed value is.
+ */
+export const nestedDeeper = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // a backslash: the next character is escaped
+      else if (c === 34) inString = false
+    } else if (c === 34) {
+      inString = true
+    } else if (c === 91 || c === 123) {
+      if (++depth > limit) return true
+    } else if (c === 93 || c === 125) {
+      depth--
+    }
+  }
+  return false
 }
 
 type JsonId = string | number
@@ -146,6 +221,13 @@ const screen = (
   if (method === "tools/call" && isObject(params) && !isObject(params.arguments)) {
     return refuse(id, JsonRpcCode.invalidParams, `Invalid params: tools/call "arguments" must be an object of the tool's arguments`)
   }
+  if (method === "tools/call" && isObject(params) && isObject(params.arguments)) {
+    let count = 0
+    for (const _ in params.arguments) if (++count > maxArguments) break
+    if (count > maxArguments) {
+      return refuse(id, JsonRpcCode.invalidParams, `Invalid params: tools/call "arguments" holds more than ${maxArguments} arguments; a tool of this server takes at most ${maxArguments}`)
+    }
+  }
   return { ...value, id: carry(id), params }
 }
 
@@ -186,8 +268,33 @@ export const plainError = (error: unknown): unknown => {
     diagnose(message)
     return { code: JsonRpcCode.invalidParams, message }
   }
+  if (interruptedOnly(cause)) {
+    diagnose("a request was interrupted before its answer (the server is stopping, or the client cancelled it)")
+    return { code: JsonRpcCode.internalError, message: "Internal error: the request was interrupted before its answer (the server is stopping, or the request was cancelled)." }
+  }
   diagnose(`a request failed without an error of its own: ${excerpt(JSON.stringify(cause ?? null))}`)
   return { code: JsonRpcCode.internalError, message: "Internal error: the server failed to answer (a bug); it keeps serving. See its stderr." }
+}
+
+/** Whether an encoded `Cause` holds interruptions only (`Interrupt`, in `Sequential` / `Parallel` with `Empty`): no failure, no defect. */
+const interruptedOnly = (cause: unknown): boolean => {
+  let interrupts = 0
+  const walk = (c: unknown, depth: number): boolean => {
+    if (!isObject(c) || depth > maxNesting) return false
+    switch (c._tag) {
+      case "Interrupt":
+        interrupts++
+        return true
+      case "Empty":
+        return true
+      case "Sequential":
+      case "Parallel":
+        return walk(c.left, depth + 1) && walk(c.right, depth + 1)
+      default:
+        return false
+    }
+  }
+  return walk(cause, 0) && interrupts > 0
 }
 
 /** A JSON-RPC message (or batch) with its error, if any, made plain by {@link plainError}, and its id the client's. */
@@ -245,6 +352,9 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
       const readLine = (line: string, out: Array<unknown>): void => {
         const text = line.endsWith("\r") ? line.slice(0, -1) : line
         if (text.trim().length === 0) return
+        if (nestedDeeper(text, maxNesting)) {
+          return refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a message nested deeper than ${maxNesting} levels (arrays and objects)`), text, out)
+        }
         let value: unknown
         try {
           value = JSON.parse(text)
@@ -287,7 +397,17 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
             } else if (nl - position > maxLineChars) {
               refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), "", out)
             } else {
-              readLine(buffer.slice(position, nl), out)
+              const line = buffer.slice(position, nl)
+              // The reader never throws: a line it fails on is refused on its own, the lines around it are served.
+              const before = out.length
+              const refusalsBefore = refusals.length
+              try {
+                readLine(line, out)
+              } catch (e) {
+                out.length = before
+                refusals.length = refusalsBefore
+                refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: the line could not be read (${errorName(e)})`), line, out)
+              }
             }
             position = nl + 1
             nl = buffer.indexOf("\n", position)
@@ -302,24 +422,75 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           return out
         },
         encode: (response) => {
-          if (isObject(response) && response._tag === "Pong") {
-            const r = refusals.shift()
-            return r === undefined ? undefined : refusalLine(r)
+          let text: string | undefined
+          try {
+            text = encodeResponse(response)
+          } catch (e) {
+            diagnose(`an answer could not be written (${errorName(e)})`)
+            const id = isObject(response) && typeof response.requestId === "string" ? restore(Number(response.requestId)) : null
+            return refusalLine(refuse(isId(id) ? id : null, JsonRpcCode.internalError, `Internal error: the answer could not be written (${errorName(e)}); the server keeps serving.`))
           }
-          if (isObject(response) && response._tag === "Defect") {
-            diagnose(`the server reported a defect: ${excerpt(JSON.stringify(response.defect ?? null))}`)
-            return refusalLine(refuse(null, JsonRpcCode.internalError, "Internal error: the server failed to read a message (a bug); it keeps serving."))
-          }
-          const encoded = parser.encode(response)
-          if (encoded === undefined) return encoded
-          const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
-          const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
-          if (!stoodIn && !holdsFailure(response)) return escapeJsonControls(text)
-          return escapeJsonControls(
-            text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l), restore)) + "\n").join("")
-          )
+          return text === undefined ? undefined : withinLineBound(text)
         }
+      }
+
+      /** A response as the line(s) to write (see the module's description). */
+      function encodeResponse(response: unknown): string | undefined {
+        // The tools and resources are fixed while the server serves: the list_changed notifications of their registration are not sent.
+        if (isObject(response) && response._tag === "Request" && typeof response.tag === "string" && response.tag.endsWith("/list_changed")) return undefined
+        if (isObject(response) && response._tag === "Pong") {
+          const r = refusals.shift()
+          return r === undefined ? undefined : refusalLine(r)
+        }
+        if (isObject(response) && response._tag === "Defect") {
+          diagnose(`the server reported a defect: ${excerpt(JSON.stringify(response.defect ?? null))}`)
+          return refusalLine(refuse(null, JsonRpcCode.internalError, "Internal error: the server failed to read a message (a bug); it keeps serving."))
+        }
+        const encoded = parser.encode(response)
+        if (encoded === undefined) return encoded
+        const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
+        const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
+        if (!stoodIn && !holdsFailure(response)) return escapeJsonControls(text)
+        return escapeJsonControls(
+          text.split("\n").filter((l) => l.length > 0).map((l) => JSON.stringify(plainMessage(JSON.parse(l), restore)) + "\n").join("")
+        )
       }
     }
   })
 })()
+
+/** An error's name for a diagnostic (`RangeError`), never its stack. */
+const errorName = (e: unknown): string => e instanceof Error ? e.name : typeof e
+
+/**
+ * Lines to write, each held to {@link maxLineBytes}: a longer one (an
+ * answer) is replaced by the `-32602` `RESOURCE_LIMIT_EXCEEDED` error for
+ * its id, naming its size and the bound, with one line on stderr.
+ */
+const withinLineBound = (text: string): string => {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most answers are below the bound without counting.
+  if (text.length * 3 < maxLineBytes) return text
+  const lines = text.split("\n").filter((l) => l.length > 0)
+  return lines.map((line) => {
+    const bytes = Buffer.byteLength(line) + 1
+    if (bytes <= maxLineBytes) return line + "\n"
+    const parsed = JSON.parse(line) as unknown
+    const id = isObject(parsed) && isId(parsed.id) ? parsed.id : null
+    const e = new ResourceLimitExceeded({
+      message: `The answer is ${bytes} bytes, over the ${maxLineBytes} bytes a line of this server holds (MCP clients drop the connection on a longer line).`,
+      remediation:
+        "Ask for less in one call: a smaller maxChars or limit (get_session and get_events go on with nextCursor); a session too large to read as a resource is read in pages with get_session.",
+      details: { bytes, maxBytes: maxLineBytes }
+    })
+    diagnose(`an answer of ${bytes} bytes refused (over ${maxLineBytes}) for id ${excerpt(JSON.stringify(id))}`)
+    return JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: JsonRpcCode.invalidParams,
+        message: `${e.code}: ${e.message} Remedy: ${e.remediation}`,
+        data: { code: e.code, message: e.message, remediation: e.remediation, details: e.details }
+      }
+    }) + "\n"
+  }).join("")
+}

@@ -16,22 +16,24 @@
  *   starts with the product's error code (`SOURCE_NOT_FOUND: …`) and whose
  *   `data` holds `{code, message, remediation, details}`; the server keeps
  *   serving. Nothing but protocol is written on stdout; logs go to stderr.
- * - A line that is not a request (not JSON, not JSON-RPC, an unknown method)
- *   is answered with the JSON-RPC error for it by the framing
- *   (`./framing.ts`), and the server reads on.
+ * - A line that is not a request (not JSON, not JSON-RPC, an unknown method,
+ *   nested too deep) is answered with the JSON-RPC error for it by the
+ *   framing (`./framing.ts`), and the server reads on; an answer longer than
+ *   a line may be is refused there too.
+ * - At the end of stdin the requests already read are answered, then the
+ *   server ends (`./stdio.ts`).
  *
  * @module
  */
 import { InternalError, InvalidParams, Resource, ResourceTemplate, Tool as McpTool, ToolAnnotations, CallToolResult } from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
-import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
+import * as Deferred from "effect/Deferred"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
 import * as JSONSchema from "effect/JSONSchema"
@@ -58,6 +60,7 @@ import {
   type SessionBrief
 } from "./answers.js"
 import { argumentProblems } from "./arguments.js"
+import { makeStdioProtocol } from "./stdio.js"
 
 /** One tool of the server: what a client sees (name, title, description, argument schema) and how it answers. */
 export interface ToolEntry<P> {
@@ -290,30 +293,44 @@ const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
 })
 
 /**
- * Serve the index over stdio until the client closes stdin (then succeed).
- * `name` / `version`: the server's `serverInfo`. Requires the index (open it
+ * Serve the index over stdio until the client closes stdin, then answer the
+ * requests already read and succeed (see `./stdio.ts`).
+ * `info`: the server's `serverInfo` (`name`, `version`). `write`: how an
+ * answer (one or more whole lines) reaches stdout; the CLI passes its one
+ * path to stdout, which waits for the pipe to drain; a failed write (the
+ * client stopped reading) ends the serving. Requires the index (open it
  * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
  * with `StoreUnavailable` only before serving (listing the sessions).
  */
-export const serveStdio = (info: { readonly name: string; readonly version: string }): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
+export const serveStdio = (
+  info: { readonly name: string; readonly version: string },
+  write: (text: string) => Effect.Effect<void, unknown> = writeProcessStdout
+): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     // The sessions listed as resources: those of the index when the server starts.
     const listed = yield* resourceSessions
-    // The server runs in a fiber of its own: the stdio protocol ends the fiber that built it when stdin ends.
-    const server = Effect.gen(function*() {
+    yield* Effect.gen(function*() {
       yield* registerTools
       yield* registerResourceTemplate
-      const protocol = yield* RpcServer.makeProtocolStdio({ stdin: NodeStream.stdin, stdout: NodeSink.stdout }).pipe(
+      const { done, protocol } = yield* makeStdioProtocol({ stdin: NodeStream.stdin, write }).pipe(
         Effect.provideService(RpcSerialization.RpcSerialization, mcpSerialization)
       )
-      return yield* McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, protocol))
+      // The server runs until the transport is done: the input ended and every answer is written.
+      yield* Effect.raceFirst(
+        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, protocol)),
+        Deferred.await(done)
+      )
     }).pipe(
       Effect.scoped,
       Effect.provide(registryLayer(listed))
     )
-    const fiber = yield* Effect.fork(server)
-    yield* Fiber.await(fiber)
   }).pipe(
     // Only this logger: not the CLI runtime's pretty logger, which writes on stdout.
     Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger))
   )
+
+/** Write to `process.stdout`, done once the text is handed to the system; fails when the write fails. */
+const writeProcessStdout = (text: string): Effect.Effect<void, Error> =>
+  Effect.async<void, Error>((resume) => {
+    process.stdout.write(text, (err) => resume(err ? Effect.fail(err) : Effect.void))
+  })
