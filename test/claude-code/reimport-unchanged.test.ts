@@ -103,6 +103,65 @@ describe("claude-code re-import of unchanged sessions", () => {
       expect(looks.filter((l) => l.how !== "probe" && l.how !== "listDirectory" && l.how !== "authorizeFile")).toEqual([])
     }))
 
+  /** Sessions 6 (two nested subagent files), 7 (a flat agent file) and 9 (one of each), imported once. */
+  const withSubagents = (c: ReturnType<typeof setup>) => {
+    const nested = (i: number, id: string) => nodePath.join(c.project, sid(i), "subagents", `agent-${id}.jsonl`)
+    for (const [i, id] of [[6, "a6"], [6, "b6"], [9, "a9"]] as const) {
+      fs.mkdirSync(nodePath.dirname(nested(i, id)), { recursive: true })
+      fs.writeFileSync(nested(i, id), line(i, `nested ${id}`, { isSidechain: true, agentId: id }))
+    }
+    const flat = (id: string) => nodePath.join(c.project, `agent-${id}.jsonl`)
+    fs.writeFileSync(flat("f7"), line(7, "flat f7", { isSidechain: true, agentId: "f7" }))
+    fs.writeFileSync(flat("f9"), line(9, "flat f9", { isSidechain: true, agentId: "f9" }))
+    return { nested, flat }
+  }
+
+  it.effect("a session with subagent files (nested or flat), all unchanged, is not read again: its log and its subagent files are only stat-ed", () =>
+    Effect.gen(function*() {
+      const c = setup()
+      const { flat, nested } = withSubagents(c)
+      const first = yield* importOnce(c.policy, c.index, plan)
+      expect(first.sources.accepted).toBe(N)
+      expect([6, 7, 9].map((i) => storedSummaries(c.index).get(c.log(i))!.subagentCount)).toEqual([2, 1, 2])
+      const { access, looks } = recording()
+      const again = yield* importOnce(c.policy, c.index, plan, undefined, undefined, access)
+      expect([again.sources.unchanged, again.sources.accepted, again.coverage]).toEqual([N, 0, "complete"])
+      const subagentFiles = [nested(6, "a6"), nested(6, "b6"), nested(9, "a9"), flat("f7"), flat("f9")]
+      // Nothing is opened or read: neither a session log nor a subagent file.
+      expect(looks.filter((l) => l.how === "open" || l.how === "readHead" || l.how === "readWhole")).toEqual([])
+      for (const i of [6, 7, 9]) expect(looks.filter((l) => l.path === c.log(i) && l.how !== "probe"), `session ${i}`).toEqual([])
+      for (const f of subagentFiles) expect(looks.some((l) => l.path === f && l.how === "probe"), f).toBe(true)
+    }))
+
+  it.effect("a session whose subagent file is appended, added, removed or replaced by a symlink is read again; the others are not", () =>
+    Effect.gen(function*() {
+      const c = setup()
+      const { flat, nested } = withSubagents(c)
+      fs.mkdirSync(nodePath.join(c.project, sid(2), "subagents"), { recursive: true })
+      fs.writeFileSync(nested(2, "a2"), line(2, "nested a2", { isSidechain: true, agentId: "a2" }))
+      fs.mkdirSync(nodePath.join(c.project, sid(4), "subagents"), { recursive: true })
+      fs.writeFileSync(nested(4, "a4"), line(4, "nested a4", { isSidechain: true, agentId: "a4" }))
+      const first = yield* importOnce(c.policy, c.index, plan)
+      expect(first.sources.accepted).toBe(N)
+      fs.appendFileSync(nested(6, "b6"), line(6, "more b6", { isSidechain: true, agentId: "b6" })) // appended
+      fs.appendFileSync(flat("f7"), line(7, "more f7", { isSidechain: true, agentId: "f7" })) // flat appended
+      fs.writeFileSync(nested(9, "c9"), line(9, "nested c9", { isSidechain: true, agentId: "c9" })) // added
+      fs.rmSync(nested(2, "a2")) // removed
+      const target = nodePath.join(c.project, "elsewhere.txt")
+      fs.renameSync(nested(4, "a4"), target)
+      fs.symlinkSync(target, nested(4, "a4")) // replaced by a symlink
+      const changed = [2, 4, 6, 7, 9]
+      const { access, looks } = recording()
+      const again = yield* importOnce(c.policy, c.index, plan, undefined, undefined, access)
+      expect([again.sources.unchanged, again.sources.discovered]).toEqual([N - changed.length, N])
+      const read = new Set(looks.filter((l) => l.how === "open" || l.how === "readHead" || l.how === "readWhole").map((l) => l.path))
+      for (let i = 0; i < N; i++) expect(read.has(c.log(i)), `session ${i}`).toBe(changed.includes(i))
+      const stored = storedSummaries(c.index)
+      expect([6, 7, 9].map((i) => stored.get(c.log(i))!.subagentCount)).toEqual([2, 1, 3])
+      // The symlinked subagent file is reported, as a first discovery reports it.
+      expect(JSON.stringify(again)).toContain("SYMLINK_SKIPPED")
+    }))
+
   it.effect("a log appended, touched, rewritten in place, truncated, replaced, or given a nested or flat subagent file is read again; the rest are not", () =>
     Effect.gen(function*() {
       const c = setup()

@@ -30,7 +30,7 @@ import { unreadableOf } from "../../domain/unreadable.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InexactTally } from "../../domain/inexact-tally.js"
 import { inexactNumbers, isRecord, parseJson } from "../../domain/json.js"
-import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import { fingerprintOfStat, partEntry } from "../../domain/fingerprint.js"
 import type {
   Diagnostic,
   DiscoveredSource,
@@ -753,7 +753,13 @@ const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedF
  * sidechain sessions included), when it is one of this session; its summary
  * is `known`'s, read only when asked for.
  */
-const fromKeptOverview = (path: string, known: KnownSource, overview: SourceSummary, stat: AuthorizedFile["stat"]): DiscoveredSource | undefined => {
+const fromKeptOverview = (
+  path: string,
+  known: KnownSource,
+  overview: SourceSummary,
+  stat: AuthorizedFile["stat"],
+  parts: ReadonlyArray<string> = []
+): DiscoveredSource | undefined => {
   const sessionId = sessionIdOfFile(nodePath.basename(path))
   if (overview.sessionId !== sessionId || typeof overview.lastActivityAt !== "string" || !Array.isArray(overview.parseWarnings)) return undefined
   let sourceId: string | undefined
@@ -769,7 +775,7 @@ const fromKeptOverview = (path: string, known: KnownSource, overview: SourceSumm
       return known.summary
     },
     stat,
-    parts: []
+    parts
   }
 }
 
@@ -810,7 +816,11 @@ export const keptSource = (
   Effect.matchEffect(deps.access.probe(path), {
     onFailure: () => NOT_KEPT,
     onSuccess: (probed) => {
-      if (Option.isNone(probed) || probed.value.kind !== "file" || known.fingerprint !== fingerprintOfStat(probed.value.stat)) return NOT_KEPT
+      if (Option.isNone(probed) || probed.value.kind !== "file") return NOT_KEPT
+      const own = fingerprintOfStat(probed.value.stat)
+      if (known.fingerprint !== own) {
+        return known.fingerprint.startsWith(`${own}+part:`) ? keptWithParts(deps, path, root, known, own, probed.value.stat) : NOT_KEPT
+      }
       // The fingerprint is the file's alone (no `+part:`): no subagent file was read with it when it was imported.
       const overview = known.overview
       const kept = overview !== undefined ? fromKeptOverview(path, known, overview, probed.value.stat) : fromSummary(path, known.summary, probed.value.stat)
@@ -826,6 +836,45 @@ export const keptSource = (
         return kept
       })
     }
+  })
+
+/**
+ * {@link keptSource} of a session imported with subagent files (its
+ * fingerprint has `+part:` entries): kept when its log's own stat is the
+ * fingerprint's and its subagent files are the same files, unchanged: the
+ * nested ones (`<session-uuid>/subagents/agent-*.jsonl`, every one a regular
+ * file: a symlink or a folder there is left to a scan, which reports it) and
+ * the flat ones it owns, listed as the importer lists its parts
+ * ({@link subagentPaths}), each stat-ed (one `lstat`), make the fingerprint
+ * the index holds. A subagent file appended, added, removed or replaced
+ * changes it. The parts are handed to the importer (not listed again).
+ * Only with a kept overview (the summary alone does not describe subagents).
+ */
+const keptWithParts = (
+  deps: ClaudeDeps,
+  path: string,
+  root: string,
+  known: KnownSource,
+  own: string,
+  stat: AuthorizedFile["stat"]
+): Effect.Effect<DiscoveredSource | undefined> =>
+  Effect.gen(function*() {
+    if (known.overview === undefined) return undefined
+    const dir = subagentsDirOf(path)
+    const nested = yield* Effect.either(nestedEntries(deps.access, dir))
+    if (Either.isLeft(nested)) return undefined
+    const agents = nested.right.filter((e) => agentIdOfFile(e.name) !== null)
+    if (agents.some((e) => e.kind !== "file")) return undefined
+    const names = agents.map((e) => e.name).sort()
+    const flat = yield* flatAgentFiles(deps.access, path, root, new Set(names.map((n) => agentIdOfFile(n)!)))
+    const parts = [...names.map((n) => nodePath.join(dir, n)), ...flat.map((f) => f.file.path)]
+    let fingerprint = own
+    for (const p of parts) {
+      const probed = yield* Effect.either(deps.access.probe(p))
+      if (Either.isLeft(probed) || Option.isNone(probed.right) || probed.right.value.kind !== "file") return undefined
+      fingerprint += partEntry(p, fingerprintOfStat(probed.right.value.stat))
+    }
+    return fingerprint === known.fingerprint ? fromKeptOverview(path, known, known.overview, stat, parts) : undefined
   })
 
 /**

@@ -39,7 +39,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
-import { type FingerprintStat, fingerprintOfStat } from "../../domain/fingerprint.js"
+import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
@@ -80,10 +80,7 @@ import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
  * `session.jsonl` (Muse Code: `subagent/<name>/session.jsonl`), its folder's.
  * Unique among one source's parts.
  */
-const partName = (p: string): string => {
-  const base = nodePath.basename(p)
-  return base === "session.jsonl" ? nodePath.basename(nodePath.dirname(p)) : base
-}
+const partName = partNameOf
 
 /**
  * A source's fingerprint: size, mtime and identity of its file (and of a
@@ -118,7 +115,7 @@ export const fingerprintOf = (
     return parts.length === 0
       ? withWal
       : Effect.flatMap(withWal, (fingerprint) =>
-        Effect.reduce(parts, fingerprint, (acc, p) => Effect.map(stat(p), (st) => `${acc}+part:${partName(p)}=${st ?? "gone"}`)))
+        Effect.reduce(parts, fingerprint, (acc, p) => Effect.map(stat(p), (st) => acc + partEntry(p, st))))
   }).pipe(Effect.orElseSucceed(() => null))
 }
 
