@@ -822,6 +822,30 @@ const migrateShared = (sql: SqlClient.SqlClient) =>
     )
   })
 
+/**
+ * An index migrated by a newer session-ingest (a migration id in
+ * `si_migrations` above this build's last) is not written: its schema may
+ * hold tables or columns this build would leave out of step.
+ * `StoreUnavailable` with `details.reason` `schema-newer` (`have`, `want`),
+ * as the PostgreSQL index says it (`./postgres.ts`); reading commands open
+ * it read-only and are not stopped.
+ */
+const refuseNewerSchema = (sql: SqlClient.SqlClient, file: string): Effect.Effect<void, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const want = Math.max(...(yield* migrations).map(([id]) => id))
+    const table = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'si_migrations'`
+    if (table[0].n === 0) return
+    const have = Number((yield* sql<{ readonly n: number | null }>`SELECT max(migration_id) AS n FROM si_migrations`)[0]?.n ?? 0)
+    if (have <= want) return
+    return yield* Effect.fail(
+      new StoreUnavailable({
+        message: `The index ${file} has schema version ${have}, newer than this session-ingest knows (${want}): it was written by a newer session-ingest, and this one does not write to it.`,
+        remediation: "Upgrade session-ingest on this machine to the version that wrote the index (sessions, search and show still read it).",
+        details: { index: file, reason: "schema-newer", have, want }
+      })
+    )
+  }).pipe(Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), (e) => Effect.fail(unavailable(file, e))))
+
 /** What a commit point's hook failed with, carried out of a synchronous writer step (`importWhole`). */
 class PointFailed {
   constructor(readonly cause: Cause.Cause<unknown>) {}
@@ -854,6 +878,7 @@ const make = (
       }
       yield* fail(sql`PRAGMA journal_mode = WAL`)
       yield* fail(sql`PRAGMA synchronous = NORMAL`)
+      yield* refuseNewerSchema(sql, file)
       yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
