@@ -27,6 +27,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
+import { parseJson } from "../domain/json.js"
 import { compileCustomPatterns, type CustomPattern } from "../domain/redaction/custom.js"
 import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
@@ -102,6 +103,9 @@ const unreadable = (path: string, why: string) =>
     remediation: "Pass --config FILE with a readable JSON file (a regular file, not a folder, fifo or device)."
   })
 
+/** The deepest nesting of objects and arrays a config file may have (seed 001's depth rule for JSON, 64 levels). */
+const MAX_CONFIG_DEPTH = 64
+
 /** The most a config file may hold: it is a short list of paths. */
 const MAX_CONFIG_BYTES = 1024 * 1024
 
@@ -144,6 +148,14 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
     const path = file ?? defaultConfigFile()
     const text = yield* readConfigFile(path, file === undefined)
     if (text === undefined) return undefined
+    // Nesting first: a text nested thousands deep would overflow the stack of the schema's error formatting.
+    const parsed = parseJson(text, MAX_CONFIG_DEPTH)
+    if (parsed._tag === "error" && parsed.problem._tag === "depth") {
+      return yield* new InvalidArgument({
+        message: `The config file ${path} is not valid: it nests objects or arrays deeper than ${MAX_CONFIG_DEPTH} levels.`,
+        remediation: "A config file is a short list of settings (see the README): pass --config FILE with one."
+      })
+    }
     const decoded = decode(text)
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
