@@ -41,7 +41,7 @@ const NODE = process.execPath
 const MiB = 1024 * 1024
 
 const scale = Number(process.env.BENCH_SCALE ?? "1")
-const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,f,g,h,i,m,s,s-pg,r,redact,mcp,w").split(","))
+const only = new Set((process.env.BENCH_ONLY ?? "a,a-small,b,c,d,e,e-claude,f,g,h,i,m,s,s-pg,r,redact,mcp,w").split(","))
 const keep = process.env.BENCH_KEEP === "1"
 
 const SIZES = {
@@ -547,7 +547,11 @@ const main = async () => {
   }
 
   // -------- (e-claude) re-import of unchanged Claude Code sessions (bench/figures/reimport-claude.ts)
-  if (only.has("e-claude")) inputs.reimportClaude = await reimportClaudeFigure({ cli, nodeChild, add, log }, tmp, SIZES.rootSessions)
+  if (only.has("e-claude")) {
+    inputs.reimportClaude = await reimportClaudeFigure({ cli, nodeChild, add, log }, tmp, SIZES.rootSessions)
+    // Sessions with subagent files (Claude Code's Task tool): unchanged, they are stat-ed, not read again.
+    inputs.reimportClaudeSubagents = await reimportClaudeFigure({ cli, nodeChild, add, log }, tmp, Math.max(10, Math.round(SIZES.rootSessions / 5)), 2)
+  }
 
   // -------- (f) re-import after an append to the big native log
   if (only.has("f")) {
@@ -817,7 +821,8 @@ const main = async () => {
   // -------- report
   const order = [
     "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "b-rescan-after-checkpoint", "c", "d",
-    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "e", "f",
+    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "e", "e-claude",
+    "e-claude-subagents", "f",
     "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
     "r-complete", "w"
   ]
