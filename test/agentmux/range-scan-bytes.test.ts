@@ -15,38 +15,56 @@ import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { PART_SIZE } from "../../src/domain/agentmux/record.js"
 import { type RangeScan, scanRange } from "../../src/layers/agentmux/range-scan.js"
-import { readFromParts, type StoreConnection, type StoreFile } from "../../src/layers/agentmux/TranscriptStore.js"
+import { chunksFromParts, readFromParts, type StoreConnection, type StoreFile } from "../../src/layers/agentmux/TranscriptStore.js"
 import { assistant, delta, echo, init, result } from "./fixture.js"
 
 const ZONE = "agent:u7:current"
 
 /** An in-memory connection over `bytes` (parts in `missingParts` left out, as a damaged store). */
-const memory = (bytes: Buffer, missingParts: ReadonlyArray<number> = []): { conn: StoreConnection; file: StoreFile } => {
+const memory = (
+  bytes: Buffer,
+  missingParts: ReadonlyArray<number> = [],
+  chunks = true,
+  shortParts: ReadonlyArray<number> = []
+): { conn: StoreConnection; file: StoreFile } => {
+  // a short part (a damaged store) holds only its first half
+  const part = (idx: number) =>
+    missingParts.includes(idx)
+      ? undefined
+      : bytes.subarray(idx * PART_SIZE, Math.min((idx + 1) * PART_SIZE, idx * PART_SIZE + (shortParts.includes(idx) ? PART_SIZE / 2 : PART_SIZE)))
   const file: StoreFile = { zoneId: ZONE, name: "output", size: bytes.length, createdTs: null, modTs: null, generation: null }
   const conn: StoreConnection = {
     path: "/memory/filestore.db",
     mode: "memory",
     listFiles: () => Effect.succeed([file]),
-    read: (f, offset, length, into) =>
-      Effect.sync(() =>
-        readFromParts(f, offset, length, (idx) =>
-          missingParts.includes(idx) ? undefined : bytes.subarray(idx * PART_SIZE, (idx + 1) * PART_SIZE), into)
-      )
+    read: (f, offset, length, into) => Effect.sync(() => readFromParts(f, offset, length, part, into)),
+    ...(chunks ? { readChunks: (f, offset, length) => Effect.sync(() => chunksFromParts(f, offset, length, part)) } : {})
   }
   return { conn, file }
 }
 
-/** The range scanned over its latin1 text (`bytesPathMin` never reached) and over its bytes (always). */
+/**
+ * The range scanned over its latin1 text (`bytesPathMin` never reached, the
+ * step read into one buffer), and over its bytes (always), read in chunks
+ * (`readChunks`, as the live store reads) and, `bytesOneBuffer`, without.
+ */
 const bothWays = (
   bytes: Buffer,
-  opts: { missingParts?: ReadonlyArray<number>; start?: number; maxLineBytes?: number; stepBytes?: number } = {}
-): { text: RangeScan; bytes: RangeScan } => {
-  const { conn, file } = memory(bytes, opts.missingParts)
-  const scan = (bytesPathMin: number) =>
-    Effect.runSync(
+  opts: {
+    missingParts?: ReadonlyArray<number>
+    shortParts?: ReadonlyArray<number>
+    start?: number
+    maxLineBytes?: number
+    stepBytes?: number
+  } = {}
+): { text: RangeScan; bytes: RangeScan; bytesOneBuffer: RangeScan } => {
+  const scan = (bytesPathMin: number, chunks: boolean) => {
+    const { conn, file } = memory(bytes, opts.missingParts, chunks, opts.shortParts)
+    return Effect.runSync(
       scanRange(conn, file, opts.start ?? 0, file.size, opts.maxLineBytes ?? 1 << 20, { bytesPathMin, stepBytes: opts.stepBytes })
     )
-  return { text: scan(Number.MAX_SAFE_INTEGER), bytes: scan(0) }
+  }
+  return { text: scan(Number.MAX_SAFE_INTEGER, true), bytes: scan(0, true), bytesOneBuffer: scan(0, false) }
 }
 
 const b = (s: string) => Buffer.from(s, "utf8")
@@ -114,6 +132,7 @@ const arbZone = fc.record({
     { minLength: 1, maxLength: 50 }
   ),
   missing: fc.array(fc.double({ min: 0, max: 0.99, noNaN: true }), { maxLength: 2 }),
+  short: fc.array(fc.double({ min: 0, max: 0.99, noNaN: true }), { maxLength: 1 }),
   tail: fc.constantFrom("none", "delta", "cut-prefix"),
   maxLineBytes: fc.constantFrom(1 << 20, PART_SIZE + 500, 4000),
   stepBytes: fc.constantFrom(4 * 1024 * 1024, PART_SIZE, 10_007, 300)
@@ -135,12 +154,14 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
         const bytes = zoneOf(z)
         const parts = Math.ceil(bytes.length / PART_SIZE)
         const missingParts = [...new Set(z.missing.map((f) => Math.floor(f * parts)))]
+        const shortParts = z.short.map((f) => Math.floor(f * parts))
         // a rescan starts just past a `\n` (where the last scan stopped)
         const nl = bytes.indexOf(10, Math.floor(from * bytes.length))
         const start = nl < 0 ? 0 : nl + 1
         for (const at of [0, start]) {
-          const r = bothWays(bytes, { missingParts, start: at, maxLineBytes: z.maxLineBytes, stepBytes: z.stepBytes })
+          const r = bothWays(bytes, { missingParts, shortParts, start: at, maxLineBytes: z.maxLineBytes, stepBytes: z.stepBytes })
           expect(r.bytes).toStrictEqual(r.text)
+          expect(r.bytesOneBuffer).toStrictEqual(r.text)
         }
       }),
       { numRuns: 150, seed: 1313 }
@@ -158,8 +179,9 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
       i++
     }
     const bytes = Buffer.concat(lines)
-    const r = bothWays(bytes, { missingParts: [40, 41, 100] })
+    const r = bothWays(bytes, { missingParts: [40, 41, 100], shortParts: [7] })
     expect(r.bytes).toStrictEqual(r.text)
+    expect(r.bytesOneBuffer).toStrictEqual(r.text)
     expect(r.bytes.readTo).toBe(bytes.length)
   })
 
@@ -196,5 +218,35 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
     ])
     expect(r.bytes.unreadable).toBe(1)
     expect(r.bytes.readTo).toBe(bytes.length)
+  })
+})
+
+const PATTERN = Buffer.from(Array.from({ length: 5 * PART_SIZE }, (_, i) => (i * 7 + 3) & 0xff))
+
+describe("chunksFromParts", () => {
+  it("gives readFromParts' bytes and missing ranges, in chunks of at most a part, views of whole parts", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5 * PART_SIZE }),
+        fc.integer({ min: 0, max: 6 * PART_SIZE }),
+        fc.integer({ min: 0, max: 6 * PART_SIZE }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 3 }),
+        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 2 }),
+        (size, offset, length, missingParts, shortParts) => {
+          const bytes = PATTERN.subarray(0, size)
+          const part = (idx: number) =>
+            missingParts.includes(idx)
+              ? undefined
+              : bytes.subarray(idx * PART_SIZE, Math.min(size, idx * PART_SIZE + (shortParts.includes(idx) ? 100 : PART_SIZE)))
+          const file: StoreFile = { zoneId: ZONE, name: "output", size, createdTs: null, modTs: null, generation: null }
+          const one = readFromParts(file, offset, length, part)
+          const c = chunksFromParts(file, offset, length, part)
+          expect(Buffer.concat(c.chunks).equals(one.bytes)).toBe(true)
+          expect(c.missing).toStrictEqual(one.missing)
+          for (const chunk of c.chunks) expect(chunk.length).toBeLessThanOrEqual(PART_SIZE)
+        }
+      ),
+      { numRuns: 200 }
+    )
   })
 })

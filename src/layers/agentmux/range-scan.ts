@@ -25,7 +25,7 @@ import {
 } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
 import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
-import { eachLine } from "./zone-reader.js"
+import { eachLine, eachLineInChunks } from "./zone-reader.js"
 
 const STREAM_EVENT_PREFIX_LENGTH = STREAM_EVENT_PREFIX_TEXT.length
 
@@ -136,9 +136,10 @@ export const scanRange = (
     }
     const stepBytes = options.stepBytes ?? READ_CHUNK
     if (Math.min(end, file.size) - start >= (options.bytesPathMin ?? BYTES_PATH_MIN)) {
-      // A long range (a first scan): each line classified over its bytes by this module's loops (no latin1 copy of each step).
+      // A long range (a first scan): each line classified over its bytes by the record's loops (no latin1 copy of each
+      // step), read a part at a time as the store gives them (no copy of the parts into one step buffer).
       const bytesCache = makeSessionIdCache(0)
-      const read = yield* eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, lineStart, lineEnd, problem) => {
+      const read = yield* eachLineInChunks(conn, file, start, end, maxLineBytes, (buf, from, to, lineStart, lineEnd, problem) => {
         let sid: string | null = null
         let cwd: string | null = null
         if (buf === null) {
@@ -157,7 +158,7 @@ export const scanRange = (
           }
         }
         add(sid, cwd, lineStart, lineEnd)
-      }, stepBytes, true)
+      }, stepBytes)
       close()
       return { ids, cwds, groups, unreadable, missingPartLines, oversized, readTo: read.readTo, bytesRead: read.bytesRead, missing: read.missing }
     }
