@@ -278,8 +278,11 @@ export const lineFactsAt = (b: Buffer, from: number, to: number, cache?: Session
   return factsOfLine(b.toString("latin1", from, to), b, from, to)
 }
 
-/** The facts of a line that is not a delta, from `latin1` (its bytes `b[from, to)` decoded as latin1). */
-const factsOfLine = (latin1: string, b: Buffer, from: number, to: number): LineFacts => {
+/**
+ * The facts of a line that is not a delta (parsed: {@link lineFactsAt}'s
+ * answer for it), from `latin1`, its bytes `b[from, to)` decoded as latin1.
+ */
+export const factsOfLine = (latin1: string, b: Buffer, from: number, to: number): LineFacts => {
   // Parsed from a latin1 decoding (one byte, one character: no UTF-8 decoding,
   // and V8's fast path for one-byte strings). JSON's structure is ASCII and a
   // byte >= 0x80 is as invalid outside a string, and as valid inside one, in

@@ -39,6 +39,18 @@ export interface StoreRead {
   readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
 }
 
+/**
+ * Bytes `[offset, offset + length)` of a file as consecutive chunks (each a
+ * part's bytes, or the part of them in the range), not copied into one
+ * buffer: a part present whole is a view of its data, a missing or short one
+ * a buffer of its own, zero where bytes are missing (listed in `missing`,
+ * as {@link StoreRead} lists them).
+ */
+export interface StoreChunks {
+  readonly chunks: ReadonlyArray<Buffer>
+  readonly missing: ReadonlyArray<{ readonly start: number; readonly end: number }>
+}
+
 /** An open store. */
 export interface StoreConnection {
   /** The store's real path. */
@@ -61,6 +73,12 @@ export interface StoreConnection {
    * one buffer (the view is valid until its next read into it).
    */
   readonly read: (file: StoreFile, offset: number, length: number, into?: Buffer) => Effect.Effect<StoreRead, StoreUnavailable>
+  /**
+   * The same bytes as {@link read}, as chunks ({@link StoreChunks}: no copy
+   * of the parts into one buffer; issue 13, a first scan's reads). Absent
+   * when the connection has no such read (callers then use `read`).
+   */
+  readonly readChunks?: (file: StoreFile, offset: number, length: number) => Effect.Effect<StoreChunks, StoreUnavailable>
 }
 
 /** What opening a store finds: no file there (`absent`: reads nothing), or an open store. */
@@ -163,6 +181,40 @@ export const readFromParts = (
     }
   }
   return { bytes: out, missing }
+}
+
+/**
+ * {@link readFromParts} as chunks ({@link StoreChunks}): the same bytes and
+ * missing ranges, a part present whole handed on as a view of its data.
+ */
+export const chunksFromParts = (
+  file: StoreFile,
+  offset: number,
+  length: number,
+  part: (idx: number) => Uint8Array | undefined
+): StoreChunks => {
+  const start = Math.max(0, Math.min(offset, file.size))
+  const end = Math.max(start, Math.min(offset + length, file.size))
+  const chunks: Array<Buffer> = []
+  const missing: Array<{ start: number; end: number }> = []
+  for (let idx = Math.floor(start / PART_SIZE); idx * PART_SIZE < end; idx++) {
+    const partStart = idx * PART_SIZE
+    const from = Math.max(start, partStart)
+    const to = Math.min(end, partStart + PART_SIZE)
+    const data = part(idx)
+    if (data !== undefined && Math.min(data.length, PART_SIZE) >= to - partStart) {
+      chunks.push(Buffer.from(data.buffer, data.byteOffset + from - partStart, to - from))
+      continue
+    }
+    const r = readFromParts(file, from, to - from, part)
+    chunks.push(r.bytes)
+    for (const m of r.missing) {
+      const last = missing[missing.length - 1]
+      if (last !== undefined && last.end === m.start) missing[missing.length - 1] = { start: last.start, end: m.end }
+      else missing.push({ start: m.start, end: m.end })
+    }
+  }
+  return { chunks, missing }
 }
 
 /** The AgentMux transcript store. */

@@ -8,7 +8,7 @@
  */
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import type { Driver, DriverStatement } from "./sqlite-driver.js"
-import { readFromParts, type StoreFile, type StoreRead } from "./TranscriptStore.js"
+import { chunksFromParts, readFromParts, type StoreChunks, type StoreFile, type StoreRead } from "./TranscriptStore.js"
 
 const toBuffer = (data: unknown): Buffer | undefined =>
   Buffer.isBuffer(data)
@@ -18,6 +18,9 @@ const toBuffer = (data: unknown): Buffer | undefined =>
     : typeof data === "string"
     ? Buffer.from(data, "utf8")
     : undefined
+
+const READ_SQL =
+  "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
 
 export const num = (v: unknown): number | null =>
   typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : typeof v === "string" && v !== "" ? Number(v) : null
@@ -29,8 +32,7 @@ export const num = (v: unknown): number | null =>
  * connection and the scan workers (`scan-worker.ts`).
  */
 export const partReader = (db: Driver) => {
-  const readSql =
-    "SELECT partidx, data FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND partidx <= ? ORDER BY partidx"
+  const readSql = READ_SQL
   let readStatement: DriverStatement | undefined
   return (file: StoreFile, offset: number, length: number, into?: Buffer): StoreRead => {
     const start = Math.max(0, Math.min(offset, file.size))
@@ -47,6 +49,31 @@ export const partReader = (db: Driver) => {
       if (idx !== null && data !== undefined) parts.set(idx, data)
     }
     return readFromParts(file, start, end - start, (idx) => parts.get(idx), into)
+  }
+}
+
+/**
+ * {@link partReader}'s reads as chunks (`chunksFromParts`: each part's
+ * bytes as the driver gave them, not copied into one buffer); throws what
+ * the driver throws.
+ */
+export const partChunkReader = (db: Driver) => {
+  let readStatement: DriverStatement | undefined
+  return (file: StoreFile, offset: number, length: number): StoreChunks => {
+    const start = Math.max(0, Math.min(offset, file.size))
+    const end = Math.max(start, Math.min(offset + length, file.size))
+    if (end === start) return { chunks: [], missing: [] }
+    const first = Math.floor(start / PART_SIZE)
+    const last = Math.floor((end - 1) / PART_SIZE)
+    readStatement ??= db.prepare(READ_SQL)
+    const rows = readStatement.all(file.zoneId, file.name, first, last) as Array<{ partidx: unknown; data: unknown }>
+    const parts = new Map<number, Buffer>()
+    for (const r of rows) {
+      const idx = num(r.partidx)
+      const data = toBuffer(r.data)
+      if (idx !== null && data !== undefined) parts.set(idx, data)
+    }
+    return chunksFromParts(file, start, end - start, (idx) => parts.get(idx))
   }
 }
 

@@ -72,7 +72,7 @@ import {
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
-import { num, partReader } from "./part-reader.js"
+import { num, partChunkReader, partReader } from "./part-reader.js"
 import { attempt, openDriver } from "./sqlite-driver.js"
 import { cacheDirOf, readCopy, removeQuietly, same, statOrNull } from "./store-cache.js"
 
@@ -208,6 +208,7 @@ const connect = (
       genColumn !== undefined ? `"${genColumn}"` : "NULL"
     } AS gen FROM db_wave_file WHERE substr(zoneid, 1, ?) = ? ORDER BY zoneid, name`
     const readParts = partReader(db)
+    const readChunks = partChunkReader(db)
     return {
       path: real,
       mode: mode === "direct" ? "direct" : "snapshot",
@@ -226,7 +227,8 @@ const connect = (
             })),
           fail("cannot be read")
         ),
-      read: (file, offset, length, into) => attempt(() => readParts(file, offset, length, into), fail("cannot be read"))
+      read: (file, offset, length, into) => attempt(() => readParts(file, offset, length, into), fail("cannot be read")),
+      readChunks: (file, offset, length) => attempt(() => readChunks(file, offset, length), fail("cannot be read"))
     }
   })
 

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import { PART_SIZE, parseStampRecord, READ_CHUNK, readStampRecordAt, type StampRecord } from "../../domain/agentmux/record.js"
 import type { StoreUnavailable } from "../../domain/errors.js"
-import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
+import type { StoreConnection, StoreFile, StoreRead } from "./TranscriptStore.js"
 
 /** One complete (`\n`-terminated) line: bytes `[start, end)` (`end` past the `\n`). */
 export interface ZoneLine {
@@ -130,6 +130,103 @@ export const eachLine = (
       }
       pos += buf.length
       onStepEnd?.()
+    }
+    return { readTo: carryStart, bytesRead, missing: missingAll }
+  })
+
+/**
+ * {@link eachLine} without text, each step read as the connection's chunks
+ * (`StoreConnection.readChunks`, when it has it, else `read`: each part's
+ * bytes as the store gave them, not copied into one step buffer; issue 13,
+ * a first scan) and its lines cut chunk by chunk, a line across chunks
+ * reassembled as one across steps: the same lines, handed on the same way
+ * (`buf` valid during the call only). Kept apart from {@link eachLine}, whose
+ * loop a rescan's short read runs, so that it stays as it is.
+ */
+export const eachLineInChunks = (
+  conn: StoreConnection,
+  file: StoreFile,
+  start: number,
+  end: number,
+  maxLineBytes: number,
+  sink: LineSink,
+  stepBytes: number = READ_CHUNK
+): Effect.Effect<LinesRead, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const stop = Math.min(end, file.size)
+    let pos = start
+    let carry: Array<Buffer> = []
+    let carryLen = 0
+    let carryStart = start
+    let carryBad: ZoneLine["problem"] = null
+    let bytesRead = 0
+    const missingAll: Array<{ start: number; end: number }> = []
+    /** The lines of `buf`, bytes `[base, base + buf.length)` of the file (`missing`: the step's missing ranges). */
+    const take = (buf: Buffer, base: number, missing: StoreRead["missing"]) => {
+      const anyMissing = missing.length > 0
+      const overlaps = (s: number, e: number) => missing.some((m) => m.start < e && m.end > s)
+      let i = 0
+      for (;;) {
+        const nl = buf.indexOf(10, i)
+        if (nl === -1) {
+          if (i < buf.length) {
+            if (carryBad === null && anyMissing && overlaps(base + i, base + buf.length)) carryBad = "missing-part"
+            if (carryBad === null && carryLen + buf.length - i > maxLineBytes) carryBad = "oversized"
+            if (carryBad === null) {
+              carry.push(Buffer.from(buf.subarray(i)))
+              carryLen += buf.length - i
+            } else {
+              carry = []
+              carryLen = 0
+            }
+          }
+          break
+        }
+        let bad = carryBad
+        if (bad === null && anyMissing && overlaps(base + i, base + nl + 1)) bad = "missing-part"
+        if (bad === null && carryLen + nl - i > maxLineBytes) bad = "oversized"
+        if (bad !== null) sink(null, 0, 0, carryStart, base + nl + 1, bad, undefined)
+        else if (carry.length === 0) sink(buf, i, nl, carryStart, base + nl + 1, null, undefined)
+        else {
+          const whole = Buffer.concat([...carry, buf.subarray(i, nl)])
+          sink(whole, 0, whole.length, carryStart, base + nl + 1, null, undefined)
+        }
+        carry = []
+        carryLen = 0
+        carryBad = null
+        carryStart = base + nl + 1
+        i = nl + 1
+      }
+    }
+    const readChunks = conn.readChunks
+    while (pos < stop) {
+      const length = Math.min(stepBytes, stop - pos)
+      let r: { readonly missing: StoreRead["missing"] }
+      let chunks: ReadonlyArray<Buffer>
+      if (readChunks !== undefined) {
+        const c = yield* readChunks(file, pos, length)
+        r = c
+        chunks = c.chunks
+      } else {
+        const one = yield* conn.read(file, pos, length)
+        r = one
+        chunks = [one.bytes]
+      }
+      let stepLength = 0
+      for (const c of chunks) stepLength += c.length
+      if (stepLength === 0) break
+      bytesRead += stepLength
+      for (const m of r.missing) {
+        const last = missingAll[missingAll.length - 1]
+        if (last !== undefined && last.end === m.start) last.end = m.end
+        else missingAll.push({ start: m.start, end: m.end })
+      }
+      let base = pos
+      for (const c of chunks) {
+        take(c, base, r.missing)
+        base += c.length
+      }
+      pos += stepLength
     }
     return { readTo: carryStart, bytesRead, missing: missingAll }
   })
