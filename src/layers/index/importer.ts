@@ -318,10 +318,10 @@ const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][numb
 
 /**
  * The parse warnings of the sources of a run (see `ImportReport.parseWarnings`),
- * from their discovery overviews, or, for a source whose discovery counted
- * none, from what its read (this run's or, unchanged, the one its checkpoint
- * kept) gave as `PARSE_WARNING` diagnostics (AgentMux: its discovery reads
- * no session's lines).
+ * from their discovery overviews, and from what their read (this run's or,
+ * unchanged, the one its checkpoint kept) gave as `PARSE_WARNING` diagnostics
+ * of kinds the overview does not count (AgentMux: its discovery reads no
+ * session's lines; Claude Code: a subagent's `agent-<id>.meta.json` not valid).
  */
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
@@ -331,9 +331,16 @@ const parseWarningsOf = (
   const byKind: Record<string, number> = {}
   let lines = 0, sources = 0
   for (const [k, w] of work.entries()) {
-    // Most sources have none (an unchanged one's overview is discovery's): no list made for them.
-    const given = w.overview.parseWarnings.length > 0 ? w.overview.parseWarnings : read.get(k)
-    if (given === undefined || given.length === 0) continue
+    // Most sources have none (an unchanged one's overview is discovery's): no list made for them. The read's
+    // warnings of kinds the overview does not count (a Claude Code subagent's meta.json) are added to its.
+    const fromRead = read.get(k)
+    const overview = w.overview.parseWarnings
+    const given = fromRead === undefined || fromRead.length === 0
+      ? overview
+      : overview.length === 0
+      ? fromRead
+      : [...overview, ...fromRead.filter((r) => !overview.some((o) => o.kind === r.kind))]
+    if (given.length === 0) continue
     const warnings = given.filter((p) => p.count > 0)
     if (warnings.length === 0) continue
     sources++
