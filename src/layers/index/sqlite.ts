@@ -1012,8 +1012,8 @@ const make = (
     const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       Effect.gen(function*() {
         // Every session is read (a response's first session may be outside the filters); the filters apply after.
-        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; last_at: string | null; wanted: number }>`
-          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.last_at,
+        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; first_at: string | null; last_at: string | null; wanted: number }>`
+          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.first_at, ss.last_at,
             (1 ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
               ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
               ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}) AS wanted
@@ -1040,7 +1040,10 @@ const make = (
             if (r.provider !== "claude-code" || r.kind !== "response" || !/^r:.*:/.test(r.key)) continue
             const u = r.usage
             const id = [r.provider, r.key, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, r.costUsd].join("\u0000")
-            const at = [r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "", ss.source_key, ss.session_uid]
+            const at = [
+              ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
+              r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.source_key, ss.session_uid
+            ]
             const seen = firstSeen.get(id)
             if (seen === undefined || before(at, seen.at)) {
               if (seen !== undefined) seen.c.counted = false
