@@ -55,7 +55,7 @@ import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
-import { type StoreRole, storeFailureFields } from "../store-failure.js"
+import { primaryFailure, type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
@@ -829,6 +829,10 @@ class PointFailed {
 
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
+/** The error of a failed write's cause that says what went wrong (never SQLite's "cannot rollback" that followed it). */
+const causeError = (cause: Cause.Cause<unknown>): unknown =>
+  primaryFailure([...Chunk.toArray(Cause.failures(cause)), ...Chunk.toArray(Cause.defects(cause))]) ?? Cause.squash(cause)
+
 const now = () => new Date().toISOString()
 
 /**
@@ -854,7 +858,7 @@ const make = (
       }
       yield* fail(sql`PRAGMA journal_mode = WAL`)
       yield* fail(sql`PRAGMA synchronous = NORMAL`)
-      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause)))))
+      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
@@ -1657,6 +1661,6 @@ export const migrateThrough = (file: string, last: number): Effect.Effect<void, 
     const { client } = yield* connect(file, file, false)
     yield* Migrator.make({})({ loader: Effect.map(migrations, (ms) => ms.filter(([id]) => id <= last)), table: "si_migrations" }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
-      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause))))
     )
   }))
