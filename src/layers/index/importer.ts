@@ -308,6 +308,18 @@ type ReadWarnings = Map<number, ReadonlyArray<SourceSummary["parseWarnings"][num
  * A `PARSE_WARNING` diagnostic's warning (its `details`: `{kind, count,
  * firstLine}`), or undefined when its details are not of that shape.
  */
+/**
+ * The source file a discovery diagnostic says could not be read, with what
+ * failed: its `details` carry the access layer's {@link UnreadableDetails}
+ * (`unreadable`, `path` the path that failed, `errno`) and `source`, the
+ * source's file; else undefined.
+ */
+const unreadableSourceOf = (d: Diagnostic): { readonly path: string; readonly details: UnreadableDetails } | undefined => {
+  const u = unreadableOf(d)
+  const source = (d.details as { source?: unknown } | undefined)?.source
+  return u !== undefined && typeof source === "string" ? { path: source, details: u } : undefined
+}
+
 const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][number] | undefined => {
   const w = d.details as { kind?: unknown; count?: unknown; firstLine?: unknown } | undefined
   return w !== undefined && typeof w.kind === "string" && typeof w.count === "number" &&
@@ -974,6 +986,8 @@ const make = Effect.gen(function*() {
         parts?: ReadonlyArray<string> | undefined
       }> = []
       const omittedByReason: Record<string, number> = {}
+      /** Source files discovery could not read (`unreadableSourceOf`): counted as unreadable once the stale ones are known. */
+      const discoveredUnreadable: Array<{ readonly provider: ProviderId; readonly path: string; readonly details: UnreadableDetails }> = []
       const causes: Array<PartialCause> = []
       const partialProvider = (
         p: Mutable<ProviderCoverage>,
@@ -1049,9 +1063,16 @@ const make = Effect.gen(function*() {
           omittedByReason[reason] = (omittedByReason[reason] ?? 0) + n
         }
         if (r.notes !== undefined && r.notes.length > 0) p.notes = [...(p.notes ?? []), ...r.notes]
-        const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
+        // A source file discovery listed but could not read (details: the access layer's unreadable mark and the
+        // file, `source`): counted as unreadable with its SOURCE_UNREADABLE cause (below), not as a discovery skip.
+        const unreadableHere = r.diagnostics.filter((d) => unreadableSourceOf(d) !== undefined)
+        for (const d of unreadableHere) discoveredUnreadable.push({ provider, ...unreadableSourceOf(d)! })
+        const rest = unreadableHere.length === 0 ? r.diagnostics : r.diagnostics.filter((d) => unreadableSourceOf(d) === undefined)
+        const kept = r.coverage === "partial" || r.status !== "checked" ? rest : []
         p.diagnostics = [...p.diagnostics, ...kept]
-        if (r.coverage === "partial") {
+        if (r.coverage === "partial" && unreadableHere.length > 0 && rest.length === 0) {
+          // Partial only for the files it could not read: said by their SOURCE_UNREADABLE causes.
+        } else if (r.coverage === "partial") {
           partialProvider(p, r.reasonCode ?? "PARTIAL", problemOf(r.diagnostics, r.reasonCode, "Discovery covered only part of the sources."), r.remediation)
         } else if (entry.configured === true && r.status === "unavailable") {
           // A root or store the operator named explicitly is missing: a typo must not read as "complete".
@@ -1113,6 +1134,12 @@ const make = Effect.gen(function*() {
         partialProvider(p, SOURCE_UNREADABLE, problem, remedy, path)
       }
       for (const u of stale.unreadable) noteUnreadable(u.provider, u.path, u.details)
+      const notedUnreadable = new Set(stale.unreadable.map((u) => u.path))
+      for (const u of discoveredUnreadable) {
+        if (notedUnreadable.has(u.path)) continue
+        notedUnreadable.add(u.path)
+        noteUnreadable(u.provider, u.path, u.details)
+      }
       /** A source kept because its file now holds nothing (`./emptied.ts`): a diagnostic and a cause, coverage partial. */
       const noteEmptied = (e: Emptied) => {
         const p = providers.get(e.provider) ?? { provider: e.provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
