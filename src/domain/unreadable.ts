@@ -47,11 +47,11 @@ export const unreadableCause = (path: string, d: UnreadableDetails): { readonly 
   isPermission(d.errno)
     ? {
       problem: `${path} could not be read: permission denied (${d.errno}${d.path !== path ? ` on ${d.path}` : ""}). ` +
-        "What was imported from it is kept as it was (not superseded).",
+        "What was imported from it before, if anything, is kept as it was (not superseded).",
       remedy: `Grant read permission to the user running session-ingest (e.g. chmod u+r on the file, u+rx on its folders: ${d.path}) and import again.`
     }
     : {
       problem: `${path} could not be read (${d.errno}${d.path !== path ? ` on ${d.path}` : ""}). ` +
-        "What was imported from it is kept as it was (not superseded).",
+        "What was imported from it before, if anything, is kept as it was (not superseded).",
       remedy: "Check the disk or file system holding it, then import again."
     }

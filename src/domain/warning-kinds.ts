@@ -35,13 +35,20 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
  * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
- * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code).
+ * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code);
+ * - `progress-record`: a `progress` record, kept raw as a `meta` event (Claude Code);
+ * - `subagent-meta-not-valid`: a subagent's `agent-<id>.meta.json` not valid, its events kept (Claude Code).
  */
 export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string; readonly why: string }>> = {
   [USAGE_NOT_VALID]: { kept: "kept without usage", why: "a token count or cost not valid" },
   "invalid-utf8": { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
   "unknown-block": { kept: "kept with content not understood", why: "kept raw, as meta events" },
-  "timestamp-not-valid": { kept: "kept without a time", why: "a timestamp not valid" }
+  "timestamp-not-valid": { kept: "kept without a time", why: "a timestamp not valid" },
+  "progress-record": { kept: "kept as progress", why: "a tool's or hook's progress, its data kept raw as meta events" },
+  "subagent-meta-not-valid": {
+    kept: "kept without their subagent's meta.json",
+    why: "an agent-<id>.meta.json not valid: the subagent's events kept, without its type and description"
+  }
 }
 
 /** True when a parse warning's lines are kept, not skipped ({@link KEPT_WARNING_KINDS}). */

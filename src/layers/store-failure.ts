@@ -81,9 +81,56 @@ const notWritable = (file: string | undefined): boolean => {
 }
 
 /**
+ * This process's file-size limit (`ulimit -f`, RLIMIT_FSIZE's soft value) in
+ * bytes, from `/proc/self/limits` (Linux); undefined when unlimited or not
+ * known.
+ */
+export const fileSizeLimit = (): number | undefined => {
+  try {
+    const line = fs.readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max file size"))
+    const soft = line?.slice("Max file size".length).trim().split(/\s+/)[0]
+    return soft === undefined || soft === "unlimited" || !/^\d+$/.test(soft) ? undefined : Number(soft)
+  } catch {
+    return undefined
+  }
+}
+
+/** Bytes a write may need beyond a file's size: SQLite grows a file by pages (64 KiB covers a page and a journal header). */
+const GROWTH_MARGIN = 64 * 1024
+
+/**
+ * Why `file` (a SQLite database, with its `-journal` / `-wal` beside it)
+ * cannot grow, when it is so: the file-size limit reached by one of them
+ * (EFBIG, which SQLite reports as `SQLITE_IOERR_WRITE` or `SQLITE_FULL`), or
+ * its disk without room (`statfs`); else undefined.
+ */
+export const cannotGrow = (file: string | undefined): { readonly why: "file-size-limit"; readonly limit: number } | { readonly why: "disk-full" } | undefined => {
+  if (file === undefined) return undefined
+  const limit = fileSizeLimit()
+  if (limit !== undefined) {
+    for (const f of [file, `${file}-journal`, `${file}-wal`]) {
+      try {
+        if (fs.statSync(f).size + GROWTH_MARGIN >= limit) return { why: "file-size-limit", limit }
+      } catch {
+        // not there
+      }
+    }
+  }
+  try {
+    const st = fs.statfsSync(nodePath.dirname(file))
+    if (st.bavail * st.bsize < GROWTH_MARGIN) return { why: "disk-full" }
+  } catch {
+    // not known
+  }
+  return undefined
+}
+
+/**
  * Classify `cause` (any error, possibly wrapped). `file`: the file concerned,
  * consulted when SQLite says only that it cannot open it (`SQLITE_CANTOPEN`
- * in a read-only folder is a read-only failure).
+ * in a read-only folder is a read-only failure), and when a write failed with
+ * an I/O error that may be the file's growth refused ({@link cannotGrow}: the
+ * file-size limit reached, the disk full), which is `disk-full`.
  */
 export const classify = (cause: unknown, file?: string): StorageFailure => {
   const errors = chain(cause)
@@ -105,11 +152,29 @@ export const classify = (cause: unknown, file?: string): StorageFailure => {
     ? "locked"
     : /^SQLITE_CORRUPT|^SQLITE_NOTADB/.test(code)
     ? "damaged"
+    : (/^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|SHORT_READ)$|^SQLITE_IOERR$/.test(code) || (code === "SQLITE_ERROR" && isRollbackAfterFailure(coded))) &&
+        cannotGrow(file) !== undefined
+    ? "disk-full"
     : /^SQLITE_IOERR|^EIO$/.test(code)
     ? "io"
     : "other"
   return { kind, code, detail }
 }
+
+/** True for SQLite's answer to a ROLLBACK after it rolled the transaction back itself (a failed write: SQLITE_FULL, SQLITE_IOERR). */
+const isRollbackAfterFailure = (u: unknown): boolean =>
+  chain(u).some((e) => /cannot rollback|no transaction is active/i.test(messageOf(e)))
+
+/**
+ * The error that says what went wrong among a failure's errors (an Effect
+ * `Cause`'s failures and defects, in order): the first storage error that is
+ * not SQLite refusing a ROLLBACK after it rolled back itself (which would
+ * hide the write that failed: a full disk, the file-size limit), else the
+ * first error.
+ */
+export const primaryFailure = (errors: ReadonlyArray<unknown>): unknown =>
+  errors.find((e) => isStorageError(e) && !isRollbackAfterFailure(e)) ??
+    errors.find((e) => !isRollbackAfterFailure(e)) ?? errors[0]
 
 /** `code: detail`, or the detail alone. */
 export const describe = (f: StorageFailure): string =>
@@ -165,7 +230,8 @@ const WRITE_FAILURE = /^SQLITE_FULL|^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|DIR_FSYN
 export const storeFailureFields = (role: StoreRole, cause: unknown) => {
   const f = classify(cause, role.file)
   const at = `${role.label} ${role.file}`
-  const why = describe(f)
+  // SQLite's "cannot rollback" after it rolled a refused write back itself says nothing of the write: not shown.
+  const why = f.kind === "disk-full" && isRollbackAfterFailure(cause) ? "a write was refused; SQLite rolled it back" : describe(f)
   if (role.readsOnly === true && f.code !== undefined && WRITE_FAILURE.test(f.code)) {
     const dir = sqliteTempDir()
     return {
@@ -174,10 +240,13 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
       details: { file: role.file, reason: "temp-space", tempDir: dir, ...(f.code !== undefined ? { code: f.code } : {}) }
     }
   }
+  const grow = f.kind === "disk-full" ? cannotGrow(role.file) : undefined
   const [message, remediation] = f.kind === "disk-full"
     ? [
-      `${at} cannot be written: the disk is full (${why}).`,
-      `Free space on the disk that holds ${nodePath.dirname(role.file)}, or pass ${role.option} on another disk; then run the same command again (what was committed is kept, the rest is completed).`
+      grow?.why === "file-size-limit"
+        ? `${at} could not grow: the file-size limit (\`ulimit -f\`, ${grow.limit} bytes) was reached (${why}).`
+        : `${at} could not grow: the disk is full (${why}).`,
+      `Free space on the disk that holds ${nodePath.dirname(role.file)} or raise the file-size limit (\`ulimit -f\`), or pass ${role.option} on another disk; then run the same command again (what was committed is kept, the rest is completed).`
     ]
     : f.kind === "read-only"
     ? [`${at} cannot be written: it or its folder is read-only (${why}).`, role.readOnlyRemedy]

@@ -137,7 +137,8 @@ export interface ImportReport {
      */
     readonly gone: number
     /**
-     * Sources imported before that could not be read this run (permission
+     * Sources that could not be read this run: imported before, or listed by
+     * discovery but never read (a Claude Code session log) (permission
      * denied, an I/O error, a folder that cannot be listed or searched):
      * kept in the index as they were (never superseded, never a new
      * generation), each a `SOURCE_UNREADABLE` cause of partial coverage

@@ -69,6 +69,7 @@ const render = (r: ImportReport, index: string): string => {
   const lines = [
     `import ${r.coverage}  (index ${index})`,
     `  sources:  ${s.discovered} discovered, ${s.accepted} imported, ${s.unchanged} unchanged, ${s.rejected} rejected` +
+    (s.unreadable > 0 ? `, ${s.unreadable} unreadable` : "") +
     (s.newGenerations > 0 ? `, ${s.newGenerations} re-imported as a new generation` : ""),
     `  added:    ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`,
     ...(s.omitted > 0
@@ -79,7 +80,7 @@ const render = (r: ImportReport, index: string): string => {
       : []),
     ...(s.gone > 0 ? [`  gone:     ${s.gone} imported before whose file is gone (kept in the index)`] : []),
     ...(s.unreadable > 0
-      ? [`  unreadable: ${s.unreadable} imported before that could not be read (kept in the index as they were; see SOURCE_UNREADABLE below)`]
+      ? [`  unreadable: ${s.unreadable} could not be read (what was imported from them before is kept in the index as it was; see SOURCE_UNREADABLE below)`]
       : []),
     ...parseWarningLines(r),
     "  providers:",

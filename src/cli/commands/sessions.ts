@@ -35,6 +35,9 @@ const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, Usag
   const costs = rows.map((r) => costCell(usage.get(r.sessionUid)))
   const tw = Math.max("tokens".length, ...tokens.map((t) => t.length))
   const cw = Math.max("cost".length, ...costs.map((t) => t.length))
+  // A session without a title shows none (never its workspace in its place); the workspace is a column of its own.
+  const titles = rows.map((r) => (r.title ?? "").replace(/\s+/g, " ").slice(0, 60))
+  const titleWidth = Math.max("title".length, ...titles.map((t) => t.length))
   const lines = rows.map((r, i) =>
     [
       times[i].padEnd(width),
@@ -45,8 +48,10 @@ const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, Usag
       "  ",
       r.sessionId.padEnd(36),
       "  ",
-      (r.title ?? r.workspace ?? "").replace(/\s+/g, " ").slice(0, 60)
-    ].join(" ")
+      titles[i].padEnd(titleWidth),
+      "  ",
+      (r.workspace ?? "").replace(/\s+/g, " ")
+    ].join(" ").trimEnd()
   )
   const unpriced = new Map<string, number>()
   for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model ?? "(no model)", (unpriced.get(m.model ?? "(no model)") ?? 0) + m.responses)
@@ -54,7 +59,7 @@ const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, Usag
     `? cost unknown: ${[...unpriced].map(([m, n]) => `${m} (${n} response${n === 1 ? "" : "s"})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
   ]
   return [
-    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   title`,
+    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
     ...lines,
     ...notes
   ].join("\n") + "\n"

@@ -19,13 +19,20 @@
  *   `*_tool_use`) → `tool-call` (`toolName`, `toolCallId`, input in native
  *   `input`, its one-line JSON as text; native `blockType`, `serverName`);
  *   a server tool's result (`web_search_tool_result`, any `*_tool_result`) →
- *   `tool-result`; `model` is `message.model` (null for `<synthetic>`);
+ *   `tool-result`; `image` → `message` assistant with null text (native
+ *   `blockType: "image"`, `mediaType`); `model` is `message.model` (null for
+ *   `<synthetic>`);
  * - either role: `document` → `message` (its title / context / text; native
  *   `title`, `mediaType`); content not understood → `meta`, native `block` the
  *   raw value (counted `unknown-block` by the scan);
  * - system `compact_boundary` → `summary` (role system, native
  *   `compactionId` = its uuid, `trigger`, `preTokens`); other system lines →
- *   `meta`, role system, text their `content`;
+ *   `meta`, role system, text their `content` (a `content` that is not a
+ *   string: kept raw in native `block`, its strings the text, counted
+ *   `unknown-block`);
+ * - `progress` (a tool's or hook's progress) → `meta`, role system, native
+ *   `block` its raw `data`, `progressType` `data.type`, `toolUseId` its
+ *   `toolUseID`, text every string of `data` (counted `progress-record`);
  * - `attachment` → `meta`, role system (native `attachmentType`); a
  *   `queue-operation` holding a prompt → `meta`, role user (native `operation`).
  *
@@ -224,8 +231,29 @@ const draftsOf = (e: Entry): Array<Draft> => {
         }
       })
     } else {
-      out.push({ kind: "meta", role: "system", toolName: null, toolCallId: null, text: e.systemText, native: { subtype: e.subtype } })
+      // A `content` that is not a string is kept raw (`block`), its strings the text (counted `unknown-block`).
+      const raw = e.blocks.find((b): b is Extract<Block, { type: "unknown" }> => b.type === "unknown")
+      out.push({
+        kind: "meta",
+        role: "system",
+        toolName: null,
+        toolCallId: null,
+        text: e.systemText,
+        native: raw === undefined ? { subtype: e.subtype } : { subtype: e.subtype, blockType: raw.blockType, block: raw.raw }
+      })
     }
+    return out
+  }
+  if (e.type === "progress") {
+    const raw = e.blocks[0]
+    out.push({
+      kind: "meta",
+      role: "system",
+      toolName: null,
+      toolCallId: null,
+      text: e.systemText,
+      native: { progressType: e.subtype, toolUseId: e.progressToolUseId, block: raw !== undefined && raw.type === "unknown" ? raw.raw : null }
+    })
     return out
   }
   if (e.type === "attachment") {
@@ -325,6 +353,10 @@ const draftsOf = (e: Entry): Array<Draft> => {
           toolInput: b.input,
           native: { blockType: b.blockType, input: b.input, ...(b.serverName !== null ? { serverName: b.serverName } : {}) }
         })
+        break
+      case "image":
+        // An image the model returned (a tool's image, a generated one): an event of its own, as a user image without text.
+        out.push({ kind: "message", role: "assistant", toolName: null, toolCallId: null, text: null, native: { blockType: "image", mediaType: b.mediaType } })
         break
       case "tool_result":
         // A server tool's result (web search, code execution) comes in the assistant's own message.

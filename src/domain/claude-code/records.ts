@@ -9,11 +9,11 @@
  * its leaf uuid, `custom-title` renames the session, `attachment` and a
  * `queue-operation` holding a prompt are entries of their own (see
  * {@link Entry}), and the other kinds (`file-history-snapshot`,
- * `last-prompt`, `progress`, …, and any unknown one) hold no conversation and
- * are skipped. Tolerant (as Muse agents): a line that cannot be used is a
+ * `last-prompt`, …, and any unknown one) hold no conversation and
+ * are skipped (`progress` is kept: {@link PROGRESS_RECORD}). Tolerant (as Muse agents): a line that cannot be used is a
  * {@link LineWarningKind} (skipped and counted), never an error; a line kept
  * with a part not understood is counted too ({@link UNKNOWN_BLOCK},
- * {@link TIMESTAMP_NOT_VALID}, `usage-not-valid`).
+ * {@link TIMESTAMP_NOT_VALID}, {@link PROGRESS_RECORD}, `usage-not-valid`).
  *
  * @module
  */
@@ -87,6 +87,14 @@ export const UNKNOWN_BLOCK = "unknown-block"
 export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
 
 /**
+ * The parse warning of a `progress` record (a tool's or a hook's progress,
+ * written while it runs: `data` `{type: "hook_progress" | "bash_progress" |
+ * "agent_progress" | …}`): kept as a `meta` event, role system, whose native
+ * `block` is the raw `data` and whose text is every string it holds.
+ */
+export const PROGRESS_RECORD = "progress-record"
+
+/**
  * Token usage of one assistant line (`message.usage`): input, output,
  * cache-read and cache-write (`cache_creation_input_tokens`) tokens, and the
  * top-level `costUSD` older versions wrote (US dollars), each null when absent.
@@ -108,7 +116,7 @@ export interface Usage {
  */
 export interface Entry {
   readonly _tag: "Entry"
-  readonly type: "user" | "assistant" | "system" | "attachment" | "queue-operation"
+  readonly type: "user" | "assistant" | "system" | "attachment" | "queue-operation" | "progress"
   readonly uuid: string | null
   readonly parentUuid: string | null
   readonly logicalParentUuid: string | null
@@ -125,7 +133,11 @@ export interface Entry {
   readonly agentId: string | null
   readonly isMeta: boolean
   readonly isCompactSummary: boolean
-  /** `message.content` as blocks (a string content is one text block); `[]` for `system`. */
+  /**
+   * `message.content` as blocks (a string content is one text block); for
+   * `system`, `[]`, or one `unknown` block holding a `content` that is not a
+   * string; for `progress`, one `unknown` block holding its raw `data`.
+   */
   readonly blocks: ReadonlyArray<Block>
   /** assistant: `message.id`, `requestId`, `message.model`, usage. */
   readonly messageId: string | null
@@ -144,6 +156,8 @@ export interface Entry {
   readonly compactPreTokens: number | null
   /** user: `toolUseResult.agentId` (the subagent a Task result names), if any. */
   readonly resultAgentId: string | null
+  /** progress: its `toolUseID` (the tool call it reports on), if any. */
+  readonly progressToolUseId: string | null
 }
 
 /** Result of classifying one line. */
@@ -329,6 +343,16 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       const text = typeof v.content === "string" ? v.content : stringsOf(v.content)
       return text.trim().length > 0 ? sideEntry(v, "queue-operation", s(v.operation), text) : { _tag: "Ignored", type: "queue-operation" }
     }
+    case "progress": {
+      // A tool's or hook's progress (`data`: `{type: "hook_progress" | "bash_progress" | "agent_progress" | …, …}`):
+      // kept raw as a meta event, counted as PROGRESS_RECORD.
+      const data = v.data
+      return {
+        ...sideEntry(v, "progress", isRecord(data) ? s(data.type) : null, stringsOf(data)),
+        blocks: [unknownOf(data === undefined ? null : data)],
+        progressToolUseId: s(v.toolUseID)
+      }
+    }
     case "user":
     case "assistant":
     case "system": {
@@ -355,19 +379,20 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         agentId: s(v.agentId),
         isMeta: v.isMeta === true,
         isCompactSummary: v.isCompactSummary === true,
-        blocks: v.type === "system" ? [] : blocksOf(m.content),
+        blocks: v.type === "system" ? systemBlocksOf(v.content) : blocksOf(m.content),
         messageId: v.type === "assistant" ? s(m.id) : null,
         requestId: v.type === "assistant" ? s(v.requestId) : null,
         model: v.type === "assistant" ? s(m.model) : null,
         usage: usage ?? null,
         usageNotValid: usage === undefined,
         subtype: s(v.subtype),
-        systemText: v.type === "system" && typeof v.content === "string" ? v.content : null,
+        systemText: v.type === "system" ? (typeof v.content === "string" ? v.content : v.content !== undefined ? unknownText(v.content) : null) : null,
         compactTrigger: s(compact.trigger),
         compactPreTokens: n(compact.preTokens),
         resultAgentId: s(v.agentId) !== null && v.type === "user" && !(v.isSidechain === true)
           ? (v.agentId as string)
-          : isRecord(tur) ? s(tur.agentId) : null
+          : isRecord(tur) ? s(tur.agentId) : null,
+        progressToolUseId: null
       }
     }
     default:
@@ -375,11 +400,15 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
   }
 }
 
+/** A system line's `content` as blocks: none for a string or no content, else one `unknown` block keeping it raw. */
+const systemBlocksOf = (content: unknown): ReadonlyArray<Block> =>
+  content === undefined || typeof content === "string" ? [] : [unknownOf(content)]
+
 /** True for a `timestamp` given (not absent, not null) that is no valid time. */
 const timestampNotValid = (t: unknown): boolean => t !== undefined && t !== null && timestampOrNull(t) === null
 
 /** An `attachment` or `queue-operation` line as an entry: no blocks, its text in `systemText`, its kind in `subtype`. */
-const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-operation", subtype: string | null, text: string): Entry => ({
+const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-operation" | "progress", subtype: string | null, text: string): Entry => ({
   _tag: "Entry",
   type,
   uuid: s(v.uuid),
@@ -406,7 +435,8 @@ const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-opera
   systemText: text.length > 0 ? text : null,
   compactTrigger: null,
   compactPreTokens: null,
-  resultAgentId: null
+  resultAgentId: null,
+  progressToolUseId: null
 })
 
 /** The text of an entry's `text` blocks, joined with `\n`. */

@@ -19,6 +19,7 @@ import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
+import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
 
@@ -133,7 +134,13 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
             Either.isLeft(authorized) ? Effect.fail(authorized.left) : scanSession(deps, authorized.right)
           )
           if (Either.isLeft(scanned)) {
-            skip({ code: scanned.left.code, message: `${p.name}/${e.name}: ${scanned.left.message}`, details: { project: p.name, file: e.name } })
+            // A file there but unreadable: marked so (the access layer's details, and the file as `source`), so an import counts it.
+            const unreadable = unreadableOf(scanned.left)
+            skip({
+              code: scanned.left.code,
+              message: `${p.name}/${e.name}: ${scanned.left.message}`,
+              details: { project: p.name, file: e.name, ...(unreadable !== undefined ? { ...unreadable, source: path } : {}) }
+            })
             continue
           }
           filesRead++

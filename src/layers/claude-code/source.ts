@@ -620,6 +620,8 @@ export const streamSession = (
         )
       const listed = Effect.map(subagentsOf(deps, file), (r) => {
         for (const d of r.diagnostics) options.onDiagnostic?.(d)
+        // A malformed agent-<id>.meta.json: its subagent's events are kept; told as a parse warning (the import's report).
+        for (const a of r.subagents) if (a.metaProblem !== undefined) onWarning?.(metaWarningOf(a))
         return r.subagents
       })
       if (state === undefined || cursorIsFor(state, sourceId)) {
@@ -947,6 +949,18 @@ export const transcriptOf = (deps: ClaudeDeps, locator: Locator): Effect.Effect<
   })
 
 /**
+ * The parse warning (a `PARSE_WARNING` diagnostic, `details` `{kind:
+ * "subagent-meta-not-valid", count: 1, firstLine: null, agentId}`) of a
+ * subagent whose `agent-<id>.meta.json` is not valid: `inspect` gives it, and
+ * `stream` hands it to `onWarning` (the import's report lists it).
+ */
+const metaWarningOf = (a: Subagent): Diagnostic => ({
+  code: PARSE_WARNING,
+  message: `The subagent's agent-${a.agentId}.meta.json ${a.metaProblem}: its events are kept, without the agent type, description and spawning call it would give.`,
+  details: { kind: SUBAGENT_META_NOT_VALID, count: 1, firstLine: null, agentId: a.agentId }
+})
+
+/**
  * `inspect` of a session: identity, the session with its counts, the events
  * `stream` yields from the file (without subagents), first / last times,
  * parse warnings as diagnostics, and a `NUMBER_NOT_EXACT` per file (the
@@ -986,13 +1000,7 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
           message: parseWarningMessage(w),
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
-        ...s.subagents.flatMap((a) =>
-          a.metaProblem === undefined ? [] : [{
-            code: PARSE_WARNING,
-            message: `The subagent's agent-${a.agentId}.meta.json ${a.metaProblem}: its events are kept, without the agent type, description and spawning call it would give.`,
-            details: { kind: SUBAGENT_META_NOT_VALID, count: 1, firstLine: null, agentId: a.agentId }
-          }]
-        ),
+        ...s.subagents.flatMap((a) => a.metaProblem === undefined ? [] : [metaWarningOf(a)]),
         ...s.diagnostics,
         ...s.numbers,
         ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])

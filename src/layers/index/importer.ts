@@ -305,6 +305,18 @@ type ReadWarnings = Map<number, ReadonlyArray<SourceSummary["parseWarnings"][num
  * A `PARSE_WARNING` diagnostic's warning (its `details`: `{kind, count,
  * firstLine}`), or undefined when its details are not of that shape.
  */
+/**
+ * The source file a discovery diagnostic says could not be read, with what
+ * failed: its `details` carry the access layer's {@link UnreadableDetails}
+ * (`unreadable`, `path` the path that failed, `errno`) and `source`, the
+ * source's file; else undefined.
+ */
+const unreadableSourceOf = (d: Diagnostic): { readonly path: string; readonly details: UnreadableDetails } | undefined => {
+  const u = unreadableOf(d)
+  const source = (d.details as { source?: unknown } | undefined)?.source
+  return u !== undefined && typeof source === "string" ? { path: source, details: u } : undefined
+}
+
 const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][number] | undefined => {
   const w = d.details as { kind?: unknown; count?: unknown; firstLine?: unknown } | undefined
   return w !== undefined && typeof w.kind === "string" && typeof w.count === "number" &&
@@ -315,10 +327,10 @@ const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][numb
 
 /**
  * The parse warnings of the sources of a run (see `ImportReport.parseWarnings`),
- * from their discovery overviews, or, for a source whose discovery counted
- * none, from what its read (this run's or, unchanged, the one its checkpoint
- * kept) gave as `PARSE_WARNING` diagnostics (AgentMux: its discovery reads
- * no session's lines).
+ * from their discovery overviews, and from what their read (this run's or,
+ * unchanged, the one its checkpoint kept) gave as `PARSE_WARNING` diagnostics
+ * of kinds the overview does not count (AgentMux: its discovery reads no
+ * session's lines; Claude Code: a subagent's `agent-<id>.meta.json` not valid).
  */
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
@@ -328,9 +340,16 @@ const parseWarningsOf = (
   const byKind: Record<string, number> = {}
   let lines = 0, sources = 0
   for (const [k, w] of work.entries()) {
-    // Most sources have none (an unchanged one's overview is discovery's): no list made for them.
-    const given = w.overview.parseWarnings.length > 0 ? w.overview.parseWarnings : read.get(k)
-    if (given === undefined || given.length === 0) continue
+    // Most sources have none (an unchanged one's overview is discovery's): no list made for them. The read's
+    // warnings of kinds the overview does not count (a Claude Code subagent's meta.json) are added to its.
+    const fromRead = read.get(k)
+    const overview = w.overview.parseWarnings
+    const given = fromRead === undefined || fromRead.length === 0
+      ? overview
+      : overview.length === 0
+      ? fromRead
+      : [...overview, ...fromRead.filter((r) => !overview.some((o) => o.kind === r.kind))]
+    if (given.length === 0) continue
     const warnings = given.filter((p) => p.count > 0)
     if (warnings.length === 0) continue
     sources++
@@ -964,6 +983,8 @@ const make = Effect.gen(function*() {
         parts?: ReadonlyArray<string> | undefined
       }> = []
       const omittedByReason: Record<string, number> = {}
+      /** Source files discovery could not read (`unreadableSourceOf`): counted as unreadable once the stale ones are known. */
+      const discoveredUnreadable: Array<{ readonly provider: ProviderId; readonly path: string; readonly details: UnreadableDetails }> = []
       const causes: Array<PartialCause> = []
       const partialProvider = (
         p: Mutable<ProviderCoverage>,
@@ -1039,9 +1060,16 @@ const make = Effect.gen(function*() {
           omittedByReason[reason] = (omittedByReason[reason] ?? 0) + n
         }
         if (r.notes !== undefined && r.notes.length > 0) p.notes = [...(p.notes ?? []), ...r.notes]
-        const kept = r.coverage === "partial" || r.status !== "checked" ? r.diagnostics : []
+        // A source file discovery listed but could not read (details: the access layer's unreadable mark and the
+        // file, `source`): counted as unreadable with its SOURCE_UNREADABLE cause (below), not as a discovery skip.
+        const unreadableHere = r.diagnostics.filter((d) => unreadableSourceOf(d) !== undefined)
+        for (const d of unreadableHere) discoveredUnreadable.push({ provider, ...unreadableSourceOf(d)! })
+        const rest = unreadableHere.length === 0 ? r.diagnostics : r.diagnostics.filter((d) => unreadableSourceOf(d) === undefined)
+        const kept = r.coverage === "partial" || r.status !== "checked" ? rest : []
         p.diagnostics = [...p.diagnostics, ...kept]
-        if (r.coverage === "partial") {
+        if (r.coverage === "partial" && unreadableHere.length > 0 && rest.length === 0) {
+          // Partial only for the files it could not read: said by their SOURCE_UNREADABLE causes.
+        } else if (r.coverage === "partial") {
           partialProvider(p, r.reasonCode ?? "PARTIAL", problemOf(r.diagnostics, r.reasonCode, "Discovery covered only part of the sources."), r.remediation)
         } else if (entry.configured === true && r.status === "unavailable") {
           // A root or store the operator named explicitly is missing: a typo must not read as "complete".
@@ -1103,6 +1131,12 @@ const make = Effect.gen(function*() {
         partialProvider(p, SOURCE_UNREADABLE, problem, remedy, path)
       }
       for (const u of stale.unreadable) noteUnreadable(u.provider, u.path, u.details)
+      const notedUnreadable = new Set(stale.unreadable.map((u) => u.path))
+      for (const u of discoveredUnreadable) {
+        if (notedUnreadable.has(u.path)) continue
+        notedUnreadable.add(u.path)
+        noteUnreadable(u.provider, u.path, u.details)
+      }
       /** A source kept because its file now holds nothing (`./emptied.ts`): a diagnostic and a cause, coverage partial. */
       const noteEmptied = (e: Emptied) => {
         const p = providers.get(e.provider) ?? { provider: e.provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }

@@ -926,21 +926,28 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
  * and found with the same usage (tokens and stated cost) in several sessions
  * is one response copied (a resumed session's log repeats the earlier
  * conversation's lines, ids and usage kept): it is counted once, where it was
- * seen first: its own time (a row without one last), then the session that
- * ended first (the one resumed ended before its resumption), then source and
- * session keys. Every other row is 1: a response without a `requestId`, and
+ * seen first: in the session that began first (its `first_at`; a session
+ * without one last), then the one that ended first (the one resumed ended
+ * before its resumption; a copy repeats the conversation from its start, so
+ * both begin at the same time), then the row's own time, then source and
+ * session keys. Not the row's time first: a row's time is its response's last
+ * line, and a copy may hold only the response's first streamed lines, earlier
+ * than the original's last: ordered by it, the copy took the original's cost. Every other row is 1: a response without a `requestId`, and
  * other providers' responses, are counted per session. The same SQL on SQLite
  * and PostgreSQL (`row_number()` over one sort of the rows). Source: ccusage
  * counts a response with both ids once across all files and keeps requestless
- * ones per session (ccusage #1765, #1661); a fresh-user test of session 8 found
- * a resumed session counted twice.
+ * ones per session (ccusage #1765, #1661), reading the files oldest first by
+ * their earliest timestamp (`sortFilesByTimestamp`), the first line of a
+ * message id + request id counting (`createUniqueHash`); a fresh-user test of
+ * session 8 found a resumed session counted twice.
  */
 export const FIRST_SEEN_USAGE = `
   SELECT fu.*, CASE WHEN fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'
     THEN row_number() OVER (
       PARTITION BY fu.provider, fu.kind, fu.response_key, fu.input_tokens, fu.output_tokens, fu.cache_read_tokens,
         fu.cache_write_tokens, fu.cost_usd
-      ORDER BY fu.occurred_at IS NULL, fu.occurred_at, fss.last_at IS NULL, fss.last_at, fu.source_key, fu.session_uid)
+      ORDER BY fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
+        fu.source_key, fu.session_uid)
     ELSE 1 END AS first_seen
   FROM usage fu
     JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation

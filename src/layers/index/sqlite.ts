@@ -55,7 +55,7 @@ import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
-import { type StoreRole, storeFailureFields } from "../store-failure.js"
+import { primaryFailure, type StoreRole, storeFailureFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
@@ -853,6 +853,10 @@ class PointFailed {
 
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
+/** The error of a failed write's cause that says what went wrong (never SQLite's "cannot rollback" that followed it). */
+const causeError = (cause: Cause.Cause<unknown>): unknown =>
+  primaryFailure([...Chunk.toArray(Cause.failures(cause)), ...Chunk.toArray(Cause.defects(cause))]) ?? Cause.squash(cause)
+
 const now = () => new Date().toISOString()
 
 /**
@@ -879,7 +883,7 @@ const make = (
       yield* fail(sql`PRAGMA journal_mode = WAL`)
       yield* fail(sql`PRAGMA synchronous = NORMAL`)
       yield* refuseNewerSchema(sql, file)
-      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause)))))
+      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
@@ -1037,8 +1041,8 @@ const make = (
     const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       Effect.gen(function*() {
         // Every session is read (a response's first session may be outside the filters); the filters apply after.
-        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; last_at: string | null; wanted: number }>`
-          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.last_at,
+        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; first_at: string | null; last_at: string | null; wanted: number }>`
+          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.first_at, ss.last_at,
             (1 ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
               ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
               ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}) AS wanted
@@ -1065,7 +1069,10 @@ const make = (
             if (r.provider !== "claude-code" || r.kind !== "response" || !/^r:.*:/.test(r.key)) continue
             const u = r.usage
             const id = [r.provider, r.key, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, r.costUsd].join("\u0000")
-            const at = [r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "", ss.source_key, ss.session_uid]
+            const at = [
+              ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
+              r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.source_key, ss.session_uid
+            ]
             const seen = firstSeen.get(id)
             if (seen === undefined || before(at, seen.at)) {
               if (seen !== undefined) seen.c.counted = false
@@ -1679,6 +1686,6 @@ export const migrateThrough = (file: string, last: number): Effect.Effect<void, 
     const { client } = yield* connect(file, file, false)
     yield* Migrator.make({})({ loader: Effect.map(migrations, (ms) => ms.filter(([id]) => id <= last)), table: "si_migrations" }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
-      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, Cause.squash(cause))))
+      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause))))
     )
   }))
