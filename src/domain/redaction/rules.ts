@@ -6,8 +6,10 @@
  * `~`, and the rules that keep a name in front of the secret
  * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
  * and its `=`, `url-query-secret` the parameter's name and `=`,
- * `secret-field` the key and its `:`). The rules compose: none matches inside
- * the marker an earlier one left. Pure: no I/O.
+ * `secret-field` the key and its `:`, `secret-pair`, `secret-line`,
+ * `secret-pin`, `authorization` the name, `secret-nested` the keys and brackets,
+ * `secret-block` the key line). Every rule has an id of its own. The rules
+ * compose: none matches inside the marker an earlier one left. Pure: no I/O.
  *
  * Every pattern runs in linear time on any input: each starts at a literal
  * prefix or at the start of a run of its characters (a lookbehind), and
@@ -919,6 +921,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(String.raw`((?:\\{0,7}["'])?)(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?)\1[ \t]{0,8}:[ \t]{0,8}(?=[\[{])`),
     // every match holds its name's final word then its closing quote (or an escape's backslash), `:` or a space
     hints: [...new Set(NESTED_WORDS.flatMap((w) => [w + "\"", w + "'", w + "\\", w + ":", w + " ", w + "\t"]))],
+    // every match holds `:` then at most 8 spaces or tabs then `[` or `{`: the last characters before the bracket
+    gate: [":[", ":{", ": [", ": {", ":\t[", ":\t{", "  [", "  {", "\t[", "\t{", "\t [", "\t {"],
     apply: (s) => redactNested(s),
     byHand: true
   },
@@ -1076,7 +1080,10 @@ const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
  * another word, or credential(s): a string that looks like a secret is); `pass` (`pass` or `pwd` after another
  * word, `DB_PASS`, `mysql_pwd`: as `key`, and a number of 4 digits or more, a PIN); `pwd` (`pass` or `pwd` alone:
  * as `key`, when it holds a letter and is no path: `pass: "3/3"` is a test's result, `pwd: "/srv/app"` the
- * working directory).
+ * working directory); `pin` (a PIN's, a one-time code's, a card verification value's name: 3 to 12 digits, see
+ * {@link pinValue}); `header` (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`: its value after the
+ * text rules, see {@link headerValue}). Plurals are of their singular's kind (`tokens`: token; `passwords`:
+ * secret; `api_keys`: key), and an `X-…-Key` header's name is of kind `token` (any string).
  */
 export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pass" | "pwd" | "pin" | "header"
 
