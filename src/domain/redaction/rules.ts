@@ -918,7 +918,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // the brackets and the other leaves stay. A JSON Schema under the name (`{"password": {"type": "string"}}`) stays.
     // Read by hand (brackets, quotes and their escapes): the pattern says where a match starts.
     id: "secret-nested",
-    pattern: re(String.raw`((?:\\{0,7}["'])?)(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?)\1[ \t]{0,8}:[ \t]{0,8}(?=[\[{])`),
+    pattern: re(String.raw`((?:\\{0,7}["'])?)(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?)\1[ \t]{0,8}:[ \t]{0,8}[\[{]`),
     // every match holds its name's final word then its closing quote (or an escape's backslash), `:` or a space
     hints: [...new Set(NESTED_WORDS.flatMap((w) => [w + "\"", w + "'", w + "\\", w + ":", w + " ", w + "\t"]))],
     // every match holds `:` then at most 8 spaces or tabs then `[` or `{`: the last characters before the bracket
