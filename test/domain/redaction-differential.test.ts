@@ -174,7 +174,8 @@ describe("redaction: the same output as before its speed-up", () => {
   const ref = referenceRedactor(builtinRules)
 
   it("text: generated near misses of every rule", () => {
-    const inputs = strings(1, 30_000)
+    // (36,000 since session 11: its samples grew the pool of pieces, so each rule's own pieces are picked less often)
+    const inputs = strings(1, 36_000)
     const changed = compareText(defaultRedaction, ref, inputs)
     // the generator makes both: strings some rule redacts, and strings none does
     expect(changed).toBeGreaterThan(3000)

@@ -13,6 +13,8 @@ import { defaultRedaction } from "../../src/services/Redaction.js"
 const r = defaultRedaction
 const R = marker
 const F = R("secret-field")
+// a pair's value: the `secret-pair` rule's marker (its own id since session 11; it was `secret-field`'s)
+const P = R("secret-pair")
 // built at run time so that no secret scanner flags this file
 const j = (...p: Array<string>) => p.join("")
 const S = (n: number) => j("Zq9", "SECRET", "k", String(n))
@@ -112,7 +114,7 @@ describe("redaction 10: a secret header (or a named value) given as a name/value
   it("text: `[name, value]` (JSON, Python tuples, nested in a list), the value goes, the name stays", () => {
     HEADERS.forEach((h, i) => {
       const v = S(i)
-      expect(r.text(`[["${h}", "${v}"]]`), h).toBe(`[["${h}", "${F}"]]`)
+      expect(r.text(`[["${h}", "${v}"]]`), h).toBe(`[["${h}", "${P}"]]`)
       gone(`headers: [["Content-Type", "application/json"], ["${h}","${v}"]]`, v, h, `["Content-Type", "application/json"]`)
       gone(`headers = [('${h}', '${v}'), ('Accept', '*/*')]`, v, h, `('Accept', '*/*')`)
       gone(`[ "${h}" , "${v}" ]`, v, h)
@@ -132,7 +134,7 @@ describe("redaction 10: a secret header (or a named value) given as a name/value
     HEADERS.forEach((h, i) => {
       const v = S(i)
       for (const nameKey of ["name", "key", "header"]) {
-        expect(r.text(`{"${nameKey}": "${h}", "value": "${v}"}`), `${nameKey} ${h}`).toBe(`{"${nameKey}": "${h}", "value": "${F}"}`)
+        expect(r.text(`{"${nameKey}": "${h}", "value": "${v}"}`), `${nameKey} ${h}`).toBe(`{"${nameKey}": "${h}", "value": "${P}"}`)
       }
       gone(`{"name":"${h}","value":"${v}"}`, v, h)
       gone(JSON.stringify({ headers: [{ name: "Accept", value: "*/*" }, { name: h, value: v }] }, null, 2), v, h, `"value": "*/*"`)
@@ -146,7 +148,7 @@ describe("redaction 10: a secret header (or a named value) given as a name/value
     gone(`{"name": "password", "value": "${S(5)}"}`, S(5))
     // YAML (a Kubernetes env entry): `value:` on the line after `name:`, quoted or bare, and in JSON text
     const yaml = `env:\n  - name: DB_PASSWORD\n    value: hunter two\n  - name: MODE\n    value: prod`
-    expect(r.text(yaml)).toBe(`env:\n  - name: DB_PASSWORD\n    value: ${F}\n  - name: MODE\n    value: prod`)
+    expect(r.text(yaml)).toBe(`env:\n  - name: DB_PASSWORD\n    value: ${P}\n  - name: MODE\n    value: prod`)
     gone(`- name: X-Api-Key\n  value: "${S(6)}"`, S(6), "X-Api-Key")
     gone(inString(`- name: API_TOKEN\n  value: ${S(7)}\n`), S(7), "API_TOKEN")
     for (const keep of ["- name: MODE\n  value: prod", "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: x", "- name: DB_PASSWORD\n  value: $DB_PASSWORD"]) stays(keep)
@@ -167,14 +169,14 @@ describe("redaction 10: a secret header (or a named value) given as a name/value
   it("structured values: `[name, value]` pairs and `{name|key|header, value}` objects", () => {
     HEADERS.forEach((h, i) => {
       const v = S(i)
-      expect(r.value({ headers: [[h, v], ["Accept", "*/*"]] }), h).toEqual({ headers: [[h, F], ["Accept", "*/*"]] })
+      expect(r.value({ headers: [[h, v], ["Accept", "*/*"]] }), h).toEqual({ headers: [[h, P], ["Accept", "*/*"]] })
       for (const nameKey of ["name", "key", "header"]) {
-        expect(r.value({ headers: [{ [nameKey]: h, value: v }] }), h).toEqual({ headers: [{ [nameKey]: h, value: F }] })
+        expect(r.value({ headers: [{ [nameKey]: h, value: v }] }), h).toEqual({ headers: [{ [nameKey]: h, value: P }] })
       }
-      expect(r.value({ value: v, name: h, type: "text" }), h).toEqual({ value: F, name: h, type: "text" })
+      expect(r.value({ value: v, name: h, type: "text" }), h).toEqual({ value: P, name: h, type: "text" })
     })
-    expect(r.value([{ name: "DB_PASSWORD", value: "hunter" }])).toEqual([{ name: "DB_PASSWORD", value: F }])
-    expect(r.value({ header: "Cookie", value: "sid=abc; theme=dark" })).toEqual({ header: "Cookie", value: F })
+    expect(r.value([{ name: "DB_PASSWORD", value: "hunter" }])).toEqual([{ name: "DB_PASSWORD", value: P }])
+    expect(r.value({ header: "Cookie", value: "sid=abc; theme=dark" })).toEqual({ header: "Cookie", value: P })
     const keep = {
       a: [["Content-Type", "application/json"]],
       b: { name: "Accept", value: "text/html" },

@@ -69,7 +69,8 @@ describe("redaction rules", () => {
     ]
     let seed = 7
     const pick = () => parts[(seed = (seed * 48271) % 2147483647) % parts.length]
-    for (const rule of builtinRules.filter((x) => x.apply !== undefined)) {
+    // (a rule that reads a structure by hand, `byHand`, has a pattern that says only where a match starts)
+    for (const rule of builtinRules.filter((x) => x.apply !== undefined && x.byHand !== true)) {
       for (let i = 0; i < 3000; i++) {
         const s = Array.from({ length: 1 + (i % 12) }, pick).join("")
         rule.pattern.lastIndex = 0

@@ -7,11 +7,36 @@
  * live redaction to it: same output, same references kept, for every input.
  * Not used by src/. The rules' patterns, hints and gates come from the live
  * table; each rule is applied by its pattern, except `email`, applied by its
- * hand-written `apply` as before (its own test holds it to its pattern).
+ * hand-written `apply` as before (its own test holds it to its pattern), and
+ * the rules that read a structure by hand (`byHand`: `secret-nested`,
+ * `secret-block`, session 11), whose pattern says only where a match starts.
+ * Session 10 and 11 additions to the walk are marked as such.
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
-import { EVENT_STRUCTURAL_FIELDS, FIELD_MARK, isPairValueKey, OPTION_MARK, optionValueAt, pairNamesOf, type Redactor, secretValue } from "../../src/domain/redaction/redact.js"
-import { marker, pairSecret, type RedactionRule, secretKeyKind } from "../../src/domain/redaction/rules.js"
+import {
+  EVENT_STRUCTURAL_FIELDS,
+  FIELD_MARK,
+  isPairValueKey,
+  NESTED_MARK,
+  OPTION_MARK,
+  optionValueAt,
+  PAIR_MARK,
+  pairNamesOf,
+  PIN_MARK,
+  type Redactor,
+  secretValue
+} from "../../src/domain/redaction/redact.js"
+import {
+  headerValue,
+  leafSecret,
+  marker,
+  pairSecret,
+  type RedactionRule,
+  schemaLike,
+  secretKeyKind,
+  type SecretKeyKind,
+  underKind
+} from "../../src/domain/redaction/rules.js"
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -30,7 +55,7 @@ export const referenceRedactText = (rules: ReadonlyArray<RedactionRule>, s: stri
   let out = s
   for (const rule of rules) {
     if (rule.hints.length > 0 && !hintsOf(rule).test(out)) continue
-    if (rule.apply !== undefined && rule.id === "email") {
+    if (rule.apply !== undefined && (rule.id === "email" || rule.byHand === true)) {
       out = rule.apply(out)
       continue
     }
@@ -74,7 +99,7 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
       for (let i = 0; i < v.length; i++) {
         let r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
         // session 10: a header as a `[name, value]` pair
-        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = FIELD_MARK
+        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = PAIR_MARK
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -83,6 +108,17 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
       return out ?? v
     }
     if (isPlainObject(v)) return walkObject(v, undefined)
+    return v
+  }
+
+  /** Session 11: a value under a secret's name of kind `kind`: each secret leaf becomes the nested marker; schemas walked as usual. */
+  const walkUnder = (kind: SecretKeyKind, v: unknown): unknown => {
+    if (typeof v === "string" || typeof v === "number") return leafSecret(kind, v) ? NESTED_MARK : walk(v)
+    if (Array.isArray(v)) {
+      const out = v.map((x) => walkUnder(kind, x))
+      return out.every((x, i) => x === v[i]) ? v : out
+    }
+    if (isPlainObject(v)) return schemaLike(v) ? walkObject(v, undefined) : walkObject(v, undefined, kind)
     return v
   }
 
@@ -103,7 +139,7 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
    * entries whose keys are in `keep` (kept whole). Order is kept; a key that
    * redacts to one already there gets ` #2`, ` #3`, ….
    */
-  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined, under?: SecretKeyKind): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
     let renamed = false
     const keys = Object.keys(o)
@@ -119,8 +155,17 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
         continue
       }
       const kind = secretKeyKind(k)
-      let v = kind !== "none" && secretValue(kind, o[k]) ? FIELD_MARK : walk(o[k])
-      if (v !== FIELD_MARK && pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, v, false))) v = FIELD_MARK
+      const ov = o[k]
+      let v: unknown
+      if (under !== undefined) v = walkUnder(under, ov)
+      else if (kind !== "none" && secretValue(kind, ov)) v = kind === "pin" ? PIN_MARK : FIELD_MARK
+      // session 11: an object (not a schema) or an array under a secret's name; a header map's value
+      else if (kind !== "none" && typeof ov === "object" && ov !== null && (Array.isArray(ov) || (isPlainObject(ov) && !schemaLike(ov)))) v = walkUnder(underKind(kind, k), ov)
+      else {
+        v = walk(ov)
+        if (kind === "header" && typeof v === "string") v = headerValue(k, v)
+        else if (pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, v, false))) v = PAIR_MARK
+      }
       const rk = key(k)
       names[i] = rk
       values[i] = v

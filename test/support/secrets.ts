@@ -100,6 +100,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const q5 = j(rand(20, ALNUM), "%2B", rand(10, ALNUM), "%3D"), q6 = j("K", rand(30, ALNUM), "5")
   const f1 = j(rand(32, ALNUM), "1"), f2 = j(rand(32, ALNUM), "2"), f3 = j("hunter2", rand(12, ALNUM)), f4 = rand(24, ALNUM), f5 = j(rand(30, ALNUM), "3"), f6 = j("pw", rand(10, ALNUM), "9")
   const pin = j("8", rand(9, "0123456789"))
+  const twilio = j("S", "K", rand(30, HEX), "c3")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -139,12 +140,27 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`{'token': '${f4}'}`, f4],
       [`const opts = { apiKey: "${f5}" }`, f5],
       [`DB_PASS: ${f6}`, f6],
-      // session 10: a PIN under a password's name, a header as a name/value pair, a member assigned
+      // session 10: a PIN under a password's name, a member assigned; session 11: plural names, backticks
       [`{"db_password": ${pin}, "user": "app"}`, pin],
+      [`self.password = "${f3}"`, f3],
+      [`{"apiKeys": "${f1}"}`, f1],
+      ["password = `" + f6 + "`", f6]
+    ],
+    // session 10: a header as a name/value pair (its own id since session 11)
+    "secret-pair": [
       [`headers: [["Accept", "*/*"], ["X-Api-Key", "${f2}"]]`, f2],
       [`{"name": "Authorization", "value": "${f5}"}`, f5],
-      [`self.password = "${f3}"`, f3]
+      [`<add key="ApiKey" value="${f1}"/>`, f1]
     ],
+    "npm-token": [[`//registry.npmjs.org/:_authToken=${f1}`, f1]],
+    "twilio-api-key": [[`twilio api:core:keys:fetch --sid ${twilio}`, twilio]],
+    // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
+    "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
+    "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],
+    "secret-block": [[`\ndb:\n  password: |\n    ${f3}\n  host: x\n`, f3], [`\n- name: API_TOKEN\n  value: >-\n    ${f5}\n`, f5]],
+    "secret-pin": [[`{"pin": "${pin.slice(0, 6)}"}`, pin.slice(0, 6)], [`card_cvv: ${pin.slice(0, 3)}`, pin.slice(0, 3)]],
+    "token-prose": [[`the token is ${f6}, keep it`, f6], [`API key: ${f5}`, f5]],
+    "authorization": [[`{"Authorization": "${f4}"}`, f4], [`{"headers": {"Proxy-Authorization": "Token ${f4}x"}}`, f4]],
     // session 8: Azure connection-string keys, a password told in prose
     "azure-storage-key": [
       [`DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${q6}${f4}==;EndpointSuffix=core.windows.net`, `${q6}${f4}==`],

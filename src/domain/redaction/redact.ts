@@ -21,7 +21,20 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-import { marker, notAValue, pairSecret, type RedactionRule, secretKeyKind, type SecretKeyKind, secretValue, textRedactor } from "./rules.js"
+import {
+  headerValue,
+  leafSecret,
+  marker,
+  notAValue,
+  pairSecret,
+  type RedactionRule,
+  schemaLike,
+  secretKeyKind,
+  type SecretKeyKind,
+  secretValue,
+  textRedactor,
+  underKind
+} from "./rules.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -63,6 +76,12 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 
 /** What a secret under a secret-named key becomes (the `secret-field` rule's marker). */
 export const FIELD_MARK = marker("secret-field")
+/** What a secret given as a name/value pair becomes (the `secret-pair` rule's marker). */
+export const PAIR_MARK = marker("secret-pair")
+/** What a leaf of an object or an array under a secret's name becomes (the `secret-nested` rule's marker). */
+export const NESTED_MARK = marker("secret-nested")
+/** What a PIN, a one-time code or a card verification value under its name becomes (the `secret-pin` rule's marker). */
+export const PIN_MARK = marker("secret-pin")
 /** What a secret option's value as the next element of an array becomes (the `cli-secret-option` rule's marker). */
 export const OPTION_MARK = marker("cli-secret-option")
 
@@ -121,7 +140,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       for (let i = 0; i < v.length; i++) {
         let r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
         // a header as a `[name, value]` pair: its value as the text rules left it, then whole when secret
-        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = FIELD_MARK
+        if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = PAIR_MARK
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -129,7 +148,29 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       }
       return out ?? v
     }
-    if (isPlainObject(v)) return walkObject(v, undefined)
+    if (isPlainObject(v)) return walkObject(v, undefined, undefined)
+    return v
+  }
+
+  /**
+   * `v`, held (maybe deep) under a secret's name of kind `kind` ({@link underKind}): each leaf that is a secret
+   * ({@link leafSecret}) becomes {@link NESTED_MARK}, other leaves and the keys are redacted as usual, and a JSON
+   * Schema inside ({@link schemaLike}) is walked as usual.
+   */
+  const walkUnder = (kind: SecretKeyKind, v: unknown): unknown => {
+    if (typeof v === "string" || typeof v === "number") return leafSecret(kind, v) ? NESTED_MARK : walk(v)
+    if (Array.isArray(v)) {
+      let out: Array<unknown> | undefined
+      for (let i = 0; i < v.length; i++) {
+        const r = walkUnder(kind, v[i])
+        if (r !== v[i]) {
+          out ??= v.slice()
+          out[i] = r
+        }
+      }
+      return out ?? v
+    }
+    if (isPlainObject(v)) return schemaLike(v) ? walkObject(v, undefined, undefined) : walkObject(v, undefined, kind)
     return v
   }
 
@@ -153,10 +194,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * walked; the value of a name/value object (`pair`: its names, {@link pairNamesOf}) walked, then whole when it
    * is a secret of one of the names ({@link pairSecret}).
    */
-  const entry = (info: KeyInfo, k: string, v: unknown, pair: ReadonlyArray<string> | undefined): unknown => {
-    if (info.kind !== "none" && secretValue(info.kind, v)) return FIELD_MARK
+  const entry = (info: KeyInfo, k: string, v: unknown, pair: ReadonlyArray<string> | undefined, under: SecretKeyKind | undefined): unknown => {
+    if (under !== undefined) return walkUnder(under, v)
+    if (info.kind !== "none") {
+      if (secretValue(info.kind, v)) return info.kind === "pin" ? PIN_MARK : FIELD_MARK
+      if (typeof v === "object" && v !== null && (Array.isArray(v) || (isPlainObject(v) && !schemaLike(v)))) return walkUnder(underKind(info.kind, k), v)
+    }
     const r = walk(v)
-    if (pair !== undefined && isPairValueKey(k)) for (const n of pair) if (pairSecret(n, r, false)) return FIELD_MARK
+    if (info.kind === "header" && typeof r === "string") return headerValue(k, r)
+    if (pair !== undefined && isPairValueKey(k)) for (const n of pair) if (pairSecret(n, r, false)) return PAIR_MARK
     return r
   }
 
@@ -168,7 +214,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * (most objects: nothing is allocated for the keys), else
    * {@link renameKeys}.
    */
-  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined, under: SecretKeyKind | undefined): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
     const keys = Object.keys(o)
     const pair = pairNamesOf(o)
@@ -176,9 +222,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const k = keys[i]
       if (keep !== undefined && keep.has(k)) continue
       const info = keyInfo(k)
-      if (info.name !== k) return renameKeys(o, keys, keep)
+      if (info.name !== k) return renameKeys(o, keys, keep, under)
       const v0 = o[k]
-      const v = entry(info, k, v0, pair)
+      const v = entry(info, k, v0, pair, under)
       if (v !== v0) {
         out ??= { ...o }
         // the copy has k as an own data property already (also `__proto__`): plain assignment sets it
@@ -189,7 +235,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   }
 
   /** {@link walkObject} of an object some of whose keys redact: a new object, every entry in order. */
-  const renameKeys = (o: Record<string, unknown>, keys: ReadonlyArray<string>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+  const renameKeys = (o: Record<string, unknown>, keys: ReadonlyArray<string>, keep: ReadonlySet<string> | undefined, under: SecretKeyKind | undefined): Record<string, unknown> => {
     const values: Array<unknown> = new Array(keys.length)
     const names: Array<string> = new Array(keys.length)
     const pair = pairNamesOf(o)
@@ -198,7 +244,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const kept = keep !== undefined && keep.has(k)
       const info = kept ? undefined : keyInfo(k)
       names[i] = info === undefined ? k : info.name
-      values[i] = info === undefined ? o[k] : entry(info, k, o[k], pair)
+      values[i] = info === undefined ? o[k] : entry(info, k, o[k], pair, under)
     }
     const result: Record<string, unknown> = {}
     const taken = new Set<string>()
@@ -222,9 +268,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
   const rawKeep = new Set(["locatorClass"])
   const event = (e: SessionEvent): SessionEvent => {
-    const out = walkObject(e as unknown as Record<string, unknown>, eventKeep)
+    const out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
     const raw = e.rawReference as unknown
-    const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep) : raw
+    const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
     if (rawOut === raw) return out as unknown as SessionEvent
     return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
   }
@@ -234,14 +280,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const blockKeep = new Set(["type", "id"])
   const compactionKeep = new Set(["id", "timestamp"])
   const transcript = (t: Transcript): Transcript => {
-    const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep)
+    const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
     return {
       ...(top as unknown as Transcript),
       turns: t.turns.map((turn) => {
-        const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep)
-        return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep) as unknown as typeof b) }
+        const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
+        return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
       }),
-      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep) as unknown as typeof c)
+      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
     }
   }
 

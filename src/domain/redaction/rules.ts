@@ -6,8 +6,10 @@
  * `~`, and the rules that keep a name in front of the secret
  * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
  * and its `=`, `url-query-secret` the parameter's name and `=`,
- * `secret-field` the key and its `:`). The rules compose: none matches inside
- * the marker an earlier one left. Pure: no I/O.
+ * `secret-field` the key and its `:`, `secret-pair`, `secret-line`,
+ * `secret-pin`, `authorization` the name, `secret-nested` the keys and brackets,
+ * `secret-block` the key line). Every rule has an id of its own. The rules
+ * compose: none matches inside the marker an earlier one left. Pure: no I/O.
  *
  * Every pattern runs in linear time on any input: each starts at a literal
  * prefix or at the start of a run of its characters (a lookbehind), and
@@ -44,6 +46,11 @@ export interface RedactionRule {
    * `pattern` (same result as replacing its matches; `pattern` documents it).
    */
   readonly apply?: (s: string) => string
+  /**
+   * true when `apply` does more than `pattern` can say (it reads a structure: brackets, indentation), so
+   * `pattern` documents only where a match starts; the reference of the differential test applies `apply`.
+   */
+  readonly byHand?: boolean
 }
 
 /** The text that replaces a match of the rule `id`. */
@@ -117,12 +124,30 @@ const QUERY_SECRET_NAMES = [
   "password", "passwd", "secret", "sig", "signature", "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature"
 ].join("|")
 
-/** Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …). */
-const FIELD_WORDS = ["token", "secret", "password", "passwd", "passphrase"]
-/** Final words that name a secret only after another word (`api_key`, `apiKey`, `DB_PASS`; `key` alone is not). */
-const FIELD_AFTER_WORDS = ["key", "pass", "pwd"]
+/**
+ * Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …), plurals too
+ * (`tokens`, `secrets`, `passwords`: a list or a map of them; plurals first, the longer word tried first).
+ */
+const FIELD_WORDS = ["tokens", "secrets", "passwords", "passphrases", "token", "secret", "password", "passwd", "passphrase"]
+/** Final words that name a secret only after another word (`api_key`, `apiKey`, `api_keys`, `DB_PASS`; `key` alone is not). */
+const FIELD_AFTER_WORDS = ["keys", "key", "pass", "pwd"]
+
+/**
+ * A plural token name that counts tokens (a model's usage, a limit, a tokenizer's list), as `fieldName` gives it
+ * (lower case, `_`/`-` dropped): `input_tokens`, `maxOutputTokens`, `cache_read_input_tokens`, `special_tokens`,
+ * `stop_tokens`. No secret: its value stays (`access_tokens`, `refresh_tokens` are secrets).
+ */
+export const COUNT_TOKENS = /(?:max|min|input|output|total|num|prompt|completion|cached|cache|reasoning|thinking|remaining|used|context|new|special|stop|added|generated|audio|text|image|billed|estimated|accepted|rejected|predicted|candidates|response|request|read|creation|write|eos|bos|pad|unk|sampled)tokens$/
 const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
 
+/**
+ * The final words of a PIN's, a one-time code's or a card verification value's name (`pin`, `PIN`, `pincode`,
+ * `pin_code`, `otp`, `totp`, `cvv`, `cvv2`, `cvc`, `passcode`), in any case; after other words too (`card_pin`,
+ * `cardPin`, `sms_otp`).
+ */
+export const PIN_WORDS: ReadonlyArray<string> = [
+  ...cases(["pincode", "pin_code", "passcode", "otp_code", "pin", "totp", "otp", "cvv2", "cvv", "cvc"]), "pinCode", "PinCode", "otpCode", "OtpCode"
+]
 /** `pass` and `pwd` alone as a name (any case): a secret's name when its value looks like one (not a path, a letter in it). */
 const ALONE_WORDS = ["pass", "pwd"]
 /** Separators after a name's final word: `:` (also after spaces), the key's closing quote, `=`, an index's `]`. */
@@ -135,15 +160,15 @@ const FIELD_SEPS = [":", " :", "\"", "'", "\\", "=", " =", "]"]
  */
 const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS])
   .flatMap((word) => FIELD_SEPS.map((sep) => word + sep))
-  // password, passwd, passphrase: the end of the word (`pass` itself is one of the words)
-  .concat(cases(["password", "passwd", "passphrase"]).flatMap((w) => FIELD_SEPS.map((sep) => w.slice(4) + sep)))
+  // password, passwd, passphrase (and plurals): the end of the word (`pass` itself is one of the words)
+  .concat(cases(FIELD_WORDS.filter((w) => w.startsWith("pass"))).flatMap((w) => FIELD_SEPS.map((sep) => w.slice(4) + sep)))
   // the name, then more than one space or a tab before `=` or `:` (aligned code: `token   = "…"`)
   .concat(["  =", "\t=", "  :", "\t:"]))]
 
 /** A word (letters and digits) then `_` or `-`: the words before a name's last. */
 const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
 /** Names that are a secret's alone (their last word is token, secret, password, passwd or passphrase; `max_tokens` is not). */
-const NAMES_ALONE = `_{0,2}${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})`
+const NAMES_ALONE = `_{0,2}${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})|[Xx]-${NAME_WORD}{0,6}(?:[Kk]eys?|KEYS?)`
 /**
  * Names that are a secret's when the value looks like one: `key`, `pass`, `pwd` after another word (`api_key`,
  * `X-Api-Key`, `DB_PASS`; camelCase takes the capitalized or upper-case word only: `monkey` is no `mon` + `key`),
@@ -154,7 +179,9 @@ const NAMES_AFTER = `_{0,2}${NAME_WORD}{1,6}(?:${cases(FIELD_AFTER_WORDS).join("
 })|_{0,2}(?:${cases(ALONE_WORDS).join("|")})`
 /** A number (a PIN, a numeric password) as a value: digits, maybe a sign and a fraction, then the value's end. */
 const NUMBER = String.raw`-?[0-9]{1,64}(?:\.[0-9]{1,64})?`
-const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)`
+const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
+/** After `=`, a number is a literal only when the statement ends there (`password = 1234 + x` is an expression). */
+const NUMBER_EQ_END = String.raw`(?=[ \t]*(?:[,;)}\]\r\n#]|\\[nrt]|//|$))`
 const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
 
 /**
@@ -171,13 +198,13 @@ const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
  */
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
-  const quotedClass = String.raw`[^\n"'\\]`
+  const quotedClass = String.raw`[^\n"'${"`"}\\]`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 6
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["']|${NUMBER}${NUMBER_END})))`
-    const quoted = String.raw`(\\{0,7}["'])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
+    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare})`
   }).join("|")
@@ -219,13 +246,16 @@ const pairAlternatives = (): string => {
     String.raw`((${Q})${member}${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
     // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
     String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
-      String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`
+      // (a block scalar, `value: |`, is `secret-block`'s)
+      String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s|>]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`,
+    // XML attributes (.NET appSettings): `<add key="ApiKey" value="…"/>`, the key maybe a path (`Stripe:SecretKey`)
+    String.raw`((?:key|name|Key|Name)=(${Q})(?<=(?:^|[\s<])(?:key|name|Key|Name)=${Q})((?:[A-Za-z0-9_.-]{1,64}[:.]){0,8})(${PAIR_NAMES})\27[ \t]{1,8}(?:value|Value)=(${Q}))${value(30)}`
   ].join("|")
 }
 
 /** The replacement of a pair: the value becomes the marker when {@link pairSecret} says so, else the match stays. */
 const pairReplace = (m: string, ...g: Array<string>): string => {
-  const F = marker("secret-field")
+  const F = marker("secret-pair")
   if (g[0] !== undefined) return pairSecret(g[2], g[4], true) ? `${g[0]}${F}${g[3]}` : m
   if (g[5] !== undefined) return pairSecret(g[8], g[11], false) ? `${g[5]}${F}${g[10]}` : m
   if (g[12] !== undefined) return pairSecret(g[18], g[15], false) ? `${g[12]}${F}${g[14]}` : m
@@ -233,7 +263,397 @@ const pairReplace = (m: string, ...g: Array<string>): string => {
     const quoted = g[23] !== undefined
     return pairSecret(g[21], quoted ? g[23] : g[24], false) ? (quoted ? `${g[19]}${g[22]}${F}${g[22]}` : `${g[19]}${F}`) : m
   }
+  if (g[25] !== undefined) return pairSecret(g[28], g[30], false) ? `${g[25]}${F}${g[29]}` : m
   return m
+}
+
+
+/** The words of a name in prose whose value `token-prose` looks at: one word (`token`, `secret`, `PIN`, `OTP`, `passcode`). */
+const PROSE_ONE = String.raw`[Tt]oken|TOKEN|[Ss]ecret|SECRET|PIN|[Pp]in|OTP|[Pp]asscode|PASSCODE`
+/** Two words (`API key`, `access token`, `secret key`, `auth token`, …; joined by a space: `api_key` is a name, `secret-field`'s). */
+const PROSE_TWO = String.raw`(?:[Aa][Pp][Ii]|[Aa]ccess|ACCESS|[Ss]ecret|SECRET|[Aa]uth|AUTH|[Bb]earer|[Rr]efresh|[Ss]ession) (?:[Kk]ey|KEY|[Tt]oken|TOKEN)`
+
+/**
+ * Whether a word told in prose after a credential's name is a credential (`token-prose`): under a PIN's, a
+ * one-time code's or a passcode's name, 4 to 12 digits; else 6 characters or more holding a digit and a letter,
+ * no version (`v1.2.3`), and, under 20 characters, no word of 4 lower-case letters or more between `-`, `.`,
+ * `_` or `/` (`base64-encoded`, `sha256-based` are words). "the token is abc123def456" goes; "the token is
+ * invalid", "is 401", "is base64-encoded" stay.
+ */
+export const proseCredential = (v: string, pin: boolean): boolean => {
+  if (pin) return /^[0-9]{4,12}$/.test(v)
+  if (v.length < 6 || !/[0-9]/.test(v) || !/[A-Za-z]/.test(v)) return false
+  if (/^v?[0-9]+(?:\.[0-9]+)+/.test(v)) return false
+  return v.length >= 20 || !/(?:^|[-._/])[a-z]{4,}(?:$|[-._/])/.test(v)
+}
+
+/** The schemes of an `Authorization` header whose credentials follow them (the scheme stays). */
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|Key|ApiKey|Api-Key|OAuth|SharedKey|SSWS|Hawk|GoogleLogin|AWS4-HMAC-SHA256|Splunk|Kerberos|MAC)$/i
+
+/**
+ * The value of an `Authorization` / `Proxy-Authorization` header redacted (`authorization`): `Scheme <credentials>`
+ * keeps the scheme (`Basic [REDACTED:authorization]`), anything else goes whole. Left as it is: an empty value, a
+ * reference (`$TOKEN`, `${AUTH}`, `{{ token }}`), a value another rule has redacted (`Bearer
+ * [REDACTED:bearer-token]`). A value written bare in text (`quoted` false) goes only when it is a credential's
+ * shape: a scheme then one token of 6 characters or more, or one token of 8 or more holding a digit and a letter
+ * ("Authorization: required" stays).
+ */
+export const authorizationValue = (v: string, quoted: boolean): string => {
+  if (v.length === 0 || notAValue(v) || v.includes("[REDACTED:")) return v
+  const m = /^([A-Za-z][A-Za-z0-9-]{0,30})([ \t]+)(\S[^]*)$/.exec(v)
+  if (m !== null && AUTH_SCHEME.test(m[1])) {
+    if (notAValue(m[3]) || (!quoted && !/^[A-Za-z0-9._~+/=-]{6,}$/.test(m[3]))) return v
+    return `${m[1]}${m[2]}${marker("authorization")}`
+  }
+  if (!quoted && !(/^[A-Za-z0-9._~+/=:-]{8,}$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v))) return v
+  return marker("authorization")
+}
+
+/**
+ * The value of a header map's entry keyed by a credential's header (`{"Authorization": "…"}`, `{"Cookie": "…"}`):
+ * `Authorization`/`Proxy-Authorization` as {@link authorizationValue}; `Cookie`/`Set-Cookie` each cookie's value
+ * (as the `cookie` rule), or the whole value when it holds no `name=value` (not empty, no reference, no marker).
+ */
+export const headerValue = (name: string, v: string): string => {
+  if (/cookie$/i.test(name)) {
+    const c = cookieValues(v, /^set-/i.test(name))
+    if (c !== v || v.length === 0 || notAValue(v) || v.includes("[REDACTED:")) return c
+    return marker("cookie")
+  }
+  return authorizationValue(v, true)
+}
+
+/** The values of a JSON Schema's `type`. */
+const SCHEMA_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"])
+/** The keys that make an object a JSON Schema (besides `type`). */
+const SCHEMA_KEYS = new Set(["$ref", "anyOf", "oneOf", "allOf"])
+
+/**
+ * Whether an object under a secret's name is a JSON Schema, not a value (a tool's input schema:
+ * `{"password": {"type": "string", "minLength": 8}}`): it has a `type` among the schema's types (or a list of
+ * them), or `$ref`, `anyOf`, `oneOf`, `allOf`. Walked as usual, not redacted whole.
+ */
+export const schemaLike = (o: Record<string, unknown>): boolean => {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(o, k)
+  const t = has("type") ? o.type : undefined
+  if (typeof t === "string" && SCHEMA_TYPES.has(t)) return true
+  if (Array.isArray(t) && t.length > 0 && t.every((x) => typeof x === "string" && SCHEMA_TYPES.has(x))) return true
+  for (const k of SCHEMA_KEYS) if (has(k)) return true
+  return false
+}
+
+/**
+ * The kind that says which leaves go under an object or an array held by a key of kind `kind` named `name`
+ * (`secret-nested`): the key's own kind, except `credential(s)`, whose object is a bag of secrets (every leaf).
+ */
+export const underKind = (kind: SecretKeyKind, name: string): SecretKeyKind => (kind === "key" && /credentials?$/i.test(name) ? "secret" : kind)
+
+/**
+ * Whether a leaf (a string or a number) inside an object or an array under a secret's name of kind `kind`
+ * ({@link underKind}) is a secret (`secret-nested`): under a `secret` name (password, secret, passphrase, and
+ * plurals, credentials) every string and number; under a `token` name or a header every string (a number is a
+ * count: `"tokens": {"input": 1200}` stays); under `key`/`pass`/`pwd` names a string that looks like a secret
+ * (`"sort_keys": ["name"]` stays) and, under `pass`, a number of 4 digits or more; under a PIN's name a PIN.
+ * Never: empty strings, references (`$VAR`, `${VAR}`, `{{ … }}`), markers, booleans, null.
+ */
+export const leafSecret = (kind: SecretKeyKind, v: unknown): boolean => {
+  if (kind === "none") return false
+  if (typeof v === "string") {
+    if (v.length === 0 || notAValue(v)) return false
+    if (kind === "secret" || kind === "token" || kind === "header") return true
+    if (kind === "pin") return pinValue(v)
+    return LOOKS_SECRET.test(v) && (kind !== "pwd" || aloneSecret(v))
+  }
+  if (typeof v !== "number" || !Number.isFinite(v)) return false
+  return kind === "secret" || (kind === "pin" && pinValue(v)) || (kind === "pass" && Math.abs(Math.trunc(v)) >= 1000)
+}
+
+/** The final words of a name whose value may be an object or an array of secrets (`secret-nested`). */
+const NESTED_WORDS = [...new Set(cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS, "credentials", "credential"]))].sort((a, b) => b.length - a.length)
+/** Where a `secret-nested` name ends: a final word, maybe its closing quote, `:`, then `[` or `{`. */
+const NESTED_END = new RegExp(`(?:${NESTED_WORDS.join("|")})(?=\\\\{0,7}["']?[ \\t]{0,8}:[ \\t]{0,8}[\\[{])`, "g")
+/** How far a structure under a secret's name is read (characters); what lies beyond is left to the other rules. */
+const NESTED_LIMIT = 65536
+const isNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45
+/** A number in JSON text, from its first character (sticky). */
+const NESTED_NUMBER = /-?[0-9]{1,64}(?:\.[0-9]{1,64})?(?:[eE][-+]?[0-9]{1,4})?(?![A-Za-z0-9_.])/y
+
+/**
+ * The structure (an object or an array in JSON, Python or JavaScript text) that opens at `open`, its strings
+ * quoted by `level` backslashes then `"` or `'` (0: plain text; 1: JSON text in a JSON string), with each leaf
+ * that is a secret under `kind` ({@link leafSecret}) replaced: a string's text by the marker, a number by the
+ * marker quoted with `quote`. Keys stay (a string followed by `:`). Read to its close, a raw newline inside a
+ * string, or {@link NESTED_LIMIT} characters (a structure cut short: what was read). `text` undefined: nothing
+ * to change, or a JSON Schema (an object holding `type` with a schema's type, `$ref`, `anyOf`, `oneOf`, `allOf`).
+ */
+const nestedScan = (s: string, open: number, level: number, quote: string, kind: SecretKeyKind): { readonly end: number; readonly text: string | undefined } => {
+  const N = marker("secret-nested")
+  const limit = Math.min(s.length, open + NESTED_LIMIT)
+  const stack: Array<number> = []
+  let p = open
+  let pieces = ""
+  let last = open
+  let changed = false
+  let schema = false
+  let lastKey: string | undefined
+  let valueNext = false
+  while (p < limit) {
+    const c = s.charCodeAt(p)
+    if (c === 123 || c === 91) {
+      stack.push(c)
+      valueNext = true
+      p++
+      continue
+    }
+    if (c === 125 || c === 93) {
+      stack.pop()
+      p++
+      if (stack.length === 0) break
+      valueNext = false
+      continue
+    }
+    if (c === 58 || c === 44) {
+      valueNext = true
+      p++
+      continue
+    }
+    if (c === 92 || c === 34 || c === 39) {
+      let b = p
+      while (b < limit && s.charCodeAt(b) === 92) b++
+      const q = s.charCodeAt(b)
+      if (b - p !== level || (q !== 34 && q !== 39)) {
+        // an escape outside a string (`\n` of JSON text held in a string), or a quote of another level
+        p = b + 1
+        continue
+      }
+      const start = b + 1
+      let e = start
+      let closed = false
+      while (e < limit) {
+        const ch = s.charCodeAt(e)
+        if (ch === 10) break
+        if (ch === q) {
+          let k = e
+          while (k > start && s.charCodeAt(k - 1) === 92) k--
+          // a delimiter: `level` backslashes after pairs of escaped ones (`\\"` ends a plain string, `\\\"` of level 1 does not)
+          if ((e - k) % (2 * (level + 1)) === level) {
+            closed = true
+            break
+          }
+        }
+        e++
+      }
+      const contentEnd = closed ? e - level : e
+      const content = s.slice(start, contentEnd)
+      let after = closed ? e + 1 : e
+      let k2 = after
+      while (k2 < limit && (s.charCodeAt(k2) === 32 || s.charCodeAt(k2) === 9)) k2++
+      const top = stack.length === 1 && stack[0] === 123
+      if (closed && s.charCodeAt(k2) === 58) {
+        if (top) {
+          lastKey = content
+          if (SCHEMA_KEYS.has(content)) schema = true
+        }
+      } else {
+        if (top && lastKey === "type" && SCHEMA_TYPES.has(content)) schema = true
+        if (leafSecret(kind, content)) {
+          pieces += s.slice(last, start) + N
+          last = contentEnd
+          changed = true
+        }
+      }
+      if (schema) {
+        // read on to the structure's end, so that its inner names are not read again
+        after = skipStructure(s, after, limit, stack.length)
+        return { end: after, text: undefined }
+      }
+      valueNext = false
+      p = after
+      continue
+    }
+    if (valueNext && (c === 45 || (c >= 48 && c <= 57))) {
+      NESTED_NUMBER.lastIndex = p
+      const m = NESTED_NUMBER.exec(s)
+      if (m !== null && NESTED_NUMBER.lastIndex <= limit) {
+        if (leafSecret(kind, Number(m[0]))) {
+          pieces += s.slice(last, p) + quote + N + quote
+          last = NESTED_NUMBER.lastIndex
+          changed = true
+        }
+        p = NESTED_NUMBER.lastIndex
+        valueNext = false
+        continue
+      }
+    }
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) valueNext = false
+    p++
+  }
+  return { end: p, text: changed ? pieces + s.slice(last, p) : undefined }
+}
+
+/** From `p` (inside a structure `depth` deep), the position after the structure closes (brackets counted, strings not read): bounded by `limit`. */
+const skipStructure = (s: string, p: number, limit: number, depth: number): number => {
+  let d = depth
+  while (p < limit && d > 0) {
+    const c = s.charCodeAt(p++)
+    if (c === 123 || c === 91) d++
+    else if (c === 125 || c === 93) d--
+  }
+  return p
+}
+
+/**
+ * The `secret-nested` rule by hand: from each place where a secret's name ends then `:` and `[` or `{`
+ * ({@link NESTED_END}), back over the name (at most 300 characters) and its quote (maybe escaped: its
+ * backslashes are the level of the strings inside); the name's kind ({@link secretKeyKind}, {@link underKind})
+ * says which leaves go ({@link nestedScan}). The name must start a token (the string's start, white space, `{`,
+ * `,`, `(`, `[`, `;`, or a `\n`/`\r`/`\t` escape). Linear: each structure is read once, and no name inside a
+ * structure already read is looked at again.
+ */
+const redactNested = (s: string): string => {
+  let out = ""
+  let done = 0
+  NESTED_END.lastIndex = 0
+  let w: RegExpExecArray | null
+  while ((w = NESTED_END.exec(s)) !== null) {
+    const wordEnd = w.index + w[0].length
+    let from = w.index
+    while (from > done && w.index - from < 300 && isNameChar(s.charCodeAt(from - 1))) from--
+    const name = s.slice(from, wordEnd)
+    let level = 0
+    let quote = ""
+    let begin = from
+    const before = from > 0 ? s.charCodeAt(from - 1) : -1
+    if (before === 34 || before === 39) {
+      quote = String.fromCharCode(before)
+      begin = from - 1
+      while (begin > done && s.charCodeAt(begin - 1) === 92 && level < 7) {
+        begin--
+        level++
+      }
+    }
+    const b = begin > 0 ? s.charCodeAt(begin - 1) : -1
+    const escaped = begin >= 2 && s.charCodeAt(begin - 2) === 92 && (b === 110 || b === 114 || b === 116)
+    if (!(b < 0 || b === 32 || b === 9 || b === 10 || b === 13 || b === 123 || b === 44 || b === 40 || b === 91 || b === 59 || escaped)) continue
+    let p = wordEnd
+    if (quote !== "") {
+      for (let k = 0; k < level; k++) if (s.charCodeAt(p + k) !== 92) p = -1
+      if (p < 0 || s.charCodeAt(p + level) !== quote.charCodeAt(0)) continue
+      p += level + 1
+    }
+    while (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9) p++
+    if (s.charCodeAt(p) !== 58) continue
+    p++
+    while (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9) p++
+    const kind = underKind(secretKeyKind(name.replace(/^_{1,2}/, "")), name)
+    if (kind === "none") continue
+    const r = nestedScan(s, p, level, "\\".repeat(level) + (quote === "" ? "\"" : quote), kind)
+    if (r.text !== undefined) {
+      out += s.slice(done, p) + r.text
+      done = r.end
+    }
+    if (NESTED_END.lastIndex < r.end) NESTED_END.lastIndex = r.end
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/**
+ * A YAML block scalar's head after a key: `:`, white space, `|` or `>` (maybe `-`, `+`, an indent), a comment, the
+ * line's end: a newline, or (YAML held in a JSON string) a `\n` escape.
+ */
+const BLOCK_HEAD = /:[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#[^\n\\]*)?\r?\n/g
+const BLOCK_HEAD_ESCAPED = /:[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#[^\n\\]*)?(?:\\r)?\\n/g
+/** The key line of a block scalar, up to its `:`: indentation, maybe `- `, the key (maybe quoted). */
+const BLOCK_KEY = /^([ \t]*)(-[ \t]+)?(["']?)([A-Za-z0-9_.-]{1,300})\3$/
+/** The line before `value: |` in a list of named values: `- name: DB_PASSWORD` (or `key:`). */
+const BLOCK_PAIR_NAME = /^[ \t]*(?:-[ \t]+)?(?:name|key|Name|Key)[ \t]*:[ \t]*(["']?)([^\s"']{1,300})\1[ \t]*\r?$/
+
+/**
+ * The `secret-block` rule by hand: a YAML block scalar (`key: |`, `key: >-`, …) under a secret's name (the
+ * last part of a dotted key; {@link secretKeyKind}), or under `value:` on the line after `- name: <secret's name>`
+ * (a Kubernetes env entry): its lines (those indented more than the key, blank lines between them) become one
+ * line, the first's indentation then the marker, when the text is a secret for the name's kind
+ * ({@link leafSecret}). The key line and what follows the block stay. Each block is read at most 64k characters.
+ */
+const redactBlocks = (s: string): string => {
+  const once = redactBlocksBy(s, BLOCK_HEAD, "\n", "\r")
+  return once.includes("\\n") ? redactBlocksBy(once, BLOCK_HEAD_ESCAPED, "\\n", "\\r") : once
+}
+
+/** {@link redactBlocks} with lines ended by `nl` (a newline, or a `\n` escape), maybe after `cr`, their heads found by `heads`. */
+const redactBlocksBy = (s: string, heads: RegExp, nl: string, cr: string): string => {
+  const B = marker("secret-block")
+  let out = ""
+  let done = 0
+  heads.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = heads.exec(s)) !== null) {
+    const colon = m.index
+    if (colon < done) continue
+    const nlBefore = s.lastIndexOf(nl, colon - 1)
+    const lineStart = nlBefore < 0 ? 0 : nlBefore + nl.length
+    const k = BLOCK_KEY.exec(s.slice(lineStart, colon))
+    if (k === null) continue
+    const name = k[4].slice(k[4].lastIndexOf(".") + 1)
+    let kind = secretKeyKind(name)
+    if (kind === "none" && (name === "value" || name === "Value") && lineStart > nl.length) {
+      const prevEnd = lineStart - nl.length
+      const before = s.lastIndexOf(nl, prevEnd - 1)
+      const prevStart = before < 0 ? 0 : before + nl.length
+      const prev = s.slice(prevStart, prevEnd)
+      const pn = BLOCK_PAIR_NAME.exec(prev.endsWith(cr) ? prev.slice(0, -cr.length) : prev)
+      if (pn !== null && (HEADER_SECRET.test(pn[2]) || secretKeyKind(pn[2]) !== "none")) kind = "secret"
+    }
+    if (kind === "none") continue
+    const keyCol = k[1].length + (k[2]?.length ?? 0)
+    const first = colon + m[0].length
+    const limit = Math.min(s.length, first + 65536)
+    let p = first
+    let contentStart = -1
+    let contentEnd = -1
+    while (p < limit) {
+      let e = s.indexOf(nl, p)
+      if (e < 0 || e > limit) e = limit
+      let ind = p
+      while (ind < e && (s.charCodeAt(ind) === 32 || s.charCodeAt(ind) === 9)) ind++
+      const lineEnd = s.startsWith(cr, e - cr.length) && e - cr.length >= ind ? e - cr.length : e
+      if (ind < lineEnd) {
+        if (ind - p <= keyCol) break
+        if (contentStart < 0) contentStart = p
+        contentEnd = lineEnd
+      }
+      p = e + nl.length
+    }
+    if (contentStart < 0) continue
+    const text = s.slice(contentStart, contentEnd).trim()
+    if (!leafSecret(kind, text)) continue
+    let indentEnd = contentStart
+    while (s.charCodeAt(indentEnd) === 32 || s.charCodeAt(indentEnd) === 9) indentEnd++
+    out += s.slice(done, indentEnd) + B
+    done = contentEnd
+    if (heads.lastIndex < done) heads.lastIndex = done
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
+const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
+/** The final words of `secret-line`'s names, then `=` (maybe after white space). */
+const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
+  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="])
+)]
+
+/**
+ * The replacement of a `secret-line` match: the head (indentation, dotted prefix, name, `=`) stays, the value
+ * becomes the marker; left as they are: a page cursor's and a count's names (`next_page_token`, `max_tokens`), and
+ * under `pass`/`pwd` alone a value that is no password ({@link aloneSecret}).
+ */
+const lineReplace = (m: string, head: string, value: string): string => {
+  const name = head.replace(/[ \t]*=[ \t]*$/, "").trim()
+  const joined = name.slice(name.lastIndexOf(".") + 1).replace(/^\\[nr]/, "").replace(/[_-]/g, "").toLowerCase()
+  if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined)) return m
+  if ((joined === "pass" || joined === "pwd") && !aloneSecret(value)) return m
+  return `${head}${marker("secret-line")}`
 }
 
 /**
@@ -400,20 +820,23 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
-    // strings): the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    // strings), plurals too (`API_KEYS=`, `ACCESS_TOKENS=`; a count such as `MAX_TOKENS=4096` stays), and in a
+    // connection string `PWD=` after `;` or a quote (ODBC; a shell's `PWD=/srv` stays) and `Password = …` with
+    // spaces around `=` after `;`: the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
     // An unquoted value runs to white space, a quote, `;`, `|`, `<`, `>`, `)`, `,` or a backslash escape; an `&`
     // ends it only as a shell operator (before white space, another `&` or the end: `X=1 && make`, `X=1& job`)
     // or before the next parameter of a form body (`&name=`): inside a word it is the password's own character
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEY|TOKEN|SECRET)|[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]assword|[Pp]asswd|[Pp]wd)(=)` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
         String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]))+))`
     ),
-    hints: ["KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswd=", "wd="],
-    replace: (_m, name, eq, q, dq, sq) =>
-      `${name}${eq}${
+    hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
+    // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
+    replace: (m, name, eq, q, dq, sq, bare) =>
+      name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? "")) ? m : `${name}${eq}${
         dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
       }`
   },
@@ -461,12 +884,47 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m, head) => `${head}${marker("password-prose")}`
   },
   {
+    // A secret told in prose under another name than a password's: `the token is <credential>`, `the API key was
+    // "…"`, `my secret is …`, `the access key for prod is …`, `API key: …` / `Access token: …` (two-word names
+    // with `:`), `my PIN is 4821`, `the OTP is 552913`, when the word is a credential's shape (see
+    // proseCredential: 6 characters or more with a digit and a letter, no version, no dashed English word; a PIN 4
+    // to 12 digits): "the token is invalid", "the token is 401", "the secret is base64-encoded", "my PIN is wrong"
+    // stay. The name and what was said stay.
+    id: "token-prose",
+    pattern: re(
+      String.raw`(?:(${lead(`${PROSE_TWO}|${PROSE_ONE}`, "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))` +
+        String.raw`|(${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{4,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+    ),
+    hints: ["oken", "OKEN", "ecret", "ECRET", "PIN", "pin", "Pin", "OTP", "asscode", "ASSCODE", "key", "Key", "KEY"],
+    replace: (m: string, h1: string | undefined, q1: string | undefined, h2: string | undefined, q2: string | undefined, v: string) => {
+      const head = h1 ?? h2 ?? ""
+      return proseCredential(v, /^(?:pin|otp|passcode)/i.test(head)) ? `${head}${marker("token-prose")}` : m
+    }
+  },
+  {
     // An AWS secret access key where it is named (~/.aws/credentials `aws_secret_access_key = …`, YAML
     // `AWS_SECRET_ACCESS_KEY: …`, JSON `"SecretAccessKey": "…"`): the 40-character value goes, the name stays.
     id: "aws-secret-key",
     pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
     hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey"],
     replace: (_m, name) => `${name}${marker("aws-secret-key")}`
+  },
+  {
+    // An object or an array under a secret's name, in JSON, Python or JavaScript text (also JSON text held in a
+    // JSON string, its quotes escaped): `{"password": {"value": "…"}}`, `{"tokens": ["…", "…"]}`, `{"credentials":
+    // {"user": "…", "pass": "…"}}`. Each leaf that is a secret for the name (see leafSecret: every string and
+    // number under a password's, a secret's or `credentials`; every string under a token's name, a count staying;
+    // a string that looks like a secret under a key's) becomes the marker (a number, the marker quoted); the keys,
+    // the brackets and the other leaves stay. A JSON Schema under the name (`{"password": {"type": "string"}}`) stays.
+    // Read by hand (brackets, quotes and their escapes): the pattern says where a match starts.
+    id: "secret-nested",
+    pattern: re(String.raw`((?:\\{0,7}["'])?)(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?)\1[ \t]{0,8}:[ \t]{0,8}[\[{]`),
+    // every match holds its name's final word then its closing quote (or an escape's backslash), `:` or a space
+    hints: [...new Set(NESTED_WORDS.flatMap((w) => [w + "\"", w + "'", w + "\\", w + ":", w + " ", w + "\t"]))],
+    // every match holds `:` then at most 8 spaces or tabs then `[` or `{`: the last characters before the bracket
+    gate: [":[", ":{", ": [", ": {", ":\t[", ":\t{", "  [", "  {", "\t[", "\t{", "\t [", "\t {"],
+    apply: (s) => redactNested(s),
+    byHand: true
   },
   {
     // A secret under its name in structured text: JSON `"api_key": "…"` (also `\"…\"` in JSON text held in a
@@ -487,39 +945,107 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     apply: (s) => redactFields(s)
   },
   {
-    // The same marker for a secret given as a name/value pair (a second pass of `secret-field`, after the
-    // key-shaped rules such as `bearer-token` have run): a header as `["X-Api-Key", "…"]` / `("Cookie", "…")`
-    // (an array or a tuple of two, in JSON, Python or JavaScript text, its quotes maybe escaped) and
-    // `{"name": "X-Api-Key", "value": "…"}` (HAR; `key`, `header` too; `value` first too; members maybe on lines of
-    // their own). Which pairs are secrets is `pairSecret`'s call (a secret's name or a credential's header: any
+    // A secret given as a name/value pair (after the key-shaped rules such as `bearer-token` have run): a header
+    // as `["X-Api-Key", "…"]` / `("Cookie", "…")` (an array or a tuple of two, in JSON, Python or JavaScript text,
+    // its quotes maybe escaped), `{"name": "X-Api-Key", "value": "…"}` (HAR; `key`, `header` too; `value` first
+    // too; members maybe on lines of their own), a YAML env entry (`- name: DB_PASSWORD` then `value: …`) and XML
+    // attributes (.NET `<add key="ApiKey" value="…"/>`). Which pairs are secrets is `pairSecret`'s call (a secret's name or a credential's header: any
     // value under `Authorization`, `Cookie` or `X-…`; in an array, one that looks like a secret). The name, the
     // quotes and the value's key stay.
-    id: "secret-field",
+    id: "secret-pair",
     pattern: re(pairAlternatives()),
     hints: SECRET_PAIR_HINTS,
     replace: (m: string, ...g: Array<string>): string => pairReplace(m, ...g)
   },
   {
+    // An INI, properties, TOML or .env line: a secret's name (the names of `secret-field`, maybe after a dotted
+    // prefix: `db.password`, `spring.datasource.password`) at the start of a line (maybe indented; also after a
+    // `\n` escape), `=`, and a bare value that is the rest of the line (a comment after white space and `#` or `;`
+    // may follow): `password = hunter2`, `[db]` sections too. The value must look like a secret (a digit and
+    // another character, or 16 characters or more) and be no code: not a reference (`$X`, `${X}`), a quote, a
+    // list, a keyword (`None`, `null`, `true`), a call (`getpass()`), a member (`self.config.password`), an
+    // identifier without digits (`user_password`, `defaultSecretValue`), nor part of an expression (`password = 1234
+    // + x`: the value is not the line's rest). `==` is a comparison. The name and `=` stay.
+    id: "secret-line",
+    pattern: re(
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}=(?![=>~])[ \t]{0,40})` +
+        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
+        String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
+        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16}))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
+      "gm"
+    ),
+    hints: SECRET_LINE_HINTS,
+    replace: (m: string, head: string, value: string) => lineReplace(m, head, value)
+  },
+  {
+    // A YAML block scalar under a secret's name: `password: |` (or `>`, `|-`, `>+`, …) then its indented lines,
+    // and `value: |` on the line after `- name: DB_PASSWORD` (a Kubernetes env entry). The lines become one, the
+    // marker at the first line's indentation; the key line and what follows the block stay. Read by hand
+    // (indentation): the pattern says where a match starts.
+    id: "secret-block",
+    pattern: re(String.raw`(?:${NAMES_ALONE}|${NAMES_AFTER}|value|Value)["']?:[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n`),
+    hints: [": |", ": >", ":\t|", ":\t>"],
+    apply: (s) => redactBlocks(s),
+    byHand: true
+  },
+  {
+    // A PIN, a one-time code or a card verification value under its name: `pin`, `PIN`, `pincode`, `pin_code`,
+    // `pinCode`, `otp`, `otp_code`, `totp`, `cvv`, `cvv2`, `cvc`, `passcode` (any case, after other words too:
+    // `card_pin`, `cardPin`) then `:` or `=` (`=>`), and 3 to 12 digits, quoted or not: `{"pin": "1234"}`, `PIN: 4821`,
+    // `otp=552913`. A bare number in JSON becomes the marker in the key's quotes. Left alone: fewer digits
+    // (`pin: 13`, a GPIO pin), versions (`"pin": "^1.2.3"`), words (`spin`, `pinned`, `pins`), expressions
+    // (`pin = 1234 + offset`), comparisons (`==`).
+    id: "secret-pin",
+    pattern: re(
+      String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|\\[nrt])((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
+        String.raw`(\\{0,7}["']|)([0-9]{3,12})\3(?![0-9A-Za-z._-])(?![ \t]*(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
+    ),
+    hints: [...new Set(PIN_WORDS.flatMap((w) => [":", "\"", "'", "=", " ", "\\", "]"].map((sep) => w + sep)))],
+    replace: (_m: string, head: string, kq: string, vq: string) =>
+      vq !== "" ? `${head}${vq}${marker("secret-pin")}${vq}` : `${head}${kq}${marker("secret-pin")}${kq}`
+  },
+  {
+    // The value of an `Authorization` or `Proxy-Authorization` header keyed by its name: a header map in JSON,
+    // Python or YAML (`{"Authorization": "raw-token"}`, `authorization: "Basic …"`, its quotes maybe escaped) and a
+    // header line (`Authorization: <credentials>`). A scheme stays (`Basic [REDACTED:authorization]`), anything else
+    // goes whole (see authorizationValue); a value `bearer-token` has redacted, a reference, an empty value and a
+    // bare word that is no credential's shape ("Authorization: required") stay.
+    id: "authorization",
+    pattern: re(
+      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-])(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))\\{0,7}["']?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
+        String.raw`(?:(\\{0,7}["'])((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
+    ),
+    hints: ["uthorization", "UTHORIZATION"],
+    replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
+      quoted !== undefined ? `${head}${q}${authorizationValue(quoted, true)}${q}` : `${head}${authorizationValue(bare ?? "", false)}`
+  },
+  {
     // A secret as an XML element's text: `<password>…</password>`, `<DbPassword>`, `<client_secret>`, `<apiKey>`,
     // `<access_token>`, `<privateKey>` (the element's name ends in password, passwd, passphrase, secret, token,
-    // api key or private key; no attributes), the value up to its closing tag on the same line. The tags stay.
+    // api key or private key, or a plural of these: `<ApiKeys>`, `<Secrets>`; attributes kept: `<password type="text">`),
+    // the value up to its closing tag on the same line. The tags stay.
     // Left alone: a page cursor's element (`<NextToken>`, `<nextPageToken>`), numbers (`<max_token>100</…>`),
     // empty elements, `$VAR`/`${VAR}` references, nested elements (a `<` in the value).
     id: "secret-element",
     pattern: re(
-      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Pp]assphrase|PASSPHRASE|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API_?KEY|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))>(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512})</\1>`
+      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]asswords?|PASSWORDS?|[Pp]asswd|PASSWD|[Pp]assphrases?|PASSPHRASES?|[Ss]ecrets?|SECRETS?|[Tt]okens?|TOKENS?|[Aa]pi[_-]?[Kk]eys?|API_?KEYS?|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))((?:[ \t][^<>\n]{0,256})?)(?<!/)>(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512})</\1>`
     ),
-    hints: ["assword>", "ASSWORD>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "ecret>", "ECRET>", "oken>", "OKEN>", "Key>", "key>", "KEY>"],
-    replace: (m: string, name: string) => (PAGE_CURSOR_NAME.test(name.replace(/[_:.-]/g, "").toLowerCase()) ? m : `<${name}>${marker("secret-element")}</${name}>`)
+    // every match holds its closing tag
+    hints: ["assword>", "ASSWORD>", "asswords>", "ASSWORDS>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "assphrases>", "ASSPHRASES>", "ecret>", "ECRET>", "ecrets>", "ECRETS>", "oken>", "OKEN>", "okens>", "OKENS>", "Key>", "key>", "KEY>", "Keys>", "keys>", "KEYS>"],
+    replace: (m: string, name: string, attrs: string) =>
+      PAGE_CURSOR_NAME.test(name.replace(/[_:.-]/g, "").toLowerCase()) || COUNT_TOKENS.test(name.replace(/[_:.-]/g, "").toLowerCase())
+        ? m
+        : `<${name}${attrs}>${marker("secret-element")}</${name}>`
   },
   {
     // An HTTP cookie in a header (curl -H, logs, a proxy's dump): `Cookie: name=value; other=value` (every
     // cookie's value) and `Set-Cookie: name=value; Path=/; HttpOnly` (the cookie's value, its attributes stay).
     // The names, the `=` and the `; ` stay; a value ends at `;`, white space, a quote or a backslash, and the
-    // header where white space follows other than after a `;`.
+    // header where white space follows other than after a `;`. A header map's entry too: `{"Cookie": "…"}` (the
+    // name's closing quote and the value's opening quote, maybe escaped, stay).
     id: "cookie",
-    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE):[ \t]{0,8})([^\s"'\\;]{1,4096}(?:;[ \t]*[^\s"'\\;]{1,4096}){0,64})`),
-    hints: ["ookie:", "OOKIE:"],
+    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE)(?:\\{0,7}["'])?:[ \t]{0,8}(?:\\{0,7}["'])?)([^\s"'\\;]{1,4096}(?:;[ \t]*[^\s"'\\;]{1,4096}){0,64})`),
+    hints: ["ookie:", "OOKIE:", "ookie\":", "OOKIE\":", "ookie':", "ookie\\\":"],
     replace: (_m: string, head: string, value: string) => `${head}${cookieValues(value, /^set-/i.test(head))}`
   },
   {
@@ -554,19 +1080,28 @@ const PAGE_CURSOR_NAME = /^(?:(?:next)?page|next|continuation|pagination)token$/
  * another word, or credential(s): a string that looks like a secret is); `pass` (`pass` or `pwd` after another
  * word, `DB_PASS`, `mysql_pwd`: as `key`, and a number of 4 digits or more, a PIN); `pwd` (`pass` or `pwd` alone:
  * as `key`, when it holds a letter and is no path: `pass: "3/3"` is a test's result, `pwd: "/srv/app"` the
- * working directory).
+ * working directory); `pin` (a PIN's, a one-time code's, a card verification value's name: 3 to 12 digits, see
+ * {@link pinValue}); `header` (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`: its value after the
+ * text rules, see {@link headerValue}). Plurals are of their singular's kind (`tokens`: token; `passwords`:
+ * secret; `api_keys`: key), and an `X-…-Key` header's name is of kind `token` (any string).
  */
-export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pass" | "pwd"
+export type SecretKeyKind = "none" | "secret" | "token" | "key" | "pass" | "pwd" | "pin" | "header"
 
 /** Words before a name's last word (as `secret-field`'s names: at most 6 words joined by `_`/`-`, then maybe a camelCase head). */
 const KEY_HEAD = "(?:[A-Za-z0-9]{1,40}[_-]){0,6}"
-const KEY_SECRET = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["password", "passwd", "passphrase", "secret"]).join("|")})$`)
-const KEY_TOKEN = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["token"]).join("|")})$`)
+const KEY_SECRET = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["passwords", "passphrases", "secrets", "password", "passwd", "passphrase", "secret"]).join("|")})$`)
+const KEY_TOKEN = new RegExp(`^${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["tokens", "token"]).join("|")})$`)
+/** An HTTP header's name whose value goes whatever its shape: `X-Api-Key`, `x-api-keys` (an `X-…` header ending in key). */
+const KEY_X_KEY = new RegExp(`^[Xx]-${KEY_HEAD}(?:${cases(["keys", "key"]).join("|")})$`)
+const KEY_PIN = new RegExp(`^(?:${KEY_HEAD}(?:${PIN_WORDS.join("|")})|${KEY_HEAD}[a-z][A-Za-z0-9]{0,40}(?:${PIN_WORDS.filter((w) => /^[A-Z]/.test(w)).join("|")}))$`)
+/** The value under a PIN's name that is one: 3 to 12 digits (a number, or a string of digits). */
+export const pinValue = (v: unknown): boolean =>
+  typeof v === "number" ? Number.isInteger(v) && v >= 100 && v < 1e12 : typeof v === "string" && /^[0-9]{3,12}$/.test(v)
 /** A name whose last word is `words` after another word: `_`/`-` joined (any case), or camelCase (the word capitalized or upper case). */
 const afterWord = (words: ReadonlyArray<string>) =>
   `(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(words).join("|")})` +
   `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(words).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
-const KEY_KEY = new RegExp(`^(?:${afterWord(["key"])}|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")}))$`)
+const KEY_KEY = new RegExp(`^(?:${afterWord(["keys", "key"])}|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")}))$`)
 const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
@@ -581,8 +1116,14 @@ const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
  */
 export const secretKeyKind = (k: string): SecretKeyKind => {
   if (k.length > 300 || k.length < 3) return "none"
+  if (HEADER_SECRET.test(k)) return "header"
+  if (KEY_X_KEY.test(k)) return "token"
   if (KEY_SECRET.test(k)) return "secret"
-  if (KEY_TOKEN.test(k)) return PAGE_CURSOR_NAME.test(k.replace(/[_-]/g, "").toLowerCase()) ? "none" : "token"
+  if (KEY_TOKEN.test(k)) {
+    const joined = k.replace(/[_-]/g, "").toLowerCase()
+    return PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) ? "none" : "token"
+  }
+  if (KEY_PIN.test(k)) return "pin"
   if (KEY_KEY.test(k)) return "key"
   if (KEY_PASS.test(k)) return "pass"
   if (KEY_ALONE.test(k)) return "pwd"
@@ -611,6 +1152,9 @@ export const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=
  * - anything else (booleans, null, objects, arrays) is walked as usual.
  */
 export const secretValue = (kind: SecretKeyKind, v: unknown): boolean => {
+  if (kind === "pin") return pinValue(v)
+  // a header's value: after the text rules (see `headerValue`)
+  if (kind === "header") return false
   if (typeof v === "string") {
     if (v.length === 0 || notAValue(v)) return false
     if (kind === "secret" || kind === "token") return true
@@ -657,7 +1201,7 @@ const cookieValues = (value: string, setCookie: boolean): string => {
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
-const fieldName = (head: string): string => head.replace(/[\\"':\s=\]]/g, "").replace(/[_-]/g, "").toLowerCase()
+const fieldName = (head: string): string => head.replace(/[\\"'`:\s=>\]]/g, "").replace(/[_-]/g, "").toLowerCase()
 
 /** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
 export const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
@@ -690,7 +1234,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
     const [head, keyQuote, q, quoted, num, bare] = groups.slice(a * 6, a * 6 + 6)
     if (head === undefined) continue
     const name = fieldName(head)
-    if (a === 0 && PAGE_CURSOR_NAME.test(name)) return m
+    if (a === 0 && (PAGE_CURSOR_NAME.test(name) || COUNT_TOKENS.test(name))) return m
     if (num !== undefined) return numberSecret(name, num) ? `${head}${keyQuote}${marker("secret-field")}${keyQuote}` : m
     const alone = a === 1 && (name === "pass" || name === "pwd")
     if (quoted !== undefined) return alone && !aloneSecret(quoted) ? m : `${head}${q}${marker("secret-field")}${q}`
