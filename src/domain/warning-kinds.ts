@@ -35,7 +35,7 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
  * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
- * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code).
+ * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents).
  */
 export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string; readonly why: string }>> = {
   [USAGE_NOT_VALID]: { kept: "kept without usage", why: "a token count or cost not valid" },
