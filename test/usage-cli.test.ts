@@ -21,6 +21,9 @@ const json = (args: ReadonlyArray<string>) => {
   return { code: r.code, ...(JSON.parse(r.stdout) as { status: string; data: any; error: any }) }
 }
 
+/** The `usage --json` total when no response counts: every number 0 (a cost of $0 is known, never null). */
+const zeroTotal = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, responses: 0 }
+
 const setup = (() => {
   let made: { index: string; dir: string; version: string } | undefined
   return () => {
@@ -129,8 +132,49 @@ describe("tokens and cost via the CLI", () => {
     expect(human.code).toBe(0)
     expect(human.stdout).toContain(`data/prices.json ${version}`)
     expect(human.stdout).toMatch(/claude-sonnet-4-20250514/)
-    expect(by("day", ["--since", "2099-01-01"]).data).toMatchObject({ rows: [], total: null })
+    expect(by("day", ["--since", "2099-01-01"]).data).toMatchObject({ rows: [], total: zeroTotal })
     expect(by("day", ["--since", "2025-07-08", "--until", "2025-07-08"]).data.rows.map((r: any) => r.key)).toEqual(["2025-07-08"])
+  })
+
+  it("usage whose filters match nothing: says so (naming the filters), not 'no usage in the index'; --json total of zeros, the shape of a non-empty total", () => {
+    const { index } = setup()
+    const full = json(["usage", "--index", index]).data.total
+    const cases: ReadonlyArray<[ReadonlyArray<string>, string]> = [
+      [["--workspace", "/elsewhere"], "--workspace /elsewhere"],
+      [["--since", "2030-01-01"], "--since 2030-01-01"],
+      [["--until", "2001-01-01", "--by", "model"], "--until 2001-01-01"],
+      // Muse agents sessions are in the index, but report no usage (seed 000).
+      [["--provider", "muse-agents", "--by", "session"], "--provider muse-agents"],
+      [["--since", "2030-01-01", "--provider", "claude-code", "--workspace", "/elsewhere"], "--since 2030-01-01, --provider claude-code, --workspace /elsewhere"]
+    ]
+    for (const [filters, named] of cases) {
+      const text = run(["usage", "--index", index, ...filters])
+      expect(text.code).toBe(0)
+      expect(text.stdout).not.toMatch(/no usage in the index/)
+      expect(text.stdout).toContain(`no usage matches these filters (${named})`)
+      const r = json(["usage", "--index", index, ...filters])
+      expect(r.code).toBe(0)
+      expect(r.data.rows).toEqual([])
+      expect(r.data.total).toEqual(zeroTotal)
+      expect(Object.keys(r.data.total).sort()).toEqual(Object.keys(full).sort())
+      expect(r.data.notes).toEqual([])
+    }
+  })
+
+  it("usage on an index with no usage at all keeps its own message (also with a filter); --json total of zeros", () => {
+    const dir = tempDir("si-usage-none-")
+    const index = nodePath.join(dir, "index.db")
+    // Muse agents report no usage (seed 000); the empty Claude Code root makes coverage partial (exit 8), the index is written.
+    const imported = json(["import", "--index", index, "--agents-root", nodePath.join(fixturesDir, "muse-agents/agents"), "--claude-root", (fs.mkdirSync(nodePath.join(dir, "claude")), nodePath.join(dir, "claude"))])
+    expect([0, 8]).toContain(imported.code)
+    expect(json(["sessions", "--index", index]).data.length).toBeGreaterThan(0)
+    for (const filters of [[], ["--since", "2030-01-01"], ["--provider", "muse-agents"]]) {
+      const text = run(["usage", "--index", index, ...filters])
+      expect(text.code).toBe(0)
+      expect(text.stdout).toContain("no usage in the index")
+      expect(text.stdout).not.toMatch(/matches these filters/)
+      expect(json(["usage", "--index", index, ...filters]).data).toMatchObject({ rows: [], total: zeroTotal, notes: [] })
+    }
   })
 
   it("usage: prices from the config file override the table, and the output says so", () => {

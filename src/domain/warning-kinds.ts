@@ -35,7 +35,7 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
  * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
- * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code);
+ * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents);
  * - `progress-record`: a `progress` record, kept raw as a `meta` event (Claude Code);
  * - `subagent-meta-not-valid`: a subagent's `agent-<id>.meta.json` not valid, its events kept (Claude Code).
  */

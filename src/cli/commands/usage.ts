@@ -24,15 +24,15 @@ const BY = ["day", "session", "model", "provider", "workspace"] as const
 const cell = (n: number | null) => (n === null ? "" : humanTokens(n))
 const usd = (x: number | null, hasTokens: boolean) => (x !== null ? humanUsd(x) : hasTokens ? "?" : "")
 
-/** The report as a table for people: one row per key, the total, the price table and the notes. */
-const render = (r: UsageReport, priceTable: string): string => {
+/** The report as a table for people: one row per key, the total, the price table and the notes; `filters` names the filters given, as given (`--since 2030-01-01`), for the line that says none matched. */
+const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<string>): string => {
   const head = [r.by, "input", "output", "cache read", "cache write", "cost"]
-  const line = (key: string, u: UsageReport["rows"][number] | NonNullable<UsageReport["total"]>) => {
+  const line = (key: string, u: UsageReport["rows"][number] | UsageReport["total"]) => {
     const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
     return [key, ...counts.map(cell), usd(u.costUsd, counts.some((c) => c !== null))]
   }
   const body = r.rows.map((x) => line(x.key ?? (r.by === "day" ? "(no time)" : `(no ${r.by})`), x))
-  const total = r.total === null ? [] : [line("total", r.total)]
+  const total = [line("total", r.total)]
   const table = [head, ...body, ...total]
   const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)))
   const fmt = (row: ReadonlyArray<string>) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd()
@@ -40,7 +40,11 @@ const render = (r: UsageReport, priceTable: string): string => {
   const out = [
     `usage by ${r.by}${bounds}; cost as the source states it, else priced with ${priceTable}`,
     "",
-    ...(r.rows.length === 0 ? ["no usage in the index"] : [fmt(head), ...body.map(fmt), ...total.map(fmt)])
+    ...(r.empty === "no-usage-in-index"
+      ? ["no usage in the index"]
+      : r.empty === "no-usage-matches-filters"
+      ? [`no usage matches these filters (${filters.join(", ")})`]
+      : [fmt(head), ...body.map(fmt), ...total.map(fmt)])
   ]
   for (const n of r.notes) {
     out.push(
@@ -80,6 +84,12 @@ export const usage = Command.make(
       const report = yield* rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace }, prices).pipe(
         Effect.provide(rt.readIndexLayer(file))
       )
-      yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices)))
+      const filters = [
+        ...Option.toArray(Option.map(o.since, (x) => `--since ${x}`)),
+        ...Option.toArray(Option.map(o.until, (x) => `--until ${x}`)),
+        ...Option.toArray(Option.map(o.provider, (x) => `--provider ${x}`)),
+        ...Option.toArray(Option.map(o.workspace, (x) => `--workspace ${x}`))
+      ]
+      yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices), filters))
     })
 ).pipe(Command.withDescription("Tokens and cost from the index, by day, session, model, provider or workspace."))

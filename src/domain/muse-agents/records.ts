@@ -195,6 +195,8 @@ export type Classified =
     readonly agentId: string | null
     /** RFC 3339 or null. */
     readonly createdAt: string | null
+    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
+    readonly timestampNotValid: boolean
   }
   | {
     readonly _tag: "Compaction"
@@ -202,6 +204,8 @@ export type Classified =
     readonly compactionId: string | null
     readonly trigger: string | null
     readonly createdAt: string | null
+    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
+    readonly timestampNotValid: boolean
   }
   | {
     readonly _tag: "Item"
@@ -210,6 +214,8 @@ export type Classified =
     /** Provenance label (`runtime`, `runtime.feed`, `scheduler.cron`, …) or null. */
     readonly source: string | null
     readonly createdAt: string | null
+    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
+    readonly timestampNotValid: boolean
     readonly entry: Entry
   }
 
@@ -307,6 +313,17 @@ const classifyItem = (
 }
 
 /**
+ * The warning kind counted (kept, not skipped) for a record whose
+ * `created_at` is there but not a time (`"not a date"`, a `+99:00` zone, an
+ * empty string, a negative number, ...): its event is kept with `occurredAt`
+ * null. The kind Claude Code counts for its `timestamp`.
+ */
+export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
+
+/** `created_at` present (not null) but not a time `timestampOrNull` reads. */
+const timestampNotValid = (t: unknown): boolean => t !== undefined && t !== null && timestampOrNull(t) === null
+
+/**
  * Classify one physical line (seed 000). Never throws: invalid JSON, non-object
  * JSON, over-deep JSON, an oversized line and a known record without its
  * required fields are {@link LineWarning}s; unknown types are `Ignored`.
@@ -327,7 +344,8 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         _tag: "Header",
         sessionId: h.session_id,
         agentId: h.agent_id ?? null,
-        createdAt: timestampOrNull(h.created_at)
+        createdAt: timestampOrNull(h.created_at),
+        timestampNotValid: timestampNotValid(h.created_at)
       }
     }
     case "compaction_checkpoint": {
@@ -337,7 +355,8 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         _tag: "Compaction",
         compactionId: c.compaction_id === undefined || c.compaction_id === null ? null : String(c.compaction_id),
         trigger: c.trigger ?? null,
-        createdAt: timestampOrNull(c.created_at)
+        createdAt: timestampOrNull(c.created_at),
+        timestampNotValid: timestampNotValid(c.created_at)
       }
     }
     case "item": {
@@ -350,6 +369,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         seq: typeof seq === "number" && Number.isSafeInteger(seq) ? seq : null,
         source: typeof value.source === "string" ? value.source : null,
         createdAt: timestampOrNull(value.created_at),
+        timestampNotValid: timestampNotValid(value.created_at),
         entry
       }
     }

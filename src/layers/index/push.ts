@@ -79,7 +79,8 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
-import { type CheckpointTake, fromPgCheckpoint, openWriter, type SourceEvents } from "./postgres.js"
+import { classify, isStorageError } from "../store-failure.js"
+import { type CheckpointTake, fromPgCheckpoint, openWriter, pgFailure, type SourceEvents, targetOf } from "./postgres.js"
 import { fromPg } from "./pg-text.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
@@ -270,7 +271,7 @@ const KEYS_PER_QUERY = 5000
  * not current, no local index).
  */
 export const push = (from: string, to: string, machine: string): Effect.Effect<PushReport, StoreUnavailable> =>
-  Effect.scoped(Effect.gen(function*() {
+  teamFailuresNamed(to, Effect.scoped(Effect.gen(function*() {
     const local = yield* readonlySql(from)
     const team = yield* openWriter(to, machine, PUSH_CONCURRENCY)
     const lsql = local.sql
@@ -559,4 +560,19 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       eventsAdded,
       sessionsAdded
     }
-  }))
+  })))
+
+/**
+ * A PostgreSQL error that escaped the team index's guard as a defect (the
+ * server stopped or killed mid-push: the pool's client "has encountered a
+ * connection error", "Connection terminated unexpectedly") fails the push as
+ * the team index's `StoreUnavailable` (`pgFailure`: host, port, database,
+ * reason; "run the same command again"), as `import --index postgres://…`
+ * says, not as a failure of a local file. A SQLite error (the local index's
+ * own, `SQLITE_*`) is left to the local guard and the CLI's last guard.
+ */
+const teamFailuresNamed = <A, R>(to: string, effect: Effect.Effect<A, StoreUnavailable, R>): Effect.Effect<A, StoreUnavailable, R> =>
+  Effect.catchSomeDefect(effect, (d) =>
+    isStorageError(d) && classify(d).code?.startsWith("SQLITE") !== true
+      ? Option.some(Effect.fail(pgFailure(targetOf(to), d)))
+      : Option.none())

@@ -210,16 +210,27 @@ export interface UsageReportRow extends UsageView {
   readonly lastAt?: string | null
 }
 
-/** The `usage` report: its grouping and bounds, the price table used, the rows, their total (null: no usage) and notes. */
+/**
+ * The `usage` report: its grouping and bounds, the price table used, the
+ * rows, their total (every count and the cost 0 when no response counts, the
+ * same shape as a total of some) and notes. `empty` says why there are no
+ * rows: `no-usage-in-index` (the index holds no usage at all, whatever the
+ * filters), `no-usage-matches-filters` (it holds some, none within the
+ * filters); `null` when there are rows.
+ */
 export interface UsageReport {
   readonly by: UsageBy
   readonly since: string | null
   readonly until: string | null
   readonly prices: PricesUsed
   readonly rows: ReadonlyArray<UsageReportRow>
-  readonly total: (UsageView & { readonly responses: number }) | null
+  readonly total: UsageView & { readonly responses: number }
   readonly notes: ReadonlyArray<UsageNote>
+  readonly empty: "no-usage-in-index" | "no-usage-matches-filters" | null
 }
+
+/** The total of a report no response counts in: every count and the cost 0 (known: nothing was used). */
+const zeroTotal: UsageReport["total"] = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, responses: 0 }
 
 /**
  * The usage report (what ccusage made popular) from the index: usage rows
@@ -254,13 +265,20 @@ export const usageReport = (
     })
     const asc = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
     rows.sort((a, b) => (filter.by === "session" ? asc(b.lastAt ?? null, a.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
+    const filtered = filter.since !== undefined || filter.until !== undefined || filter.provider !== undefined || filter.workspace !== undefined
+    const empty = rows.length > 0
+      ? null
+      : filtered && (yield* index.usage({ by: "provider" })).length > 0
+      ? "no-usage-matches-filters" as const
+      : "no-usage-in-index" as const
     return {
       by: filter.by,
       since: filter.since ?? null,
       until: filter.until ?? null,
       prices: { file: "data/prices.json", version: prices.version, source: prices.source, overridden: prices.overridden, overrideFile: prices.overrideFile },
       rows,
-      total: total === null ? null : { ...usageView(total), responses: total.responses },
-      notes: (total?.unpriced ?? []).map((u) => ({ kind: "model-not-priced" as const, model: u.model, responses: u.responses }))
+      total: total === null ? zeroTotal : { ...usageView(total), responses: total.responses },
+      notes: (total?.unpriced ?? []).map((u) => ({ kind: "model-not-priced" as const, model: u.model, responses: u.responses })),
+      empty
     }
   })

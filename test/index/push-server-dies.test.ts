@@ -1,0 +1,105 @@
+/**
+ * `push` whose PostgreSQL server goes away mid-push (stopped with an
+ * immediate shutdown, or its postmaster killed): the error names the
+ * PostgreSQL index (host, port, database) as `import --index postgres://…`
+ * does, `STORE_UNAVAILABLE`, exit 6, "run the same command again"; never "a
+ * file session-ingest uses" nor --index/--state/--out (tester11 F3). A server
+ * of its own for each case (the run's shared one serves the other files),
+ * stopped at the end.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as IndexPostgres from "../../src/layers/index/postgres.js"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { agentsHeader, agentsItem } from "../support/agents-lines.js"
+import { importOnce } from "../support/index.js"
+import { repoRoot, tempDir } from "../support/paths.js"
+import { pgQuery, withDatabase } from "../support/pg.js"
+import { type PgServer, startPgServer } from "../support/pg-server.js"
+
+let server: PgServer | undefined
+afterEach(() => {
+  server?.stop()
+  server = undefined
+})
+
+const corpus = (sources: number, events: number) => {
+  const dir = tempDir()
+  const agents = path.join(dir, "agents")
+  for (let s = 0; s < sources; s++) {
+    const folder = path.join(agents, `agent-${s}`, "sessions")
+    fs.mkdirSync(folder, { recursive: true })
+    let text = agentsHeader(`s-${s}`, `agent-${s}`)
+    for (let i = 1; i <= events; i++) text += agentsItem(i, `message ${i} of session ${s}, some words to carry`)
+    fs.writeFileSync(path.join(folder, `agent-${s}.jsonl`), text)
+  }
+  const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: agents }
+  return { policy, plan: planFromPolicy(policy, { batchSize: 50 }), local: path.join(dir, "local.db") }
+}
+
+const background = (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
+    env: { ...process.env, [IndexPostgres.TIMEOUT_ENV]: "20" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = "", stderr = ""
+  child.stdout.on("data", (d) => (stdout += d))
+  child.stderr.on("data", (d) => (stderr += d))
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })))
+}
+
+/** Wait until the team index holds some events (a push under way), then end the server with `signal`. */
+const endOnceEvents = async (s: PgServer, url: string, exited: Promise<unknown>, signal: NodeJS.Signals) => {
+  let over = false
+  void exited.then(() => (over = true))
+  for (let i = 0; i < 2000 && !over; i++) {
+    const [{ n }] = await pgQuery<{ n: number }>(url, "SELECT count(*)::int AS n FROM events")
+    if (n > 0) {
+      process.kill(s.pid, signal)
+      return
+    }
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error("the push ended before any event was seen in the team index")
+}
+
+describe("push whose PostgreSQL server goes away mid-push", () => {
+  for (const [how, signal, json] of [
+    ["immediate shutdown (pg_ctl -m immediate)", "SIGQUIT", false],
+    ["postmaster killed", "SIGKILL", false],
+    ["immediate shutdown, --json", "SIGQUIT", true]
+  ] as const) {
+    it.live(`${how}: the PostgreSQL index named (host, port, database), exit 6, never 'a file'`, () =>
+      Effect.gen(function*() {
+        const s = yield* Effect.promise(() => startPgServer())
+        server = s
+        const c = corpus(30, 300)
+        yield* importOnce(c.policy, c.local, c.plan)
+        yield* Effect.promise(() => pgQuery(s.url, "CREATE DATABASE gone"))
+        const url = withDatabase(s.url, "gone")
+        yield* IndexPostgres.migrate(url)
+        const done = background(["push", "--from", c.local, "--to", url, "--machine", "m", ...(json ? ["--json"] : [])])
+        yield* Effect.promise(() => endOnceEvents(s, url, done, signal))
+        const r = yield* Effect.promise(() => done)
+        expect(r.code).toBe(6)
+        const out = r.stdout + r.stderr
+        expect(out).not.toMatch(/A file session-ingest uses/)
+        expect(out).not.toMatch(/--index, --state and --out/)
+        if (json) {
+          const e = JSON.parse(r.stdout.trim().split("\n").pop()!).error
+          expect(e.code).toBe("STORE_UNAVAILABLE")
+          expect(e.details).toMatchObject({ host: "127.0.0.1", port: s.port, database: "gone" })
+          expect(["unreachable", "server-error"]).toContain(e.details.reason)
+          expect(e.message).toMatch(new RegExp(`^The PostgreSQL index at 127\\.0\\.0\\.1:${s.port} \\(database gone\\) (cannot be reached|failed|stopped answering)`))
+          expect(e.remediation).toMatch(/run the same command again/i)
+        } else {
+          expect(r.stderr).toContain("STORE_UNAVAILABLE")
+          expect(r.stderr).toMatch(new RegExp(`The PostgreSQL index at 127\\.0\\.0\\.1:${s.port} \\(database gone\\) (cannot be reached|failed|stopped answering)`))
+          expect(r.stderr).toMatch(/run the same command again/i)
+        }
+      }), 180_000)
+  }
+})
