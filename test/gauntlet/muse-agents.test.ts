@@ -207,9 +207,11 @@ const CONTENT: Partial<Record<CaseId, Verdict>> = {
     texts: BOTH,
     status: "complete"
   },
+  // A time that is not RFC 3339 (no zone) or out of range (the year 10000): kept without a time, counted (issue 7:
+  // "a typed error or a counted warning"; Claude Code counts the same kind).
   "ts-no-zone": {
     bytes: () => transcript("", user("first prompt", NO_ZONE)),
-    warnings: {},
+    warnings: { "timestamp-not-valid": 1 },
     texts: BOTH,
     times: [null, T_LAST],
     status: "complete"
@@ -237,7 +239,7 @@ const CONTENT: Partial<Record<CaseId, Verdict>> = {
   },
   "ts-year-10000": {
     bytes: () => transcript(`${user("micros", YEAR_10000_MICROS)}\n`, user("first prompt", YEAR_10000)),
-    warnings: {},
+    warnings: { "timestamp-not-valid": 2 },
     texts: ["first prompt", "micros", "last answer"],
     times: [null, null, T_LAST],
     status: "complete"

@@ -158,7 +158,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],
     "secret-block": [[`\ndb:\n  password: |\n    ${f3}\n  host: x\n`, f3], [`\n- name: API_TOKEN\n  value: >-\n    ${f5}\n`, f5]],
-    "secret-pin": [[`{"pin": "${pin.slice(0, 6)}"}`, pin.slice(0, 6)], [`card_cvv: ${pin.slice(0, 3)}`, pin.slice(0, 3)]],
+    "secret-pin": [[`{"pin": "${pin.slice(0, 6)}"}`, pin.slice(0, 6)], [`card_cvv: ${pin.slice(0, 3)}`, `cvv: ${pin.slice(0, 3)}`]],
     "token-prose": [[`the token is ${f6}, keep it`, f6], [`API key: ${f5}`, f5]],
     "authorization": [[`{"Authorization": "${f4}"}`, f4], [`{"headers": {"Proxy-Authorization": "Token ${f4}x"}}`, f4]],
     // session 8: Azure connection-string keys, a password told in prose
