@@ -22,7 +22,7 @@ import * as Layer from "effect/Layer"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { ImportFaults } from "../../src/services/Importer.js"
-import { agentsHeader, agentsItem } from "../support/agents-lines.js"
+import { agentsCorpus as corpus } from "../support/agents-lines.js"
 import { dumpIndex, importOnce } from "../support/index.js"
 import { tempDir, repoRoot } from "../support/paths.js"
 import { pgQuery, withDatabase } from "../support/pg.js"
@@ -71,20 +71,6 @@ const migrated = async (): Promise<string> => {
   return url
 }
 
-/** Muse agents transcripts: `sources` sessions of `events` messages each. */
-const corpus = (sources: number, events: number) => {
-  const dir = tempDir()
-  const agents = path.join(dir, "agents")
-  for (let s = 0; s < sources; s++) {
-    const folder = path.join(agents, `agent-${s}`, "sessions")
-    fs.mkdirSync(folder, { recursive: true })
-    let text = agentsHeader(`s-${s}`, `agent-${s}`)
-    for (let i = 1; i <= events; i++) text += agentsItem(i, `message ${i} of session ${s}, some words to carry`)
-    fs.writeFileSync(path.join(folder, `agent-${s}.jsonl`), text)
-  }
-  const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: agents }
-  return { dir, agents, policy, plan: planFromPolicy(policy, { batchSize: 50 }), local: path.join(dir, "local.db") }
-}
 
 const TIMEOUT = 2
 

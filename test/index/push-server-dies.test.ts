@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import { agentsHeader, agentsItem } from "../support/agents-lines.js"
+import { agentsCorpus as corpus } from "../support/agents-lines.js"
 import { importOnce } from "../support/index.js"
 import { repoRoot, tempDir } from "../support/paths.js"
 import { pgQuery, withDatabase } from "../support/pg.js"
@@ -26,19 +26,6 @@ afterEach(() => {
   server = undefined
 })
 
-const corpus = (sources: number, events: number) => {
-  const dir = tempDir()
-  const agents = path.join(dir, "agents")
-  for (let s = 0; s < sources; s++) {
-    const folder = path.join(agents, `agent-${s}`, "sessions")
-    fs.mkdirSync(folder, { recursive: true })
-    let text = agentsHeader(`s-${s}`, `agent-${s}`)
-    for (let i = 1; i <= events; i++) text += agentsItem(i, `message ${i} of session ${s}, some words to carry`)
-    fs.writeFileSync(path.join(folder, `agent-${s}.jsonl`), text)
-  }
-  const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: agents }
-  return { policy, plan: planFromPolicy(policy, { batchSize: 50 }), local: path.join(dir, "local.db") }
-}
 
 const background = (args: ReadonlyArray<string>) => {
   const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args], {
