@@ -10,7 +10,7 @@
  * - killed at any commit point, the next run reaches the same content; a real
  *   SIGKILL of the built CLI (the bundled worker entry) mid-import too.
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -206,4 +206,30 @@ describe("import --jobs: the built CLI", () => {
       expect(yield* run(clean, 2)).toBe(0)
       expectSameIndex((yield* dumpIndex(clean)) as Dump, (yield* dumpIndex(s.reference)) as Dump)
     }), 120_000)
+})
+
+describe("import --jobs: a bundle without its parse worker", () => {
+  it("imports every source in one thread (no hang, no retry loop) and writes --jobs 1's index", () => {
+    const s = root(MIN_SOURCES_FOR_WORKERS + 16, 500, false)
+    // The built CLI alone, as a copy that lost `parse-worker.cjs` (better-sqlite3 found through node_modules beside it).
+    const copy = path.join(s.dir, "copy")
+    fs.mkdirSync(copy)
+    fs.copyFileSync(path.join(repoRoot, "dist", "cli.cjs"), path.join(copy, "cli.cjs"))
+    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"))
+    const args = (index: string, jobs: number) => [
+      "import", "--index", index, "--workspace", s.ws, "--muse-root", s.muse, "--agents-root", s.policy.agentsRoot, "--json", "--jobs", String(jobs)
+    ]
+    const run = (index: string, jobs: number) =>
+      spawnSync(process.execPath, [path.join(copy, "cli.cjs"), ...args(index, jobs)], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" })
+    const r = run(s.index, 2)
+    expect(r.signal).toBeNull()
+    expect(r.status).toBe(0)
+    const report = JSON.parse(r.stdout.trim().split("\n").pop()!).data
+    expect(report.sources.accepted).toBe(MIN_SOURCES_FOR_WORKERS + 16)
+    expect(report.eventsAdded).toBe(s.events)
+    expect(run(s.reference, 1).status).toBe(0)
+    return Effect.runPromise(Effect.gen(function*() {
+      expectSameIndex((yield* dumpIndex(s.index)) as Dump, (yield* dumpIndex(s.reference)) as Dump)
+    }))
+  }, 120_000)
 })

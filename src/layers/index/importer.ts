@@ -70,7 +70,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
-import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, type ParseAnswer, type ParseRequest, workerStats } from "./parse-pool.js"
+import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, type ParseRequest, workerStats } from "./parse-pool.js"
 import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
@@ -912,7 +912,7 @@ const make = Effect.gen(function*() {
    * once and write whole are read, parsed and bound by that many worker
    * threads, in the run's order, at most `8 × jobs` sources ahead of the one
    * being written (bounded memory); this thread writes each answer in turn.
-   * None without the Node source access (a test's own), with import hooks (a
+   * None without a worker entry (`parseWorkerEntry`), without the Node source access (a test's own), with import hooks (a
    * watch keeps hash states of what it read), or for fewer than
    * `MIN_SOURCES_FOR_WORKERS` such sources. Answers, per work item, the
    * effect that waits for its worker's answer (undefined: read here).
@@ -943,7 +943,10 @@ const make = Effect.gen(function*() {
         }
       }
       if (ahead.length < MIN_SOURCES_FOR_WORKERS) return none
-      const pool = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }))
+      // No worker entry beside this code (a bundle without its worker): every source is read here, as with --jobs 1.
+      const entry = parseWorkerEntry()
+      if (entry === null) return none
+      const pool = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }, entry))
       const batchSize = plan.batchSize ?? 500
       const positionOf = new Map(ahead.map((k, i) => [k, i]))
       const fibers = new Map<number, Fiber.RuntimeFiber<ParseAnswer>>()

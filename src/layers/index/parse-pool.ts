@@ -17,6 +17,7 @@
  *
  * @module
  */
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as WorkerThreads from "node:worker_threads"
@@ -85,12 +86,17 @@ export const workerStats = { whole: 0, fallback: 0 }
 /**
  * The worker's entry and how to start it: beside the bundle
  * (`dist/parse-worker.cjs`) when this code runs from `dist/cli.cjs`, else the
- * tsx bootstrap beside this file.
+ * tsx bootstrap beside this file; null when that file is not there (a bundle
+ * copied without it, a build cut short). Without an entry no worker is
+ * started: `@effect/platform`'s pool starts a worker that cannot load its
+ * entry again every second, for ever, and the first import would hang.
  */
-const workerEntry = (): string | URL =>
-  typeof __filename === "string" && __filename.endsWith(".cjs")
+export const parseWorkerEntry = (): string | URL | null => {
+  const entry = typeof __filename === "string" && __filename.endsWith(".cjs")
     ? nodePath.join(nodePath.dirname(__filename), "parse-worker.cjs")
     : new URL("./parse-worker-boot.mjs", import.meta.url)
+  return fs.existsSync(entry) ? entry : null
+}
 
 /**
  * A pool of `jobs` parse workers for the scope. Each worker answers up to
@@ -100,8 +106,9 @@ const workerEntry = (): string | URL =>
  */
 export const makeParsePool = (
   jobs: number,
-  config: ParseWorkerConfig
+  config: ParseWorkerConfig,
+  entry: string | URL
 ): Effect.Effect<Worker.WorkerPool<ParseRequest, ParseAnswer, never>, WorkerError, Scope.Scope> =>
   Worker.makePool<ParseRequest, ParseAnswer, never>({ size: jobs, concurrency: 4 }).pipe(
-    Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(workerEntry(), { workerData: config })))
+    Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry, { workerData: config })))
   )
