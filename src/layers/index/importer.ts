@@ -70,7 +70,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
-import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, type ParseRequest, workerStats } from "./parse-pool.js"
+import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
 import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
@@ -910,7 +910,7 @@ const make = Effect.gen(function*() {
    * The parse workers of a run (`ImportPlan.jobs`, see `./parse-pool.ts`):
    * with 2 or more jobs, the new sources that `importSource` would read at
    * once and write whole are read, parsed and bound by that many worker
-   * threads, in the run's order, at most `8 × jobs` sources ahead of the one
+   * threads, in the run's order, `SOURCES_PER_REQUEST` per request, at most `2 × jobs` requests ahead of the one
    * being written (bounded memory); this thread writes each answer in turn.
    * None without a worker entry (`parseWorkerEntry`), without the Node source access (a test's own), with import hooks (a
    * watch keeps hash states of what it read), or for fewer than
@@ -949,23 +949,29 @@ const make = Effect.gen(function*() {
       const pool = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }, entry))
       const batchSize = plan.batchSize ?? 500
       const positionOf = new Map(ahead.map((k, i) => [k, i]))
-      const fibers = new Map<number, Fiber.RuntimeFiber<ParseAnswer>>()
-      const window = 8 * jobs
+      // Requests of SOURCES_PER_REQUEST sources in the run's order: request r holds ahead[r * per ...].
+      const per = SOURCES_PER_REQUEST
+      const requests = Math.ceil(ahead.length / per)
+      const fibers = new Map<number, Fiber.RuntimeFiber<ReadonlyArray<ParseAnswer>>>()
+      // Two requests per job ahead of the one being written (each worker answers 2 at a time): bounded memory.
+      const window = 2 * jobs
       let started = 0
       const scope = yield* Effect.scope
       return (k: number) => {
         const at = positionOf.get(k)
         if (at === undefined) return undefined
+        const r = Math.floor(at / per)
         return Effect.gen(function*() {
-          while (started < ahead.length && started <= at + window) {
-            const j = ahead[started++]
-            const request: ParseRequest = { provider: work[j].provider, locator: resolveLocator(work[j].locator), batchSize }
-            // A worker that cannot start or died: a defect (the build's worker entry is missing or broken), never a silent fallback.
-            fibers.set(j, yield* Effect.forkIn(Effect.orDie(pool.executeEffect(request)), scope))
+          while (started < requests && started <= r + window) {
+            const sources = ahead.slice(started * per, (started + 1) * per).map((j) => ({ provider: work[j].provider, locator: resolveLocator(work[j].locator) }))
+            // A worker that cannot start or died: a defect (the build's worker entry is broken), never a silent fallback.
+            fibers.set(started, yield* Effect.forkIn(Effect.orDie(pool.executeEffect({ sources, batchSize })), scope))
+            started++
           }
-          const fiber = fibers.get(k)!
-          fibers.delete(k)
-          return yield* Fiber.join(fiber)
+          const answers = yield* Fiber.join(fibers.get(r)!)
+          // The request's last source written: its answers are let go.
+          if (at % per === per - 1 || at === ahead.length - 1) fibers.delete(r)
+          return answers[at % per]
         })
       }
     })

@@ -31,15 +31,23 @@ import type { EventHead, PreparedRow } from "../../services/Index.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 
-/** What a worker is asked: read the new source at `locator` whole, its events cut in batches of `batchSize`. */
+/**
+ * What a worker is asked: read each new source of `sources` whole (in turn),
+ * its events cut in batches of `batchSize`. Several sources per request: a
+ * message, a pool checkout and a fiber per source cost the writing thread
+ * more than the write of a small source (issue 13, first import).
+ */
 export interface ParseRequest {
-  readonly provider: ProviderId
-  readonly locator: Locator
+  readonly sources: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator }>
   readonly batchSize: number
 }
 
+/** How many sources one {@link ParseRequest} asks for (at most). */
+export const SOURCES_PER_REQUEST = 16
+
 /**
- * A worker's answer. `whole`: the source's fingerprint (taken before the
+ * A worker's answer for one source of a request (a request is answered with
+ * one per source, in its order). `whole`: the source's fingerprint (taken before the
  * read, as the importer takes it), its events in batches with each batch's
  * resume cursor and prefix binding (`WholeSource.batches`), each event as
  * its head (`EventHead`) with the rows the writer computes of it
@@ -100,7 +108,7 @@ export const parseWorkerEntry = (): string | URL | null => {
 
 /**
  * A pool of `jobs` parse workers for the scope. Each worker answers up to
- * 4 requests at a time (the next source is read while an answer is posted).
+ * 2 requests at a time (the next sources are read while an answer is posted).
  * A worker that cannot start, or dies, fails the request with a
  * `WorkerError`.
  */
@@ -108,7 +116,7 @@ export const makeParsePool = (
   jobs: number,
   config: ParseWorkerConfig,
   entry: string | URL
-): Effect.Effect<Worker.WorkerPool<ParseRequest, ParseAnswer, never>, WorkerError, Scope.Scope> =>
-  Worker.makePool<ParseRequest, ParseAnswer, never>({ size: jobs, concurrency: 4 }).pipe(
+): Effect.Effect<Worker.WorkerPool<ParseRequest, ReadonlyArray<ParseAnswer>, never>, WorkerError, Scope.Scope> =>
+  Worker.makePool<ParseRequest, ReadonlyArray<ParseAnswer>, never>({ size: jobs, concurrency: 2 }).pipe(
     Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry, { workerData: config })))
   )

@@ -36,7 +36,7 @@ const FALLBACK: ParseAnswer = { _tag: "fallback" }
 export const parseWhole = (
   registry: SessionSourcesShape,
   access: SourceAccessShape,
-  request: ParseRequest
+  request: ParseRequest["sources"][number] & { readonly batchSize: number }
 ): Effect.Effect<ParseAnswer> =>
   Effect.gen(function*() {
     const adapter = yield* registry.get(request.provider)
@@ -74,7 +74,9 @@ const config = workerData as ParseWorkerConfig
 const Handler = Layer.unwrapEffect(Effect.gen(function*() {
   const registry = yield* SessionSources
   const access = yield* SourceAccess
-  return WorkerRunner.layer((request: ParseRequest) => parseWhole(registry, access, request))
+  return WorkerRunner.layer((request: ParseRequest) =>
+    Effect.forEach(request.sources, (source) => parseWhole(registry, access, { ...source, batchSize: request.batchSize }))
+  )
 }))
 
 Handler.pipe(
