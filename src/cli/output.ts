@@ -75,33 +75,171 @@ const holdsRawControl = (bytes: Uint8Array): boolean => {
  * the joined text costs several times more (bench figure (a)). Values that
  * stringify to `undefined` are left out. A line holding a C1 control or a
  * bidi override is written again with them as `\uHHHH` escapes (the same
- * JSON value; see {@link jsonText}).
+ * JSON value; see {@link jsonText}). The bytes are a buffer of their own
+ * (exact size); {@link writeNdjson} writes the same bytes without that copy.
  */
 export const ndjson = (values: Iterable<unknown>): Uint8Array => {
-  // Every text first, so that one buffer of the right size is taken: growing
-  // one as it fills copied it several times over (bench figure (a)).
-  const texts: Array<string> = []
-  for (const v of values) {
-    const s: string | undefined = (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v ? spliced(v) : undefined) ?? JSON.stringify(v)
-    if (s !== undefined) texts.push(s)
-  }
-  return ndjsonOfTexts(texts)
+  const lease = encodeNdjson(values)
+  const out = Buffer.allocUnsafe(lease.bytes.length)
+  out.set(lease.bytes)
+  lease.release()
+  return out
 }
 
-/** Stands for the payload while the rest of an event is written (a string no `JSON.stringify` of the rest can hold twice unseen: see {@link spliced}). */
+/**
+ * What {@link encodeNdjson} answers: the NDJSON `bytes`, a view of a pooled
+ * buffer that stays theirs until `release` is called (once: then the buffer
+ * may hold the next chunk's bytes).
+ */
+export interface NdjsonLease {
+  readonly bytes: Uint8Array
+  readonly release: () => void
+}
+
+/** Ends a line in the parts of {@link linePartsOf}. */
+const NEWLINE = 0
+type Part = string | typeof NEWLINE
+
+/**
+ * The parts of the NDJSON lines of some values (strings, each line ended by
+ * {@link NEWLINE}) and their UTF-16 length (newlines counted): the JSON text
+ * of each value, or, for an event that carries its payload's text (see
+ * {@link splicedParts}), the text before the payload, the payload's text and
+ * the text after it, never joined into one string.
+ */
+const linePartsOf = (values: Iterable<unknown>): { readonly parts: Array<Part>; readonly units: number } => {
+  const parts: Array<Part> = []
+  let units = 0
+  for (const v of values) {
+    if (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v) {
+      const three = splicedParts(v)
+      if (three !== undefined) {
+        parts.push(three[0], three[1], three[2], NEWLINE)
+        units += three[0].length + three[1].length + three[2].length + 1
+        continue
+      }
+    }
+    const s: string | undefined = JSON.stringify(v)
+    if (s === undefined) continue
+    parts.push(s, NEWLINE)
+    units += s.length + 1
+  }
+  return { parts, units }
+}
+
+/**
+ * Buffers that NDJSON was encoded into, free to take again: one or two in a
+ * stream (the chunk being written and the next). A buffer is taken for a
+ * chunk and given back when its bytes were written (`fs.writeSync` returned,
+ * or `process.stdout` called back), so it is never written over while a
+ * write may still read it; a fresh buffer for every chunk cost its page
+ * faults and its garbage collection (bench figure (a)).
+ */
+const encodePool: Array<Buffer> = []
+/** Buffers kept in {@link encodePool}, and the largest kept (a huge line's is let go). */
+const POOL_KEEP = 4
+const SCRATCH_KEEP = 32 * 1024 * 1024
+
+const takeBuffer = (bytes: number): Buffer => {
+  for (let i = encodePool.length - 1; i >= 0; i--) {
+    if (encodePool[i].length >= bytes) return encodePool.splice(i, 1)[0]
+  }
+  if (encodePool.length > 0 && bytes <= SCRATCH_KEEP) encodePool.pop()
+  return Buffer.allocUnsafeSlow(Math.max(bytes, 1024 * 1024))
+}
+
+const giveBack = (buf: Buffer): void => {
+  if (buf.length <= SCRATCH_KEEP && encodePool.length < POOL_KEEP && !encodePool.includes(buf)) encodePool.push(buf)
+}
+
+/** A lease of a buffer of the pool that holds nothing. */
+const EMPTY_LEASE: NdjsonLease = { bytes: new Uint8Array(0), release: () => {} }
+
+/**
+ * The bytes of {@link ndjson} in a pooled buffer: each value's text (or its
+ * parts) UTF-8 encoded straight into it, looked at once for a raw C1 control
+ * or bidi character (a chunk holding one is written again a line at a time,
+ * each line holding one escaped, into a buffer of its own). Call `release`
+ * when the bytes were written.
+ */
+export const encodeNdjson = (values: Iterable<unknown>): NdjsonLease => {
+  const { parts, units } = linePartsOf(values)
+  return encodeParts(parts, units)
+}
+
+/** The lines of `parts` (see {@link linePartsOf}; `units` their UTF-16 length), encoded as {@link encodeNdjson} says. */
+const encodeParts = (parts: ReadonlyArray<Part>, units: number): NdjsonLease => {
+  if (units === 0) return EMPTY_LEASE
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  const buf = takeBuffer(units * 3)
+  let n = 0
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]
+    if (p === NEWLINE) buf[n++] = 10
+    else n += buf.write(p, n, "utf8")
+  }
+  if (holdsRawControl(buf.subarray(0, n))) {
+    giveBack(buf)
+    const texts: Array<string> = []
+    let line = ""
+    for (const p of parts) {
+      if (p === NEWLINE) {
+        texts.push(line)
+        line = ""
+      } else line += p
+    }
+    return { bytes: escapedLines(texts, units), release: () => {} }
+  }
+  let released = false
+  return {
+    bytes: buf.subarray(0, n),
+    release: () => {
+      if (released) return
+      released = true
+      giveBack(buf)
+    }
+  }
+}
+
+/**
+ * Write the NDJSON of some values (the bytes of {@link ndjson}) to stdout, as
+ * {@link writeStdout} does, from the buffer they were encoded into: no copy,
+ * and the buffer is taken again for a later chunk once this write is done.
+ * The values are encoded when this is called (give it as the callback of
+ * `Stream.runForEachChunk`); the effect writes them. Encoding inside an
+ * `Effect.suspend` instead made every scavenge of the young generation
+ * several times slower (measured with `--trace-gc`: 1.0 s against 5.6 s
+ * over a 100 MB native log).
+ */
+export const writeNdjson = (values: Iterable<unknown>): Effect.Effect<void, StdoutClosed> => writeLease(encodeNdjson(values))
+
+/** Write a lease's bytes to stdout (as {@link writeStdout}), then release it: after the last `fs.writeSync`, or when `process.stdout` called back. */
+const writeLease = (lease: NdjsonLease): Effect.Effect<void, StdoutClosed> => {
+  if (lease.bytes.length === 0 || stdoutClosed) {
+    lease.release()
+    return lease.bytes.length === 0 ? Effect.void : Effect.fail(new StdoutClosed())
+  }
+  return stdoutTarget() === "file"
+    ? Effect.ensuring(writeFileStdout(lease.bytes), Effect.sync(lease.release))
+    : writeStreamStdout(lease.bytes, lease.release)
+}
+
+/** Stands for the payload while the rest of an event is written (a string no `JSON.stringify` of the rest can hold twice unseen: see {@link splicedParts}). */
 const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
 const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
 
 /**
  * `JSON.stringify` of an event that carries its payload's text under
- * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`),
- * without writing the payload again: the event is written with a mark in
- * the payload's place and the mark replaced by the text (the same bytes, as
- * that text is `JSON.stringify` of the payload). Undefined (so the event is
- * written whole) when the payload is no longer that object, or the mark is
- * not found exactly once (content that holds the mark's own text).
+ * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`), in
+ * three parts, without writing the payload again: the event is written with
+ * a mark in the payload's place, and the parts are the text before the mark,
+ * the payload's text (the same bytes as writing it, as that text is
+ * `JSON.stringify` of the payload) and the text after the mark. Undefined
+ * (so the event is written whole) when the payload is no longer that object,
+ * or the mark is not found exactly once (content that holds the mark's own
+ * text).
  */
-const spliced = (v: object): string | undefined => {
+const splicedParts = (v: object): readonly [string, string, string] | undefined => {
   const c = (v as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
   const ext = (v as { extensions?: unknown }).extensions
   if (c === undefined || !isRecord(ext)) return undefined
@@ -116,44 +254,37 @@ const spliced = (v: object): string | undefined => {
   }
   const at = s.indexOf(PAYLOAD_MARK_JSON)
   if (at < 0 || s.indexOf(PAYLOAD_MARK_JSON, at + PAYLOAD_MARK_JSON.length) >= 0) return undefined
-  return s.slice(0, at) + c.text + s.slice(at + PAYLOAD_MARK_JSON.length)
+  return [s.slice(0, at), c.text, s.slice(at + PAYLOAD_MARK_JSON.length)]
 }
-
-/**
- * Where {@link ndjsonOfTexts} encodes a chunk before copying it out at its
- * exact size: kept from call to call (a chunk's UTF-8 takes at most 3 bytes
- * per UTF-16 code unit, so taking that much for each chunk made the GC count
- * three times the output as external memory); let go when a huge line grew
- * it past {@link SCRATCH_KEEP}.
- */
-let scratch = Buffer.allocUnsafeSlow(0)
-const SCRATCH_KEEP = 32 * 1024 * 1024
 
 /**
  * NDJSON bytes of JSON texts (each `JSON.stringify`'s, one a line), as
  * {@link ndjson} writes them: UTF-8, C1 controls and bidi overrides as
- * `\uHHHH`. The chunk is encoded at once and looked at once for a raw C1
- * control or bidi character; only a chunk holding one is written again a
- * line at a time, each line holding one escaped. The bytes answered are a
- * buffer of their own (exact size, not shared with a later call).
+ * `\uHHHH`. The bytes answered are a buffer of their own (exact size, not
+ * shared with a later call); {@link writeNdjsonTexts} writes them without
+ * that copy.
  */
 export const ndjsonOfTexts = (texts: ReadonlyArray<string>): Uint8Array => {
-  let units = 0
-  for (const s of texts) units += s.length + 1
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-  if (scratch.length < units * 3) scratch = Buffer.allocUnsafeSlow(Math.max(units * 3, Math.min(scratch.length * 2, SCRATCH_KEEP)))
-  const buf = scratch
-  if (buf.length > SCRATCH_KEEP) scratch = Buffer.allocUnsafeSlow(0)
-  let n = 0
-  for (const s of texts) {
-    n += buf.write(s, n, "utf8")
-    buf[n++] = 10
-  }
-  if (holdsRawControl(buf.subarray(0, n))) return escapedLines(texts, units)
-  const out = Buffer.allocUnsafe(n)
-  buf.copy(out, 0, 0, n)
+  const lease = encodeNdjsonTexts(texts)
+  const out = Buffer.allocUnsafe(lease.bytes.length)
+  out.set(lease.bytes)
+  lease.release()
   return out
 }
+
+/** The bytes of {@link ndjsonOfTexts} in a pooled buffer (see {@link encodeNdjson}). */
+export const encodeNdjsonTexts = (texts: ReadonlyArray<string>): NdjsonLease => {
+  const parts: Array<Part> = []
+  let units = 0
+  for (const s of texts) {
+    parts.push(s, NEWLINE)
+    units += s.length + 1
+  }
+  return encodeParts(parts, units)
+}
+
+/** {@link writeNdjson} of JSON texts: the bytes of {@link ndjsonOfTexts}, written from their pooled buffer. */
+export const writeNdjsonTexts = (texts: ReadonlyArray<string>): Effect.Effect<void, StdoutClosed> => writeLease(encodeNdjsonTexts(texts))
 
 /** {@link ndjsonOfTexts} of a chunk that holds a raw C1 control or bidi character: a line at a time, each line holding one written with `escapeJsonControls`. */
 const escapedLines = (texts: ReadonlyArray<string>, units: number): Uint8Array => {
@@ -255,12 +386,19 @@ export const writeStdout = (text: string | Uint8Array): Effect.Effect<void, Stdo
       : writeStreamStdout(text)
   })
 
-/** {@link writeStdout} to a pipe or terminal: through `process.stdout`, waiting for it to drain when its buffer is full. */
-const writeStreamStdout = (text: string | Uint8Array): Effect.Effect<void, StdoutClosed> =>
+/**
+ * {@link writeStdout} to a pipe or terminal: through `process.stdout`, waiting for it to drain when its buffer is full;
+ * `written` is called once `process.stdout` is done with the bytes (its write's callback).
+ */
+const writeStreamStdout = (text: string | Uint8Array, written?: () => void): Effect.Effect<void, StdoutClosed> =>
   Effect.async<void, StdoutClosed>((resume) => {
-    if (stdoutClosed) return resume(Effect.fail(new StdoutClosed()))
+    if (stdoutClosed) {
+      written?.()
+      return resume(Effect.fail(new StdoutClosed()))
+    }
     const ok = process.stdout.write(text, (err) => {
       if (err) stdoutError(err)
+      written?.()
     })
     if (ok) return resume(Effect.void)
     const onDrain = () => {

@@ -5,14 +5,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
 import { leanWriter } from "../../layers/lean-stream.js"
-import { ndjson, ndjsonOfTexts, writeStderr, writeStdout } from "../output.js"
+import { writeNdjson, writeNdjsonTexts, writeStderr } from "../output.js"
 
 /** The command. */
 export const stream = Command.make(
@@ -39,13 +38,11 @@ export const stream = Command.make(
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
         const lean = o.lean ? leanWriter() : undefined
-        let out = Stream.mapChunks(events, (c) => Chunk.of(lean !== undefined ? ndjsonOfTexts(lean(c)) : ndjson(c)))
+        // Each chunk is encoded into a pooled buffer and written from it (no copy, one write per chunk).
+        if (lean === undefined) return yield* Stream.runForEachChunk(events, (c) => writeNdjson(c))
+        yield* Stream.runForEachChunk(events, (c) => writeNdjsonTexts(lean(c)))
         // A lean stream always starts with its first line, even of no event (`--limit 0`, an empty source):
         // the writer gives it on its first call, so a last call with no event gives it only if none came before.
-        if (lean !== undefined) out = Stream.concat(out, Stream.sync(() => ndjsonOfTexts(lean([]))))
-        yield* out.pipe(
-          Stream.filter((bytes) => bytes.length > 0),
-          Stream.runForEach(writeStdout)
-        )
+        yield* writeNdjsonTexts(lean([]))
       })))
 ).pipe(Command.withDescription("Stream a source's normalized SessionEvents as NDJSON (one event a line), resumable with --cursor."))
