@@ -76,16 +76,17 @@ describe("session content never reaches the terminal raw", () => {
       ["show transcript", ["show", "sess-evil", "--index", index, "--format", "transcript"]],
       ["show markdown", ["show", "sess-evil", "--index", index, "--format", "markdown"]]
     ]
+    const out = new Map<string, { stdout: string }>()
     for (const [label, args] of runs) {
       const r = cli(args)
       expect(r.code, `${label}: ${r.stderr}`).toBe(0)
       noRaw(label, r)
+      out.set(label, r)
     }
-    // Visible, not dropped: the escapes show where the controls were.
-    const t = cli(["transcript", "muse-agents", file, "--agents-root", root])
-    expect(t.stdout).toContain("A\\x1b]0;pwned\\x07B\\x1b[2JC\\x9b31mD\\x0dE\\x08F\\u202eG")
-    expect(cli(["sessions", "--index", index]).stdout).toContain("fix it A\\x1b]0;pwned\\x07B")
-    expect(cli(["discover", "muse-agents", "--agents-root", root]).stdout).toContain("rootA\\x1b]0;pwned")
+    // Visible, not dropped: the escapes show where the controls were (the same runs' output).
+    expect(out.get("transcript text")!.stdout).toContain("A\\x1b]0;pwned\\x07B\\x1b[2JC\\x9b31mD\\x0dE\\x08F\\u202eG")
+    expect(out.get("sessions")!.stdout).toContain("fix it A\\x1b]0;pwned\\x07B")
+    expect(out.get("discover")!.stdout).toContain("rootA\\x1b]0;pwned")
   })
 
   it("muse-agents: --json and NDJSON stay valid JSON, carry the same text, and no raw C1 or bidi control", () => {
@@ -127,13 +128,15 @@ describe("session content never reaches the terminal raw", () => {
       ["show transcript", ["show", sid, "--index", index, "--format", "transcript"]],
       ["show markdown", ["show", sid, "--index", index, "--format", "markdown"]]
     ]
+    const out = new Map<string, { stdout: string }>()
     for (const [label, args] of runs) {
       const r = cli(args)
       expect(r.code, `${label}: ${r.stderr}`).toBeLessThan(9)
       noRaw(label, r)
+      out.set(label, r)
     }
-    expect(cli(["discover", "agentmux", ...src]).stdout).toContain("/home/dev/A\\x1b]0;pwned\\x07B")
-    expect(cli(["show", sid, "--index", index, "--format", "transcript"]).stdout).toContain("out A\\x1b]0;pwned\\x07B\\x1b[2JC\\x9b31mD")
+    expect(out.get("discover")!.stdout).toContain("/home/dev/A\\x1b]0;pwned\\x07B")
+    expect(out.get("show transcript")!.stdout).toContain("out A\\x1b]0;pwned\\x07B\\x1b[2JC\\x9b31mD")
   })
 
   it("an error or a note naming session content shows it escaped on stderr", () => {
@@ -173,17 +176,21 @@ describe("a command line that does not parse", () => {
   ]
 
   it("says so once, in the README's format (code, problem, remedy), exit 2", () => {
+    const ran = new Map<string, ReturnType<typeof cli>>()
     for (const [command, args] of cases) {
       const r = cli(args)
+      ran.set(JSON.stringify(args), r)
       expect(r.code, args.join(" ")).toBe(2)
       expect(r.stdout).toBe("")
       const remedy = `Run \`session-ingest${command === "" ? "" : ` ${command}`} --help\`.`
       expect(r.stderr, args.join(" ")).toMatch(/^session-ingest: INVALID_ARGUMENT: [^\n]+\n {2}remedy: [^\n]+\n$/)
       expect(r.stderr).toContain(`  remedy: ${remedy}\n`)
     }
-    expect(cli(["stream", "muse-code", "--limit", "abc", "x.json"]).stderr).toMatch(/--limit: 'abc' is not an integer/)
-    expect(cli(["import", "--state"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --state\.\n/)
-    expect(cli(["sessions", "--limit"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --limit\.\n/)
+    // The same runs' messages (each command line is one of the cases above).
+    const of = (args: Array<string>) => ran.get(JSON.stringify(args))!
+    expect(of(["stream", "muse-code", "--limit", "abc", "x.json"]).stderr).toMatch(/--limit: 'abc' is not an integer/)
+    expect(of(["import", "--state"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --state\.\n/)
+    expect(of(["sessions", "--limit"]).stderr).toMatch(/^session-ingest: INVALID_ARGUMENT: Expected a value following option --limit\.\n/)
   })
 
   it("with --json answers one envelope on stdout and nothing else", () => {
@@ -226,8 +233,10 @@ describe("help", () => {
   })
 
   it("usage lines bracket optional options, fit the width, and carry no --wizard or filler", () => {
+    const helps = new Map<string, string>()
     for (const args of [[], ["--help"], ...COMMANDS.map((c) => [c, "--help"])]) {
       const r = cli(args)
+      helps.set(args.join(" "), r.stdout)
       expect(r.code).toBe(0)
       for (const line of r.stdout.split("\n")) expect(line.length, `${args.join(" ")}: ${line}`).toBeLessThanOrEqual(80)
       expect(r.stdout).not.toContain("--wizard")
@@ -236,7 +245,8 @@ describe("help", () => {
       // The usage line's `...` says an option repeats; the description says so in words already.
       expect(r.stdout).not.toMatch(/may be repeated/)
     }
-    const usage = (c: string) => cli([c, "--help"]).stdout.split("\n\n")[1].replace(/\s+/g, " ").trim()
+    // Each command's help as printed by the run above.
+    const usage = (c: string) => helps.get(`${c} --help`)!.split("\n\n")[1].replace(/\s+/g, " ").trim()
     expect(usage("discover")).toMatch(/^\$ session-ingest discover \[--json\] /)
     expect(usage("discover")).toContain(" [--workspace DIR]... [--muse-root DIR]... [--agents-root DIR] ")
     expect(usage("discover")).toMatch(/ <provider>$/)
@@ -256,13 +266,19 @@ describe("help", () => {
   })
 })
 
-/** The bundled Muse agents fixtures imported into a fresh index (sessions sess-messy, sess-cron, sess-delegate, latest first). */
+let imported: { readonly dir: string; readonly index: string } | undefined
+/**
+ * The bundled Muse agents fixtures imported into an index (sessions sess-messy, sess-cron, sess-delegate, latest
+ * first): one import for this file, shared by the cases below, which only read it.
+ */
 const importedAgents = () => {
+  if (imported !== undefined) return imported
   const dir = tempDir("si-trust-ix-")
   const index = path.join(dir, "i.db")
   const root = path.join(repoRoot, "fixtures", "muse-agents", "agents")
   expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
-  return { dir, index }
+  imported = { dir, index }
+  return imported
 }
 
 describe("sessions --limit and id prefixes", () => {
@@ -325,6 +341,7 @@ describe("times in human output", () => {
   it("carry their zone: UTC with Z by default, whatever TZ says", () => {
     const { index } = importedAgents()
     const env = { TZ: "Asia/Kolkata" }
+    let sessions = ""
     for (
       const args of [
         ["sessions", "--index", index],
@@ -340,8 +357,9 @@ describe("times in human output", () => {
       const found = times(r.stdout)
       expect(found.length, args.join(" ")).toBeGreaterThan(0)
       for (const t of found) expect(t, args.join(" ")).toMatch(/Z$/)
+      if (args[0] === "sessions") sessions = r.stdout
     }
-    expect(cli(["sessions", "--index", index], { env }).stdout).toContain("2025-03-01T08:02:08Z")
+    expect(sessions).toContain("2025-03-01T08:02:08Z")
   })
 
   it("with --local: the same instants in the TZ zone, with its offset; --json stays UTC", () => {

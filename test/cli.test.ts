@@ -15,13 +15,19 @@ import { cli } from "./support/run.js"
 const shared = path.resolve(peerMuseCode, "..", "..")
 const noStackTrace = (s: string) => expect(s).not.toMatch(/\n\s+at [\w.<]+ \(/)
 
-/** A temporary folder with the bundled Muse agents fixtures imported into its `i.db`. */
+let imported: { readonly dir: string; readonly index: string; readonly root: string } | undefined
+/**
+ * A temporary folder with the bundled Muse agents fixtures imported into its `i.db`: one import for this file,
+ * shared by the cases that read it (none writes to the index).
+ */
 const importedAgents = () => {
+  if (imported !== undefined) return imported
   const dir = tempDir("si-cli-")
   const root = path.join(fixturesDir, "muse-agents", "agents")
   const index = path.join(dir, "i.db")
   expect(cli(["import", "--index", index, "--agents-root", root, "--workspace", dir]).code).toBe(0)
-  return { dir, index, root }
+  imported = { dir, index, root }
+  return imported
 }
 
 describe("session-ingest CLI", () => {

@@ -65,17 +65,32 @@ const commands = (): Array<ReadonlyArray<string>> => [
   ["export", "--help"]
 ]
 
+/**
+ * Each command run once with stdout to a file of its own (the whole output, exit code and size): a deterministic run
+ * over a read-only index and log, so the cases below share it instead of running it again.
+ */
+const wholeRuns = new Map<string, ReturnType<typeof runTo>>()
+const whole = (args: ReadonlyArray<string>) => {
+  const key = JSON.stringify(args)
+  let run = wholeRuns.get(key)
+  if (run === undefined) {
+    run = runTo(args, path.join(tempDir(), "whole"))
+    wholeRuns.set(key, run)
+  }
+  return run
+}
+
 const FAILED = /^session-ingest: OUTPUT_WRITE_FAILED: Cannot write to standard output: ([^\n]+)\n  remedy: [^\n]+\n$/
 
 describe("stdout that cannot take the whole output: OUTPUT_WRITE_FAILED, exit 7, naming the errno", () => {
   it("the file-size limit (ulimit -f): EFBIG, said as the file-size limit (not a full disk), the file stops at the limit", async () => {
     const dir = tempDir()
     for (const [i, args] of commands().entries()) {
-      const whole = await runTo(args, path.join(dir, `whole-${i}`))
-      expect({ args, code: whole.code }).toEqual({ args, code: 0 })
+      const all = await whole(args)
+      expect({ args, code: all.code }).toEqual({ args, code: 0 })
       // The limit (512-byte blocks) is below the output's size, so that the write must fail; none for a small one.
-      const blocks = whole.size > 1024 ? Math.min(8, Math.floor(whole.size / 512) - 1) : 0
-      expect({ args, fits: whole.size > blocks * 512 }).toEqual({ args, fits: true })
+      const blocks = all.size > 1024 ? Math.min(8, Math.floor(all.size / 512) - 1) : 0
+      expect({ args, fits: all.size > blocks * 512 }).toEqual({ args, fits: true })
       const r = await runTo(args, path.join(dir, `cut-${i}`), blocks)
       expect({ args, code: r.code, signal: r.signal }).toEqual({ args, code: 7, signal: null })
       expect({ args, stderr: r.stderr }).toEqual({ args, stderr: expect.stringMatching(FAILED) })
@@ -96,19 +111,18 @@ describe("stdout that cannot take the whole output: OUTPUT_WRITE_FAILED, exit 7,
 
   it("a disk that fills up midway (a tmpfs): ENOSPC, the disk is full, for every command kind", async () => {
     expect(canMount()).toBe(true)
-    const dir = tempDir()
-    for (const [i, args] of commands().entries()) {
-      const whole = await runTo(args, path.join(dir, `whole-${i}`))
-      expect(whole.code).toBe(0)
+    for (const args of commands()) {
+      const all = await whole(args)
+      expect(all.code).toBe(0)
       // A disk with room for part of the output only (a tmpfs holds whole 4 KiB pages).
-      const disk = tmpfs(whole.size > 64 * 1024 ? "48k" : "4k")
+      const disk = tmpfs(all.size > 64 * 1024 ? "48k" : "4k")
       // A small output: the disk's one page taken already.
-      if (whole.size <= 64 * 1024) fs.writeFileSync(path.join(disk, "pad"), "x")
+      if (all.size <= 64 * 1024) fs.writeFileSync(path.join(disk, "pad"), "x")
       const r = await runTo(args, path.join(disk, "o"))
       expect({ args, code: r.code }).toEqual({ args, code: 7 })
       expect(r.stderr).toMatch(FAILED)
       expect(r.stderr).toMatch(/the disk is full \(ENOSPC/)
-      expect(r.size).toBeLessThan(whole.size)
+      expect(r.size).toBeLessThan(all.size)
     }
   }, 300_000)
 

@@ -125,13 +125,26 @@ describe("import --jobs: worker threads read and parse, the main thread writes",
       expect(workerStats).toEqual(before)
     }))
 
+  /**
+   * The crash cases' corpus and its clean `--jobs 1` import, made once for them all: each case imports the same
+   * (unchanged) sources into an index of its own.
+   */
+  let clean: { readonly s: ReturnType<typeof root>; readonly want: Dump } | undefined
+  const cleanImport = Effect.suspend(() =>
+    clean !== undefined ? Effect.succeed(clean) : Effect.gen(function*() {
+      const s = root(count, 8, false)
+      yield* importOnce(s.policy, s.reference, { ...s.plan, jobs: 1 })
+      clean = { s, want: (yield* dumpIndex(s.reference)) as Dump }
+      return clean
+    })
+  )
+
   for (const point of ["mid-batch", "before-commit", "after-commit"] as const) {
     for (const n of [1, 7]) {
       it.effect(`killed at ${point} #${n} with --jobs 2: the next run reaches the content of a clean import`, () =>
         Effect.gen(function*() {
-          const s = root(count, 8, false)
-          yield* importOnce(s.policy, s.reference, { ...s.plan, jobs: 1 })
-          const want = (yield* dumpIndex(s.reference)) as Dump
+          const { s: corpus, want } = yield* cleanImport
+          const s = { ...corpus, index: path.join(corpus.dir, `crashed-${point}-${n}.db`) }
           const crashed = yield* Effect.exit(importOnce(s.policy, s.index, { ...s.plan, jobs: 2 }, crashAt(point, n)))
           expect(Exit.isFailure(crashed)).toBe(true)
           const mid = (yield* dumpIndex(s.index)) as Dump
@@ -145,7 +158,7 @@ describe("import --jobs: worker threads read and parse, the main thread writes",
           expect(resumed.sources.rejected).toBe(0)
           expect(resumed.eventsAdded).toBe(s.events - mid.events.length)
           expectSameIndex((yield* dumpIndex(s.index)) as Dump, want)
-        }))
+        }), 60_000) // two imports with two worker threads each (and the first case's clean import): over 30 s on a busy 2-core machine
     }
   }
 })

@@ -4,13 +4,14 @@
  * PostgreSQL index (host, port, database) as `import --index postgres://…`
  * does, `STORE_UNAVAILABLE`, exit 6, "run the same command again"; never "a
  * file session-ingest uses" nor --index/--state/--out (tester11 F3). A server
- * of its own for each case (the run's shared one serves the other files),
- * stopped at the end.
+ * of this file's own (the run's shared one serves the other files), which
+ * each case ends: the next case restarts it on its data folder (a real
+ * server restart, no second `initdb`); stopped at the end.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
@@ -21,10 +22,26 @@ import { pgQuery, withDatabase } from "../support/pg.js"
 import { type PgServer, startPgServer } from "../support/pg-server.js"
 
 let server: PgServer | undefined
-afterEach(() => {
+beforeAll(async () => {
+  server = await startPgServer()
+}, 120_000)
+afterAll(() => {
   server?.stop()
   server = undefined
 })
+
+/** This file's server, running: restarted when the case before ended it. */
+const running = async (): Promise<PgServer> => {
+  const s = server!
+  let up = true
+  try {
+    process.kill(s.pid, 0)
+  } catch {
+    up = false
+  }
+  server = up ? s : await s.restart()
+  return server
+}
 
 
 const background = (args: ReadonlyArray<string>) => {
@@ -61,10 +78,11 @@ describe("push whose PostgreSQL server goes away mid-push", () => {
   ] as const) {
     it.live(`${how}: the PostgreSQL index named (host, port, database), exit 6, never 'a file'`, () =>
       Effect.gen(function*() {
-        const s = yield* Effect.promise(() => startPgServer())
-        server = s
+        const s = yield* Effect.promise(running)
         const c = corpus(30, 300)
         yield* importOnce(c.policy, c.local, c.plan)
+        // A new empty database of that name (a case before may have left one).
+        yield* Effect.promise(() => pgQuery(s.url, "DROP DATABASE IF EXISTS gone"))
         yield* Effect.promise(() => pgQuery(s.url, "CREATE DATABASE gone"))
         const url = withDatabase(s.url, "gone")
         yield* IndexPostgres.migrate(url)

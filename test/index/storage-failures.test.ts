@@ -64,6 +64,24 @@ const agentsFixture = path.join(fixturesDir, "muse-agents", "agents")
 
 const importArgs = (index: string, agentsRoot: string) => ["import", "--index", index, "--agents-root", agentsRoot, "--workspace", path.dirname(agentsRoot)]
 
+let agentsImport: string | undefined
+/**
+ * The bundled Muse agents fixtures imported by the CLI, once for this file, into a file nothing else opens; the
+ * cases that need such an index (to read, damage, lock, mount read-only) get a copy of it at `to`, byte for byte the
+ * index that import writes there.
+ */
+const importedAgentsAt = (to: string): string => {
+  if (agentsImport === undefined) {
+    const index = path.join(tempDir("si-agents-ix-"), "index.db")
+    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    // The import leaves the index whole in one file (rollback journal): a copy of it is the index.
+    expect(fs.readdirSync(path.dirname(index))).toEqual(["index.db"])
+    agentsImport = index
+  }
+  fs.copyFileSync(agentsImport, to)
+  return to
+}
+
 describe("a full disk", () => {
   it("import on a 2 MiB disk: STORE_UNAVAILABLE (exit 6) naming the full disk, the envelope with --json; with space, a re-run converges to an uninterrupted import", () =>
     Effect.runPromise(Effect.gen(function*() {
@@ -156,8 +174,7 @@ describe("a full disk", () => {
 
   it("export --out never overwrites: an existing file is refused before anything is written, and left as it was", () => {
     const dir = tempDir()
-    const index = path.join(dir, "i.db")
-    expect(cli(importArgs(index, path.join(fixturesDir, "muse-agents", "agents"))).code).toBe(0)
+    const index = importedAgentsAt(path.join(dir, "i.db"))
     const out = path.join(dir, "out")
     fs.mkdirSync(out)
     fs.writeFileSync(path.join(out, "t.json"), "keep me\n")
@@ -176,9 +193,7 @@ describe("a full disk", () => {
   })
 
   it("stdout that cannot be written (redirected to a full device): OUTPUT_WRITE_FAILED (exit 7) on stderr, not a silent exit 0", () => {
-    const dir = tempDir()
-    const index = path.join(dir, "i.db")
-    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
     const full = fs.openSync("/dev/full", "w")
     try {
       for (
@@ -240,6 +255,19 @@ const reads = (index: string, env?: Record<string, string>, uid?: number) => {
   }
 }
 
+let fixtureReads: ReturnType<typeof reads> | undefined
+/**
+ * What every read command answers on a writable copy of the imported fixtures (run once for this file): the
+ * reference the read-only cases compare with, each over its own copy of the same index.
+ */
+const readsOfAgentsImport = () => {
+  if (fixtureReads === undefined) {
+    fixtureReads = reads(importedAgentsAt(path.join(tempDir(), "index.db")))
+    expect(fixtureReads.sessions.code).toBe(0)
+  }
+  return fixtureReads
+}
+
 const expectSameReads = (got: ReturnType<typeof reads>, want: ReturnType<typeof reads>) => {
   for (const k of Object.keys(want) as Array<keyof typeof want>) {
     expect({ k, code: got[k].code, stderr: got[k].stderr }).toEqual({ k, code: 0, stderr: want[k].stderr })
@@ -258,10 +286,8 @@ const leaveInWal = (file: string) => {
 describe("a read-only index", () => {
   it("on a read-only mount: every read command works and answers as before; import says read-only (exit 6)", () => {
     const disk = tmpfs("16m")
-    const index = path.join(disk, "index.db")
-    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
-    const before = reads(index)
-    expect(before.sessions.code).toBe(0)
+    const index = importedAgentsAt(path.join(disk, "index.db"))
+    const before = readsOfAgentsImport()
     const listing = snapshotTree(disk)
     remount(disk, "ro")
     try {
@@ -312,10 +338,9 @@ describe("a read-only index", () => {
     for (const wal of [false, true]) {
       const folder = path.join(base, wal ? "wal" : "rollback")
       fs.mkdirSync(folder)
-      const index = path.join(folder, "index.db")
-      expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+      const index = importedAgentsAt(path.join(folder, "index.db"))
       if (wal) leaveInWal(index)
-      const before = reads(index)
+      const before = readsOfAgentsImport()
       fs.chmodSync(index, 0o444)
       fs.chmodSync(folder, 0o555)
       const listing = snapshotTree(folder)
@@ -333,9 +358,7 @@ describe("a read-only index", () => {
 
 describe("a damaged or busy index", () => {
   it("a damaged index: every command is STORE_UNAVAILABLE naming the damage, with a remedy, never a SQL error", () => {
-    const dir = tempDir()
-    const index = path.join(dir, "i.db")
-    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
     // Keep the header page (the file is still ours), garble every page after it.
     const size = fs.statSync(index).size
     const fd = fs.openSync(index, "r+")
@@ -351,9 +374,7 @@ describe("a damaged or busy index", () => {
   }, 60_000)
 
   it("an index another process holds locked: import is STORE_UNAVAILABLE saying so, never a SQL error", () => {
-    const dir = tempDir()
-    const index = path.join(dir, "i.db")
-    expect(cli(importArgs(index, agentsFixture)).code).toBe(0)
+    const index = importedAgentsAt(path.join(tempDir(), "i.db"))
     const db = new Database(index)
     try {
       db.exec("BEGIN EXCLUSIVE")

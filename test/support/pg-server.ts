@@ -63,19 +63,57 @@ export interface PgServer {
   readonly port: number
   /** The server's process id (its postmaster; the backends are its children). */
   readonly pid: number
+  /** The server's folder (`/tmp/si-pg-*`: its data folder, sockets and log). */
+  readonly base: string
   /** Stops the server (immediate shutdown) and removes its folder. */
   readonly stop: () => void
+  /**
+   * Starts the server again on the same data folder (no new `initdb`: a restart, with crash recovery when it was
+   * killed), on a free port; stops it first when it still runs. Answers the restarted server: this one's `url`,
+   * `port` and `pid` no longer apply, and either `stop` ends the restarted one.
+   */
+  readonly restart: () => Promise<PgServer>
 }
+
+/** Options of {@link startPgServer}. */
+export interface PgServerOptions {
+  /**
+   * The process whose end ends the server (default: this process): a watchdog started beside the server stops it
+   * and removes its folder once that process is gone, so that a test run killed (SIGKILL, a crash) leaves no
+   * server nor `/tmp/si-pg-*` folder behind.
+   */
+  readonly owner?: number
+}
+
+/**
+ * The watchdog's shell script (`$1` the owner's pid, `$2` the server's folder): waits while the owner lives and the
+ * folder is there; when the owner is gone first, stops the postmaster named by `postmaster.pid` (only if that
+ * process still runs on this data folder: a stale pid may be another program's now) and removes the folder.
+ */
+const WATCHDOG = `
+while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done
+[ -d "$2" ] || exit 0
+pid=$(head -n 1 "$2/data/postmaster.pid" 2>/dev/null)
+if [ -n "$pid" ] && tr '\\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "$2/data"; then
+  kill -QUIT "$pid" 2>/dev/null
+  i=0
+  while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL "$pid" 2>/dev/null
+fi
+rm -rf "$2"
+`
 
 /**
  * Start a server: `initdb` into a new folder below the system's temporary
  * folder (not `TMPDIR` of the run, which the server's user may not enter),
  * then `postgres` on a free port with fsync off (a test server), waiting
- * until it accepts connections. Throws, saying why, when it cannot.
+ * until it accepts connections; a watchdog stops it when `options.owner`
+ * (this process) ends without stopping it. Throws, saying why, when it cannot.
  */
-export const startPgServer = async (): Promise<PgServer> => {
+export const startPgServer = async (options: PgServerOptions = {}): Promise<PgServer> => {
   const found = findPgBin()
   if ("error" in found) throw new Error(found.error)
+  const bin = found.bin
   const user = serverUser()
   const base = fs.mkdtempSync(path.join(fs.existsSync("/tmp") ? "/tmp" : os.tmpdir(), "si-pg-"))
   fs.chmodSync(base, 0o755)
@@ -88,7 +126,7 @@ export const startPgServer = async (): Promise<PgServer> => {
     fs.chownSync(sockets, user.uid, user.gid)
   }
   const as = user !== undefined ? { uid: user.uid, gid: user.gid } : {}
-  const init = spawnSync(path.join(found.bin, "initdb"), ["-D", data, "-U", "si", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
+  const init = spawnSync(path.join(bin, "initdb"), ["-D", data, "-U", "si", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], {
     encoding: "utf8",
     cwd: base,
     ...as
@@ -97,60 +135,76 @@ export const startPgServer = async (): Promise<PgServer> => {
     fs.rmSync(base, { recursive: true, force: true })
     throw new Error(`initdb failed (exit ${init.status}): ${init.stderr || init.error?.message}`)
   }
-  let lastError = ""
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePort()
-    const log = path.join(base, "server.log")
-    const logFd = fs.openSync(log, "a")
-    if (user !== undefined) fs.chownSync(log, user.uid, user.gid)
-    const child = spawn(
-      path.join(found.bin, "postgres"),
-      ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", sockets, "-c", "fsync=off", "-c", "synchronous_commit=off",
-        "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=64MB"],
-      { cwd: base, stdio: ["ignore", logFd, logFd], detached: true, ...as }
-    )
-    fs.closeSync(logFd)
-    child.unref()
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-    let up = false
-    for (let i = 0; i < 200 && !up; i++) {
-      const done = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 100))])
-      if (done) break
-      up = await canConnect(port)
+  spawn("sh", ["-c", WATCHDOG, "si-pg-watchdog", String(options.owner ?? process.pid), base], { stdio: "ignore", detached: true }).unref()
+
+  const stopPid = (pid: number) => {
+    try {
+      process.kill(pid, "SIGQUIT")
+    } catch {
+      // already gone
     }
-    if (up) {
-      const url = `postgres://si@127.0.0.1:${port}/postgres`
-      return {
-        url,
-        port,
-        pid: child.pid!,
-        stop: () => {
-          try {
-            process.kill(child.pid!, "SIGQUIT")
-          } catch {
-            // already gone
+    for (let i = 0; i < 50; i++) {
+      try {
+        process.kill(pid, 0)
+      } catch {
+        break
+      }
+      spawnSync("sleep", ["0.1"])
+    }
+  }
+
+  const launch = async (): Promise<PgServer> => {
+    let lastError = ""
+    for (let attempt = 0; attempt < 5; attempt++) {
+      // After a kill, the old backends may hold the shared memory for a moment: wait a little before a retry.
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 300))
+      const port = await freePort()
+      const log = path.join(base, "server.log")
+      const logFd = fs.openSync(log, "a")
+      if (user !== undefined) fs.chownSync(log, user.uid, user.gid)
+      const child = spawn(
+        path.join(bin, "postgres"),
+        ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", sockets, "-c", "fsync=off", "-c", "synchronous_commit=off",
+          "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=64MB"],
+        { cwd: base, stdio: ["ignore", logFd, logFd], detached: true, ...as }
+      )
+      fs.closeSync(logFd)
+      child.unref()
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      let up = false
+      for (let i = 0; i < 200 && !up; i++) {
+        const done = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 100))])
+        if (done) break
+        up = await canConnect(port)
+      }
+      if (up) {
+        const pid = child.pid!
+        return {
+          url: `postgres://si@127.0.0.1:${port}/postgres`,
+          port,
+          pid,
+          base,
+          stop: () => {
+            stopPid(pid)
+            fs.rmSync(base, { recursive: true, force: true })
+          },
+          restart: () => {
+            stopPid(pid)
+            return launch()
           }
-          for (let i = 0; i < 50; i++) {
-            try {
-              process.kill(child.pid!, 0)
-            } catch {
-              break
-            }
-            spawnSync("sleep", ["0.1"])
-          }
-          fs.rmSync(base, { recursive: true, force: true })
         }
       }
+      try {
+        process.kill(child.pid!, "SIGKILL")
+      } catch {
+        // exited
+      }
+      lastError = fs.readFileSync(log, "utf8").split("\n").slice(-5).join("\n")
     }
-    try {
-      process.kill(child.pid!, "SIGKILL")
-    } catch {
-      // exited
-    }
-    lastError = fs.readFileSync(log, "utf8").split("\n").slice(-5).join("\n")
+    fs.rmSync(base, { recursive: true, force: true })
+    throw new Error(`PostgreSQL did not start: ${lastError}`)
   }
-  fs.rmSync(base, { recursive: true, force: true })
-  throw new Error(`PostgreSQL did not start: ${lastError}`)
+  return launch()
 }
 
 /** Whether the server on `port` completes a startup handshake (a real connection, through `pg`). */
