@@ -38,6 +38,17 @@ export const sessionUri = (uid: string): string => `session://${uid}`
 
 const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
 
+/**
+ * The largest `maxChars` of `get_session` and `get_events` (characters of transcript or event text): a page of
+ * this many characters of ordinary text (UTF-8 up to 3 bytes a character) fits the 8 MiB line an answer may be
+ * (`maxLineBytes` of `./framing.ts`) though the answer holds its text twice (as text content and structured
+ * content). A larger budget is refused `-32602` as an argument error, named in the tools' input schemas
+ * (`maximum`); text dense in escapes may still make an answer too long (`-32602`, the resource limit).
+ */
+export const MAX_CHARS_LIMIT = 1_000_000
+/** A `maxChars` argument: an integer from 1 to {@link MAX_CHARS_LIMIT}. */
+const MaxChars = PositiveInt.pipe(Schema.lessThanOrEqualTo(MAX_CHARS_LIMIT))
+
 /** Arguments of `list_sessions`. */
 export const ListSessionsParams = Schema.Struct({
   provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only sessions of this provider." })),
@@ -65,7 +76,7 @@ export const SearchSessionsParams = Schema.Struct({
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
   id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
-  maxChars: Schema.optional(PositiveInt.annotations({ description: "The page's budget in characters of transcript text (default 20000)." })),
+  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters of transcript text (default 20000, at most 1000000)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
@@ -76,7 +87,7 @@ export const GetEventsParams = Schema.Struct({
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
-  maxChars: Schema.optional(PositiveInt.annotations({ description: "Budget in characters of event text for the whole answer (default 20000); a longer text is clipped (truncated: true)." }))
+  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true)." }))
 })
 
 const DEFAULT_LIST_LIMIT = 50
