@@ -46,3 +46,29 @@ describe("redaction 12: a letters-only value under a password's or a secret's na
     expect(r.text(once)).toBe(once)
   })
 })
+
+describe("redaction 12: a YAML mapping under a secret's name (credentials:, secrets:, auth:)", () => {
+  const M = marker("secret-mapping")
+
+  it("the values of its indented `key: value` lines go (nested mappings and lists too), the keys and comments stay", () => {
+    expect(r.text("credentials:\n  username: admin\n  password: hunter\n  port: 5432\nname: app\n"))
+      .toBe(`credentials:\n  username: ${M}\n  password: ${M}\n  port: ${M}\nname: app\n`)
+    expect(r.text("auth:\n  type: basic\n  user: \"bob\" # the user\n")).toBe(`auth:\n  type: ${M}\n  user: "${M}" # the user\n`)
+    expect(r.text("app:\n  secrets:\n    db:\n      password: x\n    list:\n      - one\n      - 'two'\n  mode: prod"))
+      .toBe(`app:\n  secrets:\n    db:\n      password: ${M}\n    list:\n      - ${M}\n      - '${M}'\n  mode: prod`)
+    expect(r.text("Credentials:   # prod\r\n  user: bob\r\n\r\n  pass: hunter\r\nnext: 1")).toBe(`Credentials:   # prod\r\n  user: ${M}\r\n\r\n  pass: ${M}\r\nnext: 1`)
+    // YAML held in a JSON string (its newlines escaped)
+    expect(r.text("{\"out\": \"credentials:\\n  user: bob\\n  token: abc\\nother: 1\"}")).toBe(`{"out": "credentials:\\n  user: ${M}\\n  token: ${M}\\nother: 1"}`)
+    // the JSON string ends on the mapping's last line: its quote and what follows stay
+    expect(r.text("{\"out\": \"x: 1\\nsecrets:\\n  a: b\\n  c: d\", \"n\": 1}")).toBe(`{"out": "x: 1\\nsecrets:\\n  a: ${M}\\n  c: d", "n": 1}`)
+  })
+
+  it("an ordinary mapping stays, and so do booleans, nulls, references, empty values and a name without a mapping", () => {
+    for (
+      const keep of [
+        "database:\n  host: db\n  port: 5432\n", "auth: true\nuser: bob", "credentials:\n  enabled: true\n  path: ${CREDS}\n  file: ~\n  user:\n",
+        "settings:\n  theme: dark\ncredentials: none\n", "author:\n  name: bob\n", "oauth_client:\n  id: web\n"
+      ]
+    ) stays(keep)
+  })
+})

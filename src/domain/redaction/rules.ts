@@ -661,6 +661,96 @@ const redactBlocksBy = (s: string, heads: RegExp, nl: string, cr: string): strin
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** The final words of a `secret-mapping` key: those of `secret-nested`, and `auth` (any case), longest first. */
+const MAPPING_WORDS = [...new Set([...NESTED_WORDS, "auth", "Auth", "AUTH"])].sort((a, b) => b.length - a.length)
+/** Where a `secret-mapping` key line may end: a final word, maybe its closing quote, `:`, maybe a comment, the line's end. */
+const MAPPING_HEAD = new RegExp(`(?:${MAPPING_WORDS.join("|")})["']?:[ \\t]*(?:#[^\\n\\\\]*)?\\r?\\n`, "g")
+const MAPPING_HEAD_ESCAPED = new RegExp(`(?:${MAPPING_WORDS.join("|")})(?:\\\\?["'])?:[ \\t]*(?:#[^\\n\\\\]*)?(?:\\\\r)?\\\\n`, "g")
+/** A key line whose value is the mapping below it: indentation, maybe `- `, the key (maybe quoted), `:`, maybe a comment. */
+const MAPPING_KEY = /^([ \t]*)(-[ \t]+)?(\\?["']?)([A-Za-z0-9_.-]{1,300})\3[ \t]*:[ \t]*(?:#.*)?$/
+/**
+ * A line of the mapping: indentation, maybe `- `, maybe a key and `:`, then the value (quoted, or plain: no `"` or
+ * backslash in it, so a JSON string that ends on the line is no value) and maybe a comment.
+ */
+const MAPPING_LINE = /^([ \t]*(?:-[ \t]+)?(?:(?:\\?["'])?[A-Za-z0-9_.$@\/-]{1,300}(?:\\?["'])?[ \t]*:[ \t]+)?)(?:(\\?["'])(.*?)\2|([^\s#"'\\|>\[{&*!%@`][^#"\\]*?))([ \t]+#.*)?[ \t]*$/
+/** Plain YAML scalars that are no string: booleans and null. */
+const YAML_NOT_STRING = /^(?:true|false|True|False|TRUE|FALSE|yes|no|Yes|No|YES|NO|on|off|On|Off|ON|OFF|null|Null|NULL|~)$/
+
+/**
+ * The `secret-mapping` rule by hand: a YAML mapping under a secret's name (`credentials:`, `secrets:`, `auth:`,
+ * `db_password:`, ... then the line's end: the key's value is the block below it), its lines those indented more
+ * than the key (blank lines between them). Each line's value (after `key:` or `- `, quoted or plain, a comment after
+ * it staying) goes when it is a secret for the name's kind ({@link leafSecret}; `auth` and `credentials` as a
+ * password's: every string and number); keys, nested keys, booleans, null, references and empty values stay. A
+ * block is read at most 64k characters. Lines ended by a newline, or (YAML held in a JSON string) by a `\n` escape.
+ */
+const redactMappings = (s: string): string => {
+  const once = redactMappingsBy(s, MAPPING_HEAD, "\n", "\r")
+  return once.includes("\\n") ? redactMappingsBy(once, MAPPING_HEAD_ESCAPED, "\\n", "\\r") : once
+}
+
+/** {@link redactMappings} with lines ended by `nl` (a newline, or a `\n` escape), maybe after `cr`, their key lines found by `heads`. */
+const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): string => {
+  const M = marker("secret-mapping")
+  let out = ""
+  let done = 0
+  heads.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = heads.exec(s)) !== null) {
+    const headEnd = m.index + m[0].length
+    if (m.index < done) continue
+    const lineEnd = headEnd - nl.length
+    const nlBefore = s.lastIndexOf(nl, m.index)
+    const lineStart = nlBefore < 0 ? 0 : nlBefore + nl.length
+    let line = s.slice(lineStart, lineEnd)
+    if (line.endsWith(cr)) line = line.slice(0, -cr.length)
+    // YAML held in a JSON string: its first line starts after the string's opening quote
+    const q = nl === "\n" || nlBefore >= 0 ? -1 : line.lastIndexOf("\"")
+    const k = MAPPING_KEY.exec(q < 0 ? line : line.slice(q + 1))
+    if (k === null) continue
+    const name = k[4].slice(k[4].lastIndexOf(".") + 1)
+    const kind = /^auth$/i.test(name) ? "secret" : underKind(secretKeyKind(name), name)
+    if (kind === "none" || kind === "header") continue
+    const keyCol = k[1].length + (k[2]?.length ?? 0)
+    const limit = Math.min(s.length, headEnd + 65536)
+    let p = headEnd
+    let end = headEnd
+    let pieces = ""
+    let last = headEnd
+    while (p < limit) {
+      let e = s.indexOf(nl, p)
+      if (e < 0 || e > limit) e = limit
+      let ind = p
+      while (ind < e && (s.charCodeAt(ind) === 32 || s.charCodeAt(ind) === 9)) ind++
+      const contentEnd = cr.length > 0 && s.startsWith(cr, e - cr.length) && e - cr.length >= ind ? e - cr.length : e
+      if (ind < contentEnd) {
+        if (ind - p <= keyCol) break
+        const v = MAPPING_LINE.exec(s.slice(p, contentEnd))
+        if (v !== null) {
+          const quoted = v[3] !== undefined
+          const text = quoted ? v[3] : v[4]
+          const value: unknown = !quoted && /^-?[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(text) ? Number(text) : text
+          // (a plain value ending in `:` or holding `: ` is a key the line pattern did not read: a nested key's line)
+          const plainKey = !quoted && (text.endsWith(":") || /:[ \t]/.test(text))
+          if (!plainKey && (quoted || !YAML_NOT_STRING.test(text)) && text.length > 0 && leafSecret(kind, value)) {
+            const at = p + v[1].length + (quoted ? v[2].length : 0)
+            pieces += s.slice(last, at) + M
+            last = at + text.length
+          }
+        }
+        end = contentEnd
+      }
+      p = e + nl.length
+    }
+    if (last > headEnd) {
+      out += s.slice(done, headEnd) + pieces
+      done = last
+    }
+    if (heads.lastIndex < end) heads.lastIndex = end
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
 /** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
 /** The final words of `secret-line`'s names, then `=` (maybe after white space). */
@@ -951,6 +1041,19 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // every match holds `:` then at most 8 spaces or tabs then `[` or `{`: the last characters before the bracket
     gate: [":[", ":{", ": [", ": {", ":\t[", ":\t{", "  [", "  {", "\t[", "\t{", "\t [", "\t {"],
     apply: (s) => redactNested(s),
+    byHand: true
+  },
+  {
+    // A YAML mapping under a secret's name: `credentials:`, `secrets:`, `auth:` (and the names of `secret-nested`)
+    // ending their line, then indented `key: value` (and `- value`) lines: the values that are secrets for the name
+    // (see leafSecret: every string and number under credentials, secrets, auth and a password's name) go, the keys
+    // and comments stay; booleans, null, references stay, and so does an ordinary mapping (`database:`). Read by hand
+    // (indentation): the pattern says where a match starts.
+    id: "secret-mapping",
+    pattern: re(String.raw`(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?|[Aa]uth|AUTH)["']?:[ \t]*(?:#[^\n]*)?\r?\n`),
+    // every match holds a final word then `:` (maybe after its quote or an escaped quote)
+    hints: [...new Set(MAPPING_WORDS.flatMap((w) => [w + ":", w + "\":", w + "':", w + "\\\":"]))],
+    apply: (s) => redactMappings(s),
     byHand: true
   },
   {
