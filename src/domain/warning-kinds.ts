@@ -18,6 +18,14 @@
 export const USAGE_NOT_VALID = "usage-not-valid"
 
 /**
+ * The warning kind a provider counts for a record or line whose time is not valid (a timestamp that is no date,
+ * out of range, negative, not a number): its events are kept with `occurredAt` null (issue 7). Claude Code's and
+ * Muse agents' records modules name it too; AgentMux counts it for a receive time (`output.tsidx` `ms`) that is
+ * no date.
+ */
+export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
+
+/**
  * The diagnostic code of a parse warning given as a diagnostic (`inspect`'s
  * diagnostics; `StreamOptions.onWarning` of a provider whose discovery reads
  * no lines, AgentMux): `details` is the warning, `{kind, count, firstLine}`.
@@ -35,7 +43,7 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
  * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
- * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents);
+ * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents, AgentMux);
  * - `progress-record`: a `progress` record, kept raw as a `meta` event (Claude Code);
  * - `subagent-meta-not-valid`: a subagent's `agent-<id>.meta.json` not valid, its events kept (Claude Code).
  */
@@ -43,7 +51,7 @@ export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string
   [USAGE_NOT_VALID]: { kept: "kept without usage", why: "a token count or cost not valid" },
   "invalid-utf8": { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
   "unknown-block": { kept: "kept with content not understood", why: "kept raw, as meta events" },
-  "timestamp-not-valid": { kept: "kept without a time", why: "a timestamp not valid" },
+  [TIMESTAMP_NOT_VALID]: { kept: "kept without a time", why: "a timestamp not valid" },
   "progress-record": { kept: "kept as progress", why: "a tool's or hook's progress, its data kept raw as meta events" },
   "subagent-meta-not-valid": {
     kept: "kept without their subagent's meta.json",

@@ -118,9 +118,25 @@ describe("MCP tool arguments: a bad one says what is allowed", () => {
 
   it("the cases the tester met: get_session maxChars -5, get_events limit 100000000", async () => {
     const a = await failure("get_session", { id: "sess-args", maxChars: -5 })
-    expect((a.data as any).message).toBe("get_session: maxChars: expected an integer, at least 1, got -5")
+    expect((a.data as any).message).toBe("get_session: maxChars: expected an integer from 1 to 1000000, got -5")
     const b = await failure("get_events", { id: "sess-args", limit: 100_000_000 })
     expect((b.data as any).message).toBe("get_events: limit: expected an integer from 1 to 100000, got 100000000")
+  })
+
+  it("maxChars has a maximum in the input schema (1000000: a page that fits the 8 MiB a line holds); above it is -32602", async () => {
+    for (const name of ["get_session", "get_events"]) {
+      const tool = listed.find((t) => t.name === name)!
+      const p = tool.inputSchema.properties!.maxChars
+      const prop = { ...(p.$ref !== undefined ? (tool.inputSchema.$defs ?? {})[p.$ref.replace("#/$defs/", "")] : {}), ...p }
+      expect(prop.type, name).toBe("integer")
+      expect([prop.minimum, prop.maximum], name).toEqual([1, 1_000_000])
+      const e = await failure(name, { id: "sess-args", maxChars: 1_000_001 })
+      expect(e.code, name).toBe(-32602)
+      expect((e.data as any).message, name).toBe(`${name}: maxChars: expected an integer from 1 to 1000000, got 1000001`)
+    }
+    // the bound itself is a valid budget
+    const ok = await server.client.callTool({ name: "get_session", arguments: { id: "sess-args", maxChars: 1_000_000 } })
+    expect(ok.isError ?? false).toBe(false)
   })
 
   it("a missing required argument, an unknown one, several at once", async () => {

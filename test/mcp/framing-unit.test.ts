@@ -5,7 +5,7 @@
  * without being held; ids the server cannot carry answered as the client's.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { maxLineChars, mcpSerialization, nestedDeeper, plainError } from "../../src/layers/mcp/framing.js"
+import { maxLineChars, maxNesting, mcpSerialization, nestedDeeper, plainError, shallowId } from "../../src/layers/mcp/framing.js"
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 
@@ -99,5 +99,62 @@ describe("mcp framing: terminal controls never reach a terminal raw", () => {
     expect(nestedDeeper("[".repeat(100) + "]".repeat(100), 100)).toBe(false)
     expect(nestedDeeper(`{"a":"${"[".repeat(500)}\\","b":[1]}`, 100)).toBe(false)
     expect(nestedDeeper(`{"a":"\\\"${"{".repeat(500)}"}`, 100)).toBe(false)
+  })
+})
+
+describe("mcp framing: a line nested too deep is answered with its top-level id when a shallow scan reads it", () => {
+  const deep = (d: number) => "[".repeat(d) + "]".repeat(d)
+  const refusalOf = (line: string) => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(line + "\n")) as Array<any>
+    expect(out.map((m) => m._tag)).toEqual(["Ping"])
+    return JSON.parse(parser.encode({ _tag: "Pong" }) as string)
+  }
+
+  it("a number or a string id before or after the deep part: -32600 with that id", () => {
+    const D = deep(maxNesting + 50)
+    const cases: Array<[string, string | number]> = [
+      [`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{"x":${D}}}}`, 7],
+      [`{"jsonrpc":"2.0","method":"ping","params":{"x":${D}},"id":"req-8"}`, "req-8"],
+      [` { "id" : -2.5e3 , "params" : ${D} , "method":"ping","jsonrpc":"2.0"}`, -2500],
+      [`{"jsonrpc":"2.0","id":"a\\"b\\u00e9","params":[${D}]}`, "a\"b\u00e9"],
+      // strings holding brackets and quotes are skipped, not counted as structure
+      [`{"x":"]}{[\\"","params":${D},"id":9}`, 9]
+    ]
+    for (const [line, id] of cases) {
+      expect(refusalOf(line), line.slice(0, 60)).toEqual({
+        jsonrpc: "2.0",
+        id,
+        error: { code: -32600, message: `Invalid Request: a message nested deeper than ${maxNesting} levels (arrays and objects)` }
+      })
+    }
+  })
+
+  it("no usable top-level id: null (an id only inside params, an object or null id, a batch, a line that is no object)", () => {
+    const D = deep(maxNesting + 50)
+    for (
+      const line of [
+        `{"jsonrpc":"2.0","method":"ping","params":{"id":5,"x":${D}}}`,
+        `{"jsonrpc":"2.0","id":{"a":1},"params":${D}}`,
+        `{"jsonrpc":"2.0","id":null,"params":${D}}`,
+        `{"jsonrpc":"2.0","id":true,"params":${D}}`,
+        `[{"jsonrpc":"2.0","id":3,"method":"ping","params":${D}}]`,
+        D,
+        `{"jsonrpc":"2.0","id":4 4,"params":${D}}`
+      ]
+    ) expect(refusalOf(line).id, line.slice(0, 60)).toBeNull()
+  })
+
+  it("the scan reads the top level only: the last top-level id wins (as JSON.parse), the deep part is not parsed", () => {
+    expect(shallowId(`{"id":1,"params":${deep(10)},"id":"two"}`)).toBe("two")
+    expect(shallowId(`{"params":{"id":1},"id":2}`)).toBe(2)
+    expect(shallowId(`{"params":{"id":1}}`)).toBeNull()
+    expect(shallowId(`{"id":1,"params":${deep(200_000)}}`)).toBe(1)
+    expect(shallowId(`{"id":1,"params":"unterminated`)).toBeNull()
+    expect(shallowId(`{"id":1,"params":[[1]}`)).toBeNull()
+    expect(shallowId(`{"id":1} x`)).toBeNull()
+    expect(shallowId(`{"id":"x`)).toBeNull()
+    expect(shallowId(`{"id":01}`)).toBeNull()
+    expect(shallowId(`{"id":1e999}`)).toBeNull()
   })
 })

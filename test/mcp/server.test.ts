@@ -175,7 +175,7 @@ describe("mcp: tools", () => {
 
   it("get_session answers the metadata and pages the transcript to its end, each page within maxChars", async () => {
     const s = [...corpus.sessions].sort((a, b) => b.eventCount - a.eventCount)[0]
-    const whole = await call("get_session", { id: s.sessionUid, maxChars: 10_000_000 })
+    const whole = await call("get_session", { id: s.sessionUid, maxChars: 1_000_000 })
     expect(whole.session).toMatchObject({ uid: s.sessionUid, id: s.sessionId, provider: s.provider, eventCount: s.eventCount, uri: `session://${s.sessionUid}` })
     expect(whole.page.nextCursor).toBeNull()
     expect(whole.page.done).toBe(true)
@@ -344,8 +344,8 @@ describe("mcp: redaction and read-only", () => {
   it("no planted secret appears in any answer; with --no-redact they do", async () => {
     // Sweep every session: whole transcripts and every event.
     for (const s of corpus.sessions) {
-      await call("get_session", { id: s.sessionUid, maxChars: 10_000_000 })
-      await call("get_events", { id: s.sessionUid, limit: 100_000, maxChars: 10_000_000 })
+      await call("get_session", { id: s.sessionUid, maxChars: 1_000_000 })
+      await call("get_events", { id: s.sessionUid, limit: 100_000, maxChars: 1_000_000 })
     }
     await call("list_sessions", {})
     // Search cannot read a redacted value back: a query that matches only inside it finds nothing, whole or
@@ -363,7 +363,7 @@ describe("mcp: redaction and read-only", () => {
     try {
       const texts: Array<string> = []
       for (const s of corpus.sessions) {
-        const r = await raw.client.callTool({ name: "get_session", arguments: { id: s.sessionUid, maxChars: 10_000_000 } })
+        const r = await raw.client.callTool({ name: "get_session", arguments: { id: s.sessionUid, maxChars: 1_000_000 } })
         texts.push(JSON.stringify(answerOf(r)))
       }
       const rawAll = texts.join("\n")

@@ -35,6 +35,7 @@ import type { InvalidCursor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type TokenUsage, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
+import { TIMESTAMP_NOT_VALID } from "../warning-kinds.js"
 import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 import { isStreamEvent } from "./record.js"
 
@@ -50,6 +51,18 @@ export interface SessionLine {
   /** Receive time, unix ms (null: no sidecar record at or before the line). */
   readonly receivedMs: number | null
 }
+
+/** The latest receive time a date can hold: 9999-12-31T23:59:59.999Z, unix ms. */
+const MAX_RECEIVE_MS = 253_402_300_799_999
+
+/**
+ * A receive time (unix ms, the sidecar's `ms`) as RFC 3339 UTC; null when it is no date: not a finite number,
+ * negative, or past 9999-12-31 (a larger number is not read as microseconds or nanoseconds, as a time of unknown
+ * unit would be: the sidecar's unit is the millisecond). The caller counts a non-null `ms` giving null as
+ * `timestamp-not-valid`.
+ */
+export const receiveTimeOf = (ms: number): string | null =>
+  Number.isFinite(ms) && ms >= 0 && ms <= MAX_RECEIVE_MS ? timestampOrNull(ms) : null
 
 /** What the mapping needs to know about the source. */
 export interface MapContext {
@@ -159,7 +172,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
 
   lines.forEach((line, index) => {
     const lineNo = index + 1
-    const at = line.receivedMs === null ? null : timestampOrNull(line.receivedMs)
+    const at = line.receivedMs === null ? null : receiveTimeOf(line.receivedMs)
+    // A receive time that is no date: counted, the line's events kept without a time (issue 7).
+    if (at === null && line.receivedMs !== null) warn(TIMESTAMP_NOT_VALID, lineNo)
     // Receive times may be slightly out of order (seed 002): the session spans the earliest to the latest.
     firstAt = earliestOf(firstAt, at)
     lastAt = latestOf(lastAt, at)

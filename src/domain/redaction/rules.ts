@@ -184,17 +184,40 @@ const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)(?![ \t]+(?:[-+*/%?]|==|if\b|e
 const NUMBER_EQ_END = String.raw`(?=[ \t]*(?:[,;)}\]\r\n#]|\\[nrt]|//|$))`
 const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
 
+/** After a letters-only value: the line's end (maybe after white space and a `#` comment; a `\n`/`\r` escape too). */
+const WORD_END = String.raw`(?=[ \t]*(?:#[^\n]*)?(?:\r?\n|\\[nr]|$))`
+
+/** Words that under a secret's name are a type, a keyword, a placeholder or prose, not the secret (lower case). */
+const NOT_A_SECRET_WORD = new Set([
+  "string", "str", "text", "number", "int", "integer", "float", "double", "bool", "boolean", "bytes", "byte", "char", "varchar",
+  "any", "unknown", "object", "array", "list", "dict", "map", "void", "never", "none", "null", "nil", "true", "false", "undefined",
+  "yes", "no", "on", "off", "required", "optional", "hidden", "masked", "redacted", "secret", "secrets", "password", "passwords",
+  "passwd", "passphrase", "empty", "blank", "unset", "set", "missing", "invalid", "wrong", "incorrect", "changed", "same",
+  "default", "see", "here", "there", "below", "above", "ok", "sensitive", "omitted", "removed", "todo", "tbd", "na", "env"
+])
+
+/**
+ * Whether a value of letters only (no digit: `hunter`), the whole rest of its line, is the secret of a name
+ * (lower case, `_`/`-` dropped, as {@link fieldName}): the name's last word is password, passwd, passphrase or secret
+ * (or their plurals; not a token's or a key's name: `token: abcdef` is too often a word), and the value is not a
+ * type, keyword, placeholder or prose word ({@link NOT_A_SECRET_WORD}, `xxx`), nor capitalized (`String`,
+ * `SecretStr`: a type).
+ */
+export const wordSecret = (name: string, v: string): boolean =>
+  /(?:password|passwd|passphrase|secret)s?$/.test(name) && !/^[A-Z]/.test(v) && !/^x+$/i.test(v) && !NOT_A_SECRET_WORD.has(v.toLowerCase())
+
 /**
  * The `secret-field` pattern: two alternatives (names that are secrets alone; names that need a word
- * before, or `pass`/`pwd` alone), each `(head)(?:(q)(quoted)q|(number)|(bare))` with the key's quote as a
- * group of the head: six groups each. A name (maybe after one or two `_`: `self._api_key`) starts at a line's
+ * before, or `pass`/`pwd` alone), each `(head)(?:(q)(quoted)q|(number)|(bare)|(word))` with the key's quote as a
+ * group of the head: seven groups each (`word`: letters only, the rest of the line, where `bare` takes no value that
+ * does not look like a secret; see {@link wordSecret}). A name (maybe after one or two `_`: `self._api_key`) starts at a line's
  * start, after white space, `{`, `,`, `(`, `[`, `;`, `.` (a member: `self.password = "…"`), `$`, `@`, `#`, `>`
  * (`$password`, `@password`, `this.#password`, `$this->password`), `:` (a Ruby symbol) or a `\n`/`\r`/`\t`
  * escape; its quotes may be escaped (`\"`, `\\\"`: JSON text in JSON text, at most 7 backslashes) and it
  * may be closed by `]` (an index: `env["DB_PASSWORD"] = …`); `:` may follow spaces (`"password" : …`); after
  * `=` or `=>` (PHP, Ruby, Perl) comes a quoted value or a number (`==` is a comparison);
  * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
- * time, and values are bounded (512 characters): linear. Which numbers go is {@link fieldReplace}'s call.
+ * time, and values are bounded (512 characters): linear. Which numbers and words go is {@link fieldReplace}'s call.
  */
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
@@ -202,11 +225,13 @@ const fieldAlternatives = (): string => {
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
-    const g = a * 6
+    const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
-    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare})`
+    // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
+    const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
+    return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare}|${word})`
   }).join("|")
 }
 
@@ -636,6 +661,96 @@ const redactBlocksBy = (s: string, heads: RegExp, nl: string, cr: string): strin
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** The final words of a `secret-mapping` key: those of `secret-nested`, and `auth` (any case), longest first. */
+const MAPPING_WORDS = [...new Set([...NESTED_WORDS, "auth", "Auth", "AUTH"])].sort((a, b) => b.length - a.length)
+/** Where a `secret-mapping` key line may end: a final word, maybe its closing quote, `:`, maybe a comment, the line's end. */
+const MAPPING_HEAD = new RegExp(`(?:${MAPPING_WORDS.join("|")})["']?:[ \\t]*(?:#[^\\n\\\\]*)?\\r?\\n`, "g")
+const MAPPING_HEAD_ESCAPED = new RegExp(`(?:${MAPPING_WORDS.join("|")})(?:\\\\?["'])?:[ \\t]*(?:#[^\\n\\\\]*)?(?:\\\\r)?\\\\n`, "g")
+/** A key line whose value is the mapping below it: indentation, maybe `- `, the key (maybe quoted), `:`, maybe a comment. */
+const MAPPING_KEY = /^([ \t]*)(-[ \t]+)?(\\?["']?)([A-Za-z0-9_.-]{1,300})\3[ \t]*:[ \t]*(?:#.*)?$/
+/**
+ * A line of the mapping: indentation, maybe `- `, maybe a key and `:`, then the value (quoted, or plain: no `"` or
+ * backslash in it, so a JSON string that ends on the line is no value) and maybe a comment.
+ */
+const MAPPING_LINE = /^([ \t]*(?:-[ \t]+)?(?:(?:\\?["'])?[A-Za-z0-9_.$@\/-]{1,300}(?:\\?["'])?[ \t]*:[ \t]+)?)(?:(\\?["'])(.*?)\2|([^\s#"'\\|>\[{&*!%@`][^#"\\]*?))([ \t]+#.*)?[ \t]*$/
+/** Plain YAML scalars that are no string: booleans and null. */
+const YAML_NOT_STRING = /^(?:true|false|True|False|TRUE|FALSE|yes|no|Yes|No|YES|NO|on|off|On|Off|ON|OFF|null|Null|NULL|~)$/
+
+/**
+ * The `secret-mapping` rule by hand: a YAML mapping under a secret's name (`credentials:`, `secrets:`, `auth:`,
+ * `db_password:`, ... then the line's end: the key's value is the block below it), its lines those indented more
+ * than the key (blank lines between them). Each line's value (after `key:` or `- `, quoted or plain, a comment after
+ * it staying) goes when it is a secret for the name's kind ({@link leafSecret}; `auth` and `credentials` as a
+ * password's: every string and number); keys, nested keys, booleans, null, references and empty values stay. A
+ * block is read at most 64k characters. Lines ended by a newline, or (YAML held in a JSON string) by a `\n` escape.
+ */
+const redactMappings = (s: string): string => {
+  const once = redactMappingsBy(s, MAPPING_HEAD, "\n", "\r")
+  return once.includes("\\n") ? redactMappingsBy(once, MAPPING_HEAD_ESCAPED, "\\n", "\\r") : once
+}
+
+/** {@link redactMappings} with lines ended by `nl` (a newline, or a `\n` escape), maybe after `cr`, their key lines found by `heads`. */
+const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): string => {
+  const M = marker("secret-mapping")
+  let out = ""
+  let done = 0
+  heads.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = heads.exec(s)) !== null) {
+    const headEnd = m.index + m[0].length
+    if (m.index < done) continue
+    const lineEnd = headEnd - nl.length
+    const nlBefore = s.lastIndexOf(nl, m.index)
+    const lineStart = nlBefore < 0 ? 0 : nlBefore + nl.length
+    let line = s.slice(lineStart, lineEnd)
+    if (line.endsWith(cr)) line = line.slice(0, -cr.length)
+    // YAML held in a JSON string: its first line starts after the string's opening quote
+    const q = nl === "\n" || nlBefore >= 0 ? -1 : line.lastIndexOf("\"")
+    const k = MAPPING_KEY.exec(q < 0 ? line : line.slice(q + 1))
+    if (k === null) continue
+    const name = k[4].slice(k[4].lastIndexOf(".") + 1)
+    const kind = /^auth$/i.test(name) ? "secret" : underKind(secretKeyKind(name), name)
+    if (kind === "none" || kind === "header") continue
+    const keyCol = k[1].length + (k[2]?.length ?? 0)
+    const limit = Math.min(s.length, headEnd + 65536)
+    let p = headEnd
+    let end = headEnd
+    let pieces = ""
+    let last = headEnd
+    while (p < limit) {
+      let e = s.indexOf(nl, p)
+      if (e < 0 || e > limit) e = limit
+      let ind = p
+      while (ind < e && (s.charCodeAt(ind) === 32 || s.charCodeAt(ind) === 9)) ind++
+      const contentEnd = cr.length > 0 && s.startsWith(cr, e - cr.length) && e - cr.length >= ind ? e - cr.length : e
+      if (ind < contentEnd) {
+        if (ind - p <= keyCol) break
+        const v = MAPPING_LINE.exec(s.slice(p, contentEnd))
+        if (v !== null) {
+          const quoted = v[3] !== undefined
+          const text = quoted ? v[3] : v[4]
+          const value: unknown = !quoted && /^-?[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(text) ? Number(text) : text
+          // (a plain value ending in `:` or holding `: ` is a key the line pattern did not read: a nested key's line)
+          const plainKey = !quoted && (text.endsWith(":") || /:[ \t]/.test(text))
+          if (!plainKey && (quoted || !YAML_NOT_STRING.test(text)) && text.length > 0 && leafSecret(kind, value)) {
+            const at = p + v[1].length + (quoted ? v[2].length : 0)
+            pieces += s.slice(last, at) + M
+            last = at + text.length
+          }
+        }
+        end = contentEnd
+      }
+      p = e + nl.length
+    }
+    if (last > headEnd) {
+      out += s.slice(done, headEnd) + pieces
+      done = last
+    }
+    if (heads.lastIndex < end) heads.lastIndex = end
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
 /** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
 /** The final words of `secret-line`'s names, then `=` (maybe after white space). */
@@ -653,6 +768,8 @@ const lineReplace = (m: string, head: string, value: string): string => {
   const joined = name.slice(name.lastIndexOf(".") + 1).replace(/^\\[nr]/, "").replace(/[_-]/g, "").toLowerCase()
   if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined)) return m
   if ((joined === "pass" || joined === "pwd") && !aloneSecret(value)) return m
+  // letters only (no digit, under 16 characters): only under a password's or a secret's name, and no type or keyword
+  if (/^[A-Za-z]{1,15}$/.test(value) && !wordSecret(joined, value)) return m
   return `${head}${marker("secret-line")}`
 }
 
@@ -927,6 +1044,19 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     byHand: true
   },
   {
+    // A YAML mapping under a secret's name: `credentials:`, `secrets:`, `auth:` (and the names of `secret-nested`)
+    // ending their line, then indented `key: value` (and `- value`) lines: the values that are secrets for the name
+    // (see leafSecret: every string and number under credentials, secrets, auth and a password's name) go, the keys
+    // and comments stay; booleans, null, references stay, and so does an ordinary mapping (`database:`). Read by hand
+    // (indentation): the pattern says where a match starts.
+    id: "secret-mapping",
+    pattern: re(String.raw`(?:${NAMES_ALONE}|${NAMES_AFTER}|[Cc]redentials?|CREDENTIALS?|[Aa]uth|AUTH)["']?:[ \t]*(?:#[^\n]*)?\r?\n`),
+    // every match holds a final word then `:` (maybe after its quote or an escaped quote)
+    hints: [...new Set(MAPPING_WORDS.flatMap((w) => [w + ":", w + "\":", w + "':", w + "\\\":"]))],
+    apply: (s) => redactMappings(s),
+    byHand: true
+  },
+  {
     // A secret under its name in structured text: JSON `"api_key": "…"` (also `\"…\"` in JSON text held in a
     // string, and `'…'`), YAML and the like `password: hunter2…`. The names are those of `secret-assignment` in
     // any case and style: words joined by `_`/`-` or camelCase ending in token, secret, password, passwd,
@@ -965,13 +1095,14 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // another character, or 16 characters or more) and be no code: not a reference (`$X`, `${X}`), a quote, a
     // list, a keyword (`None`, `null`, `true`), a call (`getpass()`), a member (`self.config.password`), an
     // identifier without digits (`user_password`, `defaultSecretValue`), nor part of an expression (`password = 1234
-    // + x`: the value is not the line's rest). `==` is a comparison. The name and `=` stay.
+    // + x`: the value is not the line's rest). `==` is a comparison. The name and `=` stay. A word of letters only
+    // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
     pattern: re(
       String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}=(?![=>~])[ \t]{0,40})` +
         String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
-        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16}))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
+        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
       "gm"
     ),
     hints: SECRET_LINE_HINTS,
@@ -1231,9 +1362,10 @@ const numberSecret = (name: string, n: string): boolean => {
  */
 const fieldReplace = (m: string, ...groups: Array<string>): string => {
   for (let a = 0; a < 2; a++) {
-    const [head, keyQuote, q, quoted, num, bare] = groups.slice(a * 6, a * 6 + 6)
+    const [head, keyQuote, q, quoted, num, bare, word] = groups.slice(a * 7, a * 7 + 7)
     if (head === undefined) continue
     const name = fieldName(head)
+    if (word !== undefined) return head.includes("=") || !wordSecret(name, word) ? m : `${head}${marker("secret-field")}`
     if (a === 0 && (PAGE_CURSOR_NAME.test(name) || COUNT_TOKENS.test(name))) return m
     if (num !== undefined) return numberSecret(name, num) ? `${head}${keyQuote}${marker("secret-field")}${keyQuote}` : m
     const alone = a === 1 && (name === "pass" || name === "pwd")

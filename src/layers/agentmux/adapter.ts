@@ -17,7 +17,7 @@ import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { checkAgentId } from "../../domain/agentmux/record.js"
-import { mapSession, type MappedSession, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
+import { mapSession, type MappedSession, receiveTimeOf, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
 import {
@@ -32,7 +32,6 @@ import {
   type Transcript
 } from "../../domain/model.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
-import { timestampOrNull } from "../../domain/timestamps.js"
 import { AccessPolicy, type AccessPolicyShape } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { ScanState, type ScanStateShape } from "./ScanState.js"
@@ -83,7 +82,8 @@ interface Deps {
   readonly maxDepth: number
 }
 
-const iso = (ms: number | null) => (ms === null ? null : timestampOrNull(ms))
+// a receive time that is no date (past 9999, negative) is no time, never misread in another unit
+const iso = (ms: number | null) => (ms === null ? null : receiveTimeOf(ms))
 
 /**
  * {@link iso} remembering its answers: the runs of a store's sessions share

@@ -22,7 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
-import { decodePageCursor, encodePageCursor, pageAt, textDigest, transcriptText } from "../../domain/transcript-pages.js"
+import { decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, queryMatches } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -37,6 +37,18 @@ export const sessionUri = (uid: string): string => `session://${uid}`
 // ---------------------------------------------------------------- arguments
 
 const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+
+/**
+ * The largest `maxChars` of `get_session` and `get_events` (characters of transcript or event text): a page of
+ * this many characters of ordinary text (UTF-8 up to 3 bytes a character) fits the 8 MiB line an answer may be
+ * (`maxLineBytes` of `./framing.ts`) though the answer holds its text twice (as text content and structured
+ * content). A larger budget is refused `-32602` as an argument error, named in the tools' input schemas
+ * (`maximum`). Within it an answer may still be too long (`-32602` `RESOURCE_LIMIT_EXCEEDED`, naming the line's
+ * bound): text dense in escapes, or `get_events`' fields of each event besides its text (ids, cursors) for many events.
+ */
+export const MAX_CHARS_LIMIT = 1_000_000
+/** A `maxChars` argument: an integer from 1 to {@link MAX_CHARS_LIMIT}. */
+const MaxChars = PositiveInt.pipe(Schema.lessThanOrEqualTo(MAX_CHARS_LIMIT))
 
 /** Arguments of `list_sessions`. */
 export const ListSessionsParams = Schema.Struct({
@@ -65,7 +77,7 @@ export const SearchSessionsParams = Schema.Struct({
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
   id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
-  maxChars: Schema.optional(PositiveInt.annotations({ description: "The page's budget in characters of transcript text (default 20000)." })),
+  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters of transcript text (default 20000, at most 1000000)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
@@ -76,7 +88,7 @@ export const GetEventsParams = Schema.Struct({
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
-  maxChars: Schema.optional(PositiveInt.annotations({ description: "Budget in characters of event text for the whole answer (default 20000); a longer text is clipped (truncated: true)." }))
+  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true)." }))
 })
 
 const DEFAULT_LIST_LIMIT = 50
@@ -338,17 +350,17 @@ export const getSession = (
 > =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadSession(p.id)
-    const shared = r.enabled ? events.map(r.event) : events
-    const t = transcriptText(shared)
-    const digest = textDigest(t.text)
+    const index = yield* Index
+    const { others, session } = yield* findSession(p.id)
+    const rendered = yield* renderedSession(index, r, session)
+    const { digest, text: t } = rendered
     const from = p.cursor === undefined
       ? 0
       : yield* decodePageCursor(p.cursor, { sessionUid: session.sessionUid, generation: session.generation, digest, length: t.text.length })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
-      session: metadata(r, session, shared, others),
+      session: { ...brief(r, session), model: rendered.model, otherSources: others.map((o) => o.sessionUid) },
       page: {
         text: t.text.slice(page.from, page.to),
         fromChar: page.from,
@@ -360,6 +372,60 @@ export const getSession = (
         done
       }
     }
+  })
+
+/** A session's transcript as `get_session` pages it: the text of its redacted events, its digest, its model (redacted). */
+interface RenderedSession {
+  /** What it was rendered from: the session's uid, generation, event count and last time. */
+  readonly key: string
+  readonly text: TranscriptText
+  readonly digest: string
+  readonly model: string | null
+}
+
+/** What a rendered session was rendered from: the session's uid, generation, event count and last time. */
+const keyOf = (s: SessionRow): string => JSON.stringify([s.sessionUid, s.generation, s.eventCount, s.lastAt])
+
+/** How many rendered sessions a server keeps per index and redaction (the latest used). */
+const RENDERED_KEPT = 2
+
+/** The rendered sessions of each index (the service instance a server uses) and redaction. */
+const renderedCache = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<RenderedSession>>>()
+
+/**
+ * The transcript text of `session` as `get_session` pages it, rendered once per session state (its uid,
+ * generation, event count and last time: a session a later import appended to or replaced is rendered anew)
+ * and kept for the next pages, the latest {@link RENDERED_KEPT} sessions per index and redaction: a page then
+ * costs the page (a slice and a digest check), not the whole transcript (its events loaded, redacted, rendered and
+ * hashed: ~1 s at 20,000 events). The errors of `loadSession` (`ResourceLimitExceeded` for a session too large).
+ */
+const renderedSession = (
+  index: IndexShape,
+  r: RedactionShape,
+  session: SessionRow
+): Effect.Effect<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const key = keyOf(session)
+    let byRedaction = renderedCache.get(index)
+    if (byRedaction === undefined) renderedCache.set(index, byRedaction = new WeakMap())
+    let kept = byRedaction.get(r)
+    if (kept === undefined) byRedaction.set(r, kept = [])
+    const at = kept.findIndex((k) => k.key === key)
+    if (at >= 0) {
+      const hit = kept[at]
+      kept.splice(at, 1)
+      kept.push(hit)
+      return hit
+    }
+    const { events, session: loaded } = yield* loadSession(session.sessionUid)
+    const shared = r.enabled ? events.map(r.event) : events
+    const text = transcriptText(shared)
+    const m = metadata(r, loaded, shared, [])
+    // keyed by the state loaded (the index may have changed since `session` was read)
+    const rendered: RenderedSession = { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model }
+    kept.push(rendered)
+    if (kept.length > RENDERED_KEPT) kept.splice(0, kept.length - RENDERED_KEPT)
+    return rendered
   })
 
 /** An event as `get_events` answers it (redacted; ids and cursor kept). */

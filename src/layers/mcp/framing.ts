@@ -18,7 +18,7 @@
  * - a `tools/call` without `arguments` (optional in MCP) gets `{}`, so an
  *   unknown tool is the `-32602` "not found" error and not a schema dump.
  * - a message nested deeper than {@link maxNesting} levels is `-32600`
- *   (id null) before it is parsed; a `tools/call` with more than
+ *   before it is parsed (its top-level id when {@link shallowId} reads it, else null); a `tools/call` with more than
  *   {@link maxArguments} arguments is `-32602`.
  * Each refusal writes one line on stderr (`session-ingest mcp: …`) and the
  * server carries on with the next line: the reader never throws (a line it
@@ -62,7 +62,7 @@ export const maxLineChars = 16 * 1024 * 1024
 
 /**
  * The deepest nesting of arrays and objects a message may have; a deeper
- * line is refused (`-32600`, id null) before it is parsed, so no recursive
+ * line is refused (`-32600`, the id {@link shallowId} reads, else null) before it is parsed, so no recursive
  * step (a `JSON.stringify`, a schema's walk, an error's echo) meets it.
  * MCP's messages nest a few levels; this server's tool arguments are flat.
  */
@@ -169,6 +169,113 @@ export const nestedDeeper = (text: string, limit: number): boolean => {
 }
 
 type JsonId = string | number
+
+/** A JSON number, whole (sticky: tried at one position). */
+const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y
+
+/**
+ * The top-level `"id"` of a JSON text that is one object, read without parsing its values: each member's key is
+ * read, the value of `"id"` taken when it is a string or a finite number, every other value skipped (strings to
+ * their closing quote, arrays and objects by counting brackets outside strings, literals to the next `,` or `}`).
+ * Linear, never recursive: for a line nested too deep to parse, whose refusal should still carry the request's id.
+ * The last top-level `"id"` wins (as `JSON.parse`). `null` when the text is not an object at its top level (a
+ * batch, a scalar, a member or a string left open, anything after the object's `}`), or its id is none of these.
+ */
+export const shallowId = (text: string): JsonId | null => {
+  const n = text.length
+  let i = 0
+  const blank = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i)
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break
+      i++
+    }
+  }
+  /** From an opening quote at `i`: the position after its closing quote, or -1. */
+  const stringEnd = (from: number): number => {
+    for (let k = from + 1; k < n; k++) {
+      const c = text.charCodeAt(k)
+      if (c === 92) k++
+      else if (c === 34) return k + 1
+    }
+    return -1
+  }
+  blank()
+  if (text.charCodeAt(i) !== 123) return null
+  i++
+  blank()
+  let id: JsonId | null = null
+  if (text.charCodeAt(i) === 125) i++
+  else {
+    for (;;) {
+      blank()
+      if (text.charCodeAt(i) !== 34) return null
+      const keyEnd = stringEnd(i)
+      if (keyEnd < 0) return null
+      let key: unknown
+      try {
+        key = JSON.parse(text.slice(i, keyEnd))
+      } catch {
+        return null
+      }
+      i = keyEnd
+      blank()
+      if (text.charCodeAt(i) !== 58) return null
+      i++
+      blank()
+      const c = text.charCodeAt(i)
+      const valueStart = i
+      if (c === 34) {
+        const e = stringEnd(i)
+        if (e < 0) return null
+        i = e
+      } else if (c === 123 || c === 91) {
+        let depth = 0
+        while (i < n) {
+          const d = text.charCodeAt(i)
+          if (d === 34) {
+            const e = stringEnd(i)
+            if (e < 0) return null
+            i = e
+            continue
+          }
+          i++
+          if (d === 123 || d === 91) depth++
+          else if ((d === 125 || d === 93) && --depth === 0) break
+        }
+        if (depth !== 0) return null
+      } else {
+        while (i < n) {
+          const d = text.charCodeAt(i)
+          if (d === 44 || d === 125 || d === 32 || d === 9 || d === 10 || d === 13) break
+          i++
+        }
+        if (i === valueStart) return null
+      }
+      if (key === "id") {
+        if (c === 34) {
+          try {
+            id = JSON.parse(text.slice(valueStart, i)) as string
+          } catch {
+            return null
+          }
+        } else {
+          JSON_NUMBER.lastIndex = valueStart
+          const m = JSON_NUMBER.exec(text)
+          const v = m !== null && JSON_NUMBER.lastIndex === i ? Number(m[0]) : Number.NaN
+          id = Number.isFinite(v) ? v : null
+        }
+      }
+      blank()
+      const sep = text.charCodeAt(i)
+      i++
+      if (sep === 125) break
+      if (sep !== 44) return null
+    }
+  }
+  blank()
+  return i === n ? id : null
+}
 
 const isId = (u: unknown): u is JsonId => typeof u === "string" || (typeof u === "number" && Number.isFinite(u))
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -353,7 +460,8 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
         const text = line.endsWith("\r") ? line.slice(0, -1) : line
         if (text.trim().length === 0) return
         if (nestedDeeper(text, maxNesting)) {
-          return refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a message nested deeper than ${maxNesting} levels (arrays and objects)`), text, out)
+          // Answered with the request's top-level id when a shallow scan reads it (the deep part is not parsed).
+          return refused(refuse(shallowId(text), JsonRpcCode.invalidRequest, `Invalid Request: a message nested deeper than ${maxNesting} levels (arrays and objects)`), text, out)
         }
         let value: unknown
         try {

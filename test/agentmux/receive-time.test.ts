@@ -1,0 +1,53 @@
+/**
+ * A receive time that is no date (session 12 leftover, issue 7's rule for every provider): the sidecar's `ms` of a
+ * line far outside what a date can hold (past 9999-12-31, or so large that it would be misread as microseconds),
+ * negative, NaN or infinite is a counted `timestamp-not-valid` warning (a kind whose lines are kept), and the
+ * line's events are kept without a time. A valid receive time gives the event its time and no warning.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { mapSession, type SessionLine } from "../../src/domain/agentmux/transcript.js"
+import { isKeptWarningKind } from "../../src/domain/warning-kinds.js"
+
+const j = (v: unknown) => JSON.stringify(v)
+const user = (text: string) => j({ type: "user", message: { role: "user", content: text }, session_id: "S" })
+const lines = (times: ReadonlyArray<number | null>): Array<SessionLine> => {
+  let offset = 0
+  return times.map((receivedMs, i) => {
+    const t = user(`message ${i}`)
+    const line = { zoneId: "agent:u1:current", offset, bytes: Buffer.from(t), receivedMs }
+    offset += Buffer.byteLength(t) + 1
+    return line
+  })
+}
+const map = (times: ReadonlyArray<number | null>) => mapSession(lines(times), { sourceId: "sha256:s", sessionId: "S" })
+
+describe("AgentMux: a receive time that is no date", () => {
+  // 2023-11-14T22:13:20.000Z
+  const OK = 1_700_000_000_000
+  const BAD = [
+    999_999_999_999_999, // 15 digits of ms: year 33658
+    5_000_000_000_000_000, // would be read as microseconds (a date in 1970) if taken by magnitude
+    Number.MAX_SAFE_INTEGER,
+    -5,
+    Number.NaN,
+    Number.POSITIVE_INFINITY
+  ]
+
+  it("each is counted as timestamp-not-valid (first at its line), its event kept without a time", () => {
+    for (const bad of BAD) {
+      const mapped = map([OK, bad, OK + 2000])
+      const events = mapped.events.map((m) => m.event)
+      expect(events.map((e) => e.text), String(bad)).toEqual(["message 0", "message 1", "message 2"])
+      expect(events.map((e) => e.occurredAt), String(bad)).toEqual(["2023-11-14T22:13:20.000Z", null, "2023-11-14T22:13:22.000Z"])
+      expect(mapped.transcript.parseWarnings, String(bad)).toEqual([{ kind: "timestamp-not-valid", count: 1, firstLine: 2 }])
+    }
+    expect(isKeptWarningKind("timestamp-not-valid")).toBe(true)
+  })
+
+  it("several bad lines are one warning with their count; no receive time (null) and valid times are no warning", () => {
+    expect(map([OK, -1, Number.NaN, 9e15]).transcript.parseWarnings).toEqual([{ kind: "timestamp-not-valid", count: 3, firstLine: 2 }])
+    const fine = map([null, OK, 253_402_300_799_999])
+    expect(fine.transcript.parseWarnings).toEqual([])
+    expect(fine.events.map((m) => m.event.occurredAt)).toEqual([null, "2023-11-14T22:13:20.000Z", "9999-12-31T23:59:59.999Z"])
+  })
+})

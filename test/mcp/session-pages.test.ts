@@ -1,0 +1,108 @@
+/**
+ * `get_session` paging (session 12 leftover): a page costs what the page costs, not the whole transcript. The
+ * session's transcript text (its events loaded, redacted and rendered, the digest a page cursor binds) is built
+ * once per session state (uid, generation, event count, last time) within the server's process, not once per
+ * page; the pages answered are the same as the whole text rendered from the session's redacted events (first,
+ * middle and last pages, concatenated the whole text), and a session that changed is rendered anew.
+ * In process, over an Index holding one session in memory that counts its loads.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { getSession } from "../../src/layers/mcp/answers.js"
+import { transcriptText } from "../../src/domain/transcript-pages.js"
+import type { SessionEvent } from "../../src/domain/model.js"
+import { Index, type IndexShape, type SessionRow } from "../../src/services/Index.js"
+import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
+import { mk } from "../support/events.js"
+
+// built at run time so that no secret scanner flags this file
+const SECRET = ["sk-ant-api03-", "Zq9SECRETk".repeat(4)].join("")
+
+const eventsOf = (n: number): Array<SessionEvent> => {
+  const e = mk("muse-agents", "sess-pages")
+  return Array.from({ length: n }, (_, i) =>
+    e("message", {
+      role: i % 2 === 0 ? "user" : "assistant",
+      occurredAt: `2025-04-01T08:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}.000Z`,
+      // some texts hold a secret (redacted in the text), some are long (a page cut inside an entry)
+      text: i % 97 === 5 ? `my key is ${SECRET} ok` : i % 211 === 7 ? "long ".repeat(900) : `event ${i} text`
+    }))
+}
+
+/** An Index holding one session (`state.events`, its row made from them), counting the loads of its events. */
+const memoryIndex = (state: { events: Array<SessionEvent>; generation: number }, loads: { n: number }) => {
+  const row = (): SessionRow => ({
+    sessionUid: "ses_pages",
+    provider: "muse-agents",
+    sessionId: "sess-pages",
+    sourceId: "sha256:sess-pages",
+    sourceKey: "k",
+    generation: state.generation,
+    title: "pages",
+    workspace: null,
+    firstAt: state.events[0]?.occurredAt ?? null,
+    lastAt: state.events[state.events.length - 1]?.occurredAt ?? null,
+    eventCount: state.events.length,
+    overview: { sessionId: "sess-pages", model: null }
+  }) as unknown as SessionRow
+  const shape = {
+    findSessions: (id: string) => Effect.succeed(id === "sess-pages" || id === "ses_pages" ? [row()] : []),
+    findSessionsByPrefix: () => Effect.succeed([]),
+    sessionBytes: () => Effect.succeed(1000),
+    events: () =>
+      Effect.sync(() => {
+        loads.n++
+        return state.events
+      })
+  } as unknown as IndexShape
+  return Layer.mergeAll(Layer.succeed(Index, shape), Layer.succeed(Redaction, defaultRedaction))
+}
+
+describe("get_session pages: built once per session state, the same pages", () => {
+  it("every page equals the slice of the whole text rendered from the redacted events; the events are loaded once", async () => {
+    const state = { events: eventsOf(3000), generation: 1 }
+    const loads = { n: 0 }
+    const layer = memoryIndex(state, loads)
+    const whole = transcriptText(state.events.map(defaultRedaction.event)).text
+    expect(whole).not.toContain(SECRET)
+    const pages = await Effect.runPromise(Effect.gen(function*() {
+      const out: Array<{ text: string; fromChar: number; toChar: number; totalChars: number; done: boolean }> = []
+      let cursor: string | undefined
+      for (;;) {
+        const a = yield* getSession({ id: "sess-pages", maxChars: 5000, ...(cursor !== undefined ? { cursor } : {}) })
+        out.push(a.page)
+        if (a.page.done) break
+        cursor = a.page.nextCursor!
+      }
+      return out
+    }).pipe(Effect.provide(layer)))
+    expect(pages.length).toBeGreaterThan(10)
+    for (const [i, p] of [[0, pages[0]], [Math.floor(pages.length / 2), pages[Math.floor(pages.length / 2)]], [pages.length - 1, pages[pages.length - 1]]] as const) {
+      expect(p.text, `page ${i}`).toBe(whole.slice(p.fromChar, p.toChar))
+      expect(p.totalChars).toBe(whole.length)
+    }
+    expect(pages[0].fromChar).toBe(0)
+    expect(pages[pages.length - 1].toChar).toBe(whole.length)
+    expect(pages.map((p) => p.text).join("")).toBe(whole)
+    // one load of the session's events for all its pages (was one a page)
+    expect(loads.n).toBe(1)
+  })
+
+  it("a session that changed (events appended, a new generation) is rendered anew", async () => {
+    const state = { events: eventsOf(50), generation: 1 }
+    const loads = { n: 0 }
+    const layer = memoryIndex(state, loads)
+    const first = await Effect.runPromise(getSession({ id: "sess-pages", maxChars: 1_000_000 }).pipe(Effect.provide(layer)))
+    expect(first.page.totalChars).toBe(transcriptText(state.events.map(defaultRedaction.event)).text.length)
+    state.events = eventsOf(60)
+    const grown = await Effect.runPromise(getSession({ id: "sess-pages", maxChars: 1_000_000 }).pipe(Effect.provide(layer)))
+    expect(grown.page.text).toBe(transcriptText(state.events.map(defaultRedaction.event)).text)
+    expect(grown.session.eventCount).toBe(60)
+    state.events = eventsOf(60).map((e) => ({ ...e, text: `${e.text} v2` }))
+    state.generation = 2
+    const again = await Effect.runPromise(getSession({ id: "sess-pages", maxChars: 1_000_000 }).pipe(Effect.provide(layer)))
+    expect(again.page.text).toBe(transcriptText(state.events.map(defaultRedaction.event)).text)
+    expect(loads.n).toBe(3)
+  })
+})
