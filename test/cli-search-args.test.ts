@@ -90,6 +90,29 @@ describe("search: a query that starts with -word", () => {
     expect(phrase.code).toBe(0)
   })
 
+  // README "Search": an option written after a word that starts with `-` is INVALID_ARGUMENT (exit 2) with the
+  // command line meant; a bare `-` starts with `-` too, and @effect/cli reads every word after it as an argument
+  // (tester12 F7: `search - word --index B --json` searched the default index for "word --index B --json", exit 0).
+  it("a bare - is such a word: the options after it are refused, never searched for (every command with arguments)", () => {
+    const index = imported()
+    const dir = tempDir("si-cli-search-args-dash-")
+    const own = { ...env, XDG_DATA_HOME: path.join(dir, "data"), XDG_CONFIG_HOME: path.join(dir, "config") }
+    const r = cli(["search", "-", "subtotal", "--index", index, "--json"], { env: own })
+    expect(r.code, r.stderr).toBe(2)
+    const reply = JSON.parse(r.stdout.trim().split("\n").pop()!)
+    expect(reply.status).toBe("error")
+    expect(reply.error.code).toBe("INVALID_ARGUMENT")
+    expect(reply.error.message).toBe(`--index comes after -, an argument that starts with "-", so it would be read as an argument, not as an option.`)
+    expect(reply.error.remediation).toContain(`session-ingest search --index ${index} --json -- - subtotal`)
+    // import's files: the options after a bare - are not read as files (nor the default index written)
+    const other = path.join(dir, "other.db")
+    const imp = cli(["import", "-", "--index", other, "--json"], { env: own })
+    expect(imp.code, imp.stderr).toBe(2)
+    expect(JSON.parse(imp.stdout.trim().split("\n").pop()!).error.code).toBe("INVALID_ARGUMENT")
+    expect(fs.existsSync(other)).toBe(false)
+    expect(fs.existsSync(path.join(dir, "data"))).toBe(false)
+  })
+
   it("without an index the command line is checked first", () => {
     const dir = tempDir("si-cli-search-args-none-")
     const r = search(["--index", path.join(dir, "none.db"), "-foo", "bar", "--limit", "5"])

@@ -290,9 +290,10 @@ const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w
  * An option that @effect/cli would read as an argument, said as the
  * problem and its remedy; `undefined` when there is none. @effect/cli reads
  * a command's options wherever they are on the line, until it meets an
- * argument that starts with `-` and is no option of the command: from there
- * on, every word is an argument (`search -foo --limit 5` would search for
- * `-foo --limit 5`). And after `--` every word is an argument (the POSIX
+ * argument that starts with `-` and is no option of the command (a bare
+ * `-` included): from there on, every word is an argument (`search -foo
+ * --limit 5` would search for `-foo --limit 5`, `search - foo --json` for
+ * `- foo --json`). And after `--` every word is an argument (the POSIX
  * rule). So an option of the command after such a word, or after `--`, is
  * refused, never searched for or read as a file, with the command line that
  * does what was meant: the options first, then `--`, then the arguments.
@@ -323,7 +324,8 @@ const optionAmongArguments = (argv: ReadonlyArray<string>): { readonly problem: 
       if (!w.includes("=") && next !== undefined && (p.takesValue || FLAG_VALUES.has(next))) options.push(words[++i])
       continue
     }
-    if (args.length === 0 && w.startsWith("-") && w !== "-") stray = w
+    // A bare `-` too: @effect/cli reads every word after it as an argument, as after `-word` (tester12 F7).
+    if (args.length === 0 && w.startsWith("-")) stray = w
     args.push(w)
   }
   const after = dash < 0 ? [] : argv.slice(dash + 1)

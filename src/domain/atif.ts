@@ -47,7 +47,7 @@ import * as Schema from "effect/Schema"
 import { compactionOf } from "./conversation.js"
 import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
-import { groupRows, roundUsd, type UsageRow, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
+import { groupRows, roundUsd, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
 
 /** The ATIF version written and read here. */
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.7" as const
@@ -263,11 +263,23 @@ export interface AtifSessionInput {
   readonly model?: string | null
 }
 
-/** What {@link toAtif} converts: a session, its events, and its subagent sessions with theirs. */
+/**
+ * What {@link toAtif} converts: a session, its events, and its subagent
+ * sessions with theirs. `usage` (each session's): its usage as the index
+ * counts it (`sessionUsage` of `layers/index/queries.ts`: one group per
+ * counted response, keyed by the id of the event its usage is on; a response
+ * a resumed session copied counts in the session where it was seen first,
+ * not here); absent, the usage is counted from the events alone.
+ */
 export interface AtifInput {
   readonly session: AtifSessionInput
   readonly events: ReadonlyArray<SessionEvent>
-  readonly subagents: ReadonlyArray<{ readonly session: AtifSessionInput; readonly events: ReadonlyArray<SessionEvent> }>
+  readonly usage?: ReadonlyArray<UsageGroup> | undefined
+  readonly subagents: ReadonlyArray<{
+    readonly session: AtifSessionInput
+    readonly events: ReadonlyArray<SessionEvent>
+    readonly usage?: ReadonlyArray<UsageGroup> | undefined
+  }>
   /** The price table for costs the source does not state (default: the bundled `data/prices.json`; null: none). */
   readonly prices?: PriceTable | null | undefined
 }
@@ -414,19 +426,21 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
   return { drafts, byCall, byEvent, orphanResults, model }
 }
 
-/** What the metrics of a trajectory are made from: each usage row's own summary, by the id of the event that carries it. */
+/** What the metrics of a trajectory are made from: each counted usage row's own summary, by the id of the event that carries it. */
 interface Usage {
-  readonly byEvent: ReadonlyMap<string, { readonly row: UsageRow; readonly summary: UsageSummary; readonly covered: boolean }>
+  readonly byEvent: ReadonlyMap<string, { readonly kind: UsageGroup["kind"]; readonly summary: UsageSummary; readonly covered: boolean }>
   readonly total: UsageSummary | null
 }
 
-const usageOfEvents = (events: ReadonlyArray<SessionEvent>, prices: PriceTable | null): Usage => {
-  const rows = usageRows(events)
-  const groups = groupRows(rows, (r) => r.eventId)
+/** The usage of a session's events: the groups the index counts (`counted`), else those of the events alone, one per row. */
+const usageOfEvents = (events: ReadonlyArray<SessionEvent>, prices: PriceTable | null, counted: ReadonlyArray<UsageGroup> | undefined): Usage => {
+  const groups = counted ?? groupRows(usageRows(events), (r) => r.eventId)
   const summaries = summarizeGroups(groups, prices)
-  const covered = new Set(groups.filter((g) => g.covered).map((g) => g.group))
-  const byEvent = new Map<string, { row: UsageRow; summary: UsageSummary; covered: boolean }>()
-  for (const row of rows) byEvent.set(row.eventId, { row, summary: summaries.get(row.eventId)!, covered: covered.has(row.eventId) })
+  const byEvent = new Map<string, { kind: UsageGroup["kind"]; summary: UsageSummary; covered: boolean }>()
+  for (const g of groups) {
+    const summary = g.group === null ? undefined : summaries.get(g.group)
+    if (summary !== undefined) byEvent.set(g.group!, { kind: g.kind, summary, covered: g.covered })
+  }
   return { byEvent, total: summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null }
 }
 
@@ -448,7 +462,7 @@ const promptTokens = (u: { inputTokens: number | null; cacheReadTokens: number |
 const metricsOf = (d: Draft, usage: Usage): AtifStep["metrics"] => {
   const mine = d.eventIds.flatMap((id) => {
     const u = usage.byEvent.get(id)
-    return u !== undefined && u.row.kind === "response" ? [u] : []
+    return u !== undefined && u.kind === "response" ? [u] : []
   })
   if (mine.length === 0) return undefined
   const prompt = sumOrNull(mine.map((u) => promptTokens(u.summary)))
@@ -504,7 +518,8 @@ const trajectoryOf = (
   session: AtifSessionInput,
   events: ReadonlyArray<SessionEvent>,
   subagents: AtifInput["subagents"],
-  prices: PriceTable | null
+  prices: PriceTable | null,
+  counted: ReadonlyArray<UsageGroup> | undefined
 ): AtifTrajectory => {
   const built = buildDrafts(events)
   const embedded: Array<AtifTrajectory> = []
@@ -514,7 +529,7 @@ const trajectoryOf = (
     const n = (used.get(sub.session.sessionId) ?? 0) + 1
     used.set(sub.session.sessionId, n)
     const trajectoryId = n === 1 ? sub.session.sessionId : `${sub.session.sessionId}#${n}`
-    embedded.push({ ...trajectoryOf(sub.session, sub.events, [], prices), trajectory_id: trajectoryId })
+    embedded.push({ ...trajectoryOf(sub.session, sub.events, [], prices, sub.usage), trajectory_id: trajectoryId })
     const spawn = spawnOf(sub.events)
     const ref: AtifSubagentTrajectoryRef = {
       trajectory_id: trajectoryId,
@@ -550,7 +565,7 @@ const trajectoryOf = (
     d.messages.push("the session has no events")
     drafts.push(d)
   }
-  const usage = usageOfEvents(events, prices)
+  const usage = usageOfEvents(events, prices, counted)
   const steps = drafts.map((d, i) => finalize(d, i + 1, usage))
   const total = usage.total
   const model = session.model ?? built.model
@@ -628,6 +643,8 @@ const trajectoryOf = (
  * the price table's); `final_metrics` holds the session's totals
  * (`domain/usage.ts`: a run's stated `total_cost_usd` included), with the
  * uncached input, the cache writes and the price table in its `extra`.
+ * With `usage` (the index's counting, see {@link AtifInput}) a response
+ * counted in another session (copied into a resumed one) is in neither.
  *
  * Subagents become `subagent_trajectories` (same rules, `trajectory_id` the
  * subagent session id, made unique), each referred to by a
@@ -638,4 +655,4 @@ const trajectoryOf = (
  * system step. A session without events gets one system step.
  */
 export const toAtif = (input: AtifInput): AtifTrajectory =>
-  trajectoryOf(input.session, input.events, input.subagents, input.prices === undefined ? bundledPrices : input.prices)
+  trajectoryOf(input.session, input.events, input.subagents, input.prices === undefined ? bundledPrices : input.prices, input.usage)

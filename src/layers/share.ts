@@ -39,8 +39,8 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     return Effect.gen(function*() {
       const events = yield* mapYielding(input.events, r.event)
       const subagents: Array<AtifInput["subagents"][number]> = []
-      for (const sub of input.subagents) subagents.push({ session: session(sub.session), events: yield* mapYielding(sub.events, r.event) })
-      return toAtif({ session: session(input.session), events, subagents, prices: input.prices })
+      for (const sub of input.subagents) subagents.push({ ...sub, session: session(sub.session), events: yield* mapYielding(sub.events, r.event) })
+      return toAtif({ ...input, session: session(input.session), events, subagents })
     })
   })
 
@@ -83,7 +83,7 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
         const events = yield* mapYielding(s.events, r.event)
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
-        return { session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+        return { ...s, session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
       })
     return redact(source)
   })

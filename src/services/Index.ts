@@ -234,8 +234,14 @@ export interface SearchHit {
   readonly score: number
 }
 
-/** How {@link IndexShape.usage} groups: by session (its uid), day (UTC `YYYY-MM-DD`), model, provider or workspace. */
-export type UsageBy = "session" | "day" | "model" | "provider" | "workspace"
+/**
+ * How {@link IndexShape.usage} groups: by session (its uid), day (UTC
+ * `YYYY-MM-DD`), model, provider or workspace; or by response (`response`:
+ * each counted usage row on its own, keyed `<session uid> <response key>`,
+ * the key of `domain/usage.ts`'s `UsageRow`), what an export of a session
+ * places on its events (`sessionUsage` in `layers/index/queries.ts`).
+ */
+export type UsageBy = "session" | "day" | "model" | "provider" | "workspace" | "response"
 
 /**
  * What {@link IndexShape.usage} reads: the grouping, and filters on the

@@ -212,4 +212,16 @@ describe("renderReplay", () => {
     expect(renderReplay(priced)).toContain("<dt>Cost</dt><dd>$0.1234 (USD)</dd>")
     expect(renderReplay(priced)).toContain("<dt>Tokens</dt><dd>input 10 · output 5 (1 response)</dd>")
   })
+
+  // README "Costs as people read them": 4 decimals, 2 from $100, below a cent up to 6 decimals (`$0.00105`, not
+  // `$0.0010`), as `sessions` shows them (tester12 F8: a $0.000018 session showed as `$0.0000`).
+  it("writes the header's cost as every other output does: up to 6 decimals below a cent, 2 from $100", () => {
+    const input = replayInput(source())
+    const costed = (costUsd: number) => renderReplay({ session: { ...input.session, header: { ...input.session.header, costUsd } } })
+    expect(costed(0.000018)).toContain("<dt>Cost</dt><dd>$0.000018 (USD)</dd>")
+    expect(costed(0.00105)).toContain("<dt>Cost</dt><dd>$0.00105 (USD)</dd>")
+    expect(costed(0.023)).toContain("<dt>Cost</dt><dd>$0.0230 (USD)</dd>")
+    expect(costed(12.5)).toContain("<dt>Cost</dt><dd>$12.5000 (USD)</dd>")
+    expect(costed(123.456)).toContain("<dt>Cost</dt><dd>$123.46 (USD)</dd>")
+  })
 })

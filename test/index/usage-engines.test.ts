@@ -17,7 +17,10 @@ import { bundledPrices } from "../../src/domain/prices.js"
 import type { UsageSummary } from "../../src/domain/usage.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
-import { usageBySession, usageReport } from "../../src/layers/index/queries.js"
+import { toAtif } from "../../src/domain/atif.js"
+import { loadTrajectory, usageBySession, usageReport } from "../../src/layers/index/queries.js"
+import { replayHtml } from "../../src/layers/index/replay.js"
+import { Redaction } from "../../src/services/Redaction.js"
 import { Index } from "../../src/services/Index.js"
 import { layout } from "../agentmux/fixture.js"
 import { createStore, tsidxRecord } from "../agentmux/store-helper.js"
@@ -151,6 +154,32 @@ const resumeS1 = (root: string, keep: number) => {
   fs.writeFileSync(nodePath.join(root, "-home-alice-code-billing-api", `${RESUMED}.jsonl`), [...head, fresh].join("\n") + "\n")
 }
 
+/**
+ * The resumed session's ATIF export and replay of `index` count its usage as
+ * `sessions`/`show`/`usage` do (README "Tokens and cost": ATIF's
+ * `final_metrics` "with the session's totals", the replay "each response
+ * counted once"): only its new response, 1,000 in and 2,000 out at
+ * claude-sonnet-4-5-20250929's $3 / $15 per million = $0.033; no step
+ * carries the copied responses' metrics, so the steps sum to the totals.
+ */
+const expectExportsCountOnce = (index: string, copyUid: string) =>
+  Effect.gen(function*() {
+    const input = yield* loadTrajectory(copyUid)
+    const atif = toAtif({ ...input, prices: bundledPrices })
+    expect(atif.final_metrics).toMatchObject({
+      total_prompt_tokens: 1000,
+      total_completion_tokens: 2000,
+      total_cached_tokens: 0,
+      total_cost_usd: 0.033,
+      extra: { input_tokens: 1000, cache_creation_input_tokens: 0, responses: 1 }
+    })
+    const stepMetrics = atif.steps.flatMap((st) => (st.metrics === undefined ? [] : [st.metrics]))
+    expect(stepMetrics.map((m) => [m.prompt_tokens, m.completion_tokens, m.cost_usd])).toEqual([[1000, 2000, 0.033]])
+    const html = yield* replayHtml(copyUid, bundledPrices).pipe(Effect.provide(Redaction.off))
+    expect(html).toContain("<dt>Tokens</dt><dd>input 1,000 · output 2,000 · cache read 0 · cache write 0 (1 response)</dd>")
+    expect(html).toContain("<dt>Cost</dt><dd>$0.0330 (USD)</dd>")
+  }).pipe(Effect.provide(indexLayer(index)))
+
 describe.each(engines)("usage across sessions ($engine)", ({ newIndex }) => {
   it.effect("a resumed session's copied responses count once, where they were first seen; only its new response adds", () =>
     Effect.gen(function*() {
@@ -177,6 +206,8 @@ describe.each(engines)("usage across sessions ($engine)", ({ newIndex }) => {
       const copyUid = (yield* Effect.flatMap(Index, (i) => i.sessions({})).pipe(Effect.provide(indexLayer(index)))).find((x) => x.sessionId === RESUMED)!.sessionUid
       const alone = yield* usageBySession(bundledPrices, [copyUid]).pipe(Effect.provide(indexLayer(index)))
       expect(tokens(alone.get(copyUid))).toEqual([1000, 2000, 0, 0])
+      // the ATIF export and the replay count as sessions/show/usage do (tester12 F6: they counted the copies again)
+      yield* expectExportsCountOnce(index, copyUid)
       if (!index.startsWith("postgres")) {
         // an index from before the usage table (its rows derived from stored events) counts alike
         yield* toLegacyLayout(index)
@@ -189,6 +220,7 @@ describe.each(engines)("usage across sessions ($engine)", ({ newIndex }) => {
         expect(tokens(legacy.get(RESUMED))).toEqual([1000, 2000, 0, 0])
         const legacyAlone = yield* usageBySession(bundledPrices, [copyUid]).pipe(Effect.provide(indexLayer(index)))
         expect(tokens(legacyAlone.get(copyUid))).toEqual([1000, 2000, 0, 0])
+        yield* expectExportsCountOnce(index, copyUid)
       }
     }))
 })

@@ -80,6 +80,15 @@ describe("mcp: protocol", () => {
     expect(caps?.resources).toBeDefined()
   })
 
+  // README "MCP server": the tools and resources do not change while the server runs, it sends no `list_changed`
+  // notification; so it does not advertise one (tester12: `listChanged: true` was advertised).
+  it("advertises no list_changed notification, as it sends none", () => {
+    const caps = server.client.getServerCapabilities()
+    expect(caps?.tools?.listChanged ?? false).toBe(false)
+    expect(caps?.resources?.listChanged ?? false).toBe(false)
+    expect(caps?.resources?.subscribe ?? false).toBe(false)
+  })
+
   it("lists the read-only tools with their input schemas", async () => {
     const { tools } = await server.client.listTools()
     const byName = new Map(tools.map((t) => [t.name, t]))

@@ -14,7 +14,7 @@
  */
 import { compactionOf, isConversationEvent, transcriptFromEvents } from "../conversation.js"
 import type { ProviderId, SessionEvent, TranscriptBlock } from "../model.js"
-import { usageTotals } from "../usage.js"
+import { summarizeGroups, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import type { ReplayBlock, ReplayEntry, ReplayFact, ReplayInput, ReplaySession, ReplayTurn } from "./model.js"
 
 /** What the replay builder is given about a session: what its events do not say, then its events and subagents. */
@@ -30,6 +30,13 @@ export interface ReplaySource {
   }
   /** The session's events, in source order. */
   readonly events: ReadonlyArray<SessionEvent>
+  /**
+   * Its usage as the index counts it (`sessionUsage` of
+   * `layers/index/queries.ts`: a response a resumed session copied counts in
+   * the session where it was seen first, not here); absent, the usage is
+   * counted from the events alone.
+   */
+  readonly usage?: ReadonlyArray<UsageGroup> | undefined
   /** Its subagent sessions (each with its own), whose events link to this session (`parent`). */
   readonly subagents: ReadonlyArray<ReplaySource>
 }
@@ -48,6 +55,14 @@ const durationOf = (start: string | null, end: string | null): number | null => 
   if (start === null || end === null) return null
   const ms = Date.parse(end) - Date.parse(start)
   return Number.isFinite(ms) ? Math.max(0, ms) : null
+}
+
+/** The token totals of usage groups (the index's counting of a session), null when none reports usage. */
+const countedTotals = (groups: ReadonlyArray<UsageGroup>): UsageTotals | null => {
+  const s = summarizeGroups(groups.map((g) => ({ ...g, group: null })), null).get(null)
+  return s === undefined
+    ? null
+    : { inputTokens: s.inputTokens, outputTokens: s.outputTokens, cacheReadTokens: s.cacheReadTokens, cacheWriteTokens: s.cacheWriteTokens, responses: s.responses }
 }
 
 type MutableTool = Extract<ReplayBlock, { type: "tool" }> & { subagents: Array<ReplaySession> }
@@ -194,7 +209,7 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
         runtimeEvents: events.filter((e) => !isConversationEvent(e)).length,
         subagents: source.subagents.length
       },
-      tokens: usageTotals(events),
+      tokens: source.usage === undefined ? usageTotals(events) : countedTotals(source.usage),
       costUsd: null
     },
     entries,

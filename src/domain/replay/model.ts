@@ -32,8 +32,9 @@ export interface ReplayCounts {
  *
  * - `startedAt` / `endedAt`: RFC 3339 or null; `durationMs` the span between
  *   them in milliseconds, null when either is unknown.
- * - `tokens`: the session's token usage (`usageTotals` of its events), null
- *   where the source reports none.
+ * - `tokens`: the session's token usage (the index's counting when the
+ *   source gives it, `ReplaySource.usage`; else `usageTotals` of its
+ *   events), null where the source reports none.
  * - `costUsd`: the session's cost in US dollars, null when not known (the
  *   replay builder leaves it null; a pricing step fills it in).
  */

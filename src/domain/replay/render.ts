@@ -16,6 +16,7 @@
  * @module
  */
 import { createHash } from "node:crypto"
+import { humanUsd } from "../render.js"
 import { REPLAY_CSS, REPLAY_JS } from "./client.js"
 import { longRunPieces } from "./wrap.js"
 import type { ReplayBlock, ReplayEntry, ReplayHeader, ReplayInput, ReplaySession } from "./model.js"
@@ -97,7 +98,8 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
     ].filter((p): p is string => p !== null)
     rows.push(["Tokens", `${parts.join(" · ")} (${count(t.responses, "response")})`])
   }
-  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `$${h.costUsd.toFixed(h.costUsd < 1 ? 4 : 2)} (USD)`])
+  // The one cost formatter of every output (README "Costs as people read them").
+  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${humanUsd(h.costUsd)} (USD)`])
   return rows
 }
 

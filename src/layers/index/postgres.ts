@@ -958,6 +958,8 @@ const make = (
         ? "u.model"
         : by === "provider"
         ? "u.provider"
+        : by === "response"
+        ? "u.session_uid || ' ' || u.response_key"
         : "ss.workspace"
 
     /** The usage groups of the rows `filter` selects (current generations of sources not rejected): as the SQLite layer's. */
@@ -1009,7 +1011,7 @@ const make = (
         GROUP BY group_key, kind, model, covered, has_responses, stated`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
-            group: filter.by === "model" || filter.by === "workspace" ? fromPg(r.group_key) : r.group_key,
+            group: filter.by === "model" || filter.by === "workspace" || filter.by === "response" ? fromPg(r.group_key) : r.group_key,
             kind: r.kind,
             model: fromPg(r.model),
             covered: r.covered,

@@ -10,7 +10,7 @@ import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
-import { summarizeGroups, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
+import { summarizeGroups, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
 
@@ -112,13 +112,52 @@ export const loadTrajectory = (
       (s) => s.sourceKey === session.sourceKey && s.sessionUid !== session.sessionUid
     )
     const subagents: Array<AtifInput["subagents"][number]> = []
+    const subagentUids: Array<string> = []
     for (const s of siblings) {
       const childEvents = yield* index.events(s.sessionUid)
       if (childEvents.some((e) => parentSessionOf(e) === session.sessionId)) {
         subagents.push({ session: describe(s, childEvents), events: childEvents })
+        subagentUids.push(s.sessionUid)
       }
     }
-    return { session: describe(session, events), events, subagents }
+    // Each session's usage as the index counts it (what `show` says of it).
+    const usage = yield* sessionUsage([{ sessionUid: session.sessionUid, events }, ...subagentUids.map((uid, k) => ({ sessionUid: uid, events: subagents[k].events }))])
+    return {
+      session: describe(session, events),
+      events,
+      usage: usage.get(session.sessionUid),
+      subagents: subagents.map((sub, k) => ({ ...sub, usage: usage.get(subagentUids[k]) }))
+    }
+  })
+
+/**
+ * The usage of sessions as the index counts it, for an output that shows it
+ * on the sessions' events (the ATIF export, the replay): the groups
+ * `Index.usage` reads for `sessions`, `show` and `usage` (a Claude Code
+ * response copied into a resumed session counts only in the session where it
+ * was seen first), one per counted response, each keyed (`group`) by the id
+ * of the event of `events` its usage is on, the one `usageRows` names. By
+ * session uid; a session without usage, or whose every response counts
+ * elsewhere, has an empty list.
+ */
+export const sessionUsage = (
+  sessions: ReadonlyArray<{ readonly sessionUid: string; readonly events: ReadonlyArray<SessionEvent> }>
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<UsageGroup>>, StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const out = new Map<string, Array<UsageGroup>>(sessions.map((s) => [s.sessionUid, []]))
+    if (sessions.length === 0) return out
+    const index = yield* Index
+    const groups = yield* index.usage({ by: "response", sessionUids: sessions.map((s) => s.sessionUid) })
+    const eventOf = new Map(sessions.map((s) => [s.sessionUid, new Map(usageRows(s.events).map((r) => [r.key, r.eventId]))]))
+    for (const g of groups) {
+      // The group key is `<session uid> <response key>` (a uid holds no space).
+      const at = g.group === null ? -1 : g.group.indexOf(" ")
+      if (at < 0) continue
+      const uid = g.group!.slice(0, at)
+      const key = g.group!.slice(at + 1)
+      out.get(uid)?.push({ ...g, group: eventOf.get(uid)?.get(key) ?? key })
+    }
+    return out
   })
 
 const describe = (s: SessionRow, events: ReadonlyArray<SessionEvent>) => ({

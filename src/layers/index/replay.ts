@@ -12,10 +12,10 @@ import { replayInput, type ReplaySource } from "../../domain/replay/build.js"
 import type { ReplayInput } from "../../domain/replay/model.js"
 import { renderReplay } from "../../domain/replay/render.js"
 import { Index, type SessionRow } from "../../services/Index.js"
-import { loadSession } from "./queries.js"
+import { loadSession, sessionUsage } from "./queries.js"
 import { visibleControls } from "../../domain/render.js"
 import { bundledPrices, type PriceTable } from "../../domain/prices.js"
-import { usageSummary } from "../../domain/usage.js"
+import { summarizeGroups, usageSummary } from "../../domain/usage.js"
 import { Redaction } from "../../services/Redaction.js"
 import { shareableReplaySource } from "../share.js"
 
@@ -53,6 +53,8 @@ export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, Replay
       const childEvents = yield* index.events(row.sessionUid)
       loaded.push({ row, events: childEvents, parent: childEvents.find((e) => e.parent !== null)?.parent?.sessionId })
     }
+    // Each session's usage as the index counts it (what `show` says of it).
+    const usage = yield* sessionUsage([{ sessionUid: session.sessionUid, events }, ...loaded.map((c) => ({ sessionUid: c.row.sessionUid, events: c.events }))])
     const seen = new Set<string>([session.sessionUid])
     const childrenOf = (sessionId: string): Array<ReplaySource> =>
       loaded
@@ -61,8 +63,8 @@ export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, Replay
           seen.add(c.row.sessionUid)
           return c
         })
-        .map((c) => ({ session: sessionFacts(c.row), events: c.events, subagents: childrenOf(c.row.sessionId) }))
-    return { session: sessionFacts(session), events, subagents: childrenOf(session.sessionId) }
+        .map((c) => ({ session: sessionFacts(c.row), events: c.events, usage: usage.get(c.row.sessionUid), subagents: childrenOf(c.row.sessionId) }))
+    return { session: sessionFacts(session), events, usage: usage.get(session.sessionUid), subagents: childrenOf(session.sessionId) }
   })
 
 /** The {@link ReplayInput} of the session `id` names (see {@link loadReplaySource}); `costUsd` is null. */
@@ -101,6 +103,9 @@ export const replayHtml = (
   Effect.gen(function*() {
     const source = yield* loadReplaySource(id)
     const input = visibleStrings(replayInput(yield* shareableReplaySource(source)))
-    const costUsd = usageSummary(source.events, prices)?.costUsd ?? null
+    // The session's cost as the index counts it (`show`'s; tester12 F6: a resumed session's copies counted again).
+    const costUsd = (source.usage === undefined
+      ? usageSummary(source.events, prices)
+      : summarizeGroups(source.usage.map((g) => ({ ...g, group: null })), prices).get(null))?.costUsd ?? null
     return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd } } })
   })

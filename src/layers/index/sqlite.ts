@@ -977,6 +977,8 @@ const make = (
         ? "u.model"
         : by === "provider"
         ? "u.provider"
+        : by === "response"
+        ? "u.session_uid || ' ' || u.response_key"
         : "ss.workspace"
 
     const workspaceClause = (workspace: string) =>
@@ -1093,6 +1095,8 @@ const make = (
             ? r.model
             : filter.by === "provider"
             ? r.provider
+            : filter.by === "response"
+            ? `${ss.session_uid} ${r.key}`
             : ss.workspace
           out.push({ ...r, group })
         }

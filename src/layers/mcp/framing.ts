@@ -39,7 +39,8 @@
  * No line is longer than {@link maxLineBytes}: a longer answer is the
  * `-32602` `RESOURCE_LIMIT_EXCEEDED` error for its id. A request interrupted
  * before its answer is `-32603` saying so. The `list_changed` notifications
- * of the tools' registration are not sent (the lists are fixed).
+ * of the tools' registration are not sent (the lists are fixed), and the
+ * answer to `initialize` does not advertise them (`listChanged: false`).
  *
  * @module
  */
@@ -554,7 +555,7 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           diagnose(`the server reported a defect: ${excerpt(JSON.stringify(response.defect ?? null))}`)
           return refusalLine(refuse(null, JsonRpcCode.internalError, "Internal error: the server failed to read a message (a bug); it keeps serving."))
         }
-        const encoded = parser.encode(response)
+        const encoded = parser.encode(withoutListChanged(response))
         if (encoded === undefined) return encoded
         const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
         const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
@@ -566,6 +567,25 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
     }
   })
 })()
+
+/**
+ * The answer to `initialize` with `listChanged: false` in its capabilities:
+ * `@effect/ai`'s McpServer (0.37) advertises `listChanged: true` for tools,
+ * resources and prompts and has no option for it, while this server's lists
+ * are fixed and their `list_changed` notifications are not sent (above).
+ * Any other response unchanged.
+ */
+const withoutListChanged = (response: unknown): unknown => {
+  if (!isObject(response) || response._tag !== "Exit" || !isObject(response.exit) || response.exit._tag !== "Success") return response
+  const value = response.exit.value
+  if (!isObject(value) || !isObject(value.capabilities) || !("serverInfo" in value) || !("protocolVersion" in value)) return response
+  const capabilities: Record<string, unknown> = { ...value.capabilities }
+  for (const k of ["tools", "resources", "prompts"]) {
+    const c = capabilities[k]
+    if (isObject(c) && "listChanged" in c) capabilities[k] = { ...c, listChanged: false }
+  }
+  return { ...response, exit: { ...response.exit, value: { ...value, capabilities } } }
+}
 
 /** An error's name for a diagnostic (`RangeError`), never its stack. */
 const errorName = (e: unknown): string => e instanceof Error ? e.name : typeof e
