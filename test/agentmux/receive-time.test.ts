@@ -1,7 +1,7 @@
 /**
  * A receive time that is no date (session 12 leftover, issue 7's rule for every provider): the sidecar's `ms` of a
- * line far outside what a date can hold (past 9999-12-31, or so large that it would be misread as microseconds),
- * negative, NaN or infinite is a counted `timestamp-not-valid` warning (a kind whose lines are kept), and the
+ * line past what a date can hold (after 9999-12-31 in its unit: milliseconds, or microseconds by magnitude, as
+ * every provider's epoch numbers are read), negative, NaN or infinite is a counted `timestamp-not-valid` warning (a kind whose lines are kept), and the
  * line's events are kept without a time. A valid receive time gives the event its time and no warning.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -25,9 +25,8 @@ describe("AgentMux: a receive time that is no date", () => {
   // 2023-11-14T22:13:20.000Z
   const OK = 1_700_000_000_000
   const BAD = [
-    999_999_999_999_999, // 15 digits of ms: year 33658
-    5_000_000_000_000_000, // would be read as microseconds (a date in 1970) if taken by magnitude
-    Number.MAX_SAFE_INTEGER,
+    253_402_300_800_000, // the year 10000 in milliseconds
+    253_402_300_800_000_000, // the year 10000 in microseconds
     -5,
     Number.NaN,
     Number.POSITIVE_INFINITY
@@ -45,9 +44,10 @@ describe("AgentMux: a receive time that is no date", () => {
   })
 
   it("several bad lines are one warning with their count; no receive time (null) and valid times are no warning", () => {
-    expect(map([OK, -1, Number.NaN, 9e15]).transcript.parseWarnings).toEqual([{ kind: "timestamp-not-valid", count: 3, firstLine: 2 }])
-    const fine = map([null, OK, 253_402_300_799_999])
+    expect(map([OK, -1, Number.NaN, 253_402_300_800_000]).transcript.parseWarnings).toEqual([{ kind: "timestamp-not-valid", count: 3, firstLine: 2 }])
+    // Epoch microseconds are a time (sub-millisecond digits kept), as for every provider.
+    const fine = map([null, OK, 253_402_300_799_999, 1_790_349_213_894_901])
     expect(fine.transcript.parseWarnings).toEqual([])
-    expect(fine.events.map((m) => m.event.occurredAt)).toEqual([null, "2023-11-14T22:13:20.000Z", "9999-12-31T23:59:59.999Z"])
+    expect(fine.events.map((m) => m.event.occurredAt)).toEqual([null, "2023-11-14T22:13:20.000Z", "9999-12-31T23:59:59.999Z", "2026-09-25T15:13:33.894901Z"])
   })
 })

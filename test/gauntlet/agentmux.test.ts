@@ -136,7 +136,7 @@ const CONTENT: Partial<Record<CaseId, Verdict>> = {
   "ts-seconds": { middle: () => `${text("stamped")}\n`, tsidx: stampAt(EPOCH.seconds), warnings: {}, texts: ["first", "stamped", "last"], times: [iso(T0), EPOCH_ISO.seconds, EPOCH_ISO.seconds] },
   "ts-millis": { middle: () => `${text("stamped")}\n`, tsidx: stampAt(EPOCH.millis), warnings: {}, texts: ["first", "stamped", "last"], times: [iso(T0), EPOCH_ISO.millis, EPOCH_ISO.millis] },
   "ts-micros": { middle: () => `${text("stamped")}\n`, tsidx: stampAt(EPOCH.micros), warnings: {}, texts: ["first", "stamped", "last"], times: [iso(T0), EPOCH_ISO.micros, EPOCH_ISO.micros] },
-  "ts-year-10000": { middle: () => `${text("stamped")}\n`, tsidx: stampAt(253_402_300_800_000), warnings: {}, texts: ["first", "stamped", "last"], times: [iso(T0), null, null] }
+  "ts-year-10000": { middle: () => `${text("stamped")}\n`, tsidx: stampAt(253_402_300_800_000), warnings: { "timestamp-not-valid": 2 }, texts: ["first", "stamped", "last"], times: [iso(T0), null, null] }
 }
 
 const files = (output: Buffer, tsidx: string): Array<StoreFileSpec> => [

@@ -52,17 +52,16 @@ export interface SessionLine {
   readonly receivedMs: number | null
 }
 
-/** The latest receive time a date can hold: 9999-12-31T23:59:59.999Z, unix ms. */
-const MAX_RECEIVE_MS = 253_402_300_799_999
-
 /**
- * A receive time (unix ms, the sidecar's `ms`) as RFC 3339 UTC; null when it is no date: not a finite number,
- * negative, or past 9999-12-31 (a larger number is not read as microseconds or nanoseconds, as a time of unknown
- * unit would be: the sidecar's unit is the millisecond). The caller counts a non-null `ms` giving null as
+ * A receive time (the sidecar's `ms`) as RFC 3339 UTC, read as every
+ * provider's epoch number is (`timestampOrNull`: seconds, milliseconds or
+ * microseconds by magnitude, sub-millisecond digits kept, DESIGN.md); null
+ * when it is no date: not a finite number, negative, or past 9999-12-31 in
+ * its unit. The caller counts a non-null `ms` giving null as
  * `timestamp-not-valid`.
  */
 export const receiveTimeOf = (ms: number): string | null =>
-  Number.isFinite(ms) && ms >= 0 && ms <= MAX_RECEIVE_MS ? timestampOrNull(ms) : null
+  Number.isFinite(ms) && ms >= 0 ? timestampOrNull(ms) : null
 
 /** What the mapping needs to know about the source. */
 export interface MapContext {
