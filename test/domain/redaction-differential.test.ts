@@ -62,6 +62,12 @@ const pieces = (): ReadonlyArray<string> => {
     "D:Users", "/home/", "/home/bob", "/Users/", "/Users/al.ice", "~/", "hooks.slack.com/services/", "xoxb-", "xapp-1-",
     "sk-", "sk-ant-", "sk_live_", "rk_test_", "pk_live_", "whsec_", "npm_", ":_authToken=", "_auth=", "_password=",
     "ghp_", "gho_", "github_pat_", "AKIA", "ASIA", "AIza",
+    // session 12: .netrc entries, XML CDATA and keyed entries, quoted headers, a PEM tail, CVV prose, WSL and encoded homes
+    "machine api.example.com login bob password ", "machine h password ", "machine learning model password ", "default login x password ",
+    "\ndefault login anonymous password ", "NetrcPw88", "<password><![CDATA[", "]]></password>", "<entry key=\"db.password\">", "</entry>",
+    "curl -H \"X-Api-Key: ", "wget --header=\"X-Auth-Token: ", "the password to ", "password to /tmp/x1", "the password is \"open 7 x\"",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj", "the CVV is 123", "\\\\wsl$\\Ubuntu\\home\\", "/mnt/c/Users/",
+    "projects/-home-bob-app", "cache_key = f\"", "q@k.transpose(", "primary_key: ",
     // session 7 rules: query strings, GitLab and Hugging Face tokens, JSON and YAML fields (and their near misses)
     "?access_token=", "&token=", "?key=", "?q=token", "?page=2&sort=asc", "#access_token=", "X-Amz-Signature=", "glpat-", "gldt-", "hf_",
     "{\"api_key\": \"", "\"password\":\"", "\\\"client_secret\\\": \\\"", "password: ", "apiKey: ", "DB_PASS: ", "token: $X",

@@ -125,7 +125,9 @@ describe("redaction: a secret under a secret-named key of a structured value", (
 
   it("under a key/pass/pwd name (a key of a table, a shortcut), a value that does not look like a secret stays", () => {
     expect(r.value({ partition_key: "userId", shortcutKey: "Enter" })).toEqual({ partition_key: "userId", shortcutKey: "Enter" })
-    expect(r.value({ partition_key: "u1x9Zq" })).toEqual({ partition_key: R("secret-field") })
+    // a partition key keys data (session 12, DATA_KEY): its value stays whatever its shape; a signing key's goes
+    expect(r.value({ partition_key: "u1x9Zq" })).toEqual({ partition_key: "u1x9Zq" })
+    expect(r.value({ signing_key: "u1x9Zq" })).toEqual({ signing_key: R("secret-field") })
   })
 
   it("the value of a secret option as the next element of an argument array", () => {

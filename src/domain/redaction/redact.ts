@@ -125,12 +125,85 @@ export const pairNamesOf = (o: Record<string, unknown>): ReadonlyArray<string> |
 /** Whether `k` is the key of a name/value object's value (`value`, `Value`). */
 export const isPairValueKey = (k: string): boolean => k === "value" || k === "Value"
 
+/** The shortest secret decided by structure that is looked for elsewhere in its event (shorter ones would hit ordinary words). */
+export const RESTATED_MIN = 4
+
+const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95
+
+/**
+ * `s` with each occurrence of a secret of `secrets` (and of its JSON-escaped form: the text of a tool call is its
+ * input as JSON) replaced by its marker, where it is a word of its own (no letter, digit or `_` right before or
+ * after it: `abc` inside `abcdef` stays). The same string when none occurs.
+ */
+export const restateText = (s: string, secrets: ReadonlyMap<string, string>): string => {
+  let out = s
+  for (const [secret, mark] of secrets) {
+    const escaped = JSON.stringify(secret).slice(1, -1)
+    for (const form of escaped === secret ? [secret] : [secret, escaped]) {
+      let at = out.indexOf(form)
+      if (at < 0) continue
+      let r = ""
+      let done = 0
+      while (at >= 0) {
+        const end = at + form.length
+        if ((at === 0 || !isWordChar(out.charCodeAt(at - 1))) && (end >= out.length || !isWordChar(out.charCodeAt(end)))) {
+          r += out.slice(done, at) + mark
+          done = end
+        }
+        at = out.indexOf(form, end)
+      }
+      if (done > 0) out = r + out.slice(done)
+    }
+  }
+  return out
+}
+
+/** `v` with every string restated ({@link restateText}); the same reference when nothing changed. */
+const restate = (v: unknown, secrets: ReadonlyMap<string, string>): unknown => {
+  if (typeof v === "string") return restateText(v, secrets)
+  if (Array.isArray(v)) {
+    let out: Array<unknown> | undefined
+    for (let i = 0; i < v.length; i++) {
+      const r = restate(v[i], secrets)
+      if (r !== v[i]) (out ??= v.slice())[i] = r
+    }
+    return out ?? v
+  }
+  if (isPlainObject(v)) return restateObject(v, secrets, undefined)
+  return v
+}
+
+/** An object's values restated ({@link restate}), except those under the keys of `keep`; the same object when nothing changed. */
+const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, string>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+  let out: Record<string, unknown> | undefined
+  for (const k of Object.keys(o)) {
+    if (keep !== undefined && keep.has(k)) continue
+    const r = restate(o[k], secrets)
+    if (r !== o[k]) {
+      out ??= { ...o }
+      out[k] = r
+    }
+  }
+  return out ?? o
+}
+
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
     return { text: (s) => s, value: (v) => v, event: (e) => e, transcript: (t) => t }
   }
   const text = textRedactor(rules)
+
+  /**
+   * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a
+   * pair's value, a leaf under a secret's name), each with its marker, while an event or a transcript's turn is
+   * walked: undefined outside one. The same values wherever else they appear in the event (its `text` restating
+   * the tool input as JSON, a note) then become the same marker ({@link restate}).
+   */
+  let decided: Map<string, string> | undefined
+  const note = (v: unknown, mark: string): void => {
+    if (decided !== undefined && typeof v === "string" && v.length >= RESTATED_MIN) decided.set(v, mark)
+  }
 
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {
@@ -141,6 +214,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
         let r = i > 0 && optionValueAt(v[i - 1], v[i]) ? OPTION_MARK : walk(v[i])
         // a header as a `[name, value]` pair: its value as the text rules left it, then whole when secret
         if (i === 1 && v.length === 2 && r !== OPTION_MARK && pairSecret(v[0], r, true)) r = PAIR_MARK
+        if (r === OPTION_MARK || r === PAIR_MARK) note(v[i], r)
         if (r !== v[i]) {
           out ??= v.slice()
           out[i] = r
@@ -158,7 +232,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * Schema inside ({@link schemaLike}) is walked as usual.
    */
   const walkUnder = (kind: SecretKeyKind, v: unknown): unknown => {
-    if (typeof v === "string" || typeof v === "number") return leafSecret(kind, v) ? NESTED_MARK : walk(v)
+    if (typeof v === "string" || typeof v === "number") {
+      if (!leafSecret(kind, v)) return walk(v)
+      note(v, NESTED_MARK)
+      return NESTED_MARK
+    }
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
@@ -197,12 +275,23 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const entry = (info: KeyInfo, k: string, v: unknown, pair: ReadonlyArray<string> | undefined, under: SecretKeyKind | undefined): unknown => {
     if (under !== undefined) return walkUnder(under, v)
     if (info.kind !== "none") {
-      if (secretValue(info.kind, v)) return info.kind === "pin" ? PIN_MARK : FIELD_MARK
+      if (secretValue(info.kind, v)) {
+        const mark = info.kind === "pin" ? PIN_MARK : FIELD_MARK
+        note(v, mark)
+        return mark
+      }
       if (typeof v === "object" && v !== null && (Array.isArray(v) || (isPlainObject(v) && !schemaLike(v)))) return walkUnder(underKind(info.kind, k), v)
     }
     const r = walk(v)
     if (info.kind === "header" && typeof r === "string") return headerValue(k, r)
-    if (pair !== undefined && isPairValueKey(k)) for (const n of pair) if (pairSecret(n, r, false)) return PAIR_MARK
+    if (pair !== undefined && isPairValueKey(k)) {
+      for (const n of pair) {
+        if (pairSecret(n, r, false)) {
+          note(v, PAIR_MARK)
+          return PAIR_MARK
+        }
+      }
+    }
     return r
   }
 
@@ -267,26 +356,43 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
 
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
   const rawKeep = new Set(["locatorClass"])
-  const event = (e: SessionEvent): SessionEvent => {
-    const out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
-    const raw = e.rawReference as unknown
-    const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
-    if (rawOut === raw) return out as unknown as SessionEvent
-    return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
+  /** `f` run with a fresh {@link decided}, then its result with the secrets decided on restated ({@link restate}). */
+  const deciding = <A>(f: () => A, keep: ReadonlySet<string>): A => {
+    const outer = decided
+    decided = new Map()
+    try {
+      const out = f()
+      return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep) as unknown as A)
+    } finally {
+      decided = outer
+    }
   }
+
+  const event = (e: SessionEvent): SessionEvent =>
+    deciding(() => {
+      const out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      const raw = e.rawReference as unknown
+      const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
+      if (rawOut === raw) return out as unknown as SessionEvent
+      return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
+    }, eventKeep)
 
   const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
+  // the secrets decided on in a turn's blocks are looked for in its blocks too
+  const turnFieldsKeep = new Set(["role", "timestamp"])
   const blockKeep = new Set(["type", "id"])
   const compactionKeep = new Set(["id", "timestamp"])
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
     return {
       ...(top as unknown as Transcript),
-      turns: t.turns.map((turn) => {
-        const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
-        return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
-      }),
+      turns: t.turns.map((turn) =>
+        deciding(() => {
+          const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
+          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
+        }, turnFieldsKeep)
+      ),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
     }
   }

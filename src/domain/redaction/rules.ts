@@ -138,6 +138,13 @@ const FIELD_AFTER_WORDS = ["keys", "key", "pass", "pwd"]
  * `stop_tokens`. No secret: its value stays (`access_tokens`, `refresh_tokens` are secrets).
  */
 export const COUNT_TOKENS = /(?:max|min|input|output|total|num|prompt|completion|cached|cache|reasoning|thinking|remaining|used|context|new|special|stop|added|generated|audio|text|image|billed|estimated|accepted|rejected|predicted|candidates|response|request|read|creation|write|eos|bos|pad|unk|sampled)tokens$/
+/**
+ * A name whose last word is `key(s)` after a word that says it keys data, not a lock (as `fieldName` gives it: lower
+ * case, `_`/`-` dropped): a database's (`primary_key`, `foreign_key`, `partition_key`, `sort_key`), a cache's, a
+ * queue's (`routing_key`), an HTTP request's `Idempotency-Key`, a list's or a map's, and a public key
+ * (`public_key`, `pubKey`: published, no secret). Its value stays (`private_key`, `api_key`, `secret_key` go).
+ */
+export const DATA_KEY = /(?:primary|foreign|unique|composite|compound|surrogate|natural|candidate|sort|partition|range|shard|sharding|cluster|clustering|cache|idempotency|dedup|dedupe|deduplication|lookup|routing|object|cursor|group|grouping|order|index|row|map|dict|join|translation|i18n|public|pub|react|list|item|hotkey|shortcut|keyboard)keys?$/
 const cases = (ws: ReadonlyArray<string>) => ws.flatMap((w) => [w, w[0].toUpperCase() + w.slice(1), w.toUpperCase()])
 
 /**
@@ -226,7 +233,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:]|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -294,7 +301,7 @@ const pairReplace = (m: string, ...g: Array<string>): string => {
 
 
 /** The words of a name in prose whose value `token-prose` looks at: one word (`token`, `secret`, `PIN`, `OTP`, `passcode`). */
-const PROSE_ONE = String.raw`[Tt]oken|TOKEN|[Ss]ecret|SECRET|PIN|[Pp]in|OTP|[Pp]asscode|PASSCODE`
+const PROSE_ONE = String.raw`[Tt]oken|TOKEN|[Ss]ecret|SECRET|PIN|[Pp]in|OTP|[Pp]asscode|PASSCODE|CVV2?|[Cc]vv2?|CVC|[Cc]vc`
 /** Two words (`API key`, `access token`, `secret key`, `auth token`, …; joined by a space: `api_key` is a name, `secret-field`'s). */
 const PROSE_TWO = String.raw`(?:[Aa][Pp][Ii]|[Aa]ccess|ACCESS|[Ss]ecret|SECRET|[Aa]uth|AUTH|[Bb]earer|[Rr]efresh|[Ss]ession) (?:[Kk]ey|KEY|[Tt]oken|TOKEN)`
 
@@ -766,11 +773,61 @@ const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
 const lineReplace = (m: string, head: string, value: string): string => {
   const name = head.replace(/[ \t]*=[ \t]*$/, "").trim()
   const joined = name.slice(name.lastIndexOf(".") + 1).replace(/^\\[nr]/, "").replace(/[_-]/g, "").toLowerCase()
-  if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined)) return m
+  if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) || DATA_KEY.test(joined)) return m
   if ((joined === "pass" || joined === "pwd") && !aloneSecret(value)) return m
   // letters only (no digit, under 16 characters): only under a password's or a secret's name, and no type or keyword
   if (/^[A-Za-z]{1,15}$/.test(value) && !wordSecret(joined, value)) return m
   return `${head}${marker("secret-line")}`
+}
+
+/** A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), maybe its END line. */
+const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g
+/** A private key's END line (one a whole block did not take). */
+const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----/g
+/** A base64 body line of a PEM block: 40 to 100 base64 characters (OpenSSH's are 70, PEM's 64), or the last one, shorter. */
+const PEM_LINE = /^[ \t]*[A-Za-z0-9+/]{40,100}={0,2}[ \t]*$/
+const PEM_LAST_LINE = /^[ \t]*[A-Za-z0-9+/]{1,100}={0,2}[ \t]*$/
+
+/**
+ * The tails of private keys whose BEGIN line is elsewhere (an earlier message, a `tail` of the file): each END line
+ * the block pattern left, and the base64 body lines right before it (lines ended by a newline or a `\n` escape of
+ * JSON text; the line just before END may be short, the ones above it are 40 to 100 characters; the text's
+ * first line, cut anywhere, when it holds a digit, `+` or `/`), become one marker. An END line with no body line
+ * before it stays (a lone END line names no key). Each line is read once: linear.
+ */
+const redactPemTails = (s: string): string => {
+  if (!s.includes("-----END")) return s
+  let out = ""
+  let done = 0
+  PEM_END.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = PEM_END.exec(s)) !== null) {
+    let start = m.index
+    let lines = 0
+    // the end of the line before `start`: a newline (maybe after \r) or a `\n` escape
+    for (;;) {
+      let lineEnd: number
+      if (start > done && s.charCodeAt(start - 1) === 10) lineEnd = start - 1
+      else if (start - 1 > done && s.charCodeAt(start - 1) === 110 && s.charCodeAt(start - 2) === 92) lineEnd = start - 2
+      else break
+      if (lineEnd > done && s.charCodeAt(lineEnd - 1) === 13) lineEnd--
+      else if (lineEnd - 1 > done && s.charCodeAt(lineEnd - 1) === 114 && s.charCodeAt(lineEnd - 2) === 92) lineEnd -= 2
+      const nl = s.lastIndexOf("\n", lineEnd - 1)
+      const esc = s.lastIndexOf("\\n", lineEnd - 1)
+      let lineStart = Math.max(nl + 1, esc >= 0 ? esc + 2 : 0, done)
+      if (lineEnd - lineStart > 110) break
+      const line = s.slice(lineStart, lineEnd)
+      const ok = lines === 0 ? PEM_LAST_LINE.test(line) : PEM_LINE.test(line) || (lineStart === 0 && PEM_LAST_LINE.test(line) && /[0-9+/]/.test(line))
+      if (!ok) break
+      while (s.charCodeAt(lineStart) === 32 || s.charCodeAt(lineStart) === 9) lineStart++
+      start = lineStart
+      lines++
+    }
+    if (lines === 0) continue
+    out += s.slice(done, start) + marker("private-key")
+    done = m.index + m[0].length
+  }
+  return done === 0 ? s : out + s.slice(done)
 }
 
 /**
@@ -782,10 +839,17 @@ const lineReplace = (m: string, head: string, value: string): string => {
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
-    // A block cut short (no END) is redacted to where its body ends.
+    // A block cut short (no END) is redacted to where its body ends; a block's tail without its BEGIN line (the
+    // key printed in two pieces, `tail -n 3 key.pem`) from its first base64 body line to its END line (see
+    // redactPemTails). Read by hand after the pattern (lines): the pattern says where a whole block's match starts.
     id: "private-key",
-    pattern: /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g,
-    hints: ["PRIVATE KEY-----"]
+    pattern: PEM_BLOCK,
+    hints: ["PRIVATE KEY-----"],
+    apply: (s) => {
+      PEM_BLOCK.lastIndex = 0
+      return redactPemTails(s.replace(PEM_BLOCK, marker("private-key")))
+    },
+    byHand: true
   },
   {
     // A JSON Web Token: base64url header and payload (both JSON objects: `eyJ`), signature (empty for alg none).
@@ -953,7 +1017,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
     replace: (m, name, eq, q, dq, sq, bare) =>
-      name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? "")) ? m : `${name}${eq}${
+      DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? "")) ? m : `${name}${eq}${
         dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
       }`
   },
@@ -987,6 +1051,20 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["SK"]
   },
   {
+    // A .netrc entry's password: `machine <host> [login <user>] [account …] [port …] password <secret>` (on one
+    // line or over several, also in JSON text with `\n` escapes) and `default login … password …` at a line's
+    // start. The machine, the login and the word `password` stay; a `$VAR` reference stays. "the machine learning
+    // model has a password field" stays (after `machine` and its word comes no entry's keyword).
+    id: "netrc-password",
+    pattern: re(
+      String.raw`((?:${lead("machine", "A-Za-z0-9_-")}[ \t]+[^\s\\]{1,256}|(?:^|(?<=\n|\\n))[ \t]{0,40}default)(?:(?:\s|\\[nrt]){1,40}(?:login|account|port|protocol)[ \t]+[^\s\\]{1,256}){0,4}(?:\s|\\[nrt]){1,40}password[ \t]+)(?![$]|\[REDACTED:)([^\s\\]{1,512})`,
+      "gm"
+    ),
+    hints: ["password ", "password\t"],
+    gate: ["machine", "default"],
+    replace: (_m, head) => `${head}${marker("netrc-password")}`
+  },
+  {
     // A password told in prose: `password is <token>` / `passphrase is: <token>` / `password was …` /
     // `password for prod is …` (`for`, `of`, `on`, `to`, `at`, `in`, maybe `the`/`my`/…, and one word) (any of
     // `Password`, `PASSWORD`), when the token (4 to 128 characters up to white space, sentence punctuation after
@@ -995,7 +1073,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // ends at a backslash too (a `\n` escape of JSON text held in a string).
     id: "password-prose",
     pattern: re(
-      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+      String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)` +
+        // "change the password to X", "set the passphrase as X" (not a path: "write the password to /tmp/pw1")
+        String.raw`|[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/))(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
+        // a quoted phrase (spaces and all) holding a digit or a symbol: `is "open sesame 7"`
+        String.raw`(?:(?<=["'${"`"}])(?![\s])(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'${"`"}\n\\]{1,128})(?=\2)` +
+        String.raw`|(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$)))`
     ),
     hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
     replace: (_m, head) => `${head}${marker("password-prose")}`
@@ -1010,11 +1093,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "token-prose",
     pattern: re(
       String.raw`(?:(${lead(`${PROSE_TWO}|${PROSE_ONE}`, "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))` +
-        String.raw`|(${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{4,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+        String.raw`|(${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{3,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
     ),
-    hints: ["oken", "OKEN", "ecret", "ECRET", "PIN", "pin", "Pin", "OTP", "asscode", "ASSCODE", "key", "Key", "KEY"],
+    hints: ["oken", "OKEN", "ecret", "ECRET", "PIN", "pin", "Pin", "OTP", "asscode", "ASSCODE", "key", "Key", "KEY", "CVV", "Cvv", "cvv", "CVC", "Cvc", "cvc"],
     replace: (m: string, h1: string | undefined, q1: string | undefined, h2: string | undefined, q2: string | undefined, v: string) => {
       const head = h1 ?? h2 ?? ""
+      // a card verification value: 3 or 4 digits
+      if (/^cv[vc]/i.test(head)) return /^[0-9]{3,4}$/.test(v) ? `${head}${marker("token-prose")}` : m
       return proseCredential(v, /^(?:pin|otp|passcode)/i.test(head)) ? `${head}${marker("token-prose")}` : m
     }
   },
@@ -1100,7 +1185,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-line",
     pattern: re(
       String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}=(?![=>~])[ \t]{0,40})` +
-        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
+        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
         String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
       "gm"
@@ -1159,14 +1244,26 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // empty elements, `$VAR`/`${VAR}` references, nested elements (a `<` in the value).
     id: "secret-element",
     pattern: re(
-      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]asswords?|PASSWORDS?|[Pp]asswd|PASSWD|[Pp]assphrases?|PASSPHRASES?|[Ss]ecrets?|SECRETS?|[Tt]okens?|TOKENS?|[Aa]pi[_-]?[Kk]eys?|API_?KEYS?|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))((?:[ \t][^<>\n]{0,256})?)(?<!/)>(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512})</\1>`
+      String.raw`<([A-Za-z0-9_:.-]{0,60}?(?:[Pp]asswords?|PASSWORDS?|[Pp]asswd|PASSWD|[Pp]assphrases?|PASSPHRASES?|[Ss]ecrets?|SECRETS?|[Tt]okens?|TOKENS?|[Aa]pi[_-]?[Kk]eys?|API_?KEYS?|[Pp]rivate[_-]?[Kk]ey|PRIVATE_?KEY))((?:[ \t][^<>\n]{0,256})?)(?<!/)>(?:<!\[CDATA\[(?![$\{\s]|\[REDACTED:)([^\]\n]{1,512})\]\]>|(?![$\{\s<]|\[REDACTED:|[0-9]+<)([^<\n]{1,512}))</\1>` +
+        // an element keyed by a secret's name in an attribute (Java properties XML, Maven, Spring):
+        // `<entry key="db.password">…</entry>`, `<property name="apiToken">…</property>` (the name's last dotted part decides)
+        String.raw`|<([A-Za-z][A-Za-z0-9_:.-]{0,60})((?:[ \t][^<>\n]{0,256}?)?[ \t](?:key|name|Key|Name)=(["'])(?:[A-Za-z0-9_-]{1,64}[.:]){0,8}([A-Za-z0-9_-]{1,64})\7[^<>\n]{0,256}?)(?<!/)>(?:<!\[CDATA\[(?![$\{\s]|\[REDACTED:)([^\]\n]{1,512})\]\]>|(?![$\{\s<]|\[REDACTED:)([^<\n]{1,512}))</\5>`
     ),
     // every match holds its closing tag
-    hints: ["assword>", "ASSWORD>", "asswords>", "ASSWORDS>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "assphrases>", "ASSPHRASES>", "ecret>", "ECRET>", "ecrets>", "ECRETS>", "oken>", "OKEN>", "okens>", "OKENS>", "Key>", "key>", "KEY>", "Keys>", "keys>", "KEYS>"],
-    replace: (m: string, name: string, attrs: string) =>
-      PAGE_CURSOR_NAME.test(name.replace(/[_:.-]/g, "").toLowerCase()) || COUNT_TOKENS.test(name.replace(/[_:.-]/g, "").toLowerCase())
-        ? m
-        : `<${name}${attrs}>${marker("secret-element")}</${name}>`
+    hints: ["key=\"", "name=\"", "Key=\"", "Name=\"", "key='", "name='", "Key='", "Name='", "assword>", "ASSWORD>", "asswords>", "ASSWORDS>", "asswd>", "ASSWD>", "assphrase>", "ASSPHRASE>", "assphrases>", "ASSPHRASES>", "ecret>", "ECRET>", "ecrets>", "ECRETS>", "oken>", "OKEN>", "okens>", "OKENS>", "Key>", "key>", "KEY>", "Keys>", "keys>", "KEYS>"],
+    replace: (m: string, name: string | undefined, attrs: string, cdata: string | undefined, _text: string, tag: string | undefined, tagAttrs: string, _q: string, key: string, cdata2: string | undefined, text2: string | undefined): string => {
+      const E = marker("secret-element")
+      if (name === undefined) {
+        // keyed by an attribute: as a value under a key of that name
+        const kind = secretKeyKind(key)
+        const value = cdata2 ?? text2 ?? ""
+        if (kind === "none" || !(secretValue(kind, value) || (kind === "header" && value.length > 0))) return m
+        return `<${tag}${tagAttrs}>${cdata2 !== undefined ? `<![CDATA[${E}]]>` : E}</${tag}>`
+      }
+      const joined = name.replace(/[_:.-]/g, "").toLowerCase()
+      if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined)) return m
+      return `<${name}${attrs}>${cdata !== undefined ? `<![CDATA[${E}]]>` : E}</${name}>`
+    }
   },
   {
     // An HTTP cookie in a header (curl -H, logs, a proxy's dump): `Cookie: name=value; other=value` (every
@@ -1183,16 +1280,23 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
-      String.raw`${start("A-Za-z0-9._%+\\\\-")}(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])`
+      String.raw`${start("A-Za-z0-9._%+\\\\-")}(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])`
     ),
     hints: ["@"],
     apply: (s) => redactEmails(s)
   },
   {
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
+    // Also WSL's views of a home: `/mnt/c/Users/<user>`, `\\wsl$\<distro>\home\<user>` (and `wsl.localhost`),
+    // and a Claude Code project folder's encoded path after a `/`: `projects/-home-<user>-app`, `-Users-<user>-…`
+    // (the user is the word after `home`/`Users`, up to the next `-`).
     id: "home-path",
-    pattern: re(String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+`),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/"],
+    pattern: re(
+      String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
+        String.raw`|/mnt/[a-z]/Users/[^\\/\s"'<>|:*?]+|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
+        String.raw`|(?<=/)-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
+    ),
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "/-home-", "/-Users-"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -1248,6 +1352,7 @@ const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 export const secretKeyKind = (k: string): SecretKeyKind => {
   if (k.length > 300 || k.length < 3) return "none"
   if (HEADER_SECRET.test(k)) return "header"
+  if (DATA_KEY.test(k.replace(/[_-]/g, "").toLowerCase())) return "none"
   if (KEY_X_KEY.test(k)) return "token"
   if (KEY_SECRET.test(k)) return "secret"
   if (KEY_TOKEN.test(k)) {
@@ -1367,6 +1472,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
     const name = fieldName(head)
     if (word !== undefined) return head.includes("=") || !wordSecret(name, word) ? m : `${head}${marker("secret-field")}`
     if (a === 0 && (PAGE_CURSOR_NAME.test(name) || COUNT_TOKENS.test(name))) return m
+    if (DATA_KEY.test(name)) return m
     if (num !== undefined) return numberSecret(name, num) ? `${head}${keyQuote}${marker("secret-field")}${keyQuote}` : m
     const alone = a === 1 && (name === "pass" || name === "pwd")
     if (quoted !== undefined) return alone && !aloneSecret(quoted) ? m : `${head}${q}${marker("secret-field")}${q}`
@@ -1428,7 +1534,7 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * is read once and each name once.
  */
 const redactHomePaths = (s: string): string => {
-  if (s.includes("Users")) {
+  if (s.includes("Users") || s.includes("/-home-") || s.includes("wsl")) {
     HOME_PATH.lastIndex = 0
     return s.replace(HOME_PATH, HOME)
   }
@@ -1462,7 +1568,7 @@ const isLocal = (c: number) =>
   (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45
 
 /** The domain of an email address, from its `@` (a sticky pattern: tried at one position). */
-const EMAIL_DOMAIN = /@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9-])/y
+const EMAIL_DOMAIN = /@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])/y
 
 /**
  * The `email` rule by hand: from each `@`, the local part back to where a
