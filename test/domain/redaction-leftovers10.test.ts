@@ -9,6 +9,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
+import { gone, inString, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const R = marker
@@ -20,18 +21,6 @@ const j = (...p: Array<string>) => p.join("")
 const S = (n: number) => j("Zq9", "SECRET", "k", String(n))
 const PIN = j("8473", "6251")
 
-/** `text` redacted: the secret gone, and what stays around it (`keep`) still there. */
-const gone = (text: string, secret: string, ...keep: Array<string>) => {
-  const out = r.text(text)
-  expect(out, text).not.toContain(secret)
-  expect(out, text).toContain("[REDACTED:")
-  for (const k of keep) expect(out, text).toContain(k)
-  expect(r.text(out), `idempotent: ${text}`).toBe(out)
-  return out
-}
-const stays = (text: string) => expect(r.text(text), text).toBe(text)
-/** JSON text held in a JSON string (its quotes escaped), without the string's own quotes. */
-const inString = (text: string) => JSON.stringify(text).slice(1, -1)
 
 describe("redaction 10: a number under a password's name", () => {
   it("JSON text: the number goes, the marker quoted so the JSON stays JSON", () => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { compileCustomPatterns } from "../../src/domain/redaction/custom.js"
 import { builtinRuleIds, builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
+import { gone, inString, stays } from "../support/redaction-asserts.js"
 import * as Either from "effect/Either"
 
 const r = defaultRedaction
@@ -20,18 +21,6 @@ const j = (...p: Array<string>) => p.join("")
 const S = (n: number) => j("Zq9", "SECRET", "k", String(n))
 const HUNTER = j("hunter", "2")
 
-/** `text` redacted: the secret gone, what stays around it (`keep`) still there, and redacting again changes nothing. */
-const gone = (text: string, secret: string, ...keep: Array<string>) => {
-  const out = r.text(text)
-  expect(out, text).not.toContain(secret)
-  expect(out, text).toContain("[REDACTED:")
-  for (const k of keep) expect(out, text).toContain(k)
-  expect(r.text(out), `idempotent: ${text}`).toBe(out)
-  return out
-}
-const stays = (text: string) => expect(r.text(text), text).toBe(text)
-/** JSON text held in a JSON string (its quotes escaped), without the string's own quotes. */
-const inString = (text: string) => JSON.stringify(text).slice(1, -1)
 
 describe("redaction 11: plural and compound secret names", () => {
   const NAMES = ["apiKeys", "api_keys", "API_KEYS", "tokens", "secrets", "passwords", "access_tokens", "clientSecrets", "accessTokens", "refresh_tokens"]

@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
+import { gone, inString, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const R = marker
@@ -16,18 +17,6 @@ const F = R("secret-field")
 const j = (...p: Array<string>) => p.join("")
 const S = (n: number) => j("Zq9", "SECRET", "k", String(n))
 
-/** `text` redacted: the secret gone, what stays around it (`keep`) still there, and redacting again changes nothing. */
-const gone = (text: string, secret: string, ...keep: Array<string>) => {
-  const out = r.text(text)
-  expect(out, text).not.toContain(secret)
-  expect(out, text).toContain("[REDACTED:")
-  for (const k of keep) expect(out, text).toContain(k)
-  expect(r.text(out), `idempotent: ${text}`).toBe(out)
-  return out
-}
-const stays = (text: string) => expect(r.text(text), text).toBe(text)
-/** Text held in a JSON string (its quotes escaped), without the string's own quotes. */
-const inString = (text: string) => JSON.stringify(text).slice(1, -1)
 
 describe("redaction 12 (F1): a secret header inside a quoted command-line argument", () => {
   const HEADERS = ["X-API-Key", "X-Api-Key", "x-api-key", "X-Auth-Token", "X-Vault-Token", "PRIVATE-TOKEN", "Private-Token", "Api-Key", "Auth-Token", "X-Access-Token", "X-Client-Secret"]
