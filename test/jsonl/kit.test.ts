@@ -8,6 +8,7 @@
  * reads the kit makes are seen.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fc from "effect/FastCheck"
@@ -21,6 +22,7 @@ import {
   readLines,
   spanIsValid
 } from "../../src/layers/jsonl/index.js"
+import { HAND_ON_BYTES, handOnParts } from "../../src/layers/jsonl/lines.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../src/services/SourceAccess.js"
 
 /** A file in memory: its bytes can be replaced between reads; every read is logged. */
@@ -120,6 +122,37 @@ describe("line reading with byte offsets", () => {
       const text = Buffer.from("short\n" + "x".repeat(50) + "\nend\n")
       const got = yield* Stream.runCollect(readLines(memFile(text).open, { stepBytes: 7, maxLineBytes: 10 }))
       expect([...got].map((l) => [l.start, l.end, l.oversized, l.bytes.length])).toEqual([[0, 6, false, 5], [6, 57, true, 0], [57, 61, false, 3]])
+    }))
+})
+
+describe("a read step's lines are handed on in parts (fewer events alive at once)", () => {
+  it("handOnParts: parts of at most the byte budget (a longer line alone), in order, nothing lost", () => {
+    const line = (n: number, i: number): Line => ({ start: i, end: i + n + 1, lineNumber: i + 1, bytes: Buffer.alloc(n), terminated: true, oversized: false })
+    const sizes = [10, 20, 5, 100, 3, 3, 3, 40]
+    const lines = sizes.map(line)
+    // Each line counts its bytes plus its newline: 11, 21, 6 | 101 | 4, 4, 4 | 41 with a budget of 40.
+    const parts = handOnParts(Chunk.unsafeFromArray(lines), 40).map((p) => [...p].map((l) => l.bytes.length))
+    expect(parts).toEqual([[10, 20, 5], [100], [3, 3, 3], [40]])
+    expect(handOnParts(Chunk.unsafeFromArray(lines), 1 << 20).map((p) => p.length)).toEqual([8])
+    expect(handOnParts(Chunk.empty<Line>(), 40).map((p) => p.length)).toEqual([0])
+  })
+
+  it.effect("readLines: one 256 KiB step of 1 KiB lines goes on in parts of at most HAND_ON_BYTES, each part through the whole pipeline before the next", () =>
+    Effect.gen(function*() {
+      const text = Buffer.from(("x".repeat(1023) + "\n").repeat(256))
+      const log: Array<string> = []
+      let reads = 0
+      let mapped = 0
+      let written = 0
+      yield* readLines(memFile(text).open, { stepBytes: 256 * 1024 + 1, maxLineBytes: 1 << 20, onRead: () => reads++ }).pipe(
+        // A consumer's per-chunk work (as an adapter parsing lines into events), then its sink (as the CLI writing them).
+        Stream.mapChunks((c) => (log.push(`map ${mapped++}:${c.length}`), c)),
+        Stream.runForEachChunk((c) => Effect.sync(() => log.push(`write ${written++}:${c.length}`)))
+      )
+      expect(reads).toBe(1)
+      const perPart = Math.floor(HAND_ON_BYTES / 1024)
+      const parts = Array.from({ length: Math.ceil(256 / perPart) }, (_, i) => Math.min(perPart, 256 - i * perPart))
+      expect(log).toEqual(parts.flatMap((n, i) => [`map ${i}:${n}`, `write ${i}:${n}`]))
     }))
 })
 

@@ -47,7 +47,7 @@ export interface JsonlSource {
   readonly resume: (state: CursorState) => Effect.Effect<ResumePoint, InvalidCursor | SourceAccessError>
   /**
    * The lines from `from` (a line start; 0: the start, after a BOM) to the
-   * end of the file, a chunk per read step; fails `MalformedSource` when the
+   * end of the file, a chunk per part of a read step (`readLines`); fails `MalformedSource` when the
    * file ends before the size it had when opened (truncated or rewritten in
    * place). Keeps the head binding up to date for lines past a head that was
    * short when opened (a file that grew). `onRead` receives each read.

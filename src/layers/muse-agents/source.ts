@@ -94,7 +94,7 @@ const toRaw = (line: Line, lineNumber: number) => ({
 
 /**
  * Read every line of an authorized file once, in order, handing each
- * classified line to `onLine` with its text (a chunk of lines per read step;
+ * classified line to `onLine` with its text (a chunk of lines per part of a read step;
  * one step plus one line held at most). Fails with access errors, or
  * `MalformedSource` when the file ends before the larger of its size when
  * authorized and when opened (truncated or rewritten in place while read: no

@@ -62,6 +62,8 @@ import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
 import {
+  HAND_ON_BYTES,
+  handOnPartStart,
   type JsonlSource,
   type Line,
   type LineBinding,
@@ -453,12 +455,13 @@ export const nativeWhole = (
       const line = whole.lines[i]
       error = p.process(line, out)
       if (error !== undefined) {
-        // The streamed pass fails a whole read step: it hands on only the events of the steps before
-        // this line's, i.e. of the lines that ended at or before that step's start.
+        // The streamed pass fails a whole part of a read step (`readLines` hands a step's lines on in parts):
+        // it hands on only the events of the parts before this line's. The step's lines are those that ended
+        // past its start; its parts are cut from them as `handOnParts` cuts them.
         const stepStart = stepStartOf(line.end - 1, src.file.stat.size)
         let j = i
         while (j > 0 && whole.lines[j - 1].end > stepStart) j--
-        out.length = eventsBefore(out, whole.lines[j])
+        out.length = eventsBefore(out, whole.lines[handOnPartStart(whole.lines, j, i, HAND_ON_BYTES)])
         break
       }
     }
