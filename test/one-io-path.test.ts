@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import { nestedLogPaths } from "../src/layers/muse-code/native-source.js"
 import { subagentPaths } from "../src/layers/claude-code/source.js"
 import { fingerprintOf } from "../src/layers/index/importer.js"
-import { sourceAccessNode } from "../src/layers/SourceAccessNode.js"
+import { SYNC_COPY_MAX_BYTES, sourceAccessNode } from "../src/layers/SourceAccessNode.js"
 import { type DirEntry, type FileStat, SourceAccess, type SourceAccessShape } from "../src/services/SourceAccess.js"
 import Database from "better-sqlite3"
 import * as Layer from "effect/Layer"
@@ -110,6 +110,26 @@ describe("SourceAccess.copyTo", () => {
       expect((yield* Effect.flip(sourceAccessNode.copyTo(dir, path.join(dir, "c3.db")))).code).toBe("SOURCE_NOT_REGULAR_FILE")
       expect(fs.existsSync(path.join(dir, "c2.db")) || fs.existsSync(path.join(dir, "c3.db"))).toBe(false)
     }))
+
+  it("copies a file up to SYNC_COPY_MAX_BYTES in one synchronous step (no thread-pool round trip: a rescan's -wal), a longer one as before", () => {
+    const dir = tempDir()
+    const small = path.join(dir, "small.db-wal")
+    const big = path.join(dir, "big.db")
+    const bytes = (n: number, seed: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff))
+    fs.writeFileSync(small, bytes(SYNC_COPY_MAX_BYTES, 1))
+    fs.writeFileSync(big, bytes(SYNC_COPY_MAX_BYTES + 1, 2))
+    // runSync throws on an effect that waits for a promise (the thread-pool copy).
+    Effect.runSync(sourceAccessNode.copyTo(small, path.join(dir, "small-copy")))
+    expect(fs.readFileSync(path.join(dir, "small-copy")).equals(fs.readFileSync(small))).toBe(true)
+    fs.writeFileSync(path.join(dir, "taken"), "mine")
+    const over = Effect.runSync(Effect.flip(sourceAccessNode.copyTo(small, path.join(dir, "taken"))))
+    expect(over.code).toBe("SOURCE_NOT_AUTHORIZED") // as the thread-pool copy answers EEXIST
+    expect(fs.readFileSync(path.join(dir, "taken"), "utf8")).toBe("mine") // never overwritten
+    expect(() => Effect.runSync(sourceAccessNode.copyTo(big, path.join(dir, "big-copy")))).toThrow()
+    return Effect.runPromise(sourceAccessNode.copyTo(big, path.join(dir, "big-copy2"))).then(() => {
+      expect(fs.readFileSync(path.join(dir, "big-copy2")).equals(fs.readFileSync(big))).toBe(true)
+    })
+  })
 
   it.effect("AgentMux reads a WAL store from a private copy made through SourceAccess (its store and its -wal)", () =>
     Effect.gen(function*() {

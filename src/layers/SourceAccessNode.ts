@@ -437,15 +437,31 @@ const probe = (path: string): Effect.Effect<Option.Option<{ readonly kind: DirEn
     return Effect.succeed(st === undefined ? Option.none() : Option.some({ kind: kindOf(st), stat: toStat(st) }))
   })
 
+/**
+ * Files up to this size (bytes) are copied by `copyTo` in one synchronous call
+ * (`copyFileSync`), longer ones on the thread pool (`fs.promises.copyFile`).
+ * Issue 13: an AgentMux rescan copies the store's `-wal` (a few MiB at most
+ * between AgentMux's checkpoints); the thread pool's first use in a process
+ * and its round trip cost that rescan about 4 ms of CPU and up to 20 ms of
+ * wall time on a loaded 2-core machine, the synchronous copy 2-4 ms. A copy of
+ * this size blocks the event loop for a few ms at most; a whole store (the
+ * first scan's copy, hundreds of MB) still goes to the thread pool.
+ */
+export const SYNC_COPY_MAX_BYTES = 8 * 1024 * 1024
+
+const COPY_FLAGS = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE
+
 const copyTo = (path: string, dest: string): Effect.Effect<void, SourceAccessError> =>
   Effect.flatMap(
     attemptSync(path, () => fs.lstatSync(path)),
     (st) =>
       st.isFile()
-        ? Effect.tryPromise({
-          try: () => fs.promises.copyFile(path, dest, fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE),
-          catch: (e) => fsError(path, e)
-        })
+        ? st.size <= SYNC_COPY_MAX_BYTES
+          ? attemptSync(path, () => fs.copyFileSync(path, dest, COPY_FLAGS))
+          : Effect.tryPromise({
+            try: () => fs.promises.copyFile(path, dest, COPY_FLAGS),
+            catch: (e) => fsError(path, e)
+          })
         : Effect.fail(
           st.isSymbolicLink()
             ? fsError(path, Object.assign(new Error("symlink"), { code: "ELOOP" }))
