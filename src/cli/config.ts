@@ -28,7 +28,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { parseJson } from "../domain/json.js"
-import { compileCustomPatterns, type CustomPattern } from "../domain/redaction/custom.js"
+import type { CustomPattern } from "../domain/redaction/custom.js"
 import { bundledPrices, ModelPrices, type PriceTable, withOverrides } from "../domain/prices.js"
 import { defaultConfigFile } from "../layers/data-dir.js"
 import { looksLikeUrl } from "../layers/index/pg-target.js"
@@ -176,6 +176,8 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
     // redact): a daily `import` with a broken pattern says so at once, as the next `show` would.
     const patterns = (decoded.right.redaction as typeof RedactionSettings.Type | undefined)?.patterns ?? []
     if (patterns.length > 0) {
+      // Loaded only for a file that has patterns: the checker brings re2js and the built-in rules.
+      const { compileCustomPatterns } = yield* Effect.promise(() => import("../domain/redaction/custom.js"))
       const compiled = compileCustomPatterns(patterns)
       if (Either.isLeft(compiled)) return yield* compiled.left
     }

@@ -12,12 +12,11 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { InvalidArgument, SourceNotFound } from "../domain/errors.js"
 import * as App from "../layers/app.js"
-import { defaultConfigFile, defaultIndexFile } from "../layers/data-dir.js"
+import { defaultConfigFile } from "../layers/data-dir.js"
 import * as ImporterLayer from "../layers/index/importer.js"
 import * as Watch from "../layers/index/watch.js"
-import { indexUrlProblem, isPostgresUrl, looksLikeUrl, PERCENT_ENCODE_HINT } from "../layers/index/pg-target.js"
+import { isPostgresUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
@@ -28,6 +27,9 @@ import { loadConfig, loadImportLimits } from "./config.js"
 import type { ImportLimitsShape } from "../services/ImportLimits.js"
 import { givenValue, type RootOptions } from "./context.js"
 import * as Progress from "./progress.js"
+import { indexOf, postgres, withNodeNavigator } from "./index-read.js"
+
+export { checkedIndex, chosenIndex, existingIndex, indexTarget, readIndexLayer } from "./index-read.js"
 
 /**
  * Options of `import`, as parsed: `--config`, `--index`, `--workspace`, and
@@ -41,49 +43,6 @@ export interface ImportOptions extends RootOptions {
   readonly workspace: ReadonlyArray<string>
 }
 
-/** An `--index` value as given: a URL (`postgres://…`, or a malformed one) stays as it is, a file is made absolute. */
-export const indexTarget = (value: string): string => (looksLikeUrl(value) ? value : nodePath.resolve(value))
-
-/**
- * An index value (`--index`, `--to`, the config file's `index`) as it is, or
- * `InvalidArgument` (exit 2) when it is a malformed URL: its problem named
- * (scheme, an unescaped `#`/`?`/`/` in the password, percent-escape, host,
- * port, sslmode), the URL shown without any part of its password, and how to
- * percent-encode one.
- * `option` names where it came from (`--index`).
- */
-export const checkedIndex = (value: string, option = "--index"): Effect.Effect<string, InvalidArgument> => {
-  const problem = indexUrlProblem(value)
-  return problem === undefined ? Effect.succeed(value) : Effect.fail(
-    new InvalidArgument({
-      message: `${option} ${problem}`,
-      remediation: `Write the team index as postgres://user:password@host:port/database (${PERCENT_ENCODE_HINT}), or give a file path.`
-    })
-  )
-}
-
-/**
- * `load()` with a `navigator` whose `userAgent` names Node while it runs,
- * when Node has none (Node 20; Node 21 and later have their own): the `pg`
- * client asks, as it loads, whether it runs on Cloudflare Workers, and
- * without a `navigator` it finds out by making a `Response`, which loads
- * Node's `fetch` implementation (undici): about 60-100 ms of start-up
- * (figure g-reimport). The `navigator` is removed once the load is done.
- */
-const withNodeNavigator = async <A>(load: () => Promise<A>): Promise<A> => {
-  const g = globalThis as { navigator?: unknown }
-  if (g.navigator !== undefined) return load()
-  g.navigator = { userAgent: `Node.js/${process.versions.node.split(".")[0]}` }
-  try {
-    return await load()
-  } finally {
-    delete g.navigator
-  }
-}
-
-/** The PostgreSQL layer, loaded only when an index is a URL (a SQLite user's start-up never loads the PostgreSQL client). */
-const postgres = Effect.promise(() => withNodeNavigator(() => import("../layers/index/postgres.js")))
-
 /**
  * The index an import writes to: the PostgreSQL index at a `postgres://`
  * URL (its sources keyed by `machine`), else the SQLite file (created when
@@ -93,16 +52,6 @@ export const writeIndexLayer = (index: string, machine: string): Layer.Layer<Ind
   isPostgresUrl(index)
     ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index, machine })))
     : IndexSqlite.layer(index)
-
-/**
- * The index a query command reads (`sessions`, `show`, `export`): the
- * PostgreSQL index at a URL, else the SQLite file read-only (see
- * `IndexSqlite.layerReadonly`). Neither is created or migrated.
- */
-export const readIndexLayer = (index: string): Layer.Layer<Index, StoreUnavailable> =>
-  isPostgresUrl(index)
-    ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index })))
-    : IndexSqlite.layerReadonly(index)
 
 /**
  * `session-ingest index migrate`: bring the index's schema to this build's.
@@ -117,28 +66,9 @@ export const migrateIndex = (index: string) =>
     ? Effect.map(Effect.flatMap(postgres, (pg) => pg.migrate(index)), (r) => ({ ...r, created: false }))
     : Effect.map(IndexSqlite.migrateFile(index), (r) => ({ index, ...r }))
 
-/**
- * The index a command uses, checked ({@link checkedIndex}): `--index`, else
- * the config file's `index`, else the default file; a malformed URL's error
- * names where it came from (`--index`, or the config file's `"index"`).
- */
-const indexOf = (given: Option.Option<string>, c: { readonly index?: string | undefined }): Effect.Effect<string, InvalidArgument> =>
-  Option.isSome(given)
-    ? checkedIndex(indexTarget(given.value), "--index")
-    : c.index !== undefined
-    ? checkedIndex(c.index, `The config file's "index"`)
-    : Effect.succeed(defaultIndexFile())
-
 /** `push` (`../layers/index/push.ts`), loaded when it runs (it loads the PostgreSQL client). */
 export const pushIndex = (from: string, to: string, machine: string) =>
   Effect.flatMap(Effect.promise(() => withNodeNavigator(() => import("../layers/index/push.js"))), (p) => p.push(from, to, machine))
-
-/** The index a command names: `--index`, else the config file's `index`, else the default file. */
-export const chosenIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
-  Effect.flatMap(
-    loadConfig(Option.getOrUndefined(config)),
-    (c) => indexOf(index, c)
-  )
 
 /** The machine an import's sources are keyed by in a PostgreSQL index: `--machine`, else the host name. */
 export const machineOf = (given: Option.Option<string> | undefined): string =>
@@ -265,25 +195,3 @@ export const watchLayer = (policy: AccessPolicyShape, index: string, machine: st
   const base = Layer.mergeAll(App.layer(policy, limits), writeIndexLayer(index, machine), ImportFaults.none, ImportProgress.silent)
   return ImporterLayer.layer.pipe(Layer.provideMerge(Watch.memoryLayer().pipe(Layer.provideMerge(base))))
 }
-
-/**
- * The index of a query command (`--index`, else the config file's `index`,
- * else the default): a `postgres://` URL as it is (the server answers for
- * it), or a file; `SourceNotFound` when there is no file yet, or it is empty
- * (queries never create one).
- */
-export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
-  Effect.gen(function*() {
-    const c = yield* loadConfig(Option.getOrUndefined(config))
-    const file = yield* indexOf(index, c)
-    if (isPostgresUrl(file)) return file
-    const st = fs.statSync(file, { throwIfNoEntry: false })
-    // An empty file is no index either: a query must not turn it into one.
-    if (st === undefined || (st.isFile() && st.size === 0)) {
-      return yield* new SourceNotFound({
-        message: `There is no index at ${file} yet${st !== undefined ? " (the file is empty)" : ""}.`,
-        remediation: "Run `session-ingest import` first (or pass --index FILE)."
-      })
-    }
-    return file
-  })

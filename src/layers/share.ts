@@ -11,13 +11,19 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type AtifInput, type AtifTrajectory, toAtif } from "../domain/atif.js"
+import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, redactionWith } from "../services/Redaction.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import * as Layer from "effect/Layer"
+
+/**
+ * The ATIF builder (`../domain/atif.ts`), loaded on first use: its schemas are
+ * built as the module loads, and only `export --format atif` needs them.
+ */
+const atif = Effect.promise(() => import("../domain/atif.js"))
 
 /** Events as a shareable output carries them (NDJSON export), a chunk at a time. */
 export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
@@ -33,7 +39,7 @@ export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, ne
  * and `extra` derived from them is redacted, and ids still link).
  */
 export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
-  Effect.flatMap(Redaction, (r) => {
+  Effect.flatMap(Effect.zip(Redaction, atif), ([r, { toAtif }]) => {
     if (!r.enabled) return Effect.sync(() => toAtif(input))
     const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
     return Effect.gen(function*() {

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { counted, humanTime } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
-import { runtime } from "../lazy.js"
+import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { PartialCoverage, printResult } from "../output.js"
 
@@ -60,7 +60,7 @@ export const discover = Command.make(
     agent: O.agent
   },
   (o) =>
-    Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
+    Effect.flatMap(appRuntime, (rt) => Effect.gen(function*() {
       const adapter = yield* (yield* rt.SessionSources).get(o.provider)
       const report = yield* adapter.discover({ agentId: Option.getOrUndefined(o.agent) })
       yield* printResult("discover", o.json, report, () => render(report, o.local))

@@ -7,7 +7,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
 import { counted, humanTime } from "../../domain/render.js"
-import { runtime } from "../lazy.js"
+import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 
@@ -36,7 +36,7 @@ export const inspect = Command.make(
     local: O.local
   },
   (o) =>
-    Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
+    Effect.flatMap(appRuntime, (rt) => rt.withSource(o, (adapter, locator) =>
       Effect.gen(function*() {
         const inspection = yield* adapter.inspect(locator)
         yield* printResult("inspect", o.json, inspection, () => render(inspection, o.local))

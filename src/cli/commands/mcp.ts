@@ -11,7 +11,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { runtime } from "../lazy.js"
+import { queryRuntime, shareRuntime } from "../lazy.js"
 import { writeStdout } from "../output.js"
 import { VERSION } from "../version.js"
 import * as O from "../options.js"
@@ -31,12 +31,13 @@ export const mcp = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* queryRuntime
+      const share = yield* shareRuntime
       // Before serving: a missing index or a bad config is the CLI's error (stderr, exit code), not a protocol answer.
       const file = yield* rt.existingIndex(o.index, o.config)
       const layers = Layer.merge(
         rt.readIndexLayer(file),
-        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+        share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
       )
       const { serveStdio } = yield* mcpServer
       // Answers go to stdout through the CLI's one path to it (drain waited for; a reader gone ends the serving).

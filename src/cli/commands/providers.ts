@@ -5,13 +5,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
-import { runtime } from "../lazy.js"
+import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 
 /** The command. */
 export const providers = Command.make("providers", { json: O.json }, ({ json }) =>
-  Effect.flatMap(runtime, (rt) => Effect.gen(function*() {
+  Effect.flatMap(appRuntime, (rt) => Effect.gen(function*() {
     const registry = yield* rt.SessionSources
     const data = registry.descriptors
     yield* printResult("providers", json, data, () =>

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { humanTime } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
 import type { SearchHit } from "../../services/Index.js"
-import { errors, runtime } from "../lazy.js"
+import { errors, queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { envelope, jsonText, stdoutColor, type TextPiece, writeMarked, writeStdout } from "../output.js"
 import { kindOption, timeRange, workspaceOption } from "../filters.js"
@@ -96,7 +96,7 @@ export const search = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* queryRuntime
       // The arguments first: a bad one is INVALID_ARGUMENT / INVALID_SEARCH_QUERY whether or not there is an index.
       const query = o.query.join(" ")
       yield* rt.compileQuery(query)

@@ -12,7 +12,7 @@ import * as Option from "effect/Option"
 import { humanTime, humanTokens, humanUsd } from "../../domain/render.js"
 import type { UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
-import { errors, runtime } from "../lazy.js"
+import { errors, queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
@@ -89,7 +89,7 @@ export const sessions = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* queryRuntime
       // The arguments first: a bad one is INVALID_ARGUMENT whether or not there is an index.
       const provider = Option.getOrUndefined(o.provider)
       const limit = Option.getOrUndefined(o.limit)

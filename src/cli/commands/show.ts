@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../domain/model.js"
 import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
-import { errors, runtime } from "../lazy.js"
+import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "../output.js"
 
@@ -61,7 +61,7 @@ export const show = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* queryRuntime
       if (Option.isSome(o.context) && (Option.isNone(o.around) || o.context.value < 0)) {
         const { InvalidArgument } = yield* errors
         return yield* new InvalidArgument({
@@ -75,9 +75,10 @@ export const show = Command.make(
       const indexLayer = rt.readIndexLayer(file)
       /** A transcript as the shareable Markdown carries it: through the Redaction service (the output boundary, layers/share.ts). */
       const shareable = (t: Transcript) =>
-        rt.shareableTranscript(t).pipe(
-          Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
-        )
+        Effect.flatMap(shareRuntime, (share) =>
+          share.shareableTranscript(t).pipe(
+            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+          ))
       if (Option.isSome(o.around)) {
         // The events around one: a bounded slice, printed as a whole session is.
         const eventId = o.around.value

@@ -8,10 +8,12 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { runtime } from "../lazy.js"
+import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
-import { leanWriter } from "../../layers/lean-stream.js"
 import { writeNdjson, writeNdjsonTexts, writeStderr } from "../output.js"
+
+/** The lean stream's writer (`../../layers/lean-stream.ts`), loaded for `--lean` only: it brings the index's row layout and the error schemas. */
+const leanStream = Effect.promise(() => import("../../layers/lean-stream.js"))
 
 /** The command. */
 export const stream = Command.make(
@@ -28,7 +30,7 @@ export const stream = Command.make(
     )
   },
   (o) =>
-    Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
+    Effect.flatMap(appRuntime, (rt) => rt.withSource(o, (adapter, locator) =>
       Effect.gen(function*() {
         let events = adapter.stream(locator, {
           cursor: Option.getOrUndefined(o.cursor),
@@ -37,7 +39,7 @@ export const stream = Command.make(
           onWarning: (d) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
-        const lean = o.lean ? leanWriter() : undefined
+        const lean = o.lean ? (yield* leanStream).leanWriter() : undefined
         // Each chunk is encoded into a pooled buffer and written from it (no copy, one write per chunk).
         if (lean === undefined) return yield* Stream.runForEachChunk(events, (c) => writeNdjson(c))
         yield* Stream.runForEachChunk(events, (c) => writeNdjsonTexts(lean(c)))

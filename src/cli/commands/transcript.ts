@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { renderTranscriptText, transcriptMarkdownParts } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
-import { runtime } from "../lazy.js"
+import { appRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult, writeHumanParts } from "../output.js"
 
@@ -32,13 +32,14 @@ export const transcript = Command.make(
     config: O.config
   },
   (o) =>
-    Effect.flatMap(runtime, (rt) => rt.withSource(o, (adapter, locator) =>
+    Effect.flatMap(appRuntime, (rt) => rt.withSource(o, (adapter, locator) =>
       Effect.gen(function*() {
         const t = yield* adapter.transcript(locator)
         if (o.format === "markdown") {
           // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
-          const shared = yield* rt.shareableTranscript(t).pipe(
-            Effect.provide(rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+          const share = yield* shareRuntime
+          const shared = yield* share.shareableTranscript(t).pipe(
+            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
           )
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("transcript", true, shared, () => "")

@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { humanTokens, humanUsd } from "../../domain/render.js"
 import type { UsageReport } from "../../layers/index/queries.js"
-import { runtime } from "../lazy.js"
+import { queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
@@ -76,7 +76,7 @@ export const usage = Command.make(
   },
   (o) =>
     Effect.gen(function*() {
-      const rt = yield* runtime
+      const rt = yield* queryRuntime
       const { since, until } = yield* timeRange(o.since, o.until, "usage")
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)

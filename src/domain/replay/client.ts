@@ -68,7 +68,7 @@ export const REPLAY_JS = String.raw`
 (function () {
   "use strict";
   // The session comes in JSON blocks: this script runs after the first (the header and the first entries)
-  // while the parser still reads the others (#replay-chunk-1, 2, …, then #replay-end).
+  // while the parser still reads the others (#replay-chunk-1, 2, ..., then #replay-end).
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var root = document.getElementById("entries");
   var findBox = document.getElementById("find");

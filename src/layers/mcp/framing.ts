@@ -349,7 +349,7 @@ const refusalLine = (r: Refusal): string =>
 const oneLine = (text: string): string => {
   const lines = text.split("\n")
   const body = lines.length > 1 ? lines.slice(1) : lines
-  return body.map((l) => l.replace(/^[\s└├│─]+/u, "").trim()).filter((l) => l.length > 0).join(" ")
+  return body.map((l) => l.replace(/^[\s\u2514\u251C\u2502\u2500]+/u, "").trim()).filter((l) => l.length > 0).join(" ")
 }
 
 /**
