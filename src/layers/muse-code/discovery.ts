@@ -177,8 +177,8 @@ const enumerate = (
           const sessions = dirs(dp, yield* list(dp), SESSION_ID_DIR)
           // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
           const paths = sessions.map((s) => `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`)
-          // The day's logs probed in one pass (an effect each, no generator step between them).
-          const probes = yield* Effect.forEach(paths, (path) => Effect.either(deps.access.probe(path)))
+          // The day's logs probed in one pass (one effect for all of them).
+          const probes = yield* deps.access.probeAll(paths)
           for (let i = 0; i < sessions.length; i++) {
             const s = sessions[i], path = paths[i], probed = probes[i]
             if (probed._tag === "Left") {
@@ -708,7 +708,7 @@ export const discoverNative = (
       // their folders probed in this one pass: the importer's unchanged check lists none again. A folder that cannot
       // be looked at or listed: no parts given (the importer asks the adapter, which says what it is).
       const folders = kept.map((i) => nestedLogsFolderOf(candidates[i].path))
-      const probed = yield* Effect.forEach(folders, (dir) => Effect.either(deps.access.probe(dir)))
+      const probed = yield* deps.access.probeAll(folders)
       for (let j = 0; j < kept.length; j++) {
         const found = probed[j]
         if (found._tag === "Left") continue
