@@ -874,10 +874,12 @@ const keptWithParts = (
     const flat = yield* flatAgentFiles(deps.access, path, root, new Set(names.map((n) => agentIdOfFile(n)!)))
     const parts = [...names.map((n) => nodePath.join(dir, n)), ...flat.map((f) => f.file.path)]
     let fingerprint = own
-    for (const p of parts) {
-      const probed = yield* Effect.either(deps.access.probe(p))
+    // Every part's `lstat` in one pass (one effect for them all).
+    const probes = yield* deps.access.probeAll(parts)
+    for (let i = 0; i < parts.length; i++) {
+      const probed = probes[i]
       if (Either.isLeft(probed) || Option.isNone(probed.right) || probed.right.value.kind !== "file") return undefined
-      fingerprint += partEntry(p, fingerprintOfStat(probed.right.value.stat))
+      fingerprint += partEntry(parts[i], fingerprintOfStat(probed.right.value.stat))
     }
     return fingerprint === known.fingerprint ? fromKeptOverview(path, known, known.overview, stat, parts) : undefined
   })
