@@ -7,8 +7,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as SourceAccessNode from "../src/layers/SourceAccessNode.js"
-import { SourceAccess } from "../src/services/SourceAccess.js"
+import { SourceAccess, type SourceAccessShape } from "../src/services/SourceAccess.js"
 import { tempDir } from "./support/paths.js"
 
 const base = tempDir()
@@ -117,5 +119,42 @@ layer(SourceAccessNode.layer)("SourceAccess (Node)", (it) => {
       const c = yield* access.readHead(yield* authorize(long), 8192, Buffer.alloc(16))
       expect(c.bytes.length).toBe(5000)
       expect(c.bytes.buffer).not.toBe(scratch.buffer)
+    }))
+  it.effect("probeAll answers per path, in order, what probe answers: a file's kind and lstat, a folder, a symlink not followed, nothing, an error of its own", () =>
+    Effect.gen(function*() {
+      const access = yield* SourceAccess
+      const file = path.join(root, "real", "a.json")
+      const paths = [file, path.join(root, "real"), path.join(root, "link.json"), path.join(root, "missing"), path.join(file, "below-a-file"), path.join(root, "fifo")]
+      const all = yield* access.probeAll(paths)
+      expect(all.length).toBe(paths.length)
+      const [f, d, l, none, notDir, fifo] = all
+      const st = fs.lstatSync(file)
+      expect(Either.getOrThrow(f)).toEqual(Option.some({ kind: "file", stat: expect.objectContaining({ size: 2, ino: st.ino, dev: st.dev, mtimeMs: st.mtimeMs }) }))
+      expect(Option.getOrThrow(Either.getOrThrow(d)).kind).toBe("directory")
+      expect(Option.getOrThrow(Either.getOrThrow(l)).kind).toBe("symlink")
+      expect(Either.getOrThrow(none)).toEqual(Option.none())
+      expect(Option.getOrThrow(Either.getOrThrow(fifo)).kind).toBe("other")
+      // A path below a file: an error for that path alone (the others answered), as probe fails with it.
+      expect(Either.isLeft(notDir)).toBe(true)
+      const one = yield* Effect.either(access.probe(path.join(file, "below-a-file")))
+      expect(Either.isLeft(one) && Either.isLeft(notDir) ? notDir.left.code : "none").toBe(Either.isLeft(one) ? one.left.code : "probe answered")
+      // Each answer is what probe answers for that path.
+      for (let i = 0; i < paths.length; i++) {
+        if (i === 4) continue
+        expect(Either.getOrThrow(all[i])).toEqual(yield* access.probe(paths[i]))
+      }
+    }))
+
+  it.effect("probeAll of a layer made with another probe asks that probe for each path", () =>
+    Effect.gen(function*() {
+      const asked: Array<string> = []
+      const wrapped: SourceAccessShape = {
+        ...SourceAccessNode.sourceAccessNode,
+        probe: (p) => (asked.push(p), p.endsWith("missing") ? Effect.succeed(Option.some({ kind: "file" as const, stat: { size: 7, mtimeMs: 0, birthtimeMs: 0, ctimeMs: 0, dev: 0, ino: 0 } })) : SourceAccessNode.sourceAccessNode.probe(p))
+      }
+      const paths = [path.join(root, "real", "a.json"), path.join(root, "missing")]
+      const all = yield* wrapped.probeAll(paths)
+      expect(asked).toEqual(paths)
+      expect(Option.getOrThrow(Either.getOrThrow(all[1])).stat.size).toBe(7)
     }))
 })

@@ -11,6 +11,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import {
@@ -451,6 +452,34 @@ export const SYNC_COPY_MAX_BYTES = 8 * 1024 * 1024
 
 const COPY_FLAGS = fs.constants.COPYFILE_EXCL | fs.constants.COPYFILE_FICLONE
 
+/** The answer of one {@link probe} made in plain code: its `lstat`, its kind and stat, or its error. */
+const probeNow = (path: string): Either.Either<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError> => {
+  let st: fs.Stats | undefined
+  try {
+    st = fs.lstatSync(path, { throwIfNoEntry: false })
+  } catch (e) {
+    return Either.left(fsError(path, e))
+  }
+  return Either.right(st === undefined ? Option.none() : Option.some({ kind: kindOf(st), stat: toStat(st) }))
+}
+
+/**
+ * `SourceAccessShape.probeAll`: one `lstat` per path in one effect, no effect per path. Called on a layer made of
+ * this one with another `probe` (a spread with its own, as a test's recording layer is), each path goes through that
+ * `probe`, so what it records or changes still holds.
+ */
+function probeAll(
+  this: SourceAccessShape | undefined,
+  paths: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<Either.Either<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError>>> {
+  const own = this === undefined || this === null || this.probe === probe
+  if (!own) {
+    const other = this.probe
+    return Effect.forEach(paths, (p) => Effect.either(other(p)))
+  }
+  return Effect.sync(() => paths.map(probeNow))
+}
+
 const copyTo = (path: string, dest: string): Effect.Effect<void, SourceAccessError> =>
   Effect.flatMap(
     attemptSync(path, () => fs.lstatSync(path)),
@@ -478,6 +507,7 @@ export const sourceAccessNode: SourceAccessShape = {
   readWhole,
   listDirectory,
   probe,
+  probeAll,
   copyTo
 }
 

@@ -8,6 +8,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { ResourceLimitExceeded, SourceAccessError } from "../domain/errors.js"
@@ -97,6 +98,17 @@ export interface SourceAccessShape {
   readonly probe: (
     path: string
   ) => Effect.Effect<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError>
+  /**
+   * {@link probe} of every path of `paths`, in one effect: per path, in
+   * order, its answer or its error (one path's error does not fail the
+   * others). For enumeration of thousands of paths (a log per session,
+   * the folder of its nested logs) without an effect per path. A layer made
+   * of another one with its own `probe` (`{ ...sourceAccessNode, probe }`)
+   * has each path asked through that `probe`.
+   */
+  readonly probeAll: (
+    paths: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: FileStat }>, SourceAccessError>>>
   /**
    * Copy the regular file at `path` (never a symlink or anything else) to
    * `dest`, a new file: refused when `dest` exists (it is never overwritten).

@@ -9,6 +9,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,7 +19,9 @@ import * as ImporterLayer from "../../src/layers/index/importer.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import * as Sources from "../../src/layers/sources.js"
 import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
+import { fingerprintOfStat } from "../../src/domain/fingerprint.js"
 import { AccessPolicy } from "../../src/services/AccessPolicy.js"
+import { type KnownSource, SessionSources } from "../../src/services/SessionSource.js"
 import { ImportFaults, Importer, ImportProgress } from "../../src/services/Importer.js"
 import { ImportLimits } from "../../src/services/ImportLimits.js"
 import { SourceAccess, type SourceAccessShape } from "../../src/services/SourceAccess.js"
@@ -136,5 +139,47 @@ describe("re-import of unchanged sources", () => {
       expect(again.sources.unchanged).toBe(5)
       expect(again.sources.accepted).toBe(1)
       expect(again.sources.newGenerations).toBe(1)
+    }))
+  it.effect("native discovery hands the importer each unchanged log's nested logs (none for most, those listed beside one); a nested log added to an unchanged session is imported", () =>
+    Effect.gen(function*() {
+      const c = corpus(3)
+      // Log 0 has a nested log before the first import; the others have none (nor a `subagent` folder).
+      const nested = (i: number, child: string) => path.join(path.dirname(c.native[i]), "subagent", child, "session.jsonl")
+      fs.mkdirSync(path.dirname(nested(0, "child-1")), { recursive: true })
+      fs.writeFileSync(nested(0, "child-1"), "")
+      const first = yield* importOnce(c.policy, c.index, c.plan)
+      expect(first.sources.accepted).toBe(6)
+      // What the importer hands discovery: each checkpointed log's fingerprint and summary, by path.
+      const db = new Database(c.index, { readonly: true })
+      const rows = db.prepare("SELECT locator_json, summary_json FROM sources WHERE provider = 'muse-code'").all() as Array<{ locator_json: string; summary_json: string }>
+      db.close()
+      const known = new Map<string, KnownSource>(rows.map((r) => {
+        const p = (JSON.parse(r.locator_json) as { path: string }).path
+        // The log's own stat: the part of the fingerprint discovery compares.
+        return [p, { fingerprint: fingerprintOfStat(fs.lstatSync(p)), summary: JSON.parse(r.summary_json) as Record<string, unknown> }]
+      }))
+      expect(known.size).toBe(3)
+      const base = Layer.mergeAll(AccessPolicy.layer(c.policy), ImportLimits.layer({}), Layer.succeed(SourceAccess, sourceAccessNode))
+      const report = yield* Effect.flatMap(SessionSources, (r) => r.get("muse-code")).pipe(
+        Effect.flatMap((adapter) => adapter.discover({ known })),
+        Effect.provide(Layer.provideMerge(Sources.layer, base))
+      )
+      const partsOf = new Map(report.sources.map((s) => [s.locator.path, s.parts]))
+      expect(partsOf.size).toBe(3)
+      expect(partsOf.get(c.native[0])).toEqual([nested(0, "child-1")])
+      expect(partsOf.get(c.native[1])).toEqual([])
+      expect(partsOf.get(c.native[2])).toEqual([])
+      // Unchanged, all of them; then a nested log added beside log 0 (which had one) and beside log 1 (which had none).
+      const second = yield* importOnce(c.policy, c.index, c.plan)
+      expect(second.sources.unchanged).toBe(6)
+      fs.mkdirSync(path.dirname(nested(0, "child-2")), { recursive: true })
+      fs.writeFileSync(nested(0, "child-2"), "")
+      fs.mkdirSync(path.dirname(nested(1, "child-1")), { recursive: true })
+      fs.writeFileSync(nested(1, "child-1"), "")
+      const third = yield* importOnce(c.policy, c.index, c.plan)
+      expect(third.sources.unchanged).toBe(4)
+      expect(third.sources.discovered).toBe(6)
+      const fourth = yield* importOnce(c.policy, c.index, c.plan)
+      expect(fourth.sources.unchanged).toBe(6)
     }))
 })

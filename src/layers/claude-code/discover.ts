@@ -21,7 +21,7 @@ import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
-import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSource, overviewOf, scanSession, summaryOf } from "./source.js"
+import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSourceProbed, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
 
@@ -38,7 +38,7 @@ const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ f
  * ({@link remedyOfSkips}). A session file the importer already holds
  * (`known`: by real path, its fingerprint and summary) and that is unchanged
  * since is listed again from that summary, without reading it
- * ({@link keptSource}): one `lstat` of its log, its subagents looked for in
+ * ({@link keptSourceProbed}): one `lstat` of its log, its subagents looked for in
  * the project folder's listing, and `parts` none (the importer lists them
  * not again): what makes an unchanged re-import a stat per session.
  */
@@ -101,6 +101,17 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         }
         // What the sessions listed unread need of the folder, from this one listing.
         const folder = known !== undefined && known.size > 0 ? folderListingOf(entries.right) : undefined
+        // The logs the index holds (each a regular file listed here), `lstat`-ed in one pass: one effect for them all.
+        const heldPaths: Array<string> = []
+        if (folder !== undefined) {
+          for (const e of entries.right) {
+            if (e.kind !== "file" || !isSessionFileName(e.name)) continue
+            const path = dir + nodePath.sep + e.name
+            if (known!.has(path)) heldPaths.push(path)
+          }
+        }
+        const heldProbes = heldPaths.length === 0 ? [] : yield* deps.access.probeAll(heldPaths)
+        let held = 0
         for (const e of entries.right) {
           if (!isSessionFileName(e.name)) continue
           if (e.kind === "symlink") {
@@ -120,9 +131,12 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           const path = dir + nodePath.sep + e.name
           // The root is a real path and neither the folder nor the file is a symlink: `path` is the file's real path,
           // as the checkpoints name it.
-          const held = folder !== undefined ? known!.get(path) : undefined
-          if (held !== undefined) {
-            const kept = yield* keptSource(deps, path, rootPath, held, folder!)
+          const holds = folder !== undefined ? known!.get(path) : undefined
+          if (holds !== undefined) {
+            // In the listing's order, as the pass above took them.
+            const probed = heldProbes[held++]
+            const keeps = keptSourceProbed(deps, path, rootPath, holds, folder!, probed)
+            const kept = Effect.isEffect(keeps) ? yield* keeps : keeps
             if (kept !== undefined) {
               unchanged++
               found.push(kept)

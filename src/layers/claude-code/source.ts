@@ -696,7 +696,7 @@ const count = (v: unknown): number | undefined => (typeof v === "number" && Numb
 
 /**
  * What discovery knows of a project folder from its one listing, for the
- * sessions in it it may list unread ({@link keptSource}).
+ * sessions in it it may list unread ({@link keptSourceProbed}).
  */
 export interface FolderListing {
   /** The names of the folder's entries: a session's `<session-uuid>` folder is looked into only when it is one of them. */
@@ -781,8 +781,6 @@ const fromKeptOverview = (
   }
 }
 
-const NOT_KEPT: Effect.Effect<DiscoveredSource | undefined> = Effect.succeed(undefined)
-
 /**
  * A session discovery lists again without reading it: the one the importer
  * holds (`known`, from its checkpoint: the fingerprint, summary and kept
@@ -807,41 +805,46 @@ const NOT_KEPT: Effect.Effect<DiscoveredSource | undefined> = Effect.succeed(und
  * folder is looked into only when the project folder's listing (`folder`)
  * has an entry named for the session, and the flat agent files only when
  * it has one (their owners are kept by file stat, {@link flatOwnerOf}).
+ *
+ * `probed` is that `lstat` as `SourceAccess.probe` answered it, or its error
+ * (discovery takes a project folder's held logs in one pass, `probeAll`).
+ * Answers in plain code when nothing else is to be looked at (the common
+ * case: no subagent file anywhere near the session); else the effect that
+ * looks (its subagents folder, the flat agent files, the parts).
  */
-export const keptSource = (
+export const keptSourceProbed = (
   deps: ClaudeDeps,
   path: string,
   root: string,
   known: KnownSource,
-  folder: FolderListing
-): Effect.Effect<DiscoveredSource | undefined> =>
-  Effect.matchEffect(deps.access.probe(path), {
-    onFailure: () => NOT_KEPT,
-    onSuccess: (probed) => {
-      if (Option.isNone(probed) || probed.value.kind !== "file") return NOT_KEPT
-      const own = fingerprintOfStat(probed.value.stat)
-      if (known.fingerprint !== own) {
-        return known.fingerprint.startsWith(`${own}+part:`) ? keptWithParts(deps, path, root, known, own, probed.value.stat) : NOT_KEPT
-      }
-      // The fingerprint is the file's alone (no `+part:`): no subagent file was read with it when it was imported.
-      const overview = known.overview
-      const kept = overview !== undefined ? fromKeptOverview(path, known, overview, probed.value.stat) : fromSummary(path, known.summary, probed.value.stat)
-      if (kept === undefined) return NOT_KEPT
-      const ownFolder = folder.names.has(kept.sessionId!)
-      if (!ownFolder && !folder.flatAgents) return Effect.succeed(kept)
-      return Effect.gen(function*() {
-        if (ownFolder) {
-          const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(path)))
-          if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
-        }
-        if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
-        return kept
-      })
+  folder: FolderListing,
+  probed: Either.Either<Option.Option<{ readonly kind: DirEntry["kind"]; readonly stat: AuthorizedFile["stat"] }>, unknown>
+): DiscoveredSource | undefined | Effect.Effect<DiscoveredSource | undefined> => {
+  if (Either.isLeft(probed)) return undefined
+  const found = probed.right
+  if (Option.isNone(found) || found.value.kind !== "file") return undefined
+  const own = fingerprintOfStat(found.value.stat)
+  if (known.fingerprint !== own) {
+    return known.fingerprint.startsWith(`${own}+part:`) ? keptWithParts(deps, path, root, known, own, found.value.stat) : undefined
+  }
+  // The fingerprint is the file's alone (no `+part:`): no subagent file was read with it when it was imported.
+  const overview = known.overview
+  const kept = overview !== undefined ? fromKeptOverview(path, known, overview, found.value.stat) : fromSummary(path, known.summary, found.value.stat)
+  if (kept === undefined) return undefined
+  const ownFolder = folder.names.has(kept.sessionId!)
+  if (!ownFolder && !folder.flatAgents) return kept
+  return Effect.gen(function*() {
+    if (ownFolder) {
+      const nested = yield* Effect.either(nestedEntries(deps.access, subagentsDirOf(path)))
+      if (Either.isRight(nested) ? nested.right.some((e) => agentIdOfFile(e.name) !== null) : nested.left._tag !== "SourceNotFound") return undefined
     }
+    if (folder.flatAgents && (yield* flatAgentFiles(deps.access, path, root, new Set())).length > 0) return undefined
+    return kept
   })
+}
 
 /**
- * {@link keptSource} of a session imported with subagent files (its
+ * {@link keptSourceProbed} of a session imported with subagent files (its
  * fingerprint has `+part:` entries): kept when its log's own stat is the
  * fingerprint's and its subagent files are the same files, unchanged: the
  * nested ones (`<session-uuid>/subagents/agent-*.jsonl`, every one a regular
@@ -871,10 +874,12 @@ const keptWithParts = (
     const flat = yield* flatAgentFiles(deps.access, path, root, new Set(names.map((n) => agentIdOfFile(n)!)))
     const parts = [...names.map((n) => nodePath.join(dir, n)), ...flat.map((f) => f.file.path)]
     let fingerprint = own
-    for (const p of parts) {
-      const probed = yield* Effect.either(deps.access.probe(p))
+    // Every part's `lstat` in one pass (one effect for them all).
+    const probes = yield* deps.access.probeAll(parts)
+    for (let i = 0; i < parts.length; i++) {
+      const probed = probes[i]
       if (Either.isLeft(probed) || Option.isNone(probed.right) || probed.right.value.kind !== "file") return undefined
-      fingerprint += partEntry(p, fingerprintOfStat(probed.right.value.stat))
+      fingerprint += partEntry(parts[i], fingerprintOfStat(probed.right.value.stat))
     }
     return fingerprint === known.fingerprint ? fromKeptOverview(path, known, known.overview, stat, parts) : undefined
   })

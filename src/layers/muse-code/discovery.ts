@@ -52,7 +52,7 @@ import type { AuthorizedFile, FileStat } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
-import { NATIVE_CLASS, type NativeDeps } from "./native-source.js"
+import { NATIVE_CLASS, type NativeDeps, nestedLogPathsProbed, nestedLogsFolderOf } from "./native-source.js"
 
 /** Outcome of one candidate's inspection (seed 001). */
 export type InspectionOutcome = "matched" | "mismatch" | "inconclusive"
@@ -177,8 +177,8 @@ const enumerate = (
           const sessions = dirs(dp, yield* list(dp), SESSION_ID_DIR)
           // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
           const paths = sessions.map((s) => `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`)
-          // The day's logs probed in one pass (an effect each, no generator step between them).
-          const probes = yield* Effect.forEach(paths, (path) => Effect.either(deps.access.probe(path)))
+          // The day's logs probed in one pass (one effect for all of them).
+          const probes = yield* deps.access.probeAll(paths)
           for (let i = 0; i < sessions.length; i++) {
             const s = sessions[i], path = paths[i], probed = probes[i]
             if (probed._tag === "Left") {
@@ -563,9 +563,14 @@ const unchangedMatch = (
     sessionId,
     overview: nativeOverview(sessionId, evidencePath),
     summary: known.summary,
-    stat: c.stat
+    stat: c.stat,
+    // Set by discovery once it has looked for the log's nested logs (see `discoverNative`).
+    parts: undefined
   }
 }
+
+/** No nested logs (shared). */
+const NO_NESTED_LOGS: ReadonlyArray<string> = Object.freeze([])
 
 /** The receipt of a log selected again by {@link unchangedMatch}. */
 const unchangedReceipt = (path: string): MuseSourceInspection => {
@@ -691,10 +696,29 @@ export const discoverNative = (
       for (const p of evidencePaths) if (yield* matches(p)) matchedPaths.add(p)
       const inspected: Array<Inspected | DiscoveredSource> = new Array(candidates.length)
       const toRead: Array<number> = []
+      const kept: Array<number> = []
       for (let i = 0; i < candidates.length; i++) {
         const hit = unchangedMatch(candidates[i], known.get(candidates[i].path), (p) => matchedPaths.has(p))
-        if (hit !== null) inspected[i] = hit
-        else toRead.push(i)
+        if (hit !== null) {
+          inspected[i] = hit
+          kept.push(i)
+        } else toRead.push(i)
+      }
+      // The nested logs of the logs selected again (`DiscoveredSource.parts`, as the adapter's `parts` lists them),
+      // their folders probed in this one pass: the importer's unchanged check lists none again. A folder that cannot
+      // be looked at or listed: no parts given (the importer asks the adapter, which says what it is).
+      const folders = kept.map((i) => nestedLogsFolderOf(candidates[i].path))
+      const probed = yield* deps.access.probeAll(folders)
+      for (let j = 0; j < kept.length; j++) {
+        const found = probed[j]
+        if (found._tag === "Left") continue
+        const hit = inspected[kept[j]] as { parts?: ReadonlyArray<string> | undefined }
+        // Most logs have none: no folder there, nothing to list (no effect run).
+        if (Option.isNone(found.right) || found.right.value.kind !== "directory") hit.parts = NO_NESTED_LOGS
+        else {
+          const parts = yield* Effect.either(nestedLogPathsProbed(deps.access, folders[j], found.right))
+          if (parts._tag === "Right") hit.parts = parts.right
+        }
       }
       const read = yield* inspectAll(deps, candidates, toRead, matches, resolved)
       toRead.forEach((i, k) => (inspected[i] = read[k]))

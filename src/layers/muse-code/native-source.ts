@@ -60,7 +60,7 @@ import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
-import type { AuthorizedFile, SourceAccessShape } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   HAND_ON_BYTES,
   handOnPartStart,
@@ -635,25 +635,43 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
  * folder cannot be listed. Used for the importer's fingerprint.
  */
 export const nestedLogPaths = (access: SourceAccessShape, logPath: string): Effect.Effect<ReadonlyArray<string>, SourceAccessError> => {
-  const dir = nodePath.join(nodePath.dirname(logPath), "subagent")
+  const dir = nestedLogsFolderOf(logPath)
   // Most logs have no nested logs: a probe that answers "none" without listing.
   return access.probe(dir).pipe(
-    Effect.flatMap((found) =>
-      Option.isSome(found) && found.value.kind === "directory"
-        ? Effect.flatMap(access.listDirectory(dir), (entries) =>
-          Effect.map(
-            Effect.filter(
-              entries.filter((d) => d.kind === "directory").map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME)),
-              (p) => Effect.map(access.probe(p), (o) => Option.isSome(o) && o.value.kind === "file")
-            ),
-            (paths) => [...paths].sort()
-          ))
-        : Effect.succeed(NO_PATHS)
-    ),
-    // A folder that cannot be listed is not an empty one: the importer must not take its logs as gone.
-    Effect.catchAll((e) => (unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed([])))
+    Effect.flatMap((found) => nestedLogPathsProbed(access, dir, found)),
+    Effect.catchAll(unlistedNested)
   )
 }
+
+/** A nested logs' folder that cannot be looked at: unreadable fails (not an empty one: the importer must not take its logs as gone); else none. */
+const unlistedNested = (e: SourceAccessError): Effect.Effect<ReadonlyArray<string>, SourceAccessError> =>
+  unreadableOf(e) !== undefined ? Effect.fail(e) : Effect.succeed(NO_PATHS)
+
+/** The folder of a native log's nested logs: `<its folder>/subagent`. */
+export const nestedLogsFolderOf = (logPath: string): string => nodePath.join(nodePath.dirname(logPath), "subagent")
+
+/**
+ * {@link nestedLogPaths} once its folder `dir` ({@link nestedLogsFolderOf})
+ * has been probed (`found`, what `SourceAccess.probe` answered): none when
+ * nothing or no folder is there, without I/O; else the folder listed. Fails
+ * as {@link nestedLogPaths} does. For a caller that probes many folders in
+ * one pass (native discovery, for the logs it selects unchanged).
+ */
+export const nestedLogPathsProbed = (
+  access: SourceAccessShape,
+  dir: string,
+  found: Option.Option<{ readonly kind: DirEntry["kind"] }>
+): Effect.Effect<ReadonlyArray<string>, SourceAccessError> =>
+  Option.isSome(found) && found.value.kind === "directory"
+    ? Effect.flatMap(access.listDirectory(dir), (entries) =>
+      Effect.map(
+        Effect.filter(
+          entries.filter((d) => d.kind === "directory").map((d) => nodePath.join(dir, d.name, SESSION_LOG_NAME)),
+          (p) => Effect.map(access.probe(p), (o) => Option.isSome(o) && o.value.kind === "file")
+        ),
+        (paths) => [...paths].sort()
+      )).pipe(Effect.catchAll(unlistedNested))
+    : Effect.succeed(NO_PATHS)
 
 /** No nested logs (shared: most logs have none). */
 const NO_PATHS: ReadonlyArray<string> = Object.freeze([])
