@@ -10,6 +10,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
@@ -17,6 +18,7 @@ import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, redactionWith } from "../services/Redaction.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
+import { redactJoint, redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
 
 /**
@@ -27,11 +29,26 @@ const atif = Effect.promise(() => import("../domain/atif.js"))
 
 /** Events as a shareable output carries them (NDJSON export), a chunk at a time. */
 export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
-  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? Stream.map(events, r.event) : events)))
+  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, r.event)) : events)))
+
+/**
+ * Redacted `events` with each joint of two texts of one response redacted as one (`redactJoints`, a secret cut
+ * in two across Claude Code's text blocks), an event at a time: each is held until the next is seen.
+ */
+const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R> =>
+  events.pipe(
+    Stream.zipWithNext,
+    Stream.mapAccum(null as SessionEvent | null, (carried, [e, next]): readonly [SessionEvent | null, SessionEvent] => {
+      const cur = carried ?? e
+      if (Option.isNone(next) || !sameResponseText(cur, next.value)) return [null, cur]
+      const [x, y] = redactJoint(redact, cur.text!, next.value.text!)
+      return [y === next.value.text ? null : { ...next.value, text: y }, x === cur.text ? cur : { ...cur, text: x }]
+    })
+  )
 
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
-  Effect.map(Redaction, (r) => r.transcript(t))
+  Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))
 
 /**
  * An ATIF trajectory as `export --format atif` writes it: built from the
@@ -43,9 +60,11 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     if (!r.enabled) return Effect.sync(() => toAtif(input))
     const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
     return Effect.gen(function*() {
-      const events = yield* mapYielding(input.events, r.event)
+      const events = redactJoints(r.text, yield* mapYielding(input.events, r.event))
       const subagents: Array<AtifInput["subagents"][number]> = []
-      for (const sub of input.subagents) subagents.push({ ...sub, session: session(sub.session), events: yield* mapYielding(sub.events, r.event) })
+      for (const sub of input.subagents) {
+        subagents.push({ ...sub, session: session(sub.session), events: redactJoints(r.text, yield* mapYielding(sub.events, r.event)) })
+      }
       return toAtif({ ...input, session: session(input.session), events, subagents })
     })
   })
@@ -86,7 +105,7 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
     const text = (v: string | null | undefined) => (v == null ? v : r.text(v))
     const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
       Effect.gen(function*() {
-        const events = yield* mapYielding(s.events, r.event)
+        const events = redactJoints(r.text, yield* mapYielding(s.events, r.event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
         return { ...s, session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }

@@ -88,7 +88,6 @@ export interface PartialCause {
 export const causeLine = (c: PartialCause): string =>
   `${c.provider}: ${c.path !== null ? `${c.path}: ` : ""}${c.code}: ${c.problem}${c.remedy !== null ? ` Remedy: ${c.remedy}` : ""}`
 
-/** The coverage report printed at the end of every run (and in `--json`). */
 /** The parse warnings of an import run's sources (see {@link ImportReport.parseWarnings}). */
 export interface ParseWarningsReport {
   readonly lines: number
@@ -104,6 +103,19 @@ export interface ParseWarningsReport {
   }>
 }
 
+/** The code of {@link ParseWorkersFailed}. */
+export const PARSE_WORKERS_UNAVAILABLE = "PARSE_WORKERS_UNAVAILABLE"
+
+/** Parse workers that could not start (see {@link ImportReport.parseWorkers}). */
+export interface ParseWorkersFailed {
+  readonly code: typeof PARSE_WORKERS_UNAVAILABLE
+  /** What went wrong, one line (the worker's error, its exit code, or the time it was given). */
+  readonly problem: string
+  /** The new sources read in the run's own thread instead. */
+  readonly sources: number
+}
+
+/** The coverage report printed at the end of every run (and in `--json`). */
 export interface ImportReport {
   readonly coverage: "complete" | "partial"
   readonly providers: ReadonlyArray<ProviderCoverage>
@@ -157,6 +169,14 @@ export interface ImportReport {
    * first line (1-based).
    */
   readonly parseWarnings: ParseWarningsReport
+  /**
+   * Present when parse workers were asked for (`import --jobs` 2 or more,
+   * enough new sources) and could not start: their entry exists but does
+   * not load (a truncated or damaged build). The run read those sources in
+   * its own thread, as with `--jobs 1` (same index, same report otherwise);
+   * not a coverage problem.
+   */
+  readonly parseWorkers?: ParseWorkersFailed | undefined
   readonly rejected: ReadonlyArray<RejectedSource>
   /** Each source counted in {@link ImportReport.sources.superseded}, with why. */
   readonly superseded: ReadonlyArray<SupersededSource>

@@ -22,6 +22,7 @@ import { applyRange, mergeMissing } from "../../src/layers/agentmux/range-scan.j
 import { openStore } from "../../src/layers/agentmux/transcript-store-sqlite.js"
 import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
+import { repoRoot } from "../support/paths.js"
 import { assistant, delta, echo, init, result } from "./fixture.js"
 import { createStore, fingerprint, PART, tsidxRecord } from "./store-helper.js"
 
@@ -87,14 +88,14 @@ const zoneBytes = (z: typeof arbZone extends fc.Arbitrary<infer T> ? T : never) 
 }
 
 /** The scan of the whole zone folded from `scanRanges`' answer (with the settings given). */
-const scanWith = (workers: number, maxLineBytes: number) =>
+const scanWith = (workers: number, maxLineBytes: number, entry?: string) =>
   Effect.scoped(
     Effect.gen(function*() {
       const opened = yield* openStore(sourceAccessNode, store, nodePath.join(dir, "cache"))
       if (opened._tag !== "open") throw new Error("no store")
       const conn = opened.connection
       const output = (yield* conn.listFiles(CURRENT)).find((f) => f.name === "output")!
-      const ranges = yield* scanRanges(conn, output, 0, output.size, maxLineBytes, { workers, minBytes: 1 })
+      const ranges = yield* scanRanges(conn, output, 0, output.size, maxLineBytes, { workers, minBytes: 1, entry })
       const acc = beginScan(emptyScan)
       for (const r of ranges) applyRange(acc, r)
       const scan = endScan(acc, { readTo: ranges[ranges.length - 1].readTo, createdTs: null, generation: null, headLength: 0, headDigest: "" })
@@ -158,6 +159,42 @@ describe("a zone scanned in pieces by workers is the zone scanned in one pass", 
     const strip = (r: typeof none) => JSON.stringify({ ...r, receipts: { ...(r.receipts as object), stateFile: null } })
     expect(strip(two)).toBe(strip(none))
   }, 120_000)
+})
+
+describe("a scan worker entry that cannot load", () => {
+  const built = () => fs.readFileSync(nodePath.join(repoRoot, "dist", "agentmux-scan-worker.cjs"), "utf8")
+  const cases: ReadonlyArray<readonly [string, () => string]> = [
+    ["truncated (a build cut short)", () => built().slice(0, Math.floor(built().length / 2))],
+    ["throwing at its top level", () => `"use strict";\nthrow new Error("broken build");\n`]
+  ]
+  for (const [name, text] of cases) {
+    it(`${name}: the range is scanned in this thread, as without workers (no retry loop, no hang)`, async () => {
+      const z = fc.sample(arbZone, { numRuns: 1, seed: 5 })[0]
+      createStore(store, [
+        { zoneId: CURRENT, name: "output", bytes: zoneBytes({ ...z, missing: [] }) },
+        { zoneId: CURRENT, name: "output.tsidx", bytes: Buffer.from(tsidxRecord(0, 1_700_000_000_000)) }
+      ], { wal: true })
+      const entry = nodePath.join(dir, "agentmux-scan-worker.cjs")
+      fs.writeFileSync(entry, text())
+      const limit = PART + 1000
+      const one = await Effect.runPromise(scanWith(0, limit))
+      // without the probe, building the pool waits uninterruptibly for a worker started again every second: given up at 20 s
+      let timer: NodeJS.Timeout | undefined
+      const broken = await Promise.race([
+        Effect.runPromise(scanWith(2, limit, entry)),
+        new Promise<"hung">((resolve) => {
+          timer = setTimeout(() => resolve("hung"), 20_000)
+        })
+      ])
+      clearTimeout(timer)
+      expect(broken).not.toBe("hung")
+      if (broken === "hung") return
+      expect(broken.pieces).toBe(1)
+      expect(JSON.stringify(broken.scan)).toBe(JSON.stringify(one.scan))
+      expect(broken.bytesRead).toBe(one.bytesRead)
+      expect(broken.missing).toStrictEqual(one.missing)
+    }, 60_000)
+  }
 })
 
 describe("parallelSettings", () => {

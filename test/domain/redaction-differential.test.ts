@@ -58,6 +58,11 @@ const pieces = (): ReadonlyArray<string> => {
     "aws_secret_access_key = ", "AWS_SECRET_ACCESS_KEY: ", "\"SecretAccessKey\": \"", "postgres://u:", "https://", "x://a:b@",
     "@host", "@host.com", "@x.png", "git@github.com:", "user@example.com", "a.b+c@d-e.co.uk", "icon@2x.png",
     "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN CERTIFICATE-----", "-----",
+    // YAML flow lists and Markdown tables (secret-flow, secret-table; session 13)
+    "api_keys: [k1a2b3c4d5, z9y8x7w6]", "secrets: [\"s3cr3t99\", pw42x]", "{passwords: [Tr0ub4dor9]}", "tokens: [ab12cd34ef]",
+    "db_passwords: [hunter2, x]", "api_keys: [", "secrets: [a1, ", "| k | v |\n|--|--|\n| password | S3cr3tX9 |", "| k | v |\n|--|--|\n| DB_PASSWORD | pw81x2z |",
+    "| k | v |\n|--|--|\n| api_key | `k1a2b3c4d5` |", "| user | token |\n|---|---|\n| bob | abc123def |", "| a | Password |\n|--|--|\n| x | pw9z8y7x |",
+    "| Token | ", "| password |", "|---|---|\n",
     "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiIxIn0", ".", "[REDACTED:x]", "[REDACTED:", "C:\\Users\\", "C:\\\\Users\\\\", "c:/Users/",
     "D:Users", "/home/", "/home/bob", "/Users/", "/Users/al.ice", "~/", "hooks.slack.com/services/", "xoxb-", "xapp-1-",
     "sk-", "sk-ant-", "sk_live_", "rk_test_", "pk_live_", "whsec_", "npm_", ":_authToken=", "_auth=", "_password=",

@@ -221,19 +221,68 @@ describe("import --jobs: the built CLI", () => {
     }), 120_000)
 })
 
+/**
+ * A copy of the built CLI beside a parse worker entry of `worker`'s text (`null`: none), better-sqlite3 found through
+ * the node_modules beside it; `run` imports `s` with it into `index` (`--json` unless `json` is false), killed
+ * (SIGKILL) if it is not done in 60 s.
+ */
+const cliCopy = (s: ReturnType<typeof root>, worker: string | null) => {
+  const copy = path.join(s.dir, "copy")
+  fs.mkdirSync(copy)
+  fs.copyFileSync(path.join(repoRoot, "dist", "cli.cjs"), path.join(copy, "cli.cjs"))
+  if (worker !== null) fs.writeFileSync(path.join(copy, "parse-worker.cjs"), worker)
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"))
+  return (index: string, jobs: number, json = true) =>
+    spawnSync(process.execPath, [
+      path.join(copy, "cli.cjs"), "import", "--index", index, "--workspace", s.ws, "--muse-root", s.muse, "--agents-root", s.policy.agentsRoot,
+      ...(json ? ["--json"] : []), "--jobs", String(jobs)
+    ], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" })
+}
+
+describe("import --jobs: a parse worker entry that cannot load", () => {
+  const built = () => fs.readFileSync(path.join(repoRoot, "dist", "parse-worker.cjs"), "utf8")
+  const cases: ReadonlyArray<readonly [string, () => string, RegExp]> = [
+    // a build cut short: the bundle ends mid-module (a SyntaxError while loading)
+    ["truncated", () => built().slice(0, Math.floor(built().length / 2)), /failed while loading \(SyntaxError/],
+    // a top level that throws
+    ["throwing at its top level", () => `"use strict";\nthrow new Error("broken build");\n`, /failed while loading \(Error: broken build\)/]
+  ]
+  for (const [name, text, problem] of cases) {
+    it(`${name}: the import reads every source in one thread, exits 0, writes --jobs 1's index and says why`, () => {
+      const s = root(MIN_SOURCES_FOR_WORKERS + 16, 500, false)
+      const run = cliCopy(s, text())
+      // without a probe, @effect/platform's pool starts the worker again every second, for ever: killed at 60 s
+      const r = run(s.index, 2)
+      expect(r.signal).toBeNull()
+      expect(r.status).toBe(0)
+      const report = JSON.parse(r.stdout.trim().split("\n").pop()!).data
+      expect(report.coverage).toBe("complete")
+      expect(report.sources.accepted).toBe(MIN_SOURCES_FOR_WORKERS + 16)
+      expect(report.eventsAdded).toBe(s.events)
+      expect(report.parseWorkers).toMatchObject({ code: "PARSE_WORKERS_UNAVAILABLE", sources: MIN_SOURCES_FOR_WORKERS + 16 })
+      expect(report.parseWorkers.problem).toMatch(problem)
+      const one = run(s.reference, 1)
+      expect(one.status).toBe(0)
+      expect(JSON.parse(one.stdout.trim().split("\n").pop()!).data.parseWorkers).toBeUndefined()
+      return Effect.runPromise(Effect.gen(function*() {
+        expectSameIndex((yield* dumpIndex(s.index)) as Dump, (yield* dumpIndex(s.reference)) as Dump)
+      }))
+    }, 150_000)
+  }
+
+  it("the text report says the workers could not start and the sources were read in one thread", () => {
+    const s = root(MIN_SOURCES_FOR_WORKERS, 500, false)
+    const r = cliCopy(s, `throw new Error("broken build")\n`)(s.index, 2, false)
+    expect(r.status).toBe(0)
+    expect(r.stdout).toContain(`PARSE_WORKERS_UNAVAILABLE: the parse workers could not start (the worker failed while loading (Error: broken build)); ${MIN_SOURCES_FOR_WORKERS} sources read in one thread instead`)
+  }, 120_000)
+})
+
 describe("import --jobs: a bundle without its parse worker", () => {
   it("imports every source in one thread (no hang, no retry loop) and writes --jobs 1's index", () => {
     const s = root(MIN_SOURCES_FOR_WORKERS + 16, 500, false)
-    // The built CLI alone, as a copy that lost `parse-worker.cjs` (better-sqlite3 found through node_modules beside it).
-    const copy = path.join(s.dir, "copy")
-    fs.mkdirSync(copy)
-    fs.copyFileSync(path.join(repoRoot, "dist", "cli.cjs"), path.join(copy, "cli.cjs"))
-    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(copy, "node_modules"))
-    const args = (index: string, jobs: number) => [
-      "import", "--index", index, "--workspace", s.ws, "--muse-root", s.muse, "--agents-root", s.policy.agentsRoot, "--json", "--jobs", String(jobs)
-    ]
-    const run = (index: string, jobs: number) =>
-      spawnSync(process.execPath, [path.join(copy, "cli.cjs"), ...args(index, jobs)], { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" })
+    // The built CLI alone, as a copy that lost `parse-worker.cjs`.
+    const run = cliCopy(s, null)
     const r = run(s.index, 2)
     expect(r.signal).toBeNull()
     expect(r.status).toBe(0)

@@ -83,6 +83,13 @@ const render = (r: ImportReport, index: string): string => {
       ? [`  unreadable: ${s.unreadable} could not be read (what was imported from them before is kept in the index as it was; see SOURCE_UNREADABLE below)`]
       : []),
     ...parseWarningLines(r),
+    ...(r.parseWorkers !== undefined
+      ? [
+        `  warning:  ${r.parseWorkers.code}: the parse workers could not start (${r.parseWorkers.problem}); ${
+          counted(r.parseWorkers.sources, "source")
+        } read in one thread instead (as --jobs 1; the index is the same). Rebuild or reinstall session-ingest.`
+      ]
+      : []),
     "  providers:",
     ...r.providers.map((p) =>
       `    ${p.provider.padEnd(12)} ${p.status.padEnd(12)} ${p.coverage.padEnd(9)} ${counted(p.sourceCount, "source")}${p.reasonCode !== null ? `  (${p.reasonCode})` : ""}`

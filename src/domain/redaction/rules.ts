@@ -758,6 +758,243 @@ const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): str
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** Where a `secret-flow` list may start: a final word of `secret-nested`'s names, maybe its closing quote, `:`, `[`. */
+const FLOW_HEAD = new RegExp(`(?:${NESTED_WORDS.join("|")})["']?[ \\t]{0,8}:[ \\t]{0,8}\\[`, "g")
+/** How far a `secret-flow` list is read (characters); a longer one is left as it is. */
+const FLOW_LIMIT = 4096
+/** A plain YAML number. */
+const YAML_NUMBER = /^-?[0-9]{1,15}(?:\.[0-9]{1,15})?$/
+
+/**
+ * The `secret-flow` rule by hand: a YAML flow sequence under a secret's name (`api_keys: [a, b]`, `secrets:
+ * ["…", '…']`, in a flow mapping too: `{passwords: [a, b]}`), on one line. The name (`secret-nested`'s, after the
+ * line's start, white space, `{`, `,` or a quote) decides which elements go ({@link leafSecret}); a plain (bare)
+ * element goes only when it also looks like a secret ({@link LOOKS_SECRET}: `secrets: [db, cache]` stays) or is a
+ * number under a password's name (a PIN); booleans, null, references, markers and empty elements stay. The name,
+ * the brackets, the quotes, the commas and the spaces stay. A list holding a nested `[`/`{`, a backslash, or no
+ * `]` on its line within {@link FLOW_LIMIT} characters is left as it is.
+ */
+const redactFlowLists = (s: string): string => {
+  const M = marker("secret-flow")
+  let out = ""
+  let done = 0
+  FLOW_HEAD.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = FLOW_HEAD.exec(s)) !== null) {
+    if (m.index < done) continue
+    // the name: back from its final word over name characters (at most 300), maybe after a quote
+    let nameStart = m.index
+    while (nameStart > 0 && m.index - nameStart < 300 && isNameChar(s.charCodeAt(nameStart - 1))) nameStart--
+    const before = nameStart === 0 ? 32 : s.charCodeAt(nameStart - 1)
+    // the line's start, white space, `{`, `,`, a quote
+    if (!(before === 32 || before === 9 || before === 10 || before === 13 || before === 123 || before === 44 || before === 34 || before === 39)) continue
+    let nameEnd = m.index
+    while (nameEnd < s.length && isNameChar(s.charCodeAt(nameEnd))) nameEnd++
+    const name = s.slice(nameStart, nameEnd)
+    const kind = underKind(secretKeyKind(name), name)
+    if (kind === "none" || kind === "header") continue
+    const listStart = m.index + m[0].length
+    // a marker an earlier rule left (`password: [REDACTED:secret-field]`) is no list
+    if (s.startsWith("REDACTED:", listStart)) continue
+    const limit = Math.min(s.length, listStart + FLOW_LIMIT)
+    const pieces: Array<readonly [number, number]> = []
+    let p = listStart
+    let closed = -1
+    for (;;) {
+      while (p < limit && (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9)) p++
+      if (p >= limit) break
+      const c = s.charCodeAt(p)
+      // `]` where an element would start: an empty list, or a trailing comma
+      if (c === 93) {
+        closed = p
+        break
+      }
+      let textStart: number, textEnd: number, quoted = false
+      if (c === 34 || c === 39) {
+        const q = s.indexOf(s[p], p + 1)
+        if (q < 0 || q >= limit) break
+        const inner = s.slice(p + 1, q)
+        if (inner.includes("\n") || inner.includes("\\")) break
+        textStart = p + 1
+        textEnd = q
+        quoted = true
+        p = q + 1
+      } else if (s.startsWith("[REDACTED:", p)) {
+        const e = s.indexOf("]", p)
+        if (e < 0 || e >= limit) break
+        textStart = textEnd = p
+        p = e + 1
+      } else {
+        textStart = p
+        while (p < limit) {
+          const d = s.charCodeAt(p)
+          // a plain scalar ends at `,` or `]`; a nested structure, a quote, a backslash or a newline ends the reading
+          if (d === 44 || d === 93 || d === 91 || d === 123 || d === 125 || d === 10 || d === 13 || d === 92 || d === 34 || d === 39) break
+          p++
+        }
+        textEnd = p
+        while (textEnd > textStart && (s.charCodeAt(textEnd - 1) === 32 || s.charCodeAt(textEnd - 1) === 9)) textEnd--
+      }
+      while (p < limit && (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9)) p++
+      const text = s.slice(textStart, textEnd)
+      if (textEnd > textStart) {
+        const value: unknown = !quoted && YAML_NUMBER.test(text) ? Number(text) : text
+        const secret = quoted
+          ? leafSecret(kind, text)
+          : !YAML_NOT_STRING.test(text) && leafSecret(kind, value) && (typeof value === "number" || LOOKS_SECRET.test(text))
+        if (secret) pieces.push([textStart, textEnd])
+      }
+      const sep = p < limit ? s.charCodeAt(p) : -1
+      if (sep === 44) {
+        p++
+        continue
+      }
+      if (sep === 93) closed = p
+      break
+    }
+    if (closed < 0) continue
+    if (pieces.length > 0) {
+      for (const [a, b] of pieces) {
+        out += s.slice(done, a) + M
+        done = b
+      }
+    }
+    if (FLOW_HEAD.lastIndex < closed) FLOW_HEAD.lastIndex = closed
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/** A Markdown table's delimiter row: cells of `-` (maybe `:` at either end), joined by `|`. */
+const TABLE_DELIMITER = /^[ \t]{0,40}\|?(?:[ \t]{0,40}:?-{1,200}:?[ \t]{0,40}\|){0,200}[ \t]{0,40}:?-{1,200}:?[ \t]{0,40}\|?[ \t]{0,40}$/
+/** The cells of a table row `line` as `[start, end)` of their trimmed text (an escaped `\|` is no separator). */
+const tableCells = (line: string): Array<[number, number]> => {
+  const cells: Array<[number, number]> = []
+  let i = 0
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
+  let start = line.charCodeAt(i) === 124 ? i + 1 : i
+  const close = (end: number) => {
+    let a = start, b = end
+    while (a < b && (line.charCodeAt(a) === 32 || line.charCodeAt(a) === 9)) a++
+    while (b > a && (line.charCodeAt(b - 1) === 32 || line.charCodeAt(b - 1) === 9 || line.charCodeAt(b - 1) === 13)) b--
+    cells.push([a, b])
+  }
+  for (let k = start; k < line.length; k++) {
+    if (line.charCodeAt(k) === 92) k++
+    else if (line.charCodeAt(k) === 124) {
+      close(k)
+      start = k + 1
+    }
+  }
+  // the text after the last `|` is a cell unless it is blank (a row's closing `|`)
+  if (line.slice(start).trim().length > 0) close(line.length)
+  return cells
+}
+/**
+ * What every `secret-table` match's text holds: a delimiter row's `|` next to `-` or `:` (a table has one; a row
+ * alone, without its table's delimiter row, is not read). Not `|` alone nor a secret name then `|`: shell pipes and
+ * `||` hold those, and the prefilter would let most strings through (or compare hundreds of needles at each ` |`).
+ */
+const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-"]
+/** A word every secret's name ends in (any case), looked for before a cell is read as a name. */
+const CELL_NAME_HINT = /pass|token|secret|key|pwd|pin|otp|cvv|cvc|credential/i
+/** Whether `line` may be a delimiter row: its first character past white space is `|`, `-` or `:`, and it holds a `-`. */
+const mayBeDelimiter = (line: string): boolean => {
+  let i = 0
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
+  const c = line.charCodeAt(i)
+  return (c === 124 || c === 45 || c === 58) && line.includes("-") && TABLE_DELIMITER.test(line)
+}
+/** A table cell as a name: its emphasis and code marks dropped, spaces joined by `_` (`API key` gives `API_key`). */
+const cellKind = (cell: string): SecretKeyKind => {
+  // most cells name no secret: a cheap look for a secret name's last word first
+  if (!CELL_NAME_HINT.test(cell)) return "none"
+  const name = cell.replace(/^[*_`]{1,3}|[*_`]{1,3}$/g, "").replace(/[ \t]+/g, "_")
+  if (name.length > 60 || !/^[A-Za-z0-9_-]+$/.test(name)) return "none"
+  return underKind(secretKeyKind(name), name)
+}
+/**
+ * Whether a table cell's value (its backticks dropped) is the secret of a name of kind `kind`: one word (no white
+ * space), not a reference nor a marker; digits only: under a PIN's name a PIN, under a password's (or `pass`)
+ * name 4 digits or more (`| password | 64 |` is a length); else it looks like a secret ({@link LOOKS_SECRET}) and
+ * is one for the name ({@link leafSecret}), holding a letter unless it has 16 characters or more (`1.5`, `12/64`
+ * stay).
+ */
+const tableSecret = (kind: SecretKeyKind, v: string): boolean => {
+  if (v.length === 0 || v.length > 512 || /\s/.test(v) || notAValue(v) || v.includes("[REDACTED:")) return false
+  if (/^[0-9]+$/.test(v)) return kind === "pin" ? pinValue(v) : (kind === "secret" || kind === "pass") && v.length >= 4
+  if (kind === "pin") return false
+  if (!/[A-Za-z]/.test(v) && v.length < 16) return false
+  return LOOKS_SECRET.test(v) && leafSecret(kind, v)
+}
+
+/**
+ * The `secret-table` rule by hand: a Markdown table that holds a secret. A row (starting with `|`) whose first
+ * cell is a secret's name (`| password | … |`, `| **API key** | … |`; {@link secretKeyKind}, spaces read as `_`)
+ * loses its second cell's value; and under a header row whose cell is a secret's name (followed by a delimiter
+ * row: `|---|:-:|`), each later row's cell in that column loses its value, to the table's end (a line without `|`).
+ * A value goes when it looks like a secret ({@link tableSecret}): a description, a type, `********`, a reference,
+ * a length stay. The cell's backticks and the rest of the row stay. Lines are read once: linear.
+ */
+const redactTables = (s: string): string => {
+  const M = marker("secret-table")
+  // one line: no table (a table has a delimiter row under its header)
+  if (!s.includes("\n")) return s
+  const lines = s.split("\n")
+  let changed = false
+  let columns: Array<SecretKeyKind> | null = null
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!line.includes("|")) {
+      columns = null
+      continue
+    }
+    const next = lines[i + 1]
+    if (next !== undefined && mayBeDelimiter(next)) {
+      // a header row: the columns headed by a secret's name
+      const kinds = tableCells(line).map(([a, b]) => cellKind(line.slice(a, b)))
+      columns = kinds.some((k) => k !== "none" && k !== "header") ? kinds : null
+      i++
+      continue
+    }
+    const rowStart = line.trimStart().startsWith("|")
+    if (!rowStart && columns === null) continue
+    const cells = tableCells(line)
+    const hits = new Set<number>()
+    if (rowStart && cells.length >= 2) {
+      const kind = cellKind(line.slice(cells[0][0], cells[0][1]))
+      if (kind !== "none" && kind !== "header") hits.add(1)
+      if (hits.has(1) && !cellSecret(line, cells[1], kind)) hits.delete(1)
+    }
+    if (columns !== null) {
+      for (let c = 0; c < Math.min(columns.length, cells.length); c++) {
+        const kind = columns[c]
+        if (kind !== "none" && kind !== "header" && cellSecret(line, cells[c], kind)) hits.add(c)
+      }
+    }
+    if (hits.size === 0) continue
+    let out = ""
+    let done = 0
+    for (const c of [...hits].sort((a, b) => a - b)) {
+      let [a, b] = cells[c]
+      if (line.charCodeAt(a) === 96 && line.charCodeAt(b - 1) === 96 && b - a >= 2) {
+        a++
+        b--
+      }
+      out += line.slice(done, a) + M
+      done = b
+    }
+    lines[i] = out + line.slice(done)
+    changed = true
+  }
+  return changed ? lines.join("\n") : s
+}
+/** Whether the cell `[a, b)` of `line` holds a secret of a name of kind `kind` (its backticks dropped; {@link tableSecret}). */
+const cellSecret = (line: string, [a, b]: readonly [number, number], kind: SecretKeyKind): boolean => {
+  let v = line.slice(a, b)
+  if (v.length >= 2 && v.startsWith("`") && v.endsWith("`")) v = v.slice(1, -1)
+  return tableSecret(kind, v)
+}
+
 /** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
 /** The final words of `secret-line`'s names, then `=` (maybe after white space). */
@@ -1202,6 +1439,29 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(String.raw`(?:${NAMES_ALONE}|${NAMES_AFTER}|value|Value)["']?:[ \t]+[|>][-+1-9]{0,2}[ \t]*(?:#[^\n]*)?\r?\n`),
     hints: [": |", ": >", ":\t|", ":\t>"],
     apply: (s) => redactBlocks(s),
+    byHand: true
+  },
+  {
+    // A YAML flow sequence under a secret's name, on one line: `api_keys: [a, b]`, `secrets: ["…", '…']`,
+    // `{passwords: [a, b]}`. Each element that is a secret for the name (see leafSecret; a plain element only when
+    // it also looks like a secret, or is a number under a password's name) goes; the name, the brackets, the quotes
+    // and the commas stay. Read by hand (brackets, quotes): the pattern says where a match starts.
+    id: "secret-flow",
+    pattern: re(String.raw`(?:${NESTED_WORDS.join("|")})["']?[ \t]{0,8}:[ \t]{0,8}\[`),
+    hints: [":[", ": [", ":\t[", "  [", "\t[", "\t ["],
+    apply: (s) => redactFlowLists(s),
+    byHand: true
+  },
+  {
+    // A Markdown table that holds a secret: a row whose first cell is a secret's name (`| password | hunter2 |`),
+    // its second cell; a column headed by a secret's name (`| user | password |` then `|---|---|`), its cells. A
+    // value goes when it looks like a secret (see tableSecret); descriptions, types, lengths, references stay.
+    // Read by hand (rows and cells): the pattern finds a delimiter row's `|` next to `-` or `:` (the table's mark).
+    id: "secret-table",
+    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|]/g, "\\|").replace(/\t/g, "\\t")).join("|")),
+    // every match is in a text that holds a table's delimiter row (`|-`, `-|`, `|:`, `:|`, `- |`, `| -`)
+    hints: TABLE_HINTS,
+    apply: (s) => redactTables(s),
     byHand: true
   },
   {

@@ -48,6 +48,8 @@ const pool = Effect.promise(() => import("./scan-pool.js"))
 export interface ParallelSettings {
   readonly workers: number
   readonly minBytes: number
+  /** The worker entry to start (default: {@link workerEntry}'s; tests give a broken one). */
+  readonly entry?: string | undefined
 }
 
 const defaultWorkers = () => Math.min(4, os.availableParallelism())
@@ -163,8 +165,9 @@ const failed = (path: string, why: string) =>
  * scans in record order, to be folded by `applyRange` in turn (one range
  * when scanned here, one per piece when scanned by workers): by workers
  * when the settings, the connection and the range allow it (see the module
- * doc), else one range scanned here. A worker that cannot be started (or
- * dies) leaves the scan to this thread; a read that fails in a worker fails
+ * doc), else one range scanned here. A worker that cannot be started
+ * (its entry does not load: tried once per process) or dies leaves the scan
+ * to this thread; a read that fails in a worker fails
  * with `StoreUnavailable`, as it would here.
  */
 export const scanRanges = (
@@ -182,7 +185,7 @@ export const scanRanges = (
     const copy = conn.readCopy
     const settings = given ?? (yield* parallelSettings)
     if (copy === undefined || settings.workers < 1 || stop - start < settings.minBytes) return yield* here
-    const entry = workerEntry()
+    const entry = settings.entry ?? workerEntry()
     if (entry === null) return yield* here
     const bounds = yield* cuts(conn, file, start, stop, settings.workers * PIECES_PER_WORKER)
     if (bounds.length < 3) return yield* here
@@ -191,8 +194,10 @@ export const scanRanges = (
     const viaWorkers = scanPieces(entry, copy, file, pieces, end, maxLineBytes, settings.workers).pipe(
       Effect.catchIf((e): e is string => typeof e === "string", (why) => Effect.fail(failed(conn.path, why)))
     )
-    return yield* viaWorkers.pipe(
-      // a worker that could not start or died (WorkerError), or an answer that did not decode: scanned here instead
-      Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), () => here)
+    const scanned = yield* viaWorkers.pipe(
+      // a worker that died (WorkerError), or an answer that did not decode: scanned here instead
+      Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), () => Effect.succeed(undefined))
     )
+    // undefined: no worker of the entry could load (see `scanPieces`), or one died: scanned here instead
+    return scanned ?? (yield* here)
   })

@@ -9,7 +9,7 @@
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import * as Worker from "@effect/platform/Worker"
 import * as Effect from "effect/Effect"
-import * as WorkerThreads from "node:worker_threads"
+import { probeWorker } from "../worker-probe.js"
 import { ScanRangeRequest } from "./scan-protocol.js"
 import type { StoreFile } from "./TranscriptStore.js"
 
@@ -17,9 +17,13 @@ import type { StoreFile } from "./TranscriptStore.js"
  * Scan `pieces` (`[start, end)` byte ranges of `file`, cut at line
  * boundaries, in record order) of the read copy `copy` with at most
  * `workers` workers started from `entry`; the last piece runs to `end` (a
- * trailing unterminated line is left there). Fails with the reason as text
- * when a worker cannot read the copy, or with the pool's own error
- * (`WorkerError`, a failed decode) when a worker cannot start or dies.
+ * trailing unterminated line is left there). One worker of `entry` is
+ * started and waited for first (`probeWorker`, at most `readyTimeoutMs`; it
+ * becomes the pool's first): one that cannot load (a truncated bundle, a
+ * top level that throws) answers `undefined` (the caller scans here), where
+ * the pool would start it again every second, for ever. Fails with the
+ * reason as text when a worker cannot read the copy, or with the pool's own
+ * error (`WorkerError`, a failed decode) when a worker dies.
  */
 export const scanPieces = (
   entry: string,
@@ -28,11 +32,16 @@ export const scanPieces = (
   pieces: ReadonlyArray<readonly [number, number]>,
   end: number,
   maxLineBytes: number,
-  workers: number
+  workers: number,
+  readyTimeoutMs?: number
 ) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size: Math.min(workers, pieces.length) })
+      const probe = yield* probeWorker(entry, {}, readyTimeoutMs)
+      if (probe._tag === "failed") return undefined
+      const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size: Math.min(workers, pieces.length) }).pipe(
+        Effect.provide(NodeWorker.layer(probe.spawn))
+      )
       return yield* Effect.forEach(
         pieces,
         ([s, e], i) =>
@@ -50,4 +59,4 @@ export const scanPieces = (
         { concurrency: "unbounded" }
       )
     })
-  ).pipe(Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry))))
+  )

@@ -55,6 +55,8 @@ import {
   type ImportPlan,
   ImportProgress,
   type ImportReport,
+  PARSE_WORKERS_UNAVAILABLE,
+  type ParseWorkersFailed,
   type ParseWarningsReport,
   type PartialCause,
   type ProviderCoverage,
@@ -914,7 +916,9 @@ const make = Effect.gen(function*() {
    * being written (bounded memory); this thread writes each answer in turn.
    * None without a worker entry (`parseWorkerEntry`), without the Node source access (a test's own), with import hooks (a
    * watch keeps hash states of what it read), or for fewer than
-   * `MIN_SOURCES_FOR_WORKERS` such sources. Answers, per work item, the
+   * `MIN_SOURCES_FOR_WORKERS` such sources; none either when the workers
+   * cannot start (their entry does not load: `onFailed` is told, with how
+   * many sources this thread then reads). Answers, per work item, the
    * effect that waits for its worker's answer (undefined: read here).
    */
   const parseAhead = (
@@ -922,7 +926,8 @@ const make = Effect.gen(function*() {
     work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly earlier?: boolean | undefined }>,
     keys: ReadonlyArray<string>,
     unchangedAt: ReadonlyArray<SourceCheckpoint | null>,
-    checkpoints: ReadonlyMap<string, SourceCheckpoint>
+    checkpoints: ReadonlyMap<string, SourceCheckpoint>,
+    onFailed: (failed: ParseWorkersFailed) => void
   ): Effect.Effect<(k: number) => Effect.Effect<ParseAnswer> | undefined, never, Scope.Scope> =>
     Effect.gen(function*() {
       const none = () => undefined
@@ -946,7 +951,14 @@ const make = Effect.gen(function*() {
       // No worker entry beside this code (a bundle without its worker): every source is read here, as with --jobs 1.
       const entry = parseWorkerEntry()
       if (entry === null) return none
-      const pool = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }, entry))
+      const start = yield* Effect.orDie(makeParsePool(jobs, { policy: policy.value, limits: limits.value }, entry))
+      // A worker entry that cannot load (a truncated bundle, a top level that throws): every source is read here, as
+      // with --jobs 1, and the report says so (`ImportReport.parseWorkers`).
+      if (start._tag === "failed") {
+        onFailed({ code: PARSE_WORKERS_UNAVAILABLE, problem: start.problem, sources: ahead.length })
+        return none
+      }
+      const pool = start.pool
       const batchSize = plan.batchSize ?? 500
       const positionOf = new Map(ahead.map((k, i) => [k, i]))
       // Requests of SOURCES_PER_REQUEST sources in the run's order: request r holds ahead[r * per ...].
@@ -1156,7 +1168,10 @@ const make = Effect.gen(function*() {
       }
       for (const e of stale.emptied) noteEmptied(e)
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
-      const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints)
+      let parseWorkers: ParseWorkersFailed | undefined
+      const parsedOf = yield* parseAhead(plan, work, keys, unchangedAt, checkpoints, (failed) => {
+        parseWorkers = failed
+      })
 
       // Progress by bytes (a display asks for it): each source weighs its file's size; the one being
       // read counts up to the end of its own file's last read, so one big source moves the display.
@@ -1283,6 +1298,7 @@ const make = Effect.gen(function*() {
         sessionsAdded,
         eventsAdded,
         parseWarnings,
+        ...(parseWorkers !== undefined ? { parseWorkers } : {}),
         rejected,
         superseded: stale.superseded,
         remediations: causes.map(causeLine),

@@ -20,7 +20,6 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import * as WorkerThreads from "node:worker_threads"
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import * as Worker from "@effect/platform/Worker"
 import type { WorkerError } from "@effect/platform/WorkerError"
@@ -30,6 +29,7 @@ import type { Diagnostic, Locator, ProviderId } from "../../domain/model.js"
 import type { EventHead, PreparedRow } from "../../services/Index.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
+import { probeWorker } from "../worker-probe.js"
 
 /**
  * What a worker is asked: read each new source of `sources` whole (in turn),
@@ -107,16 +107,34 @@ export const parseWorkerEntry = (): string | URL | null => {
 }
 
 /**
- * A pool of `jobs` parse workers for the scope. Each worker answers up to
- * 2 requests at a time (the next sources are read while an answer is posted).
- * A worker that cannot start, or dies, fails the request with a
- * `WorkerError`.
+ * What starting the parse workers answered: `ready`, the pool; `failed`,
+ * no pool: the worker entry exists but a worker of it could not load (a
+ * truncated bundle, a top level that throws) or did not say it was ready in
+ * time (`problem`, one line; see `../worker-probe.ts`).
+ */
+export type ParsePoolStart =
+  | { readonly _tag: "ready"; readonly pool: Worker.WorkerPool<ParseRequest, ReadonlyArray<ParseAnswer>, never> }
+  | { readonly _tag: "failed"; readonly problem: string }
+
+/**
+ * A pool of `jobs` parse workers for the scope, once one worker of `entry`
+ * has loaded and said it is ready (`probeWorker`, at most `readyTimeoutMs`;
+ * that worker is the pool's first): else `failed`, and no pool (the pool
+ * would start a worker that cannot load again every second, for ever).
+ * Each worker answers up to 2 requests at a time (the next sources are read
+ * while an answer is posted). A worker that dies later fails its request
+ * with a `WorkerError`.
  */
 export const makeParsePool = (
   jobs: number,
   config: ParseWorkerConfig,
-  entry: string | URL
-): Effect.Effect<Worker.WorkerPool<ParseRequest, ReadonlyArray<ParseAnswer>, never>, WorkerError, Scope.Scope> =>
-  Worker.makePool<ParseRequest, ReadonlyArray<ParseAnswer>, never>({ size: jobs, concurrency: 2 }).pipe(
-    Effect.provide(NodeWorker.layer(() => new WorkerThreads.Worker(entry, { workerData: config })))
-  )
+  entry: string | URL,
+  readyTimeoutMs?: number
+): Effect.Effect<ParsePoolStart, WorkerError, Scope.Scope> =>
+  Effect.flatMap(probeWorker(entry, { workerData: config }, readyTimeoutMs), (probe): Effect.Effect<ParsePoolStart, WorkerError, Scope.Scope> =>
+    probe._tag === "failed"
+      ? Effect.succeed(probe)
+      : Worker.makePool<ParseRequest, ReadonlyArray<ParseAnswer>, never>({ size: jobs, concurrency: 2 }).pipe(
+        Effect.provide(NodeWorker.layer(probe.spawn)),
+        Effect.map((pool) => ({ _tag: "ready" as const, pool }))
+      ))

@@ -28,6 +28,7 @@ import { compileQuery, queryMatches } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
+import { redactJoint, redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { findSession, loadSession } from "../index/queries.js"
 import * as Registry from "../registry.js"
 
@@ -230,9 +231,10 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
         if (queryMatches(tree, [title])) kept.push({ ...h, snippet: snippetOf(tree, [{ field: "title", text: title }]) })
         continue
       }
-      const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 0, 0)
+      // With its neighbours: a secret cut in two across two text events of one response is redacted at their joint.
+      const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 1, 1)
       if (Option.isNone(around)) continue
-      const t = searchableText(r.event(around.value.events[around.value.at]))
+      const t = searchableText(redactJoints(r.text, around.value.events.map(r.event))[around.value.at])
       // The snippet is made again from the redacted event: the index's was cut from the text as imported,
       // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
       if (queryMatches(tree, [t.text, t.input])) {
@@ -418,7 +420,7 @@ const renderedSession = (
       return hit
     }
     const { events, session: loaded } = yield* loadSession(session.sessionUid)
-    const shared = r.enabled ? events.map(r.event) : events
+    const shared = r.enabled ? redactJoints(r.text, events.map(r.event)) : events
     const text = transcriptText(shared)
     const m = metadata(r, loaded, shared, [])
     // keyed by the state loaded (the index may have changed since `session` was read)
@@ -522,6 +524,9 @@ export const getEvents = (
     if (p.eventId !== undefined) {
       const eventId = p.eventId
       const context = p.context ?? DEFAULT_CONTEXT
+      /** The event just before the window, and the one just after it (when there are). */
+      let before: SessionEvent | undefined
+      let after: SessionEvent | undefined
       // A window: the `context` events before the target, the target, then `context` after it (and one more, to know whether more follow).
       const scan = yield* Stream.runFoldWhile(
         events,
@@ -531,13 +536,14 @@ export const getEvents = (
           if (!s.found) {
             s.kept.push(e)
             if (e.eventId === eventId) return { ...s, found: true, kept: s.kept.slice(-(context + 1)) }
-            if (s.kept.length > context) s.kept.shift()
+            if (s.kept.length > context) before = s.kept.shift()
             return s
           }
           if (s.kept.length < s.kept.findIndex((k) => k.eventId === eventId) + 1 + context) {
             s.kept.push(e)
             return s
           }
+          after = e
           return { ...s, more: true }
         }
       )
@@ -548,7 +554,11 @@ export const getEvents = (
         })
       }
       const share = Math.max(1, Math.floor(maxChars / scan.kept.length))
-      const kept = scan.kept.map((e) => eventBrief(r.enabled ? r.event(e) : e, share))
+      // The events just outside the window are read with it: a secret cut across the window's edge is redacted too.
+      const kept = (r.enabled
+        ? redactJoints(r.text, [...(before !== undefined ? [before] : []), ...scan.kept, ...(after !== undefined ? [after] : [])].map(r.event))
+          .slice(before !== undefined ? 1 : 0, (before !== undefined ? 1 : 0) + scan.kept.length)
+        : scan.kept).map((e) => eventBrief(e, share))
       return {
         session: head,
         target: eventId,
@@ -573,16 +583,34 @@ export const getEvents = (
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
     let used = 0
     const answered: Array<EventBrief> = []
+    /** The event before the one being read (redacted as answered), and the budget it was answered with. */
+    let previous: SessionEvent | undefined
+    let previousBudget = 0
     const scan = yield* Stream.runFoldWhile(
       events,
       { found: cursor === undefined, kept: [], more: false } as Scan,
       (s) => !s.more,
       (s, e) => {
-        if (!s.found) return e.cursor === cursor ? { ...s, found: true } : s
-        const shared = r.enabled ? r.event(e) : e
+        if (!s.found) {
+          if (e.cursor !== cursor) return s
+          previous = r.enabled ? r.event(e) : e
+          return { ...s, found: true }
+        }
+        let shared = r.enabled ? r.event(e) : e
+        // A secret cut in two across this text and the one before (one response's): their joint redacted as one; the
+        // event before, when this page answered it, is answered again with its end redacted.
+        if (r.enabled && previous !== undefined && sameResponseText(previous, shared)) {
+          const [x, y] = redactJoint(r.text, previous.text!, shared.text!)
+          if (y !== shared.text) shared = { ...shared, text: y }
+          if (x !== previous.text && answered.length > 0 && answered[answered.length - 1].cursor === previous.cursor) {
+            answered[answered.length - 1] = eventBrief({ ...previous, text: x }, previousBudget)
+          }
+        }
         const size = shared.text?.length ?? 0
         if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { ...s, more: true }
-        answered.push(eventBrief(shared, maxChars - used))
+        previousBudget = maxChars - used
+        answered.push(eventBrief(shared, previousBudget))
+        previous = shared
         used += Math.min(size, maxChars - used)
         return s
       }
@@ -613,7 +641,7 @@ export const readSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const { events, others, session } = yield* loadSession(id)
-    const shared = r.enabled ? events.map(r.event) : events
+    const shared = r.enabled ? redactJoints(r.text, events.map(r.event)) : events
     const m = metadata(r, session, shared, others)
     const lines = [
       `# ${m.title ?? m.id}`,
