@@ -28,6 +28,7 @@ import { compileQuery, queryMatches } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
+import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { findSession, loadSession } from "../index/queries.js"
 import * as Registry from "../registry.js"
 
@@ -223,6 +224,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
   Effect.gen(function*() {
     const tree = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c.tree) })
     const kept: Array<SearchHit> = []
+    const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
       if (h.eventUid === null && h.eventId === null) {
         if (h.title === null) continue
@@ -232,7 +234,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
       }
       const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 0, 0)
       if (Option.isNone(around)) continue
-      const t = searchableText(r.event(around.value.events[around.value.at]))
+      const t = searchableText(yield* hitRedaction(r, index, secretsBySession, h.sessionUid, around.value.events[around.value.at]))
       // The snippet is made again from the redacted event: the index's was cut from the text as imported,
       // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
       if (queryMatches(tree, [t.text, t.input])) {
@@ -240,6 +242,24 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
       }
     }
     return kept
+  })
+
+/**
+ * A hit's event redacted with the secrets its session's tool inputs decide on (`sessionRedactor`: a value a tool
+ * call's input holds under a secret-named key, restated by another event, is neither found nor shown), the
+ * session's events read once per search (`known`, by session uid).
+ */
+const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string, e: SessionEvent) =>
+  Effect.gen(function*() {
+    if (!r.enabled) return e
+    let secrets = known.get(sessionUid)
+    if (secrets === undefined) {
+      const sr = sessionRedactor(r)
+      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
+      secrets = sr.known
+      known.set(sessionUid, secrets)
+    }
+    return secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)
   })
 
 /**
@@ -418,7 +438,7 @@ const renderedSession = (
       return hit
     }
     const { events, session: loaded } = yield* loadSession(session.sessionUid)
-    const shared = r.enabled ? events.map(r.event) : events
+    const shared = r.enabled ? events.map(sessionRedactor(r).event) : events
     const text = transcriptText(shared)
     const m = metadata(r, loaded, shared, [])
     // keyed by the state loaded (the index may have changed since `session` was read)
@@ -517,7 +537,9 @@ export const getEvents = (
     const { session } = yield* findSession(p.id)
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
     const head = { id: session.sessionId, uid: session.sessionUid, provider: session.provider }
-    const events = index.eventsStream(session.sessionUid, 500)
+    // every event streamed past is seen, so a secret an earlier tool call decided on is redacted where a later one restates it
+    const sr = sessionRedactor(r)
+    const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
 
     if (p.eventId !== undefined) {
       const eventId = p.eventId
@@ -548,7 +570,7 @@ export const getEvents = (
         })
       }
       const share = Math.max(1, Math.floor(maxChars / scan.kept.length))
-      const kept = scan.kept.map((e) => eventBrief(r.enabled ? r.event(e) : e, share))
+      const kept = scan.kept.map((e) => eventBrief(r.enabled ? sr.event(e) : e, share))
       return {
         session: head,
         target: eventId,
@@ -579,7 +601,7 @@ export const getEvents = (
       (s) => !s.more,
       (s, e) => {
         if (!s.found) return e.cursor === cursor ? { ...s, found: true } : s
-        const shared = r.enabled ? r.event(e) : e
+        const shared = r.enabled ? sr.event(e) : e
         const size = shared.text?.length ?? 0
         if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { ...s, more: true }
         answered.push(eventBrief(shared, maxChars - used))
@@ -613,7 +635,7 @@ export const readSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const { events, others, session } = yield* loadSession(id)
-    const shared = r.enabled ? events.map(r.event) : events
+    const shared = r.enabled ? events.map(sessionRedactor(r).event) : events
     const m = metadata(r, session, shared, others)
     const lines = [
       `# ${m.title ?? m.id}`,
