@@ -75,6 +75,12 @@ const pieces = (): ReadonlyArray<string> => {
     "{\"auth\": \"Ym9iOkQwY2tlclB3ZFNlY3JldDk5\"}", "db.internal:5432:prod:app:", "localhost:*:*:u:", "auth=(\"bob\", \"", "HTTPBasicAuth('u', '",
     "docker login --password-stdin <<< '", "credentials: admin/", "log in as admin / ", "use the password ", "root password = ", "passphrase \"",
     "user=admin pass=", "{\"pw\": \"", "X-Custom-Auth: ", "2FA secret: ", "JBSWY3DPEHPK3PXP4KQW", "%2Fhome%2Fbob", "/var/home/bob", " -Users-bob-dev",
+    // session 13: whole samples of its new rules, so each is reached often enough
+    ...[1, 2, 3].flatMap((n) => [
+      `https://discord.com/api/webhooks/12345678${n}/AbCdEfGhIjKlMnOpQrStUv${n}0123`, `{"auth": "${Buffer.from(`bob${n}:Pw${n}secret`).toString("base64")}"}`,
+      `\ndb${n}.internal:5432:prod:app:PgP4ss${n}\n`, `auth=("bob", "Req${n}Auth!Pw")`, `--password-stdin <<< 'D0ck${n}'`,
+      `use the password Us3ThisPw${n} to`, `user=admin pass=Pa55word${n}`, `set -x DB_PASSWORD Fi5hPw${n}`, `ENV API_TOKEN Tok3n${n}Value`
+    ]),
     // session 7 rules: query strings, GitLab and Hugging Face tokens, JSON and YAML fields (and their near misses)
     "?access_token=", "&token=", "?key=", "?q=token", "?page=2&sort=asc", "#access_token=", "X-Amz-Signature=", "glpat-", "gldt-", "hf_",
     "{\"api_key\": \"", "\"password\":\"", "\\\"client_secret\\\": \\\"", "password: ", "apiKey: ", "DB_PASS: ", "token: $X",
