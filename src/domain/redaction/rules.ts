@@ -1235,17 +1235,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `aws configure set [profile.x.]name v`. The name is one of `secret-field`'s; the value goes when it is a
     // secret under that name (see secretValue: any string under a password's, a secret's or a token's name, one
     // that looks like a secret under a key's; a count such as `MAX_TOKENS 4096` stays); a quoted value goes whole.
-    // The command, the name and the quotes stay; `$VAR` references, a name alone and prose stay.
+    // The command starts a line or a shell command (after `;`, `&&`, `|`, `(`, a quote, `$ `, `RUN `), so prose
+    // ("we export PASS …") stays. The command, the name and the quotes stay; `$VAR` references, a name alone stay.
     id: "secret-setting",
     pattern: re(
-      String.raw`((?:^|(?<=[\s;&|(${"`"}]|\\[nrt]))(?:set(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|setx|export|ENV|aws[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
+      // the command's word first (a literal to scan for), then whether a line or a shell command starts before it
+      String.raw`((?:setx|set|export|ENV|aws)(?<=(?:^|[\n;&|(${"`"}"']|\\[nr]|\$ |RUN )[ \t]{0,16}(?:setx|set|export|ENV|aws))` +
+        String.raw`(?:(?<=setx|export|ENV)|(?<=set)(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|(?<=aws)[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
         String.raw`(?:(\\?["'])(?![$\{]|\[REDACTED:)((?:(?!\3)[^\n\\]){1,512})\3|(?![$"'\\]|\[REDACTED:)([^\s"'\\;&|<>]{1,512}))`
     ),
     hints: ["set -", "set\t-", "set --", "setx ", "setx\t", "export ", "export\t", "ENV ", "ENV\t", "configure set"],
     replace: (m: string, head: string, name: string, q: string | undefined, quoted: string | undefined, bare: string | undefined): string => {
       const kind = secretKeyKind(name)
       const value = quoted ?? bare ?? ""
-      if (kind === "none" || kind === "header" || !secretValue(kind, value)) return m
+      // `pass`/`pwd` alone name no variable one sets this way (`export PASS  test/app.test.ts` is a test's output)
+      if (kind === "none" || kind === "header" || kind === "pwd" || !secretValue(kind, value)) return m
       return quoted !== undefined ? `${head}${q}${marker("secret-setting")}${q}` : `${head}${marker("secret-setting")}`
     }
   },
@@ -1445,7 +1449,14 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     ),
     hints: [":"],
     gate: [":*:", ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9"],
-    replace: (_m, head) => `${head}${marker("pgpass-password")}`
+    replace: (_m, head) => `${head}${marker("pgpass-password")}`,
+    // a quick look for `:port:db:user:` first (a literal `:` to scan for), then the line-anchored pattern
+    apply: (s) => {
+      if (!PGPASS_QUICK.test(s)) return s
+      const rule = builtinRules.find((r) => r.id === "pgpass-password")!
+      rule.pattern.lastIndex = 0
+      return s.replace(rule.pattern, (_m, head: string) => `${head}${marker("pgpass-password")}`)
+    }
   },
   {
     // HTTP basic auth given as a pair in code: `auth=("bob", "pw")` (Python requests/httpx, a tuple or a list),
@@ -1731,6 +1742,9 @@ const redactFields = (s: string): string => {
   }
   return done === 0 ? s : out + s.slice(done)
 }
+
+/** What every `.pgpass` line holds: `:port:database:user:` (the `pgpass-password` rule's quick look). */
+const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 
 /** `credential-prose`'s patterns (see the rule): each has the kept head in group 1 and the value in group 2 (or a quote in 2 and the value in 3). */
 const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?)[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
