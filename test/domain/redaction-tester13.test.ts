@@ -106,7 +106,8 @@ describe("redaction 13 (F3): a secret set by a command that takes its name and v
     expect(r.text("FROM node:20\nENV DB_PASSWORD D0ckerEnvPw!\nRUN make")).toBe(`FROM node:20\nENV DB_PASSWORD ${S}\nRUN make`)
     expect(r.text(`setx DB_PASSWORD "W1nd0ws Pw"`)).toBe(`setx DB_PASSWORD "${S}"`)
     expect(r.text("aws configure set profile.dev.api_token Tok3nValue99")).toBe(`aws configure set profile.dev.api_token ${S}`)
-    expect(r.text("export API_KEY sk9abc123def")).toBe(`export API_KEY ${S}`)
+    // `export NAME v` is no shell's way to set NAME to v (it exports two names): prose and code say "export" too
+    stays("export API_KEY sk9abc123def")
   })
   it("near misses: prose, references, an unset, a count, a name alone", () => {
     stays("the password field is required")

@@ -1231,7 +1231,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m, name) => `${name}${marker("aws-secret-key")}`
   },  {
     // A secret set by a command that takes the variable's name and its value as two words: fish's `set -x NAME v`
-    // (`-gx`, `-Ux`, `--export`, …), `export NAME v`, a Dockerfile's `ENV NAME v`, Windows' `setx NAME "v"`, and
+    // (`-gx`, `-Ux`, `--export`, …), a Dockerfile's `ENV NAME v`, Windows' `setx NAME "v"`, and
     // `aws configure set [profile.x.]name v`. The name is one of `secret-field`'s; the value goes when it is a
     // secret under that name (see secretValue: any string under a password's, a secret's or a token's name, one
     // that looks like a secret under a key's; a count such as `MAX_TOKENS 4096` stays); a quoted value goes whole.
@@ -1240,11 +1240,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-setting",
     pattern: re(
       // the command's word first (a literal to scan for), then whether a line or a shell command starts before it
-      String.raw`((?:setx|set|export|ENV|aws)(?<=(?:^|[\n;&|(${"`"}"']|\\[nr]|\$ |RUN )[ \t]{0,16}(?:setx|set|export|ENV|aws))` +
-        String.raw`(?:(?<=setx|export|ENV)|(?<=set)(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|(?<=aws)[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
+      String.raw`((?:setx|set|ENV|aws)(?<=(?:^|[\n;&|(${"`"}"']|\\[nr]|\$ |RUN )[ \t]{0,16}(?:setx|set|ENV|aws))` +
+        String.raw`(?:(?<=setx|ENV)|(?<=set)(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|(?<=aws)[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
         String.raw`(?:(\\?["'])(?![$\{]|\[REDACTED:)((?:(?!\3)[^\n\\]){1,512})\3|(?![$"'\\]|\[REDACTED:)([^\s"'\\;&|<>]{1,512}))`
     ),
-    hints: ["set -", "set\t-", "set --", "setx ", "setx\t", "export ", "export\t", "ENV ", "ENV\t", "configure set"],
+    hints: ["set -", "set\t-", "set --", "setx ", "setx\t", "ENV ", "ENV\t", "configure set"],
     replace: (m: string, head: string, name: string, q: string | undefined, quoted: string | undefined, bare: string | undefined): string => {
       const kind = secretKeyKind(name)
       const value = quoted ?? bare ?? ""
