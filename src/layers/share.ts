@@ -15,7 +15,8 @@ import * as Stream from "effect/Stream"
 import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
-import { Redaction, redactionWith } from "../services/Redaction.js"
+import { Redaction, type RedactionShape, redactionWith } from "../services/Redaction.js"
+import { sessionRedactor } from "../domain/redaction/redact.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoint, redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
@@ -27,9 +28,12 @@ import * as Layer from "effect/Layer"
  */
 const atif = Effect.promise(() => import("../domain/atif.js"))
 
-/** Events as a shareable output carries them (NDJSON export), a chunk at a time. */
+/**
+ * Events as a shareable output carries them (NDJSON export), a chunk at a time; a secret an earlier event's
+ * tool input decided on is redacted where a later one restates it (`sessionRedactor`).
+ */
 export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
-  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, r.event)) : events)))
+  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, sessionRedactor(r).event)) : events)))
 
 /**
  * Redacted `events` with each joint of two texts of one response redacted as one (`redactJoints`, a secret cut
@@ -46,6 +50,17 @@ const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stre
     })
   )
 
+/**
+ * `r.event` for the events of one session and its subagents given whole (ATIF, the replay): the secrets every
+ * one of their tool inputs decides on are noted first, then each event is redacted with them, so a secret is
+ * gone wherever the session restates it, before or after its tool call.
+ */
+const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): (e: SessionEvent) => SessionEvent => {
+  const sr = sessionRedactor(r)
+  for (const es of eventLists) for (const e of es) sr.see(e)
+  return sr.event
+}
+
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
   Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))
@@ -60,10 +75,11 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     if (!r.enabled) return Effect.sync(() => toAtif(input))
     const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
     return Effect.gen(function*() {
-      const events = redactJoints(r.text, yield* mapYielding(input.events, r.event))
+      const event = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
+      const events = redactJoints(r.text, yield* mapYielding(input.events, event))
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
-        subagents.push({ ...sub, session: session(sub.session), events: redactJoints(r.text, yield* mapYielding(sub.events, r.event)) })
+        subagents.push({ ...sub, session: session(sub.session), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
       }
       return toAtif({ ...input, session: session(input.session), events, subagents })
     })
@@ -103,9 +119,16 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
   Effect.flatMap(Redaction, (r) => {
     if (!r.enabled) return Effect.succeed(source)
     const text = (v: string | null | undefined) => (v == null ? v : r.text(v))
+    const lists: Array<ReadonlyArray<SessionEvent>> = []
+    const all = (s: ReplaySource): void => {
+      lists.push(s.events)
+      s.subagents.forEach(all)
+    }
+    all(source)
+    const event = wholeSessionRedaction(r, lists)
     const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
       Effect.gen(function*() {
-        const events = redactJoints(r.text, yield* mapYielding(s.events, r.event))
+        const events = redactJoints(r.text, yield* mapYielding(s.events, event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
         return { ...s, session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }

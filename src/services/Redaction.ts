@@ -35,6 +35,11 @@ export interface RedactionShape {
    * cursor, rawReference.locatorClass, and ids such as toolCallId.
    */
   readonly event: (e: SessionEvent) => SessionEvent
+  /**
+   * An event as `event` redacts it, and each secret of `known` (a value an earlier event's structure decided on,
+   * with its marker) where the event restates it as a word: see `sessionRedactor` in `src/domain/redaction/redact.ts`.
+   */
+  readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
   readonly transcript: (t: Transcript) => Transcript
 }

@@ -73,6 +73,19 @@ const pieces = (): ReadonlyArray<string> => {
     "curl -H \"X-Api-Key: ", "wget --header=\"X-Auth-Token: ", "the password to ", "password to /tmp/x1", "the password is \"open 7 x\"",
     "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj", "the CVV is 123", "\\\\wsl$\\Ubuntu\\home\\", "/mnt/c/Users/",
     "projects/-home-bob-app", "cache_key = f\"", "q@k.transpose(", "primary_key: ",
+    // session 13: prefixed PEM lines, PGP and PuTTY keys, secrets set by commands, other shapes, encoded homes
+    "> -----BEGIN RSA PRIVATE KEY-----\n> ", "# ", " * ", "'-----BEGIN RSA PRIVATE KEY-----\\n' +\n  '", "\\n' +\n", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n",
+    "Private-Lines: 2\n", "set -x DB_PASSWORD ", "set -gx API_TOKEN ", "ENV DB_PASSWORD ", "setx API_KEY \"", "export API_TOKEN ",
+    "aws configure set aws_secret_access_key ", "ENV GITHUB_TOKEN ", "set -Ux SECRET_KEY ", "setx DB_PASSWORD ", "export MY_SECRET ", "Tok3nValue99 ", "AWS Secret Access Key [None]: ", "Fi5hPassw0rd", "https://discord.com/api/webhooks/1234567/",
+    "{\"auth\": \"Ym9iOkQwY2tlclB3ZFNlY3JldDk5\"}", "db.internal:5432:prod:app:", "localhost:*:*:u:", "auth=(\"bob\", \"", "HTTPBasicAuth('u', '",
+    "docker login --password-stdin <<< '", "credentials: admin/", "log in as admin / ", "use the password ", "root password = ", "passphrase \"",
+    "user=admin pass=", "{\"pw\": \"", "X-Custom-Auth: ", "2FA secret: ", "JBSWY3DPEHPK3PXP4KQW", "%2Fhome%2Fbob", "/var/home/bob", " -Users-bob-dev",
+    // session 13: whole samples of its new rules, so each is reached often enough
+    ...[1, 2, 3].flatMap((n) => [
+      `https://discord.com/api/webhooks/12345678${n}/AbCdEfGhIjKlMnOpQrStUv${n}0123`, `{"auth": "${Buffer.from(`bob${n}:Pw${n}secret`).toString("base64")}"}`,
+      `\ndb${n}.internal:5432:prod:app:PgP4ss${n}\n`, `auth=("bob", "Req${n}Auth!Pw")`, `--password-stdin <<< 'D0ck${n}'`,
+      `use the password Us3ThisPw${n} to`, `user=admin pass=Pa55word${n}`, `set -x DB_PASSWORD Fi5hPw${n}`, `ENV API_TOKEN Tok3n${n}Value`
+    ]),
     // session 7 rules: query strings, GitLab and Hugging Face tokens, JSON and YAML fields (and their near misses)
     "?access_token=", "&token=", "?key=", "?q=token", "?page=2&sort=asc", "#access_token=", "X-Amz-Signature=", "glpat-", "gldt-", "hf_",
     "{\"api_key\": \"", "\"password\":\"", "\\\"client_secret\\\": \\\"", "password: ", "apiKey: ", "DB_PASS: ", "token: $X",

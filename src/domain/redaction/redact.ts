@@ -41,6 +41,11 @@ export interface Redactor {
   readonly text: (s: string) => string
   readonly value: <A>(v: A) => A
   readonly event: (e: SessionEvent) => SessionEvent
+  /**
+   * An event as {@link Redactor.event} redacts it, and each secret of `known` (a value an earlier event's
+   * structure decided on, with its marker: {@link collectSecrets}) where the event restates it as a word.
+   */
+  readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   readonly transcript: (t: Transcript) => Transcript
 }
 
@@ -127,6 +132,8 @@ export const isPairValueKey = (k: string): boolean => k === "value" || k === "Va
 
 /** The shortest secret decided by structure that is looked for elsewhere in its event (shorter ones would hit ordinary words). */
 export const RESTATED_MIN = 4
+/** The shortest secret decided by structure that is looked for in the session's other events (a session is long: `test`, `admin` would hit prose). */
+export const SESSION_RESTATED_MIN = 6
 
 const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95
 
@@ -187,10 +194,93 @@ const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, 
   return out ?? o
 }
 
+/**
+ * Adds to `into` the secrets the structure of `v` decides on (a tool call's input, `extensions`), each with the
+ * marker the redaction gives it: a value under a secret-named key ({@link secretValue}), a leaf under a secret's
+ * name ({@link leafSecret}), a secret option's next argument, a name/value pair's value. Values shorter than
+ * {@link SESSION_RESTATED_MIN} are left out. The same decisions as {@link makeRedactor}'s walk, without
+ * redacting any text: cheap enough to run on every event of a session.
+ */
+export const collectSecrets = (v: unknown, into: Map<string, string>, under?: SecretKeyKind): void => {
+  const add = (x: unknown, mark: string) => {
+    if (typeof x === "string" && x.length >= SESSION_RESTATED_MIN) into.set(x, mark)
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]
+      if (under === undefined) {
+        if (i > 0 && optionValueAt(v[i - 1], x)) add(x, OPTION_MARK)
+        else if (i === 1 && v.length === 2 && pairSecret(v[0], x, true)) add(x, PAIR_MARK)
+      } else if ((typeof x === "string" || typeof x === "number") && leafSecret(under, x)) add(x, NESTED_MARK)
+      if (typeof x === "object" && x !== null) collectSecrets(x, into, under)
+    }
+    return
+  }
+  if (!isPlainObject(v)) return
+  if (under !== undefined && schemaLike(v)) under = undefined
+  const pair = under === undefined ? pairNamesOf(v) : undefined
+  for (const k of Object.keys(v)) {
+    const x = v[k]
+    if (under !== undefined) {
+      if ((typeof x === "string" || typeof x === "number") && leafSecret(under, x)) add(x, NESTED_MARK)
+      else if (typeof x === "object" && x !== null) collectSecrets(x, into, under)
+      continue
+    }
+    const kind = secretKeyKind(k)
+    if (kind !== "none" && kind !== "header") {
+      if (secretValue(kind, x)) {
+        add(x, kind === "pin" ? PIN_MARK : FIELD_MARK)
+        continue
+      }
+      if (typeof x === "object" && x !== null && (Array.isArray(x) || (isPlainObject(x) && !schemaLike(x)))) {
+        collectSecrets(x, into, underKind(kind, k))
+        continue
+      }
+    }
+    if (pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, x, false))) add(x, PAIR_MARK)
+    else if (typeof x === "object" && x !== null) collectSecrets(x, into, undefined)
+  }
+}
+
+/** The secrets an event's structure decides on ({@link collectSecrets} of its tool input and its extensions), added to `into`. */
+export const collectEventSecrets = (e: SessionEvent, into: Map<string, string>): void => {
+  if (e.toolInput !== undefined && e.toolInput !== null) collectSecrets(e.toolInput, into)
+  if (e.extensions !== undefined && e.extensions !== null) collectSecrets(e.extensions, into)
+}
+
+/**
+ * The redaction of one session's events in order, each with the secrets its session's structure decided on so
+ * far: a value a tool call's input holds under a secret-named key (`{"env": {"API_TOKEN": "…"}}`, a
+ * `["X-Api-Key", "…"]` pair) becomes the same marker where a later event (the tool's result, the next assistant
+ * message) restates it as a word. `see` notes an event's secrets without redacting it (an event a page skips);
+ * `event` notes and redacts. Every redacted output of events (export, ATIF, the replay, MCP answers and search
+ * snippets) goes through one, so they agree with each other and with the Markdown transcript.
+ */
+export interface SessionRedactor {
+  readonly see: (e: SessionEvent) => void
+  readonly event: (e: SessionEvent) => SessionEvent
+  /** The secrets noted so far, with their markers. */
+  readonly known: ReadonlyMap<string, string>
+}
+
+/** A {@link SessionRedactor} over `r` (a fresh one per session and output). */
+export const sessionRedactor = (r: Pick<Redactor, "event" | "eventIn">): SessionRedactor => {
+  const known = new Map<string, string>()
+  const see = (e: SessionEvent) => collectEventSecrets(e, known)
+  return {
+    see,
+    event: (e) => {
+      see(e)
+      return known.size === 0 ? r.event(e) : r.eventIn(e, known)
+    },
+    known
+  }
+}
+
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, transcript: (t) => t }
+    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t }
   }
   const text = textRedactor(rules)
 
@@ -357,9 +447,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
   const rawKeep = new Set(["locatorClass"])
   /** `f` run with a fresh {@link decided}, then its result with the secrets decided on restated ({@link restate}). */
-  const deciding = <A>(f: () => A, keep: ReadonlySet<string>): A => {
+  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, known?: ReadonlyMap<string, string>): A => {
     const outer = decided
-    decided = new Map()
+    decided = known === undefined || known.size === 0 ? new Map() : new Map(known)
     try {
       const out = f()
       return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep) as unknown as A)
@@ -376,6 +466,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       if (rawOut === raw) return out as unknown as SessionEvent
       return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
     }, eventKeep)
+  const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
+    deciding(() => event(e), eventKeep, known)
 
   const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
@@ -385,17 +477,20 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const compactionKeep = new Set(["id", "timestamp"])
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
+    // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
+    const known = new Map<string, string>()
     return {
       ...(top as unknown as Transcript),
-      turns: t.turns.map((turn) =>
-        deciding(() => {
+      turns: t.turns.map((turn) => {
+        for (const b of turn.blocks) collectSecrets(b, known)
+        return deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
           return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
-        }, turnFieldsKeep)
-      ),
+        }, turnFieldsKeep, known)
+      }),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
     }
   }
 
-  return { text, value: <A>(v: A): A => walk(v) as A, event, transcript }
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript }
 }

@@ -1017,13 +1017,118 @@ const lineReplace = (m: string, head: string, value: string): string => {
   return `${head}${marker("secret-line")}`
 }
 
-/** A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), maybe its END line. */
-const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----)?/g
+/** A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), maybe its END line. */
+const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 /** A private key's END line (one a whole block did not take). */
-const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY-----/g
+const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
 /** A base64 body line of a PEM block: 40 to 100 base64 characters (OpenSSH's are 70, PEM's 64), or the last one, shorter. */
 const PEM_LINE = /^[ \t]*[A-Za-z0-9+/]{40,100}={0,2}[ \t]*$/
 const PEM_LAST_LINE = /^[ \t]*[A-Za-z0-9+/]{1,100}={0,2}[ \t]*$/
+
+/** A private key's BEGIN line (PEM, PKCS#8, OpenSSH, PGP's armored `PRIVATE KEY BLOCK`): where {@link redactDecoratedPem} starts. */
+const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
+/** What a quoted or commented key's line starts with: a Markdown quote, `#`, ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `). */
+const PEM_DECOR = /^[ \t]{0,40}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8}/
+/** A body line's content once its decoration is off: base64 (maybe empty: PGP's blank line, `=abcd` its checksum) or a header (`Proc-Type: …`, `Version: …`). */
+const PEM_BODY = /^(?:[A-Za-z0-9+/=]{0,100}|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n]{0,200})[ \t]*$/
+/** A private key's END line at a body line's start (after its decoration). */
+const PEM_END_AT = /^-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/
+/** A string piece of a key built in code (`'MIIE…\n' +`, `"MIIE…\n"`): the quote, the base64 or the END line, maybe a `\n` escape, the same quote, `+`/`,`. */
+const PEM_PIECE = /^[ \t]{0,40}[+,]?[ \t]{0,8}(["'`])(?:(-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)((?:\\r)?(?:\\n)?)\1|([A-Za-z0-9+/=]{0,100})((?:\\r)?(?:\\n)?)\1[ \t]*[+,]?[ \t]*\\?\r?$)/
+/** A BEGIN line's tail as a string piece: a `\n` escape, the closing quote, then `+`, `,`, a line continuation or nothing. */
+const PEM_PIECE_HEAD = /^(?:\\r)?(?:\\n)?(["'`])[ \t]*[+,]?[ \t]*\\?\r?$/
+/** How many lines past a BEGIN line are read for its body and END line. */
+const PEM_LINES_MAX = 400
+
+/**
+ * Private keys whose lines carry something before the key's text, so the block pattern stops after the BEGIN
+ * line: each line decorated (a Markdown quote `> `, `# ` or ` * ` comments: `PEM_DECOR`), or each line a string
+ * piece of code (`'-----BEGIN …-----\n' +` then `'MIIE…\n' +` lines, JavaScript, Python, C). From the BEGIN line
+ * to the END line (or to the last body line when none follows) becomes one marker; the first line's decoration
+ * (or the code before its opening quote) and what follows the END line (the closing quote, `;`) stay. A BEGIN
+ * line followed by no body line is left to the block pattern. Each line is read once.
+ */
+const redactDecoratedPem = (s: string): string => {
+  let out = ""
+  let done = 0
+  PEM_BEGIN.lastIndex = 0
+  let m: RegExpExecArray | null
+  // the newlines around the last BEGIN line looked at (kept, so a long line of BEGINs is read once: linear)
+  let prevNl = -1
+  let nextNl = -1
+  while ((m = PEM_BEGIN.exec(s)) !== null) {
+    const at = m.index
+    if (at < done) continue
+    const headEnd = at + m[0].length
+    if (nextNl < at) {
+      if (nextNl >= 0 && nextNl < s.length) prevNl = nextNl
+      for (;;) {
+        const k = s.indexOf("\n", prevNl + 1)
+        if (k < 0 || k >= at) {
+          nextNl = k < 0 ? s.length : k
+          break
+        }
+        prevNl = k
+      }
+    }
+    const lineStart = prevNl + 1
+    if (at - lineStart > 200) continue
+    const prefix = s.slice(lineStart, at)
+    let eol = nextNl
+    if (eol >= s.length || eol - headEnd > 40) continue
+    const quote = prefix.length > 0 ? prefix.charCodeAt(prefix.length - 1) : -1
+    const pieces = (quote === 39 || quote === 34 || quote === 96) && PEM_PIECE_HEAD.test(s.slice(headEnd, eol))
+    const decorated = !pieces && prefix.length > 0 && PEM_DECOR.exec(prefix)?.[0].length === prefix.length && /[^ \t]/.test(prefix)
+    if (!pieces && !decorated) continue
+    // the end of what goes: the last body line's end, or the END line's `-----` (and a piece's `\n` escape)
+    let cut = -1
+    let lines = 0
+    for (let n = 0; n < PEM_LINES_MAX && eol >= 0; n++) {
+      const start = eol + 1
+      const next = s.indexOf("\n", start)
+      const lineEnd = next < 0 ? s.length : next
+      if (lineEnd - start > 300) break
+      const line = s.slice(start, lineEnd)
+      if (pieces) {
+        const p = PEM_PIECE.exec(line)
+        if (p === null) break
+        if (p[2] !== undefined) {
+          cut = start + line.indexOf(p[2]) + p[2].length + p[3].length
+          break
+        }
+        lines++
+        cut = start + line.indexOf(p[1]) + 1 + p[4].length + p[5].length
+      } else {
+        const d = PEM_DECOR.exec(line)
+        if (d === null) break
+        const rest = line.slice(d[0].length).replace(/\r$/, "")
+        const end = PEM_END_AT.exec(rest)
+        if (end !== null) {
+          cut = start + d[0].length + end[0].length
+          break
+        }
+        if (!PEM_BODY.test(rest)) break
+        lines++
+        cut = start + d[0].length + rest.length
+      }
+      eol = next
+    }
+    if (lines === 0 || cut < 0) continue
+    out += s.slice(done, at) + marker("private-key")
+    done = cut
+    PEM_BEGIN.lastIndex = cut
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/**
+ * A decorated key's lines joined on one line (a session's title, a quote whose newlines became spaces):
+ * `-----BEGIN … PRIVATE KEY----- > MIIE… > … > -----END …-----`, each base64 run whole (no backtracking).
+ */
+const PEM_INLINE = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)[ \t]{0,8}[A-Za-z0-9+/=]{16,100}(?![A-Za-z0-9+/=]))+(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)?[ \t]{0,8}-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
+
+/** A PuTTY key file's private lines: `Private-Lines: N` then its base64 lines (the header, the public lines and `Private-MAC` stay). */
+const PUTTY_PRIVATE = /(Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]*(?:\r?\n|\\r?\\n))[A-Za-z0-9+/]{1,128}={0,2}(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{1,128}={0,2}(?![A-Za-z0-9+/=-]))*/g
 
 /**
  * The tails of private keys whose BEGIN line is elsewhere (an earlier message, a `tail` of the file): each END line
@@ -1078,13 +1183,25 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
     // A block cut short (no END) is redacted to where its body ends; a block's tail without its BEGIN line (the
     // key printed in two pieces, `tail -n 3 key.pem`) from its first base64 body line to its END line (see
-    // redactPemTails). Read by hand after the pattern (lines): the pattern says where a whole block's match starts.
+    // redactPemTails). A key whose lines carry a prefix (a Markdown quote, `# ` comments, string pieces of code)
+    // goes whole too (redactDecoratedPem), and so do PGP's armored private key block and a PuTTY key file's
+    // private lines. Read by hand after the pattern (lines): the pattern says where a whole block's match starts.
     id: "private-key",
     pattern: PEM_BLOCK,
-    hints: ["PRIVATE KEY-----"],
+    hints: ["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----", "Private-Lines:"],
     apply: (s) => {
+      let out = s.includes("-----BEGIN") ? redactDecoratedPem(s) : s
+      if (out.includes("-----BEGIN")) {
+        PEM_INLINE.lastIndex = 0
+        out = out.replace(PEM_INLINE, marker("private-key"))
+      }
       PEM_BLOCK.lastIndex = 0
-      return redactPemTails(s.replace(PEM_BLOCK, marker("private-key")))
+      out = redactPemTails(out.replace(PEM_BLOCK, marker("private-key")))
+      if (out.includes("Private-Lines:")) {
+        PUTTY_PRIVATE.lastIndex = 0
+        out = out.replace(PUTTY_PRIVATE, (_m, head: string) => `${head}${marker("private-key")}`)
+      }
+      return out
     },
     byHand: true
   },
@@ -1344,10 +1461,36 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // An AWS secret access key where it is named (~/.aws/credentials `aws_secret_access_key = …`, YAML
     // `AWS_SECRET_ACCESS_KEY: …`, JSON `"SecretAccessKey": "…"`): the 40-character value goes, the name stays.
     id: "aws-secret-key",
-    pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
-    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey"],
+    // Also after a space (`aws configure set aws_secret_access_key …`, `set -x AWS_SECRET_ACCESS_KEY …`) and in
+    // `aws configure`'s prompt (`AWS Secret Access Key [None]: …`).
+    pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
+    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key"],
     replace: (_m, name) => `${name}${marker("aws-secret-key")}`
+  },  {
+    // A secret set by a command that takes the variable's name and its value as two words: fish's `set -x NAME v`
+    // (`-gx`, `-Ux`, `--export`, …), a Dockerfile's `ENV NAME v`, Windows' `setx NAME "v"`, and
+    // `aws configure set [profile.x.]name v`. The name is one of `secret-field`'s; the value goes when it is a
+    // secret under that name (see secretValue: any string under a password's, a secret's or a token's name, one
+    // that looks like a secret under a key's; a count such as `MAX_TOKENS 4096` stays); a quoted value goes whole.
+    // The command starts a line or a shell command (after `;`, `&&`, `|`, `(`, a quote, `$ `, `RUN `), so prose
+    // ("we export PASS …") stays. The command, the name and the quotes stay; `$VAR` references, a name alone stay.
+    id: "secret-setting",
+    pattern: re(
+      // the command's word first (a literal to scan for), then whether a line or a shell command starts before it
+      String.raw`((?:setx|set|ENV|aws)(?<=(?:^|[\n;&|(${"`"}"']|\\[nr]|\$ |RUN )[ \t]{0,16}(?:setx|set|ENV|aws))` +
+        String.raw`(?:(?<=setx|ENV)|(?<=set)(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|(?<=aws)[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
+        String.raw`(?:(\\?["'])(?![$\{]|\[REDACTED:)((?:(?!\3)[^\n\\]){1,512})\3|(?![$"'\\]|\[REDACTED:)([^\s"'\\;&|<>]{1,512}))`
+    ),
+    hints: ["set -", "set\t-", "set --", "setx ", "setx\t", "ENV ", "ENV\t", "configure set"],
+    replace: (m: string, head: string, name: string, q: string | undefined, quoted: string | undefined, bare: string | undefined): string => {
+      const kind = secretKeyKind(name)
+      const value = quoted ?? bare ?? ""
+      // `pass`/`pwd` alone name no variable one sets this way (`export PASS  test/app.test.ts` is a test's output)
+      if (kind === "none" || kind === "header" || kind === "pwd" || !secretValue(kind, value)) return m
+      return quoted !== undefined ? `${head}${q}${marker("secret-setting")}${q}` : `${head}${marker("secret-setting")}`
+    }
   },
+
   {
     // An object or an array under a secret's name, in JSON, Python or JavaScript text (also JSON text held in a
     // JSON string, its quotes escaped): `{"password": {"value": "…"}}`, `{"tokens": ["…", "…"]}`, `{"credentials":
@@ -1537,6 +1680,83 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m: string, head: string, value: string) => `${head}${cookieValues(value, /^set-/i.test(head))}`
   },
   {
+    // A Discord webhook's URL: `https://discord.com/api/webhooks/<id>/<token>` (also `discordapp.com`, `ptb.`,
+    // `canary.`): the token goes, the URL and the webhook's id stay.
+    id: "discord-webhook",
+    pattern: re(String.raw`(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/)[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])`),
+    hints: ["/api/webhooks/"],
+    replace: (_m, head) => `${head}${marker("discord-webhook")}`
+  },
+  {
+    // A Docker `config.json` credential: `"auth": "<base64 of user:password>"` (under `auths`), its quotes maybe
+    // escaped; only a value that decodes to `user:password` (printable, a `:` in it) goes: `"auth": "none"` stays.
+    id: "docker-auth",
+    pattern: re(String.raw`((\\{0,7}")auth\2[ \t]{0,8}:[ \t]{0,8}\2)([A-Za-z0-9+/]{8,1024}={0,2})(?=\2)`),
+    hints: ["auth\"", "auth\\\""],
+    replace: (m: string, head: string, q: string, value: string): string => {
+      const decoded = Buffer.from(value, "base64").toString("latin1")
+      return /^[\x21-\x7e]{1,256}:[\x20-\x7e]{1,512}$/.test(decoded) ? `${head}${marker("docker-auth")}${q}`.slice(0, -q.length) : m
+    }
+  },
+  {
+    // A `.pgpass` line, `host:port:database:user:password` alone on its line (the host holds a letter or is
+    // `*`, the port is digits or `*`): the password goes when it looks like one (a digit or a symbol in it:
+    // `password` itself, a template's word, stays); times and other colon-separated numbers stay.
+    id: "pgpass-password",
+    pattern: re(
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:)(?![$\{]|\[REDACTED:)(?=[^\s\\]{0,255}[^A-Za-z\s\\])([^\s\\]{1,256})(?=[ \t]*(?:\r?$|\\[nr]))`,
+      "gm"
+    ),
+    hints: [":"],
+    gate: [":*:", ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9"],
+    replace: (_m, head) => `${head}${marker("pgpass-password")}`,
+    // a quick look for `:port:db:user:` first (a literal `:` to scan for), then the line-anchored pattern
+    apply: (s) => {
+      if (!PGPASS_QUICK.test(s)) return s
+      const rule = builtinRules.find((r) => r.id === "pgpass-password")!
+      rule.pattern.lastIndex = 0
+      return s.replace(rule.pattern, (_m, head: string) => `${head}${marker("pgpass-password")}`)
+    }
+  },
+  {
+    // HTTP basic auth given as a pair in code: `auth=("bob", "pw")` (Python requests/httpx, a tuple or a list),
+    // `HTTPBasicAuth("bob", "pw")`, `HTTPDigestAuth(…)`, `BasicAuth(…)`: the password goes, the user stays; a
+    // variable (`auth=("bob", password)`), an empty string and a `$VAR` reference stay.
+    id: "auth-tuple",
+    pattern: re(
+      String.raw`((?:\bauth[ \t]*=[ \t]*[(\[]|\b(?:HTTPBasicAuth|HTTPDigestAuth|HTTPProxyAuth|BasicAuth|DigestAuth)\()[ \t]*(\\?["'])[^"'\n\\]{1,128}\2[ \t]*,[ \t]*(\\?["']))(?![$\{]|\[REDACTED:)((?:(?!\3)[^\n\\]){1,256})\3`
+    ),
+    hints: ["auth=", "auth =", "Auth("],
+    replace: (_m, head, _q, q2) => `${head}${marker("auth-tuple")}${q2}`
+  },
+  {
+    // A password given on standard input by a here-string: `docker login -u bob --password-stdin <<< 'pw'` (any
+    // command's `--password-stdin`); a redirection from a file (`< pw.txt`) and a `$VAR` reference stay.
+    id: "stdin-password",
+    pattern: re(String.raw`(--password-stdin[ \t]*<<<[ \t]*)(?:(\\?["'])(?![$])((?:(?!\2)[^\n\\]){1,256})\2|(?![$"'\\])([^\s\\]{1,256}))`),
+    hints: ["<<<"],
+    replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined) =>
+      quoted !== undefined ? `${head}${q}${marker("stdin-password")}${q}` : `${head}${marker("stdin-password")}`
+  },
+  {
+    // Credentials told in prose or on one line, other than `password-prose`'s `password is …`: `credentials:
+    // admin/<pw>`, `log in as admin / <pw>` (`sign in with …`), `the password <pw>` (a credential's shape after
+    // the word: a digit and a letter, 6 characters or more, no version), `password = <pw>` mid-line, a quoted
+    // phrase after the word (`passphrase "…"`, a digit or a symbol in it), `user=admin pass=<pw>` (`pwd=`,
+    // `pw=`), `{"pw": "…"}`, and a one-time password's seed after `2FA secret`, `TOTP secret`, `OTP secret`, `MFA
+    // secret` (base32, 16 characters or more), an auth-named header's value (`X-Custom-Auth: …`, `X-Auth-User-…`
+    // not: the name ends in `Auth`). The user and the words stay; "the password field is required",
+    // "log in as admin / root", "password = getpass()", `{"pw": "ok"}`, `pass=3` stay. Read by hand (several
+    // patterns in turn, see credentialProse): the pattern says where a match starts.
+    id: "credential-prose",
+    pattern: re(
+      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
+    ),
+    hints: ["redential", "REDENTIAL", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
+    apply: (s) => credentialProse(s),
+    byHand: true
+  },
+  {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
     id: "email",
     pattern: re(
@@ -1548,15 +1768,16 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
     // Also WSL's views of a home: `/mnt/c/Users/<user>`, `\\wsl$\<distro>\home\<user>` (and `wsl.localhost`),
-    // and a Claude Code project folder's encoded path after a `/`: `projects/-home-<user>-app`, `-Users-<user>-…`
-    // (the user is the word after `home`/`Users`, up to the next `-`).
+    // and a Claude Code project folder's encoded path after a `/` or alone as a word: `projects/-home-<user>-app`,
+    // `-Users-<user>-…` (the user is the word after `home`/`Users`, up to the next `-`); `/var/home/<user>` and
+    // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`).
     id: "home-path",
     pattern: re(
-      String.raw`${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
+      String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})[A-Za-z0-9._-]+|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
         String.raw`|/mnt/[a-z]/Users/[^\\/\s"'<>|:*?]+|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
-        String.raw`|(?<=/)-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
+        String.raw`|(?<=/|^|[\s"'${"`"}(=]|\\[nrt])-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
     ),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "/-home-", "/-Users-"],
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -1782,6 +2003,34 @@ const redactFields = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** What every `.pgpass` line holds: `:port:database:user:` (the `pgpass-password` rule's quick look). */
+const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
+
+/** `credential-prose`'s patterns (see the rule): each has the kept head in group 1 and the value in group 2 (or a quote in 2 and the value in 3). */
+const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?)[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
+const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["']))(?![\s$\{]|\[REDACTED:)(?=[^"'\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'\n\\]{1,128})\2/g
+const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
+const CRED_PW_FIELD = /((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)([^"'\\\n]{1,256})\3/g
+const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
+const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*)([A-Z2-7]{16,128}={0,6})(?![A-Za-z0-9])/g
+
+/** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
+const credentialProse = (s: string): string => {
+  const M = marker("credential-prose")
+  let out = s
+  out = out.replace(CRED_USER_PW, (m, head: string, v: string) => (/[0-9@#$%^&*+=~_!]/.test(v) && /[A-Za-z]/.test(v) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_WORD, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_EQ, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_QUOTED, (_m, head: string, q: string) => `${head}${M}${q}`)
+  out = out.replace(CRED_USER_PASS, (m, head: string, v: string) => (/[0-9]/.test(v) && /[^0-9]/.test(v) && v.length >= 4 ? `${head}${M}` : m))
+  out = out.replace(CRED_PW_FIELD, (m, head: string, _q: string, q: string, v: string) => (aloneSecret(v) && LOOKS_SECRET.test(v) ? `${head}${M}${q}` : m))
+  out = out.replace(CRED_AUTH_HEADER, (m, head: string, _k: string, _q: string, v: string) => (LOOKS_SECRET.test(v) ? `${head}${M}` : m))
+  out = out.replace(CRED_OTP_SEED, (_m, head: string) => `${head}${M}`)
+  return out
+}
+
 /** Characters of a user name in `/home/<user>` (and of the word a home path may not follow): `A-Z a-z 0-9 . _ -`. */
 const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45
 
@@ -1794,7 +2043,7 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * is read once and each name once.
  */
 const redactHomePaths = (s: string): string => {
-  if (s.includes("Users") || s.includes("/-home-") || s.includes("wsl")) {
+  if (s.includes("Users") || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
     HOME_PATH.lastIndex = 0
     return s.replace(HOME_PATH, HOME)
   }

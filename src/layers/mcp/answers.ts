@@ -29,6 +29,7 @@ import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoint, redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
+import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { findSession, loadSession } from "../index/queries.js"
 import * as Registry from "../registry.js"
 
@@ -224,6 +225,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
   Effect.gen(function*() {
     const tree = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c.tree) })
     const kept: Array<SearchHit> = []
+    const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
       if (h.eventUid === null && h.eventId === null) {
         if (h.title === null) continue
@@ -234,7 +236,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
       // With its neighbours: a secret cut in two across two text events of one response is redacted at their joint.
       const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 1, 1)
       if (Option.isNone(around)) continue
-      const t = searchableText(redactJoints(r.text, around.value.events.map(r.event))[around.value.at])
+      const seen = yield* Effect.forEach(around.value.events, (e) => hitRedaction(r, index, secretsBySession, h.sessionUid, e))
+      const t = searchableText(redactJoints(r.text, seen)[around.value.at])
       // The snippet is made again from the redacted event: the index's was cut from the text as imported,
       // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
       if (queryMatches(tree, [t.text, t.input])) {
@@ -242,6 +245,24 @@ const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: 
       }
     }
     return kept
+  })
+
+/**
+ * A hit's event redacted with the secrets its session's tool inputs decide on (`sessionRedactor`: a value a tool
+ * call's input holds under a secret-named key, restated by another event, is neither found nor shown), the
+ * session's events read once per search (`known`, by session uid).
+ */
+const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string, e: SessionEvent) =>
+  Effect.gen(function*() {
+    if (!r.enabled) return e
+    let secrets = known.get(sessionUid)
+    if (secrets === undefined) {
+      const sr = sessionRedactor(r)
+      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
+      secrets = sr.known
+      known.set(sessionUid, secrets)
+    }
+    return secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)
   })
 
 /**
@@ -420,7 +441,7 @@ const renderedSession = (
       return hit
     }
     const { events, session: loaded } = yield* loadSession(session.sessionUid)
-    const shared = r.enabled ? redactJoints(r.text, events.map(r.event)) : events
+    const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const text = transcriptText(shared)
     const m = metadata(r, loaded, shared, [])
     // keyed by the state loaded (the index may have changed since `session` was read)
@@ -519,7 +540,9 @@ export const getEvents = (
     const { session } = yield* findSession(p.id)
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
     const head = { id: session.sessionId, uid: session.sessionUid, provider: session.provider }
-    const events = index.eventsStream(session.sessionUid, 500)
+    // every event streamed past is seen, so a secret an earlier tool call decided on is redacted where a later one restates it
+    const sr = sessionRedactor(r)
+    const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
 
     if (p.eventId !== undefined) {
       const eventId = p.eventId
@@ -556,7 +579,7 @@ export const getEvents = (
       const share = Math.max(1, Math.floor(maxChars / scan.kept.length))
       // The events just outside the window are read with it: a secret cut across the window's edge is redacted too.
       const kept = (r.enabled
-        ? redactJoints(r.text, [...(before !== undefined ? [before] : []), ...scan.kept, ...(after !== undefined ? [after] : [])].map(r.event))
+        ? redactJoints(r.text, [...(before !== undefined ? [before] : []), ...scan.kept, ...(after !== undefined ? [after] : [])].map(sr.event))
           .slice(before !== undefined ? 1 : 0, (before !== undefined ? 1 : 0) + scan.kept.length)
         : scan.kept).map((e) => eventBrief(e, share))
       return {
@@ -593,10 +616,10 @@ export const getEvents = (
       (s, e) => {
         if (!s.found) {
           if (e.cursor !== cursor) return s
-          previous = r.enabled ? r.event(e) : e
+          previous = r.enabled ? sr.event(e) : e
           return { ...s, found: true }
         }
-        let shared = r.enabled ? r.event(e) : e
+        let shared = r.enabled ? sr.event(e) : e
         // A secret cut in two across this text and the one before (one response's): their joint redacted as one; the
         // event before, when this page answered it, is answered again with its end redacted.
         if (r.enabled && previous !== undefined && sameResponseText(previous, shared)) {
@@ -641,7 +664,7 @@ export const readSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const { events, others, session } = yield* loadSession(id)
-    const shared = r.enabled ? redactJoints(r.text, events.map(r.event)) : events
+    const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, others)
     const lines = [
       `# ${m.title ?? m.id}`,
