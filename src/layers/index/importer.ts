@@ -72,7 +72,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
-import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
+import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, preparedRowsOf, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
 import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
@@ -425,7 +425,11 @@ const make = Effect.gen(function*() {
           {
             source,
             // Heads only: with `prepared`, the writer reads no other field of an event (`WholeSource.batches`).
-            batches: answer.batches.map((b) => ({ ...b, events: b.events as ReadonlyArray<SessionEvent> })),
+            batches: answer.batches.map((b) => ({
+              ...b,
+              events: b.events as ReadonlyArray<SessionEvent>,
+              prepared: preparedRowsOf(b.prepared, answer.shapes)
+            })),
             groupCommit: batchSize, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },
           faults.at
         )

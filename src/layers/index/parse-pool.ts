@@ -46,12 +46,95 @@ export interface ParseRequest {
 export const SOURCES_PER_REQUEST = 16
 
 /**
+ * A batch's {@link PreparedRow}s as they cross from a worker to the main
+ * thread (structured clone), by column: each event's uid in one buffer (16
+ * bytes an event, in order), its shape as an index into the request's shape
+ * table ({@link ShapeTable}; -1: stored whole), and its body, search words
+ * and usage row. A lean shape's JSON (about 0.8 KB) is shared by many events:
+ * one copy per message instead of one per event, and one `ArrayBuffer` per
+ * batch instead of one per uid, is what the main thread, which writes every
+ * row, saves in deserializing and collecting (issue 13, first import).
+ * {@link preparedRowsOf} makes the rows again.
+ */
+export interface PreparedColumns {
+  readonly uids: Uint8Array
+  readonly shapes: Int32Array
+  readonly bodies: ReadonlyArray<string>
+  readonly texts: ReadonlyArray<string>
+  readonly inputs: ReadonlyArray<string>
+  readonly usages: ReadonlyArray<PreparedRow["usage"]>
+}
+
+/**
+ * The lean shapes of a request's answers, each once: the index a
+ * {@link PreparedColumns} refers to. One array shared by every answer of a
+ * request, so the message holds it once (structured clone keeps an object
+ * that several answers refer to as one).
+ */
+export class ShapeTable {
+  readonly defs: Array<string> = []
+  private readonly ids = new Map<string, number>()
+
+  /** The index of `def` (added on first use); -1 for null. */
+  idOf(def: string | null): number {
+    if (def === null) return -1
+    let id = this.ids.get(def)
+    if (id === undefined) {
+      id = this.defs.length
+      this.defs.push(def)
+      this.ids.set(def, id)
+    }
+    return id
+  }
+}
+
+/** The columns of `rows` (see {@link PreparedColumns}), their shapes entered into `table`. */
+export const preparedColumnsOf = (rows: ReadonlyArray<PreparedRow>, table: ShapeTable): PreparedColumns => {
+  const uids = new Uint8Array(rows.length * 16)
+  const shapes = new Int32Array(rows.length)
+  const bodies = new Array<string>(rows.length)
+  const texts = new Array<string>(rows.length)
+  const inputs = new Array<string>(rows.length)
+  const usages = new Array<PreparedRow["usage"]>(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]
+    if (r.uid.byteLength !== 16) throw new Error(`an event uid of ${r.uid.byteLength} bytes (16 expected)`)
+    uids.set(r.uid, i * 16)
+    shapes[i] = table.idOf(r.shape)
+    bodies[i] = r.body
+    texts[i] = r.text
+    inputs[i] = r.input
+    usages[i] = r.usage
+  }
+  return { uids, shapes, bodies, texts, inputs, usages }
+}
+
+/** The {@link PreparedRow}s of `columns` again, each shape the string of `defs` (the request's {@link ShapeTable}). */
+export const preparedRowsOf = (columns: PreparedColumns, defs: ReadonlyArray<string>): Array<PreparedRow> => {
+  const { bodies, inputs, shapes, texts, uids, usages } = columns
+  const rows = new Array<PreparedRow>(bodies.length)
+  for (let i = 0; i < bodies.length; i++) {
+    const s = shapes[i]
+    rows[i] = {
+      uid: uids.subarray(i * 16, i * 16 + 16),
+      shape: s < 0 ? null : defs[s],
+      body: bodies[i],
+      text: texts[i],
+      input: inputs[i],
+      usage: usages[i]
+    }
+  }
+  return rows
+}
+
+/**
  * A worker's answer for one source of a request (a request is answered with
  * one per source, in its order). `whole`: the source's fingerprint (taken before the
  * read, as the importer takes it), its events in batches with each batch's
  * resume cursor and prefix binding (`WholeSource.batches`), each event as
  * its head (`EventHead`) with the rows the writer computes of it
- * (`PreparedRow`), and the diagnostics of the read. `fallback`: the main thread imports the source
+ * (`PreparedRow`, by column: {@link PreparedColumns}, with `shapes`, the
+ * request's shape table), and the diagnostics of the read. `fallback`: the main thread imports the source
  * itself.
  */
 export type ParseAnswer =
@@ -62,8 +145,9 @@ export type ParseAnswer =
       readonly events: ReadonlyArray<EventHead>
       readonly resumeCursor: string | null
       readonly prefix: string | null | undefined
-      readonly prepared: ReadonlyArray<PreparedRow>
+      readonly prepared: PreparedColumns
     }>
+    readonly shapes: ReadonlyArray<string>
     readonly diagnostics: ReadonlyArray<Diagnostic>
   }
   | { readonly _tag: "fallback" }

@@ -18,7 +18,7 @@ import { SessionSources, type SessionSourcesShape } from "../../services/Session
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import * as App from "../app.js"
 import { batchEnds, batchesOf, bindBatch, fingerprintOf } from "./importer.js"
-import type { ParseAnswer, ParseRequest, ParseWorkerConfig } from "./parse-pool.js"
+import { type ParseAnswer, type ParseRequest, type ParseWorkerConfig, preparedColumnsOf, ShapeTable } from "./parse-pool.js"
 import { PrefixDigests } from "./prefix.js"
 import { eventHeadOf, preparedRowOf } from "./sqlite-writer.js"
 
@@ -29,14 +29,16 @@ const FALLBACK: ParseAnswer = { _tag: "fallback" }
  * it (`importSource`, the `importWhole` path), for one request: list its
  * nested logs, take its fingerprint, read it at once
  * (`SessionSourceAdapter.streamAtOnce`) with its prefix digest, and bind each
- * batch. `fallback` when the source has nested logs, is not read at once,
+ * batch (its rows by column, their shapes in `shapes`, the request's table
+ * shared by its answers). `fallback` when the source has nested logs, is not read at once,
  * or anything fails: the main thread then imports it itself (with the same
  * outcome as without workers).
  */
 export const parseWhole = (
   registry: SessionSourcesShape,
   access: SourceAccessShape,
-  request: ParseRequest["sources"][number] & { readonly batchSize: number }
+  request: ParseRequest["sources"][number] & { readonly batchSize: number },
+  shapes: ShapeTable = new ShapeTable()
 ): Effect.Effect<ParseAnswer> =>
   Effect.gen(function*() {
     const adapter = yield* registry.get(request.provider)
@@ -62,11 +64,11 @@ export const parseWhole = (
       const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
       const prefix = yield* bindBatch(digests, own!, resumeAt, nested, partBindings)
       // The writer's per-event work is done here too: it gets each event's head and rows, not the event.
-      batches.push({ events: events.map(eventHeadOf), resumeCursor, prefix, prepared: events.map(preparedRowOf) })
+      batches.push({ events: events.map(eventHeadOf), resumeCursor, prefix, prepared: preparedColumnsOf(events.map(preparedRowOf), shapes) })
     }
     // Events of nested logs (none are expected without parts): the main thread binds those.
     if (partBindings.size > 0) return FALLBACK
-    return { _tag: "whole", fingerprint, batches, diagnostics } as const
+    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, diagnostics } as const
   }).pipe(Effect.catchAllCause(() => Effect.succeed(FALLBACK)))
 
 const config = workerData as ParseWorkerConfig
@@ -75,7 +77,11 @@ const Handler = Layer.unwrapEffect(Effect.gen(function*() {
   const registry = yield* SessionSources
   const access = yield* SourceAccess
   return WorkerRunner.layer((request: ParseRequest) =>
-    Effect.forEach(request.sources, (source) => parseWhole(registry, access, { ...source, batchSize: request.batchSize }))
+    Effect.suspend(() => {
+      // One shape table for the request's answers: its message holds each shape once.
+      const shapes = new ShapeTable()
+      return Effect.forEach(request.sources, (source) => parseWhole(registry, access, { ...source, batchSize: request.batchSize }, shapes))
+    })
   )
 }))
 
