@@ -569,6 +569,16 @@ const unchangedMatch = (
   }
 }
 
+/**
+ * {@link nestedLogsFolderOf} of a candidate's path, without normalizing it
+ * again: enumeration builds it as `<day folder>/<session>/session.jsonl`
+ * from a normalized real root and listed names, so its folder's nested logs'
+ * folder is that path with `subagent` in place of `session.jsonl` (one
+ * string per log selected again, where `join` normalized each).
+ */
+const nestedFolderOfCandidate = (path: string): string =>
+  path.endsWith(nodePath.sep + SESSION_LOG_NAME) ? path.slice(0, path.length - SESSION_LOG_NAME.length) + "subagent" : nestedLogsFolderOf(path)
+
 /** No nested logs (shared). */
 const NO_NESTED_LOGS: ReadonlyArray<string> = Object.freeze([])
 
@@ -707,7 +717,7 @@ export const discoverNative = (
       // The nested logs of the logs selected again (`DiscoveredSource.parts`, as the adapter's `parts` lists them),
       // their folders probed in this one pass: the importer's unchanged check lists none again. A folder that cannot
       // be looked at or listed: no parts given (the importer asks the adapter, which says what it is).
-      const folders = kept.map((i) => nestedLogsFolderOf(candidates[i].path))
+      const folders = kept.map((i) => nestedFolderOfCandidate(candidates[i].path))
       const probed = yield* deps.access.probeAll(folders)
       for (let j = 0; j < kept.length; j++) {
         const found = probed[j]
