@@ -44,7 +44,7 @@ import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { emptiedCause, holdsNothing, SOURCE_EMPTIED } from "./emptied.js"
-import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -408,6 +408,30 @@ class KnownOfCheckpoint implements KnownSource {
   }
   get overview(): SourceSummary | undefined {
     return this.#checkpoint.keptOverview
+  }
+}
+
+/**
+ * A discovered source as a run's work item: its summary read from the
+ * discovered source only when asked for (a source listed from its kept
+ * overview makes it lazily). A class, not a literal with a getter: one per
+ * source of every run.
+ */
+class DiscoveredWork {
+  readonly locator: Locator
+  readonly overview: SourceSummary
+  readonly stat: FingerprintStat | undefined
+  readonly parts: ReadonlyArray<string> | undefined
+  readonly #source: DiscoveredSource
+  constructor(readonly provider: ProviderId, source: DiscoveredSource) {
+    this.#source = source
+    this.locator = source.locator
+    this.overview = source.overview
+    this.stat = source.stat
+    this.parts = source.parts
+  }
+  get summary(): Record<string, unknown> {
+    return this.#source.summary
   }
 }
 
@@ -1129,19 +1153,8 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) {
-          // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
-          work.push({
-            provider,
-            locator: s.locator,
-            get summary() {
-              return s.summary
-            },
-            overview: s.overview,
-            stat: s.stat,
-            parts: s.parts
-          })
-        }
+        // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
+        for (const s of r.sources) work.push(new DiscoveredWork(provider, s))
       }
       for (const e of plan.explicit) {
         work.push({

@@ -212,6 +212,11 @@ class StoredCheckpoint implements SourceCheckpoint {
   get parts(): Readonly<Record<string, string>> {
     return this.#parts ??= this.#partsJson === null ? {} : JSON.parse(this.#partsJson) as Record<string, string>
   }
+
+  /** As a plain checkpoint serializes (the lazy fields parsed). */
+  toJSON(): SourceCheckpoint {
+    return { ...this, summary: this.summary, keptOverview: this.keptOverview, parts: this.parts }
+  }
 }
 
 const checkpointOf = (

@@ -37,7 +37,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
-import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
   EvidenceScanner,
@@ -552,20 +552,36 @@ const unchangedMatch = (
   }
   if (!matched(evidencePath)) return null
   const sessionId = typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder
-  const path = c.path
-  let sourceId: string | undefined
-  return {
-    provider: "muse-code",
-    get sourceId() {
-      return sourceId ??= makeSourceId("muse-code", NATIVE_CLASS, path)
-    },
-    locator: { locatorClass: NATIVE_CLASS, path },
-    sessionId,
-    overview: nativeOverview(sessionId, evidencePath),
-    summary: known.summary,
-    stat: c.stat,
-    // Set by discovery once it has looked for the log's nested logs (see `discoverNative`).
-    parts: undefined
+  return new KeptNativeSource(c.path, sessionId, nativeOverview(sessionId, evidencePath), known.summary, c.stat)
+}
+
+/**
+ * A log selected again by {@link unchangedMatch}. A class, not a literal
+ * with a getter (one per unchanged log of every import): its source id is
+ * made when first read (an import of unchanged logs never reads it).
+ */
+class KeptNativeSource implements DiscoveredSource {
+  readonly provider = "muse-code" as const
+  readonly locator: Locator
+  /** Set by discovery once it has looked for the log's nested logs (see `discoverNative`). */
+  parts: ReadonlyArray<string> | undefined = undefined
+  #sourceId: string | undefined
+  constructor(
+    path: string,
+    readonly sessionId: string,
+    readonly overview: SourceSummary,
+    readonly summary: Record<string, unknown>,
+    readonly stat: FileStat
+  ) {
+    this.locator = { locatorClass: NATIVE_CLASS, path }
+  }
+  get sourceId(): string {
+    return this.#sourceId ??= makeSourceId("muse-code", NATIVE_CLASS, this.locator.path)
+  }
+  /** As a plain source serializes (the source id included). */
+  toJSON(): DiscoveredSource {
+    const { provider, sourceId, locator, sessionId, overview, summary, stat, parts } = this
+    return { provider, sourceId, locator, sessionId, overview, summary, stat, parts }
   }
 }
 
@@ -722,7 +738,7 @@ export const discoverNative = (
       for (let j = 0; j < kept.length; j++) {
         const found = probed[j]
         if (found._tag === "Left") continue
-        const hit = inspected[kept[j]] as { parts?: ReadonlyArray<string> | undefined }
+        const hit = inspected[kept[j]] as KeptNativeSource
         // Most logs have none: no folder there, nothing to list (no effect run).
         if (Option.isNone(found.right) || found.right.value.kind !== "directory") hit.parts = NO_NESTED_LOGS
         else {
