@@ -262,12 +262,14 @@ export const progressFraction = (p: ImportProgressUpdate): number =>
 
 /** Where progress goes. Default: nowhere ({@link ImportProgress.silent}). */
 export class ImportProgress extends Context.Tag("session-ingest/ImportProgress")<ImportProgress, ImportProgressShape>() {
-  /** No display. */
-  static silent: Layer.Layer<ImportProgress> = Layer.succeed(ImportProgress, {
+  /** No display: the service {@link ImportProgress.silent} provides (an importer may skip its updates altogether). */
+  static none: ImportProgressShape = {
     start: () => Effect.void,
     update: () => Effect.void,
     end: Effect.void
-  })
+  }
+  /** No display. */
+  static silent: Layer.Layer<ImportProgress> = Layer.succeed(ImportProgress, ImportProgress.none)
 }
 
 /**

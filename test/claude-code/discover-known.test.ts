@@ -69,7 +69,9 @@ const knownOf = (sources: ReadonlyArray<DiscoveredSource>) =>
 const knownWithOverviewOf = (sources: ReadonlyArray<DiscoveredSource>) =>
   new Map(sources.map((s) => [s.locator.path, { fingerprint: fingerprintOfStat(fs.lstatSync(s.locator.path)), summary: s.summary, overview: s.overview }]))
 
-const plain = (sources: ReadonlyArray<DiscoveredSource>) => JSON.parse(JSON.stringify(sources.map(({ parts: _p, stat: _s, ...rest }) => rest)))
+/** The sources as they serialize (a source listed unread may read its id and summary through getters), without parts and stat. */
+const plain = (sources: ReadonlyArray<DiscoveredSource>) =>
+  (JSON.parse(JSON.stringify(sources)) as Array<Record<string, unknown>>).map(({ parts: _p, stat: _s, ...rest }) => rest)
 
 describe("claude-code discovery of sessions the importer holds", () => {
   it.effect("unchanged sessions without subagents or sidechains are listed from their summary, unread; the rest are read", () =>

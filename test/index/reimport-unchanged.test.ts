@@ -7,6 +7,7 @@
  * The guarantee stays: a log rewritten in place with the same size and the
  * same mtime is still seen as changed (its ctime and the prefix digest).
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import Database from "better-sqlite3"
@@ -25,6 +26,7 @@ import { type KnownSource, SessionSources } from "../../src/services/SessionSour
 import { ImportFaults, Importer, ImportProgress } from "../../src/services/Importer.js"
 import { ImportLimits } from "../../src/services/ImportLimits.js"
 import { SourceAccess, type SourceAccessShape } from "../../src/services/SourceAccess.js"
+import { isResolvedPath } from "../../src/layers/index/importer.js"
 import { importOnce } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 
@@ -51,6 +53,19 @@ const corpus = (n: number) => {
       e.isDirectory() ? logs(path.join(dir, e.name)) : e.name === "session.jsonl" ? [path.join(dir, e.name)] : []
     )
   return { dir, museRoot, policy, plan: planFromPolicy(policy, { batchSize: 50 }), index: path.join(dir, "index.db"), native: logs(museRoot) }
+}
+
+/** The index file's bytes (hex digest) and modification time, and the files SQLite leaves beside it. */
+const fileState = (index: string) => ({
+  digest: createHash("sha256").update(fs.readFileSync(index)).digest("hex"),
+  mtimeMs: fs.statSync(index).mtimeMs,
+  beside: fs.readdirSync(path.dirname(index)).filter((f) => f.startsWith(path.basename(index)) && f !== path.basename(index))
+})
+
+/** Whether the SQLite file's header says WAL mode (its read and write format versions, bytes 18 and 19, are 2). */
+const walHeader = (file: string): boolean => {
+  const h = fs.readFileSync(file).subarray(0, 20)
+  return h[18] === 2 && h[19] === 2
 }
 
 /** One import through a `SourceAccess` that records every path it is asked about, and how. */
@@ -90,6 +105,57 @@ describe("re-import of unchanged sources", () => {
       }
       expect(looks.filter((l) => l.path.endsWith("-wal"))).toEqual([])
     }))
+
+  it.effect("an import that finds every source unchanged writes nothing to the index: its bytes and mtime stay, no -wal, -shm or -journal is left", () =>
+    Effect.gen(function*() {
+      const c = corpus(4)
+      const first = yield* importOnce(c.policy, c.index, c.plan)
+      expect(first.sources.accepted).toBe(8)
+      const before = fileState(c.index)
+      // A finished import leaves a rollback-journal file with nothing beside it.
+      expect(walHeader(c.index)).toBe(false)
+      expect(before.beside).toEqual([])
+      // mtime of a write in the same clock tick would not show: wait past the file system's granularity.
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 30)))
+      const again = yield* importOnce(c.policy, c.index, c.plan)
+      expect(again.sources.unchanged).toBe(8)
+      expect(again.sources.accepted).toBe(0)
+      expect(fileState(c.index)).toEqual(before)
+    }))
+
+  it.effect("an import that finds a source changed writes it in WAL mode (switched before its first write) and leaves the file in rollback-journal mode", () =>
+    Effect.gen(function*() {
+      const c = corpus(3)
+      yield* importOnce(c.policy, c.index, c.plan)
+      expect(walHeader(c.index)).toBe(false)
+      appendRootTurn(c.museRoot, 0)
+      // At each commit point of the re-import's writes, the file is in WAL mode.
+      const seen: Array<boolean> = []
+      const faults = Layer.succeed(ImportFaults, { at: () => Effect.sync(() => void seen.push(walHeader(c.index))) })
+      const again = yield* importOnce(c.policy, c.index, c.plan, faults)
+      expect(again.sources.accepted).toBe(1)
+      expect(again.sources.unchanged).toBe(5)
+      expect(seen.length).toBeGreaterThan(0)
+      expect(seen.every((w) => w)).toBe(true)
+      expect(walHeader(c.index)).toBe(false)
+      expect(fileState(c.index).beside).toEqual([])
+      const third = yield* importOnce(c.policy, c.index, c.plan)
+      expect(third.sources.unchanged).toBe(6)
+    }))
+
+  it("a locator path is kept as it is only when it is what nodePath.resolve makes of it", () => {
+    const paths = [
+      "/", "/a", "/a/b/session.jsonl", "/a/b/", "/a//b", "/a/./b", "/a/../b", "/a/b/.", "/a/b/..", "/.", "/..", "//a",
+      "/a/.b/c", "/a/..b/c", "/a/b../c", "/a/b./c", "/a/...", "a/b", "./a", "../a", "", "/a\\b", "/ä/ö/session.jsonl", "/a/b/.hidden"
+    ]
+    for (const p of paths) {
+      if (isResolvedPath(p)) expect(path.resolve(p)).toBe(p)
+    }
+    // Discovery's real paths (absolute, normalized) are kept as they are.
+    for (const p of ["/a", "/a/b/session.jsonl", "/a/.b/c", "/a/..b/c", "/a/b../c", "/a/...", "/ä/ö/session.jsonl", "/a/b/.hidden"]) {
+      expect(isResolvedPath(p)).toBe(path.sep === "/")
+    }
+  })
 
   it.effect("a log that changed by size, by mtime alone, or by a nested log that appeared beside it is not unchanged; the others are", () =>
     Effect.gen(function*() {

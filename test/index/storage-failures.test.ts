@@ -284,7 +284,7 @@ const leaveInWal = (file: string) => {
 }
 
 describe("a read-only index", () => {
-  it("on a read-only mount: every read command works and answers as before; import says read-only (exit 6)", () => {
+  it("on a read-only mount: every read command works and answers as before; an import with nothing to write answers, one with something to write says read-only (exit 6)", () => {
     const disk = tmpfs("16m")
     const index = importedAgentsAt(path.join(disk, "index.db"))
     const before = readsOfAgentsImport()
@@ -293,7 +293,13 @@ describe("a read-only index", () => {
     try {
       expectSameReads(reads(index), before)
       expect(snapshotTree(disk)).toEqual(listing)
-      const imp = cli(importArgs(index, agentsFixture))
+      // An import with nothing to write (every source unchanged) writes nothing, so it answers as on a writable index.
+      const same = cli(importArgs(index, agentsFixture))
+      expect(same.code).toBe(0)
+      expect(same.stdout).toMatch(/unchanged/)
+      expect(snapshotTree(disk)).toEqual(listing)
+      // One with something to write (a new source) says the index is read-only.
+      const imp = cli(importArgs(index, bigAgents(10)))
       expect(imp.code).toBe(6)
       oneErrorLine(imp, "STORE_UNAVAILABLE")
       expect(imp.stderr).toMatch(/read-only/)

@@ -722,31 +722,62 @@ const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedF
     prompts === undefined || toolCalls === undefined || lines === undefined ||
     !Array.isArray(s.parseWarnings) || !Array.isArray(s.diagnostics) || s.diagnostics.length > 0
   ) return undefined
-  let sourceId: string | undefined
-  return {
-    provider: PROVIDER,
-    // Made when first read (an import of unchanged sessions never reads it): a sha256 per session saved.
-    get sourceId() {
-      return sourceId ??= sourceIdOf(path)
-    },
-    locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
+  const overview: SourceSummary = {
     sessionId,
-    overview: {
-      sessionId,
-      title,
-      workspace: cwd,
-      firstActivityAt: startedAt,
-      lastActivityAt: updatedAt,
-      model,
-      counts: { prompts, toolCalls, runs: null, lines },
-      parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
-      diagnostics: []
-    },
-    summary: s,
-    stat,
-    // Looked for just now (below): none, so the importer need not list them again.
-    parts: []
+    title,
+    workspace: cwd,
+    firstActivityAt: startedAt,
+    lastActivityAt: updatedAt,
+    model,
+    counts: { prompts, toolCalls, runs: null, lines },
+    parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
+    diagnostics: []
   }
+  // Its subagents looked for just now (below): none, so the importer need not list them again.
+  return new KeptSession(path, sessionId, overview, s, stat, [])
+}
+
+/**
+ * A session listed again from what the index kept ({@link fromSummary},
+ * {@link fromKeptOverview}). A class, not a literal with getters (one per
+ * unchanged session of every import): its source id is made when first read
+ * (an import of unchanged sessions never reads it: a sha256 per session
+ * saved), and its summary is `known`'s (or the kept one), read only when
+ * asked for.
+ */
+class KeptSession implements DiscoveredSource {
+  readonly provider = PROVIDER
+  readonly locator: Locator
+  #sourceId: string | undefined
+  readonly #summary: Record<string, unknown> | KnownSummary
+  constructor(
+    path: string,
+    readonly sessionId: string,
+    readonly overview: SourceSummary,
+    summary: Record<string, unknown> | KnownSummary,
+    readonly stat: AuthorizedFile["stat"],
+    readonly parts: ReadonlyArray<string>
+  ) {
+    this.locator = { locatorClass: LOCATOR_CLASS, path, sessionId }
+    this.#summary = summary
+  }
+  get sourceId(): string {
+    return this.#sourceId ??= sourceIdOf(this.locator.path)
+  }
+  get summary(): Record<string, unknown> {
+    const s = this.#summary
+    return s instanceof KnownSummary ? s.known.summary : s
+  }
+  /** As a plain source serializes (the getters' values included). */
+  toJSON(): DiscoveredSource {
+    const { provider, sourceId, locator, sessionId, overview, summary, stat, parts } = this
+    return { provider, sourceId, locator, sessionId, overview, summary, stat, parts }
+  }
+}
+
+/** A summary to read from `known` when asked for (see {@link KeptSession}). */
+class KnownSummary {
+  constructor(readonly known: KnownSource) {}
 }
 
 /**
@@ -764,21 +795,7 @@ const fromKeptOverview = (
 ): DiscoveredSource | undefined => {
   const sessionId = sessionIdOfFile(nodePath.basename(path))
   if (overview.sessionId !== sessionId || typeof overview.lastActivityAt !== "string" || !Array.isArray(overview.parseWarnings)) return undefined
-  let sourceId: string | undefined
-  return {
-    provider: PROVIDER,
-    get sourceId() {
-      return sourceId ??= sourceIdOf(path)
-    },
-    locator: { locatorClass: LOCATOR_CLASS, path, sessionId },
-    sessionId,
-    overview,
-    get summary() {
-      return known.summary
-    },
-    stat,
-    parts
-  }
+  return new KeptSession(path, sessionId, overview, new KnownSummary(known), stat, parts)
 }
 
 /**

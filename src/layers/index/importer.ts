@@ -44,7 +44,7 @@ import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { emptiedCause, holdsNothing, SOURCE_EMPTIED } from "./emptied.js"
-import { type Diagnostic, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
 import {
@@ -185,8 +185,20 @@ export const changedPrefix = (
     return undefined
   })
 
+/** A segment `nodePath.resolve` would fold on POSIX: an empty one (`//`), `.` or `..`. */
+const FOLDED_SEGMENT = /\/\/|\/\.\.?(?:\/|$)/
+
+/**
+ * Whether `path` is what `nodePath.resolve` makes of it, told without
+ * resolving: on POSIX, an absolute path with no empty, `.` or `..` segment
+ * and no trailing separator (discovery's real paths). Elsewhere never.
+ */
+export const isResolvedPath = (path: string): boolean =>
+  nodePath.sep === "/" && path.charCodeAt(0) === 47 &&
+  (path.length === 1 || (path.charCodeAt(path.length - 1) !== 47 && !FOLDED_SEGMENT.test(path)))
+
 const resolveLocator = (locator: Locator): Locator => {
-  if (locator.path === "") return locator
+  if (locator.path === "" || isResolvedPath(locator.path)) return locator
   const path = nodePath.resolve(locator.path)
   // Discovery's locators are real paths already: the same object, no copy per source.
   return path === locator.path ? locator : { ...locator, path }
@@ -378,6 +390,59 @@ const tellCommitted = (
     }
     return { events, sessions }
   })
+
+/**
+ * A source the index holds, as its provider's next discovery is told of it
+ * (`KnownSource`): its checkpoint's fingerprint, and its summary and kept
+ * overview read from the checkpoint only when the provider asks (both are
+ * parsed lazily there). A class, not a literal with getters: one is made per
+ * held source on every import (see `StoredCheckpoint` in `./rows.ts`).
+ */
+class KnownOfCheckpoint implements KnownSource {
+  readonly #checkpoint: SourceCheckpoint
+  constructor(readonly fingerprint: string, checkpoint: SourceCheckpoint) {
+    this.#checkpoint = checkpoint
+  }
+  get summary(): Record<string, unknown> {
+    return this.#checkpoint.summary
+  }
+  get overview(): SourceSummary | undefined {
+    return this.#checkpoint.keptOverview
+  }
+}
+
+/**
+ * A discovered source as a run's work item: its summary read from the
+ * discovered source only when asked for (a source listed from its kept
+ * overview makes it lazily). A class, not a literal with a getter: one per
+ * source of every run.
+ */
+class DiscoveredWork {
+  readonly locator: Locator
+  readonly overview: SourceSummary
+  readonly stat: FingerprintStat | undefined
+  readonly parts: ReadonlyArray<string> | undefined
+  readonly #source: DiscoveredSource
+  constructor(readonly provider: ProviderId, source: DiscoveredSource) {
+    this.#source = source
+    this.locator = source.locator
+    this.overview = source.overview
+    this.stat = source.stat
+    this.parts = source.parts
+  }
+  get summary(): Record<string, unknown> {
+    return this.#source.summary
+  }
+}
+
+/** The sources of `provider` the index holds complete (with a fingerprint), by their locator's path: its discovery's `known`. */
+const knownOf = (checkpoints: ReadonlyMap<string, SourceCheckpoint>, provider: ProviderId): Map<string, KnownSource> => {
+  const known = new Map<string, KnownSource>()
+  for (const c of checkpoints.values()) {
+    if (c.provider === provider && c.status === "complete" && c.fingerprint !== null) known.set(c.locator.path, new KnownOfCheckpoint(c.fingerprint, c))
+  }
+  return known
+}
 
 const make = Effect.gen(function*() {
   const registry = yield* SessionSources
@@ -1033,22 +1098,7 @@ const make = Effect.gen(function*() {
         const { provider, request } = entry
         const adapter = yield* Effect.either(registry.get(provider))
         if (adapter._tag === "Left") continue
-        const known = new Map<string, KnownSource>()
-        for (const c of checkpoints.values()) {
-          if (c.provider === provider && c.status === "complete" && c.fingerprint !== null) {
-            const fingerprint = c.fingerprint
-            // Read when the provider asks (`SourceCheckpoint.summary` and `keptOverview` are read lazily).
-            known.set(c.locator.path, {
-              fingerprint,
-              get summary() {
-                return c.summary
-              },
-              get overview() {
-                return c.keptOverview
-              }
-            })
-          }
-        }
+        const known = knownOf(checkpoints, provider)
         const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
         if (report._tag === "Left") {
           const e = report.left
@@ -1107,19 +1157,8 @@ const make = Effect.gen(function*() {
             "Check the id (and --store)."
           )
         }
-        for (const s of r.sources) {
-          // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
-          work.push({
-            provider,
-            locator: s.locator,
-            get summary() {
-              return s.summary
-            },
-            overview: s.overview,
-            stat: s.stat,
-            parts: s.parts
-          })
-        }
+        // The summary is read from the source when needed (a source listed from its kept overview makes it lazily).
+        for (const s of r.sources) work.push(new DiscoveredWork(provider, s))
       }
       for (const e of plan.explicit) {
         work.push({
@@ -1187,6 +1226,7 @@ const make = Effect.gen(function*() {
       const rejected: Array<RejectedSource> = []
       const update = (events: number) =>
         progress.update({ sourcesDone: done, totalSources: work.length, events, bytes, bytesDone: bytesDone + position, bytesTotal })
+      const silent = progress === ImportProgress.none
       const onBatch = (inserted: number) => Effect.suspend(() => update(eventsAdded + inserted))
       /**
        * Diagnostics of a source read in full (a missing nested log, …): each makes its provider's coverage partial,
@@ -1218,7 +1258,8 @@ const make = Effect.gen(function*() {
           noteDiagnostics(k, w, same.diagnostics)
           done++
           bytesDone += weight
-          yield* update(eventsAdded)
+          // No display (`ImportProgress.none`): no effect per unchanged source (a daily re-import settles thousands here).
+          if (!silent) yield* update(eventsAdded)
           continue
         }
         let inSource = 0

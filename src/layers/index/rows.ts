@@ -140,6 +140,85 @@ export const toSourceCheckpointOfValues = (v: ReadonlyArray<unknown>): SourceChe
     v[12] as string | null
   )
 
+/**
+ * A checkpoint as read from a row. A class, not an object literal with
+ * getters: an import makes one per source it holds (10,000 on a daily
+ * re-import), and V8 builds a literal with accessors through its slow path
+ * (several microseconds each, then a dictionary-mode object once a getter
+ * replaced itself with a value), where an instance with prototype getters
+ * costs a plain allocation. The columns parsed when first read (`summary`,
+ * `keptOverview`, `parts`) stay as text in private fields until then: a
+ * discovery that lists an unchanged source from what it needs never parses
+ * the rest. Its own enumerable fields are the plain ones; the lazy ones are
+ * read through their getters (as the interface says), not spread.
+ */
+class StoredCheckpoint implements SourceCheckpoint {
+  readonly provider: ProviderId
+  readonly status: Checkpoint["status"]
+  readonly locator: Locator
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  #summary: Record<string, unknown> | undefined
+  #summaryJson: string | ((sourceKey: string) => Record<string, unknown>)
+  #overviewJson: string | null | undefined
+  #overview: SourceSummary | undefined | null = null
+  #partsJson: string | null
+  #parts: Readonly<Record<string, string>> | undefined
+
+  constructor(
+    readonly sourceKey: string,
+    provider: string,
+    readonly generation: number,
+    readonly cursor: string | null,
+    readonly fingerprint: string | null,
+    status: string,
+    readonly eventCount: number,
+    locatorJson: string,
+    summaryJson: string | ((sourceKey: string) => Record<string, unknown>),
+    readonly sourceId: string | null,
+    readonly prefix: string | null,
+    partsJson: string | null,
+    diagnosticsJson: string | null,
+    overviewJson: string | null | undefined
+  ) {
+    this.provider = provider as ProviderId
+    this.status = status as Checkpoint["status"]
+    this.locator = JSON.parse(locatorJson) as Locator
+    // Most sources have none: one shared empty list, no allocation per row.
+    this.diagnostics = diagnosticsJson === null ? NO_DIAGNOSTICS : JSON.parse(diagnosticsJson) as ReadonlyArray<Diagnostic>
+    this.#summaryJson = summaryJson
+    this.#overviewJson = overviewJson
+    this.#partsJson = partsJson
+  }
+
+  /** The provider's summary: the `summary_json` column parsed, or asked for by source key, when first read. */
+  get summary(): Record<string, unknown> {
+    if (this.#summary === undefined) {
+      const json = this.#summaryJson
+      this.#summary = typeof json === "string" ? JSON.parse(json) as Record<string, unknown> : json(this.sourceKey)
+    }
+    return this.#summary
+  }
+
+  /** The kept overview (`overview_json`) parsed when first read; undefined when the index kept none or the query read none. */
+  get keptOverview(): SourceSummary | undefined {
+    if (this.#overview === null) {
+      const json = this.#overviewJson
+      this.#overview = json === undefined || json === null ? undefined : JSON.parse(json) as SourceSummary
+    }
+    return this.#overview
+  }
+
+  /** The nested logs' bindings parsed when first read: only a changed source's prefix check reads them. */
+  get parts(): Readonly<Record<string, string>> {
+    return this.#parts ??= this.#partsJson === null ? {} : JSON.parse(this.#partsJson) as Record<string, string>
+  }
+
+  /** As a plain checkpoint serializes (the lazy fields parsed). */
+  toJSON(): SourceCheckpoint {
+    return { ...this, summary: this.summary, keptOverview: this.keptOverview, parts: this.parts }
+  }
+}
+
 const checkpointOf = (
   sourceKey: string,
   provider: string,
@@ -157,37 +236,23 @@ const checkpointOf = (
   diagnosticsJson: string | null,
   /** The `overview_json` column when the query read it (null: the index kept none); undefined: not read. */
   overviewJson?: string | null
-): SourceCheckpoint => ({
-  sourceKey,
-  provider: provider as ProviderId,
-  generation,
-  cursor,
-  fingerprint,
-  status: status as Checkpoint["status"],
-  eventCount,
-  locator: JSON.parse(locatorJson) as Locator,
-  // Parsed (or asked for) when read: a discovery that lists an unchanged source from its kept overview never reads it.
-  get summary() {
-    const summary = typeof summaryJson === "string" ? JSON.parse(summaryJson) as Record<string, unknown> : summaryJson(sourceKey)
-    Object.defineProperty(this, "summary", { value: summary, enumerable: true })
-    return summary
-  },
-  get keptOverview() {
-    const overview = overviewJson === undefined || overviewJson === null ? undefined : JSON.parse(overviewJson) as SourceSummary
-    Object.defineProperty(this, "keptOverview", { value: overview, enumerable: true })
-    return overview
-  },
-  sourceId,
-  prefix,
-  // Parsed when read, as `overview`: only a changed source's prefix check reads its parts.
-  get parts() {
-    const parts = partsJson === null ? {} : JSON.parse(partsJson) as Record<string, string>
-    Object.defineProperty(this, "parts", { value: parts, enumerable: true })
-    return parts
-  },
-  // Most sources have none: one shared empty list, no allocation per row.
-  diagnostics: diagnosticsJson === null ? NO_DIAGNOSTICS : JSON.parse(diagnosticsJson) as ReadonlyArray<Diagnostic>
-})
+): SourceCheckpoint =>
+  new StoredCheckpoint(
+    sourceKey,
+    provider,
+    generation,
+    cursor,
+    fingerprint,
+    status,
+    eventCount,
+    locatorJson,
+    summaryJson,
+    sourceId,
+    prefix,
+    partsJson,
+    diagnosticsJson,
+    overviewJson
+  )
 
 /** The diagnostics of a checkpoint that has none (shared, frozen). */
 const NO_DIAGNOSTICS: ReadonlyArray<Diagnostic> = Object.freeze([])

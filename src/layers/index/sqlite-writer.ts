@@ -132,7 +132,12 @@ export class IndexWriter {
   private readonly shapes = new Map<string, number>()
   private readonly st: Record<string, DriverStatement>
 
-  constructor(private readonly db: Driver) {
+  /**
+   * @param toWal switches the index to WAL mode before its first write
+   *   (the first transaction, or {@link commitToWal}); run once. Undefined:
+   *   the index is in WAL mode already (or stays as it is).
+   */
+  constructor(private readonly db: Driver, private toWal?: (() => void) | undefined) {
     const p = (sql: string) => db.prepare(sql)
     this.st = {
       upsertSource: p(`INSERT INTO sources (source_key, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
@@ -205,8 +210,23 @@ export class IndexWriter {
     return this.open
   }
 
+  /** Switch to WAL mode now if it is still to do (never inside a transaction: SQLite refuses it there). */
+  private walNow(): void {
+    const toWal = this.toWal
+    if (toWal === undefined) return
+    this.toWal = undefined
+    toWal()
+  }
+
+  /** Commit what is pending, then switch to WAL mode if it is still to do: before a write of the index's own (not the writer's). */
+  commitToWal(): void {
+    this.commit()
+    this.walNow()
+  }
+
   private begin(): void {
     if (!this.open) {
+      this.walNow()
       this.db.exec("BEGIN")
       this.open = true
     }

@@ -830,13 +830,13 @@ const migrateShared = (sql: SqlClient.SqlClient) =>
  * as the PostgreSQL index says it (`./postgres.ts`); reading commands open
  * it read-only and are not stopped.
  */
-const refuseNewerSchema = (sql: SqlClient.SqlClient, file: string): Effect.Effect<void, StoreUnavailable> =>
+const refuseNewerSchema = (sql: SqlClient.SqlClient, file: string): Effect.Effect<{ readonly have: number; readonly want: number }, StoreUnavailable> =>
   Effect.gen(function*() {
     const want = Math.max(...(yield* migrations).map(([id]) => id))
     const table = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'si_migrations'`
-    if (table[0].n === 0) return
+    if (table[0].n === 0) return { have: 0, want }
     const have = Number((yield* sql<{ readonly n: number | null }>`SELECT max(migration_id) AS n FROM si_migrations`)[0]?.n ?? 0)
-    if (have <= want) return
+    if (have <= want) return { have, want }
     return yield* Effect.fail(
       new StoreUnavailable({
         message: `The index ${file} has schema version ${have}, newer than this session-ingest knows (${want}): it was written by a newer session-ingest, and this one does not write to it.`,
@@ -874,15 +874,37 @@ const make = (
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const fail = guardStore(mode === "read" ? readerRole(file) : indexRole(file))
+    /**
+     * The switch of an existing index in rollback-journal mode to WAL, left
+     * until its first write (`IndexWriter`'s first transaction, or a write of
+     * its own below): an import that finds every source unchanged writes
+     * nothing, so it leaves the file as it was (no header rewritten there
+     * and back, no journal, no fsync). Null once in WAL mode (or never to
+     * switch: a read).
+     */
+    let toWal: (() => void) | null = null
     if (mode === "write") {
       // Mark the file as ours before WAL mode, so the id lands in the main file's header.
       if (ownership === "new") {
         yield* fail(sql`PRAGMA page_size = 16384`)
         yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
       }
-      yield* fail(sql`PRAGMA journal_mode = WAL`)
-      yield* fail(sql`PRAGMA synchronous = NORMAL`)
-      yield* refuseNewerSchema(sql, file)
+      const schema = yield* refuseNewerSchema(sql, file)
+      const wal = () => fail(sql`PRAGMA journal_mode = WAL`).pipe(Effect.zipRight(fail(sql`PRAGMA synchronous = NORMAL`)))
+      if (ownership === "new" || schema.have < schema.want || db === null) {
+        // A new index, or one with migrations to apply: written now, in WAL mode as every import's writes.
+        yield* wal()
+      } else {
+        const [current] = yield* fail(sql<{ readonly journal_mode: string }>`PRAGMA journal_mode`)
+        if (current?.journal_mode === "wal") yield* fail(sql`PRAGMA synchronous = NORMAL`)
+        else {
+          // In WAL mode before the first write; NORMAL sync only once there (a rollback journal keeps the default, FULL).
+          toWal = () => {
+            const [row] = db.prepare("PRAGMA journal_mode = WAL").raw(true).all() as Array<[string]>
+            if (row?.[0] === "wal") db.exec("PRAGMA synchronous = NORMAL")
+          }
+        }
+      }
       yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
@@ -937,7 +959,7 @@ const make = (
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'usage'`))[0].n > 0
 
     // The import's writes (write mode): prepared statements in a transaction kept open across sources.
-    const writer = mode === "write" && db !== null ? new IndexWriter(db) : null
+    const writer = mode === "write" && db !== null ? new IndexWriter(db, toWal ?? undefined) : null
     const readOnly = () =>
       new StoreUnavailable({
         message: `The index ${file} is open read-only here.`,
@@ -961,7 +983,9 @@ const make = (
     const flush = writeSync((w) => w.commit())
     /** Run an `@effect/sql` write after committing what is pending, and forget the ids it may delete. */
     const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      writer === null ? effect : Effect.zipRight(flush, effect).pipe(Effect.ensuring(Effect.sync(() => writer.forget())))
+      writer === null
+        ? effect
+        : Effect.zipRight(writeSync((w) => w.commitToWal()), effect).pipe(Effect.ensuring(Effect.sync(() => writer.forget())))
     if (writer !== null) {
       // Closing the layer commits what the last operations left pending (each was whole: see `write`).
       yield* Effect.addFinalizer(() => writeSync((w) => w.commit()).pipe(Effect.ignore))

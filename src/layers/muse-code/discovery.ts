@@ -37,7 +37,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
-import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
   EvidenceScanner,
@@ -552,22 +552,48 @@ const unchangedMatch = (
   }
   if (!matched(evidencePath)) return null
   const sessionId = typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder
-  const path = c.path
-  let sourceId: string | undefined
-  return {
-    provider: "muse-code",
-    get sourceId() {
-      return sourceId ??= makeSourceId("muse-code", NATIVE_CLASS, path)
-    },
-    locator: { locatorClass: NATIVE_CLASS, path },
-    sessionId,
-    overview: nativeOverview(sessionId, evidencePath),
-    summary: known.summary,
-    stat: c.stat,
-    // Set by discovery once it has looked for the log's nested logs (see `discoverNative`).
-    parts: undefined
+  return new KeptNativeSource(c.path, sessionId, nativeOverview(sessionId, evidencePath), known.summary, c.stat)
+}
+
+/**
+ * A log selected again by {@link unchangedMatch}. A class, not a literal
+ * with a getter (one per unchanged log of every import): its source id is
+ * made when first read (an import of unchanged logs never reads it).
+ */
+class KeptNativeSource implements DiscoveredSource {
+  readonly provider = "muse-code" as const
+  readonly locator: Locator
+  /** Set by discovery once it has looked for the log's nested logs (see `discoverNative`). */
+  parts: ReadonlyArray<string> | undefined = undefined
+  #sourceId: string | undefined
+  constructor(
+    path: string,
+    readonly sessionId: string,
+    readonly overview: SourceSummary,
+    readonly summary: Record<string, unknown>,
+    readonly stat: FileStat
+  ) {
+    this.locator = { locatorClass: NATIVE_CLASS, path }
+  }
+  get sourceId(): string {
+    return this.#sourceId ??= makeSourceId("muse-code", NATIVE_CLASS, this.locator.path)
+  }
+  /** As a plain source serializes (the source id included). */
+  toJSON(): DiscoveredSource {
+    const { provider, sourceId, locator, sessionId, overview, summary, stat, parts } = this
+    return { provider, sourceId, locator, sessionId, overview, summary, stat, parts }
   }
 }
+
+/**
+ * {@link nestedLogsFolderOf} of a candidate's path, without normalizing it
+ * again: enumeration builds it as `<day folder>/<session>/session.jsonl`
+ * from a normalized real root and listed names, so its folder's nested logs'
+ * folder is that path with `subagent` in place of `session.jsonl` (one
+ * string per log selected again, where `join` normalized each).
+ */
+const nestedFolderOfCandidate = (path: string): string =>
+  path.endsWith(nodePath.sep + SESSION_LOG_NAME) ? path.slice(0, path.length - SESSION_LOG_NAME.length) + "subagent" : nestedLogsFolderOf(path)
 
 /** No nested logs (shared). */
 const NO_NESTED_LOGS: ReadonlyArray<string> = Object.freeze([])
@@ -707,12 +733,12 @@ export const discoverNative = (
       // The nested logs of the logs selected again (`DiscoveredSource.parts`, as the adapter's `parts` lists them),
       // their folders probed in this one pass: the importer's unchanged check lists none again. A folder that cannot
       // be looked at or listed: no parts given (the importer asks the adapter, which says what it is).
-      const folders = kept.map((i) => nestedLogsFolderOf(candidates[i].path))
+      const folders = kept.map((i) => nestedFolderOfCandidate(candidates[i].path))
       const probed = yield* deps.access.probeAll(folders)
       for (let j = 0; j < kept.length; j++) {
         const found = probed[j]
         if (found._tag === "Left") continue
-        const hit = inspected[kept[j]] as { parts?: ReadonlyArray<string> | undefined }
+        const hit = inspected[kept[j]] as KeptNativeSource
         // Most logs have none: no folder there, nothing to list (no effect run).
         if (Option.isNone(found.right) || found.right.value.kind !== "directory") hit.parts = NO_NESTED_LOGS
         else {
