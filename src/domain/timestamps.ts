@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { IMPLAUSIBLE_TIMESTAMP } from "./warning-kinds.js"
 
 /** Why a value is not a usable timestamp. */
 export type TimestampProblem = "not-a-timestamp" | "no-timezone" | "out-of-range"
@@ -87,16 +88,19 @@ const fromString = (s: string): NormalizedTimestamp => {
     offsetMin = sign * (zh * 60 + zm)
   }
   // Not Date.UTC: it reads years 0-99 as 1900-1999.
+  // A leap second (RFC 3339 allows :60): the last instant of that minute (…:59.999999999), so it stays in that
+  // minute, after every earlier instant and before the next minute (never a jump to the next day).
+  const leap = second === 60
   const date = new Date(0)
   date.setUTCFullYear(Number(y), month - 1, day)
-  date.setUTCHours(hour, minute, Math.min(second, 59), 0)
+  date.setUTCHours(hour, minute, leap ? 59 : second, 0)
   const base = date.getTime()
   if (Number.isNaN(base)) return invalid("not-a-timestamp")
   // Dates roll 2026-02-30 over into March: a day the month does not have is refused.
   if (date.getUTCDate() !== day) return invalid("not-a-timestamp")
   const wholeSecondMs = base - offsetMin * 60_000
   if (wholeSecondMs < -62135596800000 || wholeSecondMs > MAX_EPOCH_MS) return invalid("out-of-range")
-  const fraction = frac === undefined ? "000" : frac.length < 3 ? frac.padEnd(3, "0") : frac
+  const fraction = leap ? "999999999" : frac === undefined ? "000" : frac.length < 3 ? frac.padEnd(3, "0") : frac
   return { _tag: "ok", value: formatUtc(wholeSecondMs, fraction), epochMs: wholeSecondMs + Number(fraction.slice(0, 3)) }
 }
 
@@ -116,10 +120,59 @@ export const normalizeTimestamp = (value: unknown): NormalizedTimestamp => {
   return invalid("not-a-timestamp")
 }
 
-/** {@link normalizeTimestamp}, returning the string or null (for tolerant providers). */
+/**
+ * The first instant a source's timestamp is trusted at: 2000-01-01T00:00:00Z,
+ * in epoch ms (no AI agent's session log is older; an epoch 0, 1.5 or a
+ * small number read as seconds lands in 1970).
+ */
+export const PLAUSIBLE_FROM_MS = 946684800000
+
+/**
+ * How far past the clock a source's timestamp is still trusted, in ms: two
+ * days (machines' clocks and a zone mistaken for UTC differ by hours, not
+ * days; `1e14` read as ms is the year 5138).
+ */
+export const PLAUSIBLE_AHEAD_MS = 2 * 86_400_000
+
+
+/**
+ * A source record's time, checked: `ok` with the RFC 3339 UTC string;
+ * `not-valid` when it is no timestamp (`normalizeTimestamp`'s problems), or
+ * a string of digits (a source's string timestamps are RFC 3339: digits give
+ * no unit, so `"1733300000"` is not read as epoch seconds) or a number past
+ * 9999 in every unit; `implausible`
+ * when it reads as an instant before 2000 ({@link PLAUSIBLE_FROM_MS}) or more
+ * than {@link PLAUSIBLE_AHEAD_MS} after the clock (`0`, `1.5`, `1e14`).
+ * Numbers are epoch seconds / ms / µs by magnitude, as `normalizeTimestamp`.
+ */
+export const checkSourceTimestamp = (value: unknown): { readonly _tag: "ok"; readonly value: string } | { readonly _tag: "not-valid" | "implausible" } => {
+  const r = typeof value === "string" ? fromString(value) : typeof value === "number" ? fromEpoch(value) : invalid("not-a-timestamp")
+  if (r._tag === "invalid") return NOT_VALID
+  return r.epochMs < PLAUSIBLE_FROM_MS || r.epochMs > Date.now() + PLAUSIBLE_AHEAD_MS ? IMPLAUSIBLE : r
+}
+const IMPLAUSIBLE = { _tag: "implausible" } as const
+const NOT_VALID = { _tag: "not-valid" } as const
+
+/**
+ * A source record's time (for tolerant providers): the RFC 3339 UTC string,
+ * or null when {@link checkSourceTimestamp} does not find it `ok` (not a
+ * timestamp, or implausible). See {@link timestampWarningOf} for the count.
+ */
 export const timestampOrNull = (value: unknown): string | null => {
-  const r = normalizeTimestamp(value)
+  const r = checkSourceTimestamp(value)
   return r._tag === "ok" ? r.value : null
+}
+
+/**
+ * The parse-warning kind a record's time gives: null when it is absent
+ * (undefined, null) or fine; `timestamp-not-valid` when it is no timestamp;
+ * `implausible-timestamp` ({@link IMPLAUSIBLE_TIMESTAMP}) when it reads as a
+ * date it cannot be. Either way the record's events are kept, `occurredAt` null.
+ */
+export const timestampWarningOf = (value: unknown): "timestamp-not-valid" | "implausible-timestamp" | null => {
+  if (value === undefined || value === null) return null
+  const r = checkSourceTimestamp(value)
+  return r._tag === "ok" ? null : r._tag === "implausible" ? IMPLAUSIBLE_TIMESTAMP : "timestamp-not-valid"
 }
 
 const UTC_FORM = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/

@@ -15,7 +15,7 @@ const item = (it: unknown, extra: Record<string, unknown> = {}) => ({ type: "ite
 describe("record layout", () => {
   it("reads a session_header", () => {
     expect(classify({ type: "session_header", session_id: "s1", agent_id: "a1", created_at: "2025-01-01T01:00:00+01:00" }))
-      .toEqual({ _tag: "Header", sessionId: "s1", agentId: "a1", createdAt: "2025-01-01T00:00:00.000Z", timestampNotValid: false })
+      .toEqual({ _tag: "Header", sessionId: "s1", agentId: "a1", createdAt: "2025-01-01T00:00:00.000Z", timestampWarning: null })
   })
 
   it("a header without session_id is an invalid record", () => {
@@ -24,7 +24,7 @@ describe("record layout", () => {
 
   it("a compaction_checkpoint keeps id, trigger and time, never the summary", () => {
     const c = classify({ type: "compaction_checkpoint", compaction_id: "k1", trigger: "manual", summary: "SECRET", created_at: 1735689600 })
-    expect(c).toEqual({ _tag: "Compaction", compactionId: "k1", trigger: "manual", createdAt: "2025-01-01T00:00:00.000Z", timestampNotValid: false })
+    expect(c).toEqual({ _tag: "Compaction", compactionId: "k1", trigger: "manual", createdAt: "2025-01-01T00:00:00.000Z", timestampWarning: null })
     expect(JSON.stringify(c)).not.toContain("SECRET")
   })
 
@@ -47,7 +47,7 @@ describe("item kinds", () => {
       seq: 1,
       source: "runtime",
       createdAt: "2025-01-01T00:00:00.000Z",
-      timestampNotValid: false,
+      timestampWarning: null,
       entry: { _tag: "Message", role: "user", text: "hi", itemType: "message" }
     })
   })

@@ -8,6 +8,7 @@
  * `inspect`'s warnings and the import report (as Claude Code's). A
  * missing or null `created_at` is no warning. Found by tester11 (F4).
  */
+import { emptyFolder } from "../support/paths.js"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -87,7 +88,7 @@ describe("Muse agents: a created_at that is not a time", () => {
     const root = tempDir()
     writeTranscript(root, "ts", lines())
     const dir = tempDir()
-    const args = ["import", "--index", path.join(dir, "index.db"), "--agents-root", root, "--muse-root", path.join(dir, "none"), "--claude-root", path.join(dir, "none")]
+    const args = ["import", "--index", path.join(dir, "index.db"), "--agents-root", root, "--muse-root", emptyFolder(dir), "--claude-root", emptyFolder(dir)]
     const text = cli(args)
     expect([0, 8]).toContain(text.code)
     expect(text.stdout).toMatch(new RegExp(`parse warnings: ${COUNT} lines in 1 source kept without a time \\(timestamp-not-valid ${COUNT}`))

@@ -34,7 +34,7 @@ import { cursorEncoder, type CursorState, cursorSourceChanged, lineCrc, lineMatc
 import type { InvalidCursor } from "../errors.js"
 import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type TokenUsage, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
-import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
+import { earliestOf, latestOf, timestampOrNull, timestampWarningOf } from "../timestamps.js"
 import { TIMESTAMP_NOT_VALID } from "../warning-kinds.js"
 import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 import { isStreamEvent } from "./record.js"
@@ -57,8 +57,9 @@ export interface SessionLine {
  * provider's epoch number is (`timestampOrNull`: seconds, milliseconds or
  * microseconds by magnitude, sub-millisecond digits kept, DESIGN.md); null
  * when it is no date: not a finite number, negative, or past 9999-12-31 in
- * its unit. The caller counts a non-null `ms` giving null as
- * `timestamp-not-valid`.
+ * its unit, or a date it cannot be (before 2000, more than two days ahead:
+ * `checkSourceTimestamp`). The caller counts a non-null `ms` giving null as
+ * `timestamp-not-valid` or `implausible-timestamp` (`timestampWarningOf`).
  */
 export const receiveTimeOf = (ms: number): string | null =>
   Number.isFinite(ms) && ms >= 0 ? timestampOrNull(ms) : null
@@ -173,7 +174,9 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     const lineNo = index + 1
     const at = line.receivedMs === null ? null : receiveTimeOf(line.receivedMs)
     // A receive time that is no date: counted, the line's events kept without a time (issue 7).
-    if (at === null && line.receivedMs !== null) warn(TIMESTAMP_NOT_VALID, lineNo)
+    // A receive time that reads as a date it cannot be (before 2000, days ahead: an `ms` of 0, 1.5, 1e14): the same,
+    // counted as implausible-timestamp (F8).
+    if (at === null && line.receivedMs !== null) warn(timestampWarningOf(line.receivedMs) ?? TIMESTAMP_NOT_VALID, lineNo)
     // Receive times may be slightly out of order (seed 002): the session spans the earliest to the latest.
     firstAt = earliestOf(firstAt, at)
     lastAt = latestOf(lastAt, at)

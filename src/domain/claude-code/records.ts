@@ -19,7 +19,7 @@
  */
 import { isRecord } from "../json.js"
 import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
-import { timestampOrNull } from "../timestamps.js"
+import { timestampOrNull, timestampWarningOf } from "../timestamps.js"
 import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 
 /**
@@ -123,8 +123,8 @@ export interface Entry {
   readonly sessionId: string | null
   /** RFC 3339 or null. */
   readonly timestamp: string | null
-  /** True when the line has a `timestamp` that is not valid ({@link TIMESTAMP_NOT_VALID}). */
-  readonly timestampNotValid: boolean
+  /** The warning the line's `timestamp` gives (`timestampWarningOf`: {@link TIMESTAMP_NOT_VALID}, `implausible-timestamp`), null when fine or absent. */
+  readonly timestampWarning: "timestamp-not-valid" | "implausible-timestamp" | null
   readonly cwd: string | null
   readonly gitBranch: string | null
   readonly version: string | null
@@ -370,7 +370,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         logicalParentUuid: s(v.logicalParentUuid),
         sessionId: s(v.sessionId),
         timestamp: timestampOrNull(v.timestamp),
-        timestampNotValid: timestampNotValid(v.timestamp),
+        timestampWarning: timestampWarningOf(v.timestamp),
         cwd: s(v.cwd),
         gitBranch: typeof v.gitBranch === "string" ? v.gitBranch : null,
         version: s(v.version),
@@ -404,8 +404,6 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
 const systemBlocksOf = (content: unknown): ReadonlyArray<Block> =>
   content === undefined || typeof content === "string" ? [] : [unknownOf(content)]
 
-/** True for a `timestamp` given (not absent, not null) that is no valid time. */
-const timestampNotValid = (t: unknown): boolean => t !== undefined && t !== null && timestampOrNull(t) === null
 
 /** An `attachment` or `queue-operation` line as an entry: no blocks, its text in `systemText`, its kind in `subtype`. */
 const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-operation" | "progress", subtype: string | null, text: string): Entry => ({
@@ -416,7 +414,7 @@ const sideEntry = (v: Record<string, unknown>, type: "attachment" | "queue-opera
   logicalParentUuid: null,
   sessionId: s(v.sessionId),
   timestamp: timestampOrNull(v.timestamp),
-  timestampNotValid: timestampNotValid(v.timestamp),
+  timestampWarning: timestampWarningOf(v.timestamp),
   cwd: s(v.cwd),
   gitBranch: typeof v.gitBranch === "string" ? v.gitBranch : null,
   version: s(v.version),

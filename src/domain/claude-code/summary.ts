@@ -12,7 +12,7 @@ import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
-import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, TIMESTAMP_NOT_VALID, UNKNOWN_BLOCK } from "./records.js"
+import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, UNKNOWN_BLOCK } from "./records.js"
 
 /** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -138,7 +138,7 @@ export class SessionScan {
     }
     const warnings = main ? this.lineWarnings : this.subagentWarnings
     if (c.usageNotValid) warnings.add(USAGE_NOT_VALID, lineNumber)
-    if (c.timestampNotValid) warnings.add(TIMESTAMP_NOT_VALID, lineNumber)
+    if (c.timestampWarning !== null) warnings.add(c.timestampWarning, lineNumber)
     if (c.type === "progress") warnings.add(PROGRESS_RECORD, lineNumber)
     else if (c.blocks.some((b) => b.type === "unknown")) warnings.add(UNKNOWN_BLOCK, lineNumber)
     if (c.type === "assistant" && events > 0) this.responseLines++

@@ -15,7 +15,7 @@
 import * as Schema from "effect/Schema"
 import { type InexactNumbers, inexactNumbers, isRecord, parseJson } from "../json.js"
 import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
-import { timestampOrNull } from "../timestamps.js"
+import { timestampOrNull, timestampWarningOf } from "../timestamps.js"
 import { normalizeToolCall } from "./tools.js"
 
 /**
@@ -195,8 +195,8 @@ export type Classified =
     readonly agentId: string | null
     /** RFC 3339 or null. */
     readonly createdAt: string | null
-    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
-    readonly timestampNotValid: boolean
+    /** The warning `created_at` gives (`timestampWarningOf`): not a time, or a date it cannot be; null when fine or absent. */
+    readonly timestampWarning: "timestamp-not-valid" | "implausible-timestamp" | null
   }
   | {
     readonly _tag: "Compaction"
@@ -204,8 +204,8 @@ export type Classified =
     readonly compactionId: string | null
     readonly trigger: string | null
     readonly createdAt: string | null
-    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
-    readonly timestampNotValid: boolean
+    /** The warning `created_at` gives (`timestampWarningOf`): not a time, or a date it cannot be; null when fine or absent. */
+    readonly timestampWarning: "timestamp-not-valid" | "implausible-timestamp" | null
   }
   | {
     readonly _tag: "Item"
@@ -214,8 +214,8 @@ export type Classified =
     /** Provenance label (`runtime`, `runtime.feed`, `scheduler.cron`, …) or null. */
     readonly source: string | null
     readonly createdAt: string | null
-    /** True when `created_at` is there (not null) but not a time: counted as `timestamp-not-valid`. */
-    readonly timestampNotValid: boolean
+    /** The warning `created_at` gives (`timestampWarningOf`): not a time, or a date it cannot be; null when fine or absent. */
+    readonly timestampWarning: "timestamp-not-valid" | "implausible-timestamp" | null
     readonly entry: Entry
   }
 
@@ -320,8 +320,6 @@ const classifyItem = (
  */
 export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
 
-/** `created_at` present (not null) but not a time `timestampOrNull` reads. */
-const timestampNotValid = (t: unknown): boolean => t !== undefined && t !== null && timestampOrNull(t) === null
 
 /**
  * Classify one physical line (seed 000). Never throws: invalid JSON, non-object
@@ -345,7 +343,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         sessionId: h.session_id,
         agentId: h.agent_id ?? null,
         createdAt: timestampOrNull(h.created_at),
-        timestampNotValid: timestampNotValid(h.created_at)
+        timestampWarning: timestampWarningOf(h.created_at)
       }
     }
     case "compaction_checkpoint": {
@@ -356,7 +354,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         compactionId: c.compaction_id === undefined || c.compaction_id === null ? null : String(c.compaction_id),
         trigger: c.trigger ?? null,
         createdAt: timestampOrNull(c.created_at),
-        timestampNotValid: timestampNotValid(c.created_at)
+        timestampWarning: timestampWarningOf(c.created_at)
       }
     }
     case "item": {
@@ -369,7 +367,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
         seq: typeof seq === "number" && Number.isSafeInteger(seq) ? seq : null,
         source: typeof value.source === "string" ? value.source : null,
         createdAt: timestampOrNull(value.created_at),
-        timestampNotValid: timestampNotValid(value.created_at),
+        timestampWarning: timestampWarningOf(value.created_at),
         entry
       }
     }

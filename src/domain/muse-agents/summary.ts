@@ -10,7 +10,7 @@ import { isRecord, parseJson } from "../json.js"
 import { ORPHAN_TOOL_OUTPUT } from "../conversation.js"
 import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
-import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind, TIMESTAMP_NOT_VALID } from "./records.js"
+import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 
 /** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
@@ -135,16 +135,16 @@ export class SessionScan {
           return
         }
         this.header = { sessionId: c.sessionId, agentId: c.agentId, createdAt: c.createdAt, lineNumber }
-        if (c.timestampNotValid) this.lineWarnings.add(TIMESTAMP_NOT_VALID, lineNumber)
+        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.time(c.createdAt)
         return
       case "Compaction":
         this.compactionCount++
-        if (c.timestampNotValid) this.lineWarnings.add(TIMESTAMP_NOT_VALID, lineNumber)
+        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.event(c.createdAt)
         return
       case "Item": {
-        if (c.timestampNotValid) this.lineWarnings.add(TIMESTAMP_NOT_VALID, lineNumber)
+        if (c.timestampWarning !== null) this.lineWarnings.add(c.timestampWarning, lineNumber)
         this.event(c.createdAt)
         const e = c.entry
         switch (e._tag) {

@@ -1,0 +1,175 @@
+/**
+ * Odd timestamps are never normalised silently (finding F8 of session 13).
+ * Rules, per provider (README "Timestamps a source cannot have"):
+ * - a leap second (RFC 3339 `23:59:60`) is the last instant of that minute,
+ *   `…:59.999999999Z`: the same day, after every earlier instant of it;
+ * - a string of digits in a timestamp field (`"1733300000"`) is not a
+ *   timestamp (sources write RFC 3339 strings; digits say no unit):
+ *   `timestamp-not-valid`, the event kept with `occurredAt` null;
+ * - a time that reads as a date the record cannot have (before 2000 or more
+ *   than two days ahead: an epoch 0, 1.5, 1e14 ms) is not trusted: the
+ *   tolerant providers (Claude Code, Muse agents, AgentMux) keep the event
+ *   with `occurredAt` null and count `implausible-timestamp` (count, first
+ *   line), said "kept"; Muse Code (fail closed) refuses the record
+ *   `MALFORMED_SOURCE` naming the value.
+ * Expected values are worked out from the inputs written here.
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { mapSession, type SessionLine } from "../src/domain/agentmux/transcript.js"
+import { mapRecordEnvelope } from "../src/domain/muse-code/records.js"
+import { checkSourceTimestamp, compareTimestamps, normalizeTimestamp, timestampWarningOf } from "../src/domain/timestamps.js"
+import { isKeptWarningKind, parseWarningMessage } from "../src/domain/warning-kinds.js"
+import * as Claude from "./claude-code/helpers.js"
+import * as Agents from "./muse-agents/helpers.js"
+import { emptyFolder } from "./support/paths.js"
+import { cli } from "./support/run.js"
+
+const DAY = 86_400_000
+const farFutureIso = new Date(Date.now() + 30 * DAY).toISOString()
+
+describe("timestamps a source cannot have (domain)", () => {
+  it("a leap second is the last instant of its minute, never the next day", () => {
+    const leap = normalizeTimestamp("2024-12-31T23:59:60Z")
+    expect(leap).toMatchObject({ _tag: "ok", value: "2024-12-31T23:59:59.999999999Z" })
+    expect(normalizeTimestamp("2016-12-31T23:59:60.5Z")).toMatchObject({ _tag: "ok", value: "2016-12-31T23:59:59.999999999Z" })
+    // With a zone: 23:59:60 at +01:00 is 22:59:60 UTC.
+    expect(normalizeTimestamp("2017-01-01T00:59:60+01:00")).toMatchObject({ _tag: "ok", value: "2016-12-31T23:59:59.999999999Z" })
+    const v = (leap as { value: string }).value
+    expect(compareTimestamps(v, "2024-12-31T23:59:59.999Z")).toBeGreaterThan(0)
+    expect(compareTimestamps(v, "2025-01-01T00:00:00Z")).toBeLessThan(0)
+    expect(checkSourceTimestamp("2024-12-31T23:59:60Z")).toMatchObject({ _tag: "ok", value: "2024-12-31T23:59:59.999999999Z" })
+  })
+
+  it("a string of digits is not a source timestamp; numbers are epochs by magnitude", () => {
+    expect(checkSourceTimestamp("1733300000")).toEqual({ _tag: "not-valid" })
+    expect(timestampWarningOf("1733300000")).toBe("timestamp-not-valid")
+    expect(checkSourceTimestamp(1_733_300_000)).toMatchObject({ _tag: "ok", value: "2024-12-04T08:13:20.000Z" })
+    expect(checkSourceTimestamp(1_733_300_000_000)).toMatchObject({ _tag: "ok", value: "2024-12-04T08:13:20.000Z" })
+  })
+
+  it("before 2000 or more than two days ahead is implausible; absent is no warning", () => {
+    for (const v of [0, 1.5, 1e14, 946_684_799, "1999-12-31T23:59:59Z", "1970-01-01T00:00:00Z", farFutureIso, "9999-12-31T23:59:59Z"]) {
+      expect(checkSourceTimestamp(v), String(v)).toEqual({ _tag: "implausible" })
+      expect(timestampWarningOf(v), String(v)).toBe("implausible-timestamp")
+    }
+    for (const v of [946_684_800, "2000-01-01T00:00:00Z", new Date(Date.now() + DAY).toISOString()]) {
+      expect(checkSourceTimestamp(v)._tag, String(v)).toBe("ok")
+    }
+    expect(timestampWarningOf(undefined)).toBeNull()
+    expect(timestampWarningOf(null)).toBeNull()
+    expect(isKeptWarningKind("implausible-timestamp")).toBe(true)
+    expect(parseWarningMessage({ kind: "implausible-timestamp", count: 3, firstLine: 2 })).toMatch(/^3 line\(s\) kept without a time \(.*before 2000.*\): implausible-timestamp \(first at line 2\)\.$/)
+  })
+})
+
+describe("Claude Code", () => {
+  const sid = "eeeeeeee-0000-4000-8000-00000000000e"
+  const u = (i: number, ts: unknown) => ({
+    type: "user", sessionId: sid, uuid: `u${i}`, cwd: "/x", timestamp: ts, message: { role: "user", content: `prompt ${i}` }
+  })
+  const write = (root: string) => {
+    const dir = nodePath.join(root, "-x")
+    fs.mkdirSync(dir, { recursive: true })
+    const file = nodePath.join(dir, `${sid}.jsonl`)
+    const rows = [u(1, "2024-12-31T23:59:59Z"), u(2, "2024-12-31T23:59:60Z"), u(3, "1733300000"), u(4, "1970-01-01T00:00:00Z"), u(5, farFutureIso), u(6, "2025-01-01T00:00:00Z")]
+    fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
+    return file
+  }
+  const loc = (path: string) => ({ locatorClass: "claude-code-session-log" as const, path })
+
+  it.effect("leap second kept in its minute; digits not valid; 1970 and the far future implausible, counted; every event kept", () =>
+    Effect.gen(function*() {
+      const root = Claude.tempDir("si-claude-implausible-")
+      const file = write(root)
+      const events = yield* Claude.withAdapter(root, (a) => Claude.collect(a.stream(loc(file))))
+      expect(events.map((e) => e.text)).toEqual([1, 2, 3, 4, 5, 6].map((i) => `prompt ${i}`))
+      expect(events.map((e) => e.occurredAt)).toEqual(["2024-12-31T23:59:59.000Z", "2024-12-31T23:59:59.999999999Z", null, null, null, "2025-01-01T00:00:00.000Z"])
+      const d = yield* Claude.withAdapter(root, (a) => a.discover({}))
+      const ws = (d.sources[0].summary.parseWarnings ?? []) as ReadonlyArray<{ kind: string; count: number; firstLine: number }>
+      expect(Object.fromEntries(ws.map((w) => [w.kind, [w.count, w.firstLine]]))).toEqual({ "timestamp-not-valid": [1, 3], "implausible-timestamp": [2, 4] })
+      const i = yield* Claude.withAdapter(root, (a) => a.inspect(loc(file)))
+      const w = i.diagnostics.find((x) => x.details?.kind === "implausible-timestamp")!
+      expect(w.message).toContain("kept without a time")
+    }))
+
+  it("the import report counts them, kept (text and --json)", () => {
+    const root = Claude.tempDir("si-claude-implausible-")
+    write(root)
+    const dir = Claude.tempDir("si-claude-implausible-")
+    const args = ["import", "--index", nodePath.join(dir, "i.db"), "--claude-root", root, "--agents-root", emptyFolder(dir), "--workspace", dir]
+    const j = cli([...args, "--json"], { env: { NO_COLOR: "1", MUSE_AGENTS_DIR: "" } })
+    const data = JSON.parse(j.stdout).data
+    expect(data.parseWarnings.byKind).toMatchObject({ "implausible-timestamp": 2, "timestamp-not-valid": 1 })
+    expect(data.eventsAdded).toBe(6)
+    const t = cli(args, { env: { NO_COLOR: "1", MUSE_AGENTS_DIR: "" } })
+    expect(t.stdout).toMatch(/implausible-timestamp 2: a timestamp before 2000 or more than two days ahead/)
+  })
+})
+
+describe("Muse agents", () => {
+  const jl = (v: unknown) => JSON.stringify(v) + "\n"
+  const item = (seq: number, createdAt: unknown) =>
+    jl({ type: "item", seq, source: "runtime", item: { type: "message", role: seq % 2 === 0 ? "assistant" : "user", text: `m${seq}` }, created_at: createdAt })
+
+  it.effect("created_at: leap second, digits, 0, 1.5, 1e14 — events kept, counted by kind, first line", () =>
+    Effect.gen(function*() {
+      const root = Agents.tempDir()
+      const dir = nodePath.join(root, "ag", "sessions")
+      fs.mkdirSync(dir, { recursive: true })
+      fs.writeFileSync(
+        nodePath.join(dir, "ag.jsonl"),
+        jl({ type: "session_header", session_id: "s-ag", agent_id: "ag", created_at: "2024-12-31T23:59:00Z" }) +
+          item(1, "2024-12-31T23:59:60Z") + item(2, "1733300000") + item(3, 0) + item(4, 1.5) + item(5, 1e14) + item(6, 1_735_689_600)
+      )
+      const events = yield* Agents.withAdapter(root, (a) => Agents.collect(a.stream(Agents.locatorOf("ag", root))))
+      expect(events.map((e) => e.occurredAt)).toEqual(["2024-12-31T23:59:59.999999999Z", null, null, null, null, "2025-01-01T00:00:00.000Z"])
+      const d = yield* Agents.withAdapter(root, (a) => a.discover({}))
+      const ws = (d.sources[0].summary.parseWarnings ?? []) as ReadonlyArray<{ kind: string; count: number; firstLine: number }>
+      expect(Object.fromEntries(ws.map((w) => [w.kind, [w.count, w.firstLine]]))).toEqual({ "timestamp-not-valid": [1, 3], "implausible-timestamp": [3, 4] })
+    }))
+})
+
+describe("AgentMux", () => {
+  const user = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text }, session_id: "S" })
+  const lines = (times: ReadonlyArray<number | null>): Array<SessionLine> => {
+    let offset = 0
+    return times.map((receivedMs, i) => {
+      const t = user(`message ${i}`)
+      const line = { zoneId: "agent:u1:current", offset, bytes: Buffer.from(t), receivedMs }
+      offset += Buffer.byteLength(t) + 1
+      return line
+    })
+  }
+
+  it("receive times 0, 1.5 and 1e14: events kept without a time, counted implausible-timestamp (first at line 2)", () => {
+    const OK = 1_735_689_600_000 // 2025-01-01T00:00:00Z
+    const mapped = mapSession(lines([OK, 0, 1.5, 1e14, OK + 1000]), { sourceId: "sha256:s", sessionId: "S" })
+    expect(mapped.events.map((m) => m.event.text)).toEqual([0, 1, 2, 3, 4].map((i) => `message ${i}`))
+    expect(mapped.events.map((m) => m.event.occurredAt)).toEqual(["2025-01-01T00:00:00.000Z", null, null, null, "2025-01-01T00:00:01.000Z"])
+    expect(mapped.transcript.parseWarnings).toEqual([{ kind: "implausible-timestamp", count: 3, firstLine: 2 }])
+    expect(mapped.transcript.startedAt).toBe("2025-01-01T00:00:00.000Z")
+  })
+})
+
+describe("Muse Code (fail closed)", () => {
+  const ctx = { sourceId: "s", locatorClass: "manual-export" as const, fallbackSessionId: "f", sequence: 0, cursor: "c", spawns: new Map(), provenance: {} }
+  const map = (recordedAt: unknown) => mapRecordEnvelope({ sequence: 1, payload_type: "turn.prompt", recorded_at: recordedAt, payload: { event: { prompt: "p" } } }, ctx, "event 1")
+
+  it("recorded_at 0, 1.5 or 1e14: MALFORMED_SOURCE naming the value and what it reads as; a µs time and a leap second are times", () => {
+    for (const [v, reads] of [[0, "1970-01-01T00:00:00.000Z"], [1.5, "1970-01-01T00:00:01.500Z"], [1e14, "5138-11-16T09:46:40.000Z"]] as const) {
+      const r = map(v)
+      expect(Either.isLeft(r), String(v)).toBe(true)
+      if (Either.isLeft(r)) {
+        expect(r.left.code).toBe("MALFORMED_SOURCE")
+        expect(r.left.message).toContain(`recorded_at ${v}`)
+        expect(r.left.message).toContain(reads)
+      }
+    }
+    expect(Either.getOrThrow(map(1_790_349_213_894_901)).occurredAt).toBe("2026-09-25T15:13:33.894901Z")
+    expect(Either.getOrThrow(map("2024-12-31T23:59:60Z")).occurredAt).toBe("2024-12-31T23:59:59.999999999Z")
+  })
+})
