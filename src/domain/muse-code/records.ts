@@ -186,7 +186,8 @@ const describeIssue = (e: ParseResult.ParseError): string =>
 /**
  * Map one record envelope to a {@link SessionEvent}. Fails with
  * `MalformedSource` when the envelope does not have the documented shape or
- * its `recorded_at` is not a timestamp (fail closed, seed 001). `where` names
+ * its `recorded_at` is not a timestamp, or reads as a date the record cannot
+ * have (before 2000, more than two days ahead: F8) (fail closed, seed 001). `where` names
  * the place in the source for the error message.
  */
 export const mapRecordEnvelope = (
