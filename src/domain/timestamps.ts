@@ -128,27 +128,26 @@ export const normalizeTimestamp = (value: unknown): NormalizedTimestamp => {
 export const PLAUSIBLE_FROM_MS = 946684800000
 
 /**
- * How far past the clock a source's timestamp is still trusted, in ms: two
- * days (machines' clocks and a zone mistaken for UTC differ by hours, not
- * days; `1e14` read as ms is the year 5138).
+ * The first instant a source's timestamp is no longer trusted at:
+ * 2100-01-01T00:00:00Z, in epoch ms (`1e14` read as ms is the year 5138,
+ * 9999-12-31 a sentinel). A fixed bound, not the clock: the same source reads
+ * the same whenever it is read.
  */
-export const PLAUSIBLE_AHEAD_MS = 2 * 86_400_000
+export const PLAUSIBLE_UNTIL_MS = 4102444800000
 
 
 /**
  * A source record's time, checked: `ok` with the RFC 3339 UTC string;
- * `not-valid` when it is no timestamp (`normalizeTimestamp`'s problems), or
- * a string of digits (a source's string timestamps are RFC 3339: digits give
- * no unit, so `"1733300000"` is not read as epoch seconds) or a number past
- * 9999 in every unit; `implausible`
- * when it reads as an instant before 2000 ({@link PLAUSIBLE_FROM_MS}) or more
- * than {@link PLAUSIBLE_AHEAD_MS} after the clock (`0`, `1.5`, `1e14`).
- * Numbers are epoch seconds / ms / µs by magnitude, as `normalizeTimestamp`.
+ * `not-valid` when it is no timestamp (`normalizeTimestamp`'s problems);
+ * `implausible` when it reads as an instant before 2000
+ * ({@link PLAUSIBLE_FROM_MS}) or from 2100 on ({@link PLAUSIBLE_UNTIL_MS}):
+ * `0`, `1.5`, `1e14`. Numbers and strings of digits are epoch seconds / ms /
+ * µs by magnitude, as `normalizeTimestamp` reads them.
  */
 export const checkSourceTimestamp = (value: unknown): { readonly _tag: "ok"; readonly value: string } | { readonly _tag: "not-valid" | "implausible" } => {
-  const r = typeof value === "string" ? fromString(value) : typeof value === "number" ? fromEpoch(value) : invalid("not-a-timestamp")
+  const r = normalizeTimestamp(value)
   if (r._tag === "invalid") return NOT_VALID
-  return r.epochMs < PLAUSIBLE_FROM_MS || r.epochMs > Date.now() + PLAUSIBLE_AHEAD_MS ? IMPLAUSIBLE : r
+  return r.epochMs < PLAUSIBLE_FROM_MS || r.epochMs >= PLAUSIBLE_UNTIL_MS ? IMPLAUSIBLE : r
 }
 const IMPLAUSIBLE = { _tag: "implausible" } as const
 const NOT_VALID = { _tag: "not-valid" } as const

@@ -26,8 +26,7 @@ export const USAGE_NOT_VALID = "usage-not-valid"
 export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
 
 /**
- * The warning kind counted for a record whose time reads as a date it cannot be: before 2000 or more than two days
- * after now (`../domain/timestamps.ts`, `checkSourceTimestamp`); its events are kept with `occurredAt` null (F8).
+ * The warning kind counted for a record whose time reads as a date it cannot be: before 2000 or from 2100 on (`../domain/timestamps.ts`, `checkSourceTimestamp`); its events are kept with `occurredAt` null (F8).
  */
 export const IMPLAUSIBLE_TIMESTAMP = "implausible-timestamp"
 
@@ -50,8 +49,8 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
  * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents, AgentMux);
- * - `implausible-timestamp`: a time read as a date before 2000 or more than two days ahead (an epoch 0, 1.5, 1e14),
- *   the events' `occurredAt` null (Claude Code, Muse agents, AgentMux; Muse Code says it as a diagnostic);
+ * - `implausible-timestamp`: a time read as a date before 2000 or from 2100 on (an epoch 0, 1.5, 1e14),
+ *   the events' `occurredAt` null (Claude Code, Muse agents, AgentMux);
  * - `progress-record`: a `progress` record, kept raw as a `meta` event (Claude Code);
  * - `subagent-meta-not-valid`: a subagent's `agent-<id>.meta.json` not valid, its events kept (Claude Code).
  */
@@ -60,7 +59,7 @@ export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string
   "invalid-utf8": { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
   "unknown-block": { kept: "kept with content not understood", why: "kept raw, as meta events" },
   [TIMESTAMP_NOT_VALID]: { kept: "kept without a time", why: "a timestamp not valid" },
-  [IMPLAUSIBLE_TIMESTAMP]: { kept: "kept without a time", why: "a timestamp before 2000 or more than two days ahead, not trusted" },
+  [IMPLAUSIBLE_TIMESTAMP]: { kept: "kept without a time", why: "a timestamp before 2000 or after 2099, not trusted" },
   "progress-record": { kept: "kept as progress", why: "a tool's or hook's progress, its data kept raw as meta events" },
   "subagent-meta-not-valid": {
     kept: "kept without their subagent's meta.json",

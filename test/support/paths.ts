@@ -99,3 +99,10 @@ export const snapshotTree = (dir: string): Record<string, string> => {
   else out["."] = `file:${hashFile(dir)}`
   return out
 }
+
+/** An empty folder `name` in `dir` (made if missing): a root given to `import` to read nothing from a provider. */
+export const emptyFolder = (dir: string, name = "none"): string => {
+  const p = path.join(dir, name)
+  fs.mkdirSync(p, { recursive: true })
+  return p
+}

@@ -24,7 +24,7 @@ import * as Schema from "effect/Schema"
 import { MalformedSource } from "../errors.js"
 import { at, isRecord, str } from "../json.js"
 import { type ChildLink, CONTRACT_VERSION, type LocatorClass, type ParentLink, type SessionEvent } from "../model.js"
-import { normalizeTimestamp, PLAUSIBLE_AHEAD_MS, PLAUSIBLE_FROM_MS } from "../timestamps.js"
+import { normalizeTimestamp } from "../timestamps.js"
 
 /** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
 const SafeIndex = Schema.NonNegativeInt.pipe(Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
@@ -186,8 +186,7 @@ const describeIssue = (e: ParseResult.ParseError): string =>
 /**
  * Map one record envelope to a {@link SessionEvent}. Fails with
  * `MalformedSource` when the envelope does not have the documented shape or
- * its `recorded_at` is not a timestamp, or reads as a date the record cannot
- * have (before 2000, more than two days ahead: F8) (fail closed, seed 001). `where` names
+ * its `recorded_at` is not a timestamp (fail closed, seed 001). `where` names
  * the place in the source for the error message.
  */
 export const mapRecordEnvelope = (
@@ -217,16 +216,6 @@ export const mapRecordEnvelope = (
           message: `${where}: recorded_at ${JSON.stringify(env.recorded_at)} is not a usable timestamp (${ts.problem}).`,
           remediation: "Muse Code writes recorded_at as epoch microseconds or RFC 3339 with a zone; re-export the session.",
           details: { where, problem: ts.problem }
-        })
-      )
-    }
-    // A date it cannot be (before 2000, more than two days ahead: a recorded_at of 0, 1.5, 1e14): fail closed (F8).
-    if (ts.epochMs < PLAUSIBLE_FROM_MS || ts.epochMs > Date.now() + PLAUSIBLE_AHEAD_MS) {
-      return Either.left(
-        new MalformedSource({
-          message: `${where}: recorded_at ${JSON.stringify(env.recorded_at)} reads as ${ts.value}, a time this record cannot have (before 2000 or more than two days ahead).`,
-          remediation: "Muse Code writes recorded_at as epoch microseconds or RFC 3339 with a zone; check the clock of the machine that recorded it, or re-export the session.",
-          details: { where, problem: "implausible", recordedAt: ts.value }
         })
       )
     }
