@@ -1,6 +1,6 @@
 /**
  * Odd timestamps are never normalised silently (finding F8 of session 13).
- * Rules, per provider (README "Timestamps a source cannot have"):
+ * Rules, per provider (README "Timestamps a source cannot have"; AgentMux's receive times: test/agentmux/receive-time.test.ts):
  * - a leap second (RFC 3339 `23:59:60`) is the last instant of that minute,
  *   `…:59.999999999Z`: the same day, after every earlier instant of it;
  * - a string of digits is an epoch by its magnitude, as a number is
@@ -18,7 +18,6 @@ import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { mapSession, type SessionLine } from "../src/domain/agentmux/transcript.js"
 import { mapRecordEnvelope } from "../src/domain/muse-code/records.js"
 import { checkSourceTimestamp, compareTimestamps, normalizeTimestamp, timestampWarningOf } from "../src/domain/timestamps.js"
 import { isKeptWarningKind, parseWarningMessage } from "../src/domain/warning-kinds.js"
@@ -132,28 +131,6 @@ describe("Muse agents", () => {
       const ws = (d.sources[0].summary.parseWarnings ?? []) as ReadonlyArray<{ kind: string; count: number; firstLine: number }>
       expect(Object.fromEntries(ws.map((w) => [w.kind, [w.count, w.firstLine]]))).toEqual({ "timestamp-not-valid": [1, 3], "implausible-timestamp": [3, 4] })
     }))
-})
-
-describe("AgentMux", () => {
-  const user = (text: string) => JSON.stringify({ type: "user", message: { role: "user", content: text }, session_id: "S" })
-  const lines = (times: ReadonlyArray<number | null>): Array<SessionLine> => {
-    let offset = 0
-    return times.map((receivedMs, i) => {
-      const t = user(`message ${i}`)
-      const line = { zoneId: "agent:u1:current", offset, bytes: Buffer.from(t), receivedMs }
-      offset += Buffer.byteLength(t) + 1
-      return line
-    })
-  }
-
-  it("receive times 0, 1.5 and 1e14: events kept without a time, counted implausible-timestamp (first at line 2)", () => {
-    const OK = 1_735_689_600_000 // 2025-01-01T00:00:00Z
-    const mapped = mapSession(lines([OK, 0, 1.5, 1e14, OK + 1000]), { sourceId: "sha256:s", sessionId: "S" })
-    expect(mapped.events.map((m) => m.event.text)).toEqual([0, 1, 2, 3, 4].map((i) => `message ${i}`))
-    expect(mapped.events.map((m) => m.event.occurredAt)).toEqual(["2025-01-01T00:00:00.000Z", null, null, null, "2025-01-01T00:00:01.000Z"])
-    expect(mapped.transcript.parseWarnings).toEqual([{ kind: "implausible-timestamp", count: 3, firstLine: 2 }])
-    expect(mapped.transcript.startedAt).toBe("2025-01-01T00:00:00.000Z")
-  })
 })
 
 describe("Muse Code", () => {

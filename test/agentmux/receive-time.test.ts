@@ -53,3 +53,14 @@ describe("AgentMux: a receive time that is no date", () => {
     expect(map([OK, 253_402_300_799_999]).transcript.parseWarnings).toEqual([{ kind: "implausible-timestamp", count: 1, firstLine: 2 }])
   })
 })
+
+describe("AgentMux: a receive time a session cannot have (F8: before 2000 or from 2100 on)", () => {
+  it("receive times 0, 1.5 and 1e14: events kept without a time, counted implausible-timestamp (first at line 2)", () => {
+    const OK = 1_735_689_600_000 // 2025-01-01T00:00:00Z
+    const mapped = map([OK, 0, 1.5, 1e14, OK + 1000])
+    expect(mapped.events.map((m) => m.event.text)).toEqual([0, 1, 2, 3, 4].map((i) => `message ${i}`))
+    expect(mapped.events.map((m) => m.event.occurredAt)).toEqual(["2025-01-01T00:00:00.000Z", null, null, null, "2025-01-01T00:00:01.000Z"])
+    expect(mapped.transcript.parseWarnings).toEqual([{ kind: "implausible-timestamp", count: 3, firstLine: 2 }])
+    expect(mapped.transcript.startedAt).toBe("2025-01-01T00:00:00.000Z")
+  })
+})
