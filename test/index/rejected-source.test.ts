@@ -7,7 +7,9 @@
  * path the user never gave. `sessions`, `show`/`export` (the index's session
  * and event queries) and the report's counts agree.
  */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
+import Database from "better-sqlite3"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -214,5 +216,57 @@ describe("a native log whose nested subagent log is missing", () => {
       expect(codes(found)).toEqual([])
       expect([found.sessionsAdded, found.eventsAdded]).toEqual([1, 2])
       expect(yield* visible(f.index, [PARENT, CHILD])).toEqual({ listed: [CHILD, PARENT].sort(), found: { [PARENT]: 4, [CHILD]: 2 } })
+    }))
+})
+
+/** The index file's bytes (hex digest) and modification time, and the files SQLite leaves beside it. */
+const fileState = (index: string) => ({
+  digest: createHash("sha256").update(fs.readFileSync(index)).digest("hex"),
+  mtimeMs: fs.statSync(index).mtimeMs,
+  beside: fs.readdirSync(path.dirname(index)).filter((f) => f.startsWith(path.basename(index)) && f !== path.basename(index))
+})
+
+describe("a rejected source read again (SQLite)", () => {
+  it.effect("unchanged, it is rejected again with the same error and nothing is written: the index's bytes and mtime stay", () =>
+    Effect.gen(function*() {
+      const m = museRoot(50)
+      m.write(OTHER, jsonl([metadata(1, m.ws, OTHER), ...lines(3)], "") + "{not json\n")
+      const first = yield* m.run()
+      expect(first.sources).toMatchObject({ discovered: 1, accepted: 0, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
+      const before = fileState(m.index)
+      expect(before.beside).toEqual([])
+      // A write in the same clock tick would not move the mtime: wait past the file system's granularity.
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 30)))
+      const again = yield* m.run()
+      expect(again.sources).toMatchObject({ discovered: 1, accepted: 0, unchanged: 0, rejected: 1, rejectedByCode: { MALFORMED_SOURCE: 1 } })
+      expect(fileState(m.index)).toEqual(before)
+      expect((yield* dumpIndex(m.index)).sources).toMatchObject([{ status: "rejected", event_count: 0, error_code: "MALFORMED_SOURCE" }])
+    }))
+
+  it.effect("rejected again with another error, the row says the new one; fixed, the source imports", () =>
+    Effect.gen(function*() {
+      const m = museRoot(50)
+      const head = jsonl([metadata(1, m.ws, OTHER), ...lines(3)], "")
+      m.write(OTHER, head + "{not json\n")
+      yield* m.run()
+      const errorOf = () => {
+        const db = new Database(m.index, { readonly: true })
+        try {
+          return db.prepare("SELECT status, error_code, error_message FROM sources").all() as Array<{ status: string; error_code: string; error_message: string }>
+        } finally {
+          db.close()
+        }
+      }
+      const [firstRow] = errorOf()
+      m.write(OTHER, head + "[1, 2]\n" + "{not json\n")
+      const again = yield* m.run()
+      expect(again.sources).toMatchObject({ rejected: 1 })
+      const [row] = errorOf()
+      expect(row).toMatchObject({ status: "rejected", error_code: "MALFORMED_SOURCE" })
+      expect(row.error_message).not.toBe(firstRow.error_message)
+      m.write(OTHER, head + jsonl([end(10, OTHER)]))
+      const fixed = yield* m.run()
+      expect(fixed.sources).toMatchObject({ accepted: 1, rejected: 0 })
+      expect((yield* dumpIndex(m.index)).sources).toMatchObject([{ status: "complete", error_code: null }])
     }))
 })

@@ -558,15 +558,21 @@ const make = Effect.gen(function*() {
             state === undefined ? Effect.void : hooks.imported(locator.path, lastPrefix, state))
       /** What the source's first read at once gave (null: not read yet), for the path below when it is not written whole. */
       let preRead: Whole | undefined | null = null
-      if (checkpoint === undefined && index.importWhole !== undefined && adapter.streamAtOnce !== undefined && typeof drift === "string") {
+      // Never imported: no checkpoint, or only a rejection (a rejected source is read again every run, so that a fixed
+      // file imports; read whole first, so that one rejected again the same way writes nothing: see `rejectSource`).
+      const neverImported = checkpoint === undefined || (checkpoint.status === "rejected" && checkpoint.generation === 0)
+      if (neverImported && index.importWhole !== undefined && adapter.streamAtOnce !== undefined && typeof drift === "string") {
         // Never imported and small: read whole, then written in one operation of the index (`importWhole`).
         const read = yield* Effect.either(Effect.zipLeft(adapter.streamAtOnce(locator, readOptions(undefined)), readIntact))
         if (read._tag === "Left") {
           const error = read.left
           if (error._tag === "StoreUnavailable") return yield* error
-          // As the path below leaves it: the attempt and its first generation began, then the rejection.
-          yield* index.beginAttempt(source)
-          yield* index.beginGeneration(source, 1, "first import")
+          // As the path below leaves it: the attempt and its first generation began, then the rejection. A source
+          // rejected before has its row: the rejection alone says what changed (its error), or nothing.
+          if (checkpoint === undefined) {
+            yield* index.beginAttempt(source)
+            yield* index.beginGeneration(source, 1, "first import")
+          }
           yield* index.rejectSource(source, error.code, error.message)
           return { _tag: "rejected", error } as const
         }

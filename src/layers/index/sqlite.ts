@@ -1264,7 +1264,16 @@ const make = (
 
       completeSource: (source, fingerprint, read) => writeSync((w) => w.complete(source, fingerprint, read)),
 
+      // A source never imported and rejected before with the same error, read again unchanged (a rejected source is
+      // retried every run, so that a fixed file imports): its row already says all this run would write, so nothing
+      // is written (an unchanged run leaves the index's bytes as they were, and works on a read-only index).
       rejectSource: (source, code, message) =>
+        Effect.flatMap(fail(sql<{ readonly n: number }>`
+          SELECT count(*) AS n FROM sources WHERE source_key = ${source.sourceKey} AND status = 'rejected' AND generation = 0
+            AND event_count = 0 AND attempt_json IS NULL AND fingerprint IS NULL AND cursor IS NULL
+            AND error_code = ${code} AND error_message = ${message} AND provider = ${source.provider}
+            AND locator_json = ${JSON.stringify(source.locator)} AND summary_json = ${JSON.stringify(source.summary)}
+            AND overview_json = ${JSON.stringify(source.overview)}`), ([same]) => same !== undefined && same.n === 1 ? Effect.void :
         atRest(fail(sql.withTransaction(Effect.gen(function*() {
           const key = source.sourceKey
           const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key}`
@@ -1328,7 +1337,7 @@ const make = (
                      WHERE source_key = ${key}`
           // The generation the attempt had superseded is current again: its search words come back.
           if (hasSearch && base.status !== "rejected" && base.status !== "superseded") yield* indexGeneration(sql, key, gen)
-        })))),
+        }))))),
 
       supersedeSource: (key, reason) =>
         atRest(fail(sql.withTransaction(Effect.gen(function*() {
