@@ -135,7 +135,6 @@ export const PLAUSIBLE_FROM_MS = 946684800000
  */
 export const PLAUSIBLE_UNTIL_MS = 4102444800000
 
-
 /**
  * A source record's time, checked: `ok` with the RFC 3339 UTC string;
  * `not-valid` when it is no timestamp (`normalizeTimestamp`'s problems);
@@ -144,11 +143,24 @@ export const PLAUSIBLE_UNTIL_MS = 4102444800000
  * `0`, `1.5`, `1e14`. Numbers and strings of digits are epoch seconds / ms /
  * µs by magnitude, as `normalizeTimestamp` reads them.
  */
-export const checkSourceTimestamp = (value: unknown): { readonly _tag: "ok"; readonly value: string } | { readonly _tag: "not-valid" | "implausible" } => {
+export const checkSourceTimestamp = (value: unknown): CheckedTimestamp => {
+  // The providers ask twice of each record's time (`timestampOrNull`, then `timestampWarningOf`): the second is answered
+  // from the first (a pure function of a primitive value; objects are never kept).
+  if (value === lastValue && (typeof value === "string" || typeof value === "number")) return lastChecked
   const r = normalizeTimestamp(value)
-  if (r._tag === "invalid") return NOT_VALID
-  return r.epochMs < PLAUSIBLE_FROM_MS || r.epochMs >= PLAUSIBLE_UNTIL_MS ? IMPLAUSIBLE : r
+  const checked = r._tag === "invalid"
+    ? NOT_VALID
+    : r.epochMs < PLAUSIBLE_FROM_MS || r.epochMs >= PLAUSIBLE_UNTIL_MS
+    ? IMPLAUSIBLE
+    : r
+  lastValue = value
+  lastChecked = checked
+  return checked
 }
+/** What {@link checkSourceTimestamp} answers. */
+export type CheckedTimestamp = { readonly _tag: "ok"; readonly value: string } | { readonly _tag: "not-valid" | "implausible" }
+let lastValue: unknown = undefined
+let lastChecked: CheckedTimestamp = { _tag: "not-valid" }
 const IMPLAUSIBLE = { _tag: "implausible" } as const
 const NOT_VALID = { _tag: "not-valid" } as const
 

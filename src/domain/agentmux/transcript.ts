@@ -57,7 +57,7 @@ export interface SessionLine {
  * provider's epoch number is (`timestampOrNull`: seconds, milliseconds or
  * microseconds by magnitude, sub-millisecond digits kept, DESIGN.md); null
  * when it is no date: not a finite number, negative, or past 9999-12-31 in
- * its unit, or a date it cannot be (before 2000, more than two days ahead:
+ * its unit, or a date it cannot be (before 2000 or from 2100 on:
  * `checkSourceTimestamp`). The caller counts a non-null `ms` giving null as
  * `timestamp-not-valid` or `implausible-timestamp` (`timestampWarningOf`).
  */
@@ -174,7 +174,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
     const lineNo = index + 1
     const at = line.receivedMs === null ? null : receiveTimeOf(line.receivedMs)
     // A receive time that is no date: counted, the line's events kept without a time (issue 7).
-    // A receive time that reads as a date it cannot be (before 2000, days ahead: an `ms` of 0, 1.5, 1e14): the same,
+    // A receive time that reads as a date it cannot be (before 2000 or from 2100 on: an `ms` of 0, 1.5, 1e14): the same,
     // counted as implausible-timestamp (F8).
     if (at === null && line.receivedMs !== null) warn(timestampWarningOf(line.receivedMs) ?? TIMESTAMP_NOT_VALID, lineNo)
     // Receive times may be slightly out of order (seed 002): the session spans the earliest to the latest.
