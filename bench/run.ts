@@ -855,7 +855,7 @@ const main = async () => {
   // -------- report
   const order = [
     "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "b-rescan-warm-WAL", "b-rescan-warm-rollback-journal", "b-rescan-after-checkpoint", "c", "d",
-    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "e", "e-claude",
+    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "i-jobs-1", "i-jobs-2", "i-jobs-3", "e", "e-claude",
     "e-claude-subagents", "f",
     "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
     "r-complete", "w"

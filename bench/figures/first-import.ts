@@ -6,10 +6,13 @@
  * transaction), alternated, 3 of each, medians. With `BENCH_BASELINE_BIN`
  * (the `bin/session-ingest.mjs` of another checkout, built), that build's
  * first import is alternated with them too, for a before/after at the same
- * scale. Also figure (i-bytes): the index's bytes per source byte.
+ * scale. Also figure (i-bytes): the index's bytes per source byte, and
+ * rows (i-jobs-N, information: issue 13 item 1 asks how the import scales with
+ * `--jobs`) for `--jobs` 1, 2 and 3, one run each, against the same floor.
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import * as os from "node:os"
 import { lastJson, median, type RunResult } from "../lib/measure.js"
 
 /** What run.ts hands a figure: its runners and its table. */
@@ -83,6 +86,28 @@ export const firstImportFigures = async (c: FigureContext): Promise<void> => {
     note: `median of 3, alternated with the floor; wall time of the whole process; ${jobs !== undefined ? `--jobs ${jobs}` : "default --jobs"}` +
       (was !== null ? `; baseline build (BENCH_BASELINE_BIN) ${was.toFixed(0)} ms, ${(was / measured).toFixed(2)}x slower` : "; no baseline build given")
   })
+  // How the first import scales with its parse workers (`--jobs 1`: none, all in the main thread).
+  for (const n of [1, 2, 3]) {
+    const index = nodePath.join(c.tmp, `i-jobs-${n}.db`)
+    const r = c.check(`first import --jobs ${n}`, await c.cli([...base(index), "--jobs", String(n)]), [0, 8])
+    fs.rmSync(index, { force: true })
+    c.log(`i-jobs-${n}: ${r.ms.toFixed(0)} ms`)
+    c.add({
+      id: `i-jobs-${n}`,
+      figure: `(i-jobs-${n}) first import of the ${c.sources} native sources with --jobs ${n}`,
+      measured: r.ms,
+      unit: "ms",
+      floor,
+      floorWhat: "the floor of (i), same run",
+      ratio: r.ms / floor,
+      target: `information (issue 13 item 1: scaling with --jobs on ${os.availableParallelism()} cores)`,
+      pass: null,
+      peakRssMiB: c.rssMiB([r]),
+      floorPeakRssMiB: c.rssMiB(floors),
+      samples: { measured: [r.ms], floor: floors.map((f) => f.ms) },
+      note: `one run; ${n === 1 ? "no worker thread: the main thread reads, parses and writes" : `${n} parse workers, the main thread writes`}`
+    })
+  }
   const bytes = median(sizes)
   c.add({
     id: "i-bytes",
