@@ -187,6 +187,28 @@ describe("the lean record", () => {
     expect(leanEvent({ ...base, extensions: JSON.parse(`{"__proto__": {"a": 1}}`) } as unknown as SessionEvent)).toBeNull()
   })
 
+  it("an event's shape depends on the event alone, not on the events leaned before it (what makes --jobs N's index --jobs 1's)", () => {
+    const text = "a text that the payload restates in two places, over twenty-four characters"
+    const event = (eventId: string, payload: Record<string, unknown>) => ({
+      contractVersion: "1.2.0", provider: "muse-code", sourceId: "sha256:x", sessionId: "s", eventId, sequence: 1,
+      kind: "message-shape-history", role: null, toolName: null, toolCallId: null, model: null, occurredAt: null, text,
+      cursor: "c", rawReference: { locatorClass: "manual-export", sequence: 1 },
+      extensions: { "native.muse": { payload } }, toolInput: null, isError: null, compaction: null, parent: null,
+      child: null, usage: null, responseId: null, costUsd: null
+    } as unknown as SessionEvent)
+    // Restated twice: in `body` (first in key order) and in `copy`.
+    const twice = event("e1", { body: text, copy: text })
+    // The same kind of event restating it only in `copy`.
+    const once = event("e2", { body: "something else entirely, also long enough", copy: text })
+    const alone = leanEvent(twice)!
+    leanEvent(once)
+    const after = leanEvent(twice)!
+    expect(after.shape).toBe(alone.shape)
+    expect(after.body).toBe(alone.body)
+    // Either way the event reads back whole.
+    expect(JSON.stringify(eventOfRow(shapePlan(after.shape), after.body, twice, twice))).toBe(JSON.stringify(twice))
+  })
+
   it.effect("an index made before the lean record reads the same events read-only, and migrates to them (0006), with search and usage", () =>
     Effect.gen(function*() {
       const a = allProviders()

@@ -2,7 +2,10 @@
  * The lean record's writer as it was before session 9's speed work
  * (`leanEvent` of `src/layers/index/rows.ts` at 1040bc6), frozen here, unchanged,
  * as the reference the faster one is compared with (`test/index/lean-event-speed.test.ts`):
- * the index's content and the lean stream's lines must not change.
+ * the index's content and the lean stream's lines must not change. One rule
+ * changed since, in both: a typed field's reference into `extensions` is the
+ * first place that restates it (session 15; before, the place found for the
+ * last event of its kind was tried first, so a shape depended on history).
  */
 import type { SessionEvent } from "../../src/domain/model.js"
 import type { LeanEvent, Shape, ShapeKey } from "../../src/layers/index/rows.js"
@@ -146,11 +149,10 @@ export const referenceLeanEvent = (e: SessionEvent): LeanEvent | null => {
     for (const k of REF_KEYS) {
       const v = ev[k]
       if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
-      const hint = `${e.provider}\u0000${e.kind}\u0000${k}`
-      const ref = refAt(e.extensions, v, lastRefs.get(hint)) ?? findRef(e.extensions, v)
+      // Session 15: the first place that restates it, the event alone deciding (it was the last kind's place when
+      // that still held, which made an event's shape depend on the events leaned before it).
+      const ref = findRef(e.extensions, v)
       if (ref !== null) {
-        if (lastRefs.size >= SHAPE_CACHE_MAX) lastRefs.clear()
-        lastRefs.set(hint, ref)
         ;(refs ??= {})[k] = ref
         sig += `\u0004${k}\u0002${JSON.stringify(ref)}`
       }
@@ -224,21 +226,6 @@ export const referenceLeanEvent = (e: SessionEvent): LeanEvent | null => {
   return { shape, body: JSON.stringify(body) }
 }
 
-/** The last reference found for a provider's kind of event and a field: tried first (events of a kind restate alike). */
-const lastRefs = new Map<string, ReadonlyArray<string | number>>()
-
-/** `ref` (a reference {@link findRef} made) when it holds for `target` in `ext`, else null. */
-const refAt = (ext: Record<string, unknown>, target: unknown, ref: ReadonlyArray<string | number> | undefined) => {
-  if (ref === undefined) return null
-  let v: unknown = ext
-  for (let i = 1; i < ref.length; i++) {
-    if (typeof v !== "object" || v === null || !Object.hasOwn(v, ref[i])) return null
-    v = (v as Record<string | number, unknown>)[ref[i]]
-  }
-  if (ref[0] === "~") return typeof v === "string" && typeof target === "string" && oneLine(v) === target ? ref : null
-  if (typeof target === "string") return v === target ? ref : null
-  return v === target || (isPlain(v) && JSON.stringify(v) === JSON.stringify(target)) ? ref : null
-}
 
 /** Shapes by signature (see {@link leanEvent}: keys are length-prefixed, words hold no control characters, so no two shapes share one); cleared when full. */
 const shapeCache = new Map<string, string>()

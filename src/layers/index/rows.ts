@@ -698,11 +698,10 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
     for (const k of REF_KEYS) {
       const v = ev[k]
       if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
-      const hint = `${e.provider}\u0000${e.kind}\u0000${k}`
-      const ref = refAt(e.extensions, v, lastRefs.get(hint)) ?? findRef(e.extensions, v)
+      // The first place in `extensions` that restates it, in key order: the event alone decides (never the events
+      // leaned before it), so an event has one shape whichever thread or run leans it (`import --jobs N`).
+      const ref = findRef(e.extensions, v)
       if (ref !== null) {
-        if (lastRefs.size >= SHAPE_CACHE_MAX) lastRefs.clear()
-        lastRefs.set(hint, ref)
         ;(refs ??= {})[k] = ref
         node = step(step(node, T.ref, k), T.refPath, JSON.stringify(ref))
       }
@@ -808,22 +807,6 @@ const shapeOf = (e: SessionEvent, keys: ReadonlyArray<string>, refs: Record<stri
     ...(words !== undefined ? { v: words } : {})
   }
   return JSON.stringify(def)
-}
-
-/** The last reference found for a provider's kind of event and a field: tried first (events of a kind restate alike). */
-const lastRefs = new Map<string, ReadonlyArray<string | number>>()
-
-/** `ref` (a reference {@link findRef} made) when it holds for `target` in `ext`, else null. */
-const refAt = (ext: Record<string, unknown>, target: unknown, ref: ReadonlyArray<string | number> | undefined) => {
-  if (ref === undefined) return null
-  let v: unknown = ext
-  for (let i = 1; i < ref.length; i++) {
-    if (typeof v !== "object" || v === null || !Object.hasOwn(v, ref[i])) return null
-    v = (v as Record<string | number, unknown>)[ref[i]]
-  }
-  if (ref[0] === "~") return typeof v === "string" && typeof target === "string" && oneLine(v) === target ? ref : null
-  if (typeof target === "string") return v === target ? ref : null
-  return v === target || (isPlain(v) && JSON.stringify(v) === JSON.stringify(target)) ? ref : null
 }
 
 /** At most this many shapes are kept in the trie (it starts again when full). */
