@@ -185,12 +185,12 @@ describe("search on PostgreSQL: migration 0007 (word pairs)", () => {
       const refused = yield* Effect.either(search(url, "\"quick brown\""))
       expect(Either.isLeft(refused) && refused.left).toMatchObject({
         code: "STORE_UNAVAILABLE",
-        details: { reason: "schema-outdated", have: 6, want: 7 }
+        details: { reason: "schema-outdated", have: 6, want: IndexPostgres.SCHEMA_VERSION }
       })
       expect(Either.isLeft(refused) && refused.left.remediation).toContain("index migrate")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_pairs"])
-      expect(migrated.version).toBe(7)
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_pairs", "search_facets"])
+      expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const hits = yield* search(url, "\"quick brown\"")
       expect(hits.map((h) => h.sequence)).toEqual([1])
       const [{ n }] = yield* Effect.promise(() => pgQuery<{ n: number }>(url, "SELECT count(*)::int AS n FROM search_docs WHERE pairs @> ARRAY[hashtext($1)]", [" quick brown"]))
