@@ -108,6 +108,19 @@ describe("Claude Code", () => {
     const t = cli(args, { env: { NO_COLOR: "1", MUSE_AGENTS_DIR: "" } })
     expect(t.stdout).toMatch(/implausible-timestamp 2: a timestamp before 2000 or after 2099/)
   })
+
+  it("discover's text output counts them as its --json does (kind, count, first line), as the import report says them", () => {
+    const root = Claude.tempDir("si-claude-implausible-")
+    const file = write(root)
+    const env = { NO_COLOR: "1", CLAUDE_CONFIG_DIR: "" }
+    const j = JSON.parse(cli(["discover", "claude-code", "--claude-root", root, "--json"], { env }).stdout).data
+    expect(j.sources[0].overview.parseWarnings.map((w: { kind: string; count: number }) => [w.kind, w.count])).toEqual([["timestamp-not-valid", 1], ["implausible-timestamp", 2]])
+    const t = cli(["discover", "claude-code", "--claude-root", root], { env })
+    expect(t.code).toBe(0)
+    // One summary line (3 lines of 1 source, each kind with its count, all kept), then the source with its kinds.
+    expect(t.stdout).toMatch(/^parse warnings: 3 lines in 1 source kept: .*timestamp-not-valid 1: a timestamp not valid.*implausible-timestamp 2: a timestamp before 2000 or after 2099.*every line was read$/m)
+    expect(t.stdout).toContain(`  - claude-code ${fs.realpathSync(file)}: timestamp-not-valid 1 (first at line 3), implausible-timestamp 2 (first at line 4)`)
+  })
 })
 
 describe("Muse agents", () => {

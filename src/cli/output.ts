@@ -53,6 +53,26 @@ process.stdout.on("error", stdoutError)
  */
 export const jsonText = (value: object): string => escapeJsonControls(JSON.stringify(value))
 
+/** From this many UTF-8 bytes (at most 3 per character) a `--json` envelope is checked for raw controls as bytes. */
+const LARGE_JSON_CHARS = 64 * 1024
+
+/**
+ * {@link jsonText} of a value plus a line break, as the bytes stdout gets.
+ * A large text is encoded once and looked at as bytes ({@link holdsRawControl}:
+ * `indexOf`, memchr): without a raw control, as nearly every envelope is,
+ * those bytes are the answer (no regular-expression pass over megabytes of
+ * text, no second encoding by the write); with one, the escaped text. A
+ * small one is {@link jsonText}'s text.
+ */
+const jsonOut = (value: object): string | Uint8Array => {
+  const text = JSON.stringify(value)
+  if (text.length < LARGE_JSON_CHARS) return escapeJsonControls(text) + "\n"
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(text, "utf8") + 1)
+  const n = bytes.write(text, 0, "utf8")
+  bytes[n] = 0x0a
+  return holdsRawControl(bytes.subarray(0, n)) ? escapeJsonControls(text) + "\n" : bytes
+}
+
 /**
  * True when UTF-8 `bytes` hold a C1 control (U+0080–U+009F: `C2 80`–`C2 9F`)
  * or a bidi override or isolate (U+202A–U+202E: `E2 80 AA`–`AE`;
@@ -528,7 +548,7 @@ export const printResult = (
   data: unknown,
   render: () => string
 ): Effect.Effect<void, StdoutClosed> =>
-  json ? writeStdout(jsonText(envelope(command, data, null)) + "\n") : writeHuman(render())
+  json ? writeStdout(jsonOut(envelope(command, data, null))) : writeHuman(render())
 
 /** Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) written as escapes (`\n`, `\r`, `\u2028`, …). */
 const oneLine = (text: string): string =>

@@ -150,7 +150,7 @@ export const legacySourceSummary = (summary: Record<string, unknown>): SourceSum
     title: str(summary.title) ?? str(summary.firstPrompt),
     workspace: str(summary.workspace) ?? str(summary.workspaceRoot) ?? str(summary.cwd) ?? str(summary.evidencePath),
     firstActivityAt: str(summary.startedAt) ?? str(summary.firstReceivedAt),
-    lastActivityAt: str(summary.updatedAt) ?? str(summary.lastReceivedAt),
+    lastActivityAt: (summary.updatedAtFrom === "file-mtime" ? undefined : str(summary.updatedAt)) ?? str(summary.lastReceivedAt),
     model: str(summary.model),
     counts: {
       prompts: count(summary.promptCount),

@@ -258,16 +258,22 @@ const replaced = (file: AuthorizedFile) =>
 /**
  * Read up to `length` bytes at `offset` of an open file descriptor (fewer at
  * the end of the file), into `into` when it is given and large enough.
+ * `sizeAtOpen` (the descriptor's `fstat` size, when known): a short read that
+ * reaches it is the end of the file, so no further read is spent to be told
+ * so by a 0-byte one (discovery and the small-file import read each log's
+ * head once, not twice). A file that grew since goes on being read.
  */
-const readFully = (fd: number, offset: number, length: number, into?: Uint8Array): Buffer => {
+const readFully = (fd: number, offset: number, length: number, into?: Uint8Array, sizeAtOpen = Infinity): Buffer => {
   const buf = into !== undefined && into.length >= length
     ? Buffer.from(into.buffer, into.byteOffset, length)
     : Buffer.allocUnsafe(length)
   let got = 0
   while (got < length) {
-    const n = fs.readSync(fd, buf, got, length - got, offset + got)
+    const asked = length - got
+    const n = fs.readSync(fd, buf, got, asked, offset + got)
     if (n === 0) break
     got += n
+    if (n < asked && offset + got >= sizeAtOpen) break
   }
   return got === length ? buf : buf.subarray(0, got)
 }
@@ -387,7 +393,7 @@ const readHead = (
     const opened = openChecked(file)
     if (!("fd" in opened)) return Effect.fail(opened.error)
     try {
-      return Effect.succeed({ bytes: readFully(opened.fd, 0, length, scratch), statAtOpen: toStat(opened.stat) })
+      return Effect.succeed({ bytes: readFully(opened.fd, 0, length, scratch, opened.stat.size), statAtOpen: toStat(opened.stat) })
     } catch (e) {
       return Effect.fail(fsError(file.path, e))
     } finally {

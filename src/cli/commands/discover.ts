@@ -14,6 +14,7 @@ import * as Registry from "../../layers/registry.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { PartialCoverage, printResult } from "../output.js"
+import { parseWarningLines, parseWarningsOfSources } from "../parse-warnings.js"
 
 /** One line per source: id, time range, where, title and counts, from its typed summary. */
 const sourceLine = (s: DiscoveredSource, local: boolean): string => {
@@ -43,6 +44,8 @@ const render = (r: DiscoveryReport, local: boolean): string => {
     ...(r.omitted !== undefined && Object.keys(r.omitted).length > 0
       ? [`omitted (left out by the provider's spec): ${Object.entries(r.omitted).map(([k, v]) => `${k} ${v}`).join(", ")}`]
       : []),
+    // Counted as --json counts them (each source's overview.parseWarnings), said as the import report says them.
+    ...parseWarningLines(parseWarningsOfSources(r.sources), ""),
     ...r.sources.map((s) => sourceLine(s, local))
   ]
   if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))

@@ -17,52 +17,13 @@ import type { WatchRound } from "../../layers/index/watch.js"
 import { importRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { PARTIAL_EXIT, PartialCoverage, printResult } from "../output.js"
-import { isKeptWarningKind, KEPT_WARNING_KINDS } from "../../domain/warning-kinds.js"
+import { parseWarningLines } from "../parse-warnings.js"
 
 /** Exit code of an import whose coverage is partial (DESIGN.md). */
 export { PARTIAL_EXIT }
 
 /** Diagnostics printed in the text report (all of them are in `--json`). */
 const MAX_DIAGNOSTICS = 20
-
-/** Sources listed under the parse-warning line of the text report (all of them are in `--json`). */
-const MAX_WARNED_SOURCES = 5
-
-/**
- * The parse warnings of the report for people: the lines skipped, in how
- * many sources, by kind, and the lines kept with a part dropped or replaced
- * (`KEPT_WARNING_KINDS`, each said with what happened); then the first
- * sources with theirs. None when there is no warning.
- */
-const parseWarningLines = (r: ImportReport): Array<string> => {
-  const w = r.parseWarnings
-  if (w.lines === 0) return []
-  const bySource = new Map<string, Array<string>>()
-  for (const i of w.items) {
-    const key = `${i.provider} ${i.path}`
-    bySource.set(key, [...(bySource.get(key) ?? []), `${i.kind} ${i.count}${i.firstLine !== null ? ` (first at line ${i.firstLine})` : ""}`])
-  }
-  const listed = [...bySource].slice(0, MAX_WARNED_SOURCES).map(([k, v]) => `    - ${k}: ${v.join(", ")}`)
-  // Lines of the kept kinds (`usage-not-valid`, `invalid-utf8`, `unknown-block`, `timestamp-not-valid`) are read, their
-  // events kept (only a part of the line dropped or replaced): never called skipped.
-  const keptEntries = Object.entries(w.byKind).filter(([k]) => isKeptWarningKind(k))
-  const keptLines = keptEntries.reduce((n, [, v]) => n + v, 0)
-  const skipped = w.lines - keptLines
-  const kinds = (entries: ReadonlyArray<[string, number]>) => entries.map(([k, v]) => `${k} ${v}`).join(", ")
-  const lines = (n: number) => `${n} line${n === 1 ? "" : "s"}`
-  const keptClauses = keptEntries.map(([k, v]) => `${lines(v)} ${KEPT_WARNING_KINDS[k]!.kept} (${k} ${v}: ${KEPT_WARNING_KINDS[k]!.why})`)
-  const inSources = `in ${w.sources} source${w.sources === 1 ? "" : "s"}`
-  return [
-    skipped > 0
-      ? `  parse warnings: ${lines(skipped)} skipped ${inSources} (${kinds(Object.entries(w.byKind).filter(([k]) => !isKeptWarningKind(k)))}); the rest of each source was read` +
-        (keptClauses.length > 0 ? `; ${keptClauses.join("; ")}` : "")
-      : keptEntries.length === 1
-      ? `  parse warnings: ${lines(keptLines)} ${inSources} ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.kept} (${keptEntries[0][0]} ${keptLines}: ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.why}); every line was read`
-      : `  parse warnings: ${lines(keptLines)} ${inSources} kept: ${keptClauses.join("; ")}; every line was read`,
-    ...listed,
-    ...(bySource.size > MAX_WARNED_SOURCES ? [`    … and ${counted(bySource.size - MAX_WARNED_SOURCES, "more source", "more sources")} (--json lists them all)`] : [])
-  ]
-}
 
 const render = (r: ImportReport, index: string): string => {
   const s = r.sources
@@ -82,7 +43,7 @@ const render = (r: ImportReport, index: string): string => {
     ...(s.unreadable > 0
       ? [`  unreadable: ${s.unreadable} could not be read (what was imported from them before is kept in the index as it was; see SOURCE_UNREADABLE below)`]
       : []),
-    ...parseWarningLines(r),
+    ...parseWarningLines(r.parseWarnings, "  "),
     ...(r.parseWorkers !== undefined
       ? [
         `  warning:  ${r.parseWorkers.code}: the parse workers could not start (${r.parseWorkers.problem}); ${

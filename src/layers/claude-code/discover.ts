@@ -205,8 +205,9 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         }
       }
     }
-    // Latest activity first (by `compareTimestamps`' key, made once per source), then by path.
-    const keyed = found.map((d) => ({ d, key: timestampSortKey(d.overview.lastActivityAt!) }))
+    // Latest activity first (by `compareTimestamps`' key, made once per source), then by path. A session with no dated
+    // record (no last activity) is placed by its file's mtime, as it was listed before: its order only, not its activity.
+    const keyed = found.map((d) => ({ d, key: timestampSortKey(d.overview.lastActivityAt ?? new Date(d.stat?.mtimeMs ?? 0).toISOString()) }))
     keyed.sort((a, b) => (a.key > b.key ? -1 : a.key < b.key ? 1 : a.d.locator.path < b.d.locator.path ? -1 : 1))
     for (let i = 0; i < keyed.length; i++) found[i] = keyed[i].d
     // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude

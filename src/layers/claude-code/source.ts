@@ -727,7 +727,8 @@ const fromSummary = (path: string, s: Record<string, unknown>, stat: AuthorizedF
     title,
     workspace: cwd,
     firstActivityAt: startedAt,
-    lastActivityAt: updatedAt,
+    // The summary's `updatedAt` falls back to the file's mtime (labelled `updatedAtFrom`); the last activity does not.
+    lastActivityAt: s.updatedAtFrom === "file-mtime" ? null : updatedAt,
     model,
     counts: { prompts, toolCalls, runs: null, lines },
     parseWarnings: s.parseWarnings as SourceSummary["parseWarnings"],
@@ -794,7 +795,10 @@ const fromKeptOverview = (
   parts: ReadonlyArray<string> = []
 ): DiscoveredSource | undefined => {
   const sessionId = sessionIdOfFile(nodePath.basename(path))
-  if (overview.sessionId !== sessionId || typeof overview.lastActivityAt !== "string" || !Array.isArray(overview.parseWarnings)) return undefined
+  if (
+    overview.sessionId !== sessionId || (overview.lastActivityAt !== null && typeof overview.lastActivityAt !== "string") ||
+    !Array.isArray(overview.parseWarnings)
+  ) return undefined
   return new KeptSession(path, sessionId, overview, new KnownSummary(known), stat, parts)
 }
 
@@ -903,8 +907,9 @@ const keptWithParts = (
 
 /**
  * The typed summary of a session (contract 1.1.0): title, `cwd` as the
- * workspace, first record to last (the file's mtime when no record is
- * dated), model, prompts, tool calls, lines and warnings.
+ * workspace, first record to last (null when no record is dated: a file's
+ * mtime is no event time, and `sessions` shows none then either), model,
+ * prompts, tool calls, lines and warnings.
  */
 export const overviewOf = (s: ScannedSession): SourceSummary => {
   const scan = s.scan
@@ -913,7 +918,7 @@ export const overviewOf = (s: ScannedSession): SourceSummary => {
     title: scan.title,
     workspace: scan.cwd,
     firstActivityAt: scan.startedAt,
-    lastActivityAt: scan.endedAt ?? new Date(s.file.stat.mtimeMs).toISOString(),
+    lastActivityAt: scan.endedAt,
     model: scan.model,
     counts: { prompts: scan.promptCount, toolCalls: scan.toolCallCount, runs: null, lines: scan.lineCount },
     parseWarnings: scan.parseWarnings,

@@ -111,7 +111,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
         title: scan.title,
         workspace: null,
         firstActivityAt: scan.firstRecordAt,
-        lastActivityAt: updatedAt,
+        // A file's mtime is no activity (summary.updatedAt keeps it as issue 4's last fallback, labelled).
+        lastActivityAt: updatedAtFrom === "file-mtime" ? null : updatedAt,
         model: entry?.model ?? null,
         counts: { prompts: scan.promptCount, toolCalls: scan.toolCallCount, runs: null, lines: scan.lineCount },
         parseWarnings: scan.lineWarnings.toArray(),

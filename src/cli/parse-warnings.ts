@@ -1,0 +1,70 @@
+/**
+ * The parse warnings of a run for people, as `import` and `discover` print
+ * them: one summary line (the lines skipped, in how many sources, by kind;
+ * the lines kept with a part dropped or replaced, each kind said with what
+ * happened: `KEPT_WARNING_KINDS`), then the first sources with theirs.
+ *
+ * @module
+ */
+import type { DiscoveredSource } from "../domain/model.js"
+import { counted } from "../domain/render.js"
+import { isKeptWarningKind, KEPT_WARNING_KINDS } from "../domain/warning-kinds.js"
+import type { ParseWarningsReport } from "../services/Importer.js"
+
+/** Sources listed under the parse-warning line (all of them are in `--json`). */
+const MAX_WARNED_SOURCES = 5
+
+/**
+ * The lines for people of `w` (none when there is no warning): the summary
+ * line indented by `indent`, each listed source two spaces further.
+ */
+export const parseWarningLines = (w: ParseWarningsReport, indent: string): Array<string> => {
+  if (w.lines === 0) return []
+  const bySource = new Map<string, Array<string>>()
+  for (const i of w.items) {
+    const key = `${i.provider} ${i.path}`
+    bySource.set(key, [...(bySource.get(key) ?? []), `${i.kind} ${i.count}${i.firstLine !== null ? ` (first at line ${i.firstLine})` : ""}`])
+  }
+  const listed = [...bySource].slice(0, MAX_WARNED_SOURCES).map(([k, v]) => `${indent}  - ${k}: ${v.join(", ")}`)
+  // Lines of the kept kinds (`usage-not-valid`, `invalid-utf8`, `unknown-block`, `timestamp-not-valid`) are read, their
+  // events kept (only a part of the line dropped or replaced): never called skipped.
+  const keptEntries = Object.entries(w.byKind).filter(([k]) => isKeptWarningKind(k))
+  const keptLines = keptEntries.reduce((n, [, v]) => n + v, 0)
+  const skipped = w.lines - keptLines
+  const kinds = (entries: ReadonlyArray<[string, number]>) => entries.map(([k, v]) => `${k} ${v}`).join(", ")
+  const lines = (n: number) => `${n} line${n === 1 ? "" : "s"}`
+  const keptClauses = keptEntries.map(([k, v]) => `${lines(v)} ${KEPT_WARNING_KINDS[k]!.kept} (${k} ${v}: ${KEPT_WARNING_KINDS[k]!.why})`)
+  const inSources = `in ${w.sources} source${w.sources === 1 ? "" : "s"}`
+  return [
+    skipped > 0
+      ? `${indent}parse warnings: ${lines(skipped)} skipped ${inSources} (${kinds(Object.entries(w.byKind).filter(([k]) => !isKeptWarningKind(k)))}); the rest of each source was read` +
+        (keptClauses.length > 0 ? `; ${keptClauses.join("; ")}` : "")
+      : keptEntries.length === 1
+      ? `${indent}parse warnings: ${lines(keptLines)} ${inSources} ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.kept} (${keptEntries[0][0]} ${keptLines}: ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.why}); every line was read`
+      : `${indent}parse warnings: ${lines(keptLines)} ${inSources} kept: ${keptClauses.join("; ")}; every line was read`,
+    ...listed,
+    ...(bySource.size > MAX_WARNED_SOURCES ? [`${indent}  … and ${counted(bySource.size - MAX_WARNED_SOURCES, "more source", "more sources")} (--json lists them all)`] : [])
+  ]
+}
+
+/**
+ * The parse warnings discovery counted in its sources' overviews
+ * (`overview.parseWarnings`), summed as an import report sums them: lines,
+ * sources with any, lines by kind, one item per source and kind.
+ */
+export const parseWarningsOfSources = (sources: ReadonlyArray<DiscoveredSource>): ParseWarningsReport => {
+  const items: Array<ParseWarningsReport["items"][number]> = []
+  const byKind: Record<string, number> = {}
+  let lines = 0, withAny = 0
+  for (const s of sources) {
+    const warnings = s.overview.parseWarnings.filter((p) => p.count > 0)
+    if (warnings.length === 0) continue
+    withAny++
+    for (const p of warnings) {
+      lines += p.count
+      byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
+      items.push({ provider: s.provider, path: s.locator.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
+    }
+  }
+  return { lines, sources: withAny, byKind, items }
+}
