@@ -271,3 +271,31 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
     ]
   return { message, remediation, details: { file: role.file, reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) } }
 }
+
+/**
+ * Whether a defect raised while decoding a store's rows says the stored data
+ * is not what session-ingest wrote there: `JSON.parse` of a stored text that
+ * is not JSON (`SyntaxError`), or a decoded value of the wrong shape read as
+ * if it were right (`TypeError`, `RangeError`: e.g. a shape's key list that
+ * is not an array, or nesting too deep to rebuild). Bit rot or a hand edit,
+ * not a bug of the reader.
+ */
+export const isUndecodableData = (defect: unknown): boolean =>
+  defect instanceof SyntaxError || defect instanceof TypeError || defect instanceof RangeError
+
+/**
+ * The message and remediation of a `StoreUnavailable` for a stored row of
+ * `role`'s file that cannot be decoded ({@link isUndecodableData}): the file
+ * is damaged (`details.reason` `damaged`, as SQLite's own `SQLITE_CORRUPT`),
+ * and the remedy is the same, a new file rebuilt from the sources. The
+ * defect's message (not its name or stack) is kept, cut to 200 characters.
+ */
+export const undecodableRowFields = (role: StoreRole, defect: unknown) => {
+  const detail = messageOf(defect).replace(/\s+/g, " ")
+  const why = detail.length > 200 ? detail.slice(0, 199) + "…" : detail
+  return {
+    message: `${role.label} ${role.file} is damaged: a stored record cannot be read back (${why}).`,
+    remediation: `Move it aside and pass ${role.option} with a new file (session-ingest rebuilds it from the sources).`,
+    details: { file: role.file, reason: "damaged" as const, decode: why }
+  }
+}

@@ -55,7 +55,7 @@ import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
-import { primaryFailure, type StoreRole, storeFailureFields } from "../store-failure.js"
+import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
@@ -853,6 +853,50 @@ class PointFailed {
 
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
 
+/**
+ * `effect` with a defect of decoding a stored row (`isUndecodableData`: a
+ * body, shape or summary that is not the JSON the index wrote) failed as
+ * `StoreUnavailable` (the index is damaged, exit 6): never a stack trace for
+ * a damaged file (tester15, finding 4). Other defects pass through.
+ */
+const decodedOrDamaged = (file: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+  Effect.catchSomeDefect(effect, (d) =>
+    isUndecodableData(d) ? Option.some(Effect.fail(new StoreUnavailable(undecodableRowFields(indexRole(file), d)))) : Option.none())
+
+/** {@link decodedOrDamaged} of a stream. */
+const decodedOrDamagedStream = (file: string) => <A, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E | StoreUnavailable, R> =>
+  Stream.catchAllCause(stream, (cause): Stream.Stream<never, E | StoreUnavailable> => {
+    const d = Cause.dieOption(cause)
+    return Option.isSome(d) && isUndecodableData(d.value)
+      ? Stream.fail(new StoreUnavailable(undecodableRowFields(indexRole(file), d.value)))
+      : Stream.failCause(cause)
+  })
+
+/**
+ * The index's reads with {@link decodedOrDamaged}: each method that decodes
+ * stored rows (checkpoints, sessions, events, search hits, usage, the dump).
+ */
+const guardReads = (file: string, shape: IndexShape): IndexShape => {
+  const guard = decodedOrDamaged(file)
+  return {
+    ...shape,
+    checkpoint: (key) => guard(shape.checkpoint(key)),
+    checkpoints: guard(shape.checkpoints),
+    ...(shape.importCheckpoints !== undefined ? { importCheckpoints: guard(shape.importCheckpoints) } : {}),
+    sessions: (filter) => guard(shape.sessions(filter)),
+    findSessions: (id) => guard(shape.findSessions(id)),
+    findSessionsByPrefix: (prefix, max) => guard(shape.findSessionsByPrefix(prefix, max)),
+    events: (uid) => guard(shape.events(uid)),
+    sessionBytes: (uid) => guard(shape.sessionBytes(uid)),
+    eventsStream: (uid, pageSize) => decodedOrDamagedStream(file)(shape.eventsStream(uid, pageSize)),
+    search: (query, filter) => guard(shape.search(query, filter)),
+    eventsAround: (uid, id, before, after) => guard(shape.eventsAround(uid, id, before, after)),
+    usage: (filter) => guard(shape.usage(filter)),
+    counts: guard(shape.counts),
+    dump: guard(shape.dump)
+  }
+}
+
 /** The error of a failed write's cause that says what went wrong (never SQLite's "cannot rollback" that followed it). */
 const causeError = (cause: Cause.Cause<unknown>): unknown =>
   primaryFailure([...Chunk.toArray(Cause.failures(cause)), ...Chunk.toArray(Cause.defects(cause))]) ?? Cause.squash(cause)
@@ -1540,7 +1584,7 @@ const make = (
         sessions: sql`SELECT * FROM sessions ORDER BY session_uid, generation`
       }))
     }
-    return shape
+    return guardReads(file, shape)
   })
 
 /** Open a SQLite connection for the scope; what better-sqlite3 throws (a defect) becomes `StoreUnavailable`. */
