@@ -29,13 +29,13 @@ const setup = () => {
 }
 
 describe("import --jobs N", () => {
-  it("refuses what is not a whole number 1..64 in decimal digits: INVALID_ARGUMENT, exit 2, nothing imported", () => {
+  it("refuses what is not a whole number 1..64 in decimal digits, saying what it takes: INVALID_ARGUMENT, exit 2, nothing imported", () => {
     const { index, args } = setup()
     for (const bad of ["0x2", "1e1", "1.5", "0", "65", "-1", "+2", " 2", "2 ", "two", "0b10", "1_0"]) {
       const r = cli([...args, "--jobs", bad], { env })
       expect(r.code, bad).toBe(2)
       expect(r.stdout, bad).toBe("")
-      expect(r.stderr, bad).toMatch(/^session-ingest: INVALID_ARGUMENT: [^\n]*--jobs takes a whole number of threads in decimal digits, 1 to 64[^\n]*\n {2}remedy: [^\n]+\n$/)
+      expect(r.stderr, bad).toMatch(/^session-ingest: INVALID_ARGUMENT: [^\n]*--jobs takes a whole number of threads, 1 to 64, in decimal digits \(got [^\n]*\)\n {2}remedy: [^\n]+\n$/)
       expect(fs.existsSync(index), bad).toBe(false)
     }
     const empty = cli([...args, "--jobs", ""], { env })

@@ -139,7 +139,7 @@ export const JobsValue = Schema.compose(
   Schema.NumberFromString
 ).annotations({
   message: (issue) => ({
-    message: `--jobs takes a whole number of threads in decimal digits, 1 to ${MAX_JOBS} (got ${JSON.stringify(issue.actual)})`,
+    message: `--jobs takes a whole number of threads, 1 to ${MAX_JOBS}, in decimal digits (got ${JSON.stringify(issue.actual)})`,
     override: true
   })
 })
