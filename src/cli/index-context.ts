@@ -9,6 +9,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,6 +19,7 @@ import * as ImporterLayer from "../layers/index/importer.js"
 import * as Watch from "../layers/index/watch.js"
 import { isPostgresUrl } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
+import { describeHolder, type ImportLockHolder } from "../layers/index/import-lock.js"
 import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
 import { causeLine, ImportFaults, type ImportPlan, ImportProgress, type ImportReport, type PartialCause } from "../services/Importer.js"
@@ -48,10 +50,31 @@ export interface ImportOptions extends RootOptions {
  * URL (its sources keyed by `machine`), else the SQLite file (created when
  * missing, migrated).
  */
-export const writeIndexLayer = (index: string, machine: string): Layer.Layer<Index, StoreUnavailable> =>
+export const writeIndexLayer = (index: string, machine: string, watch = false): Layer.Layer<Index, StoreUnavailable> =>
   isPostgresUrl(index)
     ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index, machine })))
-    : IndexSqlite.layer(index)
+    : IndexSqlite.layer(index, { lock: { wait: importWait(), onWait: waitingForImport, watch } })
+
+/**
+ * How long an import waits for another process's import lock on a SQLite
+ * index: `SESSION_INGEST_IMPORT_WAIT_SECONDS` (seconds, 0: not at all), else
+ * 10 minutes. A value that is not a number `>= 0` is ignored (the default).
+ */
+export const importWait = (): Duration.Duration | undefined => {
+  const v = process.env.SESSION_INGEST_IMPORT_WAIT_SECONDS
+  if (v === undefined || v.trim() === "") return undefined
+  const n = Number(v)
+  return Number.isFinite(n) && n >= 0 ? Duration.millis(Math.round(n * 1000)) : undefined
+}
+
+/** What a run waiting for another process's import lock says on stderr (always, terminal or not: a user must know why nothing moves), one line. */
+const waitingForImport = (holder: ImportLockHolder, wait: Duration.Duration) =>
+  Effect.sync(() => {
+    process.stderr.write(
+      `session-ingest: ${describeHolder(holder)} is writing to this index; waiting for it to finish ` +
+        `(up to ${Duration.format(wait)}, SESSION_INGEST_IMPORT_WAIT_SECONDS), then what it imported counts as unchanged.\n`
+    )
+  })
 
 /**
  * `session-ingest index migrate`: bring the index's schema to this build's.
@@ -192,6 +215,6 @@ export const importLayer = (policy: AccessPolicyShape, index: string, machine: s
  * no progress bar (a round is a line).
  */
 export const watchLayer = (policy: AccessPolicyShape, index: string, machine: string = os.hostname(), limits: Partial<ImportLimitsShape> = {}) => {
-  const base = Layer.mergeAll(App.layer(policy, limits), writeIndexLayer(index, machine), ImportFaults.none, ImportProgress.silent)
+  const base = Layer.mergeAll(App.layer(policy, limits), writeIndexLayer(index, machine, true), ImportFaults.none, ImportProgress.silent)
   return ImporterLayer.layer.pipe(Layer.provideMerge(Watch.memoryLayer().pipe(Layer.provideMerge(base))))
 }

@@ -269,6 +269,17 @@ export interface IndexShape {
    * one machine's); PostgreSQL's carry the machine the layer writes for.
    */
   readonly sourceKey: (provider: ProviderId, locator: Locator) => string
+  /**
+   * Run an import run (`Importer.run`) as one writer of the index among
+   * processes: a SQLite file opened with an import lock takes it at the run's
+   * first write (waiting for another process's run, which may fail the write
+   * `StoreUnavailable` `import-running`), runs again from the start (holding
+   * it) when another process committed after this run read its checkpoints,
+   * and lets it go when the run ends. Absent: runs are not kept apart (a
+   * PostgreSQL index, where each machine's sources are its own; a layer
+   * opened without the lock).
+   */
+  readonly importRun?: (<A, E, R>(run: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined
   /** The checkpoint of a source, if it was ever imported. */
   readonly checkpoint: (sourceKey: string) => Effect.Effect<Option.Option<Checkpoint>, StoreUnavailable>
   /**

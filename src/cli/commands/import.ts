@@ -11,6 +11,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as os from "node:os"
 import { counted } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
@@ -86,15 +88,46 @@ const watchOption = Options.boolean("watch").pipe(
   )
 )
 
+/** The most `--jobs` says it takes (a bound on memory: each worker thread loads the library, ~35 MB). */
+export const MAX_JOBS = 64
+
+/**
+ * `--jobs`'s value: decimal digits only, a whole number 1 to {@link MAX_JOBS}
+ * (`0x2`, `1e1`, `1.5`, `+2`, ` 2` refused, which `Number` would read).
+ */
+export const JobsValue = Schema.compose(
+  Schema.String.pipe(Schema.filter((s) => /^[0-9]{1,3}$/.test(s) && Number(s) >= 1 && Number(s) <= MAX_JOBS)),
+  Schema.NumberFromString
+).annotations({
+  message: (issue) => ({
+    message: `--jobs takes a whole number of threads, 1 to ${MAX_JOBS}, in decimal digits (got ${JSON.stringify(issue.actual)})`,
+    override: true
+  })
+})
+
 /** `--jobs N`: threads that read and parse new sources (README, "Parallel first import"). */
-const jobsOption = Options.integer("jobs").pipe(
+const jobsOption = Options.text("jobs").pipe(
   Options.withPseudoName("N"),
-  Options.filterMap((n) => (n >= 1 && n <= 64 ? Option.some(n) : Option.none()), "--jobs takes a whole number of threads, 1 to 64"),
+  Options.withSchema(JobsValue),
   Options.optional,
   Options.withDescription(
-    "Threads that read and parse new sources while the main one writes the index (default: the machine's cores, at most 4; 1: no worker thread)."
+    `Threads that read and parse new sources while the main one writes the index (default: the machine's cores, at most 4; 1: no worker thread; more than the cores: the cores, said on stderr).`
   )
 )
+
+/**
+ * The parse threads a run uses for `--jobs requested` on a machine of
+ * `cores` (`os.availableParallelism()`): at most the cores (more threads than
+ * cores only contend with the writing thread and cost memory), with the note
+ * that says so on stderr (null: as asked).
+ */
+export const jobsFor = (requested: number, cores: number): { readonly jobs: number; readonly note: string | null } =>
+  requested <= cores
+    ? { jobs: requested, note: null }
+    : {
+      jobs: Math.max(1, cores),
+      note: `session-ingest: --jobs ${requested}: this machine has ${cores} core${cores === 1 ? "" : "s"}; using ${Math.max(1, cores)} parse thread${cores === 1 ? "" : "s"}.`
+    }
 
 /** A round of `--watch` on one line: `round N scope (trigger): +S sessions, +E events; sources …; coverage; ms`. */
 export const roundLine = (r: WatchRound): string => {
@@ -129,7 +162,9 @@ export const importCommand = Command.make(
       const rt = yield* importRuntime
       const setup = yield* rt.importSetup(o)
       const { config, index, limits, policy, workspaces } = setup
-      const plan = Option.isSome(o.jobs) ? { ...setup.plan, jobs: o.jobs.value } : setup.plan
+      const jobs = Option.map(o.jobs, (n) => jobsFor(n, os.availableParallelism()))
+      if (Option.isSome(jobs) && jobs.value.note !== null) process.stderr.write(jobs.value.note + "\n")
+      const plan = Option.isSome(jobs) ? { ...setup.plan, jobs: jobs.value.jobs } : setup.plan
       const machine = rt.machineOf(o.machine)
       const shownIndex = rt.shownIndex(index)
       if (o.watch) {

@@ -1357,7 +1357,8 @@ const make = Effect.gen(function*() {
       }
     }).pipe(Effect.scoped)
 
-  return { run }
+  // One writer of the index among processes (its import lock, taken at the first write: `IndexShape.importRun`).
+  return { run: index.importRun === undefined ? run : (plan: ImportPlan) => index.importRun!(run(plan)) }
 })
 
 /** Layer: the importer over the registry and the index in context. */

@@ -52,6 +52,7 @@ import {
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
+import { type ImportLock, importLock, type ImportLockOptions } from "./import-lock.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
@@ -908,12 +909,18 @@ const now = () => new Date().toISOString()
  * (id, WAL, migrations) for an import; `read` only reads (a query command:
  * the file may be read-only), and its writes fail with `StoreUnavailable`.
  */
+/** A run read its checkpoints before another process's commit, found at its first write: it starts again (`importRun`). */
+class ReadBeforeAnotherRun {
+  readonly _tag = "ReadBeforeAnotherRun"
+}
+
 const make = (
   file: string,
   ownership: Ownership,
   mode: "write" | "read",
   db: Driver | null = null,
-  exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (e) => e
+  exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (e) => e,
+  lock: ImportLock | null = null
 ): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -1014,17 +1021,38 @@ const make = (
      * interruption part-way rolls the open transaction back, so it never
      * holds half an operation.
      */
-    const write = <A, E, R>(step: (w: IndexWriter) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+    const unlocked = <A, E, R>(step: (w: IndexWriter) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
       writer === null
         ? Effect.fail(readOnly())
         : exclusive(step(writer)).pipe(
           Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.sync(() => writer.rollback()) : Effect.void))
         )
+    /**
+     * `PRAGMA data_version` of the writing connection when the run read its checkpoints without the import lock
+     * (`importCheckpoints`): another process's commit since then changes it. Null: not read, or read holding the lock.
+     */
+    let readAt: number | null = null
+    const dataVersion = () => (db!.prepare("PRAGMA data_version").raw(true).get() as [number])[0]
+    /**
+     * Before a run's first write: the import lock (`./import-lock.ts`), waited for if another run holds it. Taken
+     * after another process committed since this run read its checkpoints (it wrote while this one read, or while
+     * it waited): what this run read is stale, so the run starts again, holding the lock (`importRun`).
+     */
+    const gate: Effect.Effect<void, StoreUnavailable> = lock === null
+      ? Effect.void
+      : Effect.flatMap(lock.acquire, (now) =>
+        now && readAt !== null && db !== null && dataVersion() !== readAt ? Effect.die(new ReadBeforeAnotherRun()) : Effect.void)
+    /**
+     * Run a write step of the writer holding the connection (and the import lock); a failure or an interruption
+     * part-way rolls the open transaction back, so it never holds half an operation.
+     */
+    const write = <A, E, R>(step: (w: IndexWriter) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+      writer === null ? Effect.fail(readOnly()) : Effect.zipRight(gate, unlocked(step))
     /** Run a synchronous step of the writer; what the driver throws becomes `StoreUnavailable`. */
     const writeSync = <A>(step: (w: IndexWriter) => A) =>
       write((w) => Effect.try({ try: () => step(w), catch: (e) => unavailable(file, e) }))
-    /** Commit what the writer has pending (before an operation that takes a transaction of its own). */
-    const flush = writeSync((w) => w.commit())
+    /** Commit what the writer has pending (before an operation that takes a transaction of its own); pending writes mean the lock is held. */
+    const flush = unlocked((w) => Effect.try({ try: () => w.commit(), catch: (e) => unavailable(file, e) }))
     /** Run an `@effect/sql` write after committing what is pending, and forget the ids it may delete. */
     const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       writer === null
@@ -1032,7 +1060,7 @@ const make = (
         : Effect.zipRight(writeSync((w) => w.commitToWal()), effect).pipe(Effect.ensuring(Effect.sync(() => writer.forget())))
     if (writer !== null) {
       // Closing the layer commits what the last operations left pending (each was whole: see `write`).
-      yield* Effect.addFinalizer(() => writeSync((w) => w.commit()).pipe(Effect.ignore))
+      yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore, Effect.zipRight(lock?.release ?? Effect.void)))
     }
 
     /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
@@ -1222,6 +1250,17 @@ const make = (
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 
+      // One import run at a time writes to the file (`./import-lock.ts`): the lock is taken at the run's first
+      // write, a run that read before another's commit starts again holding it, and it is let go when the run ends.
+      importRun: lock === null ? undefined : <A, E, R>(run: Effect.Effect<A, E, R>) =>
+        Effect.suspend(() => {
+          readAt = null
+          return run.pipe(
+            Effect.catchSomeDefect((d) => (d instanceof ReadBeforeAnotherRun ? Option.some(run) : Option.none())),
+            Effect.ensuring(flush.pipe(Effect.ignore, Effect.zipRight(lock.release), Effect.zipRight(Effect.sync(() => (readAt = null)))))
+          )
+        }),
+
       checkpoint: (key) =>
         fail(sql<CheckpointRow>`SELECT ${sql.unsafe(checkpointColumns(overviewColumn))} FROM sources WHERE source_key = ${key}`).pipe(
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
@@ -1248,6 +1287,7 @@ const make = (
       // overviews asks for none), while the index is open; the kept overviews with the rest.
       importCheckpoints: db === null ? undefined : exclusive(Effect.try({
         try: () => {
+          if (lock !== null) readAt = lock.held() ? null : dataVersion()
           const out = new Map<string, SourceCheckpoint>()
           let summaries: Map<string, string> | undefined
           const summaryOf = (key: string): Record<string, unknown> => {
@@ -1631,8 +1671,11 @@ export const migrateFile = (file: string): Effect.Effect<
  * journal (best effort: not while another connection uses it), so that a
  * finished index can be read where nothing can be written beside it (a
  * read-only mount), which SQLite cannot do for a WAL file without its `-shm`.
+ * `options.lock`: import runs take the index's import lock (`<file>.lock`,
+ * `./import-lock.ts`, `IndexShape.importRun`) at their first write, waiting
+ * for another process's run; absent: no lock (runs of this layer only).
  */
-export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
+export const layer = (file: string, options: { readonly lock?: ImportLockOptions | undefined } = {}): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
     Index,
     Effect.gen(function*() {
@@ -1655,7 +1698,8 @@ export const layer = (file: string): Layer.Layer<Index, StoreUnavailable> =>
           )
         )
       }
-      return yield* make(file, ownership, "write", conn.db, conn.exclusive).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      const lock = options.lock !== undefined && file !== ":memory:" ? importLock(path.resolve(file), options.lock) : null
+      return yield* make(file, ownership, "write", conn.db, conn.exclusive, lock).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 
