@@ -23,8 +23,8 @@ import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFo
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
-import { Index, type IndexShape, type SearchHit, type SessionRow } from "../../services/Index.js"
-import { compileQuery, queryMatches } from "../../domain/search/query.js"
+import { Index, type IndexShape, MAX_SEARCH_LIMIT, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
+import { compileQuery, positiveQuery, queryMatches, type QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
@@ -221,9 +221,8 @@ export interface SearchHitAnswer {
  * cut from the redacted event (the redaction of a structured tool input is
  * not that of its words joined), so no snippet reads a secret back.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: ReadonlyArray<SearchHit>) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
-    const tree = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c.tree) })
     const kept: Array<SearchHit> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
@@ -266,6 +265,31 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
   })
 
 /**
+ * A search with redaction on: the hits whose redacted event (or title)
+ * satisfies the whole query, best first, at most `limit`. The index is
+ * searched with the query's positive part ({@link positiveQuery}): its
+ * negated words are then tried on the redacted text only, so no negation
+ * (`-word`, `NOT word`, `-prefix*`, a negated phrase or group) tells what a
+ * redacted value is. Hits dropped by that check are made up by asking the
+ * index for more, in rounds (5× the limit, then 4× more each round, up to
+ * {@link MAX_SEARCH_LIMIT}), until the limit is filled or the index has no
+ * more.
+ */
+const redactedSearch = (r: RedactionShape, index: IndexShape, query: string, filter: Omit<SearchFilter, "limit">, limit: number) =>
+  Effect.gen(function*() {
+    const compiled = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c) })
+    const positive = positiveQuery(compiled.tree)
+    const asked = positive.hasNegation ? positive.query : query
+    let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
+    for (;;) {
+      const found = yield* index.search(asked, { ...filter, limit: ask })
+      const kept = yield* visibleHits(r, index, compiled.tree, found)
+      if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
+      ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
+    }
+  })
+
+/**
  * `search_sessions`: the index's full-text search (the same query syntax,
  * filters and ranking as `session-ingest search`), each hit with its session,
  * event id and cursor, so it can be cited and resumed; titles and snippets
@@ -289,18 +313,16 @@ export const searchSessions = (
     const index = yield* Index
     const r = yield* Redaction
     const limit = p.limit ?? 20
-    const found = yield* index.search(p.query, {
+    const filter = {
       provider: p.provider,
       since,
       until,
       session: p.session,
       workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
       role: p.role,
-      kind: p.kind,
-      // Redacted answers: hits whose match lay only in what redaction removes are left out (below), so ask for more.
-      limit: r.enabled ? Math.min(1000, limit * 5) : limit
-    })
-    const hits = r.enabled ? (yield* visibleHits(r, index, p.query, found)).slice(0, limit) : found
+      kind: p.kind
+    }
+    const hits = r.enabled ? yield* redactedSearch(r, index, p.query, filter, limit) : yield* index.search(p.query, { ...filter, limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
