@@ -154,6 +154,26 @@ const workspaceFilter = (w: string): string => {
   }
 }
 
+/**
+ * With redaction on, whether a workspace, as shown (redacted), lies in the
+ * folder a client filters by, as shown: the filter never tells what
+ * redaction hides (`/home/bob` and `/home/alice` are both `~`, and match the
+ * same sessions). Null when redaction is off or no workspace is given (the
+ * index filters by the real path).
+ */
+const shownWorkspaceFilter = (r: RedactionShape, workspace: string | undefined): ((w: string | null) => boolean) | null => {
+  if (!r.enabled || workspace === undefined) return null
+  // `~/…` as written is also the shown form of any home folder's `…`; expanded, the server's own home.
+  const folders = [...new Set([r.text(workspaceFilter(workspace)), ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])]
+    .map((f) => f.replace(/(.)\/+$/, "$1"))
+    .map((f) => [f, f.endsWith("/") ? f : f + "/"] as const)
+  return (w) => {
+    if (w === null) return false
+    const shown = r.text(w)
+    return folders.some(([folder, under]) => shown === folder || shown.startsWith(under))
+  }
+}
+
 /** What `list_sessions` answers: the sessions (latest activity first), how many, and whether the limit left some out. */
 export interface ListSessionsAnswer {
   readonly sessions: ReadonlyArray<SessionBrief>
@@ -182,13 +202,16 @@ export const listSessions = (
     const limit = p.limit ?? DEFAULT_LIST_LIMIT
     const index = yield* Index
     const r = yield* Redaction
-    const rows = yield* index.sessions({
-      provider: p.provider,
-      since,
-      until,
-      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
-      limit: limit + 1
-    })
+    const shown = shownWorkspaceFilter(r, p.workspace)
+    const rows = shown === null
+      ? yield* index.sessions({
+        provider: p.provider,
+        since,
+        until,
+        workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+        limit: limit + 1
+      })
+      : (yield* index.sessions({ provider: p.provider, since, until })).filter((s) => shown(s.workspace))
     const sessions = rows.slice(0, limit).map((s) => brief(r, s))
     return { sessions, count: sessions.length, more: rows.length > limit }
   })
@@ -273,9 +296,17 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
  * redacted value is. Hits dropped by that check are made up by asking the
  * index for more, in rounds (5× the limit, then 4× more each round, up to
  * {@link MAX_SEARCH_LIMIT}), until the limit is filled or the index has no
- * more.
+ * more. A `workspace` filter is matched against the workspace as shown
+ * ({@link shownWorkspaceFilter}).
  */
-const redactedSearch = (r: RedactionShape, index: IndexShape, query: string, filter: Omit<SearchFilter, "limit">, limit: number) =>
+const redactedSearch = (
+  r: RedactionShape,
+  index: IndexShape,
+  query: string,
+  filter: Omit<SearchFilter, "limit" | "workspace">,
+  inWorkspace: ((w: string | null) => boolean) | null,
+  limit: number
+) =>
   Effect.gen(function*() {
     const compiled = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c) })
     const positive = positiveQuery(compiled.tree)
@@ -283,7 +314,7 @@ const redactedSearch = (r: RedactionShape, index: IndexShape, query: string, fil
     let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
     for (;;) {
       const found = yield* index.search(asked, { ...filter, limit: ask })
-      const kept = yield* visibleHits(r, index, compiled.tree, found)
+      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
       if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
       ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
     }
@@ -318,11 +349,12 @@ export const searchSessions = (
       since,
       until,
       session: p.session,
-      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
       role: p.role,
       kind: p.kind
     }
-    const hits = r.enabled ? yield* redactedSearch(r, index, p.query, filter, limit) : yield* index.search(p.query, { ...filter, limit })
+    const hits = r.enabled
+      ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
+      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
