@@ -198,3 +198,14 @@ describe("mcp framing: what the client sent is not echoed whole (tester15 findin
     expect(e.message).toBe(`Tool '${"x".repeat(99)}…[+${3_000_002 - 100} characters] not found`)
   })
 })
+
+describe("mcp framing: methods of capabilities not advertised (tester15 finding 9)", () => {
+  it("logging/setLevel is -32601 Method not found (logging is not advertised), with its id", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(`{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"debug"}}\n`)) as Array<any>
+    expect(out.map((m) => m._tag)).toEqual(["Ping"])
+    const answer = JSON.parse(parser.encode({ _tag: "Pong" }) as string)
+    expect(answer.id).toBe(9)
+    expect(answer.error.code).toBe(-32601)
+  })
+})

@@ -85,8 +85,12 @@ export const maxLineBytes = 8 * 1024 * 1024
  */
 export const maxArguments = 100
 
-/** The methods a client may call (MCP requests). */
-const requestMethods: ReadonlySet<string> = new Set(ClientRequestRpcs.requests.keys())
+/**
+ * The methods a client may call (MCP requests), less those of a capability
+ * the server does not advertise (`logging`: `logging/setLevel` is then
+ * `-32601` Method not found, not the library's `-32603` "Not implemented").
+ */
+const requestMethods: ReadonlySet<string> = new Set([...ClientRequestRpcs.requests.keys()].filter((m) => m !== "logging/setLevel"))
 /** The notifications a client may send. */
 const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.requests.keys())
 
