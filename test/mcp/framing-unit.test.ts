@@ -158,3 +158,54 @@ describe("mcp framing: a line nested too deep is answered with its top-level id 
     expect(shallowId(`{"id":1e999}`)).toBeNull()
   })
 })
+
+describe("mcp framing: what the client sent is not echoed whole (tester15 finding 6)", () => {
+  const stderrOf = (f: () => void): string => {
+    const written: Array<string> = []
+    const original = process.stderr.write.bind(process.stderr)
+    ;(process.stderr as any).write = (chunk: unknown) => {
+      written.push(String(chunk))
+      return true
+    }
+    try {
+      f()
+    } finally {
+      ;(process.stderr as any).write = original
+    }
+    return written.join("")
+  }
+
+  it("the stderr line of a line over the limit shows its start, in one read or across reads", () => {
+    const long = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"" + "y".repeat(maxLineChars + 10) + "\"}"
+    const whole = stderrOf(() => mcpSerialization.unsafeMake().decode(long + "\n"))
+    expect(whole).toContain("(line: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"yyy")
+    const parser = mcpSerialization.unsafeMake()
+    const split = stderrOf(() => {
+      parser.decode(long.slice(0, maxLineChars / 2))
+      parser.decode(long.slice(maxLineChars / 2))
+      parser.decode("\n")
+    })
+    expect(split).toContain("(line: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"yyy")
+    expect(split.length).toBeLessThan(400)
+  })
+
+  it("a failure of the MCP library naming what was sent (an unknown tool) is clipped: 100 of a long run, 2,000 characters in all", () => {
+    const name = "x".repeat(3_000_000)
+    const e = plainError({ _tag: "Cause", code: -32603, message: "", data: { _tag: "Fail", error: { code: -32602, message: `Tool '${name}' not found` } } }) as { code: number; message: string }
+    expect(e.code).toBe(-32602)
+    expect(e.message.length).toBeLessThanOrEqual(2000)
+    // The run is the quoted name (its quotes with it): its first 100 characters kept.
+    expect(e.message).toBe(`Tool '${"x".repeat(99)}…[+${3_000_002 - 100} characters] not found`)
+  })
+})
+
+describe("mcp framing: methods of capabilities not advertised (tester15 finding 9)", () => {
+  it("logging/setLevel is -32601 Method not found (logging is not advertised), with its id", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(`{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"debug"}}\n`)) as Array<any>
+    expect(out.map((m) => m._tag)).toEqual(["Ping"])
+    const answer = JSON.parse(parser.encode({ _tag: "Pong" }) as string)
+    expect(answer.id).toBe(9)
+    expect(answer.error.code).toBe(-32601)
+  })
+})

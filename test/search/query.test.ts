@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import { InvalidSearchQuery } from "../../src/domain/errors.js"
-import { compileQuery, compileTsQuery, findMatches, lexemeOf, MAX_LEXEME_BYTES, parseQuery, queryMatches, quoteLexeme } from "../../src/domain/search/query.js"
+import { compileQuery, compileTsQuery, findMatches, lexemeOf, MAX_LEXEME_BYTES, parseQuery, positiveQuery, queryMatches, type QueryNode, quoteLexeme } from "../../src/domain/search/query.js"
 import { MAX_TS_POSITION, tsvectorOf } from "../../src/domain/search/text.js"
 
 const fts = (q: string) => {
@@ -251,5 +251,32 @@ describe("PostgreSQL: the query as tsquery, a document as tsvector (issue 17)", 
     expect(many.includes(` 'u${MAX_TS_POSITION - 2}':${MAX_TS_POSITION - 1} `)).toBe(true)
     const w = /'w':([\d,]+)/.exec(many)![1].split(",")
     expect(w.length).toBe(256)
+  })
+})
+
+describe("positiveQuery (the query without its negations, for the redacted search)", () => {
+  const tree = (q: string) => Either.getOrThrow(parseQuery(q))
+  const pos = (q: string) => positiveQuery(tree(q))
+  /** A tree without positions and negations: what the positive query must parse to. */
+  const shape = (n: QueryNode): unknown =>
+    n._tag === "Term"
+      ? [n.text, n.prefix]
+      : n._tag === "Not"
+      ? null
+      : ((kept) => (kept.length === 1 ? kept[0] : [n._tag, kept]))(n.children.map(shape).filter((c) => c !== null))
+  it("leaves out -word, NOT word, negated prefixes, phrases and groups", () => {
+    expect(pos("postgres -S3cr3t")).toEqual({ query: "postgres", hasNegation: true })
+    expect(pos("postgres NOT S3*")).toEqual({ query: "postgres", hasNegation: true })
+    expect(pos("postgres -\"admin S3\"*")).toEqual({ query: "postgres", hasNegation: true })
+    expect(pos("(postgres OR prod) -(admin S3*)")).toEqual({ query: "(postgres OR prod)", hasNegation: true })
+    expect(pos("(postgres -S3*) OR \"a.b c\"")).toEqual({ query: "postgres OR \"a.b c\"", hasNegation: true })
+    expect(pos("deploy 9c4e1a7 -x")).toEqual({ query: "deploy 9c4e1a7*", hasNegation: true })
+    expect(pos("\"AND\" foo")).toEqual({ query: "\"AND\" foo", hasNegation: false })
+  })
+  it("parses back to the same terms, prefixes, ANDs and ORs", () => {
+    for (const q of ["a (b OR c*) -d", "\"x y\"* OR z -w", "AND_x \"NOT\" y", "(a OR b) (c OR \"d\"\"e\") NOT (f g)", "deploy 9c4e1a7 \"9c4e1a7\"", "x \"it's\" -\"no\""]) {
+      const p = pos(q).query
+      expect(shape(tree(p)), `${q} -> ${p}`).toEqual(shape(tree(q)))
+    }
   })
 })

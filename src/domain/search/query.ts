@@ -314,6 +314,51 @@ const grouped = (n: QueryNode) => (n._tag === "And" || n._tag === "Or" ? `(${ren
 export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
   Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree) }))
 
+/** A term as the query syntax writes it: a plain word as it is, else quoted (a `"` inside is a separator, as in the index). */
+const writeTerm = (t: Extract<QueryNode, { _tag: "Term" }>): string => {
+  const plain = /^[\p{L}\p{N}_]+$/u.test(t.text) && t.text !== "AND" && t.text !== "OR" && t.text !== "NOT" &&
+    (t.prefix || !abbreviatedHex(t.text))
+  return (plain ? t.text : `"${t.text.replace(/"/g, " ")}"`) + (t.prefix ? "*" : "")
+}
+
+/** A node written in the query syntax, its negations left out; null for a negation. */
+const writePositive = (n: QueryNode): string | null => {
+  switch (n._tag) {
+    case "Term":
+      return writeTerm(n)
+    case "Not":
+      return null
+    case "And": {
+      const kept = n.children.map((c) => (c._tag === "Or" ? writeGroup(c) : writePositive(c))).filter((x): x is string => x !== null)
+      return kept.length === 0 ? null : kept.join(" ")
+    }
+    case "Or": {
+      const kept = n.children.map(writePositive)
+      // A negation is never a side of OR (the parser folds such sides into one); were it one, the OR would match anything.
+      return kept.some((x) => x === null) ? null : kept.join(" OR ")
+    }
+  }
+}
+const writeGroup = (n: QueryNode): string | null => {
+  const w = writePositive(n)
+  return w === null ? null : `(${w})`
+}
+
+/**
+ * The query without its negations (`-word`, `NOT word`, a negated phrase or
+ * group), in the query syntax: it matches every document the whole query
+ * matches, and more. With redaction on, the index is searched with it and
+ * the whole query then checked on each hit's redacted text
+ * ({@link queryMatches}), so a negated word is tried against what is shown,
+ * never against a secret redaction hides. The tree itself when it holds no
+ * negation (`hasNegation`).
+ */
+export const positiveQuery = (tree: QueryNode): { readonly query: string; readonly hasNegation: boolean } => {
+  const has = (n: QueryNode): boolean =>
+    n._tag === "Not" || ((n._tag === "And" || n._tag === "Or") && n.children.some(has))
+  return { query: writePositive(tree) ?? "", hasNegation: has(tree) }
+}
+
 // ------------------------------------------------------------------ PostgreSQL tsquery
 
 /** Longest lexeme PostgreSQL keeps, in UTF-8 bytes: a longer word is cut to it, in documents and queries alike. */

@@ -23,8 +23,8 @@ import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFo
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
-import { Index, type IndexShape, type SearchHit, type SessionRow } from "../../services/Index.js"
-import { compileQuery, queryMatches } from "../../domain/search/query.js"
+import { Index, type IndexShape, MAX_SEARCH_LIMIT, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
+import { compileQuery, positiveQuery, queryMatches, type QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
@@ -154,6 +154,26 @@ const workspaceFilter = (w: string): string => {
   }
 }
 
+/**
+ * With redaction on, whether a workspace, as shown (redacted), lies in the
+ * folder a client filters by, as shown: the filter never tells what
+ * redaction hides (`/home/bob` and `/home/alice` are both `~`, and match the
+ * same sessions). Null when redaction is off or no workspace is given (the
+ * index filters by the real path).
+ */
+const shownWorkspaceFilter = (r: RedactionShape, workspace: string | undefined): ((w: string | null) => boolean) | null => {
+  if (!r.enabled || workspace === undefined) return null
+  // `~/…` as written is also the shown form of any home folder's `…`; expanded, the server's own home.
+  const folders = [...new Set([r.text(workspaceFilter(workspace)), ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])]
+    .map((f) => f.replace(/(.)\/+$/, "$1"))
+    .map((f) => [f, f.endsWith("/") ? f : f + "/"] as const)
+  return (w) => {
+    if (w === null) return false
+    const shown = r.text(w)
+    return folders.some(([folder, under]) => shown === folder || shown.startsWith(under))
+  }
+}
+
 /** What `list_sessions` answers: the sessions (latest activity first), how many, and whether the limit left some out. */
 export interface ListSessionsAnswer {
   readonly sessions: ReadonlyArray<SessionBrief>
@@ -182,13 +202,16 @@ export const listSessions = (
     const limit = p.limit ?? DEFAULT_LIST_LIMIT
     const index = yield* Index
     const r = yield* Redaction
-    const rows = yield* index.sessions({
-      provider: p.provider,
-      since,
-      until,
-      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
-      limit: limit + 1
-    })
+    const shown = shownWorkspaceFilter(r, p.workspace)
+    const rows = shown === null
+      ? yield* index.sessions({
+        provider: p.provider,
+        since,
+        until,
+        workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+        limit: limit + 1
+      })
+      : (yield* index.sessions({ provider: p.provider, since, until })).filter((s) => shown(s.workspace))
     const sessions = rows.slice(0, limit).map((s) => brief(r, s))
     return { sessions, count: sessions.length, more: rows.length > limit }
   })
@@ -221,9 +244,8 @@ export interface SearchHitAnswer {
  * cut from the redacted event (the redaction of a structured tool input is
  * not that of its words joined), so no snippet reads a secret back.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, query: string, hits: ReadonlyArray<SearchHit>) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
-    const tree = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c.tree) })
     const kept: Array<SearchHit> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
@@ -266,6 +288,39 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
   })
 
 /**
+ * A search with redaction on: the hits whose redacted event (or title)
+ * satisfies the whole query, best first, at most `limit`. The index is
+ * searched with the query's positive part ({@link positiveQuery}): its
+ * negated words are then tried on the redacted text only, so no negation
+ * (`-word`, `NOT word`, `-prefix*`, a negated phrase or group) tells what a
+ * redacted value is. Hits dropped by that check are made up by asking the
+ * index for more, in rounds (5× the limit, then 4× more each round, up to
+ * {@link MAX_SEARCH_LIMIT}), until the limit is filled or the index has no
+ * more. A `workspace` filter is matched against the workspace as shown
+ * ({@link shownWorkspaceFilter}).
+ */
+const redactedSearch = (
+  r: RedactionShape,
+  index: IndexShape,
+  query: string,
+  filter: Omit<SearchFilter, "limit" | "workspace">,
+  inWorkspace: ((w: string | null) => boolean) | null,
+  limit: number
+) =>
+  Effect.gen(function*() {
+    const compiled = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c) })
+    const positive = positiveQuery(compiled.tree)
+    const asked = positive.hasNegation ? positive.query : query
+    let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
+    for (;;) {
+      const found = yield* index.search(asked, { ...filter, limit: ask })
+      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
+      if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
+      ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
+    }
+  })
+
+/**
  * `search_sessions`: the index's full-text search (the same query syntax,
  * filters and ranking as `session-ingest search`), each hit with its session,
  * event id and cursor, so it can be cited and resumed; titles and snippets
@@ -289,18 +344,17 @@ export const searchSessions = (
     const index = yield* Index
     const r = yield* Redaction
     const limit = p.limit ?? 20
-    const found = yield* index.search(p.query, {
+    const filter = {
       provider: p.provider,
       since,
       until,
       session: p.session,
-      workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
       role: p.role,
-      kind: p.kind,
-      // Redacted answers: hits whose match lay only in what redaction removes are left out (below), so ask for more.
-      limit: r.enabled ? Math.min(1000, limit * 5) : limit
-    })
-    const hits = r.enabled ? (yield* visibleHits(r, index, p.query, found)).slice(0, limit) : found
+      kind: p.kind
+    }
+    const hits = r.enabled
+      ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
+      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,

@@ -85,8 +85,12 @@ export const maxLineBytes = 8 * 1024 * 1024
  */
 export const maxArguments = 100
 
-/** The methods a client may call (MCP requests). */
-const requestMethods: ReadonlySet<string> = new Set(ClientRequestRpcs.requests.keys())
+/**
+ * The methods a client may call (MCP requests), less those of a capability
+ * the server does not advertise (`logging`: `logging/setLevel` is then
+ * `-32601` Method not found, not the library's `-32603` "Not implemented").
+ */
+const requestMethods: ReadonlySet<string> = new Set([...ClientRequestRpcs.requests.keys()].filter((m) => m !== "logging/setLevel"))
 /** The notifications a client may send. */
 const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.requests.keys())
 
@@ -368,7 +372,8 @@ export const plainError = (error: unknown): unknown => {
   if (cause !== undefined && cause !== null && cause._tag === "Fail" && typeof cause.error === "object" && cause.error !== null) {
     const failure = cause.error as { code?: unknown; message?: unknown; data?: unknown }
     const code = typeof failure.code === "number" ? failure.code : JsonRpcCode.internalError
-    const message = typeof failure.message === "string" ? failure.message : String(e.message)
+    // A failure of the MCP library's own (`Tool '<name>' not found`) holds what was sent: clipped as ours are.
+    const message = clipEchoes(typeof failure.message === "string" ? failure.message : String(e.message))
     return failure.data === undefined ? { code, message } : { code, message, data: failure.data }
   }
   if (cause !== undefined && cause !== null && cause._tag === "Die" && typeof cause.defect === "string") {
@@ -437,6 +442,8 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
       const parser = base.unsafeMake()
       const decoder = new TextDecoder()
       let buffer = ""
+      /** The start of the line being skipped (over {@link maxLineChars}), for its stderr line. */
+      let skippedHead = ""
       /** Skipping the rest of a line longer than {@link maxLineChars}. */
       let skipping = false
       /** Refusals to answer, in order; each was handed to the server as a Ping. */
@@ -502,9 +509,9 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           while (nl !== -1) {
             if (skipping) {
               skipping = false
-              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), "", out)
+              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), skippedHead, out)
             } else if (nl - position > maxLineChars) {
-              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), "", out)
+              refused(refuse(null, JsonRpcCode.invalidRequest, `Invalid Request: a line longer than ${maxLineChars} characters`), buffer.slice(position, position + 200), out)
             } else {
               const line = buffer.slice(position, nl)
               // The reader never throws: a line it fails on is refused on its own, the lines around it are served.
@@ -523,6 +530,8 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           }
           buffer = buffer.slice(position)
           if (buffer.length > maxLineChars) {
+            // Only its head is kept, for the stderr line that names it.
+            skippedHead = buffer.slice(0, 200)
             buffer = ""
             skipping = true
           } else if (skipping) {
