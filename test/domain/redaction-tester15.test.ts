@@ -5,8 +5,14 @@
  * id, `sudo -S`, Rails' `SECRET_KEY_BASE`). Each with its near misses.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import { collectSecrets, sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { marker } from "../../src/domain/redaction/rules.js"
-import { defaultRedaction } from "../../src/services/Redaction.js"
+import { shareableEvents } from "../../src/layers/share.js"
+import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
 import { gone, inString, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
@@ -92,5 +98,79 @@ describe("redaction 15 (F2): a private key whose lines carry a line-number gutte
     }
     stays("     1→localhost:5432:app:appuser:password")
     stays("     1→12:30:45:00:11")
+  })
+})
+
+describe("redaction 15 (F3): a URL credential restated by a later event of its session", () => {
+  const PW = j("PsqlInput", "Pass42")
+  const U = R("url-credentials")
+  const ev = (n: number, fields: Partial<SessionEvent>): SessionEvent => ({
+    contractVersion: "1.1.0",
+    provider: "claude-code",
+    sourceId: "src_x",
+    sessionId: "s1",
+    eventId: `e${n}`,
+    sequence: n,
+    occurredAt: `2026-08-01T00:00:0${n}.000Z`,
+    kind: "message",
+    role: "assistant",
+    text: null,
+    cursor: `c${n}`,
+    rawReference: { locatorClass: "jsonl-line", line: n },
+    ...fields
+  } as unknown as SessionEvent)
+  const session = (url: string, pw: string): ReadonlyArray<SessionEvent> => {
+    const input = { command: `psql '${url}' -c 'select 1'` }
+    return [
+      ev(1, { kind: "tool-call", text: JSON.stringify(input), toolName: "Bash", toolInput: input, toolCallId: "toolu_1" } as Partial<SessionEvent>),
+      ev(2, { kind: "tool-result", role: "user", text: "1 row", toolCallId: "toolu_1" } as Partial<SessionEvent>),
+      ev(3, { kind: "message", text: `Done, logged in with app and ${pw}. ${pw}x stays.` })
+    ]
+  }
+
+  it("sessionRedactor: the password is gone from the later message, as the URL's own redaction", () => {
+    const sr = sessionRedactor(r)
+    const out = session(`postgresql://app:${PW}@db/app`, PW).map(sr.event)
+    expect(out[0].text).not.toContain(PW)
+    expect(out[2].text).toBe(`Done, logged in with app and ${U}. ${PW}x stays.`)
+  })
+
+  it("other schemes and a password holding @ (amqp, redis, https)", () => {
+    for (const [url, pw] of [[`amqp://guest:${PW}@mq:5672/`, PW], ["redis://:R3dis@Pw77@cache:6379", "R3dis@Pw77"], [`https://bob:${PW}@git.example.com/x.git`, PW]]) {
+      const sr = sessionRedactor(r)
+      const out = session(url, pw).map(sr.event)
+      expect(out[2].text, url).toBe(`Done, logged in with app and ${U}. ${pw}x stays.`)
+    }
+  })
+
+  it("a URL a user pasted in a message is hunted too; the export's stream agrees", () =>
+    Effect.gen(function*() {
+      const events = [ev(1, { role: "user", text: `connect with postgres://admin:${PW}@db.example.com/prod` }), ev(2, { text: `Connected using ${PW}` })]
+      const out = Chunk.toArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events))))
+      expect(out[0].text).toBe(`connect with postgres://admin:${U}@db.example.com/prod`)
+      expect(out[1].text).toBe(`Connected using ${U}`)
+    }).pipe(Effect.provide(Redaction.layer), Effect.runPromise))
+
+  it("the Markdown transcript: gone from a later turn", () => {
+    const t = {
+      sessionId: "s1",
+      turns: [
+        { role: "assistant", timestamp: null, blocks: [{ type: "tool_use", id: "b1", name: "Bash", input: { command: `psql postgresql://app:${PW}@db/app` } }] },
+        { role: "assistant", timestamp: null, blocks: [{ type: "text", id: "b2", text: `logged in with ${PW}` }] }
+      ],
+      compactions: []
+    } as unknown as Transcript
+    const out = JSON.stringify(r.transcript(t))
+    expect(out).not.toContain(PW)
+    expect(out).toContain(`logged in with ${U}`)
+  })
+
+  it("near misses: short passwords, $VAR references and a URL without a password are not hunted", () => {
+    const known = new Map<string, string>()
+    collectSecrets({ a: "postgres://u:abc12@h/db", b: "postgres://u:$PGPASS@h/db", c: "https://user@host/x", d: "mysql://u:${DB_PW}@h/db" }, known)
+    expect([...known.keys()]).toEqual([])
+    const sr = sessionRedactor(r)
+    const out = session("postgres://app:abc12@db/app", "abc12").map(sr.event)
+    expect(out[2].text).toBe("Done, logged in with app and abc12. abc12x stays.")
   })
 })

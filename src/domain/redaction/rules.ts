@@ -1017,6 +1017,27 @@ const lineReplace = (m: string, head: string, value: string): string => {
   return `${head}${marker("secret-line")}`
 }
 
+/** `url-credentials`' pattern: group 1 the kept head (`scheme://user:`), group 2 the password. */
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
+
+/**
+ * The passwords `url-credentials` redacts in `s` (`scheme://user:PASSWORD@host`), in order; none when `s` holds
+ * no `://`. `$VAR`/`${VAR}` references and markers of other rules are left out. Used to look for the same
+ * password where a later event of the session restates it.
+ */
+export const urlPasswords = (s: string): Array<string> => {
+  if (!s.includes("://")) return []
+  const out: Array<string> = []
+  URL_CREDENTIALS.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = URL_CREDENTIALS.exec(s)) !== null) {
+    const pw = m[2]
+    if (pw.charCodeAt(0) !== 36 && !pw.includes("[REDACTED:")) out.push(pw)
+  }
+  return out
+}
+
 /** A line-number gutter before a `.pgpass` line (see GUTTER): `     1→`, `   1 │ `, `   1 | `, `     1\t`, `1:`, `.pgpass:1:`. */
 const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:→[ \t]?|[ \t]{1,4}[│|][ \t]?|\t|:)`
 
@@ -1310,12 +1331,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
+    // The same password restated by a later event of its session goes too (urlPasswords, see collectSecrets).
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
-    pattern: re(
-      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
-    ),
+    pattern: re(URL_CREDENTIALS_SOURCE),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
   },
