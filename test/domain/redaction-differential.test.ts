@@ -12,6 +12,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
+import { collectSecrets } from "../../src/domain/redaction/redact.js"
 import { builtinRules, type RedactionRule } from "../../src/domain/redaction/rules.js"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { defaultRedaction, makeRedaction, redactionWith, type RedactionShape } from "../../src/services/Redaction.js"
@@ -250,6 +251,7 @@ describe("redaction: the same output as before its speed-up", () => {
   it("event and transcript", () => {
     const text = strings(7, 600)
     const r = prng(8)
+    let carried = 0
     for (let i = 0; i < 200; i++) {
       const e = {
         contractVersion: "1.0.0",
@@ -279,7 +281,16 @@ describe("redaction: the same output as before its speed-up", () => {
         parseWarnings: [],
         diagnostics: []
       } as unknown as Transcript
+      // a URL's password in a turn is also looked for elsewhere in the turn (session 15's carry-over, tested in
+      // redaction-tester15.test.ts): the frozen reference has no carry-over, so such transcripts are left out here
+      const known = new Map<string, string>()
+      for (const b of t.turns[0].blocks) collectSecrets(b, known)
+      if (known.size > 0) {
+        carried++
+        continue
+      }
       expect(JSON.stringify(defaultRedaction.transcript(t))).toBe(JSON.stringify(ref.transcript(t)))
     }
+    expect(carried).toBeLessThan(40)
   }, 120_000)
 })

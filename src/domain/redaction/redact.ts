@@ -33,7 +33,8 @@ import {
   type SecretKeyKind,
   secretValue,
   textRedactor,
-  underKind
+  underKind,
+  urlPasswords
 } from "./rules.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
@@ -89,6 +90,8 @@ export const NESTED_MARK = marker("secret-nested")
 export const PIN_MARK = marker("secret-pin")
 /** What a secret option's value as the next element of an array becomes (the `cli-secret-option` rule's marker). */
 export const OPTION_MARK = marker("cli-secret-option")
+/** What the password of `scheme://user:password@host` becomes (the `url-credentials` rule's marker). */
+export const URL_MARK = marker("url-credentials")
 
 /** Whether a value under a secret-named key is the secret (defined with the names, `./rules.ts`). */
 export { secretValue }
@@ -197,13 +200,19 @@ const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, 
 /**
  * Adds to `into` the secrets the structure of `v` decides on (a tool call's input, `extensions`), each with the
  * marker the redaction gives it: a value under a secret-named key ({@link secretValue}), a leaf under a secret's
- * name ({@link leafSecret}), a secret option's next argument, a name/value pair's value. Values shorter than
- * {@link SESSION_RESTATED_MIN} are left out. The same decisions as {@link makeRedactor}'s walk, without
- * redacting any text: cheap enough to run on every event of a session.
+ * name ({@link leafSecret}), a secret option's next argument, a name/value pair's value, and the password of a
+ * URL in any string (`scheme://user:password@host`, {@link urlPasswords}: the text rule `url-credentials` finds it
+ * where it stands, this where a later event restates it alone). Values shorter than {@link SESSION_RESTATED_MIN}
+ * are left out. The same decisions as {@link makeRedactor}'s walk, without redacting any text: cheap enough to run
+ * on every event of a session (a string without `://` costs one search).
  */
 export const collectSecrets = (v: unknown, into: Map<string, string>, under?: SecretKeyKind): void => {
   const add = (x: unknown, mark: string) => {
     if (typeof x === "string" && x.length >= SESSION_RESTATED_MIN) into.set(x, mark)
+  }
+  if (typeof v === "string") {
+    for (const pw of urlPasswords(v)) if (!into.has(pw)) add(pw, URL_MARK)
+    return
   }
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
@@ -213,6 +222,7 @@ export const collectSecrets = (v: unknown, into: Map<string, string>, under?: Se
         else if (i === 1 && v.length === 2 && pairSecret(v[0], x, true)) add(x, PAIR_MARK)
       } else if ((typeof x === "string" || typeof x === "number") && leafSecret(under, x)) add(x, NESTED_MARK)
       if (typeof x === "object" && x !== null) collectSecrets(x, into, under)
+      else if (typeof x === "string" && under === undefined) collectSecrets(x, into)
     }
     return
   }
@@ -239,11 +249,16 @@ export const collectSecrets = (v: unknown, into: Map<string, string>, under?: Se
     }
     if (pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, x, false))) add(x, PAIR_MARK)
     else if (typeof x === "object" && x !== null) collectSecrets(x, into, undefined)
+    else if (typeof x === "string") collectSecrets(x, into)
   }
 }
 
-/** The secrets an event's structure decides on ({@link collectSecrets} of its tool input and its extensions), added to `into`. */
+/**
+ * The secrets an event decides on ({@link collectSecrets} of its tool input and its extensions, and a URL's password
+ * in its text), added to `into`.
+ */
 export const collectEventSecrets = (e: SessionEvent, into: Map<string, string>): void => {
+  if (typeof e.text === "string") collectSecrets(e.text, into)
   if (e.toolInput !== undefined && e.toolInput !== null) collectSecrets(e.toolInput, into)
   if (e.extensions !== undefined && e.extensions !== null) collectSecrets(e.extensions, into)
 }

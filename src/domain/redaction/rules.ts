@@ -1017,8 +1017,35 @@ const lineReplace = (m: string, head: string, value: string): string => {
   return `${head}${marker("secret-line")}`
 }
 
-/** A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), maybe its END line. */
-const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
+/** `url-credentials`' pattern: group 1 the kept head (`scheme://user:`), group 2 the password. */
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
+
+/**
+ * The passwords `url-credentials` redacts in `s` (`scheme://user:PASSWORD@host`), in order; none when `s` holds
+ * no `://`. `$VAR`/`${VAR}` references and markers of other rules are left out. Used to look for the same
+ * password where a later event of the session restates it.
+ */
+export const urlPasswords = (s: string): Array<string> => {
+  if (!s.includes("://")) return []
+  const out: Array<string> = []
+  URL_CREDENTIALS.lastIndex = 0
+  let m: RegExpExecArray | null
+  while ((m = URL_CREDENTIALS.exec(s)) !== null) {
+    const pw = m[2]
+    if (pw.charCodeAt(0) !== 36 && !pw.includes("[REDACTED:")) out.push(pw)
+  }
+  return out
+}
+
+/** A line-number gutter before a `.pgpass` line (see GUTTER): `     1→`, `   1 │ `, `   1 | `, `     1\t`, `1:`, `.pgpass:1:`. */
+const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:→[ \t]?|[ \t]{1,4}[│|][ \t]?|\t|:)`
+
+/**
+ * A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info,
+ * escaped \n, a line-number gutter's `→`, `│`, `|`, `file_name:12:`), maybe its END line.
+ */
+const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\_→│|]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 /** A private key's END line (one a whole block did not take). */
 const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
 /** A base64 body line of a PEM block: 40 to 100 base64 characters (OpenSSH's are 70, PEM's 64), or the last one, shorter. */
@@ -1027,8 +1054,18 @@ const PEM_LAST_LINE = /^[ \t]*[A-Za-z0-9+/]{1,100}={0,2}[ \t]*$/
 
 /** A private key's BEGIN line (PEM, PKCS#8, OpenSSH, PGP's armored `PRIVATE KEY BLOCK`): where {@link redactDecoratedPem} starts. */
 const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
-/** What a quoted or commented key's line starts with: a Markdown quote, `#`, ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `). */
-const PEM_DECOR = /^[ \t]{0,40}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8}/
+/**
+ * A line-number gutter a tool puts before each line it shows: Claude Code's Read tool (`     12→`), bat (`  12 │ `,
+ * `  12 | `), `cat -n`/`nl` (`    12\t`), `12: `, `less -N` (`     12 `), grep -n (`file:12:`, a context line's
+ * `file-12-`, without a file `12:`).
+ */
+const GUTTER = String.raw`(?:[^\s:]{1,200}[:-])?[0-9]{1,9}(?:→|[ \t]{0,4}[│|:]|-|[ \t])`
+/**
+ * What a quoted, commented or numbered key's line starts with: a line-number gutter ({@link GUTTER}), then a
+ * Markdown quote, `#`, ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `); one of them at least (indentation alone
+ * is the block pattern's).
+ */
+const PEM_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:${GUTTER}[ \t]{0,8}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){0,8}|(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8})`)
 /** A body line's content once its decoration is off: base64 (maybe empty: PGP's blank line, `=abcd` its checksum) or a header (`Proc-Type: …`, `Version: …`). */
 const PEM_BODY = /^(?:[A-Za-z0-9+/=]{0,100}|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n]{0,200})[ \t]*$/
 /** A private key's END line at a body line's start (after its decoration). */
@@ -1294,12 +1331,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
+    // The same password restated by a later event of its session goes too (urlPasswords, see collectSecrets).
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
-    pattern: re(
-      String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
-    ),
+    pattern: re(URL_CREDENTIALS_SOURCE),
     hints: ["://"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
   },
@@ -1699,12 +1735,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     }
   },
   {
-    // A `.pgpass` line, `host:port:database:user:password` alone on its line (the host holds a letter or is
+    // A `.pgpass` line, `host:port:database:user:password` alone on its line (maybe after a line-number gutter:
+    // the Read tool's `     1→`, bat's `   1 │ `, `cat -n`, grep -n's `.pgpass:1:`) (the host holds a letter or is
     // `*`, the port is digits or `*`): the password goes when it looks like one (a digit or a symbol in it:
     // `password` itself, a template's word, stays); times and other colon-separated numbers stay.
     id: "pgpass-password",
     pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:)(?![$\{]|\[REDACTED:)(?=[^\s\\]{0,255}[^A-Za-z\s\\])([^\s\\]{1,256})(?=[ \t]*(?:\r?$|\\[nr]))`,
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?:${PGPASS_GUTTER})?(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:)(?![$\{]|[^\s\\]{0,255}\[REDACTED:)(?=[^\s\\]{0,255}[^A-Za-z\s\\])([^\s\\]{1,256})(?=[ \t]*(?:\r?$|\\[nr]))`,
       "gm"
     ),
     hints: [":"],
