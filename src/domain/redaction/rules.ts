@@ -1039,13 +1039,13 @@ export const urlPasswords = (s: string): Array<string> => {
 }
 
 /** A line-number gutter before a `.pgpass` line (see GUTTER): `     1→`, `   1 │ `, `   1 | `, `     1\t`, `1:`, `.pgpass:1:`. */
-const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:→[ \t]?|[ \t]{1,4}[│|][ \t]?|\t|:)`
+const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:\u2192[ \t]?|[ \t]{1,4}[\u2502|][ \t]?|\t|:)`
 
 /**
  * A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info,
  * escaped \n, a line-number gutter's `→`, `│`, `|`, `file_name:12:`), maybe its END line.
  */
-const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\_→│|]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
+const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\_\u2192\u2502|]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 /** A private key's END line (one a whole block did not take). */
 const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
 /** A base64 body line of a PEM block: 40 to 100 base64 characters (OpenSSH's are 70, PEM's 64), or the last one, shorter. */
@@ -1059,7 +1059,7 @@ const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
  * `  12 | `), `cat -n`/`nl` (`    12\t`), `12: `, `less -N` (`     12 `), grep -n (`file:12:`, a context line's
  * `file-12-`, without a file `12:`).
  */
-const GUTTER = String.raw`(?:[^\s:]{1,200}[:-])?[0-9]{1,9}(?:→|[ \t]{0,4}[│|:]|-|[ \t])`
+const GUTTER = String.raw`(?:[^\s:]{1,200}[:-])?[0-9]{1,9}(?:\u2192|[ \t]{0,4}[\u2502|:]|-|[ \t])`
 /**
  * What a quoted, commented or numbered key's line starts with: a line-number gutter ({@link GUTTER}), then a
  * Markdown quote, `#`, ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `); one of them at least (indentation alone
