@@ -13,6 +13,7 @@ import { collectSecrets, sessionRedactor } from "../../src/domain/redaction/reda
 import { marker } from "../../src/domain/redaction/rules.js"
 import { shareableEvents } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
+import { sessionEvent } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const F = marker("secret-field")
@@ -21,21 +22,7 @@ const P = marker("secret-pair")
 const TOKEN = ["Qw3rty", "T0ken", "ZZ"].join("")
 const HEADER = ["Hdr9", "Secret", "Val"].join("")
 
-const ev = (n: number, fields: Partial<SessionEvent>): SessionEvent => ({
-  contractVersion: "1.1.0",
-  provider: "claude-code",
-  sourceId: "src_x",
-  sessionId: "s1",
-  eventId: `e${n}`,
-  sequence: n,
-  occurredAt: `2026-08-01T00:00:0${n}.000Z`,
-  kind: "message",
-  role: "assistant",
-  text: null,
-  cursor: `c${n}`,
-  rawReference: { locatorClass: "jsonl-line", line: n },
-  ...fields
-} as unknown as SessionEvent)
+const ev = sessionEvent
 
 const session = (): ReadonlyArray<SessionEvent> => {
   const input = { command: "./deploy.sh", env: { API_TOKEN: TOKEN }, headers: [["X-Api-Key", HEADER]] }

@@ -13,21 +13,10 @@ import { collectSecrets, sessionRedactor } from "../../src/domain/redaction/reda
 import { marker } from "../../src/domain/redaction/rules.js"
 import { shareableEvents } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
-import { gone, inString, stays } from "../support/redaction-asserts.js"
+import { B1, B2, B3, BEGIN, END, gone, inString, j, noKey, sessionEvent, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const R = marker
-// built at run time so that no secret scanner flags this file
-const j = (...p: Array<string>) => p.join("")
-const BEGIN = j("-----BEGIN RSA ", "PRIVATE KEY-----")
-const END = j("-----END RSA ", "PRIVATE KEY-----")
-const B1 = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
-const B2 = "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK"
-const B3 = "bwKfBstIs+bMY2Zk"
-const noKey = (out: string) => {
-  for (const b of [B1, B2, B3, "MIIEow", END]) expect(out).not.toContain(b)
-  expect(out).toContain(R("private-key"))
-}
 
 /** The key's lines, each with the prefix `gutter(n)` (n from 1). */
 const keyLines = (gutter: (n: number) => string, lines = [BEGIN, B1, B2, B3, END]) => lines.map((l, i) => `${gutter(i + 1)}${l}`)
@@ -104,21 +93,7 @@ describe("redaction 15 (F2): a private key whose lines carry a line-number gutte
 describe("redaction 15 (F3): a URL credential restated by a later event of its session", () => {
   const PW = j("PsqlInput", "Pass42")
   const U = R("url-credentials")
-  const ev = (n: number, fields: Partial<SessionEvent>): SessionEvent => ({
-    contractVersion: "1.1.0",
-    provider: "claude-code",
-    sourceId: "src_x",
-    sessionId: "s1",
-    eventId: `e${n}`,
-    sequence: n,
-    occurredAt: `2026-08-01T00:00:0${n}.000Z`,
-    kind: "message",
-    role: "assistant",
-    text: null,
-    cursor: `c${n}`,
-    rawReference: { locatorClass: "jsonl-line", line: n },
-    ...fields
-  } as unknown as SessionEvent)
+  const ev = sessionEvent
   const session = (url: string, pw: string): ReadonlyArray<SessionEvent> => {
     const input = { command: `psql '${url}' -c 'select 1'` }
     return [

