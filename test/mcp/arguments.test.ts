@@ -158,6 +158,36 @@ describe("MCP tool arguments: a bad one says what is allowed", () => {
   })
 })
 
+describe("MCP tool arguments: names of Object.prototype are arguments like any other", () => {
+  // The tester's case (tester15 F9): `{"__proto__": {...}}` was accepted silently while every other unknown
+  // argument is refused, and `constructor` was refused with "expected a value of the type tools/list gives"
+  // (the message read Object.prototype.constructor as a parameter's schema).
+  const inherited = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"]
+
+  it("each, given to every tool: -32602 `<name>: not an argument of this tool (it takes ...)`", async () => {
+    for (const tool of listed) {
+      for (const name of inherited) {
+        // JSON.parse makes `__proto__` an own property, as a client's JSON text does.
+        for (const value of [{ limit: 1 }, 1, null]) {
+          const args = { ...validRequired(tool.inputSchema.required ?? []), ...JSON.parse(`{${JSON.stringify(name)}: ${JSON.stringify(value)}}`) }
+          expect(Object.prototype.hasOwnProperty.call(args, name), name).toBe(true)
+          const e = await failure(tool.name, args)
+          const what = `${tool.name} ${name}=${JSON.stringify(value)}: ${e.message}`
+          expect(e.code, what).toBe(-32602)
+          if (name === "__proto__") {
+            // Refused as the line is read (the library's schema would turn it into a prototype): a plain -32602.
+            expect(e.message, what).toContain("__proto__: not an argument of this tool")
+            continue
+          }
+          expect((e.data as any).code, what).toBe("INVALID_ARGUMENT")
+          expect((e.data as any).message, what).toContain(`${name}: not an argument of this tool (it takes `)
+          expect((e.data as any).message, what).not.toContain("a value of the type tools/list gives")
+        }
+      }
+    }
+  }, 120_000)
+})
+
 describe("MCP: an answer never echoes a huge argument back", () => {
   /** The argument values of the tester's case: a few MB of one character, and of a repeated pair. */
   const huge = ["a".repeat(1_000_000), "/w".repeat(300_000), "é".repeat(300_000)]

@@ -102,7 +102,8 @@ export const argumentProblems = (parameters: Schema.Schema.Any, payload: unknown
   const listed = [...keys].slice(0, maxProblems)
   const more = keys.size - listed.length
   return listed.map((key) => {
-    const schema = properties[key]
+    // Own members only: `constructor` or `toString` is not a parameter because Object.prototype has one.
+    const schema = Object.hasOwn(properties, key) ? properties[key] : undefined
     if (schema === undefined) return `${key}: not an argument of this tool (it takes ${takes})`
     const allowed = allowedText(schema, root.$defs)
     return Object.prototype.hasOwnProperty.call(given, key) && given[key] !== undefined

@@ -339,6 +339,12 @@ const screen = (
     if (count > maxArguments) {
       return refuse(id, JsonRpcCode.invalidParams, `Invalid params: tools/call "arguments" holds more than ${maxArguments} arguments; a tool of this server takes at most ${maxArguments}`)
     }
+    // `JSON.parse` keeps a `__proto__` member as an argument, but the server's schema copies arguments by assignment,
+    // which turns it into the object's prototype (or drops it): the call would run as if it had not been sent, where
+    // every other unknown argument is refused. Refused here, where it is still an argument.
+    if (Object.hasOwn(params.arguments, "__proto__")) {
+      return refuse(id, JsonRpcCode.invalidParams, `Invalid params: __proto__: not an argument of this tool (no tool of this server takes it)`)
+    }
   }
   return { ...value, id: carry(id), params }
 }
