@@ -71,7 +71,20 @@ export const postgres = Effect.promise(() => withNodeNavigator(() => import("../
 export const readIndexLayer = (index: string): Layer.Layer<Index, StoreUnavailable> =>
   isPostgresUrl(index)
     ? Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.layer({ url: index })))
-    : IndexSqlite.layerReadonly(index)
+    : IndexSqlite.layerReadonly(index, { onNewerSchema: newerSchemaNote })
+
+/**
+ * What a read command says on stderr when it reads a SQLite index migrated
+ * by a newer session-ingest (it reads it, README "Migrations are explicit";
+ * tester15 F11: it said nothing), one line.
+ */
+const newerSchemaNote = (schema: { readonly index: string; readonly have: number; readonly want: number }) =>
+  Effect.sync(() => {
+    process.stderr.write(
+      `session-ingest: note: the index ${schema.index} has schema version ${schema.have}, newer than this session-ingest knows (${schema.want}); ` +
+        `it is read as this version understands it (what a newer version added is left out). Upgrade session-ingest to read all of it.\n`
+    )
+  })
 
 /**
  * The index a command uses, checked ({@link checkedIndex}): `--index`, else

@@ -61,8 +61,33 @@ describe("a SQLite index of a newer schema", () => {
       expect(err.remediation ?? err.remedy).toMatch(/[Uu]pgrade session-ingest/)
     }
     expect(contentOf(index)).toEqual(before)
-    const listed = cli(["sessions", "--index", index, "--json"], { cwd: dir })
-    expect(listed.code, listed.stderr).toBe(0)
-    expect(listed.stdout).toContain(sid)
+    // Each read command reads it, and says once on stderr that it is newer (tester15 F11: they said nothing):
+    // what it shows may leave out what the newer build added; stdout stays the command's own answer.
+    const note = `session-ingest: note: the index ${index} has schema version ${known + 1}, newer than this session-ingest knows (${known})`
+    for (const read of [["sessions"], ["search", "prompt"], ["show", sid], ["usage"]]) {
+      for (const json of [["--json"], []]) {
+        const r = cli([...read, "--index", index, ...json], { cwd: dir })
+        const what = `${read.join(" ")} ${json.join(" ")}: ${r.stderr}`
+        expect(r.code, what).toBe(0)
+        expect(r.stdout, what).not.toContain("newer than this")
+        expect(r.stderr.split(note).length - 1, what).toBe(1)
+        expect(r.stderr, what).toMatch(/[Uu]pgrade session-ingest/)
+      }
+    }
+    expect(cli(["sessions", "--index", index, "--json"], { cwd: dir }).stdout).toContain(sid)
+    expect(contentOf(index)).toEqual(before)
+  })
+
+  it("an index at this build's schema: read commands say nothing of its schema", () => {
+    const dir = tempDir("si-newer-schema-")
+    const root = nodePath.join(dir, "projects")
+    const log = nodePath.join(root, "-tmp-p", `${sid}.jsonl`)
+    fs.mkdirSync(nodePath.dirname(log), { recursive: true })
+    fs.writeFileSync(log, line("first prompt", "u1"))
+    const index = nodePath.join(dir, "index.db")
+    expect([0, 8]).toContain(cli(["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(dir, "none")], { cwd: dir }).code)
+    const r = cli(["sessions", "--index", index], { cwd: dir })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).not.toContain("schema version")
   })
 })

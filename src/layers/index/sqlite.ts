@@ -1759,11 +1759,38 @@ const privateCopy = (file: string) =>
  * folder where SQLite cannot create its `-shm` is read from a private copy.
  * Writes through this layer fail with `StoreUnavailable`.
  */
-export const layerReadonly = (file: string): Layer.Layer<Index, StoreUnavailable> =>
+export const layerReadonly = (file: string, options: ReadonlyOptions = {}): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
     Index,
     Effect.flatMap(openReadonly(file), ({ abs, client, ownership }) =>
-      make(abs, ownership, "read").pipe(Effect.provideService(SqlClient.SqlClient, client)))
+      Effect.zipRight(
+        options.onNewerSchema === undefined ? Effect.void : newerSchemaNoted(client, abs, options.onNewerSchema),
+        make(abs, ownership, "read")
+      ).pipe(Effect.provideService(SqlClient.SqlClient, client)))
+  )
+
+/** Options of {@link layerReadonly}. */
+export interface ReadonlyOptions {
+  /**
+   * Called once when the index was migrated by a newer session-ingest
+   * (`schema-newer`: `have` above this build's `want`), which this layer
+   * still reads (README: read commands read it): the CLI says so on stderr,
+   * as what it shows may leave out what the newer build added.
+   */
+  readonly onNewerSchema?: ((schema: { readonly index: string; readonly have: number; readonly want: number }) => Effect.Effect<void>) | undefined
+}
+
+/** {@link ReadonlyOptions.onNewerSchema} called when `file`'s schema is newer than this build's (see {@link refuseNewerSchema}). */
+const newerSchemaNoted = (sql: SqlClient.SqlClient, file: string, onNewer: NonNullable<ReadonlyOptions["onNewerSchema"]>): Effect.Effect<void, StoreUnavailable> =>
+  refuseNewerSchema(sql, file).pipe(
+    Effect.asVoid,
+    Effect.catchIf(
+      (e) => (e.details as { reason?: string } | undefined)?.reason === "schema-newer",
+      (e) => {
+        const d = e.details as { readonly have: number; readonly want: number }
+        return onNewer({ index: file, have: d.have, want: d.want })
+      }
+    )
   )
 
 /** A read-only connection to an existing index file for the scope (a private copy of a WAL index in a read-only folder). */
