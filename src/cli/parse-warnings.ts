@@ -9,7 +9,7 @@
 import type { DiscoveredSource } from "../domain/model.js"
 import { counted } from "../domain/render.js"
 import { isKeptWarningKind, KEPT_WARNING_KINDS } from "../domain/warning-kinds.js"
-import type { ParseWarningsReport } from "../services/Importer.js"
+import { type ParseWarningsReport, tallyParseWarnings } from "../services/Importer.js"
 
 /** Sources listed under the parse-warning line (all of them are in `--json`). */
 const MAX_WARNED_SOURCES = 5
@@ -52,19 +52,5 @@ export const parseWarningLines = (w: ParseWarningsReport, indent: string): Array
  * (`overview.parseWarnings`), summed as an import report sums them: lines,
  * sources with any, lines by kind, one item per source and kind.
  */
-export const parseWarningsOfSources = (sources: ReadonlyArray<DiscoveredSource>): ParseWarningsReport => {
-  const items: Array<ParseWarningsReport["items"][number]> = []
-  const byKind: Record<string, number> = {}
-  let lines = 0, withAny = 0
-  for (const s of sources) {
-    const warnings = s.overview.parseWarnings.filter((p) => p.count > 0)
-    if (warnings.length === 0) continue
-    withAny++
-    for (const p of warnings) {
-      lines += p.count
-      byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
-      items.push({ provider: s.provider, path: s.locator.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
-    }
-  }
-  return { lines, sources: withAny, byKind, items }
-}
+export const parseWarningsOfSources = (sources: ReadonlyArray<DiscoveredSource>): ParseWarningsReport =>
+  tallyParseWarnings(sources.map((s) => ({ provider: s.provider, path: s.locator.path, warnings: s.overview.parseWarnings })))

@@ -103,6 +103,37 @@ export interface ParseWarningsReport {
   }>
 }
 
+/**
+ * A run's {@link ParseWarningsReport} from each source's warnings (a source's
+ * provider, path and counted warnings: a discovery overview's
+ * `parseWarnings`, and what its read added): lines summed, sources with any
+ * counted, lines by kind, one item per source and kind. Kinds counted 0 are
+ * left out. What `import` reports and `discover` prints, summed the same way.
+ */
+export const tallyParseWarnings = (
+  sources: Iterable<{
+    readonly provider: ProviderId
+    readonly path: string
+    readonly warnings: ReadonlyArray<{ readonly kind: string; readonly count: number; readonly firstLine: number | null }>
+  }>
+): ParseWarningsReport => {
+  const items: Array<ParseWarningsReport["items"][number]> = []
+  const byKind: Record<string, number> = {}
+  let lines = 0, withAny = 0
+  for (const s of sources) {
+    let any = false
+    for (const p of s.warnings) {
+      if (p.count <= 0) continue
+      any = true
+      lines += p.count
+      byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
+      items.push({ provider: s.provider, path: s.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
+    }
+    if (any) withAny++
+  }
+  return { lines, sources: withAny, byKind, items }
+}
+
 /** The code of {@link ParseWorkersFailed}. */
 export const PARSE_WORKERS_UNAVAILABLE = "PARSE_WORKERS_UNAVAILABLE"
 

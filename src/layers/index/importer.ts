@@ -61,7 +61,8 @@ import {
   type PartialCause,
   type ProviderCoverage,
   type RejectedSource,
-  type SupersededSource
+  type SupersededSource,
+  tallyParseWarnings
 } from "../../services/Importer.js"
 import { type KnownSource, type SessionSourceAdapter, SessionSources, type SourceRead } from "../../services/SessionSource.js"
 import { planOf } from "../provider.js"
@@ -349,32 +350,19 @@ const warningOfDiagnostic = (d: Diagnostic): SourceSummary["parseWarnings"][numb
 const parseWarningsOf = (
   work: ReadonlyArray<{ readonly provider: ProviderId; readonly locator: Locator; readonly overview: SourceSummary }>,
   read: ReadWarnings
-): ParseWarningsReport => {
-  const items: Array<ParseWarningsReport["items"][number]> = []
-  const byKind: Record<string, number> = {}
-  let lines = 0, sources = 0
-  for (const [k, w] of work.entries()) {
+): ParseWarningsReport =>
+  tallyParseWarnings(work.map((w, k) => {
     // Most sources have none (an unchanged one's overview is discovery's): no list made for them. The read's
     // warnings of kinds the overview does not count (a Claude Code subagent's meta.json) are added to its.
     const fromRead = read.get(k)
     const overview = w.overview.parseWarnings
-    const given = fromRead === undefined || fromRead.length === 0
+    const warnings = fromRead === undefined || fromRead.length === 0
       ? overview
       : overview.length === 0
       ? fromRead
       : [...overview, ...fromRead.filter((r) => !overview.some((o) => o.kind === r.kind))]
-    if (given.length === 0) continue
-    const warnings = given.filter((p) => p.count > 0)
-    if (warnings.length === 0) continue
-    sources++
-    for (const p of warnings) {
-      lines += p.count
-      byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
-      items.push({ provider: w.provider, path: w.locator.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
-    }
-  }
-  return { lines, sources, byKind, items }
-}
+    return { provider: w.provider, path: w.locator.path, warnings }
+  }))
 
 /** Each batch `Index.importWhole` committed handed to `onBatch` in order, and their events and sessions summed. */
 const tellCommitted = (
