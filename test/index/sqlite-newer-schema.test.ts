@@ -32,17 +32,22 @@ const contentOf = (index: string) => {
   }
 }
 
+/** A Claude Code root of one session, imported once into a new index: the import's arguments (`--json`). */
+const importedOnce = () => {
+  const dir = tempDir("si-newer-schema-")
+  const root = nodePath.join(dir, "projects")
+  const log = nodePath.join(root, "-tmp-p", `${sid}.jsonl`)
+  fs.mkdirSync(nodePath.dirname(log), { recursive: true })
+  fs.writeFileSync(log, line("first prompt", "u1"))
+  const index = nodePath.join(dir, "index.db")
+  const args = ["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(dir, "none"), "--json"]
+  expect([0, 8]).toContain(cli(args, { cwd: dir }).code)
+  return { dir, log, index, args }
+}
+
 describe("a SQLite index of a newer schema", () => {
   it("import and index migrate refuse to write it (schema-newer, exit 6); sessions still reads it", () => {
-    const dir = tempDir("si-newer-schema-")
-    const root = nodePath.join(dir, "projects")
-    const log = nodePath.join(root, "-tmp-p", `${sid}.jsonl`)
-    fs.mkdirSync(nodePath.dirname(log), { recursive: true })
-    fs.writeFileSync(log, line("first prompt", "u1"))
-    const index = nodePath.join(dir, "index.db")
-    const args = ["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(dir, "none"), "--json"]
-    const first = cli(args, { cwd: dir })
-    expect([0, 8]).toContain(first.code)
+    const { dir, log, index, args } = importedOnce()
     const db = new Database(index)
     const known = (db.prepare("SELECT max(migration_id) AS n FROM si_migrations").get() as { n: number }).n
     db.prepare("INSERT INTO si_migrations (migration_id, name) VALUES (?, ?)").run(known + 1, "from_a_newer_build")
@@ -79,13 +84,7 @@ describe("a SQLite index of a newer schema", () => {
   })
 
   it("an index at this build's schema: read commands say nothing of its schema", () => {
-    const dir = tempDir("si-newer-schema-")
-    const root = nodePath.join(dir, "projects")
-    const log = nodePath.join(root, "-tmp-p", `${sid}.jsonl`)
-    fs.mkdirSync(nodePath.dirname(log), { recursive: true })
-    fs.writeFileSync(log, line("first prompt", "u1"))
-    const index = nodePath.join(dir, "index.db")
-    expect([0, 8]).toContain(cli(["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(dir, "none")], { cwd: dir }).code)
+    const { dir, index } = importedOnce()
     const r = cli(["sessions", "--index", index], { cwd: dir })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).not.toContain("schema version")
