@@ -111,7 +111,7 @@ export const chosenIndex = (index: Option.Option<string>, config: Option.Option<
  * it), or a file; `SourceNotFound` when there is no file yet, or it is empty
  * (queries never create one).
  */
-export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>) =>
+export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>, option = "--index") =>
   Effect.gen(function*() {
     const c = yield* loadConfig(Option.getOrUndefined(config))
     const file = yield* indexOf(index, c)
@@ -121,7 +121,7 @@ export const existingIndex = (index: Option.Option<string>, config: Option.Optio
     if (st === undefined || (st.isFile() && st.size === 0)) {
       return yield* new SourceNotFound({
         message: `There is no index at ${file} yet${st !== undefined ? " (the file is empty)" : ""}.`,
-        remediation: "Run `session-ingest import` first (or pass --index FILE)."
+        remediation: `Run \`session-ingest import\` first (or pass ${option} FILE).`
       })
     }
     return file

@@ -35,15 +35,18 @@ export const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 export type Ownership = "new" | "owned"
 
 /**
- * Check `file` before it is opened for writing as `what` (e.g. "index").
- * Fails with `StoreUnavailable` when it is not a SQLite database, or one that
- * `applicationId` does not mark as ours. The folder is not created here.
+ * Check `file` before it is opened as `what` (e.g. "index"), for writing or,
+ * with `read`, for reading only. Fails with `StoreUnavailable` when it is not
+ * a SQLite database, or one that `applicationId` does not mark as ours; the
+ * remedy names `option` (`--index FILE`, `--from FILE`): a new file for a
+ * write, the file session-ingest made for a read. The folder is not created here.
  */
 export const checkOwnedSqlite = (
   file: string,
   applicationId: number,
   what: string,
-  option: string
+  option: string,
+  read = false
 ): Effect.Effect<Ownership, StoreUnavailable> =>
   Effect.try({
     try: (): Ownership | string => {
@@ -75,7 +78,9 @@ export const checkOwnedSqlite = (
       r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(
         new StoreUnavailable({
           message: `Refusing to use ${file} as session-ingest's ${what}: it ${r.slice(file.length + 1)}.`,
-          remediation: `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
+          remediation: read
+            ? `Pass ${option} with session-ingest's ${what} (the file \`session-ingest import\` wrote); session-ingest never reads other files as its ${what}.`
+            : `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
         })
       )
     )

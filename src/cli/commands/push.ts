@@ -57,7 +57,7 @@ export const pushCommand = Command.make(
           remediation: "Pass --to postgres://user:password@host:port/database (a team's PostgreSQL index)."
         })
       }
-      const from = yield* rt.existingIndex(o.from, o.config)
+      const from = yield* rt.existingIndex(o.from, o.config, "--from")
       if (rt.isPostgresUrl(from)) {
         const { InvalidArgument } = yield* errors
         return yield* new InvalidArgument({

@@ -272,7 +272,7 @@ const KEYS_PER_QUERY = 5000
  */
 export const push = (from: string, to: string, machine: string): Effect.Effect<PushReport, StoreUnavailable> =>
   teamFailuresNamed(to, Effect.scoped(Effect.gen(function*() {
-    const local = yield* readonlySql(from)
+    const local = yield* readonlySql(from, "--from")
     const team = yield* openWriter(to, machine, PUSH_CONCURRENCY)
     const lsql = local.sql
     // The local events as the index keeps them (lean, or whole in an index before migration 0006), rebuilt by `eventOfRow`.

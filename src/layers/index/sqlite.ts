@@ -1794,14 +1794,14 @@ const newerSchemaNoted = (sql: SqlClient.SqlClient, file: string, onNewer: NonNu
   )
 
 /** A read-only connection to an existing index file for the scope (a private copy of a WAL index in a read-only folder). */
-const openReadonly = (file: string) =>
+const openReadonly = (file: string, option = "--index") =>
   Effect.gen(function*() {
     const abs = path.resolve(file)
-    const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
+    const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", `${option} FILE`, true)
     if (ownership === "new") {
       return yield* new StoreUnavailable({
         message: `There is no index at ${abs}.`,
-        remediation: "Run `session-ingest import` first (or pass --index FILE)."
+        remediation: `Run \`session-ingest import\` first (or pass ${option} FILE).`
       })
     }
     const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
@@ -1821,8 +1821,8 @@ const openReadonly = (file: string) =>
  * naming the file: how `push` reads a local index's rows (`./push.ts`).
  * Fails as {@link layerReadonly} does.
  */
-export const readonlySql = (file: string) =>
-  Effect.map(openReadonly(file), ({ abs, client }) => ({ file: abs, sql: client as SqlClient.SqlClient, guard: guardStore(readerRole(abs)) }))
+export const readonlySql = (file: string, option = "--index") =>
+  Effect.map(openReadonly(file, option), ({ abs, client }) => ({ file: abs, sql: client as SqlClient.SqlClient, guard: guardStore(readerRole(abs)) }))
 
 /** Layer: an in-memory index (tests, dry runs). */
 export const layerMemory: Layer.Layer<Index, StoreUnavailable> = layer(":memory:")
