@@ -56,18 +56,22 @@ const agentsRoot = (n: number) => {
 
 /** Bytes read from source files through `SourceAccess` (every provider reads through it). */
 const counter = { bytes: 0 }
+/** Files that cannot be read now (as `chmod 000` makes them for a user other than root): opening or reading one fails EACCES. */
+const blocked = new Set<string>()
+const refusedRead = (p: string) => Effect.fail(SourceAccessNode.fsError(p, Object.assign(new Error("EACCES"), { code: "EACCES" })))
 const countingAccess = Layer.effect(
   SourceAccess,
   Effect.map(SourceAccess, (a) => ({
     ...a,
     open: (f: Parameters<typeof a.open>[0]) =>
-      Effect.map(a.open(f), (src) => ({
+      blocked.has(f.path) ? refusedRead(f.path) : Effect.map(a.open(f), (src) => ({
         ...src,
         read: (offset: number, length: number) => Effect.tap(src.read(offset, length), (b) => Effect.sync(() => counter.bytes += b.length))
       })),
     readHead: (f: Parameters<typeof a.readHead>[0], length: number) =>
-      Effect.tap(a.readHead(f, length), (r) => Effect.sync(() => counter.bytes += r.bytes.length)),
-    readWhole: (f: Parameters<typeof a.readWhole>[0], max: number) => Effect.tap(a.readWhole(f, max), (b) => Effect.sync(() => counter.bytes += b.length))
+      blocked.has(f.path) ? refusedRead(f.path) : Effect.tap(a.readHead(f, length), (r) => Effect.sync(() => counter.bytes += r.bytes.length)),
+    readWhole: (f: Parameters<typeof a.readWhole>[0], max: number) =>
+      blocked.has(f.path) ? refusedRead(f.path) : Effect.tap(a.readWhole(f, max), (b) => Effect.sync(() => counter.bytes += b.length))
   }))
 ).pipe(Layer.provide(SourceAccessNode.layer))
 
@@ -320,4 +324,53 @@ describe("import --watch: new files anywhere under a root (the folder scan behin
         yield* next((r) => r.report.eventsAdded > 0, 5)
       }), { poll: "1 hour", roots: [claude, muse] })
   }, 120_000)
+
+  it.live("a transcript unreadable for a while: what was appended meanwhile is imported as soon as it is readable again (its attributes change), not at the next poll", () => {
+    // tester16 F6: `chmod 000`, an append, `chmod 644`: the full round that found it unreadable took it for "no
+    // source", and the chmod back (an attribute change, no write) was no reason for a round until the hourly poll.
+    const a = agentsRoot(10)
+    return Effect.gen(function*() {
+      yield* withWatch(a, (next, quiet) =>
+        Effect.gen(function*() {
+          blocked.add(a.file)
+          fs.utimesSync(a.file, new Date(), new Date()) // what chmod 000 tells the watcher: an attribute change
+          yield* next((r) => r.scope === "full" && r.report.coverage === "partial")
+          yield* quiet
+          fs.appendFileSync(a.file, item(11, "written while unreadable"))
+          yield* quiet
+          blocked.delete(a.file)
+          fs.utimesSync(a.file, new Date(), new Date()) // chmod 644
+          const r = yield* next((r) => r.report.eventsAdded > 0, 5)
+          expect(r.report.coverage).toBe("complete")
+          expect(yield* eventCount).toBe(11)
+          yield* quiet
+        }), { poll: "1 hour" })
+      yield* expectFresh(a)
+    }).pipe(Effect.ensuring(Effect.sync(() => blocked.clear())))
+  }, 60_000)
+
+  it.live("a targeted round while the tree is partial says so: its line never reads complete while a source is still unreadable", () => {
+    // tester16 F7: a fifo in place of a session made a full round partial; the next targeted round (an append to
+    // another source) printed "complete", which a user reads as "the tree is complete now".
+    const a = agentsRoot(10)
+    const other = path.join(a.root, "a2", "sessions", "a2.jsonl")
+    fs.mkdirSync(path.dirname(other), { recursive: true })
+    fs.writeFileSync(other, header("s-2", "a2") + item(1, "hello"))
+    return Effect.gen(function*() {
+      yield* withWatch(a, (next, quiet) =>
+        Effect.gen(function*() {
+          blocked.add(other)
+          fs.utimesSync(other, new Date(), new Date())
+          const full = yield* next((r) => r.scope === "full" && r.report.coverage === "partial")
+          yield* quiet
+          fs.appendFileSync(a.file, item(11, "appended"))
+          const r = yield* next((r) => r.report.eventsAdded > 0)
+          expect(r.scope).toBe("targeted")
+          expect(r.report.coverage).toBe("partial")
+          expect(r.report.causes.map((c) => [c.code, c.path])).toEqual(full.report.causes.map((c) => [c.code, c.path]))
+          yield* quiet
+          blocked.delete(other)
+        }), { poll: "1 hour" })
+    }).pipe(Effect.ensuring(Effect.sync(() => blocked.clear())))
+  }, 60_000)
 })

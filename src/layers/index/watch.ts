@@ -94,7 +94,7 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import type { ProviderId } from "../../domain/model.js"
-import { ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type SeenSource } from "../../services/Importer.js"
+import { causeLine, ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type PartialCause, type SeenSource } from "../../services/Importer.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { DirScan } from "./dir-scan.js"
 import { bindingLength } from "./prefix.js"
@@ -171,8 +171,33 @@ export interface WatchRound {
   readonly rssBytes: number
   /** Folders watched, and those that could not be (polled instead). */
   readonly watching: { readonly folders: number; readonly unwatched: number }
-  /** The importer's report of the round (a targeted round's covers its sources only). */
+  /**
+   * The importer's report of the round. A targeted round's counts cover its
+   * sources only; its coverage and causes also carry those the last full
+   * round found elsewhere in the tree (a source unreadable, not a regular
+   * file, a root missing…), which a targeted round does not look at again:
+   * a round never reads "complete" while the tree is still partial.
+   */
   readonly report: ImportReport
+}
+
+/**
+ * A targeted round's report with the causes of partial coverage the last
+ * full round found (`tree`) that this round did not look at again: those of
+ * other paths than its own sources (a source it read has its own causes, if
+ * any, in `report`). Partial when any is left; the remediations follow the causes.
+ */
+const withTreeCauses = (
+  report: ImportReport,
+  tree: ReadonlyArray<PartialCause>,
+  targets: ReadonlyArray<{ readonly locator: { readonly path: string } }>
+): ImportReport => {
+  const read = new Set(targets.map((t) => t.locator.path))
+  const own = new Set(report.causes.map((c) => `${c.code}\u0000${c.path ?? ""}`))
+  const carried = tree.filter((c) => !(c.path !== null && read.has(c.path)) && !own.has(`${c.code}\u0000${c.path ?? ""}`))
+  if (carried.length === 0) return report
+  const causes = [...carried, ...report.causes]
+  return { ...report, coverage: "partial", causes, remediations: causes.map(causeLine) }
 }
 
 /** What the watch verified of one source file (see the module's doc). */
@@ -255,10 +280,15 @@ export class WatchMemory {
     return at !== undefined && now - at < recheckMs
   }
 
-  /** After a full round: the paths that made it and are still no source. */
-  markNoSources(paths: Iterable<string>, now: number) {
+  /**
+   * After a full round: the paths that made it and are still no source. A
+   * path the round named in a cause of partial coverage (`named`: a source
+   * it could not read, a fifo in a session's place) is not "no source": its
+   * next change (a `chmod` back, an attribute change only) makes a full round.
+   */
+  markNoSources(paths: Iterable<string>, now: number, named: ReadonlySet<string>) {
     if (this.notSources.size > MAX_NOT_SOURCES) this.notSources.clear()
-    for (const p of paths) if (this.sourceOf(p) === undefined && !this.sources.has(p)) this.notSources.set(p, now)
+    for (const p of paths) if (this.sourceOf(p) === undefined && !this.sources.has(p) && !named.has(p)) this.notSources.set(p, now)
   }
 
   /** The folders to watch: each root recursively, and the folder of every source outside them. */
@@ -517,6 +547,11 @@ export const watch = <E = never>(
       return added
     })
 
+    /** The causes of partial coverage of the last full round (carried by targeted rounds: `withTreeCauses`). */
+    let lastFullCauses: ReadonlyArray<PartialCause> = []
+    /** The paths the last round named in its causes (not taken for "no source": `markNoSources`). */
+    let namedInCauses: ReadonlySet<string> = new Set()
+
     /** One round: full (the plan) or targeted (the given sources), retried on a store failure. */
     const round = (trigger: RoundTrigger, full: boolean, targets: ReadonlyArray<SeenSource>, changedPaths: number) =>
       Effect.gen(function*() {
@@ -528,13 +563,15 @@ export const watch = <E = never>(
           skipped: [],
           batchSize: plan.batchSize
         }
-        const report = yield* Effect.suspend(() => {
+        const ran = yield* Effect.suspend(() => {
           if (full) memory.beginFull()
           return importer.run(full ? plan : targeted)
         }).pipe(
           Effect.onExit((exit) => Effect.sync(() => full && memory.endFull(exit._tag === "Success"))),
           Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(5)))
         )
+        if (full) lastFullCauses = ran.causes
+        const report = full ? ran : withTreeCauses(ran, lastFullCauses, targets)
         const ms = performance.now() - t0
         if (full) {
           lastFullAt = Date.now()
@@ -551,6 +588,7 @@ export const watch = <E = never>(
           yield* wake.offer(undefined)
         }
         rounds++
+        namedInCauses = new Set(report.causes.flatMap((c) => (c.path !== null ? [c.path] : [])))
         yield* onRound({
           round: rounds,
           trigger,
@@ -600,7 +638,7 @@ export const watch = <E = never>(
         }
         rewatch.clear()
         yield* round(trigger, true, [], paths.size + targets.size)
-        memory.markNoSources(paths, Date.now())
+        memory.markNoSources(paths, Date.now(), namedInCauses)
         return
       }
       if (wantFull) yield* Effect.forkScoped(Effect.delay(wake.offer(undefined), Duration.millis(fullAt - now)))
