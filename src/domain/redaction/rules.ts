@@ -77,6 +77,31 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
  */
 const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt])(?:${prefix}))`
 
+/**
+ * An escape of one of a token's characters (a letter, a digit, `_`, `.`, `-`): JSON's `\u0073` (maybe `\\u0073`,
+ * JSON text in a string), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;` (`escaped-token`).
+ */
+const WORD_ESCAPE = (() => {
+  const hex = "2[dDeE]|3[0-9]|[46][1-9a-fA-F]|5[0-9aAfF]|7[0-9aA]"
+  return String.raw`\\{1,2}u00(?:${hex})|&#(?:[xX](?:${hex})|4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]);|&(?:lowbar|period);`
+})()
+
+/** A word with its {@link WORD_ESCAPE}s decoded. */
+const decodeWordEscapes = (w: string): string =>
+  w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, x, d, named) =>
+    named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? x ?? d, u !== undefined || x !== undefined ? 16 : 10)))
+
+/** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
+const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
+  "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
+  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key"
+])
+
+let escapedTokenRedactor: ((s: string) => string) | undefined
+/** The redaction of a decoded word by {@link ESCAPED_TOKEN_RULES} (made on first use: the rule table is defined below). */
+const escapedTokenText = (): (s: string) => string =>
+  (escapedTokenRedactor ??= textRedactor(builtinRules.filter((rule) => ESCAPED_TOKEN_RULES.has(rule.id))))
+
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
 
@@ -1292,6 +1317,67 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["_live_", "_test_", "whsec_"]
   },
   {
+    // SendGrid API keys: `SG.` then 22 and 43 base64url characters.
+    id: "sendgrid-key",
+    pattern: re(`${lead("SG\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])`),
+    hints: ["SG."]
+  },
+  {
+    // age (file encryption) identities: `AGE-SECRET-KEY-1` then Bech32 upper case.
+    id: "age-secret-key",
+    pattern: re(`AGE-SECRET-KEY-1[0-9A-Z]{50,}`),
+    hints: ["AGE-SECRET-KEY-1"]
+  },
+  {
+    // A kubeconfig's `client-key-data:` (a base64 PEM private key; YAML or JSON, quotes maybe escaped): the value
+    // goes, the name stays (`client-certificate-data`, a certificate, stays).
+    id: "kubeconfig-key",
+    pattern: re(String.raw`(client-key-data\\?["']?:[ \t]*\\?["']?)[A-Za-z0-9+/]{20,}={0,2}`),
+    hints: ["client-key-data"],
+    replace: (_m, head) => `${head}${marker("kubeconfig-key")}`
+  },
+  {
+    // Rails' `SECRET_KEY_BASE` (`=` in an environment, `:` in YAML, quoted or not): a value of 30 or more
+    // letters and digits goes, the name stays (`$(rails secret)`, `${VAR}` stay).
+    id: "secret-key-base",
+    pattern: re(String.raw`((?:SECRET_KEY_BASE|secret_key_base)\\?["']?[ \t]*[=:][ \t]*\\?["']?)[A-Za-z0-9]{30,}`),
+    hints: ["SECRET_KEY_BASE", "secret_key_base"],
+    replace: (_m, head) => `${head}${marker("secret-key-base")}`
+  },
+  {
+    // A password piped to `sudo -S` (`--stdin`: it reads one from stdin) by `echo`: `echo 'pw' | sudo -S …`,
+    // `echo pw | sudo -k -S`, `sudo -Sv`, `echo -n "pw" | sudo --stdin`; `echo` starts a word (also after a `\n`
+    // escape of JSON text). The match runs to the `-S`, so it holds `sudo` (the hint); echo, the quotes, the pipe and
+    // sudo's options stay. `$VAR` references and markers stay.
+    id: "sudo-password",
+    pattern: re(
+      String.raw`(${lead("echo", "A-Za-z0-9_-")}[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?)(?!\[REDACTED:)(?:(\\?["'])(?![$])([^"'\n\\]{1,128})\2|(?![$"'\\])([^\s"'|\\;&<>()]{1,128}))` +
+        String.raw`([ \t]{0,8}\|[ \t]{0,8}sudo(?:[ \t]{1,8}-[A-Za-z]{1,8}){0,8}?[ \t]{1,8}(?:-[A-Za-z]{0,8}S|--stdin))`
+    ),
+    hints: ["sudo"],
+    replace: (_m, head, q, quoted, _bare, tail) => `${head}${quoted !== undefined ? `${q}${marker("sudo-password")}${q}` : marker("sudo-password")}${tail}`
+  },
+  {
+    // PyPI API tokens: `pypi-` then a macaroon in base64url (`AgE…` for pypi.org and test.pypi.org; 60 or more).
+    id: "pypi-token",
+    pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
+    hints: ["pypi-Ag"]
+  },
+  {
+    // A token whose characters are written as escapes: JSON's `\u0073k-proj-…` (one or two backslashes: JSON text
+    // in a string) and HTML's `ghp&#95;…`, `&#x5f;`, `&lowbar;`. A word of token characters (letters, digits, `_`,
+    // `.`, `-`) holding such an escape of one of them is decoded, and when a token rule above
+    // ({@link ESCAPED_TOKEN_RULES}) finds a token in the decoded word, the whole word goes; else it stays as
+    // written (`caf\u00e9`, `snake&#95;case`, `\u0073k-short`).
+    id: "escaped-token",
+    pattern: re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`),
+    hints: ["\\u00", "&#", "&lowbar;", "&period;"],
+    replace: (m) => {
+      const decoded = decodeWordEscapes(m)
+      return escapedTokenText()(decoded) === decoded ? m : marker("escaped-token")
+    }
+  },
+  {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
     pattern: re(
@@ -1499,9 +1585,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "aws-secret-key",
     // Also after a space (`aws configure set aws_secret_access_key …`, `set -x AWS_SECRET_ACCESS_KEY …`) and in
     // `aws configure`'s prompt (`AWS Secret Access Key [None]: …`).
-    pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
-    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key"],
-    replace: (_m, name) => `${name}${marker("aws-secret-key")}`
+    // And (session 16) a bare one told next to its key id ("AKIA… and secret wJalr…", the console's CSV
+    // `AKIA…,wJalr…`, the id on one line and the secret on the next): 40 characters of base64 (an upper-case
+    // letter, a lower-case letter and a digit among them; not part of a longer run) within 200 characters after
+    // the key id (`aws-access-key` has made it its marker by then); the id and what lies between stay. A git SHA
+    // (lower-case hex), a path, a longer base64 run, and such a word with no key id before it stay.
+    pattern: re(
+      String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])` +
+        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=\\[nrt])))` +
+        String.raw`(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`
+    ),
+    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key", "[REDACTED:aws-access-key]", "AKIA", "ASIA"],
+    replace: (_m, name, idHead) => `${name ?? idHead}${marker("aws-secret-key")}`
   },  {
     // A secret set by a command that takes the variable's name and its value as two words: fish's `set -x NAME v`
     // (`-gx`, `-Ux`, `--export`, …), a Dockerfile's `ENV NAME v`, Windows' `setx NAME "v"`, and
@@ -1859,6 +1954,12 @@ const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
 /**
+ * Names of a secret whose last word names none (session 16): Rails' `SECRET_KEY_BASE` (`secret_key_base`,
+ * `secretKeyBase`) and a kubeconfig's `client-key-data` (a base64 PEM private key); any string under them goes.
+ */
+const NAMED_SECRET_KEY = /^(?:secret[-_]?key[-_]?base|client[-_]?key[-_]?data)$/i
+
+/**
  * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
  * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
  * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
@@ -1870,6 +1971,7 @@ const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 export const secretKeyKind = (k: string): SecretKeyKind => {
   if (k.length > 300 || k.length < 3) return "none"
   if (HEADER_SECRET.test(k)) return "header"
+  if (NAMED_SECRET_KEY.test(k)) return "secret"
   if (DATA_KEY.test(k.replace(/[_-]/g, "").toLowerCase())) return "none"
   if (KEY_X_KEY.test(k)) return "token"
   if (KEY_SECRET.test(k)) return "secret"
