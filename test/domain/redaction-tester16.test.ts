@@ -10,7 +10,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../src/domain/model.js"
-import { marker } from "../../src/domain/redaction/rules.js"
+import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
 import { shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
 import { gone, inString, j, sessionEvent, stays } from "../support/redaction-asserts.js"
@@ -125,6 +125,19 @@ describe("redaction 16: each new shape goes, with its name kept", () => {
     expect(gone(`gh&#112;&lowbar;${GHP_BODY}`, GHP_BODY)).toBe(R("escaped-token"))
     // JSON text with its own \n escapes
     gone(inString(`line\n{"k": "${esc}"}`), PROJ_BODY)
+  })
+
+  it("escaped-token done from each escape gives what its pattern gives", () => {
+    const rule = builtinRules.find((x) => x.id === "escaped-token")!
+    const parts = ["\\u0073", "\\\\u006b", "\\u00e9", "&#95;", "&#x5F;", "&#47;", "&lowbar;", "&period;", "ghp", "sk-proj-", "\\n", "\\",
+      "a", "9", "-", ".", ";", "&", "#", " ", "\n", "é", GHP_BODY, PROJ_BODY]
+    let seed = 16
+    const pick = () => parts[(seed = (seed * 48271) % 2147483647) % parts.length]
+    for (let i = 0; i < 5000; i++) {
+      const s = Array.from({ length: 1 + (i % 14) }, pick).join("")
+      rule.pattern.lastIndex = 0
+      expect(rule.apply!(s), JSON.stringify(s)).toBe(s.replace(rule.pattern, rule.replace as (m: string) => string))
+    }
   })
 
   it("near misses of escaped tokens: ordinary escapes and entities stay", () => {

@@ -77,6 +77,9 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
  */
 const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt])(?:${prefix}))`
 
+/** A global pattern from its source. */
+const re = (source: string, flags = "g") => new RegExp(source, flags)
+
 /**
  * An escape of one of a token's characters (a letter, a digit, `_`, `.`, `-`): JSON's `\u0073` (maybe `\\u0073`,
  * JSON text in a string), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;` (`escaped-token`).
@@ -97,13 +100,23 @@ const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key"
 ])
 
+/** A word of token characters holding a {@link WORD_ESCAPE} (the pattern of `escaped-token`). */
+const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
+/** A {@link WORD_ESCAPE} alone (where `escaped-token`'s search starts). */
+const ESCAPE_AT = re(WORD_ESCAPE)
+/** 1 for the char codes of a token's characters (letters, digits, `_`, `.`, `-`). */
+const WORD_CODE = Uint8Array.from({ length: 65536 }, (_, c) => (/[A-Za-z0-9_.-]/.test(String.fromCharCode(c)) ? 1 : 0))
+
+/** The replacement of an `escaped-token` match: the marker when the decoded word holds a token, else the word. */
+const escapedWordReplace = (m: string): string => {
+  const decoded = decodeWordEscapes(m)
+  return escapedTokenText()(decoded) === decoded ? m : marker("escaped-token")
+}
+
 let escapedTokenRedactor: ((s: string) => string) | undefined
 /** The redaction of a decoded word by {@link ESCAPED_TOKEN_RULES} (made on first use: the rule table is defined below). */
 const escapedTokenText = (): (s: string) => string =>
   (escapedTokenRedactor ??= textRedactor(builtinRules.filter((rule) => ESCAPED_TOKEN_RULES.has(rule.id))))
-
-/** A global pattern from its source. */
-const re = (source: string, flags = "g") => new RegExp(source, flags)
 
 /**
  * A command-line option (`option`, a pattern) in the context of `command`
@@ -1370,11 +1383,30 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // ({@link ESCAPED_TOKEN_RULES}) finds a token in the decoded word, the whole word goes; else it stays as
     // written (`caf\u00e9`, `snake&#95;case`, `\u0073k-short`).
     id: "escaped-token",
-    pattern: re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`),
+    pattern: ESCAPED_WORD,
     hints: ["\\u00", "&#", "&lowbar;", "&period;"],
-    replace: (m) => {
-      const decoded = decodeWordEscapes(m)
-      return escapedTokenText()(decoded) === decoded ? m : marker("escaped-token")
+    replace: escapedWordReplace,
+    // The pattern's matches, found from each escape (a literal-led search) rather than by trying the pattern's
+    // lookbehind at every character of a long text that holds one `\u00e9`.
+    apply: (s) => {
+      ESCAPE_AT.lastIndex = 0
+      ESCAPED_WORD.lastIndex = 0
+      let out = ""
+      let pos = 0
+      for (;;) {
+        ESCAPE_AT.lastIndex = pos
+        const e = ESCAPE_AT.exec(s)
+        if (e === null) break
+        // no match starts before the word around the first escape (see the rule's test: the same as the pattern)
+        let st = e.index
+        while (st > pos && WORD_CODE[s.charCodeAt(st - 1)] === 1) st--
+        ESCAPED_WORD.lastIndex = st
+        const m = ESCAPED_WORD.exec(s)
+        if (m === null) break
+        out += s.slice(pos, m.index) + escapedWordReplace(m[0])
+        pos = m.index + m[0].length
+      }
+      return pos === 0 ? s : out + s.slice(pos)
     }
   },
   {
