@@ -140,6 +140,13 @@ describe("redaction 16: each new shape goes, with its name kept", () => {
     }
   })
 
+  it("a quoted value under a key's name that starts with a JSON \\u escape (tester15's sample: no digit, so no openai-key)", () => {
+    const v = j("\\u0073", "k-proj-UNICODEESCAPEDSECRETxxxxxxxxxxxx")
+    expect(gone(`json_unicode_escaped: {"api_key": "${v}"}`, "UNICODEESCAPED")).toBe(`json_unicode_escaped: {"api_key": "${R("secret-field")}"}`)
+    gone(inString(`{"api_key": "${v}"}`), "UNICODEESCAPED")
+    stays('{"sort_key": "\\u00e9t\\u00e9", "api_key": "caf\\u00e9"}')
+  })
+
   it("near misses of escaped tokens: ordinary escapes and entities stay", () => {
     stays("caf\\u00e9 and na\\u00efve and \\u0041BC")
     stays("a&#95;b and snake&#95;case&#95;name and &amp; &lt;tag&gt;")

@@ -267,12 +267,15 @@ export const wordSecret = (name: string, v: string): boolean =>
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
+  // a quoted value's character, or a JSON `\uXXXX` escape as one (`\\uXXXX` in JSON text held in a string; session 16:
+  // `{"api_key": "\u0073k-proj-…"}`)
+  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4})`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
