@@ -46,7 +46,8 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
     j("git", "hub_pat_", rand(22, ALNUM), "_", rand(59, ALNUM))
   ],
   "aws-access-key": [j("AK", "IA", rand(16, UPNUM)), j("AS", "IA", rand(16, UPNUM))],
-  "google-api-key": [j("AI", "za", "Sy", rand(33, B64URL))],
+  // (a second sample since session 16: with one, the differential test's random strings reached the rule too rarely)
+  "google-api-key": [j("AI", "za", "Sy", rand(33, B64URL)), j("AI", "za", "Sy", rand(33, ALNUM))],
   "slack-token": [
     j("xo", "xb-", rand(12, "0123456789"), "-", rand(13, "0123456789"), "-", rand(24, ALNUM)),
     j("xo", "xp-", rand(12, "0123456789"), "-", rand(12, "0123456789"), "-", rand(13, "0123456789"), "-", rand(32, HEX)),
@@ -83,7 +84,11 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "gitlab-token": [j("gl", "pat-", rand(20, B64URL.replace(/[-_]/g, "") + "-"), "Q7"), j("gl", "pat-", rand(27, ALNUM), ".01.", rand(9, "abcdefghijklmnopqrstuvwxyz0123456789")), j("gl", "dt-", rand(20, ALNUM))],
   "huggingface-token": [j("h", "f_", rand(33, ALNUM), "Q"), j("h", "f_", "wX", rand(30, "abcdefghijklmnopqrstuvwxyz"))],
   // session 8: a Twilio API key SID (SK, 32 lower-case hex digits, a digit and a letter among them)
-  "twilio-api-key": [j("S", "K", rand(30, HEX), "a7"), j("S", "K", "4f", rand(30, HEX))]
+  "twilio-api-key": [j("S", "K", rand(30, HEX), "a7"), j("S", "K", "4f", rand(30, HEX))],
+  "sendgrid-key": [j("S", "G.", rand(22, B64URL), ".", rand(43, B64URL)), j("S", "G.", rand(22, ALNUM), ".", rand(43, ALNUM))],
+  "age-secret-key": [j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")), j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"))],
+  // session 16: PyPI API tokens (a macaroon, base64url)
+  "pypi-token": [j("py", "pi-AgE", rand(90, B64URL)), j("py", "pi-AgEN", rand(120, ALNUM))]
 })
 
 /**
@@ -101,6 +106,16 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const f1 = j(rand(32, ALNUM), "1"), f2 = j(rand(32, ALNUM), "2"), f3 = j("hunter2", rand(12, ALNUM)), f4 = rand(24, ALNUM), f5 = j(rand(30, ALNUM), "3"), f6 = j("pw", rand(10, ALNUM), "9")
   const pin = j("8", rand(9, "0123456789"))
   const twilio = j("S", "K", rand(30, HEX), "c3")
+  const kubeKey = j("LS0tLS1CRUdJTi", rand(60, ALNUM), "==")
+  const kubeKey2 = j("LS0tLS1CRUdJTi", rand(80, ALNUM + "+/"))
+  const keyBase = rand(64, HEX)
+  const sudoPw = j(rand(8, ALNUM), "7!")
+  const awsNear = j("Ab1", rand(37, ALNUM + "/+"))
+  const awsNearId = rand(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+  const escBody = j(rand(30, ALNUM), "9")
+  const sudoPw2 = j("r00t", rand(8, ALNUM))
+  const pypi = j("py", "pi-AgE", rand(100, B64URL))
+  const escGhp = j(rand(35, ALNUM), "Q")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -119,7 +134,9 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "aws-secret-key": [
       [`[default]\naws_access_key_id = x\naws_secret_access_key = ${awsA}\n`, awsA],
       [`env:\n  AWS_SECRET_ACCESS_KEY: ${awsB}`, awsB],
-      [`{"AccessKeyId": "x", "SecretAccessKey": "${awsC}"}`, awsC]
+      [`{"AccessKeyId": "x", "SecretAccessKey": "${awsC}"}`, awsC],
+      // session 16: a bare one next to its key id
+      [`use ${j("AK", "IA", awsNearId)} and secret ${awsNear}`, awsNear]
     ],
     "bearer-token": [
       [`curl -H 'Authorization: Bearer ${bearer}' https://api.example.com`, bearer],
@@ -154,6 +171,12 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     ],
     "npm-token": [[`//registry.npmjs.org/:_authToken=${f1}`, f1]],
     "twilio-api-key": [[`twilio api:core:keys:fetch --sid ${twilio}`, twilio]],
+    "kubeconfig-key": [[`    client-key-data: ${kubeKey}`, kubeKey], [`{"user": {"client-key-data": "${kubeKey2}"}}`, kubeKey2]],
+    "secret-key-base": [[`SECRET_KEY_BASE=${keyBase} bin/rails s`, keyBase]],
+    "sudo-password": [[`echo '${sudoPw}' | sudo -S apt-get install -y jq`, sudoPw], [`echo ${sudoPw2} | sudo -k -S systemctl restart nginx`, sudoPw2]],
+    "pypi-token": [[`twine upload -u __token__ -p ${pypi} dist/*`, pypi]],
+    // session 16: a token written with JSON or HTML escapes
+    "escaped-token": [[`{"note": "\\u0073k-proj-${escBody}"}`, escBody], [`ghp&#95;${escGhp}`, escGhp]],
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],

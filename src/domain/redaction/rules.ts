@@ -81,6 +81,44 @@ const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[
 const re = (source: string, flags = "g") => new RegExp(source, flags)
 
 /**
+ * An escape of one of a token's characters (a letter, a digit, `_`, `.`, `-`): JSON's `\u0073` (maybe `\\u0073`,
+ * JSON text in a string), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;` (`escaped-token`).
+ */
+const WORD_ESCAPE = (() => {
+  const hex = "2[dDeE]|3[0-9]|[46][1-9a-fA-F]|5[0-9aAfF]|7[0-9aA]"
+  return String.raw`\\{1,2}u00(?:${hex})|&#(?:[xX](?:${hex})|4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]);|&(?:lowbar|period);`
+})()
+
+/** A word with its {@link WORD_ESCAPE}s decoded. */
+const decodeWordEscapes = (w: string): string =>
+  w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, x, d, named) =>
+    named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? x ?? d, u !== undefined || x !== undefined ? 16 : 10)))
+
+/** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
+const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
+  "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
+  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key"
+])
+
+/** A word of token characters holding a {@link WORD_ESCAPE} (the pattern of `escaped-token`). */
+const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
+/** A {@link WORD_ESCAPE} alone (where `escaped-token`'s search starts). */
+const ESCAPE_AT = re(WORD_ESCAPE)
+/** 1 for the char codes of a token's characters (letters, digits, `_`, `.`, `-`). */
+const WORD_CODE = Uint8Array.from({ length: 65536 }, (_, c) => (/[A-Za-z0-9_.-]/.test(String.fromCharCode(c)) ? 1 : 0))
+
+/** The replacement of an `escaped-token` match: the marker when the decoded word holds a token, else the word. */
+const escapedWordReplace = (m: string): string => {
+  const decoded = decodeWordEscapes(m)
+  return escapedTokenText()(decoded) === decoded ? m : marker("escaped-token")
+}
+
+let escapedTokenRedactor: ((s: string) => string) | undefined
+/** The redaction of a decoded word by {@link ESCAPED_TOKEN_RULES} (made on first use: the rule table is defined below). */
+const escapedTokenText = (): (s: string) => string =>
+  (escapedTokenRedactor ??= textRedactor(builtinRules.filter((rule) => ESCAPED_TOKEN_RULES.has(rule.id))))
+
+/**
  * A command-line option (`option`, a pattern) in the context of `command`
  * (a pattern): the command as a word earlier in the same shell command, then
  * anything but a newline, `;`, `&` or `|` (at most 300 characters), then
@@ -229,12 +267,15 @@ export const wordSecret = (name: string, v: string): boolean =>
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
+  // a quoted value's character, or a JSON `\uXXXX` escape as one (`\\uXXXX` in JSON text held in a string; session 16:
+  // `{"api_key": "\u0073k-proj-…"}`)
+  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4})`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedClass) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -1292,6 +1333,86 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     hints: ["_live_", "_test_", "whsec_"]
   },
   {
+    // SendGrid API keys: `SG.` then 22 and 43 base64url characters.
+    id: "sendgrid-key",
+    pattern: re(`${lead("SG\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])`),
+    hints: ["SG."]
+  },
+  {
+    // age (file encryption) identities: `AGE-SECRET-KEY-1` then Bech32 upper case.
+    id: "age-secret-key",
+    pattern: re(`AGE-SECRET-KEY-1[0-9A-Z]{50,}`),
+    hints: ["AGE-SECRET-KEY-1"]
+  },
+  {
+    // A kubeconfig's `client-key-data:` (a base64 PEM private key; YAML or JSON, quotes maybe escaped): the value
+    // goes, the name stays (`client-certificate-data`, a certificate, stays).
+    id: "kubeconfig-key",
+    pattern: re(String.raw`(client-key-data\\?["']?:[ \t]*\\?["']?)[A-Za-z0-9+/]{20,}={0,2}`),
+    hints: ["client-key-data"],
+    replace: (_m, head) => `${head}${marker("kubeconfig-key")}`
+  },
+  {
+    // Rails' `SECRET_KEY_BASE` (`=` in an environment, `:` in YAML, quoted or not): a value of 30 or more
+    // letters and digits goes, the name stays (`$(rails secret)`, `${VAR}` stay).
+    id: "secret-key-base",
+    pattern: re(String.raw`((?:SECRET_KEY_BASE|secret_key_base)\\?["']?[ \t]*[=:][ \t]*\\?["']?)[A-Za-z0-9]{30,}`),
+    hints: ["SECRET_KEY_BASE", "secret_key_base"],
+    replace: (_m, head) => `${head}${marker("secret-key-base")}`
+  },
+  {
+    // A password piped to `sudo -S` (`--stdin`: it reads one from stdin) by `echo`: `echo 'pw' | sudo -S …`,
+    // `echo pw | sudo -k -S`, `sudo -Sv`, `echo -n "pw" | sudo --stdin`; `echo` starts a word (also after a `\n`
+    // escape of JSON text). The match runs to the `-S`, so it holds `sudo` (the hint); echo, the quotes, the pipe and
+    // sudo's options stay. `$VAR` references and markers stay.
+    id: "sudo-password",
+    pattern: re(
+      String.raw`(${lead("echo", "A-Za-z0-9_-")}[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?)(?!\[REDACTED:)(?:(\\?["'])(?![$])([^"'\n\\]{1,128})\2|(?![$"'\\])([^\s"'|\\;&<>()]{1,128}))` +
+        String.raw`([ \t]{0,8}\|[ \t]{0,8}sudo(?:[ \t]{1,8}-[A-Za-z]{1,8}){0,8}?[ \t]{1,8}(?:-[A-Za-z]{0,8}S|--stdin))`
+    ),
+    hints: ["sudo"],
+    replace: (_m, head, q, quoted, _bare, tail) => `${head}${quoted !== undefined ? `${q}${marker("sudo-password")}${q}` : marker("sudo-password")}${tail}`
+  },
+  {
+    // PyPI API tokens: `pypi-` then a macaroon in base64url (`AgE…` for pypi.org and test.pypi.org; 60 or more).
+    id: "pypi-token",
+    pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
+    hints: ["pypi-Ag"]
+  },
+  {
+    // A token whose characters are written as escapes: JSON's `\u0073k-proj-…` (one or two backslashes: JSON text
+    // in a string) and HTML's `ghp&#95;…`, `&#x5f;`, `&lowbar;`. A word of token characters (letters, digits, `_`,
+    // `.`, `-`) holding such an escape of one of them is decoded, and when a token rule above
+    // ({@link ESCAPED_TOKEN_RULES}) finds a token in the decoded word, the whole word goes; else it stays as
+    // written (`caf\u00e9`, `snake&#95;case`, `\u0073k-short`).
+    id: "escaped-token",
+    pattern: ESCAPED_WORD,
+    hints: ["\\u00", "&#", "&lowbar;", "&period;"],
+    replace: escapedWordReplace,
+    // The pattern's matches, found from each escape (a literal-led search) rather than by trying the pattern's
+    // lookbehind at every character of a long text that holds one `\u00e9`.
+    apply: (s) => {
+      ESCAPE_AT.lastIndex = 0
+      ESCAPED_WORD.lastIndex = 0
+      let out = ""
+      let pos = 0
+      for (;;) {
+        ESCAPE_AT.lastIndex = pos
+        const e = ESCAPE_AT.exec(s)
+        if (e === null) break
+        // no match starts before the word around the first escape (see the rule's test: the same as the pattern)
+        let st = e.index
+        while (st > pos && WORD_CODE[s.charCodeAt(st - 1)] === 1) st--
+        ESCAPED_WORD.lastIndex = st
+        const m = ESCAPED_WORD.exec(s)
+        if (m === null) break
+        out += s.slice(pos, m.index) + escapedWordReplace(m[0])
+        pos = m.index + m[0].length
+      }
+      return pos === 0 ? s : out + s.slice(pos)
+    }
+  },
+  {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
     pattern: re(
@@ -1499,9 +1620,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "aws-secret-key",
     // Also after a space (`aws configure set aws_secret_access_key …`, `set -x AWS_SECRET_ACCESS_KEY …`) and in
     // `aws configure`'s prompt (`AWS Secret Access Key [None]: …`).
-    pattern: re(String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])`),
-    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key"],
-    replace: (_m, name) => `${name}${marker("aws-secret-key")}`
+    // And (session 16) a bare one told next to its key id ("AKIA… and secret wJalr…", the console's CSV
+    // `AKIA…,wJalr…`, the id on one line and the secret on the next): 40 characters of base64 (an upper-case
+    // letter, a lower-case letter and a digit among them; not part of a longer run) within 200 characters after
+    // the key id (`aws-access-key` has made it its marker by then); the id and what lies between stay. A git SHA
+    // (lower-case hex), a path, a longer base64 run, and such a word with no key id before it stay.
+    pattern: re(
+      String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])` +
+        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=\\[nrt])))` +
+        String.raw`(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`
+    ),
+    hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key", "[REDACTED:aws-access-key]", "AKIA", "ASIA"],
+    replace: (_m, name, idHead) => `${name ?? idHead}${marker("aws-secret-key")}`
   },  {
     // A secret set by a command that takes the variable's name and its value as two words: fish's `set -x NAME v`
     // (`-gx`, `-Ux`, `--export`, …), a Dockerfile's `ENV NAME v`, Windows' `setx NAME "v"`, and
@@ -1859,6 +1989,12 @@ const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
 /**
+ * Names of a secret whose last word names none (session 16): Rails' `SECRET_KEY_BASE` (`secret_key_base`,
+ * `secretKeyBase`) and a kubeconfig's `client-key-data` (a base64 PEM private key); any string under them goes.
+ */
+const NAMED_SECRET_KEY = /^(?:secret[-_]?key[-_]?base|client[-_]?key[-_]?data)$/i
+
+/**
  * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
  * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
  * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
@@ -1870,6 +2006,7 @@ const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 export const secretKeyKind = (k: string): SecretKeyKind => {
   if (k.length > 300 || k.length < 3) return "none"
   if (HEADER_SECRET.test(k)) return "header"
+  if (NAMED_SECRET_KEY.test(k)) return "secret"
   if (DATA_KEY.test(k.replace(/[_-]/g, "").toLowerCase())) return "none"
   if (KEY_X_KEY.test(k)) return "token"
   if (KEY_SECRET.test(k)) return "secret"
