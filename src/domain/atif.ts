@@ -47,7 +47,7 @@ import * as Schema from "effect/Schema"
 import { compactionOf } from "./conversation.js"
 import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
-import { groupRows, roundUsd, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
+import { groupRows, roundUsd, type TokenCountName, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
 
 /** The ATIF version written and read here. */
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.7" as const
@@ -444,12 +444,36 @@ const usageOfEvents = (events: ReadonlyArray<SessionEvent>, prices: PriceTable |
   return { byEvent, total: summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null }
 }
 
-const sumOrNull = (xs: ReadonlyArray<number | null>): number | null =>
-  xs.every((x) => x === null) ? null : xs.reduce<number>((a, x) => a + (x ?? 0), 0)
+/** A sum of token counts: null when none is reported, "not-exact" when past 2^53 - 1 (a double cannot hold it exactly). */
+type CountSum = number | null | "not-exact"
+
+const sumOf = (xs: ReadonlyArray<CountSum>): CountSum => {
+  if (xs.includes("not-exact")) return "not-exact"
+  if (xs.every((x) => x === null)) return null
+  const sum = xs.reduce<number>((a, x) => a + ((x as number | null) ?? 0), 0)
+  return Number.isSafeInteger(sum) ? sum : "not-exact"
+}
+
+/** A summary's count, "not-exact" where its sum is past 2^53 - 1 (the summary's `notExact`). */
+const countOf = (s: UsageSummary, name: TokenCountName): CountSum => (s.notExact.includes(name) ? "not-exact" : s[name])
 
 /** ATIF's prompt tokens: every input token, cached or not (input + cache read + cache write); null when none is reported. */
-const promptTokens = (u: { inputTokens: number | null; cacheReadTokens: number | null; cacheWriteTokens: number | null }) =>
-  sumOrNull([u.inputTokens, u.cacheReadTokens, u.cacheWriteTokens])
+const promptTokens = (s: UsageSummary): CountSum => sumOf([countOf(s, "inputTokens"), countOf(s, "cacheReadTokens"), countOf(s, "cacheWriteTokens")])
+
+/**
+ * Fields of sums: each number as it is, a null one as null when `keepNull`
+ * (else left out), and the names of those past 2^53 - 1 (left out: never a
+ * rounded number) in `not_exact`.
+ */
+const countFields = (fields: ReadonlyArray<readonly [string, CountSum, boolean]>): { fields: Record<string, number | null>; notExact: Array<string> } => {
+  const out: Record<string, number | null> = {}
+  const notExact: Array<string> = []
+  for (const [name, v, keepNull] of fields) {
+    if (v === "not-exact") notExact.push(name)
+    else if (v !== null || keepNull) out[name] = v
+  }
+  return { fields: out, notExact }
+}
 
 /**
  * The `metrics` of an agent step: the responses whose usage lands on its
@@ -457,7 +481,8 @@ const promptTokens = (u: { inputTokens: number | null; cacheReadTokens: number |
  * `cached_tokens` = cache read (ATIF: a subset of the prompt),
  * `completion_tokens` = output, `cost_usd` = the stated or priced cost
  * (left out when a run's stated total covers the response, or its model has
- * no price); `extra` keeps the uncached input and the cache writes.
+ * no price); `extra` keeps the uncached input and the cache writes. A sum
+ * past 2^53 - 1 is left out and named in `extra.not_exact`.
  */
 const metricsOf = (d: Draft, usage: Usage): AtifStep["metrics"] => {
   const mine = d.eventIds.flatMap((id) => {
@@ -465,21 +490,22 @@ const metricsOf = (d: Draft, usage: Usage): AtifStep["metrics"] => {
     return u !== undefined && u.kind === "response" ? [u] : []
   })
   if (mine.length === 0) return undefined
-  const prompt = sumOrNull(mine.map((u) => promptTokens(u.summary)))
-  const completion = sumOrNull(mine.map((u) => u.summary.outputTokens))
-  const cached = sumOrNull(mine.map((u) => u.summary.cacheReadTokens))
+  const top = countFields([
+    ["prompt_tokens", sumOf(mine.map((u) => promptTokens(u.summary))), false],
+    ["completion_tokens", sumOf(mine.map((u) => countOf(u.summary, "outputTokens"))), false],
+    ["cached_tokens", sumOf(mine.map((u) => countOf(u.summary, "cacheReadTokens"))), false]
+  ])
+  const extra = countFields([
+    ["input_tokens", sumOf(mine.map((u) => countOf(u.summary, "inputTokens"))), true],
+    ["cache_creation_input_tokens", sumOf(mine.map((u) => countOf(u.summary, "cacheWriteTokens"))), true]
+  ])
   const costs = mine.map((u) => (u.covered ? null : u.summary.costUsd))
   const cost = costs.every((c) => c !== null) ? roundUsd(costs.reduce<number>((a, c) => a + c!, 0)) : null
+  const notExact = [...top.notExact, ...extra.notExact]
   return {
-    ...(prompt !== null ? { prompt_tokens: prompt } : {}),
-    ...(completion !== null ? { completion_tokens: completion } : {}),
-    ...(cached !== null ? { cached_tokens: cached } : {}),
-    ...(cost !== null ? { cost_usd: cost } : {}),
-    extra: {
-      input_tokens: sumOrNull(mine.map((u) => u.summary.inputTokens)),
-      cache_creation_input_tokens: sumOrNull(mine.map((u) => u.summary.cacheWriteTokens)),
-      responses: mine.length
-    }
+    ...top.fields,
+    ...(cost !== null && Number.isFinite(cost) ? { cost_usd: cost } : {}),
+    extra: { ...extra.fields, responses: mine.length, ...(notExact.length > 0 ? { not_exact: notExact } : {}) }
   }
 }
 
@@ -568,6 +594,16 @@ const trajectoryOf = (
   const usage = usageOfEvents(events, prices, counted)
   const steps = drafts.map((d, i) => finalize(d, i + 1, usage))
   const total = usage.total
+  // The session's totals; a sum past 2^53 - 1 is left out and named in `extra.not_exact` (never a rounded number).
+  const totals = total === null ? null : (() => {
+    const top = countFields([
+      ["total_prompt_tokens", promptTokens(total), false],
+      ["total_completion_tokens", countOf(total, "outputTokens"), false],
+      ["total_cached_tokens", countOf(total, "cacheReadTokens"), false]
+    ])
+    const extra = countFields([["input_tokens", countOf(total, "inputTokens"), true], ["cache_creation_input_tokens", countOf(total, "cacheWriteTokens"), true]])
+    return { top, extra, notExact: [...top.notExact, ...extra.notExact] }
+  })()
   const model = session.model ?? built.model
   return {
     schema_version: ATIF_SCHEMA_VERSION,
@@ -581,17 +617,15 @@ const trajectoryOf = (
     },
     steps,
     final_metrics: {
-      ...(total !== null && promptTokens(total) !== null ? { total_prompt_tokens: promptTokens(total)! } : {}),
-      ...(total?.outputTokens != null ? { total_completion_tokens: total.outputTokens } : {}),
-      ...(total?.cacheReadTokens != null ? { total_cached_tokens: total.cacheReadTokens } : {}),
+      ...totals?.top.fields,
       ...(total?.costUsd != null ? { total_cost_usd: total.costUsd } : {}),
       total_steps: steps.length,
-      ...(total !== null
+      ...(total !== null && totals !== null
         ? {
           extra: {
-            input_tokens: total.inputTokens,
-            cache_creation_input_tokens: total.cacheWriteTokens,
+            ...totals.extra.fields,
             responses: total.responses,
+            ...(totals.notExact.length > 0 ? { not_exact: totals.notExact } : {}),
             ...(total.unpriced.length > 0 ? { unpriced_models: total.unpriced.map((u) => u.model) } : {}),
             ...(prices !== null ? { price_table: describePrices(prices) } : {})
           }

@@ -78,7 +78,13 @@ export const describePrices = (t: PriceTable): string =>
 export const priceOf = (t: PriceTable, model: string | null): ModelPrice | undefined =>
   model === null || !Object.prototype.hasOwnProperty.call(t.models, model) ? undefined : t.models[model]
 
-/** US dollars of `usage` at `price` (a count not reported adds nothing). */
-export const costAt = (price: ModelPrice, u: TokenUsage): number =>
-  ((u.inputTokens ?? 0) * price.input + (u.outputTokens ?? 0) * price.output + (u.cacheReadTokens ?? 0) * price.cacheRead +
-    (u.cacheWriteTokens ?? 0) * price.cacheWrite) / 1_000_000
+/**
+ * US dollars of `usage` at `price` (a count not reported adds nothing).
+ * Infinity only when the cost itself is past the largest double (a price
+ * near it times a few tokens is a finite cost, not an overflow on the way).
+ */
+export const costAt = (price: ModelPrice, u: TokenUsage): number => {
+  const kinds = [[u.inputTokens, price.input], [u.outputTokens, price.output], [u.cacheReadTokens, price.cacheRead], [u.cacheWriteTokens, price.cacheWrite]] as const
+  const cost = kinds.reduce((a, [n, p]) => a + (n ?? 0) * p, 0) / 1_000_000
+  return Number.isFinite(cost) ? cost : kinds.reduce((a, [n, p]) => a + (n ?? 0) * (p / 1_000_000), 0)
+}

@@ -196,7 +196,8 @@ export const humanUsd = (x: number): string => {
  * One line of a session's usage for people, or null when its source reports
  * none: `tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write ·
  * cost $0.1140` (a count not reported is left out; the cost says "unknown"
- * when a model of it has no price, or when the sum overflows).
+ * when a model of it has no price, or when the sum overflows; a count whose
+ * sum is past 2^53 - 1 is `? in` and said so).
  */
 export const usageLine = (u: {
   readonly inputTokens: number | null
@@ -204,9 +205,20 @@ export const usageLine = (u: {
   readonly cacheReadTokens: number | null
   readonly cacheWriteTokens: number | null
   readonly costUsd: number | null
+  readonly notExact?: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">
 }): string | null => {
-  const parts = ([[u.inputTokens, "in"], [u.outputTokens, "out"], [u.cacheReadTokens, "cache read"], [u.cacheWriteTokens, "cache write"]] as const)
-    .flatMap(([n, what]) => (n === null ? [] : [`${humanTokens(n)} ${what}`]))
+  const notExact = u.notExact ?? []
+  const parts = ([[u.inputTokens, "in", "inputTokens"], [u.outputTokens, "out", "outputTokens"], [u.cacheReadTokens, "cache read", "cacheReadTokens"], [
+    u.cacheWriteTokens,
+    "cache write",
+    "cacheWriteTokens"
+  ]] as const)
+    .flatMap(([n, what, name]) => (n !== null ? [`${humanTokens(n)} ${what}`] : notExact.includes(name) ? [`? ${what}`] : []))
   if (parts.length === 0 && u.costUsd === null) return null
+  if (notExact.length > 0) parts.push(`? = ${notExactText(notExact)}`)
   return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}`
 }
+
+/** What people read for counts past 2^53 - 1 (the `usage` note, the `sessions` note, `show`'s usage line). */
+export const notExactText = (names: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">): string =>
+  `${names.map((n) => ({ inputTokens: "input", outputTokens: "output", cacheReadTokens: "cache read", cacheWriteTokens: "cache write" })[n]).join(", ")} tokens past 2^53 - 1 in all: not counted exactly, so not shown (unknown)`

@@ -210,10 +210,33 @@ export interface UsageSummary {
   readonly costUsd: number | null
   readonly responses: number
   readonly unpriced: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  /**
+   * The counts whose sum is past 2^53 - 1 (`Number.MAX_SAFE_INTEGER`), in
+   * the order input, output, cache read, cache write: a double cannot hold
+   * such a sum exactly, so the count is null (unknown) rather than a rounded
+   * number, and this says why. Empty when every sum is exact.
+   */
+  readonly notExact: ReadonlyArray<TokenCountName>
+  /** True when the cost is null because its sum is past the largest double (not a missing price). */
+  readonly costNotFinite: boolean
 }
 
-/** Dollars to 1e-9 (what sums of float prices need to compare as the source wrote them). */
-export const roundUsd = (x: number): number => Math.round(x * 1e9) / 1e9
+/** The names of the four token counts, in their order. */
+export type TokenCountName = "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens"
+
+/** The four token counts' names, in the order every output gives them. */
+export const TOKEN_COUNT_NAMES: ReadonlyArray<TokenCountName> = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"]
+
+/**
+ * Dollars to 1e-9 (what sums of float prices need to compare as the source
+ * wrote them). A cost too large for that rounding (`x * 1e9` past the
+ * largest double) is returned as it is: a finite cost never becomes Infinity
+ * here.
+ */
+export const roundUsd = (x: number): number => {
+  const y = Math.round(x * 1e9) / 1e9
+  return Number.isFinite(y) ? y : x
+}
 
 const hasTokens = (u: TokenUsage) => (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > 0
 
@@ -260,15 +283,22 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
   }
   const out = new Map<string | null, UsageSummary>()
   for (const [k, a] of acc) {
+    // Every count is a non-negative safe integer, so a sum that is still a safe integer is exact (each partial sum
+    // was too); one past 2^53 - 1 (here, or summed in SQL and read as a double) may be rounded: unknown, and said.
+    const notExact = TOKEN_COUNT_NAMES.filter((n) => a[n] !== null && !Number.isSafeInteger(a[n]))
+    const exact = (n: TokenCountName) => (notExact.includes(n) ? null : a[n])
+    // A sum that overflows (stated costs near Number.MAX_VALUE) is unknown too, never Infinity.
+    const costNotFinite = !Number.isFinite(a.cost)
     out.set(k, {
-      inputTokens: a.inputTokens,
-      outputTokens: a.outputTokens,
-      cacheReadTokens: a.cacheReadTokens,
-      cacheWriteTokens: a.cacheWriteTokens,
-      // A sum that overflows (stated costs near Number.MAX_VALUE) is unknown too, never Infinity.
-      costUsd: a.unpriced.size > 0 || !Number.isFinite(roundUsd(a.cost)) ? null : roundUsd(a.cost),
+      inputTokens: exact("inputTokens"),
+      outputTokens: exact("outputTokens"),
+      cacheReadTokens: exact("cacheReadTokens"),
+      cacheWriteTokens: exact("cacheWriteTokens"),
+      costUsd: a.unpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
       responses: a.responses,
-      unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model)))
+      unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model))),
+      notExact,
+      costNotFinite
     })
   }
   return out
@@ -303,6 +333,8 @@ export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null 
  */
 export interface UsageView extends TokenUsage {
   readonly costUsd: number | null
+  /** Only when some count's sum is past 2^53 - 1: those counts (null above), see {@link UsageSummary.notExact}. */
+  readonly notExact?: ReadonlyArray<TokenCountName>
 }
 
 /** A {@link UsageSummary} as a {@link UsageView}; all null without one. */
@@ -311,5 +343,7 @@ export const usageView = (s: UsageSummary | null | undefined): UsageView => ({
   outputTokens: s?.outputTokens ?? null,
   cacheReadTokens: s?.cacheReadTokens ?? null,
   cacheWriteTokens: s?.cacheWriteTokens ?? null,
-  costUsd: s?.costUsd ?? null
+  costUsd: s?.costUsd ?? null,
+  ...(s !== null && s !== undefined && s.notExact.length > 0 ? { notExact: s.notExact } : {})
 })
+

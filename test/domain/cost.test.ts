@@ -135,7 +135,9 @@ describe("AgentMux (Claude stream-json) result lines", () => {
       cacheWriteTokens: 5,
       costUsd: null,
       responses: 2,
-      unpriced: [{ model: "claude-mystery-9", responses: 1 }]
+      unpriced: [{ model: "claude-mystery-9", responses: 1 }],
+      notExact: [],
+      costNotFinite: false
     })
     // The config's prices name it: now it has a cost (and the table says where the price came from).
     const table = withOverrides(bundledPrices, { "claude-mystery-9": { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 } }, "/cfg/config.json")

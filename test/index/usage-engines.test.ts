@@ -104,6 +104,31 @@ describe.each(engines)("usage rows ($engine)", ({ newIndex }) => {
       }))
   }
 
+  it.effect("sums past 2^53 - 1 (and past 2^63 in all) are unknown and named in notExact, alike on both engines (tester15 F7)", () =>
+    Effect.gen(function*() {
+      const MAX = Number.MAX_SAFE_INTEGER
+      // 1,100 responses of 2^53 - 1 input tokens: past 2^63 in all (an integer sum would overflow); output 1 each: exact.
+      const big = [init("S-B", "claude-sonnet-4-5"), user("S-B", "go"), ...Array.from({ length: 1100 }, (_, i) => asst("S-B", `msg_b${i}`, "b", U(MAX, 1, 0, 0), "claude-sonnet-4-5"))]
+      const dir = tempDir("si-am-usage-big-")
+      const store = path.join(dir, "filestore.db")
+      const laid = layout(big)
+      createStore(store, [
+        { zoneId: "agent:u1:current", name: "output", bytes: laid.bytes, createdTs: 1_700_000_000_000 },
+        { zoneId: "agent:u1:current", name: "output.tsidx", bytes: Buffer.from(laid.lines.map((l, i) => tsidxRecord(l.start, Date.UTC(2026, 0, 1, 12) + i)).join("")) }
+      ])
+      fs.mkdirSync(path.join(dir, "agents", "nobody"), { recursive: true })
+      const policy = { workspaceRoots: [], museRoots: [], agentsRoot: path.join(dir, "agents"), agentmuxStore: store, stateFile: path.join(dir, "state.db") }
+      const index = yield* newIndex(dir)
+      yield* importOnce(policy, index, planFromPolicy(policy, { agents: ["u1"] }))
+      const u = (yield* usageOf(index)).get("S-B")!
+      expect(tokens(u)).toEqual([null, 1100, 0, 0])
+      expect(u.notExact).toEqual(["inputTokens"])
+      expect(u.responses).toBe(1100)
+      const report = yield* usageReport({ by: "day" }, bundledPrices).pipe(Effect.provide(indexLayer(index)))
+      expect(report.total).toMatchObject({ inputTokens: null, outputTokens: 1100, notExact: ["inputTokens"] })
+      expect(report.notes).toEqual([{ kind: "tokens-not-exact", counts: ["inputTokens"] }])
+    }))
+
   for (const batchSize of [1, 2]) {
     it.effect(`AgentMux, batch size ${batchSize}: the run's stated total, else the table, else tokens without a cost; the report by each key`, () =>
       Effect.gen(function*() {
@@ -111,7 +136,7 @@ describe.each(engines)("usage rows ($engine)", ({ newIndex }) => {
         const index = yield* newIndex(a.dir)
         yield* importOnce(a.policy, index, planFromPolicy(a.policy, { agents: ["u1"], batchSize }))
         const u = yield* usageOf(index)
-        expect(u.get("S-R")).toEqual({ inputTokens: 8, outputTokens: 47, cacheReadTokens: 400, cacheWriteTokens: 20, costUsd: 0.25, responses: 2, unpriced: [] })
+        expect(u.get("S-R")).toEqual({ inputTokens: 8, outputTokens: 47, cacheReadTokens: 400, cacheWriteTokens: 20, costUsd: 0.25, responses: 2, unpriced: [], notExact: [], costNotFinite: false })
         expect(tokens(u.get("S-N"))).toEqual([2, 10, 1000, 0])
         expect(u.get("S-N")!.costUsd).toBeCloseTo(0.000456, 12)
         expect(u.get("S-M")).toMatchObject({ inputTokens: 1, costUsd: null, unpriced: [{ model: "claude-mystery-9", responses: 1 }] })

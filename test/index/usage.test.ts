@@ -149,7 +149,9 @@ describe("index: AgentMux (Claude stream-json) sessions with and without a resul
           cacheWriteTokens: 20,
           costUsd: 0.25,
           responses: 2,
-          unpriced: []
+          unpriced: [],
+          notExact: [],
+          costNotFinite: false
         })
         expect(tokens(u.get("S-N"))).toEqual([2, 10, 1000, 0])
         expect(u.get("S-N")!.costUsd).toBeCloseTo(0.000456, 12)

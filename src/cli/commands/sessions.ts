@@ -20,8 +20,12 @@ import { timeRange, workspaceOption } from "../filters.js"
 /** Tokens of a session for the listing: all four counts together; blank when its source reports none. */
 const tokensCell = (u: UsageSummary | undefined): string => {
   if (u === undefined) return ""
+  if (u.notExact.length > 0) return "?"
   const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
-  return counts.every((n) => n === null) ? "" : humanTokens(counts.reduce<number>((a, n) => a + (n ?? 0), 0))
+  if (counts.every((n) => n === null)) return ""
+  const sum = counts.reduce<number>((a, n) => a + (n ?? 0), 0)
+  // The four together past 2^53 - 1 would be a rounded number: unknown, as each count past it is.
+  return Number.isSafeInteger(sum) ? humanTokens(sum) : "?"
 }
 
 /** Cost of a session for the listing: blank when its source reports no usage, `?` when a model of it has no price. */
@@ -55,9 +59,11 @@ const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, Usag
   )
   const unpriced = new Map<string, number>()
   for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model ?? "(no model)", (unpriced.get(m.model ?? "(no model)") ?? 0) + m.responses)
-  const notes = unpriced.size === 0 ? [] : [
+  const notes: Array<string> = unpriced.size === 0 ? [] : [
     `? cost unknown: ${[...unpriced].map(([m, n]) => `${m} (${n} response${n === 1 ? "" : "s"})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
   ]
+  if (tokens.includes("?")) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
+  if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
   return [
     `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
     ...lines,

@@ -12,16 +12,19 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTokens, humanUsd } from "../../domain/render.js"
+import { humanTokens, humanUsd, notExactText } from "../../domain/render.js"
+import type { TokenCountName } from "../../domain/usage.js"
 import type { UsageReport } from "../../layers/index/queries.js"
 import { queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
 
+const TOKEN_COUNT_NAMES: ReadonlyArray<TokenCountName> = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"]
 const BY = ["day", "session", "model", "provider", "workspace"] as const
 
-const cell = (n: number | null) => (n === null ? "" : humanTokens(n))
+const cell = (n: number | null, name: TokenCountName, notExact: ReadonlyArray<TokenCountName> | undefined) =>
+  n !== null ? humanTokens(n) : notExact?.includes(name) === true ? "?" : ""
 const usd = (x: number | null, hasTokens: boolean) => (x !== null ? humanUsd(x) : hasTokens ? "?" : "")
 
 /** The report as a table for people: one row per key, the total, the price table and the notes; `filters` names the filters given, as given (`--since 2030-01-01`), for the line that says none matched. */
@@ -29,7 +32,7 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
   const head = [r.by, "input", "output", "cache read", "cache write", "cost"]
   const line = (key: string, u: UsageReport["rows"][number] | UsageReport["total"]) => {
     const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
-    return [key, ...counts.map(cell), usd(u.costUsd, counts.some((c) => c !== null))]
+    return [key, ...counts.map((c, i) => cell(c, TOKEN_COUNT_NAMES[i], u.notExact)), usd(u.costUsd, counts.some((c) => c !== null) || (u.notExact?.length ?? 0) > 0)]
   }
   const body = r.rows.map((x) => line(x.key ?? (r.by === "day" ? "(no time)" : `(no ${r.by})`), x))
   const total = [line("total", r.total)]
@@ -48,7 +51,11 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
   ]
   for (const n of r.notes) {
     out.push(
-      `note: ${n.model ?? "(no model)"}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
+      n.kind === "model-not-priced"
+        ? `note: ${n.model ?? "(no model)"}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
+        : n.kind === "tokens-not-exact"
+        ? `note: ? ${notExactText(n.counts)}.`
+        : `note: ? cost unknown: the sum of the costs is past the largest number a double holds (check the prices in the config file and the stated costs).`
     )
   }
   return out.join("\n") + "\n"

@@ -323,7 +323,8 @@ const usageOf = (u: unknown, cost: unknown): Usage | null | undefined => {
 /**
  * Classify one physical line. Never throws: bad lines are
  * {@link LineWarningKind}s; kinds other than `user` / `assistant` /
- * `system` / `summary` are `Ignored` (forward compatible). `maxDepth`: the
+ * `system` / `summary` are `Ignored` (forward compatible), an object with no
+ * string `type` an `invalid-record` warning. `maxDepth`: the
  * import limit on JSON nesting.
  */
 export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
@@ -396,7 +397,9 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       }
     }
     default:
-      return { _tag: "Ignored", type: typeof v.type === "string" ? v.type : "" }
+      // A record of a type this build does not know is skipped silently (forward compatible); an object with no
+      // type at all (`{}`, `{"type": 7}`) is no record: counted as the other lines that are none are.
+      return typeof v.type === "string" ? { _tag: "Ignored", type: v.type } : warn("invalid-record")
   }
 }
 

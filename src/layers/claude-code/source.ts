@@ -161,8 +161,52 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v.leng
 /** Bytes of a flat agent file read to find the session its entries name. */
 const FLAT_HEAD_BYTES = 64 * 1024
 
-/** The sessions flat agent files name, by path, size and mtime (a project folder's files are read once per change). */
-const flatOwners = new Map<string, string | null>()
+/** What the head of an agent file says, by path, size and mtime (a project folder's files are read once per change). */
+const agentHeads = new Map<string, AgentHead>()
+
+/**
+ * What the first 64 KiB of an agent file say: the `sessionId` and the
+ * `agentId` its first records name (null when none does), and whether they
+ * hold nothing but NUL bytes and white space (`blank`: a 0-byte file, or one
+ * zeroed by a crash).
+ */
+interface AgentHead {
+  readonly sessionId: string | null
+  readonly agentId: string | null
+  readonly blank: boolean
+}
+
+const UNREAD_HEAD: AgentHead = { sessionId: null, agentId: null, blank: false }
+
+/** The {@link AgentHead} of an agent file; nothing known when it cannot be read (the scan then says why). */
+const agentHeadOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<AgentHead> => {
+  const key = `${file.path}\u0000${file.stat.size}\u0000${file.stat.mtimeMs}`
+  const known = agentHeads.get(key)
+  if (known !== undefined) return Effect.succeed(known)
+  return access.readHead(file, FLAT_HEAD_BYTES).pipe(
+    Effect.map(({ bytes }): AgentHead => {
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8")
+      let sessionId: string | null = null
+      let agentId: string | null = null
+      for (const line of text.split("\n")) {
+        if (sessionId !== null && agentId !== null) break
+        const parsed = parseJson(line, 64)
+        if (parsed._tag !== "ok" || !isRecord(parsed.value)) continue
+        const v = parsed.value
+        if (sessionId === null && typeof v.sessionId === "string" && v.sessionId.length > 0) sessionId = v.sessionId
+        if (agentId === null && typeof v.agentId === "string" && v.agentId.length > 0) agentId = v.agentId
+      }
+      return { sessionId, agentId, blank: file.stat.size <= FLAT_HEAD_BYTES && /^[\s\u0000]*$/.test(text) }
+    }),
+    Effect.orElseSucceed(() => UNREAD_HEAD),
+    Effect.tap((head) =>
+      Effect.sync(() => {
+        if (agentHeads.size >= 10_000) agentHeads.clear()
+        agentHeads.set(key, head)
+      })
+    )
+  )
+}
 
 /**
  * The session a flat-layout agent file belongs to: the `sessionId` of its
@@ -172,30 +216,51 @@ const flatOwners = new Map<string, string | null>()
  * jeremedia/claude-code-log-format `source-docs/JSONL_LOGGING.md`, Claude
  * Code 2.0.55). Null when none is found or the file cannot be read.
  */
-export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> => {
-  const key = `${file.path}\u0000${file.stat.size}\u0000${file.stat.mtimeMs}`
-  const known = flatOwners.get(key)
-  if (known !== undefined) return Effect.succeed(known)
-  return access.readHead(file, FLAT_HEAD_BYTES).pipe(
-    Effect.map(({ bytes }) => {
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8")
-      for (const line of text.split("\n")) {
-        const parsed = parseJson(line, 64)
-        if (parsed._tag === "ok" && isRecord(parsed.value) && typeof parsed.value.sessionId === "string" && parsed.value.sessionId.length > 0) {
-          return parsed.value.sessionId
-        }
-      }
-      return null
-    }),
-    Effect.orElseSucceed(() => null),
-    Effect.tap((owner) =>
-      Effect.sync(() => {
-        if (flatOwners.size >= 10_000) flatOwners.clear()
-        flatOwners.set(key, owner)
-      })
-    )
-  )
+export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> =>
+  Effect.map(agentHeadOf(access, file), (h) => h.sessionId)
+
+/**
+ * The parse warning (among a session's subagent warnings) of a subagent file
+ * whose records name another agent than its file name (`agent-A7C3….jsonl`
+ * holding `a7c3…`'s records: a copy, or a file renamed): it is not that
+ * agent's transcript, so it is not read (it would take the events and usage
+ * of the agent it copies, or stand for an agent its parent never spawned).
+ */
+export const SUBAGENT_ID_MISMATCH = "subagent-id-mismatch"
+
+/**
+ * The parse warning of a subagent file that holds nothing (0 bytes, or only
+ * NUL bytes and white space: zeroed by a crash): nothing to read, counted.
+ */
+export const SUBAGENT_FILE_EMPTY = "subagent-file-empty"
+
+/** A subagent file left out: its file name, the agent id its name gives, why ({@link SUBAGENT_ID_MISMATCH}, {@link SUBAGENT_FILE_EMPTY}) and what to tell. */
+export interface SubagentLeftOut {
+  readonly name: string
+  readonly agentId: string
+  readonly kind: typeof SUBAGENT_ID_MISMATCH | typeof SUBAGENT_FILE_EMPTY
+  readonly message: string
 }
+
+/** Why an agent file is not its agent's transcript, from its head; undefined when it is (or its head says nothing). */
+const leftOutOf = (name: string, agentId: string, head: AgentHead): SubagentLeftOut | undefined =>
+  head.blank
+    ? { name, agentId, kind: SUBAGENT_FILE_EMPTY, message: `The subagent file ${name} holds nothing (0 bytes, or only NUL bytes and white space): nothing was read from it.` }
+    : head.agentId !== null && head.agentId !== agentId
+    ? {
+      name,
+      agentId,
+      kind: SUBAGENT_ID_MISMATCH,
+      message: `The subagent file ${name} holds the records of agent ${head.agentId}, not ${agentId} (a copy or a renamed file): it was not read, so it takes neither the events nor the usage of agent ${head.agentId}.`
+    }
+    : undefined
+
+/** The PARSE_WARNING diagnostic of a subagent file left out (`inspect`, and `stream`'s `onWarning` for the import's report). */
+const leftOutWarningOf = (l: SubagentLeftOut): Diagnostic => ({
+  code: PARSE_WARNING,
+  message: l.message,
+  details: { kind: l.kind, count: 1, firstLine: null, agentId: l.agentId }
+})
 
 /**
  * The entries of a session's nested subagents folder: none, without a
@@ -256,18 +321,20 @@ const flatAgentFiles = (
   sessionPath: string,
   root: string,
   except: ReadonlySet<string>
-): Effect.Effect<ReadonlyArray<{ readonly agentId: string; readonly file: AuthorizedFile }>> =>
+): Effect.Effect<ReadonlyArray<{ readonly agentId: string; readonly file: AuthorizedFile; readonly leftOut: SubagentLeftOut | undefined }>> =>
   Effect.gen(function*() {
     const dir = nodePath.dirname(sessionPath)
     const sessionId = sessionIdOfFile(nodePath.basename(sessionPath))
     const names = yield* flatAgentNames(access, dir)
-    const out: Array<{ readonly agentId: string; readonly file: AuthorizedFile }> = []
+    const out: Array<{ readonly agentId: string; readonly file: AuthorizedFile; readonly leftOut: SubagentLeftOut | undefined }> = []
     for (const name of names) {
       const agentId = agentIdOfFile(name)!
       if (except.has(agentId)) continue
       const file = yield* Effect.either(access.authorizeFile(nodePath.join(dir, name), [root]))
       if (Either.isLeft(file)) continue
-      if ((yield* flatOwnerOf(access, file.right)) === sessionId) out.push({ agentId, file: file.right })
+      const head = yield* agentHeadOf(access, file.right)
+      // A flat file is linked by the session its records name: a blank one names none, so it is no session's.
+      if (head.sessionId === sessionId) out.push({ agentId, file: file.right, leftOut: leftOutOf(name, agentId, head) })
     }
     return out
   })
@@ -284,12 +351,13 @@ const flatAgentFiles = (
 export const subagentsOf = (
   deps: ClaudeDeps,
   session: AuthorizedFile
-): Effect.Effect<{ readonly subagents: ReadonlyArray<Subagent>; readonly diagnostics: ReadonlyArray<Diagnostic> }> =>
+): Effect.Effect<{ readonly subagents: ReadonlyArray<Subagent>; readonly diagnostics: ReadonlyArray<Diagnostic>; readonly leftOut: ReadonlyArray<SubagentLeftOut> }> =>
   Effect.gen(function*() {
     const dir = subagentsDirOf(session.path)
     const entries = yield* Effect.orElseSucceed(nestedEntries(deps.access, dir), () => [])
     const subagents: Array<Subagent> = []
     const diagnostics: Array<Diagnostic> = []
+    const leftOut: Array<SubagentLeftOut> = []
     for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const agentId = agentIdOfFile(e.name)
       if (agentId === null) continue
@@ -306,6 +374,11 @@ export const subagentsOf = (
         diagnostics.push({ code: file.left.code, message: `The subagent file ${e.name}: ${file.left.message}`, details: { agentId } })
         continue
       }
+      const out = leftOutOf(e.name, agentId, yield* agentHeadOf(deps.access, file.right))
+      if (out !== undefined) {
+        leftOut.push(out)
+        continue
+      }
       const { meta, problem } = yield* readMeta(deps, dir, agentId, session.root)
       subagents.push({
         agentId,
@@ -319,9 +392,10 @@ export const subagentsOf = (
     }
     const flat = yield* flatAgentFiles(deps.access, session.path, session.root, new Set(subagents.map((s) => s.agentId)))
     for (const f of flat) {
-      subagents.push({ agentId: f.agentId, file: f.file, sourceId: sourceIdOf(f.file.path), agentType: undefined, description: undefined, toolUseId: undefined })
+      if (f.leftOut !== undefined) leftOut.push(f.leftOut)
+      else subagents.push({ agentId: f.agentId, file: f.file, sourceId: sourceIdOf(f.file.path), agentType: undefined, description: undefined, toolUseId: undefined })
     }
-    return { subagents, diagnostics }
+    return { subagents, diagnostics, leftOut }
   })
 
 /**
@@ -387,6 +461,8 @@ export interface ScannedSession {
   readonly sessionId: string
   readonly scan: SessionScan
   readonly subagents: ReadonlyArray<Subagent>
+  /** The subagent files not read (a copy of another agent's, an empty one): counted among the subagent warnings. */
+  readonly leftOut: ReadonlyArray<SubagentLeftOut>
   readonly diagnostics: ReadonlyArray<Diagnostic>
   /** With `countNumbers`: the `NUMBER_NOT_EXACT` diagnostic of each file that has inexact numbers (session file first); else none. */
   readonly numbers: ReadonlyArray<Diagnostic>
@@ -425,8 +501,9 @@ export const scanSession = (
       }))
     }
     yield* scanFile(file, MAIN, sessionFileLabel(file))
-    const { diagnostics, subagents } = yield* subagentsOf(deps, file)
+    const { diagnostics, leftOut, subagents } = yield* subagentsOf(deps, file)
     const problems = [...diagnostics]
+    for (const l of leftOut) scan.subagentWarnings.add(l.kind, null)
     for (const s of subagents) {
       if (s.metaProblem !== undefined) scan.subagentWarnings.add(SUBAGENT_META_NOT_VALID, null)
       const read = yield* Effect.either(scanFile(s.file, { _tag: "subagent", agentId: s.agentId }, subagentFileLabel(s)))
@@ -440,6 +517,7 @@ export const scanSession = (
       sessionId: sessionIdOfFile(nodePath.basename(file.path)),
       scan,
       subagents,
+      leftOut,
       diagnostics: problems,
       numbers
     }
@@ -622,6 +700,7 @@ export const streamSession = (
         for (const d of r.diagnostics) options.onDiagnostic?.(d)
         // A malformed agent-<id>.meta.json: its subagent's events are kept; told as a parse warning (the import's report).
         for (const a of r.subagents) if (a.metaProblem !== undefined) onWarning?.(metaWarningOf(a))
+        for (const l of r.leftOut) onWarning?.(leftOutWarningOf(l))
         return r.subagents
       })
       if (state === undefined || cursorIsFor(state, sourceId)) {
@@ -1028,6 +1107,7 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
           details: { kind: w.kind, count: w.count, firstLine: w.firstLine }
         })),
         ...s.subagents.flatMap((a) => a.metaProblem === undefined ? [] : [metaWarningOf(a)]),
+        ...s.leftOut.map(leftOutWarningOf),
         ...s.diagnostics,
         ...s.numbers,
         ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])

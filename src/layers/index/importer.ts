@@ -144,6 +144,33 @@ const fingerprintFields = (fingerprint: string | null) => {
   }
 }
 
+/** A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its change time, wherever one is in a source's fingerprint. */
+const withoutChangeTimes = (fingerprint: string): string => fingerprint.replace(/(\d+:[\d.e+-]+:\d+:[\d.e+-]+):[\d.e+-]+/g, "$1")
+
+/**
+ * Whether a source's fingerprint differs from its complete checkpoint's in
+ * change times only (its own file's and its nested logs'), and the
+ * checkpoint imported every byte of each file (its own prefix and each
+ * nested log's binding end at the file's size; an empty nested log has none):
+ * then hashing the imported bytes tells whether anything changed. A file with
+ * bytes past what was imported (an unterminated last line) is not such a case
+ * (those bytes could have changed with the mtime set back).
+ */
+const wholeImportedChangeTimeOnly = (checkpoint: SourceCheckpoint, fingerprint: string | null): boolean => {
+  if (fingerprint === null || checkpoint.fingerprint === null || checkpoint.prefix === null || checkpoint.fingerprint === fingerprint) return false
+  // The same form (an earlier build's fingerprint, without change times, has fewer fields: read as changed once).
+  const fields = (f: string) => f.split(":").length
+  if (fields(checkpoint.fingerprint) !== fields(fingerprint) || withoutChangeTimes(checkpoint.fingerprint) !== withoutChangeTimes(fingerprint)) return false
+  const now = fingerprintFields(fingerprint)
+  if (now.main === null || bindingLength(checkpoint.prefix) !== Number(now.main.split(":")[0])) return false
+  for (const [name, stat] of now.parts) {
+    const size = stat === "gone" ? 0 : Number(stat.split(":")[0])
+    const binding = checkpoint.parts[name]
+    if (size !== 0 && (binding === undefined || bindingLength(binding) !== size)) return false
+  }
+  return true
+}
+
 /**
  * Whether the prefix a checkpoint imported is still there, byte for byte:
  * the source's own file up to its cursor, and each nested log up to the end
@@ -505,6 +532,13 @@ const make = Effect.gen(function*() {
       const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
       if (checkpoint?.status === "complete" && fingerprint !== null && checkpoint.fingerprint === fingerprint) {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
+      }
+      if (checkpoint?.status === "complete" && wholeImportedChangeTimeOnly(checkpoint, fingerprint)) {
+        // Only change times moved (a chmod and back): the files are as imported when their imported bytes, which are
+        // all their bytes, hash as before; then nothing is written (the checkpoint keeps its fingerprint, so a later
+        // run hashes them again). Any other answer (a byte changed, a read failed) takes the path below.
+        const same = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
+        if (same._tag === "Right" && same.right === undefined) return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
       // Shorter since discovery (same inode): rejected (below, as a failed read); grown or replaced: the next run takes it again.
       const drift = sinceDiscovery(discovered, fingerprint)

@@ -10,7 +10,7 @@ import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
-import { summarizeGroups, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
+import { summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
 
@@ -224,12 +224,16 @@ export interface PricesUsed {
   readonly overrideFile: string | null
 }
 
-/** A note of a usage report: a model the price table lacks, with how many responses (their cost is unknown). */
-export interface UsageNote {
-  readonly kind: "model-not-priced"
-  readonly model: string | null
-  readonly responses: number
-}
+/**
+ * A note of a usage report: a model the price table lacks, with how many
+ * responses (their cost is unknown); token counts whose sum is past
+ * 2^53 - 1 (`counts`: shown as unknown, a double cannot hold them exactly);
+ * a cost whose sum is past the largest double (shown as unknown).
+ */
+export type UsageNote =
+  | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
+  | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
+  | { readonly kind: "cost-not-finite" }
 
 /**
  * One row of a usage report: its key (the day `YYYY-MM-DD`, the session's
@@ -317,7 +321,12 @@ export const usageReport = (
       prices: { file: "data/prices.json", version: prices.version, source: prices.source, overridden: prices.overridden, overrideFile: prices.overrideFile },
       rows,
       total: total === null ? zeroTotal : { ...usageView(total), responses: total.responses },
-      notes: (total?.unpriced ?? []).map((u) => ({ kind: "model-not-priced" as const, model: u.model, responses: u.responses })),
+      notes: [
+        ...(total?.unpriced ?? []).map((u): UsageNote => ({ kind: "model-not-priced", model: u.model, responses: u.responses })),
+        // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).
+        ...(total !== null && total.notExact.length > 0 ? [{ kind: "tokens-not-exact" as const, counts: total.notExact }] : []),
+        ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : [])
+      ],
       empty
     }
   })

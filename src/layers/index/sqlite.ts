@@ -117,6 +117,16 @@ const usageDbRow = (
 })
 
 /** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
+/**
+ * The four token sums of a usage group, each null when no row reports the
+ * count: `total()` (a double) rather than `sum()`, which throws "integer
+ * overflow" past 2^63. Each count is a non-negative safe integer, so a total
+ * that is still a safe integer is exact, and one past 2^53 - 1 is flagged as
+ * not exact by `summarizeGroups`.
+ */
+const TOKEN_SUMS = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+  .map((c) => `CASE WHEN count(u.${c}) > 0 THEN total(u.${c}) END AS ${c}`).join(", ")
+
 const MAY_CARRY_USAGE = `(kind = 'result' OR instr(event_json, '"usage":{') > 0)`
 
 /**
@@ -1105,8 +1115,7 @@ const make = (
             WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
               AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
           u.cost_usd IS NOT NULL AS stated,
-          count(*) AS n, sum(u.input_tokens) AS input_tokens, sum(u.output_tokens) AS output_tokens,
-          sum(u.cache_read_tokens) AS cache_read_tokens, sum(u.cache_write_tokens) AS cache_write_tokens, sum(u.cost_usd) AS cost_usd
+          count(*) AS n, ${sql.unsafe(TOKEN_SUMS)}, sum(u.cost_usd) AS cost_usd
         FROM (${sql.unsafe(FIRST_SEEN_USAGE)}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation

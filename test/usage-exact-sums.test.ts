@@ -1,0 +1,141 @@
+/**
+ * Token sums past 2^53 − 1 (tester15 F7): a sum a double cannot hold exactly
+ * is not trustworthy, so every command says it is unknown (JSON null, `?` for
+ * people) and says why (`notExact`, a note), never a rounded number; and
+ * every command gives the same value for the same session. A finite cost is
+ * shown however large; a cost that is unknown says why in the notes.
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { bundledPrices, withOverrides } from "../src/domain/prices.js"
+import { groupRows, roundUsd, summarizeGroups, type UsageRow } from "../src/domain/usage.js"
+import { tempDir } from "./support/paths.js"
+import { cli } from "./support/run.js"
+
+const MAX = Number.MAX_SAFE_INTEGER
+const SID = "77777777-2222-4333-8444-555555555555"
+const MODEL = "claude-sonnet-4-5-20250929"
+const j = (v: unknown) => JSON.stringify(v)
+const base = { isSidechain: false, cwd: "/tmp/x", sessionId: SID, version: "2.1.14" }
+const user = (uuid: string) =>
+  j({ ...base, parentUuid: null, type: "user", message: { role: "user", content: "hi" }, uuid, timestamp: "2026-01-15T08:30:04.775Z" })
+const asst = (uuid: string, id: string, usage: unknown) =>
+  j({
+    ...base, parentUuid: null, type: "assistant", requestId: `req-${id}`, uuid, timestamp: "2026-01-15T08:30:05.775Z",
+    message: { model: MODEL, id, type: "message", role: "assistant", content: [{ type: "text", text: `answer ${id}` }], usage }
+  })
+
+const row = (k: number, input: number, output: number, costUsd: number | null = null): UsageRow => ({
+  sourceId: "s", sessionId: "x", key: `e:${k}`, kind: "response", provider: "claude-code", eventId: `${k}`, sequence: k,
+  occurredAt: null, model: MODEL, usage: { inputTokens: input, outputTokens: output, cacheReadTokens: null, cacheWriteTokens: null },
+  costUsd, runSeq: null
+})
+
+describe("token sums past 2^53 - 1", () => {
+  it("a sum a double cannot hold exactly is null and named in notExact; a sum that fits is exact", () => {
+    const rows = [row(0, MAX, MAX), ...Array.from({ length: 8 }, (_, i) => row(i + 1, 10, 20))]
+    const total = summarizeGroups(groupRows(rows, () => null), null).get(null)!
+    expect(total.inputTokens).toBeNull()
+    expect(total.outputTokens).toBeNull()
+    expect(total.notExact).toEqual(["inputTokens", "outputTokens"])
+    expect(total.responses).toBe(9)
+    const fits = summarizeGroups(groupRows([row(0, MAX - 80, 5), ...Array.from({ length: 8 }, (_, i) => row(i + 1, 10, 20))], () => null), null).get(null)!
+    expect(fits.inputTokens).toBe(MAX)
+    expect(fits.outputTokens).toBe(165)
+    expect(fits.notExact).toEqual([])
+  })
+
+  it("a finite cost is kept however large (roundUsd never overflows to Infinity)", () => {
+    expect(roundUsd(1e303)).toBe(1e303)
+    expect(roundUsd(0.1234567891234)).toBe(0.123456789)
+    const priced = withOverrides(bundledPrices, { [MODEL]: { input: 1e308, output: 0, cacheRead: 0, cacheWrite: 0 } }, "c.json")
+    const total = summarizeGroups(groupRows([row(0, 10, 20)], () => null), priced).get(null)!
+    expect(total.costUsd).toBeCloseTo(1e303, -290)
+    expect(total.costNotFinite).toBe(false)
+  })
+
+  it("a cost past the largest double is null and says so (costNotFinite)", () => {
+    const total = summarizeGroups(groupRows([row(0, 1, 1, 1.7e308), row(1, 1, 1, 1.7e308)], () => null), bundledPrices).get(null)!
+    expect(total.costUsd).toBeNull()
+    expect(total.costNotFinite).toBe(true)
+    expect(total.unpriced).toEqual([])
+  })
+
+  const project = () => {
+    const dir = tempDir("si-usage-exact-")
+    const root = nodePath.join(dir, "projects")
+    fs.mkdirSync(nodePath.join(root, "-tmp-x"), { recursive: true })
+    fs.writeFileSync(nodePath.join(root, "-tmp-x", `${SID}.jsonl`), [
+      user("u0"),
+      asst("a0", "msg_0", { input_tokens: MAX, output_tokens: MAX }),
+      ...Array.from({ length: 8 }, (_, i) => asst(`a${i + 1}`, `msg_${i + 1}`, { input_tokens: 10, output_tokens: 20 }))
+    ].join("\n") + "\n")
+    return { dir, root, index: nodePath.join(dir, "idx.db") }
+  }
+  const env = () => ({ NO_COLOR: "1", CLAUDE_CONFIG_DIR: "", XDG_CONFIG_HOME: nodePath.join(tempDir("si-xdg-"), "none") })
+
+  it("the CLI: usage, sessions, show and export ATIF agree (unknown, with the reason), none prints a rounded sum", () => {
+    const p = project()
+    const e = env()
+    const run = (...args: Array<string>) => cli(args, { env: e })
+    const json = (...args: Array<string>) => JSON.parse(run(...args, "--json").stdout) as { status: string; data: any }
+    expect(json("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).status).toBe("ok")
+
+    const usage = json("usage", "--by", "session", "--index", p.index).data
+    expect(usage.total.inputTokens).toBeNull()
+    expect(usage.total.outputTokens).toBeNull()
+    expect(usage.total.notExact).toEqual(["inputTokens", "outputTokens"])
+    expect(usage.rows[0].inputTokens).toBeNull()
+    expect(usage.notes).toContainEqual(expect.objectContaining({ kind: "tokens-not-exact", counts: ["inputTokens", "outputTokens"] }))
+
+    const session = (json("sessions", "--index", p.index).data as Array<any>).find((s) => s.sessionId === SID)
+    expect(session.usage.inputTokens).toBeNull()
+    expect(session.usage.outputTokens).toBeNull()
+    expect(session.usage.notExact).toEqual(["inputTokens", "outputTokens"])
+    const shown = json("show", SID, "--index", p.index).data.session.usage
+    expect(shown).toEqual(session.usage)
+
+    const atif = JSON.parse(run("export", SID, "--format", "atif", "--index", p.index).stdout)
+    const fm = (Array.isArray(atif) ? atif[0] : atif).final_metrics
+    expect(fm.total_prompt_tokens).toBeUndefined()
+    expect(fm.total_completion_tokens).toBeUndefined()
+    expect(fm.extra.input_tokens).toBeUndefined()
+    expect(fm.extra.not_exact).toEqual(["total_prompt_tokens", "total_completion_tokens", "input_tokens"])
+    expect(fm.extra.responses).toBe(9)
+
+    const human = [
+      run("usage", "--by", "session", "--index", p.index).stdout,
+      run("sessions", "--index", p.index).stdout,
+      run("show", SID, "--format", "transcript", "--index", p.index).stdout,
+      run("export", SID, "--format", "atif", "--index", p.index).stdout
+    ].join("\n")
+    // No rounded sum anywhere: neither 9007199254741072 nor ...070 nor 9.0e15 shown as if exact.
+    expect(human).not.toMatch(/9,?007,?199,?254,?741,?0\d\d|9\.007\d*e\+?15/)
+    expect(run("usage", "--by", "session", "--index", p.index).stdout).toMatch(/note: .*2\^53/)
+    expect(run("sessions", "--index", p.index).stdout).toMatch(/2\^53/)
+    expect(run("show", SID, "--format", "transcript", "--index", p.index).stdout).toMatch(/2\^53/)
+  })
+
+  it("the CLI: a price of 1e308 per million tokens gives a finite cost, shown; no `?` without a note", () => {
+    const p = project()
+    // One small response only: its cost at 1e308 per million tokens is finite (about 1e303).
+    fs.writeFileSync(nodePath.join(p.root, "-tmp-x", `${SID}.jsonl`), [user("u0"), asst("a0", "msg_0", { input_tokens: 10, output_tokens: 20 })].join("\n") + "\n")
+    const config = nodePath.join(p.dir, "config.json")
+    fs.writeFileSync(config, j({ prices: { [MODEL]: { input: 1e308, output: 0, cacheRead: 0, cacheWrite: 0 } } }))
+    const e = env()
+    const run = (...args: Array<string>) => cli(args, { env: e })
+    expect(run("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).code).toBe(0)
+    const usage = JSON.parse(run("usage", "--index", p.index, "--config", config, "--json").stdout).data
+    expect(usage.total.costUsd).toBeCloseTo(1e303, -290)
+    expect(usage.notes).toEqual([])
+    // With a second response the cost overflows: unknown, and the note says why.
+    fs.writeFileSync(config, j({ prices: { [MODEL]: { input: 1.7e308, output: 1.7e308, cacheRead: 0, cacheWrite: 0 } } }))
+    fs.writeFileSync(nodePath.join(p.root, "-tmp-x", `${SID}.jsonl`), [user("u0"), asst("a0", "msg_0", { input_tokens: 10_000_000, output_tokens: 10_000_000 })].join("\n") + "\n")
+    expect(run("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).code).toBe(0)
+    const over = JSON.parse(run("usage", "--index", p.index, "--config", config, "--json").stdout).data
+    expect(over.total.costUsd).toBeNull()
+    expect(over.notes).toContainEqual(expect.objectContaining({ kind: "cost-not-finite" }))
+    expect(run("usage", "--index", p.index, "--config", config).stdout).toMatch(/note: .*cost/)
+  })
+})
