@@ -39,6 +39,11 @@ export class WarningTally {
     }
   }
 
+  /** The count of one kind (0 when none was counted). */
+  countOf(kind: string): number {
+    return this.byKind.get(kind)?.count ?? 0
+  }
+
   /** Total of every kind's count. */
   get total(): number {
     let n = 0
@@ -234,10 +239,13 @@ export class SessionScan {
 
   /**
    * Whether discovery lists the session (seed 000, issue 4): it has a
-   * `session_header`, and prompts or tool calls.
+   * `session_header`, and prompts or tool calls, or a line skipped as
+   * `oversized-line` (over the import limit `maxRecordBytes`: its prompt or
+   * tool call is not known to be absent, so the session is listed with that
+   * warning, never omitted as having neither; tester16 finding 3).
    */
   get listable(): boolean {
-    return this.header !== null && (this.promptCount > 0 || this.toolCallCount > 0)
+    return this.header !== null && (this.promptCount > 0 || this.toolCallCount > 0 || this.lineWarnings.countOf("oversized-line") > 0)
   }
 }
 
