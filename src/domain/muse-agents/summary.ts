@@ -12,6 +12,7 @@ import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
+import { INVALID_UTF8 } from "../warning-kinds.js"
 
 /** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -123,10 +124,16 @@ export class SessionScan {
   /** Outputs that came before any call claimed them: their line numbers by call id, oldest first. */
   private readonly pendingOutputs = new Map<string, Array<number>>()
 
-  /** Feed one classified line (1-based `lineNumber`, `terminated` as read). */
-  push(c: Classified, lineNumber: number, terminated: boolean): void {
+  /**
+   * Feed one classified line (1-based `lineNumber`, `terminated` as read).
+   * `invalidUtf8`: its bytes were not valid UTF-8 (read with U+FFFD in their
+   * place): a line kept is counted as an `invalid-utf8` parse warning
+   * ({@link INVALID_UTF8}); one skipped counts once, for why it was.
+   */
+  push(c: Classified, lineNumber: number, terminated: boolean, invalidUtf8 = false): void {
     this.lineCount++
     this.lastLineUnterminated = !terminated
+    if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") this.lineWarnings.add(INVALID_UTF8, lineNumber)
     switch (c._tag) {
       case "Blank":
       case "Ignored":
