@@ -31,6 +31,13 @@ export const TIMESTAMP_NOT_VALID = "timestamp-not-valid"
 export const IMPLAUSIBLE_TIMESTAMP = "implausible-timestamp"
 
 /**
+ * The warning kind counted for a line kept whose bytes are not valid UTF-8 (read with U+FFFD in their place):
+ * Claude Code and Muse agents (README "Claude Code: nothing dropped without a trace"). A line skipped for
+ * another reason counts once, for why it was skipped.
+ */
+export const INVALID_UTF8 = "invalid-utf8"
+
+/**
  * The diagnostic code of a parse warning given as a diagnostic (`inspect`'s
  * diagnostics; `StreamOptions.onWarning` of a provider whose discovery reads
  * no lines, AgentMux): `details` is the warning, `{kind, count, firstLine}`.
@@ -46,7 +53,7 @@ export const PARSE_WARNING = "PARSE_WARNING"
  * skipped. Shared by every provider's `inspect` and the import report, so a
  * kept line is never called skipped.
  * - `usage-not-valid`: a token count or cost not valid, the usage dropped;
- * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code);
+ * - `invalid-utf8`: bytes not valid UTF-8, read as U+FFFD (Claude Code, Muse agents);
  * - `unknown-block`: content not understood, kept raw as a `meta` event (Claude Code);
  * - `timestamp-not-valid`: a time not valid, the events' `occurredAt` null (Claude Code, Muse agents, AgentMux);
  * - `implausible-timestamp`: a time read as a date before 2000 or from 2100 on (an epoch 0, 1.5, 1e14),
@@ -56,7 +63,7 @@ export const PARSE_WARNING = "PARSE_WARNING"
  */
 export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string; readonly why: string }>> = {
   [USAGE_NOT_VALID]: { kept: "kept without usage", why: "a token count or cost not valid" },
-  "invalid-utf8": { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
+  [INVALID_UTF8]: { kept: "kept with invalid UTF-8", why: "their bad bytes read as U+FFFD" },
   "unknown-block": { kept: "kept with content not understood", why: "kept raw, as meta events" },
   [TIMESTAMP_NOT_VALID]: { kept: "kept without a time", why: "a timestamp not valid" },
   [IMPLAUSIBLE_TIMESTAMP]: { kept: "kept without a time", why: "a timestamp before 2000 or after 2099, not trusted" },

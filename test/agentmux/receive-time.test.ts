@@ -64,3 +64,19 @@ describe("AgentMux: a receive time a session cannot have (F8: before 2000 or fro
     expect(mapped.transcript.startedAt).toBe("2025-01-01T00:00:00.000Z")
   })
 })
+
+describe("AgentMux: inspect/stream say lines of a kept kind kept, never skipped (tester16 finding 4b)", () => {
+  it("implausible and not-valid receive times: the PARSE_WARNING says the events are kept without a time", async () => {
+    const { parseWarningDiagnostics } = await import("../../src/layers/agentmux/adapter.js")
+    const mapped = mapSession(lines([1_700_000_000_000, 0, -5, 1_700_000_002_000]), { sourceId: "sha256:s", sessionId: "S" })
+    const ds = parseWarningDiagnostics(mapped.transcript)
+    expect(ds.map((d) => d.details)).toEqual([
+      { kind: "implausible-timestamp", count: 1, firstLine: 2 },
+      { kind: "timestamp-not-valid", count: 1, firstLine: 3 }
+    ])
+    for (const d of ds) {
+      expect(d.message).not.toContain("skipped")
+      expect(d.message).toContain("kept without a time")
+    }
+  })
+})

@@ -11,6 +11,7 @@ import type { ParseWarning } from "../model.js"
 import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
+import { INVALID_UTF8 } from "../warning-kinds.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, UNKNOWN_BLOCK } from "./records.js"
 
@@ -44,9 +45,10 @@ const promptOf = (c: Parameters<typeof isPrompt>[0]): string | null => {
 /**
  * The parse warning of a line kept although its bytes are not valid UTF-8
  * (its bad bytes read as U+FFFD): Claude Code's policy is tolerant, so the
- * line's record is not lost, but the replacement is said, not silent.
+ * line's record is not lost, but the replacement is said, not silent. The
+ * shared kind (Muse agents counts it too).
  */
-export const INVALID_UTF8 = "invalid-utf8"
+export { INVALID_UTF8 }
 
 export class SessionScan {
   /** Physical lines of the main file. */

@@ -12,6 +12,7 @@ import type { ParseWarning, TranscriptDiagnostic } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
+import { INVALID_UTF8 } from "../warning-kinds.js"
 
 /** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -37,6 +38,11 @@ export class WarningTally {
       cur.count++
       if (cur.firstLine === null && line !== null) cur.firstLine = line
     }
+  }
+
+  /** The count of one kind (0 when none was counted). */
+  countOf(kind: string): number {
+    return this.byKind.get(kind)?.count ?? 0
   }
 
   /** Total of every kind's count. */
@@ -118,10 +124,16 @@ export class SessionScan {
   /** Outputs that came before any call claimed them: their line numbers by call id, oldest first. */
   private readonly pendingOutputs = new Map<string, Array<number>>()
 
-  /** Feed one classified line (1-based `lineNumber`, `terminated` as read). */
-  push(c: Classified, lineNumber: number, terminated: boolean): void {
+  /**
+   * Feed one classified line (1-based `lineNumber`, `terminated` as read).
+   * `invalidUtf8`: its bytes were not valid UTF-8 (read with U+FFFD in their
+   * place): a line kept is counted as an `invalid-utf8` parse warning
+   * ({@link INVALID_UTF8}); one skipped counts once, for why it was.
+   */
+  push(c: Classified, lineNumber: number, terminated: boolean, invalidUtf8 = false): void {
     this.lineCount++
     this.lastLineUnterminated = !terminated
+    if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") this.lineWarnings.add(INVALID_UTF8, lineNumber)
     switch (c._tag) {
       case "Blank":
       case "Ignored":
@@ -234,10 +246,13 @@ export class SessionScan {
 
   /**
    * Whether discovery lists the session (seed 000, issue 4): it has a
-   * `session_header`, and prompts or tool calls.
+   * `session_header`, and prompts or tool calls, or a line skipped as
+   * `oversized-line` (over the import limit `maxRecordBytes`: its prompt or
+   * tool call is not known to be absent, so the session is listed with that
+   * warning, never omitted as having neither; tester16 finding 3).
    */
   get listable(): boolean {
-    return this.header !== null && (this.promptCount > 0 || this.toolCallCount > 0)
+    return this.header !== null && (this.promptCount > 0 || this.toolCallCount > 0 || this.lineWarnings.countOf("oversized-line") > 0)
   }
 }
 

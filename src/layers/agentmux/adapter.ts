@@ -45,7 +45,7 @@ import { type AgentScan, dropCopies, type RecordSession, scanAgent, type Scanned
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine } from "./zone-reader.js"
 import { USAGE_NOT_VALID } from "../../domain/usage.js"
-import { PARSE_WARNING } from "../../domain/warning-kinds.js"
+import { isKeptWarningKind, KEPT_WARNING_KINDS, PARSE_WARNING } from "../../domain/warning-kinds.js"
 
 /** The descriptor of `agentmux`, from its provider module (`./provider.ts`). */
 export const descriptor: ProviderDescriptor = descriptorOf(provider)
@@ -523,13 +523,17 @@ const inspect = (deps: Deps, locator: Locator): Effect.Effect<Inspection, Ingest
  * A session's parse warnings (`Transcript.parseWarnings`: its lines skipped,
  * and those kept without their usage) as `PARSE_WARNING` diagnostics, one a
  * kind, `details` the warning itself (`{kind, count, firstLine}`; lines
- * counted from the session's first).
+ * counted from the session's first). Lines of a kept kind are said kept,
+ * with how (`KEPT_WARNING_KINDS`), never skipped (tester16 finding 4b).
  */
-const parseWarningDiagnostics = (t: Transcript): Array<Diagnostic> =>
+export const parseWarningDiagnostics = (t: Pick<Transcript, "parseWarnings">): Array<Diagnostic> =>
   t.parseWarnings.map((w) => ({
     code: PARSE_WARNING,
+    // A kind whose lines are kept (a time not valid or implausible: the events kept without a time) is never said skipped.
     message: w.kind === USAGE_NOT_VALID
       ? `${w.count} line(s) with a token count or cost that is not valid: their usage dropped, their events kept (first: line ${w.firstLine} of the session).`
+      : isKeptWarningKind(w.kind)
+      ? `${w.count} ${w.kind} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}; first: line ${w.firstLine} of the session).`
       : `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,
     details: { ...w }
   }))

@@ -34,7 +34,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { failIfShrank, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 import { PARSE_WARNING, parseWarningMessage } from "../../domain/warning-kinds.js"
 
@@ -161,7 +161,7 @@ export const scanTranscript = (
   Effect.gen(function*() {
     const scan = new SessionScan()
     yield* scanFile(deps, file, (c, line, text) => {
-      scan.push(c, line.lineNumber, line.terminated)
+      scan.push(c, line.lineNumber, line.terminated, !line.oversized && !isValidUtf8(line.bytes))
       if (tally !== undefined) countInexact(tally, c, text, line.lineNumber, line.start)
     })
     return { file, sourceId: sourceIdOf(file.path), scan: scan.finish() }

@@ -30,6 +30,7 @@
  */
 import * as nodePath from "node:path"
 import { isUtf8 } from "node:buffer"
+import { hash } from "node:crypto"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -112,6 +113,8 @@ export interface NativeStats {
   /** Numbers the events do not carry exactly (`inexactNumbers`), and the first of them with its line's byte offset. */
   inexactNumbers: number
   firstInexact: { readonly text: string; readonly offset: number } | undefined
+  /** Records skipped as exact repeats of an earlier record of the same session and `sequence` (README "Providers"). */
+  repeatedRecords: number
 }
 
 /** Fresh counters. */
@@ -126,7 +129,8 @@ export const newStats = (): NativeStats => ({
   bytes: 0,
   bindings: [],
   inexactNumbers: 0,
-  firstInexact: undefined
+  firstInexact: undefined,
+  repeatedRecords: 0
 })
 
 /** Counts the numbers of a line's (or a retained child's) JSON text that the events do not carry exactly. */
@@ -161,6 +165,16 @@ export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic 
   stats.firstInexact === undefined
     ? undefined
     : numberNotExactDiagnostic(`the native log ${path}`, stats.inexactNumbers, stats.firstInexact.text, `line at byte ${stats.firstInexact.offset}`)
+
+/** The `REPEATED_RECORDS_SKIPPED` diagnostic of a log's pass (as an export's), or undefined when no record was repeated. */
+export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =>
+  stats.repeatedRecords === 0
+    ? undefined
+    : {
+      code: "REPEATED_RECORDS_SKIPPED",
+      message: `${stats.repeatedRecords} record(s) repeated as they are (the same session and sequence, the same content) skipped; each is kept once.`,
+      details: { count: stats.repeatedRecords }
+    }
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
@@ -296,8 +310,20 @@ const lineProcessor = (
         : undefined
     )
 
+  /**
+   * Of each session this pass mapped, the first record of each event id (`muse-seq-<n>`): a 48-bit content digest
+   * and its line's offset (and retained child, if one). A later record under the same id is a repeat (skipped,
+   * counted) or another record (refused). Keyed by the event's own strings: no key is built per record.
+   */
+  const named = new Map<string, Map<string, number>>()
+  /** By the index `named` holds: the first record's digest, line offset and retained child (-1: a line). */
+  const digests: Array<number> = []
+  const offsets: Array<number> = []
+  const children: Array<number> = []
+
   const mapOne = (
     raw: unknown,
+    text: string,
     line: Line,
     sub: number | undefined,
     provenance: Record<string, unknown>,
@@ -321,6 +347,29 @@ const lineProcessor = (
     }, where)
     if (Either.isLeft(mapped)) return mapped.left
     const ev = mapped.right
+    // A session's records are named by their sequence (README "Providers", as for exports): the same record
+    // again is skipped and counted; another record under a taken name would lose one in the index: refused.
+    let seen = named.get(ev.sessionId)
+    if (seen === undefined) named.set(ev.sessionId, seen = new Map())
+    const digest = hash("sha1", text, "buffer").readUIntLE(0, 6)
+    const firstAt = seen.get(ev.eventId)
+    if (firstAt !== undefined) {
+      if (digests[firstAt] === digest) {
+        stats.repeatedRecords++
+        return undefined
+      }
+      const firstOffset = offsets[firstAt]
+      const firstChild = children[firstAt] >= 0 ? children[firstAt] : undefined
+      const firstWhere = `line at byte ${firstOffset}${firstChild !== undefined ? `, retained child ${firstChild}` : ""}`
+      return malformed(
+        `${where}: sequence ${ev.eventId.slice("muse-seq-".length)} of session ${ev.sessionId} is already the ${firstWhere}'s, with other content; a log names each record of a session by its sequence once.`,
+        { offset: line.start, ...(sub !== undefined ? { childIndex: sub } : {}), firstOffset, ...(firstChild !== undefined ? { firstChildIndex: firstChild } : {}) }
+      )
+    }
+    seen.set(ev.eventId, digests.length)
+    digests.push(digest)
+    offsets.push(line.start)
+    children.push(sub ?? -1)
     if (isRecord(raw)) {
       const b = childBindingOf(raw, ev.sessionId, ev.eventId)
       if (Either.isLeft(b)) {
@@ -367,7 +416,7 @@ const lineProcessor = (
         return undefined
       case "record":
         stats.recordLines++
-        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out), out)
+        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, text, line, undefined, RECORD_LINE, where, out), out)
       case "frame": {
         const f = shape.right.frame
         if (!resumeLine) stats.retainedFrames++
@@ -398,7 +447,7 @@ const lineProcessor = (
           }
           stats.retainedChildren++
           countInexact(stats, json, line.start)
-          const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
+          const err = mapOne(c.value, json, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
           if (err !== undefined) return err
         }
         return undefined
@@ -587,6 +636,8 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
     }
     const inexact = inexactDiagnostic(stats, src.file.path)
     if (inexact !== undefined) diagnostics.push(inexact)
+    const repeated = repeatedDiagnostic(stats)
+    if (repeated !== undefined) diagnostics.push(repeated)
     if (stats.tornTail) {
       diagnostics.push({
         code: "TORN_TAIL_LEFT_OUT",
@@ -734,6 +785,8 @@ const withInexactReport = <E>(
 const reportInexact = (stats: NativeStats, path: string, onWarning: ((d: Diagnostic) => void) | undefined): void => {
   const d = inexactDiagnostic(stats, path)
   if (d !== undefined) onWarning?.(d)
+  const r = repeatedDiagnostic(stats)
+  if (r !== undefined) onWarning?.(r)
 }
 
 const childStreams = (
