@@ -30,7 +30,7 @@
  */
 import * as nodePath from "node:path"
 import { isUtf8 } from "node:buffer"
-import { hash } from "node:crypto"
+import { createHash } from "node:crypto"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -311,15 +311,10 @@ const lineProcessor = (
     )
 
   /**
-   * Of each session this pass mapped, the first record of each event id (`muse-seq-<n>`): a 48-bit content digest
-   * and its line's offset (and retained child, if one). A later record under the same id is a repeat (skipped,
-   * counted) or another record (refused). Keyed by the event's own strings: no key is built per record.
+   * The place and content digest of the first record of each session and event id (`<session>\0muse-seq-<n>`) this
+   * pass mapped: a later record under the same name is a repeat (skipped, counted) or another record (refused).
    */
-  const named = new Map<string, Map<string, number>>()
-  /** By the index `named` holds: the first record's digest, line offset and retained child (-1: a line). */
-  const digests: Array<number> = []
-  const offsets: Array<number> = []
-  const children: Array<number> = []
+  const named = new Map<string, { readonly offset: number; readonly child: number | undefined; readonly digest: string }>()
 
   const mapOne = (
     raw: unknown,
@@ -349,27 +344,21 @@ const lineProcessor = (
     const ev = mapped.right
     // A session's records are named by their sequence (README "Providers", as for exports): the same record
     // again is skipped and counted; another record under a taken name would lose one in the index: refused.
-    let seen = named.get(ev.sessionId)
-    if (seen === undefined) named.set(ev.sessionId, seen = new Map())
-    const digest = hash("sha1", text, "buffer").readUIntLE(0, 6)
-    const firstAt = seen.get(ev.eventId)
-    if (firstAt !== undefined) {
-      if (digests[firstAt] === digest) {
+    const name = `${ev.sessionId}\u0000${ev.eventId}`
+    const digest = createHash("sha1").update(text).digest("base64")
+    const first = named.get(name)
+    if (first !== undefined) {
+      if (first.digest === digest) {
         stats.repeatedRecords++
         return undefined
       }
-      const firstOffset = offsets[firstAt]
-      const firstChild = children[firstAt] >= 0 ? children[firstAt] : undefined
-      const firstWhere = `line at byte ${firstOffset}${firstChild !== undefined ? `, retained child ${firstChild}` : ""}`
+      const firstWhere = `line at byte ${first.offset}${first.child !== undefined ? `, retained child ${first.child}` : ""}`
       return malformed(
         `${where}: sequence ${ev.eventId.slice("muse-seq-".length)} of session ${ev.sessionId} is already the ${firstWhere}'s, with other content; a log names each record of a session by its sequence once.`,
-        { offset: line.start, ...(sub !== undefined ? { childIndex: sub } : {}), firstOffset, ...(firstChild !== undefined ? { firstChildIndex: firstChild } : {}) }
+        { offset: line.start, ...(sub !== undefined ? { childIndex: sub } : {}), firstOffset: first.offset, ...(first.child !== undefined ? { firstChildIndex: first.child } : {}) }
       )
     }
-    seen.set(ev.eventId, digests.length)
-    digests.push(digest)
-    offsets.push(line.start)
-    children.push(sub ?? -1)
+    named.set(name, { offset: line.start, child: sub, digest })
     if (isRecord(raw)) {
       const b = childBindingOf(raw, ev.sessionId, ev.eventId)
       if (Either.isLeft(b)) {
