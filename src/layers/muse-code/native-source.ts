@@ -30,7 +30,6 @@
  */
 import * as nodePath from "node:path"
 import { isUtf8 } from "node:buffer"
-import { createHash } from "node:crypto"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -113,8 +112,6 @@ export interface NativeStats {
   /** Numbers the events do not carry exactly (`inexactNumbers`), and the first of them with its line's byte offset. */
   inexactNumbers: number
   firstInexact: { readonly text: string; readonly offset: number } | undefined
-  /** Records skipped as exact repeats of an earlier record of the same session and `sequence` (README "Providers"). */
-  repeatedRecords: number
 }
 
 /** Fresh counters. */
@@ -129,8 +126,7 @@ export const newStats = (): NativeStats => ({
   bytes: 0,
   bindings: [],
   inexactNumbers: 0,
-  firstInexact: undefined,
-  repeatedRecords: 0
+  firstInexact: undefined
 })
 
 /** Counts the numbers of a line's (or a retained child's) JSON text that the events do not carry exactly. */
@@ -165,16 +161,6 @@ export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic 
   stats.firstInexact === undefined
     ? undefined
     : numberNotExactDiagnostic(`the native log ${path}`, stats.inexactNumbers, stats.firstInexact.text, `line at byte ${stats.firstInexact.offset}`)
-
-/** The `REPEATED_RECORDS_SKIPPED` diagnostic of a log's pass (as an export's), or undefined when no record was repeated. */
-export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =>
-  stats.repeatedRecords === 0
-    ? undefined
-    : {
-      code: "REPEATED_RECORDS_SKIPPED",
-      message: `${stats.repeatedRecords} record(s) repeated as they are (the same session and sequence, the same content) skipped; each is kept once.`,
-      details: { count: stats.repeatedRecords }
-    }
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
@@ -310,15 +296,8 @@ const lineProcessor = (
         : undefined
     )
 
-  /**
-   * The place and content digest of the first record of each session and event id (`<session>\0muse-seq-<n>`) this
-   * pass mapped: a later record under the same name is a repeat (skipped, counted) or another record (refused).
-   */
-  const named = new Map<string, { readonly offset: number; readonly child: number | undefined; readonly digest: string }>()
-
   const mapOne = (
     raw: unknown,
-    text: string,
     line: Line,
     sub: number | undefined,
     provenance: Record<string, unknown>,
@@ -342,23 +321,6 @@ const lineProcessor = (
     }, where)
     if (Either.isLeft(mapped)) return mapped.left
     const ev = mapped.right
-    // A session's records are named by their sequence (README "Providers", as for exports): the same record
-    // again is skipped and counted; another record under a taken name would lose one in the index: refused.
-    const name = `${ev.sessionId}\u0000${ev.eventId}`
-    const digest = createHash("sha1").update(text).digest("base64")
-    const first = named.get(name)
-    if (first !== undefined) {
-      if (first.digest === digest) {
-        stats.repeatedRecords++
-        return undefined
-      }
-      const firstWhere = `line at byte ${first.offset}${first.child !== undefined ? `, retained child ${first.child}` : ""}`
-      return malformed(
-        `${where}: sequence ${ev.eventId.slice("muse-seq-".length)} of session ${ev.sessionId} is already the ${firstWhere}'s, with other content; a log names each record of a session by its sequence once.`,
-        { offset: line.start, ...(sub !== undefined ? { childIndex: sub } : {}), firstOffset: first.offset, ...(first.child !== undefined ? { firstChildIndex: first.child } : {}) }
-      )
-    }
-    named.set(name, { offset: line.start, child: sub, digest })
     if (isRecord(raw)) {
       const b = childBindingOf(raw, ev.sessionId, ev.eventId)
       if (Either.isLeft(b)) {
@@ -405,7 +367,7 @@ const lineProcessor = (
         return undefined
       case "record":
         stats.recordLines++
-        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, text, line, undefined, RECORD_LINE, where, out), out)
+        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out), out)
       case "frame": {
         const f = shape.right.frame
         if (!resumeLine) stats.retainedFrames++
@@ -436,7 +398,7 @@ const lineProcessor = (
           }
           stats.retainedChildren++
           countInexact(stats, json, line.start)
-          const err = mapOne(c.value, json, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
+          const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
           if (err !== undefined) return err
         }
         return undefined
@@ -625,8 +587,6 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
     }
     const inexact = inexactDiagnostic(stats, src.file.path)
     if (inexact !== undefined) diagnostics.push(inexact)
-    const repeated = repeatedDiagnostic(stats)
-    if (repeated !== undefined) diagnostics.push(repeated)
     if (stats.tornTail) {
       diagnostics.push({
         code: "TORN_TAIL_LEFT_OUT",
@@ -774,8 +734,6 @@ const withInexactReport = <E>(
 const reportInexact = (stats: NativeStats, path: string, onWarning: ((d: Diagnostic) => void) | undefined): void => {
   const d = inexactDiagnostic(stats, path)
   if (d !== undefined) onWarning?.(d)
-  const r = repeatedDiagnostic(stats)
-  if (r !== undefined) onWarning?.(r)
 }
 
 const childStreams = (
