@@ -1,3 +1,4 @@
+import { afterAll } from "vitest"
 /**
  * Shared helpers of the muse-agents tests: the fixture root, the adapter under
  * a given agents root, temporary roots, and file digests (to prove sources are
@@ -99,3 +100,14 @@ export const failureCode = <A, E>(self: Effect.Effect<A, E>): Effect.Effect<stri
     const e = r.left as unknown
     return typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : String(e)
   })
+
+/** A maker of temporary folders for one test file, each removed after its tests (`afterAll`). */
+export const freshDirs = (): (() => string) => {
+  const temps: Array<string> = []
+  afterAll(() => temps.forEach(removeDir))
+  return () => {
+    const dir = tempDir()
+    temps.push(dir)
+    return dir
+  }
+}

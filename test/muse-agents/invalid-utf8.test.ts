@@ -10,15 +10,9 @@ import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { cli } from "../support/run.js"
-import { jl, removeDir, tempDir, withAdapter, writeTranscript } from "./helpers.js"
+import { jl, removeDir, tempDir, withAdapter, writeTranscript, freshDirs } from "./helpers.js"
 
-const temps: Array<string> = []
-afterAll(() => temps.forEach(removeDir))
-const fresh = () => {
-  const dir = tempDir()
-  temps.push(dir)
-  return dir
-}
+const fresh = freshDirs()
 
 const write = (root: string): string =>
   writeTranscript(root, "b", Buffer.concat([

@@ -12,15 +12,9 @@ import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { cli } from "../support/run.js"
-import { jl, removeDir, tempDir, withAdapter, writeTranscript } from "./helpers.js"
+import { jl, removeDir, tempDir, withAdapter, writeTranscript, freshDirs } from "./helpers.js"
 
-const temps: Array<string> = []
-afterAll(() => temps.forEach(removeDir))
-const fresh = () => {
-  const dir = tempDir()
-  temps.push(dir)
-  return dir
-}
+const fresh = freshDirs()
 
 const LIMIT = 4096
 const write = (root: string) =>
