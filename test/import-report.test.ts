@@ -62,7 +62,7 @@ describe("import report: parse warnings", () => {
     for (const i of probe.parseWarnings.items) fs.rmSync(i.path, { force: true })
     const r = cli(["import", "--index", path.join(dir, "i.db"), "--claude-root", root, "--agents-root", emptyAgents(dir), "--json"], { env })
     const data = JSON.parse(r.stdout.trim().split("\n").pop()!).data
-    expect(data.parseWarnings).toEqual({ lines: 0, sources: 0, byKind: {}, items: [] })
+    expect(data.parseWarnings).toEqual({ lines: 0, files: 0, sources: 0, byKind: {}, items: [] })
     const text = cli(["import", "--index", path.join(dir, "i.db"), "--claude-root", root, "--agents-root", emptyAgents(dir)], { env })
     expect(text.stdout).not.toContain("parse warnings")
   })

@@ -74,15 +74,49 @@ export const KEPT_WARNING_KINDS: Readonly<Record<string, { readonly kept: string
   }
 }
 
+/**
+ * The parse warning (Claude Code, among a session's subagent warnings) of a
+ * subagent file whose records name another agent than its file name
+ * (`agent-A7C3….jsonl` holding `a7c3…`'s records: a copy, or a file
+ * renamed): not read. Counts files, not lines ({@link FILE_WARNING_KINDS}).
+ */
+export const SUBAGENT_ID_MISMATCH = "subagent-id-mismatch"
+
+/**
+ * The parse warning (Claude Code) of a subagent file that holds nothing (0
+ * bytes, or only NUL bytes and white space: zeroed by a crash): nothing to
+ * read. Counts files, not lines ({@link FILE_WARNING_KINDS}).
+ */
+export const SUBAGENT_FILE_EMPTY = "subagent-file-empty"
+
+/**
+ * The parse-warning kinds that count whole FILES left out, not lines (each
+ * with what happened to its files, as the reports say it): Claude Code's
+ * subagent files that are not their agent's transcript. The import report
+ * and `discover` count them as files (`parseWarnings.files`), never among the
+ * lines skipped (`parseWarnings.lines`).
+ */
+export const FILE_WARNING_KINDS: Readonly<Record<string, { readonly what: string }>> = {
+  [SUBAGENT_ID_MISMATCH]: { what: "not read: their records name another agent (a copy or a renamed file)" },
+  [SUBAGENT_FILE_EMPTY]: { what: "holding nothing (0 bytes, or only NUL bytes and white space)" }
+}
+
+/** True when a parse warning counts files left out, not lines ({@link FILE_WARNING_KINDS}). */
+export const isFileWarningKind = (kind: string): boolean => Object.hasOwn(FILE_WARNING_KINDS, kind)
+
 /** True when a parse warning's lines are kept, not skipped ({@link KEPT_WARNING_KINDS}). */
 export const isKeptWarningKind = (kind: string): boolean => Object.hasOwn(KEPT_WARNING_KINDS, kind)
 
 /**
  * A parse warning as one sentence: `3 line(s) kept without usage (…)
- * (first at line 4).` for a kind whose lines are kept, `2 line(s) skipped:
- * malformed-json (first at line 4).` for the others. `firstLine` null: `?`.
+ * (first at line 4).` for a kind whose lines are kept, `1 subagent file(s)
+ * left out: subagent-file-empty (…).` for a kind counting files, `2 line(s)
+ * skipped: malformed-json (first at line 4).` for the others. `firstLine`
+ * null: `?`.
  */
 export const parseWarningMessage = (w: { readonly kind: string; readonly count: number; readonly firstLine: number | null }): string =>
-  isKeptWarningKind(w.kind)
+  isFileWarningKind(w.kind)
+    ? `${w.count} subagent file(s) left out: ${w.kind} (${FILE_WARNING_KINDS[w.kind]!.what}).`
+    : isKeptWarningKind(w.kind)
     ? `${w.count} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}): ${w.kind} (first at line ${w.firstLine ?? "?"}).`
     : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import type { StoreUnavailable } from "../domain/errors.js"
 import type { Hash } from "node:crypto"
 import type { DiscoveryReport, Locator, ProviderId, SourceSummary } from "../domain/model.js"
+import { isFileWarningKind } from "../domain/warning-kinds.js"
 import type { DiscoverRequest } from "./SessionSource.js"
 import type { CommitPoint } from "./Index.js"
 
@@ -90,7 +91,10 @@ export const causeLine = (c: PartialCause): string =>
 
 /** The parse warnings of an import run's sources (see {@link ImportReport.parseWarnings}). */
 export interface ParseWarningsReport {
+  /** The lines counted (skipped, or kept with a part dropped): every kind but the file kinds. */
   readonly lines: number
+  /** The files left out counted (`FILE_WARNING_KINDS`: Claude Code's subagent files that are not their agent's transcript). */
+  readonly files: number
   readonly sources: number
   readonly byKind: Record<string, number>
   readonly items: ReadonlyArray<{
@@ -106,7 +110,8 @@ export interface ParseWarningsReport {
 /**
  * A run's {@link ParseWarningsReport} from each source's warnings (a source's
  * provider, path and counted warnings: a discovery overview's
- * `parseWarnings`, and what its read added): lines summed, sources with any
+ * `parseWarnings`, and what its read added): lines summed (files apart, for
+ * the kinds that count files: `FILE_WARNING_KINDS`), sources with any
  * counted, lines by kind, one item per source and kind. Kinds counted 0 are
  * left out. What `import` reports and `discover` prints, summed the same way.
  */
@@ -119,19 +124,20 @@ export const tallyParseWarnings = (
 ): ParseWarningsReport => {
   const items: Array<ParseWarningsReport["items"][number]> = []
   const byKind: Record<string, number> = {}
-  let lines = 0, withAny = 0
+  let lines = 0, files = 0, withAny = 0
   for (const s of sources) {
     let any = false
     for (const p of s.warnings) {
       if (p.count <= 0) continue
       any = true
-      lines += p.count
+      if (isFileWarningKind(p.kind)) files += p.count
+      else lines += p.count
       byKind[p.kind] = (byKind[p.kind] ?? 0) + p.count
       items.push({ provider: s.provider, path: s.path, kind: p.kind, count: p.count, firstLine: p.firstLine })
     }
     if (any) withAny++
   }
-  return { lines, sources: withAny, byKind, items }
+  return { lines, files, sources: withAny, byKind, items }
 }
 
 /** The code of {@link ParseWorkersFailed}. */
@@ -195,9 +201,9 @@ export interface ImportReport {
   /**
    * The lines the sources' parse warnings skipped (tolerant providers skip a
    * bad line and count it; `overview.parseWarnings` of each source the run
-   * discovered, imported or not): `lines` in all, in how many `sources`,
-   * `byKind` (e.g. `not-json`), and one item per source and kind with its
-   * first line (1-based).
+   * discovered, imported or not): `lines` in all, the subagent `files` left
+   * out apart, in how many `sources`, `byKind` (e.g. `not-json`), and one
+   * item per source and kind with its first line (1-based).
    */
   readonly parseWarnings: ParseWarningsReport
   /**

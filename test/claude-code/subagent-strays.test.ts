@@ -84,7 +84,15 @@ describe("claude-code: subagent files that are not their agent's transcript", ()
       const byKind = new Map<string, number>()
       for (const i of items) byKind.set(i.kind, (byKind.get(i.kind) ?? 0) + i.count)
       expect([...byKind].sort(), round).toEqual([["invalid-record", 1], ["subagent-file-empty", 2], ["subagent-id-mismatch", 1]])
+      // The two subagent kinds count whole files left out, not lines: one line skipped (the `{}`), three files.
+      expect({ lines: data.parseWarnings.lines, files: data.parseWarnings.files }, round).toEqual({ lines: 1, files: 3 })
     }
+    // The report for people says files for the file kinds, lines for the line kinds.
+    const text = cli(args, { env })
+    expect(text.stderr + text.stdout).toMatch(
+      /parse warnings: 1 line skipped in 1 source \(invalid-record 1\); the rest of each source was read; 3 subagent files left out \(subagent-id-mismatch 1: [^;]*another agent[^;]*; subagent-file-empty 2: [^)]*nothing/
+    )
+    expect(text.stderr + text.stdout).not.toMatch(/lines? skipped in \d+ sources? \([^)]*subagent-/)
     const sessions = JSON.parse(cli(["sessions", "--index", index, "--json"], { env }).stdout).data as Array<any>
     expect(sessions.map((s) => s.sessionId).sort()).toEqual([SID, `agent-${AGENT}`])
     const sub = sessions.find((s) => s.sessionId === `agent-${AGENT}`)

@@ -61,7 +61,7 @@ import type { KnownSource, SourceRead, StreamOptions } from "../../services/Sess
 import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
-import { PARSE_WARNING, parseWarningMessage } from "../../domain/warning-kinds.js"
+import { PARSE_WARNING, parseWarningMessage, SUBAGENT_FILE_EMPTY, SUBAGENT_ID_MISMATCH } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -219,20 +219,7 @@ const agentHeadOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Ef
 export const flatOwnerOf = (access: SourceAccessShape, file: AuthorizedFile): Effect.Effect<string | null> =>
   Effect.map(agentHeadOf(access, file), (h) => h.sessionId)
 
-/**
- * The parse warning (among a session's subagent warnings) of a subagent file
- * whose records name another agent than its file name (`agent-A7C3….jsonl`
- * holding `a7c3…`'s records: a copy, or a file renamed): it is not that
- * agent's transcript, so it is not read (it would take the events and usage
- * of the agent it copies, or stand for an agent its parent never spawned).
- */
-export const SUBAGENT_ID_MISMATCH = "subagent-id-mismatch"
-
-/**
- * The parse warning of a subagent file that holds nothing (0 bytes, or only
- * NUL bytes and white space: zeroed by a crash): nothing to read, counted.
- */
-export const SUBAGENT_FILE_EMPTY = "subagent-file-empty"
+export { SUBAGENT_FILE_EMPTY, SUBAGENT_ID_MISMATCH } from "../../domain/warning-kinds.js"
 
 /** A subagent file left out: its file name, the agent id its name gives, why ({@link SUBAGENT_ID_MISMATCH}, {@link SUBAGENT_FILE_EMPTY}) and what to tell. */
 export interface SubagentLeftOut {
