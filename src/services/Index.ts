@@ -283,6 +283,15 @@ export interface IndexShape {
   /** The checkpoint of a source, if it was ever imported. */
   readonly checkpoint: (sourceKey: string) => Effect.Effect<Option.Option<Checkpoint>, StoreUnavailable>
   /**
+   * The error a source's last read was rejected with, as {@link IndexShape.rejectSource}
+   * noted it (`sources.error_code`, `error_message`), when its row holds one:
+   * a source imported before and rejected since keeps its checkpoint (status
+   * `complete`) with the error beside it. Undefined: no row, or no error
+   * noted. One point query (an import asks it only of a source imported
+   * before whose file changed).
+   */
+  readonly rejectionOf: (sourceKey: string) => Effect.Effect<{ readonly code: string; readonly message: string } | undefined, StoreUnavailable>
+  /**
    * Every source's checkpoint with its locator and discovery summary, by
    * source key (one query): of this index's machine only, in an index that
    * holds several machines' sources (the sources an import may supersede).

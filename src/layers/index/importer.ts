@@ -544,6 +544,32 @@ const make = Effect.gen(function*() {
       const drift = sinceDiscovery(discovered, fingerprint)
       /** Once read: the same file not shorter than at the fingerprint (`./source-drift.ts`). */
       const readIntact = stillAsBefore(access, locator.path, fingerprint)
+      const rejection = checkpoint?.status === "complete" && checkpoint.fingerprint !== fingerprint ? yield* index.rejectionOf(source.sourceKey) : undefined
+      if (checkpoint !== undefined && rejection !== undefined) {
+        // Imported before and rejected since: read again (so that a fixed file imports), first without writing
+        // anything, as the path below would read it; rejected again the same way (code and message), the row already
+        // says all this run would write, so nothing is (no attempt begun and rolled back each run, `updated_at` kept).
+        const same = (e: IngestError) => e._tag !== "StoreUnavailable" && e.code === rejection.code && e.message === rejection.message
+        const againAs = (e: IngestError) => {
+          const details = unreadableOf(e)
+          return details !== undefined ? { _tag: "unreadable", details } as const : { _tag: "rejected", error: e } as const
+        }
+        const changed = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
+        if (changed._tag === "Left" && same(changed.left)) return againAs(changed.left)
+        if (changed._tag === "Right") {
+          const drain = (cursor: string | undefined) => Stream.runDrain(adapter.stream(locator, { cursor, includeSubagents: true }))
+          const from = changed.right === undefined ? checkpoint.cursor ?? undefined : undefined
+          const dry = yield* drain(from).pipe(
+            Effect.catchIf(
+              (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && from !== undefined,
+              () => drain(undefined)
+            ),
+            (read) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(read, readIntact)),
+            Effect.either
+          )
+          if (dry._tag === "Left" && same(dry.left)) return againAs(dry.left)
+        }
+      }
       let digests = new PrefixDigests(access)
       const diagnostics: Array<Diagnostic> = []
       /** Bindings of the nested logs read (by source id): the end of each one's last imported line. */

@@ -1193,6 +1193,11 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => toCheckpoint(fromPgCheckpoint(r))))
         ),
 
+      rejectionOf: (key) =>
+        fail(sql<{ code: string | null; message: string | null }>`SELECT error_code AS code, error_message AS message FROM sources WHERE source_key = ${key}`).pipe(
+          Effect.map(([r]) => r === undefined || r.code === null ? undefined : { code: fromPg(r.code), message: fromPg(r.message ?? "") })
+        ),
+
       // One query for every checkpoint of this machine, its rows as arrays of values (the driver's array mode: no
       // object per row; an import reads them all).
       checkpoints: fail(sql`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources WHERE machine = ${writer}`.values).pipe(

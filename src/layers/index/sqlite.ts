@@ -1275,6 +1275,11 @@ const make = (
           Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toCheckpoint))
         ),
 
+      rejectionOf: (key) =>
+        fail(sql<{ code: string | null; message: string | null }>`SELECT error_code AS code, error_message AS message FROM sources WHERE source_key = ${key}`).pipe(
+          Effect.map(([r]) => r === undefined || r.code === null ? undefined : { code: r.code, message: r.message ?? "" })
+        ),
+
       // Every checkpoint: on the writing connection, the driver's rows as arrays of values, one map entry each (no
       // row object, no fiber per row); a read-only index through `@effect/sql`.
       checkpoints: db !== null
