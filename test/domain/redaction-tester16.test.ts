@@ -91,6 +91,19 @@ describe("redaction 16: each new shape goes, with its name kept", () => {
     expect(gone(`{"command": "echo \\"${SUDO_PW}\\" | sudo -S id"}`, SUDO_PW)).toBe(`{"command": "echo \\"${R("sudo-password")}\\" | sudo -S id"}`)
   })
 
+  it("sudo's options with an argument before -S (a user, a group, a prompt, --user=)", () => {
+    expect(gone(`echo '${SUDO_PW}' | sudo -u root -S whoami`, SUDO_PW)).toBe(`echo '${R("sudo-password")}' | sudo -u root -S whoami`)
+    expect(gone("echo hunter22 | sudo -g wheel -u deploy -S id", "hunter22")).toBe(`echo ${R("sudo-password")} | sudo -g wheel -u deploy -S id`)
+    expect(gone('echo "hunter22" | sudo -p "" -S ls', "hunter22")).toBe(`echo "${R("sudo-password")}" | sudo -p "" -S ls`)
+    expect(gone("echo hunter22 | sudo --user=root --stdin ls", "hunter22")).toBe(`echo ${R("sudo-password")} | sudo --user=root --stdin ls`)
+    expect(gone("echo hunter22 | sudo -E -u root -kS ls", "hunter22")).toBe(`echo ${R("sudo-password")} | sudo -E -u root -kS ls`)
+  })
+
+  it("near misses of sudo -S with options: the -S of the command sudo runs", () => {
+    stays("echo yes | sudo -u root pacman -S vim")
+    stays("echo hunter22 | sudo -k apt-get -S x")
+  })
+
   it("near misses of sudo -S: a reference, another sudo, no sudo", () => {
     stays("echo $PW | sudo -S ls")
     stays('echo "$SUDO_PASS" | sudo -S ls')
@@ -127,9 +140,24 @@ describe("redaction 16: each new shape goes, with its name kept", () => {
     gone(inString(`line\n{"k": "${esc}"}`), PROJ_BODY)
   })
 
+  it("a token whose characters are percent-encoded (a URL's query, an over-eager encoder)", () => {
+    expect(gone(`GET /hook?token=ghp%5F${GHP_BODY}&x=1`, GHP_BODY)).toBe(`GET /hook?token=${R("escaped-token")}&x=1`)
+    expect(gone(`curl "https://x.test/?k=ghp%5f${GHP_BODY}"`, GHP_BODY)).toBe(`curl "https://x.test/?k=${R("escaped-token")}"`)
+    expect(gone(`key=%73k-proj-${PROJ_BODY}`, PROJ_BODY)).toBe(`key=${R("escaped-token")}`)
+    // a token right after a percent-encoded separator (`%20`, `%3A`, `%3D`, `%2F`, `%26`: a logged request, `--data-urlencode`)
+    const ANT = j("sk-ant-api03-", "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7Zx9Yw8Vu7Ts6Rq5-AbCdEfAA")
+    gone(`Authorization%3A%20token%20ghp_${GHP_BODY}`, GHP_BODY)
+    gone(`path=a%2F${ANT}`, ANT.slice(14))
+    gone(`x-api-key%3A%20${ANT}`, ANT.slice(14))
+    expect(gone(`id%3D${AKID}%26next`, AKID)).toBe(`id%3D${R("aws-access-key")}%26next`)
+    gone(`key%20${AKID}%26`, AKID)
+    // percent-encoded words that hold no token stay as written
+    stays("50% off, 100%, a%5Fb, snake%5Fcase_name, %41%42%43, path%2Dto%2Efile")
+  })
+
   it("escaped-token done from each escape gives what its pattern gives", () => {
     const rule = builtinRules.find((x) => x.id === "escaped-token")!
-    const parts = ["\\u0073", "\\\\u006b", "\\u00e9", "&#95;", "&#x5F;", "&#47;", "&lowbar;", "&period;", "ghp", "sk-proj-", "\\n", "\\",
+    const parts = ["\\u0073", "\\\\u006b", "\\u00e9", "%5F", "%73", "%20", "%", "&#95;", "&#x5F;", "&#47;", "&lowbar;", "&period;", "ghp", "sk-proj-", "\\n", "\\",
       "a", "9", "-", ".", ";", "&", "#", " ", "\n", "é", GHP_BODY, PROJ_BODY]
     let seed = 16
     const pick = () => parts[(seed = (seed * 48271) % 2147483647) % parts.length]

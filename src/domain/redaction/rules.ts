@@ -65,9 +65,11 @@ const TOKEN = "[A-Za-z0-9_-]"
 /**
  * Where a token may start: not right after a character of the class `cls`
  * (inside a longer word), or right after a `\n`, `\r` or `\t` escape (JSON
- * text inside text, where the `n` of `\n` would otherwise hide a key).
+ * text inside text, where the `n` of `\n` would otherwise hide a key), or
+ * right after a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded
+ * separator ends in a hex digit; gitleaks puts no boundary before a prefix).
  */
-const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
+const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))`
 
 /**
  * A literal-led token: `prefix` (a pattern of literals), then the check that
@@ -75,24 +77,25 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt]))`
  * the literal lets the engine skip to candidates instead of testing a
  * lookbehind at every position.
  */
-const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt])(?:${prefix}))`
+const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt]|%[0-9A-Fa-f]{2})(?:${prefix}))`
 
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
 
 /**
  * An escape of one of a token's characters (a letter, a digit, `_`, `.`, `-`): JSON's `\u0073` (maybe `\\u0073`,
- * JSON text in a string), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;` (`escaped-token`).
+ * JSON text in a string), a URL's `%5F`, `%73` (percent-encoding), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;`
+ * (`escaped-token`).
  */
 const WORD_ESCAPE = (() => {
   const hex = "2[dDeE]|3[0-9]|[46][1-9a-fA-F]|5[0-9aAfF]|7[0-9aA]"
-  return String.raw`\\{1,2}u00(?:${hex})|&#(?:[xX](?:${hex})|4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]);|&(?:lowbar|period);`
+  return String.raw`\\{1,2}u00(?:${hex})|%(?:${hex})|&#(?:[xX](?:${hex})|4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]);|&(?:lowbar|period);`
 })()
 
 /** A word with its {@link WORD_ESCAPE}s decoded. */
 const decodeWordEscapes = (w: string): string =>
-  w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, x, d, named) =>
-    named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? x ?? d, u !== undefined || x !== undefined ? 16 : 10)))
+  w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, p, x, d, named) =>
+    named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? p ?? x ?? d, d === undefined ? 16 : 10)))
 
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
@@ -1364,11 +1367,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A password piped to `sudo -S` (`--stdin`: it reads one from stdin) by `echo`: `echo 'pw' | sudo -S …`,
     // `echo pw | sudo -k -S`, `sudo -Sv`, `echo -n "pw" | sudo --stdin`; `echo` starts a word (also after a `\n`
     // escape of JSON text). The match runs to the `-S`, so it holds `sudo` (the hint); echo, the quotes, the pipe and
-    // sudo's options stay. `$VAR` references and markers stay.
+    // sudo's options stay, also those before `-S` that take an argument (`-u root`, `-g wheel`, `-p ""`, `-h`, `-C`,
+    // `-D`, `-r`, `-t`, `-T`, `-U`: sudo(8)) and long ones (`--user=root`). A `-S` after a word that is no option's
+    // argument is the command's own (`sudo -u root pacman -S vim`): not matched. `$VAR` references and markers stay.
     id: "sudo-password",
     pattern: re(
       String.raw`(${lead("echo", "A-Za-z0-9_-")}[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?)(?!\[REDACTED:)(?:(\\?["'])(?![$])([^"'\n\\]{1,128})\2|(?![$"'\\])([^\s"'|\\;&<>()]{1,128}))` +
-        String.raw`([ \t]{0,8}\|[ \t]{0,8}sudo(?:[ \t]{1,8}-[A-Za-z]{1,8}){0,8}?[ \t]{1,8}(?:-[A-Za-z]{0,8}S|--stdin))`
+        String.raw`([ \t]{0,8}\|[ \t]{0,8}sudo(?:[ \t]{1,8}(?:-[A-Za-z]{0,7}[ughpCDrtTU][ \t]{1,8}(?!-)[^\s|;&<>]{1,64}|-[A-Za-z]{1,8}|--[a-z][a-z-]{1,31}(?:=[^\s|;&<>]{1,64})?)){0,8}?[ \t]{1,8}(?:-[A-Za-z]{0,8}S|--stdin))`
     ),
     hints: ["sudo"],
     replace: (_m, head, q, quoted, _bare, tail) => `${head}${quoted !== undefined ? `${q}${marker("sudo-password")}${q}` : marker("sudo-password")}${tail}`
@@ -1387,7 +1392,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // written (`caf\u00e9`, `snake&#95;case`, `\u0073k-short`).
     id: "escaped-token",
     pattern: ESCAPED_WORD,
-    hints: ["\\u00", "&#", "&lowbar;", "&period;"],
+    hints: ["\\u00", "%", "&#", "&lowbar;", "&period;"],
     replace: escapedWordReplace,
     // The pattern's matches, found from each escape (a literal-led search) rather than by trying the pattern's
     // lookbehind at every character of a long text that holds one `\u00e9`.
