@@ -38,6 +38,30 @@ describe("redactJoint: the joint of two texts redacted as one", () => {
     }
   })
 
+  it("a token whose first half a rule of its own takes (prose, an assignment): its second half goes too (tester17 F2b)", () => {
+    for (const token of [GHP, AKIA]) {
+      for (const at of [4, 10, token.length - 3]) {
+        for (const lead of ["your token is ", "export API_TOKEN=", "password: "]) {
+          const a = `Intro.\n${lead}${token.slice(0, at)}`
+          const b = `${token.slice(at)} done.\nNext line.`
+          const [x, y] = redacted(a, b)
+          const what = `${lead}${token} at ${at}`
+          expect(x + y, what).not.toContain(token.slice(at))
+          expect(x, what).toMatch(/\[REDACTED:[a-z-]+\]$/)
+          expect(y, what).toBe(" done.\nNext line.")
+        }
+      }
+    }
+  })
+
+  it("a marker ending the first text and a second text that starts a new word or line: nothing more goes", () => {
+    for (const b of [" and then", "\nNext", ". Done", "'s value", ", then"]) {
+      const [x, y] = redacted(`the key ${GHP}`, b)
+      expect(x).toBe(`the key ${marker("github-token")}`)
+      expect(y).toBe(b)
+    }
+  })
+
   it("a name in one block and its value in the next: the value goes where it is", () => {
     const [x, y] = redacted("Set this in .env:\nOPENAI_API_KEY=", "pw9Zq81xLk2 then restart.")
     expect(x).toBe("Set this in .env:\nOPENAI_API_KEY=")

@@ -13,6 +13,15 @@
  */
 import type { SessionEvent, Transcript } from "../model.js"
 
+/** A marker at a text's very end (`[REDACTED:<rule>]`, as `./rules.ts`'s `marker` writes it). */
+const ENDS_WITH_MARKER = /\[REDACTED:[A-Za-z0-9_-]+\]$/
+
+/**
+ * The start of a text that goes on with a word cut at the joint: token characters (a `.` only between two of
+ * them), up to white space or other punctuation.
+ */
+const WORD_GOES_ON = /^(?:[A-Za-z0-9_\-+/=~%]|\.(?=[A-Za-z0-9_\-+/=~%]))+/
+
 /** How far on each side of a joint the window reaches (characters): a secret's rules read at most a line or so around it. */
 export const JOINT_WINDOW = 1024
 
@@ -31,9 +40,16 @@ export const sameResponseText = (a: SessionEvent, b: SessionEvent): boolean =>
  * between white space) is redacted; when that changes text on both
  * sides of the joint (a secret cut in two), the changed span (from its first changed character to its last)
  * becomes the end of `a` and `b` keeps what follows it. A change on one side only (the other side's text gave it
- * context: "the password is " + "hunter2") is applied on that side. Unchanged: answered as given (same strings).
+ * context: "the password is " + "hunter2") is applied on that side. When `a` already ends with a marker (its own
+ * redaction took the first half of a secret) and `b` goes on with the same word, that word's rest goes too.
+ * Unchanged: answered as given (same strings).
  */
-export const redactJoint = (redact: (s: string) => string, a: string, b: string): readonly [string, string] => {
+export const redactJoint = (redact: (s: string) => string, a: string, b0: string): readonly [string, string] => {
+  // A first text that ends with a marker (its own redaction took a secret that reached its end: `export
+  // API_TOKEN=ghp_…`, `your token is ghp_…`) and a second that goes on with the same word: the word's rest is the
+  // secret's rest (joined, the rule would have taken it), so it goes with it.
+  const goesOn = ENDS_WITH_MARKER.test(a) ? WORD_GOES_ON.exec(b0) : null
+  const b = goesOn === null ? b0 : b0.slice(goesOn[0].length)
   // The window starts at a line's start (else after white space) and ends at a line's end (else before white space):
   // a rule never sees a word cut by the window's own edge.
   let from = Math.max(0, a.length - JOINT_WINDOW)
