@@ -120,6 +120,32 @@ describe("receive times: the binary search reads part heads", () => {
       }
     }))
 
+  it.effect("missing trailing parts (a db_wave_file.size past the parts, tester16 finding 8): the records before them still answer, each missing part counted once, none a bad line", () =>
+    Effect.gen(function*() {
+      const { bytes, recs } = sidecar(11, 20_000, false, false)
+      const parts = Math.ceil(bytes.length / PART)
+      expect(parts).toBeGreaterThan(6)
+      // Parts 3.. are not in the store: the newest record wholly on parts 0-2 dates every later offset.
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output.tsidx", bytes, missingParts: Array.from({ length: parts - 3 }, (_, i) => 3 + i) }])
+      const [file] = yield* conn.listFiles("z")
+      let starts = 0
+      const known: Array<StampRecord> = []
+      for (const line of bytes.toString("latin1").split("\n")) {
+        const end = starts + line.length + 1
+        const m = /^\{"off":(\d+),"ms":(\d+)/.exec(line)
+        if (m !== null && end <= 3 * PART) known.push({ off: Number(m[1]), ms: Number(m[2]) })
+        starts = end
+      }
+      const stamps = makeStamps(conn, file)
+      for (const offset of [recs[recs.length - 1].off + 1, recs[10_000].off, recs[100].off]) {
+        const want = stampOf(known, offset)
+        expect(want).not.toBeNull()
+        expect(yield* stamps.at(offset)).toBe(want)
+      }
+      expect(stamps.missingParts()).toBe(parts - 3)
+      expect(stamps.unreadable()).toBe(0)
+    }))
+
   it.effect("parts of usual records (read in one JSON.parse) and parts with an unusual line (read line by line) answer as every line parsed alone", () =>
     Effect.gen(function*() {
       // Lines each read alone as `parseStampRecord` reads a line; some are records only that way, some not at all.

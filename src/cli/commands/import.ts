@@ -70,7 +70,9 @@ const render = (r: ImportReport, index: string): string => {
       ])
     )
   }
-  const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`))
+  // A diagnostic said word for word as a cause above is not said again (tester16 finding 8).
+  const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
+  const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`)).filter((l) => !said.has(l))
   if (diagnostics.length > 0) {
     lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${l}`))
     if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`    … and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`)

@@ -651,6 +651,21 @@ export const endScan = (
   oversized: acc.oversized
 })
 
+/**
+ * The parse-warning kind of a line of a zone's `output.tsidx` that is no
+ * record (not `{"off":N,"ms":M}` with N and M non-negative safe integers):
+ * skipped and counted, for the session whose lines the sidecar's part
+ * holding it dates (tester16 finding 4c; README, "AgentMux's receive times").
+ */
+export const UNREADABLE_TSIDX_LINE = "unreadable-tsidx-line"
+
+/**
+ * The parse-warning kind of a part (64 KiB) of a zone's `output.tsidx`
+ * missing from the store, or not bytes (an INTEGER or NULL where the blob
+ * should be): counted once a part, for the session whose lines it would date.
+ */
+export const TSIDX_PART_MISSING = "tsidx-part-missing"
+
 /** One `output.tsidx` record: a batch appended at byte `off` of `output`, received at unix `ms`. */
 export interface StampRecord {
   readonly off: number

@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { checkAgentId } from "../../domain/agentmux/record.js"
+import { checkAgentId, TSIDX_PART_MISSING, UNREADABLE_TSIDX_LINE } from "../../domain/agentmux/record.js"
 import { mapSession, type MappedSession, receiveTimeOf, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
 import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
@@ -43,7 +43,7 @@ import { type StoreConnection, TranscriptStore, type TranscriptStoreShape } from
 import * as ScanStateSqlite from "./scan-state-sqlite.js"
 import { type AgentScan, dropCopies, type RecordSession, scanAgent, type ScannedZone, sessionsOf } from "./scan.js"
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
-import { forEachLine } from "./zone-reader.js"
+import { forEachLine, makeStamps, type Stamps } from "./zone-reader.js"
 import { USAGE_NOT_VALID } from "../../domain/usage.js"
 import { isKeptWarningKind, KEPT_WARNING_KINDS, PARSE_WARNING } from "../../domain/warning-kinds.js"
 
@@ -460,18 +460,44 @@ const loadSession = (
         })
       }
       const lines: Array<SessionLine> = []
+      // Each zone's sidecar looked up afresh, so that what its parts read for this session's lines hold that is
+      // no record (or no bytes) is counted for this session (tester16 finding 4c).
+      const stampsOf = new Map<ScannedZone, Stamps>()
+      const sidecar = { bad: 0, badFirst: 0, missing: 0, missingFirst: 0 }
       for (const run of session.runs) {
         const zone = r.zones.find((z) => z.store === run.store && z.zone.zoneId === run.zone.zoneId)!
+        let stamps = stampsOf.get(zone)
+        if (stamps === undefined) stampsOf.set(zone, stamps = makeStamps(zone.connection, zone.tsidx))
         const batch: Array<{ offset: number; bytes: Buffer | null; problem: SessionLine["problem"] }> = []
         yield* forEachLine(zone.connection, zone.output, run.start, run.end, deps.maxLineBytes, (ls) => {
           for (const l of ls) batch.push({ offset: l.start, bytes: l.bytes, problem: l.problem })
         })
         for (const l of batch) {
-          lines.push({ zoneId: run.zone.zoneId, ...l, receivedMs: yield* zone.stamps.at(l.offset) })
+          const bad = stamps.unreadable(), missing = stamps.missingParts()
+          const receivedMs = yield* stamps.at(l.offset)
+          lines.push({ zoneId: run.zone.zoneId, ...l, receivedMs })
+          if (stamps.unreadable() > bad) {
+            if (sidecar.bad === 0) sidecar.badFirst = lines.length
+            sidecar.bad += stamps.unreadable() - bad
+          }
+          if (stamps.missingParts() > missing) {
+            if (sidecar.missing === 0) sidecar.missingFirst = lines.length
+            sidecar.missing += stamps.missingParts() - missing
+          }
         }
       }
       const mapped = mapSession(lines, { sourceId: sourceIdOf(r.record, uid, sid), sessionId: sid, maxDepth: deps.maxDepth })
-      return { mapped, session, scanned: r }
+      const sidecarWarnings = [
+        ...(sidecar.bad > 0 ? [{ kind: UNREADABLE_TSIDX_LINE, count: sidecar.bad, firstLine: sidecar.badFirst }] : []),
+        ...(sidecar.missing > 0 ? [{ kind: TSIDX_PART_MISSING, count: sidecar.missing, firstLine: sidecar.missingFirst }] : [])
+      ]
+      return {
+        mapped: sidecarWarnings.length === 0
+          ? mapped
+          : { ...mapped, transcript: { ...mapped.transcript, parseWarnings: [...mapped.transcript.parseWarnings, ...sidecarWarnings] } },
+        session,
+        scanned: r
+      }
     })
   )
 
@@ -532,6 +558,10 @@ export const parseWarningDiagnostics = (t: Pick<Transcript, "parseWarnings">): A
     // A kind whose lines are kept (a time not valid or implausible: the events kept without a time) is never said skipped.
     message: w.kind === USAGE_NOT_VALID
       ? `${w.count} line(s) with a token count or cost that is not valid: their usage dropped, their events kept (first: line ${w.firstLine} of the session).`
+      : w.kind === UNREADABLE_TSIDX_LINE
+      ? `${w.count} line(s) of output.tsidx skipped: not a {"off":N,"ms":M} record, so the receive times they give are not known (${w.kind}; first: line ${w.firstLine} of the session).`
+      : w.kind === TSIDX_PART_MISSING
+      ? `${w.count} part(s) of output.tsidx missing from the store or not bytes: the receive times on them were not read (${w.kind}; first: line ${w.firstLine} of the session).`
       : isKeptWarningKind(w.kind)
       ? `${w.count} ${w.kind} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}; first: line ${w.firstLine} of the session).`
       : `${w.count} ${w.kind} line(s) skipped (first: line ${w.firstLine} of the session).`,

@@ -257,8 +257,14 @@ export const forEachLine = (
 export interface Stamps {
   /** Receive time (unix ms) of byte `offset` of `output`; null without a record at or before it. */
   readonly at: (offset: number) => Effect.Effect<number | null, StoreUnavailable>
-  /** Records that could not be read so far (not `{"off":…,"ms":…}`). */
+  /**
+   * Lines of the sidecar read so far that are no record (not
+   * `{"off":N,"ms":M}`, N and M non-negative safe integers; a line on a
+   * missing part is not counted here, see `missingParts`).
+   */
   readonly unreadable: () => number
+  /** Parts (64 KiB) of the sidecar met so far that are missing from the store, or not bytes (an INTEGER, NULL). */
+  readonly missingParts: () => number
   /** Parts of the sidecar read so far. */
   readonly partsRead: () => number
 }
@@ -344,7 +350,7 @@ const recordsAtOnce = (text: string, start: number, limit: number, atEnd: boolea
  */
 export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): Stamps => {
   if (file === undefined || file.size === 0) {
-    return { at: () => Effect.succeed(null), unreadable: () => 0, partsRead: () => 0 }
+    return { at: () => Effect.succeed(null), unreadable: () => 0, missingParts: () => 0, partsRead: () => 0 }
   }
   const parts = Math.ceil(file.size / PART_SIZE)
   const cache = new Map<number, ReadonlyArray<StampRecord>>()
@@ -354,6 +360,11 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
    */
   const keys = new Map<number, number | null>()
   let bad = 0
+  /** The parts met missing (or short of their bytes), by index. */
+  const missingSeen = new Set<number>()
+  const noteMissing = (missing: StoreRead["missing"]) => {
+    for (const m of missing) for (let p = Math.floor(m.start / PART_SIZE); p * PART_SIZE < m.end; p++) missingSeen.add(p)
+  }
   const part = (k: number): Effect.Effect<ReadonlyArray<StampRecord>, StoreUnavailable> => {
     const hit = cache.get(k)
     if (hit !== undefined) return Effect.succeed(hit)
@@ -362,6 +373,7 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
     const to = Math.min(file.size, partEnd + RECORD_SLACK)
     return Effect.map(conn.read(file, from, to - from), (r) => {
       const buf = r.bytes
+      if (r.missing.length > 0) noteMissing(r.missing)
       let i = 0
       if (k > 0) {
         const nl = buf.indexOf(10)
@@ -383,14 +395,15 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         }
         const nl = buf.indexOf(10, i)
         const lineEnd = nl === -1 ? buf.length : nl
+        // A line on a missing part is not read, nor counted as a bad line: the part is counted (`missingParts`).
+        const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
         if (nl === -1 && from + buf.length < file.size) {
-          bad++ // a record longer than the slack
+          if (!overlapsMissing) bad++ // a record longer than the slack
           break
         }
-        const overlapsMissing = r.missing.some((m) => m.start < from + lineEnd && m.end > from + i)
-        const line = buf.toString("utf8", i, lineEnd).trim()
+        const line = overlapsMissing ? "" : buf.toString("utf8", i, lineEnd).trim()
         if (line.length > 0) {
-          const rec = overlapsMissing ? null : parseStampRecord(line)
+          const rec = parseStampRecord(line)
           if (rec === null) bad++
           else records.push(rec)
         }
@@ -481,8 +494,12 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
         hi = mid - 1
       }
     }
+    // The part whose key `found` has: itself, or the nearest one to its left where a record starts (the parts
+    // between, read whole, hold none: missing from the store, or a size that says more parts than there are).
+    let owner = found
+    while (owner > 0 && keys.get(owner) === null) owner--
     let best: StampRecord | null = null
-    for (let k = Math.max(0, found - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
+    for (let k = Math.max(0, owner - 1); k <= Math.min(parts - 1, Math.max(found, 0) + 1); k++) {
       const records = cache.get(k)
       if (records === undefined) return { part: k }
       const r = latestAtOrBefore(records, offset)
@@ -506,6 +523,7 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
       return answer === null || typeof answer === "number" ? Effect.succeed(answer) : search(offset)
     },
     unreadable: () => bad,
+    missingParts: () => missingSeen.size,
     partsRead: () => cache.size
   }
 }
