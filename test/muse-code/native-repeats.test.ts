@@ -14,6 +14,8 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { Diagnostic, SessionEvent } from "../../src/domain/model.js"
 import { cli } from "../support/run.js"
@@ -154,40 +156,40 @@ describe("a native log with two records under one sequence", () => {
   }
 
   describe("a pass resumed from a cursor sees the sequences before it", () => {
-    it.effect("another record under a sequence taken before the cursor: MALFORMED_SOURCE naming the line before", () =>
+    /** A log of `lines` streamed whole, then `appended`, then streamed from the cursor of its last event before. */
+    const resumedAfter = (lines: ReadonlyArray<Record<string, unknown>>, appended: ReadonlyArray<Record<string, unknown>>) =>
       Effect.gen(function*() {
         const root = tempDir()
-        const { log, offsets } = logOf(root, [metadata(1, WS, ID), prompt(2, "two"), prompt(3, "three")])
+        const { log, offsets } = logOf(root, lines)
         const adapter = yield* adapterWith({ policy: { museRoots: [root], workspaceRoots: [WS] } })
         const first = yield* streamed(adapter, log)
-        const [again] = append(log, [prompt(2, "two, again but other"), end(4, ID)])
-        const e = yield* Effect.flip(streamed(adapter, log, first.events[2].cursor))
-        expect(e._tag).toBe("MalformedSource")
-        expect(e.message).toContain(`line at byte ${again}: sequence 2 of session ${ID} is already the line at byte ${offsets[1]}'s`)
-      }))
+        const added = append(log, appended)
+        const rest = yield* Effect.either(streamed(adapter, log, first.events[first.events.length - 1].cursor))
+        return { offsets, added, rest }
+      })
+
+    // In order before the cursor; and out of order: the cursor's own record (3) is not the largest before it (5),
+    // which the cursor carries.
+    const taken = [
+      ["in order", [prompt(2, "two"), prompt(3, "three")], 2],
+      ["out of order, the largest carried in the cursor", [prompt(5, "five"), prompt(3, "three")], 5]
+    ] as const
+    for (const [name, before, sequence] of taken) {
+      it.effect(`another record under a sequence taken before the cursor (${name}): MALFORMED_SOURCE naming the line before`, () =>
+        Effect.gen(function*() {
+          const { added, offsets, rest } = yield* resumedAfter([metadata(1, WS, ID), ...before], [prompt(sequence, "other"), end(6, ID)])
+          const e = Either.getLeft(rest).pipe(Option.getOrThrow)
+          expect(e._tag).toBe("MalformedSource")
+          expect(e.message).toContain(`line at byte ${added[0]}: sequence ${sequence} of session ${ID} is already the line at byte ${offsets[1]}'s`)
+        }))
+    }
 
     it.effect("the same record again after the cursor: skipped and counted", () =>
       Effect.gen(function*() {
-        const root = tempDir()
-        const { log } = logOf(root, [metadata(1, WS, ID), prompt(2, "two"), prompt(3, "three")])
-        const adapter = yield* adapterWith({ policy: { museRoots: [root], workspaceRoots: [WS] } })
-        const first = yield* streamed(adapter, log)
-        append(log, [prompt(2, "two"), end(4, ID)])
-        const rest = yield* streamed(adapter, log, first.events[2].cursor)
-        expect(rest.events.map((e) => e.eventId)).toEqual(["muse-seq-4"])
-        expect(rest.repeated).toEqual([1])
-      }))
-
-    it.effect("sequences out of order before the cursor: its largest is carried in the cursor, and checked after", () =>
-      Effect.gen(function*() {
-        const root = tempDir()
-        // The cursor's own record (3) is not the largest sequence before it (5).
-        const { log, offsets } = logOf(root, [metadata(1, WS, ID), prompt(5, "five"), prompt(3, "three")])
-        const adapter = yield* adapterWith({ policy: { museRoots: [root], workspaceRoots: [WS] } })
-        const first = yield* streamed(adapter, log)
-        const [again] = append(log, [prompt(5, "five, other"), end(6, ID)])
-        const e = yield* Effect.flip(streamed(adapter, log, first.events[2].cursor))
-        expect(e.message).toContain(`line at byte ${again}: sequence 5 of session ${ID} is already the line at byte ${offsets[1]}'s`)
+        const { rest } = yield* resumedAfter([metadata(1, WS, ID), prompt(2, "two"), prompt(3, "three")], [prompt(2, "two"), end(4, ID)])
+        const r = Either.getOrThrow(rest)
+        expect(r.events.map((e) => e.eventId)).toEqual(["muse-seq-4"])
+        expect(r.repeated).toEqual([1])
       }))
 
     it.effect("resumed inside a retained frame: its children before the cursor count", () =>
