@@ -27,6 +27,7 @@ import { isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
 import { RetainedFrameLine } from "./native.js"
 import { mapRecordEnvelope, RecordEnvelope, type SpawnHandle, StreamBlock } from "./records.js"
+import { RecordNames, sameRecord } from "./record-names.js"
 import { raiseLimitRemedy } from "../limit-remedy.js"
 
 /** The export schema major this build reads. */
@@ -254,8 +255,8 @@ export const decodeExport = (
     }
   }
   const encodeCursorAt = cursorEncoder(options.sourceId)
-  /** The raw index of the first record of each session and sequence (`<session>\0muse-seq-<n>`). */
-  const named = new Map<string, number>()
+  /** The raw index of the first record of each session and sequence. */
+  const named = new RecordNames(true)
   let repeatedRecords = 0
   for (let i = 0; i < d.events.length; i++) {
     const ev = d.events[i]
@@ -280,10 +281,11 @@ export const decodeExport = (
     if (Either.isLeft(mapped)) return Either.left(mapped.left)
     // A session's events are named by their envelope.sequence: a second record under a name already taken is
     // the same record repeated (skipped, counted) or another one (the export cannot be trusted: refused).
-    const name = `${mapped.right.sessionId}\u0000${mapped.right.eventId}`
-    const first = named.get(name)
-    if (first !== undefined) {
-      if (JSON.stringify(rawEvents[first]) === JSON.stringify(rawEvents[i])) {
+    const sessionId = mapped.right.sessionId
+    const sequence = sequenceOf(rawEvents[i]) as number
+    if (named.has(sessionId, sequence)) {
+      const first = named.placeOf(sessionId, sequence)!
+      if (sameRecord(rawEvents[first], rawEvents[i])) {
         repeatedRecords++
         continue
       }
@@ -292,7 +294,7 @@ export const decodeExport = (
         { event: i, firstEvent: first }
       ))
     }
-    named.set(name, i)
+    named.add(sessionId, sequence, i)
     // The cursor binds the document (h) and its own event (hd): an edited sequence names another place.
     events.push({ ...mapped.right, cursor: encodeCursorAt({ seq: i, h: options.digest, hd: eventCheck(mapped.right, i) }) })
   }

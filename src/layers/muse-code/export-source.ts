@@ -12,6 +12,7 @@ import { cursorSourceChanged, decodeCursor, eventCheck } from "../../domain/curs
 import { type IngestError, InvalidCursor, MalformedSource } from "../../domain/errors.js"
 import type { Inspection, SessionEvent } from "../../domain/model.js"
 import { decodeExport, type DecodedExport } from "../../domain/muse-code/export.js"
+import { repeatedRecordsDiagnostic } from "../../domain/muse-code/record-names.js"
 import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -107,11 +108,7 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
           }]
           : []),
         ...(decoded.repeatedRecords > 0
-          ? [{
-            code: "REPEATED_RECORDS_SKIPPED",
-            message: `${decoded.repeatedRecords} record(s) repeated as they are (the same session and envelope.sequence, the same content) skipped; each is kept once.`,
-            details: { count: decoded.repeatedRecords }
-          }]
+          ? [repeatedRecordsDiagnostic(decoded.repeatedRecords, "envelope.sequence")]
           : []),
         ...(provenance.terminatedAbnormally
           ? [{

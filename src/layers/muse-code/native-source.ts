@@ -55,12 +55,13 @@ import {
   isSessionEnd,
   SESSION_LOG_NAME
 } from "../../domain/muse-code/native.js"
+import { RecordNames, repeatedRecordsDiagnostic, sameRecord } from "../../domain/muse-code/record-names.js"
 import { mapRecordEnvelope, type SpawnHandle } from "../../domain/muse-code/records.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceRead } from "../../services/SessionSource.js"
-import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, DirEntry, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   HAND_ON_BYTES,
   handOnPartStart,
@@ -70,6 +71,7 @@ import {
   openJsonl,
   READ_STEP_BYTES,
   readJsonlWhole,
+  readLines,
   readSize,
   type ResumePoint
 } from "../jsonl/index.js"
@@ -112,6 +114,8 @@ export interface NativeStats {
   /** Numbers the events do not carry exactly (`inexactNumbers`), and the first of them with its line's byte offset. */
   inexactNumbers: number
   firstInexact: { readonly text: string; readonly offset: number } | undefined
+  /** Records skipped as the same record again under a name (session and `sequence`) already taken (README "Providers"). */
+  repeatedRecords: number
 }
 
 /** Fresh counters. */
@@ -126,7 +130,8 @@ export const newStats = (): NativeStats => ({
   bytes: 0,
   bindings: [],
   inexactNumbers: 0,
-  firstInexact: undefined
+  firstInexact: undefined,
+  repeatedRecords: 0
 })
 
 /** Counts the numbers of a line's (or a retained child's) JSON text that the events do not carry exactly. */
@@ -161,6 +166,10 @@ export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic 
   stats.firstInexact === undefined
     ? undefined
     : numberNotExactDiagnostic(`the native log ${path}`, stats.inexactNumbers, stats.firstInexact.text, `line at byte ${stats.firstInexact.offset}`)
+
+/** The `REPEATED_RECORDS_SKIPPED` diagnostic of a log's pass (as an export's), or undefined when no record was repeated. */
+export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =>
+  stats.repeatedRecords === 0 ? undefined : repeatedRecordsDiagnostic(stats.repeatedRecords, "sequence")
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
@@ -255,13 +264,79 @@ const BINDING_NEEDLE = Buffer.from("child_session_bound")
 /** The provenance of a record line (copied into each event's, never changed). */
 const RECORD_LINE: Record<string, unknown> = { lineShape: "record" }
 
+/**
+ * What a pass must look up in the log before it can map a line (rare: only
+ * when a record's name, its session and `sequence`, may be taken already);
+ * the line is then processed again ({@link LineProcessor.process}).
+ * - `places`: the first place of every name taken before the line: each line
+ *   that starts before `upTo` ({@link LineProcessor.indexLine}), and of the
+ *   line at `upTo` its retained children before `children` (a resumed frame);
+ * - `first`: the first record of session `sessionId`'s `sequence`, on the line
+ *   at byte `offset` ({@link LineProcessor.firstOn}).
+ */
+type Lookup =
+  | { readonly _tag: "places"; readonly upTo: number; readonly children: number }
+  | { readonly _tag: "first"; readonly sessionId: string; readonly sequence: number; readonly offset: number }
+
+const isLookup = (r: IngestError | Lookup): r is Lookup => r._tag === "places" || r._tag === "first"
+
 /** What a pass makes of each line of a log (see {@link lineProcessor}). */
 interface LineProcessor {
-  /** Map one line (in file order) into `out`; the error that ends the pass, if any. */
-  readonly process: (line: Line, out: Array<SessionEvent>) => IngestError | undefined
+  /**
+   * Map one line (in file order) into `out`: the error that ends the pass, if
+   * any, or a {@link Lookup} to do first (nothing of the line was mapped; do
+   * it, then process the same line again).
+   */
+  readonly process: (line: Line, out: Array<SessionEvent>) => IngestError | Lookup | undefined
   /** Whether `session.end` was seen so far (or before the resume point). */
   readonly sessionEnd: () => boolean
+  /** A `places` lookup: start (every name forgotten, places kept from now on), each line in file order, end. */
+  readonly beginPlaces: () => void
+  readonly indexLine: (line: Line, children?: number) => void
+  readonly endPlaces: () => void
+  /** A `first` lookup answered with the line at its offset (`undefined`: not there any more). */
+  readonly firstOn: (lookup: Extract<Lookup, { _tag: "first" }>, line: Line | undefined) => void
 }
+
+/** A raw record's `sequence` when it is a non-negative safe integer (what an envelope must have), else undefined. */
+const sequenceOf = (raw: unknown): number | undefined => {
+  if (!isRecord(raw)) return undefined
+  const s = raw.sequence
+  return typeof s === "number" && Number.isSafeInteger(s) && s >= 0 ? s : undefined
+}
+
+/** A raw record's session, as its event's: its stream block's id, else the log's. */
+const sessionOf = (raw: unknown, fallback: string): string => {
+  const stream = isRecord(raw) ? raw.stream : undefined
+  return isRecord(stream) && typeof stream.id === "string" ? stream.id : fallback
+}
+
+const nameKey = (sessionId: string, sequence: number): string => `${sessionId}\u0000${sequence}`
+
+/**
+ * The records of a line read again for a lookup: its record, or its retained
+ * children's (the first `children` of them, when given) with their index;
+ * what does not parse is left out (such a line ended the pass that mapped it).
+ */
+const recordsOn = (line: Line, maxDepth: number, children?: number): Array<{ readonly value: unknown; readonly child: number | undefined }> => {
+  if (!line.terminated || line.oversized || !isUtf8(line.bytes)) return []
+  const parsed = parseJson(line.bytes.toString("utf8"), maxDepth)
+  if (parsed._tag === "error") return []
+  const shape = classifyNativeLine(parsed.value)
+  if (Either.isLeft(shape)) return []
+  if (shape.right._tag === "record") return [{ value: shape.right.value, child: undefined }]
+  if (shape.right._tag === "omission") return []
+  const kids = shape.right.frame.children
+  const out: Array<{ readonly value: unknown; readonly child: number | undefined }> = []
+  for (let i = 0; i < Math.min(kids.length, children ?? kids.length); i++) {
+    const c = parseJson(kids[i].record_json, maxDepth)
+    if (c._tag !== "error") out.push({ value: c.value, child: i })
+  }
+  return out
+}
+
+/** A first record looked up and not found (the log changed under the pass): never the same record. */
+const NOT_FOUND: unique symbol = Symbol("not found")
 
 /**
  * The per-line work of one pass over a log, in plain code, shared by the
@@ -269,6 +344,19 @@ interface LineProcessor {
  * under the import limits, map, count into `options.stats`, and print each
  * event's cursor with `cursor` (the open source's). `at`: the checked resume
  * point, when the pass resumes (its first line must be the cursor's).
+ *
+ * Names (README "Providers", as for exports): a session names each record by
+ * its `sequence`; the same record again is skipped and counted
+ * (`stats.repeatedRecords`), another record under a taken name is
+ * `MalformedSource` naming both places. What the pass keeps for it is a bit
+ * per name ({@link RecordNames}); the first record of a name taken again is
+ * read again from the log (a {@link Lookup}), after a first pass over the
+ * lines before (the places of the names, kept from then on: 8 bytes a
+ * name). A resumed pass has not seen the names before its resume point: the
+ * cursor says the largest sequence before it (`x.ms`, written only when that
+ * is not its own record's); a record at or below that one has the names
+ * before looked up first. (A cursor of an earlier build has no `x.ms`: its own
+ * record's sequence is taken as the largest.)
  */
 const lineProcessor = (
   deps: NativeDeps,
@@ -282,19 +370,55 @@ const lineProcessor = (
   let sessionEnd = resume !== undefined && isRecord(resume.x) && resume.x.end === true
   let nextSeq = at !== undefined ? at.seq + 1 : 0
   let first = at !== undefined
+  const maxDepth = deps.limits.maxDepth
 
-  const cursorOf = (seq: number, line: Line, sub: number | undefined): string =>
+  /** Names are checked (not in a pass that only collects bindings). */
+  const checking = options.bindingsOnly !== true
+  const names = new RecordNames()
+  /** The largest `sequence` of the log's records so far (this pass's, and before its resume point). */
+  let maxSequence = -1
+  /**
+   * A resumed pass: the largest `sequence` before its resume point, until the
+   * names there were looked up (`places`); else -1.
+   */
+  let before = -1
+  let resumeNoted = false
+  const resumeMs = resume !== undefined && isRecord(resume.x) && typeof resume.x.ms === "number" ? resume.x.ms : undefined
+  /** The first records of the names the current line takes again (by {@link nameKey}); emptied after each line. */
+  const firsts = new Map<string, { readonly value: unknown; readonly offset: number; readonly child: number | undefined }>()
+
+  /** The resume point is noted once: the largest sequence before it (the cursor's `x.ms`, else its own record's). */
+  const noteResume = (own: unknown): void => {
+    if (resumeNoted) return
+    resumeNoted = true
+    before = resumeMs ?? sequenceOf(own) ?? -1
+    maxSequence = before
+  }
+
+  const cursorOf = (seq: number, line: Line, sub: number | undefined, ms: number | undefined): string =>
     cursor(
       line,
       seq,
       sub,
-      sessionEnd || options.parentRef !== undefined
+      sessionEnd || options.parentRef !== undefined || ms !== undefined
         ? {
           ...(sessionEnd ? { end: true } : {}),
+          ...(ms !== undefined ? { ms } : {}),
           ...(options.parentRef !== undefined ? { parent: options.parentRef } : {})
         }
         : undefined
     )
+
+  /** The lookup a record's name needs before the line is mapped, if any (`children`: a `places` lookup's). */
+  const lookupOf = (line: Line, raw: unknown, children: number): Lookup | undefined => {
+    const sequence = sequenceOf(raw)
+    if (sequence === undefined) return undefined
+    if (sequence <= before) return { _tag: "places", upTo: line.start, children }
+    const sessionId = sessionOf(raw, src.fallbackSessionId)
+    if (!names.has(sessionId, sequence) || firsts.has(nameKey(sessionId, sequence))) return undefined
+    if (!names.keepsPlaces) return { _tag: "places", upTo: line.start, children }
+    return { _tag: "first", sessionId, sequence, offset: names.placeOf(sessionId, sequence)! }
+  }
 
   const mapOne = (
     raw: unknown,
@@ -306,13 +430,19 @@ const lineProcessor = (
   ): IngestError | undefined => {
     const seq = nextSeq++
     if (isSessionEnd(raw)) sessionEnd = true
+    const sequence = sequenceOf(raw)
+    let ms: number | undefined
+    if (sequence !== undefined) {
+      if (sequence > maxSequence) maxSequence = sequence
+      else if (sequence < maxSequence) ms = maxSequence
+    }
     // The cursor is computed after `session.end` is noted, so resuming after the end knows it.
     const mapped = mapRecordEnvelope(raw, {
       sourceId: src.sourceId,
       locatorClass: NATIVE_CLASS,
       fallbackSessionId: src.fallbackSessionId,
       sequence: seq,
-      cursor: cursorOf(seq, line, sub),
+      cursor: cursorOf(seq, line, sub, ms),
       offset: line.start,
       ...(sub !== undefined ? { childIndex: sub } : {}),
       spawns: NO_SPAWNS,
@@ -321,6 +451,26 @@ const lineProcessor = (
     }, where)
     if (Either.isLeft(mapped)) return mapped.left
     const ev = mapped.right
+    if (checking && sequence !== undefined) {
+      if (names.has(ev.sessionId, sequence)) {
+        // Taken: `lookupOf` had its first record found (a lookup, or an earlier child of this line).
+        const f = firsts.get(nameKey(ev.sessionId, sequence))
+        if (f !== undefined && f.value !== NOT_FOUND && sameRecord(f.value, raw)) {
+          stats.repeatedRecords++
+          return undefined
+        }
+        const firstWhere = f === undefined ? "an earlier record" : `the line at byte ${f.offset}${f.child !== undefined ? `, retained child ${f.child}` : ""}`
+        return malformed(
+          `${where}: sequence ${sequence} of session ${ev.sessionId} is already ${firstWhere}'s, with other content; a log names each record of a session by its sequence once.`,
+          {
+            offset: line.start,
+            ...(sub !== undefined ? { childIndex: sub } : {}),
+            ...(f !== undefined ? { firstOffset: f.offset, ...(f.child !== undefined ? { firstChildIndex: f.child } : {}) } : {})
+          }
+        )
+      }
+      names.add(ev.sessionId, sequence, line.start)
+    }
     if (isRecord(raw)) {
       const b = childBindingOf(raw, ev.sessionId, ev.eventId)
       if (Either.isLeft(b)) {
@@ -333,7 +483,7 @@ const lineProcessor = (
     return undefined
   }
 
-  const processLine = (line: Line, out: Array<SessionEvent>): IngestError | undefined => {
+  const processLine = (line: Line, out: Array<SessionEvent>): IngestError | Lookup | undefined => {
     const where = `line at byte ${line.start}`
     const resumeLine = first
     first = false
@@ -346,31 +496,99 @@ const lineProcessor = (
       return undefined
     }
     stats.bytes = line.end
-    if (resumeLine && at!.sub === undefined) return undefined // the cursor's own record line
+    if (resumeLine && at!.sub === undefined) {
+      // The cursor's own record line: only its sequence is wanted (and only when the cursor does not say the largest).
+      if (checking && !resumeNoted) noteResume(resumeMs !== undefined ? undefined : recordsOn(line, maxDepth)[0]?.value)
+      return undefined
+    }
     if (options.bindingsOnly === true && line.bytes.indexOf(BINDING_NEEDLE) === -1) return undefined
     if (!isUtf8(line.bytes)) return malformed(`${where}: not valid UTF-8.`, { offset: line.start })
     const text = line.bytes.toString("utf8")
-    const parsed = parseJson(text, deps.limits.maxDepth)
+    const parsed = parseJson(text, maxDepth)
     if (parsed._tag === "error") {
       return parsed.problem._tag === "depth"
-        ? tooLarge("A line", "maxDepth", deps.limits.maxDepth, line.start)
+        ? tooLarge("A line", "maxDepth", maxDepth, line.start)
         : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
     }
-    countInexact(stats, text, line.start)
     const shape = classifyNativeLine(parsed.value)
     if (Either.isLeft(shape)) return malformed(`${where}: ${shape.left}.`, { offset: line.start })
-    if (!resumeLine) stats.lines++
     switch (shape.right._tag) {
       case "omission":
+        countInexact(stats, text, line.start)
+        if (!resumeLine) stats.lines++
         stats.omittedRecords++
         nextSeq++
         return undefined
-      case "record":
+      case "record": {
+        const record = shape.right.value
+        if (checking) {
+          const lookup = lookupOf(line, record, 0)
+          if (lookup !== undefined) {
+            first = resumeLine
+            return lookup
+          }
+        }
+        countInexact(stats, text, line.start)
+        if (!resumeLine) stats.lines++
         stats.recordLines++
-        return withCanonicalPayload(text, shape.right.value, mapOne(shape.right.value, line, undefined, RECORD_LINE, where, out), out)
+        const had = out.length
+        const err = mapOne(record, line, undefined, RECORD_LINE, where, out)
+        return out.length > had ? withCanonicalPayload(text, record, err, out) : err
+      }
       case "frame": {
         const f = shape.right.frame
-        if (!resumeLine) stats.retainedFrames++
+        const from = resumeLine ? at!.sub! + 1 : 0
+        if (resumeLine && at!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
+        // Its children are parsed first (up to one that fails), so that a lookup their names need comes before any is mapped.
+        const kids: Array<unknown> = []
+        let failed: IngestError | undefined
+        for (let i = from; i < f.children.length; i++) {
+          const json = f.children[i].record_json
+          if (Buffer.byteLength(json, "utf8") > deps.limits.maxRecordBytes) {
+            failed = tooLarge(`Retained child ${i} of the line`, "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
+            break
+          }
+          const c = parseJson(json, maxDepth)
+          if (c._tag === "error") {
+            failed = c.problem._tag === "depth"
+              ? tooLarge(`Retained child ${i} of the line`, "maxDepth", maxDepth, line.start)
+              : malformed(`${where}, retained child ${i}: record_json is not valid JSON (${c.problem.message}).`, {
+                offset: line.start,
+                childIndex: i
+              })
+            break
+          }
+          kids.push(c.value)
+        }
+        if (checking) {
+          if (resumeLine && !resumeNoted) {
+            const own = resumeMs !== undefined ? undefined : parseJson(f.children[at!.sub!].record_json, maxDepth)
+            noteResume(own !== undefined && own._tag !== "error" ? own.value : undefined)
+          }
+          for (let k = 0; k < kids.length; k++) {
+            const lookup = lookupOf(line, kids[k], from)
+            if (lookup !== undefined) {
+              first = resumeLine
+              return lookup
+            }
+            // Two children of this line under one new name: the first is the earlier child.
+            const sequence = sequenceOf(kids[k])
+            if (k === 0 || sequence === undefined) continue
+            const sessionId = sessionOf(kids[k], src.fallbackSessionId)
+            if (names.has(sessionId, sequence)) continue
+            for (let j = 0; j < k; j++) {
+              if (sequenceOf(kids[j]) === sequence && sessionOf(kids[j], src.fallbackSessionId) === sessionId) {
+                firsts.set(nameKey(sessionId, sequence), { value: kids[j], offset: line.start, child: from + j })
+                break
+              }
+            }
+          }
+        }
+        countInexact(stats, text, line.start)
+        if (!resumeLine) {
+          stats.lines++
+          stats.retainedFrames++
+        }
         const frame = {
           retainedFrame: f.retained_frame,
           transactionId: f.transaction_id ?? null,
@@ -379,34 +597,49 @@ const lineProcessor = (
           contentSha256: f.content_sha256 ?? null,
           childCount: f.children.length
         }
-        const from = resumeLine ? at!.sub! + 1 : 0
-        if (resumeLine && at!.sub! >= f.children.length) return cursorSourceChanged("the cursor's frame differs")
-        for (let i = from; i < f.children.length; i++) {
-          const cw = `${where}, retained child ${i}`
-          const json = f.children[i].record_json
-          if (Buffer.byteLength(json, "utf8") > deps.limits.maxRecordBytes) {
-            return tooLarge(`Retained child ${i} of the line`, "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
-          }
-          const c = parseJson(json, deps.limits.maxDepth)
-          if (c._tag === "error") {
-            return c.problem._tag === "depth"
-              ? tooLarge(`Retained child ${i} of the line`, "maxDepth", deps.limits.maxDepth, line.start)
-              : malformed(`${cw}: record_json is not valid JSON (${c.problem.message}).`, {
-                offset: line.start,
-                childIndex: i
-              })
-          }
+        for (let k = 0; k < kids.length; k++) {
+          const i = from + k
           stats.retainedChildren++
-          countInexact(stats, json, line.start)
-          const err = mapOne(c.value, line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, cw, out)
+          countInexact(stats, f.children[i].record_json, line.start)
+          const err = mapOne(kids[k], line, i, { lineShape: "retained-child", frame: { ...frame, childIndex: i } }, `${where}, retained child ${i}`, out)
           if (err !== undefined) return err
         }
-        return undefined
+        return failed
       }
     }
   }
 
-  return { process: processLine, sessionEnd: () => sessionEnd }
+  return {
+    process: (line, out) => {
+      const r = processLine(line, out)
+      if (firsts.size > 0 && (r === undefined || !isLookup(r))) firsts.clear()
+      return r
+    },
+    sessionEnd: () => sessionEnd,
+    beginPlaces: () => names.keepPlaces(),
+    indexLine: (line, children) => {
+      for (const r of recordsOn(line, maxDepth, children)) {
+        const sequence = sequenceOf(r.value)
+        if (sequence === undefined) continue
+        const sessionId = sessionOf(r.value, src.fallbackSessionId)
+        if (!names.has(sessionId, sequence)) names.add(sessionId, sequence, line.start)
+      }
+    },
+    endPlaces: () => {
+      before = -1
+    },
+    firstOn: (lookup, line) => {
+      const key = nameKey(lookup.sessionId, lookup.sequence)
+      const found = line === undefined || line.start !== lookup.offset
+        ? undefined
+        : recordsOn(line, maxDepth).find((r) =>
+          sequenceOf(r.value) === lookup.sequence && sessionOf(r.value, src.fallbackSessionId) === lookup.sessionId
+        )
+      firsts.set(key, found !== undefined
+        ? { value: found.value, offset: lookup.offset, child: found.child }
+        : { value: NOT_FOUND, offset: lookup.offset, child: undefined })
+    }
+  }
 }
 
 /** How a native log is opened as a JSONL source. */
@@ -453,7 +686,12 @@ export const nativeWhole = (
     let error: IngestError | undefined
     for (let i = 0; i < whole.lines.length; i++) {
       const line = whole.lines[i]
-      error = p.process(line, out)
+      let r = p.process(line, out)
+      while (r !== undefined && isLookup(r)) {
+        lookUpWhole(p, whole.lines, r)
+        r = p.process(line, out)
+      }
+      error = r
       if (error !== undefined) {
         // The streamed pass fails a whole part of a read step (`readLines` hands a step's lines on in parts):
         // it hands on only the events of the parts before this line's. The step's lines are those that ended
@@ -467,6 +705,56 @@ export const nativeWhole = (
     }
     stats.sessionEnd = p.sessionEnd()
     return { events: out, error }
+  })
+}
+
+/** A {@link Lookup} done in the lines of a log read whole (in memory). */
+const lookUpWhole = (p: LineProcessor, lines: ReadonlyArray<Line>, lookup: Lookup): void => {
+  if (lookup._tag === "first") {
+    let lo = 0, hi = lines.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (lines[mid].start < lookup.offset) lo = mid + 1
+      else hi = mid
+    }
+    p.firstOn(lookup, lines[lo])
+    return
+  }
+  p.beginPlaces()
+  for (const line of lines) {
+    if (line.start < lookup.upTo) p.indexLine(line)
+    else {
+      if (line.start === lookup.upTo && lookup.children > 0) p.indexLine(line, lookup.children)
+      break
+    }
+  }
+  p.endPlaces()
+}
+
+/**
+ * A {@link Lookup} done by reading the log again (`open`, the pass's own
+ * descriptor): the line at an offset, or the lines before one (reads not
+ * reported to `onRead`: the pass's own reads are).
+ */
+const lookUpStreamed = (
+  p: LineProcessor,
+  open: OpenSource,
+  maxLineBytes: number,
+  lookup: Lookup
+): Effect.Effect<void, SourceAccessError> => {
+  if (lookup._tag === "first") {
+    return Effect.map(
+      Stream.runHead(readLines(open, { from: lookup.offset, maxLineBytes })),
+      (line) => p.firstOn(lookup, Option.getOrUndefined(line))
+    )
+  }
+  return Effect.suspend(() => {
+    p.beginPlaces()
+    return readLines(open, { from: 0, maxLineBytes }).pipe(
+      Stream.takeWhile((line) => line.start < lookup.upTo || (line.start === lookup.upTo && lookup.children > 0)),
+      Stream.runForEach((line) => Effect.sync(() => p.indexLine(line, line.start === lookup.upTo ? lookup.children : undefined))),
+      Effect.ensuring(Effect.sync(() => p.endPlaces()))
+    )
   })
 }
 
@@ -529,8 +817,12 @@ export const nativeEventsStreamed = (
           Effect.gen(function*() {
             const out: Array<SessionEvent> = []
             for (const line of chunk) {
-              const err = p.process(line, out)
-              if (err !== undefined) return yield* Effect.fail(err)
+              let r = p.process(line, out)
+              while (r !== undefined && isLookup(r)) {
+                yield* lookUpStreamed(p, jsonl.open, deps.limits.maxRecordBytes, r)
+                r = p.process(line, out)
+              }
+              if (r !== undefined) return yield* Effect.fail(r)
             }
             stats.sessionEnd = p.sessionEnd()
             return Chunk.unsafeFromArray(out)
@@ -587,6 +879,8 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
     }
     const inexact = inexactDiagnostic(stats, src.file.path)
     if (inexact !== undefined) diagnostics.push(inexact)
+    const repeated = repeatedDiagnostic(stats)
+    if (repeated !== undefined) diagnostics.push(repeated)
     if (stats.tornTail) {
       diagnostics.push({
         code: "TORN_TAIL_LEFT_OUT",
@@ -616,6 +910,7 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
         retainedFrames: stats.retainedFrames,
         retainedChildren: stats.retainedChildren,
         omittedRecords: stats.omittedRecords,
+        ...(stats.repeatedRecords > 0 ? { repeatedRecords: stats.repeatedRecords } : {}),
         tornTail: stats.tornTail,
         sessionEnd: stats.sessionEnd,
         bytes: stats.bytes,
@@ -734,6 +1029,8 @@ const withInexactReport = <E>(
 const reportInexact = (stats: NativeStats, path: string, onWarning: ((d: Diagnostic) => void) | undefined): void => {
   const d = inexactDiagnostic(stats, path)
   if (d !== undefined) onWarning?.(d)
+  const r = repeatedDiagnostic(stats)
+  if (r !== undefined) onWarning?.(r)
 }
 
 const childStreams = (
