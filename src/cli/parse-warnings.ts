@@ -40,16 +40,22 @@ export const parseWarningLines = (w: ParseWarningsReport, indent: string): Array
   const lines = (n: number) => `${n} line${n === 1 ? "" : "s"}`
   const keptClauses = keptEntries.map(([k, v]) => `${lines(v)} ${KEPT_WARNING_KINDS[k]!.kept} (${k} ${v}: ${KEPT_WARNING_KINDS[k]!.why})`)
   const inSources = `in ${w.sources} source${w.sources === 1 ? "" : "s"}`
-  const filesClause = w.files === 0
-    ? []
-    : [`${counted(w.files, "subagent file", "subagent files")} left out (${fileEntries.map(([k, v]) => `${k} ${v}: ${FILE_WARNING_KINDS[k]!.what}`).join("; ")})`]
+  // Each noun counted apart ("3 subagent files left out (…)", "2 output.tsidx parts left out (…)").
+  const byNoun = new Map<string, { noun: readonly [string, string]; n: number; kinds: Array<string> }>()
+  for (const [k, v] of fileEntries) {
+    const { noun, what } = FILE_WARNING_KINDS[k]!
+    const e = byNoun.get(noun[0]) ?? byNoun.set(noun[0], { noun, n: 0, kinds: [] }).get(noun[0])!
+    e.n += v
+    e.kinds.push(`${k} ${v}: ${what}`)
+  }
+  const filesClause = [...byNoun.values()].map((e) => `${counted(e.n, e.noun[0], e.noun[1])} left out (${e.kinds.join("; ")})`)
   const summary = skipped > 0
     ? [`${lines(skipped)} skipped ${inSources} (${kinds(skippedEntries)}); the rest of each source was read`, ...keptClauses, ...filesClause].join("; ")
     : keptEntries.length === 1
     ? [`${lines(keptLines)} ${inSources} ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.kept} (${keptEntries[0][0]} ${keptLines}: ${KEPT_WARNING_KINDS[keptEntries[0][0]]!.why}); every line was read`, ...filesClause].join("; ")
     : keptEntries.length > 1
     ? [`${lines(keptLines)} ${inSources} kept: ${keptClauses.join("; ")}; every line was read`, ...filesClause].join("; ")
-    : `${filesClause[0]} ${inSources}; every line was read`
+    : `${filesClause.join("; ")} ${inSources}; every line was read`
   return [
     `${indent}parse warnings: ${summary}`,
     ...listed,

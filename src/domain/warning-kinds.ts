@@ -90,15 +90,25 @@ export const SUBAGENT_ID_MISMATCH = "subagent-id-mismatch"
 export const SUBAGENT_FILE_EMPTY = "subagent-file-empty"
 
 /**
- * The parse-warning kinds that count whole FILES left out, not lines (each
- * with what happened to its files, as the reports say it): Claude Code's
- * subagent files that are not their agent's transcript. The import report
- * and `discover` count them as files (`parseWarnings.files`), never among the
- * lines skipped (`parseWarnings.lines`).
+ * The parse-warning kind (AgentMux) of a part (64 KiB) of a zone's
+ * `output.tsidx` missing from the store, or not bytes: counted once a part
+ * ({@link FILE_WARNING_KINDS}). Named here for the reports; the AgentMux
+ * records module re-exports it.
  */
-export const FILE_WARNING_KINDS: Readonly<Record<string, { readonly what: string }>> = {
-  [SUBAGENT_ID_MISMATCH]: { what: "not read: their records name another agent (a copy or a renamed file)" },
-  [SUBAGENT_FILE_EMPTY]: { what: "holding nothing (0 bytes, or only NUL bytes and white space)" }
+export const TSIDX_PART_MISSING = "tsidx-part-missing"
+
+/**
+ * The parse-warning kinds that count whole FILES, or parts of a file, left
+ * out, not lines (each with the noun of what it counts and what happened to
+ * them, as the reports say it): Claude Code's subagent files that are not
+ * their agent's transcript, AgentMux's `output.tsidx` parts missing. The
+ * import report and `discover` count them apart (`parseWarnings.files`),
+ * never among the lines (`parseWarnings.lines`).
+ */
+export const FILE_WARNING_KINDS: Readonly<Record<string, { readonly noun: readonly [string, string]; readonly what: string }>> = {
+  [SUBAGENT_ID_MISMATCH]: { noun: ["subagent file", "subagent files"], what: "not read: their records name another agent (a copy or a renamed file)" },
+  [SUBAGENT_FILE_EMPTY]: { noun: ["subagent file", "subagent files"], what: "holding nothing (0 bytes, or only NUL bytes and white space)" },
+  [TSIDX_PART_MISSING]: { noun: ["output.tsidx part", "output.tsidx parts"], what: "missing from the store or not bytes: the receive times on them not read" }
 }
 
 /** True when a parse warning counts files left out, not lines ({@link FILE_WARNING_KINDS}). */
@@ -110,13 +120,13 @@ export const isKeptWarningKind = (kind: string): boolean => Object.hasOwn(KEPT_W
 /**
  * A parse warning as one sentence: `3 line(s) kept without usage (…)
  * (first at line 4).` for a kind whose lines are kept, `1 subagent file(s)
- * left out: subagent-file-empty (…).` for a kind counting files, `2 line(s)
+ * files left out: subagent-file-empty (…).` for a kind counting files, `2 line(s)
  * skipped: malformed-json (first at line 4).` for the others. `firstLine`
  * null: `?`.
  */
 export const parseWarningMessage = (w: { readonly kind: string; readonly count: number; readonly firstLine: number | null }): string =>
   isFileWarningKind(w.kind)
-    ? `${w.count} subagent file(s) left out: ${w.kind} (${FILE_WARNING_KINDS[w.kind]!.what}).`
+    ? `${w.count} ${FILE_WARNING_KINDS[w.kind]!.noun[1]} left out: ${w.kind} (${FILE_WARNING_KINDS[w.kind]!.what}).`
     : isKeptWarningKind(w.kind)
     ? `${w.count} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}): ${w.kind} (first at line ${w.firstLine ?? "?"}).`
     : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`

@@ -93,7 +93,7 @@ export const causeLine = (c: PartialCause): string =>
 export interface ParseWarningsReport {
   /** The lines counted (skipped, or kept with a part dropped): every kind but the file kinds. */
   readonly lines: number
-  /** The files left out counted (`FILE_WARNING_KINDS`: Claude Code's subagent files that are not their agent's transcript). */
+  /** The files, or parts of a file, left out counted (`FILE_WARNING_KINDS`: Claude Code's subagent files that are not their agent's transcript, AgentMux's `output.tsidx` parts missing). */
   readonly files: number
   readonly sources: number
   readonly byKind: Record<string, number>

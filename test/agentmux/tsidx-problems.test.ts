@@ -128,6 +128,22 @@ describe("AgentMux: output.tsidx lines that are no record are skipped and counte
     expect(st.code).toBe(0)
     expect(st.stderr).toMatch(/warning: PARSE_WARNING: 3 .*output\.tsidx.*skipped/)
   })
+
+  it("the CLI: a sidecar part missing is counted as a part left out, never as a line skipped", () => {
+    const s = makeStore(goodTsidx, (db) => {
+      db.prepare("UPDATE db_file_data SET data = 12345 WHERE zoneid = ? AND name = 'output.tsidx'").run(CURRENT)
+    })
+    const args = ["--store", s.store, "--state", s.state, "--agent", UID]
+    const index = nodePath.join(s.dir, "index.db")
+    const imp = ["import", ...args, "--agents-root", nodePath.join(s.dir, "agents"), "--index", index]
+    const env = { NO_COLOR: "1", CLAUDE_CONFIG_DIR: "", MUSE_AGENTS_DIR: "" }
+    const data = JSON.parse(cli([...imp, "--json"], { env }).stdout.trim().split("\n").pop()!).data
+    expect({ lines: data.parseWarnings.lines, files: data.parseWarnings.files, byKind: data.parseWarnings.byKind })
+      .toEqual({ lines: 0, files: 1, byKind: { "tsidx-part-missing": 1 } })
+    const t = cli(imp, { env })
+    expect(t.stdout).toMatch(/parse warnings: 1 output\.tsidx part left out \(tsidx-part-missing 1: missing from the store[^)]*\) in 1 source; every line was read/)
+    expect(t.stdout).not.toMatch(/lines? skipped/)
+  })
 })
 
 describe("AgentMux: db_wave_file.size larger than the file's parts (tester16 finding 8)", () => {

@@ -662,9 +662,10 @@ export const UNREADABLE_TSIDX_LINE = "unreadable-tsidx-line"
 /**
  * The parse-warning kind of a part (64 KiB) of a zone's `output.tsidx`
  * missing from the store, or not bytes (an INTEGER or NULL where the blob
- * should be): counted once a part, for the session whose lines it would date.
+ * should be): counted once a part, for the session whose lines it would date
+ * (a kind that counts parts, not lines: `../warning-kinds.ts`).
  */
-export const TSIDX_PART_MISSING = "tsidx-part-missing"
+export { TSIDX_PART_MISSING } from "../warning-kinds.js"
 
 /** One `output.tsidx` record: a batch appended at byte `off` of `output`, received at unix `ms`. */
 export interface StampRecord {
