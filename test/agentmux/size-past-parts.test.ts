@@ -18,7 +18,12 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { Diagnostic } from "../../src/domain/model.js"
 import * as App from "../../src/layers/app.js"
+import { beginScan, emptyScan } from "../../src/domain/agentmux/record.js"
+import { scanRanges } from "../../src/layers/agentmux/parallel-scan.js"
+import { applyRange, mergeMissing } from "../../src/layers/agentmux/range-scan.js"
 import { type StoreConnection, TranscriptStore, type MemoryFile } from "../../src/layers/agentmux/TranscriptStore.js"
+import { openStore } from "../../src/layers/agentmux/transcript-store-sqlite.js"
+import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
 import { forEachLine, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
 import { type SessionSourceAdapter, SessionSources } from "../../src/services/SessionSource.js"
 import { tempDir } from "../support/paths.js"
@@ -179,4 +184,35 @@ describe("AgentMux: a db_wave_file.size that is no byte count is not trusted: th
         expect(warnings).toEqual([])
       }))
   }
+})
+
+describe("scan workers: a gap of 2^30 missing parts in a WAL store's output", () => {
+  it.effect("the range is cut and scanned by workers across the gap in a few reads: the line over it counted, one missing range, the lines after it read", () =>
+    Effect.scoped(
+      Effect.gen(function*() {
+        // part 0: the session's lines; parts 1 .. F - 1 not in the store; part F: the end of the line over the gap, then one more line.
+        const F = 2 ** 30
+        const far = Buffer.from(`junk\n${assistant(SID, "m5", [{ type: "text", text: "answer 5" }])}\n`)
+        const dir = tempDir("si-am-gap-")
+        const store = nodePath.join(dir, "filestore.db")
+        createStore(store, [{ zoneId: CURRENT, name: "output", bytes: z.bytes }], { wal: true })
+        withStore(store, (db) => {
+          db.prepare("INSERT INTO db_file_data VALUES (?, 'output', ?, ?)").run(CURRENT, F, far)
+          db.prepare("UPDATE db_wave_file SET size = ? WHERE zoneid = ?").run(F * PART + far.length, CURRENT)
+        })
+        const opened = yield* openStore(sourceAccessNode, store, nodePath.join(dir, "cache"))
+        if (opened._tag !== "open") throw new Error("no store")
+        const output = (yield* opened.connection.listFiles(CURRENT)).find((f) => f.name === "output")!
+        expect(output.size).toBe(F * PART + far.length)
+        const ranges = yield* scanRanges(opened.connection, output, 0, output.size, 1 << 20, { workers: 2, minBytes: 1 })
+        expect(ranges.length).toBe(2) // cut after the gap's line: scanned by workers
+        const acc = beginScan(emptyScan)
+        for (const r of ranges) applyRange(acc, r)
+        expect(acc.missingPartLines).toBe(1)
+        expect(ranges[ranges.length - 1].readTo).toBe(output.size)
+        expect(mergeMissing(ranges.map((r) => r.missing))).toEqual([{ start: z.bytes.length, end: F * PART }])
+        // The line over the gap is owned by no session: it joins the run around it (the scan's rule), 5 + 1 + 1 lines.
+        expect(acc.runs.map((r) => [r.sessionId, r.lines])).toEqual([[SID, 7]])
+      })
+    ), 60_000)
 })
