@@ -28,7 +28,8 @@ export interface StoreFile {
   /** A generation column (`gen`, `rev`) when the store has one, as text; else null. */
   readonly generation: string | null
   /**
-   * The `db_wave_file.size` the store states, as text, when it is no byte
+   * The `db_wave_file.size` the store states, as text (its first 40
+   * characters, any but printable ASCII as `?`), when it is no byte
    * count (negative, not an integer, past 2^53, not a number): not trusted,
    * `size` is then the bytes the file's parts hold (to the end of its last
    * part's data). Absent when the stated size is used.

@@ -489,10 +489,8 @@ const scanWith = (
         if (f?.sizeNotValid === undefined) continue
         diagnostics.push({
           code: "FILE_SIZE_NOT_VALID",
-          message: `${z.zone.zoneId}: the size the store states for ${f.name} (${
-            f.sizeNotValid.slice(0, 40)
-          }) is no byte count; read as far as its parts go (${f.size} byte(s)).`,
-          details: { zone: z.zone.zoneId, file: f.name, stated: f.sizeNotValid.slice(0, 40), readAs: f.size }
+          message: `${z.zone.zoneId}: the size the store states for ${f.name} (${f.sizeNotValid}) is no byte count; read as far as its parts go (${f.size} byte(s)).`,
+          details: { zone: z.zone.zoneId, file: f.name, stated: f.sizeNotValid, readAs: f.size }
         })
       }
       if (s.missingPartLines > 0 || missing.length > 0) {

@@ -232,7 +232,7 @@ const connect = (
               if (r.size !== null && r.size !== undefined) return file
               // Not trusted: the file is as long as its parts go (issue 7: never a step per part a size makes up).
               const last = finder.lastPart(file)
-              return { ...file, size: last === null ? 0 : last.index * PART_SIZE + last.length, sizeNotValid: String(r.stated) }
+              return { ...file, size: last === null ? 0 : last.index * PART_SIZE + last.length, sizeNotValid: String(r.stated).slice(0, 40).replace(/[^\x20-\x7e]/g, "?") }
             }),
           fail("cannot be read")
         ),

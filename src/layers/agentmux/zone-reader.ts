@@ -390,7 +390,7 @@ export const makeStamps = (conn: StoreConnection, file: StoreFile | undefined): 
   if (file === undefined || file.size === 0) {
     return { at: () => Effect.succeed(null), unreadable: () => 0, missingParts: () => 0, partsRead: () => 0 }
   }
-  /** The parts looked up: those the size states, cut at the last one present once that is asked (see `present`). */
+  /** The parts looked up: those the size states, cut at the last one present once that is asked (see `settled`). */
   let parts = Math.ceil(file.size / PART_SIZE)
   /** The parts the size states past the last one present: missing, never read (issue 7: a size of terabytes). */
   let pastParts = 0
