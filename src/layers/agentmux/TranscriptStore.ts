@@ -27,6 +27,20 @@ export interface StoreFile {
   readonly modTs: number | null
   /** A generation column (`gen`, `rev`) when the store has one, as text; else null. */
   readonly generation: string | null
+  /**
+   * The `db_wave_file.size` the store states, as text (its first 40
+   * characters, any but printable ASCII as `?`), when it is no byte
+   * count (negative, not an integer, past 2^53, not a number): not trusted,
+   * `size` is then the bytes the file's parts hold (to the end of its last
+   * part's data). Absent when the stated size is used.
+   */
+  readonly sizeNotValid?: string
+}
+
+/** The last part of a file present in the store (a row whose data is bytes): its index and its data's length (bytes). */
+export interface LastPart {
+  readonly index: number
+  readonly length: number
 }
 
 /**
@@ -79,6 +93,16 @@ export interface StoreConnection {
    * when the connection has no such read (callers then use `read`).
    */
   readonly readChunks?: (file: StoreFile, offset: number, length: number) => Effect.Effect<StoreChunks, StoreUnavailable>
+  /**
+   * The index of the first part of `file` present in the store (a row whose
+   * data is bytes) at or after part `index`; null when there is none. Lets
+   * a reader cross parts that are not there (a `db_wave_file.size` past the
+   * parts, a gap) in one step instead of one read per part (issue 7: no
+   * input may hang us). Absent: callers read through them.
+   */
+  readonly nextPart?: (file: StoreFile, index: number) => Effect.Effect<number | null, StoreUnavailable>
+  /** The last part of `file` present in the store ({@link LastPart}); null when it has none. Absent: not known. */
+  readonly lastPart?: (file: StoreFile) => Effect.Effect<LastPart | null, StoreUnavailable>
 }
 
 /** What opening a store finds: no file there (`absent`: reads nothing), or an open store. */
@@ -140,6 +164,8 @@ export interface MemoryFile {
   readonly createdTs?: number
   readonly generation?: string
   readonly missingParts?: ReadonlyArray<number>
+  /** The size `db_wave_file` states, in bytes (default: `bytes.length`): a store whose size says more than its parts. */
+  readonly size?: number
 }
 
 /** Counters of an in-memory store: how many bytes each file had read from it. */
@@ -247,7 +273,7 @@ export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore
                 files.filter((f) => f.zoneId.startsWith(prefix)).map((f) => ({
                   zoneId: f.zoneId,
                   name: f.name,
-                  size: f.bytes.length,
+                  size: f.size ?? f.bytes.length,
                   createdTs: f.createdTs ?? null,
                   modTs: null,
                   generation: f.generation ?? null
@@ -263,6 +289,23 @@ export class TranscriptStore extends Context.Tag("session-ingest/TranscriptStore
                     : f.bytes.subarray(idx * PART_SIZE, (idx + 1) * PART_SIZE), into)
                 stats.bytesRead.set(key, (stats.bytesRead.get(key) ?? 0) + r.bytes.length)
                 return r
+              }),
+            nextPart: (file, index) =>
+              Effect.sync(() => {
+                const f = files.find((x) => x.zoneId === file.zoneId && x.name === file.name)
+                if (f === undefined) return null
+                const count = Math.ceil(f.bytes.length / PART_SIZE)
+                for (let idx = Math.max(0, index); idx < count; idx++) if (!(f.missingParts ?? []).includes(idx)) return idx
+                return null
+              }),
+            lastPart: (file) =>
+              Effect.sync(() => {
+                const f = files.find((x) => x.zoneId === file.zoneId && x.name === file.name)
+                if (f === undefined) return null
+                for (let idx = Math.ceil(f.bytes.length / PART_SIZE) - 1; idx >= 0; idx--) {
+                  if (!(f.missingParts ?? []).includes(idx)) return { index: idx, length: Math.min(PART_SIZE, f.bytes.length - idx * PART_SIZE) }
+                }
+                return null
               })
           }
           return { _tag: "open", connection }

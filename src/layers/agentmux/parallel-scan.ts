@@ -147,12 +147,45 @@ const cuts = (
         const nl = r.bytes.indexOf(10)
         if (nl >= 0) found = at + nl + 1
         else at += r.bytes.length
+        // Parts missing from the store hold no `\n`: crossed in one query, not read one by one (issue 7).
+        const gap = r.missing[r.missing.length - 1]
+        if (found < 0 && gap !== undefined && gap.end === at && at < limit && conn.nextPart !== undefined) {
+          const next = yield* conn.nextPart(file, Math.floor(at / PART_SIZE))
+          at = next === null ? limit : Math.max(at, next * PART_SIZE)
+        }
       }
       if (found > out[out.length - 1] && found < stop) out.push(found)
     }
     out.push(stop)
     return out
   })
+
+/**
+ * The longest range read without first asking where the file's last part is
+ * (`presentEnd`): a rescan's append is shorter, and a read through missing
+ * parts up to this long costs a few steps.
+ */
+const PRESENT_CHECK_BYTES = 64 * 1024 * 1024
+
+/**
+ * The end of the last part of `file` present in the store (a part's whole
+ * 64 KiB: a short last part's missing bytes are the reader's to find);
+ * `file.size` when the connection cannot say.
+ */
+const presentEnd = (conn: StoreConnection, file: StoreFile): Effect.Effect<number, StoreUnavailable> =>
+  conn.lastPart === undefined
+    ? Effect.succeed(file.size)
+    : Effect.map(conn.lastPart(file), (last) => Math.min(file.size, last === null ? 0 : (last.index + 1) * PART_SIZE))
+
+/** `ranges` (a scan up to `from`) with `[from, to)` missing added to the last one's missing ranges. */
+const pastParts = (ranges: ReadonlyArray<RangeScan>, from: number, to: number): ReadonlyArray<RangeScan> => {
+  const last = ranges[ranges.length - 1]
+  const tail = last.missing[last.missing.length - 1]
+  const missing = tail !== undefined && tail.end === from
+    ? [...last.missing.slice(0, -1), { start: tail.start, end: to }]
+    : [...last.missing, { start: from, end: to }]
+  return [...ranges.slice(0, -1), { ...last, missing }]
+}
 
 const failed = (path: string, why: string) =>
   new StoreUnavailable({
@@ -180,8 +213,15 @@ export const scanRanges = (
   given?: ParallelSettings
 ): Effect.Effect<ReadonlyArray<RangeScan>, StoreUnavailable> =>
   Effect.gen(function*() {
+    const whole = Math.min(end, file.size)
+    // Past the last part present nothing is in the store: read up to it, the rest one missing range (issue 7).
+    const present = whole - start > PRESENT_CHECK_BYTES ? yield* presentEnd(conn, file) : whole
+    if (present < whole) {
+      const ranges = yield* scanRanges(conn, file, start, Math.max(start, present), maxLineBytes, given)
+      return pastParts(ranges, Math.max(start, present), whole)
+    }
     const here = Effect.map(scanRange(conn, file, start, end, maxLineBytes), (r) => [r])
-    const stop = Math.min(end, file.size)
+    const stop = whole
     const copy = conn.readCopy
     const settings = given ?? (yield* parallelSettings)
     if (copy === undefined || settings.workers < 1 || stop - start < settings.minBytes) return yield* here

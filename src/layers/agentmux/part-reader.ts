@@ -77,3 +77,34 @@ export const partChunkReader = (db: Driver) => {
   }
 }
 
+
+const NEXT_PART_SQL =
+  "SELECT partidx FROM db_file_data WHERE zoneid = ? AND name = ? AND partidx >= ? AND typeof(data) IN ('blob', 'text') ORDER BY partidx LIMIT 1"
+const LAST_PART_SQL =
+  "SELECT partidx, length(CAST(data AS BLOB)) AS len FROM db_file_data WHERE zoneid = ? AND name = ? AND typeof(data) IN ('blob', 'text') ORDER BY partidx DESC LIMIT 1"
+
+/**
+ * Where a file's parts are, over an open connection (`StoreConnection.nextPart`
+ * and `lastPart`): the first part present (a row whose data is bytes) at or
+ * after an index, and the last part present with its data's length, each in
+ * one query over `db_file_data`'s key; throws what the driver throws.
+ */
+export const partFinder = (db: Driver) => {
+  let next: DriverStatement | undefined
+  let last: DriverStatement | undefined
+  return {
+    nextPart: (file: StoreFile, index: number): number | null => {
+      next ??= db.prepare(NEXT_PART_SQL)
+      const rows = next.all(file.zoneId, file.name, Math.max(0, index)) as Array<{ partidx: unknown }>
+      return rows.length === 0 ? null : num(rows[0].partidx)
+    },
+    lastPart: (file: StoreFile): { index: number; length: number } | null => {
+      last ??= db.prepare(LAST_PART_SQL)
+      const rows = last.all(file.zoneId, file.name) as Array<{ partidx: unknown; len: unknown }>
+      const index = rows.length === 0 ? null : num(rows[0].partidx)
+      return index === null || !Number.isSafeInteger(index) || index < 0
+        ? null
+        : { index, length: Math.min(PART_SIZE, num(rows[0].len) ?? 0) }
+    }
+  }
+}

@@ -14,7 +14,7 @@ import * as WorkerRunner from "@effect/platform/WorkerRunner"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { partChunkReader, partReader } from "./part-reader.js"
+import { partChunkReader, partFinder, partReader } from "./part-reader.js"
 import { scanRange } from "./range-scan.js"
 import { ScanRangeRequest } from "./scan-protocol.js"
 import { attempt, openDriver } from "./sqlite-driver.js"
@@ -31,12 +31,15 @@ const handle = (req: ScanRangeRequest): Effect.Effect<typeof ScanRangeRequest.su
       const db = yield* openDriver(req.filename, { readonly: true, timeout: 1000, fileMustExist: true }, unreadable)
       const read = partReader(db)
       const readChunks = partChunkReader(db)
+      const finder = partFinder(db)
       const conn: StoreConnection = {
         path: req.filename,
         mode: "snapshot",
         listFiles: () => Effect.succeed([]),
         read: (file, offset, length, into) => attempt(() => read(file, offset, length, into), unreadable),
-        readChunks: (file, offset, length) => attempt(() => readChunks(file, offset, length), unreadable)
+        readChunks: (file, offset, length) => attempt(() => readChunks(file, offset, length), unreadable),
+        nextPart: (file, index) => attempt(() => finder.nextPart(file, index), unreadable),
+        lastPart: (file) => attempt(() => finder.lastPart(file), unreadable)
       }
       const file: StoreFile = { zoneId: req.zoneId, name: req.name, size: req.size, createdTs: null, modTs: null, generation: null }
       return yield* scanRange(conn, file, req.start, req.end, req.maxLineBytes)

@@ -485,6 +485,14 @@ const scanWith = (
     for (const [i, z] of zones.entries()) {
       const s = z.scan
       const missing = receipts[i].missing
+      for (const f of [z.output, z.tsidx]) {
+        if (f?.sizeNotValid === undefined) continue
+        diagnostics.push({
+          code: "FILE_SIZE_NOT_VALID",
+          message: `${z.zone.zoneId}: the size the store states for ${f.name} (${f.sizeNotValid}) is no byte count; read as far as its parts go (${f.size} byte(s)).`,
+          details: { zone: z.zone.zoneId, file: f.name, stated: f.sizeNotValid, readAs: f.size }
+        })
+      }
       if (s.missingPartLines > 0 || missing.length > 0) {
         diagnostics.push({
           code: "MISSING_PART",

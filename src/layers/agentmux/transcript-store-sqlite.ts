@@ -59,6 +59,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
+import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
@@ -72,7 +73,7 @@ import {
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
-import { num, partChunkReader, partReader } from "./part-reader.js"
+import { num, partChunkReader, partFinder, partReader } from "./part-reader.js"
 import { attempt, openDriver } from "./sqlite-driver.js"
 import { cacheDirOf, readCopy, removeQuietly, same, statOrNull } from "./store-cache.js"
 
@@ -204,11 +205,13 @@ const connect = (
     const genColumn = ["gen", "generation", "rev"].find((c) => names.has(c))
     const createdCol = names.has("createdts") ? "createdts" : "NULL"
     const modCol = names.has("modts") ? "modts" : "NULL"
-    const listSql = `SELECT zoneid, name, size, ${createdCol} AS createdts, ${modCol} AS modts, ${
+    // A size that is no byte count (not an integer in [0, 2^53)) comes back null, with the stated text beside it.
+    const listSql = `SELECT zoneid, name, CASE WHEN typeof(size) = 'integer' AND size BETWEEN 0 AND ${Number.MAX_SAFE_INTEGER} THEN size END AS size, CAST(size AS TEXT) AS stated, ${createdCol} AS createdts, ${modCol} AS modts, ${
       genColumn !== undefined ? `"${genColumn}"` : "NULL"
     } AS gen FROM db_wave_file WHERE substr(zoneid, 1, ?) = ? ORDER BY zoneid, name`
     const readParts = partReader(db)
     const readChunks = partChunkReader(db)
+    const finder = partFinder(db)
     return {
       path: real,
       mode: mode === "direct" ? "direct" : "snapshot",
@@ -217,18 +220,26 @@ const connect = (
       listFiles: (prefix) =>
         attempt(
           () =>
-            (db.prepare(listSql).all(prefix.length, prefix) as Array<Record<string, unknown>>).map((r): StoreFile => ({
-              zoneId: String(r.zoneid),
-              name: String(r.name),
-              size: Math.max(0, num(r.size) ?? 0),
-              createdTs: num(r.createdts),
-              modTs: num(r.modts),
-              generation: r.gen === null || r.gen === undefined ? null : String(r.gen)
-            })),
+            (db.prepare(listSql).all(prefix.length, prefix) as Array<Record<string, unknown>>).map((r): StoreFile => {
+              const file: StoreFile = {
+                zoneId: String(r.zoneid),
+                name: String(r.name),
+                size: num(r.size) ?? 0,
+                createdTs: num(r.createdts),
+                modTs: num(r.modts),
+                generation: r.gen === null || r.gen === undefined ? null : String(r.gen)
+              }
+              if (r.size !== null && r.size !== undefined) return file
+              // Not trusted: the file is as long as its parts go (issue 7: never a step per part a size makes up).
+              const last = finder.lastPart(file)
+              return { ...file, size: last === null ? 0 : last.index * PART_SIZE + last.length, sizeNotValid: String(r.stated).slice(0, 40).replace(/[^\x20-\x7e]/g, "?") }
+            }),
           fail("cannot be read")
         ),
       read: (file, offset, length, into) => attempt(() => readParts(file, offset, length, into), fail("cannot be read")),
-      readChunks: (file, offset, length) => attempt(() => readChunks(file, offset, length), fail("cannot be read"))
+      readChunks: (file, offset, length) => attempt(() => readChunks(file, offset, length), fail("cannot be read")),
+      nextPart: (file, index) => attempt(() => finder.nextPart(file, index), fail("cannot be read")),
+      lastPart: (file) => attempt(() => finder.lastPart(file), fail("cannot be read"))
     }
   })
 
