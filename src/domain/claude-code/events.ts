@@ -8,7 +8,8 @@
  * - user `text` → `message` user (a prompt, or an inline sidechain's /
  *   subagent's prompt in its own session); `isMeta` and local-command lines →
  *   kind `meta`, role user (not turns); `tool_result` → `tool-result` (role
- *   null, `toolCallId`, text, native `isError`); `image` → native
+ *   null, `toolCallId`, text, native `isError`, and `images[]` (`mediaType`)
+ *   of the image blocks of its content); `image` → native
  *   `images[]` (`mediaType`) of the line's text event, or, in a line without
  *   text, a `message` user with null text (native `blockType: "image"`); an
  *   `isCompactSummary` line (a compaction's summary) → one `meta` event, role
@@ -316,7 +317,13 @@ const draftsOf = (e: Entry): Array<Draft> => {
             child: e.resultAgentId !== null && !e.isSidechain
               ? { sessionId: subagentSessionId(e.resultAgentId), subagentId: e.resultAgentId }
               : null,
-            native: { blockType: b.blockType, isError: b.isError, ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}) }
+            native: {
+              blockType: b.blockType,
+              isError: b.isError,
+              ...(e.resultAgentId !== null ? { resultAgentId: e.resultAgentId } : {}),
+              // Its images: their media types (the bytes are not kept), as a user message's.
+              ...(b.images.length > 0 ? { images: b.images } : {})
+            }
           })
           break
         default: {

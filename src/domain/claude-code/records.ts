@@ -66,7 +66,15 @@ export type Block =
     readonly blockType: string
     readonly serverName: string | null
   }
-  | { readonly type: "tool_result"; readonly toolUseId: string; readonly text: string; readonly isError: boolean; readonly blockType: string }
+  | {
+    readonly type: "tool_result"
+    readonly toolUseId: string
+    readonly text: string
+    readonly isError: boolean
+    readonly blockType: string
+    /** The media type of each `image` block of its `content` (a Read of a PNG, a screenshot): their bytes are not kept. */
+    readonly images: ReadonlyArray<{ readonly mediaType: string | null }>
+  }
   | { readonly type: "image"; readonly mediaType: string | null }
   | { readonly type: "document"; readonly text: string | null; readonly title: string | null; readonly mediaType: string | null }
   | { readonly type: "unknown"; readonly blockType: string; readonly raw: unknown; readonly text: string }
@@ -190,6 +198,19 @@ export const resultText = (content: unknown): string => {
   return content === undefined || content === null ? "" : JSON.stringify(content)
 }
 
+/** No images (shared, frozen). */
+const NO_IMAGES: ReadonlyArray<{ readonly mediaType: string | null }> = Object.freeze([])
+
+/** The media type of each `image` block of a `tool_result`'s `content` (none for a string content). */
+const resultImages = (content: unknown): ReadonlyArray<{ readonly mediaType: string | null }> => {
+  if (!Array.isArray(content)) return NO_IMAGES
+  let out: Array<{ readonly mediaType: string | null }> | undefined
+  for (const b of content) {
+    if (isRecord(b) && b.type === "image") (out ??= []).push({ mediaType: s(isRecord(b.source) ? b.source.media_type : undefined) })
+  }
+  return out ?? NO_IMAGES
+}
+
 /** Keys whose strings are no text (ids, kinds, encoded bytes). */
 const NOT_TEXT_KEYS = new Set(["type", "id", "tool_use_id", "data", "signature", "encrypted_content", "encrypted_index", "media_type", "file_id"])
 
@@ -274,7 +295,7 @@ const blockOf = (b: unknown): Block => {
       return documentOf(b)
     case "tool_result":
       return s(b.tool_use_id) !== null
-        ? { type: "tool_result", toolUseId: b.tool_use_id as string, text: resultText(b.content), isError: b.is_error === true, blockType: type }
+        ? { type: "tool_result", toolUseId: b.tool_use_id as string, text: resultText(b.content), isError: b.is_error === true, blockType: type, images: resultImages(b.content) }
         : unknownOf(b)
     default:
       // tool_use, server_tool_use, mcp_tool_use, and the API's next *_tool_use / *_tool_result blocks.
@@ -287,7 +308,8 @@ const blockOf = (b: unknown): Block => {
           toolUseId: b.tool_use_id as string,
           text: toolResultText(b.content),
           isError: b.is_error === true || isErrorContent(b.content),
-          blockType: type
+          blockType: type,
+          images: resultImages(b.content)
         }
       }
       return unknownOf(b)
