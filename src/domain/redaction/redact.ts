@@ -36,6 +36,7 @@ import {
   underKind,
   urlPasswords
 } from "./rules.js"
+import { isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -48,6 +49,12 @@ export interface Redactor {
    */
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   readonly transcript: (t: Transcript) => Transcript
+  /**
+   * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
+   * `known` restated ({@link restateText}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
+   * what the cut may have left of a secret ({@link redactClipped}).
+   */
+  readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
 }
 
 /**
@@ -295,9 +302,11 @@ export const sessionRedactor = (r: Pick<Redactor, "event" | "eventIn">): Session
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t }
+    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   const text = textRedactor(rules)
+  const title = (s: string, known?: ReadonlyMap<string, string>): string =>
+    redactClipped(known === undefined || known.size === 0 ? text : (x) => restateText(text(x), known), s, TITLE_MAX_CHARS)
 
   /**
    * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a
@@ -484,7 +493,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
     deciding(() => event(e), eventKeep, known)
 
-  const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
+  // the title apart: a title cut short is redacted as one (`title`)
+  const transcriptKeep = new Set(["sessionId", "turns", "compactions", "title"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
   // the secrets decided on in a turn's blocks are looked for in its blocks too
   const turnFieldsKeep = new Set(["role", "timestamp"])
@@ -496,6 +506,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     const known = new Map<string, string>()
     return {
       ...(top as unknown as Transcript),
+      title: t.title === null || t.title === undefined ? t.title : title(t.title),
       turns: t.turns.map((turn) => {
         for (const b of turn.blocks) collectSecrets(b, known)
         return deciding(() => {
@@ -507,5 +518,5 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
   }
 
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript }
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript, title }
 }
