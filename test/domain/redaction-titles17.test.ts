@@ -12,12 +12,16 @@
  *   the same redaction.
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { titleOf } from "../../src/domain/muse-agents/summary.js"
-import { redactClipped } from "../../src/domain/redaction/clipped.js"
+import { clipText, EVENT_TEXT_MAX, redactClipped } from "../../src/domain/redaction/clipped.js"
+import { TOOL_INPUT_TEXT_MAX as CLAUDE_TOOL_INPUT_TEXT_MAX } from "../../src/domain/claude-code/events.js"
+import { TOOL_INPUT_TEXT_MAX as MUSE_TOOL_INPUT_TEXT_MAX } from "../../src/domain/muse-agents/events.js"
 import { marker } from "../../src/domain/redaction/rules.js"
-import { shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
+import { shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
 import { defaultRedaction, noRedaction, Redaction } from "../../src/services/Redaction.js"
 import { sessionEvent } from "../support/redaction-asserts.js"
 
@@ -27,6 +31,7 @@ const E = "\u2026"
 const BODY = "Ab1".repeat(12)
 const GHP = ["ghp", "_", BODY].join("")
 const GH = marker("github-token")
+const F17 = marker("secret-field")
 const prompt = (k: number) => "x".repeat(k) + " " + GHP + " tail words here"
 
 describe("tester17 F1: a title cut short through a secret", () => {
@@ -136,4 +141,45 @@ describe("tester17 F1b: a title keeps no value a later tool input names a secret
       expect(replay.session.title).toBe(want)
       expect(replay.subagents[0].session.title).toBe(`check ${F} works`)
     }).pipe(Effect.provide(Redaction.layer)))
+})
+
+describe("tester17 F1, the same cut: an event's text its provider cut to 1000 characters", () => {
+  // `{"command":"` is 12 characters; the token starts at 12 + 970 + 1 = 983, the cut keeps 999: 16 of its 40
+  const input = { command: "x".repeat(970) + " " + GHP + " and more" }
+  const text = clipText(JSON.stringify(input), EVENT_TEXT_MAX)
+  const ev = sessionEvent(1, { kind: "tool-call", toolName: "Bash", toolInput: input, toolCallId: "t1", text } as Partial<SessionEvent>)
+
+  it("the providers cut there", () => {
+    expect(CLAUDE_TOOL_INPUT_TEXT_MAX).toBe(EVENT_TEXT_MAX)
+    expect(MUSE_TOOL_INPUT_TEXT_MAX).toBe(EVENT_TEXT_MAX)
+    expect(text).toBe('{"command":"' + "x".repeat(970) + " " + GHP.slice(0, 16) + E)
+  })
+
+  it("event, eventIn and the NDJSON export: the cut word goes, the input whole is redacted", () =>
+    Effect.gen(function*() {
+      const want = '{"command":"' + "x".repeat(970) + E
+      expect(r.event(ev).text).toBe(want)
+      expect(r.event(ev).toolInput).toEqual({ command: "x".repeat(970) + " " + GH + " and more" })
+      expect(r.eventIn(ev, new Map([["Zq9unrelated1", F17]])).text).toBe(want)
+      const out = Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable([ev]))))
+      expect(out[0].text).toBe(want)
+      // a text of another length, or not ending in the ellipsis, is redacted as text
+      const short = sessionEvent(2, { kind: "message", text: "see bob.smith@example.com" + E })
+      expect(r.event(short).text).toBe("see " + marker("email") + E)
+    }).pipe(Effect.provide(Redaction.layer), Effect.runPromise))
+})
+
+describe("tester17 F1, the same cut in a transcript's text block (Markdown)", () => {
+  it("a block's text cut to 1000 characters: the cut word goes", () => {
+    const cut = clipText("x".repeat(970) + " " + GHP + " and more", EVENT_TEXT_MAX)
+    expect(cut).toBe("x".repeat(970) + " " + GHP.slice(0, 28) + E)
+    const t = {
+      sessionId: "s1",
+      title: null,
+      turns: [{ role: "assistant", timestamp: null, blocks: [{ type: "text", id: "b1", text: cut }, { type: "text", id: "b2", text: `whole ${GHP}` }] }],
+      compactions: []
+    } as unknown as Transcript
+    const out = r.transcript(t)
+    expect(out.turns[0].blocks.map((b) => (b as { text: string }).text)).toEqual(["x".repeat(970) + E, `whole ${GH}`])
+  })
 })

@@ -1,7 +1,9 @@
 /**
  * Redaction of display strings cut short (tester17 F1): a title is a prompt
  * cut to {@link TITLE_MAX_CHARS} characters, the last one `\u2026`, when
- * it is read (`titleOf`), and the index stores it so. The text rules cannot
+ * it is read (`titleOf`), and the index stores it so; an event's `text` may
+ * be cut to {@link EVENT_TEXT_MAX} the same way (a tool call's input as
+ * one-line JSON). The text rules cannot
  * see a secret the cut went through (`ghp_` and 35 of its 36 characters, an
  * email's `bob.s`): they need it whole. So a cut string is redacted without
  * its ellipsis, and then what the cut may have left of a secret at its end
@@ -18,6 +20,13 @@ export const ELLIPSIS = "\u2026"
 
 /** Longest `title`, in UTF-16 code units (longer ones end in {@link ELLIPSIS}): the cut of `titleOf`. */
 export const TITLE_MAX_CHARS = 80
+
+/**
+ * Longest `text` of an event where a provider cuts it (a tool call's input as one-line JSON: Claude Code's and
+ * Muse agents' `TOOL_INPUT_TEXT_MAX`; Muse Code's and AgentMux's one-line texts), in UTF-16 code units; a cut
+ * one ends in {@link ELLIPSIS}.
+ */
+export const EVENT_TEXT_MAX = 1000
 
 /**
  * `s` cut to `max` UTF-16 code units: its first `max - 1` and {@link ELLIPSIS}

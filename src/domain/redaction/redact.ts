@@ -36,7 +36,7 @@ import {
   underKind,
   urlPasswords
 } from "./rules.js"
-import { isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
+import { EVENT_TEXT_MAX, isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -484,7 +484,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
 
   const event = (e: SessionEvent): SessionEvent =>
     deciding(() => {
-      const out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      let out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      // A text its provider cut short (a tool call's input as one-line JSON): no part of a secret at the cut stays.
+      if (typeof e.text === "string" && isClipped(e.text, EVENT_TEXT_MAX)) out = { ...out, text: redactClipped(text, e.text, EVENT_TEXT_MAX) }
       const raw = e.rawReference as unknown
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
@@ -500,6 +502,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const turnFieldsKeep = new Set(["role", "timestamp"])
   const blockKeep = new Set(["type", "id"])
   const compactionKeep = new Set(["id", "timestamp"])
+  /** A block's `text` its provider cut short (an event's text, {@link EVENT_TEXT_MAX}) redacted as one ({@link redactClipped}). */
+  const clippedBlock = (b: unknown, out: Record<string, unknown>): Record<string, unknown> => {
+    const t = (b as { readonly text?: unknown }).text
+    return typeof t === "string" && isClipped(t, EVENT_TEXT_MAX) ? { ...out, text: redactClipped(text, t, EVENT_TEXT_MAX) } : out
+  }
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
     // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
@@ -511,7 +518,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
         for (const b of turn.blocks) collectSecrets(b, known)
         return deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
-          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
+          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined)) as unknown as typeof b) }
         }, turnFieldsKeep, known)
       }),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
