@@ -55,10 +55,16 @@ const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stre
  * one of their tool inputs decides on are noted first, then each event is redacted with them, so a secret is
  * gone wherever the session restates it, before or after its tool call.
  */
-const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): (e: SessionEvent) => SessionEvent => {
+const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): {
+  readonly event: (e: SessionEvent) => SessionEvent
+  /** A title of the session or a subagent, with the same secrets (tester17 F1b: the first prompt's are its title's). */
+  readonly title: (t: string | null | undefined) => string | null | undefined
+} => {
   const sr = sessionRedactor(r)
   for (const es of eventLists) for (const e of es) sr.see(e)
-  return sr.event
+  // a snapshot: `sr.event` adds nothing new to what every event was seen for
+  const known = new Map(sr.known)
+  return { event: sr.event, title: (t) => (t == null ? t : r.title(t, known)) }
 }
 
 /** A transcript as a shareable output carries it (Markdown, the replay). */
@@ -73,9 +79,10 @@ export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, ne
 export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
   Effect.flatMap(Effect.zip(Redaction, atif), ([r, { toAtif }]) => {
     if (!r.enabled) return Effect.sync(() => toAtif(input))
-    const session = (s: AtifInput["session"]) => ({ ...s, title: s.title == null ? s.title : r.text(s.title), model: s.model == null ? s.model : r.text(s.model) })
     return Effect.gen(function*() {
-      const event = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
+      const whole = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
+      const event = whole.event
+      const session = (s: AtifInput["session"]) => ({ ...s, title: whole.title(s.title), model: s.model == null ? s.model : r.text(s.model) })
       const events = redactJoints(r.text, yield* mapYielding(input.events, event))
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
@@ -125,13 +132,14 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
       s.subagents.forEach(all)
     }
     all(source)
-    const event = wholeSessionRedaction(r, lists)
+    const whole = wholeSessionRedaction(r, lists)
+    const event = whole.event
     const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
       Effect.gen(function*() {
         const events = redactJoints(r.text, yield* mapYielding(s.events, event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
-        return { ...s, session: { ...s.session, title: text(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+        return { ...s, session: { ...s.session, title: whole.title(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
       })
     return redact(source)
   })

@@ -42,6 +42,13 @@ export interface RedactionShape {
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
   readonly transcript: (t: Transcript) => Transcript
+  /**
+   * A session's title (tester17 F1, F1b): redacted as `text`, then each secret of `known` (a session's, as
+   * `eventIn` takes them) restated. A title cut short (80 characters, the last `\u2026`: `titleOf`) is redacted
+   * without its ellipsis and loses its last word, where the cut may have left part of a secret no rule can see
+   * (`src/domain/redaction/clipped.ts`), unless it ends with a marker.
+   */
+  readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
 }
 
 /** A redaction by `rules` (in order); no rules: off. */

@@ -13,15 +13,16 @@ import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
+import { clipText, TITLE_MAX_CHARS } from "../redaction/clipped.js"
 
 /** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
-/** Longest `title`, in UTF-16 code units (longer ones end in `…`). */
-export const TITLE_MAX_CHARS = 80
+/** Longest `title`, in UTF-16 code units (longer ones end in `…`; their redaction: `../redaction/clipped.ts`). */
+export { TITLE_MAX_CHARS }
 /** How many prompts `firstPrompts` holds ("the first few prompts", issue 4). */
 export const FIRST_PROMPTS = 3
 
-const clip = (s: string, max: number): string => (s.length > max ? s.slice(0, max - 1) + "…" : s)
+const clip = clipText
 
 /** A title from a prompt: whitespace (newlines included) collapsed to one space, trimmed, clipped to {@link TITLE_MAX_CHARS}. */
 export const titleOf = (prompt: string): string => clip(prompt.replace(/\s+/g, " ").trim(), TITLE_MAX_CHARS)

@@ -36,6 +36,7 @@ import {
   underKind,
   urlPasswords
 } from "./rules.js"
+import { EVENT_TEXT_MAX, isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -48,6 +49,12 @@ export interface Redactor {
    */
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   readonly transcript: (t: Transcript) => Transcript
+  /**
+   * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
+   * `known` restated ({@link restateText}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
+   * what the cut may have left of a secret ({@link redactClipped}).
+   */
+  readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
 }
 
 /**
@@ -295,9 +302,11 @@ export const sessionRedactor = (r: Pick<Redactor, "event" | "eventIn">): Session
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t }
+    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   const text = textRedactor(rules)
+  const title = (s: string, known?: ReadonlyMap<string, string>): string =>
+    redactClipped(known === undefined || known.size === 0 ? text : (x) => restateText(text(x), known), s, TITLE_MAX_CHARS)
 
   /**
    * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a
@@ -475,7 +484,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
 
   const event = (e: SessionEvent): SessionEvent =>
     deciding(() => {
-      const out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      let out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      // A text its provider cut short (a tool call's input as one-line JSON): no part of a secret at the cut stays.
+      if (typeof e.text === "string" && isClipped(e.text, EVENT_TEXT_MAX)) out = { ...out, text: redactClipped(text, e.text, EVENT_TEXT_MAX) }
       const raw = e.rawReference as unknown
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
@@ -484,28 +495,35 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
     deciding(() => event(e), eventKeep, known)
 
-  const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
+  // the title apart: a title cut short is redacted as one (`title`)
+  const transcriptKeep = new Set(["sessionId", "turns", "compactions", "title"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
   // the secrets decided on in a turn's blocks are looked for in its blocks too
   const turnFieldsKeep = new Set(["role", "timestamp"])
   const blockKeep = new Set(["type", "id"])
   const compactionKeep = new Set(["id", "timestamp"])
+  /** A block's `text` its provider cut short (an event's text, {@link EVENT_TEXT_MAX}) redacted as one ({@link redactClipped}). */
+  const clippedBlock = (b: unknown, out: Record<string, unknown>): Record<string, unknown> => {
+    const t = (b as { readonly text?: unknown }).text
+    return typeof t === "string" && isClipped(t, EVENT_TEXT_MAX) ? { ...out, text: redactClipped(text, t, EVENT_TEXT_MAX) } : out
+  }
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
     // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
     const known = new Map<string, string>()
     return {
       ...(top as unknown as Transcript),
+      title: t.title === null || t.title === undefined ? t.title : title(t.title),
       turns: t.turns.map((turn) => {
         for (const b of turn.blocks) collectSecrets(b, known)
         return deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
-          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined) as unknown as typeof b) }
+          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined)) as unknown as typeof b) }
         }, turnFieldsKeep, known)
       }),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
     }
   }
 
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript }
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript, title }
 }

@@ -122,7 +122,7 @@ const brief = (r: RedactionShape, s: SessionRow): SessionBrief => ({
   uid: s.sessionUid,
   uri: sessionUri(s.sessionUid),
   provider: s.provider,
-  title: s.title === null ? null : r.text(s.title),
+  title: s.title === null ? null : r.title(s.title),
   workspace: s.workspace === null ? null : r.text(s.workspace),
   firstAt: s.firstAt,
   lastAt: s.lastAt,
@@ -249,10 +249,11 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
     const kept: Array<SearchHit> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
+      // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
+      const title = h.title === null ? null : r.title(h.title, yield* sessionSecrets(r, index, secretsBySession, h.sessionUid))
       if (h.eventUid === null && h.eventId === null) {
-        if (h.title === null) continue
-        const title = r.text(h.title)
-        if (queryMatches(tree, [title])) kept.push({ ...h, snippet: snippetOf(tree, [{ field: "title", text: title }]) })
+        if (title === null) continue
+        if (queryMatches(tree, [title])) kept.push({ ...h, title, snippet: snippetOf(tree, [{ field: "title", text: title }]) })
         continue
       }
       // With its neighbours: a secret cut in two across two text events of one response is redacted at their joint.
@@ -263,7 +264,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
       // The snippet is made again from the redacted event: the index's was cut from the text as imported,
       // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
       if (queryMatches(tree, [t.text, t.input])) {
-        kept.push({ ...h, snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }]) })
+        kept.push({ ...h, title, snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }]) })
       }
     }
     return kept
@@ -277,6 +278,17 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
 const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string, e: SessionEvent) =>
   Effect.gen(function*() {
     if (!r.enabled) return e
+    const secrets = yield* sessionSecrets(r, index, known, sessionUid)
+    return secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)
+  })
+
+/**
+ * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), its events read once per
+ * search (`known`, by session uid); none when redaction is off.
+ */
+const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string) =>
+  Effect.gen(function*() {
+    if (!r.enabled) return new Map<string, string>() as ReadonlyMap<string, string>
     let secrets = known.get(sessionUid)
     if (secrets === undefined) {
       const sr = sessionRedactor(r)
@@ -284,7 +296,7 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
       secrets = sr.known
       known.set(sessionUid, secrets)
     }
-    return secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)
+    return secrets
   })
 
 /**
@@ -359,7 +371,8 @@ export const searchSessions = (
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
       provider: h.provider,
-      title: h.title === null ? null : r.text(h.title),
+      // redacted already (with its session's secrets) by `redactedSearch`; as it is with redaction off
+      title: h.title,
       eventId: h.eventId,
       kind: h.kind,
       role: h.role,

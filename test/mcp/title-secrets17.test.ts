@@ -1,0 +1,114 @@
+/**
+ * tester17 F1 and F1b through the MCP server: a title is its first prompt cut
+ * to 80 characters (79 and `\u2026`) and stored so. `list_sessions`,
+ * `get_session` and `search_sessions` show no part of a secret the cut went
+ * through, and `search_sessions` neither finds a session by such a part nor
+ * by a value a later tool input names a secret (its session's secrets, as
+ * for the events it searches), nor shows one in a title or a snippet.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
+import { answerOf, connect, type Connected } from "./helpers.js"
+
+const E = "\u2026"
+// built at run time so that no secret scanner flags this file
+const GHP = ["ghp", "_", "Ab1".repeat(12)].join("")
+const V = ["Zebra7", "Quartz9", "Mango"].join("")
+const F = "[REDACTED:secret-field]"
+
+const TOKEN_SID = "7c070000-0000-4000-8000-000000000039"
+const EMAIL_SID = "7c070000-0000-4000-8000-000000000062"
+const PW_SID = "9a0b0000-0000-4000-8000-000000000001"
+
+let dir: string
+let server: Connected
+
+const user = (sid: string, uuid: string, parent: string | null, at: string, content: unknown) =>
+  ({ type: "user", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, message: { role: "user", content } })
+const assistant = (sid: string, uuid: string, parent: string, at: string, content: unknown) => ({
+  type: "assistant", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, requestId: `r-${uuid}-${sid}`,
+  message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${uuid}-${sid}`, content, usage: { input_tokens: 1, output_tokens: 1 } }
+})
+
+beforeAll(async () => {
+  dir = tempDir("si-titles17-")
+  const proj = path.join(dir, "claude", "-home-u-t")
+  fs.mkdirSync(proj, { recursive: true })
+  const write = (sid: string, lines: ReadonlyArray<unknown>) =>
+    fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  // the cut one character before the token's end: 39 of its 40 characters before the ellipsis
+  write(TOKEN_SID, [
+    user(TOKEN_SID, "u", null, "2026-08-01T00:00:00Z", "x".repeat(39) + ` ${GHP} tail words here`),
+    assistant(TOKEN_SID, "a", "u", "2026-08-01T00:00:01Z", [{ type: "text", text: "ok" }])
+  ])
+  // the cut right after `bob.s`
+  write(EMAIL_SID, [
+    user(EMAIL_SID, "u", null, "2026-08-02T00:00:00Z", "y".repeat(62) + " mail me at bob.smith@example.com about the release"),
+    assistant(EMAIL_SID, "a", "u", "2026-08-02T00:00:01Z", [{ type: "text", text: "ok" }])
+  ])
+  // a value a later tool input names a password
+  write(PW_SID, [
+    user(PW_SID, "u", null, "2026-08-03T00:00:00Z", `connect to the db, it is ${V} ok`),
+    assistant(PW_SID, "a", "u", "2026-08-03T00:00:01Z", [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "psql", env: { DB_PASSWORD: V } } }]),
+    user(PW_SID, "u2", "a", "2026-08-03T00:00:02Z", [{ type: "tool_result", tool_use_id: "t1", content: `logged in with ${V}` }])
+  ])
+  const index = path.join(dir, "index.db")
+  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
+  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
+  expect([0, 8], r.stderr).toContain(r.code)
+  server = await connect(["--index", index], env)
+}, 120_000)
+
+afterAll(async () => {
+  await server?.close()
+})
+
+const call = async (name: string, args: Record<string, unknown>) => {
+  const raw = await server.client.callTool({ name, arguments: args })
+  return { raw: JSON.stringify(raw), answer: answerOf(raw) }
+}
+
+describe("tester17 F1: a title cut through a secret, in MCP answers", () => {
+  it("list_sessions and get_session: the cut word goes", async () => {
+    const { raw, answer } = await call("list_sessions", {})
+    const titles = Object.fromEntries(answer.sessions.map((s: { id: string; title: string }) => [s.id, s.title]))
+    expect(titles[TOKEN_SID]).toBe("x".repeat(39) + E)
+    expect(titles[EMAIL_SID]).toBe("y".repeat(62) + " mail me at" + E)
+    expect(raw).not.toContain("ghp_")
+    expect(raw).not.toContain("bob.s")
+    const got = await call("get_session", { id: TOKEN_SID })
+    expect(got.answer.session.title).toBe("x".repeat(39) + E)
+    expect(got.raw).not.toContain("ghp_Ab1")
+  })
+
+  it("search_sessions finds no session by the fragment, and a hit's title shows none", async () => {
+    for (const query of ["bob", "bob*", "ghp_Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab", "ghp_Ab1*"]) {
+      const { answer } = await call("search_sessions", { query })
+      expect(answer.count, query).toBe(0)
+    }
+    const { raw, answer } = await call("search_sessions", { query: "x".repeat(39) })
+    expect(answer.count).toBeGreaterThan(0)
+    expect(answer.hits.map((h: { title: string }) => h.title)).toContain("x".repeat(39) + E)
+    expect(raw).not.toContain("ghp_Ab1")
+  })
+})
+
+describe("tester17 F1b: a title's value a later tool input names a password, in search_sessions", () => {
+  it("neither finds the session by it nor shows it", async () => {
+    for (const query of [V, "Zebra7*"]) {
+      const { answer } = await call("search_sessions", { query })
+      expect(answer.count, query).toBe(0)
+    }
+  })
+
+  it("a hit on another word of the title: title and snippet carry the marker", async () => {
+    const { raw, answer } = await call("search_sessions", { query: "connect" })
+    expect(answer.count).toBeGreaterThan(0)
+    expect(raw).not.toContain(V)
+    for (const h of answer.hits) expect(h.title).toBe(`connect to the db, it is ${F} ok`)
+    expect(answer.hits.some((h: { field: string; snippet: string }) => h.field === "title" && h.snippet.includes(F))).toBe(true)
+  })
+})
