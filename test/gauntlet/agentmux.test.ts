@@ -126,10 +126,10 @@ const CONTENT: Partial<Record<CaseId, Verdict>> = {
   "nested-100": { middle: () => `${text("deep").slice(0, -1)},"deep":${nested(100)}}\n`, warnings: { "too-deep": 1 }, texts: BOTH },
   "line-64mib": { warnings: { "oversized-line": 1 }, texts: BOTH, diagnostics: ["OVERSIZED_LINES"] },
   "ts-no-zone": {
-    variant: "the sidecar's ms given as a local time string: that record is unreadable, the earlier one dates the lines",
+    variant: "the sidecar's ms given as a local time string: that record is unreadable (counted: skip the line, count it), the earlier one dates the lines",
     middle: () => `${text("stamped")}\n`,
     tsidx: stampAt(NO_ZONE),
-    warnings: {},
+    warnings: { "unreadable-tsidx-line": 1 },
     texts: ["first", "stamped", "last"],
     times: [iso(T0), iso(T0), iso(T0)]
   },

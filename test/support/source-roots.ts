@@ -34,6 +34,17 @@ export const appendLastLine = (file: string): void => {
   fs.appendFileSync(file, lines[lines.length - 1] + "\n")
 }
 
+/**
+ * Append the file's last Muse Code native record again under the next
+ * `sequence` (a log that grew by one record: the same record under its own
+ * sequence would be a repeat, skipped and counted, README "Providers").
+ */
+export const appendNextNativeRecord = (file: string): void => {
+  const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")
+  const last = JSON.parse(lines[lines.length - 1]) as { sequence: number }
+  fs.appendFileSync(file, JSON.stringify({ ...last, sequence: last.sequence + 1 }) + "\n")
+}
+
 /** A Claude Code user line of session `sid`, number `i`. */
 export const claudeLine = (sid: string, i: number) =>
   JSON.stringify({
@@ -60,7 +71,7 @@ export const breakableSources: ReadonlyArray<{ readonly provider: string; readon
     setup: (): BreakableSource => {
       const { root, ws } = museNativeRoot(5)
       const file = nativeSessionPath(root, 2)
-      return { policy: { workspaceRoots: [ws], museRoots: [root] }, file, append: () => appendLastLine(file) }
+      return { policy: { workspaceRoots: [ws], museRoots: [root] }, file, append: () => appendNextNativeRecord(file) }
     }
   },
   {
