@@ -13,11 +13,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type { Diagnostic } from "../../src/domain/model.js"
-import * as App from "../../src/layers/app.js"
 import { beginScan, emptyScan } from "../../src/domain/agentmux/record.js"
 import { scanRanges } from "../../src/layers/agentmux/parallel-scan.js"
 import { applyRange, mergeMissing } from "../../src/layers/agentmux/range-scan.js"
@@ -25,11 +21,10 @@ import { type StoreConnection, TranscriptStore, type MemoryFile } from "../../sr
 import { openStore } from "../../src/layers/agentmux/transcript-store-sqlite.js"
 import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
 import { forEachLine, makeStamps } from "../../src/layers/agentmux/zone-reader.js"
-import { type SessionSourceAdapter, SessionSources } from "../../src/services/SessionSource.js"
 import { tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { assistant, CURRENT, init, layout, UID } from "./fixture.js"
-import { createStore, PART, tsidxRecord, withStore } from "./store-helper.js"
+import { agentmuxAdapter, createStore, PART, streamedSession, tsidxRecord, withStore } from "./store-helper.js"
 
 const T = 1_735_689_600_000 // 2025-01-01T00:00:00Z
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -119,27 +114,17 @@ const makeStore = (size: string | number | bigint, opts: { wal?: boolean } = {})
   return { dir, store, state: nodePath.join(dir, "state.db") }
 }
 
-const adapter = <A, E>(s: { store: string; state: string }, f: (a: SessionSourceAdapter) => Effect.Effect<A, E>) =>
-  Effect.flatMap(SessionSources, (ss) => ss.get("agentmux")).pipe(
-    Effect.flatMap(f),
-    Effect.provide(App.layer({ agentmuxStore: s.store, stateFile: s.state }))
-  )
 const loc = { locatorClass: "agentmux-agent-record" as const, path: "", agentId: UID, sessionId: SID }
 
-const streamed = (s: { store: string; state: string }) =>
-  adapter(s, (a) =>
-    Effect.gen(function*() {
-      const warnings: Array<Diagnostic> = []
-      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(a.stream(loc, { onWarning: (d) => warnings.push(d) })))
-      return { events, warnings }
-    }))
+/** The session's events and the warnings `stream` hands on after them. */
+const streamed = (s: { store: string; state: string }) => streamedSession(s, loc)
 
 describe("AgentMux: a db_wave_file.size of 2^50 over parts of a few KiB (discover, stream, import)", () => {
   for (const wal of [false, true]) {
     it.effect(`${wal ? "a WAL store (read from a copy, by scan workers when long)" : "a store read in place"}: one MISSING_PART past the parts, the lines dated, the sidecar's missing parts counted`, () =>
       Effect.gen(function*() {
         const s = makeStore(HUGE, { wal })
-        const d = yield* adapter(s, (a) => a.discover({ agentId: UID }))
+        const d = yield* agentmuxAdapter(s, (a) => a.discover({ agentId: UID }))
         expect(d.diagnostics.map((x) => x.code)).toEqual(["MISSING_PART"])
         expect(d.diagnostics[0].details).toEqual({ zone: CURRENT, lines: 0, ranges: [{ start: z.bytes.length, end: HUGE }] })
         expect(d.sources.map((x) => [x.sessionId, x.overview.firstActivityAt, x.overview.lastActivityAt])).toEqual([[SID, iso(T), iso(T + 4000)]])
@@ -172,7 +157,7 @@ describe("AgentMux: a db_wave_file.size that is no byte count is not trusted: th
     it.effect(`${what}: every line read and dated, FILE_SIZE_NOT_VALID for each file, nothing missing`, () =>
       Effect.gen(function*() {
         const s = makeStore(size)
-        const d = yield* adapter(s, (a) => a.discover({ agentId: UID }))
+        const d = yield* agentmuxAdapter(s, (a) => a.discover({ agentId: UID }))
         expect(d.diagnostics.map((x) => [x.code, (x.details as { file: string }).file])).toEqual([
           ["FILE_SIZE_NOT_VALID", "output"],
           ["FILE_SIZE_NOT_VALID", "output.tsidx"]

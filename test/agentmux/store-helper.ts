@@ -8,6 +8,12 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import Database from "better-sqlite3"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { Diagnostic, Locator } from "../../src/domain/model.js"
+import * as App from "../../src/layers/app.js"
+import { type SessionSourceAdapter, SessionSources } from "../../src/services/SessionSource.js"
 
 export const PART = 65_536
 
@@ -111,3 +117,19 @@ export const fingerprint = (dir: string): Record<string, string> => {
 /** A tsidx record line. */
 export const tsidxRecord = (off: number, ms: number, eol: "\n" | "\r\n" | "" = "\n") =>
   `{"off":${off},"ms":${ms}}${eol}`
+
+/** `f` with the AgentMux adapter of the app's layer over `store` (its scan state in `state`). */
+export const agentmuxAdapter = <A, E>(s: { readonly store: string; readonly state: string }, f: (a: SessionSourceAdapter) => Effect.Effect<A, E>) =>
+  Effect.flatMap(SessionSources, (ss) => ss.get("agentmux")).pipe(
+    Effect.flatMap(f),
+    Effect.provide(App.layer({ agentmuxStore: s.store, stateFile: s.state }))
+  )
+
+/** The events `stream` gives of the session at `loc`, and the warnings it hands on after them. */
+export const streamedSession = (s: { readonly store: string; readonly state: string }, loc: Locator) =>
+  agentmuxAdapter(s, (a) =>
+    Effect.gen(function*() {
+      const warnings: Array<Diagnostic> = []
+      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(a.stream(loc, { onWarning: (d) => warnings.push(d) })))
+      return { events, warnings }
+    }))

@@ -20,16 +20,11 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import type Database from "better-sqlite3"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type { Diagnostic } from "../../src/domain/model.js"
-import * as App from "../../src/layers/app.js"
-import { type SessionSourceAdapter, SessionSources } from "../../src/services/SessionSource.js"
 import { tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { assistant, CURRENT, init, layout, UID } from "./fixture.js"
-import { createStore, PART, tsidxRecord, withStore } from "./store-helper.js"
+import { agentmuxAdapter, createStore, PART, streamedSession, tsidxRecord, withStore } from "./store-helper.js"
 
 const T = 1_735_689_600_000 // 2025-01-01T00:00:00Z
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -51,27 +46,16 @@ const makeStore = (tsidx: string, edit?: (db: Database.Database) => void) => {
   return { dir, store, state: nodePath.join(dir, "state.db") }
 }
 
-const adapter = <A, E>(s: { store: string; state: string }, f: (a: SessionSourceAdapter) => Effect.Effect<A, E>) =>
-  Effect.flatMap(SessionSources, (ss) => ss.get("agentmux")).pipe(
-    Effect.flatMap(f),
-    Effect.provide(App.layer({ agentmuxStore: s.store, stateFile: s.state }))
-  )
 const loc = { locatorClass: "agentmux-agent-record" as const, path: "", agentId: UID, sessionId: SID }
 
 /** The session's events and the warnings `stream` hands on after them. */
-const streamed = (s: { store: string; state: string }) =>
-  adapter(s, (a) =>
-    Effect.gen(function*() {
-      const warnings: Array<Diagnostic> = []
-      const events = Chunk.toReadonlyArray(yield* Stream.runCollect(a.stream(loc, { onWarning: (d) => warnings.push(d) })))
-      return { events, warnings }
-    }))
+const streamed = (s: { store: string; state: string }) => streamedSession(s, loc)
 
 describe("AgentMux: output.tsidx lines that are no record are skipped and counted (tester16 finding 4c)", () => {
   it.effect("a sidecar of garbage lines: every event kept without a time, unreadable-tsidx-line 3 in transcript, inspect and stream", () =>
     Effect.gen(function*() {
       const s = makeStore(GARBAGE)
-      const t = yield* adapter(s, (a) => a.transcript(loc))
+      const t = yield* agentmuxAdapter(s, (a) => a.transcript(loc))
       expect(t.parseWarnings).toEqual([{ kind: "unreadable-tsidx-line", count: 3, firstLine: 1 }])
       const { events, warnings } = yield* streamed(s)
       // The init line starts the session (no event); the four answers are events.
@@ -80,7 +64,7 @@ describe("AgentMux: output.tsidx lines that are no record are skipped and counte
       expect(warnings.map((w) => [w.code, w.details])).toEqual([["PARSE_WARNING", { kind: "unreadable-tsidx-line", count: 3, firstLine: 1 }]])
       expect(warnings[0].message).toContain("output.tsidx")
       expect(warnings[0].message).toContain("skipped")
-      const i = yield* adapter(s, (a) => a.inspect(loc))
+      const i = yield* agentmuxAdapter(s, (a) => a.inspect(loc))
       const w = i.diagnostics.filter((d) => d.code === "PARSE_WARNING")
       expect(w.map((d) => d.details)).toEqual([{ kind: "unreadable-tsidx-line", count: 3, firstLine: 1 }])
     }))
@@ -156,7 +140,7 @@ describe("AgentMux: db_wave_file.size larger than the file's parts (tester16 fin
   it.effect("one MISSING_PART for the bytes past the parts, no PARTIAL_LINE; the sidecar's records still date the lines", () =>
     Effect.gen(function*() {
       const s = lying()
-      const d = yield* adapter(s, (a) => a.discover({ agentId: UID }))
+      const d = yield* agentmuxAdapter(s, (a) => a.discover({ agentId: UID }))
       const size = z.bytes.length * SCALE
       expect(d.diagnostics.map((x) => x.code)).toEqual(["MISSING_PART"])
       expect(d.diagnostics[0].details).toEqual({ zone: CURRENT, lines: 0, ranges: [{ start: z.bytes.length, end: size }] })

@@ -19,19 +19,14 @@ import * as Exit from "effect/Exit"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { end, jsonl, metadata, record } from "../muse-code/native-lines.js"
 import { crashAt, dumpIndex, importOnce } from "../support/index.js"
-import { tempDir } from "../support/paths.js"
+import { museWorkspace } from "../support/source-roots.js"
 
 /** Session ids of the logs: `0e0e0e0e-0000-4000-8000-00000000000<k>`. */
 const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-0000000000${String(k).padStart(2, "0")}`
 
 /** A muse root with `sizes.length` small native logs; log `k` has `sizes[k]` events (metadata, records, end). */
 const root = (sizes: ReadonlyArray<number>, batchSize: number) => {
-  const dir = tempDir()
-  const ws = path.join(dir, "ws")
-  fs.mkdirSync(ws)
-  const muse = path.join(dir, "muse")
-  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
-  const policy = { workspaceRoots: [ws], museRoots: [muse], agentsRoot: path.join(dir, "agents") }
+  const { dir, ws, root: muse, policy } = museWorkspace()
   const logs = sizes.map((n, k) => {
     const id = idOf(k)
     const p = path.join(muse, "2026", "11", "0" + (1 + (k % 3)), id, "session.jsonl")

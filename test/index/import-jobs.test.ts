@@ -22,7 +22,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { MIN_SOURCES_FOR_WORKERS, workerStats } from "../../src/layers/index/parse-pool.js"
 import { bound, end, jsonl, metadata, record } from "../muse-code/native-lines.js"
 import { crashAt, dumpIndex, importOnce } from "../support/index.js"
-import { tempDir } from "../support/paths.js"
+import { museWorkspace } from "../support/source-roots.js"
 import { repoRoot } from "../support/paths.js"
 import { cli } from "../support/run.js"
 
@@ -33,12 +33,7 @@ const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-${String(k).padStart(12, "0
  * log 5 binding a nested subagent log of 3 events, log 9 malformed when `malformed`. `events`: all of them.
  */
 const root = (count: number, batchSize: number, malformed = true) => {
-  const dir = tempDir()
-  const ws = path.join(dir, "ws")
-  fs.mkdirSync(ws)
-  const muse = path.join(dir, "muse")
-  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
-  const policy = { workspaceRoots: [ws], museRoots: [muse], agentsRoot: path.join(dir, "agents") }
+  const { dir, ws, root: muse, policy } = museWorkspace()
   const logs: Array<string> = []
   let events = 0
   for (let k = 0; k < count; k++) {

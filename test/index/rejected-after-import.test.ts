@@ -19,6 +19,7 @@ import { end, filler, jsonl, metadata, record } from "../muse-code/native-lines.
 import { importOnce } from "../support/index.js"
 import { engines, pgQuery } from "../support/pg.js"
 import { tempDir } from "../support/paths.js"
+import { museWorkspace } from "../support/source-roots.js"
 
 const SID = "0e0e0e0e-0000-4000-8000-000000000001"
 
@@ -52,12 +53,7 @@ const fileOf = (target: string) =>
     : { digest: createHash("sha256").update(fs.readFileSync(target)).digest("hex"), mtimeMs: fs.statSync(target).mtimeMs }
 
 const setup = (index: string) => {
-  const dir = tempDir()
-  const ws = path.join(dir, "ws")
-  fs.mkdirSync(ws)
-  const root = path.join(dir, "muse")
-  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
-  const policy = { workspaceRoots: [ws], museRoots: [root], agentsRoot: path.join(dir, "agents") }
+  const { ws, root, policy } = museWorkspace()
   const plan = planFromPolicy(policy, { batchSize: 50 })
   const log = path.join(root, "2026", "10", "04", SID, "session.jsonl")
   fs.mkdirSync(path.dirname(log), { recursive: true })

@@ -20,6 +20,7 @@ import { bound, end, filler, jsonl, metadata, record } from "../muse-code/native
 import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
 import { engines } from "../support/pg.js"
 import { tempDir } from "../support/paths.js"
+import { museWorkspace } from "../support/source-roots.js"
 
 const PARENT = "0d0d0d0d-0000-4000-8000-000000000001"
 const CHILD = "0d0d0d0d-0000-4000-8000-000000000002"
@@ -27,14 +28,9 @@ const OTHER = "0d0d0d0d-0000-4000-8000-000000000003"
 
 /** A muse root under a temp dir, with helpers to write logs and import them in batches of 2. */
 const museRoot = (batchSize = 2, indexAt?: string) => {
-  const dir = tempDir()
-  const ws = path.join(dir, "ws")
-  fs.mkdirSync(ws)
-  const root = path.join(dir, "muse")
   // an agents root with an agent folder but no transcript: checked, nothing found, so coverage is complete
   // unless a muse-code source says otherwise (a named root without any agent folder would be partial)
-  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
-  const policy = { workspaceRoots: [ws], museRoots: [root], agentsRoot: path.join(dir, "agents") }
+  const { dir, ws, root, policy } = museWorkspace()
   const index = indexAt ?? path.join(dir, "index.db")
   const plan = planFromPolicy(policy, { batchSize })
   const logPath = (id: string) => path.join(root, "2026", "10", "04", id, "session.jsonl")

@@ -20,6 +20,22 @@ export const museNativeRoot = (count: number): { readonly dir: string; readonly 
   return { dir, root, ws }
 }
 
+/**
+ * A temporary folder with a workspace (`ws`), a Muse Code root to write logs
+ * under (`root`, not made) and an agents root holding an agent folder without
+ * a transcript (checked, nothing found: coverage stays complete unless a Muse
+ * Code source says otherwise), and the access policy over them.
+ */
+export const museWorkspace = () => {
+  const dir = tempDir()
+  const ws = path.join(dir, "ws")
+  fs.mkdirSync(ws)
+  const root = path.join(dir, "muse")
+  fs.mkdirSync(path.join(dir, "agents", "no-transcript"), { recursive: true })
+  const policy = { workspaceRoots: [ws], museRoots: [root], agentsRoot: path.join(dir, "agents") }
+  return { dir, ws, root, policy }
+}
+
 /** A copy of the Muse agents fixture root (`<dir>/agents`), with the transcript of agent `cron-first` (`file`, session `sess-cron`). */
 export const agentsFixtureCopy = (): { readonly dir: string; readonly root: string; readonly file: string; readonly session: string } => {
   const dir = tempDir()
