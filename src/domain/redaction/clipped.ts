@@ -37,7 +37,11 @@ export const clipText = (s: string, max: number): string => (s.length > max ? s.
 /** Whether `s` may be a cut of {@link clipText} to `max`: `max` code units, the last {@link ELLIPSIS}. */
 export const isClipped = (s: string, max: number): boolean => s.length === max && s.charCodeAt(max - 1) === 0x2026
 
-const MARKER_AT_END = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]$/
+/**
+ * A marker (`[REDACTED:<rule>]`, as `./rules.ts`'s `marker` writes it) at a text's very end: a rule's id is lower-case
+ * words joined by `-`, as built-in and custom ids are. Here, in a module of no rules, for the domain's title cut.
+ */
+export const MARKER_AT_END = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]$/
 
 /** Whether the code unit `c` ends the word a cut may have left of a secret. */
 const endsPartial = (c: number): boolean =>

@@ -12,9 +12,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-
-/** A marker at a text's very end (`[REDACTED:<rule>]`, as `./rules.ts`'s `marker` writes it). */
-const ENDS_WITH_MARKER = /\[REDACTED:[A-Za-z0-9_-]+\]$/
+import { MARKER_AT_END } from "./clipped.js"
 
 /**
  * The start of a text that goes on with a word cut at the joint: token characters (a `.` only between two of
@@ -48,7 +46,7 @@ export const redactJoint = (redact: (s: string) => string, a: string, b0: string
   // A first text that ends with a marker (its own redaction took a secret that reached its end: `export
   // API_TOKEN=ghp_…`, `your token is ghp_…`) and a second that goes on with the same word: the word's rest is the
   // secret's rest (joined, the rule would have taken it), so it goes with it.
-  const goesOn = ENDS_WITH_MARKER.test(a) ? WORD_GOES_ON.exec(b0) : null
+  const goesOn = MARKER_AT_END.test(a) ? WORD_GOES_ON.exec(b0) : null
   const b = goesOn === null ? b0 : b0.slice(goesOn[0].length)
   // The window starts at a line's start (else after white space) and ends at a line's end (else before white space):
   // a rule never sees a word cut by the window's own edge.
