@@ -544,6 +544,25 @@ const make = Effect.gen(function*() {
       const drift = sinceDiscovery(discovered, fingerprint)
       /** Once read: the same file not shorter than at the fingerprint (`./source-drift.ts`). */
       const readIntact = stillAsBefore(access, locator.path, fingerprint)
+      /**
+       * A read of the source from `from` as an import does it, whatever it does with the events (`read`): a cursor
+       * the source no longer has (`INVALID_CURSOR`) is read from the start after `restart`; the file shorter than
+       * at discovery fails with that (`drift`), and still as fingerprinted once read (`readIntact`). Shared by the
+       * import below and the read without writing of a source rejected since it was imported.
+       */
+      const checkedRead = <A>(
+        read: (from: string | undefined) => Effect.Effect<A, IngestError>,
+        from: string | undefined,
+        restart: (e: IngestError) => Effect.Effect<void, IngestError | StoreUnavailable>
+      ) =>
+        read(from).pipe(
+          Effect.catchIf(
+            (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && from !== undefined,
+            (e) => Effect.zipRight(restart(e), read(undefined))
+          ),
+          (r) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(r, readIntact)),
+          Effect.either
+        )
       const rejection = checkpoint?.status === "complete" && checkpoint.fingerprint !== fingerprint ? yield* index.rejectionOf(source.sourceKey) : undefined
       if (checkpoint !== undefined && rejection !== undefined) {
         // Imported before and rejected since: read again (so that a fixed file imports), first without writing
@@ -557,16 +576,8 @@ const make = Effect.gen(function*() {
         const changed = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
         if (changed._tag === "Left" && same(changed.left)) return againAs(changed.left)
         if (changed._tag === "Right") {
-          const drain = (cursor: string | undefined) => Stream.runDrain(adapter.stream(locator, { cursor, includeSubagents: true }))
           const from = changed.right === undefined ? checkpoint.cursor ?? undefined : undefined
-          const dry = yield* drain(from).pipe(
-            Effect.catchIf(
-              (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && from !== undefined,
-              () => drain(undefined)
-            ),
-            (read) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(read, readIntact)),
-            Effect.either
-          )
+          const dry = yield* checkedRead((cursor) => Stream.runDrain(adapter.stream(locator, { cursor, includeSubagents: true })), from, () => Effect.void)
           if (dry._tag === "Left" && same(dry.left)) return againAs(dry.left)
         }
       }
@@ -750,14 +761,7 @@ const make = Effect.gen(function*() {
               ? commitStream(Stream.concat(Stream.fromIterable(whole.events), whole.then))
               : Effect.reduce(batchesOf(whole.events, batchSize), 0, commitEvents))
         })
-      const inserted = yield* run(cursor).pipe(
-        Effect.catchIf(
-          (e): e is IngestError => isIngestError(e) && e.code === "INVALID_CURSOR" && cursor !== undefined,
-          (e) => Effect.zipRight(startOver(`the imported prefix changed: ${e.message}`), run(undefined))
-        ),
-        (read) => (typeof drift !== "string" ? Effect.fail(drift) : Effect.zipLeft(read, readIntact)),
-        Effect.either
-      )
+      const inserted = yield* checkedRead(run, cursor, (e) => startOver(`the imported prefix changed: ${e.message}`))
       if (inserted._tag === "Left") {
         const error = inserted.left
         if (error._tag === "StoreUnavailable") return yield* error
