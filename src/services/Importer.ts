@@ -41,8 +41,20 @@ export interface ImportPlan {
   }>
   /** Providers the operator did not authorize, with the remediation that would include them. */
   readonly skipped: ReadonlyArray<{ readonly provider: ProviderId; readonly remediation: string }>
-  /** Events per transaction (default 500). */
+  /**
+   * Events per batch (default 500): what a source's stream is cut into, each
+   * with its checkpoint (cursor), and a parse worker answers in.
+   */
   readonly batchSize?: number | undefined
+  /**
+   * Events per transaction: the import commits once this many events of any
+   * sources are pending (SQLite; PostgreSQL commits every batch), and at the
+   * end of the run. Default: `batchSize` when the plan sets it, else 5000
+   * (`DEFAULT_COMMIT_EVENTS` in `layers/index/importer.ts`). A killed import
+   * loses at most what was not committed; the next run resumes from the
+   * checkpoints committed.
+   */
+  readonly commitEvents?: number | undefined
   /**
    * Threads that read and parse new sources (`import --jobs`): 2 or more
    * start that many worker threads while this one writes; 1, none. Default:

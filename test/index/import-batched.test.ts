@@ -16,7 +16,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { DEFAULT_COMMIT_EVENTS, planFromPolicy, type PlanOptions } from "../../src/layers/index/importer.js"
 import { end, jsonl, metadata, record } from "../muse-code/native-lines.js"
 import { crashAt, dumpIndex, importOnce } from "../support/index.js"
 import { museWorkspace } from "../support/source-roots.js"
@@ -24,8 +24,11 @@ import { museWorkspace } from "../support/source-roots.js"
 /** Session ids of the logs: `0e0e0e0e-0000-4000-8000-00000000000<k>`. */
 const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-0000000000${String(k).padStart(2, "0")}`
 
-/** A muse root with `sizes.length` small native logs; log `k` has `sizes[k]` events (metadata, records, end). */
-const root = (sizes: ReadonlyArray<number>, batchSize: number) => {
+/**
+ * A muse root with `sizes.length` small native logs; log `k` has `sizes[k]` events (metadata, records, end).
+ * `batch`: the plan's batch size (and so its events per transaction), or its options.
+ */
+const root = (sizes: ReadonlyArray<number>, batch: number | PlanOptions) => {
   const { dir, ws, root: muse, policy } = museWorkspace()
   const logs = sizes.map((n, k) => {
     const id = idOf(k)
@@ -35,7 +38,7 @@ const root = (sizes: ReadonlyArray<number>, batchSize: number) => {
     fs.writeFileSync(p, jsonl([metadata(1, ws, id), ...body, end(n, id)]))
     return p
   })
-  return { dir, ws, policy, logs, plan: planFromPolicy(policy, { batchSize }), index: path.join(dir, "index.db"), reference: path.join(dir, "reference.db") }
+  return { dir, ws, policy, logs, plan: planFromPolicy(policy, typeof batch === "number" ? { batchSize: batch } : batch), index: path.join(dir, "index.db"), reference: path.join(dir, "reference.db") }
 }
 
 type Dump = { sources: Array<any>; generations: Array<any>; events: Array<any>; sessions: Array<any> }
@@ -48,6 +51,40 @@ const consistent = (d: Dump, sizes: ReadonlyMap<string, number>) => {
     if (s.status === "complete") expect(has, s.source_key).toBe(sizes.get(JSON.parse(s.locator_json).path))
   }
 }
+
+describe("events per transaction (issue 13: fewer commits)", () => {
+  /** Killed right after the first commit: the events that commit held, consistent, and the next run converges. */
+  const firstCommit = (sizes: ReadonlyArray<number>, options: PlanOptions) =>
+    Effect.gen(function*() {
+      const s = root(sizes, options)
+      const total = sizes.reduce((a, b) => a + b, 0)
+      yield* importOnce(s.policy, s.reference, s.plan)
+      const crashed = yield* Effect.exit(importOnce(s.policy, s.index, s.plan, crashAt("after-commit", 1)))
+      expect(Exit.isFailure(crashed)).toBe(true)
+      const mid = (yield* dumpIndex(s.index)) as Dump
+      consistent(mid, new Map(s.logs.map((p, k) => [p, sizes[k]])))
+      const resumed = yield* importOnce(s.policy, s.index, s.plan)
+      expect(resumed.eventsAdded).toBe(total - mid.events.length)
+      expect(((yield* dumpIndex(s.index)) as Dump).events).toEqual(((yield* dumpIndex(s.reference)) as Dump).events)
+      return mid.events.length
+    })
+
+  it.effect("by default a transaction holds 5000 events of any sources, not one batch of 500", () =>
+    Effect.gen(function*() {
+      expect(DEFAULT_COMMIT_EVENTS).toBe(5000)
+      // 13 logs of 450 events: 5850 in all; batches of 500 would commit after the second log
+      const committed = yield* firstCommit(Array.from({ length: 13 }, () => 450), {})
+      expect(committed).toBeGreaterThanOrEqual(5000)
+      expect(committed).toBeLessThan(5850)
+    }))
+
+  it.effect("commitEvents sets it apart from the batch size", () =>
+    Effect.gen(function*() {
+      const committed = yield* firstCommit([5, 3, 9, 4, 6, 3, 7], { batchSize: 4, commitEvents: 12 })
+      expect(committed).toBeGreaterThanOrEqual(12)
+      expect(committed).toBeLessThan(12 + 9)
+    }))
+})
 
 describe("small sources sharing transactions (first import)", () => {
   // 7 logs of 3 to 9 events, batches of 4: a transaction holds parts of several sources, and a source's batches

@@ -238,7 +238,32 @@ const NO_PARTS: ReadonlyArray<string> = Object.freeze([])
 /** The import plan's inputs besides the policy: each provider's plan settings (`agents`, `exports`, …) and the batch size. */
 export type PlanOptions = { readonly [K in keyof ProviderPlanInputs]?: ProviderPlanInputs[K] | undefined } & {
   readonly batchSize?: number | undefined
+  readonly commitEvents?: number | undefined
 }
+
+/** Events per batch of a plan that sets none ({@link ImportPlan.batchSize}). */
+export const DEFAULT_BATCH_EVENTS = 500
+
+/**
+ * Events per transaction of a plan that sets neither `commitEvents` nor
+ * `batchSize` ({@link ImportPlan.commitEvents}). Issue 13: the first import of
+ * 10,000 small native sources committed every 500 events (735 commits), and
+ * each commit rewrote the leaf pages its sources touched in the index's
+ * tables keyed by hash (sessions, sources, generations, streams, the push
+ * journal): ten times fewer commits write those pages ten times less.
+ */
+export const DEFAULT_COMMIT_EVENTS = 5000
+
+/** How a plan cuts its events: `events` per batch (a stream's read, a worker's answer), `commit` per transaction. */
+interface BatchSizes {
+  readonly events: number
+  readonly commit: number
+}
+
+const batchSizesOf = (plan: Pick<ImportPlan, "batchSize" | "commitEvents">): BatchSizes => ({
+  events: plan.batchSize ?? DEFAULT_BATCH_EVENTS,
+  commit: plan.commitEvents ?? plan.batchSize ?? DEFAULT_COMMIT_EVENTS
+})
 
 /**
  * The plan an access policy implies: each registered provider's entries
@@ -250,7 +275,8 @@ export type PlanOptions = { readonly [K in keyof ProviderPlanInputs]?: ProviderP
  */
 export const planFromPolicy = (policy: AccessPolicyInput, options: PlanOptions): ImportPlan => ({
   ...(planOf(providers, policy, options) as Pick<ImportPlan, "discover" | "explicit" | "skipped">),
-  batchSize: options.batchSize
+  batchSize: options.batchSize,
+  commitEvents: options.commitEvents
 })
 
 type SourceOutcome =
@@ -475,7 +501,7 @@ const make = Effect.gen(function*() {
     rawLocator: Locator,
     summary: Record<string, unknown>,
     overview: SourceSummary,
-    batchSize: number,
+    sizes: BatchSizes,
     checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     onBatch: (committed: CommittedBatch) => Effect.Effect<void>,
     earlierSummary = false,
@@ -510,7 +536,7 @@ const make = Effect.gen(function*() {
               events: b.events as ReadonlyArray<SessionEvent>,
               prepared: preparedRowsOf(b.prepared, answer.shapes)
             })),
-            groupCommit: batchSize, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },
+            groupCommit: sizes.commit, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },
           faults.at
         )
         const { events, sessions } = yield* tellCommitted(committed, onBatch)
@@ -639,7 +665,7 @@ const make = Effect.gen(function*() {
         if (whole !== undefined && whole.then === undefined) {
           const own = whole.events.length === 0 ? null : whole.events[0].sourceId
           let lastPrefix: string | null = null
-          const batches = yield* Effect.forEach(batchesOf(whole.events, batchSize), (events) => {
+          const batches = yield* Effect.forEach(batchesOf(whole.events, sizes.events), (events) => {
             const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
             return bindBatch(digests, own!, resumeAt, nested, partBindings).pipe(Effect.map((prefix) => {
               if (prefix !== undefined) lastPrefix = prefix
@@ -647,7 +673,7 @@ const make = Effect.gen(function*() {
             }))
           })
           const committed = yield* index.importWhole(
-            { source, batches, groupCommit: batchSize, fingerprint: checkpointed, parts: boundParts(), diagnostics },
+            { source, batches, groupCommit: sizes.commit, fingerprint: checkpointed, parts: boundParts(), diagnostics },
             faults.at
           )
           const { events, sessions } = yield* tellCommitted(committed, onBatch)
@@ -712,7 +738,7 @@ const make = Effect.gen(function*() {
         const { resumeCursor, resumeAt, nested } = batchEnds(own, events)
         return bindBatch(digests, own, resumeAt, nested, partBindings).pipe(
           Effect.flatMap((prefix) =>
-            Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: batchSize }, faults.at), () => {
+            Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: sizes.commit }, faults.at), () => {
               if (prefix !== undefined) lastPrefix = prefix
             })
           ),
@@ -725,7 +751,7 @@ const make = Effect.gen(function*() {
       }
       const commitStream = (events: Stream.Stream<SessionEvent, IngestError>) =>
         events.pipe(
-          Stream.grouped(batchSize),
+          Stream.grouped(sizes.events),
           Stream.runFoldEffect(0, (n, chunk) => commitEvents(n, Chunk.toReadonlyArray(chunk)))
         )
       const run = (from: string | undefined) =>
@@ -759,7 +785,7 @@ const make = Effect.gen(function*() {
               })
               : whole.then !== undefined
               ? commitStream(Stream.concat(Stream.fromIterable(whole.events), whole.then))
-              : Effect.reduce(batchesOf(whole.events, batchSize), 0, commitEvents))
+              : Effect.reduce(batchesOf(whole.events, sizes.events), 0, commitEvents))
         })
       const inserted = yield* checkedRead(run, cursor, (e) => startOver(`the imported prefix changed: ${e.message}`))
       if (inserted._tag === "Left") {
@@ -1086,7 +1112,7 @@ const make = Effect.gen(function*() {
         return none
       }
       const pool = start.pool
-      const batchSize = plan.batchSize ?? 500
+      const batchSize = batchSizesOf(plan).events
       const positionOf = new Map(ahead.map((k, i) => [k, i]))
       // Requests of SOURCES_PER_REQUEST sources in the run's order: request r holds ahead[r * per ...].
       const per = SOURCES_PER_REQUEST
@@ -1117,7 +1143,7 @@ const make = Effect.gen(function*() {
 
   const run = (plan: ImportPlan): Effect.Effect<ImportReport, StoreUnavailable> =>
     Effect.gen(function*() {
-      const batchSize = plan.batchSize ?? 500
+      const sizes = batchSizesOf(plan)
       const providers = new Map<ProviderId, Mutable<ProviderCoverage>>()
       const work: Array<{
         provider: ProviderId
@@ -1328,7 +1354,7 @@ const make = Effect.gen(function*() {
             if (read.path === own) position = Math.min(weight, Math.max(position, read.offset + read.bytes.length))
           }
           : undefined
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, batchSize, checkpoints, (committed) => {
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, (committed) => {
           inSource += committed.events
           return onBatch(inSource)
         }, w.earlier === true, onRead, parsedOf(k), w.stat)

@@ -561,7 +561,8 @@ export const watch = <E = never>(
           discover: [],
           explicit: targets.map((s) => ({ provider: s.provider, locator: s.locator, summary: s.summary, overview: s.overview })),
           skipped: [],
-          batchSize: plan.batchSize
+          batchSize: plan.batchSize,
+          commitEvents: plan.commitEvents
         }
         const ran = yield* Effect.suspend(() => {
           if (full) memory.beginFull()
