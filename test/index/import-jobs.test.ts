@@ -18,7 +18,7 @@ import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { DEFAULT_COMMIT_EVENTS, planFromPolicy } from "../../src/layers/index/importer.js"
 import { MIN_SOURCES_FOR_WORKERS, workerStats } from "../../src/layers/index/parse-pool.js"
 import { bound, end, jsonl, metadata, record } from "../muse-code/native-lines.js"
 import { crashAt, dumpIndex, importOnce } from "../support/index.js"
@@ -32,7 +32,7 @@ const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-${String(k).padStart(12, "0
  * A muse root of `count` small native logs (log `k` has 3 + (k * 7) % 11 events, some runs, text of its own),
  * log 5 binding a nested subagent log of 3 events, log 9 malformed when `malformed`. `events`: all of them.
  */
-const root = (count: number, batchSize: number, malformed = true) => {
+const root = (count: number, batchSize: number, malformed = true, extra = 0) => {
   const { dir, ws, root: muse, policy } = museWorkspace()
   const logs: Array<string> = []
   let events = 0
@@ -40,7 +40,7 @@ const root = (count: number, batchSize: number, malformed = true) => {
     const id = idOf(k)
     const p = path.join(muse, "2026", "11", String(1 + (k % 5)).padStart(2, "0"), id, "session.jsonl")
     fs.mkdirSync(path.dirname(p), { recursive: true })
-    const n = 3 + ((k * 7) % 11)
+    const n = 3 + ((k * 7) % 11) + extra
     const body = Array.from({ length: n - 2 }, (_, i) =>
       i % 3 === 1
         ? record(2 + i, "runtime.session", { event: { kind: "started", prompt: `log ${k} step ${i} \u00e9 ${"x".repeat(k % 13)}` }, kind: "run" }, id)
@@ -173,7 +173,10 @@ describe("import --jobs: the built CLI", () => {
 
   it.live("a SIGKILL mid-import with --jobs 2 (the bundled worker) leaves a consistent index; the next run reaches --jobs 1's content", () =>
     Effect.gen(function*() {
-      const s = root(600, 500, false)
+      // 600 logs of 15 to 25 events, 12,000 in all: more than two transactions of the CLI's 5,000 events
+      // (`DEFAULT_COMMIT_EVENTS`), so a kill after the first commit comes before the end.
+      const s = root(600, 500, false, 12)
+      expect(s.events).toBeGreaterThan(2 * DEFAULT_COMMIT_EVENTS)
       const run = (index: string, jobs: number, killMidway = false) =>
         Effect.async<number | null>((resume) => {
           const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args(s, index, jobs)], { stdio: "ignore" })

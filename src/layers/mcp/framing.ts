@@ -351,7 +351,8 @@ const screen = (
 
 /** The answer to a refusal, as an encoded line (JSON-RPC error response). */
 const refusalLine = (r: Refusal): string =>
-  JSON.stringify({ jsonrpc: "2.0", id: r.id, error: { code: r.code, message: r.message } }) + "\n"
+  // As every answer: no raw C1 control or bidirectional override (a method name or an id echoed back).
+  escapeJsonControls(JSON.stringify({ jsonrpc: "2.0", id: r.id, error: { code: r.code, message: r.message } })) + "\n"
 
 // ---------------------------------------------------------------- errors out
 
