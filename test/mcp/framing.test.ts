@@ -177,6 +177,21 @@ describe("mcp framing: lines that are not requests", () => {
     expect(x.responses).toHaveLength(4)
   })
 
+  it("a refusal echoes a method name or an id with no raw C1 control or bidirectional override (\\uHHHH escapes, same JSON value)", async () => {
+    const evil = "evil\u202eX\u009bY\u2066"
+    const x = await exchange([
+      `${JSON.stringify({ jsonrpc: "2.0", id: 40, method: evil, params: {} })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id: `id${evil}`, method: "foo/bar" })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id: 41, method: "tools/call", params: { name: evil, arguments: {} } })}\n`
+    ], 4)
+    expectOnlyResponses(x)
+    expect(x.stdout).not.toMatch(/[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/)
+    expect(x.stdout).toContain("\\u202e")
+    expect(byId(x, 40)[0].error).toMatchObject({ code: -32601, message: `Method not found: ${evil}` })
+    expect(byId(x, `id${evil}`)[0].error.code).toBe(-32601)
+    expect(byId(x, 41)[0].error.code).toBe(-32602)
+  })
+
   it("ids as JSON-RPC allows them (strings, 0, negative, large) are answered with the same id", async () => {
     const ids = ["abc", "", 0, -3, 2 ** 53 - 1, 1.5, "7"]
     const x = await exchange([ids.map((id) => ping(id)).join("\n") + "\n", `${ping(40)}\n`], 1 + ids.length + 1)
