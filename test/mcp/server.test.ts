@@ -262,6 +262,27 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
     await expectCode(server.client.readResource({ uri: "session://no-such-session-anywhere" }), "SOURCE_NOT_FOUND")
   })
 
+  it("an unknown session by a URI the library's router would not match (an id over 100 characters, a malformed percent escape): an error, not empty contents", async () => {
+    for (const uri of [`session://${"R".repeat(150)}`, `session://${"R".repeat(5000)}`, "session://%", "session://c%", "session://%E0%A4%A"]) {
+      await expectCode(server.client.readResource({ uri }), "SOURCE_NOT_FOUND")
+    }
+  })
+
+  it("a session named by its uid in a URI over the router's 100 characters of id is read (percent-encoded uid)", async () => {
+    const uid = someUid()
+    const encoded = [...uid].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("")
+    expect(encoded.length).toBeGreaterThan(100)
+    const r = await server.client.readResource({ uri: `session://${encoded}` })
+    expect(r.contents).toHaveLength(1)
+    expect((r.contents[0] as { text: string }).text).toContain(corpus.sessions[0].sessionId)
+  })
+
+  it("search_sessions with an unknown session filter is SOURCE_NOT_FOUND (as search --session), not 0 hits", async () => {
+    for (const session of ["zzz-no-such-session", "%", "c%"]) {
+      await expectCode(server.client.callTool({ name: "search_sessions", arguments: { query: "rounding", session } }), "SOURCE_NOT_FOUND")
+    }
+  })
+
   it("a URI that is no resource of this server is an error, not empty contents", async () => {
     for (const uri of ["file:///etc/passwd", "session://../../etc/passwd", "session://a/b", "https://example.com/x", "session://", "nope"]) {
       await expectCode(server.client.readResource({ uri }), "SOURCE_NOT_FOUND")

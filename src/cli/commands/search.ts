@@ -113,13 +113,7 @@ export const search = Command.make(
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const hits = yield* Effect.gen(function*() {
-        // A session named by a prefix: the one it names; a native id held by several sources: all of them.
-        let session: string | undefined
-        if (Option.isSome(o.session)) {
-          const given = o.session.value
-          const found = (yield* rt.findSession(given)).session
-          session = found.sessionId.startsWith(given) ? found.sessionId : found.sessionUid
-        }
+        const session = Option.isSome(o.session) ? yield* rt.searchSessionFilter(o.session.value) : undefined
         const index = yield* rt.Index
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),

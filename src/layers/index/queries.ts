@@ -94,6 +94,19 @@ export const findSession = (
     return { session: found[0], others: found.slice(1) }
   })
 
+/**
+ * The `session` filter of a search (`search --session`, MCP
+ * `search_sessions`' `session`) for what the user named (see
+ * {@link findSession}): the native id when the id or prefix given names one
+ * (a native id held by several sources: all of them), else the session's
+ * uid. Fails as {@link findSession}: an unknown session is `SourceNotFound`,
+ * not a search without hits.
+ */
+export const searchSessionFilter = (
+  given: string
+): Effect.Effect<string, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
+  Effect.map(findSession(given), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
+
 /** The parent session id an event's typed `parent` link names, if any. */
 const parentSessionOf = (e: SessionEvent): string | undefined => e.parent?.sessionId
 

@@ -30,7 +30,7 @@ import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoint, redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
-import { findSession, loadSession } from "../index/queries.js"
+import { findSession, loadSession, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
 
 /** The URI of a session's resource: `session://<uid>`. */
@@ -360,7 +360,8 @@ export const searchSessions = (
       provider: p.provider,
       since,
       until,
-      session: p.session,
+      // As `search --session`: an unknown session is SOURCE_NOT_FOUND, not a search without hits (tester18 F7).
+      session: p.session === undefined ? undefined : yield* searchSessionFilter(p.session),
       role: p.role,
       kind: p.kind
     }
