@@ -97,6 +97,7 @@ import type { ProviderId } from "../../domain/model.js"
 import { causeLine, ImportHooks, type ImportHooksShape, Importer, type ImportPlan, type ImportReport, type PartialCause, type SeenSource } from "../../services/Importer.js"
 import { SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import { DirScan } from "./dir-scan.js"
+import { indexFileCheck } from "./file-identity.js"
 import { bindingLength } from "./prefix.js"
 
 /** Tuning of {@link watch}. */
@@ -439,30 +440,13 @@ export const watch = <E = never>(
     const scanEvery = Duration.toMillis(options.scanEvery ?? "250 millis")
     const scanner = new DirScan()
     const indexPath = options.index === undefined ? undefined : nodePath.resolve(options.index)
-    let indexId: string | undefined
     /** Fails when the index path no longer names the file the watch opened (deleted or replaced). */
-    const checkIndex = Effect.suspend(() => {
-      if (indexPath === undefined) return Effect.void
-      let now: string | undefined
-      try {
-        const st = NFS.statSync(indexPath)
-        now = `${st.dev}:${st.ino}`
-      } catch {
-        now = undefined
-      }
-      if (indexId === undefined) {
-        indexId = now
-        return Effect.void
-      }
-      if (now === indexId) return Effect.void
-      return Effect.fail(
-        new StoreUnavailable({
-          message: `The index ${indexPath} was ${now === undefined ? "deleted" : "replaced"} while the watch was running; the watch stopped rather than write into a file no longer at that path.`,
-          remediation: "Run the command again: it creates or opens the index at that path and imports what is missing.",
-          details: { path: indexPath, reason: now === undefined ? "deleted" : "replaced" }
-        })
-      )
-    })
+    const checkIndex = indexFileCheck(indexPath, (change) =>
+      new StoreUnavailable({
+        message: `The index ${indexPath} was ${change} while the watch was running; the watch stopped rather than write into a file no longer at that path.`,
+        remediation: "Run the command again: it creates or opens the index at that path and imports what is missing.",
+        details: { path: indexPath, reason: change }
+      }))
     /** Folders that could not be watched, or whose watcher failed: polled, tried again at each full round. */
     const unwatched = new Set<string>()
     let followUp = false

@@ -173,8 +173,8 @@ const inputSchema = (parameters: Schema.Schema.Any): Record<string, unknown> => 
   return rest
 }
 
-/** Register {@link tools} with the server. */
-const registerTools = Effect.gen(function*() {
+/** Register {@link tools} with the server; `indexCheck` runs before each call (see {@link serveStdio}). */
+const registerTools = (indexCheck: Effect.Effect<void, StoreUnavailable>) => Effect.gen(function*() {
   const server = yield* McpServer.McpServer
   const context = yield* Effect.context<Index | Redaction>()
   for (const entry of tools) {
@@ -191,7 +191,7 @@ const registerTools = Effect.gen(function*() {
         Effect.suspend(() => {
           const decoded = decode(payload ?? {})
           if (Either.isLeft(decoded)) return Effect.fail(badArguments(entry.name, entry.parameters, payload ?? {}, decoded.left))
-          return entry.answer(decoded.right)
+          return Effect.zipRight(indexCheck, entry.answer(decoded.right))
         }).pipe(
           Effect.map((answer) =>
             new CallToolResult({
@@ -219,8 +219,8 @@ const uriDecoded = (s: string): string => {
 }
 
 /** Read a `session://<id>` resource: its session's metadata and transcript (Markdown, redacted), or its error answered. */
-const readSessionResource = (context: Context.Context<Index | Redaction>) => (uri: string, id: string) =>
-  readSession(id).pipe(
+const readSessionResource = (context: Context.Context<Index | Redaction>, indexCheck: Effect.Effect<void, StoreUnavailable>) => (uri: string, id: string) =>
+  Effect.zipRight(indexCheck, readSession(id)).pipe(
     Effect.map((text) => ({ contents: [{ uri, mimeType: "text/markdown", text }] })),
     answerErrors,
     Effect.provide(context)
@@ -230,9 +230,9 @@ const readSessionResource = (context: Context.Context<Index | Redaction>) => (ur
  * Register the `session://{id}` template (what `resources/templates/list`
  * shows). Reads do not go through its route: see {@link registryLayer}.
  */
-const registerResourceTemplate = Effect.gen(function*() {
+const registerResourceTemplate = (indexCheck: Effect.Effect<void, StoreUnavailable>) => Effect.gen(function*() {
   const server = yield* McpServer.McpServer
-  const read = readSessionResource(yield* Effect.context<Index | Redaction>())
+  const read = readSessionResource(yield* Effect.context<Index | Redaction>(), indexCheck)
   yield* server.addResourceTemplate({
     template: new ResourceTemplate({
       uriTemplate: "session://{id}",
@@ -271,12 +271,12 @@ const noSuchResource = (uri: string) =>
  * an unmatched URI with empty contents, a success (tester18 F6); here it is
  * read as any id (an unknown one: `SOURCE_NOT_FOUND`).
  */
-const registryLayer = (listed: ReadonlyArray<SessionBrief>) =>
+const registryLayer = (listed: ReadonlyArray<SessionBrief>, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
   Layer.scoped(
     McpServer.McpServer,
     Effect.gen(function*() {
       const base = yield* McpServer.McpServer.make
-      const read = readSessionResource(yield* Effect.context<Index | Redaction>())
+      const read = readSessionResource(yield* Effect.context<Index | Redaction>(), indexCheck)
       let resources: ReadonlyArray<Resource> | undefined
       return McpServer.McpServer.of({
         ...base,
@@ -317,17 +317,23 @@ const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
  * client stopped reading) ends the serving. Requires the index (open it
  * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
  * with `StoreUnavailable` only before serving (listing the sessions).
+ * `indexCheck` runs once before serving and before each tool call and
+ * resource read; its failure is that call's answer (`STORE_UNAVAILABLE`):
+ * the CLI passes `indexFileCheck` of a SQLite index, so a file deleted or
+ * replaced under a running server is said, not served stale (tester18 F8).
  */
 export const serveStdio = (
   info: { readonly name: string; readonly version: string },
-  write: (text: string) => Effect.Effect<void, unknown> = writeProcessStdout
+  write: (text: string) => Effect.Effect<void, unknown> = writeProcessStdout,
+  indexCheck: Effect.Effect<void, StoreUnavailable> = Effect.void
 ): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
+    yield* indexCheck
     // The sessions listed as resources: those of the index when the server starts.
     const listed = yield* resourceSessions
     yield* Effect.gen(function*() {
-      yield* registerTools
-      yield* registerResourceTemplate
+      yield* registerTools(indexCheck)
+      yield* registerResourceTemplate(indexCheck)
       const { done, protocol } = yield* makeStdioProtocol({ stdin: NodeStream.stdin, write }).pipe(
         Effect.provideService(RpcSerialization.RpcSerialization, mcpSerialization)
       )
@@ -338,7 +344,7 @@ export const serveStdio = (
       )
     }).pipe(
       Effect.scoped,
-      Effect.provide(registryLayer(listed))
+      Effect.provide(registryLayer(listed, indexCheck))
     )
   }).pipe(
     // Only this logger: not the CLI runtime's pretty logger, which writes on stdout.
