@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as SourceAccessNode from "../src/layers/SourceAccessNode.js"
-import { SourceAccess, type SourceAccessShape } from "../src/services/SourceAccess.js"
+import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../src/services/SourceAccess.js"
 import { tempDir } from "./support/paths.js"
 
 const base = tempDir()
@@ -143,6 +143,59 @@ layer(SourceAccessNode.layer)("SourceAccess (Node)", (it) => {
         if (i === 4) continue
         expect(Either.getOrThrow(all[i])).toEqual(yield* access.probe(paths[i]))
       }
+    }))
+
+  it.effect("readHeads reads each head in order into the scratch, hands it on before the next read, and stops where onHead says", () =>
+    Effect.gen(function*() {
+      const access = yield* SourceAccess
+      const dir = path.join(root, "heads")
+      fs.mkdirSync(dir, { recursive: true })
+      const texts = ["first head\n", "second, a longer head\n", "third\n", "fourth\n"]
+      const files: Array<AuthorizedFile> = []
+      for (let i = 0; i < texts.length; i++) {
+        fs.writeFileSync(path.join(dir, `h${i}.jsonl`), texts[i])
+        files.push(yield* access.authorizeFile(path.join(dir, `h${i}.jsonl`), [root]))
+      }
+      // The third one replaced after its authorization (a new file renamed over it: another inode): its error, for it alone.
+      fs.writeFileSync(path.join(dir, "h2.new"), texts[2])
+      fs.renameSync(path.join(dir, "h2.new"), path.join(dir, "h2.jsonl"))
+      const scratch = Buffer.alloc(64)
+      const seen: Array<string> = []
+      const next = yield* access.readHeads(0, files.length, (i) => ({ file: files[i], length: 64 }), scratch, (i, head) => {
+        seen.push(Either.isRight(head) ? `${i}:${Buffer.from(head.right.bytes).toString()}:${head.right.statAtOpen.size}` : `${i}:${head.left.code}`)
+        if (Either.isRight(head)) expect(head.right.bytes.buffer).toBe(scratch.buffer)
+        return true
+      })
+      expect(next).toBe(4)
+      const replaced = yield* Effect.flip(access.readHead(files[2], 64))
+      expect(seen).toEqual([
+        `0:${texts[0]}:${texts[0].length}`,
+        `1:${texts[1]}:${texts[1].length}`,
+        `2:${replaced.code}`,
+        `3:${texts[3]}:${texts[3].length}`
+      ])
+      // From an index, up to another, stopped by onHead: answers the index after the last head read.
+      const from: Array<number> = []
+      expect(yield* access.readHeads(1, 4, (i) => ({ file: files[i], length: 4 }), scratch, (i) => (from.push(i), i < 3))).toBe(4)
+      const stopped: Array<number> = []
+      expect(yield* access.readHeads(0, 4, (i) => ({ file: files[i], length: 4 }), scratch, (i) => (stopped.push(i), i !== 1))).toBe(2)
+      expect([from, stopped]).toEqual([[1, 2, 3], [0, 1]])
+    }))
+
+  it.effect("readHeads of a layer made with another readHead asks that readHead for each head", () =>
+    Effect.gen(function*() {
+      const asked: Array<[string, number]> = []
+      const wrapped: SourceAccessShape = {
+        ...SourceAccessNode.sourceAccessNode,
+        readHead: (f, n, scratch) => (asked.push([f.path, n]), SourceAccessNode.sourceAccessNode.readHead(f, n, scratch))
+      }
+      const a = yield* wrapped.authorizeFile(path.join(root, "real", "a.json"), [root])
+      const got: Array<string> = []
+      const next = yield* wrapped.readHeads(0, 2, (i) => ({ file: a, length: i + 1 }), Buffer.alloc(8), (_, head) => {
+        got.push(Either.isRight(head) ? Buffer.from(head.right.bytes).toString() : "error")
+        return true
+      })
+      expect([next, asked, got]).toEqual([2, [[a.path, 1], [a.path, 2]], ["{", "{}"]])
     }))
 
   it.effect("probeAll of a layer made with another probe asks that probe for each path", () =>

@@ -30,6 +30,12 @@ export interface AuthorizedFile {
   readonly stat: FileStat
 }
 
+/** What {@link SourceAccessShape.readHead} answers: a file's first bytes and its stat when it was opened. */
+export interface Head {
+  readonly bytes: Uint8Array
+  readonly statAtOpen: FileStat
+}
+
 /** An open, read-only handle on an authorized file. */
 export interface OpenSource {
   readonly file: AuthorizedFile
@@ -83,7 +89,28 @@ export interface SourceAccessShape {
     file: AuthorizedFile,
     length: number,
     scratch?: Uint8Array
-  ) => Effect.Effect<{ readonly bytes: Uint8Array; readonly statAtOpen: FileStat }, SourceAccessError>
+  ) => Effect.Effect<Head, SourceAccessError>
+  /**
+   * {@link readHead} of many files one after another, in one effect, each
+   * into `scratch` (at least as long as any `length`): for each index `i`
+   * from `from` up to `until` (excluded), the head of `at(i).file` (up to
+   * `at(i).length` bytes) or its error is handed to `onHead(i, head)` before
+   * the next one is read (the bytes are a view of `scratch`, valid until
+   * then); `onHead` answers whether to go on. Answers the index after the
+   * last head read (`until` when all were). For discovery, which settles
+   * most logs by their heads, without an effect per log (its round trip
+   * through the fiber cost more than the four system calls of the read). A
+   * layer made of another one with its own `readHead`
+   * (`{ ...sourceAccessNode, readHead }`) has each head read through that
+   * `readHead`.
+   */
+  readonly readHeads: (
+    from: number,
+    until: number,
+    at: (i: number) => { readonly file: AuthorizedFile; readonly length: number },
+    scratch: Uint8Array,
+    onHead: (i: number, head: Either.Either<Head, SourceAccessError>) => boolean
+  ) => Effect.Effect<number>
   /** Read a whole authorized file; `ResourceLimitExceeded` past `maxBytes`. */
   readonly readWhole: (
     file: AuthorizedFile,

@@ -377,6 +377,10 @@ describe("native discovery: many logs in one run (issue 13, item 6)", () => {
     "e-child": jsonl([frame([opened(1), branch(2, ws)]), filler(3)]),
     // a line cut by the end of the first read, evidence on the line after it
     "f-straddle": jsonl([pad(1, 64 * 1024 - 300), routeFacts(2, nodePath.join(ws, "sub")), end(3)]),
+    // the same across the end of the first read of a log (its head: 8 KiB)
+    "f8-straddle": jsonl([pad(1, 8 * 1024 - 300), routeFacts(2, nodePath.join(ws, "sub")), end(3)]),
+    // no evidence in its head, other evidence after it: read on to its end (mismatch)
+    "f8-other-late": jsonl([pad(1, 9 * 1024), metadata(2, other), end(3)]),
     "g-torn-short": jsonl([opened(1)], "{\"schema_version\":1,\"payload_type\":\"runtime.sess"),
     "h-none-long": jsonl([...fillers(1, 3000), end(3001)]),
     "i-other-then-ws": jsonl([metadata(1, other), filler(2), routeFacts(3, ws)]),
@@ -409,6 +413,8 @@ describe("native discovery: many logs in one run (issue 13, item 6)", () => {
         ["d-relative", "mismatch"],
         ["e-child", "matched"],
         ["f-straddle", "matched"],
+        ["f8-straddle", "matched"],
+        ["f8-other-late", "mismatch"],
         ["g-torn-short", "inconclusive"],
         ["h-none-long", "inconclusive"],
         ["i-other-then-ws", "matched"],
@@ -420,8 +426,38 @@ describe("native discovery: many logs in one run (issue 13, item 6)", () => {
         bytesInspected: Buffer.byteLength(logs["a-late"]) - lineBytes(end(42))
       })
       expect(byId(all).get(idOf(paths["f-straddle"]))).toMatchObject({ recordsInspected: 2, childrenInspected: 0 })
+      expect(byId(all).get(idOf(paths["f8-straddle"]))).toMatchObject({
+        recordsInspected: 2,
+        reachedEof: false,
+        bytesInspected: Buffer.byteLength(logs["f8-straddle"]) - lineBytes(end(3))
+      })
+      expect(byId(all).get(idOf(paths["f8-other-late"]))).toMatchObject({
+        recordsInspected: 3,
+        reachedEof: true,
+        bytesInspected: Buffer.byteLength(logs["f8-other-late"])
+      })
       expect(byId(all).get(idOf(paths["e-child"]))).toMatchObject({ recordsInspected: 1, childrenInspected: 2 })
     }), 60_000)
+
+  it.effect("a small log settled by its second line is read no further than its first 8 KiB, not whole", () =>
+    Effect.gen(function*() {
+      const d = tempDir()
+      const w = nodePath.join(d, "ws")
+      fs.mkdirSync(w)
+      // ~40 KB: under the 64 KiB a first read took whole before (issue 13: 10,000 such logs copied ~200 MB).
+      const log = writeLog(d, "2026/09/25", "small", jsonl([opened(1), metadata(2, w), ...fillers(3, 120)]))
+      expect(fs.statSync(log).size).toBeGreaterThan(32 * 1024)
+      expect(fs.statSync(log).size).toBeLessThan(64 * 1024)
+      const reads: ReadLog = []
+      const r = yield* (yield* adapterWith({
+        policy: { workspaceRoots: [w], museRoots: [d] },
+        access: recordingAccess(reads)
+      })).discover({})
+      expect(r.sourceCount).toBe(1)
+      const read = reads.filter(([p]) => p === fs.realpathSync(log)).reduce((n, [, , l]) => n + l, 0)
+      expect(read).toBeGreaterThan(0)
+      expect(read).toBeLessThanOrEqual(8 * 1024)
+    }))
 
   it.effect("a log settled near its start is read no further than its first 64 KiB", () =>
     Effect.gen(function*() {

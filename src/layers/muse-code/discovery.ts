@@ -35,6 +35,7 @@
  */
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
@@ -48,7 +49,7 @@ import {
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
-import type { AuthorizedFile, FileStat } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, FileStat, Head } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
@@ -367,8 +368,15 @@ const settleHead = (
   return settledAtEnd(scanner)
 }
 
-/** Bytes of a log's first read (its head): the evidence sits near the start of a log (seed 001: line 2). */
-const HEAD_BYTES = 64 * 1024
+/**
+ * Bytes of a log's first read (its head): the evidence sits near the start of
+ * a log (seed 001: line 2, after the permission frame of line 1; about 2 KB
+ * into the bench's logs). A log its head does not settle is read on from there
+ * ({@link continueScan}), so this only decides how much of a settled log is
+ * read: 8 KiB, not the whole of a small log (64 KiB before: discovering 10,000
+ * logs of ~20 KB copied ~200 MB out of the page cache for ~20 MB of heads).
+ */
+const HEAD_BYTES = 8 * 1024
 
 /** Bytes of each later read of a log its head did not settle. */
 const STEP_BYTES = 256 * 1024
@@ -463,6 +471,13 @@ const unreadable = (c: Candidate, error: unknown): Inspected => {
   }
 }
 
+/**
+ * Heads read in one step of {@link inspectAll} (`SourceAccessShape.readHeads`,
+ * one effect): ~5 ms of work, so that the CLI's fiber still lets the event
+ * loop (a Ctrl-C) have its turn every few tens of ms.
+ */
+const HEADS_PER_STEP = 128
+
 /** Logs read on past their heads at once: their reads overlap; the evidence scan stays on one thread. */
 const INSPECTION_CONCURRENCY = 8
 
@@ -471,15 +486,18 @@ const INSPECTION_CONCURRENCY = 8
  * budget; never fails (an unreadable source is an `inconclusive` /
  * `UNREADABLE` receipt). Answers the inspections in the order of `indices`.
  *
- * Heads first, one after another in this fiber: each is read with
- * `readHead` (open, read, close) into one scratch buffer and scanned in plain
- * code ({@link settleHead}), so a log settled by its head (most are: the
- * evidence is near the start) costs four system calls and no buffer, scope,
- * stream or fiber of its own (`readHead` is synchronous, so fibers overlapped
- * nothing there: discovering 10,000 small logs spent most of its time in a
- * fiber, a buffer and a dozen effects per log). Then the few logs their heads
- * left open are read on, {@link INSPECTION_CONCURRENCY} at a time
- * ({@link continueScan}).
+ * Heads first, one after another in this fiber: {@link HEADS_PER_STEP} at a
+ * time are read by `readHeads` (each: open, read, close) into one scratch
+ * buffer, each scanned in plain code ({@link settleHead}) before the next is
+ * read, so a log settled by its head (most are: the evidence is near the
+ * start) costs four system calls and no buffer, scope, stream, fiber or
+ * effect of its own (the reads are synchronous, so fibers overlapped nothing
+ * there: discovering 10,000 small logs spent most of its time in a fiber, a
+ * buffer and a dozen effects per log; then ~115 ms of ~700 in an effect per
+ * log's head). A head that names an evidence path not resolved yet stops the
+ * step: the path is resolved (an effect), the head scanned again, and the
+ * reads go on after it. Then the few logs their heads left open are read on,
+ * {@link INSPECTION_CONCURRENCY} at a time ({@link continueScan}).
  */
 const inspectAll = (
   deps: DiscoveryDeps,
@@ -494,29 +512,45 @@ const inspectAll = (
     const open: Array<{ readonly k: number; readonly scan: OpenScan }> = []
     // Owned by this loop alone: each head is scanned before the next one is read into it.
     const scratch = Buffer.allocUnsafe(HEAD_BYTES)
-    for (let k = 0; k < indices.length; k++) {
+    // Sized to the log when it is small: one short read, which ends the scan.
+    const firstOf = (c: Candidate) => readSize(0, 0, HEAD_BYTES, c.stat.size)
+    // Reads end at the source-byte budget: past it the source looks ended.
+    const at = (k: number) => {
       const c = candidates[indices[k]]
-      // Sized to the log when it is small: one short read, which ends the scan.
-      const first = readSize(0, 0, HEAD_BYTES, c.stat.size)
-      // Reads end at the source-byte budget: past it the source looks ended.
-      const head = yield* Effect.either(deps.access.readHead(fileOf(c), Math.min(first, cap), scratch))
+      return { file: fileOf(c), length: Math.min(firstOf(c), cap) }
+    }
+    /** Scan the head of candidate `k` (a view of `scratch`): settled, left open, or the evidence path to resolve first. */
+    const scanHead = (k: number, head: Head): string | undefined => {
+      const c = candidates[indices[k]]
+      const scanner = new EvidenceScanner(deps.budget)
+      const splitter = new LineSplitter(deps.budget.maxRecordBytes)
+      const s = settleHead(head.bytes, head.bytes.length < firstOf(c), cap, head.statAtOpen.size, scanner, splitter, known)
+      if (typeof s === "string") return s
+      if (s === null) open.push({ k, scan: { scanner, splitter, sizeAtOpen: head.statAtOpen.size } })
+      else out[k] = inspected(c, s, scanner)
+      return undefined
+    }
+    let waiting: { readonly k: number; readonly head: Head; path: string } | undefined
+    const onHead = (k: number, head: Either.Either<Head, SourceAccessError>): boolean => {
       if (head._tag === "Left") {
-        out[k] = unreadable(c, head.left)
-        continue
+        out[k] = unreadable(candidates[indices[k]], head.left)
+        return true
       }
-      const { bytes, statAtOpen } = head.right
-      for (;;) {
-        const scanner = new EvidenceScanner(deps.budget)
-        const splitter = new LineSplitter(deps.budget.maxRecordBytes)
-        const s = settleHead(bytes, bytes.length < first, cap, statAtOpen.size, scanner, splitter, known)
-        if (typeof s === "string") {
-          // A path not resolved yet (the first log naming it): resolve it once, then scan the head again.
-          yield* matches(s)
-          continue
-        }
-        if (s === null) open.push({ k, scan: { scanner, splitter, sizeAtOpen: statAtOpen.size } })
-        else out[k] = inspected(c, s, scanner)
-        break
+      const path = scanHead(k, head.right)
+      if (path === undefined) return true
+      // A path not resolved yet (the first log naming it): stop here, with the head still in `scratch`.
+      waiting = { k, head: head.right, path }
+      return false
+    }
+    for (let k = 0; k < indices.length;) {
+      k = yield* deps.access.readHeads(k, Math.min(indices.length, k + HEADS_PER_STEP), at, scratch, onHead)
+      while (waiting !== undefined) {
+        // Resolve it once, then scan the head again (nothing was read into `scratch` since).
+        const w: { readonly k: number; readonly head: Head; path: string } = waiting
+        yield* matches(w.path)
+        const path = scanHead(w.k, w.head)
+        if (path === undefined) waiting = undefined
+        else w.path = path
       }
     }
     yield* Effect.forEach(open, ({ k, scan }) => {
