@@ -122,7 +122,8 @@ const MACHINES = [undefined, TEST_MACHINE, LAPTOP]
  * has to pick the first by source id: the first is the lower one).
  */
 const layout = (c: Corpus, first: string, second: string) => {
-  const folders = Array.from({ length: 12 }, (_, k) => `-w-copy-${k}`)
+  // 64 folders: a pair qualifies with odds of 1 in 8 (1 in 16 for the same id), so one is there but once in ~10^100 roots.
+  const folders = Array.from({ length: 64 }, (_, k) => `-w-copy-${k}`)
   for (const f of folders) {
     for (const g of folders) {
       if (f === g) continue
@@ -133,7 +134,7 @@ const layout = (c: Corpus, first: string, second: string) => {
       if (keyPicksSecond && idPicksFirst) return { first: x, second: y }
     }
   }
-  throw new Error("no layout where the source key and the rule disagree (12 folders)")
+  throw new Error("no layout where the source key and the rule disagree (64 folders)")
 }
 
 /** Every session's usage and what counts elsewhere, by `<session id> <real path>` (the same on both engines). */

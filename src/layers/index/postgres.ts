@@ -70,7 +70,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, COUNTED_ELSEWHERE_USAGE, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -1070,11 +1070,11 @@ const make = (
         )
       )
 
-    /** {@link IndexShape.usageElsewhere}: the copies COUNTED_ELSEWHERE_USAGE finds, as the SQLite layer's. */
+    /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, as the SQLite layer's. */
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
       fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
         SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*)::int AS n
-        FROM (${sql.unsafe(COUNTED_ELSEWHERE_USAGE)}) c
+        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
         WHERE TRUE
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}

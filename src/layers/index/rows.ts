@@ -1027,17 +1027,27 @@ export const FIRST_SEEN_USAGE = `
 /**
  * The copies that do not count ({@link FIRST_SEEN_USAGE}'s rows with
  * `first_seen` above 1), each with the session it counts in: `counted_in`
- * (its uid) and `counted_in_id` (its native session id). `fu`: the usage
- * row, `fss`: its session, as there.
+ * (its uid) and `counted_in_id` (its native session id), and the copy's
+ * `session_uid`, `provider`, `occurred_at` and `session_workspace` for the
+ * filters. Only the responses whose key is in several usage rows are sorted
+ * (of `sessionUids` only, when given: the whole partitions of those
+ * sessions' keys), so a listing does not sort every response of the index
+ * again. The same SQL on SQLite and PostgreSQL.
  */
-export const COUNTED_ELSEWHERE_USAGE = `
-  SELECT * FROM (
-    SELECT fu.*, fss.provider AS session_provider, fss.workspace AS session_workspace,
-      row_number() OVER (${COPIES_WINDOW}) AS first_seen,
-      first_value(fu.session_uid) OVER (${COPIES_WINDOW}) AS counted_in,
-      first_value(fss.session_id) OVER (${COPIES_WINDOW}) AS counted_in_id
+export const countedElsewhereUsage = (sql: SqlClient.SqlClient, sessionUids: ReadonlyArray<string> | undefined) =>
+  sql`SELECT * FROM (
+    SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
+      row_number() OVER w AS first_seen, first_value(fu.session_uid) OVER w AS counted_in, first_value(fss.session_id) OVER w AS counted_in_id
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE fs.status <> 'rejected' AND ${COPIED_RESPONSE}) c
+    WHERE fs.status <> 'rejected' AND ${sql.unsafe(COPIED_RESPONSE)}
+      AND fu.response_key IN (
+        SELECT k.response_key FROM usage k WHERE k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%:%'
+        ${
+    sessionUids !== undefined
+      ? sql`AND k.session_uid IN ${sql.in(sessionUids)}`
+      : sql`GROUP BY k.response_key HAVING count(*) > 1`
+  })
+    WINDOW w AS (${sql.unsafe(COPIES_WINDOW)})) c
   WHERE c.first_seen > 1`

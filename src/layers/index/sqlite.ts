@@ -37,7 +37,7 @@ import {
   leanEvent,
   searchFilterSql,
   workspaceSql,
-  COUNTED_ELSEWHERE_USAGE,
+  countedElsewhereUsage,
   FIRST_SEEN_USAGE,
   searchHitOf,
   searchHitOfEvent,
@@ -1154,7 +1154,7 @@ const make = (
     /**
      * The usage rows of an index without the usage table, derived from the stored events (a scan), each with whether
      * it counts and, for a copy that does not, the session it counts in (as FIRST_SEEN_USAGE and
-     * COUNTED_ELSEWHERE_USAGE decide), and whether its session passes the filters but the times.
+     * countedElsewhereUsage decide), and whether its session passes the filters but the times.
      */
     const usageRowsFromEvents = (filter: Omit<UsageFilter, "by">) =>
       Effect.gen(function*() {
@@ -1230,11 +1230,11 @@ const make = (
         return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
       })
 
-    /** {@link IndexShape.usageElsewhere}: the copies COUNTED_ELSEWHERE_USAGE finds, by session and where they count. */
+    /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, by session and where they count. */
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
       fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
         SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*) AS n
-        FROM (${sql.unsafe(COUNTED_ELSEWHERE_USAGE)}) c
+        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
         WHERE 1
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
