@@ -985,7 +985,7 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
  * (SQLite's BINARY, PostgreSQL's columns `COLLATE "C"`). `fu`: the usage row,
  * `fss`: its session.
  */
-export const FIRST_SEEN_ORDER = `fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
+const FIRST_SEEN_ORDER = `fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
         fss.session_id, fss.source_id, fu.source_key, fu.session_uid`
 
 /** The usage rows that are copies of one response (see {@link FIRST_SEEN_USAGE}): a Claude Code response with both ids. */
@@ -1022,7 +1022,6 @@ export const FIRST_SEEN_USAGE = `
     JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
     JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
   WHERE fs.status <> 'rejected'`
-
 
 /**
  * The copies that do not count ({@link FIRST_SEEN_USAGE}'s rows with
