@@ -241,6 +241,17 @@ describe.each(engines)("the same responses in two sessions ($engine)", ({ engine
         expect(got.total).toEqual([117, 320, 3000, 400, 3, 0.007551])
         expect(got.sessions[name(c, logs[0])]).toEqual({ tokens: BOTH, cost: 0.00648, elsewhere: [] })
         expect(got.sessions[name(c, logs[1])]).toEqual({ tokens: [7, 70, 0, 0, 1], cost: 0.001071, elsewhere: [{ in: name(c, logs[0]), sessionId: A, responses: 2 }] })
+        // `usage --by session`: the fork's row has its own response and names where the copies count; the note counts them.
+        const report = yield* usageReport({ by: "session" }, bundledPrices).pipe(Effect.provide(indexLayer(index)))
+        expect(report.rows.map((r) => [r.key, r.responses, r.countedElsewhere?.map((e) => [e.sessionId, e.responses]) ?? null])).toEqual([
+          [B, 1, [[A, 2]]],
+          [A, 2, null]
+        ])
+        expect(report.notes).toEqual([{ kind: "counted-elsewhere", responses: 2, sessions: 1 }])
+        // within filters: the copies' own times (09:00:02, 09:01:03) before --since 09:05 leave no copy to note
+        const later = yield* usageReport({ by: "session", since: "2026-05-01T09:05:00.000Z" }, bundledPrices).pipe(Effect.provide(indexLayer(index)))
+        expect(later.rows.map((r) => [r.key, r.responses, r.countedElsewhere ?? null])).toEqual([[B, 1, null]])
+        expect(later.notes).toEqual([])
       }
     }))
 })
