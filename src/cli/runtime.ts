@@ -8,7 +8,7 @@
 export { toAtif } from "../domain/atif.js"
 export { compileQuery } from "../domain/search/query.js"
 export * as IndexSqlite from "../layers/index/sqlite.js"
-export { findSession, loadSession, loadTrajectory, sessionTranscript, usageBySession, usageReport } from "../layers/index/queries.js"
+export { findSession, loadSession, loadTrajectory, sessionTranscript, usageBySession, usageElsewhereBySession, usageReport } from "../layers/index/queries.js"
 export { usageView } from "../domain/usage.js"
 export { describePrices } from "../domain/prices.js"
 export { loadPriceTable } from "./config.js"

@@ -197,7 +197,11 @@ export const humanUsd = (x: number): string => {
  * none: `tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write ·
  * cost $0.1140` (a count not reported is left out; the cost says "unknown"
  * when a model of it has no price, or when the sum overflows; a count whose
- * sum is past 2^53 - 1 is `? in` and said so).
+ * sum is past 2^53 - 1 is `? in` and said so). Responses that count in
+ * another session (`countedElsewhere`: copies of them, seen there first)
+ * are named after it, or alone when none counts here: `tokens: 2 responses
+ * counted in session <id> (…)`, never nothing. `sessionId`: the session's
+ * own id (a copy of its own log is named by its uid).
  */
 export const usageLine = (u: {
   readonly inputTokens: number | null
@@ -206,18 +210,37 @@ export const usageLine = (u: {
   readonly cacheWriteTokens: number | null
   readonly costUsd: number | null
   readonly notExact?: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">
-}): string | null => {
+  readonly countedElsewhere?: ReadonlyArray<{ readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>
+}, sessionId?: string): string | null => {
   const notExact = u.notExact ?? []
+  const elsewhere = u.countedElsewhere ?? []
+  const there = elsewhere.length === 0 ? "" : `${countedElsewhereText(elsewhere, sessionId)} (the same responses, counted once, where first seen)`
   const parts = ([[u.inputTokens, "in", "inputTokens"], [u.outputTokens, "out", "outputTokens"], [u.cacheReadTokens, "cache read", "cacheReadTokens"], [
     u.cacheWriteTokens,
     "cache write",
     "cacheWriteTokens"
   ]] as const)
     .flatMap(([n, what, name]) => (n !== null ? [`${humanTokens(n)} ${what}`] : notExact.includes(name) ? [`? ${what}`] : []))
-  if (parts.length === 0 && u.costUsd === null) return null
+  if (parts.length === 0 && u.costUsd === null) return there === "" ? null : `tokens: ${there}`
   if (notExact.length > 0) parts.push(`? = ${notExactText(notExact)}`)
-  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}`
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}${
+    there === "" ? "" : ` · and ${there}`
+  }`
 }
+
+/**
+ * Where a session's copies of responses count, for people (`show`'s usage
+ * line, the `sessions` note): `2 responses counted in session <id>`, and
+ * for a copy of the session's own log (the same native id, `own`) the uid
+ * that tells them apart: `… in session <id> (another copy of it: ses_…)`.
+ */
+export const countedElsewhereText = (
+  elsewhere: ReadonlyArray<{ readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>,
+  own?: string
+): string =>
+  elsewhere.map((e) =>
+    `${e.responses} response${e.responses === 1 ? "" : "s"} counted in session ${e.sessionId}${e.sessionId === own ? ` (another copy of it: ${e.sessionUid})` : ""}`
+  ).join(", ")
 
 /** What people read for counts past 2^53 - 1 (the `usage` note, the `sessions` note, `show`'s usage line). */
 export const notExactText = (names: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">): string =>

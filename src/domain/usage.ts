@@ -327,23 +327,42 @@ export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null 
 }
 
 /**
+ * Responses of a session that count in another one: `responses` of its
+ * responses repeat (same ids and usage) responses counted once, in the
+ * session `sessionId` / `sessionUid` (the index's uid: for a log copied to a
+ * second place the native id is the session's own), where they were seen
+ * first. Source: README "Tokens and cost" (copies of a response), tester F3
+ * of session 18 (a session whose copies counted elsewhere read as one whose
+ * source reports no usage).
+ */
+export interface CountedElsewhere {
+  readonly sessionId: string
+  readonly sessionUid: string
+  readonly responses: number
+}
+
+/**
  * The `usage` object of `sessions --json` and `show`: the four token counts
  * and the cost in US dollars, each null where unknown (all null: the source
- * reports no usage).
+ * reports no usage, or every response of the session counts in another
+ * session: then `countedElsewhere` says where).
  */
 export interface UsageView extends TokenUsage {
   readonly costUsd: number | null
   /** Only when some count's sum is past 2^53 - 1: those counts (null above), see {@link UsageSummary.notExact}. */
   readonly notExact?: ReadonlyArray<TokenCountName>
+  /** Only when some responses of the session count in another session (not in the counts above): where, how many. */
+  readonly countedElsewhere?: ReadonlyArray<CountedElsewhere>
 }
 
-/** A {@link UsageSummary} as a {@link UsageView}; all null without one. */
-export const usageView = (s: UsageSummary | null | undefined): UsageView => ({
+/** A {@link UsageSummary} as a {@link UsageView}, with where its copies count (`elsewhere`, when any); all null without one. */
+export const usageView = (s: UsageSummary | null | undefined, elsewhere: ReadonlyArray<CountedElsewhere> = []): UsageView => ({
   inputTokens: s?.inputTokens ?? null,
   outputTokens: s?.outputTokens ?? null,
   cacheReadTokens: s?.cacheReadTokens ?? null,
   cacheWriteTokens: s?.cacheWriteTokens ?? null,
   costUsd: s?.costUsd ?? null,
-  ...(s !== null && s !== undefined && s.notExact.length > 0 ? { notExact: s.notExact } : {})
+  ...(s !== null && s !== undefined && s.notExact.length > 0 ? { notExact: s.notExact } : {}),
+  ...(elsewhere.length > 0 ? { countedElsewhere: elsewhere } : {})
 })
 

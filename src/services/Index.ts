@@ -258,6 +258,20 @@ export interface UsageFilter {
   readonly workspace?: string | undefined
 }
 
+/**
+ * Copies of responses that count in another session ({@link IndexShape.usageElsewhere}):
+ * `responses` usage rows of the session `sessionUid` that repeat responses
+ * counted in the session `countedInUid` (native id `countedInId`, the same as
+ * the session's own for a log copied to a second place), where they were seen
+ * first (README "Tokens and cost", "Copies of a response").
+ */
+export interface UsageElsewhere {
+  readonly sessionUid: string
+  readonly countedInUid: string
+  readonly countedInId: string
+  readonly responses: number
+}
+
 /** Named points inside a batch commit, for crash-injection tests. */
 export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
@@ -454,6 +468,14 @@ export interface IndexShape {
    * build, read without migrating it, derives the rows from its events.
    */
   readonly usage: (filter: UsageFilter) => Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable>
+  /**
+   * The usage rows that {@link usage} leaves out because they are copies of
+   * a response counted in another session, by session and by the session
+   * they count in, with the same filters (a copy's own time, its session's
+   * provider and workspace, the given sessions). Ordered by session uid, then
+   * the uid they count in. Empty when no session holds such a copy.
+   */
+  readonly usageElsewhere: (filter: Omit<UsageFilter, "by">) => Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable>
   /** Row counts, for reports and tests. */
   readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
   /** Every row of every table, ordered, for consistency checks in tests. */

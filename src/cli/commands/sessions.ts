@@ -1,7 +1,8 @@
 /**
  * `session-ingest sessions`: the sessions in the index, latest activity
  * first, with their tokens and cost where known (blank where the source
- * reports none, never 0; `--json`: `usage` on every row).
+ * reports none, never 0; `--json`: `usage` on every row), and a `*` with a
+ * note where responses of a session count in another session.
  *
  * @module
  */
@@ -9,16 +10,26 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTime, humanTokens, humanUsd } from "../../domain/render.js"
-import type { UsageSummary } from "../../domain/usage.js"
+import { countedElsewhereText, humanTime, humanTokens, humanUsd } from "../../domain/render.js"
+import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
 
-/** Tokens of a session for the listing: all four counts together; blank when its source reports none. */
-const tokensCell = (u: UsageSummary | undefined): string => {
+/** At most this many `*` notes under the listing (the rest: `sessions --json`). */
+const MAX_ELSEWHERE_NOTES = 10
+
+/**
+ * Tokens of a session for the listing: all four counts together; blank when its source reports none; with a `*`
+ * when some of its responses count in another session (`elsewhere`), so a session whose every response does is
+ * never a blank.
+ */
+const tokensCell = (u: UsageSummary | undefined, elsewhere: ReadonlyArray<CountedElsewhere> | undefined): string =>
+  `${ownTokensCell(u)}${elsewhere !== undefined && elsewhere.length > 0 ? "*" : ""}`
+
+const ownTokensCell = (u: UsageSummary | undefined): string => {
   if (u === undefined) return ""
   if (u.notExact.length > 0) return "?"
   const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
@@ -31,11 +42,17 @@ const tokensCell = (u: UsageSummary | undefined): string => {
 /** Cost of a session for the listing: blank when its source reports no usage, `?` when a model of it has no price. */
 const costCell = (u: UsageSummary | undefined): string => (u === undefined ? "" : u.costUsd === null ? "?" : humanUsd(u.costUsd))
 
-const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, UsageSummary>, priceTable: string, local: boolean): string => {
+const render = (
+  rows: ReadonlyArray<SessionRow>,
+  usage: ReadonlyMap<string, UsageSummary>,
+  elsewhere: ReadonlyMap<string, ReadonlyArray<CountedElsewhere>>,
+  priceTable: string,
+  local: boolean
+): string => {
   if (rows.length === 0) return "no sessions\n"
   const times = rows.map((r) => (r.lastAt !== null ? humanTime(r.lastAt, { local, seconds: true }) : "-"))
   const width = Math.max("last activity".length, ...times.map((t) => t.length))
-  const tokens = rows.map((r) => tokensCell(usage.get(r.sessionUid)))
+  const tokens = rows.map((r) => tokensCell(usage.get(r.sessionUid), elsewhere.get(r.sessionUid)))
   const costs = rows.map((r) => costCell(usage.get(r.sessionUid)))
   const tw = Math.max("tokens".length, ...tokens.map((t) => t.length))
   const cw = Math.max("cost".length, ...costs.map((t) => t.length))
@@ -62,8 +79,14 @@ const render = (rows: ReadonlyArray<SessionRow>, usage: ReadonlyMap<string, Usag
   const notes: Array<string> = unpriced.size === 0 ? [] : [
     `? cost unknown: ${[...unpriced].map(([m, n]) => `${m} (${n} response${n === 1 ? "" : "s"})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
   ]
-  if (tokens.includes("?")) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
+  if (tokens.some((t) => t.startsWith("?"))) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
   if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
+  const copies = rows.filter((r) => (elsewhere.get(r.sessionUid)?.length ?? 0) > 0)
+  if (copies.length > 0) {
+    notes.push(`* responses that repeat another session's (a resumed, forked or copied log) count once, where first seen, not in these tokens:`)
+    for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${r.sessionId}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r.sessionId)}`)
+    if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
+  }
   return [
     `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
     ...lines,
@@ -110,17 +133,19 @@ export const sessions = Command.make(
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
-      const { rows, usage } = yield* Effect.gen(function*() {
+      const { elsewhere, rows, usage } = yield* Effect.gen(function*() {
         const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit }))
         // Tokens and cost from the index's usage rows (kept at import): no scan of events.
-        const usage = yield* rt.usageBySession(prices, limit !== undefined ? rows.map((r) => r.sessionUid) : undefined)
-        return { rows, usage }
+        const named = limit !== undefined ? rows.map((r) => r.sessionUid) : undefined
+        const usage = yield* rt.usageBySession(prices, named)
+        const elsewhere = yield* rt.usageElsewhereBySession(named)
+        return { elsewhere, rows, usage }
       }).pipe(Effect.provide(rt.readIndexLayer(file)))
       yield* printResult(
         "sessions",
         o.json,
-        rows.map((r) => ({ ...r, usage: rt.usageView(usage.get(r.sessionUid)) })),
-        () => render(rows, usage, rt.describePrices(prices), o.local)
+        rows.map((r) => ({ ...r, usage: rt.usageView(usage.get(r.sessionUid), elsewhere.get(r.sessionUid)) })),
+        () => render(rows, usage, elsewhere, rt.describePrices(prices), o.local)
       )
     })
 ).pipe(Command.withDescription("List the sessions in the index, latest activity first."))

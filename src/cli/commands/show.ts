@@ -123,12 +123,13 @@ export const show = Command.make(
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const { events, others, session, usage } = yield* Effect.gen(function*() {
         const loaded = yield* rt.loadSession(o.id)
-        const usage = rt.usageView((yield* rt.usageBySession(prices, [loaded.session.sessionUid])).get(loaded.session.sessionUid))
+        const uid = loaded.session.sessionUid
+        const usage = rt.usageView((yield* rt.usageBySession(prices, [uid])).get(uid), (yield* rt.usageElsewhereBySession([uid])).get(uid))
         return { ...loaded, usage }
       }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session.sessionUid, others)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
-      const line = usageLine(usage)
+      const line = usageLine(usage, session.sessionId)
       const withUsage = (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
       const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {

@@ -70,13 +70,13 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { fromPg, toPg } from "./pg-text.js"
-import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 
 /** The table the migrator records applied migrations in. */
@@ -1070,6 +1070,22 @@ const make = (
         )
       )
 
+    /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, as the SQLite layer's. */
+    const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
+      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
+        SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*)::int AS n
+        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
+        WHERE TRUE
+          ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+          ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
+          ${filter.since !== undefined ? sql`AND c.occurred_at >= ${filter.since}` : sql``}
+          ${filter.until !== undefined ? sql`AND c.occurred_at <= ${filter.until}` : sql``}
+          ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", toPg(filter.workspace)) : sql``}
+        GROUP BY c.session_uid, c.counted_in, c.counted_in_id
+        ORDER BY c.session_uid, c.counted_in`).pipe(
+        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: fromPg(r.counted_in_id), responses: r.n })))
+      )
+
     const shape: IndexShape = {
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
@@ -1157,6 +1173,9 @@ const make = (
       // Tokens and cost (issue 18): the usage rows kept at import, grouped in SQL as the SQLite layer groups them.
       usage: (filter) =>
         filter.sessionUids !== undefined && filter.sessionUids.length === 0 ? Effect.succeed([]) : usageGroups(filter),
+
+      usageElsewhere: (filter) =>
+        filter.sessionUids !== undefined && filter.sessionUids.length === 0 ? Effect.succeed([]) : usageElsewhere(filter),
 
       eventsAround: (uid, id, before, after) =>
         Effect.gen(function*() {

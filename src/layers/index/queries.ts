@@ -10,7 +10,7 @@ import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
-import { summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
+import { type CountedElsewhere, summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
 
@@ -228,6 +228,27 @@ export const usageBySession = (
     return out
   })
 
+/**
+ * Where the responses of sessions that repeat responses of other sessions
+ * count (`Index.usageElsewhere`): by session uid, the sessions they count in
+ * with how many; a session without such copies has no entry. `sessionUids`:
+ * only these (all when absent).
+ */
+export const usageElsewhereBySession = (
+  sessionUids?: ReadonlyArray<string>
+): Effect.Effect<ReadonlyMap<string, ReadonlyArray<CountedElsewhere>>, StoreUnavailable, Index> =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    const named = sessionUids !== undefined && sessionUids.length <= MAX_NAMED_SESSIONS ? sessionUids : undefined
+    const out = new Map<string, Array<CountedElsewhere>>()
+    for (const e of yield* index.usageElsewhere({ sessionUids: named })) {
+      const list = out.get(e.sessionUid) ?? []
+      list.push({ sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses })
+      out.set(e.sessionUid, list)
+    }
+    return out
+  })
+
 /** How a report names its price table: the bundled file, its version and source, and the models the config file set. */
 export interface PricesUsed {
   readonly file: "data/prices.json"
@@ -241,12 +262,16 @@ export interface PricesUsed {
  * A note of a usage report: a model the price table lacks, with how many
  * responses (their cost is unknown); token counts whose sum is past
  * 2^53 - 1 (`counts`: shown as unknown, a double cannot hold them exactly);
- * a cost whose sum is past the largest double (shown as unknown).
+ * a cost whose sum is past the largest double (shown as unknown); copies
+ * of responses that count in other sessions (`responses` copies in
+ * `sessions` sessions, within the report's filters: not in its rows, each
+ * counted once where it was seen first).
  */
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
+  | { readonly kind: "counted-elsewhere"; readonly responses: number; readonly sessions: number }
 
 /**
  * One row of a usage report: its key (the day `YYYY-MM-DD`, the session's
@@ -264,6 +289,8 @@ export interface UsageReportRow extends UsageView {
   readonly title?: string | null
   readonly workspace?: string | null
   readonly lastAt?: string | null
+  /** A session row: only when some responses of the session count in another session (see {@link CountedElsewhere}). */
+  readonly countedElsewhere?: ReadonlyArray<CountedElsewhere>
 }
 
 /**
@@ -305,18 +332,25 @@ export const usageReport = (
     const byKey = summarizeGroups(groups, prices)
     const total = summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null
     const sessions = filter.by === "session" ? new Map((yield* index.sessions({})).map((s) => [s.sessionUid, s])) : new Map<string, SessionRow>()
+    // Copies of responses counted in other sessions, within the same filters: a note, and (by session) on the rows.
+    const copies = yield* index.usageElsewhere({ since: filter.since, until: filter.until, provider: filter.provider, workspace: filter.workspace })
+    const elsewhereOf = new Map<string, Array<CountedElsewhere>>()
+    for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
     const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
-      const base = { ...usageView(s), responses: s.responses, unpriced: s.unpriced }
-      if (filter.by !== "session") return { key, ...base }
+      if (filter.by !== "session") return { key, ...usageView(s), responses: s.responses, unpriced: s.unpriced }
       const ss = key === null ? undefined : sessions.get(key)
+      const { countedElsewhere, ...view } = usageView(s, key === null ? [] : elsewhereOf.get(key))
       return {
         key: ss?.sessionId ?? key,
-        ...base,
+        ...view,
+        responses: s.responses,
+        unpriced: s.unpriced,
         sessionUid: key ?? "",
         provider: ss?.provider ?? "",
         title: ss?.title ?? null,
         workspace: ss?.workspace ?? null,
-        lastAt: ss?.lastAt ?? null
+        lastAt: ss?.lastAt ?? null,
+        ...(countedElsewhere !== undefined ? { countedElsewhere } : {})
       }
     })
     const asc = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
@@ -338,7 +372,10 @@ export const usageReport = (
         ...(total?.unpriced ?? []).map((u): UsageNote => ({ kind: "model-not-priced", model: u.model, responses: u.responses })),
         // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).
         ...(total !== null && total.notExact.length > 0 ? [{ kind: "tokens-not-exact" as const, counts: total.notExact }] : []),
-        ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : [])
+        ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : []),
+        ...(copies.length > 0
+          ? [{ kind: "counted-elsewhere" as const, responses: copies.reduce((n, e) => n + e.responses, 0), sessions: new Set(copies.map((e) => e.sessionUid)).size }]
+          : [])
       ],
       empty
     }

@@ -967,37 +967,86 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
 }
 
 /**
+ * Where a response that several sessions hold counts (README "Tokens and
+ * cost", "Copies of a response"): in the session that began first (its
+ * `first_at`; a session without one last), then the one that ended first
+ * (the one resumed ended before its resumption; a copy repeats the
+ * conversation from its start, so both begin at the same time), then the
+ * row's own time, then the lower session id, then the lower source id
+ * (`sha256:` of the file's real path: two copies of one log differ in
+ * nothing else), and last the source and session keys (only a team index
+ * can get there: the same file read on two machines). Not the row's time
+ * first: a row's time is its response's last line, and a copy may hold only
+ * the response's first streamed lines, earlier than the original's last:
+ * ordered by it, the copy took the original's cost. Not the source key before
+ * the ids: it is a hash that a team index also makes of the machine, so
+ * SQLite, PostgreSQL and a push credited different copies. Nothing here
+ * depends on the order of imports. Text compares as bytes on both engines
+ * (SQLite's BINARY, PostgreSQL's columns `COLLATE "C"`). `fu`: the usage row,
+ * `fss`: its session.
+ */
+const FIRST_SEEN_ORDER = `fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
+        fss.session_id, fss.source_id, fu.source_key, fu.session_uid`
+
+/** The usage rows that are copies of one response (see {@link FIRST_SEEN_USAGE}): a Claude Code response with both ids. */
+const COPIED_RESPONSE = `fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'`
+
+/** The window of the copies of one response (the same key and usage), in {@link FIRST_SEEN_ORDER}. */
+const COPIES_WINDOW = `PARTITION BY fu.provider, fu.kind, fu.response_key, fu.input_tokens, fu.output_tokens, fu.cache_read_tokens,
+        fu.cache_write_tokens, fu.cost_usd
+      ORDER BY ${FIRST_SEEN_ORDER}`
+
+/**
  * The index's current usage rows (of sources not rejected, at their current
  * generation), each with `first_seen`: 1 where the row is counted, else its
  * rank among the copies of the same response. A Claude Code response named
  * by both its `message.id` and its `requestId` (key `r:<message.id>:<requestId>`)
  * and found with the same usage (tokens and stated cost) in several sessions
  * is one response copied (a resumed session's log repeats the earlier
- * conversation's lines, ids and usage kept): it is counted once, where it was
- * seen first: in the session that began first (its `first_at`; a session
- * without one last), then the one that ended first (the one resumed ended
- * before its resumption; a copy repeats the conversation from its start, so
- * both begin at the same time), then the row's own time, then source and
- * session keys. Not the row's time first: a row's time is its response's last
- * line, and a copy may hold only the response's first streamed lines, earlier
- * than the original's last: ordered by it, the copy took the original's cost. Every other row is 1: a response without a `requestId`, and
- * other providers' responses, are counted per session. The same SQL on SQLite
- * and PostgreSQL (`row_number()` over one sort of the rows). Source: ccusage
- * counts a response with both ids once across all files and keeps requestless
- * ones per session (ccusage #1765, #1661), reading the files oldest first by
- * their earliest timestamp (`sortFilesByTimestamp`), the first line of a
- * message id + request id counting (`createUniqueHash`); a fresh-user test of
- * session 8 found a resumed session counted twice.
+ * conversation's lines, ids and usage kept; a log copied to a second place
+ * repeats all of it): it is counted once, where it was seen first
+ * ({@link FIRST_SEEN_ORDER}). Every other row is 1: a response without a
+ * `requestId`, and other providers' responses, are counted per session. The
+ * same SQL on SQLite and PostgreSQL (`row_number()` over one sort of the
+ * rows). Source: ccusage counts a response with both ids once across all
+ * files and keeps requestless ones per session (ccusage #1765, #1661), reading
+ * the files oldest first by their earliest timestamp (`sortFilesByTimestamp`),
+ * the first line of a message id + request id counting (`createUniqueHash`); a
+ * fresh-user test of session 8 found a resumed session counted twice.
  */
 export const FIRST_SEEN_USAGE = `
-  SELECT fu.*, CASE WHEN fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'
-    THEN row_number() OVER (
-      PARTITION BY fu.provider, fu.kind, fu.response_key, fu.input_tokens, fu.output_tokens, fu.cache_read_tokens,
-        fu.cache_write_tokens, fu.cost_usd
-      ORDER BY fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
-        fu.source_key, fu.session_uid)
+  SELECT fu.*, CASE WHEN ${COPIED_RESPONSE}
+    THEN row_number() OVER (${COPIES_WINDOW})
     ELSE 1 END AS first_seen
   FROM usage fu
     JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
     JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
   WHERE fs.status <> 'rejected'`
+
+/**
+ * The copies that do not count ({@link FIRST_SEEN_USAGE}'s rows with
+ * `first_seen` above 1), each with the session it counts in: `counted_in`
+ * (its uid) and `counted_in_id` (its native session id), and the copy's
+ * `session_uid`, `provider`, `occurred_at` and `session_workspace` for the
+ * filters. Only the responses whose key is in several usage rows are sorted
+ * (of `sessionUids` only, when given: the whole partitions of those
+ * sessions' keys), so a listing does not sort every response of the index
+ * again. The same SQL on SQLite and PostgreSQL.
+ */
+export const countedElsewhereUsage = (sql: SqlClient.SqlClient, sessionUids: ReadonlyArray<string> | undefined) =>
+  sql`SELECT * FROM (
+    SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
+      row_number() OVER w AS first_seen, first_value(fu.session_uid) OVER w AS counted_in, first_value(fss.session_id) OVER w AS counted_in_id
+    FROM usage fu
+      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
+      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
+    WHERE fs.status <> 'rejected' AND ${sql.unsafe(COPIED_RESPONSE)}
+      AND fu.response_key IN (
+        SELECT k.response_key FROM usage k WHERE k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%:%'
+        ${
+    sessionUids !== undefined
+      ? sql`AND k.session_uid IN ${sql.in(sessionUids)}`
+      : sql`GROUP BY k.response_key HAVING count(*) > 1`
+  })
+    WINDOW w AS (${sql.unsafe(COPIES_WINDOW)})) c
+  WHERE c.first_seen > 1`

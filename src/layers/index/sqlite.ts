@@ -37,6 +37,7 @@ import {
   leanEvent,
   searchFilterSql,
   workspaceSql,
+  countedElsewhereUsage,
   FIRST_SEEN_USAGE,
   searchHitOf,
   searchHitOfEvent,
@@ -68,6 +69,7 @@ import {
   type SearchHit,
   type SourceCheckpoint,
   type SourceInfo,
+  type UsageElsewhere,
   type UsageFilter
 } from "../../services/Index.js"
 
@@ -147,6 +149,10 @@ const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generat
     const rows = usageRows(events).map((r) => usageDbRow(r, sourceKey, generation, uid, r.provider))
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
   })
+
+/** What makes two usage rows copies of one response (FIRST_SEEN_USAGE's partition): provider, key, tokens and stated cost. */
+const usageIdOf = (r: UsageRow): string =>
+  [r.provider, r.key, r.usage.inputTokens, r.usage.outputTokens, r.usage.cacheReadTokens, r.usage.cacheWriteTokens, r.costUsd].join("\u0000")
 
 /** Usage rows per INSERT statement (16 columns each: well under SQLite's bound-parameter limit). */
 const USAGE_CHUNK = 500
@@ -903,6 +909,7 @@ const guardReads = (file: string, shape: IndexShape): IndexShape => {
     search: (query, filter) => guard(shape.search(query, filter)),
     eventsAround: (uid, id, before, after) => guard(shape.eventsAround(uid, id, before, after)),
     usage: (filter) => guard(shape.usage(filter)),
+    usageElsewhere: (filter) => guard(shape.usageElsewhere(filter)),
     counts: guard(shape.counts),
     dump: guard(shape.dump)
   }
@@ -1144,18 +1151,23 @@ const make = (
         )
       )
 
-    /** {@link usageGroups} for an index without the usage table: the rows derived from the stored events (a scan). */
-    const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
+    /**
+     * The usage rows of an index without the usage table, derived from the stored events (a scan), each with whether
+     * it counts and, for a copy that does not, the session it counts in (as FIRST_SEEN_USAGE and
+     * countedElsewhereUsage decide), and whether its session passes the filters but the times.
+     */
+    const usageRowsFromEvents = (filter: Omit<UsageFilter, "by">) =>
       Effect.gen(function*() {
         // Every session is read (a response's first session may be outside the filters); the filters apply after.
-        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; workspace: string | null; first_at: string | null; last_at: string | null; wanted: number }>`
-          SELECT ss.session_uid, ss.generation, ss.source_key, ss.workspace, ss.first_at, ss.last_at,
+        const sessions = yield* fail(sql<{ session_uid: string; generation: number; source_key: string; session_id: string; source_id: string; workspace: string | null; first_at: string | null; last_at: string | null; wanted: number }>`
+          SELECT ss.session_uid, ss.generation, ss.source_key, ss.session_id, ss.source_id, ss.workspace, ss.first_at, ss.last_at,
             (1 ${filter.sessionUids !== undefined ? sql`AND ss.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
               ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
               ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}) AS wanted
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'`)
-        type Counted = { readonly row: UsageRow; readonly ss: (typeof sessions)[number]; counted: boolean }
+        type Session = (typeof sessions)[number]
+        type Counted = { readonly row: UsageRow; readonly ss: Session; counted: boolean; countedIn: Counted | null }
         const all: Array<Counted> = []
         // A response counts once across sessions, where it was seen first (the order of FIRST_SEEN_USAGE),
         // decided before the time filters, as there.
@@ -1171,14 +1183,13 @@ const make = (
               ${reader.lean ? sql`` : sql`AND ${sql.unsafe(MAY_CARRY_USAGE.replaceAll("event_json", "e.body").replace("kind", "e.kind"))}`}
             ORDER BY e.sequence, e.event_uid`)
           for (const r of usageRows(yield* reader.decode(stored))) {
-            const c: Counted = { row: r, ss, counted: true }
+            const c: Counted = { row: r, ss, counted: true, countedIn: null }
             all.push(c)
             if (r.provider !== "claude-code" || r.kind !== "response" || !/^r:.*:/.test(r.key)) continue
-            const u = r.usage
-            const id = [r.provider, r.key, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, r.costUsd].join("\u0000")
+            const id = usageIdOf(r)
             const at = [
               ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
-              r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.source_key, ss.session_uid
+              r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.session_id, ss.source_id, ss.source_key, ss.session_uid
             ]
             const seen = firstSeen.get(id)
             if (seen === undefined || before(at, seen.at)) {
@@ -1187,11 +1198,22 @@ const make = (
             } else c.counted = false
           }
         }
+        for (const c of all) {
+          const first = c.counted ? undefined : firstSeen.get(usageIdOf(c.row))
+          c.countedIn = first?.c ?? null
+        }
+        const inTimes = (r: UsageRow) =>
+          !(filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) &&
+          !(filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until))
+        return all.filter((c) => c.ss.wanted === 1 && inTimes(c.row))
+      })
+
+    /** {@link usageGroups} for an index without the usage table: the rows derived from the stored events (a scan). */
+    const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
+      Effect.gen(function*() {
         const out: Array<UsageRow & { readonly group: string | null }> = []
-        for (const { counted, row: r, ss } of all) {
-          if (!counted || ss.wanted !== 1) continue
-          if (filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) continue
-          if (filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until)) continue
+        for (const { counted, row: r, ss } of yield* usageRowsFromEvents(filter)) {
+          if (!counted) continue
           const group = filter.by === "session"
             ? ss.session_uid
             : filter.by === "day"
@@ -1206,6 +1228,36 @@ const make = (
           out.push({ ...r, group })
         }
         return groupRows(out, (r) => (r as UsageRow & { readonly group: string | null }).group)
+      })
+
+    /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, by session and where they count. */
+    const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
+      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
+        SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*) AS n
+        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
+        WHERE 1
+          ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
+          ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
+          ${filter.since !== undefined ? sql`AND c.occurred_at >= ${filter.since}` : sql``}
+          ${filter.until !== undefined ? sql`AND c.occurred_at <= ${filter.until}` : sql``}
+          ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", filter.workspace) : sql``}
+        GROUP BY c.session_uid, c.counted_in, c.counted_in_id
+        ORDER BY c.session_uid, c.counted_in`).pipe(
+        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: r.counted_in_id, responses: r.n })))
+      )
+
+    /** {@link usageElsewhere} for an index without the usage table: from the rows derived from the stored events. */
+    const usageElsewhereFromEvents = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
+      Effect.map(usageRowsFromEvents(filter), (rows) => {
+        const out = new Map<string, { -readonly [K in keyof UsageElsewhere]: UsageElsewhere[K] }>()
+        for (const { countedIn, ss } of rows) {
+          if (countedIn === null) continue
+          const k = `${ss.session_uid} ${countedIn.ss.session_uid}`
+          const e = out.get(k) ?? { sessionUid: ss.session_uid, countedInUid: countedIn.ss.session_uid, countedInId: countedIn.ss.session_id, responses: 0 }
+          e.responses++
+          out.set(k, e)
+        }
+        return [...out.values()].sort((a, b) => (a.sessionUid < b.sessionUid ? -1 : a.sessionUid > b.sessionUid ? 1 : a.countedInUid < b.countedInUid ? -1 : 1))
       })
 
     /** {@link IndexShape.search} of an index before migration 0006 read without migrating it (its `search_docs`). */
@@ -1606,6 +1658,13 @@ const make = (
           : hasUsage
           ? usageGroups(filter)
           : usageGroupsFromEvents(filter),
+
+      usageElsewhere: (filter) =>
+        filter.sessionUids !== undefined && filter.sessionUids.length === 0
+          ? Effect.succeed([])
+          : hasUsage
+          ? usageElsewhere(filter)
+          : usageElsewhereFromEvents(filter),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`
