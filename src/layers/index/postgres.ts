@@ -784,15 +784,18 @@ const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
  *   fails with `StoreUnavailable` (reason `unreachable`, host and port named);
  * - an interrupted operation returns at once (`Effect.disconnect`), and the
  *   connection is abandoned (`conn.abandon`: every socket of the pool
- *   destroyed, none opened again), so what still waits in the background (a
+ *   destroyed, none opened again while an operation begun before runs: see
+ *   {@link connect}), so what still waits in the background (a
  *   query's cancel request, the transaction's `ROLLBACK`) fails at once
  *   instead of waiting for the server. The server rolls back an open
  *   transaction when its connection goes: what was committed stays
  *   consistent, and the next run converges;
  * - a server found unreachable is abandoned likewise: the run's other
- *   operations fail at once rather than each waiting out its own timeout.
+ *   operations under way fail at once rather than each waiting out its own
+ *   timeout. An operation begun later connects again (a long-running
+ *   process recovers once the server is back).
  */
-export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "timeout">) =>
+export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "operation" | "timeout">) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> => {
   const base = effect.pipe(
     Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
@@ -801,6 +804,7 @@ export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "tim
   if (conn === undefined) return base
   return base.pipe(
     Effect.tapError((e) => (e instanceof StoreUnavailable && (e.details as { readonly reason?: unknown } | undefined)?.reason === "unreachable" ? conn.abandon : Effect.void)),
+    conn.operation,
     Effect.disconnect,
     Effect.onInterrupt(() => conn.abandon),
     Effect.timeoutFail({ duration: Duration.millis(conn.timeout + 1000), onTimeout: () => notAnswering(target, conn.timeout) })
@@ -897,8 +901,14 @@ const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment
 /** A connection pool to the index ({@link connect}): its client, how to abandon it, and how long a statement waits (ms). */
 export interface Connection {
   readonly client: PgClient.PgClient
-  /** Destroy every socket of the pool and open none again: whatever waits on the server fails at once (see {@link guard}). */
+  /**
+   * Destroy every socket of the pool, and open none again while an operation
+   * that began before runs (see {@link connect}): whatever waits on the server
+   * fails at once (see {@link guard}).
+   */
   readonly abandon: Effect.Effect<void>
+  /** `effect` as an operation of the pool (what {@link abandon} waits for before the pool connects again). */
+  readonly operation: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly timeout: number
 }
 
@@ -909,14 +919,32 @@ export interface Connection {
  * statement waits `timeout` ms for its answer (`pg`'s `query_timeout`, in
  * the URL given to the client, unless the URL names one). Interrupted while
  * it connects, it returns at once and abandons the pool.
+ *
+ * An abandonment holds only while the operations ({@link Connection.operation})
+ * that began before it still run: a socket asked for meanwhile is destroyed
+ * at once, so they (and what they left waiting in the background) fail at
+ * once rather than each connecting again to a server found gone. Once they
+ * have all ended, the pool connects again as it needs to (`pg`'s pool drops
+ * the clients whose sockets were destroyed and opens new ones): a process
+ * that outlives an outage (`mcp`, `import --watch`) works again once the
+ * server is back (tester18 F1: an abandonment for good left it failing with
+ * "the connection to the server was abandoned" until restarted).
  */
 const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = answerTimeout(DEFAULT_TIMEOUT_SECONDS)) =>
   Effect.gen(function*() {
     const sockets = new Set<net.Socket>()
-    let abandoned = false
+    // Operations running, by the epoch they began in (an abandonment begins a new epoch); the pool is abandoned while
+    // one of an epoch up to `abandonedUpTo` runs.
+    let epoch = 0
+    let abandonedUpTo = -1
+    const running = new Map<number, number>()
+    const abandoned = () => {
+      for (const e of running.keys()) if (e <= abandonedUpTo) return true
+      return false
+    }
     const stream = () => {
       const socket = new net.Socket()
-      if (abandoned) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
+      if (abandoned()) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
       else {
         sockets.add(socket)
         socket.once("close", () => sockets.delete(socket))
@@ -924,10 +952,25 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
       return socket
     }
     const abandon = Effect.sync(() => {
-      abandoned = true
+      abandonedUpTo = epoch++
       for (const socket of sockets) socket.destroy()
       sockets.clear()
     })
+    const operation = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const e = epoch
+          running.set(e, (running.get(e) ?? 0) + 1)
+          return e
+        }),
+        () => effect,
+        (e) =>
+          Effect.sync(() => {
+            const n = (running.get(e) ?? 1) - 1
+            if (n === 0) running.delete(e)
+            else running.set(e, n)
+          })
+      )
     const client = yield* PgClient.make({
       url: Redacted.make(withQueryTimeout(connectionUrl(url), timeout)),
       connectTimeout: Duration.seconds(10),
@@ -937,10 +980,11 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
     }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause)))),
+      operation,
       Effect.disconnect,
       Effect.onInterrupt(() => abandon)
     )
-    return { client, abandon, timeout } satisfies Connection
+    return { client, abandon, operation, timeout } satisfies Connection
   })
 
 /**
@@ -1882,6 +1926,7 @@ export const migrate = (url: string): Effect.Effect<
       Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchTag("MigrationError", (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d))),
+      conn.operation,
       // Each statement waits at most the connection's timeout (pg's query_timeout); interrupted, the migration returns at
       // once and its connection is abandoned (the server rolls back what the migrator's transaction had not committed).
       Effect.disconnect,
