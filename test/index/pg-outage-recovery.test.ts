@@ -4,10 +4,13 @@
  * while the server is down fails with `STORE_UNAVAILABLE` (reason
  * `unreachable`, host and port named), and once the server is back the next
  * operations succeed through a new connection of the same pool, with no
- * restart of the process. A server of this file's own (the run's shared one
+ * restart of the process; `import --watch` waits the outage out (told on
+ * stderr) and goes on once the server is back (tester18 F3: it stopped,
+ * exit 6). A server of this file's own (the run's shared one
  * serves the other files), stopped with an immediate shutdown and started
  * again on the same port and data folder.
  */
+import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
@@ -15,6 +18,7 @@ import { Index } from "../../src/services/Index.js"
 import { connect } from "../mcp/helpers.js"
 import { pgQuery, withDatabase } from "../support/pg.js"
 import { type PgServer, startPgServer } from "../support/pg-server.js"
+import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 
 let server: PgServer | undefined
 beforeAll(async () => {
@@ -94,6 +98,35 @@ describe("a PostgreSQL server restarted under a long-running process", () => {
         }
       } finally {
         yield* Effect.promise(() => c.close())
+      }
+    }), 120_000)
+
+  it.live("import --watch --index postgres://…: an outage is waited out (told on stderr); the rounds go on once the server is back", () =>
+    Effect.gen(function*() {
+      const url = yield* Effect.promise(migrated)
+      const events = () => pgQuery<{ n: number }>(url, "SELECT count(*)::int AS n FROM events").then((r) => r[0].n)
+      const s = setup(1)
+      const w = startWatch([...s.args(url), "--machine", "w"], { [IndexPostgres.TIMEOUT_ENV]: "20" })
+      try {
+        yield* until(() => w.rounds.length >= 1)
+        yield* Effect.sleep("700 millis") // the follow-up round once the folders are watched
+        const before = yield* Effect.promise(events)
+        yield* Effect.promise(stopServer)
+        fs.appendFileSync(s.file, item(2, "written while the server is down"))
+        yield* until(() => w.stderr().includes("STORE_UNAVAILABLE"), 15_000)
+        expect(w.stderr()).toContain(`127.0.0.1:${server!.port}`)
+        expect(w.stderr()).toMatch(/The watch goes on/)
+        // Longer than the retries a passing failure gets (5, from 100 ms: about 3 s).
+        yield* Effect.sleep("5 seconds")
+        expect(w.child.exitCode).toBeNull()
+        yield* Effect.promise(startServer)
+        fs.appendFileSync(s.file, item(3, "written once the server is back"))
+        yield* until(() => w.rounds.reduce((n, r) => n + r.eventsAdded, 0) >= before + 2, 30_000)
+        expect(yield* Effect.promise(events)).toBe(before + 2)
+        expect(w.errors).toEqual([])
+        expect(yield* stop(w.child, w.exited)).toBe(130)
+      } finally {
+        w.child.kill("SIGKILL")
       }
     }), 120_000)
 })
