@@ -637,6 +637,13 @@ const chain = (u: unknown): Array<unknown> => {
 const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|57P01|57P02|57P03|08\w{3})$/
 
 /**
+ * What `pg` (and {@link connect}) say of a connection that went away with no
+ * SQLSTATE nor errno: the server stopped or was killed mid-operation, or its
+ * socket was destroyed (an abandoned pool).
+ */
+const CONNECTION_LOST = /Connection terminated|encountered a connection error and is not queryable|the connection to the server was abandoned/i
+
+/**
  * Text from outside the product (a server's or driver's error message) as it
  * may be shown, or `undefined` when it must be withheld: when it holds any
  * form of the password (see `PgTarget.secrets`; compared ignoring case). It
@@ -677,11 +684,20 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       remediation,
       details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason, ...(code !== undefined ? { code } : {}) }
     })
+  const unreachableRemedy =
+    `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
   if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
     return fields(
       "unreachable",
       `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: ${code ?? "timed out"}${raw !== "" && !raw.includes(code ?? "\u0000") ? ` (${detail})` : ""}.`,
-      `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
+      unreachableRemedy
+    )
+  }
+  if (code === undefined && errors.some((e) => CONNECTION_LOST.test(detailOf(e)))) {
+    return fields(
+      "unreachable",
+      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: the connection to the server was lost (${detail}).`,
+      unreachableRemedy
     )
   }
   if (code === "28P01" || code === "28000") {
@@ -799,7 +815,11 @@ export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "ope
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> => {
   const base = effect.pipe(
     Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
-    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
+    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
+    // `@effect/sql` makes a failed COMMIT or ROLLBACK a defect (`Effect.orDie`): the server gone mid-transaction. Its
+    // `SqlError` is the server's failure all the same (tester18 F2: it reached the CLI's last guard as "a file
+    // session-ingest uses cannot be used").
+    Effect.catchSomeDefect((d) => (d instanceof SqlError ? Option.some(Effect.fail(pgFailure(target, d))) : Option.none()))
   ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
   if (conn === undefined) return base
   return base.pipe(
