@@ -714,6 +714,18 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       `Create it (\`createdb -h ${target.host} -p ${target.port} ${target.database}\`), then run \`session-ingest index migrate --index ${target.shown}\`.`
     )
   }
+  if (code === "42501") {
+    const role = target.user !== "" ? target.user : "the URL's default role (PGUSER, else your OS user name)"
+    const named = target.user !== "" ? target.user : "<role>"
+    return fields(
+      "permission-denied",
+      `The PostgreSQL role ${role} lacks a privilege this command needs in database ${target.database} at ${at}: ${code}: ${detail}.`,
+      `Running it again will not help. Use the role that ran \`session-ingest index migrate\` (it owns the tables), or have it (or a superuser) grant this one what the command needs: ` +
+        `\`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${named}\` to import and push, ` +
+        `\`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${named}\` to read (sessions, search, show, usage, export, mcp); ` +
+        "`index migrate` needs the tables' owner (or a superuser)."
+    )
+  }
   return fields(
     "server-error",
     `The PostgreSQL index at ${at} (database ${target.database}) failed: ${code !== undefined ? `${code}: ` : ""}${detail}.`,
@@ -1923,8 +1935,10 @@ export const openWriter = (url: string, machine: string, maxConnections?: number
  * ({@link SCHEMA_VERSION}), through `@effect/sql`'s migrator (table
  * `si_migrations`, locked while it runs, so two at once apply each migration
  * once). Answers the migrations applied (`[id, name]`, empty when it was
- * current) and the version reached. `StoreUnavailable` as {@link layer}, or
- * for a schema newer than this build.
+ * current) and the version reached. A current schema is only read (a role
+ * that may only read gets "current"). `StoreUnavailable` as
+ * {@link layer} (reason `permission-denied` for a role that lacks a
+ * privilege), or for a schema newer than this build.
  */
 export const migrate = (url: string): Effect.Effect<
   { readonly applied: ReadonlyArray<readonly [number, string]>; readonly version: number; readonly index: string },
@@ -1937,6 +1951,8 @@ export const migrate = (url: string): Effect.Effect<
     const run = Effect.gen(function*() {
       const have = yield* schemaVersion(client)
       if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
+      // Current: nothing to apply, and nothing written or locked (a read-only role may ask; tester18 F4).
+      if (have === SCHEMA_VERSION) return { applied: [], version: have, index: target.shown }
       const applied = yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
         Effect.provideService(SqlClient.SqlClient, client)
       )
