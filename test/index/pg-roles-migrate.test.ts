@@ -6,7 +6,9 @@
  *   role (never the password) and what to grant or which role to use, never
  *   "run the same command again" (it cannot help);
  * - `index migrate` with a read-only role on a current schema says
- *   "current" (it only reads the schema version).
+ *   "current" (it only reads the schema version);
+ * - `index migrate`s run at once on a new database all succeed: one applies
+ *   the migrations, the others find them applied (was: 23505 at times).
  */
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
@@ -15,7 +17,7 @@ import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { Index } from "../../src/services/Index.js"
 import { agentsCorpus as corpus } from "../support/agents-lines.js"
 import { importOnce, indexLayer } from "../support/index.js"
-import { migratedDatabase, pgQuery, pgServerUrl } from "../support/pg.js"
+import { freshDatabase, migratedDatabase, pgQuery, pgServerUrl } from "../support/pg.js"
 import { cli } from "../support/run.js"
 
 /** A new login role on the test server (trust authentication: any password is taken), and `url` as that role with a password. */
@@ -73,4 +75,18 @@ describe("team index (PostgreSQL): roles without write privileges", () => {
         expectPermissionDenied(JSON.parse(run.stdout.trim().split("\n").pop()!).error, r.role)
       }))
   }
+})
+
+describe("team index (PostgreSQL): index migrate run at once", () => {
+  it.effect("three at once on a new database, five times: all succeed, one applies the migrations, the others find them applied", () =>
+    Effect.gen(function*() {
+      for (let round = 0; round < 5; round++) {
+        const url = yield* Effect.promise(freshDatabase)
+        const results = yield* Effect.all([1, 2, 3].map(() => IndexPostgres.migrate(url)), { concurrency: "unbounded" })
+        expect(results.map((r) => r.version)).toEqual([1, 2, 3].map(() => IndexPostgres.SCHEMA_VERSION))
+        expect(results.map((r) => r.applied.length).sort()).toEqual([0, 0, IndexPostgres.SCHEMA_VERSION])
+        const [{ n }] = yield* Effect.promise(() => pgQuery<{ n: number }>(url, "SELECT count(*)::int AS n FROM si_migrations"))
+        expect(n).toBe(IndexPostgres.SCHEMA_VERSION)
+      }
+    }), 120_000)
 })

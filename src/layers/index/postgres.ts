@@ -1931,12 +1931,36 @@ export const openWriter = (url: string, machine: string, maxConnections?: number
   })
 
 /**
+ * Make the migrator's table (`si_migrations`, as `@effect/sql`'s migrator
+ * makes it) when there is none, under a transaction-level advisory lock
+ * (`pg_advisory_xact_lock`): `index migrate`s run at once on a new database
+ * create it one after another. The migrator's own check-then-create is not
+ * atomic: two at once both created it, and one failed with 23505 (a
+ * duplicate `pg_type` row; tester18 F11). Once the table is there, the
+ * migrator's `LOCK TABLE` serializes the migrations themselves: one applies
+ * them, the others find them applied.
+ */
+const migrationsTable = (sql: SqlClient.SqlClient) =>
+  sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"session-ingest index migrate"}))`
+    const [{ present }] = yield* sql<{ present: boolean }>`SELECT to_regclass(${MIGRATIONS_TABLE}) IS NOT NULL AS present`
+    if (!present) {
+      yield* sql`CREATE TABLE ${sql(MIGRATIONS_TABLE)} (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+    }
+  }))
+
+/**
  * Bring the schema of the PostgreSQL index at `url` to this build's
  * ({@link SCHEMA_VERSION}), through `@effect/sql`'s migrator (table
  * `si_migrations`, locked while it runs, so two at once apply each migration
  * once). Answers the migrations applied (`[id, name]`, empty when it was
  * current) and the version reached. A current schema is only read (a role
- * that may only read gets "current"). `StoreUnavailable` as
+ * that may only read gets "current"); migrations run at once are serialized
+ * ({@link migrationsTable}, then the migrator's lock). `StoreUnavailable` as
  * {@link layer} (reason `permission-denied` for a role that lacks a
  * privilege), or for a schema newer than this build.
  */
@@ -1953,6 +1977,7 @@ export const migrate = (url: string): Effect.Effect<
       if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
       // Current: nothing to apply, and nothing written or locked (a read-only role may ask; tester18 F4).
       if (have === SCHEMA_VERSION) return { applied: [], version: have, index: target.shown }
+      yield* migrationsTable(client)
       const applied = yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
         Effect.provideService(SqlClient.SqlClient, client)
       )
