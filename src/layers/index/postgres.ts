@@ -44,8 +44,12 @@
  *   the layer checks the schema version and fails with `StoreUnavailable`
  *   (reason `schema-outdated`, the remedy naming the command) instead of
  *   running DDL, so an import never blocks readers with a schema change.
- * - A server that cannot be reached is `StoreUnavailable` naming host and
- *   port; the password of the URL is never printed.
+ * - A server that cannot be reached, or lost mid-operation, is
+ *   `StoreUnavailable` naming host and port (reason `unreachable`); a role
+ *   lacking a privilege is reason `permission-denied`, naming the role. The
+ *   password of the URL is never printed. A process that outlives an outage
+ *   (`mcp`, `import --watch`) connects again once the server is back
+ *   ({@link connect}).
  *
  * @module
  */
