@@ -7,14 +7,21 @@
  * of this file's own (the run's shared one serves the other files), which
  * each case ends: the next case restarts it on its data folder (a real
  * server restart, no second `initdb`); stopped at the end.
+ *
+ * `import --index postgres://…` likewise (tester18 F2: it blamed "a file
+ * session-ingest uses" and --index/--state/--out, details `{reason: other}`):
+ * the server ended inside a batch's transaction, the import fails naming the
+ * server, the connection lost, reason `unreachable`, no password.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { ImportFaults } from "../../src/services/Importer.js"
 import { agentsCorpus as corpus } from "../support/agents-lines.js"
 import { importOnce } from "../support/index.js"
 import { repoRoot, tempDir } from "../support/paths.js"
@@ -106,5 +113,44 @@ describe("push whose PostgreSQL server goes away mid-push", () => {
           expect(r.stderr).toMatch(/run the same command again/i)
         }
       }), 180_000)
+  }
+
+  for (const [how, signal] of [["immediate shutdown", "SIGQUIT"], ["postmaster killed", "SIGKILL"]] as const) {
+    it.live(`import, ${how} inside a batch's transaction: the PostgreSQL server named, the connection lost (unreachable), never 'a file'`, () =>
+      Effect.gen(function*() {
+        const s = yield* Effect.promise(running)
+        const c = corpus(3, 120)
+        yield* Effect.promise(() => pgQuery(s.url, "DROP DATABASE IF EXISTS gone_import"))
+        yield* Effect.promise(() => pgQuery(s.url, "CREATE DATABASE gone_import"))
+        const url = withDatabase(s.url, "gone_import")
+        yield* IndexPostgres.migrate(url)
+        let ended = false
+        const endMidBatch = Layer.succeed(ImportFaults, {
+          at: (p) => Effect.promise(async () => {
+            if (p !== "mid-batch" || ended) return
+            ended = true
+            process.kill(s.pid, signal)
+            // Until the server is gone (its sockets closed).
+            for (let i = 0; i < 100; i++) {
+              try {
+                process.kill(s.pid, 0)
+              } catch {
+                return
+              }
+              await new Promise((r) => setTimeout(r, 20))
+            }
+          })
+        })
+        const withPassword = url.replace("://si@", "://si:G0ne-pw-secret@")
+        const failed = yield* Effect.flip(importOnce(c.policy, withPassword, c.plan, endMidBatch, "m"))
+        expect(ended).toBe(true)
+        expect(failed).toMatchObject({
+          code: "STORE_UNAVAILABLE",
+          details: { host: "127.0.0.1", port: s.port, database: "gone_import", reason: "unreachable" }
+        })
+        expect(failed.message).toMatch(new RegExp(`^The PostgreSQL index at 127\\.0\\.0\\.1:${s.port} \\(database gone_import\\) cannot be reached: the connection to the server was lost`))
+        expect(failed.remediation).toMatch(/run the same command again/i)
+        expect(JSON.stringify(failed)).not.toMatch(/A file session-ingest uses|--index, --state and --out|G0ne-pw-secret/)
+      }), 120_000)
   }
 })

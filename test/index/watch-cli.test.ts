@@ -4,7 +4,7 @@
  * SIGTERM in the middle of a round that leaves an index a plain `import`
  * completes to the content of a fresh import (nothing twice).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,69 +12,7 @@ import * as Effect from "effect/Effect"
 import { dumpIndex } from "../support/index.js"
 import { repoRoot, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
-
-const item = (seq: number, text: string) =>
-  JSON.stringify({ type: "item", seq, source: "runtime", item: { type: "message", role: "user", text }, created_at: "2025-04-01T10:00:00Z" }) + "\n"
-
-const setup = (n: number) => {
-  const dir = tempDir()
-  const root = path.join(dir, "agents")
-  const claude = path.join(dir, "claude") // an empty Claude Code root: nothing of the machine's own is watched
-  fs.mkdirSync(path.join(root, "a1", "sessions"), { recursive: true })
-  fs.mkdirSync(claude)
-  const file = path.join(root, "a1", "sessions", "a1.jsonl")
-  let text = JSON.stringify({ type: "session_header", session_id: "s-1", agent_id: "a1", created_at: "2025-04-01T10:00:00Z" }) + "\n"
-  for (let i = 1; i <= n; i++) text += item(i, `message ${i}`)
-  fs.writeFileSync(file, text)
-  const args = (index: string) => ["import", "--index", index, "--agents-root", root, "--claude-root", claude, "--workspace", dir, "--json"]
-  return { dir, root, file, args, index: path.join(dir, "index.db") }
-}
-
-interface Round {
-  readonly round: number
-  readonly scope: string
-  readonly rssBytes: number
-  readonly eventsAdded: number
-  readonly unwatched: number
-}
-
-/** The CLI's `import --watch`, with its rounds as they are printed. */
-const startWatch = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const child = spawn(process.execPath, [path.join(repoRoot, "bin", "session-ingest.mjs"), ...args, "--watch"], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env }
-  })
-  const rounds: Array<Round> = []
-  const errors: Array<{ readonly code: string; readonly message: string }> = []
-  let buffer = ""
-  child.stdout!.on("data", (b: Buffer) => {
-    buffer += b.toString("utf8")
-    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-      const line = buffer.slice(0, i)
-      buffer = buffer.slice(i + 1)
-      const e = JSON.parse(line)
-      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded, unwatched: e.data.watching.unwatched })
-      else errors.push(e.error)
-    }
-  })
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, rounds, errors, exited }
-}
-
-const until = (pred: () => boolean, ms = 30_000) =>
-  Effect.promise(async () => {
-    const t0 = Date.now()
-    while (!pred()) {
-      if (Date.now() - t0 > ms) throw new Error("timed out")
-      await new Promise((r) => setTimeout(r, 10))
-    }
-  })
-
-const stop = (child: ChildProcess, exited: Promise<number | null>, signal: NodeJS.Signals = "SIGINT") =>
-  Effect.promise(() => {
-    child.kill(signal)
-    return exited
-  })
+import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 
 describe("import --watch (CLI)", () => {
   it.live("memory does not grow with the appends: thousands of appends, RSS compared after a warm-up and at the end", () =>

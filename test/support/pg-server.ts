@@ -70,9 +70,10 @@ export interface PgServer {
   /**
    * Starts the server again on the same data folder (no new `initdb`: a restart, with crash recovery when it was
    * killed), on a free port; stops it first when it still runs. Answers the restarted server: this one's `url`,
-   * `port` and `pid` no longer apply, and either `stop` ends the restarted one.
+   * `port` and `pid` no longer apply, and either `stop` ends the restarted one. With `samePort`, on this server's
+   * port (a server that comes back where its clients knew it: what a routine restart of a team's database is).
    */
-  readonly restart: () => Promise<PgServer>
+  readonly restart: (options?: { readonly samePort?: boolean }) => Promise<PgServer>
 }
 
 /** Options of {@link startPgServer}. */
@@ -153,12 +154,12 @@ export const startPgServer = async (options: PgServerOptions = {}): Promise<PgSe
     }
   }
 
-  const launch = async (): Promise<PgServer> => {
+  const launch = async (samePort?: number): Promise<PgServer> => {
     let lastError = ""
-    for (let attempt = 0; attempt < 5; attempt++) {
-      // After a kill, the old backends may hold the shared memory for a moment: wait a little before a retry.
+    for (let attempt = 0; attempt < (samePort !== undefined ? 20 : 5); attempt++) {
+      // After a kill, the old backends may hold the shared memory (and the port) for a moment: wait a little before a retry.
       if (attempt > 0) await new Promise((r) => setTimeout(r, 300))
-      const port = await freePort()
+      const port = samePort ?? await freePort()
       const log = path.join(base, "server.log")
       const logFd = fs.openSync(log, "a")
       if (user !== undefined) fs.chownSync(log, user.uid, user.gid)
@@ -188,9 +189,9 @@ export const startPgServer = async (options: PgServerOptions = {}): Promise<PgSe
             stopPid(pid)
             fs.rmSync(base, { recursive: true, force: true })
           },
-          restart: () => {
+          restart: (options) => {
             stopPid(pid)
-            return launch()
+            return launch(options?.samePort === true ? port : undefined)
           }
         }
       }

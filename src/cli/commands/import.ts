@@ -186,7 +186,16 @@ export const importCommand = Command.make(
         const given = (xs: ReadonlyArray<string | undefined>) => xs.filter((r): r is string => typeof r === "string" && r !== "")
         const roots = given([named.claudeRoot, named.agentsRoot, ...(named.museRoots ?? []), named.agentmuxRoot])
         const files = given([named.agentmuxStore])
-        return yield* rt.watch(plan, onRound, { ignore, roots, files, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine, limits)))
+        // A server that cannot be reached (a team index's outage) is waited out: told on stderr, the round tried again.
+        const onOutage = (o: { readonly failure: { readonly message: string }; readonly since: number }) =>
+          Effect.sync(() => {
+            const minutes = Math.floor((Date.now() - o.since) / 60_000)
+            process.stderr.write(
+              `session-ingest: STORE_UNAVAILABLE: ${o.failure.message} The watch goes on${minutes > 0 ? ` (down for ${minutes} min)` : ""}: ` +
+                "it tries the round again every 5 s at most until the server answers (Ctrl-C to stop).\n"
+            )
+          })
+        return yield* rt.watch(plan, onRound, { ignore, roots, files, onOutage, index: rt.isPostgresUrl(index) ? undefined : index }).pipe(Effect.provide(rt.watchLayer(policy, index, machine, limits)))
       }
       const report = rt.withConfigRemedies(
         rt.withMissingWorkspaces(

@@ -13,6 +13,8 @@ export interface PgTarget {
   readonly host: string
   readonly port: number
   readonly database: string
+  /** The role the URL logs in as (its user name; empty: none given, `pg`'s default: `PGUSER`, else the OS user). */
+  readonly user: string
   /** The password of the URL (scrubbed from any message), if any. */
   readonly password: string | undefined
   /**
@@ -189,6 +191,7 @@ export const targetOf = (url: string): PgTarget => {
     host: "(unknown)",
     port: 5432,
     database: "(unknown)",
+    user: "(unknown)",
     password: decoded(written),
     secrets: forms([written, decoded(written), written !== undefined ? encodeURIComponent(decoded(written) ?? "") : undefined])
   })
@@ -215,6 +218,7 @@ export const targetOf = (url: string): PgTarget => {
       host,
       port,
       database: u.pathname.length > 1 ? decodeURIComponent(u.pathname.slice(1)) : user !== "" ? user : "postgres",
+      user,
       password,
       secrets
     }

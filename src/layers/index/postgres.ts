@@ -44,8 +44,12 @@
  *   the layer checks the schema version and fails with `StoreUnavailable`
  *   (reason `schema-outdated`, the remedy naming the command) instead of
  *   running DDL, so an import never blocks readers with a schema change.
- * - A server that cannot be reached is `StoreUnavailable` naming host and
- *   port; the password of the URL is never printed.
+ * - A server that cannot be reached, or lost mid-operation, is
+ *   `StoreUnavailable` naming host and port (reason `unreachable`); a role
+ *   lacking a privilege is reason `permission-denied`, naming the role. The
+ *   password of the URL is never printed. A process that outlives an outage
+ *   (`mcp`, `import --watch`) connects again once the server is back
+ *   ({@link connect}).
  *
  * @module
  */
@@ -637,6 +641,13 @@ const chain = (u: unknown): Array<unknown> => {
 const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|57P01|57P02|57P03|08\w{3})$/
 
 /**
+ * What `pg` (and {@link connect}) say of a connection that went away with no
+ * SQLSTATE nor errno: the server stopped or was killed mid-operation, or its
+ * socket was destroyed (an abandoned pool).
+ */
+const CONNECTION_LOST = /Connection terminated|encountered a connection error and is not queryable|the connection to the server was abandoned/i
+
+/**
  * Text from outside the product (a server's or driver's error message) as it
  * may be shown, or `undefined` when it must be withheld: when it holds any
  * form of the password (see `PgTarget.secrets`; compared ignoring case). It
@@ -677,11 +688,20 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       remediation,
       details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason, ...(code !== undefined ? { code } : {}) }
     })
+  const unreachableRemedy =
+    `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
   if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
     return fields(
       "unreachable",
       `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: ${code ?? "timed out"}${raw !== "" && !raw.includes(code ?? "\u0000") ? ` (${detail})` : ""}.`,
-      `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
+      unreachableRemedy
+    )
+  }
+  if (code === undefined && errors.some((e) => CONNECTION_LOST.test(detailOf(e)))) {
+    return fields(
+      "unreachable",
+      `The PostgreSQL index at ${at} (database ${target.database}) cannot be reached: the connection to the server was lost (${detail}).`,
+      unreachableRemedy
     )
   }
   if (code === "28P01" || code === "28000") {
@@ -696,6 +716,18 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       "no-database",
       `The PostgreSQL server at ${at} has no database ${target.database}.`,
       `Create it (\`createdb -h ${target.host} -p ${target.port} ${target.database}\`), then run \`session-ingest index migrate --index ${target.shown}\`.`
+    )
+  }
+  if (code === "42501") {
+    const role = target.user !== "" ? target.user : "the URL's default role (PGUSER, else your OS user name)"
+    const named = target.user !== "" ? target.user : "<role>"
+    return fields(
+      "permission-denied",
+      `The PostgreSQL role ${role} lacks a privilege this command needs in database ${target.database} at ${at}: ${code}: ${detail}.`,
+      `Running it again will not help. Use the role that ran \`session-ingest index migrate\` (it owns the tables), or have it (or a superuser) grant this one what the command needs: ` +
+        `\`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${named}\` to import and push, ` +
+        `\`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${named}\` to read (sessions, search, show, usage, export, mcp); ` +
+        "`index migrate` needs the tables' owner (or a superuser)."
     )
   }
   return fields(
@@ -784,23 +816,31 @@ const schemaMismatch = (target: PgTarget, have: number): StoreUnavailable =>
  *   fails with `StoreUnavailable` (reason `unreachable`, host and port named);
  * - an interrupted operation returns at once (`Effect.disconnect`), and the
  *   connection is abandoned (`conn.abandon`: every socket of the pool
- *   destroyed, none opened again), so what still waits in the background (a
+ *   destroyed, none opened again while an operation begun before runs: see
+ *   {@link connect}), so what still waits in the background (a
  *   query's cancel request, the transaction's `ROLLBACK`) fails at once
  *   instead of waiting for the server. The server rolls back an open
  *   transaction when its connection goes: what was committed stays
  *   consistent, and the next run converges;
  * - a server found unreachable is abandoned likewise: the run's other
- *   operations fail at once rather than each waiting out its own timeout.
+ *   operations under way fail at once rather than each waiting out its own
+ *   timeout. An operation begun later connects again (a long-running
+ *   process recovers once the server is back).
  */
-export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "timeout">) =>
+export const guard = (target: PgTarget, conn?: Pick<Connection, "abandon" | "operation" | "timeout">) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R> => {
   const base = effect.pipe(
     Effect.retry({ while: retryable, schedule: Schedule.exponential("20 millis").pipe(Schedule.jittered, Schedule.intersect(Schedule.recurs(8))) }),
-    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e)))
+    Effect.catchIf((e): e is Extract<E, SqlError> => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
+    // `@effect/sql` makes a failed COMMIT or ROLLBACK a defect (`Effect.orDie`): the server gone mid-transaction. Its
+    // `SqlError` is the server's failure all the same (tester18 F2: it reached the CLI's last guard as "a file
+    // session-ingest uses cannot be used").
+    Effect.catchSomeDefect((d) => (d instanceof SqlError ? Option.some(Effect.fail(pgFailure(target, d))) : Option.none()))
   ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>
   if (conn === undefined) return base
   return base.pipe(
     Effect.tapError((e) => (e instanceof StoreUnavailable && (e.details as { readonly reason?: unknown } | undefined)?.reason === "unreachable" ? conn.abandon : Effect.void)),
+    conn.operation,
     Effect.disconnect,
     Effect.onInterrupt(() => conn.abandon),
     Effect.timeoutFail({ duration: Duration.millis(conn.timeout + 1000), onTimeout: () => notAnswering(target, conn.timeout) })
@@ -897,8 +937,14 @@ const pairsSql = (sql: SqlClient.SqlClient, need: PairsNeed): Statement.Fragment
 /** A connection pool to the index ({@link connect}): its client, how to abandon it, and how long a statement waits (ms). */
 export interface Connection {
   readonly client: PgClient.PgClient
-  /** Destroy every socket of the pool and open none again: whatever waits on the server fails at once (see {@link guard}). */
+  /**
+   * Destroy every socket of the pool, and open none again while an operation
+   * that began before runs (see {@link connect}): whatever waits on the server
+   * fails at once (see {@link guard}).
+   */
   readonly abandon: Effect.Effect<void>
+  /** `effect` as an operation of the pool (what {@link abandon} waits for before the pool connects again). */
+  readonly operation: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly timeout: number
 }
 
@@ -909,14 +955,32 @@ export interface Connection {
  * statement waits `timeout` ms for its answer (`pg`'s `query_timeout`, in
  * the URL given to the client, unless the URL names one). Interrupted while
  * it connects, it returns at once and abandons the pool.
+ *
+ * An abandonment holds only while the operations ({@link Connection.operation})
+ * that began before it still run: a socket asked for meanwhile is destroyed
+ * at once, so they (and what they left waiting in the background) fail at
+ * once rather than each connecting again to a server found gone. Once they
+ * have all ended, the pool connects again as it needs to (`pg`'s pool drops
+ * the clients whose sockets were destroyed and opens new ones): a process
+ * that outlives an outage (`mcp`, `import --watch`) works again once the
+ * server is back (tester18 F1: an abandonment for good left it failing with
+ * "the connection to the server was abandoned" until restarted).
  */
 const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = answerTimeout(DEFAULT_TIMEOUT_SECONDS)) =>
   Effect.gen(function*() {
     const sockets = new Set<net.Socket>()
-    let abandoned = false
+    // Operations running, by the epoch they began in (an abandonment begins a new epoch); the pool is abandoned while
+    // one of an epoch up to `abandonedUpTo` runs.
+    let epoch = 0
+    let abandonedUpTo = -1
+    const running = new Map<number, number>()
+    const abandoned = () => {
+      for (const e of running.keys()) if (e <= abandonedUpTo) return true
+      return false
+    }
     const stream = () => {
       const socket = new net.Socket()
-      if (abandoned) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
+      if (abandoned()) process.nextTick(() => socket.destroy(new Error("the connection to the server was abandoned")))
       else {
         sockets.add(socket)
         socket.once("close", () => sockets.delete(socket))
@@ -924,10 +988,25 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
       return socket
     }
     const abandon = Effect.sync(() => {
-      abandoned = true
+      abandonedUpTo = epoch++
       for (const socket of sockets) socket.destroy()
       sockets.clear()
     })
+    const operation = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const e = epoch
+          running.set(e, (running.get(e) ?? 0) + 1)
+          return e
+        }),
+        () => effect,
+        (e) =>
+          Effect.sync(() => {
+            const n = (running.get(e) ?? 1) - 1
+            if (n === 0) running.delete(e)
+            else running.set(e, n)
+          })
+      )
     const client = yield* PgClient.make({
       url: Redacted.make(withQueryTimeout(connectionUrl(url), timeout)),
       connectTimeout: Duration.seconds(10),
@@ -937,10 +1016,11 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
     }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.catchAllCause((cause) => Effect.fail(pgFailure(target, Cause.squash(cause)))),
+      operation,
       Effect.disconnect,
       Effect.onInterrupt(() => abandon)
     )
-    return { client, abandon, timeout } satisfies Connection
+    return { client, abandon, operation, timeout } satisfies Connection
   })
 
 /**
@@ -1874,12 +1954,38 @@ export const openWriter = (url: string, machine: string, maxConnections?: number
   })
 
 /**
+ * Make the migrator's table (`si_migrations`, as `@effect/sql`'s migrator
+ * makes it) when there is none, under a transaction-level advisory lock
+ * (`pg_advisory_xact_lock`): `index migrate`s run at once on a new database
+ * create it one after another. The migrator's own check-then-create is not
+ * atomic: two at once both created it, and one failed with 23505 (a
+ * duplicate `pg_type` row; tester18 F11). Once the table is there, the
+ * migrator's `LOCK TABLE` serializes the migrations themselves: one applies
+ * them, the others find them applied.
+ */
+const migrationsTable = (sql: SqlClient.SqlClient) =>
+  sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"session-ingest index migrate"}))`
+    const [{ present }] = yield* sql<{ present: boolean }>`SELECT to_regclass(${MIGRATIONS_TABLE}) IS NOT NULL AS present`
+    if (!present) {
+      yield* sql`CREATE TABLE ${sql(MIGRATIONS_TABLE)} (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+    }
+  }))
+
+/**
  * Bring the schema of the PostgreSQL index at `url` to this build's
  * ({@link SCHEMA_VERSION}), through `@effect/sql`'s migrator (table
  * `si_migrations`, locked while it runs, so two at once apply each migration
  * once). Answers the migrations applied (`[id, name]`, empty when it was
- * current) and the version reached. `StoreUnavailable` as {@link layer}, or
- * for a schema newer than this build.
+ * current) and the version reached. A current schema is only read (a role
+ * that may only read gets "current"); migrations run at once are serialized
+ * ({@link migrationsTable}, then the migrator's lock). `StoreUnavailable` as
+ * {@link layer} (reason `permission-denied` for a role that lacks a
+ * privilege), or for a schema newer than this build.
  */
 export const migrate = (url: string): Effect.Effect<
   { readonly applied: ReadonlyArray<readonly [number, string]>; readonly version: number; readonly index: string },
@@ -1892,6 +1998,9 @@ export const migrate = (url: string): Effect.Effect<
     const run = Effect.gen(function*() {
       const have = yield* schemaVersion(client)
       if (have > SCHEMA_VERSION) return yield* schemaMismatch(target, have)
+      // Current: nothing to apply, and nothing written or locked (a read-only role may ask; tester18 F4).
+      if (have === SCHEMA_VERSION) return { applied: [], version: have, index: target.shown }
+      yield* migrationsTable(client)
       const applied = yield* Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE }).pipe(
         Effect.provideService(SqlClient.SqlClient, client)
       )
@@ -1901,6 +2010,7 @@ export const migrate = (url: string): Effect.Effect<
       Effect.catchIf((e): e is SqlError => e instanceof SqlError, (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchTag("MigrationError", (e) => Effect.fail(pgFailure(target, e))),
       Effect.catchAllDefect((d) => Effect.fail(pgFailure(target, d))),
+      conn.operation,
       // Each statement waits at most the connection's timeout (pg's query_timeout); interrupted, the migration returns at
       // once and its connection is abandoned (the server rolls back what the migrator's transaction had not committed).
       Effect.disconnect,

@@ -147,7 +147,38 @@ export interface WatchOptions {
    * rather than write into an unlinked file.
    */
   readonly index?: string | undefined
+  /**
+   * Told when a round failed because the index's server cannot be reached
+   * (`StoreUnavailable`, reason `unreachable`: a PostgreSQL index's outage)
+   * and will be tried again ({@link OUTAGE_RETRY}: within 5 s): at the
+   * outage's first retry, then at most once every {@link OUTAGE_NOTE_EVERY_MS}
+   * while it lasts; `since` is when the outage was first seen (ms since the epoch).
+   */
+  readonly onOutage?: ((outage: { readonly failure: StoreUnavailable; readonly since: number }) => Effect.Effect<void>) | undefined
 }
+
+/** Whether `e` is a store failure of a server that cannot be reached (an outage a round waits out: {@link OUTAGE_RETRY}). */
+export const isOutage = (e: unknown): e is StoreUnavailable =>
+  e instanceof StoreUnavailable && (e.details as { readonly reason?: unknown } | undefined)?.reason === "unreachable"
+
+/**
+ * The retries of a round that failed on the index (`StoreUnavailable`, or
+ * another failure of the importer): with an exponential backoff from 100 ms,
+ * at most 5 times (what a SQLite index's passing failure needs); while the
+ * failure is an outage of the server ({@link isOutage}: a PostgreSQL index
+ * that cannot be reached, or whose connection was lost), without a limit,
+ * the delay capped at 5 s, so the watch goes on once the server is back
+ * (tester18 F3: it stopped, exit 6, at the first outage). Output: the two
+ * delays' schedules' outputs and the retries so far.
+ */
+export const OUTAGE_RETRY = Schedule.exponential("100 millis").pipe(
+  Schedule.union(Schedule.spaced("5 seconds")),
+  Schedule.intersect(Schedule.count),
+  Schedule.check((e: unknown, [, n]) => n < 5 || isOutage(e))
+)
+
+/** How often at most {@link WatchOptions.onOutage} is told of an outage that lasts (ms). */
+export const OUTAGE_NOTE_EVERY_MS = 60_000
 
 /**
  * What started a round: the first one, events, the poll, a follow-up (a
@@ -536,7 +567,18 @@ export const watch = <E = never>(
     /** The paths the last round named in its causes (not taken for "no source": `markNoSources`). */
     let namedInCauses: ReadonlySet<string> = new Set()
 
-    /** One round: full (the plan) or targeted (the given sources), retried on a store failure. */
+    /** The outage a round is waiting out: since when, and when it was last told ({@link WatchOptions.onOutage}). */
+    let outage: { since: number; told: number } | undefined
+    const noteOutage = (failure: StoreUnavailable) =>
+      Effect.suspend(() => {
+        const now = Date.now()
+        if (outage === undefined) outage = { since: now, told: now }
+        else if (now - outage.told < OUTAGE_NOTE_EVERY_MS) return Effect.void
+        else outage.told = now
+        return options.onOutage?.({ failure, since: outage.since }) ?? Effect.void
+      })
+
+    /** One round: full (the plan) or targeted (the given sources), retried on a store failure ({@link OUTAGE_RETRY}). */
     const round = (trigger: RoundTrigger, full: boolean, targets: ReadonlyArray<SeenSource>, changedPaths: number) =>
       Effect.gen(function*() {
         yield* checkIndex
@@ -553,7 +595,8 @@ export const watch = <E = never>(
           return importer.run(full ? plan : targeted)
         }).pipe(
           Effect.onExit((exit) => Effect.sync(() => full && memory.endFull(exit._tag === "Success"))),
-          Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(5)))
+          Effect.retry(OUTAGE_RETRY.pipe(Schedule.tapInput((e: unknown) => (isOutage(e) ? noteOutage(e) : Effect.void)))),
+          Effect.tap(() => Effect.sync(() => (outage = undefined)))
         )
         if (full) lastFullCauses = ran.causes
         const report = full ? ran : withTreeCauses(ran, lastFullCauses, targets)
