@@ -245,3 +245,43 @@ export const countedElsewhereText = (
 /** What people read for counts past 2^53 - 1 (the `usage` note, the `sessions` note, `show`'s usage line). */
 export const notExactText = (names: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">): string =>
   `${names.map((n) => ({ inputTokens: "input", outputTokens: "output", cacheReadTokens: "cache read", cacheWriteTokens: "cache write" })[n]).join(", ")} tokens past 2^53 - 1 in all: not counted exactly, so not shown (unknown)`
+
+/** How many characters a name takes at most in a table's first column (`usage`): longer ones end with `…`. */
+export const NAME_CELL_MAX = 40
+
+/** A name that reads as it is: no whitespace at either end, none but single spaces inside, no zero-width character, not empty. */
+const PLAIN_NAME = /^[^\s\u200b-\u200d\u2060]+(?: [^\s\u200b-\u200d\u2060]+)*$/
+/** What a quoted name writes as `\uHHHH`: whitespace but the space, and zero-width characters. */
+const UNSEEN = /[^\S ]|[\u200b-\u200d\u2060]/g
+
+/**
+ * A name (a model, provider, session id or workspace, as a source wrote it)
+ * as a table cell or a note shows it to people:
+ * - quoted as JSON writes it when it is empty, starts or ends with
+ *   whitespace, or holds whitespace other than single spaces, or a zero-width character
+ *   (`"m "`, so a model named with a trailing space is not mistaken for the
+ *   real one); such a character (but U+0020) is then written `\uHHHH`;
+ * - its control characters shown visibly ({@link visibleControls});
+ * - at most `max` UTF-16 code units: a longer one is cut, never inside a
+ *   surrogate pair, and marked `…` at its end, or, with `keep: "end"` (a
+ *   folder, whose end says most), at its start.
+ * JSON output carries the name whole, as written.
+ */
+export const shownName = (name: string, max = NAME_CELL_MAX, keep: "start" | "end" = "start"): string => {
+  const shown = visibleControls(
+    PLAIN_NAME.test(name)
+      ? name
+      : JSON.stringify(name).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  )
+  if (shown.length <= max) return shown
+  if (keep === "end") {
+    let from = shown.length - (max - 1)
+    const c = shown.charCodeAt(from)
+    if (c >= 0xdc00 && c <= 0xdfff) from++
+    return "…" + shown.slice(from)
+  }
+  let to = max - 1
+  const c = shown.charCodeAt(to - 1)
+  if (c >= 0xd800 && c <= 0xdbff) to--
+  return shown.slice(0, to) + "…"
+}

@@ -14,11 +14,13 @@
  *
  * Pages are consecutive slices of that text: concatenated they are the text.
  * A page ends at the last entry boundary within the budget, or mid-entry
- * (never between the two halves of a surrogate pair) when one entry alone
- * is longer than the budget. A page cursor names where the next page starts
- * and is bound to the session (uid, generation) and to a digest of the whole
- * text, so a cursor of another session, or of a transcript that changed
- * since, is refused with `INVALID_CURSOR`.
+ * (at the edge of a grapheme: never inside an emoji, a surrogate pair or a
+ * letter with its combining marks) when one entry alone is longer than the
+ * budget. Offsets and lengths are UTF-16 code units (JavaScript string
+ * indices), as `fromChar`, `toChar` and `totalChars` of `get_session` are.
+ * A page cursor names where the next page starts and is bound to the session
+ * (uid, generation) and to a digest of the whole text, so a cursor of
+ * another session, or of a transcript that changed since, is refused with `INVALID_CURSOR`.
  *
  * @module
  */
@@ -82,11 +84,76 @@ const entryAt = (starts: ReadonlyArray<number>, offset: number): number => {
   return found
 }
 
+const SEGMENTER = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+
 /**
- * The page of `t` that starts at `from`, at most `maxChars` (≥ 1) long: up
- * to the last entry boundary within the budget, else cut at the budget
- * (moved back one unit rather than split a surrogate pair, unless that
- * leaves the page empty). `from` must be within `[0, text.length]`.
+ * How far (UTF-16 code units) a cut looks around its budget for the edge of
+ * a grapheme, and by how much at most a page holding one grapheme longer
+ * than its budget passes that budget.
+ */
+export const GRAPHEME_WINDOW = 64
+
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff
+
+/** Whether offset `at` of `text` falls between the two halves of a surrogate pair. */
+const splitsPair = (text: string, at: number): boolean =>
+  at > 0 && at < text.length && isHigh(text.charCodeAt(at - 1)) && isLow(text.charCodeAt(at))
+
+/**
+ * Where `text` may be cut near `at`, for a piece that starts at `floor` (an
+ * edge itself): `before`, the last edge of a grapheme (Unicode extended
+ * grapheme cluster: an emoji with its modifiers and joiners, a letter with
+ * its combining marks) in `(floor, at]`, looked for at most
+ * {@link GRAPHEME_WINDOW} units back, else -1; `after`, the first edge in
+ * `(at, at + GRAPHEME_WINDOW]`, else -1. `0 ≤ floor < at ≤ text.length`.
+ * Reads about three windows of text around `at`, whatever its length.
+ */
+export const graphemeEdges = (text: string, floor: number, at: number): { readonly before: number; readonly after: number } => {
+  if (at >= text.length) return { before: text.length, after: -1 }
+  // Segmenting starts a window earlier than the edges it answers, so an edge is not made up by starting mid-grapheme.
+  const start = Math.max(floor, at - 2 * GRAPHEME_WINDOW)
+  const lowest = Math.max(floor, at - GRAPHEME_WINDOW)
+  const end = Math.min(text.length, at + GRAPHEME_WINDOW + 1)
+  let before = -1
+  let after = -1
+  for (const g of SEGMENTER.segment(text.slice(start, end))) {
+    const edge = start + g.index
+    if (edge > lowest && edge <= at) before = edge
+    else if (edge > at && edge < end) {
+      after = edge
+      break
+    }
+  }
+  if (after < 0 && end === text.length) after = text.length
+  return { before, after }
+}
+
+/**
+ * The length (UTF-16 code units, at most `budget`) to which a text is
+ * clipped to fit `budget`: at the edge of a grapheme (see
+ * {@link graphemeEdges}), else never between the halves of a surrogate pair;
+ * 0 when not even its first character fits.
+ */
+export const clipLength = (text: string, budget: number): number => {
+  if (text.length <= budget) return text.length
+  if (budget <= 0) return 0
+  const { before } = graphemeEdges(text, 0, budget)
+  if (before > 0) return before
+  return splitsPair(text, budget) ? budget - 1 : budget
+}
+
+/**
+ * The page of `t` that starts at `from`, at most `maxChars` (≥ 1) UTF-16
+ * code units long: up to the last entry boundary within the budget, else up
+ * to the last edge of a grapheme within it (never inside an emoji, a
+ * surrogate pair or a letter with its combining marks). When the budget
+ * holds no whole grapheme, the page is that first grapheme whole if it ends
+ * within {@link GRAPHEME_WINDOW} units past the budget, else it is cut at
+ * the budget, moved one unit rather than split a surrogate pair (back, or
+ * forward when back leaves the page empty). So a page is never empty, and
+ * passes `maxChars` only to hold one grapheme whole. `from` must be within
+ * `[0, text.length]` and, but for the first page, the end of another page.
  */
 export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page => {
   const limit = Math.min(t.text.length, from + maxChars)
@@ -96,8 +163,11 @@ export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page 
     const boundary = k >= 0 ? t.starts[k] : 0
     if (boundary > from) to = boundary
     else {
-      const c = t.text.charCodeAt(limit - 1)
-      if (c >= 0xd800 && c <= 0xdbff && limit - 1 > from) to = limit - 1
+      const { after, before } = graphemeEdges(t.text, from, limit)
+      if (before > from) to = before
+      // the budget holds no whole grapheme: the first one whole when it ends soon enough
+      else if (limit - GRAPHEME_WINDOW <= from && after > 0) to = after
+      else if (splitsPair(t.text, limit)) to = limit - 1 > from ? limit - 1 : limit + 1
     }
   }
   if (t.text.length === 0) return { from: 0, to: 0, firstEvent: -1, lastEvent: -1 }

@@ -84,7 +84,7 @@ const truncating = (file: string, point: Point, to: number | ((size: number) => 
 }
 
 const summaryOf = (index: string) =>
-  Effect.map(Effect.flatMap(Index, (i) => i.checkpoints), (cs) => [...cs.values()].map((c) => ({ status: c.status, summary: c.summary }))).pipe(
+  Effect.map(Effect.flatMap(Index, (i) => i.checkpoints), (cs) => [...cs.values()].map((c) => ({ status: c.status, summary: c.summary, locator: c.locator }))).pipe(
     Effect.provide(indexLayer(index))
   )
 
@@ -160,11 +160,45 @@ describe("claude-code: a log truncated while an import runs (MALFORMED_SOURCE, n
       }
       const r = yield* importOnce(c.policy, c.index, plan, undefined, undefined, grow)
       expect([r.coverage, r.sources.accepted, r.eventsAdded]).toEqual(["complete", 1, 502])
+      // Taken again for its summary only (the file as that run read it): reported unchanged, its summary stored.
       const next = yield* importOnce(c.policy, c.index, plan)
-      expect(next.sources.unchanged).toBe(0)
+      expect([next.sources.accepted, next.sources.unchanged, next.eventsAdded]).toEqual([0, 1, 0])
       const [s] = yield* summaryOf(c.index)
       expect([s.summary.lineCount, s.summary.promptCount, s.summary.sizeBytes]).toEqual([502, 502, fs.statSync(c.file).size])
       const third = yield* importOnce(c.policy, c.index, plan)
       expect(third.sources.unchanged).toBe(1)
+    }))
+
+  it.effect("imported by a watch's targeted round, then no full round (the watch stopped): the next import stores the file's summary and reports it unchanged (tester18 F14)", () =>
+    Effect.gen(function*() {
+      const c = setup(50)
+      const first = yield* importOnce(c.policy, c.index, plan)
+      expect([first.sources.accepted, first.eventsAdded]).toEqual([1, 50])
+      const [earlier] = yield* summaryOf(c.index)
+      fs.appendFileSync(c.file, line(51) + line(52))
+      // What a targeted round imports: the source alone, with the summary an earlier discovery gave (watch.ts).
+      const targeted: ImportPlan = {
+        discover: [],
+        explicit: [{ provider: "claude-code", locator: earlier.locator, summary: earlier.summary }],
+        skipped: []
+      }
+      const round = yield* importOnce(c.policy, c.index, targeted)
+      expect([round.sources.accepted, round.eventsAdded]).toEqual([1, 2])
+      expect((yield* summaryOf(c.index))[0].summary.lineCount).toBe(50)
+      // Nothing changed since: unchanged, not "1 imported, 0 events"; the summary is the file's now.
+      const next = yield* importOnce(c.policy, c.index, plan)
+      expect([next.sources.accepted, next.sources.unchanged, next.eventsAdded, next.coverage]).toEqual([0, 1, 0, "complete"])
+      const [s] = yield* summaryOf(c.index)
+      expect([s.summary.lineCount, s.summary.promptCount, s.summary.sizeBytes]).toEqual([52, 52, fs.statSync(c.file).size])
+      const third = yield* importOnce(c.policy, c.index, plan)
+      expect([third.sources.accepted, third.sources.unchanged]).toEqual([0, 1])
+      // A growth after the targeted round is imported as ever.
+      fs.appendFileSync(c.file, line(53))
+      const grown = yield* importOnce(c.policy, c.index, targeted)
+      expect([grown.sources.accepted, grown.eventsAdded]).toEqual([1, 1])
+      fs.appendFileSync(c.file, line(54))
+      const after = yield* importOnce(c.policy, c.index, plan)
+      expect([after.sources.accepted, after.eventsAdded]).toEqual([1, 1])
+      expect((yield* summaryOf(c.index))[0].summary.lineCount).toBe(54)
     }))
 })

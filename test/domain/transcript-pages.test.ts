@@ -3,15 +3,26 @@
  * maxChars argument, with a cursor for the next page"): for any events and
  * any budget, the pages are within the budget, non-empty, consecutive, and
  * concatenated are the whole text; a page ends at an entry boundary when
- * one lies within the budget, and never between the halves of a surrogate
- * pair unless the budget is one unit; page cursors are bound to their
+ * one lies within the budget, and never inside a grapheme (a surrogate
+ * pair, an emoji sequence, a letter and its combining marks) nor between
+ * the halves of a surrogate pair, whatever the budget (tester18 F12: a
+ * budget of 1 split an emoji); page cursors are bound to their
  * session, generation and text.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
 import type { SessionEvent } from "../../src/domain/model.js"
-import { decodePageCursor, encodePageCursor, eventEntry, pageAt, textDigest, transcriptText } from "../../src/domain/transcript-pages.js"
+import {
+  clipLength,
+  decodePageCursor,
+  encodePageCursor,
+  eventEntry,
+  GRAPHEME_WINDOW,
+  pageAt,
+  textDigest,
+  transcriptText
+} from "../../src/domain/transcript-pages.js"
 
 const event = (i: number, text: string | null, extra: Partial<SessionEvent> = {}): SessionEvent => ({
   contractVersion: "1.1.0",
@@ -40,6 +51,13 @@ const event = (i: number, text: string | null, extra: Partial<SessionEvent> = {}
   ...extra
 } as SessionEvent)
 
+const SEGMENTER = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+const graphemes = (s: string): Array<string> => [...SEGMENTER.segment(s)].map((g) => g.segment)
+/** The offsets of `s` where a grapheme starts, and its end. */
+const edges = (s: string): Set<number> => new Set([...[...SEGMENTER.segment(s)].map((g) => g.index), s.length])
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 const texts = fc.array(fc.option(fc.string({ unit: "grapheme", maxLength: 300 }), { nil: null }), { maxLength: 30 })
 
 const allPages = (events: ReadonlyArray<SessionEvent>, maxChars: number) => {
@@ -61,7 +79,8 @@ describe("transcript pages", () => {
     const { out, t } = allPages(events, maxChars)
     for (const p of out) {
       expect(p.to - p.from).toBeGreaterThan(0)
-      expect(p.to - p.from).toBeLessThanOrEqual(maxChars)
+      // past the budget only to hold one grapheme whole
+      if (p.to - p.from > maxChars) expect(graphemes(t.text.slice(p.from, p.to))).toHaveLength(1)
     }
     expect(out.map((p) => t.text.slice(p.from, p.to)).join("")).toBe(t.text)
     // A page that holds an entry boundary past its start within the budget ends at an entry boundary.
@@ -79,6 +98,48 @@ describe("transcript pages", () => {
       const c = t.text.charCodeAt(p.to - 1)
       expect(c >= 0xd800 && c <= 0xdbff).toBe(false)
     }
+  })
+
+  it.prop("a page never ends inside a grapheme, whatever the budget (1 included)", [fc.array(fc.string({ unit: "grapheme-composite", minLength: 1, maxLength: 80 }), { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 40 })], ([ts, maxChars]) => {
+    const events = ts.map((x, i) => event(i, `😀${x}👨‍👩‍👧e\u0301🇯🇵`))
+    const { out, t } = allPages(events, maxChars)
+    const at = edges(t.text)
+    for (const p of out) {
+      expect(at.has(p.to), JSON.stringify(t.text.slice(p.from, p.to + 2))).toBe(true)
+      const c = t.text.charCodeAt(p.to - 1)
+      expect(c >= 0xd800 && c <= 0xdbff).toBe(false)
+    }
+  })
+
+  it("a budget of one character: an emoji, a flag, a letter and its accent each come whole (tester18 F12)", () => {
+    const t = transcriptText([event(0, "a🎉b🇯🇵e\u0301\u0302c")])
+    const head = eventEntry(event(0, null)).length - 1 // the header line and its newline
+    const { out } = allPages([event(0, "a🎉b🇯🇵e\u0301\u0302c")], 1)
+    const texts = out.map((p) => t.text.slice(p.from, p.to))
+    expect(texts.join("")).toBe(t.text)
+    expect(texts.slice(head, head + 5)).toEqual(["a", "🎉", "b", "🇯🇵", "e\u0301\u0302"])
+    // every page is valid Unicode on its own: no lone surrogate
+    for (const x of texts) expect(LONE_SURROGATE.test(x), JSON.stringify(x)).toBe(false)
+  })
+
+  it("a grapheme longer than the budget by more than the window is cut at the budget, never inside a surrogate pair", () => {
+    const zalgo = "x" + "\u0301".repeat(3 * GRAPHEME_WINDOW)
+    const t = transcriptText([event(0, zalgo + "🎉".repeat(3))])
+    const start = t.text.indexOf("x")
+    expect(pageAt(t, start, 10).to).toBe(start + 10)
+    const emojiRun = transcriptText([event(0, "🎉".repeat(50))])
+    const e = emojiRun.text.indexOf("🎉")
+    expect(pageAt(emojiRun, e, 3).to).toBe(e + 2)
+    expect(pageAt(emojiRun, e, 1).to).toBe(e + 2)
+  })
+
+  it("a clipped text ends at the edge of a grapheme", () => {
+    expect(clipLength("abc", 5)).toBe(3)
+    expect(clipLength("a🎉b", 2)).toBe(1)
+    expect(clipLength("🎉b", 1)).toBe(0)
+    expect(clipLength("ae\u0301x", 2)).toBe(1)
+    expect(clipLength("a👨‍👩‍👧", 4)).toBe(1)
+    expect(clipLength("x" + "\u0301".repeat(3 * GRAPHEME_WINDOW), 100)).toBe(100)
   })
 
   it("each entry is headed by its event id, time, role, kind and tool", () => {

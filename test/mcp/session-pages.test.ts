@@ -9,7 +9,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { getSession } from "../../src/layers/mcp/answers.js"
+import * as Stream from "effect/Stream"
+import { getEvents, getSession } from "../../src/layers/mcp/answers.js"
 import { transcriptText } from "../../src/domain/transcript-pages.js"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { Index, type IndexShape, type SessionRow } from "../../src/services/Index.js"
@@ -54,7 +55,8 @@ const memoryIndex = (state: { events: Array<SessionEvent>; generation: number },
       Effect.sync(() => {
         loads.n++
         return state.events
-      })
+      }),
+    eventsStream: () => Stream.suspend(() => Stream.fromIterable(state.events))
   } as unknown as IndexShape
   return Layer.mergeAll(Layer.succeed(Index, shape), Layer.succeed(Redaction, defaultRedaction))
 }
@@ -104,5 +106,36 @@ describe("get_session pages: built once per session state, the same pages", () =
     const again = await Effect.runPromise(getSession({ id: "sess-pages", maxChars: 1_000_000 }).pipe(Effect.provide(layer)))
     expect(again.page.text).toBe(transcriptText(state.events.map(defaultRedaction.event)).text)
     expect(loads.n).toBe(3)
+  })
+
+  it("pages and clipped texts never cut a character in two, even with maxChars 1 (tester18 F12)", async () => {
+    const e = mk("muse-agents", "sess-pages")
+    const text = "party 🎉 in 日本 🇯🇵 with café (cafe\u0301) 👨‍👩‍👧"
+    const state = { events: [e("message", { role: "user", text })], generation: 1 }
+    const layer = memoryIndex(state, { n: 0 })
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+    const pages = await Effect.runPromise(Effect.gen(function*() {
+      const out: Array<string> = []
+      let cursor: string | undefined
+      for (;;) {
+        const a = yield* getSession({ id: "sess-pages", maxChars: 1, ...(cursor !== undefined ? { cursor } : {}) })
+        out.push(a.page.text)
+        if (a.page.done) return { out, totalChars: a.page.totalChars }
+        cursor = a.page.nextCursor!
+      }
+    }).pipe(Effect.provide(layer)))
+    const whole = transcriptText(state.events).text
+    expect(pages.out.join("")).toBe(whole)
+    for (const x of pages.out) expect(lone.test(x), JSON.stringify(x)).toBe(false)
+    expect(pages.out).toContain("🎉")
+    expect(pages.out).toContain("🇯🇵")
+    expect(pages.out).toContain("e\u0301")
+    expect(pages.out).toContain("👨‍👩‍👧")
+    // totalChars counts UTF-16 code units (as JavaScript's length), as the README says
+    expect(pages.totalChars).toBe(whole.length)
+    expect(pages.totalChars).toBeGreaterThan([...whole].length)
+    // get_events clips a text to its budget before the emoji, not inside it
+    const clipped = await Effect.runPromise(getEvents({ id: "sess-pages", maxChars: 7 }).pipe(Effect.provide(layer)))
+    expect(clipped.events[0]).toMatchObject({ text: "party ", truncated: true })
   })
 })

@@ -10,7 +10,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { countedElsewhereText, humanTime, humanTokens, humanUsd } from "../../domain/render.js"
+import { countedElsewhereText, humanTime, humanTokens, humanUsd, shownName } from "../../domain/render.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -74,10 +74,15 @@ const render = (
       (r.workspace ?? "").replace(/\s+/g, " ")
     ].join(" ").trimEnd()
   )
-  const unpriced = new Map<string, number>()
-  for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model ?? "(no model)", (unpriced.get(m.model ?? "(no model)") ?? 0) + m.responses)
-  const notes: Array<string> = unpriced.size === 0 ? [] : [
-    `? cost unknown: ${[...unpriced].map(([m, n]) => `${m} (${n} response${n === 1 ? "" : "s"})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
+  const unpriced = new Map<string | null, number>()
+  for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
+  const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
+  const named = [...unpriced].filter(([m]) => m !== null)
+  const notes: Array<string> = [
+    ...(named.length === 0 ? [] : [
+      `? cost unknown: ${named.map(([m, n]) => `${shownName(m!)} (${responses(n)})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
+    ]),
+    ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : [])
   ]
   if (tokens.some((t) => t.startsWith("?"))) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
   if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)

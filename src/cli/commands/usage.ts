@@ -12,7 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTokens, humanUsd, notExactText } from "../../domain/render.js"
+import { humanTokens, humanUsd, NAME_CELL_MAX, notExactText, shownName } from "../../domain/render.js"
 import type { TokenCountName } from "../../domain/usage.js"
 import type { UsageReport } from "../../layers/index/queries.js"
 import { queryRuntime } from "../lazy.js"
@@ -34,7 +34,9 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
     const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
     return [key, ...counts.map((c, i) => cell(c, TOKEN_COUNT_NAMES[i], u.notExact)), usd(u.costUsd, counts.some((c) => c !== null) || (u.notExact?.length ?? 0) > 0)]
   }
-  const body = r.rows.map((x) => line(x.key ?? (r.by === "day" ? "(no time)" : `(no ${r.by})`), x))
+  // a name as written shown so that it reads as what it is and keeps the table narrow (JSON: whole)
+  const key = (k: string | null) => (k === null ? (r.by === "day" ? "(no time)" : `(no ${r.by})`) : shownName(k, NAME_CELL_MAX, r.by === "workspace" ? "end" : "start"))
+  const body = r.rows.map((x) => line(key(x.key), x))
   const total = [line("total", r.total)]
   const table = [head, ...body, ...total]
   const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)))
@@ -52,7 +54,9 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
   for (const n of r.notes) {
     out.push(
       n.kind === "model-not-priced"
-        ? `note: ${n.model ?? "(no model)"}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
+        ? n.model === null
+          ? `note: (no model): ${n.responses} response${n.responses === 1 ? "" : "s"} with tokens but no model and no stated cost: tokens without a cost (no price applies without a model).`
+          : `note: ${shownName(n.model)}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
         : n.kind === "tokens-not-exact"
         ? `note: ? ${notExactText(n.counts)}.`
         : n.kind === "counted-elsewhere"

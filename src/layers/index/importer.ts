@@ -171,6 +171,21 @@ const wholeImportedChangeTimeOnly = (checkpoint: SourceCheckpoint, fingerprint: 
   return true
 }
 
+/** The mark of a checkpoint whose summary is of an earlier state of its file than its fingerprint (see `importSource`). */
+const SUMMARY_EARLIER = "+summary:earlier"
+
+/**
+ * Whether a source is taken again only to store its discovery summary: its
+ * complete checkpoint's fingerprint is the file's now but for the
+ * {@link SUMMARY_EARLIER} mark (a watch's targeted round imported it with an
+ * earlier discovery's summary, `ImportPlan.explicit[].summary`; or the file
+ * grew between discovery and read), and this run checkpoints it unmarked
+ * (`checkpointed`: its summary describes the file as it is).
+ */
+const summaryOnly = (checkpoint: SourceCheckpoint | undefined, fingerprint: string | null, checkpointed: string | null): boolean =>
+  checkpoint?.status === "complete" && fingerprint !== null && checkpointed === fingerprint && checkpoint.fingerprint !== null &&
+  checkpoint.fingerprint.includes(SUMMARY_EARLIER) && checkpoint.fingerprint.replace(SUMMARY_EARLIER, "") === fingerprint
+
 /**
  * Whether the prefix a checkpoint imported is still there, byte for byte:
  * the source's own file up to its cursor, and each nested log up to the end
@@ -632,7 +647,7 @@ const make = Effect.gen(function*() {
       }
       // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
       const checkpointed = fingerprint !== null && (earlierSummary || drift === "grew")
-        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, "$1+summary:earlier") // in the own file's part: a stat change, not a part's
+        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, `$1${SUMMARY_EARLIER}`) // in the own file's part: a stat change, not a part's
         : fingerprint
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
       /** Tell a watch the hash state at the checkpoint's own binding, so the next growth need not hash the prefix. */
@@ -801,6 +816,12 @@ const make = Effect.gen(function*() {
       }
       yield* index.completeSource(source, checkpointed, { parts: boundParts(), diagnostics })
       yield* tellImported(ownSourceId, lastPrefix)
+      // Taken again only to store its discovery summary (a watch's targeted round imported it with an earlier one,
+      // and no full round followed: the watch was stopped), the file as that round left it and nothing read: the
+      // source is unchanged, and said so (tester18 F14), its summary now stored.
+      if (summaryOnly(checkpoint, fingerprint, checkpointed) && inserted.right === 0 && !newGeneration) {
+        return { _tag: "unchanged", diagnostics } as const
+      }
       return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics } as const
     }).pipe(
       Effect.catchIf(

@@ -22,7 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
-import { decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
+import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, MAX_SEARCH_LIMIT, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, queryMatches, type QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -79,7 +79,7 @@ export const SearchSessionsParams = Schema.Struct({
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
   id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters of transcript text (default 20000, at most 1000000)." })),
+  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character, and passes the budget only to hold one character (an emoji, a letter with its marks) whole." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
@@ -90,7 +90,7 @@ export const GetEventsParams = Schema.Struct({
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true)." }))
+  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters (UTF-16 code units) of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true), never inside a character." }))
 })
 
 const DEFAULT_LIST_LIMIT = 50
@@ -398,7 +398,7 @@ export interface SessionMetadata extends SessionBrief {
 export interface TranscriptPage {
   /** The page: whole event entries (`[<eventId>] <time> <role> <kind>…` then the text), unless one entry alone passes the budget. */
   readonly text: string
-  /** Where the page lies in the whole transcript text, in characters (UTF-16 code units): `[fromChar, toChar)`. */
+  /** Where the page lies in the whole transcript text, in UTF-16 code units (JavaScript string indices, not code points): `[fromChar, toChar)` of `totalChars`. */
   readonly fromChar: number
   readonly toChar: number
   readonly totalChars: number
@@ -531,7 +531,7 @@ export interface EventBrief {
   readonly toolCallId: string | null
   readonly isError: boolean | null
   readonly text: string | null
-  /** True when `text` was clipped to the answer's budget (read it whole with get_session). */
+  /** True when `text` was clipped to the answer's budget, at the edge of a grapheme (read it whole with get_session). */
   readonly truncated?: boolean
   /** `get_events` with this cursor (or `stream --cursor`) resumes right after this event. */
   readonly cursor: string
@@ -559,7 +559,7 @@ const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
     toolName: e.toolName,
     toolCallId: e.toolCallId,
     isError: e.isError,
-    text: clipped ? e.text!.slice(0, Math.max(0, budget)) : e.text,
+    text: clipped ? e.text!.slice(0, clipLength(e.text!, budget)) : e.text,
     ...(clipped ? { truncated: true } : {}),
     cursor: e.cursor
   }
