@@ -202,5 +202,8 @@ describe("index contract: both engines", () => {
       expect(want.length).toBeGreaterThan(5)
       expect(yield* view(postgres)).toEqual(want)
       expect([yield* machines(sqlite), yield* machines(postgres)]).toEqual([[null], [TEST_MACHINE]])
+      // A machine filter: the importing machine's keeps every PostgreSQL session, another none; SQLite names none.
+      const count = (index: string, machine: string) => withIndex(index, Effect.map(Effect.flatMap(Index, (i) => i.sessions({ machine })), (rows) => rows.length))
+      expect([yield* count(postgres, TEST_MACHINE), yield* count(postgres, "other"), yield* count(sqlite, TEST_MACHINE)]).toEqual([want.length, 0, 0])
     }))
 })

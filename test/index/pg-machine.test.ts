@@ -115,6 +115,9 @@ describe("team index: the machine of each session", () => {
     const heads = r.stdout.split("\n").filter((l) => /^\d+\. /.test(l))
     expect(heads.length).toBeGreaterThan(0)
     for (const h of heads) expect(h).toMatch(/ {2}claude-code on (alice-laptop|ci-runner-7) {2}/)
+    // The hint names the first hit's own copy (its uid), not the native id every machine's copy shares.
+    const first = json(["search", "invoice", "--index", url, "--limit", "1000"]).data.hits.find((h: { eventId: string | null }) => h.eventId !== null)
+    expect(r.stdout).toContain(`in context: session-ingest show ${first.sessionUid} --around ${first.eventId}`)
     const one = cli(["search", "invoice", "--index", url, "--machine", "alice-laptop"], { env })
     expect(one.code, one.stderr).toBe(0)
     expect(one.stdout).not.toContain(" on alice-laptop")

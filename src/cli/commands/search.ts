@@ -25,7 +25,8 @@ const DEFAULT_LIMIT = 20
  * The hits for people: per hit a head line (time, provider, session, kind
  * and role, event id; `on <machine>` after the provider when the hits come
  * from more than one machine, a team index), the session's title, and the
- * snippet with its matches marked; then how to see a hit in context.
+ * snippet with its matches marked; then how to see a hit in context (the
+ * session by its uid when the hits come from several machines).
  * Content shown safe (`markedText`).
  */
 export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Array<TextPiece> => {
@@ -47,9 +48,11 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
     out.push({ text: h.snippet.text.slice(at) + "\n" })
   })
   const first = hits.find((h) => h.eventId !== null)
+  // Hits of several machines: the session by its uid, the one copy the hit is in (its native id names every machine's).
+  const shown = first === undefined ? "" : machines ? first.sessionUid : first.sessionId
   out.push({
     text: `\n${hits.length} hit${hits.length === 1 ? "" : "s"}, best first${
-      first !== undefined ? `; in context: session-ingest show ${first.sessionId} --around ${first.eventId}` : ""
+      first !== undefined ? `; in context: session-ingest show ${shown} --around ${first.eventId}` : ""
     }\n`
   })
   return out
