@@ -162,6 +162,20 @@ export const machine = Options.text("machine").pipe(
   )
 )
 
+/**
+ * `--machine NAME` of `sessions` and `search`: only the sessions of that machine's sources in a team index
+ * (the name `import --machine` / `push --machine` wrote them as; exact). Not `import`'s {@link machine}, which
+ * names the machine to write as. A SQLite index names no machines: `INVALID_ARGUMENT` there (`machineFilter`).
+ */
+export const machineFilter = Options.text("machine").pipe(
+  plainValue,
+  Options.withPseudoName("NAME"),
+  Options.optional,
+  Options.withDescription(
+    "Only sessions from this machine, as a team's PostgreSQL index names it (the --machine they were imported or pushed with; exact). A SQLite index is one machine's and names none."
+  )
+)
+
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
 
 /** The CLI parameter of one setting: a repeated option (list), an optional one (single value), or a repeated argument. */

@@ -162,6 +162,11 @@ export interface SessionRow {
   readonly sessionId: string
   readonly sourceId: string
   readonly sourceKey: string
+  /**
+   * The machine the session's source is on (`import --machine` / `push --machine`, default the host's name) on a
+   * PostgreSQL team index; null on a SQLite index, which is one machine's and names none (see {@link IndexShape.namesMachines}).
+   */
+  readonly machine: string | null
   readonly locator: Locator
   /** The provider's own discovery summary of the session's source (shown, never read by key). */
   readonly summary: Record<string, unknown>
@@ -181,6 +186,11 @@ export interface SessionFilter {
   readonly since?: string | undefined
   readonly until?: string | undefined
   readonly workspace?: string | undefined
+  /**
+   * Only sessions of this machine's sources (exact; {@link SessionRow.machine}). An index that names no machines
+   * (SQLite) matches none: callers refuse the filter there ({@link IndexShape.namesMachines}).
+   */
+  readonly machine?: string | undefined
   /** At most this many sessions (the latest ones); all when absent. */
   readonly limit?: number | undefined
 }
@@ -201,6 +211,8 @@ export interface SearchFilter {
   readonly role?: Exclude<Role, null> | undefined
   /** Only events of this kind (`message`, `tool-call`, `tool-result`, …; titles are left out). */
   readonly kind?: string | undefined
+  /** Only hits of sessions of this machine's sources, as {@link SessionFilter.machine}. */
+  readonly machine?: string | undefined
   /** At most this many hits (default {@link DEFAULT_SEARCH_LIMIT}). */
   readonly limit?: number | undefined
 }
@@ -222,6 +234,8 @@ export interface SearchHit {
   readonly title: string | null
   readonly provider: ProviderId
   readonly workspace: string | null
+  /** The machine of the session's source, as {@link SessionRow.machine} (null on SQLite). */
+  readonly machine: string | null
   readonly eventUid: string | null
   readonly eventId: string | null
   readonly kind: string | null
@@ -277,6 +291,12 @@ export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
 /** The index's operations. Every one fails only with `StoreUnavailable`, but `search` (see there). */
 export interface IndexShape {
+  /**
+   * True when the index holds several machines' sources and names each row's machine ({@link SessionRow.machine}:
+   * a PostgreSQL team index); false for a SQLite index, one machine's, whose rows name none (`machine` null), where
+   * a `machine` filter is refused by the CLI and the MCP server (`machineFilter` in `layers/index/queries.ts`).
+   */
+  readonly namesMachines: boolean
   /**
    * The key this index keeps a source under (see `sourceKey` in
    * `src/domain/index/ids.ts`): SQLite's keys name no machine (the file is

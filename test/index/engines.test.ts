@@ -15,7 +15,7 @@ import { AtifTrajectory, toAtif } from "../../src/domain/atif.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { findSession, loadSession, loadTrajectory, sessionTranscript } from "../../src/layers/index/queries.js"
 import { Index } from "../../src/services/Index.js"
-import { dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { dumpIndex, importOnce, indexLayer, TEST_MACHINE } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { engines } from "../support/pg.js"
 
@@ -47,7 +47,7 @@ const corpus = (n: number) => {
 
 const withIndex = <A, E>(index: string, effect: Effect.Effect<A, E, Index>) => effect.pipe(Effect.provide(indexLayer(index)))
 
-/** What the query commands show, without what names the engine's keys (uids, source keys, generations). */
+/** What the query commands show, without what names the engine's keys (uids, source keys, generations, the machine: see `machines`). */
 const view = (index: string) =>
   withIndex(
     index,
@@ -55,7 +55,7 @@ const view = (index: string) =>
       const i = yield* Index
       const out: Array<unknown> = []
       for (const s of yield* i.sessions({})) {
-        const { generation: _g, sessionUid: _u, sourceKey: _k, ...row } = s
+        const { generation: _g, machine: _m, sessionUid: _u, sourceKey: _k, ...row } = s
         out.push({ row, events: yield* i.events(s.sessionUid) })
       }
       return out.sort((a: any, b: any) =>
@@ -63,6 +63,9 @@ const view = (index: string) =>
       )
     })
   )
+
+/** The machines the sessions of `index` name (F9): none on SQLite (null), the importing machine's on PostgreSQL. */
+const machines = (index: string) => withIndex(index, Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (rows) => [...new Set(rows.map((s) => s.machine))]))
 
 describe.each(engines)("index contract ($engine)", ({ newIndex }) => {
   it.effect("import, then re-import unchanged: nothing added, every source unchanged, the rows as they were", () =>
@@ -198,5 +201,9 @@ describe("index contract: both engines", () => {
       const want = yield* view(sqlite)
       expect(want.length).toBeGreaterThan(5)
       expect(yield* view(postgres)).toEqual(want)
+      expect([yield* machines(sqlite), yield* machines(postgres)]).toEqual([[null], [TEST_MACHINE]])
+      // A machine filter: the importing machine's keeps every PostgreSQL session, another none; SQLite names none.
+      const count = (index: string, machine: string) => withIndex(index, Effect.map(Effect.flatMap(Index, (i) => i.sessions({ machine })), (rows) => rows.length))
+      expect([yield* count(postgres, TEST_MACHINE), yield* count(postgres, "other"), yield* count(sqlite, TEST_MACHINE)]).toEqual([want.length, 0, 0])
     }))
 })

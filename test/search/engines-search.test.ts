@@ -19,7 +19,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { Index, type SearchFilter, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
-import { crashAt, importOnce, indexLayer } from "../support/index.js"
+import { crashAt, importOnce, indexLayer, TEST_MACHINE } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { engines, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
@@ -363,7 +363,7 @@ describe("Index.search: both engines", () => {
       yield* importOnce(policy, postgres, plan)
       const view = (t: string, q: string, filter: SearchFilter = {}) =>
         Effect.map(search(t, q, { limit: 1000, ...filter }), (hs) =>
-          hs.map(({ eventUid: _e, score: _s, sessionUid: _u, ...h }) => JSON.stringify(h)).sort())
+          hs.map(({ eventUid: _e, machine: _m, score: _s, sessionUid: _u, ...h }) => JSON.stringify(h)).sort())
       let nonEmpty = 0
       for (const q of ["the", "file OR test", "read*", "\"the file\"", "the -file", "(a OR the) AND NOT tool", "json", "src"]) {
         const want = yield* view(sqlite, q)
@@ -373,6 +373,9 @@ describe("Index.search: both engines", () => {
         expect(yield* view(postgres, q, { provider: "claude-code" }), q).toEqual(yield* view(sqlite, q, { provider: "claude-code" }))
       }
       expect(nonEmpty).toBeGreaterThan(4)
+      // The machine (F9): none on SQLite, the importing machine's on PostgreSQL.
+      const machines = (t: string) => Effect.map(search(t, "the", { limit: 1000 }), (hs) => [...new Set(hs.map((h) => h.machine))])
+      expect([yield* machines(sqlite), yield* machines(postgres)]).toEqual([[null], [TEST_MACHINE]])
     }))
 })
 

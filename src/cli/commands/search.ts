@@ -23,17 +23,21 @@ const DEFAULT_LIMIT = 20
 
 /**
  * The hits for people: per hit a head line (time, provider, session, kind
- * and role, event id), the session's title, and the snippet with its matches
- * marked; then how to see a hit in context. Content shown safe
- * (`markedText`).
+ * and role, event id; `on <machine>` after the provider when the hits come
+ * from more than one machine, a team index), the session's title, and the
+ * snippet with its matches marked; then how to see a hit in context (the
+ * session by its uid when the hits come from several machines).
+ * Content shown safe (`markedText`).
  */
 export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Array<TextPiece> => {
   if (hits.length === 0) return [{ text: "no hits\n" }]
   const out: Array<TextPiece> = []
+  const machines = new Set(hits.map((h) => h.machine).filter((m) => m !== null)).size > 1
   hits.forEach((h, i) => {
     const time = h.occurredAt !== null ? humanTime(h.occurredAt, { local, seconds: true }) : "-"
     const what = h.eventId === null ? "title" : `${h.kind ?? "-"}${h.role !== null ? ` (${h.role})` : ""}  ${h.eventId}`
-    out.push({ text: `${i + 1}. ${time}  ${h.provider}  ${h.sessionId}  ${what}\n` })
+    const on = machines && h.machine !== null ? ` on ${h.machine.replace(/\s+/g, " ")}` : ""
+    out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${h.sessionId}  ${what}\n` })
     if (h.title !== null && h.eventId !== null) out.push({ text: `   ${h.title.replace(/\s+/g, " ").slice(0, 100)}\n` })
     out.push({ text: `   ${h.snippet.field === "input" ? "[input] " : ""}` })
     let at = 0
@@ -44,9 +48,11 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
     out.push({ text: h.snippet.text.slice(at) + "\n" })
   })
   const first = hits.find((h) => h.eventId !== null)
+  // Hits of several machines: the session by its uid, the one copy the hit is in (its native id names every machine's).
+  const shown = first === undefined ? "" : machines ? first.sessionUid : first.sessionId
   out.push({
     text: `\n${hits.length} hit${hits.length === 1 ? "" : "s"}, best first${
-      first !== undefined ? `; in context: session-ingest show ${first.sessionId} --around ${first.eventId}` : ""
+      first !== undefined ? `; in context: session-ingest show ${shown} --around ${first.eventId}` : ""
     }\n`
   })
   return out
@@ -67,6 +73,7 @@ export const search = Command.make(
     index: O.index,
     config: O.config,
     provider: O.providerFilter,
+    machine: O.machineFilter,
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or before DATE.")),
     session: Options.text("session").pipe(
@@ -113,10 +120,12 @@ export const search = Command.make(
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const hits = yield* Effect.gen(function*() {
+        const machine = yield* rt.machineFilter(Option.getOrUndefined(o.machine), "--machine")
         const session = Option.isSome(o.session) ? yield* rt.searchSessionFilter(o.session.value) : undefined
         const index = yield* rt.Index
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),
+          machine,
           since,
           until,
           session,

@@ -2,7 +2,9 @@
  * `session-ingest sessions`: the sessions in the index, latest activity
  * first, with their tokens and cost where known (blank where the source
  * reports none, never 0; `--json`: `usage` on every row), and a `*` with a
- * note where responses of a session count in another session.
+ * note where responses of a session count in another session. On a team index
+ * whose rows come from several machines, a `machine` column says whose each
+ * is (`--json`: `machine` on every row, null on a SQLite index).
  *
  * @module
  */
@@ -59,10 +61,16 @@ const render = (
   // A session without a title shows none (never its workspace in its place); the workspace is a column of its own.
   const titles = rows.map((r) => (r.title ?? "").replace(/\s+/g, " ").slice(0, 60))
   const titleWidth = Math.max("title".length, ...titles.map((t) => t.length))
+  // The machine: only when the rows come from more than one (a team index), so a machine's own listing is as it was.
+  const machines = new Set(rows.map((r) => r.machine).filter((m) => m !== null)).size > 1
+    ? rows.map((r) => (r.machine ?? "").replace(/\s+/g, " ").slice(0, 30))
+    : null
+  const mw = machines === null ? 0 : Math.max("machine".length, ...machines.map((m) => m.length))
   const lines = rows.map((r, i) =>
     [
       times[i].padEnd(width),
       r.provider.padEnd(11),
+      ...(machines === null ? [] : [machines[i].padEnd(mw)]),
       String(r.eventCount).padStart(6),
       tokens[i].padStart(tw),
       costs[i].padStart(cw),
@@ -93,7 +101,7 @@ const render = (
     if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
   }
   return [
-    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
+    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${machines === null ? "" : `${"machine".padEnd(mw)} `}${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
     ...lines,
     ...notes
   ].join("\n") + "\n"
@@ -108,6 +116,7 @@ export const sessions = Command.make(
     index: O.index,
     config: O.config,
     provider: O.providerFilter,
+    machine: O.machineFilter,
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
     limit: Options.integer("limit").pipe(
@@ -139,7 +148,8 @@ export const sessions = Command.make(
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const { elsewhere, rows, usage } = yield* Effect.gen(function*() {
-        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, since, until, workspace, limit }))
+        const machine = yield* rt.machineFilter(Option.getOrUndefined(o.machine), "--machine")
+        const rows = yield* Effect.flatMap(rt.Index, (i) => i.sessions({ provider, machine, since, until, workspace, limit }))
         // Tokens and cost from the index's usage rows (kept at import): no scan of events.
         const named = limit !== undefined ? rows.map((r) => r.sessionUid) : undefined
         const usage = yield* rt.usageBySession(prices, named)

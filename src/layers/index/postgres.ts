@@ -1048,7 +1048,7 @@ const make = (
           ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
             overview_json = excluded.overview_json, updated_at = excluded.updated_at`
 
-    const SESSION_COLUMNS = sql.unsafe(`ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json,
+    const SESSION_COLUMNS = sql.unsafe(`ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.machine, s.locator_json, s.summary_json,
       s.overview_json, ss.generation, ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count`)
 
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
@@ -1167,6 +1167,7 @@ const make = (
       )
 
     const shape: IndexShape = {
+      namesMachines: true,
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
       // Full-text search (issue 17): the same query language as SQLite's, compiled to a `tsquery` over the words the
@@ -1203,6 +1204,7 @@ const make = (
               session_id: string
               title: string | null
               workspace: string | null
+              machine: string | null
               event_json: string | null
             }>`
             WITH matched AS (
@@ -1214,6 +1216,7 @@ const make = (
             }
                 ${after === null ? sql`` : sql`AND d.doc > ${after}`}
                 ${facets ?? sql``}
+                ${filter.machine !== undefined ? sql`AND d.source_key IN (SELECT source_key FROM sources WHERE machine = ${filter.machine})` : sql``}
                 ${searchFilterSql(sql, { ...filter, session: toPg(filter.session), workspace: toPg(filter.workspace) }, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
               ORDER BY d.doc DESC LIMIT ${window}
             ),
@@ -1223,7 +1226,7 @@ const make = (
             ),
             found AS (SELECT count(*)::int AS found FROM matched)
             SELECT r.doc::float8 AS doc, r.score, f.found,
-              d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
+              d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, s.machine, e.event_json
             FROM found f
               LEFT JOIN (ranked r
                 JOIN search_docs d ON d.doc = r.doc
@@ -1243,6 +1246,7 @@ const make = (
               title: fromPg(d.title),
               provider: d.provider as ProviderId,
               workspace: fromPg(d.workspace),
+              machine: d.machine,
               score: d.score
             }
             hits.push(searchHitOf(compiled.tree, base, d.event_uid, d.event_json))
@@ -1612,6 +1616,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
             ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))

@@ -107,6 +107,30 @@ export const searchSessionFilter = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
   Effect.map(findSession(given), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
 
+/**
+ * A `machine` filter (`--machine` of `sessions` and `search`, the `machine`
+ * argument of the MCP tools `list_sessions` and `search_sessions`), checked
+ * against the index it filters: as given on a team index (PostgreSQL, whose
+ * rows name their machine); `InvalidArgument` on an index that names no
+ * machines (SQLite: one machine's sessions, `machine` null on every row),
+ * where it could only match nothing. `option` is how the caller names the
+ * filter in the message (`--machine`, `machine`). Undefined passes.
+ */
+export const machineFilter = (
+  machine: string | undefined,
+  option: string
+): Effect.Effect<string | undefined, InvalidArgument, Index> =>
+  Effect.gen(function*() {
+    if (machine === undefined) return undefined
+    const index = yield* Index
+    if (index.namesMachines) return machine
+    return yield* new InvalidArgument({
+      message: `${option} ${machine}: a local (SQLite) index holds one machine's sessions and names no machines; only a team index (postgres://…) has machine names to filter by.`,
+      remediation: `Leave out ${option}, or pass --index postgres://… to read a team index.`,
+      details: { option, machine }
+    })
+  })
+
 /** The parent session id an event's typed `parent` link names, if any. */
 const parentSessionOf = (e: SessionEvent): string | undefined => e.parent?.sessionId
 

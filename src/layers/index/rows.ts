@@ -264,6 +264,8 @@ export interface SessionDbRow {
   readonly session_id: string
   readonly source_id: string
   readonly source_key: string
+  /** The source's machine (PostgreSQL's `sources.machine`); absent on SQLite, which names none. */
+  readonly machine?: string | null | undefined
   readonly locator_json: string
   readonly summary_json: string
   readonly overview_json: string | null
@@ -282,6 +284,7 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
   sessionId: r.session_id,
   sourceId: r.source_id,
   sourceKey: r.source_key,
+  machine: r.machine ?? null,
   locator: JSON.parse(r.locator_json) as Locator,
   summary: JSON.parse(r.summary_json) as Record<string, unknown>,
   // Parsed when read: an import reads every checkpoint and, for unchanged sources, never this.
@@ -307,7 +310,7 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
  */
 export const searchHitOf = (
   tree: QueryNode,
-  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "score">,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score">,
   eventUid: string | null,
   eventJson: string | null
 ): SearchHit => {
@@ -330,7 +333,7 @@ export const searchHitOf = (
 /** {@link searchHitOf} of an event already read (`eventOfRow`); a title hit has null `eventUid` and `e`. */
 export const searchHitOfEvent = (
   tree: QueryNode,
-  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "score">,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score">,
   eventUid: string | null,
   e: SessionEvent | null
 ): SearchHit => {

@@ -1299,6 +1299,7 @@ const make = (
               title: d.title,
               provider: d.provider as ProviderId,
               workspace: d.workspace,
+              machine: null,
               score: r.score
             }
             hits.push(searchHitOf(compiled.tree, base, d.event_uid === "" ? null : d.event_uid, d.event_json))
@@ -1308,7 +1309,9 @@ const make = (
 
 
     const shape: IndexShape = {
-      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`).
+      // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`); rows name
+      // none (`machine` null), and a machine filter matches nothing.
+      namesMachines: false,
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 
       // One import run at a time writes to the file (`./import-lock.ts`): the lock is taken at the run's first
@@ -1507,7 +1510,7 @@ const make = (
         })))),
 
       sessions: (filter) =>
-        fail(sql<SessionDbRow>`
+        filter.machine !== undefined ? Effect.succeed([]) : fail(sql<SessionDbRow>`
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
@@ -1564,6 +1567,7 @@ const make = (
       search: (query, filter) =>
         Effect.gen(function*() {
           const compiled = yield* compileQuery(query)
+          if (filter.machine !== undefined) return []
           if (!hasSearch) {
             return yield* new UnsupportedOperation({
               message: `The index ${file} was made before search existed, and is read here read-only: it has no search index yet.`,
@@ -1621,6 +1625,7 @@ const make = (
               title: d.title,
               provider: d.provider as ProviderId,
               workspace: d.workspace,
+              machine: null,
               score: r.score
             }
             hits.push(searchHitOfEvent(compiled.tree, base, e === null ? null : uidText(d.event_uid), e))

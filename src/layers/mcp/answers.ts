@@ -30,7 +30,7 @@ import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoint, redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
-import { findSession, loadSession, searchSessionFilter } from "../index/queries.js"
+import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
 
 /** The URI of a session's resource: `session://<uid>`. */
@@ -52,12 +52,17 @@ export const MAX_CHARS_LIMIT = 1_000_000
 /** A `maxChars` argument: an integer from 1 to {@link MAX_CHARS_LIMIT}. */
 const MaxChars = PositiveInt.pipe(Schema.lessThanOrEqualTo(MAX_CHARS_LIMIT))
 
+/** What the `machine` argument of `list_sessions` and `search_sessions` is (`sessions --machine`, `search --machine`). */
+const MACHINE_ARGUMENT =
+  "Only sessions from this machine, as a team's PostgreSQL index names it (the machine they were imported or pushed from; exact). A local SQLite index names no machines: INVALID_ARGUMENT there."
+
 /** Arguments of `list_sessions`. */
 export const ListSessionsParams = Schema.Struct({
   provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only sessions of this provider." })),
   since: Schema.optional(Schema.String.annotations({ description: "Only sessions active at or after this time: RFC 3339, or a date YYYY-MM-DD (UTC)." })),
   until: Schema.optional(Schema.String.annotations({ description: "Only sessions started at or before this time: RFC 3339, or a date YYYY-MM-DD (UTC, the whole day)." })),
   workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace / working directory is this folder or below it (a leading ~ is the home folder)." })),
+  machine: Schema.optional(Schema.NonEmptyString.annotations({ description: MACHINE_ARGUMENT })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(10_000)).annotations({ description: "At most this many sessions, the latest first (default 50, at most 10000)." }))
 })
 
@@ -73,6 +78,7 @@ export const SearchSessionsParams = Schema.Struct({
   workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace is this folder or below it (a leading ~ is the home folder)." })),
   role: Schema.optional(Schema.Literal("user", "assistant", "system").annotations({ description: "Only events of this role." })),
   kind: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only events of this kind: message, thinking, tool-call, tool-result, summary, …" })),
+  machine: Schema.optional(Schema.NonEmptyString.annotations({ description: MACHINE_ARGUMENT })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(1000)).annotations({ description: "At most this many hits, best first (default 20)." }))
 })
 
@@ -111,6 +117,8 @@ export interface SessionBrief {
   readonly provider: string
   readonly title: string | null
   readonly workspace: string | null
+  /** The machine the session's source is on, in a team (PostgreSQL) index; null in a local (SQLite) one. */
+  readonly machine: string | null
   /** RFC 3339 or null. */
   readonly firstAt: string | null
   readonly lastAt: string | null
@@ -124,6 +132,7 @@ const brief = (r: RedactionShape, s: SessionRow): SessionBrief => ({
   provider: s.provider,
   title: s.title === null ? null : r.title(s.title),
   workspace: s.workspace === null ? null : r.text(s.workspace),
+  machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
   lastAt: s.lastAt,
   eventCount: s.eventCount
@@ -200,18 +209,20 @@ export const listSessions = (
       })
     }
     const limit = p.limit ?? DEFAULT_LIST_LIMIT
+    const machine = yield* machineFilter(p.machine, "machine")
     const index = yield* Index
     const r = yield* Redaction
     const shown = shownWorkspaceFilter(r, p.workspace)
     const rows = shown === null
       ? yield* index.sessions({
         provider: p.provider,
+        machine,
         since,
         until,
         workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
         limit: limit + 1
       })
-      : (yield* index.sessions({ provider: p.provider, since, until })).filter((s) => shown(s.workspace))
+      : (yield* index.sessions({ provider: p.provider, machine, since, until })).filter((s) => shown(s.workspace))
     const sessions = rows.slice(0, limit).map((s) => brief(r, s))
     return { sessions, count: sessions.length, more: rows.length > limit }
   })
@@ -221,6 +232,8 @@ export interface SearchHitAnswer {
   readonly sessionId: string
   readonly sessionUid: string
   readonly provider: string
+  /** The machine the session's source is on, in a team (PostgreSQL) index; null in a local (SQLite) one. */
+  readonly machine: string | null
   readonly title: string | null
   /** Null for a hit on the session's title. */
   readonly eventId: string | null
@@ -353,11 +366,13 @@ export const searchSessions = (
         return yield* new InvalidArgument({ message: `kind: ${check.problem}`, remediation: KIND_REMEDY })
       }
     }
+    const machine = yield* machineFilter(p.machine, "machine")
     const index = yield* Index
     const r = yield* Redaction
     const limit = p.limit ?? 20
     const filter = {
       provider: p.provider,
+      machine,
       since,
       until,
       // As `search --session`: an unknown session is SOURCE_NOT_FOUND, not a search without hits (tester18 F7).
@@ -372,6 +387,7 @@ export const searchSessions = (
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
       provider: h.provider,
+      machine: h.machine === null ? null : r.text(h.machine),
       // redacted already (with its session's secrets) by `redactedSearch`; as it is with redaction off
       title: h.title,
       eventId: h.eventId,
@@ -740,6 +756,7 @@ export const readSession = (
       `- session: ${m.id}`,
       `- uid: ${m.uid}`,
       `- provider: ${m.provider}`,
+      ...(m.machine !== null ? [`- machine: ${m.machine}`] : []),
       ...(m.workspace !== null ? [`- workspace: ${m.workspace}`] : []),
       ...(m.model !== null ? [`- model: ${m.model}`] : []),
       `- first activity: ${m.firstAt ?? "-"}`,

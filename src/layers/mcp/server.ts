@@ -83,7 +83,7 @@ export const tools: ReadonlyArray<ToolEntry<any>> = [
     name: "search_sessions",
     title: "Search sessions",
     description:
-      "Full-text search over every indexed event: messages, thinking, tool inputs (commands, file paths, edit strings) and results, compaction and runtime summaries, session titles. Query syntax: words, \"exact phrases\", prefix*, AND / OR / NOT (or -word), parentheses; identifiers are found as written. Filters: provider, since / until, session, workspace, role, kind; limit (default 20). Each hit carries its session, event id and cursor: get_events with eventId shows its context, with cursor continues after it.",
+      "Full-text search over every indexed event: messages, thinking, tool inputs (commands, file paths, edit strings) and results, compaction and runtime summaries, session titles. Query syntax: words, \"exact phrases\", prefix*, AND / OR / NOT (or -word), parentheses; identifiers are found as written. Filters: provider, since / until, session, workspace, role, kind, machine (a team index); limit (default 20). Each hit carries its session, its machine (a team index; null in a local one), event id and cursor: get_events with eventId shows its context, with cursor continues after it.",
     parameters: SearchSessionsParams,
     answer: searchSessions
   }),
@@ -91,7 +91,7 @@ export const tools: ReadonlyArray<ToolEntry<any>> = [
     name: "list_sessions",
     title: "List sessions",
     description:
-      "List the AI coding-agent sessions in the session-ingest index, latest activity first: id, uid, provider, title, workspace, first and last activity, event count, and the session's resource uri. Filters: provider, since / until (dates), workspace (folder); limit (default 50). `more` says whether the limit left sessions out.",
+      "List the AI coding-agent sessions in the session-ingest index, latest activity first: id, uid, provider, machine (the machine it came from, in a team index; null in a local one), title, workspace, first and last activity, event count, and the session's resource uri. Filters: provider, since / until (dates), workspace (folder), machine (a team index); limit (default 50). `more` says whether the limit left sessions out.",
     parameters: ListSessionsParams,
     answer: listSessions
   }),
