@@ -8,7 +8,9 @@
  * generated zones: lines cut by part and step boundaries, invalid UTF-8,
  * non-delta lines inside runs of deltas, malformed lines that start like a
  * delta, ids that are escaped, empty, unterminated or not ASCII, lines longer
- * than the record limit, missing parts and an unterminated last line.
+ * than the record limit, missing parts and an unterminated last line; on the
+ * text path, runs of one session's deltas are taken in one pattern match
+ * (`cachedDeltaRun`), checked against lines that only look like the run's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -115,6 +117,16 @@ const hostile = (kind: number, sid: number, pad: number, i: number): Buffer => {
       return b(delta(s, "L".repeat(PART_SIZE + pad * 30)))
     case 18: // a delta whose key is the line's last bytes (no value), after a real key
       return b(`${PREFIX},"session_id":"${s}","x":"session_id":"`)
+    // Runs of one session's deltas are taken in one match on the text path (`cachedDeltaRun`): lines that
+    // look like the run's next delta but whose last key is another, or whose id only matches as a pattern.
+    case 20: // the key at the prefix's closing quote, with the run's id and with another
+      return b(i % 3 === 0 ? delta(s, q) : `${PREFIX}session_id":"${s}${i % 3 === 1 ? "" : "-p"}"}`)
+    case 21: // the id "session_id", then a line whose last key starts at that value's opening quote
+      return b(i % 2 === 0 ? delta("session_id", q) : `${PREFIX},"session_id":"session_id":"${s}"}`)
+    case 22: // a key that starts at the closing quote of the run's id
+      return b(i % 2 === 0 ? delta(s, q) : `${PREFIX},"session_id":"${s}"session_id":"S-other"}`)
+    case 23: // ids holding a pattern's special characters, and one they would match as a pattern
+      return b(delta(i % 3 === 0 ? `S.${sid}[a]` : i % 3 === 1 ? `S.${sid}[a]` : `Sx${sid}a`, q))
     default: // a delta of another session whose id looks like the last one's with more after it
       return b(delta(`${s}-longer`, q))
   }
@@ -124,7 +136,7 @@ const arbZone = fc.record({
   lines: fc.array(
     fc.record({
       // mostly ordinary deltas, as a real zone
-      kind: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 19 }) }),
+      kind: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 23 }) }),
       sid: fc.integer({ min: 0, max: 3 }),
       pad: fc.integer({ min: 0, max: 3000 }),
       run: fc.integer({ min: 1, max: 30 })
@@ -222,6 +234,39 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
 })
 
 const PATTERN = Buffer.from(Array.from({ length: 5 * PART_SIZE }, (_, i) => (i * 7 + 3) & 0xff))
+
+describe("a rescan's runs of one session's deltas (taken in one match on the text path)", () => {
+  it("go on while each line's last key names the run's session, and stop at a line whose last key names another", () => {
+    const lines = [
+      b(delta("S-1", "a")), // 0: S-1
+      b(delta("S-1", "b")), // 1: S-1
+      b(`${PREFIX}session_id":"S-1"}`), // 2: S-1 (its key starts at the prefix's closing quote)
+      b(delta("S-1", "say \"session_id\":\"S-1\"")), // 3: S-1
+      b(`${PREFIX},"session_id":"S-1"session_id":"S-3"}`), // 4: S-3 (the last key starts at S-1's closing quote)
+      b(delta("session_id", "c")), // 5: session_id
+      b(`${PREFIX},"session_id":"session_id":"S-2"}`), // 6: S-2 (the last key starts at the value's opening quote)
+      b(delta("S.1[a]", "d")), // 7: S.1[a]
+      b(delta("S.1[a]", "e")), // 8: S.1[a]
+      b(delta("Sx1a", "f")) // 9: Sx1a (what S.1[a] would match as a pattern)
+    ]
+    const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]))
+    const ends: Array<number> = []
+    let at = 0
+    for (const l of lines) ends.push(at += l.length + 1)
+    const r = bothWays(bytes)
+    expect(r.text).toStrictEqual(r.bytes)
+    expect(r.text.ids).toStrictEqual(["S-1", "S-3", "session_id", "S-2", "S.1[a]", "Sx1a"])
+    expect(r.text.groups).toStrictEqual([
+      0, 0, ends[3], 4, -1, // lines 0-3
+      1, ends[3], ends[4], 1, -1, // line 4
+      2, ends[4], ends[5], 1, -1, // line 5
+      3, ends[5], ends[6], 1, -1, // line 6
+      4, ends[6], ends[8], 2, -1, // lines 7-8
+      5, ends[8], ends[9], 1, -1 // line 9
+    ])
+    expect(r.text.readTo).toBe(bytes.length)
+  })
+})
 
 describe("chunksFromParts", () => {
   it("gives readFromParts' bytes and missing ranges, in chunks of at most a part, views of whole parts", () => {

@@ -200,4 +200,18 @@ describe("receive times: the binary search reads part heads", () => {
         for (const offset of offsets) expect(yield* stamps.at(offset)).toBe(stampOf(known, offset))
       }
     }), 60_000)
+  it.effect("a record of the usual shape whose numbers are past 2^53 is a line that is no record, counted, in a part read at once", () =>
+    Effect.gen(function*() {
+      // 15 digits are safe integers, 16 (9007199254740993) are not: the part is read line by line and the line counted.
+      const lines = Array.from({ length: 400 }, (_, i) => tsidxRecord(i * 100, T0 + i, ""))
+      lines[200] = tsidxRecord(999_999_999_999_999, T0 + 200, "")
+      lines[300] = `{"off":${"9007199254740993"},"ms":${T0 + 300}}`
+      const conn = yield* memoryConnection([{ zoneId: "z", name: "output.tsidx", bytes: Buffer.from(lines.join("\n") + "\n") }])
+      const [file] = yield* conn.listFiles("z")
+      const stamps = makeStamps(conn, file)
+      expect(yield* stamps.at(30_050)).toBe(T0 + 299) // the record at 29,900, not the unsafe one
+      expect(yield* stamps.at(20_050)).toBe(T0 + 199)
+      expect(yield* stamps.at(999_999_999_999_999)).toBe(T0 + 200)
+      expect(stamps.unreadable()).toBe(1)
+    }))
 })

@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import {
   factsOfLine,
+  cachedDeltaRun,
   isStreamEventAt,
   STREAM_EVENT_PREFIX_TEXT,
   lineFactsText,
@@ -28,6 +29,8 @@ import type { StoreConnection, StoreFile } from "./TranscriptStore.js"
 import { eachLine, eachLineInChunks } from "./zone-reader.js"
 
 const STREAM_EVENT_PREFIX_LENGTH = STREAM_EVENT_PREFIX_TEXT.length
+
+const NEWLINES = /\n/g
 
 /** The shortest range classified over its bytes rather than its latin1 text (see {@link scanRange}). */
 const BYTES_PATH_MIN = 16 * 1024 * 1024
@@ -163,6 +166,7 @@ export const scanRange = (
       return { ids, cwds, groups, unreadable, missingPartLines, oversized, readTo: read.readTo, bytesRead: read.bytesRead, missing: read.missing }
     }
     const cache = makeSessionIdCache()
+    const runs = new Map<string, RegExp>()
     const read = yield* eachLine(conn, file, start, end, maxLineBytes, (buf, from, to, lineStart, lineEnd, problem, text) => {
       let sid: string | null = null
       let cwd: string | null = null
@@ -193,7 +197,21 @@ export const scanRange = (
         gLines = 1
         gCwd = cwd
       }
-    }, stepBytes, true, undefined, true)
+    }, stepBytes, true, undefined, true, (text, from, base) => {
+      // The deltas that go on the open group (its session the cached id's, from the line right after it) are
+      // taken in one match of the sink's own test (`cachedDeltaRun`), without a call of the sink a line (issue 13:
+      // a rescan's append is runs of one session's deltas).
+      const raw = cache.raw
+      if (typeof gSid !== "string" || gSid !== cache.id || gEnd !== base + from || raw === null) return from
+      let run = runs.get(raw)
+      if (run === undefined) runs.set(raw, run = cachedDeltaRun(raw))
+      run.lastIndex = from
+      if (!run.test(text)) return from
+      const at = run.lastIndex
+      gEnd = base + at
+      gLines += text.slice(from, at).match(NEWLINES)!.length
+      return at
+    })
     close()
     return {
       ids,
