@@ -11,7 +11,6 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { StoreUnavailable } from "../../domain/errors.js"
 import { queryRuntime, shareRuntime } from "../lazy.js"
 import { writeStdout } from "../output.js"
 import { VERSION } from "../version.js"
@@ -41,14 +40,8 @@ export const mcp = Command.make(
         share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
       )
       const { serveStdio } = yield* mcpServer
-      // A SQLite index deleted or replaced while the server runs: each later call says so (not served stale).
-      const indexCheck = rt.indexFileCheck(rt.isPostgresUrl(file) ? undefined : file, (change) =>
-        new StoreUnavailable({
-          message: `The index ${file} was ${change} after this MCP server opened it; the server does not answer from a file no longer at that path.`,
-          remediation: "Restart the MCP server (reconnect it in your MCP client): it opens the index now at that path.",
-          details: { path: file, reason: change }
-        }))
       // Answers go to stdout through the CLI's one path to it (drain waited for; a reader gone ends the serving).
-      yield* serveStdio({ name: "session-ingest", version: VERSION }, writeStdout, indexCheck).pipe(Effect.provide(layers))
+      // A SQLite index file deleted or replaced while the server runs: each later call says so (not served stale).
+      yield* serveStdio({ name: "session-ingest", version: VERSION }, writeStdout, rt.isPostgresUrl(file) ? undefined : file).pipe(Effect.provide(layers))
     })
 ).pipe(Command.withDescription("Serve the index to MCP clients over stdio: read-only tools and session resources, redacted."))

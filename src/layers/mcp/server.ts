@@ -43,7 +43,8 @@ import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
+import { indexFileCheck } from "../index/file-identity.js"
 import { counted, visibleControls } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
@@ -317,17 +318,24 @@ const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
  * client stopped reading) ends the serving. Requires the index (open it
  * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
  * with `StoreUnavailable` only before serving (listing the sessions).
- * `indexCheck` runs once before serving and before each tool call and
- * resource read; its failure is that call's answer (`STORE_UNAVAILABLE`):
- * the CLI passes `indexFileCheck` of a SQLite index, so a file deleted or
- * replaced under a running server is said, not served stale (tester18 F8).
+ * `indexFile`: the SQLite index's path (undefined: a team index, or none to
+ * check); the file there is recorded before serving and looked at again
+ * (`indexFileCheck`, one stat) before each tool call and resource read, so
+ * a file deleted or replaced under a running server is that call's answer
+ * (`STORE_UNAVAILABLE`), not served stale from the unlinked file (tester18 F8).
  */
 export const serveStdio = (
   info: { readonly name: string; readonly version: string },
   write: (text: string) => Effect.Effect<void, unknown> = writeProcessStdout,
-  indexCheck: Effect.Effect<void, StoreUnavailable> = Effect.void
+  indexFile?: string | undefined
 ): Effect.Effect<void, StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
+    const indexCheck = indexFileCheck(indexFile, (change) =>
+      new StoreUnavailable({
+        message: `The index ${indexFile} was ${change} after this MCP server opened it; the server does not answer from a file no longer at that path.`,
+        remediation: "Restart the MCP server (reconnect it in your MCP client): it opens the index now at that path.",
+        details: { path: indexFile, reason: change }
+      }))
     yield* indexCheck
     // The sessions listed as resources: those of the index when the server starts.
     const listed = yield* resourceSessions
