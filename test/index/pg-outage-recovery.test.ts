@@ -17,31 +17,24 @@ import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { Index } from "../../src/services/Index.js"
 import { connect } from "../mcp/helpers.js"
 import { pgQuery, withDatabase } from "../support/pg.js"
-import { type PgServer, startPgServer } from "../support/pg-server.js"
+import { pgServerOfFile } from "../support/pg-server-file.js"
 import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 
-let server: PgServer | undefined
-beforeAll(async () => {
-  server = await startPgServer()
-}, 120_000)
-afterAll(() => {
-  server?.stop()
-  server = undefined
-})
+const pg = pgServerOfFile()
 
 let databases = 0
 /** A new migrated database on this file's server. */
 const migrated = async (): Promise<string> => {
   const name = `r_${process.pid}_${++databases}`
-  await pgQuery(server!.url, `CREATE DATABASE ${name}`)
-  const url = withDatabase(server!.url, name)
+  await pgQuery(pg.current!.url, `CREATE DATABASE ${name}`)
+  const url = withDatabase(pg.current!.url, name)
   await Effect.runPromise(IndexPostgres.migrate(url))
   return url
 }
 
 /** Stop the server (immediate shutdown, as `pg_ctl -m immediate stop`) and wait until it is gone. */
 const stopServer = async () => {
-  const pid = server!.pid
+  const pid = pg.current!.pid
   process.kill(pid, "SIGQUIT")
   for (let i = 0; i < 100; i++) {
     try {
@@ -55,9 +48,9 @@ const stopServer = async () => {
 
 /** Start the stopped server again on its port. */
 const startServer = async () => {
-  const before = server!.port
-  server = await server!.restart({ samePort: true })
-  expect(server.port).toBe(before)
+  const before = pg.current!.port
+  pg.current = await pg.current!.restart({ samePort: true })
+  expect(pg.current!.port).toBe(before)
 }
 
 describe("a PostgreSQL server restarted under a long-running process", () => {
@@ -69,7 +62,7 @@ describe("a PostgreSQL server restarted under a long-running process", () => {
         expect((yield* index.sessions({})).length).toBe(0)
         yield* Effect.promise(stopServer)
         const down = yield* Effect.flip(index.sessions({}))
-        expect(down).toMatchObject({ code: "STORE_UNAVAILABLE", details: { host: "127.0.0.1", port: server!.port, reason: "unreachable" } })
+        expect(down).toMatchObject({ code: "STORE_UNAVAILABLE", details: { host: "127.0.0.1", port: pg.current!.port, reason: "unreachable" } })
         yield* Effect.promise(startServer)
         for (let i = 0; i < 3; i++) expect((yield* index.sessions({})).length).toBe(0)
         expect((yield* index.search("anything", {})).length).toBe(0)
@@ -89,7 +82,7 @@ describe("a PostgreSQL server restarted under a long-running process", () => {
         const down = yield* call("search_sessions", { query: "invoice", limit: 1 })
         const downText = down.ok ? JSON.stringify(down.r) : down.e.message
         expect(downText).toContain("STORE_UNAVAILABLE")
-        expect(downText).toContain(`127.0.0.1:${server!.port}`)
+        expect(downText).toContain(`127.0.0.1:${pg.current!.port}`)
         yield* Effect.promise(startServer)
         for (const [name, args] of [["search_sessions", { query: "invoice", limit: 1 }], ["list_sessions", { limit: 1 }], ["list_sessions", { limit: 1 }]] as const) {
           const back = yield* call(name, args)
@@ -114,7 +107,7 @@ describe("a PostgreSQL server restarted under a long-running process", () => {
         yield* Effect.promise(stopServer)
         fs.appendFileSync(s.file, item(2, "written while the server is down"))
         yield* until(() => w.stderr().includes("STORE_UNAVAILABLE"), 15_000)
-        expect(w.stderr()).toContain(`127.0.0.1:${server!.port}`)
+        expect(w.stderr()).toContain(`127.0.0.1:${pg.current!.port}`)
         expect(w.stderr()).toMatch(/The watch goes on/)
         // Longer than the retries a passing failure gets (5, from 100 ms: about 3 s).
         yield* Effect.sleep("5 seconds")

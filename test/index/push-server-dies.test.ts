@@ -26,28 +26,22 @@ import { agentsCorpus as corpus } from "../support/agents-lines.js"
 import { importOnce } from "../support/index.js"
 import { repoRoot, tempDir } from "../support/paths.js"
 import { pgQuery, withDatabase } from "../support/pg.js"
-import { type PgServer, startPgServer } from "../support/pg-server.js"
+import type { PgServer } from "../support/pg-server.js"
+import { pgServerOfFile } from "../support/pg-server-file.js"
 
-let server: PgServer | undefined
-beforeAll(async () => {
-  server = await startPgServer()
-}, 120_000)
-afterAll(() => {
-  server?.stop()
-  server = undefined
-})
+const pg = pgServerOfFile()
 
 /** This file's server, running: restarted when the case before ended it. */
 const running = async (): Promise<PgServer> => {
-  const s = server!
+  const s = pg.current!
   let up = true
   try {
     process.kill(s.pid, 0)
   } catch {
     up = false
   }
-  server = up ? s : await s.restart()
-  return server
+  pg.current = up ? s : await s.restart()
+  return pg.current
 }
 
 

@@ -28,6 +28,18 @@ const importInto = (index: string, env: Record<string, string>, withNative: bool
 }
 
 const servers: Array<{ close: () => Promise<void> }> = []
+
+/** A new index of the Claude Code fixtures in a folder of its own, and a server started on it. */
+const served = async () => {
+  const dir = tempDir("si-mcp-replaced-")
+  fs.mkdirSync(path.join(dir, "no-agents"))
+  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
+  const index = path.join(dir, "index.db")
+  importInto(index, env, false)
+  const server = await connect(["--index", index], env)
+  servers.push(server)
+  return { dir, env, index, server }
+}
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close()
 })
@@ -45,13 +57,7 @@ const failureOf = async (p: Promise<unknown>): Promise<McpError> => {
 describe("mcp: the index file deleted or replaced while the server runs", () => {
   for (const how of ["deleted and imported again", "replaced by a rename"] as const) {
     it(`${how}: each later call is STORE_UNAVAILABLE (not the old file's answers); a new server reads the new index`, async () => {
-      const dir = tempDir("si-mcp-replaced-")
-      fs.mkdirSync(path.join(dir, "no-agents"))
-      const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-      const index = path.join(dir, "index.db")
-      importInto(index, env, false)
-      const server = await connect(["--index", index], env)
-      servers.push(server)
+      const { dir, env, index, server } = await served()
       const before = answerOf(await server.client.callTool({ name: "list_sessions", arguments: { limit: 100 } }))
       expect(before.sessions.length).toBeGreaterThan(0)
       expect(before.sessions.every((s: { provider: string }) => s.provider === "claude-code")).toBe(true)
@@ -84,13 +90,7 @@ describe("mcp: the index file deleted or replaced while the server runs", () => 
   }
 
   it("deleted and not made again: STORE_UNAVAILABLE saying it was deleted", async () => {
-    const dir = tempDir("si-mcp-replaced-")
-    fs.mkdirSync(path.join(dir, "no-agents"))
-    const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-    const index = path.join(dir, "index.db")
-    importInto(index, env, false)
-    const server = await connect(["--index", index], env)
-    servers.push(server)
+    const { env, index, server } = await served()
     answerOf(await server.client.callTool({ name: "list_sessions", arguments: {} }))
     fs.rmSync(index)
     const e = await failureOf(server.client.callTool({ name: "list_sessions", arguments: {} }))
@@ -99,13 +99,7 @@ describe("mcp: the index file deleted or replaced while the server runs", () => 
   })
 
   it("an import into the same file while the server runs is read live (no error)", async () => {
-    const dir = tempDir("si-mcp-replaced-")
-    fs.mkdirSync(path.join(dir, "no-agents"))
-    const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-    const index = path.join(dir, "index.db")
-    importInto(index, env, false)
-    const server = await connect(["--index", index], env)
-    servers.push(server)
+    const { env, index, server } = await served()
     const before = answerOf(await server.client.callTool({ name: "list_sessions", arguments: { limit: 100 } }))
     importInto(index, env, true)
     const after = answerOf(await server.client.callTool({ name: "list_sessions", arguments: { limit: 100 } }))
