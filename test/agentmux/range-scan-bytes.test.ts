@@ -159,6 +159,16 @@ const zoneOf = (z: typeof arbZone extends fc.Arbitrary<infer T> ? T : never): Bu
   return Buffer.concat(out)
 }
 
+
+/** Lines laid out one after another, each with its line break: the bytes, and where each line ends (past its break). */
+const laidOut = (lines: ReadonlyArray<Buffer>): { readonly bytes: Buffer; readonly ends: ReadonlyArray<number> } => {
+  const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]))
+  const ends: Array<number> = []
+  let at = 0
+  for (const l of lines) ends.push(at += l.length + 1)
+  return { bytes, ends }
+}
+
 describe("a range scanned over its bytes is the range scanned over its latin1 text", () => {
   it("generated hostile zones (part and step boundaries, missing parts, limits, a start inside the zone)", () => {
     fc.assert(
@@ -210,10 +220,7 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
       Buffer.from([0x20, 0xa0]), // 8: blank to JavaScript's trim (not counted unreadable), unowned
       b(delta("S-é", "b")) // 9: S-é
     ]
-    const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]))
-    const ends: Array<number> = []
-    let at = 0
-    for (const l of lines) ends.push(at += l.length + 1)
+    const { bytes, ends } = laidOut(lines)
     const r = bothWays(bytes)
     expect(r.bytes).toStrictEqual(r.text)
     expect(r.bytes.ids).toStrictEqual(["S-1", "S-2", "S-é"])
@@ -249,10 +256,7 @@ describe("a rescan's runs of one session's deltas (taken in one match on the tex
       b(delta("S.1[a]", "e")), // 8: S.1[a]
       b(delta("Sx1a", "f")) // 9: Sx1a (what S.1[a] would match as a pattern)
     ]
-    const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]))
-    const ends: Array<number> = []
-    let at = 0
-    for (const l of lines) ends.push(at += l.length + 1)
+    const { bytes, ends } = laidOut(lines)
     const r = bothWays(bytes)
     expect(r.text).toStrictEqual(r.bytes)
     expect(r.text.ids).toStrictEqual(["S-1", "S-3", "session_id", "S-2", "S.1[a]", "Sx1a"])
