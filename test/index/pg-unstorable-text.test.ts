@@ -66,7 +66,11 @@ const corpus = () => {
 
 const withIndex = <A, E>(index: string, effect: Effect.Effect<A, E, Index>) => effect.pipe(Effect.provide(indexLayer(index)))
 
-/** What the queries show, without what names the engine's keys (uids, source keys): sessions, events, usage, search hits, an event's context. */
+/**
+ * What the queries show, without what names the engine's keys (uids, source keys) or the machine (null on SQLite,
+ * the importing machine's on PostgreSQL: test/index/pg-machine.test.ts): sessions, events, usage, search hits, an
+ * event's context.
+ */
 const view = (index: string) =>
   withIndex(
     index,
@@ -74,7 +78,7 @@ const view = (index: string) =>
       const i = yield* Index
       const sessions = []
       for (const s of yield* i.sessions({})) {
-        const { generation: _g, sessionUid: _u, sourceKey: _k, ...row } = s
+        const { generation: _g, machine: _m, sessionUid: _u, sourceKey: _k, ...row } = s
         const events = yield* i.events(s.sessionUid)
         const around = []
         for (const e of events) {
@@ -87,7 +91,7 @@ const view = (index: string) =>
       const hits = []
       for (const q of ["nul", "here", "answer tail", "\"nul here\"", "lone", "end", "clean"]) {
         const found = yield* i.search(q, {})
-        hits.push({ q, hits: found.map(({ score: _s, sessionUid: _u, eventUid: _e, ...h }) => h).sort((a, b) => `${a.eventId}`.localeCompare(`${b.eventId}`)) })
+        hits.push({ q, hits: found.map(({ machine: _m, score: _s, sessionUid: _u, eventUid: _e, ...h }) => h).sort((a, b) => `${a.eventId}`.localeCompare(`${b.eventId}`)) })
       }
       const usage = yield* i.usage({ by: "model" })
       return { sessions, hits, usage: usage.map((u) => ({ ...u })).sort((a, b) => `${a.group}${a.kind}`.localeCompare(`${b.group}${b.kind}`)) }
@@ -164,7 +168,9 @@ describe("text PostgreSQL cannot hold as it is: both engines", () => {
       // What names the engine: its uids and keys (machine-keyed on PostgreSQL), the index itself.
       // A search's scores are each engine's own and not comparable (README): its hits are compared without them, in one order.
       const neutral = (text: string, index: string, args: ReadonlyArray<string>) => {
+        // ids and the machine (null locally, the importing machine's in the team index) name the engine, not the content
         const plain = text.split(index).join("INDEX").replace(/\b(ses|evt|src)_[0-9a-f]{32}\b/g, "$1_X")
+          .replace(/"machine":(null|"[^"]*")/g, '"machine":"M"')
         if (args[0] !== "search" || !args.includes("--json")) return plain
         const body = JSON.parse(plain)
         body.data.hits = body.data.hits.map(({ score: _s, ...h }: { score: number }) => h).sort((a: object, b: object) =>
