@@ -1231,6 +1231,21 @@ const make = (
       })
 
     /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, by session and where they count. */
+    /**
+     * A usage query: nothing for an empty list of sessions; else from the `usage` table, or, on an index read
+     * without migrating from before it (no such table), from the stored events.
+     */
+    const fromUsage = <F extends Omit<UsageFilter, "by">, A>(
+      fromTable: (filter: F) => Effect.Effect<ReadonlyArray<A>, StoreUnavailable>,
+      fromEvents: (filter: F) => Effect.Effect<ReadonlyArray<A>, StoreUnavailable>
+    ) =>
+    (filter: F): Effect.Effect<ReadonlyArray<A>, StoreUnavailable> =>
+      filter.sessionUids !== undefined && filter.sessionUids.length === 0
+        ? Effect.succeed([])
+        : hasUsage
+        ? fromTable(filter)
+        : fromEvents(filter)
+
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
       fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
         SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*) AS n
@@ -1657,19 +1672,9 @@ const make = (
           return Option.some({ events, at: earlier.length })
         }),
 
-      usage: (filter) =>
-        filter.sessionUids !== undefined && filter.sessionUids.length === 0
-          ? Effect.succeed([])
-          : hasUsage
-          ? usageGroups(filter)
-          : usageGroupsFromEvents(filter),
+      usage: fromUsage(usageGroups, usageGroupsFromEvents),
 
-      usageElsewhere: (filter) =>
-        filter.sessionUids !== undefined && filter.sessionUids.length === 0
-          ? Effect.succeed([])
-          : hasUsage
-          ? usageElsewhere(filter)
-          : usageElsewhereFromEvents(filter),
+      usageElsewhere: fromUsage(usageElsewhere, usageElsewhereFromEvents),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`
