@@ -51,9 +51,7 @@ const V2 = "c2."
 // The decoders are made on first use, not when the module loads: making one compiles its
 // parser, a cost every command that loads a provider paid even when it read no cursor (issue 13).
 let v1Decoder: ((u: unknown) => Either.Either<CursorState, unknown>) | undefined
-let v2Decoder: ((u: unknown) => Either.Either<CursorState, unknown>) | undefined
 const decodeV1State = (u: unknown) => (v1Decoder ??= Schema.decodeUnknownEither(Schema.parseJson(CursorState)))(u)
-const decodeV2State = (u: unknown) => (v2Decoder ??= Schema.decodeUnknownEither(CursorState))(u)
 
 /**
  * The tag a `c2` token names its source by: the first 16 hex digits of the
@@ -126,6 +124,9 @@ const peekV2 = (body: string): Either.Either<CursorState, InvalidCursor> => {
   const ls = parseNum(lsF)
   const sub = parseNum(subF)
   if (seq === undefined || seq === null || off === null || ls === null || sub === null) return Either.left(malformed())
+  // CursorState's rules, checked here (every field is parsed above; `x` is any JSON), not by Schema's decoder: a
+  // first import peeks a token per batch, and each parse worker compiled that decoder's parser once (issue 13).
+  if ((off !== undefined && off < 0) || (ls !== undefined && ls < 0) || (sub !== undefined && sub < 0)) return Either.left(malformed())
   let x: unknown
   if (x64 !== "") {
     try {
@@ -141,8 +142,7 @@ const peekV2 = (body: string): Either.Either<CursorState, InvalidCursor> => {
   if (h !== "") state.h = h
   if (hd !== "") state.hd = hd
   if (x !== undefined) state.x = x
-  const decoded = decodeV2State(state)
-  return Either.isLeft(decoded) ? Either.left(malformed()) : Either.right(decoded.right)
+  return Either.right(state as CursorState)
 }
 
 /**

@@ -65,6 +65,9 @@ describe("cursor tokens", () => {
     ["a dot-free digest with a quote", `c2.${sourceTag(SRC)}.1....a"b..`],
     ["x that is not base64url JSON", `c2.${sourceTag(SRC)}.1......e30!`],
     ["x that is base64url but not JSON", `c2.${sourceTag(SRC)}.1......${Buffer.from("{nope").toString("base64url")}`],
+    ["a negative byte offset", `c2.${sourceTag(SRC)}.1.-1.....`],
+    ["a negative line start", `c2.${sourceTag(SRC)}.1..-a....`],
+    ["a negative nested part", `c2.${sourceTag(SRC)}.1...-2...`],
     ["a c1 token that is not base64url", "c1.!!!"],
     ["a c1 token of a non-state", "c1." + Buffer.from('{"v":2}').toString("base64url")]
   ])("refuse %s", (_, token) => {

@@ -20,7 +20,7 @@ import { upgradeEvent } from "../../src/domain/contract-upgrade.js"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { searchableText } from "../../src/domain/search/text.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import { eventOfRow, leanEvent, shapePlan } from "../../src/layers/index/rows.js"
+import { eventOfRow, INDEX_LEAN, leanEvent, shapePlan } from "../../src/layers/index/rows.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { uidBytes } from "../../src/layers/index/sqlite-writer.js"
 import { copyFixtures as copyClaude } from "../claude-code/helpers.js"
@@ -49,7 +49,7 @@ const plainMigration = (legacy: string, out: string, ddl: ReadonlyArray<string>)
       const e = upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
       stream.run(r.source_key, r.generation, r.session_uid, e.provider, e.sourceId, e.sessionId)
       const st = (streamOf.get(r.source_key, r.generation, r.session_uid) as { stream: number }).stream
-      const lean = leanEvent(e)
+      const lean = leanEvent(e, INDEX_LEAN)
       let sh: number | null = null
       if (lean !== null) {
         shape.run(lean.shape)

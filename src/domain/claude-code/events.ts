@@ -64,6 +64,7 @@ import {
   textOf,
   type Usage
 } from "./records.js"
+import { toolInputText } from "../tool-input-text.js"
 
 /** The provenance key of this provider's events. */
 export const NATIVE_KEY = "native.claude-code"
@@ -74,8 +75,8 @@ export const PROVIDER = "claude-code" as const
 /** The locator class of a session log `<encoded-cwd>/<session-uuid>.jsonl`. */
 export const LOCATOR_CLASS = "claude-code-session-log" as const
 
-/** Longest `text` of a tool-call event (one-line JSON of its input), in UTF-16 code units. */
-export const TOOL_INPUT_TEXT_MAX = 1000
+/** Longest `text` of a tool-call event (one-line JSON of its input), in UTF-16 code units (`../tool-input-text.ts`). */
+export { TOOL_INPUT_TEXT_MAX } from "../tool-input-text.js"
 
 /** The session id of a nested subagent file `agent-<agentId>.jsonl`. */
 export const subagentSessionId = (agentId: string): string => `agent-${agentId}`
@@ -156,15 +157,6 @@ export interface LineContext {
   readonly cursor: (k: number, sequence: number) => string
 }
 
-const oneLineJson = (v: unknown): string => {
-  let out: string
-  try {
-    out = JSON.stringify(v) ?? "null"
-  } catch {
-    out = String(v)
-  }
-  return out.length > TOOL_INPUT_TEXT_MAX ? out.slice(0, TOOL_INPUT_TEXT_MAX - 1) + "…" : out
-}
 
 /** A line's usage as the event's typed {@link TokenUsage} (its `costUSD` is the event's `costUsd`, and stays in native `usage.costUSD`). */
 const tokenUsageOf = (u: Usage): TokenUsage => ({
@@ -356,7 +348,7 @@ const draftsOf = (e: Entry): Array<Draft> => {
           role: "assistant",
           toolName: b.name,
           toolCallId: b.id,
-          text: oneLineJson(b.input),
+          text: toolInputText(b.input),
           toolInput: b.input,
           native: { blockType: b.blockType, input: b.input, ...(b.serverName !== null ? { serverName: b.serverName } : {}) }
         })

@@ -25,12 +25,13 @@
  */
 import { CONTRACT_VERSION, type SessionEvent } from "../model.js"
 import type { Classified } from "./records.js"
+import { toolInputText } from "../tool-input-text.js"
 
 /** The provenance key of this provider's events. */
 export const NATIVE_KEY = "native.muse-agents"
 
-/** Longest `text` of a tool-call event (one-line JSON of its input), in UTF-16 code units. */
-export const TOOL_INPUT_TEXT_MAX = 1000
+/** Longest `text` of a tool-call event (one-line JSON of its input), in UTF-16 code units (`../tool-input-text.ts`). */
+export { TOOL_INPUT_TEXT_MAX } from "../tool-input-text.js"
 
 /** Where one record sits and how to resume after it. */
 export interface EventContext {
@@ -45,15 +46,6 @@ export interface EventContext {
   readonly cursor: string
 }
 
-const oneLineJson = (v: unknown): string => {
-  let s: string
-  try {
-    s = JSON.stringify(v) ?? "null"
-  } catch {
-    s = String(v)
-  }
-  return s.length > TOOL_INPUT_TEXT_MAX ? s.slice(0, TOOL_INPUT_TEXT_MAX - 1) + "…" : s
-}
 
 /** True when a classified line yields an event (items and compaction checkpoints). */
 export const yieldsEvent = (c: Classified): c is Extract<Classified, { _tag: "Item" | "Compaction" }> =>
@@ -150,7 +142,7 @@ export const toSessionEvent = (c: Classified, ctx: EventContext): SessionEvent |
       native.nativeName = e.nativeName
       native.input = e.input
       native.argumentsUnparsed = e.argumentsUnparsed
-      return event(ctx, c.createdAt, "tool-call", "assistant", e.name, e.callId, oneLineJson(e.input), native, {
+      return event(ctx, c.createdAt, "tool-call", "assistant", e.name, e.callId, toolInputText(e.input), native, {
         toolInput: e.input,
         isError: null,
         compaction: null

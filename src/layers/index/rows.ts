@@ -9,6 +9,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade.js"
 import { CANONICAL_PAYLOAD, type CanonicalText } from "../../domain/json.js"
 import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
+import { toolInputText } from "../../domain/tool-input-text.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import type { Mutable } from "effect/Types"
@@ -388,7 +389,9 @@ export interface EventColumns {
  * - `r`: typed fields that restate a value of the provider's own record in
  *   `extensions` (the raw payload): the path there, and how the field is
  *   made from it (`=`: the same value; `~`: the text on one line, whitespace
- *   runs made one space, cut to 1000 characters with an ellipsis).
+ *   runs made one space, cut to 1000 characters with an ellipsis; `j`, in the
+ *   index only: a tool call's text, {@link toolInputText} of the value, see
+ *   {@link LeanOptions}; the lean stream's `lean-1` has `=` and `~` only).
  *
  * The ids of the stream (`provider`, `sourceId`, `sessionId`) and the row's
  * columns (`sequence`, `kind`, `occurredAt`) are never in the body.
@@ -487,8 +490,26 @@ const mayFlattenTo = (s: string, text: string): boolean => {
   return true
 }
 
-/** Where in `ext` a value sits that `target` restates: the path and how (see {@link Shape.r}); null when none. */
-const findRef = (ext: Record<string, unknown>, target: unknown): Array<string | number> | null => {
+/**
+ * Whether `target` may be {@link toolInputText} of `v` (an object or array): a
+ * check of its first characters, before the text is written to compare.
+ */
+const mayBeInputText = (v: object, target: string): boolean => {
+  if (Array.isArray(v)) return target.charCodeAt(0) === 91 // [
+  if (target.charCodeAt(0) !== 123) return false // {
+  for (const k in v) {
+    const key = JSON.stringify(k)
+    return target.startsWith(key, 1) && target.charCodeAt(1 + key.length) === 58 // :
+  }
+  return target === "{}"
+}
+
+/**
+ * Where in `ext` a value sits that `target` restates: the path and how (see
+ * {@link Shape.r}); null when none. With `inputText`, a string `target` may
+ * also be {@link toolInputText} of an object or array there (mode `j`).
+ */
+const findRef = (ext: Record<string, unknown>, target: unknown, inputText: boolean): Array<string | number> | null => {
   const path: Array<string | number> = []
   let jsonOfTarget: string | undefined
   const targetKeys = isPlain(target) ? Object.keys(target).length : -1
@@ -499,6 +520,7 @@ const findRef = (ext: Record<string, unknown>, target: unknown): Array<string | 
       return v.length + 1 >= Math.min(target.length, ONE_LINE_MAX) && mayFlattenTo(v, target) && oneLine(v) === target ? "~" : null
     }
     if (typeof v !== "object" || v === null) return null
+    if (inputText && typeof target === "string" && (Array.isArray(v) || isPlain(v)) && mayBeInputText(v, target) && toolInputText(v) === target) return "j"
     if (typeof target === "object" && target !== null) {
       if (v === target) return "="
       if (isPlain(v) && Object.keys(v).length === targetKeys && JSON.stringify(v) === (jsonOfTarget ??= JSON.stringify(target))) return "="
@@ -672,6 +694,20 @@ const splitStep = (node: SigNode, o: Record<string, unknown>, keys: ReadonlyArra
 }
 
 /**
+ * What {@link leanEvent} may leave out beyond the lean stream's contract
+ * (`lean-1`, which keeps its shapes as they are): `inputText`, a tool call's
+ * `text` that is {@link toolInputText} of an object or array in `extensions`
+ * (Claude Code's and Muse agents' tool calls: their input, kept there as
+ * provenance) is a reference of mode `j` (the index's record, issue 13 item 2).
+ */
+export interface LeanOptions {
+  readonly inputText?: boolean
+}
+
+/** What the index's record leaves out (see {@link LeanOptions}). */
+export const INDEX_LEAN: LeanOptions = { inputText: true }
+
+/**
  * The lean form of an event (see {@link Shape}), or null when it must be
  * kept whole (a key the contract does not have, a value of a type the
  * columns cannot hold): {@link eventOfRow} then reads the full JSON.
@@ -681,7 +717,7 @@ const splitStep = (node: SigNode, o: Record<string, unknown>, keys: ReadonlyArra
  * output is, byte for byte, what the writer before session 9 gave
  * (`test/index/lean-event-speed.test.ts` compares them).
  */
-export const leanEvent = (e: SessionEvent): LeanEvent | null => {
+export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | null => {
   const ev = e as unknown as Record<string, unknown>
   const keys = keysOf(ev)
   if (keys === null) return null
@@ -703,7 +739,7 @@ export const leanEvent = (e: SessionEvent): LeanEvent | null => {
       if (v === null || v === undefined || (typeof v === "string" ? v.length < REF_MIN_CHARS : typeof v !== "object")) continue
       // The first place in `extensions` that restates it, in key order: the event alone decides (never the events
       // leaned before it), so an event has one shape whichever thread or run leans it (`import --jobs N`).
-      const ref = findRef(e.extensions, v)
+      const ref = findRef(e.extensions, v, options?.inputText === true && k === "text")
       if (ref !== null) {
         ;(refs ??= {})[k] = ref
         node = step(step(node, T.ref, k), T.refPath, JSON.stringify(ref))
@@ -921,7 +957,7 @@ export const eventOfRow = (
   for (const [key, mode, path] of plan.refs) {
     let v: unknown = out.extensions
     for (const p of path) v = (v as Record<string | number, unknown>)[p]
-    out[key] = mode === "~" ? oneLine(v as string) : v
+    out[key] = mode === "~" ? oneLine(v as string) : mode === "j" ? toolInputText(v) : v
   }
   const e = out as unknown as SessionEvent
   return plan.contract === CONTRACT_VERSION ? e : upgradeEvent(e)

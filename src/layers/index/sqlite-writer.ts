@@ -35,7 +35,7 @@ import type { SessionEvent } from "../../domain/model.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
-import { leanEvent } from "./rows.js"
+import { INDEX_LEAN, leanEvent } from "./rows.js"
 import type { Driver, DriverStatement } from "./sqlite-connection.js"
 
 /** The 16 bytes an event uid (`evt_` + 32 hex) is stored as. */
@@ -89,7 +89,7 @@ interface Prepared {
  * hand the writer only the event's {@link EventHead} with it.
  */
 export const preparedRowOf = (e: SessionEvent): PreparedRow => {
-  const lean = leanEvent(e)
+  const lean = leanEvent(e, INDEX_LEAN)
   const t = searchableText(e)
   return {
     uid: eventUidBytes(e.provider, e.sourceId, e.sessionId, e.eventId),
@@ -363,7 +363,7 @@ export class IndexWriter {
         const uid = Buffer.from(pre.uid.buffer, pre.uid.byteOffset, pre.uid.byteLength)
         return { event: e, stream, sessionUid: su, uid, shape: pre.shape === null ? null : this.shapeOf(pre.shape), body: pre.body, pre }
       }
-      const lean = leanEvent(e)
+      const lean = leanEvent(e, INDEX_LEAN)
       return {
         event: e,
         stream,

@@ -34,6 +34,7 @@ import {
   checkpointColumns,
   type CheckpointRow,
   eventOfRow,
+  INDEX_LEAN,
   leanEvent,
   searchFilterSql,
   workspaceSql,
@@ -421,7 +422,7 @@ const migrations = Migrator.fromRecord({
             streams.set(sk, stream = streams.size + 1)
             newStreams.params.push(stream, r.source_key, r.generation, r.session_uid, e.provider, e.sourceId, e.sessionId)
           }
-          const lean = leanEvent(e)
+          const lean = leanEvent(e, INDEX_LEAN)
           let shape: number | null = null
           if (lean !== null) {
             shape = shapes.get(lean.shape) ?? null
@@ -514,7 +515,11 @@ const migrations = Migrator.fromRecord({
       sql.unsafe(`CREATE TRIGGER push_journal_update AFTER UPDATE ON sources
         WHEN ${JOURNALED_COLUMNS.map((c) => `old.${c} IS NOT new.${c}`).join(" OR ")} BEGIN ${JOURNAL_CHANGE_NOTE("new")} END`),
       sql.unsafe(`CREATE TRIGGER push_journal_delete AFTER DELETE ON sources BEGIN ${JOURNAL_CHANGE_NOTE("old")} END`)
-    ], { discard: true }))
+    ], { discard: true })),
+  // No table changes: from here on a lean record's shape may hold a reference of mode `j` (a tool call's text made
+  // of its input, `LeanOptions` in rows.ts). A build before this one reads such a shape wrong (it knows `=` and `~`
+  // only); this id makes it see the index as written by a newer build (it neither writes it nor trusts it quietly).
+  "0009_tool_input_text_refs": Effect.void
 })
 
 /**
