@@ -233,7 +233,7 @@ const main = async () => {
   }
   const agentsRoot = nodePath.join(tmp, "agents")
   let transcript: string | undefined
-  if (only.has("a") || only.has("redact")) {
+  if (only.has("a") || only.has("redact") || only.has("i")) {
     t0 = t()
     const tr = writeAgentsTranscript(agentsRoot, "bench-agent", SIZES.transcriptLines)
     transcript = tr.path
@@ -537,6 +537,8 @@ const main = async () => {
       tmp, nativeRoot, workspace, sources: SIZES.rootSessions, sourceBytes: (inputs.nativeRoot as { bytes: number }).bytes,
       noAgents: env.MUSE_AGENTS_DIR!, cli, cliOf: (b, a) => run(NODE, [b, ...a], { env, cwd: tmp }), nodeChild, check, add, log, rssMiB, inputs
     })
+    const { transcriptBytesFigure } = await import("./figures/transcript-bytes.js")
+    await transcriptBytesFigure({ tmp, agentsRoot, transcript: transcript!, cli, check, add, log, rssMiB })
   }
 
   // -------- (e) re-import of unchanged sources
@@ -855,7 +857,7 @@ const main = async () => {
   // -------- report
   const order = [
     "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "b-rescan-warm-WAL", "b-rescan-warm-rollback-journal", "b-rescan-after-checkpoint", "c", "d",
-    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "i-jobs-1", "i-jobs-2", "i-jobs-3", "e", "e-claude",
+    "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "i-bytes-transcript", "i-jobs-1", "i-jobs-2", "i-jobs-3", "e", "e-claude",
     "e-claude-subagents", "f",
     "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
     "r-complete", "w"
