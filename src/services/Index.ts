@@ -250,18 +250,22 @@ export interface SearchHit {
 
 /**
  * How {@link IndexShape.usage} groups: by session (its uid), day (UTC
- * `YYYY-MM-DD`), model, provider or workspace; or by response (`response`:
+ * `YYYY-MM-DD`), model, provider, workspace or machine (a team index's
+ * machine name, as `import --machine` / `push` wrote the session's source;
+ * null on a SQLite index, which names no machines); or by response (`response`:
  * each counted usage row on its own, keyed `<session uid> <response key>`,
  * the key of `domain/usage.ts`'s `UsageRow`), what an export of a session
  * places on its events (`sessionUsage` in `layers/index/queries.ts`).
  */
-export type UsageBy = "session" | "day" | "model" | "provider" | "workspace" | "response"
+export type UsageBy = "session" | "day" | "model" | "provider" | "workspace" | "machine" | "response"
 
 /**
  * What {@link IndexShape.usage} reads: the grouping, and filters on the
  * usage rows (a response's time: RFC 3339 `since` / `until`, inclusive; a
  * row without a time is left out by either), the session's provider and
- * workspace (a real path prefix), or the given sessions (uids) only.
+ * workspace (a real path prefix), its machine (a team index's exact machine
+ * name; on a SQLite index, which names none, nothing matches one), or the
+ * given sessions (uids) only.
  */
 export interface UsageFilter {
   readonly by: UsageBy
@@ -270,6 +274,7 @@ export interface UsageFilter {
   readonly until?: string | undefined
   readonly provider?: ProviderId | undefined
   readonly workspace?: string | undefined
+  readonly machine?: string | undefined
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * `session-ingest usage [--by day|session|model|provider|workspace]
- * [--since D] [--until D]`: tokens and cost from the index (the report
+ * `session-ingest usage [--by day|session|model|provider|workspace|machine]
+ * [--since D] [--until D] [--provider P] [--workspace DIR] [--machine NAME]`: tokens and cost from the index (the report
  * ccusage made popular), grouped as asked, with the price table named and a
  * note for each model it lacks. What counts and where each number comes
  * from: `domain/usage.ts`; the query: `usageReport` in
@@ -21,7 +21,7 @@ import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
 
 const TOKEN_COUNT_NAMES: ReadonlyArray<TokenCountName> = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"]
-const BY = ["day", "session", "model", "provider", "workspace"] as const
+const BY = ["day", "session", "model", "provider", "workspace", "machine"] as const
 
 const cell = (n: number | null, name: TokenCountName, notExact: ReadonlyArray<TokenCountName> | undefined) =>
   n !== null ? humanTokens(n) : notExact?.includes(name) === true ? "?" : ""
@@ -73,7 +73,7 @@ export const usage = Command.make(
   {
     by: Options.choice("by", BY).pipe(
       Options.withDefault("day" as const),
-      Options.withDescription("Group by day (UTC, default), session, model, provider or workspace.")
+      Options.withDescription("Group by day (UTC, default), session, model, provider, workspace or machine (a team index's machine names).")
     ),
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or before DATE (a day: all of it).")),
@@ -83,6 +83,7 @@ export const usage = Command.make(
       Options.optional,
       Options.withDescription("Only sessions whose workspace is DIR or below it.")
     ),
+    machine: O.machineFilter,
     json: O.json,
     index: O.index,
     config: O.config
@@ -94,15 +95,17 @@ export const usage = Command.make(
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
-      const report = yield* rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace }, prices).pipe(
-        Effect.provide(rt.readIndexLayer(file))
-      )
+      const report = yield* Effect.flatMap(
+        rt.machineFilter(Option.getOrUndefined(o.machine), "--machine"),
+        (machine) => rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace, machine }, prices)
+      ).pipe(Effect.provide(rt.readIndexLayer(file)))
       const filters = [
         ...Option.toArray(Option.map(o.since, (x) => `--since ${x}`)),
         ...Option.toArray(Option.map(o.until, (x) => `--until ${x}`)),
         ...Option.toArray(Option.map(o.provider, (x) => `--provider ${x}`)),
-        ...Option.toArray(Option.map(o.workspace, (x) => `--workspace ${x}`))
+        ...Option.toArray(Option.map(o.workspace, (x) => `--workspace ${x}`)),
+        ...Option.toArray(Option.map(o.machine, (x) => `--machine ${x}`))
       ]
       yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices), filters))
     })
-).pipe(Command.withDescription("Tokens and cost from the index, by day, session, model, provider or workspace."))
+).pipe(Command.withDescription("Tokens and cost from the index, by day, session, model, provider, workspace or machine."))

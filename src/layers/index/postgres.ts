@@ -1083,6 +1083,8 @@ const make = (
         ? "u.provider"
         : by === "response"
         ? "u.session_uid || ' ' || u.response_key"
+        : by === "machine"
+        ? "s.machine"
         : "ss.workspace"
 
     /** The usage groups of the rows `filter` selects (current generations of sources not rejected): as the SQLite layer's. */
@@ -1123,6 +1125,7 @@ const make = (
           WHERE s.status <> 'rejected' AND u.first_seen = 1
             ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
             ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
+            ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
             ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
             ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
             ${
@@ -1134,7 +1137,7 @@ const make = (
         GROUP BY group_key, kind, model, covered, has_responses, stated`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
-            group: filter.by === "model" || filter.by === "workspace" || filter.by === "response" ? fromPg(r.group_key) : r.group_key,
+            group: filter.by === "model" || filter.by === "workspace" || filter.by === "response" || filter.by === "machine" ? fromPg(r.group_key) : r.group_key,
             kind: r.kind,
             model: fromPg(r.model),
             covered: r.covered,
@@ -1161,6 +1164,12 @@ const make = (
           ${filter.since !== undefined ? sql`AND c.occurred_at >= ${filter.since}` : sql``}
           ${filter.until !== undefined ? sql`AND c.occurred_at <= ${filter.until}` : sql``}
           ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", toPg(filter.workspace)) : sql``}
+          ${
+        filter.machine !== undefined
+          ? sql`AND EXISTS (SELECT 1 FROM sessions ms JOIN sources mss ON mss.source_key = ms.source_key AND mss.generation = ms.generation
+              WHERE ms.session_uid = c.session_uid AND mss.machine = ${filter.machine})`
+          : sql``
+      }
         GROUP BY c.session_uid, c.counted_in, c.counted_in_id
         ORDER BY c.session_uid, c.counted_in`).pipe(
         Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: fromPg(r.counted_in_id), responses: r.n })))

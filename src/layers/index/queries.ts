@@ -341,23 +341,33 @@ const zeroTotal: UsageReport["total"] = { inputTokens: 0, outputTokens: 0, cache
 
 /**
  * The usage report (what ccusage made popular) from the index: usage rows
- * grouped by day, session, model, provider or workspace (see
+ * grouped by day, session, model, provider, workspace or machine (see
  * `domain/usage.ts` for what counts), filtered by time (`since` / `until`,
- * RFC 3339, a response's own time), provider and workspace. Days and other
- * keys ascend; sessions come latest activity first.
+ * RFC 3339, a response's own time), provider, workspace and machine. Days and other
+ * keys ascend; sessions come latest activity first. Fails with
+ * `InvalidArgument` when grouped by machine on an index that names no
+ * machines (SQLite: one machine's); a machine filter is checked by
+ * {@link machineFilter} first.
  */
 export const usageReport = (
   filter: Omit<UsageFilter, "sessionUids">,
   prices: PriceTable
-): Effect.Effect<UsageReport, StoreUnavailable, Index> =>
+): Effect.Effect<UsageReport, StoreUnavailable | InvalidArgument, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
+    if (filter.by === "machine" && !index.namesMachines) {
+      return yield* new InvalidArgument({
+        message: "--by machine: a local (SQLite) index holds one machine's sessions and names no machines; only a team index (postgres://…) groups by machine.",
+        remediation: "Group by day, session, model, provider or workspace, or pass --index postgres://… to read a team index.",
+        details: { option: "--by", value: "machine" }
+      })
+    }
     const groups = yield* index.usage(filter)
     const byKey = summarizeGroups(groups, prices)
     const total = summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null
     const sessions = filter.by === "session" ? new Map((yield* index.sessions({})).map((s) => [s.sessionUid, s])) : new Map<string, SessionRow>()
     // Copies of responses counted in other sessions, within the same filters: a note, and (by session) on the rows.
-    const copies = yield* index.usageElsewhere({ since: filter.since, until: filter.until, provider: filter.provider, workspace: filter.workspace })
+    const copies = yield* index.usageElsewhere({ since: filter.since, until: filter.until, provider: filter.provider, workspace: filter.workspace, machine: filter.machine })
     const elsewhereOf = new Map<string, Array<CountedElsewhere>>()
     for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
     const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
@@ -379,7 +389,8 @@ export const usageReport = (
     })
     const asc = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
     rows.sort((a, b) => (filter.by === "session" ? asc(b.lastAt ?? null, a.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
-    const filtered = filter.since !== undefined || filter.until !== undefined || filter.provider !== undefined || filter.workspace !== undefined
+    const filtered = filter.since !== undefined || filter.until !== undefined || filter.provider !== undefined || filter.workspace !== undefined ||
+      filter.machine !== undefined
     const empty = rows.length > 0
       ? null
       : filtered && (yield* index.usage({ by: "provider" })).length > 0

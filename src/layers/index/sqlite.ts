@@ -1097,6 +1097,8 @@ const make = (
         ? "u.provider"
         : by === "response"
         ? "u.session_uid || ' ' || u.response_key"
+        : by === "machine"
+        ? "NULL" // one machine's index: it names none
         : "ss.workspace"
 
     const workspaceClause = (workspace: string) =>
@@ -1229,6 +1231,8 @@ const make = (
             ? r.provider
             : filter.by === "response"
             ? `${ss.session_uid} ${r.key}`
+            : filter.by === "machine"
+            ? null
             : ss.workspace
           out.push({ ...r, group })
         }
@@ -1245,7 +1249,8 @@ const make = (
       fromEvents: (filter: F) => Effect.Effect<ReadonlyArray<A>, StoreUnavailable>
     ) =>
     (filter: F): Effect.Effect<ReadonlyArray<A>, StoreUnavailable> =>
-      filter.sessionUids !== undefined && filter.sessionUids.length === 0
+      // (a machine named: this index names none, so none of its rows is that machine's)
+      (filter.sessionUids !== undefined && filter.sessionUids.length === 0) || filter.machine !== undefined
         ? Effect.succeed([])
         : hasUsage
         ? fromTable(filter)
