@@ -137,6 +137,20 @@ describe("team index: the machine of each session", () => {
     expect(shown.sort()).toEqual(MACHINES)
   })
 
+  it("show <native id> held on two machines: the note names the machine of the copy shown and of the other", () => {
+    const r = cli(["show", BILLING_SESSION, "--index", url], { env })
+    expect(r.code, r.stderr).toBe(0)
+    const copies = (json(["sessions", "--index", url]).data as Array<{ sessionId: string; sessionUid: string; machine: string }>)
+      .filter((x) => x.sessionId === BILLING_SESSION)
+    const shownUid = json(["show", BILLING_SESSION, "--index", url]).data.session.sessionUid as string
+    const shown = copies.find((c) => c.sessionUid === shownUid)!
+    const other = copies.find((c) => c.sessionUid !== shownUid)!
+    expect(r.stderr).toContain(
+      `note: 2 sources hold session ${BILLING_SESSION}; showing ${shown.sessionUid} on ${shown.machine} ` +
+        `(use a ses_… uid to pick another: ${other.sessionUid} on ${other.machine})`
+    )
+  })
+
   describe("MCP", () => {
     let server: Connected
     beforeAll(async () => {

@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../domain/model.js"
-import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
+import { renderTranscriptText, shownName, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "../output.js"
@@ -23,12 +23,16 @@ import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "
 /** Events shown before and after the one `--around` names, when `--context` is not given. */
 const DEFAULT_CONTEXT = 3
 
-/** Tell on stderr which of several sessions of one id is shown. */
-const noteOthers = (id: string, shown: string, others: ReadonlyArray<{ readonly sessionUid: string }>) => {
+/** A session of the index as the note names it: its uid, and on a team index its machine (`ses_… on ci-runner-7`). */
+type Named = { readonly sessionUid: string; readonly machine: string | null }
+const named = (s: Named) => (s.machine !== null ? `${s.sessionUid} on ${shownName(s.machine)}` : s.sessionUid)
+
+/** Tell on stderr which of several sessions of one id is shown (on a team index, each one's machine too). */
+const noteOthers = (id: string, shown: Named, others: ReadonlyArray<Named>) => {
   if (others.length === 0) return
   writeStderr(
-    `note: ${others.length + 1} sources hold session ${id}; showing ${shown} (use a ses_… uid to pick another: ${
-      others.map((s) => s.sessionUid).join(", ")
+    `note: ${others.length + 1} sources hold session ${id}; showing ${named(shown)} (use a ses_… uid to pick another: ${
+      others.map(named).join(", ")
     })\n`
   )
 }
@@ -95,7 +99,7 @@ export const show = Command.make(
           }
           return { ...found, events: slice.value.events }
         }).pipe(Effect.provide(indexLayer))
-        noteOthers(o.id, session.sessionUid, others)
+        noteOthers(o.id, session, others)
         if (o.format === "events") {
           return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
         }
@@ -112,7 +116,7 @@ export const show = Command.make(
         // NDJSON a page at a time: a session of any length in bounded memory.
         return yield* Effect.gen(function*() {
           const { others, session } = yield* rt.findSession(o.id)
-          noteOthers(o.id, session.sessionUid, others)
+          noteOthers(o.id, session, others)
           const index = yield* rt.Index
           yield* index.eventsStream(session.sessionUid).pipe(
             Stream.mapChunks((c) => Chunk.of(ndjson(c))),
@@ -127,7 +131,7 @@ export const show = Command.make(
         const usage = rt.usageView((yield* rt.usageBySession(prices, [uid])).get(uid), (yield* rt.usageElsewhereBySession([uid])).get(uid))
         return { ...loaded, usage }
       }).pipe(Effect.provide(indexLayer))
-      noteOthers(o.id, session.sessionUid, others)
+      noteOthers(o.id, session, others)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
       const line = usageLine(usage, session.sessionId)
       const withUsage = (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
