@@ -18,7 +18,8 @@ import { defaultIndexFile } from "../layers/data-dir.js"
 import { indexUrlProblem, isPostgresUrl, looksLikeUrl, PERCENT_ENCODE_HINT } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
 import type { Index } from "../services/Index.js"
-import { loadConfig } from "./config.js"
+import { defaultImportLimits, ImportLimits } from "../services/ImportLimits.js"
+import { loadConfig, loadImportLimits } from "./config.js"
 
 /** An `--index` value as given: a URL (`postgres://…`, or a malformed one) stays as it is, a file is made absolute. */
 export const indexTarget = (value: string): string => (looksLikeUrl(value) ? value : nodePath.resolve(value))
@@ -62,6 +63,15 @@ export const withNodeNavigator = async <A>(load: () => Promise<A>): Promise<A> =
 
 /** The PostgreSQL layer, loaded only when an index is a URL (a SQLite user's start-up never loads the PostgreSQL client). */
 export const postgres = Effect.promise(() => withNodeNavigator(() => import("../layers/index/postgres.js")))
+
+/**
+ * The limits a read command holds a whole session to (`show`, `export`,
+ * `replay`, `mcp`: `loadSession`'s `maxDocumentBytes`): the config file's
+ * `limits` (README, "Limits") over the defaults. `InvalidArgument` for a
+ * config file that cannot be read or has a wrong shape.
+ */
+export const readLimitsLayer = (config: string | undefined): Layer.Layer<ImportLimits, InvalidArgument> =>
+  Layer.effect(ImportLimits, Effect.map(loadImportLimits(config), (l) => ({ ...defaultImportLimits, ...l })))
 
 /**
  * The index a query command reads (`sessions`, `show`, `export`): the

@@ -44,7 +44,11 @@ export const exportCommand = Command.make(
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact: the events and the trajectory pass through the output boundary (layers/share.ts).
-      const indexLayer = Layer.merge(rt.readIndexLayer(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+      const indexLayer = Layer.mergeAll(
+        rt.readIndexLayer(file),
+        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
+        rt.readLimitsLayer(Option.getOrUndefined(o.config))
+      )
       // ATIF's metrics: costs the source does not state come from the price table (with the config's prices).
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).

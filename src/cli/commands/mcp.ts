@@ -35,9 +35,10 @@ export const mcp = Command.make(
       const share = yield* shareRuntime
       // Before serving: a missing index or a bad config is the CLI's error (stderr, exit code), not a protocol answer.
       const file = yield* rt.existingIndex(o.index, o.config)
-      const layers = Layer.merge(
+      const layers = Layer.mergeAll(
         rt.readIndexLayer(file),
-        share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+        share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))),
+        rt.readLimitsLayer(Option.getOrUndefined(o.config))
       )
       const { serveStdio } = yield* mcpServer
       // Answers go to stdout through the CLI's one path to it (drain waited for; a reader gone ends the serving).

@@ -35,7 +35,11 @@ export const replay = Command.make(
       // Redacted unless --no-redact (the output boundary, layers/share.ts); the header's cost priced with the config's prices.
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       const html = yield* rt.replayHtml(o.id, prices).pipe(
-        Effect.provide(Layer.merge(rt.readIndexLayer(file), rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config)))))
+        Effect.provide(Layer.mergeAll(
+          rt.readIndexLayer(file),
+          rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
+          rt.readLimitsLayer(Option.getOrUndefined(o.config))
+        ))
       )
       const bytes = Buffer.from(html, "utf8")
       if (out !== undefined) {

@@ -13,6 +13,7 @@ import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../domain/model.js"
 import { renderTranscriptText, shownName, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
@@ -76,7 +77,8 @@ export const show = Command.make(
         })
       }
       const file = yield* rt.existingIndex(o.index, o.config)
-      const indexLayer = rt.readIndexLayer(file)
+      // A session loaded whole (Markdown, transcript) is held to the config's limits.maxDocumentBytes.
+      const indexLayer = Layer.merge(rt.readIndexLayer(file), rt.readLimitsLayer(Option.getOrUndefined(o.config)))
       /** A transcript as the shareable Markdown carries it: through the Redaction service (the output boundary, layers/share.ts). */
       const shareable = (t: Transcript) =>
         Effect.flatMap(shareRuntime, (share) =>

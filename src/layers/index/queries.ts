@@ -5,13 +5,14 @@
  * @module
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { AtifInput } from "../../domain/atif.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
 import { type CountedElsewhere, summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
-import { defaultImportLimits } from "../../services/ImportLimits.js"
+import { defaultImportLimits, ImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
 
 /** A session of the index with its events, in source order. */
@@ -25,23 +26,30 @@ export interface LoadedSession {
 /**
  * The session `id` names: an index uid (`ses_…`) or a native session id (the
  * latest when several sources hold it), with all its events. `SourceNotFound`
- * when none does; `ResourceLimitExceeded` when its events are more than
- * `maxBytes` (default: `maxDocumentBytes`, 256 MiB), as a document read whole
- * would be (stream them with `Index.eventsStream` instead).
+ * when none does; `ResourceLimitExceeded` when its events (the bytes of
+ * their JSON, `Index.sessionBytes`) are more than `maxBytes` (default: the
+ * `maxDocumentBytes` of the `ImportLimits` in context, which the CLI makes of
+ * the config file's `limits`, else 256 MiB), as a document read whole would
+ * be (stream them with `Index.eventsStream` instead).
  */
 export const loadSession = (
   id: string,
-  maxBytes: number = defaultImportLimits.maxDocumentBytes
+  maxBytes?: number
 ): Effect.Effect<LoadedSession, SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
+    const limit = maxBytes ?? Option.match(yield* Effect.serviceOption(ImportLimits), {
+      onNone: () => defaultImportLimits.maxDocumentBytes,
+      onSome: (l) => l.maxDocumentBytes
+    })
     const { others, session } = yield* findSession(id)
     const index = yield* Index
     const bytes = yield* index.sessionBytes(session.sessionUid)
-    if (bytes > maxBytes) {
+    if (bytes > limit) {
       return yield* new ResourceLimitExceeded({
-        message: `Session ${session.sessionId} holds ${Math.round(bytes)} bytes of events; loading it whole is limited to ${maxBytes} (maxDocumentBytes).`,
-        remediation: "Use `show --format events` or `export --format ndjson`, which stream it a page at a time.",
-        details: { limit: "maxDocumentBytes", max: maxBytes, size: bytes }
+        message: `Session ${session.sessionId} holds ${Math.round(bytes)} bytes of events; loading it whole is limited to ${limit} (maxDocumentBytes).`,
+        remediation: "Use `show --format events` or `export --format ndjson`, which stream it a page at a time; or raise the limit: " +
+          `{"limits": {"maxDocumentBytes": N}} in the config file (--config FILE), N at least ${Math.ceil(bytes)}.`,
+        details: { limit: "maxDocumentBytes", max: limit, size: bytes }
       })
     }
     const events = yield* index.events(session.sessionUid)

@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
 import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
-import { InvalidArgument, InvalidCursor, type ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
@@ -439,6 +439,23 @@ const metadata = (r: RedactionShape, s: SessionRow, events: ReadonlyArray<Sessio
 }
 
 /**
+ * `loadSession` for an MCP answer: a session too large to hold whole
+ * (`ResourceLimitExceeded`) says what a client can do, read its events a page
+ * at a time with `get_events`, and what the server's operator can (the CLI's
+ * remedies, `show`/`export`, are no use to a client).
+ */
+const loadWhole = (id: string) =>
+  loadSession(id).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
+    Effect.fail(
+      new ResourceLimitExceeded({
+        message: e.message,
+        remediation: "Read its events a page at a time with get_events (after a cursor, or around an event id); " +
+          "the limit is the server's: limits.maxDocumentBytes in the config file it was started with (mcp --config FILE).",
+        ...(e.details !== undefined ? { details: e.details } : {})
+      })
+    )))
+
+/**
  * `get_session`: the session `id` names (see `findSession`) with a page of
  * its transcript text of at most `maxChars` (default 20000) characters,
  * from the start or from `cursor` (a previous answer's `nextCursor`).
@@ -524,7 +541,7 @@ const renderedSession = (
       kept.push(hit)
       return hit
     }
-    const { events, session: loaded } = yield* loadSession(session.sessionUid)
+    const { events, session: loaded } = yield* loadWhole(session.sessionUid)
     const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const text = transcriptText(shared)
     const m = metadata(r, loaded, shared, [])
@@ -747,7 +764,7 @@ export const readSession = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadSession(id)
+    const { events, others, session } = yield* loadWhole(id)
     const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, others)
     const lines = [
