@@ -66,6 +66,22 @@ export const visibleControls = (text: string): string =>
     }
   )
 
+/** Line breaks and tabs: what {@link visibleControls} leaves as they are. */
+const BREAKS = /[\n\r\t\u2028\u2029]/g
+const BREAK_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029" }
+
+/**
+ * A field that is one line by nature (a session id, a path, a diagnostic's
+ * message, a title in a heading) as text for people shows it: its line
+ * feeds, carriage returns, tabs and Unicode line and paragraph separators
+ * written as `\n`, `\r`, `\t`, `\u2028`, `\u2029`, so that a source's
+ * value cannot add lines of its own to a listing, a report or a Markdown
+ * header (tester19 F5: a session id holding a line feed forged a row of
+ * `sessions`). Other controls are left to {@link visibleControls}, which
+ * every text output passes through.
+ */
+export const oneLineField = (s: string): string => (/[\n\r\t\u2028\u2029]/.test(s) ? s.replace(BREAKS, (c) => BREAK_ESCAPES[c]) : s)
+
 /**
  * Characters JSON leaves raw that a terminal may act on or that reorder text
  * (C1 controls, bidirectional overrides and isolates); `JSON.stringify`
@@ -119,8 +135,8 @@ const TURNS_PER_PART = 200
  */
 export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): Generator<string> {
   const time = (v: string) => humanTime(v, style)
-  let out: Array<string> = [`# ${t.title ?? t.sessionId}`, ""]
-  out.push(`- session: \`${t.sessionId}\``)
+  let out: Array<string> = [`# ${oneLineField(t.title ?? t.sessionId)}`, ""]
+  out.push(`- session: \`${oneLineField(t.sessionId)}\``)
   if (t.model !== null) out.push(`- model: ${t.model}`)
   if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
   if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
@@ -150,7 +166,7 @@ const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…"
 
 /** Plain text: one paragraph per turn, tool calls on one line each. Times as {@link humanTime} shows them. */
 export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): string => {
-  const out: Array<string> = [`${t.title ?? t.sessionId}  [${t.sessionId}]`]
+  const out: Array<string> = [`${oneLineField(t.title ?? t.sessionId)}  [${oneLineField(t.sessionId)}]`]
   for (const turn of t.turns) {
     out.push("", `${turn.role}${turn.timestamp !== null ? ` @ ${humanTime(turn.timestamp, style)}` : ""}:`)
     for (const b of turn.blocks) {
@@ -239,7 +255,7 @@ export const countedElsewhereText = (
   own?: string
 ): string =>
   elsewhere.map((e) =>
-    `${e.responses} response${e.responses === 1 ? "" : "s"} counted in session ${e.sessionId}${e.sessionId === own ? ` (another copy of it: ${e.sessionUid})` : ""}`
+    `${e.responses} response${e.responses === 1 ? "" : "s"} counted in session ${oneLineField(e.sessionId)}${e.sessionId === own ? ` (another copy of it: ${e.sessionUid})` : ""}`
   ).join(", ")
 
 /** What people read for counts past 2^53 - 1 (the `usage` note, the `sessions` note, `show`'s usage line). */

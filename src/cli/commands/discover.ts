@@ -9,7 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
-import { counted, humanTime } from "../../domain/render.js"
+import { counted, humanTime, oneLineField } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -48,7 +48,7 @@ const render = (r: DiscoveryReport, local: boolean): string => {
     ...parseWarningLines(parseWarningsOfSources(r.sources), ""),
     ...r.sources.map((s) => sourceLine(s, local))
   ]
-  if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
+  if (r.diagnostics.length > 0) lines.push("diagnostics:", ...r.diagnostics.map((d) => `  - ${d.code}: ${oneLineField(d.message)}`))
   return lines.join("\n") + "\n"
 }
 

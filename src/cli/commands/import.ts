@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as os from "node:os"
-import { counted } from "../../domain/render.js"
+import { counted, oneLineField } from "../../domain/render.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
 import { importRuntime } from "../lazy.js"
@@ -65,8 +65,8 @@ const render = (r: ImportReport, index: string): string => {
     lines.push(
       "  to reach complete coverage:",
       ...r.causes.flatMap((c) => [
-        `    - ${c.provider}: ${c.path !== null ? `${c.path}: ` : ""}${c.code}: ${c.problem}`,
-        ...(c.remedy !== null ? [`      remedy: ${c.remedy}`] : [])
+        `    - ${c.provider}: ${c.path !== null ? `${oneLineField(c.path)}: ` : ""}${c.code}: ${oneLineField(c.problem)}`,
+        ...(c.remedy !== null ? [`      remedy: ${oneLineField(c.remedy)}`] : [])
       ])
     )
   }
@@ -74,7 +74,7 @@ const render = (r: ImportReport, index: string): string => {
   const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
   const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`)).filter((l) => !said.has(l))
   if (diagnostics.length > 0) {
-    lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${l}`))
+    lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${oneLineField(l)}`))
     if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`    … and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`)
   }
   const notes = r.providers.flatMap((p) => (p.notes ?? []).map((n) => `${p.provider}: ${n}`))

@@ -6,7 +6,7 @@
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import type { Inspection } from "../../domain/model.js"
-import { counted, humanTime } from "../../domain/render.js"
+import { counted, humanTime, oneLineField } from "../../domain/render.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
@@ -23,7 +23,7 @@ const render = (i: Inspection, local: boolean): string => {
     ...i.sessions.map((s) => `  - ${s.sessionId}${typeof s.eventCount === "number" ? ` (${counted(s.eventCount, "event")})` : ""}`)
   ]
   if (i.diagnostics.length > 0) {
-    lines.push("diagnostics:", ...i.diagnostics.map((d) => `  - ${d.code}: ${d.message}`))
+    lines.push("diagnostics:", ...i.diagnostics.map((d) => `  - ${d.code}: ${oneLineField(d.message)}`))
   }
   return lines.join("\n") + "\n"
 }

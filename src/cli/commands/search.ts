@@ -10,7 +10,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTime } from "../../domain/render.js"
+import { humanTime, oneLineField } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
 import type { SearchHit } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -37,7 +37,7 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
     const time = h.occurredAt !== null ? humanTime(h.occurredAt, { local, seconds: true }) : "-"
     const what = h.eventId === null ? "title" : `${h.kind ?? "-"}${h.role !== null ? ` (${h.role})` : ""}  ${h.eventId}`
     const on = machines && h.machine !== null ? ` on ${h.machine.replace(/\s+/g, " ")}` : ""
-    out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${h.sessionId}  ${what}\n` })
+    out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${oneLineField(h.sessionId)}  ${what}\n` })
     if (h.title !== null && h.eventId !== null) out.push({ text: `   ${h.title.replace(/\s+/g, " ").slice(0, 100)}\n` })
     out.push({ text: `   ${h.snippet.field === "input" ? "[input] " : ""}` })
     let at = 0
@@ -52,7 +52,7 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
   const shown = first === undefined ? "" : machines ? first.sessionUid : first.sessionId
   out.push({
     text: `\n${hits.length} hit${hits.length === 1 ? "" : "s"}, best first${
-      first !== undefined ? `; in context: session-ingest show ${shown} --around ${first.eventId}` : ""
+      first !== undefined ? `; in context: session-ingest show ${oneLineField(shown)} --around ${oneLineField(first.eventId!)}` : ""
     }\n`
   })
   return out

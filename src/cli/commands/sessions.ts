@@ -12,7 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { countedElsewhereText, humanTime, humanTokens, humanUsd, shownName } from "../../domain/render.js"
+import { countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -75,7 +75,7 @@ const render = (
       tokens[i].padStart(tw),
       costs[i].padStart(cw),
       "  ",
-      r.sessionId.padEnd(36),
+      oneLineField(r.sessionId).padEnd(36),
       "  ",
       titles[i].padEnd(titleWidth),
       "  ",
@@ -97,7 +97,7 @@ const render = (
   const copies = rows.filter((r) => (elsewhere.get(r.sessionUid)?.length ?? 0) > 0)
   if (copies.length > 0) {
     notes.push(`* responses that repeat another session's (a resumed, forked or copied log) count once, where first seen, not in these tokens:`)
-    for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${r.sessionId}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r.sessionId)}`)
+    for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${oneLineField(r.sessionId)}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r.sessionId)}`)
     if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
   }
   return [
