@@ -283,22 +283,9 @@ const readFully = (fd: number, offset: number, length: number, into?: Uint8Array
 const readSync = (path: string, fd: number, offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
   attemptSync(path, () => readFully(fd, offset, length))
 
-const readAsync = (path: string, fd: number, offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
-  Effect.async<Uint8Array, SourceAccessError>((resume) => {
-    const buf = Buffer.allocUnsafe(length)
-    const step = (got: number) => {
-      if (got === length) return resume(Effect.succeed(buf))
-      fs.read(fd, buf, got, length - got, offset + got, (err, n) => {
-        if (err) return resume(Effect.fail(fsError(path, err)))
-        if (n === 0) return resume(Effect.succeed(buf.subarray(0, got)))
-        step(got + n)
-      })
-    }
-    step(0)
-  })
-
 /**
- * A file's reads: the first one synchronous, the rest through the event loop.
+ * A file's reads: the first one synchronous, the rest through the event loop
+ * (each full step's next one read ahead, see {@link ReadAhead}).
  * Discovery settles most logs with their first read, and a threadpool round
  * trip per file doubled its time; a long stream, though, must return to the
  * event loop between reads, or V8's incremental garbage collection starves
@@ -307,13 +294,83 @@ const readAsync = (path: string, fd: number, offset: number, length: number): Ef
  */
 const reader = (path: string, fd: number) => {
   let first = true
-  return (offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
+  let ahead: ReadAhead | undefined
+  /** Closed by the scope: the descriptor is closed once no read of it is in flight (see {@link ReadAhead}). */
+  let closed = false
+  const settle = (r: ReadAhead) => {
+    r.done = true
+    if (closed) closeQuietly(fd)
+    else for (const w of r.waiters.splice(0)) w()
+  }
+  const readAhead = (offset: number, length: number) => {
+    const r: ReadAhead = { offset, length, done: false, waiters: [], bytes: undefined, error: undefined }
+    ahead = r
+    const buf = Buffer.allocUnsafe(length)
+    const step = (got: number) => {
+      fs.read(fd, buf, got, length - got, offset + got, (err, n) => {
+        if (err) r.error = err
+        else if (n > 0 && got + n < length) return step(got + n)
+        else r.bytes = got + n === length ? buf : buf.subarray(0, got + n)
+        settle(r)
+      })
+    }
+    step(0)
+  }
+  const read = (offset: number, length: number): Effect.Effect<Uint8Array, SourceAccessError> =>
     Effect.suspend(() => {
-      if (!first) return readAsync(path, fd, offset, length)
-      first = false
-      return readSync(path, fd, offset, length)
+      if (first) {
+        first = false
+        return readSync(path, fd, offset, length)
+      }
+      const r = ahead !== undefined && ahead.offset === offset && ahead.length === length ? ahead : undefined
+      if (r === undefined) {
+        if (ahead === undefined || ahead.done) readAhead(offset, length)
+        else return Effect.zipRight(waitFor(ahead), read(offset, length))
+        return read(offset, length)
+      }
+      return Effect.flatMap(waitFor(r), () => {
+        ahead = undefined
+        if (r.error !== undefined) return Effect.fail(fsError(path, r.error))
+        const bytes = r.bytes!
+        // A full read: the file goes on, and its next step is read while this one is worked on.
+        if (bytes.length === length) readAhead(offset + length, length)
+        return Effect.succeed(bytes)
+      })
     })
+  return {
+    read,
+    close: () => {
+      if (closed) return
+      closed = true
+      if (ahead === undefined || ahead.done) closeQuietly(fd)
+    }
+  }
 }
+
+/**
+ * The read of a file's next step, started as soon as the step before it was
+ * handed over, so that it comes from the threadpool while the caller works on
+ * that one (a stream would otherwise wait for each read: on a busy 2-core
+ * machine ~0.8 ms a 256 KiB step, bench figure (a)). Taken when the caller
+ * then asks for exactly that range, else left to finish and dropped. The
+ * descriptor is closed only once it finished: a read in flight never lands on
+ * a descriptor number reused by another open.
+ */
+interface ReadAhead {
+  readonly offset: number
+  readonly length: number
+  done: boolean
+  readonly waiters: Array<() => void>
+  bytes: Buffer | undefined
+  error: NodeJS.ErrnoException | undefined
+}
+
+/** Wait until `r` finished (looked at when the effect runs: it may finish between making the effect and running it). */
+const waitFor = (r: ReadAhead): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (r.done) resume(Effect.void)
+    else r.waiters.push(() => resume(Effect.void))
+  })
 
 const closeQuietly = (fd: number) => {
   try {
@@ -369,13 +426,13 @@ const open = (file: AuthorizedFile): Effect.Effect<OpenSource, SourceAccessError
   Effect.acquireRelease(
     Effect.suspend(() => {
       const opened = openChecked(file)
-      return "fd" in opened ? Effect.succeed(opened.fd) : Effect.fail(opened.error)
+      return "fd" in opened ? Effect.succeed({ fd: opened.fd, reads: reader(file.path, opened.fd) }) : Effect.fail(opened.error)
     }),
-    (fd) => Effect.sync(() => closeQuietly(fd))
+    ({ reads }) => Effect.sync(() => reads.close())
   ).pipe(
-    Effect.map((fd): OpenSource => ({
+    Effect.map(({ fd, reads }): OpenSource => ({
       file,
-      read: reader(file.path, fd),
+      read: reads.read,
       stat: attemptSync(file.path, () => toStat(fs.fstatSync(fd)))
     }))
   )

@@ -194,23 +194,38 @@ export const readLines = (
     const step = options.stepBytes ?? READ_STEP_BYTES
     const from = options.from ?? 0
     const splitter = new LineSplitter(options.maxLineBytes, from)
-    return Stream.unfoldChunkEffect(false, (done) => {
-      if (done) return Effect.succeed(Option.none())
+    /** The parts of the last read step not handed on yet, from `next`; `atEnd`: that step was the last. */
+    let parts: ReadonlyArray<Chunk.Chunk<Line>> = []
+    let next = 0
+    let atEnd = false
+    // One pull hands on one part: the parts of a step are taken from here before the next read. (Before, the
+    // steps were a stream of their own, flattened with `Stream.flatMap`: an inner stream per step cost ~60 µs
+    // per part, more than splitting the lines; bench figure (a), 3,687 parts of a 100 MiB log: 430 -> 250 ms.)
+    return Stream.unfoldChunkEffect(undefined, () => {
+      if (next < parts.length) return Effect.succeed(Option.some([parts[next++], undefined] as const))
+      if (atEnd) return Effect.succeed(Option.none())
       const size = readSize(splitter.offset, from, step, source.file.stat.size)
       return source.read(splitter.offset, size).pipe(
         Effect.map((raw) => {
-          // End of file: an unterminated remainder is handed on as such.
-          if (raw.length === 0) return Option.some([Chunk.unsafeFromArray(splitter.finish()), true] as const)
-          options.onRead?.(splitter.offset, raw)
-          const out = splitter.push(raw)
-          // A short read is the end of the file as it is now: finish here rather than
-          // spend one more read to learn it (most logs fit in their first step).
-          const atEnd = raw.length < size
-          if (atEnd) splitter.finish(out)
-          return Option.some([Chunk.unsafeFromArray(out), atEnd] as const)
+          let out: Array<Line>
+          if (raw.length === 0) {
+            // End of file: an unterminated remainder is handed on as such.
+            out = splitter.finish()
+            atEnd = true
+          } else {
+            options.onRead?.(splitter.offset, raw)
+            out = splitter.push(raw)
+            // A short read is the end of the file as it is now: finish here rather than
+            // spend one more read to learn it (most logs fit in their first step).
+            atEnd = raw.length < size
+            if (atEnd) splitter.finish(out)
+          }
+          parts = handOnParts(Chunk.unsafeFromArray(out), HAND_ON_BYTES)
+          next = 1
+          return Option.some([parts[0], undefined] as const)
         })
       )
-    }).pipe(Stream.chunks, Stream.flatMap((chunk) => Stream.fromChunks(...handOnParts(chunk, HAND_ON_BYTES))))
+    })
   })
 
 /**
