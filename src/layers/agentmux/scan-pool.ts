@@ -9,7 +9,7 @@
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import * as Worker from "@effect/platform/Worker"
 import * as Effect from "effect/Effect"
-import { probeWorker } from "../worker-probe.js"
+import { probeWorker, type WorkerProbe } from "../worker-probe.js"
 import { ScanRangeRequest } from "./scan-protocol.js"
 import type { StoreFile } from "./TranscriptStore.js"
 
@@ -33,13 +33,15 @@ export const scanPieces = (
   end: number,
   maxLineBytes: number,
   workers: number,
-  readyTimeoutMs?: number
+  readyTimeoutMs?: number,
+  /** Workers of `entry` started ahead (`StoreConnection.workersAhead`), taken instead of starting the pool's. */
+  ahead?: Effect.Effect<WorkerProbe>
 ) =>
   Effect.scoped(
     Effect.gen(function*() {
       const size = Math.min(workers, pieces.length)
       // The pool's workers started side by side (not the first alone, then the others once it is ready).
-      const probe = yield* probeWorker(entry, {}, readyTimeoutMs, size)
+      const probe = yield* (ahead ?? probeWorker(entry, {}, readyTimeoutMs, size))
       if (probe._tag === "failed") return undefined
       const pool = yield* Worker.makePoolSerialized<ScanRangeRequest>({ size }).pipe(
         Effect.provide(NodeWorker.layer(probe.spawn))
