@@ -162,7 +162,7 @@ describe("a zone scanned in pieces by workers is the zone scanned in one pass", 
 })
 
 describe("scan workers started while a store's main file is first copied (StoreConnection.workersAhead)", () => {
-  it("a WAL store's first read into a cache starts them, and the scan takes them; not with the main file cached, nor without workers", async () => {
+  it("a WAL store's first read into a cache starts them, and the scan takes them; not with the main file cached, nor without workers, nor without a usable cache", async () => {
     const z = fc.sample(arbZone, { numRuns: 1, seed: 21 })[0]
     createStore(store, [{ zoneId: CURRENT, name: "output", bytes: zoneBytes({ ...z, missing: [] }) }], { wal: true })
     const limit = PART + 1000
@@ -187,6 +187,9 @@ describe("scan workers started while a store's main file is first copied (StoreC
     expect(await open("cache-a", "0")).toBe("none") // no workers wanted
     expect(await open("cache-b", "2")).toEqual({ probe: "ready", scannedInPieces: true }) // the store's first read there
     expect(await open("cache-b", "2")).toBe("none") // its main file is cached: a rescan
+    // a cache root that cannot be a folder: every read copies the whole store (a rescan too), no workers ahead
+    fs.writeFileSync(nodePath.join(dir, "cache-c"), "")
+    expect(await open("cache-c", "2")).toBe("none")
   }, 120_000)
 })
 

@@ -281,10 +281,16 @@ const cachedSnapshot = (
       )
     )
 
-/** Whether the cache folder `dir` holds a copy of a store's main file (of any version). */
-const holdsMain = (dir: string): boolean => {
+/**
+ * Whether the cache folder `dir` is ready for a first copy of a store's main
+ * file: made (as `readCopy` makes it) and writable, and holding no copy of a
+ * main file yet (of any version: after a checkpoint, an older one is there).
+ */
+const readyForFirstCopy = (dir: string): boolean => {
   try {
-    return fs.readdirSync(dir).some((name) => name.startsWith("main-"))
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.accessSync(dir, fs.constants.W_OK)
+    return !fs.readdirSync(dir).some((name) => name.startsWith("main-"))
   } catch {
     return false
   }
@@ -293,8 +299,9 @@ const holdsMain = (dir: string): boolean => {
 /**
  * The scan workers started ahead (`StoreConnection.workersAhead`) for the
  * store `file` about to be read through its cache folder `dir`: when `dir`
- * holds no copy of its main file yet (the store's first read there, a first
- * scan: its main file is copied whole now), the store is at least as long
+ * is usable and holds no copy of its main file yet (the store's first read
+ * there, a first scan: its main file is copied whole now; an unusable folder
+ * would make every read a whole copy, a rescan too), the store is at least as long
  * as a range worth the workers (`parallelSettings`), and there is a worker
  * entry; forked in the scope (the workers not taken are terminated when it
  * closes). Else undefined (a rescan, also one after a checkpoint: its append
@@ -305,7 +312,7 @@ const startWorkersAhead = (
   dir: string
 ): Effect.Effect<StoreConnection["workersAhead"], never, Scope.Scope> =>
   Effect.gen(function*() {
-    if (holdsMain(dir)) return undefined
+    if (!readyForFirstCopy(dir)) return undefined
     const settings = yield* parallelSettings
     if (settings.workers < 1 || file.stat.size < settings.minBytes) return undefined
     const entry = workerEntry()
@@ -347,7 +354,7 @@ export const openStore = (
     const cached = yield* cachedSnapshot(access, authorized, dir)
     const connection = cached !== null
       ? yield* connect(authorized, cached, "cached", ahead)
-      : yield* connect(authorized, yield* snapshot(access, authorized), "snapshot")
+      : yield* connect(authorized, yield* snapshot(access, authorized), "snapshot", ahead)
     return { _tag: "open", connection } as const
   })
 
