@@ -161,6 +161,38 @@ describe("a zone scanned in pieces by workers is the zone scanned in one pass", 
   }, 120_000)
 })
 
+describe("scan workers started while a store's main file is first copied (StoreConnection.workersAhead)", () => {
+  it("a WAL store's first read into a cache starts them, and the scan takes them; not with the main file cached, nor without workers, nor without a usable cache", async () => {
+    const z = fc.sample(arbZone, { numRuns: 1, seed: 21 })[0]
+    createStore(store, [{ zoneId: CURRENT, name: "output", bytes: zoneBytes({ ...z, missing: [] }) }], { wal: true })
+    const limit = PART + 1000
+    const open = (cache: string, workers: string) =>
+      Effect.runPromise(
+        Effect.scoped(Effect.gen(function*() {
+          const opened = yield* openStore(sourceAccessNode, store, nodePath.join(dir, cache))
+          if (opened._tag !== "open") throw new Error("no store")
+          const conn = opened.connection
+          const ahead = conn.workersAhead
+          if (ahead === undefined) return "none"
+          const probe = yield* ahead.probe
+          const output = (yield* conn.listFiles(CURRENT)).find((f) => f.name === "output")!
+          const ranges = yield* scanRanges(conn, output, 0, output.size, limit, { workers: 2, minBytes: 1 })
+          return { probe: probe._tag, scannedInPieces: ranges.length > 1 }
+        })).pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map([["SESSION_INGEST_SCAN_WORKERS", workers], ["SESSION_INGEST_SCAN_PARALLEL_BYTES", "1"]]))
+          )
+        )
+      )
+    expect(await open("cache-a", "0")).toBe("none") // no workers wanted
+    expect(await open("cache-b", "2")).toEqual({ probe: "ready", scannedInPieces: true }) // the store's first read there
+    expect(await open("cache-b", "2")).toBe("none") // its main file is cached: a rescan
+    // a cache root that cannot be a folder: every read copies the whole store (a rescan too), no workers ahead
+    fs.writeFileSync(nodePath.join(dir, "cache-c"), "")
+    expect(await open("cache-c", "2")).toBe("none")
+  }, 120_000)
+})
+
 describe("a scan worker entry that cannot load", () => {
   const built = () => fs.readFileSync(nodePath.join(repoRoot, "dist", "agentmux-scan-worker.cjs"), "utf8")
   const cases: ReadonlyArray<readonly [string, () => string]> = [

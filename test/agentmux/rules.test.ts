@@ -81,6 +81,27 @@ describe("line facts (seed 002, is_stream_event / line_session_id)", () => {
       expect(isStreamEventText(text, before.length, before.length + line.length)).toBe(true)
     }
   })
+  it("the loops compare the cached id a word (4 bytes) at a time: ids of 1 to 40 bytes, changed at any byte, cut or lengthened", () => {
+    const loops = makeSessionIdCache(0) // this module's own loops (the first scan's)
+    const native = makeSessionIdCache() // Node's byte searches
+    const base = "0123456789abcdef-ghijklmnopqrstuvwxyzABCD"
+    let at = 0
+    const lines: Array<{ line: Buffer; id: string }> = []
+    for (let n = 1; n <= 40; n++) {
+      const id = base.slice(0, n)
+      const variants = [id, id.slice(0, -1), `${id}Z`, `${id.slice(0, -1)}é`]
+      for (let p = 0; p < n; p++) variants.push(`${id.slice(0, p)}${id[p] === "Q" ? "R" : "Q"}${id.slice(p + 1)}`)
+      // each variant right after the id itself (the cache holds it), in a buffer of many lines
+      for (const v of variants) lines.push({ line: Buffer.from(delta(id, `t${n}`)), id }, { line: Buffer.from(delta(v, "x")), id: v })
+    }
+    const buf = Buffer.concat(lines.flatMap(({ line }) => [line, Buffer.from("\n")]))
+    for (const { line, id } of lines) {
+      const expected = { _tag: "delta", sessionId: id === "" ? null : id }
+      expect(lineFactsAt(buf, at, at + line.length, loops)).toEqual(expected)
+      expect(lineFactsAt(buf, at, at + line.length, native)).toEqual(expected)
+      at += line.length + 1
+    }
+  })
   it("non-ASCII session ids and cwds are read as UTF-8 (the line is parsed from latin1 first)", () => {
     const f = lineFacts(Buffer.from(init("S-é", "/home/dév/日本")))
     expect(f._tag === "parsed" && [f.sessionId, f.cwd]).toEqual(["S-é", "/home/dév/日本"])

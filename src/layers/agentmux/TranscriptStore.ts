@@ -17,6 +17,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import type { SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
+import type { WorkerProbe } from "../worker-probe.js"
 
 /** A file of the store as `db_wave_file` lists it. Sizes in bytes, times in unix ms. */
 export interface StoreFile {
@@ -78,6 +79,14 @@ export interface StoreConnection {
    * store itself (or memory) is read.
    */
   readonly readCopy?: string
+  /**
+   * Scan workers of `entry` started while this read copy's main file was
+   * first copied into the cache (a store never read through it before: its
+   * first scan is coming), so that they load beside the copy (issue 13);
+   * `probe` answers them (`probeWorker`'s answer), for the parallel scan
+   * to take instead of starting its own. Absent otherwise.
+   */
+  readonly workersAhead?: { readonly entry: string; readonly probe: Effect.Effect<WorkerProbe> }
   /** The files of every zone whose id starts with `zonePrefix`. */
   readonly listFiles: (zonePrefix: string) => Effect.Effect<ReadonlyArray<StoreFile>, StoreUnavailable>
   /**

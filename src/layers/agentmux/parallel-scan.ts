@@ -231,7 +231,9 @@ export const scanRanges = (
     if (bounds.length < 3) return yield* here
     const pieces = bounds.slice(0, -1).map((s, i) => [s, bounds[i + 1]] as const)
     const { scanPieces } = yield* pool
-    const viaWorkers = scanPieces(entry, copy, file, pieces, end, maxLineBytes, settings.workers).pipe(
+    // Workers started while the store's main file was copied (`workersAhead`), when of the same entry.
+    const ahead = conn.workersAhead?.entry === entry ? conn.workersAhead.probe : undefined
+    const viaWorkers = scanPieces(entry, copy, file, pieces, end, maxLineBytes, settings.workers, undefined, ahead).pipe(
       Effect.catchIf((e): e is string => typeof e === "string", (why) => Effect.fail(failed(conn.path, why)))
     )
     const scanned = yield* viaWorkers.pipe(

@@ -51,10 +51,12 @@
  *
  * @module
  */
+import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
@@ -76,6 +78,8 @@ import { defaultStateFile } from "./scan-state-sqlite.js"
 import { num, partChunkReader, partFinder, partReader } from "./part-reader.js"
 import { attempt, openDriver } from "./sqlite-driver.js"
 import { cacheDirOf, readCopy, removeQuietly, same, statOrNull } from "./store-cache.js"
+import { parallelSettings, workerEntry } from "./parallel-scan.js"
+import { probeWorker } from "../worker-probe.js"
 
 /**
  * How long a read of a store in rollback-journal mode waits for a writer's
@@ -178,7 +182,8 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
 const connect = (
   real: string,
   filename: string,
-  mode: "direct" | "cached" | "snapshot"
+  mode: "direct" | "cached" | "snapshot",
+  workersAhead?: StoreConnection["workersAhead"]
 ): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const fail = (what: string) => (e: unknown) =>
@@ -217,6 +222,7 @@ const connect = (
       mode: mode === "direct" ? "direct" : "snapshot",
       // A private copy (ours): other threads may open it read-only too (`parallel-scan.ts`); never the store itself.
       ...(mode === "direct" ? {} : { readCopy: filename }),
+      ...(workersAhead === undefined ? {} : { workersAhead }),
       listFiles: (prefix) =>
         attempt(
           () =>
@@ -244,24 +250,22 @@ const connect = (
   })
 
 /**
- * A WAL store read through its cached copy under `cacheRoot` (see
+ * A WAL store read through its cached copy in its cache folder `dir` (see
  * `store-cache.ts`): the cached main file and a fresh copy of the `-wal`, in
  * a read folder removed when the scope closes. Null when there is no usable
- * cache (no root, it would lie in the store's folder, or a file system error
- * there): the caller then copies the whole store into a temporary folder.
+ * cache (no folder: no root, or it would lie in the store's folder; or a
+ * file system error there): the caller then copies the whole store into a
+ * temporary folder.
  */
 const cachedSnapshot = (
   access: SourceAccessShape,
   path: string,
-  cacheRoot: string | null
+  dir: string | null
 ): Effect.Effect<string | null, StoreUnavailable, Scope.Scope> =>
-  cacheRoot === null
+  dir === null
     ? Effect.succeed(null)
     : Effect.acquireRelease(
-      Effect.tryPromise(() => cacheDirOf(cacheRoot, path)).pipe(
-        Effect.flatMap((dir) => dir === null ? Effect.succeed(null) : readCopy(access, path, dir, SNAPSHOT_ATTEMPTS)),
-        Effect.orElseSucceed(() => null)
-      ),
+      readCopy(access, path, dir, SNAPSHOT_ATTEMPTS).pipe(Effect.orElseSucceed(() => null)),
       // The read folder (its -wal copy: up to a few MiB to free) is removed on the next turn of the event
       // loop, after the answer (its connection is closed by then); one left by a process that exits first
       // is swept by the next read (see `store-cache.ts`).
@@ -276,6 +280,46 @@ const cachedSnapshot = (
           : Effect.succeed(r?.file ?? null)
       )
     )
+
+/**
+ * Whether the cache folder `dir` is ready for a first copy of a store's main
+ * file: made (as `readCopy` makes it) and writable, and holding no copy of a
+ * main file yet (of any version: after a checkpoint, an older one is there).
+ */
+const readyForFirstCopy = (dir: string): boolean => {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.accessSync(dir, fs.constants.W_OK)
+    return !fs.readdirSync(dir).some((name) => name.startsWith("main-"))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The scan workers started ahead (`StoreConnection.workersAhead`) for the
+ * store `file` about to be read through its cache folder `dir`: when `dir`
+ * is usable and holds no copy of its main file yet (the store's first read
+ * there, a first scan: its main file is copied whole now; an unusable folder
+ * would make every read a whole copy, a rescan too), the store is at least as long
+ * as a range worth the workers (`parallelSettings`), and there is a worker
+ * entry; forked in the scope (the workers not taken are terminated when it
+ * closes). Else undefined (a rescan, also one after a checkpoint: its append
+ * is read in this thread).
+ */
+const startWorkersAhead = (
+  file: AuthorizedFile,
+  dir: string
+): Effect.Effect<StoreConnection["workersAhead"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    if (!readyForFirstCopy(dir)) return undefined
+    const settings = yield* parallelSettings
+    if (settings.workers < 1 || file.stat.size < settings.minBytes) return undefined
+    const entry = workerEntry()
+    if (entry === null) return undefined
+    const fiber = yield* Effect.forkScoped(probeWorker(entry, {}, undefined, settings.workers))
+    return { entry, probe: Fiber.join(fiber) }
+  })
 
 /**
  * Open the store at `path` (see the module doc for how it is kept
@@ -302,10 +346,15 @@ export const openStore = (
     )
     const isWal = header[18] === 2 || header[19] === 2 || walBeside
     if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
-    const cached = yield* cachedSnapshot(access, authorized, cacheRoot)
+    const dir = cacheRoot === null
+      ? null
+      : yield* Effect.tryPromise(() => cacheDirOf(cacheRoot, authorized)).pipe(Effect.orElseSucceed(() => null))
+    // A first read into the cache copies the main file whole: the scan's workers load meanwhile.
+    const ahead = dir === null ? undefined : yield* startWorkersAhead(file, dir)
+    const cached = yield* cachedSnapshot(access, authorized, dir)
     const connection = cached !== null
-      ? yield* connect(authorized, cached, "cached")
-      : yield* connect(authorized, yield* snapshot(access, authorized), "snapshot")
+      ? yield* connect(authorized, cached, "cached", ahead)
+      : yield* connect(authorized, yield* snapshot(access, authorized), "snapshot", ahead)
     return { _tag: "open", connection } as const
   })
 
