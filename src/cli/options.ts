@@ -10,6 +10,7 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { ProviderId } from "../domain/model.js"
 import type { Setting } from "../layers/provider.js"
 import * as Registry from "../layers/registry.js"
@@ -108,8 +109,26 @@ export const cursor = Options.text("cursor").pipe(
   Options.withDescription("Resume right after the event that carried this cursor.")
 )
 
+/**
+ * An option whose value is a whole number written in decimal digits, with
+ * an optional minus sign (so a range check after it can say what it takes):
+ * `0x2`, `0b11`, `0o7`, `1e3`, `1.5`, `+2`, ` 3`, `1_0` are refused, which
+ * `Options.integer` (JavaScript's `Number`) would read as 2, 3, 7, 1000…
+ * (tester19 F3: `--limit 1e3` silently meant 1000). `INVALID_ARGUMENT`
+ * (exit 2) naming the option and the value given; `what` names the unit
+ * ("events", "sessions"…).
+ */
+export const decimalInteger = (name: string, what: string) =>
+  Options.text(name).pipe(
+    Options.withSchema(
+      Schema.compose(Schema.String.pipe(Schema.filter((s) => /^-?[0-9]{1,15}$/.test(s))), Schema.NumberFromString).annotations({
+        message: (issue) => ({ message: `--${name} takes a whole number of ${what} in decimal digits (got ${JSON.stringify(issue.actual)})`, override: true })
+      })
+    )
+  )
+
 /** `--limit N`. */
-export const limit = Options.integer("limit").pipe(
+export const limit = decimalInteger("limit", "events").pipe(
   Options.withPseudoName("N"),
   Options.filterMap((n) => (n >= 0 ? Option.some(n) : Option.none()), "--limit takes a whole number of events, 0 or more"),
   Options.optional,

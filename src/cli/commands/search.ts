@@ -95,7 +95,7 @@ export const search = Command.make(
       Options.optional,
       Options.withDescription("Only events of this kind, exactly: message, thinking, tool-call, tool-result, summary, result, meta, or a provider's own (Muse Code: side_effect_intent, …).")
     ),
-    limit: Options.integer("limit").pipe(
+    limit: O.decimalInteger("limit", "hits").pipe(
       Options.withPseudoName("N"),
       Options.optional,
       Options.withDescription(`At most N hits (default ${DEFAULT_LIMIT}).`)

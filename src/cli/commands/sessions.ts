@@ -119,7 +119,7 @@ export const sessions = Command.make(
     machine: O.machineFilter,
     since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
     until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
-    limit: Options.integer("limit").pipe(
+    limit: O.decimalInteger("limit", "sessions").pipe(
       Options.withPseudoName("N"),
       Options.optional,
       Options.withDescription("Only the N latest sessions (N is 1 or more).")

@@ -53,7 +53,7 @@ export const show = Command.make(
       Options.optional,
       Options.withDescription("Only the events around this one (its event id, as `search` shows it, or its evt_… uid).")
     ),
-    context: Options.integer("context").pipe(
+    context: O.decimalInteger("context", "events").pipe(
       Options.withPseudoName("N"),
       Options.optional,
       Options.withDescription(`With --around: N events before it and N after it (default ${DEFAULT_CONTEXT}).`)
