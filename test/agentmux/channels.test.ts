@@ -4,6 +4,7 @@
  * the authorized AgentMux root (`--agentmux-root`, default `~/.agentmux`) and
  * merged with the global store's sessions.
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -273,6 +274,26 @@ describe("AgentMux per-channel archives (issue 18)", () => {
       expect(only.receipts.channelStores).toEqual([])
       const both = yield* discover({ agentmuxStore: home.global })
       expect(both.sources.map((s) => s.sessionId)).toEqual(["S-NEW", "S-X", "S-DEV", "S-OLD"])
+    }))
+})
+
+describe("something else than a file in a channel's store place (tester19 F8: skipped without a word)", () => {
+  it.effect.each([
+    ["a fifo", (p: string) => execFileSync("mkfifo", [p])],
+    ["a folder", (p: string) => fs.mkdirSync(p)]
+  ] as const)("%s: CHANNEL_STORE_UNREADABLE names the store, coverage partial; never waited on; the other stores are read", ([, make]) =>
+    Effect.gen(function*() {
+      build()
+      fs.rmSync(home.dev)
+      make(home.dev)
+      const r = yield* discover()
+      expect(r.coverage).toBe("partial")
+      expect(r.reasonCode).toBe("CHANNEL_STORE_UNREADABLE")
+      const unreadable = r.diagnostics.filter((d) => d.code === "CHANNEL_STORE_UNREADABLE")
+      expect(unreadable.map((d) => (d.details as { store: string }).store)).toEqual([home.dev])
+      expect(r.sources.map((s) => s.sessionId)).toContain("S-NEW")
+      expect(r.sources.map((s) => s.sessionId)).toContain("S-OLD")
+      expect(r.sources.map((s) => s.sessionId)).not.toContain("S-DEV")
     }))
 })
 

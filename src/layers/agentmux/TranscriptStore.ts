@@ -130,9 +130,12 @@ export interface TranscriptStoreShape {
   readonly open: (path: string) => Effect.Effect<StoreOpen, StoreUnavailable | SourceAccessError, Scope.Scope>
   /**
    * The channels' own stores under the AgentMux home `root` (issue 18; see
-   * {@link isChannelStorePath}), by real path, sorted: each a regular file
-   * reached from `root` through folders only (no symlink followed). A root
-   * that does not exist, or a folder that cannot be listed, has none.
+   * {@link isChannelStorePath}), by real path, sorted: each reached from
+   * `root` through folders only (no symlink followed), a regular file or
+   * anything else but a symlink in a store's place (a folder, a fifo, a
+   * device: `open` refuses it, and discovery says the channel's store could
+   * not be read). A root that does not exist, or a folder that cannot be
+   * listed, has none.
    */
   readonly channelStores: (root: string) => Effect.Effect<ChannelStores>
 }

@@ -411,7 +411,9 @@ export const channelStoresUnder = (access: SourceAccessShape, root: string): Eff
       if (kinds[1] === "directory") kinds.push(yield* kindOf(store))
       const link = kinds.indexOf("symlink")
       if (link >= 0) symlinks.add([data, db, store][link])
-      else if (kinds[2] === "file") stores.push(store)
+      // A folder, fifo, socket or device in a store's place is answered too: opening it refuses it (not a regular
+      // file, never read or waited on), so discovery says which channel's store it could not read (tester19 F8).
+      else if (kinds[2] === "file" || kinds[2] === "directory" || kinds[2] === "other") stores.push(store)
     }
     return { stores: stores.sort(), symlinks: [...symlinks].sort() }
   })
