@@ -63,6 +63,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { PART_SIZE } from "../../domain/agentmux/record.js"
 import { type SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
+import { unreadableOf } from "../../domain/unreadable.js"
 import { type AuthorizedFile, SourceAccess, type SourceAccessShape } from "../../services/SourceAccess.js"
 import {
   type ChannelStores,
@@ -121,6 +122,36 @@ const readHeader = (access: SourceAccessShape, file: AuthorizedFile): Effect.Eff
     )
   )
 
+/** Errors of writing a copy (its disk, not the store): no room, a quota, a file-size limit, a read-only file system. */
+const WRITE_ERRNOS = new Set(["ENOSPC", "EDQUOT", "EFBIG", "EROFS"])
+
+/** The errno of an error (a Node error's `code`, or an access error's `details.errno`), if any. */
+const errnoOf = (e: unknown): string | undefined => {
+  if (typeof e !== "object" || e === null) return undefined
+  const code = (e as { code?: unknown }).code
+  if (typeof code === "string" && code.startsWith("E")) return code
+  return unreadableOf(e)?.errno
+}
+
+/**
+ * The store's private copy could not be written (`to`, in `where`): the
+ * disk that holds the copy is full or read-only, not the store unreadable
+ * (tester19 F11: the message blamed the store and said to change --store).
+ */
+const noRoomForCopy = (path: string, to: string, errno: string) =>
+  new StoreUnavailable({
+    message: `The AgentMux store ${path} is read from a private copy, and the copy could not be written: ${to} (${errno}). The store itself was not changed.`,
+    remediation: `Free space on the disk that holds ${nodePath.dirname(to)} (a temporary folder: TMPDIR; the cached copy is kept in agentmux-cache/ beside the scan state, --state), ` +
+      "or point TMPDIR and --state at a disk with room; then run the same command again.",
+    details: { store: path, copy: to, errno }
+  })
+
+/** An error of making the store's copy at `to`: {@link noRoomForCopy} for a write error, else the store's `what`. */
+const copyError = (path: string, to: string, what: string) => (e: unknown) => {
+  const errno = errnoOf(e)
+  return errno !== undefined && WRITE_ERRNOS.has(errno) ? noRoomForCopy(path, to, errno) : unavailable(path, what, e)
+}
+
 /** A snapshot attempt raced a checkpoint: tried again (internal, never escapes {@link snapshot}). */
 class StoreChanged {
   readonly _tag = "StoreChanged"
@@ -136,7 +167,7 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
     const dir = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => fsp.mkdtemp(nodePath.join(os.tmpdir(), "session-ingest-agentmux-")),
-        catch: (e) => unavailable(path, "cannot be snapshotted (no temporary folder)", e)
+        catch: copyError(path, nodePath.join(os.tmpdir(), "session-ingest-agentmux-"), "cannot be snapshotted (no temporary folder)")
       }),
       (d) => Effect.promise(() => fsp.rm(d, { recursive: true, force: true }).catch(() => undefined))
     )
@@ -157,7 +188,7 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
       }
       // The bytes are read through SourceAccess (a private copy: the store is never opened in place).
       const copyOf = (from: string, to: string) =>
-        access.copyTo(from, to).pipe(Effect.mapError((e) => unavailable(path, "cannot be snapshotted", e)))
+        access.copyTo(from, to).pipe(Effect.mapError(copyError(path, to, "cannot be snapshotted")))
       yield* copyOf(path, copy)
       if (walBefore !== null) yield* copyOf(wal, `${copy}-wal`)
       return same(before, yield* io(() => statOrNull(path)))
