@@ -357,10 +357,11 @@ const optionAmongArguments = (argv: ReadonlyArray<string>): { readonly problem: 
  * The {@link Reply} the command line asks for, when its options were not
  * parsed: the command it names, and `--json` among its options.
  */
-const replyOf = (argv: ReadonlyArray<string>): Reply => ({
-  command: commandNamed(argv)?.[0] ?? PROGRAM,
-  json: optionPart(argv).includes("--json")
-})
+const replyOf = (argv: ReadonlyArray<string>): Reply => {
+  const command = commandNamed(argv)?.[0] ?? PROGRAM
+  // `mcp`'s stdout carries only the protocol, and it has no --json: its refusals go to stderr (tester19 F13).
+  return { command, json: command !== "mcp" && optionPart(argv).includes("--json") }
+}
 
 /** The run of a command line: help, or the command it names; it fails with {@link Failed}. */
 const run: Effect.Effect<void, Failed> = Effect.suspend(() => {

@@ -248,13 +248,19 @@ export const config = Options.text("config").pipe(
   Options.withDescription("JSON config (default: $XDG_CONFIG_HOME/session-ingest/config.json when present).")
 )
 
-/** `--out FILE` of a command that writes one document (`what`: what is written): a new file, never over an existing one (`out-file.ts`). */
+/**
+ * `--out FILE` of a command that writes one document (`what`: what is
+ * written): a new file, never over an existing one (`out-file.ts`). `--out -`
+ * is stdout, as the Unix convention has it (tester19 F13: it wrote a file
+ * named `-`).
+ */
 export const out = (what: string) =>
   Options.text("out").pipe(
     plainValue,
     Options.withPseudoName("FILE"),
     Options.optional,
-    Options.withDescription(`Write ${what} to FILE instead of stdout: a new file (never over an existing one), written whole or not at all.`)
+    Options.map(Option.filter((file) => file !== "-")),
+    Options.withDescription(`Write ${what} to FILE instead of stdout (- is stdout): a new file (never over an existing one), written whole or not at all.`)
   )
 
 /**
