@@ -63,13 +63,30 @@ export const HOME = "~"
 const TOKEN = "[A-Za-z0-9_-]"
 
 /**
- * Where a token may start: not right after a character of the class `cls`
- * (inside a longer word), or right after a `\n`, `\r` or `\t` escape (JSON
- * text inside text, where the `n` of `\n` would otherwise hide a key), or
- * right after a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded
- * separator ends in a hex digit; gitleaks puts no boundary before a prefix).
+ * A backslash escape that may end right before a token or a name, as a pattern: JSON's `\n`, `\r`, `\t`, `\b`,
+ * `\f` and `\uXXXX` (Go's encoding/json writes `<`, `>`, `&` as `\u003c`, `\u003e`, `\u0026`; .NET's
+ * System.Text.Json also `"`, `'`, `+` as `\u0022`, `\u0027`, `\u002B`; Rails' `to_json` `<`, `>`, `&`), and C's,
+ * Python's and JavaScript's `\xXX`. Each ends in a letter or a hex digit, which would otherwise read as the first
+ * character of a longer word and hide the token after it (`\u0027sk-ant-…`, `\u003cghp_…`; tester19 F2). One place
+ * for every rule: {@link start}, {@link lead}, the names' lookbehinds, and by hand {@link escapeEndsAt}.
  */
-const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))`
+const ESCAPE_BEFORE = String.raw`\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})`
+/**
+ * An escape of a quote, `<`, `>` or `&` (`\u0022`, `\u0027`, `\u003c`, `\u003e`, `\u0026`, `\x22`, …), less the
+ * backslash: where a bare value that runs over backslashes ends (a .NET or Go JSON string's escaped quote closes it).
+ */
+const QUOTE_ESCAPE = String.raw`u00(?:2[267]|3[cCeE])|x(?:2[267]|3[cCeE])`
+/** {@link ESCAPE_BEFORE}, or a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded separator ends in a hex digit). */
+const BOUNDARY_ESCAPE = String.raw`${ESCAPE_BEFORE}|%[0-9A-Fa-f]{2}`
+
+/**
+ * Where a token may start: not right after a character of the class `cls`
+ * (inside a longer word), or right after an escape ({@link BOUNDARY_ESCAPE}:
+ * JSON text inside text, where the `n` of `\n` or the `7` of `\u0027` would
+ * otherwise hide a key; a percent-encoded byte; gitleaks puts no boundary
+ * before a prefix).
+ */
+const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=${BOUNDARY_ESCAPE}))`
 
 /**
  * A literal-led token: `prefix` (a pattern of literals), then the check that
@@ -77,7 +94,22 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt])|(?<=%[0-
  * the literal lets the engine skip to candidates instead of testing a
  * lookbehind at every position.
  */
-const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt]|%[0-9A-Fa-f]{2})(?:${prefix}))`
+const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|${BOUNDARY_ESCAPE})(?:${prefix}))`
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+/**
+ * Whether an escape of {@link ESCAPE_BEFORE} ends right before position `p` of `s` (`\n`, `\r`, `\t`, `\b`, `\f`,
+ * `\uXXXX`, `\xXX`): the hand-written rules' form of the same boundary.
+ */
+export const escapeEndsAt = (s: string, p: number): boolean => {
+  if (p >= 2 && s.charCodeAt(p - 2) === 92) {
+    const c = s.charCodeAt(p - 1)
+    if (c === 110 || c === 114 || c === 116 || c === 98 || c === 102) return true
+  }
+  if (p >= 4 && s.charCodeAt(p - 4) === 92 && s.charCodeAt(p - 3) === 120 && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))) return true
+  return p >= 6 && s.charCodeAt(p - 6) === 92 && s.charCodeAt(p - 5) === 117 &&
+    isHex(s.charCodeAt(p - 4)) && isHex(s.charCodeAt(p - 3)) && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))
+}
 
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
@@ -104,7 +136,7 @@ const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
 ])
 
 /** A word of token characters holding a {@link WORD_ESCAPE} (the pattern of `escaped-token`). */
-const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
+const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=${ESCAPE_BEFORE}))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
 /** A {@link WORD_ESCAPE} alone (where `escaped-token`'s search starts). */
 const ESCAPE_AT = re(WORD_ESCAPE)
 /** 1 for the char codes of a token's characters (letters, digits, `_`, `.`, `-`). */
@@ -131,7 +163,7 @@ const escapedTokenText = (): (s: string) => string =>
  * command (the start of a command, a path such as `/usr/bin/`, a quote of
  * JSON text); empty: a word boundary.
  */
-const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/;&|("'${"`"}]|\\[nrt])`) =>
+const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/;&|("'${"`"}]|${ESCAPE_BEFORE})`) =>
   String.raw`(?:${option})(?<=${before === "" ? String.raw`\b` : before}${command}[ \t](?:[^\n;&|]{0,300}[ \t])?(?:${option}))`
 
 /**
@@ -277,7 +309,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -609,7 +641,7 @@ const redactNested = (s: string): string => {
       }
     }
     const b = begin > 0 ? s.charCodeAt(begin - 1) : -1
-    const escaped = begin >= 2 && s.charCodeAt(begin - 2) === 92 && (b === 110 || b === 114 || b === 116)
+    const escaped = escapeEndsAt(s, begin)
     if (!(b < 0 || b === 32 || b === 9 || b === 10 || b === 13 || b === 123 || b === 44 || b === 40 || b === 91 || b === 59 || escaped)) continue
     let p = wordEnd
     if (quote !== "") {
@@ -1421,7 +1453,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
     pattern: re(
-      String.raw`${lead("npm_", "A-Za-z0-9_")}[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|\\[nrt])_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
+      String.raw`${lead("npm_", "A-Za-z0-9_")}[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|${ESCAPE_BEFORE})_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
       "gm"
     ),
     hints: ["npm_", "_auth", "_password"]
@@ -1508,7 +1540,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -1528,7 +1560,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+))`
     ),
     hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
@@ -1632,7 +1664,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (lower-case hex), a path, a longer base64 run, and such a word with no key id before it stay.
     pattern: re(
       String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])` +
-        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=\\[nrt])))` +
+        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=${ESCAPE_BEFORE})))` +
         String.raw`(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`
     ),
     hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key", "[REDACTED:aws-access-key]", "AKIA", "ASIA"],
@@ -1787,7 +1819,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`pin = 1234 + offset`), comparisons (`==`).
     id: "secret-pin",
     pattern: re(
-      String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|\\[nrt])((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
+      String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|${ESCAPE_BEFORE})((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
         String.raw`(\\{0,7}["']|)([0-9]{3,12})\3(?![0-9A-Za-z._-])(?![ \t]*(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
     ),
     hints: [...new Set(PIN_WORDS.flatMap((w) => [":", "\"", "'", "=", " ", "\\", "]"].map((sep) => w + sep)))],
@@ -1947,7 +1979,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})[A-Za-z0-9._-]+|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
         String.raw`|/mnt/[a-z]/Users/[^\\/\s"'<>|:*?]+|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
-        String.raw`|(?<=/|^|[\s"'${"`"}(=]|\\[nrt])-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
+        String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
     ),
     hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
@@ -2231,8 +2263,9 @@ const redactHomePaths = (s: string): string => {
   let at = s.indexOf("/home/")
   while (at >= 0) {
     const before = at === 0 ? -1 : s.charCodeAt(at - 1)
-    const starts = before < 0 || !isUserChar(before) ||
-      (at >= 2 && s.charCodeAt(at - 2) === 92 && (before === 110 || before === 114 || before === 116))
+    // (as the pattern's `lead`: after an escape, or a percent-encoded byte: `%20/home/…`)
+    const starts = before < 0 || !isUserChar(before) || escapeEndsAt(s, at) ||
+      (at >= 3 && s.charCodeAt(at - 3) === 37 && isHex(s.charCodeAt(at - 2)) && isHex(before))
     if (starts) {
       let end = at + 6
       while (end < s.length && isUserChar(s.charCodeAt(end))) end++
@@ -2278,8 +2311,7 @@ const redactEmails = (s: string): string => {
     if (runStart && at - b <= 64 && (b === 0 || s.charCodeAt(b - 1) !== 92)) from = b
     else {
       for (let p = Math.max(b, 2); p < at; p++) {
-        const c = s.charCodeAt(p - 1)
-        if (s.charCodeAt(p - 2) === 92 && (c === 110 || c === 114 || c === 116)) {
+        if (escapeEndsAt(s, p)) {
           from = p
           break
         }
