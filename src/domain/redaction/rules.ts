@@ -129,11 +129,27 @@ const decodeWordEscapes = (w: string): string =>
   w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, p, x, d, named) =>
     named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? p ?? x ?? d, d === undefined ? 16 : 10)))
 
+/**
+ * The ids of the vendor tokens known by a fixed prefix (session 19, tester19 F1; their formats as gitleaks'
+ * config/gitleaks.toml and trufflehog's detectors state them, see each rule).
+ */
+const VENDOR_TOKEN_RULES: ReadonlyArray<string> = [
+  "groq-key", "xai-key", "vault-token", "google-oauth-secret", "google-oauth-token", "digitalocean-token", "shopify-token",
+  "sentry-token", "discord-bot-token", "telegram-bot-token", "linear-api-key", "postman-api-key", "grafana-token", "databricks-token"
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
-  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key"
+  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
+  ...VENDOR_TOKEN_RULES
 ])
+
+/**
+ * Whether `w`, the first part of a Discord bot token, is the base64 of a Discord id (a snowflake: 17 to 20 decimal
+ * digits), as every bot token's is: tells a token from other dotted base64 words.
+ */
+const discordId = (w: string): boolean => /^[0-9]{17,20}$/.test(Buffer.from(w, "base64url").toString("latin1"))
 
 /** A word of token characters holding a {@link WORD_ESCAPE} (the pattern of `escaped-token`). */
 const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=${ESCAPE_BEFORE}))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
@@ -1415,6 +1431,112 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "pypi-token",
     pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
     hints: ["pypi-Ag"]
+  },
+  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' config/gitleaks.toml
+  // (github.com/gitleaks/gitleaks at b58d3f1, 2026-07) where it has a rule, else trufflehog's detectors
+  // (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word of its own (`lead`: not inside a
+  // longer word, an escape before it being a boundary) and ended where its characters end.
+  {
+    // Groq API keys: `gsk_` then 52 letters and digits (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`).
+    id: "groq-key",
+    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}[A-Za-z0-9]{52}(?![A-Za-z0-9_])`),
+    hints: ["gsk_"]
+  },
+  {
+    // xAI (Grok) API keys: `xai-` then 80 letters and digits (trufflehog pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`).
+    id: "xai-key",
+    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}[A-Za-z0-9_]{80}(?![A-Za-z0-9_-])`),
+    hints: ["xai-"]
+  },
+  {
+    // HashiCorp Vault tokens: service `hvs.` (90 to 120 characters after it) and batch `hvb.` (138 to 300), gitleaks
+    // vault-service-token / vault-batch-token; a recovery token `hvr.` has the service token's shape (Vault's token
+    // docs: the prefixes hvs, hvb, hvr). The legacy `s.` + 24 is too short a prefix to tell from words.
+    id: "vault-token",
+    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])`),
+    hints: ["hvs.", "hvr.", "hvb."]
+  },
+  {
+    // A Google OAuth client secret: `GOCSPX-` then 28 base64url characters (client_secret.json since 2021; GitHub
+    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own).
+    id: "google-oauth-secret",
+    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])`),
+    hints: ["GOCSPX-"]
+  },
+  {
+    // A Google OAuth access token: `ya29.` then base64url (and `.`) characters, 20 or more (the common
+    // `ya29\.[0-9A-Za-z_-]+` of secret scanners; gitleaks and trufflehog have no bare rule for it).
+    id: "google-oauth-token",
+    pattern: re(`${lead("ya29\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{20}[A-Za-z0-9_.-]{0,2048}`),
+    hints: ["ya29."]
+  },
+  {
+    // DigitalOcean: personal access token `dop_v1_`, OAuth access token `doo_v1_`, refresh token `dor_v1_`, each
+    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token).
+    id: "digitalocean-token",
+    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])`),
+    hints: ["dop_v1_", "doo_v1_", "dor_v1_"]
+  },
+  {
+    // Shopify: access token `shpat_`, custom app `shpca_`, private app `shppa_`, shared secret `shpss_`, each then
+    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret).
+    id: "shopify-token",
+    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{32}(?![A-Za-z0-9_])`),
+    hints: ["shpat_", "shpca_", "shppa_", "shpss_"]
+  },
+  {
+    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token); organization token
+    // `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks sentry-org-token).
+    id: "sentry-token",
+    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])`),
+    hints: ["sntryu_", "sntrys_eyJ"]
+  },
+  {
+    // A Discord bot token: the bot's id in base64 (`MTE…`: a snowflake of 17 to 20 digits, so it starts with `M`,
+    // `N` or `O` and its second character is one of `D`, `T`, `j`, `z`), `.`, 6 base64url characters (a time),
+    // `.`, 27 to 38 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
+    // after a `discord` name; bare here, so the first part must decode to an id (discordId): other dotted base64
+    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry).
+    id: "discord-bot-token",
+    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])`),
+    hints: ["MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"],
+    replace: (m: string, id: string) => (discordId(id) ? marker("discord-bot-token") : m)
+  },
+  {
+    // A Telegram bot token: the bot's id (5 to 16 digits), `:`, then `AA` and 33 base64url characters (gitleaks
+    // telegram-bot-api-token: `[0-9]{5,16}:A[a-z0-9_\-]{34}`, case-insensitive, after a `telegram` name; bare here,
+    // so the id is a run of digits of its own and the secret starts with `AA`, as every bot token's does).
+    id: "telegram-bot-token",
+    // (also in the Bot API's URL: `https://api.telegram.org/bot<token>/getMe`)
+    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`),
+    hints: [":AA"]
+  },
+  {
+    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key).
+    id: "linear-api-key",
+    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}[A-Za-z0-9]{40}(?![A-Za-z0-9_])`),
+    hints: ["lin_api_"]
+  },
+  {
+    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token).
+    id: "postman-api-key",
+    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])`),
+    hints: ["PMAK-"]
+  },
+  {
+    // Grafana: service account token `glsa_`, 32 letters and digits, `_`, 8 hex digits (gitleaks
+    // grafana-service-account-token); Grafana Cloud token `glc_` then 32 to 400 base64 characters (gitleaks
+    // grafana-cloud-api-token).
+    id: "grafana-token",
+    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
+    hints: ["glsa_", "glc_"]
+  },
+  {
+    // Databricks personal access tokens: `dapi` then 32 lower-case hex digits, maybe `-` and a digit (gitleaks
+    // databricks-api-token).
+    id: "databricks-token",
+    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_-])`),
+    hints: ["dapi"]
   },
   {
     // A token whose characters are written as escapes: JSON's `\u0073k-proj-…` (one or two backslashes: JSON text
