@@ -1342,8 +1342,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // Anthropic: sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…
+    // Glued to a word before it (tester19 F7: `tokensk-ant-api03-…`, `1sk-ant-…`, `_sk-ant-…`), a key too when its
+    // kind and version follow (`api03-`, `admin01-`, `oat01-`): that shape is no word's tail. Without them `sk-ant-`
+    // must start a word (`task-ant-colony-…` is prose).
     id: "anthropic-key",
-    pattern: re(`${lead("sk-ant-", "A-Za-z0-9_-")}${TOKEN}{20,}`),
+    pattern: re(`(?:${lead("sk-ant-", "A-Za-z0-9_-")}|sk-ant-(?=(?:api|admin|oat)[0-9]{2}-))${TOKEN}{20,}`),
     hints: ["sk-ant-"]
   },
   {
@@ -1354,14 +1357,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // GitHub: classic PAT ghp_, OAuth gho_, user-to-server ghu_, server-to-server ghs_, refresh ghr_; fine-grained github_pat_.
+    // Glued to a word on either side (tester19 F7: `tokenghp_…`, `1ghp_…`, `_ghp_…`, `ghp_…_old`): still a token.
+    // `gh?_` then 36 or more letters and digits (GitHub's own format: 36, its last 6 a CRC32 checksum) and
+    // `github_pat_` then 22 or more are no word's part, so no boundary is asked before them; after a `gh?_` token a
+    // `_` ends it (`_old` stays), a letter or a digit does not (a longer run is no token).
     id: "github-token",
-    pattern: re(`(?:${lead("gh[pousr]_", "A-Za-z0-9_")}[A-Za-z0-9]{36,255}|${lead("github_pat_", "A-Za-z0-9_")}[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])`),
+    pattern: re(`(?:gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_]))`),
     hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
   },
   {
     // AWS access key ids: AKIA (long-term), ASIA (temporary), and the other documented prefixes.
+    // Glued to a word (tester19 F7: `idAKIA…`, `key_AKIA…`, `AKIA…x`): a key id too, as its 20 upper-case letters
+    // and digits are told from the word around them by case; inside a longer run of upper-case letters and
+    // digits (base32, an upper-case hex dump) it is not one, so only those may not touch it.
     id: "aws-access-key",
-    pattern: re(`${lead("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)", "A-Za-z0-9")}[A-Z0-9]{16}(?![A-Za-z0-9])`),
+    pattern: re(`${lead("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)", "A-Z0-9")}[A-Z0-9]{16}(?![A-Z0-9])`),
     hints: ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"]
   },
   {
