@@ -36,6 +36,13 @@ describe("tester19 F7: keys glued to a word", () => {
     }
   })
 
+  it("Slack tokens glued to a word when their team and bot ids follow", () => {
+    const xoxb = j("xoxb-", "2345678901-2345678901234-AbCdEfGhIjKlMnOpQrStUvWx")
+    expect(r.text(`prefix_${xoxb}`)).toBe(`prefix_${marker("slack-token")}`)
+    expect(r.text(`token${xoxb}`)).toBe(`token${marker("slack-token")}`)
+    stays("myxoxb-not-a-token-at-all and boxoxb-1")
+  })
+
   it("words that share a prefix stay", () => {
     // inside a longer run of upper-case letters and digits (base32, an upper-case hex dump): no key id
     stays(j("X", "AKIAQ3EGRTWKNZ7PLM4X"))

@@ -52,6 +52,8 @@ describe("tester19 F1: vendor tokens", () => {
     expect(r.text(j("curl https://api.telegram.org/bot", "7123456789:AA", TG33, "/getMe")))
       .toBe(`curl https://api.telegram.org/bot${marker("telegram-bot-token")}/getMe`)
     expect(r.text(j("echo 123456789:AA", TG33))).toBe(`echo ${marker("telegram-bot-token")}`)
+    // the Bot API's documented example: 32 characters after `AA`
+    expect(r.text(j("110201543:AA", "HdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"))).toBe(marker("telegram-bot-token"))
     expect(r.text(j("lin_api_", AL52.slice(0, 40)))).toBe(marker("linear-api-key"))
     expect(r.text(j("PMAK-", HEX32.slice(0, 24), "-", HEX64.slice(0, 34)))).toBe(marker("postman-api-key"))
     expect(r.text(j("glsa_", AL52.slice(0, 32), "_", HEX32.slice(0, 8)))).toBe(marker("grafana-token"))
@@ -81,6 +83,7 @@ describe("tester19 F1: vendor tokens", () => {
     stays(j("12:AA", TG33))
     stays(j("123456789:AB", TG33))
     stays(j("123456789:AA", TG33, "x"))
+    stays(j("123456789:AA", TG33.slice(0, 31)))
     stays(j("file.ts:123456:AA", TG33))
     stays(j("abc123456789:AA", TG33))
     // dotted base64 words whose first part is no Discord id (text, not digits)

@@ -1381,9 +1381,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // Slack: bot/user/app/refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-…), app-level xapp-, incoming webhooks.
+    // Glued to a word (tester19 F7: `prefix_xoxb-…`) a token too when two runs of digits follow (`xoxb-<team>-<bot>-…`,
+    // no word's shape); otherwise `xox?` must start a word.
     id: "slack-token",
     pattern: re(
-      String.raw`${lead("xox[abeoprs]", "A-Za-z0-9_-")}(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
     ),
     hints: ["xox", "xapp-", "hooks.slack.com"]
   },
@@ -1513,12 +1515,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (m: string, id: string) => (discordId(id) ? marker("discord-bot-token") : m)
   },
   {
-    // A Telegram bot token: the bot's id (5 to 16 digits), `:`, then `AA` and 33 base64url characters (gitleaks
+    // A Telegram bot token: the bot's id (5 to 16 digits), `:`, then `AA` and 32 or 33 base64url characters (gitleaks
     // telegram-bot-api-token: `[0-9]{5,16}:A[a-z0-9_\-]{34}`, case-insensitive, after a `telegram` name; bare here,
     // so the id is a run of digits of its own and the secret starts with `AA`, as every bot token's does).
     id: "telegram-bot-token",
     // (also in the Bot API's URL: `https://api.telegram.org/bot<token>/getMe`)
-    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`),
+    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`)
+    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])`),
     hints: [":AA"]
   },
   {
