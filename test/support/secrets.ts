@@ -88,7 +88,22 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "sendgrid-key": [j("S", "G.", rand(22, B64URL), ".", rand(43, B64URL)), j("S", "G.", rand(22, ALNUM), ".", rand(43, ALNUM))],
   "age-secret-key": [j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")), j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"))],
   // session 16: PyPI API tokens (a macaroon, base64url)
-  "pypi-token": [j("py", "pi-AgE", rand(90, B64URL)), j("py", "pi-AgEN", rand(120, ALNUM))]
+  "pypi-token": [j("py", "pi-AgE", rand(90, B64URL)), j("py", "pi-AgEN", rand(120, ALNUM))],
+  // session 19 (tester19 F1): vendor tokens known by a fixed prefix, their formats as gitleaks and trufflehog state them
+  "groq-key": [j("gs", "k_", rand(52, ALNUM)), j("gs", "k_", rand(52, ALNUM))],
+  "xai-key": [j("xa", "i-", rand(80, ALNUM)), j("xa", "i-", rand(80, ALNUM))],
+  "vault-token": [j("hv", "s.", rand(95, B64URL)), j("hv", "b.", rand(150, B64URL)), j("hv", "r.", rand(92, ALNUM))],
+  "google-oauth-secret": [j("GOC", "SPX-", rand(28, B64URL)), j("GOC", "SPX-", rand(28, ALNUM))],
+  "google-oauth-token": [j("ya", "29.", "a0", rand(120, B64URL)), j("ya", "29.", rand(60, ALNUM))],
+  "digitalocean-token": [j("do", "p_v1_", rand(64, HEX)), j("do", "o_v1_", rand(64, HEX)), j("do", "r_v1_", rand(64, HEX))],
+  "shopify-token": [j("shp", "at_", rand(32, HEX)), j("shp", "ca_", rand(32, HEX)), j("shp", "pa_", rand(32, HEX)), j("shp", "ss_", rand(32, "0123456789ABCDEF"))],
+  "sentry-token": [j("sntr", "yu_", rand(64, HEX)), j("sntr", "ys_eyJ", b64url(JSON.stringify({ iat: 1700000000, region_url: "https://us.sentry.io", org: "acme" })).replace(/[-_]/g, "A"), "_", rand(43, ALNUM))],
+  "discord-bot-token": [j(b64url(j("1", rand(18, "0123456789"))), ".", rand(6, B64URL), ".", rand(38, B64URL)), j(b64url(j("9", rand(17, "0123456789"))), ".", rand(6, B64URL), ".", rand(27, B64URL))],
+  "telegram-bot-token": [j("7", rand(9, "0123456789"), ":AA", rand(33, B64URL)), j("5", rand(8, "0123456789"), ":AA", rand(33, ALNUM))],
+  "linear-api-key": [j("lin", "_api_", rand(40, ALNUM)), j("lin", "_api_", rand(40, ALNUM))],
+  "postman-api-key": [j("PM", "AK-", rand(24, HEX), "-", rand(34, HEX)), j("PM", "AK-", rand(24, HEX), "-", rand(34, HEX))],
+  "grafana-token": [j("gl", "sa_", rand(32, ALNUM), "_", rand(8, HEX)), j("gl", "c_", rand(80, ALNUM + "+/"), "==")],
+  "databricks-token": [j("da", "pi", rand(32, HEX)), j("da", "pi", rand(32, HEX), "-3")]
 })
 
 /**

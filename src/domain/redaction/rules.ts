@@ -63,13 +63,30 @@ export const HOME = "~"
 const TOKEN = "[A-Za-z0-9_-]"
 
 /**
- * Where a token may start: not right after a character of the class `cls`
- * (inside a longer word), or right after a `\n`, `\r` or `\t` escape (JSON
- * text inside text, where the `n` of `\n` would otherwise hide a key), or
- * right after a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded
- * separator ends in a hex digit; gitleaks puts no boundary before a prefix).
+ * A backslash escape that may end right before a token or a name, as a pattern: JSON's `\n`, `\r`, `\t`, `\b`,
+ * `\f` and `\uXXXX` (Go's encoding/json writes `<`, `>`, `&` as `\u003c`, `\u003e`, `\u0026`; .NET's
+ * System.Text.Json also `"`, `'`, `+` as `\u0022`, `\u0027`, `\u002B`; Rails' `to_json` `<`, `>`, `&`), and C's,
+ * Python's and JavaScript's `\xXX`. Each ends in a letter or a hex digit, which would otherwise read as the first
+ * character of a longer word and hide the token after it (`\u0027sk-ant-…`, `\u003cghp_…`; tester19 F2). One place
+ * for every rule: {@link start}, {@link lead}, the names' lookbehinds, and by hand {@link escapeEndsAt}.
  */
-const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt])|(?<=%[0-9A-Fa-f]{2}))`
+const ESCAPE_BEFORE = String.raw`\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})`
+/**
+ * An escape of a quote, `<`, `>` or `&` (`\u0022`, `\u0027`, `\u003c`, `\u003e`, `\u0026`, `\x22`, …), less the
+ * backslash: where a bare value that runs over backslashes ends (a .NET or Go JSON string's escaped quote closes it).
+ */
+const QUOTE_ESCAPE = String.raw`u00(?:2[267]|3[cCeE])|x(?:2[267]|3[cCeE])`
+/** {@link ESCAPE_BEFORE}, or a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded separator ends in a hex digit). */
+const BOUNDARY_ESCAPE = String.raw`${ESCAPE_BEFORE}|%[0-9A-Fa-f]{2}`
+
+/**
+ * Where a token may start: not right after a character of the class `cls`
+ * (inside a longer word), or right after an escape ({@link BOUNDARY_ESCAPE}:
+ * JSON text inside text, where the `n` of `\n` or the `7` of `\u0027` would
+ * otherwise hide a key; a percent-encoded byte; gitleaks puts no boundary
+ * before a prefix).
+ */
+const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=${BOUNDARY_ESCAPE}))`
 
 /**
  * A literal-led token: `prefix` (a pattern of literals), then the check that
@@ -77,7 +94,22 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=\\[nrt])|(?<=%[0-
  * the literal lets the engine skip to candidates instead of testing a
  * lookbehind at every position.
  */
-const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|\\[nrt]|%[0-9A-Fa-f]{2})(?:${prefix}))`
+const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|${BOUNDARY_ESCAPE})(?:${prefix}))`
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+/**
+ * Whether an escape of {@link ESCAPE_BEFORE} ends right before position `p` of `s` (`\n`, `\r`, `\t`, `\b`, `\f`,
+ * `\uXXXX`, `\xXX`): the hand-written rules' form of the same boundary.
+ */
+export const escapeEndsAt = (s: string, p: number): boolean => {
+  if (p >= 2 && s.charCodeAt(p - 2) === 92) {
+    const c = s.charCodeAt(p - 1)
+    if (c === 110 || c === 114 || c === 116 || c === 98 || c === 102) return true
+  }
+  if (p >= 4 && s.charCodeAt(p - 4) === 92 && s.charCodeAt(p - 3) === 120 && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))) return true
+  return p >= 6 && s.charCodeAt(p - 6) === 92 && s.charCodeAt(p - 5) === 117 &&
+    isHex(s.charCodeAt(p - 4)) && isHex(s.charCodeAt(p - 3)) && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))
+}
 
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
@@ -97,14 +129,30 @@ const decodeWordEscapes = (w: string): string =>
   w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, p, x, d, named) =>
     named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? p ?? x ?? d, d === undefined ? 16 : 10)))
 
+/**
+ * The ids of the vendor tokens known by a fixed prefix (session 19, tester19 F1; their formats as gitleaks'
+ * config/gitleaks.toml and trufflehog's detectors state them, see each rule).
+ */
+const VENDOR_TOKEN_RULES: ReadonlyArray<string> = [
+  "groq-key", "xai-key", "vault-token", "google-oauth-secret", "google-oauth-token", "digitalocean-token", "shopify-token",
+  "sentry-token", "discord-bot-token", "telegram-bot-token", "linear-api-key", "postman-api-key", "grafana-token", "databricks-token"
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
-  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key"
+  "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
+  ...VENDOR_TOKEN_RULES
 ])
 
+/**
+ * Whether `w`, the first part of a Discord bot token, is the base64 of a Discord id (a snowflake: 17 to 20 decimal
+ * digits), as every bot token's is: tells a token from other dotted base64 words.
+ */
+const discordId = (w: string): boolean => /^[0-9]{17,20}$/.test(Buffer.from(w, "base64url").toString("latin1"))
+
 /** A word of token characters holding a {@link WORD_ESCAPE} (the pattern of `escaped-token`). */
-const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=\\[nrt]))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
+const ESCAPED_WORD = re(String.raw`(?:(?<![A-Za-z0-9_.\-\\])|(?<=${ESCAPE_BEFORE}))[A-Za-z0-9_.-]*(?:${WORD_ESCAPE})(?:[A-Za-z0-9_.-]|${WORD_ESCAPE})*`)
 /** A {@link WORD_ESCAPE} alone (where `escaped-token`'s search starts). */
 const ESCAPE_AT = re(WORD_ESCAPE)
 /** 1 for the char codes of a token's characters (letters, digits, `_`, `.`, `-`). */
@@ -131,7 +179,7 @@ const escapedTokenText = (): (s: string) => string =>
  * command (the start of a command, a path such as `/usr/bin/`, a quote of
  * JSON text); empty: a word boundary.
  */
-const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/;&|("'${"`"}]|\\[nrt])`) =>
+const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/;&|("'${"`"}]|${ESCAPE_BEFORE})`) =>
   String.raw`(?:${option})(?<=${before === "" ? String.raw`\b` : before}${command}[ \t](?:[^\n;&|]{0,300}[ \t])?(?:${option}))`
 
 /**
@@ -277,7 +325,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|\\[nrt]))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -609,7 +657,7 @@ const redactNested = (s: string): string => {
       }
     }
     const b = begin > 0 ? s.charCodeAt(begin - 1) : -1
-    const escaped = begin >= 2 && s.charCodeAt(begin - 2) === 92 && (b === 110 || b === 114 || b === 116)
+    const escaped = escapeEndsAt(s, begin)
     if (!(b < 0 || b === 32 || b === 9 || b === 10 || b === 13 || b === 123 || b === 44 || b === 40 || b === 91 || b === 59 || escaped)) continue
     let p = wordEnd
     if (quote !== "") {
@@ -1294,8 +1342,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // Anthropic: sk-ant-api03-…, sk-ant-admin01-…, sk-ant-oat01-…
+    // Glued to a word before it (tester19 F7: `tokensk-ant-api03-…`, `1sk-ant-…`, `_sk-ant-…`), a key too when its
+    // kind and version follow (`api03-`, `admin01-`, `oat01-`): that shape is no word's tail. Without them `sk-ant-`
+    // must start a word (`task-ant-colony-…` is prose).
     id: "anthropic-key",
-    pattern: re(`${lead("sk-ant-", "A-Za-z0-9_-")}${TOKEN}{20,}`),
+    pattern: re(`(?:${lead("sk-ant-", "A-Za-z0-9_-")}|sk-ant-(?=(?:api|admin|oat)[0-9]{2}-))${TOKEN}{20,}`),
     hints: ["sk-ant-"]
   },
   {
@@ -1306,14 +1357,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // GitHub: classic PAT ghp_, OAuth gho_, user-to-server ghu_, server-to-server ghs_, refresh ghr_; fine-grained github_pat_.
+    // Glued to a word on either side (tester19 F7: `tokenghp_…`, `1ghp_…`, `_ghp_…`, `ghp_…_old`): still a token.
+    // `gh?_` then 36 or more letters and digits (GitHub's own format: 36, its last 6 a CRC32 checksum) and
+    // `github_pat_` then 22 or more are no word's part, so no boundary is asked before them; after a `gh?_` token a
+    // `_` ends it (`_old` stays), a letter or a digit does not (a longer run is no token).
     id: "github-token",
-    pattern: re(`(?:${lead("gh[pousr]_", "A-Za-z0-9_")}[A-Za-z0-9]{36,255}|${lead("github_pat_", "A-Za-z0-9_")}[A-Za-z0-9_]{22,255})(?![A-Za-z0-9_])`),
+    pattern: re(`(?:gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_]))`),
     hints: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]
   },
   {
     // AWS access key ids: AKIA (long-term), ASIA (temporary), and the other documented prefixes.
+    // Glued to a word (tester19 F7: `idAKIA…`, `key_AKIA…`, `AKIA…x`): a key id too, as its 20 upper-case letters
+    // and digits are told from the word around them by case; inside a longer run of upper-case letters and
+    // digits (base32, an upper-case hex dump) it is not one, so only those may not touch it.
     id: "aws-access-key",
-    pattern: re(`${lead("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)", "A-Za-z0-9")}[A-Z0-9]{16}(?![A-Za-z0-9])`),
+    pattern: re(`${lead("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)", "A-Z0-9")}[A-Z0-9]{16}(?![A-Z0-9])`),
     hints: ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"]
   },
   {
@@ -1323,9 +1381,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // Slack: bot/user/app/refresh tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-…), app-level xapp-, incoming webhooks.
+    // Glued to a word (tester19 F7: `prefix_xoxb-…`) a token too when two runs of digits follow (`xoxb-<team>-<bot>-…`,
+    // no word's shape); otherwise `xox?` must start a word.
     id: "slack-token",
     pattern: re(
-      String.raw`${lead("xox[abeoprs]", "A-Za-z0-9_-")}(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
     ),
     hints: ["xox", "xapp-", "hooks.slack.com"]
   },
@@ -1384,6 +1444,113 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
     hints: ["pypi-Ag"]
   },
+  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' config/gitleaks.toml
+  // (github.com/gitleaks/gitleaks at b58d3f1, 2026-07) where it has a rule, else trufflehog's detectors
+  // (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word of its own (`lead`: not inside a
+  // longer word, an escape before it being a boundary) and ended where its characters end.
+  {
+    // Groq API keys: `gsk_` then 52 letters and digits (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`).
+    id: "groq-key",
+    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}[A-Za-z0-9]{52}(?![A-Za-z0-9_])`),
+    hints: ["gsk_"]
+  },
+  {
+    // xAI (Grok) API keys: `xai-` then 80 letters and digits (trufflehog pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`).
+    id: "xai-key",
+    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}[A-Za-z0-9_]{80}(?![A-Za-z0-9_-])`),
+    hints: ["xai-"]
+  },
+  {
+    // HashiCorp Vault tokens: service `hvs.` (90 to 120 characters after it) and batch `hvb.` (138 to 300), gitleaks
+    // vault-service-token / vault-batch-token; a recovery token `hvr.` has the service token's shape (Vault's token
+    // docs: the prefixes hvs, hvb, hvr). The legacy `s.` + 24 is too short a prefix to tell from words.
+    id: "vault-token",
+    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])`),
+    hints: ["hvs.", "hvr.", "hvb."]
+  },
+  {
+    // A Google OAuth client secret: `GOCSPX-` then 28 base64url characters (client_secret.json since 2021; GitHub
+    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own).
+    id: "google-oauth-secret",
+    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])`),
+    hints: ["GOCSPX-"]
+  },
+  {
+    // A Google OAuth access token: `ya29.` then base64url (and `.`) characters, 20 or more (the common
+    // `ya29\.[0-9A-Za-z_-]+` of secret scanners; gitleaks and trufflehog have no bare rule for it).
+    id: "google-oauth-token",
+    pattern: re(`${lead("ya29\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{20}[A-Za-z0-9_.-]{0,2048}`),
+    hints: ["ya29."]
+  },
+  {
+    // DigitalOcean: personal access token `dop_v1_`, OAuth access token `doo_v1_`, refresh token `dor_v1_`, each
+    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token).
+    id: "digitalocean-token",
+    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])`),
+    hints: ["dop_v1_", "doo_v1_", "dor_v1_"]
+  },
+  {
+    // Shopify: access token `shpat_`, custom app `shpca_`, private app `shppa_`, shared secret `shpss_`, each then
+    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret).
+    id: "shopify-token",
+    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{32}(?![A-Za-z0-9_])`),
+    hints: ["shpat_", "shpca_", "shppa_", "shpss_"]
+  },
+  {
+    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token); organization token
+    // `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks sentry-org-token).
+    id: "sentry-token",
+    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])`),
+    hints: ["sntryu_", "sntrys_eyJ"]
+  },
+  {
+    // A Discord bot token: the bot's id in base64 (`MTE…`: a snowflake of 17 to 20 digits, so it starts with `M`,
+    // `N` or `O` and its second character is one of `D`, `T`, `j`, `z`), `.`, 6 base64url characters (a time),
+    // `.`, 27 to 38 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
+    // after a `discord` name; bare here, so the first part must decode to an id (discordId): other dotted base64
+    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry).
+    id: "discord-bot-token",
+    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])`),
+    hints: ["MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"],
+    replace: (m: string, id: string) => (discordId(id) ? marker("discord-bot-token") : m)
+  },
+  {
+    // A Telegram bot token: the bot's id (5 to 16 digits), `:`, then `AA` and 32 or 33 base64url characters (gitleaks
+    // telegram-bot-api-token: `[0-9]{5,16}:A[a-z0-9_\-]{34}`, case-insensitive, after a `telegram` name; bare here,
+    // so the id is a run of digits of its own and the secret starts with `AA`, as every bot token's does).
+    id: "telegram-bot-token",
+    // (also in the Bot API's URL: `https://api.telegram.org/bot<token>/getMe`)
+    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`)
+    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])`),
+    hints: [":AA"]
+  },
+  {
+    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key).
+    id: "linear-api-key",
+    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}[A-Za-z0-9]{40}(?![A-Za-z0-9_])`),
+    hints: ["lin_api_"]
+  },
+  {
+    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token).
+    id: "postman-api-key",
+    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])`),
+    hints: ["PMAK-"]
+  },
+  {
+    // Grafana: service account token `glsa_`, 32 letters and digits, `_`, 8 hex digits (gitleaks
+    // grafana-service-account-token); Grafana Cloud token `glc_` then 32 to 400 base64 characters (gitleaks
+    // grafana-cloud-api-token).
+    id: "grafana-token",
+    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
+    hints: ["glsa_", "glc_"]
+  },
+  {
+    // Databricks personal access tokens: `dapi` then 32 lower-case hex digits, maybe `-` and a digit (gitleaks
+    // databricks-api-token).
+    id: "databricks-token",
+    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_-])`),
+    hints: ["dapi"]
+  },
   {
     // A token whose characters are written as escapes: JSON's `\u0073k-proj-…` (one or two backslashes: JSON text
     // in a string) and HTML's `ghp&#95;…`, `&#x5f;`, `&lowbar;`. A word of token characters (letters, digits, `_`,
@@ -1421,7 +1588,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
     pattern: re(
-      String.raw`${lead("npm_", "A-Za-z0-9_")}[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|\\[nrt])_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
+      String.raw`${lead("npm_", "A-Za-z0-9_")}[A-Za-z0-9]{36}(?![A-Za-z0-9])|(?<=(?:^|[\s:]|${ESCAPE_BEFORE})_(?:authToken|auth|password)=)(?![$\\])[^\s"'${"`"}\\]+`,
       "gm"
     ),
     hints: ["npm_", "_auth", "_password"]
@@ -1508,7 +1675,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|\\[nrt])(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -1528,7 +1695,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+))`
     ),
     hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
@@ -1632,7 +1799,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (lower-case hex), a path, a longer base64 run, and such a word with no key id before it stay.
     pattern: re(
       String.raw`((?:aws_secret_access_key|AWS_SECRET_ACCESS_KEY|SecretAccessKey)\\?["']?(?:[ \t]*[:=][ \t]*|[ \t]+)\\?["']?|AWS Secret Access Key \[[^\]\n]{0,64}\]:[ \t]*)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])` +
-        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=\\[nrt])))` +
+        String.raw`|((?:\[REDACTED:aws-access-key\]|${lead("A(?:KIA|SIA)", "A-Za-z0-9")}[A-Z0-9]{16})[\s\S]{0,200}?(?:(?<![A-Za-z0-9/+\\])|(?<=${ESCAPE_BEFORE})))` +
         String.raw`(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`
     ),
     hints: ["aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "AWS Secret Access Key", "[REDACTED:aws-access-key]", "AKIA", "ASIA"],
@@ -1787,7 +1954,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`pin = 1234 + offset`), comparisons (`==`).
     id: "secret-pin",
     pattern: re(
-      String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|\\[nrt])((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
+      String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|${ESCAPE_BEFORE})((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
         String.raw`(\\{0,7}["']|)([0-9]{3,12})\3(?![0-9A-Za-z._-])(?![ \t]*(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
     ),
     hints: [...new Set(PIN_WORDS.flatMap((w) => [":", "\"", "'", "=", " ", "\\", "]"].map((sep) => w + sep)))],
@@ -1947,7 +2114,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})[A-Za-z0-9._-]+|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
         String.raw`|/mnt/[a-z]/Users/[^\\/\s"'<>|:*?]+|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
-        String.raw`|(?<=/|^|[\s"'${"`"}(=]|\\[nrt])-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
+        String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
     ),
     hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
@@ -2231,8 +2398,9 @@ const redactHomePaths = (s: string): string => {
   let at = s.indexOf("/home/")
   while (at >= 0) {
     const before = at === 0 ? -1 : s.charCodeAt(at - 1)
-    const starts = before < 0 || !isUserChar(before) ||
-      (at >= 2 && s.charCodeAt(at - 2) === 92 && (before === 110 || before === 114 || before === 116))
+    // (as the pattern's `lead`: after an escape, or a percent-encoded byte: `%20/home/…`)
+    const starts = before < 0 || !isUserChar(before) || escapeEndsAt(s, at) ||
+      (at >= 3 && s.charCodeAt(at - 3) === 37 && isHex(s.charCodeAt(at - 2)) && isHex(before))
     if (starts) {
       let end = at + 6
       while (end < s.length && isUserChar(s.charCodeAt(end))) end++
@@ -2278,8 +2446,7 @@ const redactEmails = (s: string): string => {
     if (runStart && at - b <= 64 && (b === 0 || s.charCodeAt(b - 1) !== 92)) from = b
     else {
       for (let p = Math.max(b, 2); p < at; p++) {
-        const c = s.charCodeAt(p - 1)
-        if (s.charCodeAt(p - 2) === 92 && (c === 110 || c === 114 || c === 116)) {
+        if (escapeEndsAt(s, p)) {
           from = p
           break
         }
