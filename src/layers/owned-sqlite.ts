@@ -34,12 +34,82 @@ export const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 /** What a file is to the caller: new (absent or empty) or already one of its own. */
 export type Ownership = "new" | "owned"
 
+/** The first 8 bytes of a SQLite rollback journal (SQLite file format, section 4.1). */
+const JOURNAL_MAGIC = Buffer.from("d9d505f920a163d7", "hex")
+
+/**
+ * What the rollback journal beside `file` (`<file>-journal`) says of the
+ * database's committed header, read with plain file reads: null when there
+ * is no journal in force (none, empty, or zeroed); else `empty` when the
+ * database had no pages before the journaled transaction (SQLite's recovery
+ * truncates it to nothing), and `id`, the `application_id` of page 1 as the
+ * journal holds it (undefined: page 1 is not in it, the file's own header
+ * stands). A journal is left "hot" by a process killed in a transaction (a
+ * `kill -9` while an import created the index, tester19 F10): until SQLite
+ * rolls it back (at the next read-write opening), the file's raw header may
+ * say what was never committed. Source: SQLite file format, section 4.1:
+ * magic, record count at 8 (0xffffffff: up to the end), initial size in pages
+ * at 16, sector size at 20, page size at 24; records (page number, page,
+ * checksum) from the first sector.
+ */
+export const journaledHeader = (file: string): { readonly empty: boolean; readonly id: number | undefined } | null => {
+  let fd: number
+  try {
+    fd = fs.openSync(`${file}-journal`, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+  } catch {
+    return null
+  }
+  try {
+    const size = fs.fstatSync(fd).size
+    const head = Buffer.alloc(28)
+    if (fs.readSync(fd, head, 0, 28, 0) < 28 || !head.subarray(0, 8).equals(JOURNAL_MAGIC)) return null
+    const empty = head.readUInt32BE(16) === 0
+    const sector = head.readUInt32BE(20)
+    const pageSize = head.readUInt32BE(24)
+    if (sector < 28 || pageSize < 512) return { empty, id: undefined }
+    const record = pageSize + 8
+    let count = head.readUInt32BE(8)
+    if (count === 0xffffffff) count = Math.floor((size - sector) / record)
+    const at = Buffer.alloc(4)
+    for (let i = 0, off = sector; i < count && off + record <= size; i++, off += record) {
+      if (fs.readSync(fd, at, 0, 4, off) < 4) break
+      if (at.readUInt32BE(0) !== 1) continue
+      return fs.readSync(fd, at, 0, 4, off + 4 + 68) < 4 ? { empty, id: undefined } : { empty, id: at.readUInt32BE(0) }
+    }
+    return { empty, id: undefined }
+  } catch {
+    return null
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Why a SQLite file with `application_id` `id` is not the caller's `what` (e.g. "is session-ingest's index, not its scan state"). */
+const notOurs = (id: number, what: string): string => {
+  const other = OWN_FILES.find((f) => f.id === id)
+  return other !== undefined
+    ? `is session-ingest's ${other.what}, not its ${what}`
+    : "is a SQLite database that session-ingest did not create (a provider's store or another program's file)"
+}
+
+/** The refusal of `file` as `what`, `why` it is not (e.g. "is not a regular file"). */
+const refusal = (file: string, what: string, option: string, read: boolean, why: string) =>
+  new StoreUnavailable({
+    message: `Refusing to use ${file} as session-ingest's ${what}: it ${why}.`,
+    remediation: read
+      ? `Pass ${option} with session-ingest's ${what} (the file \`session-ingest import\` wrote); session-ingest never reads other files as its ${what}.`
+      : `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
+  })
+
 /**
  * Check `file` before it is opened as `what` (e.g. "index"), for writing or,
  * with `read`, for reading only. Fails with `StoreUnavailable` when it is not
  * a SQLite database, or one that `applicationId` does not mark as ours; the
  * remedy names `option` (`--index FILE`, `--from FILE`): a new file for a
  * write, the file session-ingest made for a read. The folder is not created here.
+ * The header judged is the committed one: a hot journal's page 1 when it holds
+ * it ({@link journaledHeader}); a file whose journal says it was empty before
+ * a transaction that stamped our id (a creation killed part-way) is new.
  */
 export const checkOwnedSqlite = (
   file: string,
@@ -52,39 +122,51 @@ export const checkOwnedSqlite = (
     try: (): Ownership | string => {
       const st = fs.statSync(file, { throwIfNoEntry: false })
       if (st === undefined) return "new"
-      if (!st.isFile()) return `${file} is not a regular file`
+      if (!st.isFile()) return "is not a regular file"
       if (st.size === 0) return "new"
       const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
       try {
         const header = Buffer.alloc(100)
         const n = fs.readSync(fd, header, 0, 100, 0)
-        if (n < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return `${file} is not a SQLite database`
-        const id = header.readUInt32BE(68)
-        if (id !== applicationId) {
-          const other = OWN_FILES.find((f) => f.id === id)
-          return other !== undefined
-            ? `${file} is session-ingest's ${other.what}, not its ${what}`
-            : `${file} is a SQLite database that session-ingest did not create (a provider's store or another program's file)`
-        }
-        return "owned"
+        if (n < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return "is not a SQLite database"
+        const raw = header.readUInt32BE(68)
+        const journal = journaledHeader(file)
+        // Our creation killed in its first transaction: the recovery empties the file, which the opening stamps again.
+        if (journal?.empty === true && raw === applicationId) return "new"
+        const id = journal?.id ?? raw
+        return id === applicationId ? "owned" : notOurs(id, what)
       } finally {
         fs.closeSync(fd)
       }
     },
-    catch: (e) => e
+    catch: (e) => `cannot be read (${e instanceof Error ? e.message : String(e)})`
   }).pipe(
-    Effect.catchAll((e) => Effect.succeed(`${file} cannot be read (${e instanceof Error ? e.message : String(e)})`)),
-    Effect.flatMap((r) =>
-      r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(
-        new StoreUnavailable({
-          message: `Refusing to use ${file} as session-ingest's ${what}: it ${r.slice(file.length + 1)}.`,
-          remediation: read
-            ? `Pass ${option} with session-ingest's ${what} (the file \`session-ingest import\` wrote); session-ingest never reads other files as its ${what}.`
-            : `Pass ${option} with a new file (or one session-ingest created); session-ingest never writes into other files.`
-        })
-      )
-    )
+    Effect.merge,
+    Effect.flatMap((r) => r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(refusal(file, what, option, read, r)))
   )
+
+/**
+ * What a file open for writing as `what` is, from SQLite's own answers once
+ * it is open (a hot journal rolled back by then): `application_id` `id` and
+ * `objects`, the count of its schema's objects. Our id: owned; no id and no
+ * schema: new (to be stamped, in the same opening, before anything else is
+ * written); else refused as {@link checkOwnedSqlite} refuses. The check
+ * before opening reads the raw file; this one is what makes a creation
+ * killed part-way (tester19 F10: a stamp rolled back with its journal) an
+ * index again instead of a file refused forever.
+ */
+export const ownershipWhenOpen = (
+  file: string,
+  applicationId: number,
+  what: string,
+  option: string,
+  found: { readonly id: number; readonly objects: number }
+): Effect.Effect<Ownership, StoreUnavailable> =>
+  found.id === applicationId
+    ? Effect.succeed("owned")
+    : found.id === 0 && found.objects === 0
+    ? Effect.succeed("new")
+    : Effect.fail(refusal(file, what, option, false, notOurs(found.id, what)))
 
 /**
  * Map the SQL failures of `effect` (`@effect/sql`'s `SqlError`), and every
