@@ -10,10 +10,12 @@
  *
  * @module
  */
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import Sqlite from "better-sqlite3"
 import { StoreUnavailable } from "../domain/errors.js"
 import { isStorageError, type StoreRole, storeFailureFields } from "./store-failure.js"
 
@@ -31,28 +33,24 @@ const OWN_FILES: ReadonlyArray<{ readonly id: number; readonly what: string }> =
 /** The first 16 bytes of every SQLite database file. */
 export const SQLITE_MAGIC = Buffer.from("SQLite format 3\u0000", "latin1")
 
-/** What a file is to the caller: new (absent or empty) or already one of its own. */
+/** What a file is to the caller: new (absent, or a creation of its own killed part-way) or already one of its own. */
 export type Ownership = "new" | "owned"
 
 /** The first 8 bytes of a SQLite rollback journal (SQLite file format, section 4.1). */
 const JOURNAL_MAGIC = Buffer.from("d9d505f920a163d7", "hex")
 
 /**
- * What the rollback journal beside `file` (`<file>-journal`) says of the
- * database's committed header, read with plain file reads: null when there
- * is no journal in force (none, empty, or zeroed); else `empty` when the
- * database had no pages before the journaled transaction (SQLite's recovery
- * truncates it to nothing), and `id`, the `application_id` of page 1 as the
- * journal holds it (undefined: page 1 is not in it, the file's own header
- * stands). A journal is left "hot" by a process killed in a transaction (a
- * `kill -9` while an import created the index, tester19 F10): until SQLite
- * rolls it back (at the next read-write opening), the file's raw header may
- * say what was never committed. Source: SQLite file format, section 4.1:
- * magic, record count at 8 (0xffffffff: up to the end), initial size in pages
- * at 16, sector size at 20, page size at 24; records (page number, page,
- * checksum) from the first sector.
+ * The rollback journal beside `file` (`<file>-journal`), read with plain
+ * file reads: null when there is none in force (none, empty, or zeroed);
+ * else whether the database was `empty` (0 pages) before the journaled
+ * transaction, which SQLite's recovery then truncates it back to. A journal
+ * is left "hot" by a process killed in a transaction (a `kill -9` while an
+ * import created the index, tester19 F10): until SQLite rolls it back (at
+ * the next read-write opening), the file's raw header may say what was
+ * never committed, such as our stamp on a file that was empty. Source:
+ * SQLite file format, section 4.1 (magic; initial size in pages at offset 16).
  */
-export const journaledHeader = (file: string): { readonly empty: boolean; readonly id: number | undefined } | null => {
+export const journaledHeader = (file: string): { readonly empty: boolean } | null => {
   let fd: number
   try {
     fd = fs.openSync(`${file}-journal`, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
@@ -60,23 +58,9 @@ export const journaledHeader = (file: string): { readonly empty: boolean; readon
     return null
   }
   try {
-    const size = fs.fstatSync(fd).size
-    const head = Buffer.alloc(28)
-    if (fs.readSync(fd, head, 0, 28, 0) < 28 || !head.subarray(0, 8).equals(JOURNAL_MAGIC)) return null
-    const empty = head.readUInt32BE(16) === 0
-    const sector = head.readUInt32BE(20)
-    const pageSize = head.readUInt32BE(24)
-    if (sector < 28 || pageSize < 512) return { empty, id: undefined }
-    const record = pageSize + 8
-    let count = head.readUInt32BE(8)
-    if (count === 0xffffffff) count = Math.floor((size - sector) / record)
-    const at = Buffer.alloc(4)
-    for (let i = 0, off = sector; i < count && off + record <= size; i++, off += record) {
-      if (fs.readSync(fd, at, 0, 4, off) < 4) break
-      if (at.readUInt32BE(0) !== 1) continue
-      return fs.readSync(fd, at, 0, 4, off + 4 + 68) < 4 ? { empty, id: undefined } : { empty, id: at.readUInt32BE(0) }
-    }
-    return { empty, id: undefined }
+    const head = Buffer.alloc(20)
+    if (fs.readSync(fd, head, 0, 20, 0) < 20 || !head.subarray(0, 8).equals(JOURNAL_MAGIC)) return null
+    return { empty: head.readUInt32BE(16) === 0 }
   } catch {
     return null
   } finally {
@@ -107,9 +91,8 @@ const refusal = (file: string, what: string, option: string, read: boolean, why:
  * a SQLite database, or one that `applicationId` does not mark as ours; the
  * remedy names `option` (`--index FILE`, `--from FILE`): a new file for a
  * write, the file session-ingest made for a read. The folder is not created here.
- * The header judged is the committed one: a hot journal's page 1 when it holds
- * it ({@link journaledHeader}); a file whose journal says it was empty before
- * a transaction that stamped our id (a creation killed part-way) is new.
+ * A file with our id whose journal says it was empty before the transaction
+ * that stamped it ({@link journaledHeader}: a creation killed part-way) is new.
  */
 export const checkOwnedSqlite = (
   file: string,
@@ -123,18 +106,19 @@ export const checkOwnedSqlite = (
       const st = fs.statSync(file, { throwIfNoEntry: false })
       if (st === undefined) return "new"
       if (!st.isFile()) return "is not a regular file"
-      if (st.size === 0) return "new"
+      // session-ingest makes its files whole (`createOwnedSqlite`): an empty one is another program's (a session
+      // log opened before its first line, tester19 F12). To read, it is no index yet.
+      if (st.size === 0) return read ? "new" : "is an empty file that session-ingest did not create (it makes its own files whole)"
       const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
       try {
         const header = Buffer.alloc(100)
         const n = fs.readSync(fd, header, 0, 100, 0)
         if (n < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) return "is not a SQLite database"
-        const raw = header.readUInt32BE(68)
-        const journal = journaledHeader(file)
-        // Our creation killed in its first transaction: the recovery empties the file, which the opening stamps again.
-        if (journal?.empty === true && raw === applicationId) return "new"
-        const id = journal?.id ?? raw
-        return id === applicationId ? "owned" : notOurs(id, what)
+        const id = header.readUInt32BE(68)
+        if (id !== applicationId) return notOurs(id, what)
+        // Our creation killed in its first transaction: the recovery empties the file, which the opening stamps
+        // again (`ownershipWhenOpen` decides from what SQLite then reads).
+        return journaledHeader(file)?.empty === true ? "new" : "owned"
       } finally {
         fs.closeSync(fd)
       }
@@ -144,6 +128,45 @@ export const checkOwnedSqlite = (
     Effect.merge,
     Effect.flatMap((r) => r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(refusal(file, what, option, read, r)))
   )
+
+/**
+ * Make the missing `file` a new, empty SQLite database of ours: one page
+ * (`pageSize` bytes, else SQLite's default) stamped `applicationId`, made
+ * under a temporary name beside it and linked into place (atomic, and never
+ * over a file that appeared meanwhile: then that one stands, to be checked
+ * by the caller). So a file of ours is never seen empty or unstamped, and an
+ * existing empty file is never taken for one (tester19 F12). Throws the
+ * file system's or SQLite's error (a read-only folder, a full disk).
+ * Where the file system cannot link, the page is copied into place
+ * exclusively (`COPYFILE_EXCL`).
+ */
+export const createOwnedSqlite = (file: string, applicationId: number, pageSize?: number): void => {
+  const tmp = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`
+  try {
+    const db = new Sqlite(tmp)
+    try {
+      if (pageSize !== undefined) db.pragma(`page_size = ${pageSize}`)
+      db.pragma(`application_id = ${applicationId}`)
+    } finally {
+      db.close()
+    }
+    try {
+      fs.linkSync(tmp, file)
+    } catch (e) {
+      const code = (e as { code?: unknown }).code
+      if (code === "EEXIST") return
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e
+      try {
+        fs.copyFileSync(tmp, file, fs.constants.COPYFILE_EXCL)
+      } catch (e2) {
+        if ((e2 as { code?: unknown }).code !== "EEXIST") throw e2
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { force: true })
+    fs.rmSync(`${tmp}-journal`, { force: true })
+  }
+}
 
 /**
  * What a file open for writing as `what` is, from SQLite's own answers once

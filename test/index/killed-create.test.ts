@@ -15,13 +15,14 @@
  * (magic, 0 records, initial size 0 pages, page size 16384) — the pair the
  * tester saved from a real kill.
  */
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import Sqlite from "better-sqlite3"
 import { describe, expect, it } from "vitest"
 import { INDEX_APPLICATION_ID, STATE_APPLICATION_ID } from "../../src/layers/owned-sqlite.js"
 import { cli } from "../support/run.js"
-import { emptyFolder, fixturesDir, hashFile, tempDir } from "../support/paths.js"
+import { emptyFolder, fixturesDir, hashFile, repoRoot, tempDir } from "../support/paths.js"
 
 /** A 512-byte hot journal of a transaction on a database of `initialPages` pages (16 KiB), holding no page. */
 const emptyJournal = (initialPages: number) => {
@@ -84,6 +85,28 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     expect(again.stdout).toContain("0 imported, 6 unchanged")
   })
 
+  it("an index with a hot journal of a killed write: a read names the journal (not a read-only folder); the next import recovers it", () => {
+    const dir = tempDir("si-killed-write-")
+    const index = path.join(dir, "i.db")
+    const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
+    expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
+    // A process killed (SIGKILL) in a transaction whose pages spilled into the file: its journal is left hot.
+    const killed = spawnSync(process.execPath, ["-e", `
+      const db = new (require("better-sqlite3"))(${JSON.stringify(index)}); db.pragma("cache_size = 2"); db.exec("BEGIN; CREATE TABLE junk (x)")
+      const st = db.prepare("INSERT INTO junk VALUES (?)"); for (let i = 0; i < 20000; i++) st.run("x".repeat(200))
+      process.kill(process.pid, "SIGKILL")`], { cwd: repoRoot })
+    expect(killed.signal).toBe("SIGKILL")
+    expect(fs.statSync(`${index}-journal`).size).toBeGreaterThan(0)
+    const before = cli(["sessions", "--index", index], { env: env(dir) })
+    expect(before.code).toBe(6)
+    expect(before.stderr).toContain(`cannot be read until the journal ${index}-journal, left by an import killed while it wrote, is rolled back`)
+    expect(before.stderr).not.toContain("read-only")
+    expect(cli(imp, { env: env(dir) }).stdout).toContain("0 imported, 6 unchanged")
+    expect(fs.existsSync(`${index}-journal`)).toBe(false)
+    const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
+    expect(JSON.parse(after.stdout).data).toHaveLength(8)
+  })
+
   it("the same for a scan state killed while it was created", () => {
     const dir = tempDir("si-killed-state-")
     const state = path.join(dir, "state.db")
@@ -102,16 +125,9 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     // Another program creating its database (its id in the header, the file empty before).
     const creating = path.join(dir, "other.db")
     killedState(creating, 0x12345678, emptyJournal(0))
-    // Page 1 of ours on disk, but the journal holds the committed page 1: another program's (id 0x12345678).
+    // Another program mid-transaction on its database of one page.
     const theirs = path.join(dir, "theirs.db")
     killedState(theirs, 0x12345678, emptyJournal(1), true)
-    const page1 = fs.readFileSync(theirs).subarray(0, 16384)
-    const journal = Buffer.concat([emptyJournal(1), Buffer.from([0, 0, 0, 1]), page1, Buffer.alloc(4)])
-    journal.writeUInt32BE(1, 8)
-    fs.writeFileSync(`${theirs}-journal`, journal)
-    const ours = Buffer.from(fs.readFileSync(theirs))
-    ours.writeUInt32BE(INDEX_APPLICATION_ID, 68)
-    fs.writeFileSync(theirs, ours)
     for (const file of [creating, theirs]) {
       const hashes = [hashFile(file), hashFile(`${file}-journal`)]
       const r = imp(file)

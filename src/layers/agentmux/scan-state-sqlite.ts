@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { decodeStoredZoneScan, encodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { checkOwnedSqlite, ownershipWhenOpen, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { checkOwnedSqlite, createOwnedSqlite, ownershipWhenOpen, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState, type ScanStateShape, scansDigest, type StoredReport, type StoredScans } from "./ScanState.js"
@@ -82,9 +82,16 @@ interface Open {
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
+    yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     const fail = unavailable(path)
-    yield* attempt(() => fs.mkdirSync(nodePath.dirname(path), { recursive: true }), fail)
+    if (!fs.existsSync(path)) {
+      // Made whole, stamped, then checked again (another process may have made it meanwhile).
+      yield* attempt(() => {
+        fs.mkdirSync(nodePath.dirname(path), { recursive: true })
+        createOwnedSqlite(path, STATE_APPLICATION_ID)
+      }, fail)
+      yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
+    }
     // Closed after the scan's answer (`closeAfter`, see `openDriver`): its commit is in the WAL by then. Its
     // checkpoint on close syncs (see `synchronous` below).
     const db = yield* openDriver(path, {

@@ -56,7 +56,7 @@ import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type ImportLock, importLock, type ImportLockOptions } from "./import-lock.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
-import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, journaledHeader, type Ownership, ownershipWhenOpen } from "../owned-sqlite.js"
+import { checkOwnedSqlite, createOwnedSqlite, guardStore, INDEX_APPLICATION_ID, journaledHeader, type Ownership, ownershipWhenOpen } from "../owned-sqlite.js"
 import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
@@ -801,6 +801,9 @@ const indexRole = (file: string): StoreRole => ({
 /** The index open read-only (a query command): a write failure there is of SQLite's temporary files (see `../store-failure.ts`). */
 const readerRole = (file: string): StoreRole => ({ ...indexRole(file), readsOnly: true })
 
+/** The index's page size, in bytes. */
+const PAGE_SIZE = 16384
+
 /** How long an import waits for another process that creates or migrates the same index (then: "locked"). */
 const MIGRATION_WAIT = Duration.seconds(30)
 
@@ -961,7 +964,7 @@ const make = (
         : yield* ownershipWhenOpen(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE", { id, objects })
       // Mark the file as ours before WAL mode, so the id lands in the main file's header.
       if (owned === "new") {
-        yield* fail(sql`PRAGMA page_size = 16384`)
+        yield* fail(sql`PRAGMA page_size = ${sql.unsafe(String(PAGE_SIZE))}`)
         yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
       }
       const schema = yield* refuseNewerSchema(sql, file)
@@ -1769,13 +1772,19 @@ export const layer = (file: string, options: { readonly lock?: ImportLockOptions
   Layer.scoped(
     Index,
     Effect.gen(function*() {
-      const ownership = file === ":memory:"
-        ? "new" as const
-        : yield* checkOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE")
-      yield* Effect.try({
-        try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
-        catch: (e) => unavailable(file, e)
-      })
+      const check = checkOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE")
+      let ownership = file === ":memory:" ? "new" as const : yield* check
+      if (file !== ":memory:" && !fs.existsSync(file)) {
+        // Made whole, stamped, then checked again (another process may have made it meanwhile).
+        yield* Effect.try({
+          try: () => {
+            fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+            createOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, PAGE_SIZE)
+          },
+          catch: (e) => unavailable(file, e)
+        })
+        ownership = yield* check
+      }
       const conn = yield* connect(file, file, false)
       const client = conn.client
       if (file !== ":memory:") {
@@ -1900,11 +1909,13 @@ const openReadonly = (file: string, option = "--index") =>
     const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", `${option} FILE`, true)
     const journal = journaledHeader(abs)
     if (ownership === "new") {
+      // Not empty, yet new: our stamp over a journal of an empty file (`checkOwnedSqlite`), a creation killed part-way.
+      const killed = journal !== null && (fs.statSync(abs, { throwIfNoEntry: false })?.size ?? 0) > 0
       return yield* new StoreUnavailable({
-        message: journal === null
+        message: !killed
           ? `There is no index at ${abs}.`
           : `There is no index at ${abs} yet: an import was killed while it created it (its journal ${abs}-journal is left).`,
-        remediation: journal === null
+        remediation: !killed
           ? `Run \`session-ingest import\` first (or pass ${option} FILE).`
           : `Run \`session-ingest import --index ${abs}\`: it rolls the killed run's journal back and creates the index.`
       })
