@@ -177,8 +177,10 @@ describe("the import lock of a SQLite index (F9)", () => {
     expect(cli(args, { env: baseEnv }).code).toBe(0)
     const holder = sleeper()
     try {
-      // A live `import --watch` holds the lock.
-      fs.writeFileSync(`${index}.lock`, JSON.stringify({ pid: holder.pid, host: os.hostname(), since: "2026-01-01T00:00:00.000Z", watch: true }))
+      // A live `import --watch` holds the lock (taken after its process started: one started after `since` would be
+      // another process with a reused pid, tester19 F4).
+      const since = new Date().toISOString()
+      fs.writeFileSync(`${index}.lock`, JSON.stringify({ pid: holder.pid, host: os.hostname(), since, watch: true }))
       const before = fileState(index)
       const unchanged = cli(args, { env: { ...baseEnv, SESSION_INGEST_IMPORT_WAIT_SECONDS: "600" } })
       expect(unchanged.code, unchanged.stderr).toBe(0)
@@ -192,7 +194,7 @@ describe("the import lock of a SQLite index (F9)", () => {
       )
       const r = cli(args, { env: { ...baseEnv, SESSION_INGEST_IMPORT_WAIT_SECONDS: "1" } })
       expect(r.code, r.stderr).toBe(6)
-      expect(r.stderr).toContain(`an \`import --watch\` (pid ${holder.pid} on ${os.hostname()}, since 2026-01-01T00:00:00.000Z) is writing to this index; waiting for it to finish`)
+      expect(r.stderr).toContain(`an \`import --watch\` (pid ${holder.pid} on ${os.hostname()}, since ${since}) is writing to this index; waiting for it to finish`)
       const e = JSON.parse(r.stdout).error
       expect(e.code).toBe("STORE_UNAVAILABLE")
       expect(e.message).toContain(`pid ${holder.pid}`)

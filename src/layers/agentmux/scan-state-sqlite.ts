@@ -28,7 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
 import { decodeStoredZoneScan, encodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
-import { checkOwnedSqlite, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { checkOwnedSqlite, createOwnedSqlite, ownershipWhenOpen, STATE_APPLICATION_ID } from "../owned-sqlite.js"
 import { type StoreRole, storeFailureFields } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState, type ScanStateShape, scansDigest, type StoredReport, type StoredScans } from "./ScanState.js"
@@ -82,9 +82,16 @@ interface Open {
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const ownership = yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
+    yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     const fail = unavailable(path)
-    yield* attempt(() => fs.mkdirSync(nodePath.dirname(path), { recursive: true }), fail)
+    if (!fs.existsSync(path)) {
+      // Made whole, stamped, then checked again (another process may have made it meanwhile).
+      yield* attempt(() => {
+        fs.mkdirSync(nodePath.dirname(path), { recursive: true })
+        createOwnedSqlite(path, STATE_APPLICATION_ID)
+      }, fail)
+      yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
+    }
     // Closed after the scan's answer (`closeAfter`, see `openDriver`): its commit is in the WAL by then. Its
     // checkpoint on close syncs (see `synchronous` below).
     const db = yield* openDriver(path, {
@@ -93,8 +100,14 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
       closeAfter: true,
       beforeClose: (d) => d.pragma("synchronous = NORMAL")
     }, fail)
+    // What the file is once open (its first read rolls a hot journal back): a creation killed part-way is new again.
+    const found = yield* attempt(() => ({
+      id: db.pragma("application_id", { simple: true }) as number,
+      objects: (db.prepare("SELECT count(*) AS n FROM sqlite_master").all()[0] as { readonly n: number }).n
+    }), fail)
+    const owned = yield* ownershipWhenOpen(path, STATE_APPLICATION_ID, "scan state", "--state FILE", found)
     yield* attempt(() => {
-      if (ownership === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
+      if (owned === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
       // WAL after the id is set, so the id lands in the main file's header.
       if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL")
       // Durability (issue 13: the fsyncs of a rescan's commit, 2-25 ms, were its largest wait). The state is a

@@ -14,7 +14,9 @@
  * the run's interruption, and at process exit).
  *
  * A lock whose process is gone (same host, `kill(pid, 0)` says no such
- * process: a `kill -9`, a crash) is stale and taken over at once. A lock of
+ * process: a `kill -9`, a crash) is stale and taken over at once, as is one
+ * whose pid is now another process's (reused after a crash: this very
+ * process, or one started after the lock was taken; see `holderLive`). A lock of
  * another host cannot be checked: it is waited for as a live one (an index
  * on a shared folder; the error's remedy says how to clear it). Where no
  * lock can be made (a read-only folder, a full disk: EROFS, EACCES, EPERM,
@@ -42,12 +44,16 @@ export const DEFAULT_LOCK_WAIT = Duration.minutes(10)
 /** How often a waiting import looks at the lock again. */
 const POLL = Duration.millis(100)
 
-/** The run that holds an index's import lock: its process id, host, since when (RFC 3339), and whether it is `import --watch`. */
+/**
+ * The run that holds an index's import lock: its process id, host, since when (RFC 3339), whether it is
+ * `import --watch`, and (locks written since tester19 F4, on Linux) `start`, its process's start ({@link processStart}).
+ */
 export interface ImportLockHolder {
   readonly pid: number
   readonly host: string
   readonly since: string
   readonly watch: boolean
+  readonly start?: string | undefined
 }
 
 /** What an import lock is told by its user: how long to wait, who is told of a wait, whether this process is a watch. */
@@ -73,16 +79,90 @@ const processAlive = (pid: number): boolean => {
   }
 }
 
-/** Whether a holder is a live run (of this host: its process runs; of another host: assumed). */
-export const holderLive = (h: ImportLockHolder, host: string = os.hostname()): boolean =>
-  h.host !== host || (Number.isSafeInteger(h.pid) && h.pid > 0 && processAlive(h.pid))
+/** Linux's clock ticks per second of `/proc/<pid>/stat` times (`USER_HZ`, 100 on every architecture Node runs on). */
+const USER_HZ = 100
+
+/** Slack between a process's start and its lock's `since` read from `/proc/stat` `btime` (whole seconds, adjusted with the clock). */
+const START_SLACK_MS = 2000
+
+/** `/proc/<pid>/stat`'s field 22, the process's start in clock ticks since boot; undefined where there is none (not Linux, gone). */
+const startTicks = (pid: number): string | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Field 2 (the command) is in parentheses and may hold spaces: the fields after its last ")" are 3, 4, ...
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]
+    return start !== undefined && /^\d+$/.test(start) ? start : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** This boot's id (`/proc/sys/kernel/random/boot_id`), or "" where there is none. */
+const bootId = (() => {
+  let id: string | undefined
+  return () => {
+    if (id === undefined) {
+      try {
+        id = fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+      } catch {
+        id = ""
+      }
+    }
+    return id
+  }
+})()
+
+/**
+ * The start of the process `pid` of this host, as a lock records it: `<boot id>/<start in clock ticks since boot>`
+ * (Linux, `/proc/<pid>/stat` field 22); undefined where it cannot be read (another system, the process gone). Two
+ * processes with one pid (a pid reused after a crash or a reboot) have different starts.
+ */
+export const processStart = (pid: number): string | undefined => {
+  const ticks = startTicks(pid)
+  return ticks === undefined ? undefined : `${bootId()}/${ticks}`
+}
+
+/** When the process `pid` started (ms since the epoch: `/proc/stat` `btime` + its start ticks), or undefined. */
+const startedAtMs = (pid: number): number | undefined => {
+  const ticks = startTicks(pid)
+  if (ticks === undefined) return undefined
+  try {
+    const btime = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"))?.[1]
+    return btime === undefined ? undefined : Number(btime) * 1000 + (Number(ticks) * 1000) / USER_HZ
+  } catch {
+    return undefined
+  }
+}
+
+/** The lock contents this process holds now (a lock naming this process and not among them is not held: stale). */
+const heldHere = new Set<string>()
+
+/**
+ * Whether a holder is a live run. Of another host: assumed (it cannot be checked). Of this host: its process runs
+ * and is the one that wrote the lock: not this process unless it holds that very lock (a pid reused after a crash:
+ * in a container every run is pid 1, tester19 F4), and not a process started after the lock was taken (its recorded
+ * `start` differs, or, for a lock without one, it started after `since`).
+ */
+export const holderLive = (h: ImportLockHolder, host: string = os.hostname(), text?: string): boolean => {
+  if (h.host !== host) return true
+  if (!Number.isSafeInteger(h.pid) || h.pid <= 0) return false
+  if (h.pid === process.pid) return text !== undefined && heldHere.has(text)
+  if (!processAlive(h.pid)) return false
+  if (h.start !== undefined) {
+    const now = processStart(h.pid)
+    return now === undefined || now === h.start
+  }
+  const started = startedAtMs(h.pid)
+  const since = Date.parse(h.since)
+  return started === undefined || Number.isNaN(since) || started <= since + START_SLACK_MS
+}
 
 /** A lock file's holder; null when it is not a lock this code wrote (then: stale, once old enough to not be half made). */
 const parseHolder = (text: string): ImportLockHolder | null => {
   try {
     const v = JSON.parse(text) as Record<string, unknown>
     if (typeof v.pid !== "number" || typeof v.host !== "string" || typeof v.since !== "string") return null
-    return { pid: v.pid, host: v.host, since: v.since, watch: v.watch === true }
+    return { pid: v.pid, host: v.host, since: v.since, watch: v.watch === true, start: typeof v.start === "string" ? v.start : undefined }
   } catch {
     return null
   }
@@ -133,6 +213,7 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
     held = false
     try {
       // Only ours: a lock another run took over after we were thought dead is left alone.
+      heldHere.delete(content)
       if (fs.readFileSync(lockPath, "utf8") === content) fs.unlinkSync(lockPath)
     } catch {
       // Gone already, or the folder failing: a lock of a process that ended is stale.
@@ -142,7 +223,14 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
 
   /** One attempt: taken, none possible here, or held by another (`Held`). */
   const tryTake = (): "taken" | "none" | Held => {
-    content = JSON.stringify({ pid: process.pid, host, since: new Date().toISOString(), watch: options.watch === true })
+    const start = processStart(process.pid)
+    content = JSON.stringify({
+      pid: process.pid,
+      host,
+      since: new Date().toISOString(),
+      watch: options.watch === true,
+      ...(start !== undefined ? { start } : {})
+    })
     const tmp = `${lockPath}.${process.pid}.${randomBytes(4).toString("hex")}`
     try {
       fs.writeFileSync(tmp, content, { flag: "wx", mode: 0o644 })
@@ -159,6 +247,7 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
       for (;;) {
         try {
           fs.linkSync(tmp, lockPath)
+          heldHere.add(content)
           return "taken"
         } catch (e) {
           if ((e as { code?: unknown }).code !== "EEXIST") {
@@ -174,7 +263,7 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
           throw e
         }
         const holder = parseHolder(text)
-        if (holder !== null && holderLive(holder, host)) return new Held(holder)
+        if (holder !== null && holderLive(holder, host, text)) return new Held(holder)
         // Stale (its process is gone) or not a lock of ours: moved aside (rename is atomic: of two runs taking it
         // over, one moves it), then checked to be the one read, else put back.
         const aside = `${lockPath}.stale.${process.pid}`
@@ -248,8 +337,10 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
             } of waiting, and nothing was imported.`,
             remediation:
               `Let that import finish (or stop it), then run import again; SESSION_INGEST_IMPORT_WAIT_SECONDS sets how long an import waits. ` +
-              `A lock whose process is gone is taken over by itself; one of another host (${h.host}) is not checked: ` +
-              `once no import runs there, delete ${lockPath}.`,
+              (h.host === host
+                ? `A lock whose process is gone is taken over by itself.`
+                : `A lock whose process is gone is taken over by itself; one of another host (${h.host}) is not checked: ` +
+                  `once no import runs there, delete ${lockPath}.`),
             details: { index: file, lock: lockPath, reason: "import-running", pid: h.pid, host: h.host, since: h.since, watch: h.watch }
           })
         )

@@ -57,7 +57,7 @@ import { type Driver, openConnection } from "./sqlite-connection.js"
 import { type ImportLock, importLock, type ImportLockOptions } from "./import-lock.js"
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
-import { checkOwnedSqlite, guardStore, INDEX_APPLICATION_ID, type Ownership } from "../owned-sqlite.js"
+import { checkOwnedSqlite, createOwnedSqlite, guardStore, INDEX_APPLICATION_ID, journaledHeader, type Ownership, ownershipWhenOpen } from "../owned-sqlite.js"
 import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
@@ -806,6 +806,9 @@ const indexRole = (file: string): StoreRole => ({
 /** The index open read-only (a query command): a write failure there is of SQLite's temporary files (see `../store-failure.ts`). */
 const readerRole = (file: string): StoreRole => ({ ...indexRole(file), readsOnly: true })
 
+/** The index's page size, in bytes. */
+const PAGE_SIZE = 16384
+
 /** How long an import waits for another process that creates or migrates the same index (then: "locked"). */
 const MIGRATION_WAIT = Duration.seconds(30)
 
@@ -957,14 +960,21 @@ const make = (
      */
     let toWal: (() => void) | null = null
     if (mode === "write") {
+      // What the file is, as SQLite reads it once open (the first read rolls a hot journal back): a creation
+      // killed part-way is new again, and stamped here (tester19 F10).
+      const [{ application_id: id }] = yield* fail(sql<{ readonly application_id: number }>`PRAGMA application_id`)
+      const [{ n: objects }] = yield* fail(sql<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master`)
+      const owned = file === ":memory:"
+        ? "new" as const
+        : yield* ownershipWhenOpen(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE", { id, objects })
       // Mark the file as ours before WAL mode, so the id lands in the main file's header.
-      if (ownership === "new") {
-        yield* fail(sql`PRAGMA page_size = 16384`)
+      if (owned === "new") {
+        yield* fail(sql`PRAGMA page_size = ${sql.unsafe(String(PAGE_SIZE))}`)
         yield* fail(sql`PRAGMA application_id = ${sql.unsafe(String(INDEX_APPLICATION_ID))}`)
       }
       const schema = yield* refuseNewerSchema(sql, file)
       const wal = () => fail(sql`PRAGMA journal_mode = WAL`).pipe(Effect.zipRight(fail(sql`PRAGMA synchronous = NORMAL`)))
-      if (ownership === "new" || schema.have < schema.want || db === null) {
+      if (owned === "new" || schema.have < schema.want || db === null) {
         // A new index, or one with migrations to apply: written now, in WAL mode as every import's writes.
         yield* wal()
       } else {
@@ -1772,13 +1782,19 @@ export const layer = (file: string, options: { readonly lock?: ImportLockOptions
   Layer.scoped(
     Index,
     Effect.gen(function*() {
-      const ownership = file === ":memory:"
-        ? "new" as const
-        : yield* checkOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE")
-      yield* Effect.try({
-        try: () => fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true }),
-        catch: (e) => unavailable(file, e)
-      })
+      const check = checkOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, "index", "--index FILE")
+      let ownership = file === ":memory:" ? "new" as const : yield* check
+      if (file !== ":memory:" && !fs.existsSync(file)) {
+        // Made whole, stamped, then checked again (another process may have made it meanwhile).
+        yield* Effect.try({
+          try: () => {
+            fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+            createOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, PAGE_SIZE)
+          },
+          catch: (e) => unavailable(file, e)
+        })
+        ownership = yield* check
+      }
       const conn = yield* connect(file, file, false)
       const client = conn.client
       if (file !== ":memory:") {
@@ -1886,21 +1902,51 @@ const newerSchemaNoted = (sql: SqlClient.SqlClient, file: string, onNewer: NonNu
     )
   )
 
+/** Whether this process may write to `file` (a file or a folder). */
+const canWrite = (file: string): boolean => {
+  try {
+    fs.accessSync(file, fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** A read-only connection to an existing index file for the scope (a private copy of a WAL index in a read-only folder). */
 const openReadonly = (file: string, option = "--index") =>
   Effect.gen(function*() {
     const abs = path.resolve(file)
     const ownership = yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", `${option} FILE`, true)
+    const journal = journaledHeader(abs)
     if (ownership === "new") {
+      // Not empty, yet new: our stamp over a journal of an empty file (`checkOwnedSqlite`), a creation killed part-way.
+      const killed = journal !== null && (fs.statSync(abs, { throwIfNoEntry: false })?.size ?? 0) > 0
       return yield* new StoreUnavailable({
-        message: `There is no index at ${abs}.`,
-        remediation: `Run \`session-ingest import\` first (or pass ${option} FILE).`
+        message: !killed
+          ? `There is no index at ${abs}.`
+          : `There is no index at ${abs} yet: an import was killed while it created it (its journal ${abs}-journal is left).`,
+        remediation: !killed
+          ? `Run \`session-ingest import\` first (or pass ${option} FILE).`
+          : `Run \`session-ingest import --index ${abs}\`: it rolls the killed run's journal back and creates the index.`
       })
     }
     const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
       Effect.as(guardStore(readerRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
     const opened = yield* Effect.either(direct)
     if (opened._tag === "Right") return { abs, ownership, client: opened.right }
+    if (journal !== null && (opened.left.details as { reason?: string } | undefined)?.reason === "read-only") {
+      // A hot journal (SQLITE_READONLY_ROLLBACK): a read-only opening cannot roll it back; an import can, where it can write.
+      const writable = canWrite(path.dirname(abs)) && canWrite(abs)
+      return yield* new StoreUnavailable({
+        message: `The index ${abs} cannot be read until the journal ${abs}-journal, left by an import killed while it wrote, is rolled back${
+          writable ? "" : " (which needs write access to the index and its folder)"
+        }.`,
+        remediation: writable
+          ? `Run \`session-ingest import --index ${abs}\`: it rolls the killed run's journal back and completes the index.`
+          : `Run \`session-ingest import --index ${abs}\` once as a user who can write to ${path.dirname(abs)}: it rolls the killed run's journal back.`,
+        details: { index: abs, reason: "hot-journal" }
+      })
+    }
     if (!isWalFile(abs) || fs.existsSync(`${abs}-shm`)) return yield* opened.left
     const details = opened.left.details as { reason?: string } | undefined
     if (details?.reason !== "read-only") return yield* opened.left
