@@ -8,22 +8,11 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import Sqlite from "better-sqlite3"
 import { describe, expect, it } from "vitest"
 import { createOwnedSqlite, INDEX_APPLICATION_ID } from "../../src/layers/owned-sqlite.js"
 import { cli } from "../support/run.js"
+import { applicationIdOf, isolatedEnv as env } from "../support/owned-file.js"
 import { emptyFolder, fixturesDir, tempDir } from "../support/paths.js"
-
-const env = (dir: string) => ({ NO_COLOR: "1", HOME: dir, CLAUDE_CONFIG_DIR: "", MUSE_AGENTS_DIR: "" })
-
-const applicationIdOf = (file: string): number => {
-  const db = new Sqlite(file)
-  try {
-    return (db.prepare("PRAGMA application_id").get() as { readonly application_id: number }).application_id
-  } finally {
-    db.close()
-  }
-}
 
 describe("an existing empty file as the index or the scan state (tester19 F12)", () => {
   it("an empty session log under the root being imported, given as --index, is refused and left as it was", () => {

@@ -22,6 +22,7 @@ import Sqlite from "better-sqlite3"
 import { describe, expect, it } from "vitest"
 import { INDEX_APPLICATION_ID, STATE_APPLICATION_ID } from "../../src/layers/owned-sqlite.js"
 import { cli } from "../support/run.js"
+import { applicationIdOf, isolatedEnv as env } from "../support/owned-file.js"
 import { emptyFolder, fixturesDir, hashFile, repoRoot, tempDir } from "../support/paths.js"
 
 /** A 512-byte hot journal of a transaction on a database of `initialPages` pages (16 KiB), holding no page. */
@@ -45,17 +46,6 @@ const killedState = (file: string, applicationId: number, journal: Buffer, table
   db.close()
   fs.writeFileSync(`${file}-journal`, journal)
 }
-
-const applicationIdOf = (file: string): number => {
-  const db = new Sqlite(file)
-  try {
-    return (db.prepare("PRAGMA application_id").get() as { readonly application_id: number }).application_id
-  } finally {
-    db.close()
-  }
-}
-
-const env = (dir: string) => ({ NO_COLOR: "1", HOME: dir, CLAUDE_CONFIG_DIR: "", MUSE_AGENTS_DIR: "" })
 
 describe("an import killed while it created the index (tester19 F10)", () => {
   it("the next import rolls the journal back, stamps the file and completes it; every command then reads it", () => {
