@@ -13,7 +13,7 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { connect, type Connected } from "./mcp/helpers.js"
 import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
+import { cli, cliJson } from "./support/run.js"
 
 const SID = "sess-limit"
 let dir = ""
@@ -22,11 +22,7 @@ let small = ""
 let large = ""
 let bytes = 0
 
-const json = (args: ReadonlyArray<string>) => {
-  const r = cli([...args, "--json"], { env: { NO_COLOR: "1" } })
-  const last = r.stdout.trim().split("\n").pop() ?? ""
-  return { code: r.code, stderr: r.stderr, ...(JSON.parse(last) as { status: string; data: any; error: any }) }
-}
+const json = (args: ReadonlyArray<string>) => cliJson(args, { NO_COLOR: "1" })
 
 beforeAll(() => {
   dir = tempDir("si-session-limit-")

@@ -17,7 +17,8 @@ import { copyFixtures } from "../claude-code/helpers.js"
 import { connect, answerOf, type Connected } from "../mcp/helpers.js"
 import { tempDir } from "../support/paths.js"
 import { freshDatabase } from "../support/pg.js"
-import { cli } from "../support/run.js"
+import { importClaude } from "../support/claude-import.js"
+import { cli, cliJson } from "../support/run.js"
 
 const env = { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
 const MACHINES = ["alice-laptop", "ci-runner-7"]
@@ -28,12 +29,7 @@ let url = ""
 let sqlite = ""
 let dir = ""
 
-/** The last stdout line of `args --json`, parsed (the envelope). */
-const json = (args: ReadonlyArray<string>) => {
-  const r = cli([...args, "--json"], { env })
-  const last = r.stdout.trim().split("\n").pop() ?? ""
-  return { code: r.code, stderr: r.stderr, ...(JSON.parse(last) as { status: string; data: any; error: any }) }
-}
+const json = (args: ReadonlyArray<string>) => cliJson(args, env)
 
 beforeAll(async () => {
   dir = tempDir("si-pg-machine-")
@@ -42,13 +38,9 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })
   url = await freshDatabase()
   expect(cli(["index", "migrate", "--index", url], { env }).code).toBe(0)
-  for (const m of MACHINES) {
-    const r = cli(["import", "--index", url, "--machine", m, "--claude-root", root, "--agents-root", agents, "--json"], { env })
-    expect([0, 8], r.stderr).toContain(r.code)
-  }
+  for (const m of MACHINES) importClaude(url, root, agents, env, m)
   sqlite = path.join(dir, "i.db")
-  const r = cli(["import", "--index", sqlite, "--claude-root", root, "--agents-root", agents, "--json"], { env })
-  expect([0, 8], r.stderr).toContain(r.code)
+  importClaude(sqlite, root, agents, env)
 }, 180_000)
 
 afterAll(() => {

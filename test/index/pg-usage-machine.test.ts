@@ -12,7 +12,8 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { tempDir } from "../support/paths.js"
 import { freshDatabase } from "../support/pg.js"
-import { cli } from "../support/run.js"
+import { importClaude } from "../support/claude-import.js"
+import { cli, cliJson } from "../support/run.js"
 
 const env = { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
 const MODEL = "claude-sonnet-4-5-20250929"
@@ -46,11 +47,7 @@ let url = ""
 let sqlite = ""
 let dir = ""
 
-const json = (args: ReadonlyArray<string>) => {
-  const r = cli([...args, "--json"], { env })
-  const last = r.stdout.trim().split("\n").pop() ?? ""
-  return { code: r.code, stderr: r.stderr, ...(JSON.parse(last) as { status: string; data: any; error: any }) }
-}
+const json = (args: ReadonlyArray<string>) => cliJson(args, env)
 const tokensOf = (r: any) => [r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.responses]
 
 beforeAll(async () => {
@@ -68,12 +65,8 @@ beforeAll(async () => {
       answer(m.sid, `a${i}`, `${m.day}T09:0${i}:02.000Z`, `${machine}-${i}`, u)
     ])
     fs.writeFileSync(path.join(root, "-w", `${m.sid}.jsonl`), lines.map((l) => JSON.stringify(l) + "\n").join(""))
-    const r = cli(["import", "--index", url, "--machine", machine, "--claude-root", root, "--agents-root", agents, "--json"], { env })
-    expect([0, 8], r.stderr).toContain(r.code)
-    if (machine === "alice-laptop") {
-      const l = cli(["import", "--index", sqlite, "--claude-root", root, "--agents-root", agents, "--json"], { env })
-      expect([0, 8], l.stderr).toContain(l.code)
-    }
+    importClaude(url, root, agents, env, machine)
+    if (machine === "alice-laptop") importClaude(sqlite, root, agents, env)
   }
 }, 180_000)
 

@@ -26,3 +26,13 @@ export const cli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: 
   })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
+
+/**
+ * {@link cli} of `args` with `--json`: its exit code and stderr, and the
+ * envelope on the last line of stdout (`{status, data, error}`) parsed.
+ */
+export const cliJson = (args: ReadonlyArray<string>, env?: Record<string, string>) => {
+  const r = cli([...args, "--json"], env !== undefined ? { env } : {})
+  const last = r.stdout.trim().split("\n").pop() ?? ""
+  return { code: r.code, stderr: r.stderr, ...(JSON.parse(last) as { status: string; data: any; error: any }) }
+}
