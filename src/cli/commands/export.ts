@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
+import { noteOtherSources } from "../session-note.js"
 import type { IngestError } from "../../domain/errors.js"
 import type { Redaction } from "../../services/Redaction.js"
 import { prettyJsonChunks } from "../json-chunks.js"
@@ -49,6 +50,9 @@ export const exportCommand = Command.make(
         rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
         rt.readLimitsLayer(Option.getOrUndefined(o.config))
       )
+      // Several sources holding the id: which one is exported is said on stderr (as `show` says it).
+      const found = yield* rt.findSession(o.id).pipe(Effect.provide(indexLayer))
+      noteOtherSources(o.id, found.session, found.others, "exporting")
       // ATIF's metrics: costs the source does not state come from the price table (with the config's prices).
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).

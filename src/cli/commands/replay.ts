@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
+import { noteOtherSources } from "../session-note.js"
 import { printResult, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
@@ -34,13 +35,15 @@ export const replay = Command.make(
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact (the output boundary, layers/share.ts); the header's cost priced with the config's prices.
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
-      const html = yield* rt.replayHtml(o.id, prices).pipe(
-        Effect.provide(Layer.mergeAll(
-          rt.readIndexLayer(file),
-          rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
-          rt.readLimitsLayer(Option.getOrUndefined(o.config))
-        ))
+      const layers = Layer.mergeAll(
+        rt.readIndexLayer(file),
+        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
+        rt.readLimitsLayer(Option.getOrUndefined(o.config))
       )
+      // Several sources holding the id: which one is replayed is said on stderr (as `show` says it).
+      const found = yield* rt.findSession(o.id).pipe(Effect.provide(layers))
+      noteOtherSources(o.id, found.session, found.others, "replaying")
+      const html = yield* rt.replayHtml(o.id, prices).pipe(Effect.provide(layers))
       const bytes = Buffer.from(html, "utf8")
       if (out !== undefined) {
         yield* Stream.run(Stream.make(bytes), rt.newFileSink(out))

@@ -16,27 +16,14 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { Transcript } from "../../domain/model.js"
-import { renderTranscriptText, shownName, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
+import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
+import { noteOtherSources as noteOthers } from "../session-note.js"
 import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "../output.js"
 
 /** Events shown before and after the one `--around` names, when `--context` is not given. */
 const DEFAULT_CONTEXT = 3
-
-/** A session of the index as the note names it: its uid, and on a team index its machine (`ses_… on ci-runner-7`). */
-type Named = { readonly sessionUid: string; readonly machine: string | null }
-const named = (s: Named) => (s.machine !== null ? `${s.sessionUid} on ${shownName(s.machine)}` : s.sessionUid)
-
-/** Tell on stderr which of several sessions of one id is shown (on a team index, each one's machine too). */
-const noteOthers = (id: string, shown: Named, others: ReadonlyArray<Named>) => {
-  if (others.length === 0) return
-  writeStderr(
-    `note: ${others.length + 1} sources hold session ${id}; showing ${named(shown)} (use a ses_… uid to pick another: ${
-      others.map(named).join(", ")
-    })\n`
-  )
-}
 
 /** The command. */
 export const show = Command.make(

@@ -1,0 +1,33 @@
+/**
+ * The note a command that reads one session by id (`show`, `export`,
+ * `replay`) writes on stderr when the id names sessions of several sources
+ * (a log copied to a second place, a resumed session, a team index's copies
+ * on several machines): which one it read, and the uids of the others to
+ * pick another (tester19 F6: `export` and `replay` picked one silently).
+ *
+ * @module
+ */
+import { shownName } from "../domain/render.js"
+import { writeStderr } from "./output.js"
+
+/** A session as the note names it: its uid, and on a team index its machine (`ses_… on ci-runner-7`). */
+export interface NamedSession {
+  readonly sessionUid: string
+  readonly machine: string | null
+}
+
+const named = (s: NamedSession) => (s.machine !== null ? `${s.sessionUid} on ${shownName(s.machine)}` : s.sessionUid)
+
+/**
+ * `note: N sources hold session <id>; showing <uid> (use a ses_… uid to pick
+ * another: <uid>, …)` on stderr, when `others` is not empty; `verb`: what
+ * the command does with the one it took (`showing`, `exporting`, `replaying`).
+ */
+export const noteOtherSources = (id: string, shown: NamedSession, others: ReadonlyArray<NamedSession>, verb = "showing"): void => {
+  if (others.length === 0) return
+  writeStderr(
+    `note: ${others.length + 1} sources hold session ${id}; ${verb} ${named(shown)} (use a ses_… uid to pick another: ${
+      others.map(named).join(", ")
+    })\n`
+  )
+}
