@@ -11,12 +11,10 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { noteOtherSources } from "../session-note.js"
 import type { IngestError } from "../../domain/errors.js"
 import type { Redaction } from "../../services/Redaction.js"
 import { prettyJsonChunks } from "../json-chunks.js"
@@ -45,14 +43,8 @@ export const exportCommand = Command.make(
       if (out !== undefined) yield* rt.checkNewFile(out)
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact: the events and the trajectory pass through the output boundary (layers/share.ts).
-      const indexLayer = Layer.mergeAll(
-        rt.readIndexLayer(file),
-        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
-        rt.readLimitsLayer(Option.getOrUndefined(o.config))
-      )
       // Several sources holding the id: which one is exported is said on stderr (as `show` says it).
-      const found = yield* rt.findSession(o.id).pipe(Effect.provide(indexLayer))
-      noteOtherSources(o.id, found.session, found.others, "exporting")
+      const indexLayer = yield* rt.sessionOutputLayer(file, !o.noRedact, Option.getOrUndefined(o.config), o.id, "exporting")
       // ATIF's metrics: costs the source does not state come from the price table (with the config's prices).
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
       // NDJSON a page at a time (bounded memory for any session); ATIF whole (it is one JSON document).

@@ -7,12 +7,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { noteOtherSources } from "../session-note.js"
 import { printResult, writeStderr, writeStdout } from "../output.js"
 
 /** The command. */
@@ -35,14 +33,8 @@ export const replay = Command.make(
       const file = yield* rt.existingIndex(o.index, o.config)
       // Redacted unless --no-redact (the output boundary, layers/share.ts); the header's cost priced with the config's prices.
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))
-      const layers = Layer.mergeAll(
-        rt.readIndexLayer(file),
-        rt.redactionLayer(!o.noRedact, rt.loadRedactionPatterns(Option.getOrUndefined(o.config))),
-        rt.readLimitsLayer(Option.getOrUndefined(o.config))
-      )
       // Several sources holding the id: which one is replayed is said on stderr (as `show` says it).
-      const found = yield* rt.findSession(o.id).pipe(Effect.provide(layers))
-      noteOtherSources(o.id, found.session, found.others, "replaying")
+      const layers = yield* rt.sessionOutputLayer(file, !o.noRedact, Option.getOrUndefined(o.config), o.id, "replaying")
       const html = yield* rt.replayHtml(o.id, prices).pipe(Effect.provide(layers))
       const bytes = Buffer.from(html, "utf8")
       if (out !== undefined) {
