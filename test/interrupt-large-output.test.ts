@@ -55,6 +55,20 @@ const interrupted = (args: ReadonlyArray<string>, signal: NodeJS.Signals, after 
     })
   })
 
+/**
+ * How long `args` takes when left to its end (ms, exit 0 checked): a whole
+ * document is signalled at half of it, so the signal lands while it works
+ * however fast the command has become (the transcript of 40,000 events came
+ * down to about a second, and a fixed 1,000 ms then landed after its end).
+ */
+const uninterruptedMs = (args: ReadonlyArray<string>) =>
+  new Promise<number>((resolve, reject) => {
+    const t0 = Date.now()
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: repoRoot, stdio: ["ignore", "ignore", "ignore"] })
+    child.on("error", reject)
+    child.on("close", (code) => code === 0 ? resolve(Date.now() - t0) : reject(new Error(`${args.join(" ")}: exit ${code}`)))
+  })
+
 const INTERRUPTED = /^session-ingest: INTERRUPTED: Interrupted; whatever was committed is consistent\.\n  remedy: Run the same command again to finish\.\n$/
 
 describe("SIGINT / SIGTERM during a large output (a 40,000-event session): exit 130, soon", () => {
@@ -71,7 +85,8 @@ describe("SIGINT / SIGTERM during a large output (a 40,000-event session): exit 
 
   it("each command: ended by the signal (not run to its end), exit 130 within a few seconds, the interrupted lines", async () => {
     for (const [args, signal] of cases()) {
-      const r = await interrupted(args, signal)
+      const whole = await uninterruptedMs(args)
+      const r = await interrupted(args, signal, Math.min(1000, Math.floor(whole / 2)))
       expect({ args, signal, sent: r.ms >= 0 }).toEqual({ args, signal, sent: true })
       expect({ args, signal, code: r.code }).toEqual({ args, signal, code: 130 })
       expect({ args, signal, prompt: r.ms < 3000 }).toEqual({ args, signal, prompt: true })
