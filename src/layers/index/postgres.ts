@@ -74,7 +74,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, FIRST_SEEN_USAGE, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -1119,7 +1119,7 @@ const make = (
                 AND x.source_key = u.source_key) ELSE false END AS has_responses,
             u.cost_usd IS NOT NULL AS stated,
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cost_usd
-          FROM (${sql.unsafe(FIRST_SEEN_USAGE)}) u
+          FROM (${sql.unsafe(firstSeenUsage("pg"))}) u
             JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
             JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
           WHERE s.status <> 'rejected' AND u.first_seen = 1
@@ -1157,7 +1157,7 @@ const make = (
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
       fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
         SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*)::int AS n
-        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
+        FROM (${countedElsewhereUsage(sql, "pg", filter.sessionUids)}) c
         WHERE TRUE
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}

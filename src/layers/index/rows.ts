@@ -1035,44 +1035,98 @@ const COPIES_WINDOW = `PARTITION BY fu.provider, fu.kind, fu.response_key, fu.in
         fu.cache_write_tokens, fu.cost_usd
       ORDER BY ${FIRST_SEEN_ORDER}`
 
+/** The SQL dialect of a query that differs between the engines (a function name). */
+export type UsageDialect = "sqlite" | "pg"
+
+/**
+ * The `message.id` in a response key (`r:<message.id>` or
+ * `r:<message.id>:<requestId>`; an Anthropic message id holds no `:`).
+ */
+const MESSAGE_ID_OF: Record<UsageDialect, string> = {
+  sqlite: `CASE WHEN instr(substr(fu.response_key, 3), ':') > 0
+      THEN substr(fu.response_key, 3, instr(substr(fu.response_key, 3), ':') - 1) ELSE substr(fu.response_key, 3) END`,
+  pg: `split_part(substr(fu.response_key, 3), ':', 1)`
+}
+
+/**
+ * The usage rows that may be one Claude response in AgentMux's record and in
+ * Claude Code's own log (see {@link firstSeenUsage}): responses of either
+ * provider named by a message id.
+ */
+const MIRRORED_RESPONSE = `fu.kind = 'response' AND fu.provider IN ('claude-code', 'agentmux') AND fu.response_key LIKE 'r:%'`
+
+/**
+ * The window of the copies of one Claude response across AgentMux and Claude
+ * Code: the same native session id and `message.id`; Claude Code's own log
+ * first, then {@link FIRST_SEEN_ORDER}.
+ */
+const MIRROR_WINDOW = (dialect: UsageDialect) =>
+  `PARTITION BY ${MIRRORED_RESPONSE}, fss.session_id, ${MESSAGE_ID_OF[dialect]}
+      ORDER BY fu.provider = 'agentmux', ${FIRST_SEEN_ORDER}`
+
 /**
  * The index's current usage rows (of sources not rejected, at their current
  * generation), each with `first_seen`: 1 where the row is counted, else its
- * rank among the copies of the same response. A Claude Code response named
- * by both its `message.id` and its `requestId` (key `r:<message.id>:<requestId>`)
- * and found with the same usage (tokens and stated cost) in several sessions
- * is one response copied (a resumed session's log repeats the earlier
- * conversation's lines, ids and usage kept; a log copied to a second place
- * repeats all of it): it is counted once, where it was seen first
- * ({@link FIRST_SEEN_ORDER}). Every other row is 1: a response without a
- * `requestId`, and other providers' responses, are counted per session. The
- * same SQL on SQLite and PostgreSQL (`row_number()` over one sort of the
- * rows). Source: ccusage counts a response with both ids once across all
- * files and keeps requestless ones per session (ccusage #1765, #1661), reading
- * the files oldest first by their earliest timestamp (`sortFilesByTimestamp`),
- * the first line of a message id + request id counting (`createUniqueHash`); a
- * fresh-user test of session 8 found a resumed session counted twice.
+ * rank among the copies of the same response. Two kinds of copies:
+ *
+ * - A Claude Code response named by both its `message.id` and its
+ *   `requestId` (key `r:<message.id>:<requestId>`) and found with the same
+ *   usage (tokens and stated cost) in several sessions is one response
+ *   copied (a resumed session's log repeats the earlier conversation's
+ *   lines, ids and usage kept; a log copied to a second place repeats all of
+ *   it): it is counted once, where it was seen first ({@link FIRST_SEEN_ORDER}).
+ *   Source: ccusage counts a response with both ids once across all files and
+ *   keeps requestless ones per session (ccusage #1765, #1661), reading the
+ *   files oldest first by their earliest timestamp (`sortFilesByTimestamp`),
+ *   the first line of a message id + request id counting (`createUniqueHash`);
+ *   a fresh-user test of session 8 found a resumed session counted twice.
+ * - A Claude run that AgentMux drove is in AgentMux's record (Claude's
+ *   stream-json, seed 002: "every agent's provider output"; no `requestId`
+ *   there) and, while it lasts, in Claude Code's own log: an AgentMux
+ *   response with the session id and `message.id` of a Claude Code response
+ *   counts in the Claude Code session (the provider's own record, with its
+ *   usage), and two AgentMux copies (a run archived in two stores) count once.
+ *   An AgentMux run (its `result`, whose stated cost covers its responses)
+ *   whose every response counts elsewhere counts elsewhere too: its cost is
+ *   the Claude Code session's. A fresh-user test of session 19 (F6) found such
+ *   a run counted twice.
+ *
+ * Every other row is 1: a Claude Code response without a `requestId` (within
+ * Claude Code), and other providers' responses, are counted per session. The
+ * same SQL on SQLite and PostgreSQL but for one function (`dialect`):
+ * `row_number()` over sorts of the rows.
  */
-export const FIRST_SEEN_USAGE = `
-  SELECT fu.*, CASE WHEN ${COPIED_RESPONSE}
-    THEN row_number() OVER (${COPIES_WINDOW})
-    ELSE 1 END AS first_seen
-  FROM usage fu
-    JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
-    JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-  WHERE fs.status <> 'rejected'`
+export const firstSeenUsage = (dialect: UsageDialect) => `
+  WITH ranked AS (
+    SELECT fu.*, CASE
+      WHEN ${COPIED_RESPONSE} THEN row_number() OVER (${COPIES_WINDOW})
+      WHEN fu.provider = 'agentmux' AND ${MIRRORED_RESPONSE} THEN row_number() OVER (${MIRROR_WINDOW(dialect)})
+      ELSE 1 END AS response_rank
+    FROM usage fu
+      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
+      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
+    WHERE fs.status <> 'rejected'),
+  mirrored_runs AS (
+    SELECT source_key, generation, session_uid, run_seq, min(response_rank) AS best
+    FROM ranked WHERE provider = 'agentmux' AND kind = 'response' AND run_seq IS NOT NULL
+    GROUP BY source_key, generation, session_uid, run_seq)
+  SELECT r.*, CASE WHEN r.kind = 'run' AND r.provider = 'agentmux' AND m.best > 1 THEN 2 ELSE r.response_rank END AS first_seen
+  FROM ranked r LEFT JOIN mirrored_runs m ON r.kind = 'run' AND m.source_key = r.source_key AND m.generation = r.generation
+    AND m.session_uid = r.session_uid AND m.run_seq = r.sequence`
 
 /**
- * The copies that do not count ({@link FIRST_SEEN_USAGE}'s rows with
+ * The responses that do not count ({@link firstSeenUsage}'s responses with
  * `first_seen` above 1), each with the session it counts in: `counted_in`
  * (its uid) and `counted_in_id` (its native session id), and the copy's
  * `session_uid`, `provider`, `occurred_at` and `session_workspace` for the
- * filters. Only the responses whose key is in several usage rows are sorted
- * (of `sessionUids` only, when given: the whole partitions of those
- * sessions' keys), so a listing does not sort every response of the index
- * again. The same SQL on SQLite and PostgreSQL.
+ * filters. Only the rows that can have a copy are sorted: the Claude Code
+ * responses whose key is in several usage rows, and the Claude responses of
+ * a session id that AgentMux holds (of `sessionUids` only, when given: the
+ * whole partitions of those sessions' keys and ids), so a listing does not
+ * sort every response of the index again. The same SQL on SQLite and
+ * PostgreSQL but for one function (`dialect`).
  */
-export const countedElsewhereUsage = (sql: SqlClient.SqlClient, sessionUids: ReadonlyArray<string> | undefined) =>
+export const countedElsewhereUsage = (sql: SqlClient.SqlClient, dialect: UsageDialect, sessionUids: ReadonlyArray<string> | undefined) =>
   sql`SELECT * FROM (
     SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
       row_number() OVER w AS first_seen, first_value(fu.session_uid) OVER w AS counted_in, first_value(fss.session_id) OVER w AS counted_in_id
@@ -1088,4 +1142,17 @@ export const countedElsewhereUsage = (sql: SqlClient.SqlClient, sessionUids: Rea
       : sql`GROUP BY k.response_key HAVING count(*) > 1`
   })
     WINDOW w AS (${sql.unsafe(COPIES_WINDOW)})) c
-  WHERE c.first_seen > 1`
+  WHERE c.first_seen > 1
+  UNION ALL
+  SELECT * FROM (
+    SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
+      row_number() OVER m AS first_seen, first_value(fu.session_uid) OVER m AS counted_in, first_value(fss.session_id) OVER m AS counted_in_id
+    FROM usage fu
+      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
+      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
+    WHERE fs.status <> 'rejected' AND ${sql.unsafe(MIRRORED_RESPONSE)}
+      AND fss.session_id IN (
+        SELECT k.session_id FROM sessions k WHERE k.provider = 'agentmux'
+        ${sessionUids !== undefined ? sql`AND k.session_uid IN ${sql.in(sessionUids)}` : sql``})
+    WINDOW m AS (${sql.unsafe(MIRROR_WINDOW(dialect))})) c
+  WHERE c.first_seen > 1 AND c.provider = 'agentmux'`

@@ -39,7 +39,7 @@ import {
   searchFilterSql,
   workspaceSql,
   countedElsewhereUsage,
-  FIRST_SEEN_USAGE,
+  firstSeenUsage,
   searchHitOf,
   searchHitOfEvent,
   type SessionDbRow,
@@ -151,7 +151,18 @@ const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generat
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
   })
 
-/** What makes two usage rows copies of one response (FIRST_SEEN_USAGE's partition): provider, key, tokens and stated cost. */
+/**
+ * What makes a Claude response's row in AgentMux's record and in Claude
+ * Code's log copies of one (firstSeenUsage's second window): the session id
+ * and the `message.id` of its key; null for a row that is neither provider's
+ * response with a message id.
+ */
+const mirrorIdOf = (r: UsageRow, sessionId: string): string | null =>
+  r.kind === "response" && (r.provider === "claude-code" || r.provider === "agentmux") && r.key.startsWith("r:")
+    ? `${sessionId}\u0000${r.key.slice(2).split(":")[0]}`
+    : null
+
+/** What makes two usage rows copies of one response (firstSeenUsage's first window): provider, key, tokens and stated cost. */
 const usageIdOf = (r: UsageRow): string =>
   [r.provider, r.key, r.usage.inputTokens, r.usage.outputTokens, r.usage.cacheReadTokens, r.usage.cacheWriteTokens, r.costUsd].join("\u0000")
 
@@ -1140,7 +1151,7 @@ const make = (
               AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
           u.cost_usd IS NOT NULL AS stated,
           count(*) AS n, ${sql.unsafe(TOKEN_SUMS)}, sum(u.cost_usd) AS cost_usd
-        FROM (${sql.unsafe(FIRST_SEEN_USAGE)}) u
+        FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
         WHERE s.status != 'rejected' AND u.first_seen = 1
@@ -1170,7 +1181,7 @@ const make = (
 
     /**
      * The usage rows of an index without the usage table, derived from the stored events (a scan), each with whether
-     * it counts and, for a copy that does not, the session it counts in (as FIRST_SEEN_USAGE and
+     * it counts and, for a copy that does not, the session it counts in (as firstSeenUsage and
      * countedElsewhereUsage decide), and whether its session passes the filters but the times.
      */
     const usageRowsFromEvents = (filter: Omit<UsageFilter, "by">) =>
@@ -1189,9 +1200,16 @@ const make = (
         // A response counts once across sessions, where it was seen first (the order of FIRST_SEEN_USAGE),
         // decided before the time filters, as there.
         const firstSeen = new Map<string, { readonly at: ReadonlyArray<string | number>; readonly c: Counted }>()
+        // A Claude response in AgentMux's record and in Claude Code's log: the same session id and message id (the
+        // second window of firstSeenUsage), Claude Code's copy first.
+        const mirrorFirst = new Map<string, { readonly at: ReadonlyArray<string | number>; readonly c: Counted }>()
         const before = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>) => {
           for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] < b[k]
           return false
+        }
+        const earliest = (map: typeof firstSeen, id: string, at: ReadonlyArray<string | number>, c: Counted) => {
+          const seen = map.get(id)
+          if (seen === undefined || before(at, seen.at)) map.set(id, { at, c })
         }
         for (const ss of sessions) {
           const stored = yield* fail(sql<StoredEventRow>`
@@ -1202,23 +1220,36 @@ const make = (
           for (const r of usageRows(yield* reader.decode(stored))) {
             const c: Counted = { row: r, ss, counted: true, countedIn: null }
             all.push(c)
-            if (r.provider !== "claude-code" || r.kind !== "response" || !/^r:.*:/.test(r.key)) continue
-            const id = usageIdOf(r)
             const at = [
               ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
               r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.session_id, ss.source_id, ss.source_key, ss.session_uid
             ]
-            const seen = firstSeen.get(id)
-            if (seen === undefined || before(at, seen.at)) {
-              if (seen !== undefined) seen.c.counted = false
-              firstSeen.set(id, { at, c })
-            } else c.counted = false
+            const mirror = mirrorIdOf(r, ss.session_id)
+            if (mirror !== null) earliest(mirrorFirst, mirror, [r.provider === "agentmux" ? 1 : 0, ...at], c)
+            if (r.provider === "claude-code" && r.kind === "response" && /^r:.*:/.test(r.key)) earliest(firstSeen, usageIdOf(r), at, c)
           }
         }
         for (const c of all) {
-          const first = c.counted ? undefined : firstSeen.get(usageIdOf(c.row))
-          c.countedIn = first?.c ?? null
+          const r = c.row
+          const first = r.provider === "claude-code" && r.kind === "response" && /^r:.*:/.test(r.key)
+            ? firstSeen.get(usageIdOf(r))!.c
+            : r.provider === "agentmux"
+            ? mirrorFirst.get(mirrorIdOf(r, c.ss.session_id) ?? "")?.c
+            : undefined
+          if (first !== undefined && first !== c) {
+            c.counted = false
+            c.countedIn = first
+          }
         }
+        // An AgentMux run whose every response counts elsewhere counts elsewhere too (its stated cost covers them).
+        const runCounts = new Map<string, boolean>()
+        const runOf = (c: Counted, seq: number) => `${c.ss.session_uid}\u0000${c.ss.source_key}\u0000${seq}`
+        for (const c of all) {
+          if (c.row.provider !== "agentmux" || c.row.kind !== "response" || c.row.runSeq === null) continue
+          const k = runOf(c, c.row.runSeq)
+          runCounts.set(k, (runCounts.get(k) ?? false) || c.counted)
+        }
+        for (const c of all) if (c.row.provider === "agentmux" && c.row.kind === "run" && runCounts.get(runOf(c, c.row.sequence)) === false) c.counted = false
         const inTimes = (r: UsageRow) =>
           !(filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) &&
           !(filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until))
@@ -1269,7 +1300,7 @@ const make = (
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
       fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
         SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*) AS n
-        FROM (${countedElsewhereUsage(sql, filter.sessionUids)}) c
+        FROM (${countedElsewhereUsage(sql, "sqlite", filter.sessionUids)}) c
         WHERE 1
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
