@@ -73,14 +73,15 @@ const ownLog = [
   }
 ]
 
-const corpus = () => {
+/** `agents`: the agents whose zones hold the run (a second one: a copy of the same run in the store). */
+const corpus = (agents: ReadonlyArray<string> = ["u1"]) => {
   const dir = tempDir("si-am-mirror-")
   const store = path.join(dir, "filestore.db")
   const laid = layout(mirrored)
-  createStore(store, [
-    { zoneId: "agent:u1:current", name: "output", bytes: laid.bytes, createdTs: 1_700_000_000_000 },
-    { zoneId: "agent:u1:current", name: "output.tsidx", bytes: Buffer.from(laid.lines.map((l, i) => tsidxRecord(l.start, Date.UTC(2026, 10, 1, 10, 0, i))).join("")) }
-  ])
+  createStore(store, agents.flatMap((agent) => [
+    { zoneId: `agent:${agent}:current`, name: "output", bytes: laid.bytes, createdTs: 1_700_000_000_000 },
+    { zoneId: `agent:${agent}:current`, name: "output.tsidx", bytes: Buffer.from(laid.lines.map((l, i) => tsidxRecord(l.start, Date.UTC(2026, 10, 1, 10, 0, i))).join("")) }
+  ]))
   const root = path.join(dir, "projects")
   fs.mkdirSync(path.join(dir, "agents", "nobody"), { recursive: true })
   const logFolder = path.join(root, "-home-dev-x")
@@ -90,7 +91,7 @@ const corpus = () => {
   }
   fs.mkdirSync(root, { recursive: true })
   const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: path.join(dir, "agents"), claudeRoot: root, agentmuxStore: store, stateFile: path.join(dir, "state.db") }
-  const importAll = (index: string) => importOnce(policy, index, planFromPolicy(policy, { agents: ["u1"], batchSize: 500 }))
+  const importAll = (index: string) => importOnce(policy, index, planFromPolicy(policy, { agents: [...agents], batchSize: 500 }))
   return { dir, root, writeLog, importAll }
 }
 
@@ -173,6 +174,17 @@ describe.each(engines)("a Claude run in AgentMux's record and in Claude Code's l
         total: [23, 1210, 62000, 2500, 3, 0.52],
         byProvider: [["agentmux", 3, 0.52]]
       })
+    }))
+
+  it.effect("the same run under two AgentMux agents, beside Claude Code's log: each response once", () =>
+    Effect.gen(function*() {
+      const c = corpus(["u1", "u2"])
+      c.writeLog()
+      const index = yield* newIndex(c.dir)
+      yield* c.importAll(index)
+      const got = yield* attribution(index)
+      // (counted per agent, S2 would be 2 responses and $0.04, and S1's run $0.5 twice on top)
+      expect([got.total, got.byProvider]).toEqual([BOTH.total, BOTH.byProvider])
     }))
 })
 
