@@ -35,6 +35,7 @@ import { importOnce, indexLayer } from "../support/index.js"
 import { toLegacyLayout } from "../support/legacy-index.js"
 import { tempDir } from "../support/paths.js"
 import { engines } from "../support/pg.js"
+import { cli } from "../support/run.js"
 
 const S1 = "6a6a6a6a-0000-4000-8000-000000000006"
 const S2 = "7b7b7b7b-0000-4000-8000-000000000007"
@@ -203,4 +204,21 @@ describe("a Claude run in AgentMux's record and in Claude Code's log: an index f
       db.close()
       expect(yield* attribution(index)).toEqual(BOTH)
     }))
+})
+
+describe("a Claude run in AgentMux's record and in Claude Code's log: the CLI", () => {
+  it("usage --by provider counts it once and its note names AgentMux's record", () => {
+    const c = corpus()
+    c.writeLog()
+    const index = path.join(c.dir, "index.db")
+    return Effect.runPromise(c.importAll(index)).then(() => {
+      const r = cli(["usage", "--by", "provider", "--index", index], { env: { NO_COLOR: "1" } })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/\nclaude-code +22 +1,200 +62,000 +2,500 +\$0\.0460\n/)
+      expect(r.stdout).toMatch(/\nagentmux +1 +10 +0 +0 +\$0\.0200\n/)
+      expect(r.stdout).toMatch(/\ntotal +23 +1,210 +62,000 +2,500 +\$0\.0660\n/)
+      expect(r.stdout).toContain("2 responses of 1 session counted in another session")
+      expect(r.stdout).toContain("AgentMux's record of a Claude Code run")
+    })
+  })
 })
