@@ -417,7 +417,10 @@ const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =
     let code = 0
     if (Exit.isFailure(exit)) {
       const failure = Cause.failureOption(exit.cause)
-      if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
+      if (Option.isNone(failure)) {
+        if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
+        return yield* defect(exit.cause)
+      }
       code = yield* answer(failure.value)
     }
     yield* flushStdout
@@ -425,6 +428,32 @@ const conclude = (exit: Exit.Exit<void, Failed>): Effect.Effect<number, never> =
     if (stdoutFailed === undefined) return code
     writeStderr(renderError(stdoutFailed))
     return exitCodeOf.OUTPUT_WRITE_FAILED
+  })
+
+/** The exit code of a run that ended on a defect (a bug of session-ingest, not of its input): README "Exit codes". */
+const DEFECT_EXIT = 1
+
+/**
+ * A defect (a bug: an exception no typed error stands for) answered as every
+ * error is (README "Exit codes": one line naming the problem with its code,
+ * one with the remedy, never a stack trace; with `--json` the envelope, code
+ * `INTERNAL_ERROR`), on stderr, exit 1, instead of Effect's logger printing
+ * the stack trace to stdout (into the file or pipe that waited for ATIF or
+ * HTML: tester20 F6). `SESSION_INGEST_DEBUG=1` adds the stack (stderr).
+ */
+const defect = (cause: Cause.Cause<unknown>): Effect.Effect<number> =>
+  Effect.sync(() => {
+    const d = Cause.squash(cause)
+    const what = d instanceof Error ? `${d.name}: ${d.message}` : String(d)
+    const message = `session-ingest failed on a bug of its own (${what.replace(/\s+/g, " ").slice(0, 300)}); nothing was written to the sources.`
+    const remediation = "Report it with the command line; run it again with SESSION_INGEST_DEBUG=1 to see where it failed."
+    const reply = replyOf(process.argv.slice(2))
+    if (reply.json) {
+      process.stdout.write(JSON.stringify({ ...envelope(reply.command, null, null), status: "error", error: { code: "INTERNAL_ERROR", message, remediation } }) + "\n")
+    }
+    process.stderr.write(`session-ingest: INTERNAL_ERROR: ${message}\n  remedy: ${remediation}\n`)
+    if (process.env.SESSION_INGEST_DEBUG === "1") process.stderr.write(Cause.pretty(cause) + "\n")
+    return DEFECT_EXIT
   })
 
 /** The exit code of a failed run, its error printed as its command answers. */

@@ -382,6 +382,21 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return r
   }
   /**
+   * A field of the model's own objects (an event, its raw reference, a transcript's turn or block): its name is
+   * the model's, never redacted (a custom pattern such as `te` would otherwise rename `text`, and the output would
+   * lose the field: tester20 F6); the kind of secret it names still decides how its value is read.
+   */
+  const fieldCache = new Map<string, KeyInfo>()
+  const fieldInfo = (k: string): KeyInfo => {
+    let r = fieldCache.get(k)
+    if (r === undefined) {
+      r = { name: k, kind: secretKeyKind(k) }
+      if (fieldCache.size >= 4096) fieldCache.clear()
+      fieldCache.set(k, r)
+    }
+    return r
+  }
+  /**
    * The value `v` of key `k` redacted: whole when the key names a secret and `v` is one ({@link secretValue}), else
    * walked; the value of a name/value object (`pair`: its names, {@link pairNamesOf}) walked, then whole when it
    * is a secret of one of the names ({@link pairSecret}).
@@ -415,16 +430,23 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * redacts to one already there gets ` #2`, ` #3`, …. The same object when
    * nothing changed; a copy with the changed values when no key changed
    * (most objects: nothing is allocated for the keys), else
-   * {@link renameKeys}.
+   * {@link renameKeys}. `fields`: the object is one of the model's own
+   * (an event, a transcript's turn…): its keys are its fields' names, kept
+   * ({@link fieldInfo}); its values are walked as usual.
    */
-  const walkObject = (o: Record<string, unknown>, keep: ReadonlySet<string> | undefined, under: SecretKeyKind | undefined): Record<string, unknown> => {
+  const walkObject = (
+    o: Record<string, unknown>,
+    keep: ReadonlySet<string> | undefined,
+    under: SecretKeyKind | undefined,
+    fields = false
+  ): Record<string, unknown> => {
     let out: Record<string, unknown> | undefined
     const keys = Object.keys(o)
     const pair = pairNamesOf(o)
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       if (keep !== undefined && keep.has(k)) continue
-      const info = keyInfo(k)
+      const info = fields ? fieldInfo(k) : keyInfo(k)
       if (info.name !== k) return renameKeys(o, keys, keep, under)
       const v0 = o[k]
       const v = entry(info, k, v0, pair, under)
@@ -484,11 +506,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
 
   const event = (e: SessionEvent): SessionEvent =>
     deciding(() => {
-      let out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined)
+      let out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined, true)
       // A text its provider cut short (a tool call's input as one-line JSON): no part of a secret at the cut stays.
       if (typeof e.text === "string" && isClipped(e.text, EVENT_TEXT_MAX)) out = { ...out, text: redactClipped(text, e.text, EVENT_TEXT_MAX) }
       const raw = e.rawReference as unknown
-      const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined) : raw
+      const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined, true) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
       return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
     }, eventKeep)
@@ -508,7 +530,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return typeof t === "string" && isClipped(t, EVENT_TEXT_MAX) ? { ...out, text: redactClipped(text, t, EVENT_TEXT_MAX) } : out
   }
   const transcript = (t: Transcript): Transcript => {
-    const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined)
+    const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined, true)
     // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
     const known = new Map<string, string>()
     return {
@@ -517,11 +539,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       turns: t.turns.map((turn) => {
         for (const b of turn.blocks) collectSecrets(b, known)
         return deciding(() => {
-          const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined)
-          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined)) as unknown as typeof b) }
+          const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
+          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
         }, turnFieldsKeep, known)
       }),
-      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined) as unknown as typeof c)
+      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
     }
   }
 
