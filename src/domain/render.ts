@@ -112,7 +112,7 @@ const blockMarkdown = (b: TranscriptBlock): string => {
     case "thinking":
       return `<details><summary>thinking</summary>\n\n${b.text}\n\n</details>`
     case "tool_use": {
-      const head = `**tool** \`${b.name}\`${b.isError === true ? " (error)" : ""}`
+      const head = `**tool** \`${oneLineField(b.name)}\`${b.isError === true ? " (error)" : ""}`
       const input = fence(JSON.stringify(b.input, null, 2))
       const result = b.result !== undefined ? `\n\nresult:\n\n${fence(b.result)}` : ""
       return `${head}\n\n${input}${result}`
@@ -173,7 +173,7 @@ export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): stri
       if (b.type === "text") out.push(`  ${b.text.replace(/\n/g, "\n  ")}`)
       else if (b.type === "thinking") out.push(`  (thinking) ${clip(b.text.replace(/\s+/g, " "), 200)}`)
       else {
-        out.push(`  [${b.name}] ${clip(JSON.stringify(b.input), 200)}${b.isError === true ? "  ✗ error" : ""}`)
+        out.push(`  [${oneLineField(b.name)}] ${clip(JSON.stringify(b.input), 200)}${b.isError === true ? "  ✗ error" : ""}`)
         if (b.result !== undefined) out.push(`    → ${clip(b.result.replace(/\s+/g, " "), 200)}`)
       }
     }

@@ -30,8 +30,8 @@ const sourceLine = (s: DiscoveredSource, local: boolean): string => {
   ].filter((x) => x !== undefined)
   const title = o.title !== null && o.title.length > 0 ? o.title : undefined
   return [
-    `  ${s.sessionId ?? "-"}  ${when}`,
-    `      ${where}${counts.length > 0 ? `  (${counts.join(", ")})` : ""}`,
+    `  ${oneLineField(s.sessionId ?? "-")}  ${when}`,
+    `      ${oneLineField(where)}${counts.length > 0 ? `  (${counts.join(", ")})` : ""}`,
     ...(title !== undefined ? [`      ${title.replace(/\s+/g, " ").slice(0, 100)}`] : [])
   ].join("\n")
 }
