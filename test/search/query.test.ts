@@ -95,7 +95,13 @@ describe("search query syntax", () => {
     ["foo AND", 4],
     ["(foo NOT", 5],
     ["foo \"", 4],
-    ["(foo \"bar)", 5]
+    ["(foo \"bar)", 5],
+    // a quote at the end of a word (tester20 F10: run as if it were not there); inside a word it is the word's
+    ["flaky\"", 5],
+    ["flaky\" test", 5],
+    ["(flaky\")", 6],
+    ["pars\"*", 4],
+    ["\"ok phrase\" tail\"", 16]
   ])("%j is INVALID_SEARCH_QUERY at its position", (q, position) => {
     const e = bad(q)
     expect((e.details as { position: number }).position).toBe(position)

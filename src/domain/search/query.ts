@@ -101,6 +101,12 @@ const lex = (q: string): Array<Token> => {
     const start = i
     let depth = 0
     while (i < q.length && !isSpace(q[i])) {
+      // A quote that ends a word (`flaky"`, `flaky" test`, `(flaky")`) closes no phrase: a dangling quote, an error
+      // rather than punctuation that FTS5 would drop (the query would run as if it were not there). Inside a word
+      // (`a"b`, `it"s`) it is one of the word's characters, searched quoted as the word's other punctuation.
+      if (q[i] === "\"" && (i + 1 === q.length || isSpace(q[i + 1]) || q[i + 1] === ")" || q[i + 1] === "*")) {
+        throw new Problem(i, "a dangling quote: a quote that ends a word closes no phrase", "Put a phrase between two double quotes (\"…\"), after white space or at the query's start, or leave the quote out.")
+      }
       if (q[i] === "(") {
         let j = i + 1, d = 1
         while (j < q.length && !isSpace(q[j]) && d > 0) {
