@@ -298,6 +298,13 @@ describe("find, collapse and keyboard navigation", () => {
         yield* countIs(page, "no match")
         yield* Effect.promise(() => find.fill("needle"))
         yield* countIs(page, "1 of 4")
+        // A pasted page-long query (40,000 characters): no error on the page, no match (tester20 F11: a RegExp too
+        // large to compile, an uncaught page error); then a query works again.
+        yield* Effect.promise(() => find.fill("zq".repeat(20_000)))
+        yield* countIs(page, "no match")
+        expect(o.errors).toEqual([])
+        yield* Effect.promise(() => find.fill("needle"))
+        yield* countIs(page, "1 of 4")
         // Enter before the search has run runs it.
         yield* Effect.promise(() => find.fill("filler answer 1499"))
         yield* Effect.promise(() => find.press("Enter"))

@@ -414,7 +414,10 @@ export const REPLAY_JS = String.raw`
     var was = current;
     hits = []; hitSet = null; total = 0; current = -1; rx = null;
     if (q === "") { countEl.textContent = ""; return; }
-    rx = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi");
+    // A query is at most 1,000 characters (the box's maxlength; a longer one set from script is cut): a pasted
+    // page-long text made a RegExp too large to compile, an uncaught error (tester20 F11).
+    q = q.slice(0, 1000);
+    try { rx = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi"); } catch (e) { rx = null; countEl.textContent = "query too long"; return; }
     hitSet = {};
     for (var i = 0; i < entries.length; i++) {
       var text = textOf(i), c = 0;

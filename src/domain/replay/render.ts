@@ -156,7 +156,7 @@ export const renderReplay = (input: ReplayInput): string => {
 </head>
 <body>
 <header id="top"><h1>${escapeHtmlBreakable(title)}</h1><dl class="facts">${rows}</dl></header>
-<nav id="bar"><input id="find" type="search" placeholder="Find in session  ( / )" aria-label="Find in session" autocomplete="off" spellcheck="false"><button id="prev" type="button" title="Previous match (Shift+Enter)">&#8593;</button><button id="next" type="button" title="Next match (Enter)">&#8595;</button><span id="count" class="status" aria-live="polite"></span><span id="pos" class="status"></span><span id="progress" class="status"></span><span class="status">j / k: next / previous turn</span></nav>
+<nav id="bar"><input id="find" type="search" maxlength="1000" placeholder="Find in session  ( / )" aria-label="Find in session" autocomplete="off" spellcheck="false"><button id="prev" type="button" title="Previous match (Shift+Enter)">&#8593;</button><button id="next" type="button" title="Next match (Enter)">&#8595;</button><span id="count" class="status" aria-live="polite"></span><span id="pos" class="status"></span><span id="progress" class="status"></span><span class="status">j / k: next / previous turn</span></nav>
 <main id="entries"></main>
 <noscript><p>This replay shows the session's turns with its inline script (it loads nothing).</p></noscript>
 ${dataBlocks(input.session)}<div id="replay-end" hidden></div>
