@@ -207,11 +207,35 @@ const optionValueReplace = (id: string, alternatives: number) => (_m: string, ..
   return marker(id)
 }
 
-/** The query-string names whose value is a credential (`url-query-secret`), as a pattern. */
+/** `word` as a pattern that matches it in any case (`Token`, `TOKEN`, `token`): a JavaScript RegExp has no `(?i:…)` on Node 20. */
+const caseless = (word: string) => word.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).replace(/-/g, "\\-")
+
+/**
+ * The query-string names whose value is a credential (`url-query-secret`), as a pattern, in any case (query names
+ * are the server's: CloudFront's `Signature=`, `Token=`; `apiKey`, `accessToken`), snake_case and camelCase alike.
+ * Sources: OAuth 2.0 (RFC 6749/6750: `access_token`, `refresh_token`, `id_token`, `client_secret`), GitLab's
+ * `private_token`, AWS SigV4 (`X-Amz-Signature`, `X-Amz-Security-Token`), CloudFront signed URLs (`Signature`),
+ * GCS (`X-Goog-Signature`), Azure SAS (`sig`), and common API keys (`api_key`, `apikey`, `secret_key`,
+ * `session_token`, `jwt`); a fresh-user test of session 20 (F4) found the capitalised and camelCase ones kept.
+ */
 const QUERY_SECRET_NAMES = [
+  "access_token", "accesstoken", "refresh_token", "refreshtoken", "id_token", "idtoken", "auth_token", "authtoken",
+  "session_token", "sessiontoken", "private_token", "privatetoken", "token", "api_key", "apikey", "api-key",
+  "client_secret", "clientsecret", "secret_key", "secretkey", "password", "passwd", "secret", "sig", "signature",
+  "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature", "jwt"
+].map(caseless).join("|")
+
+/**
+ * The names that count after a `;` too (a legacy query separator) as they are written: lower case, the names of
+ * before session 20. (`;Password=` in any case is a connection string's, `secret-assignment`'s: its `;` stays.)
+ */
+const QUERY_SECRET_NAMES_AFTER_SEMICOLON = [
   "access_token", "refresh_token", "id_token", "auth_token", "token", "api_key", "apikey", "api-key", "client_secret",
   "password", "passwd", "secret", "sig", "signature", "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature"
 ].join("|")
+
+/** Query names whose value is a credential only when it looks like one (16 characters or more, a digit among them). */
+const QUERY_KEY_NAMES = ["key", "auth"].map(caseless).join("|")
 
 /**
  * Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …), plurals too
@@ -1610,16 +1634,16 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A credential in a URL's query string (or fragment, its first parameter too: `#id_token=…`, or a form
     // body): `?access_token=…`, `&token=…`,
-    // `api_key`, `apikey`, `client_secret`, `password`, `sig`, `signature`, `X-Amz-Signature`,
-    // `X-Amz-Security-Token`, `X-Goog-Signature`, and `key` when its value looks like a secret (16 characters
-    // or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
+    // the names of QUERY_SECRET_NAMES in any case, and `key` and `auth` (Firebase) when the value looks like a
+    // secret (16 characters or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
     // up to `&`, `#`, white space, a quote, a backslash, or a `)` or `]` (a Markdown link's or a bracket's close:
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&;#](?:${QUERY_SECRET_NAMES})=|[?&;#]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`([?&#](?:${QUERY_SECRET_NAMES})=|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})=|[?&#;](?:${QUERY_KEY_NAMES})=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
-    hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
+    // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case)
+    hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH="],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
   },
   {
