@@ -189,6 +189,24 @@ describe("AgentMux per-channel archives (issue 18)", () => {
       ])
     }))
 
+  it.effect("an archive copied byte for byte into the same store (archive_session crashed before the clear) is counted once (tester20 F1)", () =>
+    Effect.gen(function*() {
+      build()
+      const storeAlone = { agentmuxRoot: undefined, agentmuxStore: home.global }
+      const before = yield* discover(storeAlone)
+      const eventsBefore = yield* run((a) => Effect.map(Stream.runCollect(a.stream(locator("S-X"))), Chunk.toReadonlyArray), storeAlone)
+      withStore(home.global, (db) => {
+        writeFile(db, { zoneId: `agent:${UID}:archive:1700000900000`, name: "output", bytes: globalCurrent.bytes })
+      })
+      const after = yield* discover(storeAlone)
+      // the copy's runs left out: the same sessions, the same runs (the current zone's), the same lines
+      const shape = (r: DiscoveryReport) => r.sources.map((s) => [s.sessionId, s.summary.lineCount, (s.summary.runs as Array<{ zone: string }>).map((x) => x.zone)])
+      expect(shape(after)).toEqual(shape(before))
+      expect(shape(after)).toEqual([["S-NEW", expect.any(Number), [CURRENT]], ["S-X", expect.any(Number), [CURRENT]]])
+      const eventsAfter = yield* run((a) => Effect.map(Stream.runCollect(a.stream(locator("S-X"))), Chunk.toReadonlyArray), storeAlone)
+      expect(eventsAfter.map((e) => [e.kind, e.text])).toEqual(eventsBefore.map((e) => [e.kind, e.text]))
+    }))
+
   it.effect("only the agent's own zones of a channel store: never another agent's, a template's or a block's", () =>
     Effect.gen(function*() {
       build()

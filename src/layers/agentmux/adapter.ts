@@ -41,7 +41,7 @@ import { provider } from "./provider.js"
 import type { SourceAccess } from "../../services/SourceAccess.js"
 import { type StoreConnection, TranscriptStore, type TranscriptStoreShape } from "./TranscriptStore.js"
 import * as ScanStateSqlite from "./scan-state-sqlite.js"
-import { type AgentScan, dropCopies, type RecordSession, scanAgent, type ScannedZone, sessionsOf } from "./scan.js"
+import { type AgentScan, dropCopies, type RecordSession, scanAgent, type ScannedZone, sessionsOf, spansZones } from "./scan.js"
 import * as TranscriptStoreSqlite from "./transcript-store-sqlite.js"
 import { forEachLine, makeStamps, type Stamps } from "./zone-reader.js"
 import { USAGE_NOT_VALID } from "../../domain/usage.js"
@@ -297,7 +297,13 @@ const scanned = (
     const rank = new Map(open.map((c, i) => [c.connection.path, i]))
     const storeRank = (store: string) => rank.get(store) ?? open.length
     const zones = [...(global._tag === "open" ? global.scan.zones : []), ...open.flatMap((c) => c.scan.zones)]
-    const merged = open.length === 0 ? null : yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
+    // One store: its own scan's sessions (and saved report) stand, unless a session spans two of its zones and
+    // one holds a copy of the other's run (an archive written, the current zone not yet cleared: tester20 F1).
+    const merged = open.length > 0
+      ? yield* dropCopies(sessionsOf(zones, storeRank), zones, storeRank)
+      : global._tag === "open" && spansZones(zones)
+      ? yield* Effect.map(dropCopies(global.scan.sessions, zones, storeRank), (s) => (s === global.scan.sessions ? null : s))
+      : null
     const diagnostics: Array<Diagnostic> = [
       ...(global._tag === "open" ? global.scan.diagnostics : []),
       ...channels.flatMap((c) =>

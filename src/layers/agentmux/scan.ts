@@ -272,14 +272,33 @@ export const sessionsOf = (
 }
 
 /**
- * Drop the runs that are byte copies of another store's run of the same
- * session: AgentMux archives by copying a zone's `output` into another
- * store's archive zone and then clearing the source (`archive_session`,
- * `archive_global_current`); a crash between the two leaves both ("current
- * wins"). A run whose bytes equal the first bytes of a run of the same
- * session in another store is that copy, and is left out; of two equal runs
- * the later in record order is kept. Only sessions with runs in two or more
- * stores are read (their runs' bytes, compared by sha256).
+ * Whether a session has runs in two or more of `zones` (only then can
+ * {@link dropCopies} find a copy): one pass over the zones' runs.
+ */
+export const spansZones = (zones: ReadonlyArray<ScannedZone>): boolean => {
+  const first = new Map<string, ScannedZone>()
+  for (const z of zones) {
+    for (const r of z.scan.runs) {
+      const f = first.get(r.sessionId)
+      if (f === undefined) first.set(r.sessionId, z)
+      else if (f !== z) return true
+    }
+  }
+  return false
+}
+
+/**
+ * Drop the runs that are byte copies of another zone's run of the same
+ * session: AgentMux archives by copying a zone's `output` into an archive
+ * zone (of another store: `archive_global_current`, into a channel's; or of
+ * the same store: `archive_session`) and then clearing the source; a crash
+ * between the two leaves both ("current wins"). A run whose bytes equal the
+ * first bytes of a run of the same session in another zone is that copy, and
+ * is left out; of two equal runs the later in record order is kept. Only
+ * sessions with runs in two or more zones are read (their runs' bytes,
+ * compared by sha256). Runs of one zone are never copies of each other (each
+ * is its own bytes of the zone's output). A fresh-user test of session 20
+ * (F1) found the same-store copy counted twice (its results' costs too).
  */
 export const dropCopies = (
   sessions: ReadonlyArray<RecordSession>,
@@ -295,7 +314,8 @@ export const dropCopies = (
     let changed = false
     const out: Array<RecordSession> = []
     for (const s of sessions) {
-      if (new Set(s.runs.map((r) => r.store)).size < 2) {
+      const zoneKey = (r: SessionRun) => `${r.store}\u0000${r.zone.zoneId}`
+      if (new Set(s.runs.map(zoneKey)).size < 2) {
         out.push(s)
         continue
       }
@@ -303,7 +323,7 @@ export const dropCopies = (
       for (const [i, a] of s.runs.entries()) {
         const lenA = a.end - a.start
         for (const [j, b] of s.runs.entries()) {
-          if (i === j || dropped.has(j) || a.store === b.store) continue
+          if (i === j || dropped.has(j) || zoneKey(a) === zoneKey(b)) continue
           const lenB = b.end - b.start
           // equal runs: the earlier in record order is the copy
           if (lenB < lenA || (lenB === lenA && j < i)) continue
