@@ -177,6 +177,31 @@ describe("mcp framing: lines that are not requests", () => {
     expect(x.responses).toHaveLength(4)
   })
 
+  it("what the server does not advertise is -32601; a list's cursor is -32602; initialize advertises only tools and resources (tester20 F11)", async () => {
+    const request = (id: number, method: string, params: unknown = {}) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`
+    const x = await exchange([
+      request(50, "prompts/list"),
+      request(51, "prompts/get", { name: "x" }),
+      request(52, "completion/complete", { ref: { type: "ref/resource", uri: "session://{id}" }, argument: { name: "id", value: "3f" } }),
+      request(53, "resources/subscribe", { uri: "session://x" }),
+      request(54, "resources/list", { cursor: "not-a-cursor" }),
+      request(55, "tools/list", { cursor: "x" }),
+      request(56, "resources/templates/list", { cursor: "x" }),
+      request(57, "resources/list"),
+      request(58, "tools/list")
+    ], 10)
+    expectOnlyResponses(x)
+    expect(Object.keys(byId(x, 1)[0].result.capabilities).sort()).toEqual(["resources", "tools"])
+    for (const id of [50, 51, 52, 53]) expect({ id, code: byId(x, id)[0].error.code }).toEqual({ id, code: -32601 })
+    for (const id of [54, 55, 56]) {
+      expect({ id, code: byId(x, id)[0].error.code }).toEqual({ id, code: -32602 })
+      expect(byId(x, id)[0].error.message).toContain("no cursor is valid")
+    }
+    expect(byId(x, 57)[0].result.resources.length).toBeGreaterThan(0)
+    expect(byId(x, 57)[0].result.nextCursor).toBeUndefined()
+    expect(byId(x, 58)[0].result.tools.length).toBeGreaterThan(0)
+  })
+
   it("a refusal echoes a method name or an id with no raw C1 control or bidirectional override (\\uHHHH escapes, same JSON value)", async () => {
     const evil = "evil\u202eX\u009bY\u2066"
     const x = await exchange([

@@ -786,11 +786,20 @@ export const readSession = (
     return lines.join("\n") + transcriptText(shared).text
   })
 
-/** The sessions listed as resources: every session of the index, latest first (redacted titles). */
+/**
+ * The most sessions `resources/list` lists (the latest ones): its answer is one JSON-RPC line, whole (MCP's
+ * `resources/list` pages only with a cursor the client passes back, and `@effect/ai`'s McpServer answers the list
+ * whole), so a team index of tens of thousands of sessions listed every one past the 8 MiB answer bound and no
+ * resource could be listed at all (tester20 F10). About 250 bytes a session: well under the bound. Every session
+ * stays readable by `session://<id>` (the template) and listed by `list_sessions` (filters, `limit`).
+ */
+export const MAX_LISTED_RESOURCES = 1000
+
+/** The sessions listed as resources: the {@link MAX_LISTED_RESOURCES} latest of the index, latest first (redacted titles). */
 export const resourceSessions: Effect.Effect<ReadonlyArray<SessionBrief>, StoreUnavailable, Index | Redaction> = Effect.gen(
   function*() {
     const index = yield* Index
     const r = yield* Redaction
-    return (yield* index.sessions({})).map((s) => brief(r, s))
+    return (yield* index.sessions({ limit: MAX_LISTED_RESOURCES })).map((s) => brief(r, s))
   }
 )

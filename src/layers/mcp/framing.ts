@@ -86,11 +86,27 @@ export const maxLineBytes = 8 * 1024 * 1024
 export const maxArguments = 100
 
 /**
- * The methods a client may call (MCP requests), less those of a capability
- * the server does not advertise (`logging`: `logging/setLevel` is then
- * `-32601` Method not found, not the library's `-32603` "Not implemented").
+ * The methods of the capabilities this server does not advertise: `logging`,
+ * `prompts` (it has none), `completions` (nothing to complete: a session id
+ * is an index's, not a closed list), resource subscriptions. Such a method is
+ * `-32601` Method not found (MCP: "of a capability the server does not
+ * advertise"), not the library's `-32603` "Not implemented" nor an empty
+ * answer (tester20 F11: `prompts/list` was answered, `completion/complete`
+ * advertised and always empty).
  */
-const requestMethods: ReadonlySet<string> = new Set([...ClientRequestRpcs.requests.keys()].filter((m) => m !== "logging/setLevel"))
+const unadvertised: ReadonlySet<string> = new Set([
+  "logging/setLevel", "prompts/list", "prompts/get", "completion/complete", "resources/subscribe", "resources/unsubscribe"
+])
+/** The capabilities `@effect/ai`'s McpServer advertises that this server does not serve (see {@link unadvertised}). */
+const unadvertisedCapabilities: ReadonlyArray<string> = ["completions", "prompts", "logging"]
+/** The methods a client may call (MCP requests), less those of {@link unadvertised} capabilities. */
+const requestMethods: ReadonlySet<string> = new Set([...ClientRequestRpcs.requests.keys()].filter((m) => !unadvertised.has(m)))
+/**
+ * The list methods: this server answers each whole, in one page, never with a `nextCursor`; so no cursor is one
+ * of its own, and one sent is `-32602` (MCP pagination: "Invalid cursors SHOULD result in an error with code
+ * -32602"), not ignored (tester20 F11).
+ */
+const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list", "tools/list"])
 /** The notifications a client may send. */
 const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.requests.keys())
 
@@ -328,6 +344,9 @@ const screen = (
   if (id === null) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an id is a string or a number")
   if (!requestMethods.has(method)) return refuse(id, JsonRpcCode.methodNotFound, `Method not found: ${excerpt(method)}`)
   let params = value.params
+  if (listMethods.has(method) && isObject(params) && params.cursor !== undefined) {
+    return refuse(id, JsonRpcCode.invalidParams, `Invalid params: no cursor is valid for ${method}: this server answers the whole list at once, with no nextCursor`)
+  }
   // MCP's `arguments` is optional; the server's schema requires it.
   if (method === "tools/call" && isObject(params) && !Object.hasOwn(params, "arguments")) params = { ...params, arguments: {} }
   if (method === "tools/call" && isObject(params) && !isObject(params.arguments)) {
@@ -588,7 +607,8 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
  * The answer to `initialize` with `listChanged: false` in its capabilities:
  * `@effect/ai`'s McpServer (0.37) advertises `listChanged: true` for tools,
  * resources and prompts and has no option for it, while this server's lists
- * are fixed and their `list_changed` notifications are not sent (above).
+ * are fixed and their `list_changed` notifications are not sent (above);
+ * and without the capabilities it does not serve ({@link unadvertised}).
  * Any other response unchanged.
  */
 const withoutListChanged = (response: unknown): unknown => {
@@ -596,6 +616,7 @@ const withoutListChanged = (response: unknown): unknown => {
   const value = response.exit.value
   if (!isObject(value) || !isObject(value.capabilities) || !("serverInfo" in value) || !("protocolVersion" in value)) return response
   const capabilities: Record<string, unknown> = { ...value.capabilities }
+  for (const k of unadvertisedCapabilities) delete capabilities[k]
   for (const k of ["tools", "resources", "prompts"]) {
     const c = capabilities[k]
     if (isObject(c) && "listChanged" in c) capabilities[k] = { ...c, listChanged: false }
