@@ -111,6 +111,14 @@ export const escapeEndsAt = (s: string, p: number): boolean => {
     isHex(s.charCodeAt(p - 4)) && isHex(s.charCodeAt(p - 3)) && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))
 }
 
+/**
+ * A lookahead: the run of the class `cls` that starts here is not made of lower-case letters only, nor of upper-case
+ * letters only (`extra`: other characters both may hold, such as `_`). A random token of letters and digits holds a
+ * digit or both cases; a placeholder (`xai-xxxx…`) or a word (`gsk_somethinglong`) does not. Bounded: linear.
+ */
+const notOneCase = (cls: string, extra: string) =>
+  `(?![a-z${extra}]{1,1024}(?![${cls}]))(?![A-Z${extra}]{1,1024}(?![${cls}]))`
+
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
 
@@ -1444,35 +1452,43 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
     hints: ["pypi-Ag"]
   },
-  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' config/gitleaks.toml
-  // (github.com/gitleaks/gitleaks at b58d3f1, 2026-07) where it has a rule, else trufflehog's detectors
-  // (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word of its own (`lead`: not inside a
-  // longer word, an escape before it being a boundary) and ended where its characters end.
+  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' rules
+  // (github.com/gitleaks/gitleaks, cmd/generate/config/rules/<vendor>.go) where it has a rule, else trufflehog's
+  // detectors (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word
+  // of its own (`lead`: not inside a longer word, an escape before it being a boundary) and ended where its
+  // characters end. The scanners pin a body's length, and disagree (Groq: gitleaks 48, trufflehog 52): a vendor's
+  // tokens change length across versions, so each rule here takes the whole run of its characters after the prefix
+  // (session 20), from a floor well under the scanners' length (so `xai-based`, `gsk_test` stay) to a bounded
+  // ceiling, and a run of mixed letters and digits must not be letters of one case only ({@link notOneCase}: a
+  // placeholder `xai-xxxx…`, a word).
   {
-    // Groq API keys: `gsk_` then 52 letters and digits (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`).
+    // Groq API keys: `gsk_` then letters and digits: 52 (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`), 48
+    // (gitleaks groq-api-key: `gsk_[a-zA-Z0-9]{48}`); here 40 to 255.
     id: "groq-key",
-    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}[A-Za-z0-9]{52}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9_", "")}[A-Za-z0-9]{40,255}(?![A-Za-z0-9_])`),
     hints: ["gsk_"]
   },
   {
-    // xAI (Grok) API keys: `xai-` then 80 letters and digits (trufflehog pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`).
+    // xAI (Grok) API keys: `xai-` then 80 letters and digits (gitleaks xai-api-key: `xai-[A-Za-z0-9]{80}`; trufflehog
+    // pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`); here 40 to 255 (and `_`).
     id: "xai-key",
-    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}[A-Za-z0-9_]{80}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9_-", "_")}[A-Za-z0-9_]{40,255}(?![A-Za-z0-9_-])`),
     hints: ["xai-"]
   },
   {
-    // HashiCorp Vault tokens: service `hvs.` (90 to 120 characters after it) and batch `hvb.` (138 to 300), gitleaks
-    // vault-service-token / vault-batch-token; a recovery token `hvr.` has the service token's shape (Vault's token
-    // docs: the prefixes hvs, hvb, hvr). The legacy `s.` + 24 is too short a prefix to tell from words.
+    // HashiCorp Vault tokens: service `hvs.` (gitleaks vault-service-token: `hvs\.[\w-]{90,120}`, its sample "longer
+    // than 100 chars") and batch `hvb.` (gitleaks vault-batch-token: `hvb\.[\w-]{138,300}`); a recovery token `hvr.`
+    // has the service token's shape (Vault's token docs: the prefixes hvs, hvb, hvr). Here 60 to 1024 after `hvs.`/`hvr.`,
+    // 100 to 1024 after `hvb.`. The legacy `s.` + 24 is too short a prefix to tell from words.
     id: "vault-token",
-    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{60,1024}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{100,1024}(?![A-Za-z0-9_-])`),
     hints: ["hvs.", "hvr.", "hvb."]
   },
   {
     // A Google OAuth client secret: `GOCSPX-` then 28 base64url characters (client_secret.json since 2021; GitHub
-    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own).
+    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own); here 24 to 64.
     id: "google-oauth-secret",
-    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{24,64}(?![A-Za-z0-9_-])`),
     hints: ["GOCSPX-"]
   },
   {
@@ -1484,33 +1500,38 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // DigitalOcean: personal access token `dop_v1_`, OAuth access token `doo_v1_`, refresh token `dor_v1_`, each
-    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token).
+    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token: `dop_v1_[a-f0-9]{64}`);
+    // here 40 to 128.
     id: "digitalocean-token",
-    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{40,128}(?![A-Za-z0-9_])`),
     hints: ["dop_v1_", "doo_v1_", "dor_v1_"]
   },
   {
     // Shopify: access token `shpat_`, custom app `shpca_`, private app `shppa_`, shared secret `shpss_`, each then
-    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret).
+    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret:
+    // `shpat_[a-fA-F0-9]{32}`); here 24 to 64.
     id: "shopify-token",
-    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{32}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{24,64}(?![A-Za-z0-9_])`),
     hints: ["shpat_", "shpca_", "shppa_", "shpss_"]
   },
   {
-    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token); organization token
-    // `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks sentry-org-token).
+    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token: `sntryu_[a-f0-9]{64}`; here 40
+    // to 128); organization token `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks
+    // sentry-org-token: `sntrys_eyJpYXQiO…={0,2}_[a-zA-Z0-9+/]{43}`; Sentry's RFC 0091): `sntrys_eyJ` is no word's
+    // start, so the payload and whatever run of base64 follows its `_` go (none too: a token cut after its payload).
     id: "sentry-token",
-    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])`),
+    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{40,128}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}(?:_[A-Za-z0-9+/]{1,256}={0,2})?(?![A-Za-z0-9+/=_])`),
     hints: ["sntryu_", "sntrys_eyJ"]
   },
   {
     // A Discord bot token: the bot's id in base64 (`MTE…`: a snowflake of 17 to 20 digits, so it starts with `M`,
     // `N` or `O` and its second character is one of `D`, `T`, `j`, `z`), `.`, 6 base64url characters (a time),
-    // `.`, 27 to 38 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
+    // `.`, 27 to 64 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
     // after a `discord` name; bare here, so the first part must decode to an id (discordId): other dotted base64
-    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry).
+    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry,
+    // up to 64).
     id: "discord-bot-token",
-    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])`),
+    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,64}(?![A-Za-z0-9_.-])`),
     hints: ["MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"],
     replace: (m: string, id: string) => (discordId(id) ? marker("discord-bot-token") : m)
   },
@@ -1520,35 +1541,38 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // so the id is a run of digits of its own and the secret starts with `AA`, as every bot token's does).
     id: "telegram-bot-token",
     // (also in the Bot API's URL: `https://api.telegram.org/bot<token>/getMe`)
-    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`)
-    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])`),
+    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`;
+    // here 28 to 64, the whole run)
+    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{28,64}(?![A-Za-z0-9_-])`),
     hints: [":AA"]
   },
   {
-    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key).
+    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key: `lin_api_(?i)[a-z0-9]{40}`); here
+    // 32 to 128.
     id: "linear-api-key",
-    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}[A-Za-z0-9]{40}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9_", "")}[A-Za-z0-9]{32,128}(?![A-Za-z0-9_])`),
     hints: ["lin_api_"]
   },
   {
-    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token).
+    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token:
+    // `PMAK-(?i)[a-f0-9]{24}\-[a-f0-9]{34}`); here 20 to 48, `-`, 28 to 64.
     id: "postman-api-key",
-    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{20,48}-[a-fA-F0-9]{28,64}(?![A-Za-z0-9_-])`),
     hints: ["PMAK-"]
   },
   {
     // Grafana: service account token `glsa_`, 32 letters and digits, `_`, 8 hex digits (gitleaks
-    // grafana-service-account-token); Grafana Cloud token `glc_` then 32 to 400 base64 characters (gitleaks
-    // grafana-cloud-api-token).
+    // grafana-service-account-token: `glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`; here 24 to 64, `_`, 6 to 16); Grafana
+    // Cloud token `glc_` then 32 to 400 base64 characters (gitleaks grafana-cloud-api-token).
     id: "grafana-token",
-    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
+    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{24,64}_[A-Fa-f0-9]{6,16}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
     hints: ["glsa_", "glc_"]
   },
   {
     // Databricks personal access tokens: `dapi` then 32 lower-case hex digits, maybe `-` and a digit (gitleaks
-    // databricks-api-token).
+    // databricks-api-token: `dapi[a-f0-9]{32}(?:-\d)?`); here 28 to 64.
     id: "databricks-token",
-    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{28,64}(?:-[0-9])?(?![A-Za-z0-9_-])`),
     hints: ["dapi"]
   },
   {
