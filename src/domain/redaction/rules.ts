@@ -76,6 +76,21 @@ const ESCAPE_BEFORE = String.raw`\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})`
  * backslash: where a bare value that runs over backslashes ends (a .NET or Go JSON string's escaped quote closes it).
  */
 const QUOTE_ESCAPE = String.raw`u00(?:2[267]|3[cCeE])|x(?:2[267]|3[cCeE])`
+/**
+ * A quote written as an escape, as a pattern: JSON's `\u0022` and `\u0027` (.NET's System.Text.Json writes `"` and
+ * `'` so; `\\u0022` in JSON text held in a string) and C's, Python's and JavaScript's `\x22`, `\x27`. Where the
+ * rules that read a name and a quoted value (`secret-field`, `secret-assignment`) take a quote, this is one too
+ * (session 20: `\u0022password\u0022: \u0022…\u0022` as `"password": "…"`), and it closes what it opened.
+ */
+const ESC_QUOTE = String.raw`\\{1,2}u00(?:22|27)|\\x2[27]`
+/**
+ * An `=` written as an escape (Gson, Google's Java JSON library, writes `=` as `\u003d` by default; `\u003D`,
+ * `\x3d`), as a pattern: an assignment's `=` to `secret-field`, `secret-assignment` and `secret-line` (session 20).
+ */
+const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
+/** Where a text may hold an {@link ESC_EQ}: hints of the rules that read it. */
+const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
+
 /** {@link ESCAPE_BEFORE}, or a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded separator ends in a hex digit). */
 const BOUNDARY_ESCAPE = String.raw`${ESCAPE_BEFORE}|%[0-9A-Fa-f]{2}`
 
@@ -267,7 +282,9 @@ const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WO
   // password, passwd, passphrase (and plurals): the end of the word (`pass` itself is one of the words)
   .concat(cases(FIELD_WORDS.filter((w) => w.startsWith("pass"))).flatMap((w) => FIELD_SEPS.map((sep) => w.slice(4) + sep)))
   // the name, then more than one space or a tab before `=` or `:` (aligned code: `token   = "…"`)
-  .concat(["  =", "\t=", "  :", "\t:"]))]
+  .concat(["  =", "\t=", "  :", "\t:"])
+  // an `=` written as an escape after a space (`password \u003d \u0022…\u0022`)
+  .concat(ESC_EQ_HINTS))]
 
 /** A word (letters and digits) then `_` or `-`: the words before a name's last. */
 const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
@@ -333,8 +350,8 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?)[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -1099,7 +1116,7 @@ const cellSecret = (line: string, [a, b]: readonly [number, number], kind: Secre
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
 /** The final words of `secret-line`'s names, then `=` (maybe after white space). */
 const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
-  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="])
+  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="], ESC_EQ_HINTS)
 )]
 
 /**
@@ -1717,15 +1734,17 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
+        String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
-    hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
+    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
-    replace: (m, name, eq, q, dq, sq, bare) =>
-      DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? "")) ? m : `${name}${eq}${
-        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
+    replace: (m, name, eq, q, dq, sq, bare, eq7, eqv) =>
+      DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? eqv ?? "")) ? m : `${name}${eq}${
+        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : eqv !== undefined ? `${eq7}${marker("secret-assignment")}${eq7}` : marker("secret-assignment")
       }`
   },
   {
@@ -1926,8 +1945,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
     pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}=(?![=>~])[ \t]{0,40})` +
-        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
+        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
         String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
       "gm"
@@ -2288,7 +2307,7 @@ const cookieValues = (value: string, setCookie: boolean): string => {
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
-const fieldName = (head: string): string => head.replace(/[\\"'`:\s=>\]]/g, "").replace(/[_-]/g, "").toLowerCase()
+const fieldName = (head: string): string => head.replace(/\\{1,2}(?:u00[0-9A-Fa-f]{2}|x[0-9A-Fa-f]{2})/g, "").replace(/[\\"'`:\s=>\]]/g, "").replace(/[_-]/g, "").toLowerCase()
 
 /** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
 export const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
@@ -2336,7 +2355,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
  * A final word of a `secret-field` name followed by `:` (maybe after spaces), `=`, or a closing quote (and maybe
  * an index's `]`) then one of them: where a match's name ends.
  */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?\\]?(?:[ \\t]{0,8}:|[ \\t]*=))`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
@@ -2359,6 +2378,9 @@ const redactFields = (s: string): string => {
     if (from > done && (s.charCodeAt(from - 1) === 34 || s.charCodeAt(from - 1) === 39)) {
       from--
       for (let k = 0; k < 7 && from > done && s.charCodeAt(from - 1) === 92; k++) from--
+    } else if (from > done && s.charCodeAt(from - 1) === 92) {
+      // the name's opening quote an escape (`\u0022password`, ESC_QUOTE): its backslashes too (the scan stopped there)
+      for (let k = 0; k < 2 && from > done && s.charCodeAt(from - 1) === 92; k++) from--
     }
     for (let p = from; p <= at; p++) {
       FIELD_AT.lastIndex = p
