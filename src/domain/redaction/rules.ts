@@ -1326,6 +1326,197 @@ const redactPemTails = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+
+/**
+ * The key rules whose tokens `wrapped-key` finds wrapped over lines: each rule's id, the characters of its token's body
+ * (what a continuation line may hold) and the prefix its tokens start with. Keys of a fixed short length (AWS key ids)
+ * and hex tokens are left out.
+ */
+const WRAPPED_KEY_RULES: ReadonlyArray<readonly [id: string, body: string, prefix: string]> = [
+  ["jwt", "A-Za-z0-9_.-", "eyJ"], ["anthropic-key", "A-Za-z0-9_-", "sk-ant-"], ["openai-key", "A-Za-z0-9_-", "sk-"],
+  ["github-token", "A-Za-z0-9_", "gh[pousr]_|github_pat_"], ["slack-token", "A-Za-z0-9-", "xox[abeoprs]|xapp-"],
+  ["stripe-key", "A-Za-z0-9_", "[srp]k_(?:live|test)_|whsec_"], ["gitlab-token", "A-Za-z0-9_.-", "gl(?:pat|ptt|dt|rt|ft|oas)-"],
+  ["huggingface-token", "A-Za-z0-9_", "hf_"], ["pypi-token", "A-Za-z0-9_-", "pypi-"], ["groq-key", "A-Za-z0-9_", "gsk_"],
+  ["xai-key", "A-Za-z0-9_-", "xai-"], ["vault-token", "A-Za-z0-9_.-", "hv[sbr]\\."], ["google-oauth-token", "A-Za-z0-9_.-", "ya29\\."]
+]
+/**
+ * The widths a tool wraps a long word at (`fold -w 40`, `base64 -w 64`, RFC 2045's 76, a terminal's 80, 100 or
+ * 120): a key's first line must be one of them long (its key part or the whole line) for the lines after it to be read
+ * as the key's rest.
+ */
+const WRAP_WIDTHS = new Set([40, 60, 64, 70, 72, 76, 80, 100, 120])
+
+/** The length of the line break at `p` of `s` (`\n`, `\r\n`, or their escapes `\\n`, `\\r\\n` in JSON text), else 0. */
+const lineBreakAt = (s: string, p: number): number => {
+  const c = s.charCodeAt(p)
+  if (c === 10) return 1
+  if (c === 13) return s.charCodeAt(p + 1) === 10 ? 2 : 0
+  if (c !== 92) return 0
+  const d = s.charCodeAt(p + 1)
+  if (d === 110) return 2
+  return d === 114 && s.charCodeAt(p + 2) === 92 && s.charCodeAt(p + 3) === 110 ? 4 : 0
+}
+
+/**
+ * Where the rest of a key's first line (from `i` to a line break at `e` of `s`) ends, when the key goes on over the
+ * next lines, else -1: when the first line (or its key part) is one of {@link WRAP_WIDTHS} long, the next lines made of
+ * exactly that many of the key's characters (`tok`), and a last line starting with at most that many; the rest (16
+ * characters or more, or a digit among them, so that a word such as "Thanks" on the next line stays).
+ */
+const wrappedKeyEnd = (s: string, i: number, e: number, tok: Uint8Array): number => {
+  const run = (p: number) => {
+    while (p < s.length && tok[s.charCodeAt(p)] === 1) p++
+    return p
+  }
+  const b = lineBreakAt(s, e)
+  if (b === 0) return -1
+  const esc = s.lastIndexOf("\\n", i - 1)
+  const lineStart = Math.max(s.lastIndexOf("\n", i - 1) + 1, esc < 0 ? 0 : esc + 2)
+  for (const width of [e - i, e - lineStart]) {
+    if (!WRAP_WIDTHS.has(width)) continue
+    let p = e + b
+    let end = -1
+    for (;;) {
+      const q = run(p)
+      const n = q - p
+      const nb = n === width ? lineBreakAt(s, q) : 0
+      if (nb > 0) {
+        end = q
+        p = q + nb
+        continue
+      }
+      if (n >= 1 && n <= width) end = q
+      break
+    }
+    if (end < 0) continue
+    const rest = s.slice(e, end).replace(/\\[nr]|[\r\n]/g, "")
+    if (rest.length >= 16 || /[0-9]/.test(rest)) return end
+  }
+  return -1
+}
+
+/** A shell's line continuation: `\` then a line break (`\\` then an escaped one in JSON text). */
+const SHELL_CONTINUATION = /\\\r?\n|\\\\\\n|\\\\\\r\\n/g
+/** Characters of any wrapped key's body (`A-Z a-z 0-9 _ . -`): the parts of a word around a continuation. */
+const isKeyChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+
+interface WrappedPlan {
+  readonly id: string
+  /** The rule's pattern (a copy: its own `lastIndex`). */
+  readonly pattern: RegExp
+  readonly hints: ReadonlyArray<string>
+  /** Which character codes (below 128) are of the token's body. */
+  readonly tok: Uint8Array
+  /** The token's prefix, at a word's start, then its body's characters up to a line break. */
+  readonly head: RegExp
+}
+let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
+const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
+  if (wrappedKeyPlans === undefined) {
+    wrappedKeyPlans = WRAPPED_KEY_RULES.map(([id, body, prefix]) => {
+      const rule = builtinRules.find((r) => r.id === id)!
+      const tok = new Uint8Array(128)
+      const cls = new RegExp(`[${body}]`)
+      for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
+      const head = new RegExp(String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))[${body}]{0,1024}(?=\r?\n|\\n|\\r\\n)`, "g")
+      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head }
+    })
+  }
+  return wrappedKeyPlans
+}
+
+/** The first match of `plan`'s rule in `word` that starts before `cut` and ends after it, as [start, end], else undefined. */
+const keyAcross = (plan: WrappedPlan, word: string, cut: number): readonly [number, number] | undefined => {
+  plan.pattern.lastIndex = 0
+  let k: RegExpExecArray | null
+  while ((k = plan.pattern.exec(word)) !== null) {
+    if (k[0].length === 0) {
+      plan.pattern.lastIndex++
+      continue
+    }
+    if (k.index >= cut) return undefined
+    if (k.index + k[0].length > cut) return [k.index, k.index + k[0].length]
+  }
+  return undefined
+}
+
+/**
+ * A key cut by a shell's line continuation (tester19 F7: `export ANTHROPIC_API_KEY=sk-ant-…\` then the rest on the
+ * next line): the two parts are joined, and when a rule of {@link WRAPPED_KEY_RULES} finds a key across the joint in
+ * the joined word, the key's parts (and the continuation between them) become its marker. A word's parts that hold no
+ * key across the joint stay.
+ */
+const redactContinuedKeys = (s: string): string => {
+  let out = ""
+  let done = 0
+  SHELL_CONTINUATION.lastIndex = 0
+  let c: RegExpExecArray | null
+  while ((c = SHELL_CONTINUATION.exec(s)) !== null) {
+    // the word's parts: back from the `\` and on after the line break, over key characters (at most 1024 each)
+    let from = c.index
+    while (from > done && c.index - from < 1024 && isKeyChar(s.charCodeAt(from - 1))) from--
+    const restAt = c.index + c[0].length
+    let to = restAt
+    while (to < s.length && to - restAt < 1024 && isKeyChar(s.charCodeAt(to))) to++
+    if (from === c.index || to === restAt) continue
+    const a = s.slice(from, c.index)
+    for (const plan of wrappedPlans()) {
+      const k = keyAcross(plan, a + s.slice(restAt, to), a.length)
+      if (k === undefined) continue
+      out += s.slice(done, from + k[0]) + marker(plan.id)
+      done = restAt + k[1] - a.length
+      SHELL_CONTINUATION.lastIndex = done
+      break
+    }
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/**
+ * The `wrapped-key` step: a key of {@link WRAPPED_KEY_RULES} whose first line ends at a line break and whose rest is
+ * on the next lines ({@link wrappedKeyEnd}) is joined, and when its rule finds a key across the first line break in
+ * the joined text, the key (its lines and the breaks between them) becomes the rule's marker; what follows the key on
+ * its last line stays. Then keys cut by a shell's `\` ({@link redactContinuedKeys}). Runs before those rules; a key on
+ * one line is left to its rule.
+ */
+const redactWrappedKeys = (s: string): string => {
+  if (!s.includes("\n") && !s.includes("\\n")) return s
+  let out = s.includes("\\\n") || s.includes("\\\r\n") || s.includes("\\\\\\") ? redactContinuedKeys(s) : s
+  for (const plan of wrappedPlans()) {
+    if (!plan.hints.some((h) => out.includes(h))) continue
+    let acc = ""
+    let done = 0
+    plan.head.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = plan.head.exec(out)) !== null) {
+      const i = m.index
+      const e = i + m[0].length
+      const end = wrappedKeyEnd(out, i, e, plan.tok)
+      if (end < 0) continue
+      // the joined key: each position of `joined` maps back to one of `out`
+      let joined = ""
+      const at: Array<number> = []
+      for (let p = i; p < end;) {
+        const br = lineBreakAt(out, p)
+        if (br > 0) {
+          p += br
+          continue
+        }
+        joined += out[p]
+        at.push(p)
+        p++
+      }
+      const k = keyAcross(plan, joined, e - i)
+      if (k === undefined) continue
+      acc += out.slice(done, at[k[0]]) + marker(plan.id)
+      done = at[k[1] - 1] + 1
+      plan.head.lastIndex = done
+    }
+    if (done > 0) out = acc + out.slice(done)
+  }
+  return out
+}
+
 /**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
@@ -1357,6 +1548,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       }
       return out
     },
+    byHand: true
+  },
+  {
+    // A key wrapped over lines (tester19 F7): printed by a tool at 40, 64 or 76 columns, or wrapped by a terminal, or
+    // continued with a shell's `\` (`export KEY=sk-ant-…\` then the rest on the next line). The key's first line is
+    // found by its own rule ({@link WRAPPED_KEY_RULES}), the lines after it are its rest when they are made of its
+    // characters and the widths agree ({@link wrappedKeyEnd}): the whole becomes that rule's marker. Read by hand
+    // (lines): the pattern says where a match starts (a key right before a line break).
+    id: "wrapped-key",
+    pattern: re(String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=\\?(?:\r?\n|\\n))`),
+    // (the hints of the rules it reads, once the table exists)
+    get hints() {
+      return wrappedPlans().flatMap((p) => p.hints)
+    },
+    apply: (s) => redactWrappedKeys(s),
     byHand: true
   },
   {
