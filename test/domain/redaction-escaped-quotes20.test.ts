@@ -48,6 +48,16 @@ describe("session 20: secret names and values in escaped quotes", () => {
     expect(r.text(`"a=1\\napi_key\\u003d${TOK}\\n"`)).toBe(`"a=1\\napi_key\\u003d${marker("secret-line")}\\n"`)
   })
 
+  it("authorization and url-query-secret: escaped quotes, `=` and `&` (a URL in Gson's JSON)", () => {
+    expect(r.text(`{\\u0022Authorization\\u0022: \\u0022${TOK}\\u0022}`)).toBe(`{\\u0022Authorization\\u0022: \\u0022${marker("authorization")}\\u0022}`)
+    expect(r.text(`\\u0022authorization\\u0022: \\u0022Basic dXNlcjpwYXNzd29yZA\\u0022`))
+      .toBe(`\\u0022authorization\\u0022: \\u0022Basic ${marker("authorization")}\\u0022`)
+    const Q = marker("url-query-secret")
+    expect(r.text(`{"url":"https://x.io/cb?access_token\\u003d${TOK}\\u0026b\\u003d1"}`)).toBe(`{"url":"https://x.io/cb?access_token\\u003d${Q}\\u0026b\\u003d1"}`)
+    expect(r.text(`{"url":"https://x.io/cb?code=1\\u0026api_key\\u003d${TOK}"}`)).toBe(`{"url":"https://x.io/cb?code=1\\u0026api_key\\u003d${Q}"}`)
+    stays(`{"url":"https://x.io/?page\\u003d2\\u0026q\\u003dtoken\\u0026key\\u003dshort"}`)
+  })
+
   it("what stays in the plain form stays in the escaped one", () => {
     stays(`MAX_TOKENS\\u003d4096 and \\u0022max_tokens\\u0022: 4096 and \\u0022token_count\\u0022: 12`)
     stays(`\\u0022password\\u0022: \\u0022\\u0022, \\u0022password\\u0022: \\u0022$DB_PASSWORD\\u0022`)

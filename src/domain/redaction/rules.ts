@@ -1864,9 +1864,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&;#](?:${QUERY_SECRET_NAMES})=|[?&;#]key=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`((?:[?&;#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)key(?:=|${ESC_EQ})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
-    hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token="],
+    hints: ["token=", "key=", "secret=", "password=", "passwd=", "sig=", "signature=", "Signature=", "Security-Token=", ...ESC_EQ_HINTS],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
   },
   {
@@ -2218,8 +2218,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // bare word that is no credential's shape ("Authorization: required") stay.
     id: "authorization",
     pattern: re(
-      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-])(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))\\{0,7}["']?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
-        String.raw`(?:(\\{0,7}["'])((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
+      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
