@@ -22,6 +22,11 @@ import { prng } from "../support/prng.js"
 
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+/** The vendor rules of session 19 (tester19 F1). */
+const IDS19 = [
+  "groq-key", "xai-key", "vault-token", "google-oauth-secret", "google-oauth-token", "digitalocean-token", "shopify-token",
+  "sentry-token", "discord-bot-token", "telegram-bot-token", "linear-api-key", "postman-api-key", "grafana-token", "databricks-token"
+]
 
 /** The pieces strings are made of: every rule's hints and gates, secrets whole, cut short and mutated, their contexts, boundaries. */
 const pieces = (): ReadonlyArray<string> => {
@@ -87,6 +92,15 @@ const pieces = (): ReadonlyArray<string> => {
       `\ndb${n}.internal:5432:prod:app:PgP4ss${n}\n`, `auth=("bob", "Req${n}Auth!Pw")`, `--password-stdin <<< 'D0ck${n}'`,
       `use the password Us3ThisPw${n} to`, `user=admin pass=Pa55word${n}`, `set -x DB_PASSWORD Fi5hPw${n}`, `ENV API_TOKEN Tok3n${n}Value`
     ]),
+    // session 20: keys wrapped over lines (wrapped-key): folded at 40, 64, 76 columns, a shell's `\` continuation, and
+    // near misses (a width that is no wrap width, a word on the next line)
+    ...Object.entries(secretSamples()).filter(([id]) => ["anthropic-key", "openai-key", "github-token", "jwt", "groq-key", "xai-key"].includes(id))
+      .flatMap(([, keys]) => keys.flatMap((k) => [40, 64, 76].map((w) => (k.match(new RegExp(`.{1,${w}}`, "g")) ?? []).join(w === 64 ? "\\n" : "\n"))
+        .concat([`${k.slice(0, 12)}\\\n${k.slice(12)}`, `${k.slice(0, 50)}\n${k.slice(50)}`, `${k.slice(0, 40)}\nThanks`]))),
+    // (and the session 19 vendor samples again, in the shapes they come in, so that each is still reached often enough
+    // in the larger pool)
+    ...Object.entries(secretSamples()).filter(([id]) => IDS19.includes(id)).flatMap(([id, keys]) =>
+      keys.map((k) => (id === "telegram-bot-token" ? `https://api.telegram.org/bot${k}/getMe` : `echo ${k} |`))),
     // session 7 rules: query strings, GitLab and Hugging Face tokens, JSON and YAML fields (and their near misses)
     "?access_token=", "&token=", "?key=", "?q=token", "?page=2&sort=asc", "#access_token=", "X-Amz-Signature=", "glpat-", "gldt-", "hf_",
     "{\"api_key\": \"", "\"password\":\"", "\\\"client_secret\\\": \\\"", "password: ", "apiKey: ", "DB_PASS: ", "token: $X",

@@ -2,7 +2,7 @@
  * tester19 F1: bare tokens of common vendors, known by a fixed prefix (Groq, xAI, HashiCorp Vault, Google OAuth,
  * DigitalOcean, Shopify, Sentry, Discord, Telegram, Linear, Postman, Grafana, Databricks), survived every redacted
  * output. Each goes now, in prose, a shell command, JSON and JSON text in a string, with its own rule id; near misses
- * (a shorter or longer body, another charset, the prefix inside a word, ordinary words that share the prefix) stay.
+ * (a body well under the rule's floor, another charset, the prefix inside a word, ordinary words that share the prefix) stay.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { marker } from "../../src/domain/redaction/rules.js"
@@ -61,17 +61,17 @@ describe("tester19 F1: vendor tokens", () => {
   })
 
   it("near misses stay", () => {
-    // a body one character short or long, another charset
-    stays(j("gsk_", AL52.slice(0, 51)))
-    stays(j("gsk_", AL52, "Q"))
-    stays(j("xai-", "grok-2-latest and xai-", AL52))
-    stays(j("dop_v1_", HEX64.slice(0, 63)))
+    // a body well under the rule's floor (session 20: a body a bit shorter or longer than the canonical length goes,
+    // see redaction-lengths20.test.ts), another charset
+    stays(j("gsk_", AL52.slice(0, 30)))
+    stays(j("xai-", "grok-2-latest and xai-", AL52.slice(0, 30)))
+    stays(j("dop_v1_", HEX64.slice(0, 32)))
     stays(j("dop_v1_", HEX64.toUpperCase()))
-    stays(j("shpat_", HEX32.slice(0, 31), " shpat_", HEX32, "0"))
-    stays(j("lin_api_", AL52.slice(0, 39)))
-    stays(j("PMAK-", HEX32.slice(0, 24), "-", HEX32))
+    stays(j("shpat_", HEX32.slice(0, 20), " shpat_", HEX32, "g"))
+    stays(j("lin_api_", AL52.slice(0, 24)))
+    stays(j("PMAK-", HEX32.slice(0, 24), "-", HEX32.slice(0, 20)))
     stays(j("glsa_", AL52.slice(0, 32), "_ZZZZZZZZ"))
-    stays(j("dapi", HEX32.slice(0, 31), " dapi_version dapiClient"))
+    stays(j("dapi", HEX32.slice(0, 20), " dapi_version dapiClient"))
     stays(j("sntryu_", HEX32))
     stays("GOCSPX-short and GOCSPX-xxxxx in a README")
     stays("ya29.short")
@@ -82,8 +82,7 @@ describe("tester19 F1: vendor tokens", () => {
     // digits then `:A…` that is no Telegram token: a time, a line number, a longer run, no `AA`
     stays(j("12:AA", TG33))
     stays(j("123456789:AB", TG33))
-    stays(j("123456789:AA", TG33, "x"))
-    stays(j("123456789:AA", TG33.slice(0, 31)))
+    stays(j("123456789:AA", TG33.slice(0, 20)))
     stays(j("file.ts:123456:AA", TG33))
     stays(j("abc123456789:AA", TG33))
     // dotted base64 words whose first part is no Discord id (text, not digits)

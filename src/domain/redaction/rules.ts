@@ -76,6 +76,21 @@ const ESCAPE_BEFORE = String.raw`\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})`
  * backslash: where a bare value that runs over backslashes ends (a .NET or Go JSON string's escaped quote closes it).
  */
 const QUOTE_ESCAPE = String.raw`u00(?:2[267]|3[cCeE])|x(?:2[267]|3[cCeE])`
+/**
+ * A quote written as an escape, as a pattern: JSON's `\u0022` and `\u0027` (.NET's System.Text.Json writes `"` and
+ * `'` so; `\\u0022` in JSON text held in a string) and C's, Python's and JavaScript's `\x22`, `\x27`. Where the
+ * rules that read a name and a quoted value (`secret-field`, `secret-assignment`) take a quote, this is one too
+ * (session 20: `\u0022password\u0022: \u0022…\u0022` as `"password": "…"`), and it closes what it opened.
+ */
+const ESC_QUOTE = String.raw`\\{1,2}u00(?:22|27)|\\x2[27]`
+/**
+ * An `=` written as an escape (Gson, Google's Java JSON library, writes `=` as `\u003d` by default; `\u003D`,
+ * `\x3d`), as a pattern: an assignment's `=` to `secret-field`, `secret-assignment` and `secret-line` (session 20).
+ */
+const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
+/** Where a text may hold an {@link ESC_EQ}: hints of the rules that read it. */
+const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
+
 /** {@link ESCAPE_BEFORE}, or a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded separator ends in a hex digit). */
 const BOUNDARY_ESCAPE = String.raw`${ESCAPE_BEFORE}|%[0-9A-Fa-f]{2}`
 
@@ -110,6 +125,14 @@ export const escapeEndsAt = (s: string, p: number): boolean => {
   return p >= 6 && s.charCodeAt(p - 6) === 92 && s.charCodeAt(p - 5) === 117 &&
     isHex(s.charCodeAt(p - 4)) && isHex(s.charCodeAt(p - 3)) && isHex(s.charCodeAt(p - 2)) && isHex(s.charCodeAt(p - 1))
 }
+
+/**
+ * A lookahead: the run of the class `cls` that starts here is not made of lower-case letters only, nor of upper-case
+ * letters only (`extra`: other characters both may hold, such as `_`). A random token of letters and digits holds a
+ * digit or both cases; a placeholder (`xai-xxxx…`) or a word (`gsk_somethinglong`) does not. Bounded: linear.
+ */
+const notOneCase = (cls: string, extra: string) =>
+  `(?![a-z${extra}]{1,1024}(?![${cls}]))(?![A-Z${extra}]{1,1024}(?![${cls}]))`
 
 /** A global pattern from its source. */
 const re = (source: string, flags = "g") => new RegExp(source, flags)
@@ -283,7 +306,9 @@ const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WO
   // password, passwd, passphrase (and plurals): the end of the word (`pass` itself is one of the words)
   .concat(cases(FIELD_WORDS.filter((w) => w.startsWith("pass"))).flatMap((w) => FIELD_SEPS.map((sep) => w.slice(4) + sep)))
   // the name, then more than one space or a tab before `=` or `:` (aligned code: `token   = "…"`)
-  .concat(["  =", "\t=", "  :", "\t:"]))]
+  .concat(["  =", "\t=", "  :", "\t:"])
+  // an `=` written as an escape after a space (`password \u003d \u0022…\u0022`)
+  .concat(ESC_EQ_HINTS))]
 
 /** A word (letters and digits) then `_` or `-`: the words before a name's last. */
 const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
@@ -349,8 +374,8 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["'])?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=>?[ \t]*(?=\\{0,7}["'${"`"}]|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}])(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?)[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -1115,7 +1140,7 @@ const cellSecret = (line: string, [a, b]: readonly [number, number], kind: Secre
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
 /** The final words of `secret-line`'s names, then `=` (maybe after white space). */
 const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
-  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="])
+  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="], ESC_EQ_HINTS)
 )]
 
 /**
@@ -1325,6 +1350,197 @@ const redactPemTails = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+
+/**
+ * The key rules whose tokens `wrapped-key` finds wrapped over lines: each rule's id, the characters of its token's body
+ * (what a continuation line may hold) and the prefix its tokens start with. Keys of a fixed short length (AWS key ids)
+ * and hex tokens are left out.
+ */
+const WRAPPED_KEY_RULES: ReadonlyArray<readonly [id: string, body: string, prefix: string]> = [
+  ["jwt", "A-Za-z0-9_.-", "eyJ"], ["anthropic-key", "A-Za-z0-9_-", "sk-ant-"], ["openai-key", "A-Za-z0-9_-", "sk-"],
+  ["github-token", "A-Za-z0-9_", "gh[pousr]_|github_pat_"], ["slack-token", "A-Za-z0-9-", "xox[abeoprs]|xapp-"],
+  ["stripe-key", "A-Za-z0-9_", "[srp]k_(?:live|test)_|whsec_"], ["gitlab-token", "A-Za-z0-9_.-", "gl(?:pat|ptt|dt|rt|ft|oas)-"],
+  ["huggingface-token", "A-Za-z0-9_", "hf_"], ["pypi-token", "A-Za-z0-9_-", "pypi-"], ["groq-key", "A-Za-z0-9_", "gsk_"],
+  ["xai-key", "A-Za-z0-9_-", "xai-"], ["vault-token", "A-Za-z0-9_.-", "hv[sbr]\\."], ["google-oauth-token", "A-Za-z0-9_.-", "ya29\\."]
+]
+/**
+ * The widths a tool wraps a long word at (`fold -w 40`, `base64 -w 64`, RFC 2045's 76, a terminal's 80, 100 or
+ * 120): a key's first line must be one of them long (its key part or the whole line) for the lines after it to be read
+ * as the key's rest.
+ */
+const WRAP_WIDTHS = new Set([40, 60, 64, 70, 72, 76, 80, 100, 120])
+
+/** The length of the line break at `p` of `s` (`\n`, `\r\n`, or their escapes `\\n`, `\\r\\n` in JSON text), else 0. */
+const lineBreakAt = (s: string, p: number): number => {
+  const c = s.charCodeAt(p)
+  if (c === 10) return 1
+  if (c === 13) return s.charCodeAt(p + 1) === 10 ? 2 : 0
+  if (c !== 92) return 0
+  const d = s.charCodeAt(p + 1)
+  if (d === 110) return 2
+  return d === 114 && s.charCodeAt(p + 2) === 92 && s.charCodeAt(p + 3) === 110 ? 4 : 0
+}
+
+/**
+ * Where the rest of a key's first line (from `i` to a line break at `e` of `s`) ends, when the key goes on over the
+ * next lines, else -1: when the first line (or its key part) is one of {@link WRAP_WIDTHS} long, the next lines made of
+ * exactly that many of the key's characters (`tok`), and a last line starting with at most that many; the rest (16
+ * characters or more, or a digit among them, so that a word such as "Thanks" on the next line stays).
+ */
+const wrappedKeyEnd = (s: string, i: number, e: number, tok: Uint8Array): number => {
+  const run = (p: number) => {
+    while (p < s.length && tok[s.charCodeAt(p)] === 1) p++
+    return p
+  }
+  const b = lineBreakAt(s, e)
+  if (b === 0) return -1
+  const esc = s.lastIndexOf("\\n", i - 1)
+  const lineStart = Math.max(s.lastIndexOf("\n", i - 1) + 1, esc < 0 ? 0 : esc + 2)
+  for (const width of [e - i, e - lineStart]) {
+    if (!WRAP_WIDTHS.has(width)) continue
+    let p = e + b
+    let end = -1
+    for (;;) {
+      const q = run(p)
+      const n = q - p
+      const nb = n === width ? lineBreakAt(s, q) : 0
+      if (nb > 0) {
+        end = q
+        p = q + nb
+        continue
+      }
+      if (n >= 1 && n <= width) end = q
+      break
+    }
+    if (end < 0) continue
+    const rest = s.slice(e, end).replace(/\\[nr]|[\r\n]/g, "")
+    if (rest.length >= 16 || /[0-9]/.test(rest)) return end
+  }
+  return -1
+}
+
+/** A shell's line continuation: `\` then a line break (`\\` then an escaped one in JSON text). */
+const SHELL_CONTINUATION = /\\\r?\n|\\\\\\n|\\\\\\r\\n/g
+/** Characters of any wrapped key's body (`A-Z a-z 0-9 _ . -`): the parts of a word around a continuation. */
+const isKeyChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45
+
+interface WrappedPlan {
+  readonly id: string
+  /** The rule's pattern (a copy: its own `lastIndex`). */
+  readonly pattern: RegExp
+  readonly hints: ReadonlyArray<string>
+  /** Which character codes (below 128) are of the token's body. */
+  readonly tok: Uint8Array
+  /** The token's prefix, at a word's start, then its body's characters up to a line break. */
+  readonly head: RegExp
+}
+let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
+const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
+  if (wrappedKeyPlans === undefined) {
+    wrappedKeyPlans = WRAPPED_KEY_RULES.map(([id, body, prefix]) => {
+      const rule = builtinRules.find((r) => r.id === id)!
+      const tok = new Uint8Array(128)
+      const cls = new RegExp(`[${body}]`)
+      for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
+      const head = new RegExp(String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))[${body}]{0,1024}(?=\r?\n|\\n|\\r\\n)`, "g")
+      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head }
+    })
+  }
+  return wrappedKeyPlans
+}
+
+/** The first match of `plan`'s rule in `word` that starts before `cut` and ends after it, as [start, end], else undefined. */
+const keyAcross = (plan: WrappedPlan, word: string, cut: number): readonly [number, number] | undefined => {
+  plan.pattern.lastIndex = 0
+  let k: RegExpExecArray | null
+  while ((k = plan.pattern.exec(word)) !== null) {
+    if (k[0].length === 0) {
+      plan.pattern.lastIndex++
+      continue
+    }
+    if (k.index >= cut) return undefined
+    if (k.index + k[0].length > cut) return [k.index, k.index + k[0].length]
+  }
+  return undefined
+}
+
+/**
+ * A key cut by a shell's line continuation (tester19 F7: `export ANTHROPIC_API_KEY=sk-ant-…\` then the rest on the
+ * next line): the two parts are joined, and when a rule of {@link WRAPPED_KEY_RULES} finds a key across the joint in
+ * the joined word, the key's parts (and the continuation between them) become its marker. A word's parts that hold no
+ * key across the joint stay.
+ */
+const redactContinuedKeys = (s: string): string => {
+  let out = ""
+  let done = 0
+  SHELL_CONTINUATION.lastIndex = 0
+  let c: RegExpExecArray | null
+  while ((c = SHELL_CONTINUATION.exec(s)) !== null) {
+    // the word's parts: back from the `\` and on after the line break, over key characters (at most 1024 each)
+    let from = c.index
+    while (from > done && c.index - from < 1024 && isKeyChar(s.charCodeAt(from - 1))) from--
+    const restAt = c.index + c[0].length
+    let to = restAt
+    while (to < s.length && to - restAt < 1024 && isKeyChar(s.charCodeAt(to))) to++
+    if (from === c.index || to === restAt) continue
+    const a = s.slice(from, c.index)
+    for (const plan of wrappedPlans()) {
+      const k = keyAcross(plan, a + s.slice(restAt, to), a.length)
+      if (k === undefined) continue
+      out += s.slice(done, from + k[0]) + marker(plan.id)
+      done = restAt + k[1] - a.length
+      SHELL_CONTINUATION.lastIndex = done
+      break
+    }
+  }
+  return done === 0 ? s : out + s.slice(done)
+}
+
+/**
+ * The `wrapped-key` step: a key of {@link WRAPPED_KEY_RULES} whose first line ends at a line break and whose rest is
+ * on the next lines ({@link wrappedKeyEnd}) is joined, and when its rule finds a key across the first line break in
+ * the joined text, the key (its lines and the breaks between them) becomes the rule's marker; what follows the key on
+ * its last line stays. Then keys cut by a shell's `\` ({@link redactContinuedKeys}). Runs before those rules; a key on
+ * one line is left to its rule.
+ */
+const redactWrappedKeys = (s: string): string => {
+  if (!s.includes("\n") && !s.includes("\\n")) return s
+  let out = s.includes("\\\n") || s.includes("\\\r\n") || s.includes("\\\\\\") ? redactContinuedKeys(s) : s
+  for (const plan of wrappedPlans()) {
+    if (!plan.hints.some((h) => out.includes(h))) continue
+    let acc = ""
+    let done = 0
+    plan.head.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = plan.head.exec(out)) !== null) {
+      const i = m.index
+      const e = i + m[0].length
+      const end = wrappedKeyEnd(out, i, e, plan.tok)
+      if (end < 0) continue
+      // the joined key: each position of `joined` maps back to one of `out`
+      let joined = ""
+      const at: Array<number> = []
+      for (let p = i; p < end;) {
+        const br = lineBreakAt(out, p)
+        if (br > 0) {
+          p += br
+          continue
+        }
+        joined += out[p]
+        at.push(p)
+        p++
+      }
+      const k = keyAcross(plan, joined, e - i)
+      if (k === undefined) continue
+      acc += out.slice(done, at[k[0]]) + marker(plan.id)
+      done = at[k[1] - 1] + 1
+      plan.head.lastIndex = done
+    }
+    if (done > 0) out = acc + out.slice(done)
+  }
+  return out
+}
+
 /**
  * The built-in rules, in the order they apply: PEM blocks first (they span
  * lines and hold base64), then the key shapes with a fixed prefix (the most
@@ -1356,6 +1572,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       }
       return out
     },
+    byHand: true
+  },
+  {
+    // A key wrapped over lines (tester19 F7): printed by a tool at 40, 64 or 76 columns, or wrapped by a terminal, or
+    // continued with a shell's `\` (`export KEY=sk-ant-…\` then the rest on the next line). The key's first line is
+    // found by its own rule ({@link WRAPPED_KEY_RULES}), the lines after it are its rest when they are made of its
+    // characters and the widths agree ({@link wrappedKeyEnd}): the whole becomes that rule's marker. Read by hand
+    // (lines): the pattern says where a match starts (a key right before a line break).
+    id: "wrapped-key",
+    pattern: re(String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=\\?(?:\r?\n|\\n))`),
+    // (the hints of the rules it reads, once the table exists)
+    get hints() {
+      return wrappedPlans().flatMap((p) => p.hints)
+    },
+    apply: (s) => redactWrappedKeys(s),
     byHand: true
   },
   {
@@ -1468,35 +1699,43 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(`${lead("pypi-", "A-Za-z0-9_-")}Ag[A-Za-z0-9_-]{60,}`),
     hints: ["pypi-Ag"]
   },
-  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' config/gitleaks.toml
-  // (github.com/gitleaks/gitleaks at b58d3f1, 2026-07) where it has a rule, else trufflehog's detectors
-  // (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word of its own (`lead`: not inside a
-  // longer word, an escape before it being a boundary) and ended where its characters end.
+  // Vendor tokens known by a fixed prefix (session 19, tester19 F1). Formats from gitleaks' rules
+  // (github.com/gitleaks/gitleaks, cmd/generate/config/rules/<vendor>.go) where it has a rule, else trufflehog's
+  // detectors (github.com/trufflesecurity/trufflehog, pkg/detectors/<vendor>/<vendor>.go), else as noted; each a word
+  // of its own (`lead`: not inside a longer word, an escape before it being a boundary) and ended where its
+  // characters end. The scanners pin a body's length, and disagree (Groq: gitleaks 48, trufflehog 52): a vendor's
+  // tokens change length across versions, so each rule here takes the whole run of its characters after the prefix
+  // (session 20), from a floor well under the scanners' length (so `xai-based`, `gsk_test` stay) to a bounded
+  // ceiling, and a run of mixed letters and digits must not be letters of one case only ({@link notOneCase}: a
+  // placeholder `xai-xxxx…`, a word).
   {
-    // Groq API keys: `gsk_` then 52 letters and digits (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`).
+    // Groq API keys: `gsk_` then letters and digits: 52 (trufflehog pkg/detectors/groq: `\bgsk_[a-zA-Z0-9]{52}\b`), 48
+    // (gitleaks groq-api-key: `gsk_[a-zA-Z0-9]{48}`); here 40 to 255.
     id: "groq-key",
-    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}[A-Za-z0-9]{52}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("gsk_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9_", "")}[A-Za-z0-9]{40,255}(?![A-Za-z0-9_])`),
     hints: ["gsk_"]
   },
   {
-    // xAI (Grok) API keys: `xai-` then 80 letters and digits (trufflehog pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`).
+    // xAI (Grok) API keys: `xai-` then 80 letters and digits (gitleaks xai-api-key: `xai-[A-Za-z0-9]{80}`; trufflehog
+    // pkg/detectors/xai: `\bxai-[0-9a-zA-Z_]{80}\b`); here 40 to 255 (and `_`).
     id: "xai-key",
-    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}[A-Za-z0-9_]{80}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("xai-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9_-", "_")}[A-Za-z0-9_]{40,255}(?![A-Za-z0-9_-])`),
     hints: ["xai-"]
   },
   {
-    // HashiCorp Vault tokens: service `hvs.` (90 to 120 characters after it) and batch `hvb.` (138 to 300), gitleaks
-    // vault-service-token / vault-batch-token; a recovery token `hvr.` has the service token's shape (Vault's token
-    // docs: the prefixes hvs, hvb, hvr). The legacy `s.` + 24 is too short a prefix to tell from words.
+    // HashiCorp Vault tokens: service `hvs.` (gitleaks vault-service-token: `hvs\.[\w-]{90,120}`, its sample "longer
+    // than 100 chars") and batch `hvb.` (gitleaks vault-batch-token: `hvb\.[\w-]{138,300}`); a recovery token `hvr.`
+    // has the service token's shape (Vault's token docs: the prefixes hvs, hvb, hvr). Here 60 to 1024 after `hvs.`/`hvr.`,
+    // 100 to 1024 after `hvb.`. The legacy `s.` + 24 is too short a prefix to tell from words.
     id: "vault-token",
-    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{90,120}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{138,300}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("hv[sr]\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{60,1024}(?![A-Za-z0-9_-])|${lead("hvb\\.", "A-Za-z0-9_.-")}[A-Za-z0-9_-]{100,1024}(?![A-Za-z0-9_-])`),
     hints: ["hvs.", "hvr.", "hvb."]
   },
   {
     // A Google OAuth client secret: `GOCSPX-` then 28 base64url characters (client_secret.json since 2021; GitHub
-    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own).
+    // secret scanning's `GOCSPX-[A-Za-z0-9_-]{28}`; neither gitleaks nor trufflehog has a rule of its own); here 24 to 64.
     id: "google-oauth-secret",
-    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("GOCSPX-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{24,64}(?![A-Za-z0-9_-])`),
     hints: ["GOCSPX-"]
   },
   {
@@ -1508,33 +1747,38 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // DigitalOcean: personal access token `dop_v1_`, OAuth access token `doo_v1_`, refresh token `dor_v1_`, each
-    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token).
+    // then 64 lower-case hex digits (gitleaks digitalocean-pat / -access-token / -refresh-token: `dop_v1_[a-f0-9]{64}`);
+    // here 40 to 128.
     id: "digitalocean-token",
-    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("do[opr]_v1_", "A-Za-z0-9_")}[a-f0-9]{40,128}(?![A-Za-z0-9_])`),
     hints: ["dop_v1_", "doo_v1_", "dor_v1_"]
   },
   {
     // Shopify: access token `shpat_`, custom app `shpca_`, private app `shppa_`, shared secret `shpss_`, each then
-    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret).
+    // 32 hex digits (gitleaks shopify-access-token, -custom-access-token, -private-app-access-token, -shared-secret:
+    // `shpat_[a-fA-F0-9]{32}`); here 24 to 64.
     id: "shopify-token",
-    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{32}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("shp(?:at|ca|pa|ss)_", "A-Za-z0-9_")}[a-fA-F0-9]{24,64}(?![A-Za-z0-9_])`),
     hints: ["shpat_", "shpca_", "shppa_", "shpss_"]
   },
   {
-    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token); organization token
-    // `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks sentry-org-token).
+    // Sentry: user auth token `sntryu_` then 64 hex digits (gitleaks sentry-user-token: `sntryu_[a-f0-9]{64}`; here 40
+    // to 128); organization token `sntrys_eyJ…` (a base64 JSON payload), `_`, then 43 base64 characters (gitleaks
+    // sentry-org-token: `sntrys_eyJpYXQiO…={0,2}_[a-zA-Z0-9+/]{43}`; Sentry's RFC 0091): `sntrys_eyJ` is no word's
+    // start, so the payload and whatever run of base64 follows its `_` go (none too: a token cut after its payload).
     id: "sentry-token",
-    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{64}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}_[A-Za-z0-9+/]{43}(?![A-Za-z0-9+/])`),
+    pattern: re(`${lead("sntryu_", "A-Za-z0-9_")}[a-f0-9]{40,128}(?![A-Za-z0-9_])|${lead("sntrys_", "A-Za-z0-9_")}eyJ[A-Za-z0-9+/]{10,1000}={0,2}(?:_[A-Za-z0-9+/]{1,256}={0,2})?(?![A-Za-z0-9+/=_])`),
     hints: ["sntryu_", "sntrys_eyJ"]
   },
   {
     // A Discord bot token: the bot's id in base64 (`MTE…`: a snowflake of 17 to 20 digits, so it starts with `M`,
     // `N` or `O` and its second character is one of `D`, `T`, `j`, `z`), `.`, 6 base64url characters (a time),
-    // `.`, 27 to 38 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
+    // `.`, 27 to 64 (an HMAC) (trufflehog pkg/detectors/discordbottoken: `[A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}`
     // after a `discord` name; bare here, so the first part must decode to an id (discordId): other dotted base64
-    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry).
+    // words stay; 23 to 27 characters, as ids of 17 to 20 digits give, and a longer HMAC, as newer tokens carry,
+    // up to 64).
     id: "discord-bot-token",
-    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])`),
+    pattern: re(`${start("A-Za-z0-9_.-")}([MNO][DTjz][A-Za-z0-9_-]{21,25})\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,64}(?![A-Za-z0-9_.-])`),
     hints: ["MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"],
     replace: (m: string, id: string) => (discordId(id) ? marker("discord-bot-token") : m)
   },
@@ -1544,35 +1788,38 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // so the id is a run of digits of its own and the secret starts with `AA`, as every bot token's does).
     id: "telegram-bot-token",
     // (also in the Bot API's URL: `https://api.telegram.org/bot<token>/getMe`)
-    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`)
-    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{32,33}(?![A-Za-z0-9_-])`),
+    // (33 after `AA`; 32 too: the Bot API's own documented example, `110201543:AAHdqTcv…`, has 34 characters after `:`;
+    // here 28 to 64, the whole run)
+    pattern: re(`(?:${start("A-Za-z0-9_:.-")}|(?<=/bot))[0-9]{5,16}:AA[A-Za-z0-9_-]{28,64}(?![A-Za-z0-9_-])`),
     hints: [":AA"]
   },
   {
-    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key).
+    // Linear API keys: `lin_api_` then 40 letters and digits (gitleaks linear-api-key: `lin_api_(?i)[a-z0-9]{40}`); here
+    // 32 to 128.
     id: "linear-api-key",
-    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}[A-Za-z0-9]{40}(?![A-Za-z0-9_])`),
+    pattern: re(`${lead("lin_api_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9_", "")}[A-Za-z0-9]{32,128}(?![A-Za-z0-9_])`),
     hints: ["lin_api_"]
   },
   {
-    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token).
+    // Postman API keys: `PMAK-`, 24 hex digits, `-`, 34 hex digits (gitleaks postman-api-token:
+    // `PMAK-(?i)[a-f0-9]{24}\-[a-f0-9]{34}`); here 20 to 48, `-`, 28 to 64.
     id: "postman-api-key",
-    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("PMAK-", "A-Za-z0-9_-")}[a-fA-F0-9]{20,48}-[a-fA-F0-9]{28,64}(?![A-Za-z0-9_-])`),
     hints: ["PMAK-"]
   },
   {
     // Grafana: service account token `glsa_`, 32 letters and digits, `_`, 8 hex digits (gitleaks
-    // grafana-service-account-token); Grafana Cloud token `glc_` then 32 to 400 base64 characters (gitleaks
-    // grafana-cloud-api-token).
+    // grafana-service-account-token: `glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`; here 24 to 64, `_`, 6 to 16); Grafana
+    // Cloud token `glc_` then 32 to 400 base64 characters (gitleaks grafana-cloud-api-token).
     id: "grafana-token",
-    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
+    pattern: re(`${lead("glsa_", "A-Za-z0-9_")}[A-Za-z0-9]{24,64}_[A-Fa-f0-9]{6,16}(?![A-Za-z0-9_])|${lead("glc_", "A-Za-z0-9_")}[A-Za-z0-9+/]{32,400}={0,3}(?![A-Za-z0-9+/=_])`),
     hints: ["glsa_", "glc_"]
   },
   {
     // Databricks personal access tokens: `dapi` then 32 lower-case hex digits, maybe `-` and a digit (gitleaks
-    // databricks-api-token).
+    // databricks-api-token: `dapi[a-f0-9]{32}(?:-\d)?`); here 28 to 64.
     id: "databricks-token",
-    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_-])`),
+    pattern: re(`${lead("dapi", "A-Za-z0-9_")}[a-f0-9]{28,64}(?:-[0-9])?(?![A-Za-z0-9_-])`),
     hints: ["dapi"]
   },
   {
@@ -1640,10 +1887,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`([?&#](?:${QUERY_SECRET_NAMES})=|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})=|[?&#;](?:${QUERY_KEY_NAMES})=(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
-    // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case)
-    hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH="],
+    // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case; and the escaped `=`)
+    hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH=", ...ESC_EQ_HINTS],
     replace: (_m, head) => `${head}${marker("url-query-secret")}`
   },
   {
@@ -1717,15 +1964,17 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+))`
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
+        String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
-    hints: ["KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
+    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
-    replace: (m, name, eq, q, dq, sq, bare) =>
-      DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? "")) ? m : `${name}${eq}${
-        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : marker("secret-assignment")
+    replace: (m, name, eq, q, dq, sq, bare, eq7, eqv) =>
+      DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? eqv ?? "")) ? m : `${name}${eq}${
+        dq !== undefined ? `${q}${marker("secret-assignment")}${q}` : sq !== undefined ? `'${marker("secret-assignment")}'` : eqv !== undefined ? `${eq7}${marker("secret-assignment")}${eq7}` : marker("secret-assignment")
       }`
   },
   {
@@ -1926,8 +2175,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
     pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}=(?![=>~])[ \t]{0,40})` +
-        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:)(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
+        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
         String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
       "gm"
@@ -1993,8 +2242,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // bare word that is no credential's shape ("Authorization: required") stay.
     id: "authorization",
     pattern: re(
-      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-])(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))\\{0,7}["']?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
-        String.raw`(?:(\\{0,7}["'])((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
+      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
@@ -2288,7 +2537,7 @@ const cookieValues = (value: string, setCookie: boolean): string => {
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
-const fieldName = (head: string): string => head.replace(/[\\"'`:\s=>\]]/g, "").replace(/[_-]/g, "").toLowerCase()
+const fieldName = (head: string): string => head.replace(/\\{1,2}(?:u00[0-9A-Fa-f]{2}|x[0-9A-Fa-f]{2})/g, "").replace(/[\\"'`:\s=>\]]/g, "").replace(/[_-]/g, "").toLowerCase()
 
 /** A path (the working directory `pwd` names): `/…`, `~…`, `.…`, `C:\…`, `C:/…`. */
 export const PATH_LIKE = /^(?:[\/~.]|[A-Za-z]:[\\/])/
@@ -2336,7 +2585,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
  * A final word of a `secret-field` name followed by `:` (maybe after spaces), `=`, or a closing quote (and maybe
  * an index's `]`) then one of them: where a match's name ends.
  */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=\\\\{0,7}["']?\\]?(?:[ \\t]{0,8}:|[ \\t]*=))`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
@@ -2359,6 +2608,9 @@ const redactFields = (s: string): string => {
     if (from > done && (s.charCodeAt(from - 1) === 34 || s.charCodeAt(from - 1) === 39)) {
       from--
       for (let k = 0; k < 7 && from > done && s.charCodeAt(from - 1) === 92; k++) from--
+    } else if (from > done && s.charCodeAt(from - 1) === 92) {
+      // the name's opening quote an escape (`\u0022password`, ESC_QUOTE): its backslashes too (the scan stopped there)
+      for (let k = 0; k < 2 && from > done && s.charCodeAt(from - 1) === 92; k++) from--
     }
     for (let p = from; p <= at; p++) {
       FIELD_AT.lastIndex = p
