@@ -100,17 +100,54 @@ export const escapeJsonControls = (json: string): string =>
     ? json.replace(JSON_RAW_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
     : json
 
+/** A code fence around `s`: one backtick longer than its longest run of backticks (at least three), so nothing in it closes the fence. */
 const fence = (s: string): string => {
-  const ticks = s.includes("```") ? "````" : "```"
+  let longest = 0
+  for (const m of s.matchAll(/`+/g)) longest = Math.max(longest, m[0].length)
+  const ticks = "`".repeat(Math.max(3, longest + 1))
   return `${ticks}\n${s}\n${ticks}`
+}
+
+/** HTML tags that load something or run something when Markdown is viewed (rendered as text instead). */
+const ACTIVE_TAG = /<(?=\/?(?:img|iframe|frame|video|audio|source|track|object|embed|link|script|style|picture|svg|image|input|form|body|meta|base)\b)/gi
+
+/**
+ * A session's message text as a shareable Markdown document carries it: still Markdown (an answer's lists,
+ * emphasis, code and headings of level 3 and below render as written), but it cannot pass for the document's
+ * own structure or reach the network when the document is viewed (tester20 F12): outside the message's code
+ * (fenced blocks, inline code spans) a heading of level 1 or 2 (the document's title and turn headings) is
+ * escaped (`\#`), an image (`![…](…)`) is shown as a link (`\![…](…)`), and an HTML tag that loads or runs
+ * something (`<img`, `<iframe`, `<script`, …) is written as text (`&lt;img`). Pure.
+ */
+export const inertMarkdown = (text: string): string => {
+  if (!/[#!<]/.test(text)) return text
+  const lines = text.split("\n")
+  let open: string | null = null // the fence that opened the code block we are in
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)
+    if (open !== null) {
+      if (f !== null && f[1][0] === open[0] && f[1].length >= open.length && line.trim() === f[1]) open = null
+      continue
+    }
+    if (f !== null) {
+      open = f[1]
+      continue
+    }
+    // inline code spans kept as they are: the text between them made inert
+    lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
+      k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(ACTIVE_TAG, "&lt;")
+    ).join("").replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
+  }
+  return lines.join("\n")
 }
 
 const blockMarkdown = (b: TranscriptBlock): string => {
   switch (b.type) {
     case "text":
-      return b.text
+      return inertMarkdown(b.text)
     case "thinking":
-      return `<details><summary>thinking</summary>\n\n${b.text}\n\n</details>`
+      return `<details><summary>thinking</summary>\n\n${inertMarkdown(b.text)}\n\n</details>`
     case "tool_use": {
       const head = `**tool** \`${oneLineField(b.name)}\`${b.isError === true ? " (error)" : ""}`
       const input = fence(JSON.stringify(b.input, null, 2))
