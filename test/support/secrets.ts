@@ -131,6 +131,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const sudoPw2 = j("r00t", rand(8, ALNUM))
   const pypi = j("py", "pi-AgE", rand(100, B64URL))
   const escGhp = j(rand(35, ALNUM), "Q")
+  const argA = j(rand(14, ALNUM), "4"), argB = j("pw", rand(16, ALNUM), "7")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -195,6 +196,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],
+    // tester20b F8: a lower-case name_password=value word of a command line
+    "secret-argument": [[`terraform apply -var db_password=${argA} -auto-approve`, argA], [`ansible-playbook -e "ansible_become_pass=${argB}"`, argB]],
     "secret-block": [[`\ndb:\n  password: |\n    ${f3}\n  host: x\n`, f3], [`\n- name: API_TOKEN\n  value: >-\n    ${f5}\n`, f5]],
     "secret-pin": [[`{"pin": "${pin.slice(0, 6)}"}`, pin.slice(0, 6)], [`card_cvv: ${pin.slice(0, 3)}`, `cvv: ${pin.slice(0, 3)}`]],
     "token-prose": [[`the token is ${f6}, keep it`, f6], [`API key: ${f5}`, f5]],
