@@ -89,6 +89,22 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "age-secret-key": [j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")), j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"))],
   // session 16: PyPI API tokens (a macaroon, base64url)
   "pypi-token": [j("py", "pi-AgE", rand(90, B64URL)), j("py", "pi-AgEN", rand(120, ALNUM))],
+  // session 20 (tester20b F3): more vendor tokens known by a prefix, their shapes as gitleaks' rules give them
+  "perplexity-key": [j("pp", "lx-", rand(48, ALNUM)), j("pp", "lx-", rand(48, ALNUM))],
+  "notion-token": [j("nt", "n_", rand(11, "0123456789"), rand(35, ALNUM)), j("nt", "n_", rand(11, "0123456789"), rand(35, ALNUM))],
+  "atlassian-token": [j("ATA", "TT3", rand(178, B64URL), "=", rand(7, "0123456789ABCDEF")), j("ATA", "TT3x", rand(185, ALNUM))],
+  "doppler-token": [j("dp.", "pt.", rand(43, ALNUM)), j("dp.", "pt.", rand(43, ALNUM))],
+  "pulumi-token": [j("pu", "l-", rand(40, HEX)), j("pu", "l-", rand(40, HEX))],
+  "terraform-cloud-token": [j(rand(14, ALNUM), ".atl", "asv1.", rand(66, B64URL)), j(rand(14, ALNUM), ".atl", "asv1.", rand(60, ALNUM))],
+  "newrelic-key": [j("NR", "AK-", rand(27, UPNUM)), j("NR", "II-", rand(32, "abcdefghijklmnopqrstuvwxyz0123456789-"))],
+  "dynatrace-token": [j("dt0", "c01.", rand(24, UPNUM), ".", rand(64, UPNUM)), j("dt0", "c01.", rand(24, ALNUM), ".", rand(64, ALNUM))],
+  "flyio-token": [j("fo", "1_", rand(43, B64URL)), j("fm", "2_", rand(120, ALNUM + "+/"), "==")],
+  "square-token": [j("sq0", "atp-", rand(22, B64URL)), j("sq0", "atp-", rand(40, ALNUM))],
+  "mailchimp-key": [j(rand(32, HEX), "-us", "12"), j(rand(32, HEX), "-us", "6")],
+  "heroku-key": [j("HR", "KU-AA", rand(58, B64URL)), j("HR", "KU-AA", rand(58, ALNUM))],
+  "planetscale-token": [j("pscale", "_tkn_", rand(43, B64URL)), j("pscale", "_pw_", rand(32, ALNUM))],
+  "shippo-token": [j("shippo", "_live_", rand(40, HEX)), j("shippo", "_test_", rand(40, HEX))],
+  "cloudflare-origin-key": [j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX)), j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX))],
   // session 19 (tester19 F1): vendor tokens known by a fixed prefix, their formats as gitleaks and trufflehog state them
   "groq-key": [j("gs", "k_", rand(52, ALNUM)), j("gs", "k_", rand(52, ALNUM))],
   "xai-key": [j("xa", "i-", rand(80, ALNUM)), j("xa", "i-", rand(80, ALNUM))],

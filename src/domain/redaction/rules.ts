@@ -180,11 +180,79 @@ const VENDOR_TOKEN_RULES: ReadonlyArray<string> = [
   "sentry-token", "discord-bot-token", "telegram-bot-token", "linear-api-key", "postman-api-key", "grafana-token", "databricks-token"
 ]
 
+/**
+ * More vendor tokens known by a fixed prefix (session 20, tester20b F3), one rule each, their shapes as gitleaks'
+ * config/gitleaks.toml gives them (the rule named in each comment; gitleaks commit b58d3f1, 2026-07-22). Each is a
+ * word of its own: not inside a longer word (an escape or an ANSI colour code before it is a boundary, as in every
+ * rule), and a body longer than the shape stays. Left out: shapes gitleaks only takes next to the vendor's name
+ * (Okta's `00…`, Mailgun's `key-…`, Adafruit's, Contentful's), Square's `EAAA…` (a base64 word may start so), and
+ * prefixes gitleaks has no rule for (`r8_`, `lsv2_pt_`, `sbp_`, `dckr_pat_`, `CFPAT-`, `aio_`, Doppler's `dp.st.`).
+ */
+const VENDOR_TOKEN_TABLE_20: ReadonlyArray<RedactionRule> = [
+  // Perplexity `pplx-` and 48 letters and digits (perplexity-api-key)
+  { id: "perplexity-key", pattern: re(`${lead("pplx-", "A-Za-z0-9_-")}[A-Za-z0-9]{48}(?![A-Za-z0-9_-])`), hints: ["pplx-"] },
+  // Notion integration token `ntn_`, 11 digits, 35 letters and digits (notion-api-token)
+  { id: "notion-token", pattern: re(`${lead("ntn_", "A-Za-z0-9_")}[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9_])`), hints: ["ntn_"] },
+  // Atlassian API token `ATATT3` and 186 characters of `A-Za-z0-9_=-` (atlassian-api-token, its second form); 180 to
+  // 256 go (its tail, `=` and a checksum of 8 hex digits, may vary)
+  { id: "atlassian-token", pattern: re(`${lead("ATATT3", "A-Za-z0-9_-")}[A-Za-z0-9_=-]{180,256}(?![A-Za-z0-9_=-])`), hints: ["ATATT3"] },
+  // Doppler personal token `dp.pt.` and 43 letters and digits (doppler-api-token)
+  { id: "doppler-token", pattern: re(`${lead(String.raw`dp\.pt\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{43}(?![A-Za-z0-9_])`), hints: ["dp.pt."] },
+  // Pulumi access token `pul-` and 40 lower-case hex digits (pulumi-api-token)
+  { id: "pulumi-token", pattern: re(`${lead("pul-", "A-Za-z0-9_-")}[a-f0-9]{40}(?![A-Za-z0-9_-])`), hints: ["pul-"] },
+  // Terraform Cloud / HCP Terraform token: 14 letters and digits, `.atlasv1.`, 60 to 70 of `A-Za-z0-9_=-` (hashicorp-tf-api-token)
+  {
+    id: "terraform-cloud-token",
+    pattern: re(String.raw`${start("A-Za-z0-9_.-")}[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])`),
+    hints: [".atlasv1."]
+  },
+  // New Relic user API key `NRAK-` and 27 letters and digits (new-relic-user-api-key), insert key `NRII-` and 32 of
+  // `a-z0-9-` (new-relic-insert-key)
+  {
+    id: "newrelic-key",
+    pattern: re(`${lead("NRAK-", "A-Za-z0-9_-")}[A-Za-z0-9]{27}(?![A-Za-z0-9_-])|${lead("NRII-", "A-Za-z0-9_-")}[A-Za-z0-9-]{32}(?![A-Za-z0-9_-])`),
+    hints: ["NRAK-", "NRII-"]
+  },
+  // Dynatrace API token `dt0c01.`, 24 letters and digits, `.`, 64 letters and digits (dynatrace-api-token)
+  {
+    id: "dynatrace-token",
+    pattern: re(String.raw`${lead(String.raw`dt0c01\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}(?![A-Za-z0-9_])`),
+    hints: ["dt0c01."]
+  },
+  // Fly.io `fo1_` and 43 of `A-Za-z0-9_-`, macaroons `fm1a_`, `fm1r_`, `fm2_` and 100 or more base64 characters (flyio-access-token)
+  {
+    id: "flyio-token",
+    pattern: re(`${lead("fo1_", "A-Za-z0-9_-")}[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])|${lead("fm(?:1[ar]|2)_", "A-Za-z0-9_")}[A-Za-z0-9+/]{100,8192}={0,3}(?![A-Za-z0-9+/=_])`),
+    hints: ["fo1_", "fm1a_", "fm1r_", "fm2_"]
+  },
+  // Square access token `sq0atp-` and 22 to 60 of `A-Za-z0-9_-` (square-access-token; its `EAAA` form is left out)
+  { id: "square-token", pattern: re(`${lead("sq0atp-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])`), hints: ["sq0atp-"] },
+  // Mailchimp API key: 32 lower-case hex digits, `-us` and the data center's number (mailchimp-api-key)
+  { id: "mailchimp-key", pattern: re(String.raw`${start("A-Za-z0-9_-")}[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9_-])`), hints: ["-us"] },
+  // Heroku API key `HRKU-` and 60 of `A-Za-z0-9_-` (heroku-api-key-v2: `HRKU-AA` and 58; the `AA` is taken as any two)
+  { id: "heroku-key", pattern: re(`${lead("HRKU-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])`), hints: ["HRKU-"] },
+  // PlanetScale `pscale_tkn_`, `pscale_oauth_`, `pscale_pw_` and 32 to 64 of `A-Za-z0-9_=.-` (planetscale-api-token,
+  // planetscale-oauth-token, planetscale-password)
+  {
+    id: "planetscale-token",
+    pattern: re(`${lead("pscale_(?:tkn|oauth|pw)_", "A-Za-z0-9_")}[A-Za-z0-9_=.-]{32,64}(?![A-Za-z0-9_=.-])`),
+    hints: ["pscale_"]
+  },
+  // Shippo `shippo_live_` / `shippo_test_` and 40 hex digits (shippo-api-token)
+  { id: "shippo-token", pattern: re(`${lead("shippo_(?:live|test)_", "A-Za-z0-9_")}[a-fA-F0-9]{40}(?![A-Za-z0-9_])`), hints: ["shippo_"] },
+  // Cloudflare Origin CA key `v1.0-`, 24 hex digits, `-`, 146 hex digits (cloudflare-origin-ca-key)
+  {
+    id: "cloudflare-origin-key",
+    pattern: re(`${lead(String.raw`v1\.0-`, "A-Za-z0-9_.-")}[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9_-])`),
+    hints: ["v1.0-"]
+  }
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
   "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
-  ...VENDOR_TOKEN_RULES
+  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id)
 ])
 
 /**
@@ -1675,6 +1743,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       return pos === 0 ? s : out + s.slice(pos)
     }
   },
+  // session 20 (tester20b F3): more vendor tokens known by a prefix (see the table)
+  ...VENDOR_TOKEN_TABLE_20,
   {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
