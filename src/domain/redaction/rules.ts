@@ -228,7 +228,7 @@ const VENDOR_TOKEN_TABLE_20: ReadonlyArray<RedactionRule> = [
   // Square access token `sq0atp-` and 22 to 60 of `A-Za-z0-9_-` (square-access-token; its `EAAA` form is left out)
   { id: "square-token", pattern: re(`${lead("sq0atp-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])`), hints: ["sq0atp-"] },
   // Mailchimp API key: 32 lower-case hex digits, `-us` and the data center's number (mailchimp-api-key)
-  { id: "mailchimp-key", pattern: re(String.raw`${start("A-Za-z0-9_-")}[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9_-])`), hints: ["-us"] },
+  { id: "mailchimp-key", pattern: re(String.raw`${start("A-Za-z0-9_-")}[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9_-])`), hints: ["-us1", "-us2", "-us3", "-us4", "-us5", "-us6", "-us7", "-us8", "-us9"] },
   // Heroku API key `HRKU-` and 60 of `A-Za-z0-9_-` (heroku-api-key-v2: `HRKU-AA` and 58; the `AA` is taken as any two)
   { id: "heroku-key", pattern: re(`${lead("HRKU-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])`), hints: ["HRKU-"] },
   // PlanetScale `pscale_tkn_`, `pscale_oauth_`, `pscale_pw_` and 32 to 64 of `A-Za-z0-9_=.-` (planetscale-api-token,
@@ -2339,6 +2339,8 @@ const KEY_KEY = new RegExp(`^(?:${afterWord(["keys", "key"])}|${KEY_HEAD}(?:[A-Z
  * shortened), `bearer` (a bearer token under the scheme's name) and a cookie's value under a name ending in `cookie`
  * after another word (`session_cookie`, `authCookie`; `Cookie` alone is the header's).
  */
+/** The last characters of {@link KEY_KEY_MORE}'s names (`y`, `s`, `r`, `e` in either case): most keys skip its test. */
+const KEY_KEY_MORE_LAST: ReadonlySet<number> = new Set([..."ysreYSRE"].map((c) => c.charCodeAt(0)))
 const KEY_KEY_MORE = new RegExp(
   `^(?:${KEY_HEAD}(?:${cases([...ONE_WORD_KEYS, "creds", "bearer"]).join("|")})|${afterWord(["cookies", "cookie"])})$`
 )
@@ -2372,7 +2374,7 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
     return PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) ? "none" : "token"
   }
   if (KEY_PIN.test(k)) return "pin"
-  if (KEY_KEY.test(k) || KEY_KEY_MORE.test(k)) return "key"
+  if (KEY_KEY.test(k) || (KEY_KEY_MORE_LAST.has(k.charCodeAt(k.length - 1)) && KEY_KEY_MORE.test(k))) return "key"
   if (KEY_PASS.test(k)) return "pass"
   if (KEY_ALONE.test(k)) return "pwd"
   return "none"
@@ -2574,7 +2576,7 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * is read once and each name once.
  */
 const redactHomePaths = (s: string): string => {
-  if (s.includes("Users") || s.includes("users") || s.includes("USERS") || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
+  if (s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
     HOME_PATH.lastIndex = 0
     return s.replace(HOME_PATH, HOME)
   }
@@ -2629,6 +2631,8 @@ const userFolderEnd = (s: string, end: number): number => {
   return w > e && (w === s.length || sep === 47 || sep === 92 || sep === 34 || sep === 39 || sep === 96 || sep === 13 || sep === 10) ? w : e
 }
 
+/** A Windows home written in lower or upper case (`c:/users/`, `C:\\USERS\\`, `/mnt/c/users/`): the pattern's case. */
+const LOWER_USERS = /(?:[A-Za-z]:(?:\\+|\/)|\/mnt\/[a-z]\/)(?:users|USERS)(?:\\+|\/)/
 /** The `home-path` rule's pattern. */
 const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
 
@@ -2672,7 +2676,10 @@ const redactEmails = (s: string): string => {
   let done = 0
   /** The next `@` (or its encoding, {@link EMAIL_AT}) from `p`, and its length; -1 when none. */
   let atLength = 1
+  // (a text without an encoded `@` is searched by indexOf: one pass, no pattern)
+  const encoded = s.includes("%40") || s.includes("\\u0040")
   const nextAt = (p: number): number => {
+    if (!encoded) return s.indexOf("@", p)
     EMAIL_AT.lastIndex = p
     const m = EMAIL_AT.exec(s)
     if (m === null) return -1
