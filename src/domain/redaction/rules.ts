@@ -62,18 +62,26 @@ export const HOME = "~"
 /** Characters of a token's body (base64url-ish). */
 const TOKEN = "[A-Za-z0-9_-]"
 
+/**
+ * The final bytes of the control sequences a tool's output holds before a word (a class): SGR's `m` (colours), `K`
+ * and `J` (erase), `A`-`D`, `G`, `H`, `f` (cursor moves), `h`, `l` (modes). Fewer than ECMA-48's `@`-`~`: every rule's
+ * boundary looks behind for one, and a letter that can end no sequence ends the look at once.
+ */
+const CSI_FINALS = "ABCDGHJKfhlm"
+/** Whether `c` is one of {@link CSI_FINALS}. */
+const isCsiFinal = (c: number) => c === 109 || c === 75 || (c >= 65 && c <= 68) || c === 71 || c === 72 || c === 74 || c === 102 || c === 104 || c === 108
 /** The introducer of an ANSI control sequence ({@link ANSI_CSI}), as a pattern. */
 const CSI_INTRO = String.raw`(?:\x1b|\\(?:u001[bB]|x1[bB]|033|[eE])|\^\[)\[|\x9b`
 /**
  * An ANSI control sequence (ECMA-48 CSI: the introducer, parameter bytes `0-9:;<=>?`, at most two intermediate bytes
- * ` `-`/`, a final byte `@`-`~`), as a pattern: terminal output colours a token (`grep --color=always`, `gh`, test
+ * ` `-`/`, a final byte of {@link CSI_FINALS}), as a pattern: terminal output colours a token (`grep --color=always`, `gh`, test
  * runners: `ESC[32msk_live_…ESC[0m`), and the final byte (`m`) would otherwise read as the first character of a longer
  * word and hide the token after it (tester20b F1). The introducer is the ESC character then `[` (or the one-character
  * C1 CSI, U+009B), or ESC written as an escape: JSON's `\u001b` (`\\u001b` in JSON text held in a string), `\x1b`,
  * the shell's `\033`, `\e`, `\E` (`echo -e`, `printf`), or `^[` (caret notation: `cat -v`, `less`). A part of
  * {@link ESCAPE_BEFORE}, so a boundary in every rule; {@link csiEndsAt} is its hand-written form.
  */
-const ANSI_CSI = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}[ -\/]{0,2}[@-~]`
+const ANSI_CSI = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}[ -\/]{0,2}[${CSI_FINALS}]`
 /** An ANSI control sequence's introducer and parameters so far ({@link ANSI_CSI} less its final byte), as a pattern. */
 const CSI_PARAMS = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}`
 const CSI_PARAMS_AT_END = new RegExp(`${CSI_PARAMS}$`)
@@ -124,11 +132,11 @@ const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[
 const CSI_AT_END = new RegExp(`${ANSI_CSI}$`)
 /**
  * Whether an ANSI control sequence ({@link ANSI_CSI}: `ESC[32m`, `\u001b[1;33m`, `\033[0m`, …) ends right before
- * position `p` of `s`: a character of `@`-`~` there, and the sequence's start at most 36 characters back.
+ * position `p` of `s`: a final byte ({@link CSI_FINALS}) there, and the sequence's start at most 36 characters back.
  */
 const csiEndsAt = (s: string, p: number): boolean => {
   const c = s.charCodeAt(p - 1)
-  if (p < 2 || c < 64 || c > 126) return false
+  if (p < 2 || !isCsiFinal(c)) return false
   // the introducer's `[` (or U+009B) within the bytes a sequence may hold before its final byte: bounded, no scan back
   for (let q = p - 2; q >= 0 && q >= p - 36; q--) {
     const b = s.charCodeAt(q)
