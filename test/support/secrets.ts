@@ -89,6 +89,22 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "age-secret-key": [j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")), j("AGE-", "SECRET-KEY-1", rand(58, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"))],
   // session 16: PyPI API tokens (a macaroon, base64url)
   "pypi-token": [j("py", "pi-AgE", rand(90, B64URL)), j("py", "pi-AgEN", rand(120, ALNUM))],
+  // session 20 (tester20b F3): more vendor tokens known by a prefix, their shapes as gitleaks' rules give them
+  "perplexity-key": [j("pp", "lx-", rand(48, ALNUM)), j("pp", "lx-", rand(48, ALNUM))],
+  "notion-token": [j("nt", "n_", rand(11, "0123456789"), rand(35, ALNUM)), j("nt", "n_", rand(11, "0123456789"), rand(35, ALNUM))],
+  "atlassian-token": [j("ATA", "TT3", rand(178, B64URL), "=", rand(7, "0123456789ABCDEF")), j("ATA", "TT3x", rand(185, ALNUM))],
+  "doppler-token": [j("dp.", "pt.", rand(43, ALNUM)), j("dp.", "pt.", rand(43, ALNUM))],
+  "pulumi-token": [j("pu", "l-", rand(40, HEX)), j("pu", "l-", rand(40, HEX))],
+  "terraform-cloud-token": [j(rand(14, ALNUM), ".atl", "asv1.", rand(66, B64URL)), j(rand(14, ALNUM), ".atl", "asv1.", rand(60, ALNUM))],
+  "newrelic-key": [j("NR", "AK-", rand(27, UPNUM)), j("NR", "II-", rand(32, "abcdefghijklmnopqrstuvwxyz0123456789-"))],
+  "dynatrace-token": [j("dt0", "c01.", rand(24, UPNUM), ".", rand(64, UPNUM)), j("dt0", "c01.", rand(24, ALNUM), ".", rand(64, ALNUM))],
+  "flyio-token": [j("fo", "1_", rand(43, B64URL)), j("fm", "2_", rand(120, ALNUM + "+/"), "==")],
+  "square-token": [j("sq0", "atp-", rand(22, B64URL)), j("sq0", "atp-", rand(40, ALNUM))],
+  "mailchimp-key": [j(rand(32, HEX), "-us", "12"), j(rand(32, HEX), "-us", "6")],
+  "heroku-key": [j("HR", "KU-AA", rand(58, B64URL)), j("HR", "KU-AA", rand(58, ALNUM))],
+  "planetscale-token": [j("pscale", "_tkn_", rand(43, B64URL)), j("pscale", "_pw_", rand(32, ALNUM))],
+  "shippo-token": [j("shippo", "_live_", rand(40, HEX)), j("shippo", "_test_", rand(40, HEX))],
+  "cloudflare-origin-key": [j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX)), j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX))],
   // session 19 (tester19 F1): vendor tokens known by a fixed prefix, their formats as gitleaks and trufflehog state them
   "groq-key": [j("gs", "k_", rand(52, ALNUM)), j("gs", "k_", rand(52, ALNUM))],
   "xai-key": [j("xa", "i-", rand(80, ALNUM)), j("xa", "i-", rand(80, ALNUM))],
@@ -131,6 +147,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const sudoPw2 = j("r00t", rand(8, ALNUM))
   const pypi = j("py", "pi-AgE", rand(100, B64URL))
   const escGhp = j(rand(35, ALNUM), "Q")
+  const argA = j(rand(14, ALNUM), "4"), argB = j("pw", rand(16, ALNUM), "7")
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -195,6 +212,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],
+    // tester20b F8: a lower-case name_password=value word of a command line
+    "secret-argument": [[`terraform apply -var db_password=${argA} -auto-approve`, argA], [`ansible-playbook -e "ansible_become_pass=${argB}"`, argB]],
     "secret-block": [[`\ndb:\n  password: |\n    ${f3}\n  host: x\n`, f3], [`\n- name: API_TOKEN\n  value: >-\n    ${f5}\n`, f5]],
     "secret-pin": [[`{"pin": "${pin.slice(0, 6)}"}`, pin.slice(0, 6)], [`card_cvv: ${pin.slice(0, 3)}`, `cvv: ${pin.slice(0, 3)}`]],
     "token-prose": [[`the token is ${f6}, keep it`, f6], [`API key: ${f5}`, f5]],

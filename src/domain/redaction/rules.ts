@@ -63,6 +63,38 @@ export const HOME = "~"
 const TOKEN = "[A-Za-z0-9_-]"
 
 /**
+ * The final bytes of the control sequences a tool's output holds before a word (a class): SGR's `m` (colours), `K`
+ * and `J` (erase), `A`-`D`, `G`, `H`, `f` (cursor moves), `h`, `l` (modes). Fewer than ECMA-48's `@`-`~`: every rule's
+ * boundary looks behind for one, and a letter that can end no sequence ends the look at once.
+ */
+const CSI_FINALS = "ABCDGHJKfhlm"
+/** Whether `c` is one of {@link CSI_FINALS}. */
+const isCsiFinal = (c: number) => c === 109 || c === 75 || (c >= 65 && c <= 68) || c === 71 || c === 72 || c === 74 || c === 102 || c === 104 || c === 108
+/** The introducer of an ANSI control sequence ({@link ANSI_CSI}), as a pattern. */
+const CSI_INTRO = String.raw`(?:\x1b|\\(?:u001[bB]|x1[bB]|033|[eE])|\^\[)\[|\x9b`
+/**
+ * An ANSI control sequence (ECMA-48 CSI: the introducer, parameter bytes `0-9:;<=>?`, at most two intermediate bytes
+ * ` `-`/`, a final byte of {@link CSI_FINALS}), as a pattern: terminal output colours a token (`grep --color=always`, `gh`, test
+ * runners: `ESC[32msk_live_…ESC[0m`), and the final byte (`m`) would otherwise read as the first character of a longer
+ * word and hide the token after it (tester20b F1). The introducer is the ESC character then `[` (or the one-character
+ * C1 CSI, U+009B), or ESC written as an escape: JSON's `\u001b` (`\\u001b` in JSON text held in a string), `\x1b`,
+ * the shell's `\033`, `\e`, `\E` (`echo -e`, `printf`), or `^[` (caret notation: `cat -v`, `less`). A part of
+ * {@link ESCAPE_BEFORE}, so a boundary in every rule; {@link csiEndsAt} is its hand-written form.
+ */
+const ANSI_CSI = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}[ -\/]{0,2}[${CSI_FINALS}]`
+/** An ANSI control sequence's introducer and parameters so far ({@link ANSI_CSI} less its final byte), as a pattern. */
+const CSI_PARAMS = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}`
+const CSI_PARAMS_AT_END = new RegExp(`${CSI_PARAMS}$`)
+/**
+ * Whether position `p` of `s` lies in an ANSI control sequence's parameters (right after its introducer, or after
+ * some of its parameter bytes): a rule whose match may begin with a digit (an email's local part) begins after the
+ * sequence, not inside it (`ESC[1;33mbob@…` keeps `ESC[1;33m`).
+ */
+const inCsiParams = (s: string, p: number): boolean => {
+  const c = s.charCodeAt(p - 1)
+  return (c === 91 || c === 0x9b || (c >= 48 && c <= 63)) && CSI_PARAMS_AT_END.test(s.slice(Math.max(0, p - 40), p))
+}
+/**
  * A backslash escape that may end right before a token or a name, as a pattern: JSON's `\n`, `\r`, `\t`, `\b`,
  * `\f` and `\uXXXX` (Go's encoding/json writes `<`, `>`, `&` as `\u003c`, `\u003e`, `\u0026`; .NET's
  * System.Text.Json also `"`, `'`, `+` as `\u0022`, `\u0027`, `\u002B`; Rails' `to_json` `<`, `>`, `&`), and C's,
@@ -70,7 +102,7 @@ const TOKEN = "[A-Za-z0-9_-]"
  * character of a longer word and hide the token after it (`\u0027sk-ant-…`, `\u003cghp_…`; tester19 F2). One place
  * for every rule: {@link start}, {@link lead}, the names' lookbehinds, and by hand {@link escapeEndsAt}.
  */
-const ESCAPE_BEFORE = String.raw`\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})`
+const ESCAPE_BEFORE = String.raw`(?:\\(?:[nrtbf]|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2})|${ANSI_CSI})`
 /**
  * An escape of a quote, `<`, `>` or `&` (`\u0022`, `\u0027`, `\u003c`, `\u003e`, `\u0026`, `\x22`, …), less the
  * backslash: where a bare value that runs over backslashes ends (a .NET or Go JSON string's escaped quote closes it).
@@ -111,12 +143,30 @@ const start = (cls: string) => String.raw`(?:(?<![${cls}])|(?<=${BOUNDARY_ESCAPE
  */
 const lead = (prefix: string, cls: string) => String.raw`(?:${prefix})(?<=(?:^|[^${cls}]|${BOUNDARY_ESCAPE})(?:${prefix}))`
 
+/** {@link ANSI_CSI} at the end of a text (what {@link csiEndsAt} tests on the text before a position). */
+const CSI_AT_END = new RegExp(`${ANSI_CSI}$`)
+/**
+ * Whether an ANSI control sequence ({@link ANSI_CSI}: `ESC[32m`, `\u001b[1;33m`, `\033[0m`, …) ends right before
+ * position `p` of `s`: a final byte ({@link CSI_FINALS}) there, and the sequence's start at most 36 characters back.
+ */
+const csiEndsAt = (s: string, p: number): boolean => {
+  const c = s.charCodeAt(p - 1)
+  if (p < 2 || !isCsiFinal(c)) return false
+  // the introducer's `[` (or U+009B) within the bytes a sequence may hold before its final byte: bounded, no scan back
+  for (let q = p - 2; q >= 0 && q >= p - 36; q--) {
+    const b = s.charCodeAt(q)
+    if (b === 91 || b === 0x9b) return CSI_AT_END.test(s.slice(Math.max(0, q - 7), p))
+    if (b < 32 || b > 63) return false
+  }
+  return false
+}
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
 /**
  * Whether an escape of {@link ESCAPE_BEFORE} ends right before position `p` of `s` (`\n`, `\r`, `\t`, `\b`, `\f`,
  * `\uXXXX`, `\xXX`): the hand-written rules' form of the same boundary.
  */
 export const escapeEndsAt = (s: string, p: number): boolean => {
+  if (csiEndsAt(s, p)) return true
   if (p >= 2 && s.charCodeAt(p - 2) === 92) {
     const c = s.charCodeAt(p - 1)
     if (c === 110 || c === 114 || c === 116 || c === 98 || c === 102) return true
@@ -161,11 +211,79 @@ const VENDOR_TOKEN_RULES: ReadonlyArray<string> = [
   "sentry-token", "discord-bot-token", "telegram-bot-token", "linear-api-key", "postman-api-key", "grafana-token", "databricks-token"
 ]
 
+/**
+ * More vendor tokens known by a fixed prefix (session 20, tester20b F3), one rule each, their shapes as gitleaks'
+ * config/gitleaks.toml gives them (the rule named in each comment; gitleaks commit b58d3f1, 2026-07-22). Each is a
+ * word of its own: not inside a longer word (an escape or an ANSI colour code before it is a boundary, as in every
+ * rule), and a body longer than the shape stays. Left out: shapes gitleaks only takes next to the vendor's name
+ * (Okta's `00…`, Mailgun's `key-…`, Adafruit's, Contentful's), Square's `EAAA…` (a base64 word may start so), and
+ * prefixes gitleaks has no rule for (`r8_`, `lsv2_pt_`, `sbp_`, `dckr_pat_`, `CFPAT-`, `aio_`, Doppler's `dp.st.`).
+ */
+const VENDOR_TOKEN_TABLE_20: ReadonlyArray<RedactionRule> = [
+  // Perplexity `pplx-` and 48 letters and digits (perplexity-api-key)
+  { id: "perplexity-key", pattern: re(`${lead("pplx-", "A-Za-z0-9_-")}[A-Za-z0-9]{48}(?![A-Za-z0-9_-])`), hints: ["pplx-"] },
+  // Notion integration token `ntn_`, 11 digits, 35 letters and digits (notion-api-token)
+  { id: "notion-token", pattern: re(`${lead("ntn_", "A-Za-z0-9_")}[0-9]{11}[A-Za-z0-9]{35}(?![A-Za-z0-9_])`), hints: ["ntn_"] },
+  // Atlassian API token `ATATT3` and 186 characters of `A-Za-z0-9_=-` (atlassian-api-token, its second form); 180 to
+  // 256 go (its tail, `=` and a checksum of 8 hex digits, may vary)
+  { id: "atlassian-token", pattern: re(`${lead("ATATT3", "A-Za-z0-9_-")}[A-Za-z0-9_=-]{180,256}(?![A-Za-z0-9_=-])`), hints: ["ATATT3"] },
+  // Doppler personal token `dp.pt.` and 43 letters and digits (doppler-api-token)
+  { id: "doppler-token", pattern: re(`${lead(String.raw`dp\.pt\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{43}(?![A-Za-z0-9_])`), hints: ["dp.pt."] },
+  // Pulumi access token `pul-` and 40 lower-case hex digits (pulumi-api-token)
+  { id: "pulumi-token", pattern: re(`${lead("pul-", "A-Za-z0-9_-")}[a-f0-9]{40}(?![A-Za-z0-9_-])`), hints: ["pul-"] },
+  // Terraform Cloud / HCP Terraform token: 14 letters and digits, `.atlasv1.`, 60 to 70 of `A-Za-z0-9_=-` (hashicorp-tf-api-token)
+  {
+    id: "terraform-cloud-token",
+    pattern: re(String.raw`${start("A-Za-z0-9_.-")}[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])`),
+    hints: [".atlasv1."]
+  },
+  // New Relic user API key `NRAK-` and 27 letters and digits (new-relic-user-api-key), insert key `NRII-` and 32 of
+  // `a-z0-9-` (new-relic-insert-key)
+  {
+    id: "newrelic-key",
+    pattern: re(`${lead("NRAK-", "A-Za-z0-9_-")}[A-Za-z0-9]{27}(?![A-Za-z0-9_-])|${lead("NRII-", "A-Za-z0-9_-")}[A-Za-z0-9-]{32}(?![A-Za-z0-9_-])`),
+    hints: ["NRAK-", "NRII-"]
+  },
+  // Dynatrace API token `dt0c01.`, 24 letters and digits, `.`, 64 letters and digits (dynatrace-api-token)
+  {
+    id: "dynatrace-token",
+    pattern: re(String.raw`${lead(String.raw`dt0c01\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}(?![A-Za-z0-9_])`),
+    hints: ["dt0c01."]
+  },
+  // Fly.io `fo1_` and 43 of `A-Za-z0-9_-`, macaroons `fm1a_`, `fm1r_`, `fm2_` and 100 or more base64 characters (flyio-access-token)
+  {
+    id: "flyio-token",
+    pattern: re(`${lead("fo1_", "A-Za-z0-9_-")}[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])|${lead("fm(?:1[ar]|2)_", "A-Za-z0-9_")}[A-Za-z0-9+/]{100,8192}={0,3}(?![A-Za-z0-9+/=_])`),
+    hints: ["fo1_", "fm1a_", "fm1r_", "fm2_"]
+  },
+  // Square access token `sq0atp-` and 22 to 60 of `A-Za-z0-9_-` (square-access-token; its `EAAA` form is left out)
+  { id: "square-token", pattern: re(`${lead("sq0atp-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])`), hints: ["sq0atp-"] },
+  // Mailchimp API key: 32 lower-case hex digits, `-us` and the data center's number (mailchimp-api-key)
+  { id: "mailchimp-key", pattern: re(String.raw`${start("A-Za-z0-9_-")}[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9_-])`), hints: ["-us1", "-us2", "-us3", "-us4", "-us5", "-us6", "-us7", "-us8", "-us9"] },
+  // Heroku API key `HRKU-` and 60 of `A-Za-z0-9_-` (heroku-api-key-v2: `HRKU-AA` and 58; the `AA` is taken as any two)
+  { id: "heroku-key", pattern: re(`${lead("HRKU-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{60}(?![A-Za-z0-9_-])`), hints: ["HRKU-"] },
+  // PlanetScale `pscale_tkn_`, `pscale_oauth_`, `pscale_pw_` and 32 to 64 of `A-Za-z0-9_=.-` (planetscale-api-token,
+  // planetscale-oauth-token, planetscale-password)
+  {
+    id: "planetscale-token",
+    pattern: re(`${lead("pscale_(?:tkn|oauth|pw)_", "A-Za-z0-9_")}[A-Za-z0-9_=.-]{32,64}(?![A-Za-z0-9_=.-])`),
+    hints: ["pscale_"]
+  },
+  // Shippo `shippo_live_` / `shippo_test_` and 40 hex digits (shippo-api-token)
+  { id: "shippo-token", pattern: re(`${lead("shippo_(?:live|test)_", "A-Za-z0-9_")}[a-fA-F0-9]{40}(?![A-Za-z0-9_])`), hints: ["shippo_"] },
+  // Cloudflare Origin CA key `v1.0-`, 24 hex digits, `-`, 146 hex digits (cloudflare-origin-ca-key)
+  {
+    id: "cloudflare-origin-key",
+    pattern: re(`${lead(String.raw`v1\.0-`, "A-Za-z0-9_.-")}[a-f0-9]{24}-[a-f0-9]{146}(?![A-Za-z0-9_-])`),
+    hints: ["v1.0-"]
+  }
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
   "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
-  ...VENDOR_TOKEN_RULES
+  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id)
 ])
 
 /**
@@ -315,16 +433,24 @@ const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
 /** Names that are a secret's alone (their last word is token, secret, password, passwd or passphrase; `max_tokens` is not). */
 const NAMES_ALONE = `_{0,2}${NAME_WORD}{0,6}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(FIELD_WORDS).join("|")})|[Xx]-${NAME_WORD}{0,6}(?:[Kk]eys?|KEYS?)`
 /**
+ * `api` and `key` written as one word (`apikey`, `Apikey`, `APIKEY`: Supabase's header, many REST APIs' parameter;
+ * `url-query-secret` knows the spelling): a name of {@link NAMES_AFTER} alone, and of a structured key (tester20b F2).
+ */
+const ONE_WORD_KEYS = ["apikeys", "apikey"]
+/**
  * Names that are a secret's when the value looks like one: `key`, `pass`, `pwd` after another word (`api_key`,
  * `X-Api-Key`, `DB_PASS`; camelCase takes the capitalized or upper-case word only: `monkey` is no `mon` + `key`),
- * and `pass` / `pwd` alone.
+ * `pass` / `pwd` alone, and `apikey` ({@link ONE_WORD_KEYS}).
  */
 const NAMES_AFTER = `_{0,2}${NAME_WORD}{1,6}(?:${cases(FIELD_AFTER_WORDS).join("|")})|_{0,2}${NAME_WORD}{0,6}[A-Za-z][A-Za-z0-9]{0,40}(?:${
   cases(FIELD_AFTER_WORDS).filter((w) => w[0] !== w[0].toLowerCase()).join("|")
-})|_{0,2}(?:${cases(ALONE_WORDS).join("|")})`
-/** A number (a PIN, a numeric password) as a value: digits, maybe a sign and a fraction, then the value's end. */
+})|_{0,2}(?:${cases(ALONE_WORDS).join("|")})|_{0,2}${NAME_WORD}{0,6}(?:${cases(ONE_WORD_KEYS).join("|")})`
+/**
+ * A number (a PIN, a numeric password) as a value: digits, maybe a sign and a fraction, then the value's end (not an
+ * operator after it: an expression; `//` is a comment, no division).
+ */
 const NUMBER = String.raw`-?[0-9]{1,64}(?:\.[0-9]{1,64})?`
-const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
+const NUMBER_END = String.raw`(?=[\s,;)}\]\\"']|$)(?![ \t]+(?:[-+*%?]|\/(?!\/)|==|if\b|else\b|and\b|or\b))`
 /** After `=`, a number is a literal only when the statement ends there (`password = 1234 + x` is an expression). */
 const NUMBER_EQ_END = String.raw`(?=[ \t]*(?:[,;)}\]\r\n#]|\\[nrt]|//|$))`
 const NUMBER_VALUE = `(${NUMBER})${NUMBER_END}`
@@ -1547,6 +1673,47 @@ const redactWrappedKeys = (s: string): string => {
  * specific before the more general: `sk-ant-` before `sk-`), then
  * credentials in URLs and assignments, emails, and home paths last.
  */
+/**
+ * A home path's user folder (`home-path`, tester20b F4): the user name's characters, an apostrophe inside the name
+ * (`dave.o'neil`), and a display name's further words (`John Smith`: Windows makes the profile folder from it; at most
+ * three more, each after one space and starting with a capital) when a path separator, a quote, a line's end or the
+ * text's end follows them; else the first word alone (`/home/alice is where`, `/Users/bob and/or` keep their prose).
+ */
+const userFolder = (chars: string) =>
+  String.raw`${chars}+(?:'${chars}+)*(?:(?: [A-Z]${chars}*(?:'${chars}+)*){1,3}(?=[\\/"'${"`"}\r\n]|$))?`
+const HOME_USER = userFolder("[A-Za-z0-9._-]")
+const WINDOWS_USER = userFolder(String.raw`[^\\/\s"'<>|:*?]`)
+
+/** The final words of `secret-argument`'s names (lower case), longest first. */
+const ARGUMENT_WORDS = ["passwords", "passphrase", "password", "passwd", "secrets", "tokens", "secret", "token", "pass", "keys", "pwd", "key"]
+/** `secret-argument`'s hints: `_` then a final word then `=`. */
+const ARGUMENT_HINTS: ReadonlyArray<string> = ARGUMENT_WORDS.map((w) => `_${w}=`)
+/**
+ * `secret-argument`'s pattern: group 1 the name's final word, group 2 its first words (after white space, a quote, a
+ * backtick, the line's start or an escape), group 3 the bare value (at most 512 characters). Led by the literal `_`
+ * (the engine skips to it), the name looked behind.
+ */
+const ARGUMENT_ASSIGNMENT = re(
+  String.raw`_(${ARGUMENT_WORDS.join("|")})=(?<=(?:^|[\s"'${"`"}]|${ESCAPE_BEFORE})([a-z0-9]{1,40}(?:_[a-z0-9]{1,40}){0,5})_\1=)` +
+    // the value taken whole (a lookahead's capture, then the same text: no backtracking into it), then its end
+    String.raw`(?![$\{\[(<]|\[REDACTED:)(?=([^\s"'${"`"};|&<>\\,()\[\]{}]{1,512}))\3(?=[\s"'${"`"};|&\\]|$)`,
+  "gm"
+)
+/** A member or a call's name (`self.config.token`, `os.environ.get`), a keyword: code, not a value. */
+const ARGUMENT_CODE = /^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+|[A-Za-z_$]+|None|null|nil|true|false|True|False|undefined|NULL)$/
+/**
+ * `secret-argument`'s replacement: the value goes when the name is no count, cursor or data key (`max_tokens=`,
+ * `next_page_token=`, `sort_key=`) and the value looks like a secret (a digit and another character, or 16
+ * characters or more), is no code ({@link ARGUMENT_CODE}: an identifier of letters and `_`, a member) and no path
+ * (`ssh_key=~/.ssh/id_ed25519`).
+ */
+const argumentReplace = (m: string, name: string, word: string, value: string): string => {
+  const joined = `${name}${word}`.replace(/_/g, "")
+  if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) || DATA_KEY.test(joined)) return m
+  if (!LOOKS_SECRET.test(value) || ARGUMENT_CODE.test(value) || PATH_LIKE.test(value) || /^[0-9]+$/.test(value)) return m
+  return `_${word}=${marker("secret-argument")}`
+}
+
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
@@ -1855,6 +2022,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       return pos === 0 ? s : out + s.slice(pos)
     }
   },
+  // session 20 (tester20b F3): more vendor tokens known by a prefix (see the table)
+  ...VENDOR_TOKEN_TABLE_20,
   {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
@@ -2228,7 +2397,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-pin",
     pattern: re(
       String.raw`((?:${PIN_WORDS.join("|")})(?<=(?:^|[\s{,(\[;.$@#>:]|${ESCAPE_BEFORE})((?:\\{0,7}["'])?)(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:[a-z][A-Za-z0-9]{0,40}(?=[A-Z]))?(?:${PIN_WORDS.join("|")}))\2\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*=(?![=~])>?[ \t]*))` +
-        String.raw`(\\{0,7}["']|)([0-9]{3,12})\3(?![0-9A-Za-z._-])(?![ \t]*(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))`
+        String.raw`(\\{0,7}["']|)([0-9]{3,12})\3(?![0-9A-Za-z._-])(?![ \t]*(?:[-+*%?]|\/(?!\/)|==|if\b|else\b|and\b|or\b))`
     ),
     hints: [...new Set(PIN_WORDS.flatMap((w) => [":", "\"", "'", "=", " ", "\\", "]"].map((sep) => w + sep)))],
     replace: (_m: string, head: string, kq: string, vq: string) =>
@@ -2369,12 +2538,28 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     byHand: true
   },
   {
-    // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png.
+    // A lower-case `name_password=value` word of a command line, after white space or a quote: terraform's
+    // `-var db_password=…`, `-var "db_password=…"`, ansible's `-e ansible_become_pass=…`, `make api_token=…`,
+    // `client_secret=…` (tester20b F8; the upper-case `DB_PASSWORD=` is `secret-assignment`'s, a line's start
+    // `secret-line`'s). The name is lower-case words joined by `_` ending in a secret's word (password, passwd,
+    // passphrase, pass, pwd, token, secret, key, plurals); the value is a bare word that ends at white space, a quote,
+    // `;`, `|`, `&` or a backslash (so a call's keyword argument, `f(a, api_key=key1)`, stays) and looks like a secret
+    // (see {@link argumentReplace}). The name and `=` stay.
+    id: "secret-argument",
+    pattern: ARGUMENT_ASSIGNMENT,
+    hints: ARGUMENT_HINTS,
+    replace: (m: string, word: string, name: string, value: string) => argumentReplace(m, name, word, value)
+  },
+  {
+    // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png. Also with the `@` written `%40`
+    // or `\u0040`, and letters of any script (tester20b F5). By hand (redactEmails), as the pattern.
     id: "email",
     pattern: re(
-      String.raw`${start("A-Za-z0-9._%+\\\\-")}(?!git@)[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])`
+      String.raw`${start("\\p{L}\\p{N}\\p{M}._%+\\\\-")}(?<!${CSI_PARAMS})(?!git(?:@|%40|\\u0040))[\p{L}\p{N}\p{M}._%+-]{1,64}(?:@|%40|\\u0040)` +
+        String.raw`[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[\p{L}\p{M}]{2,24}(?![\p{L}\p{N}\p{M}(\[-])`,
+      "gu"
     ),
-    hints: ["@"],
+    hints: ["@", "%40", "\\u0040"],
     apply: (s) => redactEmails(s)
   },
   {
@@ -2385,11 +2570,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`).
     id: "home-path",
     pattern: re(
-      String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})[A-Za-z0-9._-]+|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)Users(?:\\+|/)[^\\/\s"'<>|:*?]+` +
-        String.raw`|/mnt/[a-z]/Users/[^\\/\s"'<>|:*?]+|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
+      String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS)(?:\\+|/)${WINDOWS_USER}` +
+        String.raw`|/mnt/[a-z]/(?:Users|users)/${WINDOWS_USER}|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
         String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
     ),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
+    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -2430,6 +2615,16 @@ const afterWord = (words: ReadonlyArray<string>) =>
   `(?:[A-Za-z0-9]{1,40}[_-]){1,6}(?:${cases(words).join("|")})` +
   `|${KEY_HEAD}[A-Za-z][A-Za-z0-9]{0,40}(?:${cases(words).filter((w) => w[0] !== w[0].toLowerCase()).join("|")})`
 const KEY_KEY = new RegExp(`^(?:${afterWord(["keys", "key"])}|${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["credential", "credentials"]).join("|")}))$`)
+/**
+ * More names of a `key` kind (tester20b F2): `apikey` as one word ({@link ONE_WORD_KEYS}), `creds` (credentials
+ * shortened), `bearer` (a bearer token under the scheme's name) and a cookie's value under a name ending in `cookie`
+ * after another word (`session_cookie`, `authCookie`; `Cookie` alone is the header's).
+ */
+/** The last characters of {@link KEY_KEY_MORE}'s names (`y`, `s`, `r`, `e` in either case): most keys skip its test. */
+const KEY_KEY_MORE_LAST: ReadonlySet<number> = new Set([..."ysreYSRE"].map((c) => c.charCodeAt(0)))
+const KEY_KEY_MORE = new RegExp(
+  `^(?:${KEY_HEAD}(?:${cases([...ONE_WORD_KEYS, "creds", "bearer"]).join("|")})|${afterWord(["cookies", "cookie"])})$`
+)
 const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
@@ -2460,7 +2655,7 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
     return PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) ? "none" : "token"
   }
   if (KEY_PIN.test(k)) return "pin"
-  if (KEY_KEY.test(k)) return "key"
+  if (KEY_KEY.test(k) || (KEY_KEY_MORE_LAST.has(k.charCodeAt(k.length - 1)) && KEY_KEY_MORE.test(k))) return "key"
   if (KEY_PASS.test(k)) return "pass"
   if (KEY_ALONE.test(k)) return "pwd"
   return "none"
@@ -2665,7 +2860,7 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * is read once and each name once.
  */
 const redactHomePaths = (s: string): string => {
-  if (s.includes("Users") || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
+  if (s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
     HOME_PATH.lastIndex = 0
     return s.replace(HOME_PATH, HOME)
   }
@@ -2680,6 +2875,7 @@ const redactHomePaths = (s: string): string => {
     if (starts) {
       let end = at + 6
       while (end < s.length && isUserChar(s.charCodeAt(end))) end++
+      if (end > at + 6) end = userFolderEnd(s, end)
       if (end > at + 6) {
         out += s.slice(done, at) + HOME
         done = end
@@ -2692,15 +2888,65 @@ const redactHomePaths = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** A run of user-name characters from `p` (maybe none), and the apostrophes joining more of them (`o'neil`); its end. */
+const userRunEnd = (s: string, p: number): number => {
+  let e = p
+  while (e < s.length && isUserChar(s.charCodeAt(e))) e++
+  while (s.charCodeAt(e) === 39 && e + 1 < s.length && isUserChar(s.charCodeAt(e + 1))) {
+    e++
+    while (e < s.length && isUserChar(s.charCodeAt(e))) e++
+  }
+  return e
+}
+/**
+ * {@link HOME_USER} by hand: where the user folder whose first run of name characters ends at `end` ends (its
+ * apostrophes, then up to three capitalized words after one space each when a `/`, a backslash, a quote, a line
+ * break or the text's end follows them).
+ */
+const userFolderEnd = (s: string, end: number): number => {
+  const e = userRunEnd(s, end)
+  let w = e
+  for (let k = 0; k < 3; k++) {
+    const c = s.charCodeAt(w + 1)
+    if (s.charCodeAt(w) !== 32 || !(c >= 65 && c <= 90)) break
+    w = userRunEnd(s, w + 2)
+  }
+  const sep = s.charCodeAt(w)
+  return w > e && (w === s.length || sep === 47 || sep === 92 || sep === 34 || sep === 39 || sep === 96 || sep === 13 || sep === 10) ? w : e
+}
+
+/** A Windows home written in lower or upper case (`c:/users/`, `C:\\USERS\\`, `/mnt/c/users/`): the pattern's case. */
+const LOWER_USERS = /(?:[A-Za-z]:(?:\\+|\/)|\/mnt\/[a-z]\/)(?:users|USERS)(?:\\+|\/)/
 /** The `home-path` rule's pattern. */
 const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
 
-/** Local-part characters of an email address: `A-Z a-z 0-9 . _ % + -`. */
+/** A letter, a digit or a combining mark of any script (an internationalized address's, RFC 6531: `björn`, `用户`). */
+const WORD_LETTER = /[\p{L}\p{N}\p{M}]/u
+/** Local-part characters of an email address: `A-Z a-z 0-9 . _ % + -`, and letters and digits of any script. */
 const isLocal = (c: number) =>
-  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 37 || c === 43 || c === 45 ||
+  (c >= 0x80 && WORD_LETTER.test(String.fromCharCode(c)))
+/** The length of the local-part character that ends right before `p` (a letter beyond U+FFFF is two): 0 when none. */
+const localBefore = (s: string, p: number): number => {
+  if (p <= 0) return 0
+  const c = s.charCodeAt(p - 1)
+  if (c >= 0xdc00 && c <= 0xdfff) {
+    const h = s.charCodeAt(p - 2)
+    return p >= 2 && h >= 0xd800 && h <= 0xdbff && WORD_LETTER.test(s.slice(p - 2, p)) ? 2 : 0
+  }
+  return isLocal(c) ? 1 : 0
+}
 
-/** The domain of an email address, from its `@` (a sticky pattern: tried at one position). */
-const EMAIL_DOMAIN = /@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])/y
+/**
+ * The domain of an email address, after its `@` (a sticky pattern: tried at one position): labels of letters, digits
+ * and `-` (of any script: an internationalized domain, `exämple.de`, `例子.中国`), a top-level domain of letters.
+ */
+const EMAIL_DOMAIN = /[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[\p{L}\p{M}]{2,24}(?![\p{L}\p{N}\p{M}(\[-])/uy
+/**
+ * An email's `@` as written (tester20b F5): itself, percent-encoded (`carol%40example.com`: a URL's query, a form
+ * body) or as JSON's `\u0040` (`judy\u0040example.com`).
+ */
+const EMAIL_AT = /@|%40|\\u0040/g
 
 /**
  * The `email` rule by hand: from each `@`, the local part back to where a
@@ -2712,14 +2958,31 @@ const EMAIL_DOMAIN = /@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:pn
 const redactEmails = (s: string): string => {
   let out = ""
   let done = 0
-  let at = s.indexOf("@")
+  /** The next `@` (or its encoding, {@link EMAIL_AT}) from `p`, and its length; -1 when none. */
+  let atLength = 1
+  // (a text without an encoded `@` is searched by indexOf: one pass, no pattern)
+  const encoded = s.includes("%40") || s.includes("\\u0040")
+  const nextAt = (p: number): number => {
+    if (!encoded) return s.indexOf("@", p)
+    EMAIL_AT.lastIndex = p
+    const m = EMAIL_AT.exec(s)
+    if (m === null) return -1
+    atLength = m[0].length
+    return m.index
+  }
+  let at = nextAt(0)
   while (at >= 0) {
+    // the local part's run back from the `@`, at most 65 characters looked at (a letter beyond U+FFFF is one)
     let b = at
-    while (b > 0 && at - b <= 64 && isLocal(s.charCodeAt(b - 1))) b--
+    let n = 0
+    for (let w = localBefore(s, b); w > 0 && n <= 64; w = localBefore(s, b)) {
+      b -= w
+      n++
+    }
     // The leftmost start in [b, at): the run's start (not after a backslash), else after a \n, \r or \t escape.
     let from = -1
-    const runStart = b === 0 || !isLocal(s.charCodeAt(b - 1))
-    if (runStart && at - b <= 64 && (b === 0 || s.charCodeAt(b - 1) !== 92)) from = b
+    const runStart = localBefore(s, b) === 0
+    if (runStart && n <= 64 && (b === 0 || s.charCodeAt(b - 1) !== 92) && !inCsiParams(s, b)) from = b
     else {
       for (let p = Math.max(b, 2); p < at; p++) {
         if (escapeEndsAt(s, p)) {
@@ -2729,15 +2992,15 @@ const redactEmails = (s: string): string => {
       }
     }
     if (from >= done && from < at && s.slice(from, at) !== "git") {
-      EMAIL_DOMAIN.lastIndex = at
+      EMAIL_DOMAIN.lastIndex = at + atLength
       if (EMAIL_DOMAIN.test(s)) {
         out += s.slice(done, from) + marker("email")
         done = EMAIL_DOMAIN.lastIndex
-        at = s.indexOf("@", done)
+        at = nextAt(done)
         continue
       }
     }
-    at = s.indexOf("@", at + 1)
+    at = nextAt(at + 1)
   }
   return done === 0 ? s : out + s.slice(done)
 }
