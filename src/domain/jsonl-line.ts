@@ -14,9 +14,13 @@ import { isRecord, parseJson } from "./json.js"
  * - `truncated-line`: an unterminated last line that is not JSON (a write cut mid-line);
  * - `non-object`: JSON that is not an object (`null`, an array, a scalar);
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
- * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held).
+ * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held);
+ * - `zeroed-bytes`: a line that is not JSON because it holds NUL bytes: JSON
+ *   text never holds one (RFC 8259 escapes control characters), so they are
+ *   blocks a crash or a power loss left zeroed (ext4's delayed allocation
+ *   leaves a file's last blocks so), not a write cut mid-line nor a bad record.
  */
-export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line"
+export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line" | "zeroed-bytes"
 
 /** One physical line as a classifier sees it (bytes already decoded as UTF-8, invalid bytes as U+FFFD). */
 export interface RawLine {
@@ -52,6 +56,17 @@ export const lineObject = (line: RawLine, maxDepth: number): LineObject => {
   const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
   if (isWhitespace(text)) return BLANK
   const parsed = parseJson(text, maxDepth)
-  if (parsed._tag === "error") return bad(parsed.problem._tag === "depth" ? "too-deep" : line.terminated ? "malformed-json" : "truncated-line")
+  if (parsed._tag === "error") {
+    // Only a line JSON refuses is looked at for NUL bytes (JSON never holds one): nothing more for the others.
+    return bad(
+      parsed.problem._tag === "depth"
+        ? "too-deep"
+        : text.indexOf("\u0000") !== -1
+        ? "zeroed-bytes"
+        : line.terminated
+        ? "malformed-json"
+        : "truncated-line"
+    )
+  }
   return isRecord(parsed.value) ? { _tag: "Object", value: parsed.value } : bad("non-object")
 }

@@ -171,6 +171,20 @@ export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic 
 export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =>
   stats.repeatedRecords === 0 ? undefined : repeatedRecordsDiagnostic(stats.repeatedRecords, "sequence")
 
+/**
+ * A line holding NUL bytes: `MALFORMED_SOURCE` saying so. JSON text never
+ * holds a NUL byte (RFC 8259), so they are blocks a crash or a power loss left
+ * zeroed (ext4's delayed allocation leaves a file's last blocks so), never an
+ * append in progress: an unterminated last line with them is not a torn tail
+ * (fail closed; the index keeps what it imported, `src/layers/index/emptied.ts`).
+ */
+const zeroedLine = (where: string, line: Line) =>
+  new MalformedSource({
+    message: `${where}: holds NUL bytes (from byte ${line.start + line.bytes.indexOf(0)}): blocks zeroed by a crash or a power loss, not an append in progress.`,
+    remediation: "Restore the log from a backup (or let Muse write it again); an index that imported it keeps what it imported.",
+    details: { offset: line.start, zeroedFrom: line.start + line.bytes.indexOf(0) }
+  })
+
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
     message,
@@ -490,7 +504,8 @@ const lineProcessor = (
     if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
     if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
     if (!line.terminated) {
-      // Only the last line can be unterminated (readLines): an append in progress.
+      // Only the last line can be unterminated (readLines): an append in progress, unless it holds NUL bytes.
+      if (line.bytes.indexOf(0) !== -1) return zeroedLine(where, line)
       if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
       stats.tornTail = true
       return undefined
@@ -508,6 +523,8 @@ const lineProcessor = (
     if (parsed._tag === "error") {
       return parsed.problem._tag === "depth"
         ? tooLarge("A line", "maxDepth", maxDepth, line.start)
+        : line.bytes.indexOf(0) !== -1
+        ? zeroedLine(where, line)
         : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
     }
     const shape = classifyNativeLine(parsed.value)
