@@ -12,12 +12,15 @@ import { lineObject } from "../../src/domain/jsonl-line.js"
 import { copyFixtures, locatorOf, S, sessionPath, withAdapter } from "./helpers.js"
 
 describe("lines holding NUL bytes: parse warning zeroed-bytes", () => {
-  it("lineObject: a line with NUL bytes, terminated or not, all NUL or after some JSON, is zeroed-bytes", () => {
-    for (const text of ["\0\0\0\0", "{\"type\":\"user\",\"mess\0\0\0", "\0\0{\"a\":1}"]) {
+  it("lineObject: a line with NUL bytes to its end, or 512 in a row, terminated or not, is zeroed-bytes", () => {
+    for (const text of ["\0\0\0\0", "{\"type\":\"user\",\"mess\0\0\0", `${"\0".repeat(512)}{"a":1}`, `{"a":"${"\0".repeat(512)}x"}`]) {
       for (const terminated of [true, false]) {
         expect(lineObject({ text, lineNumber: 1, terminated }, 64)).toEqual({ _tag: "Bad", kind: "zeroed-bytes" })
       }
     }
+    // A short NUL run with more of the line after it (a raw control character in a string): a bad line, as before.
+    expect(lineObject({ text: "{\"a\":\"x\0y\"}", lineNumber: 1, terminated: true }, 64)).toEqual({ _tag: "Bad", kind: "malformed-json" })
+    expect(lineObject({ text: `${"\0".repeat(511)}{"a":1}`, lineNumber: 1, terminated: true }, 64)).toEqual({ _tag: "Bad", kind: "malformed-json" })
     // Without NUL bytes: as before.
     expect(lineObject({ text: "{\"type\":\"us", lineNumber: 1, terminated: false }, 64)).toEqual({ _tag: "Bad", kind: "truncated-line" })
     expect(lineObject({ text: "{nope", lineNumber: 1, terminated: true }, 64)).toEqual({ _tag: "Bad", kind: "malformed-json" })

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import type { SourceAccessError } from "../../domain/errors.js"
 import { partNameOf } from "../../domain/fingerprint.js"
+import { ZEROED_RUN } from "../../domain/jsonl-line.js"
 import { bindingLength } from "./prefix.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 
@@ -26,12 +27,8 @@ const STEP = 1024 * 1024
 /** NUL, tab, line feed, carriage return, space. */
 const blank = (b: number) => b === 0 || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
 
-/**
- * The shortest run of NUL bytes, not at the file's end, taken as a zeroed
- * block: 512 bytes, a disk sector, the smallest unit a disk writes (an ext4
- * block is 4 KiB, eight sectors). See {@link lostBytes}.
- */
-export const ZEROED_RUN = 512
+/** The shortest run of NUL bytes, not at the file's end, taken as a zeroed block (a sector; see {@link lostBytes}). */
+export { ZEROED_RUN }
 
 /**
  * What a source's file holds where it held what was imported (its bytes

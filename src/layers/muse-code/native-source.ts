@@ -47,6 +47,7 @@ import {
 } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
+import { zeroedRunInBytes } from "../../domain/jsonl-line.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
@@ -172,17 +173,18 @@ export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =
   stats.repeatedRecords === 0 ? undefined : repeatedRecordsDiagnostic(stats.repeatedRecords, "sequence")
 
 /**
- * A line holding NUL bytes: `MALFORMED_SOURCE` saying so. JSON text never
- * holds a NUL byte (RFC 8259), so they are blocks a crash or a power loss left
- * zeroed (ext4's delayed allocation leaves a file's last blocks so), never an
- * append in progress: an unterminated last line with them is not a torn tail
- * (fail closed; the index keeps what it imported, `src/layers/index/emptied.ts`).
+ * A line holding a zeroed run at `at` (its offset in the line,
+ * `zeroedRunInBytes`: NUL bytes to its end, or 512 in a row):
+ * `MALFORMED_SOURCE` saying so. Blocks a crash or a power loss left zeroed,
+ * never an append in progress: an unterminated last line with them is not a
+ * torn tail (fail closed; the index keeps what it imported,
+ * `src/layers/index/emptied.ts`).
  */
-const zeroedLine = (where: string, line: Line) =>
+const zeroedLine = (where: string, line: Line, at: number) =>
   new MalformedSource({
-    message: `${where}: holds NUL bytes (from byte ${line.start + line.bytes.indexOf(0)}): blocks zeroed by a crash or a power loss, not an append in progress.`,
+    message: `${where}: holds NUL bytes (from byte ${line.start + at}): blocks zeroed by a crash or a power loss, not an append in progress.`,
     remediation: "Restore the log from a backup (or let Muse write it again); an index that imported it keeps what it imported.",
-    details: { offset: line.start, zeroedFrom: line.start + line.bytes.indexOf(0) }
+    details: { offset: line.start, zeroedFrom: line.start + at }
   })
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
@@ -504,8 +506,9 @@ const lineProcessor = (
     if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
     if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
     if (!line.terminated) {
-      // Only the last line can be unterminated (readLines): an append in progress, unless it holds NUL bytes.
-      if (line.bytes.indexOf(0) !== -1) return zeroedLine(where, line)
+      // Only the last line can be unterminated (readLines): an append in progress, unless blocks were zeroed.
+      const zeroed = zeroedRunInBytes(line.bytes)
+      if (zeroed >= 0) return zeroedLine(where, line, zeroed)
       if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
       stats.tornTail = true
       return undefined
@@ -523,8 +526,8 @@ const lineProcessor = (
     if (parsed._tag === "error") {
       return parsed.problem._tag === "depth"
         ? tooLarge("A line", "maxDepth", maxDepth, line.start)
-        : line.bytes.indexOf(0) !== -1
-        ? zeroedLine(where, line)
+        : zeroedRunInBytes(line.bytes) >= 0
+        ? zeroedLine(where, line, zeroedRunInBytes(line.bytes))
         : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
     }
     const shape = classifyNativeLine(parsed.value)
