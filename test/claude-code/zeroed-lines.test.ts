@@ -39,5 +39,8 @@ describe("lines holding NUL bytes: parse warning zeroed-bytes", () => {
       expect(i.diagnostics.filter((d) => d.code === "PARSE_WARNING").map((d) => d.details)).toEqual([
         { kind: "zeroed-bytes", count: 1, firstLine: line }
       ])
+      // Not a file still written: no UNTERMINATED_LAST_LINE, not provisional (the fixture's log is otherwise complete).
+      expect(i.diagnostics.map((d) => d.code)).not.toContain("UNTERMINATED_LAST_LINE")
+      expect(i.status).toBe("complete")
     }))
 })
