@@ -8,8 +8,9 @@
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type { Diagnostic } from "../../src/domain/model.js"
 import { lineObject } from "../../src/domain/jsonl-line.js"
-import { copyFixtures, locatorOf, S, sessionPath, withAdapter } from "./helpers.js"
+import { collect, copyFixtures, locatorOf, S, sessionPath, withAdapter } from "./helpers.js"
 
 describe("lines holding NUL bytes: parse warning zeroed-bytes", () => {
   it("lineObject: a line with NUL bytes to its end, or 512 in a row, terminated or not, is zeroed-bytes", () => {
@@ -41,6 +42,12 @@ describe("lines holding NUL bytes: parse warning zeroed-bytes", () => {
       ])
       // Not a file still written: no UNTERMINATED_LAST_LINE, not provisional (the fixture's log is otherwise complete).
       expect(i.diagnostics.map((d) => d.code)).not.toContain("UNTERMINATED_LAST_LINE")
+      // stream: the same warning, once, after the events (the CLI writes it on stderr).
+      const warnings: Array<Diagnostic> = []
+      yield* withAdapter(root, (a) => collect(a.stream(locatorOf(S.S1, root), { onWarning: (d) => warnings.push(d) })))
+      expect(warnings.map((d) => [d.code, d.details])).toEqual([["PARSE_WARNING", { kind: "zeroed-bytes", count: 1, firstLine: line }]])
+      expect(warnings[0].message).toContain(`the session file ${file}`)
+      expect(warnings[0].message).toContain("zeroed by a crash or a power loss")
       expect(i.status).toBe("complete")
     }))
 })

@@ -7,7 +7,8 @@
 import * as fs from "node:fs"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { copyFixtures, locatorOf, removeDir, transcriptPath, withAdapter } from "./helpers.js"
+import type { Diagnostic } from "../../src/domain/model.js"
+import { collect, copyFixtures, locatorOf, removeDir, transcriptPath, withAdapter } from "./helpers.js"
 
 const temps: Array<string> = []
 afterAll(() => temps.forEach(removeDir))
@@ -28,5 +29,11 @@ describe("muse-agents: a zeroed tail", () => {
         { kind: "zeroed-bytes", count: 1, firstLine: line }
       ])
       expect(i.diagnostics.map((d) => d.code)).not.toContain("UNTERMINATED_LAST_LINE")
+      // stream: the same warning, once, after the events (the CLI writes it on stderr).
+      const warnings: Array<Diagnostic> = []
+      yield* withAdapter(root, (a) => collect(a.stream(locatorOf("cron-first", root), { onWarning: (d) => warnings.push(d) })))
+      expect(warnings.map((d) => [d.code, d.details])).toEqual([["PARSE_WARNING", { kind: "zeroed-bytes", count: 1, firstLine: line }]])
+      expect(warnings[0].message).toContain(`the transcript ${file}`)
+      expect(warnings[0].message).toContain("zeroed by a crash or a power loss")
     }))
 })
