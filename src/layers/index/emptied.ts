@@ -97,10 +97,15 @@ export const lostBytes = (
             runFrom = -1
           }
           if (!blank(b)) something = true
-          // Past the imported part, with something read and no NUL run open: the answer is known.
-          if (something && at + i >= imported) {
+          if (!something) continue
+          // Something read and no NUL run open: on to the next NUL byte (memchr, not a byte at a time). Past the
+          // imported part before it (or with none left in this step past it), the answer is known.
+          const next = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(0, i + 1)
+          const last = next < 0 ? bytes.length - 1 : next - 1
+          if (at + last >= imported) {
             return found === undefined ? undefined : { _tag: "zeroed", size: (yield* src.stat).size, ...found } as const
           }
+          i = last
         }
         at += bytes.length
       }
