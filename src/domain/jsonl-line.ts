@@ -14,9 +14,48 @@ import { isRecord, parseJson } from "./json.js"
  * - `truncated-line`: an unterminated last line that is not JSON (a write cut mid-line);
  * - `non-object`: JSON that is not an object (`null`, an array, a scalar);
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
- * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held).
+ * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held);
+ * - `zeroed-bytes`: a line that is not JSON because it holds a zeroed run
+ *   ({@link zeroedRunAt}): blocks a crash or a power loss left zeroed, not a
+ *   write cut mid-line nor a bad record.
  */
-export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line"
+export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line" | "zeroed-bytes"
+
+/**
+ * The shortest run of NUL bytes inside a line taken as a zeroed block: 512
+ * bytes, a disk sector, the smallest unit a disk writes (an ext4 block is
+ * 4 KiB, eight sectors).
+ */
+export const ZEROED_RUN = 512
+
+/**
+ * Where the first zeroed run of a line's bytes or characters (`length`,
+ * `code(i)`) begins, or -1: a run of NUL bytes that ends the line (its
+ * tail zeroed: a file's last block is cut at its size, so any length) or is
+ * at least {@link ZEROED_RUN} long. JSON text never holds a NUL byte (RFC
+ * 8259 escapes control characters), and a file system loses data in whole
+ * blocks: after a power loss ext4's delayed allocation leaves a file its size
+ * with its last blocks read as NUL bytes. A shorter NUL run with more of the
+ * line after it (a raw control character in a string) is a bad line, not
+ * lost blocks.
+ */
+export const zeroedRunAt = (length: number, code: (i: number) => number): number => {
+  let from = -1
+  for (let i = 0; i < length; i++) {
+    if (code(i) !== 0) from = -1
+    else if (from < 0) from = i
+    else if (i + 1 - from >= ZEROED_RUN) return from
+  }
+  return from
+}
+
+/** {@link zeroedRunAt} of a line's text (its NUL characters): -1 at once when it has none. */
+export const zeroedRunInText = (text: string): number =>
+  text.indexOf("\u0000") === -1 ? -1 : zeroedRunAt(text.length, (i) => text.charCodeAt(i))
+
+/** {@link zeroedRunAt} of a line's bytes: -1 at once when it has no NUL byte. */
+export const zeroedRunInBytes = (bytes: Uint8Array): number =>
+  bytes.indexOf(0) === -1 ? -1 : zeroedRunAt(bytes.length, (i) => bytes[i])
 
 /** One physical line as a classifier sees it (bytes already decoded as UTF-8, invalid bytes as U+FFFD). */
 export interface RawLine {
@@ -52,6 +91,17 @@ export const lineObject = (line: RawLine, maxDepth: number): LineObject => {
   const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
   if (isWhitespace(text)) return BLANK
   const parsed = parseJson(text, maxDepth)
-  if (parsed._tag === "error") return bad(parsed.problem._tag === "depth" ? "too-deep" : line.terminated ? "malformed-json" : "truncated-line")
+  if (parsed._tag === "error") {
+    // Only a line JSON refuses is looked at for NUL bytes (JSON never holds one): nothing more for the others.
+    return bad(
+      parsed.problem._tag === "depth"
+        ? "too-deep"
+        : zeroedRunInText(text) >= 0
+        ? "zeroed-bytes"
+        : line.terminated
+        ? "malformed-json"
+        : "truncated-line"
+    )
+  }
   return isRecord(parsed.value) ? { _tag: "Object", value: parsed.value } : bad("non-object")
 }

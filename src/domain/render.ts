@@ -240,9 +240,31 @@ export const humanTokens = (n: number): string => n.toLocaleString("en-US")
  */
 export const humanUsd = (x: number): string => {
   if (!Number.isFinite(x)) return "?"
-  if (x >= 100) return `$${x.toFixed(2)}`
-  if (x <= 0 || x >= 0.01) return `$${x.toFixed(4)}`
-  return `$${x.toFixed(6).replace(/(\.\d{4}\d*?)0+$/, "$1")}`
+  if (x >= 100) return `$${fixedHalfUp(x, 2)}`
+  if (x <= 0 || x >= 0.01) return `$${fixedHalfUp(x, 4)}`
+  return `$${fixedHalfUp(x, 6).replace(/(\.\d{4}\d*?)0+$/, "$1")}`
+}
+
+/** Decimals a cost is first rounded to by {@link fixedHalfUp}. */
+const COST_DECIMALS = 9
+
+/**
+ * `x` with `decimals` (0-9) digits after the point, rounded half up (away
+ * from zero) on its decimal value: `181.575` gives `181.58` where
+ * `toFixed(2)` gives `181.57` (the double nearest 181.575 is
+ * 181.57499999999998863…). A cost is a sum of token counts times prices in
+ * binary doubles: its error is far below 1e-9 of a dollar, so `x` is first
+ * rounded to 9 decimals (`toFixed(9)`: the exact decimal of the double,
+ * rounded there), then that decimal is rounded to `decimals` in integers
+ * (BigInt), never in doubles. `|x|` of 1e21 or more: `toFixed` as it is.
+ */
+export const fixedHalfUp = (x: number, decimals: number): string => {
+  if (!(Math.abs(x) < 1e21)) return x.toFixed(decimals)
+  const scaled = BigInt(Math.abs(x).toFixed(COST_DECIMALS).replace(".", ""))
+  const unit = 10n ** BigInt(COST_DECIMALS - decimals)
+  const digits = ((scaled + unit / 2n) / unit).toString().padStart(decimals + 1, "0")
+  const sign = x < 0 && /[1-9]/.test(digits) ? "-" : ""
+  return decimals === 0 ? `${sign}${digits}` : `${sign}${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`
 }
 
 /**

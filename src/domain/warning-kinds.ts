@@ -129,4 +129,38 @@ export const parseWarningMessage = (w: { readonly kind: string; readonly count: 
     ? `${w.count} ${FILE_WARNING_KINDS[w.kind]!.noun[1]} left out: ${w.kind} (${FILE_WARNING_KINDS[w.kind]!.what}).`
     : isKeptWarningKind(w.kind)
     ? `${w.count} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}): ${w.kind} (first at line ${w.firstLine ?? "?"}).`
-    : `${w.count} line(s) skipped: ${w.kind} (first at line ${w.firstLine ?? "?"}).`
+    : `${w.count} line(s) skipped: ${w.kind}${w.kind === ZEROED_BYTES ? ` (${ZEROED_WHY})` : ""} (first at line ${w.firstLine ?? "?"}).`
+
+/**
+ * The parse-warning kind of a line holding NUL bytes to its end or 512 in a
+ * row (`src/domain/jsonl-line.ts`, `zeroedRunAt`): blocks a crash or a power
+ * loss left zeroed.
+ */
+export const ZEROED_BYTES = "zeroed-bytes"
+
+/** What a {@link ZEROED_BYTES} line is, for people. */
+const ZEROED_WHY = "NUL bytes, blocks zeroed by a crash or a power loss: restore the file from a backup to read them"
+
+/**
+ * Counts a stream's lines of {@link ZEROED_BYTES} (one file), for `stream`'s
+ * `onWarning`: said once, after the events, as a `PARSE_WARNING` like
+ * `inspect`'s (`details`: `{kind, count, firstLine}`), naming the file
+ * (`label`, e.g. `the session file /path`).
+ */
+export class ZeroedLines {
+  count = 0
+  firstLine: number | null = null
+
+  /** Count the line `lineNumber` (1-based). */
+  add(lineNumber: number): void {
+    this.count++
+    this.firstLine ??= lineNumber
+  }
+
+  /** The warning, or undefined when no line was counted. */
+  diagnostic(label: string): { readonly code: string; readonly message: string; readonly details: Record<string, unknown> } | undefined {
+    if (this.count === 0) return undefined
+    const w = { kind: ZEROED_BYTES, count: this.count, firstLine: this.firstLine }
+    return { code: PARSE_WARNING, message: `${label}: ${parseWarningMessage(w)}`, details: w }
+  }
+}

@@ -20,7 +20,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import Sqlite from "better-sqlite3"
 import { describe, expect, it } from "vitest"
-import { INDEX_APPLICATION_ID, STATE_APPLICATION_ID } from "../../src/layers/owned-sqlite.js"
+import { createOwnedSqlite, INDEX_APPLICATION_ID, STATE_APPLICATION_ID } from "../../src/layers/owned-sqlite.js"
 import { cli } from "../support/run.js"
 import { applicationIdOf, isolatedEnv as env } from "../support/owned-file.js"
 import { emptyFolder, fixturesDir, hashFile, repoRoot, tempDir } from "../support/paths.js"
@@ -73,6 +73,25 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     const again = cli(imp, { env: env(dir) })
     expect(again.stderr).not.toContain("STORE_UNAVAILABLE")
     expect(again.stdout).toContain("0 imported, 6 unchanged")
+  })
+
+  it("killed after the file was made and stamped, before its tables (no journal left): read commands say so; the next import completes it (tester20 F5)", () => {
+    const dir = tempDir("si-killed-migrate-")
+    const index = path.join(dir, "km.db")
+    createOwnedSqlite(index, INDEX_APPLICATION_ID, 16384)
+    expect(fs.existsSync(`${index}-journal`)).toBe(false)
+    for (const read of [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"]]) {
+      const r = cli([...read, "--index", index], { env: env(dir) })
+      expect(r.code, read[0]).toBe(6)
+      expect(r.stderr, read[0]).toContain(`There is no index at ${index} yet: an import was stopped while it created it`)
+      expect(r.stderr, read[0]).toContain(`session-ingest import --index ${index}`)
+      expect(r.stderr, read[0]).not.toContain("no such table")
+      expect(r.stderr, read[0]).not.toContain("before search existed")
+    }
+    const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
+    expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
+    const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
+    expect(JSON.parse(after.stdout).data).toHaveLength(8)
   })
 
   it("an index with a hot journal of a killed write: a read names the journal (not a read-only folder); the next import recovers it", () => {

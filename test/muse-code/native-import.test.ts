@@ -212,6 +212,31 @@ describe("fail closed", () => {
   }
 })
 
+describe("a tail zeroed in place (NUL bytes, what a power loss leaves) is not a torn tail", () => {
+  const root = tempDir()
+  const a = adapterWith({ policy: { workspaceRoots: [root], museRoots: [root] } })
+  const text = jsonl([metadata(1, "/w"), filler(2), filler(3), end(4)])
+  // The last third of a complete log zeroed (its size kept), and a NUL run then the next line's bytes.
+  const cut = text.length - Math.floor(text.length / 3)
+  const cases: Record<string, Buffer> = {
+    "zeroed-tail": Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.alloc(text.length - cut)]),
+    "zeroed-before-a-line": Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.alloc(600), Buffer.from(text.slice(cut))])
+  }
+  for (const [name, bytes] of Object.entries(cases)) writeLog(root, "2026/09/25", name, bytes)
+  for (const name of Object.keys(cases)) {
+    it.effect(`${name}: MALFORMED_SOURCE naming the NUL bytes, not provisional`, () =>
+      Effect.gen(function*() {
+        const p = nodePath.join(root, "2026/09/25", name, "session.jsonl")
+        const adapter = yield* a
+        const e = yield* Effect.flip(adapter.inspect(native(p)))
+        expect(e.code).toBe("MALFORMED_SOURCE")
+        expect(e.message).toContain(`NUL bytes (from byte ${cut})`)
+        expect(e.remediation).toMatch(/backup/)
+        expect(yield* Effect.flip(collect(adapter.stream(native(p))))).toMatchObject({ code: "MALFORMED_SOURCE" })
+      }))
+  }
+})
+
 describe("import limits, not the discovery budget", () => {
   const root = tempDir()
   const many = writeLog(root, "2026/09/25", "many", jsonl([

@@ -29,6 +29,7 @@ import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
  * - `non-object`: JSON that is not an object;
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
  * - `oversized-line`: a line longer than `maxRecordBytes` (not held);
+ * - `zeroed-bytes`: a line that is not JSON because it holds a zeroed run (NUL bytes to its end, or 512 in a row: blocks zeroed by a crash or a power loss);
  * - `invalid-record`: a `user` / `assistant` / `system` line without a `message`
  *   object (`user`, `assistant`), a `summary` line without a string `summary`,
  *   an `attachment` line without an `attachment` object.

@@ -53,7 +53,7 @@ export { INVALID_UTF8 }
 export class SessionScan {
   /** Physical lines of the main file. */
   lineCount = 0
-  /** True when the main file's last line had no `\n`. */
+  /** True when the main file's last line had no `\n` (and is not `zeroed-bytes`: a zeroed tail is not a file still written). */
   lastLineUnterminated = false
   promptCount = 0
   firstPrompt: string | null = null
@@ -111,7 +111,8 @@ export class SessionScan {
     const main = part._tag === "main"
     if (main) {
       this.lineCount++
-      this.lastLineUnterminated = !terminated
+      // A last line of zeroed bytes (a power loss's zeroed tail) is not a file still written: counted as zeroed-bytes.
+      this.lastLineUnterminated = !terminated && !(c._tag === "LineWarning" && c.kind === "zeroed-bytes")
     }
     if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") {
       ;(main ? this.lineWarnings : this.subagentWarnings).add(INVALID_UTF8, lineNumber)

@@ -25,6 +25,7 @@ import { normalizeToolCall } from "./tools.js"
  * - `non-object`: JSON that is not an object (`null`, an array, a scalar; seed 000);
  * - `too-deep`: JSON nested deeper than the import limit's `maxDepth`;
  * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held);
+ * - `zeroed-bytes`: a line that is not JSON because it holds a zeroed run (NUL bytes to its end, or 512 in a row: blocks zeroed by a crash or a power loss);
  * - `invalid-record`: a known record or item type without its required fields
  *   (a header without `session_id`, an item without an `item` object, a
  *   `function_call` without `call_id`/`name`, …);

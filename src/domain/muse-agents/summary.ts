@@ -107,7 +107,7 @@ export class SessionScan {
   orphanOutputCount = 0
   /** 1-based line of the first tool output no call claims, or null (set by {@link SessionScan.finish}). */
   firstOrphanOutputLine: number | null = null
-  /** True when the last line seen had no `\n`. */
+  /** True when the last line seen had no `\n` (and is not `zeroed-bytes`: a zeroed tail is not a file still written). */
   lastLineUnterminated = false
   /** Earliest time of any record, header and compactions included (RFC 3339). */
   firstRecordAt: string | null = null
@@ -133,7 +133,8 @@ export class SessionScan {
    */
   push(c: Classified, lineNumber: number, terminated: boolean, invalidUtf8 = false): void {
     this.lineCount++
-    this.lastLineUnterminated = !terminated
+    // A last line of zeroed bytes (a power loss's zeroed tail) is not a file still written: counted as zeroed-bytes.
+    this.lastLineUnterminated = !terminated && !(c._tag === "LineWarning" && c.kind === "zeroed-bytes")
     if (invalidUtf8 && c._tag !== "LineWarning" && c._tag !== "Blank") this.lineWarnings.add(INVALID_UTF8, lineNumber)
     switch (c._tag) {
       case "Blank":

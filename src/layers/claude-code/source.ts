@@ -61,7 +61,7 @@ import type { KnownSource, SourceRead, StreamOptions } from "../../services/Sess
 import type { AuthorizedFile, DirEntry, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
-import { PARSE_WARNING, parseWarningMessage, SUBAGENT_FILE_EMPTY, SUBAGENT_ID_MISMATCH } from "../../domain/warning-kinds.js"
+import { PARSE_WARNING, parseWarningMessage, SUBAGENT_FILE_EMPTY, SUBAGENT_ID_MISMATCH, ZEROED_BYTES, ZeroedLines } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a session is read with. */
 export interface ClaudeDeps {
@@ -575,6 +575,8 @@ const fileEvents = (
         sequence = at.continues ? n + 1 : n - sub
       }
       const tally = numbers !== undefined ? new InexactTally() : undefined
+      // Lines of zeroed bytes (a power loss's zeroed tail or block): said once, after the events.
+      const zeroed = numbers !== undefined ? new ZeroedLines() : undefined
       const events = src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
@@ -582,7 +584,10 @@ const fileEvents = (
             const lineNumber = lineBase + line.lineNumber
             const text = textOf(line)
             const c = classify(deps, line, lineNumber, text)
-            if (c._tag !== "Entry") continue
+            if (c._tag !== "Entry") {
+              if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
+              continue
+            }
             const { parent, sessionId } = place(c, lineNumber)
             const events = eventsOf(c, {
               sourceId,
@@ -601,12 +606,14 @@ const fileEvents = (
           return Chunk.unsafeFromArray(out)
         })
       )
-      if (tally === undefined || numbers === undefined) return events
+      if (tally === undefined || zeroed === undefined || numbers === undefined) return events
       return Stream.concat(
         events,
         Stream.execute(Effect.sync(() => {
           const d = tally.diagnostic(numbers.label)
           if (d !== undefined) numbers.onWarning(d)
+          const z = zeroed.diagnostic(numbers.label)
+          if (z !== undefined) numbers.onWarning(z)
         }))
       )
     })

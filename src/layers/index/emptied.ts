@@ -1,10 +1,11 @@
 /**
- * Whether a source's file now holds nothing: no byte but NUL and white space
- * (an empty file, one zeroed in place, blank lines). A source imported
- * before whose file is like this is a damaged file (a power loss or a
- * crashed writer leaves one: the same size, all NUL bytes), not a new
- * version of its session: the importer keeps what it imported from it as it
- * was and reports `SOURCE_EMPTIED` (coverage partial), as it keeps an
+ * Whether a source's file now holds nothing where it held what was imported:
+ * no byte but NUL and white space (an empty file, one zeroed in place, blank
+ * lines), or a run of NUL bytes in its imported part (a zeroed tail or
+ * block). A source imported before whose file is like this is a damaged file
+ * (a power loss or a crashed writer leaves one: the same size, its last
+ * blocks or all of it NUL bytes), not a new version of its session: the
+ * importer keeps what it imported from it as it was and reports `SOURCE_EMPTIED` (coverage partial), as it keeps an
  * unreadable source (README, "Sources emptied or zeroed on disk").
  *
  * @module
@@ -12,6 +13,9 @@
 import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import type { SourceAccessError } from "../../domain/errors.js"
+import { partNameOf } from "../../domain/fingerprint.js"
+import { ZEROED_RUN } from "../../domain/jsonl-line.js"
+import { bindingLength } from "./prefix.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 
 /** The report's code for a source kept because its file now holds nothing. */
@@ -23,30 +27,135 @@ const STEP = 1024 * 1024
 /** NUL, tab, line feed, carriage return, space. */
 const blank = (b: number) => b === 0 || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
 
+/** The shortest run of NUL bytes, not at the file's end, taken as a zeroed block (a sector; see {@link lostBytes}). */
+export { ZEROED_RUN }
+
+/**
+ * What a source's file holds where it held what was imported (its bytes
+ * `[0, imported)`) when that part changed, when this is damage and not a new
+ * version of its session (README, "Sources emptied or zeroed on disk"):
+ * - `nothing`: no byte but NUL and white space (an empty file, one zeroed in
+ *   place whole, blank lines);
+ * - `zeroed`: a run of NUL bytes (`from`, `length`, in bytes) that begins in
+ *   the imported part and either runs to the file's end (a zeroed tail) or
+ *   is at least {@link ZEROED_RUN} bytes long (a zeroed block).
+ *
+ * Why a NUL run is damage: these sources are JSON lines, and JSON text never
+ * holds a NUL byte (RFC 8259: a control character in a string is escaped,
+ * and only space, tab, LF and CR come between tokens), so NUL bytes are never
+ * what an agent wrote. A file system loses data in whole blocks: after a
+ * power loss, ext4's delayed allocation leaves a file its size with its last
+ * blocks unwritten, read as NUL bytes from a block's start to the file's end
+ * (so a zeroed tail can be any length: the last block is cut at the file's
+ * size); a block lost in the middle is at least a sector. A shorter NUL run
+ * followed by other bytes is not what a disk loses (a writer's bug, an edit):
+ * the file is changed as any other, read again as a new generation. NUL bytes
+ * only past the imported part are not checked here: the imported part did not
+ * change, and the import resumes after it (the reader warns of the NULs).
+ */
+export type LostBytes =
+  | { readonly _tag: "nothing"; readonly size: number }
+  | { readonly _tag: "zeroed"; readonly size: number; readonly from: number; readonly length: number }
+
 /**
  * Read `path` (the file of a source imported before, authorized in its own
- * folder, read-only) from its start until a byte that is not NUL or white
- * space: true when there is none (an empty file too). Reads a file of
- * something only up to its first such byte (its first step); a zeroed file
- * whole, a step at a time. Fails with the access error when it cannot be read.
+ * folder, read-only) for {@link LostBytes}: `imported` is the byte count
+ * imported from it (the checkpoint's binding; `Infinity` when unknown: the
+ * whole file). Reads the imported part, and a NUL run begun in it to its end;
+ * a file of something that has no NUL byte only up to `imported`. Undefined:
+ * the file holds something else there (a change, read as usual). Fails with
+ * the access error when it cannot be read.
  */
-export const holdsNothing = (access: SourceAccessShape, path: string): Effect.Effect<boolean, SourceAccessError> =>
+export const lostBytes = (
+  access: SourceAccessShape,
+  path: string,
+  imported: number
+): Effect.Effect<LostBytes | undefined, SourceAccessError> =>
   Effect.scoped(
     Effect.gen(function*() {
       const src = yield* access.open(yield* access.authorizeFile(path, [nodePath.dirname(path)]))
+      let something = false
+      /** The NUL run being read: its first byte's offset (-1: none). */
+      let runFrom = -1
+      let found: { readonly from: number; readonly length: number } | undefined
       for (let at = 0;;) {
         const bytes = yield* src.read(at, STEP)
-        if (bytes.length === 0) return true
-        for (let i = 0; i < bytes.length; i++) if (!blank(bytes[i])) return false
+        if (bytes.length === 0) {
+          const size = at
+          if (!something) return { _tag: "nothing", size } as const
+          if (found === undefined && runFrom >= 0 && runFrom < imported) found = { from: runFrom, length: size - runFrom }
+          return found === undefined ? undefined : { _tag: "zeroed", size, ...found } as const
+        }
+        for (let i = 0; i < bytes.length; i++) {
+          const b = bytes[i]
+          if (b === 0) {
+            if (runFrom < 0) runFrom = at + i
+            continue
+          }
+          if (runFrom >= 0) {
+            if (found === undefined && runFrom < imported && at + i - runFrom >= ZEROED_RUN) found = { from: runFrom, length: at + i - runFrom }
+            runFrom = -1
+          }
+          if (!blank(b)) something = true
+          if (!something) continue
+          // Something read and no NUL run open: on to the next NUL byte (memchr, not a byte at a time). Past the
+          // imported part before it (or with none left in this step past it), the answer is known.
+          const next = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(0, i + 1)
+          const last = next < 0 ? bytes.length - 1 : next - 1
+          if (at + last >= imported) {
+            return found === undefined ? undefined : { _tag: "zeroed", size: (yield* src.stat).size, ...found } as const
+          }
+          i = last
+        }
         at += bytes.length
       }
     })
   )
 
-/** The problem and remedy of a `SOURCE_EMPTIED` cause for the file `path`. */
-export const emptiedCause = (path: string, size: number): { readonly problem: string; readonly remedy: string } => ({
-  problem: size === 0
+/** A file of a source found damaged ({@link LostBytes}): its path (the source's own file, or one of its nested logs). */
+export interface Damaged {
+  readonly path: string
+  readonly lost: LostBytes
+}
+
+/**
+ * Whether a source imported before is damaged where it changed: its own file
+ * `path` (imported up to its checkpoint's `prefix` binding, the whole file
+ * when it has none), then each of its nested logs `parts` (paths) the
+ * checkpoint binds (a Muse Code native log's subagent logs), checked by
+ * {@link lostBytes} in that order: the first damaged one, or undefined.
+ */
+export const damagedSource = (
+  access: SourceAccessShape,
+  path: string,
+  checkpoint: { readonly prefix: string | null; readonly parts: Readonly<Record<string, string>> },
+  parts: ReadonlyArray<string>
+): Effect.Effect<Damaged | undefined, SourceAccessError> =>
+  Effect.gen(function*() {
+    const files: Array<readonly [string, number]> = [[path, importedBytes(checkpoint.prefix)]]
+    for (const part of parts) {
+      const binding = checkpoint.parts[partNameOf(part)]
+      if (binding !== undefined) files.push([part, importedBytes(binding)])
+    }
+    for (const [file, imported] of files) {
+      const lost = yield* lostBytes(access, file, imported)
+      if (lost !== undefined) return { path: file, lost }
+    }
+    return undefined
+  })
+
+/** The byte count a binding (`<n>:<hex>`) says was imported; Infinity without one (the whole file). */
+const importedBytes = (binding: string | null): number => {
+  const n = binding === null ? -1 : bindingLength(binding)
+  return n < 0 ? Infinity : n
+}
+
+/** The problem and remedy of a `SOURCE_EMPTIED` cause for the file `path`, by what it holds ({@link LostBytes}). */
+export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => ({
+  problem: lost._tag === "zeroed"
+    ? `${path} holds ${lost.length} NUL bytes from byte ${lost.from}${lost.from + lost.length === lost.size ? " to its end" : ""} (of ${lost.size}) where it held what was imported: blocks zeroed by a crash or a power loss, not a new version of its session; what was imported from it is kept as it was.`
+    : lost.size === 0
     ? `${path} is now empty; what was imported from it is kept as it was (an emptied file is not a new version of its session).`
-    : `${path} now holds nothing but NUL bytes and white space (${size} bytes: a file zeroed by a crash or a power loss); what was imported from it is kept as it was.`,
+    : `${path} now holds nothing but NUL bytes and white space (${lost.size} bytes: a file zeroed by a crash or a power loss); what was imported from it is kept as it was.`,
   remedy: "Restore the file from a backup (or let the agent write it again); the next import reads it as usual. The index keeps the session meanwhile."
 })

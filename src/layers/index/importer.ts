@@ -43,7 +43,7 @@ import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
-import { emptiedCause, holdsNothing, SOURCE_EMPTIED } from "./emptied.js"
+import { type Damaged, damagedSource, emptiedCause, SOURCE_EMPTIED } from "./emptied.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -307,8 +307,8 @@ type SourceOutcome =
   | { readonly _tag: "rejected"; readonly error: IngestError }
   /** Imported before, and cannot be read now: what was imported is kept as it was (this attempt rolled back). */
   | { readonly _tag: "unreadable"; readonly details: UnreadableDetails }
-  /** Imported before, and its file now holds nothing (`./emptied.ts`): what was imported is kept as it was. */
-  | { readonly _tag: "emptied"; readonly size: number }
+  /** Imported before, and its file now holds nothing where it held that (`./emptied.ts`): what was imported is kept as it was. */
+  | { readonly _tag: "emptied"; readonly damaged: Damaged }
 
 /** The byte offset a cursor resumes at (line sources); undefined for sources without one. */
 export const offsetOf = (cursor: string): number | undefined => {
@@ -374,11 +374,11 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  */
 const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])
 
-/** A source imported before, kept because its file now holds nothing (`./emptied.ts`): its file's size. */
+/** A source imported before (its file `path`), kept because a file of it now holds nothing where it held that (`./emptied.ts`). */
 interface Emptied {
   readonly provider: ProviderId
   readonly path: string
-  readonly size: number
+  readonly damaged: Damaged
 }
 
 /** A source's parse warnings as its provider's read gave them (`PARSE_WARNING` diagnostics), by the source's place in the run. */
@@ -737,11 +737,12 @@ const make = Effect.gen(function*() {
           return details !== undefined ? { _tag: "unreadable", details } as const : { _tag: "rejected", error: changed.left } as const
         }
         if (changed.right !== undefined) {
-          // A file that now holds nothing (emptied, zeroed) is damaged, not a new version: kept as it was.
-          const nothing = yield* Effect.either(holdsNothing(access, locator.path))
-          if (nothing._tag === "Right" && nothing.right) {
-            yield* index.rejectSource(source, SOURCE_EMPTIED, emptiedCause(locator.path, bytes).problem)
-            return { _tag: "emptied", size: bytes } as const
+          // A file that now holds nothing where it held what was imported (emptied, zeroed whole, a zeroed tail or
+          // block) is damaged, not a new version: kept as it was.
+          const damaged = yield* Effect.either(damagedSource(access, locator.path, checkpoint, parts))
+          if (damaged._tag === "Right" && damaged.right !== undefined) {
+            yield* index.rejectSource(source, SOURCE_EMPTIED, emptiedCause(damaged.right.path, damaged.right.lost).problem)
+            return { _tag: "emptied", damaged: damaged.right } as const
           }
           yield* startOver(changed.right)
         }
@@ -960,15 +961,16 @@ const make = Effect.gen(function*() {
           continue
         }
         if (changed.right !== undefined) {
-          // A file that now holds nothing (emptied, zeroed) is damaged, not a new version: kept as it was (`./emptied.ts`).
-          const nothing = yield* Effect.either(holdsNothing(access, c.locator.path))
-          if (nothing._tag === "Left") {
-            const details = unreadableOf(nothing.left)
+          // A file that now holds nothing where it held what was imported (emptied, zeroed whole, a zeroed tail or
+          // block) is damaged, not a new version: kept as it was (`./emptied.ts`).
+          const damaged = yield* Effect.either(damagedSource(access, c.locator.path, c, parts))
+          if (damaged._tag === "Left") {
+            const details = unreadableOf(damaged.left)
             if (details !== undefined) unreadable.push({ provider: c.provider, path: c.locator.path, details })
             continue
           }
-          if (nothing.right) {
-            emptied.push({ provider: c.provider, path: c.locator.path, size: at.value.stat.size })
+          if (damaged.right !== undefined) {
+            emptied.push({ provider: c.provider, path: c.locator.path, damaged: damaged.right })
             continue
           }
           yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
@@ -1306,12 +1308,16 @@ const make = Effect.gen(function*() {
         notedUnreadable.add(u.path)
         noteUnreadable(u.provider, u.path, u.details)
       }
-      /** A source kept because its file now holds nothing (`./emptied.ts`): a diagnostic and a cause, coverage partial. */
+      /** A source kept because a file of it now holds nothing where it held that (`./emptied.ts`): a diagnostic and a cause, coverage partial. */
       const noteEmptied = (e: Emptied) => {
         const p = providers.get(e.provider) ?? { provider: e.provider, status: "checked", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
         providers.set(e.provider, p)
-        const { problem, remedy } = emptiedCause(e.path, e.size)
-        p.diagnostics = [...p.diagnostics, { code: SOURCE_EMPTIED, message: problem, remediation: remedy, details: { path: e.path, size: e.size } }]
+        const { lost } = e.damaged
+        const { problem, remedy } = emptiedCause(e.damaged.path, lost)
+        const details = lost._tag === "zeroed"
+          ? { path: e.path, file: e.damaged.path, size: lost.size, zeroedFrom: lost.from, zeroedBytes: lost.length }
+          : { path: e.path, size: lost.size }
+        p.diagnostics = [...p.diagnostics, { code: SOURCE_EMPTIED, message: problem, remediation: remedy, details }]
         partialProvider(p, SOURCE_EMPTIED, problem, remedy, e.path)
       }
       for (const e of stale.emptied) noteEmptied(e)
@@ -1397,7 +1403,7 @@ const make = Effect.gen(function*() {
             noteUnreadable(w.provider, resolveLocator(w.locator).path, outcome.details)
             break
           case "emptied":
-            noteEmptied({ provider: w.provider, path: resolveLocator(w.locator).path, size: outcome.size })
+            noteEmptied({ provider: w.provider, path: resolveLocator(w.locator).path, damaged: outcome.damaged })
             break
           case "rejected": {
             const r: RejectedSource = {

@@ -1943,6 +1943,18 @@ const canWrite = (file: string): boolean => {
   }
 }
 
+/**
+ * The failure of a read of `abs`, an index file of ours with no table: an
+ * import stopped while it created it (README "Never into someone else's
+ * file": read commands say so; the next import completes the index).
+ */
+const halfCreated = (abs: string) =>
+  new StoreUnavailable({
+    message: `There is no index at ${abs} yet: an import was stopped while it created it (the file is there, its tables are not).`,
+    remediation: `Run \`session-ingest import --index ${abs}\`: it completes the index.`,
+    details: { index: abs, reason: "half-created" }
+  })
+
 /** A read-only connection to an existing index file for the scope (a private copy of a WAL index in a read-only folder). */
 const openReadonly = (file: string, option = "--index") =>
   Effect.gen(function*() {
@@ -1962,9 +1974,15 @@ const openReadonly = (file: string, option = "--index") =>
       })
     }
     const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
-      Effect.as(guardStore(readerRole(abs))(client`SELECT count(*) AS n FROM sqlite_master`), client))
+      Effect.map(guardStore(readerRole(abs))(client<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master`), (rows) => ({ client, objects: rows[0]?.n ?? 0 })))
     const opened = yield* Effect.either(direct)
-    if (opened._tag === "Right") return { abs, ownership, client: opened.right }
+    if (opened._tag === "Right") {
+      // Ours and readable, with no table at all: a creation stopped after the file was made whole and stamped
+      // (`createOwnedSqlite`), before its first migration committed (a kill -9 then; tester20 F5). No journal is
+      // left when the migration had not begun or was rolled back; either way the next import completes it.
+      if (opened.right.objects === 0) return yield* halfCreated(abs)
+      return { abs, ownership, client: opened.right.client }
+    }
     if (journal !== null && (opened.left.details as { reason?: string } | undefined)?.reason === "read-only") {
       // A hot journal (SQLITE_READONLY_ROLLBACK): a read-only opening cannot roll it back; an import can, where it can write.
       const writable = canWrite(path.dirname(abs)) && canWrite(abs)

@@ -36,7 +36,7 @@ import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
 import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
-import { PARSE_WARNING, parseWarningMessage } from "../../domain/warning-kinds.js"
+import { PARSE_WARNING, parseWarningMessage, ZEROED_BYTES, ZeroedLines } from "../../domain/warning-kinds.js"
 
 /** The services and process facts a transcript is read with. */
 export interface AgentsDeps {
@@ -360,6 +360,8 @@ export const streamTranscript = (
       const maxDepth = deps.limits.maxDepth
       // Numbers the events do not carry exactly: counted only for a caller that hears of them.
       const tally = onWarning !== undefined ? new InexactTally() : undefined
+      // Lines of zeroed bytes (a power loss's zeroed tail or block): said once, after the events.
+      const zeroed = onWarning !== undefined ? new ZeroedLines() : undefined
       const events = src.lines(from, onRead).pipe(
         Stream.mapChunks((chunk) => {
           const out: Array<SessionEvent> = []
@@ -367,7 +369,10 @@ export const streamTranscript = (
             const lineNumber = lineBase + line.lineNumber
             const raw = toRaw(line, lineNumber)
             const c = classifyLine(raw, maxDepth)
-            if (!yieldsEvent(c)) continue
+            if (!yieldsEvent(c)) {
+              if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
+              continue
+            }
             if (tally !== undefined) countInexact(tally, c, raw.text, lineNumber, line.start)
             const token = src.cursor(line, lineNumber)
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
@@ -376,12 +381,14 @@ export const streamTranscript = (
           return Chunk.unsafeFromArray(out)
         })
       )
-      if (tally === undefined || onWarning === undefined) return events
+      if (tally === undefined || zeroed === undefined || onWarning === undefined) return events
       return Stream.concat(
         events,
         Stream.execute(Effect.sync(() => {
           const d = inexactDiagnostic(tally, file)
           if (d !== undefined) onWarning(d)
+          const z = zeroed.diagnostic(`the transcript ${file.path}`)
+          if (z !== undefined) onWarning(z)
         }))
       )
     })

@@ -47,6 +47,7 @@ import {
 } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
+import { zeroedRunInBytes } from "../../domain/jsonl-line.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
   type ChildBinding,
@@ -170,6 +171,21 @@ export const inexactDiagnostic = (stats: NativeStats, path: string): Diagnostic 
 /** The `REPEATED_RECORDS_SKIPPED` diagnostic of a log's pass (as an export's), or undefined when no record was repeated. */
 export const repeatedDiagnostic = (stats: NativeStats): Diagnostic | undefined =>
   stats.repeatedRecords === 0 ? undefined : repeatedRecordsDiagnostic(stats.repeatedRecords, "sequence")
+
+/**
+ * A line holding a zeroed run at `at` (its offset in the line,
+ * `zeroedRunInBytes`: NUL bytes to its end, or 512 in a row):
+ * `MALFORMED_SOURCE` saying so. Blocks a crash or a power loss left zeroed,
+ * never an append in progress: an unterminated last line with them is not a
+ * torn tail (fail closed; the index keeps what it imported,
+ * `src/layers/index/emptied.ts`).
+ */
+const zeroedLine = (where: string, line: Line, at: number) =>
+  new MalformedSource({
+    message: `${where}: holds NUL bytes (from byte ${line.start + at}): blocks zeroed by a crash or a power loss, not an append in progress.`,
+    remediation: "Restore the log from a backup (or let Muse write it again); an index that imported it keeps what it imported.",
+    details: { offset: line.start, zeroedFrom: line.start + at }
+  })
 
 const malformed = (message: string, details?: Record<string, unknown>) =>
   new MalformedSource({
@@ -490,7 +506,9 @@ const lineProcessor = (
     if (resumeLine && line.start !== at!.ls) return cursorSourceChanged("the cursor's line moved")
     if (line.oversized) return tooLarge("A line", "maxRecordBytes", deps.limits.maxRecordBytes, line.start)
     if (!line.terminated) {
-      // Only the last line can be unterminated (readLines): an append in progress.
+      // Only the last line can be unterminated (readLines): an append in progress, unless blocks were zeroed.
+      const zeroed = zeroedRunInBytes(line.bytes)
+      if (zeroed >= 0) return zeroedLine(where, line, zeroed)
       if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
       stats.tornTail = true
       return undefined
@@ -508,6 +526,8 @@ const lineProcessor = (
     if (parsed._tag === "error") {
       return parsed.problem._tag === "depth"
         ? tooLarge("A line", "maxDepth", maxDepth, line.start)
+        : zeroedRunInBytes(line.bytes) >= 0
+        ? zeroedLine(where, line, zeroedRunInBytes(line.bytes))
         : malformed(`${where}: not valid JSON (${parsed.problem.message}).`, { offset: line.start })
     }
     const shape = classifyNativeLine(parsed.value)
