@@ -47,6 +47,12 @@ export interface Checkpoint {
   readonly parts: Readonly<Record<string, string>>
   /** Diagnostics of the last read to the end (a missing nested log, …), reported again while the source is unchanged. */
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /**
+   * Set while a new generation (this checkpoint's, status `importing`) is imported over a complete one: the complete
+   * generation every reader is shown until the new one is read to its end ({@link IndexShape.completeSource} switches
+   * them). Undefined otherwise.
+   */
+  readonly shownGeneration?: number | undefined
 }
 
 /** A checkpoint with the source it belongs to, as an import reads them all ({@link IndexShape.checkpoints}). */
@@ -436,6 +442,15 @@ export interface IndexShape {
    * later starts a new generation.
    */
   readonly supersedeSource: (sourceKey: string, reason: string) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * A source with a new generation begun beside its complete one and not
+   * read to its end ({@link Checkpoint.shownGeneration}) whose file is gone:
+   * what the new generation holds is removed and the attempt ended, the
+   * complete generation staying current as it was (the index is an
+   * archive). Nothing when the source has no such generation. One
+   * transaction.
+   */
+  readonly discardGeneration: (sourceKey: string) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */
