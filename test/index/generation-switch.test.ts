@@ -16,10 +16,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { bundledPrices } from "../../src/domain/prices.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { push } from "../../src/layers/index/push.js"
 import { usageBySession } from "../../src/layers/index/queries.js"
 import { Index } from "../../src/services/Index.js"
-import { crashAt, importOnce, indexLayer, rewriteInPlace } from "../support/index.js"
-import { engines } from "../support/pg.js"
+import { crashAt, dumpIndex, importOnce, indexLayer, indexView, rewriteInPlace } from "../support/index.js"
+import { engines, migratedDatabase } from "../support/pg.js"
 import { tempDir } from "../support/paths.js"
 
 const SID = "7a7a7a7a-0000-4000-8000-000000000020"
@@ -115,6 +116,28 @@ describe.each(engines)("($engine) a source imported again as a new generation, t
       expect(yield* shown(index)).toEqual({ ...before, oldword: 0, newword: 2 })
     }))
 
+  it.effect("changed again before the next run: the unfinished generation is superseded unseen, the old one shown until a newer one completes", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const index = yield* newIndex(s.dir)
+      yield* importOnce(s.policy, index, s.plan)
+      const before = yield* shown(index)
+      rewriteInPlace(s.file, (t) => t.replace("oldword", "newword"))
+      expect((yield* Effect.exit(importOnce(s.policy, index, s.plan, crashAt("after-commit", 2))))._tag).toBe("Failure")
+      // Another change in what the unfinished generation read: it cannot be resumed, a third generation begins.
+      rewriteInPlace(s.file, (t) => t.replace("question 1\"", "question one\""))
+      expect((yield* Effect.exit(importOnce(s.policy, index, s.plan, crashAt("after-commit", 1))))._tag).toBe("Failure")
+      expect(yield* shown(index)).toEqual(before)
+      yield* importOnce(s.policy, index, s.plan)
+      expect(yield* shown(index)).toEqual({ ...before, oldword: 0, newword: 2 })
+      // What a fresh import of the file makes, and the generations: the first and the unfinished second superseded.
+      const fresh = yield* newIndex(s.dir)
+      yield* importOnce(s.policy, fresh, s.plan)
+      expect(yield* indexView(index)).toEqual(yield* indexView(fresh))
+      const generations = (yield* dumpIndex(index)).generations as ReadonlyArray<{ generation: number; superseded: unknown }>
+      expect(generations.map((g) => [g.generation, Boolean(g.superseded)])).toEqual([[1, true], [2, true], [3, false]])
+    }))
+
   it.effect("the file gone before the next run: the old generation stays whole, the work in progress is discarded", () =>
     Effect.gen(function*() {
       const s = setup()
@@ -139,5 +162,30 @@ describe.each(engines)("($engine) a source imported again as a new generation, t
       fs.writeFileSync(s.file, log("newword"))
       yield* importOnce(s.policy, index, s.plan)
       expect(yield* shown(index)).toEqual({ ...before, oldword: 0, newword: 2 })
+    }))
+})
+
+describe("a push while a new generation is imported locally", () => {
+  it.effect("carries none of it: the team index keeps the old generation whole until the local one is complete", () =>
+    Effect.gen(function*() {
+      const s = setup()
+      const local = path.join(s.dir, "local.db")
+      const url = yield* migratedDatabase
+      yield* importOnce(s.policy, local, s.plan)
+      yield* push(local, url, "m1")
+      const before = yield* shown(url)
+      expect(before).toEqual(yield* shown(local))
+
+      rewriteInPlace(s.file, (t) => t.replace("oldword", "newword"))
+      const killed = yield* Effect.exit(importOnce(s.policy, local, s.plan, crashAt("after-commit", 1)))
+      expect(killed._tag).toBe("Failure")
+      const p = yield* push(local, url, "m1")
+      expect([p.sources.inProgress, p.sources.pushed, p.eventsAdded]).toEqual([1, 0, 0])
+      expect(yield* shown(url)).toEqual(before)
+
+      yield* importOnce(s.policy, local, s.plan)
+      const done = yield* push(local, url, "m1")
+      expect([done.sources.pushed, done.sources.newGenerations]).toEqual([1, 1])
+      expect(yield* shown(url)).toEqual({ ...before, oldword: 0, newword: 2 })
     }))
 })
