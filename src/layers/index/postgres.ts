@@ -1350,8 +1350,12 @@ const make = (
         fail(sql.withTransaction(Effect.gen(function*() {
           // A row holding a complete generation, within an attempt: the new generation is begun beside it (`NextGeneration`),
           // the row and what readers see left as they are; one begun before it and not completed (never shown) is superseded.
-          const [held] = yield* sql<{ generation: number; status: string; attempt_json: string | null; prefix: string | null; source_id: string | null }>`
-            SELECT generation, status, attempt_json, prefix, source_id FROM sources WHERE source_key = ${source.sourceKey} FOR UPDATE`
+          const [held] = yield* sql<
+            { generation: number; begun: boolean; status: string; attempt_json: string | null; prefix: string | null; source_id: string | null }
+          >`
+            SELECT s.generation, EXISTS (SELECT 1 FROM generations g WHERE g.source_key = s.source_key AND g.generation = ${generation}
+                                         AND g.superseded_at IS NULL) AS begun, s.status, s.attempt_json, s.prefix, s.source_id
+            FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
           if (held !== undefined && held.attempt_json !== null && held.status === "complete" && generation > held.generation) {
             const state = JSON.parse(held.attempt_json) as AttemptState
             const prior = nextGenerationOf(held.attempt_json, held.generation)
@@ -1380,10 +1384,8 @@ const make = (
             return
           }
           yield* upsertSource(source, generation, "importing")
-          const [row] = yield* sql<{ generation: number; begun: boolean }>`
-            SELECT s.generation, EXISTS (SELECT 1 FROM generations g WHERE g.source_key = s.source_key AND g.generation = ${generation}
-                                         AND g.superseded_at IS NULL) AS begun
-            FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
+          // The row as locked above (none: the upsert made it, at this generation).
+          const row = held ?? { generation, begun: false }
           // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
           if (row.generation > generation || (row.generation === generation && row.begun)) return
           // One statement (one round trip): the older generations superseded, their search documents gone (a superseded
@@ -1597,30 +1599,32 @@ const make = (
           )
         }),
 
-      completeSource: (source, fingerprint, read) =>
-        fail(sql.withTransaction(Effect.gen(function*() {
-          const key = source.sourceKey
-          if (nexts.delete(key)) {
-            // A new generation read to its end (`NextGeneration`): it becomes current in this transaction, the older ones
-            // superseded with its reason and their search documents gone.
-            const held = yield* lockedNext(key)
-            if (held !== undefined) {
-              const { next } = held
-              yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${toPg(next.reason)}
-                         WHERE source_key = ${key} AND generation < ${next.generation} AND superseded_at IS NULL`
-              yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation < ${next.generation}`
-              yield* sql`UPDATE sources SET generation = ${next.generation}, cursor = ${toPg(next.cursor)}, cursor_seq = ${next.cursorSeq}::int,
-                           source_id = ${toPg(next.sourceId)}, prefix = ${toPg(next.prefix)}, event_count = ${next.eventCount}::int, origin = NULL
-                         WHERE source_key = ${key}`
-            }
-          }
-          yield* sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
+      completeSource: (source, fingerprint, read) => {
+        const key = source.sourceKey
+        const complete = sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
                    parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
                    diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
                    attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
                    overview_json = ${JSON.stringify(source.overview)}, updated_at = ${now()}
                  WHERE source_key = ${key}`
-        }))),
+        // The common case: one statement (one round trip).
+        if (!nexts.delete(key)) return fail(complete).pipe(Effect.asVoid)
+        return fail(sql.withTransaction(Effect.gen(function*() {
+          // A new generation read to its end (`NextGeneration`): it becomes current in this transaction, the older ones
+          // superseded with its reason and their search documents gone.
+          const held = yield* lockedNext(key)
+          if (held !== undefined) {
+            const { next } = held
+            yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${toPg(next.reason)}
+                       WHERE source_key = ${key} AND generation < ${next.generation} AND superseded_at IS NULL`
+            yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation < ${next.generation}`
+            yield* sql`UPDATE sources SET generation = ${next.generation}, cursor = ${toPg(next.cursor)}, cursor_seq = ${next.cursorSeq}::int,
+                         source_id = ${toPg(next.sourceId)}, prefix = ${toPg(next.prefix)}, event_count = ${next.eventCount}::int, origin = NULL
+                       WHERE source_key = ${key}`
+          }
+          yield* complete
+        })))
+      },
 
       rejectSource: (source, code, message) =>
         fail(sql.withTransaction(Effect.gen(function*() {
