@@ -357,6 +357,11 @@ export interface IndexShape {
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. Whole or not at all
    * (one transaction, or SQLite's shared one: see {@link Batch.groupCommit}).
+   * Within an attempt ({@link IndexShape.beginAttempt}) over a complete
+   * generation, the new one is begun beside it instead: readers keep the
+   * complete one until {@link IndexShape.completeSource} switches them, and
+   * the checkpoint read back is the new one's, with
+   * {@link Checkpoint.shownGeneration} (README "Generations").
    */
   readonly beginGeneration: (
     source: SourceInfo,
@@ -411,7 +416,9 @@ export interface IndexShape {
   /**
    * Mark the current generation read to its end, with the fingerprint taken
    * before reading, the nested logs' prefix bindings and the read's
-   * diagnostics; ends the attempt.
+   * diagnostics; ends the attempt. A new generation begun beside a complete
+   * one ({@link IndexShape.beginGeneration}) becomes current here, in the
+   * same transaction: the older ones superseded with its reason.
    */
   readonly completeSource: (
     source: SourceInfo,

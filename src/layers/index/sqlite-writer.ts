@@ -17,6 +17,10 @@
  *   A killed process likewise loses only what was not committed; the
  *   checkpoints committed are those of the events committed, so the next run
  *   resumes from them and converges.
+ * - A new generation of a source whose row holds a complete one is begun
+ *   beside it (`NextGeneration` in `./rows.ts`): its checkpoint is kept in
+ *   the attempt, the row (which readers join) left as it is until the new
+ *   generation completes, when `complete` switches the row to it.
  * - A new small source read whole is written by one call (`whole`, for
  *   `IndexShape.importWhole`): the same operations, with the same commit
  *   points, in one synchronous step; when all its batches fit in the open
