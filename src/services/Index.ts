@@ -47,6 +47,12 @@ export interface Checkpoint {
   readonly parts: Readonly<Record<string, string>>
   /** Diagnostics of the last read to the end (a missing nested log, …), reported again while the source is unchanged. */
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /**
+   * Set while a new generation (this checkpoint's, status `importing`) is imported over a complete one: the complete
+   * generation every reader is shown until the new one is read to its end ({@link IndexShape.completeSource} switches
+   * them). Undefined otherwise.
+   */
+  readonly shownGeneration?: number | undefined
 }
 
 /** A checkpoint with the source it belongs to, as an import reads them all ({@link IndexShape.checkpoints}). */
@@ -351,6 +357,11 @@ export interface IndexShape {
    * Start generation `generation` of a source: marks every older generation
    * superseded (with `reason`) and resets the cursor. Whole or not at all
    * (one transaction, or SQLite's shared one: see {@link Batch.groupCommit}).
+   * Within an attempt ({@link IndexShape.beginAttempt}) over a complete
+   * generation, the new one is begun beside it instead: readers keep the
+   * complete one until {@link IndexShape.completeSource} switches them, and
+   * the checkpoint read back is the new one's, with
+   * {@link Checkpoint.shownGeneration} (README "Generations").
    */
   readonly beginGeneration: (
     source: SourceInfo,
@@ -405,7 +416,9 @@ export interface IndexShape {
   /**
    * Mark the current generation read to its end, with the fingerprint taken
    * before reading, the nested logs' prefix bindings and the read's
-   * diagnostics; ends the attempt.
+   * diagnostics; ends the attempt. A new generation begun beside a complete
+   * one ({@link IndexShape.beginGeneration}) becomes current here, in the
+   * same transaction: the older ones superseded with its reason.
    */
   readonly completeSource: (
     source: SourceInfo,
@@ -436,6 +449,15 @@ export interface IndexShape {
    * later starts a new generation.
    */
   readonly supersedeSource: (sourceKey: string, reason: string) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * A source with a new generation begun beside its complete one and not
+   * read to its end ({@link Checkpoint.shownGeneration}) whose file is gone:
+   * what the new generation holds is removed and the attempt ended, the
+   * complete generation staying current as it was (the index is an
+   * archive). Nothing when the source has no such generation. One
+   * transaction.
+   */
+  readonly discardGeneration: (sourceKey: string) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */

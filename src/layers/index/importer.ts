@@ -7,7 +7,9 @@
  * - A changed one has its imported prefix checked first (the digest of the
  *   bytes up to its cursor, and of each nested log, see `./prefix.ts`): any
  *   change there makes it a new generation, the old one marked superseded,
- *   never mixed. Otherwise it is streamed from its checkpoint cursor (the
+ *   never mixed, when the new one is read to its end (until then readers keep
+ *   the old one; a killed run's new generation is resumed by the next, and
+ *   discarded when the file is gone by then). Otherwise it is streamed from its checkpoint cursor (the
  *   adapter still refuses a cursor whose line or head changed:
  *   `INVALID_CURSOR`, also a new generation).
  * - Events go in batches, each written with the cursor of its last event and
@@ -939,6 +941,8 @@ const make = Effect.gen(function*() {
         // read (a fifo would block); discovery reports what is there now.
         if (Option.isNone(at) || at.value.kind !== "file") {
           gone++
+          // A new generation begun beside the complete one and not completed: it cannot be any more (README "Crash-safe").
+          if (c.shownGeneration !== undefined) yield* index.discardGeneration(c.sourceKey)
           continue
         }
         const adapter = yield* registry.get(c.provider).pipe(Effect.option)

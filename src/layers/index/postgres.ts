@@ -74,7 +74,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -760,10 +760,14 @@ const BASE_COLUMNS = [
 ] as const
 type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
 
-/** `sources.attempt_json`: the attempt in progress (its id in `events.attempt`) and the row it began from (null: none). */
+/**
+ * `sources.attempt_json`: the attempt in progress (its id in `events.attempt`) and the row it began from (null: none),
+ * and the new generation it imports beside the row's complete one (see `NextGeneration` in `./rows.ts`).
+ */
 interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
+  readonly next?: NextGeneration | undefined
 }
 
 /** Rows per `INSERT` of events (each column one array parameter: a bound on the statement's size, not on parameters). */
@@ -1175,6 +1179,22 @@ const make = (
         Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: fromPg(r.counted_in_id), responses: r.n })))
       )
 
+    /**
+     * The sources this layer imports a new generation of beside their complete one (`NextGeneration`): known from
+     * `beginAttempt` and `beginGeneration`, which an import runs before a source's batches; its batches and its
+     * completion then read and write the attempt (in their transaction, the row locked).
+     */
+    const nexts = new Set<string>()
+    /** The source's row locked, with the new generation in progress beside it, if any. */
+    const lockedNext = (key: string) =>
+      Effect.map(
+        sql<{ generation: number; attempt_json: string | null }>`SELECT generation, attempt_json FROM sources WHERE source_key = ${key} FOR UPDATE`,
+        ([row]) => {
+          const next = row === undefined ? undefined : nextGenerationOf(row.attempt_json, row.generation)
+          return next === undefined ? undefined : { row, state: JSON.parse(row.attempt_json!) as AttemptState, next }
+        }
+      )
+
     const shape: IndexShape = {
       namesMachines: true,
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
@@ -1328,11 +1348,44 @@ const make = (
 
       beginGeneration: (source, generation, reason) =>
         fail(sql.withTransaction(Effect.gen(function*() {
-          yield* upsertSource(source, generation, "importing")
-          const [row] = yield* sql<{ generation: number; begun: boolean }>`
+          // A row holding a complete generation, within an attempt: the new generation is begun beside it (`NextGeneration`),
+          // the row and what readers see left as they are; one begun before it and not completed (never shown) is superseded.
+          const [held] = yield* sql<
+            { generation: number; begun: boolean; status: string; attempt_json: string | null; prefix: string | null; source_id: string | null }
+          >`
             SELECT s.generation, EXISTS (SELECT 1 FROM generations g WHERE g.source_key = s.source_key AND g.generation = ${generation}
-                                         AND g.superseded_at IS NULL) AS begun
+                                         AND g.superseded_at IS NULL) AS begun, s.status, s.attempt_json, s.prefix, s.source_id
             FROM sources s WHERE s.source_key = ${source.sourceKey} FOR UPDATE`
+          if (held !== undefined && held.attempt_json !== null && held.status === "complete" && generation > held.generation) {
+            const state = JSON.parse(held.attempt_json) as AttemptState
+            const prior = nextGenerationOf(held.attempt_json, held.generation)
+            // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
+            if (prior !== undefined && prior.generation >= generation) return
+            const at = now()
+            if (prior !== undefined) {
+              yield* sql`UPDATE generations SET superseded_at = ${at}, superseded_reason = ${toPg(reason)}
+                         WHERE source_key = ${source.sourceKey} AND generation = ${prior.generation} AND superseded_at IS NULL`
+              yield* sql`DELETE FROM search_docs WHERE source_key = ${source.sourceKey} AND generation = ${prior.generation}`
+            }
+            yield* sql`INSERT INTO generations (source_key, generation, started_at) VALUES (${source.sourceKey}, ${generation}, ${at})
+                       ON CONFLICT DO NOTHING`
+            const next: NextGeneration = {
+              generation,
+              reason,
+              cursor: null,
+              cursorSeq: null,
+              prefix: prior !== undefined ? prior.prefix : held.prefix === null ? null : fromPg(held.prefix),
+              sourceId: prior !== undefined ? prior.sourceId : held.source_id === null ? null : fromPg(held.source_id),
+              eventCount: 0
+            }
+            yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify({ attempt: state.attempt, base: state.base, next })}
+                       WHERE source_key = ${source.sourceKey}`
+            nexts.add(source.sourceKey)
+            return
+          }
+          yield* upsertSource(source, generation, "importing")
+          // The row as locked above (none: the upsert made it, at this generation).
+          const row = held ?? { generation, begun: false }
           // Another import began this generation (or a later one) since this one read the checkpoints: it stands.
           if (row.generation > generation || (row.generation === generation && row.begun)) return
           // One statement (one round trip): the older generations superseded, their search documents gone (a superseded
@@ -1361,7 +1414,7 @@ const make = (
                      ON CONFLICT (source_key) DO NOTHING`
           // The attempt recorded with the row it began from, in one statement (one round trip) that locks the row: an
           // attempt already in progress (a killed run's) is kept; a source this attempt created has no row to go back to.
-          const [row] = yield* sql<{ attempt_json: string }>`
+          const [row] = yield* sql<{ attempt_json: string; generation: number }>`
             UPDATE sources SET attempt_json = coalesce(attempt_json, json_build_object(
               'attempt', ${randomInt(1, 2 ** 31 - 1)}::int,
               'base', CASE WHEN generation = 0 AND status = 'importing' AND event_count = 0
@@ -1370,7 +1423,9 @@ const make = (
                         ELSE json_build_object(${sql.unsafe(BASE_COLUMNS.map((c) => `'${c}', ${c}`).join(", "))}) END
             )::text)
             WHERE source_key = ${source.sourceKey}
-            RETURNING attempt_json`
+            RETURNING attempt_json, generation`
+          if (nextGenerationOf(row.attempt_json, row.generation) !== undefined) nexts.add(source.sourceKey)
+          else nexts.delete(source.sourceKey)
           return (JSON.parse(row.attempt_json) as AttemptState).attempt
         }))),
 
@@ -1528,6 +1583,14 @@ const make = (
                 SELECT session_uid, event_count FROM upserted`
               for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
             }
+            if (nexts.has(key)) {
+              // A new generation in progress beside the complete one: its checkpoint moves, in the attempt.
+              const held = yield* lockedNext(key)
+              if (held !== undefined && held.next.generation === generation) {
+                const next = nextAfterBatch(held.next, { cursor, cursorSeq, sourceId: events[0].sourceId, prefix: batch.prefix, added: added.length })
+                yield* sql`UPDATE sources SET attempt_json = ${JSON.stringify({ ...held.state, next })}, updated_at = ${now()} WHERE source_key = ${key}`
+              }
+            }
             yield* onPoint("before-commit")
             return { events: added.length, sessions: sessionsAdded }
           })).pipe(
@@ -1536,17 +1599,37 @@ const make = (
           )
         }),
 
-      completeSource: (source, fingerprint, read) =>
-        fail(sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
+      completeSource: (source, fingerprint, read) => {
+        const key = source.sourceKey
+        const complete = sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
                    parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
                    diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
                    attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
                    overview_json = ${JSON.stringify(source.overview)}, updated_at = ${now()}
-                 WHERE source_key = ${source.sourceKey}`).pipe(Effect.asVoid),
+                 WHERE source_key = ${key}`
+        // The common case: one statement (one round trip).
+        if (!nexts.delete(key)) return fail(complete).pipe(Effect.asVoid)
+        return fail(sql.withTransaction(Effect.gen(function*() {
+          // A new generation read to its end (`NextGeneration`): it becomes current in this transaction, the older ones
+          // superseded with its reason and their search documents gone.
+          const held = yield* lockedNext(key)
+          if (held !== undefined) {
+            const { next } = held
+            yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${toPg(next.reason)}
+                       WHERE source_key = ${key} AND generation < ${next.generation} AND superseded_at IS NULL`
+            yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation < ${next.generation}`
+            yield* sql`UPDATE sources SET generation = ${next.generation}, cursor = ${toPg(next.cursor)}, cursor_seq = ${next.cursorSeq}::int,
+                         source_id = ${toPg(next.sourceId)}, prefix = ${toPg(next.prefix)}, event_count = ${next.eventCount}::int, origin = NULL
+                       WHERE source_key = ${key}`
+          }
+          yield* complete
+        })))
+      },
 
       rejectSource: (source, code, message) =>
         fail(sql.withTransaction(Effect.gen(function*() {
           const key = source.sourceKey
+          nexts.delete(key)
           const [row] = yield* sql<{ attempt_json: string | null }>`SELECT attempt_json FROM sources WHERE source_key = ${key} FOR UPDATE`
           const state = row?.attempt_json != null ? JSON.parse(row.attempt_json) as AttemptState : undefined
           const base = state === undefined ? undefined : state.base
@@ -1604,10 +1687,29 @@ const make = (
           }
         }))),
 
+      discardGeneration: (key) =>
+        fail(sql.withTransaction(Effect.gen(function*() {
+          nexts.delete(key)
+          const held = yield* lockedNext(key)
+          if (held === undefined) return
+          // What the new generations begun beside the complete one hold goes (their search documents with their events
+          // and sessions, by the foreign keys); the complete one, never superseded, stays as it is.
+          const gen = held.row.generation
+          yield* sql`DELETE FROM events WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`UPDATE sources SET attempt_json = NULL, updated_at = ${now()} WHERE source_key = ${key}`
+        }))),
+
       supersedeSource: (key, reason) =>
         fail(sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key} FOR UPDATE`
-          if (row === undefined) return
+          nexts.delete(key)
+          const [found] = yield* sql<{ generation: number; attempt_json: string | null }>`
+            SELECT generation, attempt_json FROM sources WHERE source_key = ${key} FOR UPDATE`
+          if (found === undefined) return
+          // Past a new generation in progress too (`NextGeneration`): superseded with the rest, the empty one after it.
+          const row = { generation: nextGenerationOf(found.attempt_json, found.generation)?.generation ?? found.generation }
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${toPg(reason)}
                      WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
           yield* sql`DELETE FROM search_docs WHERE source_key = ${key} AND generation <= ${row.generation}`

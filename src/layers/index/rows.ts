@@ -23,11 +23,11 @@ export const overviewOf = (overviewJson: string | null, summaryJson: string): So
 
 /** The checkpoint columns; `overview` is the `overview_json` column, or NULL in an index read before migration 0003. */
 export const checkpointColumns = (overview: string) =>
-  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, ${overview}, source_id, prefix, parts_json, diagnostics_json`
+  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, ${overview}, source_id, prefix, parts_json, diagnostics_json, attempt_json`
 
 /** The columns of every checkpoint an import reads (`IndexShape.checkpoints`): the checkpoint columns without `overview_json`. */
 export const sourceCheckpointColumns =
-  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id, prefix, parts_json, diagnostics_json"
+  "source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, summary_json, source_id, prefix, parts_json, diagnostics_json, attempt_json"
 
 /** A `sources` row as the checkpoint queries select it. */
 export interface CheckpointRow {
@@ -45,6 +45,8 @@ export interface CheckpointRow {
   readonly prefix: string | null
   readonly parts_json: string | null
   readonly diagnostics_json: string | null
+  /** The attempt in progress (see {@link NextGeneration}); absent: none read. */
+  readonly attempt_json?: string | null | undefined
 }
 
 /** A checkpoint row as the service gives it. */
@@ -71,7 +73,7 @@ export const toCheckpoint = (r: CheckpointRow): CheckpointedSource => {
  * `overview_json` column, or NULL in an index read before migration 0003).
  */
 export const leanCheckpointColumns = (overview: string) =>
-  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, source_id, prefix, parts_json, diagnostics_json, ${overview}`
+  `source_key, provider, generation, cursor, fingerprint, status, event_count, locator_json, source_id, prefix, parts_json, diagnostics_json, ${overview}, attempt_json`
 
 /**
  * A checkpoint row fetched with {@link leanCheckpointColumns} as an array of
@@ -98,7 +100,8 @@ export const toLeanCheckpointOfValues = (
     v[9] as string | null,
     v[10] as string | null,
     v[11] as string | null,
-    v[12] as string | null
+    v[12] as string | null,
+    v[13] as string | null
   )
 
 /** A checkpoint row, fetched with {@link sourceCheckpointColumns} (no `overview_json`), as `IndexShape.checkpoints` gives it. */
@@ -116,7 +119,9 @@ export const toSourceCheckpoint = (r: Omit<CheckpointRow, "overview_json">): Sou
     r.source_id,
     r.prefix,
     r.parts_json,
-    r.diagnostics_json
+    r.diagnostics_json,
+    undefined,
+    r.attempt_json
   )
 
 /**
@@ -138,7 +143,9 @@ export const toSourceCheckpointOfValues = (v: ReadonlyArray<unknown>): SourceChe
     v[9] as string | null,
     v[10] as string | null,
     v[11] as string | null,
-    v[12] as string | null
+    v[12] as string | null,
+    undefined,
+    v[13] as string | null
   )
 
 /**
@@ -164,6 +171,8 @@ class StoredCheckpoint implements SourceCheckpoint {
   #overview: SourceSummary | undefined | null = null
   #partsJson: string | null
   #parts: Readonly<Record<string, string>> | undefined
+  /** See `Checkpoint.shownGeneration` (set on the few checkpoints of a new generation in progress: no field otherwise). */
+  declare readonly shownGeneration?: number | undefined
 
   constructor(
     readonly sourceKey: string,
@@ -236,24 +245,85 @@ const checkpointOf = (
   partsJson: string | null,
   diagnosticsJson: string | null,
   /** The `overview_json` column when the query read it (null: the index kept none); undefined: not read. */
-  overviewJson?: string | null
-): SourceCheckpoint =>
-  new StoredCheckpoint(
-    sourceKey,
-    provider,
-    generation,
-    cursor,
-    fingerprint,
-    status,
-    eventCount,
-    locatorJson,
-    summaryJson,
-    sourceId,
-    prefix,
-    partsJson,
-    diagnosticsJson,
-    overviewJson
-  )
+  overviewJson?: string | null,
+  /** The `attempt_json` column (null or undefined: no attempt in progress). */
+  attemptJson?: string | null
+): SourceCheckpoint => {
+  const next = attemptJson == null ? undefined : nextGenerationOf(attemptJson, generation)
+  if (next === undefined) {
+    return new StoredCheckpoint(
+      sourceKey, provider, generation, cursor, fingerprint, status, eventCount, locatorJson, summaryJson, sourceId, prefix, partsJson,
+      diagnosticsJson, overviewJson
+    )
+  }
+  // A new generation in progress over the complete one the row holds: the checkpoint is the new one's (the import
+  // resumes it), as the row would say had the new generation been begun on it, and names the one shown meanwhile.
+  const c = new StoredCheckpoint(
+    sourceKey, provider, next.generation, next.cursor, null, "importing", next.eventCount, locatorJson, summaryJson, next.sourceId,
+    next.prefix, partsJson, diagnosticsJson, overviewJson
+  ) as Mutable<StoredCheckpoint>
+  c.shownGeneration = generation
+  return c
+}
+
+/**
+ * A new generation of a source begun over its complete one (the source's
+ * imported prefix changed), not read to its end yet: kept in the attempt in
+ * progress (`sources.attempt_json`, field `next`) while the source's row
+ * stays the complete generation's, which every reader keeps showing (they
+ * join `sources.generation`). Its checkpoint is here, as the row holds a
+ * current generation's: the cursor and prefix binding of its last committed
+ * batch (`cursorSeq`: the cursor's event sequence, PostgreSQL's
+ * `cursor_seq`), its source id and events; `reason` is what the old
+ * generation is superseded with when the new one completes (the switch, in
+ * the transaction of its completion). Rolled back with the attempt
+ * (a rejection), discarded when the source is gone. Source: README
+ * "Generations" and "Crash-safe" (tester20a F2).
+ */
+export interface NextGeneration {
+  readonly generation: number
+  readonly reason: string
+  readonly cursor: string | null
+  readonly cursorSeq: number | null
+  readonly prefix: string | null
+  readonly sourceId: string | null
+  readonly eventCount: number
+}
+
+/** The new generation in progress an `attempt_json` holds over a row of current generation `generation`, if any. */
+export const nextGenerationOf = (attemptJson: string | null, generation: number): NextGeneration | undefined => {
+  if (attemptJson === null) return undefined
+  const next = (JSON.parse(attemptJson) as { readonly next?: NextGeneration }).next
+  return next !== undefined && next.generation > generation ? next : undefined
+}
+
+/**
+ * {@link NextGeneration} moved past a committed batch, as a current
+ * generation's row is: the cursor (null keeps it; not backwards, by
+ * `cursorSeq`, when both are known), the first source id, the prefix binding
+ * (undefined keeps it), and the events the batch inserted.
+ */
+export const nextAfterBatch = (
+  next: NextGeneration,
+  batch: {
+    readonly cursor: string | null
+    readonly cursorSeq: number | null
+    readonly sourceId: string
+    readonly prefix: string | null | undefined
+    readonly added: number
+  }
+): NextGeneration => {
+  const notBack = next.cursorSeq === null || batch.cursorSeq === null || batch.cursorSeq >= next.cursorSeq
+  const forward = batch.cursor !== null && notBack
+  return {
+    ...next,
+    cursor: forward ? batch.cursor : next.cursor,
+    cursorSeq: forward ? batch.cursorSeq : next.cursorSeq,
+    prefix: batch.prefix === undefined || !notBack ? next.prefix : batch.prefix,
+    sourceId: next.sourceId ?? batch.sourceId,
+    eventCount: next.eventCount + batch.added
+  }
+}
 
 /** The diagnostics of a checkpoint that has none (shared, frozen). */
 const NO_DIAGNOSTICS: ReadonlyArray<Diagnostic> = Object.freeze([])

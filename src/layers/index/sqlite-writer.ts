@@ -17,6 +17,10 @@
  *   A killed process likewise loses only what was not committed; the
  *   checkpoints committed are those of the events committed, so the next run
  *   resumes from them and converges.
+ * - A new generation of a source whose row holds a complete one is begun
+ *   beside it (`NextGeneration` in `./rows.ts`): its checkpoint is kept in
+ *   the attempt, the row (which readers join) left as it is until the new
+ *   generation completes, when `complete` switches the row to it.
  * - A new small source read whole is written by one call (`whole`, for
  *   `IndexShape.importWhole`): the same operations, with the same commit
  *   points, in one synchronous step; when all its batches fit in the open
@@ -35,7 +39,7 @@ import type { SessionEvent } from "../../domain/model.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
-import { INDEX_LEAN, leanEvent } from "./rows.js"
+import { INDEX_LEAN, leanEvent, type NextGeneration, nextAfterBatch, nextGenerationOf } from "./rows.js"
 import type { Driver, DriverStatement } from "./sqlite-connection.js"
 
 /** The 16 bytes an event uid (`evt_` + 32 hex) is stored as. */
@@ -61,10 +65,14 @@ export const BASE_COLUMNS = [
 ] as const
 export type BaseRow = { readonly [K in (typeof BASE_COLUMNS)[number]]: string | number | null }
 
-/** `sources.attempt_json`: the attempt in progress (its id in `records.attempt`) and the row it began from (null: none). */
+/**
+ * `sources.attempt_json`: the attempt in progress (its id in `records.attempt`) and the row it began from (null: none),
+ * and the new generation it imports over the row's complete one, until that one is read to its end (see `NextGeneration`).
+ */
 export interface AttemptState {
   readonly attempt: number
   readonly base: BaseRow | null
+  readonly next?: NextGeneration | undefined
 }
 
 const now = () => new Date().toISOString()
@@ -128,6 +136,11 @@ interface Added {
 export class IndexWriter {
   private open = false
   private pending = 0
+  /**
+   * The sources with a new generation in progress over their complete one (see `NextGeneration`), with their attempt:
+   * known from `beginAttempt` and `beginGeneration`, which an import runs before a source's batches.
+   */
+  private readonly nexts = new Map<string, AttemptState & { readonly next: NextGeneration }>()
   private readonly streams = new Map<string, number>()
   private readonly shapes = new Map<string, number>()
   private readonly st: Record<string, DriverStatement>
@@ -195,6 +208,14 @@ export class IndexWriter {
         WHERE excluded.sequence >= usage.sequence`),
       endRun: p(`UPDATE usage SET run_seq = ?
         WHERE session_uid = ? AND generation = ? AND source_key = ? AND kind = 'response' AND run_seq IS NULL AND sequence < ?`),
+      supersedeOne: p(`UPDATE generations SET superseded_at = ?, superseded_reason = ?
+        WHERE source_key = ? AND generation = ? AND superseded_at IS NULL`),
+      dropEventDocsOf: p(`DELETE FROM search WHERE rowid IN (
+        SELECT r.id FROM streams s JOIN records r ON r.stream = s.stream WHERE s.source_key = ? AND s.generation = ?)`),
+      dropTitleDocsOf: p(`DELETE FROM search WHERE rowid IN (SELECT -stream FROM streams WHERE source_key = ? AND generation = ?)`),
+      // The switch to a new generation read to its end (see `NextGeneration`): its checkpoint becomes the row's.
+      switchTo: p(`UPDATE sources SET generation = ?, cursor = ?, source_id = ?, prefix = ?, event_count = ?, error_code = NULL, error_message = NULL
+        WHERE source_key = ?`),
       afterBatch: p(`UPDATE sources SET cursor = coalesce(?, cursor), source_id = coalesce(source_id, ?),
           prefix = CASE WHEN ? THEN ? ELSE prefix END, event_count = event_count + ?, updated_at = ?
         WHERE source_key = ?`),
@@ -244,7 +265,13 @@ export class IndexWriter {
     if (this.open && this.db.inTransaction) this.db.exec("ROLLBACK")
     this.open = false
     this.pending = 0
+    this.nexts.clear()
     this.forget()
+  }
+
+  /** Forget that `key` has a new generation in progress (another path rolled it back, superseded or discarded it). */
+  forgetNext(key: string): void {
+    this.nexts.delete(key)
   }
 
   /** Forget the ids of streams and shapes (after another path deleted or rolled back rows). */
@@ -282,7 +309,13 @@ export class IndexWriter {
   beginAttempt(source: SourceInfo, newAttempt: () => number): number {
     this.begin()
     const row = this.st.base.get(source.sourceKey) as (BaseRow & { attempt_json: string | null }) | undefined
-    if (row?.attempt_json != null) return (JSON.parse(row.attempt_json) as AttemptState).attempt
+    this.nexts.delete(source.sourceKey)
+    if (row?.attempt_json != null) {
+      const state = JSON.parse(row.attempt_json) as AttemptState
+      const next = nextGenerationOf(row.attempt_json, row.generation as number)
+      if (next !== undefined) this.nexts.set(source.sourceKey, { ...state, next })
+      return state.attempt
+    }
     const base: BaseRow | null = row === undefined ? null : Object.fromEntries(BASE_COLUMNS.map((c) => [c, row[c]])) as BaseRow
     const state: AttemptState = { attempt: newAttempt(), base }
     if (row === undefined) {
@@ -301,6 +334,7 @@ export class IndexWriter {
   beginGeneration(source: SourceInfo, generation: number, reason: string): void {
     this.begin()
     const key = source.sourceKey
+    if (this.inserted !== source && this.beginNext(key, generation, reason)) return
     // Right after `beginAttempt` inserted this very source, the upsert would rewrite its columns with the
     // same values (its conflict branch leaves generation and status alone; `resetSource` below sets them).
     if (this.inserted !== source) this.upsertSource(source, generation, "importing")
@@ -314,6 +348,40 @@ export class IndexWriter {
       this.st.dropOlderTitleDocs.run(key, generation)
     }
     this.st.resetSource.run(generation, at, key)
+  }
+
+  /**
+   * `beginGeneration` of a source whose row holds a complete generation, within an attempt: the new generation is
+   * begun beside it (`NextGeneration`), the row and what readers see left as they are; one begun before it and not
+   * completed (never shown) is superseded, its search words gone. False (nothing done): no complete generation.
+   */
+  private beginNext(key: string, generation: number, reason: string): boolean {
+    const row = this.st.base.get(key) as (BaseRow & { attempt_json: string | null }) | undefined
+    if (row === undefined || row.attempt_json === null || row.status !== "complete" || generation <= (row.generation as number)) return false
+    const state = JSON.parse(row.attempt_json) as AttemptState
+    const prior = nextGenerationOf(row.attempt_json, row.generation as number)
+    const at = now()
+    if (prior !== undefined && prior.generation < generation) {
+      this.st.supersedeOne.run(at, reason, key, prior.generation)
+      this.st.dropEventDocsOf.run(key, prior.generation)
+      this.st.dropTitleDocsOf.run(key, prior.generation)
+    }
+    this.st.insertGeneration.run(key, generation, at)
+    // As a row is reset for a new generation: no cursor nor events yet; the source id and prefix binding kept until a batch moves them.
+    const next: NextGeneration = {
+      generation,
+      reason,
+      cursor: null,
+      cursorSeq: null,
+      prefix: prior?.prefix ?? (row.prefix as string | null),
+      sourceId: prior?.sourceId ?? (row.source_id as string | null),
+      eventCount: 0
+    }
+    const moved = { attempt: state.attempt, base: state.base, next }
+    this.st.setAttempt.run(JSON.stringify(moved), key)
+    this.nexts.set(key, moved)
+    this.inserted = null
+    return true
   }
 
   /** The stream id of a session of a source generation (made on first use). */
@@ -434,7 +502,16 @@ export class IndexWriter {
     this.usage(key, generation, rows)
     if (checkpoint) {
       const cursor = batch.resumeCursor === undefined ? events[events.length - 1].cursor : batch.resumeCursor
-      this.st.afterBatch.run(cursor, events[0].sourceId, batch.prefix === undefined ? 0 : 1, batch.prefix ?? null, added.length, now(), key)
+      const state = this.nexts.get(key)
+      if (state !== undefined && state.next.generation === generation) {
+        // A new generation in progress: its checkpoint moves, in the attempt; the row stays the complete generation's.
+        const next = nextAfterBatch(state.next, { cursor, cursorSeq: null, sourceId: events[0].sourceId, prefix: batch.prefix, added: added.length })
+        const moved = { attempt: state.attempt, base: state.base, next }
+        this.st.setAttempt.run(JSON.stringify(moved), key)
+        this.nexts.set(key, moved)
+      } else {
+        this.st.afterBatch.run(cursor, events[0].sourceId, batch.prefix === undefined ? 0 : 1, batch.prefix ?? null, added.length, now(), key)
+      }
     }
     this.pending += events.length
     return sessionsAdded
@@ -581,6 +658,21 @@ export class IndexWriter {
     return this.open && (events === undefined || this.pending >= events)
   }
 
+  /**
+   * A new generation read to its end (see `NextGeneration`): it becomes the source's current one in this transaction
+   * (the one `complete` commits in), the older ones superseded with its reason and their search words gone.
+   */
+  private switchToNext(key: string): void {
+    this.nexts.delete(key)
+    const row = this.st.base.get(key) as (BaseRow & { attempt_json: string | null }) | undefined
+    const next = row === undefined ? undefined : nextGenerationOf(row.attempt_json, row.generation as number)
+    if (next === undefined) return
+    this.st.supersedeOlder.run(now(), next.reason, key, next.generation)
+    this.st.dropOlderEventDocs.run(key, next.generation)
+    this.st.dropOlderTitleDocs.run(key, next.generation)
+    this.st.switchTo.run(next.generation, next.cursor, next.sourceId, next.prefix, next.eventCount, key)
+  }
+
   /** See `IndexShape.completeSource`. */
   complete(
     source: SourceInfo,
@@ -588,6 +680,7 @@ export class IndexWriter {
     read?: { readonly parts?: Readonly<Record<string, string>>; readonly diagnostics?: ReadonlyArray<unknown> }
   ): void {
     this.begin()
+    if (this.nexts.has(source.sourceKey)) this.switchToNext(source.sourceKey)
     const j = this.jsonOf(source)
     this.st.complete.run(
       fingerprint,

@@ -51,6 +51,7 @@ import {
   toLeanCheckpointOfValues,
   toSourceCheckpoint,
   toSourceCheckpointOfValues,
+  nextGenerationOf,
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
@@ -1097,10 +1098,14 @@ const make = (
     /** Commit what the writer has pending (before an operation that takes a transaction of its own); pending writes mean the lock is held. */
     const flush = unlocked((w) => Effect.try({ try: () => w.commit(), catch: (e) => unavailable(file, e) }))
     /** Run an `@effect/sql` write after committing what is pending, and forget the ids it may delete. */
-    const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>, key?: string) =>
       writer === null
         ? effect
-        : Effect.zipRight(writeSync((w) => w.commitToWal()), effect).pipe(Effect.ensuring(Effect.sync(() => writer.forget())))
+        : Effect.zipRight(writeSync((w) => w.commitToWal()), effect).pipe(Effect.ensuring(Effect.sync(() => {
+          writer.forget()
+          // The source's new generation in progress, if any, is no longer (rolled back, superseded or discarded).
+          if (key !== undefined) writer.forgetNext(key)
+        })))
     if (writer !== null) {
       // Closing the layer commits what the last operations left pending (each was whole: see `write`).
       yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore, Effect.zipRight(lock?.release ?? Effect.void)))
@@ -1554,14 +1559,33 @@ const make = (
           yield* sql`UPDATE sources SET ${sql.update({ ...base, error_code: code, error_message: message }, [])},
                        attempt_json = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
-          // The generation the attempt had superseded is current again: its search words come back.
-          if (hasSearch && base.status !== "rejected" && base.status !== "superseded") yield* indexGeneration(sql, key, gen)
-        }))))),
+          // The generation the attempt had superseded is current again: its search words come back (a new generation
+          // begun beside it, `NextGeneration`, superseded nothing: its words are there).
+          if (hasSearch && base.status !== "rejected" && base.status !== "superseded" && state!.next === undefined) yield* indexGeneration(sql, key, gen)
+        }))), source.sourceKey)),
+
+      discardGeneration: (key) =>
+        atRest(fail(sql.withTransaction(Effect.gen(function*() {
+          const [row] = yield* sql<{ generation: number; attempt_json: string | null }>`
+            SELECT generation, attempt_json FROM sources WHERE source_key = ${key}`
+          if (row === undefined || nextGenerationOf(row.attempt_json, row.generation) === undefined) return
+          // What the new generations begun beside the complete one hold goes (the search words with their records and
+          // streams, by the triggers); the complete one, never superseded, stays as it is.
+          const gen = row.generation
+          yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM records WHERE stream IN (SELECT stream FROM streams WHERE source_key = ${key} AND generation > ${gen})`
+          yield* sql`DELETE FROM streams WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`DELETE FROM generations WHERE source_key = ${key} AND generation > ${gen}`
+          yield* sql`UPDATE sources SET attempt_json = NULL, updated_at = ${now()} WHERE source_key = ${key}`
+        }))), key),
 
       supersedeSource: (key, reason) =>
         atRest(fail(sql.withTransaction(Effect.gen(function*() {
-          const [row] = yield* sql<{ generation: number }>`SELECT generation FROM sources WHERE source_key = ${key}`
-          if (row === undefined) return
+          const [found] = yield* sql<{ generation: number; attempt_json: string | null }>`SELECT generation, attempt_json FROM sources WHERE source_key = ${key}`
+          if (found === undefined) return
+          // Past a new generation in progress too (`NextGeneration`): superseded with the rest, the empty one after it.
+          const row = { generation: nextGenerationOf(found.attempt_json, found.generation)?.generation ?? found.generation }
           yield* sql`UPDATE generations SET superseded_at = ${now()}, superseded_reason = ${reason}
                      WHERE source_key = ${key} AND generation <= ${row.generation} AND superseded_at IS NULL`
           if (hasSearch) {
@@ -1573,7 +1597,7 @@ const make = (
                        event_count = 0, source_id = NULL, prefix = NULL, parts_json = NULL, diagnostics_json = NULL, attempt_json = NULL,
                        error_code = NULL, error_message = NULL, updated_at = ${now()}
                      WHERE source_key = ${key}`
-        })))),
+        }))), key),
 
       sessions: (filter) =>
         filter.machine !== undefined ? Effect.succeed([]) : fail(sql<SessionDbRow>`
