@@ -4,7 +4,7 @@
  * `sessions`, `search`, `usage`, `push`, `index migrate`) with a broken
  * pattern stops with `INVALID_ARGUMENT` (exit 2) naming
  * `redaction.patterns[i]`, before it writes anything, as `show` and `export`
- * do (README, "Redaction": custom patterns). Found by a fresh user: `import
+ * do (docs/redaction.md, "Redaction": custom patterns). Found by a fresh user: `import
  * --config` took `(`, a lookaround, `(a+)+` and a built-in rule's id, and
  * the broken config was seen only by the next `show`.
  */

@@ -1,7 +1,7 @@
 /**
  * tester19 F5: a value that is one line by nature (a session id, a file's
  * path in a diagnostic, a title in a heading) holding a line feed must not
- * add lines to what people read: README "Text for people … never hands
+ * add lines to what people read: docs/cli-output.md "Text for people … never hands
  * session content's control characters to the terminal". A Muse agents
  * session id holding `\n` forged a row of `sessions`; a Claude Code file
  * name holding `\n` forged a line of the import report. Such breaks are

@@ -2,7 +2,7 @@
  * tester19 F13: `--out -` is stdout (the Unix convention), not a file named
  * `-`; and `mcp`, whose stdout carries only the protocol and which has no
  * `--json`, refuses `--json` on stderr (exit 2), never with a JSON envelope on
- * stdout (README: "Stdout carries only the protocol").
+ * stdout (docs/mcp.md: "Stdout carries only the protocol").
  */
 import * as fs from "node:fs"
 import * as path from "node:path"

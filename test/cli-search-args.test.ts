@@ -90,7 +90,7 @@ describe("search: a query that starts with -word", () => {
     expect(phrase.code).toBe(0)
   })
 
-  // README "Search": an option written after a word that starts with `-` is INVALID_ARGUMENT (exit 2) with the
+  // docs/search.md: an option written after a word that starts with `-` is INVALID_ARGUMENT (exit 2) with the
   // command line meant; a bare `-` starts with `-` too, and @effect/cli reads every word after it as an argument
   // (tester12 F7: `search - word --index B --json` searched the default index for "word --index B --json", exit 0).
   it("a bare - is such a word: the options after it are refused, never searched for (every command with arguments)", () => {

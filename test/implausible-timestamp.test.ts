@@ -1,6 +1,6 @@
 /**
  * Odd timestamps are never normalised silently (finding F8 of session 13).
- * Rules, per provider (README "Timestamps a source cannot have"; AgentMux's receive times: test/agentmux/receive-time.test.ts):
+ * Rules, per provider (docs/stream-and-cursors.md "Timestamps a source cannot have"; AgentMux's receive times: test/agentmux/receive-time.test.ts):
  * - a leap second (RFC 3339 `23:59:60`) is the last instant of that minute,
  *   `…:59.999999999Z`: the same day, after every earlier instant of it;
  * - a string of digits is an epoch by its magnitude, as a number is

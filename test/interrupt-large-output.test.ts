@@ -1,6 +1,6 @@
 /**
  * Ctrl-C / SIGTERM during a large output ends the run as interrupted (exit
- * 130, README "Exit codes": "at any moment once Node has started the CLI"),
+ * 130, docs/cli-output.md "Exit codes": "at any moment once Node has started the CLI"),
  * soon, instead of being seen only once everything was written: the CLI's
  * fibers let the event loop in every few milliseconds (src/cli/scheduler.ts)
  * and the long loops of these outputs work in parts. With `--out`, nothing is

@@ -2,7 +2,7 @@
  * `--out` after a `kill -9`: the killed process could not remove its
  * temporary file (`.<name>.<pid>-<12 hex>.tmp`, src/cli/out-file.ts); the
  * next `--out` write to the same folder removes such leftovers whose process
- * is no longer running, and nothing else (README, "Leftovers of a killed
+ * is no longer running, and nothing else (docs/cli-output.md, "Leftovers of a killed
  * `--out`").
  */
 import { spawn, spawnSync } from "node:child_process"

@@ -1,7 +1,7 @@
 /**
  * Figure (e-claude): `import` run again over N unchanged Claude Code sessions
  * (one-line logs in one project folder, the first import not timed), the
- * Claude Code counterpart of (e): README "Re-import of unchanged sources"
+ * Claude Code counterpart of (e): docs/import.md "Re-import of unchanged sources"
  * promises a stat per unchanged source, no read. Floor: `floors/claude-walk.ts`
  * (walk the root, stat each log, plain Node). Median of 3, interleaved.
  */

@@ -1,5 +1,5 @@
 /**
- * The tokenizer choice of search (README, "Search"), measured: the same
+ * The tokenizer choice of search (docs/search.md), measured: the same
  * documents (`N` events of the figure (g) corpus, default 100,000) indexed
  * by FTS5 `unicode61` (with the query rewriting of `src/domain/search/query.ts`)
  * and by `trigram`; bytes, build time, and the identifier cases of issue 14

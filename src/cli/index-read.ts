@@ -67,7 +67,7 @@ export const postgres = Effect.promise(() => withNodeNavigator(() => import("../
 /**
  * The limits a read command holds a whole session to (`show`, `export`,
  * `replay`, `mcp`: `loadSession`'s `maxDocumentBytes`): the config file's
- * `limits` (README, "Limits") over the defaults. `InvalidArgument` for a
+ * `limits` (docs/configuration.md, "Limits") over the defaults. `InvalidArgument` for a
  * config file that cannot be read or has a wrong shape.
  */
 export const readLimitsLayer = (config: string | undefined): Layer.Layer<ImportLimits, InvalidArgument> =>
@@ -85,7 +85,7 @@ export const readIndexLayer = (index: string): Layer.Layer<Index, StoreUnavailab
 
 /**
  * What a read command says on stderr when it reads a SQLite index migrated
- * by a newer session-ingest (it reads it, README "Migrations are explicit";
+ * by a newer session-ingest (it reads it, docs/index.md "Migrations are explicit";
  * tester15 F11: it said nothing), one line.
  */
 const newerSchemaNote = (schema: { readonly index: string; readonly have: number; readonly want: number }) =>

@@ -267,7 +267,7 @@ export const out = (what: string) =>
  * `--no-redact` of a command whose shareable output (`what`: `the export`,
  * `the replay page`, `Markdown (--format markdown)`) is redacted by default:
  * write it as it is, without the redaction of secrets, emails and home paths
- * (README, "Redaction"). Its help names that command's output.
+ * (docs/redaction.md, "Redaction"). Its help names that command's output.
  */
 export const noRedact = (what: string) =>
   Options.boolean("no-redact").pipe(

@@ -7,7 +7,7 @@
  * (`setTimeout`); a fiber that yields every 2,048 operations thus runs for
  * millions of operations, seconds of a large export, without the event loop
  * running once, so a SIGINT / SIGTERM handler (runMain's interruption) waits
- * for the end of the work (README: exit 130 "at any moment"). Here a batch of
+ * for the end of the work (docs/cli-output.md: exit 130 "at any moment"). Here a batch of
  * fiber tasks runs in a microtask while less than {@link SLICE_MS} ms passed
  * since the event loop last had a turn, else in a `setImmediate` (after
  * pending I/O and signal callbacks). A fiber also yields once

@@ -4,7 +4,7 @@
  * an I/O error) says nothing about its content. The importer keeps such a
  * source as it is in the index (never superseded, never a new generation),
  * counts it as `unreadable` and reports a `SOURCE_UNREADABLE` cause that
- * makes coverage partial (README "Unreadable sources").
+ * makes coverage partial (docs/import.md "Unreadable sources").
  *
  * The access layer marks such failures: a `SourceNotAuthorized` whose
  * `details` are {@link UnreadableDetails}.

@@ -331,7 +331,7 @@ export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null 
  * responses repeat (same ids and usage) responses counted once, in the
  * session `sessionId` / `sessionUid` (the index's uid: for a log copied to a
  * second place the native id is the session's own), where they were seen
- * first. Source: README "Tokens and cost" (copies of a response), tester F3
+ * first. Source: docs/usage-and-cost.md "Tokens and cost" (copies of a response), tester F3
  * of session 18 (a session whose copies counted elsewhere read as one whose
  * source reports no usage).
  */

@@ -13,7 +13,7 @@
  * record whose usage it dropped: a token count that is not a non-negative
  * safe integer (`1e308`, `-5`, `1.5`, a string), or a stated cost that is not
  * a finite non-negative number. The record's event is kept, without usage
- * (README, "Token counts that are not valid").
+ * (docs/usage-and-cost.md, "Token counts that are not valid").
  */
 export const USAGE_NOT_VALID = "usage-not-valid"
 
@@ -32,7 +32,7 @@ export const IMPLAUSIBLE_TIMESTAMP = "implausible-timestamp"
 
 /**
  * The warning kind counted for a line kept whose bytes are not valid UTF-8 (read with U+FFFD in their place):
- * Claude Code and Muse agents (README "Claude Code: nothing dropped without a trace"). A line skipped for
+ * Claude Code and Muse agents (docs/providers.md "Claude Code: nothing dropped without a trace"). A line skipped for
  * another reason counts once, for why it was skipped.
  */
 export const INVALID_UTF8 = "invalid-utf8"

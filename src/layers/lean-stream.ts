@@ -3,7 +3,7 @@
  * written without what they restate, and the expansion that gives back the
  * full stream, byte for byte.
  *
- * Lean stream contract `lean-1` (README, "Lean stream"): NDJSON, one object
+ * Lean stream contract `lean-1` (docs/stream-and-cursors.md, "Lean stream"): NDJSON, one object
  * a line, told apart by its first key:
  * - `{"lean":"lean-1"}`: the first line;
  * - `{"session":{"provider","sourceId","sessionId"}}`: the ids every event

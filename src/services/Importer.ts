@@ -203,7 +203,7 @@ export interface ImportReport {
      * denied, an I/O error, a folder that cannot be listed or searched):
      * kept in the index as they were (never superseded, never a new
      * generation), each a `SOURCE_UNREADABLE` cause of partial coverage
-     * (README "Unreadable sources"). A source never imported that cannot be
+     * (docs/import.md "Unreadable sources"). A source never imported that cannot be
      * read is `rejected` instead (nothing of it is in the index).
      */
     readonly unreadable: number

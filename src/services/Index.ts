@@ -288,7 +288,7 @@ export interface UsageFilter {
  * `responses` usage rows of the session `sessionUid` that repeat responses
  * counted in the session `countedInUid` (native id `countedInId`, the same as
  * the session's own for a log copied to a second place), where they were seen
- * first (README "Tokens and cost", "Copies of a response").
+ * first (docs/usage-and-cost.md "Tokens and cost", "Copies of a response").
  */
 export interface UsageElsewhere {
   readonly sessionUid: string

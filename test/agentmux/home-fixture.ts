@@ -1,6 +1,6 @@
 /**
  * An AgentMux home (`~/.agentmux`) laid out the way AgentMux lays it out
- * (issue 18; evidence in README "AgentMux: per-channel archives"):
+ * (issue 18; evidence in docs/providers.md "AgentMux: every archive the agent has"):
  *
  * - the GLOBAL transcript store `shared/agents/transcripts/filestore.db`
  *   (`registry::resolve_shared_transcripts_dir`), holding `agent:u1:current`;

@@ -1,5 +1,5 @@
 /**
- * The import report lists AgentMux's parse warnings (README, "Parse
+ * The import report lists AgentMux's parse warnings (docs/index.md, "Parse
  * warnings": "each source's parseWarnings, for every source the run
  * discovered, imported or unchanged"; "Token counts that are not valid": the
  * import report says so, Claude Code and AgentMux). AgentMux's discovery reads

@@ -1,6 +1,6 @@
 /**
  * claude-code in the index when what a session file is changes in place
- * (README "Generations"): one file is one source (`sourcePerFile`), and a
+ * (docs/index.md "Generations"): one file is one source (`sourcePerFile`), and a
  * checkpointed session discovery under the root no longer lists, whose
  * imported prefix changed, is superseded. Each time the index equals a
  * fresh import (import times and generation numbers aside).

@@ -1,6 +1,6 @@
 /**
  * claude-code: the re-import of unchanged sessions costs one stat per session
- * (README "Re-import of unchanged sources", figure e-claude): discovery takes
+ * (docs/import.md "Re-import of unchanged sources", figure e-claude): discovery takes
  * one `lstat` of each session log the index holds, tells from its project
  * folder's listing (taken once) that the session has no subagents folder and
  * no flat agent file, and hands the importer the parts it found (none), so

@@ -1,6 +1,6 @@
 /**
  * claude-code: a session log truncated in place while an import runs is never
- * reported imported and complete (README "Sources that change while read").
+ * reported imported and complete (docs/providers.md "Sources that change while read").
  * The truncation is injected at a chosen point through a SourceAccess double
  * (no timing): in the middle of discovery's read, before the importer's stat,
  * at the start of the import's read, in its middle, to 0 or to a cut inside a

@@ -1,7 +1,7 @@
 /**
  * claude-code: an image inside a `tool_result` (a Read of a PNG, a screenshot
  * tool) leaves a trace on its `tool-result` event, as an image of a user
- * message does on its text event (tester17 F4; README "Claude Code: nothing
+ * message does on its text event (tester17 F4; docs/providers.md "Claude Code: nothing
  * dropped without a trace"): native `images` lists each image's `mediaType`
  * (its bytes are not kept), next to the result's text. A result without
  * images has no `images`.

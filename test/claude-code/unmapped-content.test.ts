@@ -1,7 +1,7 @@
 /**
  * claude-code: nothing a session log holds vanishes without a trace
- * (tester10 findings 4 and 6; README "Claude Code: content blocks, compaction
- * summaries, attachments, queued prompts").
+ * (tester10 findings 4 and 6; docs/providers.md "Claude Code: nothing dropped without a trace": content blocks,
+ * compaction summaries, attachments, queued prompts).
  * - content blocks known to the Messages API but not `text`/`tool_use`/…:
  *   `server_tool_use` and `mcp_tool_use` are tool calls (name, id, input),
  *   `web_search_tool_result` / `mcp_tool_result` (any `*_tool_result` with a

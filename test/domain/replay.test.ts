@@ -213,7 +213,7 @@ describe("renderReplay", () => {
     expect(renderReplay(priced)).toContain("<dt>Tokens</dt><dd>input 10 · output 5 (1 response)</dd>")
   })
 
-  // README "Costs as people read them": 4 decimals, 2 from $100, below a cent up to 6 decimals (`$0.00105`, not
+  // docs/usage-and-cost.md "Costs as people read them": 4 decimals, 2 from $100, below a cent up to 6 decimals (`$0.00105`, not
   // `$0.0010`), as `sessions` shows them (tester12 F8: a $0.000018 session showed as `$0.0000`).
   it("writes the header's cost as every other output does: up to 6 decimals below a cent, 2 from $100", () => {
     const input = replayInput(source())

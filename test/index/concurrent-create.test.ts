@@ -1,5 +1,5 @@
 /**
- * Concurrent first imports into a NEW index (README "Idempotent"): the runs
+ * Concurrent first imports into a NEW index (docs/index.md "Idempotent"): the runs
  * serialize on creating and migrating the index, so each exits 0 (or, at
  * worst, with the documented "locked by another process" error), never with
  * a half-created schema (`no such table`), and the index then holds what a

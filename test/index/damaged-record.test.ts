@@ -2,7 +2,7 @@
  * A stored record the index cannot decode (a body or a shape that is not the
  * JSON it wrote: bit rot, a hand edit) is a damaged index: every command that
  * reads it answers STORE_UNAVAILABLE (exit 6) naming the damage, with a
- * remedy, never a stack trace (README "Exit codes": 6 is "the index ...
+ * remedy, never a stack trace (docs/cli-output.md "Exit codes": 6 is "the index ...
  * cannot be opened or written: ... damaged"). Found by tester15 (finding 4):
  * `show`, `export`, `replay` printed a JavaScript SyntaxError with its stack
  * and exited 1.

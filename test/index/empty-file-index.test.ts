@@ -1,7 +1,7 @@
 /**
  * An existing empty file given as `--index` or `--state` (tester19 F12): a
  * Claude Code session log opened before its first line, a `notes.txt`. The
- * README: "Never into someone else's file … refused (`STORE_UNAVAILABLE`)
+ * docs/index.md: "Never into someone else's file … refused (`STORE_UNAVAILABLE`)
  * before anything is written, in it or beside it". session-ingest makes its
  * own files whole (stamped, then linked into place), so an empty file is
  * never one of its own; a path that does not exist is still created.

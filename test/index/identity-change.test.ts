@@ -1,6 +1,6 @@
 /**
  * The incremental index equals a fresh import when what a source IS changes,
- * not only its content (issue 11; README "Generations"):
+ * not only its content (issue 11; docs/index.md "Generations"):
  * - a Muse agents transcript whose `session_id` is rewritten in place (its
  *   source key, which carries the session id, changes): the old key's
  *   generation is superseded;

@@ -1,7 +1,7 @@
 /**
  * A killed import's lock whose pid was reused (tester19 F4): in a container
  * every run is pid 1, so the lock of a `kill -9`'d run names the next run's
- * own pid; elsewhere the pid may now be another process's. README: "A lock
+ * own pid; elsewhere the pid may now be another process's. docs/import.md: "A lock
  * whose process is gone (`kill -9`, a crash) is taken over at once". A lock
  * naming this very process (which does not hold it), or a live process that
  * started after the lock was taken, is stale: taken over without a wait. A

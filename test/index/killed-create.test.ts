@@ -4,10 +4,10 @@
  * its rollback journal (`<index>-journal`, the database empty before) was
  * left hot. The next import rolls the journal back (an empty file) and must
  * stamp it again, so that every later command takes the file as the index
- * (README: "Crash-safe: … a killed import leaves the index consistent and
+ * (docs/index.md: "Crash-safe: … a killed import leaves the index consistent and
  * the next run completes it"); before that, a read command names the killed
  * run's journal, not a read-only folder. A foreign database with a hot
- * journal is still refused, untouched (README: "Never into someone else's
+ * journal is still refused, untouched (docs/index.md: "Never into someone else's
  * file").
  *
  * The killed state is built as SQLite leaves it (file format, section 4.1):

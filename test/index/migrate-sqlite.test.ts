@@ -1,6 +1,6 @@
 /**
  * `index migrate --index FILE` creates a missing SQLite index at the current
- * schema (README: "create or bring up to date the index's schema"), and says
+ * schema (docs/cli-output.md: "create or bring up to date the index's schema"), and says
  * so; a second run finds it current, and says that.
  */
 import * as fs from "node:fs"

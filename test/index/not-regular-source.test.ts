@@ -1,6 +1,6 @@
 /**
  * A checkpointed source file replaced by a fifo or a symlink after it was
- * imported (README "Gone sources"): the old session stays in the index (the
+ * imported (docs/import.md "Sources replaced by a non-file"): the old session stays in the index (the
  * index is an archive, as for a file that is gone, counted as `gone`, never
  * superseded), the new non-regular file is never read (a fifo would block)
  * and is reported as a diagnostic that makes coverage partial. Checked for
@@ -115,7 +115,7 @@ describe("a source file replaced by a fifo or a symlink is kept as gone, and rep
         expect(before).toContain(s.session)
         replaceBy(s.file, kind)
         const again = cli(["import", ...s.args, "--index", index, "--json"])
-        expect(again.code, again.stderr).toBe(8) // partial coverage (README "Exit codes")
+        expect(again.code, again.stderr).toBe(8) // partial coverage (docs/cli-output.md "Exit codes")
         const data = json(again).data
         expect(data.superseded).toEqual([])
         expect(data.sources.superseded).toBe(0)

@@ -6,7 +6,7 @@
  * special characters); the server's or driver's own message is shown as it is
  * when it holds no form of the password, and withheld whole (said so) when it
  * does, never masked inside words. Against a refused port and a real server
- * refusing the login (README, "Passwords with special characters").
+ * refusing the login (docs/index.md, "Passwords with special characters").
  */
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"

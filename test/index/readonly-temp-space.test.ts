@@ -1,6 +1,6 @@
 /**
  * The query commands open the index read-only and write nothing anywhere,
- * not even SQLite's temporary files (README, "Read-only queries and temporary
+ * not even SQLite's temporary files (docs/index.md, "Read-only queries and temporary
  * space"): `show` and `export` of a session with a 20 MB message work with a
  * tiny file-size limit (`ulimit -f`, which binds root too) and with TMPDIR on
  * a full file system. A write failure on a read-only connection is told as

@@ -3,7 +3,7 @@
  * build does not know in `si_migrations`) is not written: `import` and
  * `index migrate` fail `STORE_UNAVAILABLE` (exit 6) with `details.reason`
  * `schema-newer` and say to upgrade, as the PostgreSQL team index does
- * (README "Migrations are explicit"); the file is left as it was. Reading
+ * (docs/index.md "Migrations are explicit"); the file is left as it was. Reading
  * commands still read it (they write nothing).
  */
 import * as fs from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * A source that cannot be read (README "Unreadable sources"): a log whose
+ * A source that cannot be read (docs/import.md "Unreadable sources"): a log whose
  * permission was taken away (`chmod 000`), one with an I/O error mid-file,
  * one in a folder that cannot be listed. Fail closed: what was imported
  * from it stays in the index as it was (never superseded, never a new

@@ -2,7 +2,7 @@
  * The same Claude Code responses in two sessions (tester F3 of session 18): a
  * log copied to a second place (the same session id, another path), or two
  * logs with the same lines under two session ids (a copy renamed, a fork
- * before anything new). Each response counts once (README "claude-code …
+ * before anything new). Each response counts once (docs/providers.md "claude-code …
  * counts once, in the session where it was seen first"), and:
  *
  * 1. the session whose copies count elsewhere says so: `countedElsewhere:

@@ -181,7 +181,7 @@ const resumeS1 = (root: string, keep: number) => {
 
 /**
  * The resumed session's ATIF export and replay of `index` count its usage as
- * `sessions`/`show`/`usage` do (README "Tokens and cost": ATIF's
+ * `sessions`/`show`/`usage` do (docs/usage-and-cost.md "Tokens and cost": ATIF's
  * `final_metrics` "with the session's totals", the replay "each response
  * counted once"): only its new response, 1,000 in and 2,000 out at
  * claude-sonnet-4-5-20250929's $3 / $15 per million = $0.033; no step

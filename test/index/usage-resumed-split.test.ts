@@ -5,7 +5,7 @@
  * usage kept, their own timestamps). The response counts once, in the session
  * where it was seen first: ccusage's rule (`createUniqueHash` = message id +
  * request id, files read oldest first by their earliest timestamp, the first
- * line of a hash counts), README "claude-code ... counts once, in the session
+ * line of a hash counts), docs/providers.md "claude-code ... counts once, in the session
  * where it was seen first". The session resumed began first, so it keeps the
  * response's tokens and cost, even when the copy holds only the response's
  * first streamed line (a time earlier than the original's last line, which

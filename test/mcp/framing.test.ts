@@ -260,7 +260,7 @@ describe("mcp framing: lines that are not requests", () => {
     expect(byId(x, 63).map((r) => r.error?.code)).toEqual([-32602])
     expect(byId(x, 63)[0].error.message).not.toMatch(/\n/)
     expect(byId(x, 64)).toHaveLength(1)
-    // README: "Each such line gets one line on stderr".
+    // docs/mcp.md: "Each such line gets one line on stderr".
     const lines = x.stderr.trim().split("\n")
     expect(lines).toHaveLength(4)
     for (const l of lines) expect(l).toMatch(/^session-ingest mcp: Invalid params: /)

@@ -22,7 +22,7 @@ import { connect } from "./helpers.js"
 /** A Claude Code session of `events` events with one-word texts: a few characters of text, about 300 bytes of metadata each in get_events. */
 const SESSION = "9a1b2c3d-0000-4000-8000-0000000000c2"
 const EVENTS = 20_000
-/** The longest line the server writes (README, "The MCP server"). */
+/** The longest line the server writes (docs/mcp.md, "The MCP server"). */
 const MAX_LINE_BYTES = 8 * 1024 * 1024
 
 let index: string

@@ -80,7 +80,7 @@ describe("mcp: protocol", () => {
     expect(caps?.resources).toBeDefined()
   })
 
-  // README "MCP server": the tools and resources do not change while the server runs, it sends no `list_changed`
+  // docs/mcp.md "MCP server": the tools and resources do not change while the server runs, it sends no `list_changed`
   // notification; so it does not advertise one (tester12: `listChanged: true` was advertised).
   it("advertises no list_changed notification, as it sends none", () => {
     const caps = server.client.getServerCapabilities()

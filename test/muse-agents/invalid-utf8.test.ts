@@ -1,7 +1,7 @@
 /**
  * tester16 finding 5: bytes that are not valid UTF-8 in a Muse agents line
  * are read as U+FFFD; the line is kept, and counted as the parse warning
- * `invalid-utf8` (a kept kind, README "Parse warnings"), as Claude Code
+ * `invalid-utf8` (a kept kind, docs/index.md "Parse warnings"), as Claude Code
  * counts it: in inspect, discover and the import report. A line skipped for
  * another reason counts once, for why it was skipped.
  */

@@ -1,7 +1,7 @@
 /**
  * tester16 finding 3: a transcript whose only prompt is on a line over the
  * import limit `maxRecordBytes`. Muse agents' policy is "skip the line, count
- * a warning" (README "Providers"; the warning `oversized-line`); the line's
+ * a warning" (docs/providers.md "Providers"; the warning `oversized-line`); the line's
  * prompt is not known to be absent, so the session is never omitted as
  * having "neither prompts nor tool calls": it is listed with its warning,
  * which discover and the import report give (parse warnings are reported for

@@ -1,6 +1,6 @@
 /**
  * A native log names each record of a session by its `sequence` (event id
- * `muse-seq-<n>`), as an export does (README "Providers"): a record repeated
+ * `muse-seq-<n>`), as an export does (docs/providers.md "Providers"): a record repeated
  * as it is is kept once and counted (`REPEATED_RECORDS_SKIPPED`); another
  * record under a sequence its session already has is `MALFORMED_SOURCE`
  * naming both places (two records under one id would lose one in the index).

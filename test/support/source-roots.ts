@@ -53,7 +53,7 @@ export const appendLastLine = (file: string): void => {
 /**
  * Append the file's last Muse Code native record again under the next
  * `sequence` (a log that grew by one record: the same record under its own
- * sequence would be a repeat, skipped and counted, README "Providers").
+ * sequence would be a repeat, skipped and counted, docs/providers.md "Providers").
  */
 export const appendNextNativeRecord = (file: string): void => {
   const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")

@@ -2,7 +2,7 @@
  * `session-ingest export <session-id> --format atif|ndjson [--out FILE]`: one
  * session from the index as an ATIF trajectory (the interchange format
  * trajectory tools and evaluation harnesses read) or as normalized events,
- * redacted unless `--no-redact` (README, "Redaction").
+ * redacted unless `--no-redact` (docs/redaction.md, "Redaction").
  *
  * @module
  */

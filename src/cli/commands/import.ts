@@ -107,7 +107,7 @@ export const JobsValue = Schema.compose(
   })
 })
 
-/** `--jobs N`: threads that read and parse new sources (README, "Parallel first import"). */
+/** `--jobs N`: threads that read and parse new sources (docs/import.md, "Parallel first import"). */
 const jobsOption = Options.text("jobs").pipe(
   Options.withPseudoName("N"),
   Options.withSchema(JobsValue),

@@ -25,7 +25,7 @@ export const stream = Command.make(
     includeSubagents: O.includeSubagents,
     lean: Options.boolean("lean").pipe(
       Options.withDescription(
-        "Write the lean stream (contract lean-1, README \"Lean stream\"): session ids and event layouts once, null fields and a restated payload left out; expandLeanStream gives back the full events."
+        "Write the lean stream (contract lean-1, docs/stream-and-cursors.md): session ids and event layouts once, null fields and a restated payload left out; expandLeanStream gives back the full events."
       )
     )
   },

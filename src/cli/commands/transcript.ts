@@ -1,7 +1,7 @@
 /**
  * `session-ingest transcript <provider> [file]`: a conversation source as a Transcript
  * (JSON with `--json`, Markdown with `--format markdown`, text otherwise).
- * Markdown is redacted unless `--no-redact` (README, "Redaction"); `--config`
+ * Markdown is redacted unless `--no-redact` (docs/redaction.md, "Redaction"); `--config`
  * gives its custom redaction patterns.
  *
  * @module

@@ -721,7 +721,7 @@ export const endScan = (
  * The parse-warning kind of a line of a zone's `output.tsidx` that is no
  * record (not `{"off":N,"ms":M}` with N and M non-negative safe integers):
  * skipped and counted, for the session whose lines the sidecar's part
- * holding it dates (tester16 finding 4c; README, "AgentMux's receive times").
+ * holding it dates (tester16 finding 4c; docs/providers.md, "AgentMux: receive times a sidecar cannot give").
  */
 export const UNREADABLE_TSIDX_LINE = "unreadable-tsidx-line"
 

@@ -2,7 +2,7 @@
  * The names of a Muse Code source's records: a session names each of its
  * records by its `sequence` (event id `muse-seq-<n>`), in an export
  * (`envelope.sequence`) and in a native log (a line's or a retained child's
- * `sequence`) alike (README "Providers"). A second record under a name
+ * `sequence`) alike (docs/providers.md "Providers"). A second record under a name
  * already taken is the same record repeated (kept once, counted:
  * `REPEATED_RECORDS_SKIPPED`) or another record (the source cannot be
  * trusted: `MALFORMED_SOURCE` naming both places; two records under one id

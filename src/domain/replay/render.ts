@@ -98,7 +98,7 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
     ].filter((p): p is string => p !== null)
     rows.push(["Tokens", `${parts.join(" · ")} (${count(t.responses, "response")})`])
   }
-  // The one cost formatter of every output (README "Costs as people read them").
+  // The one cost formatter of every output (docs/usage-and-cost.md "Costs as people read them").
   if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${humanUsd(h.costUsd)} (USD)`])
   return rows
 }

@@ -6,7 +6,7 @@
  * (a power loss or a crashed writer leaves one: the same size, its last
  * blocks or all of it NUL bytes), not a new version of its session: the
  * importer keeps what it imported from it as it was and reports `SOURCE_EMPTIED` (coverage partial), as it keeps an
- * unreadable source (README, "Sources emptied or zeroed on disk").
+ * unreadable source (docs/import.md, "Sources emptied or zeroed on disk").
  *
  * @module
  */

@@ -371,7 +371,7 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  * event is in the index, and the diagnostic says how one was read, not that
  * anything is missing. `NUMBER_NOT_EXACT`: a number JSON does not carry
  * exactly keeps its parsed value in the event and its exact text in the
- * source (README, "Numbers JSON does not carry exactly"); partial coverage
+ * source (docs/stream-and-cursors.md, "Numbers JSON does not carry exactly"); partial coverage
  * would ask for a remedy no import can apply, run after run.
  */
 const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])

@@ -14,7 +14,7 @@
  *   hash state it ends with seeds the stream's digest, so the check is the
  *   only extra read, and only of a source whose stat changed.
  *
- * Source: issue 11 ("a JSONL source rewritten in the middle"), README "Generations".
+ * Source: issue 11 ("a JSONL source rewritten in the middle"), docs/index.md "Generations".
  *
  * @module
  */

@@ -1035,7 +1035,7 @@ export const eventOfRow = (
 
 /**
  * `AND (<column> = workspace OR <column> LIKE 'workspace/%')`: a workspace and the folders under it (a
- * real path prefix; `%`, `_` and backslash escaped), the same SQL on both engines. Source: the README's filters.
+ * real path prefix; `%`, `_` and backslash escaped), the same SQL on both engines. Source: the filters of docs/search.md.
  */
 export const workspaceSql = (sql: SqlClient.SqlClient, column: string, workspace: string) =>
   sql`AND (${sql.unsafe(column)} = ${workspace} OR ${sql.unsafe(column)} LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
@@ -1076,7 +1076,7 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
 }
 
 /**
- * Where a response that several sessions hold counts (README "Tokens and
+ * Where a response that several sessions hold counts (docs/usage-and-cost.md "Tokens and
  * cost", "Copies of a response"): in the session that began first (its
  * `first_at`; a session without one last), then the one that ended first
  * (the one resumed ended before its resumption; a copy repeats the

@@ -673,7 +673,7 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
  * separators, so `_`, `.`, `/`, `-` and `:` split words (a word in the
  * middle of `parse_config_file` or `app.config.json` is found), and a quoted
  * query word with punctuation is a phrase of its parts (a path, a UUID);
- * accents are folded. Chosen and measured against `trigram`: README, "Search".
+ * accents are folded. Chosen and measured against `trigram`: docs/search.md.
  */
 export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
 
@@ -1938,7 +1938,7 @@ export interface ReadonlyOptions {
   /**
    * Called once when the index was migrated by a newer session-ingest
    * (`schema-newer`: `have` above this build's `want`), which this layer
-   * still reads (README: read commands read it): the CLI says so on stderr,
+   * still reads (docs/index.md: read commands read it): the CLI says so on stderr,
    * as what it shows may leave out what the newer build added.
    */
   readonly onNewerSchema?: ((schema: { readonly index: string; readonly have: number; readonly want: number }) => Effect.Effect<void>) | undefined

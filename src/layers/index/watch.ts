@@ -38,7 +38,7 @@
  *   log is written to without pause (a subagent's heartbeat).
  *
  * What a growth costs. A plain `import` re-hashes the whole imported prefix
- * of a source whose stat changed (README "Incremental"; bench figure f), as
+ * of a source whose stat changed (docs/index.md "Incremental"; bench figure f), as
  * it cannot know what happened to the file while it was not running. A watch
  * was running. After each import of a source's own file it keeps, in memory,
  * what it verified: the file's device and inode, its size, the sha256 state

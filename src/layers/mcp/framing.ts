@@ -385,7 +385,7 @@ const oneLine = (text: string): string => {
 /**
  * A JSON-RPC error as `@effect/rpc` frames a failed request
  * (`{_tag: "Cause", code, message, data: <the encoded Cause>}`) made the
- * error MCP and the README promise: `{code, message, data}` with `data` the
+ * error MCP and docs/mcp.md promise: `{code, message, data}` with `data` the
  * failure's own `data` (the product's `{code, message, remediation,
  * details}`). A request whose params the server's schema refused (a `Die`
  * holding the schema's message) is `-32602` with that message on one line;

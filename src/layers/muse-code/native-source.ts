@@ -115,7 +115,7 @@ export interface NativeStats {
   /** Numbers the events do not carry exactly (`inexactNumbers`), and the first of them with its line's byte offset. */
   inexactNumbers: number
   firstInexact: { readonly text: string; readonly offset: number } | undefined
-  /** Records skipped as the same record again under a name (session and `sequence`) already taken (README "Providers"). */
+  /** Records skipped as the same record again under a name (session and `sequence`) already taken (docs/providers.md "Providers"). */
   repeatedRecords: number
 }
 
@@ -361,7 +361,7 @@ const NOT_FOUND: unique symbol = Symbol("not found")
  * event's cursor with `cursor` (the open source's). `at`: the checked resume
  * point, when the pass resumes (its first line must be the cursor's).
  *
- * Names (README "Providers", as for exports): a session names each record by
+ * Names (docs/providers.md "Providers", as for exports): a session names each record by
  * its `sequence`; the same record again is skipped and counted
  * (`stats.repeatedRecords`), another record under a taken name is
  * `MalformedSource` naming both places. What the pass keeps for it is a bit
