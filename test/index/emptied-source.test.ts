@@ -15,7 +15,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
-import { importOnce, indexView, sessionIds } from "../support/index.js"
+import { expectKeptThenRestored, importOnce, indexView, sessionIds } from "../support/index.js"
 import { breakableSources } from "../support/source-roots.js"
 
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
@@ -46,24 +46,7 @@ describe("a source whose file now holds nothing is kept as it was, reported SOUR
         expect(broken.sources.superseded).toBe(0)
         expect(broken.sources.newGenerations).toBe(0)
         expect(broken.coverage).toBe("partial")
-        const cause = broken.causes.find((x) => x.code === "SOURCE_EMPTIED")
-        expect(cause, JSON.stringify(broken.causes)).toBeDefined()
-        expect(cause!.provider).toBe(c.provider)
-        expect(cause!.path).toBe(s.file)
-        expect(cause!.remedy).toMatch(/backup|restore/i)
-        expect(await run(sessionIds(index))).toEqual(ids)
-        expect(await run(indexView(index))).toEqual(view)
-        // Again: the same (nothing changes while the file stays as it is).
-        const again = await run(importOnce(s.policy, index, plan))
-        expect(again.causes.map((x) => x.code)).toContain("SOURCE_EMPTIED")
-        expect(await run(indexView(index))).toEqual(view)
-
-        // Restored: read as usual, nothing new, complete.
-        fs.writeFileSync(s.file, original)
-        const restored = await run(importOnce(s.policy, index, plan))
-        expect(restored.coverage, JSON.stringify(restored.causes)).toBe("complete")
-        expect(restored.sources.superseded).toBe(0)
-        expect(await run(indexView(index))).toEqual(view)
+        await expectKeptThenRestored({ provider: c.provider, file: s.file, policy: s.policy, index, plan, broken, ids, view, original })
       })
     }
   }

@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest"
 import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { ZEROED_RUN } from "../../src/layers/index/emptied.js"
-import { importOnce, indexView, sessionIds } from "../support/index.js"
+import { expectKeptThenRestored, importOnce, indexView, sessionIds } from "../support/index.js"
 import { engines } from "../support/pg.js"
 import { breakableSources } from "../support/source-roots.js"
 import { tempDir } from "../support/paths.js"
@@ -80,23 +80,7 @@ describe.each(engines)("($engine) a source whose imported part now holds zeroed 
         expect(broken.sources.newGenerations).toBe(0)
         expect(broken.eventsAdded).toBe(0)
         expect(broken.coverage).toBe("partial")
-        const cause = broken.causes.find((x) => x.code === "SOURCE_EMPTIED")
-        expect(cause, JSON.stringify(broken.causes)).toBeDefined()
-        expect(cause!.provider).toBe(c.provider)
-        expect(cause!.path).toBe(s.file)
-        expect(cause!.problem).toContain(`NUL bytes from byte ${from}`)
-        expect(cause!.remedy).toMatch(/backup|restore/i)
-        expect(await run(sessionIds(index))).toEqual(ids)
-        expect(await run(indexView(index))).toEqual(view)
-        const again = await run(importOnce(s.policy, index, plan))
-        expect(again.causes.map((x) => x.code)).toContain("SOURCE_EMPTIED")
-        expect(await run(indexView(index))).toEqual(view)
-
-        fs.writeFileSync(s.file, original)
-        const restored = await run(importOnce(s.policy, index, plan))
-        expect(restored.coverage, JSON.stringify(restored.causes)).toBe("complete")
-        expect(restored.sources.superseded).toBe(0)
-        expect(await run(indexView(index))).toEqual(view)
+        await expectKeptThenRestored({ provider: c.provider, file: s.file, policy: s.policy, index, plan, broken, ids, view, original, problem: `NUL bytes from byte ${from}` })
       })
     }
   }

@@ -7,7 +7,7 @@ import * as Layer from "effect/Layer"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
 import { Index } from "../../src/services/Index.js"
-import { ImportFaults, Importer, ImportProgress, type ImportPlan } from "../../src/services/Importer.js"
+import { ImportFaults, Importer, ImportProgress, type ImportPlan, type ImportReport } from "../../src/services/Importer.js"
 import * as App from "../../src/layers/app.js"
 import * as ImporterLayer from "../../src/layers/index/importer.js"
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
@@ -99,4 +99,44 @@ export const rewriteInPlace = (file: string, edit: (s: string) => string) => {
   const before = fs.statSync(file)
   fs.writeFileSync(file, edit(fs.readFileSync(file, "utf8")))
   fs.utimesSync(file, before.atime, new Date(before.mtimeMs + 5000))
+}
+
+/**
+ * A damaged source (emptied, zeroed in place, zeroed in part) imported again: its import kept what was indexed and
+ * reported it (`SOURCE_EMPTIED` of `provider` naming `file`, a restore remedy, the index as `view` with sessions `ids`);
+ * again the same while the file stays so; then, `original` written back, read as usual (complete, nothing
+ * superseded, the same index). `broken`: the damaged import's report (its own checks are the caller's).
+ */
+export const expectKeptThenRestored = async (o: {
+  readonly provider: string
+  readonly file: string
+  readonly policy: Partial<AccessPolicyShape>
+  readonly index: string
+  readonly plan: ImportPlan
+  readonly broken: ImportReport
+  readonly ids: unknown
+  readonly view: unknown
+  readonly original: Buffer
+  /** What the cause's problem says (e.g. where the zeroing starts). */
+  readonly problem?: string
+}): Promise<void> => {
+  const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
+  const cause = o.broken.causes.find((x) => x.code === "SOURCE_EMPTIED")
+  expect(cause, JSON.stringify(o.broken.causes)).toBeDefined()
+  expect(cause!.provider).toBe(o.provider)
+  expect(cause!.path).toBe(o.file)
+  if (o.problem !== undefined) expect(cause!.problem).toContain(o.problem)
+  expect(cause!.remedy).toMatch(/backup|restore/i)
+  expect(await run(sessionIds(o.index))).toEqual(o.ids)
+  expect(await run(indexView(o.index))).toEqual(o.view)
+  // Again: the same (nothing changes while the file stays as it is).
+  const again = await run(importOnce(o.policy, o.index, o.plan))
+  expect(again.causes.map((x) => x.code)).toContain("SOURCE_EMPTIED")
+  expect(await run(indexView(o.index))).toEqual(o.view)
+  // Restored: read as usual, nothing new, complete.
+  fs.writeFileSync(o.file, o.original)
+  const restored = await run(importOnce(o.policy, o.index, o.plan))
+  expect(restored.coverage, JSON.stringify(restored.causes)).toBe("complete")
+  expect(restored.sources.superseded).toBe(0)
+  expect(await run(indexView(o.index))).toEqual(o.view)
 }

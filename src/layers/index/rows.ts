@@ -1185,6 +1185,18 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     AND m.session_uid = r.session_uid AND m.run_seq = r.sequence`
 
 /**
+ * The select of {@link countedElsewhereUsage}'s two halves up to its `WHERE`: each current usage row (of a source
+ * not rejected) with its rank in window `w`, the first row's session uid and native session id, and what the
+ * filters read; the caller's conditions follow `AND`.
+ */
+const copiesOf = (w: string) => `SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
+      row_number() OVER ${w} AS first_seen, first_value(fu.session_uid) OVER ${w} AS counted_in, first_value(fss.session_id) OVER ${w} AS counted_in_id
+    FROM usage fu
+      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
+      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
+    WHERE fs.status <> 'rejected'`
+
+/**
  * The responses that do not count ({@link firstSeenUsage}'s responses with
  * `first_seen` above 1), each with the session it counts in: `counted_in`
  * (its uid) and `counted_in_id` (its native session id), and the copy's
@@ -1198,12 +1210,7 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
  */
 export const countedElsewhereUsage = (sql: SqlClient.SqlClient, dialect: UsageDialect, sessionUids: ReadonlyArray<string> | undefined) =>
   sql`SELECT * FROM (
-    SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
-      row_number() OVER w AS first_seen, first_value(fu.session_uid) OVER w AS counted_in, first_value(fss.session_id) OVER w AS counted_in_id
-    FROM usage fu
-      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
-      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE fs.status <> 'rejected' AND ${sql.unsafe(COPIED_RESPONSE)}
+    ${sql.unsafe(copiesOf("w"))} AND ${sql.unsafe(COPIED_RESPONSE)}
       AND fu.response_key IN (
         SELECT k.response_key FROM usage k WHERE k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%:%'
         ${
@@ -1215,12 +1222,7 @@ export const countedElsewhereUsage = (sql: SqlClient.SqlClient, dialect: UsageDi
   WHERE c.first_seen > 1
   UNION ALL
   SELECT * FROM (
-    SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
-      row_number() OVER m AS first_seen, first_value(fu.session_uid) OVER m AS counted_in, first_value(fss.session_id) OVER m AS counted_in_id
-    FROM usage fu
-      JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
-      JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE fs.status <> 'rejected' AND ${sql.unsafe(MIRRORED_RESPONSE)}
+    ${sql.unsafe(copiesOf("m"))} AND ${sql.unsafe(MIRRORED_RESPONSE)}
       AND fss.session_id IN (
         SELECT k.session_id FROM sessions k WHERE k.provider = 'agentmux'
         ${sessionUids !== undefined ? sql`AND k.session_uid IN ${sql.in(sessionUids)}` : sql``})
