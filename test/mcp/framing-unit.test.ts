@@ -102,6 +102,62 @@ describe("mcp framing: terminal controls never reach a terminal raw", () => {
   })
 })
 
+describe("mcp framing: a request the client cancelled gets no answer (MCP cancellation: the receiver SHOULD NOT respond)", () => {
+  const interrupted = { _tag: "Failure", cause: { _tag: "Interrupt", fiberId: { _tag: "Runtime", id: 7, startTimeMillis: 0 } } }
+  const call = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}\n`
+  const cancel = (id: string) => `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"user"}}\n`
+
+  it("a cancelled request's interruption writes nothing; another request's interruption is still -32603", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(call("9") + call("10") + cancel("9"))) as Array<any>
+    expect(out.map((m) => m.tag)).toEqual(["tools/call", "tools/call", "notifications/cancelled"])
+    // The server is told to interrupt the request it carries.
+    expect(String(out[2].payload.requestId)).toBe(out[0].id)
+    expect(parser.encode({ _tag: "Exit", requestId: out[0].id, exit: interrupted })).toBeUndefined()
+    const other = JSON.parse(parser.encode({ _tag: "Exit", requestId: out[1].id, exit: interrupted }) as string)
+    expect(other.id).toBe(10)
+    expect(other.error.code).toBe(-32603)
+  })
+
+  it("a cancelled request that completes anyway writes nothing either", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(call("3") + cancel("3"))) as Array<any>
+    expect(parser.encode({ _tag: "Exit", requestId: out[0].id, exit: { _tag: "Success", value: { content: [] } } })).toBeUndefined()
+  })
+
+  it("ids the server carries under a stand-in (a string, 0, a negative number) are cancelled by the client's own id", () => {
+    for (const id of [`"job-1"`, "0", "-4", "2.5"]) {
+      const parser = mcpSerialization.unsafeMake()
+      const out = parser.decode(bytes(call(id) + cancel(id))) as Array<any>
+      expect(out).toHaveLength(2)
+      expect(String(out[1].payload.requestId)).toBe(out[0].id)
+      expect(parser.encode({ _tag: "Exit", requestId: out[0].id, exit: interrupted })).toBeUndefined()
+    }
+  })
+
+  it("a cancellation of no request in flight (unknown, or already answered) is ignored: nothing interrupted, the same id answered later", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const first = parser.decode(bytes(call("5"))) as Array<any>
+    const answered = JSON.parse(parser.encode({ _tag: "Exit", requestId: first[0].id, exit: { _tag: "Success", value: { content: [] } } }) as string)
+    expect(answered).toEqual({ jsonrpc: "2.0", id: 5, result: { content: [] } })
+    expect(parser.decode(bytes(cancel("5") + cancel(`"never"`)))).toEqual([])
+    // A later request reusing the id (its own id space is the client's) is answered.
+    const again = parser.decode(bytes(call("5"))) as Array<any>
+    expect(JSON.parse(parser.encode({ _tag: "Exit", requestId: again[0].id, exit: interrupted }) as string).error.code).toBe(-32603)
+  })
+
+  it("a cancelled request inside a batch answer is left out of it; the rest of the batch is answered", () => {
+    const parser = mcpSerialization.unsafeMake()
+    const out = parser.decode(bytes(`[${call("1").trim()},${call("2").trim()}]\n` + cancel("1"))) as Array<any>
+    const ids = out.filter((m) => m.tag === "tools/call").map((m) => m.id)
+    // The server answers a batch's requests one by one; the batch is written when its last answer is in.
+    expect(parser.encode({ _tag: "Exit", requestId: ids[0], exit: interrupted })).toBeUndefined()
+    const text = parser.encode({ _tag: "Exit", requestId: ids[1], exit: { _tag: "Success", value: { content: [] } } }) as string
+    const lines = text.split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l))
+    expect(lines.flat()).toEqual([{ jsonrpc: "2.0", id: 2, result: { content: [] } }])
+  })
+})
+
 describe("mcp framing: a line nested too deep is answered with its top-level id when a shallow scan reads it", () => {
   const deep = (d: number) => "[".repeat(d) + "]".repeat(d)
   const refusalOf = (line: string) => {

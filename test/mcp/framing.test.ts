@@ -225,6 +225,22 @@ describe("mcp framing: lines that are not requests", () => {
     expect(byId(x, 40)).toHaveLength(1)
   })
 
+  it("a request the client cancels gets no answer (MCP: the receiver SHOULD NOT respond); the others are answered", async () => {
+    const call = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_sessions", arguments: { query: "the" } } })
+    const cancel = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "user pressed stop" } })
+    // The cancellation is in the same write as its request: read before the request can end.
+    const x = await exchange([`${call("c-1")}\n${call(11)}\n${cancel("c-1")}\n${call(12)}\n${cancel(12)}\n`, `${cancel("never-sent")}\n${ping(13)}\n`], 3)
+    expectOnlyResponses(x)
+    expect(byId(x, "c-1")).toEqual([])
+    expect(byId(x, 12)).toEqual([])
+    expect(byId(x, 11)).toHaveLength(1)
+    expect(byId(x, 11)[0].result.isError).not.toBe(true)
+    expect(byId(x, 13)).toEqual([{ jsonrpc: "2.0", id: 13, result: {} }])
+    expect(x.responses).toHaveLength(3)
+    // A cancellation naming no request in flight: ignored, said on stderr.
+    expect(x.stderr).toContain("a cancellation of no request in flight, ignored")
+  })
+
   it("an unknown tool, with or without arguments, and params the schema refuses are -32602 with a one-line message", async () => {
     const call = (id: number, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }) + "\n"
     const x = await exchange([

@@ -38,7 +38,8 @@
  * session's hostile text cannot act on a terminal that shows the exchange.
  * No line is longer than {@link maxLineBytes}: a longer answer is the
  * `-32602` `RESOURCE_LIMIT_EXCEEDED` error for its id. A request interrupted
- * before its answer is `-32603` saying so. The `list_changed` notifications
+ * before its answer is `-32603` saying so, unless the client cancelled it
+ * (`notifications/cancelled`): a cancelled request gets no answer at all. The `list_changed` notifications
  * of the tools' registration are not sent (the lists are fixed), and the
  * answer to `initialize` does not advertise them (`listChanged: false`).
  *
@@ -477,11 +478,69 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
       /** Stand-in id (as the server writes it) -> the client's id. */
       const carried = new Map<number, JsonId>()
       let next = standInBase
+      /** The requests in flight: the client's id (as {@link idKey}) -> the id the server carries it under. */
+      const inFlight = new Map<string, number>()
+      /** The carried ids of requests in flight the client cancelled: their answers are not written. */
+      const cancelled = new Set<number>()
       const carry = (id: JsonId): number => {
-        if (typeof id === "number" && Number.isSafeInteger(id) && id > 0 && id < standInBase) return id
-        const standIn = next++
-        carried.set(standIn, id)
-        return standIn
+        const carriedId = typeof id === "number" && Number.isSafeInteger(id) && id > 0 && id < standInBase ? id : next++
+        if (carriedId !== id) carried.set(carriedId, id)
+        inFlight.set(idKey(id), carriedId)
+        return carriedId
+      }
+      /** The carried ids of cancelled requests whose answers the server gave: left out of the line that holds them. */
+      const unanswered = new Set<number>()
+      /**
+       * Each answer (`Exit`) of an outgoing message or batch: its request is no longer in flight; a cancelled one's
+       * answer is marked to be left out. (It still goes through the rpc serialization: a batch is written when all
+       * its answers are in, so each must reach it.)
+       */
+      const settleAnswers = (response: unknown): void => {
+        for (const m of Array.isArray(response) ? response : [response]) {
+          if (!isObject(m) || m._tag !== "Exit") continue
+          const carriedId = Number(m.requestId)
+          const original = carried.get(carriedId) ?? carriedId
+          if (inFlight.get(idKey(original)) === carriedId) inFlight.delete(idKey(original))
+          if (cancelled.delete(carriedId)) unanswered.add(carriedId)
+        }
+      }
+      /** Encoded lines without the answers of cancelled requests (a batch keeps its other answers); `undefined` when none is left. */
+      const withoutCancelled = (text: string): string | undefined => {
+        const drop = (m: unknown): boolean => {
+          if (!isObject(m) || typeof m.id !== "number" || !unanswered.delete(m.id)) return false
+          carried.delete(m.id)
+          diagnose("a request the client cancelled ended; its answer is not sent (MCP cancellation)")
+          return true
+        }
+        const lines: Array<string> = []
+        for (const line of text.split("\n")) {
+          if (line.length === 0) continue
+          const message = JSON.parse(line) as unknown
+          if (Array.isArray(message)) {
+            const left = message.filter((m) => !drop(m))
+            if (left.length === message.length) lines.push(line)
+            else if (left.length > 0) lines.push(JSON.stringify(left))
+          } else if (!drop(message)) {
+            lines.push(line)
+          }
+        }
+        return lines.length === 0 ? undefined : lines.join("\n") + "\n"
+      }
+      /**
+       * `notifications/cancelled` (MCP cancellation): a request in flight is interrupted under the id the server
+       * carries it by, and its answer, whether it ends interrupted or done, is not written ("the receiver SHOULD NOT
+       * send a response for the cancelled request"). A cancellation of no request in flight (unknown, or already
+       * answered: "the notification MAY arrive after the request has completed") is ignored ("Invalid
+       * cancellation notifications SHOULD be ignored").
+       */
+      const cancellation = (value: Record<string, unknown>): Record<string, unknown> | Refusal => {
+        const params = isObject(value.params) ? value.params : {}
+        const target = isId(params.requestId) ? inFlight.get(idKey(params.requestId)) : undefined
+        if (target === undefined) {
+          return refuse(null, undefined, `a cancellation of no request in flight, ignored: ${excerpt(JSON.stringify(params.requestId ?? null))}`)
+        }
+        cancelled.add(target)
+        return { ...value, params: { ...params, requestId: target } }
       }
       const restore = (id: unknown): unknown => {
         if (typeof id !== "number" || !carried.has(id)) return id
@@ -507,14 +566,16 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           if (value.length === 0) return refused(refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an empty batch"), text, out)
           const passed: Array<Record<string, unknown>> = []
           for (const item of value) {
-            const s = screen(item, carry)
+            const screened = screen(item, carry)
+            const s = !isRefusal(screened) && screened.method === "notifications/cancelled" && !Object.hasOwn(screened, "id") ? cancellation(screened) : screened
             if (isRefusal(s)) refused(s, JSON.stringify(item), out)
             else passed.push(s)
           }
           if (passed.length > 0) out.push(...parser.decode(JSON.stringify(passed) + "\n"))
           return
         }
-        const s = screen(value, carry)
+        const screened = screen(value, carry)
+        const s = !isRefusal(screened) && screened.method === "notifications/cancelled" && !Object.hasOwn(screened, "id") ? cancellation(screened) : screened
         if (isRefusal(s)) return refused(s, text, out)
         out.push(...parser.decode(JSON.stringify(s) + "\n"))
       }
@@ -590,9 +651,12 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
           diagnose(`the server reported a defect: ${excerpt(JSON.stringify(response.defect ?? null))}`)
           return refusalLine(refuse(null, JsonRpcCode.internalError, "Internal error: the server failed to read a message (a bug); it keeps serving."))
         }
+        settleAnswers(response)
         const encoded = parser.encode(withoutListChanged(response))
         if (encoded === undefined) return encoded
-        const text = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
+        const whole = typeof encoded === "string" ? encoded : new TextDecoder().decode(encoded)
+        const text = unanswered.size === 0 ? whole : withoutCancelled(whole)
+        if (text === undefined) return undefined
         const stoodIn = carried.size > 0 && (Array.isArray(response) || (isObject(response) && carried.has(Number(response.requestId))))
         if (!stoodIn && !holdsFailure(response)) return escapeJsonControls(text)
         return escapeJsonControls(
@@ -602,6 +666,9 @@ export const mcpSerialization: RpcSerialization.RpcSerialization["Type"] = (() =
     }
   })
 })()
+
+/** A client's request id as a map key: a string id and a number id that print alike are different ids. */
+const idKey = (id: JsonId): string => `${typeof id}:${id}`
 
 /**
  * The answer to `initialize` with `listChanged: false` in its capabilities:
