@@ -361,7 +361,7 @@ export interface IndexShape {
    * generation, the new one is begun beside it instead: readers keep the
    * complete one until {@link IndexShape.completeSource} switches them, and
    * the checkpoint read back is the new one's, with
-   * {@link Checkpoint.shownGeneration} (README "Generations").
+   * {@link Checkpoint.shownGeneration} (docs/index.md, "Generations").
    */
   readonly beginGeneration: (
     source: SourceInfo,

@@ -33,7 +33,7 @@ export { ZEROED_RUN }
 /**
  * What a source's file holds where it held what was imported (its bytes
  * `[0, imported)`) when that part changed, when this is damage and not a new
- * version of its session (README, "Sources emptied or zeroed on disk"):
+ * version of its session (docs/import.md, "Sources emptied or zeroed on disk"):
  * - `nothing`: no byte but NUL and white space (an empty file, one zeroed in
  *   place whole, blank lines);
  * - `zeroed`: a run of NUL bytes (`from`, `length`, in bytes) that begins in

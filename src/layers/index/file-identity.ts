@@ -1,7 +1,7 @@
 /**
  * Whether an index path still names the file a long-running command opened
  * (`import --watch`, `mcp`): a SQLite file deleted or replaced under it (the
- * README's "rm the file, import") is another index, which the command must
+ * docs/search.md: "`rm` the file, `import`"; docs/import.md, `--watch`) is another index, which the command must
  * not go on writing into or answering from as if nothing happened.
  *
  * @module

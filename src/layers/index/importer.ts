@@ -941,7 +941,7 @@ const make = Effect.gen(function*() {
         // read (a fifo would block); discovery reports what is there now.
         if (Option.isNone(at) || at.value.kind !== "file") {
           gone++
-          // A new generation begun beside the complete one and not completed: it cannot be any more (README "Crash-safe").
+          // A new generation begun beside the complete one and not completed: it cannot be any more (docs/index.md, "Crash-safe").
           if (c.shownGeneration !== undefined) yield* index.discardGeneration(c.sourceKey)
           continue
         }

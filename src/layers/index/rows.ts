@@ -277,7 +277,7 @@ const checkpointOf = (
  * `cursor_seq`), its source id and events; `reason` is what the old
  * generation is superseded with when the new one completes (the switch, in
  * the transaction of its completion). Rolled back with the attempt
- * (a rejection), discarded when the source is gone. Source: README
+ * (a rejection), discarded when the source is gone. Source: docs/index.md,
  * "Generations" and "Crash-safe" (tester20a F2).
  */
 export interface NextGeneration {

@@ -1969,7 +1969,7 @@ const canWrite = (file: string): boolean => {
 
 /**
  * The failure of a read of `abs`, an index file of ours with no table: an
- * import stopped while it created it (README "Never into someone else's
+ * import stopped while it created it (docs/index.md, "Never into someone else's
  * file": read commands say so; the next import completes the index).
  */
 const halfCreated = (abs: string) =>
