@@ -66,6 +66,33 @@ describe("the registry makes adapters on demand", () => {
       expect(unknown.remediation).toContain("one, two")
     }))
 
+  it.effect("registries made at once (imports running side by side in one process) load a module's adapter once, not once each", () =>
+    Effect.gen(function*() {
+      // A module runner hands a second import of a module still being evaluated its exports as they are so far (vitest's
+      // does): a load begun while another is under way answers no `make`. One load for every registry never meets it.
+      let loads = 0
+      let release!: () => void
+      const evaluated = new Promise<void>((resolve) => (release = resolve))
+      const real = counted("shared", new Map(), new Map())
+      const shared = define({
+        ...real,
+        load: (): Promise<AdapterMake> => {
+          loads++
+          if (loads > 1) return Promise.resolve(undefined as unknown as AdapterMake)
+          return evaluated.then(() => real.load())
+        }
+      }) as AnyModule
+      const context = Context.make(AccessPolicy, { workspaceRoots: ["/w"] } as never).pipe(
+        Context.add(ImportLimits, { maxDocumentBytes: 1, maxRecordBytes: 1, maxDepth: 64 }),
+        Context.add(SourceAccess, SourceAccessNode.sourceAccessNode)
+      )
+      const registries = [registryOf([shared], context), registryOf([shared], context), registryOf([shared], context)]
+      setTimeout(release, 20)
+      const adapters = yield* Effect.all(registries.map((r) => r.get("shared")), { concurrency: "unbounded" })
+      expect(loads).toBe(1)
+      for (const a of adapters) expect(yield* a.discover({})).toEqual({ roots: ["/w"] })
+    }))
+
   it.effect("the library's layer lists every provider and answers each adapter, the same one each time", () =>
     Effect.gen(function*() {
       const sources = yield* SessionSources
