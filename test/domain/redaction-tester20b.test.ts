@@ -30,7 +30,10 @@ describe("tester20b F8: a lower-case name_password=value word of a command line"
     for (const t of [
       "client = Client(host, api_key=key1, timeout=3)", "f(api_key=api_key)", "x db_password=self.config.db_password",
       "python train.py max_tokens=4096 sort_key=name1 next_page_token=CAESBggDEAEY", "ssh -o identity_key=~/.ssh/id_ed25519 host",
-      "run db_password=$DB_PASSWORD api_key=${KEY} x_token=None", "echo db_password=hunter", "set primary_key=id_2",
+      "run db_password=$DB_PASSWORD api_key=${KEY} x_token=None", "set primary_key=id_2",
+      // (session 21: `echo db_password=hunter` goes, a password whatever its characters; a short word, an identifier
+      // in camelCase and a word under a key's name stay)
+      "echo db_password=pwd", "echo db_password=dbPass", "echo api_key=hunter",
       "cmd input_tokens=1200 output_tokens=30", "a foo_token=os.environ.get"
     ]) stays(t)
   })

@@ -59,9 +59,13 @@ describe("session 20: keys wrapped over lines", () => {
     // a key on one line, then a word or a sentence on the next
     expect(r.text(`the key ${K}\nThanks`)).toBe(`the key ${marker("anthropic-key")}\nThanks`)
     expect(r.text(`${fold(K, 64).split("\n")[0]}\nDone`)).toBe(`${marker("anthropic-key")}\nDone`)
-    // a first line whose width is no wrap width: the next line is not read as the key's rest
+    // a next line longer than the first (so the widths disagree) is not read as the key's rest (session 21: any width
+    // is a wrap width, so a first line of 50 no longer tells: `${k50}\nAbCdEf0123456789xyz` now goes whole)
     const k50 = K.slice(0, 50)
-    expect(r.text(`${k50}\nAbCdEf0123456789xyz`)).toBe(`${marker("anthropic-key")}\nAbCdEf0123456789xyz`)
+    const longer = "AbCdEf0123456789xyz".repeat(3)
+    expect(r.text(`${k50}\n${longer}`)).toBe(`${marker("anthropic-key")}\n${longer}`)
+    // a first line narrower than 16 characters is no wrap
+    expect(r.text(`${K.slice(0, 15)}\nAbCdEf012\n`)).toBe(`${K.slice(0, 15)}\nAbCdEf012\n`)
     // a continuation line with other characters than the key's (a sentence) is not the key's rest
     expect(r.text(`${K.slice(0, 40)}\nsee the docs for more`)).toBe(`${marker("anthropic-key")}\nsee the docs for more`)
     // a shell continuation between words that hold no key

@@ -30,11 +30,13 @@ import {
   headerValue,
   leafSecret,
   marker,
+  opaqueSignature,
   pairSecret,
   type RedactionRule,
   schemaLike,
   secretKeyKind,
   type SecretKeyKind,
+  signatureKey,
   underKind
 } from "../../src/domain/redaction/rules.js"
 
@@ -159,6 +161,8 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
       let v: unknown
       if (under !== undefined) v = walkUnder(under, ov)
       else if (kind !== "none" && secretValue(kind, ov)) v = kind === "pin" ? PIN_MARK : FIELD_MARK
+      // session 21: an opaque value under a signature's name
+      else if (kind === "none" && signatureKey(k) && opaqueSignature(ov)) v = FIELD_MARK
       // session 11: an object (not a schema) or an array under a secret's name; a header map's value
       else if (kind !== "none" && typeof ov === "object" && ov !== null && (Array.isArray(ov) || (isPlainObject(ov) && !schemaLike(ov)))) v = walkUnder(underKind(kind, k), ov)
       else {

@@ -105,6 +105,16 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "planetscale-token": [j("pscale", "_tkn_", rand(43, B64URL)), j("pscale", "_pw_", rand(32, ALNUM))],
   "shippo-token": [j("shippo", "_live_", rand(40, HEX)), j("shippo", "_test_", rand(40, HEX))],
   "cloudflare-origin-key": [j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX)), j("v1", ".0-", rand(24, HEX), "-", rand(146, HEX))],
+  // session 21: the vendor tokens session 20 left out, their shapes as the scanners cited in src/domain/redaction/rules.ts give them
+  "replicate-token": [j("r", "8_", rand(36, B64URL), "7"), j("r", "8_", rand(37, ALNUM))],
+  "langsmith-key": [j("lsv2", "_pt_", rand(32, HEX), "_", rand(10, HEX)), j("lsv2", "_sk_", rand(32, HEX), "_", rand(10, HEX))],
+  "supabase-token": [j("sb", "p_", rand(40, HEX)), j("sb", "p_oauth_", rand(40, HEX))],
+  "docker-hub-token": [j("dckr", "_pat_", rand(26, B64URL), "Q"), j("dckr", "_oat_", rand(32, ALNUM))],
+  "cloudflare-token": [j("cf", "ut_", rand(40, ALNUM), rand(6, ALNUM)), j("cf", "at_", rand(40, B64URL), "9z")],
+  "adafruit-key": [j("ai", "o_", rand(27, ALNUM), "4"), j("ai", "o_", "X", rand(27, ALNUM))],
+  "mailgun-key": [j("ke", "y-", "0f", rand(30, HEX)), j("pub", "key-", rand(30, HEX), "9c")],
+  "square-secret": [j("sq0", "csp-", rand(43, B64URL)), j("sq0", "csp-", rand(43, ALNUM))],
+  "square-access-token": [j("EA", "AA", "Ex", rand(56, ALNUM), "a1"), j("EA", "AA", "l", rand(58, B64URL), "9")],
   // session 19 (tester19 F1): vendor tokens known by a fixed prefix, their formats as gitleaks and trufflehog state them
   "groq-key": [j("gs", "k_", rand(52, ALNUM)), j("gs", "k_", rand(52, ALNUM))],
   "xai-key": [j("xa", "i-", rand(80, ALNUM)), j("xa", "i-", rand(80, ALNUM))],
@@ -136,6 +146,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const q5 = j(rand(20, ALNUM), "%2B", rand(10, ALNUM), "%3D"), q6 = j("K", rand(30, ALNUM), "5")
   const f1 = j(rand(32, ALNUM), "1"), f2 = j(rand(32, ALNUM), "2"), f3 = j("hunter2", rand(12, ALNUM)), f4 = rand(24, ALNUM), f5 = j(rand(30, ALNUM), "3"), f6 = j("pw", rand(10, ALNUM), "9")
   const pin = j("8", rand(9, "0123456789"))
+  const okta = j("0", "0", rand(39, B64URL), "x")
   const twilio = j("S", "K", rand(30, HEX), "c3")
   const kubeKey = j("LS0tLS1CRUdJTi", rand(60, ALNUM), "==")
   const kubeKey2 = j("LS0tLS1CRUdJTi", rand(80, ALNUM + "+/"))
@@ -226,7 +237,9 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "password-prose": [[`my password is ${f3}, sorry`, f3], [`The Password is: ${f6}!`, f6]],
     // session 9: XML elements, cookie headers
     "secret-element": [[`<config><password>${f3}</password></config>`, f3], [`<ClientSecret>${f5}</ClientSecret>`, f5]],
-    "cookie": [[`curl -H 'Cookie: session=${f4}; theme=dark' https://x.example`, f4], [`Set-Cookie: sid=${f1}; Path=/; HttpOnly`, f1]]
+    "cookie": [[`curl -H 'Cookie: session=${f4}; theme=dark' https://x.example`, f4], [`Set-Cookie: sid=${f1}; Path=/; HttpOnly`, f1]],
+    // session 21: an Okta API token after its scheme `SSWS` or a name holding `okta`
+    "okta-token": [[`curl -H "Authorization: SSWS ${okta}" https://acme.okta.com/api/v1/users`, okta], [`okta_api_token: ${okta}`, okta]]
   }
 }
 

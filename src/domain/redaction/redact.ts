@@ -26,12 +26,14 @@ import {
   leafSecret,
   marker,
   notAValue,
+  opaqueSignature,
   pairSecret,
   type RedactionRule,
   schemaLike,
   secretKeyKind,
   type SecretKeyKind,
   secretValue,
+  signatureKey,
   textRedactor,
   underKind,
   urlPasswords
@@ -244,6 +246,10 @@ export const collectSecrets = (v: unknown, into: Map<string, string>, under?: Se
       continue
     }
     const kind = secretKeyKind(k)
+    if (kind === "none" && typeof x === "string" && opaqueSignature(x) && signatureKey(k)) {
+      add(x, FIELD_MARK)
+      continue
+    }
     if (kind !== "none" && kind !== "header") {
       if (secretValue(kind, x)) {
         add(x, kind === "pin" ? PIN_MARK : FIELD_MARK)
@@ -370,12 +376,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   interface KeyInfo {
     readonly name: string
     readonly kind: SecretKeyKind
+    /** The key names a signature ({@link signatureKey}): an opaque value under it goes (session 21). */
+    readonly sig: boolean
   }
   const keyCache = new Map<string, KeyInfo>()
   const keyInfo = (k: string): KeyInfo => {
     let r = keyCache.get(k)
     if (r === undefined) {
-      r = { name: text(k), kind: secretKeyKind(k) }
+      r = { name: text(k), kind: secretKeyKind(k), sig: signatureKey(k) }
       if (keyCache.size >= 4096) keyCache.clear()
       keyCache.set(k, r)
     }
@@ -390,7 +398,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const fieldInfo = (k: string): KeyInfo => {
     let r = fieldCache.get(k)
     if (r === undefined) {
-      r = { name: k, kind: secretKeyKind(k) }
+      r = { name: k, kind: secretKeyKind(k), sig: signatureKey(k) }
       if (fieldCache.size >= 4096) fieldCache.clear()
       fieldCache.set(k, r)
     }
@@ -403,6 +411,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    */
   const entry = (info: KeyInfo, k: string, v: unknown, pair: ReadonlyArray<string> | undefined, under: SecretKeyKind | undefined): unknown => {
     if (under !== undefined) return walkUnder(under, v)
+    if (info.sig && info.kind === "none" && opaqueSignature(v)) {
+      // a signature's opaque value (session 21: an HMAC, a presigned upload's, a thinking block's); the key stays
+      note(v, FIELD_MARK)
+      return FIELD_MARK
+    }
     if (info.kind !== "none") {
       if (secretValue(info.kind, v)) {
         const mark = info.kind === "pin" ? PIN_MARK : FIELD_MARK

@@ -227,8 +227,14 @@ const VENDOR_TOKEN_TABLE_20: ReadonlyArray<RedactionRule> = [
   // Atlassian API token `ATATT3` and 186 characters of `A-Za-z0-9_=-` (atlassian-api-token, its second form); 180 to
   // 256 go (its tail, `=` and a checksum of 8 hex digits, may vary)
   { id: "atlassian-token", pattern: re(`${lead("ATATT3", "A-Za-z0-9_-")}[A-Za-z0-9_=-]{180,256}(?![A-Za-z0-9_=-])`), hints: ["ATATT3"] },
-  // Doppler personal token `dp.pt.` and 43 letters and digits (doppler-api-token)
-  { id: "doppler-token", pattern: re(`${lead(String.raw`dp\.pt\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{43}(?![A-Za-z0-9_])`), hints: ["dp.pt."] },
+  // Doppler tokens: `dp.pt.` (personal), `dp.st.` (service, maybe with its config's name: `dp.st.prd.`), `dp.ct.`
+  // (CLI), `dp.sa.` (service account), `dp.scim.`, `dp.audit.`, then 40 to 44 letters and digits (gitleaks'
+  // doppler-api-token gives `dp.pt.` and 43; trufflehog's doppler detector the other prefixes and 40 to 44; session 21)
+  {
+    id: "doppler-token",
+    pattern: re(`${lead(String.raw`dp\.(?:pt|st(?:\.[a-z0-9_-]{2,35})?|ct|sa|scim|audit)\.`, "A-Za-z0-9_.-")}[A-Za-z0-9]{40,44}(?![A-Za-z0-9_])`),
+    hints: ["dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."]
+  },
   // Pulumi access token `pul-` and 40 lower-case hex digits (pulumi-api-token)
   { id: "pulumi-token", pattern: re(`${lead("pul-", "A-Za-z0-9_-")}[a-f0-9]{40}(?![A-Za-z0-9_-])`), hints: ["pul-"] },
   // Terraform Cloud / HCP Terraform token: 14 letters and digits, `.atlasv1.`, 60 to 70 of `A-Za-z0-9_=-` (hashicorp-tf-api-token)
@@ -279,11 +285,99 @@ const VENDOR_TOKEN_TABLE_20: ReadonlyArray<RedactionRule> = [
   }
 ]
 
+/** Mailgun's older keys: `key-` (private) or `pubkey-` (public validation) and 32 lower-case hex digits, a digit and a letter among them. */
+const MAILGUN_OLDER = re(`${lead("(?:pub)?key-", "A-Za-z0-9_-")}(?=[a-f]{0,31}[0-9])(?=[0-9]{0,31}[a-f])[a-f0-9]{32}(?![A-Za-z0-9_-])`)
+/** Mailgun's newer keys: 32 lower-case hex digits, `-`, 8, `-`, 8, as a word of its own. */
+const MAILGUN_NEWER_SOURCE = `[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}(?![A-Za-z0-9_-])`
+/** `mailgun-key`'s pattern: {@link MAILGUN_OLDER} or a newer key (what its `apply` replaces). */
+const MAILGUN_KEY = re(`${MAILGUN_OLDER.source}|${start("A-Za-z0-9_-")}${MAILGUN_NEWER_SOURCE}`)
+/**
+ * A newer Mailgun key found from its first `-` (a literal the engine skips to): the match is `-…` to the key's end,
+ * and the lookbehind checks the 32 hex digits before it start a word. The key starts 32 characters before the match.
+ */
+const MAILGUN_NEWER = re(String.raw`-[a-f0-9]{8}-[a-f0-9]{8}(?![A-Za-z0-9_-])(?<=(?:^|[^A-Za-z0-9_-]|${BOUNDARY_ESCAPE})${MAILGUN_NEWER_SOURCE.replace("(?![A-Za-z0-9_-])", "")})`)
+
+/**
+ * Session 21: vendor tokens the tables above left out, their shapes as the scanners cited in each comment give them
+ * (format facts only). Each is a word of its own, as in {@link VENDOR_TOKEN_TABLE_20}; a run of letters of one case
+ * only stays (a placeholder, an identifier). `CFPAT-` is no Cloudflare format: Cloudflare's scannable tokens are
+ * `cfk_`, `cfut_`, `cfat_`; its older API tokens have no prefix (left to the named rules: `CF_API_TOKEN=…`).
+ */
+const VENDOR_TOKEN_TABLE_21: ReadonlyArray<RedactionRule> = [
+  // Replicate API token `r8_` and 37 of `A-Za-z0-9_-` (trufflehog's replicate detector); 32 to 64 go
+  { id: "replicate-token", pattern: re(`${lead("r8_", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{32,64}(?![A-Za-z0-9_-])`), hints: ["r8_"] },
+  // LangSmith personal token `lsv2_pt_` and service key `lsv2_sk_`: 32 hex digits, `_`, 10 hex digits (trufflehog's
+  // langsmith detector)
+  { id: "langsmith-key", pattern: re(`${lead("lsv2_(?:pt|sk)_", "A-Za-z0-9_")}[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9_])`), hints: ["lsv2_pt_", "lsv2_sk_"] },
+  // Supabase personal access token `sbp_` (and `sbp_oauth_`) and 40 lower-case hex digits (trufflehog's supabasetoken
+  // detector, kingfisher's supabase rule)
+  { id: "supabase-token", pattern: re(`${lead("sbp_(?:oauth_)?", "A-Za-z0-9_")}[a-f0-9]{40}(?![A-Za-z0-9_])`), hints: ["sbp_"] },
+  // Docker Hub personal access token `dckr_pat_` and 27 of `A-Za-z0-9_-` (Sonar's docker-hub-personal-access-token
+  // rule), and an organization access token `dckr_oat_`; 20 to 60 go
+  { id: "docker-hub-token", pattern: re(`${lead("dckr_(?:pat|oat)_", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{20,60}(?![A-Za-z0-9_-])`), hints: ["dckr_pat_", "dckr_oat_"] },
+  // Cloudflare's scannable credentials: `cfk_` (Global API Key), `cfut_` (user API token), `cfat_` (account API token),
+  // then 40 characters and a checksum (developers.cloudflare.com, "Token formats"); 40 to 80 letters, digits, `_`, `-`
+  { id: "cloudflare-token", pattern: re(`${lead("cf(?:k|ut|at)_", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{40,80}(?![A-Za-z0-9_-])`), hints: ["cfk_", "cfut_", "cfat_"] },
+  // Adafruit IO key `aio_` and 28 letters and digits (trufflehog's adafruitio detector)
+  { id: "adafruit-key", pattern: re(`${lead("aio_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{28}(?![A-Za-z0-9_])`), hints: ["aio_"] },
+  // Okta API token: `00` and 40 of `A-Za-z0-9_=-` (gitleaks' okta-access-token, which takes it only next to the word
+  // okta), after the scheme `SSWS` (Okta's `Authorization: SSWS <token>`, also in code) or a name holding `okta`
+  // (`okta_api_token: …`, `OKTA_TOKEN=…`, `oktaToken = "…"`); the scheme and the name stay
+  {
+    id: "okta-token",
+    pattern: re(
+      String.raw`((?:SSWS[ \t]{1,8}|(?:okta|Okta|OKTA)[A-Za-z0-9_.-]{0,40}(?:\{0,7}["'])?[ \t]{0,8}(?::=|=>|[:=])[ \t]{0,8}(?:\{0,7}["'])?))` +
+        String.raw`00[A-Za-z0-9_=-]{40}(?![A-Za-z0-9_=-])`
+    ),
+    hints: ["SSWS", "okta", "Okta", "OKTA"],
+    replace: (_m: string, head: string) => `${head}${marker("okta-token")}`
+  },
+  // Mailgun private API key `key-` and 32 lower-case hex digits (gitleaks' mailgun-private-api-token), its public
+  // validation key `pubkey-` and 32 (mailgun-pub-key), and the newer keys (and webhook signing keys): 32 hex digits,
+  // `-`, 8, `-`, 8 (mailgun-signing-key; trufflehog's mailgun detector), in a text that names Mailgun (both scanners
+  // take them only so: the shape has no prefix). Not after `-` or a word (`cache-key-<md5>`)
+  {
+    id: "mailgun-key",
+    pattern: MAILGUN_KEY,
+    // the newer form has no literal of its own: it is looked for only in a text that names Mailgun (as gitleaks'
+    // and trufflehog's rules take it only next to the vendor's name), from its first `-` (MAILGUN_NEWER)
+    hints: ["key-", "ailgun", "AILGUN"],
+    apply: (s) => {
+      MAILGUN_OLDER.lastIndex = 0
+      let out = s.includes("key-") ? s.replace(MAILGUN_OLDER, marker("mailgun-key")) : s
+      if (!s.includes("ailgun") && !s.includes("AILGUN")) return out
+      MAILGUN_NEWER.lastIndex = 0
+      let acc = ""
+      let done = 0
+      let m: RegExpExecArray | null
+      while ((m = MAILGUN_NEWER.exec(out)) !== null) {
+        const at = m.index - 32
+        if (at < done) continue
+        acc += out.slice(done, at) + marker("mailgun-key")
+        done = m.index + m[0].length
+      }
+      if (done > 0) out = acc + out.slice(done)
+      return out
+    },
+    // (the newer form depends on the whole text naming Mailgun, which the pattern cannot say)
+    byHand: true
+  },
+  // Square OAuth application secret `sq0csp-` and 43 of `A-Za-z0-9_-` (gitleaks' square-secret), and an access token
+  // `EAAA` and 22 to 60 of `A-Za-z0-9_-` (gitleaks' square-access-token; the `sq0atp-` form is square-token's): a
+  // digit and both cases in it, not inside base64 (no `+` or `/` before it, no `+`, `/` or `=` padding after it)
+  { id: "square-secret", pattern: re(`${lead("sq0csp-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])`), hints: ["sq0csp-"] },
+  {
+    id: "square-access-token",
+    pattern: re(`${lead("EAAA", "A-Za-z0-9_+/-")}(?=[A-Za-z_-]{0,59}[0-9])(?=[A-Z0-9_-]{0,59}[a-z])[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_+/=-])`),
+    hints: ["EAAA"]
+  }
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
   "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
-  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id)
+  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id), ...VENDOR_TOKEN_TABLE_21.map((rule) => rule.id)
 ])
 
 /**
@@ -530,8 +624,12 @@ const SECRET_PAIR_HINTS: ReadonlyArray<string> = [...new Set(
  * time: linear.
  */
 const pairAlternatives = (): string => {
-  const Q = String.raw`\\{0,7}["']`
-  const SP = String.raw`(?:\s|\\[nrt]){0,80}`
+  // a quote, maybe escaped (at most 7 backslashes: JSON text in JSON text, and again), or written `\u0022`, `\x27`
+  // (session 21: .NET's and Go's encoders; a tool's output JSON-escaped again)
+  const Q = String.raw`(?:\\{0,7}["']|${ESC_QUOTE})`
+  // white space, or a line break's or a tab's escape (`\n`, and `\\n` in JSON text held in a string: pretty JSON
+  // printed by a tool, then escaped twice; session 21)
+  const SP = String.raw`(?:\s|\\{1,7}[nrt]){0,80}`
   const NAME_KEYS = "(?:name|key|header|Name|Key|Header)"
   const VALUE_KEYS = "(?:value|Value)"
   const b = (g: number) => `\\${g}`
@@ -540,11 +638,11 @@ const pairAlternatives = (): string => {
   // run of white space is then passed over at one step a character, not looked back over from each of them
   const member = `(?<=(?:^|[{,])${SP}${Q})`
   return [
-    String.raw`((${Q})(?<=[\[(][ \t]{0,8}${Q})(${PAIR_NAMES})\2[ \t]{0,8},[ \t]{0,8}(${Q}))${value(4)}(?=[ \t]{0,8}[\])])`,
+    String.raw`((${Q})(?<=[\[(]${SP}${Q})(${PAIR_NAMES})\2[ \t]{0,8},${SP}(${Q}))${value(4)}(?=${SP}[\])])`,
     String.raw`((${Q})${member}${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
     String.raw`((${Q})${member}${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
     // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
-    String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\r)?\\n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
+    String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\{1,7}r)?\\{1,7}n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
       // (a block scalar, `value: |`, is `secret-block`'s)
       String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s|>]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`,
     // XML attributes (.NET appSettings): `<add key="ApiKey" value="…"/>`, the key maybe a path (`Stripe:SecretKey`)
@@ -1315,9 +1413,9 @@ const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:\u2192[ \t]?|[ 
 const PEM_BLOCK = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=:,.\s\\_\u2192\u2502|]|-(?!----))*(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 /** A private key's END line (one a whole block did not take). */
 const PEM_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
-/** A base64 body line of a PEM block: 40 to 100 base64 characters (OpenSSH's are 70, PEM's 64), or the last one, shorter. */
-const PEM_LINE = /^[ \t]*[A-Za-z0-9+/]{40,100}={0,2}[ \t]*$/
-const PEM_LAST_LINE = /^[ \t]*[A-Za-z0-9+/]{1,100}={0,2}[ \t]*$/
+/** A base64 body line of a PEM block: 16 to 1024 base64 characters, any width (OpenSSH's are 70, PEM's 64, `fold` any; session 21), or the last one, shorter. */
+const PEM_LINE = /^[ \t]*[A-Za-z0-9+/]{16,1024}={0,2}[ \t]*$/
+const PEM_LAST_LINE = /^[ \t]*[A-Za-z0-9+/]{1,1024}={0,2}[ \t]*$/
 
 /** A private key's BEGIN line (PEM, PKCS#8, OpenSSH, PGP's armored `PRIVATE KEY BLOCK`): where {@link redactDecoratedPem} starts. */
 const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
@@ -1334,11 +1432,11 @@ const GUTTER = String.raw`(?:[^\s:]{1,200}[:-])?[0-9]{1,9}(?:\u2192|[ \t]{0,4}[\
  */
 const PEM_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:${GUTTER}[ \t]{0,8}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){0,8}|(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8})`)
 /** A body line's content once its decoration is off: base64 (maybe empty: PGP's blank line, `=abcd` its checksum) or a header (`Proc-Type: …`, `Version: …`). */
-const PEM_BODY = /^(?:[A-Za-z0-9+/=]{0,100}|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n]{0,200})[ \t]*$/
+const PEM_BODY = /^(?:[A-Za-z0-9+/=]{0,1024}|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n]{0,200})[ \t]*$/
 /** A private key's END line at a body line's start (after its decoration). */
 const PEM_END_AT = /^-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/
 /** A string piece of a key built in code (`'MIIE…\n' +`, `"MIIE…\n"`): the quote, the base64 or the END line, maybe a `\n` escape, the same quote, `+`/`,`. */
-const PEM_PIECE = /^[ \t]{0,40}[+,]?[ \t]{0,8}(["'`])(?:(-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)((?:\\r)?(?:\\n)?)\1|([A-Za-z0-9+/=]{0,100})((?:\\r)?(?:\\n)?)\1[ \t]*[+,]?[ \t]*\\?\r?$)/
+const PEM_PIECE = /^[ \t]{0,40}[+,]?[ \t]{0,8}(["'`])(?:(-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)((?:\\r)?(?:\\n)?)\1|([A-Za-z0-9+/=]{0,1024})((?:\\r)?(?:\\n)?)\1[ \t]*[+,]?[ \t]*\\?\r?$)/
 /** A BEGIN line's tail as a string piece: a `\n` escape, the closing quote, then `+`, `,`, a line continuation or nothing. */
 const PEM_PIECE_HEAD = /^(?:\\r)?(?:\\n)?(["'`])[ \t]*[+,]?[ \t]*\\?\r?$/
 /** How many lines past a BEGIN line are read for its body and END line. */
@@ -1391,7 +1489,7 @@ const redactDecoratedPem = (s: string): string => {
       const start = eol + 1
       const next = s.indexOf("\n", start)
       const lineEnd = next < 0 ? s.length : next
-      if (lineEnd - start > 300) break
+      if (lineEnd - start > 1200) break
       const line = s.slice(start, lineEnd)
       if (pieces) {
         const p = PEM_PIECE.exec(line)
@@ -1429,7 +1527,7 @@ const redactDecoratedPem = (s: string): string => {
  * A decorated key's lines joined on one line (a session's title, a quote whose newlines became spaces):
  * `-----BEGIN … PRIVATE KEY----- > MIIE… > … > -----END …-----`, each base64 run whole (no backtracking).
  */
-const PEM_INLINE = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)[ \t]{0,8}[A-Za-z0-9+/=]{16,100}(?![A-Za-z0-9+/=]))+(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)?[ \t]{0,8}-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
+const PEM_INLINE = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)[ \t]{0,8}[A-Za-z0-9+/=]{16,1024}(?![A-Za-z0-9+/=]))+(?:[ \t]{0,8}(?:>|#{1,3}|\*|\/\/)?[ \t]{0,8}-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 
 /** A PuTTY key file's private lines: `Private-Lines: N` then its base64 lines (the header, the public lines and `Private-MAC` stay). */
 const PUTTY_PRIVATE = /(Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]*(?:\r?\n|\\r?\\n))[A-Za-z0-9+/]{1,128}={0,2}(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/]{1,128}={0,2}(?![A-Za-z0-9+/=-]))*/g
@@ -1437,7 +1535,7 @@ const PUTTY_PRIVATE = /(Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]*(?:\r?\n|\\r?\\n
 /**
  * The tails of private keys whose BEGIN line is elsewhere (an earlier message, a `tail` of the file): each END line
  * the block pattern left, and the base64 body lines right before it (lines ended by a newline or a `\n` escape of
- * JSON text; the line just before END may be short, the ones above it are 40 to 100 characters; the text's
+ * JSON text; the line just before END may be short, the ones above it are 16 to 1024 characters, any width; the text's
  * first line, cut anywhere, when it holds a digit, `+` or `/`), become one marker. An END line with no body line
  * before it stays (a lone END line names no key). Each line is read once: linear.
  */
@@ -1461,7 +1559,7 @@ const redactPemTails = (s: string): string => {
       const nl = s.lastIndexOf("\n", lineEnd - 1)
       const esc = s.lastIndexOf("\\n", lineEnd - 1)
       let lineStart = Math.max(nl + 1, esc >= 0 ? esc + 2 : 0, done)
-      if (lineEnd - lineStart > 110) break
+      if (lineEnd - lineStart > 1100) break
       const line = s.slice(lineStart, lineEnd)
       const ok = lines === 0 ? PEM_LAST_LINE.test(line) : PEM_LINE.test(line) || (lineStart === 0 && PEM_LAST_LINE.test(line) && /[0-9+/]/.test(line))
       if (!ok) break
@@ -1490,11 +1588,12 @@ const WRAPPED_KEY_RULES: ReadonlyArray<readonly [id: string, body: string, prefi
   ["xai-key", "A-Za-z0-9_-", "xai-"], ["vault-token", "A-Za-z0-9_.-", "hv[sbr]\\."], ["google-oauth-token", "A-Za-z0-9_.-", "ya29\\."]
 ]
 /**
- * The widths a tool wraps a long word at (`fold -w 40`, `base64 -w 64`, RFC 2045's 76, a terminal's 80, 100 or
- * 120): a key's first line must be one of them long (its key part or the whole line) for the lines after it to be read
- * as the key's rest.
+ * The narrowest width a key's first line may be wrapped at (its key part or the whole line) for the lines after it to
+ * be read as the key's rest: any width from 16 (session 21; the tools' and terminals' widths are no list: `fold -w
+ * 40`, `base64 -w 64`, RFC 2045's 76, a terminal's 80, a pane's 57 or 133). What tells a wrap is that the lines after
+ * agree with it ({@link wrappedKeyEnd}); narrower lines are too often a short word and the next line's.
  */
-const WRAP_WIDTHS = new Set([40, 60, 64, 70, 72, 76, 80, 100, 120])
+const WRAP_MIN = 16
 
 /** The length of the line break at `p` of `s` (`\n`, `\r\n`, or their escapes `\\n`, `\\r\\n` in JSON text), else 0. */
 const lineBreakAt = (s: string, p: number): number => {
@@ -1509,7 +1608,7 @@ const lineBreakAt = (s: string, p: number): number => {
 
 /**
  * Where the rest of a key's first line (from `i` to a line break at `e` of `s`) ends, when the key goes on over the
- * next lines, else -1: when the first line (or its key part) is one of {@link WRAP_WIDTHS} long, the next lines made of
+ * next lines, else -1: when the first line (or its key part) is {@link WRAP_MIN} or more long, the next lines made of
  * exactly that many of the key's characters (`tok`), and a last line starting with at most that many; the rest (16
  * characters or more, or a digit among them, so that a word such as "Thanks" on the next line stays).
  */
@@ -1523,7 +1622,7 @@ const wrappedKeyEnd = (s: string, i: number, e: number, tok: Uint8Array): number
   const esc = s.lastIndexOf("\\n", i - 1)
   const lineStart = Math.max(s.lastIndexOf("\n", i - 1) + 1, esc < 0 ? 0 : esc + 2)
   for (const width of [e - i, e - lineStart]) {
-    if (!WRAP_WIDTHS.has(width)) continue
+    if (width < WRAP_MIN) continue
     let p = e + b
     let end = -1
     for (;;) {
@@ -1710,9 +1809,26 @@ const ARGUMENT_CODE = /^(?:[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*
 const argumentReplace = (m: string, name: string, word: string, value: string): string => {
   const joined = `${name}${word}`.replace(/_/g, "")
   if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) || DATA_KEY.test(joined)) return m
+  if (argumentWord(joined, value)) return `_${word}=${marker("secret-argument")}`
   if (!LOOKS_SECRET.test(value) || ARGUMENT_CODE.test(value) || PATH_LIKE.test(value) || /^[0-9]+$/.test(value)) return m
   return `_${word}=${marker("secret-argument")}`
 }
+
+/**
+ * The shortest letters-only value `secret-argument` takes (session 21): 4, as {@link RESTATED_MIN} in `./redact.ts`.
+ * A command line's `db_password=hunter` is the password whatever its characters; shorter words there are mostly
+ * abbreviations a call passes on (`password=pw`, `password=pwd` as the last argument of a call over lines).
+ */
+const ARGUMENT_WORD_MIN = 4
+/**
+ * Whether a value of lower-case letters only (`hunter`, `swordfish`) is the secret of a `secret-argument` name
+ * (`joined`: its words, `_` dropped): 4 to 64 letters, under a password's, a passphrase's or a secret's name
+ * ({@link wordSecret}: not a token's or a key's, where a word is too often an identifier: `api_key=key`), and no
+ * placeholder or keyword (`password=password`, `secret=none`, `xxxx`). Capitals (`Config.PASSWORD`, `dbPass`) are
+ * code: an identifier, a constant, a type.
+ */
+const argumentWord = (joined: string, value: string): boolean =>
+  value.length >= ARGUMENT_WORD_MIN && value.length <= 64 && /^[a-z]+$/.test(value) && wordSecret(joined, value)
 
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
@@ -1742,7 +1858,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     byHand: true
   },
   {
-    // A key wrapped over lines (tester19 F7): printed by a tool at 40, 64 or 76 columns, or wrapped by a terminal, or
+    // A key wrapped over lines (tester19 F7): printed by a tool at any width from 16 columns (40, 64, 76…), or wrapped by a terminal, or
     // continued with a shell's `\` (`export KEY=sk-ant-…\` then the rest on the next line). The key's first line is
     // found by its own rule ({@link WRAPPED_KEY_RULES}), the lines after it are its rest when they are made of its
     // characters and the widths agree ({@link wrappedKeyEnd}): the whole becomes that rule's marker. Read by hand
@@ -2024,6 +2140,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   // session 20 (tester20b F3): more vendor tokens known by a prefix (see the table)
   ...VENDOR_TOKEN_TABLE_20,
+  // session 21: the vendor tokens session 20 left out (see the table)
+  ...VENDOR_TOKEN_TABLE_21,
   {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
@@ -2455,7 +2573,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // header where white space follows other than after a `;`. A header map's entry too: `{"Cookie": "…"}` (the
     // name's closing quote and the value's opening quote, maybe escaped, stay).
     id: "cookie",
-    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE)(?:\\{0,7}["'])?:[ \t]{0,8}(?:\\{0,7}["'])?)([^\s"'\\;]{1,4096}(?:;[ \t]*[^\s"'\\;]{1,4096}){0,64})`),
+    // (an `=` written `\u003d`, as Gson writes it, is an `=`: `Cookie: session\u003d…`)
+    pattern: re(String.raw`(\b(?:[Ss]et-[Cc]ookie|SET-COOKIE|[Cc]ookie|COOKIE)(?:\\{0,7}["'])?:[ \t]{0,8}(?:\\{0,7}["'])?)((?:[^\s"'\\;]|${ESC_EQ}){1,4096}(?:;[ \t]*(?:[^\s"'\\;]|${ESC_EQ}){1,4096}){0,64})`),
     hints: ["ookie:", "OOKIE:", "ookie\":", "OOKIE\":", "ookie':", "ookie\\\":"],
     replace: (_m: string, head: string, value: string) => `${head}${cookieValues(value, /^set-/i.test(head))}`
   },
@@ -2629,6 +2748,40 @@ const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
 
 /**
+ * A structured key naming a signature (session 21): `signature`, `sig`, and names whose last word is one
+ * (`x_amz_signature`, `webhookSignature`, `X-Goog-Signature`, `X-Hub-Signature-256`, `request_sig`), any case. Not a
+ * secret's name to the text rules (`secretKeyKind` gives none: `signature_version`, `signatureMethod` and a text's
+ * `"signature": …` are theirs to leave); the walk of a structured value sends a value under it to the marker when it
+ * is an opaque blob ({@link opaqueSignature}).
+ */
+const SIGNATURE_KEY = new RegExp(
+  `^(?:${KEY_HEAD}(?:[A-Za-z][A-Za-z0-9]{0,40})?(?:${cases(["signature"]).join("|")})(?:-(?:256|512))?|(?:[A-Za-z0-9]{1,40}[_-]){0,6}(?:sig|Sig|SIG))$`
+)
+/** Whether `k`, a structured key, names a signature ({@link SIGNATURE_KEY}; the last character checked first: most keys skip the test). */
+export const signatureKey = (k: string): boolean => {
+  const c = k.charCodeAt(k.length - 1) | 32
+  return (c === 101 || c === 103 || c === 54 || c === 50) && k.length <= 300 && SIGNATURE_KEY.test(k)
+}
+/**
+ * The shortest opaque signature that goes: 24 characters (an HMAC-SHA1 in base64, AWS's SigV2, is 28; HMAC-SHA256 in
+ * hex 64, in base64 44; Anthropic's thinking signatures run to kilobytes). Shorter values under the name are names
+ * (`"signature": "HMAC-SHA256"`, `"sig": "v1"`).
+ */
+const SIGNATURE_MIN = 24
+/** An opaque blob: base64, base64url or hex (`+`, `/`, `_`, `.`, `-`, `=` padding), maybe after a scheme's `sha256=`/`v1=`, a digit and a letter among it. */
+const SIGNATURE_VALUE = /^(?:[A-Za-z0-9]{1,16}=)?[A-Za-z0-9+/_.=-]+$/
+/**
+ * Whether `v`, under a signature's name ({@link signatureKey}), is an opaque signature that goes whole (session 21):
+ * a string of {@link SIGNATURE_MIN} characters or more of {@link SIGNATURE_VALUE}, holding a digit and a letter. A
+ * signature is not always a secret (an HMAC of a webhook's body, Anthropic's signature of a thinking block, which
+ * holds the full thinking encrypted: Amazon Bedrock's Claude docs, "Thinking encryption"), but it may be a capability (a presigned upload's or URL's signature), and no
+ * reader of a shared session reads one. What stays: prose (an e-mail's signature, `"Best regards, Bob"`), code (a
+ * function's signature, `"(a: string) => void"`), short names (`"HMAC-SHA256"`), booleans and numbers.
+ */
+export const opaqueSignature = (v: unknown): boolean =>
+  typeof v === "string" && v.length >= SIGNATURE_MIN && SIGNATURE_VALUE.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v)
+
+/**
  * Names of a secret whose last word names none (session 16): Rails' `SECRET_KEY_BASE` (`secret_key_base`,
  * `secretKeyBase`) and a kubeconfig's `client-key-data` (a base64 PEM private key); any string under them goes.
  */
@@ -2727,8 +2880,8 @@ export const pairSecret = (name: unknown, value: unknown, array: boolean): boole
  */
 const cookieValues = (value: string, setCookie: boolean): string => {
   let n = 0
-  return value.replace(/(^|;[ \t]*)([^=;\s]{1,256})=([^;\s]{1,4096})/g, (m: string, sep: string, name: string, v: string) =>
-    (setCookie && n++ > 0) || v.startsWith("$") || v.startsWith("[REDACTED:") ? m : `${sep}${name}=${marker("cookie")}`)
+  return value.replace(/(^|;[ \t]*)([^=;\s\\]{1,256})(=|\\{1,2}u003[dD]|\\x3[dD])([^;\s]{1,4096})/g, (m: string, sep: string, name: string, eq: string, v: string) =>
+    (setCookie && n++ > 0) || v.startsWith("$") || v.startsWith("[REDACTED:") ? m : `${sep}${name}${eq}${marker("cookie")}`)
 }
 
 /** The name a `secret-field` head holds, lower case, its `_` and `-` dropped (`"next_page_token": ` gives `nextpagetoken`). */
