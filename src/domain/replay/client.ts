@@ -262,6 +262,7 @@ export const REPLAY_JS = String.raw`
     t._groups = [];
     if (n <= GROUP) {
       for (var i = 0; i < n; i++) t.appendChild(t._blocks[i] = block(e.blocks[i]));
+      state.blocks += n;
       return;
     }
     for (var g = 0; g < n; g += GROUP) {
@@ -516,15 +517,11 @@ export const REPLAY_JS = String.raw`
     // (its role, then its blocks in order); else the entry.
     var k = current - h.start, box = t, e = entries[h.i];
     if (e.type === "turn" && t._blocks) {
-      var c = countIn(e.role);
-      if (k < c) box = t.firstChild;
-      else {
-        k -= c;
-        for (var b = 0; b < e.blocks.length; b++) {
-          c = countIn(e.blocks[b]);
-          if (k < c) { box = blockAt(t, b); break; }
-          k -= c;
-        }
+      // Counted once per search and entry: [its role's matches, then each block's].
+      if (!h.parts) { h.parts = [countIn(e.role)]; for (var j = 0; j < e.blocks.length; j++) h.parts.push(countIn(e.blocks[j])); }
+      for (var b = 0; b < h.parts.length; b++) {
+        if (k < h.parts[b]) { box = b === 0 ? t.firstChild : blockAt(t, b - 1); break; }
+        k -= h.parts[b];
       }
     }
     if (box === t) k = current - h.start;
