@@ -52,6 +52,7 @@ const SIZES = {
   /** Sessions already in the team index when 8 of them change (h). */
   pushSessions: Math.max(40, Math.round(35_000 * scale)),
   replayEvents: Math.max(1000, Math.round(100_000 * scale)),
+  replayOneTurnCalls: Math.max(1000, Math.round(15_000 * scale)),
   appendBytes: MiB,
   searchEvents: Math.max(20_000, Math.round(1_000_000 * scale))
 }
@@ -684,6 +685,12 @@ const main = async () => {
       probes.push(check("probe replay-render", await nodeChild("replay-render", [String(SIZES.replayEvents), page, floorPage])))
     }
     const reports = probes.map(lastJson) as Array<{ renderMs: number; floorMs: number; bytes: number; floorJsonBytes: number }>
+    // The emoji / CJK variant's pages: one turn of Bash results with such text, and the same in ASCII (its floor).
+    const farPage = nodePath.join(tmp, "replay-one-turn.html")
+    const asciiPage = nodePath.join(tmp, "replay-one-turn-ascii.html")
+    const farReport = lastJson(
+      check("probe replay-render --one-turn", await nodeChild("replay-render", ["--one-turn", String(SIZES.replayOneTurnCalls), farPage, asciiPage]))
+    ) as { bytes: number; asciiBytes: number; calls: number }
     const bytes = reports[0].bytes
     inputs.replay = { events: SIZES.replayEvents, htmlBytes: bytes, eventsJsonBytes: reports[0].floorJsonBytes }
     log(`r: replay of ${SIZES.replayEvents} events: ${(bytes / MiB).toFixed(1)} MiB of HTML; render ${reports.map((x) => x.renderMs.toFixed(0)).join(", ")} ms`)
@@ -722,21 +729,33 @@ const main = async () => {
         await p.goto(`file://${file}`, { waitUntil: "commit" })
         await p.waitForFunction(() => (globalThis as { __replay?: { done: boolean } }).__replay?.done === true, undefined, { timeout: 120_000, polling: 20 })
         const wall = t() - t0
+        // Settled: two frames drawn after it completed (what came into view laid out and painted), from navigation start.
+        const settledMs = (await p.evaluate(() =>
+          new Promise((resolve) => {
+            const g = globalThis as unknown as { requestAnimationFrame(f: () => void): void; performance: { now(): number } }
+            g.requestAnimationFrame(() => g.requestAnimationFrame(() => resolve(g.performance.now())))
+          })
+        )) as number
         const m = (await p.evaluate(() => {
           const g = globalThis as unknown as { __replay: { doneMs: number; firstPaintMs: number | null }; performance: { memory?: { usedJSHeapSize: number } } }
           return { doneMs: g.__replay.doneMs, firstPaintMs: g.__replay.firstPaintMs, heap: g.performance.memory?.usedJSHeapSize ?? null }
         })) as { doneMs: number; firstPaintMs: number | null; heap: number | null }
         await context.close()
         if (requests.length !== 1) throw new Error(`the replay page made requests: ${requests.join(", ")}`)
-        return { ...m, wall }
+        return { ...m, wall, settledMs }
       }
       const opened: Array<Awaited<ReturnType<typeof openPage>>> = []
       const floors: Array<Awaited<ReturnType<typeof openPage>>> = []
+      const far: Array<Awaited<ReturnType<typeof openPage>>> = []
+      const ascii: Array<Awaited<ReturnType<typeof openPage>>> = []
       try {
         for (let i = 0; i < 3; i++) {
           floors.push(await openPage(floorPage))
           opened.push(await openPage(page))
           log(`r-browser: floor ${floors[i].doneMs.toFixed(0)} ms; replay first paint ${opened[i].firstPaintMs?.toFixed(0)} ms, complete ${opened[i].doneMs.toFixed(0)} ms`)
+          ascii.push(await openPage(asciiPage))
+          far.push(await openPage(farPage))
+          log(`r-browser one turn: ASCII settled ${ascii[i].settledMs.toFixed(0)} ms; emoji / CJK settled ${far[i].settledMs.toFixed(0)} ms`)
         }
       } finally {
         await browser.close()
@@ -774,6 +793,25 @@ const main = async () => {
         pass: done / floorDone <= 3,
         samples: { measured: opened.map((x) => x.doneMs), floor: floors.map((x) => x.doneMs) },
         note: "median of 3: every JSON block parsed and every entry's shell in the page (a turn's blocks are filled in as it nears the viewport)"
+      })
+      const farSettled = median(far.map((x) => x.settledMs))
+      const asciiSettled = median(ascii.map((x) => x.settledMs))
+      add({
+        id: "r-open-emoji-cjk",
+        figure: `(r) replay of one turn of ${farReport.calls} Bash results holding emoji and CJK, settled in chromium (${(farReport.bytes / MiB).toFixed(1)} MiB page)`,
+        measured: farSettled,
+        unit: "ms",
+        floor: asciiSettled,
+        floorWhat: "the same session with those characters ASCII letters, opened the same way",
+        ratio: farSettled / asciiSettled,
+        target: "<= 2x floor",
+        pass: farSettled / asciiSettled <= 2,
+        peakRssMiB: null,
+        floorPeakRssMiB: null,
+        samples: { measured: far.map((x) => x.settledMs), floor: ascii.map((x) => x.settledMs) },
+        note:
+          "median of 3, fresh context each, alternated with the floor: ms from navigation start until two frames are drawn after the page is complete (what came into view laid out); " +
+          "chromium searches the fonts at every character no installed font has (tester21b F3: 15,000 such results laid out at once froze the page ~85 s)"
       })
     }
   }
@@ -860,7 +898,7 @@ const main = async () => {
     "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "i-bytes-transcript", "i-jobs-1", "i-jobs-2", "i-jobs-3", "e", "e-claude",
     "e-claude-subagents", "f",
     "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
-    "r-complete", "w"
+    "r-complete", "r-open-emoji-cjk", "w"
   ]
   const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length)
   figures.sort((x, y) => rank(x.id) - rank(y.id))

@@ -8,6 +8,13 @@
  * OUT and the floor page (the same events as one JSON block that a script
  * only parses) to FLOOR_OUT, for the browser half of the figure.
  * `node replay-render.mjs EVENTS OUT FLOOR_OUT`.
+ *
+ * `node replay-render.mjs --one-turn CALLS OUT OUT_ASCII` writes instead the
+ * pages of the figure's emoji / CJK variant: one user message, then one
+ * assistant turn of CALLS Bash calls whose results each hold 12 emoji and 12
+ * CJK words (tester21b F3; text whose glyphs a bare system's fonts lack), to
+ * OUT; and as its floor the same session with every such character an ASCII
+ * letter, to OUT_ASCII.
  */
 import * as fs from "node:fs"
 import { CONTRACT_VERSION, type SessionEvent } from "../../src/domain/model.js"
@@ -15,7 +22,8 @@ import { replayInput } from "../../src/domain/replay/build.js"
 import { jsonForScript, renderReplay } from "../../src/domain/replay/render.js"
 import { prng, textPool } from "../generate/common.js"
 
-const [count, out, floorOut] = process.argv.slice(2)
+const oneTurn = process.argv[2] === "--one-turn"
+const [count, out, floorOut] = process.argv.slice(oneTurn ? 3 : 2)
 const n = Number(count)
 
 const r = prng(15)
@@ -55,6 +63,29 @@ const event = (kind: string, fields: Partial<SessionEvent>): SessionEvent => {
   }
   events.push(e)
   return e
+}
+/** The one-turn pages (see the module doc): CALLS Bash results with emoji and CJK, and the same in ASCII. */
+const oneTurnPages = () => {
+  const far = "lorem ipsum dolor sit amet \u{1F389} \u65E5\u672C\u8A9E\u30C6\u30B9\u30C8 "
+  const page = (unit: string) => {
+    events.length = 0
+    event("message", { role: "user", text: "go" })
+    for (let i = 0; i < n; i++) {
+      event("tool-call", { role: "assistant", toolName: "Bash", toolCallId: `b${i}`, toolInput: { command: `cat f${i}` } })
+      event("tool-result", { toolCallId: `b${i}`, text: `result ${i}: ${unit.repeat(12)}`, isError: false })
+    }
+    return renderReplay(replayInput({ session: { sessionId: "bench-one-turn", provider: "claude-code", title: "Bench one turn", workspace: "/w" }, events, subagents: [] }))
+  }
+  const html = page(far)
+  // The same characters' count in ASCII (an emoji is two UTF-16 units: two letters).
+  const ascii = page(far.replace(/\u{1F389}/u, "xx").replace(/[\u3000-\u9fff]/g, "y"))
+  fs.writeFileSync(out, html)
+  fs.writeFileSync(floorOut, ascii)
+  process.stdout.write(JSON.stringify({ bytes: Buffer.byteLength(html), asciiBytes: Buffer.byteLength(ascii), calls: n }) + "\n")
+}
+if (oneTurn) {
+  oneTurnPages()
+  process.exit(0)
 }
 while (events.length < n) {
   const i = events.length

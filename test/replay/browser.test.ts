@@ -434,3 +434,84 @@ describe("long unbroken runs", () => {
       }
     }), 120_000)
 })
+
+// ---------------------------------------------------------------- one turn of thousands of blocks
+
+/** Text whose glyphs no font of a bare system has (emoji, CJK): chromium searches the fonts at every occurrence it lays out. */
+const FAR = "lorem ipsum dolor sit amet \u{1F389} \u65E5\u672C\u8A9E\u30C6\u30B9\u30C8 "
+const CALLS = 2000
+
+/** One user message, then one assistant turn of CALLS Bash calls whose results hold emoji and CJK (tester21b F3). */
+const oneTurnSource = (): ReplaySource => {
+  const ev = mk("claude-code", "one-turn")
+  const events: Array<SessionEvent> = [ev("message", { role: "user", text: "go", occurredAt: "2026-03-01T10:00:00Z" })]
+  for (let i = 0; i < CALLS; i++) {
+    events.push(ev("tool-call", { role: "assistant", toolName: "Bash", toolCallId: `t${i}`, toolInput: { command: `cat f${i}` } }))
+    events.push(ev("tool-result", { toolCallId: `t${i}`, text: `result ${i}: ${FAR.repeat(12)}` }))
+  }
+  return { session: { sessionId: "one-turn", provider: "claude-code", title: "One big turn" }, events, subagents: [] }
+}
+
+describe("one turn of thousands of blocks", () => {
+  it.effect("fills in its blocks as they come into view (docs/replay.md), scrolling to the end fills the last, find and the keys reach any", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-one-turn-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "one-turn.html", renderReplay(replayInput(oneTurnSource())))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        const shown = () =>
+          Effect.promise(() => page.evaluate(`({ tools: document.querySelectorAll(".block.tool").length, pres: document.querySelectorAll("pre").length })`)) as Effect.Effect<
+            { tools: number; pres: number }
+          >
+        // After load, before any scroll: the blocks near the top, not the 2,000 (all of them were put in the page at
+        // once, and laying them out froze the page for seconds).
+        const first = yield* shown()
+        expect(first.tools).toBeGreaterThan(0)
+        expect(first.tools).toBeLessThan(200)
+        expect(first.pres).toBe(first.tools)
+        expect(yield* Effect.promise(() => page.locator(".block.tool").first().innerText())).toContain(`result 0: ${FAR.trim()}`)
+        // Scrolling to the end fills the last block in (the page grows as groups fill: scroll until it is there).
+        yield* Effect.promise(() =>
+          page.waitForFunction((last) => {
+            const g = globalThis as unknown as { scrollTo(x: number, y: number): void; document: { documentElement: { scrollHeight: number }; querySelectorAll(s: string): ArrayLike<{ textContent: string }> } }
+            g.scrollTo(0, g.document.documentElement.scrollHeight)
+            const tools = g.document.querySelectorAll(".block.tool")
+            return tools.length > 0 && tools[tools.length - 1].textContent.includes(last)
+          }, `result ${CALLS - 1}: `, { polling: 100 })
+        )
+        expect((yield* shown()).tools).toBeLessThan(CALLS)
+        // Back to the top; find goes to a block not filled in yet, and counts as before.
+        yield* Effect.promise(() => page.evaluate("window.scrollTo(0, 0)"))
+        const find = page.locator("#find")
+        yield* Effect.promise(() => find.fill("result 1234:"))
+        yield* countIs(page, "1 of 1")
+        expect(yield* Effect.promise(() => page.locator("mark.current").evaluate((m) => (m as unknown as { parentElement: { textContent: string } }).parentElement.textContent))).toMatch(/^result 1234: lorem/)
+        // Every occurrence of the CJK word is counted; the previous of the first is the last one of the last block.
+        yield* Effect.promise(() => find.fill("\u65E5\u672C\u8A9E"))
+        yield* countIs(page, `1 of ${CALLS * 12}`)
+        yield* Effect.promise(() => find.press("Shift+Enter"))
+        expect(yield* Effect.promise(() => page.locator("#count").textContent())).toBe(`${CALLS * 12} of ${CALLS * 12}`)
+        const cur = (yield* Effect.promise(() =>
+          page.evaluate(`(() => {
+            const m = document.querySelector("mark.current")
+            const tool = m.closest(".block.tool")
+            const marks = [...tool.querySelectorAll("mark")]
+            return { tool: tool.textContent.match(/result \\d+:/)[0], at: marks.indexOf(m), marks: marks.length }
+          })()`)
+        )) as { tool: string; at: number; marks: number }
+        expect(cur).toEqual({ tool: `result ${CALLS - 1}:`, at: 11, marks: 12 })
+        yield* Effect.promise(() => find.press("Escape"))
+        expect(yield* Effect.promise(() => page.locator("mark").count())).toBe(0)
+        // The keys: to the assistant turn, which shows its first blocks.
+        yield* Effect.promise(() => page.locator("header#top h1").click())
+        yield* Effect.promise(() => page.keyboard.press("j"))
+        yield* Effect.promise(() => page.keyboard.press("j"))
+        expect(yield* Effect.promise(() => page.locator("#pos").textContent())).toBe("turn 2 of 2")
+        expect(yield* Effect.promise(() => page.locator(".turn.current .block.tool").first().textContent())).toContain("result 0: ")
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 120_000)
+})

@@ -32,6 +32,7 @@ main#entries{padding:10px 20px 60px;max-width:1100px}
 .turn{border:1px solid var(--line);border-radius:6px;padding:8px 12px;scroll-margin-top:48px}
 .turn.user{background:var(--user)}.turn.assistant{background:var(--asst)}.turn.system{background:var(--sys)}
 .turn.pending{min-height:110px}
+.blocks{content-visibility:auto}
 .turn.current{outline:2px solid var(--acc);outline-offset:2px}
 .turn>.head,.tool>.head{display:flex;gap:8px;align-items:baseline;font-size:12px;color:var(--muted);margin-bottom:4px}
 .role{font-weight:600;text-transform:capitalize;color:var(--fg)}
@@ -76,7 +77,7 @@ export const REPLAY_JS = String.raw`
   var posEl = document.getElementById("pos");
   var progressEl = document.getElementById("progress");
   var entries = data.entries;
-  var state = { total: data.total, loaded: entries.length, rendered: 0, hydrated: 0, done: false, firstPaintMs: null, doneMs: null };
+  var state = { total: data.total, loaded: entries.length, rendered: 0, hydrated: 0, blocks: 0, done: false, firstPaintMs: null, doneMs: null };
   window.__replay = state;
   var chunk = 1;
   /** Take in the JSON blocks the parser has finished (one is finished when the next element has begun). */
@@ -240,9 +241,55 @@ export const REPLAY_JS = String.raw`
     return el("div", "block", JSON.stringify(b));
   }
 
-  /** A turn's blocks, appended to it (a shell until then). */
+  // A turn's blocks, appended to it (a shell until then); a turn of more than GROUP blocks gets them a group at a
+  // time: each group a placeholder of about its height, filled in when it comes near the viewport (or find or the
+  // keys go to it), so that a one-turn session of 15,000 tool calls lays out what is seen, not all of it (tester21b F3:
+  // text whose glyphs no installed font has, emoji or CJK, costs chromium a font search at every occurrence it lays
+  // out). Filled groups keep content-visibility:auto, so what scrolled away is not laid out again.
+  var GROUP = 20;
+  /** About how tall blocks from..to-1 will be (px): a placeholder's height. */
+  function guess(bs, from, to) {
+    var h = 0;
+    for (var i = from; i < to; i++) {
+      var b = bs[i], n = b.type === "tool" ? (typeof b.result === "string" ? b.result.length : 0) + 100 : b.type === "text" ? b.text.length : 0;
+      h += 36 + 18 * Math.min(Math.ceil(n / 110), b.type === "text" ? 400 : 20);
+    }
+    return h;
+  }
   function fill(t, e) {
-    for (var i = 0; i < e.blocks.length; i++) t.appendChild(block(e.blocks[i]));
+    var n = e.blocks.length;
+    t._blocks = [];
+    t._groups = [];
+    if (n <= GROUP) {
+      for (var i = 0; i < n; i++) t.appendChild(t._blocks[i] = block(e.blocks[i]));
+      state.blocks += n;
+      return;
+    }
+    for (var g = 0; g < n; g += GROUP) {
+      var p = el("div", "blocks pending");
+      p._t = t; p._e = e; p._from = g;
+      p.style.minHeight = guess(e.blocks, g, Math.min(n, g + GROUP)) + "px";
+      t._groups.push(p);
+      t.appendChild(p);
+      if (g === 0) fillGroup(p); else io.observe(p);
+    }
+  }
+  /** A group's blocks, appended to it (marked when its turn is). */
+  function fillGroup(p) {
+    if (!p.classList.contains("pending")) return;
+    p.classList.remove("pending");
+    io.unobserve(p);
+    p.style.containIntrinsicSize = "auto " + p.style.minHeight;
+    p.style.minHeight = "";
+    var t = p._t, bs = p._e.blocks, end = Math.min(bs.length, p._from + GROUP);
+    for (var i = p._from; i < end; i++) p.appendChild(t._blocks[i] = block(bs[i]));
+    state.blocks += end - p._from;
+    if (t._marks && rx !== null) markNodes(p, t._marks);
+  }
+  /** Block 'b' of the filled turn 't', its group filled in first. */
+  function blockAt(t, b) {
+    if (!t._blocks[b]) fillGroup(t._groups[Math.floor(b / GROUP)]);
+    return t._blocks[b];
   }
 
   function entry(e) {
@@ -276,7 +323,11 @@ export const REPLAY_JS = String.raw`
   var turnCount = 0;
   var hits = null, rx = null, hitSet = null;
   var io = new IntersectionObserver(function (list) {
-    for (var i = 0; i < list.length; i++) if (list[i].isIntersecting) hydrate(list[i].target);
+    for (var i = 0; i < list.length; i++) {
+      if (!list[i].isIntersecting) continue;
+      var x = list[i].target;
+      if (x._t) fillGroup(x); else hydrate(x);
+    }
   }, { rootMargin: "1500px 0px" });
   function shell(e, i) {
     var t;
@@ -385,8 +436,14 @@ export const REPLAY_JS = String.raw`
   }
   function markIn(t) {
     if (t._marks) return;
-    var walker = document.createTreeWalker(t, NodeFilter.SHOW_TEXT);
-    var nodes = [], n, list = [];
+    t._marks = [];
+    markNodes(t, t._marks);
+    marked.push(t);
+  }
+  /** The matches of 'rx' in the text under 'root', wrapped in <mark> and added to 'list'. */
+  function markNodes(root, list) {
+    var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    var nodes = [], n;
     while ((n = walker.nextNode())) nodes.push(n);
     for (var i = 0; i < nodes.length; i++) {
       var node = nodes[i], text = node.nodeValue, m, last = 0, frag = null;
@@ -405,8 +462,15 @@ export const REPLAY_JS = String.raw`
         node.parentNode.replaceChild(frag, node);
       }
     }
-    t._marks = list;
-    marked.push(t);
+  }
+  /** How many times 'rx' matches in the text of 'v' (as search counts an entry's). */
+  function countIn(v) {
+    var out = [];
+    collect(v, out, false);
+    var s = out.join("\u0000"), c = 0;
+    rx.lastIndex = 0;
+    while (rx.exec(s) !== null) c++;
+    return c;
   }
   function search(q, keep) {
     pull();
@@ -449,8 +513,20 @@ export const REPLAY_JS = String.raw`
     var t = shellAt(h.i);
     hydrate(t);
     markIn(t);
-    var ms = t._marks;
-    var m = ms.length > 0 ? ms[Math.min(current - h.start, ms.length - 1)] : null;
+    // The match's place: in a turn, the block that holds it (its group filled in), counted as search counts the turn
+    // (its role, then its blocks in order); else the entry.
+    var k = current - h.start, box = t, e = entries[h.i];
+    if (e.type === "turn" && t._blocks) {
+      // Counted once per search and entry: [its role's matches, then each block's].
+      if (!h.parts) { h.parts = [countIn(e.role)]; for (var j = 0; j < e.blocks.length; j++) h.parts.push(countIn(e.blocks[j])); }
+      for (var b = 0; b < h.parts.length; b++) {
+        if (k < h.parts[b]) { box = b === 0 ? t.firstChild : blockAt(t, b - 1); break; }
+        k -= h.parts[b];
+      }
+    }
+    if (box === t) k = current - h.start;
+    var ms = box === t ? t._marks : box.getElementsByTagName("mark");
+    var m = ms.length > 0 ? ms[Math.min(k, ms.length - 1)] : null;
     currentMark = m;
     if (m) { m.classList.add("current"); reveal(m); m.scrollIntoView({ block: "center" }); }
     else { reveal(t); t.scrollIntoView({ block: "start" }); }
