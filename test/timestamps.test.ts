@@ -1,5 +1,6 @@
 /** Timestamp normalization: every provider's times leave as RFC 3339 UTC. */
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { compareTimestamps, earliestOf, latestOf, normalizeTimestamp } from "../src/domain/timestamps.js"
 
 const ok = (v: unknown) => {
@@ -49,6 +50,28 @@ describe("normalizeTimestamp", () => {
     expect(ok("2026-01-01T00:00:00+23:59")).toBe("2025-12-31T00:01:00.000Z")
     expect(ok("2026-01-01T00:00:00-00:00")).toBe("2026-01-01T00:00:00.000Z")
     expect(ok("2026-01-01T12:00:00+14:00")).toBe("2025-12-31T22:00:00.000Z")
+  })
+
+  it("an epoch's UTC text is what toISOString spells, to the second, however the times follow each other", () => {
+    // The text of the last minute is reused (issue 13, first import): times in order, back and forth, and across
+    // minutes, hours, days and years give the same text as Date.
+    // (A number from 1e12 up is read as milliseconds.)
+    const iso = (ms: number) => new Date(ms).toISOString()
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1e12, max: 253402300799999 }), { minLength: 1, maxLength: 30 }), fc.nat({ max: 200_000 }), (starts, step) => {
+        for (const start of starts) {
+          for (const ms of [start, start + step, start + 2 * step, start - step, start]) {
+            if (ms < 1e12 || ms > 253402300799999) continue
+            expect(ok(ms)).toBe(iso(ms))
+          }
+        }
+      }),
+      { numRuns: 2000 }
+    )
+    // Before 1970 (a string with a zone): the second and the minute below zero.
+    expect(ok("1969-12-31T23:59:59.5Z")).toBe("1969-12-31T23:59:59.500Z")
+    expect(ok("1969-12-31T23:58:00Z")).toBe("1969-12-31T23:58:00.000Z")
+    expect(ok("0001-01-01T00:00:01Z")).toBe("0001-01-01T00:00:01.000Z")
   })
 })
 

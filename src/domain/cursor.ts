@@ -193,8 +193,38 @@ export const lineCrc = (bytes: Uint8Array, newline = false): number => {
  * too. It tells accidents, not forgeries: a cursor is the user's own token.
  * A fraction of a sha256's cost per event (bench figure (a)).
  */
-export const placeCheck = (lineCrc: number, seq: number, sub?: number): string =>
-  crc32(sub === undefined ? String(seq) : `${seq}/${sub}`, lineCrc).toString(16).padStart(8, "0")
+export const placeCheck = (lineCrc: number, seq: number, sub?: number): string => {
+  let c = crcDigits(~lineCrc, seq)
+  if (sub !== undefined) c = crcDigits(CRC_TABLE[(c ^ 0x2f) & 0xff] ^ (c >>> 8), sub) // "/"
+  return ((~c) >>> 0).toString(16).padStart(8, "0")
+}
+
+/**
+ * The CRC-32 table (zlib's polynomial, reflected): `placeCheck` continues `lineCrc` over the few ASCII
+ * digits of the place here, as `zlib.crc32(text, lineCrc)` would (the same value: a test compares them), without
+ * a call into zlib and a string per event (issue 13, first import).
+ */
+const CRC_TABLE = (() => {
+  const t = new Int32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    t[n] = c
+  }
+  return t
+})()
+
+/** A running (inverted) CRC-32 state continued over the decimal digits of `n` (a non-negative integer, as `String(n)` writes it). */
+const crcDigits = (state: number, n: number): number => {
+  if (!Number.isSafeInteger(n) || n < 0) {
+    // Not plain digits (never for a place): through zlib, on the text `String` gives.
+    return ~crc32(String(n), ~state >>> 0)
+  }
+  let c = state
+  const d = String(n)
+  for (let i = 0; i < d.length; i++) c = CRC_TABLE[(c ^ d.charCodeAt(i)) & 0xff] ^ (c >>> 8)
+  return c
+}
 const NEWLINE = new Uint8Array([10])
 
 /**
@@ -233,14 +263,21 @@ export const headBindingLength = (binding: string): number => {
 
 /**
  * {@link headBinding} for many offsets of one source: hashes the head once per
- * distinct covered length (every offset past the head shares one binding).
+ * distinct covered length (every offset past the head shares one binding; the
+ * events of one line inside the head, asked in a row, share the last one).
  */
 export const headBinder = (head: Uint8Array): ((upTo: number) => string) => {
   const full = Math.min(HEAD_BYTES, head.length)
   let fullBinding: string | undefined
+  let lastUpTo = -1
+  let lastBinding = ""
   return (upTo) => {
-    if (upTo < full) return headBinding(head, upTo)
-    return (fullBinding ??= headBinding(head, full))
+    if (upTo >= full) return (fullBinding ??= headBinding(head, full))
+    if (upTo !== lastUpTo) {
+      lastBinding = headBinding(head, upTo)
+      lastUpTo = upTo
+    }
+    return lastBinding
   }
 }
 

@@ -76,14 +76,19 @@ export const str = (o: unknown, key: string): string | undefined => {
   return typeof v === "string" ? v : undefined
 }
 
-/** A nested field by path, or undefined. */
-export const at = (o: unknown, ...path: ReadonlyArray<string>): unknown => {
-  let cur: unknown = o
-  for (const k of path) {
-    if (!isRecord(cur)) return undefined
-    cur = cur[k]
-  }
-  return cur
+/**
+ * A nested field by path (one to three keys), or undefined. Keys as
+ * parameters, not a rest array: a Muse Code line reads a dozen paths, and
+ * the array of each call was a measurable part of a first import (issue 13).
+ */
+export const at = (o: unknown, k1: string, k2?: string, k3?: string): unknown => {
+  if (!isRecord(o)) return undefined
+  const v1 = o[k1]
+  if (k2 === undefined) return v1
+  if (!isRecord(v1)) return undefined
+  const v2 = v1[k2]
+  if (k3 === undefined) return v2
+  return isRecord(v2) ? v2[k3] : undefined
 }
 
 /** A decimal's digits without leading or trailing zeros and its power of ten (`"0"` for zero): the same for two texts of the same value. */

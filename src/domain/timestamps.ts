@@ -32,16 +32,20 @@ const MAX_EPOCH_MS = 253402300799999
 const pad = (n: number, w: number) => String(n).padStart(w, "0")
 
 // `toISOString` spells years 0000-9999 with four digits; the fraction replaces its milliseconds.
-// Events come in time order, many in the same second: the last second's text is kept.
-let lastSecond = Number.NaN
-let lastSecondText = ""
+// Events come in time order, many in the same minute: the last minute's text (`YYYY-MM-DDTHH:MM:`) is kept and
+// the second's two digits appended (an epoch has no leap second: a minute's seconds are 00-59, as `toISOString`
+// spells them), so a new second costs no `Date` (issue 13, first import).
+let lastMinute = Number.NaN
+let lastMinuteText = ""
+const SECONDS = Array.from({ length: 60 }, (_, s) => String(s).padStart(2, "0"))
 const formatUtc = (epochMs: number, fraction: string): string => {
   const second = epochMs - (((epochMs % 1000) + 1000) % 1000)
-  if (second !== lastSecond) {
-    lastSecond = second
-    lastSecondText = new Date(second).toISOString().slice(0, 19)
+  const minute = second - (((second % 60_000) + 60_000) % 60_000)
+  if (minute !== lastMinute) {
+    lastMinute = minute
+    lastMinuteText = new Date(minute).toISOString().slice(0, 17)
   }
-  return lastSecondText + "." + fraction + "Z"
+  return lastMinuteText + SECONDS[(second - minute) / 1000] + "." + fraction + "Z"
 }
 
 const invalid = (problem: TimestampProblem): NormalizedTimestamp => ({ _tag: "invalid", problem })

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as fc from "fast-check"
-import { cursorEncoder, decodeCursor, encodeCursor, lineCrc, placeCheck, sourceTag } from "../../src/domain/cursor.js"
+import { crc32 } from "node:zlib"
+import { cursorEncoder, decodeCursor, encodeCursor, HEAD_BYTES, headBinder, headBinding, lineCrc, placeCheck, sourceTag } from "../../src/domain/cursor.js"
 
 const digestChars = fc.stringMatching(/^[A-Za-z0-9:_-]{1,40}$/)
 const position = fc.record(
@@ -90,5 +91,35 @@ describe("lineCrc and placeCheck", () => {
     const checks = [placeCheck(c, 7), placeCheck(c, -5), placeCheck(c, 8), placeCheck(c, 7, 0), placeCheck(c, 7, 1)]
     expect(new Set(checks).size).toBe(checks.length)
     expect(checks.every((h) => /^[0-9a-f]{8}$/.test(h))).toBe(true)
+  })
+
+  it("placeCheck is zlib's CRC-32 of the place's text (`seq` or `seq/sub`) continued from the line's CRC", () => {
+    // The check cursors have always carried (tokens printed by earlier builds must still match): computed here
+    // without zlib (issue 13, first import), so compared with it on any line CRC and place.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.oneof(fc.nat({ max: 1000 }), fc.maxSafeNat(), fc.integer({ min: -1000, max: -1 }), fc.double({ noNaN: true })),
+        fc.option(fc.oneof(fc.nat({ max: 60 }), fc.maxSafeNat(), fc.integer({ min: -5, max: -1 })), { nil: undefined }),
+        (line, seq, sub) => {
+          const text = sub === undefined ? String(seq) : `${seq}/${sub}`
+          expect(placeCheck(line, seq, sub)).toBe(crc32(text, line).toString(16).padStart(8, "0"))
+        }
+      ),
+      { numRuns: 20_000 }
+    )
+  })
+})
+
+describe("headBinder", () => {
+  it("answers headBinding for every offset, asked in any order and again", () => {
+    const head = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 251))
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 6000 }), { maxLength: 40 }), (offsets) => {
+        const bind = headBinder(head.subarray(0, HEAD_BYTES))
+        for (const upTo of [...offsets, ...offsets]) expect(bind(upTo)).toBe(headBinding(head.subarray(0, HEAD_BYTES), upTo))
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -116,7 +116,8 @@ export const preparedRowsOf = (columns: PreparedColumns, defs: ReadonlyArray<str
   for (let i = 0; i < bodies.length; i++) {
     const s = shapes[i]
     rows[i] = {
-      uid: uids.subarray(i * 16, i * 16 + 16),
+      // A Buffer over the batch's bytes (no copy): what the writer binds as it is (`IndexWriter.prepare`).
+      uid: Buffer.from(uids.buffer, uids.byteOffset + i * 16, 16),
       shape: s < 0 ? null : defs[s],
       body: bodies[i],
       text: texts[i],

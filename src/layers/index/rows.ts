@@ -496,6 +496,21 @@ const REF_MIN_CHARS = 24
 const ONE_LINE_MAX = 1000
 /** Top-level fields whose word-like value goes into the shape (never the text or a tool's input: those are content). */
 const SHAPE_VALUE_KEYS = new Set(["role", "toolName", "isError"])
+const ROLE_SKIP = 1
+const ROLE_EXTENSIONS = 2
+const ROLE_OBJECT = 3
+const ROLE_WORD = 4
+/**
+ * What {@link leanEvent} does with a top-level key, by key (absent: its value goes into the body as it is): one map
+ * lookup per key of every event instead of a test of each set in turn (issue 13, first import).
+ */
+const KEY_ROLES: ReadonlyMap<string, number> = new Map([
+  ["contractVersion", ROLE_SKIP],
+  ...[...STREAM_KEYS, ...COLUMN_KEYS].map((k) => [k, ROLE_SKIP] as const),
+  ["extensions", ROLE_EXTENSIONS],
+  ...[...OBJECT_KEYS].map((k) => [k, ROLE_OBJECT] as const),
+  ...[...SHAPE_VALUE_KEYS].map((k) => [k, ROLE_WORD] as const)
+])
 const WORD = /^[A-Za-z_.:-]{0,32}$/
 
 /** Whether a value is one many events share, kept in the shape: null, a boolean, or a short word without digits or slashes. */
@@ -818,14 +833,16 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
   }
   for (const k of keys) {
     node = step(node, T.key, k)
-    if (k === "contractVersion" || STREAM_KEYS.has(k) || COLUMN_KEYS.has(k)) continue
+    // One lookup for what a key is (a stream or column key, `extensions`, an object key, a word key), not one per set.
+    const role = KEY_ROLES.get(k)
+    if (role === ROLE_SKIP) continue
     const v = ev[k]
     if (v === null) {
       node = step(node, T.nul, "")
       continue
     }
     if (refs !== undefined && refs[k] !== undefined) continue
-    if (k === "extensions" && isPlain(v)) {
+    if (role === ROLE_EXTENSIONS && isPlain(v)) {
       const spaces = keysOf(v)
       if (spaces === null) return null
       node = step(node, T.extensions, "")
@@ -849,7 +866,7 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
       body.push(values)
       continue
     }
-    if (OBJECT_KEYS.has(k) && isPlain(v)) {
+    if (role === ROLE_OBJECT && isPlain(v)) {
       const ks = keysOf(v)
       if (ks !== null) {
         const values: Array<unknown> = []
@@ -858,7 +875,7 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
         continue
       }
     }
-    if (SHAPE_VALUE_KEYS.has(k) && isWord(v)) {
+    if (role === ROLE_WORD && isWord(v)) {
       node = wordStep(step(node, T.word, ""), v)
       continue
     }

@@ -428,7 +428,7 @@ export class IndexWriter {
       }
       const pre = prepared?.[i]
       if (pre !== undefined) {
-        const uid = Buffer.from(pre.uid.buffer, pre.uid.byteOffset, pre.uid.byteLength)
+        const uid = Buffer.isBuffer(pre.uid) ? pre.uid : Buffer.from(pre.uid.buffer, pre.uid.byteOffset, pre.uid.byteLength)
         return { event: e, stream, sessionUid: su, uid, shape: pre.shape === null ? null : this.shapeOf(pre.shape), body: pre.body, pre }
       }
       const lean = leanEvent(e, INDEX_LEAN)

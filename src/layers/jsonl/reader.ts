@@ -83,15 +83,9 @@ const cursorMaker = (
       crcOfLine = lineCrc(line.bytes, checkNewline && line.terminated)
     }
     const x = line.terminated ? extras : unterminatedExtras(extras)
-    return encode({
-      seq,
-      off: line.end,
-      ls: line.start,
-      ...(sub !== undefined ? { sub } : {}),
-      h: placeCheck(crcOfLine, seq, sub),
-      hd: bindHead(line.end),
-      ...(x !== undefined ? { x } : {})
-    })
+    // One literal of fixed fields (an absent `sub` or `x` is undefined, which `encode` writes as absent): no
+    // spread of a temporary object per event (issue 13, first import).
+    return encode({ seq, off: line.end, ls: line.start, sub, h: placeCheck(crcOfLine, seq, sub), hd: bindHead(line.end), x })
   }
 }
 

@@ -460,7 +460,8 @@ const lineProcessor = (
       sequence: seq,
       cursor: cursorOf(seq, line, sub, ms),
       offset: line.start,
-      ...(sub !== undefined ? { childIndex: sub } : {}),
+      // Undefined for a line's own record (read as absent): one fixed literal per event, no spread of a temporary object.
+      childIndex: sub,
       spawns: NO_SPAWNS,
       provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance },
       parent: options.parentLink

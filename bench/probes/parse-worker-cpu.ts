@@ -1,0 +1,68 @@
+/**
+ * Probe (issue 13 item 1): a parse worker's per-source work (`parseWhole`, see
+ * `src/layers/index/parse-worker-work.ts`) over every `session.jsonl` of a
+ * native root, in this one thread, as the pool's workers do it (16 sources per
+ * shape table), and, with `--clone`, the structured clone of each answer the
+ * message to the main thread costs. Prints the CPU time (user + system) of
+ * the loop and the events; run with `node --cpu-prof` to see where it goes.
+ * `npx tsx bench/probes/parse-worker-cpu.ts ROOT WORKSPACE [--rounds N] [--clone]`.
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import * as Effect from "effect/Effect"
+import * as App from "../../src/layers/app.js"
+import { parseWhole } from "../../src/layers/index/parse-worker-work.js"
+import { ShapeTable } from "../../src/layers/index/parse-pool.js"
+import { SessionSources } from "../../src/services/SessionSource.js"
+import { SourceAccess } from "../../src/services/SourceAccess.js"
+import type { ProviderId } from "../../src/domain/model.js"
+
+const [root, workspace, ...rest] = process.argv.slice(2)
+const rounds = rest.includes("--rounds") ? Number(rest[rest.indexOf("--rounds") + 1]) : 1
+const clone = rest.includes("--clone")
+const logs: Array<string> = []
+const walk = (dir: string) => {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = nodePath.join(dir, e.name)
+    if (e.isDirectory()) walk(p)
+    else if (e.name === "session.jsonl") logs.push(p)
+  }
+}
+walk(root)
+logs.sort()
+
+const program = Effect.gen(function*() {
+  const registry = yield* SessionSources
+  const access = yield* SourceAccess
+  for (let round = 0; round < rounds; round++) {
+    const c0 = process.cpuUsage()
+    let events = 0
+    let whole = 0
+    let cloneUs = 0
+    for (let i = 0; i < logs.length; i += 16) {
+      const shapes = new ShapeTable()
+      const answers = []
+      for (const path of logs.slice(i, i + 16)) {
+        const a = yield* parseWhole(registry, access, {
+          provider: "muse-code" as ProviderId,
+          locator: { locatorClass: "muse-native-session-log", path },
+          batchSize: 500
+        }, shapes)
+        if (a._tag === "whole") {
+          whole++
+          for (const b of a.batches) events += b.events.length
+        }
+        answers.push(a)
+      }
+      if (clone) {
+        const t0 = process.cpuUsage()
+        structuredClone(answers)
+        const t = process.cpuUsage(t0)
+        cloneUs += t.user + t.system
+      }
+    }
+    const c = process.cpuUsage(c0)
+    process.stdout.write(JSON.stringify({ round, sources: logs.length, whole, events, cpuMs: Math.round((c.user + c.system) / 1000), cloneMs: Math.round(cloneUs / 1000) }) + "\n")
+  }
+})
+await Effect.runPromise(program.pipe(Effect.provide(App.layer({ museRoots: [root], workspaceRoots: [workspace] }))))

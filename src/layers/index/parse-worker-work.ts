@@ -1,0 +1,65 @@
+/**
+ * What a parse worker (`./parse-worker.ts`) does for one source of a request,
+ * without starting the worker: {@link parseWhole}, also run in one thread by
+ * `bench/probes/parse-worker-cpu.ts`.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import type { Diagnostic } from "../../domain/model.js"
+import type { SessionSourcesShape } from "../../services/SessionSource.js"
+import type { SourceAccessShape } from "../../services/SourceAccess.js"
+import { batchEnds, batchesOf, bindBatch, fingerprintOf } from "./importer.js"
+import { type ParseAnswer, type ParseRequest, preparedColumnsOf, ShapeTable } from "./parse-pool.js"
+import { PrefixDigests } from "./prefix.js"
+import { eventHeadOf, preparedRowOf } from "./sqlite-writer.js"
+
+const FALLBACK: ParseAnswer = { _tag: "fallback" }
+
+/**
+ * What the importer does in process for a new small source before it writes
+ * it (`importSource`, the `importWhole` path), for one request: list its
+ * nested logs, take its fingerprint, read it at once
+ * (`SessionSourceAdapter.streamAtOnce`) with its prefix digest, and bind each
+ * batch (its rows by column, their shapes in `shapes`, the request's table
+ * shared by its answers). `fallback` when the source has nested logs, is not read at once,
+ * or anything fails: the main thread then imports it itself (with the same
+ * outcome as without workers).
+ */
+export const parseWhole = (
+  registry: SessionSourcesShape,
+  access: SourceAccessShape,
+  request: ParseRequest["sources"][number] & { readonly batchSize: number },
+  shapes: ShapeTable = new ShapeTable()
+): Effect.Effect<ParseAnswer> =>
+  Effect.gen(function*() {
+    const adapter = yield* registry.get(request.provider)
+    const locator = request.locator
+    if (adapter.streamAtOnce === undefined) return FALLBACK
+    const parts = adapter.parts !== undefined ? yield* adapter.parts(locator) : []
+    if (parts.length > 0) return FALLBACK
+    const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
+    const digests = new PrefixDigests(access)
+    const diagnostics: Array<Diagnostic> = []
+    const whole = yield* adapter.streamAtOnce(locator, {
+      cursor: undefined,
+      includeSubagents: true,
+      onDiagnostic: (d) => diagnostics.push(d),
+      onWarning: (d) => diagnostics.push(d),
+      onRead: digests.onRead
+    })
+    if (whole === undefined || whole.then !== undefined) return FALLBACK
+    const own = whole.events.length === 0 ? null : whole.events[0].sourceId
+    const partBindings = new Map<string, string | undefined>()
+    const batches: Array<Extract<ParseAnswer, { _tag: "whole" }>["batches"][number]> = []
+    for (const events of batchesOf(whole.events, request.batchSize)) {
+      const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
+      const prefix = yield* bindBatch(digests, own!, resumeAt, nested, partBindings)
+      // The writer's per-event work is done here too: it gets each event's head and rows, not the event.
+      batches.push({ events: events.map(eventHeadOf), resumeCursor, prefix, prepared: preparedColumnsOf(events.map(preparedRowOf), shapes) })
+    }
+    // Events of nested logs (none are expected without parts): the main thread binds those.
+    if (partBindings.size > 0) return FALLBACK
+    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, diagnostics } as const
+  }).pipe(Effect.catchAllCause(() => Effect.succeed(FALLBACK)))
+
