@@ -257,11 +257,13 @@ export interface SearchHitAnswer {
  * cut from the redacted event (the redaction of a structured tool input is
  * not that of its words joined), so no snippet reads a secret back.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, limit: number) =>
   Effect.gen(function*() {
     const kept: Array<SearchHit> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
+      // The hits past the limit are never answered: the index was asked for more only to make up the ones left out.
+      if (kept.length >= limit) break
       // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
       const title = h.title === null ? null : r.title(h.title, yield* sessionSecrets(r, index, secretsBySession, h.sessionUid))
       if (h.eventUid === null && h.eventId === null) {
@@ -296,18 +298,55 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
   })
 
 /**
- * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), its events read once per
- * search (`known`, by session uid); none when redaction is off.
+ * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), gathered once per search
+ * (`known`, by session uid) and kept across searches for the session's state ({@link sessionSecretsKept}); none
+ * when redaction is off.
  */
 const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string) =>
   Effect.gen(function*() {
     if (!r.enabled) return new Map<string, string>() as ReadonlyMap<string, string>
     let secrets = known.get(sessionUid)
     if (secrets === undefined) {
-      const sr = sessionRedactor(r)
-      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
-      secrets = sr.known
+      secrets = yield* sessionSecretsKept(r, index, sessionUid)
       known.set(sessionUid, secrets)
+    }
+    return secrets
+  })
+
+/** How many sessions' secrets a server keeps per index and redaction (the latest used). */
+const SECRETS_KEPT = 16
+
+/** The secrets kept of each index (the service instance a server uses) and redaction, by session state ({@link keyOf}). */
+const secretsCache = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<{ readonly key: string; readonly secrets: ReadonlyMap<string, string> }>>>()
+
+/**
+ * The secrets of the session `sessionUid` (`sessionRedactor` over its events, read a page at a time), gathered
+ * once per session state (its uid, generation, event count and last time, as {@link renderedSession} keys a
+ * transcript: a session a later import changed is read anew) and kept for the next searches, the latest
+ * {@link SECRETS_KEPT} sessions per index and redaction: gathering reads and walks every event of the session
+ * (~0.8 s CPU at 30,000 events), so a search of a large session paid it on each call.
+ */
+const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: string) =>
+  Effect.gen(function*() {
+    const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
+    const key = row === undefined ? undefined : keyOf(row)
+    let byRedaction = secretsCache.get(index)
+    if (byRedaction === undefined) secretsCache.set(index, byRedaction = new WeakMap())
+    let kept = byRedaction.get(r)
+    if (kept === undefined) byRedaction.set(r, kept = [])
+    const at = key === undefined ? -1 : kept.findIndex((k) => k.key === key)
+    if (at >= 0) {
+      const hit = kept[at]
+      kept.splice(at, 1)
+      kept.push(hit)
+      return hit.secrets
+    }
+    const sr = sessionRedactor(r)
+    yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
+    const secrets: ReadonlyMap<string, string> = sr.known
+    if (key !== undefined) {
+      kept.push({ key, secrets })
+      if (kept.length > SECRETS_KEPT) kept.splice(0, kept.length - SECRETS_KEPT)
     }
     return secrets
   })
@@ -339,7 +378,7 @@ const redactedSearch = (
     let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
     for (;;) {
       const found = yield* index.search(asked, { ...filter, limit: ask })
-      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
+      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), limit)
       if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
       ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
     }
