@@ -10,9 +10,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -32,6 +29,8 @@ import { redactJoint, redactJoints, sameResponseText } from "../../domain/redact
 import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
+import { workspacePath } from "../workspace-path.js"
+import { inWorkspaceFolder, workspaceFolder } from "../../domain/search/workspace.js"
 
 /** The URI of a session's resource: `session://<uid>`. */
 export const sessionUri = (uid: string): string => `session://${uid}`
@@ -152,34 +151,26 @@ const bound = (name: string, value: string | undefined, endOfDay: boolean): Eith
   )
 }
 
-/** A workspace filter as the index compares it: absolute, `~` expanded, its real path when it exists. */
-const workspaceFilter = (w: string): string => {
-  const expanded = w === "~" ? os.homedir() : w.startsWith("~/") ? nodePath.join(os.homedir(), w.slice(2)) : w
-  const abs = nodePath.resolve(expanded)
-  try {
-    return fs.realpathSync(abs)
-  } catch {
-    return abs
-  }
-}
-
 /**
- * With redaction on, whether a workspace, as shown (redacted), lies in the
- * folder a client filters by, as shown: the filter never tells what
- * redaction hides (`/home/bob` and `/home/alice` are both `~`, and match the
- * same sessions). Null when redaction is off or no workspace is given (the
- * index filters by the real path).
+ * With redaction on, whether a workspace lies in the folder a client filters by, so that the filter never tells
+ * what redaction hides: a folder that redaction changes (`/home/bob`, `~`: a user's home) is matched against the
+ * workspace as shown (`/home/bob` and `/home/alice` are both `~`, and match the same sessions); a folder shown as
+ * itself (`/`, `/home`, `/srv/app`: nothing in it hidden) matches the workspaces that are it or below it, as the
+ * index's filter does, and those shown below it. Null when redaction is off or no workspace is given (the index
+ * filters by the real path).
  */
 const shownWorkspaceFilter = (r: RedactionShape, workspace: string | undefined): ((w: string | null) => boolean) | null => {
   if (!r.enabled || workspace === undefined) return null
+  const real = workspacePath(workspace)
+  const shownReal = r.text(real)
   // `~/…` as written is also the shown form of any home folder's `…`; expanded, the server's own home.
-  const folders = [...new Set([r.text(workspaceFilter(workspace)), ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])]
-    .map((f) => f.replace(/(.)\/+$/, "$1"))
-    .map((f) => [f, f.endsWith("/") ? f : f + "/"] as const)
+  const folders = [...new Set([shownReal, ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])].map(workspaceFolder)
+  const plain = shownReal === real ? workspaceFolder(real) : null
   return (w) => {
     if (w === null) return false
+    if (plain !== null && inWorkspaceFolder(plain, w)) return true
     const shown = r.text(w)
-    return folders.some(([folder, under]) => shown === folder || shown.startsWith(under))
+    return folders.some((f) => inWorkspaceFolder(f, shown))
   }
 }
 
@@ -219,7 +210,7 @@ export const listSessions = (
         machine,
         since,
         until,
-        workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+        workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace),
         limit: limit + 1
       })
       : (yield* index.sessions({ provider: p.provider, machine, since, until })).filter((s) => shown(s.workspace))
@@ -421,7 +412,7 @@ export const searchSessions = (
     }
     const hits = r.enabled
       ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
-      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace), limit })
+      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,
