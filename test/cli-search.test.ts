@@ -117,6 +117,13 @@ describe("session-ingest search", () => {
     expect(hits(["subtotal", "--session", S.S1.slice(0, 8)]).length).toBe(all.filter((h) => h.sessionId === S.S1).length)
     expect(hits(["subtotal", "--workspace", "/home/alice/src"])).toEqual([])
     expect(hits(["subtotal", "--workspace", "/home/alice/code/billing-api"]).length).toBe(all.length)
+    // a folder above the workspace, the root, a trailing slash (tester21b F8: `/` matched nothing); not a component: none
+    for (const above of ["/", "/home", "/home/", "/home/alice/code/"]) expect(hits(["subtotal", "--workspace", above]).length, above).toBe(all.length)
+    expect(hits(["subtotal", "--workspace", "/home/alic"])).toEqual([])
+    const listed = json(["sessions", "--workspace", "/", "--index", index])
+    expect(listed.code).toBe(0)
+    expect(listed.data.length).toBe(json(["sessions", "--index", index]).data.filter((s: any) => s.workspace?.startsWith("/")).length)
+    expect(listed.data.length).toBeGreaterThan(0)
     expect(hits(["subtotal", "--until", "2000-01-01"])).toEqual([])
     expect(hits(["subtotal", "--since", "2000-01-01"]).length).toBe(all.length)
     const bad = json(["search", "subtotal", "--limit", "0", "--index", index])

@@ -4,13 +4,12 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { InvalidArgument } from "../domain/errors.js"
 import { checkKind, KIND_REMEDY } from "../domain/kinds.js"
 import { normalizeTimestamp } from "../domain/timestamps.js"
+import { workspacePath } from "../layers/workspace-path.js"
 import { errors } from "./lazy.js"
 
 /** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day); `InvalidArgument` otherwise. */
@@ -55,14 +54,7 @@ export const timeRange = (
 
 /** A `--workspace` folder as the index keeps workspaces: its real path (the absolute path when it cannot be resolved). */
 export const workspaceOption = (workspace: Option.Option<string>): string | undefined =>
-  Option.getOrUndefined(Option.map(workspace, (w) => {
-    const abs = nodePath.resolve(w)
-    try {
-      return fs.realpathSync(abs)
-    } catch {
-      return abs
-    }
-  }))
+  Option.getOrUndefined(Option.map(workspace, workspacePath))
 
 /**
  * A `--kind` value, checked by the rule of `src/domain/kinds.ts` (kinds are

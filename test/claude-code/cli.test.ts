@@ -105,4 +105,27 @@ describe("claude-code via the CLI", () => {
     const fourth = imp()
     expect(fourth.data.sources).toMatchObject({ accepted: 1, newGenerations: 1 })
   }, 120_000)
+
+  // tester21b F5: a file under the root whose name is no session log's (`/etc/passwd` with --claude-root /etc) was
+  // read as a complete session with the id "" (its name less six characters), exit 0.
+  it("a file whose name is not <session-id>.jsonl: MALFORMED_SOURCE (exit 5) from inspect, transcript and stream, not a session", () => {
+    const root = tempDir("si-claude-notlog-")
+    fs.mkdirSync(nodePath.join(root, "-srv-q"))
+    const files = [nodePath.join(root, "passwd"), nodePath.join(root, "-srv-q", "notes.txt"), nodePath.join(root, "-srv-q", ".jsonl")]
+    for (const f of files) fs.writeFileSync(f, "root:x:0:0:root:/root:/bin/bash\n")
+    for (const f of files) {
+      for (const command of ["inspect", "transcript", "stream"]) {
+        const r = json([command, "claude-code", f, "--claude-root", root])
+        expect(r.code, `${command} ${f}`).toBe(5)
+        expect(r.error.code).toBe("MALFORMED_SOURCE")
+        expect(r.error.message).toContain("is not a Claude Code session log")
+      }
+    }
+    // a session log's name is still read (its lines not Claude Code's: skipped and counted, as the provider's table says)
+    const log = nodePath.join(root, "-srv-q", "99999999-aaaa-4bbb-8ccc-000000000009.jsonl")
+    fs.writeFileSync(log, "not json\n")
+    const ok = json(["inspect", "claude-code", log, "--claude-root", root])
+    expect(ok.code).toBe(0)
+    expect(ok.data.sessions.map((x: { sessionId: string }) => x.sessionId)).toEqual(["99999999-aaaa-4bbb-8ccc-000000000009"])
+  })
 })

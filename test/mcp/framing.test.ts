@@ -281,6 +281,27 @@ describe("mcp framing: lines that are not requests", () => {
     expect(lines).toHaveLength(4)
     for (const l of lines) expect(l).toMatch(/^session-ingest mcp: Invalid params: /)
   })
+
+  // tester21b F7: without params, tools/call and resources/read were answered with the schema's text ("Expected {
+  // readonly _meta?: …"); a number too large for a double (1e400, read as Infinity) was said to be null.
+  it("a request without the params its method takes, and a non-finite argument: -32602 in the product's words, one stderr line each", async () => {
+    const x = await exchange([
+      JSON.stringify({ jsonrpc: "2.0", id: 70, method: "tools/call" }) + "\n",
+      JSON.stringify({ jsonrpc: "2.0", id: 71, method: "resources/read" }) + "\n",
+      `{"jsonrpc":"2.0","id":72,"method":"tools/call","params":{"name":"get_session","arguments":{"id":"x","maxChars":1e400}}}\n`,
+      `{"jsonrpc":"2.0","id":73,"method":"tools/call","params":{"name":"get_events","arguments":{"id":"x","context":-1e999}}}\n`,
+      `${ping(74)}\n`
+    ], 6)
+    expectOnlyResponses(x)
+    expect(byId(x, 70).map((r) => r.error)).toEqual([{ code: -32602, message: `Invalid params: tools/call takes "params" (an object), and the request has none` }])
+    expect(byId(x, 71).map((r) => r.error)).toEqual([{ code: -32602, message: `Invalid params: resources/read takes "params" (an object), and the request has none` }])
+    expect(byId(x, 72).map((r) => r.error)).toEqual([{ code: -32602, message: "Invalid params: maxChars: got a number too large to read (Infinity), expected a finite number" }])
+    expect(byId(x, 73).map((r) => r.error)).toEqual([{ code: -32602, message: "Invalid params: context: got a number too large to read (-Infinity), expected a finite number" }])
+    expect(byId(x, 74)).toHaveLength(1)
+    const lines = x.stderr.trim().split("\n")
+    expect(lines).toHaveLength(4)
+    for (const l of lines) expect(l).toMatch(/^session-ingest mcp: Invalid params: .*\(line: /)
+  })
 })
 
 describe("mcp framing: with the official client", () => {

@@ -25,12 +25,12 @@ const source = (key: string, workspace: string): SourceInfo => ({
   overview: { ...emptySourceSummary(), title: `work in ${key}`, workspace }
 })
 
-describe.each(engines)("MCP workspace filter with redaction on ($engine)", ({ newIndex }) => {
+describe.each(engines)("MCP workspace filter ($engine)", ({ newIndex }) => {
   const build = Effect.gen(function*() {
     const target = yield* newIndex(tempDir("si-wsshown-"))
     yield* Effect.gen(function*() {
       const index = yield* Index
-      for (const [key, ws] of [["evil", "/home/bob/evil"], ["team", "/srv/team/app"]] as const) {
+      for (const [key, ws] of [["evil", "/home/bob/evil"], ["team", "/srv/team/app"], ["hw", "/homework/notes"]] as const) {
         const src = source(key, ws)
         const e = mk("claude-code", `sess-${key}`)
         yield* index.beginGeneration(src, 1, "test")
@@ -40,11 +40,11 @@ describe.each(engines)("MCP workspace filter with redaction on ($engine)", ({ ne
     }).pipe(Effect.provide(indexLayer(target)))
     return target
   })
-  const layers = (target: string) => Layer.merge(indexLayer(target), Redaction.layer)
-  const listed = (target: string, workspace: string) =>
-    listSessions({ workspace }).pipe(Effect.map((a) => a.sessions.map((s) => `${s.id} ${s.workspace}`)), Effect.provide(layers(target)))
-  const searched = (target: string, workspace: string) =>
-    searchSessions({ query: "deploy", workspace }).pipe(Effect.map((a) => a.hits.map((h) => h.sessionId).sort()), Effect.provide(layers(target)))
+  const layers = (target: string, redact = true) => Layer.merge(indexLayer(target), redact ? Redaction.layer : Redaction.off)
+  const listed = (target: string, workspace: string, redact = true) =>
+    listSessions({ workspace }).pipe(Effect.map((a) => a.sessions.map((s) => `${s.id} ${s.workspace}`).sort()), Effect.provide(layers(target, redact)))
+  const searched = (target: string, workspace: string, redact = true) =>
+    searchSessions({ query: "deploy", workspace }).pipe(Effect.map((a) => a.hits.map((h) => h.sessionId).sort()), Effect.provide(layers(target, redact)))
 
   it.effect("a home folder matches by what is shown (~), whatever user name the filter guesses", () =>
     Effect.gen(function*() {
@@ -63,5 +63,28 @@ describe.each(engines)("MCP workspace filter with redaction on ($engine)", ({ ne
       expect(yield* listed(target, "/srv/team")).toEqual(["sess-team /srv/team/app"])
       expect(yield* searched(target, "/srv/team")).toEqual(["sess-team"])
       expect(yield* listed(target, "/srv/tea")).toEqual([])
+    }))
+
+  // tester21b F8: `/` and `/home` (folders above the workspaces) matched nothing, `/home/` neither.
+  it.effect.each([true, false])("a folder holds the workspaces at it and below it, a path component at a time (redaction %s)", (redact) =>
+    Effect.gen(function*() {
+      const target = yield* build
+      const ids = (xs: ReadonlyArray<string>) => xs.map((x) => x.split(" ")[0])
+      for (const all of ["/", "//"]) {
+        expect(ids(yield* listed(target, all, redact)), all).toEqual(["sess-evil", "sess-hw", "sess-team"])
+        expect(yield* searched(target, all, redact), all).toEqual(["sess-evil", "sess-hw", "sess-team"])
+      }
+      for (const home of ["/home", "/home/", "/home//"]) {
+        expect(ids(yield* listed(target, home, redact)), home).toEqual(["sess-evil"])
+        expect(yield* searched(target, home, redact), home).toEqual(["sess-evil"])
+      }
+      expect(ids(yield* listed(target, "/homework", redact))).toEqual(["sess-hw"])
+      expect(yield* searched(target, "/homework", redact)).toEqual(["sess-hw"])
+      expect(ids(yield* listed(target, "/srv/team/", redact))).toEqual(["sess-team"])
+      // not a component: nothing
+      for (const none of ["/hom", "/srv/tea", "/nonexistent-si-f8", "home"]) {
+        expect(yield* listed(target, none, redact), none).toEqual([])
+        expect(yield* searched(target, none, redact), none).toEqual([])
+      }
     }))
 })

@@ -21,7 +21,7 @@ import { cursorIsFor, type CursorState, cursorSourceChanged, peekCursor } from "
 import {
   type IngestError,
   InvalidCursor,
-  type MalformedSource,
+  MalformedSource,
   ResourceLimitExceeded,
   type SourceAccessError,
   UnsupportedOperation
@@ -101,13 +101,15 @@ const subagentFileLabel = (s: Subagent): string => `the subagent file ${s.file.p
 
 /**
  * Authorize a session log under the root. Fails with the access errors
- * (`SourceOutsideAllowedRoot`, `SourceSymlink`, …) or `UnsupportedOperation`
- * for another locator class.
+ * (`SourceOutsideAllowedRoot`, `SourceSymlink`, …), `UnsupportedOperation`
+ * for another locator class, and `MalformedSource` for a file whose name is
+ * no session log's (`<session-id>.jsonl`: its stem is the session id, so
+ * `/etc/passwd` was read as a session with the id "", tester21b F5).
  */
 export const authorizeSession = (
   deps: ClaudeDeps,
   locator: Locator
-): Effect.Effect<AuthorizedFile, SourceAccessError | UnsupportedOperation> =>
+): Effect.Effect<AuthorizedFile, SourceAccessError | UnsupportedOperation | MalformedSource> =>
   locator.locatorClass !== LOCATOR_CLASS
     ? Effect.fail(
       new UnsupportedOperation({
@@ -115,7 +117,19 @@ export const authorizeSession = (
         remediation: "Use --locator-class claude-code-session-log (the default) for <claude-root>/<encoded-cwd>/<session-uuid>.jsonl."
       })
     )
-    : deps.access.authorizeFile(locator.path, [claudeRootOf(deps).path], "--claude-root DIR")
+    : Effect.flatMap(deps.access.authorizeFile(locator.path, [claudeRootOf(deps).path], "--claude-root DIR"), (file) =>
+      isSessionLogName(nodePath.basename(file.path)) ? Effect.succeed(file) : Effect.fail(notASessionLog(file.path)))
+
+/** Whether a file's name is a session log's, `<session-id>.jsonl` (a non-empty stem: the session id). */
+const isSessionLogName = (name: string): boolean => name.endsWith(".jsonl") && name.length > ".jsonl".length
+
+/** A file under the root whose name is no session log's. */
+const notASessionLog = (path: string) =>
+  new MalformedSource({
+    message: `${nodePath.basename(path)} is not a Claude Code session log: its name is not <session-uuid>.jsonl (the session id is the file's name).`,
+    remediation: "Pass a session log <claude-root>/<encoded-cwd>/<session-uuid>.jsonl (`discover claude-code` lists them).",
+    details: { reason: "not-a-session-log-name" }
+  })
 
 /** A nested subagent file of a session, authorized, with its `meta.json` facts. */
 export interface Subagent {

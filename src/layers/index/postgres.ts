@@ -1307,13 +1307,14 @@ const make = (
             WHERE e.session_uid = ${uid} AND e.event_uid IN (${id}, ${native})
             ORDER BY (e.event_uid = ${id}) DESC LIMIT 1`)
           if (hit === undefined) return Option.none()
+          // The neighbours by the row value (sequence, event_uid), as the SQLite layer asks: one index range from the hit.
           const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
             SELECT e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence < ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid < ${hit.event_uid}))
+            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) < (${hit.sequence}, ${hit.event_uid})
             ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
           const later = after <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
             SELECT e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence > ${hit.sequence} OR (e.sequence = ${hit.sequence} AND e.event_uid > ${hit.event_uid}))
+            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) > (${hit.sequence}, ${hit.event_uid})
             ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
           const read = (r: { event_json: string }) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
           const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]

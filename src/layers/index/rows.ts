@@ -12,6 +12,7 @@ import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type 
 import { toolInputText } from "../../domain/tool-input-text.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
+import { workspaceFolder } from "../../domain/search/workspace.js"
 import type { Mutable } from "effect/Types"
 import type { Checkpoint, CheckpointedSource, SearchFilter, SearchHit, SessionRow, SourceCheckpoint } from "../../services/Index.js"
 
@@ -1051,11 +1052,14 @@ export const eventOfRow = (
 }
 
 /**
- * `AND (<column> = workspace OR <column> LIKE 'workspace/%')`: a workspace and the folders under it (a
- * real path prefix; `%`, `_` and backslash escaped), the same SQL on both engines. Source: the filters of docs/search.md.
+ * `AND (<column> = folder OR <column> LIKE 'folder/%')`: a workspace and the folders under it, a path component at
+ * a time ({@link workspaceFolder}: `/` holds every absolute workspace, a trailing `/` is dropped; `%`, `_` and
+ * backslash escaped), the same SQL on both engines. Source: the filters of docs/search.md.
  */
-export const workspaceSql = (sql: SqlClient.SqlClient, column: string, workspace: string) =>
-  sql`AND (${sql.unsafe(column)} = ${workspace} OR ${sql.unsafe(column)} LIKE ${workspace.replace(/[\\%_]/g, "\\$&") + "/%"} ESCAPE '\\')`
+export const workspaceSql = (sql: SqlClient.SqlClient, column: string, workspace: string) => {
+  const { folder, under } = workspaceFolder(workspace)
+  return sql`AND (${sql.unsafe(column)} = ${folder} OR ${sql.unsafe(column)} LIKE ${under.replace(/[\\%_]/g, "\\$&") + "%"} ESCAPE '\\')`
+}
 
 /** The columns a search's filters test, as the query names them (`d.provider`, `st.session_uid`, ...). */
 export interface SearchFilterColumns {

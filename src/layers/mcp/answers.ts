@@ -10,9 +10,6 @@
  *
  * @module
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -32,6 +29,8 @@ import { redactJoint, redactJoints, sameResponseText } from "../../domain/redact
 import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
+import { workspacePath } from "../workspace-path.js"
+import { inWorkspaceFolder, workspaceFolder } from "../../domain/search/workspace.js"
 
 /** The URI of a session's resource: `session://<uid>`. */
 export const sessionUri = (uid: string): string => `session://${uid}`
@@ -152,34 +151,26 @@ const bound = (name: string, value: string | undefined, endOfDay: boolean): Eith
   )
 }
 
-/** A workspace filter as the index compares it: absolute, `~` expanded, its real path when it exists. */
-const workspaceFilter = (w: string): string => {
-  const expanded = w === "~" ? os.homedir() : w.startsWith("~/") ? nodePath.join(os.homedir(), w.slice(2)) : w
-  const abs = nodePath.resolve(expanded)
-  try {
-    return fs.realpathSync(abs)
-  } catch {
-    return abs
-  }
-}
-
 /**
- * With redaction on, whether a workspace, as shown (redacted), lies in the
- * folder a client filters by, as shown: the filter never tells what
- * redaction hides (`/home/bob` and `/home/alice` are both `~`, and match the
- * same sessions). Null when redaction is off or no workspace is given (the
- * index filters by the real path).
+ * With redaction on, whether a workspace lies in the folder a client filters by, so that the filter never tells
+ * what redaction hides: a folder that redaction changes (`/home/bob`, `~`: a user's home) is matched against the
+ * workspace as shown (`/home/bob` and `/home/alice` are both `~`, and match the same sessions); a folder shown as
+ * itself (`/`, `/home`, `/srv/app`: nothing in it hidden) matches the workspaces that are it or below it, as the
+ * index's filter does, and those shown below it. Null when redaction is off or no workspace is given (the index
+ * filters by the real path).
  */
 const shownWorkspaceFilter = (r: RedactionShape, workspace: string | undefined): ((w: string | null) => boolean) | null => {
   if (!r.enabled || workspace === undefined) return null
+  const real = workspacePath(workspace)
+  const shownReal = r.text(real)
   // `~/…` as written is also the shown form of any home folder's `…`; expanded, the server's own home.
-  const folders = [...new Set([r.text(workspaceFilter(workspace)), ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])]
-    .map((f) => f.replace(/(.)\/+$/, "$1"))
-    .map((f) => [f, f.endsWith("/") ? f : f + "/"] as const)
+  const folders = [...new Set([shownReal, ...(workspace === "~" || workspace.startsWith("~/") ? [workspace] : [])])].map(workspaceFolder)
+  const plain = shownReal === real ? workspaceFolder(real) : null
   return (w) => {
     if (w === null) return false
+    if (plain !== null && inWorkspaceFolder(plain, w)) return true
     const shown = r.text(w)
-    return folders.some(([folder, under]) => shown === folder || shown.startsWith(under))
+    return folders.some((f) => inWorkspaceFolder(f, shown))
   }
 }
 
@@ -219,7 +210,7 @@ export const listSessions = (
         machine,
         since,
         until,
-        workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace),
+        workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace),
         limit: limit + 1
       })
       : (yield* index.sessions({ provider: p.provider, machine, since, until })).filter((s) => shown(s.workspace))
@@ -257,11 +248,13 @@ export interface SearchHitAnswer {
  * cut from the redacted event (the redaction of a structured tool input is
  * not that of its words joined), so no snippet reads a secret back.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, limit: number) =>
   Effect.gen(function*() {
     const kept: Array<SearchHit> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
     for (const h of hits) {
+      // The hits past the limit are never answered: the index was asked for more only to make up the ones left out.
+      if (kept.length >= limit) break
       // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
       const title = h.title === null ? null : r.title(h.title, yield* sessionSecrets(r, index, secretsBySession, h.sessionUid))
       if (h.eventUid === null && h.eventId === null) {
@@ -296,18 +289,55 @@ const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, R
   })
 
 /**
- * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), its events read once per
- * search (`known`, by session uid); none when redaction is off.
+ * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), gathered once per search
+ * (`known`, by session uid) and kept across searches for the session's state ({@link sessionSecretsKept}); none
+ * when redaction is off.
  */
 const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string) =>
   Effect.gen(function*() {
     if (!r.enabled) return new Map<string, string>() as ReadonlyMap<string, string>
     let secrets = known.get(sessionUid)
     if (secrets === undefined) {
-      const sr = sessionRedactor(r)
-      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
-      secrets = sr.known
+      secrets = yield* sessionSecretsKept(r, index, sessionUid)
       known.set(sessionUid, secrets)
+    }
+    return secrets
+  })
+
+/** How many sessions' secrets a server keeps per index and redaction (the latest used). */
+const SECRETS_KEPT = 16
+
+/** The secrets kept of each index (the service instance a server uses) and redaction, by session state ({@link keyOf}). */
+const secretsCache = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<{ readonly key: string; readonly secrets: ReadonlyMap<string, string> }>>>()
+
+/**
+ * The secrets of the session `sessionUid` (`sessionRedactor` over its events, read a page at a time), gathered
+ * once per session state (its uid, generation, event count and last time, as {@link renderedSession} keys a
+ * transcript: a session a later import changed is read anew) and kept for the next searches, the latest
+ * {@link SECRETS_KEPT} sessions per index and redaction: gathering reads and walks every event of the session
+ * (~0.8 s CPU at 30,000 events), so a search of a large session paid it on each call.
+ */
+const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: string) =>
+  Effect.gen(function*() {
+    const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
+    const key = row === undefined ? undefined : keyOf(row)
+    let byRedaction = secretsCache.get(index)
+    if (byRedaction === undefined) secretsCache.set(index, byRedaction = new WeakMap())
+    let kept = byRedaction.get(r)
+    if (kept === undefined) byRedaction.set(r, kept = [])
+    const at = key === undefined ? -1 : kept.findIndex((k) => k.key === key)
+    if (at >= 0) {
+      const hit = kept[at]
+      kept.splice(at, 1)
+      kept.push(hit)
+      return hit.secrets
+    }
+    const sr = sessionRedactor(r)
+    yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
+    const secrets: ReadonlyMap<string, string> = sr.known
+    if (key !== undefined) {
+      kept.push({ key, secrets })
+      if (kept.length > SECRETS_KEPT) kept.splice(0, kept.length - SECRETS_KEPT)
     }
     return secrets
   })
@@ -339,7 +369,7 @@ const redactedSearch = (
     let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
     for (;;) {
       const found = yield* index.search(asked, { ...filter, limit: ask })
-      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
+      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), limit)
       if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
       ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
     }
@@ -382,7 +412,7 @@ export const searchSessions = (
     }
     const hits = r.enabled
       ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
-      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspaceFilter(p.workspace), limit })
+      : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
       sessionUid: h.sessionUid,

@@ -47,6 +47,8 @@
  */
 import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ResourceLimitExceeded } from "../../domain/errors.js"
 import { escapeJsonControls, visibleControls } from "../../domain/render.js"
 
@@ -108,6 +110,13 @@ const requestMethods: ReadonlySet<string> = new Set([...ClientRequestRpcs.reques
  * -32602"), not ignored (tester20 F11).
  */
 const listMethods: ReadonlySet<string> = new Set(["resources/list", "resources/templates/list", "tools/list"])
+/**
+ * The request methods that take `params` (their schema refuses a request without): one sent without is `-32602`
+ * in words (tester21b F7), not the schema's text.
+ */
+const paramsRequired: ReadonlySet<string> = new Set(
+  [...requestMethods].filter((m) => Option.isNone(Schema.decodeUnknownOption(ClientRequestRpcs.requests.get(m)!.payloadSchema as Schema.Schema<unknown, unknown, never>)(undefined)))
+)
 /** The notifications a client may send. */
 const notificationMethods: ReadonlySet<string> = new Set(ClientNotificationRpcs.requests.keys())
 
@@ -345,6 +354,9 @@ const screen = (
   if (id === null) return refuse(null, JsonRpcCode.invalidRequest, "Invalid Request: an id is a string or a number")
   if (!requestMethods.has(method)) return refuse(id, JsonRpcCode.methodNotFound, `Method not found: ${excerpt(method)}`)
   let params = value.params
+  if (params === undefined && paramsRequired.has(method)) {
+    return refuse(id, JsonRpcCode.invalidParams, `Invalid params: ${method} takes "params" (an object), and the request has none`)
+  }
   if (listMethods.has(method) && isObject(params) && params.cursor !== undefined) {
     return refuse(id, JsonRpcCode.invalidParams, `Invalid params: no cursor is valid for ${method}: this server answers the whole list at once, with no nextCursor`)
   }
@@ -364,6 +376,13 @@ const screen = (
     // every other unknown argument is refused. Refused here, where it is still an argument.
     if (Object.hasOwn(params.arguments, "__proto__")) {
       return refuse(id, JsonRpcCode.invalidParams, `Invalid params: __proto__: not an argument of this tool (no tool of this server takes it)`)
+    }
+    // A number literal too large for a double (`1e400`) is read as Infinity, which the answer's JSON writes as null:
+    // named here, while it is still the value sent (tester21b F7).
+    for (const [key, v] of Object.entries(params.arguments)) {
+      if (typeof v === "number" && !Number.isFinite(v)) {
+        return refuse(id, JsonRpcCode.invalidParams, `Invalid params: ${excerpt(key)}: got a number too large to read (${v}), expected a finite number`)
+      }
     }
   }
   return { ...value, id: carry(id), params }
