@@ -32,7 +32,8 @@ export interface RedactionShape {
   /**
    * A normalized event (src/domain/model.ts SessionEvent), every field redacted except the structural ones
    * that must stay usable: contractVersion, provider, sourceId, sessionId, eventId, sequence, kind, role,
-   * cursor, rawReference.locatorClass, and ids such as toolCallId.
+   * cursor, rawReference.locatorClass, ids such as toolCallId and responseId, occurredAt, and the typed
+   * isError, compaction, parent, child, usage and costUsd (`EVENT_STRUCTURAL_FIELDS`).
    */
   readonly event: (e: SessionEvent) => SessionEvent
   /**
@@ -40,6 +41,14 @@ export interface RedactionShape {
    * with its marker) where the event restates it as a word: see `sessionRedactor` in `src/domain/redaction/redact.ts`.
    */
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
+  /**
+   * An event as `event` redacts it, each secret it decided on (a value under a secret-named key, or one a text rule
+   * caught after its name: `DB_PASSWORD=…`) that has a secret's shape added to `into` with its marker (tester21b F4,
+   * F1): see `sessionRedactor` in `src/domain/redaction/redact.ts`.
+   */
+  readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
+  /** An event `event` or `eventNoting` returned, with each secret of `known` replaced where it restates it as a token. */
+  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
   readonly transcript: (t: Transcript) => Transcript
   /**

@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { collectSecrets } from "../../src/domain/redaction/redact.js"
+import { caughtValues, collectSecrets, RESTATED_MIN, restatable } from "../../src/domain/redaction/redact.js"
 import { builtinRules, type RedactionRule } from "../../src/domain/redaction/rules.js"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { defaultRedaction, makeRedaction, redactionWith, type RedactionShape } from "../../src/services/Redaction.js"
@@ -262,6 +262,22 @@ describe("redaction: the same output as before its speed-up", () => {
     for (const v of values(6, 3000)) expectSame(defaultRedaction.value(v), ref.value(v), v)
   }, 120_000)
 
+  /** Whether a text rule catches, in a string of `v`, a value the live redactor then looks for elsewhere in it (session 21). */
+  const carriesCaught = (v: unknown): boolean => {
+    let found = false
+    const visit = (x: unknown): void => {
+      if (found) return
+      if (typeof x === "string") {
+        caughtValues(x, defaultRedaction.text(x), (c) => {
+          if (restatable(c, RESTATED_MIN) && defaultRedaction.text(c) === c) found = true
+        })
+      } else if (Array.isArray(x)) x.forEach(visit)
+      else if (typeof x === "object" && x !== null) Object.values(x).forEach(visit)
+    }
+    visit(v)
+    return found
+  }
+
   it("event and transcript", () => {
     const text = strings(7, 600)
     const r = prng(8)
@@ -283,6 +299,12 @@ describe("redaction: the same output as before its speed-up", () => {
         rawReference: { locatorClass: r.pick(text), sequence: i, note: r.pick(text) },
         extensions: { [r.pick(text).slice(0, 40)]: { a: r.pick(text), b: [r.pick(text), 1] } }
       } as unknown as SessionEvent
+      // a value a text rule caught is also looked for elsewhere in its event (session 21, tested in
+      // redaction-propagation21.test.ts): the frozen reference has no carry-over, so such events are left out here
+      if (carriesCaught(e)) {
+        carried++
+        continue
+      }
       expectSame(defaultRedaction.event(e), ref.event(e), e)
       const t = {
         sessionId: r.pick(text),
@@ -299,12 +321,13 @@ describe("redaction: the same output as before its speed-up", () => {
       // redaction-tester15.test.ts): the frozen reference has no carry-over, so such transcripts are left out here
       const known = new Map<string, string>()
       for (const b of t.turns[0].blocks) collectSecrets(b, known)
-      if (known.size > 0) {
+      if (known.size > 0 || carriesCaught(t)) {
         carried++
         continue
       }
       expect(JSON.stringify(defaultRedaction.transcript(t))).toBe(JSON.stringify(ref.transcript(t)))
     }
-    expect(carried).toBeLessThan(40)
+    // 600 events and 600 transcripts: most are compared (187 of them carry a value at seed 8)
+    expect(carried).toBeLessThan(300)
   }, 120_000)
 })

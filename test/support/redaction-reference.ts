@@ -15,6 +15,7 @@
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import {
   EVENT_STRUCTURAL_FIELDS,
+  SOURCE_JSON_FIELDS,
   FIELD_MARK,
   isPairValueKey,
   NESTED_MARK,
@@ -89,7 +90,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t, title: (s) => s }
+    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   const text = referenceTextRedactor(rules)
 
@@ -201,18 +202,34 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
 
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
   const rawKeep = new Set(["locatorClass"])
+  // session 21 (tester21b F6): the names in `extensions` are the record's, except under a field holding the source's JSON
+  const extensions = (x: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {}
+    let changed = false
+    for (const k of Object.keys(x)) {
+      const v = x[k]
+      const r = isPlainObject(v) && !SOURCE_JSON_FIELDS.has(k) && secretKeyKind(k) === "none" ? extensions(v) : Object.values(walkObject({ [k]: v }, undefined))[0]
+      if (r !== v) changed = true
+      setOwn(out, k, r)
+    }
+    return changed ? out : x
+  }
   const event = (e: SessionEvent): SessionEvent => {
-    const out = walkObject(e as unknown as Record<string, unknown>, eventKeep)
+    let out = walkObject(e as unknown as Record<string, unknown>, new Set([...eventKeep, "extensions"]))
+    if (isPlainObject(e.extensions)) {
+      const ext = extensions(e.extensions)
+      if (ext !== e.extensions) out = { ...out, extensions: ext }
+    }
     const raw = e.rawReference as unknown
     const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep) : raw
     if (rawOut === raw) return out as unknown as SessionEvent
     return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
   }
 
-  const transcriptKeep = new Set(["sessionId", "turns", "compactions"])
+  const transcriptKeep = new Set(["sessionId", "turns", "compactions", "startedAt", "endedAt", "parseWarnings", "diagnostics"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
   const blockKeep = new Set(["type", "id"])
-  const compactionKeep = new Set(["id", "timestamp"])
+  const compactionKeep = new Set(["id", "timestamp", "trigger"])
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep)
     return {
@@ -227,5 +244,5 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
 
   // (the live redactor's eventIn adds a session's known secrets: not the subject of the differential tests)
   // (the live redactor's title also cuts a title cut short at a word, session 17: not the subject either)
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn: (e) => event(e), transcript, title: (s) => text(s) }
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn: (e) => event(e), eventNoting: (e) => event(e), restated: (e) => e, transcript, title: (s) => text(s) }
 }

@@ -50,6 +50,14 @@ export interface Redactor {
    * structure decided on, with its marker: {@link collectSecrets}) where the event restates it as a word.
    */
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
+  /**
+   * An event as {@link Redactor.event} redacts it, each secret it decided on (by its structure or by a text rule
+   * that caught a value: {@link caughtValues}) that a session's other events are searched for
+   * ({@link restatable} with {@link SESSION_RESTATED_MIN}) added to `into` with its marker.
+   */
+  readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
+  /** An event already redacted, with each secret of `known` replaced where it restates it as a token ({@link restateText}); structural fields kept. */
+  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   readonly transcript: (t: Transcript) => Transcript
   /**
    * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
@@ -63,8 +71,11 @@ export interface Redactor {
  * The fields of a {@link SessionEvent} that are kept as they are: the
  * contract's identity and order (`contractVersion`, `provider`, `sourceId`,
  * `sessionId`, `eventId`, `sequence`, `kind`, `role`, `cursor`) and
- * `toolCallId` (it pairs calls with results). `rawReference` keeps its
- * `locatorClass` (its other fields are numbers).
+ * `toolCallId` (it pairs calls with results), and the typed values that are
+ * no content: `occurredAt` (RFC 3339), `responseId`, `isError`, `compaction`
+ * (its id and trigger), `parent` and `child` (ids), `usage` and `costUsd`
+ * (numbers). `rawReference` keeps its `locatorClass` (its other fields are
+ * numbers).
  */
 export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
   "contractVersion",
@@ -76,8 +87,25 @@ export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
   "kind",
   "role",
   "cursor",
-  "toolCallId"
+  "toolCallId",
+  // session 21 (tester21b F6): the record's time, ids, links, outcome and counts, which a custom pattern
+  // (`2026`, `\d{4}`) must not turn into something else than their documented shape
+  "occurredAt",
+  "responseId",
+  "isError",
+  "compaction",
+  "parent",
+  "child",
+  "usage",
+  "costUsd"
 ]
+
+/**
+ * The fields of an event's `extensions` that hold the source's own JSON (Claude Code's raw block and tool input,
+ * Muse Code's record payload and document, Muse agents' input): their keys are the source's, redacted as content
+ * (a tool input keyed by a path or an email); the other fields' names, nested ones too, are the record's.
+ */
+export const SOURCE_JSON_FIELDS: ReadonlySet<string> = new Set(["input", "block", "payload", "document", "raw", "toolInput", "arguments"])
 
 /** Set an own data property (also for a key such as `__proto__`, which plain assignment would not create). */
 const setOwn = (o: Record<string, unknown>, k: string, v: unknown) =>
@@ -148,11 +176,57 @@ export const RESTATED_MIN = 4
 export const SESSION_RESTATED_MIN = 6
 
 const isWordChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95
+const isAlnum = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)
+/** `.` and `-` join words into one token (`ftp.example.com`, `16-alpine`, `notes.txt`) when a letter or digit is on their other side. */
+const isJoiner = (c: number) => c === 46 || c === 45
+
+/** Whether `s[at, end)` is a token of its own: no word character next to it, nor a `.` or `-` that joins it to one (`x.` + it, it + `.com`). */
+const tokenAt = (s: string, at: number, end: number): boolean => {
+  if (at > 0) {
+    const c = s.charCodeAt(at - 1)
+    if (isWordChar(c) || (isJoiner(c) && at > 1 && isAlnum(s.charCodeAt(at - 2)))) return false
+  }
+  if (end < s.length) {
+    const c = s.charCodeAt(end)
+    if (isWordChar(c) || (isJoiner(c) && end + 1 < s.length && isAlnum(s.charCodeAt(end + 1)))) return false
+  }
+  return true
+}
+
+/** The longest value looked for elsewhere (a longer one is a document, not a secret restated as a word). */
+export const RESTATED_MAX = 512
+
+/**
+ * Whether a value a rule or the structure caught (and redacted where it stands, whatever its shape) is also
+ * looked for where it is restated elsewhere (the rest of its event, the session's other events: {@link restateText}):
+ * `min` characters or more (and at most {@link RESTATED_MAX}), no marker in it, and the shape of a secret rather
+ * than of a word: two kinds of characters or more among lower-case letters, upper-case letters (a capital that
+ * starts it does not count: `Postgres`), digits and other symbols than `-`, `_`, `.`, `/` and white space
+ * (`Wr1teEnvPw!`, `MsSqlPw#2024`, `hunter22`, `s3cr3t`). A word (`postgres`, `example`, `guest`, `Admin`,
+ * `app_password`, `my-db.local`, `/srv/app`) or a number (`5432`, `84736251`) caught as a password stays redacted where it
+ * was caught and nowhere else: a session-wide hunt for it would wipe that word from user names, hosts, images
+ * and prose (tester21b F1).
+ */
+export const restatable = (v: string, min: number): boolean => {
+  if (v.length < min || v.length > RESTATED_MAX) return false
+  let kinds = 0
+  for (let i = 0; i < v.length && kinds !== 15; i++) {
+    const c = v.charCodeAt(i)
+    if (c >= 97 && c <= 122) kinds |= 1
+    else if (c >= 65 && c <= 90) {
+      if (i > 0) kinds |= 2
+    } else if (c >= 48 && c <= 57) kinds |= 4
+    else if (c === 91 && v.startsWith("[REDACTED:", i)) return false
+    else if (c !== 45 && c !== 95 && c !== 46 && c !== 47 && c !== 32 && c !== 9 && c !== 10 && c !== 13) kinds |= 8
+  }
+  return kinds !== 0 && (kinds & (kinds - 1)) !== 0
+}
 
 /**
  * `s` with each occurrence of a secret of `secrets` (and of its JSON-escaped form: the text of a tool call is its
- * input as JSON) replaced by its marker, where it is a word of its own (no letter, digit or `_` right before or
- * after it: `abc` inside `abcdef` stays). The same string when none occurs.
+ * input as JSON) replaced by its marker, where it is a token of its own ({@link tokenAt}: no letter, digit or `_`
+ * right before or after it, nor a `.` or `-` joining it to one: `abc` inside `abcdef` and `ftp.abc.com` stays).
+ * The same string when none occurs.
  */
 export const restateText = (s: string, secrets: ReadonlyMap<string, string>): string => {
   let out = s
@@ -165,7 +239,7 @@ export const restateText = (s: string, secrets: ReadonlyMap<string, string>): st
       let done = 0
       while (at >= 0) {
         const end = at + form.length
-        if ((at === 0 || !isWordChar(out.charCodeAt(at - 1))) && (end >= out.length || !isWordChar(out.charCodeAt(end)))) {
+        if (tokenAt(out, at, end)) {
           r += out.slice(done, at) + mark
           done = end
         }
@@ -206,18 +280,83 @@ const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, 
   return out ?? o
 }
 
+const MARK_HEAD = "[REDACTED:"
+
+/** `v` without the quotes around it (`"…"`, `'…'`, a backtick's, `\"…\"`): a quoted value goes whole, quotes with it. */
+const unquoted = (v: string): string => {
+  if (v.length >= 4 && v.startsWith('\\"') && v.endsWith('\\"')) return v.slice(2, -2)
+  const q = v.charCodeAt(0)
+  return v.length >= 2 && (q === 34 || q === 39 || q === 96) && v.charCodeAt(v.length - 1) === q ? v.slice(1, -1) : v
+}
+
+/**
+ * The values the text rules took from `before` to make `after` (`after` is `before` with spans replaced by
+ * markers, and home paths by `~`), each with its marker, given to `found` in order: the text between two markers
+ * of `after` is found again in `before` (around a `~`, the text on each side of it), and what it does not cover is
+ * what a marker replaced. Nothing when the two cannot be lined up so (two markers touch): a value that cannot be
+ * told apart is not looked for elsewhere (it stays redacted where it stands).
+ */
+export const caughtValues = (before: string, after: string, found: (value: string, mark: string) => void): void => {
+  let m = after.indexOf(MARK_HEAD)
+  if (m < 0) return
+  const head = after.slice(0, m)
+  const headTail = head.slice(head.lastIndexOf("~") + 1)
+  let start: number
+  if (headTail.length === head.length) {
+    if (!before.startsWith(head)) return
+    start = head.length
+  } else {
+    const p = headTail.length === 0 ? -1 : before.indexOf(headTail)
+    if (p < 0) return
+    start = p + headTail.length
+  }
+  const got: Array<readonly [string, string]> = []
+  while (m >= 0) {
+    const close = after.indexOf("]", m + MARK_HEAD.length)
+    if (close < 0) return
+    const mark = after.slice(m, close + 1)
+    const next = after.indexOf(MARK_HEAD, close + 1)
+    const kept = after.slice(close + 1, next < 0 ? after.length : next)
+    const tilde = kept.indexOf("~")
+    const lead = tilde < 0 ? kept : kept.slice(0, tilde)
+    let to: number
+    if (next < 0 && tilde < 0) {
+      to = before.length - kept.length
+      if (to <= start || !before.endsWith(kept)) return
+    } else {
+      to = lead.length === 0 ? -1 : before.indexOf(lead, start + 1)
+      if (to < 0) return
+    }
+    got.push([before.slice(start, to), mark])
+    if (next >= 0) {
+      const last = kept.lastIndexOf("~")
+      if (last < 0) start = to + kept.length
+      else {
+        const tail = kept.slice(last + 1)
+        const p = tail.length === 0 ? -1 : before.indexOf(tail, to + lead.length)
+        if (p < 0) return
+        start = p + tail.length
+      }
+    }
+    m = next
+  }
+  for (const [v, mark] of got) found(unquoted(v), mark)
+}
+
 /**
  * Adds to `into` the secrets the structure of `v` decides on (a tool call's input, `extensions`), each with the
  * marker the redaction gives it: a value under a secret-named key ({@link secretValue}), a leaf under a secret's
  * name ({@link leafSecret}), a secret option's next argument, a name/value pair's value, and the password of a
  * URL in any string (`scheme://user:password@host`, {@link urlPasswords}: the text rule `url-credentials` finds it
  * where it stands, this where a later event restates it alone). Values shorter than {@link SESSION_RESTATED_MIN}
- * are left out. The same decisions as {@link makeRedactor}'s walk, without redacting any text: cheap enough to run
- * on every event of a session (a string without `://` costs one search).
+ * and values that have no secret's shape ({@link restatable}) are left out. The same decisions as
+ * {@link makeRedactor}'s walk, without redacting any text. Since session 21 a session's known secrets come from
+ * the walk itself ({@link Redactor.eventNoting}: it also has the values the text rules caught), so this is the
+ * structure's part only, which tests use to tell which inputs carry a secret.
  */
 export const collectSecrets = (v: unknown, into: Map<string, string>, under?: SecretKeyKind): void => {
   const add = (x: unknown, mark: string) => {
-    if (typeof x === "string" && x.length >= SESSION_RESTATED_MIN) into.set(x, mark)
+    if (typeof x === "string" && restatable(x, SESSION_RESTATED_MIN)) into.set(x, mark)
   }
   if (typeof v === "string") {
     for (const pw of urlPasswords(v)) if (!into.has(pw)) add(pw, URL_MARK)
@@ -277,12 +416,15 @@ export const collectEventSecrets = (e: SessionEvent, into: Map<string, string>):
 }
 
 /**
- * The redaction of one session's events in order, each with the secrets its session's structure decided on so
- * far: a value a tool call's input holds under a secret-named key (`{"env": {"API_TOKEN": "…"}}`, a
- * `["X-Api-Key", "…"]` pair) becomes the same marker where a later event (the tool's result, the next assistant
- * message) restates it as a word. `see` notes an event's secrets without redacting it (an event a page skips);
- * `event` notes and redacts. Every redacted output of events (export, ATIF, the replay, MCP answers and search
- * snippets) goes through one, so they agree with each other and with the Markdown transcript.
+ * The redaction of one session's events in order, each with the secrets its session decided on so far: a value
+ * a tool call's input holds under a secret-named key (`{"env": {"API_TOKEN": "…"}}`, a `["X-Api-Key", "…"]`
+ * pair), or that a text rule caught after its name (`DB_PASSWORD=…` in a Write's content, `Password=…;` in a
+ * connection string, `--password …`, a URL's password), becomes the same marker where a later event (the tool's
+ * result, the next assistant message) restates it as a token, when it has a secret's shape ({@link restatable}).
+ * `see` notes an event's secrets (it redacts it to find them, and keeps the result for `event`: an event a page
+ * skips, or the whole session first for ATIF and the replay); `event` notes and redacts. Every redacted output of
+ * events (export, ATIF, the replay, MCP answers and search snippets) goes through one, so they agree with each
+ * other and with the Markdown transcript.
  */
 export interface SessionRedactor {
   readonly see: (e: SessionEvent) => void
@@ -292,15 +434,16 @@ export interface SessionRedactor {
 }
 
 /** A {@link SessionRedactor} over `r` (a fresh one per session and output). */
-export const sessionRedactor = (r: Pick<Redactor, "event" | "eventIn">): SessionRedactor => {
+export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): SessionRedactor => {
   const known = new Map<string, string>()
-  const see = (e: SessionEvent) => collectEventSecrets(e, known)
+  // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
+  const seen = new WeakMap<SessionEvent, SessionEvent>()
+  const see = (e: SessionEvent) => {
+    if (!seen.has(e)) seen.set(e, r.eventNoting(e, known))
+  }
   return {
     see,
-    event: (e) => {
-      see(e)
-      return known.size === 0 ? r.event(e) : r.eventIn(e, known)
-    },
+    event: (e) => r.restated(seen.get(e) ?? r.eventNoting(e, known), known),
     known
   }
 }
@@ -308,7 +451,7 @@ export const sessionRedactor = (r: Pick<Redactor, "event" | "eventIn">): Session
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, transcript: (t) => t, title: (s) => s }
+    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   const text = textRedactor(rules)
   const title = (s: string, known?: ReadonlyMap<string, string>): string =>
@@ -322,12 +465,26 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    */
   let decided: Map<string, string> | undefined
   const note = (v: unknown, mark: string): void => {
-    if (decided !== undefined && typeof v === "string" && v.length >= RESTATED_MIN) decided.set(v, mark)
+    if (decided !== undefined && typeof v === "string" && restatable(v, RESTATED_MIN)) decided.set(v, mark)
+  }
+  /**
+   * A value a text rule caught in a string of an event or a turn ({@link caughtValues}: `DB_PASSWORD=…`,
+   * `Password=…;`, `--password …`, a URL's password, `Bearer …`), noted as structure's are, unless the rules find
+   * it alone anyway (a vendor's token, an email: no need to look for it) or it has a word's shape ({@link restatable}).
+   */
+  const noteCaught = (value: string, mark: string): void => {
+    if (decided !== undefined && !decided.has(value) && restatable(value, RESTATED_MIN) && text(value) === value) decided.set(value, mark)
+  }
+  /** A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a turn. */
+  const textNoting = (s: string): string => {
+    const r = text(s)
+    if (r !== s && decided !== undefined) caughtValues(s, r, noteCaught)
+    return r
   }
 
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return text(v)
+    if (typeof v === "string") return textNoting(v)
     if (Array.isArray(v)) {
       let out: Array<unknown> | undefined
       for (let i = 0; i < v.length; i++) {
@@ -504,39 +661,78 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   }
 
   const eventKeep = new Set([...EVENT_STRUCTURAL_FIELDS, "rawReference"])
+  // walked apart: `extensions` (its namespaces' names and their fields' names are the record's: walkExtensions)
+  const eventWalkKeep = new Set([...eventKeep, "extensions"])
   const rawKeep = new Set(["locatorClass"])
-  /** `f` run with a fresh {@link decided}, then its result with the secrets decided on restated ({@link restate}). */
-  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, known?: ReadonlyMap<string, string>): A => {
+  /**
+   * An event's `extensions`: the names of its namespaces (`native.claude-code`) and of their fields, nested ones
+   * too (`lineNumber`, `blockIndex`, `usage.cacheWriteTokens`, `parent.sessionId`), are the record's own, kept as
+   * an event's are (tester21b F6: custom patterns `line` and `Write` renamed `lineNumber` and `cacheWriteTokens`);
+   * the values are walked as usual, and under a field that holds the source's own JSON
+   * ({@link SOURCE_JSON_FIELDS}: a raw block, a tool's input, a record's payload) the keys are content too.
+   */
+  const walkExtensions = (x: Record<string, unknown>): Record<string, unknown> => {
+    let out: Record<string, unknown> | undefined
+    const pair = pairNamesOf(x)
+    for (const k of Object.keys(x)) {
+      const v = x[k]
+      const r = isPlainObject(v) && !SOURCE_JSON_FIELDS.has(k) && secretKeyKind(k) === "none" ? walkExtensions(v) : entry(fieldInfo(k), k, v, pair, undefined)
+      if (r !== v) {
+        out ??= { ...x }
+        setOwn(out, k, r)
+      }
+    }
+    return out ?? x
+  }
+  /**
+   * `f` run with a fresh {@link decided}, then its result with the secrets decided on restated ({@link restate});
+   * those of {@link SESSION_RESTATED_MIN} characters or more are added to `sink` (a session's known secrets).
+   */
+  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, known?: ReadonlyMap<string, string>, sink?: Map<string, string>): A => {
     const outer = decided
     decided = known === undefined || known.size === 0 ? new Map() : new Map(known)
     try {
       const out = f()
+      if (sink !== undefined) for (const [v, mark] of decided) if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) sink.set(v, mark)
       return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep) as unknown as A)
     } finally {
       decided = outer
     }
   }
 
-  const event = (e: SessionEvent): SessionEvent =>
+  /** An event redacted; the secrets it decided on added to `sink` when given. */
+  const eventInto = (e: SessionEvent, sink: Map<string, string> | undefined): SessionEvent =>
     deciding(() => {
-      let out = walkObject(e as unknown as Record<string, unknown>, eventKeep, undefined, true)
+      let out = walkObject(e as unknown as Record<string, unknown>, eventWalkKeep, undefined, true)
+      if (isPlainObject(e.extensions)) {
+        const ext = walkExtensions(e.extensions)
+        if (ext !== e.extensions) out = { ...out, extensions: ext }
+      } else if (e.extensions !== undefined) {
+        const ext = walk(e.extensions)
+        if (ext !== e.extensions) out = { ...out, extensions: ext }
+      }
       // A text its provider cut short (a tool call's input as one-line JSON): no part of a secret at the cut stays.
       if (typeof e.text === "string" && isClipped(e.text, EVENT_TEXT_MAX)) out = { ...out, text: redactClipped(text, e.text, EVENT_TEXT_MAX) }
       const raw = e.rawReference as unknown
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined, true) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
       return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
-    }, eventKeep)
+    }, eventKeep, undefined, sink)
+  const event = (e: SessionEvent): SessionEvent => eventInto(e, undefined)
   const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
     deciding(() => event(e), eventKeep, known)
+  const eventNoting = (e: SessionEvent, into: Map<string, string>): SessionEvent => eventInto(e, into)
+  const restated = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
+    known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep) as unknown as SessionEvent)
 
   // the title apart: a title cut short is redacted as one (`title`)
-  const transcriptKeep = new Set(["sessionId", "turns", "compactions", "title"])
+  // the times and the counted warnings and diagnostics (kinds, counts, lines) are the record's, not content (tester21b F6)
+  const transcriptKeep = new Set(["sessionId", "turns", "compactions", "title", "startedAt", "endedAt", "parseWarnings", "diagnostics"])
   const turnKeep = new Set(["role", "timestamp", "blocks"])
   // the secrets decided on in a turn's blocks are looked for in its blocks too
   const turnFieldsKeep = new Set(["role", "timestamp"])
   const blockKeep = new Set(["type", "id"])
-  const compactionKeep = new Set(["id", "timestamp"])
+  const compactionKeep = new Set(["id", "timestamp", "trigger"])
   /** A block's `text` its provider cut short (an event's text, {@link EVENT_TEXT_MAX}) redacted as one ({@link redactClipped}). */
   const clippedBlock = (b: unknown, out: Record<string, unknown>): Record<string, unknown> => {
     const t = (b as { readonly text?: unknown }).text
@@ -549,16 +745,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return {
       ...(top as unknown as Transcript),
       title: t.title === null || t.title === undefined ? t.title : title(t.title),
-      turns: t.turns.map((turn) => {
-        for (const b of turn.blocks) collectSecrets(b, known)
-        return deciding(() => {
+      turns: t.turns.map((turn) =>
+        deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
           return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
-        }, turnFieldsKeep, known)
-      }),
+        }, turnFieldsKeep, known, known)
+      ),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
     }
   }
 
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, transcript, title }
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, eventNoting, restated, transcript, title }
 }
