@@ -16,9 +16,9 @@
  * Reports `ms` = parse + insert, each part, and the size of the index it made.
  */
 import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import BetterSqlite from "better-sqlite3"
 import { searchableText } from "../../src/domain/search/text.js"
+import { nativeLogsUnder } from "../lib/native-logs.js"
 import { eventOfRow, type ShapePlan, shapePlan } from "../../src/layers/index/rows.js"
 
 const [root, productIndex, scratch] = process.argv.slice(2)
@@ -27,15 +27,7 @@ const Database = BetterSqlite as unknown as new(file: string, options?: { readon
 
 // 1. parse
 const t0 = performance.now()
-const logs: Array<string> = []
-const walk = (dir: string) => {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = nodePath.join(dir, e.name)
-    if (e.isDirectory()) walk(p)
-    else if (e.name === "session.jsonl") logs.push(p)
-  }
-}
-walk(root)
+const logs = nativeLogsUnder(root)
 let lines = 0
 let bytes = 0
 for (const log of logs) {

@@ -7,8 +7,6 @@
  * the loop and the events; run with `node --cpu-prof` to see where it goes.
  * `npx tsx bench/probes/parse-worker-cpu.ts ROOT WORKSPACE [--rounds N] [--clone]`.
  */
-import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as App from "../../src/layers/app.js"
 import { parseWhole } from "../../src/layers/index/parse-worker-work.js"
@@ -16,20 +14,12 @@ import { ShapeTable } from "../../src/layers/index/parse-pool.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
 import { SourceAccess } from "../../src/services/SourceAccess.js"
 import type { ProviderId } from "../../src/domain/model.js"
+import { nativeLogsUnder } from "../lib/native-logs.js"
 
 const [root, workspace, ...rest] = process.argv.slice(2)
 const rounds = rest.includes("--rounds") ? Number(rest[rest.indexOf("--rounds") + 1]) : 1
 const clone = rest.includes("--clone")
-const logs: Array<string> = []
-const walk = (dir: string) => {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = nodePath.join(dir, e.name)
-    if (e.isDirectory()) walk(p)
-    else if (e.name === "session.jsonl") logs.push(p)
-  }
-}
-walk(root)
-logs.sort()
+const logs = nativeLogsUnder(root).sort()
 
 const program = Effect.gen(function*() {
   const registry = yield* SessionSources

@@ -12,27 +12,16 @@
  * `node read-small.mjs ROOT [WORKSPACE]` (the root must exist).
  */
 import * as fs from "node:fs"
-import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as App from "../../src/layers/app.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
 import { report } from "../floors/report.js"
+import { nativeLogsUnder } from "../lib/native-logs.js"
 
 const [root, workspace] = process.argv.slice(2)
 
-const logsUnder = (dir: string): Array<string> => {
-  const out: Array<string> = []
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = nodePath.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else if (e.name === "session.jsonl") out.push(p)
-    }
-  }
-  walk(dir)
-  return out.sort()
-}
+const logsUnder = (dir: string): Array<string> => nativeLogsUnder(dir).sort()
 
 const logs = logsUnder(root)
 

@@ -3,6 +3,7 @@ import { expect } from "@effect/vitest"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
+import { secretSamples } from "./secrets.js"
 
 const r = defaultRedaction
 
@@ -50,3 +51,20 @@ export const sessionEvent = (n: number, fields: Partial<SessionEvent>): SessionE
   rawReference: { locatorClass: "jsonl-line", line: n },
   ...fields
 } as unknown as SessionEvent)
+
+/**
+ * Each sample of each rule id (`secretSamples`) goes in the four places a vendor token is met: a sentence, an
+ * assignment, a JSON string and a header, replaced by its own rule's marker (the assignment: the token gone).
+ */
+export const expectVendorSamplesGo = (ids: ReadonlyArray<string>) => {
+  const samples = secretSamples()
+  for (const id of ids) {
+    expect(samples[id], id).toBeDefined()
+    for (const key of samples[id]) {
+      expect(r.text(`token: ${key} ok`), id).toBe(`token: ${marker(id)} ok`)
+      gone(`export VENDOR_CREDENTIAL=${key}`, key)
+      expect(r.text(JSON.stringify({ note: `use ${key}` })), id).toBe(JSON.stringify({ note: `use ${marker(id)}` }))
+      expect(r.text(`curl -H 'X-Vendor: ${key}' https://api.example.com`), id).toBe(`curl -H 'X-Vendor: ${marker(id)}' https://api.example.com`)
+    }
+  }
+}
