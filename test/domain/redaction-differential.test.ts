@@ -12,7 +12,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import { caughtValues, collectSecrets, RESTATED_MIN, restatable } from "../../src/domain/redaction/redact.js"
+import { caughtValues, RESTATED_MIN, restatable } from "../../src/domain/redaction/redact.js"
 import { builtinRules, type RedactionRule } from "../../src/domain/redaction/rules.js"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { defaultRedaction, makeRedaction, redactionWith, type RedactionShape } from "../../src/services/Redaction.js"
@@ -320,7 +320,8 @@ describe("redaction: the same output as before its speed-up", () => {
       // a URL's password in a turn is also looked for elsewhere in the turn (session 15's carry-over, tested in
       // redaction-tester15.test.ts): the frozen reference has no carry-over, so such transcripts are left out here
       const known = new Map<string, string>()
-      for (const b of t.turns[0].blocks) collectSecrets(b, known)
+      // (the walk's own noting, as the session redactor does: a block as a tool call's input)
+      for (const b of t.turns[0].blocks) defaultRedaction.eventNoting({ ...e, text: null, toolInput: b, extensions: {} } as unknown as SessionEvent, known)
       if (known.size > 0 || carriesCaught(t)) {
         carried++
         continue

@@ -9,7 +9,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
-import { collectSecrets, sessionRedactor } from "../../src/domain/redaction/redact.js"
+import { sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { marker } from "../../src/domain/redaction/rules.js"
 import { shareableEvents } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
@@ -56,7 +56,7 @@ describe("redaction 13 (F4): a tool input's secret restated by a later event of 
 
   it("short values and values that are no secret of their key are not hunted", () => {
     const known = new Map<string, string>()
-    collectSecrets({ password: "abc12", api_key: "name", sort_key: "Zz9longvalue1", env: { DB_PASSWORD: "Pg9secretpw" }, argv: ["--token", "Tk9arg123"] }, known)
+    r.eventNoting(ev(1, { kind: "tool-call", toolInput: { password: "abc12", api_key: "name", sort_key: "Zz9longvalue1", env: { DB_PASSWORD: "Pg9secretpw" }, argv: ["--token", "Tk9arg123"] } } as Partial<SessionEvent>), known)
     expect([...known.keys()].sort()).toEqual(["Pg9secretpw", "Tk9arg123"])
     const sr = sessionRedactor(r)
     sr.see(ev(1, { kind: "tool-call", toolInput: { password: "abc12" } } as Partial<SessionEvent>))

@@ -9,7 +9,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
-import { collectSecrets, sessionRedactor } from "../../src/domain/redaction/redact.js"
+import { sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { marker } from "../../src/domain/redaction/rules.js"
 import { shareableEvents } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
@@ -142,10 +142,14 @@ describe("redaction 15 (F3): a URL credential restated by a later event of its s
 
   it("near misses: short passwords, $VAR references and a URL without a password are not hunted", () => {
     const known = new Map<string, string>()
-    collectSecrets({ a: "postgres://u:abc12@h/db", b: "postgres://u:$PGPASS@h/db", c: "https://user@host/x", d: "mysql://u:${DB_PW}@h/db" }, known)
+    r.eventNoting(ev(1, { kind: "tool-call", toolInput: { a: "postgres://u:abc12@h/db", b: "postgres://u:$PGPASS@h/db", c: "https://user@host/x", d: "mysql://u:${DB_PW}@h/db" } } as Partial<SessionEvent>), known)
     expect([...known.keys()]).toEqual([])
     const sr = sessionRedactor(r)
     const out = session("postgres://app:abc12@db/app", "abc12").map(sr.event)
     expect(out[2].text).toBe("Done, logged in with app and abc12. abc12x stays.")
+    // a reference the URL rule took with its place stays where it is restated (the variable, not its value)
+    const refs = sessionRedactor(r)
+    refs.see(ev(1, { text: "psql postgres://u:$PGPASS@h/db and mysql://u:${DB_PW}@h/db" }))
+    expect(refs.event(ev(2, { text: "echo $PGPASS ${DB_PW}" })).text).toBe("echo $PGPASS ${DB_PW}")
   })
 })

@@ -35,8 +35,7 @@ import {
   secretValue,
   signatureKey,
   textRedactor,
-  underKind,
-  urlPasswords
+  underKind
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
 
@@ -47,7 +46,7 @@ export interface Redactor {
   readonly event: (e: SessionEvent) => SessionEvent
   /**
    * An event as {@link Redactor.event} redacts it, and each secret of `known` (a value an earlier event's
-   * structure decided on, with its marker: {@link collectSecrets}) where the event restates it as a word.
+   * structure decided on, with its marker: {@link Redactor.eventNoting}) where the event restates it as a word.
    */
   readonly eventIn: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
   /**
@@ -344,78 +343,6 @@ export const caughtValues = (before: string, after: string, found: (value: strin
 }
 
 /**
- * Adds to `into` the secrets the structure of `v` decides on (a tool call's input, `extensions`), each with the
- * marker the redaction gives it: a value under a secret-named key ({@link secretValue}), a leaf under a secret's
- * name ({@link leafSecret}), a secret option's next argument, a name/value pair's value, and the password of a
- * URL in any string (`scheme://user:password@host`, {@link urlPasswords}: the text rule `url-credentials` finds it
- * where it stands, this where a later event restates it alone). Values shorter than {@link SESSION_RESTATED_MIN}
- * and values that have no secret's shape ({@link restatable}) are left out. The same decisions as
- * {@link makeRedactor}'s walk, without redacting any text. Since session 21 a session's known secrets come from
- * the walk itself ({@link Redactor.eventNoting}: it also has the values the text rules caught), so this is the
- * structure's part only, which tests use to tell which inputs carry a secret.
- */
-export const collectSecrets = (v: unknown, into: Map<string, string>, under?: SecretKeyKind): void => {
-  const add = (x: unknown, mark: string) => {
-    if (typeof x === "string" && restatable(x, SESSION_RESTATED_MIN)) into.set(x, mark)
-  }
-  if (typeof v === "string") {
-    for (const pw of urlPasswords(v)) if (!into.has(pw)) add(pw, URL_MARK)
-    return
-  }
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i]
-      if (under === undefined) {
-        if (i > 0 && optionValueAt(v[i - 1], x)) add(x, OPTION_MARK)
-        else if (i === 1 && v.length === 2 && pairSecret(v[0], x, true)) add(x, PAIR_MARK)
-      } else if ((typeof x === "string" || typeof x === "number") && leafSecret(under, x)) add(x, NESTED_MARK)
-      if (typeof x === "object" && x !== null) collectSecrets(x, into, under)
-      else if (typeof x === "string" && under === undefined) collectSecrets(x, into)
-    }
-    return
-  }
-  if (!isPlainObject(v)) return
-  if (under !== undefined && schemaLike(v)) under = undefined
-  const pair = under === undefined ? pairNamesOf(v) : undefined
-  for (const k of Object.keys(v)) {
-    const x = v[k]
-    if (under !== undefined) {
-      if ((typeof x === "string" || typeof x === "number") && leafSecret(under, x)) add(x, NESTED_MARK)
-      else if (typeof x === "object" && x !== null) collectSecrets(x, into, under)
-      continue
-    }
-    const kind = secretKeyKind(k)
-    if (kind === "none" && typeof x === "string" && opaqueSignature(x) && signatureKey(k)) {
-      add(x, FIELD_MARK)
-      continue
-    }
-    if (kind !== "none" && kind !== "header") {
-      if (secretValue(kind, x)) {
-        add(x, kind === "pin" ? PIN_MARK : FIELD_MARK)
-        continue
-      }
-      if (typeof x === "object" && x !== null && (Array.isArray(x) || (isPlainObject(x) && !schemaLike(x)))) {
-        collectSecrets(x, into, underKind(kind, k))
-        continue
-      }
-    }
-    if (pair !== undefined && isPairValueKey(k) && pair.some((n) => pairSecret(n, x, false))) add(x, PAIR_MARK)
-    else if (typeof x === "object" && x !== null) collectSecrets(x, into, undefined)
-    else if (typeof x === "string") collectSecrets(x, into)
-  }
-}
-
-/**
- * The secrets an event decides on ({@link collectSecrets} of its tool input and its extensions, and a URL's password
- * in its text), added to `into`.
- */
-export const collectEventSecrets = (e: SessionEvent, into: Map<string, string>): void => {
-  if (typeof e.text === "string") collectSecrets(e.text, into)
-  if (e.toolInput !== undefined && e.toolInput !== null) collectSecrets(e.toolInput, into)
-  if (e.extensions !== undefined && e.extensions !== null) collectSecrets(e.extensions, into)
-}
-
-/**
  * The redaction of one session's events in order, each with the secrets its session decided on so far: a value
  * a tool call's input holds under a secret-named key (`{"env": {"API_TOKEN": "…"}}`, a `["X-Api-Key", "…"]`
  * pair), or that a text rule caught after its name (`DB_PASSWORD=…` in a Write's content, `Password=…;` in a
@@ -473,7 +400,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * it alone anyway (a vendor's token, an email: no need to look for it) or it has a word's shape ({@link restatable}).
    */
   const noteCaught = (value: string, mark: string): void => {
-    if (decided !== undefined && !decided.has(value) && restatable(value, RESTATED_MIN) && text(value) === value) decided.set(value, mark)
+    // A reference (`$PGPASS`, `${DB_PW}`, `{{ … }}`) that a rule took with its place (a URL's password) is not a
+    // secret: looked for elsewhere it would take `echo $PGPASS` too.
+    if (decided !== undefined && !decided.has(value) && !notAValue(value) && restatable(value, RESTATED_MIN) && text(value) === value) decided.set(value, mark)
   }
   /** A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a turn. */
   const textNoting = (s: string): string => {

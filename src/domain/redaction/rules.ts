@@ -2182,7 +2182,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // The password of scheme://user:password@host (databases, brokers, HTTP basic auth); scheme and user stay.
-    // The same password restated by a later event of its session goes too (urlPasswords, see collectSecrets).
+    // The same password restated by a later event of its session goes too (urlPasswords, noted by the walk: Redactor.eventNoting).
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
