@@ -1,9 +1,10 @@
 /**
  * `lostBytes` (`src/layers/index/emptied.ts`): what a changed source's file
  * holds where it held what was imported. A NUL run that begins in the
- * imported part and runs to the file's end (any length) or is at least
- * `ZEROED_RUN` (512) bytes is `zeroed`; NUL bytes only past the imported
- * part, or a shorter run with other bytes after it, are not damage (a
+ * imported part and runs to the file's end (any length), is at least
+ * `ZEROED_RUN` (512) bytes, or begins at a sector's start (a multiple of 512,
+ * any length) is `zeroed`; NUL bytes only past the imported part, or a
+ * shorter run begun elsewhere with other bytes after it, are not damage (a
  * change); a file of nothing but NUL bytes and white space is `nothing`.
  * Runs across the 1 MiB read steps are told as in one read.
  */
@@ -43,6 +44,23 @@ describe("lostBytes", () => {
       expect(yield* lost(middle(ZEROED_RUN - 1), 4000 + ZEROED_RUN)).toBeUndefined()
       // Begun in the imported part, going on past it: its whole length counts.
       expect(yield* lost(middle(ZEROED_RUN), 2001)).toEqual({ _tag: "zeroed", size: 4000 + ZEROED_RUN, from: 2000, length: ZEROED_RUN })
+    }))
+
+  it.effect("a short run begun at a sector's start, content after it: zeroed (a cut last block the writer appended to)", () =>
+    Effect.gen(function*() {
+      // Bytes [0, 1024) text, then 100 NUL bytes from byte 1024 (two sectors in), then text appended.
+      const appended = Buffer.concat([text(2 * ZEROED_RUN), nul(100), text(300)])
+      expect(yield* lost(appended, 2 * ZEROED_RUN + 1)).toEqual({ _tag: "zeroed", size: 2 * ZEROED_RUN + 400, from: 2 * ZEROED_RUN, length: 100 })
+      // One NUL byte at a sector's start is as much a lost block's first byte.
+      const one = Buffer.concat([text(3 * ZEROED_RUN), nul(1), text(10)])
+      expect(yield* lost(one, one.length)).toEqual({ _tag: "zeroed", size: 3 * ZEROED_RUN + 11, from: 3 * ZEROED_RUN, length: 1 })
+      // The same run one byte off a sector's start: a change.
+      const off = Buffer.concat([text(2 * ZEROED_RUN + 1), nul(100), text(300)])
+      expect(yield* lost(off, off.length)).toBeUndefined()
+      // Across a 1 MiB read step (a sector's start), and past the imported part: not the imported part.
+      const across = Buffer.concat([text(MiB), nul(50), text(10)])
+      expect(yield* lost(across, across.length)).toEqual({ _tag: "zeroed", size: MiB + 60, from: MiB, length: 50 })
+      expect(yield* lost(across, MiB)).toBeUndefined()
     }))
 
   it.effect("runs across the 1 MiB read steps, and many short runs before a long one", () =>

@@ -9,8 +9,8 @@
  * subagent session left the index. The rule of files zeroed whole (README,
  * "Sources emptied or zeroed on disk are kept, not superseded") holds for
  * them: what was imported stays as it was, `SOURCE_EMPTIED` names the file
- * and the zeroed bytes, coverage partial. A short NUL run followed by other
- * bytes is not what a disk loses: still a change (`src/layers/index/emptied.ts`).
+ * and the zeroed bytes, coverage partial. A short NUL run begun off a sector's
+ * start and followed by other bytes is not what a disk loses: still a change (`src/layers/index/emptied.ts`).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -48,6 +48,13 @@ const damage = {
     const size = fs.statSync(file).size
     zero(file, size - 40, 40)
     return size - 40
+  },
+  // A last block cut by a power loss, then appended to by the agent: NUL bytes from a sector's start, fewer than a
+  // sector, content after them (tester20a's leftover: read as a change, the imported generation superseded).
+  "a sector's first 100 bytes zeroed, content after them": (file: string) => {
+    const from = Math.floor(fs.statSync(file).size / 2 / ZEROED_RUN) * ZEROED_RUN
+    zero(file, from, 100)
+    return from
   },
   // A sector in the middle, content after it.
   "a sector zeroed in the middle": (file: string) => {

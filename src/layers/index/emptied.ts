@@ -27,8 +27,17 @@ const STEP = 1024 * 1024
 /** NUL, tab, line feed, carriage return, space. */
 const blank = (b: number) => b === 0 || b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
 
-/** The shortest run of NUL bytes, not at the file's end, taken as a zeroed block (a sector; see {@link lostBytes}). */
+/** The shortest run of NUL bytes, not at the file's end nor begun at a sector's start, taken as a zeroed block (a sector; see {@link lostBytes}). */
 export { ZEROED_RUN }
+
+/**
+ * Whether a NUL run of `length` bytes from byte `from`, with other bytes
+ * after it, is what a disk loses: at least a sector long, or begun at a
+ * sector's start (a block's first bytes, any length: a file whose last block
+ * was cut by a power loss, read as NUL bytes from the block's start to the
+ * size the file had, then appended to by its writer).
+ */
+const lostRun = (from: number, length: number): boolean => length >= ZEROED_RUN || from % ZEROED_RUN === 0
 
 /**
  * What a source's file holds where it held what was imported (its bytes
@@ -37,8 +46,9 @@ export { ZEROED_RUN }
  * - `nothing`: no byte but NUL and white space (an empty file, one zeroed in
  *   place whole, blank lines);
  * - `zeroed`: a run of NUL bytes (`from`, `length`, in bytes) that begins in
- *   the imported part and either runs to the file's end (a zeroed tail) or
- *   is at least {@link ZEROED_RUN} bytes long (a zeroed block).
+ *   the imported part and either runs to the file's end (a zeroed tail), is
+ *   at least {@link ZEROED_RUN} bytes long (a zeroed block), or begins at a
+ *   sector's start (a multiple of {@link ZEROED_RUN}: a block's first bytes).
  *
  * Why a NUL run is damage: these sources are JSON lines, and JSON text never
  * holds a NUL byte (RFC 8259: a control character in a string is escaped,
@@ -47,9 +57,12 @@ export { ZEROED_RUN }
  * power loss, ext4's delayed allocation leaves a file its size with its last
  * blocks unwritten, read as NUL bytes from a block's start to the file's end
  * (so a zeroed tail can be any length: the last block is cut at the file's
- * size); a block lost in the middle is at least a sector. A shorter NUL run
- * followed by other bytes is not what a disk loses (a writer's bug, an edit):
- * the file is changed as any other, read again as a new generation. NUL bytes
+ * size); a block lost in the middle is at least a sector. A zeroed tail the
+ * writer appended to afterwards (an agent going on after the power loss) is a
+ * NUL run from a block's start, of any length, with content after it. A
+ * shorter NUL run begun off a sector's start and followed by other bytes is
+ * not what a disk loses (a writer's bug, an edit): the file is changed as any
+ * other, read again as a new generation. NUL bytes
  * only past the imported part are not checked here: the imported part did not
  * change, and the import resumes after it (the reader warns of the NULs).
  */
@@ -93,7 +106,7 @@ export const lostBytes = (
             continue
           }
           if (runFrom >= 0) {
-            if (found === undefined && runFrom < imported && at + i - runFrom >= ZEROED_RUN) found = { from: runFrom, length: at + i - runFrom }
+            if (found === undefined && runFrom < imported && lostRun(runFrom, at + i - runFrom)) found = { from: runFrom, length: at + i - runFrom }
             runFrom = -1
           }
           if (!blank(b)) something = true
