@@ -53,7 +53,14 @@ export const watchLatency = async (
   let { lastSequence } = writeNativeLog(file, opts.logBytes, workspace)
   const index = nodePath.join(opts.tmp, "index-w.db")
   const args = [opts.bin, "import", "--watch", "--json", "--index", index, "--workspace", workspace, "--muse-root", root, "--agents-root", empty, "--claude-root", empty]
-  const child = spawn(process.execPath, args, { env: opts.env, stdio: ["ignore", "pipe", "inherit"] })
+  // stderr is kept, not inherited: the watch's own line at Ctrl-C (INTERRUPTED, exit 130) is what it should say and
+  // went to the bench's output after the bench had ended; anything else it says is shown.
+  const child = spawn(process.execPath, args, { env: opts.env, stdio: ["ignore", "pipe", "pipe"] })
+  let stderr = ""
+  child.stderr.on("data", (b: Buffer) => {
+    stderr += b.toString("utf8")
+  })
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   let rounds = 0
   let peakRss = 0
   let buffer = ""
@@ -112,5 +119,8 @@ export const watchLatency = async (
     }
   } finally {
     child.kill("SIGINT")
+    const code = await exited
+    const said = stderr.split("\n").filter((l) => l.trim() !== "" && !/INTERRUPTED|^\s*remedy: Run the same command again/.test(l))
+    if (code !== 130 || said.length > 0) opts.log(`w: the watch ended with exit ${code}${said.length > 0 ? `, saying:\n${said.join("\n")}` : ""}`)
   }
 }
