@@ -15,6 +15,11 @@
  * CJK words (tester21b F3; text whose glyphs a bare system's fonts lack), to
  * OUT; and as its floor the same session with every such character an ASCII
  * letter, to OUT_ASCII.
+ *
+ * `node replay-render.mjs --one-block KIB OUT OUT_ASCII` writes the pages of
+ * the long-text variant: one Bash result of KIB KiB of lines holding emoji and
+ * CJK (a tool's output of megabytes, laid out whole it took 33 s for 2 MiB),
+ * and the same in ASCII.
  */
 import * as fs from "node:fs"
 import { CONTRACT_VERSION, type SessionEvent } from "../../src/domain/model.js"
@@ -23,7 +28,8 @@ import { jsonForScript, renderReplay } from "../../src/domain/replay/render.js"
 import { prng, textPool } from "../generate/common.js"
 
 const oneTurn = process.argv[2] === "--one-turn"
-const [count, out, floorOut] = process.argv.slice(oneTurn ? 3 : 2)
+const oneBlock = process.argv[2] === "--one-block"
+const [count, out, floorOut] = process.argv.slice(oneTurn || oneBlock ? 3 : 2)
 const n = Number(count)
 
 const r = prng(15)
@@ -83,8 +89,33 @@ const oneTurnPages = () => {
   fs.writeFileSync(floorOut, ascii)
   process.stdout.write(JSON.stringify({ bytes: Buffer.byteLength(html), asciiBytes: Buffer.byteLength(ascii), calls: n }) + "\n")
 }
+/** The one-block pages (see the module doc): one Bash result of `n` KiB of lines with emoji and CJK, and the same in ASCII. */
+const oneBlockPages = () => {
+  const far = "lorem ipsum \u{1F389} \u65E5\u672C\u8A9E\u30C6\u30B9\u30C8 dolor \u{1F680} \u4E2D\u6587 sit amet"
+  const page = (unit: string) => {
+    const lines: Array<string> = []
+    for (let i = 0, size = 0; size < n * 1024; i++) {
+      lines.push(`${i}: ${unit}`)
+      size += Buffer.byteLength(lines[i]) + 1
+    }
+    events.length = 0
+    event("message", { role: "user", text: "go" })
+    event("tool-call", { role: "assistant", toolName: "Bash", toolCallId: "b", toolInput: { command: "cat big.log" } })
+    event("tool-result", { toolCallId: "b", text: lines.join("\n"), isError: false })
+    return renderReplay(replayInput({ session: { sessionId: "bench-one-block", provider: "claude-code", title: "Bench one block", workspace: "/w" }, events, subagents: [] }))
+  }
+  const html = page(far)
+  const ascii = page(far.replace(/\u{1F389}|\u{1F680}/gu, "xx").replace(/[\u3000-\u9fff]/g, "y"))
+  fs.writeFileSync(out, html)
+  fs.writeFileSync(floorOut, ascii)
+  process.stdout.write(JSON.stringify({ bytes: Buffer.byteLength(html), asciiBytes: Buffer.byteLength(ascii), kib: n }) + "\n")
+}
 if (oneTurn) {
   oneTurnPages()
+  process.exit(0)
+}
+if (oneBlock) {
+  oneBlockPages()
   process.exit(0)
 }
 while (events.length < n) {

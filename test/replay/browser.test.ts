@@ -515,3 +515,95 @@ describe("one turn of thousands of blocks", () => {
       }
     }), 120_000)
 })
+
+// ---------------------------------------------------------------- one long text
+
+/**
+ * A text of `lines` lines of emoji / CJK words (FAR), with empty lines here and there (also where it is cut in
+ * blocks) and two line feeds at its end: a tool's output of megabytes.
+ */
+const longText = (lines: number, tag: string): string =>
+  Array.from({ length: lines }, (_, i) => (i % 37 === 5 || i % 37 === 6 ? "" : `${tag} ${i}: ${FAR.repeat(1 + (i % 4))}`)).join("\n") + "\n\n"
+
+/** One session whose Bash result, Read result, assistant text and thinking are each a long text (longText). */
+const longTextSource = (): ReplaySource => {
+  const ev = mk("claude-code", "long-text")
+  return {
+    session: { sessionId: "long-text", provider: "claude-code", title: "Long texts" },
+    events: [
+      ev("message", { role: "user", text: "go", occurredAt: "2026-03-01T10:00:00Z" }),
+      ev("thinking", { role: "assistant", text: longText(600, "think") }),
+      ev("tool-call", { role: "assistant", toolName: "Bash", toolCallId: "b", toolInput: { command: "cat big.log" } }),
+      ev("tool-result", { toolCallId: "b", text: longText(2000, "bash") }),
+      ev("tool-call", { role: "assistant", toolName: "Read", toolCallId: "r", toolInput: { file_path: "/w/big.txt" } }),
+      ev("tool-result", { toolCallId: "r", text: longText(600, "read") }),
+      ev("message", { role: "assistant", text: longText(600, "says") })
+    ],
+    subagents: []
+  }
+}
+
+describe("one long text", () => {
+  it.effect("is put in blocks laid out as they come into view: its text, its copy and its height are the text's; find reaches its end", () =>
+    Effect.gen(function*() {
+      const dir = tempDir("si-replay-long-text-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "long-text.html", renderReplay(replayInput(longTextSource())))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        // Blocks far down the Bash output were not laid out (content-visibility:auto skipped them: each is as tall as its
+        // guess, contain-intrinsic-size).
+        const skipped = (yield* Effect.promise(() =>
+          page.evaluate(`[...document.querySelectorAll("pre.term .out > .tc")].filter((c) => c.getBoundingClientRect().height === Number(c.style.containIntrinsicSize.split(" ")[1].replace("px", ""))).length`)
+        )) as number
+        expect(skipped).toBeGreaterThan(10)
+        const texts = { think: longText(600, "think"), bash: longText(2000, "bash"), read: longText(600, "read"), says: longText(600, "says") }
+        const seen = (yield* Effect.promise(() =>
+          page.evaluate(`(() => {
+            document.querySelectorAll("details").forEach((d) => { d.open = true })
+            const boxes = {
+              think: document.querySelector("details.thinking pre"),
+              bash: document.querySelector("pre.term .out"),
+              read: document.querySelector("pre.result"),
+              says: document.querySelector(".turn.assistant .block.text")
+            }
+            const out = {}
+            for (const [k, e] of Object.entries(boxes)) {
+              const r = document.createRange()
+              r.selectNodeContents(e)
+              getSelection().removeAllRanges()
+              getSelection().addRange(r)
+              out[k] = { text: e.textContent, copy: getSelection().toString(), blocks: e.querySelectorAll(":scope > .tc").length }
+            }
+            // Laid out whole (every block in view of the layout), each box is as tall as the same text in one piece.
+            // (through the CSSOM: the page's CSP takes no <style> element but its own)
+            document.querySelectorAll(".tc").forEach((c) => { c.style.contentVisibility = "visible" })
+            for (const [k, e] of Object.entries(boxes)) {
+              const box = k === "bash" ? e.parentElement : e
+              const twin = box.cloneNode(false)
+              twin.textContent = k === "bash" ? "$ cat big.log\\n" + e.textContent : e.textContent
+              box.after(twin)
+              out[k].height = [box.scrollHeight, twin.scrollHeight]
+              twin.remove()
+            }
+            return out
+          })()`)
+        )) as Record<keyof typeof texts, { text: string; copy: string; blocks: number; height: [number, number] }>
+        for (const [k, text] of Object.entries(texts) as Array<[keyof typeof texts, string]>) {
+          expect(seen[k].text).toBe(text)
+          // A copy of a box's text is its text (the line feed after its last line is the box's end, as without blocks).
+          expect(seen[k].copy.replace(/\n+$/, "")).toBe(text.replace(/\n+$/, ""))
+          expect(seen[k].blocks).toBeGreaterThan(10)
+          expect([k, ...seen[k].height]).toEqual([k, seen[k].height[1], seen[k].height[1]])
+        }
+        // Find counts every line of the Bash output and goes to its last.
+        const find = page.locator("#find")
+        yield* Effect.promise(() => find.fill("bash 1999:"))
+        yield* countIs(page, "1 of 1")
+        expect(yield* Effect.promise(() => page.locator("mark.current").evaluate((m) => (m as unknown as { parentElement: { textContent: string } }).parentElement.textContent.slice(-200)))).toContain("bash 1999: lorem")
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 120_000)
+})

@@ -6,7 +6,9 @@
  *
  * Every text goes into the page through `putText()`, which cuts long unbroken
  * runs with `<wbr>` (`./wrap.ts`), so that laying a page out takes time
- * linear in its text whatever the text is.
+ * linear in its text whatever the text is, and puts a long text (more than
+ * twice 4,096 characters) in blocks cut after a line feed, each
+ * `content-visibility:auto`, so that what is out of view is not laid out.
  *
  * @module
  */
@@ -33,6 +35,7 @@ main#entries{padding:10px 20px 60px;max-width:1100px}
 .turn.user{background:var(--user)}.turn.assistant{background:var(--asst)}.turn.system{background:var(--sys)}
 .turn.pending{min-height:110px}
 .blocks{content-visibility:auto}
+.tc{display:block;content-visibility:auto}
 .turn.current{outline:2px solid var(--acc);outline-offset:2px}
 .turn>.head,.tool>.head{display:flex;gap:8px;align-items:baseline;font-size:12px;color:var(--muted);margin-bottom:4px}
 .role{font-weight:600;text-transform:capitalize;color:var(--fg)}
@@ -95,8 +98,38 @@ export const REPLAY_JS = String.raw`
   }
 
   ${PIECES_JS}
-  /** 's' appended to 'e' as text, its long unbroken runs cut by <wbr> (see pieces). */
+  // A long text (a tool's output of megabytes) goes in as blocks of about TEXT_CHUNK characters cut after a line
+  // feed, each content-visibility:auto: what is out of view (below a scrolled box's edge) is not laid out, as text
+  // whose glyphs no installed font has (emoji, CJK) costs chromium a font search wherever it lays it out (one 2 MiB
+  // result took 33 s to show). Each block keeps its line feed: the text, its copy and its look are the same.
+  var TEXT_CHUNK = 4096;
+  /** 's' appended to 'e' as text, its long unbroken runs cut by <wbr> (see pieces), a long one in blocks. */
   function putText(e, s) {
+    if (s.length <= 2 * TEXT_CHUNK) return putRuns(e, s);
+    for (var from = 0, n = s.length; from < n;) {
+      var to = n - from <= 2 * TEXT_CHUNK ? -1 : s.indexOf("\n", from + TEXT_CHUNK);
+      to = to < 0 ? n : to + 1;
+      if (from === 0 && to === n) return putRuns(e, s);
+      var c = document.createElement("span");
+      c.className = "tc";
+      c.style.containIntrinsicSize = "auto " + Math.ceil(textLines(s, from, to) * 18.2) + "px";
+      e.appendChild(putRuns(c, s.slice(from, to)));
+      from = to;
+    }
+    return e;
+  }
+  /** About how many lines s[from, to) takes in a box about 120 characters wide. */
+  function textLines(s, from, to) {
+    var lines = 0;
+    for (var at = from; at < to;) {
+      var nl = s.indexOf("\n", at);
+      var end = nl < 0 || nl >= to ? to : nl;
+      lines += Math.max(1, Math.ceil((end - at) / 120));
+      at = end + 1;
+    }
+    return lines;
+  }
+  function putRuns(e, s) {
     var ps = s.length > LONG_RUN ? pieces(s) : [s];
     if (ps.length === 1) { e.appendChild(document.createTextNode(s)); return e; }
     var frag = document.createDocumentFragment();
