@@ -21,6 +21,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
+import { needleScanner } from "./needles.js"
 import {
   headerValue,
   leafSecret,
@@ -225,9 +226,64 @@ export const restatable = (v: string, min: number): boolean => {
  * `s` with each occurrence of a secret of `secrets` (and of its JSON-escaped form: the text of a tool call is its
  * input as JSON) replaced by its marker, where it is a token of its own ({@link tokenAt}: no letter, digit or `_`
  * right before or after it, nor a `.` or `-` joining it to one: `abc` inside `abcdef` and `ftp.abc.com` stays).
- * The same string when none occurs.
+ * The same string when none occurs. `secrets` only ever grows (entries are added, never removed: a session's
+ * known secrets): a map of 8 secrets or more looked up often gets a prefilter built for its size (kept per map).
  */
 export const restateText = (s: string, secrets: ReadonlyMap<string, string>): string => {
+  if (secrets.size < PREFILTER_FROM) return secrets.size === 0 ? s : restateEach(s, secrets)
+  const pre = prefilterOf(secrets)
+  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets)
+}
+
+/** The fewest secrets worth a prefilter ({@link prefilterOf}): below, a few `indexOf` (memchr) cost less than a pass over the string. */
+const PREFILTER_FROM = 8
+
+/**
+ * A map of secrets looked up this many times (strings × secrets) gets a prefilter ({@link prefilterOf}); below it,
+ * one `indexOf` per secret costs less than building one (a session's copy for one event's few strings).
+ */
+const PREFILTER_AFTER = 4096
+
+/** A prefilter of a map of secrets (when built) and the lookups done since its size last changed. */
+interface Prefiltered {
+  lookups: number
+  size: number
+  holds: ((s: string) => boolean) | undefined
+}
+
+const prefilters = new WeakMap<ReadonlyMap<string, string>, Prefiltered>()
+
+/**
+ * Whether a string may hold a secret of `secrets` (or its JSON-escaped form), in one pass over its characters
+ * ({@link needleScanner}, a form with other characters than ASCII by `includes`): false means it holds none, so
+ * {@link restateEach} would return it unchanged; true sends it there, which decides exactly as without the
+ * prefilter. Built once a map has been looked up {@link PREFILTER_AFTER} times at its size (a session's secrets
+ * grow as its events are read: built again then); undefined before.
+ */
+const prefilterOf = (secrets: ReadonlyMap<string, string>): ((s: string) => boolean) | undefined => {
+  let p = prefilters.get(secrets)
+  if (p === undefined) prefilters.set(secrets, p = { lookups: 0, size: secrets.size, holds: undefined })
+  if (p.size !== secrets.size) {
+    p.size = secrets.size
+    p.lookups = 0
+    p.holds = undefined
+  }
+  if (p.holds !== undefined) return p.holds
+  p.lookups += secrets.size
+  if (p.lookups < PREFILTER_AFTER) return undefined
+  const ascii: Array<string> = []
+  const other: Array<string> = []
+  for (const secret of secrets.keys()) {
+    const escaped = JSON.stringify(secret).slice(1, -1)
+    for (const form of escaped === secret ? [secret] : [secret, escaped]) (/^[\x00-\x7f]+$/.test(form) ? ascii : other).push(form)
+  }
+  const scanner = ascii.length > 0 ? needleScanner(ascii) : undefined
+  p.holds = (s) => (scanner !== undefined && scanner.scan(s)) || other.some((form) => s.includes(form))
+  return p.holds
+}
+
+/** {@link restateText} without its prefilter: each secret, in the map's order, looked for in turn. */
+const restateEach = (s: string, secrets: ReadonlyMap<string, string>): string => {
   let out = s
   for (const [secret, mark] of secrets) {
     const escaped = JSON.stringify(secret).slice(1, -1)

@@ -1,0 +1,84 @@
+/**
+ * `restateText` (src/domain/redaction/redact.ts) with a prefilter: a map of 8
+ * secrets or more looked up often is first asked, in one pass over a string,
+ * whether any secret (or its JSON-escaped form) is in it at all. The
+ * answers must be exactly those of looking each secret up in turn (written
+ * here from its doc: every occurrence that is a token of its own, in the
+ * map's order, the escaped form too), for ASCII and other secrets, secrets
+ * with quotes and backslashes, secrets inside words (kept), and a map that
+ * grows while it is used (a session's known secrets).
+ */
+import { describe, expect, it } from "vitest"
+import { restateText } from "../../src/domain/redaction/redact.js"
+
+/** A letter, digit or `_`; or `.`/`-` joining to one (the token rule of restateText's doc). */
+const word = (c: string | undefined) => c !== undefined && /[A-Za-z0-9_]/.test(c)
+const joined = (s: string, at: number, step: number) => {
+  const c = s[at]
+  if (word(c)) return true
+  return (c === "." || c === "-") && word(s[at + step])
+}
+
+/** Each secret in turn, each of its forms, every occurrence that is a token of its own. */
+const reference = (s: string, secrets: ReadonlyMap<string, string>): string => {
+  let out = s
+  for (const [secret, mark] of secrets) {
+    const escaped = JSON.stringify(secret).slice(1, -1)
+    for (const form of escaped === secret ? [secret] : [secret, escaped]) {
+      let r = ""
+      let done = 0
+      for (let at = out.indexOf(form); at >= 0; at = out.indexOf(form, at + form.length)) {
+        if (joined(out, at - 1, -1) || joined(out, at + form.length, 1)) continue
+        r += out.slice(done, at) + mark
+        done = at + form.length
+      }
+      if (done > 0) out = r + out.slice(done)
+    }
+  }
+  return out
+}
+
+const SECRETS = [
+  "Pw0rd!Alpha1", "Tr0ub4dor&3x", "s3cr3t_Value9", "k9#Quote\"In", "back\\Slash7Q", "Wr1teEnvPw!",
+  "\u00fcberGeheim9!", "\u5bc6\u78bcAbc123x", "MsSqlPw#2024", "hunter22xyz", "Zq7-dash.dot", "X9y8Z7w6V5u4"
+]
+
+/** Strings holding some secrets as tokens, some inside words, some escaped, most none. */
+const strings = (n: number): Array<string> => {
+  const out: Array<string> = []
+  let x = 7
+  const rand = (k: number) => (x = (x * 1103515245 + 12345) % 2147483648) % k
+  for (let i = 0; i < n; i++) {
+    const parts = [`line ${i}: the quick brown fox`]
+    const kind = rand(10)
+    const secret = SECRETS[rand(SECRETS.length)]
+    if (kind === 0) parts.push(`password is ${secret} ok`)
+    else if (kind === 1) parts.push(`inside${secret}word`)
+    else if (kind === 2) parts.push(`{"pw":"${JSON.stringify(secret).slice(1, -1)}"}`)
+    else if (kind === 3) parts.push(`${secret}.${secret}-x ${secret}`)
+    parts.push("and nothing else here")
+    out.push(parts.join(" "))
+  }
+  return out
+}
+
+describe("restateText with its prefilter", () => {
+  it("answers as each secret looked up in turn, for a map used many times and for one growing while used", () => {
+    const all = new Map(SECRETS.map((s, i) => [s, `[REDACTED:r${i}]`] as const))
+    const texts = strings(3000)
+    let changed = 0
+    for (const t of texts) {
+      const got = restateText(t, all)
+      expect(got).toBe(reference(t, all))
+      if (got !== t) changed++
+    }
+    // The strings do hold secrets (the prefilter is not only ever saying no).
+    expect(changed).toBeGreaterThan(300)
+    const growing = new Map<string, string>()
+    for (let i = 0; i < texts.length; i++) {
+      if (i % 250 === 0 && growing.size < SECRETS.length) growing.set(SECRETS[growing.size], `[REDACTED:g${growing.size}]`)
+      expect(restateText(texts[i], growing)).toBe(reference(texts[i], growing))
+    }
+    expect(growing.size).toBe(SECRETS.length)
+  })
+})
