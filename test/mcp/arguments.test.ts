@@ -175,8 +175,14 @@ describe("MCP tool arguments: names of Object.prototype are arguments like any o
           const what = `${tool.name} ${name}=${JSON.stringify(value)}: ${e.message}`
           expect(e.code, what).toBe(-32602)
           if (name === "__proto__") {
-            // Refused as the line is read (the library's schema would turn it into a prototype): a plain -32602.
-            expect(e.message, what).toContain("__proto__: not an argument of this tool")
+            // Refused as the line is read (the library's schema would turn it into a prototype), in the product's
+            // shape as every other argument error (tester22b F7: it had no code, remedy nor data).
+            expect(e.message, what).toMatch(/INVALID_ARGUMENT: .*__proto__: not an argument of this tool .* Remedy: /)
+            expect(e.data, what).toEqual({
+              code: "INVALID_ARGUMENT",
+              message: `${tool.name}: __proto__: not an argument of this tool (no tool of this server takes it)`,
+              remediation: "Pass the arguments the tool's inputSchema names (tools/list)."
+            })
             continue
           }
           expect((e.data as any).code, what).toBe("INVALID_ARGUMENT")

@@ -49,7 +49,7 @@ import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ResourceLimitExceeded } from "../../domain/errors.js"
+import { type IngestError, InvalidArgument, ResourceLimitExceeded } from "../../domain/errors.js"
 import { escapeJsonControls, visibleControls } from "../../domain/render.js"
 
 /** JSON-RPC 2.0's error codes used by the framing. */
@@ -313,8 +313,26 @@ const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 /** A refusal: the answer to send (an error response), or nothing (`code` undefined: a notification or a response, dropped). */
 class Refusal {
-  constructor(readonly id: JsonId | null, readonly code: number | undefined, readonly message: string) {}
+  constructor(readonly id: JsonId | null, readonly code: number | undefined, readonly message: string, readonly data?: ProductErrorData) {}
 }
+
+/** The `data` of a product error as an MCP error holds it (docs/mcp.md, "Errors"). */
+interface ProductErrorData {
+  readonly code: string
+  readonly message: string
+  readonly remediation: string | undefined
+  readonly details: unknown
+}
+
+/**
+ * A product error as the JSON-RPC error docs/mcp.md promises: `-32602` (a problem with what the client sent), the
+ * message `<CODE>: <message> Remedy: <remediation>`, `data` `{code, message, remediation, details}`.
+ */
+const productError = (e: IngestError): { readonly code: number; readonly message: string; readonly data: ProductErrorData } => ({
+  code: JsonRpcCode.invalidParams,
+  message: `${e.code}: ${e.message}${e.remediation !== undefined ? ` Remedy: ${e.remediation}` : ""}`,
+  data: { code: e.code, message: e.message, remediation: e.remediation, details: e.details }
+})
 
 const isRefusal = (u: Record<string, unknown> | Refusal): u is Refusal => u instanceof Refusal
 
@@ -374,8 +392,14 @@ const screen = (
     // `JSON.parse` keeps a `__proto__` member as an argument, but the server's schema copies arguments by assignment,
     // which turns it into the object's prototype (or drops it): the call would run as if it had not been sent, where
     // every other unknown argument is refused. Refused here, where it is still an argument.
+    // As the product's other argument errors (tester22b F7: this one alone had no code, remedy nor data).
     if (Object.hasOwn(params.arguments, "__proto__")) {
-      return refuse(id, JsonRpcCode.invalidParams, `Invalid params: __proto__: not an argument of this tool (no tool of this server takes it)`)
+      const tool = typeof params.name === "string" ? excerpt(params.name) : "tools/call"
+      const e = productError(new InvalidArgument({
+        message: `${tool}: __proto__: not an argument of this tool (no tool of this server takes it)`,
+        remediation: "Pass the arguments the tool's inputSchema names (tools/list)."
+      }))
+      return new Refusal(id, e.code, e.message, e.data)
     }
     // A number literal too large for a double (`1e400`) is read as Infinity, which the answer's JSON writes as null:
     // named here, while it is still the value sent (tester21b F7).
@@ -391,7 +415,7 @@ const screen = (
 /** The answer to a refusal, as an encoded line (JSON-RPC error response). */
 const refusalLine = (r: Refusal): string =>
   // As every answer: no raw C1 control or bidirectional override (a method name or an id echoed back).
-  escapeJsonControls(JSON.stringify({ jsonrpc: "2.0", id: r.id, error: { code: r.code, message: r.message } })) + "\n"
+  escapeJsonControls(JSON.stringify({ jsonrpc: "2.0", id: r.id, error: r.data === undefined ? { code: r.code, message: r.message } : { code: r.code, message: r.message, data: r.data } })) + "\n"
 
 // ---------------------------------------------------------------- errors out
 
@@ -734,14 +758,6 @@ const withinLineBound = (text: string): string => {
       details: { bytes, maxBytes: maxLineBytes }
     })
     diagnose(`an answer of ${bytes} bytes refused (over ${maxLineBytes}) for id ${excerpt(JSON.stringify(id))}`)
-    return JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      error: {
-        code: JsonRpcCode.invalidParams,
-        message: `${e.code}: ${e.message} Remedy: ${e.remediation}`,
-        data: { code: e.code, message: e.message, remediation: e.remediation, details: e.details }
-      }
-    }) + "\n"
+    return JSON.stringify({ jsonrpc: "2.0", id, error: productError(e) }) + "\n"
   }).join("")
 }
