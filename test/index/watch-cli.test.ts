@@ -15,6 +15,27 @@ import { cli } from "../support/run.js"
 import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 
 describe("import --watch (CLI)", () => {
+  it.live("a named workspace that is not a folder: every round partial, WORKSPACE_NOT_FOUND, as the plain import (tester22a F1)", () =>
+    Effect.gen(function*() {
+      const s = setup(3)
+      const missing = path.join(s.dir, "no-such-workspace")
+      const args = [...s.args(s.index), "--workspace", missing]
+      const w = startWatch(args)
+      yield* until(() => w.rounds.length >= 1)
+      fs.appendFileSync(s.file, item(4, "appended"))
+      yield* until(() => w.rounds.reduce((n, r) => n + r.eventsAdded, 0) >= 4)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+      expect(w.rounds.length).toBeGreaterThanOrEqual(2)
+      for (const r of w.rounds) {
+        expect(r.coverage).toBe("partial")
+        expect(r.causes).toContain("WORKSPACE_NOT_FOUND")
+      }
+      // Its text line says so too.
+      const t = startWatch(args.filter((a) => a !== "--json"))
+      yield* until(() => /round 1 .*partial \([^)]*WORKSPACE_NOT_FOUND/.test(t.stdout()))
+      expect(yield* stop(t.child, t.exited)).toBe(130)
+    }), 60_000)
+
   it.live("memory does not grow with the appends: thousands of appends, RSS compared after a warm-up and at the end", () =>
     Effect.gen(function*() {
       const s = setup(10)

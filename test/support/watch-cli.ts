@@ -36,6 +36,9 @@ export interface Round {
   readonly rssBytes: number
   readonly eventsAdded: number
   readonly unwatched: number
+  readonly coverage: string
+  /** The codes of the round's causes of partial coverage. */
+  readonly causes: ReadonlyArray<string>
 }
 
 /** The CLI's `import --watch`, with its rounds as they are printed. */
@@ -47,20 +50,24 @@ export const startWatch = (args: ReadonlyArray<string>, env: Record<string, stri
   const rounds: Array<Round> = []
   const errors: Array<{ readonly code: string; readonly message: string }> = []
   let buffer = ""
+  let stdout = ""
   child.stdout!.on("data", (b: Buffer) => {
+    stdout += b.toString("utf8")
     buffer += b.toString("utf8")
     for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
       const line = buffer.slice(0, i)
       buffer = buffer.slice(i + 1)
+      // Without --json a round is a line of text (kept in stdout()).
+      if (!line.startsWith("{")) continue
       const e = JSON.parse(line)
-      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded, unwatched: e.data.watching.unwatched })
+      if (e.status === "ok") rounds.push({ round: e.data.round, scope: e.data.scope, rssBytes: e.data.rssBytes, eventsAdded: e.data.report.eventsAdded, unwatched: e.data.watching.unwatched, coverage: e.data.report.coverage, causes: e.data.report.causes.map((c: { code: string }) => c.code) })
       else errors.push(e.error)
     }
   })
   let stderr = ""
   child.stderr!.on("data", (b: Buffer) => (stderr += b.toString("utf8")))
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, rounds, errors, exited, stderr: () => stderr }
+  return { child, rounds, errors, exited, stderr: () => stderr, stdout: () => stdout }
 }
 
 /** Wait until `pred` holds (polled every 10 ms); fails after `ms`. */

@@ -171,8 +171,12 @@ export const importCommand = Command.make(
       const shownIndex = rt.shownIndex(index)
       if (o.watch) {
         const team = rt.isPostgresUrl(index) ? { machine } : {}
-        const onRound = (r: WatchRound) =>
-          printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...r, report: rt.withConfigRemedies(r.report, config) }, () => roundLine(r))
+        // A round's report as a plain import's: a named workspace that is not a folder makes it partial (tester22a F1:
+        // every round read `complete` where the same import reads partial, WORKSPACE_NOT_FOUND).
+        const onRound = (r: WatchRound) => {
+          const round = { ...r, report: rt.withConfigRemedies(rt.withMissingWorkspaces(r.report, workspaces), config) }
+          return printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...round }, () => roundLine(round))
+        }
         // Changes to the index itself (under a watched root) are no reason for a round.
         const ignore = rt.isPostgresUrl(index) ? [] : [index]
         // The roots the operator named are watched (polled while missing); the index file must stay the one opened.
