@@ -320,8 +320,10 @@ export interface IndexShape {
    * first write (waiting for another process's run, which may fail the write
    * `StoreUnavailable` `import-running`), runs again from the start (holding
    * it) when another process committed after this run read its checkpoints,
-   * and lets it go when the run ends. Absent: runs are not kept apart (a
-   * PostgreSQL index, where each machine's sources are its own; a layer
+   * and lets it go when the run ends. A PostgreSQL index does not keep runs
+   * apart (each machine's sources are its own): it refreshes the planner's
+   * statistics after a run that wrote many events (`refreshStatistics` in
+   * `src/layers/index/postgres.ts`). Absent: runs are not kept apart (a layer
    * opened without the lock).
    */
   readonly importRun?: (<A, E, R>(run: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) | undefined

@@ -1044,6 +1044,8 @@ const make = (
     const have = yield* fail(schemaVersion(sql))
     if (have !== SCHEMA_VERSION) return yield* schemaMismatch(target, have)
     const writer = machine ?? ""
+    /** Events this layer inserted since the last {@link refreshStatistics} (`importRun`). */
+    let written = 0
 
     const upsertSource = (s: SourceInfo, generation: number, status: string) =>
       sql`INSERT INTO sources (source_key, machine, provider, locator_json, summary_json, overview_json, generation, status, updated_at)
@@ -1197,6 +1199,15 @@ const make = (
 
     const shape: IndexShape = {
       namesMachines: true,
+      // Runs are not kept apart (each machine's sources are its own); a run that wrote many events refreshes the
+      // planner's statistics when it ends ({@link refreshStatistics}).
+      importRun: <A, E, R>(run: Effect.Effect<A, E, R>) =>
+        Effect.tap(run, () =>
+          Effect.suspend(() => {
+            const n = written
+            written = 0
+            return refreshStatistics(sql, n)
+          })),
       sourceKey: (provider, locator) => sourceKey(provider, locator, writer),
 
       // Full-text search (issue 17): the same query language as SQLite's, compiled to a `tsquery` over the words the
@@ -1596,6 +1607,9 @@ const make = (
             return { events: added.length, sessions: sessionsAdded }
           })).pipe(
             fail,
+            Effect.tap((r) => {
+              written += r.events
+            }),
             Effect.tap(() => onPoint("after-commit"))
           )
         }),
@@ -2069,6 +2083,26 @@ export const openWriter = (url: string, machine: string, maxConnections?: number
     const index = yield* make(target, conn, machine)
     return { index, sql: conn.client as SqlClient.SqlClient, target, fail: guard(target, conn), bulk: pushWriter(conn.client, machine) }
   })
+
+/**
+ * The planner's statistics of the index's tables refreshed (`ANALYZE`) after a
+ * run that inserted `written` events, when that is more than PostgreSQL's own
+ * autovacuum would take before analyzing `events` (its defaults: 50 rows +
+ * 10 % of the rows the table was last counted with; never counted: any).
+ * A new database's tables have no statistics until autovacuum gets to them
+ * (a busy server, or one where it lags or is off, may not for minutes), and
+ * without them the planner chose plans that took `usage` 60-110 s on 36
+ * sessions right after their import, where 1 s is the rule (tester22a F4).
+ * A failure here (a timeout, the server gone) is ignored: statistics only
+ * make queries faster, what was written is committed.
+ */
+export const refreshStatistics = (sql: SqlClient.SqlClient, written: number): Effect.Effect<void> =>
+  written <= 0 ? Effect.void : Effect.gen(function*() {
+    const rows = yield* sql<{ readonly n: number | null }>`SELECT reltuples::float8 AS n FROM pg_class WHERE oid = to_regclass('events')`
+    const counted = rows[0]?.n ?? -1
+    if (counted >= 0 && written <= 50 + 0.1 * counted) return
+    yield* sql`ANALYZE events, sessions, sources, generations, usage, search_docs`
+  }).pipe(Effect.ignore)
 
 /**
  * Make the migrator's table (`si_migrations`, as `@effect/sql`'s migrator

@@ -80,7 +80,7 @@ import type { Locator, ProviderId, SessionEvent, SourceSummary } from "../../dom
 import { legacySourceSummary } from "../../domain/contract-upgrade.js"
 import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
 import { classify, isStorageError } from "../store-failure.js"
-import { type CheckpointTake, fromPgCheckpoint, openWriter, pgFailure, type SourceEvents, targetOf } from "./postgres.js"
+import { type CheckpointTake, fromPgCheckpoint, openWriter, pgFailure, refreshStatistics, type SourceEvents, targetOf } from "./postgres.js"
 import { fromPg } from "./pg-text.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
@@ -552,6 +552,8 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
                    WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.seq ELSE excluded.seq END,
         change_id = CASE WHEN ${restored}::boolean THEN excluded.change_id
                    WHEN push_marks.journal = excluded.journal AND push_marks.seq > excluded.seq THEN push_marks.change_id ELSE excluded.change_id END`)
+    // Many events pushed into a team index: the planner's statistics refreshed, as after an import into it.
+    yield* refreshStatistics(team.sql, eventsAdded)
     return {
       from: local.file,
       to: team.target.shown,
