@@ -690,6 +690,17 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
     })
   const unreachableRemedy =
     `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
+  // `pg`'s query_timeout: the server took the connection and the query, and gave no answer in time. A busy server
+  // or a slow plan as well as a frozen one (tester22a F4: a healthy server's slow query read "cannot be reached",
+  // with a remedy about the network only).
+  if (code === undefined && errors.some((e) => /query read timeout/i.test(detailOf(e)))) {
+    return fields(
+      "unreachable",
+      `The PostgreSQL index at ${at} (database ${target.database}) stopped answering: no answer to a query in the time allowed (${detail}).`,
+      `Check that the PostgreSQL server at ${at} runs and is not overloaded (its load, its log), then run the same command again (what was committed is kept). ` +
+        `A server that is only slow can be given longer: ${TIMEOUT_ENV}=<seconds> (default ${DEFAULT_TIMEOUT_SECONDS}).`
+    )
+  }
   if ((code !== undefined && UNREACHABLE.test(code)) || (code === undefined && timedOut)) {
     return fields(
       "unreachable",
