@@ -78,7 +78,7 @@ const leanText = (events: ReadonlyArray<SessionEvent>, chunk = 7): string => {
 const expandText = (text: string) => Effect.runSync(expandLeanStream(text.split("\n")))
 
 const base = (over: Record<string, unknown>): SessionEvent => ({
-  contractVersion: "1.2.0",
+  contractVersion: "1.3.0",
   provider: "muse-code",
   sourceId: "sha256:" + "a".repeat(64),
   sessionId: "s-1",
@@ -197,7 +197,7 @@ describe("stream --lean (contract lean-1)", () => {
       }
     }
     fail(["not json"])
-    fail([`{"contractVersion":"1.2.0"}`])
+    fail([`{"contractVersion":"1.3.0"}`])
     fail([`{"lean":"lean-1"}`, `{"e":0,"sequence":1,"kind":"x","occurredAt":null,"body":[]}`])
     fail([`{"lean":"lean-1"}`, `{"session":{"provider":"p"}}`])
     fail([`{"lean":"lean-1"}`, `[1,2]`])
@@ -320,7 +320,7 @@ describe("the expansion refuses what is not a lean stream of contract events", (
   it("a session line with other keys, and a shape that is not of the lean record", () => {
     failsAt([head, session.replace(`"sessionId":"s-1"`, `"sessionId":"s-1","x":1`)], 2, /session/)
     failsAt([head, `{"shape":0,"def":{"k":"x"}}`], 2, /shape/)
-    failsAt([head, `{"shape":0,"def":{"c":"1.2.0","k":["a"],"r":{"a":["=","__proto__"]}}}`], 2, /__proto__/)
+    failsAt([head, `{"shape":0,"def":{"c":"1.3.0","k":["a"],"r":{"a":["=","__proto__"]}}}`], 2, /__proto__/)
   })
 })
 

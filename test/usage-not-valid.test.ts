@@ -41,7 +41,7 @@ describe("token counts and stated costs: what is valid", () => {
   })
 
   it("the model refuses what tokenCountOf refuses: TokenUsage's counts are non-negative safe integers or null", () => {
-    const usage = (v: unknown) => ({ inputTokens: 1, outputTokens: v, cacheReadTokens: null, cacheWriteTokens: null })
+    const usage = (v: unknown) => ({ inputTokens: 1, outputTokens: v, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null })
     for (const v of BAD_COUNTS) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(false)
     for (const v of [0, 1, 250_000, Number.MAX_SAFE_INTEGER, null]) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(true)
   })
@@ -49,7 +49,7 @@ describe("token counts and stated costs: what is valid", () => {
   it("a cost that overflows is unknown (null), and people see `?`, never $Infinity", () => {
     const row = (k: number): UsageRow => ({
       sourceId: "s", sessionId: "x", key: `e:${k}`, kind: "response", provider: "claude-code", eventId: `${k}`, sequence: k,
-      occurredAt: null, model: "claude-sonnet-4-5", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null },
+      occurredAt: null, model: "claude-sonnet-4-5", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null },
       costUsd: 1.7e308, runSeq: null
     })
     const total = summarizeGroups(groupRows([row(1), row(2)], () => null), bundledPrices).get(null)!

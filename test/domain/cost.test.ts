@@ -163,7 +163,7 @@ describe("the price table", () => {
 })
 
 describe("stated cost on responses (Claude Code costUSD)", () => {
-  const u = (i: number, o: number, r: number, w: number): TokenUsage => ({ inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w })
+  const u = (i: number, o: number, r: number, w: number): TokenUsage => ({ inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w, cacheWrite1hTokens: null })
 
   it("a response's partials repeat its cost: counted once, the last; an unstated response is priced", () => {
     const ev = mk("claude-code", "s")

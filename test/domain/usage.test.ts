@@ -12,7 +12,8 @@ const u = (i: number | null, o: number | null, r: number | null, w: number | nul
   inputTokens: i,
   outputTokens: o,
   cacheReadTokens: r,
-  cacheWriteTokens: w
+  cacheWriteTokens: w,
+  cacheWrite1hTokens: null
 })
 
 describe("usageTotals", () => {

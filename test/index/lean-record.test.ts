@@ -148,7 +148,7 @@ describe("the lean record", () => {
 
   it("a key order, a value or a key the contract does not have survives: whole when it cannot be lean, exact when it can", () => {
     const base = {
-      contractVersion: "1.2.0",
+      contractVersion: "1.3.0",
       provider: "muse-code",
       sourceId: "sha256:x",
       sessionId: "s",
@@ -190,7 +190,7 @@ describe("the lean record", () => {
   it("an event's shape depends on the event alone, not on the events leaned before it (what makes --jobs N's index --jobs 1's)", () => {
     const text = "a text that the payload restates in two places, over twenty-four characters"
     const event = (eventId: string, payload: Record<string, unknown>) => ({
-      contractVersion: "1.2.0", provider: "muse-code", sourceId: "sha256:x", sessionId: "s", eventId, sequence: 1,
+      contractVersion: "1.3.0", provider: "muse-code", sourceId: "sha256:x", sessionId: "s", eventId, sequence: 1,
       kind: "message-shape-history", role: null, toolName: null, toolCallId: null, model: null, occurredAt: null, text,
       cursor: "c", rawReference: { locatorClass: "manual-export", sequence: 1 },
       extensions: { "native.muse": { payload } }, toolInput: null, isError: null, compaction: null, parent: null,

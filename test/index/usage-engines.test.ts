@@ -265,7 +265,7 @@ describe("usage rows: PostgreSQL's migration 0003_usage", () => {
       expect(outdated._tag).toBe("Failure")
       expect(JSON.stringify(outdated)).toContain("schema-outdated")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets", "usage_cache_write_1h"])
       expect(yield* Effect.promise(() => pgQuery(url, "SELECT * FROM usage ORDER BY source_key, generation, session_uid, response_key"))).toEqual(kept)
       expect(yield* usageOf(url)).toEqual(fresh)
     }))
