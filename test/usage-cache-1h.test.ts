@@ -168,7 +168,7 @@ const project = () => {
 }
 
 /** Each session's cost by its id, from `usage --by session --json`'s rows. */
-const costsOf = (rows: ReadonlyArray<{ key: string; costUsd: number | null }>) => Object.fromEntries(rows.map((r) => [r.key, r.costUsd]))
+const costsOf = (rows: ReadonlyArray<{ readonly key: string | null; readonly costUsd: number | null }>) => Object.fromEntries(rows.map((r) => [String(r.key), r.costUsd]))
 
 const TOTAL = 6.003 + 4.65 + 3.753
 
@@ -280,7 +280,7 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
   const expectPriced = (index: string) =>
     Effect.gen(function*() {
       const bySession = yield* report(index, "session")
-      const costs = costsOf(bySession.rows as Array<{ key: string; costUsd: number | null }>)
+      const costs = costsOf(bySession.rows)
       expect(costs[T1]).toBeCloseTo(6.003, 9)
       expect(costs[T2]).toBeCloseTo(4.65, 9)
       expect(costs[T3]).toBeCloseTo(3.753, 9)
@@ -328,12 +328,12 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       const migrated = yield* IndexPostgres.migrate(url)
       expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h"])
       expect(migrated.version).toBe(9)
-      const costs = costsOf((yield* report(url, "session")).rows as Array<{ key: string; costUsd: number | null }>)
+      const costs = costsOf((yield* report(url, "session")).rows)
       expect(costs[T1]).toBeCloseTo(3.753, 9)
       expect(costs[T2]).toBeCloseTo(3.75, 9)
       fs.appendFileSync(p.file(T2), ccAsst(T2, "msg_2b", "2026-01-15T08:45:05.000Z", cw(0, M, { m5: 600_000, h1: 400_000 })) + "\n")
       yield* importOnce(policy, url, planFromPolicy(policy, {}))
-      const after = costsOf((yield* report(url, "session")).rows as Array<{ key: string; costUsd: number | null }>)
+      const after = costsOf((yield* report(url, "session")).rows)
       expect(after[T2]).toBeCloseTo(3.75 + 4.65, 9)
     }))
 })

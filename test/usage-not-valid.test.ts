@@ -128,7 +128,7 @@ describe("Claude Code: a line whose usage is not valid keeps its event, without 
 
     const sessions = json("sessions", "--index", index).data as Array<any>
     const bad = sessions.find((s) => s.sessionId === SID)
-    expect(bad.usage).toEqual({ inputTokens: 10, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, costUsd: expect.any(Number) })
+    expect(bad.usage).toEqual({ inputTokens: 10, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: expect.any(Number) })
     const over = sessions.find((s) => s.sessionId === OVER)
     expect(over.usage.costUsd).toBeNull()
     // The events are kept: the session still has its four (one user, three assistant).
@@ -223,7 +223,7 @@ describe("AgentMux: a line whose usage is not valid keeps its events, without us
     const answers = events.filter((e) => e.kind === "message" && e.role === "assistant")
     expect(answers.map((e) => [e.text, e.usage])).toEqual([
       ["answer msg_1", null],
-      ["answer msg_2", { inputTokens: 5, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 }],
+      ["answer msg_2", { inputTokens: 5, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: null }],
       ["answer msg_3", null]
     ])
     const result = events.find((e) => e.kind === "result")

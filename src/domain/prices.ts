@@ -111,7 +111,8 @@ export const costAt = (price: ModelPrice, u: TokenUsage): number => {
     [u.outputTokens, price.output],
     [u.cacheReadTokens, price.cacheRead],
     [fiveMinutes, price.cacheWrite],
-    [oneHour, cacheWrite1hPrice(price)]
+    // 2x input as twice the tokens at the input price: the same dollars, and no price doubled past the largest double.
+    price.cacheWrite1h === undefined ? [oneHour * 2, price.input] : [oneHour, price.cacheWrite1h]
   ] as const
   const cost = kinds.reduce((a, [n, p]) => a + (n ?? 0) * p, 0) / 1_000_000
   return Number.isFinite(cost) ? cost : kinds.reduce((a, [n, p]) => a + (n ?? 0) * (p / 1_000_000), 0)
