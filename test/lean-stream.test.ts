@@ -117,7 +117,7 @@ const hostile = (): Array<SessionEvent> => {
     base({ text: weird, toolInput: input, extensions: { "native.muse": { payload: { input, text: weird } } } }),
     base({ sequence: 2, eventId: "e-2", toolInput: input, extensions: { "native.muse": { arguments: input }, "other.ns": [null, -0, weird] } }),
     base({ sequence: 3, eventId: "e-3", kind: "message", role: "user", toolName: null, text: weird.repeat(300), extensions: { "native.muse": { payload: { text: weird.repeat(300) } } } }),
-    base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null }, costUsd: 0.000001 }),
+    base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null, cacheWrite1hTokens: null }, costUsd: 0.000001 }),
     base({ sequence: 5, eventId: "e-5", occurredAt: null, kind: "\u0085kind \u202e", extensions: { "native.muse": null } }),
     base({ sequence: 6, eventId: "e-6", extensions: { "native.muse": JSON.parse(`{"__proto__":{"x":1},"y":2}`) } }),
     { ...base({ sequence: 7, eventId: "e-7" }), extra: "a key the contract does not have" } as SessionEvent,

@@ -234,7 +234,9 @@ describe("the lean record", () => {
       peek.close()
       expect(texts(yield* indexed(a.index, true))).toEqual(fresh)
       expect(yield* search(a.index, true)).toEqual(hits)
-      expect(yield* usage(a.index, true)).toEqual(used)
+      // The usage of migrations 0001-0005 keeps no 1-hour part of the cache writes (0010 adds it, NULL: not said).
+      const usedBefore1h = used.map((g) => JSON.stringify({ ...JSON.parse(g), cacheWrite1hTokens: null })).sort()
+      expect(yield* usage(a.index, true)).toEqual(usedBefore1h)
       // Opened for an import: migrated to the lean record, the same events, search and usage; nothing is read again.
       expect(texts(yield* indexed(a.index))).toEqual(fresh)
       const after = new Database(a.index, { readonly: true })
@@ -242,7 +244,7 @@ describe("the lean record", () => {
       expect((after.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n).toBeGreaterThan(100)
       after.close()
       expect(yield* search(a.index, true)).toEqual(hits)
-      expect(yield* usage(a.index, true)).toEqual(used)
+      expect(yield* usage(a.index, true)).toEqual(usedBefore1h)
       const again = yield* importOnce(a.policy, a.index, a.plan)
       expect(again.eventsAdded).toBe(0)
       expect(texts(yield* indexed(a.index))).toEqual(fresh)

@@ -548,7 +548,13 @@ const migrations = Migrator.fromRecord({
   // `cache_creation.ephemeral_1h_input_tokens`, contract 1.3.0), priced at its own rate. The rows already kept stay
   // NULL (not said: priced at the 5-minute rate, as before): their stored events (contract 1.2.0 or older) never
   // kept the split; an import that reads a source again writes it.
-  "0010_usage_cache_write_1h": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER`)
+  // (Written to run again over its own column: a test's "older index" may keep it while forgetting the migration.)
+  "0010_usage_cache_write_1h": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      const [{ n }] = yield* sql<{ readonly n: number }>`
+        SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'`
+      if (n === 0) yield* sql`ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER`
+    }))
 })
 
 /**
