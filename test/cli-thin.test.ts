@@ -55,7 +55,7 @@ describe("enumerations are choices of the command line", () => {
       expect(j.code).toBe(2)
       expect(j.stderr).toBe("")
       const envelope = JSON.parse(j.stdout)
-      expect(envelope).toMatchObject({ contractVersion: "1.2.0", command, status: "error", data: null, error: { code: "INVALID_ARGUMENT" } })
+      expect(envelope).toMatchObject({ contractVersion: "1.3.0", command, status: "error", data: null, error: { code: "INVALID_ARGUMENT" } })
       expect(Object.keys(envelope.error).sort()).toEqual(["code", "message", "remediation"])
     }
     // Nothing was created: no index, no state.
@@ -134,7 +134,7 @@ describe("the exit code comes from how the command ended", () => {
     const lines = stdout.trimEnd().split("\n")
     expect(lines.length).toBe(1)
     expect(JSON.parse(lines[0])).toMatchObject({
-      contractVersion: "1.2.0",
+      contractVersion: "1.3.0",
       command: "import",
       status: "error",
       data: null,
@@ -175,7 +175,7 @@ describe("the exit code comes from how the command ended", () => {
     const lines = r.stdout.trimEnd().split("\n")
     expect(lines.length, r.stdout).toBe(1)
     expect(JSON.parse(lines[0])).toMatchObject({
-      contractVersion: "1.2.0",
+      contractVersion: "1.3.0",
       command: "import",
       status: "error",
       data: null,

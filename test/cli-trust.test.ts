@@ -201,7 +201,7 @@ describe("a command line that does not parse", () => {
       expect(r.stdout.endsWith("\n")).toBe(true)
       expect(r.stdout.trimEnd().split("\n").length).toBe(1)
       const env = JSON.parse(r.stdout)
-      expect(env).toMatchObject({ contractVersion: "1.2.0", status: "error", data: null })
+      expect(env).toMatchObject({ contractVersion: "1.3.0", status: "error", data: null })
       expect(env.command).toBe(command === "" ? "session-ingest" : command)
       expect(env.error.code).toBe("INVALID_ARGUMENT")
       expect(env.error.remediation).toMatch(/--help/)

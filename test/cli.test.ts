@@ -38,7 +38,7 @@ describe("session-ingest CLI", () => {
     expect(lines.length).toBe(11)
     for (const l of lines) {
       const e = JSON.parse(l)
-      expect(e.contractVersion).toBe("1.2.0")
+      expect(e.contractVersion).toBe("1.3.0")
       expect(e.occurredAt).toMatch(/^2026-09-25T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
     }
   })
@@ -47,7 +47,7 @@ describe("session-ingest CLI", () => {
     const r = cli(["stream", "muse-code", path.join(peerMuseCode, "malformed.json"), "--workspace", shared, "--json"])
     expect(r.code).toBe(5)
     const env = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!)
-    expect(env).toMatchObject({ contractVersion: "1.2.0", command: "stream", status: "error", data: null })
+    expect(env).toMatchObject({ contractVersion: "1.3.0", command: "stream", status: "error", data: null })
     expect(env.error.code).toBe("MALFORMED_SOURCE")
     noStackTrace(r.stdout + r.stderr)
   })

@@ -78,7 +78,7 @@ const leanText = (events: ReadonlyArray<SessionEvent>, chunk = 7): string => {
 const expandText = (text: string) => Effect.runSync(expandLeanStream(text.split("\n")))
 
 const base = (over: Record<string, unknown>): SessionEvent => ({
-  contractVersion: "1.2.0",
+  contractVersion: "1.3.0",
   provider: "muse-code",
   sourceId: "sha256:" + "a".repeat(64),
   sessionId: "s-1",
@@ -117,7 +117,7 @@ const hostile = (): Array<SessionEvent> => {
     base({ text: weird, toolInput: input, extensions: { "native.muse": { payload: { input, text: weird } } } }),
     base({ sequence: 2, eventId: "e-2", toolInput: input, extensions: { "native.muse": { arguments: input }, "other.ns": [null, -0, weird] } }),
     base({ sequence: 3, eventId: "e-3", kind: "message", role: "user", toolName: null, text: weird.repeat(300), extensions: { "native.muse": { payload: { text: weird.repeat(300) } } } }),
-    base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null }, costUsd: 0.000001 }),
+    base({ sequence: 4, eventId: "e-4", sessionId: "s-2", usage: { inputTokens: 1, outputTokens: null, cacheReadTokens: 0, cacheWriteTokens: null, cacheWrite1hTokens: null }, costUsd: 0.000001 }),
     base({ sequence: 5, eventId: "e-5", occurredAt: null, kind: "\u0085kind \u202e", extensions: { "native.muse": null } }),
     base({ sequence: 6, eventId: "e-6", extensions: { "native.muse": JSON.parse(`{"__proto__":{"x":1},"y":2}`) } }),
     { ...base({ sequence: 7, eventId: "e-7" }), extra: "a key the contract does not have" } as SessionEvent,
@@ -197,7 +197,7 @@ describe("stream --lean (contract lean-1)", () => {
       }
     }
     fail(["not json"])
-    fail([`{"contractVersion":"1.2.0"}`])
+    fail([`{"contractVersion":"1.3.0"}`])
     fail([`{"lean":"lean-1"}`, `{"e":0,"sequence":1,"kind":"x","occurredAt":null,"body":[]}`])
     fail([`{"lean":"lean-1"}`, `{"session":{"provider":"p"}}`])
     fail([`{"lean":"lean-1"}`, `[1,2]`])
@@ -320,7 +320,7 @@ describe("the expansion refuses what is not a lean stream of contract events", (
   it("a session line with other keys, and a shape that is not of the lean record", () => {
     failsAt([head, session.replace(`"sessionId":"s-1"`, `"sessionId":"s-1","x":1`)], 2, /session/)
     failsAt([head, `{"shape":0,"def":{"k":"x"}}`], 2, /shape/)
-    failsAt([head, `{"shape":0,"def":{"c":"1.2.0","k":["a"],"r":{"a":["=","__proto__"]}}}`], 2, /__proto__/)
+    failsAt([head, `{"shape":0,"def":{"c":"1.3.0","k":["a"],"r":{"a":["=","__proto__"]}}}`], 2, /__proto__/)
   })
 })
 

@@ -22,7 +22,7 @@ const json = (args: ReadonlyArray<string>) => {
 }
 
 /** The `usage --json` total when no response counts: every number 0 (a cost of $0 is known, never null). */
-const zeroTotal = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, responses: 0 }
+const zeroTotal = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, costUsd: 0, responses: 0 }
 
 const setup = (() => {
   let made: { index: string; dir: string; version: string } | undefined
@@ -45,10 +45,10 @@ describe("tokens and cost via the CLI", () => {
     const r = json(["sessions", "--index", index])
     expect(r.code).toBe(0)
     const by = new Map((r.data as Array<any>).map((s) => [s.sessionId, s.usage]))
-    expect(by.get(S.S3)).toEqual({ inputTokens: 12, outputTokens: 271, cacheReadTokens: 43968, cacheWriteTokens: 1530, costUsd: expect.closeTo(0.023029, 12) })
-    expect(by.get(S.S1)).toEqual({ inputTokens: 15, outputTokens: 1230, cacheReadTokens: 155299, cacheWriteTokens: 7784, costUsd: expect.closeTo(0.0942747, 12) })
+    expect(by.get(S.S3)).toEqual({ inputTokens: 12, outputTokens: 271, cacheReadTokens: 43968, cacheWriteTokens: 1530, cacheWrite1hTokens: null, costUsd: expect.closeTo(0.023029, 12) })
+    expect(by.get(S.S1)).toEqual({ inputTokens: 15, outputTokens: 1230, cacheReadTokens: 155299, cacheWriteTokens: 7784, cacheWrite1hTokens: 0, costUsd: expect.closeTo(0.0942747, 12) })
     // Muse agents report no usage (seed 000): null, never 0.
-    expect(by.get("sess-cron")).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null })
+    expect(by.get("sess-cron")).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: null })
   })
 
   it("sessions: tokens and cost columns, blank (never 0) where the source reports none", () => {
@@ -72,9 +72,9 @@ describe("tokens and cost via the CLI", () => {
   it("show --json carries the session's usage; its text and Markdown say it", () => {
     const { index } = setup()
     const ev = json(["show", S.S6, "--index", index])
-    expect(ev.data.session.usage).toEqual({ inputTokens: 13, outputTokens: 413, cacheReadTokens: 81818, cacheWriteTokens: 10035, costUsd: expect.closeTo(0.11401775, 12) })
+    expect(ev.data.session.usage).toEqual({ inputTokens: 13, outputTokens: 413, cacheReadTokens: 81818, cacheWriteTokens: 10035, cacheWrite1hTokens: 0, costUsd: expect.closeTo(0.11401775, 12) })
     const none = json(["show", "sess-cron", "--index", index])
-    expect(none.data.session.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null })
+    expect(none.data.session.usage).toEqual({ inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: null })
     // The transcript itself stays what `transcript` gives; its text and Markdown end with the usage line where known.
     const text = run(["show", S.S6, "--format", "transcript", "--index", index])
     expect(text.stdout).toMatch(/tokens: 13 in, 413 out, 81,818 cache read, 10,035 cache write · cost \$0\.1140\n$/)

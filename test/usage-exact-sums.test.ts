@@ -28,7 +28,7 @@ const asst = (uuid: string, id: string, usage: unknown) =>
 
 const row = (k: number, input: number, output: number, costUsd: number | null = null): UsageRow => ({
   sourceId: "s", sessionId: "x", key: `e:${k}`, kind: "response", provider: "claude-code", eventId: `${k}`, sequence: k,
-  occurredAt: null, model: MODEL, usage: { inputTokens: input, outputTokens: output, cacheReadTokens: null, cacheWriteTokens: null },
+  occurredAt: null, model: MODEL, usage: { inputTokens: input, outputTokens: output, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null },
   costUsd, runSeq: null
 })
 

@@ -41,7 +41,7 @@ describe("token counts and stated costs: what is valid", () => {
   })
 
   it("the model refuses what tokenCountOf refuses: TokenUsage's counts are non-negative safe integers or null", () => {
-    const usage = (v: unknown) => ({ inputTokens: 1, outputTokens: v, cacheReadTokens: null, cacheWriteTokens: null })
+    const usage = (v: unknown) => ({ inputTokens: 1, outputTokens: v, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null })
     for (const v of BAD_COUNTS) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(false)
     for (const v of [0, 1, 250_000, Number.MAX_SAFE_INTEGER, null]) expect(Schema.is(TokenUsage)(usage(v)), String(v)).toBe(true)
   })
@@ -49,7 +49,7 @@ describe("token counts and stated costs: what is valid", () => {
   it("a cost that overflows is unknown (null), and people see `?`, never $Infinity", () => {
     const row = (k: number): UsageRow => ({
       sourceId: "s", sessionId: "x", key: `e:${k}`, kind: "response", provider: "claude-code", eventId: `${k}`, sequence: k,
-      occurredAt: null, model: "claude-sonnet-4-5", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null },
+      occurredAt: null, model: "claude-sonnet-4-5", usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null },
       costUsd: 1.7e308, runSeq: null
     })
     const total = summarizeGroups(groupRows([row(1), row(2)], () => null), bundledPrices).get(null)!
@@ -128,7 +128,7 @@ describe("Claude Code: a line whose usage is not valid keeps its event, without 
 
     const sessions = json("sessions", "--index", index).data as Array<any>
     const bad = sessions.find((s) => s.sessionId === SID)
-    expect(bad.usage).toEqual({ inputTokens: 10, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, costUsd: expect.any(Number) })
+    expect(bad.usage).toEqual({ inputTokens: 10, outputTokens: 20, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: expect.any(Number) })
     const over = sessions.find((s) => s.sessionId === OVER)
     expect(over.usage.costUsd).toBeNull()
     // The events are kept: the session still has its four (one user, three assistant).
@@ -223,7 +223,7 @@ describe("AgentMux: a line whose usage is not valid keeps its events, without us
     const answers = events.filter((e) => e.kind === "message" && e.role === "assistant")
     expect(answers.map((e) => [e.text, e.usage])).toEqual([
       ["answer msg_1", null],
-      ["answer msg_2", { inputTokens: 5, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 }],
+      ["answer msg_2", { inputTokens: 5, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: null }],
       ["answer msg_3", null]
     ])
     const result = events.find((e) => e.kind === "result")

@@ -126,7 +126,7 @@ while (events.length < n) {
     role: "assistant",
     text: text(),
     responseId: `r${i}`,
-    usage: { inputTokens: 12, outputTokens: 300, cacheReadTokens: 20_000, cacheWriteTokens: 500 }
+    usage: { inputTokens: 12, outputTokens: 300, cacheReadTokens: 20_000, cacheWriteTokens: 500, cacheWrite1hTokens: null }
   })
   event("tool-call", { role: "assistant", toolName: "Bash", toolCallId: `b${i}`, toolInput: { command: `npm test -- ${i}`, description: "Run the tests" } })
   event("tool-result", { toolCallId: `b${i}`, text: text(), isError: i % 7 === 0 })

@@ -10,12 +10,13 @@
  *   "agentsRoot": "~/agents", "store": "~/.agentmux/shared/agents/transcripts/filestore.db",
  *   "agents": ["uid-1"], "state": null, "exports": ["~/exports/trajectory.json"],
  *   "redaction": { "patterns": [{ "id": "acme-key", "pattern": "ACME-[0-9]{8}" }] },
- *   "prices": { "my-model": { "input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75 } } }
+ *   "prices": { "my-model": { "input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75, "cacheWrite1h": 6 } } }
  * ```
  *
  * `prices` (US dollars per million tokens, by model id) overrides or extends
  * the bundled price table (`data/prices.json`) for `sessions`, `show`,
- * `export` and `usage`.
+ * `export` and `usage`; `cacheWrite` is a 5-minute cache write, `cacheWrite1h`
+ * a 1-hour one (optional: 2x `input` when left out).
  *
  * @module
  */

@@ -20,6 +20,12 @@
  * Code's native `usage.costUSD`); AgentMux `result` lines were no events
  * before 1.2.0, so an older index has no run totals until re-imported.
  *
+ * Contract 1.3.0 added `usage.cacheWrite1hTokens`, the part of the cache
+ * writes written to the 1-hour cache: no older event kept it (Claude Code's
+ * provenance keeps the cache-write total only), so an older event's usage
+ * gets null (not said: its cache writes are priced at the 5-minute rate, as
+ * before) until its source is imported again.
+ *
  * @module
  */
 import { isRecord } from "./json.js"
@@ -75,9 +81,14 @@ const usageOf = (u: unknown): TokenUsage | null =>
       inputTokens: int(u.inputTokens),
       outputTokens: int(u.outputTokens),
       cacheReadTokens: int(u.cacheReadTokens),
-      cacheWriteTokens: int(u.cacheWriteTokens)
+      cacheWriteTokens: int(u.cacheWriteTokens),
+      cacheWrite1hTokens: null
     }
     : null
+
+/** A 1.2.0 event's usage with the 1.3.0 count it could not say (`cacheWrite1hTokens`: null). */
+const withCacheWrite1h = (u: unknown): TokenUsage | null =>
+  !isRecord(u) ? null : "cacheWrite1hTokens" in u ? u as TokenUsage : { ...(u as Omit<TokenUsage, "cacheWrite1hTokens">), cacheWrite1hTokens: null }
 
 /** Muse agents kept `success` (true, false or null: not said) beside a derived `isError`; the others kept `isError` only. */
 const isErrorOf = (native: Loose): boolean | null =>
@@ -102,13 +113,19 @@ const compactionOf = (stored: SessionEvent, native: Loose): { id: string; trigge
  * AgentMux's `uuid`), the `parent` link, the child a record names, Claude
  * Code's `usage` and `messageId` + `requestId`) and the current version;
  * a 1.0.0 or 1.1.0 event gets `costUsd` (contract 1.2.0) from Claude Code's
- * native `usage.costUSD`.
+ * native `usage.costUSD`; an older event's usage gets `cacheWrite1hTokens`
+ * (contract 1.3.0) null.
  */
 export const upgradeEvent = (stored: SessionEvent): SessionEvent => {
   if (stored.contractVersion === CONTRACT_VERSION) return stored
+  if ((stored.contractVersion as string) === "1.2.0") {
+    return { ...stored, contractVersion: CONTRACT_VERSION, usage: withCacheWrite1h(stored.usage) }
+  }
   const native = nativeOf(stored.extensions)
   const costUsd = statedCostOf(stored.provider, native)
-  if ((stored.contractVersion as string) === "1.1.0") return { ...stored, contractVersion: CONTRACT_VERSION, costUsd }
+  if ((stored.contractVersion as string) === "1.1.0") {
+    return { ...stored, contractVersion: CONTRACT_VERSION, costUsd, usage: withCacheWrite1h(stored.usage) }
+  }
   const messageId = str(native.messageId)
   const requestId = str(native.requestId)
   return {

@@ -1,5 +1,5 @@
 /**
- * The normalized model (contract version `1.2.0`): what every provider's
+ * The normalized model (contract version `1.3.0`): what every provider's
  * adapter hands on, whatever its native format. Source: `../shared/DESIGN.md`,
  * "Normalized model".
  *
@@ -10,7 +10,7 @@ import type { FingerprintStat } from "./fingerprint.js"
 import type { RegisteredLocatorClass, RegisteredProviderId } from "../layers/registry.js"
 
 /** The version of the normalized contract carried by every event and CLI envelope. */
-export const CONTRACT_VERSION = "1.2.0" as const
+export const CONTRACT_VERSION = "1.3.0" as const
 
 /**
  * Provider ids, one per agent store family (DESIGN.md, "Providers"): the ids
@@ -83,12 +83,20 @@ export type Role = typeof Role.Type
  * is Anthropic's `cache_creation_input_tokens`, `cacheReadTokens` its
  * `cache_read_input_tokens`; `inputTokens` excludes both (as Anthropic's
  * `input_tokens` does).
+ *
+ * `cacheWrite1hTokens` (contract 1.3.0): the part of `cacheWriteTokens`
+ * written to the 1-hour prompt cache (Anthropic's
+ * `cache_creation.ephemeral_1h_input_tokens`), which costs more than the
+ * 5-minute rest (Anthropic's pricing: 2x the input price, 5 minutes 1.25x);
+ * never more than `cacheWriteTokens`; null when the source does not say
+ * (every cache write is then priced at the 5-minute rate).
  */
 export const TokenUsage = Schema.Struct({
   inputTokens: Schema.NullOr(Schema.NonNegativeInt),
   outputTokens: Schema.NullOr(Schema.NonNegativeInt),
   cacheReadTokens: Schema.NullOr(Schema.NonNegativeInt),
-  cacheWriteTokens: Schema.NullOr(Schema.NonNegativeInt)
+  cacheWriteTokens: Schema.NullOr(Schema.NonNegativeInt),
+  cacheWrite1hTokens: Schema.NullOr(Schema.NonNegativeInt)
 })
 export type TokenUsage = typeof TokenUsage.Type
 
@@ -163,8 +171,8 @@ export type CompactionMark = typeof CompactionMark.Type
  * (the `system`/`init` line's), `isError` the run's `is_error`.
  *
  * Contract 1.1.0 added the seven typed fields, 1.2.0 `costUsd` and the
- * `result` kind; an event of an earlier contract read from an older index is
- * upgraded on read (`upgradeEvent`).
+ * `result` kind, 1.3.0 `usage.cacheWrite1hTokens`; an event of an earlier
+ * contract read from an older index is upgraded on read (`upgradeEvent`).
  */
 export const SessionEvent = Schema.Struct({
   contractVersion: Schema.Literal(CONTRACT_VERSION),

@@ -2,7 +2,8 @@
  * The price table that turns tokens into US dollars where a source states no
  * cost of its own (issue 18): `data/prices.json`, a versioned data file
  * (version date, source, prices per million tokens by model: input, output,
- * cache read, cache write), which the configuration file's `prices` key
+ * cache read, cache write at the 5-minute and at the 1-hour rate), which the
+ * configuration file's `prices` key
  * overrides or extends model by model. Pure: the bundled table is imported
  * as data; the config is read by the CLI.
  *
@@ -16,14 +17,30 @@ import * as Schema from "effect/Schema"
 import bundled from "../../data/prices.json" with { type: "json" }
 import type { TokenUsage } from "./model.js"
 
-/** Prices of one model, US dollars per million tokens of each kind. */
+/**
+ * Prices of one model, US dollars per million tokens of each kind:
+ * `cacheWrite` is a 5-minute cache write, `cacheWrite1h` a 1-hour one
+ * (optional: a price without it, such as a configured one written before it
+ * existed, prices 1-hour writes at 2x its `input`, Anthropic's rule; see
+ * {@link cacheWrite1hPrice}).
+ */
 export const ModelPrice = Schema.Struct({
   input: Schema.NonNegative,
   output: Schema.NonNegative,
   cacheRead: Schema.NonNegative,
-  cacheWrite: Schema.NonNegative
+  cacheWrite: Schema.NonNegative,
+  cacheWrite1h: Schema.optional(Schema.NonNegative)
 })
 export type ModelPrice = typeof ModelPrice.Type
+
+/**
+ * The price of a 1-hour cache write (US dollars per million tokens): the
+ * price's `cacheWrite1h`, else 2x its `input`. Source: Anthropic's published
+ * prices (https://platform.claude.com/docs/en/about-claude/pricing, "1h
+ * cache writes"): a 1-hour write costs 2x the base input price, a 5-minute
+ * one 1.25x.
+ */
+export const cacheWrite1hPrice = (price: ModelPrice): number => price.cacheWrite1h ?? 2 * price.input
 
 /** Prices by model id (what the config file's `prices` key holds). */
 export const ModelPrices = Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: ModelPrice })
@@ -79,12 +96,24 @@ export const priceOf = (t: PriceTable, model: string | null): ModelPrice | undef
   model === null || !Object.prototype.hasOwnProperty.call(t.models, model) ? undefined : t.models[model]
 
 /**
- * US dollars of `usage` at `price` (a count not reported adds nothing).
+ * US dollars of `usage` at `price` (a count not reported adds nothing). The
+ * cache writes are priced in two parts: `cacheWrite1hTokens` (the part the
+ * source says went to the 1-hour cache; none when null) at
+ * {@link cacheWrite1hPrice}, the rest at `cacheWrite` (the 5-minute rate).
  * Infinity only when the cost itself is past the largest double (a price
  * near it times a few tokens is a finite cost, not an overflow on the way).
  */
 export const costAt = (price: ModelPrice, u: TokenUsage): number => {
-  const kinds = [[u.inputTokens, price.input], [u.outputTokens, price.output], [u.cacheReadTokens, price.cacheRead], [u.cacheWriteTokens, price.cacheWrite]] as const
+  const oneHour = u.cacheWriteTokens === null ? 0 : Math.min(u.cacheWrite1hTokens ?? 0, u.cacheWriteTokens)
+  const fiveMinutes = u.cacheWriteTokens === null ? null : u.cacheWriteTokens - oneHour
+  const kinds = [
+    [u.inputTokens, price.input],
+    [u.outputTokens, price.output],
+    [u.cacheReadTokens, price.cacheRead],
+    [fiveMinutes, price.cacheWrite],
+    // 2x input as twice the tokens at the input price: the same dollars, and no price doubled past the largest double.
+    price.cacheWrite1h === undefined ? [oneHour * 2, price.input] : [oneHour, price.cacheWrite1h]
+  ] as const
   const cost = kinds.reduce((a, [n, p]) => a + (n ?? 0) * p, 0) / 1_000_000
   return Number.isFinite(cost) ? cost : kinds.reduce((a, [n, p]) => a + (n ?? 0) * (p / 1_000_000), 0)
 }

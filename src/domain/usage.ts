@@ -1,6 +1,6 @@
 /**
  * Token usage and cost of sessions from their normalized events (contract
- * 1.2.0, issues 12 and 18). Pure.
+ * 1.3.0, issues 12 and 18). Pure.
  *
  * A response streamed as several records (Claude Code and Claude
  * stream-json write one line per content block, each repeating the
@@ -18,7 +18,9 @@
  *
  * Cost, in order: the run's stated total; else the response's own stated
  * cost (Claude Code `costUSD`); else the response's tokens at the price
- * table's price for its model (`./prices.ts`). A response without tokens
+ * table's price for its model (`./prices.ts`: cache writes at the 5-minute
+ * rate but for the part a response says went to the 1-hour cache,
+ * `cacheWrite1hTokens`, at the 1-hour rate). A response without tokens
  * costs 0. A response whose model the table lacks has no cost: the totals
  * over it keep their tokens, leave `costUsd` null and name the model in
  * `unpriced` (never a partial sum shown as the cost).
@@ -29,6 +31,7 @@
  *
  * @module
  */
+import { isRecord } from "./json.js"
 import type { SessionEvent, TokenUsage } from "./model.js"
 import { costAt, type PriceTable, priceOf } from "./prices.js"
 
@@ -80,7 +83,29 @@ export const tokenCountOf = (v: unknown): number | null | undefined =>
 export const statedCostOf = (v: unknown): number | null | undefined =>
   v === undefined || v === null ? null : typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined
 
-const NO_USAGE: TokenUsage = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null }
+/**
+ * The part of a cache-write total (`total`: `cache_creation_input_tokens`)
+ * an Anthropic usage object (`message.usage` of Claude Code and of Claude
+ * stream-json) says was written to the 1-hour cache:
+ * `cache_creation.ephemeral_1h_input_tokens`. Null when it does not say
+ * (no `cache_creation`, no such count) or the total is unknown; never more
+ * than the total (a larger count is clamped to it); `undefined` (not valid:
+ * the usage is to be dropped, {@link USAGE_NOT_VALID}, as for the other
+ * counts) when `cache_creation` is not an object or the count not a
+ * non-negative safe integer. Source: Anthropic's Messages API usage
+ * (`cache_creation: {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}`,
+ * the split of `cache_creation_input_tokens`), as Claude Code logs it.
+ */
+export const cacheWrite1hOf = (usage: Record<string, unknown>, total: number | null | undefined): number | null | undefined => {
+  const split = usage.cache_creation
+  if (split === undefined || split === null) return null
+  if (!isRecord(split)) return undefined
+  const n = tokenCountOf(split.ephemeral_1h_input_tokens)
+  if (n === undefined) return undefined
+  return n === null || total === null || total === undefined ? null : Math.min(n, total)
+}
+
+const NO_USAGE: TokenUsage = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null }
 
 /** The row an event gives (without `runSeq`), or null when it carries no usage and no stated cost. */
 export const usageRowOf = (e: SessionEvent): Omit<UsageRow, "runSeq"> | null => {
@@ -146,6 +171,8 @@ export interface UsageGroup {
   readonly outputTokens: number | null
   readonly cacheReadTokens: number | null
   readonly cacheWriteTokens: number | null
+  /** The part of `cacheWriteTokens` written to the 1-hour cache, of the rows that say it (null when none does). */
+  readonly cacheWrite1hTokens: number | null
   readonly costUsd: number | null
 }
 
@@ -181,6 +208,7 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
         outputTokens: null,
         cacheReadTokens: null,
         cacheWriteTokens: null,
+        cacheWrite1hTokens: null,
         costUsd: null
       }
       groups.set(k, g)
@@ -190,6 +218,7 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
     g.outputTokens = add(g.outputTokens, r.usage.outputTokens)
     g.cacheReadTokens = add(g.cacheReadTokens, r.usage.cacheReadTokens)
     g.cacheWriteTokens = add(g.cacheWriteTokens, r.usage.cacheWriteTokens)
+    g.cacheWrite1hTokens = add(g.cacheWrite1hTokens, r.usage.cacheWrite1hTokens)
     g.costUsd = add(g.costUsd, r.costUsd)
   }
   return [...groups.values()]
@@ -207,6 +236,13 @@ export interface UsageSummary {
   readonly outputTokens: number | null
   readonly cacheReadTokens: number | null
   readonly cacheWriteTokens: number | null
+  /**
+   * The part of `cacheWriteTokens` written to the 1-hour cache, summed over
+   * the responses that say it (null when none does, or when the cache-write
+   * sum is not exact); the rest of the cache writes is priced at the
+   * 5-minute rate.
+   */
+  readonly cacheWrite1hTokens: number | null
   readonly costUsd: number | null
   readonly responses: number
   readonly unpriced: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
@@ -252,6 +288,7 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
     outputTokens: number | null
     cacheReadTokens: number | null
     cacheWriteTokens: number | null
+    cacheWrite1hTokens: number | null
     cost: number
     responses: number
     unpriced: Map<string | null, number>
@@ -260,7 +297,16 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
   for (const g of groups) {
     let a = acc.get(g.group)
     if (a === undefined) {
-      a = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cost: 0, responses: 0, unpriced: new Map() }
+      a = {
+        inputTokens: null,
+        outputTokens: null,
+        cacheReadTokens: null,
+        cacheWriteTokens: null,
+        cacheWrite1hTokens: null,
+        cost: 0,
+        responses: 0,
+        unpriced: new Map()
+      }
       acc.set(g.group, a)
     }
     const countsTokens = g.kind === "response" || !g.hasResponses
@@ -269,6 +315,7 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       a.outputTokens = add(a.outputTokens, g.outputTokens)
       a.cacheReadTokens = add(a.cacheReadTokens, g.cacheReadTokens)
       a.cacheWriteTokens = add(a.cacheWriteTokens, g.cacheWriteTokens)
+      a.cacheWrite1hTokens = add(a.cacheWrite1hTokens, g.cacheWrite1hTokens)
       a.responses += g.rows
     }
     if (g.stated) {
@@ -294,6 +341,8 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       outputTokens: exact("outputTokens"),
       cacheReadTokens: exact("cacheReadTokens"),
       cacheWriteTokens: exact("cacheWriteTokens"),
+      // A part of the cache writes: exact when they are (it is never more than their sum).
+      cacheWrite1hTokens: exact("cacheWriteTokens") === null ? null : a.cacheWrite1hTokens,
       costUsd: a.unpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
       responses: a.responses,
       unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model))),
@@ -322,6 +371,7 @@ export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null 
     outputTokens: s.outputTokens,
     cacheReadTokens: s.cacheReadTokens,
     cacheWriteTokens: s.cacheWriteTokens,
+    cacheWrite1hTokens: s.cacheWrite1hTokens,
     responses: s.responses
   }
 }
@@ -343,7 +393,8 @@ export interface CountedElsewhere {
 
 /**
  * The `usage` object of `sessions --json` and `show`: the four token counts
- * and the cost in US dollars, each null where unknown (all null: the source
+ * (with the 1-hour part of the cache writes, `cacheWrite1hTokens`) and the
+ * cost in US dollars, each null where unknown (all null: the source
  * reports no usage, or every response of the session counts in another
  * session: then `countedElsewhere` says where).
  */
@@ -361,6 +412,7 @@ export const usageView = (s: UsageSummary | null | undefined, elsewhere: Readonl
   outputTokens: s?.outputTokens ?? null,
   cacheReadTokens: s?.cacheReadTokens ?? null,
   cacheWriteTokens: s?.cacheWriteTokens ?? null,
+  cacheWrite1hTokens: s?.cacheWrite1hTokens ?? null,
   costUsd: s?.costUsd ?? null,
   ...(s !== null && s !== undefined && s.notExact.length > 0 ? { notExact: s.notExact } : {}),
   ...(elsewhere.length > 0 ? { countedElsewhere: elsewhere } : {})

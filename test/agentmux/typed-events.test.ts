@@ -60,7 +60,7 @@ describe("AgentMux typed event fields", () => {
     ])
     expect(events.filter((e) => e.role === "assistant").map((e) => e.responseId)).toEqual(["msg_1", "msg_1", "msg_1", "msg_2", "msg_3"])
     // msg_1 once with its last line's usage (3/42/100/20), msg_2 (5/7/300/0); msg_3 reports none.
-    expect(usageTotals(events)).toEqual({ inputTokens: 8, outputTokens: 49, cacheReadTokens: 400, cacheWriteTokens: 20, responses: 2 })
+    expect(usageTotals(events)).toEqual({ inputTokens: 8, outputTokens: 49, cacheReadTokens: 400, cacheWriteTokens: 20, cacheWrite1hTokens: null, responses: 2 })
     expect(events.every((e) => e.parent === null && e.child === null)).toBe(true)
   })
 })

@@ -89,7 +89,7 @@ describe("EXPECTED.md S1: plain session", () => {
       expect(withUsage).toHaveLength(13)
       expect(new Set(withUsage.map((e) => e.responseId)).size).toBe(9)
       expect(events.filter((e) => e.role === "assistant").every((e) => e.responseId !== null)).toBe(true)
-      expect(usageTotals(events)).toEqual({ inputTokens: 15, outputTokens: 1230, cacheReadTokens: 155299, cacheWriteTokens: 7784, responses: 9 })
+      expect(usageTotals(events)).toEqual({ inputTokens: 15, outputTokens: 1230, cacheReadTokens: 155299, cacheWriteTokens: 7784, cacheWrite1hTokens: 0, responses: 9 })
     }))
 
   it.effect("tool calls paired with their results (lines, ids, names, the one error); inputs; 2 signed thinking blocks", () =>

@@ -77,7 +77,7 @@ describe("AgentMux (Claude stream-json) result lines", () => {
 
   it("with a result line: tokens from the responses (the run's usage is not added again), cost = total_cost_usd", () => {
     const events = mapped([...run1, result(0.0123, usage(8, 49, 400, 20))])
-    expect(usageTotals(events)).toEqual({ inputTokens: 8, outputTokens: 49, cacheReadTokens: 400, cacheWriteTokens: 20, responses: 2 })
+    expect(usageTotals(events)).toEqual({ inputTokens: 8, outputTokens: 49, cacheReadTokens: 400, cacheWriteTokens: 20, cacheWrite1hTokens: null, responses: 2 })
     expect(usageSummary(events, bundledPrices)).toMatchObject({
       inputTokens: 8,
       outputTokens: 49,
@@ -116,7 +116,7 @@ describe("AgentMux (Claude stream-json) result lines", () => {
 
   it("a run whose assistant lines carry no usage: its result's usage counts, once", () => {
     const events = mapped([init("claude-sonnet-4-5"), prompt("hi"), assistant("m1", "a", undefined), assistant("m2", "b", undefined), result(0.02, usage(4, 5, 6, 7))])
-    expect(usageTotals(events)).toEqual({ inputTokens: 4, outputTokens: 5, cacheReadTokens: 6, cacheWriteTokens: 7, responses: 1 })
+    expect(usageTotals(events)).toEqual({ inputTokens: 4, outputTokens: 5, cacheReadTokens: 6, cacheWriteTokens: 7, cacheWrite1hTokens: null, responses: 1 })
     expect(usageSummary(events, bundledPrices)!.costUsd).toBe(0.02)
   })
 
@@ -133,6 +133,7 @@ describe("AgentMux (Claude stream-json) result lines", () => {
       outputTokens: 6,
       cacheReadTokens: 4,
       cacheWriteTokens: 5,
+      cacheWrite1hTokens: null,
       costUsd: null,
       responses: 2,
       unpriced: [{ model: "claude-mystery-9", responses: 1 }],
@@ -163,7 +164,7 @@ describe("the price table", () => {
 })
 
 describe("stated cost on responses (Claude Code costUSD)", () => {
-  const u = (i: number, o: number, r: number, w: number): TokenUsage => ({ inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w })
+  const u = (i: number, o: number, r: number, w: number): TokenUsage => ({ inputTokens: i, outputTokens: o, cacheReadTokens: r, cacheWriteTokens: w, cacheWrite1hTokens: null })
 
   it("a response's partials repeat its cost: counted once, the last; an unstated response is priced", () => {
     const ev = mk("claude-code", "s")

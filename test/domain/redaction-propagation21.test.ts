@@ -145,7 +145,7 @@ describe("redaction 21 (F6): a custom pattern never touches the record's own nam
     occurredAt: "2026-01-03T00:00:01.000Z",
     text: "wrote line 2026",
     toolInput: { path: "/srv/claude/line.txt", lineCount: 3 },
-    usage: { inputTokens: 2026, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null },
+    usage: { inputTokens: 2026, outputTokens: 1, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null },
     parent: { sessionId: "s-2026", toolCallId: "toolu_1234", eventId: "line-2026", subagentId: null },
     compaction: { id: "c-2026", trigger: "line" },
     extensions: {

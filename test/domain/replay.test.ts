@@ -20,7 +20,7 @@ const conversation = () => {
   const events: Array<SessionEvent> = [
     ev("message", { role: "user", text: "fix it", occurredAt: at(0) }),
     ev("thinking", { role: "assistant", text: "hmm", occurredAt: at(1) }),
-    ev("message", { role: "assistant", text: "Looking.", occurredAt: at(2), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null }, responseId: "r1" }),
+    ev("message", { role: "assistant", text: "Looking.", occurredAt: at(2), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null }, responseId: "r1" }),
     ev("tool-call", { role: "assistant", toolName: "Bash", toolCallId: "c1", occurredAt: at(3), toolInput: { command: "ls" } }),
     ev("tool-result", { toolCallId: "c1", text: "a.ts", isError: false, occurredAt: at(4) }),
     ev("summary", { role: "system", text: "summary text never shown", occurredAt: at(5), compaction: { id: "cmp-1", trigger: "auto" } }),

@@ -12,7 +12,8 @@ const u = (i: number | null, o: number | null, r: number | null, w: number | nul
   inputTokens: i,
   outputTokens: o,
   cacheReadTokens: r,
-  cacheWriteTokens: w
+  cacheWriteTokens: w,
+  cacheWrite1hTokens: null
 })
 
 describe("usageTotals", () => {
@@ -32,7 +33,7 @@ describe("usageTotals", () => {
       ev("message", { responseId: null, usage: u(1, 1, 1, 1) }),
       { ...ev("message", { responseId: "m1:r1", usage: u(100, 100, 100, 100) }), sourceId: "sha256:other" }
     ]
-    expect(usageTotals(events)).toEqual({ inputTokens: 107, outputTokens: 114, cacheReadTokens: 112, cacheWriteTokens: 104, responses: 5 })
+    expect(usageTotals(events)).toEqual({ inputTokens: 107, outputTokens: 114, cacheReadTokens: 112, cacheWriteTokens: 104, cacheWrite1hTokens: null, responses: 5 })
   })
 
   it("a count no response reports stays null", () => {
@@ -42,6 +43,7 @@ describe("usageTotals", () => {
       outputTokens: 4,
       cacheReadTokens: null,
       cacheWriteTokens: null,
+      cacheWrite1hTokens: null,
       responses: 1
     })
   })

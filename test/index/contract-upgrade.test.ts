@@ -81,7 +81,8 @@ describe("an index of contract 1.0.0 reads as 1.1.0", () => {
       db.close()
       const before = fs.readFileSync(file)
       const upgraded = yield* allEvents(file, true) // as sessions / show / export read it
-      expect(upgraded).toEqual(fresh)
+      // Every typed fact but the 1-hour part of the cache writes (contract 1.3.0), which 1.0.0 did not keep: not said.
+      expect(upgraded).toEqual(fresh.map((e) => e.usage === null ? e : { ...e, usage: { ...e.usage, cacheWrite1hTokens: null } }))
       expect(upgraded.every((e) => e.contractVersion === CONTRACT_VERSION)).toBe(true)
       expect(fs.readFileSync(file).equals(before)).toBe(true) // read, never rewritten
       // The typed summaries come back from the provider summaries: the same title, workspace, model, times, warnings.

@@ -148,7 +148,7 @@ describe("the lean record", () => {
 
   it("a key order, a value or a key the contract does not have survives: whole when it cannot be lean, exact when it can", () => {
     const base = {
-      contractVersion: "1.2.0",
+      contractVersion: "1.3.0",
       provider: "muse-code",
       sourceId: "sha256:x",
       sessionId: "s",
@@ -190,7 +190,7 @@ describe("the lean record", () => {
   it("an event's shape depends on the event alone, not on the events leaned before it (what makes --jobs N's index --jobs 1's)", () => {
     const text = "a text that the payload restates in two places, over twenty-four characters"
     const event = (eventId: string, payload: Record<string, unknown>) => ({
-      contractVersion: "1.2.0", provider: "muse-code", sourceId: "sha256:x", sessionId: "s", eventId, sequence: 1,
+      contractVersion: "1.3.0", provider: "muse-code", sourceId: "sha256:x", sessionId: "s", eventId, sequence: 1,
       kind: "message-shape-history", role: null, toolName: null, toolCallId: null, model: null, occurredAt: null, text,
       cursor: "c", rawReference: { locatorClass: "manual-export", sequence: 1 },
       extensions: { "native.muse": { payload } }, toolInput: null, isError: null, compaction: null, parent: null,
@@ -234,7 +234,9 @@ describe("the lean record", () => {
       peek.close()
       expect(texts(yield* indexed(a.index, true))).toEqual(fresh)
       expect(yield* search(a.index, true)).toEqual(hits)
-      expect(yield* usage(a.index, true)).toEqual(used)
+      // The usage of migrations 0001-0005 keeps no 1-hour part of the cache writes (0010 adds it, NULL: not said).
+      const usedBefore1h = used.map((g) => JSON.stringify({ ...JSON.parse(g), cacheWrite1hTokens: null })).sort()
+      expect(yield* usage(a.index, true)).toEqual(usedBefore1h)
       // Opened for an import: migrated to the lean record, the same events, search and usage; nothing is read again.
       expect(texts(yield* indexed(a.index))).toEqual(fresh)
       const after = new Database(a.index, { readonly: true })
@@ -242,7 +244,7 @@ describe("the lean record", () => {
       expect((after.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n).toBeGreaterThan(100)
       after.close()
       expect(yield* search(a.index, true)).toEqual(hits)
-      expect(yield* usage(a.index, true)).toEqual(used)
+      expect(yield* usage(a.index, true)).toEqual(usedBefore1h)
       const again = yield* importOnce(a.policy, a.index, a.plan)
       expect(again.eventsAdded).toBe(0)
       expect(texts(yield* indexed(a.index))).toEqual(fresh)

@@ -24,7 +24,7 @@ import { fixturesDir, tempDir } from "../support/paths.js"
 /** A tool call as the two providers make it: the input in `toolInput`, in `extensions` (provenance), and as text. */
 const toolCall = (ns: string, input: unknown, text = toolInputText(input)): SessionEvent =>
   ({
-    contractVersion: "1.2.0", provider: ns === "native.claude-code" ? "claude-code" : "muse-agents", sourceId: "sha256:x", sessionId: "s",
+    contractVersion: "1.3.0", provider: ns === "native.claude-code" ? "claude-code" : "muse-agents", sourceId: "sha256:x", sessionId: "s",
     eventId: "line-7", sequence: 7, model: null, occurredAt: "2026-01-01T00:00:00.000Z", cursor: "c2.x", rawReference: { sequence: 7, offset: 90 },
     kind: "tool-call", role: "assistant", toolName: "Write", toolCallId: "call-1", text,
     extensions: { [ns]: { recordType: "item", seq: 7, itemType: "function_call", input } },

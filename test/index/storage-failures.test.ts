@@ -37,7 +37,7 @@ const oneErrorLine = (r: { stdout: string; stderr: string }, code: string) => {
 /** The `--json` error envelope (the only thing on stdout). */
 const envelopeError = (r: { stdout: string; stderr: string }, command: string) => {
   const env = JSON.parse(r.stdout)
-  expect(env).toMatchObject({ contractVersion: "1.2.0", command, status: "error", data: null })
+  expect(env).toMatchObject({ contractVersion: "1.3.0", command, status: "error", data: null })
   noStackTrace(r.stdout + r.stderr)
   return env.error as { code: string; message: string; remediation: string; details: any }
 }

@@ -310,8 +310,8 @@ describe.each(engines)("the same responses in two sessions via the CLI ($engine)
       const rows = json(["sessions", "--index", index]) as Array<{ sessionId: string; sessionUid: string; usage: Record<string, unknown> }>
       const a = rows.find((r) => r.sessionId === A)!
       const b = rows.find((r) => r.sessionId === B)!
-      expect(a.usage).toEqual({ inputTokens: 110, outputTokens: 250, cacheReadTokens: 3000, cacheWriteTokens: 400, costUsd: 0.00648 })
-      const nothingHere = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null }
+      expect(a.usage).toEqual({ inputTokens: 110, outputTokens: 250, cacheReadTokens: 3000, cacheWriteTokens: 400, cacheWrite1hTokens: null, costUsd: 0.00648 })
+      const nothingHere = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: null }
       expect(b.usage).toEqual({ ...nothingHere, countedElsewhere: [{ sessionId: A, sessionUid: a.sessionUid, responses: 2 }] })
       expect(json(["show", B, "--index", index]).session.usage).toEqual(b.usage)
 
@@ -330,7 +330,7 @@ describe.each(engines)("the same responses in two sessions via the CLI ($engine)
 
       const report = json(["usage", "--by", "session", "--index", index])
       expect(report.rows.map((r: { key: string }) => r.key)).toEqual([A])
-      expect(report.total).toEqual({ inputTokens: 110, outputTokens: 250, cacheReadTokens: 3000, cacheWriteTokens: 400, costUsd: 0.00648, responses: 2 })
+      expect(report.total).toEqual({ inputTokens: 110, outputTokens: 250, cacheReadTokens: 3000, cacheWriteTokens: 400, cacheWrite1hTokens: null, costUsd: 0.00648, responses: 2 })
       expect(report.notes).toEqual([{ kind: "counted-elsewhere", responses: 2, sessions: 1 }])
       expect(run(["usage", "--index", index]).stdout).toMatch(/note: 2 responses of 1 session counted in another session/)
     }), engine === "postgres" ? 60_000 : 30_000)

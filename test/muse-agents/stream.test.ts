@@ -54,7 +54,7 @@ describe("stream muse-agents", () => {
         [12, "line-12", "message", "user", null, null, "para one\u2029para two", "2025-03-02T08:00:08.000Z"]
       ])
       for (const e of events) {
-        expect(e).toMatchObject({ contractVersion: "1.2.0", provider: "muse-agents", sessionId: "sess-messy", model: null })
+        expect(e).toMatchObject({ contractVersion: "1.3.0", provider: "muse-agents", sessionId: "sess-messy", model: null })
         expect(e.rawReference).toEqual({ locatorClass: "muse-agent-transcript", sequence: e.sequence, offset: starts[e.sequence] })
       }
       expect(events[2].extensions["native.muse-agents"]).toMatchObject({

@@ -57,7 +57,7 @@ layer(App.layer({ workspaceRoots: [fixturesDir, scratch] }))("muse-code manual-e
         "muse-seq-8",
         "muse-seq-9"
       ])
-      expect(events.every((e) => e.provider === "muse-code" && e.contractVersion === "1.2.0")).toBe(true)
+      expect(events.every((e) => e.provider === "muse-code" && e.contractVersion === "1.3.0")).toBe(true)
       expect(events.every((e) => e.rawReference.locatorClass === "manual-export")).toBe(true)
     }))
 

@@ -134,12 +134,12 @@ describe("search on PostgreSQL: filters in the words' index", () => {
       const refused = yield* Effect.either(search(url, "alpha", { role: "user" }))
       expect(Either.isLeft(refused) && refused.left).toMatchObject({
         code: "STORE_UNAVAILABLE",
-        details: { reason: "schema-outdated", have: 7, want: 8 }
+        details: { reason: "schema-outdated", have: 7, want: IndexPostgres.SCHEMA_VERSION }
       })
       expect(Either.isLeft(refused) && refused.left.remediation).toContain("index migrate")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_facets"])
-      expect(migrated.version).toBe(8)
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_facets", "usage_cache_write_1h"])
+      expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const indexes = yield* Effect.promise(() =>
         pgQuery<{ indexname: string }>(url, "SELECT indexname FROM pg_indexes WHERE tablename = 'search_docs' AND indexdef LIKE '%gin%' ORDER BY 1")
       )

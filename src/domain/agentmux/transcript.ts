@@ -36,7 +36,7 @@ import { isRecord, parseJson } from "../json.js"
 import { CONTRACT_VERSION, type SessionEvent, type TokenUsage, type ToolUseDraft, type Transcript, type TranscriptBlock } from "../model.js"
 import { earliestOf, latestOf, timestampOrNull, timestampWarningOf } from "../timestamps.js"
 import { TIMESTAMP_NOT_VALID } from "../warning-kinds.js"
-import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
+import { cacheWrite1hOf, statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 import { isStreamEvent } from "./record.js"
 
 /** One line of a session, in record order. */
@@ -123,8 +123,10 @@ const count = (v: unknown): number | null => (typeof v === "number" && Number.is
 
 /**
  * The typed usage of a Claude stream-json `message.usage` (`input_tokens`,
- * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`;
- * a count that is absent is null), or null when there is no usage object;
+ * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`
+ * and its 1-hour part `cache_creation.ephemeral_1h_input_tokens`, as Claude
+ * Code's own log: `cacheWrite1hOf`; a count that is absent is null), or null
+ * when there is no usage object;
  * `undefined` when a count is present but not a non-negative safe integer
  * (the usage is dropped and counted as {@link USAGE_NOT_VALID}).
  */
@@ -134,7 +136,8 @@ const usageOf = (u: unknown): TokenUsage | null | undefined => {
     inputTokens: tokenCountOf(u.input_tokens),
     outputTokens: tokenCountOf(u.output_tokens),
     cacheReadTokens: tokenCountOf(u.cache_read_input_tokens),
-    cacheWriteTokens: tokenCountOf(u.cache_creation_input_tokens)
+    cacheWriteTokens: tokenCountOf(u.cache_creation_input_tokens),
+    cacheWrite1hTokens: cacheWrite1hOf(u, tokenCountOf(u.cache_creation_input_tokens))
   }
   return Object.values(usage).some((v) => v === undefined) ? undefined : usage as TokenUsage
 }

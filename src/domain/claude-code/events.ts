@@ -163,7 +163,8 @@ const tokenUsageOf = (u: Usage): TokenUsage => ({
   inputTokens: u.inputTokens,
   outputTokens: u.outputTokens,
   cacheReadTokens: u.cacheReadTokens,
-  cacheWriteTokens: u.cacheWriteTokens
+  cacheWriteTokens: u.cacheWriteTokens,
+  cacheWrite1hTokens: u.cacheWrite1hTokens
 })
 
 /**
@@ -512,6 +513,7 @@ export const usageOfEvents = (events: ReadonlyArray<SessionEvent>): TokenTotals 
         outputTokens: u.outputTokens ?? null,
         cacheReadTokens: u.cacheReadTokens ?? null,
         cacheWriteTokens: u.cacheWriteTokens ?? null,
+        cacheWrite1hTokens: e.usage?.cacheWrite1hTokens ?? null,
         costUSD: typeof u.costUSD === "number" ? u.costUSD : null
       },
       "all"

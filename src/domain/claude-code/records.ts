@@ -20,7 +20,7 @@
 import { isRecord } from "../json.js"
 import { type BadLineKind, lineObject, type RawLine } from "../jsonl-line.js"
 import { timestampOrNull, timestampWarningOf } from "../timestamps.js"
-import { statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
+import { cacheWrite1hOf, statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 
 /**
  * Kinds of parse warning (the Muse agents kinds):
@@ -105,14 +105,18 @@ export const PROGRESS_RECORD = "progress-record"
 
 /**
  * Token usage of one assistant line (`message.usage`): input, output,
- * cache-read and cache-write (`cache_creation_input_tokens`) tokens, and the
- * top-level `costUSD` older versions wrote (US dollars), each null when absent.
+ * cache-read and cache-write (`cache_creation_input_tokens`) tokens, the part
+ * of the cache writes written to the 1-hour cache
+ * (`cache_creation.ephemeral_1h_input_tokens`, never more than the total:
+ * `cacheWrite1hOf`), and the top-level `costUSD` older versions wrote (US
+ * dollars), each null when absent.
  */
 export interface Usage {
   readonly inputTokens: number | null
   readonly outputTokens: number | null
   readonly cacheReadTokens: number | null
   readonly cacheWriteTokens: number | null
+  readonly cacheWrite1hTokens: number | null
   readonly costUSD: number | null
 }
 
@@ -325,19 +329,22 @@ const blocksOf = (content: unknown): ReadonlyArray<Block> => {
 }
 
 /**
- * An assistant line's usage, or null without one; `undefined` when a count is
- * not a non-negative safe integer or `costUSD` not a finite non-negative
+ * An assistant line's usage, or null without one; `undefined` when a count
+ * (the 1-hour part of the cache writes included) is not a non-negative safe
+ * integer or `costUSD` not a finite non-negative
  * number (the usage is dropped and counted as {@link USAGE_NOT_VALID}).
  */
 const usageOf = (u: unknown, cost: unknown): Usage | null | undefined => {
   const costUSD = statedCostOf(cost)
   if (!isRecord(u) && costUSD === null) return null
   const r = isRecord(u) ? u : {}
+  const cacheWriteTokens = tokenCountOf(r.cache_creation_input_tokens)
   const usage = {
     inputTokens: tokenCountOf(r.input_tokens),
     outputTokens: tokenCountOf(r.output_tokens),
     cacheReadTokens: tokenCountOf(r.cache_read_input_tokens),
-    cacheWriteTokens: tokenCountOf(r.cache_creation_input_tokens),
+    cacheWriteTokens,
+    cacheWrite1hTokens: cacheWrite1hOf(r, cacheWriteTokens),
     costUSD
   }
   return Object.values(usage).some((v) => v === undefined) ? undefined : usage as Usage

@@ -62,7 +62,14 @@ const countedTotals = (groups: ReadonlyArray<UsageGroup>): UsageTotals | null =>
   const s = summarizeGroups(groups.map((g) => ({ ...g, group: null })), null).get(null)
   return s === undefined
     ? null
-    : { inputTokens: s.inputTokens, outputTokens: s.outputTokens, cacheReadTokens: s.cacheReadTokens, cacheWriteTokens: s.cacheWriteTokens, responses: s.responses }
+    : {
+      inputTokens: s.inputTokens,
+      outputTokens: s.outputTokens,
+      cacheReadTokens: s.cacheReadTokens,
+      cacheWriteTokens: s.cacheWriteTokens,
+      cacheWrite1hTokens: s.cacheWrite1hTokens,
+      responses: s.responses
+    }
 }
 
 type MutableTool = Extract<ReplayBlock, { type: "tool" }> & { subagents: Array<ReplaySession> }

@@ -239,7 +239,7 @@ const migrations = Migrator.fromRecord({
       yield* sql`CREATE INDEX usage_by_session ON usage (session_uid, generation, kind, sequence)`
       const sessions = yield* sql<{ source_key: string; generation: number; session_uid: string }>`
         SELECT DISTINCT source_key, generation, session_uid FROM events WHERE ${sql.unsafe(MAY_CARRY_USAGE)}`
-      for (const s of sessions) yield* rebuildUsage(sql, s.source_key, s.generation, s.session_uid)
+      for (const s of sessions) yield* rebuildUsage(sql, s.source_key, s.generation, s.session_uid, false)
     })),
   // What each machine's last push left the team index holding (`./push.ts`): a digest per bucket of the local
   // index's checkpoints, so a push reads the team side only for the buckets that changed since.
@@ -305,13 +305,18 @@ const migrations = Migrator.fromRecord({
       sql`CREATE INDEX IF NOT EXISTS search_docs_words_facets ON search_docs USING GIN (words, (${sql.unsafe(SEARCH_FACETS)}))`,
       sql`DROP INDEX IF EXISTS search_docs_words`,
       sql`ANALYZE search_docs`
-    ], { discard: true }))
+    ], { discard: true })),
+  // The part of each response's cache writes written to the 1-hour cache (contract 1.3.0; the SQLite layer's migration
+  // 0010), priced at its own rate. The rows already kept stay NULL (not said: the 5-minute rate, as before): their
+  // stored events never kept the split; an import or push that writes a source again writes it.
+  "0009_usage_cache_write_1h": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`ALTER TABLE usage ADD COLUMN IF NOT EXISTS cache_write_1h_tokens BIGINT`)
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 8
+export const SCHEMA_VERSION = 9
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -437,6 +442,8 @@ type UsageDbRow = {
   readonly cache_write_tokens: number | null
   readonly cost_usd: number | null
   readonly run_seq: number | null
+  /** The 1-hour part of `cache_write_tokens` (migration 0009; NULL: not said, priced at the 5-minute rate). */
+  readonly cache_write_1h_tokens: number | null
 }
 
 const usageDbRow = (
@@ -461,7 +468,8 @@ const usageDbRow = (
   cache_read_tokens: r.usage.cacheReadTokens,
   cache_write_tokens: r.usage.cacheWriteTokens,
   cost_usd: r.costUsd,
-  run_seq: r.runSeq ?? null
+  run_seq: r.runSeq ?? null,
+  cache_write_1h_tokens: r.usage.cacheWrite1hTokens
 })
 
 /** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
@@ -473,10 +481,11 @@ const USAGE_CHUNK = 2000
 /**
  * Rebuild the usage rows of one session generation from its stored events
  * (upgraded to the current contract): what migration 0003 does for an index
- * imported before it, and what a rollback does for the sessions whose
- * events it removed. Inside the caller's transaction.
+ * imported before it (`oneHour` false: its table has no
+ * `cache_write_1h_tokens` before migration 0009), and what a rollback does
+ * for the sessions whose events it removed. Inside the caller's transaction.
  */
-const rebuildUsage = (sql: SqlClient.SqlClient, key: string, generation: number, uid: string) =>
+const rebuildUsage = (sql: SqlClient.SqlClient, key: string, generation: number, uid: string, oneHour = true) =>
   Effect.gen(function*() {
     yield* sql`DELETE FROM usage WHERE source_key = ${key} AND generation = ${generation} AND session_uid = ${uid}`
     const stored = yield* sql<{ event_json: string; event_uid: string }>`
@@ -490,9 +499,12 @@ const rebuildUsage = (sql: SqlClient.SqlClient, key: string, generation: number,
       uidOfEvent.set(`${e.sourceId}\u0000${e.sessionId}\u0000${e.eventId}`, r.event_uid)
       return e
     })
-    const rows = usageRows(events).map((r) =>
-      usageDbRow(r, key, generation, uid, uidOfEvent.get(`${r.sourceId}\u0000${r.sessionId}\u0000${r.eventId}`)!)
-    )
+    const rows = usageRows(events).map((r) => {
+      const row = usageDbRow(r, key, generation, uid, uidOfEvent.get(`${r.sourceId}\u0000${r.sessionId}\u0000${r.eventId}`)!)
+      if (oneHour) return row
+      const { cache_write_1h_tokens: _, ...before } = row
+      return before
+    })
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
   })
 
@@ -549,7 +561,8 @@ const writeUsage = (sql: SqlClient.SqlClient, rows: ReadonlyArray<UsageDbRow>) =
           kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
           occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
           output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
-          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
+          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
+          cache_write_1h_tokens = excluded.cache_write_1h_tokens
         WHERE excluded.sequence >= usage.sequence`
     }
     const runs = rows.filter((r) => r.kind === "run")
@@ -1118,12 +1131,13 @@ const make = (
         output_tokens: number | null
         cache_read_tokens: number | null
         cache_write_tokens: number | null
+        cache_write_1h_tokens: number | null
         cost_usd: number | null
       }>`
         SELECT group_key, kind, model, covered, has_responses, stated, count(*)::int AS n,
           sum(input_tokens)::float8 AS input_tokens, sum(output_tokens)::float8 AS output_tokens,
           sum(cache_read_tokens)::float8 AS cache_read_tokens, sum(cache_write_tokens)::float8 AS cache_write_tokens,
-          sum(cost_usd)::float8 AS cost_usd
+          sum(cache_write_1h_tokens)::float8 AS cache_write_1h_tokens, sum(cost_usd)::float8 AS cost_usd
         FROM (
           SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
             CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL THEN coalesce((
@@ -1135,7 +1149,7 @@ const make = (
               WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
                 AND x.source_key = u.source_key) ELSE false END AS has_responses,
             u.cost_usd IS NOT NULL AS stated,
-            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cost_usd
+            u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd
           FROM (${sql.unsafe(firstSeenUsage("pg"))}) u
             JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
             JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
@@ -1165,6 +1179,7 @@ const make = (
             outputTokens: r.output_tokens,
             cacheReadTokens: r.cache_read_tokens,
             cacheWriteTokens: r.cache_write_tokens,
+            cacheWrite1hTokens: r.cache_write_1h_tokens,
             costUsd: r.cost_usd
           }))
         )

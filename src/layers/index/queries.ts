@@ -345,7 +345,15 @@ export interface UsageReport {
 }
 
 /** The total of a report no response counts in: every count and the cost 0 (known: nothing was used). */
-const zeroTotal: UsageReport["total"] = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, responses: 0 }
+const zeroTotal: UsageReport["total"] = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  cacheWrite1hTokens: 0,
+  costUsd: 0,
+  responses: 0
+}
 
 /**
  * The usage report (what ccusage made popular) from the index: usage rows

@@ -198,13 +198,14 @@ export class IndexWriter {
                          ELSE max(sessions.last_at, excluded.last_at) END,
           title = excluded.title, workspace = excluded.workspace`),
       upsertUsage: p(`INSERT INTO usage (source_key, generation, session_uid, response_key, kind, provider, event_uid, sequence, occurred_at, model,
-          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq, cache_write_1h_tokens)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
         ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
           kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
           occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
           output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
-          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd
+          cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
+          cache_write_1h_tokens = excluded.cache_write_1h_tokens
         WHERE excluded.sequence >= usage.sequence`),
       endRun: p(`UPDATE usage SET run_seq = ?
         WHERE session_uid = ? AND generation = ? AND source_key = ? AND kind = 'response' AND run_seq IS NULL AND sequence < ?`),
@@ -550,7 +551,8 @@ export class IndexWriter {
         r.usage.outputTokens,
         r.usage.cacheReadTokens,
         r.usage.cacheWriteTokens,
-        r.costUsd
+        r.costUsd,
+        r.usage.cacheWrite1hTokens
       )
       if (r.kind === "run") runs.push({ uid, sequence: r.sequence })
     }

@@ -93,6 +93,8 @@ type UsageDbRow = {
   readonly cache_write_tokens: number | null
   readonly cost_usd: number | null
   readonly run_seq: number | null
+  /** The 1-hour part of `cache_write_tokens` (migration 0010; NULL: not said, priced at the 5-minute rate). */
+  readonly cache_write_1h_tokens: number | null
 }
 
 const usageDbRow = (
@@ -117,19 +119,25 @@ const usageDbRow = (
   cache_read_tokens: r.usage.cacheReadTokens,
   cache_write_tokens: r.usage.cacheWriteTokens,
   cost_usd: r.costUsd,
-  run_seq: r.runSeq ?? null
+  run_seq: r.runSeq ?? null,
+  cache_write_1h_tokens: r.usage.cacheWrite1hTokens
 })
 
 /** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
 /**
- * The four token sums of a usage group, each null when no row reports the
- * count: `total()` (a double) rather than `sum()`, which throws "integer
- * overflow" past 2^63. Each count is a non-negative safe integer, so a total
- * that is still a safe integer is exact, and one past 2^53 - 1 is flagged as
- * not exact by `summarizeGroups`.
+ * The token sums of a usage group (the four counts and the 1-hour part of
+ * the cache writes), each null when no row reports the count: `total()` (a
+ * double) rather than `sum()`, which throws "integer overflow" past 2^63.
+ * Each count is a non-negative safe integer, so a total that is still a safe
+ * integer is exact, and one past 2^53 - 1 is flagged as not exact by
+ * `summarizeGroups`. `oneHour`: whether the usage table has
+ * `cache_write_1h_tokens` (an index read without migrating from before
+ * migration 0010 has not: NULL, every cache write at the 5-minute rate).
  */
-const TOKEN_SUMS = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
-  .map((c) => `CASE WHEN count(u.${c}) > 0 THEN total(u.${c}) END AS ${c}`).join(", ")
+const tokenSums = (oneHour: boolean) =>
+  ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", ...(oneHour ? ["cache_write_1h_tokens"] : [])]
+    .map((c) => `CASE WHEN count(u.${c}) > 0 THEN total(u.${c}) END AS ${c}`).join(", ") +
+  (oneHour ? "" : ", NULL AS cache_write_1h_tokens")
 
 const MAY_CARRY_USAGE = `(kind = 'result' OR instr(event_json, '"usage":{') > 0)`
 
@@ -148,7 +156,11 @@ const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generat
       ORDER BY sequence, event_uid`
     if (stored.length === 0) return
     const events = stored.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))
-    const rows = usageRows(events).map((r) => usageDbRow(r, sourceKey, generation, uid, r.provider))
+    // Migration 0005's table, before 0010 added the 1-hour column (filled by the import that next reads the source).
+    const rows = usageRows(events).map((r) => {
+      const { cache_write_1h_tokens: _, ...row } = usageDbRow(r, sourceKey, generation, uid, r.provider)
+      return row
+    })
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
   })
 
@@ -531,7 +543,18 @@ const migrations = Migrator.fromRecord({
   // No table changes: from here on a lean record's shape may hold a reference of mode `j` (a tool call's text made
   // of its input, `LeanOptions` in rows.ts). A build before this one reads such a shape wrong (it knows `=` and `~`
   // only); this id makes it see the index as written by a newer build (it neither writes it nor trusts it quietly).
-  "0009_tool_input_text_refs": Effect.void
+  "0009_tool_input_text_refs": Effect.void,
+  // The part of each response's cache writes written to the 1-hour cache (Claude's
+  // `cache_creation.ephemeral_1h_input_tokens`, contract 1.3.0), priced at its own rate. The rows already kept stay
+  // NULL (not said: priced at the 5-minute rate, as before): their stored events (contract 1.2.0 or older) never
+  // kept the split; an import that reads a source again writes it.
+  // (Written to run again over its own column: a test's "older index" may keep it while forgetting the migration.)
+  "0010_usage_cache_write_1h": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      const [{ n }] = yield* sql<{ readonly n: number }>`
+        SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'`
+      if (n === 0) yield* sql`ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER`
+    }))
 })
 
 /**
@@ -1057,6 +1080,9 @@ const make = (
     // An index read (not migrated) from before migration 0005 has no usage table: its usage is derived from its events.
     const hasUsage = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'usage'`))[0].n > 0
+    // An index read (not migrated) from before migration 0010 keeps no 1-hour part of the cache writes: NULL.
+    const hasUsage1h = hasUsage && (yield* fail(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'`))[0].n > 0
 
     // The import's writes (write mode): prepared statements in a transaction kept open across sources.
     const writer = mode === "write" && db !== null ? new IndexWriter(db, toWal ?? undefined) : null
@@ -1148,6 +1174,7 @@ const make = (
         output_tokens: number | null
         cache_read_tokens: number | null
         cache_write_tokens: number | null
+        cache_write_1h_tokens: number | null
         cost_usd: number | null
       }>`
         SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
@@ -1160,7 +1187,7 @@ const make = (
             WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
               AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
           u.cost_usd IS NOT NULL AS stated,
-          count(*) AS n, ${sql.unsafe(TOKEN_SUMS)}, sum(u.cost_usd) AS cost_usd
+          count(*) AS n, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
         FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
@@ -1184,6 +1211,7 @@ const make = (
             outputTokens: r.output_tokens,
             cacheReadTokens: r.cache_read_tokens,
             cacheWriteTokens: r.cache_write_tokens,
+            cacheWrite1hTokens: r.cache_write_1h_tokens,
             costUsd: r.cost_usd
           }))
         )
