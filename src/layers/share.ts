@@ -67,6 +67,64 @@ const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<Read
   return { event: sr.event, title: (t) => (t == null ? t : r.title(t, known)) }
 }
 
+/**
+ * A window of one session (`show --around`): `events`, with the event just before it and the one just after it
+ * when there are (`before`, `after`: read for the joints at the window's edges), and `session`, the session's
+ * events in order from its first (read up to the window only).
+ */
+export interface SessionWindow<E, R> {
+  readonly session: Stream.Stream<SessionEvent, E, R>
+  readonly before: SessionEvent | undefined
+  readonly events: ReadonlyArray<SessionEvent>
+  readonly after: SessionEvent | undefined
+}
+
+/**
+ * A window of one session as the whole session's output has it (tester22b F2): with redaction on, each event is
+ * redacted with the secrets the session's earlier events decided on (`sessionRedactor`: every event before the
+ * window is read, a page at a time, never held) and each joint of two texts of one response redacted as one, the
+ * window's edges with the events just outside it (`redactJoints`), so the window's events equal the matching
+ * slice of the whole session's shareable events ({@link shareableEvents}: `export`). Before them come the tool
+ * calls (redacted as the whole session has them) of the window's tool results whose calls lie before the
+ * window, the latest of each id: the window's transcript then pairs each result with its call, as the session's
+ * does, and counts no result as an orphan output that is one only of the window. The session is read only when
+ * one of the two needs it. Fails as `session` does.
+ */
+export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<Array<SessionEvent>, E, R | Redaction> =>
+  Effect.gen(function*() {
+    const r = yield* Redaction
+    // the results of the window with no earlier call in it (`transcriptFromEvents` pairs a result with an earlier call)
+    const inWindow = new Set<string>()
+    const wanted = new Set<string>()
+    for (const e of w.events) {
+      if (e.toolCallId === null) continue
+      if (e.kind === "tool-call") inWindow.add(e.toolCallId)
+      else if (e.kind === "tool-result" && !inWindow.has(e.toolCallId)) wanted.add(e.toolCallId)
+    }
+    if (!r.enabled && wanted.size === 0) return w.events.slice()
+    const sr = sessionRedactor(r)
+    // read up to the window's first event: the event just before it may be a call of one of its results
+    const first = w.events[0]
+    const calls = new Map<string, SessionEvent>()
+    if (first !== undefined) {
+      yield* Stream.runForEach(
+        Stream.takeWhile(w.session, (e) => e.sequence !== first.sequence || e.eventId !== first.eventId),
+        (e) =>
+          Effect.sync(() => {
+            if (e.kind === "tool-call" && e.toolCallId !== null && wanted.has(e.toolCallId)) {
+              calls.delete(e.toolCallId)
+              calls.set(e.toolCallId, r.enabled ? sr.event(e) : e)
+            } else if (r.enabled) sr.see(e)
+          })
+      )
+    }
+    const earlier = [...calls.values()]
+    if (!r.enabled) return [...earlier, ...w.events]
+    const edged = [...(w.before !== undefined ? [w.before] : []), ...w.events, ...(w.after !== undefined ? [w.after] : [])]
+    const from = w.before !== undefined ? 1 : 0
+    return [...earlier, ...redactJoints(r.text, edged.map(sr.event)).slice(from, from + w.events.length)]
+  })
+
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
   Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))

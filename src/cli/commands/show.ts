@@ -76,9 +76,10 @@ export const show = Command.make(
         // The events around one: a bounded slice, printed as a whole session is.
         const eventId = o.around.value
         const n = Option.getOrElse(o.context, () => DEFAULT_CONTEXT)
-        const { events, others, session } = yield* Effect.gen(function*() {
+        const { after, before, events, others, session } = yield* Effect.gen(function*() {
           const found = yield* rt.findSession(o.id)
-          const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n, n))
+          // one more on each side: the events just outside the window, for the joints at its edges
+          const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n + 1, n + 1))
           if (Option.isNone(slice)) {
             const { SourceNotFound } = yield* errors
             return yield* new SourceNotFound({
@@ -86,14 +87,24 @@ export const show = Command.make(
               remediation: "Pass an event id of this session, as `session-ingest search` lists it with its session (or its evt_… uid)."
             })
           }
-          return { ...found, events: slice.value.events }
+          const { at, events: all } = slice.value
+          const from = Math.max(0, at - n)
+          return { ...found, before: from > 0 ? all[from - 1] : undefined, events: all.slice(from, at + n + 1), after: all[at + n + 1] }
         }).pipe(Effect.provide(indexLayer))
         noteOthers(o.id, session, others)
         if (o.format === "events") {
           return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
         }
-        const t = rt.sessionTranscript({ session, events })
-        if (o.format === "markdown") {
+        // The window as the whole session has it (layers/share.ts `shareableWindow`): the calls of its results that
+        // lie before it, and in Markdown each event redacted with the session's earlier secrets and the joints at its edges.
+        const markdown = o.format === "markdown"
+        const share = yield* shareRuntime
+        const redaction = share.redactionLayer(markdown && !o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+        const shown = yield* Effect.flatMap(rt.Index, (i) => share.shareableWindow({ session: i.eventsStream(session.sessionUid), before, events, after })).pipe(
+          Effect.provide(Layer.merge(indexLayer, redaction))
+        )
+        const t = rt.sessionTranscript({ session, events: shown })
+        if (markdown) {
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
           const shared = yield* shareable(t)
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
