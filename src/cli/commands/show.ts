@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type { Transcript } from "../../domain/model.js"
+import type { SessionEvent, Transcript } from "../../domain/model.js"
 import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -103,13 +103,14 @@ export const show = Command.make(
         const shown = yield* Effect.flatMap(rt.Index, (i) => share.shareableWindow({ session: i.eventsStream(session.sessionUid), before, events, after })).pipe(
           Effect.provide(Layer.merge(indexLayer, redaction))
         )
-        const t = rt.sessionTranscript({ session, events: shown })
+        const build = (es: ReadonlyArray<SessionEvent>) => rt.sessionTranscript({ session, events: es })
         if (markdown) {
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
-          const shared = yield* shareable(t)
+          const shared = yield* share.shareableWindowTranscript(build, shown).pipe(Effect.provide(redaction))
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")
         }
+        const t = build([...shown.calls, ...shown.events])
         return yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
       }
       if (o.format === "events" && !o.json) {
