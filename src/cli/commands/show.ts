@@ -100,13 +100,13 @@ export const show = Command.make(
         const markdown = o.format === "markdown"
         const share = yield* shareRuntime
         const redaction = share.redactionLayer(markdown && !o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
-        const shown = yield* Effect.flatMap(rt.Index, (i) => share.shareableWindow({ session: i.eventsStream(session.sessionUid), before, events, after })).pipe(
-          Effect.provide(Layer.merge(indexLayer, redaction))
-        )
         const build = (es: ReadonlyArray<SessionEvent>) => rt.sessionTranscript({ session, events: es })
-        if (markdown) {
+        const { shared, shown } = yield* Effect.gen(function*() {
+          const shown = yield* share.shareableWindow({ session: (yield* rt.Index).eventsStream(session.sessionUid), before, events, after })
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
-          const shared = yield* share.shareableWindowTranscript(build, shown).pipe(Effect.provide(redaction))
+          return { shown, shared: markdown ? yield* share.shareableWindowTranscript(build, shown) : undefined }
+        }).pipe(Effect.provide(Layer.merge(indexLayer, redaction)))
+        if (shared !== undefined) {
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")
         }
