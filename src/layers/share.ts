@@ -67,6 +67,114 @@ const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<Read
   return { event: sr.event, title: (t) => (t == null ? t : r.title(t, known)) }
 }
 
+/**
+ * A window of one session (`show --around`): `events`, with the event just before it and the one just after it
+ * when there are (`before`, `after`: read for the joints at the window's edges), and `session`, the session's
+ * events in order from its first (read up to the window only).
+ */
+export interface SessionWindow<E, R> {
+  readonly session: Stream.Stream<SessionEvent, E, R>
+  readonly before: SessionEvent | undefined
+  readonly events: ReadonlyArray<SessionEvent>
+  readonly after: SessionEvent | undefined
+}
+
+/** A window as {@link shareableWindow} answers it: each event redacted when the Redaction in force is on. */
+export interface WindowShown {
+  /** The calls of the window's results that lie before the window (the latest of each id), in their order. */
+  readonly calls: ReadonlyArray<SessionEvent>
+  /** The window's events. */
+  readonly events: ReadonlyArray<SessionEvent>
+  /** The events just outside it (as given), for the Markdown's joints at its edges ({@link shareableWindowTranscript}). */
+  readonly before: SessionEvent | undefined
+  readonly after: SessionEvent | undefined
+}
+
+/**
+ * A window of one session as the whole session's output has it (tester22b F2): with redaction on, each event is
+ * redacted with the secrets the session's earlier events decided on (`sessionRedactor`: every event before the
+ * window is read, a page at a time, never held) and each joint of two texts of one response redacted as one, the
+ * window's edges with the events just outside it (`redactJoints`), so the window's events equal the matching
+ * slice of the whole session's shareable events ({@link shareableEvents}: `export`). With them come the tool
+ * calls (redacted as the whole session has them) of the window's tool results whose calls lie before the window:
+ * the window's transcript then pairs each result with its call, as the session's does, and counts no result as
+ * an orphan output that is one only of the window. The session is read only when one of the two needs it. Fails
+ * as `session` does.
+ */
+export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<WindowShown, E, R | Redaction> =>
+  Effect.gen(function*() {
+    const r = yield* Redaction
+    // the results of the window with no earlier call in it (`transcriptFromEvents` pairs a result with an earlier call)
+    const inWindow = new Set<string>()
+    const wanted = new Set<string>()
+    for (const e of w.events) {
+      if (e.toolCallId === null) continue
+      if (e.kind === "tool-call") inWindow.add(e.toolCallId)
+      else if (e.kind === "tool-result" && !inWindow.has(e.toolCallId)) wanted.add(e.toolCallId)
+    }
+    if (!r.enabled && wanted.size === 0) return { calls: [], events: w.events, before: w.before, after: w.after }
+    const sr = sessionRedactor(r)
+    // read up to the window's first event: the event just before it may be a call of one of its results
+    const first = w.events[0]
+    const calls = new Map<string, SessionEvent>()
+    if (first !== undefined) {
+      yield* Stream.runForEach(
+        Stream.takeWhile(w.session, (e) => e.sequence !== first.sequence || e.eventId !== first.eventId),
+        (e) =>
+          Effect.sync(() => {
+            if (e.kind === "tool-call" && e.toolCallId !== null && wanted.has(e.toolCallId)) {
+              calls.delete(e.toolCallId)
+              calls.set(e.toolCallId, r.enabled ? sr.event(e) : e)
+            } else if (r.enabled) sr.see(e)
+          })
+      )
+    }
+    if (!r.enabled) return { calls: [...calls.values()], events: w.events, before: w.before, after: w.after }
+    const edged = redactJoints(r.text, [...(w.before !== undefined ? [w.before] : []), ...w.events, ...(w.after !== undefined ? [w.after] : [])].map(sr.event))
+    const from = w.before !== undefined ? 1 : 0
+    return {
+      calls: [...calls.values()],
+      events: edged.slice(from, from + w.events.length),
+      before: w.before !== undefined ? edged[0] : undefined,
+      after: w.after !== undefined ? edged[edged.length - 1] : undefined
+    }
+  })
+
+/** An assistant's text: the block a Markdown joint may join with the next (`redactTranscriptJoints`). */
+const assistantText = (e: SessionEvent | undefined): e is SessionEvent =>
+  e !== undefined && e.kind === "message" && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
+
+/**
+ * The transcript of a window ({@link shareableWindow}) as the shareable Markdown carries it, as the whole
+ * session's Markdown has the window's blocks: `build` makes a transcript of events (the session's, as the whole
+ * one is made); when the event just outside an edge is an assistant's text, it is redacted with the window (the
+ * Markdown joins two adjacent text blocks of an assistant turn: `redactTranscriptJoints`) and its block then
+ * left out. The window's own times, diagnostics and parse warnings are kept.
+ */
+export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionEvent>) => Transcript, w: WindowShown): Effect.Effect<Transcript, never, Redaction> =>
+  Effect.gen(function*() {
+    const own = build([...w.calls, ...w.events])
+    const r = yield* Redaction
+    const before = r.enabled && assistantText(w.before) ? w.before : undefined
+    const after = r.enabled && assistantText(w.after) ? w.after : undefined
+    if (before === undefined && after === undefined) return yield* shareableTranscript(own)
+    const shared = yield* shareableTranscript(build([...w.calls, ...(before !== undefined ? [before] : []), ...w.events, ...(after !== undefined ? [after] : [])]))
+    const blocks = shared.turns.flatMap((t) => t.blocks)
+    if (after !== undefined) blocks.pop()
+    // the calls make a block each, then the event before the window
+    if (before !== undefined) blocks.splice(w.calls.length, 1)
+    if (blocks.length !== own.turns.reduce((n, t) => n + t.blocks.length, 0)) return yield* shareableTranscript(own)
+    let k = 0
+    return {
+      ...shared,
+      startedAt: own.startedAt,
+      endedAt: own.endedAt,
+      parseWarnings: own.parseWarnings,
+      diagnostics: own.diagnostics,
+      turns: own.turns.map((t) => ({ ...t, blocks: t.blocks.map(() => blocks[k++]) }))
+    }
+  })
+
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
   Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))

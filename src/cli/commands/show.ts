@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type { Transcript } from "../../domain/model.js"
+import type { SessionEvent, Transcript } from "../../domain/model.js"
 import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -76,9 +76,10 @@ export const show = Command.make(
         // The events around one: a bounded slice, printed as a whole session is.
         const eventId = o.around.value
         const n = Option.getOrElse(o.context, () => DEFAULT_CONTEXT)
-        const { events, others, session } = yield* Effect.gen(function*() {
+        const { after, before, events, others, session } = yield* Effect.gen(function*() {
           const found = yield* rt.findSession(o.id)
-          const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n, n))
+          // one more on each side: the events just outside the window, for the joints at its edges
+          const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n + 1, n + 1))
           if (Option.isNone(slice)) {
             const { SourceNotFound } = yield* errors
             return yield* new SourceNotFound({
@@ -86,19 +87,30 @@ export const show = Command.make(
               remediation: "Pass an event id of this session, as `session-ingest search` lists it with its session (or its evt_… uid)."
             })
           }
-          return { ...found, events: slice.value.events }
+          const { at, events: all } = slice.value
+          const from = Math.max(0, at - n)
+          return { ...found, before: from > 0 ? all[from - 1] : undefined, events: all.slice(from, at + n + 1), after: all[at + n + 1] }
         }).pipe(Effect.provide(indexLayer))
         noteOthers(o.id, session, others)
         if (o.format === "events") {
           return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
         }
-        const t = rt.sessionTranscript({ session, events })
-        if (o.format === "markdown") {
+        // The window as the whole session has it (layers/share.ts `shareableWindow`): the calls of its results that
+        // lie before it, and in Markdown each event redacted with the session's earlier secrets and the joints at its edges.
+        const markdown = o.format === "markdown"
+        const share = yield* shareRuntime
+        const redaction = share.redactionLayer(markdown && !o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+        const build = (es: ReadonlyArray<SessionEvent>) => rt.sessionTranscript({ session, events: es })
+        const { shared, shown } = yield* Effect.gen(function*() {
+          const shown = yield* share.shareableWindow({ session: (yield* rt.Index).eventsStream(session.sessionUid), before, events, after })
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
-          const shared = yield* shareable(t)
+          return { shown, shared: markdown ? yield* share.shareableWindowTranscript(build, shown) : undefined }
+        }).pipe(Effect.provide(Layer.merge(indexLayer, redaction)))
+        if (shared !== undefined) {
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")
         }
+        const t = build([...shown.calls, ...shown.events])
         return yield* printResult("show", o.json, t, () => renderTranscriptText(t, { local: o.local }))
       }
       if (o.format === "events" && !o.json) {
