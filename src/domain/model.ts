@@ -165,7 +165,9 @@ export type CompactionMark = typeof CompactionMark.Type
  *
  * An event of kind `result` ends a run (AgentMux: a Claude stream-json
  * `result` line): its `usage` and `costUsd` are the run's totals (`usage`,
- * `total_cost_usd`), covering the responses since the session's previous
+ * `total_cost_usd`), covering the responses of its run: since its
+ * `system/init` line (a new Claude process; the line's place is kept in the
+ * event's provenance as `runFrom`) and since the session's previous
  * `result`; they are not another response, so totals never add its tokens
  * to theirs (`usageTotals`, `usageRows`). Its `model` is the run's model
  * (the `system`/`init` line's), `isError` the run's `is_error`.

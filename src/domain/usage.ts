@@ -13,8 +13,12 @@
  * totals: it is a *run* row, not a response. Its tokens are the same tokens
  * its responses report, so they count only when none of its responses
  * reported any; its `costUsd` (`total_cost_usd`) is the cost of the run's
- * responses (those since the session's previous `result`), which then cost
- * nothing more.
+ * responses, which then cost nothing more. A run is one Claude process:
+ * its responses are those since its `system/init` line (the event's
+ * `runFrom`) and since the session's previous `result` (a process that ends
+ * several turns states each turn's). A run killed before its `result` (the
+ * next `init` came first) keeps its responses priced from the table: a later
+ * process's stated total is not theirs (tester22a F3).
  *
  * Cost, in order: the run's stated total; else the response's own stated
  * cost (Claude Code `costUSD`); else the response's tokens at the price
@@ -48,7 +52,10 @@ export interface UsageTotals extends TokenUsage {
  * One response's (or one run's) usage as counted: the last usage its
  * events carry. `key`: `r:<responseId>`, or `e:<eventId>` for an event
  * without a response id (and for a `result`). `runSeq`: for a response, the
- * sequence of the `result` that ended its run (null while its run is open).
+ * sequence of the `result` that ended its run (null while its run is open,
+ * and for good when the run was killed). `runFrom`: for a run, the sequence
+ * of its first event (after its `system/init` line; absent or null when
+ * unknown: an event imported before it was kept, or no `init` before it).
  */
 export interface UsageRow {
   readonly sourceId: string
@@ -63,6 +70,7 @@ export interface UsageRow {
   readonly usage: TokenUsage
   readonly costUsd: number | null
   readonly runSeq: number | null
+  readonly runFrom?: number | null
 }
 
 export { USAGE_NOT_VALID } from "./warning-kinds.js"
@@ -122,14 +130,29 @@ export const usageRowOf = (e: SessionEvent): Omit<UsageRow, "runSeq"> | null => 
     occurredAt: e.occurredAt,
     model: e.model,
     usage: e.usage ?? NO_USAGE,
-    costUsd: e.costUsd ?? null
+    costUsd: e.costUsd ?? null,
+    ...(run ? { runFrom: runFromOf(e) } : {})
   }
+}
+
+/**
+ * The sequence of the first event of a `result`'s run: AgentMux keeps it in
+ * the event's provenance (`native.agentmux.runFrom`, the event after the
+ * run's `system/init` line: see `./agentmux/transcript.ts`); null
+ * when the event does not say (kept before it was written, or no `init`
+ * came before the `result`): the run then reaches back to the previous `result`.
+ */
+export const runFromOf = (e: SessionEvent): number | null => {
+  const native = e.extensions[`native.${e.provider}`]
+  const from = typeof native === "object" && native !== null ? (native as Record<string, unknown>).runFrom : undefined
+  return typeof from === "number" && Number.isSafeInteger(from) && from >= 0 ? from : null
 }
 
 /**
  * The usage rows of events (each source's events in order): per session and
  * key the last row wins (its `runSeq` stays what it was), and each `result`
- * ends the run of the session's responses not yet ended that came before it.
+ * ends the run of the session's responses not yet ended that came before it
+ * and not before its run's first event (`runFrom`).
  * The index maintains exactly these rows at import.
  */
 export const usageRows = (events: Iterable<SessionEvent>): Array<UsageRow> => {
@@ -145,11 +168,41 @@ export const usageRows = (events: Iterable<SessionEvent>): Array<UsageRow> => {
     rows.set(id, { ...r, runSeq: before?.runSeq ?? null })
     if (r.kind === "run") {
       for (const [k, x] of rows) {
-        if (k.startsWith(session) && x.kind === "response" && x.runSeq === null && x.sequence < r.sequence) rows.set(k, { ...x, runSeq: r.sequence })
+        if (k.startsWith(session) && x.kind === "response" && x.runSeq === null && x.sequence < r.sequence && x.sequence >= (r.runFrom ?? 0)) {
+          rows.set(k, { ...x, runSeq: r.sequence })
+        }
       }
     }
   }
   return [...rows.values()]
+}
+
+/**
+ * The model each of one session's usage rows is reported under by model
+ * (`usage --by model`): a response's own; a run's stated total where the
+ * run's responses are: the run's own model (its `system/init` line's) when
+ * one of its responses has it (the process's model; other models' responses,
+ * a subagent's, are covered by the same total), else the model of its latest
+ * response (a run whose `init` names a model no response reports: tester22a
+ * F3 booked $0.05 under `x`, a row with no tokens, while its response's
+ * `unknown-model-x` showed $0), else its own (a run without responses). A
+ * response whose model is null books its run under the run's own model. The
+ * index's SQL does the same (`bookedModel` in `src/layers/index/rows.ts`).
+ * `rows`: one session's rows (its runs and responses, as {@link usageRows}).
+ */
+export const bookedModelOf = (rows: ReadonlyArray<UsageRow>): (r: UsageRow) => string | null => {
+  const runs = new Map<number, UsageRow>()
+  for (const r of rows) if (r.kind === "run") runs.set(r.sequence, r)
+  const chosen = new Map<number, UsageRow>()
+  for (const r of rows) {
+    if (r.kind !== "response" || r.runSeq === null) continue
+    const run = runs.get(r.runSeq)
+    if (run === undefined) continue
+    const was = chosen.get(r.runSeq)
+    const rank = (x: UsageRow) => (x.model === run.model ? 1 : 0)
+    if (was === undefined || rank(r) > rank(was) || (rank(r) === rank(was) && r.sequence > was.sequence)) chosen.set(r.runSeq, r)
+  }
+  return (r) => (r.kind === "run" ? chosen.get(r.sequence)?.model ?? r.model : r.model)
 }
 
 /**

@@ -152,6 +152,80 @@ describe("AgentMux (Claude stream-json) result lines", () => {
   })
 })
 
+/**
+ * Claude's `total_cost_usd` is the cost of the process that printed it, and each `system/init` line starts a new
+ * process: a `result` covers only the responses since its own run's `init`. A run killed before its `result` (an
+ * `init`, responses, then the next `init`) is priced from the table, also once a later run ends with a `result`
+ * (docs/usage-and-cost.md; tester22a F3: its cost vanished under the resumed run's stated total).
+ * data/prices.json: claude-haiku-4-5 $1 / $5 / $0.10 / $1.25, claude-opus-4-5 $5 / $25 / $0.50 / $6.25 per million.
+ */
+describe("AgentMux runs: a result covers its own run only (bounded by init lines)", () => {
+  const run1 = [
+    prompt("first"),
+    init("claude-sonnet-4-5"),
+    assistant("m1", "part one", usage(100, 10, 0, 0)),
+    assistant("m1", "part two", usage(100, 40, 0, 0)),
+    assistant("m2", "answer", usage(5, 5, 1000, 2000)),
+    result(0.123, usage(105, 45, 1000, 2000))
+  ]
+  // killed: haiku 1/2/3/4 = 1 + 10 + 0.3 + 5 = 16.3 µ$; opus 1,000 in, 2,000 out = 5,000 + 50,000 = 55,000 µ$
+  const killed = [
+    prompt("second"),
+    init("claude-haiku-4-5"),
+    assistant("m3", "killed run", usage(1, 2, 3, 4), "claude-haiku-4-5"),
+    prompt("third"),
+    init("claude-opus-4-5"),
+    assistant("m6", "killed again", usage(1000, 2000, 0, 0), "claude-opus-4-5")
+  ]
+  const resumed = [prompt("fourth"), init("claude-opus-4-5"), assistant("m7", "resumed", usage(10, 20, 0, 0), "claude-opus-4-5"), result(0.9, usage(10, 20, 0, 0))]
+
+  it("the tester's session: $0.1780163 before the resumed run ends, $1.0780163 after (the killed runs keep their table price)", () => {
+    const before = usageSummary(mapped([...run1, ...killed]), bundledPrices)!
+    expect(before.costUsd).toBe(0.1780163)
+    expect(before.responses).toBe(4)
+    const after = usageSummary(mapped([...run1, ...killed, ...resumed]), bundledPrices)!
+    expect(after.costUsd).toBe(1.0780163)
+    expect([after.inputTokens, after.outputTokens, after.cacheReadTokens, after.cacheWriteTokens, after.responses]).toEqual([1116, 2067, 1003, 2004, 5])
+    const rows = usageRows(mapped([...run1, ...killed, ...resumed])).filter((r) => r.kind === "response")
+    expect(rows.map((r) => [r.key, r.runSeq !== null])).toEqual([["r:m1", true], ["r:m2", true], ["r:m3", false], ["r:m6", false], ["r:m7", true]])
+  })
+
+  it("killed and resumed several times, the last run still going: every killed run and the open one priced, each result its own run", () => {
+    // claude-sonnet-4-5: r1 1,000 in 100 out 4,500 µ$; r2 2,000 in 6,000 µ$; r4 1,000 out 15,000 µ$; r6 100 in 10 out 450 µ$
+    const events = mapped([
+      init("claude-sonnet-4-5"),
+      assistant("r1", "a", usage(1000, 100, 0, 0)),
+      init("claude-sonnet-4-5"),
+      assistant("r2", "b", usage(2000, 0, 0, 0)),
+      init("claude-sonnet-4-5"),
+      assistant("r3", "c", usage(10, 10, 0, 0)),
+      result(0.3, usage(10, 10, 0, 0)),
+      init("claude-sonnet-4-5"),
+      assistant("r4", "d", usage(0, 1000, 0, 0)),
+      init("claude-sonnet-4-5"),
+      assistant("r5", "e", usage(20, 20, 0, 0)),
+      result(0.2, usage(20, 20, 0, 0)),
+      init("claude-sonnet-4-5"),
+      assistant("r6", "f", usage(100, 10, 0, 0))
+    ])
+    const s = usageSummary(events, bundledPrices)!
+    expect(s.costUsd).toBe(0.52595)
+    expect([s.inputTokens, s.outputTokens, s.responses]).toEqual([3130, 1140, 6])
+  })
+
+  it("a process that ends several turns (results without an init between): each result covers the responses since the previous one", () => {
+    const events = mapped([
+      init("claude-sonnet-4-5"),
+      assistant("a1", "a", usage(1000, 0, 0, 0)),
+      result(0.01, usage(1000, 0, 0, 0)),
+      prompt("more"),
+      assistant("a2", "b", usage(2000, 0, 0, 0)),
+      result(0.02, usage(2000, 0, 0, 0))
+    ])
+    expect(usageSummary(events, bundledPrices)!.costUsd).toBe(0.03)
+  })
+})
+
 describe("the price table", () => {
   it("is versioned, names its source and its unit, and prices the models the fixtures use", () => {
     expect(bundledPrices.version).toMatch(/^\d{4}-\d{2}-\d{2}$/)

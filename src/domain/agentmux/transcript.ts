@@ -14,7 +14,10 @@
  *   the run's totals as the source states them (contract 1.2.0): `usage`
  *   (its `usage` object), `costUsd` (`total_cost_usd`), `isError`
  *   (`is_error`), the run's model (its `system`/`init` line's), and in its
- *   provenance `subtype`, `durationMs`, `durationApiMs`, `numTurns`;
+ *   provenance `subtype`, `durationMs`, `durationApiMs`, `numTurns` and
+ *   `runFrom` (the sequence of the run's first event: each `system`/`init`
+ *   line starts a new Claude process, whose `result` covers no earlier
+ *   response; absent before the session's first `init`);
  * - turns: an assistant turn is a run of assistant blocks; a user turn is one
  *   user line's blocks (two user messages in a row are two turns);
  * - each message is dated by its line's receive time (output.tsidx);
@@ -153,6 +156,12 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   let model: string | null = null
   /** The model of the run in progress: its latest `system`/`init` line's (a `result` event's model). */
   let runModel: string | null = null
+  /**
+   * The sequence of the first event of the run in progress (the next event after its latest `system`/`init` line:
+   * each `init` starts a new Claude process); null before the session's first `init`. A `result` event keeps it
+   * (`runFrom`): its `total_cost_usd` is that process's cost, so it covers no response before it.
+   */
+  let runFrom: number | null = null
   /** The line the last block came from: a user line is a user turn of its own (one message, one turn). */
   let lastBlockLine = -1
   let firstAt: string | null = null
@@ -275,7 +284,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       }, {
         durationMs,
         durationApiMs: typeof value.duration_api_ms === "number" ? value.duration_api_ms : null,
-        numTurns
+        numTurns,
+        ...(runFrom !== null ? { runFrom } : {})
       }, {
         isError: typeof value.is_error === "boolean" ? value.is_error : null,
         ...validUsage(value.usage, value.total_cost_usd, lineNo)
@@ -283,6 +293,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
       return
     }
     if (type === "system") {
+      if (value.subtype === "init") runFrom = events.length
       if (value.subtype === "init" && typeof value.model === "string") runModel = value.model
       if (value.subtype === "init" && typeof value.model === "string" && model === null) model = value.model
       if (value.subtype === "compact_boundary") {

@@ -74,7 +74,7 @@ import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -525,11 +525,21 @@ const upsertUsage = (
   eventUidOf: (e: SessionEvent) => string
 ) => writeUsage(sql, latestUsage(events.map((e) => ({ key, generation, event: e, uid: uidOf(e), eventUid: eventUidOf(e) }))))
 
+/**
+ * The usage rows of a batch (see {@link latestUsage}) and, for each run row, the sequence of its run's first event
+ * (`runFrom`, not stored: it bounds the responses the run ends).
+ */
+interface LatestUsage {
+  readonly rows: ReadonlyArray<UsageDbRow>
+  readonly runFrom: ReadonlyMap<UsageDbRow, number>
+}
+
 /** The usage rows of events (each with its source key, generation, session uid and event uid): per session generation and response, the latest by sequence. */
 const latestUsage = (
   events: ReadonlyArray<{ readonly key: string; readonly generation: number; readonly event: SessionEvent; readonly uid: string; readonly eventUid: string }>
-): Array<UsageDbRow> => {
+): LatestUsage => {
   const latest = new Map<string, UsageDbRow>()
+  const runFrom = new Map<UsageDbRow, number>()
   for (const x of events) {
     const r = usageRowOf(x.event)
     if (r === null) continue
@@ -537,22 +547,25 @@ const latestUsage = (
     const id = `${row.source_key}\u0000${row.generation}\u0000${row.session_uid}\u0000${row.response_key}`
     const before = latest.get(id)
     if (before === undefined || before.sequence <= row.sequence) latest.set(id, row)
+    if (r.runFrom !== undefined && r.runFrom !== null) runFrom.set(row, r.runFrom)
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-  return [...latest.values()].sort((a, b) =>
+  const rows = [...latest.values()].sort((a, b) =>
     cmp(a.source_key, b.source_key) || a.generation - b.generation || cmp(a.session_uid, b.session_uid) || cmp(a.response_key, b.response_key)
   )
+  return { rows, runFrom }
 }
 
 /**
  * Write usage rows (of any sources and generations; one per session
  * generation and response) inside the caller's transaction: a row stored
  * with a later sequence stands; then each `result` row ends the run of its
- * session's earlier responses not yet ended — every such response takes the
- * first run after it, one statement for all runs (what ending the runs one
- * after another in sequence order does).
+ * session's earlier responses not yet ended, and not before the run's first
+ * event (`runFrom`: its `init`) — every such response takes the first run
+ * after it whose process it is in, one statement for all runs (what ending
+ * the runs one after another in sequence order does).
  */
-const writeUsage = (sql: SqlClient.SqlClient, rows: ReadonlyArray<UsageDbRow>) =>
+const writeUsage = (sql: SqlClient.SqlClient, { rows, runFrom }: LatestUsage) =>
   Effect.gen(function*() {
     if (rows.length === 0) return
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) {
@@ -569,11 +582,11 @@ const writeUsage = (sql: SqlClient.SqlClient, rows: ReadonlyArray<UsageDbRow>) =
     if (runs.length === 0) return
     const col = <K extends keyof UsageDbRow>(k: K) => runs.map((r) => r[k])
     yield* sql`
-      WITH r(k, g, s, q) AS (SELECT * FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("session_uid")}::text[],
-                                                 ${col("sequence")}::int[])),
+      WITH r(k, g, s, q, f) AS (SELECT * FROM unnest(${col("source_key")}::text[], ${col("generation")}::int[], ${col("session_uid")}::text[],
+                                                 ${col("sequence")}::int[], ${runs.map((r) => runFrom.get(r) ?? 0)}::int[])),
       m AS (
         SELECT u.source_key, u.generation, u.session_uid, u.response_key, min(r.q) AS q FROM usage u
-          JOIN r ON r.k = u.source_key AND r.g = u.generation AND r.s = u.session_uid AND r.q > u.sequence
+          JOIN r ON r.k = u.source_key AND r.g = u.generation AND r.s = u.session_uid AND r.q > u.sequence AND u.sequence >= r.f
         WHERE u.kind = 'response' AND u.run_seq IS NULL
         GROUP BY u.source_key, u.generation, u.session_uid, u.response_key
       )
@@ -1108,7 +1121,7 @@ const make = (
         : by === "day"
         ? "substr(u.occurred_at, 1, 10)"
         : by === "model"
-        ? "u.model"
+        ? bookedModel("pg")
         : by === "provider"
         ? "u.provider"
         : by === "response"

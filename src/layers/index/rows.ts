@@ -1206,6 +1206,23 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     AND m.session_uid = r.session_uid AND m.run_seq = r.sequence`
 
 /**
+ * The model a usage row is reported under by `usage --by model` (`u`: the
+ * row): a response's own; a run's (an AgentMux `result`: its stated total)
+ * where its responses are: its own model (its `system/init` line's) when a
+ * response of the run has it, else its latest response's, else its own (a
+ * run without responses). The same as `bookedModelOf` in `src/domain/usage.ts`
+ * (docs/usage-and-cost.md; tester22a F3: init model "x", response
+ * "unknown-model-x" gave a row `x` with no tokens and the run's $0.05). The
+ * same SQL on SQLite and PostgreSQL but for one comparison (`dialect`).
+ */
+export const bookedModel = (dialect: UsageDialect) => `CASE WHEN u.kind = 'run' THEN coalesce((
+      SELECT bm.model FROM usage bm
+      WHERE bm.session_uid = u.session_uid AND bm.generation = u.generation AND bm.source_key = u.source_key
+        AND bm.kind = 'response' AND bm.run_seq = u.sequence
+      ORDER BY bm.model ${dialect === "pg" ? "IS NOT DISTINCT FROM" : "IS"} u.model DESC, bm.sequence DESC LIMIT 1), u.model)
+    ELSE u.model END`
+
+/**
  * The select of {@link countedElsewhereUsage}'s two halves up to its `WHERE`: each current usage row (of a source
  * not rejected) with its rank in window `w`, the first row's session uid and native session id, and what the
  * filters read; the caller's conditions follow `AND`.

@@ -207,8 +207,9 @@ export class IndexWriter {
           cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
           cache_write_1h_tokens = excluded.cache_write_1h_tokens
         WHERE excluded.sequence >= usage.sequence`),
+      // A run ends the responses since its first event (`runFrom`: its process's `init`), not those of a killed run before it.
       endRun: p(`UPDATE usage SET run_seq = ?
-        WHERE session_uid = ? AND generation = ? AND source_key = ? AND kind = 'response' AND run_seq IS NULL AND sequence < ?`),
+        WHERE session_uid = ? AND generation = ? AND source_key = ? AND kind = 'response' AND run_seq IS NULL AND sequence < ? AND sequence >= ?`),
       supersedeOne: p(`UPDATE generations SET superseded_at = ?, superseded_reason = ?
         WHERE source_key = ? AND generation = ? AND superseded_at IS NULL`),
       dropEventDocsOf: p(`DELETE FROM search WHERE rowid IN (
@@ -534,7 +535,7 @@ export class IndexWriter {
       if (before === undefined || before.r.sequence <= r.sequence) latest.set(id, { r, uid: p.sessionUid, e: p.event })
     }
     if (latest.size === 0) return
-    const runs: Array<{ uid: string; sequence: number }> = []
+    const runs: Array<{ uid: string; sequence: number; from: number }> = []
     for (const { e, r, uid } of latest.values()) {
       this.st.upsertUsage.run(
         key,
@@ -554,9 +555,9 @@ export class IndexWriter {
         r.costUsd,
         r.usage.cacheWrite1hTokens
       )
-      if (r.kind === "run") runs.push({ uid, sequence: r.sequence })
+      if (r.kind === "run") runs.push({ uid, sequence: r.sequence, from: r.runFrom ?? 0 })
     }
-    for (const run of runs.sort((a, b) => a.sequence - b.sequence)) this.st.endRun.run(run.sequence, run.uid, generation, key, run.sequence)
+    for (const run of runs.sort((a, b) => a.sequence - b.sequence)) this.st.endRun.run(run.sequence, run.uid, generation, key, run.sequence, run.from)
   }
 
   /**

@@ -38,6 +38,7 @@ import {
   leanEvent,
   searchFilterSql,
   workspaceSql,
+  bookedModel,
   countedElsewhereUsage,
   firstSeenUsage,
   searchHitOf,
@@ -61,7 +62,7 @@ import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, createOwnedSqlite, guardStore, INDEX_APPLICATION_ID, journaledHeader, type Ownership, ownershipWhenOpen } from "../owned-sqlite.js"
 import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
-import { groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
+import { bookedModelOf, groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
@@ -1149,7 +1150,7 @@ const make = (
         : by === "day"
         ? "substr(u.occurred_at, 1, 10)"
         : by === "model"
-        ? "u.model"
+        ? bookedModel("sqlite")
         : by === "provider"
         ? "u.provider"
         : by === "response"
@@ -1233,7 +1234,8 @@ const make = (
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'`)
         type Session = (typeof sessions)[number]
-        type Counted = { readonly row: UsageRow; readonly ss: Session; counted: boolean; countedIn: Counted | null }
+        // `model`: what `--by model` books the row under (bookedModelOf: a run's stated total where its responses are).
+        type Counted = { readonly row: UsageRow; readonly ss: Session; readonly model: string | null; counted: boolean; countedIn: Counted | null }
         const all: Array<Counted> = []
         // A response counts once across sessions, where it was seen first (the order of FIRST_SEEN_USAGE),
         // decided before the time filters, as there.
@@ -1255,8 +1257,10 @@ const make = (
             WHERE e.session_uid = ${ss.session_uid} AND e.generation = ${ss.generation} AND e.source_key = ${ss.source_key}
               ${reader.lean ? sql`` : sql`AND ${sql.unsafe(MAY_CARRY_USAGE.replaceAll("event_json", "e.body").replace("kind", "e.kind"))}`}
             ORDER BY e.sequence, e.event_uid`)
-          for (const r of usageRows(yield* reader.decode(stored))) {
-            const c: Counted = { row: r, ss, counted: true, countedIn: null }
+          const rows = usageRows(yield* reader.decode(stored))
+          const booked = bookedModelOf(rows)
+          for (const r of rows) {
+            const c: Counted = { row: r, ss, model: booked(r), counted: true, countedIn: null }
             all.push(c)
             const at = [
               ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
@@ -1298,14 +1302,14 @@ const make = (
     const usageGroupsFromEvents = (filter: UsageFilter): Effect.Effect<ReadonlyArray<UsageGroup>, StoreUnavailable> =>
       Effect.gen(function*() {
         const out: Array<UsageRow & { readonly group: string | null }> = []
-        for (const { counted, row: r, ss } of yield* usageRowsFromEvents(filter)) {
+        for (const { counted, model, row: r, ss } of yield* usageRowsFromEvents(filter)) {
           if (!counted) continue
           const group = filter.by === "session"
             ? ss.session_uid
             : filter.by === "day"
             ? r.occurredAt?.slice(0, 10) ?? null
             : filter.by === "model"
-            ? r.model
+            ? model
             : filter.by === "provider"
             ? r.provider
             : filter.by === "response"
