@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as App from "../../src/layers/app.js"
 import { parseWhole } from "../../src/layers/index/parse-worker-work.js"
-import { ShapeTable } from "../../src/layers/index/parse-pool.js"
+import { ShapeTable, StringTable } from "../../src/layers/index/parse-pool.js"
 import { SessionSources } from "../../src/services/SessionSource.js"
 import { SourceAccess } from "../../src/services/SourceAccess.js"
 import type { ProviderId } from "../../src/domain/model.js"
@@ -30,17 +30,19 @@ const program = Effect.gen(function*() {
     let whole = 0
     let cloneUs = 0
     for (let i = 0; i < logs.length; i += 16) {
+      // One shape table and one word table per request of 16 sources, as the worker has.
       const shapes = new ShapeTable()
+      const words = new StringTable()
       const answers = []
       for (const path of logs.slice(i, i + 16)) {
         const a = yield* parseWhole(registry, access, {
           provider: "muse-code" as ProviderId,
           locator: { locatorClass: "muse-native-session-log", path },
           batchSize: 500
-        }, shapes)
+        }, shapes, words)
         if (a._tag === "whole") {
           whole++
-          for (const b of a.batches) events += b.events.length
+          for (const b of a.batches) events += b.events.eventIds.length
         }
         answers.push(a)
       }

@@ -8,8 +8,8 @@
 import * as v8 from "node:v8"
 import { describe, expect, it } from "@effect/vitest"
 import type { SessionEvent } from "../../src/domain/model.js"
-import { preparedColumnsOf, preparedRowsOf, ShapeTable } from "../../src/layers/index/parse-pool.js"
-import { preparedRowOf } from "../../src/layers/index/sqlite-writer.js"
+import { headColumnsOf, headsOf, preparedColumnsOf, preparedRowsOf, ShapeTable, StringTable } from "../../src/layers/index/parse-pool.js"
+import { eventHeadOf, preparedRowOf } from "../../src/layers/index/sqlite-writer.js"
 
 const sourceId = `sha256:${"a".repeat(64)}`
 
@@ -73,6 +73,28 @@ describe("parse worker answers by column", () => {
     expect(back[2].shapes).toBe(back[0].shapes)
     expect(back[1].prepared.uids.byteLength).toBe(40 * 16)
     expect(preparedRowsOf(back[1].prepared, back[1].shapes)[3].shape).toBe(preparedRowOf(event(43)).shape)
+  })
+
+  it("the heads made again from the columns are the events' heads (a null role, times, cursors, sequences beyond 2^31)", () => {
+    const events = Array.from({ length: 5 }, (_, k) => ({ ...event(k), ...(k === 3 ? { occurredAt: null, sequence: 2 ** 40 + 3 } : {}) } as SessionEvent))
+    const heads = events.map(eventHeadOf)
+    const table = new StringTable()
+    expect(headsOf(headColumnsOf(heads, table), table.defs)).toEqual(heads)
+    expect(heads[1].role).toBeNull()
+  })
+
+  it("a message of several answers holds each repeated head word (the source id) once", () => {
+    const table = new StringTable()
+    const answers = [0, 1].map((s) => ({
+      words: table.defs,
+      events: headColumnsOf(Array.from({ length: 40 }, (_, k) => eventHeadOf(event(s * 40 + k))), table)
+    }))
+    const message = v8.serialize(answers)
+    let count = 0
+    for (let at = message.indexOf(sourceId); at >= 0; at = message.indexOf(sourceId, at + 1)) count++
+    expect(count).toBe(1)
+    const back = v8.deserialize(message) as typeof answers
+    expect(headsOf(back[1].events, back[1].words)[7]).toEqual(eventHeadOf(event(47)))
   })
 
   it("a uid that is not 16 bytes is refused (a row would otherwise take its neighbour's bytes)", () => {

@@ -75,7 +75,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
-import { defaultJobs, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, preparedRowsOf, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
+import { defaultJobs, headsOf, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, preparedRowsOf, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
 import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
@@ -550,7 +550,7 @@ const make = Effect.gen(function*() {
             // Heads only: with `prepared`, the writer reads no other field of an event (`WholeSource.batches`).
             batches: answer.batches.map((b) => ({
               ...b,
-              events: b.events as ReadonlyArray<SessionEvent>,
+              events: headsOf(b.events, answer.words) as ReadonlyArray<unknown> as ReadonlyArray<SessionEvent>,
               prepared: preparedRowsOf(b.prepared, answer.shapes)
             })),
             groupCommit: sizes.commit, fingerprint: answer.fingerprint, parts: {}, diagnostics: answer.diagnostics },

@@ -66,12 +66,13 @@ export interface PreparedColumns {
 }
 
 /**
- * The lean shapes of a request's answers, each once: the index a
- * {@link PreparedColumns} refers to. One array shared by every answer of a
- * request, so the message holds it once (structured clone keeps an object
- * that several answers refer to as one).
+ * Strings of a request's answers, each once (their index is what a column
+ * holds): one array shared by every answer of a request, so the message holds
+ * it once (structured clone keeps an object that several answers refer to as
+ * one). {@link ShapeTable} holds the lean shapes; the heads' repeated words
+ * (provider, source and session ids, kind, role) have a table of their own.
  */
-export class ShapeTable {
+export class StringTable {
   readonly defs: Array<string> = []
   private readonly ids = new Map<string, number>()
 
@@ -86,6 +87,77 @@ export class ShapeTable {
     }
     return id
   }
+}
+
+/** The lean shapes of a request's answers, each once: the index a {@link PreparedColumns} refers to (see {@link StringTable}). */
+export class ShapeTable extends StringTable {}
+
+/** How many words of {@link HeadColumns.words} each event has: provider, sourceId, sessionId, kind, role. */
+const HEAD_WORDS = 5
+
+/**
+ * A batch's {@link EventHead}s as they cross from a worker to the main
+ * thread (structured clone), by column: per event, its provider, source id,
+ * session id, kind and role as indices into the request's word table
+ * ({@link StringTable}; -1: a null role), 5 an event in one `Int32Array`;
+ * its sequence in a `Float64Array` (integers, exact); its event id,
+ * time and cursor in arrays. A head as an object costs the clone its 9 keys
+ * and its repeated ids (the source id alone is 71 characters) at every event,
+ * on both threads (issue 13, first import). {@link headsOf} makes the heads again.
+ */
+export interface HeadColumns {
+  readonly words: Int32Array
+  readonly sequences: Float64Array
+  readonly eventIds: ReadonlyArray<string>
+  readonly occurredAts: ReadonlyArray<string | null>
+  readonly cursors: ReadonlyArray<string>
+}
+
+/** The columns of `events` (see {@link HeadColumns}), their words entered into `table`. */
+export const headColumnsOf = (events: ReadonlyArray<EventHead>, table: StringTable): HeadColumns => {
+  const n = events.length
+  const words = new Int32Array(n * HEAD_WORDS)
+  const sequences = new Float64Array(n)
+  const eventIds = new Array<string>(n)
+  const occurredAts = new Array<string | null>(n)
+  const cursors = new Array<string>(n)
+  for (let i = 0; i < n; i++) {
+    const e = events[i]
+    const w = i * HEAD_WORDS
+    words[w] = table.idOf(e.provider)
+    words[w + 1] = table.idOf(e.sourceId)
+    words[w + 2] = table.idOf(e.sessionId)
+    words[w + 3] = table.idOf(e.kind)
+    words[w + 4] = table.idOf(e.role)
+    sequences[i] = e.sequence
+    eventIds[i] = e.eventId
+    occurredAts[i] = e.occurredAt
+    cursors[i] = e.cursor
+  }
+  return { words, sequences, eventIds, occurredAts, cursors }
+}
+
+/** The {@link EventHead}s of `columns` again, each word the string of `words` (the request's word table). */
+export const headsOf = (columns: HeadColumns, words: ReadonlyArray<string>): Array<EventHead> => {
+  const { cursors, eventIds, occurredAts, sequences } = columns
+  const w = columns.words
+  const heads = new Array<EventHead>(eventIds.length)
+  for (let i = 0; i < heads.length; i++) {
+    const at = i * HEAD_WORDS
+    const role = w[at + 4]
+    heads[i] = {
+      provider: words[w[at]] as EventHead["provider"],
+      sourceId: words[w[at + 1]],
+      sessionId: words[w[at + 2]],
+      eventId: eventIds[i],
+      sequence: sequences[i],
+      kind: words[w[at + 3]],
+      role: role < 0 ? null : words[role] as EventHead["role"],
+      occurredAt: occurredAts[i],
+      cursor: cursors[i]
+    }
+  }
+  return heads
 }
 
 /** The columns of `rows` (see {@link PreparedColumns}), their shapes entered into `table`. */
@@ -133,7 +205,8 @@ export const preparedRowsOf = (columns: PreparedColumns, defs: ReadonlyArray<str
  * one per source, in its order). `whole`: the source's fingerprint (taken before the
  * read, as the importer takes it), its events in batches with each batch's
  * resume cursor and prefix binding (`WholeSource.batches`), each event as
- * its head (`EventHead`) with the rows the writer computes of it
+ * its head (`EventHead`, by column: {@link HeadColumns}, with `words`, the
+ * request's word table) with the rows the writer computes of it
  * (`PreparedRow`, by column: {@link PreparedColumns}, with `shapes`, the
  * request's shape table), and the diagnostics of the read. `fallback`: the main thread imports the source
  * itself.
@@ -143,12 +216,13 @@ export type ParseAnswer =
     readonly _tag: "whole"
     readonly fingerprint: string | null
     readonly batches: ReadonlyArray<{
-      readonly events: ReadonlyArray<EventHead>
+      readonly events: HeadColumns
       readonly resumeCursor: string | null
       readonly prefix: string | null | undefined
       readonly prepared: PreparedColumns
     }>
     readonly shapes: ReadonlyArray<string>
+    readonly words: ReadonlyArray<string>
     readonly diagnostics: ReadonlyArray<Diagnostic>
   }
   | { readonly _tag: "fallback" }

@@ -10,9 +10,9 @@ import type { Diagnostic } from "../../domain/model.js"
 import type { SessionSourcesShape } from "../../services/SessionSource.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 import { batchEnds, batchesOf, bindBatch, fingerprintOf } from "./importer.js"
-import { type ParseAnswer, type ParseRequest, preparedColumnsOf, ShapeTable } from "./parse-pool.js"
+import { headColumnsOf, type ParseAnswer, type ParseRequest, preparedColumnsOf, ShapeTable, StringTable } from "./parse-pool.js"
 import { PrefixDigests } from "./prefix.js"
-import { eventHeadOf, preparedRowOf } from "./sqlite-writer.js"
+import { preparedRowOf } from "./sqlite-writer.js"
 
 const FALLBACK: ParseAnswer = { _tag: "fallback" }
 
@@ -21,8 +21,8 @@ const FALLBACK: ParseAnswer = { _tag: "fallback" }
  * it (`importSource`, the `importWhole` path), for one request: list its
  * nested logs, take its fingerprint, read it at once
  * (`SessionSourceAdapter.streamAtOnce`) with its prefix digest, and bind each
- * batch (its rows by column, their shapes in `shapes`, the request's table
- * shared by its answers). `fallback` when the source has nested logs, is not read at once,
+ * batch (its heads and rows by column, their words in `words` and their
+ * shapes in `shapes`, the request's tables shared by its answers). `fallback` when the source has nested logs, is not read at once,
  * or anything fails: the main thread then imports it itself (with the same
  * outcome as without workers).
  */
@@ -30,7 +30,8 @@ export const parseWhole = (
   registry: SessionSourcesShape,
   access: SourceAccessShape,
   request: ParseRequest["sources"][number] & { readonly batchSize: number },
-  shapes: ShapeTable = new ShapeTable()
+  shapes: ShapeTable = new ShapeTable(),
+  words: StringTable = new StringTable()
 ): Effect.Effect<ParseAnswer> =>
   Effect.gen(function*() {
     const adapter = yield* registry.get(request.provider)
@@ -56,10 +57,16 @@ export const parseWhole = (
       const { resumeCursor, resumeAt, nested } = batchEnds(own!, events)
       const prefix = yield* bindBatch(digests, own!, resumeAt, nested, partBindings)
       // The writer's per-event work is done here too: it gets each event's head and rows, not the event.
-      batches.push({ events: events.map(eventHeadOf), resumeCursor, prefix, prepared: preparedColumnsOf(events.map(preparedRowOf), shapes) })
+      batches.push({
+        // The heads' columns straight from the events (no head object made per event).
+        events: headColumnsOf(events, words),
+        resumeCursor,
+        prefix,
+        prepared: preparedColumnsOf(events.map(preparedRowOf), shapes)
+      })
     }
     // Events of nested logs (none are expected without parts): the main thread binds those.
     if (partBindings.size > 0) return FALLBACK
-    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, diagnostics } as const
+    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, words: words.defs, diagnostics } as const
   }).pipe(Effect.catchAllCause(() => Effect.succeed(FALLBACK)))
 

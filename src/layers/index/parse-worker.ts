@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import { SessionSources } from "../../services/SessionSource.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import * as App from "../app.js"
-import { type ParseRequest, type ParseWorkerConfig, ShapeTable } from "./parse-pool.js"
+import { type ParseRequest, type ParseWorkerConfig, ShapeTable, StringTable } from "./parse-pool.js"
 import { parseWhole } from "./parse-worker-work.js"
 
 const config = workerData as ParseWorkerConfig
@@ -26,9 +26,10 @@ const Handler = Layer.unwrapEffect(Effect.gen(function*() {
   const access = yield* SourceAccess
   return WorkerRunner.layer((request: ParseRequest) =>
     Effect.suspend(() => {
-      // One shape table for the request's answers: its message holds each shape once.
+      // One shape table and one word table for the request's answers: its message holds each shape and word once.
       const shapes = new ShapeTable()
-      return Effect.forEach(request.sources, (source) => parseWhole(registry, access, { ...source, batchSize: request.batchSize }, shapes))
+      const words = new StringTable()
+      return Effect.forEach(request.sources, (source) => parseWhole(registry, access, { ...source, batchSize: request.batchSize }, shapes, words))
     })
   )
 }))

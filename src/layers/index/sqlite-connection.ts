@@ -56,6 +56,12 @@ export interface OwnedConnection {
   readonly db: Driver
   /** Run `effect` holding the connection (no `@effect/sql` statement or transaction of another fiber runs meanwhile). */
   readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Set what runs before each statement of `client` (in its fiber, its throw the statement's `SqlError`): the index's
+   * writer writes there what it has kept back of the open transaction (`IndexWriter.settle`), so a query sees every
+   * write made before it.
+   */
+  readonly beforeStatements: (before: () => void) => void
 }
 
 /**
@@ -79,6 +85,7 @@ export const openConnection = (filename: string, readonly: boolean): Effect.Effe
     // writing connection (an import) keeps the default: its sorts and
     // indexes can be larger than memory.
     if (readonly) db.exec("PRAGMA temp_store = MEMORY")
+    let before = () => {}
     const prepareCache = yield* Cache.make({
       capacity: 200,
       timeToLive: Duration.minutes(10),
@@ -89,6 +96,7 @@ export const openConnection = (filename: string, readonly: boolean): Effect.Effe
       Effect.withFiberRuntime<unknown, SqlError>((fiber) => {
         if (Context.get(fiber.currentContext, Client.SafeIntegers)) statement.safeIntegers(true)
         try {
+          before()
           if (statement.reader) return Effect.succeed(statement.all(...params))
           const result = statement.run(...params)
           return Effect.succeed(raw ? result : [])
@@ -111,6 +119,7 @@ export const openConnection = (filename: string, readonly: boolean): Effect.Effe
           (statement) =>
             Effect.try({
               try: () => {
+                before()
                 if (statement.reader) {
                   statement.raw(true)
                   return statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
@@ -145,5 +154,12 @@ export const openConnection = (filename: string, readonly: boolean): Effect.Effe
       transactionAcquirer,
       spanAttributes: [["db.system.name", "sqlite"]]
     }).pipe(Effect.provide(Reactivity.layer))
-    return { client, db, exclusive: semaphore.withPermits(1) }
+    return {
+      client,
+      db,
+      exclusive: semaphore.withPermits(1),
+      beforeStatements: (f) => {
+        before = f
+      }
+    }
   })

@@ -25,7 +25,9 @@
  *   `IndexShape.importWhole`): the same operations, with the same commit
  *   points, in one synchronous step; when all its batches fit in the open
  *   transaction, its `sources` row is inserted once, in the state the steps
- *   would leave it (`wholeInOne`).
+ *   would leave it (`wholeInOne`), at the transaction's end with the other
+ *   sources' rows (`settle`: FTS5 writes its pending words at each
+ *   statement savepoint, which a row's push-journal triggers open).
  * - An event is stored lean (see `leanEvent` in `./rows.ts`): its stream
  *   (source, generation, session: the ids every event restates) once in
  *   `streams`, its shape once in `shapes`, its columns and its body in
@@ -254,9 +256,38 @@ export class IndexWriter {
     }
   }
 
+  /**
+   * The `sources` rows of sources {@link IndexWriter.wholeInOne} wrote, kept back until the transaction's end (or the
+   * next operation of another kind: {@link IndexWriter.settle}), their values as they were when each source ended.
+   * Why: the row's insert fires the push-journal triggers, so SQLite opens a statement savepoint for it, and FTS5
+   * writes its pending words to disk at every savepoint (a segment per source: about 150 µs a source, and more
+   * segments to merge). Inserted together before the commit, the words go to disk once per transaction, as they
+   * would with no trigger. Nobody sees the rows' absence: it never reaches a commit (nor another statement).
+   */
+  private readonly completed: Array<ReadonlyArray<unknown>> = []
+  private readonly completedKeys = new Set<string>()
+
+  /**
+   * Insert the `sources` rows kept back (see {@link IndexWriter.completed}), in their order. One that fails (a full
+   * disk) rolls the open transaction back, as a failed operation does, before the error goes on: the transaction never
+   * holds a source's events without its row.
+   */
+  settle(): void {
+    if (this.completed.length === 0) return
+    try {
+      for (const row of this.completed) this.st.insertComplete.run(...row)
+    } catch (e) {
+      this.rollback()
+      throw e
+    }
+    this.completed.length = 0
+    this.completedKeys.clear()
+  }
+
   /** Commit what is pending (nothing when no transaction is open). */
   commit(): void {
     if (!this.open) return
+    this.settle()
     this.db.exec("COMMIT")
     this.open = false
     this.pending = 0
@@ -267,6 +298,8 @@ export class IndexWriter {
     if (this.open && this.db.inTransaction) this.db.exec("ROLLBACK")
     this.open = false
     this.pending = 0
+    this.completed.length = 0
+    this.completedKeys.clear()
     this.nexts.clear()
     this.forget()
   }
@@ -309,6 +342,7 @@ export class IndexWriter {
 
   /** See `IndexShape.beginAttempt`: answers the attempt's id. */
   beginAttempt(source: SourceInfo, newAttempt: () => number): number {
+    this.settle()
     this.begin()
     const row = this.st.base.get(source.sourceKey) as (BaseRow & { attempt_json: string | null }) | undefined
     this.nexts.delete(source.sourceKey)
@@ -334,6 +368,7 @@ export class IndexWriter {
 
   /** See `IndexShape.beginGeneration`. */
   beginGeneration(source: SourceInfo, generation: number, reason: string): void {
+    this.settle()
     this.begin()
     const key = source.sourceKey
     if (this.inserted !== source && this.beginNext(key, generation, reason)) return
@@ -411,6 +446,12 @@ export class IndexWriter {
 
   /** A batch's rows: each event's stream, uid and lean body (or its whole JSON). Makes the streams and shapes. */
   prepare(batch: Batch): ReadonlyArray<Prepared> {
+    this.settle()
+    return this.rowsOf(batch)
+  }
+
+  /** {@link IndexWriter.prepare} without settling first (within {@link IndexWriter.whole}). */
+  private rowsOf(batch: Batch): ReadonlyArray<Prepared> {
     this.begin()
     const key = batch.source.sourceKey
     const uids = new Map<string, string>()
@@ -572,7 +613,8 @@ export class IndexWriter {
     this.begin()
     const last = w.batches.length - 1
     const beforeLast = w.batches.reduce((n, b, i) => (i < last ? n + b.events.length : n), 0)
-    if (this.pending + beforeLast < w.groupCommit && this.st.base.get(source.sourceKey) === undefined) {
+    // A row kept back (`completed`) is there for this test: the source is not new (beginAttempt settles it).
+    if (this.pending + beforeLast < w.groupCommit && !this.completedKeys.has(source.sourceKey) && this.st.base.get(source.sourceKey) === undefined) {
       return this.wholeInOne(w, newAttempt(), point)
     }
     const attempt = this.beginAttempt(source, newAttempt)
@@ -598,7 +640,7 @@ export class IndexWriter {
    * commit point between them (where a kill leaves half a batch in the open transaction, as `commitBatch` does).
    */
   private insertWithMidPoint(batch: Batch, attempt: number, point: (p: CommitPoint) => void) {
-    const rows = this.prepare(batch)
+    const rows = this.rowsOf(batch)
     const half = Math.ceil(rows.length / 2)
     const added = this.insert(rows.slice(0, half), attempt)
     point("mid-batch")
@@ -642,18 +684,20 @@ export class IndexWriter {
     return out
   }
 
-  /** A source's row as `beginAttempt`, `beginGeneration` (1), its batches and `complete` leave it. */
+  /** A source's row as `beginAttempt`, `beginGeneration` (1), its batches and `complete` leave it (inserted by {@link IndexWriter.settle}). */
   private insertComplete(
     w: WholeSource,
     at: { readonly cursor: string | null; readonly sourceId: string | null; readonly prefix: string | null; readonly count: number }
   ): void {
     const { source } = w
     const j = this.jsonOf(source)
-    this.st.insertComplete.run(
+    // Kept back until the transaction's end (see `completed`).
+    this.completed.push([
       source.sourceKey, source.provider, j.locator, j.summary, j.overview, at.sourceId, at.cursor, w.fingerprint, at.count, now(), at.prefix,
       Object.keys(w.parts).length === 0 ? null : JSON.stringify(w.parts),
       w.diagnostics.length === 0 ? null : JSON.stringify(w.diagnostics)
-    )
+    ])
+    this.completedKeys.add(source.sourceKey)
   }
 
   /** Whether the open transaction holds at least `events` events: time to commit. */
@@ -682,6 +726,7 @@ export class IndexWriter {
     fingerprint: string | null,
     read?: { readonly parts?: Readonly<Record<string, string>>; readonly diagnostics?: ReadonlyArray<unknown> }
   ): void {
+    this.settle()
     this.begin()
     if (this.nexts.has(source.sourceKey)) this.switchToNext(source.sourceKey)
     const j = this.jsonOf(source)

@@ -981,7 +981,8 @@ const make = (
   mode: "write" | "read",
   db: Driver | null = null,
   exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (e) => e,
-  lock: ImportLock | null = null
+  lock: ImportLock | null = null,
+  beforeStatements: (before: () => void) => void = () => {}
 ): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -1087,6 +1088,8 @@ const make = (
 
     // The import's writes (write mode): prepared statements in a transaction kept open across sources.
     const writer = mode === "write" && db !== null ? new IndexWriter(db, toWal ?? undefined) : null
+    // A query on this connection first writes what the writer kept back of the open transaction (`IndexWriter.settle`).
+    if (writer !== null) beforeStatements(() => writer.settle())
     const readOnly = () =>
       new StoreUnavailable({
         message: `The index ${file} is open read-only here.`,
@@ -1448,6 +1451,7 @@ const make = (
       checkpoints: db !== null
         ? exclusive(Effect.try({
           try: () => {
+            writer?.settle()
             const out = new Map<string, SourceCheckpoint>()
             const statement = db.prepare(`SELECT ${sourceCheckpointColumns} FROM sources`).raw(true)
             for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toSourceCheckpointOfValues(v))
@@ -1464,6 +1468,7 @@ const make = (
       // overviews asks for none), while the index is open; the kept overviews with the rest.
       importCheckpoints: db === null ? undefined : exclusive(Effect.try({
         try: () => {
+          writer?.settle()
           if (lock !== null) readAt = lock.held() ? null : dataVersion()
           const out = new Map<string, SourceCheckpoint>()
           let summaries: Map<string, string> | undefined
@@ -1903,7 +1908,7 @@ export const layer = (file: string, options: { readonly lock?: ImportLockOptions
         )
       }
       const lock = options.lock !== undefined && file !== ":memory:" ? importLock(path.resolve(file), options.lock) : null
-      return yield* make(file, ownership, "write", conn.db, conn.exclusive, lock).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return yield* make(file, ownership, "write", conn.db, conn.exclusive, lock, conn.beforeStatements).pipe(Effect.provideService(SqlClient.SqlClient, client))
     })
   )
 
