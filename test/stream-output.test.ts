@@ -6,8 +6,8 @@
  * Muse Code one-line text against the `/\s+/g` replace it skips when the text
  * is already one line; the payload text a Muse Code native record carries
  * (`canonicalMember`) is `JSON.stringify` of its payload whenever it is
- * given, and `stream`'s bytes with it are the bytes without it. Property
- * tests over generated hostile values and texts.
+ * given, and `stream`'s bytes with it (copied as the source's bytes) are the
+ * bytes without it. Property tests over generated hostile values and texts.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -188,6 +188,9 @@ describe("stream's bytes with the payload's text copied (Muse Code native)", () 
       // a payload whose text holds the writer's mark, and one holding it twice
       lines.push(JSON.stringify(record(seq++, "runtime.session", { m: "\u0000session-ingest:payload\u0000" }, id)))
       lines.push(JSON.stringify(record(seq++, "runtime.session", { m: ["\u0000session-ingest:payload\u0000", "\u0000session-ingest:payload\u0000"] }, id)))
+      // and payloads holding the mark's character (DEL) once and twice
+      lines.push(JSON.stringify(record(seq++, "runtime.session", { m: "\u007f" }, id)))
+      lines.push(JSON.stringify(record(seq++, "runtime.session", { m: ["\u007f", "a\u007fb"] }, id)))
       lines.push(JSON.stringify(end(seq, id)))
       const log = writeLog(root, "2026/09/25", id, lines.join("\n") + "\n")
       const events = Chunk.toArray(yield* Stream.runCollect(adapter.stream({ locatorClass: "muse-native-session-log", path: log })))

@@ -221,6 +221,28 @@ export const numberNotExactDiagnostic = (source: string, count: number, first: s
 export interface CanonicalText {
   readonly value: unknown
   readonly text: string
+  /** Where `text` starts in the JSON text it was found in (UTF-16 units). */
+  readonly at: number
+  /**
+   * The source's UTF-8 bytes of `text` (what encoding `text` gives), when the
+   * reader has them at hand ({@link withSourceBytes}): a writer copies them
+   * instead of encoding `text`.
+   */
+  readonly bytes?: Uint8Array | undefined
+}
+
+/**
+ * `c` with `bytes`: the bytes of `c.text` within `lineBytes`, the UTF-8 bytes
+ * that `line` was decoded from. Only for a line that is valid UTF-8 (a
+ * decoder put no U+FFFD in for bad bytes), so that each character of `line`
+ * is its own bytes and the offsets carry over: the bytes before and after
+ * `text` are measured (`Buffer.byteLength` of the text around it, which is
+ * short in a record line), not the payload itself.
+ */
+export const withSourceBytes = (c: CanonicalText, line: string, lineBytes: Uint8Array): CanonicalText => {
+  const before = Buffer.byteLength(line.slice(0, c.at), "utf8")
+  const after = Buffer.byteLength(line.slice(c.at + c.text.length), "utf8")
+  return { value: c.value, text: c.text, at: c.at, bytes: lineBytes.subarray(before, lineBytes.length - after) }
 }
 
 /**
@@ -339,5 +361,5 @@ export const canonicalMember = (text: string, key: string, value: unknown): Cano
     if (depth === 0 && start >= 0 && end < 0) end = i - 1
   }
   if (start < 0 || end < 0 || countKeys(value) !== keys) return undefined
-  return { value, text: text.slice(start, end) }
+  return { value, text: text.slice(start, end), at: start }
 }
