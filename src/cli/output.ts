@@ -11,7 +11,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { errorToJson } from "../domain/error-codes.js"
-import { CANONICAL_PAYLOAD, type CanonicalText, isRecord } from "../domain/json.js"
+import { CANONICAL_PAYLOAD, CANONICAL_TEXT, type CanonicalText, isRecord, type VerbatimText } from "../domain/json.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
@@ -147,7 +147,7 @@ const linePartsOf = (values: Iterable<unknown>): { readonly parts: Array<Part>; 
   const parts: Array<Part> = []
   let room = 0
   for (const v of values) {
-    if (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v) {
+    if (typeof v === "object" && v !== null && (CANONICAL_PAYLOAD in v || CANONICAL_TEXT in v)) {
       const spliced = splicedParts(v)
       if (spliced !== undefined) {
         for (const p of spliced) {
@@ -270,14 +270,15 @@ const writeLease = (lease: NdjsonLease): Effect.Effect<void, StdoutClosed> => {
 }
 
 /**
- * Stands for the payload while the rest of an event is written (see
- * {@link splicedParts}): one character, DEL, which `JSON.stringify` writes as
- * it is, so that it is found with a search for one character (the search for
- * a longer mark, twice an event, cost a tenth of `stream`'s time). Content
- * may hold it too: the mark is used only when its character is in the
- * event's JSON exactly once (then it is the mark's).
+ * Stand for the payload and the text while the rest of an event is written
+ * (see {@link splicedParts}): one character each, which `JSON.stringify`
+ * writes as it is (DEL and the C1 control U+0081), so that each is found
+ * with a search for one character. Content may hold them too: a mark is used
+ * only when its character is in the event's JSON exactly once (then it is the
+ * mark's).
  */
 const PAYLOAD_MARK = "\u007f"
+const TEXT_MARK = "\u0081"
 
 /** Where the JSON of the one-character `mark` (`"` `mark` `"`) is in `s`, when the character is there exactly once; else -1. */
 const onceAt = (s: string, mark: string): number => {
@@ -288,32 +289,43 @@ const onceAt = (s: string, mark: string): number => {
 const MARK_JSON_LENGTH = 3
 
 /**
- * `JSON.stringify` of an event that carries its payload's text under
- * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`), in
- * three parts, without writing the payload again: the event is written with
- * a mark in the payload's place, and the parts are the text before the mark,
- * the payload's text (the same bytes as writing it, as that text is
- * `JSON.stringify` of the payload), as the source's own bytes when the event
- * carries them, and the text after the mark. Undefined (so the event is
- * written whole) when the payload is no longer that object, or the mark is
- * not found exactly once (content that holds the mark's character).
+ * `JSON.stringify` of an event that carries texts of its own values, in
+ * parts, without writing those values again: the payload's text under
+ * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`) and
+ * the `text`'s under `CANONICAL_TEXT` (a Muse agents item, see
+ * `verbatimString`), each `JSON.stringify` of its value, as the source's
+ * bytes when it carries them. The event is written with a mark in each one's
+ * place, and the parts are the text around the marks and, in each mark's
+ * place, its text (or bytes): the same bytes as writing the value. Undefined
+ * (so the event is written whole) when neither value is the one carried any
+ * more, or a mark is not found exactly once (content that holds a mark's own
+ * text).
  */
 const splicedParts = (v: object): Array<string | Uint8Array> | undefined => {
   const c = (v as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  const t = (v as { [CANONICAL_TEXT]?: VerbatimText })[CANONICAL_TEXT]
   const ext = (v as { extensions?: unknown }).extensions
-  if (c === undefined || !isRecord(ext)) return undefined
-  const ns = ext["native.muse"]
-  if (!isRecord(ns) || ns.payload !== c.value) return undefined
-  ns.payload = PAYLOAD_MARK
+  const ns = c !== undefined && isRecord(ext) ? ext["native.muse"] : undefined
+  const payload = isRecord(ns) && ns.payload === c!.value ? ns : undefined
+  const holder = t !== undefined && (v as { text?: unknown }).text === t.value ? (v as { text: unknown }) : undefined
+  if (payload === undefined && holder === undefined) return undefined
+  if (payload !== undefined) payload.payload = PAYLOAD_MARK
+  if (holder !== undefined) holder.text = TEXT_MARK
   let s: string
   try {
     s = JSON.stringify(v)
   } finally {
-    ns.payload = c.value
+    if (payload !== undefined) payload.payload = c!.value
+    if (holder !== undefined) holder.text = t!.value
   }
-  const at = onceAt(s, PAYLOAD_MARK)
-  if (at < 0) return undefined
-  return [s.slice(0, at), c.bytes ?? c.text, s.slice(at + MARK_JSON_LENGTH)]
+  const p = payload !== undefined ? onceAt(s, PAYLOAD_MARK) : -1
+  const x = holder !== undefined ? onceAt(s, TEXT_MARK) : -1
+  if ((payload !== undefined && p < 0) || (holder !== undefined && x < 0)) return undefined
+  const pPart = payload !== undefined ? c!.bytes ?? c!.text : undefined
+  if (holder === undefined) return [s.slice(0, p), pPart!, s.slice(p + MARK_JSON_LENGTH)]
+  if (payload === undefined) return [s.slice(0, x), t!.bytes, s.slice(x + MARK_JSON_LENGTH)]
+  const [first, firstPart, second, secondPart] = p < x ? [p, pPart!, x, t!.bytes] : [x, t!.bytes, p, pPart!]
+  return [s.slice(0, first), firstPart, s.slice(first + MARK_JSON_LENGTH, second), secondPart, s.slice(second + MARK_JSON_LENGTH)]
 }
 
 /**

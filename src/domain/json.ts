@@ -363,3 +363,59 @@ export const canonicalMember = (text: string, key: string, value: unknown): Cano
   if (start < 0 || end < 0 || countKeys(value) !== keys) return undefined
   return { value, text: text.slice(start, end), at: start }
 }
+
+/**
+ * An event's `text` and the source's UTF-8 bytes of `JSON.stringify` of it
+ * (see {@link verbatimString}), carried on the event under
+ * {@link CANONICAL_TEXT}: a writer copies the bytes instead of writing the
+ * text again, while the event's `text` is still `value`.
+ */
+export interface VerbatimText {
+  readonly value: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * Where an adapter leaves, on a `SessionEvent` (a symbol key, not enumerable,
+ * as {@link CANONICAL_PAYLOAD}), the {@link VerbatimText} of its `text`.
+ */
+export const CANONICAL_TEXT: unique symbol = Symbol("session-ingest.canonicalText")
+
+/**
+ * The UTF-8 bytes, within `lineBytes`, of the string token of the JSON text
+ * `line` (decoded from `lineBytes`, which are valid UTF-8, and accepted by
+ * `JSON.parse`) that is, byte for byte, `JSON.stringify(value)`; undefined
+ * when that is not proven. `value` must be the string value of a member
+ * named `key` (letters only) that the parsed line has, at any depth. Proven
+ * without comparing the token with `value`: the key is spelled
+ * `"key"` once in the whole line and no `\u` escape is in it (the only way
+ * to spell a key's letters otherwise), so that spelling is the member's key;
+ * it is followed by `:"`, so its value is a string token, which ends at the
+ * first quote not escaped (an even run of backslashes before it); that token
+ * holds no `\/` and no `\u`, so its escapes are only `\"`, `\\`, `\b`,
+ * `\f`, `\n`, `\r` and `\t`: what `JSON.stringify` writes for those
+ * characters (a raw character of a string in valid JSON is never one it
+ * escapes, and valid UTF-8 decodes to no lone surrogate). Property test:
+ * `test/stream-output.test.ts`.
+ */
+export const verbatimString = (line: string, lineBytes: Uint8Array, key: string, value: string): Uint8Array | undefined => {
+  if (value.length === 0) return undefined
+  const quoted = `"${key}"`
+  const at = line.indexOf(quoted)
+  const open = at + quoted.length + 1
+  if (at < 0 || line.charCodeAt(open - 1) !== 58 || line.charCodeAt(open) !== 34) return undefined
+  if (line.indexOf(quoted, at + 1) >= 0 || line.indexOf("\\u") >= 0) return undefined
+  let close = line.indexOf("\"", open + 1)
+  for (;;) {
+    if (close < 0) return undefined
+    let b = 0
+    while (line.charCodeAt(close - 1 - b) === 92) b++
+    if (b % 2 === 0) break
+    close = line.indexOf("\"", close + 1)
+  }
+  const slash = line.indexOf("\\/", open)
+  if (slash >= 0 && slash < close) return undefined
+  const before = Buffer.byteLength(line.slice(0, open), "utf8")
+  const after = Buffer.byteLength(line.slice(close + 1), "utf8")
+  return lineBytes.subarray(before, lineBytes.length - after)
+}
