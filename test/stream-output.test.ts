@@ -6,7 +6,8 @@
  * Muse Code one-line text against the `/\s+/g` replace it skips when the text
  * is already one line; the payload text a Muse Code native record carries
  * (`canonicalMember`) is `JSON.stringify` of its payload whenever it is
- * given, and `stream`'s bytes with it are the bytes without it. Property
+ * given, and `stream`'s bytes with it are the bytes without it; the same for
+ * the source bytes of a Muse agents item's text (`verbatimString`). Property
  * tests over generated hostile values and texts.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -15,10 +16,11 @@ import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Stream from "effect/Stream"
 import { ndjson, ndjsonOfTexts } from "../src/cli/output.js"
-import { CANONICAL_PAYLOAD, canonicalMember } from "../src/domain/json.js"
+import { CANONICAL_PAYLOAD, CANONICAL_TEXT, canonicalMember, verbatimString } from "../src/domain/json.js"
 import { adapterWith, end, metadata, opened, record, tempDir, writeLog } from "./muse-code/native-helpers.js"
 import { oneLine } from "../src/domain/muse-code/records.js"
 import { escapeJsonControls } from "../src/domain/render.js"
+import { locatorOf, tempDir as agentsTempDir, withAdapter as withAgentsAdapter, writeTranscript } from "./muse-agents/helpers.js"
 
 /** What `stream` wrote a line at a time: each value's JSON text escaped and encoded on its own. */
 const reference = (values: ReadonlyArray<unknown>): Buffer =>
@@ -188,6 +190,9 @@ describe("stream's bytes with the payload's text copied (Muse Code native)", () 
       // a payload whose text holds the writer's mark, and one holding it twice
       lines.push(JSON.stringify(record(seq++, "runtime.session", { m: "\u0000session-ingest:payload\u0000" }, id)))
       lines.push(JSON.stringify(record(seq++, "runtime.session", { m: ["\u0000session-ingest:payload\u0000", "\u0000session-ingest:payload\u0000"] }, id)))
+      // and payloads holding the mark's character (DEL) once and twice
+      lines.push(JSON.stringify(record(seq++, "runtime.session", { m: "\u007f" }, id)))
+      lines.push(JSON.stringify(record(seq++, "runtime.session", { m: ["\u007f", "a\u007fb"] }, id)))
       lines.push(JSON.stringify(end(seq, id)))
       const log = writeLog(root, "2026/09/25", id, lines.join("\n") + "\n")
       const events = Chunk.toArray(yield* Stream.runCollect(adapter.stream({ locatorClass: "muse-native-session-log", path: log })))
@@ -197,5 +202,92 @@ describe("stream's bytes with the payload's text copied (Muse Code native)", () 
       expect(carried).toBeLessThan(events.length)
       expect(Buffer.from(ndjson(events)).equals(reference(events))).toBe(true)
       for (let i = 0; i < events.length; i += 37) expect(Buffer.from(ndjson(events.slice(i, i + 37))).equals(reference(events.slice(i, i + 37)))).toBe(true)
+    }))
+})
+
+/** A line with a string member `output` planted somewhere (or not at all, or twice), around hostile members. */
+const verbatimLine = fc.tuple(
+  fc.array(fc.tuple(keyText, valueText), { maxLength: 3 }),
+  scalarText.filter((t) => t.startsWith("\"")),
+  fc.constantFrom("\"output\"", "\"output\"", "\"outp\\u0075t\"", "\"output\" "),
+  fc.array(fc.tuple(keyText, valueText), { maxLength: 2 }),
+  fc.constantFrom("top", "nested", "twice", "deep")
+).map(([before, token, key, after, where]) => {
+  const rest = [...before.map(([k, v]) => `${k}:${v}`), ...after.map(([k, v]) => `${k}:${v}`)]
+  const member = `${key}:${token}`
+  if (where === "top") return `{${[...rest, member].join(",")}}`
+  if (where === "nested") return `{"type":"item","item":{${[member, ...rest].join(",")}},"x":1}`
+  if (where === "twice") return `{"item":{${member}},"item":{"output":"other \\\" text"}}`
+  return `{"a":{"b":{${member}}},${rest.length > 0 ? rest.join(",") : `"c":0`}}`
+})
+
+describe("verbatimString: the source's bytes of a member's string, only when they are JSON.stringify of it", () => {
+  it("never answers other bytes than JSON.stringify of the parsed member's string, over hostile lines", () => {
+    let answered = 0
+    fc.assert(
+      fc.property(verbatimLine, (line) => {
+        let parsed: Record<string, unknown>
+        try {
+          parsed = JSON.parse(line)
+        } catch {
+          return
+        }
+        const bytes = Buffer.from(line, "utf8")
+        // the caller's promise: the value of a member named output that the parsed line has (wherever it is)
+        const item = parsed.item as Record<string, unknown> | undefined
+        const nested = (parsed.a as { b?: Record<string, unknown> } | undefined)?.b
+        for (const value of [parsed.output, item?.output, nested?.output]) {
+          if (typeof value !== "string") continue
+          const got = verbatimString(line, bytes, "output", value)
+          if (got === undefined) continue
+          answered++
+          expect(Buffer.from(got).equals(Buffer.from(JSON.stringify(value), "utf8"))).toBe(true)
+        }
+      }),
+      { numRuns: 4000 }
+    )
+    // not vacuous: many lines are answered
+    expect(answered).toBeGreaterThan(100)
+    // a duplicate member (JSON.parse takes the last), a key spelled with \u, a \u or \/ in the token: no answer
+    for (const line of [`{"output":"aaa","output":"bbb"}`, `{"outp\\u0075t":"aaa","x":"output"}`, `{"output":"a\\u00e9"}`, `{"output":"a\\/b"}`]) {
+      const parsed = JSON.parse(line) as Record<string, unknown>
+      expect(verbatimString(line, Buffer.from(line), "output", parsed.output as string), line).toBeUndefined()
+    }
+  })
+})
+
+describe("stream's bytes with a Muse agents item's text copied from the source", () => {
+  it.effect("are the bytes of JSON.stringify + escapeJsonControls of each event, over transcripts of hostile texts", () =>
+    Effect.gen(function*() {
+      const root = agentsTempDir()
+      const texts = fc.sample(fc.array(fc.oneof(hostileChar, fc.string({ maxLength: 12 }), fc.constantFrom("\u007f", "\u0081", "output", "\"output\":\"")), { minLength: 30, maxLength: 90 }).map((a) => a.join("")), { numRuns: 300, seed: 11 })
+      const lines = [JSON.stringify({ type: "session_header", session_id: "s-verbatim", agent_id: "agent-v", created_at: 1_740_816_000_000 })]
+      texts.forEach((t, i) => {
+        const long = t.padEnd(130, "x")
+        const item = i % 4 === 0
+          ? { type: "message", role: "user", text: long }
+          : i % 4 === 1
+          ? { type: "thinking", thinking: long }
+          : i % 4 === 2
+          ? { type: "commentary_text", text: long }
+          : { type: "function_call_output", call_id: `call-${i}`, output: long, success: true }
+        lines.push(JSON.stringify({ type: "item", seq: i + 1, source: "runtime", item, created_at: 1_740_816_000_000 + i }))
+      })
+      // a text given with \u escapes (not JSON.stringify's spelling), and one holding the mark's character
+      lines.push(`{"type":"item","seq":900,"source":"runtime","item":{"type":"thinking","thinking":"${"\\u00e9t\\u00e9 ".repeat(40)}"},"created_at":1740816000900}`)
+      lines.push(JSON.stringify({ type: "item", seq: 901, source: "runtime", item: { type: "thinking", thinking: "\u0081".repeat(200) }, created_at: 1_740_816_000_901 }))
+      writeTranscript(root, "agent-v", lines.join("\n") + "\n")
+      const streamed = (textBytes: boolean) =>
+        withAgentsAdapter(root, (a) => Stream.runCollect(a.stream(locatorOf("agent-v", root), { textBytes })).pipe(Effect.map(Chunk.toArray)))
+      // only a writer that asks for them gets the bytes
+      expect((yield* streamed(false)).some((e) => CANONICAL_TEXT in e)).toBe(false)
+      const events = yield* streamed(true)
+      expect(events.length).toBe(lines.length - 1)
+      // (a text with a NUL, another control or a lone surrogate is given with \\u escapes: written again)
+      const carried = events.filter((e) => CANONICAL_TEXT in e).length
+      expect(carried).toBeGreaterThan(20)
+      expect(carried).toBeLessThan(events.length)
+      expect(Buffer.from(ndjson(events)).equals(reference(events))).toBe(true)
+      for (let i = 0; i < events.length; i += 29) expect(Buffer.from(ndjson(events.slice(i, i + 29))).equals(reference(events.slice(i, i + 29)))).toBe(true)
     }))
 })

@@ -11,7 +11,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { errorToJson } from "../domain/error-codes.js"
-import { CANONICAL_PAYLOAD, type CanonicalText, isRecord } from "../domain/json.js"
+import { CANONICAL_PAYLOAD, CANONICAL_TEXT, type CanonicalText, isRecord, type VerbatimText } from "../domain/json.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
@@ -132,33 +132,39 @@ export interface NdjsonLease {
 
 /** Ends a line in the parts of {@link linePartsOf}. */
 const NEWLINE = 0
-type Part = string | typeof NEWLINE
+/** A piece of a line: a text (UTF-8 encoded when written), or bytes copied as they are (a source's own bytes of a text). */
+type Part = string | Uint8Array | typeof NEWLINE
 
 /**
- * The parts of the NDJSON lines of some values (strings, each line ended by
- * {@link NEWLINE}) and their UTF-16 length (newlines counted): the JSON text
- * of each value, or, for an event that carries its payload's text (see
- * {@link splicedParts}), the text before the payload, the payload's text and
- * the text after it, never joined into one string.
+ * The parts of the NDJSON lines of some values (each line ended by
+ * {@link NEWLINE}) and the most bytes they can take (3 a UTF-16 unit of a
+ * text, the length of bytes, 1 a newline): the JSON text of each value, or,
+ * for an event that carries texts of its own (see {@link splicedParts}), the
+ * text around them and each one's text or source bytes, never joined into
+ * one string.
  */
-const linePartsOf = (values: Iterable<unknown>): { readonly parts: Array<Part>; readonly units: number } => {
+const linePartsOf = (values: Iterable<unknown>): { readonly parts: Array<Part>; readonly room: number } => {
   const parts: Array<Part> = []
-  let units = 0
+  let room = 0
   for (const v of values) {
-    if (typeof v === "object" && v !== null && CANONICAL_PAYLOAD in v) {
-      const three = splicedParts(v)
-      if (three !== undefined) {
-        parts.push(three[0], three[1], three[2], NEWLINE)
-        units += three[0].length + three[1].length + three[2].length + 1
+    if (typeof v === "object" && v !== null && (CANONICAL_PAYLOAD in v || CANONICAL_TEXT in v)) {
+      const spliced = splicedParts(v)
+      if (spliced !== undefined) {
+        for (const p of spliced) {
+          parts.push(p)
+          room += typeof p === "string" ? p.length * 3 : p.length
+        }
+        parts.push(NEWLINE)
+        room += 1
         continue
       }
     }
     const s: string | undefined = JSON.stringify(v)
     if (s === undefined) continue
     parts.push(s, NEWLINE)
-    units += s.length + 1
+    room += s.length * 3 + 1
   }
-  return { parts, units }
+  return { parts, room }
 }
 
 /**
@@ -197,20 +203,23 @@ const EMPTY_LEASE: NdjsonLease = { bytes: new Uint8Array(0), release: () => {} }
  * when the bytes were written.
  */
 export const encodeNdjson = (values: Iterable<unknown>): NdjsonLease => {
-  const { parts, units } = linePartsOf(values)
-  return encodeParts(parts, units)
+  const { parts, room } = linePartsOf(values)
+  return encodeParts(parts, room)
 }
 
-/** The lines of `parts` (see {@link linePartsOf}; `units` their UTF-16 length), encoded as {@link encodeNdjson} says. */
-const encodeParts = (parts: ReadonlyArray<Part>, units: number): NdjsonLease => {
-  if (units === 0) return EMPTY_LEASE
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-  const buf = takeBuffer(units * 3)
+/** The lines of `parts` (see {@link linePartsOf}; `room` the most bytes they take), encoded as {@link encodeNdjson} says. */
+const encodeParts = (parts: ReadonlyArray<Part>, room: number): NdjsonLease => {
+  if (room === 0) return EMPTY_LEASE
+  const buf = takeBuffer(room)
   let n = 0
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]
     if (p === NEWLINE) buf[n++] = 10
-    else n += buf.write(p, n, "utf8")
+    else if (typeof p === "string") n += buf.write(p, n, "utf8")
+    else {
+      buf.set(p, n)
+      n += p.length
+    }
   }
   if (holdsRawControl(buf.subarray(0, n))) {
     giveBack(buf)
@@ -220,8 +229,10 @@ const encodeParts = (parts: ReadonlyArray<Part>, units: number): NdjsonLease => 
       if (p === NEWLINE) {
         texts.push(line)
         line = ""
-      } else line += p
+      } else line += typeof p === "string" ? p : Buffer.from(p.buffer, p.byteOffset, p.length).toString("utf8")
     }
+    let units = 0
+    for (const t of texts) units += t.length + 1
     return { bytes: escapedLines(texts, units), release: () => {} }
   }
   let released = false
@@ -258,37 +269,63 @@ const writeLease = (lease: NdjsonLease): Effect.Effect<void, StdoutClosed> => {
     : writeStreamStdout(lease.bytes, lease.release)
 }
 
-/** Stands for the payload while the rest of an event is written (a string no `JSON.stringify` of the rest can hold twice unseen: see {@link splicedParts}). */
-const PAYLOAD_MARK = "\u0000session-ingest:payload\u0000"
-const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
+/**
+ * Stand for the payload and the text while the rest of an event is written
+ * (see {@link splicedParts}): one character each, which `JSON.stringify`
+ * writes as it is (DEL and the C1 control U+0081), so that each is found
+ * with a search for one character. Content may hold them too: a mark is used
+ * only when its character is in the event's JSON exactly once (then it is the
+ * mark's).
+ */
+const PAYLOAD_MARK = "\u007f"
+const TEXT_MARK = "\u0081"
+
+/** Where the JSON of the one-character `mark` (`"` `mark` `"`) is in `s`, when the character is there exactly once; else -1. */
+const onceAt = (s: string, mark: string): number => {
+  const at = s.indexOf(mark)
+  return at < 1 || s.indexOf(mark, at + 1) >= 0 || s.charCodeAt(at - 1) !== 34 || s.charCodeAt(at + 1) !== 34 ? -1 : at - 1
+}
+/** The length of a mark's JSON. */
+const MARK_JSON_LENGTH = 3
 
 /**
- * `JSON.stringify` of an event that carries its payload's text under
- * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`), in
- * three parts, without writing the payload again: the event is written with
- * a mark in the payload's place, and the parts are the text before the mark,
- * the payload's text (the same bytes as writing it, as that text is
- * `JSON.stringify` of the payload) and the text after the mark. Undefined
- * (so the event is written whole) when the payload is no longer that object,
- * or the mark is not found exactly once (content that holds the mark's own
+ * `JSON.stringify` of an event that carries texts of its own values, in
+ * parts, without writing those values again: the payload's text under
+ * `CANONICAL_PAYLOAD` (a Muse Code native record, see `canonicalMember`) and
+ * the `text`'s under `CANONICAL_TEXT` (a Muse agents item, see
+ * `verbatimString`), each `JSON.stringify` of its value, as the source's
+ * bytes when it carries them. The event is written with a mark in each one's
+ * place, and the parts are the text around the marks and, in each mark's
+ * place, its text (or bytes): the same bytes as writing the value. Undefined
+ * (so the event is written whole) when neither value is the one carried any
+ * more, or a mark is not found exactly once (content that holds a mark's own
  * text).
  */
-const splicedParts = (v: object): readonly [string, string, string] | undefined => {
+const splicedParts = (v: object): Array<string | Uint8Array> | undefined => {
   const c = (v as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]
+  const t = (v as { [CANONICAL_TEXT]?: VerbatimText })[CANONICAL_TEXT]
   const ext = (v as { extensions?: unknown }).extensions
-  if (c === undefined || !isRecord(ext)) return undefined
-  const ns = ext["native.muse"]
-  if (!isRecord(ns) || ns.payload !== c.value) return undefined
-  ns.payload = PAYLOAD_MARK
+  const ns = c !== undefined && isRecord(ext) ? ext["native.muse"] : undefined
+  const payload = isRecord(ns) && ns.payload === c!.value ? ns : undefined
+  const holder = t !== undefined && (v as { text?: unknown }).text === t.value ? (v as { text: unknown }) : undefined
+  if (payload === undefined && holder === undefined) return undefined
+  if (payload !== undefined) payload.payload = PAYLOAD_MARK
+  if (holder !== undefined) holder.text = TEXT_MARK
   let s: string
   try {
     s = JSON.stringify(v)
   } finally {
-    ns.payload = c.value
+    if (payload !== undefined) payload.payload = c!.value
+    if (holder !== undefined) holder.text = t!.value
   }
-  const at = s.indexOf(PAYLOAD_MARK_JSON)
-  if (at < 0 || s.indexOf(PAYLOAD_MARK_JSON, at + PAYLOAD_MARK_JSON.length) >= 0) return undefined
-  return [s.slice(0, at), c.text, s.slice(at + PAYLOAD_MARK_JSON.length)]
+  const p = payload !== undefined ? onceAt(s, PAYLOAD_MARK) : -1
+  const x = holder !== undefined ? onceAt(s, TEXT_MARK) : -1
+  if ((payload !== undefined && p < 0) || (holder !== undefined && x < 0)) return undefined
+  const pPart = payload !== undefined ? c!.bytes ?? c!.text : undefined
+  if (holder === undefined) return [s.slice(0, p), pPart!, s.slice(p + MARK_JSON_LENGTH)]
+  if (payload === undefined) return [s.slice(0, x), t!.bytes, s.slice(x + MARK_JSON_LENGTH)]
+  const [first, firstPart, second, secondPart] = p < x ? [p, pPart!, x, t!.bytes] : [x, t!.bytes, p, pPart!]
+  return [s.slice(0, first), firstPart, s.slice(first + MARK_JSON_LENGTH, second), secondPart, s.slice(second + MARK_JSON_LENGTH)]
 }
 
 /**
@@ -309,12 +346,12 @@ export const ndjsonOfTexts = (texts: ReadonlyArray<string>): Uint8Array => {
 /** The bytes of {@link ndjsonOfTexts} in a pooled buffer (see {@link encodeNdjson}). */
 export const encodeNdjsonTexts = (texts: ReadonlyArray<string>): NdjsonLease => {
   const parts: Array<Part> = []
-  let units = 0
+  let room = 0
   for (const s of texts) {
     parts.push(s, NEWLINE)
-    units += s.length + 1
+    room += s.length * 3 + 1
   }
-  return encodeParts(parts, units)
+  return encodeParts(parts, room)
 }
 
 /** {@link writeNdjson} of JSON texts: the bytes of {@link ndjsonOfTexts}, written from their pooled buffer. */

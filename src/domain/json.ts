@@ -221,6 +221,28 @@ export const numberNotExactDiagnostic = (source: string, count: number, first: s
 export interface CanonicalText {
   readonly value: unknown
   readonly text: string
+  /** Where `text` starts in the JSON text it was found in (UTF-16 units). */
+  readonly at: number
+  /**
+   * The source's UTF-8 bytes of `text` (what encoding `text` gives), when the
+   * reader has them at hand ({@link withSourceBytes}): a writer copies them
+   * instead of encoding `text`.
+   */
+  readonly bytes?: Uint8Array | undefined
+}
+
+/**
+ * `c` with `bytes`: the bytes of `c.text` within `lineBytes`, the UTF-8 bytes
+ * that `line` was decoded from. Only for a line that is valid UTF-8 (a
+ * decoder put no U+FFFD in for bad bytes), so that each character of `line`
+ * is its own bytes and the offsets carry over: the bytes before and after
+ * `text` are measured (`Buffer.byteLength` of the text around it, which is
+ * short in a record line), not the payload itself.
+ */
+export const withSourceBytes = (c: CanonicalText, line: string, lineBytes: Uint8Array): CanonicalText => {
+  const before = Buffer.byteLength(line.slice(0, c.at), "utf8")
+  const after = Buffer.byteLength(line.slice(c.at + c.text.length), "utf8")
+  return { value: c.value, text: c.text, at: c.at, bytes: lineBytes.subarray(before, lineBytes.length - after) }
 }
 
 /**
@@ -339,5 +361,61 @@ export const canonicalMember = (text: string, key: string, value: unknown): Cano
     if (depth === 0 && start >= 0 && end < 0) end = i - 1
   }
   if (start < 0 || end < 0 || countKeys(value) !== keys) return undefined
-  return { value, text: text.slice(start, end) }
+  return { value, text: text.slice(start, end), at: start }
+}
+
+/**
+ * An event's `text` and the source's UTF-8 bytes of `JSON.stringify` of it
+ * (see {@link verbatimString}), carried on the event under
+ * {@link CANONICAL_TEXT}: a writer copies the bytes instead of writing the
+ * text again, while the event's `text` is still `value`.
+ */
+export interface VerbatimText {
+  readonly value: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * Where an adapter leaves, on a `SessionEvent` (a symbol key, not enumerable,
+ * as {@link CANONICAL_PAYLOAD}), the {@link VerbatimText} of its `text`.
+ */
+export const CANONICAL_TEXT: unique symbol = Symbol("session-ingest.canonicalText")
+
+/**
+ * The UTF-8 bytes, within `lineBytes`, of the string token of the JSON text
+ * `line` (decoded from `lineBytes`, which are valid UTF-8, and accepted by
+ * `JSON.parse`) that is, byte for byte, `JSON.stringify(value)`; undefined
+ * when that is not proven. `value` must be the string value of a member
+ * named `key` (letters only) that the parsed line has, at any depth. Proven
+ * without comparing the token with `value`: the key is spelled
+ * `"key"` once in the whole line and no `\u` escape is in it (the only way
+ * to spell a key's letters otherwise), so that spelling is the member's key;
+ * it is followed by `:"`, so its value is a string token, which ends at the
+ * first quote not escaped (an even run of backslashes before it); that token
+ * holds no `\/` and no `\u`, so its escapes are only `\"`, `\\`, `\b`,
+ * `\f`, `\n`, `\r` and `\t`: what `JSON.stringify` writes for those
+ * characters (a raw character of a string in valid JSON is never one it
+ * escapes, and valid UTF-8 decodes to no lone surrogate). Property test:
+ * `test/stream-output.test.ts`.
+ */
+export const verbatimString = (line: string, lineBytes: Uint8Array, key: string, value: string): Uint8Array | undefined => {
+  if (value.length === 0) return undefined
+  const quoted = `"${key}"`
+  const at = line.indexOf(quoted)
+  const open = at + quoted.length + 1
+  if (at < 0 || line.charCodeAt(open - 1) !== 58 || line.charCodeAt(open) !== 34) return undefined
+  if (line.indexOf(quoted, at + 1) >= 0 || line.indexOf("\\u") >= 0) return undefined
+  let close = line.indexOf("\"", open + 1)
+  for (;;) {
+    if (close < 0) return undefined
+    let b = 0
+    while (line.charCodeAt(close - 1 - b) === 92) b++
+    if (b % 2 === 0) break
+    close = line.indexOf("\"", close + 1)
+  }
+  const slash = line.indexOf("\\/", open)
+  if (slash >= 0 && slash < close) return undefined
+  const before = Buffer.byteLength(line.slice(0, open), "utf8")
+  const after = Buffer.byteLength(line.slice(close + 1), "utf8")
+  return lineBytes.subarray(before, lineBytes.length - after)
 }

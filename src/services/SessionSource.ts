@@ -82,6 +82,14 @@ export interface StreamOptions {
    * file again. Sources read whole (exports, AgentMux) do not call it.
    */
   readonly onRead?: ((read: SourceRead) => void) | undefined
+  /**
+   * For a writer that copies the source's own JSON text of an event's `text`
+   * (the full NDJSON stream, `CANONICAL_TEXT` in `src/domain/json.ts`): a
+   * Muse agents transcript's events carry the line's bytes of their `text`
+   * when they are `JSON.stringify` of it. Absent, no event carries them (the
+   * search costs time that a reader of the events alone would not get back).
+   */
+  readonly textBytes?: boolean | undefined
 }
 
 /** One read of a stream ({@link StreamOptions.onRead}): `bytes` of `path` (source `sourceId`) at byte `offset`. */

@@ -35,6 +35,8 @@ export const stream = Command.make(
         let events = adapter.stream(locator, {
           cursor: Option.getOrUndefined(o.cursor),
           includeSubagents: o.includeSubagents,
+          // The full stream's writer copies the source's bytes of an event's text (the lean one does not).
+          textBytes: !o.lean,
           // What the events carry changed (NUMBER_NOT_EXACT): one line on stderr per source file; stdout is unchanged.
           onWarning: (d) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
         })

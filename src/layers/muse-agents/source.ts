@@ -22,7 +22,7 @@ import {
   UnsupportedOperation
 } from "../../domain/errors.js"
 import { InexactTally } from "../../domain/inexact-tally.js"
-import { inexactNumbers } from "../../domain/json.js"
+import { CANONICAL_TEXT, inexactNumbers, type VerbatimText, verbatimString } from "../../domain/json.js"
 import type { Diagnostic, Inspection, Locator, SessionEvent, Transcript, TranscriptDiagnostic } from "../../domain/model.js"
 import { toSessionEvent, yieldsEvent } from "../../domain/muse-agents/events.js"
 import { classifyLine, type Classified } from "../../domain/muse-agents/records.js"
@@ -306,6 +306,47 @@ export const inspectTranscript = (deps: AgentsDeps, locator: Locator): Effect.Ef
     }
   })
 
+/** Texts shorter than this are written again rather than copied (a copy costs a mark and its search in the event's JSON). */
+const VERBATIM_MIN_CHARS = 128
+
+/**
+ * The item field an event's `text` is taken from as it stands (a `message_parts`'s text is joined, a tool
+ * call's written). A tool output's `text` is its `output` when that is a string; for any other `output`
+ * the field's value is no string token (or `text` is empty, for none), so `verbatimString` finds nothing.
+ */
+const verbatimKey = (c: Classified): string | undefined => {
+  if (c._tag !== "Item") return undefined
+  switch (c.entry._tag) {
+    case "Message":
+      return c.entry.itemType === "message" ? "text" : undefined
+    case "Commentary":
+      return "text"
+    case "Thinking":
+      return "thinking"
+    case "ToolOutput":
+      return "output"
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The event, carrying under `CANONICAL_TEXT` the line's own bytes of its
+ * `text` when they are, byte for byte, `JSON.stringify` of it
+ * (`verbatimString`; a line of valid UTF-8 only): `stream` copies them
+ * instead of writing the text again (the same bytes).
+ */
+const withVerbatimText = (event: SessionEvent, c: Classified, text: string, bytes: Buffer): SessionEvent => {
+  const value = event.text
+  if (value === null || value.length < VERBATIM_MIN_CHARS) return event
+  const key = verbatimKey(c)
+  if (key === undefined || !isValidUtf8(bytes)) return event
+  const found = verbatimString(text, bytes, key, value)
+  // Not enumerable: a spread or a deep equality of the event never sees it.
+  if (found !== undefined) Object.defineProperty(event, CANONICAL_TEXT, { value: { value, bytes: found } satisfies VerbatimText })
+  return event
+}
+
 /** The session header of an open source: lines are read from the start until one is found. */
 const findHeader = (deps: AgentsDeps, src: OpenSource) =>
   readLines(src, { maxLineBytes: deps.limits.maxRecordBytes }).pipe(
@@ -350,7 +391,7 @@ export const streamTranscript = (
       const agentId = header.value.agentId
       let from = 0
       let lineBase = 0
-      const { cursor, onRead, onWarning } = options
+      const { cursor, onRead, onWarning, textBytes } = options
       if (cursor !== undefined) {
         const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
         from = at.next
@@ -376,7 +417,7 @@ export const streamTranscript = (
             if (tally !== undefined) countInexact(tally, c, raw.text, lineNumber, line.start)
             const token = src.cursor(line, lineNumber)
             const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
-            if (event !== null) out.push(event)
+            if (event !== null) out.push(textBytes === true ? withVerbatimText(event, c, raw.text, line.bytes) : event)
           }
           return Chunk.unsafeFromArray(out)
         })

@@ -46,7 +46,7 @@ import {
   type SourceAccessError
 } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
-import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson } from "../../domain/json.js"
+import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson, withSourceBytes } from "../../domain/json.js"
 import { zeroedRunInBytes } from "../../domain/jsonl-line.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
@@ -151,14 +151,15 @@ const countInexact = (stats: NativeStats, text: string, offset: number): void =>
  * {@link CANONICAL_PAYLOAD}, so `stream` copies it instead of writing the
  * payload again (the same bytes).
  */
-const withCanonicalPayload = (text: string, record: unknown, err: IngestError | undefined, out: Array<SessionEvent>): IngestError | undefined => {
+const withCanonicalPayload = (text: string, bytes: Buffer, record: unknown, err: IngestError | undefined, out: Array<SessionEvent>): IngestError | undefined => {
   if (err !== undefined || !isRecord(record) || !isRecord(record.payload)) return err
   const ev = out[out.length - 1] as SessionEvent & { [CANONICAL_PAYLOAD]?: CanonicalText }
   const ns = ev.extensions["native.muse"]
   if (!isRecord(ns) || ns.payload !== record.payload) return err
   const c = canonicalMember(text, "payload", record.payload)
-  // Not enumerable: a spread or a deep equality of the event never sees it.
-  if (c !== undefined) Object.defineProperty(ev, CANONICAL_PAYLOAD, { value: c })
+  // Not enumerable: a spread or a deep equality of the event never sees it. The line is valid UTF-8
+  // (checked before it was decoded), so the text's own bytes are the line's bytes at its place.
+  if (c !== undefined) Object.defineProperty(ev, CANONICAL_PAYLOAD, { value: withSourceBytes(c, text, bytes) })
   return err
 }
 
@@ -554,7 +555,7 @@ const lineProcessor = (
         stats.recordLines++
         const had = out.length
         const err = mapOne(record, line, undefined, RECORD_LINE, where, out)
-        return out.length > had ? withCanonicalPayload(text, record, err, out) : err
+        return out.length > had ? withCanonicalPayload(text, line.bytes, record, err, out) : err
       }
       case "frame": {
         const f = shape.right.frame
