@@ -240,7 +240,10 @@ export interface SearchHitAnswer {
   /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
   readonly field: string
   readonly snippet: string
-  /** BM25 (lower is better). */
+  /**
+   * BM25, lower is better: with redaction on, computed over the redacted texts of the hits ranked together
+   * (`visibleScores`), else the index's own (`search`'s).
+   */
   readonly score: number
 }
 
