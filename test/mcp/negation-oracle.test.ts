@@ -94,7 +94,7 @@ describe.each(engines)("search_sessions with redaction on: a negation reads no s
       expect(yield* answer(a, "deploy -ghp_S3c*")).toHaveLength(1)
     }))
 
-  it.effect("hits the index ranks first but the negation drops are made up from further rounds", () =>
+  it.effect("hits the index ranks first but the negation drops are made up from the rest of the ranking window", () =>
     Effect.gen(function*() {
       const target = yield* newIndex(tempDir("si-negation-"))
       const e = mk("claude-code", "sess-r")

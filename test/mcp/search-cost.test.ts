@@ -1,26 +1,48 @@
 /**
- * What a redacted `search_sessions` reads (tester21b F2): a search of a large session answered with redaction on
- * cost ~0.1-0.2 s a hit (limit 1000: 83 s, past an MCP client's default 60 s timeout). Counted here, not timed:
- * - the index is asked for the context of at most `limit` hits (it was asked for every hit of the 5x oversample);
+ * What a redacted `search_sessions` reads. Counted here, not timed:
  * - a session's secrets (its events read whole) are gathered once, and not again by the next search while the
- *   session is as it was; a session changed since (another generation) is read anew.
+ *   session is as it was; a session changed since (another generation) is read anew (tester21b F2);
+ * - searches that arrive together on a session share that one gathering (tester22b F4: five parallel searches of a
+ *   60,000-event session each gathered it, ~10 s each against ~2 s alone), and so do `get_session` pages of one
+ *   transcript (rendered once);
+ * - the index is asked once, for its ranking window, also when every match lies inside a redacted value (tester22b
+ *   F4b: it was asked again in rounds, 5x the limit then 4x more, each round's hits read again: 33-45 s on a
+ *   20,000-event session, every time), and the hits' events are read in one pass over a session they are dense in.
  * In process, over the SQLite index of a generated session, its Index counting the calls.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { searchSessions } from "../../src/layers/mcp/answers.js"
+import { getSession, searchSessions } from "../../src/layers/mcp/answers.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index, type IndexShape } from "../../src/services/Index.js"
 import { Redaction } from "../../src/services/Redaction.js"
-import { bigSessionIndex } from "../support/big-session.js"
+import { BIG_SESSION_ID, bigSessionIndex } from "../support/big-session.js"
+import { RANK_WINDOW } from "../../src/domain/search/limits.js"
+
+/** What the index was asked: event streams (a session read whole, a page at a time), contexts, searches (their limits), whole loads. */
+interface Calls {
+  streams: number
+  around: number
+  searches: Array<number>
+  loads: number
+}
+const noCalls = (): Calls => ({ streams: 0, around: 0, searches: [], loads: 0 })
 
 /** The index of `file`, read-only, counting its calls; `generation` is added to each session row's (a changed session). */
-const counting = (file: string, calls: { streams: number; around: number }, bump: { generation: number }) =>
+const counting = (file: string, calls: Calls, bump: { generation: number }) =>
   Layer.effect(
     Index,
     Effect.map(Index, (shape): IndexShape => ({
       ...shape,
+      search: (query, filter) => {
+        calls.searches.push(filter.limit ?? 0)
+        return shape.search(query, filter)
+      },
+      events: (uid) => {
+        calls.loads++
+        return shape.events(uid)
+      },
       findSessions: (id) =>
         Effect.map(shape.findSessions(id), (rows) => rows.map((r) => ({ ...r, generation: r.generation + bump.generation }))),
       eventsStream: (uid, pageSize) => {
@@ -35,10 +57,10 @@ const counting = (file: string, calls: { streams: number; around: number }, bump
   ).pipe(Layer.provide(IndexSqlite.layerReadonly(file)), Layer.merge(Redaction.layer))
 
 describe("search_sessions with redaction: what it reads", () => {
-  it("context of at most limit hits; the session's secrets gathered once while it is unchanged", async () => {
+  it("the session's secrets gathered once while it is unchanged; the hits' events in one pass where they are dense", async () => {
     // 400 events, the 200 user ones each saying "invoice": every search below has 200 candidate hits
     const { index } = bigSessionIndex(400)
-    const calls = { streams: 0, around: 0 }
+    const calls = noCalls()
     const bump = { generation: 0 }
     const [first, second, third] = await Effect.runPromise(Effect.gen(function*() {
       const first = yield* searchSessions({ query: "invoice", limit: 10 })
@@ -50,15 +72,45 @@ describe("search_sessions with redaction: what it reads", () => {
       return [{ answer: first, calls: afterFirst }, { answer: second, calls: afterSecond }, { answer: third, calls: { ...calls } }]
     }).pipe(Effect.provide(counting(index, calls, bump))))
     expect(first.answer.count).toBe(10)
-    // one context read per hit answered, none for the oversample's other hits
-    expect(first.calls.around).toBe(10)
-    expect(first.calls.streams).toBe(1)
-    // the same answer, the session's secrets kept
+    // the secrets gathered (one stream), the 200 hits' events read in one more pass (not 200 contexts)
+    expect(first.calls.around).toBe(0)
+    expect(first.calls.streams).toBe(2)
+    // the same answer, the session's secrets kept: one pass for the hits only
     expect(second.answer).toEqual(first.answer)
-    expect(second.calls.streams).toBe(1)
-    expect(second.calls.around).toBe(20)
-    // the session changed (another generation): read anew
+    expect(second.calls.streams).toBe(3)
+    // the session changed (another generation): its secrets gathered anew
     expect(third.answer).toEqual(first.answer)
-    expect(third.calls.streams).toBe(2)
+    expect(third.calls.streams).toBe(5)
+  })
+
+  it("searches and get_session pages that arrive together on a session share one gathering, one rendering", async () => {
+    const { index } = bigSessionIndex(400)
+    const calls = noCalls()
+    const answers = await Effect.runPromise(
+      Effect.all(
+        // one hit each (a context read alone, no pass over the session): the only stream is the secrets' gathering
+        Array.from({ length: 5 }, (_, i) => searchSessions({ query: `"question ${2 * i + 2} about"`, limit: 5 })),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.provide(counting(index, calls, { generation: 0 })))
+    )
+    expect(answers.map((a) => a.count)).toEqual([1, 1, 1, 1, 1])
+    expect(calls.streams).toBe(1)
+    const pages = await Effect.runPromise(
+      Effect.all(Array.from({ length: 5 }, () => getSession({ id: BIG_SESSION_ID, maxChars: 1000 })), { concurrency: "unbounded" })
+        .pipe(Effect.provide(counting(index, calls, { generation: 0 })))
+    )
+    expect(new Set(pages.map((p) => p.page.text)).size).toBe(1)
+    expect(calls.loads).toBe(1)
+  })
+
+  it("a search whose every match lies inside a redacted value asks the index once, for its ranking window", async () => {
+    // 300 events holding "ghp" only inside a GitHub token (redacted)
+    const { index } = bigSessionIndex(300, (i) => `note ${i}: token ghp_${"Rr9".repeat(11)}${String(i).padStart(3, "0")} stored`)
+    const calls = noCalls()
+    const answer = await Effect.runPromise(
+      searchSessions({ query: "ghp", limit: 5 }).pipe(Effect.provide(counting(index, calls, { generation: 0 })))
+    )
+    expect(answer.count).toBe(0)
+    expect(calls.searches).toEqual([RANK_WINDOW])
   })
 })

@@ -13,8 +13,11 @@ import { cli } from "./run.js"
 /** The generated session's id (a UUID, as Claude Code names its logs). */
 export const BIG_SESSION_ID = "9a1b2c3d-0000-4000-8000-0000000000b1"
 
-/** Write a session of `events` events under a new root; answers the root and the log's path. */
-export const writeBigSession = (events: number): { readonly root: string; readonly file: string } => {
+/** The text of the user event `i` (every even one) unless a test gives its own. */
+const defaultUserText = (i: number): string => `question ${i} about the invoice totals and the rounding of line items`
+
+/** Write a session of `events` events under a new root (`userText(i)`: the text of user event `i`); answers the root and the log's path. */
+export const writeBigSession = (events: number, userText: (i: number) => string = defaultUserText): { readonly root: string; readonly file: string } => {
   const root = path.join(tempDir("si-big-"), "projects")
   const dir = path.join(root, "-home-u-proj")
   fs.mkdirSync(dir, { recursive: true })
@@ -29,7 +32,7 @@ export const writeBigSession = (events: number): { readonly root: string; readon
     }
     lines.push(JSON.stringify(
       i % 2 === 0
-        ? { ...base, type: "user", message: { role: "user", content: `question ${i} about the invoice totals and the rounding of line items` } }
+        ? { ...base, type: "user", message: { role: "user", content: userText(i) } }
         : {
           ...base, type: "assistant",
           message: {
@@ -47,8 +50,11 @@ export const writeBigSession = (events: number): { readonly root: string; readon
 }
 
 /** A new index holding a generated session of `events` events (imported by the CLI); answers the index, the root and the log. */
-export const bigSessionIndex = (events: number): { readonly index: string; readonly root: string; readonly file: string } => {
-  const { root, file } = writeBigSession(events)
+export const bigSessionIndex = (
+  events: number,
+  userText?: (i: number) => string
+): { readonly index: string; readonly root: string; readonly file: string } => {
+  const { root, file } = writeBigSession(events, userText)
   const dir = tempDir("si-big-idx-")
   const agents = path.join(dir, "agents")
   fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })

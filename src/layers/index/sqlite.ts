@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -707,7 +708,7 @@ export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
  * one matching more (a word in most events) is ranked among its newest
  * matches, so its cost stays bounded however large the index grows.
  */
-export const RANK_WINDOW = 5000
+export { RANK_WINDOW }
 
 /** Rows per INSERT of search documents (9 columns: under SQLite's 32,766 variables). */
 const DOC_CHUNK = 2000

@@ -12,6 +12,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
@@ -20,8 +22,10 @@ import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, 
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
-import { Index, type IndexShape, MAX_SEARCH_LIMIT, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
-import { compileQuery, positiveQuery, queryMatches, type QueryNode } from "../../domain/search/query.js"
+import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
+import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
+import { RANK_WINDOW } from "../../domain/search/limits.js"
+import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
@@ -236,57 +240,124 @@ export interface SearchHitAnswer {
   /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
   readonly field: string
   readonly snippet: string
-  /** BM25 (lower is better). */
+  /**
+   * BM25, lower is better: with redaction on, computed over the redacted texts of the hits ranked together
+   * (`visibleScores`), else the index's own (`search`'s).
+   */
   readonly score: number
 }
 
+/** A candidate of a redacted search: the index's hit, its redacted fields, and its words as {@link visibleWords} reads them. */
+interface Visible {
+  readonly hit: SearchHit
+  readonly title: string | null
+  readonly fields: ReadonlyArray<{ readonly field: "text" | "input" | "title"; readonly text: string }>
+  readonly doc: VisibleDoc
+}
+
 /**
- * The hits whose event (or title), redacted, still satisfies the query: the
- * index searches the text as imported, and a match that lay only inside a
- * secret, an email or a home path would otherwise tell a client, one prefix
- * query at a time, what the redacted answer hides. Each kept hit's snippet is
- * cut from the redacted event (the redaction of a structured tool input is
- * not that of its words joined), so no snippet reads a secret back.
+ * Each of the index's hits read as a client sees it: its event (or title) redacted with its session's secrets and
+ * its neighbours (a secret cut in two across two text events of one response is redacted at their joint), and the
+ * words of that redacted text ({@link visibleWords}); the hits whose redacted text does not satisfy the query are
+ * left out. The index searches the text as imported, and a match that lay only inside a secret, an email or a home
+ * path would otherwise tell a client, one prefix query at a time, what the redacted answer hides.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, limit: number) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
-    const kept: Array<SearchHit> = []
+    const kept: Array<Visible> = []
     const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
+    const bySession = new Map<string, Array<SearchHit>>()
     for (const h of hits) {
-      // The hits past the limit are never answered: the index was asked for more only to make up the ones left out.
-      if (kept.length >= limit) break
-      // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
-      const title = h.title === null ? null : r.title(h.title, yield* sessionSecrets(r, index, secretsBySession, h.sessionUid))
-      if (h.eventUid === null && h.eventId === null) {
-        if (title === null) continue
-        if (queryMatches(tree, [title])) kept.push({ ...h, title, snippet: snippetOf(tree, [{ field: "title", text: title }]) })
-        continue
-      }
-      // With its neighbours: a secret cut in two across two text events of one response is redacted at their joint.
-      const around = yield* index.eventsAround(h.sessionUid, h.eventUid ?? h.eventId!, 1, 1)
-      if (Option.isNone(around)) continue
-      const seen = yield* Effect.forEach(around.value.events, (e) => hitRedaction(r, index, secretsBySession, h.sessionUid, e))
-      const t = searchableText(redactJoints(r.text, seen)[around.value.at])
-      // The snippet is made again from the redacted event: the index's was cut from the text as imported,
-      // where a secret under a secret-named key of a tool input is a plain word no text rule would find again.
-      if (queryMatches(tree, [t.text, t.input])) {
-        kept.push({ ...h, title, snippet: snippetOf(tree, [{ field: "text", text: t.text }, { field: "input", text: t.input }]) })
+      const same = bySession.get(h.sessionUid)
+      if (same === undefined) bySession.set(h.sessionUid, [h])
+      else same.push(h)
+    }
+    for (const [sessionUid, sessionHits] of bySession) {
+      const secrets = yield* sessionSecrets(r, index, secretsBySession, sessionUid)
+      const contexts = yield* hitContexts(index, sessionUid, sessionHits)
+      for (const h of sessionHits) {
+        // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
+        const title = h.title === null ? null : r.title(h.title, secrets)
+        if (h.eventUid === null && h.eventId === null) {
+          if (title === null) continue
+          const doc = [visibleWords(title)]
+          if (visibleMatches(tree, doc)) kept.push({ hit: h, title, fields: [{ field: "title", text: title }], doc })
+          continue
+        }
+        const around = contexts.get(h)
+        if (around === undefined) continue
+        // With the neighbours of one response's text: a secret cut in two across two text events is redacted at their joint.
+        const target = around.events[around.at]
+        const joined = around.events.filter((e, i) =>
+          i === around.at || (i < around.at ? sameResponseText(e, target) : sameResponseText(target, e))
+        )
+        const seen = joined.map((e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
+        const t = searchableText(redactJoints(r.text, seen)[joined.indexOf(target)])
+        const doc = [visibleWords(t.text), visibleWords(t.input)]
+        if (visibleMatches(tree, doc)) {
+          kept.push({ hit: h, title, fields: [{ field: "text", text: t.text }, { field: "input", text: t.input }], doc })
+        }
       }
     }
     return kept
   })
 
 /**
- * A hit's event redacted with the secrets its session's tool inputs decide on (`sessionRedactor`: a value a tool
- * call's input holds under a secret-named key, restated by another event, is neither found nor shown), the
- * session's events read once per search (`known`, by session uid).
+ * How many events of a session one pass over it reads for the cost of reading one hit's context alone (four
+ * queries): a session's hits are read in one pass when they are at least its events over this.
  */
-const hitRedaction = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string, e: SessionEvent) =>
+const EVENTS_PER_CONTEXT = 10
+
+/**
+ * The event of each hit of one session with the events just before and after it (as `eventsAround(…, 1, 1)`): read
+ * one by one for a few hits, in one pass over the session's events (a page at a time) for many (the 5,000 hits of a
+ * window in a 20,000-event session read one by one cost ~2-3 ms a hit).
+ */
+const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
-    if (!r.enabled) return e
-    const secrets = yield* sessionSecrets(r, index, known, sessionUid)
-    return secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)
+    const out = new Map<SearchHit, { readonly events: ReadonlyArray<SessionEvent>; readonly at: number }>()
+    const eventHits = hits.filter((h) => h.eventUid !== null || h.eventId !== null)
+    if (eventHits.length === 0) return out
+    const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
+    if (row === undefined || eventHits.length * EVENTS_PER_CONTEXT < row.eventCount) {
+      for (const h of eventHits) {
+        const around = yield* index.eventsAround(sessionUid, h.eventUid ?? h.eventId!, 1, 1)
+        if (Option.isSome(around)) out.set(h, around.value)
+      }
+      return out
+    }
+    const byCursor = new Map<string, Array<SearchHit>>()
+    for (const h of eventHits) {
+      if (h.cursor === null) continue
+      const same = byCursor.get(h.cursor)
+      if (same === undefined) byCursor.set(h.cursor, [h])
+      else same.push(h)
+    }
+    let before: SessionEvent | undefined
+    let waiting: { readonly e: SessionEvent; readonly before: SessionEvent | undefined; readonly hits: ReadonlyArray<SearchHit> } | undefined
+    const settle = (after: SessionEvent | undefined) => {
+      if (waiting === undefined) return
+      const events = [...(waiting.before !== undefined ? [waiting.before] : []), waiting.e, ...(after !== undefined ? [after] : [])]
+      for (const h of waiting.hits) out.set(h, { events, at: waiting.before !== undefined ? 1 : 0 })
+      waiting = undefined
+    }
+    yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (e) =>
+      Effect.sync(() => {
+        settle(e)
+        const those = byCursor.get(e.cursor)
+        if (those !== undefined) waiting = { e, before, hits: those }
+        before = e
+      }))
+    settle(undefined)
+    return out
   })
+
+/** Later first (by time, then position in the session), so that equal scores are ordered by what the client sees. */
+const newerFirst = (a: SearchHit, b: SearchHit): number =>
+  (b.occurredAt ?? "").localeCompare(a.occurredAt ?? "") ||
+  a.sessionUid.localeCompare(b.sessionUid) ||
+  (b.sequence ?? -1) - (a.sequence ?? -1) ||
+  (a.eventId ?? "").localeCompare(b.eventId ?? "")
 
 /**
  * The secrets the tool inputs of the session `sessionUid` decide on (`sessionRedactor`), gathered once per search
@@ -304,55 +375,84 @@ const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string,
     return secrets
   })
 
-/** How many sessions' secrets a server keeps per index and redaction (the latest used). */
-const SECRETS_KEPT = 16
+/**
+ * Computations of one index (the service instance a server uses) and redaction, by key: each started once, in a
+ * fiber of its own that every caller joins, so calls that arrive together on the same session share the one
+ * computation (tester22b F4: five parallel searches of a 60,000-event session each gathered its secrets, ~10 s each
+ * against ~2 s alone). The latest `max` keys used are kept (in flight or done); one that failed is dropped, so the
+ * next call tries again. A caller interrupted (a cancelled request) stops waiting; the computation goes on for the
+ * others and is kept.
+ */
+interface SharedStore<A, E> {
+  readonly max: number
+  readonly byIndex: WeakMap<IndexShape, WeakMap<RedactionShape, Array<{ readonly key: string; readonly fiber: Fiber.RuntimeFiber<A, E> }>>>
+}
 
-/** The secrets kept of each index (the service instance a server uses) and redaction, by session state ({@link keyOf}). */
-const secretsCache = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<{ readonly key: string; readonly secrets: ReadonlyMap<string, string> }>>>()
+const sharedStore = <A, E>(max: number): SharedStore<A, E> => ({ max, byIndex: new WeakMap() })
+
+/** The result of `compute` for `key` in `store` (of `index` and `r`): joined when started already, else started now. */
+const shared = <A, E>(store: SharedStore<A, E>, index: IndexShape, r: RedactionShape, key: string, compute: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  // In the caller's runtime (its logger, its services), not the default one (whose logger writes to stdout).
+  Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+    let byRedaction = store.byIndex.get(index)
+    if (byRedaction === undefined) store.byIndex.set(index, byRedaction = new WeakMap())
+    let kept = byRedaction.get(r)
+    if (kept === undefined) byRedaction.set(r, kept = [])
+    const list = kept
+    const at = list.findIndex((k) => k.key === key)
+    if (at >= 0) {
+      const hit = list[at]
+      list.splice(at, 1)
+      list.push(hit)
+      return Fiber.join(hit.fiber)
+    }
+    // Started and listed in this one synchronous step: a call arriving meanwhile finds it.
+    const entry = {
+      key,
+      fiber: Runtime.runFork(runtime)(compute.pipe(Effect.tapErrorCause(() => Effect.sync(() => {
+        const i = list.indexOf(entry)
+        if (i >= 0) list.splice(i, 1)
+      }))))
+    }
+    list.push(entry)
+    if (list.length > store.max) list.splice(0, list.length - store.max)
+    return Fiber.join(entry.fiber)
+  })
+
+/** The secrets of the latest 16 sessions used, per index and redaction (computed once per session state). */
+const secretsStore = sharedStore<ReadonlyMap<string, string>, StoreUnavailable>(16)
 
 /**
  * The secrets of the session `sessionUid` (`sessionRedactor` over its events, read a page at a time), gathered
  * once per session state (its uid, generation, event count and last time, as {@link renderedSession} keys a
- * transcript: a session a later import changed is read anew) and kept for the next searches, the latest
- * {@link SECRETS_KEPT} sessions per index and redaction: gathering reads and walks every event of the session
- * (~0.8 s CPU at 30,000 events), so a search of a large session paid it on each call.
+ * transcript: a session a later import changed is read anew) and kept for the next searches ({@link secretsStore}),
+ * calls that arrive together sharing one gathering ({@link shared}): gathering reads and walks every event of the
+ * session (~0.8 s CPU at 30,000 events), so a search of a large session paid it on each call.
  */
 const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: string) =>
   Effect.gen(function*() {
     const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
-    const key = row === undefined ? undefined : keyOf(row)
-    let byRedaction = secretsCache.get(index)
-    if (byRedaction === undefined) secretsCache.set(index, byRedaction = new WeakMap())
-    let kept = byRedaction.get(r)
-    if (kept === undefined) byRedaction.set(r, kept = [])
-    const at = key === undefined ? -1 : kept.findIndex((k) => k.key === key)
-    if (at >= 0) {
-      const hit = kept[at]
-      kept.splice(at, 1)
-      kept.push(hit)
-      return hit.secrets
-    }
-    const sr = sessionRedactor(r)
-    yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
-    const secrets: ReadonlyMap<string, string> = sr.known
-    if (key !== undefined) {
-      kept.push({ key, secrets })
-      if (kept.length > SECRETS_KEPT) kept.splice(0, kept.length - SECRETS_KEPT)
-    }
-    return secrets
+    const gather = Effect.gen(function*() {
+      const sr = sessionRedactor(r)
+      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
+      return sr.known as ReadonlyMap<string, string>
+    })
+    return row === undefined ? yield* gather : yield* shared(secretsStore, index, r, keyOf(row), gather)
   })
 
 /**
- * A search with redaction on: the hits whose redacted event (or title)
- * satisfies the whole query, best first, at most `limit`. The index is
- * searched with the query's positive part ({@link positiveQuery}): its
- * negated words are then tried on the redacted text only, so no negation
- * (`-word`, `NOT word`, `-prefix*`, a negated phrase or group) tells what a
- * redacted value is. Hits dropped by that check are made up by asking the
- * index for more, in rounds (5× the limit, then 4× more each round, up to
- * {@link MAX_SEARCH_LIMIT}), until the limit is filled or the index has no
- * more. A `workspace` filter is matched against the workspace as shown
- * ({@link shownWorkspaceFilter}).
+ * A search with redaction on: the hits whose redacted event (or title) satisfies the whole query, best first, at
+ * most `limit`, decided and ranked on the redacted text alone (`src/domain/search/visible.ts`), so the answer (which
+ * hits, their order, their scores, their snippets) is the same whatever a redacted value is:
+ * - the index is asked once, with the query's positive part ({@link positiveQuery}), for its ranking window (the
+ *   newest {@link RANK_WINDOW} matches, as `session-ingest search` ranks them): every event whose redacted text
+ *   matches is among the index's matches (a word of the redacted text as {@link visibleWords} reads it is a word of
+ *   the text as imported), and the negated words are tried on the redacted text only;
+ * - each hit is kept when its redacted text satisfies the query ({@link visibleMatches}) and scored by BM25 over the
+ *   redacted texts of the hits kept ({@link visibleScores}), equal scores the later first; the index's own score and
+ *   order (over the text as imported, secrets included) are not used.
+ * The cost is that of the window's hits, however many of them lie inside redacted values (no further rounds).
+ * A `workspace` filter is matched against the workspace as shown ({@link shownWorkspaceFilter}).
  */
 const redactedSearch = (
   r: RedactionShape,
@@ -366,13 +466,14 @@ const redactedSearch = (
     const compiled = yield* Either.match(compileQuery(query), { onLeft: (e) => Effect.fail(e), onRight: (c) => Effect.succeed(c) })
     const positive = positiveQuery(compiled.tree)
     const asked = positive.hasNegation ? positive.query : query
-    let ask = Math.min(MAX_SEARCH_LIMIT, limit * 5)
-    for (;;) {
-      const found = yield* index.search(asked, { ...filter, limit: ask })
-      const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), limit)
-      if (kept.length >= limit || found.length < ask || ask >= MAX_SEARCH_LIMIT) return kept.slice(0, limit)
-      ask = Math.min(MAX_SEARCH_LIMIT, ask * 4)
-    }
+    const found = yield* index.search(asked, { ...filter, limit: Math.max(RANK_WINDOW, limit) })
+    const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
+    const scores = visibleScores(compiled.tree, kept.map((k) => k.doc))
+    return kept
+      .map((k, i) => ({ k, score: scores[i] }))
+      .sort((x, y) => x.score - y.score || newerFirst(x.k.hit, y.k.hit))
+      .slice(0, limit)
+      .map(({ k, score }): SearchHit => ({ ...k.hit, title: k.title, score, snippet: snippetOf(compiled.tree, k.fields) }))
   })
 
 /**
@@ -540,18 +641,16 @@ interface RenderedSession {
 /** What a rendered session was rendered from: the session's uid, generation, event count and last time. */
 const keyOf = (s: SessionRow): string => JSON.stringify([s.sessionUid, s.generation, s.eventCount, s.lastAt])
 
-/** How many rendered sessions a server keeps per index and redaction (the latest used). */
-const RENDERED_KEPT = 2
-
-/** The rendered sessions of each index (the service instance a server uses) and redaction. */
-const renderedCache = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<RenderedSession>>>()
+/** The rendered sessions of the latest 2 sessions used, per index and redaction (rendered once per session state). */
+const renderedStore = sharedStore<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable>(2)
 
 /**
  * The transcript text of `session` as `get_session` pages it, rendered once per session state (its uid,
  * generation, event count and last time: a session a later import appended to or replaced is rendered anew)
- * and kept for the next pages, the latest {@link RENDERED_KEPT} sessions per index and redaction: a page then
- * costs the page (a slice and a digest check), not the whole transcript (its events loaded, redacted, rendered and
- * hashed: ~1 s at 20,000 events). The errors of `loadSession` (`ResourceLimitExceeded` for a session too large).
+ * and kept for the next pages ({@link renderedStore}), calls that arrive together sharing one rendering
+ * ({@link shared}): a page then costs the page (a slice and a digest check), not the whole transcript (its events
+ * loaded, redacted, rendered and hashed: ~1 s at 20,000 events). The errors of `loadSession`
+ * (`ResourceLimitExceeded` for a session too large).
  */
 const renderedSession = (
   index: IndexShape,
@@ -559,27 +658,14 @@ const renderedSession = (
   session: SessionRow
 ): Effect.Effect<RenderedSession, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index> =>
   Effect.gen(function*() {
-    const key = keyOf(session)
-    let byRedaction = renderedCache.get(index)
-    if (byRedaction === undefined) renderedCache.set(index, byRedaction = new WeakMap())
-    let kept = byRedaction.get(r)
-    if (kept === undefined) byRedaction.set(r, kept = [])
-    const at = kept.findIndex((k) => k.key === key)
-    if (at >= 0) {
-      const hit = kept[at]
-      kept.splice(at, 1)
-      kept.push(hit)
-      return hit
-    }
-    const { events, session: loaded } = yield* loadWhole(session.sessionUid)
-    const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
-    const text = transcriptText(shared)
-    const m = metadata(r, loaded, shared, [])
-    // keyed by the state loaded (the index may have changed since `session` was read)
-    const rendered: RenderedSession = { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model }
-    kept.push(rendered)
-    if (kept.length > RENDERED_KEPT) kept.splice(0, kept.length - RENDERED_KEPT)
-    return rendered
+    const render = Effect.gen(function*() {
+      const { events, session: loaded } = yield* loadWhole(session.sessionUid)
+      const redacted = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
+      const text = transcriptText(redacted)
+      const m = metadata(r, loaded, redacted, [])
+      return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model } satisfies RenderedSession
+    }).pipe(Effect.provideService(Index, index))
+    return yield* shared(renderedStore, index, r, keyOf(session), render)
   })
 
 /** An event as `get_events` answers it (redacted; ids and cursor kept). */
