@@ -51,6 +51,13 @@ export interface RedactionRule {
    * `pattern` documents only where a match starts; the reference of the differential test applies `apply`.
    */
   readonly byHand?: boolean
+  /**
+   * A custom rule's matches in a string (`./custom.ts`), as flat `[start, end, start, end, …]` UTF-16 offsets, left
+   * to right, none empty. A redactor with such rules finds their matches on the original text and hides them with
+   * what the other rules hide there (`./union.ts`: a custom pattern never makes a built-in rule miss); `apply`
+   * applies the rule alone.
+   */
+  readonly spans?: (s: string) => ReadonlyArray<number>
 }
 
 /** The text that replaces a match of the rule `id`. */
