@@ -236,7 +236,7 @@ export const restateText = (s: string, secrets: ReadonlyMap<string, string>, red
     const escaped = JSON.stringify(secret).slice(1, -1)
     const forms = escaped === secret ? [secret] : [secret, escaped]
     if (redacted !== undefined) {
-      for (const f of escaped === secret ? [secret] : [secret, escaped]) {
+      for (const f of forms.slice()) {
         const r = redacted(f)
         if (r !== undefined) forms.push(r)
       }
