@@ -55,7 +55,7 @@ export const configKeysOf = (settings: ReadonlyArray<Setting>): ReadonlyArray<st
 
 /**
  * The config file's `redaction` key: `patterns`, custom redaction rules
- * `{id, pattern}` applied before the built-in ones (see docs/redaction.md, "Redaction").
+ * `{id, pattern}`, matched on the original text and merged with what the built-in rules redact (see docs/redaction.md, "Custom rules").
  */
 export const RedactionSettings = Schema.Struct({
   patterns: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, pattern: Schema.String })))

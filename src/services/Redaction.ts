@@ -23,7 +23,7 @@ import { builtinRules, type RedactionRule } from "../domain/redaction/rules.js"
 export interface RedactionShape {
   /** false when redaction is off (--no-redact / server flag); every method is then the identity. */
   readonly enabled: boolean
-  /** The rules applied, in order (custom patterns first); empty when off. */
+  /** The rules: custom patterns (matched on the original text, merged with the others': `src/domain/redaction/union.ts`) then the built-in ones; empty when off. */
   readonly rules: ReadonlyArray<RedactionRule>
   /** One string, redacted: each match replaced by `[REDACTED:<rule-id>]` (home paths become `~`). */
   readonly text: (s: string) => string
@@ -60,7 +60,7 @@ export interface RedactionShape {
   readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
 }
 
-/** A redaction by `rules` (in order); no rules: off. */
+/** A redaction by `rules` (in order; custom ones merged: `makeRedactor`); no rules: off. */
 export const makeRedaction = (rules: ReadonlyArray<RedactionRule>): RedactionShape => ({
   enabled: rules.length > 0,
   rules,
@@ -74,8 +74,8 @@ export const defaultRedaction: RedactionShape = makeRedaction(builtinRules)
 export const noRedaction: RedactionShape = makeRedaction([])
 
 /**
- * Redaction by `patterns` (custom rules, applied first) then the built-in
- * rules; `InvalidArgument` for a bad pattern (see `compileCustomPatterns`).
+ * Redaction by `patterns` (custom rules) and the built-in rules, merged: a
+ * custom pattern only ever redacts more (`src/domain/redaction/union.ts`); `InvalidArgument` for a bad pattern (see `compileCustomPatterns`).
  */
 export const redactionWith = (patterns: ReadonlyArray<CustomPattern>): Either.Either<RedactionShape, InvalidArgument> =>
   Either.map(compileCustomPatterns(patterns), (custom) => makeRedaction([...custom, ...builtinRules]))
@@ -86,7 +86,7 @@ export class Redaction extends Context.Tag("session-ingest/Redaction")<Redaction
   static layer: Layer.Layer<Redaction> = Layer.succeed(Redaction, defaultRedaction)
   /** Off: every method is the identity (`--no-redact`). */
   static off: Layer.Layer<Redaction> = Layer.succeed(Redaction, noRedaction)
-  /** Custom patterns (the config file's `redaction.patterns`) then the built-in rules; fails with `InvalidArgument` for a bad pattern. */
+  /** Custom patterns (the config file's `redaction.patterns`) merged with the built-in rules; fails with `InvalidArgument` for a bad pattern. */
   static layerWith = (patterns: ReadonlyArray<CustomPattern>): Layer.Layer<Redaction, InvalidArgument> =>
     Layer.effect(Redaction, redactionWith(patterns))
 }

@@ -1,7 +1,9 @@
 /**
  * Custom redaction rules from the config file (`redaction.patterns`, a list
  * of `{id, pattern}`): checked and compiled into {@link RedactionRule}s, or
- * refused with `InvalidArgument`. Pure: no I/O.
+ * refused with `InvalidArgument`. Pure: no I/O. A redactor matches them on
+ * the original text and merges them with the built-in rules' redaction
+ * (`./union.ts`: a custom pattern only ever redacts more).
  *
  * **Engine: RE2 (the `re2js` package), not V8's RegExp.** A custom pattern
  * is text nobody here has checked, run on every string of every shareable
@@ -181,27 +183,37 @@ const refuse = (index: number, id: unknown, why: string) =>
   })
 
 /**
- * The `apply` of a custom rule: every RE2 match of `re` in `s`, left to
- * right, replaced by `[REDACTED:<id>]`. Offsets are UTF-16 (RE2JS's matcher
- * on a string). A match is never empty (refused at compile), so each search
- * starts after the last match: one search per match, each linear.
+ * The `spans` of a custom rule: every RE2 match of `re` in `s`, left to right, as flat `[start, end, …]` UTF-16
+ * offsets (RE2JS's matcher on a string). A match is never empty (refused at compile), so each search starts after
+ * the last match: one search per match, each linear.
  */
-const re2Replace = (re: RE2JS, id: string) => {
+const re2Spans = (re: RE2JS) => (s: string): ReadonlyArray<number> => {
+  const m = re.matcher(s)
+  const out: Array<number> = []
+  let done = 0
+  while (done < s.length && m.find(done)) {
+    const start = m.start()
+    const end = m.end()
+    if (end <= start) break
+    out.push(start, end)
+    done = end
+  }
+  return out
+}
+
+/** The `apply` of a custom rule alone: every match of `spans` replaced by `[REDACTED:<id>]`. */
+const re2Replace = (spans: (s: string) => ReadonlyArray<number>, id: string) => {
   const replacement = marker(id)
   return (s: string): string => {
-    const m = re.matcher(s)
+    const sp = spans(s)
+    if (sp.length === 0) return s
     let out = ""
     let done = 0
-    let any = false
-    while (done < s.length && m.find(done)) {
-      const start = m.start()
-      const end = m.end()
-      if (end <= start) break
-      out += s.slice(done, start) + replacement
-      done = end
-      any = true
+    for (let i = 0; i < sp.length; i += 2) {
+      out += s.slice(done, sp[i]) + replacement
+      done = sp[i + 1]
     }
-    return any ? out + s.slice(done) : s
+    return out + s.slice(done)
   }
 }
 
@@ -261,7 +273,8 @@ export const compileCustomPatterns = (
     if (hasNestedQuantifier(p.pattern)) {
       return Either.left(refuse(i, p.id, "the pattern repeats a group that holds +, * or | (catastrophic backtracking on other engines)"))
     }
-    rules.push({ id: p.id, pattern: documentation(p.pattern), hints: [], apply: re2Replace(re, p.id) })
+    const spans = re2Spans(re)
+    rules.push({ id: p.id, pattern: documentation(p.pattern), hints: [], apply: re2Replace(spans, p.id), spans })
   }
   return Either.right(rules)
 }

@@ -39,6 +39,7 @@ import {
   underKind
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
+import { customMerger, isCustomRule } from "./union.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -226,13 +227,17 @@ export const restatable = (v: string, min: number): boolean => {
  * `s` with each occurrence of a secret of `secrets` (and of its JSON-escaped form: the text of a tool call is its
  * input as JSON) replaced by its marker, where it is a token of its own ({@link tokenAt}: no letter, digit or `_`
  * right before or after it, nor a `.` or `-` joining it to one: `abc` inside `abcdef` and `ftp.abc.com` stays).
- * The same string when none occurs. `secrets` only ever grows (entries are added, never removed: a session's
- * known secrets): a map of 8 secrets or more looked up often gets a prefilter built for its size (kept per map).
+ * `redacted`, when given, says how the text redaction writes a secret (or its escaped form) where it does not
+ * take it whole, undefined when it writes it as it is or takes it whole: a custom pattern that matches a piece of
+ * it (`hunter[REDACTED:digits]`, tester22b F3); that form is replaced too. The same string when none occurs.
+ * `secrets` only ever grows (entries are added, never removed: a session's known secrets): without `redacted`, a
+ * map of 8 secrets or more looked up often gets a prefilter built for its size (kept per map).
  */
-export const restateText = (s: string, secrets: ReadonlyMap<string, string>): string => {
-  if (secrets.size < PREFILTER_FROM) return secrets.size === 0 ? s : restateEach(s, secrets)
+export const restateText = (s: string, secrets: ReadonlyMap<string, string>, redacted?: (secret: string) => string | undefined): string => {
+  if (secrets.size === 0) return s
+  if (redacted !== undefined || secrets.size < PREFILTER_FROM) return restateEach(s, secrets, redacted)
   const pre = prefilterOf(secrets)
-  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets)
+  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets, undefined)
 }
 
 /** The fewest secrets worth a prefilter ({@link prefilterOf}): below, a few `indexOf` (memchr) cost less than a pass over the string. */
@@ -283,11 +288,18 @@ const prefilterOf = (secrets: ReadonlyMap<string, string>): ((s: string) => bool
 }
 
 /** {@link restateText} without its prefilter: each secret, in the map's order, looked for in turn. */
-const restateEach = (s: string, secrets: ReadonlyMap<string, string>): string => {
+const restateEach = (s: string, secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): string => {
   let out = s
   for (const [secret, mark] of secrets) {
     const escaped = JSON.stringify(secret).slice(1, -1)
-    for (const form of escaped === secret ? [secret] : [secret, escaped]) {
+    const forms = escaped === secret ? [secret] : [secret, escaped]
+    if (redacted !== undefined) {
+      for (const f of forms.slice()) {
+        const r = redacted(f)
+        if (r !== undefined) forms.push(r)
+      }
+    }
+    for (const form of forms) {
       let at = out.indexOf(form)
       if (at < 0) continue
       let r = ""
@@ -306,27 +318,35 @@ const restateEach = (s: string, secrets: ReadonlyMap<string, string>): string =>
   return out
 }
 
+/** How the text redaction writes a secret it does not take whole (see {@link restateText}). */
+type RedactedForm = ((secret: string) => string | undefined) | undefined
+
 /** `v` with every string restated ({@link restateText}); the same reference when nothing changed. */
-const restate = (v: unknown, secrets: ReadonlyMap<string, string>): unknown => {
-  if (typeof v === "string") return restateText(v, secrets)
+const restate = (v: unknown, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): unknown => {
+  if (typeof v === "string") return restateText(v, secrets, redacted)
   if (Array.isArray(v)) {
     let out: Array<unknown> | undefined
     for (let i = 0; i < v.length; i++) {
-      const r = restate(v[i], secrets)
+      const r = restate(v[i], secrets, redacted)
       if (r !== v[i]) (out ??= v.slice())[i] = r
     }
     return out ?? v
   }
-  if (isPlainObject(v)) return restateObject(v, secrets, undefined)
+  if (isPlainObject(v)) return restateObject(v, secrets, undefined, redacted)
   return v
 }
 
 /** An object's values restated ({@link restate}), except those under the keys of `keep`; the same object when nothing changed. */
-const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, string>, keep: ReadonlySet<string> | undefined): Record<string, unknown> => {
+const restateObject = (
+  o: Record<string, unknown>,
+  secrets: ReadonlyMap<string, string>,
+  keep: ReadonlySet<string> | undefined,
+  redacted: RedactedForm
+): Record<string, unknown> => {
   let out: Record<string, unknown> | undefined
   for (const k of Object.keys(o)) {
     if (keep !== undefined && keep.has(k)) continue
-    const r = restate(o[k], secrets)
+    const r = restate(o[k], secrets, redacted)
     if (r !== o[k]) {
       out ??= { ...o }
       out[k] = r
@@ -336,6 +356,8 @@ const restateObject = (o: Record<string, unknown>, secrets: ReadonlyMap<string, 
 }
 
 const MARK_HEAD = "[REDACTED:"
+/** Every marker in a text. */
+const MARKS = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]/g
 
 /** `v` without the quotes around it (`"…"`, `'…'`, a backtick's, `\"…\"`): a quoted value goes whole, quotes with it. */
 const unquoted = (v: string): string => {
@@ -431,14 +453,35 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): 
   }
 }
 
-/** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
+/**
+ * The redaction of each kind of value by `rules` (applied in order; custom rules, those with `spans`, matched on the
+ * original text and merged with the others' redaction: `./union.ts`). No rules: every function is the identity.
+ */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
     return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
-  const text = textRedactor(rules)
+  // Custom rules (tester22b F3): matched on the original text and merged with what the built-in rules
+  // (`base`) redact there, so a custom pattern that matches a piece of a secret never makes a built-in rule miss.
+  const custom = rules.filter(isCustomRule)
+  const base = textRedactor(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)))
+  const merged = custom.length === 0 ? undefined : customMerger(custom)
+  const text = merged === undefined ? base : (s: string) => merged(s, base(s))
+  /**
+   * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
+   * then looked for in that form too: {@link restateText}); undefined without custom rules.
+   */
+  const formCache = new Map<string, string | undefined>()
+  const redactedForm: RedactedForm = merged === undefined ? undefined : (secret) => {
+    if (formCache.has(secret)) return formCache.get(secret)
+    const f = text(secret)
+    const r = f !== secret && f.replace(MARKS, "").length > 0 ? f : undefined
+    if (formCache.size >= 4096) formCache.clear()
+    formCache.set(secret, r)
+    return r
+  }
   const title = (s: string, known?: ReadonlyMap<string, string>): string =>
-    redactClipped(known === undefined || known.size === 0 ? text : (x) => restateText(text(x), known), s, TITLE_MAX_CHARS)
+    redactClipped(known === undefined || known.size === 0 ? text : (x) => restateText(text(x), known, redactedForm), s, TITLE_MAX_CHARS)
 
   /**
    * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a
@@ -458,13 +501,18 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const noteCaught = (value: string, mark: string): void => {
     // A reference (`$PGPASS`, `${DB_PW}`, `{{ … }}`) that a rule took with its place (a URL's password) is not a
     // secret: looked for elsewhere it would take `echo $PGPASS` too.
-    if (decided !== undefined && !decided.has(value) && !notAValue(value) && restatable(value, RESTATED_MIN) && text(value) === value) decided.set(value, mark)
+    // (the built-in rules alone: a custom pattern that matches a piece of the value changes nothing to what is noted)
+    if (decided !== undefined && !decided.has(value) && !notAValue(value) && restatable(value, RESTATED_MIN) && base(value) === value) decided.set(value, mark)
   }
-  /** A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a turn. */
+  /**
+   * A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a
+   * turn: those the built-in rules took, read from their redaction alone (custom markers beside theirs would hide
+   * where a value ends).
+   */
   const textNoting = (s: string): string => {
-    const r = text(s)
-    if (r !== s && decided !== undefined) caughtValues(s, r, noteCaught)
-    return r
+    const b = base(s)
+    if (b !== s && decided !== undefined) caughtValues(s, b, noteCaught)
+    return merged === undefined ? b : merged(s, b)
   }
 
   /** `v` redacted; the same reference when nothing in it changed. */
@@ -679,7 +727,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     try {
       const out = f()
       if (sink !== undefined) for (const [v, mark] of decided) if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) sink.set(v, mark)
-      return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep) as unknown as A)
+      return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep, redactedForm) as unknown as A)
     } finally {
       decided = outer
     }
@@ -708,7 +756,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     deciding(() => event(e), eventKeep, known)
   const eventNoting = (e: SessionEvent, into: Map<string, string>): SessionEvent => eventInto(e, into)
   const restated = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
-    known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep) as unknown as SessionEvent)
+    known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep, redactedForm) as unknown as SessionEvent)
 
   // the title apart: a title cut short is redacted as one (`title`)
   // the times and the counted warnings and diagnostics (kinds, counts, lines) are the record's, not content (tester21b F6)

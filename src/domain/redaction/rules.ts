@@ -51,6 +51,13 @@ export interface RedactionRule {
    * `pattern` documents only where a match starts; the reference of the differential test applies `apply`.
    */
   readonly byHand?: boolean
+  /**
+   * A custom rule's matches in a string (`./custom.ts`), as flat `[start, end, start, end, …]` UTF-16 offsets, left
+   * to right, none empty. A redactor with such rules finds their matches on the original text and hides them with
+   * what the other rules hide there (`./union.ts`: a custom pattern never makes a built-in rule miss); `apply`
+   * applies the rule alone.
+   */
+  readonly spans?: (s: string) => ReadonlyArray<number>
 }
 
 /** The text that replaces a match of the rule `id`. */
@@ -469,8 +476,14 @@ const QUERY_SECRET_NAMES_AFTER_SEMICOLON = [
   "password", "passwd", "secret", "sig", "signature", "X-Amz-Signature", "X-Amz-Security-Token", "X-Goog-Signature"
 ].join("|")
 
-/** Query names whose value is a credential only when it looks like one (16 characters or more, a digit among them). */
+/** Query names whose value is a credential only when it looks like one (16 characters or more, a digit among them, no UUID). */
 const QUERY_KEY_NAMES = ["key", "auth"].map(caseless).join("|")
+/**
+ * A canonical UUID (8-4-4-4-12 hex digits) as a whole query value: under `key=` or `auth=` an idempotency key, an
+ * object's or a record's id, which the docs promise stay (tester22b F6: `?key=550e8400-e29b-41d4-a716-446655440000`);
+ * under a credential's name (`api_key=`, `token=`) it goes as any value.
+ */
+const QUERY_UUID_VALUE = String.raw`[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![^&#\s"'${"`"}<>\\)\]])`
 
 /**
  * Final words of a secret's name that name a secret alone (`token`, `Password`, `SECRET`, …), plurals too
@@ -2169,12 +2182,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A credential in a URL's query string (or fragment, its first parameter too: `#id_token=…`, or a form
     // body): `?access_token=…`, `&token=…`,
     // the names of QUERY_SECRET_NAMES in any case, and `key` and `auth` (Firebase) when the value looks like a
-    // secret (16 characters or more, a digit among them); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
+    // secret (16 characters or more, a digit among them, not a UUID: QUERY_UUID_VALUE); a lower-case `access_token=` anywhere. The name and `=` stay; the value goes,
     // up to `&`, `#`, white space, a quote, a backslash, or a `)` or `]` (a Markdown link's or a bracket's close:
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?!${QUERY_UUID_VALUE})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
     ),
     // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case; and the escaped `=`)
     hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH=", ...ESC_EQ_HINTS],
