@@ -98,6 +98,12 @@ const pieces = (): ReadonlyArray<string> => {
     ...Object.entries(secretSamples()).filter(([id]) => ["anthropic-key", "openai-key", "github-token", "jwt", "groq-key", "xai-key"].includes(id))
       .flatMap(([, keys]) => keys.flatMap((k) => [40, 64, 76].map((w) => (k.match(new RegExp(`.{1,${w}}`, "g")) ?? []).join(w === 64 ? "\\n" : "\n"))
         .concat([`${k.slice(0, 12)}\\\n${k.slice(12)}`, `${k.slice(0, 50)}\n${k.slice(50)}`, `${k.slice(0, 40)}\nThanks`]))),
+    // session 22 (tester22b F5): the statements and commands that take a password, their options, and near misses
+    "IDENTIFIED BY ", "identified by '", "Identified With x By ", "SET PASSWORD = ", "set password for 'u'@'h' = ", "PASSWORD('", "')",
+    "echo x1y2Z3 ", "echo -n ", "printf '%s' ", " | docker login -u bob --password-stdin", "--passphrase-fd 0", "keytool -list -storepass ",
+    "-deststorepass ", "-storepass:env ", "jarsigner ", "ssh-keygen -t ed25519 -N ", "-P ", "zip -P ", "unzip ", "7z a -p", "ldapsearch -x -w ",
+    "xfreerdp /p:", "net use Z: \\\\srv\\share /user:CORP\\bob ", "NET USE ", "sqlplus app/", "sqlplus -s ", "htpasswd -b -c f u ", "htpasswd -nb u ",
+    "ConvertTo-SecureString ", " -AsPlainText -Force", "[32m", "[0m", "[1;33m", ":= \"", ": String = \"", "password := ", "val password: String = ",
     // (and the session 19 vendor samples again, in the shapes they come in, so that each is still reached often enough
     // in the larger pool)
     ...Object.entries(secretSamples()).filter(([id]) => IDS19.includes(id)).flatMap(([id, keys]) =>

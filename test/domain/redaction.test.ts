@@ -126,7 +126,10 @@ describe("redaction rules", () => {
       "Password=\"", "_KEY", "PASSWORD",
       // session 7: query strings, GitLab and Hugging Face tokens, JSON and YAML fields
       "?token=", "&key=", "?key=a1", "access_token=", "glpat-", "hf_", "hf_A", "\"password\": \"", "password: ", "api_key: a1",
-      "\\\"api_key\\\": \\\"", "a_b_", "aKey", "A_B-", "x_api_key:"
+      "\\\"api_key\\\": \\\"", "a_b_", "aKey", "A_B-", "x_api_key:",
+      // session 22: statements and commands that take a password
+      "IDENTIFIED BY ", "SET PASSWORD FOR ", "PASSWORD(", "echo ", "echo a | x ", "printf ", "keytool -storepass ", "7z a -p", "net use /user:",
+      "sqlplus a/", "sqlplus ", "htpasswd -b ", "htpasswd -b a ", "ConvertTo-SecureString ", "[1", "password := \"", "password: A = \""
     ]
     const inputs: Array<string> = []
     for (const c of chars) inputs.push(c.repeat(N / c.length))

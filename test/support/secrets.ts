@@ -159,6 +159,9 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const pypi = j("py", "pi-AgE", rand(100, B64URL))
   const escGhp = j(rand(35, ALNUM), "Q")
   const argA = j(rand(14, ALNUM), "4"), argB = j("pw", rand(16, ALNUM), "7")
+  // session 22 (tester22b F5): passwords in SQL, piped to a command's stdin, in a command's own options and arguments
+  const cmd = () => j("Pw", rand(10, ALNUM), "!7")
+  const sq1 = cmd(), sq2 = cmd(), st1 = cmd(), cp1 = cmd(), cp2 = cmd(), cp3 = j("Z", rand(10, ALNUM), "9"), co1 = cmd(), ht1 = cmd(), ht2 = cmd(), ss1 = cmd()
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -204,8 +207,19 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`{"db_password": ${pin}, "user": "app"}`, pin],
       [`self.password = "${f3}"`, f3],
       [`{"apiKeys": "${f1}"}`, f1],
-      ["password = `" + f6 + "`", f6]
+      ["password = `" + f6 + "`", f6],
+      // session 22: Go's `:=`, a typed declaration (Kotlin, Swift, TypeScript)
+      [`  password := "${f1}"`, f1],
+      [`  val dbPassword: String = "${f5}"`, f5]
     ],
+    // (each after a prompt, `mysql> `, `$ `: a line that starts with a word may be read as the rest of a key wrapped
+    // over the line before, when the property test of redaction-rules7 puts one there)
+    "sql-password": [[`mysql> ALTER USER 'app'@'%' IDENTIFIED BY '${sq1}';`, sq1], [`mysql> SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('${sq2}');`, sq2]],
+    "stdin-password": [[`$ echo "${st1}" | docker login -u bob --password-stdin`, st1]],
+    "command-password": [[`$ keytool -list -keystore ks.jks -storepass ${cp1}`, cp1], [`$ ssh-keygen -t ed25519 -N '${cp2}' -f deploy`, cp2], [`$ 7z a -p${cp3} backup.7z db.sql`, cp3]],
+    "connect-password": [[`$ sqlplus -s app/${co1}@//db:1521/orcl`, co1]],
+    "htpasswd-password": [[`$ htpasswd -b -c .htpasswd admin ${ht1}`, ht1], [`$ htpasswd -nbB admin '${ht2}'`, ht2]],
+    "securestring-password": [[`$pw = ConvertTo-SecureString "${ss1}" -AsPlainText -Force`, ss1]],
     // session 10: a header as a name/value pair (its own id since session 11)
     "secret-pair": [
       [`headers: [["Accept", "*/*"], ["X-Api-Key", "${f2}"]]`, f2],
@@ -293,6 +307,13 @@ export const innocents = (): ReadonlyArray<string> => {
     "apiKey: process.env.API_KEY,",
     "type Config = { token: string; clientSecret?: string | undefined }",
     "The password: see the vault. Secret: none.",
-    "max_token: 100\nmonkey: banana"
+    "max_token: 100\nmonkey: banana",
+    // session 22: prose and code about the commands and statements that take a password
+    "use IDENTIFIED BY to set the password; the IDENTIFIED BY clause.",
+    "CREATE USER app IDENTIFIED BY :pw; CREATE USER x IDENTIFIED EXTERNALLY;",
+    "the ssh-keygen -N flag; zip -P is insecure; ssh-keygen -N '' -f key",
+    "echo $CR_PAT | docker login ghcr.io -u bob --password-stdin",
+    "password := os.Getenv(\"DB_PASSWORD\")",
+    "sqlplus / as sysdba"
   ]
 }

@@ -80,6 +80,14 @@ const isCsiFinal = (c: number) => c === 109 || c === 75 || (c >= 65 && c <= 68) 
 /** The introducer of an ANSI control sequence ({@link ANSI_CSI}), as a pattern. */
 const CSI_INTRO = String.raw`(?:\x1b|\\(?:u001[bB]|x1[bB]|033|[eE])|\^\[)\[|\x9b`
 /**
+ * The introducer of an SGR (colour) or erase sequence whose ESC was stripped, as a pattern: the `[` of `[32m`,
+ * `[1;33m`, `[0K` (a CI log, a copy of a terminal's text, a tool that drops control characters leave them so;
+ * tester22b F5: `[32msk_live_…[0m`), when one or more digits and `;`, then `m` or `K` follow it: such a sequence is a
+ * boundary before a token as a whole one is ({@link ANSI_CSI}). (An introducer, not a sequence of its own: a
+ * lookbehind meets it only at a `[`, so the boundary costs no more than before.)
+ */
+const STRIPPED_CSI_INTRO = String.raw`\[(?=[0-9;]{1,32}[mK])`
+/**
  * An ANSI control sequence (ECMA-48 CSI: the introducer, parameter bytes `0-9:;<=>?`, at most two intermediate bytes
  * ` `-`/`, a final byte of {@link CSI_FINALS}), as a pattern: terminal output colours a token (`grep --color=always`, `gh`, test
  * runners: `ESC[32msk_live_…ESC[0m`), and the final byte (`m`) would otherwise read as the first character of a longer
@@ -88,7 +96,7 @@ const CSI_INTRO = String.raw`(?:\x1b|\\(?:u001[bB]|x1[bB]|033|[eE])|\^\[)\[|\x9b
  * the shell's `\033`, `\e`, `\E` (`echo -e`, `printf`), or `^[` (caret notation: `cat -v`, `less`). A part of
  * {@link ESCAPE_BEFORE}, so a boundary in every rule; {@link csiEndsAt} is its hand-written form.
  */
-const ANSI_CSI = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}[ -\/]{0,2}[${CSI_FINALS}]`
+const ANSI_CSI = String.raw`(?:${CSI_INTRO}|${STRIPPED_CSI_INTRO})[0-9:;<=>?]{0,32}[ -\/]{0,2}[${CSI_FINALS}]`
 /** An ANSI control sequence's introducer and parameters so far ({@link ANSI_CSI} less its final byte), as a pattern. */
 const CSI_PARAMS = String.raw`(?:${CSI_INTRO})[0-9:;<=>?]{0,32}`
 const CSI_PARAMS_AT_END = new RegExp(`${CSI_PARAMS}$`)
@@ -607,7 +615,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?)[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -615,6 +623,14 @@ const fieldAlternatives = (): string => {
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare}|${word})`
   }).join("|")
 }
+
+/**
+ * A declaration's type between a name and its `=` (tester22b F5): `: String =` (Kotlin, Swift, TypeScript, Python's
+ * hints: `password: str = "…"`), `: &str =`, `: &'static str =` (Rust), `: Option<String> =`; a type of at most 64
+ * characters, one word (maybe generic), as a pattern. With Go's `:=`, what `secret-field` reads after a name before
+ * a quoted value.
+ */
+const DECLARED_TYPE = String.raw`[ \t]{0,8}:[ \t]{0,8}(?:&(?:'[a-z]{1,16}[ \t]{1,4})?)?[A-Za-z_][A-Za-z0-9_.<>\[\]?,]{0,64}[ \t]{0,8}=(?![=>~])`
 
 /** The names of a pair's name (see {@link pairSecret}): `secret-field`'s, and the headers of a credential. */
 const PAIR_NAMES = `${NAMES_ALONE}|${NAMES_AFTER}|(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)|(?:[Ss]et-|SET-)?(?:[Cc]ookie|COOKIE)`
@@ -1843,6 +1859,175 @@ const ARGUMENT_WORD_MIN = 4
 const argumentWord = (joined: string, value: string): boolean =>
   value.length >= ARGUMENT_WORD_MIN && value.length <= 64 && /^[a-z]+$/.test(value) && wordSecret(joined, value)
 
+/**
+ * Words that stand for a password in a command's example rather than being one (lower case): `sqlplus
+ * user/pass@db`, `htpasswd -b file user pwd` (besides {@link NOT_A_SECRET_WORD}'s `password`, `secret`, …).
+ */
+const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set(["pass", "pwd", "pw", "passwd", "mypassword", "yourpassword", "newpassword", "oldpassword", "pass123"])
+/**
+ * Whether `v`, where a command or a statement takes a password, stands for one rather than being one: a reference
+ * (`$VAR`, `${VAR}`, `{{ … }}`: {@link notAValue}), cmd's `%VAR%`, a placeholder (`<password>`, `***`, `xxx`, `...`), a
+ * word of {@link NOT_A_SECRET_WORD} or {@link PLACEHOLDER_WORDS} (`password`, `pass`).
+ */
+const placeholderValue = (v: string): boolean =>
+  v.length === 0 || notAValue(v) || /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v) || /^<[^<>]{1,64}>$/.test(v) || /^(?:\*+|x+|X+|\.{3,}|…)$/.test(v) ||
+  NOT_A_SECRET_WORD.has(v.toLowerCase()) || PLACEHOLDER_WORDS.has(v.toLowerCase())
+
+/** `word` in lower case, capitalized and upper case, as a pattern (SQL and cmd keywords: `identified`, `Identified`, `IDENTIFIED`). */
+const threeCases = (word: string) => cases([word]).join("|")
+
+/** A password in SQL after its keyword: a quoted literal (`'…'`, `"…"`, `\"…\"` in JSON text, `\\\"…\\\"` in JSON text held in a string), groups: the quote, the text. */
+const sqlQuoted = (quoteGroup: number) => String.raw`(\\{0,3}["'])(?!\[REDACTED:)((?:(?!${"\\"}${quoteGroup})[^\n]){1,256}?)${"\\"}${quoteGroup}`
+
+/**
+ * `sql-password`'s pattern (tester22b F5): MySQL's, MariaDB's and Oracle's `IDENTIFIED BY '…'` (`CREATE USER`, `ALTER
+ * USER`, `GRANT … IDENTIFIED BY`; also `IDENTIFIED WITH <plugin> BY|AS '…'`, `BY PASSWORD '…'` and Oracle's `BY
+ * VALUES '…'`, hashes), Oracle's unquoted `IDENTIFIED BY <word>`, `SET PASSWORD [FOR <user>] = '…'`, and MySQL's
+ * `PASSWORD('…')` / `OLD_PASSWORD('…')` (a word of its own: `hash_password('…')`, `input_password('Password: ')` are code). Keywords in lower case, capitalized or upper case; one space after `IDENTIFIED`, and the quote right after
+ * `PASSWORD(`, so that its hints ({@link SQL_PASSWORD_HINTS}) are anchored at rare pairs of characters. Groups: the first
+ * alternative's head, quote, quoted value, bare value; then head, quote, value of each other alternative.
+ */
+const SQL_PASSWORD = re(
+  String.raw`((?:${threeCases("identified")}) (?:(?:${threeCases("with")})[ \t]{1,8}\\?["'${"`"}]?[A-Za-z0-9_]{1,64}\\?["'${"`"}]?[ \t]{1,8})?(?:${threeCases("by")}|${threeCases("as")})[ \t]{1,8}(?:(?:${threeCases("password")}|${threeCases("values")})[ \t]{1,8})?)` +
+    String.raw`(?:${sqlQuoted(2)}|(?![$&:%<{"'\\(\[])([^\s;'"\\(),]{1,128}))` +
+    String.raw`|((?:${threeCases("set")}) (?:${threeCases("password")})(?:[ \t]{1,8}(?:${threeCases("for")})[ \t]{1,8}[^=\n;]{1,200}?)?[ \t]{0,8}=[ \t]{0,8})${sqlQuoted(6)}` +
+    String.raw`|((?<![A-Za-z0-9_$.])(?:(?:OLD|old)_)?(?:${threeCases("password")})\()${sqlQuoted(9)}(?=[ \t]{0,8}\))`
+)
+
+/**
+ * `sql-password`'s hints: `IDENTIFIED BY`, `IDENTIFIED WITH`, `SET PASSWORD`, `PASSWORD('` (and `"`, `\`) in each
+ * case of each word: every match holds one, and none is anchored at a pair of common characters (`identified` alone
+ * would be, at `if`: the one-pass prefilter stops at each of its anchors).
+ */
+const SQL_PASSWORD_HINTS: ReadonlyArray<string> = [
+  ...cases(["identified"]).flatMap((i) => cases(["by", "with"]).map((w) => `${i} ${w}`)),
+  ...cases(["password"]).flatMap((p) => [`${p}('`, `${p}("`, `${p}(\\`, ...cases(["set"]).map((w) => `${w} ${p}`)])
+]
+
+/** The end of a statement or a command right after a match: `;`, `&`, `|`, `)`, the line's end (or a `\n` escape), the text's end. */
+const ENDS_HERE = /^[ \t]*(?:[;&|)\r\n]|\\[nr]|$)/
+/** Whether {@link ENDS_HERE} holds after the match of a replacement given its offset and the whole text (their last two arguments). */
+const endsAfter = (m: string, args: ReadonlyArray<unknown>): boolean => {
+  const offset = args[args.length - 2]
+  const text = args[args.length - 1]
+  return typeof offset === "number" && typeof text === "string" && ENDS_HERE.test(text.slice(offset + m.length, offset + m.length + 16))
+}
+
+/**
+ * The replacement of a `sql-password` match ({@link SQL_PASSWORD}'s groups, then the match's offset and the text): the
+ * keywords and quotes stay, the value goes.
+ */
+const sqlPasswordReplace = (m: string, ...args: Array<unknown>): string => {
+  const [h1, q1, v1, bare, h2, q2, v2, h3, q3, v3] = args as Array<string | undefined>
+  const M = marker("sql-password")
+  const head = h1 ?? h2 ?? h3 ?? ""
+  const quoted = v1 ?? v2 ?? v3
+  if (quoted !== undefined) return placeholderValue(quoted) ? m : `${head}${q1 ?? q2 ?? q3}${M}${q1 ?? q2 ?? q3}`
+  if (bare === undefined || placeholderValue(bare)) return m
+  // Oracle's unquoted password: a word ending the statement (`IDENTIFIED BY tiger;`), or one with a digit and another
+  // character (`IDENTIFIED BY Welc0me_1 ACCOUNT UNLOCK`); a word in prose ("IDENTIFIED BY to set it", "BY clause.") stays
+  const statementEnds = /^[A-Za-z0-9_$#]+$/.test(bare) && endsAfter(m, args)
+  return statementEnds || (/[0-9]/.test(bare) && /[^0-9]/.test(bare) && /[A-Za-z]/.test(bare)) ? `${head}${M}` : m
+}
+
+/**
+ * The value `echo` or `printf` writes into a pipe whose command reads a password from standard input (tester22b F5):
+ * `echo "…" | docker login -u bob --password-stdin` (any command's `--password-stdin`: podman, helm registry, oras,
+ * skopeo), `printf '%s' '…' | …`, and gpg's `--passphrase-fd 0`. The command runs to the option in the same shell
+ * command (at most 300 characters: no `;`, `&`, `|` or newline between). Groups: the head (`echo`, its `-n`, or
+ * `printf` and a `%s` format), the quote, the quoted value, the bare value, the pipe to the option.
+ */
+const PIPED_STDIN_PASSWORD = String.raw`(${lead("echo|printf", "A-Za-z0-9_-")}[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?(?:(?<=printf[ \t]{1,8})(?:--[ \t]{1,8})?(\\?["']?)%s(?:\\{1,2}n)?\6[ \t]{1,8})?)` +
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!\7)[^\n]){1,256}?)\7|(?![$"'\\])([^\s"'|\\;&<>()]{1,256}))` +
+  String.raw`([ \t]{0,8}\|[ \t]{0,8}[^\n;&|]{0,300}?(?:--password-stdin|--passphrase-fd[ \t]{1,8}0(?![0-9])))`
+
+/**
+ * `command-password`'s heads (tester22b F5): a password a command takes as an option the command names: keytool's
+ * and jarsigner's `-storepass`, `-keypass` (`-srcstorepass`, `-deststorepass`, `-srckeypass`, `-destkeypass`;
+ * `-storepass:env VAR` and `:file` name no value), ssh-keygen's `-N` (new passphrase) and `-P` (old), zip's, unzip's
+ * and zipcloak's `-P`, 7-Zip's `-p<password>` (attached: `-p` alone prompts), the OpenLDAP tools' `-w` (`-W`
+ * prompts), FreeRDP's `/p:`, and `net use … /user:<user> <password>`. The command is looked for earlier in the same
+ * shell command ({@link optionOf}).
+ */
+const COMMAND_PASSWORD_HEADS: ReadonlyArray<string> = [
+  String.raw`(${optionOf("(?:keytool|jarsigner)", "-(?:src|dest)?(?:storepass|keypass)")}[ \t]{1,8})`,
+  String.raw`(${optionOf("ssh-keygen", "-[NP]")}[ \t]{0,8})`,
+  String.raw`(${optionOf("(?:zip|unzip|zipcloak)", "-P")}[ \t]{1,8})`,
+  String.raw`(${optionOf("7z[ar]?", "-p")})(?=[^\s-])`,
+  String.raw`(${optionOf("ldap[a-z]{2,12}", "-w")}[ \t]{1,8})`,
+  String.raw`(${optionOf("(?:[xw]l?freerdp3?|sdl-freerdp3?|freerdp)", "/p:")})`,
+  String.raw`(${optionOf(`(?:${threeCases("net")})[ \t]{1,8}(?:${threeCases("use")})`, String.raw`/(?:${threeCases("user")}|u|U):[^\s]{1,256}`)}[ \t]{1,8})`
+]
+
+/**
+ * The replacement of a `command-password` match: the option (and the command before it) and the quotes stay, the value
+ * goes, unless it stands for one ({@link placeholderValue}), is `*` (`net use` prompts) or an option (`/persistent:no`),
+ * or is a bare word of letters only: prose about the command ("zip -P is insecure", "the ssh-keygen -N flag").
+ */
+const commandPasswordReplace = (m: string, ...groups: Array<string>): string => {
+  for (let a = 0; a < COMMAND_PASSWORD_HEADS.length; a++) {
+    const [head, q, quoted, bare] = groups.slice(a * 4, a * 4 + 4)
+    if (head === undefined) continue
+    const v = quoted ?? bare
+    if (v === undefined || placeholderValue(v) || v === "*" || v.startsWith("/") || (bare !== undefined && /^[A-Za-z]+$/.test(bare))) return m
+    return quoted !== undefined ? `${head}${q}${marker("command-password")}${q}` : `${head}${marker("command-password")}`
+  }
+  return m
+}
+
+/**
+ * `connect-password`'s pattern (tester22b F5): Oracle's `sqlplus user/password[@connect]` (its options before,
+ * `-s`, `-L`, `-R 2`; a proxy user `app[proxy]/…`; the whole maybe quoted), the password bare up to `@`, white space
+ * or a quote, or in double quotes (`app/"p@ss"@db`). Groups: the head (command, options, user and `/`), the user's
+ * quote, the password's quote, the quoted password, the bare password.
+ */
+const CONNECT_PASSWORD = re(
+  String.raw`(${lead("sqlplus", "A-Za-z0-9_-")}(?:[ \t]{1,8}-[A-Za-z]{1,12}(?:[ \t]{1,8}[0-9]{1,2}(?![^\s]))?){0,6}[ \t]{1,8}(\\?["']?)[A-Za-z0-9_$#.-]{1,128}(?:\[[A-Za-z0-9_$#.-]{1,128}\])?/)` +
+    String.raw`(?:(\\?")(?!\[REDACTED:)([^"\n\\]{1,128})\3|(?![$%<{&:"'\\]|\[REDACTED:)([^\s/@"'\\;&|<>()]{1,128}))(?=@|[\s"'\\;&|)]|$)`
+)
+
+/**
+ * `htpasswd-password`'s pattern (tester22b F5): Apache's `htpasswd -b[c|m|B|…] file user password` and `htpasswd
+ * -nb user password` (`-b`: the password on the command line): its options (`-C 10` with its cost), then up to three
+ * words. Which word is the password is the replacement's call ({@link htpasswdReplace}). Groups: the head (command
+ * and options), the options, the words.
+ */
+const HTPASSWD_PASSWORD = re(
+  String.raw`(${lead("htpasswd", "A-Za-z0-9_-")}((?:[ \t]{1,8}-[A-Za-z]{1,8}(?:[ \t]{1,8}[0-9]{1,3}(?![^\s]))?){1,8}))` +
+    String.raw`((?:[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,256}\\?["']|[^\s"'\\;&|<>()]{1,256})){1,3})`
+)
+/** One word of an `htpasswd` command line: white space, then a quoted or bare word. */
+const HTPASSWD_WORD = /([ \t]{1,8})(?:(\\?["'])([^"'\n\\]{1,256})\2|([^\s"'\\;&|<>()]{1,256}))/g
+
+/**
+ * The replacement of an `htpasswd-password` match: with `-b` among the options, the password is the third word (the
+ * second with `-n`: no file); it goes unless it stands for one ({@link placeholderValue}) or is a word of letters only
+ * that does not end the command (prose: "htpasswd -b to set a password"). The rest stays.
+ */
+const htpasswdReplace = (m: string, head: string, options: string, words: string, ends: boolean): string => {
+  const letters = options.replace(/[^A-Za-z]/g, "")
+  if (!letters.includes("b")) return m
+  const at = letters.includes("n") ? 1 : 2
+  const parts = [...words.matchAll(HTPASSWD_WORD)]
+  if (parts.length <= at) return m
+  const [, space, q, quoted, bare] = parts[at]
+  const v = quoted ?? bare
+  if (placeholderValue(v) || (bare !== undefined && /^[A-Za-z]+$/.test(bare) && !(ends && parts.length === at + 1))) return m
+  const before = parts.slice(0, at).map((p) => p[0]).join("")
+  const after = parts.slice(at + 1).map((p) => p[0]).join("")
+  return `${head}${before}${space}${quoted !== undefined ? `${q}${marker("htpasswd-password")}${q}` : marker("htpasswd-password")}${after}`
+}
+
+/**
+ * `securestring-password`'s pattern (tester22b F5): PowerShell's `ConvertTo-SecureString "…" -AsPlainText -Force`
+ * (`-String "…"`; `-AsPlainText` before or after the literal, in the same statement): the literal is a password in
+ * clear. Groups: the head (the cmdlet, its switches), the quote, the quoted value, the bare value, the statement's rest.
+ */
+const SECURESTRING_PASSWORD = re(
+  String.raw`((?:ConvertTo-SecureString|convertto-securestring|Convertto-SecureString|CONVERTTO-SECURESTRING)(?:[ \t]{1,8}-(?:AsPlainText|asplaintext|Force|force|String|string)(?![A-Za-z]))*[ \t]{1,8})` +
+    String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!\2)[^\n]){1,256}?)\2|(?![$"'\\(\-])([^\s"'|\\;&<>()]{1,256}))(?=([^\n;|]{0,300}))`
+)
+
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
@@ -2254,6 +2439,67 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: optionValueReplace("cli-secret-option", 1)
   },
   {
+    // A password in SQL (tester22b F5): `CREATE USER|ALTER USER|GRANT … IDENTIFIED BY '…'` (MySQL, MariaDB, Oracle;
+    // `IDENTIFIED WITH <plugin> BY '…'`, `BY PASSWORD '<hash>'`), Oracle's unquoted `IDENTIFIED BY <word>` (a word
+    // that ends the statement, or holds a digit), `SET PASSWORD [FOR …] = '…'`, `PASSWORD('…')`. PostgreSQL's `WITH
+    // PASSWORD '…'` is `credential-prose`'s. The keywords and quotes stay; prose ("use IDENTIFIED BY to set it"), bind
+    // variables (`:pw`, `&pw`), `$VAR`, `%VAR%` and placeholders (`'<password>'`, `'password'`) stay. See SQL_PASSWORD.
+    id: "sql-password",
+    pattern: SQL_PASSWORD,
+    hints: SQL_PASSWORD_HINTS,
+    // (few needles for the one-pass prefilter, each rule's needles being checked for every text it passes; the hints
+    // are then confirmed by a pass of their own)
+    gate: cases(["identified", "password"]),
+    replace: (m: string, ...g: Array<string>) => sqlPasswordReplace(m, ...g)
+  },
+  {
+    // A password a command takes as an option it names (tester22b F5): keytool's and jarsigner's `-storepass`,
+    // `-keypass`, ssh-keygen's `-N`/`-P`, zip's and unzip's `-P`, 7-Zip's `-p…`, the OpenLDAP tools' `-w`, FreeRDP's
+    // `/p:`, `net use … /user:<user> <password>` (see COMMAND_PASSWORD_HEADS). The command, the option and the quotes
+    // stay; a bare word of letters only (prose: "zip -P is insecure"), `$VAR`, `%VAR%`, `<password>` and `*` stay.
+    id: "command-password",
+    pattern: re(COMMAND_PASSWORD_HEADS.map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|")),
+    hints: ["keytool", "jarsigner", "ssh-keygen", "zip", "7z", "ldap", "freerdp", ...cases(["net"])],
+    // every option above: -storepass, -keypass (and their -src, -dest forms), -N, -P, -p, -w, /p:, /user: (any case), /u:
+    gate: ["storepass", "keypass", "-N", "-P", "-p", "-w", "/p:", ...cases(["user"]).map((u) => `/${u}:`), "/u:", "/U:"],
+    replace: commandPasswordReplace
+  },
+  {
+    // Oracle's `sqlplus user/password[@connect]` (tester22b F5; `sqlplus -s app/…@//db:1521/orcl`, `app/"p@ss"@db`):
+    // the password goes, the command, the user and the connect identifier stay; `sqlplus / as sysdba`, `sqlplus
+    // @script.sql`, `$VAR`, `%VAR%`, `<password>` and `user/password` (a placeholder word) stay. See CONNECT_PASSWORD.
+    id: "connect-password",
+    pattern: CONNECT_PASSWORD,
+    hints: ["sqlplus"],
+    replace: (m: string, head: string, _uq: string, q?: string, quoted?: string, bare?: string) => {
+      const v = quoted ?? bare ?? ""
+      if (placeholderValue(v)) return m
+      return quoted !== undefined ? `${head}${q}${marker("connect-password")}${q}` : `${head}${marker("connect-password")}`
+    }
+  },
+  {
+    // Apache's `htpasswd -b [-c] file user password`, `htpasswd -nb user password` (tester22b F5): the password goes,
+    // the options, the file and the user stay; without `-b` (the password prompted) nothing is a password. See
+    // HTPASSWD_PASSWORD and htpasswdReplace.
+    id: "htpasswd-password",
+    pattern: HTPASSWD_PASSWORD,
+    hints: ["htpasswd"],
+    replace: (m: string, head: string, options: string, words: string, ...rest: Array<unknown>) => htpasswdReplace(m, head, options, words, endsAfter(m, rest))
+  },
+  {
+    // PowerShell's `ConvertTo-SecureString "…" -AsPlainText -Force` (tester22b F5): the literal is a password in
+    // clear; it goes when `-AsPlainText` is in the same statement. The cmdlet, its switches and the quotes stay; a
+    // variable (`$plain`), a sub-expression and a placeholder stay. See SECURESTRING_PASSWORD.
+    id: "securestring-password",
+    pattern: SECURESTRING_PASSWORD,
+    hints: ["ConvertTo-SecureString", "convertto-securestring", "Convertto-SecureString", "CONVERTTO-SECURESTRING"],
+    replace: (m: string, head: string, q?: string, quoted?: string, bare?: string, rest?: string) => {
+      const v = quoted ?? bare ?? ""
+      if (!/-asplaintext/i.test(`${head}${rest ?? ""}`) || placeholderValue(v)) return m
+      return quoted !== undefined ? `${head}${q}${marker("securestring-password")}${q}` : `${head}${marker("securestring-password")}`
+    }
+  },
+  {
     // NAME_KEY=…, NAME_TOKEN=…, NAME_SECRET=…, [NAME]PASSWORD=… / Password=… (env files, shells, connection
     // strings), plurals too (`API_KEYS=`, `ACCESS_TOKENS=`; a count such as `MAX_TOKENS=4096` stays), and in a
     // connection string `PWD=` after `;` or a quote (ODBC; a shell's `PWD=/srv` stays) and `Password = …` with
@@ -2643,13 +2889,22 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     replace: (_m, head, _q, q2) => `${head}${marker("auth-tuple")}${q2}`
   },
   {
-    // A password given on standard input by a here-string: `docker login -u bob --password-stdin <<< 'pw'` (any
-    // command's `--password-stdin`); a redirection from a file (`< pw.txt`) and a `$VAR` reference stay.
+    // A password given on standard input: by a here-string, `docker login -u bob --password-stdin <<< '…'` (any
+    // command's `--password-stdin`), or written into a pipe by `echo` or `printf` (tester22b F5: `echo "…" | docker
+    // login -u bob --password-stdin`, `printf '%s' '…' | helm registry login … --password-stdin`, gpg's
+    // `--passphrase-fd 0`; see PIPED_STDIN_PASSWORD). A redirection from a file (`< pw.txt`, `cat pw.txt |`), a `$VAR`
+    // reference and a placeholder (`<password>`, `%PW%`) stay; echo, printf, the quotes and the command stay.
     id: "stdin-password",
-    pattern: re(String.raw`(--password-stdin[ \t]*<<<[ \t]*)(?:(\\?["'])(?![$])((?:(?!\2)[^\n\\]){1,256})\2|(?![$"'\\])([^\s\\]{1,256}))`),
-    hints: ["<<<"],
-    replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined) =>
-      quoted !== undefined ? `${head}${q}${marker("stdin-password")}${q}` : `${head}${marker("stdin-password")}`
+    pattern: re(String.raw`(--password-stdin[ \t]*<<<[ \t]*)(?:(\\?["'])(?![$])((?:(?!\2)[^\n\\]){1,256})\2|(?![$"'\\])([^\s\\]{1,256}))|${PIPED_STDIN_PASSWORD}`),
+    hints: ["--password-stdin", "--passphrase-fd"],
+    replace: (m: string, head?: string, q?: string, quoted?: string, bare?: string, pipeHead?: string, _fq?: string, pq?: string, pquoted?: string, pbare?: string, tail?: string) => {
+      const M = marker("stdin-password")
+      if (head !== undefined) return quoted !== undefined ? `${head}${q}${M}${q}` : `${head}${M}`
+      const v = pquoted ?? pbare
+      // (`printf '%s\n' "$PW"`: the format read as the value once the reference is not one)
+      if (v === undefined || placeholderValue(v) || (pipeHead?.startsWith("printf") === true && /%[sdb]/.test(v))) return m
+      return `${pipeHead}${pquoted !== undefined ? `${pq}${M}${pq}` : M}${tail}`
+    }
   },
   {
     // Credentials told in prose or on one line, other than `password-prose`'s `password is …`: `credentials:
