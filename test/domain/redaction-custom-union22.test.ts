@@ -140,8 +140,9 @@ describe("redaction 22 (tester22b F3): custom patterns only ever redact more", (
           for (const re of res) if (re.test(t.s)) expect({ s, out, shows: t.s }).toEqual({ s, out, shows: `no match of ${re}` })
         }
       }
-      // the patterns did something
-      expect(changed).toBeGreaterThan(20)
+      // the patterns did something (the home-path word set changes the fewest texts: 18 of the 1,500 with the
+      // redaction samples of shapes22)
+      expect(changed).toBeGreaterThan(10)
     }, 120_000)
   }
 
