@@ -418,16 +418,18 @@ export const usageSummary = (events: Iterable<SessionEvent>, prices: PriceTable 
  */
 export const usageTotals = (events: Iterable<SessionEvent>): UsageTotals | null => {
   const s = usageSummary(events, null)
-  if (s === null) return null
-  return {
-    inputTokens: s.inputTokens,
-    outputTokens: s.outputTokens,
-    cacheReadTokens: s.cacheReadTokens,
-    cacheWriteTokens: s.cacheWriteTokens,
-    cacheWrite1hTokens: s.cacheWrite1hTokens,
-    responses: s.responses
-  }
+  return s === null ? null : totalsOf(s)
 }
+
+/** The token counts and response count of a summary (its cost and notes left out). */
+export const totalsOf = (s: UsageTotals): UsageTotals => ({
+  inputTokens: s.inputTokens,
+  outputTokens: s.outputTokens,
+  cacheReadTokens: s.cacheReadTokens,
+  cacheWriteTokens: s.cacheWriteTokens,
+  cacheWrite1hTokens: s.cacheWrite1hTokens,
+  responses: s.responses
+})
 
 /**
  * Responses of a session that count in another one: `responses` of its

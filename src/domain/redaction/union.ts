@@ -95,24 +95,8 @@ const piecesOf = (base: string): Pieces => {
   let text = ""
   let run = ""
   let count = 0
-  HIDDEN.lastIndex = 0
-  for (let m = HIDDEN.exec(base); m !== null; m = HIDDEN.exec(base)) {
-    const between = base.slice(at, m.index)
-    if (between.length > 0 && count > 0) {
-      texts.push(text)
-      runs.push(run)
-      counts.push(count)
-      text = ""
-      run = ""
-      count = 0
-    }
-    text += between
-    run += m[0]
-    count++
-    at = m.index + m[0].length
-  }
-  const tail = base.slice(at)
-  if (tail.length > 0 && count > 0) {
+  /** The kept text and the run of markers after it, as one piece; then a new one. */
+  const close = () => {
     texts.push(text)
     runs.push(run)
     counts.push(count)
@@ -120,9 +104,19 @@ const piecesOf = (base: string): Pieces => {
     run = ""
     count = 0
   }
-  texts.push(text + tail)
-  runs.push(run)
-  counts.push(count)
+  HIDDEN.lastIndex = 0
+  for (let m = HIDDEN.exec(base); m !== null; m = HIDDEN.exec(base)) {
+    const between = base.slice(at, m.index)
+    if (between.length > 0 && count > 0) close()
+    text += between
+    run += m[0]
+    count++
+    at = m.index + m[0].length
+  }
+  const tail = base.slice(at)
+  if (tail.length > 0 && count > 0) close()
+  text += tail
+  close()
   return { texts, runs, counts }
 }
 

@@ -14,7 +14,7 @@
  */
 import { compactionOf, isConversationEvent, transcriptFromEvents } from "../conversation.js"
 import type { ProviderId, SessionEvent, TranscriptBlock } from "../model.js"
-import { summarizeGroups, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
+import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import type { ReplayBlock, ReplayEntry, ReplayFact, ReplayInput, ReplaySession, ReplayTurn } from "./model.js"
 
 /** What the replay builder is given about a session: what its events do not say, then its events and subagents. */
@@ -60,16 +60,7 @@ const durationOf = (start: string | null, end: string | null): number | null => 
 /** The token totals of usage groups (the index's counting of a session), null when none reports usage. */
 const countedTotals = (groups: ReadonlyArray<UsageGroup>): UsageTotals | null => {
   const s = summarizeGroups(groups.map((g) => ({ ...g, group: null })), null).get(null)
-  return s === undefined
-    ? null
-    : {
-      inputTokens: s.inputTokens,
-      outputTokens: s.outputTokens,
-      cacheReadTokens: s.cacheReadTokens,
-      cacheWriteTokens: s.cacheWriteTokens,
-      cacheWrite1hTokens: s.cacheWrite1hTokens,
-      responses: s.responses
-    }
+  return s === undefined ? null : totalsOf(s)
 }
 
 type MutableTool = Extract<ReplayBlock, { type: "tool" }> & { subagents: Array<ReplaySession> }

@@ -604,6 +604,14 @@ export const queryMatches = (tree: QueryNode, texts: ReadonlyArray<string>): boo
       return false
     })
   }
+  return queryHolds(tree, has)
+}
+
+/**
+ * Whether a query holds of a document, given whether each of its terms is found there (`has`): AND / OR / NOT as
+ * written. Shared by {@link queryMatches} and the MCP server's match over redacted text (`./visible.ts`).
+ */
+export const queryHolds = (tree: QueryNode, has: (term: Extract<QueryNode, { _tag: "Term" }>) => boolean): boolean => {
   const evaluate = (n: QueryNode): boolean => {
     switch (n._tag) {
       case "Term":

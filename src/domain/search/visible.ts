@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { type QueryNode, searchWords } from "./query.js"
+import { queryHolds, type QueryNode, searchWords } from "./query.js"
 
 /** A place in a word list no query word matches and no phrase spans (a query word is never empty). */
 const BARRIER = ""
@@ -78,23 +78,11 @@ const occurrences = (ws: ReadonlyArray<string>, parts: ReadonlyArray<string>, pr
 export type VisibleDoc = ReadonlyArray<ReadonlyArray<string>>
 
 /** Whether a document read by {@link visibleWords} satisfies the query (AND / OR / NOT as written). */
-export const visibleMatches = (tree: QueryNode, doc: VisibleDoc): boolean => {
-  const evaluate = (n: QueryNode): boolean => {
-    switch (n._tag) {
-      case "Term": {
-        const parts = termParts(n)
-        return doc.some((ws) => occurrences(ws, parts, n.prefix) > 0)
-      }
-      case "Not":
-        return !evaluate(n.child)
-      case "And":
-        return n.children.every(evaluate)
-      case "Or":
-        return n.children.some(evaluate)
-    }
-  }
-  return evaluate(tree)
-}
+export const visibleMatches = (tree: QueryNode, doc: VisibleDoc): boolean =>
+  queryHolds(tree, (n) => {
+    const parts = termParts(n)
+    return doc.some((ws) => occurrences(ws, parts, n.prefix) > 0)
+  })
 
 /** The terms a match counts (those not under a NOT). */
 const positiveTerms = (n: QueryNode): Array<Term> =>
