@@ -1870,7 +1870,7 @@ const PLACEHOLDER_WORDS: ReadonlySet<string> = new Set(["pass", "pwd", "pw", "pa
  * word of {@link NOT_A_SECRET_WORD} or {@link PLACEHOLDER_WORDS} (`password`, `pass`).
  */
 const placeholderValue = (v: string): boolean =>
-  v.length === 0 || notAValue(v) || /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v) || /^<[^<>]{1,64}>$/.test(v) || /^(?:\*+|x+|X+|\.{3,}|…)$/.test(v) ||
+  v.length === 0 || notAValue(v) || /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v) || /^<[^<>]{1,64}>$/.test(v) || /^(?:\*+|x+|X+|\.{3,}|\u2026)$/.test(v) ||
   NOT_A_SECRET_WORD.has(v.toLowerCase()) || PLACEHOLDER_WORDS.has(v.toLowerCase())
 
 /** `word` in lower case, capitalized and upper case, as a pattern (SQL and cmd keywords: `identified`, `Identified`, `IDENTIFIED`). */
