@@ -6,14 +6,10 @@
  * export, ATIF, the replay, the Markdown transcript), and its near misses stay.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type { Transcript } from "../../src/domain/model.js"
 import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
-import { shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
-import { gone, inString, j, sessionEvent, stays } from "../support/redaction-asserts.js"
+import { gone, inString, j, sessionEvent, shareableOutputs, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const R = marker
@@ -226,20 +222,6 @@ describe("redaction 16: gone from every redacted output", () => {
 
   it.effect("NDJSON export, ATIF, the replay and the Markdown transcript", () =>
     Effect.gen(function*() {
-      none("export", Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events())))))
-      const atif = yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never)
-      none("atif", atif)
-      const replay = yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)
-      none("replay", replay.events)
-      const t = {
-        sessionId: "s1",
-        turns: secrets.map(([text], i) => ({
-          role: "assistant",
-          timestamp: null,
-          blocks: [{ type: "text", id: `t${i}`, text: `said ${text}` }, { type: "tool_use", id: `b${i}`, name: "Bash", input: { command: text } }]
-        })),
-        compactions: []
-      } as unknown as Transcript
-      none("markdown", yield* shareableTranscript(t))
+      for (const [where, out] of yield* shareableOutputs(events, secrets.map(([text]) => text))) none(where, out)
     }).pipe(Effect.provide(Redaction.layer)))
 })

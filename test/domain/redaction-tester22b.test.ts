@@ -8,15 +8,12 @@
  * references and placeholders that look like them stay.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import type { SessionEvent } from "../../src/domain/model.js"
 import { sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { marker } from "../../src/domain/redaction/rules.js"
-import { shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
-import { gone, inString, j, sessionEvent, stays } from "../support/redaction-asserts.js"
+import { gone, inString, j, sessionEvent, shareableOutputs, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 // samples (not real secrets), joined at run time so that no secret scanner flags this file
@@ -118,20 +115,7 @@ describe("tester22b F5: gone from every redacted output, and from the later mess
 
   it.effect("NDJSON export, ATIF, the replay, the Markdown transcript and MCP's answers (sessionRedactor)", () =>
     Effect.gen(function*() {
-      none("export", Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events())))))
-      none("atif", yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never))
-      const replay = yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)
-      none("replay", replay.events)
-      const t = {
-        sessionId: "s1",
-        turns: SHAPES.map(([text], i) => ({
-          role: "assistant",
-          timestamp: null,
-          blocks: [{ type: "text", id: `t${i}`, text: `said ${text}` }, { type: "tool_use", id: `b${i}`, name: "Bash", input: { command: text } }]
-        })),
-        compactions: []
-      } as unknown as Transcript
-      none("markdown", yield* shareableTranscript(t))
+      for (const [where, out] of yield* shareableOutputs(events, SHAPES.map(([text]) => text))) none(where, out)
       // MCP's answers redact each event with its session's known secrets (src/layers/mcp/answers.ts)
       none("mcp", events().map(sessionRedactor(r).event))
     }).pipe(Effect.provide(Redaction.layer)))

@@ -15,11 +15,12 @@ import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { emptySourceSummary, type SessionEvent } from "../../src/domain/model.js"
+import { emptySourceSummary } from "../../src/domain/model.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import type { Driver } from "../../src/layers/index/sqlite-connection.js"
 import { IndexWriter } from "../../src/layers/index/sqlite-writer.js"
 import { Index, type SourceInfo, type WholeSource } from "../../src/services/Index.js"
+import { mk } from "../support/events.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { museWorkspace } from "../support/source-roots.js"
 
@@ -34,24 +35,15 @@ const whole = (k: number, n: number): WholeSource => {
     summary: {},
     overview: emptySourceSummary(`s-${k}`)
   }
-  const events = Array.from({ length: n }, (_, i) => ({
-    contractVersion: "1.0.0",
-    provider: "muse-code",
-    sourceId: sourceId(k),
-    sessionId: `s-${k}`,
-    eventId: `muse-seq-${i}`,
-    sequence: i,
-    kind: "message",
-    role: "user",
-    toolName: null,
-    toolCallId: null,
-    model: null,
-    occurredAt: "2026-01-01T00:00:00.000Z",
-    text: `source${k} word${i} hello`,
-    cursor: `c${i}`,
-    rawReference: { locatorClass: "muse-native-session-log", sequence: i, offset: i * 100 },
-    extensions: {}
-  } as unknown as SessionEvent))
+  const ev = mk("muse-code", `s-${k}`)
+  const events = Array.from({ length: n }, (_, i) =>
+    ev("message", {
+      sourceId: sourceId(k),
+      role: "user",
+      occurredAt: "2026-01-01T00:00:00.000Z",
+      text: `source${k} word${i} hello`,
+      rawReference: { locatorClass: "muse-native-session-log", sequence: i, offset: i * 100 }
+    }))
   return { source, batches: [{ events }], groupCommit: 1_000_000, fingerprint: `f${k}`, parts: {}, diagnostics: [] }
 }
 

@@ -1,8 +1,12 @@
 /** Assertions the redaction rule tests share (default rules). */
 import { expect } from "@effect/vitest"
-import type { SessionEvent } from "../../src/domain/model.js"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import { shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
 import { marker } from "../../src/domain/redaction/rules.js"
-import { defaultRedaction } from "../../src/services/Redaction.js"
+import { defaultRedaction, type Redaction } from "../../src/services/Redaction.js"
 import { secretSamples } from "./secrets.js"
 
 const r = defaultRedaction
@@ -68,3 +72,27 @@ export const expectVendorSamplesGo = (ids: ReadonlyArray<string>) => {
     }
   }
 }
+
+/**
+ * Every shareable output of a session (`src/layers/share.ts`), redacted by the `Redaction` in the context: its
+ * events as NDJSON export, ATIF, the replay's events, and the Markdown of a transcript of one assistant turn per
+ * text of `texts` (the text said, then run as a Bash command): `[name, output]` pairs for a leak check.
+ */
+export const shareableOutputs = (events: () => ReadonlyArray<SessionEvent>, texts: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const out: Array<readonly [string, unknown]> = []
+    out.push(["export", Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()))))])
+    out.push(["atif", yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never)])
+    out.push(["replay", (yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events])
+    const t = {
+      sessionId: "s1",
+      turns: texts.map((text, i) => ({
+        role: "assistant",
+        timestamp: null,
+        blocks: [{ type: "text", id: `t${i}`, text: `said ${text}` }, { type: "tool_use", id: `b${i}`, name: "Bash", input: { command: text } }]
+      })),
+      compactions: []
+    } as unknown as Transcript
+    out.push(["markdown", yield* shareableTranscript(t)])
+    return out
+  }) as Effect.Effect<Array<readonly [string, unknown]>, never, Redaction>
