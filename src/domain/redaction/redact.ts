@@ -230,14 +230,27 @@ export const restatable = (v: string, min: number): boolean => {
  * `redacted`, when given, says how the text redaction writes a secret (or its escaped form) where it does not
  * take it whole, undefined when it writes it as it is or takes it whole: a custom pattern that matches a piece of
  * it (`hunter[REDACTED:digits]`, tester22b F3); that form is replaced too. The same string when none occurs.
- * `secrets` only ever grows (entries are added, never removed: a session's known secrets): without `redacted`, a
- * map of 8 secrets or more looked up often gets a prefilter built for its size (kept per map).
+ * `secrets` only ever grows (entries are added, never removed: a session's known secrets): a map of 8 secrets or
+ * more looked up often gets a prefilter built for its size (kept per map).
  */
 export const restateText = (s: string, secrets: ReadonlyMap<string, string>, redacted?: (secret: string) => string | undefined): string => {
   if (secrets.size === 0) return s
-  if (redacted !== undefined || secrets.size < PREFILTER_FROM) return restateEach(s, secrets, redacted)
-  const pre = prefilterOf(secrets)
-  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets, undefined)
+  if (secrets.size < PREFILTER_FROM) return restateEach(s, secrets, redacted)
+  const pre = prefilterOf(secrets, redacted)
+  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets, redacted)
+}
+
+/** The forms a secret is looked for in: itself, its JSON-escaped form, and how the text redaction writes each ({@link restateText}'s `redacted`). */
+const formsOf = (secret: string, redacted: ((secret: string) => string | undefined) | undefined): Array<string> => {
+  const escaped = JSON.stringify(secret).slice(1, -1)
+  const forms = escaped === secret ? [secret] : [secret, escaped]
+  if (redacted !== undefined) {
+    for (const f of forms.slice()) {
+      const r = redacted(f)
+      if (r !== undefined) forms.push(r)
+    }
+  }
+  return forms
 }
 
 /** The fewest secrets worth a prefilter ({@link prefilterOf}): below, a few `indexOf` (memchr) cost less than a pass over the string. */
@@ -253,23 +266,25 @@ const PREFILTER_AFTER = 4096
 interface Prefiltered {
   lookups: number
   size: number
+  redacted: ((secret: string) => string | undefined) | undefined
   holds: ((s: string) => boolean) | undefined
 }
 
 const prefilters = new WeakMap<ReadonlyMap<string, string>, Prefiltered>()
 
 /**
- * Whether a string may hold a secret of `secrets` (or its JSON-escaped form), in one pass over its characters
+ * Whether a string may hold a secret of `secrets` in one of its forms ({@link formsOf}), in one pass over its characters
  * ({@link needleScanner}, a form with other characters than ASCII by `includes`): false means it holds none, so
  * {@link restateEach} would return it unchanged; true sends it there, which decides exactly as without the
  * prefilter. Built once a map has been looked up {@link PREFILTER_AFTER} times at its size (a session's secrets
  * grow as its events are read: built again then); undefined before.
  */
-const prefilterOf = (secrets: ReadonlyMap<string, string>): ((s: string) => boolean) | undefined => {
+const prefilterOf = (secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): ((s: string) => boolean) | undefined => {
   let p = prefilters.get(secrets)
-  if (p === undefined) prefilters.set(secrets, p = { lookups: 0, size: secrets.size, holds: undefined })
-  if (p.size !== secrets.size) {
+  if (p === undefined) prefilters.set(secrets, p = { lookups: 0, size: secrets.size, redacted, holds: undefined })
+  if (p.size !== secrets.size || p.redacted !== redacted) {
     p.size = secrets.size
+    p.redacted = redacted
     p.lookups = 0
     p.holds = undefined
   }
@@ -279,8 +294,7 @@ const prefilterOf = (secrets: ReadonlyMap<string, string>): ((s: string) => bool
   const ascii: Array<string> = []
   const other: Array<string> = []
   for (const secret of secrets.keys()) {
-    const escaped = JSON.stringify(secret).slice(1, -1)
-    for (const form of escaped === secret ? [secret] : [secret, escaped]) (/^[\x00-\x7f]+$/.test(form) ? ascii : other).push(form)
+    for (const form of formsOf(secret, redacted)) (/^[\x00-\x7f]+$/.test(form) ? ascii : other).push(form)
   }
   const scanner = ascii.length > 0 ? needleScanner(ascii) : undefined
   p.holds = (s) => (scanner !== undefined && scanner.scan(s)) || other.some((form) => s.includes(form))
@@ -291,15 +305,7 @@ const prefilterOf = (secrets: ReadonlyMap<string, string>): ((s: string) => bool
 const restateEach = (s: string, secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): string => {
   let out = s
   for (const [secret, mark] of secrets) {
-    const escaped = JSON.stringify(secret).slice(1, -1)
-    const forms = escaped === secret ? [secret] : [secret, escaped]
-    if (redacted !== undefined) {
-      for (const f of forms.slice()) {
-        const r = redacted(f)
-        if (r !== undefined) forms.push(r)
-      }
-    }
-    for (const form of forms) {
+    for (const form of formsOf(secret, redacted)) {
       let at = out.indexOf(form)
       if (at < 0) continue
       let r = ""
