@@ -104,6 +104,10 @@ const pieces = (): ReadonlyArray<string> => {
     "-deststorepass ", "-storepass:env ", "jarsigner ", "ssh-keygen -t ed25519 -N ", "-P ", "zip -P ", "unzip ", "7z a -p", "ldapsearch -x -w ",
     "xfreerdp /p:", "net use Z: \\\\srv\\share /user:CORP\\bob ", "NET USE ", "sqlplus app/", "sqlplus -s ", "htpasswd -b -c f u ", "htpasswd -nb u ",
     "ConvertTo-SecureString ", " -AsPlainText -Force", "[32m", "[0m", "[1;33m", ":= \"", ": String = \"", "password := ", "val password: String = ",
+    // session 23: archive and Windows commands, typed declarations, a command on a wrapped key's last line
+    "net user bob ", "net use \\\\h\\s ", " /user:bob", " /add", "rar a -hp", "unrar x -p", "openssl rsa -passin pass:", "-passin 'pass:", "openssl enc -k ",
+    " -in f", "cmdkey /pass:", "WMIC /PASSWORD:", "schtasks /rp ", "smbclient -U bob%", "psexec -p ", " out.zip", "var password string = \"",
+    "const password: string | null = \"", "char *password = \"", "\n7z a -p", "\r\n7za x -p",
     // (and the session 19 vendor samples again, in the shapes they come in, so that each is still reached often enough
     // in the larger pool)
     ...Object.entries(secretSamples()).filter(([id]) => IDS19.includes(id)).flatMap(([id, keys]) =>

@@ -129,7 +129,10 @@ describe("redaction rules", () => {
       "\\\"api_key\\\": \\\"", "a_b_", "aKey", "A_B-", "x_api_key:",
       // session 22: statements and commands that take a password
       "IDENTIFIED BY ", "SET PASSWORD FOR ", "PASSWORD(", "echo ", "echo a | x ", "printf ", "keytool -storepass ", "7z a -p", "net use /user:",
-      "sqlplus a/", "sqlplus ", "htpasswd -b ", "htpasswd -b a ", "ConvertTo-SecureString ", "[1", "password := \"", "password: A = \""
+      "sqlplus a/", "sqlplus ", "htpasswd -b ", "htpasswd -b a ", "ConvertTo-SecureString ", "[1", "password := \"", "password: A = \"",
+      // session 23: archive and Windows commands, Go's and TypeScript's typed declarations, a wrapped key's last line
+      "net user ", "net use \\\\h\\s ", "rar a -hp", "openssl -passin pass:", "cmdkey /pass:", "smbclient -U a%", "var password string = \"",
+      "password: a | ", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n7z a -pX "
     ]
     const inputs: Array<string> = []
     for (const c of chars) inputs.push(c.repeat(N / c.length))

@@ -433,14 +433,14 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
   String.raw`(?:${option})(?<=${before === "" ? String.raw`\b` : before}${command}[ \t](?:[^\n;&|]{0,300}[ \t])?(?:${option}))`
 
 /**
- * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text), or
+ * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text; `\\\"…\\\"`, JSON text held in a string: session 23), or
  * a bare word (up to white space, a quote, a backslash or a shell operator;
  * not a `$VAR` reference). A quoted value runs to the same quote that opened
  * it (`"it's"` whole), so `quoteGroup` is the number of its quote's group in
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\?["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -541,7 +541,9 @@ const SECRET_FIELD_HINTS: ReadonlyArray<string> = [...new Set(cases([...FIELD_WO
   // the name, then more than one space or a tab before `=` or `:` (aligned code: `token   = "…"`)
   .concat(["  =", "\t=", "  :", "\t:"])
   // an `=` written as an escape after a space (`password \u003d \u0022…\u0022`)
-  .concat(ESC_EQ_HINTS))]
+  .concat(ESC_EQ_HINTS)
+  // Go's declared type before its `=` (session 23: `var password string = "…"`, `[]byte`, `*string`)
+  .concat(["string =", "string=", "byte =", "byte="]))]
 
 /** A word (letters and digits) then `_` or `-`: the words before a name's last. */
 const NAME_WORD = "(?:[A-Za-z0-9]{1,40}[_-])"
@@ -615,7 +617,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"']|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -624,13 +626,28 @@ const fieldAlternatives = (): string => {
   }).join("|")
 }
 
+/** One type of a declaration (see {@link DECLARED_TYPE}): a word, maybe generic (`Option<String>`), after Rust's `&`, `&'static `. */
+const TYPE_WORD = String.raw`(?:&(?:'[a-z]{1,16}[ \t]{1,4})?)?[A-Za-z_][A-Za-z0-9_.<>\[\]?,]{0,64}`
+/** A TypeScript union's further types (`| null`, `|undefined`), at most four. */
+const TYPE_UNION = String.raw`(?:[ \t]{0,4}\|[ \t]{0,4}${TYPE_WORD}){0,4}`
+/**
+ * Go's type after a name (session 23: `var password string = "…"`, `const apiKey string = "…"`, a `var ( … )`
+ * block's `password string = "…"`, `[]byte`, `*string`): the types a secret is declared with, as `secret-field`'s
+ * hints name them (`string =`, `byte =`), as a pattern.
+ */
+const GO_TYPE = String.raw`[ \t]{1,8}(?:\*|\[\])?(?:string|byte)[ \t]{0,8}=(?![=>~])`
 /**
  * A declaration's type between a name and its `=` (tester22b F5): `: String =` (Kotlin, Swift, TypeScript, Python's
  * hints: `password: str = "…"`), `: &str =`, `: &'static str =` (Rust), `: Option<String> =`; a type of at most 64
- * characters, one word (maybe generic), as a pattern. With Go's `:=`, what `secret-field` reads after a name before
- * a quoted value.
+ * characters, one word (maybe generic), as a pattern; and (session 23) a TypeScript union (`: string | null =`) and
+ * Go's type ({@link GO_TYPE}). With Go's `:=`, what `secret-field` reads after a name before a quoted value.
  */
-const DECLARED_TYPE = String.raw`[ \t]{0,8}:[ \t]{0,8}(?:&(?:'[a-z]{1,16}[ \t]{1,4})?)?[A-Za-z_][A-Za-z0-9_.<>\[\]?,]{0,64}[ \t]{0,8}=(?![=>~])`
+const DECLARED_TYPE = String.raw`(?:[ \t]{0,8}:[ \t]{0,8}${TYPE_WORD}${TYPE_UNION}[ \t]{0,8}=(?![=>~])|${GO_TYPE})`
+/**
+ * After a name's `:`, a declaration's type, `=` and a quoted value (`password: string | undefined = "…"`,
+ * `apiKey: Secret1 = "…"`): not the name's value (the type), but {@link DECLARED_TYPE}'s declaration, as a pattern.
+ */
+const TYPE_THEN_VALUE = String.raw`${TYPE_WORD}${TYPE_UNION}[ \t]{0,8}=(?![=>~])[ \t]{0,8}(?:\\{0,7}["'${"`"}]|${ESC_QUOTE})`
 
 /** The names of a pair's name (see {@link pairSecret}): `secret-field`'s, and the headers of a credential. */
 const PAIR_NAMES = `${NAMES_ALONE}|${NAMES_AFTER}|(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)|(?:[Ss]et-|SET-)?(?:[Cc]ookie|COOKIE)`
@@ -1750,6 +1767,55 @@ const redactContinuedKeys = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+/** The index in `at` (from `from`, before `to`) where the last line of a key joined over lines starts (after its last break). */
+const lastLineOf = (at: ReadonlyArray<number>, from: number, to: number): number => {
+  let m = to - 1
+  while (m > from && at[m - 1] === at[m] - 1) m--
+  return m
+}
+
+/**
+ * The prefixes of {@link WRAPPED_KEY_RULES}' keys: one in the last word of a line is where the part of the line
+ * {@link afterWrappedKey} redacts stops, so that a key starting a wrap of its own there is left to this step.
+ */
+const WRAP_START = /sk-|gh[pousr]_|github_pat_|eyJ|xox[abeoprs]|xapp-|[srp]k_(?:live|test)_|whsec_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\./
+/** A line break, or its escape in JSON text (`\n`, `\r`). */
+const ANY_BREAK = /\r|\n|\\[nr]/g
+
+/**
+ * Where the text that follows a wrapped key on its last line (from `p` of `s`) ends: at the line's break (or its
+ * escape), or before a key that starts a wrap of its own at the line's end; `p` when the key ends its line.
+ */
+const restOfLineEnd = (s: string, p: number): number => {
+  if (p >= s.length || lineBreakAt(s, p) > 0) return p
+  ANY_BREAK.lastIndex = p
+  const b = ANY_BREAK.exec(s)
+  const end = b === null ? s.length : b.index
+  if (b === null) return end
+  // the line's last word (its key characters back from the break), and a key's prefix in it
+  let w = end
+  while (w > p && end - w < 1100 && isKeyChar(s.charCodeAt(w - 1))) w--
+  const next = WRAP_START.exec(s.slice(w, end))
+  return next === null ? end : w + next.index
+}
+
+let lineRedactor: ((s: string) => string) | undefined
+/**
+ * What follows a wrapped key on its last line (session 23): the key's rest (`tail`: the start of `line`, which the
+ * key's marker stands for) may be a word of the line (`ghp_…` at a line's end, then `7z a -pSecret123 out.7z` on
+ * the next: the token's characters run on into `7z`), and the rules after this step no longer see that word as the
+ * context of what follows it (7-Zip's `-p` password). So the line is redacted whole, as the rules redact it without
+ * the wrap (every built-in rule but this one), and what that leaves after the tail follows the key's marker: both
+ * are hidden, the key and what another rule hides there.
+ */
+const afterWrappedKey = (tail: string, line: string): string => {
+  const redacted = (lineRedactor ??= textRedactor(builtinRules.filter((r) => r.id !== "wrapped-key")))(line)
+  // the part of the line's redaction that the tail does not explain (a marker over the tail: from where they differ)
+  let n = 0
+  while (n < tail.length && tail.charCodeAt(n) === redacted.charCodeAt(n)) n++
+  return redacted.slice(n)
+}
+
 /**
  * The `wrapped-key` step: a key of {@link WRAPPED_KEY_RULES} whose first line ends at a line break and whose rest is
  * on the next lines ({@link wrappedKeyEnd}) is joined, and when its rule finds a key across the first line break in
@@ -1788,6 +1854,14 @@ const redactWrappedKeys = (s: string): string => {
       if (k === undefined) continue
       acc += out.slice(done, at[k[0]]) + marker(plan.id)
       done = at[k[1] - 1] + 1
+      // the key's last line goes on after it: that line is redacted as it would be without the wrap
+      // ({@link afterWrappedKey}), so a word the key took from its start takes no secret's context with it
+      const lastStart = at[lastLineOf(at, k[0], k[1])]
+      const lineEnd = restOfLineEnd(out, done)
+      if (lineEnd > done) {
+        acc += afterWrappedKey(out.slice(lastStart, done), out.slice(lastStart, lineEnd))
+        done = lineEnd
+      }
       plan.head.lastIndex = done
     }
     if (done > 0) out = acc + out.slice(done)
@@ -1942,34 +2016,84 @@ const PIPED_STDIN_PASSWORD = String.raw`(${lead("echo|printf", "A-Za-z0-9_-")}[ 
   String.raw`([ \t]{0,8}\|[ \t]{0,8}[^\n;&|]{0,300}?(?:--password-stdin|--passphrase-fd[ \t]{1,8}0(?![0-9])))`
 
 /**
- * `command-password`'s heads (tester22b F5): a password a command takes as an option the command names: keytool's
- * and jarsigner's `-storepass`, `-keypass` (`-srcstorepass`, `-deststorepass`, `-srckeypass`, `-destkeypass`;
- * `-storepass:env VAR` and `:file` name no value), ssh-keygen's `-N` (new passphrase) and `-P` (old), zip's, unzip's
- * and zipcloak's `-P`, 7-Zip's `-p<password>` (attached: `-p` alone prompts), the OpenLDAP tools' `-w` (`-W`
- * prompts), FreeRDP's `/p:`, and `net use … /user:<user> <password>`. The command is looked for earlier in the same
- * shell command ({@link optionOf}).
+ * `command-password`'s heads (tester22b F5; session 23): a password a command takes as an option the command names:
+ * keytool's and jarsigner's `-storepass`, `-keypass` (`-srcstorepass`, `-deststorepass`, `-srckeypass`,
+ * `-destkeypass`; `-storepass:env VAR` and `:file` name no value), ssh-keygen's `-N` (new passphrase) and `-P` (old),
+ * zip's, unzip's and zipcloak's `-P` and `--password`, 7-Zip's `-p<password>` (attached: `-p` alone prompts), the
+ * OpenLDAP tools' `-w` (`-W` prompts), FreeRDP's `/p:`, `net use … /user:<user> <password>`, and (session 23) RAR's
+ * `-p<password>` and `-hp<password>` (attached; `-p-` asks for none), OpenSSL's pass phrase `pass:<password>` after
+ * `-pass`, `-passin`, `-passout`, `-password` (`env:`, `file:`, `fd:`, `stdin` name no value) and `openssl enc`'s
+ * `-k <password>`, `net use \\host\share <password>` (the password before `/user:`), `net user <name> <password>`,
+ * `cmdkey`'s and `wmic`'s `/pass:`, `/password:`, `schtasks`' `/rp` and smbclient's `-U user%<password>`.
+ * Windows' commands and options in lower case, capitalized or upper case. The command is looked for earlier in the
+ * same shell command ({@link optionOf}). Each head's kind says which values go ({@link commandPasswordReplace}).
  */
-const COMMAND_PASSWORD_HEADS: ReadonlyArray<string> = [
-  String.raw`(${optionOf("(?:keytool|jarsigner)", "-(?:src|dest)?(?:storepass|keypass)")}[ \t]{1,8})`,
-  String.raw`(${optionOf("ssh-keygen", "-[NP]")}[ \t]{0,8})`,
-  String.raw`(${optionOf("(?:zip|unzip|zipcloak)", "-P")}[ \t]{1,8})`,
-  String.raw`(${optionOf("7z[ar]?", "-p")})(?=[^\s-])`,
-  String.raw`(${optionOf("ldap[a-z]{2,12}", "-w")}[ \t]{1,8})`,
-  String.raw`(${optionOf("(?:[xw]l?freerdp3?|sdl-freerdp3?|freerdp)", "/p:")})`,
-  String.raw`(${optionOf(`(?:${threeCases("net")})[ \t]{1,8}(?:${threeCases("use")})`, String.raw`/(?:${threeCases("user")}|u|U):[^\s]{1,256}`)}[ \t]{1,8})`
+const COMMAND_PASSWORD_HEADS: ReadonlyArray<readonly [head: string, kind: "option" | "last" | "attached" | "pass"]> = [
+  [String.raw`(${optionOf("(?:keytool|jarsigner)", "-(?:src|dest)?(?:storepass|keypass)")}[ \t]{1,8})`, "option"],
+  [String.raw`(${optionOf("ssh-keygen", "-[NP]")}[ \t]{0,8})`, "option"],
+  [String.raw`(${optionOf("(?:zip|unzip|zipcloak)", "-P|--password")}[ \t]{1,8})`, "option"],
+  // (7-Zip's and RAR's attached passwords: one head, so that a `-p` is looked back from once)
+  [String.raw`(${optionOf(String.raw`(?:7z(?:[arz]|\.exe)?|(?:rar|unrar|[Ww]in[Rr][Aa][Rr]|RAR|UNRAR)(?:\.exe)?)`, "-h?p")})(?=[^\s-])`, "attached"],
+  [String.raw`(${optionOf("ldap[a-z]{2,12}", "-w")}[ \t]{1,8})`, "option"],
+  [String.raw`(${optionOf("(?:[xw]l?freerdp3?|sdl-freerdp3?|freerdp)", "/p:")})`, "attached"],
+  [String.raw`(${optionOf(`(?:${threeCases("net")})[ \t]{1,8}(?:${threeCases("use")})`, String.raw`/(?:${threeCases("user")}|u|U):[^\s]{1,256}`)}[ \t]{1,8})`, "last"],
+  [String.raw`(${optionOf("openssl", "-pass(?:in|out|word)?")}[ \t]{1,8}pass:)`, "attached"],
+  // (the pass phrase argument quoted whole: `-passin 'pass:my secret'`; the value is the quoted text after its `pass:`)
+  [String.raw`(${optionOf("openssl", "-pass(?:in|out|word)?")}[ \t]{1,8})(?=\\{0,3}["']pass:)`, "pass"],
+  [String.raw`(${optionOf("openssl", "-k")}[ \t]{1,8})`, "option"],
+  [String.raw`(${optionOf(`(?:${threeCases("net")})[ \t](?:${threeCases("use")})`, String.raw`\\{2,8}[^\s\\/"'<>|]{1,256}(?:\\{1,4}[^\s\\"'<>|]{1,256}){1,8}`)}[ \t]{1,8})(?![/*])`, "attached"],
+  [String.raw`((?:${threeCases("net")})(?<![A-Za-z0-9_-](?:net|Net|NET))[ \t](?:${threeCases("user")})[ \t]{1,8}(?:\\{0,3}"[^"\n\\]{1,64}\\{0,3}"|[^\s/"'\\*]{1,64})[ \t]{1,8})(?![/*])`, "last"],
+  [String.raw`(${optionOf(`(?:${threeCases("cmdkey")}|${threeCases("wmic")})(?:\.exe)?`, String.raw`/(?:${threeCases("pass")}|${threeCases("password")}):`)})`, "attached"],
+  [String.raw`(${optionOf(`(?:${threeCases("schtasks")})(?:\\.exe)?`, "/(?:rp|RP|Rp)")}[ \t]{1,8})(?!\*)`, "attached"],
+  [String.raw`(${optionOf("(?:smbclient|rpcclient|smbmap|smbcacls)", "-U|--user(?:name)?")}(?:[ \t]{1,8}|=)[^\s%"'\\]{1,128}%)`, "attached"]
 ]
 
 /**
- * The replacement of a `command-password` match: the option (and the command before it) and the quotes stay, the value
- * goes, unless it stands for one ({@link placeholderValue}), is `*` (`net use` prompts) or an option (`/persistent:no`),
- * or is a bare word of letters only: prose about the command ("zip -P is insecure", "the ssh-keygen -N flag").
+ * Whether `v`, the value of an option that takes a password, stands for one: empty, a reference (`$VAR`, `${VAR}`,
+ * `{{ … }}`), cmd's `%VAR%`, `<password>`, `***`, `...`. Narrower than {@link placeholderValue}: after an option that
+ * is a password's (`-pSecret`, `pass:secret`, `/pass:pw`) any word is the password, `secret` and `pw` too.
  */
-const commandPasswordReplace = (m: string, ...groups: Array<string>): string => {
+const optionPlaceholder = (v: string): boolean =>
+  v.length === 0 || notAValue(v) || /^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v) || /^<[^<>]{1,64}>$/.test(v) || /^(?:\*+|\.{3,}|\u2026)$/.test(v)
+
+/**
+ * What follows an option's letters-only value in a command rather than in prose (session 23): another option (`-r`,
+ * `--out`, `/add`), or a file (`out.zip`, `./dir`, `~/x`, `C:\x`, `*.txt`). "zip -P is insecure", "the keytool
+ * -storepass option is", "the zip -P flag" stay.
+ */
+const OPERAND_AFTER = /^[ \t]+(?:-{1,2}[A-Za-z]|\/[A-Za-z]|[^\s]*[A-Za-z0-9_]\.[A-Za-z0-9]|[^\s]*[\/\\~*]|[A-Za-z]:)/
+
+/** A command's end after a word: {@link ENDS_HERE}, or the quote that closes the command (a JSON string's, `"`, `\"`). */
+const COMMAND_ENDS = /^[ \t]*(?:[;&|)\r\n"'`]|\\[nr"']|$)/
+
+/**
+ * The replacement of a `command-password` match (its groups, then its offset and the text): the option (and the
+ * command before it) and the quotes stay, the value goes, unless it stands for one ({@link optionPlaceholder}), is
+ * `*` (`net use` prompts) or an option (`/persistent:no`). A bare word of letters only goes after an attached option
+ * (`-pSecret`, `pass:secret`, `/pass:pw`); after an option and a space, it and a word that stands for a password
+ * elsewhere ({@link placeholderValue}: `pw`, `secret`) only when an option or a file follows it ({@link OPERAND_AFTER}:
+ * `zip -P hunter out.zip f`, `net user bob hunter /add`), or the command's end where the password is the command's
+ * last word (`net user bob hunter`, `net use … /user:bob hunter`), not in prose about the command ("zip -P is
+ * insecure", "the ssh-keygen -N flag").
+ */
+const commandPasswordReplace = (m: string, ...args: Array<unknown>): string => {
+  const groups = args as Array<string | undefined>
   for (let a = 0; a < COMMAND_PASSWORD_HEADS.length; a++) {
     const [head, q, quoted, bare] = groups.slice(a * 4, a * 4 + 4)
     if (head === undefined) continue
-    const v = quoted ?? bare
-    if (v === undefined || placeholderValue(v) || v === "*" || v.startsWith("/") || (bare !== undefined && /^[A-Za-z]+$/.test(bare))) return m
+    const kind = COMMAND_PASSWORD_HEADS[a][1]
+    const v = kind === "pass" ? quoted?.slice(5) : quoted ?? bare
+    if (v === undefined || optionPlaceholder(v) || v === "*" || v.startsWith("/")) return m
+    if (kind === "pass") return `${head}${q}pass:${marker("command-password")}${q}`
+    if (bare !== undefined && kind !== "attached") {
+      if (/^[A-Za-z]+$/.test(bare) || placeholderValue(bare)) {
+        const offset = args[args.length - 2]
+        const text = args[args.length - 1]
+        if (typeof offset !== "number" || typeof text !== "string") return m
+        const after = text.slice(offset + m.length, offset + m.length + 80)
+        if (!OPERAND_AFTER.test(after) && !(kind === "last" && COMMAND_ENDS.test(after))) return m
+      }
+    }
     return quoted !== undefined ? `${head}${q}${marker("command-password")}${q}` : `${head}${marker("command-password")}`
   }
   return m
@@ -2390,7 +2514,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // A password given to a command as one of its short options, where the command says what the option is:
-    // mysql/mariadb `-pSECRET` (attached; `-p` alone prompts, and `-p db` names a database), `sshpass -p`,
+    // mysql/mariadb `-pSECRET` (attached; `-p` alone prompts, and `-p db` names a database), `sshpass -p`, PsExec's and PAExec's `-p` (session 23),
     // `<tool> login … -p` (docker, podman, helm, oc, cf, az), `redis-cli -a`, `sqlcmd`/`bcp -P`, the mongo tools'
     // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret).
     // The command is looked for earlier in the same shell command (no newline, `;`, `&`, `|` between), at most
@@ -2399,7 +2523,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       [
         String.raw`(${optionOf("(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)", "-p")})(?=[^\s-])`,
-        String.raw`(${optionOf("sshpass", "-p")}[ \t]*)`,
+        String.raw`(${optionOf(String.raw`(?:sshpass|psexec|PsExec|PSEXEC|paexec|PAExec|PAEXEC)(?:64)?(?:\.exe)?`, "-p")}[ \t]*)`,
         String.raw`(${optionOf("login", "-p", "")}[ \t]*)`,
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
@@ -2410,7 +2534,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         // whole password goes (spaces and all) up to the closing quote.
         String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
     ),
-    hints: ["mysql", "mariadb", "sshpass", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
+    hints: ["mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
     // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user.
     gate: ["-p", "-a", "-P", "-u", "-U"],
     replace: (m: string, ...groups: Array<string>): string => {
@@ -2455,14 +2579,26 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A password a command takes as an option it names (tester22b F5): keytool's and jarsigner's `-storepass`,
     // `-keypass`, ssh-keygen's `-N`/`-P`, zip's and unzip's `-P`, 7-Zip's `-p…`, the OpenLDAP tools' `-w`, FreeRDP's
-    // `/p:`, `net use … /user:<user> <password>` (see COMMAND_PASSWORD_HEADS). The command, the option and the quotes
-    // stay; a bare word of letters only (prose: "zip -P is insecure"), `$VAR`, `%VAR%`, `<password>` and `*` stay.
+    // `/p:`, `net use … /user:<user> <password>`; session 23: RAR's `-p…`/`-hp…`, OpenSSL's `pass:…` and `-k`,
+    // `net use \\host\share <password>`, `net user <name> <password>`, `cmdkey /pass:`, `wmic /password:`, `schtasks /rp`,
+    // smbclient's `-U user%…` (see COMMAND_PASSWORD_HEADS). The command, the option and the quotes stay; a bare word of
+    // letters only where prose could hold it ("zip -P is insecure": no option or file after it), `$VAR`, `%VAR%`,
+    // `<password>` and `*` stay (see commandPasswordReplace).
     id: "command-password",
-    pattern: re(COMMAND_PASSWORD_HEADS.map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|")),
-    hints: ["keytool", "jarsigner", "ssh-keygen", "zip", "7z", "ldap", "freerdp", ...cases(["net"])],
-    // every option above: -storepass, -keypass (and their -src, -dest forms), -N, -P, -p, -w, /p:, /user: (any case), /u:
-    gate: ["storepass", "keypass", "-N", "-P", "-p", "-w", "/p:", ...cases(["user"]).map((u) => `/${u}:`), "/u:", "/U:"],
-    replace: commandPasswordReplace
+    pattern: re(COMMAND_PASSWORD_HEADS.map(([head], a) => `${head}${optionValue(a * 4 + 2)}`).join("|")),
+    hints: [
+      "keytool", "jarsigner", "ssh-keygen", "zip", "7z", "ldap", "freerdp", ...cases(["net"]), "rar", "RAR", "Rar", "openssl",
+      ...cases(["cmdkey", "wmic", "schtasks"]), "smbclient", "rpcclient", "smbmap", "smbcacls"
+    ],
+    // every option above: -storepass, -keypass (and their -src, -dest forms), -N, -P, -p, -w, /p:, /user: (any case), /u:,
+    // --password, -hp, -pass (-passin, -passout), -k, `net`, a space or a tab and `u` (its cases: `net use \\host\share …`,
+    // `net user`; not the UNC path's `\\`, common in JSON text, nor `net ` alone, anchored at the common pair `ne`), /pass:,
+    // /password:, /rp, -U, --user
+    gate: [
+      "storepass", "keypass", "-N", "-P", "-p", "-w", "/p:", ...cases(["user"]).map((u) => `/${u}:`), "/u:", "/U:", "-hp", "-k",
+      ...cases(["net"]).flatMap((n) => [" ", "\t"].flatMap((sp) => [`${n}${sp}u`, `${n}${sp}U`])), ...cases(["pass", "password"]).map((w) => `/${w}:`), "/rp", "/RP", "/Rp", "-U", "--user"
+    ],
+    replace: (m: string, ...args: Array<unknown>) => commandPasswordReplace(m, ...args)
   },
   {
     // Oracle's `sqlplus user/password[@connect]` (tester22b F5; `sqlplus -s app/…@//db:1521/orcl`, `app/"p@ss"@db`):
@@ -3201,7 +3337,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
  * A final word of a `secret-field` name followed by `:` (maybe after spaces), `=`, or a closing quote (and maybe
  * an index's `]`) then one of them: where a match's name ends.
  */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})))`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})|${GO_TYPE}))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
