@@ -123,6 +123,8 @@ describe("session 23, gap 3: Windows commands", () => {
     ["net user bob hunter /add /domain", "hunter", `net user bob ${CP} /add /domain`],
     ["NET USER \"John Smith\" S3cret! /ADD", "S3cret!", `NET USER "John Smith" ${CP} /ADD`],
     ["net user administrator hunter", "hunter", `net user administrator ${CP}`],
+    ["C:\\> net user administrator hunter", "hunter", `C:\\> net user administrator ${CP}`],
+    ["ls; net user administrator hunter", "hunter", `ls; net user administrator ${CP}`],
     ["cmdkey /add:server /user:bob /pass:pw", "pw", `cmdkey /add:server /user:bob /pass:${CP}`],
     ["cmdkey /generic:TERMSRV/host /user:bob /pass:\"Passw0rd\"", "Passw0rd", `cmdkey /generic:TERMSRV/host /user:bob /pass:"${CP}"`],
     ["CMDKEY /ADD:srv /USER:bob /PASS:hunter", "hunter", `CMDKEY /ADD:srv /USER:bob /PASS:${CP}`],
@@ -139,6 +141,7 @@ describe("session 23, gap 3: Windows commands", () => {
       "net use \\\\host\\share /user:bob", "net use \\\\host\\share * /user:bob", "net use \\\\host\\share %PW% /user:bob",
       "net use Z: \\\\srv\\share /persistent:no", "net use \\\\srv\\ipc$ \"\" /user:\"\"", "net user bob * /add", "net user bob /delete",
       "net user bob /active:no", "net user", "net user bob", "the net user command lists accounts", "the internet user bob hunter /add",
+      "We use .NET user accounts here", "the NET user accounts here", "in our net user accounts here",
       "cmdkey /list", "cmdkey /pass:%PW%", "schtasks /create /ru admin /rp * /tr c.exe", "runas /user:admin cmd"
     ]) stays(t)
   })

@@ -2028,7 +2028,7 @@ const PIPED_STDIN_PASSWORD = String.raw`(${lead("echo|printf", "A-Za-z0-9_-")}[ 
  * Windows' commands and options in lower case, capitalized or upper case. The command is looked for earlier in the
  * same shell command ({@link optionOf}). Each head's kind says which values go ({@link commandPasswordReplace}).
  */
-const COMMAND_PASSWORD_HEADS: ReadonlyArray<readonly [head: string, kind: "option" | "last" | "attached" | "pass"]> = [
+const COMMAND_PASSWORD_HEADS: ReadonlyArray<readonly [head: string, kind: "option" | "last" | "command" | "attached" | "pass"]> = [
   [String.raw`(${optionOf("(?:keytool|jarsigner)", "-(?:src|dest)?(?:storepass|keypass)")}[ \t]{1,8})`, "option"],
   [String.raw`(${optionOf("ssh-keygen", "-[NP]")}[ \t]{0,8})`, "option"],
   [String.raw`(${optionOf("(?:zip|unzip|zipcloak)", "-P|--password")}[ \t]{1,8})`, "option"],
@@ -2042,7 +2042,7 @@ const COMMAND_PASSWORD_HEADS: ReadonlyArray<readonly [head: string, kind: "optio
   [String.raw`(${optionOf("openssl", "-pass(?:in|out|word)?")}[ \t]{1,8})(?=\\{0,3}["']pass:)`, "pass"],
   [String.raw`(${optionOf("openssl", "-k")}[ \t]{1,8})`, "option"],
   [String.raw`(${optionOf(`(?:${threeCases("net")})[ \t](?:${threeCases("use")})`, String.raw`\\{2,8}[^\s\\/"'<>|]{1,256}(?:\\{1,4}[^\s\\"'<>|]{1,256}){1,8}`)}[ \t]{1,8})(?![/*])`, "attached"],
-  [String.raw`((?:${threeCases("net")})(?<![A-Za-z0-9_-](?:net|Net|NET))[ \t](?:${threeCases("user")})[ \t]{1,8}(?:\\{0,3}"[^"\n\\]{1,64}\\{0,3}"|[^\s/"'\\*]{1,64})[ \t]{1,8})(?![/*])`, "last"],
+  [String.raw`((?:${threeCases("net")})(?<![A-Za-z0-9_.-](?:net|Net|NET))[ \t](?:${threeCases("user")})[ \t]{1,8}(?:\\{0,3}"[^"\n\\]{1,64}\\{0,3}"|[^\s/"'\\*]{1,64})[ \t]{1,8})(?![/*])`, "command"],
   [String.raw`(${optionOf(`(?:${threeCases("cmdkey")}|${threeCases("wmic")})(?:\.exe)?`, String.raw`/(?:${threeCases("pass")}|${threeCases("password")}):`)})`, "attached"],
   [String.raw`(${optionOf(`(?:${threeCases("schtasks")})(?:\\.exe)?`, "/(?:rp|RP|Rp)")}[ \t]{1,8})(?!\*)`, "attached"],
   [String.raw`(${optionOf("(?:smbclient|rpcclient|smbmap|smbcacls)", "-U|--user(?:name)?")}(?:[ \t]{1,8}|=)[^\s%"'\\]{1,128}%)`, "attached"]
@@ -2063,6 +2063,12 @@ const optionPlaceholder = (v: string): boolean =>
  */
 const OPERAND_AFTER = /^[ \t]+(?:-{1,2}[A-Za-z]|\/[A-Za-z]|[^\s]*[A-Za-z0-9_]\.[A-Za-z0-9]|[^\s]*[\/\\~*]|[A-Za-z]:)/
 
+/**
+ * A command's start before a match (its last 40 characters): the text's or a line's start (a `\n` escape too), a shell
+ * operator, a quote or a bracket, a prompt's `>` or `$`, then white space: where `net user <name> <word>` is a command
+ * rather than prose ("We use .NET user accounts here").
+ */
+const COMMAND_STARTS = /(?:^|[\n;&|("'`>$]|\\n)[ \t]*$/
 /** A command's end after a word: {@link ENDS_HERE}, or the quote that closes the command (a JSON string's, `"`, `\"`). */
 const COMMAND_ENDS = /^[ \t]*(?:[;&|)\r\n"'`]|\\[nr"']|$)/
 
@@ -2073,8 +2079,8 @@ const COMMAND_ENDS = /^[ \t]*(?:[;&|)\r\n"'`]|\\[nr"']|$)/
  * (`-pSecret`, `pass:secret`, `/pass:pw`); after an option and a space, it and a word that stands for a password
  * elsewhere ({@link placeholderValue}: `pw`, `secret`) only when an option or a file follows it ({@link OPERAND_AFTER}:
  * `zip -P hunter out.zip f`, `net user bob hunter /add`), or the command's end where the password is the command's
- * last word (`net user bob hunter`, `net use … /user:bob hunter`), not in prose about the command ("zip -P is
- * insecure", "the ssh-keygen -N flag").
+ * last word (`net use … /user:bob hunter`; `net user bob hunter` where `net` starts a command: {@link COMMAND_STARTS}),
+ * not in prose about the command ("zip -P is insecure", "the ssh-keygen -N flag", "We use .NET user accounts here").
  */
 const commandPasswordReplace = (m: string, ...args: Array<unknown>): string => {
   const groups = args as Array<string | undefined>
@@ -2091,7 +2097,8 @@ const commandPasswordReplace = (m: string, ...args: Array<unknown>): string => {
         const text = args[args.length - 1]
         if (typeof offset !== "number" || typeof text !== "string") return m
         const after = text.slice(offset + m.length, offset + m.length + 80)
-        if (!OPERAND_AFTER.test(after) && !(kind === "last" && COMMAND_ENDS.test(after))) return m
+        const ends = (kind === "last" || (kind === "command" && COMMAND_STARTS.test(text.slice(Math.max(0, offset - 40), offset)))) && COMMAND_ENDS.test(after)
+        if (!OPERAND_AFTER.test(after) && !ends) return m
       }
     }
     return quoted !== undefined ? `${head}${q}${marker("command-password")}${q}` : `${head}${marker("command-password")}`
