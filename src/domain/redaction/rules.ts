@@ -1649,21 +1649,22 @@ const lineBreakAt = (s: string, p: number): number => {
  */
 const WRAP_REST_MAX = 8192
 
-/** Blanks a line may carry before its break (a terminal's or tmux's padding when a pane is copied; session 23). */
+const isBlank = (c: number) => c === 32 || c === 9
+const isDigit = (c: number) => c >= 48 && c <= 57
+
+/** Past the blanks a line may carry before its break (a terminal's or tmux's padding when a pane is copied; session 23). */
 const blanksEnd = (s: string, p: number): number => {
-  while (s.charCodeAt(p) === 32 || s.charCodeAt(p) === 9) p++
+  while (isBlank(s.charCodeAt(p))) p++
   return p
 }
 
 /**
  * What a wrapped key's lines may start with (session 23, tester23b F1): indentation (spaces, tabs), then maybe a
  * decoration ({@link LINE_DECOR}: a Markdown quote `> `, a comment's `# `, `//`, a line-number gutter such as
- * Claude Code's Read tool's `     1→`), as the private key's lines do ({@link PEM_DECOR}); maybe empty.
+ * Claude Code's Read tool's `     1→`), as the private key's lines do ({@link PEM_DECOR}), maybe after a quote or a
+ * comment (a quoted gutter: `> 1→`); maybe empty.
  */
-const WRAP_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:${LINE_DECOR})?`)
-
-const isBlank = (c: number) => c === 32 || c === 9
-const isDigit = (c: number) => c >= 48 && c <= 57
+const WRAP_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:(?:>|#{1,3}|\/\/)[ \t]{0,8}){0,8}(?:${LINE_DECOR})?`)
 
 /**
  * What the lines after a wrapped key's first line start with (see {@link wrapWays}): the first line's decoration
@@ -1704,12 +1705,15 @@ const contEnd = (s: string, p: number, cont: WrapCont): number => {
  * The parts of a key wrapped over lines, its first line's from `i` to `e` of `s` (the key's characters, then maybe
  * blanks and a line break): as flat `[start, end, start, end, …]` offsets of `s`, one pair a line, else undefined.
  * `width` is the width the key was wrapped at (see {@link WRAP_MIN}); `cont` says what the lines after the first start
- * with (a sticky pattern: the first line's decoration, {@link decorShape}), or undefined when they start right away.
+ * with ({@link WrapCont}), or undefined when they start right away.
  * The lines after are made of exactly `width` of the key's characters (`tok`), maybe blanks, then a line break; the
  * last starts with 1 to `width` of them. The rest must be 16 characters or more, or hold a digit (so a word such as
- * "Thanks" on the next line stays). A line that starts a key of the rule's own (`start`) after a first line that is
- * a whole key (`whole`) is no continuation (two tokens, one a line); nor, after such a first line, a decorated last
- * line that goes on after fewer than 16 characters (an indented `key2: value` under a YAML line's token).
+ * "Thanks" on the next line stays). When the first line is a whole key of the rule already (`whole`) and the lines
+ * carry a prefix, a last line under 16 characters is no rest when text follows it on its line (an indented
+ * `key2: value` under a YAML line's token), nor when the next line, of the same prefix, is such a short run too (a
+ * list of short hex digests under a key). A line
+ * that starts with the rule's prefix (`start`) starts a key of its own (two tokens, one a line), but a JWT's `eyJ`
+ * part after its `.` when the first line is no whole key. At most {@link WRAP_REST_MAX} characters are read.
  */
 const wrappedKeyParts = (
   s: string, i: number, e: number, tok: Uint8Array, width: number, cont: WrapCont | undefined, start: RegExp, whole: boolean
@@ -1738,20 +1742,31 @@ const wrappedKeyParts = (
     const nb = n === width ? lineBreakAt(s, after) : 0
     const last = nb === 0
     if (last && (n === 0 || n > width)) break
-    if (last && whole && cont !== undefined && n < 16 && after < s.length && lineBreakAt(s, after) === 0) break
+    // after a whole key, a short prefixed line that goes on (an indented `key2: value`) is no rest of it
+    if (last && whole && cont !== undefined && n < 16 && lineBreakAt(s, after) === 0 && after < s.length) break
     parts.push(p, q)
     rest += n
-    for (let c = p; c < q && !digit; c++) digit = s.charCodeAt(c) >= 48 && s.charCodeAt(c) <= 57
+    for (let c = p; c < q && !digit; c++) digit = isDigit(s.charCodeAt(c))
     if (last || rest > WRAP_REST_MAX) break
     p = after + nb
   }
-  return parts.length > 2 && (rest >= 16 || digit) ? parts : undefined
+  if (parts.length === 2 || (rest < 16 && !digit)) return undefined
+  // after a whole key, a short rest followed by another such line of the same prefix is a list (hex digests), no rest
+  if (whole && cont !== undefined && rest < 16) {
+    const q = parts[parts.length - 1]
+    const b2 = lineBreakAt(s, blanksEnd(s, q))
+    const next = b2 === 0 ? -1 : contEnd(s, blanksEnd(s, q) + b2, cont)
+    const r = next < 0 ? -1 : run(next)
+    if (r > next && (blanksEnd(s, r) === s.length || lineBreakAt(s, blanksEnd(s, r)) > 0)) return undefined
+  }
+  return parts
 }
 
 /**
  * The ways a key's first line (from `i` to `e` of `s`) may go on over the next lines, most telling first, each as
  * [width, what the next lines start with] ({@link wrappedKeyParts}): with the first line's decoration (indentation,
- * `> `, a gutter: {@link WRAP_DECOR}) on each line, at the key's width or the line's past its decoration; the next
+ * `> `, a gutter: {@link WRAP_DECOR}; in JSON text, what follows a string's opening quote) on each line, at the key's
+ * width or the line's past its decoration; the next
  * lines indented to the key's column (a hanging indent); the next lines right at their start (a terminal wraps the
  * whole line), at the key's width or the line's. Widths under {@link WRAP_MIN} are no wrap.
  */
@@ -1763,6 +1778,11 @@ const wrapWays = (s: string, i: number, e: number): Array<readonly [number, Wrap
   if (decor.length > 0) {
     ways.push([e - i, { decor }])
     if (i > lineStart + decor.length) ways.push([e - lineStart - decor.length, { decor }])
+  } else if (i > lineStart) {
+    // a string of JSON text whose lines carry a prefix: its first line starts at the string's opening quote
+    const q = s.lastIndexOf('"', i - 1)
+    const inner = q >= lineStart && i - q <= 300 ? WRAP_DECOR.exec(s.slice(q + 1, i))![0] : ""
+    if (inner.length > 0 && q + 1 + inner.length === i) ways.push([e - i, { decor: inner }])
   }
   if (i - lineStart > decor.length && i - lineStart <= 120) ways.push([e - i, { indent: i - lineStart }])
   ways.push([e - i, undefined])
