@@ -10,6 +10,8 @@
  * hex) are decoded too.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type { Transcript } from "../../src/domain/model.js"
+import { titleOf } from "../../src/domain/muse-agents/summary.js"
 import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 import { gone, inString, j, stays } from "../support/redaction-asserts.js"
@@ -115,6 +117,27 @@ describe("session 23 (tester23b F1): a key wrapped over lines that carry a prefi
     // a git log's indented body, Markdown code with short lines
     stays("commit 0a1b2c3d4e5f67890a1b2c3d4e5f678901234567\nAuthor: Bob\n\n    fix the parser\n    and the tests\n")
     stays("> sk-learn is a nickname\n> for scikit-learn 1.5\n")
+  })
+
+  it("a session's title (the first prompt, each white space run one space: titleOf) loses the key too", () => {
+    const t = tok("Zq9TitleAbCdEf")
+    const [a, b] = [t.slice(0, 22), t.slice(22)]
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [`> ${a}\n> ${b}`, `> ${GH}`],
+      [`    ${a}\n    ${b}\n`, GH],
+      [`\t${a}\r\n\t${b}`, GH],
+      [`     1\u2192${a}\n     2\u2192${b}`, `1\u2192${GH}`],
+      [`${a}   \n${b}   `, GH],
+      [`Please check:\n> ${a}\n> ${b}\n> thanks`, `Please check: > ${GH} > thanks`]
+    ]
+    for (const [prompt, title] of cases) expect(r.title(titleOf(prompt)), prompt).toBe(title)
+    // a whole key, then a word; a key-like word too short to be one with the next: each stays as it is
+    const g = secretSamples()["github-token"][0]
+    expect(r.title(titleOf(`use ${g} 2day`))).toBe(`use ${GH} 2day`)
+    expect(r.title("ghp_abcdefghijklmnopqr is a placeholder 123")).toBe("ghp_abcdefghijklmnopqr is a placeholder 123")
+    // through a transcript's redaction (the title the Markdown output's H1 shows)
+    const transcript = { sessionId: "s1", title: titleOf(cases[0][0]), turns: [], compactions: [], startedAt: null, endedAt: null } as unknown as Transcript
+    expect(r.transcript(transcript).title).toBe(`> ${GH}`)
   })
 
   it("many lines of one width that start with a key's prefix are each no key's rest (and are not read again and again)", () => {

@@ -1716,16 +1716,24 @@ const contEnd = (s: string, p: number, cont: WrapCont): number => {
  * part after its `.` when the first line is no whole key. At most {@link WRAP_REST_MAX} characters are read.
  */
 const wrappedKeyParts = (
-  s: string, i: number, e: number, tok: Uint8Array, width: number, cont: WrapCont | undefined, start: RegExp, whole: boolean
+  s: string, i: number, e: number, tok: Uint8Array, width: number, cont: WrapCont | undefined, start: RegExp, whole: boolean,
+  collapsed = false
 ): Array<number> | undefined => {
   const run = (p: number) => {
     while (p < s.length && tok[s.charCodeAt(p)] === 1) p++
     return p
   }
-  const b = lineBreakAt(s, blanksEnd(s, e))
-  if (b === 0) return undefined
+  // where the next line starts after a line's text ending at `q` (its blanks, its break), else -1; in a collapsed
+  // text ({@link redactCollapsedKeys}), the one space a break became
+  const next = (q: number): number => {
+    if (collapsed) return s.charCodeAt(q) === 32 ? q + 1 : -1
+    const a = blanksEnd(s, q)
+    const b = lineBreakAt(s, a)
+    return b === 0 ? -1 : a + b
+  }
   const parts = [i, e]
-  let p = blanksEnd(s, e) + b
+  let p = next(e)
+  if (p < 0) return undefined
   let rest = 0
   let digit = false
   for (;;) {
@@ -1738,28 +1746,37 @@ const wrappedKeyParts = (
     if (start.test(s) && (whole || s.charCodeAt(parts[parts.length - 1] - 1) !== 46)) break
     const q = run(p)
     const n = q - p
-    const after = blanksEnd(s, q)
-    const nb = n === width ? lineBreakAt(s, after) : 0
-    const last = nb === 0
+    const after = next(q)
+    const last = n !== width || after < 0
     if (last && (n === 0 || n > width)) break
     // after a whole key, a short prefixed line that goes on (an indented `key2: value`) is no rest of it
-    if (last && whole && cont !== undefined && n < 16 && lineBreakAt(s, after) === 0 && after < s.length) break
+    if (last && whole && cont !== undefined && n < 16 && after < 0 && blanksEnd(s, q) < s.length) break
     parts.push(p, q)
     rest += n
     for (let c = p; c < q && !digit; c++) digit = isDigit(s.charCodeAt(c))
     if (last || rest > WRAP_REST_MAX) break
-    p = after + nb
+    p = after
   }
   if (parts.length === 2 || (rest < 16 && !digit)) return undefined
   // after a whole key, a short rest followed by another such line of the same prefix is a list (hex digests), no rest
   if (whole && cont !== undefined && rest < 16) {
-    const q = parts[parts.length - 1]
-    const b2 = lineBreakAt(s, blanksEnd(s, q))
-    const next = b2 === 0 ? -1 : contEnd(s, blanksEnd(s, q) + b2, cont)
-    const r = next < 0 ? -1 : run(next)
-    if (r > next && (blanksEnd(s, r) === s.length || lineBreakAt(s, blanksEnd(s, r)) > 0)) return undefined
+    const b = next(parts[parts.length - 1])
+    const line = b < 0 ? -1 : contEnd(s, b, cont)
+    const r = line < 0 ? -1 : run(line)
+    if (r > line && (blanksEnd(s, r) === s.length || next(r) >= 0)) return undefined
   }
   return parts
+}
+
+/** The text of a key's `parts` ({@link wrappedKeyParts}) joined, and the offset in `s` of each of its characters. */
+const joinParts = (s: string, parts: ReadonlyArray<number>): { readonly joined: string; readonly at: Array<number> } => {
+  let joined = ""
+  const at: Array<number> = []
+  for (let n = 0; n < parts.length; n += 2) {
+    joined += s.slice(parts[n], parts[n + 1])
+    for (let p = parts[n]; p < parts[n + 1]; p++) at.push(p)
+  }
+  return { joined, at }
 }
 
 /**
@@ -1806,6 +1823,8 @@ interface WrappedPlan {
   readonly head: RegExp
   /** The token's prefix (sticky): a line that starts with it starts a token of its own. */
   readonly start: RegExp
+  /** The token's prefix, at a word's start, then its body's characters up to a space ({@link redactCollapsedKeys}). */
+  readonly spaced: RegExp
 }
 let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
 const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
@@ -1815,8 +1834,10 @@ const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
       const tok = new Uint8Array(128)
       const cls = new RegExp(`[${body}]`)
       for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
-      const head = new RegExp(String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))[${body}]{0,1024}(?=[ \t]*(?:\r?\n|\\n|\\r\\n))`, "g")
-      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head, start: new RegExp(`(?:${prefix})`, "y") }
+      const at = String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))`
+      const head = new RegExp(String.raw`${at}[${body}]{0,1024}(?=[ \t]*(?:\r?\n|\\n|\\r\\n))`, "g")
+      const spaced = new RegExp(String.raw`${at}[${body}]{0,1024}(?= )`, "g")
+      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head, start: new RegExp(`(?:${prefix})`, "y"), spaced }
     })
   }
   return wrappedKeyPlans
@@ -1835,6 +1856,63 @@ const keyAcross = (plan: WrappedPlan, word: string, cut: number): readonly [numb
     if (k.index + k[0].length > cut) return [k.index, k.index + k[0].length]
   }
   return undefined
+}
+
+/** Whether `word` is a whole key of `plan`'s rule (its match from its start to its end). */
+const wholeKey = (plan: WrappedPlan, word: string): boolean => {
+  plan.pattern.lastIndex = 0
+  const w = plan.pattern.exec(word)
+  return w !== null && w.index === 0 && w[0].length === word.length
+}
+
+/**
+ * A key of {@link WRAPPED_KEY_RULES} wrapped over lines, in a text whose white space runs became one space (session
+ * 23, tester23b F1: a session's title, its first prompt through `titleOf`: `ghp_… …`, `> ghp_… > …`, `1→ghp_… 2→…`).
+ * A first part of 16 characters or more that ends at a space and is no whole key of its rule, and after the space its
+ * rest, as the lines of a wrapped key go on ({@link wrappedKeyParts}: a space for a line break), maybe after the
+ * decoration the first part has before it (a quote's `> `, a gutter's `1→`: {@link WRAP_DECOR}, from a space or the
+ * text's start): when its rule finds a key across the first space in the joined parts, the key (the spaces and
+ * decorations in it with it) becomes the rule's marker. Only where the text's line breaks are known to be gone: a
+ * key's first part and the next word of prose are not joined elsewhere.
+ */
+export const redactCollapsedKeys = (s: string): string => {
+  if (!s.includes(" ")) return s
+  let out = s
+  for (const plan of wrappedPlans()) {
+    if (!plan.hints.some((h) => out.includes(h))) continue
+    let acc = ""
+    let done = 0
+    plan.spaced.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = plan.spaced.exec(out)) !== null) {
+      const i = m.index
+      const e = i + m[0].length
+      if (e - i < WRAP_MIN || wholeKey(plan, m[0])) continue
+      // the decoration before the first part: the longest from a space (or the text's start) up to it
+      let decor = ""
+      for (let j = i - 1; j >= 0 && i - j <= 60; j--) {
+        if (j > 0 && out.charCodeAt(j - 1) !== 32) continue
+        const d = WRAP_DECOR.exec(out.slice(j, i))![0]
+        if (d.length === i - j && d.trim().length > 0) decor = d
+      }
+      let k: readonly [number, number] | undefined
+      let at: Array<number> = []
+      for (const cont of decor.length > 0 ? [{ decor }, undefined] : [undefined]) {
+        const parts = wrappedKeyParts(out, i, e, plan.tok, e - i, cont, plan.start, false, true)
+        if (parts === undefined) continue
+        const j = joinParts(out, parts)
+        at = j.at
+        k = keyAcross(plan, j.joined, e - i)
+        if (k !== undefined) break
+      }
+      if (k === undefined) continue
+      acc += out.slice(done, at[k[0]]) + marker(plan.id)
+      done = at[k[1] - 1] + 1
+      plan.spaced.lastIndex = done
+    }
+    if (done > 0) out = acc + out.slice(done)
+  }
+  return out
 }
 
 /**
@@ -1889,25 +1967,17 @@ const redactWrappedKeys = (s: string): string => {
     while ((m = plan.head.exec(out)) !== null) {
       const i = m.index
       const e = i + m[0].length
-      // the first line's key part alone a whole key of the rule
-      plan.pattern.lastIndex = 0
-      const w = plan.pattern.exec(m[0])
-      const whole = w !== null && w.index === 0 && w[0].length === e - i
-      // the first way the lines go on that makes a key across the first line's end
-      let joined = ""
+      const whole = wholeKey(plan, m[0])
+      // the first way the lines go on that makes a key across the first line's end (each position of the joined
+      // key maps back to one of `out`: `at`)
       let at: Array<number> = []
       let k: readonly [number, number] | undefined
       for (const [width, cont] of wrapWays(out, i, e)) {
         const parts = wrappedKeyParts(out, i, e, plan.tok, width, cont, plan.start, whole)
         if (parts === undefined) continue
-        // the joined key: each position of `joined` maps back to one of `out`
-        joined = ""
-        at = []
-        for (let n = 0; n < parts.length; n += 2) {
-          joined += out.slice(parts[n], parts[n + 1])
-          for (let p = parts[n]; p < parts[n + 1]; p++) at.push(p)
-        }
-        k = keyAcross(plan, joined, e - i)
+        const j = joinParts(out, parts)
+        at = j.at
+        k = keyAcross(plan, j.joined, e - i)
         if (k !== undefined) break
       }
       if (k === undefined) continue
