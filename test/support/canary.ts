@@ -33,6 +33,16 @@ export const canaries = (): ReadonlyArray<Canary> => {
   for (const [rule, samples] of Object.entries(contextualSamples())) {
     for (const [text, secret] of samples) out.push({ rule, text, needle: secret })
   }
+  // session 23 (tester23b F1): a token wrapped over lines that carry a prefix (indentation, a quote, Claude Code's Read
+  // gutter, a terminal's padding); the needle is its rest, on the second line
+  const gh = secretSamples()["github-token"]
+  const wrapped: ReadonlyArray<(a: string, b: string) => string> = [
+    (a, b) => `    ${a}\n    ${b}`, (a, b) => `> ${a}\n> ${b}`, (a, b) => `     1\u2192${a}\n     2\u2192${b}`, (a, b) => `${a}   \n${b}   `
+  ]
+  wrapped.forEach((lines, n) => {
+    const t = `${gh[n].slice(0, 4)}${[...gh[n].slice(4)].reverse().join("")}`
+    out.push({ rule: "github-token", text: lines(t.slice(0, 22), t.slice(22)), needle: t.slice(22) })
+  })
   out.push({ rule: "home-path", text: "/home/zedcanaryone/notes.txt", needle: "zedcanaryone" })
   out.push({ rule: "home-path", text: "/Users/zedcanarytwo/Desktop", needle: "zedcanarytwo" })
   out.push({ rule: "home-path", text: "C:\\Users\\ZedCanaryThree\\repo", needle: "ZedCanaryThree" })

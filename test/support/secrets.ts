@@ -158,6 +158,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   const sudoPw2 = j("r00t", rand(8, ALNUM))
   const pypi = j("py", "pi-AgE", rand(100, B64URL))
   const escGhp = j(rand(35, ALNUM), "Q")
+  // (not drawn: a draw here would change every sample drawn after it)
+  const escGhp2 = j([...escGhp.slice(0, 35)].reverse().join(""), "7")
   const argA = j(rand(14, ALNUM), "4"), argB = j("pw", rand(16, ALNUM), "7")
   // session 22 (tester22b F5): passwords in SQL, piped to a command's stdin, in a command's own options and arguments
   const cmd = () => j("Pw", rand(10, ALNUM), "!7")
@@ -233,7 +235,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "sudo-password": [[`echo '${sudoPw}' | sudo -S apt-get install -y jq`, sudoPw], [`echo ${sudoPw2} | sudo -k -S systemctl restart nginx`, sudoPw2]],
     "pypi-token": [[`twine upload -u __token__ -p ${pypi} dist/*`, pypi]],
     // session 16: a token written with JSON or HTML escapes
-    "escaped-token": [[`{"note": "\\u0073k-proj-${escBody}"}`, escBody], [`ghp&#95;${escGhp}`, escGhp]],
+    // (session 23: C's and Python's `\x`, a numeric reference with leading zeros)
+    "escaped-token": [[`{"note": "\\u0073k-proj-${escBody}"}`, escBody], [`ghp&#95;${escGhp}`, escGhp], [`ghp\\x5f${escGhp2}`, escGhp2], [`ghp&#095;${escGhp2}`, escGhp2]],
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],

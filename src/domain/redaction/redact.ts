@@ -29,6 +29,7 @@ import {
   notAValue,
   opaqueSignature,
   pairSecret,
+  redactCollapsedKeys,
   type RedactionRule,
   schemaLike,
   secretKeyKind,
@@ -62,7 +63,8 @@ export interface Redactor {
   readonly transcript: (t: Transcript) => Transcript
   /**
    * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
-   * `known` restated ({@link restateText}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
+   * `known` restated ({@link restateText}), then a key wrapped over the prompt's lines, whose breaks became spaces
+   * ({@link redactCollapsedKeys}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
    * what the cut may have left of a secret ({@link redactClipped}).
    */
   readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
@@ -486,8 +488,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     formCache.set(secret, r)
     return r
   }
+  // a title's white space runs are one space each (`titleOf`): a key wrapped over the prompt's lines is found so too
+  // (session 23), with the built-in rules
+  const collapsed = rules.some((r) => r.id === "wrapped-key") ? redactCollapsedKeys : (x: string) => x
   const title = (s: string, known?: ReadonlyMap<string, string>): string =>
-    redactClipped(known === undefined || known.size === 0 ? text : (x) => restateText(text(x), known, redactedForm), s, TITLE_MAX_CHARS)
+    redactClipped(
+      known === undefined || known.size === 0 ? (x) => collapsed(text(x)) : (x) => collapsed(restateText(text(x), known, redactedForm)),
+      s,
+      TITLE_MAX_CHARS
+    )
 
   /**
    * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a

@@ -204,18 +204,21 @@ const re = (source: string, flags = "g") => new RegExp(source, flags)
 
 /**
  * An escape of one of a token's characters (a letter, a digit, `_`, `.`, `-`): JSON's `\u0073` (maybe `\\u0073`,
- * JSON text in a string), a URL's `%5F`, `%73` (percent-encoding), HTML's `&#95;`, `&#x5f;`, `&lowbar;`, `&period;`
- * (`escaped-token`).
+ * JSON text in a string), C's, Python's and JavaScript's `\x5f` (session 23, tester23b F7), JavaScript's and Rust's
+ * `\u{5f}`, Python's `\U0000005f`, a URL's `%5F`, `%73` (percent-encoding), HTML's numeric references `&#95;`,
+ * `&#x5f;` (any case, with leading zeros: `&#095;`, `&#x005F;`, as HTML reads them) and named `&lowbar;`,
+ * `&UnderBar;`, `&period;` (`escaped-token`).
  */
 const WORD_ESCAPE = (() => {
   const hex = "2[dDeE]|3[0-9]|[46][1-9a-fA-F]|5[0-9aAfF]|7[0-9aA]"
-  return String.raw`\\{1,2}u00(?:${hex})|%(?:${hex})|&#(?:[xX](?:${hex})|4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]);|&(?:lowbar|period);`
+  return String.raw`\\{1,2}(?:u00|x|U000000)(?:${hex})|\\{1,2}u\{0{0,6}(?:${hex})\}|%(?:${hex})|&#(?:[xX]0{0,8}(?:${hex})|0{0,8}(?:4[5689]|5[0-7]|6[5-9]|[78][0-9]|9[057-9]|1[01][0-9]|12[0-2]));|&(?:lowbar|UnderBar|period);`
 })()
 
 /** A word with its {@link WORD_ESCAPE}s decoded. */
 const decodeWordEscapes = (w: string): string =>
-  w.replace(/\\{1,2}u00([0-9a-fA-F]{2})|%([0-9a-fA-F]{2})|&#[xX]([0-9a-fA-F]{2});|&#([0-9]{2,3});|&(lowbar|period);/g, (_m, u, p, x, d, named) =>
-    named === "lowbar" ? "_" : named === "period" ? "." : String.fromCharCode(parseInt(u ?? p ?? x ?? d, d === undefined ? 16 : 10)))
+  w.replace(/\\{1,2}(?:u00|x|U000000)([0-9a-fA-F]{2})|\\{1,2}u\{0{0,6}([0-9a-fA-F]{2})\}|%([0-9a-fA-F]{2})|&#[xX]0{0,8}([0-9a-fA-F]{2});|&#0{0,8}([0-9]{2,3});|&(lowbar|UnderBar|period);/g,
+    (_m, u, b, p, x, d, named) =>
+      named === "period" ? "." : named !== undefined ? "_" : String.fromCharCode(parseInt(u ?? b ?? p ?? x ?? d, d === undefined ? 16 : 10)))
 
 /**
  * The ids of the vendor tokens known by a fixed prefix (session 19, tester19 F1; their formats as gitleaks'
@@ -1472,11 +1475,16 @@ const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g
  */
 const GUTTER = String.raw`(?:[^\s:]{1,200}[:-])?[0-9]{1,9}(?:\u2192|[ \t]{0,4}[\u2502|:]|-|[ \t])`
 /**
+ * A line's decoration after its indentation: a line-number gutter ({@link GUTTER}), then a Markdown quote, `#`,
+ * ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `), or those marks alone; one of them at least.
+ */
+const LINE_DECOR = String.raw`(?:${GUTTER}[ \t]{0,8}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){0,8}|(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8})`
+/**
  * What a quoted, commented or numbered key's line starts with: a line-number gutter ({@link GUTTER}), then a
  * Markdown quote, `#`, ` * `, `//`, `;`, `--`, `%`, `!` (repeated: `> > `); one of them at least (indentation alone
- * is the block pattern's).
+ * is the block pattern's), as a pattern at a line's start (shared with `wrapped-key`: {@link WRAP_DECOR}).
  */
-const PEM_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:${GUTTER}[ \t]{0,8}(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){0,8}|(?:(?:>|#{1,3}|\*|\/\/|;|--(?!-)|%|!)[ \t]{0,8}){1,8})`)
+const PEM_DECOR = new RegExp(String.raw`^[ \t]{0,40}${LINE_DECOR}`)
 /** A body line's content once its decoration is off: base64 (maybe empty: PGP's blank line, `=abcd` its checksum) or a header (`Proc-Type: …`, `Version: …`). */
 const PEM_BODY = /^(?:[A-Za-z0-9+/=]{0,1024}|[A-Za-z][A-Za-z0-9-]{0,40}:[^\n]{0,200})[ \t]*$/
 /** A private key's END line at a body line's start (after its decoration). */
@@ -1637,7 +1645,7 @@ const WRAPPED_KEY_RULES: ReadonlyArray<readonly [id: string, body: string, prefi
  * The narrowest width a key's first line may be wrapped at (its key part or the whole line) for the lines after it to
  * be read as the key's rest: any width from 16 (session 21; the tools' and terminals' widths are no list: `fold -w
  * 40`, `base64 -w 64`, RFC 2045's 76, a terminal's 80, a pane's 57 or 133). What tells a wrap is that the lines after
- * agree with it ({@link wrappedKeyEnd}); narrower lines are too often a short word and the next line's.
+ * agree with it ({@link wrappedKeyParts}); narrower lines are too often a short word and the next line's.
  */
 const WRAP_MIN = 16
 
@@ -1653,41 +1661,167 @@ const lineBreakAt = (s: string, p: number): number => {
 }
 
 /**
- * Where the rest of a key's first line (from `i` to a line break at `e` of `s`) ends, when the key goes on over the
- * next lines, else -1: when the first line (or its key part) is {@link WRAP_MIN} or more long, the next lines made of
- * exactly that many of the key's characters (`tok`), and a last line starting with at most that many; the rest (16
- * characters or more, or a digit among them, so that a word such as "Thanks" on the next line stays).
+ * The most characters of a key's rest over the lines after its first that are read (more than any key of
+ * {@link WRAPPED_KEY_RULES} holds): so that many lines of one width are read a bounded number of times.
  */
-const wrappedKeyEnd = (s: string, i: number, e: number, tok: Uint8Array): number => {
+const WRAP_REST_MAX = 8192
+
+const isBlank = (c: number) => c === 32 || c === 9
+const isDigit = (c: number) => c >= 48 && c <= 57
+
+/** Past the blanks a line may carry before its break (a terminal's or tmux's padding when a pane is copied; session 23). */
+const blanksEnd = (s: string, p: number): number => {
+  while (isBlank(s.charCodeAt(p))) p++
+  return p
+}
+
+/**
+ * What a wrapped key's lines may start with (session 23, tester23b F1): indentation (spaces, tabs), then maybe a
+ * decoration ({@link LINE_DECOR}: a Markdown quote `> `, a comment's `# `, `//`, a line-number gutter such as
+ * Claude Code's Read tool's `     1→`), as the private key's lines do ({@link PEM_DECOR}), maybe after a quote or a
+ * comment (a quoted gutter: `> 1→`); maybe empty.
+ */
+const WRAP_DECOR = new RegExp(String.raw`^[ \t]{0,40}(?:(?:>|#{1,3}|\/\/)[ \t]{0,8}){0,8}(?:${LINE_DECOR})?`)
+
+/**
+ * What the lines after a wrapped key's first line start with (see {@link wrapWays}): the first line's decoration
+ * (`decor`: the same text, but any line number where it has one, as a gutter counts on: `     9→`, `    10→`), or
+ * `indent` spaces (a hanging indent, then no space).
+ */
+type WrapCont = { readonly decor: string } | { readonly indent: number }
+
+/** Where the start `cont` says a line after a key's first line has ends, that line starting at `p` of `s`; else -1. */
+const contEnd = (s: string, p: number, cont: WrapCont): number => {
+  if ("indent" in cont) {
+    for (let n = 0; n < cont.indent; n++) if (s.charCodeAt(p + n) !== 32) return -1
+    return s.charCodeAt(p + cont.indent) === 32 ? -1 : p + cont.indent
+  }
+  const d = cont.decor
+  for (let k = 0; k < d.length;) {
+    // a line number (and the blanks that align it): any line number, aligned by any blanks
+    let n = k
+    while (n < d.length && isBlank(d.charCodeAt(n))) n++
+    if (n < d.length && isDigit(d.charCodeAt(n))) {
+      while (n < d.length && isDigit(d.charCodeAt(n))) n++
+      let q = p
+      while (q - p < 40 && isBlank(s.charCodeAt(q))) q++
+      if (!isDigit(s.charCodeAt(q))) return -1
+      while (q - p < 60 && isDigit(s.charCodeAt(q))) q++
+      p = q
+      k = n
+      continue
+    }
+    if (s.charCodeAt(p) !== d.charCodeAt(k)) return -1
+    p++
+    k++
+  }
+  return p
+}
+
+/**
+ * The parts of a key wrapped over lines, its first line's from `i` to `e` of `s` (the key's characters, then maybe
+ * blanks and a line break): as flat `[start, end, start, end, …]` offsets of `s`, one pair a line, else undefined.
+ * `width` is the width the key was wrapped at (see {@link WRAP_MIN}); `cont` says what the lines after the first start
+ * with ({@link WrapCont}), or undefined when they start right away.
+ * The lines after are made of exactly `width` of the key's characters (`tok`), maybe blanks, then a line break; the
+ * last starts with 1 to `width` of them. The rest must be 16 characters or more, or hold a digit (so a word such as
+ * "Thanks" on the next line stays). When the first line is a whole key of the rule already (`whole`) and the lines
+ * carry a prefix, a last line under 16 characters is no rest when text follows it on its line (an indented
+ * `key2: value` under a YAML line's token), nor when the next line, of the same prefix, is such a short run too (a
+ * list of short hex digests under a key). A line
+ * that starts with the rule's prefix (`start`) starts a key of its own (two tokens, one a line), but a JWT's `eyJ`
+ * part after its `.` when the first line is no whole key. At most {@link WRAP_REST_MAX} characters are read.
+ */
+const wrappedKeyParts = (
+  s: string, i: number, e: number, tok: Uint8Array, width: number, cont: WrapCont | undefined, start: RegExp, whole: boolean,
+  collapsed = false
+): Array<number> | undefined => {
   const run = (p: number) => {
     while (p < s.length && tok[s.charCodeAt(p)] === 1) p++
     return p
   }
-  const b = lineBreakAt(s, e)
-  if (b === 0) return -1
+  // where the next line starts after a line's text ending at `q` (its blanks, its break), else -1; in a collapsed
+  // text ({@link redactCollapsedKeys}), the one space a break became
+  const next = (q: number): number => {
+    if (collapsed) return s.charCodeAt(q) === 32 ? q + 1 : -1
+    const a = blanksEnd(s, q)
+    const b = lineBreakAt(s, a)
+    return b === 0 ? -1 : a + b
+  }
+  const parts = [i, e]
+  let p = next(e)
+  if (p < 0) return undefined
+  let rest = 0
+  let digit = false
+  for (;;) {
+    if (cont !== undefined) {
+      p = contEnd(s, p, cont)
+      if (p < 0) break
+    }
+    // a line that starts with the rule's prefix starts a key of its own (but a JWT's `eyJ` part after its `.`)
+    start.lastIndex = p
+    if (start.test(s) && (whole || s.charCodeAt(parts[parts.length - 1] - 1) !== 46)) break
+    const q = run(p)
+    const n = q - p
+    const after = next(q)
+    const last = n !== width || after < 0
+    if (last && (n === 0 || n > width)) break
+    // after a whole key, a short prefixed line that goes on (an indented `key2: value`) is no rest of it
+    if (last && whole && cont !== undefined && n < 16 && after < 0 && blanksEnd(s, q) < s.length) break
+    parts.push(p, q)
+    rest += n
+    for (let c = p; c < q && !digit; c++) digit = isDigit(s.charCodeAt(c))
+    if (last || rest > WRAP_REST_MAX) break
+    p = after
+  }
+  if (parts.length === 2 || (rest < 16 && !digit)) return undefined
+  // after a whole key, a short rest followed by another such line of the same prefix is a list (hex digests), no rest
+  if (whole && cont !== undefined && rest < 16) {
+    const b = next(parts[parts.length - 1])
+    const line = b < 0 ? -1 : contEnd(s, b, cont)
+    const r = line < 0 ? -1 : run(line)
+    if (r > line && (blanksEnd(s, r) === s.length || next(r) >= 0)) return undefined
+  }
+  return parts
+}
+
+/** The text of a key's `parts` ({@link wrappedKeyParts}) joined, and the offset in `s` of each of its characters. */
+const joinParts = (s: string, parts: ReadonlyArray<number>): { readonly joined: string; readonly at: Array<number> } => {
+  let joined = ""
+  const at: Array<number> = []
+  for (let n = 0; n < parts.length; n += 2) {
+    joined += s.slice(parts[n], parts[n + 1])
+    for (let p = parts[n]; p < parts[n + 1]; p++) at.push(p)
+  }
+  return { joined, at }
+}
+
+/**
+ * The ways a key's first line (from `i` to `e` of `s`) may go on over the next lines, most telling first, each as
+ * [width, what the next lines start with] ({@link wrappedKeyParts}): with the first line's decoration (indentation,
+ * `> `, a gutter: {@link WRAP_DECOR}; in JSON text, what follows a string's opening quote) on each line, at the key's
+ * width or the line's past its decoration; the next
+ * lines indented to the key's column (a hanging indent); the next lines right at their start (a terminal wraps the
+ * whole line), at the key's width or the line's. Widths under {@link WRAP_MIN} are no wrap.
+ */
+const wrapWays = (s: string, i: number, e: number): Array<readonly [number, WrapCont | undefined]> => {
   const esc = s.lastIndexOf("\\n", i - 1)
   const lineStart = Math.max(s.lastIndexOf("\n", i - 1) + 1, esc < 0 ? 0 : esc + 2)
-  for (const width of [e - i, e - lineStart]) {
-    if (width < WRAP_MIN) continue
-    let p = e + b
-    let end = -1
-    for (;;) {
-      const q = run(p)
-      const n = q - p
-      const nb = n === width ? lineBreakAt(s, q) : 0
-      if (nb > 0) {
-        end = q
-        p = q + nb
-        continue
-      }
-      if (n >= 1 && n <= width) end = q
-      break
-    }
-    if (end < 0) continue
-    const rest = s.slice(e, end).replace(/\\[nr]|[\r\n]/g, "")
-    if (rest.length >= 16 || /[0-9]/.test(rest)) return end
+  const ways: Array<readonly [number, WrapCont | undefined]> = []
+  const decor = i > lineStart ? WRAP_DECOR.exec(s.slice(lineStart, Math.min(i, lineStart + 300)))![0] : ""
+  if (decor.length > 0) {
+    ways.push([e - i, { decor }])
+    if (i > lineStart + decor.length) ways.push([e - lineStart - decor.length, { decor }])
+  } else if (i > lineStart) {
+    // a string of JSON text whose lines carry a prefix: its first line starts at the string's opening quote
+    const q = s.lastIndexOf('"', i - 1)
+    const inner = q >= lineStart && i - q <= 300 ? WRAP_DECOR.exec(s.slice(q + 1, i))![0] : ""
+    if (inner.length > 0 && q + 1 + inner.length === i) ways.push([e - i, { decor: inner }])
   }
-  return -1
+  if (i - lineStart > decor.length && i - lineStart <= 120) ways.push([e - i, { indent: i - lineStart }])
+  ways.push([e - i, undefined])
+  if (i > lineStart) ways.push([e - lineStart, undefined])
+  return ways.filter(([w]) => w >= WRAP_MIN)
 }
 
 /** A shell's line continuation: `\` then a line break (`\\` then an escaped one in JSON text). */
@@ -1702,8 +1836,12 @@ interface WrappedPlan {
   readonly hints: ReadonlyArray<string>
   /** Which character codes (below 128) are of the token's body. */
   readonly tok: Uint8Array
-  /** The token's prefix, at a word's start, then its body's characters up to a line break. */
+  /** The token's prefix, at a word's start, then its body's characters up to blanks and a line break. */
   readonly head: RegExp
+  /** The token's prefix (sticky): a line that starts with it starts a token of its own. */
+  readonly start: RegExp
+  /** The token's prefix, at a word's start, then its body's characters up to a space ({@link redactCollapsedKeys}). */
+  readonly spaced: RegExp
 }
 let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
 const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
@@ -1713,8 +1851,10 @@ const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
       const tok = new Uint8Array(128)
       const cls = new RegExp(`[${body}]`)
       for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
-      const head = new RegExp(String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))[${body}]{0,1024}(?=\r?\n|\\n|\\r\\n)`, "g")
-      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head }
+      const at = String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))`
+      const head = new RegExp(String.raw`${at}[${body}]{0,1024}(?=[ \t]*(?:\r?\n|\\n|\\r\\n))`, "g")
+      const spaced = new RegExp(String.raw`${at}[${body}]{0,1024}(?= )`, "g")
+      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head, start: new RegExp(`(?:${prefix})`, "y"), spaced }
     })
   }
   return wrappedKeyPlans
@@ -1733,6 +1873,63 @@ const keyAcross = (plan: WrappedPlan, word: string, cut: number): readonly [numb
     if (k.index + k[0].length > cut) return [k.index, k.index + k[0].length]
   }
   return undefined
+}
+
+/** Whether `word` is a whole key of `plan`'s rule (its match from its start to its end). */
+const wholeKey = (plan: WrappedPlan, word: string): boolean => {
+  plan.pattern.lastIndex = 0
+  const w = plan.pattern.exec(word)
+  return w !== null && w.index === 0 && w[0].length === word.length
+}
+
+/**
+ * A key of {@link WRAPPED_KEY_RULES} wrapped over lines, in a text whose white space runs became one space (session
+ * 23, tester23b F1: a session's title, its first prompt through `titleOf`: `ghp_… …`, `> ghp_… > …`, `1→ghp_… 2→…`).
+ * A first part of 16 characters or more that ends at a space and is no whole key of its rule, and after the space its
+ * rest, as the lines of a wrapped key go on ({@link wrappedKeyParts}: a space for a line break), maybe after the
+ * decoration the first part has before it (a quote's `> `, a gutter's `1→`: {@link WRAP_DECOR}, from a space or the
+ * text's start): when its rule finds a key across the first space in the joined parts, the key (the spaces and
+ * decorations in it with it) becomes the rule's marker. Only where the text's line breaks are known to be gone: a
+ * key's first part and the next word of prose are not joined elsewhere.
+ */
+export const redactCollapsedKeys = (s: string): string => {
+  if (!s.includes(" ")) return s
+  let out = s
+  for (const plan of wrappedPlans()) {
+    if (!plan.hints.some((h) => out.includes(h))) continue
+    let acc = ""
+    let done = 0
+    plan.spaced.lastIndex = 0
+    let m: RegExpExecArray | null
+    while ((m = plan.spaced.exec(out)) !== null) {
+      const i = m.index
+      const e = i + m[0].length
+      if (e - i < WRAP_MIN || wholeKey(plan, m[0])) continue
+      // the decoration before the first part: the longest from a space (or the text's start) up to it
+      let decor = ""
+      for (let j = i - 1; j >= 0 && i - j <= 60; j--) {
+        if (j > 0 && out.charCodeAt(j - 1) !== 32) continue
+        const d = WRAP_DECOR.exec(out.slice(j, i))![0]
+        if (d.length === i - j && d.trim().length > 0) decor = d
+      }
+      let k: readonly [number, number] | undefined
+      let at: Array<number> = []
+      for (const cont of decor.length > 0 ? [{ decor }, undefined] : [undefined]) {
+        const parts = wrappedKeyParts(out, i, e, plan.tok, e - i, cont, plan.start, false, true)
+        if (parts === undefined) continue
+        const j = joinParts(out, parts)
+        at = j.at
+        k = keyAcross(plan, j.joined, e - i)
+        if (k !== undefined) break
+      }
+      if (k === undefined) continue
+      acc += out.slice(done, at[k[0]]) + marker(plan.id)
+      done = at[k[1] - 1] + 1
+      plan.spaced.lastIndex = done
+    }
+    if (done > 0) out = acc + out.slice(done)
+  }
+  return out
 }
 
 /**
@@ -1817,10 +2014,11 @@ const afterWrappedKey = (tail: string, line: string): string => {
 }
 
 /**
- * The `wrapped-key` step: a key of {@link WRAPPED_KEY_RULES} whose first line ends at a line break and whose rest is
- * on the next lines ({@link wrappedKeyEnd}) is joined, and when its rule finds a key across the first line break in
- * the joined text, the key (its lines and the breaks between them) becomes the rule's marker; what follows the key on
- * its last line stays. Then keys cut by a shell's `\` ({@link redactContinuedKeys}). Runs before those rules; a key on
+ * The `wrapped-key` step: a key of {@link WRAPPED_KEY_RULES} whose first line ends at a line break (maybe after
+ * blanks) and whose rest is on the next lines ({@link wrapWays}, {@link wrappedKeyParts}: maybe after a prefix each)
+ * is joined, and when its rule finds a key across the first line break in the joined text, the key (its lines, the
+ * breaks and the next lines' prefixes between them) becomes the rule's marker; the first line's prefix and what
+ * follows the key on its last line stay. Then keys cut by a shell's `\` ({@link redactContinuedKeys}). Runs before those rules; a key on
  * one line is left to its rule.
  */
 const redactWrappedKeys = (s: string): string => {
@@ -1835,22 +2033,19 @@ const redactWrappedKeys = (s: string): string => {
     while ((m = plan.head.exec(out)) !== null) {
       const i = m.index
       const e = i + m[0].length
-      const end = wrappedKeyEnd(out, i, e, plan.tok)
-      if (end < 0) continue
-      // the joined key: each position of `joined` maps back to one of `out`
-      let joined = ""
-      const at: Array<number> = []
-      for (let p = i; p < end;) {
-        const br = lineBreakAt(out, p)
-        if (br > 0) {
-          p += br
-          continue
-        }
-        joined += out[p]
-        at.push(p)
-        p++
+      const whole = wholeKey(plan, m[0])
+      // the first way the lines go on that makes a key across the first line's end (each position of the joined
+      // key maps back to one of `out`: `at`)
+      let at: Array<number> = []
+      let k: readonly [number, number] | undefined
+      for (const [width, cont] of wrapWays(out, i, e)) {
+        const parts = wrappedKeyParts(out, i, e, plan.tok, width, cont, plan.start, whole)
+        if (parts === undefined) continue
+        const j = joinParts(out, parts)
+        at = j.at
+        k = keyAcross(plan, j.joined, e - i)
+        if (k !== undefined) break
       }
-      const k = keyAcross(plan, joined, e - i)
       if (k === undefined) continue
       acc += out.slice(done, at[k[0]]) + marker(plan.id)
       done = at[k[1] - 1] + 1
@@ -2190,10 +2385,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A key wrapped over lines (tester19 F7): printed by a tool at any width from 16 columns (40, 64, 76…), or wrapped by a terminal, or
     // continued with a shell's `\` (`export KEY=sk-ant-…\` then the rest on the next line). The key's first line is
     // found by its own rule ({@link WRAPPED_KEY_RULES}), the lines after it are its rest when they are made of its
-    // characters and the widths agree ({@link wrappedKeyEnd}): the whole becomes that rule's marker. Read by hand
+    // characters and the widths agree ({@link wrappedKeyParts}), also when each line carries a prefix (session 23:
+    // indentation, a Markdown quote `> `, a line-number gutter: {@link wrapWays}) or blanks before its break (a
+    // terminal's padding): the whole becomes that rule's marker, the first line's prefix stays. Read by hand
     // (lines): the pattern says where a match starts (a key right before a line break).
     id: "wrapped-key",
-    pattern: re(String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=\\?(?:\r?\n|\\n))`),
+    pattern: re(String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=[ \t]*\\?(?:\r?\n|\\n))`),
     // (the hints of the rules it reads, once the table exists)
     get hints() {
       return wrappedPlans().flatMap((p) => p.hints)
@@ -2442,7 +2639,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // written (`caf\u00e9`, `snake&#95;case`, `\u0073k-short`).
     id: "escaped-token",
     pattern: ESCAPED_WORD,
-    hints: ["\\u00", "%", "&#", "&lowbar;", "&period;"],
+    hints: ["\\u00", "\\x", "\\u{", "\\U000000", "%", "&#", "&lowbar;", "&UnderBar;", "&period;"],
     replace: escapedWordReplace,
     // The pattern's matches, found from each escape (a literal-led search) rather than by trying the pattern's
     // lookbehind at every character of a long text that holds one `\u00e9`.
