@@ -23,6 +23,8 @@ describe("tester23b F2: user%password (Samba)", () => {
     gone(`smbcacls //srv/share file --user=alice%${v}`, v, "--user=alice%")
     gone(inString(`smbclient //srv/share -U "alice%${v}"`), v, "alice%")
     gone(`smbclient //srv/share ${v} -U alice`, v, "-U alice")
+    // (a marker after curl's -U is no user:password of curl's: redacting again changes nothing)
+    gone(`curl -s https://x.example -U bob%${v}`, v, "-U bob%")
   })
 
   it("look-alikes stay: no password after the user, a % of another option, a word of letters as smbclient's argument", () => {
@@ -127,6 +129,7 @@ describe("tester23b F2: Redis passwords", () => {
     gone(`CONFIG SET requirepass "${v}"`, v, "requirepass")
     gone(`# redis.conf\nrequirepass ${v}\nmasterauth ${v}`, v, "masterauth")
     gone(`redis-server --requirepass ${v}`, v)
+    gone(`127.0.0.1:6379> AUTH ${v}, then PING`, v, ", then PING")
     gone(`ACL SETUSER bob on >${v} ~* +@all`, v, "~* +@all")
     gone(inString(`redis-cli\n> AUTH ${v}`), v)
   })

@@ -2256,31 +2256,52 @@ const userPasswordReplace = (m: string, h1?: string, q?: string, v1?: string, h2
   return m
 }
 
-/** Where a Redis command starts: a line's start, maybe after a prompt (`127.0.0.1:6379> `, `redis> `, `> `), or an argument of `redis-cli`. */
-const REDIS_AT = String.raw`(?:(?:^|\n|\\[nr])[ \t]{0,16}(?:[^\n>]{0,64}>[ \t]{0,4})?|redis-cli[^\n;&|]{0,300}[ \t])`
+/** Where a Redis command starts at a line: its start, maybe after a prompt (`redis> `, `> `). */
+const REDIS_LINE = String.raw`(?:^|\n|\\[nr])[ \t]{0,16}(?:[^\n>]{0,64}>[ \t]{0,4})?`
+/** Where a Redis command starts for sure: a `host:port> ` prompt (`127.0.0.1:6379> `, anywhere), an argument of `redis-cli`. */
+const REDIS_CLI = String.raw`(?:(?:[0-9.]{1,64}|localhost):[0-9]{1,5}>[ \t]{0,4}|redis-cli[^\n;&|]{0,300}[ \t])`
+/** `AUTH`'s user, a word that may be followed by its password (not ending in `,` or `.`: then it ends a sentence). */
+const REDIS_USER = String.raw`(?:(?!\[REDACTED:)[^\s"'\\]{0,127}[^\s"'\\,.][ \t]{1,8})?`
 
 /**
- * `redis-password`'s pattern (tester23b F2): Redis' `AUTH [user] <password>` as a command (upper case at a line's start
- * or after a prompt, any case after `redis-cli` or a `host:port>` prompt; the command ends after the password), `CONFIG
- * SET requirepass|masterauth …`, redis.conf's `requirepass …`/`masterauth …` lines and `redis-server --requirepass …`,
- * and `ACL SETUSER name … >password`. Groups: each form's head then {@link optionValue}'s three (ACL: the head and the value).
+ * `redis-password`'s pattern (tester23b F2): Redis' `AUTH [user] <password>` as a command (upper case at a line's start,
+ * maybe after a prompt, the command ending after the password; any case after a `host:port>` prompt or `redis-cli`),
+ * `CONFIG SET requirepass|masterauth …`, redis.conf's `requirepass …`/`masterauth …` lines and `redis-server
+ * --requirepass …`, and `ACL SETUSER name … >password`. Groups: each form's head then {@link optionValue}'s three (ACL:
+ * the head and the value).
  */
 const REDIS_PASSWORD = re(
-  String.raw`(AUTH(?<=${REDIS_AT}AUTH)[ \t]{1,8}(?:(?!\[REDACTED:)[^\s"'\\]{1,128}[ \t]{1,8})?)${optionValue(2)}(?=[ \t]*(?:$|[\r\n;&|)"'${"`"}\\]))` +
-    String.raw`|((?:auth|Auth)(?<=(?:[0-9.]{1,64}:[0-9]{1,5}>|redis[^\n>]{0,64}>)[ \t]{0,4}(?:auth|Auth)|redis-cli[^\n;&|]{0,300}[ \t](?:auth|Auth))[ \t]{1,8}(?:(?!\[REDACTED:)[^\s"'\\]{1,128}[ \t]{1,8})?)${optionValue(6)}(?=[ \t]*(?:$|[\r\n;&|)"'${"`"}\\]))` +
-    String.raw`|((?:requirepass|masterauth)(?<=(?:${REDIS_AT}|(?:CONFIG|config)[ \t]{1,8}(?:SET|set)[ \t]{1,8}|--)(?:requirepass|masterauth))[ \t]{1,8})${optionValue(10)}` +
+  String.raw`(AUTH(?<=${REDIS_LINE}AUTH)[ \t]{1,8}${REDIS_USER})${optionValue(2)}(?=[ \t]*(?:$|[\r\n;&|)"'${"`"}\\]|[,.](?:\s|$)))` +
+    String.raw`|((?:AUTH|auth|Auth)(?<=${REDIS_CLI}(?:AUTH|auth|Auth))[ \t]{1,8}${REDIS_USER})${optionValue(6)}` +
+    String.raw`|((?:requirepass|masterauth)(?<=(?:${REDIS_LINE}|${REDIS_CLI}|(?:CONFIG|config)[ \t]{1,8}(?:SET|set)[ \t]{1,8}|--)(?:requirepass|masterauth))[ \t]{1,8})${optionValue(10)}` +
     String.raw`|((?:SETUSER|setuser)(?<=(?:ACL|acl)[ \t]{1,8}(?:SETUSER|setuser))[ \t][^\n>]{0,300}?[ \t]>)(?!\[REDACTED:)([^\s"'${"`"}\\;&|<>()]{1,256})`
 )
 
-/** The replacement of a `redis-password` match: `AUTH`'s password goes when it looks like one (a digit and another character, or 16 characters or more: "AUTH failed" stays), the others unless a placeholder. */
+/**
+ * The replacement of a `redis-password` match: `AUTH`'s password goes when it looks like one (a digit and another
+ * character, or 16 characters or more: "AUTH failed" stays), and so does its first word when that looks like one (after
+ * a prompt, `AUTH <password> <more text>` reads as two words); the others unless a placeholder.
+ */
 const redisPasswordReplace = (m: string, ...g: Array<string | undefined>): string => {
   const M = marker("redis-password")
+  const secret = (w: string) => LOOKS_SECRET.test(w) && !placeholderValue(w) && !w.includes("[REDACTED:")
   for (let a = 0; a < 3; a++) {
     const [head, q, quoted, bare] = g.slice(a * 4, a * 4 + 4)
     if (head === undefined) continue
     const v = quoted ?? bare ?? ""
-    if (placeholderValue(v) || (a < 2 && !LOOKS_SECRET.test(v))) return m
-    return quoted !== undefined ? `${head}${q}${M}${q}` : `${head}${M}`
+    if (a === 2) {
+      if (placeholderValue(v)) return m
+      return quoted !== undefined ? `${head}${q}${M}${q}` : `${head}${M}`
+    }
+    const two = /^([A-Za-z]{4}[ \t]{1,8})([^\s"'\\]{1,128})([ \t]{1,8})$/.exec(head)
+    const userGoes = two !== null && secret(two[2])
+    const valueGoes = secret(v)
+    if (!userGoes && !valueGoes) return m
+    const lead = userGoes ? `${two[1]}${M}${two[3]}` : head
+    if (!valueGoes) return `${lead}${quoted !== undefined ? `${q}${quoted}${q}` : v}`
+    // (a sentence's `,` or `.` after a bare password stays)
+    const end = quoted === undefined ? (/[,.]$/.exec(v)?.[0] ?? "") : ""
+    return quoted !== undefined ? `${lead}${q}${M}${q}` : `${lead}${M}${end}`
   }
   const [head, v] = g.slice(12, 14)
   return head === undefined || v === undefined || placeholderValue(v) ? m : `${head}${M}`
@@ -2677,7 +2698,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A password given to a command as one of its short options, where the command says what the option is:
     // mysql/mariadb `-pSECRET` (attached; `-p` alone prompts, and `-p db` names a database), `sshpass -p`,
     // `<tool> login … -p` (docker, podman, helm, oc, cf, az), `redis-cli -a`, `sqlcmd`/`bcp -P`, the mongo tools'
-    // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret).
+    // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret; a user holds no `[`, so a marker after `-U` is never read as one: `-U alice%[REDACTED:user-password]`).
     // The command is looked for earlier in the same shell command (no newline, `;`, `&`, `|` between), at most
     // 300 characters back. The option, the user and any quotes stay.
     id: "cli-password",
@@ -2689,7 +2710,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\]{0,256}:)`
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
         // whole password goes (spaces and all) up to the closing quote.
