@@ -3252,6 +3252,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "piped-password",
     pattern: PIPED_PASSWORD,
     hints: ["echo", "printf", "yes", "<<<"],
+    // every match holds the pipe or the here-string's `<<<` (rarer characters than the words' for the prefilter)
+    gate: ["|", "<<<"],
     replace: pipedPasswordReplace
   },
   {
