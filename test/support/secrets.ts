@@ -164,6 +164,7 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
   // session 22 (tester22b F5): passwords in SQL, piped to a command's stdin, in a command's own options and arguments
   const cmd = () => j("Pw", rand(10, ALNUM), "!7")
   const sq1 = cmd(), sq2 = cmd(), st1 = cmd(), cp1 = cmd(), cp2 = cmd(), cp3 = j("Z", rand(10, ALNUM), "9"), co1 = cmd(), ht1 = cmd(), ht2 = cmd(), ss1 = cmd()
+  const pp1 = cmd(), pp2 = cmd(), cs1 = cmd(), cs2 = cmd(), cf1 = cmd(), cf2 = cmd(), up1 = cmd(), rp1 = cmd(), tf1 = cmd()
   return {
     "url-credentials": [
       [`postgres://app:${a}@db.internal:5432/prod`, a],
@@ -222,6 +223,13 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "connect-password": [[`$ sqlplus -s app/${co1}@//db:1521/orcl`, co1]],
     "htpasswd-password": [[`$ htpasswd -b -c .htpasswd admin ${ht1}`, ht1], [`$ htpasswd -nbB admin '${ht2}'`, ht2]],
     "securestring-password": [[`$pw = ConvertTo-SecureString "${ss1}" -AsPlainText -Force`, ss1]],
+    // session 23 (tester23b F2, F4): command-line passwords of other shapes, a Terraform variable's default
+    "piped-password": [[`$ echo '${pp1}' | vncpasswd -f > ~/.vnc/passwd`, pp1], [`$ printf '%s\\n' ${pp2} | sudo -S systemctl restart app`, pp2], [`$ chpasswd <<< 'alice:${pp1}'`, pp1]],
+    "command-secret": [[`$ gh secret set DEPLOY_KEY --body ${cs1}`, cs1], [`$ rabbitmqctl add_user bob '${cs2}'`, cs2], [`$ security add-generic-password -a bob -s svc -w ${cs1}`, cs1], [`$ wpa_passphrase HomeNet ${cs2}`, cs2]],
+    "config-secret": [[`$ npm config set //registry.npmjs.org/:_authToken ${cf1}`, cf1], [`$ yarn config set npmAuthToken ${cf1}`, cf1], [`$ poetry config http-basic.repo alice ${cf2}`, cf2]],
+    "user-password": [[`$ smbclient //srv/share -U alice%${up1}`, up1], [`$ rpcclient -U 'CORP\\bob%${up1}' 10.0.0.1`, up1]],
+    "redis-password": [[`127.0.0.1:6379> AUTH ${rp1}`, rp1], [`$ redis-cli CONFIG SET requirepass '${rp1}'`, rp1]],
+    "terraform-variable": [[`variable "db_password" {\n  default = "${tf1}"\n}`, tf1], [`variable "conn" {\n  default   = "${tf1}"\n  sensitive = true\n}`, tf1]],
     // session 10: a header as a name/value pair (its own id since session 11)
     "secret-pair": [
       [`headers: [["Accept", "*/*"], ["X-Api-Key", "${f2}"]]`, f2],

@@ -2354,6 +2354,312 @@ const SECURESTRING_PASSWORD = re(
     String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!\2)[^\n]){1,256}?)\2|(?![$"'\\(\-])([^\s"'|\\;&<>()]{1,256}))(?=([^\n;|]{0,300}))`
 )
 
+/**
+ * What may stand right before a command at a line's start, besides the start itself, as the last characters of a
+ * lookbehind (tester23b F8): a shell's prompt (`$ `, `# `, `% `, `user@host:~$ `), a Windows prompt's `>` (`C:\> `,
+ * `C:\src>`, `PS C:\> `), a Markdown quote (`> `), a list item's mark (`- `, `* `, `+ `, `1. `, `2) `), a label in
+ * brackets (`[setx] `) or before a colon (`Run: `), a backtick (inline code), a quote, a shell operator or a `\n`
+ * escape. (`secret-setting` reads it before its command; `redis-password` after a line's start.)
+ */
+const COMMAND_LEAD = String.raw`[\n;&|(${"`"}"'>]|\\[nr]|[$#%\]:*+-][ \t]|[0-9][.)][ \t]|RUN `
+
+/**
+ * What may stand before a setting's name at a line's start in `secret-line` (tester23b F8), as a pattern: a Markdown
+ * quote's `>` (nested: `> > `), a list item's mark (`- `, `* `, `+ `, `1. `), at most two of them, then maybe a
+ * backtick (``- `aws_secret_access_key = …` ``: the closing backtick stays).
+ */
+const LINE_DECOR = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,3}[.)][ \t]{1,8}){0,2}${"`"}?`
+
+/**
+ * sudo's options then `-S` (`--stdin`: it reads the password from standard input; sudo(8)), as `sudo-password` reads
+ * them: options that take an argument (`-u root`, `-g wheel`, `-p ""`, …), flags, long options.
+ */
+const SUDO_STDIN = String.raw`sudo(?:[ \t]{1,8}(?:-[A-Za-z]{0,7}[ughpCDrtTU][ \t]{1,8}(?!-)[^\s|;&<>]{1,64}|-[A-Za-z]{1,8}|--[a-z][a-z-]{1,31}(?:=[^\s|;&<>]{1,64})?)){0,8}?[ \t]{1,8}(?:-[A-Za-z]{0,8}S|--stdin)(?![A-Za-z-])`
+
+/**
+ * A command that reads a password (or a secret) from standard input, as the first word of a piped command (after
+ * `sudo`/`doas` and their options, maybe as `/usr/sbin/…`; tester23b F2): a `…passwd` tool (`chpasswd`,
+ * `chgpasswd`, `passwd --stdin`, `vncpasswd -f`, `smbpasswd -s`, `htpasswd -i`, `mkpasswd --stdin`, `openssl
+ * passwd -stdin`), `kinit`, `cryptsetup`, `secret-tool`.
+ */
+const STDIN_READER = String.raw`(?:(?:sudo|doas)(?:[ \t]{1,8}(?:-[ughpCDrtTU][ \t]{1,8}(?!-)[^\s|;&<>]{1,64}|-[^\s|;&<>]{1,64})){0,8}[ \t]{1,8})?(?:/(?:usr/(?:local/)?)?s?bin/)?` +
+  String.raw`(?:[a-z0-9]{0,16}passwd|kinit|cryptsetup|secret-tool|openssl[ \t]{1,8}passwd)(?![A-Za-z0-9_.-])`
+/**
+ * An option or a subcommand after which a command reads a secret from standard input (tester23b F2): `gh auth login
+ * --with-token`, `gh secret set NAME` (no `--body`), `wrangler secret put NAME`, `docker secret create NAME -`,
+ * `vault login -`, `gcloud secrets … --data-file=-`, `kubectl … --from-file=key=/dev/stdin`, openssl's `-passin stdin`.
+ */
+const STDIN_OPTION = String.raw`--with-token(?![A-Za-z0-9-])|secrets?[ \t]{1,8}(?:set|put|create)(?![A-Za-z0-9-])|login[ \t]{1,8}-(?![^\s;&|)])|(?:--data-file|--from-file)=(?:[A-Za-z0-9._-]{1,64}=)?(?:-|/dev/stdin)(?![^\s;&|)])|-pass(?:in)?[ \t]{1,8}(?:stdin|fd:0)(?![A-Za-z0-9])`
+
+/**
+ * `piped-password`'s pattern (tester23b F2): a value written by `echo`, `printf` (maybe after a `%s` format) or `yes`
+ * into a pipe whose command reads a password from standard input ({@link STDIN_READER}, {@link STDIN_OPTION}, or
+ * `sudo -S` after `printf`/`yes`: the quoted `echo` is `sudo-password`'s), and a here-string given to such a
+ * command (`chpasswd <<< 'bob:…'`, `sudo -S … <<< '…'`, `gh secret set NAME <<< '…'`). Groups: the head, the
+ * format's quote, the value's quote, the quoted value, the bare value, the pipe to the reader; then the here-string's
+ * head, quote, quoted value, bare value.
+ */
+const PIPED_PASSWORD = re(
+  String.raw`(${lead("echo|printf|yes", "A-Za-z0-9_-")}[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?(?:(?<=printf[ \t]{1,8})(?:--[ \t]{1,8})?(\\?["']?)%s(?:\\{1,2}n)?\2[ \t]{1,8})?)` +
+    String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!\3)[^\n]){1,256}?)\3|(?![$"'\\])([^\s"'|\\;&<>()${"`"}]{1,256}))` +
+    String.raw`([ \t]{0,8}\|[ \t]{0,8}(?:${SUDO_STDIN}|${STDIN_READER}|[^\n;&|]{0,300}?[ \t](?:${STDIN_OPTION})))` +
+    String.raw`|(<<<(?<=(?:^|[^A-Za-z0-9_.-])(?:[a-z0-9]{0,16}passwd|kinit|cryptsetup|secret-tool|sudo|gh|wrangler)(?![A-Za-z0-9_.-])[^\n;&|<]{0,300}<<<)[ \t]{0,8})${optionValue(8)}`
+)
+/** The here-string's command line before `<<<`, to tell `sudo -S` from `sudo`, `gh secret set` from `gh` (see {@link PIPED_PASSWORD}). */
+const HERE_READER = new RegExp(String.raw`(?:^|[^A-Za-z0-9_.-])(?:(?:[a-z0-9]{0,16}passwd|kinit|cryptsetup|secret-tool)(?![A-Za-z0-9_.-])|sudo[^\n]{0,300}[ \t](?:-[A-Za-z]{0,8}S|--stdin)(?![A-Za-z-])|(?:gh|wrangler)[ \t][^\n]{0,300}secrets?[ \t]{1,8}(?:set|put)(?![A-Za-z0-9-]))[^\n]*$`)
+
+/**
+ * The replacement of a `piped-password` match ({@link PIPED_PASSWORD}'s groups, then the match's offset and the text):
+ * the value goes, unless it stands for one ({@link placeholderValue}) or is printf's format (`printf '%s\n' "$PW"`), or
+ * a here-string goes to a command that reads no password (`sudo` without `-S`, `gh` without `secret set`); for
+ * `chpasswd`/`chgpasswd` (`user:password` lines) the user and `:` stay. echo, printf, the quotes, the pipe and the
+ * command stay.
+ */
+const pipedPasswordReplace = (m: string, ...args: Array<unknown>): string => {
+  const g = args as Array<string | undefined>
+  const [head, , q, quoted, bare, tail, hHead, hq, hQuoted, hBare] = g
+  const piped = head !== undefined
+  const v = piped ? (quoted ?? bare) : (hQuoted ?? hBare)
+  if (v === undefined || placeholderValue(v)) return m
+  if (piped && head.startsWith("printf") && /%[sdb]/.test(v)) return m
+  let reader = tail ?? ""
+  if (!piped) {
+    const offset = args[args.length - 2]
+    const text = args[args.length - 1]
+    if (typeof offset !== "number" || typeof text !== "string") return m
+    const line = text.slice(Math.max(0, offset - 400), offset)
+    if (!HERE_READER.test(line)) return m
+    reader = line
+  }
+  const user = /chg?passwd/.test(reader) ? (/^[^:\s]{1,64}:/.exec(v)?.[0] ?? "") : ""
+  const hidden = `${user}${marker("piped-password")}`
+  if (piped) return `${head}${quoted !== undefined ? `${q}${hidden}${q}` : hidden}${tail}`
+  return `${hHead}${hQuoted !== undefined ? `${hq}${hidden}${hq}` : hidden}`
+}
+
+/**
+ * A command (`command`, a pattern: a literal first, so a scan stops only at it) then, later in the same shell command
+ * (no newline, `;`, `&`, `|`; at most 300 characters), one of its options (`option`, a pattern) after white space: the
+ * forward form of {@link optionOf}, for options common elsewhere (`-p`, `-o`, `-b`) of rare commands.
+ */
+const commandThen = (command: string, option: string) =>
+  String.raw`${lead(command, "A-Za-z0-9_.:-")}[ \t](?:[^\n;&|]{0,300}?[ \t])??(?:${option})`
+
+/** The settings of `nmcli` that hold a password (nm-settings-nmcli(5)), and `password` of `nmcli device wifi connect`. */
+const NMCLI_SECRETS = String.raw`password|wifi-sec\.psk|wifi-sec\.wep-key[0-3]|wifi-sec\.leap-password|802-1x\.password|802-1x\.private-key-password|pppoe\.password|gsm\.password|cdma\.password|vpn\.secrets`
+
+/**
+ * `command-secret`'s heads (tester23b F2): a secret set by a command that says what it sets, as a subcommand's argument
+ * or an option: `gh secret set NAME --body|-b …`, `rabbitmqctl add_user|change_password|authenticate_user USER …`,
+ * macOS `security add-generic-password|add-internet-password … -w …` (and `unlock-keychain`, `create-keychain`,
+ * `set-keychain-password`'s `-p`/`-o`, `set-…-partition-list`'s `-k`), `wpa_passphrase SSID …`, `nmcli … password …`
+ * ({@link NMCLI_SECRETS}), `dotnet user-secrets set KEY …`, `kubectl|oc create secret … --from-literal=KEY=…`, `aws
+ * secretsmanager … --secret-string|--secret-binary …`, `az keyvault secret set … --value …` (`eas secret:create`),
+ * and `… secrets set NAME=…` (fly, supabase, doppler, dokku). The command is looked for earlier in the same shell
+ * command ({@link optionOf}); each head is followed by {@link optionValue}.
+ */
+const COMMAND_SECRET_HEADS: ReadonlyArray<string> = [
+  String.raw`(${commandThen("secrets?[ \t]{1,8}set", "--body|-b")}(?:[ \t]{1,8}|=))`,
+  String.raw`(${commandThen("rabbitmqctl(?:\\.bat)?", "add_user|change_password|authenticate_user")}[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,128}\\?["']|[^\s"'\\;&|<>()-][^\s"'\\;&|<>()]{0,127})[ \t]{1,8})`,
+  String.raw`(${commandThen("security[ \t]{1,8}add-(?:generic|internet)-password", "-w")}[ \t]{1,8})`,
+  String.raw`(${commandThen("security[ \t]{1,8}(?:unlock-keychain|create-keychain|set-keychain-password|set-(?:generic-password|internet-password|key)-partition-list)", "-p|-o|-k")}[ \t]{1,8})`,
+  String.raw`(${lead("wpa_passphrase", "A-Za-z0-9_-")}[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,64}\\?["']|[^\s"'\\;&|<>()-][^\s"'\\;&|<>()]{0,63})[ \t]{1,8})`,
+  String.raw`(${commandThen("nmcli", NMCLI_SECRETS)}[ \t]{1,8})`,
+  String.raw`(${lead("user-secrets", "A-Za-z0-9_-")}[ \t]{1,8}set[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,256}\\?["']|[^\s"'\\;&|<>()-][^\s"'\\;&|<>()]{0,255})[ \t]{1,8})`,
+  String.raw`(${commandThen("secret", "--from-literal")}(?:=|[ \t]{1,8})(?:\\?["'])?[A-Za-z0-9._-]{1,253}=)`,
+  String.raw`(${commandThen("secretsmanager", "--secret-string|--secret-binary")}(?:[ \t]{1,8}|=))`,
+  String.raw`(${commandThen("keyvault[ \t]{1,8}secret[ \t]{1,8}set|secret:create|secret:push", "--value")}(?:[ \t]{1,8}|=))`
+]
+/**
+ * `… secrets set NAME=… NAME=…` (fly, flyctl, supabase, doppler; `secrets:set`), after {@link COMMAND_SECRET_HEADS}: the
+ * command and its options (head), then every pair (group 3 of its own four; two empty groups keep the layout).
+ */
+const SECRETS_SET = String.raw`(${lead("secrets?", "A-Za-z0-9_.:-")}(?:[ \t]{1,8}|:)set(?:[ \t]{1,8}-{1,2}[A-Za-z][A-Za-z-]{0,31}(?:=[^\s"'\\]{1,256})?){0,4})()()((?:[ \t]{1,8}[A-Za-z_][A-Za-z0-9_.-]{0,127}=(?:\\?"[^"\n\\]{0,512}\\?"|'[^'\n]{0,512}'|[^\s"'${"`"};&|<>()\\]{0,512})){1,16})`
+/** One `NAME=value` pair of {@link SECRETS_SET}: the name and `=`, the quote, the value in quotes, the bare value. */
+const SECRETS_SET_PAIR = /([ \t]{1,8}[A-Za-z_][A-Za-z0-9_.-]{0,127}=)(?:(\\?"|')([^"'\n\\]{0,512})\2|([^\s"'`;&|<>()\\]{0,512}))/g
+
+/**
+ * The replacement of a `command-secret` match: the command, the option and the quotes stay, the value goes, unless it
+ * stands for one ({@link placeholderValue}) or is a bare word of letters only under 16 characters (prose: "wpa_passphrase
+ * takes the SSID and the passphrase").
+ */
+const commandSecretReplace = (m: string, ...groups: Array<string>): string => {
+  for (let a = 0; a < COMMAND_SECRET_HEADS.length; a++) {
+    const [head, q, quoted, bare] = groups.slice(a * 4, a * 4 + 4)
+    if (head === undefined) continue
+    const v = quoted ?? bare
+    // (a JSON object is a value: `--secret-string '{"password": "…"}'`)
+    if (v === undefined || (placeholderValue(v) && !/^\{\\?"/.test(v)) || (bare !== undefined && /^[A-Za-z]{1,15}$/.test(bare))) return m
+    return quoted !== undefined ? `${head}${q}${marker("command-secret")}${q}` : `${head}${marker("command-secret")}`
+  }
+  const [head, , , pairs] = groups.slice(COMMAND_SECRET_HEADS.length * 4, COMMAND_SECRET_HEADS.length * 4 + 4)
+  if (head === undefined || pairs === undefined) return m
+  return head + pairs.replace(SECRETS_SET_PAIR, (p: string, name: string, q?: string, quoted?: string, bare?: string) => {
+    const v = quoted ?? bare ?? ""
+    if (placeholderValue(v)) return p
+    return quoted !== undefined ? `${name}${q}${marker("command-secret")}${q}` : `${name}${marker("command-secret")}`
+  })
+}
+
+/**
+ * `config-secret`'s pattern (tester23b F2): a secret set by a tool's `config [set]` subcommand, the setting's name then
+ * its value as two words: `npm config set //registry.npmjs.org/:_authToken …` (`npm set`, `pnpm`), `yarn config set
+ * npmAuthToken …`, `git config --global github.token …`, `glab config set token …`, `poetry config pypi-token.pypi …`,
+ * `poetry config http-basic.repo user …` and `composer config http-basic.host user …` (the second word), `composer
+ * config github-oauth.github.com …`; and Bundler's `bundle config [set] [--global] HOST user:…`. Options may stand
+ * before the name (`--global`, `-g`, `--location=user`). Which names are a secret's is {@link configSecretReplace}'s
+ * call. Groups: bundle's head, quote, quoted value, bare value; then the head, the name's quote, the name, the value's
+ * quote, quoted value, bare value, and a second word's quote, quoted value, bare value.
+ */
+const CONFIG_SECRET = re(
+  String.raw`(${lead("bundle", "A-Za-z0-9_-")}[ \t]{1,8}config(?:[ \t]{1,8}set)?(?:[ \t]{1,8}--(?:global|local))?[ \t]{1,8}[^\s"'\\-][^\s"'\\]{0,255}[ \t]{1,8}(?:\\?["'])?[^\s:"'\\]{1,128}:)` +
+    String.raw`(?!\[REDACTED:)(?:(\\?["'])(?![$])((?:(?!\2)[^\n]){1,512}?)\2|(?![$"'\\])([^\s"'${"`"};&|<>()\\]{1,512}))` +
+    String.raw`|(${lead("config|configure|p?npm set", "A-Za-z0-9_-")}(?:[ \t]{1,8}set)?(?:[ \t]{1,8}-{1,2}[A-Za-z][A-Za-z-]{0,30}(?:=[^\s"'\\]{1,256})?){0,4}[ \t]{1,8}(\\?["']?)([^\s"'\\=-][^\s"'\\=]{0,255})\6[ \t]{1,8})` +
+    `${optionValue(8)}` +
+    String.raw`(?:[ \t]{1,8}(?:(\\?["'])(?![$])((?:(?!\11)[^\n]){1,512}?)\11|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512})))?`
+)
+/** The name prefixes of a setting whose value (one word, or the second of two: `user password`) is a credential: Composer's and Poetry's auth settings. */
+const CONFIG_AUTH_PREFIX = /^(?:(http-basic|bitbucket-oauth)|github-oauth|gitlab-oauth|gitlab-token|bearer|pypi-token)\./
+
+/**
+ * The replacement of a `config-secret` match: the value goes when the setting's name is a credential's: its last part
+ * (after `.`, `/` or `:`, leading `_` dropped) a secret's name ({@link secretKeyKind}, not `pwd`; `_auth`, npm's
+ * `user:password` in base64) and the value one under it ({@link secretValue}), or a Composer/Poetry auth setting
+ * ({@link CONFIG_AUTH_PREFIX}: with `http-basic.…` the second word, the password). `npm config set registry https://…`
+ * stays; so do references and placeholders.
+ */
+const configSecretReplace = (m: string, ...g: Array<string | undefined>): string => {
+  const M = marker("config-secret")
+  const [bHead, bq, bQuoted, bBare, head, , name, q, quoted, bare, q2, quoted2, bare2] = g
+  if (bHead !== undefined) {
+    const v = bQuoted ?? bBare ?? ""
+    if (placeholderValue(v)) return m
+    return `${bHead}${bQuoted !== undefined ? `${bq}${M}${bq}` : M}`
+  }
+  if (head === undefined || name === undefined) return m
+  const v = quoted ?? bare ?? ""
+  const first = quoted !== undefined ? `${q}${quoted}${q}` : (bare ?? "")
+  const second = quoted2 ?? bare2
+  const secondText = quoted2 !== undefined ? `${q2}${quoted2}${q2}` : (bare2 ?? "")
+  // what follows the value: the white space and the second word, if any
+  const after = m.slice(head.length + first.length)
+  const hide = (w: string, wq: string | undefined, wQuoted: string | undefined) => (placeholderValue(w) ? null : wQuoted !== undefined ? `${wq}${M}${wq}` : M)
+  const auth = CONFIG_AUTH_PREFIX.exec(name)
+  if (auth !== null) {
+    if (auth[1] !== undefined) {
+      if (second === undefined) return m
+      const h = hide(second, q2, quoted2)
+      return h === null ? m : `${head}${first}${after.slice(0, after.length - secondText.length)}${h}`
+    }
+    const h = hide(v, q, quoted)
+    return h === null ? m : `${head}${h}${after}`
+  }
+  const last = name.replace(/^.*[./:]/, "").replace(/^_+/, "")
+  const kind = last === "auth" ? "secret" : secretKeyKind(last)
+  if (kind === "none" || kind === "header" || kind === "pwd" || !secretValue(kind, v)) return m
+  const h = hide(v, q, quoted)
+  return h === null ? m : `${head}${h}${after}`
+}
+
+/**
+ * `user-password`'s pattern (tester23b F2): Samba's `user%password` after `-U`, `--user`, `--username` (smbclient,
+ * rpcclient, smbcacls, smbget, `net … -U`; also `DOMAIN\user%…`, quoted or not), and smbclient's password given after
+ * the service (`smbclient //srv/share <password> -U bob`). Groups: the quoted form's head, quote, value; the bare
+ * form's head, value; smbclient's head, its service's quote, the value.
+ */
+const USER_PASSWORD = re(
+  String.raw`((?:^|(?<=[\s=]|${ESCAPE_BEFORE}))(?:-U|--user(?:name)?)(?:=|[ \t]{1,8})(\\?["'])[^\s%"']{1,256}%)(?![$]|\[REDACTED:)((?:(?!\2)[^\n]){1,256}?)\2` +
+    String.raw`|((?:^|(?<=[\s=]|${ESCAPE_BEFORE}))(?:-U|--user(?:name)?)(?:=|[ \t]{1,8})[^\s%"'${"`"}]{1,256}%)(?![$"'\\]|\[REDACTED:)([^\s"'${"`"}\\;&|<>()]{1,256})` +
+    String.raw`|(${lead("smbclient", "A-Za-z0-9_-")}[ \t]{1,8}(\\?["']?)(?://|\\{2,8})[^\s"']{1,256}\7[ \t]{1,8})(?![-$<|%"'\\]|\[REDACTED:)([^\s"'${"`"}\\;&|<>()]{1,256})`
+)
+
+/** The replacement of a `user-password` match: the option, the user and `%` stay; smbclient's positional password goes unless a placeholder or a word of letters only. */
+const userPasswordReplace = (m: string, h1?: string, q?: string, v1?: string, h2?: string, v2?: string, h3?: string, _sq?: string, v3?: string): string => {
+  const M = marker("user-password")
+  if (h1 !== undefined && v1 !== undefined) return placeholderValue(v1) ? m : `${h1}${M}${q}`
+  if (h2 !== undefined && v2 !== undefined) return placeholderValue(v2) ? m : `${h2}${M}`
+  if (h3 !== undefined && v3 !== undefined) return placeholderValue(v3) || /^[A-Za-z]{1,15}$/.test(v3) ? m : `${h3}${M}`
+  return m
+}
+
+/** Where a Redis command starts at a line: its start, maybe after a prompt (`redis> `, `> `). */
+const REDIS_LINE = String.raw`(?:^|\n|\\[nr])[ \t]{0,16}(?:[^\n>]{0,64}>[ \t]{0,4})?`
+/** Where a Redis command starts for sure: a `host:port> ` prompt (`127.0.0.1:6379> `, anywhere), an argument of `redis-cli`. */
+const REDIS_CLI = String.raw`(?:(?:[0-9.]{1,64}|localhost):[0-9]{1,5}>[ \t]{0,4}|redis-cli[^\n;&|]{0,300}[ \t])`
+/** `AUTH`'s user, a word that may be followed by its password (not ending in `,` or `.`: then it ends a sentence). */
+const REDIS_USER = String.raw`(?:(?!\[REDACTED:)[^\s"'\\]{0,127}[^\s"'\\,.][ \t]{1,8})?`
+
+/**
+ * `redis-password`'s pattern (tester23b F2): Redis' `AUTH [user] <password>` as a command (upper case at a line's start,
+ * maybe after a prompt, the command ending after the password; any case after a `host:port>` prompt or `redis-cli`),
+ * `CONFIG SET requirepass|masterauth …`, redis.conf's `requirepass …`/`masterauth …` lines and `redis-server
+ * --requirepass …`, and `ACL SETUSER name … >password`. Groups: each form's head then {@link optionValue}'s three (ACL:
+ * the head and the value).
+ */
+const REDIS_PASSWORD = re(
+  String.raw`(AUTH(?<=${REDIS_LINE}AUTH)[ \t]{1,8}${REDIS_USER})${optionValue(2)}(?=[ \t]*(?:$|[\r\n;&|)"'${"`"}\\]|[,.](?:\s|$)))` +
+    String.raw`|((?:AUTH|auth|Auth)(?<=${REDIS_CLI}(?:AUTH|auth|Auth))[ \t]{1,8}${REDIS_USER})${optionValue(6)}` +
+    String.raw`|((?:requirepass|masterauth)(?<=(?:${REDIS_LINE}|${REDIS_CLI}|(?:CONFIG|config)[ \t]{1,8}(?:SET|set)[ \t]{1,8}|--)(?:requirepass|masterauth))[ \t]{1,8})${optionValue(10)}` +
+    String.raw`|((?:SETUSER|setuser)(?<=(?:ACL|acl)[ \t]{1,8}(?:SETUSER|setuser))[ \t][^\n>]{0,300}?[ \t]>)(?!\[REDACTED:)([^\s"'${"`"}\\;&|<>()]{1,256})`
+)
+
+/**
+ * The replacement of a `redis-password` match: `AUTH`'s password goes when it looks like one (a digit and another
+ * character, or 16 characters or more: "AUTH failed" stays), and so does its first word when that looks like one (after
+ * a prompt, `AUTH <password> <more text>` reads as two words); the others unless a placeholder.
+ */
+const redisPasswordReplace = (m: string, ...g: Array<string | undefined>): string => {
+  const M = marker("redis-password")
+  const secret = (w: string) => LOOKS_SECRET.test(w) && !placeholderValue(w) && !w.includes("[REDACTED:")
+  for (let a = 0; a < 3; a++) {
+    const [head, q, quoted, bare] = g.slice(a * 4, a * 4 + 4)
+    if (head === undefined) continue
+    const v = quoted ?? bare ?? ""
+    if (a === 2) {
+      if (placeholderValue(v)) return m
+      return quoted !== undefined ? `${head}${q}${M}${q}` : `${head}${M}`
+    }
+    const two = /^([A-Za-z]{4}[ \t]{1,8})([^\s"'\\]{1,128})([ \t]{1,8})$/.exec(head)
+    const userGoes = two !== null && secret(two[2])
+    const valueGoes = secret(v)
+    if (!userGoes && !valueGoes) return m
+    const lead = userGoes ? `${two[1]}${M}${two[3]}` : head
+    if (!valueGoes) return `${lead}${quoted !== undefined ? `${q}${quoted}${q}` : v}`
+    // (a sentence's `,` or `.` after a bare password stays)
+    const end = quoted === undefined ? (/[,.]$/.exec(v)?.[0] ?? "") : ""
+    return quoted !== undefined ? `${lead}${q}${M}${q}` : `${lead}${M}${end}`
+  }
+  const [head, v] = g.slice(12, 14)
+  return head === undefined || v === undefined || placeholderValue(v) ? m : `${head}${M}`
+}
+
+/**
+ * `terraform-variable`'s pattern (tester23b F4): a Terraform/OpenTofu `variable "NAME" { … default = … }` block (on one
+ * line or several; its `"` maybe escaped in JSON text; one space or tab at most before `{`, as `terraform fmt` writes it), up to its default, and the block's rest after it (to its next
+ * brace), and an `output "NAME" { … value = … }`. Groups: the head (to `=`), the block's word, the name, the value's
+ * quote, the quoted value, a bare value (a number), the block's rest.
+ */
+const TERRAFORM_VARIABLE = re(
+  String.raw`((${lead("variable|output", "A-Za-z0-9_-")})[ \t]{1,8}\\?"([A-Za-z0-9_-]{1,128})\\?"[ \t]?\{[^{}]{0,2000}?(?<![A-Za-z0-9_])(?:default|value)[ \t]{0,8}=[ \t]{0,8})` +
+    String.raw`(?:(\\?")(?![$]|\[REDACTED:)((?:(?!\4)[^\n]){1,512}?)\4|([0-9][A-Za-z0-9._-]{0,127}))(?=([^{}]{0,2000}))`
+)
+
+/**
+ * The replacement of a `terraform-variable` match: the default goes when the variable's name is a secret's and the value
+ * one under it (see secretValue: `db_password`, `api_token`; a key's when it looks like a secret), or when the block
+ * says `sensitive = true` (any value, also an output's literal `value`); the block and the quotes stay.
+ */
+const terraformVariableReplace = (m: string, head: string, word: string, name: string, q?: string, quoted?: string, bare?: string, rest?: string): string => {
+  const v = quoted ?? bare ?? ""
+  const field = /(default|value)[ \t]{0,8}=[ \t]{0,8}$/.exec(head)?.[1]
+  if (v.length === 0 || notAValue(v) || (word === "variable") !== (field === "default")) return m
+  const sensitive = /(?<![A-Za-z0-9_])sensitive[ \t]{0,8}=[ \t]{0,8}true(?![A-Za-z0-9_])/.test(`${head}${rest ?? ""}`)
+  const kind = secretKeyKind(name)
+  const named = word === "variable" && kind !== "none" && kind !== "header" && kind !== "pwd" && secretValue(kind, v)
+  if (!sensitive && !named) return m
+  return quoted !== undefined ? `${head}${q}${marker("terraform-variable")}${q}` : `${head}${marker("terraform-variable")}`
+}
+
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
@@ -2720,7 +3026,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A password given to a command as one of its short options, where the command says what the option is:
     // mysql/mariadb `-pSECRET` (attached; `-p` alone prompts, and `-p db` names a database), `sshpass -p`, PsExec's and PAExec's `-p` (session 23),
     // `<tool> login … -p` (docker, podman, helm, oc, cf, az), `redis-cli -a`, `sqlcmd`/`bcp -P`, the mongo tools'
-    // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret).
+    // `-p`, and curl's `-u`/`--user`/`-U`/`--proxy-user user:SECRET` (the user stays; `-u user` alone is no secret; a user holds no `[`, so a marker after `-U` is never read as one: `-U alice%[REDACTED:user-password]`).
     // The command is looked for earlier in the same shell command (no newline, `;`, `&`, `|` between), at most
     // 300 characters back. The option, the user and any quotes stay.
     id: "cli-password",
@@ -2732,7 +3038,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\]{0,256}:)`
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
         // whole password goes (spaces and all) up to the closing quote.
@@ -2974,7 +3280,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-setting",
     pattern: re(
       // the command's word first (a literal to scan for), then whether a line or a shell command starts before it
-      String.raw`((?:setx|set|ENV|aws)(?<=(?:^|[\n;&|(${"`"}"']|\\[nr]|\$ |RUN )[ \t]{0,16}(?:setx|set|ENV|aws))` +
+      String.raw`((?:setx|set|ENV|aws)(?<=(?:^|${COMMAND_LEAD})[ \t]{0,16}(?:setx|set|ENV|aws))` +
         String.raw`(?:(?<=setx|ENV)|(?<=set)(?:[ \t]+(?:-[gxUlu]{1,4}|--(?:export|global|universal)))+|(?<=aws)[ \t]+configure[ \t]+set(?:[ \t]+--profile[ \t]+[^\s\\]{1,64})?)[ \t]+(?:[A-Za-z0-9_-]{1,64}\.){0,4}(${NAMES_ALONE}|${NAMES_AFTER})[ \t]+)` +
         String.raw`(?:(\\?["'])(?![$\{]|\[REDACTED:)((?:(?!\3)[^\n\\]){1,512})\3|(?![$"'\\]|\[REDACTED:)([^\s"'\\;&|<>]{1,512}))`
     ),
@@ -3061,10 +3367,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
     pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}${LINE_DECOR}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
         String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
-        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{1,512})(?=[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
+        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{0,511}(?:[^\s\\${"`"}]|\\(?![nrt])))(?=${"`"}?[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
       "gm"
     ),
     hints: SECRET_LINE_HINTS,
@@ -3276,6 +3582,69 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: ARGUMENT_ASSIGNMENT,
     hints: ARGUMENT_HINTS,
     replace: (m: string, word: string, name: string, value: string) => argumentReplace(m, name, word, value)
+  },
+  {
+    // A value piped into a command that reads a password from standard input (tester23b F2): `echo 'bob:…' | chpasswd`,
+    // `echo … | vncpasswd -f`, `printf '%s\n' … | sudo -S …`, `echo … | passwd --stdin bob`, `echo … | gh auth login
+    // --with-token`, `echo … | gh secret set NAME`, `yes … | …`, and a here-string (`chpasswd <<< 'bob:…'`). See
+    // PIPED_PASSWORD. echo, printf, the quotes, the pipe and the command stay; chpasswd's user stays; `$VAR`, a
+    // placeholder and a file (`cat pw.txt | chpasswd`, `< pw.txt`) stay.
+    id: "piped-password",
+    pattern: PIPED_PASSWORD,
+    hints: ["echo", "printf", "yes", "<<<"],
+    // every match holds the pipe or the here-string's `<<<` (rarer characters than the words' for the prefilter)
+    gate: ["|", "<<<"],
+    replace: pipedPasswordReplace
+  },
+  {
+    // A secret set by a command that says what it sets (tester23b F2): `gh secret set NAME --body …`, `rabbitmqctl
+    // add_user bob …`, `security add-generic-password … -w …`, `wpa_passphrase SSID …`, `nmcli … password …`,
+    // `dotnet user-secrets set KEY …`, `kubectl create secret … --from-literal=KEY=…`, `aws secretsmanager …
+    // --secret-string …`, `fly secrets set NAME=…` (see COMMAND_SECRET_HEADS). The command, the option and the quotes
+    // stay; a placeholder, `$VAR` and a bare word of letters only under 16 characters stay.
+    id: "command-secret",
+    pattern: re([...COMMAND_SECRET_HEADS.map((head, a) => `${head}${optionValue(a * 4 + 2)}`), SECRETS_SET].join("|")),
+    hints: ["secret", "rabbitmqctl", "security", "wpa_passphrase", "nmcli", "user-secrets"],
+    replace: commandSecretReplace
+  },
+  {
+    // A credential set by a tool's `config [set] <name> <value>` (tester23b F2): `npm config set
+    // //registry.npmjs.org/:_authToken …`, `yarn config set npmAuthToken …`, `git config github.token …`, `poetry config
+    // http-basic.repo user …`, `composer config github-oauth.github.com …`, `bundle config HOST user:…` (see
+    // CONFIG_SECRET). The command, the name and the quotes stay; `npm config set registry https://…` stays.
+    id: "config-secret",
+    pattern: CONFIG_SECRET,
+    hints: ["config", "npm set", "pnpm set"],
+    replace: configSecretReplace
+  },
+  {
+    // Samba's `user%password` (tester23b F2): `smbclient //srv/share -U alice%…`, `rpcclient -U 'DOM\\bob%…'`, `net ads
+    // join -U admin%…`, and smbclient's password after the service (`smbclient //srv/share … -U bob`). The option, the
+    // user and `%` stay. See USER_PASSWORD.
+    id: "user-password",
+    pattern: USER_PASSWORD,
+    hints: ["%", "smbclient"],
+    gate: ["-U", "--user", "smbclient"],
+    replace: userPasswordReplace
+  },
+  {
+    // Redis' passwords (tester23b F2): `AUTH [user] <password>` (at a line's start, after a `host:port>` prompt or
+    // `redis-cli`), `CONFIG SET requirepass …`, redis.conf's `requirepass …`, `masterauth …`, `ACL SETUSER bob on >…`.
+    // "AUTH failed", "the AUTH command" stay. See REDIS_PASSWORD.
+    id: "redis-password",
+    pattern: REDIS_PASSWORD,
+    hints: ["AUTH", "> auth", ">auth", "> Auth", ">Auth", "redis-cli", "requirepass", "masterauth", "SETUSER", "setuser"],
+    replace: redisPasswordReplace
+  },
+  {
+    // A Terraform/OpenTofu variable's default (tester23b F4): `variable "db_password" { default = "…" }` (on several
+    // lines too), and any variable's or output's literal in a block that says `sensitive = true`. See TERRAFORM_VARIABLE.
+    id: "terraform-variable",
+    pattern: TERRAFORM_VARIABLE,
+    hints: ["variable", "output"],
+    // every match holds the name's closing quote then (maybe after white space) `{`: rarer than the words
+    gate: ["\" {", "\"{", "\"\t{"],
+    replace: terraformVariableReplace
   },
   {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png. Also with the `@` written `%40`
