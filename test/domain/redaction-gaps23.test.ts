@@ -85,7 +85,7 @@ describe("session 23, gap 2: archive and command passwords", () => {
     ["openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:hunter", "hunter", `openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:${CP}`],
     ["openssl rsa -in k.pem -passin 'pass:my secret' -out k2.pem", "my secret", `openssl rsa -in k.pem -passin 'pass:${CP}' -out k2.pem`],
     ["openssl enc -aes-256-cbc -k secret -in f -out f.enc", "-k secret", `openssl enc -aes-256-cbc -k ${CP} -in f -out f.enc`],
-    ["smbclient //srv/share -U bob%Passw0rd -c ls", "Passw0rd", `smbclient //srv/share -U bob%${CP} -c ls`],
+    ["smbclient //srv/share -U bob%Passw0rd -c ls", "Passw0rd", `smbclient //srv/share -U bob%${marker("user-password")} -c ls`],
     ["psexec \\\\host -u admin -p Passw0rd cmd", "Passw0rd", `psexec \\\\host -u admin -p ${marker("cli-password")} cmd`],
     ["ldapsearch -x -D cn=admin -w secret -b dc=ex", "-w secret", `ldapsearch -x -D cn=admin -w ${CP} -b dc=ex`]
   ]

@@ -2219,7 +2219,7 @@ const PIPED_STDIN_PASSWORD = String.raw`(${lead("echo|printf", "A-Za-z0-9_-")}[ 
  * `-p<password>` and `-hp<password>` (attached; `-p-` asks for none), OpenSSL's pass phrase `pass:<password>` after
  * `-pass`, `-passin`, `-passout`, `-password` (`env:`, `file:`, `fd:`, `stdin` name no value) and `openssl enc`'s
  * `-k <password>`, `net use \\host\share <password>` (the password before `/user:`), `net user <name> <password>`,
- * `cmdkey`'s and `wmic`'s `/pass:`, `/password:`, `schtasks`' `/rp` and smbclient's `-U user%<password>`.
+ * `cmdkey`'s and `wmic`'s `/pass:`, `/password:`, `schtasks`' `/rp` (Samba's `-U user%<password>` is `user-password`'s).
  * Windows' commands and options in lower case, capitalized or upper case. The command is looked for earlier in the
  * same shell command ({@link optionOf}). Each head's kind says which values go ({@link commandPasswordReplace}).
  */
@@ -2239,8 +2239,7 @@ const COMMAND_PASSWORD_HEADS: ReadonlyArray<readonly [head: string, kind: "optio
   [String.raw`(${optionOf(`(?:${threeCases("net")})[ \t](?:${threeCases("use")})`, String.raw`\\{2,8}[^\s\\/"'<>|]{1,256}(?:\\{1,4}[^\s\\"'<>|]{1,256}){1,8}`)}[ \t]{1,8})(?![/*])`, "attached"],
   [String.raw`((?:${threeCases("net")})(?<![A-Za-z0-9_.-](?:net|Net|NET))[ \t](?:${threeCases("user")})[ \t]{1,8}(?:\\{0,3}"[^"\n\\]{1,64}\\{0,3}"|[^\s/"'\\*]{1,64})[ \t]{1,8})(?![/*])`, "command"],
   [String.raw`(${optionOf(`(?:${threeCases("cmdkey")}|${threeCases("wmic")})(?:\.exe)?`, String.raw`/(?:${threeCases("pass")}|${threeCases("password")}):`)})`, "attached"],
-  [String.raw`(${optionOf(`(?:${threeCases("schtasks")})(?:\\.exe)?`, "/(?:rp|RP|Rp)")}[ \t]{1,8})(?!\*)`, "attached"],
-  [String.raw`(${optionOf("(?:smbclient|rpcclient|smbmap|smbcacls)", "-U|--user(?:name)?")}(?:[ \t]{1,8}|=)[^\s%"'\\]{1,128}%)`, "attached"]
+  [String.raw`(${optionOf(`(?:${threeCases("schtasks")})(?:\\.exe)?`, "/(?:rp|RP|Rp)")}[ \t]{1,8})(?!\*)`, "attached"]
 ]
 
 /**
@@ -2368,7 +2367,7 @@ const COMMAND_LEAD = String.raw`[\n;&|(${"`"}"'>]|\\[nr]|[$#%\]:*+-][ \t]|[0-9][
  * quote's `>` (nested: `> > `), a list item's mark (`- `, `* `, `+ `, `1. `), at most two of them, then maybe a
  * backtick (``- `aws_secret_access_key = …` ``: the closing backtick stays).
  */
-const LINE_DECOR = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,3}[.)][ \t]{1,8}){0,2}${"`"}?`
+const SETTING_LEAD = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,3}[.)][ \t]{1,8}){0,2}${"`"}?`
 
 /**
  * sudo's options then `-S` (`--stdin`: it reads the password from standard input; sudo(8)), as `sudo-password` reads
@@ -3091,14 +3090,14 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `-keypass`, ssh-keygen's `-N`/`-P`, zip's and unzip's `-P`, 7-Zip's `-p…`, the OpenLDAP tools' `-w`, FreeRDP's
     // `/p:`, `net use … /user:<user> <password>`; session 23: RAR's `-p…`/`-hp…`, OpenSSL's `pass:…` and `-k`,
     // `net use \\host\share <password>`, `net user <name> <password>`, `cmdkey /pass:`, `wmic /password:`, `schtasks /rp`,
-    // smbclient's `-U user%…` (see COMMAND_PASSWORD_HEADS). The command, the option and the quotes stay; a bare word of
+    // (Samba's `-U user%…` is user-password's; see COMMAND_PASSWORD_HEADS). The command, the option and the quotes stay; a bare word of
     // letters only where prose could hold it ("zip -P is insecure": no option or file after it), `$VAR`, `%VAR%`,
     // `<password>` and `*` stay (see commandPasswordReplace).
     id: "command-password",
     pattern: re(COMMAND_PASSWORD_HEADS.map(([head], a) => `${head}${optionValue(a * 4 + 2)}`).join("|")),
     hints: [
       "keytool", "jarsigner", "ssh-keygen", "zip", "7z", "ldap", "freerdp", ...cases(["net"]), "rar", "RAR", "Rar", "openssl",
-      ...cases(["cmdkey", "wmic", "schtasks"]), "smbclient", "rpcclient", "smbmap", "smbcacls"
+      ...cases(["cmdkey", "wmic", "schtasks"])
     ],
     // every option above: -storepass, -keypass (and their -src, -dest forms), -N, -P, -p, -w, /p:, /user: (any case), /u:,
     // --password, -hp, -pass (-passin, -passout), -k, `net`, a space or a tab and `u` (its cases: `net use \\host\share …`,
@@ -3367,7 +3366,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
     pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}${LINE_DECOR}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
+      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}${SETTING_LEAD}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
         String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
         String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
         String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{0,511}(?:[^\s\\${"`"}]|\\(?![nrt])))(?=${"`"}?[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
