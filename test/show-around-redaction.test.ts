@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { transcriptFromEvents } from "../src/domain/conversation.js"
 import type { SessionEvent, Transcript, TranscriptBlock } from "../src/domain/model.js"
-import { shareableEvents, shareableTranscript, shareableWindow, shareableWindowTranscript } from "../src/layers/share.js"
+import { outsideRuns, shareableEvents, shareableTranscript, shareableWindow, shareableWindowTranscript } from "../src/layers/share.js"
 import { Redaction } from "../src/services/Redaction.js"
 import { j, sessionEvent as ev } from "./support/redaction-asserts.js"
 import { tempDir } from "./support/paths.js"
@@ -60,12 +60,9 @@ const session = (filler: number): Array<SessionEvent> => {
 /** The window of `n` events on each side of `events[at]`, with its neighbours, as `show --around` reads it. */
 const windowOf = (events: ReadonlyArray<SessionEvent>, at: number, n: number) => {
   const from = Math.max(0, at - n)
-  return {
-    session: Stream.fromIterable(events),
-    before: from > 0 ? events[from - 1] : undefined,
-    events: events.slice(from, at + n + 1),
-    after: events[at + n + 1]
-  }
+  const to = Math.min(events.length, at + n + 1)
+  const { after, before } = outsideRuns(events, from, to)
+  return { session: Stream.fromIterable(events), before, events: events.slice(from, to), after }
 }
 
 const build = (events: ReadonlyArray<SessionEvent>): Transcript => transcriptFromEvents({ sessionId: "s1" }, events)
@@ -120,8 +117,8 @@ describe("show --around (tester22b F2): a window redacted as its whole session",
     Effect.gen(function*() {
       const events = session(2)
       const w = windowOf(events, 8, 0)
-      expect(yield* shareableWindow(w)).toEqual({ calls: [], events: [events[8]], before: events[7], after: events[9] })
-      expect(yield* shareableWindow(windowOf(events, 6, 0))).toEqual({ calls: [events[5]], events: [events[6]], before: events[5], after: events[7] })
+      expect(yield* shareableWindow(w)).toEqual({ calls: [], events: [events[8]], before: [events[7]], after: [events[9]] })
+      expect(yield* shareableWindow(windowOf(events, 6, 0))).toEqual({ calls: [events[5]], events: [events[6]], before: [events[5]], after: [events[7]] })
     }).pipe(Effect.provide(Redaction.off)))
 })
 

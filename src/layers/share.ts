@@ -10,7 +10,7 @@
  * @module
  */
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import * as Chunk from "effect/Chunk"
 import * as Stream from "effect/Stream"
 import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
@@ -19,7 +19,7 @@ import { Redaction, type RedactionShape, redactionWith } from "../services/Redac
 import { sessionRedactor } from "../domain/redaction/redact.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
-import { redactJoint, redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
+import { redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
 
 /**
@@ -36,18 +36,26 @@ export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>)
   Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, sessionRedactor(r).event)) : events)))
 
 /**
- * Redacted `events` with each joint of two texts of one response redacted as one (`redactJoints`, a secret cut
- * in two across Claude Code's text blocks), an event at a time: each is held until the next is seen.
+ * Redacted `events` with each run of one response's text and thinking redacted as one text (`redactJoints`, a
+ * secret cut across Claude Code's blocks, two or more), a run at a time: a run's events are held until an event
+ * that does not go on it is seen (or the stream ends).
  */
 const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R> =>
+  Stream.mapConcat(responseRuns(events), (run) => (run.length < 2 ? run : redactJoints(redact, run)))
+
+/**
+ * `events` in runs: consecutive events each of which goes on the one before (`sameResponseText`: one response's
+ * text and thinking), each other event a run of its own; in order, a run at a time (each ends where the next
+ * event does not go on it, or where the stream ends).
+ */
+export const responseRuns = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<ReadonlyArray<SessionEvent>, E, R> =>
   events.pipe(
-    Stream.zipWithNext,
-    Stream.mapAccum(null as SessionEvent | null, (carried, [e, next]): readonly [SessionEvent | null, SessionEvent] => {
-      const cur = carried ?? e
-      if (Option.isNone(next) || !sameResponseText(cur, next.value)) return [null, cur]
-      const [x, y] = redactJoint(redact, cur.text!, next.value.text!)
-      return [y === next.value.text ? null : { ...next.value, text: y }, x === cur.text ? cur : { ...cur, text: x }]
-    })
+    Stream.mapAccum({ n: 0, last: null as SessionEvent | null }, (s, e) => {
+      const n = s.last !== null && sameResponseText(s.last, e) ? s.n : s.n + 1
+      return [{ n, last: e }, [n, e] as const] as const
+    }),
+    Stream.groupAdjacentBy(([n]) => n),
+    Stream.map(([, run]) => Chunk.toReadonlyArray(run).map(([, e]) => e))
   )
 
 /**
@@ -68,15 +76,41 @@ const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<Read
 }
 
 /**
- * A window of one session (`show --around`): `events`, with the event just before it and the one just after it
- * when there are (`before`, `after`: read for the joints at the window's edges), and `session`, the session's
- * events in order from its first (read up to the window only).
+ * A window of one session (`show --around`): `events`, with the events just before it and just after it (`before`,
+ * `after`, in order: read for the joints at the window's edges; none at the session's edge): the event next to the
+ * window, and with it the rest of the run of one response's text and thinking the window's edge event is in
+ * ({@link outsideRuns}), and `session`, the session's events in order from its first (read up to the window only).
  */
 export interface SessionWindow<E, R> {
   readonly session: Stream.Stream<SessionEvent, E, R>
-  readonly before: SessionEvent | undefined
+  readonly before: ReadonlyArray<SessionEvent>
   readonly events: ReadonlyArray<SessionEvent>
-  readonly after: SessionEvent | undefined
+  readonly after: ReadonlyArray<SessionEvent>
+}
+
+/**
+ * The events outside a window (`events[from, to)` of a slice of a session that holds it) a {@link SessionWindow}
+ * reads: the one next to each edge, and, when the edge event goes on in it, the rest of the run of one response's
+ * text and thinking (`sameResponseText`) it is in. `cut` says where such a run reaches the slice's edge (the
+ * slice may not hold all of it: read a wider slice, unless the slice is the session's own edge).
+ */
+export const outsideRuns = (slice: ReadonlyArray<SessionEvent>, from: number, to: number): {
+  readonly before: ReadonlyArray<SessionEvent>
+  readonly after: ReadonlyArray<SessionEvent>
+  /** Whether the run before the window reaches the slice's first event, the run after it the slice's last. */
+  readonly cut: { readonly before: boolean; readonly after: boolean }
+} => {
+  const goesOnBefore = from > 0 && from < slice.length && sameResponseText(slice[from - 1], slice[from])
+  let b = Math.max(0, from - 1)
+  while (goesOnBefore && b > 0 && sameResponseText(slice[b - 1], slice[b])) b--
+  const goesOnAfter = to > 0 && to < slice.length && sameResponseText(slice[to - 1], slice[to])
+  let a = Math.min(slice.length, to + 1)
+  while (goesOnAfter && a < slice.length && sameResponseText(slice[a - 1], slice[a])) a++
+  return {
+    before: slice.slice(b, from),
+    after: slice.slice(to, a),
+    cut: { before: goesOnBefore && b === 0, after: goesOnAfter && a === slice.length }
+  }
 }
 
 /** A window as {@link shareableWindow} answers it: each event redacted when the Redaction in force is on. */
@@ -86,8 +120,8 @@ export interface WindowShown {
   /** The window's events. */
   readonly events: ReadonlyArray<SessionEvent>
   /** The events just outside it (as given), for the Markdown's joints at its edges ({@link shareableWindowTranscript}). */
-  readonly before: SessionEvent | undefined
-  readonly after: SessionEvent | undefined
+  readonly before: ReadonlyArray<SessionEvent>
+  readonly after: ReadonlyArray<SessionEvent>
 }
 
 /**
@@ -130,39 +164,43 @@ export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<Win
       )
     }
     if (!r.enabled) return { calls: [...calls.values()], events: w.events, before: w.before, after: w.after }
-    const edged = redactJoints(r.text, [...(w.before !== undefined ? [w.before] : []), ...w.events, ...(w.after !== undefined ? [w.after] : [])].map(sr.event))
-    const from = w.before !== undefined ? 1 : 0
+    const edged = redactJoints(r.text, [...w.before, ...w.events, ...w.after].map(sr.event))
+    const from = w.before.length
     return {
       calls: [...calls.values()],
       events: edged.slice(from, from + w.events.length),
-      before: w.before !== undefined ? edged[0] : undefined,
-      after: w.after !== undefined ? edged[edged.length - 1] : undefined
+      before: edged.slice(0, from),
+      after: edged.slice(from + w.events.length)
     }
   })
 
-/** An assistant's text: the block a Markdown joint may join with the next (`redactTranscriptJoints`). */
-const assistantText = (e: SessionEvent | undefined): e is SessionEvent =>
-  e !== undefined && e.kind === "message" && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
+/** An assistant's text or thinking with text: a block a Markdown joint may join with the next (`redactTranscriptJoints`). */
+const assistantText = (e: SessionEvent): boolean =>
+  (e.kind === "message" || e.kind === "thinking") && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
 
 /**
  * The transcript of a window ({@link shareableWindow}) as the shareable Markdown carries it, as the whole
  * session's Markdown has the window's blocks: `build` makes a transcript of events (the session's, as the whole
- * one is made); when the event just outside an edge is an assistant's text, it is redacted with the window (the
- * Markdown joins two adjacent text blocks of an assistant turn: `redactTranscriptJoints`) and its block then
- * left out. The window's own times, diagnostics and parse warnings are kept.
+ * one is made); the events just outside an edge that are an assistant's text or thinking, up to the edge, are
+ * redacted with the window (the Markdown reads adjacent text and thinking blocks of an assistant turn as one text:
+ * `redactTranscriptJoints`) and their blocks then left out. The window's own times, diagnostics and parse
+ * warnings are kept.
  */
 export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionEvent>) => Transcript, w: WindowShown): Effect.Effect<Transcript, never, Redaction> =>
   Effect.gen(function*() {
     const own = build([...w.calls, ...w.events])
     const r = yield* Redaction
-    const before = r.enabled && assistantText(w.before) ? w.before : undefined
-    const after = r.enabled && assistantText(w.after) ? w.after : undefined
-    if (before === undefined && after === undefined) return yield* shareableTranscript(own)
-    const shared = yield* shareableTranscript(build([...w.calls, ...(before !== undefined ? [before] : []), ...w.events, ...(after !== undefined ? [after] : [])]))
+    let b = w.before.length
+    while (r.enabled && b > 0 && assistantText(w.before[b - 1])) b--
+    let a = 0
+    while (r.enabled && a < w.after.length && assistantText(w.after[a])) a++
+    const before = w.before.slice(b), after = w.after.slice(0, a)
+    if (before.length === 0 && after.length === 0) return yield* shareableTranscript(own)
+    const shared = yield* shareableTranscript(build([...w.calls, ...before, ...w.events, ...after]))
     const blocks = shared.turns.flatMap((t) => t.blocks)
-    if (after !== undefined) blocks.pop()
-    // the calls make a block each, then the event before the window
-    if (before !== undefined) blocks.splice(w.calls.length, 1)
+    blocks.splice(blocks.length - after.length, after.length)
+    // the calls make a block each, then the events before the window
+    blocks.splice(w.calls.length, before.length)
     if (blocks.length !== own.turns.reduce((n, t) => n + t.blocks.length, 0)) return yield* shareableTranscript(own)
     let k = 0
     return {

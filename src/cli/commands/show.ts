@@ -76,7 +76,7 @@ export const show = Command.make(
         // The events around one: a bounded slice, printed as a whole session is.
         const eventId = o.around.value
         const n = Option.getOrElse(o.context, () => DEFAULT_CONTEXT)
-        const { after, before, events, others, session } = yield* Effect.gen(function*() {
+        const { all, events, from, others, session, to } = yield* Effect.gen(function*() {
           const found = yield* rt.findSession(o.id)
           // one more on each side: the events just outside the window, for the joints at its edges
           const slice = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(found.session.sessionUid, eventId, n + 1, n + 1))
@@ -89,7 +89,7 @@ export const show = Command.make(
           }
           const { at, events: all } = slice.value
           const from = Math.max(0, at - n)
-          return { ...found, before: from > 0 ? all[from - 1] : undefined, events: all.slice(from, at + n + 1), after: all[at + n + 1] }
+          return { ...found, all, from, to: Math.min(all.length, at + n + 1), events: all.slice(from, at + n + 1) }
         }).pipe(Effect.provide(indexLayer))
         noteOthers(o.id, session, others)
         if (o.format === "events") {
@@ -100,6 +100,20 @@ export const show = Command.make(
         const markdown = o.format === "markdown"
         const share = yield* shareRuntime
         const redaction = share.redactionLayer(markdown && !o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config)))
+        // The events just outside the window: the next one on each side and the rest of a run of one response's text
+        // the window's edge goes on in (read wider while such a run reaches the slice's edge).
+        const { after, before } = yield* Effect.gen(function*() {
+          let edges = share.outsideRuns(all, from, to)
+          for (let k = 2 * (n + 1); edges.cut.before || edges.cut.after; k *= 2) {
+            const wider = yield* Effect.flatMap(rt.Index, (i) => i.eventsAround(session.sessionUid, eventId, k + n, k + n))
+            if (Option.isNone(wider)) break
+            const { at, events: more } = wider.value
+            edges = share.outsideRuns(more, Math.max(0, at - n), Math.min(more.length, at + n + 1))
+            if (edges.cut.before && at < k + n) edges = { ...edges, cut: { ...edges.cut, before: false } }
+            if (edges.cut.after && more.length - at - 1 < k + n) edges = { ...edges, cut: { ...edges.cut, after: false } }
+          }
+          return edges
+        }).pipe(Effect.provide(indexLayer))
         const build = (es: ReadonlyArray<SessionEvent>) => rt.sessionTranscript({ session, events: es })
         const { shared, shown } = yield* Effect.gen(function*() {
           const shown = yield* share.shareableWindow({ session: (yield* rt.Index).eventsStream(session.sessionUid), before, events, after })

@@ -1,13 +1,15 @@
 /**
- * A secret cut in two across adjacent assistant text events of one response
- * (Claude Code writes each content block of a streamed response as a line of
- * its own: a token can end one text block and go on in the next). Redaction
- * runs per string, so neither half matches; here each joint of two such
- * events is redacted as one window (the end of the first text and the start
- * of the second, joined as they were streamed), and what the window's
- * redaction changed across the joint is mapped back: the marker ends the
- * first text, the rest of the second text follows in the second event. Every
- * byte the window's redaction did not change stays in its own event. Pure.
+ * A secret cut across consecutive assistant text and thinking events of one
+ * response (Claude Code writes each content block of a streamed response as a
+ * line of its own: a token can end one block and go on in the next, or in the
+ * next two). Redaction runs per string, so no part matches; here the blocks of
+ * such a run are read as the one text they were streamed as, joint by joint
+ * (a window of the text on each side of a joint, reaching over the blocks
+ * after it while they are one word each: the middle of a token cut twice),
+ * and what a window's redaction changed is mapped back: the marker
+ * ends the block the secret began in, the blocks it wholly covered are left
+ * empty, the rest of the block it ended in follows in that block. Every byte
+ * the redaction did not change stays in its own block. Pure.
  *
  * @module
  */
@@ -23,14 +25,18 @@ const WORD_GOES_ON = /^(?:[A-Za-z0-9_\-+/=~%]|\.(?=[A-Za-z0-9_\-+/=~%]))+/
 /** How far on each side of a joint the window reaches (characters): a secret's rules read at most a line or so around it. */
 export const JOINT_WINDOW = 1024
 
+/** An assistant's text or thinking event with text: a block a run of one response's text may hold. */
+const runBlock = (e: SessionEvent): boolean =>
+  (e.kind === "message" || e.kind === "thinking") && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
+
 /**
- * Whether `a` then `b` are parts of one response's text: both assistant messages with text, of the same session
- * and the same response (`responseId`, not null: Claude Code's `message.id` and `requestId`).
+ * Whether `b` goes on `a`'s text: both assistant text or thinking events with text (`kind` `message` or
+ * `thinking`, in any order), of the same session and the same response (`responseId`, not null: Claude Code's
+ * `message.id` and `requestId`). Consecutive events each of which goes on the one before make a run, read as one
+ * text ({@link redactJoints}).
  */
 export const sameResponseText = (a: SessionEvent, b: SessionEvent): boolean =>
-  a.kind === "message" && b.kind === "message" && a.role === "assistant" && b.role === "assistant" &&
-  typeof a.text === "string" && typeof b.text === "string" && a.text.length > 0 && b.text.length > 0 &&
-  a.responseId != null && a.responseId === b.responseId && a.sessionId === b.sessionId
+  runBlock(a) && runBlock(b) && a.responseId != null && a.responseId === b.responseId && a.sessionId === b.sessionId
 
 /**
  * The texts `a` and `b` (each already redacted by `redact`) with their joint redacted as one: the window of the
@@ -90,41 +96,111 @@ export const redactJoint = (redact: (s: string) => string, a: string, b0: string
 }
 
 /**
- * `events` (each already redacted by `redact`, in their order) with each joint of two events of one response's
- * text ({@link sameResponseText}) redacted as one ({@link redactJoint}); a run of three or more is done joint by
- * joint, in order. Events whose text did not change are the same objects.
+ * `old`, the concatenation of `t[from..to]`, became `now`: each block of it is given its part of `now` (the span
+ * that changed, from the first changed character to the last, goes to the block it starts in; blocks the span
+ * wholly covered become empty; the block it ends in keeps what follows it). The blocks then join to `now`.
+ */
+const spread = (t: Array<string>, from: number, to: number, old: string, now: string): void => {
+  let p = 0
+  const max = Math.min(old.length, now.length)
+  while (p < max && old.charCodeAt(p) === now.charCodeAt(p)) p++
+  let q = 0
+  while (q < max - p && old.charCodeAt(old.length - 1 - q) === now.charCodeAt(now.length - 1 - q)) q++
+  const end = old.length - q
+  // the block the span starts in (an insertion at the very end: the last block), and the one it ends in
+  let b = from, start = 0
+  while (b < to && start + t[b].length <= p) start += t[b++].length
+  let e = b, eStart = start
+  while (e < to && eStart + t[e].length < end) eStart += t[e++].length
+  const rep = now.slice(p, now.length - q)
+  if (e === b) {
+    t[b] = t[b].slice(0, p - start) + rep + t[b].slice(end - start)
+    return
+  }
+  t[b] = t[b].slice(0, p - start) + rep
+  for (let k = b + 1; k < e; k++) t[k] = ""
+  t[e] = t[e].slice(end - eStart)
+}
+
+/**
+ * The texts of a run of one response's blocks (`texts`, in order, each already redacted by `redact`) with each
+ * joint redacted as one ({@link redactJoint}), joint by joint in order. The first text is the block before the
+ * joint (the last with text, when a joint before emptied it); the second the block after it, and when that
+ * changes nothing and the block is one word (no white space, as the middle of a token cut twice), the blocks after
+ * it too, up to the first that holds white space or past the window (a secret cut across three blocks, or more).
+ * What a joint's redaction changed is spread back over its blocks (the marker ends the block the secret began in,
+ * a block the secret wholly covered becomes empty). Unchanged texts are the same strings; the answer has as many
+ * texts as `texts`.
+ */
+export const redactRun = (redact: (s: string) => string, texts: ReadonlyArray<string>): Array<string> => {
+  const t = texts.slice()
+  for (let k = 0; k + 1 < t.length; k++) {
+    // (a block the joint before emptied: the last one with text, whose end the joint goes on from)
+    let i = k
+    while (i > 0 && t[i].length === 0) i--
+    const left = t.slice(i, k + 1).join("")
+    let j = k + 1
+    let right = t[j]
+    let [x, y] = redactJoint(redact, left, right)
+    if (x === left && y === right && j + 1 < t.length && right.length <= JOINT_WINDOW && !/\s/.test(right)) {
+      while (j + 1 < t.length && right.length <= JOINT_WINDOW && !/\s/.test(t[j])) right += t[++j]
+      ;[x, y] = redactJoint(redact, left, right)
+    }
+    if (x !== left) spread(t, i, k, left, x)
+    if (y !== right) spread(t, k + 1, j, right, y)
+  }
+  return t
+}
+
+/**
+ * `events` (each already redacted by `redact`, in their order) with each run of one response's text and thinking
+ * ({@link sameResponseText}: consecutive events, any number) redacted as one text ({@link redactRun}). Events
+ * whose text did not change are the same objects.
  */
 export const redactJoints = (redact: (s: string) => string, events: ReadonlyArray<SessionEvent>): Array<SessionEvent> => {
   const out = events.slice()
-  for (let i = 0; i + 1 < out.length; i++) {
-    const a = out[i], b = out[i + 1]
-    if (!sameResponseText(a, b)) continue
-    const [x, y] = redactJoint(redact, a.text!, b.text!)
-    if (x !== a.text) out[i] = { ...a, text: x }
-    if (y !== b.text) out[i + 1] = { ...b, text: y }
+  for (let i = 0; i + 1 < out.length;) {
+    let j = i + 1
+    while (j < out.length && sameResponseText(out[j - 1], out[j])) j++
+    if (j - i >= 2) {
+      const texts = redactRun(redact, out.slice(i, j).map((e) => e.text!))
+      for (let k = i; k < j; k++) if (texts[k - i] !== out[k].text) out[k] = { ...out[k], text: texts[k - i] }
+    }
+    i = j
   }
   return out
 }
 
 /**
- * A transcript (already redacted by `redact`) with each joint of two adjacent `text` blocks of an assistant turn
- * redacted as one ({@link redactJoint}): a turn's text blocks are its responses' text blocks, in order (a
- * transcript keeps no response id; two blocks shown one after the other are read as one text at their joint).
+ * A transcript (already redacted by `redact`) with each run of adjacent `text` and `thinking` blocks (with text) of
+ * an assistant turn redacted as one text ({@link redactRun}): a turn's blocks are its responses' blocks, in order
+ * (a transcript keeps no response id; blocks shown one after the other are read as one text at their joints).
  * Unchanged turns are the same objects; unchanged: the same transcript.
  */
 export const redactTranscriptJoints = (redact: (s: string) => string, t: Transcript): Transcript => {
   let changed = false
+  const isText = (b: Transcript["turns"][number]["blocks"][number]) => (b.type === "text" || b.type === "thinking") && b.text.length > 0
   const turns = t.turns.map((turn) => {
     if (turn.role !== "assistant" || turn.blocks.length < 2) return turn
     const blocks = turn.blocks.slice()
     let touched = false
-    for (let i = 0; i + 1 < blocks.length; i++) {
-      const a = blocks[i], b = blocks[i + 1]
-      if (a.type !== "text" || b.type !== "text" || a.text.length === 0 || b.text.length === 0) continue
-      const [x, y] = redactJoint(redact, a.text, b.text)
-      if (x !== a.text) blocks[i] = { ...a, text: x }
-      if (y !== b.text) blocks[i + 1] = { ...b, text: y }
-      touched ||= x !== a.text || y !== b.text
+    for (let i = 0; i + 1 < blocks.length;) {
+      if (!isText(blocks[i])) {
+        i++
+        continue
+      }
+      let j = i + 1
+      while (j < blocks.length && isText(blocks[j])) j++
+      if (j - i >= 2) {
+        const run = blocks.slice(i, j) as Array<{ type: "text" | "thinking"; text: string }>
+        const texts = redactRun(redact, run.map((b) => b.text))
+        for (let k = i; k < j; k++) {
+          if (texts[k - i] === run[k - i].text) continue
+          blocks[k] = { ...run[k - i], text: texts[k - i] }
+          touched = true
+        }
+      }
+      i = j
     }
     if (!touched) return turn
     changed = true

@@ -138,6 +138,12 @@ const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
 /** Where a text may hold an {@link ESC_EQ}: hints of the rules that read it. */
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
+/**
+ * An email's address literal (RFC 5321: `user@[10.0.0.1]`, `user@[IPv6:2001:db8::1]`; tester23b F7), as a pattern:
+ * the domain of an `email` may be one.
+ */
+const EMAIL_LITERAL = String.raw`\[(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|IPv6:[0-9A-Fa-f:.]{2,45})\]`
+
 /** {@link ESCAPE_BEFORE}, or a percent-encoded byte (`%20`, `%3D`, `%2F`: a URL-encoded separator ends in a hex digit). */
 const BOUNDARY_ESCAPE = String.raw`${ESCAPE_BEFORE}|%[0-9A-Fa-f]{2}`
 
@@ -2080,6 +2086,30 @@ const userFolder = (chars: string) =>
   String.raw`${chars}+(?:'${chars}+)*(?:(?: [A-Z]${chars}*(?:'${chars}+)*){1,3}(?=[\\/"'${"`"}\r\n]|$))?`
 const HOME_USER = userFolder("[A-Za-z0-9._-]")
 const WINDOWS_USER = userFolder(String.raw`[^\\/\s"'<>|:*?]`)
+/**
+ * The start of a home in a remote URI, as a pattern: VS Code's `vscode-remote://<authority>/home/` (and
+ * `/Users/`), `sftp://` and `ssh://` (tester23b F7: the home follows a host, not a word's start).
+ */
+const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh)://[^/\s"'<>]{1,255}/(?:home|Users)/)`
+/**
+ * macOS's `/Users/<user>` written in lower case (its file system ignores case; tester23b F7), as a pattern: only
+ * where it is clearly a home, as `/users/` is also a web route (`GET /users/bob`, `api/users/42`): after `file://`
+ * or a shell's `cd `, or at a path's start with a macOS home folder after the user (`Desktop`, `Documents`,
+ * `Downloads`, `Library`, `Applications`, `Movies`, `Music`, `Pictures`, `Public`) or a dot folder (`.ssh`, `.config`).
+ */
+const MAC_LOWER_HOME = String.raw`/users/(?<=(?:file://(?:localhost)?|(?<![^\s;&|(${"`"}])cd[ \t]{1,8})/users/)[A-Za-z0-9._-]+` +
+  String.raw`|${lead("/users/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+(?=/(?:(?:[Dd]esktop|[Dd]ocuments|[Dd]ownloads|[Ll]ibrary|[Aa]pplications|[Mm]ovies|[Mm]usic|[Pp]ictures|[Pp]ublic)(?![A-Za-z0-9_-])|\.[A-Za-z]))`
+/**
+ * The `home-path` rule's pattern of every form but those {@link OTHER_HOMES} finds (the by-hand rule uses it alone
+ * for a text that holds none of them: each branch is tried at each `/`).
+ */
+const HOME_BASE = String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS)(?:\\+|/)${WINDOWS_USER}` +
+  String.raw`|/mnt/[a-z]/(?:Users|users)/${WINDOWS_USER}|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
+  String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
+/** The `home-path` rule's pattern of the forms {@link OTHER_HOMES} finds (tester23b F5, F7). */
+const HOME_OTHER = String.raw`${lead(String.raw`\\/(?:home|Users)\\/`, "A-Za-z0-9_.-")}${HOME_USER}|${REMOTE_HOME}${HOME_USER}|${MAC_LOWER_HOME}`
+/** Where a text may hold a home only the pattern finds (escaped slashes, a remote URI, lower-case `/users/`). */
+const OTHER_HOMES = /\\\/(?:home|Users)\\\/|(?:vscode-remote|sftp|ssh):\/\/[^/\s"'<>]{1,255}\/(?:home|Users)\/|\/users\//
 
 /** The final words of `secret-argument`'s names (lower case), longest first. */
 const ARGUMENT_WORDS = ["passwords", "passphrase", "password", "passwd", "secrets", "tokens", "secret", "token", "pass", "keys", "pwd", "key"]
@@ -3647,11 +3677,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // user@domain.tld; not `git@host:` remotes, not image names such as icon@2x.png. Also with the `@` written `%40`
-    // or `\u0040`, and letters of any script (tester20b F5). By hand (redactEmails), as the pattern.
+    // or `\u0040`, and letters of any script (tester20b F5), and an address literal (`user@[10.0.0.1]`,
+    // `user@[IPv6:2001:db8::1]`, RFC 5321; tester23b F7). By hand (redactEmails), as the pattern.
     id: "email",
     pattern: re(
       String.raw`${start("\\p{L}\\p{N}\\p{M}._%+\\\\-")}(?<!${CSI_PARAMS})(?!git(?:@|%40|\\u0040))[\p{L}\p{N}\p{M}._%+-]{1,64}(?:@|%40|\\u0040)` +
-        String.raw`[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[\p{L}\p{M}]{2,24}(?![\p{L}\p{N}\p{M}(\[-])`,
+        String.raw`(?:[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[\p{L}\p{M}]{2,24}(?![\p{L}\p{N}\p{M}(\[-])|${EMAIL_LITERAL})`,
       "gu"
     ),
     hints: ["@", "%40", "\\u0040"],
@@ -3662,14 +3693,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // Also WSL's views of a home: `/mnt/c/Users/<user>`, `\\wsl$\<distro>\home\<user>` (and `wsl.localhost`),
     // and a Claude Code project folder's encoded path after a `/` or alone as a word: `projects/-home-<user>-app`,
     // `-Users-<user>-…` (the user is the word after `home`/`Users`, up to the next `-`); `/var/home/<user>` and
-    // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`).
+    // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`). Also (tester23b
+    // F5, F7) a home in JSON with escaped slashes (`\/home\/<user>`: PHP's json_encode, some Java encoders), in a
+    // remote URI (`vscode-remote://ssh-remote+host/home/<user>`, `sftp://host/home/<user>`), and macOS's `/users/`
+    // in lower case where it is clearly a home ({@link MAC_LOWER_HOME}).
     id: "home-path",
-    pattern: re(
-      String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS)(?:\\+|/)${WINDOWS_USER}` +
-        String.raw`|/mnt/[a-z]/(?:Users|users)/${WINDOWS_USER}|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
-        String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
-    ),
-    hints: ["/home/", "/Users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
+    pattern: re(`${HOME_BASE}|${HOME_OTHER}`    ),
+    hints: ["/home/", "/Users/", "\\/home\\/", "/users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -3989,9 +4019,12 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  * is read once and each name once.
  */
 const redactHomePaths = (s: string): string => {
-  if (s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
-    HOME_PATH.lastIndex = 0
-    return s.replace(HOME_PATH, HOME)
+  // (escaped slashes and lower-case `/users/` by the whole pattern; a remote URI's `/home/` by hand below)
+  const other = (s.includes("\\/") || s.includes("/users/")) && OTHER_HOMES.test(s)
+  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
+    const pattern = other || s.includes("://") ? HOME_PATH : HOME_PATH_BASE
+    pattern.lastIndex = 0
+    return s.replace(pattern, HOME)
   }
   let out = ""
   let done = 0
@@ -4000,7 +4033,7 @@ const redactHomePaths = (s: string): string => {
     const before = at === 0 ? -1 : s.charCodeAt(at - 1)
     // (as the pattern's `lead`: after an escape, or a percent-encoded byte: `%20/home/…`)
     const starts = before < 0 || !isUserChar(before) || escapeEndsAt(s, at) ||
-      (at >= 3 && s.charCodeAt(at - 3) === 37 && isHex(s.charCodeAt(at - 2)) && isHex(before))
+      (at >= 3 && s.charCodeAt(at - 3) === 37 && isHex(s.charCodeAt(at - 2)) && isHex(before)) || remoteHomeAt(s, at)
     if (starts) {
       let end = at + 6
       while (end < s.length && isUserChar(s.charCodeAt(end))) end++
@@ -4017,6 +4050,20 @@ const redactHomePaths = (s: string): string => {
   return done === 0 ? s : out + s.slice(done)
 }
 
+/**
+ * {@link REMOTE_HOME} by hand: whether the `/home/` at `at` follows a remote URI's authority (`vscode-remote://`,
+ * `sftp://` or `ssh://`, then 1 to 255 characters other than `/`, white space, quotes, `<` and `>`).
+ */
+const remoteHomeAt = (s: string, at: number): boolean => {
+  let p = at
+  const lo = Math.max(0, at - 255)
+  while (p > lo && !AUTHORITY_END.test(s[p - 1])) p--
+  return p < at && p >= 3 && s.charCodeAt(p - 1) === 47 && s.charCodeAt(p - 2) === 47 && s.charCodeAt(p - 3) === 58 && REMOTE_SCHEME.test(s.slice(Math.max(0, p - 16), p - 3))
+}
+/** A character that ends a remote URI's authority, read backward ({@link remoteHomeAt}). */
+const AUTHORITY_END = /[/\s"'<>]/
+/** The schemes of {@link REMOTE_HOME}, at a text's end. */
+const REMOTE_SCHEME = /(?:vscode-remote|sftp|ssh)$/
 /** A run of user-name characters from `p` (maybe none), and the apostrophes joining more of them (`o'neil`); its end. */
 const userRunEnd = (s: string, p: number): number => {
   let e = p
@@ -4048,6 +4095,8 @@ const userFolderEnd = (s: string, end: number): number => {
 const LOWER_USERS = /(?:[A-Za-z]:(?:\\+|\/)|\/mnt\/[a-z]\/)(?:users|USERS)(?:\\+|\/)/
 /** The `home-path` rule's pattern. */
 const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
+/** {@link HOME_BASE} as a pattern: the `home-path` rule's for a text with no form of {@link OTHER_HOMES}. */
+const HOME_PATH_BASE = re(HOME_BASE)
 
 /** A letter, a digit or a combining mark of any script (an internationalized address's, RFC 6531: `björn`, `用户`). */
 const WORD_LETTER = /[\p{L}\p{N}\p{M}]/u
@@ -4071,6 +4120,8 @@ const localBefore = (s: string, p: number): number => {
  * and `-` (of any script: an internationalized domain, `exämple.de`, `例子.中国`), a top-level domain of letters.
  */
 const EMAIL_DOMAIN = /[\p{L}\p{N}\p{M}-]{1,63}(?:\.[\p{L}\p{N}\p{M}-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[\p{L}\p{M}]{2,24}(?![\p{L}\p{N}\p{M}(\[-])/uy
+/** {@link EMAIL_LITERAL}, a sticky pattern: an address literal right after an `@`. */
+const EMAIL_LITERAL_AT = new RegExp(EMAIL_LITERAL, "y")
 /**
  * An email's `@` as written (tester20b F5): itself, percent-encoded (`carol%40example.com`: a URL's query, a form
  * body) or as JSON's `\u0040` (`judy\u0040example.com`).
@@ -4121,10 +4172,11 @@ const redactEmails = (s: string): string => {
       }
     }
     if (from >= done && from < at && s.slice(from, at) !== "git") {
-      EMAIL_DOMAIN.lastIndex = at + atLength
-      if (EMAIL_DOMAIN.test(s)) {
+      const domain = s.charCodeAt(at + atLength) === 91 ? EMAIL_LITERAL_AT : EMAIL_DOMAIN
+      domain.lastIndex = at + atLength
+      if (domain.test(s)) {
         out += s.slice(done, from) + marker("email")
-        done = EMAIL_DOMAIN.lastIndex
+        done = domain.lastIndex
         at = nextAt(done)
         continue
       }

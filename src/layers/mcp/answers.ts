@@ -29,7 +29,8 @@ import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "..
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
-import { redactJoint, redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
+import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
+import { responseRuns } from "../share.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
@@ -286,13 +287,11 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         }
         const around = contexts.get(h)
         if (around === undefined) continue
-        // With the neighbours of one response's text: a secret cut in two across two text events is redacted at their joint.
-        const target = around.events[around.at]
-        const joined = around.events.filter((e, i) =>
-          i === around.at || (i < around.at ? sameResponseText(e, target) : sameResponseText(target, e))
-        )
+        // With the run of one response's text and thinking it is in: a secret cut across its blocks is redacted as one text.
+        const run = runAround(around.events, around.at)
+        const joined = around.events.slice(run.from, run.to)
         const seen = joined.map((e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
-        const t = searchableText(redactJoints(r.text, seen)[joined.indexOf(target)])
+        const t = searchableText(redactJoints(r.text, seen)[around.at - run.from])
         const doc = [visibleWords(t.text), visibleWords(t.input)]
         if (visibleMatches(tree, doc)) {
           kept.push({ hit: h, title, fields: [{ field: "text", text: t.text }, { field: "input", text: t.input }], doc })
@@ -309,9 +308,10 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
 const EVENTS_PER_CONTEXT = 10
 
 /**
- * The event of each hit of one session with the events just before and after it (as `eventsAround(…, 1, 1)`): read
- * one by one for a few hits, in one pass over the session's events (a page at a time) for many (the 5,000 hits of a
- * window in a 20,000-event session read one by one cost ~2-3 ms a hit).
+ * The event of each hit of one session with the run of one response's text and thinking it is in (`responseRuns`:
+ * itself alone when it is in none): read one by one for a few hits (`eventsAround`, wider until the run is whole),
+ * in one pass over the session's events (a page at a time) for many (the 5,000 hits of a window in a 20,000-event
+ * session read one by one cost ~2-3 ms a hit).
  */
 const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<SearchHit>) =>
   Effect.gen(function*() {
@@ -321,8 +321,17 @@ const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<
     const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
     if (row === undefined || eventHits.length * EVENTS_PER_CONTEXT < row.eventCount) {
       for (const h of eventHits) {
-        const around = yield* index.eventsAround(sessionUid, h.eventUid ?? h.eventId!, 1, 1)
-        if (Option.isSome(around)) out.set(h, around.value)
+        // read wider until the run of the hit's response is whole in the slice (or the slice is the session's edge)
+        for (let k = 1;; k *= 4) {
+          const around = yield* index.eventsAround(sessionUid, h.eventUid ?? h.eventId!, k, k)
+          if (Option.isNone(around)) break
+          const { at, events } = around.value
+          const run = runAround(events, at)
+          if ((run.from > 0 || at < k) && (run.to < events.length || events.length - at - 1 < k)) {
+            out.set(h, { events: events.slice(run.from, run.to), at: at - run.from })
+            break
+          }
+        }
       }
       return out
     }
@@ -333,24 +342,23 @@ const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<
       if (same === undefined) byCursor.set(h.cursor, [h])
       else same.push(h)
     }
-    let before: SessionEvent | undefined
-    let waiting: { readonly e: SessionEvent; readonly before: SessionEvent | undefined; readonly hits: ReadonlyArray<SearchHit> } | undefined
-    const settle = (after: SessionEvent | undefined) => {
-      if (waiting === undefined) return
-      const events = [...(waiting.before !== undefined ? [waiting.before] : []), waiting.e, ...(after !== undefined ? [after] : [])]
-      for (const h of waiting.hits) out.set(h, { events, at: waiting.before !== undefined ? 1 : 0 })
-      waiting = undefined
-    }
-    yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (e) =>
+    yield* Stream.runForEach(responseRuns(index.eventsStream(sessionUid, 500)), (run) =>
       Effect.sync(() => {
-        settle(e)
-        const those = byCursor.get(e.cursor)
-        if (those !== undefined) waiting = { e, before, hits: those }
-        before = e
+        run.forEach((e, at) => {
+          for (const h of byCursor.get(e.cursor) ?? []) out.set(h, { events: run, at })
+        })
       }))
-    settle(undefined)
     return out
   })
+
+/** The run of one response's text and thinking (`sameResponseText`) `events[at]` is in: its first index and its end. */
+const runAround = (events: ReadonlyArray<SessionEvent>, at: number): { readonly from: number; readonly to: number } => {
+  let from = at
+  while (from > 0 && sameResponseText(events[from - 1], events[from])) from--
+  let to = at + 1
+  while (to < events.length && sameResponseText(events[to - 1], events[to])) to++
+  return { from, to }
+}
 
 /** Later first (by time, then position in the session), so that equal scores are ordered by what the client sees. */
 const newerFirst = (a: SearchHit, b: SearchHit): number =>
@@ -714,13 +722,6 @@ const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
   }
 }
 
-/** The events a scan of a session keeps, and whether more follow them. */
-interface Scan {
-  readonly found: boolean
-  readonly kept: Array<SessionEvent>
-  readonly more: boolean
-}
-
 /**
  * `get_events`: events of the session `id` names, a page at a time from the
  * index (a long session is never held whole):
@@ -761,50 +762,52 @@ export const getEvents = (
     const sr = sessionRedactor(r)
     const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
 
+    /** A run of one response's text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
+    const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
+      r.enabled ? redactJoints(r.text, run.map(sr.event)) : run
+    const runs = responseRuns(events)
+
     if (p.eventId !== undefined) {
       const eventId = p.eventId
       const context = p.context ?? DEFAULT_CONTEXT
-      /** The event just before the window, and the one just after it (when there are). */
-      let before: SessionEvent | undefined
-      let after: SessionEvent | undefined
-      // A window: the `context` events before the target, the target, then `context` after it (and one more, to know whether more follow).
+      // A window: the `context` events before the target, the target, then `context` after it (and one more, to know
+      // whether more follow), read in whole runs of one response's text: a secret cut across the window's edge, into
+      // blocks outside it, is redacted as the whole session has it.
       const scan = yield* Stream.runFoldWhile(
-        events,
-        { found: false, kept: [], more: false } as Scan,
-        (s) => !s.more,
-        (s, e) => {
-          if (!s.found) {
-            s.kept.push(e)
-            if (e.eventId === eventId) return { ...s, found: true, kept: s.kept.slice(-(context + 1)) }
-            if (s.kept.length > context) before = s.kept.shift()
-            return s
+        runs,
+        { runs: [] as Array<ReadonlyArray<SessionEvent>>, at: -1, count: 0 },
+        (s) => !(s.at >= 0 && s.count - s.at - 1 > context),
+        (s, run) => {
+          s.runs.push(run)
+          s.count += run.length
+          if (s.at < 0) {
+            const i = run.findIndex((e) => e.eventId === eventId)
+            if (i >= 0) s.at = s.count - run.length + i
+            else {
+              // the runs wholly before the window's first event are let go
+              while (s.runs.length > 1 && s.count - s.runs[0].length >= context) s.count -= s.runs.shift()!.length
+            }
           }
-          if (s.kept.length < s.kept.findIndex((k) => k.eventId === eventId) + 1 + context) {
-            s.kept.push(e)
-            return s
-          }
-          after = e
-          return { ...s, more: true }
+          return s
         }
       )
-      if (!scan.found) {
+      if (scan.at < 0) {
         return yield* new SourceNotFound({
           message: `No event ${eventId} in session ${session.sessionId}.`,
           remediation: "Take an eventId from a get_session page or a get_events answer of this session."
         })
       }
-      const share = Math.max(1, Math.floor(maxChars / scan.kept.length))
-      // The events just outside the window are read with it: a secret cut across the window's edge is redacted too.
-      const kept = (r.enabled
-        ? redactJoints(r.text, [...(before !== undefined ? [before] : []), ...scan.kept, ...(after !== undefined ? [after] : [])].map(sr.event))
-          .slice(before !== undefined ? 1 : 0, (before !== undefined ? 1 : 0) + scan.kept.length)
-        : scan.kept).map((e) => eventBrief(e, share))
+      const all = scan.runs.flatMap(shareRun)
+      const window = all.slice(Math.max(0, scan.at - context), scan.at + context + 1)
+      const share = Math.max(1, Math.floor(maxChars / window.length))
+      const kept = window.map((e) => eventBrief(e, share))
+      const more = all.length > scan.at + context + 1
       return {
         session: head,
         target: eventId,
         events: kept,
-        nextCursor: scan.more ? kept[kept.length - 1].cursor : null,
-        done: !scan.more
+        nextCursor: more ? kept[kept.length - 1].cursor : null,
+        done: !more
       }
     }
 
@@ -823,36 +826,27 @@ export const getEvents = (
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
     let used = 0
     const answered: Array<EventBrief> = []
-    /** The event before the one being read (redacted as answered), and the budget it was answered with. */
-    let previous: SessionEvent | undefined
-    let previousBudget = 0
+    // A run of one response's text at a time, redacted as one (a secret cut across its blocks, before or after the
+    // cursor, a page's end), then its events answered while they fit.
     const scan = yield* Stream.runFoldWhile(
-      events,
-      { found: cursor === undefined, kept: [], more: false } as Scan,
+      runs,
+      { found: cursor === undefined, more: false },
       (s) => !s.more,
-      (s, e) => {
+      (s, run) => {
+        let from = 0
         if (!s.found) {
-          if (e.cursor !== cursor) return s
-          previous = r.enabled ? sr.event(e) : e
-          return { ...s, found: true }
+          const c = run.findIndex((e) => e.cursor === cursor)
+          if (c < 0) return s
+          from = c + 1
         }
-        let shared = r.enabled ? sr.event(e) : e
-        // A secret cut in two across this text and the one before (one response's): their joint redacted as one; the
-        // event before, when this page answered it, is answered again with its end redacted.
-        if (r.enabled && previous !== undefined && sameResponseText(previous, shared)) {
-          const [x, y] = redactJoint(r.text, previous.text!, shared.text!)
-          if (y !== shared.text) shared = { ...shared, text: y }
-          if (x !== previous.text && answered.length > 0 && answered[answered.length - 1].cursor === previous.cursor) {
-            answered[answered.length - 1] = eventBrief({ ...previous, text: x }, previousBudget)
-          }
+        const shared = shareRun(run)
+        for (let k = from; k < shared.length; k++) {
+          const size = shared[k].text?.length ?? 0
+          if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true }
+          answered.push(eventBrief(shared[k], maxChars - used))
+          used += Math.min(size, maxChars - used)
         }
-        const size = shared.text?.length ?? 0
-        if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { ...s, more: true }
-        previousBudget = maxChars - used
-        answered.push(eventBrief(shared, previousBudget))
-        previous = shared
-        used += Math.min(size, maxChars - used)
-        return s
+        return { found: true, more: false }
       }
     )
     if (!scan.found) {
