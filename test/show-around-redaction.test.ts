@@ -195,3 +195,35 @@ describe("show --around --format markdown (the CLI, tester22b F2's repros)", () 
     expect(markdown("--around", `line-${last}`, "--context", "0", "--no-redact")).toContain(FAR)
   })
 })
+
+describe("show --format markdown: a known secret a prose rule takes but its last character (tester22c F2)", () => {
+  const dir = tempDir("si-around23-")
+  const root = path.join(dir, "projects")
+  const SID = "11111111-2222-4333-8444-555555555555"
+  // `credential-prose` takes `the password …` up to the `!`; the Bash line's `secret-assignment` caught it whole first
+  const PW = j("Xy9zQw12", "Ab!")
+  writeSession(root, SID, [
+    user("Connect to the db please"),
+    ...bash("1", `PGPASSWORD=${PW} psql -h db -U app -c 'select 1'`, " ?column? \n 1"),
+    assistant("2", [{ type: "text", text: `Done. I connected using the password ${PW} as you asked; call 5551234 later.` }]),
+    user(`Thanks, remember ${PW} is the prod one`)
+  ])
+  const index = path.join(dir, "i.db")
+  const markdown = (...args: ReadonlyArray<string>) => {
+    const r = cli(["show", "11111111", "--index", index, "--format", "markdown", ...args], { env })
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout
+  }
+
+  it("the whole value is hidden, its last character too, in the whole session and in a window", () => {
+    const imp = cli(["import", "--index", index, "--claude-root", root, "--agents-root", path.join(dir, "none"), "--json"], { env })
+    expect([0, 8], imp.stderr).toContain(imp.code)
+    const said = "Done. I connected using the password [REDACTED:secret-assignment] as you asked; call 5551234 later."
+    for (const md of [markdown(), markdown("--around", "line-4", "--context", "0")]) {
+      expect(md.split("\n")).toContain(said)
+      expect(md).not.toContain("]!")
+      expect(md).not.toContain("Ab!")
+    }
+    expect(markdown()).toContain(`remember [REDACTED:secret-assignment] is the prod one`)
+  })
+})

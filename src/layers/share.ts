@@ -17,6 +17,7 @@ import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, type RedactionShape, redactionWith } from "../services/Redaction.js"
 import { sessionRedactor } from "../domain/redaction/redact.js"
+import { titleSourceIn } from "../domain/redaction/clipped.js"
 import type { InvalidArgument } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
@@ -65,14 +66,17 @@ export const responseRuns = <E, R>(events: Stream.Stream<SessionEvent, E, R>): S
  */
 const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): {
   readonly event: (e: SessionEvent) => SessionEvent
-  /** A title of the session or a subagent, with the same secrets (tester17 F1b: the first prompt's are its title's). */
-  readonly title: (t: string | null | undefined) => string | null | undefined
+  /**
+   * A title of the session or a subagent, with the same secrets (tester17 F1b: the first prompt's are its title's);
+   * cut from its first prompt redacted whole when it was cut from one of `events` (its session's: tester22c F1).
+   */
+  readonly title: (t: string | null | undefined, events: ReadonlyArray<SessionEvent>) => string | null | undefined
 } => {
   const sr = sessionRedactor(r)
   for (const es of eventLists) for (const e of es) sr.see(e)
   // a snapshot: `sr.event` adds nothing new to what every event was seen for
   const known = new Map(sr.known)
-  return { event: sr.event, title: (t) => (t == null ? t : r.title(t, known)) }
+  return { event: sr.event, title: (t, events) => (t == null ? t : r.title(t, known, titleSourceIn(t, events.map((e) => e.text)))) }
 }
 
 /**
@@ -228,13 +232,13 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     return Effect.gen(function*() {
       const whole = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
       const event = whole.event
-      const session = (s: AtifInput["session"]) => ({ ...s, title: whole.title(s.title), model: s.model == null ? s.model : r.text(s.model) })
+      const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) => ({ ...s, title: whole.title(s.title, events), model: s.model == null ? s.model : r.text(s.model) })
       const events = redactJoints(r.text, yield* mapYielding(input.events, event))
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
-        subagents.push({ ...sub, session: session(sub.session), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
+        subagents.push({ ...sub, session: session(sub.session, sub.events), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
       }
-      return toAtif({ ...input, session: session(input.session), events, subagents })
+      return toAtif({ ...input, session: session(input.session, input.events), events, subagents })
     })
   })
 
@@ -285,7 +289,7 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
         const events = redactJoints(r.text, yield* mapYielding(s.events, event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
-        return { ...s, session: { ...s.session, title: whole.title(s.session.title), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+        return { ...s, session: { ...s.session, title: whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
       })
     return redact(source)
   })

@@ -47,17 +47,25 @@ export interface RedactionShape {
    * F1): see `sessionRedactor` in `src/domain/redaction/redact.ts`.
    */
   readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
-  /** An event `event` or `eventNoting` returned, with each secret of `known` replaced where it restates it as a token. */
-  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
+  /**
+   * An event `event` or `eventNoting` returned, with each secret of `known` replaced where it restates it as a token;
+   * with `original` (the event as read), each such secret hidden whole, with a rule's marker that took all of it
+   * but a part (tester22c F2: `[REDACTED:credential-prose]!` for a known `…!`): `restateFrom` in
+   * `src/domain/redaction/redact.ts`.
+   */
+  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
   /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
   readonly transcript: (t: Transcript) => Transcript
   /**
    * A session's title (tester17 F1, F1b): redacted as `text`, then each secret of `known` (a session's, as
    * `eventIn` takes them) restated. A title cut short (80 characters, the last `\u2026`: `titleOf`) is redacted
    * without its ellipsis and loses its last word, where the cut may have left part of a secret no rule can see
-   * (`src/domain/redaction/clipped.ts`), unless it ends with a marker.
+   * (`src/domain/redaction/clipped.ts`), unless it ends with a marker. With `source`, the text the title was cut
+   * from (its first prompt, whole: `isTitleSource`), that text is redacted whole and then cut (`titleOfRedacted`),
+   * so no title depends on a hidden value's length or where it lay (tester22c F1); a `source` the title was not
+   * cut from is ignored.
    */
-  readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
+  readonly title: (s: string, known?: ReadonlyMap<string, string>, source?: string) => string
 }
 
 /** A redaction by `rules` (in order; custom ones merged: `makeRedactor`); no rules: off. */

@@ -19,6 +19,15 @@ const GHP = ["ghp", "_", "Ab1".repeat(12)].join("")
 const V = ["Zebra7", "Quartz9", "Mango"].join("")
 const F = "[REDACTED:secret-field]"
 
+/**
+ * The titles as shown: the first prompt (its event's text, whole) redacted, then cut to 79 characters and the
+ * ellipsis when longer, so what a title shows does not depend on the length of what it hides (tester22c F1); the cut leaves
+ * no part of a secret, which went whole before it.
+ */
+const TOKEN_TITLE = "x".repeat(39) + " [REDACTED:github-token] tail words here" // 79 characters: not cut
+// the cut would go through the marker: the marker goes whole, with the space before it
+const EMAIL_TITLE = "y".repeat(62) + " mail me at" + E
+
 const TOKEN_SID = "7c070000-0000-4000-8000-000000000039"
 const EMAIL_SID = "7c070000-0000-4000-8000-000000000062"
 const PW_SID = "9a0b0000-0000-4000-8000-000000000001"
@@ -72,15 +81,15 @@ const call = async (name: string, args: Record<string, unknown>) => {
 }
 
 describe("tester17 F1: a title cut through a secret, in MCP answers", () => {
-  it("list_sessions and get_session: the cut word goes", async () => {
+  it("list_sessions and get_session: the title is cut from its first prompt redacted whole (no part of a secret)", async () => {
     const { raw, answer } = await call("list_sessions", {})
     const titles = Object.fromEntries(answer.sessions.map((s: { id: string; title: string }) => [s.id, s.title]))
-    expect(titles[TOKEN_SID]).toBe("x".repeat(39) + E)
-    expect(titles[EMAIL_SID]).toBe("y".repeat(62) + " mail me at" + E)
+    expect(titles[TOKEN_SID]).toBe(TOKEN_TITLE)
+    expect(titles[EMAIL_SID]).toBe(EMAIL_TITLE)
     expect(raw).not.toContain("ghp_")
     expect(raw).not.toContain("bob.s")
     const got = await call("get_session", { id: TOKEN_SID })
-    expect(got.answer.session.title).toBe("x".repeat(39) + E)
+    expect(got.answer.session.title).toBe(TOKEN_TITLE)
     expect(got.raw).not.toContain("ghp_Ab1")
   })
 
@@ -91,7 +100,7 @@ describe("tester17 F1: a title cut through a secret, in MCP answers", () => {
     }
     const { raw, answer } = await call("search_sessions", { query: "x".repeat(39) })
     expect(answer.count).toBeGreaterThan(0)
-    expect(answer.hits.map((h: { title: string }) => h.title)).toContain("x".repeat(39) + E)
+    expect(answer.hits.map((h: { title: string }) => h.title)).toContain(TOKEN_TITLE)
     expect(raw).not.toContain("ghp_Ab1")
   })
 })

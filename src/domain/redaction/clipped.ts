@@ -64,3 +64,51 @@ export const redactClipped = (redact: (s: string) => string, s: string, max: num
   while (end > 0 && !endsPartial(red.charCodeAt(end - 1))) end--
   return red.slice(0, end).trimEnd() + ELLIPSIS
 }
+
+/** A text as a title reads it: white space (newlines included) collapsed to one space, trimmed. */
+export const titleText = (s: string): string => s.replace(/\s+/g, " ").trim()
+
+/** How much of a text {@link isTitleSource} collapses first (a longer text is read whole only when that is not enough). */
+const SOURCE_PREFIX = 4096
+
+/**
+ * Whether `title`, a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}), was cut from `source`: the
+ * first {@link TITLE_MAX_CHARS} - 1 characters of `source` as a title reads it ({@link titleText}) are the
+ * title's, and it is longer. A cheap look at the first word first: most texts are not the source.
+ */
+export const isTitleSource = (title: string, source: string): boolean => {
+  if (!isClipped(title, TITLE_MAX_CHARS) || source.length < TITLE_MAX_CHARS) return false
+  let i = 0
+  while (i < source.length && /\s/.test(source[i])) i++
+  const space = title.indexOf(" ")
+  const head = title.slice(0, space < 0 ? TITLE_MAX_CHARS - 1 : space)
+  if (!source.startsWith(head, i)) return false
+  const prefix = source.length > SOURCE_PREFIX ? titleText(source.slice(0, SOURCE_PREFIX)) : ""
+  const t = prefix.length > TITLE_MAX_CHARS ? prefix : titleText(source)
+  return t.length > TITLE_MAX_CHARS && t.startsWith(title.slice(0, -1))
+}
+
+/**
+ * The title of a text already redacted (the source of a title cut short, {@link isTitleSource}, redacted whole):
+ * read as a title ({@link titleText}), cut to {@link TITLE_MAX_CHARS} with its last character {@link ELLIPSIS}, and
+ * never inside a marker (a marker the cut would go through is left out whole, with the white space before it). Redacted before it is cut, so
+ * neither what it shows nor where it is cut depends on the length of a value redaction hid (tester22c F1).
+ */
+export const titleOfRedacted = (redacted: string): string => {
+  const t = titleText(redacted)
+  if (t.length <= TITLE_MAX_CHARS) return t
+  let cut = TITLE_MAX_CHARS - 1
+  const open = t.lastIndexOf("[REDACTED:", cut - 1)
+  if (open >= 0) {
+    const close = t.indexOf("]", open)
+    if (close < 0 || close >= cut) cut = open
+  }
+  return (cut === TITLE_MAX_CHARS - 1 ? t.slice(0, cut) : t.slice(0, cut).trimEnd()) + ELLIPSIS
+}
+
+/** The first of `texts` that the cut title `title` was cut from ({@link isTitleSource}); undefined when none is (or the title is not cut). */
+export const titleSourceIn = (title: string | null | undefined, texts: Iterable<string | null | undefined>): string | undefined => {
+  if (title == null || !isClipped(title, TITLE_MAX_CHARS)) return undefined
+  for (const t of texts) if (typeof t === "string" && isTitleSource(title, t)) return t
+  return undefined
+}

@@ -39,8 +39,8 @@ import {
   textRedactor,
   underKind
 } from "./rules.js"
-import { EVENT_TEXT_MAX, isClipped, redactClipped, TITLE_MAX_CHARS } from "./clipped.js"
-import { customMerger, isCustomRule } from "./union.js"
+import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
+import { customMerger, isCustomRule, unionHidden } from "./union.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -58,16 +58,23 @@ export interface Redactor {
    * ({@link restatable} with {@link SESSION_RESTATED_MIN}) added to `into` with its marker.
    */
   readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
-  /** An event already redacted, with each secret of `known` replaced where it restates it as a token ({@link restateText}); structural fields kept. */
-  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>) => SessionEvent
+  /**
+   * An event already redacted, with each secret of `known` replaced where it restates it as a token
+   * ({@link restateText}); structural fields kept. With `original`, the event as read: a secret is found there and
+   * hidden whole even where a rule's marker took all of it but a part ({@link restateFrom}).
+   */
+  readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
   readonly transcript: (t: Transcript) => Transcript
   /**
    * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
-   * `known` restated ({@link restateText}), then a key wrapped over the prompt's lines, whose breaks became spaces
-   * ({@link redactCollapsedKeys}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
-   * what the cut may have left of a secret ({@link redactClipped}).
+   * `known` restated ({@link restateText}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
+   * what the cut may have left of a secret ({@link redactClipped}). With `source`, the text the title was cut
+   * from ({@link isTitleSource}: its first prompt, whole): that text redacted whole, then cut
+   * ({@link titleOfRedacted}), so the title does not depend on a hidden value's length (tester22c F1); a
+   * `source` it was not cut from is ignored. Without one, a key wrapped over the prompt's lines, whose breaks became
+   * spaces in the title, is found too ({@link redactCollapsedKeys}; with the source, the wrapped key is found in it).
    */
-  readonly title: (s: string, known?: ReadonlyMap<string, string>) => string
+  readonly title: (s: string, known?: ReadonlyMap<string, string>, source?: string) => string
 }
 
 /**
@@ -329,18 +336,56 @@ const restateEach = (s: string, secrets: ReadonlyMap<string, string>, redacted: 
 /** How the text redaction writes a secret it does not take whole (see {@link restateText}). */
 type RedactedForm = ((secret: string) => string | undefined) | undefined
 
-/** `v` with every string restated ({@link restateText}); the same reference when nothing changed. */
-const restate = (v: unknown, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): unknown => {
-  if (typeof v === "string") return restateText(v, secrets, redacted)
+/**
+ * The places in `original` where a secret of `secrets` (in one of its forms: itself, its JSON-escaped form) stands
+ * as a token ({@link tokenAt}), each with its marker; none when the prefilter (a large map's) says it holds none.
+ */
+const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Array<{ start: number; end: number; mark: string }> => {
+  const out: Array<{ start: number; end: number; mark: string }> = []
+  if (secrets.size >= PREFILTER_FROM) {
+    const pre = prefilterOf(secrets, undefined)
+    if (pre !== undefined && !pre(original)) return out
+  }
+  for (const [secret, mark] of secrets) {
+    for (const form of formsOf(secret, undefined)) {
+      for (let at = original.indexOf(form); at >= 0; at = original.indexOf(form, at + 1)) {
+        if (tokenAt(original, at, at + form.length)) out.push({ start: at, end: at + form.length, mark })
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * `s`, the redaction of `original`, with each secret of `secrets` hidden where `original` states it as a token,
+ * whole (tester22c F2): where a rule's marker took a secret but a part of it (`credential-prose` takes
+ * `Xy9zQw12Ab` of a known `Xy9zQw12Ab!`, leaving `[REDACTED:credential-prose]!`), the hidden span is the union of
+ * both, under one marker ({@link unionHidden}). When `original` and `s` cannot be lined up, or `original` holds no
+ * secret, {@link restateText} of `s` alone.
+ */
+const restateFrom = (original: string, s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string => {
+  if (original === s) return restateText(s, secrets, redacted)
+  const spans = secretSpans(original, secrets)
+  return (spans.length === 0 ? undefined : unionHidden(original, s, spans)) ?? restateText(s, secrets, redacted)
+}
+
+/**
+ * `v` with every string restated ({@link restateText}); the same reference when nothing changed. With `original`,
+ * the value `v` is the redaction of (walked alongside: the same key, the same index), a string is restated from it
+ * ({@link restateFrom}).
+ */
+const restate = (v: unknown, secrets: ReadonlyMap<string, string>, redacted: RedactedForm, original?: unknown): unknown => {
+  if (typeof v === "string") return typeof original === "string" ? restateFrom(original, v, secrets, redacted) : restateText(v, secrets, redacted)
   if (Array.isArray(v)) {
+    const o = Array.isArray(original) && original.length === v.length ? original : undefined
     let out: Array<unknown> | undefined
     for (let i = 0; i < v.length; i++) {
-      const r = restate(v[i], secrets, redacted)
+      const r = restate(v[i], secrets, redacted, o?.[i])
       if (r !== v[i]) (out ??= v.slice())[i] = r
     }
     return out ?? v
   }
-  if (isPlainObject(v)) return restateObject(v, secrets, undefined, redacted)
+  if (isPlainObject(v)) return restateObject(v, secrets, undefined, redacted, original)
   return v
 }
 
@@ -349,12 +394,14 @@ const restateObject = (
   o: Record<string, unknown>,
   secrets: ReadonlyMap<string, string>,
   keep: ReadonlySet<string> | undefined,
-  redacted: RedactedForm
+  redacted: RedactedForm,
+  original?: unknown
 ): Record<string, unknown> => {
+  const from = isPlainObject(original) ? original : undefined
   let out: Record<string, unknown> | undefined
   for (const k of Object.keys(o)) {
     if (keep !== undefined && keep.has(k)) continue
-    const r = restate(o[k], secrets, redacted)
+    const r = restate(o[k], secrets, redacted, from === undefined ? undefined : own(from, k))
     if (r !== o[k]) {
       out ??= { ...o }
       out[k] = r
@@ -456,7 +503,7 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): 
   }
   return {
     see,
-    event: (e) => r.restated(seen.get(e) ?? r.eventNoting(e, known), known),
+    event: (e) => r.restated(seen.get(e) ?? r.eventNoting(e, known), known, e),
     known
   }
 }
@@ -489,14 +536,18 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return r
   }
   // a title's white space runs are one space each (`titleOf`): a key wrapped over the prompt's lines is found so too
-  // (session 23), with the built-in rules
+  // (session 23), with the built-in rules; the source itself keeps its line breaks, where `wrapped-key` finds it
   const collapsed = rules.some((r) => r.id === "wrapped-key") ? redactCollapsedKeys : (x: string) => x
-  const title = (s: string, known?: ReadonlyMap<string, string>): string =>
-    redactClipped(
-      known === undefined || known.size === 0 ? (x) => collapsed(text(x)) : (x) => collapsed(restateText(text(x), known, redactedForm)),
-      s,
-      TITLE_MAX_CHARS
-    )
+  const title = (s: string, known?: ReadonlyMap<string, string>, source?: string): string => {
+    const red = known === undefined || known.size === 0 ? text : (x: string) => restateFrom(x, text(x), known, redactedForm)
+    if (source !== undefined && isTitleSource(s, source)) {
+      return titleOfRedacted(isClipped(source, EVENT_TEXT_MAX) ? redactClipped(red, source, EVENT_TEXT_MAX) : red(source))
+    }
+    // a title not cut is its source whole: redacted, then cut as the redacted source would be (a marker is
+    // longer than a short secret, so the redacted title may be longer than a title is)
+    const redTitle = (x: string) => collapsed(red(x))
+    return isClipped(s, TITLE_MAX_CHARS) ? redactClipped(redTitle, s, TITLE_MAX_CHARS) : titleOfRedacted(redTitle(s))
+  }
 
   /**
    * The secrets that structure decided (a value under a secret-named key, a secret option's next argument, a
@@ -735,14 +786,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   /**
    * `f` run with a fresh {@link decided}, then its result with the secrets decided on restated ({@link restate});
    * those of {@link SESSION_RESTATED_MIN} characters or more are added to `sink` (a session's known secrets).
+   * `original`: what `f` redacts (an event, a turn), each secret then hidden whole where it states it ({@link restateFrom}).
    */
-  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, known?: ReadonlyMap<string, string>, sink?: Map<string, string>): A => {
+  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, original: unknown, known?: ReadonlyMap<string, string>, sink?: Map<string, string>): A => {
     const outer = decided
     decided = known === undefined || known.size === 0 ? new Map() : new Map(known)
     try {
       const out = f()
       if (sink !== undefined) for (const [v, mark] of decided) if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) sink.set(v, mark)
-      return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep, redactedForm) as unknown as A)
+      return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep, redactedForm, original) as unknown as A)
     } finally {
       decided = outer
     }
@@ -765,13 +817,13 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined, true) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
       return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
-    }, eventKeep, undefined, sink)
+    }, eventKeep, e, undefined, sink)
   const event = (e: SessionEvent): SessionEvent => eventInto(e, undefined)
   const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
-    deciding(() => event(e), eventKeep, known)
+    deciding(() => event(e), eventKeep, e, known)
   const eventNoting = (e: SessionEvent, into: Map<string, string>): SessionEvent => eventInto(e, into)
-  const restated = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
-    known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep, redactedForm) as unknown as SessionEvent)
+  const restated = (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent): SessionEvent =>
+    known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep, redactedForm, original) as unknown as SessionEvent)
 
   // the title apart: a title cut short is redacted as one (`title`)
   // the times and the counted warnings and diagnostics (kinds, counts, lines) are the record's, not content (tester21b F6)
@@ -792,12 +844,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     const known = new Map<string, string>()
     return {
       ...(top as unknown as Transcript),
-      title: t.title === null || t.title === undefined ? t.title : title(t.title),
+      // cut from its first prompt when that is among the blocks: redacted whole, then cut (tester22c F1)
+      title: t.title === null || t.title === undefined
+        ? t.title
+        : title(t.title, undefined, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
       turns: t.turns.map((turn) =>
         deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
           return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
-        }, turnFieldsKeep, known, known)
+        }, turnFieldsKeep, turn, known, known)
       ),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
     }

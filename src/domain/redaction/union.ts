@@ -154,7 +154,7 @@ const align = (s: string, p: Pieces): { readonly left: Array<number>; readonly r
  * The redaction of `s` by the built-in rules (`base`, their output) and the custom rules' `hits` (on `s`): see
  * the module's doc. `undefined` when `base` cannot be lined up with `s`.
  */
-const merge = (s: string, base: string, hits: ReadonlyArray<Hit>): string | undefined => {
+const merge = (s: string, base: string, hits: ReadonlyArray<Hit>, baseLabels = false): string | undefined => {
   const p = piecesOf(base)
   const where = align(s, p)
   if (where === undefined) return undefined
@@ -205,7 +205,9 @@ const merge = (s: string, base: string, hits: ReadonlyArray<Hit>): string | unde
     const from = l + t.length
     const to = k + 1 < n ? where.left[k + 1] : s.length
     const hit = exact && to > from ? cover[from] : 0
-    if (hit !== 0 && hits[hit - 1].start <= from && hits[hit - 1].end >= to) hide(hit)
+    // with `baseLabels`, a hit that hides just what the run does leaves the run (its marker) as it is
+    const same = baseLabels && hit !== 0 && hits[hit - 1].start === from && hits[hit - 1].end === to
+    if (hit !== 0 && !same && hits[hit - 1].start <= from && hits[hit - 1].end >= to) hide(hit)
     else {
       out += run
       open = 0
@@ -238,6 +240,33 @@ export const customMerger = (custom: ReadonlyArray<RedactionRule>) => (s: string
   if (hits.length === 0) return base
   if (base === s) return render(s, hits)
   return merge(s, base, hits) ?? onKeptText(custom, base)
+}
+
+/**
+ * `base` (the redaction of `s`: `s` with spans replaced by markers, home paths by `~`) with every character of the
+ * spans `spans` of `s` (`[start, end)`, UTF-16 offsets, each with its marker) hidden too: the union of both, as
+ * {@link customMerger} merges a custom rule's matches (overlapping spans merged, the first to start names them). A
+ * span that holds a marker's span and more takes it in (its marker for both: `[REDACTED:x]!` where the span is
+ * `…!` is one marker); a span that hides just what a marker does keeps that marker. Undefined when `base` cannot
+ * be lined up with `s` (then the caller does without). Pure. Used for a session's known secrets (tester22c F2:
+ * a rule's match that takes a known secret but its last character must not leave that character shown).
+ */
+export const unionHidden = (s: string, base: string, spans: ReadonlyArray<{ readonly start: number; readonly end: number; readonly mark: string }>): string | undefined => {
+  if (spans.length === 0) return base
+  const sorted = [...spans].sort((a, b) => a.start - b.start)
+  const hits: Array<Hit> = []
+  let cur = { ...sorted[0] }
+  for (let i = 1; i < sorted.length; i++) {
+    const h = sorted[i]
+    if (h.start < cur.end) cur.end = Math.max(cur.end, h.end)
+    else {
+      hits.push(cur)
+      cur = { ...h }
+    }
+  }
+  hits.push(cur)
+  if (base === s) return render(s, hits)
+  return merge(s, base, hits, true)
 }
 
 /** Whether `rule` is a custom one, merged by {@link customMerger} rather than applied in turn. */

@@ -32,6 +32,7 @@ import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { responseRuns } from "../share.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
+import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
 import { workspacePath } from "../workspace-path.js"
@@ -129,18 +130,73 @@ export interface SessionBrief {
   readonly eventCount: number
 }
 
-const brief = (r: RedactionShape, s: SessionRow): SessionBrief => ({
+/**
+ * A session as answers list it; its title cut from `titleSource` when given (the text it was cut from, whole:
+ * redacted before it is cut, tester22c F1).
+ */
+const brief = (r: RedactionShape, s: SessionRow, titleSource?: string): SessionBrief => ({
   id: s.sessionId,
   uid: s.sessionUid,
   uri: sessionUri(s.sessionUid),
   provider: s.provider,
-  title: s.title === null ? null : r.title(s.title),
+  title: s.title === null ? null : r.title(s.title, undefined, titleSource),
   workspace: s.workspace === null ? null : r.text(s.workspace),
   machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
   lastAt: s.lastAt,
   eventCount: s.eventCount
 })
+
+/** How many of a session's first events are read for the text its title was cut from (its first prompt). */
+const TITLE_SOURCE_EVENTS = 50
+/** How many events a page {@link titleSourceRead} reads them by. */
+const TITLE_SOURCE_PAGE = 5
+
+/**
+ * The text the session's title was cut from (`titleSourceIn`: its first prompt, whole), looked for among its
+ * first {@link TITLE_SOURCE_EVENTS} events; undefined when its title was not cut, redaction is off, or none of
+ * them is it (a title from a summary or a `/rename`).
+ */
+const titleSourceRead = (r: RedactionShape, index: IndexShape, s: SessionRow): Effect.Effect<string | undefined, StoreUnavailable> =>
+  !r.enabled || s.title === null || !isClipped(s.title, TITLE_MAX_CHARS)
+    ? Effect.succeed(undefined)
+    : Effect.map(
+      // a few events a page: the first prompt is most often among a session's first events
+      Stream.runHead(Stream.filterMap(Stream.take(index.eventsStream(s.sessionUid, TITLE_SOURCE_PAGE), TITLE_SOURCE_EVENTS), (e) =>
+        Option.fromNullable(titleSourceIn(s.title, [e.text])))),
+      Option.getOrUndefined
+    )
+
+/** The most titles {@link shownTitles} keeps for one index and redaction (then it starts again). */
+const SHOWN_TITLES_MAX = 20_000
+
+/**
+ * The titles as {@link briefs} shows them, by session state (`keyOf`: a session an import changed is read anew),
+ * per index and redaction: reading a title's source costs a query (~1 ms a session), so `list_sessions` and the
+ * resource list, asked again, read only the sessions they have not shown yet.
+ */
+const shownTitles = new WeakMap<IndexShape, WeakMap<RedactionShape, Map<string, string | null>>>()
+
+/** {@link brief} of each of `rows`, each title cut from its source when it was cut ({@link titleSourceRead}). */
+const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<SessionRow>) =>
+  Effect.gen(function*() {
+    let byRedaction = shownTitles.get(index)
+    if (byRedaction === undefined) shownTitles.set(index, byRedaction = new WeakMap())
+    let kept = byRedaction.get(r)
+    if (kept === undefined) byRedaction.set(r, kept = new Map())
+    const titles = kept
+    return yield* Effect.forEach(rows, (s) => {
+      const key = keyOf(s)
+      const title = titles.get(key)
+      if (title !== undefined) return Effect.succeed({ ...brief(r, s), title })
+      return Effect.map(titleSourceRead(r, index, s), (source) => {
+        const b = brief(r, s, source)
+        if (titles.size >= SHOWN_TITLES_MAX) titles.clear()
+        titles.set(key, b.title)
+        return b
+      })
+    })
+  })
 
 /** `since` / `until`: RFC 3339, or a date (UTC; `until` takes the whole day). */
 const bound = (name: string, value: string | undefined, endOfDay: boolean): Either.Either<string | undefined, InvalidArgument> => {
@@ -219,7 +275,7 @@ export const listSessions = (
         limit: limit + 1
       })
       : (yield* index.sessions({ provider: p.provider, machine, since, until })).filter((s) => shown(s.workspace))
-    const sessions = rows.slice(0, limit).map((s) => brief(r, s))
+    const sessions = yield* briefs(r, index, rows.slice(0, limit))
     return { sessions, count: sessions.length, more: rows.length > limit }
   })
 
@@ -263,10 +319,10 @@ interface Visible {
  * left out. The index searches the text as imported, and a match that lay only inside a secret, an email or a home
  * path would otherwise tell a client, one prefix query at a time, what the redacted answer hides.
  */
-const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>) =>
+const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, titles: boolean) =>
   Effect.gen(function*() {
     const kept: Array<Visible> = []
-    const secretsBySession = new Map<string, ReadonlyMap<string, string>>()
+    const secretsBySession = new Map<string, SessionSecrets>()
     const bySession = new Map<string, Array<SearchHit>>()
     for (const h of hits) {
       const same = bySession.get(h.sessionUid)
@@ -274,11 +330,20 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
       else same.push(h)
     }
     for (const [sessionUid, sessionHits] of bySession) {
-      const secrets = yield* sessionSecrets(r, index, secretsBySession, sessionUid)
+      const { secrets, titleSource } = yield* sessionSecrets(r, index, secretsBySession, sessionUid)
       const contexts = yield* hitContexts(index, sessionUid, sessionHits)
+      // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's,
+      // redacted whole before it is cut when the title was cut from it (tester22c F1).
+      const titles = new Map<string, string>()
+      const titleOf = (t: string) => {
+        let v = titles.get(t)
+        if (v === undefined) titles.set(t, v = r.title(t, secrets, titleSource))
+        return v
+      }
+      // whether the session's title is among the candidates (the index's title hit, or one made below)
+      let titled = sessionHits.some((h) => h.eventUid === null && h.eventId === null)
       for (const h of sessionHits) {
-        // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's.
-        const title = h.title === null ? null : r.title(h.title, secrets)
+        const title = h.title === null ? null : titleOf(h.title)
         if (h.eventUid === null && h.eventId === null) {
           if (title === null) continue
           const doc = [visibleWords(title)]
@@ -295,6 +360,21 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         const doc = [visibleWords(t.text), visibleWords(t.input)]
         if (visibleMatches(tree, doc)) {
           kept.push({ hit: h, title, fields: [{ field: "text", text: t.text }, { field: "input", text: t.input }], doc })
+        }
+        // The title as a hit of its own when the index found its source (the first prompt) but not the title: the
+        // title is cut from the redacted source, so it may hold words past the cut of the title as imported (a
+        // secret longer than its marker) that the index's title does not (tester22c F1).
+        if (title !== null && !titled && titleSource !== undefined && around.events[around.at].text === titleSource) {
+          titled = true
+          const titleDoc = [visibleWords(title)]
+          if (visibleMatches(tree, titleDoc)) {
+            kept.push({
+              hit: { ...h, eventUid: null, eventId: null, kind: null, role: null, occurredAt: null, sequence: null, cursor: null },
+              title,
+              fields: [{ field: "title", text: title }],
+              doc: titleDoc
+            })
+          }
         }
       }
     }
@@ -372,9 +452,9 @@ const newerFirst = (a: SearchHit, b: SearchHit): number =>
  * (`known`, by session uid) and kept across searches for the session's state ({@link sessionSecretsKept}); none
  * when redaction is off.
  */
-const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, ReadonlyMap<string, string>>, sessionUid: string) =>
+const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, SessionSecrets>, sessionUid: string) =>
   Effect.gen(function*() {
-    if (!r.enabled) return new Map<string, string>() as ReadonlyMap<string, string>
+    if (!r.enabled) return { secrets: new Map<string, string>(), titleSource: undefined } as SessionSecrets
     let secrets = known.get(sessionUid)
     if (secrets === undefined) {
       secrets = yield* sessionSecretsKept(r, index, sessionUid)
@@ -427,8 +507,18 @@ const shared = <A, E>(store: SharedStore<A, E>, index: IndexShape, r: RedactionS
     return Fiber.join(entry.fiber)
   })
 
+/**
+ * What a redacted search reads of a whole session: the secrets its events decide on (`sessionRedactor`), and the
+ * text its title was cut from (`titleSourceIn`: its first prompt, whole), when the title was cut and that text is
+ * one of its events'.
+ */
+interface SessionSecrets {
+  readonly secrets: ReadonlyMap<string, string>
+  readonly titleSource: string | undefined
+}
+
 /** The secrets of the latest 16 sessions used, per index and redaction (computed once per session state). */
-const secretsStore = sharedStore<ReadonlyMap<string, string>, StoreUnavailable>(16)
+const secretsStore = sharedStore<SessionSecrets, StoreUnavailable>(16)
 
 /**
  * The secrets of the session `sessionUid` (`sessionRedactor` over its events, read a page at a time), gathered
@@ -442,8 +532,14 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
     const row = (yield* index.findSessions(sessionUid)).find((s) => s.sessionUid === sessionUid)
     const gather = Effect.gen(function*() {
       const sr = sessionRedactor(r)
-      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => sr.see(x)))
-      return sr.known as ReadonlyMap<string, string>
+      const title = row?.title ?? null
+      let titleSource: string | undefined
+      yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) =>
+        Effect.sync(() => {
+          sr.see(x)
+          if (titleSource === undefined && title !== null) titleSource = titleSourceIn(title, [x.text])
+        }))
+      return { secrets: sr.known, titleSource } satisfies SessionSecrets
     })
     return row === undefined ? yield* gather : yield* shared(secretsStore, index, r, keyOf(row), gather)
   })
@@ -475,7 +571,9 @@ const redactedSearch = (
     const positive = positiveQuery(compiled.tree)
     const asked = positive.hasNegation ? positive.query : query
     const found = yield* index.search(asked, { ...filter, limit: Math.max(RANK_WINDOW, limit) })
-    const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)))
+    // titles are searched as the index searches them: not with a time, role or kind filter
+    const titles = filter.since === undefined && filter.until === undefined && filter.role === undefined && filter.kind === undefined
+    const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), titles)
     const scores = visibleScores(compiled.tree, kept.map((k) => k.doc))
     return kept
       .map((k, i) => ({ k, score: scores[i] }))
@@ -571,10 +669,21 @@ export interface GetSessionAnswer {
   readonly page: TranscriptPage
 }
 
-const metadata = (r: RedactionShape, s: SessionRow, events: ReadonlyArray<SessionEvent>, others: ReadonlyArray<SessionRow>): SessionMetadata => {
+/**
+ * The metadata of session `s` from its events redacted (`events`) and as read (`raw`: its title is cut from its
+ * first prompt, redacted whole, when it was cut: {@link brief}).
+ */
+const metadata = (
+  r: RedactionShape,
+  s: SessionRow,
+  events: ReadonlyArray<SessionEvent>,
+  raw: ReadonlyArray<SessionEvent>,
+  others: ReadonlyArray<SessionRow>
+): SessionMetadata => {
   const model = events.find((e) => e.model !== null)?.model ??
     (s.overview.sessionId === s.sessionId ? s.overview.model : null)
-  return { ...brief(r, s), model: model === null ? null : r.text(model), otherSources: others.map((o) => o.sessionUid) }
+  const source = r.enabled ? titleSourceIn(s.title, raw.map((e) => e.text)) : undefined
+  return { ...brief(r, s, source), model: model === null ? null : r.text(model), otherSources: others.map((o) => o.sessionUid) }
 }
 
 /**
@@ -623,7 +732,7 @@ export const getSession = (
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
-      session: { ...brief(r, session), model: rendered.model, otherSources: others.map((o) => o.sessionUid) },
+      session: { ...brief(r, session), title: rendered.title, model: rendered.model, otherSources: others.map((o) => o.sessionUid) },
       page: {
         text: t.text.slice(page.from, page.to),
         fromChar: page.from,
@@ -644,6 +753,8 @@ interface RenderedSession {
   readonly text: TranscriptText
   readonly digest: string
   readonly model: string | null
+  /** The session's title, redacted (cut from its first prompt redacted whole, when it was cut: {@link metadata}). */
+  readonly title: string | null
 }
 
 /** What a rendered session was rendered from: the session's uid, generation, event count and last time. */
@@ -670,8 +781,8 @@ const renderedSession = (
       const { events, session: loaded } = yield* loadWhole(session.sessionUid)
       const redacted = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
       const text = transcriptText(redacted)
-      const m = metadata(r, loaded, redacted, [])
-      return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model } satisfies RenderedSession
+      const m = metadata(r, loaded, redacted, events, [])
+      return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model, title: m.title } satisfies RenderedSession
     }).pipe(Effect.provideService(Index, index))
     return yield* shared(renderedStore, index, r, keyOf(session), render)
   })
@@ -876,7 +987,7 @@ export const readSession = (
     const r = yield* Redaction
     const { events, others, session } = yield* loadWhole(id)
     const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
-    const m = metadata(r, session, shared, others)
+    const m = metadata(r, session, shared, events, others)
     const lines = [
       `# ${m.title ?? m.id}`,
       "",
@@ -910,6 +1021,6 @@ export const resourceSessions: Effect.Effect<ReadonlyArray<SessionBrief>, StoreU
   function*() {
     const index = yield* Index
     const r = yield* Redaction
-    return (yield* index.sessions({ limit: MAX_LISTED_RESOURCES })).map((s) => brief(r, s))
+    return yield* briefs(r, index, yield* index.sessions({ limit: MAX_LISTED_RESOURCES }))
   }
 )
