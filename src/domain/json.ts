@@ -290,8 +290,36 @@ const canonicalNumber = (token: string): boolean => {
  * `JSON.stringify` writes it, and as many keys as `value` has (no duplicate
  * key). Property test: `test/stream-output.test.ts`.
  */
-export const canonicalMember = (text: string, key: string, value: unknown): CanonicalText | undefined => {
+export const canonicalMember = (text: string, key: string, value: unknown): CanonicalText | undefined =>
+  scanMember(text, key, value, false)?.canonical
+
+/** What {@link canonicalMemberAndNumbers} found in a JSON object text: its member's {@link CanonicalText} and its {@link inexactNumbers}. */
+export interface MemberScan {
+  readonly canonical: CanonicalText | undefined
+  readonly inexact: InexactNumbers | undefined
+}
+
+/**
+ * {@link canonicalMember} and {@link inexactNumbers} of the same text (valid
+ * JSON, as `canonicalMember` takes it), in one pass: the number tokens are
+ * looked at where the member's scan delimits them (the same tokens as
+ * `inexactNumbers`' in valid JSON). When that scan stops early (the member is
+ * not proven canonical before the end of the text), the numbers are counted
+ * by `inexactNumbers` after all. A Muse Code native record line needs both
+ * (stream figure (a), issue 13): one pass of the line instead of two.
+ */
+export const canonicalMemberAndNumbers = (text: string, key: string, value: unknown): MemberScan =>
+  scanMember(text, key, value, true) ?? { canonical: undefined, inexact: inexactNumbers(text) }
+
+/**
+ * The scan of {@link canonicalMember}; with `numbers`, each number token is
+ * also checked as {@link inexactNumbers} checks it. Undefined when the scan
+ * stopped before the end of the text (then the numbers were not all seen).
+ */
+const scanMember = (text: string, key: string, value: unknown, numbers: boolean): MemberScan | undefined => {
   if (text.charCodeAt(0) !== 123) return undefined
+  let count = 0
+  let first = ""
   const n = text.length
   let depth = 0
   let start = -1
@@ -349,19 +377,31 @@ export const canonicalMember = (text: string, key: string, value: unknown): Cano
     } else if (c === 44 && depth === 1 && inside) {
       end = i
       i++
-    } else if (inside && (c === 45 || (c >= 48 && c <= 57))) {
+    } else if ((inside || numbers) && (c === 45 || (c >= 48 && c <= 57))) {
       const s = i++
       let d = text.charCodeAt(i)
-      while ((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45) d = text.charCodeAt(++i)
-      if (!canonicalNumber(text.slice(s, i))) return undefined
+      let exponent = false
+      while ((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45) {
+        if (d === 101 || d === 69) exponent = true
+        d = text.charCodeAt(++i)
+      }
+      if (inside && !canonicalNumber(text.slice(s, i))) return undefined
+      if (numbers && mayBeInexact(text, s, i, exponent)) {
+        const token = text.slice(s, i)
+        if (numberNotExact(token)) {
+          if (count === 0) first = token
+          count++
+        }
+      }
     } else {
       if (inside && isSpace(c)) return undefined
       i++
     }
     if (depth === 0 && start >= 0 && end < 0) end = i - 1
   }
-  if (start < 0 || end < 0 || countKeys(value) !== keys) return undefined
-  return { value, text: text.slice(start, end), at: start }
+  const inexact = count > 0 ? { count, first } : undefined
+  if (start < 0 || end < 0 || countKeys(value) !== keys) return { canonical: undefined, inexact }
+  return { canonical: { value, text: text.slice(start, end), at: start }, inexact }
 }
 
 /**

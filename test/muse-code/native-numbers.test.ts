@@ -11,7 +11,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as fc from "effect/FastCheck"
-import { inexactNumbers, numberNotExact } from "../../src/domain/json.js"
+import { canonicalMember, canonicalMemberAndNumbers, inexactNumbers, numberNotExact } from "../../src/domain/json.js"
 import type { Diagnostic } from "../../src/domain/model.js"
 import { cli } from "../support/run.js"
 import { adapterWith, end, metadata, opened, record, tempDir, writeLog } from "./native-helpers.js"
@@ -92,6 +92,50 @@ describe("inexactNumbers skips no number JSON does not carry exactly (its cheap 
       }),
       { numRuns: 1500 }
     )
+  })
+})
+
+describe("canonicalMemberAndNumbers: a record line's payload text and inexact numbers in one pass", () => {
+  it("counts every inexact number of the line (before, inside and after the payload) and answers only JSON.stringify of the payload", () => {
+    let canonical = 0
+    let counted = 0
+    let canonicalCounted = 0
+    fc.assert(
+      fc.property(jsonWithNumbers, jsonWithNumbers, fc.boolean(), (around, payload, before) => {
+        const line = before ? `{"n":${around.text},"payload":${payload.text}}` : `{"payload":${payload.text},"n":${around.text}}`
+        const parsed = JSON.parse(line) as Record<string, unknown>
+        const scan = canonicalMemberAndNumbers(line, "payload", parsed.payload)
+        const inexact = (before ? [...around.numbers, ...payload.numbers] : [...payload.numbers, ...around.numbers]).filter(numberNotExact)
+        expect(scan.inexact).toEqual(inexact.length === 0 ? undefined : { count: inexact.length, first: inexact[0] })
+        if (scan.canonical !== undefined) {
+          expect(scan.canonical.value).toBe(parsed.payload)
+          expect(scan.canonical.text).toBe(JSON.stringify(parsed.payload))
+          expect(line.slice(scan.canonical.at, scan.canonical.at + scan.canonical.text.length)).toBe(scan.canonical.text)
+        }
+        // the same as the two passes it stands for
+        expect(scan.canonical).toEqual(canonicalMember(line, "payload", parsed.payload))
+        if (scan.canonical !== undefined) canonical++
+        if (inexact.length > 0) counted++
+        if (scan.canonical !== undefined && inexact.length > 0) canonicalCounted++
+      }),
+      { numRuns: 3000 }
+    )
+    // not vacuous: lines with a canonical payload, with inexact numbers, and with both
+    expect(canonical).toBeGreaterThan(50)
+    expect(counted).toBeGreaterThan(50)
+    expect(canonicalCounted).toBeGreaterThan(5)
+  })
+
+  it("a line whose payload is not canonical still has its numbers counted", () => {
+    expect(canonicalMemberAndNumbers(`{"payload":{"a": 1e400},"b":-0}`, "payload", { a: Infinity })).toEqual({
+      canonical: undefined,
+      inexact: { count: 2, first: "1e400" }
+    })
+    const line = `{"recorded_at":1790349213894901,"payload":{"a":[1,2.5]},"b":123456789012345678901234567890}`
+    expect(canonicalMemberAndNumbers(line, "payload", { a: [1, 2.5] })).toEqual({
+      canonical: { value: { a: [1, 2.5] }, text: `{"a":[1,2.5]}`, at: line.indexOf(`{"a"`) },
+      inexact: { count: 1, first: "123456789012345678901234567890" }
+    })
   })
 })
 

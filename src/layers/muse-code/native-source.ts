@@ -46,7 +46,7 @@ import {
   type SourceAccessError
 } from "../../domain/errors.js"
 import { unreadableOf } from "../../domain/unreadable.js"
-import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMember, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson, withSourceBytes } from "../../domain/json.js"
+import { CANONICAL_PAYLOAD, type CanonicalText, canonicalMemberAndNumbers, type InexactNumbers, inexactNumbers, isRecord, numberNotExactDiagnostic, parseJson, withSourceBytes } from "../../domain/json.js"
 import { zeroedRunInBytes } from "../../domain/jsonl-line.js"
 import type { Diagnostic, Inspection, ParentLink, SessionEvent } from "../../domain/model.js"
 import {
@@ -136,31 +136,38 @@ export const newStats = (): NativeStats => ({
 })
 
 /** Counts the numbers of a line's (or a retained child's) JSON text that the events do not carry exactly. */
-const countInexact = (stats: NativeStats, text: string, offset: number): void => {
-  const found = inexactNumbers(text)
+const countInexact = (stats: NativeStats, text: string, offset: number): void => addInexact(stats, inexactNumbers(text), offset)
+
+/** Counts numbers found by `inexactNumbers` (or `canonicalMemberAndNumbers`) on the line at `offset`. */
+const addInexact = (stats: NativeStats, found: InexactNumbers | undefined, offset: number): void => {
   if (found === undefined) return
   stats.inexactNumbers += found.count
   stats.firstInexact ??= { text: found.first, offset }
 }
 
 /**
- * After a record line's event was mapped (`err` undefined: it is the last of
- * `out`): when its `extensions["native.muse"].payload` is the line's own
- * `payload` object and the line's text of it is what `JSON.stringify` gives
- * ({@link canonicalMember}), that text rides on the event under
- * {@link CANONICAL_PAYLOAD}, so `stream` copies it instead of writing the
- * payload again (the same bytes).
+ * After a record line was mapped (`mapped`: its event is the last of `out`;
+ * else nothing was handed on for it): the numbers of the line that the
+ * events do not carry exactly are counted into `stats` (as
+ * {@link countInexact}), and when the event's `extensions["native.muse"].payload`
+ * is the line's own `payload` object and the line's text of it is what
+ * `JSON.stringify` gives ({@link canonicalMemberAndNumbers}), that text rides
+ * on the event under {@link CANONICAL_PAYLOAD}, so `stream` copies it instead
+ * of writing the payload again (the same bytes). Both from one pass of the
+ * line when the payload is looked for.
  */
-const withCanonicalPayload = (text: string, bytes: Buffer, record: unknown, err: IngestError | undefined, out: Array<SessionEvent>): IngestError | undefined => {
-  if (err !== undefined || !isRecord(record) || !isRecord(record.payload)) return err
-  const ev = out[out.length - 1] as SessionEvent & { [CANONICAL_PAYLOAD]?: CanonicalText }
-  const ns = ev.extensions["native.muse"]
-  if (!isRecord(ns) || ns.payload !== record.payload) return err
-  const c = canonicalMember(text, "payload", record.payload)
+const withCanonicalPayload = (stats: NativeStats, line: Line, text: string, record: unknown, mapped: boolean, out: Array<SessionEvent>): void => {
+  const ev = mapped ? out[out.length - 1] as SessionEvent & { [CANONICAL_PAYLOAD]?: CanonicalText } : undefined
+  const ns = ev !== undefined ? ev.extensions["native.muse"] : undefined
+  if (ev === undefined || !isRecord(record) || !isRecord(record.payload) || !isRecord(ns) || ns.payload !== record.payload) {
+    countInexact(stats, text, line.start)
+    return
+  }
+  const scan = canonicalMemberAndNumbers(text, "payload", record.payload)
+  addInexact(stats, scan.inexact, line.start)
   // Not enumerable: a spread or a deep equality of the event never sees it. The line is valid UTF-8
   // (checked before it was decoded), so the text's own bytes are the line's bytes at its place.
-  if (c !== undefined) Object.defineProperty(ev, CANONICAL_PAYLOAD, { value: withSourceBytes(c, text, bytes) })
-  return err
+  if (scan.canonical !== undefined) Object.defineProperty(ev, CANONICAL_PAYLOAD, { value: withSourceBytes(scan.canonical, text, line.bytes) })
 }
 
 /** The `NUMBER_NOT_EXACT` diagnostic of a log's pass, or undefined when all its numbers were exact. */
@@ -550,12 +557,13 @@ const lineProcessor = (
             return lookup
           }
         }
-        countInexact(stats, text, line.start)
         if (!resumeLine) stats.lines++
         stats.recordLines++
         const had = out.length
         const err = mapOne(record, line, undefined, RECORD_LINE, where, out)
-        return out.length > had ? withCanonicalPayload(text, line.bytes, record, err, out) : err
+        // The line's numbers are counted here (with its payload's text, in one pass), whether it was mapped or not.
+        withCanonicalPayload(stats, line, text, record, err === undefined && out.length > had, out)
+        return err
       }
       case "frame": {
         const f = shape.right.frame
