@@ -434,20 +434,26 @@ const parseWarningsOf = (
     return { provider: w.provider, path: w.locator.path, warnings }
   }))
 
+/** The update of a batch without a display. */
+const noUpdate = (): Effect.Effect<void> => Effect.void
+
 /** Each batch `Index.importWhole` committed handed to `onBatch` in order, and their events and sessions summed. */
 const tellCommitted = (
   committed: ReadonlyArray<CommittedBatch>,
   onBatch: (committed: CommittedBatch) => Effect.Effect<void>
-): Effect.Effect<{ readonly events: number; readonly sessions: number }> =>
-  Effect.gen(function*() {
-    let events = 0, sessions = 0
-    for (const c of committed) {
-      events += c.events
-      sessions += c.sessions
-      yield* onBatch(c)
-    }
-    return { events, sessions }
-  })
+): Effect.Effect<{ readonly events: number; readonly sessions: number }> => {
+  let events = 0, sessions = 0
+  // Only the updates that do something are run (none without a display: `Effect.void`), in order.
+  const updates: Array<Effect.Effect<void>> = []
+  for (const c of committed) {
+    events += c.events
+    sessions += c.sessions
+    const update = onBatch(c)
+    if (update !== Effect.void) updates.push(update)
+  }
+  const sums = { events, sessions }
+  return updates.length === 0 ? Effect.succeed(sums) : Effect.as(Effect.all(updates, { discard: true }), sums)
+}
 
 /**
  * A source the index holds, as its provider's next discovery is told of it
@@ -530,7 +536,6 @@ const make = Effect.gen(function*() {
     discovered?: FingerprintStat | undefined
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
-      const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const checkpoint = checkpoints.get(source.sourceKey)
@@ -561,6 +566,8 @@ const make = Effect.gen(function*() {
         return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics: answer.diagnostics } as const
       }
       if (answer !== undefined) workerStats.fallback++
+      // Looked up here, past a worker's answer (whose provider the run looked up before it asked: `parseAhead`).
+      const adapter = yield* registry.get(provider)
       const listed = adapter.parts !== undefined ? yield* Effect.either(adapter.parts(locator)) : undefined
       if (listed?._tag === "Left") {
         // Its nested logs' folder cannot be listed: imported before, it is kept as it is (none of its
@@ -1385,7 +1392,8 @@ const make = Effect.gen(function*() {
             if (read.path === own) position = Math.min(weight, Math.max(position, read.offset + read.bytes.length))
           }
           : undefined
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, (committed) => {
+        // No display: no update per batch (`tellCommitted` runs none).
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, silent ? noUpdate : (committed) => {
           inSource += committed.events
           return onBatch(inSource)
         }, w.earlier === true, onRead, parsedOf(k), w.stat)
@@ -1428,7 +1436,7 @@ const make = Effect.gen(function*() {
         done++
         bytesDone += weight
         position = 0
-        yield* update(eventsAdded)
+        if (!silent) yield* update(eventsAdded)
       }
       // What the last sources left pending (their batches share transactions: `Batch.groupCommit`) is committed now.
       if (index.flush !== undefined) yield* index.flush
