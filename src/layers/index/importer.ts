@@ -1156,10 +1156,25 @@ const make = Effect.gen(function*() {
       const window = 2 * jobs
       let started = 0
       const scope = yield* Effect.scope
+      /**
+       * A request's answers once its first source waited for them: its other sources take theirs without a fiber
+       * operation each (the first source of a request starts the requests of the window, so these start none).
+       */
+      const arrived = new Map<number, ReadonlyArray<ParseAnswer>>()
       return (k: number) => {
         const at = positionOf.get(k)
         if (at === undefined) return undefined
         const r = Math.floor(at / per)
+        const take = (answers: ReadonlyArray<ParseAnswer>) => {
+          // The request's last source written: its answers are let go.
+          if (at % per === per - 1 || at === ahead.length - 1) {
+            fibers.delete(r)
+            arrived.delete(r)
+          }
+          return answers[at % per]
+        }
+        const known = arrived.get(r)
+        if (known !== undefined) return Effect.sync(() => take(known))
         return Effect.gen(function*() {
           while (started < requests && started <= r + window) {
             const sources = ahead.slice(started * per, (started + 1) * per).map((j) => ({ provider: work[j].provider, locator: resolveLocator(work[j].locator) }))
@@ -1167,10 +1182,11 @@ const make = Effect.gen(function*() {
             fibers.set(started, yield* Effect.forkIn(Effect.orDie(pool.executeEffect({ sources, batchSize })), scope))
             started++
           }
-          const answers = yield* Fiber.join(fibers.get(r)!)
-          // The request's last source written: its answers are let go.
-          if (at % per === per - 1 || at === ahead.length - 1) fibers.delete(r)
-          return answers[at % per]
+          // Its exit, not `Fiber.join`: a join merges the request fiber's FiberRefs into this one's, a cost per
+          // source on the writing thread (issue 13, first import), and that fiber sets none this one needs.
+          const answers = yield* Effect.flatten(Fiber.await(fibers.get(r)!))
+          arrived.set(r, answers)
+          return take(answers)
         })
       }
     })
