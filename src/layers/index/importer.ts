@@ -434,20 +434,26 @@ const parseWarningsOf = (
     return { provider: w.provider, path: w.locator.path, warnings }
   }))
 
+/** The update of a batch without a display. */
+const noUpdate = (): Effect.Effect<void> => Effect.void
+
 /** Each batch `Index.importWhole` committed handed to `onBatch` in order, and their events and sessions summed. */
 const tellCommitted = (
   committed: ReadonlyArray<CommittedBatch>,
   onBatch: (committed: CommittedBatch) => Effect.Effect<void>
-): Effect.Effect<{ readonly events: number; readonly sessions: number }> =>
-  Effect.gen(function*() {
-    let events = 0, sessions = 0
-    for (const c of committed) {
-      events += c.events
-      sessions += c.sessions
-      yield* onBatch(c)
-    }
-    return { events, sessions }
-  })
+): Effect.Effect<{ readonly events: number; readonly sessions: number }> => {
+  let events = 0, sessions = 0
+  // Only the updates that do something are run (none without a display: `Effect.void`), in order.
+  const updates: Array<Effect.Effect<void>> = []
+  for (const c of committed) {
+    events += c.events
+    sessions += c.sessions
+    const update = onBatch(c)
+    if (update !== Effect.void) updates.push(update)
+  }
+  const sums = { events, sessions }
+  return updates.length === 0 ? Effect.succeed(sums) : Effect.as(Effect.all(updates, { discard: true }), sums)
+}
 
 /**
  * A source the index holds, as its provider's next discovery is told of it
@@ -530,7 +536,6 @@ const make = Effect.gen(function*() {
     discovered?: FingerprintStat | undefined
   ): Effect.Effect<SourceOutcome, StoreUnavailable> =>
     Effect.gen(function*() {
-      const adapter = yield* registry.get(provider)
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
       const checkpoint = checkpoints.get(source.sourceKey)
@@ -561,6 +566,8 @@ const make = Effect.gen(function*() {
         return { _tag: "accepted", events, sessions, newGeneration: false, bytes, diagnostics: answer.diagnostics } as const
       }
       if (answer !== undefined) workerStats.fallback++
+      // Looked up here, past a worker's answer (whose provider the run looked up before it asked: `parseAhead`).
+      const adapter = yield* registry.get(provider)
       const listed = adapter.parts !== undefined ? yield* Effect.either(adapter.parts(locator)) : undefined
       if (listed?._tag === "Left") {
         // Its nested logs' folder cannot be listed: imported before, it is kept as it is (none of its
@@ -1149,10 +1156,25 @@ const make = Effect.gen(function*() {
       const window = 2 * jobs
       let started = 0
       const scope = yield* Effect.scope
+      /**
+       * A request's answers once its first source waited for them: its other sources take theirs without a fiber
+       * operation each (the first source of a request starts the requests of the window, so these start none).
+       */
+      const arrived = new Map<number, ReadonlyArray<ParseAnswer>>()
       return (k: number) => {
         const at = positionOf.get(k)
         if (at === undefined) return undefined
         const r = Math.floor(at / per)
+        const take = (answers: ReadonlyArray<ParseAnswer>) => {
+          // The request's last source written: its answers are let go.
+          if (at % per === per - 1 || at === ahead.length - 1) {
+            fibers.delete(r)
+            arrived.delete(r)
+          }
+          return answers[at % per]
+        }
+        const known = arrived.get(r)
+        if (known !== undefined) return Effect.sync(() => take(known))
         return Effect.gen(function*() {
           while (started < requests && started <= r + window) {
             const sources = ahead.slice(started * per, (started + 1) * per).map((j) => ({ provider: work[j].provider, locator: resolveLocator(work[j].locator) }))
@@ -1160,10 +1182,11 @@ const make = Effect.gen(function*() {
             fibers.set(started, yield* Effect.forkIn(Effect.orDie(pool.executeEffect({ sources, batchSize })), scope))
             started++
           }
-          const answers = yield* Fiber.join(fibers.get(r)!)
-          // The request's last source written: its answers are let go.
-          if (at % per === per - 1 || at === ahead.length - 1) fibers.delete(r)
-          return answers[at % per]
+          // Its exit, not `Fiber.join`: a join merges the request fiber's FiberRefs into this one's, a cost per
+          // source on the writing thread (issue 13, first import), and that fiber sets none this one needs.
+          const answers = yield* Effect.flatten(Fiber.await(fibers.get(r)!))
+          arrived.set(r, answers)
+          return take(answers)
         })
       }
     })
@@ -1385,7 +1408,8 @@ const make = Effect.gen(function*() {
             if (read.path === own) position = Math.min(weight, Math.max(position, read.offset + read.bytes.length))
           }
           : undefined
-        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, (committed) => {
+        // No display: no update per batch (`tellCommitted` runs none).
+        const outcome = yield* importSource(w.provider, w.locator, w.summary, w.overview, sizes, checkpoints, silent ? noUpdate : (committed) => {
           inSource += committed.events
           return onBatch(inSource)
         }, w.earlier === true, onRead, parsedOf(k), w.stat)
@@ -1428,7 +1452,7 @@ const make = Effect.gen(function*() {
         done++
         bytesDone += weight
         position = 0
-        yield* update(eventsAdded)
+        if (!silent) yield* update(eventsAdded)
       }
       // What the last sources left pending (their batches share transactions: `Batch.groupCommit`) is committed now.
       if (index.flush !== undefined) yield* index.flush

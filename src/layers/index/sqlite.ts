@@ -1520,7 +1520,10 @@ const make = (
           Effect.suspend(() => {
             try {
               return Effect.succeed(w.whole(whole, () => randomInt(1, 2 ** 47), (point) => {
-                const exit = Effect.runSyncExit(onPoint(point))
+                const hook = onPoint(point)
+                // No hook at this point (`ImportFaults.none`): no fiber run for it (one per batch of every source).
+                if (hook === Effect.void) return
+                const exit = Effect.runSyncExit(hook)
                 if (exit._tag === "Failure") throw new PointFailed(exit.cause)
               }))
             } catch (e) {
