@@ -17,6 +17,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
+import { cursorNames, isShownCursor, peekShownCursor, shownCursor, shownCursorIsFor } from "../../domain/shown-cursor.js"
 import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
@@ -235,7 +236,10 @@ export interface SearchHitAnswer {
   readonly kind: string | null
   readonly role: string | null
   readonly occurredAt: string | null
-  /** `get_events` with this cursor continues right after the event; with `eventId` it shows its context. */
+  /**
+   * `get_events` with this cursor continues right after the event; with `eventId` it shows its context. With redaction
+   * on, a shown cursor (as {@link EventBrief}'s); null for a title hit.
+   */
   readonly cursor: string | null
   /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
   readonly field: string
@@ -525,7 +529,10 @@ export const searchSessions = (
       kind: h.kind,
       role: h.role,
       occurredAt: h.occurredAt,
-      cursor: h.cursor,
+      // with redaction on, an event's shown cursor (no check of its bytes as imported: ../../domain/shown-cursor.ts)
+      cursor: r.enabled && h.cursor !== null && h.eventId !== null && h.sequence !== null
+        ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor })
+        : h.cursor,
       field: h.snippet.field,
       snippet: r.text(h.snippet.text),
       score: h.score
@@ -682,7 +689,10 @@ export interface EventBrief {
   readonly text: string | null
   /** True when `text` was clipped to the answer's budget, at the edge of a grapheme (read it whole with get_session). */
   readonly truncated?: boolean
-  /** `get_events` with this cursor (or `stream --cursor`) resumes right after this event. */
+  /**
+   * `get_events` with this cursor resumes right after this event. With redaction on, a shown cursor (`s1.`: no check of
+   * the event's bytes as imported, ../../domain/shown-cursor.ts); with `--no-redact`, its stream cursor (`stream --cursor` takes it too).
+   */
   readonly cursor: string
 }
 
@@ -697,7 +707,8 @@ export interface GetEventsAnswer {
   readonly done: boolean
 }
 
-const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
+/** `e` as answered, its text clipped to `budget`; with `shown`, its shown cursor in place of its stream cursor. */
+const eventBrief = (e: SessionEvent, budget: number, shown: boolean): EventBrief => {
   const clipped = e.text !== null && e.text.length > budget
   return {
     eventId: e.eventId,
@@ -710,7 +721,7 @@ const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
     isError: e.isError,
     text: clipped ? e.text!.slice(0, clipLength(e.text!, budget)) : e.text,
     ...(clipped ? { truncated: true } : {}),
-    cursor: e.cursor
+    cursor: shown ? shownCursor(e) : e.cursor
   }
 }
 
@@ -798,7 +809,7 @@ export const getEvents = (
       const kept = (r.enabled
         ? redactJoints(r.text, [...(before !== undefined ? [before] : []), ...scan.kept, ...(after !== undefined ? [after] : [])].map(sr.event))
           .slice(before !== undefined ? 1 : 0, (before !== undefined ? 1 : 0) + scan.kept.length)
-        : scan.kept).map((e) => eventBrief(e, share))
+        : scan.kept).map((e) => eventBrief(e, share, r.enabled))
       return {
         session: head,
         target: eventId,
@@ -810,8 +821,11 @@ export const getEvents = (
 
     const cursor = p.cursor
     if (cursor !== undefined) {
-      const peeked = peekCursor(cursor)
-      if (Either.isLeft(peeked) || !cursorIsFor(peeked.right, session.sourceId)) {
+      // an event's cursor as an answer gave it: a shown cursor with redaction on (../../domain/shown-cursor.ts), else its stream cursor
+      const peeked: Either.Either<boolean, InvalidCursor> = isShownCursor(cursor)
+        ? Either.map(peekShownCursor(cursor), (place) => shownCursorIsFor(place, session.sourceId))
+        : Either.map(peekCursor(cursor), (state) => cursorIsFor(state, session.sourceId))
+      if (Either.isLeft(peeked) || !peeked.right) {
         return yield* new InvalidCursor({
           message: Either.isLeft(peeked)
             ? `${peeked.left.message} (get_events takes an event's cursor.)`
@@ -832,7 +846,7 @@ export const getEvents = (
       (s) => !s.more,
       (s, e) => {
         if (!s.found) {
-          if (e.cursor !== cursor) return s
+          if (!cursorNames(cursor!, e)) return s
           previous = r.enabled ? sr.event(e) : e
           return { ...s, found: true }
         }
@@ -842,14 +856,14 @@ export const getEvents = (
         if (r.enabled && previous !== undefined && sameResponseText(previous, shared)) {
           const [x, y] = redactJoint(r.text, previous.text!, shared.text!)
           if (y !== shared.text) shared = { ...shared, text: y }
-          if (x !== previous.text && answered.length > 0 && answered[answered.length - 1].cursor === previous.cursor) {
-            answered[answered.length - 1] = eventBrief({ ...previous, text: x }, previousBudget)
+          if (x !== previous.text && answered.length > 0 && answered[answered.length - 1].sequence === previous.sequence) {
+            answered[answered.length - 1] = eventBrief({ ...previous, text: x }, previousBudget, r.enabled)
           }
         }
         const size = shared.text?.length ?? 0
         if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { ...s, more: true }
         previousBudget = maxChars - used
-        answered.push(eventBrief(shared, previousBudget))
+        answered.push(eventBrief(shared, previousBudget, r.enabled))
         previous = shared
         used += Math.min(size, maxChars - used)
         return s
