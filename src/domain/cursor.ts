@@ -152,6 +152,15 @@ const peekV2 = (body: string): Either.Either<CursorState, InvalidCursor> => {
  */
 export const peekCursor = (token: string): Either.Either<CursorState, InvalidCursor> => {
   if (token.startsWith(V2)) return peekV2(token.slice(V2.length))
+  if (token.startsWith("s1.")) {
+    // a shown cursor (./shown-cursor.ts): a redacted output's, which names an event but holds no place in the source's bytes
+    return Either.left(
+      new InvalidCursor({
+        message: "The cursor is a redacted output's (s1.): it names an event for get_events, not a place in the source to resume reading at.",
+        remediation: "Take the cursor from an unredacted output (`stream`, `search`, `show --format events`), or stream without --cursor to start over."
+      })
+    )
+  }
   if (!token.startsWith(V1)) return Either.left(invalid("The cursor is not a session-ingest cursor token."))
   const body = token.slice(V1.length)
   if (!B64URL.test(body)) return Either.left(invalid("The cursor token is not base64url."))

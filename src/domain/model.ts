@@ -139,7 +139,9 @@ export type CompactionMark = typeof CompactionMark.Type
  * - `sourceId`: `sha256:<64 hex>` of provider, locator class and canonical locator.
  * - `sequence`: integer position in the source (exports: raw event index, markers counted).
  * - `occurredAt`: RFC 3339 (UTC, `Z`) or null; epoch µs/ms/s inputs are converted.
- * - `cursor`: opaque; `stream --cursor <token>` resumes right after this event.
+ * - `cursor`: opaque; `stream --cursor <token>` resumes right after this event. In a redacted output it is a shown
+ *   cursor (`s1.`, `./shown-cursor.ts`): it names the event (`get_events` goes on after it) but holds no check of
+ *   its bytes as imported, so `stream` cannot resume from it.
  * - `extensions`: `{"native.<provider>": {...}}` provenance, never dropped.
  *   Read only by the provider that wrote it: every fact another module needs
  *   is one of the typed fields below (contract 1.1.0).

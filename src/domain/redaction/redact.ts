@@ -21,6 +21,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
+import { shownCursor } from "../shown-cursor.js"
 import { needleScanner } from "./needles.js"
 import {
   headerValue,
@@ -485,6 +486,11 @@ export const caughtValues = (before: string, after: string, found: (value: strin
  * skips, or the whole session first for ATIF and the replay); `event` notes and redacts. Every redacted output of
  * events (export, ATIF, the replay, MCP answers and search snippets) goes through one, so they agree with each
  * other and with the Markdown transcript.
+ *
+ * Cursors: from the first event redaction changed on, `event` gives each event a shown cursor
+ * (`../shown-cursor.ts`) in place of its stream cursor, whose checks (its line's CRC-32, the sha256 of the source's
+ * head up to it) would let a guess at a hidden value be tested; the events before it, with nothing hidden in them
+ * nor before them, keep their stream cursors (a session with nothing to hide exports as `show --format events`).
  */
 export interface SessionRedactor {
   readonly see: (e: SessionEvent) => void
@@ -498,12 +504,24 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): 
   const known = new Map<string, string>()
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
   const seen = new WeakMap<SessionEvent, SessionEvent>()
+  // Whether an event seen so far lost something to redaction: from it on, an event's stream cursor would hold checks
+  // of hidden bytes (its line's CRC-32, the sha256 of the source's head up to it), so it gets a shown cursor.
+  let hidden = false
+  const noting = (e: SessionEvent): SessionEvent => {
+    const out = r.eventNoting(e, known)
+    if (out !== e) hidden = true
+    return out
+  }
   const see = (e: SessionEvent) => {
-    if (!seen.has(e)) seen.set(e, r.eventNoting(e, known))
+    if (!seen.has(e)) seen.set(e, noting(e))
   }
   return {
     see,
-    event: (e) => r.restated(seen.get(e) ?? r.eventNoting(e, known), known, e),
+    event: (e) => {
+      const out = r.restated(seen.get(e) ?? noting(e), known, e)
+      if (out !== e) hidden = true
+      return hidden && typeof e.cursor === "string" && out.cursor === e.cursor ? { ...out, cursor: shownCursor(e) } : out
+    },
     known
   }
 }

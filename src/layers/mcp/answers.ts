@@ -17,6 +17,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
+import { cursorNames, isShownCursor, peekShownCursor, shownCursor, shownCursorIsFor } from "../../domain/shown-cursor.js"
 import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
@@ -292,7 +293,10 @@ export interface SearchHitAnswer {
   readonly kind: string | null
   readonly role: string | null
   readonly occurredAt: string | null
-  /** `get_events` with this cursor continues right after the event; with `eventId` it shows its context. */
+  /**
+   * `get_events` with this cursor continues right after the event; with `eventId` it shows its context. With redaction
+   * on, a shown cursor (as {@link EventBrief}'s); null for a title hit.
+   */
   readonly cursor: string | null
   /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
   readonly field: string
@@ -631,7 +635,10 @@ export const searchSessions = (
       kind: h.kind,
       role: h.role,
       occurredAt: h.occurredAt,
-      cursor: h.cursor,
+      // with redaction on, an event's shown cursor (no check of its bytes as imported: ../../domain/shown-cursor.ts)
+      cursor: r.enabled && h.cursor !== null && h.eventId !== null && h.sequence !== null
+        ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor })
+        : h.cursor,
       field: h.snippet.field,
       snippet: r.text(h.snippet.text),
       score: h.score
@@ -801,7 +808,10 @@ export interface EventBrief {
   readonly text: string | null
   /** True when `text` was clipped to the answer's budget, at the edge of a grapheme (read it whole with get_session). */
   readonly truncated?: boolean
-  /** `get_events` with this cursor (or `stream --cursor`) resumes right after this event. */
+  /**
+   * `get_events` with this cursor resumes right after this event. With redaction on, a shown cursor (`s1.`: no check of
+   * the event's bytes as imported, ../../domain/shown-cursor.ts); with `--no-redact`, its stream cursor (`stream --cursor` takes it too).
+   */
   readonly cursor: string
 }
 
@@ -816,7 +826,8 @@ export interface GetEventsAnswer {
   readonly done: boolean
 }
 
-const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
+/** `e` as answered, its text clipped to `budget`; with `shown`, its shown cursor in place of its stream cursor. */
+const eventBrief = (e: SessionEvent, budget: number, shown: boolean): EventBrief => {
   const clipped = e.text !== null && e.text.length > budget
   return {
     eventId: e.eventId,
@@ -829,7 +840,7 @@ const eventBrief = (e: SessionEvent, budget: number): EventBrief => {
     isError: e.isError,
     text: clipped ? e.text!.slice(0, clipLength(e.text!, budget)) : e.text,
     ...(clipped ? { truncated: true } : {}),
-    cursor: e.cursor
+    cursor: shown ? shownCursor(e) : e.cursor
   }
 }
 
@@ -911,7 +922,7 @@ export const getEvents = (
       const all = scan.runs.flatMap(shareRun)
       const window = all.slice(Math.max(0, scan.at - context), scan.at + context + 1)
       const share = Math.max(1, Math.floor(maxChars / window.length))
-      const kept = window.map((e) => eventBrief(e, share))
+      const kept = window.map((e) => eventBrief(e, share, r.enabled))
       const more = all.length > scan.at + context + 1
       return {
         session: head,
@@ -924,8 +935,11 @@ export const getEvents = (
 
     const cursor = p.cursor
     if (cursor !== undefined) {
-      const peeked = peekCursor(cursor)
-      if (Either.isLeft(peeked) || !cursorIsFor(peeked.right, session.sourceId)) {
+      // an event's cursor as an answer gave it: a shown cursor with redaction on (../../domain/shown-cursor.ts), else its stream cursor
+      const peeked: Either.Either<boolean, InvalidCursor> = isShownCursor(cursor)
+        ? Either.map(peekShownCursor(cursor), (place) => shownCursorIsFor(place, session.sourceId))
+        : Either.map(peekCursor(cursor), (state) => cursorIsFor(state, session.sourceId))
+      if (Either.isLeft(peeked) || !peeked.right) {
         return yield* new InvalidCursor({
           message: Either.isLeft(peeked)
             ? `${peeked.left.message} (get_events takes an event's cursor.)`
@@ -946,7 +960,7 @@ export const getEvents = (
       (s, run) => {
         let from = 0
         if (!s.found) {
-          const c = run.findIndex((e) => e.cursor === cursor)
+          const c = run.findIndex((e) => cursorNames(cursor!, e))
           if (c < 0) return s
           from = c + 1
         }
@@ -954,7 +968,7 @@ export const getEvents = (
         for (let k = from; k < shared.length; k++) {
           const size = shared[k].text?.length ?? 0
           if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true }
-          answered.push(eventBrief(shared[k], maxChars - used))
+          answered.push(eventBrief(shared[k], maxChars - used, r.enabled))
           used += Math.min(size, maxChars - used)
         }
         return { found: true, more: false }
