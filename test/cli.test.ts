@@ -8,6 +8,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import type { SessionEvent } from "../src/domain/model.js"
+import { shownCursor } from "../src/domain/shown-cursor.js"
 import { fixturesDir, peerMuseCode, repoRoot, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
@@ -119,8 +121,16 @@ describe("session-ingest CLI", () => {
     expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(0)
     expect(shown.code).toBe(0)
     expect(shown.stdout.trimEnd().split("\n").length).toBe(20) // sess-cron: 20 events (the demo's listing)
-    expect(exported.stdout).toBe(shown.stdout)
-    expect(fs.readFileSync(out, "utf8")).toBe(shown.stdout)
+    // export redacts by default: the same events, each named by its shown cursor and without its line's byte offset
+    // (docs/redaction.md, "Cursors and offsets"); with --no-redact, the record as `show` prints it
+    const asShared = shown.stdout.trimEnd().split("\n").map((l) => {
+      const e = JSON.parse(l) as SessionEvent
+      const { offset: _, ...rawReference } = e.rawReference
+      return JSON.stringify({ ...e, cursor: shownCursor(e), rawReference })
+    }).join("\n") + "\n"
+    expect(exported.stdout).toBe(asShared)
+    expect(fs.readFileSync(out, "utf8")).toBe(asShared)
+    expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--no-redact"]).stdout).toBe(shown.stdout)
     // --out never overwrites, and a failed export leaves no file behind.
     expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(2)
     expect(cli(["export", "nope", "--index", index, "--format", "ndjson", "--out", path.join(dir, "n.ndjson")]).code).toBe(4)

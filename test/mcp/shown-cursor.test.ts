@@ -4,8 +4,8 @@
  * password could be tested offline against an MCP answer or a shared export, and two sessions that differ only in a
  * secret had different cursors. With redaction on, an event's cursor is a shown cursor (`s1.<tag>.<seq>.<check>`,
  * src/domain/shown-cursor.ts): two indexes of one session, identical but for secrets of different lengths (same file
- * path, so the same ids), give the same cursors in `search_sessions`, `get_events` and the redacted NDJSON export (there from the first event
- * redaction changed on: the ones before it keep stream cursors, whose checks cover only the bytes before them);
+ * path, so the same ids), give the same cursors in `search_sessions`, `get_events` and the redacted NDJSON export (whose events carry no byte
+ * offset either: the two variants export the same events);
  * `get_events` resumes after a shown cursor, refuses an edited one, and `stream` refuses one with INVALID_CURSOR.
  */
 import * as fs from "node:fs"
@@ -134,22 +134,26 @@ describe("shown cursors: redacted outputs name events without checks of their by
     const exported = indexes.map((index) => {
       const r = cli(["export", SESSION, "--format", "ndjson", "--index", index], { env })
       expect(r.code, r.stderr).toBe(0)
-      return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; sequence: number; sessionId: string; eventId: string; sourceId: string })
+      return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; sequence: number; sessionId: string; eventId: string; sourceId: string; rawReference: { offset?: number } })
     })
     expect(exported[0].map((e) => e.cursor)).toEqual(exported[1].map((e) => e.cursor))
-    // the first event (nothing hidden in it nor before it) keeps its stream cursor, whose checks cover only the bytes
-    // before it; from the first event redaction changed (the PGPASSWORD line) on, every cursor is a shown one
+    // every cursor a shown one, and no byte offset (offsets after the password's line tell its length): the two
+    // variants export the same events
     expect(exported[0].length).toBe(6)
-    expect(Either.isRight(peekCursor(exported[0][0].cursor))).toBe(true)
-    for (const e of exported[0].slice(1)) expect(e.cursor).toBe(shownCursor(e))
+    for (const e of exported[0]) {
+      expect(e.cursor).toBe(shownCursor(e))
+      expect(e.rawReference.offset).toBeUndefined()
+    }
+    expect(exported[0]).toEqual(exported[1])
     const raw = cli(["export", SESSION, "--format", "ndjson", "--no-redact", "--index", indexes[0]], { env })
     expect(raw.code, raw.stderr).toBe(0)
-    const rawCursors = raw.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { cursor: string }).cursor)
-    for (const c of rawCursors) expect(Either.isRight(peekCursor(c)), c).toBe(true)
+    const rawEvents = raw.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; rawReference: { offset?: number } })
+    for (const e of rawEvents) expect(Either.isRight(peekCursor(e.cursor)), e.cursor).toBe(true)
+    expect(rawEvents.map((e) => e.rawReference.offset)).toEqual(rawEvents.map((_, n) => sessionLines(0).split("\n").slice(0, n).reduce((a, l) => a + Buffer.byteLength(l) + 1, 0)))
   })
 
   it("stream refuses a shown cursor with INVALID_CURSOR, saying where a stream cursor comes from", () => {
-    const e = cli(["export", SESSION, "--format", "ndjson", "--index", indexes[0]], { env }).stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string })[2]
+    const e = cli(["export", SESSION, "--format", "ndjson", "--index", indexes[0]], { env }).stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string })[0]
     expect(e.cursor).toMatch(SHOWN)
     expect(Either.isLeft(peekCursor(e.cursor))).toBe(true)
     const file = path.join(path.dirname(indexes[0]), "claude", "projects", "-srv-app", `${SESSION}.jsonl`)

@@ -21,7 +21,7 @@
  * @module
  */
 import type { SessionEvent, Transcript } from "../model.js"
-import { shownCursor } from "../shown-cursor.js"
+import { isShownCursor, shownCursor } from "../shown-cursor.js"
 import { needleScanner } from "./needles.js"
 import {
   headerValue,
@@ -487,10 +487,8 @@ export const caughtValues = (before: string, after: string, found: (value: strin
  * events (export, ATIF, the replay, MCP answers and search snippets) goes through one, so they agree with each
  * other and with the Markdown transcript.
  *
- * Cursors: from the first event redaction changed on, `event` gives each event a shown cursor
- * (`../shown-cursor.ts`) in place of its stream cursor, whose checks (its line's CRC-32, the sha256 of the source's
- * head up to it) would let a guess at a hidden value be tested; the events before it, with nothing hidden in them
- * nor before them, keep their stream cursors (a session with nothing to hide exports as `show --format events`).
+ * Provenance: `event` gives each event a shown cursor (`../shown-cursor.ts`) in place of its stream cursor, and drops
+ * its `rawReference.offset` (see {@link shownProvenance}); used for redacted outputs only (with rules).
  */
 export interface SessionRedactor {
   readonly see: (e: SessionEvent) => void
@@ -499,29 +497,33 @@ export interface SessionRedactor {
   readonly known: ReadonlyMap<string, string>
 }
 
+/**
+ * An event as a redacted output names it: its stream cursor becomes a shown cursor, and its `rawReference.offset` (the
+ * byte offset of its line in the source) goes. A stream cursor holds checks of the bytes as imported (its line's
+ * CRC-32, the sha256 of the source's head up to it) against which a guess at a hidden value could be tested offline,
+ * and offsets tell the lengths of the hidden values before them (and of lines no event shows: a snapshot line, a
+ * skipped one). So two sessions that differ only in secrets give the same redacted events.
+ */
+export const shownProvenance = (e: SessionEvent): SessionEvent => {
+  const cursor = typeof e.cursor === "string" && !isShownCursor(e.cursor) ? shownCursor(e) : e.cursor
+  const ref = e.rawReference
+  if (cursor === e.cursor && ref?.offset === undefined) return e
+  if (ref?.offset === undefined) return { ...e, cursor }
+  const { offset: _, ...rest } = ref
+  return { ...e, cursor, rawReference: rest }
+}
+
 /** A {@link SessionRedactor} over `r` (a fresh one per session and output). */
 export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): SessionRedactor => {
   const known = new Map<string, string>()
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
   const seen = new WeakMap<SessionEvent, SessionEvent>()
-  // Whether an event seen so far lost something to redaction: from it on, an event's stream cursor would hold checks
-  // of hidden bytes (its line's CRC-32, the sha256 of the source's head up to it), so it gets a shown cursor.
-  let hidden = false
-  const noting = (e: SessionEvent): SessionEvent => {
-    const out = r.eventNoting(e, known)
-    if (out !== e) hidden = true
-    return out
-  }
   const see = (e: SessionEvent) => {
-    if (!seen.has(e)) seen.set(e, noting(e))
+    if (!seen.has(e)) seen.set(e, r.eventNoting(e, known))
   }
   return {
     see,
-    event: (e) => {
-      const out = r.restated(seen.get(e) ?? noting(e), known, e)
-      if (out !== e) hidden = true
-      return hidden && typeof e.cursor === "string" && out.cursor === e.cursor ? { ...out, cursor: shownCursor(e) } : out
-    },
+    event: (e) => shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(e, known), known, e)),
     known
   }
 }
