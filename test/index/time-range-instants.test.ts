@@ -15,12 +15,16 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import Database from "better-sqlite3"
 import { timeRange } from "../../src/cli/filters.js"
 import { bundledPrices } from "../../src/domain/prices.js"
+import { compareTimestamps } from "../../src/domain/timestamps.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { usageReport } from "../../src/layers/index/queries.js"
+import { listSessions, searchSessions } from "../../src/layers/mcp/answers.js"
+import { Redaction } from "../../src/services/Redaction.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
@@ -112,6 +116,9 @@ const searchTokens = (index: string, since?: string, until?: string) =>
     return [...new Set(hits.map((h) => h.sessionId))].map((s) => TIMES[Number(s.slice(-12))][1]).reduce((a, b) => a + b, 0)
   })
 
+/** The input tokens of the sessions (by native id). */
+const sum = (ids: ReadonlyArray<string>) => ids.map((s) => TIMES[Number(s.slice(-12))][1]).reduce((a, b) => a + b, 0)
+
 /** The ranges checked and the tokens each must select: every row whose instant lies in it, and no other. */
 const CASES: ReadonlyArray<readonly [string | undefined, string | undefined, number]> = [
   [undefined, undefined, ALL],
@@ -155,6 +162,12 @@ describe.each(engines)("since / until select by instant ($engine)", ({ engine, n
         expect(yield* inputTokens(index, since, until), `usage ${what}`).toBe(want)
         expect(yield* sessionTokens(index, since, until), `sessions ${what}`).toBe(want)
         expect(yield* searchTokens(index, since, until), `search ${what}`).toBe(want)
+        // the MCP tools read the same bounds (a date: its first instant / all of it)
+        const mcp = Effect.provide(Layer.merge(indexLayer(index), Redaction.off))
+        const listed = yield* listSessions({ since, until }).pipe(mcp)
+        expect(sum(listed.sessions.map((x) => x.id)), `list_sessions ${what}`).toBe(want)
+        const found = yield* searchSessions({ query: "boundaryprobe", since, until, limit: 100 }).pipe(mcp)
+        expect(sum([...new Set(found.hits.map((h) => h.sessionId))]), `search_sessions ${what}`).toBe(want)
       }
       if (engine === "sqlite") {
         // an index from before the usage table, read without migrating it: its usage rows derived from the stored
@@ -171,6 +184,28 @@ describe.each(engines)("since / until select by instant ($engine)", ({ engine, n
           expect(yield* inputTokens(index, since, until, legacy), `legacy usage --since ${since} --until ${until}`).toBe(want)
         }
       }
+    }))
+
+  it.effect("latest activity first by instant: `sessions --limit`, `usage --by session`", () =>
+    Effect.gen(function*() {
+      const c = claudeRoot()
+      const index = yield* newIndex(c.dir)
+      yield* importOnce(c.policy, index, planFromPolicy(c.policy, { batchSize: 500 }))
+      const order = [...TIMES.keys()].sort((a, b) => Date.parse(TIMES[b][0]) - Date.parse(TIMES[a][0]))
+      const sessions = yield* Effect.flatMap(Index, (i) => i.sessions({})).pipe(Effect.provide(indexLayer(index)))
+      const instants = sessions.map((s) => s.lastAt!)
+      // each later than (or the same instant as) the next
+      for (let k = 1; k < instants.length; k++) expect(compareTimestamps(instants[k - 1], instants[k]), `${instants[k - 1]} before ${instants[k]}`).toBeGreaterThanOrEqual(0)
+      expect(sessions.length).toBe(order.length)
+      // the latest of the day 2026-11-10 (…59.999999999Z) before …59.9995Z before …59.999Z (three forms of one instant)
+      const r = yield* range("2026-11-10T23:59:59.9Z", "2026-11-10")
+      const day10 = yield* Effect.flatMap(Index, (i) => i.sessions({ ...r, limit: 2 }))
+        .pipe(Effect.provide(indexLayer(index)))
+      expect(day10.map((s) => s.lastAt)).toEqual(["2026-11-10T23:59:59.999999999Z", "2026-11-10T23:59:59.9995Z"])
+      const bySession = yield* usageReport({ by: "session", since: "2026-11-10T23:59:59.9Z", until: "2026-11-10T23:59:59.999999999Z" }, bundledPrices)
+        .pipe(Effect.provide(indexLayer(index)))
+      expect(bySession.rows.slice(0, 2).map((r) => r.inputTokens)).toEqual([64, 8])
+      expect(bySession.rows.slice(2).map((r) => r.inputTokens).sort((a, b) => a! - b!)).toEqual([2, 4, 16, 32])
     }))
 
   for (const batchSize of [1, 500]) {

@@ -1788,7 +1788,7 @@ const make = (
             ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
             : sql``
         }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessions: (id) =>
@@ -1796,7 +1796,7 @@ const make = (
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${toPg(id)}) AND s.status <> 'rejected'
-          ORDER BY ss.last_at DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
+          ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
@@ -1805,7 +1805,7 @@ const make = (
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE left(ss.session_uid, ${[...prefix].length}) = ${prefix} OR left(ss.session_id, ${[...toPg(prefix)].length}) = ${toPg(prefix)}
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),

@@ -1654,7 +1654,7 @@ const make = (
             ? workspaceSql(sql, "ss.workspace", filter.workspace)
             : sql``
         }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessions: (id) =>
@@ -1663,7 +1663,7 @@ const make = (
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
-          ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
@@ -1673,7 +1673,7 @@ const make = (
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       // Pages of 2,000: each decoded in one synchronous step, kept short so that an interruption lands between pages.
