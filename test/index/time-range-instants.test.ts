@@ -23,13 +23,14 @@ import { bundledPrices } from "../../src/domain/prices.js"
 import { compareTimestamps } from "../../src/domain/timestamps.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { usageReport } from "../../src/layers/index/queries.js"
+import { push } from "../../src/layers/index/push.js"
 import { listSessions, searchSessions } from "../../src/layers/mcp/answers.js"
 import { Redaction } from "../../src/services/Redaction.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
-import { engines } from "../support/pg.js"
+import { engines, migratedDatabase } from "../support/pg.js"
 import { toLegacyLayout } from "../support/legacy-index.js"
 
 /** Each a session of one prompt and one response whose input tokens (a power of two) tell it apart; all its lines at that time. */
@@ -88,6 +89,30 @@ const claudeRoot = () => {
   fs.mkdirSync(path.join(dir, "agents", "nobody"), { recursive: true })
   return { dir, root, policy: { workspaceRoots: [dir], museRoots: [], agentsRoot: path.join(dir, "agents"), claudeRoot: root } }
 }
+
+/** One session whose times, in file order, are not in time order and have 3, 4, 6 digits (and 2, written as 3). */
+const firstLastRoot = () => {
+  const c = claudeRoot()
+  for (const f of fs.readdirSync(path.join(c.root, "-tmp-instants"))) fs.rmSync(path.join(c.root, "-tmp-instants", f))
+  const s = sid(0)
+  const times = ["2026-11-10T23:59:59.999999Z", "2026-11-10T23:59:59.999Z", "2026-11-10T23:59:59.9991Z", "2026-11-10T23:59:59.99Z"]
+  fs.writeFileSync(
+    path.join(c.root, "-tmp-instants", `${s}.jsonl`),
+    times.map((t, i) => j({ sessionId: s, cwd: "/tmp/instants", timestamp: t, type: "user", uuid: `u${i}`, message: { role: "user", content: `prompt ${i}` } }) + "\n")
+      .join("")
+  )
+  return c
+}
+
+/** That session's first and last activity are its earliest and latest instants; `--since` a time between them lists it. */
+const expectFirstLast = (index: string) =>
+  Effect.gen(function*() {
+    const [row] = yield* Effect.flatMap(Index, (i) => i.sessions({})).pipe(Effect.provide(indexLayer(index)))
+    expect([row.firstAt, row.lastAt]).toEqual(["2026-11-10T23:59:59.990Z", "2026-11-10T23:59:59.999999Z"])
+    // active at .9995 (its last activity is after it): listed by --since then
+    const since = yield* Effect.flatMap(Index, (i) => i.sessions({ since: "2026-11-10T23:59:59.9995Z" })).pipe(Effect.provide(indexLayer(index)))
+    expect(since.map((x) => x.sessionId)).toEqual([sid(0)])
+  })
 
 /** The bounds as `--since` / `--until` make them (a date: its first instant / all of it). */
 const range = (since?: string, until?: string) => timeRange(Option.fromNullable(since), Option.fromNullable(until), "usage")
@@ -211,22 +236,32 @@ describe.each(engines)("since / until select by instant ($engine)", ({ engine, n
   for (const batchSize of [1, 500]) {
     it.effect(`a session's first and last activity are its earliest and latest instants (batch size ${batchSize})`, () =>
       Effect.gen(function*() {
-        const c = claudeRoot()
-        for (const f of fs.readdirSync(path.join(c.root, "-tmp-instants"))) fs.rmSync(path.join(c.root, "-tmp-instants", f))
-        const s = sid(0)
-        const times = ["2026-11-10T23:59:59.999999Z", "2026-11-10T23:59:59.999Z", "2026-11-10T23:59:59.9991Z", "2026-11-10T23:59:59.99Z"]
-        fs.writeFileSync(
-          path.join(c.root, "-tmp-instants", `${s}.jsonl`),
-          times.map((t, i) => j({ sessionId: s, cwd: "/tmp/instants", timestamp: t, type: "user", uuid: `u${i}`, message: { role: "user", content: `prompt ${i}` } }) + "\n")
-            .join("")
-        )
+        const c = firstLastRoot()
         const index = yield* newIndex(c.dir)
         yield* importOnce(c.policy, index, planFromPolicy(c.policy, { batchSize }))
-        const [row] = yield* Effect.flatMap(Index, (i) => i.sessions({})).pipe(Effect.provide(indexLayer(index)))
-        expect([row.firstAt, row.lastAt]).toEqual(["2026-11-10T23:59:59.990Z", "2026-11-10T23:59:59.999999Z"])
-        // active at .9995 (its last activity is after it): listed by --since then
-        const since = yield* Effect.flatMap(Index, (i) => i.sessions({ since: "2026-11-10T23:59:59.9995Z" })).pipe(Effect.provide(indexLayer(index)))
-        expect(since.map((x) => x.sessionId)).toEqual([s])
+        yield* expectFirstLast(index)
       }))
   }
+})
+
+describe("since / until select by instant: a team index pushed to", () => {
+  it.effect("push keeps a session's first and last activity by instant; the pushed rows filter as imported ones", () =>
+    Effect.gen(function*() {
+      const c = firstLastRoot()
+      const local = path.join(c.dir, "local.db")
+      yield* importOnce(c.policy, local, planFromPolicy(c.policy, { batchSize: 1 }))
+      const team = yield* migratedDatabase
+      yield* push(local, team, "lm")
+      yield* expectFirstLast(team)
+      const d = claudeRoot()
+      const local2 = path.join(d.dir, "local.db")
+      yield* importOnce(d.policy, local2, planFromPolicy(d.policy, { batchSize: 500 }))
+      const team2 = yield* migratedDatabase
+      yield* push(local2, team2, "lm")
+      for (const [since, until, want] of CASES) {
+        const r = yield* range(since, until)
+        const report = yield* usageReport({ by: "provider", ...r, machine: "lm" }, bundledPrices).pipe(Effect.provide(indexLayer(team2)))
+        expect(report.total.inputTokens, `usage --machine lm --since ${since} --until ${until}`).toBe(want)
+      }
+    }))
 })
