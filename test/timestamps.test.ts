@@ -1,7 +1,9 @@
 /** Timestamp normalization: every provider's times leave as RFC 3339 UTC. */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { compareTimestamps, earliestOf, latestOf, normalizeTimestamp } from "../src/domain/timestamps.js"
+import Database from "better-sqlite3"
+import { compareTimestamps, earliestOf, latestOf, normalizeTimestamp, rangeBound, sortKey } from "../src/domain/timestamps.js"
+import { sortKeySql } from "../src/layers/index/rows.js"
 
 const ok = (v: unknown) => {
   const r = normalizeTimestamp(v)
@@ -85,5 +87,49 @@ describe("compareTimestamps (issue 11, item 11)", () => {
     expect(earliestOf(null, "2026-01-01T00:00:00.000Z")).toBe("2026-01-01T00:00:00.000Z")
     expect(latestOf("2026-01-01T00:00:00.000001Z", "2026-01-01T00:00:00.000Z")).toBe("2026-01-01T00:00:00.000001Z")
     expect(latestOf(null, null)).toBeNull()
+  })
+})
+
+describe("time ranges compare instants (tester23a F1)", () => {
+  /**
+   * An instant (ns since the epoch) written as normalizeTimestamp writes a source's time with 3 to 9 fraction digits;
+   * seconds and fractions drawn near each other and near a second's edges, so that equal and adjacent instants meet.
+   */
+  const written = fc.record({
+    second: fc.oneof(fc.integer({ min: 1794355198, max: 1794355201 }), fc.integer({ min: 946684800, max: 4102444799 })),
+    fraction: fc.oneof(fc.integer({ min: 0, max: 999_999_999 }), fc.constantFrom(0, 1, 1000, 100_000, 999_000_000, 999_500_000, 999_999_000, 999_999_999)),
+    digits: fc.integer({ min: 3, max: 9 })
+  }).map(({ digits, fraction, second }) => {
+    const kept = Math.floor(fraction / 10 ** (9 - digits))
+    const text = ok(`${new Date(second * 1000).toISOString().slice(0, 19)}.${String(kept).padStart(digits, "0")}Z`)
+    return { ns: BigInt(second) * 1_000_000_000n + BigInt(kept * 10 ** (9 - digits)), text }
+  })
+
+  it("compareTimestamps, and the SQL sort key against a bound's sortKey, order as the instants do", () => {
+    const db = new Database(":memory:")
+    const stmt = db.prepare(`SELECT ${sortKeySql("?")} AS k`)
+    const key = { get: (t: string) => (stmt.get(t) as { k: string }).k }
+    fc.assert(fc.property(written, written, (a, b) => {
+      const want = a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0
+      expect(Math.sign(compareTimestamps(a.text, b.text))).toBe(want)
+      expect(key.get(a.text)).toBe(sortKey(a.text))
+      const ka = key.get(a.text) as string, kb = sortKey(b.text)
+      expect(ka < kb ? -1 : ka > kb ? 1 : 0).toBe(want)
+    }), { numRuns: 2000 })
+    db.close()
+  })
+
+  it("a date bound: its first instant, or (until) its last one at the finest precision a stored time has", () => {
+    const v = (value: string, end: boolean) => {
+      const r = rangeBound(value, end)
+      return r._tag === "ok" ? r.value : r.problem
+    }
+    expect(v("2026-11-10", true)).toBe("2026-11-10T23:59:59.999999999Z")
+    expect(v("2026-11-11", false)).toBe("2026-11-11T00:00:00.000Z")
+    expect(v("2026-11-11T01:00:00.0001+01:00", false)).toBe("2026-11-11T00:00:00.0001Z")
+    expect(v("2026-11-31", false)).toBe("not-a-timestamp")
+    expect(compareTimestamps(v("2026-11-10", true), "2026-11-10T23:59:59.999999999Z")).toBe(0)
+    expect(compareTimestamps("2026-11-10T23:59:59.999Z", v("2026-11-10", true))).toBeLessThan(0)
+    expect(compareTimestamps("2026-11-11T00:00:00.000001Z", v("2026-11-11", false))).toBeGreaterThan(0)
   })
 })

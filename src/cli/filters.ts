@@ -8,17 +8,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { InvalidArgument } from "../domain/errors.js"
 import { checkKind, KIND_REMEDY } from "../domain/kinds.js"
-import { normalizeTimestamp } from "../domain/timestamps.js"
+import { rangeBound } from "../domain/timestamps.js"
 import { workspacePath } from "../layers/workspace-path.js"
 import { errors } from "./lazy.js"
 
-/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day); `InvalidArgument` otherwise. */
+/** A `--since`/`--until` value: RFC 3339, or a date `YYYY-MM-DD` (UTC; `until` takes the whole day), as {@link rangeBound} reads it; `InvalidArgument` otherwise. */
 export const parseBound = (flag: string, value: Option.Option<string>, endOfDay: boolean) =>
   Effect.gen(function*() {
     if (Option.isNone(value)) return undefined
     const v = value.value
-    const day = /^\d{4}-\d{2}-\d{2}$/.test(v)
-    const r = normalizeTimestamp(day ? `${v}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : v)
+    const r = rangeBound(v, endOfDay)
     if (r._tag === "invalid") {
       const { InvalidArgument } = yield* errors
       return yield* new InvalidArgument({

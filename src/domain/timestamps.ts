@@ -218,6 +218,8 @@ export const sortKey = (t: string): string => {
  * a timestamp sorts as its text.
  */
 export const compareTimestamps = (a: string, b: string): number => {
+  // Two UTC strings of one length have their fractions' digits in the same places (what most pairs are): as text.
+  if (a.length === b.length && a.charCodeAt(a.length - 1) === 90 && b.charCodeAt(b.length - 1) === 90) return a < b ? -1 : a > b ? 1 : 0
   const ka = sortKey(a), kb = sortKey(b)
   return ka < kb ? -1 : ka > kb ? 1 : 0
 }
@@ -229,3 +231,14 @@ export const earliestOf = (a: string | null, b: string | null): string | null =>
 /** The later of two timestamps (by {@link compareTimestamps}); null counts as absent. */
 export const latestOf = (a: string | null, b: string | null): string | null =>
   a === null ? b : b === null ? a : compareTimestamps(b, a) > 0 ? b : a
+
+/**
+ * A `--since` / `--until` value (the CLI's and the MCP tools' `since` /
+ * `until`) as the instant it means, normalized: RFC 3339 with a zone (any
+ * precision, any offset: its instant), or a date `YYYY-MM-DD` (UTC): its
+ * first instant, or with `endOfDay` its last one (`23:59:59.999999999Z`, the
+ * finest precision a stored time has, so that an `until` of a day takes all
+ * of it). {@link normalizeTimestamp}'s problem when it is neither.
+ */
+export const rangeBound = (value: string, endOfDay: boolean): NormalizedTimestamp =>
+  normalizeTimestamp(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T${endOfDay ? "23:59:59.999999999" : "00:00:00"}Z` : value)

@@ -72,9 +72,10 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
+import { earliestOf, latestOf } from "../../domain/timestamps.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, searchFilterSql, searchHitOf, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -1170,8 +1171,7 @@ const make = (
             ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
             ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
             ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
-            ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
-            ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
+            ${timeRangeSql(sql, "u.occurred_at", filter)}
             ${
         filter.workspace !== undefined
           ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
@@ -1206,8 +1206,7 @@ const make = (
         WHERE TRUE
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
-          ${filter.since !== undefined ? sql`AND c.occurred_at >= ${filter.since}` : sql``}
-          ${filter.until !== undefined ? sql`AND c.occurred_at <= ${filter.until}` : sql``}
+          ${timeRangeSql(sql, "c.occurred_at", filter)}
           ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", toPg(filter.workspace)) : sql``}
           ${
         filter.machine !== undefined
@@ -1568,8 +1567,8 @@ const make = (
               const a = bySession.get(r.session_uid) ?? { event_count: 0, first_at: null, last_at: null }
               a.event_count++
               if (r.occurred_at !== null) {
-                if (a.first_at === null || r.occurred_at < a.first_at) a.first_at = r.occurred_at
-                if (a.last_at === null || r.occurred_at > a.last_at) a.last_at = r.occurred_at
+                a.first_at = earliestOf(a.first_at, r.occurred_at)
+                a.last_at = latestOf(a.last_at, r.occurred_at)
               }
               bySession.set(r.session_uid, a)
             }
@@ -1617,8 +1616,8 @@ const make = (
                   INSERT INTO sessions ${sql.insert(sessionRows.map((r) => ({ ...r, title: toPg(r.title) })))}
                   ON CONFLICT (session_uid, generation) DO UPDATE SET
                     event_count = sessions.event_count + excluded.event_count,
-                    first_at = LEAST(sessions.first_at, excluded.first_at),
-                    last_at = GREATEST(sessions.last_at, excluded.last_at),
+                    first_at = ${sql.unsafe(extremeTimeSql("sessions.first_at", "excluded.first_at", "earliest"))},
+                    last_at = ${sql.unsafe(extremeTimeSql("sessions.last_at", "excluded.last_at", "latest"))},
                     title = excluded.title, workspace = excluded.workspace
                   RETURNING session_uid, event_count
                 ), titles AS (
@@ -1723,8 +1722,10 @@ const make = (
           for (const t of touched) yield* rebuildUsage(sql, key, gen, t.session_uid)
           yield* sql`
             UPDATE sessions ss SET
-              first_at = (SELECT min(occurred_at) FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation),
-              last_at = (SELECT max(occurred_at) FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation)
+              first_at = (SELECT occurred_at FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation
+                            AND occurred_at IS NOT NULL ORDER BY ${sql.unsafe(sortKeySql("occurred_at"))} LIMIT 1),
+              last_at = (SELECT occurred_at FROM events e WHERE e.session_uid = ss.session_uid AND e.generation = ss.generation
+                           AND occurred_at IS NOT NULL ORDER BY ${sql.unsafe(sortKeySql("occurred_at"))} DESC LIMIT 1)
             WHERE ss.source_key = ${key} AND ss.generation = ${gen}`
           yield* sql`DELETE FROM sessions WHERE source_key = ${key} AND generation = ${gen} AND event_count <= 0`
           yield* sql`UPDATE sources SET generation = ${base.generation}, cursor = ${base.cursor}, cursor_seq = ${base.cursor_seq}::int,
@@ -1779,15 +1780,15 @@ const make = (
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status <> 'rejected'
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
-            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
-            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
+            ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
             ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))
             : sql``
         }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessions: (id) =>
@@ -1795,7 +1796,7 @@ const make = (
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${toPg(id)}) AND s.status <> 'rejected'
-          ORDER BY ss.last_at DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
+          ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
@@ -1804,7 +1805,7 @@ const make = (
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE left(ss.session_uid, ${[...prefix].length}) = ${prefix} OR left(ss.session_id, ${[...toPg(prefix)].length}) = ${toPg(prefix)}
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       events: (uid) => Effect.map(Stream.runCollect(eventsStream(uid, 10_000)), Chunk.toArray),
@@ -2030,8 +2031,8 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
         const s = bySession.get(id) ?? { i: index.get(rowKey(a.source_key, a.generation, a.event_uid))!, event_count: 0, first_at: null, last_at: null }
         s.event_count++
         if (a.occurred_at !== null) {
-          if (s.first_at === null || a.occurred_at < s.first_at) s.first_at = a.occurred_at
-          if (s.last_at === null || a.occurred_at > s.last_at) s.last_at = a.occurred_at
+          s.first_at = earliestOf(s.first_at, a.occurred_at)
+          s.last_at = latestOf(s.last_at, a.occurred_at)
         }
         bySession.set(id, s)
       }
@@ -2059,8 +2060,8 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
           INSERT INTO sessions ${sql.insert(sessionRows.map((r) => ({ ...r, title: toPg(r.title) })))}
           ON CONFLICT (session_uid, generation) DO UPDATE SET
             event_count = sessions.event_count + excluded.event_count,
-            first_at = LEAST(sessions.first_at, excluded.first_at),
-            last_at = GREATEST(sessions.last_at, excluded.last_at),
+            first_at = ${sql.unsafe(extremeTimeSql("sessions.first_at", "excluded.first_at", "earliest"))},
+            last_at = ${sql.unsafe(extremeTimeSql("sessions.last_at", "excluded.last_at", "latest"))},
             title = excluded.title, workspace = excluded.workspace
           RETURNING session_uid, generation, event_count`
         // A row this statement created holds exactly its count.

@@ -11,6 +11,7 @@ import { transcriptFromEvents } from "../../domain/conversation.js"
 import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
+import { compareTimestamps } from "../../domain/timestamps.js"
 import { type CountedElsewhere, summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits, ImportLimits } from "../../services/ImportLimits.js"
 import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
@@ -404,7 +405,9 @@ export const usageReport = (
       }
     })
     const asc = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1)
-    rows.sort((a, b) => (filter.by === "session" ? asc(b.lastAt ?? null, a.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
+    // Sessions latest activity first, by instant (a time's text does not sort as its instant across precisions).
+    const later = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : compareTimestamps(b, a))
+    rows.sort((a, b) => (filter.by === "session" ? later(a.lastAt ?? null, b.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
     const filtered = filter.since !== undefined || filter.until !== undefined || filter.provider !== undefined || filter.workspace !== undefined ||
       filter.machine !== undefined
     const empty = rows.length > 0

@@ -10,6 +10,7 @@ import { legacySourceSummary, upgradeEvent } from "../../domain/contract-upgrade
 import { CANONICAL_PAYLOAD, type CanonicalText } from "../../domain/json.js"
 import { CONTRACT_VERSION, type Diagnostic, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import { toolInputText } from "../../domain/tool-input-text.js"
+import { compareTimestamps, sortKey } from "../../domain/timestamps.js"
 import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import { workspaceFolder } from "../../domain/search/workspace.js"
@@ -1061,6 +1062,58 @@ export const workspaceSql = (sql: SqlClient.SqlClient, column: string, workspace
   return sql`AND (${sql.unsafe(column)} = ${folder} OR ${sql.unsafe(column)} LIKE ${under.replace(/[\\%_]/g, "\\$&") + "%"} ESCAPE '\\')`
 }
 
+/**
+ * The SQL expression (SQLite and PostgreSQL alike) of {@link sortKey} for a
+ * column holding times as `normalizeTimestamp` writes them
+ * (`YYYY-MM-DDTHH:MM:SS.` then 3 to 9 fraction digits, then `Z`): the same
+ * text with the `Z` dropped and the fraction padded to 9 digits, so that the
+ * keys of two instants compare as the instants do, and compare with a
+ * bound's `sortKey`. Null for a null column. Stored times of several
+ * precisions do not compare as text (`…59.999Z` > `…59.999999Z`, as `Z` > `9`:
+ * tester23a F1).
+ */
+export const sortKeySql = (column: string): string => `substr(replace(${column}, 'Z', '') || '000000000', 1, 29)`
+
+/**
+ * The SQL expression (SQLite and PostgreSQL alike) of the earlier
+ * (`earliest`) or the later (`latest`) of two times `a` and `b` as
+ * `normalizeTimestamp` writes them, by instant ({@link sortKeySql}; as text
+ * `min`/`max`, `LEAST`/`GREATEST` pick `…59.999Z` over `…59.999999Z` as the later); the other when one is
+ * null. What a session's `first_at` / `last_at` keep as batches add events.
+ */
+export const extremeTimeSql = (a: string, b: string, which: "earliest" | "latest"): string =>
+  `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} WHEN ${sortKeySql(b)} ${which === "earliest" ? "<" : ">"} ${sortKeySql(a)} THEN ${b} ELSE ${a} END`
+
+/**
+ * The `AND …` clauses of a time range (`since` / `until`: RFC 3339, inclusive;
+ * either may be absent) over the time column `column`, for either engine:
+ * the column's instant ({@link sortKeySql}) against each bound's
+ * ({@link sortKey}), so that a bound means its instant however it is written
+ * and a stored time of any precision is in or out as its instant is (never
+ * the text: tester23a F1). A row without a time is out when a bound is given.
+ * Empty when neither is.
+ */
+export const timeRangeSql = (
+  sql: SqlClient.SqlClient,
+  column: string,
+  range: { readonly since?: string | undefined; readonly until?: string | undefined }
+) =>
+  sql`${range.since !== undefined ? sql`AND ${sql.unsafe(sortKeySql(column))} >= ${sortKey(range.since)}` : sql``}
+    ${range.until !== undefined ? sql`AND ${sql.unsafe(sortKeySql(column))} <= ${sortKey(range.until)}` : sql``}`
+
+/**
+ * Whether a time (as `normalizeTimestamp` writes it, or null) lies in a
+ * time range as {@link timeRangeSql} decides it (by instant; a null time is
+ * out when a bound is given): for rows filtered in memory.
+ */
+export const inTimeRange = (
+  at: string | null,
+  range: { readonly since?: string | undefined; readonly until?: string | undefined }
+): boolean =>
+  (range.since === undefined && range.until === undefined) ||
+  (at !== null && (range.since === undefined || compareTimestamps(at, range.since) >= 0) &&
+    (range.until === undefined || compareTimestamps(at, range.until) <= 0))
+
 /** The columns a search's filters test, as the query names them (`d.provider`, `st.session_uid`, ...). */
 export interface SearchFilterColumns {
   readonly provider: string
@@ -1082,8 +1135,7 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
   return sql`${filter.provider !== undefined ? sql`AND ${c(cols.provider)} = ${filter.provider}` : sql``}
     ${filter.kind !== undefined ? sql`AND ${c(cols.kind)} = ${filter.kind}` : sql``}
     ${filter.role !== undefined ? sql`AND ${c(cols.role)} = ${filter.role}` : sql``}
-    ${filter.since !== undefined ? sql`AND ${c(cols.occurredAt)} >= ${filter.since}` : sql``}
-    ${filter.until !== undefined ? sql`AND ${c(cols.occurredAt)} <= ${filter.until}` : sql``}
+    ${timeRangeSql(sql, cols.occurredAt, filter)}
     ${
     filter.session !== undefined
       ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`

@@ -41,7 +41,8 @@ import type { SessionEvent } from "../../domain/model.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
-import { INDEX_LEAN, leanEvent, type NextGeneration, nextAfterBatch, nextGenerationOf } from "./rows.js"
+import { extremeTimeSql, INDEX_LEAN, leanEvent, type NextGeneration, nextAfterBatch, nextGenerationOf } from "./rows.js"
+import { earliestOf, latestOf } from "../../domain/timestamps.js"
 import type { Driver, DriverStatement } from "./sqlite-connection.js"
 
 /** The 16 bytes an event uid (`evt_` + 32 hex) is stored as. */
@@ -192,12 +193,8 @@ export class IndexWriter {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (session_uid, generation) DO UPDATE SET
           event_count = sessions.event_count + excluded.event_count,
-          first_at = CASE WHEN sessions.first_at IS NULL THEN excluded.first_at
-                          WHEN excluded.first_at IS NULL THEN sessions.first_at
-                          ELSE min(sessions.first_at, excluded.first_at) END,
-          last_at = CASE WHEN sessions.last_at IS NULL THEN excluded.last_at
-                         WHEN excluded.last_at IS NULL THEN sessions.last_at
-                         ELSE max(sessions.last_at, excluded.last_at) END,
+          first_at = ${extremeTimeSql("sessions.first_at", "excluded.first_at", "earliest")},
+          last_at = ${extremeTimeSql("sessions.last_at", "excluded.last_at", "latest")},
           title = excluded.title, workspace = excluded.workspace`),
       upsertUsage: p(`INSERT INTO usage (source_key, generation, session_uid, response_key, kind, provider, event_uid, sequence, occurred_at, model,
           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq, cache_write_1h_tokens)
@@ -524,8 +521,8 @@ export class IndexWriter {
       s.n++
       const at = a.event.occurredAt
       if (at !== null) {
-        if (s.first === null || at < s.first) s.first = at
-        if (s.last === null || at > s.last) s.last = at
+        s.first = earliestOf(s.first, at)
+        s.last = latestOf(s.last, at)
       }
     }
     let sessionsAdded = 0

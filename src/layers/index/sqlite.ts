@@ -54,6 +54,9 @@ import {
   toSourceCheckpoint,
   toSourceCheckpointOfValues,
   nextGenerationOf,
+  inTimeRange,
+  sortKeySql,
+  timeRangeSql,
   toSessionRow
 } from "./rows.js"
 import { type Driver, openConnection } from "./sqlite-connection.js"
@@ -1199,8 +1202,7 @@ const make = (
         WHERE s.status != 'rejected' AND u.first_seen = 1
           ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
-          ${filter.since !== undefined ? sql`AND u.occurred_at >= ${filter.since}` : sql``}
-          ${filter.until !== undefined ? sql`AND u.occurred_at <= ${filter.until}` : sql``}
+          ${timeRangeSql(sql, "u.occurred_at", filter)}
           ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}
         GROUP BY group_key, u.kind, u.model, covered, has_responses, stated`).pipe(
         Effect.map((rows) =>
@@ -1296,10 +1298,7 @@ const make = (
           runCounts.set(k, (runCounts.get(k) ?? false) || c.counted)
         }
         for (const c of all) if (c.row.provider === "agentmux" && c.row.kind === "run" && runCounts.get(runOf(c, c.row.sequence)) === false) c.counted = false
-        const inTimes = (r: UsageRow) =>
-          !(filter.since !== undefined && (r.occurredAt === null || r.occurredAt < filter.since)) &&
-          !(filter.until !== undefined && (r.occurredAt === null || r.occurredAt > filter.until))
-        return all.filter((c) => c.ss.wanted === 1 && inTimes(c.row))
+        return all.filter((c) => c.ss.wanted === 1 && inTimeRange(c.row.occurredAt, filter))
       })
 
     /** {@link usageGroups} for an index without the usage table: the rows derived from the stored events (a scan). */
@@ -1350,8 +1349,7 @@ const make = (
         WHERE 1
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND c.provider = ${filter.provider}` : sql``}
-          ${filter.since !== undefined ? sql`AND c.occurred_at >= ${filter.since}` : sql``}
-          ${filter.until !== undefined ? sql`AND c.occurred_at <= ${filter.until}` : sql``}
+          ${timeRangeSql(sql, "c.occurred_at", filter)}
           ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", filter.workspace) : sql``}
         GROUP BY c.session_uid, c.counted_in, c.counted_in_id
         ORDER BY c.session_uid, c.counted_in`).pipe(
@@ -1595,8 +1593,8 @@ const make = (
                                     WHERE st.session_uid = ${uid} AND st.generation = ${gen})`
             yield* sql`UPDATE sessions SET
                          event_count = (SELECT count(*) FROM ${inSession}),
-                         first_at = (SELECT min(occurred_at) FROM ${inSession}),
-                         last_at = (SELECT max(occurred_at) FROM ${inSession})
+                         first_at = (SELECT occurred_at FROM ${inSession} WHERE occurred_at IS NOT NULL ORDER BY ${sql.unsafe(sortKeySql("occurred_at"))} LIMIT 1),
+                         last_at = (SELECT occurred_at FROM ${inSession} WHERE occurred_at IS NOT NULL ORDER BY ${sql.unsafe(sortKeySql("occurred_at"))} DESC LIMIT 1)
                        WHERE session_uid = ${uid} AND generation = ${gen}`
             yield* sql`DELETE FROM sessions WHERE session_uid = ${uid} AND generation = ${gen} AND event_count = 0`
             // The usage rows as the events that stay make them (a response's last usage may have been one the attempt added).
@@ -1652,14 +1650,14 @@ const make = (
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
-            ${filter.since !== undefined ? sql`AND ss.last_at >= ${filter.since}` : sql``}
-            ${filter.until !== undefined ? sql`AND ss.first_at <= ${filter.until}` : sql``}
+            ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
+            ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", filter.workspace)
             : sql``
         }
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : sql``}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessions: (id) =>
@@ -1668,7 +1666,7 @@ const make = (
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
-          ORDER BY ss.last_at DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
@@ -1678,7 +1676,7 @@ const make = (
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
-          ORDER BY ss.last_at IS NULL, ss.last_at DESC, ss.session_uid
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       // Pages of 2,000: each decoded in one synchronous step, kept short so that an interruption lands between pages.

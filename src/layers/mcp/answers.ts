@@ -21,7 +21,7 @@ import { cursorNames, isShownCursor, peekShownCursor, shownCursor, shownCursorIs
 import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
-import { normalizeTimestamp } from "../../domain/timestamps.js"
+import { rangeBound } from "../../domain/timestamps.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
@@ -202,8 +202,7 @@ const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<Sessio
 /** `since` / `until`: RFC 3339, or a date (UTC; `until` takes the whole day). */
 const bound = (name: string, value: string | undefined, endOfDay: boolean): Either.Either<string | undefined, InvalidArgument> => {
   if (value === undefined) return Either.right(undefined)
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value)
-  const r = normalizeTimestamp(day ? `${value}T${endOfDay ? "23:59:59.999999" : "00:00:00"}Z` : value)
+  const r = rangeBound(value, endOfDay)
   if (r._tag === "ok") return Either.right(r.value)
   return Either.left(
     new InvalidArgument({
