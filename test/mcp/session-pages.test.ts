@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { getEvents, getSession } from "../../src/layers/mcp/answers.js"
+import { getEvents, getSession, readSession } from "../../src/layers/mcp/answers.js"
 import { transcriptText } from "../../src/domain/transcript-pages.js"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { Index, type IndexShape, type SessionRow } from "../../src/services/Index.js"
@@ -32,7 +32,7 @@ const eventsOf = (n: number): Array<SessionEvent> => {
 }
 
 /** An Index holding one session (`state.events`, its row made from them), counting the loads of its events. */
-const memoryIndex = (state: { events: Array<SessionEvent>; generation: number }, loads: { n: number }) => {
+const memoryIndex = (state: { events: Array<SessionEvent>; generation: number }, loads: { n: number }, title = "pages") => {
   const row = (): SessionRow => ({
     sessionUid: "ses_pages",
     provider: "muse-agents",
@@ -41,7 +41,7 @@ const memoryIndex = (state: { events: Array<SessionEvent>; generation: number },
     sourceKey: "k",
     machine: null,
     generation: state.generation,
-    title: "pages",
+    title,
     workspace: null,
     firstAt: state.events[0]?.occurredAt ?? null,
     lastAt: state.events[state.events.length - 1]?.occurredAt ?? null,
@@ -138,5 +138,18 @@ describe("get_session pages: built once per session state, the same pages", () =
     // get_events clips a text to its budget before the emoji, not inside it
     const clipped = await Effect.runPromise(getEvents({ id: "sess-pages", maxChars: 7 }).pipe(Effect.provide(layer)))
     expect(clipped.events[0]).toMatchObject({ text: "party ", truncated: true })
+  })
+})
+
+describe("the session resource's heading (tester23b F6)", () => {
+  it("the title is made inert as the body of a shared Markdown document is: no live HTML, no image, one line", async () => {
+    const e = mk("muse-agents", "sess-pages")
+    const state = { events: [e("message", { role: "user", text: "hi" })], generation: 1 }
+    const title = `<script>alert(1)</script><iframe src="https://attacker.example/"> ![x](https://attacker.example/p.png)\n# forged`
+    const text = await Effect.runPromise(readSession("sess-pages").pipe(Effect.provide(memoryIndex(state, { n: 0 }, title))))
+    expect(text.split("\n")[0]).toBe(
+      `# &lt;script>alert(1)&lt;/script>&lt;iframe src="https://attacker.example/"> \\![x](https://attacker.example/p.png)\\n# forged`
+    )
+    expect(text.split("\n")[1]).toBe("")
   })
 })

@@ -21,6 +21,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { normalizeTimestamp } from "../../domain/timestamps.js"
+import { markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
@@ -871,7 +872,7 @@ export const getEvents = (
 
 /**
  * The text of a session's resource (`session://<id>`): a Markdown header
- * (title, ids, provider, workspace, times, event count) and the whole
+ * (title, made inert as `markdownTitle` makes it; ids, provider, workspace, times, event count) and the whole
  * transcript text (as `get_session` pages it), redacted. Errors as
  * {@link getSession}.
  */
@@ -884,7 +885,7 @@ export const readSession = (
     const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, others)
     const lines = [
-      `# ${m.title ?? m.id}`,
+      markdownTitle(m.title ?? m.id),
       "",
       `- session: ${m.id}`,
       `- uid: ${m.uid}`,
