@@ -141,6 +141,40 @@ describe("get_session pages: built once per session state, the same pages", () =
   })
 })
 
+describe("get_session pages and get_events clips never cut a redaction marker (tester23b F12)", () => {
+  it("paged at maxChars 7, 14, … 630: every page ends outside a marker; concatenated they are the text", async () => {
+    const e = mk("muse-agents", "sess-pages")
+    const events = Array.from({ length: 12 }, (_, i) =>
+      e("message", { role: i % 2 === 0 ? "user" : "assistant", text: `step ${i}: password=${SECRET} then ${SECRET}, mail bob.smith${i}@example.com ok` }))
+    const layer = memoryIndex({ events, generation: 1 }, { n: 0 })
+    const whole = transcriptText(events.map(defaultRedaction.event)).text
+    const markers = [...whole.matchAll(/\[REDACTED:[a-z0-9-]+\]/g)].map((m) => [m.index, m.index + m[0].length] as const)
+    expect(markers.length).toBeGreaterThan(24)
+    const cuts = await Effect.runPromise(Effect.gen(function*() {
+      let cut = 0
+      for (let maxChars = 7; maxChars <= 630; maxChars += 7) {
+        const texts: Array<string> = []
+        let cursor: string | undefined
+        for (;;) {
+          const a = yield* getSession({ id: "sess-pages", maxChars, ...(cursor !== undefined ? { cursor } : {}) })
+          texts.push(a.page.text)
+          if (markers.some(([from, to]) => a.page.toChar > from && a.page.toChar < to)) cut++
+          if (a.page.done) break
+          cursor = a.page.nextCursor!
+        }
+        expect(texts.join("")).toBe(whole)
+      }
+      return cut
+    }).pipe(Effect.provide(layer)))
+    expect(cuts).toBe(0)
+    // get_events clips before a marker that does not fit whole
+    for (let maxChars = 1; maxChars <= 90; maxChars++) {
+      const a = await Effect.runPromise(getEvents({ id: "sess-pages", maxChars }).pipe(Effect.provide(layer)))
+      for (const ev of a.events) expect(ev.text ?? "", `maxChars ${maxChars}`).not.toMatch(/\[(?:R(?:E(?:D(?:A(?:C(?:T(?:E(?:D(?::[a-z0-9-]*)?)?)?)?)?)?)?)?)?$/)
+    }
+  })
+})
+
 describe("the session resource's heading (tester23b F6)", () => {
   it("the title is made inert as the body of a shared Markdown document is: no live HTML, no image, one line", async () => {
     const e = mk("muse-agents", "sess-pages")

@@ -89,7 +89,7 @@ export const SearchSessionsParams = Schema.Struct({
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
   id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character, and passes the budget only to hold one character (an emoji, a letter with its marks) whole." })),
+  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character or a redaction marker, and passes the budget only to hold one character (an emoji, a letter with its marks), or one marker, whole." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
@@ -100,7 +100,7 @@ export const GetEventsParams = Schema.Struct({
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters (UTF-16 code units) of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true), never inside a character." }))
+  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters (UTF-16 code units) of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true), never inside a character or a redaction marker." }))
 })
 
 const DEFAULT_LIST_LIMIT = 50
@@ -681,7 +681,7 @@ export interface EventBrief {
   readonly toolCallId: string | null
   readonly isError: boolean | null
   readonly text: string | null
-  /** True when `text` was clipped to the answer's budget, at the edge of a grapheme (read it whole with get_session). */
+  /** True when `text` was clipped to the answer's budget, at the edge of a grapheme and outside a redaction marker (read it whole with get_session). */
   readonly truncated?: boolean
   /** `get_events` with this cursor (or `stream --cursor`) resumes right after this event. */
   readonly cursor: string
