@@ -142,6 +142,14 @@ export const inertMarkdown = (text: string): string => {
   return lines.join("\n")
 }
 
+/**
+ * A shareable Markdown document's title line (`show`/`transcript --format markdown`, MCP's `session://`
+ * resources): `# ` and the title on one line ({@link oneLineField}), made inert as the document's message text is
+ * ({@link inertMarkdown}: no tag that loads or runs something, no image, no heading of its own), so that a
+ * renderer that passes HTML through runs nothing from a session's first prompt (tester23b F6). Pure.
+ */
+export const markdownTitle = (title: string): string => `# ${inertMarkdown(oneLineField(title))}`
+
 const blockMarkdown = (b: TranscriptBlock): string => {
   switch (b.type) {
     case "text":
@@ -172,7 +180,7 @@ const TURNS_PER_PART = 200
  */
 export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): Generator<string> {
   const time = (v: string) => humanTime(v, style)
-  let out: Array<string> = [`# ${oneLineField(t.title ?? t.sessionId)}`, ""]
+  let out: Array<string> = [markdownTitle(t.title ?? t.sessionId), ""]
   out.push(`- session: \`${oneLineField(t.sessionId)}\``)
   if (t.model !== null) out.push(`- model: ${t.model}`)
   if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)

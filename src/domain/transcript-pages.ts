@@ -16,7 +16,9 @@
  * A page ends at the last entry boundary within the budget, or mid-entry
  * (at the edge of a grapheme: never inside an emoji, a surrogate pair or a
  * letter with its combining marks) when one entry alone is longer than the
- * budget. Offsets and lengths are UTF-16 code units (JavaScript string
+ * budget; never inside a redaction marker (`[REDACTED:<rule>]`): before it,
+ * or after it when it starts the page and alone is longer than the budget.
+ * Offsets and lengths are UTF-16 code units (JavaScript string
  * indices), as `fromChar`, `toChar` and `totalChars` of `get_session` are.
  * A page cursor names where the next page starts and is bound to the session
  * (uid, generation) and to a digest of the whole text, so a cursor of
@@ -129,18 +131,43 @@ export const graphemeEdges = (text: string, floor: number, at: number): { readon
   return { before, after }
 }
 
+/** How a redaction marker starts (`[REDACTED:<rule>]`, as `./redaction/rules.ts`'s `marker` writes it). */
+const MARKER_OPEN = "[REDACTED:"
+/** A whole redaction marker where `lastIndex` is: a rule's id is lower-case words joined by `-` (built-in and custom ids alike). */
+const MARKER_AT = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]/y
+
+/**
+ * The redaction marker (`[REDACTED:<rule>]`) of `text` that a cut at `at`
+ * would split (it starts before `at` and ends after it), among those that
+ * start at `floor` or later: its `start` and `end` (UTF-16 code units);
+ * null when a cut at `at` splits none (tester23b F12: pages ended in
+ * `…ord=[REDACTED:`). Text that only begins like a marker (`[REDACTED: x`)
+ * is no marker. Reads `text` from `floor` to a few units past `at`.
+ */
+export const markerAround = (text: string, floor: number, at: number): { readonly start: number; readonly end: number } | null => {
+  if (at <= floor || at >= text.length) return null
+  // the last marker opening before `at` (the opening itself may be what `at` cuts); inside a marker is no `[`
+  const i = text.slice(floor, Math.min(text.length, at + MARKER_OPEN.length - 1)).lastIndexOf(MARKER_OPEN, at - 1 - floor)
+  if (i < 0) return null
+  const start = floor + i
+  MARKER_AT.lastIndex = start
+  const m = MARKER_AT.exec(text)
+  return m !== null && start + m[0].length > at ? { start, end: start + m[0].length } : null
+}
+
 /**
  * The length (UTF-16 code units, at most `budget`) to which a text is
  * clipped to fit `budget`: at the edge of a grapheme (see
  * {@link graphemeEdges}), else never between the halves of a surrogate pair;
- * 0 when not even its first character fits.
+ * never inside a redaction marker (before it: {@link markerAround}); 0 when
+ * not even its first character, or the marker it starts with, fits.
  */
 export const clipLength = (text: string, budget: number): number => {
   if (text.length <= budget) return text.length
   if (budget <= 0) return 0
   const { before } = graphemeEdges(text, 0, budget)
-  if (before > 0) return before
-  return splitsPair(text, budget) ? budget - 1 : budget
+  const cut = before > 0 ? before : splitsPair(text, budget) ? budget - 1 : budget
+  return markerAround(text, 0, cut)?.start ?? cut
 }
 
 /**
@@ -151,8 +178,11 @@ export const clipLength = (text: string, budget: number): number => {
  * holds no whole grapheme, the page is that first grapheme whole if it ends
  * within {@link GRAPHEME_WINDOW} units past the budget, else it is cut at
  * the budget, moved one unit rather than split a surrogate pair (back, or
- * forward when back leaves the page empty). So a page is never empty, and
- * passes `maxChars` only to hold one grapheme whole. `from` must be within
+ * forward when back leaves the page empty). A page never ends inside a
+ * redaction marker (`[REDACTED:<rule>]`, {@link markerAround}): it ends
+ * before the marker, or, when the marker starts the page and is longer than
+ * the budget, right after it. So a page is never empty, and passes
+ * `maxChars` only to hold one grapheme, or one marker, whole. `from` must be within
  * `[0, text.length]` and, but for the first page, the end of another page.
  */
 export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page => {
@@ -169,6 +199,9 @@ export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page 
       else if (limit - GRAPHEME_WINDOW <= from && after > 0) to = after
       else if (splitsPair(t.text, limit)) to = limit - 1 > from ? limit - 1 : limit + 1
     }
+    // Never inside a redaction marker: before it, or after it when it starts the page (alone longer than the budget).
+    const m = markerAround(t.text, from, to)
+    if (m !== null) to = m.start > from ? m.start : m.end
   }
   if (t.text.length === 0) return { from: 0, to: 0, firstEvent: -1, lastEvent: -1 }
   return { from, to, firstEvent: entryAt(t.starts, from), lastEvent: entryAt(t.starts, Math.max(from, to - 1)) }

@@ -224,7 +224,8 @@ export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, ne
 /**
  * An ATIF trajectory as `export --format atif` writes it: built from the
  * redacted events and session titles (so every step, tool call, observation
- * and `extra` derived from them is redacted, and ids still link).
+ * and `extra` derived from them is redacted, and ids still link), and the
+ * models its usage names without a price redacted ({@link redactUnpricedModels}).
  */
 export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
   Effect.flatMap(Effect.zip(Redaction, atif), ([r, { toAtif }]) => {
@@ -238,9 +239,27 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
       for (const sub of input.subagents) {
         subagents.push({ ...sub, session: session(sub.session, sub.events), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
       }
-      return toAtif({ ...input, session: session(input.session, input.events), events, subagents })
+      return redactUnpricedModels(toAtif({ ...input, session: session(input.session, input.events), events, subagents }), r.text)
     })
   })
+
+/**
+ * `t` with the models of its `final_metrics.extra.unpriced_models` (and its subagent trajectories') redacted by
+ * `text`, as its `model_name`s are (tester23b F9): those names come from the usage the index counted, whose
+ * models stay as their sources wrote them so that they are priced as `usage` prices them, not from the redacted
+ * events.
+ */
+const redactUnpricedModels = (t: AtifTrajectory, text: (s: string) => string): AtifTrajectory => {
+  const extra = t.final_metrics?.extra
+  const names = extra?.unpriced_models
+  return {
+    ...t,
+    ...(t.final_metrics != null && Array.isArray(names)
+      ? { final_metrics: { ...t.final_metrics, extra: { ...extra, unpriced_models: names.map((n) => (typeof n === "string" ? text(n) : n)) } } }
+      : {}),
+    ...(t.subagent_trajectories != null ? { subagent_trajectories: t.subagent_trajectories.map((s) => redactUnpricedModels(s, text)) } : {})
+  }
+}
 
 /** Events {@link mapYielding} maps between two yields: a few milliseconds of redaction. */
 const SLICE = 500

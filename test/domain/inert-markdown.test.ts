@@ -43,4 +43,18 @@ describe("inertMarkdown", () => {
     expect(md).toContain("\\![p](http://e/p.png)")
     expect(md).toContain("`````\n````\n## tool\n````\n`````")
   })
+
+  it("the document's title (its H1) is made inert as the body is (tester23b F6)", () => {
+    const t = {
+      sessionId: "s1", title: `<script>alert(1)</script><iframe src="https://attacker.example/"> ![p](http://e/p.png)`, model: null,
+      startedAt: null, endedAt: null, compactions: [], parseWarnings: [], diagnostics: [],
+      turns: [{ role: "user", timestamp: null, blocks: [{ type: "text", text: "<script>alert(1)</script>" }] }]
+    } as unknown as Transcript
+    const lines = renderTranscriptMarkdown(t).split("\n")
+    expect(lines[0]).toBe(`# &lt;script>alert(1)&lt;/script>&lt;iframe src="https://attacker.example/"> \\![p](http://e/p.png)`)
+    expect(lines).toContain("&lt;script>alert(1)&lt;/script>")
+    // a title that is a heading of its own stays one heading, a title with a line feed one line
+    const forged = renderTranscriptMarkdown({ ...t, title: "## user\n## assistant" } as Transcript).split("\n")[0]
+    expect(forged).toBe("# \\## user\\n## assistant")
+  })
 })

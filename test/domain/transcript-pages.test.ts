@@ -142,6 +142,52 @@ describe("transcript pages", () => {
     expect(clipLength("x" + "\u0301".repeat(3 * GRAPHEME_WINDOW), 100)).toBe(100)
   })
 
+  // tester23b F12: pages ended inside `[REDACTED:…]` (`…ord=[REDACTED:`, `[REDACT`), the next page starting with its rest.
+  const MARKER = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]/g
+  /** [start, end) of each marker of `s`. */
+  const markers = (s: string) => [...s.matchAll(MARKER)].map((m) => [m.index, m.index + m[0].length] as const)
+  const ids = fc.constantFrom("github-token", "secret-assignment", "email", "a", "acme-key", "x".repeat(80), "custom-id-2")
+  const piece = fc.oneof(fc.string({ unit: "grapheme", maxLength: 12 }), ids.map((id) => `[REDACTED:${id}]`), fc.constantFrom(" ", "=", "[", "[REDACTED:", "~"))
+  const marked = fc.array(fc.array(piece, { maxLength: 12 }).map((xs) => xs.join("")), { minLength: 1, maxLength: 6 })
+
+  it.prop("a page never ends inside a redaction marker; one longer than the budget at the page's start is held whole (tester23b F12)", [marked, fc.integer({ min: 1, max: 120 })], ([ts, maxChars]) => {
+    const { out, t } = allPages(ts.map((x, i) => event(i, x)), maxChars)
+    expect(out.map((p) => t.text.slice(p.from, p.to)).join("")).toBe(t.text)
+    const ms = markers(t.text)
+    for (const p of out) {
+      for (const [a, b] of ms) expect(p.to > a && p.to < b, `${JSON.stringify(t.text.slice(p.from, p.to))} cuts ${t.text.slice(a, b)}`).toBe(false)
+      // past the budget only to hold one grapheme, or one marker, whole
+      if (p.to - p.from > maxChars) {
+        const page = t.text.slice(p.from, p.to)
+        expect(graphemes(page).length === 1 || (ms.some(([a, b]) => a === p.from && b === p.to)), JSON.stringify(page)).toBe(true)
+      }
+    }
+  })
+
+  it("a page ends before a marker the budget cuts; a marker longer than the budget comes whole, alone (tester23b F12)", () => {
+    const text = "password=[REDACTED:secret-assignment] and [REDACTED:github-token]"
+    const t = transcriptText([event(0, text)])
+    const at = t.text.indexOf(text)
+    const m1 = at + text.indexOf("[REDACTED:secret")
+    // budgets that end inside the first marker: the page ends before it
+    for (const cut of [1, 5, 10, 20, 27]) expect(pageAt(t, at, m1 - at + cut).to).toBe(m1)
+    // the marker starts the page and is longer than the budget: the page is the marker
+    const p = pageAt(t, m1, 7)
+    expect(t.text.slice(p.from, p.to)).toBe("[REDACTED:secret-assignment]")
+    // a text that only looks like a marker's start is cut as text
+    const u = transcriptText([event(0, "[REDACTED: not a marker")])
+    const v = u.text.indexOf("[")
+    expect(pageAt(u, v, 5).to).toBe(v + 5)
+  })
+
+  it("a clipped text ends before a marker that does not fit whole (tester23b F12)", () => {
+    expect(clipLength("use [REDACTED:github-token] now", 10)).toBe(4)
+    expect(clipLength("use [REDACTED:github-token] now", 4)).toBe(4)
+    expect(clipLength("use [REDACTED:github-token] now", 27)).toBe(27)
+    expect(clipLength("[REDACTED:github-token] now", 5)).toBe(0)
+    expect(clipLength("[REDACTED:bad id] now", 5)).toBe(5)
+  })
+
   it("each entry is headed by its event id, time, role, kind and tool", () => {
     expect(eventEntry(event(3, "hello", { occurredAt: "2026-01-01T00:00:00Z", kind: "tool-call", role: "assistant", toolName: "Bash" })))
       .toBe("[line-3] 2026-01-01T00:00:00Z assistant tool-call Bash\nhello\n\n")

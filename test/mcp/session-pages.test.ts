@@ -10,7 +10,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { getEvents, getSession } from "../../src/layers/mcp/answers.js"
+import { getEvents, getSession, readSession } from "../../src/layers/mcp/answers.js"
 import { transcriptText } from "../../src/domain/transcript-pages.js"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { Index, type IndexShape, type SessionRow } from "../../src/services/Index.js"
@@ -32,7 +32,7 @@ const eventsOf = (n: number): Array<SessionEvent> => {
 }
 
 /** An Index holding one session (`state.events`, its row made from them), counting the loads of its events. */
-const memoryIndex = (state: { events: Array<SessionEvent>; generation: number }, loads: { n: number }) => {
+const memoryIndex = (state: { events: Array<SessionEvent>; generation: number }, loads: { n: number }, title = "pages") => {
   const row = (): SessionRow => ({
     sessionUid: "ses_pages",
     provider: "muse-agents",
@@ -41,7 +41,7 @@ const memoryIndex = (state: { events: Array<SessionEvent>; generation: number },
     sourceKey: "k",
     machine: null,
     generation: state.generation,
-    title: "pages",
+    title,
     workspace: null,
     firstAt: state.events[0]?.occurredAt ?? null,
     lastAt: state.events[state.events.length - 1]?.occurredAt ?? null,
@@ -138,5 +138,52 @@ describe("get_session pages: built once per session state, the same pages", () =
     // get_events clips a text to its budget before the emoji, not inside it
     const clipped = await Effect.runPromise(getEvents({ id: "sess-pages", maxChars: 7 }).pipe(Effect.provide(layer)))
     expect(clipped.events[0]).toMatchObject({ text: "party ", truncated: true })
+  })
+})
+
+describe("get_session pages and get_events clips never cut a redaction marker (tester23b F12)", () => {
+  it("paged at maxChars 7, 14, … 630: every page ends outside a marker; concatenated they are the text", async () => {
+    const e = mk("muse-agents", "sess-pages")
+    const events = Array.from({ length: 12 }, (_, i) =>
+      e("message", { role: i % 2 === 0 ? "user" : "assistant", text: `step ${i}: password=${SECRET} then ${SECRET}, mail bob.smith${i}@example.com ok` }))
+    const layer = memoryIndex({ events, generation: 1 }, { n: 0 })
+    const whole = transcriptText(events.map(defaultRedaction.event)).text
+    const markers = [...whole.matchAll(/\[REDACTED:[a-z0-9-]+\]/g)].map((m) => [m.index, m.index + m[0].length] as const)
+    expect(markers.length).toBeGreaterThan(24)
+    const cuts = await Effect.runPromise(Effect.gen(function*() {
+      let cut = 0
+      for (let maxChars = 7; maxChars <= 630; maxChars += 7) {
+        const texts: Array<string> = []
+        let cursor: string | undefined
+        for (;;) {
+          const a = yield* getSession({ id: "sess-pages", maxChars, ...(cursor !== undefined ? { cursor } : {}) })
+          texts.push(a.page.text)
+          if (markers.some(([from, to]) => a.page.toChar > from && a.page.toChar < to)) cut++
+          if (a.page.done) break
+          cursor = a.page.nextCursor!
+        }
+        expect(texts.join("")).toBe(whole)
+      }
+      return cut
+    }).pipe(Effect.provide(layer)))
+    expect(cuts).toBe(0)
+    // get_events clips before a marker that does not fit whole
+    for (let maxChars = 1; maxChars <= 90; maxChars++) {
+      const a = await Effect.runPromise(getEvents({ id: "sess-pages", maxChars }).pipe(Effect.provide(layer)))
+      for (const ev of a.events) expect(ev.text ?? "", `maxChars ${maxChars}`).not.toMatch(/\[(?:R(?:E(?:D(?:A(?:C(?:T(?:E(?:D(?::[a-z0-9-]*)?)?)?)?)?)?)?)?)?$/)
+    }
+  })
+})
+
+describe("the session resource's heading (tester23b F6)", () => {
+  it("the title is made inert as the body of a shared Markdown document is: no live HTML, no image, one line", async () => {
+    const e = mk("muse-agents", "sess-pages")
+    const state = { events: [e("message", { role: "user", text: "hi" })], generation: 1 }
+    const title = `<script>alert(1)</script><iframe src="https://attacker.example/"> ![x](https://attacker.example/p.png)\n# forged`
+    const text = await Effect.runPromise(readSession("sess-pages").pipe(Effect.provide(memoryIndex(state, { n: 0 }, title))))
+    expect(text.split("\n")[0]).toBe(
+      `# &lt;script>alert(1)&lt;/script>&lt;iframe src="https://attacker.example/"> \\![x](https://attacker.example/p.png)\\n# forged`
+    )
+    expect(text.split("\n")[1]).toBe("")
   })
 })

@@ -319,6 +319,54 @@ describe("find, collapse and keyboard navigation", () => {
       }
     }), 60_000)
 
+  // tester23b F10: a typed `\u00e9` (NFC) found no `e\u0301` (NFD, as macOS file names and some tools write it).
+  it.effect("find matches text in either Unicode normal form (NFC, NFD), and marks the characters that match as written", () =>
+    Effect.gen(function*() {
+      const ev = mk("muse-agents", "forms")
+      const source: ReplaySource = {
+        session: { sessionId: "forms", provider: "muse-agents", title: "Forms" },
+        events: [
+          ev("message", { role: "user", text: "cafe\u0301 one (NFD)", occurredAt: "2026-03-01T10:00:00Z" }),
+          ev("message", { role: "assistant", text: "caf\u00e9 two (NFC)" }),
+          ev("message", { role: "user", text: "xe\u0301y e\u0301" }),
+          ev("message", { role: "assistant", text: "\u1112\u1161\u11ab\uae00 hangul" })
+        ],
+        subagents: []
+      }
+      const dir = tempDir("si-replay-forms-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "forms.html", renderReplay(replayInput(source)))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        const find = page.locator("#find")
+        const marks = () => Effect.promise(() => page.locator("mark").allTextContents())
+        // typed NFC: both forms found; each mark holds the text as the page has it
+        yield* Effect.promise(() => find.fill("caf\u00e9"))
+        yield* countIs(page, "1 of 2")
+        expect(yield* marks()).toEqual(["cafe\u0301", "caf\u00e9"])
+        // pasted NFD: the same
+        yield* Effect.promise(() => find.fill("cafe\u0301"))
+        yield* countIs(page, "1 of 2")
+        expect(yield* marks()).toEqual(["cafe\u0301", "caf\u00e9"])
+        // the mark lands on the letter and its accent, not on what is around it
+        yield* Effect.promise(() => find.fill("\u00e9"))
+        yield* countIs(page, "1 of 4")
+        expect(yield* marks()).toEqual(["e\u0301", "\u00e9", "e\u0301", "e\u0301"])
+        const third = page.locator(".turn").nth(2)
+        expect(yield* Effect.promise(() => third.evaluate((t) => [...(t as unknown as { querySelectorAll(s: string): Iterable<{ previousSibling: { textContent: string } }> }).querySelectorAll("mark")].map((m) => m.previousSibling.textContent)))).toEqual(["x", "y "])
+        // a Hangul syllable written as its jamo (NFD) and one precomposed
+        yield* Effect.promise(() => find.fill("\ud55c\uae00"))
+        yield* countIs(page, "1 of 1")
+        expect(yield* marks()).toEqual(["\u1112\u1161\u11ab\uae00"])
+        // Escape leaves the text as it was
+        yield* Effect.promise(() => find.press("Escape"))
+        expect(yield* Effect.promise(() => page.locator(".turn").first().textContent())).toContain("cafe\u0301 one (NFD)")
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 60_000)
+
   it.effect("j / k and the arrows move between turns, focus and mark the current one, and stop at the first; / focuses find", () =>
     Effect.gen(function*() {
       const dir = tempDir("si-replay-keys-")

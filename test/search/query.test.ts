@@ -110,6 +110,30 @@ describe("search query syntax", () => {
   it("a very long query is refused, typed", () => {
     bad(Array.from({ length: 300 }, (_, i) => `w${i}`).join(" "))
   })
+  it("the limits: 2,000 characters and 64 terms (a phrase is one term) pass, one more is refused saying which (tester23b F11)", () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ")
+    expect(fts(words(64))).toContain(`"w63"`)
+    expect(bad(words(65)).message).toContain("a query may hold at most 64 terms")
+    expect(fts(`"${words(100)}" x`)).toContain(`"x"`)
+    expect(fts("a".repeat(2000))).toBe(`"${"a".repeat(2000)}"`)
+    expect(bad("a".repeat(2001)).message).toContain("a query may be at most 2000 characters long")
+  })
+  it.each([
+    ["a OR -b", 5],
+    ["foo OR -bar", 7],
+    ["-b OR a", 0],
+    ["a OR -b -c", 5],
+    ["a OR NOT b", 5],
+    ["a OR (-b)", 6]
+  ])("%j: the error says a negated word cannot be a side of OR (it did say the query only excludes words: tester23b F11)", (q, position) => {
+    const e = bad(q)
+    expect((e.details as { position: number }).position).toBe(position)
+    expect(e.message).toContain("a negated word cannot be one side of OR")
+    expect(e.message).not.toContain("only exclude")
+  })
+  it.each([["-a"], ["-a -b"], ["-a OR -b"], ["NOT a OR NOT b"], ["(-a -b)"]])("%j only excludes words, and says so", (q) => {
+    expect(bad(q).message).toContain("a query cannot only exclude words")
+  })
   it("parseQuery exposes the tree (for highlighting)", () => {
     const r = parseQuery(`foo "bar baz" qu* -nope`)
     expect(Either.isRight(r)).toBe(true)

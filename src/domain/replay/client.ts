@@ -448,7 +448,7 @@ export const REPLAY_JS = String.raw`
     }
   }
   function textOf(i) {
-    if (texts[i] === undefined) { var out = []; collect(entries[i], out, false); texts[i] = out.join("\u0000"); }
+    if (texts[i] === undefined) { var out = []; collect(entries[i], out, false); texts[i] = out.join("\u0000").normalize("NFC"); }
     return texts[i];
   }
   var marked = [], current = -1, total = 0, timer = 0;
@@ -473,6 +473,21 @@ export const REPLAY_JS = String.raw`
     markNodes(t, t._marks);
     marked.push(t);
   }
+  // Find compares text in NFC, the query's and the session's (tester23b F10: a typed \u00e9 found no e + U+0301,
+  // as macOS file names write it); a mark holds the text as the page shows it.
+  /** A character with what NFC may compose it with: marks, and Hangul vowel and final jamo. */
+  var PIECE = /[\s\S][\p{M}\u1160-\u11ff]*/gu;
+  /** 'text' in NFC, and for each of its code units the start ('from') and end ('to') in 'text' of the piece it comes from. */
+  function nfcMap(text) {
+    var parts = [], from = [], to = [], m;
+    PIECE.lastIndex = 0;
+    while ((m = PIECE.exec(text)) !== null) {
+      var p = m[0].normalize("NFC"), end = m.index + m[0].length;
+      for (var j = 0; j < p.length; j++) { from.push(m.index); to.push(end); }
+      parts.push(p);
+    }
+    return { text: parts.join(""), from: from, to: to };
+  }
   /** The matches of 'rx' in the text under 'root', wrapped in <mark> and added to 'list'. */
   function markNodes(root, list) {
     var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -480,15 +495,19 @@ export const REPLAY_JS = String.raw`
     while ((n = walker.nextNode())) nodes.push(n);
     for (var i = 0; i < nodes.length; i++) {
       var node = nodes[i], text = node.nodeValue, m, last = 0, frag = null;
+      // Text already in NFC is searched as it is; other text in NFC, each match marked on the characters it came from.
+      var map = text.normalize("NFC") === text ? null : nfcMap(text), hay = map === null ? text : map.text;
       rx.lastIndex = 0;
-      while ((m = rx.exec(text)) !== null) {
+      while ((m = rx.exec(hay)) !== null) {
         if (m[0].length === 0) { rx.lastIndex++; continue; }
+        var s = m.index, e = s + m[0].length;
+        if (map !== null) { s = map.from[s]; e = map.to[e - 1]; if (s < last) continue; }
         if (frag === null) frag = document.createDocumentFragment();
-        frag.appendChild(document.createTextNode(text.slice(last, m.index)));
-        var mk = el("mark", null, m[0]);
+        frag.appendChild(document.createTextNode(text.slice(last, s)));
+        var mk = el("mark", null, text.slice(s, e));
         frag.appendChild(mk);
         list.push(mk);
-        last = m.index + m[0].length;
+        last = e;
       }
       if (frag !== null) {
         frag.appendChild(document.createTextNode(text.slice(last)));
@@ -500,7 +519,7 @@ export const REPLAY_JS = String.raw`
   function countIn(v) {
     var out = [];
     collect(v, out, false);
-    var s = out.join("\u0000"), c = 0;
+    var s = out.join("\u0000").normalize("NFC"), c = 0;
     rx.lastIndex = 0;
     while (rx.exec(s) !== null) c++;
     return c;
@@ -513,7 +532,7 @@ export const REPLAY_JS = String.raw`
     if (q === "") { countEl.textContent = ""; return; }
     // A query is at most 1,000 characters (the box's maxlength; a longer one set from script is cut): a pasted
     // page-long text made a RegExp too large to compile, an uncaught error (tester20 F11).
-    q = q.slice(0, 1000);
+    q = q.slice(0, 1000).normalize("NFC");
     try { rx = new RegExp(q.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&"), "gi"); } catch (e) { rx = null; countEl.textContent = "query too long"; return; }
     hitSet = {};
     for (var i = 0; i < entries.length; i++) {

@@ -206,11 +206,9 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
     }
     const kept = items.filter((c): c is QueryNode => c !== null)
     if (kept.length === 0) return null
-    if (onlyNegations(kept)) {
-      // A group of negations only is one negation, for the words beside the group to search for.
-      if (depth === 0) throw excludesOnly(kept[0].position)
-      return negationOf(kept, "And")
-    }
+    // Negations only are one negation: for the words beside their group to search for; as one side of an OR, that
+    // OR refuses it (a negated word cannot be one side of OR); alone, the query refuses it (it only excludes words).
+    if (onlyNegations(kept)) return negationOf(kept, "And")
     return kept.length === 1 ? kept[0] : { _tag: "And", children: kept, position: kept[0].position }
   }
 

@@ -22,6 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
+import { markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
@@ -91,7 +92,7 @@ export const SearchSessionsParams = Schema.Struct({
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
   id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character, and passes the budget only to hold one character (an emoji, a letter with its marks) whole." })),
+  maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character or a redaction marker, and passes the budget only to hold one character (an emoji, a letter with its marks), or one marker, whole." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
@@ -102,7 +103,7 @@ export const GetEventsParams = Schema.Struct({
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
   limit: Schema.optional(PositiveInt.pipe(Schema.lessThanOrEqualTo(100_000)).annotations({ description: "Without eventId: at most this many events (default 50)." })),
-  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters (UTF-16 code units) of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true), never inside a character." }))
+  maxChars: Schema.optional(MaxChars.annotations({ description: "Budget in characters (UTF-16 code units) of event text for the whole answer (default 20000, at most 1000000); a longer text is clipped (truncated: true), never inside a character or a redaction marker." }))
 })
 
 const DEFAULT_LIST_LIMIT = 50
@@ -805,7 +806,7 @@ export interface EventBrief {
   readonly toolCallId: string | null
   readonly isError: boolean | null
   readonly text: string | null
-  /** True when `text` was clipped to the answer's budget, at the edge of a grapheme (read it whole with get_session). */
+  /** True when `text` was clipped to the answer's budget, at the edge of a grapheme and outside a redaction marker (read it whole with get_session). */
   readonly truncated?: boolean
   /**
    * `get_events` with this cursor resumes right after this event. With redaction on, a shown cursor (`s1.`: no check of
@@ -989,7 +990,7 @@ export const getEvents = (
 
 /**
  * The text of a session's resource (`session://<id>`): a Markdown header
- * (title, ids, provider, workspace, times, event count) and the whole
+ * (title, made inert as `markdownTitle` makes it; ids, provider, workspace, times, event count) and the whole
  * transcript text (as `get_session` pages it), redacted. Errors as
  * {@link getSession}.
  */
@@ -1002,7 +1003,7 @@ export const readSession = (
     const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, events, others)
     const lines = [
-      `# ${m.title ?? m.id}`,
+      markdownTitle(m.title ?? m.id),
       "",
       `- session: ${m.id}`,
       `- uid: ${m.uid}`,
