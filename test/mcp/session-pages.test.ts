@@ -179,10 +179,11 @@ describe("the session resource's heading (tester23b F6)", () => {
   it("the title is made inert as the body of a shared Markdown document is: no live HTML, no image, one line", async () => {
     const e = mk("muse-agents", "sess-pages")
     const state = { events: [e("message", { role: "user", text: "hi" })], generation: 1 }
-    const title = `<script>alert(1)</script><iframe src="https://attacker.example/"> ![x](https://attacker.example/p.png)\n# forged`
+    // (a title is at most 80 characters, its white space runs one space each: the title of a first prompt as imported)
+    const title = `<script>alert(1)</script><img src=x> ![x](https://a.example/p.png)`
     const text = await Effect.runPromise(readSession("sess-pages").pipe(Effect.provide(memoryIndex(state, { n: 0 }, title))))
     expect(text.split("\n")[0]).toBe(
-      `# &lt;script>alert(1)&lt;/script>&lt;iframe src="https://attacker.example/"> \\![x](https://attacker.example/p.png)\\n# forged`
+      `# &lt;script>alert(1)&lt;/script>&lt;img src=x> \\![x](https://a.example/p.png)`
     )
     expect(text.split("\n")[1]).toBe("")
   })
