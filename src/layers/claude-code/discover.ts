@@ -18,6 +18,7 @@ import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
+import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
@@ -150,11 +151,12 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           if (Either.isLeft(scanned)) {
             // A file there but unreadable: marked so (the access layer's details, and the file as `source`), so an import counts it.
             const unreadable = unreadableOf(scanned.left)
-            skip({
-              code: scanned.left.code,
-              message: `${p.name}/${e.name}: ${scanned.left.message}`,
-              details: { project: p.name, file: e.name, ...(unreadable !== undefined ? { ...unreadable, source: path } : {}) }
-            })
+            // A log in UTF-16 (re-saved by PowerShell): SOURCE_NOT_UTF8, with the conversion as its remedy.
+            skip(skipDiagnosticOf(scanned.left, `${p.name}/${e.name}: ${scanned.left.message}`, {
+              project: p.name,
+              file: e.name,
+              ...(unreadable !== undefined ? { ...unreadable, source: path } : {})
+            }))
             continue
           }
           filesRead++

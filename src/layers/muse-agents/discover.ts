@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
+import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
 /** Receipts of a discovery run: content-free counts. */
@@ -148,9 +149,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     }
     return { _tag: "listed", source: session, diagnostics } as Found
   }).pipe(
-    Effect.catchAll((e) =>
-      Effect.succeed(skipped(e.code, agentId, `${agentId}: ${e.message}`))
-    )
+    // A transcript in UTF-16 (re-saved by PowerShell): SOURCE_NOT_UTF8, with the conversion as its remedy.
+    Effect.catchAll((e) => Effect.succeed<Found>({ _tag: "skipped", diagnostic: skipDiagnosticOf(e, `${agentId}: ${e.message}`, { agentId }) }))
   )
 
 /**

@@ -52,6 +52,7 @@ import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat, Head } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import { notUtf8Source } from "../jsonl/encoding.js"
 import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
 import { NATIVE_CLASS, type NativeDeps, nestedLogPathsProbed, nestedLogsFolderOf } from "./native-source.js"
 
@@ -124,7 +125,8 @@ const REASON_TEXT: Record<InspectionReason, string> = {
   BUDGET_NESTING_DEPTH: "a record nests deeper than the nesting budget",
   MALFORMED: "a line is malformed before any matching evidence",
   TRUNCATED: "the log ends in a torn line before any matching evidence",
-  UNREADABLE: "the log could not be read"
+  UNREADABLE: "the log could not be read",
+  NOT_UTF8: "the log is not UTF-8"
 }
 
 /** A normalized folder path with its trailing separator (one already there, as a root's `/`, is not doubled). */
@@ -452,15 +454,18 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
   }
 }
 
-/** The receipt of a candidate that could not be read, with the error that said why. */
-const unreadable = (c: Candidate, error: unknown): Inspected => {
+/**
+ * The receipt of a candidate that could not be read, with the error that said
+ * why (`reason`: `UNREADABLE`, or `NOT_UTF8` for a log in UTF-16 or UTF-32).
+ */
+const unreadable = (c: Candidate, error: unknown, reason: "UNREADABLE" | "NOT_UTF8" = "UNREADABLE"): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
   return {
     receipt: {
       sourceId,
       locator: redactLocator(sourceId, c.path),
       outcome: "inconclusive",
-      reasonCode: "UNREADABLE",
+      reasonCode: reason,
       recordsInspected: 0,
       childrenInspected: 0,
       bytesInspected: 0,
@@ -522,6 +527,12 @@ const inspectAll = (
     /** Scan the head of candidate `k` (a view of `scratch`): settled, left open, or the evidence path to resolve first. */
     const scanHead = (k: number, head: Head): string | undefined => {
       const c = candidates[indices[k]]
+      // A log in UTF-16 (re-saved by PowerShell) is not read as lines of NUL bytes: said so, with the conversion.
+      const notUtf8 = head.bytes.length > 0 ? notUtf8Source(c.path, head.bytes) : undefined
+      if (notUtf8 !== undefined) {
+        out[k] = unreadable(c, notUtf8, "NOT_UTF8")
+        return undefined
+      }
       const scanner = new EvidenceScanner(deps.budget)
       const splitter = new LineSplitter(deps.budget.maxRecordBytes)
       const s = settleHead(head.bytes, head.bytes.length < firstOf(c), cap, head.statAtOpen.size, scanner, splitter, known)
@@ -665,6 +676,9 @@ const uncheckedRemedy = (reasons: ReadonlyArray<InspectionReason>, unreadableFol
   }
   if (has((r) => r === "MALFORMED" || r === "TRUNCATED")) {
     parts.push("A log is malformed or ends in a torn line before its workspace evidence: inspect it (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), or export the session with `muse export`.")
+  }
+  if (has((r) => r === "NOT_UTF8")) {
+    parts.push("A log is encoded as UTF-16 or UTF-32, not UTF-8: convert it to UTF-8 (its diagnostic names the iconv command) and import again.")
   }
   if (has((r) => r === "UNREADABLE") || unreadableFolders) {
     parts.push("A log or folder could not be read: check its permissions (the user running session-ingest must be able to read it).")
