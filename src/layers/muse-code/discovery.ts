@@ -37,7 +37,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
+import { type IngestError, isIngestError, type SourceAccessError, SourceNotRegularFile } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
@@ -47,6 +47,7 @@ import {
   type ScanCounts
 } from "../../domain/muse-code/evidence-scan.js"
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
+import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat, Head } from "../../services/SourceAccess.js"
@@ -702,6 +703,21 @@ const skippedRemedy = (skipped: ReadonlyArray<NotRegularLog>): string => {
 }
 
 /**
+ * The error of a `--muse-root` that is a file (a `session.jsonl` or an export
+ * named as the root, most often) or a fifo: said so, with the folder to pass;
+ * any other error as it is.
+ */
+const museRootNotAFolder = (e: SourceAccessError, root: string): SourceAccessError => {
+  const d = notAFolderOf(e)
+  return d === undefined ? e : new SourceNotRegularFile({
+    message: `The Muse Code sessions root ${nodePath.resolve(root)} (--muse-root) ${isNotAFolder(d)}.`,
+    remediation:
+      "Pass the sessions folder itself as --muse-root (e.g. ~/.local/share/muse/sessions, holding YYYY/MM/DD/<session-id>/session.jsonl), not a session log in it; a `muse export` file is imported as such, under a --workspace.",
+    details: { ...d, root: nodePath.resolve(root) }
+  })
+}
+
+/**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
  * evidence names one of the workspace roots. Fails only when a muse root
  * itself cannot be authorized (`SourceNotFound`, `SourceNotRegularFile`, …);
@@ -714,7 +730,7 @@ export const discoverNative = (
   Effect.gen(function*() {
     const roots: Array<string> = []
     for (const r of deps.policy.museRoots) {
-      const real = yield* deps.access.authorizeRoot(r)
+      const real = yield* deps.access.authorizeRoot(r).pipe(Effect.mapError((e) => museRootNotAFolder(e, r)))
       if (!roots.includes(real)) roots.push(real)
     }
     const workspaces: Array<string> = []
