@@ -25,6 +25,7 @@ import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.j
 import { causeLine, ImportFaults, type ImportPlan, ImportProgress, type ImportReport, type PartialCause } from "../services/Importer.js"
 import type { Index } from "../services/Index.js"
 import type { StoreUnavailable } from "../domain/errors.js"
+import { isNotAFolder, notAFolderDetails } from "../domain/not-a-folder.js"
 import { loadConfig, loadImportLimits } from "./config.js"
 import type { ImportLimitsShape } from "../services/ImportLimits.js"
 import { givenValue, type RootOptions } from "./context.js"
@@ -140,7 +141,7 @@ export const withMissingWorkspaces = (report: ImportReport, workspaces: Readonly
     let what: string | undefined = "does not exist"
     try {
       const st = fs.statSync(w)
-      what = st.isDirectory() ? undefined : "is not a folder"
+      what = st.isDirectory() ? undefined : isNotAFolder(notAFolderDetails(w, st.isFile() ? "file" : "other"))
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       what = code === "ENOENT" || code === "ENOTDIR" ? "does not exist" : `cannot be read (${code ?? "error"})`
@@ -155,7 +156,7 @@ export const withMissingWorkspaces = (report: ImportReport, workspaces: Readonly
       code: "WORKSPACE_NOT_FOUND",
       path: m.path,
       problem: `The workspace ${m.path} ${m.what}: no Muse Code export under it can be read, and no native session matched to it.`,
-      remedy: "Check the path given to --workspace (or the config file's \"workspaces\"): it should be the folder the agent worked in."
+      remedy: "Check the path given to --workspace (or the config file's \"workspaces\"): it should be the folder the agent worked in, not a file in it."
     }))
   ]
   return { ...report, coverage: "partial", causes, remediations: causes.map(causeLine) }

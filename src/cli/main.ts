@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { exitCodeOf } from "../domain/error-codes.js"
+import { shellWord } from "../domain/shell-word.js"
 import { timeSliced } from "./scheduler.js"
 import type { IngestError } from "../domain/errors.js"
 import { discover } from "./commands/discover.js"
@@ -282,9 +283,6 @@ const valuelessOption = (argv: ReadonlyArray<string>): string | undefined => {
   }
   return undefined
 }
-
-/** Shell quoting of a word for a suggested command line (only when it needs it). */
-const shellWord = (w: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`)
 
 /**
  * An option that @effect/cli would read as an argument, said as the

@@ -281,10 +281,11 @@ export const fixedHalfUp = (x: number, decimals: number): string => {
  * cost $0.1140` (a count not reported is left out; the cost says "unknown"
  * when a model of it has no price, or when the sum overflows; a count whose
  * sum is past 2^53 - 1 is `? in` and said so). Responses that count in
- * another session (`countedElsewhere`: copies of them, seen there first)
- * are named after it, or alone when none counts here: `tokens: 2 responses
- * counted in session <id> (…)`, never nothing. `sessionId`: the session's
- * own id (a copy of its own log is named by its uid).
+ * another session (`countedElsewhere`: copies of them, counted there by the
+ * rule of docs/usage-and-cost.md "Copies of a response") are named after it,
+ * or alone when none counts here: `tokens: 2 responses counted in session
+ * <id> (the same responses, counted once, there)`, never nothing. `own`: the
+ * session's own provider and id ({@link countedElsewhereText}).
  */
 export const usageLine = (u: {
   readonly inputTokens: number | null
@@ -294,10 +295,12 @@ export const usageLine = (u: {
   readonly costUsd: number | null
   readonly notExact?: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">
   readonly countedElsewhere?: ReadonlyArray<{ readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>
-}, sessionId?: string): string | null => {
+}, own?: OwnSession): string | null => {
   const notExact = u.notExact ?? []
   const elsewhere = u.countedElsewhere ?? []
-  const there = elsewhere.length === 0 ? "" : `${countedElsewhereText(elsewhere, sessionId)} (the same responses, counted once, where first seen)`
+  const text = elsewhere.length === 0 ? "" : countedElsewhereText(elsewhere, own)
+  // One parenthesis: a text that ends with one (what the session is) takes the remark in it.
+  const there = text === "" ? "" : text.endsWith(")") ? `${text.slice(0, -1)}; the same responses, counted once, there)` : `${text} (the same responses, counted once, there)`
   const parts = ([[u.inputTokens, "in", "inputTokens"], [u.outputTokens, "out", "outputTokens"], [u.cacheReadTokens, "cache read", "cacheReadTokens"], [
     u.cacheWriteTokens,
     "cache write",
@@ -311,19 +314,38 @@ export const usageLine = (u: {
   }`
 }
 
+/** The session whose copies {@link countedElsewhereText} names: its provider and native session id. */
+export interface OwnSession {
+  readonly provider: string
+  readonly sessionId: string
+}
+
 /**
  * Where a session's copies of responses count, for people (`show`'s usage
- * line, the `sessions` note): `2 responses counted in session <id>`, and
- * for a copy of the session's own log (the same native id, `own`) the uid
- * that tells them apart: `… in session <id> (another copy of it: ses_…)`.
+ * line, the `sessions` note), as the index decides it (docs/usage-and-cost.md
+ * "Copies of a response"; `firstSeenUsage` in `src/layers/index/rows.ts`):
+ * - an AgentMux session's copies of a Claude Code run count in the Claude
+ *   Code session, whatever was recorded first: `2 responses counted in the
+ *   Claude Code session <id> (Claude Code's own record of this run)`;
+ * - two AgentMux copies of one run (two stores): `… in the AgentMux session
+ *   <id> (another AgentMux copy of this run: ses_…)`;
+ * - two copies of one Claude Code log (the same native id): `… in session
+ *   <id> (another copy of the same log: ses_…)`, the uid telling them apart;
+ * - else (a resumed or forked log: the session that began first):
+ *   `2 responses counted in session <id>`.
+ * `own`: the session that holds the copies (absent: the last form for all).
  */
 export const countedElsewhereText = (
-  elsewhere: ReadonlyArray<{ readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>,
-  own?: string
+  elsewhere: ReadonlyArray<{ readonly provider?: string | undefined; readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>,
+  own?: OwnSession
 ): string =>
-  elsewhere.map((e) =>
-    `${e.responses} response${e.responses === 1 ? "" : "s"} counted in session ${oneLineField(e.sessionId)}${e.sessionId === own ? ` (another copy of it: ${e.sessionUid})` : ""}`
-  ).join(", ")
+  elsewhere.map((e) => {
+    const n = `${e.responses} response${e.responses === 1 ? "" : "s"} counted in`
+    const id = oneLineField(e.sessionId)
+    if (own?.provider === "agentmux" && e.provider === "claude-code") return `${n} the Claude Code session ${id} (Claude Code's own record of this run)`
+    if (own?.provider === "agentmux" && e.provider === "agentmux") return `${n} the AgentMux session ${id} (another AgentMux copy of this run: ${e.sessionUid})`
+    return `${n} session ${id}${e.sessionId === own?.sessionId ? ` (another copy of the same log: ${e.sessionUid})` : ""}`
+  }).join(", ")
 
 /** What people read for counts past 2^53 - 1 (the `usage` note, the `sessions` note, `show`'s usage line). */
 export const notExactText = (names: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">): string =>

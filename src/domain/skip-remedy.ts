@@ -17,6 +17,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
     "Symlinked folders or files are not followed: pass the real folder as the root, or replace the link with what it points to.",
   SOURCE_NOT_REGULAR_FILE: "A session file is a folder, fifo, socket or device: it is not read; put the real file back.",
   NOT_A_FILE: "A session file is a folder, fifo, socket or device: it is not read; put the real file back.",
+  SOURCE_NOT_UTF8:
+    "A session file is encoded as UTF-16 or UTF-32 (re-saved by Windows PowerShell's > or Out-File, say), not UTF-8: it is not read; convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8, then put that in its place; its diagnostic names the command) and import again.",
   CLAUDE_SUBAGENT_UNLINKED:
     "Flat subagent files (agent-*.jsonl) name no session file of their project folder (the session was deleted or moved): they are not read; restore the session file, or remove the stray subagent files if the session is gone."
 }

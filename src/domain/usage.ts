@@ -36,7 +36,7 @@
  * @module
  */
 import { isRecord } from "./json.js"
-import type { SessionEvent, TokenUsage } from "./model.js"
+import type { ProviderId, SessionEvent, TokenUsage } from "./model.js"
 import { costAt, type PriceTable, priceOf } from "./prices.js"
 
 /**
@@ -435,12 +435,15 @@ export const totalsOf = (s: UsageTotals): UsageTotals => ({
  * Responses of a session that count in another one: `responses` of its
  * responses repeat (same ids and usage) responses counted once, in the
  * session `sessionId` / `sessionUid` (the index's uid: for a log copied to a
- * second place the native id is the session's own), where they were seen
- * first. Source: docs/usage-and-cost.md "Tokens and cost" (copies of a response), tester F3
+ * second place the native id is the session's own), of provider `provider`:
+ * the Claude Code session for an AgentMux copy of a Claude Code run, else the
+ * session that began first (docs/usage-and-cost.md "Copies of a response"). Source: docs/usage-and-cost.md "Tokens and cost" (copies of a response), tester F3
  * of session 18 (a session whose copies counted elsewhere read as one whose
  * source reports no usage).
  */
 export interface CountedElsewhere {
+  /** The provider of the session they count in (`claude-code` for an AgentMux copy of a Claude Code run that Claude Code logged too). */
+  readonly provider: ProviderId
   readonly sessionId: string
   readonly sessionUid: string
   readonly responses: number

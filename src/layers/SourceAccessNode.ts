@@ -33,6 +33,7 @@ import {
   type SourceAccessShape
 } from "../services/SourceAccess.js"
 import { unreadableDetails } from "../domain/unreadable.js"
+import { isNotAFolder, notAFolderDetails } from "../domain/not-a-folder.js"
 import { raiseLimitRemedy } from "../domain/limit-remedy.js"
 
 const errnoOf = (e: unknown): string | undefined =>
@@ -54,11 +55,17 @@ export const fsError = (path: string, e: unknown): SourceAccessError => {
         remediation:
           "Check the path (relative paths on the command line are read from the working directory; in a config file, from the config file's folder)."
       })
-    case "ENOTDIR":
+    case "ENOTDIR": {
+      // Which part: the nearest folder on the way that is there (an error path: a few `lstat`s, no more).
+      const part = fileOnTheWay(path)
       return new SourceNotRegularFile({
-        message: `A part of ${path} is not a folder.`,
-        remediation: "Pass the path of a regular file inside a folder."
+        message: part === undefined
+          ? `A part of ${path} is not a folder.`
+          : `${part} ${isNotAFolder(notAFolderDetails(part, "file"))}${part === nodePath.resolve(path) ? "" : ` (on the way to ${path})`}.`,
+        remediation: "Pass the path of a regular file inside a folder.",
+        ...(part !== undefined ? { details: notAFolderDetails(part, "file") } : {})
       })
+    }
     case "ELOOP":
       return new SourceSymlink({
         message: `${path} is a symlink (or a symlink loop); session-ingest does not follow symlinks.`,
@@ -82,6 +89,24 @@ export const fsError = (path: string, e: unknown): SourceAccessError => {
         remediation: "Check the path and its permissions.",
         details: unreadableDetails(path, errnoOf(e) ?? "unknown")
       })
+  }
+}
+
+/**
+ * The part of `path` (itself, when listed as a folder, or one of the folders
+ * above it) that is a regular file, whence `ENOTDIR`: the nearest one there,
+ * if it is a file; else undefined.
+ */
+const fileOnTheWay = (path: string): string | undefined => {
+  let p = nodePath.resolve(path)
+  for (;;) {
+    try {
+      return fs.lstatSync(p).isFile() ? p : undefined
+    } catch {
+      const up = nodePath.dirname(p)
+      if (up === p) return undefined
+      p = up
+    }
   }
 }
 
@@ -131,10 +156,13 @@ const authorizeRootSync = (root: string): string => {
   const real = must(abs, () => realpathOf(abs))
   const st = must(real, () => fs.statSync(real))
   if (!st.isDirectory()) {
+    // What it is (a session log named as the root, most often), for the provider to say and name the folder to pass.
+    const details = notAFolderDetails(abs, st.isFile() ? "file" : "other")
     throw new Refused(
       new SourceNotRegularFile({
-        message: `The root ${abs} is not a folder.`,
-        remediation: "Pass a folder as the root."
+        message: `The root ${abs} ${isNotAFolder(details)}.`,
+        remediation: "Pass a folder as the root.",
+        details
       })
     )
   }

@@ -287,13 +287,16 @@ export interface UsageFilter {
  * Copies of responses that count in another session ({@link IndexShape.usageElsewhere}):
  * `responses` usage rows of the session `sessionUid` that repeat responses
  * counted in the session `countedInUid` (native id `countedInId`, the same as
- * the session's own for a log copied to a second place), where they were seen
- * first (docs/usage-and-cost.md "Tokens and cost", "Copies of a response").
+ * the session's own for a log copied to a second place; provider
+ * `countedInProvider`): the Claude Code session for an AgentMux copy of a
+ * Claude Code run, else the session that began first (docs/usage-and-cost.md
+ * "Tokens and cost", "Copies of a response").
  */
 export interface UsageElsewhere {
   readonly sessionUid: string
   readonly countedInUid: string
   readonly countedInId: string
+  readonly countedInProvider: ProviderId
   readonly responses: number
 }
 

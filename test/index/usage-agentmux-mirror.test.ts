@@ -111,7 +111,7 @@ const attribution = (index: string) =>
       out[nameOf.get(s.sessionUid)!] = {
         tokens: tokens(used.get(s.sessionUid)),
         cost: cents(used.get(s.sessionUid)?.costUsd),
-        elsewhere: (elsewhere.get(s.sessionUid) ?? []).map((e) => ({ in: nameOf.get(e.sessionUid), sessionId: e.sessionId, responses: e.responses }))
+        elsewhere: (elsewhere.get(s.sessionUid) ?? []).map((e) => ({ in: nameOf.get(e.sessionUid), provider: e.provider, sessionId: e.sessionId, responses: e.responses }))
       }
     }
     const report = yield* usageReport({ by: "provider" }, bundledPrices)
@@ -126,7 +126,7 @@ const attribution = (index: string) =>
 const BOTH = {
   sessions: {
     [`claude-code ${S1}`]: { tokens: [22, 1200, 62000, 2500, 2], cost: 0.046041, elsewhere: [] },
-    [`agentmux ${S1}`]: { tokens: null, cost: null, elsewhere: [{ in: `claude-code ${S1}`, sessionId: S1, responses: 2 }] },
+    [`agentmux ${S1}`]: { tokens: null, cost: null, elsewhere: [{ in: `claude-code ${S1}`, provider: "claude-code", sessionId: S1, responses: 2 }] },
     [`agentmux ${S2}`]: { tokens: [1, 10, 0, 0, 1], cost: 0.02, elsewhere: [] }
   },
   total: [23, 1210, 62000, 2500, 3, 0.066041],
@@ -218,7 +218,28 @@ describe("a Claude run in AgentMux's record and in Claude Code's log: the CLI", 
       expect(r.stdout).toMatch(/\nagentmux +1 +10 +0 +0 +\$0\.0200\n/)
       expect(r.stdout).toMatch(/\ntotal +23 +1,210 +62,000 +2,500 +\$0\.0660\n/)
       expect(r.stdout).toContain("2 responses of 1 session counted in another session")
-      expect(r.stdout).toContain("AgentMux's record of a Claude Code run")
+      // The rule the index applies (docs/usage-and-cost.md "Copies of a response"), not "where it was seen first":
+      // the AgentMux record here was received before Claude Code wrote its log, and still the log counts.
+      expect(r.stdout).toContain("in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record)")
+      expect(r.stdout).toContain("else in the session that began first")
+      expect(r.stdout).not.toContain("seen first")
+    })
+  })
+
+  it("sessions: the AgentMux session's note names the Claude Code session as Claude Code's own record of the run, not a copy of it", () => {
+    const c = corpus()
+    c.writeLog()
+    const index = path.join(c.dir, "index.db")
+    return Effect.runPromise(c.importAll(index)).then(() => {
+      const r = cli(["sessions", "--index", index], { env: { NO_COLOR: "1" } })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toContain(`* ${S1}: 2 responses counted in the Claude Code session ${S1} (Claude Code's own record of this run)`)
+      expect(r.stdout).not.toContain("another copy of it")
+      expect(r.stdout).not.toContain("seen first")
+      const j = JSON.parse(cli(["sessions", "--index", index, "--json"]).stdout).data
+      const am = (j as Array<{ provider: string; sessionId: string; usage: { countedElsewhere?: Array<Record<string, unknown>> } }>)
+        .find((s) => s.provider === "agentmux" && s.sessionId === S1)!
+      expect(am.usage.countedElsewhere).toEqual([expect.objectContaining({ provider: "claude-code", sessionId: S1, responses: 2 })])
     })
   })
 })

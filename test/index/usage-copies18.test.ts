@@ -312,7 +312,7 @@ describe.each(engines)("the same responses in two sessions via the CLI ($engine)
       const b = rows.find((r) => r.sessionId === B)!
       expect(a.usage).toEqual({ inputTokens: 110, outputTokens: 250, cacheReadTokens: 3000, cacheWriteTokens: 400, cacheWrite1hTokens: null, costUsd: 0.00648 })
       const nothingHere = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, cacheWrite1hTokens: null, costUsd: null }
-      expect(b.usage).toEqual({ ...nothingHere, countedElsewhere: [{ sessionId: A, sessionUid: a.sessionUid, responses: 2 }] })
+      expect(b.usage).toEqual({ ...nothingHere, countedElsewhere: [{ provider: "claude-code", sessionId: A, sessionUid: a.sessionUid, responses: 2 }] })
       expect(json(["show", B, "--index", index]).session.usage).toEqual(b.usage)
 
       const listing = run(["sessions", "--index", index])

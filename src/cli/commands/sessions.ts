@@ -96,8 +96,10 @@ const render = (
   if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
   const copies = rows.filter((r) => (elsewhere.get(r.sessionUid)?.length ?? 0) > 0)
   if (copies.length > 0) {
-    notes.push(`* responses that repeat another session's (a resumed, forked or copied log, or AgentMux's record of a Claude Code run) count once, where first seen, not in these tokens:`)
-    for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${oneLineField(r.sessionId)}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r.sessionId)}`)
+    notes.push(
+      `* responses that repeat another session's count once, not in these tokens: in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record), else in the session that began first (a resumed, forked or copied log):`
+    )
+    for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${oneLineField(r.sessionId)}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r)}`)
     if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
   }
   return [

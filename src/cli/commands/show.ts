@@ -148,7 +148,7 @@ export const show = Command.make(
       }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session, others)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
-      const line = usageLine(usage, session.sessionId)
+      const line = usageLine(usage, session)
       const withUsage = (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
       const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {

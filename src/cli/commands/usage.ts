@@ -60,7 +60,7 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         : n.kind === "tokens-not-exact"
         ? `note: ? ${notExactText(n.counts)}.`
         : n.kind === "counted-elsewhere"
-        ? `note: ${humanTokens(n.responses)} response${n.responses === 1 ? "" : "s"} of ${humanTokens(n.sessions)} session${n.sessions === 1 ? "" : "s"} counted in another session: the same response in several sessions (a resumed, forked or copied log, or AgentMux's record of a Claude Code run) counts once, in the session where it was seen first (sessions --json: usage.countedElsewhere).`
+        ? `note: ${humanTokens(n.responses)} response${n.responses === 1 ? "" : "s"} of ${humanTokens(n.sessions)} session${n.sessions === 1 ? "" : "s"} counted in another session: the same response in several sessions counts once: in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record), else in the session that began first (a resumed, forked or copied log) (sessions --json: usage.countedElsewhere).`
         : `note: ? cost unknown: the sum of the costs is past the largest number a double holds (check the prices in the config file and the stated costs).`
     )
   }

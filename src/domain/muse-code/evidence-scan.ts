@@ -18,7 +18,8 @@ import { classifyNativeLine, type EvidenceField, isRecordEnvelope, isSessionEnd,
  * Reason codes of a `museSourceInspections` receipt. Outcome `matched` has
  * `WORKSPACE_MATCHED`, `mismatch` has `WORKSPACE_MISMATCH`; every other code
  * is `inconclusive`: no evidence, a budget that ran out (which one), malformed
- * or truncated input, an unreadable source.
+ * or truncated input, an unreadable source, a log in UTF-16 or UTF-32
+ * (`NOT_UTF8`: told from its first bytes, `../text-encoding.ts`).
  */
 export type InspectionReason =
   | "WORKSPACE_MATCHED"
@@ -32,9 +33,10 @@ export type InspectionReason =
   | "MALFORMED"
   | "TRUNCATED"
   | "UNREADABLE"
+  | "NOT_UTF8"
 
 /** Why a scan stopped before the end of the source without a match. */
-export type StopReason = Exclude<InspectionReason, "WORKSPACE_MATCHED" | "WORKSPACE_MISMATCH" | "NO_WORKSPACE_EVIDENCE" | "UNREADABLE">
+export type StopReason = Exclude<InspectionReason, "WORKSPACE_MATCHED" | "WORKSPACE_MISMATCH" | "NO_WORKSPACE_EVIDENCE" | "UNREADABLE" | "NOT_UTF8">
 
 /** What was inspected so far: outer lines, decoded children, source bytes (offset past the last line inspected). */
 export interface ScanCounts {

@@ -19,7 +19,8 @@ import * as Stream from "effect/Stream"
 import { checkAgentId, TSIDX_PART_MISSING, UNREADABLE_TSIDX_LINE } from "../../domain/agentmux/record.js"
 import { mapSession, type MappedSession, receiveTimeOf, resumeAfter, type SessionLine } from "../../domain/agentmux/transcript.js"
 import { cursorSourceChanged, decodeCursor } from "../../domain/cursor.js"
-import { type IngestError, InvalidArgument, SourceNotFound, UnsupportedOperation } from "../../domain/errors.js"
+import { type IngestError, InvalidArgument, SourceNotFound, SourceNotRegularFile, UnsupportedOperation } from "../../domain/errors.js"
+import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import {
   type Diagnostic,
   type DiscoveredSource,
@@ -58,6 +59,23 @@ export const globalStoreOf = (root: string): string => nodePath.join(root, "shar
 
 /** AgentMux's store when neither the locator, `--store` nor `--agentmux-root` names one (seed 002). */
 export const defaultStorePath = (): string => globalStoreOf(defaultRoot())
+
+/**
+ * The error of an `--agentmux-root` that is a file (its `filestore.db`, or a
+ * file of another provider, named as the home) or a fifo, met on the way to
+ * the store under it: said so, with the folder to pass (and `--store` for a
+ * store file); any other error as it is.
+ */
+const agentmuxRootNotAFolder = <E>(e: E, policy: AccessPolicyShape): E | SourceNotRegularFile => {
+  const d = notAFolderOf(e)
+  if (d === undefined || policy.agentmuxRoot === undefined || d.notAFolder !== nodePath.resolve(policy.agentmuxRoot)) return e
+  return new SourceNotRegularFile({
+    message: `The AgentMux home ${d.notAFolder} (--agentmux-root) ${isNotAFolder(d)}.`,
+    remediation:
+      "Pass AgentMux's home folder itself as --agentmux-root (e.g. ~/.agentmux, holding shared/agents/transcripts/filestore.db and channels/), not a file in it; a transcript store file (filestore.db) is passed with --store FILE.",
+    details: d
+  })
+}
 
 /**
  * The AgentMux home whose channels' stores are read (issue 18):
@@ -255,7 +273,9 @@ const scanned = (
   withSources = false
 ): Effect.Effect<Scanned, IngestError, Scope.Scope> =>
   Effect.gen(function*() {
-    const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath))
+    const opened = yield* deps.store.open(storePathOf(deps.policy, locatorPath)).pipe(
+      Effect.mapError((e) => agentmuxRootNotAFolder(e, deps.policy))
+    )
     const record = opened._tag === "open" ? opened.connection.path : opened.path
     const root = rootOf(deps.policy)
     const found = root === null ? { stores: [], symlinks: [] } : yield* deps.store.channelStores(root)

@@ -17,13 +17,19 @@ import * as Either from "effect/Either"
 import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
 import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
+import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
+import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSourceProbed, overviewOf, scanSession, summaryOf } from "./source.js"
 
 const REMEDY = "Pass --claude-root DIR or set CLAUDE_CONFIG_DIR (its projects/ folder is read; default ~/.claude/projects)."
+
+/** The remedy of a root that is a file (or a fifo): the folder to pass instead. */
+const NOT_A_FOLDER_REMEDY =
+  "Pass the projects folder itself as --claude-root (e.g. ~/.claude/projects: one folder per project, each holding its <session-uuid>.jsonl logs), not a session log in it; or set CLAUDE_CONFIG_DIR to the folder whose projects/ folder holds them."
 
 /**
  * Discover the sessions under the root. Never fails: a missing root is
@@ -50,6 +56,8 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     if (Either.isLeft(real)) {
       const missing = real.left._tag === "SourceNotFound"
       const code = missing ? "CLAUDE_ROOT_NOT_FOUND" : "CLAUDE_ROOT_UNREADABLE"
+      // A root that is a file (one session log named as the root, most often): said so, with the folder to pass.
+      const notAFolder = notAFolderOf(real.left)
       return {
         provider: PROVIDER,
         status: "unavailable",
@@ -58,14 +66,16 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         coverage: missing && root.origin === "default" ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: code,
-        remediation: REMEDY,
+        remediation: notAFolder !== undefined ? NOT_A_FOLDER_REMEDY : REMEDY,
         sources: [],
         diagnostics: [{
           code,
           message: missing
             ? `The Claude Code projects root ${root.path} does not exist; no sessions listed.`
+            : notAFolder !== undefined
+            ? `The Claude Code projects root ${root.path} ${isNotAFolder(notAFolder)}; no sessions listed.`
             : `The Claude Code projects root ${root.path} cannot be read (${real.left.code}); no sessions listed.`,
-          details: { ...base, code: real.left.code }
+          details: { ...base, code: real.left.code, ...(notAFolder !== undefined ? { kind: notAFolder.kind } : {}) }
         }],
         receipts: base
       } satisfies DiscoveryReport
@@ -150,11 +160,12 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           if (Either.isLeft(scanned)) {
             // A file there but unreadable: marked so (the access layer's details, and the file as `source`), so an import counts it.
             const unreadable = unreadableOf(scanned.left)
-            skip({
-              code: scanned.left.code,
-              message: `${p.name}/${e.name}: ${scanned.left.message}`,
-              details: { project: p.name, file: e.name, ...(unreadable !== undefined ? { ...unreadable, source: path } : {}) }
-            })
+            // A log in UTF-16 (re-saved by PowerShell): SOURCE_NOT_UTF8, with the conversion as its remedy.
+            skip(skipDiagnosticOf(scanned.left, `${p.name}/${e.name}: ${scanned.left.message}`, {
+              project: p.name,
+              file: e.name,
+              ...(unreadable !== undefined ? { ...unreadable, source: path } : {})
+            }))
             continue
           }
           filesRead++

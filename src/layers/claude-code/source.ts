@@ -55,6 +55,7 @@ import { type Classified, classifyLine } from "../../domain/claude-code/records.
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
 import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
+import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { KnownSource, SourceRead, StreamOptions } from "../../services/SessionSource.js"
@@ -509,7 +510,7 @@ export const scanSession = (
       if (s.metaProblem !== undefined) scan.subagentWarnings.add(SUBAGENT_META_NOT_VALID, null)
       const read = yield* Effect.either(scanFile(s.file, { _tag: "subagent", agentId: s.agentId }, subagentFileLabel(s)))
       if (Either.isLeft(read)) {
-        problems.push({ code: read.left.code, message: `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, details: { agentId: s.agentId } })
+        problems.push(skipDiagnosticOf(read.left, `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, { agentId: s.agentId }))
       }
     }
     return {

@@ -1200,8 +1200,8 @@ const make = (
 
     /** {@link IndexShape.usageElsewhere}: the copies {@link countedElsewhereUsage} finds, as the SQLite layer's. */
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
-      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
-        SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*)::int AS n
+      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; counted_in_provider: ProviderId; n: number }>`
+        SELECT c.session_uid, c.counted_in, c.counted_in_id, min(c.counted_in_provider) AS counted_in_provider, count(*)::int AS n
         FROM (${countedElsewhereUsage(sql, "pg", filter.sessionUids)}) c
         WHERE TRUE
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
@@ -1216,7 +1216,7 @@ const make = (
       }
         GROUP BY c.session_uid, c.counted_in, c.counted_in_id
         ORDER BY c.session_uid, c.counted_in`).pipe(
-        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: fromPg(r.counted_in_id), responses: r.n })))
+        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: fromPg(r.counted_in_id), countedInProvider: r.counted_in_provider, responses: r.n })))
       )
 
     /**

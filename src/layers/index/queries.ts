@@ -276,7 +276,7 @@ export const usageElsewhereBySession = (
     const out = new Map<string, Array<CountedElsewhere>>()
     for (const e of yield* index.usageElsewhere({ sessionUids: named })) {
       const list = out.get(e.sessionUid) ?? []
-      list.push({ sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses })
+      list.push({ provider: e.countedInProvider, sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses })
       out.set(e.sessionUid, list)
     }
     return out
@@ -386,7 +386,7 @@ export const usageReport = (
     // Copies of responses counted in other sessions, within the same filters: a note, and (by session) on the rows.
     const copies = yield* index.usageElsewhere({ since: filter.since, until: filter.until, provider: filter.provider, workspace: filter.workspace, machine: filter.machine })
     const elsewhereOf = new Map<string, Array<CountedElsewhere>>()
-    for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
+    for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { provider: e.countedInProvider, sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
     const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
       if (filter.by !== "session") return { key, ...usageView(s), responses: s.responses, unpriced: s.unpriced }
       const ss = key === null ? undefined : sessions.get(key)

@@ -1276,11 +1276,12 @@ export const bookedModel = (dialect: UsageDialect) => `CASE WHEN u.kind = 'run' 
 
 /**
  * The select of {@link countedElsewhereUsage}'s two halves up to its `WHERE`: each current usage row (of a source
- * not rejected) with its rank in window `w`, the first row's session uid and native session id, and what the
+ * not rejected) with its rank in window `w`, the first row's session uid, native session id and provider, and what the
  * filters read; the caller's conditions follow `AND`.
  */
 const copiesOf = (w: string) => `SELECT fu.session_uid, fu.provider, fu.occurred_at, fss.workspace AS session_workspace,
-      row_number() OVER ${w} AS first_seen, first_value(fu.session_uid) OVER ${w} AS counted_in, first_value(fss.session_id) OVER ${w} AS counted_in_id
+      row_number() OVER ${w} AS first_seen, first_value(fu.session_uid) OVER ${w} AS counted_in, first_value(fss.session_id) OVER ${w} AS counted_in_id,
+      first_value(fu.provider) OVER ${w} AS counted_in_provider
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
@@ -1289,7 +1290,8 @@ const copiesOf = (w: string) => `SELECT fu.session_uid, fu.provider, fu.occurred
 /**
  * The responses that do not count ({@link firstSeenUsage}'s responses with
  * `first_seen` above 1), each with the session it counts in: `counted_in`
- * (its uid) and `counted_in_id` (its native session id), and the copy's
+ * (its uid), `counted_in_id` (its native session id) and
+ * `counted_in_provider`, and the copy's
  * `session_uid`, `provider`, `occurred_at` and `session_workspace` for the
  * filters. Only the rows that can have a copy are sorted: the Claude Code
  * responses whose key is in several usage rows, and the Claude responses of

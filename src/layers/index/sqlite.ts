@@ -1343,8 +1343,8 @@ const make = (
         : fromEvents(filter)
 
     const usageElsewhere = (filter: Omit<UsageFilter, "by">): Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable> =>
-      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; n: number }>`
-        SELECT c.session_uid, c.counted_in, c.counted_in_id, count(*) AS n
+      fail(sql<{ session_uid: string; counted_in: string; counted_in_id: string; counted_in_provider: ProviderId; n: number }>`
+        SELECT c.session_uid, c.counted_in, c.counted_in_id, min(c.counted_in_provider) AS counted_in_provider, count(*) AS n
         FROM (${countedElsewhereUsage(sql, "sqlite", filter.sessionUids)}) c
         WHERE 1
           ${filter.sessionUids !== undefined ? sql`AND c.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
@@ -1353,7 +1353,7 @@ const make = (
           ${filter.workspace !== undefined ? workspaceSql(sql, "c.session_workspace", filter.workspace) : sql``}
         GROUP BY c.session_uid, c.counted_in, c.counted_in_id
         ORDER BY c.session_uid, c.counted_in`).pipe(
-        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: r.counted_in_id, responses: r.n })))
+        Effect.map((rows) => rows.map((r) => ({ sessionUid: r.session_uid, countedInUid: r.counted_in, countedInId: r.counted_in_id, countedInProvider: r.counted_in_provider, responses: r.n })))
       )
 
     /** {@link usageElsewhere} for an index without the usage table: from the rows derived from the stored events. */
@@ -1363,7 +1363,13 @@ const make = (
         for (const { countedIn, ss } of rows) {
           if (countedIn === null) continue
           const k = `${ss.session_uid} ${countedIn.ss.session_uid}`
-          const e = out.get(k) ?? { sessionUid: ss.session_uid, countedInUid: countedIn.ss.session_uid, countedInId: countedIn.ss.session_id, responses: 0 }
+          const e = out.get(k) ?? {
+            sessionUid: ss.session_uid,
+            countedInUid: countedIn.ss.session_uid,
+            countedInId: countedIn.ss.session_id,
+            countedInProvider: countedIn.row.provider as ProviderId,
+            responses: 0
+          }
           e.responses++
           out.set(k, e)
         }

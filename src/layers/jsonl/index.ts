@@ -21,4 +21,5 @@ export {
   spanIsValid,
   unterminatedExtras
 } from "./resume.js"
+export { notUtf8Source } from "./encoding.js"
 export { failIfShrank, hasBom } from "./shrink.js"

@@ -14,8 +14,10 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { SourceAccessError } from "../../domain/errors.js"
+import type { MalformedSource, SourceAccessError } from "../../domain/errors.js"
+import { SNIFF_BYTES } from "../../domain/text-encoding.js"
 import type { OpenSource } from "../../services/SourceAccess.js"
+import { notUtf8Source } from "./encoding.js"
 
 /** One physical line of a source. Offsets are bytes from the start of the file. */
 export interface Line {
@@ -173,23 +175,26 @@ export class LineSplitter {
  * The size of the read at `offset`: a full step, except the first read, which
  * is sized to what the file held when it was opened (plus one byte, so that an
  * unchanged file ends with a short read): a small log costs one small buffer,
- * not a full step. A first read at offset 0 is at least 3 bytes, so a UTF-8
- * BOM is seen whole (however small the step).
+ * not a full step. A first read at offset 0 is at least {@link SNIFF_BYTES}
+ * (16) bytes, so a UTF-8 BOM is seen whole, and a file in UTF-16 or UTF-32
+ * told apart (`foreignEncodingOf`), however small the step.
  */
 export const readSize = (offset: number, from: number, step: number, sizeAtOpen: number): number =>
-  offset === from ? Math.max(from === 0 ? BOM.length : 1, Math.min(step, Math.max(4096, sizeAtOpen - from + 1))) : step
+  offset === from ? Math.max(from === 0 ? SNIFF_BYTES : 1, Math.min(step, Math.max(4096, sizeAtOpen - from + 1))) : step
 
 /**
  * Stream the lines of `source` from `options.from` to its end of file (as the
  * file is when each step reads it: a read shorter than a step ends the
  * stream). Each step's lines go on in parts ({@link handOnParts}), all of a
- * step's before the next read (and its `onRead`). Fails only with source
- * access errors.
+ * step's before the next read (and its `onRead`). Fails with source access
+ * errors, and with `MalformedSource` (`./encoding.ts`) when the read at
+ * offset 0 shows a file in UTF-16 or UTF-32, not UTF-8: nothing of it is
+ * handed on (its lines would be NUL bytes and halves of characters).
  */
 export const readLines = (
   source: OpenSource,
   options: ReadLinesOptions
-): Stream.Stream<Line, SourceAccessError> =>
+): Stream.Stream<Line, SourceAccessError | MalformedSource> =>
   Stream.suspend(() => {
     const step = options.stepBytes ?? READ_STEP_BYTES
     const from = options.from ?? 0
@@ -206,7 +211,11 @@ export const readLines = (
       if (atEnd) return Effect.succeed(Option.none())
       const size = readSize(splitter.offset, from, step, source.file.stat.size)
       return source.read(splitter.offset, size).pipe(
-        Effect.map((raw) => {
+        Effect.flatMap((raw) => {
+          if (splitter.offset === 0 && raw.length > 0) {
+            const notUtf8 = notUtf8Source(source.file.path, raw)
+            if (notUtf8 !== undefined) return Effect.fail(notUtf8)
+          }
           let out: Array<Line>
           if (raw.length === 0) {
             // End of file: an unterminated remainder is handed on as such.
@@ -222,7 +231,7 @@ export const readLines = (
           }
           parts = handOnParts(Chunk.unsafeFromArray(out), HAND_ON_BYTES)
           next = 1
-          return Option.some([parts[0], undefined] as const)
+          return Effect.succeed(Option.some([parts[0], undefined] as const))
         })
       )
     })

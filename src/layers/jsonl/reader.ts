@@ -20,6 +20,7 @@ import {
 import type { InvalidCursor, MalformedSource, SourceAccessError } from "../../domain/errors.js"
 import type { SourceRead } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
+import { notUtf8Source } from "./encoding.js"
 import { type Line, LineSplitter, readLines } from "./lines.js"
 import { checkResume, type LineBinding, type ResumePoint, unterminatedExtras } from "./resume.js"
 import { failIfShrank, hasBom } from "./shrink.js"
@@ -121,26 +122,29 @@ const eventLoopTurn = Effect.async<void>((resume) => {
  * streaming path tells those apart as it always did). What one pays per
  * small source: one open, one `fstat`, one read (a synchronous one), one
  * event-loop turn, in one effect (no scope); no head read apart, no stream.
- * Fails with access errors.
+ * Fails with access errors, and `MalformedSource` for a file in UTF-16 or
+ * UTF-32, not UTF-8 (as {@link JsonlSource.lines} does, `./encoding.ts`).
  */
 export const readJsonlWhole = (
   access: SourceAccessShape,
   file: AuthorizedFile,
   options: JsonlOptions,
   maxBytes: number
-): Effect.Effect<JsonlWhole | undefined, SourceAccessError> =>
+): Effect.Effect<JsonlWhole | undefined, SourceAccessError | MalformedSource> =>
   (file.stat.size > maxBytes
     ? Effect.succeed(undefined)
-    : Effect.map(access.readHead(file, file.stat.size + 1), ({ bytes: raw, statAtOpen }): JsonlWhole | undefined => {
+    : Effect.flatMap(access.readHead(file, file.stat.size + 1), ({ bytes: raw, statAtOpen }): Effect.Effect<JsonlWhole | undefined, MalformedSource> => {
+      const notUtf8 = raw.length > 0 ? notUtf8Source(file.path, raw) : undefined
+      if (notUtf8 !== undefined) return Effect.fail(notUtf8)
       const size = statAtOpen.size
       // Read up to one byte past the authorized size: a file as large at open as that or larger is streamed (the
       // read could not tell whether it grew once opened), as is one whose read did not end at its size at open.
-      if (size > maxBytes || size > file.stat.size || raw.length !== size) return undefined
+      if (size > maxBytes || size > file.stat.size || raw.length !== size) return Effect.succeed(undefined)
       const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
       const splitter = new LineSplitter(options.maxRecordBytes, 0)
       const lines = size === 0 ? [] : splitter.finish(splitter.push(bytes))
       const bindHead = headBinder(bytes.subarray(0, Math.min(HEAD_BYTES, size)))
-      return { bytes, lines, cursor: cursorMaker(options, bindHead) }
+      return Effect.succeed({ bytes, lines, cursor: cursorMaker(options, bindHead) })
     })).pipe(
       // One event-loop turn per file (once it is closed): V8's incremental GC runs its tasks there
       // (measured on 1,000 logs: peak RSS 155-159 MB with a turn per log, 183-185 MB with none; CPU the same within noise).

@@ -14,7 +14,9 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
+import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
+import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
 
 /** Receipts of a discovery run: content-free counts. */
@@ -148,9 +150,8 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     }
     return { _tag: "listed", source: session, diagnostics } as Found
   }).pipe(
-    Effect.catchAll((e) =>
-      Effect.succeed(skipped(e.code, agentId, `${agentId}: ${e.message}`))
-    )
+    // A transcript in UTF-16 (re-saved by PowerShell): SOURCE_NOT_UTF8, with the conversion as its remedy.
+    Effect.catchAll((e) => Effect.succeed<Found>({ _tag: "skipped", diagnostic: skipDiagnosticOf(e, `${agentId}: ${e.message}`, { agentId }) }))
   )
 
 /**
@@ -174,6 +175,8 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     const base = { agentsRoot: root.path, rootOrigin: root.origin }
     if (real._tag === "Left") {
       const missing = real.left._tag === "SourceNotFound"
+      // A root that is a file (one transcript named as the root, most often): said so, with the folder to pass.
+      const notAFolder = notAFolderOf(real.left)
       return {
         provider: "muse-agents",
         status: "unavailable",
@@ -183,14 +186,18 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
         coverage: missing && root.origin === "default" ? "complete" : "partial",
         sourceCount: 0,
         reasonCode: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
-        remediation: "Pass --agents-root DIR or set MUSE_AGENTS_DIR to the Muse agents folder (default ~/agents).",
+        remediation: notAFolder !== undefined
+          ? "Pass the Muse agents folder itself as --agents-root (e.g. ~/agents: one folder per agent, each holding sessions/<agent-id>.jsonl), not a transcript in it; or set MUSE_AGENTS_DIR to it."
+          : "Pass --agents-root DIR or set MUSE_AGENTS_DIR to the Muse agents folder (default ~/agents).",
         sources: [],
         diagnostics: [{
           code: missing ? "AGENTS_ROOT_NOT_FOUND" : "AGENTS_ROOT_UNREADABLE",
           message: missing
             ? `The agents root ${root.path} does not exist; no sessions listed.`
+            : notAFolder !== undefined
+            ? `The agents root ${root.path} ${isNotAFolder(notAFolder)}; no sessions listed.`
             : `The agents root ${root.path} cannot be read (${real.left.code}); no sessions listed.`,
-          details: { ...base, code: real.left.code }
+          details: { ...base, code: real.left.code, ...(notAFolder !== undefined ? { kind: notAFolder.kind } : {}) }
         }],
         receipts: base
       } satisfies DiscoveryReport

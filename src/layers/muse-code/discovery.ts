@@ -37,7 +37,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { type IngestError, isIngestError, type SourceAccessError } from "../../domain/errors.js"
+import { type IngestError, isIngestError, type SourceAccessError, SourceNotRegularFile } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
@@ -47,11 +47,13 @@ import {
   type ScanCounts
 } from "../../domain/muse-code/evidence-scan.js"
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
+import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat, Head } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
+import { notUtf8Source } from "../jsonl/encoding.js"
 import { type Line, LineSplitter, readSize } from "../jsonl/lines.js"
 import { NATIVE_CLASS, type NativeDeps, nestedLogPathsProbed, nestedLogsFolderOf } from "./native-source.js"
 
@@ -124,7 +126,8 @@ const REASON_TEXT: Record<InspectionReason, string> = {
   BUDGET_NESTING_DEPTH: "a record nests deeper than the nesting budget",
   MALFORMED: "a line is malformed before any matching evidence",
   TRUNCATED: "the log ends in a torn line before any matching evidence",
-  UNREADABLE: "the log could not be read"
+  UNREADABLE: "the log could not be read",
+  NOT_UTF8: "the log is not UTF-8"
 }
 
 /** A normalized folder path with its trailing separator (one already there, as a root's `/`, is not doubled). */
@@ -452,15 +455,18 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
   }
 }
 
-/** The receipt of a candidate that could not be read, with the error that said why. */
-const unreadable = (c: Candidate, error: unknown): Inspected => {
+/**
+ * The receipt of a candidate that could not be read, with the error that said
+ * why (`reason`: `UNREADABLE`, or `NOT_UTF8` for a log in UTF-16 or UTF-32).
+ */
+const unreadable = (c: Candidate, error: unknown, reason: "UNREADABLE" | "NOT_UTF8" = "UNREADABLE"): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
   return {
     receipt: {
       sourceId,
       locator: redactLocator(sourceId, c.path),
       outcome: "inconclusive",
-      reasonCode: "UNREADABLE",
+      reasonCode: reason,
       recordsInspected: 0,
       childrenInspected: 0,
       bytesInspected: 0,
@@ -522,6 +528,12 @@ const inspectAll = (
     /** Scan the head of candidate `k` (a view of `scratch`): settled, left open, or the evidence path to resolve first. */
     const scanHead = (k: number, head: Head): string | undefined => {
       const c = candidates[indices[k]]
+      // A log in UTF-16 (re-saved by PowerShell) is not read as lines of NUL bytes: said so, with the conversion.
+      const notUtf8 = head.bytes.length > 0 ? notUtf8Source(c.path, head.bytes) : undefined
+      if (notUtf8 !== undefined) {
+        out[k] = unreadable(c, notUtf8, "NOT_UTF8")
+        return undefined
+      }
       const scanner = new EvidenceScanner(deps.budget)
       const splitter = new LineSplitter(deps.budget.maxRecordBytes)
       const s = settleHead(head.bytes, head.bytes.length < firstOf(c), cap, head.statAtOpen.size, scanner, splitter, known)
@@ -666,6 +678,9 @@ const uncheckedRemedy = (reasons: ReadonlyArray<InspectionReason>, unreadableFol
   if (has((r) => r === "MALFORMED" || r === "TRUNCATED")) {
     parts.push("A log is malformed or ends in a torn line before its workspace evidence: inspect it (inspect muse-code FILE --locator-class muse-native-session-log --muse-root DIR), or export the session with `muse export`.")
   }
+  if (has((r) => r === "NOT_UTF8")) {
+    parts.push("A log is encoded as UTF-16 or UTF-32, not UTF-8: convert it to UTF-8 (its diagnostic names the iconv command) and import again.")
+  }
   if (has((r) => r === "UNREADABLE") || unreadableFolders) {
     parts.push("A log or folder could not be read: check its permissions (the user running session-ingest must be able to read it).")
   }
@@ -688,6 +703,21 @@ const skippedRemedy = (skipped: ReadonlyArray<NotRegularLog>): string => {
 }
 
 /**
+ * The error of a `--muse-root` that is a file (a `session.jsonl` or an export
+ * named as the root, most often) or a fifo: said so, with the folder to pass;
+ * any other error as it is.
+ */
+const museRootNotAFolder = (e: SourceAccessError, root: string): SourceAccessError => {
+  const d = notAFolderOf(e)
+  return d === undefined ? e : new SourceNotRegularFile({
+    message: `The Muse Code sessions root ${nodePath.resolve(root)} (--muse-root) ${isNotAFolder(d)}.`,
+    remediation:
+      "Pass the sessions folder itself as --muse-root (e.g. ~/.local/share/muse/sessions, holding YYYY/MM/DD/<session-id>/session.jsonl), not a session log in it; a `muse export` file is imported as such, under a --workspace.",
+    details: { ...d, root: nodePath.resolve(root) }
+  })
+}
+
+/**
  * Native discovery over every authorized `--muse-root`, selecting logs whose
  * evidence names one of the workspace roots. Fails only when a muse root
  * itself cannot be authorized (`SourceNotFound`, `SourceNotRegularFile`, …);
@@ -700,7 +730,7 @@ export const discoverNative = (
   Effect.gen(function*() {
     const roots: Array<string> = []
     for (const r of deps.policy.museRoots) {
-      const real = yield* deps.access.authorizeRoot(r)
+      const real = yield* deps.access.authorizeRoot(r).pipe(Effect.mapError((e) => museRootNotAFolder(e, r)))
       if (!roots.includes(real)) roots.push(real)
     }
     const workspaces: Array<string> = []

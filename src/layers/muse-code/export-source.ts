@@ -17,6 +17,7 @@ import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.j
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
+import { notUtf8Source } from "../jsonl/encoding.js"
 
 /** The services an export source is read with. */
 export interface ExportDeps {
@@ -35,13 +36,17 @@ export interface LoadedExport {
 
 /**
  * Authorize (under the workspace roots), read (under `maxDocumentBytes`) and
- * decode an export file. Fails with the access errors, `MalformedSource`,
+ * decode an export file. Fails with the access errors, `MalformedSource`
+ * (one in UTF-16 or UTF-32 named so, `../jsonl/encoding.ts`),
  * `UnknownSchemaMajor` or `ResourceLimitExceeded`.
  */
 export const loadExport = (deps: ExportDeps, path: string): Effect.Effect<LoadedExport, IngestError> =>
   Effect.gen(function*() {
     const file = yield* deps.access.authorizeFile(path, deps.policy.workspaceRoots)
     const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
+    // An export re-saved as UTF-16 (PowerShell's `>`): said so, with the conversion, not "not JSON".
+    const notUtf8 = bytes.length > 0 ? notUtf8Source(file.path, bytes) : undefined
+    if (notUtf8 !== undefined) return yield* notUtf8
     const sourceId = makeSourceId("muse-code", "manual-export", file.path)
     const digest = sha256Hex(bytes).slice(0, 32)
     const decoded = yield* Either.match(decodeExport(bytes, { sourceId, digest, maxDepth: deps.limits.maxDepth, maxRecordBytes: deps.limits.maxRecordBytes }), {

@@ -694,13 +694,14 @@ export interface WholePass {
  * was opened: then it is streamed as any other. On an error, `events` holds
  * what the streamed pass hands on before it fails: the events of the lines
  * of the read steps before the failing line's step (`readLines`'s steps).
- * Fails only with access errors (the open and the read).
+ * Fails only with access errors (the open and the read), and
+ * `MalformedSource` for a log in UTF-16 or UTF-32, not UTF-8 (`readJsonlWhole`).
  */
 export const nativeWhole = (
   deps: NativeDeps,
   src: NativeSource,
   options: PassOptions
-): Effect.Effect<WholePass | undefined, SourceAccessError> => {
+): Effect.Effect<WholePass | undefined, SourceAccessError | MalformedSource> => {
   const max = deps.limits.wholeReadBytes ?? 0
   if (options.resume !== undefined || options.bindingsOnly === true || src.file.stat.size > max) {
     return Effect.succeed(undefined)
@@ -771,7 +772,7 @@ const lookUpStreamed = (
   open: OpenSource,
   maxLineBytes: number,
   lookup: Lookup
-): Effect.Effect<void, SourceAccessError> => {
+): Effect.Effect<void, SourceAccessError | MalformedSource> => {
   if (lookup._tag === "first") {
     return Effect.map(
       Stream.runHead(readLines(open, { from: lookup.offset, maxLineBytes })),
