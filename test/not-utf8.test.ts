@@ -159,6 +159,44 @@ describe("claude-code: a log in UTF-16", () => {
   })
 })
 
+describe("claude-code: a log imported, then re-saved as UTF-16", () => {
+  it("the next import keeps its session as it was (SOURCE_NOT_UTF8, coverage partial, not superseded); converted back, complete and unchanged", () => {
+    const root = tempDir("si-not-utf8-resaved-")
+    const dir = nodePath.join(root, "-e")
+    fs.mkdirSync(dir, { recursive: true })
+    const file = nodePath.join(dir, `${SID}.jsonl`)
+    const utf8 = Buffer.from(claudeLine(SID, "RESAVED prompt"))
+    fs.writeFileSync(file, utf8)
+    const index = nodePath.join(tempDir("si-not-utf8-resaved-idx-"), "i.db")
+    const env = { env: { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" } }
+    const run = () => cli(["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(root, "none"), "--json"], env)
+    const claudeCoverage = (stdout: string) =>
+      (JSON.parse(stdout).data.providers as Array<{ provider: string; coverage: string }>).find((p) => p.provider === "claude-code")?.coverage
+    const first = run()
+    expect(JSON.parse(first.stdout).data.sessionsAdded).toBe(1)
+    expect(claudeCoverage(first.stdout)).toBe("complete")
+    const listed = () => (JSON.parse(cli(["sessions", "--index", index, "--json"], env).stdout).data as Array<{ sessionId: string }>).map((x) => x.sessionId)
+    expect(listed()).toEqual([SID])
+    fs.writeFileSync(file, utf16le(claudeLine(SID, "RESAVED prompt")))
+    const resaved = run()
+    expect(resaved.code).toBe(8)
+    expect(claudeCoverage(resaved.stdout)).toBe("partial")
+    const data = JSON.parse(resaved.stdout).data
+    expect(data.sources.superseded).toBe(0)
+    const cause = data.causes.find((c: { code: string }) => c.code === "SOURCE_NOT_UTF8")
+    expect(cause?.problem).toContain("is encoded as UTF-16LE (byte order mark FF FE), not UTF-8")
+    expect(cause?.problem).toContain("kept as it was")
+    expect(cause?.remedy).toContain("iconv -f UTF-16 -t UTF-8")
+    expect(listed()).toEqual([SID])
+    fs.writeFileSync(file, utf8)
+    const back = run()
+    expect(claudeCoverage(back.stdout)).toBe("complete")
+    // read again (its file changed), the same bytes as imported: nothing new, nothing superseded
+    expect(JSON.parse(back.stdout).data).toMatchObject({ eventsAdded: 0, sessionsAdded: 0, sources: { superseded: 0 } })
+    expect(listed()).toEqual([SID])
+  })
+})
+
 describe("muse-agents: a transcript in UTF-16", () => {
   it.effect("discover skips it as SOURCE_NOT_UTF8 (coverage partial); inspect fails MALFORMED_SOURCE naming UTF-16LE", () =>
     Effect.gen(function*() {

@@ -17,6 +17,7 @@ import { partNameOf } from "../../domain/fingerprint.js"
 import { ZEROED_RUN } from "../../domain/jsonl-line.js"
 import { bindingLength } from "./prefix.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
+import { type ForeignEncoding, foreignEncodingOf, notUtf8Problem, SOURCE_NOT_UTF8 } from "../../domain/text-encoding.js"
 
 /** The report's code for a source kept because its file now holds nothing. */
 export const SOURCE_EMPTIED = "SOURCE_EMPTIED"
@@ -65,10 +66,19 @@ const lostRun = (from: number, length: number): boolean => length >= ZEROED_RUN 
  * other, read again as a new generation. NUL bytes
  * only past the imported part are not checked here: the imported part did not
  * change, and the import resumes after it (the reader warns of the NULs).
+ *
+ * - `not-utf8`: the file now starts as UTF-16 or UTF-32 text does
+ *   ({@link foreignEncodingOf}: a log re-saved by Windows PowerShell's `>` or
+ *   `Out-File`; tester23a F2). Its lines are read as UTF-8 only (they are not
+ *   decoded: provenance is byte offsets into the file as written), so nothing
+ *   of it can be read; it is the same session in other bytes, not a new
+ *   version of it, and what was imported is kept until it is converted back
+ *   (reported `SOURCE_NOT_UTF8` with the iconv command).
  */
 export type LostBytes =
   | { readonly _tag: "nothing"; readonly size: number }
   | { readonly _tag: "zeroed"; readonly size: number; readonly from: number; readonly length: number }
+  | { readonly _tag: "not-utf8"; readonly size: number; readonly encoding: ForeignEncoding }
 
 /**
  * Read `path` (the file of a source imported before, authorized in its own
@@ -93,6 +103,8 @@ export const lostBytes = (
       let found: { readonly from: number; readonly length: number } | undefined
       for (let at = 0;;) {
         const bytes = yield* src.read(at, STEP)
+        const foreign = at === 0 ? foreignEncodingOf(bytes) : undefined
+        if (foreign !== undefined) return { _tag: "not-utf8", size: (yield* src.stat).size, encoding: foreign } as const
         if (bytes.length === 0) {
           const size = at
           if (!something) return { _tag: "nothing", size } as const
@@ -163,12 +175,21 @@ const importedBytes = (binding: string | null): number => {
   return n < 0 ? Infinity : n
 }
 
-/** The problem and remedy of a `SOURCE_EMPTIED` cause for the file `path`, by what it holds ({@link LostBytes}). */
-export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => ({
-  problem: lost._tag === "zeroed"
-    ? `${path} holds ${lost.length} NUL bytes from byte ${lost.from}${lost.from + lost.length === lost.size ? " to its end" : ""} (of ${lost.size}) where it held what was imported: blocks zeroed by a crash or a power loss, not a new version of its session; what was imported from it is kept as it was.`
-    : lost.size === 0
-    ? `${path} is now empty; what was imported from it is kept as it was (an emptied file is not a new version of its session).`
-    : `${path} now holds nothing but NUL bytes and white space (${lost.size} bytes: a file zeroed by a crash or a power loss); what was imported from it is kept as it was.`,
-  remedy: "Restore the file from a backup (or let the agent write it again); the next import reads it as usual. The index keeps the session meanwhile."
-})
+/** The report's code for a damaged source ({@link LostBytes}): `SOURCE_NOT_UTF8` for one re-encoded, else `SOURCE_EMPTIED`. */
+export const damagedCode = (lost: LostBytes): string => lost._tag === "not-utf8" ? SOURCE_NOT_UTF8 : SOURCE_EMPTIED
+
+/** The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`) cause for the file `path`, by what it holds ({@link LostBytes}). */
+export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => {
+  if (lost._tag === "not-utf8") {
+    const p = notUtf8Problem(path, lost.encoding)
+    return { problem: `${p.message} What was imported from it before is kept as it was (not superseded).`, remedy: p.remediation }
+  }
+  return {
+    problem: lost._tag === "zeroed"
+      ? `${path} holds ${lost.length} NUL bytes from byte ${lost.from}${lost.from + lost.length === lost.size ? " to its end" : ""} (of ${lost.size}) where it held what was imported: blocks zeroed by a crash or a power loss, not a new version of its session; what was imported from it is kept as it was.`
+      : lost.size === 0
+      ? `${path} is now empty; what was imported from it is kept as it was (an emptied file is not a new version of its session).`
+      : `${path} now holds nothing but NUL bytes and white space (${lost.size} bytes: a file zeroed by a crash or a power loss); what was imported from it is kept as it was.`,
+    remedy: "Restore the file from a backup (or let the agent write it again); the next import reads it as usual. The index keeps the session meanwhile."
+  }
+}

@@ -45,7 +45,7 @@ import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
-import { type Damaged, damagedSource, emptiedCause, SOURCE_EMPTIED } from "./emptied.js"
+import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -750,7 +750,7 @@ const make = Effect.gen(function*() {
           // block) is damaged, not a new version: kept as it was.
           const damaged = yield* Effect.either(damagedSource(access, locator.path, checkpoint, parts))
           if (damaged._tag === "Right" && damaged.right !== undefined) {
-            yield* index.rejectSource(source, SOURCE_EMPTIED, emptiedCause(damaged.right.path, damaged.right.lost).problem)
+            yield* index.rejectSource(source, damagedCode(damaged.right.lost), emptiedCause(damaged.right.path, damaged.right.lost).problem)
             return { _tag: "emptied", damaged: damaged.right } as const
           }
           yield* startOver(changed.right)
@@ -1343,9 +1343,12 @@ const make = Effect.gen(function*() {
         const { problem, remedy } = emptiedCause(e.damaged.path, lost)
         const details = lost._tag === "zeroed"
           ? { path: e.path, file: e.damaged.path, size: lost.size, zeroedFrom: lost.from, zeroedBytes: lost.length }
+          : lost._tag === "not-utf8"
+          ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
           : { path: e.path, size: lost.size }
-        p.diagnostics = [...p.diagnostics, { code: SOURCE_EMPTIED, message: problem, remediation: remedy, details }]
-        partialProvider(p, SOURCE_EMPTIED, problem, remedy, e.path)
+        const code = damagedCode(lost)
+        p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]
+        partialProvider(p, code, problem, remedy, e.path)
       }
       for (const e of stale.emptied) noteEmptied(e)
       const unchangedAt = yield* unchangedSources(work, resolved, keys, checkpoints)
