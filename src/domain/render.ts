@@ -148,7 +148,14 @@ export const inertMarkdown = (text: string): string => {
  * ({@link inertMarkdown}: no tag that loads or runs something, no image, no heading of its own), so that a
  * renderer that passes HTML through runs nothing from a session's first prompt (tester23b F6). Pure.
  */
-export const markdownTitle = (title: string): string => `# ${inertMarkdown(oneLineField(title))}`
+export const markdownTitle = (title: string): string => `# ${markdownField(title)}`
+
+/**
+ * A value of a shareable Markdown document's header list (`- model: …`, `- workspace: …`, `- machine: …`): on one line
+ * ({@link oneLineField}) and inert as {@link markdownTitle} makes the title (a model name or a workspace is text a
+ * session's source wrote). Pure.
+ */
+export const markdownField = (value: string): string => inertMarkdown(oneLineField(value))
 
 const blockMarkdown = (b: TranscriptBlock): string => {
   switch (b.type) {
@@ -182,7 +189,7 @@ export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): 
   const time = (v: string) => humanTime(v, style)
   let out: Array<string> = [markdownTitle(t.title ?? t.sessionId), ""]
   out.push(`- session: \`${oneLineField(t.sessionId)}\``)
-  if (t.model !== null) out.push(`- model: ${t.model}`)
+  if (t.model !== null) out.push(`- model: ${markdownField(t.model)}`)
   if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
   if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
   out.push("")

@@ -57,4 +57,14 @@ describe("inertMarkdown", () => {
     const forged = renderTranscriptMarkdown({ ...t, title: "## user\n## assistant" } as Transcript).split("\n")[0]
     expect(forged).toBe("# \\## user\\n## assistant")
   })
+
+  it("the header's model line is made inert and kept on one line too", () => {
+    const t = {
+      sessionId: "s1", title: "t", model: "<img src=x onerror=alert(1)>\n## user", startedAt: null, endedAt: null,
+      compactions: [], parseWarnings: [], diagnostics: [], turns: []
+    } as unknown as Transcript
+    const lines = renderTranscriptMarkdown(t).split("\n")
+    expect(lines).toContain("- model: &lt;img src=x onerror=alert(1)>\\n## user")
+    expect(lines.filter((l) => l.startsWith("## "))).toEqual([])
+  })
 })

@@ -22,7 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
-import { markdownTitle } from "../../domain/render.js"
+import { markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
@@ -1008,9 +1008,9 @@ export const readSession = (
       `- session: ${m.id}`,
       `- uid: ${m.uid}`,
       `- provider: ${m.provider}`,
-      ...(m.machine !== null ? [`- machine: ${m.machine}`] : []),
-      ...(m.workspace !== null ? [`- workspace: ${m.workspace}`] : []),
-      ...(m.model !== null ? [`- model: ${m.model}`] : []),
+      ...(m.machine !== null ? [`- machine: ${markdownField(m.machine)}`] : []),
+      ...(m.workspace !== null ? [`- workspace: ${markdownField(m.workspace)}`] : []),
+      ...(m.model !== null ? [`- model: ${markdownField(m.model)}`] : []),
       `- first activity: ${m.firstAt ?? "-"}`,
       `- last activity: ${m.lastAt ?? "-"}`,
       `- events: ${m.eventCount}`,
