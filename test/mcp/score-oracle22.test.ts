@@ -10,7 +10,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { importClaude } from "../support/claude-import.js"
+import { claudeTurnsLog, importClaude } from "../support/claude-import.js"
 import { tempDir } from "../support/paths.js"
 import { answerOf, type Connected, connect } from "./helpers.js"
 
@@ -21,7 +21,7 @@ const PASSWORDS = ["PgQP6sUHpzes!x", "Tr8vLm2NcwQa!x"] as const
 /** The session's lines, the secrets of variant `i` in them (the rest the same). */
 const sessionLines = (i: 0 | 1): string => {
   const token = TOKENS[i], pw = PASSWORDS[i]
-  const texts: Array<[string, string]> = [
+  const texts: Array<["user" | "assistant", string]> = [
     ["user", `creds for the deploy: ${token}`],
     ["assistant", "creds noted, I will use them for the deploy"],
     ["user", `PGPASSWORD=${pw} psql -h db.internal -U app`],
@@ -30,21 +30,7 @@ const sessionLines = (i: 0 | 1): string => {
     ["assistant", "logged the env change"],
     ["user", "more creds talk here, with many more words to make this document longer than the others around it"]
   ]
-  let parent: string | null = null
-  return texts.map(([role, text], n) => {
-    const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
-    const base = {
-      parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv/app", sessionId: SESSION, version: "2.0.76",
-      uuid, timestamp: new Date(Date.parse("2026-11-20T10:00:00.000Z") + n * 1000).toISOString()
-    }
-    parent = uuid
-    return JSON.stringify(role === "user"
-      ? { ...base, type: "user", message: { role: "user", content: text } }
-      : {
-        ...base, type: "assistant", requestId: `req_${n}`,
-        message: { model: "claude-sonnet-4-5-20250929", id: `msg_${n}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
-      })
-  }).join("\n") + "\n"
+  return claudeTurnsLog(SESSION, texts, "2026-11-20T10:00:00.000Z")
 }
 
 /** Queries pairing a visible word with right and wrong guesses at either variant's secrets (as tester22b's scripts). */

@@ -14,7 +14,7 @@ import * as Either from "effect/Either"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { peekCursor } from "../../src/domain/cursor.js"
 import { peekShownCursor, shownCursor } from "../../src/domain/shown-cursor.js"
-import { importClaude } from "../support/claude-import.js"
+import { claudeTurnsLog, importClaude } from "../support/claude-import.js"
 import { tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { answerOf, type Connected, connect } from "./helpers.js"
@@ -27,7 +27,7 @@ const SHOWN = /^s1\.[0-9a-f]{16}\.[0-9a-z]+\.[0-9a-f]{8}$/
 
 const sessionLines = (i: 0 | 1): string => {
   const pw = PASSWORDS[i]
-  const texts: Array<[string, string]> = [
+  const texts: Array<["user" | "assistant", string]> = [
     ["user", "set up the deploy of the billing service"],
     ["assistant", `PGPASSWORD=${pw} psql -h db.internal -U app`],
     ["user", `the deploy token is ${TOKENS[i]}`],
@@ -35,21 +35,7 @@ const sessionLines = (i: 0 | 1): string => {
     ["user", "check the deploy logs"],
     ["assistant", "the deploy logs are clean"]
   ]
-  let parent: string | null = null
-  return texts.map(([role, text], n) => {
-    const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
-    const base = {
-      parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv/app", sessionId: SESSION, version: "2.0.76",
-      uuid, timestamp: new Date(Date.parse("2026-11-21T10:00:00.000Z") + n * 1000).toISOString()
-    }
-    parent = uuid
-    return JSON.stringify(role === "user"
-      ? { ...base, type: "user", message: { role: "user", content: text } }
-      : {
-        ...base, type: "assistant", requestId: `req_${n}`,
-        message: { model: "claude-sonnet-4-5-20250929", id: `msg_${n}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
-      })
-  }).join("\n") + "\n"
+  return claudeTurnsLog(SESSION, texts, "2026-11-21T10:00:00.000Z")
 }
 
 describe("shown cursors: redacted outputs name events without checks of their bytes as imported (tester22c)", () => {

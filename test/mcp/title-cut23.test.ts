@@ -11,7 +11,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { importClaude } from "../support/claude-import.js"
+import { claudeTurnsLog, importClaude } from "../support/claude-import.js"
 import { tempDir } from "../support/paths.js"
 import { answerOf, type Connected, connect } from "./helpers.js"
 
@@ -29,28 +29,14 @@ const PASSWORDS = [
 /** The session's lines, the password of variant `i` in them (the rest the same). */
 const sessionLines = (i: number): string => {
   const pw = PASSWORDS[i]
-  const texts: Array<[string, string]> = [
+  const texts: Array<["user" | "assistant", string]> = [
     ["user", `${PROMPT_HEAD}${pw} then deploy again and check the billing dashboard`],
     ["assistant", "deploying the billing service now"],
     ["user", "unrelated deploy note about billing"],
     ["assistant", `Done. I logged in with ${pw} and deployed it`],
     ["user", "then check the dashboard once more, and the billing service too"]
   ]
-  let parent: string | null = null
-  return texts.map(([role, text], n) => {
-    const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
-    const base = {
-      parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv/app", sessionId: SESSION, version: "2.0.76",
-      uuid, timestamp: new Date(Date.parse("2026-11-20T10:00:00.000Z") + n * 1000).toISOString()
-    }
-    parent = uuid
-    return JSON.stringify(role === "user"
-      ? { ...base, type: "user", message: { role: "user", content: text } }
-      : {
-        ...base, type: "assistant", requestId: `req_${n}`,
-        message: { model: "claude-sonnet-4-5-20250929", id: `msg_${n}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
-      })
-  }).join("\n") + "\n"
+  return claudeTurnsLog(SESSION, texts, "2026-11-20T10:00:00.000Z")
 }
 
 /** Words before the cut, after it, on both sides of the password, and phrases across it. */

@@ -17,3 +17,27 @@ export const importClaude = (
   const r = cli(["import", "--index", index, ...(machine !== undefined ? ["--machine", machine] : []), "--claude-root", claudeRoot, "--agents-root", agentsRoot, "--json"], { env })
   expect([0, 8], r.stderr).toContain(r.code)
 }
+
+/**
+ * A Claude Code session log of one-block turns (a user prompt, an assistant text response with usage 1/1), one line
+ * each, chained by `parentUuid`: `texts` in order as `[role, text]`, the n-th line's uuid
+ * `00000000-0000-4000-8000-<n as 12 hex digits>` and time `start` + n seconds. As the CLI tests of a session that
+ * differs only in a secret write it.
+ */
+export const claudeTurnsLog = (sessionId: string, texts: ReadonlyArray<readonly [role: "user" | "assistant", text: string]>, start: string): string => {
+  let parent: string | null = null
+  return texts.map(([role, text], n) => {
+    const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
+    const base = {
+      parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv/app", sessionId, version: "2.0.76",
+      uuid, timestamp: new Date(Date.parse(start) + n * 1000).toISOString()
+    }
+    parent = uuid
+    return JSON.stringify(role === "user"
+      ? { ...base, type: "user", message: { role: "user", content: text } }
+      : {
+        ...base, type: "assistant", requestId: `req_${n}`,
+        message: { model: "claude-sonnet-4-5-20250929", id: `msg_${n}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
+      })
+  }).join("\n") + "\n"
+}
