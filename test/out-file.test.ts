@@ -85,6 +85,18 @@ describe("newFileSink", () => {
       expect(fs.readdirSync(dir)).toEqual(["s.ndjson"])
     }))
 
+  it.effect("an existing folder (tester23c F6): refused, the message says it is a folder and --out takes a file path", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      for (const out of [dir, `${dir}/`]) {
+        const e = yield* Effect.flip(Stream.run(Stream.make(chunk), newFileSink(out)))
+        expect(e).toMatchObject({ _tag: "InvalidArgument", code: "INVALID_ARGUMENT" })
+        expect(e.message).toBe(`${out} is a folder; --out takes a file path (a new file), not a folder.`)
+        expect(e.remediation).toBe(`Pass --out with the path of a new file, e.g. ${path.join(out, "<file name>")}.`)
+        expect(fs.readdirSync(dir)).toEqual([])
+      }
+    }))
+
   it.effect("a stream that fails midway: its error, and nothing is left", () =>
     Effect.gen(function*() {
       const dir = tempDir()

@@ -55,12 +55,22 @@ const exists = (out: string) =>
     remediation: "Pass --out with a new file name (or move the existing file away first)."
   })
 
+/** `--out` names an existing folder (tester23c F6): it takes a file's path, not a folder to write into. */
+const isFolder = (out: string) =>
+  new InvalidArgument({
+    message: `${out} is a folder; --out takes a file path (a new file), not a folder.`,
+    remediation: `Pass --out with the path of a new file, e.g. ${nodePath.join(out, "<file name>")}.`
+  })
+
 /**
- * Refuse an `--out` path that already exists (`InvalidArgument`), before
- * anything is read or written.
+ * Refuse an `--out` path that already exists (`InvalidArgument`: a file is never
+ * overwritten; a folder is named as one), before anything is read or written.
  */
 export const checkNewFile = (out: string): Effect.Effect<void, InvalidArgument> =>
-  Effect.suspend(() => fs.lstatSync(out, { throwIfNoEntry: false }) !== undefined ? Effect.fail(exists(out)) : Effect.void)
+  Effect.suspend(() => {
+    const st = fs.lstatSync(out, { throwIfNoEntry: false })
+    return st === undefined ? Effect.void : Effect.fail(st.isDirectory() ? isFolder(out) : exists(out))
+  })
 
 /** The temporary file's name for `name`, written by process `pid`: `.<name>.<pid>-<12 hex>.tmp`. */
 const tempName = (name: string, pid: number, random: string): string => `.${name}.${pid}-${random}.tmp`

@@ -37,7 +37,7 @@ export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>)
   Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, sessionRedactor(r).event)) : events)))
 
 /**
- * Redacted `events` with each run of one response's text and thinking redacted as one text (`redactJoints`, a
+ * Redacted `events` with each run of consecutive assistant text and thinking redacted as one text (`redactJoints`, a
  * secret cut across Claude Code's blocks, two or more), a run at a time: a run's events are held until an event
  * that does not go on it is seen (or the stream ends).
  */
@@ -45,7 +45,7 @@ const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stre
   Stream.mapConcat(responseRuns(events), (run) => (run.length < 2 ? run : redactJoints(redact, run)))
 
 /**
- * `events` in runs: consecutive events each of which goes on the one before (`sameResponseText`: one response's
+ * `events` in runs: consecutive events each of which goes on the one before (`sameResponseText`: consecutive assistant
  * text and thinking), each other event a run of its own; in order, a run at a time (each ends where the next
  * event does not go on it, or where the stream ends).
  */
@@ -82,7 +82,7 @@ const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<Read
 /**
  * A window of one session (`show --around`): `events`, with the events just before it and just after it (`before`,
  * `after`, in order: read for the joints at the window's edges; none at the session's edge): the event next to the
- * window, and with it the rest of the run of one response's text and thinking the window's edge event is in
+ * window, and with it the rest of the run of consecutive assistant text and thinking the window's edge event is in
  * ({@link outsideRuns}), and `session`, the session's events in order from its first (read up to the window only).
  */
 export interface SessionWindow<E, R> {
@@ -94,8 +94,8 @@ export interface SessionWindow<E, R> {
 
 /**
  * The events outside a window (`events[from, to)` of a slice of a session that holds it) a {@link SessionWindow}
- * reads: the one next to each edge, and, when the edge event goes on in it, the rest of the run of one response's
- * text and thinking (`sameResponseText`) it is in. `cut` says where such a run reaches the slice's edge (the
+ * reads: the one next to each edge, and, when the edge event goes on in it, the rest of the run of consecutive assistant
+ * text and thinking (`sameResponseText`: of consecutive responses too) it is in. `cut` says where such a run reaches the slice's edge (the
  * slice may not hold all of it: read a wider slice, unless the slice is the session's own edge).
  */
 export const outsideRuns = (slice: ReadonlyArray<SessionEvent>, from: number, to: number): {
@@ -131,7 +131,7 @@ export interface WindowShown {
 /**
  * A window of one session as the whole session's output has it (tester22b F2): with redaction on, each event is
  * redacted with the secrets the session's earlier events decided on (`sessionRedactor`: every event before the
- * window is read, a page at a time, never held) and each joint of two texts of one response redacted as one, the
+ * window is read, a page at a time, never held) and each joint of two consecutive assistant texts redacted as one, the
  * window's edges with the events just outside it (`redactJoints`), so the window's events equal the matching
  * slice of the whole session's shareable events ({@link shareableEvents}: `export`). With them come the tool
  * calls (redacted as the whole session has them) of the window's tool results whose calls lie before the window:

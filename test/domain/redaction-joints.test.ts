@@ -2,7 +2,8 @@
  * A secret cut in two across adjacent assistant text events of one response (Claude Code writes each text block
  * of a streamed response as a line of its own): each half alone matches no rule, so redaction per string keeps
  * both; the joint is redacted as one window and mapped back (the marker ends the first text, the second goes on
- * after the secret). Nothing else changes: texts of other responses, other kinds, other bytes.
+ * after the secret). Nothing else changes: other kinds, other bytes (texts of consecutive responses are read as one
+ * too since tester23c F5, as the Markdown reads them).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
@@ -98,7 +99,8 @@ const split = (): Array<SessionEvent> => {
     e("message", { role: "user", text: "give me the token" }),
     e("message", { role: "assistant", text: `Here: ${GHP.slice(0, 12)}`, responseId: "msg-1:req-1" }),
     e("message", { role: "assistant", text: `${GHP.slice(12)} (keep it safe)`, responseId: "msg-1:req-1" }),
-    // another response: its joint with the one before is not read
+    // another response: its joint with the one before is read too (tester23c F5: as the Markdown reads a turn's
+    // adjacent text blocks)
     e("message", { role: "assistant", text: `${AKIA.slice(0, 8)}`, responseId: "msg-2:req-2" }),
     e("message", { role: "assistant", text: `${AKIA.slice(8)}`, responseId: "msg-3:req-3" }),
     e("tool-call", { role: "assistant", text: "ls", responseId: "msg-3:req-3" })
@@ -111,17 +113,17 @@ describe("redactJoints and the shareable outputs", () => {
       "give me the token",
       `Here: ${marker("github-token")}`,
       " (keep it safe)",
-      AKIA.slice(0, 8),
-      AKIA.slice(8),
+      marker("aws-access-key"),
+      "",
       "ls"
     ])
   }
 
-  it("redactJoints: only joints of one response's texts; other events are the same objects", () => {
+  it("redactJoints: only joints of consecutive assistant texts; other events are the same objects", () => {
     const events = split().map(r.event)
     const out = redactJoints(r.text, events)
     want(out)
-    for (const k of [0, 3, 4, 5]) expect(out[k]).toBe(events[k])
+    for (const k of [0, 5]) expect(out[k]).toBe(events[k])
   })
 
   it.effect("NDJSON export (shareableEvents), the replay and ATIF carry the joint redacted", () =>

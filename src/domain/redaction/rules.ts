@@ -1724,6 +1724,30 @@ const contEnd = (s: string, p: number, cont: WrapCont): number => {
   return p
 }
 
+/** What follows a word that is a name being given a value: `=` or `:` (maybe after blanks), or a name then `=`. */
+const ASSIGNS = /[ \t]*[=:]|[ \t]+[A-Za-z_][A-Za-z0-9_]{0,200}[ \t]*=/y
+/** A log line's time at a line's start: `2026-11-20T10:00`, `2026-11-20 10:00`, `10:00:01` (sticky). */
+const LOG_TIME = /[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2})?|[0-9]{2}:[0-9]{2}:[0-9]{2}/y
+/** A key's prefix of any rule of {@link WRAPPED_KEY_RULES}, at a line's start (sticky). */
+const KEY_START = /sk-|gh[pousr]_|github_pat_|xox[abeoprs]|xapp-|[srp]k_(?:live|test)_|whsec_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\./y
+
+/**
+ * Whether the line whose key characters run from `p` to `q` of `s` (text following them on the line) starts a
+ * statement of its own, so is no wrapped key's rest (session 23, tester23c F1): a name given a value (`NAME=`,
+ * `NAME:`, `NAME =`, `export NAME=`: none of {@link WRAPPED_KEY_RULES}' bodies holds `=` or `:`, and a key's rest
+ * followed by them is a name's shape, not a wrap's), a log line's time (`2026-11-20T10:00:01 INFO`), or a key of a
+ * prefixed rule (`ghp_…` under an `sk-…` line). `textAfter`: text follows the key characters on their line.
+ */
+const startsStatement = (s: string, p: number, q: number, textAfter: boolean): boolean => {
+  KEY_START.lastIndex = p
+  if (KEY_START.test(s)) return true
+  if (!textAfter) return false
+  ASSIGNS.lastIndex = q
+  if (ASSIGNS.test(s)) return true
+  LOG_TIME.lastIndex = p
+  return LOG_TIME.test(s)
+}
+
 /**
  * The parts of a key wrapped over lines, its first line's from `i` to `e` of `s` (the key's characters, then maybe
  * blanks and a line break): as flat `[start, end, start, end, …]` offsets of `s`, one pair a line, else undefined.
@@ -1770,6 +1794,9 @@ const wrappedKeyParts = (
     const q = run(p)
     const n = q - p
     const after = next(q)
+    // a line that starts a statement of its own (tester23c F1: `NAME=`, `NAME:`, `export NAME=` in a `.env` dump, YAML,
+    // a log line's time) or a key of another prefixed rule is no key's rest
+    if (n > 0 && startsStatement(s, p, q, after < 0)) break
     const last = n !== width || after < 0
     if (last && (n === 0 || n > width)) break
     // after a whole key, a short prefixed line that goes on (an indented `key2: value`) is no rest of it

@@ -318,7 +318,7 @@ interface Visible {
 
 /**
  * Each of the index's hits read as a client sees it: its event (or title) redacted with its session's secrets and
- * its neighbours (a secret cut in two across two text events of one response is redacted at their joint), and the
+ * its neighbours (a secret cut in two across two consecutive assistant text events is redacted at their joint), and the
  * words of that redacted text ({@link visibleWords}); the hits whose redacted text does not satisfy the query are
  * left out. The index searches the text as imported, and a match that lay only inside a secret, an email or a home
  * path would otherwise tell a client, one prefix query at a time, what the redacted answer hides.
@@ -356,7 +356,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         }
         const around = contexts.get(h)
         if (around === undefined) continue
-        // With the run of one response's text and thinking it is in: a secret cut across its blocks is redacted as one text.
+        // With the run of consecutive assistant text and thinking it is in: a secret cut across its blocks is redacted as one text.
         const run = runAround(around.events, around.at)
         const joined = around.events.slice(run.from, run.to)
         const seen = joined.map((e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
@@ -392,7 +392,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
 const EVENTS_PER_CONTEXT = 10
 
 /**
- * The event of each hit of one session with the run of one response's text and thinking it is in (`responseRuns`:
+ * The event of each hit of one session with the run of consecutive assistant text and thinking it is in (`responseRuns`:
  * itself alone when it is in none): read one by one for a few hits (`eventsAround`, wider until the run is whole),
  * in one pass over the session's events (a page at a time) for many (the 5,000 hits of a window in a 20,000-event
  * session read one by one cost ~2-3 ms a hit).
@@ -435,7 +435,7 @@ const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<
     return out
   })
 
-/** The run of one response's text and thinking (`sameResponseText`) `events[at]` is in: its first index and its end. */
+/** The run of consecutive assistant text and thinking (`sameResponseText`) `events[at]` is in: its first index and its end. */
 const runAround = (events: ReadonlyArray<SessionEvent>, at: number): { readonly from: number; readonly to: number } => {
   let from = at
   while (from > 0 && sameResponseText(events[from - 1], events[from])) from--
@@ -884,7 +884,7 @@ export const getEvents = (
     const sr = sessionRedactor(r)
     const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
 
-    /** A run of one response's text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
+    /** A run of consecutive assistant text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
     const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
       r.enabled ? redactJoints(r.text, run.map(sr.event)) : run
     const runs = responseRuns(events)
@@ -893,7 +893,7 @@ export const getEvents = (
       const eventId = p.eventId
       const context = p.context ?? DEFAULT_CONTEXT
       // A window: the `context` events before the target, the target, then `context` after it (and one more, to know
-      // whether more follow), read in whole runs of one response's text: a secret cut across the window's edge, into
+      // whether more follow), read in whole runs of consecutive assistant text: a secret cut across the window's edge, into
       // blocks outside it, is redacted as the whole session has it.
       const scan = yield* Stream.runFoldWhile(
         runs,
@@ -951,7 +951,7 @@ export const getEvents = (
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
     let used = 0
     const answered: Array<EventBrief> = []
-    // A run of one response's text at a time, redacted as one (a secret cut across its blocks, before or after the
+    // A run of consecutive assistant text at a time, redacted as one (a secret cut across its blocks, before or after the
     // cursor, a page's end), then its events answered while they fit.
     const scan = yield* Stream.runFoldWhile(
       runs,
