@@ -103,4 +103,51 @@ describe("restateText with its prefilter", () => {
     // Some texts hold a secret only in its custom form (found through the prefilter too).
     expect(changed).toBeGreaterThan(10)
   })
+
+  it("answers as each secret looked up in turn for hundreds of distinct secrets, growing while used (tester23c F2)", () => {
+    let x = 11
+    const rand = (k: number) => (x = (x * 1103515245 + 12345) % 2147483648) % k
+    // Few characters, shared beginnings (many secrets under one prefix), short ones, quotes, backslashes, other
+    // than ASCII, secrets inside others.
+    const alphabet = ["Ab", "Ab", "9x", "Q!", "\\", "\"", "\u00fc", "-", ".", "_", "Z", "z", "\u5bc6", " "]
+    const secrets: Array<string> = []
+    while (secrets.length < 700) {
+      let v = ["Pw0", "Ab9x", "Q!"][rand(3)]
+      const len = rand(9)
+      for (let i = 0; i < len; i++) v += alphabet[rand(alphabet.length)]
+      if (rand(5) === 0 && secrets.length > 0) v = secrets[rand(secrets.length)] + v.slice(0, 3)
+      if (!secrets.includes(v) && v.trim() === v) secrets.push(v)
+    }
+    const seps = [" ", "\n", "=", "'", "\"", ".", "-x ", "w", "", "]", "\\"]
+    const texts: Array<string> = []
+    for (let i = 0; i < 1500; i++) {
+      let t = ""
+      const parts = 1 + rand(8)
+      for (let j = 0; j < parts; j++) {
+        const v = secrets[rand(Math.min(secrets.length, 20 + i))]
+        const kind = rand(4)
+        t += seps[rand(seps.length)] + (kind === 0 ? JSON.stringify(v).slice(1, -1) : kind === 1 ? v.slice(0, 1 + rand(v.length)) : v)
+      }
+      texts.push(t + seps[rand(seps.length)])
+    }
+    const growing = new Map<string, string>()
+    let changed = 0
+    for (let i = 0; i < texts.length; i++) {
+      while (growing.size < Math.min(secrets.length, 8 + i / 2)) growing.set(secrets[growing.size], `[REDACTED:s${growing.size}]`)
+      const got = restateText(texts[i], growing)
+      expect(got).toBe(reference(texts[i], growing))
+      if (got !== texts[i]) changed++
+    }
+    expect(growing.size).toBe(secrets.length)
+    expect(changed).toBeGreaterThan(500)
+  })
+
+  it("finds a later secret that only an earlier one's marker made whole, as the map's order does", () => {
+    const fill = Array.from({ length: 10 }, (_, i) => [`Fill${i}er9!`, `[f${i}]`] as const)
+    const first = new Map<string, string>([...fill, ["Qz9!xy", "[x]"], ["[x] ok", "[REDACTED:both]"]])
+    expect(restateText("say Qz9!xy ok.", first)).toBe("say [REDACTED:both].")
+    expect(restateText("say Qz9!xy ok.", first)).toBe(reference("say Qz9!xy ok.", first))
+    const later = new Map<string, string>([...fill, ["[x] ok", "[REDACTED:both]"], ["Qz9!xy", "[x]"]])
+    expect(restateText("say Qz9!xy ok.", later)).toBe("say [x] ok.")
+  })
 })

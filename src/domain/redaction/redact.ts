@@ -22,7 +22,6 @@
  */
 import type { SessionEvent, Transcript } from "../model.js"
 import { isShownCursor, shownCursor } from "../shown-cursor.js"
-import { needleScanner } from "./needles.js"
 import {
   headerValue,
   leafSecret,
@@ -241,13 +240,12 @@ export const restatable = (v: string, min: number): boolean => {
  * take it whole, undefined when it writes it as it is or takes it whole: a custom pattern that matches a piece of
  * it (`hunter[REDACTED:digits]`, tester22b F3); that form is replaced too. The same string when none occurs.
  * `secrets` only ever grows (entries are added, never removed: a session's known secrets): a map of 8 secrets or
- * more looked up often gets a prefilter built for its size (kept per map).
+ * more gets an index kept per map and extended as it grows ({@link SecretIndex}), so a string costs its length plus
+ * the secrets in it.
  */
 export const restateText = (s: string, secrets: ReadonlyMap<string, string>, redacted?: (secret: string) => string | undefined): string => {
   if (secrets.size === 0) return s
-  if (secrets.size < PREFILTER_FROM) return restateEach(s, secrets, redacted)
-  const pre = prefilterOf(secrets, redacted)
-  return pre !== undefined && !pre(s) ? s : restateEach(s, secrets, redacted)
+  return secrets.size < PREFILTER_FROM ? restateEach(s, secrets, redacted) : restateIndexed(s, secrets, redacted)
 }
 
 /** The forms a secret is looked for in: itself, its JSON-escaped form, and how the text redaction writes each ({@link restateText}'s `redacted`). */
@@ -263,74 +261,162 @@ const formsOf = (secret: string, redacted: ((secret: string) => string | undefin
   return forms
 }
 
-/** The fewest secrets worth a prefilter ({@link prefilterOf}): below, a few `indexOf` (memchr) cost less than a pass over the string. */
+/** The fewest secrets worth an index ({@link indexOf}): below, a few `indexOf` (memchr) cost less than a pass over the string. */
 const PREFILTER_FROM = 8
 
-/**
- * A map of secrets looked up this many times (strings × secrets) gets a prefilter ({@link prefilterOf}); below it,
- * one `indexOf` per secret costs less than building one (a session's copy for one event's few strings).
- */
-const PREFILTER_AFTER = 4096
-
-/** A prefilter of a map of secrets (when built) and the lookups done since its size last changed. */
-interface Prefiltered {
-  lookups: number
-  size: number
-  redacted: ((secret: string) => string | undefined) | undefined
-  holds: ((s: string) => boolean) | undefined
-}
-
-const prefilters = new WeakMap<ReadonlyMap<string, string>, Prefiltered>()
+/** The length of the prefix a form is indexed by ({@link SecretIndex}); shorter forms are looked for by `includes`. */
+const PREFIX = 6
 
 /**
- * Whether a string may hold a secret of `secrets` in one of its forms ({@link formsOf}), in one pass over its characters
- * ({@link needleScanner}, a form with other characters than ASCII by `includes`): false means it holds none, so
- * {@link restateEach} would return it unchanged; true sends it there, which decides exactly as without the
- * prefilter. Built once a map has been looked up {@link PREFILTER_AFTER} times at its size (a session's secrets
- * grow as its events are read: built again then); undefined before.
+ * An index of a map of secrets (which only grows: entries appended), kept up to date as entries are added: the
+ * secrets in the map's order with their marks and forms ({@link formsOf}), each form of {@link PREFIX} characters
+ * or more under a rolling hash of its first {@link PREFIX} characters (a bit table, then the exact prefix), shorter
+ * ones in a list. {@link candidatesIn} finds, in one pass over a string, exactly the secrets one of whose forms
+ * occurs in it (as a substring), so restating costs the string's length plus the secrets found, not one scan per
+ * secret (tester23c F2: a session with thousands of caught passwords was quadratic).
  */
-const prefilterOf = (secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): ((s: string) => boolean) | undefined => {
-  let p = prefilters.get(secrets)
-  if (p === undefined) prefilters.set(secrets, p = { lookups: 0, size: secrets.size, redacted, holds: undefined })
-  if (p.size !== secrets.size || p.redacted !== redacted) {
-    p.size = secrets.size
-    p.redacted = redacted
-    p.lookups = 0
-    p.holds = undefined
-  }
-  if (p.holds !== undefined) return p.holds
-  p.lookups += secrets.size
-  if (p.lookups < PREFILTER_AFTER) return undefined
-  const ascii: Array<string> = []
-  const other: Array<string> = []
-  for (const secret of secrets.keys()) {
-    for (const form of formsOf(secret, redacted)) (/^[\x00-\x7f]+$/.test(form) ? ascii : other).push(form)
-  }
-  const scanner = ascii.length > 0 ? needleScanner(ascii) : undefined
-  p.holds = (s) => (scanner !== undefined && scanner.scan(s)) || other.some((form) => s.includes(form))
-  return p.holds
+interface SecretIndex {
+  readonly redacted: RedactedForm
+  readonly secrets: Array<string>
+  readonly marks: Array<string>
+  readonly forms: Array<Array<string>>
+  /** by the exact prefix of a form: [secret index, form] pairs, in the map's order */
+  readonly byPrefix: Map<string, Array<number>>
+  /** bit h & MASK set when some form's prefix hashes to h */
+  readonly bits: Uint8Array
+  /** secrets with a form shorter than {@link PREFIX}, in the map's order */
+  readonly short: Array<number>
 }
 
-/** {@link restateText} without its prefilter: each secret, in the map's order, looked for in turn. */
-const restateEach = (s: string, secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): string => {
-  let out = s
+const HASH_BITS = 20
+const MASK = (1 << HASH_BITS) - 1
+/** 31^PREFIX mod 2^32: what the character leaving the window weighs in the rolling hash */
+const OUT_WEIGHT = (() => {
+  let w = 1
+  for (let i = 0; i < PREFIX; i++) w = Math.imul(w, 31)
+  return w
+})()
+
+const hashPrefix = (s: string, from: number): number => {
+  let h = 0
+  for (let i = from; i < from + PREFIX; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0
+  return h
+}
+
+/** The indexes of a map, one per `redacted` (restating asks with and without it: {@link restateFrom}). */
+const indexes = new WeakMap<ReadonlyMap<string, string>, Map<RedactedForm, SecretIndex>>()
+
+/** The index of `secrets` for `redacted`, with the entries added since its last use ({@link SecretIndex}). */
+const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): SecretIndex => {
+  let byForm = indexes.get(secrets)
+  if (byForm === undefined) indexes.set(secrets, byForm = new Map())
+  let x = byForm.get(redacted)
+  if (x === undefined || x.secrets.length > secrets.size) {
+    x = { redacted, secrets: [], marks: [], forms: [], byPrefix: new Map(), bits: new Uint8Array((MASK + 1) >> 3), short: [] }
+    byForm.set(redacted, x)
+  }
+  if (x.secrets.length === secrets.size) return x
+  let i = 0
   for (const [secret, mark] of secrets) {
-    for (const form of formsOf(secret, redacted)) {
-      let at = out.indexOf(form)
-      if (at < 0) continue
-      let r = ""
-      let done = 0
-      while (at >= 0) {
-        const end = at + form.length
-        if (tokenAt(out, at, end)) {
-          r += out.slice(done, at) + mark
-          done = end
-        }
-        at = out.indexOf(form, end)
+    if (i++ < x.secrets.length) continue
+    const k = x.secrets.length
+    const forms = formsOf(secret, redacted)
+    x.secrets.push(secret)
+    x.marks.push(mark)
+    x.forms.push(forms)
+    let short = false
+    for (const form of forms) {
+      if (form.length < PREFIX) {
+        short = true
+        continue
       }
-      if (done > 0) out = r + out.slice(done)
+      const key = form.slice(0, PREFIX)
+      const list = x.byPrefix.get(key)
+      if (list === undefined) x.byPrefix.set(key, [k])
+      else if (list[list.length - 1] !== k) list.push(k)
+      const h = hashPrefix(form, 0) & MASK
+      x.bits[h >> 3] |= 1 << (h & 7)
+    }
+    if (short) x.short.push(k)
+  }
+  return x
+}
+
+/**
+ * The secrets of `x` (their indexes, ascending: the map's order) above `after` one of whose forms occurs in `s`:
+ * exactly those {@link restateEach} would find there.
+ */
+const candidatesIn = (x: SecretIndex, s: string, after: number): Array<number> => {
+  const found = new Set<number>()
+  for (const k of x.short) {
+    if (k > after && x.forms[k].some((form) => s.includes(form))) found.add(k)
+  }
+  const n = s.length
+  if (n >= PREFIX) {
+    let h = hashPrefix(s, 0)
+    for (let i = 0; ; i++) {
+      const b = h & MASK
+      if ((x.bits[b >> 3] & (1 << (b & 7))) !== 0) {
+        const list = x.byPrefix.get(s.slice(i, i + PREFIX))
+        if (list !== undefined) {
+          for (const k of list) {
+            if (k > after && !found.has(k) && x.forms[k].some((form) => form.length >= PREFIX && s.startsWith(form, i))) found.add(k)
+          }
+        }
+      }
+      if (i + PREFIX >= n) break
+      h = (Math.imul(h, 31) - Math.imul(s.charCodeAt(i), OUT_WEIGHT) + s.charCodeAt(i + PREFIX)) | 0
     }
   }
+  return [...found].sort((a, b) => a - b)
+}
+
+/**
+ * {@link restateEach} over the secrets of a large map, visiting only those found in the string ({@link candidatesIn});
+ * after a secret changed it, those after it are found again in the new string. The same answer as
+ * {@link restateEach}: a secret not in the string changes nothing there.
+ */
+const restateIndexed = (s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string => {
+  const x = indexOf(secrets, redacted)
+  let out = s
+  let todo = candidatesIn(x, out, -1)
+  for (let t = 0; t < todo.length; t++) {
+    const k = todo[t]
+    const next = restateOne(out, x.forms[k], x.marks[k])
+    if (next !== out) {
+      out = next
+      todo = candidatesIn(x, out, k)
+      t = -1
+    }
+  }
+  return out
+}
+
+/** `out` with each form of one secret, in turn, replaced by `mark` where it is a token ({@link tokenAt}). */
+const restateOne = (s: string, forms: ReadonlyArray<string>, mark: string): string => {
+  let out = s
+  for (const form of forms) {
+    let at = out.indexOf(form)
+    if (at < 0) continue
+    let r = ""
+    let done = 0
+    while (at >= 0) {
+      const end = at + form.length
+      if (tokenAt(out, at, end)) {
+        r += out.slice(done, at) + mark
+        done = end
+      }
+      at = out.indexOf(form, end)
+    }
+    if (done > 0) out = r + out.slice(done)
+  }
+  return out
+}
+
+/** {@link restateText} without its index: each secret, in the map's order, looked for in turn. */
+const restateEach = (s: string, secrets: ReadonlyMap<string, string>, redacted: ((secret: string) => string | undefined) | undefined): string => {
+  let out = s
+  for (const [secret, mark] of secrets) out = restateOne(out, formsOf(secret, redacted), mark)
   return out
 }
 
@@ -339,20 +425,22 @@ type RedactedForm = ((secret: string) => string | undefined) | undefined
 
 /**
  * The places in `original` where a secret of `secrets` (in one of its forms: itself, its JSON-escaped form) stands
- * as a token ({@link tokenAt}), each with its marker; none when the prefilter (a large map's) says it holds none.
+ * as a token ({@link tokenAt}), each with its marker (a large map's secrets found by its index: {@link candidatesIn}).
  */
 const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Array<{ start: number; end: number; mark: string }> => {
   const out: Array<{ start: number; end: number; mark: string }> = []
-  if (secrets.size >= PREFILTER_FROM) {
-    const pre = prefilterOf(secrets, undefined)
-    if (pre !== undefined && !pre(original)) return out
-  }
-  for (const [secret, mark] of secrets) {
-    for (const form of formsOf(secret, undefined)) {
+  const spansOf = (forms: ReadonlyArray<string>, mark: string) => {
+    for (const form of forms) {
       for (let at = original.indexOf(form); at >= 0; at = original.indexOf(form, at + 1)) {
         if (tokenAt(original, at, at + form.length)) out.push({ start: at, end: at + form.length, mark })
       }
     }
+  }
+  if (secrets.size >= PREFILTER_FROM) {
+    const x = indexOf(secrets, undefined)
+    for (const k of candidatesIn(x, original, -1)) spansOf(x.forms[k], x.marks[k])
+  } else {
+    for (const [secret, mark] of secrets) spansOf(formsOf(secret, undefined), mark)
   }
   return out
 }
