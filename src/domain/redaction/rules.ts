@@ -665,6 +665,8 @@ const PAIR_NAMES = `${NAMES_ALONE}|${NAMES_AFTER}|(?:[Pp]roxy-|PROXY-)?(?:[Aa]ut
 const SECRET_PAIR_HINTS: ReadonlyArray<string> = [...new Set(
   [...cases([...FIELD_WORDS.filter((w) => !w.startsWith("pass")), ...FIELD_AFTER_WORDS]), ...cases(["password", "passwd", "passphrase"]).map((w) => w.slice(4)), "uthorization", "UTHORIZATION", "ookie", "OOKIE"]
     .flatMap((w) => ["\"", "'", "\\", "\n", "\r"].map((q) => w + q))
+    // AWS SSM's decrypted parameter (`"Type": "SecureString"`)
+    .concat(["SecureString"])
 )]
 
 /**
@@ -692,16 +694,23 @@ const pairAlternatives = (): string => {
   // each alternative starts by consuming a quote (or a YAML key), then looks back for what must precede it: a
   // run of white space is then passed over at one step a character, not looked back over from each of them
   const member = `(?<=(?:^|[{,])${SP}${Q})`
+  // an SSM parameter's path before its name (`/prod/app/db_password`), and the members an object may hold between
+  // its name and its value (SSM's `"Type": "SecureString"`; session 23): at most 6 short strings, numbers, literals
+  const PATH = String.raw`(?:\/?[A-Za-z0-9_.-]{1,64}\/){0,8}`
+  const BETWEEN = String.raw`(?:[ \t]{0,8},${SP}${Q}[A-Za-z]{1,32}${Q}[ \t]{0,8}:[ \t]{0,8}(?:${Q}[^"'\n\\]{0,128}${Q}|[0-9]{1,20}|true|false|null)){0,6}`
   return [
     String.raw`((${Q})(?<=[\[(]${SP}${Q})(${PAIR_NAMES})\2[ \t]{0,8},${SP}(${Q}))${value(4)}(?=${SP}[\])])`,
-    String.raw`((${Q})${member}${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\8[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
+    String.raw`((${Q})${member}${NAME_KEYS}\7[ \t]{0,8}:[ \t]{0,8}(${Q})${PATH}(${PAIR_NAMES})\8${BETWEEN}[ \t]{0,8},${SP}(${Q})${VALUE_KEYS}\10[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(11)}`,
     String.raw`((${Q})${member}${VALUE_KEYS}\14[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(15)}(?=[ \t]{0,8},${SP}(${Q})${NAME_KEYS}\17[ \t]{0,8}:[ \t]{0,8}(${Q})(${PAIR_NAMES})\18)`,
     // YAML: `- name: DB_PASSWORD` then, on the next line, `value: …` (quoted, or the rest of the line)
     String.raw`(${NAME_KEYS}(?<=(?:^|\n|\\n)[ \t]{0,40}(?:-[ \t]{1,8})?${NAME_KEYS}):[ \t]{1,8}((?:${Q})?)(${PAIR_NAMES})\21(?:\r?\n|(?:\\{1,7}r)?\\{1,7}n)[ \t]{0,40}${VALUE_KEYS}:[ \t]{1,8})` +
       // (a block scalar, `value: |`, is `secret-block`'s)
       String.raw`(?:(${Q})${value(23)}|(?![$\{"'\\#\s|>]|\[REDACTED:)([^\n\\]{0,511}[^\s\\]))`,
     // XML attributes (.NET appSettings): `<add key="ApiKey" value="…"/>`, the key maybe a path (`Stripe:SecretKey`)
-    String.raw`((?:key|name|Key|Name)=(${Q})(?<=(?:^|[\s<])(?:key|name|Key|Name)=${Q})((?:[A-Za-z0-9_.-]{1,64}[:.]){0,8})(${PAIR_NAMES})\27[ \t]{1,8}(?:value|Value)=(${Q}))${value(30)}`
+    String.raw`((?:key|name|Key|Name)=(${Q})(?<=(?:^|[\s<])(?:key|name|Key|Name)=${Q})((?:[A-Za-z0-9_.-]{1,64}[:.]){0,8})(${PAIR_NAMES})\27[ \t]{1,8}(?:value|Value)=(${Q}))${value(30)}`,
+    // AWS SSM's `get-parameter --with-decryption`: `"Type": "SecureString"` then `"Value": "…"` (session 23, tester23c
+    // F9): a decrypted SecureString's value is a secret whatever the parameter's name
+    String.raw`((${Q})${member}Type\33[ \t]{0,8}:[ \t]{0,8}\33SecureString\33[ \t]{0,8},${SP}(${Q})Value\34[ \t]{0,8}:[ \t]{0,8}(${Q}))${value(35)}`
   ].join("|")
 }
 
@@ -716,6 +725,7 @@ const pairReplace = (m: string, ...g: Array<string>): string => {
     return pairSecret(g[21], quoted ? g[23] : g[24], false) ? (quoted ? `${g[19]}${g[22]}${F}${g[22]}` : `${g[19]}${F}`) : m
   }
   if (g[25] !== undefined) return pairSecret(g[28], g[30], false) ? `${g[25]}${F}${g[29]}` : m
+  if (g[31] !== undefined) return g[35].length > 0 && !notAValue(g[35]) ? `${g[31]}${F}${g[34]}` : m
   return m
 }
 
@@ -1291,7 +1301,7 @@ const tableCells = (line: string): Array<[number, number]> => {
   const cells: Array<[number, number]> = []
   let i = 0
   while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
-  let start = line.charCodeAt(i) === 124 ? i + 1 : i
+  let start = line.charCodeAt(i) === 124 || line.charCodeAt(i) === 0x2502 ? i + 1 : i
   const close = (end: number) => {
     let a = start, b = end
     while (a < b && (line.charCodeAt(a) === 32 || line.charCodeAt(a) === 9)) a++
@@ -1300,7 +1310,7 @@ const tableCells = (line: string): Array<[number, number]> => {
   }
   for (let k = start; k < line.length; k++) {
     if (line.charCodeAt(k) === 92) k++
-    else if (line.charCodeAt(k) === 124) {
+    else if (line.charCodeAt(k) === 124 || line.charCodeAt(k) === 0x2502) {
       close(k)
       start = k + 1
     }
@@ -1314,7 +1324,20 @@ const tableCells = (line: string): Array<[number, number]> => {
  * alone, without its table's delimiter row, is not read). Not `|` alone nor a secret name then `|`: shell pipes and
  * `||` hold those, and the prefilter would let most strings through (or compare hundreds of needles at each ` |`).
  */
-const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-"]
+const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-", "-+-", "+-", "---  ", "-[ RECORD ", ". row **", " VALUE "]
+/**
+ * A query client's or a CLI's delimiter row under a table's header (session 23, tester23c F7/F9): psql's `----+----`,
+ * mysql's border `+----+----+`, a box's `├────┼────┤` (sqlite3 `-box`, Doppler), Vault's `---   -----` (`Key` `Value`).
+ */
+const OUTPUT_DELIMITER = /^[ \t]{0,40}(?:\+?-{1,200}(?:\+-{1,200}){1,200}\+?|\+-{1,200}\+|[\u251c\u255e][\u2500\u2550]{1,200}(?:[\u253c\u256a][\u2500\u2550]{1,200}){0,200}[\u2524\u2561])[ \t]{0,40}\r?$/
+/** Vault's `Key  Value` header's delimiter row: `---` then `-----`, white space between. */
+const VAULT_DELIMITER = /^-{3}[ \t]{2,200}-{5}[ \t]*\r?$/
+/** A record's head: psql's expanded `-[ RECORD 1 ]----`, mysql's `\G` `*** 1. row ***`. */
+const RECORD_HEAD = /-\[ RECORD [0-9]{1,12} \]-*|\*{3,100} [0-9]{1,12}\. row \*{3,100}/
+/** A mysql `\G` record's line: `   password: value`. */
+const RECORD_COLON = /^([ \t]{0,64})([A-Za-z0-9_$-]{1,64}): (.*?)[ \t]*\r?$/
+/** A Vault table's row: the name, white space, the value (the rest of the line). */
+const VAULT_ROW = /^([A-Za-z0-9_.\/-]{1,128})([ \t]{2,200})(.*?)[ \t]*\r?$/
 /** A word every secret's name ends in (any case), looked for before a cell is read as a name. */
 const CELL_NAME_HINT = /pass|token|secret|key|pwd|pin|otp|cvv|cvc|credential/i
 /** Whether `line` may be a delimiter row: its first character past white space is `|`, `-` or `:`, and it holds a `-`. */
@@ -1322,7 +1345,7 @@ const mayBeDelimiter = (line: string): boolean => {
   let i = 0
   while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++
   const c = line.charCodeAt(i)
-  return (c === 124 || c === 45 || c === 58) && line.includes("-") && TABLE_DELIMITER.test(line)
+  return ((c === 124 || c === 45 || c === 58) && line.includes("-") && TABLE_DELIMITER.test(line)) || ((c === 45 || c === 43 || c === 0x251c || c === 0x255e) && OUTPUT_DELIMITER.test(line))
 }
 /** A table cell as a name: its emphasis and code marks dropped, spaces joined by `_` (`API key` gives `API_key`). */
 const cellKind = (cell: string): SecretKeyKind => {
@@ -1356,39 +1379,107 @@ const tableSecret = (kind: SecretKeyKind, v: string): boolean => {
  * a length stay. The cell's backticks and the rest of the row stay. Lines are read once: linear.
  */
 const redactTables = (s: string): string => {
+  // one line: no table (a table has a delimiter row under its header); lines broken by `\n` escapes are read too
+  // (JSON text, and JSON text held in a string: a tool's output escaped)
+  let out = s.includes("\n") ? tableLines(s.split("\n"), "\n") : s
+  if (out.includes("\\n")) {
+    const parts = out.split(/(\\{1,7}n)/)
+    const lines = parts.filter((_, k) => k % 2 === 0)
+    const joined = tableLines(lines, null)
+    if (joined !== null) out = lines.map((l, k) => (k === 0 ? l : parts[2 * k - 1] + l)).join("")
+  }
+  return out
+}
+/**
+ * Whether a value in a query's or a secret manager's output (a cell of psql's, mysql's, a box's table, a record's
+ * value, a Vault row's) under a name of kind `kind` is a secret: the output is data, so as a structured value's
+ * leaf ({@link leafSecret}), not as a Markdown table's cell (where `required` or a description is prose); digits
+ * only as {@link tableSecret} reads them (`1200` under `tokens` is a count). Never `NULL`, empty, a reference, a marker.
+ */
+const outputSecret = (kind: SecretKeyKind, v: string): boolean => {
+  if (v.length === 0 || v.length > 512 || notAValue(v) || v.includes("[REDACTED:") || /^(?:NULL|null|\(null\)|<nil>)$/.test(v)) return false
+  if (/^[0-9.]+$/.test(v)) return tableSecret(kind, v)
+  return kind !== "header" && leafSecret(kind, v)
+}
+/** {@link redactTables} on `lines` (changed in place); with `nl` their text joined by it, else `null` when nothing changed ("" when something did). */
+function tableLines(lines: Array<string>, nl: string): string
+function tableLines(lines: Array<string>, nl: null): string | null
+function tableLines(lines: Array<string>, nl: string | null): string | null {
   const M = marker("secret-table")
-  // one line: no table (a table has a delimiter row under its header)
-  if (!s.includes("\n")) return s
-  const lines = s.split("\n")
   let changed = false
   let columns: Array<SecretKeyKind> | null = null
+  // a Markdown table's, or a query output's (psql's, mysql's, a box's: its cells are data, see outputSecret)
+  let output = false
+  // in a record (psql's `\x`, mysql's `\G`) or a Vault table: each line a name and its value
+  let record: "psql" | "mysql" | "vault" | null = null
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
-    if (!line.includes("|")) {
+    if (RECORD_HEAD.test(line)) {
+      record = line.includes("RECORD") ? "psql" : "mysql"
+      columns = null
+      continue
+    }
+    if (VAULT_DELIMITER.test(line) && i > 0 && /(?:^|[^A-Za-z0-9_])Key[ \t]{1,200}Value[ \t]*\r?$/.test(lines[i - 1])) {
+      record = "vault"
+      columns = null
+      continue
+    }
+    if (record !== null) {
+      const m = record === "psql" ? null : (record === "mysql" ? RECORD_COLON : VAULT_ROW).exec(line)
+      if (record === "psql" && line.includes("|")) {
+        const cells = tableCells(line)
+        if (cells.length >= 2) {
+          const kind = cellKind(line.slice(cells[0][0], cells[0][1]))
+          const [a, b] = cells[1]
+          if (kind !== "none" && outputSecret(kind, line.slice(a, b))) {
+            lines[i] = line.slice(0, a) + M + line.slice(b)
+            changed = true
+          }
+        }
+        continue
+      }
+      if (m !== null) {
+        // mysql: indent, name, value; Vault: name, white space, value
+        const head = record === "mysql" ? `${m[1]}${m[2]}: ` : `${m[1]}${m[2]}`
+        const kind = cellKind(record === "mysql" ? m[2] : m[1])
+        if (kind !== "none" && kind !== "header" && outputSecret(kind, m[3])) {
+          lines[i] = head + M + line.slice(head.length + m[3].length)
+          changed = true
+        }
+        continue
+      }
+      record = null
+    }
+    if (!line.includes("|") && !line.includes("\u2502")) {
       columns = null
       continue
     }
     const next = lines[i + 1]
-    if (next !== undefined && mayBeDelimiter(next)) {
+    // (in a query's output, a row then a border is the table's last row: mysql's `+----+` closes it)
+    if (next !== undefined && !(output && columns !== null) && mayBeDelimiter(next)) {
       // a header row: the columns headed by a secret's name
       const kinds = tableCells(line).map(([a, b]) => cellKind(line.slice(a, b)))
       columns = kinds.some((k) => k !== "none" && k !== "header") ? kinds : null
+      output = !TABLE_DELIMITER.test(next)
       i++
       continue
     }
-    const rowStart = line.trimStart().startsWith("|")
+    const first = line.trimStart().charCodeAt(0)
+    const rowStart = first === 124 || first === 0x2502
     if (!rowStart && columns === null) continue
     const cells = tableCells(line)
     const hits = new Set<number>()
+    const secret = (l: string, cell: readonly [number, number], kind: SecretKeyKind) =>
+      output || first === 0x2502 ? outputSecret(kind, l.slice(cell[0], cell[1])) : cellSecret(l, cell, kind)
     if (rowStart && cells.length >= 2) {
       const kind = cellKind(line.slice(cells[0][0], cells[0][1]))
       if (kind !== "none" && kind !== "header") hits.add(1)
-      if (hits.has(1) && !cellSecret(line, cells[1], kind)) hits.delete(1)
+      if (hits.has(1) && !secret(line, cells[1], kind)) hits.delete(1)
     }
     if (columns !== null) {
       for (let c = 0; c < Math.min(columns.length, cells.length); c++) {
         const kind = columns[c]
-        if (kind !== "none" && kind !== "header" && cellSecret(line, cells[c], kind)) hits.add(c)
+        if (kind !== "none" && kind !== "header" && secret(line, cells[c], kind)) hits.add(c)
       }
     }
     if (hits.size === 0) continue
@@ -1406,7 +1497,8 @@ const redactTables = (s: string): string => {
     lines[i] = out + line.slice(done)
     changed = true
   }
-  return changed ? lines.join("\n") : s
+  if (nl === null) return changed ? "" : null
+  return lines.join(nl)
 }
 /** Whether the cell `[a, b)` of `line` holds a secret of a name of kind `kind` (its backticks dropped; {@link tableSecret}). */
 const cellSecret = (line: string, [a, b]: readonly [number, number], kind: SecretKeyKind): boolean => {
@@ -3460,7 +3552,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // value goes when it looks like a secret (see tableSecret); descriptions, types, lengths, references stay.
     // Read by hand (rows and cells): the pattern finds a delimiter row's `|` next to `-` or `:` (the table's mark).
     id: "secret-table",
-    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|]/g, "\\|").replace(/\t/g, "\\t")).join("|")),
+    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|+*.[]/g, "\\$&").replace(/\t/g, "\\t")).join("|")),
     // every match is in a text that holds a table's delimiter row (`|-`, `-|`, `|:`, `:|`, `- |`, `| -`)
     hints: TABLE_HINTS,
     apply: (s) => redactTables(s),
