@@ -188,3 +188,39 @@ describe("the session resource's heading (tester23b F6)", () => {
     expect(text.split("\n")[1]).toBe("")
   })
 })
+
+describe("a long session's redaction yields (tester23c F8)", () => {
+  /**
+   * Another fiber of the server (the one that answers a ping or reads a cancel) runs while a session is redacted for
+   * `get_session` or its resource: a fiber forked beside the call, waiting for the redaction to begin, runs before
+   * the last event is redacted (with one synchronous map over the events it ran only after all of them).
+   */
+  for (const [name, call] of [
+    ["get_session", Effect.asVoid(getSession({ id: "sess-pages", maxChars: 1000 }))],
+    ["the session resource", Effect.asVoid(readSession("sess-pages"))]
+  ] as const) {
+    it(`${name}: a fiber beside it runs before the redaction ends`, async () => {
+      const state = { events: eventsOf(3000), generation: 1 }
+      const noted = { n: 0 }
+      const counting = {
+        ...defaultRedaction,
+        eventNoting: (e: SessionEvent, known: Map<string, string>) => {
+          noted.n++
+          return defaultRedaction.eventNoting(e, known)
+        }
+      }
+      const seenAt = await Effect.runPromise(Effect.gen(function*() {
+        const answer = yield* Effect.fork(call)
+        const beside = yield* Effect.fork(Effect.gen(function*() {
+          while (noted.n === 0) yield* Effect.yieldNow()
+          return noted.n
+        }))
+        yield* answer.await
+        return yield* beside.await
+      }).pipe(Effect.provideService(Redaction, counting as typeof defaultRedaction), Effect.provide(memoryIndex(state, { n: 0 }))))
+      expect(noted.n).toBe(3000)
+      expect(seenAt._tag).toBe("Success")
+      if (seenAt._tag === "Success") expect(seenAt.value).toBeLessThan(3000)
+    })
+  }
+})

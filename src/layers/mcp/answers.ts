@@ -32,7 +32,7 @@ import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
-import { responseRuns } from "../share.js"
+import { mapYielding, responseRuns } from "../share.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
@@ -786,7 +786,9 @@ const renderedSession = (
   Effect.gen(function*() {
     const render = Effect.gen(function*() {
       const { events, session: loaded } = yield* loadWhole(session.sessionUid)
-      const redacted = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
+      // a slice of events at a time with a yield between (tester23c F8): a long session's redaction lets the server
+      // answer a ping, read a cancel and interrupt this call meanwhile
+      const redacted = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
       const text = transcriptText(redacted)
       const m = metadata(r, loaded, redacted, events, [])
       return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model, title: m.title } satisfies RenderedSession
@@ -1000,7 +1002,7 @@ export const readSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const { events, others, session } = yield* loadWhole(id)
-    const shared = r.enabled ? redactJoints(r.text, events.map(sessionRedactor(r).event)) : events
+    const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, events, others)
     const lines = [
       markdownTitle(m.title ?? m.id),
