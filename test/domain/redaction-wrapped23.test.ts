@@ -135,6 +135,16 @@ describe("session 23 (tester23b F1): a key wrapped over lines that carry a prefi
     const g = secretSamples()["github-token"][0]
     expect(r.title(titleOf(`use ${g} 2day`))).toBe(`use ${GH} 2day`)
     expect(r.title("ghp_abcdefghijklmnopqr is a placeholder 123")).toBe("ghp_abcdefghijklmnopqr is a placeholder 123")
+    // a key wrapped after a name and `=` (env23's leftover): without the prompt it was cut from, the title still loses
+    // the whole key, not its first line only (secret-assignment used to take `NAME=<first part>` and leave the rest)
+    for (const [prompt, title] of [
+      [`use GITHUB_TOKEN=${a}\n${b}\nplease`, `use GITHUB_TOKEN=${GH} please`],
+      [`export GITHUB_TOKEN=${a}\n${b}`, `export GITHUB_TOKEN=${GH}`]
+    ] as const) {
+      const shown = r.title(titleOf(prompt))
+      expect(shown, prompt).not.toContain(b)
+      expect(shown, prompt).toBe(title)
+    }
     // through a transcript's redaction (the title the Markdown output's H1 shows)
     const transcript = { sessionId: "s1", title: titleOf(cases[0][0]), turns: [], compactions: [], startedAt: null, endedAt: null } as unknown as Transcript
     expect(r.transcript(transcript).title).toBe(`> ${GH}`)

@@ -653,7 +653,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
     // a title not cut is its source whole: redacted, then cut as the redacted source would be (a marker is
     // longer than a short secret, so the redacted title may be longer than a title is)
-    const redTitle = (x: string) => collapsed(red(x))
+    // the collapsed keys first too: a rule that takes a name's value (`GITHUB_TOKEN=…`, secret-assignment) would
+    // otherwise take a wrapped key's first part only and leave its rest after the space (env23's leftover)
+    const redTitle = (x: string) => collapsed(red(collapsed(x)))
     return isClipped(s, TITLE_MAX_CHARS) ? redactClipped(redTitle, s, TITLE_MAX_CHARS) : titleOfRedacted(redTitle(s))
   }
 
