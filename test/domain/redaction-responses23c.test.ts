@@ -7,17 +7,15 @@
  * everywhere, and each output shows the same texts.
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { transcriptFromEvents } from "../../src/domain/conversation.js"
 import { redactJoints } from "../../src/domain/redaction/joints.js"
 import { marker } from "../../src/domain/redaction/rules.js"
-import { outsideRuns, shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory } from "../../src/layers/share.js"
+import { outsideRuns, shareableTranscript } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
 import { mk } from "../support/events.js"
-import { j } from "../support/redaction-asserts.js"
+import { j, sharedEventTexts } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 const GHP = j("gh", "p_XrEsPAbCdEfGhIjKlMnOqWeRtYuIoPaS1234")
@@ -48,12 +46,8 @@ describe("session 23 (tester23c F5): a token cut across two responses is hidden 
 
   it.effect("NDJSON export (also one event at a time), the replay, ATIF and the Markdown agree", () =>
     Effect.gen(function*() {
-      expect(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(session())))).map((e) => e.text)).toEqual(WANT)
-      const one = shareableEvents(Stream.fromIterable(session()).pipe(Stream.rechunk(1)))
-      expect(Chunk.toReadonlyArray(yield* Stream.runCollect(one)).map((e) => e.text)).toEqual(WANT)
-      const replay = yield* shareableReplaySource({ session: { title: null, model: null, workspace: null }, events: session(), subagents: [] } as never)
-      expect(replay.events.map((e) => e.text)).toEqual(WANT)
-      const atif = JSON.stringify(yield* shareableTrajectory({ session: { sessionId: "s-f5", title: null, model: null } as never, events: session(), subagents: [] } as never))
+      const { atif, ...texts } = yield* sharedEventTexts(session)
+      expect(texts).toEqual({ export: WANT, exportOneByOne: WANT, replay: WANT })
       expect(atif).not.toContain(GHP.slice(4, 24))
       expect(atif).not.toContain(GHP.slice(24))
       expect(atif).toContain(`Other: ${GM}`)

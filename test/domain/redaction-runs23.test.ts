@@ -13,9 +13,10 @@ import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { redactJoints, redactRun, redactTranscriptJoints } from "../../src/domain/redaction/joints.js"
 import { marker } from "../../src/domain/redaction/rules.js"
 import { transcriptFromEvents } from "../../src/domain/conversation.js"
-import { outsideRuns, shareableEvents, shareableReplaySource, shareableTranscript, shareableTrajectory, shareableWindow, shareableWindowTranscript } from "../../src/layers/share.js"
+import { outsideRuns, shareableEvents, shareableTranscript, shareableWindow, shareableWindowTranscript } from "../../src/layers/share.js"
 import { defaultRedaction, Redaction } from "../../src/services/Redaction.js"
 import { mk } from "../support/events.js"
+import { sharedEventTexts } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
 // built at run time so that no secret scanner flags this file
@@ -115,13 +116,9 @@ describe("the outputs: runs of three and more blocks, of text and thinking", () 
 
   it.effect("NDJSON export (one event at a time too), the replay and ATIF carry no piece of the token", () =>
     Effect.gen(function*() {
-      expect(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(session())))).map((e) => e.text)).toEqual(WANT)
-      const one = shareableEvents(Stream.fromIterable(session()).pipe(Stream.rechunk(1)))
-      expect(Chunk.toReadonlyArray(yield* Stream.runCollect(one)).map((e) => e.text)).toEqual(WANT)
-      const replay = yield* shareableReplaySource({ session: { title: null, model: null, workspace: null }, events: session(), subagents: [] } as never)
-      expect(replay.events.map((e) => e.text)).toEqual(WANT)
-      const atif = yield* shareableTrajectory({ session: { sessionId: "s-23", title: null, model: null } as never, events: session(), subagents: [] } as never)
-      expect(pieces(JSON.stringify(atif))).toEqual([])
+      const { atif, ...texts } = yield* sharedEventTexts(session)
+      expect(texts).toEqual({ export: WANT, exportOneByOne: WANT, replay: WANT })
+      expect(pieces(atif)).toEqual([])
     }).pipe(Effect.provide(Redaction.layer)))
 
   it("the Markdown transcript: a turn's adjacent text and thinking blocks read as one text", () => {

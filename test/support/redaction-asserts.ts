@@ -74,6 +74,22 @@ export const expectVendorSamplesGo = (ids: ReadonlyArray<string>) => {
 }
 
 /**
+ * The texts of a session's events in each shareable output of events (`src/layers/share.ts`), redacted by the
+ * `Redaction` in the context: the NDJSON export read whole and one event at a time (a joint across two chunks), and
+ * the replay; with the ATIF trajectory as JSON text. For the tests that every output hides a secret alike.
+ */
+export const sharedEventTexts = (events: () => ReadonlyArray<SessionEvent>) =>
+  Effect.gen(function*() {
+    const texts = (es: Iterable<SessionEvent>) => [...es].map((e) => e.text)
+    return {
+      export: texts(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events())))),
+      exportOneByOne: texts(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()).pipe(Stream.rechunk(1))))),
+      replay: texts((yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
+      atif: JSON.stringify(yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never))
+    }
+  }) as Effect.Effect<{ export: Array<string | null>; exportOneByOne: Array<string | null>; replay: Array<string | null>; atif: string }, never, Redaction>
+
+/**
  * Every shareable output of a session (`src/layers/share.ts`), redacted by the `Redaction` in the context: its
  * events as NDJSON export, ATIF, the replay's events, and the Markdown of a transcript of one assistant turn per
  * text of `texts` (the text said, then run as a Bash command): `[name, output]` pairs for a leak check.
