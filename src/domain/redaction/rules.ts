@@ -2808,6 +2808,9 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
   return quoted !== undefined ? `${head}${q}${marker("terraform-variable")}${q}` : `${head}${marker("terraform-variable")}`
 }
 
+/** How many `(head)` then {@link optionValue} alternatives `cli-password`'s pattern has (its quoted `user:password` ones follow). */
+const CLI_PASSWORD_HEADS = 11
+
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
@@ -3186,19 +3189,31 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`,
+        // session 24 (tester24a F6): lftp's `-u user,password` (`lftp -e 'open -u user,password host'` too), PuTTY's
+        // `-pw` (plink, pscp, psftp), mosquitto's `-P`, ncftp's `-p`, rdesktop's `-p` (`-p -` prompts: no value)
+        String.raw`(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?(?![$])[^\s,"'\\[]{0,256},)`,
+        String.raw`(${optionOf(String.raw`(?:plink|pscp|psftp|PLINK|PSCP|PSFTP)(?:\.exe)?`, "-pw")}[ \t]*)`,
+        String.raw`(${optionOf("(?:mosquitto_pub|mosquitto_sub|mosquitto_rr)", "-P")}[ \t]*)`,
+        String.raw`(${optionOf("(?:ncftp|ncftpget|ncftpput|ncftpls|rdesktop)", "-p")}[ \t]*)`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
-        // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
-        // whole password goes (spaces and all) up to the closing quote.
-        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
+        // curl's `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
+        // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
+        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 2})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 6})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
-    hints: ["mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
-    // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user.
+    hints: [
+      "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl",
+      "lftp", "plink", "pscp", "psftp", "PLINK", "PSCP", "PSFTP", "mosquitto_", "ncftp", "rdesktop"
+    ],
+    // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user, -pw.
     gate: ["-p", "-a", "-P", "-u", "-U"],
     replace: (m: string, ...groups: Array<string>): string => {
-      const [head, q, user, password] = groups.slice(7 * 4, 7 * 4 + 4)
-      if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
-      return optionValueReplace("cli-password", 7)(m, ...groups)
+      for (const at of [CLI_PASSWORD_HEADS, CLI_PASSWORD_HEADS + 1]) {
+        const [head, q, user, password] = groups.slice(at * 4, at * 4 + 4)
+        if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
+      }
+      return optionValueReplace("cli-password", CLI_PASSWORD_HEADS)(m, ...groups)
     }
   },
   {
@@ -3298,19 +3313,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // strings), plurals too (`API_KEYS=`, `ACCESS_TOKENS=`; a count such as `MAX_TOKENS=4096` stays), and in a
     // connection string `PWD=` after `;` or a quote (ODBC; a shell's `PWD=/srv` stays) and `Password = …` with
     // spaces around `=` after `;`: the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    // Also the variables a tool documents as its password (session 24, tester24a F6): `SSHPASS=` (`sshpass -e`) and
+    // `REDISCLI_AUTH=` (redis-cli); `PGPASSWORD=`, `MYSQL_PWD=`, `RSYNC_PASSWORD=`, `LFTP_PASSWORD=` are names above.
     // An unquoted value runs to white space, a quote, `;`, `|`, `<`, `>`, `)`, `,` or a backslash escape; an `&`
     // ends it only as a shell operator (before white space, another `&` or the end: `X=1 && make`, `X=1& job`)
     // or before the next parameter of a form body (`&name=`): inside a word it is the password's own character
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
         String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
-    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
+    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "SSHPASS=", "REDISCLI_AUTH=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
     replace: (m, name, eq, q, dq, sq, bare, eq7, eqv) =>
       DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? eqv ?? "")) ? m : `${name}${eq}${

@@ -1,0 +1,38 @@
+/**
+ * Session 24 (tester24a F4, F5, F6, F9): secrets and home folders the rules missed in shareable outputs. Each case's
+ * secret is a made-up value; the expected text is what docs/redaction.md says the rule leaves.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { marker } from "../../src/domain/redaction/rules.js"
+import { defaultRedaction } from "../../src/services/Redaction.js"
+
+const r = defaultRedaction
+
+describe("passwords of documented tool options and variables (tester24a F6)", () => {
+  it.each([
+    ["SSHPASS=SshPassEnv5512 sshpass -e ssh host", `SSHPASS=${marker("secret-assignment")} sshpass -e ssh host`],
+    ["export SSHPASS='pw with 1 space'", `export SSHPASS='${marker("secret-assignment")}'`],
+    ["REDISCLI_AUTH=RedisPw123 redis-cli -h cache", `REDISCLI_AUTH=${marker("secret-assignment")} redis-cli -h cache`],
+    ["lftp -u bob,LftpPw77123 ftp.example.org", `lftp -u bob,${marker("cli-password")} ftp.example.org`],
+    ["lftp -u 'bob,Lftp pass 9' ftp.example.org", `lftp -u 'bob,${marker("cli-password")}' ftp.example.org`],
+    ["lftp -e 'open -u bob,LfPw12345 host; mirror'", `lftp -e 'open -u bob,${marker("cli-password")} host; mirror'`],
+    ["plink -ssh -pw PuttyPw123 bob@host", `plink -ssh -pw ${marker("cli-password")} bob@host`],
+    ["pscp.exe -pw hunter2x f bob@host:/tmp", `pscp.exe -pw ${marker("cli-password")} f bob@host:/tmp`],
+    ["mosquitto_pub -h h -u bob -P MqttPw123 -t t -m x", `mosquitto_pub -h h -u bob -P ${marker("cli-password")} -t t -m x`],
+    ["ncftpget -u bob -p NcPw1234 ftp.example.org . /f", `ncftpget -u bob -p ${marker("cli-password")} ftp.example.org . /f`],
+    ["rdesktop -u bob -p RdPw1234 host", `rdesktop -u bob -p ${marker("cli-password")} host`]
+  ])("%j becomes %j", (text, want) => {
+    expect(r.text(text)).toBe(want)
+  })
+
+  it.each([
+    "lftp -u bob ftp.example.org",
+    "lftp -u $FTP_USER,$FTP_PASS host",
+    "rdesktop -p - host",
+    "sshpass -e ssh host",
+    "echo $SSHPASS",
+    "SSHPASS_FILE=/run/pw sshpass -f /run/pw ssh host"
+  ])("%j stays as it is", (text) => {
+    expect(r.text(text)).toBe(text)
+  })
+})
