@@ -36,3 +36,25 @@ describe("passwords of documented tool options and variables (tester24a F6)", ()
     expect(r.text(text)).toBe(text)
   })
 })
+
+describe("a shell's line continuation between a credential's name or scheme and its value (tester24a F5)", () => {
+  const json = (s: string) => JSON.stringify({ command: s })
+  it.each([
+    [
+      "curl https://api.x.com \\\n  -H 'Authorization: Bearer \\\n  CurlContBearer9912abcdefghijkl'",
+      `curl https://api.x.com \\\n  -H 'Authorization: Bearer \\\n  ${marker("bearer-token")}'`
+    ],
+    ["curl -H 'Authorization: \\\n   Basic dXNlcjpwYXNzMTIz' u", `curl -H 'Authorization: \\\n   Basic ${marker("authorization")}' u`],
+    ["gh api -H 'Authorization: token \\\r\n  ghx_abc12345678' x", `gh api -H 'Authorization: token \\\r\n  ${marker("bearer-token")}' x`],
+    ["mysqldump --password \\\n  Dump1234x db", `mysqldump --password \\\n  ${marker("cli-secret-option")} db`],
+    ["sshpass -p \\\n   SshCont1234 ssh h", `sshpass -p \\\n   ${marker("cli-password")} ssh h`],
+    ["redis-cli -a \\\n  Rc1234xx ping", `redis-cli -a \\\n  ${marker("cli-password")} ping`]
+  ])("%j becomes %j, and so in JSON text", (text, want) => {
+    expect(r.text(text)).toBe(want)
+    expect(r.text(json(text))).toBe(json(want))
+  })
+
+  it.each(["curl \\\n  -H 'Accept: application/json' \\\n  https://x", "Bearer \\\n  tokens are fine", "ls --secret \\\n  -l"])("%j stays as it is", (text) => {
+    expect(r.text(text)).toBe(text)
+  })
+})

@@ -136,6 +136,12 @@ const ESC_QUOTE = String.raw`\\{1,2}u00(?:22|27)|\\x2[27]`
  */
 const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
 /** Where a text may hold an {@link ESC_EQ}: hints of the rules that read it. */
+/**
+ * A shell's line continuation between a credential's name or scheme and its value (session 24, tester24a F5: `-H
+ * 'Authorization: Bearer \` then the token on the next line): blanks, `\` then a line break (`\\` then an escaped
+ * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern.
+ */
+const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}`
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
 /**
@@ -3184,18 +3190,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       [
         String.raw`(${optionOf("(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)", "-p")})(?=[^\s-])`,
-        String.raw`(${optionOf(String.raw`(?:sshpass|psexec|PsExec|PSEXEC|paexec|PAExec|PAEXEC)(?:64)?(?:\.exe)?`, "-p")}[ \t]*)`,
-        String.raw`(${optionOf("login", "-p", "")}[ \t]*)`,
-        String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
-        String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
-        String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
+        String.raw`(${optionOf(String.raw`(?:sshpass|psexec|PsExec|PSEXEC|paexec|PAExec|PAEXEC)(?:64)?(?:\.exe)?`, "-p")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("login", "-p", "")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("redis-cli", "-a")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}(?:${NAME_CONT}|[ \t]*))`,
         String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`,
         // session 24 (tester24a F6): lftp's `-u user,password` (`lftp -e 'open -u user,password host'` too), PuTTY's
         // `-pw` (plink, pscp, psftp), mosquitto's `-P`, ncftp's `-p`, rdesktop's `-p` (`-p -` prompts: no value)
         String.raw`(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?(?![$])[^\s,"'\\[]{0,256},)`,
-        String.raw`(${optionOf(String.raw`(?:plink|pscp|psftp|PLINK|PSCP|PSFTP)(?:\.exe)?`, "-pw")}[ \t]*)`,
-        String.raw`(${optionOf("(?:mosquitto_pub|mosquitto_sub|mosquitto_rr)", "-P")}[ \t]*)`,
-        String.raw`(${optionOf("(?:ncftp|ncftpget|ncftpput|ncftpls|rdesktop)", "-p")}[ \t]*)`
+        String.raw`(${optionOf(String.raw`(?:plink|pscp|psftp|PLINK|PSCP|PSFTP)(?:\.exe)?`, "-pw")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:mosquitto_pub|mosquitto_sub|mosquitto_rr)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:ncftp|ncftpget|ncftpput|ncftpls|rdesktop)", "-p")}(?:${NAME_CONT}|[ \t]*))`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
         // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
@@ -3228,7 +3234,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -3339,7 +3345,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
     // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`(\b(?:Bearer|Basic) |(?<=[Aa]uthorization\\?["']?:[ \t]{0,8})[Tt]oken )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
     hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
@@ -3599,7 +3605,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // bare word that is no credential's shape ("Authorization: required") stay.
     id: "authorization",
     pattern: re(
-      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
+      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
         String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
