@@ -3,7 +3,7 @@
  * secret is a made-up value; the expected text is what docs/redaction.md says the rule leaves.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { marker } from "../../src/domain/redaction/rules.js"
+import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 
 const r = defaultRedaction
@@ -56,5 +56,29 @@ describe("a shell's line continuation between a credential's name or scheme and 
 
   it.each(["curl \\\n  -H 'Accept: application/json' \\\n  https://x", "Bearer \\\n  tokens are fine", "ls --secret \\\n  -l"])("%j stays as it is", (text) => {
     expect(r.text(text)).toBe(text)
+  })
+})
+
+describe("home folders in other systems' forms (tester24a F9)", () => {
+  const home = builtinRules.find((x) => x.id === "home-path")!
+  it.each([
+    ["ls /usr/home/zqxuserA/proj", "ls ~/proj"],
+    ["ls /export/home/zqxuserB", "ls ~"],
+    ["cd ~zqxuserC/proj && ls ~/x", "cd ~/proj && ls ~/x"],
+    ['{"p":"~zqxuserC\\/x"}', '{"p":"~\\/x"}'],
+    ["open file://localhost/home/zqxuserD/b.txt", "open file://localhost~/b.txt"],
+    ["file://nas/home/zqxuserD/b.txt", "file://nas~/b.txt"],
+    ["C:\\Documents and Settings\\zqxuserE\\y", "~\\y"],
+    ["c:/documents and settings/zqxuserE/x", "~/x"],
+    ['"C:\\\\Documents and Settings\\\\zqxuserE\\\\x"', '"~\\\\x"']
+  ])("%j becomes %j (the rule's pattern and its hand-made form alike)", (text, want) => {
+    expect(r.text(text)).toBe(want)
+    expect(home.apply!(text)).toBe(want)
+    expect(text.replace(home.pattern, "~")).toBe(want)
+  })
+
+  it.each(["~half the time", "https://x.org/~bob/page", "C:\\PROGRA~1\\x", "a ~~strike~~ b", "/usr/homebrew/x", "see ~bob later"])("%j stays as it is", (text) => {
+    expect(r.text(text)).toBe(text)
+    expect(home.apply!(text)).toBe(text)
   })
 })

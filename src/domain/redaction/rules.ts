@@ -2215,7 +2215,7 @@ const WINDOWS_USER = userFolder(String.raw`[^\\/\s"'<>|:*?]`)
  * The start of a home in a remote URI, as a pattern: VS Code's `vscode-remote://<authority>/home/` (and
  * `/Users/`), `sftp://` and `ssh://` (tester23b F7: the home follows a host, not a word's start).
  */
-const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh)://[^/\s"'<>]{1,255}/(?:home|Users)/)`
+const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh|file)://[^/\s"'<>]{1,255}/(?:home|Users)/)`
 /**
  * macOS's `/Users/<user>` written in lower case (its file system ignores case; tester23b F7), as a pattern: only
  * where it is clearly a home, as `/users/` is also a web route (`GET /users/bob`, `api/users/42`): after `file://`
@@ -2225,16 +2225,24 @@ const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh)://
 const MAC_LOWER_HOME = String.raw`/users/(?<=(?:file://(?:localhost)?|(?<![^\s;&|(${"`"}])cd[ \t]{1,8})/users/)[A-Za-z0-9._-]+` +
   String.raw`|${lead("/users/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+(?=/(?:(?:[Dd]esktop|[Dd]ocuments|[Dd]ownloads|[Ll]ibrary|[Aa]pplications|[Mm]ovies|[Mm]usic|[Pp]ictures|[Pp]ublic)(?![A-Za-z0-9_-])|\.[A-Za-z]))`
 /**
+ * A user's home written `~user` (session 24, tester24a F9: the shell's tilde expansion, `~bob/x`, `cd ~bob/proj`):
+ * `~`, a user name (a letter or `_` first), then a `/`; not after a word's character, `/`, `~` or `.` (a web
+ * server's `/~bob/`, `PROGRA~1`, `~~strike~~`). `~user` alone, with no `/` after it, stays (prose: `~half`).
+ */
+const TILDE_HOME = String.raw`${lead("~", "A-Za-z0-9_.~/-")}[A-Za-z_][A-Za-z0-9_.-]{0,31}(?=/|\\/)`
+/** Windows XP's profiles folder (`C:\Documents and Settings\<user>`), in the cases a path is written in. */
+const WINDOWS_XP_PROFILES = "Documents and Settings|documents and settings|DOCUMENTS AND SETTINGS"
+/**
  * The `home-path` rule's pattern of every form but those {@link OTHER_HOMES} finds (the by-hand rule uses it alone
  * for a text that holds none of them: each branch is tried at each `/`).
  */
-const HOME_BASE = String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS)(?:\\+|/)${WINDOWS_USER}` +
+const HOME_BASE = String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data|usr|export)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${TILDE_HOME}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS|${WINDOWS_XP_PROFILES})(?:\\+|/)${WINDOWS_USER}` +
   String.raw`|/mnt/[a-z]/(?:Users|users)/${WINDOWS_USER}|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
   String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
 /** The `home-path` rule's pattern of the forms {@link OTHER_HOMES} finds (tester23b F5, F7). */
 const HOME_OTHER = String.raw`${lead(String.raw`\\/(?:home|Users)\\/`, "A-Za-z0-9_.-")}${HOME_USER}|${REMOTE_HOME}${HOME_USER}|${MAC_LOWER_HOME}`
 /** Where a text may hold a home only the pattern finds (escaped slashes, a remote URI, lower-case `/users/`). */
-const OTHER_HOMES = /\\\/(?:home|Users)\\\/|(?:vscode-remote|sftp|ssh):\/\/[^/\s"'<>]{1,255}\/(?:home|Users)\/|\/users\//
+const OTHER_HOMES = /\\\/(?:home|Users)\\\/|(?:vscode-remote|sftp|ssh|file):\/\/[^/\s"'<>]{1,255}\/(?:home|Users)\/|\/users\//
 
 /** The final words of `secret-argument`'s names (lower case), longest first. */
 const ARGUMENT_WORDS = ["passwords", "passphrase", "password", "passwd", "secrets", "tokens", "secret", "token", "pass", "keys", "pwd", "key"]
@@ -3838,10 +3846,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`). Also (tester23b
     // F5, F7) a home in JSON with escaped slashes (`\/home\/<user>`: PHP's json_encode, some Java encoders), in a
     // remote URI (`vscode-remote://ssh-remote+host/home/<user>`, `sftp://host/home/<user>`), and macOS's `/users/`
-    // in lower case where it is clearly a home ({@link MAC_LOWER_HOME}).
+    // in lower case where it is clearly a home ({@link MAC_LOWER_HOME}). Session 24 (tester24a F9): FreeBSD's
+    // `/usr/home/<user>`, Solaris' `/export/home/<user>`, `~<user>/`, `file://<host>/home/<user>` (`file://localhost/…`)
+    // and Windows XP's `C:\Documents and Settings\<user>`.
     id: "home-path",
     pattern: re(`${HOME_BASE}|${HOME_OTHER}`    ),
-    hints: ["/home/", "/Users/", "\\/home\\/", "/users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
+    hints: ["/home/", "/Users/", "\\/home\\/", "/users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "~", "and Settings", "and settings", "AND SETTINGS", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -4163,7 +4173,8 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
 const redactHomePaths = (s: string): string => {
   // (escaped slashes and lower-case `/users/` by the whole pattern; a remote URI's `/home/` by hand below)
   const other = (s.includes("\\/") || s.includes("/users/")) && OTHER_HOMES.test(s)
-  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
+  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/") ||
+    s.includes("/usr/home/") || s.includes("/export/home/") || (s.includes("~") && TILDE_AT.test(s)) || /[Ss]ettings|SETTINGS/.test(s)) {
     const pattern = other || s.includes("://") ? HOME_PATH : HOME_PATH_BASE
     pattern.lastIndex = 0
     return s.replace(pattern, HOME)
@@ -4205,7 +4216,7 @@ const remoteHomeAt = (s: string, at: number): boolean => {
 /** A character that ends a remote URI's authority, read backward ({@link remoteHomeAt}). */
 const AUTHORITY_END = /[/\s"'<>]/
 /** The schemes of {@link REMOTE_HOME}, at a text's end. */
-const REMOTE_SCHEME = /(?:vscode-remote|sftp|ssh)$/
+const REMOTE_SCHEME = /(?:vscode-remote|sftp|ssh|file)$/
 /** A run of user-name characters from `p` (maybe none), and the apostrophes joining more of them (`o'neil`); its end. */
 const userRunEnd = (s: string, p: number): number => {
   let e = p
@@ -4234,6 +4245,8 @@ const userFolderEnd = (s: string, end: number): number => {
 }
 
 /** A Windows home written in lower or upper case (`c:/users/`, `C:\\USERS\\`, `/mnt/c/users/`): the pattern's case. */
+/** Where a text may hold {@link TILDE_HOME}. */
+const TILDE_AT = /~[A-Za-z_]/
 const LOWER_USERS = /(?:[A-Za-z]:(?:\\+|\/)|\/mnt\/[a-z]\/)(?:users|USERS)(?:\\+|\/)/
 /** The `home-path` rule's pattern. */
 const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
