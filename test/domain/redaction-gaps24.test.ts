@@ -82,3 +82,40 @@ describe("home folders in other systems' forms (tester24a F9)", () => {
     expect(home.apply!(text)).toBe(text)
   })
 })
+
+describe("a private key's body without its BEGIN and END lines (tester24a F4)", () => {
+  // the tester's case: OpenSSH's magic (`openssh-key-v1\0…none…`), then 70-character lines
+  const OPENSSH = [
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn",
+    "NhAAAAAwEAAQAAAYEAPemSplitBodyLineTwoXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "PemSplitBodyLineThreeYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYYY"
+  ]
+  // PKCS#1 RSA (`MIIEowIBAAK…`), 64-character lines, a short last line
+  const PKCS1 = ["MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK", "bwKfBstIs+bMY2Zk/w=="]
+  const key = marker("private-key")
+  it.each([
+    [OPENSSH.join("\n"), key],
+    [`${OPENSSH.join("\n")}\ndone`, `${key}\ndone`],
+    [`$ sed -n 2,4p id_rsa\n${OPENSSH.join("\r\n")}`, `$ sed -n 2,4p id_rsa\n${key}`],
+    [JSON.stringify({ output: PKCS1.join("\n") }), JSON.stringify({ output: key })],
+    [`  ${PKCS1.join("\n  ")}\n  next`, `  ${key}\n  next`],
+    // PKCS#8 (Ed25519) and SEC1 EC keys, each a line
+    ["key: MC4CAQAwBQYDK2VwBCIEIIMCSwT028T57OeHT2WdoL5I5sap8DJM2JhYaG8EeZHi", `key: ${key}`],
+    ["MHcCAQEEIDMSNy1a6xA/eiiJWhVxJGBwrKfolaIYoAoGCCqGSM49AwEHoUQDQgAE", key],
+    ["MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgZm9vYmFyYmF6cXV4", key]
+  ])("%j becomes %j", (text, want) => {
+    expect(r.text(text)).toBe(want)
+  })
+
+  it.each([
+    // a certificate, a public key (DER and OpenSSH), a CSR: no private key's start
+    "MIIC+TCCAeGgAwIBAgIUMtlmXdtf5kfGbR2HxOCPtOnMoJMwDQYJKoZIhvcNAQEL\nBQAwDDEKMAgGA1UEAwwBeDAeFw0yNjEyMDQxMzM1MTRaFw0yNjEyMDUxMzM1MTRa",
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxgHnbdBREA4GxausLw7l\n74G66kO0AAvoljsoN2dgd7w98AICUN8tO2yET3MJOTafS+MHKckbIETLQOxZJm7b",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHVFjcdXPlcGOd8M/qYcQU5nJ7VVQ3L70NIYgNcklzJi root@vm",
+    "MIICijCCAXICAQAwRTELMAkGA1UEBhMCQVUxEzARBgNVBAgMClNvbWUtU3RhdGUx",
+    // the magic inside a longer base64 word is no key's start
+    "xMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+  ])("%j stays as it is", (text) => {
+    expect(r.text(text)).toBe(text)
+  })
+})

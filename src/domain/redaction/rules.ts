@@ -1734,6 +1734,32 @@ const redactPemTails = (s: string): string => {
 
 
 /**
+ * How a private key's base64 body starts, whatever its BEGIN line (session 24, tester24a F4: a body printed without
+ * it, `sed -n 2,4p id_rsa`): OpenSSH's `openssh-key-v1\0` (`b3BlbnNzaC1rZXktdjE`), and the DER of PKCS#1 RSA
+ * (`MIIEowIBAAK…`: a sequence, version 0, the modulus), PKCS#8 (`MIIEvQIBADAN…`, `MIGHAgEAMBMG…`, `MC4CAQAw…`: version
+ * 0 then the algorithm), SEC1 EC (`MHcCAQEE…`, `MIGkAgEBBD…`: version 1 then the key) and encrypted PKCS#8 (PBES2,
+ * `MIIFLTBXBgkqhkiG9w0BBQ0w…`). A certificate (`MIIDXTCCAkWg…`), a CSR (`MIICijCCAXICAQAw…`) and a public key
+ * (`MIIBIjANBgkq…`, `AAAAC3NzaC1lZDI1NTE5…`) start otherwise and stay.
+ */
+const KEY_BODY_MAGIC = String.raw`b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:AK|DA)|MI[GH][A-Za-z0-9+/]AgE(?:AM|BB)|M[A-Za-z0-9+/]{2}CAQ(?:Aw|EE)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0w`
+/**
+ * A private key's body without its BEGIN line (see {@link KEY_BODY_MAGIC}): the base64 line that starts with a
+ * key's magic (not inside a longer base64 word) and the base64 lines after it (16 to 1024 characters each, any
+ * width: 64, 70, 76…; lines ended by a newline or a `\n` escape of JSON text, maybe indented), and a last shorter
+ * one that holds a digit, `+`, `/` or `=` (a word such as `done` on the next line stays). A key in one line
+ * (`base64 -w0`) goes whole too.
+ */
+const KEY_BODY = new RegExp(
+  String.raw`(?<![A-Za-z0-9+/=])(?:${KEY_BODY_MAGIC})[A-Za-z0-9+/]{0,1024}={0,2}(?![A-Za-z0-9+/=])` +
+    String.raw`(?:(?:\\r)?(?:\r?\n|\\n)[ \t]{0,40}[A-Za-z0-9+/]{16,1024}={0,2}(?![A-Za-z0-9+/=]))*` +
+    String.raw`(?:(?:\\r)?(?:\r?\n|\\n)[ \t]{0,40}(?=[A-Za-z0-9+/]{0,15}[0-9+/=])[A-Za-z0-9+/]{1,15}={0,2}(?![A-Za-z0-9+/=]))?`,
+  "g"
+)
+/** The substrings one of which every {@link KEY_BODY} holds (its magics' fixed parts). */
+const KEY_BODY_HINTS: ReadonlyArray<string> = ["b3BlbnNzaC1rZXktdjE", "IBAAK", "IBADA", "AgEAM", "AgEBB", "CAQAw", "CAQEE", "BgkqhkiG9w0BBQ0w"]
+const KEY_BODY_AT = /b3BlbnNzaC1rZXktdjE|M[A-Za-z0-9+/]{2,7}(?:IBA(?:AK|DA)|AgE(?:AM|BB)|CAQ(?:Aw|EE)|BgkqhkiG9w0BBQ0w)/
+
+/**
  * The key rules whose tokens `wrapped-key` finds wrapped over lines: each rule's id, the characters of its token's body
  * (what a continuation line may hold) and the prefix its tokens start with. Keys of a fixed short length (AWS key ids)
  * and hex tokens are left out.
@@ -2833,9 +2859,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // redactPemTails). A key whose lines carry a prefix (a Markdown quote, `# ` comments, string pieces of code)
     // goes whole too (redactDecoratedPem), and so do PGP's armored private key block and a PuTTY key file's
     // private lines. Read by hand after the pattern (lines): the pattern says where a whole block's match starts.
+    // Session 24 (tester24a F4): a body with neither its BEGIN nor its END line, known by its start (KEY_BODY).
     id: "private-key",
     pattern: PEM_BLOCK,
-    hints: ["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----", "Private-Lines:"],
+    hints: ["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----", "Private-Lines:", ...KEY_BODY_HINTS],
     apply: (s) => {
       let out = s.includes("-----BEGIN") ? redactDecoratedPem(s) : s
       if (out.includes("-----BEGIN")) {
@@ -2847,6 +2874,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       if (out.includes("Private-Lines:")) {
         PUTTY_PRIVATE.lastIndex = 0
         out = out.replace(PUTTY_PRIVATE, (_m, head: string) => `${head}${marker("private-key")}`)
+      }
+      // a body without its BEGIN line, known by how a key's DER or OpenSSH's format starts (session 24, tester24a F4)
+      if (KEY_BODY_AT.test(out)) {
+        KEY_BODY.lastIndex = 0
+        out = out.replace(KEY_BODY, marker("private-key"))
       }
       return out
     },
