@@ -3,7 +3,9 @@
  * secret is a made-up value; the expected text is what docs/redaction.md says the rule leaves.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
+import type { SessionEvent } from "../../src/domain/model.js"
+import { sessionRedactor } from "../../src/domain/redaction/redact.js"
+import { builtinRules, hiddenUserName, marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 
 const r = defaultRedaction
@@ -117,5 +119,58 @@ describe("a private key's body without its BEGIN and END lines (tester24a F4)", 
     "xMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
   ])("%j stays as it is", (text) => {
     expect(r.text(text)).toBe(text)
+  })
+})
+
+describe("the user's name, known from the session's home paths (tester24a F9)", () => {
+  const ev = (n: number, text: string, extensions?: Record<string, unknown>) =>
+    ({
+      contractVersion: "1", provider: "claude-code", sourceId: "s", sessionId: "x", eventId: `e${n}`, sequence: n, kind: "message", role: "tool",
+      text, ...(extensions === undefined ? {} : { extensions })
+    }) as unknown as SessionEvent
+  const redact = (events: ReadonlyArray<SessionEvent>) => {
+    const s = sessionRedactor(r)
+    for (const e of events) s.see(e)
+    return events.map((e) => s.event(e).text)
+  }
+  const U = marker("user-name")
+
+  it("a user name of 6 characters or more goes wherever the session states it as a word, in later and earlier events", () => {
+    const out = redact([
+      ev(1, "zorkuser@laptop:~/proj$ make"),
+      ev(2, "pwd; whoami\n/home/zorkuser/proj/secretapp\nzorkuser", { "native.claude-code": { cwd: "/home/zorkuser/proj/secretapp" } }),
+      ev(3, "[zorkuser@laptop secretapp]$ ls\nhttps://zorkuser:GitCredStore8812abc@github.com and ~zorkuser, cat /home/zorkuser/x")
+    ])
+    expect(out).toEqual([
+      `${U}@laptop:~/proj$ make`,
+      `pwd; whoami\n~/proj/secretapp\n${U}`,
+      `[${U}@laptop secretapp]$ ls\nhttps://${U}:${marker("url-credentials")}@github.com and ~${U}, cat ~/x`
+    ])
+  })
+
+  it("only as a word of its own and in its case: zorkuser.github.io, zorkusers, Zorkuser stay", () => {
+    expect(redact([ev(1, "cd /home/zorkuser"), ev(2, "see zorkuser.github.io, zorkusers, Zorkuser and my-zorkuser")])[1]).toBe(
+      "see zorkuser.github.io, zorkusers, Zorkuser and my-zorkuser"
+    )
+  })
+
+  it("a common account's name (root, ubuntu, runner, node) and a short one stay; a name of 4 or 5 goes in its own event only", () => {
+    expect(redact([ev(1, "ls /home/ubuntu /Users/runner /home/node"), ev(2, "ubuntu@ip-10-0-0-1:~$ node app.js as runner")])[1]).toBe(
+      "ubuntu@ip-10-0-0-1:~$ node app.js as runner"
+    )
+    expect(redact([ev(1, "ls /root /home/bob; echo bob")])[0]).toBe("ls /root ~; echo bob")
+    expect(redact([ev(1, "cd /home/kzqw && whoami\nkzqw"), ev(2, "kzqw@host:~$")])).toEqual([`cd ~ && whoami\n${U}`, "kzqw@host:~$"])
+  })
+
+  it.each([
+    ["zorkuser", true],
+    ["kzqw", true],
+    ["bob", false],
+    ["root", false],
+    ["Administrator", false],
+    ["ec2-user", false],
+    ["john.smith", true]
+  ])("hiddenUserName(%j) is %j", (name, want) => {
+    expect(hiddenUserName(name)).toBe(want)
   })
 })

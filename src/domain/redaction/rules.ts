@@ -4486,3 +4486,47 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     return out
   }
 }
+
+/**
+ * Account names that are no one's own (session 24, tester24a F9): a system's, a cloud image's or a CI runner's
+ * default user, a shared profile (`/Users/Shared`, `C:\Users\Public`), and generic words. A home under one of these
+ * is still `~`, but the name is not looked for elsewhere ({@link hiddenUserName}): it would take that word from prose
+ * and commands (`sudo -u root`, `node app.js`, `docker run`).
+ */
+const COMMON_ACCOUNTS: ReadonlySet<string> = new Set([
+  "root", "admin", "administrator", "user", "users", "username", "ubuntu", "debian", "centos", "fedora", "alpine",
+  "ec2-user", "azureuser", "opc", "core", "node", "runner", "vagrant", "docker", "jenkins", "gitlab-runner", "circleci",
+  "travis", "buildbot", "build", "builder", "deploy", "deployer", "git", "www-data", "nobody", "guest", "test", "tester",
+  "testuser", "dev", "developer", "demo", "pi", "app", "appuser", "service", "default", "defaultuser", "public", "shared",
+  "student", "codespace", "codespaces", "vscode", "coder", "gitpod", "worker", "home", "ansible", "postgres", "mysql",
+  "oracle", "sysadmin", "operator", "support", "ops", "linuxbrew", "local", "localuser", "all users", "default user",
+  "wdagutilityaccount", "me", "you", "someone", "john", "jane", "alice", "bob", "example", "name", "your-name", "yourname",
+  "your_username", "your-username", "<user>", "$user", "${user}", "%username%"
+])
+
+/** The shortest user name looked for where its session restates it ({@link hiddenUserName}). */
+export const USER_NAME_MIN = 4
+
+/**
+ * Whether `name`, the user folder of a home path a session shows (`/home/<name>`, `/Users/<name>`,
+ * `C:\Users\<name>`), is hidden wherever else the session states it as a word of its own (session 24, tester24a F9:
+ * `whoami`'s output, a prompt's `name@host:~$`, `https://name:…@github.com`): {@link USER_NAME_MIN} characters or
+ * more of a user name's (letters, digits, `.`, `_`, `-`; a letter first), and no common account's name
+ * ({@link COMMON_ACCOUNTS}, any case).
+ */
+export const hiddenUserName = (name: string): boolean =>
+  name.length >= USER_NAME_MIN && name.length <= 64 && /^[A-Za-z][A-Za-z0-9._-]*$/.test(name) && !COMMON_ACCOUNTS.has(name.toLowerCase())
+
+/**
+ * The user names of the home paths in `s` (as `home-path` finds them: the folder after `/home/`, `/Users/`,
+ * `C:\Users\`, `~`, `-home-`, `%2Fhome%2F`, …), each once, in order; a display name with spaces is left out.
+ */
+export const homeUserNames = (s: string): Array<string> => {
+  const out: Array<string> = []
+  HOME_PATH.lastIndex = 0
+  for (const m of s.matchAll(HOME_PATH)) {
+    const name = m[0].replace(/^[^]*(?:[/\\~]|%2[Ff]|-(?:home|Users)-)/, "")
+    if (name.length > 0 && !name.includes(" ") && !out.includes(name)) out.push(name)
+  }
+  return out
+}
