@@ -24,6 +24,8 @@ import type { SessionEvent, Transcript } from "../model.js"
 import { isShownCursor, shownCursor } from "../shown-cursor.js"
 import {
   headerValue,
+  hiddenUserName,
+  homeUserNames,
   leafSecret,
   marker,
   notAValue,
@@ -137,6 +139,11 @@ export const NESTED_MARK = marker("secret-nested")
 export const PIN_MARK = marker("secret-pin")
 /** What a secret option's value as the next element of an array becomes (the `cli-secret-option` rule's marker). */
 export const OPTION_MARK = marker("cli-secret-option")
+/**
+ * What the user name of a session's home path becomes where the session states it elsewhere as a word (`whoami`'s
+ * output, a prompt's `name@host`): the `user-name` marker (session 24, tester24a F9; see `hiddenUserName` in `./rules.ts`).
+ */
+export const USER_MARK = marker("user-name")
 /** What the password of `scheme://user:password@host` becomes (the `url-credentials` rule's marker). */
 export const URL_MARK = marker("url-credentials")
 
@@ -687,7 +694,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    */
   const textNoting = (s: string): string => {
     const b = base(s)
-    if (b !== s && decided !== undefined) caughtValues(s, b, noteCaught)
+    if (b !== s && decided !== undefined) {
+      caughtValues(s, b, noteCaught)
+      // the user name of a home path the text shows (session 24, tester24a F9): looked for as a word elsewhere
+      if (b.includes("~")) for (const u of homeUserNames(s)) if (hiddenUserName(u) && !decided.has(u)) decided.set(u, USER_MARK)
+    }
     return merged === undefined ? b : merged(s, b)
   }
 

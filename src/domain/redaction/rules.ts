@@ -136,6 +136,12 @@ const ESC_QUOTE = String.raw`\\{1,2}u00(?:22|27)|\\x2[27]`
  */
 const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
 /** Where a text may hold an {@link ESC_EQ}: hints of the rules that read it. */
+/**
+ * A shell's line continuation between a credential's name or scheme and its value (session 24, tester24a F5: `-H
+ * 'Authorization: Bearer \` then the token on the next line): blanks, `\` then a line break (`\\` then an escaped
+ * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern.
+ */
+const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}`
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
 /**
@@ -1728,6 +1734,32 @@ const redactPemTails = (s: string): string => {
 
 
 /**
+ * How a private key's base64 body starts, whatever its BEGIN line (session 24, tester24a F4: a body printed without
+ * it, `sed -n 2,4p id_rsa`): OpenSSH's `openssh-key-v1\0` (`b3BlbnNzaC1rZXktdjE`), and the DER of PKCS#1 RSA
+ * (`MIIEowIBAAK…`: a sequence, version 0, the modulus), PKCS#8 (`MIIEvQIBADAN…`, `MIGHAgEAMBMG…`, `MC4CAQAw…`: version
+ * 0 then the algorithm), SEC1 EC (`MHcCAQEE…`, `MIGkAgEBBD…`: version 1 then the key) and encrypted PKCS#8 (PBES2,
+ * `MIIFLTBXBgkqhkiG9w0BBQ0w…`). A certificate (`MIIDXTCCAkWg…`), a CSR (`MIICijCCAXICAQAw…`) and a public key
+ * (`MIIBIjANBgkq…`, `AAAAC3NzaC1lZDI1NTE5…`) start otherwise and stay.
+ */
+const KEY_BODY_MAGIC = String.raw`b3BlbnNzaC1rZXktdjE|MII[A-Za-z0-9+/]{3}IBA(?:AK|DA)|MI[GH][A-Za-z0-9+/]AgE(?:AM|BB)|M[A-Za-z0-9+/]{2}CAQ(?:Aw|EE)|MII[A-Za-z0-9+/]{5}BgkqhkiG9w0BBQ0w`
+/**
+ * A private key's body without its BEGIN line (see {@link KEY_BODY_MAGIC}): the base64 line that starts with a
+ * key's magic (not inside a longer base64 word) and the base64 lines after it (16 to 1024 characters each, any
+ * width: 64, 70, 76…; lines ended by a newline or a `\n` escape of JSON text, maybe indented), and a last shorter
+ * one that holds a digit, `+`, `/` or `=` (a word such as `done` on the next line stays). A key in one line
+ * (`base64 -w0`) goes whole too.
+ */
+const KEY_BODY = new RegExp(
+  String.raw`(?<![A-Za-z0-9+/=])(?:${KEY_BODY_MAGIC})[A-Za-z0-9+/]{0,1024}={0,2}(?![A-Za-z0-9+/=])` +
+    String.raw`(?:(?:\\r)?(?:\r?\n|\\n)[ \t]{0,40}[A-Za-z0-9+/]{16,1024}={0,2}(?![A-Za-z0-9+/=]))*` +
+    String.raw`(?:(?:\\r)?(?:\r?\n|\\n)[ \t]{0,40}(?=[A-Za-z0-9+/]{0,15}[0-9+/=])[A-Za-z0-9+/]{1,15}={0,2}(?![A-Za-z0-9+/=]))?`,
+  "g"
+)
+/** The substrings one of which every {@link KEY_BODY} holds (its magics' fixed parts). */
+const KEY_BODY_HINTS: ReadonlyArray<string> = ["b3BlbnNzaC1rZXktdjE", "IBAAK", "IBADA", "AgEAM", "AgEBB", "CAQAw", "CAQEE", "BgkqhkiG9w0BBQ0w"]
+const KEY_BODY_AT = /b3BlbnNzaC1rZXktdjE|M[A-Za-z0-9+/]{2,7}(?:IBA(?:AK|DA)|AgE(?:AM|BB)|CAQ(?:Aw|EE)|BgkqhkiG9w0BBQ0w)/
+
+/**
  * The key rules whose tokens `wrapped-key` finds wrapped over lines: each rule's id, the characters of its token's body
  * (what a continuation line may hold) and the prefix its tokens start with. Keys of a fixed short length (AWS key ids)
  * and hex tokens are left out.
@@ -2209,7 +2241,7 @@ const WINDOWS_USER = userFolder(String.raw`[^\\/\s"'<>|:*?]`)
  * The start of a home in a remote URI, as a pattern: VS Code's `vscode-remote://<authority>/home/` (and
  * `/Users/`), `sftp://` and `ssh://` (tester23b F7: the home follows a host, not a word's start).
  */
-const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh)://[^/\s"'<>]{1,255}/(?:home|Users)/)`
+const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh|file)://[^/\s"'<>]{1,255}/(?:home|Users)/)`
 /**
  * macOS's `/Users/<user>` written in lower case (its file system ignores case; tester23b F7), as a pattern: only
  * where it is clearly a home, as `/users/` is also a web route (`GET /users/bob`, `api/users/42`): after `file://`
@@ -2219,16 +2251,24 @@ const REMOTE_HOME = String.raw`/(?:home|Users)/(?<=(?:vscode-remote|sftp|ssh)://
 const MAC_LOWER_HOME = String.raw`/users/(?<=(?:file://(?:localhost)?|(?<![^\s;&|(${"`"}])cd[ \t]{1,8})/users/)[A-Za-z0-9._-]+` +
   String.raw`|${lead("/users/", "A-Za-z0-9_.-")}[A-Za-z0-9._-]+(?=/(?:(?:[Dd]esktop|[Dd]ocuments|[Dd]ownloads|[Ll]ibrary|[Aa]pplications|[Mm]ovies|[Mm]usic|[Pp]ictures|[Pp]ublic)(?![A-Za-z0-9_-])|\.[A-Za-z]))`
 /**
+ * A user's home written `~user` (session 24, tester24a F9: the shell's tilde expansion, `~bob/x`, `cd ~bob/proj`):
+ * `~`, a user name (a letter or `_` first), then a `/`; not after a word's character, `/`, `~` or `.` (a web
+ * server's `/~bob/`, `PROGRA~1`, `~~strike~~`). `~user` alone, with no `/` after it, stays (prose: `~half`).
+ */
+const TILDE_HOME = String.raw`${lead("~", "A-Za-z0-9_.~/-")}[A-Za-z_][A-Za-z0-9_.-]{0,31}(?=/|\\/)`
+/** Windows XP's profiles folder (`C:\Documents and Settings\<user>`), in the cases a path is written in. */
+const WINDOWS_XP_PROFILES = "Documents and Settings|documents and settings|DOCUMENTS AND SETTINGS"
+/**
  * The `home-path` rule's pattern of every form but those {@link OTHER_HOMES} finds (the by-hand rule uses it alone
  * for a text that holds none of them: each branch is tried at each `/`).
  */
-const HOME_BASE = String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS)(?:\\+|/)${WINDOWS_USER}` +
+const HOME_BASE = String.raw`(?:${lead("/(?:home|Users)/", "A-Za-z0-9_.-")}|${lead("/(?:var|data|usr|export)/home/", "A-Za-z0-9_.-")})${HOME_USER}|${TILDE_HOME}|${lead("%2[Ff](?:home|Users)%2[Ff]", "A-Za-z0-9_.%-")}[A-Za-z0-9._-]+|${lead("[A-Za-z]:", "A-Za-z0-9_.-")}(?:\\+|/)(?:Users|users|USERS|${WINDOWS_XP_PROFILES})(?:\\+|/)${WINDOWS_USER}` +
   String.raw`|/mnt/[a-z]/(?:Users|users)/${WINDOWS_USER}|\\{2,8}wsl(?:\$|\.localhost)\\{1,4}[^\\/\s"'<>|:*?]{1,64}\\{1,4}home\\{1,4}[^\\/\s"'<>|:*?]+` +
   String.raw`|(?<=/|^|[\s"'${"`"}(=]|${ESCAPE_BEFORE})-(?:home|Users)-[A-Za-z0-9._]+(?=-|/|$)`
 /** The `home-path` rule's pattern of the forms {@link OTHER_HOMES} finds (tester23b F5, F7). */
 const HOME_OTHER = String.raw`${lead(String.raw`\\/(?:home|Users)\\/`, "A-Za-z0-9_.-")}${HOME_USER}|${REMOTE_HOME}${HOME_USER}|${MAC_LOWER_HOME}`
 /** Where a text may hold a home only the pattern finds (escaped slashes, a remote URI, lower-case `/users/`). */
-const OTHER_HOMES = /\\\/(?:home|Users)\\\/|(?:vscode-remote|sftp|ssh):\/\/[^/\s"'<>]{1,255}\/(?:home|Users)\/|\/users\//
+const OTHER_HOMES = /\\\/(?:home|Users)\\\/|(?:vscode-remote|sftp|ssh|file):\/\/[^/\s"'<>]{1,255}\/(?:home|Users)\/|\/users\//
 
 /** The final words of `secret-argument`'s names (lower case), longest first. */
 const ARGUMENT_WORDS = ["passwords", "passphrase", "password", "passwd", "secrets", "tokens", "secret", "token", "pass", "keys", "pwd", "key"]
@@ -2808,6 +2848,9 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
   return quoted !== undefined ? `${head}${q}${marker("terraform-variable")}${q}` : `${head}${marker("terraform-variable")}`
 }
 
+/** How many `(head)` then {@link optionValue} alternatives `cli-password`'s pattern has (its quoted `user:password` ones follow). */
+const CLI_PASSWORD_HEADS = 11
+
 export const builtinRules: ReadonlyArray<RedactionRule> = [
   {
     // A PEM private key: BEGIN line, base64 body (headers such as Proc-Type/DEK-Info, escaped \n), END line.
@@ -2816,9 +2859,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // redactPemTails). A key whose lines carry a prefix (a Markdown quote, `# ` comments, string pieces of code)
     // goes whole too (redactDecoratedPem), and so do PGP's armored private key block and a PuTTY key file's
     // private lines. Read by hand after the pattern (lines): the pattern says where a whole block's match starts.
+    // Session 24 (tester24a F4): a body with neither its BEGIN nor its END line, known by its start (KEY_BODY).
     id: "private-key",
     pattern: PEM_BLOCK,
-    hints: ["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----", "Private-Lines:"],
+    hints: ["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----", "Private-Lines:", ...KEY_BODY_HINTS],
     apply: (s) => {
       let out = s.includes("-----BEGIN") ? redactDecoratedPem(s) : s
       if (out.includes("-----BEGIN")) {
@@ -2830,6 +2874,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       if (out.includes("Private-Lines:")) {
         PUTTY_PRIVATE.lastIndex = 0
         out = out.replace(PUTTY_PRIVATE, (_m, head: string) => `${head}${marker("private-key")}`)
+      }
+      // a body without its BEGIN line, known by how a key's DER or OpenSSH's format starts (session 24, tester24a F4)
+      if (KEY_BODY_AT.test(out)) {
+        KEY_BODY.lastIndex = 0
+        out = out.replace(KEY_BODY, marker("private-key"))
       }
       return out
     },
@@ -3181,24 +3230,36 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       [
         String.raw`(${optionOf("(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)", "-p")})(?=[^\s-])`,
-        String.raw`(${optionOf(String.raw`(?:sshpass|psexec|PsExec|PSEXEC|paexec|PAExec|PAEXEC)(?:64)?(?:\.exe)?`, "-p")}[ \t]*)`,
-        String.raw`(${optionOf("login", "-p", "")}[ \t]*)`,
-        String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
-        String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
-        String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
+        String.raw`(${optionOf(String.raw`(?:sshpass|psexec|PsExec|PSEXEC|paexec|PAExec|PAEXEC)(?:64)?(?:\.exe)?`, "-p")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("login", "-p", "")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("redis-cli", "-a")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`,
+        // session 24 (tester24a F6): lftp's `-u user,password` (`lftp -e 'open -u user,password host'` too), PuTTY's
+        // `-pw` (plink, pscp, psftp), mosquitto's `-P`, ncftp's `-p`, rdesktop's `-p` (`-p -` prompts: no value)
+        String.raw`(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?(?![$])[^\s,"'\\[]{0,256},)`,
+        String.raw`(${optionOf(String.raw`(?:plink|pscp|psftp|PLINK|PSCP|PSFTP)(?:\.exe)?`, "-pw")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:mosquitto_pub|mosquitto_sub|mosquitto_rr)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
+        String.raw`(${optionOf("(?:ncftp|ncftpget|ncftpput|ncftpls|rdesktop)", "-p")}(?:${NAME_CONT}|[ \t]*))`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
-        // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
-        // whole password goes (spaces and all) up to the closing quote.
-        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
+        // curl's `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
+        // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
+        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 2})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 6})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
-    hints: ["mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
-    // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user.
+    hints: [
+      "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl",
+      "lftp", "plink", "pscp", "psftp", "PLINK", "PSCP", "PSFTP", "mosquitto_", "ncftp", "rdesktop"
+    ],
+    // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user, -pw.
     gate: ["-p", "-a", "-P", "-u", "-U"],
     replace: (m: string, ...groups: Array<string>): string => {
-      const [head, q, user, password] = groups.slice(7 * 4, 7 * 4 + 4)
-      if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
-      return optionValueReplace("cli-password", 7)(m, ...groups)
+      for (const at of [CLI_PASSWORD_HEADS, CLI_PASSWORD_HEADS + 1]) {
+        const [head, q, user, password] = groups.slice(at * 4, at * 4 + 4)
+        if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
+      }
+      return optionValueReplace("cli-password", CLI_PASSWORD_HEADS)(m, ...groups)
     }
   },
   {
@@ -3213,7 +3274,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|[ \t]+(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -3298,19 +3359,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // strings), plurals too (`API_KEYS=`, `ACCESS_TOKENS=`; a count such as `MAX_TOKENS=4096` stays), and in a
     // connection string `PWD=` after `;` or a quote (ODBC; a shell's `PWD=/srv` stays) and `Password = …` with
     // spaces around `=` after `;`: the value goes, the name and `=` (and quotes) stay. Shell references ($X, ${X}) are not secrets.
+    // Also the variables a tool documents as its password (session 24, tester24a F6): `SSHPASS=` (`sshpass -e`) and
+    // `REDISCLI_AUTH=` (redis-cli); `PGPASSWORD=`, `MYSQL_PWD=`, `RSYNC_PASSWORD=`, `LFTP_PASSWORD=` are names above.
     // An unquoted value runs to white space, a quote, `;`, `|`, `<`, `>`, `)`, `,` or a backslash escape; an `&`
     // ends it only as a shell operator (before white space, another `&` or the end: `X=1 && make`, `X=1& job`)
     // or before the next parameter of a form body (`&name=`): inside a word it is the password's own character
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
         String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
-    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
+    hints: [...ESC_EQ_HINTS, "KEY=", "TOKEN=", "SECRET=", "KEYS=", "TOKENS=", "SECRETS=", "PASSWORD=", "PASSWORDS=", "PASSWD=", "PASSPHRASE=", "_PWD=", "_PASS=", "SSHPASS=", "REDISCLI_AUTH=", "assword=", "asswords=", "asswd=", "wd=", "PWD=", "assword ", "ASSWORD ", "wd ", "WD "],
     // a count of tokens is no secret: `MAX_TOKENS=4096`, `TOKENS=1200`
     replace: (m, name, eq, q, dq, sq, bare, eq7, eqv) =>
       DATA_KEY.test(name.replace(/_/g, "").toLowerCase()) ? m : name.endsWith("TOKENS") && (COUNT_TOKENS.test(name.replace(/_/g, "").toLowerCase()) || /^[0-9]+$/.test(bare ?? dq ?? sq ?? eqv ?? "")) ? m : `${name}${eq}${
@@ -3322,7 +3385,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
     // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`(\b(?:Bearer|Basic) |(?<=[Aa]uthorization\\?["']?:[ \t]{0,8})[Tt]oken )(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
     hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
@@ -3582,7 +3645,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // bare word that is no credential's shape ("Authorization: required") stay.
     id: "authorization",
     pattern: re(
-      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))[ \t]{0,8})` +
+      String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
         String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
@@ -3815,10 +3878,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `/data/home/<user>` (Fedora Atomic, NAS homes) and a URL-encoded home (`%2Fhome%2F<user>`). Also (tester23b
     // F5, F7) a home in JSON with escaped slashes (`\/home\/<user>`: PHP's json_encode, some Java encoders), in a
     // remote URI (`vscode-remote://ssh-remote+host/home/<user>`, `sftp://host/home/<user>`), and macOS's `/users/`
-    // in lower case where it is clearly a home ({@link MAC_LOWER_HOME}).
+    // in lower case where it is clearly a home ({@link MAC_LOWER_HOME}). Session 24 (tester24a F9): FreeBSD's
+    // `/usr/home/<user>`, Solaris' `/export/home/<user>`, `~<user>/`, `file://<host>/home/<user>` (`file://localhost/…`)
+    // and Windows XP's `C:\Documents and Settings\<user>`.
     id: "home-path",
     pattern: re(`${HOME_BASE}|${HOME_OTHER}`    ),
-    hints: ["/home/", "/Users/", "\\/home\\/", "/users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
+    hints: ["/home/", "/Users/", "\\/home\\/", "/users/", "Users\\", ":/Users/", "\\Users/", "users\\", ":/users/", "\\users/", "USERS\\", ":/USERS/", "/mnt/c/users/", "wsl$", "~", "and Settings", "and settings", "AND SETTINGS", "wsl.localhost", "-home-", "-Users-", "%2Fhome%2F", "%2fhome%2f", "%2FUsers%2F", "%2fUsers%2f"],
     replace: () => HOME,
     apply: (s) => redactHomePaths(s)
   }
@@ -4140,7 +4205,8 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
 const redactHomePaths = (s: string): string => {
   // (escaped slashes and lower-case `/users/` by the whole pattern; a remote URI's `/home/` by hand below)
   const other = (s.includes("\\/") || s.includes("/users/")) && OTHER_HOMES.test(s)
-  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/")) {
+  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/") ||
+    s.includes("/usr/home/") || s.includes("/export/home/") || (s.includes("~") && TILDE_AT.test(s)) || /[Ss]ettings|SETTINGS/.test(s)) {
     const pattern = other || s.includes("://") ? HOME_PATH : HOME_PATH_BASE
     pattern.lastIndex = 0
     return s.replace(pattern, HOME)
@@ -4182,7 +4248,7 @@ const remoteHomeAt = (s: string, at: number): boolean => {
 /** A character that ends a remote URI's authority, read backward ({@link remoteHomeAt}). */
 const AUTHORITY_END = /[/\s"'<>]/
 /** The schemes of {@link REMOTE_HOME}, at a text's end. */
-const REMOTE_SCHEME = /(?:vscode-remote|sftp|ssh)$/
+const REMOTE_SCHEME = /(?:vscode-remote|sftp|ssh|file)$/
 /** A run of user-name characters from `p` (maybe none), and the apostrophes joining more of them (`o'neil`); its end. */
 const userRunEnd = (s: string, p: number): number => {
   let e = p
@@ -4211,6 +4277,8 @@ const userFolderEnd = (s: string, end: number): number => {
 }
 
 /** A Windows home written in lower or upper case (`c:/users/`, `C:\\USERS\\`, `/mnt/c/users/`): the pattern's case. */
+/** Where a text may hold {@link TILDE_HOME}. */
+const TILDE_AT = /~[A-Za-z_]/
 const LOWER_USERS = /(?:[A-Za-z]:(?:\\+|\/)|\/mnt\/[a-z]\/)(?:users|USERS)(?:\\+|\/)/
 /** The `home-path` rule's pattern. */
 const HOME_PATH = builtinRules.find((r) => r.id === "home-path")!.pattern
@@ -4417,4 +4485,48 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     }
     return out
   }
+}
+
+/**
+ * Account names that are no one's own (session 24, tester24a F9): a system's, a cloud image's or a CI runner's
+ * default user, a shared profile (`/Users/Shared`, `C:\Users\Public`), and generic words. A home under one of these
+ * is still `~`, but the name is not looked for elsewhere ({@link hiddenUserName}): it would take that word from prose
+ * and commands (`sudo -u root`, `node app.js`, `docker run`).
+ */
+const COMMON_ACCOUNTS: ReadonlySet<string> = new Set([
+  "root", "admin", "administrator", "user", "users", "username", "ubuntu", "debian", "centos", "fedora", "alpine",
+  "ec2-user", "azureuser", "opc", "core", "node", "runner", "vagrant", "docker", "jenkins", "gitlab-runner", "circleci",
+  "travis", "buildbot", "build", "builder", "deploy", "deployer", "git", "www-data", "nobody", "guest", "test", "tester",
+  "testuser", "dev", "developer", "demo", "pi", "app", "appuser", "service", "default", "defaultuser", "public", "shared",
+  "student", "codespace", "codespaces", "vscode", "coder", "gitpod", "worker", "home", "ansible", "postgres", "mysql",
+  "oracle", "sysadmin", "operator", "support", "ops", "linuxbrew", "local", "localuser", "all users", "default user",
+  "wdagutilityaccount", "me", "you", "someone", "john", "jane", "alice", "bob", "example", "name", "your-name", "yourname",
+  "your_username", "your-username", "<user>", "$user", "${user}", "%username%"
+])
+
+/** The shortest user name looked for where its session restates it ({@link hiddenUserName}). */
+export const USER_NAME_MIN = 4
+
+/**
+ * Whether `name`, the user folder of a home path a session shows (`/home/<name>`, `/Users/<name>`,
+ * `C:\Users\<name>`), is hidden wherever else the session states it as a word of its own (session 24, tester24a F9:
+ * `whoami`'s output, a prompt's `name@host:~$`, `https://name:…@github.com`): {@link USER_NAME_MIN} characters or
+ * more of a user name's (letters, digits, `.`, `_`, `-`; a letter first), and no common account's name
+ * ({@link COMMON_ACCOUNTS}, any case).
+ */
+export const hiddenUserName = (name: string): boolean =>
+  name.length >= USER_NAME_MIN && name.length <= 64 && /^[A-Za-z][A-Za-z0-9._-]*$/.test(name) && !COMMON_ACCOUNTS.has(name.toLowerCase())
+
+/**
+ * The user names of the home paths in `s` (as `home-path` finds them: the folder after `/home/`, `/Users/`,
+ * `C:\Users\`, `~`, `-home-`, `%2Fhome%2F`, …), each once, in order; a display name with spaces is left out.
+ */
+export const homeUserNames = (s: string): Array<string> => {
+  const out: Array<string> = []
+  HOME_PATH.lastIndex = 0
+  for (const m of s.matchAll(HOME_PATH)) {
+    const name = m[0].replace(/^[^]*(?:[/\\~]|%2[Ff]|-(?:home|Users)-)/, "")
+    if (name.length > 0 && !name.includes(" ") && !out.includes(name)) out.push(name)
+  }
+  return out
 }
