@@ -17,9 +17,31 @@ import { isRecord, parseJson } from "./json.js"
  * - `oversized-line`: a line longer than the import limit's `maxRecordBytes` (not held);
  * - `zeroed-bytes`: a line that is not JSON because it holds a zeroed run
  *   ({@link zeroedRunAt}): blocks a crash or a power loss left zeroed, not a
- *   write cut mid-line nor a bad record.
+ *   write cut mid-line nor a bad record;
+ * - `not-utf8`: a line that is not JSON because it is text in UTF-16 (session 24,
+ *   {@link utf16Line}): lines appended to a UTF-8 file in another encoding
+ *   (Windows PowerShell 5's `>>`), not blocks zeroed.
  */
-export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line" | "zeroed-bytes"
+export type BadLineKind = "malformed-json" | "truncated-line" | "non-object" | "too-deep" | "oversized-line" | "zeroed-bytes" | "not-utf8"
+
+/**
+ * Whether a line's text (its bytes read as UTF-8) is text in UTF-16 (session 24): past one NUL at its start (a
+ * UTF-16BE character's high byte, or the NUL of the line feed before it in UTF-16LE) and one at its end, its first
+ * (up to 8, at least 2) pairs of characters are each a character then a NUL (ASCII text in UTF-16, as
+ * `foreignEncodingOf` tells a whole file: `src/domain/text-encoding.ts`). A zeroed block is NUL characters only,
+ * and JSON text never holds a NUL.
+ */
+export const utf16Line = (text: string): boolean => {
+  let from = text.charCodeAt(0) === 0 ? 1 : 0
+  if (text.charCodeAt(from) === 0xfeff || (text.charCodeAt(from) === 0xfffd && text.charCodeAt(from + 1) === 0xfffd)) from += text.charCodeAt(from) === 0xfeff ? 1 : 2
+  const pairs = Math.min(8, Math.floor((text.length - from) / 2))
+  if (pairs < 2) return false
+  for (let k = 0; k < pairs; k++) {
+    const a = text.charCodeAt(from + 2 * k)
+    if (a === 0 || text.charCodeAt(from + 2 * k + 1) !== 0) return false
+  }
+  return true
+}
 
 /**
  * The shortest run of NUL bytes inside a line taken as a zeroed block: 512
@@ -89,13 +111,16 @@ const isWhitespace = (t: string): boolean => /^[\s\uFEFF]*$/.test(t)
 export const lineObject = (line: RawLine, maxDepth: number): LineObject => {
   if (line.oversized === true) return bad("oversized-line")
   const text = line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text
-  if (isWhitespace(text)) return BLANK
+  // one NUL alone: the high byte of a UTF-16LE line's line feed, left after it (no block is zeroed a byte at a time)
+  if (isWhitespace(text) || text === "\u0000") return BLANK
   const parsed = parseJson(text, maxDepth)
   if (parsed._tag === "error") {
     // Only a line JSON refuses is looked at for NUL bytes (JSON never holds one): nothing more for the others.
     return bad(
       parsed.problem._tag === "depth"
         ? "too-deep"
+        : text.indexOf("\u0000") >= 0 && utf16Line(text)
+        ? "not-utf8"
         : zeroedRunInText(text) >= 0
         ? "zeroed-bytes"
         : line.terminated

@@ -129,7 +129,7 @@ export const parseWarningMessage = (w: { readonly kind: string; readonly count: 
     ? `${w.count} ${FILE_WARNING_KINDS[w.kind]!.noun[1]} left out: ${w.kind} (${FILE_WARNING_KINDS[w.kind]!.what}).`
     : isKeptWarningKind(w.kind)
     ? `${w.count} line(s) ${KEPT_WARNING_KINDS[w.kind]!.kept} (${KEPT_WARNING_KINDS[w.kind]!.why}): ${w.kind} (first at line ${w.firstLine ?? "?"}).`
-    : `${w.count} line(s) skipped: ${w.kind}${w.kind === ZEROED_BYTES ? ` (${ZEROED_WHY})` : ""} (first at line ${w.firstLine ?? "?"}).`
+    : `${w.count} line(s) skipped: ${w.kind}${w.kind === ZEROED_BYTES ? ` (${ZEROED_WHY})` : w.kind === "not-utf8" ? ` (${NOT_UTF8_LINES_WHY})` : ""} (first at line ${w.firstLine ?? "?"}).`
 
 /**
  * The parse-warning kind of a line holding NUL bytes to its end or 512 in a
@@ -137,6 +137,13 @@ export const parseWarningMessage = (w: { readonly kind: string; readonly count: 
  * loss left zeroed.
  */
 export const ZEROED_BYTES = "zeroed-bytes"
+
+/**
+ * What a `not-utf8` line is, for people (session 24, `utf16Line` in `src/domain/jsonl-line.ts`): text appended in
+ * another encoding, as `SOURCE_NOT_UTF8` says of a whole file.
+ */
+const NOT_UTF8_LINES_WHY =
+  "text in UTF-16, not UTF-8: lines appended in another encoding (Windows PowerShell 5's >>); convert them to UTF-8 (iconv -f UTF-16LE -t UTF-8) to read them"
 
 /** What a {@link ZEROED_BYTES} line is, for people. */
 const ZEROED_WHY = "NUL bytes, blocks zeroed by a crash or a power loss: restore the file from a backup to read them"

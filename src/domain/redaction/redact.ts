@@ -43,6 +43,7 @@ import {
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
+import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -608,17 +609,47 @@ export const shownProvenance = (e: SessionEvent): SessionEvent => {
   return { ...e, cursor, rawReference: rest }
 }
 
-/** A {@link SessionRedactor} over `r` (a fresh one per session and output). */
+/**
+ * A {@link SessionRedactor} over `r` (a fresh one per session and output). The result of a tool call whose command
+ * prints a secret bare (`doppler secrets get NAME --plain`: {@link printsSecret}, session 24) loses each line of its
+ * text ({@link redactCommandOutput}), and each value of {@link SESSION_RESTATED_MIN} characters or more with a
+ * secret's shape ({@link restatable}) is noted, so the session's later events lose it too. The call must come
+ * before its result (a session's order); a result that says it failed (`isError`) is an error message and stays.
+ */
 export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): SessionRedactor => {
   const known = new Map<string, string>()
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
   const seen = new WeakMap<SessionEvent, SessionEvent>()
+  // the calls whose command prints a secret bare, by id; each result of one, its text's lines hidden
+  const printing = new Set<string>()
+  const prepared = new WeakMap<SessionEvent, SessionEvent>()
+  const prepare = (e: SessionEvent): SessionEvent => {
+    const done = prepared.get(e)
+    if (done !== undefined) return done
+    let out = e
+    if (typeof e.toolCallId === "string") {
+      if (e.kind === "tool-call") {
+        const command = commandOf(e.toolInput)
+        if (command !== undefined && printsSecret(command)) printing.add(e.toolCallId)
+      } else if (e.kind === "tool-result" && printing.has(e.toolCallId) && e.isError !== true && typeof e.text === "string") {
+        const text = redactCommandOutput(e.text, (v) => {
+          if (!known.has(v) && restatable(v, SESSION_RESTATED_MIN)) known.set(v, COMMAND_OUTPUT_MARK)
+        })
+        if (text !== e.text) out = { ...e, text }
+      }
+    }
+    prepared.set(e, out)
+    return out
+  }
   const see = (e: SessionEvent) => {
-    if (!seen.has(e)) seen.set(e, r.eventNoting(e, known))
+    if (!seen.has(e)) seen.set(e, r.eventNoting(prepare(e), known))
   }
   return {
     see,
-    event: (e) => shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(e, known), known, e)),
+    event: (e) => {
+      const p = prepare(e)
+      return shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(p, known), known, p))
+    },
     known
   }
 }
@@ -959,6 +990,19 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     const t = (b as { readonly text?: unknown }).text
     return typeof t === "string" && isClipped(t, EVENT_TEXT_MAX) ? { ...out, text: redactClipped(text, t, EVENT_TEXT_MAX) } : out
   }
+  /**
+   * A `tool_use` block whose command prints a secret bare ({@link printsSecret}): its `result` with each line hidden
+   * ({@link redactCommandOutput}), each value noted (looked for in the turn and the later turns); other blocks as they are.
+   */
+  const printedSecret = (b: Transcript["turns"][number]["blocks"][number]) => {
+    if (b.type !== "tool_use" || typeof b.result !== "string" || b.isError === true) return b
+    const command = commandOf(b.input)
+    if (command === undefined || !printsSecret(command)) return b
+    const result = redactCommandOutput(b.result, (v) => {
+      if (decided !== undefined && restatable(v, SESSION_RESTATED_MIN)) decided.set(v, COMMAND_OUTPUT_MARK)
+    })
+    return result === b.result ? b : { ...b, result }
+  }
   const transcript = (t: Transcript): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined, true)
     // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
@@ -972,7 +1016,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       turns: t.turns.map((turn) =>
         deciding(() => {
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
-          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(b as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
+          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(printedSecret(b) as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
         }, turnFieldsKeep, turn, known, known)
       ),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)

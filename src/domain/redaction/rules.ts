@@ -1330,7 +1330,7 @@ const tableCells = (line: string): Array<[number, number]> => {
  * alone, without its table's delimiter row, is not read). Not `|` alone nor a secret name then `|`: shell pipes and
  * `||` hold those, and the prefilter would let most strings through (or compare hundreds of needles at each ` |`).
  */
-const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-", "-+-", "+-", "---  ", "-[ RECORD ", ". row **", " VALUE "]
+const TABLE_HINTS: ReadonlyArray<string> = ["|-", "-|", "|:", ":|", "- |", "| -", "-\t|", "|\t-", "-+-", "+-", "---  ", "-[ RECORD ", ". row **", " VALUE ", " row)", " rows)"]
 /**
  * A query client's or a CLI's delimiter row under a table's header (session 23, tester23c F7/F9): psql's `----+----`,
  * mysql's border `+----+----+`, a box's `├────┼────┤` (sqlite3 `-box`, Doppler), Vault's `---   -----` (`Key` `Value`).
@@ -1344,6 +1344,46 @@ const RECORD_HEAD = /-\[ RECORD [0-9]{1,12} \]-*|\*{3,100} [0-9]{1,12}\. row \*{
 const RECORD_COLON = /^([ \t]{0,64})([A-Za-z0-9_$-]{1,64}): (.*?)[ \t]*\r?$/
 /** A Vault table's row: the name, white space, the value (the rest of the line). */
 const VAULT_ROW = /^([A-Za-z0-9_.\/-]{1,128})([ \t]{2,200})(.*?)[ \t]*\r?$/
+/**
+ * psql's one-column table (session 24): its header, one name (centred: white space around it), the line's start
+ * or a quote before it (the first line of a JSON text's string: `{"output":"  password  \n`).
+ */
+const PSQL_ONE_HEADER = /(?:^|["'])[ \t]{0,200}([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]{0,200}\r?$/
+/** psql's one-column table: the rule under its header, `-` alone (no `+`: one column). */
+const PSQL_ONE_RULE = /^-{1,512}\r?$/
+/** psql's footer: `(1 row)`, `(12 rows)`. */
+const PSQL_FOOTER = /^\([0-9]{1,12} rows?\)(?![A-Za-z0-9])/
+/** A row of psql's one-column table: a space, the value, its padding (a wrapped value's `+`: white space kept). */
+const PSQL_ONE_ROW = /^( )(.*?)([ \t]*\+?\r?)$/
+/**
+ * psql's one-column table at line `i` of `lines` (session 24): a header naming a secret ({@link cellKind}), a rule
+ * of `-` at least as wide, rows that each start with a space, then the footer `(N rows)`: each row's value that is
+ * a secret of the header's name ({@link outputSecret}) becomes `mark` (the rows changed in place). Without the
+ * footer it is no psql table (a name over `---` is a Markdown heading too) and nothing changes. Returns the index of
+ * the footer (`last`), or `i` when line `i` starts no such table.
+ */
+const psqlOneColumn = (lines: Array<string>, i: number, mark: string): { readonly last: number; readonly changed: boolean } => {
+  const no = { last: i, changed: false }
+  const rule = lines[i + 1]
+  if (rule === undefined || !PSQL_ONE_RULE.test(rule)) return no
+  const h = PSQL_ONE_HEADER.exec(lines[i])
+  if (h === null || rule.trimEnd().length < h[1].length) return no
+  const kind = cellKind(h[1])
+  if (kind === "none" || kind === "header") return no
+  let j = i + 2
+  while (j < lines.length && lines[j].charCodeAt(0) === 32) j++
+  // (no footer: line i starts nothing; the rows scanned stop at the next rule, so no line is scanned twice over)
+  if (j >= lines.length || !PSQL_FOOTER.test(lines[j])) return no
+  let changed = false
+  for (let k = i + 2; k < j; k++) {
+    const m = PSQL_ONE_ROW.exec(lines[k])
+    if (m !== null && outputSecret(kind, m[2])) {
+      lines[k] = m[1] + mark + m[3]
+      changed = true
+    }
+  }
+  return { last: j, changed }
+}
 /** A word every secret's name ends in (any case), looked for before a cell is read as a name. */
 const CELL_NAME_HINT = /pass|token|secret|key|pwd|pin|otp|cvv|cvc|credential/i
 /** Whether `line` may be a delimiter row: its first character past white space is `|`, `-` or `:`, and it holds a `-`. */
@@ -1420,6 +1460,14 @@ function tableLines(lines: Array<string>, nl: string | null): string | null {
   let record: "psql" | "mysql" | "vault" | null = null
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
+    if (record === null && columns === null && !line.includes("|")) {
+      const one = psqlOneColumn(lines, i, M)
+      if (one.changed) changed = true
+      if (one.last !== i) {
+        i = one.last
+        continue
+      }
+    }
     if (RECORD_HEAD.test(line)) {
       record = line.includes("RECORD") ? "psql" : "mysql"
       columns = null
@@ -3615,7 +3663,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // value goes when it looks like a secret (see tableSecret); descriptions, types, lengths, references stay.
     // Read by hand (rows and cells): the pattern finds a delimiter row's `|` next to `-` or `:` (the table's mark).
     id: "secret-table",
-    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|+*.[]/g, "\\$&").replace(/\t/g, "\\t")).join("|")),
+    pattern: re(TABLE_HINTS.map((h) => h.replace(/[|+*.[()]/g, "\\$&").replace(/\t/g, "\\t")).join("|")),
     // every match is in a text that holds a table's delimiter row (`|-`, `-|`, `|:`, `:|`, `- |`, `| -`)
     hints: TABLE_HINTS,
     apply: (s) => redactTables(s),

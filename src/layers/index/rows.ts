@@ -1163,12 +1163,14 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
  * ordered by it, the copy took the original's cost. Not the source key before
  * the ids: it is a hash that a team index also makes of the machine, so
  * SQLite, PostgreSQL and a push credited different copies. Nothing here
- * depends on the order of imports. Text compares as bytes on both engines
+ * depends on the order of imports. The times compare as instants
+ * ({@link sortKeySql}; session 24: as text `…00.999Z` came after `…00.9995Z`, stored
+ * times having 3 to 9 fraction digits), the ids as bytes on both engines
  * (SQLite's BINARY, PostgreSQL's columns `COLLATE "C"`). `fu`: the usage row,
- * `fss`: its session.
+ * `fss`: its session. `usageRowsFromEvents` (src/layers/index/sqlite.ts) orders alike in code.
  */
-const FIRST_SEEN_ORDER = `fss.first_at IS NULL, fss.first_at, fss.last_at IS NULL, fss.last_at, fu.occurred_at IS NULL, fu.occurred_at,
-        fss.session_id, fss.source_id, fu.source_key, fu.session_uid`
+const FIRST_SEEN_ORDER = `fss.first_at IS NULL, ${sortKeySql("fss.first_at")}, fss.last_at IS NULL, ${sortKeySql("fss.last_at")},
+        fu.occurred_at IS NULL, ${sortKeySql("fu.occurred_at")}, fss.session_id, fss.source_id, fu.source_key, fu.session_uid`
 
 /** The usage rows that are copies of one response (see {@link FIRST_SEEN_USAGE}): a Claude Code response with both ids. */
 const COPIED_RESPONSE = `fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'`

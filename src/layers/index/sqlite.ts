@@ -31,6 +31,7 @@ import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
 import { compileQuery, type QueryNode } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
+import { sortKey } from "../../domain/timestamps.js"
 import {
   checkpointColumns,
   type CheckpointRow,
@@ -1269,8 +1270,10 @@ const make = (
             const c: Counted = { row: r, ss, model: booked(r), counted: true, countedIn: null }
             all.push(c)
             const at = [
-              ss.first_at === null ? 1 : 0, ss.first_at ?? "", ss.last_at === null ? 1 : 0, ss.last_at ?? "",
-              r.occurredAt === null ? 1 : 0, r.occurredAt ?? "", ss.session_id, ss.source_id, ss.source_key, ss.session_uid
+              // the times by instant (sortKey, as FIRST_SEEN_ORDER's sortKeySql), not as text
+              ss.first_at === null ? 1 : 0, ss.first_at === null ? "" : sortKey(ss.first_at), ss.last_at === null ? 1 : 0,
+              ss.last_at === null ? "" : sortKey(ss.last_at), r.occurredAt === null ? 1 : 0, r.occurredAt === null ? "" : sortKey(r.occurredAt),
+              ss.session_id, ss.source_id, ss.source_key, ss.session_uid
             ]
             const mirror = mirrorIdOf(r, ss.session_id)
             if (mirror !== null) earliest(mirrorFirst, mirror, [r.provider === "agentmux" ? 1 : 0, ...at], c)

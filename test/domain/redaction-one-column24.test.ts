@@ -1,0 +1,54 @@
+/**
+ * Session 24: a query's one-column result (`SELECT password FROM users;`): psql prints the column's name centred, a
+ * rule of `-` alone and the values, then `(N rows)`; mysql boxes it (`+----+`). A column whose header names a secret
+ * loses its values, as in a table of several columns (redaction-outputs23); a name over `---` with no psql footer
+ * is a Markdown heading and stays.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { defaultRedaction } from "../../src/services/Redaction.js"
+import { inString, stays } from "../support/redaction-asserts.js"
+
+const r = defaultRedaction
+const M = "[REDACTED:secret-table]"
+
+/** `text` redacted as text, as JSON text and as JSON text held in a string: each secret gone, each of `keep` there. */
+const allGone = (text: string, secrets: ReadonlyArray<string>, keep: ReadonlyArray<string>) => {
+  for (const t of [text, JSON.stringify({ output: text }), inString(JSON.stringify({ output: text }))]) {
+    const out = r.text(t)
+    for (const s of secrets) expect(out, t).not.toContain(s)
+    for (const k of keep) expect(out, t).toContain(k)
+    expect(r.text(out), `idempotent: ${t}`).toBe(out)
+  }
+  return r.text(text)
+}
+
+describe("a one-column query result", () => {
+  it("psql: SELECT password FROM users; each value goes, the header, the rule and the footer stay", () => {
+    const out = allGone("   password    \n---------------\n Adm1nPassw0rd\n hunterbob\n(2 rows)\n", ["Adm1nPassw0rd", "hunterbob"], [
+      "   password    ",
+      "---------------",
+      "(2 rows)"
+    ])
+    expect(out).toBe(`   password    \n---------------\n ${M}\n ${M}\n(2 rows)\n`)
+  })
+
+  it("psql: one row, a token column, a NULL row, after the command's echo", () => {
+    expect(r.text("select api_token from services;\n      api_token       \n----------------------\n tok_9f8e7d6c5b4a3\n \n(2 rows)\n\n")).toBe(
+      `select api_token from services;\n      api_token       \n----------------------\n ${M}\n \n(2 rows)\n\n`
+    )
+    expect(r.text(" secret \n--------\n S3cr3tV4lue\n(1 row)")).toBe(` secret \n--------\n ${M}\n(1 row)`)
+  })
+
+  it("mysql's boxed one-column table: each value goes", () => {
+    allGone("+---------------+\n| password      |\n+---------------+\n| Adm1nPassw0rd |\n| hunterbob     |\n+---------------+\n2 rows in set (0.00 sec)\n", [
+      "Adm1nPassw0rd",
+      "hunterbob"
+    ], ["| password      |", "2 rows in set"])
+  })
+
+  it("what stays: another column's values, a Markdown heading named password, a rule without the footer", () => {
+    stays("   username    \n---------------\n admin\n bob\n(2 rows)\n")
+    stays("password\n--------\n\n Use a long passphrase here\n")
+    stays("Password\n--------\n hunter2abc is an example\nmore text\n")
+  })
+})
