@@ -15,10 +15,12 @@ import * as Stream from "effect/Stream"
 import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
-import { Redaction, type RedactionShape, redactionWith } from "../services/Redaction.js"
+import { Redaction, type RedactionShape, redactionWith, withShownIds } from "../services/Redaction.js"
+import { Index } from "../services/Index.js"
+import { keyedIds, runIds } from "../domain/shown-ids.js"
 import { sessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
-import type { InvalidArgument } from "../domain/errors.js"
+import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
@@ -280,11 +282,36 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
     return out
   })
 
+/**
+ * The Redaction of a command's shareable output: off (`--no-redact`), or the built-in rules with `patterns`, naming
+ * sources and sessions by the shown ids of the index in context (`src/domain/shown-ids.ts`: keyed by its
+ * `shownIdKey`; an index that holds none, one from before the key read without migrating, by a key of this run).
+ */
 export const redactionLayer = <E, R>(
   redact: boolean,
   patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
+): Layer.Layer<Redaction, E | InvalidArgument | StoreUnavailable, R | Index> =>
+  redact
+    ? Layer.effect(
+      Redaction,
+      Effect.gen(function*() {
+        const r = yield* Effect.flatMap(patterns, (p) => redactionWith(p))
+        const key = yield* Effect.flatMap(Index, (i) => i.shownIdKey)
+        return withShownIds(r, key === null ? runIds() : keyedIds(key))
+      })
+    )
+    : Redaction.off
+
+/**
+ * The Redaction of a shareable output made from a source file with no index (`transcript --format markdown`): as
+ * {@link redactionLayer}, with a key of this run for the shown ids (no index keeps one; a transcript shows no source
+ * id or session uid anyway).
+ */
+export const fileRedactionLayer = <E, R>(
+  redact: boolean,
+  patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
 ): Layer.Layer<Redaction, E | InvalidArgument, R> =>
-  redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => redactionWith(p))) : Redaction.off
+  redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => Effect.map(redactionWith(p), (r) => withShownIds(r, runIds())))) : Redaction.off
 
 /**
  * A replay's source as the HTML replay shows it (issue 15): the session's and

@@ -70,7 +70,7 @@ export const show = Command.make(
       const shareable = (t: Transcript) =>
         Effect.flatMap(shareRuntime, (share) =>
           share.shareableTranscript(t).pipe(
-            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))).pipe(Layer.provide(indexLayer)))
           ))
       if (Option.isSome(o.around)) {
         // The events around one: a bounded slice, printed as a whole session is.
@@ -119,7 +119,7 @@ export const show = Command.make(
           const shown = yield* share.shareableWindow({ session: (yield* rt.Index).eventsStream(session.sessionUid), before, events, after })
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
           return { shown, shared: markdown ? yield* share.shareableWindowTranscript(build, shown) : undefined }
-        }).pipe(Effect.provide(Layer.merge(indexLayer, redaction)))
+        }).pipe(Effect.provide(redaction.pipe(Layer.provideMerge(indexLayer))))
         if (shared !== undefined) {
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")

@@ -14,7 +14,8 @@ import type { PriceTable } from "../../domain/prices.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
 import { type CountedElsewhere, summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits, ImportLimits } from "../../services/ImportLimits.js"
-import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
+import { Index, type IndexShape, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
+import { realIds, SHOWN_SESSION_PREFIX, type ShownIds } from "../../domain/shown-ids.js"
 
 /** A session of the index with its events, in source order. */
 export interface LoadedSession {
@@ -73,10 +74,12 @@ const MAX_CANDIDATES = 20
  * message and in `details.candidates` (at most 20).
  */
 export const findSession = (
-  id: string
+  given: string,
+  ids?: ShownIds
 ): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
+    const id = ids === undefined ? given : yield* unshownUid(index, given, ids)
     const exact = yield* index.findSessions(id)
     if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
     const found = yield* index.findSessionsByPrefix(id, 1000)
@@ -104,6 +107,20 @@ export const findSession = (
   })
 
 /**
+ * The real uid a shown session uid names (`hses_…`, `src/domain/shown-ids.ts`: what a redacted MCP answer gave as a
+ * session's `uid`), or a unique prefix of one: found by showing each session's uid with `ids` (one pass over the
+ * sessions). Any other id (a native id, a real uid), or a shown one that names no session or several, is answered as
+ * given: {@link findSession} then finds it, or says `SourceNotFound` (a shown uid is no native id or uid).
+ */
+const unshownUid = (index: IndexShape, id: string, ids: ShownIds): Effect.Effect<string, StoreUnavailable> =>
+  !id.startsWith(SHOWN_SESSION_PREFIX) || ids.sessionUid === realIds.sessionUid
+    ? Effect.succeed(id)
+    : Effect.map(index.sessions({}), (rows) => {
+      const found = new Set(rows.filter((s) => ids.sessionUid(s.sessionUid).startsWith(id)).map((s) => s.sessionUid))
+      return found.size === 1 ? [...found][0] : id
+    })
+
+/**
  * The `session` filter of a search (`search --session`, MCP
  * `search_sessions`' `session`) for what the user named (see
  * {@link findSession}): the native id when the id or prefix given names one
@@ -112,9 +129,10 @@ export const findSession = (
  * not a search without hits.
  */
 export const searchSessionFilter = (
-  given: string
+  given: string,
+  ids?: ShownIds
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
-  Effect.map(findSession(given), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
+  Effect.map(findSession(given, ids), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
 
 /**
  * A `machine` filter (`--machine` of `sessions` and `search`, the `machine`
