@@ -17,7 +17,7 @@ import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, type RedactionShape, redactionWith, withShownIds } from "../services/Redaction.js"
 import { Index } from "../services/Index.js"
-import { keyedIds, runIds } from "../domain/shown-ids.js"
+import { keyedIds, runIds, type ShownIds } from "../domain/shown-ids.js"
 import { sessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
@@ -218,6 +218,13 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
       turns: own.turns.map((t) => ({ ...t, blocks: t.blocks.map(() => blocks[k++]) }))
     }
   })
+
+/**
+ * How the output in force names sources and sessions (`src/domain/shown-ids.ts`): keyed digests with redaction on (a
+ * session uid a shareable text names, such as a usage line's copy counted elsewhere, goes through `sessionUid`), the
+ * real ids with it off.
+ */
+export const shownIds: Effect.Effect<ShownIds, never, Redaction> = Effect.map(Redaction, (r) => r.ids)
 
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>

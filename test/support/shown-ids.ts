@@ -16,3 +16,20 @@ export const shownIdsOf = (file: string): ShownIds => {
     db.close()
   }
 }
+
+/**
+ * Give the SQLite index `to` the shown-id key of `from`, as if they were one index: for tests that compare the
+ * redacted answers of two indexes made apart from variants of one session (which must then show the same ids).
+ */
+export const copyShownKey = (from: string, to: string): void => {
+  const src = new Database(from, { readonly: true })
+  const row = src.prepare("SELECT value FROM meta WHERE key = ?").get(SHOWN_KEY_NAME) as { value: Buffer } | undefined
+  src.close()
+  if (row === undefined) throw new Error(`no shown-id key in ${from}`)
+  const dst = new Database(to)
+  try {
+    dst.prepare("UPDATE meta SET value = ? WHERE key = ?").run(row.value, SHOWN_KEY_NAME)
+  } finally {
+    dst.close()
+  }
+}

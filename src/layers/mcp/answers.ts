@@ -700,8 +700,8 @@ const metadata = (
  * at a time with `get_events`, and what the server's operator can (the CLI's
  * remedies, `show`/`export`, are no use to a client).
  */
-const loadWhole = (id: string) =>
-  loadSession(id).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
+const loadWhole = (id: string, ids?: ShownIds) =>
+  loadSession(id, undefined, ids).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
     Effect.fail(
       new ResourceLimitExceeded({
         message: e.message,
@@ -1005,7 +1005,7 @@ export const readSession = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadWhole(id)
+    const { events, others, session } = yield* loadWhole(id, r.ids)
     const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, events, others)
     const lines = [
