@@ -3,7 +3,7 @@
  * docs/redaction.md, "Cursors and offsets").
  *
  * The index's ids are unkeyed digests of the path on disk (`sourceId` = `sha256:` of provider, locator class and
- * the real path: `./source-id.ts`; a session's `ses_…` uid and a stream cursor's source tag are digests of that
+ * the real path: `./source-id.ts`; a session's `ses_...` uid and a stream cursor's source tag are digests of that
  * id): whoever holds a redacted output, where the home folder is `~`, could build candidate paths (user names),
  * hash them and compare. A redacted output shows keyed digests instead: HMAC-SHA256 under a secret of the index
  * (32 random bytes made once per index, kept in it), so they cannot be computed without the index, differ between
