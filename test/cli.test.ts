@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import type { SessionEvent } from "../src/domain/model.js"
 import { shownCursor } from "../src/domain/shown-cursor.js"
+import { shownIdsOf } from "./support/shown-ids.js"
 import { fixturesDir, peerMuseCode, repoRoot, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
@@ -121,12 +122,14 @@ describe("session-ingest CLI", () => {
     expect(cli(["export", "sess-cron", "--index", index, "--format", "ndjson", "--out", out]).code).toBe(0)
     expect(shown.code).toBe(0)
     expect(shown.stdout.trimEnd().split("\n").length).toBe(20) // sess-cron: 20 events (the demo's listing)
-    // export redacts by default: the same events, each named by its shown cursor and without its line's byte offset
-    // (docs/redaction.md, "Cursors and offsets"); with --no-redact, the record as `show` prints it
+    // export redacts by default: the same events, each named by its shown source id and cursor (keyed by the index's
+    // secret) and without its line's byte offset (docs/redaction.md, "Cursors and offsets"); with --no-redact, the
+    // record as `show` prints it
+    const ids = shownIdsOf(index)
     const asShared = shown.stdout.trimEnd().split("\n").map((l) => {
       const e = JSON.parse(l) as SessionEvent
       const { offset: _, ...rawReference } = e.rawReference
-      return JSON.stringify({ ...e, cursor: shownCursor(e), rawReference })
+      return JSON.stringify({ ...e, sourceId: ids.sourceId(e.sourceId), cursor: shownCursor(e, ids), rawReference })
     }).join("\n") + "\n"
     expect(exported.stdout).toBe(asShared)
     expect(fs.readFileSync(out, "utf8")).toBe(asShared)

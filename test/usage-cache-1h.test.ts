@@ -254,7 +254,7 @@ describe("the CLI prices them (SQLite)", () => {
       expect(c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index).status).toBe("ok")
       const migrated = new Database(c.index, { readonly: true })
       expect(migrated.prepare("SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'").get()).toEqual({ n: 1 })
-      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 10 })
+      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 11 })
       migrated.close()
       expectCosts(oldRate)
       expect(c.json("show", T1, "--index", c.index).data.events.find((e: any) => e.usage !== null)).toMatchObject({
@@ -321,13 +321,13 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       yield* importOnce(policy, url, planFromPolicy(policy, {}))
       // The schema as the build before left it.
       yield* Effect.promise(() =>
-        pgQuery(url, `ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; DELETE FROM si_migrations WHERE migration_id = ${IndexPostgres.SCHEMA_VERSION}`)
+        pgQuery(url, `ALTER TABLE usage DROP COLUMN cache_write_1h_tokens; DROP TABLE meta; DELETE FROM si_migrations WHERE migration_id >= 9`)
       )
       const outdated = yield* Effect.exit(report(url, "session"))
       expect(JSON.stringify(outdated)).toContain("schema-outdated")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h"])
-      expect(migrated.version).toBe(9)
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta"])
+      expect(migrated.version).toBe(10)
       const costs = costsOf((yield* report(url, "session")).rows)
       expect(costs[T1]).toBeCloseTo(3.753, 9)
       expect(costs[T2]).toBeCloseTo(3.75, 9)

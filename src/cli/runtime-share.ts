@@ -8,4 +8,4 @@
  * @module
  */
 export { loadRedactionPatterns } from "./config.js"
-export { outsideRuns, redactionLayer, shareableEvents, shareableTrajectory, shareableTranscript, shareableWindow, shareableWindowTranscript } from "../layers/share.js"
+export { fileRedactionLayer, outsideRuns, redactionLayer, shareableEvents, shareableTrajectory, shareableTranscript, shareableWindow, shareableWindowTranscript, shownIds } from "../layers/share.js"

@@ -18,7 +18,7 @@ import { noteOtherSources } from "./session-note.js"
 
 /** The layer of a session's shareable output, after the several-sources note for `id` (see the module). */
 export const sessionOutputLayer = (file: string, redact: boolean, config: string | undefined, id: string, verb: string) => {
-  const layer = Layer.mergeAll(readIndexLayer(file), redactionLayer(redact, loadRedactionPatterns(config)), readLimitsLayer(config))
+  const layer = Layer.mergeAll(redactionLayer(redact, loadRedactionPatterns(config)), readLimitsLayer(config)).pipe(Layer.provideMerge(readIndexLayer(file)))
   return Effect.as(
     Effect.tap(findSession(id).pipe(Effect.provide(layer)), (found) => Effect.sync(() => noteOtherSources(id, found.session, found.others, verb))),
     layer

@@ -9,7 +9,7 @@
  * had different cursors (docs/mcp.md, "A search over what is shown"; tester22c).
  *
  * A shown cursor names the event by its place and identity only, all of them values the output shows anyway:
- * `s1.<tag>.<seq>.<check>` — `tag` the {@link sourceTag} of its source id, `seq` the event's `sequence` in base 36,
+ * `s1.<tag>.<seq>.<check>` — `tag` the shown tag of its source (`./shown-ids.ts`: keyed by the index's secret), `seq` the event's `sequence` in base 36,
  * `check` {@link eventCheck} of its session id and event id at that sequence (8 hex digits: an edited token, or one
  * whose event was imported again as another, no longer matches). `get_events` takes it as it takes a stream cursor:
  * the events after that event. `stream --cursor` does not (a shown cursor holds no place in the source's bytes): it
@@ -20,6 +20,7 @@
 import * as Either from "effect/Either"
 import { eventCheck, peekCursor, sourceTag } from "./cursor.js"
 import { InvalidCursor } from "./errors.js"
+import { realIds, type ShownIds } from "./shown-ids.js"
 
 /** The prefix of a shown cursor token. */
 export const SHOWN_CURSOR_PREFIX = "s1."
@@ -41,21 +42,26 @@ export interface ShownEvent {
   readonly sourceId?: string
 }
 
-/** The source tag of an event: of its `sourceId`, else the one its stream cursor carries (a `c2` token's, a `c1` token's source id's). */
-const tagOf = (e: ShownEvent): string => {
-  if (e.sourceId !== undefined) return sourceTag(e.sourceId)
+/**
+ * The shown source tag of an event under `ids`: of its `sourceId`, else of the tag its stream cursor carries (a `c2`
+ * token's, a `c1` token's source id's); a shown cursor's as it is.
+ */
+const tagOf = (e: ShownEvent, ids: ShownIds): string => {
+  if (e.sourceId !== undefined) return ids.sourceTag(e.sourceId)
   const c = e.cursor ?? ""
-  if (c.startsWith("c2.") || c.startsWith(SHOWN_CURSOR_PREFIX)) return c.slice(3, 19)
+  if (c.startsWith(SHOWN_CURSOR_PREFIX)) return c.slice(3, 19)
+  if (c.startsWith("c2.")) return ids.tag(c.slice(3, 19))
   const peeked = peekCursor(c)
-  return Either.isRight(peeked) ? sourceTag(peeked.right.src) : sourceTag(c)
+  return ids.tag(Either.isRight(peeked) ? sourceTag(peeked.right.src) : sourceTag(c))
 }
 
 /**
  * The shown cursor of an event (`s1.<tag>.<seq>.<check>`, about 40 characters): from its source, sequence, session
- * id and event id only, never from its bytes as imported.
+ * id and event id only, never from its bytes as imported. `ids`: the shown ids of the output (`./shown-ids.ts`: the
+ * tag is keyed by the index's secret, so it is no digest of the path); {@link realIds} by default (the unkeyed tag).
  */
-export const shownCursor = (e: ShownEvent): string =>
-  SHOWN_CURSOR_PREFIX + tagOf(e) + "." + e.sequence.toString(36) + "." + eventCheck(e, e.sequence)
+export const shownCursor = (e: ShownEvent, ids: ShownIds = realIds): string =>
+  SHOWN_CURSOR_PREFIX + tagOf(e, ids) + "." + e.sequence.toString(36) + "." + eventCheck(e, e.sequence)
 
 /** Whether a token is a shown cursor (by its prefix; {@link peekShownCursor} checks the rest). */
 export const isShownCursor = (token: string): boolean => token.startsWith(SHOWN_CURSOR_PREFIX)
@@ -80,9 +86,9 @@ export const peekShownCursor = (token: string): Either.Either<ShownPlace, Invali
   return Either.right({ tag: m[1], seq, check: m[3] })
 }
 
-/** Whether a shown cursor's place belongs to the source `sourceId`. */
-export const shownCursorIsFor = (place: ShownPlace, sourceId: string): boolean => place.tag === sourceTag(sourceId)
+/** Whether a shown cursor's place belongs to the source `sourceId` (its tag as `ids` show it). */
+export const shownCursorIsFor = (place: ShownPlace, sourceId: string, ids: ShownIds = realIds): boolean => place.tag === ids.sourceTag(sourceId)
 
-/** Whether `token` (a stream cursor or a shown cursor) names the event `e`. */
-export const cursorNames = (token: string, e: ShownEvent & { readonly cursor: string }): boolean =>
-  e.cursor === token || (isShownCursor(token) && shownCursor(e) === token)
+/** Whether `token` (a stream cursor or a shown cursor under `ids`) names the event `e`. */
+export const cursorNames = (token: string, e: ShownEvent & { readonly cursor: string }, ids: ShownIds = realIds): boolean =>
+  e.cursor === token || (isShownCursor(token) && shownCursor(e, ids) === token)

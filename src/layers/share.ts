@@ -15,10 +15,12 @@ import * as Stream from "effect/Stream"
 import type { AtifInput, AtifTrajectory } from "../domain/atif.js"
 import type { SessionEvent, Transcript } from "../domain/model.js"
 import type { ReplaySource } from "../domain/replay/build.js"
-import { Redaction, type RedactionShape, redactionWith } from "../services/Redaction.js"
+import { Redaction, type RedactionShape, redactionWith, withShownIds } from "../services/Redaction.js"
+import { Index } from "../services/Index.js"
+import { keyedIds, runIds, type ShownIds } from "../domain/shown-ids.js"
 import { sessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
-import type { InvalidArgument } from "../domain/errors.js"
+import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
@@ -217,6 +219,13 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
     }
   })
 
+/**
+ * How the output in force names sources and sessions (`src/domain/shown-ids.ts`): keyed digests with redaction on (a
+ * session uid a shareable text names, such as a usage line's copy counted elsewhere, goes through `sessionUid`), the
+ * real ids with it off.
+ */
+export const shownIds: Effect.Effect<ShownIds, never, Redaction> = Effect.map(Redaction, (r) => r.ids)
+
 /** A transcript as a shareable output carries it (Markdown, the replay). */
 export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
   Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))
@@ -280,11 +289,36 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
     return out
   })
 
+/**
+ * The Redaction of a command's shareable output: off (`--no-redact`), or the built-in rules with `patterns`, naming
+ * sources and sessions by the shown ids of the index in context (`src/domain/shown-ids.ts`: keyed by its
+ * `shownIdKey`; an index that holds none, one from before the key read without migrating, by a key of this run).
+ */
 export const redactionLayer = <E, R>(
   redact: boolean,
   patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
+): Layer.Layer<Redaction, E | InvalidArgument | StoreUnavailable, R | Index> =>
+  redact
+    ? Layer.effect(
+      Redaction,
+      Effect.gen(function*() {
+        const r = yield* Effect.flatMap(patterns, (p) => redactionWith(p))
+        const key = yield* Effect.flatMap(Index, (i) => i.shownIdKey)
+        return withShownIds(r, key === null ? runIds() : keyedIds(key))
+      })
+    )
+    : Redaction.off
+
+/**
+ * The Redaction of a shareable output made from a source file with no index (`transcript --format markdown`): as
+ * {@link redactionLayer}, with a key of this run for the shown ids (no index keeps one; a transcript shows no source
+ * id or session uid anyway).
+ */
+export const fileRedactionLayer = <E, R>(
+  redact: boolean,
+  patterns: Effect.Effect<ReadonlyArray<CustomPattern>, E, R>
 ): Layer.Layer<Redaction, E | InvalidArgument, R> =>
-  redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => redactionWith(p))) : Redaction.off
+  redact ? Layer.effect(Redaction, Effect.flatMap(patterns, (p) => Effect.map(redactionWith(p), (r) => withShownIds(r, runIds())))) : Redaction.off
 
 /**
  * A replay's source as the HTML replay shows it (issue 15): the session's and

@@ -528,6 +528,12 @@ export interface IndexShape {
    * the uid they count in. Empty when no session holds such a copy.
    */
   readonly usageElsewhere: (filter: Omit<UsageFilter, "by">) => Effect.Effect<ReadonlyArray<UsageElsewhere>, StoreUnavailable>
+  /**
+   * The index's shown-id key (32 random bytes made once per index by its migration, SQLite 0011 / PostgreSQL 0010,
+   * in its `meta` table): what keys the ids a redacted output shows (`src/domain/shown-ids.ts`). Null for a SQLite
+   * index from before that migration, read without migrating it.
+   */
+  readonly shownIdKey: Effect.Effect<Uint8Array | null, StoreUnavailable>
   /** Row counts, for reports and tests. */
   readonly counts: Effect.Effect<{ readonly sources: number; readonly sessions: number; readonly events: number }, StoreUnavailable>
   /** Every row of every table, ordered, for consistency checks in tests. */

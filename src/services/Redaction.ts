@@ -18,6 +18,7 @@ import type { SessionEvent, Transcript } from "../domain/model.js"
 import { compileCustomPatterns, type CustomPattern } from "../domain/redaction/custom.js"
 import { makeRedactor } from "../domain/redaction/redact.js"
 import { builtinRules, type RedactionRule } from "../domain/redaction/rules.js"
+import { realIds, runIds, type ShownIds } from "../domain/shown-ids.js"
 
 /** What the service does (every method is pure and total). */
 export interface RedactionShape {
@@ -66,14 +67,27 @@ export interface RedactionShape {
    * cut from is ignored.
    */
   readonly title: (s: string, known?: ReadonlyMap<string, string>, source?: string) => string
+  /**
+   * How the output names sources and sessions (`src/domain/shown-ids.ts`): on, keyed digests of the real ids
+   * (`hmac:…` source ids, `hses_…` session uids, keyed shown-cursor tags) under the index's secret, so no id is a
+   * digest of a path anyone can compute; off, the real ids.
+   */
+  readonly ids: ShownIds
 }
 
-/** A redaction by `rules` (in order; custom ones merged: `makeRedactor`); no rules: off. */
-export const makeRedaction = (rules: ReadonlyArray<RedactionRule>): RedactionShape => ({
+/**
+ * A redaction by `rules` (in order; custom ones merged: `makeRedactor`); no rules: off. `ids`: the shown ids of an
+ * index (`keyedIds` of its secret); none given, with rules, a key of this run only (`runIds`).
+ */
+export const makeRedaction = (rules: ReadonlyArray<RedactionRule>, ids?: ShownIds): RedactionShape => ({
   enabled: rules.length > 0,
   rules,
-  ...makeRedactor(rules)
+  ...makeRedactor(rules),
+  ids: rules.length === 0 ? realIds : ids ?? runIds()
 })
+
+/** `r` naming sources and sessions by `ids` (an index's: `keyedIds` of its secret); off stays off (the real ids). */
+export const withShownIds = (r: RedactionShape, ids: ShownIds): RedactionShape => (r.enabled ? { ...r, ids } : r)
 
 /** Redaction by the built-in rules. */
 export const defaultRedaction: RedactionShape = makeRedaction(builtinRules)

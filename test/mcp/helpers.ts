@@ -12,6 +12,7 @@ import { expect } from "@effect/vitest"
 import { type Canary, canaries, canaryBlock, copyPlanted } from "../support/canary.js"
 import { fixturesDir, repoRoot, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
+import { shownIdsOf } from "../support/shown-ids.js"
 
 /** The planted secrets (every redaction rule's samples and home paths). */
 export const planted: ReadonlyArray<Canary> = canaries()
@@ -26,8 +27,11 @@ export interface Corpus {
   readonly indexDir: string
   readonly index: string
   readonly env: Record<string, string>
-  /** `sessions --json` rows. */
-  readonly sessions: ReadonlyArray<{ readonly sessionUid: string; readonly sessionId: string; readonly provider: string; readonly eventCount: number; readonly workspace: string | null }>
+  /**
+   * `sessions --json` rows, each with `shownUid`: its uid as a redacted answer shows it (`hses_…`, keyed by the
+   * index's secret: src/domain/shown-ids.ts).
+   */
+  readonly sessions: ReadonlyArray<{ readonly sessionUid: string; readonly shownUid: string; readonly sessionId: string; readonly provider: string; readonly eventCount: number; readonly workspace: string | null }>
 }
 
 /** Build the corpus (one CLI import). */
@@ -57,7 +61,8 @@ export const buildCorpus = (): Corpus => {
   expect([0, 8], r.stderr).toContain(r.code)
   const listed = cli(["sessions", "--index", index, "--json"], { env })
   expect(listed.code, listed.stderr).toBe(0)
-  const sessions = JSON.parse(listed.stdout).data
+  const ids = shownIdsOf(index)
+  const sessions = JSON.parse(listed.stdout).data.map((s: { sessionUid: string }) => ({ ...s, shownUid: ids.sessionUid(s.sessionUid) }))
   expect(new Set(sessions.map((s: { provider: string }) => s.provider))).toEqual(new Set(["claude-code", "muse-agents", "muse-code", "agentmux"]))
   return { dir, indexDir, index, env, sessions }
 }

@@ -11,6 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { claudeTurnsLog, importClaude } from "../support/claude-import.js"
+import { copyShownKey } from "../support/shown-ids.js"
 import { tempDir } from "../support/paths.js"
 import { answerOf, type Connected, connect } from "./helpers.js"
 
@@ -60,6 +61,8 @@ describe("search_sessions with redaction on: the score and order read no secret 
       fs.writeFileSync(path.join(root, "-srv-app", `${SESSION}.jsonl`), sessionLines(i))
       const index = path.join(dir, `index-${i}.db`)
       importClaude(index, root, agents, env)
+      // and the same shown-id key (one index's answers as its secret varies: shown ids are keyed per index, tester23c F3)
+      if (i > 0) copyShownKey(path.join(dir, "index-0.db"), index)
       servers.push(await connect(["--index", index], env))
     }
   }, 120_000)

@@ -127,7 +127,7 @@ describe("mcp: protocol", () => {
 
   it("lists one resource per session, session://<uid>, and reads each", async () => {
     const { resources } = await server.client.listResources()
-    expect(resources.map((r) => r.uri).sort()).toEqual(corpus.sessions.map((s) => `session://${s.sessionUid}`).sort())
+    expect(resources.map((r) => r.uri).sort()).toEqual(corpus.sessions.map((s) => `session://${s.shownUid}`).sort())
     for (const s of corpus.sessions) {
       const r = await server.client.readResource({ uri: `session://${s.sessionUid}` })
       answers.push(JSON.stringify(r))
@@ -141,14 +141,14 @@ describe("mcp: protocol", () => {
     const one = corpus.sessions.find((s) => s.provider === "claude-code")!
     const byNative = await server.client.readResource({ uri: `session://${one.sessionId}` })
     answers.push(JSON.stringify(byNative))
-    expect((byNative.contents[0] as { text: string }).text).toContain(one.sessionUid)
+    expect((byNative.contents[0] as { text: string }).text).toContain(one.shownUid)
   })
 })
 
 describe("mcp: tools", () => {
   it("list_sessions lists every session, latest first, with ids and uris", async () => {
     const a = await call("list_sessions", {})
-    expect(a.sessions.map((s: any) => s.uid).sort()).toEqual(corpus.sessions.map((s) => s.sessionUid).sort())
+    expect(a.sessions.map((s: any) => s.uid).sort()).toEqual(corpus.sessions.map((s) => s.shownUid).sort())
     expect(a.more).toBe(false)
     for (const s of a.sessions) {
       expect(s.uri).toBe(`session://${s.uid}`)
@@ -178,14 +178,14 @@ describe("mcp: tools", () => {
     expect(until.sessions.every((s: any) => s.firstAt === null || s.firstAt <= "2025-06-30T23:59:59.999999Z")).toBe(true)
     const ws = corpus.sessions.find((s) => s.workspace !== null && s.workspace.startsWith("/workspace/demo"))!
     const inWs = await call("list_sessions", { workspace: "/workspace/demo" })
-    expect(inWs.sessions.map((s: any) => s.uid)).toContain(ws.sessionUid)
+    expect(inWs.sessions.map((s: any) => s.uid)).toContain(ws.shownUid)
     expect(inWs.sessions.length).toBe(corpus.sessions.filter((s) => s.workspace?.startsWith("/workspace/demo")).length)
   })
 
   it("get_session answers the metadata and pages the transcript to its end, each page within maxChars", async () => {
     const s = [...corpus.sessions].sort((a, b) => b.eventCount - a.eventCount)[0]
     const whole = await call("get_session", { id: s.sessionUid, maxChars: 1_000_000 })
-    expect(whole.session).toMatchObject({ uid: s.sessionUid, id: s.sessionId, provider: s.provider, eventCount: s.eventCount, uri: `session://${s.sessionUid}` })
+    expect(whole.session).toMatchObject({ uid: s.shownUid, id: s.sessionId, provider: s.provider, eventCount: s.eventCount, uri: `session://${s.shownUid}` })
     expect(whole.page.nextCursor).toBeNull()
     expect(whole.page.done).toBe(true)
     const ids = eventIdsOf(s.sessionUid)
@@ -205,9 +205,9 @@ describe("mcp: tools", () => {
     }
     // A native id, and a unique prefix of the uid, name the same session.
     const byNative = await call("get_session", { id: s.sessionId, maxChars: 100 })
-    expect(byNative.session.uid).toBe(s.sessionUid)
+    expect(byNative.session.uid).toBe(s.shownUid)
     const byPrefix = await call("get_session", { id: s.sessionUid.slice(0, 12), maxChars: 100 })
-    expect(byPrefix.session.uid).toBe(s.sessionUid)
+    expect(byPrefix.session.uid).toBe(s.shownUid)
   })
 
   it("get_events answers the events after a cursor, resumable to the end", async () => {

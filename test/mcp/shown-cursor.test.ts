@@ -4,7 +4,7 @@
  * password could be tested offline against an MCP answer or a shared export, and two sessions that differ only in a
  * secret had different cursors. With redaction on, an event's cursor is a shown cursor (`s1.<tag>.<seq>.<check>`,
  * src/domain/shown-cursor.ts): two indexes of one session, identical but for secrets of different lengths (same file
- * path, so the same ids), give the same cursors in `search_sessions`, `get_events` and the redacted NDJSON export (whose events carry no byte
+ * path, so the same ids; the second a copy of the first, so the same key of shown ids), give the same cursors in `search_sessions`, `get_events` and the redacted NDJSON export (whose events carry no byte
  * offset either: the two variants export the same events);
  * `get_events` resumes after a shown cursor, refuses an edited one, and `stream` refuses one with INVALID_CURSOR.
  */
@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { peekCursor } from "../../src/domain/cursor.js"
 import { peekShownCursor, shownCursor } from "../../src/domain/shown-cursor.js"
 import { claudeTurnsLog, importClaude } from "../support/claude-import.js"
+import { shownIdsOf } from "../support/shown-ids.js"
 import { tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { answerOf, type Connected, connect } from "./helpers.js"
@@ -51,13 +52,18 @@ describe("shown cursors: redacted outputs name events without checks of their by
     fs.mkdirSync(path.join(agents, "nobody"), { recursive: true })
     env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
     for (const i of [0, 1] as const) {
-      // the same file path for both variants: the same source, session and event ids
+      // the same file path for both variants: the same source, session and event ids; and the same index key (the
+      // second index a copy of the first, the second variant then imported into it: shown ids are keyed by the
+      // index's secret, so two indexes made apart name the same source differently, tester23c F3)
       fs.writeFileSync(path.join(root, "-srv-app", `${SESSION}.jsonl`), sessionLines(i))
       const index = path.join(dir, `index-${i}.db`)
+      if (i === 1) {
+        for (const ext of ["", "-wal"]) if (fs.existsSync(indexes[0] + ext)) fs.copyFileSync(indexes[0] + ext, index + ext)
+      }
       importClaude(index, root, agents, env)
       indexes.push(index)
-      servers.push(await connect(["--index", index], env))
     }
+    for (const index of indexes) servers.push(await connect(["--index", index], env))
   }, 120_000)
 
   afterAll(async () => {
@@ -125,15 +131,18 @@ describe("shown cursors: redacted outputs name events without checks of their by
     expect(exported[0].map((e) => e.cursor)).toEqual(exported[1].map((e) => e.cursor))
     // every cursor a shown one, and no byte offset (offsets after the password's line tell its length): the two
     // variants export the same events
+    const raw = cli(["export", SESSION, "--format", "ndjson", "--no-redact", "--index", indexes[0]], { env })
+    expect(raw.code, raw.stderr).toBe(0)
+    const rawEvents = raw.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; sourceId: string; rawReference: { offset?: number } })
+    // the shown source id and cursor tag: keyed by the index's secret (tester23c F3)
+    const ids = shownIdsOf(indexes[0])
     expect(exported[0].length).toBe(6)
     for (const e of exported[0]) {
-      expect(e.cursor).toBe(shownCursor(e))
+      expect(e.sourceId).toBe(ids.sourceId(rawEvents[0].sourceId))
+      expect(e.cursor).toBe(shownCursor({ ...e, sourceId: rawEvents[0].sourceId }, ids))
       expect(e.rawReference.offset).toBeUndefined()
     }
     expect(exported[0]).toEqual(exported[1])
-    const raw = cli(["export", SESSION, "--format", "ndjson", "--no-redact", "--index", indexes[0]], { env })
-    expect(raw.code, raw.stderr).toBe(0)
-    const rawEvents = raw.stdout.trim().split("\n").map((l) => JSON.parse(l) as { cursor: string; rawReference: { offset?: number } })
     for (const e of rawEvents) expect(Either.isRight(peekCursor(e.cursor)), e.cursor).toBe(true)
     expect(rawEvents.map((e) => e.rawReference.offset)).toEqual(rawEvents.map((_, n) => sessionLines(0).split("\n").slice(0, n).reduce((a, l) => a + Buffer.byteLength(l) + 1, 0)))
   })

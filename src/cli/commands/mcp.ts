@@ -36,10 +36,9 @@ export const mcp = Command.make(
       // Before serving: a missing index or a bad config is the CLI's error (stderr, exit code), not a protocol answer.
       const file = yield* rt.existingIndex(o.index, o.config)
       const layers = Layer.mergeAll(
-        rt.readIndexLayer(file),
         share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))),
         rt.readLimitsLayer(Option.getOrUndefined(o.config))
-      )
+      ).pipe(Layer.provideMerge(rt.readIndexLayer(file)))
       const { serveStdio } = yield* mcpServer
       // Answers go to stdout through the CLI's one path to it (drain waited for; a reader gone ends the serving).
       // A SQLite index file deleted or replaced while the server runs: each later call says so (not served stale).

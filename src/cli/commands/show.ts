@@ -69,8 +69,8 @@ export const show = Command.make(
       /** A transcript as the shareable Markdown carries it: through the Redaction service (the output boundary, layers/share.ts). */
       const shareable = (t: Transcript) =>
         Effect.flatMap(shareRuntime, (share) =>
-          share.shareableTranscript(t).pipe(
-            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+          Effect.zip(share.shareableTranscript(t), share.shownIds).pipe(
+            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))).pipe(Layer.provide(indexLayer)))
           ))
       if (Option.isSome(o.around)) {
         // The events around one: a bounded slice, printed as a whole session is.
@@ -119,7 +119,7 @@ export const show = Command.make(
           const shown = yield* share.shareableWindow({ session: (yield* rt.Index).eventsStream(session.sessionUid), before, events, after })
           // Markdown is shareable, a slice of a session as a whole one: redacted unless --no-redact.
           return { shown, shared: markdown ? yield* share.shareableWindowTranscript(build, shown) : undefined }
-        }).pipe(Effect.provide(Layer.merge(indexLayer, redaction)))
+        }).pipe(Effect.provide(redaction.pipe(Layer.provideMerge(indexLayer))))
         if (shared !== undefined) {
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("show", true, shared, () => "")
@@ -148,8 +148,11 @@ export const show = Command.make(
       }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session, others)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
-      const line = usageLine(usage, session)
-      const withUsage = (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
+      /** The usage line under the output, the uids of the copies it names as `uid` shows them (a redacted output's: keyed). */
+      const usageText = (uid: (u: string) => string) =>
+        usageLine({ ...usage, countedElsewhere: usage.countedElsewhere?.map((c) => ({ ...c, sessionUid: uid(c.sessionUid) })) }, session)
+      const under = (line: string | null) => (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
+      const withUsage = under(usageText((u) => u))
       const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {
         writeStderr(
@@ -158,8 +161,8 @@ export const show = Command.make(
       }
       if (o.format === "markdown") {
         // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
-        const shared = yield* shareable(t)
-        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), withUsage)
+        const [shared, ids] = yield* shareable(t)
+        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), under(usageText(ids.sessionUid)))
         return yield* printResult("show", true, shared, () => "")
       }
       yield* printResult("show", o.json, t, () => withUsage(renderTranscriptText(t, { local: o.local })))

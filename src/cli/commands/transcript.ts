@@ -39,7 +39,7 @@ export const transcript = Command.make(
           // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
           const share = yield* shareRuntime
           const shared = yield* share.shareableTranscript(t).pipe(
-            Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
+            Effect.provide(share.fileRedactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))))
           )
           if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }))
           return yield* printResult("transcript", true, shared, () => "")

@@ -22,6 +22,7 @@
  */
 import type { SessionEvent, Transcript } from "../model.js"
 import { isShownCursor, shownCursor } from "../shown-cursor.js"
+import { realIds, type ShownIds } from "../shown-ids.js"
 import {
   headerValue,
   hiddenUserName,
@@ -594,19 +595,22 @@ export interface SessionRedactor {
 }
 
 /**
- * An event as a redacted output names it: its stream cursor becomes a shown cursor, and its `rawReference.offset` (the
- * byte offset of its line in the source) goes. A stream cursor holds checks of the bytes as imported (its line's
- * CRC-32, the sha256 of the source's head up to it) against which a guess at a hidden value could be tested offline,
- * and offsets tell the lengths of the hidden values before them (and of lines no event shows: a snapshot line, a
- * skipped one). So two sessions that differ only in secrets give the same redacted events.
+ * An event as a redacted output names it: its stream cursor becomes a shown cursor, its `sourceId` its shown form
+ * (`ids`: keyed by the index's secret, `../shown-ids.ts`), and its `rawReference.offset` (the byte offset of its line
+ * in the source) goes. A stream cursor holds checks of the bytes as imported (its line's CRC-32, the sha256 of the
+ * source's head up to it) against which a guess at a hidden value could be tested offline, offsets tell the lengths
+ * of the hidden values before them (and of lines no event shows: a snapshot line, a skipped one), and the real source
+ * id is a digest of the path on disk (the home folder's user name could be guessed from it). So two sessions that
+ * differ only in secrets give the same redacted events.
  */
-export const shownProvenance = (e: SessionEvent): SessionEvent => {
-  const cursor = typeof e.cursor === "string" && !isShownCursor(e.cursor) ? shownCursor(e) : e.cursor
+export const shownProvenance = (e: SessionEvent, ids: ShownIds = realIds): SessionEvent => {
+  const cursor = typeof e.cursor === "string" && !isShownCursor(e.cursor) ? shownCursor(e, ids) : e.cursor
+  const sourceId = typeof e.sourceId === "string" ? ids.sourceId(e.sourceId) : e.sourceId
   const ref = e.rawReference
-  if (cursor === e.cursor && ref?.offset === undefined) return e
-  if (ref?.offset === undefined) return { ...e, cursor }
+  if (cursor === e.cursor && sourceId === e.sourceId && ref?.offset === undefined) return e
+  if (ref?.offset === undefined) return { ...e, cursor, sourceId }
   const { offset: _, ...rest } = ref
-  return { ...e, cursor, rawReference: rest }
+  return { ...e, cursor, sourceId, rawReference: rest }
 }
 
 /**
@@ -616,7 +620,8 @@ export const shownProvenance = (e: SessionEvent): SessionEvent => {
  * secret's shape ({@link restatable}) is noted, so the session's later events lose it too. The call must come
  * before its result (a session's order); a result that says it failed (`isError`) is an error message and stays.
  */
-export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): SessionRedactor => {
+export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated"> & { readonly ids?: ShownIds }): SessionRedactor => {
+  const ids = r.ids ?? realIds
   const known = new Map<string, string>()
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
   const seen = new WeakMap<SessionEvent, SessionEvent>()
@@ -648,7 +653,7 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated">): 
     see,
     event: (e) => {
       const p = prepare(e)
-      return shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(p, known), known, p))
+      return shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(p, known), known, p), ids)
     },
     known
   }

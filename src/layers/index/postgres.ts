@@ -83,6 +83,7 @@ import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { fromPg, toPg } from "./pg-text.js"
 import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
+import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
 
 /** The table the migrator records applied migrations in. */
 const MIGRATIONS_TABLE = "si_migrations"
@@ -311,13 +312,21 @@ const migrations = Migrator.fromRecord({
   // 0010), priced at its own rate. The rows already kept stay NULL (not said: the 5-minute rate, as before): their
   // stored events never kept the split; an import or push that writes a source again writes it.
   "0009_usage_cache_write_1h": Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`ALTER TABLE usage ADD COLUMN IF NOT EXISTS cache_write_1h_tokens BIGINT`)
+    sql`ALTER TABLE usage ADD COLUMN IF NOT EXISTS cache_write_1h_tokens BIGINT`),
+  // The index's own settings, a key/value table (the SQLite layer's migration 0011): `shown-id-key`, the 32 random
+  // bytes that key the ids a redacted output shows (`src/domain/shown-ids.ts`, tester23c F3). Made here once (a
+  // second migrate that races this one keeps the first key: ON CONFLICT DO NOTHING); `push` never copies it.
+  "0010_meta": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL)`,
+      sql`INSERT INTO meta (key, value) VALUES (${SHOWN_KEY_NAME}, ${newShownKey()}) ON CONFLICT (key) DO NOTHING`
+    ], { discard: true }))
 })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 9
+export const SCHEMA_VERSION = 10
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -1817,6 +1826,10 @@ const make = (
           WHERE e.session_uid = ${uid}`).pipe(Effect.map((rows) => rows[0]?.bytes ?? 0)),
 
       eventsStream,
+
+      shownIdKey: fail(sql<{ value: Uint8Array }>`SELECT value FROM meta WHERE key = ${SHOWN_KEY_NAME}`).pipe(
+        Effect.map((rows) => (rows[0] === undefined ? null : new Uint8Array(rows[0].value)))
+      ),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`

@@ -14,7 +14,8 @@ import type { PriceTable } from "../../domain/prices.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
 import { type CountedElsewhere, summarizeGroups, type TokenCountName, type UsageGroup, usageRows, type UsageSummary, usageView, type UsageView } from "../../domain/usage.js"
 import { defaultImportLimits, ImportLimits } from "../../services/ImportLimits.js"
-import { Index, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
+import { Index, type IndexShape, type SessionRow, type UsageBy, type UsageFilter } from "../../services/Index.js"
+import { keyedIds, realIds, SHOWN_SESSION_PREFIX, type ShownIds } from "../../domain/shown-ids.js"
 
 /** A session of the index with its events, in source order. */
 export interface LoadedSession {
@@ -35,14 +36,15 @@ export interface LoadedSession {
  */
 export const loadSession = (
   id: string,
-  maxBytes?: number
+  maxBytes?: number,
+  ids?: ShownIds
 ): Effect.Effect<LoadedSession, SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const limit = maxBytes ?? Option.match(yield* Effect.serviceOption(ImportLimits), {
       onNone: () => defaultImportLimits.maxDocumentBytes,
       onSome: (l) => l.maxDocumentBytes
     })
-    const { others, session } = yield* findSession(id)
+    const { others, session } = yield* findSession(id, ids)
     const index = yield* Index
     const bytes = yield* index.sessionBytes(session.sessionUid)
     if (bytes > limit) {
@@ -71,12 +73,20 @@ const MAX_CANDIDATES = 20
  * rest in `others`. `SourceNotFound` when nothing matches; `InvalidArgument`
  * when the prefix names more than one session, with the candidate ids in the
  * message and in `details.candidates` (at most 20).
+ *
+ * A shown uid (`hses_…`, or a unique prefix of one: what a redacted output gave
+ * as a session's uid, `src/domain/shown-ids.ts`) names the session whose uid
+ * `ids` shows so (default: the index's own shown ids, by its `shownIdKey`).
  */
 export const findSession = (
-  id: string
+  given: string,
+  ids?: ShownIds
 ): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
+    const id = !given.startsWith(SHOWN_SESSION_PREFIX)
+      ? given
+      : yield* unshownUid(index, given, ids ?? Option.getOrUndefined(Option.map(Option.fromNullable(yield* index.shownIdKey), keyedIds)))
     const exact = yield* index.findSessions(id)
     if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
     const found = yield* index.findSessionsByPrefix(id, 1000)
@@ -104,6 +114,20 @@ export const findSession = (
   })
 
 /**
+ * The real uid a shown session uid names (`hses_…`, `src/domain/shown-ids.ts`: what a redacted output gave as a
+ * session's `uid`), or a unique prefix of one: found by showing each session's uid with `ids` (one pass over the
+ * sessions). Any other id (a native id, a real uid), or a shown one that names no session or several, is answered as
+ * given: {@link findSession} then finds it, or says `SourceNotFound` (a shown uid is no native id or uid).
+ */
+const unshownUid = (index: IndexShape, id: string, ids: ShownIds | undefined): Effect.Effect<string, StoreUnavailable> =>
+  ids === undefined || !id.startsWith(SHOWN_SESSION_PREFIX) || ids.sessionUid === realIds.sessionUid
+    ? Effect.succeed(id)
+    : Effect.map(index.sessions({}), (rows) => {
+      const found = new Set(rows.filter((s) => ids.sessionUid(s.sessionUid).startsWith(id)).map((s) => s.sessionUid))
+      return found.size === 1 ? [...found][0] : id
+    })
+
+/**
  * The `session` filter of a search (`search --session`, MCP
  * `search_sessions`' `session`) for what the user named (see
  * {@link findSession}): the native id when the id or prefix given names one
@@ -112,9 +136,10 @@ export const findSession = (
  * not a search without hits.
  */
 export const searchSessionFilter = (
-  given: string
+  given: string,
+  ids?: ShownIds
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
-  Effect.map(findSession(given), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
+  Effect.map(findSession(given, ids), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
 
 /**
  * A `machine` filter (`--machine` of `sessions` and `search`, the `machine`

@@ -68,6 +68,7 @@ import { checkOwnedSqlite, createOwnedSqlite, guardStore, INDEX_APPLICATION_ID, 
 import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { bookedModelOf, groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
+import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
@@ -218,6 +219,21 @@ const JOURNAL_CHANGE_NOTE = (row: "new" | "old") =>
   `${JOURNAL_NOTE(row)}
    INSERT OR REPLACE INTO push_changes (seq, id) SELECT max(seq), lower(hex(randomblob(8))) FROM push_journal;
    DELETE FROM push_changes WHERE seq <= (SELECT max(seq) FROM push_journal) - ${JOURNAL_CHANGES_KEPT};`
+
+/**
+ * The index's shown-id key (`IndexShape.shownIdKey`): migration 0011's row of `meta`; null without it (an index from
+ * before it, read without migrating).
+ */
+const shownIdKey = (
+  sql: SqlClient.SqlClient,
+  fail: <A, R>(e: Effect.Effect<A, SqlError, R>) => Effect.Effect<A, StoreUnavailable, R>
+): Effect.Effect<Uint8Array | null, StoreUnavailable> =>
+  Effect.gen(function*() {
+    const [{ n }] = yield* fail(sql<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`)
+    if (n === 0) return null
+    const [row] = yield* fail(sql<{ readonly value: Uint8Array }>`SELECT value FROM meta WHERE key = ${SHOWN_KEY_NAME}`)
+    return row === undefined ? null : new Uint8Array(row.value)
+  })
 
 /** The schema, one migration per entry (ids are the numeric prefixes). */
 const migrations = Migrator.fromRecord({
@@ -560,7 +576,16 @@ const migrations = Migrator.fromRecord({
       const [{ n }] = yield* sql<{ readonly n: number }>`
         SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'`
       if (n === 0) yield* sql`ALTER TABLE usage ADD COLUMN cache_write_1h_tokens INTEGER`
-    }))
+    })),
+  // The index's own settings, a key/value table: `shown-id-key`, the 32 random bytes that key the ids a redacted
+  // output shows (`src/domain/shown-ids.ts`, tester23c F3: a source id and a session uid are digests of the path on
+  // disk). Made here once, in the migration's transaction (two first imports that race wait for each other's
+  // migrations: `migrateShared`); `INSERT OR IGNORE` keeps the first key if the row is there already.
+  "0011_meta": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL)`,
+      sql`INSERT OR IGNORE INTO meta (key, value) VALUES (${SHOWN_KEY_NAME}, ${newShownKey()})`
+    ], { discard: true }))
 })
 
 /**
@@ -959,6 +984,7 @@ const guardReads = (file: string, shape: IndexShape): IndexShape => {
     eventsAround: (uid, id, before, after) => guard(shape.eventsAround(uid, id, before, after)),
     usage: (filter) => guard(shape.usage(filter)),
     usageElsewhere: (filter) => guard(shape.usageElsewhere(filter)),
+    shownIdKey: guard(shape.shownIdKey),
     counts: guard(shape.counts),
     dump: guard(shape.dump)
   }
@@ -1806,6 +1832,8 @@ const make = (
       usage: fromUsage(usageGroups, usageGroupsFromEvents),
 
       usageElsewhere: fromUsage(usageElsewhere, usageElsewhereFromEvents),
+
+      shownIdKey: shownIdKey(sql, fail),
 
       counts: fail(
         sql<{ sources: number; sessions: number; events: number }>`

@@ -34,6 +34,7 @@ import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { mapYielding, responseRuns } from "../share.js"
 import { sessionRedactor } from "../../domain/redaction/redact.js"
+import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import * as Registry from "../registry.js"
@@ -81,7 +82,7 @@ export const SearchSessionsParams = Schema.Struct({
   provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only events of this provider's sessions." })),
   since: Schema.optional(Schema.String.annotations({ description: "Only events at or after this time: RFC 3339, or a date YYYY-MM-DD (UTC)." })),
   until: Schema.optional(Schema.String.annotations({ description: "Only events at or before this time: RFC 3339, or a date YYYY-MM-DD (UTC, the whole day)." })),
-  session: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only this session (its id or ses_… uid)." })),
+  session: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only this session (its id, or its uid: hses_… as answers give it, or ses_…)." })),
   workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace is this folder or below it (a leading ~ is the home folder)." })),
   role: Schema.optional(Schema.Literal("user", "assistant", "system").annotations({ description: "Only events of this role." })),
   kind: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only events of this kind: message, thinking, tool-call, tool-result, summary, …" })),
@@ -91,14 +92,14 @@ export const SearchSessionsParams = Schema.Struct({
 
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
-  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid (hses_… as answers give it, or ses_…), or a prefix of either that names one session." }),
   maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character or a redaction marker, and passes the budget only to hold one character (an emoji, a letter with its marks), or one marker, whole." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
 /** Arguments of `get_events`. */
 export const GetEventsParams = Schema.Struct({
-  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its ses_… uid, or a prefix of either that names one session." }),
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid (hses_… as answers give it, or ses_…), or a prefix of either that names one session." }),
   eventId: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events around this event (with `context` events on each side)." })),
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
@@ -138,8 +139,8 @@ export interface SessionBrief {
  */
 const brief = (r: RedactionShape, s: SessionRow, titleSource?: string): SessionBrief => ({
   id: s.sessionId,
-  uid: s.sessionUid,
-  uri: sessionUri(s.sessionUid),
+  uid: r.ids.sessionUid(s.sessionUid),
+  uri: sessionUri(r.ids.sessionUid(s.sessionUid)),
   provider: s.provider,
   title: s.title === null ? null : r.title(s.title, undefined, titleSource),
   workspace: s.workspace === null ? null : r.text(s.workspace),
@@ -617,7 +618,7 @@ export const searchSessions = (
       since,
       until,
       // As `search --session`: an unknown session is SOURCE_NOT_FOUND, not a search without hits (tester18 F7).
-      session: p.session === undefined ? undefined : yield* searchSessionFilter(p.session),
+      session: p.session === undefined ? undefined : yield* searchSessionFilter(p.session, r.ids),
       role: p.role,
       kind: p.kind
     }
@@ -626,7 +627,7 @@ export const searchSessions = (
       : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
       sessionId: h.sessionId,
-      sessionUid: h.sessionUid,
+      sessionUid: r.ids.sessionUid(h.sessionUid),
       provider: h.provider,
       machine: h.machine === null ? null : r.text(h.machine),
       // redacted already (with its session's secrets) by `redactedSearch`; as it is with redaction off
@@ -637,7 +638,7 @@ export const searchSessions = (
       occurredAt: h.occurredAt,
       // with redaction on, an event's shown cursor (no check of its bytes as imported: ../../domain/shown-cursor.ts)
       cursor: r.enabled && h.cursor !== null && h.eventId !== null && h.sequence !== null
-        ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor })
+        ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor }, r.ids)
         : h.cursor,
       field: h.snippet.field,
       snippet: r.text(h.snippet.text),
@@ -690,7 +691,7 @@ const metadata = (
   const model = events.find((e) => e.model !== null)?.model ??
     (s.overview.sessionId === s.sessionId ? s.overview.model : null)
   const source = r.enabled ? titleSourceIn(s.title, raw.map((e) => e.text)) : undefined
-  return { ...brief(r, s, source), model: model === null ? null : r.text(model), otherSources: others.map((o) => o.sessionUid) }
+  return { ...brief(r, s, source), model: model === null ? null : r.text(model), otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) }
 }
 
 /**
@@ -699,8 +700,8 @@ const metadata = (
  * at a time with `get_events`, and what the server's operator can (the CLI's
  * remedies, `show`/`export`, are no use to a client).
  */
-const loadWhole = (id: string) =>
-  loadSession(id).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
+const loadWhole = (id: string, ids?: ShownIds) =>
+  loadSession(id, undefined, ids).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
     Effect.fail(
       new ResourceLimitExceeded({
         message: e.message,
@@ -730,16 +731,16 @@ export const getSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const index = yield* Index
-    const { others, session } = yield* findSession(p.id)
+    const { others, session } = yield* findSession(p.id, r.ids)
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
     const from = p.cursor === undefined
       ? 0
-      : yield* decodePageCursor(p.cursor, { sessionUid: session.sessionUid, generation: session.generation, digest, length: t.text.length })
+      : yield* decodePageCursor(p.cursor, { sessionUid: r.ids.sessionUid(session.sessionUid), generation: session.generation, digest, length: t.text.length })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
-      session: { ...brief(r, session), title: rendered.title, model: rendered.model, otherSources: others.map((o) => o.sessionUid) },
+      session: { ...brief(r, session), title: rendered.title, model: rendered.model, otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) },
       page: {
         text: t.text.slice(page.from, page.to),
         fromChar: page.from,
@@ -747,7 +748,7 @@ export const getSession = (
         totalChars: t.text.length,
         firstEventId: page.firstEvent < 0 ? null : t.eventIds[page.firstEvent],
         lastEventId: page.lastEvent < 0 ? null : t.eventIds[page.lastEvent],
-        nextCursor: done ? null : encodePageCursor({ sessionUid: session.sessionUid, generation: session.generation, offset: page.to, digest }),
+        nextCursor: done ? null : encodePageCursor({ sessionUid: r.ids.sessionUid(session.sessionUid), generation: session.generation, offset: page.to, digest }),
         done
       }
     }
@@ -828,8 +829,11 @@ export interface GetEventsAnswer {
   readonly done: boolean
 }
 
-/** `e` as answered, its text clipped to `budget`; with `shown`, its shown cursor in place of its stream cursor. */
-const eventBrief = (e: SessionEvent, budget: number, shown: boolean): EventBrief => {
+/**
+ * `e` as answered, its text clipped to `budget`; with `shown` (the output's shown ids: redaction on), its shown cursor
+ * in place of its stream cursor (the one `sessionRedactor` gave it already, if it did).
+ */
+const eventBrief = (e: SessionEvent, budget: number, shown: ShownIds | null): EventBrief => {
   const clipped = e.text !== null && e.text.length > budget
   return {
     eventId: e.eventId,
@@ -842,7 +846,7 @@ const eventBrief = (e: SessionEvent, budget: number, shown: boolean): EventBrief
     isError: e.isError,
     text: clipped ? e.text!.slice(0, clipLength(e.text!, budget)) : e.text,
     ...(clipped ? { truncated: true } : {}),
-    cursor: shown ? shownCursor(e) : e.cursor
+    cursor: shown === null || e.cursor === null || isShownCursor(e.cursor) ? e.cursor : shownCursor(e, shown)
   }
 }
 
@@ -879,9 +883,9 @@ export const getEvents = (
     }
     const r = yield* Redaction
     const index = yield* Index
-    const { session } = yield* findSession(p.id)
+    const { session } = yield* findSession(p.id, r.ids)
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
-    const head = { id: session.sessionId, uid: session.sessionUid, provider: session.provider }
+    const head = { id: session.sessionId, uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
     // every event streamed past is seen, so a secret an earlier tool call decided on is redacted where a later one restates it
     const sr = sessionRedactor(r)
     const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
@@ -924,7 +928,7 @@ export const getEvents = (
       const all = scan.runs.flatMap(shareRun)
       const window = all.slice(Math.max(0, scan.at - context), scan.at + context + 1)
       const share = Math.max(1, Math.floor(maxChars / window.length))
-      const kept = window.map((e) => eventBrief(e, share, r.enabled))
+      const kept = window.map((e) => eventBrief(e, share, r.enabled ? r.ids : null))
       const more = all.length > scan.at + context + 1
       return {
         session: head,
@@ -939,7 +943,7 @@ export const getEvents = (
     if (cursor !== undefined) {
       // an event's cursor as an answer gave it: a shown cursor with redaction on (../../domain/shown-cursor.ts), else its stream cursor
       const peeked: Either.Either<boolean, InvalidCursor> = isShownCursor(cursor)
-        ? Either.map(peekShownCursor(cursor), (place) => shownCursorIsFor(place, session.sourceId))
+        ? Either.map(peekShownCursor(cursor), (place) => shownCursorIsFor(place, session.sourceId, r.ids))
         : Either.map(peekCursor(cursor), (state) => cursorIsFor(state, session.sourceId))
       if (Either.isLeft(peeked) || !peeked.right) {
         return yield* new InvalidCursor({
@@ -962,7 +966,7 @@ export const getEvents = (
       (s, run) => {
         let from = 0
         if (!s.found) {
-          const c = run.findIndex((e) => cursorNames(cursor!, e))
+          const c = run.findIndex((e) => cursorNames(cursor!, e, r.ids))
           if (c < 0) return s
           from = c + 1
         }
@@ -970,7 +974,7 @@ export const getEvents = (
         for (let k = from; k < shared.length; k++) {
           const size = shared[k].text?.length ?? 0
           if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true }
-          answered.push(eventBrief(shared[k], maxChars - used, r.enabled))
+          answered.push(eventBrief(shared[k], maxChars - used, r.enabled ? r.ids : null))
           used += Math.min(size, maxChars - used)
         }
         return { found: true, more: false }
@@ -1001,7 +1005,7 @@ export const readSession = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadWhole(id)
+    const { events, others, session } = yield* loadWhole(id, r.ids)
     const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
     const m = metadata(r, session, shared, events, others)
     const lines = [
