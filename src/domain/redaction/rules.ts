@@ -3871,6 +3871,14 @@ const KEY_KEY_MORE = new RegExp(
 )
 const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
+/** `pw` alone as a name (any case): a password's when its value looks like one, as `pass` alone (`credential-prose`'s `{"pw": "…"}`). */
+const KEY_PW = /^(?:pw|Pw|PW)$/
+/**
+ * An auth-named HTTP header (session 24, tester24a F1): `X-Custom-Auth`, `X-Auth`, `x-client-auth-v2` (an `X-…`
+ * name whose last word, or the one before it, is `auth`), as `credential-prose` reads `X-Custom-Auth: …` in text;
+ * a header map's value under it goes when it looks like a secret (kind `key`).
+ */
+const KEY_X_AUTH = new RegExp(`^[Xx]-${KEY_HEAD}(?:${cases(["auth"]).join("|")})(?:-[A-Za-z0-9]{1,40})?$`)
 
 /**
  * A structured key naming a signature (session 21): `signature`, `sig`, and names whose last word is one
@@ -3916,13 +3924,13 @@ const NAMED_SECRET_KEY = /^(?:secret[-_]?key[-_]?base|client[-_]?key[-_]?data)$/
  * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
  * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
  * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
- * `pass`/`pwd` alone. The last word decides: a name whose last word is another (`password_policy`,
+ * `pass`/`pwd`/`pw` alone, and an auth-named header (`X-Custom-Auth`: kind `key`, session 24). The last word decides: a name whose last word is another (`password_policy`,
  * `token_count`, `max_tokens`, `input_tokens`, `secret_santa`, `tokenizer`, `passwordless`) is none, and so is
  * a page cursor (`next_page_token`, `nextPageToken`, `NextToken`: a listing's position, not a credential). The
  * kind says which values are secrets ({@link SecretKeyKind}). Keys of other characters, or longer than 300, are none.
  */
 export const secretKeyKind = (k: string): SecretKeyKind => {
-  if (k.length > 300 || k.length < 3) return "none"
+  if (k.length > 300 || k.length < 3) return k.length === 2 && KEY_PW.test(k) ? "pwd" : "none"
   if (HEADER_SECRET.test(k)) return "header"
   if (NAMED_SECRET_KEY.test(k)) return "secret"
   if (DATA_KEY.test(k.replace(/[_-]/g, "").toLowerCase())) return "none"
@@ -3936,6 +3944,7 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
   if (KEY_KEY.test(k) || (KEY_KEY_MORE_LAST.has(k.charCodeAt(k.length - 1)) && KEY_KEY_MORE.test(k))) return "key"
   if (KEY_PASS.test(k)) return "pass"
   if (KEY_ALONE.test(k)) return "pwd"
+  if (k.charCodeAt(1) === 45 && KEY_X_AUTH.test(k)) return "key"
   return "none"
 }
 
