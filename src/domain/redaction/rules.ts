@@ -1529,8 +1529,17 @@ const lineReplace = (m: string, head: string, value: string): string => {
   return `${head}${marker("secret-line")}`
 }
 
+/**
+ * The `//` after a URL's scheme, also with JSON-escaped slashes (session 24, tester24a F3: `postgres:\/\/…`, as PHP's
+ * json_encode and Java encoders write it; `\\\/` in JSON text held in a string).
+ */
+const SLASHES = String.raw`(?://|\\{1,3}/\\{1,3}/)`
+/** A `/` in a URL, also JSON-escaped (`\/`, `\\\/`): see {@link SLASHES}. */
+const SLASH = String.raw`(?:/|\\{1,3}/)`
+/** Whether `s` may hold a URL's `scheme://` (with escaped slashes too: {@link SLASHES}). */
+const mayHoldUrl = (s: string): boolean => s.includes("://") || s.includes(":\\/") || s.includes(":\\\\")
 /** `url-credentials`' pattern: group 1 the kept head (`scheme://user:`), group 2 the password. */
-const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
 const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
 
 /**
@@ -1539,7 +1548,7 @@ const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
  * password where a later event of the session restates it.
  */
 export const urlPasswords = (s: string): Array<string> => {
-  if (!s.includes("://")) return []
+  if (!mayHoldUrl(s)) return []
   const out: Array<string> = []
   URL_CREDENTIALS.lastIndex = 0
   let m: RegExpExecArray | null
@@ -2903,7 +2912,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // no word's shape); otherwise `xox?` must start a word.
     id: "slack-token",
     pattern: re(
-      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https:${SLASHES}hooks\.slack\.com${SLASH}(?:services|workflows|triggers)${SLASH}(?:[A-Za-z0-9_-]|${SLASH}){10,}`
     ),
     hints: ["xox", "xapp-", "hooks.slack.com"]
   },
@@ -3154,7 +3163,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?!${QUERY_UUID_VALUE})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?!${QUERY_UUID_VALUE})(?=(?:[^&#\s"'${"`"}<>\\)\]]|\\{1,3}/){16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])(?:[^&#\s"'${"`"}<>\\)\]]|\\{1,3}/){1,2048}`
     ),
     // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case; and the escaped `=`)
     hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH=", ...ESC_EQ_HINTS],
@@ -3167,7 +3176,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
     pattern: re(URL_CREDENTIALS_SOURCE),
-    hints: ["://"],
+    hints: ["://", ":\\/", ":\\\\"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
   },
   {
@@ -3635,8 +3644,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A Discord webhook's URL: `https://discord.com/api/webhooks/<id>/<token>` (also `discordapp.com`, `ptb.`,
     // `canary.`): the token goes, the URL and the webhook's id stay.
     id: "discord-webhook",
-    pattern: re(String.raw`(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/)[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])`),
-    hints: ["/api/webhooks/"],
+    pattern: re(String.raw`(https:${SLASHES}(?:ptb\.|canary\.)?discord(?:app)?\.com${SLASH}api${SLASH}webhooks${SLASH}[0-9]{5,30}${SLASH})[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])`),
+    hints: ["/api/webhooks/", "webhooks\\"],
     replace: (_m, head) => `${head}${marker("discord-webhook")}`
   },
   {
