@@ -3500,6 +3500,17 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     apply: (s) => redactFields(s)
   },
   {
+    // A secret's JSON key written with escapes inside its name (session 24, tester24a F7: `"pass\u0077ord": "…"`,
+    // `"api\u005fkey": "…"`, read by a JSON parser as `password`, `api_key`): the name decoded, its value goes as
+    // `secret-field` takes it under the decoded name; the name stays as written. Read by hand
+    // (redactEscapedNames): the pattern says where a match starts (an escape in a name).
+    id: "escaped-name",
+    pattern: re(String.raw`\\{1,3}u[0-9A-Fa-f]{4}`),
+    hints: ["\\u"],
+    apply: (s) => redactEscapedNames(s),
+    byHand: true
+  },
+  {
     // A secret given as a name/value pair (after the key-shaped rules such as `bearer-token` have run): a header
     // as `["X-Api-Key", "…"]` / `("Cookie", "…")` (an array or a tuple of two, in JSON, Python or JavaScript text,
     // its quotes maybe escaped), `{"name": "X-Api-Key", "value": "…"}` (HAR; `key`, `header` too; `value` first
@@ -4115,6 +4126,91 @@ const redactFields = (s: string): string => {
   }
   return done === 0 ? s : out + s.slice(done)
 }
+
+/** A JSON `\uXXXX` escape (one to three backslashes: JSON text held in a string, maybe twice): what {@link escapedNameAt} decodes in a name. */
+const NAME_ESCAPE = /\\{1,3}u[0-9A-Fa-f]{4}/g
+/** Characters of a name that {@link redactEscapedNames} reads: letters, digits, `_`, `-`, `.`. */
+const isEscapedNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46
+
+/**
+ * The quoted name around the escape at `at` in `s` (a JSON key such as `"pass\u0077ord"` or `\"api\\u005fkey\"`),
+ * decoded, with where its quoted form ends (after the closing quote) and the quote it is written with; undefined
+ * when the escape is in no such name, or the name decodes to characters a name is not made of.
+ */
+const escapedNameAt = (s: string, at: number): { start: number; end: number; quote: string; decoded: string } | undefined => {
+  const step = (p: number, dir: 1 | -1): number => {
+    // past name characters and escapes, at most 300 characters
+    let q = p
+    for (let n = 0; n < 300; n++) {
+      if (dir === 1) {
+        if (q < s.length && isEscapedNameChar(s.charCodeAt(q))) q++
+        else {
+          NAME_ESCAPE.lastIndex = q
+          const m = NAME_ESCAPE.exec(s)
+          if (m === null || m.index !== q) break
+          q += m[0].length
+        }
+      } else {
+        if (q > 0 && isEscapedNameChar(s.charCodeAt(q - 1))) q--
+        else {
+          const m = /\\{1,3}u[0-9A-Fa-f]{4}$/.exec(s.slice(Math.max(0, q - 9), q))
+          if (m === null) break
+          q -= m[0].length
+        }
+      }
+    }
+    return q
+  }
+  const from = step(at, -1)
+  const to = step(at, 1)
+  // the quotes: the same quote (maybe escaped) on both sides
+  const open = /(\\{0,7})(["'])$/.exec(s.slice(Math.max(0, from - 8), from))
+  if (open === null) return undefined
+  const quote = open[1] + open[2]
+  if (!s.startsWith(quote, to)) return undefined
+  let decoded = s.slice(from, to)
+  // the name's backslashes before `u` all go (`\\u0077` in JSON text held in a string is `w` too)
+  decoded = decoded.replace(NAME_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(-4), 16)))
+  if (!/^[A-Za-z0-9_.-]{1,300}$/.test(decoded)) return undefined
+  return { start: from - quote.length, end: to + quote.length, quote, decoded }
+}
+
+/**
+ * `secret-field` for JSON keys written with escapes inside the name (session 24, tester24a F7): a JSON parser reads
+ * `"pass\u0077ord"` as `password` and `"api\u005fkey"` as `api_key`. Each quoted name holding a `\uXXXX` escape is
+ * decoded; the value after it (to its line's end, at most {@link ESCAPED_NAME_REACH} characters) is redacted as
+ * `secret-field` would under the decoded name ({@link redactFields}), as `[REDACTED:escaped-name]`, and the name
+ * stays as it is written.
+ */
+const redactEscapedNames = (s: string): string => {
+  if (!s.includes("\\u") && !s.includes("\\\\u")) return s
+  let out = s
+  NAME_ESCAPE.lastIndex = 0
+  for (let at = 0; ; ) {
+    NAME_ESCAPE.lastIndex = at
+    const e = NAME_ESCAPE.exec(out)
+    if (e === null) break
+    at = e.index + e[0].length
+    const name = escapedNameAt(out, e.index)
+    if (name === undefined) continue
+    at = Math.max(at, name.end)
+    const sep = /^[ \t]{0,8}(?::|=)[ \t]{0,8}/.exec(out.slice(name.end, name.end + 20))
+    if (sep === null) continue
+    const head = `${name.quote}${name.decoded}${name.quote}${sep[0]}`
+    const valueAt = name.end + sep[0].length
+    let stop = out.indexOf("\n", valueAt)
+    if (stop < 0 || stop > valueAt + ESCAPED_NAME_REACH) stop = Math.min(out.length, valueAt + ESCAPED_NAME_REACH)
+    const rest = out.slice(valueAt, stop)
+    const r = redactFields(head + rest)
+    if (r === head + rest || !r.startsWith(head)) continue
+    // the value's marker names this rule (its first: the value starts the rest, whose later fields are redacted already)
+    out = out.slice(0, valueAt) + r.slice(head.length).replace(marker("secret-field"), marker("escaped-name")) + out.slice(stop)
+    at = valueAt
+  }
+  return out
+}
+/** How far after an escaped name {@link redactEscapedNames} reads its value. */
+const ESCAPED_NAME_REACH = 4096
 
 /** What every `.pgpass` line holds: `:port:database:user:` (the `pgpass-password` rule's quick look). */
 const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
