@@ -8,6 +8,9 @@ import { shareableEvents, shareableReplaySource, shareableTranscript, shareableT
 import { marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction, type Redaction } from "../../src/services/Redaction.js"
 import { secretSamples } from "./secrets.js"
+import { transcriptFromEvents } from "../../src/domain/conversation.js"
+import { renderTranscriptMarkdown } from "../../src/domain/render.js"
+import { toolInputText } from "../../src/domain/tool-input-text.js"
 
 const r = defaultRedaction
 
@@ -112,3 +115,25 @@ export const shareableOutputs = (events: () => ReadonlyArray<SessionEvent>, text
     out.push(["markdown", yield* shareableTranscript(t)])
     return out
   }) as Effect.Effect<Array<readonly [string, unknown]>, never, Redaction>
+
+/**
+ * Every shareable output of a session of one tool call per input of `inputs` (a Claude Code `tool-call` event each,
+ * its `text` the one-line JSON of its input as the provider makes it: `toolInputText`), redacted by the `Redaction`
+ * in the context, as text: the NDJSON export, the ATIF trajectory and the replay's events as JSON, and the Markdown
+ * document `show --format markdown` writes (its tool inputs pretty-printed). For the tests that a tool input is
+ * redacted alike whatever layout an output gives it.
+ */
+export const toolCallOutputs = (inputs: ReadonlyArray<unknown>) =>
+  Effect.gen(function*() {
+    const events = () =>
+      inputs.map((input, i) =>
+        sessionEvent(i + 1, { kind: "tool-call", toolName: "WebFetch", toolCallId: `call${i}`, toolInput: input, text: toolInputText(input) } as Partial<SessionEvent>)
+      )
+    const json = (v: unknown) => JSON.stringify(v)
+    return {
+      export: json(Chunk.toReadonlyArray(yield* Stream.runCollect(shareableEvents(Stream.fromIterable(events()))))),
+      atif: json(yield* shareableTrajectory({ session: { sessionId: "s1", title: null, model: null } as never, events: events(), subagents: [] } as never)),
+      replay: json((yield* shareableReplaySource({ session: { title: null, model: null, workspace: null } as never, events: events(), subagents: [] } as never)).events),
+      markdown: renderTranscriptMarkdown(yield* shareableTranscript(transcriptFromEvents({ sessionId: "s1" }, events())))
+    }
+  }) as Effect.Effect<{ export: string; atif: string; replay: string; markdown: string }, never, Redaction>

@@ -245,6 +245,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     // session 16: a token written with JSON or HTML escapes
     // (session 23: C's and Python's `\x`, a numeric reference with leading zeros)
     "escaped-token": [[`{"note": "\\u0073k-proj-${escBody}"}`, escBody], [`ghp&#95;${escGhp}`, escGhp], [`ghp\\x5f${escGhp2}`, escGhp2], [`ghp&#095;${escGhp2}`, escGhp2]],
+    // session 24 (tester24a F7): a secret's JSON key written with escapes inside its name
+    "escaped-name": [[`{"pass\\u0077ord": "${f3}"}`, f3], [`{"api\\u005fkey": "${f6}"}`, f6]],
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],

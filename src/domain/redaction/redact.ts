@@ -738,6 +738,25 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return merged === undefined ? b : merged(s, b)
   }
 
+  /**
+   * A tool call's structured input (an object or an array) read as the one line of JSON an event's `text` carries
+   * it as (`toolInputText`, whole here): the values the text rules catch there (`{"login": "bob", "pw": "…"}` by
+   * `credential-prose`, a header's value beside its name) are noted ({@link noteCaught}), so they go wherever the
+   * event or the turn holds them, its structured input included, whatever layout an output gives it (session 24,
+   * tester24a F1: the Markdown's pretty-printed input kept what the one-line forms hid). `skip`: that line already
+   * redacted as a text of the event (its `text`).
+   */
+  const noteInputLine = (input: unknown, skip?: unknown): void => {
+    if (decided === undefined || typeof input !== "object" || input === null) return
+    let line: string | undefined
+    try {
+      line = JSON.stringify(input)
+    } catch {
+      return
+    }
+    if (line !== undefined && line !== skip) textNoting(line)
+  }
+
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return textNoting(v)
@@ -960,6 +979,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   /** An event redacted; the secrets it decided on added to `sink` when given. */
   const eventInto = (e: SessionEvent, sink: Map<string, string> | undefined): SessionEvent =>
     deciding(() => {
+      noteInputLine(e.toolInput, e.text)
       let out = walkObject(e as unknown as Record<string, unknown>, eventWalkKeep, undefined, true)
       if (isPlainObject(e.extensions)) {
         const ext = walkExtensions(e.extensions)
@@ -1020,6 +1040,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
         : title(t.title, undefined, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
       turns: t.turns.map((turn) =>
         deciding(() => {
+          for (const b of turn.blocks) if (b.type === "tool_use") noteInputLine(b.input)
           const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
           return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(printedSecret(b) as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
         }, turnFieldsKeep, turn, known, known)

@@ -1583,8 +1583,17 @@ const lineReplace = (m: string, head: string, value: string): string => {
   return `${head}${marker("secret-line")}`
 }
 
+/**
+ * The `//` after a URL's scheme, also with JSON-escaped slashes (session 24, tester24a F3: `postgres:\/\/…`, as PHP's
+ * json_encode and Java encoders write it; `\\\/` in JSON text held in a string).
+ */
+const SLASHES = String.raw`(?://|\\{1,3}/\\{1,3}/)`
+/** A `/` in a URL, also JSON-escaped (`\/`, `\\\/`): see {@link SLASHES}. */
+const SLASH = String.raw`(?:/|\\{1,3}/)`
+/** Whether `s` may hold a URL's `scheme://` (with escaped slashes too: {@link SLASHES}). */
+const mayHoldUrl = (s: string): boolean => s.includes("://") || s.includes(":\\/") || s.includes(":\\\\")
 /** `url-credentials`' pattern: group 1 the kept head (`scheme://user:`), group 2 the password. */
-const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
 const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
 
 /**
@@ -1593,7 +1602,7 @@ const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
  * password where a later event of the session restates it.
  */
 export const urlPasswords = (s: string): Array<string> => {
-  if (!s.includes("://")) return []
+  if (!mayHoldUrl(s)) return []
   const out: Array<string> = []
   URL_CREDENTIALS.lastIndex = 0
   let m: RegExpExecArray | null
@@ -3000,7 +3009,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // no word's shape); otherwise `xox?` must start a word.
     id: "slack-token",
     pattern: re(
-      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{10,}`
+      String.raw`(?:${lead("xox[abeoprs]", "A-Za-z0-9_-")}|xox[abeoprs](?=-[0-9]{6,}-[0-9]{6,}-))(?:\.[a-z]+)?-[A-Za-z0-9-]{10,}|${lead("xapp-", "A-Za-z0-9_-")}[0-9]-[A-Za-z0-9-]{10,}|https:${SLASHES}hooks\.slack\.com${SLASH}(?:services|workflows|triggers)${SLASH}(?:[A-Za-z0-9_-]|${SLASH}){10,}`
     ),
     hints: ["xox", "xapp-", "hooks.slack.com"]
   },
@@ -3251,7 +3260,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // query values are percent-encoded, so these close the text around the URL, not the secret). `$VAR` references and markers of earlier rules stay.
     id: "url-query-secret",
     pattern: re(
-      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?!${QUERY_UUID_VALUE})(?=[^&#\s"'${"`"}<>\\)\]]{16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])[^&#\s"'${"`"}<>\\)\]]{1,2048}`
+      String.raw`((?:[?&#]|\\u0026)(?:${QUERY_SECRET_NAMES})(?:=|${ESC_EQ})|;(?:${QUERY_SECRET_NAMES_AFTER_SEMICOLON})(?:=|${ESC_EQ})|(?:[?&;#]|\\u0026)(?:${QUERY_KEY_NAMES})(?:=|${ESC_EQ})(?!${QUERY_UUID_VALUE})(?=(?:[^&#\s"'${"`"}<>\\)\]]|\\{1,3}/){16})(?=[^&#\s"'${"`"}<>\\)\]0-9]{0,63}[0-9])|${lead("access_token=", "A-Za-z0-9_")})(?!\[REDACTED:)(?![$\{])(?:[^&#\s"'${"`"}<>\\)\]]|\\{1,3}/){1,2048}`
     ),
     // (the names' last letters and `=`, as they are written: lower case, capitalised, upper case; and the escaped `=`)
     hints: ["ken=", "Ken=", "KEN=", "key=", "Key=", "KEY=", "ret=", "RET=", "wd=", "WD=", "ord=", "ORD=", "sig=", "Sig=", "SIG=", "ure=", "URE=", "jwt=", "JWT=", "uth=", "UTH=", ...ESC_EQ_HINTS],
@@ -3264,7 +3273,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
     id: "url-credentials",
     pattern: re(URL_CREDENTIALS_SOURCE),
-    hints: ["://"],
+    hints: ["://", ":\\/", ":\\\\"],
     replace: (_m, head) => `${head}${marker("url-credentials")}`
   },
   {
@@ -3602,6 +3611,17 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     apply: (s) => redactFields(s)
   },
   {
+    // A secret's JSON key written with escapes inside its name (session 24, tester24a F7: `"pass\u0077ord": "…"`,
+    // `"api\u005fkey": "…"`, read by a JSON parser as `password`, `api_key`): the name decoded, its value goes as
+    // `secret-field` takes it under the decoded name; the name stays as written. Read by hand
+    // (redactEscapedNames): the pattern says where a match starts (an escape in a name).
+    id: "escaped-name",
+    pattern: re(String.raw`\\{1,3}u[0-9A-Fa-f]{4}`),
+    hints: ["\\u"],
+    apply: (s) => redactEscapedNames(s),
+    byHand: true
+  },
+  {
     // A secret given as a name/value pair (after the key-shaped rules such as `bearer-token` have run): a header
     // as `["X-Api-Key", "…"]` / `("Cookie", "…")` (an array or a tuple of two, in JSON, Python or JavaScript text,
     // its quotes maybe escaped), `{"name": "X-Api-Key", "value": "…"}` (HAR; `key`, `header` too; `value` first
@@ -3746,8 +3766,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // A Discord webhook's URL: `https://discord.com/api/webhooks/<id>/<token>` (also `discordapp.com`, `ptb.`,
     // `canary.`): the token goes, the URL and the webhook's id stay.
     id: "discord-webhook",
-    pattern: re(String.raw`(https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/)[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])`),
-    hints: ["/api/webhooks/"],
+    pattern: re(String.raw`(https:${SLASHES}(?:ptb\.|canary\.)?discord(?:app)?\.com${SLASH}api${SLASH}webhooks${SLASH}[0-9]{5,30}${SLASH})[A-Za-z0-9_-]{20,200}(?![A-Za-z0-9_-])`),
+    hints: ["/api/webhooks/", "webhooks\\"],
     replace: (_m, head) => `${head}${marker("discord-webhook")}`
   },
   {
@@ -3984,6 +4004,14 @@ const KEY_KEY_MORE = new RegExp(
 )
 const KEY_PASS = new RegExp(`^(?:${afterWord(ALONE_WORDS)})$`)
 const KEY_ALONE = new RegExp(`^(?:${cases(ALONE_WORDS).join("|")})$`)
+/** `pw` alone as a name (any case): a password's when its value looks like one, as `pass` alone (`credential-prose`'s `{"pw": "…"}`). */
+const KEY_PW = /^(?:pw|Pw|PW)$/
+/**
+ * An auth-named HTTP header (session 24, tester24a F1): `X-Custom-Auth`, `X-Auth`, `x-client-auth-v2` (an `X-…`
+ * name whose last word, or the one before it, is `auth`), as `credential-prose` reads `X-Custom-Auth: …` in text;
+ * a header map's value under it goes when it looks like a secret (kind `key`).
+ */
+const KEY_X_AUTH = new RegExp(`^[Xx]-${KEY_HEAD}(?:${cases(["auth"]).join("|")})(?:-[A-Za-z0-9]{1,40})?$`)
 
 /**
  * A structured key naming a signature (session 21): `signature`, `sig`, and names whose last word is one
@@ -4029,13 +4057,13 @@ const NAMED_SECRET_KEY = /^(?:secret[-_]?key[-_]?base|client[-_]?key[-_]?data)$/
  * How the key `k` of a structured value (a tool call's input, a provider's `extensions`) names a secret: the
  * names of `secret-field` (words joined by `_`/`-` or camelCase, any case: `DB_PASSWORD`, `db-password`,
  * `dbPassword`, `clientSecret`, `secretKey`, `API_KEY`, `GITHUB_TOKEN`, `private_key`), and `credentials`, and
- * `pass`/`pwd` alone. The last word decides: a name whose last word is another (`password_policy`,
+ * `pass`/`pwd`/`pw` alone, and an auth-named header (`X-Custom-Auth`: kind `key`, session 24). The last word decides: a name whose last word is another (`password_policy`,
  * `token_count`, `max_tokens`, `input_tokens`, `secret_santa`, `tokenizer`, `passwordless`) is none, and so is
  * a page cursor (`next_page_token`, `nextPageToken`, `NextToken`: a listing's position, not a credential). The
  * kind says which values are secrets ({@link SecretKeyKind}). Keys of other characters, or longer than 300, are none.
  */
 export const secretKeyKind = (k: string): SecretKeyKind => {
-  if (k.length > 300 || k.length < 3) return "none"
+  if (k.length > 300 || k.length < 3) return k.length === 2 && KEY_PW.test(k) ? "pwd" : "none"
   if (HEADER_SECRET.test(k)) return "header"
   if (NAMED_SECRET_KEY.test(k)) return "secret"
   if (DATA_KEY.test(k.replace(/[_-]/g, "").toLowerCase())) return "none"
@@ -4049,6 +4077,7 @@ export const secretKeyKind = (k: string): SecretKeyKind => {
   if (KEY_KEY.test(k) || (KEY_KEY_MORE_LAST.has(k.charCodeAt(k.length - 1)) && KEY_KEY_MORE.test(k))) return "key"
   if (KEY_PASS.test(k)) return "pass"
   if (KEY_ALONE.test(k)) return "pwd"
+  if (k.charCodeAt(1) === 45 && KEY_X_AUTH.test(k)) return "key"
   return "none"
 }
 
@@ -4210,6 +4239,91 @@ const redactFields = (s: string): string => {
   }
   return done === 0 ? s : out + s.slice(done)
 }
+
+/** A JSON `\uXXXX` escape (one to three backslashes: JSON text held in a string, maybe twice): what {@link escapedNameAt} decodes in a name. */
+const NAME_ESCAPE = /\\{1,3}u[0-9A-Fa-f]{4}/g
+/** Characters of a name that {@link redactEscapedNames} reads: letters, digits, `_`, `-`, `.`. */
+const isEscapedNameChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45 || c === 46
+
+/**
+ * The quoted name around the escape at `at` in `s` (a JSON key such as `"pass\u0077ord"` or `\"api\\u005fkey\"`),
+ * decoded, with where its quoted form ends (after the closing quote) and the quote it is written with; undefined
+ * when the escape is in no such name, or the name decodes to characters a name is not made of.
+ */
+const escapedNameAt = (s: string, at: number): { start: number; end: number; quote: string; decoded: string } | undefined => {
+  const step = (p: number, dir: 1 | -1): number => {
+    // past name characters and escapes, at most 300 characters
+    let q = p
+    for (let n = 0; n < 300; n++) {
+      if (dir === 1) {
+        if (q < s.length && isEscapedNameChar(s.charCodeAt(q))) q++
+        else {
+          NAME_ESCAPE.lastIndex = q
+          const m = NAME_ESCAPE.exec(s)
+          if (m === null || m.index !== q) break
+          q += m[0].length
+        }
+      } else {
+        if (q > 0 && isEscapedNameChar(s.charCodeAt(q - 1))) q--
+        else {
+          const m = /\\{1,3}u[0-9A-Fa-f]{4}$/.exec(s.slice(Math.max(0, q - 9), q))
+          if (m === null) break
+          q -= m[0].length
+        }
+      }
+    }
+    return q
+  }
+  const from = step(at, -1)
+  const to = step(at, 1)
+  // the quotes: the same quote (maybe escaped) on both sides
+  const open = /(\\{0,7})(["'])$/.exec(s.slice(Math.max(0, from - 8), from))
+  if (open === null) return undefined
+  const quote = open[1] + open[2]
+  if (!s.startsWith(quote, to)) return undefined
+  let decoded = s.slice(from, to)
+  // the name's backslashes before `u` all go (`\\u0077` in JSON text held in a string is `w` too)
+  decoded = decoded.replace(NAME_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(-4), 16)))
+  if (!/^[A-Za-z0-9_.-]{1,300}$/.test(decoded)) return undefined
+  return { start: from - quote.length, end: to + quote.length, quote, decoded }
+}
+
+/**
+ * `secret-field` for JSON keys written with escapes inside the name (session 24, tester24a F7): a JSON parser reads
+ * `"pass\u0077ord"` as `password` and `"api\u005fkey"` as `api_key`. Each quoted name holding a `\uXXXX` escape is
+ * decoded; the value after it (to its line's end, at most {@link ESCAPED_NAME_REACH} characters) is redacted as
+ * `secret-field` would under the decoded name ({@link redactFields}), as `[REDACTED:escaped-name]`, and the name
+ * stays as it is written.
+ */
+const redactEscapedNames = (s: string): string => {
+  if (!s.includes("\\u") && !s.includes("\\\\u")) return s
+  let out = s
+  NAME_ESCAPE.lastIndex = 0
+  for (let at = 0; ; ) {
+    NAME_ESCAPE.lastIndex = at
+    const e = NAME_ESCAPE.exec(out)
+    if (e === null) break
+    at = e.index + e[0].length
+    const name = escapedNameAt(out, e.index)
+    if (name === undefined) continue
+    at = Math.max(at, name.end)
+    const sep = /^[ \t]{0,8}(?::|=)[ \t]{0,8}/.exec(out.slice(name.end, name.end + 20))
+    if (sep === null) continue
+    const head = `${name.quote}${name.decoded}${name.quote}${sep[0]}`
+    const valueAt = name.end + sep[0].length
+    let stop = out.indexOf("\n", valueAt)
+    if (stop < 0 || stop > valueAt + ESCAPED_NAME_REACH) stop = Math.min(out.length, valueAt + ESCAPED_NAME_REACH)
+    const rest = out.slice(valueAt, stop)
+    const r = redactFields(head + rest)
+    if (r === head + rest || !r.startsWith(head)) continue
+    // the value's marker names this rule (its first: the value starts the rest, whose later fields are redacted already)
+    out = out.slice(0, valueAt) + r.slice(head.length).replace(marker("secret-field"), marker("escaped-name")) + out.slice(stop)
+    at = valueAt
+  }
+  return out
+}
+/** How far after an escaped name {@link redactEscapedNames} reads its value. */
+const ESCAPED_NAME_REACH = 4096
 
 /** What every `.pgpass` line holds: `:port:database:user:` (the `pgpass-password` rule's quick look). */
 const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
