@@ -119,8 +119,19 @@ const ACTIVE_TAG = /<(?=\/?(?:img|iframe|frame|video|audio|source|track|object|e
  * escaped (`\#`), an image (`![…](…)`) is shown as a link (`\![…](…)`), and an HTML tag that loads or runs
  * something (`<img`, `<iframe`, `<script`, …) is written as text (`&lt;img`). Pure.
  */
-export const inertMarkdown = (text: string): string => {
-  if (!/[#!<]/.test(text)) return text
+export const inertMarkdown = (text: string): string => (/[#!<]/.test(text) ? inertLines(text, ACTIVE_TAG).text : text)
+
+/**
+ * Any HTML outside code (session 24, tester24a F10): a tag or a closing tag (`<details`, `</div`, `<b`), a comment
+ * (`<!--`), a declaration or a processing instruction (`<!X`, `<?`); not an autolink (`<https://…>`, `<mailto:…>`).
+ */
+const ANY_HTML = /<(?=[A-Za-z/!?])(?!(?:https?|mailto):)/g
+
+/**
+ * {@link inertMarkdown}'s work on `text`'s lines, with `html` the tags made text: the text, and the fence of the
+ * code block still open at its end (null when none).
+ */
+const inertLines = (text: string, html: RegExp): { readonly text: string; readonly open: string | null } => {
   const lines = text.split("\n")
   let open: string | null = null // the fence that opened the code block we are in
   for (let i = 0; i < lines.length; i++) {
@@ -136,10 +147,23 @@ export const inertMarkdown = (text: string): string => {
     }
     // inline code spans kept as they are: the text between them made inert
     lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
-      k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(ACTIVE_TAG, "&lt;")
+      k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(html, "&lt;")
     ).join("").replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
   }
-  return lines.join("\n")
+  return { text: lines.join("\n"), open }
+}
+
+/**
+ * A message's text (a prompt, an answer, a thinking block) as a shareable Markdown document's body carries it
+ * (`show`/`transcript --format markdown`): as {@link inertMarkdown} makes it, and closed at its end so that it
+ * cannot take in the document after it (session 24, tester24a F10): a code fence it opens and never closes is
+ * closed by a fence of its own (the same character, as long), and any HTML outside its code ({@link ANY_HTML}: an
+ * unclosed `<details open>`, `<!--`, `<b>`) is written as text (`&lt;details open>`). Pure.
+ */
+export const inertMessage = (text: string): string => {
+  if (!/[#!<`~]/.test(text)) return text
+  const r = inertLines(text, ANY_HTML)
+  return r.open === null ? r.text : `${r.text}\n${r.open}`
 }
 
 /**
@@ -160,9 +184,9 @@ export const markdownField = (value: string): string => inertMarkdown(oneLineFie
 const blockMarkdown = (b: TranscriptBlock): string => {
   switch (b.type) {
     case "text":
-      return inertMarkdown(b.text)
+      return inertMessage(b.text)
     case "thinking":
-      return `<details><summary>thinking</summary>\n\n${inertMarkdown(b.text)}\n\n</details>`
+      return `<details><summary>thinking</summary>\n\n${inertMessage(b.text)}\n\n</details>`
     case "tool_use": {
       const head = `**tool** \`${oneLineField(b.name)}\`${b.isError === true ? " (error)" : ""}`
       const input = fence(JSON.stringify(b.input, null, 2))
