@@ -52,3 +52,22 @@ describe("a one-column query result", () => {
     stays("Password\n--------\n hunter2abc is an example\nmore text\n")
   })
 })
+
+describe("psql's aligned name/value output (tester24a F2)", () => {
+  it("a settings table `name | value`: a row whose first cell names a secret loses its value, other rows stay", () => {
+    const text = " name        | value\n-------------+--------------------------\n api_token   | Qz8kTablePw9931xx\n db_password | TblPass7781zz\n region      | eu-west-1\n(3 rows)\n"
+    const out = allGone(text, ["Qz8kTablePw9931xx", "TblPass7781zz"], ["api_token", "db_password", "eu-west-1", "(3 rows)"])
+    expect(out).toBe(` name        | value\n-------------+--------------------------\n api_token   | ${M}\n db_password | ${M}\n region      | eu-west-1\n(3 rows)\n`)
+  })
+
+  it("`key | value | updated` with the secret in the second column; rows past the table's end are not read as its rows", () => {
+    const text = "  key   |     value      | updated\n--------+----------------+---------\n secret | Wq7sHu2kLm9pQr | today\n(1 row)\n\n secret | Wq7sHu2kLm9pQz | prose after the table\n"
+    const out = r.text(text)
+    expect(out).not.toContain("Wq7sHu2kLm9pQr")
+    expect(out).toContain(" secret | Wq7sHu2kLm9pQz | prose after the table")
+  })
+
+  it("a Markdown table without leading pipes is not a query output: its rows are read as before", () => {
+    stays("name | value\n--- | ---\nprose | words here\n")
+  })
+})

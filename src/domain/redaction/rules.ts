@@ -1458,6 +1458,8 @@ function tableLines(lines: Array<string>, nl: string | null): string | null {
   let output = false
   // in a record (psql's `\x`, mysql's `\G`) or a Vault table: each line a name and its value
   let record: "psql" | "mysql" | "vault" | null = null
+  // under a query output's header, to the table's end: psql's rows start with a cell, not `|` (` api_token | … `)
+  let inOutput = false
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
     if (record === null && columns === null && !line.includes("|")) {
@@ -1506,6 +1508,7 @@ function tableLines(lines: Array<string>, nl: string | null): string | null {
     }
     if (!line.includes("|") && !line.includes("\u2502")) {
       columns = null
+      inOutput = false
       continue
     }
     const next = lines[i + 1]
@@ -1515,11 +1518,14 @@ function tableLines(lines: Array<string>, nl: string | null): string | null {
       const kinds = tableCells(line).map(([a, b]) => cellKind(line.slice(a, b)))
       columns = kinds.some((k) => k !== "none" && k !== "header") ? kinds : null
       output = !TABLE_DELIMITER.test(next)
+      inOutput = output
       i++
       continue
     }
     const first = line.trimStart().charCodeAt(0)
-    const rowStart = first === 124 || first === 0x2502
+    // a name/value row: a Markdown or box row, or (session 24, tester24a F2) a row of psql's aligned output under a
+    // header that names no secret (`name | value`, `key | value`: a settings table)
+    const rowStart = first === 124 || first === 0x2502 || inOutput
     if (!rowStart && columns === null) continue
     const cells = tableCells(line)
     const hits = new Set<number>()
