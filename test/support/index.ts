@@ -119,9 +119,12 @@ export const expectKeptThenRestored = async (o: {
   readonly original: Buffer
   /** What the cause's problem says (e.g. where the zeroing starts). */
   readonly problem?: string
+  /** The cause's code (default `SOURCE_EMPTIED`; a file cut back: `SOURCE_TRUNCATED`). */
+  readonly code?: string
 }): Promise<void> => {
   const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
-  const cause = o.broken.causes.find((x) => x.code === "SOURCE_EMPTIED")
+  const code = o.code ?? "SOURCE_EMPTIED"
+  const cause = o.broken.causes.find((x) => x.code === code)
   expect(cause, JSON.stringify(o.broken.causes)).toBeDefined()
   expect(cause!.provider).toBe(o.provider)
   expect(cause!.path).toBe(o.file)
@@ -131,12 +134,13 @@ export const expectKeptThenRestored = async (o: {
   expect(await run(indexView(o.index))).toEqual(o.view)
   // Again: the same (nothing changes while the file stays as it is).
   const again = await run(importOnce(o.policy, o.index, o.plan))
-  expect(again.causes.map((x) => x.code)).toContain("SOURCE_EMPTIED")
+  expect(again.causes.map((x) => x.code)).toContain(code)
   expect(await run(indexView(o.index))).toEqual(o.view)
   // Restored: read as usual, nothing new, complete.
   fs.writeFileSync(o.file, o.original)
   const restored = await run(importOnce(o.policy, o.index, o.plan))
   expect(restored.coverage, JSON.stringify(restored.causes)).toBe("complete")
   expect(restored.sources.superseded).toBe(0)
+  expect(restored.sources.newGenerations).toBe(0)
   expect(await run(indexView(o.index))).toEqual(o.view)
 }

@@ -18,6 +18,7 @@ import { ZEROED_RUN } from "../../domain/jsonl-line.js"
 import { bindingLength } from "./prefix.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 import { type ForeignEncoding, foreignEncodingOf, notUtf8Problem, SOURCE_NOT_UTF8 } from "../../domain/text-encoding.js"
+import { SOURCE_TRUNCATED } from "./truncated.js"
 
 /** The report's code for a source kept because its file now holds nothing. */
 export const SOURCE_EMPTIED = "SOURCE_EMPTIED"
@@ -74,9 +75,15 @@ const lostRun = (from: number, length: number): boolean => length >= ZEROED_RUN 
  *   of it can be read; it is the same session in other bytes, not a new
  *   version of it, and what was imported is kept until it is converted back
  *   (reported `SOURCE_NOT_UTF8` with the iconv command).
+ * - `truncated`: the file is now `size` bytes, shorter than the `imported`
+ *   bytes imported from it, and what it holds is a prefix of them: cut back
+ *   (a backup restored, a sync rolled back, `head`, `truncate`), not a new
+ *   version; told by `truncatedSource` (`./truncated.ts`), not by
+ *   {@link lostBytes}; reported `SOURCE_TRUNCATED`.
  */
 export type LostBytes =
   | { readonly _tag: "nothing"; readonly size: number }
+  | { readonly _tag: "truncated"; readonly size: number; readonly imported: number }
   | { readonly _tag: "zeroed"; readonly size: number; readonly from: number; readonly length: number }
   | { readonly _tag: "not-utf8"; readonly size: number; readonly encoding: ForeignEncoding }
 
@@ -175,11 +182,24 @@ const importedBytes = (binding: string | null): number => {
   return n < 0 ? Infinity : n
 }
 
-/** The report's code for a damaged source ({@link LostBytes}): `SOURCE_NOT_UTF8` for one re-encoded, else `SOURCE_EMPTIED`. */
-export const damagedCode = (lost: LostBytes): string => lost._tag === "not-utf8" ? SOURCE_NOT_UTF8 : SOURCE_EMPTIED
+/**
+ * The report's code for a damaged source ({@link LostBytes}): `SOURCE_NOT_UTF8` for one re-encoded,
+ * `SOURCE_TRUNCATED` for one cut back to a prefix of what was imported, else `SOURCE_EMPTIED`.
+ */
+export const damagedCode = (lost: LostBytes): string =>
+  lost._tag === "not-utf8" ? SOURCE_NOT_UTF8 : lost._tag === "truncated" ? SOURCE_TRUNCATED : SOURCE_EMPTIED
 
-/** The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`) cause for the file `path`, by what it holds ({@link LostBytes}). */
+/**
+ * The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`; cut back, `SOURCE_TRUNCATED`)
+ * cause for the file `path`, by what it holds ({@link LostBytes}).
+ */
 export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => {
+  if (lost._tag === "truncated") {
+    return {
+      problem: `${path} is now ${lost.size} bytes, shorter than the ${lost.imported} bytes imported from it, and holds their first ${lost.size} bytes: a log cut back (a backup restored, a sync rolled back, head or truncate), not a new version of its session; what was imported from it is kept as it was (not superseded).`,
+      remedy: `Restore the file from a backup (or let the agent write it again); the next import resumes once it holds the ${lost.imported} bytes imported again. The index keeps the session meanwhile.`
+    }
+  }
   if (lost._tag === "not-utf8") {
     const p = notUtf8Problem(path, lost.encoding)
     return { problem: `${p.message} What was imported from it before is kept as it was (not superseded).`, remedy: p.remediation }

@@ -46,6 +46,7 @@ import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
+import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
 import { type SourceCheckpoint, type CommittedBatch, Index, type SourceInfo } from "../../services/Index.js"
@@ -216,7 +217,13 @@ export const changedPrefix = (
     const now = fingerprintFields(fingerprint)
     if (checkpoint.prefix !== null && checkpoint.sourceId !== null && (before.main === null || before.main !== now.main)) {
       const hash = (yield* trusted(locator.path, checkpoint.prefix)) ?? (yield* verifyPrefix(access, locator.path, checkpoint.prefix))
-      if (hash === null) return `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
+      if (hash === null) {
+        // Shorter than what was imported (and not cut back to a prefix of it, `./truncated.ts`): said so, not "changed".
+        const shorter = yield* Effect.orElseSucceed(shorterThanImported(access, locator.path, checkpoint.prefix), () => undefined)
+        return shorter !== undefined
+          ? `the file is now ${shorter.size} bytes, shorter than the ${shorter.imported} bytes imported, and not found to be a prefix of them`
+          : `the imported prefix (${bindingLength(checkpoint.prefix)} bytes) changed`
+      }
       digests.seed(checkpoint.sourceId, locator.path, bindingLength(checkpoint.prefix), hash)
     }
     const byName = new Map(parts.map((p) => [partName(p), p]))
@@ -752,6 +759,13 @@ const make = Effect.gen(function*() {
           if (damaged._tag === "Right" && damaged.right !== undefined) {
             yield* index.rejectSource(source, damagedCode(damaged.right.lost), emptiedCause(damaged.right.path, damaged.right.lost).problem)
             return { _tag: "emptied", damaged: damaged.right } as const
+          }
+          // Cut back to a prefix of what was imported (a backup restored, `head`, `truncate`): damage too, kept.
+          const cut = yield* Effect.either(truncatedSource(access, adapter, index, source.sourceKey, checkpoint, locator))
+          if (cut._tag === "Right" && cut.right !== undefined) {
+            const lost = { _tag: "truncated", ...cut.right } as const
+            yield* index.rejectSource(source, SOURCE_TRUNCATED, emptiedCause(locator.path, lost).problem)
+            return { _tag: "emptied", damaged: { path: locator.path, lost } } as const
           }
           yield* startOver(changed.right)
         }
@@ -1345,6 +1359,8 @@ const make = Effect.gen(function*() {
           ? { path: e.path, file: e.damaged.path, size: lost.size, zeroedFrom: lost.from, zeroedBytes: lost.length }
           : lost._tag === "not-utf8"
           ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
+          : lost._tag === "truncated"
+          ? { path: e.path, file: e.damaged.path, size: lost.size, importedBytes: lost.imported }
           : { path: e.path, size: lost.size }
         const code = damagedCode(lost)
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]

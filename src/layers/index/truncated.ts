@@ -1,0 +1,125 @@
+/**
+ * Whether a source's file was cut back to a prefix of what was imported: now
+ * shorter than its imported prefix, and its bytes, as far as the index can
+ * tell, the first bytes of what was imported (a backup restored, a sync
+ * rolled back, `head -n 10`, `truncate -s N` mid-line; tester24b F2). An
+ * append-only log (a Claude Code session log, a Muse agents transcript, a
+ * Muse Code native log) never shrinks as a new version of its session: this
+ * is damage, and the importer keeps what it imported as it was and reports
+ * `SOURCE_TRUNCATED` (coverage partial), as it keeps an emptied file
+ * (`./emptied.ts`; docs/import.md, "Sources cut back to a prefix of what was
+ * imported"). Grown back past the imported prefix with the same bytes, the
+ * next import resumes from its checkpoint as usual (the prefix binding
+ * matches again).
+ *
+ * How the prefix is checked: the index keeps no copy of the imported bytes,
+ * only the binding (sha256) of the whole imported prefix, and each event's
+ * resume cursor. The file is read again (through its provider, from its
+ * start: at most the imported size), and every event it yields now must be
+ * the stored event at its place: the same session, event id and sequence,
+ * and a cursor at the same place bound to the same bytes (its line's check
+ * `h`, over the line's bytes, and its head binding `hd`, over the file's
+ * first bytes: what a resume checks, `INVALID_CURSOR` otherwise). A file
+ * that yields no event of its own, or one event not so, is not taken as cut
+ * back (it is a change, read as usual). Not checked: the bytes of a partial
+ * last line (a cut mid-line; the index keeps no raw line to compare them
+ * to): they are no event, and held back as an append in progress, so they
+ * change nothing; when the file grows, the prefix binding decides.
+ *
+ * @module
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
+import * as nodePath from "node:path"
+import { type CursorState, peekCursor } from "../../domain/cursor.js"
+import type { SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
+import type { Locator, SessionEvent } from "../../domain/model.js"
+import type { IndexShape } from "../../services/Index.js"
+import type { SourceAccessShape } from "../../services/SourceAccess.js"
+import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { bindingLength } from "./prefix.js"
+
+/** The report's code for a source kept because its file was cut back to a prefix of what was imported. */
+export const SOURCE_TRUNCATED = "SOURCE_TRUNCATED"
+
+/** The size in bytes of the source file `path` now (authorized in its own folder, read-only). */
+export const fileSize = (access: SourceAccessShape, path: string): Effect.Effect<number, SourceAccessError> =>
+  Effect.scoped(
+    Effect.flatMap(
+      Effect.flatMap(access.authorizeFile(path, [nodePath.dirname(path)]), access.open),
+      (src) => Effect.map(src.stat, (st) => st.size)
+    )
+  )
+
+/**
+ * The size of the source file `path` (imported up to `prefix`, a binding
+ * `<n>:<hex>`) when it is now shorter than that; undefined when it is not
+ * (or no binding says). Fails with the access error when it cannot be read.
+ */
+export const shorterThanImported = (
+  access: SourceAccessShape,
+  path: string,
+  prefix: string | null
+): Effect.Effect<{ readonly size: number; readonly imported: number } | undefined, SourceAccessError> =>
+  Effect.suspend(() => {
+    const imported = prefix === null ? -1 : bindingLength(prefix)
+    if (imported <= 0) return Effect.succeed(undefined)
+    return Effect.map(fileSize(access, path), (size) => (size < imported ? { size, imported } : undefined))
+  })
+
+/** A cursor's place and the checks binding it to the bytes (its source id and provider extras left out). */
+const placeOf = (cursor: string): string | undefined => {
+  const state = peekCursor(cursor)
+  if (Either.isLeft(state)) return undefined
+  const { seq, off, ls, sub, h, hd }: CursorState = state.right
+  return JSON.stringify([seq, off ?? null, ls ?? null, sub ?? null, h ?? null, hd ?? null])
+}
+
+/** Whether `now` (an event read from the file now) is `stored` (the event the index holds at its place). */
+const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined): boolean =>
+  stored !== undefined && now.eventId === stored.eventId && now.sequence === stored.sequence && now.kind === stored.kind &&
+  placeOf(now.cursor) !== undefined && placeOf(now.cursor) === placeOf(stored.cursor)
+
+/**
+ * Whether the source `sourceKey` (own events of source id `sourceId`, its
+ * file `locator.path` imported up to the binding `prefix`) was cut back to a
+ * prefix of what was imported (see the module doc): its size now and the
+ * imported size, or undefined when it is not shorter or not a prefix (a
+ * change). Reads the file through `adapter` and the stored events through
+ * `index`; a read that fails answers undefined (the importer reads it as
+ * usual and reports what it finds). Fails with the access error when the
+ * file's size cannot be had, and with the store's.
+ */
+export const truncatedSource = (
+  access: SourceAccessShape,
+  adapter: SessionSourceAdapter,
+  index: IndexShape,
+  sourceKey: string,
+  checkpoint: { readonly prefix: string | null; readonly sourceId: string | null },
+  locator: Locator
+): Effect.Effect<{ readonly size: number; readonly imported: number } | undefined, SourceAccessError | StoreUnavailable> =>
+  Effect.gen(function*() {
+    const own = checkpoint.sourceId
+    if (own === null) return undefined
+    const shorter = yield* shorterThanImported(access, locator.path, checkpoint.prefix)
+    if (shorter === undefined || shorter.size === 0) return undefined
+    const read = yield* Effect.either(Stream.runCollect(adapter.stream(locator)))
+    if (Either.isLeft(read)) return undefined
+    const now = [...read.right].filter((e) => e.sourceId === own)
+    if (now.length === 0) return undefined
+    const bySession = new Map<string, Array<SessionEvent>>()
+    for (const e of now) {
+      const list = bySession.get(e.sessionId)
+      if (list === undefined) bySession.set(e.sessionId, [e])
+      else list.push(e)
+    }
+    for (const [sessionId, events] of bySession) {
+      const rows = (yield* index.findSessions(sessionId)).filter((r) => r.sourceKey === sourceKey && r.sessionId === sessionId)
+      if (rows.length !== 1) return undefined
+      const stored = (yield* index.events(rows[0].sessionUid)).filter((e) => e.sourceId === own)
+      if (events.length > stored.length) return undefined
+      for (let k = 0; k < events.length; k++) if (!sameEvent(events[k], stored[k])) return undefined
+    }
+    return shorter
+  })

@@ -1,0 +1,152 @@
+/**
+ * A source imported before whose file is now cut back to a byte prefix of
+ * what was imported (a backup restore, a sync rollback, `head -n 10`,
+ * `truncate -s N` mid-line; tester24b F2): an append-only log never shrinks
+ * as a new version of its session, so this is damage, kept as an emptied file
+ * is (docs/import.md, "Sources cut back to a prefix of what was imported"):
+ * the indexed generation stays current (events, usage, search unchanged),
+ * nothing is superseded, `SOURCE_TRUNCATED` names the file, its size and the
+ * imported size, coverage partial (exit 8). Grown back with the same bytes,
+ * the next import resumes as usual. A shorter file with other content is
+ * still a change, its generation's reason saying it is shorter.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import * as Effect from "effect/Effect"
+import Database from "better-sqlite3"
+import { Index } from "../../src/services/Index.js"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import { expectKeptThenRestored, importOnce, indexLayer, indexView, sessionIds } from "../support/index.js"
+import { agentsFixtureCopy, breakableSources } from "../support/source-roots.js"
+import { fixturesDir, tempDir } from "../support/paths.js"
+
+const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
+
+/** Usage by model and the hits of a search, as `usage` and `search` see them. */
+const usageAndSearch = (index: string, query: string) =>
+  Effect.gen(function*() {
+    const i = yield* Index
+    return { usage: yield* i.usage({ by: "model" }), hits: (yield* i.search(query, {})).length }
+  }).pipe(Effect.provide(indexLayer(index)))
+
+/** A copy of the fixture Claude Code log with usage (24 lines). */
+const claudeCopy = () => {
+  const dir = tempDir()
+  const root = path.join(dir, "cr")
+  const project = path.join(root, "-home-alice-code-billing-api")
+  fs.mkdirSync(project, { recursive: true })
+  const name = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl"
+  const file = path.join(project, name)
+  fs.copyFileSync(path.join(fixturesDir, "claude-code", "projects", "-home-alice-code-billing-api", name), file)
+  return { dir, file, policy: { workspaceRoots: [dir], claudeRoot: root } }
+}
+
+/** The byte length of the first `n` lines of `text` (with their line feeds). */
+const linesBytes = (bytes: Buffer, n: number): number => {
+  let at = 0
+  for (let k = 0; k < n; k++) at = bytes.indexOf(0x0a, at) + 1
+  return at
+}
+
+const cuts = {
+  "cut at a line boundary (head -n 10)": (b: Buffer) => linesBytes(b, 10),
+  "cut mid-line (truncate -s N)": (b: Buffer) => linesBytes(b, 12) + 37
+} as const
+
+describe("a source cut back to a prefix of what was imported is kept as it was, reported SOURCE_TRUNCATED", () => {
+  for (const [how, at] of Object.entries(cuts)) {
+    it(`claude-code: ${how}; events, usage and search unchanged; grown back, resumed`, async () => {
+      const s = claudeCopy()
+      const index = path.join(s.dir, "i.db")
+      const plan = planFromPolicy(s.policy, { batchSize: 3 })
+      const first = await run(importOnce(s.policy, index, plan))
+      expect(first.coverage).toBe("complete")
+      const ids = await run(sessionIds(index))
+      const view = await run(indexView(index))
+      // "CHANGELOG" is in the log's last lines only (cut below).
+      const before = await run(usageAndSearch(index, "CHANGELOG"))
+      expect(before.hits).toBeGreaterThan(0)
+      const original = fs.readFileSync(s.file)
+      const size = at(original)
+      fs.truncateSync(s.file, size)
+
+      const broken = await run(importOnce(s.policy, index, plan))
+      expect(broken.superseded).toEqual([])
+      expect(broken.sources.superseded).toBe(0)
+      expect(broken.sources.newGenerations).toBe(0)
+      // Coverage partial: `import` exits 8 (PARTIAL_EXIT), as for SOURCE_EMPTIED.
+      expect(broken.coverage).toBe("partial")
+      expect(await run(usageAndSearch(index, "CHANGELOG"))).toEqual(before)
+      await expectKeptThenRestored({
+        provider: "claude-code",
+        file: s.file,
+        policy: s.policy,
+        index,
+        plan,
+        broken,
+        ids,
+        view,
+        original,
+        code: "SOURCE_TRUNCATED",
+        problem: `${size} bytes`
+      })
+      expect(broken.causes.find((c) => c.code === "SOURCE_TRUNCATED")!.problem).toContain(`${original.length} bytes`)
+      expect(await run(usageAndSearch(index, "CHANGELOG"))).toEqual(before)
+    })
+  }
+
+  it("muse-agents: a transcript cut to its first 8 lines", async () => {
+    const s = agentsFixtureCopy()
+    const policy = { workspaceRoots: [s.dir], agentsRoot: s.root }
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(policy, { batchSize: 3 })
+    expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
+    const ids = await run(sessionIds(index))
+    const view = await run(indexView(index))
+    const original = fs.readFileSync(s.file)
+    fs.truncateSync(s.file, linesBytes(original, 8))
+    const broken = await run(importOnce(policy, index, plan))
+    expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
+    expect(broken.coverage).toBe("partial")
+    await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
+  })
+
+  it("muse-code: a native session log cut back mid-file", async () => {
+    const c = breakableSources.find((x) => x.provider === "muse-code")!
+    const s = c.setup()
+    const index = path.join(path.dirname(path.dirname(s.file)), "..-truncated.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    expect((await run(importOnce(s.policy, index, plan))).coverage).toBe("complete")
+    const ids = await run(sessionIds(index))
+    const view = await run(indexView(index))
+    const original = fs.readFileSync(s.file)
+    fs.truncateSync(s.file, linesBytes(original, 2))
+    const broken = await run(importOnce(s.policy, index, plan))
+    expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
+    expect(broken.coverage).toBe("partial")
+    await expectKeptThenRestored({ provider: "muse-code", file: s.file, policy: s.policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
+  })
+
+  it("a shorter rewrite with other content is still a change, its reason saying the file is shorter", async () => {
+    const s = claudeCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const original = fs.readFileSync(s.file)
+    const lines = original.toString("utf8").split("\n").slice(0, 10)
+    // Line 7 edited (same session): not a prefix of what was imported.
+    lines[6] = lines[6].replace(/"uuid":"[0-9a-f]/, (m) => m.slice(0, -1) + (m.endsWith("0") ? "1" : "0"))
+    const rewritten = lines.join("\n") + "\n"
+    expect(Buffer.byteLength(rewritten)).toBeLessThan(original.length)
+    fs.writeFileSync(s.file, rewritten)
+    const next = await run(importOnce(s.policy, index, plan))
+    expect(next.causes.map((x) => x.code)).not.toContain("SOURCE_TRUNCATED")
+    expect(next.sources.newGenerations + next.sources.superseded).toBeGreaterThan(0)
+    const db = new Database(index, { readonly: true })
+    const reasons = JSON.stringify(db.prepare("SELECT superseded_reason FROM generations").all())
+    db.close()
+    expect(reasons).toContain(`is now ${Buffer.byteLength(rewritten)} bytes, shorter than the ${original.length} bytes imported`)
+    expect(reasons).not.toContain("prefix (")
+  })
+})
