@@ -150,6 +150,7 @@ const prepare = async () => {
       "agentmux-warm": nodePath.join(REPO, "bench", "probes", "agentmux-warm.ts"),
       "read-small": nodePath.join(REPO, "bench", "probes", "read-small.ts"),
       "redact": nodePath.join(REPO, "bench", "probes", "redact.ts"),
+      "redact-one-text": nodePath.join(REPO, "bench", "probes", "redact-one-text.ts"),
       "search": nodePath.join(REPO, "bench", "probes", "search.ts"),
       "search-pg": nodePath.join(REPO, "bench", "probes", "search-pg.ts"),
       "mcp": nodePath.join(REPO, "bench", "probes", "mcp.ts"),
@@ -668,6 +669,39 @@ const main = async () => {
     })
   }
 
+  // -------- redaction of one text holding many secrets (tester24a F11: it was quadratic in them)
+  if (only.has("redact")) {
+    const mb = Math.max(0.05, 2 * scale)
+    const floors: Array<RunResult> = []
+    const runs: Array<RunResult> = []
+    for (let i = 0; i < 3; i++) {
+      floors.push(check("floor redact one text", await nodeChild("redact-one-text", [String(mb), "floor"])))
+      runs.push(check("redact one text", await nodeChild("redact-one-text", [String(mb), "redact"])))
+    }
+    const mbs = (r: RunResult) => {
+      const j = lastJson(r) as { bytes: number; stepMs: number }
+      return j.bytes / 1e6 / (Math.max(j.stepMs, 0.001) / 1000)
+    }
+    const measured = median(runs.map(mbs))
+    const floor = median(floors.map(mbs))
+    const last = lastJson(runs[0]) as { bytes: number; secrets: number }
+    add({
+      id: "redact-many-secrets-one-text",
+      figure: `(redact) one ${(last.bytes / 1e6).toFixed(2)} MB tool output of ${last.secrets} \`password=…\` lines, session redactor, default rules`,
+      measured,
+      unit: "MB/s",
+      floor,
+      floorWhat: "one indexOf pass over the same text",
+      ratio: measured / floor,
+      target: ">= 0.2 MB/s (information; its time was quadratic in the secrets before session 24: tester24a F11)",
+      pass: measured >= 0.2,
+      peakRssMiB: rssMiB(runs),
+      floorPeakRssMiB: rssMiB(floors),
+      samples: { measured: runs.map((r) => (lastJson(r) as { stepMs: number }).stepMs), floor: floors.map((r) => (lastJson(r) as { stepMs: number }).stepMs) },
+      note: "MB = 10^6 characters of the text; time of the redaction step only (the text built outside it), median of 3"
+    })
+  }
+
   // -------- (g), (h) the team index on PostgreSQL
   if (only.has("g") || only.has("h")) await teamIndexFigures(nativeRoot, workspace, inputs)
 
@@ -930,7 +964,7 @@ const main = async () => {
     "a-native", "a-transcript", "a-small", "b-first", "b-rescan-WAL", "b-rescan-WAL-cli", "b-rescan-rollback-journal", "b-rescan-warm-WAL", "b-rescan-warm-rollback-journal", "b-rescan-after-checkpoint", "c", "d",
     "d-command-help", "d-providers", "d-sessions", "d-search", "d-show", "d-usage", "d-import-unchanged", "i", "i-bytes", "i-bytes-transcript", "i-jobs-1", "i-jobs-2", "i-jobs-3", "e", "e-claude",
     "e-claude-subagents", "f",
-    "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "mcp-cold", "mcp-call", "r-render", "r-open",
+    "g-first", "g-reimport", "h-push", "s-latency", "s-latency-pg", "s-import", "redact", "redact-many-secrets-one-text", "mcp-cold", "mcp-call", "r-render", "r-open",
     "r-complete", "r-open-emoji-cjk", "r-open-long-text-emoji-cjk", "w"
   ]
   const rank = (id: string) => (order.includes(id) ? order.indexOf(id) : order.length)

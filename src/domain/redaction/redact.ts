@@ -280,9 +280,9 @@ const PREFIX = 6
  * An index of a map of secrets (which only grows: entries appended), kept up to date as entries are added: the
  * secrets in the map's order with their marks and forms ({@link formsOf}), each form of {@link PREFIX} characters
  * or more under a rolling hash of its first {@link PREFIX} characters (a bit table, then the exact prefix), shorter
- * ones in a list. {@link candidatesIn} finds, in one pass over a string, exactly the secrets one of whose forms
- * occurs in it (as a substring), so restating costs the string's length plus the secrets found, not one scan per
- * secret (tester23c F2: a session with thousands of caught passwords was quadratic).
+ * ones in a list. {@link occurrencesIn} finds, in one pass over a string, every occurrence of every form, so restating
+ * costs the string's length plus the occurrences found, not one scan per secret (tester23c F2: a session with
+ * thousands of caught passwords was quadratic; tester24a F11: so was one text with thousands of them).
  */
 interface SecretIndex {
   readonly redacted: RedactedForm
@@ -295,6 +295,29 @@ interface SecretIndex {
   readonly bits: Uint8Array
   /** secrets with a form shorter than {@link PREFIX}, in the map's order */
   readonly short: Array<number>
+  /**
+   * The map's entries from the next one not indexed yet: a Map's iterator also yields the entries added after it
+   * was made, as long as it was not run to its end, so the index takes only the new entries (not the whole map
+   * each time it grew: a session's known secrets grow with each event).
+   */
+  readonly rest: Iterator<readonly [string, string]>
+  /** the distinct marks of the map */
+  readonly marksSeen: Set<string>
+  /** by secret: whether a form of it could be made by a mark of the map ({@link markMade}) */
+  readonly markMade: Array<boolean>
+  /** how many secrets {@link SecretIndex.markMade} holds true for */
+  markMadeCount: number
+}
+
+/**
+ * Whether an occurrence of `form` could be made by putting a mark of `marks` in a text: it holds `[` or `]` (it
+ * would span a mark's edge) or it is a piece of a mark. Only such a secret can be found after another was
+ * replaced where it was not before (`[x] ok` once `Qz9!xy` became `[x]`).
+ */
+const markMade = (form: string, marks: Iterable<string>): boolean => {
+  if (form.includes("[") || form.includes("]")) return true
+  for (const m of marks) if (m.includes(form)) return true
+  return false
 }
 
 const HASH_BITS = 20
@@ -321,18 +344,32 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
   if (byForm === undefined) indexes.set(secrets, byForm = new Map())
   let x = byForm.get(redacted)
   if (x === undefined || x.secrets.length > secrets.size) {
-    x = { redacted, secrets: [], marks: [], forms: [], byPrefix: new Map(), bits: new Uint8Array((MASK + 1) >> 3), short: [] }
+    x = { redacted, secrets: [], marks: [], forms: [], byPrefix: new Map(), bits: new Uint8Array((MASK + 1) >> 3), short: [], rest: secrets.entries(), marksSeen: new Set(), markMade: [], markMadeCount: 0 }
     byForm.set(redacted, x)
   }
-  if (x.secrets.length === secrets.size) return x
-  let i = 0
-  for (const [secret, mark] of secrets) {
-    if (i++ < x.secrets.length) continue
+  // pulled one entry at a time while some are new: the iterator is never run to its end, so it sees later entries
+  while (x.secrets.length < secrets.size) {
+    const next = x.rest.next()
+    if (next.done === true) break
+    const [secret, mark] = next.value
+    restateWork.entries++
     const k = x.secrets.length
     const forms = formsOf(secret, redacted)
     x.secrets.push(secret)
     x.marks.push(mark)
     x.forms.push(forms)
+    if (!x.marksSeen.has(mark)) {
+      // a new mark: the secrets before it looked at again (a map has a few distinct marks)
+      x.marksSeen.add(mark)
+      for (let j = 0; j < k; j++) {
+        if (!x.markMade[j] && x.forms[j].some((form) => markMade(form, [mark]))) {
+          x.markMade[j] = true
+          x.markMadeCount++
+        }
+      }
+    }
+    x.markMade.push(forms.some((form) => markMade(form, x.marksSeen)))
+    if (x.markMade[k]) x.markMadeCount++
     let short = false
     for (const form of forms) {
       if (form.length < PREFIX) {
@@ -352,15 +389,50 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
 }
 
 /**
- * The secrets of `x` (their indexes, ascending: the map's order) above `after` one of whose forms occurs in `s`:
- * exactly those {@link restateEach} would find there.
+ * The work restating has done: the characters it read looking for secrets (a pass of the index over a string, an
+ * `indexOf` of a form up to where it stopped) and the entries of a map its indexes took (`entries`). For tests that
+ * check it grows with the text and the secrets in it, not their product (tester24a F11), without timing anything.
  */
-const candidatesIn = (x: SecretIndex, s: string, after: number): Array<number> => {
-  const found = new Set<number>()
-  for (const k of x.short) {
-    if (k > after && x.forms[k].some((form) => s.includes(form))) found.add(k)
-  }
+export const restateWork = { chars: 0, entries: 0 }
+
+/** One occurrence of a form of a secret of a {@link SecretIndex} in a string: secret `k`, its form `f`, at `at`. */
+interface Occurrence {
+  readonly k: number
+  readonly f: number
+  readonly at: number
+  readonly end: number
+}
+
+/**
+ * Every occurrence (overlapping ones too) in `s` of a form of a secret of `x`, in one pass over `s`: the forms of
+ * {@link PREFIX} characters or more by the rolling hash of their prefix, the shorter ones by a set per length.
+ * Unordered.
+ */
+const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
+  const found: Array<Occurrence> = []
   const n = s.length
+  restateWork.chars += n
+  if (x.short.length > 0) {
+    // the short forms (fewer than PREFIX characters) by their length: a window of each length slid over `s`
+    const byLength = new Map<number, Map<string, Array<readonly [number, number]>>>()
+    for (const k of x.short) {
+      x.forms[k].forEach((form, f) => {
+        if (form.length >= PREFIX || form.length === 0) return
+        let m = byLength.get(form.length)
+        if (m === undefined) byLength.set(form.length, m = new Map())
+        const list = m.get(form)
+        if (list === undefined) m.set(form, [[k, f]])
+        else list.push([k, f])
+      })
+    }
+    for (const [len, m] of byLength) {
+      restateWork.chars += n
+      for (let i = 0; i + len <= n; i++) {
+        const list = m.get(s.slice(i, i + len))
+        if (list !== undefined) for (const [k, f] of list) found.push({ k, f, at: i, end: i + len })
+      }
+    }
+  }
   if (n >= PREFIX) {
     let h = hashPrefix(s, 0)
     for (let i = 0; ; i++) {
@@ -369,7 +441,11 @@ const candidatesIn = (x: SecretIndex, s: string, after: number): Array<number> =
         const list = x.byPrefix.get(s.slice(i, i + PREFIX))
         if (list !== undefined) {
           for (const k of list) {
-            if (k > after && !found.has(k) && x.forms[k].some((form) => form.length >= PREFIX && s.startsWith(form, i))) found.add(k)
+            const forms = x.forms[k]
+            for (let f = 0; f < forms.length; f++) {
+              const form = forms[f]
+              if (form.length >= PREFIX && s.startsWith(form, i)) found.push({ k, f, at: i, end: i + form.length })
+            }
           }
         }
       }
@@ -377,24 +453,77 @@ const candidatesIn = (x: SecretIndex, s: string, after: number): Array<number> =
       h = (Math.imul(h, 31) - Math.imul(s.charCodeAt(i), OUT_WEIGHT) + s.charCodeAt(i + PREFIX)) | 0
     }
   }
-  return [...found].sort((a, b) => a - b)
+  return found
 }
 
 /**
- * {@link restateEach} over the secrets of a large map, visiting only those found in the string ({@link candidatesIn});
- * after a secret changed it, those after it are found again in the new string. The same answer as
- * {@link restateEach}: a secret not in the string changes nothing there.
+ * How far a replacement changes what {@link tokenAt} reads of an occurrence: it reads the two characters on each
+ * side (a `.` or `-` and the letter beyond it), so occurrences further apart than this are decided alone.
+ */
+const TOKEN_REACH = 2
+
+/**
+ * {@link restateEach} over the secrets of a large map in one pass over the string: every occurrence of a form of a
+ * secret is found at once ({@link occurrencesIn}), and the string is rebuilt once. An occurrence with no other within
+ * {@link TOKEN_REACH} characters is replaced when it is a token; a run of occurrences that overlap or touch (a secret
+ * inside a longer one, `Pw1` and `Pw1!`) is restated as {@link restateEach} would, the map's order deciding, on that
+ * run alone (with its context). The same answer as {@link restateEach}: a secret that only a mark put in the text
+ * could make ({@link markMade}: `[x] ok` once `Qz9!xy` became `[x]`) sends the map to {@link restateRescanning}
+ * instead, which looks again after each replacement. Linear in the string's length and the occurrences in it
+ * (tester24a F11: one rescan per replaced secret made a tool output of 22k passwords take minutes).
  */
 const restateIndexed = (s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string => {
   const x = indexOf(secrets, redacted)
+  const occ = occurrencesIn(x, s)
+  if (occ.length === 0) return s
+  if (x.markMadeCount > 0) return restateRescanning(s, x, occ)
+  occ.sort((a, b) => a.at - b.at || a.k - b.k || a.f - b.f)
+  let r = ""
+  let done = 0
+  for (let i = 0; i < occ.length;) {
+    let j = i + 1
+    let end = occ[i].end
+    while (j < occ.length && occ[j].at < end + TOKEN_REACH) end = Math.max(end, occ[j++].end)
+    const o = occ[i]
+    if (j === i + 1) {
+      if (tokenAt(s, o.at, o.end)) {
+        r += s.slice(done, o.at) + x.marks[o.k]
+        done = o.end
+      }
+    } else {
+      // a run: its secrets in the map's order on the run and the characters around it that `tokenAt` reads
+      // (no occurrence starts in that context: an earlier one ends TOKEN_REACH characters or more before the run)
+      const from = Math.max(0, o.at - TOKEN_REACH)
+      const to = Math.min(s.length, end + TOKEN_REACH)
+      const ks = [...new Set(occ.slice(i, j).map((q) => q.k))].sort((a, b) => a - b)
+      let w = s.slice(from, to)
+      for (const k of ks) w = restateOne(w, x.forms[k], x.marks[k])
+      r += s.slice(done, Math.max(done, from)) + w.slice(Math.max(0, done - from))
+      done = to
+    }
+    i = j
+  }
+  return done === 0 ? s : r + s.slice(done)
+}
+
+/** The secrets (their indexes, ascending: the map's order) above `after` among `occ`. */
+const secretsAmong = (occ: ReadonlyArray<Occurrence>, after: number): Array<number> =>
+  [...new Set(occ.filter((o) => o.k > after).map((o) => o.k))].sort((a, b) => a - b)
+
+/**
+ * {@link restateEach} over the secrets of `x` found in `s` (`occ`: {@link occurrencesIn}); after a secret changed
+ * it, those after it are found again in the new string. For a map with a secret that a mark could make
+ * ({@link markMade}): one pass over the string per secret replaced, so kept to such maps.
+ */
+const restateRescanning = (s: string, x: SecretIndex, occ: ReadonlyArray<Occurrence>): string => {
   let out = s
-  let todo = candidatesIn(x, out, -1)
+  let todo = secretsAmong(occ, -1)
   for (let t = 0; t < todo.length; t++) {
     const k = todo[t]
     const next = restateOne(out, x.forms[k], x.marks[k])
     if (next !== out) {
       out = next
-      todo = candidatesIn(x, out, k)
+      todo = secretsAmong(occurrencesIn(x, out), k)
       t = -1
     }
   }
@@ -406,7 +535,10 @@ const restateOne = (s: string, forms: ReadonlyArray<string>, mark: string): stri
   let out = s
   for (const form of forms) {
     let at = out.indexOf(form)
-    if (at < 0) continue
+    if (at < 0) {
+      restateWork.chars += out.length
+      continue
+    }
     let r = ""
     let done = 0
     while (at >= 0) {
@@ -417,6 +549,7 @@ const restateOne = (s: string, forms: ReadonlyArray<string>, mark: string): stri
       }
       at = out.indexOf(form, end)
     }
+    restateWork.chars += out.length
     if (done > 0) out = r + out.slice(done)
   }
   return out
@@ -434,7 +567,7 @@ type RedactedForm = ((secret: string) => string | undefined) | undefined
 
 /**
  * The places in `original` where a secret of `secrets` (in one of its forms: itself, its JSON-escaped form) stands
- * as a token ({@link tokenAt}), each with its marker (a large map's secrets found by its index: {@link candidatesIn}).
+ * as a token ({@link tokenAt}), each with its marker (a large map's secrets found by its index: {@link occurrencesIn}).
  */
 const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Array<{ start: number; end: number; mark: string }> => {
   const out: Array<{ start: number; end: number; mark: string }> = []
@@ -443,11 +576,13 @@ const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Ar
       for (let at = original.indexOf(form); at >= 0; at = original.indexOf(form, at + 1)) {
         if (tokenAt(original, at, at + form.length)) out.push({ start: at, end: at + form.length, mark })
       }
+      restateWork.chars += original.length
     }
   }
   if (secrets.size >= PREFILTER_FROM) {
+    // every occurrence of every form in one pass (tester24a F11: one scan per secret found was quadratic)
     const x = indexOf(secrets, undefined)
-    for (const k of candidatesIn(x, original, -1)) spansOf(x.forms[k], x.marks[k])
+    for (const o of occurrencesIn(x, original)) if (tokenAt(original, o.at, o.end)) out.push({ start: o.at, end: o.end, mark: x.marks[o.k] })
   } else {
     for (const [secret, mark] of secrets) spansOf(formsOf(secret, undefined), mark)
   }
