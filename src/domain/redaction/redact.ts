@@ -41,6 +41,7 @@ import {
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
+import { throughView } from "./views.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -629,7 +630,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const custom = rules.filter(isCustomRule)
   const base = textRedactor(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)))
   const merged = custom.length === 0 ? undefined : customMerger(custom)
-  const text = merged === undefined ? base : (s: string) => merged(s, base(s))
+  // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`)
+  const text = throughView(merged === undefined ? base : (s: string) => merged(s, base(s)))
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
@@ -685,11 +687,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * turn: those the built-in rules took, read from their redaction alone (custom markers beside theirs would hide
    * where a value ends).
    */
-  const textNoting = (s: string): string => {
+  const textNoting = throughView((s: string): string => {
     const b = base(s)
     if (b !== s && decided !== undefined) caughtValues(s, b, noteCaught)
     return merged === undefined ? b : merged(s, b)
-  }
+  })
 
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {
