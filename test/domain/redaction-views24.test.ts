@@ -77,3 +77,29 @@ describe("F13: a token split by a terminal colour code", () => {
       noPiece(r.title(text, new Map(), text), GHP, "title with its source")
     }).pipe(Effect.provide(Redaction.layer)))
 })
+
+describe("F14: a token with an invisible character inside", () => {
+  const INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
+  it("the tester's cases: a zero-width space in a GitHub token, a soft hyphen in an Anthropic key", () => {
+    expect(r.text(`token ${GHP.slice(0, 4)}\u200b${GHP.slice(4)} x`)).toBe(`token ${marker("github-token")} x`)
+    const ant = j("sk-ant-api03-", "ShyTok0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqr-AAAAAAAA")
+    expect(r.text(`${ant.slice(0, 13)}\u00ad${ant.slice(13)}`)).toBe(marker("anthropic-key"))
+  })
+
+  it("every key shape, cut anywhere by each invisible character, goes whole; prose with them stays", () => {
+    for (const [id, samples] of Object.entries(secretSamples())) {
+      if (id === "private-key") continue
+      for (const key of samples) {
+        if (r.text(`x ${key} y`) === `x ${key} y`) continue
+        for (const c of INVISIBLE) {
+          for (const text of cuts(key, c)) {
+            const out = r.text(`x ${text} y`)
+            noPiece(out.replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/g, ""), key, JSON.stringify(text))
+            expect(out, JSON.stringify(text)).toContain("[REDACTED:")
+          }
+        }
+      }
+    }
+    for (const t of ["\ufeffhello world", "co\u00adop\u00aderate", "a\u200bb", "\ud83d\udc68\u200d\ud83d\udc69 family"]) stays(t)
+  })
+})

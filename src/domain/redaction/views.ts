@@ -13,14 +13,14 @@
  */
 
 /** Whether a text holds a character a view leaves out (the fast path's test). */
-const HIDDEN_CHAR = /[\x1b\x9b\x9d]/
+const HIDDEN_CHAR = /[\x1b\x9b\x9d\u00ad\u200b-\u200d\u2060\ufeff]/
 
 /**
  * What a view leaves out: an ANSI CSI (ESC `[` or U+009B, parameter bytes, at most two intermediate bytes, a final
  * byte; ECMA-48), an OSC (ESC `]` or U+009D, its text, ended by BEL, ST `ESC\` or U+009C; at most 2048 characters),
  * a lone ESC, and the invisible characters of {@link HIDDEN_CHAR}.
  */
-const LEFT_OUT = /(?:\x1b\[|\x9b)[0-?]{0,32}[ -\/]{0,2}[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,2048}(?:\x07|\x1b\\|\x9c)|\x1b/g
+const LEFT_OUT = /(?:\x1b\[|\x9b)[0-?]{0,32}[ -\/]{0,2}[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,2048}(?:\x07|\x1b\\|\x9c)|\x1b|[\u00ad\u200b-\u200d\u2060\ufeff]/g
 
 /** What the rules leave in place of a span: a marker (`[REDACTED:<id>]`) or a home path's `~`. */
 const HIDDEN = /\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*\]|~/g
