@@ -2240,7 +2240,7 @@ const ARGUMENT_HINTS: ReadonlyArray<string> = ARGUMENT_WORDS.map((w) => `_${w}=`
  * (the engine skips to it), the name looked behind.
  */
 const ARGUMENT_ASSIGNMENT = re(
-  String.raw`_(${ARGUMENT_WORDS.join("|")})=(?<=(?:^|[\s"'${"`"}]|${ESCAPE_BEFORE})([a-z0-9]{1,40}(?:_[a-z0-9]{1,40}){0,5})_\1=)` +
+  String.raw`_(${ARGUMENT_WORDS.join("|")})=(?<=(?:^|[\s"'${"`"}]|${ESCAPE_BEFORE})(?:[A-Z][A-Z0-9]{0,15}_){0,3}([a-z0-9]{1,40}(?:_[a-z0-9]{1,40}){0,5})_\1=)` +
     // the value taken whole (a lookahead's capture, then the same text: no backtracking into it), then its end
     String.raw`(?![$\{\[(<]|\[REDACTED:)(?=([^\s"'${"`"};|&<>\\,()\[\]{}]{1,512}))\3(?=[\s"'${"`"};|&\\]|$)`,
   "gm"
@@ -2593,6 +2593,9 @@ const pipedPasswordReplace = (m: string, ...args: Array<unknown>): string => {
 const commandThen = (command: string, option: string) =>
   String.raw`${lead(command, "A-Za-z0-9_.:-")}[ \t](?:[^\n;&|]{0,300}?[ \t])??(?:${option})`
 
+/** HTTPie's `http|https -a|--auth user:password` (session 24, tester24a F15), as curl's `-u` (`cli-password`). */
+const HTTPIE_AUTH = optionOf("(?:http|https)", "-a|--auth")
+
 /** The settings of `nmcli` that hold a password (nm-settings-nmcli(5)), and `password` of `nmcli device wifi connect`. */
 const NMCLI_SECRETS = String.raw`password|wifi-sec\.psk|wifi-sec\.wep-key[0-3]|wifi-sec\.leap-password|802-1x\.password|802-1x\.private-key-password|pppoe\.password|gsm\.password|cdma\.password|vpn\.secrets`
 
@@ -2616,7 +2619,12 @@ const COMMAND_SECRET_HEADS: ReadonlyArray<string> = [
   String.raw`(${lead("user-secrets", "A-Za-z0-9_-")}[ \t]{1,8}set[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,256}\\?["']|[^\s"'\\;&|<>()-][^\s"'\\;&|<>()]{0,255})[ \t]{1,8})`,
   String.raw`(${commandThen("secret", "--from-literal")}(?:=|[ \t]{1,8})(?:\\?["'])?[A-Za-z0-9._-]{1,253}=)`,
   String.raw`(${commandThen("secretsmanager", "--secret-string|--secret-binary")}(?:[ \t]{1,8}|=))`,
-  String.raw`(${commandThen("keyvault[ \t]{1,8}secret[ \t]{1,8}set|secret:create|secret:push", "--value")}(?:[ \t]{1,8}|=))`
+  String.raw`(${commandThen("keyvault[ \t]{1,8}secret[ \t]{1,8}set|secret:create|secret:push", "--value")}(?:[ \t]{1,8}|=))`,
+  // session 24 (tester24a F15): `rclone config create|update NAME TYPE secret_access_key …` (a setting's name and
+  // value as two words: `pass`, `password`, `client_secret`, `token`, `…_key`), Helm's `--set|--set-string
+  // a.b.rootPassword=…` (a secret's name, any case or camelCase, as the path's last part; `--set-file` is a file)
+  String.raw`(${optionOf(String.raw`rclone[ \t]{1,8}config[ \t]{1,8}(?:create|update)`, String.raw`(?:[a-z0-9]{1,20}_){0,4}(?:pass|password|secret|token|key)`)}[ \t]{1,8})`,
+  String.raw`(${optionOf("helm", "--set|--set-string")}(?:[ \t]{1,8}|=)(?:[A-Za-z0-9_\[\]-]{1,64}\.){0,8}[A-Za-z0-9_-]{0,40}(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[-_]?[Kk]ey|API[-_]?KEY)=)`
 ]
 /**
  * `… secrets set NAME=… NAME=…` (fly, flyctl, supabase, doppler; `secrets:set`), after {@link COMMAND_SECRET_HEADS}: the
@@ -3186,13 +3194,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}[ \t]*)`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}[ \t]*)`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}[ \t]*)`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
+        String.raw`((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's `"user:password"` quoted whole (also `\"…\"` in JSON text): the quote and the user stay, the
         // whole password goes (spaces and all) up to the closing quote.
-        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
+        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!\30)[^\n]){1,512}?)\30`
     ),
-    hints: ["mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl"],
+    hints: ["mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl", "http"],
     // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user.
     gate: ["-p", "-a", "-P", "-u", "-U"],
     replace: (m: string, ...groups: Array<string>): string => {
@@ -3752,7 +3760,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // stay; a placeholder, `$VAR` and a bare word of letters only under 16 characters stay.
     id: "command-secret",
     pattern: re([...COMMAND_SECRET_HEADS.map((head, a) => `${head}${optionValue(a * 4 + 2)}`), SECRETS_SET].join("|")),
-    hints: ["secret", "rabbitmqctl", "security", "wpa_passphrase", "nmcli", "user-secrets"],
+    hints: ["secret", "rabbitmqctl", "security", "wpa_passphrase", "nmcli", "user-secrets", "rclone", "helm"],
     replace: commandSecretReplace
   },
   {
