@@ -45,6 +45,7 @@ import {
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
+import { throughView } from "./views.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -807,7 +808,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const custom = rules.filter(isCustomRule)
   const base = textRedactor(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)))
   const merged = custom.length === 0 ? undefined : customMerger(custom)
-  const text = merged === undefined ? base : (s: string) => merged(s, base(s))
+  // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`)
+  const text = throughView(merged === undefined ? base : (s: string) => merged(s, base(s)))
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
@@ -863,7 +865,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * turn: those the built-in rules took, read from their redaction alone (custom markers beside theirs would hide
    * where a value ends).
    */
-  const textNoting = (s: string): string => {
+  const textNoting = throughView((s: string): string => {
     const b = base(s)
     if (b !== s && decided !== undefined) {
       caughtValues(s, b, noteCaught)
@@ -871,7 +873,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       if (b.includes("~")) for (const u of homeUserNames(s)) if (hiddenUserName(u) && !decided.has(u)) decided.set(u, USER_MARK)
     }
     return merged === undefined ? b : merged(s, b)
-  }
+  })
 
   /**
    * A tool call's structured input (an object or an array) read as the one line of JSON an event's `text` carries

@@ -2343,7 +2343,7 @@ const ARGUMENT_HINTS: ReadonlyArray<string> = ARGUMENT_WORDS.map((w) => `_${w}=`
  * (the engine skips to it), the name looked behind.
  */
 const ARGUMENT_ASSIGNMENT = re(
-  String.raw`_(${ARGUMENT_WORDS.join("|")})=(?<=(?:^|[\s"'${"`"}]|${ESCAPE_BEFORE})([a-z0-9]{1,40}(?:_[a-z0-9]{1,40}){0,5})_\1=)` +
+  String.raw`_(${ARGUMENT_WORDS.join("|")})=(?<=(?:^|[\s"'${"`"}]|${ESCAPE_BEFORE})(?:[A-Z][A-Z0-9]{0,15}_){0,3}([a-z0-9]{1,40}(?:_[a-z0-9]{1,40}){0,5})_\1=)` +
     // the value taken whole (a lookahead's capture, then the same text: no backtracking into it), then its end
     String.raw`(?![$\{\[(<]|\[REDACTED:)(?=([^\s"'${"`"};|&<>\\,()\[\]{}]{1,512}))\3(?=[\s"'${"`"};|&\\]|$)`,
   "gm"
@@ -2696,6 +2696,9 @@ const pipedPasswordReplace = (m: string, ...args: Array<unknown>): string => {
 const commandThen = (command: string, option: string) =>
   String.raw`${lead(command, "A-Za-z0-9_.:-")}[ \t](?:[^\n;&|]{0,300}?[ \t])??(?:${option})`
 
+/** HTTPie's `http|https -a|--auth user:password` (session 24, tester24a F15), as curl's `-u` (`cli-password`). */
+const HTTPIE_AUTH = optionOf("(?:http|https)", "-a|--auth")
+
 /** The settings of `nmcli` that hold a password (nm-settings-nmcli(5)), and `password` of `nmcli device wifi connect`. */
 const NMCLI_SECRETS = String.raw`password|wifi-sec\.psk|wifi-sec\.wep-key[0-3]|wifi-sec\.leap-password|802-1x\.password|802-1x\.private-key-password|pppoe\.password|gsm\.password|cdma\.password|vpn\.secrets`
 
@@ -2719,7 +2722,12 @@ const COMMAND_SECRET_HEADS: ReadonlyArray<string> = [
   String.raw`(${lead("user-secrets", "A-Za-z0-9_-")}[ \t]{1,8}set[ \t]{1,8}(?:\\?["'][^"'\n\\]{1,256}\\?["']|[^\s"'\\;&|<>()-][^\s"'\\;&|<>()]{0,255})[ \t]{1,8})`,
   String.raw`(${commandThen("secret", "--from-literal")}(?:=|[ \t]{1,8})(?:\\?["'])?[A-Za-z0-9._-]{1,253}=)`,
   String.raw`(${commandThen("secretsmanager", "--secret-string|--secret-binary")}(?:[ \t]{1,8}|=))`,
-  String.raw`(${commandThen("keyvault[ \t]{1,8}secret[ \t]{1,8}set|secret:create|secret:push", "--value")}(?:[ \t]{1,8}|=))`
+  String.raw`(${commandThen("keyvault[ \t]{1,8}secret[ \t]{1,8}set|secret:create|secret:push", "--value")}(?:[ \t]{1,8}|=))`,
+  // session 24 (tester24a F15): `rclone config create|update NAME TYPE secret_access_key …` (a setting's name and
+  // value as two words: `pass`, `password`, `client_secret`, `token`, `…_key`), Helm's `--set|--set-string
+  // a.b.rootPassword=…` (a secret's name, any case or camelCase, as the path's last part; `--set-file` is a file)
+  String.raw`(${optionOf(String.raw`rclone[ \t]{1,8}config[ \t]{1,8}(?:create|update)`, String.raw`(?:[a-z0-9]{1,20}_){0,4}(?:pass|password|secret|token|key)`)}[ \t]{1,8})`,
+  String.raw`(${optionOf("helm", "--set|--set-string")}(?:[ \t]{1,8}|=)(?:[A-Za-z0-9_\[\]-]{1,64}\.){0,8}[A-Za-z0-9_-]{0,40}(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[-_]?[Kk]ey|API[-_]?KEY)=)`
 ]
 /**
  * `… secrets set NAME=… NAME=…` (fly, flyctl, supabase, doppler; `secrets:set`), after {@link COMMAND_SECRET_HEADS}: the
@@ -3298,7 +3306,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("redis-cli", "-a")}(?:${NAME_CONT}|[ \t]*))`,
         String.raw`(${optionOf("(?:sqlcmd|bcp|osql)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
         String.raw`(${optionOf("(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)", "-p")}(?:${NAME_CONT}|[ \t]*))`,
-        String.raw`(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`,
+        String.raw`((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?(?![$])[^\s:"'\\[]{0,256}:)`,
         // session 24 (tester24a F6): lftp's `-u user,password` (`lftp -e 'open -u user,password host'` too), PuTTY's
         // `-pw` (plink, pscp, psftp), mosquitto's `-P`, ncftp's `-p`, rdesktop's `-p` (`-p -` prompts: no value)
         String.raw`(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?(?![$])[^\s,"'\\[]{0,256},)`,
@@ -3306,13 +3314,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         String.raw`(${optionOf("(?:mosquitto_pub|mosquitto_sub|mosquitto_rr)", "-P")}(?:${NAME_CONT}|[ \t]*))`,
         String.raw`(${optionOf("(?:ncftp|ncftpget|ncftpput|ncftpls|rdesktop)", "-p")}(?:${NAME_CONT}|[ \t]*))`
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
-        // curl's `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
+        // curl's (and HTTPie's `-a`) `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
         // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
-        String.raw`|(${optionOf("curl", "-u|--user|-U|--proxy-user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 2})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 2})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
         String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 6})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
     hints: [
-      "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl",
+      "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl", "http",
       "lftp", "plink", "pscp", "psftp", "PLINK", "PSCP", "PSFTP", "mosquitto_", "ncftp", "rdesktop"
     ],
     // Every option above: -p, -a, -P, -u, --user, -U, --proxy-user, -pw.
@@ -3889,7 +3897,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // stay; a placeholder, `$VAR` and a bare word of letters only under 16 characters stay.
     id: "command-secret",
     pattern: re([...COMMAND_SECRET_HEADS.map((head, a) => `${head}${optionValue(a * 4 + 2)}`), SECRETS_SET].join("|")),
-    hints: ["secret", "rabbitmqctl", "security", "wpa_passphrase", "nmcli", "user-secrets"],
+    hints: ["secret", "rabbitmqctl", "security", "wpa_passphrase", "nmcli", "user-secrets", "rclone", "helm"],
     replace: commandSecretReplace
   },
   {
