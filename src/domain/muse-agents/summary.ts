@@ -13,7 +13,7 @@ import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
-import { clipText, TITLE_MAX_CHARS, titleText } from "../redaction/clipped.js"
+import { clipText, TITLE_MAX_CHARS, titleText, wellFormed } from "../redaction/clipped.js"
 
 /** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
 export const PROMPT_MAX_CHARS = 500
@@ -24,8 +24,11 @@ export const FIRST_PROMPTS = 3
 
 const clip = clipText
 
-/** A title from a prompt: whitespace (newlines included) collapsed to one space, trimmed, clipped to {@link TITLE_MAX_CHARS}. */
-export const titleOf = (prompt: string): string => clip(titleText(prompt), TITLE_MAX_CHARS)
+/**
+ * A title from a prompt: whitespace (newlines included) collapsed to one space, trimmed, clipped to
+ * {@link TITLE_MAX_CHARS}; each lone surrogate (also half a pair the cut went through) one U+FFFD (`wellFormed`).
+ */
+export const titleOf = (prompt: string): string => wellFormed(clip(titleText(prompt), TITLE_MAX_CHARS))
 
 /** Counts parse warnings by kind, remembering the first (1-based) line of each. */
 export class WarningTally {

@@ -65,8 +65,18 @@ export const redactClipped = (redact: (s: string) => string, s: string, max: num
   return red.slice(0, end).trimEnd() + ELLIPSIS
 }
 
-/** A text as a title reads it: white space (newlines included) collapsed to one space, trimmed. */
-export const titleText = (s: string): string => s.replace(/\s+/g, " ").trim()
+/** A lone UTF-16 surrogate: a high one with no low one after it, or a low one with no high one before it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/**
+ * `s` with each lone UTF-16 surrogate (a `\ud800` escape in a log's JSON, or a pair a cut went through) as one
+ * U+FFFD, as the transcript and any UTF-8 output show it (tester24b F3: the SQLite driver wrote it as three bytes
+ * that read back as three U+FFFD in a title). Same length as `s`. `String.prototype.toWellFormed` (ES2024).
+ */
+export const wellFormed = (s: string): string => s.replace(LONE_SURROGATE, "\ufffd")
+
+/** A text as a title reads it: white space (newlines included) collapsed to one space, trimmed, each lone surrogate one U+FFFD ({@link wellFormed}). */
+export const titleText = (s: string): string => wellFormed(s.replace(/\s+/g, " ").trim())
 
 /** How much of a text {@link isTitleSource} collapses first (a longer text is read whole only when that is not enough). */
 const SOURCE_PREFIX = 4096
@@ -103,7 +113,7 @@ export const titleOfRedacted = (redacted: string): string => {
     const close = t.indexOf("]", open)
     if (close < 0 || close >= cut) cut = open
   }
-  return (cut === TITLE_MAX_CHARS - 1 ? t.slice(0, cut) : t.slice(0, cut).trimEnd()) + ELLIPSIS
+  return wellFormed(cut === TITLE_MAX_CHARS - 1 ? t.slice(0, cut) : t.slice(0, cut).trimEnd()) + ELLIPSIS
 }
 
 /** The first of `texts` that the cut title `title` was cut from ({@link isTitleSource}); undefined when none is (or the title is not cut). */

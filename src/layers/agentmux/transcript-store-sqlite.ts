@@ -7,6 +7,16 @@
  * - A store in rollback-journal mode (header bytes 18–19 = 1) is opened
  *   directly, `readonly: true, disableWAL: true`: SQLite takes a shared lock
  *   and creates nothing.
+ * - A rollback-journal store left with a hot journal (a `-journal` beside it
+ *   from a write of AgentMux's that was interrupted: the process killed, the
+ *   machine down) cannot be read in place: SQLite must roll the journal back
+ *   before any read, which a read-only connection refuses
+ *   (`SQLITE_READONLY_ROLLBACK`, tester24b F1). The store and its journal are
+ *   then copied byte for byte into a private temporary folder (as a WAL store
+ *   without a cache, below) and the copy opened read-write there, where SQLite
+ *   rolls the journal back in the copy: the last committed state is read, and
+ *   the store and its journal are left as they are (AgentMux rolls the journal
+ *   back itself when it next opens the store).
  * - A store in WAL mode (header bytes = 2, or a `-wal` file beside it) is not
  *   opened in place: a read-only open of a WAL database creates `-shm` and
  *   `-wal` beside it when absent and leaves them, and writes read marks into
@@ -96,6 +106,28 @@ const isBusy = (cause: unknown): boolean =>
   typeof cause === "object" && cause !== null && "code" in cause &&
   /^SQLITE_(BUSY|LOCKED)/.test(String((cause as { code: unknown }).code))
 
+/** SQLite's answer to a read-only connection on a store with a hot rollback journal (it would have to roll it back). */
+const isHotJournal = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "code" in cause &&
+  String((cause as { code: unknown }).code) === "SQLITE_READONLY_ROLLBACK"
+
+/**
+ * The store `path` has a hot rollback journal (`path-journal`): a write of
+ * AgentMux's was interrupted before it committed. Answered when the store
+ * cannot be read from a private copy either (`details.reason`: `hot-journal`).
+ */
+const hotJournal = (path: string, cause?: unknown) =>
+  new StoreUnavailable({
+    message: `The AgentMux store ${path} has a hot rollback journal (${path}-journal): a write of AgentMux's was interrupted before it committed, ` +
+      `and SQLite must roll it back before the store can be read${cause !== undefined ? ` (${cause instanceof Error ? cause.message : String(cause)})` : ""}. The store itself was not changed.`,
+    remediation: "Start AgentMux (it rolls the journal back when it next opens the store), then run the same command again.",
+    details: { store: path, journal: `${path}-journal`, reason: "hot-journal" }
+  })
+
+/** Whether `e` is {@link hotJournal}'s error. */
+const isHotJournalError = (e: unknown): boolean =>
+  e instanceof StoreUnavailable && (e.details as { reason?: unknown } | undefined)?.reason === "hot-journal"
+
 /** How many times a WAL snapshot is retried when a checkpoint changed the store during the copy. */
 const SNAPSHOT_ATTEMPTS = 5
 
@@ -158,11 +190,17 @@ class StoreChanged {
 }
 
 /**
- * Copy the store (and its `-wal`) into a fresh temporary folder, retrying
- * while a checkpoint changes the main file under the copy. Answers the
- * copy's path; the folder is removed with the scope.
+ * Copy the store (and its `-wal`, or with `side` = `-journal` its rollback
+ * journal) into a fresh temporary folder, retrying while the main file or
+ * that side file changes under the copy (a checkpoint; AgentMux rolling a
+ * journal back). Answers the copy's path; the folder is removed with the
+ * scope.
  */
-const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string, StoreUnavailable, Scope.Scope> =>
+const snapshot = (
+  access: SourceAccessShape,
+  path: string,
+  side: "-wal" | "-journal" = "-wal"
+): Effect.Effect<string, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(
       Effect.tryPromise({
@@ -172,14 +210,14 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
       (d) => Effect.promise(() => fsp.rm(d, { recursive: true, force: true }).catch(() => undefined))
     )
     const copy = nodePath.join(dir, "filestore.db")
-    const wal = `${path}-wal`
+    const wal = `${path}${side}`
     const changed = new StoreChanged()
     // One copy; fails `StoreChanged` when a checkpoint changed the main file under it.
     const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => unavailable(path, "cannot be snapshotted", e) })
     const attempt = Effect.gen(function*() {
       yield* io(async () => {
         await fsp.rm(copy, { force: true })
-        await fsp.rm(`${copy}-wal`, { force: true })
+        await fsp.rm(`${copy}${side}`, { force: true })
       })
       const before = yield* io(() => statOrNull(path))
       const walBefore = yield* io(() => statOrNull(wal))
@@ -190,8 +228,8 @@ const snapshot = (access: SourceAccessShape, path: string): Effect.Effect<string
       const copyOf = (from: string, to: string) =>
         access.copyTo(from, to).pipe(Effect.mapError(copyError(path, to, "cannot be snapshotted")))
       yield* copyOf(path, copy)
-      if (walBefore !== null) yield* copyOf(wal, `${copy}-wal`)
-      return same(before, yield* io(() => statOrNull(path)))
+      if (walBefore !== null) yield* copyOf(wal, `${copy}${side}`)
+      return same(before, yield* io(() => statOrNull(path))) && same(walBefore, yield* io(() => statOrNull(wal)))
     }).pipe(Effect.filterOrFail((ok) => ok, (): StoreUnavailable | StoreChanged => changed))
     return yield* attempt.pipe(
       Effect.retry({ schedule: Schedule.recurs(SNAPSHOT_ATTEMPTS - 1), while: (e) => e === changed }),
@@ -218,7 +256,11 @@ const connect = (
 ): Effect.Effect<StoreConnection, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const fail = (what: string) => (e: unknown) =>
-      isBusy(e) ? unavailable(real, "is locked by a writer (AgentMux busy?)", e) : unavailable(real, what, e)
+      isBusy(e)
+        ? unavailable(real, "is locked by a writer (AgentMux busy?)", e)
+        : isHotJournal(e)
+        ? hotJournal(real, e)
+        : unavailable(real, what, e)
     const db = yield* openDriver(
       filename,
       { readonly: mode !== "snapshot", timeout: BUSY_TIMEOUT_MS, fileMustExist: true },
@@ -376,7 +418,22 @@ export const openStore = (
       Effect.orElseSucceed(() => false)
     )
     const isWal = header[18] === 2 || header[19] === 2 || walBeside
-    if (!isWal) return { _tag: "open", connection: yield* connect(authorized, authorized, "direct") } as const
+    if (!isWal) {
+      // A hot journal (an interrupted write): the store and its journal are read from a private copy, rolled back there.
+      const connection = yield* connect(authorized, authorized, "direct").pipe(
+        Effect.catchIf(isHotJournalError, () =>
+          snapshot(access, authorized, "-journal").pipe(
+            Effect.flatMap((copy) => connect(authorized, copy, "snapshot")),
+            // A copy with no room says so (its remedy is room, not AgentMux); any other failure names the journal.
+            Effect.mapError((e) =>
+              isHotJournalError(e) || (e.details as { copy?: unknown } | undefined)?.copy !== undefined
+                ? e
+                : hotJournal(authorized, e)
+            )
+          ))
+      )
+      return { _tag: "open", connection } as const
+    }
     const dir = cacheRoot === null
       ? null
       : yield* Effect.tryPromise(() => cacheDirOf(cacheRoot, authorized)).pipe(Effect.orElseSucceed(() => null))
