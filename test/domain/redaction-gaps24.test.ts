@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { sessionRedactor } from "../../src/domain/redaction/redact.js"
-import { builtinRules, hiddenUserName, marker } from "../../src/domain/redaction/rules.js"
+import { builtinRules, hiddenUserName, homeUserNames, marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 
 const r = defaultRedaction
@@ -172,5 +172,18 @@ describe("the user's name, known from the session's home paths (tester24a F9)", 
     ["john.smith", true]
   ])("hiddenUserName(%j) is %j", (name, want) => {
     expect(hiddenUserName(name)).toBe(want)
+  })
+})
+
+describe("the user's name is not read from an escape (the differential test's event)", () => {
+  it("JSON text `C:\\\\Users\\\\\\npypi`: the `\\n` is a newline, not the name's first letter; nothing else loses an `n`", () => {
+    const a = "see C:\\\\Users\\\\\\npypi-ag\\nsecret="
+    expect(homeUserNames(a)).toEqual([])
+    // plain text keeps its one backslash: `C:\Users\nina` is nina's home
+    expect(homeUserNames("C:\\Users\\nina\\x")).toEqual(["nina"])
+    const e = { kind: "tool-call", sequence: 1, text: "x", extensions: { k: { a, b: "I am npypi-ag here" } } } as unknown as SessionEvent
+    const out = JSON.stringify(defaultRedaction.event(e).extensions)
+    expect(out).not.toContain("user-name")
+    expect(out).toContain("I am npypi-ag here")
   })
 })

@@ -262,6 +262,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
       [`Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${f1}=`, `${f1}=`]
     ],
     "password-prose": [[`my password is ${f3}, sorry`, f3], [`The Password is: ${f6}!`, f6]],
+    // session 24: a password told in another language (tester24a F8)
+    "password-prose-intl": [[`Passwort: ${f3}, danke`, f3], [`le mot de passe est ${f6}.`, f6]],
     // session 9: XML elements, cookie headers
     "secret-element": [[`<config><password>${f3}</password></config>`, f3], [`<ClientSecret>${f5}</ClientSecret>`, f5]],
     "cookie": [[`curl -H 'Cookie: session=${f4}; theme=dark' https://x.example`, f4], [`Set-Cookie: sid=${f1}; Path=/; HttpOnly`, f1]],

@@ -2919,6 +2919,20 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
   return quoted !== undefined ? `${head}${q}${marker("terraform-variable")}${q}` : `${head}${marker("terraform-variable")}`
 }
 
+/** The words for a password in other languages than English (`password-prose-intl`), each as written, capitalized and in upper case. */
+const PASSWORD_WORDS_INTL = [
+  "mot de passe", "Mot de passe", "MOT DE PASSE", "passwort", "Passwort", "PASSWORT", "kennwort", "Kennwort", "KENNWORT",
+  "contrase\u00f1a", "Contrase\u00f1a", "CONTRASE\u00d1A", "contrasena", "Contrasena", "CONTRASENA", "senha", "Senha", "SENHA",
+  "wachtwoord", "Wachtwoord", "WACHTWOORD", "l\u00f6senord", "L\u00f6senord", "L\u00d6SENORD",
+  "passord", "Passord", "PASSORD", "adgangskode", "Adgangskode", "ADGANGSKODE", "heslo", "Heslo", "HESLO",
+  "\u015fifre", "\u015eifre", "\u015eIFRE"
+].join("|")
+/** What `password-prose-intl` looks for before it runs (a part of each word, any of its cases). */
+const PASSWORD_HINTS_INTL: ReadonlyArray<string> = [
+  "de passe", "DE PASSE", "asswort", "ASSWORT", "ennwort", "ENNWORT", "ontrase", "ONTRASE", "enha", "ENHA", "achtwoord", "ACHTWOORD",
+  "senord", "SENORD", "assord", "ASSORD", "dgangskode", "DGANGSKODE", "eslo", "ESLO", "ifre", "IFRE"
+]
+
 /** How many `(head)` then {@link optionValue} alternatives `cli-password`'s pattern has (its quoted `user:password` ones follow). */
 const CLI_PASSWORD_HEADS = 11
 
@@ -3512,6 +3526,23 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     ),
     hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
     replace: (_m, head) => `${head}${marker("password-prose")}`
+  },
+  {
+    // (session 24, tester24a F8) A password told in another language: the word for a password in French
+    // (`mot de passe`), German (`Passwort`, `Kennwort`), Spanish (`contrase\u00f1a`, `contrasena`), Portuguese
+    // (`senha`), Dutch (`wachtwoord`), Swedish (`l\u00f6senord`), Norwegian (`passord`),
+    // Danish (`adgangskode`), Czech (`heslo`), Turkish (`\u015fifre`) (a word
+    // with an ASCII part: the prefilter's hints are ASCII, so Polish `has\u0142o` and Russian are not covered), then `:` or `=` or the language's "is" (`est`, `ist`, `es`, `\u00e9`, `is`, `je`, `\u00e4r`, `er`, `jest`), then
+    // a token as `password-prose` takes it (4 to 128 characters holding a digit or a symbol, sentence punctuation
+    // after it staying): "Passwort: PwDe8812yy" loses the token; "mot de passe oubli\u00e9", "Passwort: falsch" stay.
+    id: "password-prose-intl",
+    pattern: re(
+      String.raw`(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]*[:=][ \t]*|[ \t]+(?:est|ist|es|\u00e9|is|je|\u00e4r|er|jest)[ \t]*:?[ \t]*)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
+        String.raw`(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+    ),
+    hints: PASSWORD_HINTS_INTL,
+    // a placeholder (`******`, `<password>`) or a reference is no password
+    replace: (m: string, head: string) => (notAValue(m.slice(head.length)) || /^\*+$/.test(m.slice(head.length)) ? m : `${head}${marker("password-prose-intl")}`)
   },
   {
     // A secret told in prose under another name than a password's: `the token is <credential>`, `the API key was
@@ -4702,6 +4733,15 @@ export const homeUserNames = (s: string): Array<string> => {
   HOME_PATH.lastIndex = 0
   for (const m of s.matchAll(HOME_PATH)) {
     const name = m[0].replace(/^[^]*(?:[/\\~]|%2[Ff]|-(?:home|Users)-)/, "")
+    // in JSON text (`C:\\Users\\\npypi`: separators doubled), an odd run of 3 backslashes or more before the name
+    // escapes its first letter (a `\n`): no user name there
+    let k = (m.index ?? 0) + m[0].length - name.length
+    let run = 0
+    while (k > 0 && s.charCodeAt(k - 1) === 92) {
+      run++
+      k--
+    }
+    if (run >= 3 && run % 2 === 1) continue
     if (name.length > 0 && !name.includes(" ") && !out.includes(name)) out.push(name)
   }
   return out
