@@ -169,7 +169,9 @@ describe("text PostgreSQL cannot hold as it is: both engines", () => {
       // A search's scores are each engine's own and not comparable (README): its hits are compared without them, in one order.
       const neutral = (text: string, index: string, args: ReadonlyArray<string>) => {
         // ids and the machine (null locally, the importing machine's in the team index) name the engine, not the content
-        const plain = text.split(index).join("INDEX").replace(/\b(ses|evt|src)_[0-9a-f]{32}\b/g, "$1_X")
+        // and so do a redacted output's shown ids, keyed by each index's own secret (session 24: `hmac:`, `hses_`, a shown cursor's tag)
+        const plain = text.split(index).join("INDEX").replace(/\b(ses|evt|src|hses)_[0-9a-f]{32}\b/g, "$1_X")
+          .replace(/\bhmac:[0-9a-f]{64}\b/g, "hmac:X").replace(/\bs1\.[0-9a-f]+\.([0-9a-z]+)\.[0-9a-f]{8}\b/g, "s1.X.$1")
           .replace(/"machine":(null|"[^"]*")/g, '"machine":"M"')
         if (args[0] !== "search" || !args.includes("--json")) return plain
         const body = JSON.parse(plain)
