@@ -7,20 +7,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { defaultRedaction } from "../../src/services/Redaction.js"
-import { inString, stays } from "../support/redaction-asserts.js"
+import { allGone, stays } from "../support/redaction-asserts.js"
 
 const r = defaultRedaction
-
-/** Each secret of `secrets` gone from `text` redacted as text, as JSON text and as JSON text held in a string; `keep` stays. */
-const allGone = (text: string, secrets: ReadonlyArray<string>, keep: ReadonlyArray<string> = []) => {
-  for (const t of [text, JSON.stringify({ output: text }), inString(JSON.stringify({ output: text }))]) {
-    const out = r.text(t)
-    for (const s of secrets) expect(out, t).not.toContain(s)
-    for (const k of keep) expect(out, t).toContain(k)
-    expect(r.text(out), `idempotent: ${t}`).toBe(out)
-  }
-  return r.text(text)
-}
 
 const PSQL = [
   " username |   password    |        api_key        ",

@@ -28,6 +28,20 @@ export const stays = (text: string) => expect(r.text(text), text).toBe(text)
 /** Text held in a JSON string (its quotes escaped), without the string's own quotes. */
 export const inString = (text: string) => JSON.stringify(text).slice(1, -1)
 
+/**
+ * Each secret of `secrets` gone from `text` redacted (by the default rules) as text, as JSON text and as JSON text
+ * held in a string, each of `keep` still there, and the redaction idempotent; returns `text` redacted as text.
+ */
+export const allGone = (text: string, secrets: ReadonlyArray<string>, keep: ReadonlyArray<string> = []) => {
+  for (const t of [text, JSON.stringify({ output: text }), inString(JSON.stringify({ output: text }))]) {
+    const out = r.text(t)
+    for (const s of secrets) expect(out, t).not.toContain(s)
+    for (const k of keep) expect(out, t).toContain(k)
+    expect(r.text(out), `idempotent: ${t}`).toBe(out)
+  }
+  return r.text(text)
+}
+
 /** Joined at run time, so that no secret scanner flags a test file for its samples. */
 export const j = (...p: Array<string>) => p.join("")
 /** An RSA private key's armour lines and three body pieces (a sample, not a key). */
