@@ -5,6 +5,7 @@
  * job from an Effect program, and a real SIGKILL of the CLI mid-import.
  */
 import { spawn } from "node:child_process"
+import Database from "better-sqlite3"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -382,15 +383,30 @@ describe("index: a real kill", () => {
         a.dir,
         "--json"
       ]
-      /** Run the CLI; with `killMidway`, SIGKILL it once its index's WAL holds over 2 MB of commits. */
+      /**
+       * Run the CLI; with `killMidway`, SIGKILL it once its index holds a committed batch of events, as a reader sees
+       * it (the WAL's size alone also counts frames not yet committed: under load the kill could land before any).
+       */
       const run = (index: string, killMidway = false) =>
         Effect.async<number | null>((resume) => {
           const child = spawn(process.execPath, cliArgs(index), { stdio: "ignore" })
+          const committed = (): number => {
+            if (!fs.existsSync(index)) return 0
+            try {
+              const db = new Database(index, { readonly: true, fileMustExist: true })
+              try {
+                return (db.prepare("SELECT count(*) AS n FROM records").get() as { n: number }).n
+              } finally {
+                db.close()
+              }
+            } catch {
+              return 0 // not created or migrated yet, or busy: look again
+            }
+          }
           const poll = killMidway
             ? setInterval(() => {
-              const wal = fs.statSync(`${index}-wal`, { throwIfNoEntry: false })
-              if (wal !== undefined && wal.size > 2 * 1024 * 1024) child.kill("SIGKILL")
-            }, 5)
+              if (committed() > 0) child.kill("SIGKILL")
+            }, 10)
             : undefined
           child.on("exit", (code) => {
             if (poll !== undefined) clearInterval(poll)
