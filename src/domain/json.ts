@@ -48,6 +48,54 @@ const mayExceedDepth = (text: string, limit: number): boolean => {
   return false
 }
 
+/** Characters a JSON string writes escaped, or that need a look (surrogates): strings without any take the fast path. */
+const NEEDS_LOOK = /["\\\u0000-\u001f\ud800-\udfff]/
+
+/** UTF-8 bytes of `JSON.stringify(s)`: the quotes, the escapes, a lone surrogate as `\uXXXX`. */
+const jsonStringBytes = (s: string): number => {
+  let n = Buffer.byteLength(s, "utf8") + 2
+  if (!NEEDS_LOOK.test(s)) return n
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 0x22 || c === 0x5c) n += 1 // \" and \\
+    else if (c < 0x20) n += c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 1 : 5 // \n, or \u00XX
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++ // a pair: 4 bytes either way
+    else if (c >= 0xd800 && c <= 0xdfff) n += 3 // lone: \uXXXX (6 bytes) where byteLength counted U+FFFD (3)
+  }
+  return n
+}
+
+/**
+ * UTF-8 bytes of `JSON.stringify(value)` for a value `JSON.parse` returned (plain objects and arrays, strings,
+ * numbers, booleans, null), without building that text: a size check of a large record (an export's event against
+ * `maxRecordBytes`) costs a walk, not a second copy of the record. A non-finite number counts as `null`, as JSON
+ * writes it. Recursion is bounded by the value's depth (parsed under `maxDepth` first).
+ */
+export const compactJsonBytes = (value: unknown): number => {
+  switch (typeof value) {
+    case "string":
+      return jsonStringBytes(value)
+    case "number":
+      return Number.isFinite(value) ? String(value).length : 4
+    case "boolean":
+      return value ? 4 : 5
+    case "object": {
+      if (value === null) return 4
+      if (Array.isArray(value)) {
+        let n = 2 + Math.max(0, value.length - 1)
+        for (let i = 0; i < value.length; i++) n += compactJsonBytes(value[i])
+        return n
+      }
+      const keys = Object.keys(value)
+      let n = 2 + Math.max(0, keys.length - 1)
+      for (const k of keys) n += jsonStringBytes(k) + 1 + compactJsonBytes((value as Record<string, unknown>)[k])
+      return n
+    }
+    default:
+      return 0
+  }
+}
+
 /**
  * Parse a JSON text. Fails with `syntax` on invalid JSON (including an empty
  * text) and `depth` when objects/arrays nest deeper than `maxDepth` levels.

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { exceedsDepth, parseJson } from "../../src/domain/json.js"
+import { compactJsonBytes, exceedsDepth, parseJson } from "../../src/domain/json.js"
 
 const nested = (levels: number, open = "[", close = "]") => open.repeat(levels) + close.repeat(levels)
 
@@ -38,5 +38,34 @@ describe("parseJson", () => {
       }),
       { numRuns: 1000 }
     )
+  })
+})
+
+describe("compactJsonBytes", () => {
+  const want = (v: unknown) => Buffer.byteLength(JSON.stringify(v), "utf8")
+
+  it("is the UTF-8 byte length of JSON.stringify for any parsed JSON value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const parsed = JSON.parse(JSON.stringify(value)) as unknown
+        expect(compactJsonBytes(parsed)).toBe(want(parsed))
+      }),
+      { numRuns: 200 }
+    )
+    fc.assert(
+      fc.property(fc.fullUnicodeString({ maxLength: 40 }), fc.string({ unit: "binary", maxLength: 40 }), (a, b) => {
+        expect(compactJsonBytes({ [a]: b, b: [a] })).toBe(want({ [a]: b, b: [a] }))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("counts escapes, control characters, lone and paired surrogates, numbers as JSON writes them", () => {
+    const cases: Array<unknown> = [
+      "a\"b\\c", "\b\f\n\r\t", "\u0000\u0001\u001f", "\ud83d\ude00", "\ud83d", "\ude00", "x\ud83dy", "\ude00\ud83d",
+      "\u007f\u0080\u07ff\u0800\uffff", "\u2028\u2029", 1e21, 1e-7, -0, 123.456, Number.MAX_SAFE_INTEGER + 2, JSON.parse("1e400"),
+      JSON.parse("-1e400"), JSON.parse('{"__proto__":{"a":1},"toJSON":2}'), [], {}, [null, true, false], { "": "" }
+    ]
+    for (const c of cases) expect(compactJsonBytes(c), JSON.stringify(c)).toBe(want(c))
   })
 })

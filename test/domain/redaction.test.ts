@@ -145,10 +145,11 @@ describe("redaction rules", () => {
     for (const rule of builtinRules) {
       const started = performance.now()
       for (const s of inputs) redactText([rule], s)
-      // Linear: ~130 inputs of 200k chars take milliseconds; a quadratic rule would take minutes.
-      expect(performance.now() - started, rule.id).toBeLessThan(2000)
+      // Linear: ~130 inputs of 200k chars take tens of milliseconds; a quadratic rule (200k^2 steps per input) would
+      // take minutes. The bound is loose so a loaded machine (CI: 2 cores, one test worker) does not fail it.
+      expect(performance.now() - started, rule.id).toBeLessThan(10_000)
     }
-  })
+  }, 300_000)
 })
 
 const event = (over: Partial<SessionEvent> & Record<string, unknown>): SessionEvent => ({

@@ -23,7 +23,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { cursorEncoder, eventCheck } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
-import { isRecord, parseJson } from "../json.js"
+import { compactJsonBytes, isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
 import { RetainedFrameLine } from "./native.js"
 import { mapRecordEnvelope, RecordEnvelope, type SpawnHandle, StreamBlock } from "./records.js"
@@ -242,7 +242,7 @@ export const decodeExport = (
   const maxRecord = options.maxRecordBytes
   if (maxRecord !== undefined && buf.length > maxRecord) {
     for (let i = 0; i < rawEvents.length; i++) {
-      const size = Buffer.byteLength(JSON.stringify(rawEvents[i]) ?? "", "utf8")
+      const size = compactJsonBytes(rawEvents[i])
       if (size > maxRecord) {
         return Either.left(
           new ResourceLimitExceeded({
