@@ -242,8 +242,8 @@ describe("redaction 10: linear on hostile lines", () => {
     for (const rule of builtinRules) {
       const started = performance.now()
       for (const s of inputs) redactText([rule], s)
-      // linear: these take milliseconds; a quadratic rule would take minutes
-      expect(performance.now() - started, rule.id).toBeLessThan(3000)
+      // linear: these take milliseconds; a quadratic rule would take minutes (loose bound: CI's loaded 2 cores)
+      expect(performance.now() - started, rule.id).toBeLessThan(10_000)
     }
-  }, 120_000)
+  }, 300_000)
 })
