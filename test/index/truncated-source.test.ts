@@ -15,7 +15,14 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import * as Effect from "effect/Effect"
 import Database from "better-sqlite3"
+import * as Layer from "effect/Layer"
+import * as App from "../../src/layers/app.js"
+import { sourceAccessNode } from "../../src/layers/SourceAccessNode.js"
+import { truncatedSource } from "../../src/layers/index/truncated.js"
+import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import { Index } from "../../src/services/Index.js"
+import { SessionSources } from "../../src/services/SessionSource.js"
+import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { expectKeptThenRestored, importOnce, indexLayer, indexView, sessionIds } from "../support/index.js"
 import { agentsFixtureCopy, breakableSources } from "../support/source-roots.js"
@@ -148,5 +155,79 @@ describe("a source cut back to a prefix of what was imported is kept as it was, 
     db.close()
     expect(reasons).toContain(`is now ${Buffer.byteLength(rewritten)} bytes, shorter than the ${original.length} bytes imported`)
     expect(reasons).not.toContain("prefix (")
+  })
+})
+
+describe("the cut-back check streams the file against the index", () => {
+  /** A Muse agents transcript of `n` messages of about 500 bytes each, under a root of its own. */
+  const bigTranscript = (n: number) => {
+    const dir = tempDir()
+    const root = path.join(dir, "agents")
+    const sessions = path.join(root, "a1", "sessions")
+    fs.mkdirSync(sessions, { recursive: true })
+    const file = path.join(sessions, "a1.jsonl")
+    const line = (seq: number, text: string) =>
+      JSON.stringify({ type: "item", seq, source: "runtime", item: { type: "message", role: "user", text }, created_at: "2025-04-01T10:00:00Z" }) + "\n"
+    let head = JSON.stringify({ type: "session_header", session_id: "s-big", agent_id: "a1", created_at: "2025-04-01T10:00:00Z" }) + "\n"
+    const lines: Array<string> = []
+    for (let i = 1; i <= n; i++) lines.push(line(i, `message ${i} ` + "x".repeat(480)))
+    fs.writeFileSync(file, head + lines.join(""))
+    return { dir, root, file, head, lines, line, policy: { workspaceRoots: [dir], agentsRoot: root } }
+  }
+
+  /** The Node source access, counting the bytes read from `file` through opened sources. */
+  const countingAccess = (file: string) => {
+    const seen = { bytes: 0 }
+    const access: SourceAccessShape = {
+      ...sourceAccessNode,
+      open: (f) =>
+        Effect.map(sourceAccessNode.open(f), (o) => ({
+          ...o,
+          read: (offset: number, length: number) =>
+            Effect.tap(o.read(offset, length), (b) => Effect.sync(() => path.resolve(f.path) === path.resolve(file) && (seen.bytes += b.length)))
+        }))
+    }
+    return { access, seen }
+  }
+
+  /** The cut-back check of the index's one source, read through `access`. */
+  const check = (index: string, policy: Partial<AccessPolicyShape>, access: SourceAccessShape) =>
+    Effect.gen(function*() {
+      const i = yield* Index
+      const registry = yield* SessionSources
+      const [cp] = [...(yield* i.checkpoints).values()]
+      const adapter = yield* registry.get(cp.provider)
+      return yield* truncatedSource(access, adapter, i, cp.sourceKey, cp, cp.locator)
+    }).pipe(Effect.provide(Layer.merge(App.layer(policy, {}, access), indexLayer(index))))
+
+  it("a shorter file whose first event differs: a change, found without reading the file through", async () => {
+    const t = bigTranscript(8000)
+    const index = path.join(t.dir, "i.db")
+    const plan = planFromPolicy(t.policy, {})
+    expect((await run(importOnce(t.policy, index, plan))).coverage).toBe("complete")
+    // The first 6,000 messages, the first one edited: shorter, and not a prefix of what was imported.
+    const rewritten = t.head + t.line(1, "an edited first message") + t.lines.slice(1, 6000).join("")
+    fs.writeFileSync(t.file, rewritten)
+    const { access, seen } = countingAccess(t.file)
+    expect(await run(check(index, t.policy, access))).toBeUndefined()
+    // The first event differs, so the check stops there: a read or two of the file's start (of 512 KiB), not its 3 MB.
+    expect(seen.bytes).toBeGreaterThan(0)
+    expect(seen.bytes).toBeLessThan(Buffer.byteLength(rewritten) / 4)
+  })
+
+  it("a file cut back to its first 3,000 of 4,000 messages: cut back, every one of them compared", async () => {
+    const t = bigTranscript(4000)
+    const index = path.join(t.dir, "i.db")
+    const plan = planFromPolicy(t.policy, {})
+    await run(importOnce(t.policy, index, plan))
+    const imported = fs.statSync(t.file).size
+    const cut = t.head + t.lines.slice(0, 3000).join("")
+    fs.writeFileSync(t.file, cut)
+    const { access, seen } = countingAccess(t.file)
+    expect(await run(check(index, t.policy, access))).toEqual({ size: Buffer.byteLength(cut), imported })
+    expect(seen.bytes).toBeGreaterThanOrEqual(Buffer.byteLength(cut))
+    // Message 2,999 edited: no longer a prefix, whatever the 2,998 before it.
+    fs.writeFileSync(t.file, t.head + t.lines.slice(0, 2998).join("") + t.line(2999, "edited") + t.lines[2999])
+    expect(await run(check(index, t.policy, countingAccess(t.file).access))).toBeUndefined()
   })
 })

@@ -28,8 +28,11 @@
  *
  * @module
  */
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as nodePath from "node:path"
 import { type CursorState, peekCursor } from "../../domain/cursor.js"
@@ -81,15 +84,59 @@ const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined): boolean
   stored !== undefined && now.eventId === stored.eventId && now.sequence === stored.sequence && now.kind === stored.kind &&
   placeOf(now.cursor) !== undefined && placeOf(now.cursor) === placeOf(stored.cursor)
 
+/** The adapter's read failed: the file is then read as usual, and the importer reports what it finds. */
+class ReadFailed {
+  readonly _tag = "ReadFailed"
+}
+
+/**
+ * The stored events of source id `own` in the session `sessionId` of
+ * `sourceKey`, one at a time, a page of them held at once; `undefined` once
+ * they are all taken, or when the index does not hold exactly one such session.
+ */
+const storedPager = (
+  index: IndexShape,
+  sourceKey: string,
+  own: string,
+  sessionId: string
+): Effect.Effect<Effect.Effect<SessionEvent | undefined, StoreUnavailable>, StoreUnavailable, Scope.Scope> =>
+  Effect.gen(function*() {
+    const rows = (yield* index.findSessions(sessionId)).filter((r) => r.sourceKey === sourceKey && r.sessionId === sessionId)
+    if (rows.length !== 1) return Effect.succeed(undefined)
+    const pull = yield* Stream.toPull(Stream.filter(index.eventsStream(rows[0].sessionUid), (e) => e.sourceId === own))
+    let page: ReadonlyArray<SessionEvent> = []
+    let at = 0
+    let done = false
+    const next: Effect.Effect<SessionEvent | undefined, StoreUnavailable> = Effect.suspend(() => {
+      if (at < page.length) return Effect.succeed(page[at++])
+      if (done) return Effect.succeed(undefined)
+      return Effect.matchEffect(pull, {
+        onFailure: (e) => {
+          if (Option.isSome(e)) return Effect.fail(e.value)
+          done = true
+          return Effect.succeed(undefined)
+        },
+        onSuccess: (chunk) => {
+          page = Chunk.toReadonlyArray(chunk)
+          at = 0
+          return next
+        }
+      })
+    })
+    return next
+  })
+
 /**
  * Whether the source `sourceKey` (own events of source id `sourceId`, its
  * file `locator.path` imported up to the binding `prefix`) was cut back to a
  * prefix of what was imported (see the module doc): its size now and the
  * imported size, or undefined when it is not shorter or not a prefix (a
  * change). Reads the file through `adapter` and the stored events through
- * `index`; a read that fails answers undefined (the importer reads it as
- * usual and reports what it finds). Fails with the access error when the
- * file's size cannot be had, and with the store's.
+ * `index`, both as streams compared event by event: a page of each held at
+ * once, and the first event that differs ends the reading. A read that fails
+ * answers undefined (the importer reads it as usual and reports what it
+ * finds). Fails with the access error when the file's size cannot be had,
+ * and with the store's.
  */
 export const truncatedSource = (
   access: SourceAccessShape,
@@ -104,22 +151,25 @@ export const truncatedSource = (
     if (own === null) return undefined
     const shorter = yield* shorterThanImported(access, locator.path, checkpoint.prefix)
     if (shorter === undefined || shorter.size === 0) return undefined
-    const read = yield* Effect.either(Stream.runCollect(adapter.stream(locator)))
-    if (Either.isLeft(read)) return undefined
-    const now = [...read.right].filter((e) => e.sourceId === own)
-    if (now.length === 0) return undefined
-    const bySession = new Map<string, Array<SessionEvent>>()
-    for (const e of now) {
-      const list = bySession.get(e.sessionId)
-      if (list === undefined) bySession.set(e.sessionId, [e])
-      else list.push(e)
-    }
-    for (const [sessionId, events] of bySession) {
-      const rows = (yield* index.findSessions(sessionId)).filter((r) => r.sourceKey === sourceKey && r.sessionId === sessionId)
-      if (rows.length !== 1) return undefined
-      const stored = (yield* index.events(rows[0].sessionUid)).filter((e) => e.sourceId === own)
-      if (events.length > stored.length) return undefined
-      for (let k = 0; k < events.length; k++) if (!sameEvent(events[k], stored[k])) return undefined
-    }
-    return shorter
+    const compared = Effect.scoped(Effect.gen(function*() {
+      const pagers = new Map<string, Effect.Effect<SessionEvent | undefined, StoreUnavailable>>()
+      const read = Stream.filter(Stream.mapError(adapter.stream(locator), () => new ReadFailed()), (e) => e.sourceId === own)
+      // `seen`: events of its own the file yields now; `same`: every one of them so far is the stored event at its place.
+      return yield* Stream.runFoldWhileEffect(
+        read,
+        { seen: 0, same: true },
+        (s) => s.same,
+        (s, e) =>
+          Effect.gen(function*() {
+            let pager = pagers.get(e.sessionId)
+            if (pager === undefined) {
+              pager = yield* storedPager(index, sourceKey, own, e.sessionId)
+              pagers.set(e.sessionId, pager)
+            }
+            return { seen: s.seen + 1, same: sameEvent(e, yield* pager) }
+          })
+      )
+    }))
+    const outcome = yield* Effect.catchIf(compared, (e): e is ReadFailed => e instanceof ReadFailed, () => Effect.succeed(undefined))
+    return outcome !== undefined && outcome.same && outcome.seen > 0 ? shorter : undefined
   })
