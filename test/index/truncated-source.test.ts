@@ -231,3 +231,38 @@ describe("the cut-back check streams the file against the index", () => {
     expect(await run(check(index, t.policy, countingAccess(t.file).access))).toBeUndefined()
   })
 })
+
+describe("a source cut back so far that discovery no longer lists it", () => {
+  it("muse-agents: a transcript cut before its first prompt is kept, SOURCE_TRUNCATED, not superseded", async () => {
+    const dir = tempDir()
+    const root = path.join(dir, "agents")
+    const sessions = path.join(root, "a1", "sessions")
+    fs.mkdirSync(sessions, { recursive: true })
+    const file = path.join(sessions, "a1.jsonl")
+    const item = (seq: number, role: string, text: string) =>
+      JSON.stringify({ type: "item", seq, source: "runtime", item: { type: "message", role, text }, created_at: `2025-04-01T10:00:0${seq}Z` }) + "\n"
+    const header = JSON.stringify({ type: "session_header", session_id: "s-cut", agent_id: "a1", created_at: "2025-04-01T10:00:00Z" }) + "\n"
+    // An assistant's greeting first: the prefix of header and greeting has no prompt, which discovery requires.
+    const full = header + item(1, "assistant", "Hello, how can I help?") + item(2, "user", "Fix the build") + item(3, "assistant", "Done.")
+    fs.writeFileSync(file, full)
+    const policy = { workspaceRoots: [dir], agentsRoot: root }
+    const index = path.join(dir, "i.db")
+    const plan = planFromPolicy(policy, {})
+    expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
+    const view = await run(indexView(index))
+    expect(await run(sessionIds(index))).toEqual(["s-cut"])
+    const cut = header + item(1, "assistant", "Hello, how can I help?")
+    fs.writeFileSync(file, cut)
+    const broken = await run(importOnce(policy, index, plan))
+    expect(broken.sources.omitted).toBe(1) // discovery leaves it out now
+    expect(broken.sources.superseded).toBe(0)
+    expect(broken.coverage).toBe("partial")
+    expect(broken.causes.map((c) => [c.code, c.path])).toEqual([["SOURCE_TRUNCATED", file]])
+    expect(await run(indexView(index))).toEqual(view)
+    // Grown back with the same bytes: listed again, and the next import finds it unchanged in what it holds.
+    fs.writeFileSync(file, full)
+    const restored = await run(importOnce(policy, index, plan))
+    expect(restored.coverage).toBe("complete")
+    expect(await run(indexView(index))).toEqual(view)
+  })
+})

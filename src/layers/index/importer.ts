@@ -998,6 +998,13 @@ const make = Effect.gen(function*() {
             emptied.push({ provider: c.provider, path: c.locator.path, damaged: damaged.right })
             continue
           }
+          // Cut back to a prefix of what was imported, too short now for discovery to list it as a session (a
+          // transcript cut before its first prompt): damage, kept as it was, as when it is listed (`./truncated.ts`).
+          const cut = yield* Effect.either(truncatedSource(access, adapter.value, index, c.sourceKey, c, c.locator))
+          if (cut._tag === "Right" && cut.right !== undefined) {
+            emptied.push({ provider: c.provider, path: c.locator.path, damaged: { path: c.locator.path, lost: { _tag: "truncated", ...cut.right } } })
+            continue
+          }
           yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
         }
       }
