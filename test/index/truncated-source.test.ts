@@ -58,6 +58,8 @@ const linesBytes = (bytes: Buffer, n: number): number => {
 
 const cuts = {
   "cut at a line boundary (head -n 10)": (b: Buffer) => linesBytes(b, 10),
+  // tester25a F15: the last line whole but for its newline (a crash between a line and its `\n`, truncate -s)
+  "cut just before a line's newline": (b: Buffer) => linesBytes(b, 10) - 1,
   "cut mid-line (truncate -s N)": (b: Buffer) => linesBytes(b, 12) + 37
 } as const
 
@@ -102,6 +104,22 @@ describe("a source cut back to a prefix of what was imported is kept as it was, 
       expect(await run(usageAndSearch(index, "CHANGELOG"))).toEqual(before)
     })
   }
+
+  it("muse-agents: a transcript cut just before its 8th line's newline", async () => {
+    const s = agentsFixtureCopy()
+    const policy = { workspaceRoots: [s.dir], agentsRoot: s.root }
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(policy, { batchSize: 3 })
+    expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
+    const ids = await run(sessionIds(index))
+    const view = await run(indexView(index))
+    const original = fs.readFileSync(s.file)
+    fs.truncateSync(s.file, linesBytes(original, 8) - 1)
+    const broken = await run(importOnce(policy, index, plan))
+    expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
+    expect(broken.coverage).toBe("partial")
+    await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
+  })
 
   it("muse-agents: a transcript cut to its first 8 lines", async () => {
     const s = agentsFixtureCopy()

@@ -129,7 +129,7 @@ describe("mcp: protocol", () => {
     const { resources } = await server.client.listResources()
     expect(resources.map((r) => r.uri).sort()).toEqual(corpus.sessions.map((s) => `session://${s.shownUid}`).sort())
     for (const s of corpus.sessions) {
-      const r = await server.client.readResource({ uri: `session://${s.sessionUid}` })
+      const r = await server.client.readResource({ uri: `session://${s.shownUid}` })
       answers.push(JSON.stringify(r))
       expect(r.contents).toHaveLength(1)
       const text = (r.contents[0] as { text: string }).text
@@ -184,7 +184,7 @@ describe("mcp: tools", () => {
 
   it("get_session answers the metadata and pages the transcript to its end, each page within maxChars", async () => {
     const s = [...corpus.sessions].sort((a, b) => b.eventCount - a.eventCount)[0]
-    const whole = await call("get_session", { id: s.sessionUid, maxChars: 1_000_000 })
+    const whole = await call("get_session", { id: s.shownUid, maxChars: 1_000_000 })
     expect(whole.session).toMatchObject({ uid: s.shownUid, id: s.sessionId, provider: s.provider, eventCount: s.eventCount, uri: `session://${s.shownUid}` })
     expect(whole.page.nextCursor).toBeNull()
     expect(whole.page.done).toBe(true)
@@ -192,7 +192,7 @@ describe("mcp: tools", () => {
     for (const id of ids) expect(whole.page.text).toContain(`[${id}]`)
     expect(whole.page.totalChars).toBe(whole.page.text.length)
     for (const maxChars of [150, 701, 4000]) {
-      const ps = await pages(s.sessionUid, maxChars)
+      const ps = await pages(s.shownUid, maxChars)
       expect(ps.length).toBeGreaterThan(1)
       for (const p of ps) {
         expect(p.page.text.length).toBeLessThanOrEqual(maxChars)
@@ -203,10 +203,10 @@ describe("mcp: tools", () => {
       // Consecutive ranges.
       for (let i = 1; i < ps.length; i++) expect(ps[i].page.fromChar).toBe(ps[i - 1].page.toChar)
     }
-    // A native id, and a unique prefix of the uid, name the same session.
+    // A native id, and a unique prefix of the (shown) uid, name the same session.
     const byNative = await call("get_session", { id: s.sessionId, maxChars: 100 })
     expect(byNative.session.uid).toBe(s.shownUid)
-    const byPrefix = await call("get_session", { id: s.sessionUid.slice(0, 12), maxChars: 100 })
+    const byPrefix = await call("get_session", { id: s.shownUid.slice(0, 12), maxChars: 100 })
     expect(byPrefix.session.uid).toBe(s.shownUid)
   })
 
@@ -214,7 +214,7 @@ describe("mcp: tools", () => {
     const s = corpus.sessions.find((x) => x.provider === "claude-code" && x.eventCount > 10)!
     const ids = eventIdsOf(s.sessionUid)
     const seen: Array<string> = []
-    let a = await call("get_events", { id: s.sessionUid, limit: 3 })
+    let a = await call("get_events", { id: s.shownUid, limit: 3 })
     for (let i = 0; i < 1000; i++) {
       expect(a.events.length).toBeLessThanOrEqual(3)
       for (const e of a.events) {
@@ -224,7 +224,7 @@ describe("mcp: tools", () => {
       }
       if (a.nextCursor === null) break
       expect(a.nextCursor).toBe(a.events[a.events.length - 1].cursor)
-      a = await call("get_events", { id: s.sessionUid, cursor: a.nextCursor, limit: 3 })
+      a = await call("get_events", { id: s.shownUid, cursor: a.nextCursor, limit: 3 })
     }
     expect(a.done).toBe(true)
     expect(seen).toEqual(ids)
@@ -237,10 +237,10 @@ describe("mcp: tools", () => {
     const a = await call("get_events", { id: s.sessionId, eventId: ids[mid], context: 2 })
     expect(a.events.map((e: any) => e.eventId)).toEqual(ids.slice(mid - 2, mid + 3))
     expect(a.target).toBe(ids[mid])
-    const first = await call("get_events", { id: s.sessionUid, eventId: ids[0], context: 1 })
+    const first = await call("get_events", { id: s.shownUid, eventId: ids[0], context: 1 })
     expect(first.events.map((e: any) => e.eventId)).toEqual(ids.slice(0, 2))
     // Resuming after the window's last event continues the session.
-    const next = await call("get_events", { id: s.sessionUid, cursor: a.nextCursor, limit: 1 })
+    const next = await call("get_events", { id: s.shownUid, cursor: a.nextCursor, limit: 1 })
     expect(next.events.map((e: any) => e.eventId)).toEqual([ids[mid + 3]])
   })
 })
@@ -254,7 +254,8 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
     const again = await call("list_sessions", { limit: 1 })
     expect(again.sessions).toHaveLength(1)
   }
-  const someUid = () => corpus.sessions[0].sessionUid
+  /** A session's uid as a redacted answer names it (the server, with redaction on, takes no real uid: tester25a F16). */
+  const someUid = () => corpus.sessions[0].shownUid
 
   it("an unknown session", async () => {
     await expectCode(server.client.callTool({ name: "get_session", arguments: { id: "no-such-session-anywhere" } }), "SOURCE_NOT_FOUND")
@@ -297,10 +298,10 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
     await expectCode(server.client.callTool({ name: "get_events", arguments: { id: someUid(), cursor: "not-a-cursor" } }), "INVALID_CURSOR")
     await expectCode(server.client.callTool({ name: "get_session", arguments: { id: someUid(), cursor: "not-a-cursor" } }), "INVALID_CURSOR")
     const [a, b] = [...corpus.sessions].sort((x, y) => y.eventCount - x.eventCount)
-    const other = await call("get_events", { id: b.sessionUid, limit: 1 })
-    await expectCode(server.client.callTool({ name: "get_events", arguments: { id: a.sessionUid, cursor: other.events[0].cursor } }), "INVALID_CURSOR")
-    const page = await call("get_session", { id: b.sessionUid, maxChars: 100 })
-    await expectCode(server.client.callTool({ name: "get_session", arguments: { id: a.sessionUid, cursor: page.page.nextCursor } }), "INVALID_CURSOR")
+    const other = await call("get_events", { id: b.shownUid, limit: 1 })
+    await expectCode(server.client.callTool({ name: "get_events", arguments: { id: a.shownUid, cursor: other.events[0].cursor } }), "INVALID_CURSOR")
+    const page = await call("get_session", { id: b.shownUid, maxChars: 100 })
+    await expectCode(server.client.callTool({ name: "get_session", arguments: { id: a.shownUid, cursor: page.page.nextCursor } }), "INVALID_CURSOR")
   })
 
   it("a bad filter or value", async () => {
@@ -360,7 +361,7 @@ describe("mcp: bad arguments are MCP errors with the product's code, and the ser
   })
 
   it("an ambiguous session id prefix", async () => {
-    await expectCode(server.client.callTool({ name: "get_session", arguments: { id: "ses_" } }), "INVALID_ARGUMENT")
+    await expectCode(server.client.callTool({ name: "get_session", arguments: { id: "hses_" } }), "INVALID_ARGUMENT")
   })
 
   it("an unknown tool", async () => {
@@ -374,8 +375,8 @@ describe("mcp: redaction and read-only", () => {
   it("no planted secret appears in any answer; with --no-redact they do", async () => {
     // Sweep every session: whole transcripts and every event.
     for (const s of corpus.sessions) {
-      await call("get_session", { id: s.sessionUid, maxChars: 1_000_000 })
-      await call("get_events", { id: s.sessionUid, limit: 100_000, maxChars: 1_000_000 })
+      await call("get_session", { id: s.shownUid, maxChars: 1_000_000 })
+      await call("get_events", { id: s.shownUid, limit: 100_000, maxChars: 1_000_000 })
     }
     await call("list_sessions", {})
     // Search cannot read a redacted value back: a query that matches only inside it finds nothing, whole or

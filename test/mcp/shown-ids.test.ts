@@ -30,6 +30,7 @@ const TEXTS: Array<["user" | "assistant", string]> = [
 ]
 
 interface Exported {
+  readonly eventId: string
   readonly sourceId: string
   readonly cursor: string
   readonly sessionId: string
@@ -163,6 +164,34 @@ describe("shown ids: keyed by the index's secret, not digests of the path (teste
       await a.client.callTool({ name: "search_sessions", arguments: { query: "metrics", session: uids[0] } })
     )
     expect(filtered.hits.length).toBe(hits.hits.length)
+  })
+
+  it("a redacted server resolves no real uid nor a prefix of one, and takes no stream cursor (tester25a F16, F17)", async () => {
+    const r = real()
+    const a = await connect(["--index", indexes[0]], env)
+    const plain = await connect(["--index", indexes[0], "--no-redact"], env)
+    servers.push(a, plain)
+    // the real uid, a prefix of it, `ses_` alone: no session (as for any id that names none), and no real uid told
+    for (const id of [r.uid, r.uid.slice(0, 12), "ses_"]) {
+      for (const name of ["get_session", "get_events"]) {
+        const err = await a.client.callTool({ name, arguments: { id } }).then(() => undefined, (e: unknown) => String(e))
+        expect(err, `${name} ${id}`).toMatch(/SOURCE_NOT_FOUND/)
+        // nothing of the uid past what was given (the message names the id given)
+        if (id.length < r.uid.length) expect(err).not.toContain(r.uid.slice(id.length, id.length + 8))
+      }
+      await expect(a.client.readResource({ uri: `session://${id}` })).rejects.toThrow(/SOURCE_NOT_FOUND/)
+    }
+    // the native id still names it
+    expect(answerOf(await a.client.callTool({ name: "get_session", arguments: { id: SESSION } })).session.id).toBe(SESSION)
+    // a stream cursor (what an unredacted output gives) is refused: its checks would be an online oracle
+    const stream = exported(indexes[0], env, false)[1].cursor
+    await expect(a.client.callTool({ name: "get_events", arguments: { id: SESSION, cursor: stream } })).rejects.toThrow(/INVALID_CURSOR.*shown cursors/)
+    // with --no-redact, the real uid, a prefix of it and the stream cursor are taken
+    for (const id of [r.uid, r.uid.slice(0, 12)]) {
+      expect(answerOf(await plain.client.callTool({ name: "get_session", arguments: { id } })).session.id).toBe(SESSION)
+    }
+    const after = answerOf(await plain.client.callTool({ name: "get_events", arguments: { id: SESSION, cursor: stream, limit: 1 } }))
+    expect(after.events.map((e: { eventId: string }) => e.eventId)).toEqual([exported(indexes[0], env, false)[2].eventId])
   })
 
   it("a team index (PostgreSQL) keys its shown ids with its own secret", async () => {

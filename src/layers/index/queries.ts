@@ -84,16 +84,48 @@ export const findSession = (
 ): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
-    const id = !given.startsWith(SHOWN_SESSION_PREFIX)
-      ? given
-      : yield* unshownUid(index, given, ids ?? Option.getOrUndefined(Option.map(Option.fromNullable(yield* index.shownIdKey), keyedIds)))
-    const exact = yield* index.findSessions(id)
+    let id = given
+    if (given.toLowerCase().startsWith(SHOWN_SESSION_PREFIX)) {
+      const shownIds = ids ?? Option.getOrUndefined(Option.map(Option.fromNullable(yield* index.shownIdKey), keyedIds))
+      const named = yield* unshownUids(index, given.toLowerCase(), shownIds)
+      if (named.length > 0) {
+        // The shown uids are one namespace with the native ids (a Muse agents session id is free text): a native id
+        // the given names too (exactly or as a prefix) makes it name several sessions (tester25a F7). The candidates
+        // are named as redacted outputs name them (never a real uid: an MCP client reads this message).
+        const natives = (yield* index.findSessionsByPrefix(given, MAX_CANDIDATES + 1)).filter((s) => s.sessionId.startsWith(given))
+        if (named.length === 1 && natives.length === 0) id = named[0]
+        else {
+          const show = shownIds!.sessionUid
+          const candidates = [
+            ...named.map((uid) => show(uid)),
+            ...natives.map((s) => `${s.sessionId} (a native session id, of the session shown as ${show(s.sessionUid)})`)
+          ]
+          const listed = candidates.slice(0, MAX_CANDIDATES)
+          return yield* new InvalidArgument({
+            message: `The session id ${given} is ambiguous: it names ${listed.join(", ")}${candidates.length > listed.length ? " and more" : ""}.`,
+            remediation: "Pass more of the shown uid, the shown uid of the session you mean, or its real uid (ses_…, as `session-ingest sessions` lists it).",
+            details: { prefix: given, candidates: [...named, ...natives.map((s) => s.sessionUid)].slice(0, MAX_CANDIDATES).map(show) }
+          })
+        }
+      }
+    }
+    // Given shown ids (a redacted answer's: an MCP server with redaction on), a real uid (`ses_…`, an unkeyed digest
+    // of the path on disk) is never resolved, nor a prefix of one: only native ids and shown uids, so no answer
+    // tells whether a guessed real uid exists, and none lists one (tester25a F16).
+    const redacted = ids !== undefined && ids.sessionUid !== realIds.sessionUid
+    const nativeOnly = (rows: ReadonlyArray<SessionRow>, exactly: boolean) =>
+      !redacted || id !== given ? rows : rows.filter((s) => (exactly ? s.sessionId === id : s.sessionId.startsWith(id)))
+    const exact = nativeOnly(yield* index.findSessions(id), true)
     if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
-    const found = yield* index.findSessionsByPrefix(id, 1000)
+    const found = nativeOnly(yield* index.findSessionsByPrefix(id, 1000), false)
     if (found.length === 0) {
       return yield* new SourceNotFound({
         message: `No session ${id} in the index.`,
-        remediation: "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
+        remediation: redacted
+          ? "List the sessions with list_sessions; pass a session's id or its uid (hses_…) as an answer gave it."
+          : id.toLowerCase().startsWith(SHOWN_SESSION_PREFIX)
+          ? "List the sessions with `session-ingest sessions`; a shown uid (hses_…) is that of one index: pass it to the index whose redacted output gave it, or pass a session id or its ses_… uid."
+          : "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
       })
     }
     // What the prefix matched of each session: its native id when that starts with the prefix, else its uid.
@@ -114,18 +146,15 @@ export const findSession = (
   })
 
 /**
- * The real uid a shown session uid names (`hses_…`, `src/domain/shown-ids.ts`: what a redacted output gave as a
- * session's `uid`), or a unique prefix of one: found by showing each session's uid with `ids` (one pass over the
- * sessions). Any other id (a native id, a real uid), or a shown one that names no session or several, is answered as
- * given: {@link findSession} then finds it, or says `SourceNotFound` (a shown uid is no native id or uid).
+ * The real uids of the sessions whose shown uid (`hses_…`, `src/domain/shown-ids.ts`: what a redacted output gave
+ * as a session's `uid`) is `id` or starts with it (lower case: the shown uid's hex), found by showing each
+ * session's uid with `ids` (one pass over the sessions). None without shown ids (an index without a key, or the
+ * real ids): `id` is then taken as a native id or uid.
  */
-const unshownUid = (index: IndexShape, id: string, ids: ShownIds | undefined): Effect.Effect<string, StoreUnavailable> =>
-  ids === undefined || !id.startsWith(SHOWN_SESSION_PREFIX) || ids.sessionUid === realIds.sessionUid
-    ? Effect.succeed(id)
-    : Effect.map(index.sessions({}), (rows) => {
-      const found = new Set(rows.filter((s) => ids.sessionUid(s.sessionUid).startsWith(id)).map((s) => s.sessionUid))
-      return found.size === 1 ? [...found][0] : id
-    })
+const unshownUids = (index: IndexShape, id: string, ids: ShownIds | undefined): Effect.Effect<ReadonlyArray<string>, StoreUnavailable> =>
+  ids === undefined || ids.sessionUid === realIds.sessionUid
+    ? Effect.succeed([])
+    : Effect.map(index.sessions({}), (rows) => [...new Set(rows.filter((s) => ids.sessionUid(s.sessionUid).startsWith(id)).map((s) => s.sessionUid))])
 
 /**
  * The `session` filter of a search (`search --session`, MCP
