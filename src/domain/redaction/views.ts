@@ -7,7 +7,8 @@
  * hide there is hidden in the original, with the sequences and characters inside it (so neither the token nor the
  * codes within it stay); the sequences outside hidden spans stay where they were (an OSC sequence's own text is
  * redacted by itself: a hyperlink's URL). A text without ESC, U+009B, U+009D or an invisible character is given to
- * the rules as it is (one scan: the fast path). Pure.
+ * the rules as it is (the fast path: the rules' prefilter looks for those characters in its own pass, so such a text,
+ * the most common, is read once, session 25). Pure.
  *
  * @module
  */
