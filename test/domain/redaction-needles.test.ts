@@ -2,7 +2,9 @@
  * The needle scanner behind the redaction's prefilter (src/domain/redaction/needles.ts):
  * for any string it finds exactly the needles `includes` finds, also when
  * characters outside ASCII share a low byte with a needle's characters, at
- * the string's ends, overlapping, and repeated.
+ * the string's ends, overlapping, and repeated; the needles found listed once
+ * each; and the flagged characters (the view's, in the same pass) exactly
+ * where a string holds one, not where a character merely shares a low byte.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { needleScanner } from "../../src/domain/redaction/needles.js"
@@ -34,9 +36,31 @@ describe("needle scanner", () => {
         const want = needles.map((n) => s.includes(n))
         expect(scanner.scan(s), JSON.stringify([needles, s])).toBe(want.some((x) => x))
         for (let i = 0; i < needles.length; i++) expect(scanner.has(i), JSON.stringify([needles[i], s])).toBe(want[i])
+        const listed = Array.from({ length: scanner.foundCount() }, (_, j) => scanner.foundAt(j)).sort((a, b) => a - b)
+        expect(listed, JSON.stringify([needles, s])).toEqual(needles.flatMap((_, i) => (want[i] ? [i] : [])))
+        expect(scanner.flagged()).toBe(false)
       }
     }
   }, 60_000)
+
+  it("flags the flagged characters in the same pass, whatever shares their low byte", () => {
+    const next = prng(7)
+    const int = (n: number) => Math.floor(next() * n)
+    const flagged = "\x1b\x9b\u00ad\u200b\u2060\ufeff"
+    // the flagged ones, and characters sharing a low byte with them (\v, ` and U+00FF with U+200B, U+2060, U+FEFF)
+    const pool = [..."ab@\x0b`\u00ff\u011b\u1b1b\u0160x", ...flagged]
+    for (let round = 0; round < 100; round++) {
+      const needles = Array.from({ length: 1 + int(4) }, () => Array.from({ length: 1 + int(3) }, () => "ab@x"[int(4)]).join(""))
+      const scanner = needleScanner(needles, flagged)
+      for (let j = 0; j < 40; j++) {
+        const s = Array.from({ length: int(30) }, () => pool[int(pool.length)]).join("")
+        const want = needles.map((n) => s.includes(n))
+        expect(scanner.scan(s), JSON.stringify([needles, s])).toBe(want.some((x) => x))
+        for (let i = 0; i < needles.length; i++) expect(scanner.has(i)).toBe(want[i])
+        expect(scanner.flagged(), JSON.stringify(s)).toBe([...flagged].some((c) => s.includes(c)))
+      }
+    }
+  })
 
   it("answers about the last string scanned only; nothing before a scan", () => {
     const scanner = needleScanner(["ab", "@", "ab"])

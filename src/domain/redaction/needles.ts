@@ -40,14 +40,25 @@ export interface NeedleScanner {
   readonly scan: (s: string) => boolean
   /** Whether the string of the last {@link NeedleScanner.scan} holds needle `i`. */
   readonly has: (i: number) => boolean
+  /** How many distinct needles the string of the last {@link NeedleScanner.scan} holds (see {@link NeedleScanner.foundAt}). */
+  readonly foundCount: () => number
+  /** The index of the `j`-th needle (in the order first found, `j < foundCount()`) the last scanned string holds. */
+  readonly foundAt: (j: number) => number
+  /**
+   * Whether the string of the last {@link NeedleScanner.scan} holds one of the scanner's flagged characters (the
+   * `flagged` of {@link needleScanner}; false without them). A flagged character alone makes `scan` return false.
+   */
+  readonly flagged: () => boolean
 }
 
 /**
  * A scanner of `needles`: non-empty ASCII strings (throws otherwise: a
  * programming error, the rule tables are constants). Duplicates are allowed
- * (each index answers for its own).
+ * (each index answers for its own). `flagged`: characters (any UTF-16 code
+ * units) the same pass looks for too ({@link NeedleScanner.flagged}: the
+ * redaction's view test, `./views.ts`, without a second pass of its own).
  */
-export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => {
+export const needleScanner = (needles: ReadonlyArray<string>, flagged = ""): NeedleScanner => {
   const count = needles.length
   const lengths = new Int32Array(count)
   const codes: Array<Int32Array> = []
@@ -96,11 +107,18 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
     if (x < 128) for (let p = 0; p < 256; p++) table[p * 256 + x] |= 1
     else table[((x - 128) >> 7) * 256 + ((x - 128) & 127)] |= 2
   }
+  // 4: the low byte of a flagged character (then compared whole)
+  const flags = Int32Array.from(flagged, (c) => c.charCodeAt(0))
+  for (const f of flags) for (let p = 0; p < 256; p++) table[p * 256 + (f & 0xff)] |= 4
 
   // found[k] === generation: needle k is in the last string scanned (no clearing between scans)
   const found = new Int32Array(count).fill(-1)
+  // the needles found by the last scan, in the order found
+  const foundList = new Int32Array(count)
+  let foundN = 0
   let generation = 0
   let any = false
+  let flag = false
 
   /** The needles of key `x` that start at `i - offset` in `s`, marked found. */
   const check = (s: string, x: number, i: number, gen: number): void => {
@@ -116,6 +134,7 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
       while (j < len && s.charCodeAt(start + j) === code[j]) j++
       if (j === len) {
         found[k] = gen
+        foundList[foundN++] = k
         any = true
       }
     }
@@ -128,6 +147,8 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
     }
     const gen = ++generation
     any = false
+    flag = false
+    foundN = 0
     const n = s.length
     // the low byte of the character before, times 256
     let prev = 0
@@ -137,11 +158,19 @@ export const needleScanner = (needles: ReadonlyArray<string>): NeedleScanner => 
       if (what !== 0) {
         if ((what & 1) !== 0) check(s, c, i, gen)
         if ((what & 2) !== 0) check(s, 128 + (prev >> 1) + c, i - 1, gen)
+        if ((what & 4) !== 0 && !flag) flag = flags.includes(s.charCodeAt(i))
       }
       prev = c << 8
     }
     return any
   }
 
-  return { needles, scan, has: (i) => found[i] === generation }
+  return {
+    needles,
+    scan,
+    has: (i) => found[i] === generation,
+    foundCount: () => foundN,
+    foundAt: (j) => foundList[j],
+    flagged: () => flag
+  }
 }

@@ -39,13 +39,13 @@ import {
   type SecretKeyKind,
   secretValue,
   signatureKey,
-  textRedactor,
+  textRedaction,
   underKind
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
-import { throughView } from "./views.js"
+import { throughView, VIEW_CHARS } from "./views.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -806,10 +806,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // Custom rules (tester22b F3): matched on the original text and merged with what the built-in rules
   // (`base`) redact there, so a custom pattern that matches a piece of a secret never makes a built-in rule miss.
   const custom = rules.filter(isCustomRule)
-  const base = textRedactor(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)))
+  const baseRedaction = textRedaction(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)), VIEW_CHARS)
+  const base = baseRedaction.redact
   const merged = custom.length === 0 ? undefined : customMerger(custom)
+  // The prefilter's one pass tells whether a text needs the view too; with custom rules it tells nothing of theirs
+  // (they run on every text), so the view's test runs by itself there.
+  const baseScan = merged === undefined ? baseRedaction.scan : undefined
   // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`)
-  const text = throughView(merged === undefined ? base : (s: string) => merged(s, base(s)))
+  const text = throughView(merged === undefined ? base : (s: string) => merged(s, base(s)), baseScan)
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
@@ -873,7 +877,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       if (b.includes("~")) for (const u of homeUserNames(s)) if (hiddenUserName(u) && !decided.has(u)) decided.set(u, USER_MARK)
     }
     return merged === undefined ? b : merged(s, b)
-  })
+  }, baseScan)
 
   /**
    * A tool call's structured input (an object or an array) read as the one line of JSON an event's `text` carries

@@ -4402,6 +4402,13 @@ const credentialProse = (s: string): string => {
 const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45
 
 /**
+ * One of the strings {@link redactHomePaths} tests for before it takes the whole pattern (`\/`, `Users`, `users`,
+ * `USERS`, `-home-`, `wsl`, `home%2`, the other systems' `/var/home/` and the like, `~`, `Settings`): a text without any (most
+ * texts with a `/home/`) is read once by this pattern instead of once by each test.
+ */
+const HOME_PATH_OTHER = /\\\/|[Uu]sers|USERS|-home-|wsl|home%2|\/(?:var|data|usr|export)\/home\/|~|[Ss]ettings|SETTINGS/
+
+/**
  * The `home-path` rule: by hand for a string without `Users` (then only its
  * `/home/<user>` branch can match, most strings), else its pattern. From each
  * `/home/` at the start of a token (the string's start, a character outside
@@ -4411,9 +4418,11 @@ const isUserChar = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) 
  */
 const redactHomePaths = (s: string): string => {
   // (escaped slashes and lower-case `/users/` by the whole pattern; a remote URI's `/home/` by hand below)
-  const other = (s.includes("\\/") || s.includes("/users/")) && OTHER_HOMES.test(s)
-  if (other || s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/") ||
-    s.includes("/usr/home/") || s.includes("/export/home/") || (s.includes("~") && TILDE_AT.test(s)) || /[Ss]ettings|SETTINGS/.test(s)) {
+  // a text without any of the tests' strings (the most common) skips them all: one pass ({@link HOME_PATH_OTHER})
+  const hinted = HOME_PATH_OTHER.test(s)
+  const other = hinted && (s.includes("\\/") || s.includes("/users/")) && OTHER_HOMES.test(s)
+  if (other || (hinted && (s.includes("Users") || ((s.includes("users") || s.includes("USERS")) && LOWER_USERS.test(s)) || s.includes("-home-") || s.includes("wsl") || s.includes("home%2") || s.includes("/var/home/") || s.includes("/data/home/") ||
+    s.includes("/usr/home/") || s.includes("/export/home/") || (s.includes("~") && TILDE_AT.test(s)) || /[Ss]ettings|SETTINGS/.test(s)))) {
     const pattern = other || s.includes("://") ? HOME_PATH : HOME_PATH_BASE
     pattern.lastIndex = 0
     return s.replace(pattern, HOME)
@@ -4633,7 +4642,26 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
  * returned early. Same result as {@link redactText} (a rule whose gate is
  * absent cannot match: test/domain/redaction-differential.test.ts).
  */
-export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
+export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => textRedaction(rules).redact
+
+/** {@link textRedactor}'s redaction with its prefilter's scan given apart ({@link textRedaction}). */
+export interface TextRedaction {
+  /** A string redacted by the rules (as {@link textRedactor}). */
+  readonly redact: (s: string) => string
+  /**
+   * One pass of the prefilter over `s`: bit 1 set when a rule may change `s` (it holds a rule's gate or hints, or
+   * some rule has no hints), else `redact(s)` is `s`; bit 2 set when `s` holds one of the `flagged` characters. A
+   * `redact` of the same string next reuses the pass.
+   */
+  readonly scan: (s: string) => number
+}
+
+/**
+ * {@link textRedactor} with its prefilter's pass available apart ({@link TextRedaction.scan}), that pass also
+ * looking for the `flagged` characters (the view's, `./views.ts`: one pass over a string that holds neither a hint
+ * nor one of them, the most common). Same redaction as {@link textRedactor}.
+ */
+export const textRedaction = (rules: ReadonlyArray<RedactionRule>, flagged = ""): TextRedaction => {
   const needles: Array<string> = []
   const indexOf = new Map<string, number>()
   const needle = (n: string): number => {
@@ -4653,19 +4681,44 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     // with a gate, the hints are then checked by one pass of their own
     confirm: rule.gate !== undefined && rule.hints.length > 0 ? hintsOf(rule) : undefined
   }))
-  const scanner = needleScanner(needles)
+  const scanner = needleScanner(needles, flagged)
   const prefilter = plans.every((p) => !p.always)
-  const holdsOne = (scanned: Int32Array): boolean => {
-    for (let i = 0; i < scanned.length; i++) if (scanner.has(scanned[i])) return true
-    return false
+  // the rules each needle is scanned for: after a scan, the rules one of whose needles the text holds are marked
+  // (ruleMark[r] === marked), from the few needles found rather than by asking for every rule's needles
+  const rulesOf: Array<Array<number>> = needles.map(() => [])
+  plans.forEach((p, r) => p.scanned.forEach((k) => {
+    if (!rulesOf[k].includes(r)) rulesOf[k].push(r)
+  }))
+  const rulesOfNeedle = rulesOf.map((rs) => Int32Array.from(rs))
+  const ruleMark = new Int32Array(plans.length).fill(-1)
+  let marked = 0
+  // the string of the last scan (its answers: `anyNeedle`, `flag`, the rules marked), undefined before one
+  let last: string | undefined
+  let anyNeedle = false
+  let flag = false
+  const scanOf = (s: string): void => {
+    if (s === last) return
+    anyNeedle = scanner.scan(s)
+    flag = scanner.flagged()
+    if (marked === 0x7fffffff) {
+      ruleMark.fill(-1)
+      marked = 0
+    }
+    const m = ++marked
+    for (let j = 0, n = scanner.foundCount(); j < n; j++) {
+      const rs = rulesOfNeedle[scanner.foundAt(j)]
+      for (let i = 0; i < rs.length; i++) ruleMark[rs[i]] = m
+    }
+    last = s
   }
   // after a rule changed the text: one pattern of each rule's gate (the hints' own pattern is `hintsOf`)
   const gates = plans.map((p) => (p.rule.gate !== undefined && p.rule.gate.length > 0 ? new RegExp(p.rule.gate.map(escapeRegExp).join("|")) : undefined))
-  return (s) => {
-    // whether the scanner has scanned `s` (its answers are about `s`, not about a text a rule has changed)
+  const redact = (s: string): string => {
+    // whether `s` has been scanned (the answers are about `s`, not about a text a rule has changed)
     let scanned = false
     if (prefilter) {
-      if (!scanner.scan(s)) return s
+      scanOf(s)
+      if (!anyNeedle) return s
       scanned = true
     }
     let out = s
@@ -4674,10 +4727,10 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
       if (!p.always) {
         if (out === s) {
           if (!scanned) {
-            scanner.scan(s)
+            scanOf(s)
             scanned = true
           }
-          if (!holdsOne(p.scanned)) continue
+          if (ruleMark[r] !== marked) continue
           if (p.confirm !== undefined && !p.confirm.test(out)) continue
         } else {
           // The text changed: a pattern of the rule's gate and one of its hints, each of which stops at the
@@ -4692,6 +4745,11 @@ export const textRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) =
     }
     return out
   }
+  const scan = (s: string): number => {
+    scanOf(s)
+    return (anyNeedle || !prefilter ? 1 : 0) | (flag ? 2 : 0)
+  }
+  return { redact, scan }
 }
 
 /**

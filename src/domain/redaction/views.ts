@@ -7,13 +7,20 @@
  * hide there is hidden in the original, with the sequences and characters inside it (so neither the token nor the
  * codes within it stay); the sequences outside hidden spans stay where they were (an OSC sequence's own text is
  * redacted by itself: a hyperlink's URL). A text without ESC, U+009B, U+009D or an invisible character is given to
- * the rules as it is (one scan: the fast path). Pure.
+ * the rules as it is (the fast path: the rules' prefilter looks for those characters in its own pass, so such a text,
+ * the most common, is read once, session 25). Pure.
  *
  * @module
  */
 
-/** Whether a text holds a character a view leaves out (the fast path's test). */
-const HIDDEN_CHAR = /[\x1b\x9b\x9d\u00ad\u200b-\u200d\u2060\ufeff]/
+/**
+ * The characters whose presence sends a text through a view (ESC, C1 CSI, C1 OSC, and the invisible characters of
+ * {@link LEFT_OUT}), as a string: the prefilter's pass looks for them too (`textRedaction`'s `flagged` in `./rules.ts`).
+ */
+export const VIEW_CHARS = "\x1b\x9b\x9d\u00ad\u200b\u200c\u200d\u2060\ufeff"
+
+/** Whether a text holds a character a view leaves out (the fast path's test, without a prefilter's scan). */
+const HIDDEN_CHAR = new RegExp(`[${VIEW_CHARS}]`)
 
 /**
  * What a view leaves out: an ANSI CSI (ESC `[` or U+009B, parameter bytes, at most two intermediate bytes, a final
@@ -112,10 +119,15 @@ const keptSpans = (v: string, out: string): { readonly kept: Array<number>; read
  * `redact` run on the view of `s` without its ANSI control sequences and invisible characters (see the module's
  * doc); `s` given to `redact` as it is when it holds none. When the view's redaction cannot be lined up with the
  * view (not seen: a guard), it is returned as it is (the sequences and invisible characters dropped: nothing of a
- * span shows).
+ * span shows). `scan`: one pass that tells both whether `redact` may change `s` (bit 1; without it `redact(s)` must
+ * be `s`) and whether `s` holds one of {@link VIEW_CHARS} (bit 2): `textRedaction`'s (`./rules.ts`), so a text
+ * that holds neither is read once; without it, a test of its own for those characters.
  */
-export const throughView = (redact: (s: string) => string) => (s: string): string => {
-  if (!HIDDEN_CHAR.test(s)) return redact(s)
+export const throughView = (redact: (s: string) => string, scan?: (s: string) => number) => (s: string): string => {
+  if (scan !== undefined) {
+    const bits = scan(s)
+    if ((bits & 2) === 0) return (bits & 1) === 0 ? s : redact(s)
+  } else if (!HIDDEN_CHAR.test(s)) return redact(s)
   const view = viewOf(s)
   const out = redact(view.text)
   if (out === view.text) return redactLeftOut(s, 0, s.length, redact)
