@@ -513,10 +513,24 @@ const KEY_ROLES: ReadonlyMap<string, number> = new Map([
   ...[...OBJECT_KEYS].map((k) => [k, ROLE_OBJECT] as const),
   ...[...SHAPE_VALUE_KEYS].map((k) => [k, ROLE_WORD] as const)
 ])
-const WORD = /^[A-Za-z_.:-]{0,32}$/
+/**
+ * Whether each character of `s` is a word's (`/^[A-Za-z_.:-]*$/`): a loop over its characters, not a regex run at
+ * every string value of every event (issue 13, first import).
+ */
+const isWordText = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    // A-Z, a-z, then _ . : -
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 58 || c === 45)) return false
+  }
+  return true
+}
 
-/** Whether a value is one many events share, kept in the shape: null, a boolean, or a short word without digits or slashes. */
-const isWord = (v: unknown): boolean => v === null || typeof v === "boolean" || (typeof v === "string" && v.length <= 32 && WORD.test(v))
+/**
+ * Whether a value is one many events share, kept in the shape: null, a boolean, or a short word without digits or
+ * slashes (`/^[A-Za-z_.:-]{0,32}$/`).
+ */
+const isWord = (v: unknown): boolean => v === null || typeof v === "boolean" || (typeof v === "string" && v.length <= 32 && isWordText(v))
 
 /** An object's keys as the shape keeps them (word values inside), and the values left for the body. */
 const split = (o: Record<string, unknown>, keys: ReadonlyArray<string>): [Array<ShapeKey>, Array<unknown>] => {
@@ -552,6 +566,40 @@ const keysOf = (o: Record<string, unknown>): Array<string> | null => {
     if (ks !== undefined) ks.push(k)
   }
   return ks ?? all
+}
+
+/** An object's keys with a value and those values, in the same order (see {@link entriesOf}). */
+interface Entries {
+  readonly keys: Array<string>
+  readonly values: Array<unknown>
+}
+
+/**
+ * {@link keysOf} of `o` with the values of those keys (the same order): `Object.keys` and `Object.values` (one
+ * enumeration each, in the same order), instead of a keyed load per key, twice (to test it, then to read it), which
+ * a first import pays at every key of every event (issue 13).
+ */
+const entriesOf = (o: Record<string, unknown>): Entries | null => {
+  const all = Object.keys(o)
+  const vs = Object.values(o)
+  let ks: Array<string> | undefined
+  let kept: Array<unknown> | undefined
+  for (let i = 0; i < all.length; i++) {
+    const k = all[i]
+    if (vs[i] === undefined) {
+      if (ks === undefined) {
+        ks = all.slice(0, i)
+        kept = vs.slice(0, i)
+      }
+      continue
+    }
+    if (k === "__proto__") return null
+    if (ks !== undefined) {
+      ks.push(k)
+      kept!.push(vs[i])
+    }
+  }
+  return ks !== undefined ? { keys: ks, values: kept! } : { keys: all, values: vs }
 }
 
 /** Muse Code's one-line text: whitespace runs made one space, trimmed, cut to 1000 characters with an ellipsis. */
@@ -767,10 +815,12 @@ const bodyText = (body: Array<unknown>, at: readonly [number, number] | undefine
  * making the shape keys themselves (made only for a new shape, by
  * {@link shapeOf}).
  */
-const splitStep = (node: SigNode, o: Record<string, unknown>, keys: ReadonlyArray<string>, values: Array<unknown>): SigNode => {
+const splitStep = (node: SigNode, entries: Entries, values: Array<unknown>): SigNode => {
   let n = step(node, T.keys, "")
-  for (const k of keys) {
-    const v = o[k]
+  const { keys, values: vs } = entries
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
+    const v = vs[i]
     if (isWord(v)) n = wordStep(step(n, T.wordKeyOf, k), v)
     else {
       n = step(n, T.keyOf, k)
@@ -806,8 +856,9 @@ export const INDEX_LEAN: LeanOptions = { inputText: true }
  */
 export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | null => {
   const ev = e as unknown as Record<string, unknown>
-  const keys = keysOf(ev)
-  if (keys === null) return null
+  const entries = entriesOf(ev)
+  if (entries === null) return null
+  const { keys, values: evValues } = entries
   if (
     typeof e.contractVersion !== "string" || typeof e.provider !== "string" || typeof e.sourceId !== "string" ||
     typeof e.sessionId !== "string" || !Number.isSafeInteger(e.sequence) || typeof e.kind !== "string" ||
@@ -833,27 +884,29 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
       }
     }
   }
-  for (const k of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]
     node = step(node, T.key, k)
     // One lookup for what a key is (a stream or column key, `extensions`, an object key, a word key), not one per set.
     const role = KEY_ROLES.get(k)
     if (role === ROLE_SKIP) continue
-    const v = ev[k]
+    const v = evValues[i]
     if (v === null) {
       node = step(node, T.nul, "")
       continue
     }
     if (refs !== undefined && refs[k] !== undefined) continue
     if (role === ROLE_EXTENSIONS && isPlain(v)) {
-      const spaces = keysOf(v)
+      const spaces = entriesOf(v)
       if (spaces === null) return null
       node = step(node, T.extensions, "")
       const values: Array<unknown> = []
-      for (const ns of spaces) {
-        const inner = v[ns]
-        const innerKeys = isPlain(inner) ? keysOf(inner) : null
+      for (let j = 0; j < spaces.keys.length; j++) {
+        const ns = spaces.keys[j]
+        const inner = spaces.values[j]
+        const innerEntries = isPlain(inner) ? entriesOf(inner) : null
         node = step(node, T.ns, ns)
-        if (innerKeys === null) {
+        if (innerEntries === null) {
           values.push(inner)
           node = step(node, T.raw, "")
         } else {
@@ -861,7 +914,7 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
             payloadAt = [body.length, values.length]
           }
           const innerValues: Array<unknown> = []
-          node = splitStep(node, inner as Record<string, unknown>, innerKeys, innerValues)
+          node = splitStep(node, innerEntries, innerValues)
           values.push(innerValues)
         }
       }
@@ -869,10 +922,10 @@ export const leanEvent = (e: SessionEvent, options?: LeanOptions): LeanEvent | n
       continue
     }
     if (role === ROLE_OBJECT && isPlain(v)) {
-      const ks = keysOf(v)
+      const ks = entriesOf(v)
       if (ks !== null) {
         const values: Array<unknown> = []
-        node = splitStep(step(node, T.object, ""), v, ks, values)
+        node = splitStep(step(node, T.object, ""), ks, values)
         body.push(values)
         continue
       }
