@@ -149,8 +149,8 @@ export interface WindowShown {
 
 /**
  * A window of one session as the whole session's output has it (tester22b F2): with redaction on, each event is
- * redacted with the secrets the session's earlier events decided on (`sessionRedactor`: every event before the
- * window is read, a page at a time, never held) and each joint of two consecutive assistant texts redacted as one, the
+ * redacted with the secrets the session's events decide on, later ones' too (`sessionRedactor`: every event of the
+ * session is read, a page at a time, never held; tester25a F12), those secrets given as `known` for its title, and each joint of two consecutive assistant texts redacted as one, the
  * window's edges with the events just outside it (`redactJoints`), so the window's events equal the matching
  * slice of the whole session's shareable events ({@link shareableEvents}: `export`). With them come the tool
  * calls (redacted as the whole session has them) of the window's tool results whose calls lie before the window:
