@@ -18,7 +18,7 @@ import type { ReplaySource } from "../domain/replay/build.js"
 import { Redaction, type RedactionShape, redactionWith, withShownIds } from "../services/Redaction.js"
 import { Index } from "../services/Index.js"
 import { keyedIds, runIds, type ShownIds } from "../domain/shown-ids.js"
-import { sessionRedactor } from "../domain/redaction/redact.js"
+import { sessionRedactor, type SessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
@@ -32,11 +32,26 @@ import * as Layer from "effect/Layer"
 const atif = Effect.promise(() => import("../domain/atif.js"))
 
 /**
- * Events as a shareable output carries them (NDJSON export), a chunk at a time; a secret an earlier event's
- * tool input decided on is redacted where a later one restates it (`sessionRedactor`).
+ * A `sessionRedactor` that has seen every event of `events` (one session's, in order; read once, a chunk at a time,
+ * never held), so that its `event` redacts each event of a second read with all the secrets the session decides on
+ * (tester25a F12: a value a later tool call names as a secret is hidden in the earlier events and the title too).
+ * Fails as `events` does.
+ */
+export const seenSession = <E, R>(r: RedactionShape, events: Stream.Stream<SessionEvent, E, R>): Effect.Effect<SessionRedactor, E, R> =>
+  Effect.gen(function*() {
+    const sr = sessionRedactor(r)
+    if (r.enabled) yield* Stream.runForEach(events, (e) => Effect.sync(() => sr.see(e)))
+    return sr
+  })
+
+/**
+ * Events as a shareable output carries them (NDJSON export), a chunk at a time: `events` is read twice, first for
+ * the secrets the session's events decide on ({@link seenSession}), then for the output, each event redacted with all
+ * of them, so a secret a tool input decided on is redacted wherever the session restates it, before or after it.
  */
 export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
-  Stream.unwrap(Effect.map(Redaction, (r) => (r.enabled ? jointsRedacted(r.text, Stream.map(events, sessionRedactor(r).event)) : events)))
+  Stream.unwrap(Effect.flatMap(Redaction, (r) =>
+    r.enabled ? Effect.map(seenSession(r, events), (sr) => jointsRedacted(r.text, Stream.map(events, sr.event))) : Effect.succeed(events)))
 
 /**
  * Redacted `events` with each run of consecutive assistant text and thinking redacted as one text (`redactJoints`, a
@@ -128,12 +143,14 @@ export interface WindowShown {
   /** The events just outside it (as given), for the Markdown's joints at its edges ({@link shareableWindowTranscript}). */
   readonly before: ReadonlyArray<SessionEvent>
   readonly after: ReadonlyArray<SessionEvent>
+  /** With redaction on, the secrets the whole session's events decide on (its title is redacted with them). */
+  readonly known?: ReadonlyMap<string, string>
 }
 
 /**
  * A window of one session as the whole session's output has it (tester22b F2): with redaction on, each event is
- * redacted with the secrets the session's earlier events decided on (`sessionRedactor`: every event before the
- * window is read, a page at a time, never held) and each joint of two consecutive assistant texts redacted as one, the
+ * redacted with the secrets the session's events decide on, later ones' too (`sessionRedactor`: every event of the
+ * session is read, a page at a time, never held; tester25a F12), those secrets given as `known` for its title, and each joint of two consecutive assistant texts redacted as one, the
  * window's edges with the events just outside it (`redactJoints`), so the window's events equal the matching
  * slice of the whole session's shareable events ({@link shareableEvents}: `export`). With them come the tool
  * calls (redacted as the whole session has them) of the window's tool results whose calls lie before the window:
@@ -154,20 +171,26 @@ export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<Win
     }
     if (!r.enabled && wanted.size === 0) return { calls: [], events: w.events, before: w.before, after: w.after }
     const sr = sessionRedactor(r)
-    // read up to the window's first event: the event just before it may be a call of one of its results
+    // the calls: read up to the window's first event (the event just before it may be a call of one of its results);
+    // the secrets: read the whole session (tester25a F12: a later event may decide on a value an earlier one states)
     const first = w.events[0]
     const calls = new Map<string, SessionEvent>()
     if (first !== undefined) {
+      let before = true
       yield* Stream.runForEach(
-        Stream.takeWhile(w.session, (e) => e.sequence !== first.sequence || e.eventId !== first.eventId),
+        r.enabled ? w.session : Stream.takeWhile(w.session, (e) => e.sequence !== first.sequence || e.eventId !== first.eventId),
         (e) =>
           Effect.sync(() => {
-            if (e.kind === "tool-call" && e.toolCallId !== null && wanted.has(e.toolCallId)) {
+            if (before && e.sequence === first.sequence && e.eventId === first.eventId) before = false
+            if (before && e.kind === "tool-call" && e.toolCallId !== null && wanted.has(e.toolCallId)) {
               calls.delete(e.toolCallId)
-              calls.set(e.toolCallId, r.enabled ? sr.event(e) : e)
-            } else if (r.enabled) sr.see(e)
+              calls.set(e.toolCallId, e)
+            }
+            if (r.enabled) sr.see(e)
           })
       )
+      // redacted with every secret known (the same event objects: `sr.event` restates what `see` redacted)
+      if (r.enabled) for (const [id, e] of calls) calls.set(id, sr.event(e))
     }
     if (!r.enabled) return { calls: [...calls.values()], events: w.events, before: w.before, after: w.after }
     const edged = redactJoints(r.text, [...w.before, ...w.events, ...w.after].map(sr.event))
@@ -176,7 +199,8 @@ export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<Win
       calls: [...calls.values()],
       events: edged.slice(from, from + w.events.length),
       before: edged.slice(0, from),
-      after: edged.slice(from + w.events.length)
+      after: edged.slice(from + w.events.length),
+      known: new Map(sr.known)
     }
   })
 
@@ -201,13 +225,13 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
     let a = 0
     while (r.enabled && a < w.after.length && assistantText(w.after[a])) a++
     const before = w.before.slice(b), after = w.after.slice(0, a)
-    if (before.length === 0 && after.length === 0) return yield* shareableTranscript(own)
-    const shared = yield* shareableTranscript(build([...w.calls, ...before, ...w.events, ...after]))
+    if (before.length === 0 && after.length === 0) return yield* shareableTranscript(own, w.known)
+    const shared = yield* shareableTranscript(build([...w.calls, ...before, ...w.events, ...after]), w.known)
     const blocks = shared.turns.flatMap((t) => t.blocks)
     blocks.splice(blocks.length - after.length, after.length)
     // the calls make a block each, then the events before the window
     blocks.splice(w.calls.length, before.length)
-    if (blocks.length !== own.turns.reduce((n, t) => n + t.blocks.length, 0)) return yield* shareableTranscript(own)
+    if (blocks.length !== own.turns.reduce((n, t) => n + t.blocks.length, 0)) return yield* shareableTranscript(own, w.known)
     let k = 0
     return {
       ...shared,
@@ -226,9 +250,12 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
  */
 export const shownIds: Effect.Effect<ShownIds, never, Redaction> = Effect.map(Redaction, (r) => r.ids)
 
-/** A transcript as a shareable output carries it (Markdown, the replay). */
-export const shareableTranscript = (t: Transcript): Effect.Effect<Transcript, never, Redaction> =>
-  Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t)) : r.transcript(t)))
+/**
+ * A transcript as a shareable output carries it (Markdown, the replay): each secret any of its turns decides on, and
+ * each of `known` (the secrets of the session it is a part of: a window's), redacted in every turn and the title.
+ */
+export const shareableTranscript = (t: Transcript, known?: ReadonlyMap<string, string>): Effect.Effect<Transcript, never, Redaction> =>
+  Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t, known)) : r.transcript(t)))
 
 /**
  * An ATIF trajectory as `export --format atif` writes it: built from the

@@ -55,8 +55,12 @@ export interface RedactionShape {
    * `src/domain/redaction/redact.ts`.
    */
   readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
-  /** A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and times kept). */
-  readonly transcript: (t: Transcript) => Transcript
+  /**
+   * A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and
+   * times kept); each secret a turn decided on, and each of `known` (a session's, as `eventIn` takes them), is
+   * looked for in every turn, earlier ones too, and in the title (tester25a F12).
+   */
+  readonly transcript: (t: Transcript, known?: ReadonlyMap<string, string>) => Transcript
   /**
    * A session's title (tester17 F1, F1b): redacted as `text`, then each secret of `known` (a session's, as
    * `eventIn` takes them) restated. A title cut short (80 characters, the last `\u2026`: `titleOf`) is redacted

@@ -69,7 +69,11 @@ export interface Redactor {
    * hidden whole even where a rule's marker took all of it but a part ({@link restateFrom}).
    */
   readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
-  readonly transcript: (t: Transcript) => Transcript
+  /**
+   * A transcript redacted; each secret a turn decided on (and each of `known`, a session's: `sessionRedactor`) is
+   * looked for in every turn and in the title, earlier turns too.
+   */
+  readonly transcript: (t: Transcript, known?: ReadonlyMap<string, string>) => Transcript
   /**
    * A session's title (see {@link Redactor.title} in `RedactionShape`): redacted as text, then each secret of
    * `known` restated ({@link restateText}); a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}) loses
@@ -1169,23 +1173,25 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     })
     return result === b.result ? b : { ...b, result }
   }
-  const transcript = (t: Transcript): Transcript => {
+  const transcript = (t: Transcript, given?: ReadonlyMap<string, string>): Transcript => {
     const top = walkObject(t as unknown as Record<string, unknown>, transcriptKeep, undefined, true)
-    // the secrets decided on in a turn are looked for in the later turns too (as a session's later events)
-    const known = new Map<string, string>()
+    // the secrets decided on in any turn (and those `given`: the session's) are looked for in every turn and the
+    // title (tester25a F12): a first pass over the turns notes them, the second redacts with all of them known
+    const known = new Map<string, string>(given ?? [])
+    const turnOf = (turn: Transcript["turns"][number]) =>
+      deciding(() => {
+        for (const b of turn.blocks) if (b.type === "tool_use") noteInputLine(b.input)
+        const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
+        return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(printedSecret(b) as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
+      }, turnFieldsKeep, turn, known, known)
+    for (const turn of t.turns) turnOf(turn)
     return {
       ...(top as unknown as Transcript),
       // cut from its first prompt when that is among the blocks: redacted whole, then cut (tester22c F1)
       title: t.title === null || t.title === undefined
         ? t.title
-        : title(t.title, undefined, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
-      turns: t.turns.map((turn) =>
-        deciding(() => {
-          for (const b of turn.blocks) if (b.type === "tool_use") noteInputLine(b.input)
-          const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
-          return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(printedSecret(b) as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
-        }, turnFieldsKeep, turn, known, known)
-      ),
+        : title(t.title, known, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
+      turns: t.turns.map(turnOf),
       compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
     }
   }

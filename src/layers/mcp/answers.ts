@@ -33,7 +33,7 @@ import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { mapYielding, responseRuns } from "../share.js"
-import { sessionRedactor } from "../../domain/redaction/redact.js"
+import { restatable, SESSION_RESTATED_MIN, sessionRedactor } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
 import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
@@ -135,14 +135,15 @@ export interface SessionBrief {
 
 /**
  * A session as answers list it; its title cut from `titleSource` when given (the text it was cut from, whole:
- * redacted before it is cut, tester22c F1).
+ * redacted before it is cut, tester22c F1), with each of `known` (the secrets its events decide on:
+ * `sessionRedactor`) hidden (tester25a F12).
  */
-const brief = (r: RedactionShape, s: SessionRow, titleSource?: string): SessionBrief => ({
+const brief = (r: RedactionShape, s: SessionRow, titleSource?: string, known?: ReadonlyMap<string, string>): SessionBrief => ({
   id: s.sessionId,
   uid: r.ids.sessionUid(s.sessionUid),
   uri: sessionUri(r.ids.sessionUid(s.sessionUid)),
   provider: s.provider,
-  title: s.title === null ? null : r.title(s.title, undefined, titleSource),
+  title: s.title === null ? null : r.title(s.title, known, titleSource),
   workspace: s.workspace === null ? null : r.text(s.workspace),
   machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
@@ -170,6 +171,16 @@ const titleSourceRead = (r: RedactionShape, index: IndexShape, s: SessionRow): E
       Option.getOrUndefined
     )
 
+/**
+ * Whether a title may state a secret a session's events decide on: such a secret (`sessionRedactor`'s known ones)
+ * has a secret's shape ({@link restatable}, {@link SESSION_RESTATED_MIN} characters or more), and a text holds a
+ * part with that shape only when it has it whole (its kinds of characters are the part's or more), or when it holds a
+ * marker (a form of a secret custom patterns redact a piece of) or is too long to tell. A title without (`fix the login
+ * page`) is shown without reading its session.
+ */
+const titleMayHoldSecret = (title: string): boolean =>
+  title.length > 512 || title.includes("[REDACTED:") || restatable(title, SESSION_RESTATED_MIN)
+
 /** The most titles {@link shownTitles} keeps for one index and redaction (then it starts again). */
 const SHOWN_TITLES_MAX = 20_000
 
@@ -180,7 +191,12 @@ const SHOWN_TITLES_MAX = 20_000
  */
 const shownTitles = new WeakMap<IndexShape, WeakMap<RedactionShape, Map<string, string | null>>>()
 
-/** {@link brief} of each of `rows`, each title cut from its source when it was cut ({@link titleSourceRead}). */
+/**
+ * {@link brief} of each of `rows`, each title cut from its source when it was cut ({@link titleSourceRead}), and with
+ * redaction on, each secret its session's events decide on hidden in it (tester25a F12: a value the first prompt states
+ * and a later tool call names as a password): the session's events are read once for them ({@link sessionSecretsKept})
+ * when the title may state one ({@link titleMayHoldSecret}), once per session state ({@link shownTitles}).
+ */
 const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<SessionRow>) =>
   Effect.gen(function*() {
     let byRedaction = shownTitles.get(index)
@@ -192,8 +208,12 @@ const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<Sessio
       const key = keyOf(s)
       const title = titles.get(key)
       if (title !== undefined) return Effect.succeed({ ...brief(r, s), title })
-      return Effect.map(titleSourceRead(r, index, s), (source) => {
-        const b = brief(r, s, source)
+      const read: Effect.Effect<{ readonly source: string | undefined; readonly known?: ReadonlyMap<string, string> }, StoreUnavailable> =
+        r.enabled && s.title !== null && titleMayHoldSecret(s.title)
+          ? Effect.map(sessionSecretsKept(r, index, s.sessionUid), (k) => ({ source: k.titleSource, known: k.secrets }))
+          : Effect.map(titleSourceRead(r, index, s), (source) => ({ source }))
+      return Effect.map(read, ({ known, source }) => {
+        const b = brief(r, s, source, known)
         if (titles.size >= SHOWN_TITLES_MAX) titles.clear()
         titles.set(key, b.title)
         return b
@@ -686,12 +706,13 @@ const metadata = (
   s: SessionRow,
   events: ReadonlyArray<SessionEvent>,
   raw: ReadonlyArray<SessionEvent>,
-  others: ReadonlyArray<SessionRow>
+  others: ReadonlyArray<SessionRow>,
+  known?: ReadonlyMap<string, string>
 ): SessionMetadata => {
   const model = events.find((e) => e.model !== null)?.model ??
     (s.overview.sessionId === s.sessionId ? s.overview.model : null)
   const source = r.enabled ? titleSourceIn(s.title, raw.map((e) => e.text)) : undefined
-  return { ...brief(r, s, source), model: model === null ? null : r.text(model), otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) }
+  return { ...brief(r, s, source, known), model: model === null ? null : r.text(model), otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) }
 }
 
 /**
@@ -789,12 +810,25 @@ const renderedSession = (
       const { events, session: loaded } = yield* loadWhole(session.sessionUid)
       // a slice of events at a time with a yield between (tester23c F8): a long session's redaction lets the server
       // answer a ping, read a cancel and interrupt this call meanwhile
-      const redacted = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
+      const sr = yield* seenWhole(r, events)
+      const redacted = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sr.event)) : events
       const text = transcriptText(redacted)
-      const m = metadata(r, loaded, redacted, events, [])
+      const m = metadata(r, loaded, redacted, events, [], sr.known)
       return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model, title: m.title } satisfies RenderedSession
     }).pipe(Effect.provideService(Index, index))
     return yield* shared(renderedStore, index, r, keyOf(session), render)
+  })
+
+/**
+ * A `sessionRedactor` that has seen every one of `events` (a session's, held whole), so that its `event` redacts each
+ * with every secret the session decides on, in earlier events too, and its `known` are those secrets (tester25a F12:
+ * the title hides them too); nothing seen when redaction is off.
+ */
+const seenWhole = (r: RedactionShape, events: ReadonlyArray<SessionEvent>) =>
+  Effect.gen(function*() {
+    const sr = sessionRedactor(r)
+    if (r.enabled) yield* mapYielding(events, sr.see)
+    return sr
   })
 
 /** An event as `get_events` answers it (redacted; ids and cursor kept). */
@@ -890,9 +924,13 @@ export const getEvents = (
     const sr = sessionRedactor(r)
     const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
 
+    // and every secret the whole session decides on, later events' too (tester25a F12), read once per session state
+    const whole = r.enabled ? (yield* sessionSecretsKept(r, index, session.sessionUid)).secrets : new Map<string, string>()
+    const shareEvent = (e: SessionEvent): SessionEvent => (whole.size === 0 ? sr.event(e) : r.restated(sr.event(e), whole, e))
+
     /** A run of consecutive assistant text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
     const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
-      r.enabled ? redactJoints(r.text, run.map(sr.event)) : run
+      r.enabled ? redactJoints(r.text, run.map(shareEvent)) : run
     const runs = responseRuns(events)
 
     if (p.eventId !== undefined) {
@@ -1014,8 +1052,9 @@ export const readSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const { events, others, session } = yield* loadWhole(id, r.ids)
-    const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sessionRedactor(r).event)) : events
-    const m = metadata(r, session, shared, events, others)
+    const sr = yield* seenWhole(r, events)
+    const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sr.event)) : events
+    const m = metadata(r, session, shared, events, others, sr.known)
     const lines = [
       markdownTitle(m.title ?? m.id),
       "",
