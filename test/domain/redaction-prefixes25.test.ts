@@ -69,7 +69,9 @@ describe("`name = value` inside a string, after its opening quote (tester25a F3,
     ['{"result": "     5\\u2192token = JsonGutT0k5"}', `{"result": "     5\\u2192token = ${LINE}"}`],
     // JSON text held in a string: the quotes and the `\n` are escaped once more
     ['{\\"stdout\\": \\"secret = TwiceEsc4pe1\\\\n\\"}', `{\\"stdout\\": \\"secret = ${LINE}\\\\n\\"}`],
-    ['echo "db_password = CrLfEcho7Pw"\r\nnext', `echo "db_password = ${LINE}"\r\nnext`]
+    ['echo "db_password = CrLfEcho7Pw"\r\nnext', `echo "db_password = ${LINE}"\r\nnext`],
+    // a tab around `=` written `\t` in JSON text (a tool call's input as NDJSON export writes it)
+    ['{"command":"password\\t=\\tT4bPassw0rd55"}', `{"command":"password\\t=\\t${LINE}"}`]
   ])("%j becomes %j", (text, want) => {
     expect(r.text(text)).toBe(want)
   })

@@ -1588,9 +1588,9 @@ const cellSecret = (line: string, [a, b]: readonly [number, number], kind: Secre
 
 /** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
-/** The final words of `secret-line`'s names, then `=` (maybe after white space). */
+/** The final words of `secret-line`'s names, then `=` (maybe after white space); a `\t` escape then `=` (JSON text). */
 const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
-  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="], ESC_EQ_HINTS)
+  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t=", "\\t="], ESC_EQ_HINTS)
 )]
 
 /**
@@ -2661,7 +2661,9 @@ const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2
 const lineAlternatives = (): string => {
   const name = String.raw`[ \t]{0,40}${SETTING_LEAD}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40}`
   // in a string, white space before or after the `=` (a command's `NAME=value` word is `secret-argument`'s)
-  const spaced = String.raw`[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})(?:[ \t]{1,40}(?:=|${ESC_EQ})|(?:=|${ESC_EQ})(?=[ \t]))(?![=>~])[ \t]{0,40}`
+  // (a tab maybe written `\t`: JSON text, `{"command":"password\t=\t…"}`)
+  const blank = String.raw`(?:[ \t]|\\{1,2}t)`
+  const spaced = String.raw`[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})(?:${blank}{1,40}(?:=|${ESC_EQ})|(?:=|${ESC_EQ})(?=${blank}))(?![=>~])${blank}{0,40}`
   // the value's checks, then the value, of `unit` characters (a value's last character is no backtick nor backslash)
   const value = (unit: string, last: string) =>
     String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${unit}))` +
