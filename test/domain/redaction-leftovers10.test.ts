@@ -228,7 +228,9 @@ describe("redaction 10: linear on hostile lines", () => {
       "password: 1", "\"password\": 1", "pass: a1", "[\"X-Api-Key\", \"", "[\"X-Api-Key\", \"a", "{\"name\": \"X-Api-Key\", \"value\": \"",
       "{\"name\": \"X-Api-Key\", ", "[\"Authorization\", \"", "self.password = \"", "settings[\"password\"] = \"", "a.b.", "[\"a_b_",
       "{\"value\": \"a\", \"name\": \"", "(\"", "[\"", "\"password\" :", "x[\"", "password = 1",
-      "- name: DB_PASSWORD\n", "name: X-Api-Key\n  value: ", "{\"name\": \"X-Api-Key\",\n", "\\n  ", "pass: a1 "
+      "- name: DB_PASSWORD\n", "name: X-Api-Key\n  value: ", "{\"name\": \"X-Api-Key\",\n", "\\n  ", "pass: a1 ",
+      // session 25: `name = value` after a gutter, a diff's marker, grep's prefix, a string's quote; a spaced key
+      "    12\u2192password = 1", "+password = 1", "a.ini:12:password = 1", "\"password = 1", "'token = a", "{\"Api Key\": \"a1"
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {

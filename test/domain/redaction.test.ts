@@ -132,7 +132,10 @@ describe("redaction rules", () => {
       "sqlplus a/", "sqlplus ", "htpasswd -b ", "htpasswd -b a ", "ConvertTo-SecureString ", "[1", "password := \"", "password: A = \"",
       // session 23: archive and Windows commands, Go's and TypeScript's typed declarations, a wrapped key's last line
       "net user ", "net use \\\\h\\s ", "rar a -hp", "openssl -passin pass:", "cmdkey /pass:", "smbclient -U a%", "var password string = \"",
-      "password: a | ", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n7z a -pX "
+      "password: a | ", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n7z a -pX ",
+      // session 25: a line's gutter, a diff's marker, grep's `path:12:`, a string's quote before `name = value`; a spaced key
+      "     5\u2192", "     5\t", "+", "a.ini:12:", "12:", "\"db_password = ", "echo \"password = a", "     5\u2192password = a",
+      "a.ini:1:+token = ", "-password = ", "{\"Db Password\": \"", "\"A "
     ]
     const inputs: Array<string> = []
     for (const c of chars) inputs.push(c.repeat(N / c.length))

@@ -250,6 +250,8 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     // session 11: objects and arrays under a secret's name, INI lines, YAML blocks, PINs, prose, header maps
     "secret-nested": [[`{"credentials": {"user": "app", "pass": "${f3}"}}`, f3], [`{"tokens": ["${f4}", "${f5}"]}`, f4]],
     "secret-line": [[`\n[db]\nhost = x\npassword = ${f3}\n`, f3], [`\nspring.datasource.password = ${f6}\n`, f6]],
+    // session 25 (tester25a F11): no draw of its own (a draw would change every sample drawn after it)
+    "secret-spaced-key": [[`{"Db Password": "${f1}"}`, f1], [`{'API Key': '${f5}'}`, f5]],
     // tester20b F8: a lower-case name_password=value word of a command line
     "secret-argument": [[`terraform apply -var db_password=${argA} -auto-approve`, argA], [`ansible-playbook -e "ansible_become_pass=${argB}"`, argB]],
     "secret-block": [[`\ndb:\n  password: |\n    ${f3}\n  host: x\n`, f3], [`\n- name: API_TOKEN\n  value: >-\n    ${f5}\n`, f5]],

@@ -6,7 +6,7 @@
  * `~`, and the rules that keep a name in front of the secret
  * (`url-credentials` keeps the scheme and user, `secret-assignment` the name
  * and its `=`, `url-query-secret` the parameter's name and `=`,
- * `secret-field` the key and its `:`, `secret-pair`, `secret-line`,
+ * `secret-field` the key and its `:`, `secret-spaced-key`, `secret-pair`, `secret-line`,
  * `secret-pin`, `authorization` the name, `secret-nested` the keys and brackets,
  * `secret-block` the key line). Every rule has an id of its own. The rules
  * compose: none matches inside the marker an earlier one left. Pure: no I/O.
@@ -622,6 +622,25 @@ export const wordSecret = (name: string, v: string): boolean =>
  * its words are bounded (at most 6 words of 40 characters before the last), so each start is tried in constant
  * time, and values are bounded (512 characters): linear. Which numbers and words go is {@link fieldReplace}'s call.
  */
+/**
+ * `secret-spaced-key`'s pattern (session 25, tester25a F11): a quoted key of two to six words joined by single spaces,
+ * the last a secret's (`secret-field`'s final words, in any case: `"Db Password"`, `"API Key"`), `:`, and a quoted
+ * value (at most 512 characters, on one line) that looks like a secret. Groups: the key's quote, the key, the value's
+ * quote, the value. Bounded words: linear.
+ */
+const SPACED_KEY = (() => {
+  const unit = String.raw`[^\n"'\\]`
+  return String.raw`(?:^|(?<=[\s{,\[]))(\\{0,3}["'])((?:[A-Za-z0-9]{1,40} ){1,5}(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")}))\1[ \t]{0,8}:[ \t]{0,8}` +
+    String.raw`(\\{0,3}["'])(?![$\{\s]|\[REDACTED:)(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s"'\\])|(?=${unit}{16}))(${unit}{1,512}?)\3`
+})()
+/** Every match of `secret-spaced-key` holds a space, its key's final word, then the key's closing quote (or its escape's backslash). */
+const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => ["\"", "'", "\\"].map((q) => ` ${w}${q}`))
+
+/**
+ * A line's decoration right before a `secret-field` name (session 25, tester25a F9), as the end of a lookbehind: a
+ * Read tool's gutter arrow (`     5→DB_PASSWORD = "…"`), a diff's `+`/`-` at a line's start (`+api_key = '…'`).
+ */
+const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])[+-]`
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
@@ -632,7 +651,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -1569,9 +1588,9 @@ const cellSecret = (line: string, [a, b]: readonly [number, number], kind: Secre
 
 /** A value character of an INI/properties line (`secret-line`): not white space, not a `\n`/`\r`/`\t` escape. */
 const LV = String.raw`(?:[^\s\\]|\\(?![nrt]))`
-/** The final words of `secret-line`'s names, then `=` (maybe after white space). */
+/** The final words of `secret-line`'s names, then `=` (maybe after white space); a `\t` escape then `=` (JSON text). */
 const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
-  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t="], ESC_EQ_HINTS)
+  cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => [w + "=", w + " =", w + "\t="]).concat(["  =", "\t=", "\\t="], ESC_EQ_HINTS)
 )]
 
 /**
@@ -1579,14 +1598,14 @@ const SECRET_LINE_HINTS: ReadonlyArray<string> = [...new Set(
  * becomes the marker; left as they are: a page cursor's and a count's names (`next_page_token`, `max_tokens`), and
  * under `pass`/`pwd` alone a value that is no password ({@link aloneSecret}).
  */
-const lineReplace = (m: string, head: string, value: string): string => {
+const lineReplace = (m: string, lead: string, head: string, value: string): string => {
   const name = head.replace(/[ \t]*=[ \t]*$/, "").trim()
   const joined = name.slice(name.lastIndexOf(".") + 1).replace(/^\\[nr]/, "").replace(/[_-]/g, "").toLowerCase()
   if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) || DATA_KEY.test(joined)) return m
   if ((joined === "pass" || joined === "pwd") && !aloneSecret(value)) return m
   // letters only (no digit, under 16 characters): only under a password's or a secret's name, and no type or keyword
   if (/^[A-Za-z]{1,15}$/.test(value) && !wordSecret(joined, value)) return m
-  return `${head}${marker("secret-line")}`
+  return `${lead}${head}${marker("secret-line")}`
 }
 
 /**
@@ -2622,6 +2641,45 @@ const COMMAND_LEAD = String.raw`[\n;&|(${"`"}"'>]|\\[nr]|[$#%\]:*+-][ \t]|[0-9][
 const SETTING_LEAD = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,3}[.)][ \t]{1,8}){0,2}${"`"}?`
 
 /**
+ * A line's decoration before a setting's name in `secret-line` (session 25, tester25a F9), as a pattern: a file
+ * viewer's line number (Claude Code's Read gutter `     5→`, `cat -n`'s `     5` and a tab; in JSON text the arrow as
+ * `\u2192` and the tab as `\t`) or `grep -n`'s `path:12:` (also without a path, `12:`, a Windows path
+ * `C:\src\app.ini:12:`, and ripgrep's column `path:12:5:`), then maybe a diff's `+` or `-` (an added or a removed
+ * line). Each part is bounded.
+ */
+const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2192|t))|(?:(?:[A-Za-z]:)?[^\s:"'${"`"}]{1,256}:)?[0-9]{1,9}:(?:[0-9]{1,9}:)?)?[+-]?`
+
+/**
+ * `secret-line`'s pattern: three alternatives, each of three groups (the lead, which stays; the head: indentation,
+ * dotted prefix, name, `=`, which stays; the value). The first at a line's start (also after a `\n` escape), maybe
+ * after a line's decoration ({@link LINE_MARGIN}), its value the line's rest. The second and third after a string's
+ * opening quote, `"` or `'` (maybe escaped: JSON text; session 25, tester25a F3/F9: `echo "db_password = …" >>
+ * app.ini`, `{"stdout": "db_password = …\n"}`), at a line's start or after white space or `:`, `=`, `(`, `[`,
+ * `{`, `,`, maybe then a decoration, with white space around its `=`: the value holds no such quote and runs to the
+ * closing quote or the line's end.
+ */
+const lineAlternatives = (): string => {
+  const name = String.raw`[ \t]{0,40}${SETTING_LEAD}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40}`
+  // in a string, white space before or after the `=` (a command's `NAME=value` word is `secret-argument`'s)
+  // (a tab maybe written `\t`: JSON text, `{"command":"password\t=\t…"}`)
+  const blank = String.raw`(?:[ \t]|\\{1,2}t)`
+  const spaced = String.raw`[ \t]{0,40}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})(?:${blank}{1,40}(?:=|${ESC_EQ})|(?:=|${ESC_EQ})(?=${blank}))(?![=>~])${blank}{0,40}`
+  // the value's checks, then the value, of `unit` characters (a value's last character is no backtick nor backslash)
+  const value = (unit: string, last: string) =>
+    String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${unit}))` +
+    String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${unit}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${unit}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${unit}))` +
+    String.raw`(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s\\])|(?=${unit}{16})|(?=[A-Za-z]{1,64}(?!${unit})))(${unit}{0,511}${last})`
+  const lineEnd = String.raw`${"`"}?[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$)`
+  const atLine = String.raw`(?:^|(?<=\\[nr]))((?:${LINE_MARGIN})?)(${name})${value(LV, String.raw`(?:[^\s\\${"`"}]|\\(?![nrt]))`)}(?=${lineEnd})`
+  const inQuote = (q: string) => {
+    const unit = String.raw`(?:[^\s\\${q}]|\\(?![nrt${q}\\]))`
+    return String.raw`(?:^|(?<=[\s:=(\[{,]))(\\{0,3}${q}(?:${LINE_MARGIN})?)(${spaced})${value(unit, String.raw`(?:[^\s\\${"`"}${q}]|\\(?![nrt${q}\\]))`)}` +
+      String.raw`(?=\\{0,3}${q}|${"`"}?[ \t]*(?:[#;][^\n${q}]*)?(?:\r?\n|\\{1,3}[nr]|$))`
+  }
+  return [atLine, inQuote('"'), inQuote("'")].join("|")
+}
+
+/**
  * sudo's options then `-S` (`--stdin`: it reads the password from standard input; sudo(8)), as `sudo-password` reads
  * them: options that take an argument (`-u root`, `-g wheel`, `-p ""`, …), flags, long options.
  */
@@ -3356,10 +3414,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // so prose ("use the --token flag") stays; a letters-only word followed by sentence punctuation
     // ("the --token flag, then", "--password option.", "--secret value;") is prose too, as without it. `$VAR` references, a following
     // option and `--password-stdin` / `--token-file` / `--no-password` are not values. An argument array's next
-    // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too.
+    // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too. A lone
+    // `=` after a space is no value (session 25: `-db_password = …`, a diff's removed line, is `secret-line`'s).
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -3656,6 +3715,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     apply: (s) => redactFields(s)
   },
   {
+    // A JSON (or Python) key of words written with spaces whose last word is a secret's (session 25, tester25a F11:
+    // `{"Db Password": "…"}`, `"API Key"`, `'Access Token'`, `\"Admin Password\"` in JSON text held in a string),
+    // then `:` and a quoted value that looks like a secret (a digit and another character, or 16 characters or
+    // more). A count's, a cursor's or a data key's name (`"Input Tokens"`, `"Next Page Token"`, `"Primary Key"`)
+    // stays, as under `secret-field`. The key and the quotes stay.
+    id: "secret-spaced-key",
+    pattern: re(SPACED_KEY),
+    hints: SPACED_KEY_HINTS,
+    replace: (m: string, _kq: string, name: string, vq: string, value: string): string => {
+      const joined = name.replace(/ /g, "").toLowerCase()
+      if (PAGE_CURSOR_NAME.test(joined) || COUNT_TOKENS.test(joined) || DATA_KEY.test(joined)) return m
+      return `${m.slice(0, m.length - value.length - vq.length)}${marker("secret-spaced-key")}${vq}`
+    }
+  },
+  {
     // A secret's JSON key written with escapes inside its name (session 24, tester24a F7: `"pass\u0077ord": "…"`,
     // `"api\u005fkey": "…"`, read by a JSON parser as `password`, `api_key`): the name decoded, its value goes as
     // `secret-field` takes it under the decoded name; the name stays as written. Read by hand
@@ -3690,15 +3764,13 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // + x`: the value is not the line's rest). `==` is a comparison. The name and `=` stay. A word of letters only
     // (`password = hunter`) goes under a password's or a secret's name when it is no type or keyword (wordSecret).
     id: "secret-line",
-    pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,40}${SETTING_LEAD}(?:[A-Za-z0-9_-]{1,64}\.){0,8}(?:${NAMES_ALONE}|${NAMES_AFTER})[ \t]{0,40}(?:=|${ESC_EQ})(?![=>~])[ \t]{0,40})` +
-        String.raw`(?![$\{"'${"`"}\[(<]|\[REDACTED:|${ESC_QUOTE})(?![A-Za-z]{1,2}["'])(?!(?:None|null|nil|true|false|True|False|undefined|NULL)(?!${LV}))` +
-        String.raw`(?![A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+(?!${LV}))(?![A-Za-z0-9_$.]*[\[(])(?![A-Za-z$]*_[A-Za-z_$]*(?!${LV}))(?![a-z]+(?:[A-Z][a-z]*)+(?!${LV}))` +
-        String.raw`(?:(?=${LV}{0,63}[0-9])(?=${LV}{0,63}[^0-9\s\\])|(?=${LV}{16})|(?=[A-Za-z]{1,64}(?!${LV})))(${LV}{0,511}(?:[^\s\\${"`"}]|\\(?![nrt])))(?=${"`"}?[ \t]*(?:[#;][^\n]*)?(?:\r?\n|\\[nr]|$))`,
-      "gm"
-    ),
+    pattern: re(lineAlternatives(), "gm"),
     hints: SECRET_LINE_HINTS,
-    replace: (m: string, head: string, value: string) => lineReplace(m, head, value)
+    replace: (m: string, ...g: Array<string>) => {
+      // three alternatives of three groups each (see lineAlternatives): the lead, the head, the value
+      for (let a = 0; a < 9; a += 3) if (g[a + 1] !== undefined) return lineReplace(m, g[a], g[a + 1], g[a + 2])
+      return m
+    }
   },
   {
     // A YAML block scalar under a secret's name: `password: |` (or `>`, `|-`, `>+`, …) then its indented lines,
