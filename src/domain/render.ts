@@ -149,6 +149,10 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
     lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
       k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(html, "&lt;")
     ).join("").replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
+      // a setext underline (`---`, `===` under a line: a heading as the document's own turn headers; tester25a F14)
+      // and a link reference definition (`[j]: javascript:...`, which would make `[x][j]` anywhere a live link)
+      .replace(/^( {0,3})(=+|-+)([ \t]*)$/, "$1\\$2$3")
+      .replace(/^( {0,3})\[(?=[^\]]*\]:)/, "$1\\[")
   }
   return { text: lines.join("\n"), open }
 }
@@ -161,7 +165,7 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
  * unclosed `<details open>`, `<!--`, `<b>`) is written as text (`&lt;details open>`). Pure.
  */
 export const inertMessage = (text: string): string => {
-  if (!/[#!<`~]/.test(text)) return text
+  if (!/[#!<`~=[-]/.test(text)) return text
   const r = inertLines(text, ANY_HTML)
   return r.open === null ? r.text : `${r.text}\n${r.open}`
 }
