@@ -105,37 +105,27 @@ describe("a source cut back to a prefix of what was imported is kept as it was, 
     })
   }
 
-  it("muse-agents: a transcript cut just before its 8th line's newline", async () => {
-    const s = agentsFixtureCopy()
-    const policy = { workspaceRoots: [s.dir], agentsRoot: s.root }
-    const index = path.join(s.dir, "i.db")
-    const plan = planFromPolicy(policy, { batchSize: 3 })
-    expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
-    const ids = await run(sessionIds(index))
-    const view = await run(indexView(index))
-    const original = fs.readFileSync(s.file)
-    fs.truncateSync(s.file, linesBytes(original, 8) - 1)
-    const broken = await run(importOnce(policy, index, plan))
-    expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
-    expect(broken.coverage).toBe("partial")
-    await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
-  })
-
-  it("muse-agents: a transcript cut to its first 8 lines", async () => {
-    const s = agentsFixtureCopy()
-    const policy = { workspaceRoots: [s.dir], agentsRoot: s.root }
-    const index = path.join(s.dir, "i.db")
-    const plan = planFromPolicy(policy, { batchSize: 3 })
-    expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
-    const ids = await run(sessionIds(index))
-    const view = await run(indexView(index))
-    const original = fs.readFileSync(s.file)
-    fs.truncateSync(s.file, linesBytes(original, 8))
-    const broken = await run(importOnce(policy, index, plan))
-    expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
-    expect(broken.coverage).toBe("partial")
-    await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
-  })
+  const agentsCuts = {
+    "to its first 8 lines": (b: Buffer) => linesBytes(b, 8),
+    "just before its 8th line's newline": (b: Buffer) => linesBytes(b, 8) - 1
+  } as const
+  for (const [how, at] of Object.entries(agentsCuts)) {
+    it(`muse-agents: a transcript cut ${how}`, async () => {
+      const s = agentsFixtureCopy()
+      const policy = { workspaceRoots: [s.dir], agentsRoot: s.root }
+      const index = path.join(s.dir, "i.db")
+      const plan = planFromPolicy(policy, { batchSize: 3 })
+      expect((await run(importOnce(policy, index, plan))).coverage).toBe("complete")
+      const ids = await run(sessionIds(index))
+      const view = await run(indexView(index))
+      const original = fs.readFileSync(s.file)
+      fs.truncateSync(s.file, at(original))
+      const broken = await run(importOnce(policy, index, plan))
+      expect(broken.sources.superseded + broken.sources.newGenerations).toBe(0)
+      expect(broken.coverage).toBe("partial")
+      await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
+    })
+  }
 
   it("muse-code: a native session log cut back mid-file", async () => {
     const c = breakableSources.find((x) => x.provider === "muse-code")!
