@@ -136,8 +136,8 @@ describe("the new places stay linear (tester25a F9, F3, F11)", () => {
     for (const rule of builtinRules) {
       const started = performance.now()
       for (const s of inputs) redactText([rule], s)
-      // linear: these take milliseconds; a quadratic rule would take minutes
-      expect(performance.now() - started, rule.id).toBeLessThan(3000)
+      // linear: these take milliseconds; a quadratic rule would take minutes (loose bound: CI's loaded 2 cores)
+      expect(performance.now() - started, rule.id).toBeLessThan(10_000)
     }
-  }, 120_000)
+  }, 300_000)
 })
