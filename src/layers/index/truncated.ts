@@ -35,6 +35,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as nodePath from "node:path"
+import { isDeepStrictEqual } from "node:util"
 import { type CursorState, peekCursor } from "../../domain/cursor.js"
 import type { SourceAccessError, StoreUnavailable } from "../../domain/errors.js"
 import type { Locator, SessionEvent } from "../../domain/model.js"
@@ -83,9 +84,9 @@ const placeOf = (cursor: string): string | undefined => {
  * Whether `now` (an event read from the file now, `size` bytes) is `stored` (the event the index holds at its
  * place): the same event at the same place with the same checks; or, for the file's last line, the same event on a
  * line that starts where the stored one starts and now ends at the end of the file, short of where the stored one
- * ended: a line cut inside its terminator or its trailing bytes (the last line whole but for its `\n`, what
- * `truncate -s`, a sync rollback or a crash between a line and its newline leave; tester25a F15). Its bytes are not
- * compared, as those of any partial last line (the module doc).
+ * ended, and whose event is the stored one in every field but its cursor: the last line whole but for its `\n`
+ * (what `truncate -s`, a sync rollback or a crash between a line and its newline leave; tester25a F15). A last line
+ * rewritten shorter with other content parses to another event: a change, not a cut.
  */
 const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: number): boolean => {
   if (stored === undefined || now.eventId !== stored.eventId || now.sequence !== stored.sequence || now.kind !== stored.kind) return false
@@ -97,7 +98,7 @@ const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: nu
   if (Either.isLeft(x) || Either.isLeft(y)) return false
   const [n, o] = [x.right, y.right]
   return n.off === size && o.off !== undefined && o.off > size && n.ls !== undefined && n.ls === o.ls && n.seq === o.seq &&
-    (n.sub ?? 0) === (o.sub ?? 0)
+    (n.sub ?? 0) === (o.sub ?? 0) && isDeepStrictEqual({ ...now, cursor: "" }, { ...stored, cursor: "" })
 }
 
 /** The adapter's read failed: the file is then read as usual, and the importer reports what it finds. */
