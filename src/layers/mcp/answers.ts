@@ -82,7 +82,7 @@ export const SearchSessionsParams = Schema.Struct({
   provider: Schema.optional(Schema.Literal(...Registry.providerIds).annotations({ description: "Only events of this provider's sessions." })),
   since: Schema.optional(Schema.String.annotations({ description: "Only events at or after this time: RFC 3339, or a date YYYY-MM-DD (UTC)." })),
   until: Schema.optional(Schema.String.annotations({ description: "Only events at or before this time: RFC 3339, or a date YYYY-MM-DD (UTC, the whole day)." })),
-  session: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only this session (its id, or its uid: hses_… as answers give it, or ses_…)." })),
+  session: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only this session (its id, or its uid as answers give it: hses_…, or ses_… on a server run with --no-redact)." })),
   workspace: Schema.optional(Schema.String.annotations({ description: "Only sessions whose workspace is this folder or below it (a leading ~ is the home folder)." })),
   role: Schema.optional(Schema.Literal("user", "assistant", "system").annotations({ description: "Only events of this role." })),
   kind: Schema.optional(Schema.NonEmptyString.annotations({ description: "Only events of this kind: message, thinking, tool-call, tool-result, summary, …" })),
@@ -92,14 +92,14 @@ export const SearchSessionsParams = Schema.Struct({
 
 /** Arguments of `get_session`. */
 export const GetSessionParams = Schema.Struct({
-  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid (hses_… as answers give it, or ses_…), or a prefix of either that names one session." }),
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid as answers give it (hses_…, or ses_… on a server run with --no-redact), or a prefix of either that names one session." }),
   maxChars: Schema.optional(MaxChars.annotations({ description: "The page's budget in characters (UTF-16 code units) of transcript text (default 20000, at most 1000000); a page never ends inside a character or a redaction marker, and passes the budget only to hold one character (an emoji, a letter with its marks), or one marker, whole." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "The nextCursor of the previous get_session answer: the next page. Absent: the first page." }))
 })
 
 /** Arguments of `get_events`. */
 export const GetEventsParams = Schema.Struct({
-  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid (hses_… as answers give it, or ses_…), or a prefix of either that names one session." }),
+  id: Schema.NonEmptyString.annotations({ description: "The session: its id, its uid as answers give it (hses_…, or ses_… on a server run with --no-redact), or a prefix of either that names one session." }),
   eventId: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events around this event (with `context` events on each side)." })),
   context: Schema.optional(Schema.Int.pipe(Schema.between(0, 1000)).annotations({ description: "With eventId: how many events before and after it (default 5)." })),
   cursor: Schema.optional(Schema.NonEmptyString.annotations({ description: "Answer the events after the event this cursor belongs to (an event's `cursor`, or a nextCursor)." })),
