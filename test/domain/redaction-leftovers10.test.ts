@@ -230,7 +230,10 @@ describe("redaction 10: linear on hostile lines", () => {
       "{\"value\": \"a\", \"name\": \"", "(\"", "[\"", "\"password\" :", "x[\"", "password = 1",
       "- name: DB_PASSWORD\n", "name: X-Api-Key\n  value: ", "{\"name\": \"X-Api-Key\",\n", "\\n  ", "pass: a1 ",
       // session 25: `name = value` after a gutter, a diff's marker, grep's prefix, a string's quote; a spaced key
-      "    12\u2192password = 1", "+password = 1", "a.ini:12:password = 1", "\"password = 1", "'token = a", "{\"Api Key\": \"a1"
+      "    12\u2192password = 1", "+password = 1", "a.ini:12:password = 1", "\"password = 1", "'token = a", "{\"Api Key\": \"a1",
+      // and their parts, alone and in part (was redaction-prefixes25's own check)
+      "     5\u2192", "     5\t", "+", "-", "a.ini:12:", "12:", "\"", "'", "\\\"", " \"", "\"db_password = ", "\"db_password = a",
+      "     5\u2192db_password = ", "a.ini:1:password = a", "+password = a\"", "{\"Db Password\": \"", "\"Db ", "\"Db Password\"", "a "
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {

@@ -5,7 +5,7 @@
  * are spaced (`{"Db Password": "…"}`). Values are made up; the expected text is what docs/redaction.md says stays.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
+import { marker } from "../../src/domain/redaction/rules.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 
 const r = defaultRedaction
@@ -116,28 +116,4 @@ describe("innocents of the new places stay (tester25a F9, F3, F11)", () => {
   ])("%j stays as it is", (text) => {
     expect(r.text(text)).toBe(text)
   })
-})
-
-describe("the new places stay linear (tester25a F9, F3, F11)", () => {
-  it("each rule on 200k-character near misses of the prefixes", () => {
-    const N = 200_000
-    const prefixes = [
-      "     5\u2192", "     5\t", "+", "-", "a.ini:12:", "12:", "\"", "'", "\\\"", " \"", "\"db_password = ", "\"db_password = a",
-      "     5\u2192db_password = ", "a.ini:1:password = a", "+password = a\"", "{\"Db Password\": \"", "\"Db ", "\"Db Password\"", "a "
-    ]
-    const inputs: Array<string> = []
-    for (const p of prefixes) {
-      inputs.push(p.repeat(Math.floor(N / p.length)))
-      inputs.push(p + "a".repeat(N))
-      inputs.push(p + "1".repeat(N))
-      inputs.push(p + " ".repeat(N))
-      inputs.push((p + "a").repeat(Math.floor(N / (p.length + 1))))
-    }
-    for (const rule of builtinRules) {
-      const started = performance.now()
-      for (const s of inputs) redactText([rule], s)
-      // linear: these take milliseconds; a quadratic rule would take minutes (loose bound: CI's loaded 2 cores)
-      expect(performance.now() - started, rule.id).toBeLessThan(10_000)
-    }
-  }, 300_000)
 })

@@ -4,6 +4,7 @@
  * the title and the earlier events too: `list_sessions`, the resource list, `get_session` (title and page text), the
  * `session://` resource and `get_events`.
  */
+import { claudeAssistantLine, claudeProject, claudeUserLine } from "../support/claude-import.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -24,19 +25,12 @@ const FILLER = 600
 let dir: string
 let server: Connected
 
-const user = (sid: string, uuid: string, parent: string | null, at: string, content: unknown) =>
-  ({ type: "user", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, message: { role: "user", content } })
-const assistant = (sid: string, uuid: string, parent: string, at: string, content: unknown) => ({
-  type: "assistant", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, requestId: `r-${uuid}-${sid}`,
-  message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${uuid}-${sid}`, content, usage: { input_tokens: 1, output_tokens: 1 } }
-})
+const user = claudeUserLine
+const assistant = claudeAssistantLine
 
 beforeAll(async () => {
   dir = tempDir("si-backprop25-")
-  const proj = path.join(dir, "claude", "-home-u-t")
-  fs.mkdirSync(proj, { recursive: true })
-  const write = (sid: string, lines: ReadonlyArray<unknown>) =>
-    fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  const { write } = claudeProject(dir)
   write(SID, [
     user(SID, "u", null, "2026-11-01T00:00:00Z", `connect with ${V} to the db`),
     assistant(SID, "a", "u", "2026-11-01T00:00:01Z", [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "psql -c 'select 1'", env: { DB_PASSWORD: V } } }]),

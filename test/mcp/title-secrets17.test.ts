@@ -6,6 +6,7 @@
  * by a value a later tool input names a secret (its session's secrets, as
  * for the events it searches), nor shows one in a title or a snippet.
  */
+import { claudeAssistantLine, claudeProject, claudeUserLine } from "../support/claude-import.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -35,19 +36,12 @@ const PW_SID = "9a0b0000-0000-4000-8000-000000000001"
 let dir: string
 let server: Connected
 
-const user = (sid: string, uuid: string, parent: string | null, at: string, content: unknown) =>
-  ({ type: "user", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, message: { role: "user", content } })
-const assistant = (sid: string, uuid: string, parent: string, at: string, content: unknown) => ({
-  type: "assistant", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, requestId: `r-${uuid}-${sid}`,
-  message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${uuid}-${sid}`, content, usage: { input_tokens: 1, output_tokens: 1 } }
-})
+const user = claudeUserLine
+const assistant = claudeAssistantLine
 
 beforeAll(async () => {
   dir = tempDir("si-titles17-")
-  const proj = path.join(dir, "claude", "-home-u-t")
-  fs.mkdirSync(proj, { recursive: true })
-  const write = (sid: string, lines: ReadonlyArray<unknown>) =>
-    fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  const { write } = claudeProject(dir)
   // the cut one character before the token's end: 39 of its 40 characters before the ellipsis
   write(TOKEN_SID, [
     user(TOKEN_SID, "u", null, "2026-08-01T00:00:00Z", "x".repeat(39) + ` ${GHP} tail words here`),

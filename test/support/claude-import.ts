@@ -4,6 +4,8 @@
  * `machine` when given, with an empty agents root beside it; the run must
  * end complete (0) or partial (8).
  */
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { expect } from "@effect/vitest"
 import { cli } from "./run.js"
 
@@ -40,4 +42,23 @@ export const claudeTurnsLog = (sessionId: string, texts: ReadonlyArray<readonly 
         message: { model: "claude-sonnet-4-5-20250929", id: `msg_${n}`, type: "message", role: "assistant", content: [{ type: "text", text }], usage: { input_tokens: 1, output_tokens: 1 } }
       })
   }).join("\n") + "\n"
+}
+
+/** A Claude Code log's user line of session `sid` (`content`: a string or content blocks), in `/srv`. */
+export const claudeUserLine = (sid: string, uuid: string, parent: string | null, at: string, content: unknown) =>
+  ({ type: "user", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, message: { role: "user", content } })
+
+/** A Claude Code log's assistant line of session `sid` (model claude-haiku-4-5, one token each way), in `/srv`. */
+export const claudeAssistantLine = (sid: string, uuid: string, parent: string, at: string, content: unknown) => ({
+  type: "assistant", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: sid, uuid, timestamp: at, requestId: `r-${uuid}-${sid}`,
+  message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${uuid}-${sid}`, content, usage: { input_tokens: 1, output_tokens: 1 } }
+})
+
+/** A Claude Code projects root under `dir` (`<dir>/claude`, one project `-home-u-t`), and a writer of a session's log there. */
+export const claudeProject = (dir: string) => {
+  const proj = path.join(dir, "claude", "-home-u-t")
+  fs.mkdirSync(proj, { recursive: true })
+  const write = (sid: string, lines: ReadonlyArray<unknown>) =>
+    fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  return { root: path.join(dir, "claude"), write }
 }
