@@ -103,3 +103,21 @@ export const answerOf = (result: unknown): any => {
   expect(r.structuredContent).toEqual(parsed)
   return parsed
 }
+
+/**
+ * Import the Claude Code projects root `<dir>/claude` (as `claudeProject` in `../support/claude-import.ts` writes it)
+ * into `<dir>/index.db` through the CLI (complete or partial), and connect a server (redaction on) to that index.
+ */
+export const serveClaudeRoot = async (dir: string): Promise<Connected> => {
+  const index = path.join(dir, "index.db")
+  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
+  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
+  expect([0, 8], r.stderr).toContain(r.code)
+  return connect(["--index", index], env)
+}
+
+/** A tool's answer from `server`, with its raw result as JSON text (to look for a value anywhere in it). */
+export const callRaw = async (server: Connected, name: string, args: Record<string, unknown>) => {
+  const raw = await server.client.callTool({ name, arguments: args })
+  return { raw: JSON.stringify(raw), answer: answerOf(raw) }
+}

@@ -5,12 +5,9 @@
  * `session://` resource and `get_events`.
  */
 import { claudeAssistantLine, claudeProject, claudeUserLine } from "../support/claude-import.js"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { tempDir } from "../support/paths.js"
-import { cli } from "../support/run.js"
-import { answerOf, connect, type Connected } from "./helpers.js"
+import { callRaw, type Connected, serveClaudeRoot } from "./helpers.js"
 
 // built at run time so that no secret scanner flags this file
 const V = ["Tt9Secret", "!", "Value2"].join("")
@@ -49,21 +46,14 @@ beforeAll(async () => {
   }
   long.push(assistant(LONG_SID, "a", parent, at(FILLER), [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "psql", env: { DB_PASSWORD: V } } }]))
   write(LONG_SID, long)
-  const index = path.join(dir, "index.db")
-  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
-  expect([0, 8], r.stderr).toContain(r.code)
-  server = await connect(["--index", index], env)
+  server = await serveClaudeRoot(dir)
 }, 120_000)
 
 afterAll(async () => {
   await server?.close()
 })
 
-const call = async (name: string, args: Record<string, unknown>) => {
-  const raw = await server.client.callTool({ name, arguments: args })
-  return { raw: JSON.stringify(raw), answer: answerOf(raw) }
-}
+const call = (name: string, args: Record<string, unknown>) => callRaw(server, name, args)
 
 const TITLE = `connect with ${F} to the db`
 

@@ -7,12 +7,9 @@
  * for the events it searches), nor shows one in a title or a snippet.
  */
 import { claudeAssistantLine, claudeProject, claudeUserLine } from "../support/claude-import.js"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { tempDir } from "../support/paths.js"
-import { cli } from "../support/run.js"
-import { answerOf, connect, type Connected } from "./helpers.js"
+import { callRaw, type Connected, serveClaudeRoot } from "./helpers.js"
 
 const E = "\u2026"
 // built at run time so that no secret scanner flags this file
@@ -58,21 +55,14 @@ beforeAll(async () => {
     assistant(PW_SID, "a", "u", "2026-08-03T00:00:01Z", [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "psql", env: { DB_PASSWORD: V } } }]),
     user(PW_SID, "u2", "a", "2026-08-03T00:00:02Z", [{ type: "tool_result", tool_use_id: "t1", content: `logged in with ${V}` }])
   ])
-  const index = path.join(dir, "index.db")
-  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
-  expect([0, 8], r.stderr).toContain(r.code)
-  server = await connect(["--index", index], env)
+  server = await serveClaudeRoot(dir)
 }, 120_000)
 
 afterAll(async () => {
   await server?.close()
 })
 
-const call = async (name: string, args: Record<string, unknown>) => {
-  const raw = await server.client.callTool({ name, arguments: args })
-  return { raw: JSON.stringify(raw), answer: answerOf(raw) }
-}
+const call = (name: string, args: Record<string, unknown>) => callRaw(server, name, args)
 
 describe("tester17 F1: a title cut through a secret, in MCP answers", () => {
   it("list_sessions and get_session: the title is cut from its first prompt redacted whole (no part of a secret)", async () => {
