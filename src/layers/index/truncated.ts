@@ -72,13 +72,15 @@ export const shorterThanImported = (
     return Effect.map(fileSize(access, path), (size) => (size < imported ? { size, imported } : undefined))
   })
 
-/** A cursor's place and the checks binding it to the bytes (its source id and provider extras left out). */
-const placeOf = (cursor: string): string | undefined => {
+/** A cursor's state, undefined when it cannot be read. */
+const stateOf = (cursor: string): CursorState | undefined => {
   const state = peekCursor(cursor)
-  if (Either.isLeft(state)) return undefined
-  const { seq, off, ls, sub, h, hd }: CursorState = state.right
-  return JSON.stringify([seq, off ?? null, ls ?? null, sub ?? null, h ?? null, hd ?? null])
+  return Either.isLeft(state) ? undefined : state.right
 }
+
+/** Whether two cursors name one place with the same checks binding it to the bytes (source id and provider extras left out). */
+const samePlace = (n: CursorState, o: CursorState): boolean =>
+  n.seq === o.seq && n.off === o.off && n.ls === o.ls && n.sub === o.sub && n.h === o.h && n.hd === o.hd
 
 /**
  * Whether `now` (an event read from the file now, `size` bytes) is `stored` (the event the index holds at its
@@ -90,13 +92,10 @@ const placeOf = (cursor: string): string | undefined => {
  */
 const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: number): boolean => {
   if (stored === undefined || now.eventId !== stored.eventId || now.sequence !== stored.sequence || now.kind !== stored.kind) return false
-  const a = placeOf(now.cursor)
-  if (a === undefined) return false
-  if (a === placeOf(stored.cursor)) return true
-  const x = peekCursor(now.cursor)
-  const y = peekCursor(stored.cursor)
-  if (Either.isLeft(x) || Either.isLeft(y)) return false
-  const [n, o] = [x.right, y.right]
+  const n = stateOf(now.cursor)
+  const o = stateOf(stored.cursor)
+  if (n === undefined || o === undefined) return false
+  if (samePlace(n, o)) return true
   return n.off === size && o.off !== undefined && o.off > size && n.ls !== undefined && n.ls === o.ls && n.seq === o.seq &&
     (n.sub ?? 0) === (o.sub ?? 0) && isDeepStrictEqual({ ...now, cursor: "" }, { ...stored, cursor: "" })
 }
