@@ -131,6 +131,13 @@ const ANY_HTML = /<(?=[A-Za-z/!?])(?!(?:https?|mailto):)/g
  * {@link inertMarkdown}'s work on `text`'s lines, with `html` the tags made text: the text, and the fence of the
  * code block still open at its end (null when none).
  */
+/**
+ * A line as its block containers leave it: the block quote markers and list item markers it starts with (`> `,
+ * `- `, `1. `), then the rest, where a heading, a setext underline or a link reference definition starts as it
+ * would at a line's start (tester25b F1, F3: `> [j]: javascript:...`, `- ## user`).
+ */
+const CONTAINED_BLOCK = /^((?: {0,3}(?:>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+))*)(.*)$/s
+
 const inertLines = (text: string, html: RegExp): { readonly text: string; readonly open: string | null } => {
   const lines = text.split("\n")
   let open: string | null = null // the fence that opened the code block we are in
@@ -148,11 +155,13 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
     // inline code spans kept as they are: the text between them made inert
     lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
       k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(html, "&lt;")
-    ).join("").replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
-      // a setext underline (`---`, `===` under a line: a heading as the document's own turn headers; tester25a F14)
-      // and a link reference definition (`[j]: javascript:...`, which would make `[x][j]` anywhere a live link)
-      .replace(/^( {0,3})(=+|-+)([ \t]*)$/, "$1\\$2$3")
-      .replace(/^( {0,3})\[(?=[^\]]*\]:)/, "$1\\[")
+    ).join("").replace(CONTAINED_BLOCK, (_, container: string, rest: string) =>
+      container + rest
+        .replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
+        // a setext underline (`---`, `===` under a line: a heading as the document's own turn headers; tester25a
+        // F14) and a link reference definition (`[j]: javascript:...`, which would make `[x][j]` anywhere a live link)
+        .replace(/^( {0,3})(=+|-+)([ \t]*)$/, "$1\\$2$3")
+        .replace(/^( {0,3})\[(?=[^\]]*\]:)/, "$1\\["))
   }
   return { text: lines.join("\n"), open }
 }

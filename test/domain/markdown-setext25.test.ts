@@ -35,4 +35,11 @@ describe("setext underlines and link reference definitions in a message (tester2
     const code = "```\ntitle\n---\n[j]: javascript:x\n```"
     expect(inertMessage(code)).toBe(code)
   })
+  it("inside a block quote or a list item too (tester25b F1, F3)", () => {
+    const got = inertMessage("> [j]: javascript:alert(1)\n- [k]: javascript:x\n1. [m]: javascript:y\n> ## user · now\n- ## user\n> title\n> ---\n> > ===")
+    expect(got.split("\n")).toEqual([
+      "> \\[j]: javascript:alert(1)", "- \\[k]: javascript:x", "1. \\[m]: javascript:y", "> \\## user · now", "- \\## user", "> title", "> \\---",
+      "> > \\==="
+    ])
+  })
 })
