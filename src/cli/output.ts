@@ -17,6 +17,7 @@ import { CONTRACT_VERSION } from "../domain/model.js"
 import { classify, describe, isStorageError } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
 import { escapeJsonControls, visibleControls } from "../domain/render.js"
+import { jsonParts } from "./json-parts.js"
 
 /**
  * Exit code of a run that finished with partial coverage (DESIGN.md: an
@@ -78,13 +79,22 @@ const ENCODE_UNMEASURED_MAX_CHARS = 16 * 1024 * 1024
  * (each receipt's redacted locator holds a `…`).
  */
 const jsonOut = (value: object): string | Uint8Array => {
-  const text = JSON.stringify(value)
-  if (text.length < LARGE_JSON_CHARS) return escapeJsonControls(text) + "\n"
-  const room = text.length <= ENCODE_UNMEASURED_MAX_CHARS ? text.length * 3 : Buffer.byteLength(text, "utf8")
+  // In parts (`jsonParts`: the same text), so that one character above U+00FF does not make the whole text two
+  // bytes a character, copied whole before it is encoded (~100 ms of CPU for figure c's 10 MB report).
+  const parts = jsonParts(value) ?? [JSON.stringify(value)]
+  let chars = 0
+  for (const p of parts) chars += p.length
+  if (chars < LARGE_JSON_CHARS) return escapeJsonControls(parts.join("")) + "\n"
+  let room = chars * 3
+  if (chars > ENCODE_UNMEASURED_MAX_CHARS) {
+    room = 0
+    for (const p of parts) room += Buffer.byteLength(p, "utf8")
+  }
   const buffer = Buffer.allocUnsafe(room + 1)
-  const n = buffer.write(text, 0, "utf8")
+  let n = 0
+  for (const p of parts) n += buffer.write(p, n, "utf8")
   buffer[n] = 0x0a
-  return holdsRawControl(buffer.subarray(0, n)) ? escapeJsonControls(text) + "\n" : buffer.subarray(0, n + 1)
+  return holdsRawControl(buffer.subarray(0, n)) ? escapeJsonControls(parts.join("")) + "\n" : buffer.subarray(0, n + 1)
 }
 
 /**
