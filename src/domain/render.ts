@@ -119,7 +119,7 @@ const ACTIVE_TAG = /<(?=\/?(?:img|iframe|frame|video|audio|source|track|object|e
  * escaped (`\#`), an image (`![…](…)`) is shown as a link (`\![…](…)`), and an HTML tag that loads or runs
  * something (`<img`, `<iframe`, `<script`, …) is written as text (`&lt;img`). Pure.
  */
-export const inertMarkdown = (text: string): string => (/[#!<]/.test(text) ? inertLines(text, ACTIVE_TAG).text : text)
+export const inertMarkdown = (text: string): string => (/[#!<]|\]\(/.test(text) ? inertLines(text, ACTIVE_TAG).text : text)
 
 /**
  * Any HTML outside code (session 24, tester24a F10): a tag or a closing tag (`<details`, `</div`, `<b`), a comment
@@ -138,6 +138,16 @@ const ANY_HTML = /<(?=[A-Za-z/!?])(?!(?:https?|mailto):)/g
  */
 const CONTAINED_BLOCK = /^((?: {0,3}(?:>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+))*)(.*)$/s
 
+/**
+ * The `](` of an inline link or image whose destination is not plainly `http(s)://`, `mailto:` or a relative
+ * reference (tester25b F2): after `(` (spaces, tabs, a `<`) the destination must start with `http://`, `https://`
+ * or `mailto:` (any case), or with a run of `A-Z a-z 0-9 _ . ~ % + -` that ends in `/ ? # ) >` (or, not empty, in a
+ * space): a relative path, `#anchor`, `()`. Anything else (`javascript:`, `vbscript:`, `data:`, an entity `&#106;`, a
+ * backslash escape, a control character, a destination on the next line) has its `(` escaped (`]\(`), so the
+ * text renders as written and is no link. Linear: each lookahead stops at the next `(`, `]` or blank.
+ */
+const UNSAFE_LINK = /\](?=\()(?!\([ \t]*<?(?:https?:\/\/|mailto:|[\w.~%+-]+ |[\w.~%+-]*[/?#)>]))/gi
+
 const inertLines = (text: string, html: RegExp): { readonly text: string; readonly open: string | null } => {
   const lines = text.split("\n")
   let open: string | null = null // the fence that opened the code block we are in
@@ -154,7 +164,7 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
     }
     // inline code spans kept as they are: the text between them made inert
     lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
-      k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(html, "&lt;")
+      k % 2 === 1 ? part : part.replace(UNSAFE_LINK, "]\\").replace(/!\[/g, "\\![").replace(html, "&lt;")
     ).join("").replace(CONTAINED_BLOCK, (_, container: string, rest: string) =>
       container + rest
         .replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")
