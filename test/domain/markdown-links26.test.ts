@@ -63,6 +63,22 @@ describe("inline links with a dangerous destination in a message (tester25b F2)"
     expect(inertMessage(kept)).toBe(kept)
   })
 
+  it("a code span is one only as CommonMark 6.1 reads it: a run of backticks closed by a run as long", () => {
+    // ``  then ` is no code span: the link between is live in CommonMark, so it is escaped
+    expect(inertMessage("``[x](javascript:alert(1))`")).toBe("``[x]\\(javascript:alert(1))`")
+    expect(inertMessage("`a`` ![i](http://e.example/t.png)")).toBe("`a`` \\![i](http://e.example/t.png)")
+    // an escaped backtick opens nothing; the run after it is one shorter
+    expect(inertMessage("\\`[x](javascript:y)`")).toBe("\\`[x]\\(javascript:y)`")
+    expect(inertMessage("\\``[x](javascript:y)`")).toBe("\\``[x](javascript:y)`")
+    // a span holding shorter or longer runs of backticks stays whole
+    for (const code of ["``a` [x](javascript:y) `b``", "`a`` ![i](x.png) ``b`", "see ```a `` <img src=x> ``` here"]) expect(inertMessage(code)).toBe(code)
+  })
+
+  it("a line of backticks with a backtick after them is no fence (CommonMark 4.5): the lines after it are made inert", () => {
+    // in CommonMark the first line is a paragraph's text, the <img> in it raw HTML, the link live
+    expect(inertMessage("```x`\n<img src=x onerror=alert(1)>\n[c](javascript:alert(1))")).toBe("```x`\n&lt;img src=x onerror=alert(1)>\n[c]\\(javascript:alert(1))")
+  })
+
   it("code spans and fenced code stay as written", () => {
     const code = "use `[x](javascript:y)` here\n```\n[x](javascript:alert(1))\n```\n~~~md\n[y](data:,z)\n~~~"
     expect(inertMessage(code)).toBe(code)
