@@ -119,7 +119,7 @@ const ACTIVE_TAG = /<(?=\/?(?:img|iframe|frame|video|audio|source|track|object|e
  * escaped (`\#`), an image (`![…](…)`) is shown as a link (`\![…](…)`), and an HTML tag that loads or runs
  * something (`<img`, `<iframe`, `<script`, …) is written as text (`&lt;img`). Pure.
  */
-export const inertMarkdown = (text: string): string => (/[#!<]/.test(text) ? inertLines(text, ACTIVE_TAG).text : text)
+export const inertMarkdown = (text: string): string => (/[#!<]|\]\(/.test(text) ? inertLines(text, ACTIVE_TAG).text : text)
 
 /**
  * Any HTML outside code (session 24, tester24a F10): a tag or a closing tag (`<details`, `</div`, `<b`), a comment
@@ -138,12 +138,74 @@ const ANY_HTML = /<(?=[A-Za-z/!?])(?!(?:https?|mailto):)/g
  */
 const CONTAINED_BLOCK = /^((?: {0,3}(?:>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+))*)(.*)$/s
 
+/**
+ * The `](` of an inline link or image whose destination is not plainly `http(s)://`, `mailto:` or a relative
+ * reference (tester25b F2): after `(` (spaces, tabs, a `<`) the destination must start with `http://`, `https://`
+ * or `mailto:` (any case), or with a run of `A-Z a-z 0-9 _ . ~ % + -` that ends in `/ ? # ) >` (or, not empty, in a
+ * space): a relative path, `#anchor`, `()`. Anything else (`javascript:`, `vbscript:`, `data:`, an entity `&#106;`, a
+ * backslash escape, a control character, a destination on the next line) has its `(` escaped (`]\(`), so the
+ * text renders as written and is no link. Linear: each lookahead stops at the next `(`, `]` or blank.
+ */
+const UNSAFE_LINK = /\](?=\()(?!\([ \t]*<?(?:https?:\/\/|mailto:|[\w.~%+-]+ |[\w.~%+-]*[/?#)>]))/gi
+
+/**
+ * `line` split at its inline code spans as CommonMark (6.1) reads them: text, code span, text, …, a code span at each
+ * odd index. A span opens at a run of n backticks and closes at the next run of exactly n; a run with no such
+ * closer is text (``` ``a` ``` holds no code), and so is a backtick escaped by a backslash outside code (the run
+ * after it one shorter). Inside a span a backslash is literal. Linear: each length's runs are read once, in order.
+ */
+const codeSpanParts = (line: string): Array<string> => {
+  if (!line.includes("`")) return [line]
+  const runs = new Map<number, Array<number>>() // a run's length -> its starts, in order
+  for (const m of line.matchAll(/`+/g)) {
+    const at = runs.get(m[0].length)
+    if (at === undefined) runs.set(m[0].length, [m.index])
+    else at.push(m.index)
+  }
+  const seen = new Map<number, number>() // a length -> how many of its runs lie before the scan
+  const closer = (n: number, after: number): number => {
+    const at = runs.get(n)
+    if (at === undefined) return -1
+    let k = seen.get(n) ?? 0
+    while (k < at.length && at[k] < after) k++
+    seen.set(n, k)
+    return k < at.length ? at[k] : -1
+  }
+  const parts: Array<string> = []
+  let from = 0 // the start of the text part being read
+  let i = 0
+  while (i < line.length) {
+    const c = line[i]
+    if (c === "\\") {
+      i += 2 // an escaped character (or a backslash before a letter: literal either way) is text
+      continue
+    }
+    if (c !== "`") {
+      i++
+      continue
+    }
+    let j = i
+    while (j < line.length && line[j] === "`") j++
+    // the run from i (after an escaped backtick, the rest of its run) opens a span if a run as long follows
+    const close = closer(j - i, j)
+    if (close < 0) {
+      i = j
+      continue
+    }
+    parts.push(line.slice(from, i), line.slice(i, close + (j - i)))
+    from = i = close + (j - i)
+  }
+  parts.push(line.slice(from))
+  return parts
+}
+
 const inertLines = (text: string, html: RegExp): { readonly text: string; readonly open: string | null } => {
   const lines = text.split("\n")
   let open: string | null = null // the fence that opened the code block we are in
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
-    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)
+    // a fence (CommonMark 4.5): a backtick fence's info string holds no backtick (```` ```a` ```` is a paragraph's text)
+    const f = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/.exec(line)
     if (open !== null) {
       if (f !== null && f[1][0] === open[0] && f[1].length >= open.length && line.trim() === f[1]) open = null
       continue
@@ -153,8 +215,8 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
       continue
     }
     // inline code spans kept as they are: the text between them made inert
-    lines[i] = line.split(/(`+[^`]*`+)/).map((part, k) =>
-      k % 2 === 1 ? part : part.replace(/!\[/g, "\\![").replace(html, "&lt;")
+    lines[i] = codeSpanParts(line).map((part, k) =>
+      k % 2 === 1 ? part : part.replace(UNSAFE_LINK, "]\\").replace(/!\[/g, "\\![").replace(html, "&lt;")
     ).join("").replace(CONTAINED_BLOCK, (_, container: string, rest: string) =>
       container + rest
         .replace(/^( {0,3})(#{1,2})(?=[ \t]|$)/, "$1\\$2")

@@ -233,7 +233,9 @@ describe("redaction 10: linear on hostile lines", () => {
       "    12\u2192password = 1", "+password = 1", "a.ini:12:password = 1", "\"password = 1", "'token = a", "{\"Api Key\": \"a1",
       // and their parts, alone and in part (was redaction-prefixes25's own check)
       "     5\u2192", "     5\t", "+", "-", "a.ini:12:", "12:", "\"", "'", "\\\"", " \"", "\"db_password = ", "\"db_password = a",
-      "     5\u2192db_password = ", "a.ini:1:password = a", "+password = a\"", "{\"Db Password\": \"", "\"Db ", "\"Db Password\"", "a "
+      "     5\u2192db_password = ", "a.ini:1:password = a", "+password = a\"", "{\"Db Password\": \"", "\"Db ", "\"Db Password\"", "a ",
+      // session 26: bat's gutter, a `|` gutter, a quote before a diff's marker (tester25b F4)
+      "  12 \u2502 password = 1", "  12 \u2502 ", "   5 | password = a", "   5 | ", "  12 \\u2502 password = 1", "> +password = 1", "> > > > +", "> > > > >", "> -"
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {

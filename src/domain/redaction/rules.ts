@@ -638,9 +638,10 @@ const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_
 
 /**
  * A line's decoration right before a `secret-field` name (session 25, tester25a F9), as the end of a lookbehind: a
- * Read tool's gutter arrow (`     5→DB_PASSWORD = "…"`), a diff's `+`/`-` at a line's start (`+api_key = '…'`).
+ * Read tool's gutter arrow (`     5→DB_PASSWORD = "…"`), a diff's `+`/`-` at a line's start (`+api_key = '…'`),
+ * also after a Markdown quote's `> ` (session 26, tester25b F4: `> +api_key = '…'`).
  */
-const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])[+-]`
+const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])(?:>[ \t]{0,8}){0,4}[+-]`
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
@@ -2644,10 +2645,11 @@ const SETTING_LEAD = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,
  * A line's decoration before a setting's name in `secret-line` (session 25, tester25a F9), as a pattern: a file
  * viewer's line number (Claude Code's Read gutter `     5→`, `cat -n`'s `     5` and a tab; in JSON text the arrow as
  * `\u2192` and the tab as `\t`) or `grep -n`'s `path:12:` (also without a path, `12:`, a Windows path
- * `C:\src\app.ini:12:`, and ripgrep's column `path:12:5:`), then maybe a diff's `+` or `-` (an added or a removed
- * line). Each part is bounded.
+ * `C:\src\app.ini:12:`, and ripgrep's column `path:12:5:`), or bat's gutter `  12 │ ` and a numbered `  12 | `
+ * (session 26, tester25b F4; in JSON text the bar maybe as `\u2502`), then maybe a diff's `+` or `-` (an added or a
+ * removed line), maybe after a Markdown quote's `> ` (a quoted diff: `> +NAME = value`). Each part is bounded.
  */
-const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2192|t))|(?:(?:[A-Za-z]:)?[^\s:"'${"`"}]{1,256}:)?[0-9]{1,9}:(?:[0-9]{1,9}:)?)?[+-]?`
+const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2192|t)|[ \t]{1,4}(?:[\u2502|]|\\{1,2}u2502)[ \t]?)|(?:(?:[A-Za-z]:)?[^\s:"'${"`"}]{1,256}:)?[0-9]{1,9}:(?:[0-9]{1,9}:)?)?(?:(?:>[ \t]{0,8}){0,4}[+-])?`
 
 /**
  * `secret-line`'s pattern: three alternatives, each of three groups (the lead, which stays; the head: indentation,
