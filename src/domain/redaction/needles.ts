@@ -10,10 +10,12 @@
  * one character at that character), so a pass over prose does little more
  * than read each character once and look its pair up in a table. At each
  * occurrence of an anchor the needles anchored there are compared in place.
- * Needles are ASCII; a string's other characters are looked up by their
- * low byte (at worst a comparison that fails), so the loop has no branch
- * but the table's answer. Pure: no I/O; a scanner keeps only the answer of
- * its last scan.
+ * Characters are looked up by their low byte (a character outside ASCII
+ * shares its entry with the others of that low byte: at worst a comparison
+ * that fails), so the loop has no branch but the table's answer; a needle
+ * may hold any characters (session 26: the words for a password in Russian,
+ * Japanese or Chinese), each anchored at the low bytes of its pair. Pure:
+ * no I/O; a scanner keeps only the answer of its last scan.
  *
  * @module
  */
@@ -27,8 +29,10 @@
 const COMMON =
   " etaoinsrhldcumpfgywb.,-/_:\"=()vk0123456789\nxSTACIEjqzRPDNMLOFBHG{}[]>';<*#+$|\\KUWVYJXQZ@`~%^&!?"
 
+/** A character's rarity: of its low byte, the table's key (a character outside ASCII is as rare as its low byte's ASCII one, or the rarest). */
 const rarity = (code: number): number => {
-  const i = COMMON.indexOf(String.fromCharCode(code))
+  const low = code & 0xff
+  const i = low < 128 ? COMMON.indexOf(String.fromCharCode(low)) : -1
   return i < 0 ? COMMON.length : i
 }
 
@@ -52,7 +56,7 @@ export interface NeedleScanner {
 }
 
 /**
- * A scanner of `needles`: non-empty ASCII strings (throws otherwise: a
+ * A scanner of `needles`: non-empty strings of any UTF-16 code units (throws on an empty one: a
  * programming error, the rule tables are constants). Duplicates are allowed
  * (each index answers for its own). `flagged`: characters (any UTF-16 code
  * units) the same pass looks for too ({@link NeedleScanner.flagged}: the
@@ -62,28 +66,28 @@ export const needleScanner = (needles: ReadonlyArray<string>, flagged = ""): Nee
   const count = needles.length
   const lengths = new Int32Array(count)
   const codes: Array<Int32Array> = []
-  // Entries by anchor: a needle of one character is anchored at it (key: its code); a longer one at its
-  // least common pair of neighbouring characters (key: 128 + first * 128 + second), `at` the pair's offset.
+  // Entries by anchor: a needle of one character is anchored at it (key: its low byte); a longer one at its
+  // least common pair of neighbouring characters (key: 256 + first's low byte * 256 + second's), `at` the pair's offset.
   const byKey = new Map<number, Array<readonly [number, number]>>()
   for (let k = 0; k < count; k++) {
     const n = needles[k]
-    if (n.length === 0 || !/^[\x00-\x7f]*$/.test(n)) throw new Error(`needleScanner: ${JSON.stringify(n)} is not a non-empty ASCII string`)
+    if (n.length === 0) throw new Error("needleScanner: a needle is empty")
     lengths[k] = n.length
-    codes.push(Int32Array.from(n, (c) => c.charCodeAt(0)))
-    let key = n.charCodeAt(0)
+    codes.push(Int32Array.from({ length: n.length }, (_, i) => n.charCodeAt(i)))
+    let key = n.charCodeAt(0) & 0xff
     let at = 0
     if (n.length > 1) {
       for (let i = 1; i + 1 < n.length; i++) {
         if (rarity(n.charCodeAt(i)) + rarity(n.charCodeAt(i + 1)) > rarity(n.charCodeAt(at)) + rarity(n.charCodeAt(at + 1))) at = i
       }
-      key = 128 + n.charCodeAt(at) * 128 + n.charCodeAt(at + 1)
+      key = 256 + (n.charCodeAt(at) & 0xff) * 256 + (n.charCodeAt(at + 1) & 0xff)
     }
     const list = byKey.get(key) ?? []
     list.push([k, at])
     byKey.set(key, list)
   }
   // flattened: the entries of key x are needleOf/offsetOf[first[x] .. first[x + 1])
-  const keys = 128 + 128 * 128
+  const keys = 256 + 256 * 256
   const first = new Int32Array(keys + 1)
   const entryNeedle: Array<number> = []
   const entryOffset: Array<number> = []
@@ -98,14 +102,14 @@ export const needleScanner = (needles: ReadonlyArray<string>, flagged = ""): Nee
   const needleOf = Int32Array.from(entryNeedle)
   const offsetOf = Int32Array.from(entryOffset)
   // What a character may end, given its low byte c and the low byte p of the character before it (0 at the
-  // start): table[p * 256 + c] holds 1 when some needle is the single character c, 2 when some needle is
-  // anchored at the pair (p, c). Other characters than ASCII share the entries of their low byte: a wasted
-  // comparison, never a missed needle (needles are ASCII), and no branch in the loop.
+  // start): table[p * 256 + c] holds 1 when some needle is a single character of low byte c, 2 when some needle
+  // is anchored at a pair of low bytes (p, c). Characters sharing a low byte share its entries: a wasted
+  // comparison (the needle is compared whole), never a missed needle, and no branch in the loop.
   const table = new Uint8Array(256 * 256)
   for (let x = 0; x < keys; x++) {
     if (first[x + 1] === first[x]) continue
-    if (x < 128) for (let p = 0; p < 256; p++) table[p * 256 + x] |= 1
-    else table[((x - 128) >> 7) * 256 + ((x - 128) & 127)] |= 2
+    if (x < 256) for (let p = 0; p < 256; p++) table[p * 256 + x] |= 1
+    else table[x - 256] |= 2
   }
   // 4: the low byte of a flagged character (then compared whole)
   const flags = Int32Array.from(flagged, (c) => c.charCodeAt(0))
@@ -157,7 +161,7 @@ export const needleScanner = (needles: ReadonlyArray<string>, flagged = ""): Nee
       const what = table[prev | c]
       if (what !== 0) {
         if ((what & 1) !== 0) check(s, c, i, gen)
-        if ((what & 2) !== 0) check(s, 128 + (prev >> 1) + c, i - 1, gen)
+        if ((what & 2) !== 0) check(s, 256 + prev + c, i - 1, gen)
         if ((what & 4) !== 0 && !flag) flag = flags.includes(s.charCodeAt(i))
       }
       prev = c << 8

@@ -2979,18 +2979,59 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
   return quoted !== undefined ? `${head}${q}${marker("terraform-variable")}${q}` : `${head}${marker("terraform-variable")}`
 }
 
+/**
+ * What `password-prose` reads after a value told before the words (session 26, tester25a F13): `is`, `was` or `as`,
+ * maybe `the`/`my`/`our`/`your`/`a` and one or two of a few adjectives (`new`, `root`, `admin`, \u2026), the word (`password`,
+ * `passphrase`, `passwd`), and then the noun phrase's end: the text's or the line's end, punctuation, a backslash
+ * (an escape of JSON text) or a word that starts something else (`for`, `to`, `here`, `and`, `you`, \u2026). So "\u2026 is the
+ * password for prod" and "use \u2026 as the password" go; "\u2026 is the password manager", "\u2026 as the password hash" stay.
+ */
+const PASSWORD_AFTER_VALUE = String.raw`[ \t]{1,8}(?:is|was|as|IS|WAS|AS)[ \t]{1,8}(?:(?:the|my|our|your|a|THE|MY|OUR|YOUR)[ \t]{1,8})?` +
+  String.raw`(?:(?:new|old|current|root|admin|default|initial|temporary|real|actual|same|NEW|ROOT|ADMIN)[ \t]{1,8}){0,2}(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))` +
+  String.raw`(?=[ \t]*(?:[.,;:!?)"'${"`"}\n\\]|$)|[ \t]{1,8}(?:for|of|on|at|in|to|here|now|and|but|so|you|we|I|if|then|that|which|from|FOR|OF|ON|AT|IN|TO)(?![A-Za-z0-9_]))`
+/**
+ * `password-prose`'s value told before the words ({@link PASSWORD_AFTER_VALUE}), in its own groups: a token at a
+ * token's start (after white space, a quote, `(`, `[` or the text's start; 4 to 128 characters up to white space, a
+ * quote, a bracket or a backslash, holding a digit or one of `@#$%^&*+=~_`: `Rev1sPassw0rd!`), or a quoted phrase
+ * holding a digit or a symbol (the quotes stay, escaped too in JSON text). The match is the value alone; the words after it stay.
+ */
+const PASSWORD_VALUE_FIRST = String.raw`(?:^|(?<=[\s"'${"`"}(\[]))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\()]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\()]{4,128}(?=${PASSWORD_AFTER_VALUE})` +
+  String.raw`|(?<=(?<valueQuote>["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])[^"'${"`"}\n\\]{1,128}(?=\\{0,3}\k<valueQuote>${PASSWORD_AFTER_VALUE})`
+
 /** The words for a password in other languages than English (`password-prose-intl`), each as written, capitalized and in upper case. */
 const PASSWORD_WORDS_INTL = [
   "mot de passe", "Mot de passe", "MOT DE PASSE", "passwort", "Passwort", "PASSWORT", "kennwort", "Kennwort", "KENNWORT",
   "contrase\u00f1a", "Contrase\u00f1a", "CONTRASE\u00d1A", "contrasena", "Contrasena", "CONTRASENA", "senha", "Senha", "SENHA",
   "wachtwoord", "Wachtwoord", "WACHTWOORD", "l\u00f6senord", "L\u00f6senord", "L\u00d6SENORD",
   "passord", "Passord", "PASSORD", "adgangskode", "Adgangskode", "ADGANGSKODE", "heslo", "Heslo", "HESLO",
-  "\u015fifre", "\u015eifre", "\u015eIFRE"
+  "\u015fifre", "\u015eifre", "\u015eIFRE",
+  // session 26 (tester25a F1): Polish (`has\u0142o`, and written without its letter), Russian and Ukrainian (`\u043f\u0430\u0440\u043e\u043b\u044c`)
+  "has\u0142o", "Has\u0142o", "HAS\u0141O", "haslo", "Haslo", "HASLO",
+  "\u043f\u0430\u0440\u043e\u043b\u044c", "\u041f\u0430\u0440\u043e\u043b\u044c", "\u041f\u0410\u0420\u041e\u041b\u042c"
 ].join("|")
+/**
+ * The words for a password in Japanese (`\u30d1\u30b9\u30ef\u30fc\u30c9`), Chinese (`\u5bc6\u7801`, `\u5bc6\u78bc`, `\u53e3\u4ee4`) and Korean
+ * (`\ube44\ubc00\ubc88\ud638`), written without spaces around them: `password-prose-intl` reads them before their
+ * particle or verb for "is" ({@link PASSWORD_IS_CJK}) or a colon (session 26, tester25a F1).
+ */
+const PASSWORD_WORDS_CJK = "\u30d1\u30b9\u30ef\u30fc\u30c9|\u5bc6\u7801|\u5bc6\u78bc|\u53e3\u4ee4|\ube44\ubc00\ubc88\ud638"
+/** "is" after {@link PASSWORD_WORDS_CJK}: Japanese `\u306f`, Chinese `\u662f`, `\u4e3a`, `\u70ba`, Korean `\ub294`; or a colon (`:`, a full-width `\uff1a`) or `=`. */
+const PASSWORD_IS_CJK = "[:=\uff1a]|\u306f|\u662f|\u4e3a|\u70ba|\ub294"
+/**
+ * The characters a token `password-prose-intl` takes does not hold (they end it): white space, quotes, `<`, `>`, a
+ * backslash, and the letters and punctuation of Chinese, Japanese and Korean (`\u3000`..`\u9fff`, Hangul syllables,
+ * full-width forms): "\u30d1\u30b9\u30ef\u30fc\u30c9\u306fJpPw55\u3067\u3059" loses `JpPw55` alone.
+ */
+const INTL_TOKEN_END = String.raw`\s"'${"`"}<>\\\u3000-\u9fff\uac00-\ud7af\uff00-\uffef`
 /** What `password-prose-intl` looks for before it runs (a part of each word, any of its cases). */
 const PASSWORD_HINTS_INTL: ReadonlyArray<string> = [
   "de passe", "DE PASSE", "asswort", "ASSWORT", "ennwort", "ENNWORT", "ontrase", "ONTRASE", "enha", "ENHA", "achtwoord", "ACHTWOORD",
-  "senord", "SENORD", "assord", "ASSORD", "dgangskode", "DGANGSKODE", "eslo", "ESLO", "ifre", "IFRE"
+  "senord", "SENORD", "assord", "ASSORD", "dgangskode", "DGANGSKODE", "eslo", "ESLO", "ifre", "IFRE",
+  // (session 26: characters outside ASCII too, needles.ts)
+  "as\u0142o", "AS\u0141O", "aslo", "ASLO", "\u0430\u0440\u043e\u043b\u044c", "\u0410\u0420\u041e\u041b\u042c", "\u30d1\u30b9\u30ef\u30fc\u30c9", "\u5bc6\u7801", "\u5bc6\u78bc",
+  "\u53e3\u4ee4", "\ube44\ubc00\ubc88\ud638",
+  // Italian's `password \u00e8 \u2026` (the English word, the Italian "is")
+  "\u00e8", "\u00c8"
 ]
 
 /** How many `(head)` then {@link optionValue} alternatives `cli-password`'s pattern has (its quoted `user:password` ones follow). */
@@ -3576,17 +3617,22 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // it staying) holds a digit or a symbol (`@#$%^&*+=~_`): "my password is hunter2" loses `hunter2`; "the
     // password is wrong", "is: see the vault", "is at least 8 characters", "is well-known" stay (prose). The token
     // ends at a backslash too (a `\n` escape of JSON text held in a string).
+    // Session 26 (tester25a F13): a dash after the word (`Password \u2014 \u2026`, `\u2013`, ` - `, ` -- `), and the value
+    // before the words (PASSWORD_VALUE_FIRST): "\u2026 is the password for prod", "use \u2026 as the password".
     id: "password-prose",
     pattern: re(
       String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)` +
         // "change the password to X", "set the passphrase as X" (not a path: "write the password to /tmp/pw1")
-        String.raw`|[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/))(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
+        String.raw`|[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/)` +
+        // "Password \u2014 X", "password - X"
+        String.raw`|[ \t]*[\u2014\u2013][ \t]*|[ \t]+--?[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
         // a quoted phrase (spaces and all) holding a digit or a symbol: `is "open sesame 7"`
         String.raw`(?:(?<=["'${"`"}])(?![\s])(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'${"`"}\n\\]{1,128})(?=\2)` +
-        String.raw`|(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$)))`
+        String.raw`|(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$)))` +
+        `|${PASSWORD_VALUE_FIRST}`
     ),
     hints: ["assword", "assphrase", "asswd", "ASSWORD", "ASSPHRASE", "ASSWD"],
-    replace: (_m, head) => `${head}${marker("password-prose")}`
+    replace: (_m, head) => (head === undefined ? marker("password-prose") : `${head}${marker("password-prose")}`)
   },
   {
     // (session 24, tester24a F8) A password told in another language: the word for a password in French
@@ -3596,10 +3642,17 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // with an ASCII part: the prefilter's hints are ASCII, so Polish `has\u0142o` and Russian are not covered), then `:` or `=` or the language's "is" (`est`, `ist`, `es`, `\u00e9`, `is`, `je`, `\u00e4r`, `er`, `jest`), then
     // a token as `password-prose` takes it (4 to 128 characters holding a digit or a symbol, sentence punctuation
     // after it staying): "Passwort: PwDe8812yy" loses the token; "mot de passe oubli\u00e9", "Passwort: falsch" stay.
+    // Session 26 (tester25a F1): German's `lautet` ("Das Passwort lautet \u2026"), Polish (`has\u0142o: \u2026`, `to`,
+    // `brzmi`), Russian (`\u041f\u0430\u0440\u043e\u043b\u044c: \u2026`, `\u044d\u0442\u043e`), a dash (`\u2014`, `\u2013`, ` - `) as the separator, Italian's
+    // `la password \u00e8 \u2026` (`password del server \u00e8`), and Japanese, Chinese and Korean words before their "is"
+    // or a colon (`\u30d1\u30b9\u30ef\u30fc\u30c9\u306f \u2026`, `\u5bc6\u7801\u662f\u2026`; {@link PASSWORD_WORDS_CJK}), where the token also ends at those
+    // scripts' letters and punctuation ({@link INTL_TOKEN_END}) and may open with `\u300c`.
     id: "password-prose-intl",
     pattern: re(
-      String.raw`(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]*[:=][ \t]*|[ \t]+(?:est|ist|es|\u00e9|is|je|\u00e4r|er|jest)[ \t]*:?[ \t]*)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
-        String.raw`(?=[^\s"'${"`"}<>\\]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\]{4,128}?(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]*(?:[:=\uff1a\u2014\u2013])[ \t]*|[ \t]+-[ \t]+|[ \t]+(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]*:?[ \t]*)` +
+        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]+(?:del|della|dello|di|per|su)[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:\u00e8|\u00c8)[ \t]*:?[ \t]*` +
+        String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]*(?:${PASSWORD_IS_CJK})[ \t]*[:\uff1a]?[ \t]*)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
+        String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
     ),
     hints: PASSWORD_HINTS_INTL,
     // a placeholder (`******`, `<password>`) or a reference is no password
@@ -3957,14 +4010,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // phrase after the word (`passphrase "…"`, a digit or a symbol in it), `user=admin pass=<pw>` (`pwd=`,
     // `pw=`), `{"pw": "…"}`, and a one-time password's seed after `2FA secret`, `TOTP secret`, `OTP secret`, `MFA
     // secret` (base32, 16 characters or more), an auth-named header's value (`X-Custom-Auth: …`, `X-Auth-User-…`
-    // not: the name ends in `Auth`). The user and the words stay; "the password field is required",
+    // not: the name ends in `Auth`). Session 26 (tester25a F13): "creds are admin / <pw>", and `pw`/`pwd` alone as the
+    // name (`pw: <pw>`, "my pwd is <pw>"; CRED_PW_ABBREV). The user and the words stay; "the password field is required",
     // "log in as admin / root", "password = getpass()", `{"pw": "ok"}`, `pass=3` stay. Read by hand (several
     // patterns in turn, see credentialProse): the pattern says where a match starts.
     id: "credential-prose",
     pattern: re(
-      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
+      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Cc]reds|CREDS|(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)|[ \t]*[:=\u2014\u2013])|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
     ),
-    hints: ["redential", "REDENTIAL", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
+    hints: ["redential", "REDENTIAL", "reds", "REDS", "pw", "PW", "Pw", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
     apply: (s) => credentialProse(s),
     byHand: true
   },
@@ -3993,6 +4047,26 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // every match holds the pipe or the here-string's `<<<` (rarer characters than the words' for the prefilter)
     gate: ["|", "<<<"],
     replace: pipedPasswordReplace
+  },
+  {
+    // (session 26, tester25a F5) A password given as a file that a process substitution writes: `sshpass -f <(echo
+    // '\u2026') ssh host`, and any command's `--password-file`, `--passwd-file`, `--passphrase-file`, `--pass-file` (`=` or a
+    // space) before `<(echo \u2026)` or `<(printf '%s' \u2026)`. The command, echo, the quotes and the brackets stay; a `$VAR`
+    // reference and a placeholder stay; `<(cat pw.txt)` is a file.
+    id: "substituted-password",
+    pattern: re(
+      String.raw`((?:${lead("sshpass", "A-Za-z0-9_.-")}(?:[ \t]{1,8}-[A-Za-eg-z][^\s;&|]{0,64}){0,4}[ \t]{1,8}-f|--(?:password|passwd|passphrase|pass)-file(?:=|[ \t]{1,8}))[ \t]{0,8}<\([ \t]{0,8}` +
+        String.raw`(?:echo|printf)[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?(?:(?<=printf[ \t]{1,8})(\\?["']?)%s(?:\\{1,2}n)?\2[ \t]{1,8})?)` +
+        String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!\3)[^\n]){1,256}?)\3|(?![$"'\\])([^\s"'|\\;&<>()${"`"}]{1,256}))(?=[ \t]{0,8}\))`
+    ),
+    hints: ["echo", "printf"],
+    // every match holds the process substitution's `<(` (rarer characters than the words')
+    gate: ["<("],
+    replace: (m: string, head: string, _f: string | undefined, q: string | undefined, quoted: string | undefined, bare: string | undefined) => {
+      const v = quoted ?? bare ?? ""
+      if (placeholderValue(v)) return m
+      return quoted !== undefined ? `${head}${q}${marker("substituted-password")}${q}` : `${head}${marker("substituted-password")}`
+    }
   },
   {
     // A secret set by a command that says what it sets (tester23b F2): `gh secret set NAME --body …`, `rabbitmqctl
@@ -4056,6 +4130,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     ),
     hints: ["@", "%40", "\\u0040"],
     apply: (s) => redactEmails(s)
+  },
+  {
+    // (session 26, tester25a F5) An email written to dodge scrapers: `bob.hidden.user [at] corp-example.com`, `(at)`,
+    // `{at}` (any case of `at`), and the domain's dots maybe written `[dot]`, `(dot)` or `{dot}`. The local part is a
+    // run of an email's characters (not after another), the domain two labels or more, the last one letters. "meet
+    // [at] noon" (no local part before it) and "we [at] home" (no dotted domain after it) stay.
+    id: "email-obfuscated",
+    pattern: re(
+      String.raw`${start("A-Za-z0-9._%+\\\\-")}[A-Za-z0-9._%+-]{1,64}[ \t]{0,4}(?:\[(?:at|AT|At)\]|\((?:at|AT|At)\)|\{(?:at|AT|At)\})[ \t]{0,4}[A-Za-z0-9-]{1,63}` +
+        String.raw`(?:(?:\.|[ \t]{0,4}(?:\[(?:dot|DOT|Dot)\]|\((?:dot|DOT|Dot)\)|\{(?:dot|DOT|Dot)\})[ \t]{0,4})[A-Za-z0-9-]{1,63}){0,7}(?:\.|[ \t]{0,4}(?:\[(?:dot|DOT|Dot)\]|\((?:dot|DOT|Dot)\)|\{(?:dot|DOT|Dot)\})[ \t]{0,4})[A-Za-z]{2,24}(?![A-Za-z0-9-])`
+    ),
+    hints: ["[at]", "(at)", "{at}", "[AT]", "(AT)", "{AT}", "[At]", "(At)", "{At}"]
   },
   {
     // /home/<user>, /Users/<user>, C:\Users\<user> (also C:\\Users\\ as in JSON or code, and C:/Users/): the user's home becomes ~.
@@ -4448,13 +4534,21 @@ const ESCAPED_NAME_REACH = 4096
 const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 
 /** `credential-prose`'s patterns (see the rule): each has the kept head in group 1 and the value in group 2 (or a quote in 2 and the value in 3). */
-const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?)[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:[ \t]+(?:are|is|were|was|ARE|IS))?[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
 const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["']))(?![\s$\{]|\[REDACTED:)(?=[^"'\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'\n\\]{1,128})\2/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
 const CRED_PW_FIELD = /((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)([^"'\\\n]{1,256})\3/g
 const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
+/**
+ * `pw` or `pwd` alone as a password's name in prose (session 26, tester25a F13: `pw: \u2026`, "my pwd is \u2026", `pw = \u2026`,
+ * `pwd \u2014 \u2026`): head in group 1 (its quote in 2), value in 3; the value goes when it is a credential's shape and no path
+ * ({@link pwAbbrevValue}: `pwd: /home/bob/app2` is the working directory).
+ */
+const CRED_PW_ABBREV = /(\b(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]+|[ \t]*[:=\u2014\u2013][ \t]*)(["'`]?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+/** Whether a value after `pw`/`pwd` ({@link CRED_PW_ABBREV}) is a password: a credential's shape ({@link proseCredential}), no `/`, not `~` or `.` first. */
+const pwAbbrevValue = (v: string): boolean => proseCredential(v, false) && !v.includes("/") && !/^[~.]/.test(v)
 const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*)([A-Z2-7]{16,128}={0,6})(?![A-Za-z0-9])/g
 
 /** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
@@ -4469,6 +4563,7 @@ const credentialProse = (s: string): string => {
   out = out.replace(CRED_PW_FIELD, (m, head: string, _q: string, q: string, v: string) => (aloneSecret(v) && LOOKS_SECRET.test(v) ? `${head}${M}${q}` : m))
   out = out.replace(CRED_AUTH_HEADER, (m, head: string, _k: string, _q: string, v: string) => (LOOKS_SECRET.test(v) ? `${head}${M}` : m))
   out = out.replace(CRED_OTP_SEED, (_m, head: string) => `${head}${M}`)
+  out = out.replace(CRED_PW_ABBREV, (m, head: string, _q: string, v: string) => (pwAbbrevValue(v) ? `${head}${M}` : m))
   return out
 }
 
