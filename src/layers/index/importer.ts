@@ -46,6 +46,7 @@ import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
+import { rewrittenCause, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
@@ -724,6 +725,8 @@ const make = Effect.gen(function*() {
       // again from their start (the index ignores the events it has), so an
       // append to the log or to any nested log is never skipped.
       let ownSourceId = checkpoint?.sourceId ?? null
+      /** What the file no longer holds of the imported events, when it was rewritten after a prefix of them (`./rewritten.ts`). */
+      let rewritten: RewrittenEvents | undefined
       /** The own file's binding the checkpoint will hold (for `hooks.imported`). */
       let lastPrefix = checkpoint?.status === "complete" ? checkpoint.prefix : null
       const startOver = (reason: string) =>
@@ -767,6 +770,9 @@ const make = Effect.gen(function*() {
             yield* index.rejectSource(source, SOURCE_TRUNCATED, emptiedCause(locator.path, lost).problem)
             return { _tag: "emptied", damaged: { path: locator.path, lost } } as const
           }
+          // Begins with what was imported and then no longer holds some of it (cut back and written on): read again
+          // as a new generation, as any change, but those events leave the views: reported, never silently.
+          rewritten = yield* rewrittenSource(adapter, index, source.sourceKey, checkpoint, locator)
           yield* startOver(changed.right)
         }
       }
@@ -837,6 +843,10 @@ const make = Effect.gen(function*() {
           return { _tag: "unreadable", details } as const
         }
         return { _tag: "rejected", error } as const
+      }
+      if (rewritten !== undefined) {
+        const cause = rewrittenCause(locator.path, rewritten)
+        diagnostics.push({ code: SOURCE_REWRITTEN, message: cause.problem, remediation: cause.remedy, details: { path: locator.path, ...rewritten } })
       }
       yield* index.completeSource(source, checkpointed, { parts: boundParts(), diagnostics })
       yield* tellImported(ownSourceId, lastPrefix)

@@ -88,9 +88,10 @@ const samePlace = (n: CursorState, o: CursorState): boolean =>
  * line that starts where the stored one starts and now ends at the end of the file, short of where the stored one
  * ended, and whose event is the stored one in every field but its cursor: the last line whole but for its `\n`
  * (what `truncate -s`, a sync rollback or a crash between a line and its newline leave; tester25a F15). A last line
- * rewritten shorter with other content parses to another event: a change, not a cut.
+ * rewritten shorter with other content parses to another event: a change, not a cut. A `size` of -1 leaves that last
+ * case out (an event is then the stored one only at the same place with the same checks).
  */
-const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: number): boolean => {
+export const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: number): boolean => {
   if (stored === undefined || now.eventId !== stored.eventId || now.sequence !== stored.sequence || now.kind !== stored.kind) return false
   const n = stateOf(now.cursor)
   const o = stateOf(stored.cursor)
@@ -101,7 +102,7 @@ const sameEvent = (now: SessionEvent, stored: SessionEvent | undefined, size: nu
 }
 
 /** The adapter's read failed: the file is then read as usual, and the importer reports what it finds. */
-class ReadFailed {
+export class ReadFailed {
   readonly _tag = "ReadFailed"
 }
 
@@ -110,7 +111,7 @@ class ReadFailed {
  * `sourceKey`, one at a time, a page of them held at once; `undefined` once
  * they are all taken, or when the index does not hold exactly one such session.
  */
-const storedPager = (
+export const storedPager = (
   index: IndexShape,
   sourceKey: string,
   own: string,

@@ -260,10 +260,60 @@ const noSuchResource = (uri: string) =>
     remediation: "List them with resources/list (or the list_sessions tool) and read one by its uri."
   })
 
+/** The sessions `resources/list` answers with (see {@link refreshListing}), and their resources once built. */
+interface Listing {
+  briefs: ReadonlyArray<SessionBrief>
+  resources: ReadonlyArray<Resource> | undefined
+}
+
+/** A session's resource as `resources/list` lists it: its uri, title, and a description of its counts. */
+const resourceOf = (s: SessionBrief): Resource =>
+  new Resource({
+    uri: s.uri,
+    name: s.title ?? s.id,
+    title: s.title ?? s.id,
+    description: `${s.provider} session ${s.id}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
+      s.workspace !== null ? `, in ${s.workspace}` : ""
+    }`,
+    mimeType: "text/markdown"
+  }, true)
+
+/**
+ * Read the sessions listed as resources again (`resourceSessions`: one query, and a title's source or its
+ * session's secrets only for a session not shown yet in its state, by uid, generation, event count and last
+ * time), so that a running server's `resources/list` shows what an import changed since it started: the count
+ * and last time of a session appended to, and a title that states a value a later event named a secret,
+ * redacted as `list_sessions` shows it (tester25b F6). The index no longer at its path (`indexCheck`) or not
+ * answering: the list stays as last read (a read of a resource then answers the error).
+ */
+const refreshListing = (listing: Listing, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
+  Effect.zipRight(indexCheck, resourceSessions).pipe(
+    Effect.tap((briefs) =>
+      Effect.sync(() => {
+        listing.briefs = briefs
+        listing.resources = undefined
+      })
+    ),
+    Effect.asVoid,
+    Effect.catchAll(() => Effect.void)
+  )
+
+/**
+ * `protocol` with each `resources/list` request preceded by `before` (run to its end, in the order the requests
+ * come): `@effect/ai`'s McpServer answers the list from its registry's `resources` at once, without an effect.
+ */
+const beforeResourceList = (protocol: RpcServer.Protocol["Type"], before: Effect.Effect<void>): RpcServer.Protocol["Type"] => ({
+  ...protocol,
+  run: (f) =>
+    protocol.run((clientId, data) =>
+      data._tag === "Request" && data.tag === "resources/list" ? Effect.zipRight(before, f(clientId, data)) : f(clientId, data))
+})
+
 /**
  * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
- * resources listed from `listed`, built on first `resources/list`: one
- * resource each, without registering them one by one (each registration
+ * resources listed from `listing` (read again before each `resources/list`:
+ * {@link refreshListing}), built when listed: one resource each, without
+ * registering them one by one (each registration
  * sends a list-changed notification and adds a route; at 1,000 sessions that
  * cost about a second of start-up). A `resources/read` of a `session://<id>`
  * reads the session by its id directly, not through the template's route:
@@ -272,13 +322,12 @@ const noSuchResource = (uri: string) =>
  * an unmatched URI with empty contents, a success (tester18 F6); here it is
  * read as any id (an unknown one: `SOURCE_NOT_FOUND`).
  */
-const registryLayer = (listed: ReadonlyArray<SessionBrief>, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
+const registryLayer = (listing: Listing, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
   Layer.scoped(
     McpServer.McpServer,
     Effect.gen(function*() {
       const base = yield* McpServer.McpServer.make
       const read = readSessionResource(yield* Effect.context<Index | Redaction>(), indexCheck)
-      let resources: ReadonlyArray<Resource> | undefined
       return McpServer.McpServer.of({
         ...base,
         // A URI that is not `session://<id>` names no resource of this server: an error, not empty contents.
@@ -287,18 +336,7 @@ const registryLayer = (listed: ReadonlyArray<SessionBrief>, indexCheck: Effect.E
             ? read(uri, uriDecoded(uri.slice(SESSION_SCHEME.length))) as unknown as ReturnType<typeof base.findResource>
             : Effect.fail(mcpError(noSuchResource(uri))),
         get resources() {
-          resources ??= listed.map((s) =>
-            new Resource({
-              uri: s.uri,
-              name: s.title ?? s.id,
-              title: s.title ?? s.id,
-              description: `${s.provider} session ${s.id}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
-                s.workspace !== null ? `, in ${s.workspace}` : ""
-              }`,
-              mimeType: "text/markdown"
-            }, true)
-          )
-          return resources
+          return listing.resources ??= listing.briefs.map(resourceOf)
         }
       })
     })
@@ -337,8 +375,9 @@ export const serveStdio = (
         details: { path: indexFile, reason: change }
       }))
     yield* indexCheck
-    // The sessions listed as resources: those of the index when the server starts.
-    const listed = yield* resourceSessions
+    // The sessions listed as resources: those of the index when the server starts, read again at each resources/list.
+    const listing: Listing = { briefs: yield* resourceSessions, resources: undefined }
+    const refresh = Effect.provide(refreshListing(listing, indexCheck), yield* Effect.context<Index | Redaction>())
     yield* Effect.gen(function*() {
       yield* registerTools(indexCheck)
       yield* registerResourceTemplate(indexCheck)
@@ -347,12 +386,12 @@ export const serveStdio = (
       )
       // The server runs until the transport is done: the input ended and every answer is written.
       yield* Effect.raceFirst(
-        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, protocol)),
+        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, beforeResourceList(protocol, refresh))),
         Deferred.await(done)
       )
     }).pipe(
       Effect.scoped,
-      Effect.provide(registryLayer(listed, indexCheck))
+      Effect.provide(registryLayer(listing, indexCheck))
     )
   }).pipe(
     // Only this logger: not the CLI runtime's pretty logger, which writes on stdout.

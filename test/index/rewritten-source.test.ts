@@ -1,0 +1,176 @@
+/**
+ * A log cut back and then written on (a backup restored or a sync rolled
+ * back, after which the agent went on: the first lines of the imported file,
+ * then new ones; tester25a F6) is read again as a new generation, as any
+ * change in the imported part is, but the imported events it no longer holds
+ * leave every view: that is reported as `SOURCE_REWRITTEN`, counted (the
+ * events imported, those the file still begins with, those it no longer
+ * holds), with coverage partial (exit 8), never silently with coverage
+ * complete (docs/import.md, "Sources rewritten after a prefix of what was
+ * imported"). An in-place rewrite that keeps every imported event is no such
+ * case, nor is a file whose first event is another.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+import * as Effect from "effect/Effect"
+import { planFromPolicy } from "../../src/layers/index/importer.js"
+import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
+import { Index } from "../../src/services/Index.js"
+import { importOnce, indexLayer } from "../support/index.js"
+import { agentsFixtureCopy } from "../support/source-roots.js"
+import { fixturesDir, tempDir } from "../support/paths.js"
+
+const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
+
+/** The event count of the session `sessionId` in the index (it must hold it once). */
+const eventCount = (index: string, sessionId: string) =>
+  Effect.map(Effect.flatMap(Index, (i) => i.sessions({})), (ss) => {
+    const found = ss.filter((s) => s.sessionId === sessionId)
+    expect(found.length).toBe(1)
+    return found[0].eventCount
+  }).pipe(Effect.provide(indexLayer(index)))
+
+/** The first `n` lines of `text`, each with its line feed. */
+const firstLines = (text: string, n: number) => text.split("\n").slice(0, n).map((l) => l + "\n").join("")
+
+/** The events a fresh index holds of `file` written with `content` (in a root of its own laid out as `root`). */
+const freshCount = async (setup: () => { file: string; dir: string; session: string; policy: Partial<AccessPolicyShape> }, content: string) => {
+  const s = setup()
+  fs.writeFileSync(s.file, content)
+  const index = path.join(s.dir, "fresh.db")
+  const report = await run(importOnce(s.policy, index, planFromPolicy(s.policy, {})))
+  expect(report.coverage).toBe("complete")
+  return await run(eventCount(index, s.session))
+}
+
+const claudeCopy = () => {
+  const dir = tempDir()
+  const root = path.join(dir, "cr")
+  const project = path.join(root, "-home-alice-code-billing-api")
+  fs.mkdirSync(project, { recursive: true })
+  const name = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl"
+  const file = path.join(project, name)
+  fs.copyFileSync(path.join(fixturesDir, "claude-code", "projects", "-home-alice-code-billing-api", name), file)
+  return { dir, file, session: "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37", policy: { workspaceRoots: [dir], claudeRoot: root } }
+}
+
+const agentsCopy = () => {
+  const s = agentsFixtureCopy()
+  return { dir: s.dir, file: s.file, session: s.session, policy: { workspaceRoots: [s.dir], agentsRoot: s.root } }
+}
+
+/** A Claude Code user prompt of the fixture's session, after line `parent` (a uuid): what the agent wrote after the cut. */
+const claudePrompt = (parent: string) =>
+  JSON.stringify({
+    parentUuid: parent,
+    isSidechain: false,
+    userType: "external",
+    cwd: "/home/alice/code/billing-api",
+    sessionId: "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37",
+    version: "2.0.76",
+    gitBranch: "main",
+    type: "user",
+    message: { role: "user", content: "after the rollback: run the tests again" },
+    uuid: "9d0e4c55-1b2a-4f70-8c3d-5e6f7a8b9c0d",
+    timestamp: "2025-12-03T10:00:00.000Z"
+  }) + "\n"
+
+const agentsItem = JSON.stringify({
+  type: "item",
+  seq: 8,
+  source: "runtime",
+  item: { type: "message", role: "user", text: "after the rollback: run the audit again" },
+  created_at: "2025-03-01T09:00:00Z"
+}) + "\n"
+
+const cases = [
+  {
+    provider: "claude-code",
+    setup: claudeCopy,
+    // The first 8 lines, then a prompt the agent wrote after the rollback.
+    rewrite: (text: string) => {
+      const head = firstLines(text, 8)
+      const last = JSON.parse(head.trimEnd().split("\n").at(-1)!) as { uuid: string }
+      return head + claudePrompt(last.uuid)
+    }
+  },
+  {
+    provider: "muse-agents",
+    setup: agentsCopy,
+    // The header and the first 7 items, then another item 8.
+    rewrite: (text: string) => firstLines(text, 8) + agentsItem
+  }
+] as const
+
+describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN counted, coverage partial", () => {
+  for (const c of cases) {
+    it(`${c.provider}: the imported events the file no longer holds are reported, not dropped silently`, async () => {
+      const s = c.setup()
+      const index = path.join(s.dir, "i.db")
+      const plan = planFromPolicy(s.policy, { batchSize: 3 })
+      expect((await run(importOnce(s.policy, index, plan))).coverage).toBe("complete")
+      const imported = await run(eventCount(index, s.session))
+      const original = fs.readFileSync(s.file, "utf8")
+      const rewritten = c.rewrite(original)
+      // What the file still holds as imported (its first 8 lines) and what it holds in all, each read on its own.
+      const kept = await freshCount(c.setup, firstLines(original, 8))
+      const now = await freshCount(c.setup, rewritten)
+      expect(now).toBe(kept + 1)
+      fs.writeFileSync(s.file, rewritten)
+
+      const report = await run(importOnce(s.policy, index, plan))
+      expect(report.sources.newGenerations).toBe(1)
+      expect(report.coverage).toBe("partial")
+      const cause = report.causes.find((x) => x.code === "SOURCE_REWRITTEN")
+      expect(cause).toBeDefined()
+      expect(cause!.problem).toContain(s.file)
+      expect(cause!.problem).toContain(`begins with ${kept} of the ${imported} events imported from it`)
+      expect(cause!.problem).toContain(`no longer holds ${imported - kept} of them`)
+      const diagnostic = report.providers.find((p) => p.provider === c.provider)!.diagnostics.find((d) => d.code === "SOURCE_REWRITTEN")
+      expect(diagnostic?.details).toEqual({ path: s.file, kept, missing: imported - kept, imported })
+      // The new generation is what the file holds now.
+      expect(await run(eventCount(index, s.session))).toBe(now)
+
+      // Reported again while the file is unchanged; an append after it is a plain append (nothing more lost).
+      const again = await run(importOnce(s.policy, index, plan))
+      expect([again.sources.accepted, again.sources.newGenerations]).toEqual([0, 0])
+      expect(again.coverage).toBe("partial")
+      expect(again.causes.map((x) => x.code)).toContain("SOURCE_REWRITTEN")
+      fs.appendFileSync(s.file, c.provider === "claude-code" ? claudePrompt("9d0e4c55-1b2a-4f70-8c3d-5e6f7a8b9c0d").replace("9d0e4c55", "9d0e4c56") : agentsItem.replace("\"seq\":8", "\"seq\":9"))
+      const appended = await run(importOnce(s.policy, index, plan))
+      expect(appended.sources.newGenerations).toBe(0)
+      expect(appended.causes.map((x) => x.code)).not.toContain("SOURCE_REWRITTEN")
+    })
+  }
+
+  it("claude-code: an imported line edited in place: a new generation, the one event no longer held as imported reported", async () => {
+    const s = claudeCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const lines = fs.readFileSync(s.file, "utf8").split("\n")
+    // The answer's text on line 15 edited: that event is no longer as it was imported (1 event), the others are.
+    expect(lines[14]).toContain("All 6 tests")
+    lines[14] = lines[14].replace("All 6 tests", "All 7 tests")
+    fs.writeFileSync(s.file, lines.join("\n"))
+    const report = await run(importOnce(s.policy, index, plan))
+    expect(report.sources.newGenerations).toBe(1)
+    const cause = report.causes.find((x) => x.code === "SOURCE_REWRITTEN")
+    expect(cause?.problem).toContain("no longer holds 1 of them")
+  })
+
+  it("muse-agents: a file whose first event is another is a new generation, not reported as rewritten", async () => {
+    const s = agentsCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const lines = fs.readFileSync(s.file, "utf8").split("\n")
+    lines[1] = lines[1].replace("Run the nightly dependency audit", "Run the weekly dependency audit")
+    fs.writeFileSync(s.file, lines.join("\n"))
+    const report = await run(importOnce(s.policy, index, plan))
+    expect(report.sources.newGenerations).toBe(1)
+    expect(report.causes.map((x) => x.code)).not.toContain("SOURCE_REWRITTEN")
+    expect(report.coverage).toBe("complete")
+  })
+})
