@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
+import { restateText } from "../../src/domain/redaction/redact.js"
 import { defaultRedaction } from "../../src/services/Redaction.js"
 import { gone, inString, stays } from "../support/redaction-asserts.js"
 
@@ -257,5 +258,30 @@ describe("redaction 10: linear on hostile lines", () => {
       // linear: these take milliseconds; a quadratic rule would take minutes (loose bound: CI's loaded 2 cores)
       expect(performance.now() - started, rule.id).toBeLessThan(10_000)
     }
+  }, 300_000)
+
+  it("the decoded views (session 26): 300k-character near misses of HTML references and percent escapes", () => {
+    const N = 300_000
+    const prefixes = [
+      "&quot;password&quot;: &quot;", "&quot;password&quot;: &quot;a1", "{&quot;api_key&quot;:&quot;a1&quot;}", "&#39;token&#39;: &#x27;",
+      "%22password%22%3A%22", "%22password%22%3A%22a1%22", "next=%2Fcb%3Faccess_token%3D", "access_token%3Da1%26", "%2", "%", "%7", "%8F",
+      "&", "&amp;", "&amp", "&#", "&#1", "&#x", "&#xFFFFFFF", "&#12345678;", "&abcdefg;", "&ab", "&quot", "&;", "a%20", "Qx7pass%2D",
+      "Qx7pass&#45;", "&lt;pre&gt;token: "
+    ]
+    const inputs: Array<string> = []
+    for (const p of prefixes) {
+      inputs.push(p.repeat(Math.floor(N / p.length)))
+      inputs.push(p + "a".repeat(N))
+      inputs.push(p + "1".repeat(N))
+      inputs.push((p + "a").repeat(Math.floor(N / (p.length + 1))))
+    }
+    const known = new Map([[j("Qx7pass", "-Word_88"), F]])
+    const started = performance.now()
+    for (const s of inputs) {
+      r.text(s)
+      restateText(s, known)
+    }
+    // linear: well under a second here; a quadratic view or mapping would take minutes (loose bound: CI's loaded 2 cores)
+    expect(performance.now() - started).toBeLessThan(30_000)
   }, 300_000)
 })

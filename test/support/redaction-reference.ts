@@ -10,9 +10,11 @@
  * hand-written `apply` as before (its own test holds it to its pattern), and
  * the rules that read a structure by hand (`byHand`: `secret-nested`,
  * `secret-block`, session 11), whose pattern says only where a match starts.
- * Session 10 and 11 additions to the walk are marked as such.
+ * Session 10 and 11 additions to the walk are marked as such. The text
+ * redaction is read through the live decoded view (session 26), a layer over it.
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
+import { throughDecoded } from "../../src/domain/redaction/decoded-views.js"
 import {
   EVENT_STRUCTURAL_FIELDS,
   SOURCE_JSON_FIELDS,
@@ -77,6 +79,20 @@ export const referenceTextRedactor = (rules: ReadonlyArray<RedactionRule>): (s: 
   const any = new RegExp(hints.map(escapeRegExp).join("|"))
   return (s) => (any.test(s) ? referenceRedactText(rules, s) : s)
 }
+
+/**
+ * {@link referenceTextRedactor} read through the live decoded view (session 26,
+ * src/domain/redaction/decoded-views.ts, a layer over the text redaction, not a part of its speed-up) where the
+ * prefilter lets a text through, as the live redaction reads it.
+ */
+export const referenceDecodedTextRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
+  const plain = referenceTextRedactor(rules)
+  const decoded = throughDecoded(plain)
+  if (rules.some((r) => r.hints.length === 0)) return decoded
+  const hints = [...new Set(rules.flatMap((r) => r.gate ?? r.hints))].sort((a, b) => b.length - a.length)
+  const any = new RegExp(hints.map(escapeRegExp).join("|"))
+  return (s) => (any.test(s) ? decoded(s) : s)
+}
 /** Set an own data property (also for a key such as `__proto__`, which plain assignment would not create). */
 const setOwn = (o: Record<string, unknown>, k: string, v: unknown) =>
   Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
@@ -92,7 +108,8 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
   if (rules.length === 0) {
     return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
-  const text = referenceTextRedactor(rules)
+  // session 26: read through the decoded view (HTML references, percent escapes), as the live redaction reads it
+  const text = referenceDecodedTextRedactor(rules)
 
   /** `v` redacted; the same reference when nothing in it changed. */
   const walk = (v: unknown): unknown => {

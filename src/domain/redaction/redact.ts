@@ -46,6 +46,7 @@ import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHAR
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
+import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
@@ -248,7 +249,7 @@ export const restatable = (v: string, min: number): boolean => {
 
 /**
  * `s` with each occurrence of a secret of `secrets` (and of its JSON-escaped form: the text of a tool call is its
- * input as JSON) replaced by its marker, where it is a token of its own ({@link tokenAt}: no letter, digit or `_`
+ * input as JSON; and, read through the decoded view, HTML-escaped or percent-encoded: {@link redactDecoded}) replaced by its marker, where it is a token of its own ({@link tokenAt}: no letter, digit or `_`
  * right before or after it, nor a `.` or `-` joining it to one: `abc` inside `abcdef` and `ftp.abc.com` stays).
  * `redacted`, when given, says how the text redaction writes a secret (or its escaped form) where it does not
  * take it whole, undefined when it writes it as it is or takes it whole: a custom pattern that matches a piece of
@@ -259,8 +260,22 @@ export const restatable = (v: string, min: number): boolean => {
  */
 export const restateText = (s: string, secrets: ReadonlyMap<string, string>, redacted?: (secret: string) => string | undefined): string => {
   if (secrets.size === 0) return s
-  return secrets.size < PREFILTER_FROM ? restateEach(s, secrets, redacted) : restateIndexed(s, secrets, redacted)
+  const out = restateAsWritten(s, secrets, redacted)
+  return hasEncoded(s) ? redactDecoded(s, out, (v) => restateAsWritten(v, secrets, redacted)) : out
 }
+
+/** {@link restateText} of `s` as written (no decoded view). */
+const restateAsWritten = (s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string =>
+  secrets.size < PREFILTER_FROM ? restateEach(s, secrets, redacted) : restateIndexed(s, secrets, redacted)
+
+/**
+ * `united` (a redaction of `s`, its known secrets restated) with each secret of `secrets` also hidden where the decoded view of `s` states it
+ * (`./decoded-views.ts`, session 26, tester25b F5: `Qx7pass%2DWord_88` for a known `Qx7pass-Word_88`, an HTML
+ * page's `&quot;`-quoted value): the whole span of references and escapes it is written with goes. `united` as it
+ * is when `s` holds no `&` and no `%` (two `indexOf`).
+ */
+const restateDecoded = (s: string, united: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string =>
+  hasEncoded(s) ? redactDecoded(s, united, (v) => restateAsWritten(v, secrets, redacted)) : united
 
 /** The forms a secret is looked for in: itself, its JSON-escaped form, and how the text redaction writes each ({@link restateText}'s `redacted`). */
 const formsOf = (secret: string, redacted: ((secret: string) => string | undefined) | undefined): Array<string> => {
@@ -604,7 +619,8 @@ const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Ar
 const restateFrom = (original: string, s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string => {
   if (original === s) return restateText(s, secrets, redacted)
   const spans = secretSpans(original, secrets)
-  return (spans.length === 0 ? undefined : unionHidden(original, s, spans)) ?? restateText(s, secrets, redacted)
+  const united = spans.length === 0 ? undefined : unionHidden(original, s, spans)
+  return united === undefined ? restateText(s, secrets, redacted) : restateDecoded(original, united, secrets, redacted)
 }
 
 /**
@@ -816,8 +832,12 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // The prefilter's one pass tells whether a text needs the view too; with custom rules it tells nothing of theirs
   // (they run on every text), so the view's test runs by itself there.
   const baseScan = merged === undefined ? baseRedaction.scan : undefined
-  // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`)
-  const text = throughView(merged === undefined ? base : (s: string) => merged(s, base(s)), baseScan)
+  // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`),
+  // and the built-in rules also on its decoded view when it holds an HTML reference or a percent-encoded byte
+  // (session 26, tester25a F2, F10: `./decoded-views.ts`)
+  // (the built-in rules only: custom patterns match on the text as written, merged as before)
+  const decoded = throughDecoded(base)
+  const text = throughView(merged === undefined ? decoded : (s: string) => merged(s, decoded(s)), baseScan)
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
@@ -874,7 +894,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * where a value ends).
    */
   const textNoting = throughView((s: string): string => {
-    const b = base(s)
+    const b = decoded(s)
     if (b !== s && decided !== undefined) {
       caughtValues(s, b, noteCaught)
       // the user name of a home path the text shows (session 24, tester24a F9): looked for as a word elsewhere

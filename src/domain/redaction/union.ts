@@ -269,5 +269,26 @@ export const unionHidden = (s: string, base: string, spans: ReadonlyArray<{ read
   return merge(s, base, hits, true)
 }
 
+/**
+ * The spans of `s` that `base` (its redaction: `s` with spans replaced by markers, home paths by `~`) hides:
+ * `[start, end)` (UTF-16 offsets of `s`), each with the run of markers written in its place (`mark`), left to
+ * right. Where a kept text of `base` could stand in more than one place of `s`, a span reaches from the leftmost
+ * end of the text before it to the rightmost start of the text after it (it may then take in kept characters:
+ * never fewer than `base` hid; spans may overlap). Undefined when `base` cannot be lined up with `s`. Used by the
+ * decoded views (`./decoded-views.ts`: what the rules hid in a view, mapped back to the text).
+ */
+export const hiddenSpans = (s: string, base: string): Array<{ readonly start: number; readonly end: number; readonly mark: string }> | undefined => {
+  const p = piecesOf(base)
+  const where = align(s, p)
+  if (where === undefined) return undefined
+  const out: Array<{ readonly start: number; readonly end: number; readonly mark: string }> = []
+  const n = p.texts.length
+  for (let k = 0; k < n; k++) {
+    if (p.runs[k].length === 0) continue
+    out.push({ start: where.left[k] + p.texts[k].length, end: k + 1 < n ? where.right[k + 1] : s.length, mark: p.runs[k] })
+  }
+  return out
+}
+
 /** Whether `rule` is a custom one, merged by {@link customMerger} rather than applied in turn. */
 export const isCustomRule = (rule: RedactionRule): boolean => rule.spans !== undefined

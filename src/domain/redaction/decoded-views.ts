@@ -1,0 +1,149 @@
+/**
+ * Redaction through a decoded view of the text (session 26, tester25a F2, F10, tester25b F5): HTML character
+ * references (`&quot;`, `&amp;`, `&lt;`, `&gt;`, `&apos;`, `&#39;`, `&#x27;`, any `&#NN;` / `&#xHH;` of the BMP, a
+ * few named ones of URLs and tokens) and percent-encoded ASCII bytes (`%22`, `%3D`, `%2F`, `%2D`: a URL-encoded URL in
+ * a `next=` or `redirect_uri=` parameter) read as the characters they stand for. A page's config JSON in a `data-`
+ * attribute (`&quot;password&quot;: &quot;…&quot;`) or a token in a nested URL (`next=%2Fcb%3Faccess_token%3D…`)
+ * hid the secret's name from every rule, while a browser or the server reads it plainly.
+ *
+ * Unlike the views of `./views.ts` (each view character one character of the text), a character of a decoded view
+ * stands for a span of the text (`&quot;`: 6 characters, `%3D`: 3). A redaction runs on the text, then, when the text
+ * holds a reference or an escape ({@link hasEncoded}), on its decoded view: each span it hides there is hidden in the
+ * text whole (every reference and escape inside it), with what it hid in the text as written (the union of both),
+ * so neither the secret nor its encoded characters stay; what it keeps stays as written (`&amp;` in ordinary text,
+ * `%20` in a URL). The rules never run on their own output. A text without `&` and `%` is given back after two
+ * `indexOf` (no view is built). One level of encoding is read (`%253D` is `%3D` in the
+ * view); a percent-encoded byte above `%7F` (a piece of a UTF-8 sequence) stays as written. Pure.
+ *
+ * @module
+ */
+import { hiddenSpans, unionHidden } from "./union.js"
+
+/**
+ * The named references a decoded view reads (HTML's, case as HTML writes them): the escapes of markup and of
+ * attribute values, and those of the characters a URL, a key or a token is made of.
+ */
+const NAMED: Readonly<Record<string, string>> = {
+  quot: "\"",
+  QUOT: "\"",
+  amp: "&",
+  AMP: "&",
+  lt: "<",
+  LT: "<",
+  gt: ">",
+  GT: ">",
+  apos: "'",
+  sol: "/",
+  colon: ":",
+  equals: "=",
+  lowbar: "_",
+  num: "#",
+  quest: "?",
+  percnt: "%",
+  commat: "@",
+  plus: "+",
+  period: ".",
+  comma: ",",
+  semi: ";",
+  excl: "!",
+  dollar: "$",
+  hyphen: "-",
+  dash: "-",
+  nbsp: "\u00a0"
+}
+
+/**
+ * A reference or an escape a decoded view reads: a numeric reference (decimal, at most 7 digits; hexadecimal, at
+ * most 6, `x` or `X`; leading zeros allowed, as HTML reads them), a named one of {@link NAMED} (`;` required), or a
+ * percent-encoded ASCII byte (`%00`..`%7F`, hexadecimal digits of any case). Bounded: each alternative reads at most
+ * 10 characters, so a scan is linear.
+ */
+const ENCODED = /&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,6};|%[0-7][0-9A-Fa-f]/g
+
+/** The test of {@link ENCODED} without its state (a text tested, not scanned). */
+const ENCODED_TEST = new RegExp(ENCODED.source)
+
+/** What a match of {@link ENCODED} stands for; undefined when it is not one a decoded view reads (`&foo;`, `&#0;`, a surrogate). */
+const decode = (m: string): string | undefined => {
+  if (m.charCodeAt(0) === 37) return String.fromCharCode(parseInt(m.slice(1), 16))
+  if (m.charCodeAt(1) === 35) {
+    const hex = m.charCodeAt(2) === 120 || m.charCodeAt(2) === 88
+    const code = hex ? parseInt(m.slice(3, -1), 16) : parseInt(m.slice(2, -1), 10)
+    // the BMP only (one UTF-16 unit per view character), no NUL and no lone surrogate
+    if (code === 0 || code > 0xffff || (code >= 0xd800 && code <= 0xdfff)) return undefined
+    return String.fromCharCode(code)
+  }
+  const name = m.slice(1, -1)
+  return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : undefined
+}
+
+/**
+ * Whether `s` holds a reference or an escape a decoded view reads: two `indexOf` (`&`, `%`) for a text that holds
+ * neither (the most common: no view's cost), then one test of {@link ENCODED}.
+ */
+export const hasEncoded = (s: string): boolean => (s.indexOf("%") >= 0 || s.indexOf("&") >= 0) && ENCODED_TEST.test(s)
+
+/** A decoded view of a text: its references and escapes read, and where each view character's span starts. */
+interface DecodedView {
+  readonly text: string
+  /** `at[i]`: the offset in the text where the span of the view's `i`-th character starts; `at[n]` is the text's length. */
+  readonly at: Int32Array
+}
+
+/** The decoded view of `s`; undefined when nothing in it is read as another character. */
+const decodedViewOf = (s: string): DecodedView | undefined => {
+  const at = new Int32Array(s.length + 1)
+  let text = ""
+  let n = 0
+  let done = 0
+  let changed = false
+  ENCODED.lastIndex = 0
+  for (let m = ENCODED.exec(s); m !== null; m = ENCODED.exec(s)) {
+    const c = decode(m[0])
+    if (c === undefined) {
+      // not read: its first character kept, the rest looked at again (`&foo&amp;`)
+      ENCODED.lastIndex = m.index + 1
+      continue
+    }
+    text += s.slice(done, m.index) + c
+    for (let i = done; i < m.index; i++) at[n++] = i
+    at[n++] = m.index
+    done = m.index + m[0].length
+    changed = true
+  }
+  if (!changed) return undefined
+  text += s.slice(done)
+  for (let i = done; i < s.length; i++) at[n++] = i
+  at[n] = s.length
+  return { text, at: at.subarray(0, n + 1) }
+}
+
+/**
+ * `base` (the redaction of `s` by `redact`) with each span that `redact` hides in the decoded view of `s` hidden
+ * too: the whole span of `s` each hidden view character stands for (a reference with it), under the marker(s)
+ * `redact` wrote there ({@link hiddenSpans}); the union of both, as a session's known secrets are merged
+ * ({@link unionHidden}: a span that hides just what a marker of `base` does keeps that marker). `base` as it is
+ * when the view reads nothing or `redact` hides nothing there. The rules run on `s` and on its view, never on their
+ * own output. When the view's redaction cannot be lined up with the view, or `base` with `s` (not seen: guards),
+ * the view's redaction is returned as it is (decoded: nothing of a span shows).
+ */
+export const redactDecoded = (s: string, base: string, redact: (s: string) => string): string => {
+  const view = decodedViewOf(s)
+  if (view === undefined) return base
+  const out = redact(view.text)
+  if (out === view.text) return base
+  const hidden = hiddenSpans(view.text, out)
+  if (hidden === undefined) return out
+  const at = view.at
+  const spans = hidden.map((h) => ({ start: at[h.start], end: at[h.end], mark: h.mark }))
+  return unionHidden(s, base, spans) ?? out
+}
+
+/**
+ * `redact` that also reads the decoded view of the text (see the module's doc): `redact(s)`, then, when `s` holds
+ * a reference or an escape ({@link hasEncoded}), {@link redactDecoded}.
+ */
+export const throughDecoded = (redact: (s: string) => string) => (s: string): string => {
+  const base = redact(s)
+  return hasEncoded(s) ? redactDecoded(s, base, redact) : base
+}
