@@ -235,7 +235,9 @@ describe("redaction 10: linear on hostile lines", () => {
       "     5\u2192", "     5\t", "+", "-", "a.ini:12:", "12:", "\"", "'", "\\\"", " \"", "\"db_password = ", "\"db_password = a",
       "     5\u2192db_password = ", "a.ini:1:password = a", "+password = a\"", "{\"Db Password\": \"", "\"Db ", "\"Db Password\"", "a ",
       // session 26: bat's gutter, a `|` gutter, a quote before a diff's marker (tester25b F4)
-      "  12 \u2502 password = 1", "  12 \u2502 ", "   5 | password = a", "   5 | ", "  12 \\u2502 password = 1", "> +password = 1", "> > > > +", "> > > > >", "> -"
+      "  12 \u2502 password = 1", "  12 \u2502 ", "   5 | password = a", "   5 | ", "  12 \\u2502 password = 1", "> +password = 1", "> > > > +", "> > > > >", "> -",
+      // session 26: password hashes and a .pgpass line in a string or after echo (tester25a F4)
+      "$6$", "$6$a$", "$6$rounds=5$a$", "\\$6\\$a\\$", "$2b$12$", "$y$a$b$", "$argon2id$v=19$m=1,t=1,p=1$aaaa$", "'a:1:b:c:", "echo a:1:b:c:", "\"a:1:b:c:1"
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {
