@@ -241,7 +241,9 @@ describe("redaction 10: linear on hostile lines", () => {
       "Passwort lautet 1", "has\u0142o: 1", "\u041f\u0430\u0440\u043e\u043b\u044c: 1", "\u043f\u0430\u0440\u043e\u043b\u044c \u2014 ", "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f", "\u5bc6\u7801\u662f1",
       "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f\u300c", "password \u00e8 1", "password del a \u00e8 ", "Password \u2014 1", "password - ", "a1 is the ", "a1 is the password",
       "a1 is the new new ", "\"a1\" is ", "'a1 ", "a1 as my password a1 ", "(a1 ", "pw: a1", "pwd is ", "Pw \u2014 ", "creds are a / ", "creds: a/1",
-      "sshpass -f <(echo ", "sshpass -v -f ", "--password-file=<(printf '%s' ", "<(echo '", "a [at] b", "a [at] b [dot] ", "a (at) b.", "a.b "
+      "sshpass -f <(echo ", "sshpass -v -f ", "--password-file=<(printf '%s' ", "<(echo '", "a [at] b", "a [at] b [dot] ", "a (at) b.", "a.b ",
+      // session 26: password hashes and a .pgpass line in a string or after echo (tester25a F4)
+      "$6$", "$6$a$", "$6$rounds=5$a$", "\\$6\\$a\\$", "$2b$12$", "$y$a$b$", "$argon2id$v=19$m=1,t=1,p=1$aaaa$", "'a:1:b:c:", "echo a:1:b:c:", "\"a:1:b:c:1"
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {

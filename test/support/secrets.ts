@@ -23,6 +23,10 @@ const B64URL = ALNUM + "-_"
 const HEX = "0123456789abcdef"
 const j = (...parts: Array<string>) => parts.join("")
 const b64url = (s: string) => Buffer.from(s).toString("base64url")
+/** `n` characters of crypt(3)'s alphabet (`./0-9A-Za-z`), a fixed sequence picked by `k` (no draw of {@link rand}). */
+const crypt = (n: number, k: number) => Array.from({ length: n }, (_, i) => `./${ALNUM}`[(i * 17 + k * 31 + ((i * i) >> 2)) % 64]).join("")
+/** `n` characters of base64's alphabet without padding (Argon2's salt and hash), as {@link crypt} picks them. */
+const b64 = (n: number, k: number) => Array.from({ length: n }, (_, i) => `${ALNUM}+/`[(i * 19 + k * 29 + ((i * i) >> 2)) % 64]).join("")
 
 /** Samples of every key shape, by the rule id that must redact them (the whole sample is the secret). */
 export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
@@ -129,7 +133,17 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "linear-api-key": [j("lin", "_api_", rand(40, ALNUM)), j("lin", "_api_", rand(40, ALNUM))],
   "postman-api-key": [j("PM", "AK-", rand(24, HEX), "-", rand(34, HEX)), j("PM", "AK-", rand(24, HEX), "-", rand(34, HEX))],
   "grafana-token": [j("gl", "sa_", rand(32, ALNUM), "_", rand(8, HEX)), j("gl", "c_", rand(80, ALNUM + "+/"), "==")],
-  "databricks-token": [j("da", "pi", rand(32, HEX)), j("da", "pi", rand(32, HEX), "-3")]
+  "databricks-token": [j("da", "pi", rand(32, HEX)), j("da", "pi", rand(32, HEX), "-3")],
+  // session 26 (tester25a F4): crypt(3) hashes, from a fixed sequence (no draw of `rand`: the samples after these keep their values)
+  "password-hash": [
+    j("$", "6", "$", crypt(16, 1), "$", crypt(86, 2)),
+    j("$", "5", "$rounds=10000$", crypt(16, 3), "$", crypt(43, 4)),
+    j("$", "1", "$", crypt(8, 5), "$", crypt(22, 6)),
+    j("$", "apr1", "$", crypt(8, 7), "$", crypt(22, 8)),
+    j("$", "2b", "$12$", crypt(53, 9)),
+    j("$", "y", "$j9T$", crypt(24, 10), "$", crypt(43, 11)),
+    j("$", "argon2id", "$v=19$m=65536,t=3,p=4$", b64(22, 12), "$", b64(43, 13))
+  ]
 })
 
 /**
@@ -331,6 +345,10 @@ export const innocents = (): ReadonlyArray<string> => {
     "the ssh-keygen -N flag; zip -P is insecure; ssh-keygen -N '' -f key",
     "echo $CR_PAT | docker login ghcr.io -u bob --password-stdin",
     "password := os.Getenv(\"DB_PASSWORD\")",
-    "sqlplus / as sysdba"
+    "sqlplus / as sysdba",
+    // session 26: a `$6`/`$5` that is no password hash (a shell variable, a price, awk's fields), a template's .pgpass line
+    "echo $6 and $5; it costs $5.00 or $6,50",
+    "awk '{print $1$2$3}' file; sed 's/$/x/'",
+    "echo 'localhost:5432:db:user:password' > ~/.pgpass"
   ]
 }

@@ -1643,6 +1643,51 @@ export const urlPasswords = (s: string): Array<string> => {
 const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:\u2192[ \t]?|[ \t]{1,4}[\u2502|][ \t]?|\t|:)`
 
 /**
+ * `pgpass-password`'s pattern: three alternatives, each `(head)(password)`. A `.pgpass` line alone on its line (maybe
+ * after a line-number gutter, {@link PGPASS_GUTTER}), ended by the line's end; one that is a whole quoted string
+ * (session 26, tester25a F4: `echo 'db:5432:app:app:…' > ~/.pgpass`, `printf "…\n" >> ~/.pgpass`, a quote maybe
+ * escaped as in JSON text), ended by its closing quote (maybe after a `\n`); and one that is the bare word after
+ * `echo`/`printf`, ended by white space or a shell operator. The host holds a letter or is `*`, the port is digits
+ * or `*`; the password holds a digit or a symbol and is no `$VAR`. Bounded parts: linear.
+ */
+const PGPASS_SOURCE = (() => {
+  const fields = (c: string) => String.raw`(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):${c}{1,64}:${c}{1,64}:`
+  // `c`: the inside of a negated class, a password's characters (`^\s\\`); one of them that is no letter must be among them
+  const password = (c: string) => String.raw`(?![$\{]|[${c}]{0,255}\[REDACTED:)(?=[${c}]{0,255}[^A-Za-z${c.slice(1)}])([${c}]{1,256})`
+  const line = String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?:${PGPASS_GUTTER})?${fields(String.raw`[^\s:\\]`)})${password(String.raw`^\s\\`)}(?=[ \t]*(?:\r?$|\\[nr]))`
+  const quoted = String.raw`((?<=(?:^|[\s(=,\[{]|\\[nrt])\\{0,3}["'])${fields(String.raw`[^\s:\\"']`)})${password(String.raw`^\s\\"'`)}(?=(?:\\{1,2}n)?\\{0,3}["'])`
+  const word = String.raw`((?<=(?:^|[\s;&|(]|\\[nr])(?:echo|printf)[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?)${fields(String.raw`[^\s:\\"']`)})` +
+    String.raw`${password(String.raw`^\s\\"';&|<>()`)}(?=[ \t;&|>)]|\\[nrt]|$)`
+  return [line, quoted, word].join("|")
+})()
+/** The replacement of a `pgpass-password` match: its head (whichever alternative matched), then the marker. */
+const pgpassReplace = (_m: string, h1?: string, _p1?: string, h2?: string, _p2?: string, h3?: string): string =>
+  `${h1 ?? h2 ?? h3}${marker("pgpass-password")}`
+
+/** A password hash's character (crypt's base64 alphabet). */
+const HASH_CHAR = "[./0-9A-Za-z]"
+/**
+ * `password-hash`'s pattern (session 26, tester25a F4): a crypt(3) password hash as `/etc/shadow`, an htpasswd file or
+ * a database holds it: MD5-crypt `$1$salt$hash` and Apache's `$apr1$…`, SHA-crypt `$5$`/`$6$` (maybe `rounds=N$`),
+ * bcrypt `$2a$`/`$2b$`/`$2x$`/`$2y$` with its cost (`$2b$12$…`), yescrypt `$y$`, gost-yescrypt `$gy$`, scrypt `$7$`,
+ * and Argon2 `$argon2id$v=19$m=…,t=…,p=…$salt$hash`; each `$` maybe escaped by one or two backslashes (shell, JSON
+ * text). The hash part is 16 to 128 characters of its alphabet (256 for Argon2's base64) and ends there. Bounded
+ * runs separated by `$`: linear.
+ */
+const PASSWORD_HASH_SOURCE = (() => {
+  const H = HASH_CHAR
+  const d = String.raw`\1\$`
+  const crypt = String.raw`(\\{0,2})\$(?:(?:1|5|6|apr1)${d}(?:rounds=[0-9]{1,9}${d})?${H}{0,64}|2[abxy]?${d}[0-9]{2}|(?:y|gy|7)${d}${H}{1,128}(?:${d}${H}{0,128})?)${d}${H}{16,128}(?!${H})`
+  const b64 = "[A-Za-z0-9+/]"
+  const e = String.raw`\2\$`
+  const argon = String.raw`(\\{0,2})\$argon2(?:id|i|d)${e}(?:v=[0-9]{1,4}${e})?m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,4}${e}${b64}{4,128}${e}${b64}{16,256}(?!${b64})`
+  return `${crypt}|${argon}`
+})()
+/** Every match of `password-hash` holds `$`, the scheme's id, then `$` or the backslash of an escaped `$`. */
+const PASSWORD_HASH_HINTS: ReadonlyArray<string> = ["1", "5", "6", "apr1", "2", "2a", "2b", "2x", "2y", "y", "gy", "7"]
+  .flatMap((id) => [`$${id}$`, `$${id}\\`]).concat(["$argon2"])
+
+/**
  * A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info,
  * escaped \n, a line-number gutter's `→`, `│`, `|`, `file_name:12:`), maybe its END line.
  */
@@ -3520,6 +3565,15 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     }
   },
   {
+    // A crypt(3) password hash (session 26, tester25a F4: a `/etc/shadow` line `root:$6$salt$hash:19000:…`, an
+    // htpasswd file's `bob:$apr1$…`, a bcrypt `$2b$12$…` in a database row, Argon2): offline-crackable, so the whole
+    // hash goes; the user name and the other fields stay. A `$6` or `$5` alone (a shell variable, a price) stays. See
+    // PASSWORD_HASH_SOURCE.
+    id: "password-hash",
+    pattern: re(PASSWORD_HASH_SOURCE),
+    hints: PASSWORD_HASH_HINTS
+  },
+  {
     // Apache's `htpasswd -b [-c] file user password`, `htpasswd -nb user password` (tester22b F5): the password goes,
     // the options, the file and the user stay; without `-b` (the password prompted) nothing is a password. See
     // HTPASSWD_PASSWORD and htpasswdReplace.
@@ -3955,23 +4009,21 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   },
   {
     // A `.pgpass` line, `host:port:database:user:password` alone on its line (maybe after a line-number gutter:
-    // the Read tool's `     1→`, bat's `   1 │ `, `cat -n`, grep -n's `.pgpass:1:`) (the host holds a letter or is
-    // `*`, the port is digits or `*`): the password goes when it looks like one (a digit or a symbol in it:
+    // the Read tool's `     1→`, bat's `   1 │ `, `cat -n`, grep -n's `.pgpass:1:`), a whole quoted string or the
+    // word after `echo`/`printf` (session 26: `echo '…' > ~/.pgpass`; see PGPASS_SOURCE) (the host holds a letter or
+    // is `*`, the port is digits or `*`): the password goes when it looks like one (a digit or a symbol in it:
     // `password` itself, a template's word, stays); times and other colon-separated numbers stay.
     id: "pgpass-password",
-    pattern: re(
-      String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?:${PGPASS_GUTTER})?(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:)(?![$\{]|[^\s\\]{0,255}\[REDACTED:)(?=[^\s\\]{0,255}[^A-Za-z\s\\])([^\s\\]{1,256})(?=[ \t]*(?:\r?$|\\[nr]))`,
-      "gm"
-    ),
+    pattern: re(PGPASS_SOURCE, "gm"),
     hints: [":"],
     gate: [":*:", ":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9"],
-    replace: (_m, head) => `${head}${marker("pgpass-password")}`,
+    replace: pgpassReplace,
     // a quick look for `:port:db:user:` first (a literal `:` to scan for), then the line-anchored pattern
     apply: (s) => {
       if (!PGPASS_QUICK.test(s)) return s
       const rule = builtinRules.find((r) => r.id === "pgpass-password")!
       rule.pattern.lastIndex = 0
-      return s.replace(rule.pattern, (_m, head: string) => `${head}${marker("pgpass-password")}`)
+      return s.replace(rule.pattern, pgpassReplace)
     }
   },
   {
@@ -4647,7 +4699,8 @@ const userRunEnd = (s: string, p: number): number => {
 /**
  * {@link HOME_USER} by hand: where the user folder whose first run of name characters ends at `end` ends (its
  * apostrophes, then up to three capitalized words after one space each when a `/`, a backslash, a quote, a line
- * break or the text's end follows them).
+ * break or the text's end follows them, or else up to the last apostrophe among the words, as the pattern gives
+ * back: `/home/e Y'S:` is `e Y`).
  */
 const userFolderEnd = (s: string, end: number): number => {
   const e = userRunEnd(s, end)
@@ -4658,7 +4711,10 @@ const userFolderEnd = (s: string, end: number): number => {
     w = userRunEnd(s, w + 2)
   }
   const sep = s.charCodeAt(w)
-  return w > e && (w === s.length || sep === 47 || sep === 92 || sep === 34 || sep === 39 || sep === 96 || sep === 13 || sep === 10) ? w : e
+  if (w === e || w === s.length || sep === 47 || sep === 92 || sep === 34 || sep === 39 || sep === 96 || sep === 13 || sep === 10) return w
+  // as the pattern backtracks: the words end before the last apostrophe among them (a quote follows there), if any
+  const apostrophe = s.lastIndexOf("'", w - 1)
+  return apostrophe > e ? apostrophe : e
 }
 
 /** A Windows home written in lower or upper case (`c:/users/`, `C:\\USERS\\`, `/mnt/c/users/`): the pattern's case. */
