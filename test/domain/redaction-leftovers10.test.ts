@@ -238,7 +238,7 @@ describe("redaction 10: linear on hostile lines", () => {
       // session 26: bat's gutter, a `|` gutter, a quote before a diff's marker (tester25b F4)
       "  12 \u2502 password = 1", "  12 \u2502 ", "   5 | password = a", "   5 | ", "  12 \\u2502 password = 1", "> +password = 1", "> > > > +", "> > > > >", "> -",
       // session 26: a password told in other languages, the value before the words, `pw:`, creds, `<(echo`, `[at]`
-      "Passwort lautet 1", "has\u0142o: 1", "\u041f\u0430\u0440\u043e\u043b\u044c: 1", "\u043f\u0430\u0440\u043e\u043b\u044c \u2014 ", "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f", "\u5bc6\u7801\u662f1",
+      "Passwort lautet 1", "Passwort ist", "has\u0142o: 1", "\u041f\u0430\u0440\u043e\u043b\u044c: 1", "\u043f\u0430\u0440\u043e\u043b\u044c \u2014 ", "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f", "\u5bc6\u7801\u662f1",
       "\u30d1\u30b9\u30ef\u30fc\u30c9\u306f\u300c", "password \u00e8 1", "password del a \u00e8 ", "Password \u2014 1", "password - ", "a1 is the ", "a1 is the password",
       "a1 is the new new ", "\"a1\" is ", "'a1 ", "a1 as my password a1 ", "(a1 ", "pw: a1", "pwd is ", "Pw \u2014 ", "creds are a / ", "creds: a/1",
       "sshpass -f <(echo ", "sshpass -v -f ", "--password-file=<(printf '%s' ", "<(echo '", "a [at] b", "a [at] b [dot] ", "a (at) b.", "a.b ",

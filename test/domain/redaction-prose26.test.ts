@@ -2,7 +2,8 @@
  * Session 26 (tester25a F1, F13, F5): passwords given in prose that survived every redacted output.
  * F1: German's "Das Passwort lautet …", Italian's "la password è …", Polish `hasło: …`, Russian `Пароль: …`, Japanese
  * `パスワードは …`, Chinese `密码是…` (`password-prose-intl`). F13: the value before the words ("… is the password for
- * prod", "use … as the password"), a dash after the word (`Password — …`), `pw: …`, "my pwd is …", "creds are admin / …".
+ * prod", "use … as the password"), a dash after the word (`Password — …`), `pw: …`, "my pwd is …", "creds are admin / …",
+ * `PIN code 482917`.
  * F5: `sshpass -f <(echo '…')` and an email written `bob.hidden.user [at] corp-example.com`. Each goes as text, as
  * JSON text and as JSON text held in a string (the rules are shared by every redacted output); prose about passwords
  * stays. Non-ASCII text is written as \u escapes.
@@ -101,7 +102,9 @@ describe("tester25a F13: English ways of giving a password", () => {
       [`the pw was ${pwd}.`, `the pw was ${CRED}.`, pwd],
       [`creds are admin / ${creds}`, `creds are admin / ${CRED}`, creds],
       [`Creds: root/${creds}`, `Creds: root/${CRED}`, creds],
-      [`credentials are admin / ${creds}`, `credentials are admin / ${CRED}`, creds]
+      [`credentials are admin / ${creds}`, `credentials are admin / ${CRED}`, creds],
+      ["PIN code 482917", `PIN code ${marker("token-prose")}`, "482917"],
+      ["the PIN number is: 4821.", `the PIN number is: ${marker("token-prose")}.`, "4821"]
     ])
   })
 
@@ -126,7 +129,9 @@ describe("tester25a F13: English ways of giving a password", () => {
       "pw: wrong",
       "my pwd is wrong",
       "creds are admin / root",
-      "credentials are in the vault"
+      "credentials are in the vault",
+      "PIN code required",
+      "pin number 12 is GPIO"
     ]) stays(s)
   })
 })

@@ -3703,9 +3703,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // scripts' letters and punctuation ({@link INTL_TOKEN_END}) and may open with `\u300c`.
     id: "password-prose-intl",
     pattern: re(
-      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]*(?:[:=\uff1a\u2014\u2013])[ \t]*|[ \t]+-[ \t]+|[ \t]+(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]*:?[ \t]*)` +
-        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]+(?:del|della|dello|di|per|su)[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:\u00e8|\u00c8)[ \t]*:?[ \t]*` +
-        String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]*(?:${PASSWORD_IS_CJK})[ \t]*[:\uff1a]?[ \t]*)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
+      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]{0,8}(?::[ \t]{0,8})?)` +
+        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]{1,8}(?:del|della|dello|di|per|su)[ \t]{1,8}[A-Za-z0-9_.:/@-]{1,64})?[ \t]{1,8}(?:\u00e8|\u00c8)[ \t]{0,8}(?::[ \t]{0,8})?` +
+        String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]{0,8}(?:${PASSWORD_IS_CJK})[ \t]{0,8}(?:[:\uff1a][ \t]{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
         String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
     ),
     hints: PASSWORD_HINTS_INTL,
@@ -3722,7 +3722,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "token-prose",
     pattern: re(
       String.raw`(?:(${lead(`${PROSE_TWO}|${PROSE_ONE}`, "A-Za-z0-9_")}(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)(["'${"`"}]?))` +
-        String.raw`|(${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{3,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
+        // (session 26, tester25a F13) `PIN code 482917`, `PIN number: 4821`, "the PIN code is 4821": digits as a PIN's
+        String.raw`|((?:${lead(PROSE_TWO, "A-Za-z0-9_")}[ \t]*:[ \t]*|${lead("(?:PIN|[Pp]in)[ \t]+(?:code|number|CODE|NUMBER)", "A-Za-z0-9_")}(?:[ \t]+(?:is|was|IS|WAS))?(?:[ \t]*:[ \t]*|[ \t]+))(["'${"`"}]?)))(?![$\{]|\[REDACTED:)([A-Za-z0-9._~+/=-]{3,256}?)(?=[.,;:!?)]*(?:[\s"'${"`"}<>\\]|$))`
     ),
     hints: ["oken", "OKEN", "ecret", "ECRET", "PIN", "pin", "Pin", "OTP", "asscode", "ASSCODE", "key", "Key", "KEY", "CVV", "Cvv", "cvv", "CVC", "Cvc", "cvc"],
     replace: (m: string, h1: string | undefined, q1: string | undefined, h2: string | undefined, q2: string | undefined, v: string) => {
