@@ -211,8 +211,14 @@ describe("Redaction service", () => {
   })
 
   it("event: structural fields stay even when a rule would match them", () => {
-    const e = event({ sessionId: "alice@example.com", eventId: "/home/alice", cursor: `x${gh}`, toolCallId: gh })
+    const e = event({ sessionId: "alice@example.com", eventId: "/home/alice", cursor: `x${gh}`, toolCallId: "toolu_01abc" })
     expect(r.event(e)).toEqual(e)
+  })
+
+  it("event: a tool call id holding a token goes through the text rules (tester25a F18)", () => {
+    const e = event({ toolCallId: gh })
+    expect(r.event(e)).toEqual({ ...e, toolCallId: r.text(gh) })
+    expect(r.text(gh)).not.toBe(gh)
   })
 
   it("transcript: title, text, thinking, tool inputs and results; ids and roles kept", () => {

@@ -233,6 +233,9 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
   }
   const event = (e: SessionEvent): SessionEvent => {
     let out = walkObject(e as unknown as Record<string, unknown>, new Set([...eventKeep, "extensions"]))
+    // tester25a F18: a tool call's id goes through the text rules (built-in ones alone when it is id-shaped: the rules
+    // this reference is run with are the built-in ones, so both are `text`)
+    if (typeof e.toolCallId === "string" && text(e.toolCallId) !== e.toolCallId) out = { ...out, toolCallId: text(e.toolCallId) }
     if (isPlainObject(e.extensions)) {
       const ext = extensions(e.extensions)
       if (ext !== e.extensions) out = { ...out, extensions: ext }

@@ -121,6 +121,13 @@ export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
 ]
 
 /**
+ * The shape of an id kept as it is when the built-in rules find nothing in it (`toolu_01…`, a UUID, `call-1`,
+ * `agent-a7c3…`): a letter or digit, then letters, digits and `._:@/#+-`, at most 256 characters; no white space,
+ * no `=`, no quote. An id field holding anything else goes through the text rules.
+ */
+export const ID_SHAPED = /^[A-Za-z0-9][A-Za-z0-9._:@/#+-]{0,255}$/
+
+/**
  * The fields of an event's `extensions` that hold the source's own JSON (Claude Code's raw block and tool input,
  * Muse Code's record payload and document, Muse agents' input): their keys are the source's, redacted as content
  * (a tool input keyed by a path or an email); the other fields' names, nested ones too, are the record's.
@@ -838,6 +845,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // (the built-in rules only: custom patterns match on the text as written, merged as before)
   const decoded = throughDecoded(base)
   const text = throughView(merged === undefined ? decoded : (s: string) => merged(s, decoded(s)), baseScan)
+  // the built-in rules alone, for an id-shaped link id (`linkId`): a custom pattern (`\d{4}`) never renames an id
+  const builtInText = merged === undefined ? text : throughView(decoded, baseRedaction.scan)
   /**
    * How `text` writes a secret it does not take whole when custom rules match a piece of it (a known secret is
    * then looked for in that form too: {@link restateText}); undefined without custom rules.
@@ -1141,11 +1150,42 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
   }
 
+  /**
+   * An id that links things, copied from the source (a tool call's id, a subagent's `parent` and `child` links),
+   * kept as it is when it is id-shaped ({@link ID_SHAPED}) and the built-in rules find nothing in it (a
+   * `toolu_…`, a UUID), else redacted by the text rules (tester25a F18: a subagent `meta.json`'s `toolUseId`
+   * holding `password=…` or a vendor token went into the ATIF's `spawn_tool_call_id` verbatim). The same id is
+   * redacted alike wherever it stands, so a call and its result still pair.
+   */
+  const linkId = (v: string): string => (ID_SHAPED.test(v) ? builtInText(v) : text(v))
+  /** `link` (an event's `parent` or `child`) with each of its string ids through {@link linkId}; itself when none changes. */
+  const linkIds = (link: unknown): unknown => {
+    if (!isPlainObject(link)) return link
+    let out: Record<string, unknown> | undefined
+    for (const k of Object.keys(link)) {
+      const v = link[k]
+      if (typeof v !== "string") continue
+      const r = linkId(v)
+      if (r !== v) setOwn(out ??= { ...link }, k, r)
+    }
+    return out ?? link
+  }
+  /** `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `parent`, `child`) redacted when not id-shaped. */
+  const linksRedacted = (out: Record<string, unknown>): Record<string, unknown> => {
+    let changed: Record<string, unknown> | undefined
+    for (const k of ["toolCallId", "parent", "child"] as const) {
+      const v = out[k]
+      const r = typeof v === "string" ? linkId(v) : linkIds(v)
+      if (r !== v) setOwn(changed ??= { ...out }, k, r)
+    }
+    return changed ?? out
+  }
+
   /** An event redacted; the secrets it decided on added to `sink` when given. */
   const eventInto = (e: SessionEvent, sink: Map<string, string> | undefined): SessionEvent =>
     deciding(() => {
       noteInputLine(e.toolInput, e.text)
-      let out = walkObject(e as unknown as Record<string, unknown>, eventWalkKeep, undefined, true)
+      let out = linksRedacted(walkObject(e as unknown as Record<string, unknown>, eventWalkKeep, undefined, true))
       if (isPlainObject(e.extensions)) {
         const ext = walkExtensions(e.extensions)
         if (ext !== e.extensions) out = { ...out, extensions: ext }
