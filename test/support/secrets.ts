@@ -238,6 +238,9 @@ export const contextualSamples = (): Record<string, ReadonlyArray<readonly [stri
     "htpasswd-password": [[`$ htpasswd -b -c .htpasswd admin ${ht1}`, ht1], [`$ htpasswd -nbB admin '${ht2}'`, ht2]],
     "securestring-password": [[`$pw = ConvertTo-SecureString "${ss1}" -AsPlainText -Force`, ss1]],
     // session 23 (tester23b F2, F4): command-line passwords of other shapes, a Terraform variable's default
+    // session 26 (tester25a F5): a password a process substitution writes
+    "email-obfuscated": [[`write to bob.hidden.user [at] corp-example.com`, "bob.hidden.user"], [`mail carol.q (at) mail.example.org today`, "carol.q"]],
+    "substituted-password": [[`$ sshpass -f <(echo '${pp2}') ssh deploy@host uptime`, pp2], [`$ restic --password-file <(echo ${pp1}) backup /srv`, pp1]],
     "piped-password": [[`$ echo '${pp1}' | vncpasswd -f > ~/.vnc/passwd`, pp1], [`$ printf '%s\\n' ${pp2} | sudo -S systemctl restart app`, pp2], [`$ chpasswd <<< 'alice:${pp1}'`, pp1]],
     "command-secret": [[`$ gh secret set DEPLOY_KEY --body ${cs1}`, cs1], [`$ rabbitmqctl add_user bob '${cs2}'`, cs2], [`$ security add-generic-password -a bob -s svc -w ${cs1}`, cs1], [`$ wpa_passphrase HomeNet ${cs2}`, cs2]],
     "config-secret": [[`$ npm config set //registry.npmjs.org/:_authToken ${cf1}`, cf1], [`$ yarn config set npmAuthToken ${cf1}`, cf1], [`$ poetry config http-basic.repo alice ${cf2}`, cf2]],
