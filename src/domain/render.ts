@@ -128,10 +128,6 @@ export const inertMarkdown = (text: string): string => (/[#!<]|\]\(/.test(text) 
 const ANY_HTML = /<(?=[A-Za-z/!?])(?!(?:https?|mailto):)/g
 
 /**
- * {@link inertMarkdown}'s work on `text`'s lines, with `html` the tags made text: the text, and the fence of the
- * code block still open at its end (null when none).
- */
-/**
  * A line as its block containers leave it: the block quote markers and list item markers it starts with (`> `,
  * `- `, `1. `), then the rest, where a heading, a setext underline or a link reference definition starts as it
  * would at a line's start (tester25b F1, F3: `> [j]: javascript:...`, `- ## user`).
@@ -199,23 +195,71 @@ const codeSpanParts = (line: string): Array<string> => {
   return parts
 }
 
+/**
+ * A fence's closing line as CommonMark (4.5) reads it, its indentation aside: the fence's character, at least as
+ * many as the opening fence, then only spaces or tabs.
+ */
+const closesFence = (rest: string, fence: string): boolean => {
+  let n = 0
+  while (n < rest.length && rest[n] === fence[0]) n++
+  return n >= fence.length && /^[ \t]*$/.test(rest.slice(n))
+}
+
+/** The column of `line`'s first character that is not a space or a tab (a tab advances to the next multiple of 4), and the rest from it. */
+const indentOf = (line: string): { readonly column: number; readonly rest: string } => {
+  let column = 0
+  let i = 0
+  for (; i < line.length && (line[i] === " " || line[i] === "\t"); i++) column = line[i] === "\t" ? column + 4 - (column % 4) : column + 1
+  return { column, rest: line.slice(i) }
+}
+
+/**
+ * {@link inertMarkdown}'s work on `text`'s lines, with `html` the tags made text: the text made inert outside its
+ * code, and the line that closes the code block still open at its end (null when none). A fence counts as code only
+ * where every reading CommonMark may give it agrees (session 26, tester26a F2): a fence indented by k spaces (0-3)
+ * is read either at the top level or inside a list item whose content starts at a column w <= k (`- `, `1. `: the
+ * item ends, and its fence with it, at a later line indented less than w). So lines count as its code while they
+ * are blank or indented by k or more. A closing line (`closesFence`) indented k to k + 3 closes it; one indented
+ * past 3 (or by a tab) is written indented by k, so that it closes it in both readings. Before a line indented less
+ * than k, and at the message's end, a closing line of its own indented by k is added (k <= 3: it closes a top-level
+ * fence, and an item's fence since k >= w; it never opens one, as it comes only where a fence is open in both
+ * readings). A fence right after a list item marker (`` - ``` ``) is escaped (`` - \``` ``): a later line
+ * `` ``` `` indented under it would be its closing line, read here as an opening one.
+ */
 const inertLines = (text: string, html: RegExp): { readonly text: string; readonly open: string | null } => {
   const lines = text.split("\n")
-  let open: string | null = null // the fence that opened the code block we are in
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]
-    // a fence (CommonMark 4.5): a backtick fence's info string holds no backtick (```` ```a` ```` is a paragraph's text)
-    const f = /^ {0,3}(`{3,}(?=[^`]*$)|~{3,})/.exec(line)
+  const out: Array<string> = []
+  let open: { readonly fence: string; readonly indent: number } | null = null // the code block we are in
+  for (let line of lines) {
     if (open !== null) {
-      if (f !== null && f[1][0] === open[0] && f[1].length >= open.length && line.trim() === f[1]) open = null
-      continue
+      const { column, rest } = indentOf(line)
+      if (rest === "") {
+        out.push(line)
+        continue
+      }
+      if (closesFence(rest, open.fence) && column >= open.indent && column <= open.indent + 3) {
+        out.push(/^ {0,3}[`~]/.test(line) ? line : " ".repeat(open.indent) + rest.trimEnd()) // closes in both readings as it is
+        open = null
+        continue
+      }
+      if (column >= open.indent) {
+        out.push(line)
+        continue
+      }
+      out.push(" ".repeat(open.indent) + open.fence) // the list item it may be in ends here: close it in both readings
+      open = null
     }
+    // a fence (CommonMark 4.5): a backtick fence's info string holds no backtick (```` ```a` ```` is a paragraph's text)
+    const f = /^( {0,3})(`{3,}(?=[^`]*$)|~{3,})/.exec(line)
     if (f !== null) {
-      open = f[1]
+      open = { fence: f[2], indent: f[1].length }
+      out.push(line)
       continue
     }
+    const item = /^((?: {0,3}(?:>[ \t]?|[-*+][ \t]+|\d{1,9}[.)][ \t]+))*?(?: {0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+))(?=`{3}|~{3})/.exec(line)
+    if (item !== null) line = `${item[1]}\\${line.slice(item[1].length)}`
     // inline code spans kept as they are: the text between them made inert
-    lines[i] = codeSpanParts(line).map((part, k) =>
+    out.push(codeSpanParts(line).map((part, k) =>
       k % 2 === 1 ? part : part.replace(UNSAFE_LINK, "]\\").replace(/!\[/g, "\\![").replace(html, "&lt;")
     ).join("").replace(CONTAINED_BLOCK, (_, container: string, rest: string) =>
       container + rest
@@ -224,8 +268,9 @@ const inertLines = (text: string, html: RegExp): { readonly text: string; readon
         // F14) and a link reference definition (`[j]: javascript:...`, which would make `[x][j]` anywhere a live link)
         .replace(/^( {0,3})(=+|-+)([ \t]*)$/, "$1\\$2$3")
         .replace(/^( {0,3})\[(?=[^\]]*\]:)/, "$1\\["))
+    )
   }
-  return { text: lines.join("\n"), open }
+  return { text: out.join("\n"), open: open === null ? null : " ".repeat(open.indent) + open.fence }
 }
 
 /**
