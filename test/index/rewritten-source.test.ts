@@ -160,6 +160,36 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
     expect(cause?.problem).toContain("no longer holds 1 of them")
   })
 
+  // tester26a F7: the events after an edited line that changed length are still in the file, only moved (their byte
+  // offsets, in their cursors and raw references, changed): they are not missing, the edited line's one event is.
+  const edits = [
+    { provider: "claude-code", setup: claudeCopy, line: 14, from: "All 6 tests", longer: "All 6 tests (and then some more)", shorter: "All 6" },
+    { provider: "muse-agents", setup: agentsCopy, line: 5, from: "The login test races the session store.", longer: "The login test races the session store, and the cache too.", shorter: "Races." }
+  ] as const
+  for (const c of edits) {
+    for (const how of ["longer", "shorter"] as const) {
+      it(`${c.provider}: an imported line edited ${how} in place: only its one event is missing, the moved ones after it are held`, async () => {
+        const s = c.setup()
+        const index = path.join(s.dir, "i.db")
+        const plan = planFromPolicy(s.policy, { batchSize: 3 })
+        await run(importOnce(s.policy, index, plan))
+        const imported = await run(eventCount(index, s.session))
+        const original = fs.readFileSync(s.file, "utf8")
+        const lines = original.split("\n")
+        expect(lines[c.line]).toContain(c.from)
+        // The events of the lines before the edited one are kept (each of these lines yields events of its own).
+        const kept = await freshCount(c.setup, firstLines(original, c.line))
+        lines[c.line] = lines[c.line].replace(c.from, c[how])
+        fs.writeFileSync(s.file, lines.join("\n"))
+        const report = await run(importOnce(s.policy, index, plan))
+        expect(report.sources.newGenerations).toBe(1)
+        const diagnostic = report.providers.find((p) => p.provider === c.provider)!.diagnostics.find((d) => d.code === "SOURCE_REWRITTEN")
+        expect(diagnostic?.details).toEqual({ path: s.file, kept, missing: 1, imported })
+        expect(report.causes.find((x) => x.code === "SOURCE_REWRITTEN")?.problem).toContain("no longer holds 1 of them")
+      })
+    }
+  }
+
   it("muse-agents: a file whose first event is another is a new generation, not reported as rewritten", async () => {
     const s = agentsCopy()
     const index = path.join(s.dir, "i.db")

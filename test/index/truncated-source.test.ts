@@ -63,6 +63,13 @@ const cuts = {
   "cut mid-line (truncate -s N)": (b: Buffer) => linesBytes(b, 12) + 37
 } as const
 
+/** The bytes of each cut whose events are compared (tester26a F1): up to the end of its last whole event line. */
+const matchedOf: Record<keyof typeof cuts, (b: Buffer) => number> = {
+  "cut at a line boundary (head -n 10)": (b) => linesBytes(b, 10),
+  "cut just before a line's newline": (b) => linesBytes(b, 10) - 1,
+  "cut mid-line (truncate -s N)": (b) => linesBytes(b, 12)
+}
+
 describe("a source cut back to a prefix of what was imported is kept as it was, reported SOURCE_TRUNCATED", () => {
   for (const [how, at] of Object.entries(cuts)) {
     it(`claude-code: ${how}; events, usage and search unchanged; grown back, resumed`, async () => {
@@ -100,7 +107,13 @@ describe("a source cut back to a prefix of what was imported is kept as it was, 
         code: "SOURCE_TRUNCATED",
         problem: `${size} bytes`
       })
-      expect(broken.causes.find((c) => c.code === "SOURCE_TRUNCATED")!.problem).toContain(`${original.length} bytes`)
+      const problem = broken.causes.find((c) => c.code === "SOURCE_TRUNCATED")!.problem
+      expect(problem).toContain(`${original.length} bytes`)
+      const matched = matchedOf[how as keyof typeof cuts](original)
+      const rest = size - matched
+      expect(problem).toContain(`holds their first ${matched} bytes${rest > 0 ? `, then ${rest} bytes that hold no whole event` : ":"}`)
+      const diagnostic = broken.providers.find((p) => p.provider === "claude-code")!.diagnostics.find((d) => d.code === "SOURCE_TRUNCATED")
+      expect(diagnostic?.details).toMatchObject({ size, importedBytes: original.length, matchedBytes: matched })
       expect(await run(usageAndSearch(index, "CHANGELOG"))).toEqual(before)
     })
   }
@@ -126,6 +139,29 @@ describe("a source cut back to a prefix of what was imported is kept as it was, 
       await expectKeptThenRestored({ provider: "muse-agents", file: s.file, policy, index, plan, broken, ids, view, original, code: "SOURCE_TRUNCATED" })
     })
   }
+
+  // tester26a F1: cut mid-line, then a new event written glued onto the torn line (no newline between): the file no
+  // longer holds the imported bytes past the end of its last whole line, so the message claims only those.
+  it("claude-code: cut mid-line and a new line glued onto the torn one: holds only the bytes of its whole lines", async () => {
+    const s = claudeCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const original = fs.readFileSync(s.file)
+    const whole = linesBytes(original, 9)
+    const third = JSON.parse(original.toString("utf8").split("\n")[2]) as Record<string, unknown>
+    const glued = JSON.stringify({ ...third, uuid: "99999999-0000-4000-8000-000000000001", message: { role: "user", content: "resumed after restore" } }) + "\n"
+    const cut = Buffer.concat([original.subarray(0, whole + 100), Buffer.from(glued)])
+    // It still holds the imported bytes up to the torn line's 100th byte, and differs right after.
+    expect(cut.subarray(0, whole + 100).equals(original.subarray(0, whole + 100))).toBe(true)
+    expect(cut[whole + 100]).not.toBe(original[whole + 100])
+    fs.writeFileSync(s.file, cut)
+    const broken = await run(importOnce(s.policy, index, plan))
+    const problem = broken.causes.find((c) => c.code === "SOURCE_TRUNCATED")?.problem
+    expect(problem).toContain(`is now ${cut.length} bytes, shorter than the ${original.length} bytes imported from it`)
+    expect(problem).toContain(`holds their first ${whole} bytes, then ${cut.length - whole} bytes that hold no whole event`)
+    expect(problem).not.toContain(`holds their first ${cut.length} bytes`)
+  })
 
   it("muse-code: a native session log cut back mid-file", async () => {
     const c = breakableSources.find((x) => x.provider === "muse-code")!
@@ -232,7 +268,7 @@ describe("the cut-back check streams the file against the index", () => {
     const cut = t.head + t.lines.slice(0, 3000).join("")
     fs.writeFileSync(t.file, cut)
     const { access, seen } = countingAccess(t.file)
-    expect(await run(check(index, t.policy, access))).toEqual({ size: Buffer.byteLength(cut), imported })
+    expect(await run(check(index, t.policy, access))).toEqual({ size: Buffer.byteLength(cut), imported, matched: Buffer.byteLength(cut) })
     expect(seen.bytes).toBeGreaterThanOrEqual(Buffer.byteLength(cut))
     // Message 2,999 edited: no longer a prefix, whatever the 2,998 before it.
     fs.writeFileSync(t.file, t.head + t.lines.slice(0, 2998).join("") + t.line(2999, "edited") + t.lines[2999])

@@ -76,14 +76,17 @@ const lostRun = (from: number, length: number): boolean => length >= ZEROED_RUN 
  *   version of it, and what was imported is kept until it is converted back
  *   (reported `SOURCE_NOT_UTF8` with the iconv command).
  * - `truncated`: the file is now `size` bytes, shorter than the `imported`
- *   bytes imported from it, and what it holds is a prefix of them: cut back
+ *   bytes imported from it, and what it holds is a prefix of them, as far
+ *   as its events tell: their first `matched` bytes (the end of its last
+ *   event's line; bytes after it, a partial last line, are not compared;
+ *   undefined when the cursors name no line end): cut back
  *   (a backup restored, a sync rolled back, `head`, `truncate`), not a new
  *   version; told by `truncatedSource` (`./truncated.ts`), not by
  *   {@link lostBytes}; reported `SOURCE_TRUNCATED`.
  */
 export type LostBytes =
   | { readonly _tag: "nothing"; readonly size: number }
-  | { readonly _tag: "truncated"; readonly size: number; readonly imported: number }
+  | { readonly _tag: "truncated"; readonly size: number; readonly imported: number; readonly matched: number | undefined }
   | { readonly _tag: "zeroed"; readonly size: number; readonly from: number; readonly length: number }
   | { readonly _tag: "not-utf8"; readonly size: number; readonly encoding: ForeignEncoding }
 
@@ -190,13 +193,23 @@ export const damagedCode = (lost: LostBytes): string =>
   lost._tag === "not-utf8" ? SOURCE_NOT_UTF8 : lost._tag === "truncated" ? SOURCE_TRUNCATED : SOURCE_EMPTIED
 
 /**
+ * What a file cut back holds of the bytes imported, as its events tell (tester26a F1): their first `matched` bytes,
+ * then the bytes after them that were not compared (a partial last line: a line cut mid-way, perhaps written on).
+ */
+const truncatedHolds = (lost: Extract<LostBytes, { _tag: "truncated" }>): string => {
+  if (lost.matched === undefined) return "the events it holds are the first ones imported"
+  const rest = lost.size - lost.matched
+  return `holds their first ${lost.matched} bytes${rest > 0 ? `, then ${rest} bytes that hold no whole event (a line cut mid-way, perhaps written on after the cut; not compared)` : ""}`
+}
+
+/**
  * The problem and remedy of a `SOURCE_EMPTIED` (or, re-encoded, `SOURCE_NOT_UTF8`; cut back, `SOURCE_TRUNCATED`)
  * cause for the file `path`, by what it holds ({@link LostBytes}).
  */
 export const emptiedCause = (path: string, lost: LostBytes): { readonly problem: string; readonly remedy: string } => {
   if (lost._tag === "truncated") {
     return {
-      problem: `${path} is now ${lost.size} bytes, shorter than the ${lost.imported} bytes imported from it, and holds their first ${lost.size} bytes: a log cut back (a backup restored, a sync rolled back, head or truncate), not a new version of its session; what was imported from it is kept as it was (not superseded).`,
+      problem: `${path} is now ${lost.size} bytes, shorter than the ${lost.imported} bytes imported from it, and ${truncatedHolds(lost)}: a log cut back (a backup restored, a sync rolled back, head or truncate), not a new version of its session; what was imported from it is kept as it was (not superseded).`,
       remedy: `Restore the file from a backup (or let the agent write it again); the next import resumes once it holds the ${lost.imported} bytes imported again. The index keeps the session meanwhile.`
     }
   }

@@ -1377,7 +1377,7 @@ const make = Effect.gen(function*() {
           : lost._tag === "not-utf8"
           ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
           : lost._tag === "truncated"
-          ? { path: e.path, file: e.damaged.path, size: lost.size, importedBytes: lost.imported }
+          ? { path: e.path, file: e.damaged.path, size: lost.size, importedBytes: lost.imported, ...(lost.matched !== undefined ? { matchedBytes: lost.matched } : {}) }
           : { path: e.path, size: lost.size }
         const code = damagedCode(lost)
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]

@@ -17,7 +17,9 @@
  * (`kept`). A file whose first event differs is another file, not a
  * rewritten one: the reading stops there and nothing is reported. Past the
  * first event that differs, the file's events are noted by session, event
- * id and content (every field but the cursor, whose place moved), and each
+ * id and content (every field but those of its byte place, the cursor and
+ * the raw reference's offset, which moved when a line before it changed
+ * length), and each
  * stored event after the kept ones that the file does not hold so is
  * counted `missing`. Stored sessions of the source that the file no longer
  * names at all are not counted.
@@ -58,9 +60,16 @@ const canonical = (value: unknown): string => {
   return JSON.stringify(value) ?? "null"
 }
 
-/** An event's session, id and a digest of its content (every field but its cursor). */
-const contentKey = (e: SessionEvent): string =>
-  `${e.sessionId}\u0000${e.eventId}\u0000${createHash("sha256").update(canonical({ ...e, cursor: "" })).digest("hex")}`
+/**
+ * An event's session, id and a digest of its content: every field but those that give its byte place in the file,
+ * its cursor and its raw reference's `offset` (both moved when a line before it changed length; tester26a F7).
+ * Event ids do not derive from byte offsets (Claude Code, Muse agents: `line-<n>`; Muse Code: the record's
+ * `sequence`; AgentMux: the record's index), nor do the other fields, so an event only moved keeps its key.
+ */
+const contentKey = (e: SessionEvent): string => {
+  const content = { ...e, cursor: "", rawReference: { ...e.rawReference, offset: undefined } }
+  return `${e.sessionId}\u0000${e.eventId}\u0000${createHash("sha256").update(canonical(content)).digest("hex")}`
+}
 
 /**
  * What the file `locator.path` of the source `sourceKey` (own events of

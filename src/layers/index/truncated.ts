@@ -144,11 +144,24 @@ export const storedPager = (
   })
 
 /**
+ * A file cut back to a prefix of what was imported: its `size` now, the
+ * `imported` size, and `matched`, the bytes its events were compared equal
+ * in: the end of the line of the last event it yields (at most `size`; less
+ * by a partial last line, which is not compared, tester26a F1), or undefined
+ * when the provider's cursors name no line end.
+ */
+export interface TruncatedBytes {
+  readonly size: number
+  readonly imported: number
+  readonly matched: number | undefined
+}
+
+/**
  * Whether the source `sourceKey` (own events of source id `sourceId`, its
  * file `locator.path` imported up to the binding `prefix`) was cut back to a
- * prefix of what was imported (see the module doc): its size now and the
- * imported size, or undefined when it is not shorter or not a prefix (a
- * change). Reads the file through `adapter` and the stored events through
+ * prefix of what was imported (see the module doc): its sizes
+ * ({@link TruncatedBytes}), or undefined when it is not shorter or not a
+ * prefix (a change). Reads the file through `adapter` and the stored events through
  * `index`, both as streams compared event by event: a page of each held at
  * once, and the first event that differs ends the reading. A read that fails
  * answers undefined (the importer reads it as usual and reports what it
@@ -162,7 +175,7 @@ export const truncatedSource = (
   sourceKey: string,
   checkpoint: { readonly prefix: string | null; readonly sourceId: string | null },
   locator: Locator
-): Effect.Effect<{ readonly size: number; readonly imported: number } | undefined, SourceAccessError | StoreUnavailable> =>
+): Effect.Effect<TruncatedBytes | undefined, SourceAccessError | StoreUnavailable> =>
   Effect.gen(function*() {
     const own = checkpoint.sourceId
     if (own === null) return undefined
@@ -171,10 +184,11 @@ export const truncatedSource = (
     const compared = Effect.scoped(Effect.gen(function*() {
       const pagers = new Map<string, Effect.Effect<SessionEvent | undefined, StoreUnavailable>>()
       const read = Stream.filter(Stream.mapError(adapter.stream(locator), () => new ReadFailed()), (e) => e.sourceId === own)
-      // `seen`: events of its own the file yields now; `same`: every one of them so far is the stored event at its place.
+      // `seen`: events of its own the file yields now; `same`: every one of them so far is the stored event at its place;
+      // `matched`: the end of the last one's line.
       return yield* Stream.runFoldWhileEffect(
         read,
-        { seen: 0, same: true },
+        { seen: 0, same: true, matched: undefined as number | undefined },
         (s) => s.same,
         (s, e) =>
           Effect.gen(function*() {
@@ -183,10 +197,13 @@ export const truncatedSource = (
               pager = yield* storedPager(index, sourceKey, own, e.sessionId)
               pagers.set(e.sessionId, pager)
             }
-            return { seen: s.seen + 1, same: sameEvent(e, yield* pager, shorter.size) }
+            const off = stateOf(e.cursor)?.off
+            const matched = off === undefined ? s.matched : Math.max(off, s.matched ?? 0)
+            return { seen: s.seen + 1, same: sameEvent(e, yield* pager, shorter.size), matched }
           })
       )
     }))
     const outcome = yield* Effect.catchIf(compared, (e): e is ReadFailed => e instanceof ReadFailed, () => Effect.succeed(undefined))
-    return outcome !== undefined && outcome.same && outcome.seen > 0 ? shorter : undefined
+    if (outcome === undefined || !outcome.same || outcome.seen === 0) return undefined
+    return { ...shorter, matched: outcome.matched === undefined ? undefined : Math.min(outcome.matched, shorter.size) }
   })
