@@ -406,7 +406,9 @@ describe("mcp: redaction and read-only", () => {
     } finally {
       await raw.close()
     }
-  })
+    // a sweep of every session's whole transcript and events through the redaction, twice where a text holds an
+    // HTML reference or a percent escape (its decoded view, session 26): 11-20 s on a quiet machine, so its own bound
+  }, 180_000)
 
   it("stdout carries only protocol, and the index is unchanged (bytes, mtime, nothing beside it)", async () => {
     expect(server.transportErrors).toEqual([])
