@@ -18,8 +18,7 @@ import { planFromPolicy } from "../../src/layers/index/importer.js"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import { Index } from "../../src/services/Index.js"
 import { importOnce, indexLayer } from "../support/index.js"
-import { agentsFixtureCopy } from "../support/source-roots.js"
-import { fixturesDir, tempDir } from "../support/paths.js"
+import { agentsFixtureCopy, claudeFixtureCopy as claudeCopy } from "../support/source-roots.js"
 
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
 
@@ -42,17 +41,6 @@ const freshCount = async (setup: () => { file: string; dir: string; session: str
   const report = await run(importOnce(s.policy, index, planFromPolicy(s.policy, {})))
   expect(report.coverage).toBe("complete")
   return await run(eventCount(index, s.session))
-}
-
-const claudeCopy = () => {
-  const dir = tempDir()
-  const root = path.join(dir, "cr")
-  const project = path.join(root, "-home-alice-code-billing-api")
-  fs.mkdirSync(project, { recursive: true })
-  const name = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl"
-  const file = path.join(project, name)
-  fs.copyFileSync(path.join(fixturesDir, "claude-code", "projects", "-home-alice-code-billing-api", name), file)
-  return { dir, file, session: "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37", policy: { workspaceRoots: [dir], claudeRoot: root } }
 }
 
 const agentsCopy = () => {

@@ -25,8 +25,8 @@ import { SessionSources } from "../../src/services/SessionSource.js"
 import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { expectKeptThenRestored, importOnce, indexLayer, indexView, sessionIds } from "../support/index.js"
-import { agentsFixtureCopy, breakableSources } from "../support/source-roots.js"
-import { fixturesDir, tempDir } from "../support/paths.js"
+import { agentsFixtureCopy, claudeFixtureCopy as claudeCopy, breakableSources } from "../support/source-roots.js"
+import { tempDir } from "../support/paths.js"
 
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
 
@@ -36,18 +36,6 @@ const usageAndSearch = (index: string, query: string) =>
     const i = yield* Index
     return { usage: yield* i.usage({ by: "model" }), hits: (yield* i.search(query, {})).length }
   }).pipe(Effect.provide(indexLayer(index)))
-
-/** A copy of the fixture Claude Code log with usage (24 lines). */
-const claudeCopy = () => {
-  const dir = tempDir()
-  const root = path.join(dir, "cr")
-  const project = path.join(root, "-home-alice-code-billing-api")
-  fs.mkdirSync(project, { recursive: true })
-  const name = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl"
-  const file = path.join(project, name)
-  fs.copyFileSync(path.join(fixturesDir, "claude-code", "projects", "-home-alice-code-billing-api", name), file)
-  return { dir, file, policy: { workspaceRoots: [dir], claudeRoot: root } }
-}
 
 /** The byte length of the first `n` lines of `text` (with their line feeds). */
 const linesBytes = (bytes: Buffer, n: number): number => {

@@ -44,6 +44,21 @@ export const agentsFixtureCopy = (): { readonly dir: string; readonly root: stri
   return { dir, root, file: path.join(root, "cron-first", "sessions", "cron-first.jsonl"), session: "sess-cron" }
 }
 
+/**
+ * A copy of the Claude Code fixture log with usage (`3f2b8c1e-…`, 24 lines, in project `-home-alice-code-billing-api`
+ * of a root `<dir>/cr`): its `file`, `session` id and the policy that authorizes it.
+ */
+export const claudeFixtureCopy = (): { readonly dir: string; readonly file: string; readonly session: string; readonly policy: Partial<AccessPolicyShape> } => {
+  const dir = tempDir()
+  const root = path.join(dir, "cr")
+  const project = path.join(root, "-home-alice-code-billing-api")
+  fs.mkdirSync(project, { recursive: true })
+  const name = "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37.jsonl"
+  const file = path.join(project, name)
+  fs.copyFileSync(path.join(fixturesDir, "claude-code", "projects", "-home-alice-code-billing-api", name), file)
+  return { dir, file, session: "3f2b8c1e-7a4d-4e9b-9c61-2d8e5f0a1b37", policy: { workspaceRoots: [dir], claudeRoot: root } }
+}
+
 /** Append a copy of the file's last line (a JSONL source that grew by one record). */
 export const appendLastLine = (file: string): void => {
   const lines = fs.readFileSync(file, "utf8").trimEnd().split("\n")
