@@ -243,7 +243,11 @@ describe("redaction 10: linear on hostile lines", () => {
       "a1 is the new new ", "\"a1\" is ", "'a1 ", "a1 as my password a1 ", "(a1 ", "pw: a1", "pwd is ", "Pw \u2014 ", "creds are a / ", "creds: a/1",
       "sshpass -f <(echo ", "sshpass -v -f ", "--password-file=<(printf '%s' ", "<(echo '", "a [at] b", "a [at] b [dot] ", "a (at) b.", "a.b ",
       // session 26: password hashes and a .pgpass line in a string or after echo (tester25a F4)
-      "$6$", "$6$a$", "$6$rounds=5$a$", "\\$6\\$a\\$", "$2b$12$", "$y$a$b$", "$argon2id$v=19$m=1,t=1,p=1$aaaa$", "'a:1:b:c:", "echo a:1:b:c:", "\"a:1:b:c:1"
+      "$6$", "$6$a$", "$6$rounds=5$a$", "\\$6\\$a\\$", "$2b$12$", "$y$a$b$", "$argon2id$v=19$m=1,t=1,p=1$aaaa$", "'a:1:b:c:", "echo a:1:b:c:", "\"a:1:b:c:1",
+      // tester26a F3-F6: libpq's escapes, Django's hash, other gutters, prose
+      "a:1:b:c:\\", "a:1:b:c:\\:", "a:1:b:c:a\\", "pbkdf2_sha256$", "pbkdf2_sha256$1$", "pbkdf2_sha256$1$a$", "\u2503 ", "  12 \u2503 password = 1",
+      "  12 : password = 1", "\u2502 password = 1", "password `a1", "password was changed to ", "user a and pass ", "user a, ",
+      "a1, the root ", "a1, the password", "Passwort a1", "\u043f\u0430\u0440\u043e\u043b\u044c a1"
     ]
     const inputs: Array<string> = []
     for (const p of prefixes) {

@@ -1653,7 +1653,12 @@ const PGPASS_GUTTER = String.raw`(?:[^\s:]{1,200}:)?[0-9]{1,9}(?:\u2192[ \t]?|[ 
 const PGPASS_SOURCE = (() => {
   const fields = (c: string) => String.raw`(?=[A-Za-z0-9.*_-]{0,253}[A-Za-z*])[A-Za-z0-9.*_-]{1,253}:(?:[0-9]{1,5}|\*):${c}{1,64}:${c}{1,64}:`
   // `c`: the inside of a negated class, a password's characters (`^\s\\`); one of them that is no letter must be among them
-  const password = (c: string) => String.raw`(?![$\{]|[${c}]{0,255}\[REDACTED:)(?=[${c}]{0,255}[^A-Za-z${c.slice(1)}])([${c}]{1,256})`
+  // libpq's escapes `\:` and `\\` are part of it (a password holding `:` or `\` is written so; tester26a F3): one
+  // unit is a character of `c` or a backslash then `:` or `\` (unambiguous, so linear); an escape counts as a symbol
+  // (`\\` before `n`, `r`, `t` is JSON text's escaped `\n`, no part of it)
+  const unit = (c: string) => String.raw`(?:[${c}]|\\(?::|\\(?![nrt])))`
+  const password = (c: string) =>
+    String.raw`(?![$\{]|[${c}]{0,255}\[REDACTED:)(?=[${c}]{0,255}(?:[^A-Za-z${c.slice(1)}]|\\[:\\]))(${unit(c)}{1,256})`
   const line = String.raw`((?:^|(?<=\\[nr]))[ \t]{0,8}(?:${PGPASS_GUTTER})?${fields(String.raw`[^\s:\\]`)})${password(String.raw`^\s\\`)}(?=[ \t]*(?:\r?$|\\[nr]))`
   const quoted = String.raw`((?<=(?:^|[\s(=,\[{]|\\[nrt])\\{0,3}["'])${fields(String.raw`[^\s:\\"']`)})${password(String.raw`^\s\\"'`)}(?=(?:\\{1,2}n)?\\{0,3}["'])`
   const word = String.raw`((?<=(?:^|[\s;&|(]|\\[nr])(?:echo|printf)[ \t]{1,8}(?:-[neE]{1,3}[ \t]{1,8})?)${fields(String.raw`[^\s:\\"']`)})` +
@@ -1670,9 +1675,9 @@ const HASH_CHAR = "[./0-9A-Za-z]"
  * `password-hash`'s pattern (session 26, tester25a F4): a crypt(3) password hash as `/etc/shadow`, an htpasswd file or
  * a database holds it: MD5-crypt `$1$salt$hash` and Apache's `$apr1$…`, SHA-crypt `$5$`/`$6$` (maybe `rounds=N$`),
  * bcrypt `$2a$`/`$2b$`/`$2x$`/`$2y$` with its cost (`$2b$12$…`), yescrypt `$y$`, gost-yescrypt `$gy$`, scrypt `$7$`,
- * and Argon2 `$argon2id$v=19$m=…,t=…,p=…$salt$hash`; each `$` maybe escaped by one or two backslashes (shell, JSON
- * text). The hash part is 16 to 128 characters of its alphabet (256 for Argon2's base64) and ends there. Bounded
- * runs separated by `$`: linear.
+ * Argon2 `$argon2id$v=19$m=…,t=…,p=…$salt$hash` and Django's `pbkdf2_sha256$iterations$salt$hash`; each `$`
+ * maybe escaped by one or two backslashes (shell, JSON text). The hash part is 16 to 128 characters of its alphabet
+ * (256 for Argon2's and Django's base64) and ends there. Bounded runs separated by `$`: linear.
  */
 const PASSWORD_HASH_SOURCE = (() => {
   const H = HASH_CHAR
@@ -1681,11 +1686,15 @@ const PASSWORD_HASH_SOURCE = (() => {
   const b64 = "[A-Za-z0-9+/]"
   const e = String.raw`\2\$`
   const argon = String.raw`(\\{0,2})\$argon2(?:id|i|d)${e}(?:v=[0-9]{1,4}${e})?m=[0-9]{1,10},t=[0-9]{1,10},p=[0-9]{1,4}${e}${b64}{4,128}${e}${b64}{16,256}(?!${b64})`
-  return `${crypt}|${argon}`
+  // Django's `pbkdf2_sha256$<iterations>$<salt>$<base64 hash>` (also `pbkdf2_sha1`; tester26a F5): no leading `$`,
+  // so it starts at a word's start
+  const f = String.raw`\3\$`
+  const django = String.raw`(?<![A-Za-z0-9_])pbkdf2_sha(?:1|256|512)(\\{0,2})\$[0-9]{1,10}${f}[A-Za-z0-9./+]{1,128}${f}${b64}{16,256}={0,2}(?![A-Za-z0-9+/=])`
+  return `${crypt}|${argon}|${django}`
 })()
 /** Every match of `password-hash` holds `$`, the scheme's id, then `$` or the backslash of an escaped `$`. */
 const PASSWORD_HASH_HINTS: ReadonlyArray<string> = ["1", "5", "6", "apr1", "2", "2a", "2b", "2x", "2y", "y", "gy", "7"]
-  .flatMap((id) => [`$${id}$`, `$${id}\\`]).concat(["$argon2"])
+  .flatMap((id) => [`$${id}$`, `$${id}\\`]).concat(["$argon2", "pbkdf2_sha"])
 
 /**
  * A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info,
@@ -2691,10 +2700,11 @@ const SETTING_LEAD = String.raw`(?:(?:>[ \t]{0,8}){1,4}|[-*+][ \t]{1,8}|[0-9]{1,
  * viewer's line number (Claude Code's Read gutter `     5→`, `cat -n`'s `     5` and a tab; in JSON text the arrow as
  * `\u2192` and the tab as `\t`) or `grep -n`'s `path:12:` (also without a path, `12:`, a Windows path
  * `C:\src\app.ini:12:`, and ripgrep's column `path:12:5:`), or bat's gutter `  12 │ ` and a numbered `  12 | `
- * (session 26, tester25b F4; in JSON text the bar maybe as `\u2502`), then maybe a diff's `+` or `-` (an added or a
+ * (session 26, tester25b F4; in JSON text the bar maybe as `\u2502`), also with a heavy bar `  12 ┃ `, a spaced colon
+ * `  12 : ` or a bar without a number `│ `/`┃ ` (a box-drawn listing; tester26a F6), then maybe a diff's `+` or `-` (an added or a
  * removed line), maybe after a Markdown quote's `> ` (a quoted diff: `> +NAME = value`). Each part is bounded.
  */
-const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2192|t)|[ \t]{1,4}(?:[\u2502|]|\\{1,2}u2502)[ \t]?)|(?:(?:[A-Za-z]:)?[^\s:"'${"`"}]{1,256}:)?[0-9]{1,9}:(?:[0-9]{1,9}:)?)?(?:(?:>[ \t]{0,8}){0,4}[+-])?`
+const LINE_MARGIN = String.raw`(?:[ \t]{0,12}[0-9]{1,9}(?:\u2192|\t|\\{1,2}(?:u2192|t)|[ \t]{1,4}(?:[\u2502\u2503|:]|\\{1,2}u250[23])[ \t]?)|[ \t]{0,12}(?:[\u2502\u2503]|\\{1,2}u250[23])[ \t]?|(?:(?:[A-Za-z]:)?[^\s:"'${"`"}]{1,256}:)?[0-9]{1,9}:(?:[0-9]{1,9}:)?)?(?:(?:>[ \t]{0,8}){0,4}[+-])?`
 
 /**
  * `secret-line`'s pattern: three alternatives, each of three groups (the lead, which stays; the head: indentation,
@@ -3030,8 +3040,9 @@ const terraformVariableReplace = (m: string, head: string, word: string, name: s
  * `passphrase`, `passwd`), and then the noun phrase's end: the text's or the line's end, punctuation, a backslash
  * (an escape of JSON text) or a word that starts something else (`for`, `to`, `here`, `and`, `you`, \u2026). So "\u2026 is the
  * password for prod" and "use \u2026 as the password" go; "\u2026 is the password manager", "\u2026 as the password hash" stay.
+ * Also an appositive after a comma, with `the`/`my`/`our`/`your` (tester26a F4): "I set it to \u2026, the root password".
  */
-const PASSWORD_AFTER_VALUE = String.raw`[ \t]{1,8}(?:is|was|as|IS|WAS|AS)[ \t]{1,8}(?:(?:the|my|our|your|a|THE|MY|OUR|YOUR)[ \t]{1,8})?` +
+const PASSWORD_AFTER_VALUE = String.raw`(?:[ \t]{1,8}(?:is|was|as|IS|WAS|AS)[ \t]{1,8}(?:(?:the|my|our|your|a|THE|MY|OUR|YOUR)[ \t]{1,8})?|,[ \t]{1,8}(?:the|my|our|your|THE|MY|OUR|YOUR)[ \t]{1,8})` +
   String.raw`(?:(?:new|old|current|root|admin|default|initial|temporary|real|actual|same|NEW|ROOT|ADMIN)[ \t]{1,8}){0,2}(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))` +
   String.raw`(?=[ \t]*(?:[.,;:!?)"'${"`"}\n\\]|$)|[ \t]{1,8}(?:for|of|on|at|in|to|here|now|and|but|so|you|we|I|if|then|that|which|from|FOR|OF|ON|AT|IN|TO)(?![A-Za-z0-9_]))`
 /**
@@ -3676,8 +3687,10 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "password-prose",
     pattern: re(
       String.raw`(${lead("[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)", "A-Za-z0-9_")}(?:(?:[ \t]+(?:for|of|on|to|at|in|FOR|OF|ON|TO|AT|IN)(?:[ \t]+(?:the|THE|my|our|your))?[ \t]+[A-Za-z0-9_.:/@-]{1,64})?[ \t]+(?:is|IS|was|WAS)(?:[ \t]*:[ \t]*|[ \t]+)` +
-        // "change the password to X", "set the passphrase as X" (not a path: "write the password to /tmp/pw1")
-        String.raw`|[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/)` +
+        // "change the password to X", "set the passphrase as X" (not a path: "write the password to /tmp/pw1"); "the
+        // password was changed to X", "password reset to X" (tester26a F4)
+        String.raw`|(?:[ \t]+(?:is|was|has[ \t]+been|had[ \t]+been|IS|WAS))?(?:[ \t]+(?:changed|set|reset|updated|rotated|CHANGED|SET|RESET))?` +
+        String.raw`[ \t]+(?:to|TO|as|AS)[ \t]+(?![/~.])(?![^\s"'${"`"}]{0,128}/)` +
         // "Password \u2014 X", "password - X"
         String.raw`|[ \t]*[\u2014\u2013][ \t]*|[ \t]+--?[ \t]+)(["'${"`"}]?))(?![$\{]|\[REDACTED:)` +
         // a quoted phrase (spaces and all) holding a digit or a symbol: `is "open sesame 7"`
@@ -3706,11 +3719,18 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]{0,8}(?::[ \t]{0,8})?)` +
         String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]{1,8}(?:del|della|dello|di|per|su)[ \t]{1,8}[A-Za-z0-9_.:/@-]{1,64})?[ \t]{1,8}(?:\u00e8|\u00c8)[ \t]{0,8}(?::[ \t]{0,8})?` +
         String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]{0,8}(?:${PASSWORD_IS_CJK})[ \t]{0,8}(?:[:\uff1a][ \t]{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
-        String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
+        String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
+        // the word then the value after white space alone, as English `password Xyz123` (credential-prose): groups 3, 4
+        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
     ),
     hints: PASSWORD_HINTS_INTL,
     // a placeholder (`******`, `<password>`) or a reference is no password
-    replace: (m: string, head: string) => (notAValue(m.slice(head.length)) || /^\*+$/.test(m.slice(head.length)) ? m : `${head}${marker("password-prose-intl")}`)
+    replace: (m: string, head?: string, _q?: string, bareHead?: string, bare?: string) => {
+      // the value after white space alone (tester26a F4: `\u043f\u0430\u0440\u043e\u043b\u044c Xyz123`, `Passwort Xyz123`): a credential's shape, as English's
+      if (bareHead !== undefined) return bare !== undefined && proseCredential(bare, false) ? `${bareHead}${marker("password-prose-intl")}` : m
+      const h = head ?? ""
+      return notAValue(m.slice(h.length)) || /^\*+$/.test(m.slice(h.length)) ? m : `${h}${marker("password-prose-intl")}`
+    }
   },
   {
     // A secret told in prose under another name than a password's: `the token is <credential>`, `the API key was
@@ -4069,9 +4089,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // patterns in turn, see credentialProse): the pattern says where a match starts.
     id: "credential-prose",
     pattern: re(
-      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Cc]reds|CREDS|(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)|[ \t]*[:=\u2014\u2013])|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
+      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Cc]reds|CREDS|(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)|[ \t]*[:=\u2014\u2013])|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND))[ \t]+(?:[Pp]ass|PASS|[Pp]wd?|PWD?)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
     ),
-    hints: ["redential", "REDENTIAL", "reds", "REDS", "pw", "PW", "Pw", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
+    hints: ["redential", "REDENTIAL", "reds", "REDS", "pw", "PW", "Pw", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", " pass", " Pass", " PASS", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
     apply: (s) => credentialProse(s),
     byHand: true
   },
@@ -4590,7 +4610,13 @@ const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:[ \t]+(?:are|is|were|was|ARE|IS))?[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
-const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["']))(?![\s$\{]|\[REDACTED:)(?=[^"'\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'\n\\]{1,128})\2/g
+const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'`]))(?![\s$\{]|\[REDACTED:)(?=[^"'`\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'`\n\\]{1,128})\2/g
+/**
+ * A user and a password told together in prose (tester26a F4): "login with user admin and pass X", "user bob,
+ * password: X", "username alice & pw X": head in group 1 (the user's word, the user, `and`/`,`/`&`, the password's
+ * word and its `:`/`=`/`is`), value in group 2 (a credential's shape: a digit or a symbol and a letter).
+ */
+const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND))[ \t]+(?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
 const CRED_PW_FIELD = /((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)([^"'\\\n]{1,256})\3/g
 const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
@@ -4611,7 +4637,9 @@ const credentialProse = (s: string): string => {
   out = out.replace(CRED_USER_PW, (m, head: string, v: string) => (/[0-9@#$%^&*+=~_!]/.test(v) && /[A-Za-z]/.test(v) ? `${head}${M}` : m))
   out = out.replace(CRED_PASSWORD_WORD, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
   out = out.replace(CRED_PASSWORD_EQ, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
-  out = out.replace(CRED_PASSWORD_QUOTED, (_m, head: string, q: string) => `${head}${M}${q}`)
+  // in backticks (inline code) a bare identifier or an option (`db_password`, `--password-stdin`) is no password
+  out = out.replace(CRED_PASSWORD_QUOTED, (m, head: string, q: string, v: string) => (q === "`" && /^[A-Za-z_.-]+$/.test(v) ? m : `${head}${M}${q}`))
+  out = out.replace(CRED_USER_AND_PASS, (m, head: string, v: string) => (/[0-9@#$%^&*+=~_!]/.test(v) && /[A-Za-z]/.test(v) ? `${head}${M}` : m))
   out = out.replace(CRED_USER_PASS, (m, head: string, v: string) => (/[0-9]/.test(v) && /[^0-9]/.test(v) && v.length >= 4 ? `${head}${M}` : m))
   out = out.replace(CRED_PW_FIELD, (m, head: string, _q: string, q: string, v: string) => (aloneSecret(v) && LOOKS_SECRET.test(v) ? `${head}${M}${q}` : m))
   out = out.replace(CRED_AUTH_HEADER, (m, head: string, _k: string, _q: string, v: string) => (LOOKS_SECRET.test(v) ? `${head}${M}` : m))
