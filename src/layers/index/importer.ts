@@ -46,7 +46,7 @@ import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
-import { rewrittenCause, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
+import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
 import type { AccessPolicyInput } from "../../services/AccessPolicy.js"
@@ -380,9 +380,15 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  * anything is missing. `NUMBER_NOT_EXACT`: a number JSON does not carry
  * exactly keeps its parsed value in the event and its exact text in the
  * source (docs/stream-and-cursors.md, "Numbers JSON does not carry exactly"); partial coverage
- * would ask for a remedy no import can apply, run after run.
+ * would ask for a remedy no import can apply, run after run. `SOURCE_REWRITTEN`
+ * (`./rewritten.ts`): the file was read whole into a new generation, so
+ * nothing of the source is missing from the index; what it says is that
+ * events imported before are no longer in the file (they stay in the
+ * superseded generation). It is listed in the report (human and `--json`),
+ * and the run's exit stays 0, as for any rewritten source (docs/index.md,
+ * "Generations").
  */
-const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT])
+const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT, SOURCE_REWRITTEN])
 
 /** A source imported before (its file `path`), kept because a file of it now holds nothing where it held that (`./emptied.ts`). */
 interface Emptied {
@@ -844,10 +850,6 @@ const make = Effect.gen(function*() {
         }
         return { _tag: "rejected", error } as const
       }
-      if (rewritten !== undefined) {
-        const cause = rewrittenCause(locator.path, rewritten)
-        diagnostics.push({ code: SOURCE_REWRITTEN, message: cause.problem, remediation: cause.remedy, details: { path: locator.path, ...rewritten } })
-      }
       yield* index.completeSource(source, checkpointed, { parts: boundParts(), diagnostics })
       yield* tellImported(ownSourceId, lastPrefix)
       // Taken again only to store its discovery summary (a watch's targeted round imported it with an earlier one,
@@ -856,7 +858,11 @@ const make = Effect.gen(function*() {
       if (summaryOnly(checkpoint, fingerprint, checkpointed) && inserted.right === 0 && !newGeneration) {
         return { _tag: "unchanged", diagnostics } as const
       }
-      return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics } as const
+      // A rewrite that dropped imported events (`./rewritten.ts`) is said in this run's report, not stored with the
+      // checkpoint: what the index holds for the source is what a fresh import of the file holds, so a recreated
+      // index and a push see the same checkpoint (test/index/push-identity.test.ts).
+      const reported = rewritten === undefined ? diagnostics : [...diagnostics, rewrittenDiagnostic(locator.path, rewritten)]
+      return { _tag: "accepted", events: inserted.right, sessions, newGeneration, bytes, diagnostics: reported } as const
     }).pipe(
       Effect.catchIf(
         (e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable),

@@ -6,9 +6,10 @@
  * line edited. Such a file is read again as a new generation, as any change
  * is (docs/index.md, "Generations"), but the imported events it no longer
  * holds (with their usage, cost and the title they gave) leave every view
- * with the old generation: the importer reports that as `SOURCE_REWRITTEN`
- * (coverage partial, exit 8), never silently (docs/import.md, "Sources
- * rewritten after a prefix of what was imported").
+ * with the old generation: the importer reports that as `SOURCE_REWRITTEN`,
+ * a diagnostic listed in the report, never silently; coverage stays
+ * complete (exit 0), since the file itself was read whole (docs/import.md,
+ * "Sources rewritten after a prefix of what was imported").
  *
  * How it is told: the file is read through its provider and its events are
  * compared with the stored ones as `./truncated.ts` compares them (a page of
@@ -30,7 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { createHash } from "node:crypto"
 import type { StoreUnavailable } from "../../domain/errors.js"
-import type { Locator, SessionEvent } from "../../domain/model.js"
+import type { Diagnostic, Locator, SessionEvent } from "../../domain/model.js"
 import type { IndexShape } from "../../services/Index.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
 import { ReadFailed, sameEvent, storedPager } from "./truncated.js"
@@ -148,5 +149,16 @@ export const rewrittenSource = (
 /** The problem and remedy of a `SOURCE_REWRITTEN` diagnostic for the file `path` ({@link RewrittenEvents}). */
 export const rewrittenCause = (path: string, r: RewrittenEvents): { readonly problem: string; readonly remedy: string } => ({
   problem: `${path} was rewritten: it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so those ${r.missing} imported events, with their usage and cost, are no longer shown (the index keeps them in the superseded generation).`,
-  remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported lines (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done; this is reported while the file is unchanged.`
+  remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported lines (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done: this is said once, in the run that read the rewritten file.`
 })
+
+/**
+ * The `SOURCE_REWRITTEN` diagnostic of the file at `path` ({@link rewrittenCause}'s problem and remedy; details `path`,
+ * `kept`, `missing`, `imported`), listed in the run's report: it leaves coverage complete (the file was read whole)
+ * and is not stored with the source's checkpoint (docs/import.md, "Sources rewritten after a prefix of what was
+ * imported").
+ */
+export const rewrittenDiagnostic = (path: string, r: RewrittenEvents): Diagnostic => {
+  const cause = rewrittenCause(path, r)
+  return { code: SOURCE_REWRITTEN, message: cause.problem, remediation: cause.remedy, details: { path, ...r } }
+}
