@@ -4089,9 +4089,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // patterns in turn, see credentialProse): the pattern says where a match starts.
     id: "credential-prose",
     pattern: re(
-      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Cc]reds|CREDS|(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)|[ \t]*[:=\u2014\u2013])|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND))[ \t]+(?:[Pp]ass|PASS|[Pp]wd?|PWD?)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
+      String.raw`(?:[Cc]redentials?|CREDENTIALS?|[Cc]reds|CREDS|(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)|[ \t]*[:=\u2014\u2013])|[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n|[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND)) (?:[Pp]ass|PASS|[Pp]wd?|PWD?)|(?:user|username|login|USER)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw)=|\\{0,7}["'](?:pw|PW)\\{0,7}["']|(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)|[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH))`
     ),
-    hints: ["redential", "REDENTIAL", "reds", "REDS", "pw", "PW", "Pw", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", " pass", " Pass", " PASS", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
+    hints: ["redential", "REDENTIAL", "reds", "REDS", "pw", "PW", "Pw", "og in", "ogin", "og-in", "ogged", "ign in", "ign-in", "igned", "ignin", "assword", "ASSWORD", "assphrase", "ASSPHRASE", "asswd", "ASSWD", ",pass", ",Pass", ",PASS", ", pass", ", Pass", ", PASS", "&pass", "&Pass", "&PASS", "& pass", "& Pass", "& PASS", "d pass", "d Pass", "d PASS", "D pass", "D Pass", "D PASS", "pass=", "pwd=", "pw=", "pw\"", "pw'", "PW\"", "PW'", "pw\\", "PW\\", " secret", " Secret", " seed", " Seed", "-Auth", "-AUTH", "-auth"],
     apply: (s) => credentialProse(s),
     byHand: true
   },
@@ -4614,9 +4614,11 @@ const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[
 /**
  * A user and a password told together in prose (tester26a F4): "login with user admin and pass X", "user bob,
  * password: X", "username alice & pw X": head in group 1 (the user's word, the user, `and`/`,`/`&`, the password's
- * word and its `:`/`=`/`is`), value in group 2 (a credential's shape: a digit or a symbol and a letter).
+ * word and its `:`/`=`/`is`), value in group 2 (a credential's shape: a digit or a symbol and a letter). One space
+ * before the password's word, so the rule's hints can name the joint (`d pass`, `, pass`, `& pass`): a hint of
+ * ` pass` alone ran the rule on every text that says "tests passed" and doubled the redaction step's time.
  */
-const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND))[ \t]+(?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND)) (?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
 const CRED_PW_FIELD = /((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)([^"'\\\n]{1,256})\3/g
 const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
