@@ -4,11 +4,11 @@
  * admin / …", `Password — …`; `sshpass -f <(echo '…')`, an email written with `[at]`) is redacted in every redacted
  * output: `export --format ndjson`, `export --format atif` and `show --format markdown`, the title included.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
+import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
 
 const SID = "26262626-0000-4000-8000-000000000001"
 // built at run time so that no secret scanner flags this file: [the text, its secret]
@@ -34,24 +34,15 @@ let env: Record<string, string>
 
 beforeAll(() => {
   const dir = tempDir("si-prose26-cli-")
-  const proj = path.join(dir, "claude", "-home-u-t")
-  fs.mkdirSync(proj, { recursive: true })
-  const lines = SAID.flatMap(([text, secret], i) => [
-    {
-      type: "user", parentUuid: i === 0 ? null : `a${i - 1}`, isSidechain: false, cwd: "/srv", sessionId: SID, uuid: `u${i}`,
-      timestamp: `2026-11-01T00:00:${String(2 * i).padStart(2, "0")}Z`, message: { role: "user", content: text.replace("%s", secret) }
-    },
-    {
-      type: "assistant", parentUuid: `u${i}`, isSidechain: false, cwd: "/srv", sessionId: SID, uuid: `a${i}`,
-      timestamp: `2026-11-01T00:00:${String(2 * i + 1).padStart(2, "0")}Z`, requestId: `r-${i}`,
-      message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${i}`, content: [{ type: "text", text: "Noted." }], usage: { input_tokens: 1, output_tokens: 1 } }
-    }
-  ])
-  fs.writeFileSync(path.join(proj, `${SID}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  const project = claudeProject(dir)
+  // a prompt stating each secret, and an answer after it (the Claude Code line builders the CLI backprop tests share)
+  project.write(SID, SAID.flatMap(([text, secret], i) => [
+    claudeUserLine(SID, `u${i}`, i === 0 ? null : `a${i - 1}`, `2026-11-01T00:00:${String(2 * i).padStart(2, "0")}Z`, text.replace("%s", secret)),
+    claudeAssistantLine(SID, `a${i}`, `u${i}`, `2026-11-01T00:00:${String(2 * i + 1).padStart(2, "0")}Z`, [{ type: "text", text: "Noted." }])
+  ]))
   index = path.join(dir, "index.db")
   env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
-  expect([0, 8], r.stderr).toContain(r.code)
+  importClaude(index, project.root, path.join(dir, "none"), env)
 }, 120_000)
 
 const run = (args: ReadonlyArray<string>) => {
