@@ -64,7 +64,8 @@ export * as McpAnswers from "./layers/mcp/answers.js"
 export * as Replay from "./domain/replay/index.js"
 /**
  * The lean stream (`stream --lean`, contract lean-1): `leanWriter` (events →
- * lean lines), `expandLeanStream` / `leanExpander` (lean lines → the full
+ * lean lines; `leanPartsWriter` the same lines in parts, a payload's source
+ * bytes copied), `expandLeanStream` / `leanExpander` (lean lines → the full
  * events, byte-identical to `stream`'s) and `LEAN_STREAM_VERSION`.
  */
 export * as LeanStream from "./layers/lean-stream.js"

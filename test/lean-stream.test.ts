@@ -12,13 +12,14 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { ndjson, ndjsonOfTexts } from "../src/cli/output.js"
+import { encodeNdjsonLines, ndjson, ndjsonOfTexts } from "../src/cli/output.js"
+import { CANONICAL_PAYLOAD, type CanonicalText } from "../src/domain/json.js"
 import { escapeJsonControls } from "../src/domain/render.js"
 import type { SessionEvent } from "../src/domain/model.js"
 import * as App from "../src/layers/app.js"
 import { planFromPolicy } from "../src/layers/index/importer.js"
 import * as IndexSqlite from "../src/layers/index/sqlite.js"
-import { eventLine, expandLeanStream, leanExpander, leanWriter, LEAN_STREAM_VERSION } from "../src/layers/lean-stream.js"
+import { eventLine, expandLeanStream, leanExpander, leanPartsWriter, leanWriter, LEAN_STREAM_VERSION } from "../src/layers/lean-stream.js"
 import { LeanStream } from "../src/index.js"
 import { Index } from "../src/services/Index.js"
 import { SessionSources } from "../src/services/SessionSource.js"
@@ -164,6 +165,35 @@ describe("stream --lean (contract lean-1)", () => {
       expect(Buffer.from(ndjson(expandText(leanText(all, 50)))).equals(Buffer.from(ndjson(all)))).toBe(true)
       // (small fixtures: each source declares its own shapes)
       expect(lean).toBeLessThan(full)
+    }))
+
+  it.effect("the CLI's parts writer gives leanWriter's bytes, and copies a native payload's source bytes instead of its text", () =>
+    Effect.gen(function*() {
+      const bySource = yield* allProvidersEvents
+      // Hostile content with a payload text carried as the CLI's native reader carries it (its bytes
+      // hold C1 controls and bidi overrides: the chunk is written again a line at a time, escaped).
+      const carried = hostile()
+      const payload = (carried[0].extensions["native.muse"] as { payload: unknown }).payload
+      const payloadText = JSON.stringify(payload)
+      Object.defineProperty(carried[0], CANONICAL_PAYLOAD, { value: { value: payload, text: payloadText, at: 0, bytes: Buffer.from(payloadText, "utf8") } })
+      let copied = 0
+      for (const events of [...bySource, bySource.flat(), carried]) {
+        const texts = leanWriter()
+        const parts = leanPartsWriter()
+        for (let i = 0; i < events.length || i === 0; i += 7) {
+          const chunk = events.slice(i, i + 7)
+          const want = ndjsonOfTexts(texts(chunk))
+          const lines = parts(chunk)
+          const got = encodeNdjsonLines(lines)
+          expect(Buffer.from(got.bytes).equals(Buffer.from(want))).toBe(true)
+          got.release()
+          // The carried bytes themselves are a part of an event's line: copied, never decoded and encoded again.
+          const carriedBytes = new Set(chunk.map((e) => (e as { [CANONICAL_PAYLOAD]?: CanonicalText })[CANONICAL_PAYLOAD]?.bytes).filter((b) => b !== undefined))
+          for (const l of lines) if (typeof l !== "string" && l.some((p) => typeof p !== "string" && carriedBytes.has(p))) copied++
+        }
+      }
+      // The generated native logs and the hostile event carry their payloads' bytes.
+      expect(copied).toBeGreaterThan(3)
     }))
 
   it("expands hostile content back byte-identical, whole events included", () => {

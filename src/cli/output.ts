@@ -364,6 +364,35 @@ export const encodeNdjsonTexts = (texts: ReadonlyArray<string>): NdjsonLease => 
   return encodeParts(parts, room)
 }
 
+/**
+ * {@link encodeNdjsonTexts} of lines each given whole (a JSON text) or in
+ * parts (texts, and UTF-8 bytes copied as they are: a source's own bytes of
+ * a text, as `stream --lean` gives a payload's): the same bytes as the
+ * texts joined, in a pooled buffer (see {@link encodeNdjson}).
+ */
+export const encodeNdjsonLines = (lines: ReadonlyArray<string | ReadonlyArray<string | Uint8Array>>): NdjsonLease => {
+  const parts: Array<Part> = []
+  let room = 0
+  for (const l of lines) {
+    if (typeof l === "string") {
+      parts.push(l)
+      room += l.length * 3
+    } else {
+      for (const p of l) {
+        parts.push(p)
+        room += typeof p === "string" ? p.length * 3 : p.length
+      }
+    }
+    parts.push(NEWLINE)
+    room += 1
+  }
+  return encodeParts(parts, room)
+}
+
+/** {@link writeNdjson} of lines whole or in parts: the bytes of {@link encodeNdjsonLines}, written from their pooled buffer. */
+export const writeNdjsonLines = (lines: ReadonlyArray<string | ReadonlyArray<string | Uint8Array>>): Effect.Effect<void, StdoutClosed> =>
+  writeLease(encodeNdjsonLines(lines))
+
 /** {@link writeNdjson} of JSON texts: the bytes of {@link ndjsonOfTexts}, written from their pooled buffer. */
 export const writeNdjsonTexts = (texts: ReadonlyArray<string>): Effect.Effect<void, StdoutClosed> => writeLease(encodeNdjsonTexts(texts))
 

@@ -35,7 +35,7 @@ import * as Schema from "effect/Schema"
 import { MalformedSource } from "../domain/errors.js"
 import { SessionEvent } from "../domain/model.js"
 import { escapeJsonControls } from "../domain/render.js"
-import { eventOfRow, leanEvent, type ShapePlan, shapePlan, type StreamFacts } from "./index/rows.js"
+import { eventOfRow, type LeanBodyParts, leanEventParts, type ShapePlan, shapePlan, type StreamFacts } from "./index/rows.js"
 
 /** The version of the lean stream's contract, on its first line. */
 export const LEAN_STREAM_VERSION = "lean-1" as const
@@ -57,36 +57,59 @@ export const eventLine = (event: SessionEvent): string => escapeJsonControls(JSO
  * them, the first line of the stream included on its first call. Stateful:
  * one writer per stream.
  */
-export const leanWriter = (): ((events: Iterable<SessionEvent>) => Array<string>) => {
+export const leanWriter = (): ((events: Iterable<SessionEvent>) => Array<string>) =>
+  writerOf((s) => s, (before, body) => body.payload === undefined ? before + body.head + body.tail + "}" : before + body.head + body.payload.text + body.tail + "}")
+
+/**
+ * One line of a lean stream in parts (see {@link leanPartsWriter}): texts,
+ * and the source's UTF-8 bytes of a Muse Code payload's text where the event
+ * carries them, which joined (the bytes as their text) are the line that
+ * {@link leanWriter} gives.
+ */
+export type LeanLineParts = ReadonlyArray<string | Uint8Array>
+
+/**
+ * {@link leanWriter} whose event lines are in parts ({@link LeanLineParts}):
+ * a payload's source bytes are copied by the writer of stdout instead of
+ * being joined into the line and encoded again (what `stream --lean`
+ * writes: the same bytes). Stateful: one writer per stream.
+ */
+export const leanPartsWriter = (): ((events: Iterable<SessionEvent>) => Array<string | LeanLineParts>) =>
+  writerOf<string | LeanLineParts>((s) => s, (before, body) =>
+    body.payload === undefined
+      ? before + body.head + body.tail + "}"
+      : [before + body.head, body.payload.bytes ?? body.payload.text, body.tail + "}"])
+
+/** The writer of {@link leanWriter}, each line made by `text` (a whole line) or `event` (an event line: the text before its body, its body in parts, then `}`). */
+const writerOf = <L>(text: (s: string) => L, event: (before: string, body: LeanBodyParts) => L): ((events: Iterable<SessionEvent>) => Array<L>) => {
   let started = false
   let session: StreamFacts | undefined
   const shapes = new Map<string, number>()
   return (events) => {
-    const out: Array<string> = []
+    const out: Array<L> = []
     if (!started) {
       started = true
-      out.push(JSON.stringify({ lean: LEAN_STREAM_VERSION }))
+      out.push(text(JSON.stringify({ lean: LEAN_STREAM_VERSION })))
     }
     for (const e of events) {
-      const l = leanEvent(e)
+      const l = leanEventParts(e)
       if (l === null) {
         const whole = JSON.stringify({ event: e }) as string | undefined
-        if (whole !== undefined) out.push(whole)
+        if (whole !== undefined) out.push(text(whole))
         continue
       }
       if (session === undefined || session.provider !== e.provider || session.sourceId !== e.sourceId || session.sessionId !== e.sessionId) {
         session = { provider: e.provider, sourceId: e.sourceId, sessionId: e.sessionId }
-        out.push(JSON.stringify({ session }))
+        out.push(text(JSON.stringify({ session })))
       }
       let id = shapes.get(l.shape)
       if (id === undefined) {
         if (shapes.size >= SHAPES_MAX) shapes.clear()
         id = shapes.size
         shapes.set(l.shape, id)
-        out.push(`{"shape":${id},"def":${l.shape}}`)
+        out.push(text(`{"shape":${id},"def":${l.shape}}`))
       }
-      // (the body is JSON.stringify's text of an array, as the line's other values are)
-      out.push(`{"e":${id},"sequence":${e.sequence},"kind":${JSON.stringify(e.kind)},"occurredAt":${JSON.stringify(e.occurredAt)},"body":${l.body}}`)
+      out.push(event(`{"e":${id},"sequence":${e.sequence},"kind":${JSON.stringify(e.kind)},"occurredAt":${JSON.stringify(e.occurredAt)},"body":`, l.body))
     }
     return out
   }

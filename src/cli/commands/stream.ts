@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
-import { writeNdjson, writeNdjsonTexts, writeStderr } from "../output.js"
+import { writeNdjson, writeNdjsonLines, writeStderr } from "../output.js"
 
 /** The lean stream's writer (`../../layers/lean-stream.ts`), loaded for `--lean` only: it brings the index's row layout and the error schemas. */
 const leanStream = Effect.promise(() => import("../../layers/lean-stream.js"))
@@ -41,12 +41,13 @@ export const stream = Command.make(
           onWarning: (d) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
         })
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
-        const lean = o.lean ? (yield* leanStream).leanWriter() : undefined
+        const lean = o.lean ? (yield* leanStream).leanPartsWriter() : undefined
         // Each chunk is encoded into a pooled buffer and written from it (no copy, one write per chunk).
         if (lean === undefined) return yield* Stream.runForEachChunk(events, (c) => writeNdjson(c))
-        yield* Stream.runForEachChunk(events, (c) => writeNdjsonTexts(lean(c)))
+        // A payload's source bytes are copied, not joined into its line and encoded again (see leanPartsWriter).
+        yield* Stream.runForEachChunk(events, (c) => writeNdjsonLines(lean(c)))
         // A lean stream always starts with its first line, even of no event (`--limit 0`, an empty source):
         // the writer gives it on its first call, so a last call with no event gives it only if none came before.
-        yield* writeNdjsonTexts(lean([]))
+        yield* writeNdjsonLines(lean([]))
       })))
 ).pipe(Command.withDescription("Stream a source's normalized SessionEvents as NDJSON (one event a line), resumable with --cursor."))
