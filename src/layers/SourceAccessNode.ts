@@ -28,6 +28,8 @@ import {
   type DirEntry,
   type FileStat,
   type Head,
+  type ListedHead,
+  type ListedPath,
   type OpenSource,
   SourceAccess,
   type SourceAccessShape
@@ -522,6 +524,89 @@ function readHeads(
   })
 }
 
+/**
+ * How {@link headListedNow} opens a listed path: read-only, no symlink follow (a symlink fails with `ELOOP`), no
+ * blocking (a fifo opens at once, and is then closed unread), and never made the controlling terminal (a tty).
+ */
+const LISTED_OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK | (fs.constants.O_NOCTTY ?? 0)
+
+/** What an `lstat` of a listed path says, after its open failed (see {@link headListedNow}); `openError`: the open's. */
+const listedAfterOpenError = (path: string, openError: unknown): Either.Either<ListedHead, SourceAccessError> => {
+  const probed = probeNow(path)
+  if (probed._tag === "Left") return Either.right({ _tag: "Unlistable", error: probed.left })
+  if (Option.isNone(probed.right)) return Either.right({ _tag: "None" })
+  const kind = probed.right.value.kind
+  // A regular file there: the open's own error (permission denied, an I/O error) is the file's.
+  return kind === "file" ? Either.left(fsError(path, openError)) : Either.right({ _tag: "NotFile", kind })
+}
+
+/**
+ * Open a listed path (see {@link LISTED_OPEN_FLAGS}), `fstat` it, and read the head of a regular file (into `scratch`
+ * when given), in plain code: no `lstat` before (what is there is told by the descriptor's stat, and by an `lstat`
+ * only when the open fails). Anything but a regular file is closed unread.
+ */
+const headListedNow = (listed: ListedPath, scratch?: Uint8Array): Either.Either<ListedHead, SourceAccessError> => {
+  const path = listed.path
+  let fd: number
+  try {
+    fd = fs.openSync(path, LISTED_OPEN_FLAGS)
+  } catch (e) {
+    return listedAfterOpenError(path, e)
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    if (!st.isFile()) return Either.right({ _tag: "NotFile", kind: st.isDirectory() ? "directory" : "other" })
+    const stat = toStat(st)
+    const bytes = readFully(fd, 0, listed.length(st.size), scratch, st.size)
+    return Either.right({ _tag: "Head", file: { path, root: listed.root, stat }, head: { bytes, statAtOpen: stat } })
+  } catch (e) {
+    return Either.left(fsError(path, e))
+  } finally {
+    closeQuietly(fd)
+  }
+}
+
+/**
+ * `SourceAccessShape.readListedHeads`: {@link headListedNow} per path in one effect. Called on a layer made of this
+ * one with another `probe` or `readHead` (a test's recording layer), each path is probed, then its head read, through
+ * them, as discovery did before it read listed paths without a probe.
+ */
+function readListedHeads(
+  this: SourceAccessShape | undefined,
+  from: number,
+  until: number,
+  at: (i: number) => ListedPath,
+  scratch: Uint8Array,
+  onHead: (i: number, head: Either.Either<ListedHead, SourceAccessError>) => boolean
+): Effect.Effect<number> {
+  const own = this === undefined || this === null || (this.readHead === readHead && this.probe === probe)
+  if (!own) {
+    const self = this
+    return Effect.gen(function*() {
+      for (let i = from; i < until; i++) {
+        const listed = at(i)
+        const probed = yield* Effect.either(self.probe(listed.path))
+        let answer: Either.Either<ListedHead, SourceAccessError>
+        if (probed._tag === "Left") answer = Either.right({ _tag: "Unlistable", error: probed.left })
+        else if (Option.isNone(probed.right)) answer = Either.right({ _tag: "None" })
+        else if (probed.right.value.kind !== "file") {
+          answer = Either.right({ _tag: "NotFile", kind: probed.right.value.kind as "symlink" | "directory" | "other" })
+        } else {
+          const file: AuthorizedFile = { path: listed.path, root: listed.root, stat: probed.right.value.stat }
+          const head = yield* Effect.either(self.readHead(file, listed.length(file.stat.size), scratch))
+          answer = Either.map(head, (h): ListedHead => ({ _tag: "Head", file, head: h }))
+        }
+        if (!onHead(i, answer)) return i + 1
+      }
+      return until
+    })
+  }
+  return Effect.sync(() => {
+    for (let i = from; i < until; i++) if (!onHead(i, headListedNow(at(i), scratch))) return i + 1
+    return until
+  })
+}
+
 const readWhole = (
   file: AuthorizedFile,
   maxBytes: number
@@ -642,6 +727,7 @@ export const sourceAccessNode: SourceAccessShape = {
   open,
   readHead,
   readHeads,
+  readListedHeads,
   readWhole,
   listDirectory,
   probe,

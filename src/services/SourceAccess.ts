@@ -36,6 +36,29 @@ export interface Head {
   readonly statAtOpen: FileStat
 }
 
+/**
+ * What {@link SourceAccessShape.readListedHeads} found at a path that a
+ * listing named (a log's place in a layout), without an `lstat` first:
+ * - `Head`: a regular file, authorized by the listing (its stat is the one of
+ *   the open descriptor), with its head;
+ * - `NotFile`: a symlink, folder, fifo, socket or device there (never read);
+ * - `None`: nothing there;
+ * - `Unlistable`: what is there could not be looked at (the folder holding it
+ *   cannot be searched), with the error.
+ */
+export type ListedHead =
+  | { readonly _tag: "Head"; readonly file: AuthorizedFile; readonly head: Head }
+  | { readonly _tag: "NotFile"; readonly kind: "symlink" | "directory" | "other" }
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Unlistable"; readonly error: SourceAccessError }
+
+/** A path named by a listing under an authorized real root, and how many head bytes to read of it given its size when opened. */
+export interface ListedPath {
+  readonly path: string
+  readonly root: string
+  readonly length: (sizeAtOpen: number) => number
+}
+
 /** An open, read-only handle on an authorized file. */
 export interface OpenSource {
   readonly file: AuthorizedFile
@@ -110,6 +133,26 @@ export interface SourceAccessShape {
     at: (i: number) => { readonly file: AuthorizedFile; readonly length: number },
     scratch: Uint8Array,
     onHead: (i: number, head: Either.Either<Head, SourceAccessError>) => boolean
+  ) => Effect.Effect<number>
+  /**
+   * {@link readHeads} of paths that a listing named, without probing them
+   * first (discovery of logs the index does not know: no `lstat` per log).
+   * Each is opened read-only with no symlink follow and without blocking
+   * (`O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`); the stat of the descriptor tells
+   * what it is: a regular file has its head read (up to
+   * `at(i).length(size)` bytes) and is handed on as a {@link ListedHead}
+   * `Head`; anything else is closed unread (`NotFile`). An open that fails is
+   * told apart by an `lstat` of the path (`None`, `NotFile`, `Unlistable`);
+   * a regular file that cannot be opened or read is the error (`Left`). A
+   * layer made of another one with its own `probe` or `readHead` has each
+   * path probed, then read, through them.
+   */
+  readonly readListedHeads: (
+    from: number,
+    until: number,
+    at: (i: number) => ListedPath,
+    scratch: Uint8Array,
+    onHead: (i: number, head: Either.Either<ListedHead, SourceAccessError>) => boolean
   ) => Effect.Effect<number>
   /** Read a whole authorized file; `ResourceLimitExceeded` past `maxBytes`. */
   readonly readWhole: (

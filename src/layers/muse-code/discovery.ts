@@ -35,7 +35,7 @@
  */
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type IngestError, isIngestError, type SourceAccessError, SourceNotRegularFile } from "../../domain/errors.js"
 import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
@@ -50,7 +50,7 @@ import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "
 import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
-import type { AuthorizedFile, FileStat, Head } from "../../services/SourceAccess.js"
+import type { AuthorizedFile, FileStat, Head, ListedHead, ListedPath } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { fingerprintOfStat } from "../../domain/fingerprint.js"
 import { notUtf8Source } from "../jsonl/encoding.js"
@@ -106,8 +106,18 @@ interface Candidate {
   readonly path: string
   readonly date: string
   readonly folder: string
-  /** The log's stat from enumeration (no symlink followed). */
-  readonly stat: FileStat
+  /**
+   * The log's stat from enumeration (no symlink followed), for a log the index knows (probed, so that an unchanged
+   * one is settled without a read); undefined for any other listed log: what is there is told when its head is read
+   * (`SourceAccessShape.readListedHeads`: no `lstat` per log), and it may then turn out to be no candidate at all.
+   */
+  readonly stat: FileStat | undefined
+}
+
+/** What enumeration answers: the candidates, and the layout-named folder links that lead out of the root (reported). */
+interface Enumerated {
+  readonly candidates: Array<Candidate>
+  readonly folderLinks: Array<NotRegularLog>
 }
 
 /** The services of a discovery run. */
@@ -136,13 +146,16 @@ const under = (dir: string): string => (dir.endsWith(nodePath.sep) ? dir : dir +
 /**
  * Enumerate candidate logs under one real root (see the module doc for the
  * layout). Folder listing errors below the root are tallied, not raised.
+ * Only the logs `known` holds (by path) are probed here; the others are
+ * candidates as listed (`stat` undefined), told apart when read.
  */
 const enumerate = (
   deps: NativeDeps,
   root: string,
   tally: EnumerationTally,
-  notRegular: Array<NotRegularLog>
-): Effect.Effect<Array<Candidate>> =>
+  notRegular: Array<NotRegularLog>,
+  known: ReadonlyMap<string, KnownSource>
+): Effect.Effect<Enumerated> =>
   Effect.gen(function*() {
     const out: Array<Candidate> = []
     const folderLinks: Array<string> = []
@@ -181,10 +194,17 @@ const enumerate = (
           const sessions = dirs(dp, yield* list(dp), SESSION_ID_DIR)
           // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
           const paths = sessions.map((s) => `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`)
-          // The day's logs probed in one pass (one effect for all of them).
-          const probes = yield* deps.access.probeAll(paths)
-          for (let i = 0; i < sessions.length; i++) {
-            const s = sessions[i], path = paths[i], probed = probes[i]
+          // The day's logs the index knows probed in one pass (one effect for all of them); the others are not.
+          const probedAt: Array<number> = []
+          for (let i = 0; i < paths.length; i++) if (known.has(paths[i])) probedAt.push(i)
+          const probes = probedAt.length === 0 ? [] : yield* deps.access.probeAll(probedAt.map((i) => paths[i]))
+          for (let i = 0, p = 0; i < sessions.length; i++) {
+            const s = sessions[i], path = paths[i]
+            if (probedAt[p] !== i) {
+              out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: undefined })
+              continue
+            }
+            const probed = probes[p++]
             if (probed._tag === "Left") {
               tally.unreadableFolders++
               continue
@@ -203,6 +223,7 @@ const enumerate = (
               continue
             }
             out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: log.stat })
+            tally.candidates++
           }
         }
       }
@@ -210,12 +231,12 @@ const enumerate = (
     // A layout-named link to a folder outside the root holds logs that were not read: reported (SYMLINK_SKIPPED).
     // One into the root is walked there under its real path; one that resolves to no folder (a loop, a dangling
     // link, a file) holds nothing to read: tallied only.
+    const outside: Array<NotRegularLog> = []
     for (const link of folderLinks) {
       const target = yield* Effect.option(deps.access.authorizeRoot(link))
-      if (Option.isSome(target) && !isInside(target.value, root)) notRegular.push({ path: link, kind: "symlink", folder: true })
+      if (Option.isSome(target) && !isInside(target.value, root)) outside.push({ path: link, kind: "symlink", folder: true })
     }
-    tally.candidates += out.length
-    return out
+    return { candidates: out, folderLinks: outside }
   })
 
 /**
@@ -419,9 +440,6 @@ const continueScan = (
     }
   }))
 
-/** A candidate's file: reached by listing from a real root without following any symlink, so its path is its real path. */
-const fileOf = (c: Candidate): AuthorizedFile => ({ path: c.path, root: c.root, stat: c.stat })
-
 /** The receipt (and the source, when matched) of a settled inspection. */
 const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
@@ -488,12 +506,26 @@ const HEADS_PER_STEP = 128
 const INSPECTION_CONCURRENCY = 8
 
 /**
+ * A listed log (no `stat` from enumeration) that its read found to be no
+ * candidate: nothing there (`none`), a place that could not be looked at
+ * (`unlistable`: tallied as an unreadable folder, as a failed probe was), or
+ * a symlink, folder, fifo, socket or device (reported, never read).
+ */
+interface NotACandidate {
+  readonly notACandidate: "none" | "unlistable" | NotRegularLog
+}
+
+/**
  * Inspect the candidates at `indices` for workspace evidence under the
  * budget; never fails (an unreadable source is an `inconclusive` /
- * `UNREADABLE` receipt). Answers the inspections in the order of `indices`.
+ * `UNREADABLE` receipt). Answers the inspections in the order of `indices`;
+ * a listed candidate (no `stat`) that is no regular file is a
+ * {@link NotACandidate}.
  *
  * Heads first, one after another in this fiber: {@link HEADS_PER_STEP} at a
- * time are read by `readHeads` (each: open, read, close) into one scratch
+ * time are read by `readHeads` (each: open, fstat, read, close; a log the
+ * index knows, probed by enumeration) or `readListedHeads` (the same, a log
+ * enumeration only listed: no `lstat` before its open) into one scratch
  * buffer, each scanned in plain code ({@link settleHead}) before the next is
  * read, so a log settled by its head (most are: the evidence is near the
  * start) costs four system calls and no buffer, scope, stream, fiber or
@@ -511,20 +543,19 @@ const inspectAll = (
   indices: ReadonlyArray<number>,
   matches: (path: string) => Effect.Effect<boolean>,
   known: (path: string) => boolean | undefined
-): Effect.Effect<Array<Inspected>> =>
+): Effect.Effect<Array<Inspected | NotACandidate>> =>
   Effect.gen(function*() {
     const cap = deps.budget.maxSourceBytes
-    const out: Array<Inspected> = new Array(indices.length)
+    const out: Array<Inspected | NotACandidate> = new Array(indices.length)
+    /** The file of each candidate read (a listed one's: authorized by its read, with the stat of its descriptor). */
+    const files: Array<AuthorizedFile> = new Array(indices.length)
     const open: Array<{ readonly k: number; readonly scan: OpenScan }> = []
     // Owned by this loop alone: each head is scanned before the next one is read into it.
     const scratch = Buffer.allocUnsafe(HEAD_BYTES)
     // Sized to the log when it is small: one short read, which ends the scan.
-    const firstOf = (c: Candidate) => readSize(0, 0, HEAD_BYTES, c.stat.size)
+    const firstOf = (size: number) => readSize(0, 0, HEAD_BYTES, size)
     // Reads end at the source-byte budget: past it the source looks ended.
-    const at = (k: number) => {
-      const c = candidates[indices[k]]
-      return { file: fileOf(c), length: Math.min(firstOf(c), cap) }
-    }
+    const lengthOf = (size: number) => Math.min(firstOf(size), cap)
     /** Scan the head of candidate `k` (a view of `scratch`): settled, left open, or the evidence path to resolve first. */
     const scanHead = (k: number, head: Head): string | undefined => {
       const c = candidates[indices[k]]
@@ -536,7 +567,9 @@ const inspectAll = (
       }
       const scanner = new EvidenceScanner(deps.budget)
       const splitter = new LineSplitter(deps.budget.maxRecordBytes)
-      const s = settleHead(head.bytes, head.bytes.length < firstOf(c), cap, head.statAtOpen.size, scanner, splitter, known)
+      // The size the read was sized by: enumeration's stat of a probed log, the descriptor's of a listed one.
+      const asked = firstOf(c.stat?.size ?? head.statAtOpen.size)
+      const s = settleHead(head.bytes, head.bytes.length < asked, cap, head.statAtOpen.size, scanner, splitter, known)
       if (typeof s === "string") return s
       if (s === null) open.push({ k, scan: { scanner, splitter, sizeAtOpen: head.statAtOpen.size } })
       else out[k] = inspected(c, s, scanner)
@@ -554,20 +587,61 @@ const inspectAll = (
       waiting = { k, head: head.right, path }
       return false
     }
-    for (let k = 0; k < indices.length;) {
-      k = yield* deps.access.readHeads(k, Math.min(indices.length, k + HEADS_PER_STEP), at, scratch, onHead)
+    /** Resolve the evidence path a head stopped on, once, then scan that head again (nothing was read into `scratch` since). */
+    const resolveWaiting = Effect.gen(function*() {
       while (waiting !== undefined) {
-        // Resolve it once, then scan the head again (nothing was read into `scratch` since).
         const w: { readonly k: number; readonly head: Head; path: string } = waiting
         yield* matches(w.path)
         const path = scanHead(w.k, w.head)
         if (path === undefined) waiting = undefined
         else w.path = path
       }
+    })
+    // Probed logs (the index knows them) and listed ones, each in their order.
+    const probed: Array<number> = []
+    const listed: Array<number> = []
+    for (let k = 0; k < indices.length; k++) (candidates[indices[k]].stat !== undefined ? probed : listed).push(k)
+    const at = (j: number) => {
+      const k = probed[j]
+      const c = candidates[indices[k]]
+      files[k] = { path: c.path, root: c.root, stat: c.stat! }
+      return { file: files[k], length: lengthOf(c.stat!.size) }
+    }
+    const onProbedHead = (j: number, head: Either.Either<Head, SourceAccessError>) => onHead(probed[j], head)
+    for (let j = 0; j < probed.length;) {
+      j = yield* deps.access.readHeads(j, Math.min(probed.length, j + HEADS_PER_STEP), at, scratch, onProbedHead)
+      yield* resolveWaiting
+    }
+    const listedAt = (j: number): ListedPath => {
+      const c = candidates[indices[listed[j]]]
+      return { path: c.path, root: c.root, length: lengthOf }
+    }
+    const onListedHead = (j: number, found: Either.Either<ListedHead, SourceAccessError>): boolean => {
+      const k = listed[j]
+      if (found._tag === "Left") return onHead(k, Either.left(found.left))
+      const r = found.right
+      switch (r._tag) {
+        case "Head":
+          files[k] = r.file
+          return onHead(k, Either.right(r.head))
+        case "None":
+          out[k] = { notACandidate: "none" }
+          return true
+        case "Unlistable":
+          out[k] = { notACandidate: "unlistable" }
+          return true
+        case "NotFile":
+          out[k] = { notACandidate: { path: candidates[indices[k]].path, kind: r.kind === "symlink" ? "symlink" : r.kind === "directory" ? "directory" : "other" } }
+          return true
+      }
+    }
+    for (let j = 0; j < listed.length;) {
+      j = yield* deps.access.readListedHeads(j, Math.min(listed.length, j + HEADS_PER_STEP), listedAt, scratch, onListedHead)
+      yield* resolveWaiting
     }
     yield* Effect.forEach(open, ({ k, scan }) => {
       const c = candidates[indices[k]]
-      return continueScan(deps, fileOf(c), scan, matches).pipe(
+      return continueScan(deps, files[k], scan, matches).pipe(
         Effect.match({
           onFailure: (e) => unreadable(c, e),
           onSuccess: (st) => inspected(c, st, scan.scanner)
@@ -593,12 +667,13 @@ const unchangedMatch = (
   matched: (path: string) => boolean
 ): DiscoveredSource | null => {
   const evidencePath = known?.summary.evidencePath
-  if (known === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(c.stat)) {
+  const stat = c.stat
+  if (known === undefined || stat === undefined || typeof evidencePath !== "string" || known.fingerprint !== fingerprintOfStat(stat)) {
     return null
   }
   if (!matched(evidencePath)) return null
   const sessionId = typeof known.summary.sessionId === "string" ? known.summary.sessionId : c.folder
-  return new KeptNativeSource(c.path, sessionId, nativeOverview(sessionId, evidencePath), known.summary, c.stat)
+  return new KeptNativeSource(c.path, sessionId, nativeOverview(sessionId, evidencePath), known.summary, stat)
 }
 
 /**
@@ -772,9 +847,7 @@ export const discoverNative = (
     const otherWorkspaces: Array<string> = []
     for (const root of roots) {
       const skippedBefore = notRegular.length + tally.unreadableFolders
-      const candidates = yield* enumerate(deps, root, tally, notRegular)
-      // Empty only when nothing under it was skipped either (a skipped link or folder may hold its logs).
-      if (candidates.length === 0 && notRegular.length + tally.unreadableFolders === skippedBefore) emptyRoots.push(root)
+      const { candidates, folderLinks } = yield* enumerate(deps, root, tally, notRegular, known)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
       // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
       const evidencePaths = new Set<string>()
@@ -784,7 +857,7 @@ export const discoverNative = (
       }
       const matchedPaths = new Set<string>()
       for (const p of evidencePaths) if (yield* matches(p)) matchedPaths.add(p)
-      const inspected: Array<Inspected | DiscoveredSource> = new Array(candidates.length)
+      const inspected: Array<Inspected | DiscoveredSource | NotACandidate> = new Array(candidates.length)
       const toRead: Array<number> = []
       const kept: Array<number> = []
       for (let i = 0; i < candidates.length; i++) {
@@ -812,8 +885,23 @@ export const discoverNative = (
       }
       const read = yield* inspectAll(deps, candidates, toRead, matches, resolved)
       toRead.forEach((i, k) => (inspected[i] = read[k]))
+      /** This root's candidates that are logs (a listed one that is none is told by its read). */
+      let logs = 0
       for (let i = 0; i < inspected.length; i++) {
         const r = inspected[i]
+        if ("notACandidate" in r) {
+          // Tallied and reported as enumeration does a probed log (see `enumerate`).
+          const n = r.notACandidate
+          if (n === "unlistable") tally.unreadableFolders++
+          else if (n !== "none") {
+            if (n.kind === "symlink") tally.symlinksSkipped++
+            else tally.junkSkipped++
+            notRegular.push(n)
+          }
+          continue
+        }
+        logs++
+        if (candidates[i].stat === undefined) tally.candidates++
         if (!("receipt" in r)) {
           // Selected again unchanged.
           receiptsOf.push(candidates[i].path)
@@ -828,6 +916,9 @@ export const discoverNative = (
           if (r.otherWorkspace !== undefined && !otherWorkspaces.includes(r.otherWorkspace)) otherWorkspaces.push(r.otherWorkspace)
         }
       }
+      notRegular.push(...folderLinks)
+      // Empty only when nothing under it was skipped either (a skipped link or folder may hold its logs).
+      if (logs === 0 && notRegular.length + tally.unreadableFolders === skippedBefore) emptyRoots.push(root)
     }
     const diagnostics: Array<Diagnostic> = notChecked.map(({ receipt: r, path, unreadable: why }) => ({
       code: "MUSE_SOURCE_INCONCLUSIVE",
