@@ -157,7 +157,13 @@ const viewSpans = (s: string, from: number, redact: (s: string) => string): Arra
   const hidden = hiddenSpans(view.text, out)
   if (hidden === undefined) return { out }
   const at = view.at
-  return hidden.map((h) => ({ start: from + at[h.start], end: from + at[h.end], mark: h.mark }))
+  const spans: Array<Span> = []
+  for (const h of hidden) {
+    // a `~` of the view's own text (a decoded `%7E`) is no home path's `~`: nothing was hidden there
+    if (h.mark === "~" && h.end === h.start + 1 && view.text.charCodeAt(h.start) === 126) continue
+    spans.push({ start: from + at[h.start], end: from + at[h.end], mark: h.mark })
+  }
+  return spans
 }
 
 /**
@@ -168,6 +174,7 @@ export const redactDecodedWhole = (s: string, base: string, redact: (s: string) 
   const found = viewSpans(s, 0, redact)
   if (found === undefined) return base
   if (!Array.isArray(found)) return found.out
+  if (found.length === 0) return base
   return unionHidden(s, base, found) ?? redact(decodedViewOf(s)!.text)
 }
 
@@ -193,14 +200,17 @@ const windowsOf = (s: string): Array<number> => {
       start = nl < 0 ? 0 : k < WINDOW_LINES ? nl : nl + 1
     }
     let end = m.index + m[0].length
+    let lineEnd = end
     for (let k = 0; k <= WINDOW_LINES && end < s.length; k++) {
       const nl = s.indexOf("\n", k === 0 ? end : end + 1)
       end = nl < 0 ? s.length : nl
+      if (k === 0) lineEnd = end
     }
-    if (out.length > 0 && start <= out[out.length - 1]) out[out.length - 1] = Math.max(out[out.length - 1], end)
+    // (two windows one line break apart are one)
+    if (out.length > 0 && start <= out[out.length - 1] + 1) out[out.length - 1] = Math.max(out[out.length - 1], end)
     else out.push(start, end)
-    // the rest of this window holds nothing new to open one
-    ENCODED.lastIndex = Math.max(ENCODED.lastIndex, end)
+    // the rest of this line holds nothing new to open a window
+    ENCODED.lastIndex = Math.max(ENCODED.lastIndex, lineEnd)
   }
   return out
 }
