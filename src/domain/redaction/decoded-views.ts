@@ -170,12 +170,12 @@ const viewSpans = (s: string, from: number, redact: (s: string) => string): Arra
  * `base` with what `redact` hides in the whole decoded view of `s` hidden too: the reference that
  * {@link redactDecoded} (which reads windows of the view only) equals (the differential test of session 27).
  */
-export const redactDecodedWhole = (s: string, base: string, redact: (s: string) => string): string => {
+export const redactDecodedWhole = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
   const found = viewSpans(s, 0, redact)
   if (found === undefined) return base
-  if (!Array.isArray(found)) return found.out
+  if (!Array.isArray(found)) return unaligned === redact ? found.out : unaligned(decodedViewOf(s)!.text)
   if (found.length === 0) return base
-  return unionHidden(s, base, found) ?? redact(decodedViewOf(s)!.text)
+  return unionHidden(s, base, found) ?? unaligned(decodedViewOf(s)!.text)
 }
 
 /** How many lines before and after a line holding a reference or an escape a window of {@link redactDecoded} takes in. */
@@ -223,22 +223,24 @@ const windowsOf = (s: string): Array<number> => {
  * when the view reads nothing or `redact` hides nothing there. The rules run on `s` and on its view, never on their
  * own output. The view is read in windows only (session 27): the lines that hold a reference or an escape, with a
  * line before and after each ({@link windowsOf}); what the rules find elsewhere in the view they find in `s` too.
- * When the view's redaction cannot be lined up with the view, or `base` with `s` (not seen: guards), the whole
- * view's redaction is returned as it is (decoded: nothing of a span shows).
+ * When the view's redaction cannot be lined up with the view, or `base` with `s` (guards), the whole view's
+ * redaction is returned (decoded: nothing of a span shows): by `redact`, or by `unaligned` when given (a
+ * redaction that does more than `redact`: `redact` then is a part of the rules, the custom patterns alone, and
+ * `base` hides what the others hid, which the view's redaction must hide too).
  */
-export const redactDecoded = (s: string, base: string, redact: (s: string) => string): string => {
+export const redactDecoded = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
   const w = windowsOf(s)
   if (w.length === 0) return base
-  if (w.length === 2 && w[0] === 0 && w[1] === s.length) return redactDecodedWhole(s, base, redact)
+  if (w.length === 2 && w[0] === 0 && w[1] === s.length) return redactDecodedWhole(s, base, redact, unaligned)
   const spans: Array<Span> = []
   for (let k = 0; k < w.length; k += 2) {
     const found = viewSpans(s.slice(w[k], w[k + 1]), w[k], redact)
     if (found === undefined) continue
-    if (!Array.isArray(found)) return redactDecodedWhole(s, base, redact)
+    if (!Array.isArray(found)) return redactDecodedWhole(s, base, redact, unaligned)
     for (const h of found) spans.push(h)
   }
   if (spans.length === 0) return base
-  return unionHidden(s, base, spans) ?? redactDecodedWhole(s, base, redact)
+  return unionHidden(s, base, spans) ?? redactDecodedWhole(s, base, redact, unaligned)
 }
 /**
  * `redact` that also reads the decoded view of the text (see the module's doc): `redact(s)`, then, when `s` holds

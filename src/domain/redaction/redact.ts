@@ -846,9 +846,11 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // custom patterns match on the text as written, merged as before, and on its decoded view too (session 27: a
   // custom pattern's match written with escapes, `EMP%2D123456`), each span they hide there hidden in the text
   const customOnly = merged === undefined ? undefined : (v: string) => merged(v, v)
+  // (where what the custom patterns hide in the view cannot be lined up with the text: the view redacted by all the rules)
+  const allOnView = merged === undefined ? undefined : (v: string) => merged(v, base(v))
   const withCustom = (s: string, b: string): string => {
     const o = merged!(s, b)
-    return hasEncoded(s) ? redactDecoded(s, o, customOnly!) : o
+    return hasEncoded(s) ? redactDecoded(s, o, customOnly!, allOnView) : o
   }
   const text = throughView(merged === undefined ? decoded : (s: string) => withCustom(s, decoded(s)), baseScan)
   // the built-in rules alone, for an id-shaped link id (`linkId`): a custom pattern (`\d{4}`) never renames an id
