@@ -46,6 +46,12 @@ const LINES: ReadonlyArray<Line> = [
   () => ({ text: `Das Passwort f&#252;r den Server lautet ${PW}`, secrets: [PW] }),
   () => ({ text: `and the password? ${PW}`, secrets: [PW] }),
   () => ({ text: `The passphrase I chose: correct horse ${PW}`, secrets: [PW] }),
+  // lines whose meaning depends on the lines around them: a YAML block scalar, a name on one line and its value on the next
+  () => ({ text: "client_secret: |", secrets: [] }),
+  () => ({ text: "  continued&amp;block line", secrets: [] }),
+  () => ({ text: `  ${j("Bl0ck", "Val", "ue77")}%2Bx`, secrets: [] }),
+  () => ({ text: "Authorization:", secrets: [] }),
+  () => ({ text: `Bearer ${TOK}&amp;`, secrets: [] }),
   (r) => ({ text: `%${r.pick(["20", "2F", "3D", "25", "ZZ", "7e"])}${r.pick(["", "&amp;", "&#x3D;", "&"])}${r.pick(["secret", "x", "=", "%3D"])}`, secrets: [] })
 ]
 
