@@ -37,7 +37,8 @@ describe("1: a passphrase with spaces after a colon", () => {
       "Password policy: at least 8 characters and 1 digit",
       "Password: see the vault for 2FA",
       "The passphrase we use: ask Bob in person",
-      "Password reset: done in version 1.2.3 today"
+      "Password reset: done in version 1.2.3 today",
+      "Password changed: 2026-01-02T10:00:00Z by bob"
     ]) stays(t)
   })
 })

@@ -4658,9 +4658,13 @@ const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE)
  * ({@link phraseCredential}): "Password policy: at least 8 characters" stays.
  */
 const CRED_PASSPHRASE = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]{1,4}[A-Za-z']{1,20}){0,4}[ \t]{0,4}:[ \t]{1,8})(?![$\{]|\[REDACTED:)([^\s"'`\\][^\r\n"'`\\]{0,127}?)(?=[.!?;,]?[ \t]*(?:\r?\n|\\[nr]|\\{0,3}["'`]|$)|[.!?;][ \t])/g
-/** Whether a phrase {@link CRED_PASSPHRASE} found is a password: a word of it a credential's shape, no URL, no marker. */
+/**
+ * Whether a phrase {@link CRED_PASSPHRASE} found is a password: a word of it a credential's shape (not a date or a
+ * time stamp: "Password changed: 2026-01-02T10:00:00Z by bob"), no URL, no marker.
+ */
 const phraseCredential = (v: string): boolean =>
-  !v.includes("://") && !v.includes("[REDACTED:") && v.split(/[ \t]+/).some((w) => proseCredential(w.replace(/[.,;:!?)]+$/, ""), false))
+  !v.includes("://") && !v.includes("[REDACTED:") &&
+  v.split(/[ \t]+/).some((w) => !/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(w) && proseCredential(w.replace(/[.,;:!?)]+$/, ""), false))
 
 /** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
 const credentialProse = (s: string): string => {
