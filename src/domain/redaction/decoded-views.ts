@@ -12,8 +12,9 @@
  * text whole (every reference and escape inside it), with what it hid in the text as written (the union of both),
  * so neither the secret nor its encoded characters stay; what it keeps stays as written (`&amp;` in ordinary text,
  * `%20` in a URL). The rules never run on their own output. A text without `&` and `%` is given back after two
- * `indexOf` (no view is built). One level of encoding is read (`%253D` is `%3D` in the
- * view); a percent-encoded byte above `%7F` (a piece of a UTF-8 sequence) stays as written. Pure.
+ * `indexOf` (no view is built). Up to {@link DECODE_LEVELS} levels of encoding are read (`%253D` is `=` in the
+ * view, session 27); a percent-encoded byte above `%7F` (a piece of a UTF-8 sequence) stays as written. The view
+ * is read in windows: the lines around each reference or escape (session 27; {@link redactDecoded}). Pure.
  *
  * @module
  */
@@ -90,8 +91,8 @@ interface DecodedView {
   readonly at: Int32Array
 }
 
-/** The decoded view of `s`; undefined when nothing in it is read as another character. */
-const decodedViewOf = (s: string): DecodedView | undefined => {
+/** One level of decoding of `s` (each reference and escape read once); undefined when nothing in it is read as another character. */
+const decodeOnce = (s: string): DecodedView | undefined => {
   const at = new Int32Array(s.length + 1)
   let text = ""
   let n = 0
@@ -119,26 +120,128 @@ const decodedViewOf = (s: string): DecodedView | undefined => {
 }
 
 /**
+ * How many times a decoded view reads its text's references and escapes (session 27): an escape encoded again
+ * (`%253D`, `%25` being `%`: a URL-encoded URL inside a URL-encoded parameter; `&amp;quot;`) is read as the
+ * character a server or a browser that decodes each level reads. Bounded, so a view costs at most this many passes.
+ */
+export const DECODE_LEVELS = 3
+
+/** The decoded view of `s` ({@link DECODE_LEVELS} levels at most); undefined when nothing in it is read as another character. */
+const decodedViewOf = (s: string): DecodedView | undefined => {
+  let view = decodeOnce(s)
+  if (view === undefined) return undefined
+  for (let level = 1; level < DECODE_LEVELS && hasEncoded(view.text); level++) {
+    const next = decodeOnce(view.text)
+    if (next === undefined) break
+    // each character of the new view stands for the span of `s` its span of the last view stands for
+    const at = new Int32Array(next.at.length)
+    for (let i = 0; i < at.length; i++) at[i] = view.at[next.at[i]]
+    view = { text: next.text, at }
+  }
+  return view
+}
+
+/** A span of a text a redaction hides, with the marker(s) written in its place. */
+type Span = { readonly start: number; readonly end: number; readonly mark: string }
+
+/**
+ * What `redact` hides in the decoded view of `s`: the spans of `s` (offset by `from`), or `out` (the view's
+ * redaction) when it cannot be lined up with the view (a guard); undefined when the view reads nothing or `redact`
+ * hides nothing there.
+ */
+const viewSpans = (s: string, from: number, redact: (s: string) => string): Array<Span> | { readonly out: string } | undefined => {
+  const view = decodedViewOf(s)
+  if (view === undefined) return undefined
+  const out = redact(view.text)
+  if (out === view.text) return undefined
+  const hidden = hiddenSpans(view.text, out)
+  if (hidden === undefined) return { out }
+  const at = view.at
+  const spans: Array<Span> = []
+  for (const h of hidden) {
+    // a `~` of the view's own text (a decoded `%7E`) is no home path's `~`: nothing was hidden there
+    if (h.mark === "~" && h.end === h.start + 1 && view.text.charCodeAt(h.start) === 126) continue
+    spans.push({ start: from + at[h.start], end: from + at[h.end], mark: h.mark })
+  }
+  return spans
+}
+
+/**
+ * `base` with what `redact` hides in the whole decoded view of `s` hidden too: the reference that
+ * {@link redactDecoded} (which reads windows of the view only) equals (the differential test of session 27).
+ */
+export const redactDecodedWhole = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
+  const found = viewSpans(s, 0, redact)
+  if (found === undefined) return base
+  if (!Array.isArray(found)) return unaligned === redact ? found.out : unaligned(decodedViewOf(s)!.text)
+  if (found.length === 0) return base
+  return unionHidden(s, base, found) ?? unaligned(decodedViewOf(s)!.text)
+}
+
+/** How many lines before and after a line holding a reference or an escape a window of {@link redactDecoded} takes in. */
+const WINDOW_LINES = 1
+
+/**
+ * The windows of `s` the decoded view is read in ({@link redactDecoded}): each line holding a reference or an escape
+ * that a view reads, with {@link WINDOW_LINES} lines before and after it; windows that touch or overlap are one.
+ * `[start, end)` pairs, in order.
+ */
+const windowsOf = (s: string): Array<number> => {
+  const out: Array<number> = []
+  ENCODED.lastIndex = 0
+  for (let m = ENCODED.exec(s); m !== null; m = ENCODED.exec(s)) {
+    if (decode(m[0]) === undefined) {
+      ENCODED.lastIndex = m.index + 1
+      continue
+    }
+    let start = m.index
+    for (let k = 0; k <= WINDOW_LINES && start > 0; k++) {
+      const nl = s.lastIndexOf("\n", start - 1)
+      start = nl < 0 ? 0 : k < WINDOW_LINES ? nl : nl + 1
+    }
+    let end = m.index + m[0].length
+    let lineEnd = end
+    for (let k = 0; k <= WINDOW_LINES && end < s.length; k++) {
+      const nl = s.indexOf("\n", k === 0 ? end : end + 1)
+      end = nl < 0 ? s.length : nl
+      if (k === 0) lineEnd = end
+    }
+    // (two windows one line break apart are one)
+    if (out.length > 0 && start <= out[out.length - 1] + 1) out[out.length - 1] = Math.max(out[out.length - 1], end)
+    else out.push(start, end)
+    // the rest of this line holds nothing new to open a window
+    ENCODED.lastIndex = Math.max(ENCODED.lastIndex, lineEnd)
+  }
+  return out
+}
+
+/**
  * `base` (the redaction of `s` by `redact`) with each span that `redact` hides in the decoded view of `s` hidden
  * too: the whole span of `s` each hidden view character stands for (a reference with it), under the marker(s)
  * `redact` wrote there ({@link hiddenSpans}); the union of both, as a session's known secrets are merged
  * ({@link unionHidden}: a span that hides just what a marker of `base` does keeps that marker). `base` as it is
  * when the view reads nothing or `redact` hides nothing there. The rules run on `s` and on its view, never on their
- * own output. When the view's redaction cannot be lined up with the view, or `base` with `s` (not seen: guards),
- * the view's redaction is returned as it is (decoded: nothing of a span shows).
+ * own output. The view is read in windows only (session 27): the lines that hold a reference or an escape, with a
+ * line before and after each ({@link windowsOf}); what the rules find elsewhere in the view they find in `s` too.
+ * When the view's redaction cannot be lined up with the view, or `base` with `s` (guards), the whole view's
+ * redaction is returned (decoded: nothing of a span shows): by `redact`, or by `unaligned` when given (a
+ * redaction that does more than `redact`: `redact` then is a part of the rules, the custom patterns alone, and
+ * `base` hides what the others hid, which the view's redaction must hide too).
  */
-export const redactDecoded = (s: string, base: string, redact: (s: string) => string): string => {
-  const view = decodedViewOf(s)
-  if (view === undefined) return base
-  const out = redact(view.text)
-  if (out === view.text) return base
-  const hidden = hiddenSpans(view.text, out)
-  if (hidden === undefined) return out
-  const at = view.at
-  const spans = hidden.map((h) => ({ start: at[h.start], end: at[h.end], mark: h.mark }))
-  return unionHidden(s, base, spans) ?? out
+export const redactDecoded = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
+  const w = windowsOf(s)
+  if (w.length === 0) return base
+  if (w.length === 2 && w[0] === 0 && w[1] === s.length) return redactDecodedWhole(s, base, redact, unaligned)
+  const spans: Array<Span> = []
+  for (let k = 0; k < w.length; k += 2) {
+    const found = viewSpans(s.slice(w[k], w[k + 1]), w[k], redact)
+    if (found === undefined) continue
+    if (!Array.isArray(found)) return redactDecodedWhole(s, base, redact, unaligned)
+    for (const h of found) spans.push(h)
+  }
+  if (spans.length === 0) return base
+  return unionHidden(s, base, spans) ?? redactDecodedWhole(s, base, redact, unaligned)
 }
-
 /**
  * `redact` that also reads the decoded view of the text (see the module's doc): `redact(s)`, then, when `s` holds
  * a reference or an escape ({@link hasEncoded}), {@link redactDecoded}.

@@ -842,9 +842,17 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // matched on a view without ANSI control sequences and invisible characters (tester24a F13, F14: `./views.ts`),
   // and the built-in rules also on its decoded view when it holds an HTML reference or a percent-encoded byte
   // (session 26, tester25a F2, F10: `./decoded-views.ts`)
-  // (the built-in rules only: custom patterns match on the text as written, merged as before)
   const decoded = throughDecoded(base)
-  const text = throughView(merged === undefined ? decoded : (s: string) => merged(s, decoded(s)), baseScan)
+  // custom patterns match on the text as written, merged as before, and on its decoded view too (session 27: a
+  // custom pattern's match written with escapes, `EMP%2D123456`), each span they hide there hidden in the text
+  const customOnly = merged === undefined ? undefined : (v: string) => merged(v, v)
+  // (where what the custom patterns hide in the view cannot be lined up with the text: the view redacted by all the rules)
+  const allOnView = merged === undefined ? undefined : (v: string) => merged(v, base(v))
+  const withCustom = (s: string, b: string): string => {
+    const o = merged!(s, b)
+    return hasEncoded(s) ? redactDecoded(s, o, customOnly!, allOnView) : o
+  }
+  const text = throughView(merged === undefined ? decoded : (s: string) => withCustom(s, decoded(s)), baseScan)
   // the built-in rules alone, for an id-shaped link id (`linkId`): a custom pattern (`\d{4}`) never renames an id
   const builtInText = merged === undefined ? text : throughView(decoded, baseRedaction.scan)
   /**
@@ -909,7 +917,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       // the user name of a home path the text shows (session 24, tester24a F9): looked for as a word elsewhere
       if (b.includes("~")) for (const u of homeUserNames(s)) if (hiddenUserName(u) && !decided.has(u)) decided.set(u, USER_MARK)
     }
-    return merged === undefined ? b : merged(s, b)
+    return merged === undefined ? b : withCustom(s, b)
   }, baseScan)
 
   /**

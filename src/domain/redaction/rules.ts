@@ -1677,7 +1677,8 @@ const HASH_CHAR = "[./0-9A-Za-z]"
  * bcrypt `$2a$`/`$2b$`/`$2x$`/`$2y$` with its cost (`$2b$12$…`), yescrypt `$y$`, gost-yescrypt `$gy$`, scrypt `$7$`,
  * Argon2 `$argon2id$v=19$m=…,t=…,p=…$salt$hash` and Django's `pbkdf2_sha256$iterations$salt$hash`; each `$`
  * maybe escaped by one or two backslashes (shell, JSON text). The hash part is 16 to 128 characters of its alphabet
- * (256 for Argon2's and Django's base64) and ends there. Bounded runs separated by `$`: linear.
+ * (256 for Argon2's and Django's base64) and ends there. Session 27: PostgreSQL's `md5` + 32 hex digits and
+ * `SCRAM-SHA-256$…` verifiers. Bounded runs separated by `$`: linear.
  */
 const PASSWORD_HASH_SOURCE = (() => {
   const H = HASH_CHAR
@@ -1690,11 +1691,16 @@ const PASSWORD_HASH_SOURCE = (() => {
   // so it starts at a word's start
   const f = String.raw`\3\$`
   const django = String.raw`(?<![A-Za-z0-9_])pbkdf2_sha(?:1|256|512)(\\{0,2})\$[0-9]{1,10}${f}[A-Za-z0-9./+]{1,128}${f}${b64}{16,256}={0,2}(?![A-Za-z0-9+/=])`
-  return `${crypt}|${argon}|${django}`
+  // PostgreSQL's stored passwords (session 27): `md5` + the 32 hex digits of md5(password + user) as `pg_authid`'s
+  // `rolpassword` and `pg_shadow`'s `passwd` hold them (a word of its own), and a SCRAM-SHA-256 verifier
+  // `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (base64)
+  const pgMd5 = String.raw`(?<![A-Za-z0-9_])md5[0-9a-f]{32}(?![A-Za-z0-9_])`
+  const pgScram = String.raw`(?<![A-Za-z0-9_])SCRAM-SHA-256\\{0,2}\$[0-9]{1,10}:${b64}{4,128}={0,2}\\{0,2}\$${b64}{16,128}={0,2}:${b64}{16,128}={0,2}(?![A-Za-z0-9+/=])`
+  return `${crypt}|${argon}|${django}|${pgMd5}|${pgScram}`
 })()
 /** Every match of `password-hash` holds `$`, the scheme's id, then `$` or the backslash of an escaped `$`. */
 const PASSWORD_HASH_HINTS: ReadonlyArray<string> = ["1", "5", "6", "apr1", "2", "2a", "2b", "2x", "2y", "y", "gy", "7"]
-  .flatMap((id) => [`$${id}$`, `$${id}\\`]).concat(["$argon2", "pbkdf2_sha"])
+  .flatMap((id) => [`$${id}$`, `$${id}\\`]).concat(["$argon2", "pbkdf2_sha", "md5", "SCRAM-SHA-256"])
 
 /**
  * A PEM private key (or PGP's armored `PRIVATE KEY BLOCK`): BEGIN line, base64 body (headers such as Proc-Type/DEK-Info,
@@ -3054,6 +3060,14 @@ const PASSWORD_AFTER_VALUE = String.raw`(?:[ \t]{1,8}(?:is|was|as|IS|WAS|AS)[ \t
 const PASSWORD_VALUE_FIRST = String.raw`(?:^|(?<=[\s"'${"`"}(\[]))(?![$\{]|\[REDACTED:)(?=[^\s"'${"`"}<>\\()]{0,127}[0-9@#$%^&*+=~_])[^\s"'${"`"}<>\\()]{4,128}(?=${PASSWORD_AFTER_VALUE})` +
   String.raw`|(?<=(?<valueQuote>["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])[^"'${"`"}\n\\]{1,128}(?=\\{0,3}\k<valueQuote>${PASSWORD_AFTER_VALUE})`
 
+/**
+ * What a German password is for, between the word and its verb (session 27): "Das Passwort f\u00fcr den Server lautet
+ * \u2026", "fuer den Server", "Das Kennwort zum Router ist \u2026", "von der Datenbank", "f\u00fcr meinen Account": a preposition,
+ * maybe an article or a possessive, then one word (at most 64 characters). Optional.
+ */
+const GERMAN_OBJECT = String.raw`(?:[ \t]{1,8}(?:f(?:ue|\u00fc)r|F(?:ue|\u00fc)r|zum|zur|vom|von|beim|bei|auf|im|am|an|mit)` +
+  String.raw`(?:[ \t]{1,8}(?:den|die|das|dem|der|des|ein|eine|einen|einem|mein|meine|meinen|meinem|unser|unsere|unseren|unserem|dein|deine|deinen|ihr|ihre|ihren))?` +
+  String.raw`[ \t]{1,8}[A-Za-z0-9_.:/@\u00c0-\u024f-]{1,64})?`
 /** The words for a password in other languages than English (`password-prose-intl`), each as written, capitalized and in upper case. */
 const PASSWORD_WORDS_INTL = [
   "mot de passe", "Mot de passe", "MOT DE PASSE", "passwort", "Passwort", "PASSWORT", "kennwort", "Kennwort", "KENNWORT",
@@ -3716,7 +3730,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // scripts' letters and punctuation ({@link INTL_TOKEN_END}) and may open with `\u300c`.
     id: "password-prose-intl",
     pattern: re(
-      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]{0,8}(?::[ \t]{0,8})?)` +
+      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}${GERMAN_OBJECT}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]{0,8}(?::[ \t]{0,8})?)` +
         String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]{1,8}(?:del|della|dello|di|per|su)[ \t]{1,8}[A-Za-z0-9_.:/@-]{1,64})?[ \t]{1,8}(?:\u00e8|\u00c8)[ \t]{0,8}(?::[ \t]{0,8})?` +
         String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]{0,8}(?:${PASSWORD_IS_CJK})[ \t]{0,8}(?:[:\uff1a][ \t]{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
         String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
@@ -4632,6 +4646,26 @@ const CRED_PW_ABBREV = /(\b(?:[Pp]wd?|PWD?)(?:[ \t]+(?:is|was|IS|WAS)(?:[ \t]*:)
 const pwAbbrevValue = (v: string): boolean => proseCredential(v, false) && !v.includes("/") && !/^[~.]/.test(v)
 const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecret|[Ss]eed)(?:[ \t]+(?:is|was))?[ \t]*[:=]?[ \t]*)([A-Z2-7]{16,128}={0,6})(?![A-Za-z0-9])/g
 
+/**
+ * A value right after a password's word and a question mark (session 27: "and the password? X"): head in group 1,
+ * value in group 2; it goes when it is a credential's shape ({@link proseCredential}: "What is the password? I forgot" stays).
+ */
+const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))\?[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+/**
+ * A phrase after a password's word, up to four words and a colon (session 27: "The passphrase I chose: correct horse
+ * QZbattery9", "my password for the NAS: \u2026"): head in group 1, the phrase in group 2, to the line's end, the
+ * sentence's (`.`, `!`, `?`, `;` then white space) or a quote's (JSON text). It goes whole when one of its words is a credential's shape
+ * ({@link phraseCredential}): "Password policy: at least 8 characters" stays.
+ */
+const CRED_PASSPHRASE = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]{1,4}[A-Za-z']{1,20}){0,4}[ \t]{0,4}:[ \t]{1,8})(?![$\{]|\[REDACTED:)([^\s"'`\\][^\r\n"'`\\]{0,127}?)(?=[.!?;,]?[ \t]*(?:\r?\n|\\[nr]|\\{0,3}["'`]|$)|[.!?;][ \t])/g
+/**
+ * Whether a phrase {@link CRED_PASSPHRASE} found is a password: a word of it a credential's shape (not a date or a
+ * time stamp: "Password changed: 2026-01-02T10:00:00Z by bob"), no URL, no marker.
+ */
+const phraseCredential = (v: string): boolean =>
+  !v.includes("://") && !v.includes("[REDACTED:") &&
+  v.split(/[ \t]+/).some((w) => !/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(w) && proseCredential(w.replace(/[.,;:!?)]+$/, ""), false))
+
 /** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
 const credentialProse = (s: string): string => {
   const M = marker("credential-prose")
@@ -4647,6 +4681,8 @@ const credentialProse = (s: string): string => {
   out = out.replace(CRED_AUTH_HEADER, (m, head: string, _k: string, _q: string, v: string) => (LOOKS_SECRET.test(v) ? `${head}${M}` : m))
   out = out.replace(CRED_OTP_SEED, (_m, head: string) => `${head}${M}`)
   out = out.replace(CRED_PW_ABBREV, (m, head: string, _q: string, v: string) => (pwAbbrevValue(v) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_QUESTION, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
+  if (out.includes(":")) out = out.replace(CRED_PASSPHRASE, (m, head: string, v: string) => (phraseCredential(v) ? `${head}${M}` : m))
   return out
 }
 
