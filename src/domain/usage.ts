@@ -318,15 +318,17 @@ export interface UsageSummary {
   /**
    * Models priced in the table but without long-context rates, with how many
    * of their responses have a prompt over 200k tokens: those responses' cost
-   * is unknown (never the standard rates), so `costUsd` is null.
+   * is unknown (never the standard rates), so `costUsd` is null. Only when
+   * there are some.
    */
-  readonly longContextUnpriced: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
   /**
    * How many runs' stated totals were set aside because some of their
    * responses count in Claude Code's own log ({@link UsageRow.setAside}):
-   * their other responses are priced from the table instead.
+   * their other responses are priced from the table instead. Only when
+   * there are some.
    */
-  readonly runsSetAside: number
+  readonly runsSetAside?: number
   /**
    * The counts whose sum is past 2^53 - 1 (`Number.MAX_SAFE_INTEGER`), in
    * the order input, output, cache read, cache write: a double cannot hold
@@ -443,10 +445,14 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
       responses: a.responses,
       unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model))),
-      longContextUnpriced: [...a.longContextUnpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) =>
-        String(x.model).localeCompare(String(y.model))
-      ),
-      runsSetAside: setAside.get(k) ?? 0,
+      ...(a.longContextUnpriced.size > 0
+        ? {
+          longContextUnpriced: [...a.longContextUnpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) =>
+            String(x.model).localeCompare(String(y.model))
+          )
+        }
+        : {}),
+      ...((setAside.get(k) ?? 0) > 0 ? { runsSetAside: setAside.get(k) } : {}),
       notExact,
       costNotFinite
     })

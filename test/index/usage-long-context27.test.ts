@@ -87,7 +87,7 @@ describe.each(engines)("a response whose prompt is over 200k tokens ($engine)", 
         }
       }).pipe(Effect.provide(indexLayer(index)))
       expect(got).toEqual({
-        L: [2.7849, []],
+        L: [2.7849, undefined],
         O: [null, [{ model: "claude-opus-4-6", responses: 1 }]],
         byModel: [["claude-opus-4-6", 1, null], ["claude-sonnet-4-5-20250929", 3, 2.7849]],
         total: null,

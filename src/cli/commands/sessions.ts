@@ -85,7 +85,7 @@ const render = (
   const unpriced = new Map<string | null, number>()
   for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
   const longUnpriced = new Map<string | null, number>()
-  for (const u of usage.values()) for (const m of u.longContextUnpriced) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
+  for (const u of usage.values()) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   const named = [...unpriced].filter(([m]) => m !== null)
   const notes: Array<string> = [

@@ -487,7 +487,7 @@ export const usageReport = (
         // A prompt over 200k tokens of a model without long-context rates: unknown, never the standard rates (tester27a F6).
         ...(total?.longContextUnpriced ?? []).map((u): UsageNote => ({ kind: "long-context-not-priced", model: u.model, responses: u.responses })),
         // AgentMux runs partly in Claude Code's log: their stated totals overlap those responses (tester27a F8).
-        ...(total !== null && total.runsSetAside > 0 ? [{ kind: "run-total-set-aside" as const, runs: total.runsSetAside }] : []),
+        ...(total !== null && (total.runsSetAside ?? 0) > 0 ? [{ kind: "run-total-set-aside" as const, runs: total.runsSetAside ?? 0 }] : []),
         // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).
         ...(total !== null && total.notExact.length > 0 ? [{ kind: "tokens-not-exact" as const, counts: total.notExact }] : []),
         ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : []),
