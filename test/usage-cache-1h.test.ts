@@ -16,6 +16,10 @@
  *   5-minute rate, as before: 1000 x $3/M + 1M x $3.75/M = $3.753;
  * - a configured price without `cacheWrite1h`: 2x its `input`.
  *
+ * The sessions imported below hold a tenth of those cache writes (100,000
+ * tokens: a prompt over 200k tokens is priced at the long-context rates),
+ * so they cost $0.603, $0.465 and $0.378.
+ *
  * Through the domain, the Claude Code adapter, the CLI on SQLite (and an
  * index of the build before, migrated), PostgreSQL and a push to it.
  */
@@ -41,6 +45,11 @@ import { cli } from "./support/run.js"
 
 const j = (v: unknown) => JSON.stringify(v)
 const M = 1_000_000
+/**
+ * The cache writes of the sessions the index and the CLI price: 100,000 tokens, so that each response's prompt stays
+ * at or under 200k tokens (one over it is priced at the long-context rates: test/index/usage-long-context27.test.ts).
+ */
+const W = 100_000
 
 const usage = (o: Partial<TokenUsage>): TokenUsage => ({
   inputTokens: null,
@@ -161,16 +170,16 @@ const project = () => {
       ccUser(sid, `2026-01-15T08:${minute}:00.000Z`),
       ccAsst(sid, `msg_${sid.slice(-1)}`, `2026-01-15T08:${minute}:05.000Z`, u)
     ].join("\n") + "\n")
-  write(T1, 10, cw(1000, M, { m5: 0, h1: M }))
-  write(T2, 20, cw(0, M, { m5: 600_000, h1: 400_000 }))
-  write(T3, 30, cw(1000, M))
+  write(T1, 10, cw(1000, W, { m5: 0, h1: W }))
+  write(T2, 20, cw(0, W, { m5: 60_000, h1: 40_000 }))
+  write(T3, 30, cw(1000, W))
   return { root, dir, file: (sid: string) => nodePath.join(dir, `${sid}.jsonl`) }
 }
 
 /** Each session's cost by its id, from `usage --by session --json`'s rows. */
 const costsOf = (rows: ReadonlyArray<{ readonly key: string | null; readonly costUsd: number | null }>) => Object.fromEntries(rows.map((r) => [String(r.key), r.costUsd]))
 
-const TOTAL = 6.003 + 4.65 + 3.753
+const TOTAL = 0.603 + 0.465 + 0.378
 
 describe("the CLI prices them (SQLite)", () => {
   const setup = () => {
@@ -183,34 +192,34 @@ describe("the CLI prices them (SQLite)", () => {
     return { ...p, home, index, run, json }
   }
 
-  it("usage by session, model and day: $6.003, $4.65, $3.753; the sums exact; sessions and show say the 1-hour part", () => {
+  it("usage by session, model and day: $0.603, $0.465, $0.378; the sums exact; sessions and show say the 1-hour part", () => {
     const c = setup()
     expect(c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index).status).toBe("ok")
     const bySession = c.json("usage", "--by", "session", "--index", c.index).data
     const costs = costsOf(bySession.rows)
-    expect(costs[T1]).toBeCloseTo(6.003, 9)
-    expect(costs[T2]).toBeCloseTo(4.65, 9)
-    expect(costs[T3]).toBeCloseTo(3.753, 9)
-    expect(bySession.rows.find((r: any) => r.key === T1)).toMatchObject({ cacheWriteTokens: M, cacheWrite1hTokens: M })
-    expect(bySession.rows.find((r: any) => r.key === T3)).toMatchObject({ cacheWriteTokens: M, cacheWrite1hTokens: null })
-    expect(bySession.total).toMatchObject({ inputTokens: 2000, cacheWriteTokens: 3 * M, cacheWrite1hTokens: 1_400_000, responses: 3 })
+    expect(costs[T1]).toBeCloseTo(0.603, 9)
+    expect(costs[T2]).toBeCloseTo(0.465, 9)
+    expect(costs[T3]).toBeCloseTo(0.378, 9)
+    expect(bySession.rows.find((r: any) => r.key === T1)).toMatchObject({ cacheWriteTokens: W, cacheWrite1hTokens: W })
+    expect(bySession.rows.find((r: any) => r.key === T3)).toMatchObject({ cacheWriteTokens: W, cacheWrite1hTokens: null })
+    expect(bySession.total).toMatchObject({ inputTokens: 2000, cacheWriteTokens: 3 * W, cacheWrite1hTokens: 140_000, responses: 3 })
     expect(bySession.total.costUsd).toBeCloseTo(TOTAL, 9)
     for (const by of ["model", "day"]) {
       const r = c.json("usage", "--by", by, "--index", c.index).data
       expect(r.rows.length, by).toBe(1)
       expect(r.rows[0].costUsd, by).toBeCloseTo(TOTAL, 9)
-      expect(r.rows[0].cacheWrite1hTokens, by).toBe(1_400_000)
+      expect(r.rows[0].cacheWrite1hTokens, by).toBe(140_000)
       expect(r.total.costUsd, by).toBeCloseTo(TOTAL, 9)
     }
-    expect(c.run("usage", "--by", "session", "--index", c.index).stdout).toContain("$6.0030")
+    expect(c.run("usage", "--by", "session", "--index", c.index).stdout).toContain("$0.6030")
     const sessions = c.json("sessions", "--index", c.index).data as Array<any>
-    expect(sessions.find((s) => s.sessionId === T1).usage).toMatchObject({ cacheWriteTokens: M, cacheWrite1hTokens: M })
-    expect(sessions.find((s) => s.sessionId === T1).usage.costUsd).toBeCloseTo(6.003, 9)
+    expect(sessions.find((s) => s.sessionId === T1).usage).toMatchObject({ cacheWriteTokens: W, cacheWrite1hTokens: W })
+    expect(sessions.find((s) => s.sessionId === T1).usage.costUsd).toBeCloseTo(0.603, 9)
     const shown = c.json("show", T2, "--index", c.index).data
-    expect(shown.session.usage).toMatchObject({ cacheWriteTokens: M, cacheWrite1hTokens: 400_000 })
-    expect(shown.session.usage.costUsd).toBeCloseTo(4.65, 9)
+    expect(shown.session.usage).toMatchObject({ cacheWriteTokens: W, cacheWrite1hTokens: 40_000 })
+    expect(shown.session.usage.costUsd).toBeCloseTo(0.465, 9)
     expect(shown.events.find((e: any) => e.usage !== null).usage).toEqual({
-      inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: M, cacheWrite1hTokens: 400_000
+      inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: W, cacheWrite1hTokens: 40_000
     })
   })
 
@@ -220,9 +229,9 @@ describe("the CLI prices them (SQLite)", () => {
     fs.writeFileSync(config, j({ prices: { "claude-sonnet-4-5": { input: 4, output: 20, cacheRead: 0.4, cacheWrite: 5 } } }))
     c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index)
     const costs = costsOf(c.json("usage", "--by", "session", "--index", c.index, "--config", config).data.rows)
-    expect(costs[T1]).toBeCloseTo(1000 * 4 / M + 8, 9) // $8.004
-    expect(costs[T2]).toBeCloseTo(0.6 * 5 + 0.4 * 8, 9) // $6.20
-    expect(costs[T3]).toBeCloseTo(1000 * 4 / M + 5, 9) // $5.004
+    expect(costs[T1]).toBeCloseTo(1000 * 4 / M + 0.8, 9) // $0.804
+    expect(costs[T2]).toBeCloseTo(0.06 * 5 + 0.04 * 8, 9) // $0.62
+    expect(costs[T3]).toBeCloseTo(1000 * 4 / M + 0.5, 9) // $0.504
   })
 
   it("an index of the build before (contract 1.2.0 events, no 1-hour column): read as it is, migrated by the next import, priced at the 5-minute rate it kept; a response imported since at its split", () =>
@@ -242,7 +251,7 @@ describe("the CLI prices them (SQLite)", () => {
       }
       expect(db.prepare("SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'").get()).toEqual({ n: 0 })
       db.close()
-      const oldRate = { [T1]: 3.753, [T2]: 3.75, [T3]: 3.753 }
+      const oldRate = { [T1]: 0.378, [T2]: 0.375, [T3]: 0.378 }
       const expectCosts = (want: Record<string, number>) => {
         const costs = costsOf(c.json("usage", "--by", "session", "--index", c.index).data.rows)
         for (const [sid, usd] of Object.entries(want)) expect(costs[sid], sid).toBeCloseTo(usd, 9)
@@ -259,12 +268,12 @@ describe("the CLI prices them (SQLite)", () => {
       expectCosts(oldRate)
       expect(c.json("show", T1, "--index", c.index).data.events.find((e: any) => e.usage !== null)).toMatchObject({
         contractVersion: CONTRACT_VERSION,
-        usage: { cacheWriteTokens: M, cacheWrite1hTokens: null }
+        usage: { cacheWriteTokens: W, cacheWrite1hTokens: null }
       })
-      // A response appended since is read with its split: 1-hour at its rate (1000 x $3/M + 1M x $6/M more).
-      fs.appendFileSync(c.file(T1), ccAsst(T1, "msg_1b", "2026-01-15T08:40:05.000Z", cw(1000, M, { m5: 0, h1: M })) + "\n")
+      // A response appended since is read with its split: 1-hour at its rate (1000 x $3/M + 100k x $6/M more).
+      fs.appendFileSync(c.file(T1), ccAsst(T1, "msg_1b", "2026-01-15T08:40:05.000Z", cw(1000, W, { m5: 0, h1: W })) + "\n")
       expect(c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index).status).toBe("ok")
-      expectCosts({ [T1]: 3.753 + 6.003, [T2]: 3.75, [T3]: 3.753 })
+      expectCosts({ [T1]: 0.378 + 0.603, [T2]: 0.375, [T3]: 0.378 })
     })))
 })
 
@@ -281,11 +290,11 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
     Effect.gen(function*() {
       const bySession = yield* report(index, "session")
       const costs = costsOf(bySession.rows)
-      expect(costs[T1]).toBeCloseTo(6.003, 9)
-      expect(costs[T2]).toBeCloseTo(4.65, 9)
-      expect(costs[T3]).toBeCloseTo(3.753, 9)
+      expect(costs[T1]).toBeCloseTo(0.603, 9)
+      expect(costs[T2]).toBeCloseTo(0.465, 9)
+      expect(costs[T3]).toBeCloseTo(0.378, 9)
       const byModel = yield* report(index, "model")
-      expect(byModel.total).toMatchObject({ cacheWriteTokens: 3 * M, cacheWrite1hTokens: 1_400_000 })
+      expect(byModel.total).toMatchObject({ cacheWriteTokens: 3 * W, cacheWrite1hTokens: 140_000 })
       expect(byModel.total.costUsd).toBeCloseTo(TOTAL, 9)
     })
 
@@ -310,7 +319,7 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       yield* push(local, team, "laptop")
       yield* expectPriced(team)
       const kept = yield* Effect.promise(() => pgQuery<{ n: string }>(team, "SELECT sum(cache_write_1h_tokens)::text AS n FROM usage"))
-      expect(kept).toEqual([{ n: "1400000" }])
+      expect(kept).toEqual([{ n: "140000" }])
     }))
 
   it.effect("index migrate brings a database of schema 8 to 9: its rows kept (the 1-hour part unknown: 5-minute rate), an import since at its split", () =>
@@ -329,11 +338,11 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta"])
       expect(migrated.version).toBe(10)
       const costs = costsOf((yield* report(url, "session")).rows)
-      expect(costs[T1]).toBeCloseTo(3.753, 9)
-      expect(costs[T2]).toBeCloseTo(3.75, 9)
-      fs.appendFileSync(p.file(T2), ccAsst(T2, "msg_2b", "2026-01-15T08:45:05.000Z", cw(0, M, { m5: 600_000, h1: 400_000 })) + "\n")
+      expect(costs[T1]).toBeCloseTo(0.378, 9)
+      expect(costs[T2]).toBeCloseTo(0.375, 9)
+      fs.appendFileSync(p.file(T2), ccAsst(T2, "msg_2b", "2026-01-15T08:45:05.000Z", cw(0, W, { m5: 60_000, h1: 40_000 })) + "\n")
       yield* importOnce(policy, url, planFromPolicy(policy, {}))
       const after = costsOf((yield* report(url, "session")).rows)
-      expect(after[T2]).toBeCloseTo(3.75 + 4.65, 9)
+      expect(after[T2]).toBeCloseTo(0.375 + 0.465, 9)
     }))
 })

@@ -130,7 +130,9 @@ describe("token sums past 2^53 - 1", () => {
     expect(usage.total.costUsd).toBeCloseTo(1e303, -290)
     expect(usage.notes).toEqual([])
     // With a second response the cost overflows: unknown, and the note says why.
-    fs.writeFileSync(config, j({ prices: { [MODEL]: { input: 1.7e308, output: 1.7e308, cacheRead: 0, cacheWrite: 0 } } }))
+    // (a prompt of 10,000,000 tokens is over 200k: priced at the price's long-context rates, the same here)
+    const huge = { input: 1.7e308, output: 1.7e308, cacheRead: 0, cacheWrite: 0 }
+    fs.writeFileSync(config, j({ prices: { [MODEL]: { ...huge, longContext: huge } } }))
     fs.writeFileSync(nodePath.join(p.root, "-tmp-x", `${SID}.jsonl`), [user("u0"), asst("a0", "msg_0", { input_tokens: 10_000_000, output_tokens: 10_000_000 })].join("\n") + "\n")
     expect(run("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).code).toBe(0)
     const over = JSON.parse(run("usage", "--index", p.index, "--config", config, "--json").stdout).data

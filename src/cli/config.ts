@@ -16,7 +16,9 @@
  * `prices` (US dollars per million tokens, by model id) overrides or extends
  * the bundled price table (`data/prices.json`) for `sessions`, `show`,
  * `export` and `usage`; `cacheWrite` is a 5-minute cache write, `cacheWrite1h`
- * a 1-hour one (optional: 2x `input` when left out).
+ * a 1-hour one (optional: 2x `input` when left out); `longContext` (optional,
+ * the same kinds) the rates of a response whose prompt is over 200k tokens
+ * (without it such a response of the model has no price: its cost is unknown).
  *
  * @module
  */

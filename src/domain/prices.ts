@@ -17,21 +17,53 @@ import * as Schema from "effect/Schema"
 import bundled from "../../data/prices.json" with { type: "json" }
 import type { TokenUsage } from "./model.js"
 
-/**
- * Prices of one model, US dollars per million tokens of each kind:
- * `cacheWrite` is a 5-minute cache write, `cacheWrite1h` a 1-hour one
- * (optional: a price without it, such as a configured one written before it
- * existed, prices 1-hour writes at 2x its `input`, Anthropic's rule; see
- * {@link cacheWrite1hPrice}).
- */
-export const ModelPrice = Schema.Struct({
+const Rates = {
   input: Schema.NonNegative,
   output: Schema.NonNegative,
   cacheRead: Schema.NonNegative,
   cacheWrite: Schema.NonNegative,
   cacheWrite1h: Schema.optional(Schema.NonNegative)
-})
+}
+
+/**
+ * The rates of one model for a response whose prompt is over
+ * {@link LONG_CONTEXT_THRESHOLD} tokens (Anthropic's "long context pricing"
+ * of a model with the 1M-token context window), US dollars per million
+ * tokens of each kind, as {@link ModelPrice}'s.
+ */
+export const LongContextPrice = Schema.Struct(Rates)
+export type LongContextPrice = typeof LongContextPrice.Type
+
+/**
+ * Prices of one model, US dollars per million tokens of each kind:
+ * `cacheWrite` is a 5-minute cache write, `cacheWrite1h` a 1-hour one
+ * (optional: a price without it, such as a configured one written before it
+ * existed, prices 1-hour writes at 2x its `input`, Anthropic's rule; see
+ * {@link cacheWrite1hPrice}); `longContext` (optional) the rates of a
+ * response whose prompt is over {@link LONG_CONTEXT_THRESHOLD} tokens: a
+ * model without it has no known price for such a response (its cost is
+ * unknown, never the standard rates: see {@link longContextOf}).
+ */
+export const ModelPrice = Schema.Struct({ ...Rates, longContext: Schema.optional(LongContextPrice) })
 export type ModelPrice = typeof ModelPrice.Type
+
+/**
+ * The prompt size above which Anthropic bills a whole response at a model's
+ * long-context rates: 200,000 tokens, the prompt being the response's input,
+ * cache-read and cache-write tokens together. Source: Anthropic's pricing
+ * page, "Long context pricing" (https://platform.claude.com/docs/en/about-claude/pricing#long-context-pricing:
+ * "> 200K input tokens", counting `input_tokens`, `cache_creation_input_tokens`
+ * and `cache_read_input_tokens`). A prompt that large exists only with the
+ * 1M-token context window, so the counts alone say which rates apply.
+ */
+export const LONG_CONTEXT_THRESHOLD = 200_000
+
+/** Whether a response's prompt (input + cache read + cache write tokens; a count not reported adds nothing) is over {@link LONG_CONTEXT_THRESHOLD}. */
+export const isLongContext = (u: TokenUsage): boolean =>
+  (u.inputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > LONG_CONTEXT_THRESHOLD
+
+/** The long-context rates of a price; undefined when the table gives none for its model (a long prompt's cost is then unknown). */
+export const longContextOf = (price: ModelPrice): LongContextPrice | undefined => price.longContext
 
 /**
  * The price of a 1-hour cache write (US dollars per million tokens): the
@@ -40,7 +72,7 @@ export type ModelPrice = typeof ModelPrice.Type
  * cache writes"): a 1-hour write costs 2x the base input price, a 5-minute
  * one 1.25x.
  */
-export const cacheWrite1hPrice = (price: ModelPrice): number => price.cacheWrite1h ?? 2 * price.input
+export const cacheWrite1hPrice = (price: LongContextPrice): number => price.cacheWrite1h ?? 2 * price.input
 
 /** Prices by model id (what the config file's `prices` key holds). */
 export const ModelPrices = Schema.Record({ key: Schema.String.pipe(Schema.minLength(1)), value: ModelPrice })
@@ -103,7 +135,7 @@ export const priceOf = (t: PriceTable, model: string | null): ModelPrice | undef
  * Infinity only when the cost itself is past the largest double (a price
  * near it times a few tokens is a finite cost, not an overflow on the way).
  */
-export const costAt = (price: ModelPrice, u: TokenUsage): number => {
+export const costAt = (price: LongContextPrice, u: TokenUsage): number => {
   const oneHour = u.cacheWriteTokens === null ? 0 : Math.min(u.cacheWrite1hTokens ?? 0, u.cacheWriteTokens)
   const fiveMinutes = u.cacheWriteTokens === null ? null : u.cacheWriteTokens - oneHour
   const kinds = [

@@ -460,7 +460,7 @@ export const usageLine = (u: {
     .flatMap(([n, what, name]) => (n !== null ? [`${humanTokens(n)} ${what}`] : notExact.includes(name) ? [`? ${what}`] : []))
   if (parts.length === 0 && u.costUsd === null) return there === "" ? null : `tokens: ${there}`
   if (notExact.length > 0) parts.push(`? = ${notExactText(notExact)}`)
-  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}${
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}${
     there === "" ? "" : ` · and ${there}`
   }`
 }

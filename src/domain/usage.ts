@@ -37,7 +37,7 @@
  */
 import { isRecord } from "./json.js"
 import type { ProviderId, SessionEvent, TokenUsage } from "./model.js"
-import { costAt, type PriceTable, priceOf } from "./prices.js"
+import { costAt, isLongContext, longContextOf, type PriceTable, priceOf } from "./prices.js"
 
 /**
  * Totals of token usage over events: each count the sum of the responses
@@ -71,6 +71,13 @@ export interface UsageRow {
   readonly costUsd: number | null
   readonly runSeq: number | null
   readonly runFrom?: number | null
+  /**
+   * A run (an AgentMux `result`) whose stated total is set aside: some of its
+   * responses count in Claude Code's own log of the run (the total overlaps
+   * them), so it adds nothing and its other responses are priced from the
+   * table (tester27a F8). Absent: false.
+   */
+  readonly setAside?: boolean
 }
 
 export { USAGE_NOT_VALID } from "./warning-kinds.js"
@@ -219,6 +226,10 @@ export interface UsageGroup {
   readonly covered: boolean
   readonly hasResponses: boolean
   readonly stated: boolean
+  /** Responses whose prompt (input + cache read + cache write) is over 200k tokens: priced at the long-context rates (`isLongContext`). */
+  readonly longContext: boolean
+  /** Runs whose stated total is set aside ({@link UsageRow.setAside}): counted in no total, only said (`runsSetAside`). */
+  readonly setAside: boolean
   readonly rows: number
   readonly inputTokens: number | null
   readonly outputTokens: number | null
@@ -242,11 +253,14 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
   }
   const groups = new Map<string, { -readonly [K in keyof UsageGroup]: UsageGroup[K] }>()
   for (const r of rows) {
-    const covered = r.kind === "response" && r.runSeq !== null && (runs.get(`${sessionOf(r)}\u0000${r.runSeq}`)?.costUsd ?? null) !== null
+    const run = r.kind === "response" && r.runSeq !== null ? runs.get(`${sessionOf(r)}\u0000${r.runSeq}`) : undefined
+    const covered = run !== undefined && run.costUsd !== null && run.setAside !== true
     const hasResponses = r.kind === "run" && closed.has(`${sessionOf(r)}\u0000${r.sequence}`)
     const stated = r.costUsd !== null
+    const longContext = r.kind === "response" && isLongContext(r.usage)
+    const setAside = r.kind === "run" && r.setAside === true
     const group = groupOf(r)
-    const k = JSON.stringify([group, r.kind, r.model, covered, hasResponses, stated])
+    const k = JSON.stringify([group, r.kind, r.model, covered, hasResponses, stated, longContext, setAside])
     let g = groups.get(k)
     if (g === undefined) {
       g = {
@@ -256,6 +270,8 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
         covered,
         hasResponses,
         stated,
+        longContext,
+        setAside,
         rows: 0,
         inputTokens: null,
         outputTokens: null,
@@ -299,6 +315,20 @@ export interface UsageSummary {
   readonly costUsd: number | null
   readonly responses: number
   readonly unpriced: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  /**
+   * Models priced in the table but without long-context rates, with how many
+   * of their responses have a prompt over 200k tokens: those responses' cost
+   * is unknown (never the standard rates), so `costUsd` is null. Only when
+   * there are some.
+   */
+  readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  /**
+   * How many runs' stated totals were set aside because some of their
+   * responses count in Claude Code's own log ({@link UsageRow.setAside}):
+   * their other responses are priced from the table instead. Only when
+   * there are some.
+   */
+  readonly runsSetAside?: number
   /**
    * The counts whose sum is past 2^53 - 1 (`Number.MAX_SAFE_INTEGER`), in
    * the order input, output, cache read, cache write: a double cannot hold
@@ -345,9 +375,17 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
     cost: number
     responses: number
     unpriced: Map<string | null, number>
+    longContextUnpriced: Map<string | null, number>
+    runsSetAside: number
   }
   const acc = new Map<string | null, Acc>()
+  // A run set aside adds nothing but a count, said in the groups that hold some usage of their own.
+  const setAside = new Map<string | null, number>()
   for (const g of groups) {
+    if (g.setAside) {
+      setAside.set(g.group, (setAside.get(g.group) ?? 0) + g.rows)
+      continue
+    }
     let a = acc.get(g.group)
     if (a === undefined) {
       a = {
@@ -358,7 +396,9 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
         cacheWrite1hTokens: null,
         cost: 0,
         responses: 0,
-        unpriced: new Map()
+        unpriced: new Map(),
+        longContextUnpriced: new Map(),
+        runsSetAside: 0
       }
       acc.set(g.group, a)
     }
@@ -378,7 +418,13 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       if (!hasTokens(g)) continue
       const price = prices === null ? undefined : priceOf(prices, g.model)
       if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.rows)
-      else a.cost += costAt(price, g)
+      else if (!g.longContext) a.cost += costAt(price, g)
+      else {
+        // A prompt over 200k tokens: the model's long-context rates, else unknown (never the standard rates).
+        const long = longContextOf(price)
+        if (long === undefined) a.longContextUnpriced.set(g.model, (a.longContextUnpriced.get(g.model) ?? 0) + g.rows)
+        else a.cost += costAt(long, g)
+      }
     }
   }
   const out = new Map<string | null, UsageSummary>()
@@ -396,9 +442,17 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       cacheWriteTokens: exact("cacheWriteTokens"),
       // A part of the cache writes: exact when they are (it is never more than their sum).
       cacheWrite1hTokens: exact("cacheWriteTokens") === null ? null : a.cacheWrite1hTokens,
-      costUsd: a.unpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
+      costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
       responses: a.responses,
       unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model))),
+      ...(a.longContextUnpriced.size > 0
+        ? {
+          longContextUnpriced: [...a.longContextUnpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) =>
+            String(x.model).localeCompare(String(y.model))
+          )
+        }
+        : {}),
+      ...((setAside.get(k) ?? 0) > 0 ? { runsSetAside: setAside.get(k) } : {}),
       notExact,
       costNotFinite
     })

@@ -84,11 +84,16 @@ const render = (
   )
   const unpriced = new Map<string | null, number>()
   for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
+  const longUnpriced = new Map<string | null, number>()
+  for (const u of usage.values()) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   const named = [...unpriced].filter(([m]) => m !== null)
   const notes: Array<string> = [
     ...(named.length === 0 ? [] : [
       `? cost unknown: ${named.map(([m, n]) => `${shownName(m!)} (${responses(n)})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
+    ]),
+    ...(longUnpriced.size === 0 ? [] : [
+      `? cost unknown: ${[...longUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} with a prompt over 200k tokens and no long-context price in the price table (${priceTable}); add "longContext" to its price under "prices" in the config file.`
     ]),
     ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : [])
   ]

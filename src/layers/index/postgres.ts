@@ -53,6 +53,7 @@
  *
  * @module
  */
+import { LONG_CONTEXT_THRESHOLD } from "../../domain/prices.js"
 import { randomInt } from "node:crypto"
 import * as net from "node:net"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -1149,6 +1150,8 @@ const make = (
         covered: boolean
         has_responses: boolean
         stated: boolean
+        long_context: boolean
+        set_aside: boolean
         n: number
         input_tokens: number | null
         output_tokens: number | null
@@ -1157,13 +1160,13 @@ const make = (
         cache_write_1h_tokens: number | null
         cost_usd: number | null
       }>`
-        SELECT group_key, kind, model, covered, has_responses, stated, count(*)::int AS n,
+        SELECT group_key, kind, model, covered, has_responses, stated, long_context, set_aside, count(*)::int AS n,
           sum(input_tokens)::float8 AS input_tokens, sum(output_tokens)::float8 AS output_tokens,
           sum(cache_read_tokens)::float8 AS cache_read_tokens, sum(cache_write_tokens)::float8 AS cache_write_tokens,
           sum(cache_write_1h_tokens)::float8 AS cache_write_1h_tokens, sum(cost_usd)::float8 AS cost_usd
         FROM (
           SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
-            CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL THEN coalesce((
+            CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL AND u.run_set_aside = 0 THEN coalesce((
               SELECT r.cost_usd IS NOT NULL FROM usage r
               WHERE r.session_uid = u.session_uid AND r.generation = u.generation AND r.kind = 'run' AND r.sequence = u.run_seq
                 AND r.source_key = u.source_key LIMIT 1), false) ELSE false END AS covered,
@@ -1172,11 +1175,13 @@ const make = (
               WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
                 AND x.source_key = u.source_key) ELSE false END AS has_responses,
             u.cost_usd IS NOT NULL AS stated,
+            (u.kind = 'response' AND coalesce(u.input_tokens, 0) + coalesce(u.cache_read_tokens, 0) + coalesce(u.cache_write_tokens, 0) > ${sql.unsafe(String(LONG_CONTEXT_THRESHOLD))}) AS long_context,
+            (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd
           FROM (${sql.unsafe(firstSeenUsage("pg"))}) u
             JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
             JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-          WHERE s.status <> 'rejected' AND u.first_seen = 1
+          WHERE s.status <> 'rejected' AND (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
             ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
             ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
             ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
@@ -1187,7 +1192,7 @@ const make = (
           : sql``
       }
         ) g
-        GROUP BY group_key, kind, model, covered, has_responses, stated`).pipe(
+        GROUP BY group_key, kind, model, covered, has_responses, stated, long_context, set_aside`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
             group: filter.by === "model" || filter.by === "workspace" || filter.by === "response" || filter.by === "machine" ? fromPg(r.group_key) : r.group_key,
@@ -1196,6 +1201,8 @@ const make = (
             covered: r.covered,
             hasResponses: r.has_responses,
             stated: r.stated,
+            longContext: r.long_context,
+            setAside: r.set_aside,
             rows: r.n,
             inputTokens: r.input_tokens,
             outputTokens: r.output_tokens,

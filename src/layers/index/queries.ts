@@ -347,7 +347,11 @@ export interface PricesUsed {
 
 /**
  * A note of a usage report: a model the price table lacks, with how many
- * responses (their cost is unknown); token counts whose sum is past
+ * responses (their cost is unknown); a model without long-context rates,
+ * with how many of its responses have a prompt over 200k tokens (their cost
+ * is unknown: never the standard rates); AgentMux runs whose stated totals
+ * were set aside (some of their responses count in Claude Code's log, so
+ * their others are priced from the table); token counts whose sum is past
  * 2^53 - 1 (`counts`: shown as unknown, a double cannot hold them exactly);
  * a cost whose sum is past the largest double (shown as unknown); copies
  * of responses that count in other sessions (`responses` copies in
@@ -356,6 +360,8 @@ export interface PricesUsed {
  */
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
+  | { readonly kind: "long-context-not-priced"; readonly model: string | null; readonly responses: number }
+  | { readonly kind: "run-total-set-aside"; readonly runs: number }
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
   | { readonly kind: "counted-elsewhere"; readonly responses: number; readonly sessions: number }
@@ -478,6 +484,10 @@ export const usageReport = (
       total: total === null ? zeroTotal : { ...usageView(total), responses: total.responses },
       notes: [
         ...(total?.unpriced ?? []).map((u): UsageNote => ({ kind: "model-not-priced", model: u.model, responses: u.responses })),
+        // A prompt over 200k tokens of a model without long-context rates: unknown, never the standard rates (tester27a F6).
+        ...(total?.longContextUnpriced ?? []).map((u): UsageNote => ({ kind: "long-context-not-priced", model: u.model, responses: u.responses })),
+        // AgentMux runs partly in Claude Code's log: their stated totals overlap those responses (tester27a F8).
+        ...(total !== null && (total.runsSetAside ?? 0) > 0 ? [{ kind: "run-total-set-aside" as const, runs: total.runsSetAside ?? 0 }] : []),
         // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).
         ...(total !== null && total.notExact.length > 0 ? [{ kind: "tokens-not-exact" as const, counts: total.notExact }] : []),
         ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : []),

@@ -1341,7 +1341,12 @@ const MIRROR_WINDOW = (dialect: UsageDialect) =>
  *   An AgentMux run (its `result`, whose stated cost covers its responses)
  *   whose every response counts elsewhere counts elsewhere too: its cost is
  *   the Claude Code session's. A fresh-user test of session 19 (F6) found such
- *   a run counted twice.
+ *   a run counted twice. A run some of whose responses count in Claude Code's
+ *   log (a log that lags the stream, or was cut) does not count either: its
+ *   stated total overlaps them, so it is set aside (`run_set_aside` 1, on the
+ *   run and on its responses) and its other responses are priced from the
+ *   table, not covered by it (tester27a F8: the total was $0.25 + $0.018 for
+ *   $0.054 of responses, and fell to $0.054 as the log caught up).
  *
  * Every other row is 1: a Claude Code response without a `requestId` (within
  * Claude Code), and other providers' responses, are counted per session. The
@@ -1353,18 +1358,22 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     SELECT fu.*, CASE
       WHEN ${COPIED_RESPONSE} THEN row_number() OVER (${COPIES_WINDOW})
       WHEN fu.provider = 'agentmux' AND ${MIRRORED_RESPONSE} THEN row_number() OVER (${MIRROR_WINDOW(dialect)})
-      ELSE 1 END AS response_rank
+      ELSE 1 END AS response_rank,
+      CASE WHEN fu.provider = 'agentmux' AND ${MIRRORED_RESPONSE} THEN first_value(fu.provider) OVER (${MIRROR_WINDOW(dialect)})
+      ELSE NULL END AS mirror_first
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
     WHERE fs.status <> 'rejected'),
   mirrored_runs AS (
-    SELECT source_key, generation, session_uid, run_seq, min(response_rank) AS best
+    SELECT source_key, generation, session_uid, run_seq, min(response_rank) AS best,
+      max(CASE WHEN response_rank > 1 AND mirror_first = 'claude-code' THEN 1 ELSE 0 END) AS in_claude
     FROM ranked WHERE provider = 'agentmux' AND kind = 'response' AND run_seq IS NOT NULL
     GROUP BY source_key, generation, session_uid, run_seq)
-  SELECT r.*, CASE WHEN r.kind = 'run' AND r.provider = 'agentmux' AND m.best > 1 THEN 2 ELSE r.response_rank END AS first_seen
-  FROM ranked r LEFT JOIN mirrored_runs m ON r.kind = 'run' AND m.source_key = r.source_key AND m.generation = r.generation
-    AND m.session_uid = r.session_uid AND m.run_seq = r.sequence`
+  SELECT r.*, CASE WHEN r.kind = 'run' AND r.provider = 'agentmux' AND (m.best > 1 OR m.in_claude = 1) THEN 2 ELSE r.response_rank END AS first_seen,
+    CASE WHEN r.provider = 'agentmux' AND m.in_claude = 1 THEN 1 ELSE 0 END AS run_set_aside
+  FROM ranked r LEFT JOIN mirrored_runs m ON m.source_key = r.source_key AND m.generation = r.generation
+    AND m.session_uid = r.session_uid AND m.run_seq = CASE WHEN r.kind = 'run' THEN r.sequence ELSE r.run_seq END`
 
 /**
  * The model a usage row is reported under by `usage --by model` (`u`: the

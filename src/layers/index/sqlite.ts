@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { LONG_CONTEXT_THRESHOLD } from "../../domain/prices.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { randomInt } from "node:crypto"
 import * as fs from "node:fs"
@@ -1204,6 +1205,8 @@ const make = (
         covered: number
         has_responses: number
         stated: number
+        long_context: number
+        set_aside: number
         n: number
         input_tokens: number | null
         output_tokens: number | null
@@ -1213,7 +1216,7 @@ const make = (
         cost_usd: number | null
       }>`
         SELECT ${sql.unsafe(groupKeyOf(filter.by))} AS group_key, u.kind, u.model,
-          CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL THEN coalesce((
+          CASE WHEN u.kind = 'response' AND u.run_seq IS NOT NULL AND u.run_set_aside = 0 THEN coalesce((
             SELECT r.cost_usd IS NOT NULL FROM usage r
             WHERE r.session_uid = u.session_uid AND r.generation = u.generation AND r.kind = 'run' AND r.sequence = u.run_seq
               AND r.source_key = u.source_key LIMIT 1), 0) ELSE 0 END AS covered,
@@ -1222,16 +1225,18 @@ const make = (
             WHERE x.session_uid = u.session_uid AND x.generation = u.generation AND x.kind = 'response' AND x.run_seq = u.sequence
               AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
           u.cost_usd IS NOT NULL AS stated,
+          (u.kind = 'response' AND coalesce(u.input_tokens, 0) + coalesce(u.cache_read_tokens, 0) + coalesce(u.cache_write_tokens, 0) > ${sql.unsafe(String(LONG_CONTEXT_THRESHOLD))}) AS long_context,
+          (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
           count(*) AS n, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
         FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
-        WHERE s.status != 'rejected' AND u.first_seen = 1
+        WHERE s.status != 'rejected' AND (u.first_seen = 1 OR (u.kind = 'run' AND u.run_set_aside = 1))
           ${filter.sessionUids !== undefined ? sql`AND u.session_uid IN ${sql.in(filter.sessionUids)}` : sql``}
           ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
           ${timeRangeSql(sql, "u.occurred_at", filter)}
           ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}
-        GROUP BY group_key, u.kind, u.model, covered, has_responses, stated`).pipe(
+        GROUP BY group_key, u.kind, u.model, covered, has_responses, stated, long_context, set_aside`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
             group: r.group_key,
@@ -1240,6 +1245,8 @@ const make = (
             covered: r.covered === 1,
             hasResponses: r.has_responses === 1,
             stated: r.stated === 1,
+            longContext: r.long_context === 1,
+            setAside: r.set_aside === 1,
             rows: r.n,
             inputTokens: r.input_tokens,
             outputTokens: r.output_tokens,
@@ -1268,7 +1275,7 @@ const make = (
           WHERE s.status != 'rejected'`)
         type Session = (typeof sessions)[number]
         // `model`: what `--by model` books the row under (bookedModelOf: a run's stated total where its responses are).
-        type Counted = { readonly row: UsageRow; readonly ss: Session; readonly model: string | null; counted: boolean; countedIn: Counted | null }
+        type Counted = { row: UsageRow; readonly ss: Session; readonly model: string | null; counted: boolean; countedIn: Counted | null }
         const all: Array<Counted> = []
         // A response counts once across sessions, where it was seen first (the order of FIRST_SEEN_USAGE),
         // decided before the time filters, as there.
@@ -1318,15 +1325,26 @@ const make = (
             c.countedIn = first
           }
         }
-        // An AgentMux run whose every response counts elsewhere counts elsewhere too (its stated cost covers them).
+        // An AgentMux run whose every response counts elsewhere counts elsewhere too (its stated cost covers them);
+        // one some of whose responses count in Claude Code's log is set aside (its stated total overlaps them): it
+        // counts nowhere, and its other responses are priced from the table (tester27a F8), as firstSeenUsage.
         const runCounts = new Map<string, boolean>()
+        const inClaude = new Set<string>()
         const runOf = (c: Counted, seq: number) => `${c.ss.session_uid}\u0000${c.ss.source_key}\u0000${seq}`
         for (const c of all) {
           if (c.row.provider !== "agentmux" || c.row.kind !== "response" || c.row.runSeq === null) continue
           const k = runOf(c, c.row.runSeq)
           runCounts.set(k, (runCounts.get(k) ?? false) || c.counted)
+          if (c.countedIn?.row.provider === "claude-code") inClaude.add(k)
         }
-        for (const c of all) if (c.row.provider === "agentmux" && c.row.kind === "run" && runCounts.get(runOf(c, c.row.sequence)) === false) c.counted = false
+        for (const c of all) {
+          if (c.row.provider !== "agentmux" || c.row.kind !== "run") continue
+          const k = runOf(c, c.row.sequence)
+          if (inClaude.has(k)) {
+            c.counted = false
+            c.row = { ...c.row, setAside: true }
+          } else if (runCounts.get(k) === false) c.counted = false
+        }
         return all.filter((c) => c.ss.wanted === 1 && inTimeRange(c.row.occurredAt, filter))
       })
 
@@ -1335,7 +1353,7 @@ const make = (
       Effect.gen(function*() {
         const out: Array<UsageRow & { readonly group: string | null }> = []
         for (const { counted, model, row: r, ss } of yield* usageRowsFromEvents(filter)) {
-          if (!counted) continue
+          if (!counted && r.setAside !== true) continue
           const group = filter.by === "session"
             ? ss.session_uid
             : filter.by === "day"
