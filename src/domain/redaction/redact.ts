@@ -1172,7 +1172,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   }
   /**
    * `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `responseId`, `parent`, `child`)
-   * redacted when not id-shaped, and an id-shaped one through the built-in rules (tester27a F2: a `ghp_…` token inside
+   * redacted when not id-shaped, and an id-shaped one through the built-in rules (tester27a F2: a `ghp_...` token inside
    * a response's `message.id` or `requestId` stayed in NDJSON's `responseId`). Alike for the same id everywhere, so the
    * copies of one response still share their `responseId`.
    */
