@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Transcript, TranscriptBlock } from "./model.js"
+import type { SessionEvent, Transcript, TranscriptBlock } from "./model.js"
 import { normalizeTimestamp } from "./timestamps.js"
 
 /** How times are shown to people: UTC with `Z` (the default), or the local zone (`TZ`) with its offset. */
@@ -106,6 +106,24 @@ const fence = (s: string): string => {
   for (const m of s.matchAll(/`+/g)) longest = Math.max(longest, m[0].length)
   const ticks = "`".repeat(Math.max(3, longest + 1))
   return `${ticks}\n${s}\n${ticks}`
+}
+
+/**
+ * A value a source wrote (a session id, a tool name, a path) as an inline code span of a Markdown document
+ * (CommonMark 6.1), on one line ({@link oneLineField}: its line breaks shown as `\n`): fenced by a run of backticks
+ * one longer than the longest run inside it, so nothing in it closes the span, and padded by a space on each side
+ * when it starts or ends with a backtick or a space (the one space CommonMark strips at each side). Inside a code
+ * span HTML, links and emphasis are text: `` x` <img src=x> `` is written ``` ``x` <img src=x>`` ```. An empty value is
+ * `` ` ` ``. Pure.
+ */
+export const markdownCode = (value: string): string => {
+  const s = oneLineField(value)
+  if (s === "") return "` `"
+  let longest = 0
+  for (const m of s.matchAll(/`+/g)) longest = Math.max(longest, m[0].length)
+  const ticks = "`".repeat(longest + 1)
+  const pad = /^[` ]|[` ]$/.test(s) ? " " : ""
+  return `${ticks}${pad}${s}${pad}${ticks}`
 }
 
 /** HTML tags that load something or run something when Markdown is viewed (rendered as text instead). */
@@ -308,12 +326,31 @@ const blockMarkdown = (b: TranscriptBlock): string => {
     case "thinking":
       return `<details><summary>thinking</summary>\n\n${inertMessage(b.text)}\n\n</details>`
     case "tool_use": {
-      const head = `**tool** \`${oneLineField(b.name)}\`${b.isError === true ? " (error)" : ""}`
+      const head = `**tool** ${markdownCode(b.name)}${b.isError === true ? " (error)" : ""}`
       const input = fence(JSON.stringify(b.input, null, 2))
       const result = b.result !== undefined ? `\n\nresult:\n\n${fence(b.result)}` : ""
       return `${head}\n\n${input}${result}`
     }
   }
+}
+
+/** Event kinds whose text is code or a program's output (a tool call's input, a tool's result): fenced, never rendered. */
+const CODE_KINDS: ReadonlySet<string> = new Set(["tool-call", "tool-result"])
+
+/**
+ * One event as a shareable Markdown document of events carries it (MCP's `session://` resources, F3 of tester27a):
+ * a level-2 heading `` ## `[<eventId>]` <occurredAt | -> <role | -> <kind>[ `<toolName>`][ (error)] `` (ids and the tool
+ * name as {@link markdownCode} writes them, the rest as {@link markdownField}: one line, inert), a blank line, and the
+ * event's text, when it has one: a tool call's or a tool result's in a code fence longer than any inside it, any
+ * other as {@link inertMessage} makes a message (no heading of level 1 or 2, so no text passes for another event's
+ * entry; no HTML, image or unsafe link). Ends with a blank line. Pure.
+ */
+export const eventMarkdown = (e: SessionEvent): string => {
+  const head = `## ${markdownCode(`[${e.eventId}]`)} ${markdownField(`${e.occurredAt ?? "-"} ${e.role ?? "-"} ${e.kind}`)}${
+    e.toolName !== null ? ` ${markdownCode(e.toolName)}` : ""
+  }${e.isError === true ? " (error)" : ""}`
+  if (e.text === null || e.text === "") return `${head}\n\n`
+  return `${head}\n\n${CODE_KINDS.has(e.kind) ? fence(e.text) : inertMessage(e.text)}\n\n`
 }
 
 /** Markdown: a heading per turn (role and time), blocks below it; compactions, parse warnings and diagnostics at the end. Times as {@link humanTime} shows them. */
@@ -330,9 +367,10 @@ const TURNS_PER_PART = 200
  * the whole text.
  */
 export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): Generator<string> {
-  const time = (v: string) => humanTime(v, style)
+  // a time a source wrote that is no time is shown as written: one line, inert
+  const time = (v: string) => markdownField(humanTime(v, style))
   let out: Array<string> = [markdownTitle(t.title ?? t.sessionId), ""]
-  out.push(`- session: \`${oneLineField(t.sessionId)}\``)
+  out.push(`- session: ${markdownCode(t.sessionId)}`)
   if (t.model !== null) out.push(`- model: ${markdownField(t.model)}`)
   if (t.startedAt !== null) out.push(`- started: ${time(t.startedAt)}`)
   if (t.endedAt !== null) out.push(`- ended: ${time(t.endedAt)}`)
@@ -347,7 +385,7 @@ export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): 
     for (const b of turn.blocks) out.push(blockMarkdown(b), "")
   }
   if (t.compactions.length > 0) {
-    out.push("## compactions", "", ...t.compactions.map((c) => `- ${c.id} (${c.trigger ?? "?"}) ${c.timestamp !== null ? time(c.timestamp) : ""}`), "")
+    out.push("## compactions", "", ...t.compactions.map((c) => `- ${markdownCode(c.id)} (${c.trigger !== null ? markdownField(c.trigger) : "?"}) ${c.timestamp !== null ? time(c.timestamp) : ""}`), "")
   }
   if (t.parseWarnings.length > 0) {
     out.push("## parse warnings", "", ...t.parseWarnings.map((w) => `- ${w.kind}: ${w.count} (first at line ${w.firstLine ?? "?"})`), "")

@@ -29,6 +29,7 @@
 import * as Either from "effect/Either"
 import { InvalidCursor } from "./errors.js"
 import type { SessionEvent } from "./model.js"
+import { oneLineField } from "./render.js"
 import { sha256Hex } from "./source-id.js"
 
 /** The transcript text of a session and where each event's entry starts in it (UTF-16 code units). */
@@ -40,9 +41,13 @@ export interface TranscriptText {
   readonly eventIds: ReadonlyArray<string>
 }
 
-/** One event's entry (see the module's doc). */
+/** One event's entry (see the module's doc): the header's values on one line ({@link oneLineField}). */
 export const eventEntry = (e: SessionEvent): string => {
-  const head = `[${e.eventId}] ${e.occurredAt ?? "-"} ${e.role ?? "-"} ${e.kind}${e.toolName !== null ? ` ${e.toolName}` : ""}${
+  // one line whatever the source wrote (tester27a F3): a tool name's line breaks shown as `\n`, so no value of the
+  // header starts a line that passes for another event's entry
+  const head = `[${oneLineField(e.eventId)}] ${oneLineField(e.occurredAt ?? "-")} ${e.role ?? "-"} ${oneLineField(e.kind)}${
+    e.toolName !== null ? ` ${oneLineField(e.toolName)}` : ""
+  }${
     e.isError === true ? " (error)" : ""
   }`
   return e.text !== null && e.text !== "" ? `${head}\n${e.text}\n\n` : `${head}\n\n`

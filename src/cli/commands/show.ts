@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import type { SessionEvent, Transcript } from "../../domain/model.js"
-import { renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
+import { markdownField, renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { noteOtherSources as noteOthers } from "../session-note.js"
@@ -153,6 +153,8 @@ export const show = Command.make(
         usageLine({ ...usage, countedElsewhere: usage.countedElsewhere?.map((c) => ({ ...c, sessionUid: uid(c.sessionUid) })) }, session)
       const under = (line: string | null) => (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
       const withUsage = under(usageText((u) => u))
+      /** The usage line as the Markdown carries it: the session ids it names are text a source wrote (inert). */
+      const markdownLine = (line: string | null) => (line === null ? null : markdownField(line))
       const t = rt.sessionTranscript({ session, events })
       if (t.turns.length === 0 && events.length > 0) {
         writeStderr(
@@ -162,7 +164,7 @@ export const show = Command.make(
       if (o.format === "markdown") {
         // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
         const [shared, ids] = yield* shareable(t)
-        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), under(usageText(ids.sessionUid)))
+        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), under(markdownLine(usageText(ids.sessionUid))))
         return yield* printResult("show", true, shared, () => "")
       }
       yield* printResult("show", o.json, t, () => withUsage(renderTranscriptText(t, { local: o.local })))

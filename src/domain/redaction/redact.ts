@@ -1178,10 +1178,15 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
     return out ?? link
   }
-  /** `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `parent`, `child`) redacted when not id-shaped. */
+  /**
+   * `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `responseId`, `parent`, `child`)
+   * redacted when not id-shaped, and an id-shaped one through the built-in rules (tester27a F2: a `ghp_...` token inside
+   * a response's `message.id` or `requestId` stayed in NDJSON's `responseId`). Alike for the same id everywhere, so the
+   * copies of one response still share their `responseId`.
+   */
   const linksRedacted = (out: Record<string, unknown>): Record<string, unknown> => {
     let changed: Record<string, unknown> | undefined
-    for (const k of ["toolCallId", "parent", "child"] as const) {
+    for (const k of ["toolCallId", "responseId", "parent", "child"] as const) {
       const v = out[k]
       const r = typeof v === "string" ? linkId(v) : linkIds(v)
       if (r !== v) setOwn(changed ??= { ...out }, k, r)

@@ -39,7 +39,9 @@ const NOT_A_FOLDER_REMEDY =
  * cannot be read, a symlink, an unreadable candidate, a listed session's
  * subagent file that could not be read (through a symlinked folder, say),
  * or flat subagent files that name no session of their folder
- * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder) make coverage `partial`
+ * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder), or a root that holds a
+ * `projects/` folder and no session (Claude Code's config folder named instead
+ * of it: `CLAUDE_ROOT_IS_CONFIG_DIR`) make coverage `partial`
  * with a diagnostic naming it, and a remedy made of the causes present
  * ({@link remedyOfSkips}). A session file the importer already holds
  * (`known`: by real path, its fingerprint and summary) and that is unchanged
@@ -84,6 +86,8 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     const diagnostics: Array<Diagnostic> = []
     const found: Array<DiscoveredSource> = []
     let projects = 0, filesRead = 0, skipped = 0, omitted = 0, unchanged = 0
+    /** The root holds a folder named `projects` (Claude Code's config folder, `~/.claude`, named instead of its `projects/`). */
+    let holdsProjects = false
     /** The codes of what was skipped, in the order met: the remedy is made of them. */
     const skipCodes: Array<string> = []
     /** Report a skip: its diagnostic, counted `n` times. */
@@ -102,6 +106,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           continue
         }
         if (p.kind !== "directory") continue
+        if (p.name === "projects") holdsProjects = true
         projects++
         const dir = nodePath.join(rootPath, p.name)
         const entries = yield* Effect.either(deps.access.listDirectory(dir))
@@ -233,17 +238,31 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         details: { ...base, code: "CLAUDE_ROOT_EMPTY" }
       })
     }
-    const partial = skipped > 0 || emptyNamed
+    // A root that holds a `projects/` folder and no session of its own is Claude Code's config folder (`~/.claude`,
+    // what CLAUDE_CONFIG_DIR names) passed for its projects folder (tester27a F5): said, naming `<root>/projects`, and
+    // partial, so it does not read as a complete, empty answer. Only the root named is read, never its `projects/`.
+    const configFolder = holdsProjects && found.length === 0 && omitted === 0 && skipped === 0
+    const meant = nodePath.join(rootPath, "projects")
+    if (configFolder) {
+      diagnostics.push({
+        code: "CLAUDE_ROOT_IS_CONFIG_DIR",
+        message: `The Claude Code projects root ${rootPath} holds no session log but a projects/ folder: it looks like Claude Code's config folder; did you mean --claude-root ${meant}? No sessions listed.`,
+        details: { ...base, code: "CLAUDE_ROOT_IS_CONFIG_DIR", projectsFolder: meant }
+      })
+    }
+    const partial = skipped > 0 || emptyNamed || configFolder
     return {
       provider: PROVIDER,
       status: "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: found.length,
-      reasonCode: skipped > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "CLAUDE_ROOT_EMPTY" : null,
+      reasonCode: skipped > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "CLAUDE_ROOT_EMPTY" : configFolder ? "CLAUDE_ROOT_IS_CONFIG_DIR" : null,
       remediation: skipped > 0
         ? remedyOfSkips(skipCodes)
         : emptyNamed
         ? "Check --claude-root (or CLAUDE_CONFIG_DIR): it should be Claude Code's projects folder, one folder per project (default ~/.claude/projects)."
+        : configFolder
+        ? `Pass the projects folder itself: --claude-root ${meant} (or set CLAUDE_CONFIG_DIR to ${rootPath}, whose projects/ folder is read).`
         : null,
       sources: found,
       diagnostics,

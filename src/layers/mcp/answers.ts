@@ -22,7 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
-import { markdownField, markdownTitle } from "../../domain/render.js"
+import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
@@ -1042,8 +1042,9 @@ export const getEvents = (
 
 /**
  * The text of a session's resource (`session://<id>`): a Markdown header
- * (title, made inert as `markdownTitle` makes it; ids, provider, workspace, times, event count) and the whole
- * transcript text (as `get_session` pages it), redacted. Errors as
+ * (title, made inert as `markdownTitle` makes it; ids in code spans as `markdownCode` writes them, provider,
+ * workspace, times, event count) and the whole transcript, an entry per event as `eventMarkdown` writes it
+ * (values one line, text inert: tester27a F3), redacted. Errors as
  * {@link getSession}.
  */
 export const readSession = (
@@ -1058,20 +1059,20 @@ export const readSession = (
     const lines = [
       markdownTitle(m.title ?? m.id),
       "",
-      `- session: ${m.id}`,
-      `- uid: ${m.uid}`,
+      `- session: ${markdownCode(m.id)}`,
+      `- uid: ${markdownCode(m.uid)}`,
       `- provider: ${m.provider}`,
       ...(m.machine !== null ? [`- machine: ${markdownField(m.machine)}`] : []),
       ...(m.workspace !== null ? [`- workspace: ${markdownField(m.workspace)}`] : []),
       ...(m.model !== null ? [`- model: ${markdownField(m.model)}`] : []),
-      `- first activity: ${m.firstAt ?? "-"}`,
-      `- last activity: ${m.lastAt ?? "-"}`,
+      `- first activity: ${markdownField(m.firstAt ?? "-")}`,
+      `- last activity: ${markdownField(m.lastAt ?? "-")}`,
       `- events: ${m.eventCount}`,
-      ...(m.otherSources.length > 0 ? [`- other sources of this id: ${m.otherSources.join(", ")}`] : []),
+      ...(m.otherSources.length > 0 ? [`- other sources of this id: ${m.otherSources.map(markdownCode).join(", ")}`] : []),
       "",
       ""
     ]
-    return lines.join("\n") + transcriptText(shared).text
+    return lines.join("\n") + shared.map(eventMarkdown).join("")
   })
 
 /**

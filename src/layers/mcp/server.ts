@@ -45,7 +45,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
 import { indexFileCheck } from "../index/file-identity.js"
-import { counted, visibleControls } from "../../domain/render.js"
+import { counted, oneLineField, visibleControls } from "../../domain/render.js"
 import type { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
@@ -266,14 +266,15 @@ interface Listing {
   resources: ReadonlyArray<Resource> | undefined
 }
 
-/** A session's resource as `resources/list` lists it: its uri, title, and a description of its counts. */
+/** A session's resource as `resources/list` lists it: its uri, title, and a description of its counts (values on one line). */
 const resourceOf = (s: SessionBrief): Resource =>
   new Resource({
     uri: s.uri,
-    name: s.title ?? s.id,
-    title: s.title ?? s.id,
-    description: `${s.provider} session ${s.id}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${s.lastAt}` : ""}${
-      s.workspace !== null ? `, in ${s.workspace}` : ""
+    name: oneLineField(s.title ?? s.id),
+    title: oneLineField(s.title ?? s.id),
+    // one line whatever the source wrote (tester27a F3: a session id's line breaks shown as `\n`)
+    description: `${s.provider} session ${oneLineField(s.id)}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${oneLineField(s.lastAt)}` : ""}${
+      s.workspace !== null ? `, in ${oneLineField(s.workspace)}` : ""
     }`,
     mimeType: "text/markdown"
   }, true)
