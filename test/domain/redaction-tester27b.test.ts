@@ -63,6 +63,9 @@ describe("F3: a passphrase with spaces after 'password ... is'", () => {
     stays("my password is too short")
     stays("the password is hashed with bcrypt before storage")
     stays("the password policy is 12 characters")
+    stays("the password is hashed with sha256 first")
+    stays("the password was reset by admin2 yesterday")
+    stays("The password is set via the env var DB_PASS2")
   })
 })
 

@@ -4699,6 +4699,13 @@ const CRED_PASSWORD_IS_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE
  */
 const CRED_PASSWORD_IS_PHRASE = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]{1,8}(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]{1,8})(?![$\{]|\[REDACTED:)([A-Za-z0-9](?:[^\s"'`\\]{0,40}[^\s"'`\\.!?;,])?(?:[ \t]{1,4}[^\s"'`\\.!?;,](?:[^\s"'`\\]{0,40}[^\s"'`\\.!?;,])?){1,5}?)(?=[.!?;,]?[ \t]*(?:\r?\n|\\[nr]|\\{0,3}["'`]|$)|[.!?;,][ \t])/g
 
+/**
+ * A phrase after `password is` that is English prose about the password, not a passphrase ({@link CRED_PASSWORD_IS_PHRASE}):
+ * its first word a participle or an adverb (`hashed`, `set`, `stored`, `reset`, `now`, `still`, \u2026), or a word of it an
+ * article, a preposition or a conjunction ("the password is hashed with sha256 first", "set via the env var DB_PASS2").
+ */
+const PROSE_PHRASE = /^(?:[A-Za-z]+ed|set|kept|sent|shown|written|given|now|still|also|only|just|not|never|always|being|too|very)(?![^ \t])|(?:^|[ \t])(?:the|a|an|in|on|at|by|via|with|from|for|of|to|and|or|but|than|when|if|into|as|THE|IN|ON|BY|VIA|WITH|FROM|FOR|OF|TO|AND|OR)(?![^ \t])/i
+
 /** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
 const credentialProse = (s: string): string => {
   const M = marker("credential-prose")
@@ -4716,7 +4723,7 @@ const credentialProse = (s: string): string => {
   out = out.replace(CRED_PW_ABBREV, (m, head: string, _q: string, v: string) => (pwAbbrevValue(v) ? `${head}${M}` : m))
   out = out.replace(CRED_PASSWORD_QUESTION, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
   out = out.replace(CRED_PASSWORD_IS_QUOTED, (m, head: string, _q: string, v: string) => (v.trim().length >= 4 && /[0-9@#$%^&*+=~_!]/.test(v) && !notAValue(v) && !/^\*+$/.test(v) ? `${head}${M}` : m))
-  out = out.replace(CRED_PASSWORD_IS_PHRASE, (m, head: string, v: string) => (phraseCredential(v) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_IS_PHRASE, (m, head: string, v: string) => (phraseCredential(v) && !PROSE_PHRASE.test(v) ? `${head}${M}` : m))
   if (out.includes(":")) out = out.replace(CRED_PASSPHRASE, (m, head: string, v: string) => (phraseCredential(v) ? `${head}${M}` : m))
   return out
 }
