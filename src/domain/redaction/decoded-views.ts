@@ -49,9 +49,32 @@ const NAMED: Readonly<Record<string, string>> = {
   excl: "!",
   dollar: "$",
   hyphen: "-",
-  dash: "-",
-  nbsp: "\u00a0"
+  dash: "-"
 }
+
+/**
+ * HTML5's names of the Latin-1 characters U+00A0..U+00FF in code order (session 27, tester27b F8: `f&uuml;r`,
+ * `&nbsp;`, `caf&eacute;`): each name's character is its index plus 0xA0.
+ */
+const LATIN1_NAMES = "nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml".split(" ")
+
+/** {@link NAMED} with the Latin-1 names ({@link LATIN1_NAMES}). */
+const NAMED_ALL: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(LATIN1_NAMES.map((n, i) => [n, String.fromCharCode(0xa0 + i)])),
+  ...NAMED
+}
+
+/**
+ * The space characters other than U+0020 a view reads as a plain space (session 27, tester27b F8): no-break space
+ * U+00A0, the spaces U+2000..U+200A, narrow no-break U+202F, medium mathematical U+205F, ideographic U+3000. The
+ * rules' patterns take a space or a tab where a phrase has a blank; a page's `&nbsp;` or a pasted no-break space
+ * is one to its reader.
+ */
+const UNICODE_SPACE = "\u00a0\u2000-\u200a\u202f\u205f\u3000"
+/** Whether a text holds one of {@link UNICODE_SPACE}. */
+const HAS_UNICODE_SPACE = new RegExp(`[${UNICODE_SPACE}]`)
+/** One of {@link UNICODE_SPACE} alone. */
+const IS_UNICODE_SPACE = new RegExp(`^[${UNICODE_SPACE}]$`)
 
 /**
  * A reference or an escape a decoded view reads: a numeric reference (decimal, at most 7 digits; hexadecimal, at
@@ -59,30 +82,48 @@ const NAMED: Readonly<Record<string, string>> = {
  * percent-encoded ASCII byte (`%00`..`%7F`, hexadecimal digits of any case). Bounded: each alternative reads at most
  * 10 characters, so a scan is linear.
  */
-const ENCODED = /&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z]{2,6};|%[0-7][0-9A-Fa-f]/g
+const ENCODED = new RegExp(
+  String.raw`&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z][A-Za-z0-9]{1,7};` +
+    // a UTF-8 sequence of two or three bytes (session 27, tester27b F7: `f%C3%BCr`), then an ASCII byte
+    String.raw`|%[CcDd][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[Ee][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[0-7][0-9A-Fa-f]` +
+    `|[${UNICODE_SPACE}]`,
+  "g"
+)
 
 /** The test of {@link ENCODED} without its state (a text tested, not scanned). */
 const ENCODED_TEST = new RegExp(ENCODED.source)
 
 /** What a match of {@link ENCODED} stands for; undefined when it is not one a decoded view reads (`&foo;`, `&#0;`, a surrogate). */
 const decode = (m: string): string | undefined => {
-  if (m.charCodeAt(0) === 37) return String.fromCharCode(parseInt(m.slice(1), 16))
+  if (m.length === 1) return " "
+  if (m.charCodeAt(0) === 37) {
+    if (m.length === 3) return String.fromCharCode(parseInt(m.slice(1), 16))
+    // UTF-8: the lead byte's bits then 6 bits of each continuation byte; no overlong form, no surrogate
+    const b = [1, 4, 7].filter((i) => i < m.length).map((i) => parseInt(m.slice(i, i + 2), 16))
+    const code = b.length === 2 ? ((b[0] & 0x1f) << 6) | (b[1] & 0x3f) : ((b[0] & 0x0f) << 12) | ((b[1] & 0x3f) << 6) | (b[2] & 0x3f)
+    if ((b.length === 2 && code < 0x80) || (b.length === 3 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff)))) return undefined
+    return spaced(String.fromCharCode(code))
+  }
   if (m.charCodeAt(1) === 35) {
     const hex = m.charCodeAt(2) === 120 || m.charCodeAt(2) === 88
     const code = hex ? parseInt(m.slice(3, -1), 16) : parseInt(m.slice(2, -1), 10)
     // the BMP only (one UTF-16 unit per view character), no NUL and no lone surrogate
     if (code === 0 || code > 0xffff || (code >= 0xd800 && code <= 0xdfff)) return undefined
-    return String.fromCharCode(code)
+    return spaced(String.fromCharCode(code))
   }
   const name = m.slice(1, -1)
-  return Object.prototype.hasOwnProperty.call(NAMED, name) ? NAMED[name] : undefined
+  return Object.prototype.hasOwnProperty.call(NAMED_ALL, name) ? spaced(NAMED_ALL[name]) : undefined
 }
+
+/** A decoded character as a view reads it: one of {@link UNICODE_SPACE} as a plain space. */
+const spaced = (c: string): string => (IS_UNICODE_SPACE.test(c) ? " " : c)
 
 /**
  * Whether `s` holds a reference or an escape a decoded view reads: two `indexOf` (`&`, `%`) for a text that holds
  * neither (the most common: no view's cost), then one test of {@link ENCODED}.
  */
-export const hasEncoded = (s: string): boolean => (s.indexOf("%") >= 0 || s.indexOf("&") >= 0) && ENCODED_TEST.test(s)
+export const hasEncoded = (s: string): boolean =>
+  ((s.indexOf("%") >= 0 || s.indexOf("&") >= 0) && ENCODED_TEST.test(s)) || HAS_UNICODE_SPACE.test(s)
 
 /** A decoded view of a text: its references and escapes read, and where each view character's span starts. */
 interface DecodedView {

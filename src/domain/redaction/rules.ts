@@ -3065,9 +3065,24 @@ const PASSWORD_VALUE_FIRST = String.raw`(?:^|(?<=[\s"'${"`"}(\[]))(?![$\{]|\[RED
  * \u2026", "fuer den Server", "Das Kennwort zum Router ist \u2026", "von der Datenbank", "f\u00fcr meinen Account": a preposition,
  * maybe an article or a possessive, then one word (at most 64 characters). Optional.
  */
-const GERMAN_OBJECT = String.raw`(?:[ \t]{1,8}(?:f(?:ue|\u00fc)r|F(?:ue|\u00fc)r|zum|zur|vom|von|beim|bei|auf|im|am|an|mit)` +
-  String.raw`(?:[ \t]{1,8}(?:den|die|das|dem|der|des|ein|eine|einen|einem|mein|meine|meinen|meinem|unser|unsere|unseren|unserem|dein|deine|deinen|ihr|ihre|ihren))?` +
-  String.raw`[ \t]{1,8}[A-Za-z0-9_.:/@\u00c0-\u024f-]{1,64})?`
+const GERMAN_OBJECT = String.raw`(?:[ \t]{1,8}(?:f(?:ue|\u00fc)r|F(?:ue|\u00fc)r|zum|zur|vom|von|beim|bei|auf|im|am|an|mit|des|der|den|dem|meines|deines|unseres|seines|ihres` +
+  // session 27 (tester27b F1, F2): a complement in French, Spanish, Italian, Portuguese ("Le mot de passe du serveur est
+  // \u2026", "La contrase\u00f1a del servidor es \u2026", "A senha do servidor \u00e9 \u2026"): a preposition, then one to three words
+  String.raw`|de|du|d'|d\u2019|del|della|dello|delle|dei|degli|di|do|da|dos|das|per|para|pour|sur|su|en|no|na|au|aux|al|pro)` +
+  String.raw`(?:[ \t]{0,8}[A-Za-z0-9_.:/@'\u2019\u00c0-\u024f-]{1,40}){1,3}?)?`
+/**
+ * An adverb after the verb of `password-prose-intl` (session 27, tester27b F1): "Das Passwort ist jetzt \u2026", "lautet nun
+ * \u2026", "ist ab sofort \u2026", "est maintenant \u2026", "es ahora \u2026", "\u00e8 ora \u2026", "\u00e9 agora \u2026". Optional.
+ */
+const INTL_ADVERB = String.raw`(?:[ \t]{1,8}(?:jetzt|nun|neu|wieder|weiterhin|derzeit|aktuell|momentan|noch|immer[ \t]{1,8}noch|ab[ \t]{1,8}sofort|seit[ \t]{1,8}heute|` +
+  String.raw`maintenant|d\u00e9sormais|toujours|actuellement|ahora|todav\u00eda|ya|actualmente|ora|adesso|ancora|attualmente|agora|ainda|atualmente))?`
+/**
+ * Whether a token is a word written with percent-encoded UTF-8 letters or HTML references (session 27, tester27b F7:
+ * `f%C3%BCr`, `f&uuml;r`): letters, escapes and references alone, one of them a letter's. The decoded view reads it
+ * as the word it is; the token is no password.
+ */
+const encodedWord = (v: string): boolean =>
+  /^(?:[A-Za-z\u00c0-\u024f]|%[0-9A-Fa-f]{2}|&[A-Za-z][A-Za-z0-9]{1,7};)+$/.test(v) && /%[C-Fc-f][0-9A-Fa-f]%[89ABab][0-9A-Fa-f]|&[A-Za-z][A-Za-z0-9]{1,7};/.test(v)
 /** The words for a password in other languages than English (`password-prose-intl`), each as written, capitalized and in upper case. */
 const PASSWORD_WORDS_INTL = [
   "mot de passe", "Mot de passe", "MOT DE PASSE", "passwort", "Passwort", "PASSWORT", "kennwort", "Kennwort", "KENNWORT",
@@ -3730,20 +3745,25 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // scripts' letters and punctuation ({@link INTL_TOKEN_END}) and may open with `\u300c`.
     id: "password-prose-intl",
     pattern: re(
-      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}${GERMAN_OBJECT}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|es|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e)[ \t]{0,8}(?::[ \t]{0,8})?)` +
-        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}(?:[ \t]{1,8}(?:del|della|dello|di|per|su)[ \t]{1,8}[A-Za-z0-9_.:/@-]{1,64})?[ \t]{1,8}(?:\u00e8|\u00c8)[ \t]{0,8}(?::[ \t]{0,8})?` +
+      String.raw`((?:${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}${GERMAN_OBJECT}(?:[ \t]{0,8}(?:[:=\uff1a\u2014\u2013])[ \t]{0,8}|[ \t]{1,8}-[ \t]{1,8}|[ \t]{1,8}(?:est|ist|lautet|war|hei(?:ss|\u00df)t|lautete|es|era|\u00e9tait|\u00e9|is|je|\u00e4r|er|jest|to|brzmi|\u044d\u0442\u043e|\u00e8)${INTL_ADVERB}[ \t]{0,8}(?::[ \t]{0,8})?)` +
+        String.raw`|${lead("[Pp]assword|PASSWORD", "A-Za-z0-9_")}${GERMAN_OBJECT}[ \t]{1,8}(?:\u00e8|\u00c8)${INTL_ADVERB}[ \t]{0,8}(?::[ \t]{0,8})?` +
         String.raw`|(?:${PASSWORD_WORDS_CJK})[ \t]{0,8}(?:${PASSWORD_IS_CJK})[ \t]{0,8}(?:[:\uff1a][ \t]{0,8})?)(["'${"`"}\u300c]?))(?![$\{]|\[REDACTED:)` +
         String.raw`(?=[^${INTL_TOKEN_END}]{0,127}[0-9@#$%^&*+=~_])[^${INTL_TOKEN_END}]{4,128}?(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
         // the word then the value after white space alone, as English `password Xyz123` (credential-prose): groups 3, 4
-        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
+        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))` +
+        // (session 27, tester27b F4) the word, a question mark, up to two short words, the value: "Passwort? Gx7\u2026",
+        // "mot de passe ? \u2026", "\u00bfLa contrase\u00f1a? Es \u2026": groups 5, 6, checked as `bare` is
+        String.raw`|(${lead(PASSWORD_WORDS_INTL, "A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff")}[ \t]{0,2}[?\uff1f](?:[ \t]{1,8}[A-Za-z'\u2019\u00c0-\u024f]{1,10}[:,]?){0,2}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^${INTL_TOKEN_END}=]{6,128}?)(?=[.,;:!?)]*(?:[${INTL_TOKEN_END}]|$))`
     ),
     hints: PASSWORD_HINTS_INTL,
     // a placeholder (`******`, `<password>`) or a reference is no password
-    replace: (m: string, head?: string, _q?: string, bareHead?: string, bare?: string) => {
-      // the value after white space alone (tester26a F4: `\u043f\u0430\u0440\u043e\u043b\u044c Xyz123`, `Passwort Xyz123`): a credential's shape, as English's
-      if (bareHead !== undefined) return bare !== undefined && proseCredential(bare, false) ? `${bareHead}${marker("password-prose-intl")}` : m
+    replace: (m: string, head?: string, _q?: string, bareHead?: string, bare?: string, askHead?: string, asked?: string) => {
+      // the value after white space alone (tester26a F4: `\u043f\u0430\u0440\u043e\u043b\u044c Xyz123`, `Passwort Xyz123`): a credential's shape, as English's;
+      // a word with encoded letters is a word (tester27b F7: "Passwort f%C3%BCr den Server lautet \u2026")
+      if (bareHead !== undefined) return bare !== undefined && proseCredential(bare, false) && !encodedWord(bare) ? `${bareHead}${marker("password-prose-intl")}` : m
+      if (askHead !== undefined) return asked !== undefined && proseCredential(asked, false) && !encodedWord(asked) ? `${askHead}${marker("password-prose-intl")}` : m
       const h = head ?? ""
-      return notAValue(m.slice(h.length)) || /^\*+$/.test(m.slice(h.length)) ? m : `${h}${marker("password-prose-intl")}`
+      return notAValue(m.slice(h.length)) || /^\*+$/.test(m.slice(h.length)) || encodedWord(m.slice(h.length)) ? m : `${h}${marker("password-prose-intl")}`
     }
   },
   {
@@ -4650,7 +4670,7 @@ const CRED_OTP_SEED = /(\b(?:2FA|TOTP|OTP|MFA|[Tt]otp|[Oo]tp|[Mm]fa) (?:[Ss]ecre
  * A value right after a password's word and a question mark (session 27: "and the password? X"): head in group 1,
  * value in group 2; it goes when it is a credential's shape ({@link proseCredential}: "What is the password? I forgot" stays).
  */
-const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))\?[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
+const CRED_PASSWORD_QUESTION = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]{0,2}\?(?:[ \t]{1,8}[A-Za-z'\u2019]{1,10}[:,]?){0,2}[ \t]{1,8})(?![$\{]|\[REDACTED:)([^\s"'`\\]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 /**
  * A phrase after a password's word, up to four words and a colon (session 27: "The passphrase I chose: correct horse
  * QZbattery9", "my password for the NAS: \u2026"): head in group 1, the phrase in group 2, to the line's end, the
@@ -4665,6 +4685,26 @@ const CRED_PASSPHRASE = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \
 const phraseCredential = (v: string): boolean =>
   !v.includes("://") && !v.includes("[REDACTED:") &&
   v.split(/[ \t]+/).some((w) => !/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(w) && proseCredential(w.replace(/[.,;:!?)]+$/, ""), false))
+
+/**
+ * A quoted value after a password's word, up to four words, and `is`/`was` (session 27, tester27b F3: "the password
+ * with spaces is \"open sesame 42\""): head in group 1 (its quote, escaped too in JSON text, in 2), the value in 3; it goes whole
+ * when it holds a digit or a symbol, as `password-prose`'s quoted phrase (`is "required"` stays).
+ */
+const CRED_PASSWORD_IS_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]{1,4}[A-Za-z']{1,20}){0,4}[ \t]{1,8}(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]{1,8}(\\{0,3}["'`]))(?![$\{]|\[REDACTED:)([^"'`\\\n]{1,128})(?=\2)/g
+/**
+ * An unquoted phrase of two to six words right after `password is` (session 27, tester27b F3: "my password is correct
+ * horse battery 7staple"), to the line's, the sentence's or a quote's end: head in group 1, the phrase in 2. It goes
+ * whole when a word of it is a credential's shape ({@link phraseCredential}): "the password is stored in the vault" stays.
+ */
+const CRED_PASSWORD_IS_PHRASE = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]{1,8}(?:is|was|IS|WAS)(?:[ \t]*:)?[ \t]{1,8})(?![$\{]|\[REDACTED:)([A-Za-z0-9](?:[^\s"'`\\]{0,40}[^\s"'`\\.!?;,])?(?:[ \t]{1,4}[^\s"'`\\.!?;,](?:[^\s"'`\\]{0,40}[^\s"'`\\.!?;,])?){1,5}?)(?=[.!?;,]?[ \t]*(?:\r?\n|\\[nr]|\\{0,3}["'`]|$)|[.!?;,][ \t])/g
+
+/**
+ * A phrase after `password is` that is English prose about the password, not a passphrase ({@link CRED_PASSWORD_IS_PHRASE}):
+ * its first word a participle or an adverb (`hashed`, `set`, `stored`, `reset`, `now`, `still`, \u2026), or a word of it an
+ * article, a preposition or a conjunction ("the password is hashed with sha256 first", "set via the env var DB_PASS2").
+ */
+const PROSE_PHRASE = /^(?:[A-Za-z]+ed|set|kept|sent|shown|written|given|now|still|also|only|just|not|never|always|being|too|very)(?![^ \t])|(?:^|[ \t])(?:the|a|an|in|on|at|by|via|with|from|for|of|to|and|or|but|than|when|if|into|as|THE|IN|ON|BY|VIA|WITH|FROM|FOR|OF|TO|AND|OR)(?![^ \t])/i
 
 /** The `credential-prose` rule: its patterns in turn, each value checked for a credential's shape where the words alone do not say so. */
 const credentialProse = (s: string): string => {
@@ -4682,6 +4722,8 @@ const credentialProse = (s: string): string => {
   out = out.replace(CRED_OTP_SEED, (_m, head: string) => `${head}${M}`)
   out = out.replace(CRED_PW_ABBREV, (m, head: string, _q: string, v: string) => (pwAbbrevValue(v) ? `${head}${M}` : m))
   out = out.replace(CRED_PASSWORD_QUESTION, (m, head: string, v: string) => (proseCredential(v, false) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_IS_QUOTED, (m, head: string, _q: string, v: string) => (v.trim().length >= 4 && /[0-9@#$%^&*+=~_!]/.test(v) && !notAValue(v) && !/^\*+$/.test(v) ? `${head}${M}` : m))
+  out = out.replace(CRED_PASSWORD_IS_PHRASE, (m, head: string, v: string) => (phraseCredential(v) && !PROSE_PHRASE.test(v) ? `${head}${M}` : m))
   if (out.includes(":")) out = out.replace(CRED_PASSPHRASE, (m, head: string, v: string) => (phraseCredential(v) ? `${head}${M}` : m))
   return out
 }
