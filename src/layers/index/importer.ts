@@ -148,12 +148,17 @@ const fingerprintFields = (fingerprint: string | null) => {
   }
 }
 
-/** A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its change time, wherever one is in a source's fingerprint. */
-const withoutChangeTimes = (fingerprint: string): string => fingerprint.replace(/(\d+:[\d.e+-]+:\d+:[\d.e+-]+):[\d.e+-]+/g, "$1")
+/**
+ * A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its modification and change times (`size:ino:birthtimeMs`),
+ * wherever one is in a source's fingerprint: what is left names the same file (inode, birth time) at the same size.
+ */
+const withoutChangeTimes = (fingerprint: string): string =>
+  fingerprint.replace(/(\d+):[\d.e+-]+:(\d+):([\d.e+-]+):[\d.e+-]+/g, "$1:$2:$3")
 
 /**
  * Whether a source's fingerprint differs from its complete checkpoint's in
- * change times only (its own file's and its nested logs'), and the
+ * its modification and change times only (its own file's and its nested
+ * logs': a `touch`, a `chmod` and back; the same inode, birth time and size), and the
  * checkpoint imported every byte of each file (its own prefix and each
  * nested log's binding end at the file's size; an empty nested log has none):
  * then hashing the imported bytes tells whether anything changed. A file with
@@ -598,7 +603,7 @@ const make = Effect.gen(function*() {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
       if (checkpoint?.status === "complete" && wholeImportedChangeTimeOnly(checkpoint, fingerprint)) {
-        // Only change times moved (a chmod and back): the files are as imported when their imported bytes, which are
+        // Only mtimes or change times moved (a touch, a chmod and back): the files are as imported when their imported bytes, which are
         // all their bytes, hash as before; then nothing is written (the checkpoint keeps its fingerprint, so a later
         // run hashes them again). Any other answer (a byte changed, a read failed) takes the path below.
         const same = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
