@@ -148,12 +148,17 @@ const fingerprintFields = (fingerprint: string | null) => {
   }
 }
 
-/** A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its change time, wherever one is in a source's fingerprint. */
-const withoutChangeTimes = (fingerprint: string): string => fingerprint.replace(/(\d+:[\d.e+-]+:\d+:[\d.e+-]+):[\d.e+-]+/g, "$1")
+/**
+ * A stat fingerprint (`size:mtimeMs:ino:birthtimeMs:ctimeMs`) without its modification and change times (`size:ino:birthtimeMs`),
+ * wherever one is in a source's fingerprint: what is left names the same file (inode, birth time) at the same size.
+ */
+const withoutChangeTimes = (fingerprint: string): string =>
+  fingerprint.replace(/(\d+):[\d.e+-]+:(\d+):([\d.e+-]+):[\d.e+-]+/g, "$1:$2:$3")
 
 /**
  * Whether a source's fingerprint differs from its complete checkpoint's in
- * change times only (its own file's and its nested logs'), and the
+ * its modification and change times only (its own file's and its nested
+ * logs': a `touch`, a `chmod` and back; the same inode, birth time and size), and the
  * checkpoint imported every byte of each file (its own prefix and each
  * nested log's binding end at the file's size; an empty nested log has none):
  * then hashing the imported bytes tells whether anything changed. A file with
@@ -174,6 +179,9 @@ const wholeImportedChangeTimeOnly = (checkpoint: SourceCheckpoint, fingerprint: 
   }
   return true
 }
+
+/** The discovery diagnostics that name (`details.path`) a symlink, fifo, socket or folder in a source file's place. */
+const NOT_REGULAR_CODES: ReadonlySet<string> = new Set(["SOURCE_NOT_REGULAR_FILE", "SYMLINK_SKIPPED", "NOT_A_FILE"])
 
 /** The mark of a checkpoint whose summary is of an earlier state of its file than its fingerprint (see `importSource`). */
 const SUMMARY_EARLIER = "+summary:earlier"
@@ -598,7 +606,7 @@ const make = Effect.gen(function*() {
         return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
       if (checkpoint?.status === "complete" && wholeImportedChangeTimeOnly(checkpoint, fingerprint)) {
-        // Only change times moved (a chmod and back): the files are as imported when their imported bytes, which are
+        // Only mtimes or change times moved (a touch, a chmod and back): the files are as imported when their imported bytes, which are
         // all their bytes, hash as before; then nothing is written (the checkpoint keeps its fingerprint, so a later
         // run hashes them again). Any other answer (a byte changed, a read failed) takes the path below.
         const same = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
@@ -897,7 +905,9 @@ const make = Effect.gen(function*() {
     checkpoints: ReadonlyMap<string, SourceCheckpoint>,
     covered: ReadonlyMap<ProviderId, ReadonlyArray<string>>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
-    pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> }
+    pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> },
+    /** The paths discovery reported as no regular file (a symlink, fifo or folder in a source's place): gone, as discovery saw them. */
+    notRegular: ReadonlySet<string> = new Set()
   ): Effect.Effect<
     {
       superseded: Array<SupersededSource>
@@ -966,7 +976,15 @@ const make = Effect.gen(function*() {
         if (!live(c) || inWork.has(c.sourceKey) || done.has(c.sourceKey) || c.locator.path === "") continue
         const roots = covered.get(c.provider)
         if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
-        const st = yield* Effect.either(access.probe(c.locator.path))
+        // Reported by discovery as no regular file: gone, as it reported it (a file put back since is the next run's;
+        // probed again here, it would be kept and counted nowhere).
+        const reportedNotRegular = notRegular.has(c.locator.path)
+        const st = reportedNotRegular ? undefined : yield* Effect.either(access.probe(c.locator.path))
+        if (st === undefined) {
+          gone++
+          if (c.shownGeneration !== undefined) yield* index.discardGeneration(c.sourceKey)
+          continue
+        }
         if (st._tag === "Left") {
           // Cannot be told (a folder that cannot be searched): kept as it is.
           const details = unreadableOf(st.left)
@@ -1263,6 +1281,8 @@ const make = Effect.gen(function*() {
         diagnostics.find((d) => d.code === code)?.message ?? fallback
 
       const checkpoints = yield* (index.importCheckpoints ?? index.checkpoints)
+      /** The paths discovery reported as no regular file ({@link NOT_REGULAR_CODES}): gone for `supersedeStale`. */
+      const notRegularPaths = new Set<string>()
       /** The roots each provider's discovery went through this run (real paths). */
       const covered = new Map<ProviderId, Array<string>>()
       for (const entry of plan.discover) {
@@ -1308,6 +1328,9 @@ const make = Effect.gen(function*() {
         if (r.notes !== undefined && r.notes.length > 0) p.notes = [...(p.notes ?? []), ...r.notes]
         // A source file discovery listed but could not read (details: the access layer's unreadable mark and the
         // file, `source`): counted as unreadable with its SOURCE_UNREADABLE cause (below), not as a discovery skip.
+        for (const d of r.diagnostics) {
+          if (NOT_REGULAR_CODES.has(d.code) && typeof d.details?.path === "string") notRegularPaths.add(d.details.path)
+        }
         const unreadableHere = r.diagnostics.filter((d) => unreadableSourceOf(d) !== undefined)
         for (const d of unreadableHere) discoveredUnreadable.push({ provider, ...unreadableSourceOf(d)! })
         const rest = unreadableHere.length === 0 ? r.diagnostics : r.diagnostics.filter((d) => unreadableSourceOf(d) === undefined)
@@ -1354,7 +1377,7 @@ const make = Effect.gen(function*() {
       const notIncluded = plan.skipped
       const resolved = work.map((w) => resolveLocator(w.locator))
       const keys = work.map((w, k) => index.sourceKey(w.provider, resolved[k]))
-      const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys })
+      const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys }, notRegularPaths)
       let unreadable = 0
       /** A source imported before that cannot be read now: kept as it is, counted, and a cause of partial coverage. */
       const noteUnreadable = (provider: ProviderId, path: string, details: UnreadableDetails) => {

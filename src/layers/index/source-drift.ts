@@ -57,7 +57,8 @@ export const sinceDiscovery = (
 /**
  * After a source was read: fail `MalformedSource` when its file (one stat)
  * is the same file (inode) as in `fingerprint` (the stat taken before the
- * read) and shorter. A file replaced or no longer there is left to the next
+ * read) and shorter. A file replaced (by another file, or by a fifo, folder
+ * or symlink) or no longer there is left to the next
  * run (what was read came from the file opened), as is one that cannot be
  * stat-ed now.
  */
@@ -70,7 +71,8 @@ export const stillAsBefore = (
   if (before === null) return Effect.void
   const probed = Effect.orElseSucceed(access.probe(path), () => Option.none())
   return Effect.flatMap(probed, (o) => {
-    if (Option.isNone(o)) return Effect.void
+    // No longer a regular file (a fifo put in its place may even get the freed inode number): replaced.
+    if (Option.isNone(o) || o.value.kind !== "file") return Effect.void
     const st = o.value.stat
     return st.ino === before.ino && st.size < before.size ? Effect.fail(shrank("while it was read", before.size, st.size)) : Effect.void
   })

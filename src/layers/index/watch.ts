@@ -564,7 +564,7 @@ export const watch = <E = never>(
 
     /** The causes of partial coverage of the last full round (carried by targeted rounds: `withTreeCauses`). */
     let lastFullCauses: ReadonlyArray<PartialCause> = []
-    /** The paths the last round named in its causes (not taken for "no source": `markNoSources`). */
+    /** The paths the last round named in its causes or its providers' diagnostics (not taken for "no source": `markNoSources`). */
     let namedInCauses: ReadonlySet<string> = new Set()
 
     /** The outage a round is waiting out: since when, and when it was last told ({@link WatchOptions.onOutage}). */
@@ -616,7 +616,12 @@ export const watch = <E = never>(
           yield* wake.offer(undefined)
         }
         rounds++
-        namedInCauses = new Set(report.causes.flatMap((c) => (c.path !== null ? [c.path] : [])))
+        // And the paths its providers' diagnostics name (a fifo, folder or symlink in a log's place: the provider's
+        // cause names no path): the file put back there makes a full round at once, not at the poll.
+        namedInCauses = new Set([
+          ...report.causes.flatMap((c) => (c.path !== null ? [c.path] : [])),
+          ...report.providers.flatMap((p) => p.diagnostics.flatMap((d) => (typeof d.details?.path === "string" ? [d.details.path] : [])))
+        ])
         yield* onRound({
           round: rounds,
           trigger,

@@ -1,0 +1,80 @@
+/**
+ * A `touch` of an imported source (the same bytes, a new mtime; tester27b F6):
+ * the next import counts it unchanged, not "1 imported, 0 events", for the
+ * line-log providers (Claude Code, Muse Code native, Muse agents), and writes
+ * nothing to the index (docs/import.md "Re-import of unchanged sources"). A
+ * Muse Code export (one JSON document, no imported prefix) is read again.
+ */
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { describe, expect, it } from "vitest"
+import { cli } from "../support/run.js"
+import { tempDir } from "../support/paths.js"
+import { agentsFixtureCopy, claudeFixtureCopy, museNativeRoot } from "../support/source-roots.js"
+import { nativeSessionPath } from "../../bench/generate/native.js"
+
+const env = { NO_COLOR: "1", CLAUDE_CONFIG_DIR: "" }
+const sha = (f: string) => createHash("sha256").update(fs.readFileSync(f)).digest("hex")
+
+interface Case {
+  readonly name: string
+  /** The source file to touch, and the import arguments besides `--index` (every other root empty). */
+  readonly make: () => { readonly file: string; readonly args: ReadonlyArray<string> }
+}
+
+const none = (dir: string) => {
+  const p = nodePath.join(dir, "empty")
+  fs.mkdirSync(p, { recursive: true })
+  return p
+}
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "Claude Code",
+    make: () => {
+      const c = claudeFixtureCopy()
+      const root = nodePath.dirname(nodePath.dirname(c.file))
+      return { file: c.file, args: ["--claude-root", root, "--agents-root", none(c.dir), "--muse-root", none(c.dir), "--workspace", c.dir] }
+    }
+  },
+  {
+    name: "Muse Code native",
+    make: () => {
+      const m = museNativeRoot(1)
+      const file = nativeSessionPath(m.root, 0)
+      return { file, args: ["--muse-root", m.root, "--agents-root", none(m.dir), "--claude-root", none(m.dir), "--workspace", m.ws] }
+    }
+  },
+  {
+    name: "Muse agents",
+    make: () => {
+      const a = agentsFixtureCopy()
+      return { file: a.file, args: ["--agents-root", a.root, "--muse-root", none(a.dir), "--claude-root", none(a.dir), "--workspace", a.dir] }
+    }
+  }
+]
+
+describe.each(cases)("a touch of an imported $name source", ({ make }) => {
+  it("is counted unchanged and writes nothing", () => {
+    const { file, args } = make()
+    const index = nodePath.join(tempDir(), "idx.db")
+    const run = () => {
+      const out = cli(["import", "--index", index, "--json", ...args], { env })
+      expect([0, 8]).toContain(out.code)
+      const data = JSON.parse(out.stdout).data
+      return { ...data.sources, events: data.eventsAdded } as { discovered: number; accepted: number; unchanged: number; rejected: number; events: number }
+    }
+    const first = run()
+    expect(first.discovered).toBeGreaterThan(0)
+    expect(first).toMatchObject({ accepted: first.discovered, unchanged: 0, rejected: 0 })
+    expect(first.events).toBeGreaterThan(0)
+    const before = sha(index)
+    const st = fs.statSync(file)
+    const later = new Date(st.mtimeMs + 5_000)
+    fs.utimesSync(file, later, later)
+    expect(fs.statSync(file).mtimeMs).not.toBe(st.mtimeMs)
+    expect(run()).toMatchObject({ accepted: 0, unchanged: first.discovered, rejected: 0, events: 0 })
+    expect(sha(index)).toBe(before)
+  })
+})
