@@ -796,16 +796,8 @@ const PAYLOAD_MARK_JSON = JSON.stringify(PAYLOAD_MARK)
  * text), the body is written whole.
  */
 const bodyText = (body: Array<unknown>, at: readonly [number, number] | undefined, c: CanonicalText | undefined): string => {
-  if (at === undefined || c === undefined) return JSON.stringify(body)
-  const values = (body[at[0]] as Array<Array<unknown>>)[at[1]]
-  const i = values.indexOf(c.value)
-  if (i < 0) return JSON.stringify(body)
-  values[i] = PAYLOAD_MARK
-  const s = JSON.stringify(body)
-  values[i] = c.value
-  const m = s.indexOf(PAYLOAD_MARK_JSON)
-  if (m < 0 || s.indexOf(PAYLOAD_MARK_JSON, m + PAYLOAD_MARK_JSON.length) >= 0) return JSON.stringify(body)
-  return s.slice(0, m) + c.text + s.slice(m + PAYLOAD_MARK_JSON.length)
+  const parts = bodySplit(body, at, c)
+  return parts.payload === undefined ? parts.head : parts.head + parts.payload.text + parts.tail
 }
 
 /**
