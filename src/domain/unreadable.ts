@@ -33,6 +33,30 @@ export const unreadableOf = (e: unknown): UnreadableDetails | undefined => {
     : undefined
 }
 
+/**
+ * The `errno` of {@link UnreadableDetails} for a file that was replaced by
+ * another one (another inode or birth time) between a look at it and its read
+ * in the same run: what was read is not the file that was looked at, so
+ * nothing is known of the source's content this run.
+ */
+export const REPLACED = "REPLACED"
+
+/** The `details` of the access layer's error for a file replaced after it was authorized (`path`: the file). */
+export interface ReplacedDetails {
+  readonly replaced: true
+  readonly path: string
+}
+
+/** The {@link ReplacedDetails} of `path`. */
+export const replacedDetails = (path: string): ReplacedDetails => ({ replaced: true, path })
+
+/** Whether an error is the access layer's "replaced after it was authorized" (its details are {@link ReplacedDetails}). */
+export const isReplaced = (e: unknown): boolean => {
+  if (typeof e !== "object" || e === null || !("details" in e)) return false
+  const d = (e as { details: unknown }).details
+  return typeof d === "object" && d !== null && (d as { replaced?: unknown }).replaced === true
+}
+
 /** Whether `errno` is a permission refusal (rather than an I/O error). */
 export const isPermission = (errno: string): boolean => errno === "EACCES" || errno === "EPERM"
 
@@ -44,7 +68,13 @@ export const SOURCE_UNREADABLE = "SOURCE_UNREADABLE"
  * source's file), given what failed.
  */
 export const unreadableCause = (path: string, d: UnreadableDetails): { readonly problem: string; readonly remedy: string } =>
-  isPermission(d.errno)
+  d.errno === REPLACED
+    ? {
+      problem: `${path} was replaced by another file while this run read it (after discovery looked at it, before its read). ` +
+        "What was imported from it before is kept as it was (not superseded); the file was not read this run.",
+      remedy: "Import again: the next run reads the file as it is then (if it keeps being replaced, copy it somewhere stable first)."
+    }
+    : isPermission(d.errno)
     ? {
       problem: `${path} could not be read: permission denied (${d.errno}${d.path !== path ? ` on ${d.path}` : ""}). ` +
         "What was imported from it before, if anything, is kept as it was (not superseded).",

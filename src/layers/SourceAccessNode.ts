@@ -34,7 +34,7 @@ import {
   SourceAccess,
   type SourceAccessShape
 } from "../services/SourceAccess.js"
-import { unreadableDetails } from "../domain/unreadable.js"
+import { replacedDetails, unreadableDetails } from "../domain/unreadable.js"
 import { isNotAFolder, notAFolderDetails } from "../domain/not-a-folder.js"
 import { raiseLimitRemedy } from "../domain/limit-remedy.js"
 
@@ -283,7 +283,8 @@ const sameFile = (a: FileStat, b: fs.Stats) => a.dev === b.dev && a.ino === b.in
 const replaced = (file: AuthorizedFile) =>
   new SourceNotAuthorized({
     message: `${file.path} was replaced after it was authorized.`,
-    remediation: "Retry; if the file keeps changing, copy it somewhere stable first."
+    remediation: "Retry; if the file keeps changing, copy it somewhere stable first.",
+    details: replacedDetails(file.path)
   })
 
 /**

@@ -907,7 +907,9 @@ const make = Effect.gen(function*() {
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`, when the caller has them. */
     pre?: { readonly resolved: ReadonlyArray<Locator>; readonly keys: ReadonlyArray<string> },
     /** The paths discovery reported as no regular file (a symlink, fifo or folder in a source's place): gone, as discovery saw them. */
-    notRegular: ReadonlySet<string> = new Set()
+    notRegular: ReadonlySet<string> = new Set(),
+    /** The source files discovery listed but could not read: counted unreadable from discovery's report, not looked at again. */
+    discoveryUnreadable: ReadonlySet<string> = new Set()
   ): Effect.Effect<
     {
       superseded: Array<SupersededSource>
@@ -976,6 +978,10 @@ const make = Effect.gen(function*() {
         if (!live(c) || inWork.has(c.sourceKey) || done.has(c.sourceKey) || c.locator.path === "") continue
         const roots = covered.get(c.provider)
         if (roots === undefined || !under(c.locator.path, roots) || !(yield* sourcePerFile(c.provider))) continue
+        // Discovery could not read it (e.g. a Muse Code log replaced between its probe and its head read): counted
+        // unreadable as discovery reported it; looked at again here, what is there now could count it a second time
+        // (superseded, gone) or, its prefix intact, nowhere.
+        if (discoveryUnreadable.has(c.locator.path)) continue
         // Reported by discovery as no regular file: gone, as it reported it (a file put back since is the next run's;
         // probed again here, it would be kept and counted nowhere).
         const reportedNotRegular = notRegular.has(c.locator.path)
@@ -1377,7 +1383,7 @@ const make = Effect.gen(function*() {
       const notIncluded = plan.skipped
       const resolved = work.map((w) => resolveLocator(w.locator))
       const keys = work.map((w, k) => index.sourceKey(w.provider, resolved[k]))
-      const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys }, notRegularPaths)
+      const stale = yield* supersedeStale(work, checkpoints, covered, { resolved, keys }, notRegularPaths, new Set(discoveredUnreadable.map((u) => u.path)))
       let unreadable = 0
       /** A source imported before that cannot be read now: kept as it is, counted, and a cause of partial coverage. */
       const noteUnreadable = (provider: ProviderId, path: string, details: UnreadableDetails) => {

@@ -49,6 +49,7 @@ import {
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
 import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
+import { isReplaced, REPLACED, unreadableDetails } from "../../domain/unreadable.js"
 import type { DiscoveryBudgetShape } from "../../services/DiscoveryBudget.js"
 import type { AuthorizedFile, FileStat, Head, ListedHead, ListedPath } from "../../services/SourceAccess.js"
 import type { KnownSource } from "../../services/SessionSource.js"
@@ -258,8 +259,12 @@ interface Inspected {
   readonly source: DiscoveredSource | null
   /** A `mismatch`: the first workspace its evidence named (kept out of the content-free receipt). */
   readonly otherWorkspace?: string | undefined
-  /** Why a log could not be read (the access error: permission denied, an I/O error), with its remedy. */
-  readonly unreadable?: { readonly message: string; readonly remediation: string | undefined } | undefined
+  /**
+   * Why a log could not be read (the access error: permission denied, an I/O error), with its remedy; `replaced`:
+   * a log the index knows, probed by enumeration, found replaced by another file at its head read (see
+   * {@link unreadable}).
+   */
+  readonly unreadable?: { readonly message: string; readonly remediation: string | undefined; readonly replaced?: boolean } | undefined
 }
 
 /** The first evidence path each scan saw that matched no workspace (a `mismatch` names the workspace it found). */
@@ -476,6 +481,10 @@ const inspected = (c: Candidate, st: Settled, scanner: EvidenceScanner): Inspect
 /**
  * The receipt of a candidate that could not be read, with the error that said
  * why (`reason`: `UNREADABLE`, or `NOT_UTF8` for a log in UTF-16 or UTF-32).
+ * A log the index knows (probed: `c.stat`) that its head read found replaced
+ * by another file since that probe is marked `replaced`: its diagnostic then
+ * carries the unreadable mark (errno `REPLACED`) and the source's path, so the
+ * importer counts it `unreadable` (kept as it was) rather than in no bucket.
  */
 const unreadable = (c: Candidate, error: unknown, reason: "UNREADABLE" | "NOT_UTF8" = "UNREADABLE"): Inspected => {
   const sourceId = makeSourceId("muse-code", NATIVE_CLASS, c.path)
@@ -491,7 +500,9 @@ const unreadable = (c: Candidate, error: unknown, reason: "UNREADABLE" | "NOT_UT
       reachedEof: false
     },
     source: null,
-    unreadable: isIngestError(error) ? { message: error.message, remediation: error.remediation } : undefined
+    unreadable: isIngestError(error)
+      ? { message: error.message, remediation: error.remediation, ...(c.stat !== undefined && isReplaced(error) ? { replaced: true } : {}) }
+      : undefined
   }
 }
 
@@ -925,7 +936,14 @@ export const discoverNative = (
       // An unreadable log says why (permission denied, an I/O error) and what to do.
       message: `${path}: not checked, ${REASON_TEXT[r.reasonCode]}${why !== undefined ? `: ${why.message}` : "."}`,
       ...(why?.remediation !== undefined ? { remediation: why.remediation } : {}),
-      details: { sourceId: r.sourceId, locator: r.locator, path, reasonCode: r.reasonCode }
+      // A known log replaced between its probe and its head read: the importer's unreadable mark and source.
+      details: {
+        sourceId: r.sourceId,
+        locator: r.locator,
+        path,
+        reasonCode: r.reasonCode,
+        ...(why?.replaced === true ? { ...unreadableDetails(path, REPLACED), source: path } : {})
+      }
     }))
     if (tally.unreadableFolders > 0) {
       diagnostics.push({
