@@ -208,15 +208,102 @@ const viewSpans = (s: string, from: number, redact: (s: string) => string): Arra
 }
 
 /**
+ * The decoded characters that stand between a secret's name and the secret, or around it ({@link trimmedBase}): a
+ * blank (a space, a tab, a line break; a no-break or other Unicode space reads as a space), a quote, `:`, `=`, `,`,
+ * `;`, `<` and `>`. Anything else (a letter, a digit, other punctuation) may be a secret's own character and is never
+ * given back off a span's edge.
+ */
+const DELIMITER = /^[\s"'`:=,;<>]$/
+
+/**
+ * `base` (the redaction of `s` by the rules as written) with the edges of its hidden spans given back where they
+ * take in a reference or an escape that the decoded view reads as a blank or a delimiter ({@link DELIMITER}) and
+ * does not hide (`viewHidden`: the spans of `s` the view's redaction hid). Session 28 (closing27's open
+ * finding): read as written, `password:&#160;X` has its value begin at the reference (`&#160` taken as the value,
+ * its `;` and the secret after it left), `password:%20X` and `password: &quot;X&quot;` take the escape or the
+ * quote's reference in with the secret (`password:[REDACTED]`, `password: [REDACTED];`); the view reads the blank
+ * or the quote as such and hides the secret alone. So a span's start inside or at such a reference moves past it,
+ * and an end inside or at its end moves before it (again, for a run of them); a span left empty is dropped. Spans
+ * of a home path (`~`) and overlapping spans (an ambiguous alignment) are left as they are. `base` itself when
+ * nothing is trimmed or `base` cannot be lined up with `s`.
+ */
+const trimmedBase = (s: string, base: string, viewHidden: ReadonlyArray<Span>): string => {
+  if (base === s) return base
+  const spans = hiddenSpans(s, base)
+  if (spans === undefined || spans.length === 0) return base
+  // The references and escapes of `s` a view reads as a blank or a delimiter, and which the view did not hide.
+  const starts: Array<number> = []
+  const ends: Array<number> = []
+  ENCODED.lastIndex = 0
+  for (let m = ENCODED.exec(s); m !== null; m = ENCODED.exec(s)) {
+    const c = decode(m[0])
+    if (c === undefined) {
+      ENCODED.lastIndex = m.index + 1
+      continue
+    }
+    const start = m.index
+    const end = start + m[0].length
+    if (!DELIMITER.test(c) || viewHidden.some((h) => h.start < end && start < h.end)) continue
+    starts.push(start)
+    ends.push(end)
+  }
+  if (starts.length === 0) return base
+  /** The index of the trimmable reference holding offset `p` (`start <= p < end`; `atEnd`: `start < p <= end`), or -1. */
+  const holding = (p: number, atEnd: boolean): number => {
+    for (let i = 0; i < starts.length; i++) {
+      if (atEnd ? starts[i] < p && p <= ends[i] : starts[i] <= p && p < ends[i]) return i
+      if (starts[i] > p) break
+    }
+    return -1
+  }
+  const out: Array<Span> = []
+  let changed = false
+  for (let k = 0; k < spans.length; k++) {
+    const h = spans[k]
+    if (h.mark === "~" || (k > 0 && spans[k - 1].end > h.start)) {
+      out.push(h)
+      continue
+    }
+    let start = h.start
+    let end = h.end
+    for (let i = holding(start, false); i >= 0 && start < end; i = holding(start, false)) start = ends[i]
+    for (let i = holding(end, true); i >= 0 && start < end; i = holding(end, true)) end = starts[i]
+    if (start === h.start && end === h.end) {
+      out.push(h)
+      continue
+    }
+    changed = true
+    if (start < end) out.push({ start, end, mark: h.mark })
+  }
+  if (!changed) return base
+  let text = ""
+  let done = 0
+  for (const h of out) {
+    text += s.slice(done, h.start) + h.mark
+    done = h.end
+  }
+  return text + s.slice(done)
+}
+
+/**
  * `base` with what `redact` hides in the whole decoded view of `s` hidden too: the reference that
  * {@link redactDecoded} (which reads windows of the view only) equals (the differential test of session 27).
+ * `trim`: `base` is `redact` of `s` as written, its spans' edges given back where they take in a blank or a
+ * delimiter the view reads and keeps ({@link trimmedBase}).
  */
-export const redactDecodedWhole = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
+export const redactDecodedWhole = (
+  s: string,
+  base: string,
+  redact: (s: string) => string,
+  unaligned: (v: string) => string = redact,
+  trim = false
+): string => {
   const found = viewSpans(s, 0, redact)
-  if (found === undefined) return base
+  if (found === undefined) return trim ? trimmedBase(s, base, []) : base
   if (!Array.isArray(found)) return unaligned === redact ? found.out : unaligned(decodedViewOf(s)!.text)
-  if (found.length === 0) return base
-  return unionHidden(s, base, found) ?? unaligned(decodedViewOf(s)!.text)
+  const b = trim ? trimmedBase(s, base, found) : base
+  if (found.length === 0) return b
+  return unionHidden(s, b, found) ?? unaligned(decodedViewOf(s)!.text)
 }
 
 /** How many lines before and after a line holding a reference or an escape a window of {@link redactDecoded} takes in. */
@@ -269,25 +356,34 @@ const windowsOf = (s: string): Array<number> => {
  * redaction that does more than `redact`: `redact` then is a part of the rules, the custom patterns alone, and
  * `base` hides what the others hid, which the view's redaction must hide too).
  */
-export const redactDecoded = (s: string, base: string, redact: (s: string) => string, unaligned: (v: string) => string = redact): string => {
+export const redactDecoded = (
+  s: string,
+  base: string,
+  redact: (s: string) => string,
+  unaligned: (v: string) => string = redact,
+  trim = false
+): string => {
   const w = windowsOf(s)
   if (w.length === 0) return base
-  if (w.length === 2 && w[0] === 0 && w[1] === s.length) return redactDecodedWhole(s, base, redact, unaligned)
+  if (w.length === 2 && w[0] === 0 && w[1] === s.length) return redactDecodedWhole(s, base, redact, unaligned, trim)
   const spans: Array<Span> = []
   for (let k = 0; k < w.length; k += 2) {
     const found = viewSpans(s.slice(w[k], w[k + 1]), w[k], redact)
     if (found === undefined) continue
-    if (!Array.isArray(found)) return redactDecodedWhole(s, base, redact, unaligned)
+    if (!Array.isArray(found)) return redactDecodedWhole(s, base, redact, unaligned, trim)
     for (const h of found) spans.push(h)
   }
-  if (spans.length === 0) return base
-  return unionHidden(s, base, spans) ?? redactDecodedWhole(s, base, redact, unaligned)
+  const b = trim ? trimmedBase(s, base, spans) : base
+  if (spans.length === 0) return b
+  return unionHidden(s, b, spans) ?? redactDecodedWhole(s, base, redact, unaligned, trim)
 }
 /**
  * `redact` that also reads the decoded view of the text (see the module's doc): `redact(s)`, then, when `s` holds
- * a reference or an escape ({@link hasEncoded}), {@link redactDecoded}.
+ * a reference or an escape ({@link hasEncoded}), {@link redactDecoded}, the spans `redact` hid as written given back
+ * where they take in a blank or a delimiter that the view reads and keeps ({@link trimmedBase}: `password:&#160;X`
+ * keeps its `&#160;` as `password: X` keeps its space).
  */
 export const throughDecoded = (redact: (s: string) => string) => (s: string): string => {
   const base = redact(s)
-  return hasEncoded(s) ? redactDecoded(s, base, redact) : base
+  return hasEncoded(s) ? redactDecoded(s, base, redact, redact, true) : base
 }
