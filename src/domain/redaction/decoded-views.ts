@@ -13,7 +13,8 @@
  * so neither the secret nor its encoded characters stay; what it keeps stays as written (`&amp;` in ordinary text,
  * `%20` in a URL). The rules never run on their own output. A text without `&` and `%` is given back after two
  * `indexOf` (no view is built). Up to {@link DECODE_LEVELS} levels of encoding are read (`%253D` is `=` in the
- * view, session 27); a percent-encoded byte above `%7F` (a piece of a UTF-8 sequence) stays as written. The view
+ * view, session 27); a valid percent-encoded UTF-8 sequence of two to four bytes is read as its character (session
+ * 27; four bytes, a character past the BMP: session 28), any other percent-encoded byte above `%7F` stays as written. The view
  * is read in windows: the lines around each reference or escape (session 27; {@link redactDecoded}). Pure.
  *
  * @module
@@ -78,14 +79,16 @@ const IS_UNICODE_SPACE = new RegExp(`^[${UNICODE_SPACE}]$`)
 
 /**
  * A reference or an escape a decoded view reads: a numeric reference (decimal, at most 7 digits; hexadecimal, at
- * most 6, `x` or `X`; leading zeros allowed, as HTML reads them), a named one of {@link NAMED} (`;` required), or a
- * percent-encoded ASCII byte (`%00`..`%7F`, hexadecimal digits of any case). Bounded: each alternative reads at most
- * 10 characters, so a scan is linear.
+ * most 6, `x` or `X`; leading zeros allowed, as HTML reads them), a named one of {@link NAMED} (`;` required), a
+ * percent-encoded UTF-8 sequence of two, three or four bytes, or a percent-encoded ASCII byte (`%00`..`%7F`,
+ * hexadecimal digits of any case). Bounded: each alternative reads at most 12 characters, so a scan is linear.
  */
 const ENCODED = new RegExp(
   String.raw`&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};|&[A-Za-z][A-Za-z0-9]{1,7};` +
-    // a UTF-8 sequence of two or three bytes (session 27, tester27b F7: `f%C3%BCr`), then an ASCII byte
-    String.raw`|%[CcDd][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[Ee][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[0-7][0-9A-Fa-f]` +
+    // a UTF-8 sequence of two or three bytes (session 27, tester27b F7: `f%C3%BCr`), of four (session 28: a
+    // character past the BMP, `%F0%9F%94%91`; lead bytes F0..F4), then an ASCII byte
+    String.raw`|%[CcDd][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[Ee][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]` +
+    String.raw`|%[Ff][0-4]%[89AaBb][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]%[89AaBb][0-9A-Fa-f]|%[0-7][0-9A-Fa-f]` +
     `|[${UNICODE_SPACE}]`,
   "g"
 )
@@ -93,23 +96,34 @@ const ENCODED = new RegExp(
 /** The test of {@link ENCODED} without its state (a text tested, not scanned). */
 const ENCODED_TEST = new RegExp(ENCODED.source)
 
-/** What a match of {@link ENCODED} stands for; undefined when it is not one a decoded view reads (`&foo;`, `&#0;`, a surrogate). */
+/**
+ * What a match of {@link ENCODED} stands for; undefined when it is not one a decoded view reads (`&foo;`, `&#0;`, a
+ * surrogate, an overlong UTF-8 form, a code point past U+10FFFF). A character past the BMP is two UTF-16 units.
+ */
 const decode = (m: string): string | undefined => {
   if (m.length === 1) return " "
   if (m.charCodeAt(0) === 37) {
     if (m.length === 3) return String.fromCharCode(parseInt(m.slice(1), 16))
-    // UTF-8: the lead byte's bits then 6 bits of each continuation byte; no overlong form, no surrogate
-    const b = [1, 4, 7].filter((i) => i < m.length).map((i) => parseInt(m.slice(i, i + 2), 16))
-    const code = b.length === 2 ? ((b[0] & 0x1f) << 6) | (b[1] & 0x3f) : ((b[0] & 0x0f) << 12) | ((b[1] & 0x3f) << 6) | (b[2] & 0x3f)
-    if ((b.length === 2 && code < 0x80) || (b.length === 3 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff)))) return undefined
-    return spaced(String.fromCharCode(code))
+    // UTF-8: the lead byte's bits then 6 bits of each continuation byte; no overlong form, no surrogate, none past U+10FFFF
+    const b = [1, 4, 7, 10].filter((i) => i < m.length).map((i) => parseInt(m.slice(i, i + 2), 16))
+    const code = b.length === 2
+      ? ((b[0] & 0x1f) << 6) | (b[1] & 0x3f)
+      : b.length === 3
+      ? ((b[0] & 0x0f) << 12) | ((b[1] & 0x3f) << 6) | (b[2] & 0x3f)
+      : ((b[0] & 0x07) << 18) | ((b[1] & 0x3f) << 12) | ((b[2] & 0x3f) << 6) | (b[3] & 0x3f)
+    if (
+      (b.length === 2 && code < 0x80) ||
+      (b.length === 3 && (code < 0x800 || (code >= 0xd800 && code <= 0xdfff))) ||
+      (b.length === 4 && (code < 0x10000 || code > 0x10ffff))
+    ) return undefined
+    return spaced(String.fromCodePoint(code))
   }
   if (m.charCodeAt(1) === 35) {
     const hex = m.charCodeAt(2) === 120 || m.charCodeAt(2) === 88
     const code = hex ? parseInt(m.slice(3, -1), 16) : parseInt(m.slice(2, -1), 10)
-    // the BMP only (one UTF-16 unit per view character), no NUL and no lone surrogate
-    if (code === 0 || code > 0xffff || (code >= 0xd800 && code <= 0xdfff)) return undefined
-    return spaced(String.fromCharCode(code))
+    // no NUL, no lone surrogate, none past U+10FFFF (past the BMP: two UTF-16 units, session 28)
+    if (code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return undefined
+    return spaced(String.fromCodePoint(code))
   }
   const name = m.slice(1, -1)
   return Object.prototype.hasOwnProperty.call(NAMED_ALL, name) ? spaced(NAMED_ALL[name]) : undefined
@@ -149,7 +163,10 @@ const decodeOnce = (s: string): DecodedView | undefined => {
     }
     text += s.slice(done, m.index) + c
     for (let i = done; i < m.index; i++) at[n++] = i
+    // (a character past the BMP is two units of the view, both standing for the escape: a span of the view that
+    // hides one of them alone, never seen, maps to the escape whole or to nothing of it)
     at[n++] = m.index
+    if (c.length === 2) at[n++] = m.index
     done = m.index + m[0].length
     changed = true
   }
