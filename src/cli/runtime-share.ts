@@ -8,4 +8,4 @@
  * @module
  */
 export { loadRedactionPatterns } from "./config.js"
-export { fileRedactionLayer, outsideRuns, redactionLayer, shareableEvents, shareableTrajectory, shareableTranscript, shareableWindow, shareableWindowTranscript, shownIds } from "../layers/share.js"
+export { fileRedactionLayer, outsideRuns, redactionLayer, shareableEvents, shareableTrajectory, shareableTranscript, shareableWindow, shareableWindowTranscript, shownIds, shownText } from "../layers/share.js"

@@ -47,6 +47,7 @@ import * as Schema from "effect/Schema"
 import { compactionOf } from "./conversation.js"
 import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
+import { costNoteLines } from "./render.js"
 import { groupRows, roundUsd, type TokenCountName, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
 
 /** The ATIF version written and read here. */
@@ -616,6 +617,9 @@ const trajectoryOf = (
       extra: { provider: session.provider }
     },
     steps,
+    // What the cost leaves out or sets aside, in `usage`'s words (session 28): models without a price, prompts over
+    // 200k tokens without a long-context price, AgentMux run totals set aside; the names as JSON writes them.
+    ...(total !== null && costNoteLines(total, JSON.stringify).length > 0 ? { notes: costNoteLines(total, JSON.stringify).join(" ") } : {}),
     final_metrics: {
       ...totals?.top.fields,
       ...(total?.costUsd != null ? { total_cost_usd: total.costUsd } : {}),
@@ -627,6 +631,10 @@ const trajectoryOf = (
             responses: total.responses,
             ...(totals.notExact.length > 0 ? { not_exact: totals.notExact } : {}),
             ...(total.unpriced.length > 0 ? { unpriced_models: total.unpriced.map((u) => u.model) } : {}),
+            // (session 28) the models whose prompts over 200k tokens have no long-context price, and the AgentMux
+            // runs whose stated total was set aside, as `usage` notes them
+            ...(total.longContextUnpriced !== undefined ? { long_context_unpriced_models: total.longContextUnpriced.map((u) => u.model) } : {}),
+            ...(total.runsSetAside !== undefined ? { runs_set_aside: total.runsSetAside } : {}),
             ...(prices !== null ? { price_table: describePrices(prices) } : {})
           }
         }

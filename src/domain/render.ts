@@ -484,7 +484,7 @@ export const usageLine = (u: {
   readonly costUsd: number | null
   readonly notExact?: ReadonlyArray<"inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens">
   readonly countedElsewhere?: ReadonlyArray<{ readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>
-}, own?: OwnSession): string | null => {
+} & CostCaveats, own?: OwnSession): string | null => {
   const notExact = u.notExact ?? []
   const elsewhere = u.countedElsewhere ?? []
   const text = elsewhere.length === 0 ? "" : countedElsewhereText(elsewhere, own)
@@ -498,10 +498,56 @@ export const usageLine = (u: {
     .flatMap(([n, what, name]) => (n !== null ? [`${humanTokens(n)} ${what}`] : notExact.includes(name) ? [`? ${what}`] : []))
   if (parts.length === 0 && u.costUsd === null) return there === "" ? null : `tokens: ${there}`
   if (notExact.length > 0) parts.push(`? = ${notExactText(notExact)}`)
-  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${u.costUsd === null ? "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)" : humanUsd(u.costUsd)}${
-    there === "" ? "" : ` · and ${there}`
-  }`
+  // What the cost leaves out or sets aside, named as `usage` names it (session 28).
+  const caveats = costNoteLines(u)
+  const known = (u.unpriced?.length ?? 0) + (u.longContextUnpriced?.length ?? 0) > 0
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${
+    u.costUsd !== null
+      ? humanUsd(u.costUsd)
+      : known
+      ? "unknown"
+      : "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)"
+  }${there === "" ? "" : ` · and ${there}`}${caveats.map((c) => ` · note: ${c}`).join("")}`
 }
+
+/**
+ * What a cost leaves out or sets aside, as one sentence each (docs/usage-and-cost.md): a model without a price
+ * (`model` null: tokens but no model), a model without long-context rates for a prompt over 200k tokens, and AgentMux
+ * runs whose stated total is set aside because some of their responses count in Claude Code's own log. The same
+ * sentences wherever a cost is shown: `usage`'s `note:` lines, `show`'s usage line, an ATIF export's `notes`.
+ * `name`: how a model's name is written (default {@link shownName}).
+ */
+export const costNotes = {
+  /** `responses` of `model` (null: no model) without a price: tokens without a cost. */
+  unpriced: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
+    model === null
+      ? `(no model): ${responses} response${responses === 1 ? "" : "s"} with tokens but no model and no stated cost: tokens without a cost (no price applies without a model).`
+      : `${name(model)}: ${responses} response${responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`,
+  /** `responses` of `model` with a prompt over 200k tokens and no long-context price: cost unknown. */
+  longContext: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
+    `${model === null ? "(no model)" : name(model)}: ${responses} response${
+      responses === 1 ? "" : "s"
+    } with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file.`,
+  /** `runs` AgentMux runs whose stated total is set aside. */
+  setAside: (runs: number): string =>
+    `${humanTokens(runs)} AgentMux run${
+      runs === 1 ? "" : "s"
+    } with responses also in Claude Code's own log: the run's stated total_cost_usd overlaps them, so it is not used; those responses count in the Claude Code session and the run's others are priced from the table.`
+}
+
+/** What a usage summary's cost leaves out or sets aside (the fields of `UsageSummary` that say it). */
+export interface CostCaveats {
+  readonly unpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }> | undefined
+  readonly runsSetAside?: number | undefined
+}
+
+/** The {@link costNotes} sentences of `c`, in the order `usage` gives its notes (none when it has none). */
+export const costNoteLines = (c: CostCaveats, name: (m: string) => string = shownName): Array<string> => [
+  ...(c.unpriced ?? []).map((u) => costNotes.unpriced(u.model, u.responses, name)),
+  ...(c.longContextUnpriced ?? []).map((u) => costNotes.longContext(u.model, u.responses, name)),
+  ...((c.runsSetAside ?? 0) > 0 ? [costNotes.setAside(c.runsSetAside!)] : [])
+]
 
 /** The session whose copies {@link countedElsewhereText} names: its provider and native session id. */
 export interface OwnSession {

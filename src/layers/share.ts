@@ -251,6 +251,12 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
 export const shownIds: Effect.Effect<ShownIds, never, Redaction> = Effect.map(Redaction, (r) => r.ids)
 
 /**
+ * The text redaction in force (the identity with redaction off): for a name an output takes from the index rather
+ * than from the redacted events (a model `show`'s usage line names as without a price), redacted as the events are.
+ */
+export const shownText: Effect.Effect<(s: string) => string, never, Redaction> = Effect.map(Redaction, (r) => (r.enabled ? r.text : (s: string) => s))
+
+/**
  * A transcript as a shareable output carries it (Markdown, the replay): each secret any of its turns decides on, and
  * each of `known` (the secrets of the session it is a part of: a window's), redacted in every turn and the title.
  */
@@ -280,7 +286,8 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
   })
 
 /**
- * `t` with the models of its `final_metrics.extra.unpriced_models` (and its subagent trajectories') redacted by
+ * `t` with the models of its `final_metrics.extra.unpriced_models` and `long_context_unpriced_models`, and its
+ * `notes` that name them (and its subagent trajectories'), redacted by
  * `text`, as its `model_name`s are (tester23b F9): those names come from the usage the index counted, whose
  * models stay as their sources wrote them so that they are priced as `usage` prices them, not from the redacted
  * events.
@@ -288,10 +295,23 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
 const redactUnpricedModels = (t: AtifTrajectory, text: (s: string) => string): AtifTrajectory => {
   const extra = t.final_metrics?.extra
   const names = extra?.unpriced_models
+  const long = extra?.long_context_unpriced_models
+  const each = (v: unknown) => (Array.isArray(v) ? v.map((n) => (typeof n === "string" ? text(n) : n)) : v)
   return {
     ...t,
-    ...(t.final_metrics != null && Array.isArray(names)
-      ? { final_metrics: { ...t.final_metrics, extra: { ...extra, unpriced_models: names.map((n) => (typeof n === "string" ? text(n) : n)) } } }
+    // (session 28) the notes that name them too
+    ...(typeof t.notes === "string" ? { notes: text(t.notes) } : {}),
+    ...(t.final_metrics != null && (Array.isArray(names) || Array.isArray(long))
+      ? {
+        final_metrics: {
+          ...t.final_metrics,
+          extra: {
+            ...extra,
+            ...(Array.isArray(names) ? { unpriced_models: each(names) } : {}),
+            ...(Array.isArray(long) ? { long_context_unpriced_models: each(long) } : {})
+          }
+        }
+      }
       : {}),
     ...(t.subagent_trajectories != null ? { subagent_trajectories: t.subagent_trajectories.map((s) => redactUnpricedModels(s, text)) } : {})
   }

@@ -113,3 +113,30 @@ describe("a response whose prompt is over 200k tokens: the CLI", () => {
     })
   })
 })
+
+describe("a response whose prompt is over 200k tokens: ATIF and show name the model (session 28)", () => {
+  it("export --format atif and show carry the note usage gives", () => {
+    const c = corpus()
+    const index = path.join(c.dir, "index.db")
+    const NOTE =
+      "claude-opus-4-6: 1 response with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates"
+    return Effect.runPromise(c.importAll(index)).then(() => {
+      const a = cli(["export", O, "--format", "atif", "--index", index])
+      expect(a.code, a.stderr).toBe(0)
+      const t = JSON.parse(a.stdout)
+      expect(t.final_metrics.total_cost_usd).toBeUndefined()
+      expect(t.final_metrics.extra.long_context_unpriced_models).toEqual(["claude-opus-4-6"])
+      expect(t.notes).toContain(NOTE.replace("claude-opus-4-6", "\"claude-opus-4-6\""))
+      // the priced session has neither
+      const l = JSON.parse(cli(["export", L, "--format", "atif", "--index", index]).stdout)
+      expect(l.final_metrics.total_cost_usd).toBe(2.7849)
+      expect(l.notes).toBeUndefined()
+      expect(l.final_metrics.extra.long_context_unpriced_models).toBeUndefined()
+      const s = cli(["show", O, "--format", "transcript", "--index", index], { env: { NO_COLOR: "1" } })
+      expect(s.code, s.stderr).toBe(0)
+      expect(s.stdout).toContain(`cost unknown · note: ${NOTE}`)
+      const j = JSON.parse(cli(["show", O, "--format", "events", "--json", "--index", index]).stdout)
+      expect(j.data.session.usage.longContextUnpriced).toEqual([{ model: "claude-opus-4-6", responses: 1 }])
+    })
+  })
+})

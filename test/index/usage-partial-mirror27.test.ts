@@ -149,3 +149,29 @@ describe("an AgentMux run partly in Claude Code's log: the CLI", () => {
     })
   })
 })
+
+describe("an AgentMux run partly in Claude Code's log: ATIF and show say the total was set aside (session 28)", () => {
+  it("export --format atif and show carry usage's note in the AgentMux session", () => {
+    const c = corpus()
+    c.writeLog(1)
+    const index = path.join(c.dir, "index.db")
+    const NOTE = "1 AgentMux run with responses also in Claude Code's own log: the run's stated total_cost_usd overlaps them, so it is not used"
+    return Effect.runPromise(c.importAll(index)).then(() => {
+      const list = JSON.parse(cli(["sessions", "--json", "--index", index]).stdout).data as Array<{ provider: string; sessionUid: string }>
+      const am = list.find((s) => s.provider === "agentmux")!
+      const a = cli(["export", am.sessionUid, "--format", "atif", "--index", index])
+      expect(a.code, a.stderr).toBe(0)
+      const t = JSON.parse(a.stdout)
+      expect(t.final_metrics.total_cost_usd).toBe(0.036)
+      expect(t.final_metrics.extra.runs_set_aside).toBe(1)
+      expect(t.notes).toContain(NOTE)
+      const s = cli(["show", am.sessionUid, "--format", "transcript", "--index", index], { env: { NO_COLOR: "1" } })
+      expect(s.code, s.stderr).toBe(0)
+      expect(s.stdout).toContain(`cost $0.0360`)
+      expect(s.stdout).toContain(`note: ${NOTE}`)
+      const l = cli(["sessions", "--index", index], { env: { NO_COLOR: "1" } })
+      expect(l.code, l.stderr).toBe(0)
+      expect(l.stdout).toContain(`note: ${NOTE}`)
+    })
+  })
+})

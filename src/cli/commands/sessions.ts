@@ -12,7 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
+import { costNotes, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -87,6 +87,8 @@ const render = (
   const longUnpriced = new Map<string | null, number>()
   for (const u of usage.values()) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
+  let setAside = 0
+  for (const u of usage.values()) setAside += u.runsSetAside ?? 0
   const named = [...unpriced].filter(([m]) => m !== null)
   const notes: Array<string> = [
     ...(named.length === 0 ? [] : [
@@ -95,7 +97,9 @@ const render = (
     ...(longUnpriced.size === 0 ? [] : [
       `? cost unknown: ${[...longUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} with a prompt over 200k tokens and no long-context price in the price table (${priceTable}); add "longContext" to its price under "prices" in the config file.`
     ]),
-    ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : [])
+    ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : []),
+    // AgentMux runs partly in Claude Code's log (session 28: said wherever a cost is shown, as `usage` says it)
+    ...(setAside > 0 ? [`note: ${costNotes.setAside(setAside)}`] : [])
   ]
   if (tokens.some((t) => t.startsWith("?"))) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
   if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)

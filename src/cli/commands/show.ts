@@ -69,7 +69,7 @@ export const show = Command.make(
       /** A transcript as the shareable Markdown carries it: through the Redaction service (the output boundary, layers/share.ts). */
       const shareable = (t: Transcript) =>
         Effect.flatMap(shareRuntime, (share) =>
-          Effect.zip(share.shareableTranscript(t), share.shownIds).pipe(
+          Effect.all([share.shareableTranscript(t), share.shownIds, share.shownText] as const).pipe(
             Effect.provide(share.redactionLayer(!o.noRedact, share.loadRedactionPatterns(Option.getOrUndefined(o.config))).pipe(Layer.provide(indexLayer)))
           ))
       if (Option.isSome(o.around)) {
@@ -143,14 +143,29 @@ export const show = Command.make(
       const { events, others, session, usage } = yield* Effect.gen(function*() {
         const loaded = yield* rt.loadSession(o.id)
         const uid = loaded.session.sessionUid
-        const usage = rt.usageView((yield* rt.usageBySession(prices, [uid])).get(uid), (yield* rt.usageElsewhereBySession([uid])).get(uid))
+        const summary = (yield* rt.usageBySession(prices, [uid])).get(uid)
+        // What the cost leaves out or sets aside, named as `usage` names it (docs/usage-and-cost.md): keys only when there are some.
+        const caveats = {
+          ...(summary !== undefined && summary.unpriced.length > 0 ? { unpriced: summary.unpriced } : {}),
+          ...(summary?.longContextUnpriced !== undefined ? { longContextUnpriced: summary.longContextUnpriced } : {}),
+          ...(summary?.runsSetAside !== undefined ? { runsSetAside: summary.runsSetAside } : {})
+        }
+        const usage = { ...rt.usageView(summary, (yield* rt.usageElsewhereBySession([uid])).get(uid)), ...caveats }
         return { ...loaded, usage }
       }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session, others)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
       /** The usage line under the output, the uids of the copies it names as `uid` shows them (a redacted output's: keyed). */
-      const usageText = (uid: (u: string) => string) =>
-        usageLine({ ...usage, countedElsewhere: usage.countedElsewhere?.map((c) => ({ ...c, sessionUid: uid(c.sessionUid) })) }, session)
+      const usageText = (uid: (u: string) => string, model: (m: string) => string = (m) => m) =>
+        usageLine({
+          ...usage,
+          countedElsewhere: usage.countedElsewhere?.map((c) => ({ ...c, sessionUid: uid(c.sessionUid) })),
+          // the models it names come from the index: redacted as the events are in a shareable output
+          ...(usage.unpriced !== undefined ? { unpriced: usage.unpriced.map((u) => ({ ...u, model: u.model === null ? null : model(u.model) })) } : {}),
+          ...(usage.longContextUnpriced !== undefined
+            ? { longContextUnpriced: usage.longContextUnpriced.map((u) => ({ ...u, model: u.model === null ? null : model(u.model) })) }
+            : {})
+        }, session)
       const under = (line: string | null) => (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)
       const withUsage = under(usageText((u) => u))
       /** The usage line as the Markdown carries it: the session ids it names are text a source wrote (inert). */
@@ -163,8 +178,10 @@ export const show = Command.make(
       }
       if (o.format === "markdown") {
         // Markdown is shareable: redacted unless --no-redact (the output boundary, layers/share.ts).
-        const [shared, ids] = yield* shareable(t)
-        if (!o.json) return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), under(markdownLine(usageText(ids.sessionUid))))
+        const [shared, ids, shownText] = yield* shareable(t)
+        if (!o.json) {
+          return yield* writeHumanParts(transcriptMarkdownParts(shared, { local: o.local }), under(markdownLine(usageText(ids.sessionUid, shownText))))
+        }
         return yield* printResult("show", true, shared, () => "")
       }
       yield* printResult("show", o.json, t, () => withUsage(renderTranscriptText(t, { local: o.local })))

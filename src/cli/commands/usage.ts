@@ -12,7 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTokens, humanUsd, NAME_CELL_MAX, notExactText, shownName } from "../../domain/render.js"
+import { costNotes, humanTokens, humanUsd, NAME_CELL_MAX, notExactText, shownName } from "../../domain/render.js"
 import type { TokenCountName } from "../../domain/usage.js"
 import type { UsageReport } from "../../layers/index/queries.js"
 import { queryRuntime } from "../lazy.js"
@@ -54,13 +54,11 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
   for (const n of r.notes) {
     out.push(
       n.kind === "model-not-priced"
-        ? n.model === null
-          ? `note: (no model): ${n.responses} response${n.responses === 1 ? "" : "s"} with tokens but no model and no stated cost: tokens without a cost (no price applies without a model).`
-          : `note: ${shownName(n.model)}: ${n.responses} response${n.responses === 1 ? "" : "s"} without a price (not in the price table): tokens without a cost; add it under "prices" in the config file.`
+        ? `note: ${costNotes.unpriced(n.model, n.responses)}`
         : n.kind === "long-context-not-priced"
-        ? `note: ${n.model === null ? "(no model)" : shownName(n.model)}: ${n.responses} response${n.responses === 1 ? "" : "s"} with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file.`
+        ? `note: ${costNotes.longContext(n.model, n.responses)}`
         : n.kind === "run-total-set-aside"
-        ? `note: ${humanTokens(n.runs)} AgentMux run${n.runs === 1 ? "" : "s"} with responses also in Claude Code's own log: the run's stated total_cost_usd overlaps them, so it is not used; those responses count in the Claude Code session and the run's others are priced from the table.`
+        ? `note: ${costNotes.setAside(n.runs)}`
         : n.kind === "tokens-not-exact"
         ? `note: ? ${notExactText(n.counts)}.`
         : n.kind === "counted-elsewhere"
