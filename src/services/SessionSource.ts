@@ -160,6 +160,15 @@ export interface SessionSourceAdapter {
    */
   readonly sourcePerFile?: boolean | undefined
   /**
+   * Whether a source whose file has no imported prefix to hash (Muse Code: an export, one JSON document) is still
+   * what `cursor` (the resume cursor its import stored) was taken from, told by a digest of the whole document the
+   * cursor binds: the importer asks it of a complete source whose file changed in its times only (a `touch`; the
+   * same size, inode and birth time), and counts it unchanged when true (docs/import.md "Re-import of unchanged
+   * sources"). False when it cannot tell (a cursor of no such digest); fails with the access errors. Absent: such a
+   * source is read again.
+   */
+  readonly unchangedSince?: ((locator: Locator, cursor: string) => Effect.Effect<boolean, IngestError>) | undefined
+  /**
    * True when the provider's source files are never SQLite databases (JSON
    * and JSONL logs): the importer's fingerprint then skips the stat of a
    * `-wal` file beside them (one `lstat` per source on every import). False

@@ -2,15 +2,17 @@
  * A `touch` of an imported source (the same bytes, a new mtime; tester27b F6):
  * the next import counts it unchanged, not "1 imported, 0 events", for the
  * line-log providers (Claude Code, Muse Code native, Muse agents), and writes
- * nothing to the index (docs/import.md "Re-import of unchanged sources"). A
- * Muse Code export (one JSON document, no imported prefix) is read again.
+ * nothing to the index (docs/import.md "Re-import of unchanged sources").
+ * A Muse Code export (one JSON document) too, since session 28: the digest of
+ * the whole document its import stored (in its checkpoint's cursor) is
+ * compared with the file's (it was read again: "1 imported, 0 events").
  */
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { cli } from "../support/run.js"
-import { tempDir } from "../support/paths.js"
+import { fixturesDir, tempDir } from "../support/paths.js"
 import { agentsFixtureCopy, claudeFixtureCopy, museNativeRoot } from "../support/source-roots.js"
 import { nativeSessionPath } from "../../bench/generate/native.js"
 
@@ -47,6 +49,17 @@ const cases: ReadonlyArray<Case> = [
     }
   },
   {
+    name: "Muse Code export",
+    make: () => {
+      const dir = tempDir()
+      const ws = nodePath.join(dir, "ws")
+      fs.mkdirSync(ws)
+      const file = nodePath.join(ws, "orderly.json")
+      fs.copyFileSync(nodePath.join(fixturesDir, "muse-code/export/orderly.json"), file)
+      return { file, args: ["--agents-root", none(dir), "--claude-root", none(dir), "--workspace", ws, file] }
+    }
+  },
+  {
     name: "Muse agents",
     make: () => {
       const a = agentsFixtureCopy()
@@ -76,5 +89,32 @@ describe.each(cases)("a touch of an imported $name source", ({ make }) => {
     expect(fs.statSync(file).mtimeMs).not.toBe(st.mtimeMs)
     expect(run()).toMatchObject({ accepted: 0, unchanged: first.discovered, rejected: 0, events: 0 })
     expect(sha(index)).toBe(before)
+  })
+})
+
+describe("a Muse Code export whose bytes changed, size and inode kept", () => {
+  it("is read again (its digest differs): not counted unchanged", () => {
+    const dir = tempDir()
+    const ws = nodePath.join(dir, "ws")
+    fs.mkdirSync(ws)
+    const file = nodePath.join(ws, "orderly.json")
+    fs.copyFileSync(nodePath.join(fixturesDir, "muse-code/export/orderly.json"), file)
+    const args = ["--agents-root", none(dir), "--claude-root", none(dir), "--workspace", ws, file]
+    const index = nodePath.join(tempDir(), "idx.db")
+    const run = () => {
+      const out = cli(["import", "--index", index, "--json", ...args], { env })
+      expect([0, 8]).toContain(out.code)
+      return JSON.parse(out.stdout).data.sources as { accepted: number; unchanged: number }
+    }
+    expect(run()).toMatchObject({ accepted: 1, unchanged: 0 })
+    // One byte of white space changed in place (a space for a newline, or back): same size, same inode, other bytes.
+    const bytes = fs.readFileSync(file)
+    const at = bytes.indexOf(0x0a)
+    expect(at).toBeGreaterThan(0)
+    bytes[at] = 0x20
+    const fd = fs.openSync(file, "r+")
+    fs.writeSync(fd, bytes, 0, bytes.length, 0)
+    fs.closeSync(fd)
+    expect(run()).toMatchObject({ accepted: 1, unchanged: 0 })
   })
 })

@@ -156,6 +156,17 @@ const withoutChangeTimes = (fingerprint: string): string =>
   fingerprint.replace(/(\d+):[\d.e+-]+:(\d+):([\d.e+-]+):[\d.e+-]+/g, "$1:$2:$3")
 
 /**
+ * Whether a source's fingerprint differs from its checkpoint's in its modification and change times only (its own
+ * file's and its nested logs': the same inode, birth time and size), in the same form (an earlier build's
+ * fingerprint, without change times, has fewer fields: read as changed once).
+ */
+const timesOnlyChanged = (checkpoint: SourceCheckpoint, fingerprint: string | null): fingerprint is string => {
+  if (fingerprint === null || checkpoint.fingerprint === null || checkpoint.fingerprint === fingerprint) return false
+  const fields = (f: string) => f.split(":").length
+  return fields(checkpoint.fingerprint) === fields(fingerprint) && withoutChangeTimes(checkpoint.fingerprint) === withoutChangeTimes(fingerprint)
+}
+
+/**
  * Whether a source's fingerprint differs from its complete checkpoint's in
  * its modification and change times only (its own file's and its nested
  * logs': a `touch`, a `chmod` and back; the same inode, birth time and size), and the
@@ -166,10 +177,7 @@ const withoutChangeTimes = (fingerprint: string): string =>
  * (those bytes could have changed with the mtime set back).
  */
 const wholeImportedChangeTimeOnly = (checkpoint: SourceCheckpoint, fingerprint: string | null): boolean => {
-  if (fingerprint === null || checkpoint.fingerprint === null || checkpoint.prefix === null || checkpoint.fingerprint === fingerprint) return false
-  // The same form (an earlier build's fingerprint, without change times, has fewer fields: read as changed once).
-  const fields = (f: string) => f.split(":").length
-  if (fields(checkpoint.fingerprint) !== fields(fingerprint) || withoutChangeTimes(checkpoint.fingerprint) !== withoutChangeTimes(fingerprint)) return false
+  if (checkpoint.prefix === null || !timesOnlyChanged(checkpoint, fingerprint)) return false
   const now = fingerprintFields(fingerprint)
   if (now.main === null || bindingLength(checkpoint.prefix) !== Number(now.main.split(":")[0])) return false
   for (const [name, stat] of now.parts) {
@@ -611,6 +619,15 @@ const make = Effect.gen(function*() {
         // run hashes them again). Any other answer (a byte changed, a read failed) takes the path below.
         const same = yield* Effect.either(changedPrefix(access, checkpoint, locator, fingerprint, parts, new PrefixDigests(access), hooks.trustedPrefix))
         if (same._tag === "Right" && same.right === undefined) return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
+      }
+      if (
+        checkpoint?.status === "complete" && checkpoint.prefix === null && checkpoint.cursor !== null && adapter.unchangedSince !== undefined &&
+        timesOnlyChanged(checkpoint, fingerprint)
+      ) {
+        // No imported prefix to hash (a Muse Code export, one JSON document): the digest of the whole document its
+        // cursor binds tells, without a write (session 28). Any other answer (other bytes, a read failed) takes the path below.
+        const same = yield* Effect.either(adapter.unchangedSince(locator, checkpoint.cursor))
+        if (same._tag === "Right" && same.right) return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
       }
       // Shorter since discovery (same inode): rejected (below, as a failed read); grown or replaced: the next run takes it again.
       const drift = sinceDiscovery(discovered, fingerprint)

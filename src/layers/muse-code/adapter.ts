@@ -19,7 +19,7 @@ import { provider } from "./provider.js"
 import { DiscoveryBudget, defaultDiscoveryBudget } from "../../services/DiscoveryBudget.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverNative } from "./discovery.js"
-import { inspectExport, streamExport } from "./export-source.js"
+import { exportUnchangedSince, inspectExport, streamExport } from "./export-source.js"
 import { SESSION_LOG_NAME } from "../../domain/muse-code/native.js"
 import { inspectNative, NATIVE_CLASS, nestedLogPaths, streamNative, streamNativeAtOnce } from "./native-source.js"
 
@@ -91,6 +91,9 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
       locatorClassOf: (path) => (nodePath.basename(path) === SESSION_LOG_NAME ? NATIVE_CLASS : "manual-export"),
       parts: (locator) =>
         locator.locatorClass === "muse-native-session-log" ? nestedLogPaths(deps.access, locator.path) : Effect.succeed([]),
+      // An export (one JSON document, no imported prefix): its cursor binds a digest of the whole document.
+      unchangedSince: (locator, cursor) =>
+        locator.locatorClass === "manual-export" ? exportUnchangedSince(deps, locator.path, cursor) : Effect.succeed(false),
       sourcePerFile: true,
       noWal: true
     }

@@ -56,6 +56,22 @@ export const loadExport = (deps: ExportDeps, path: string): Effect.Effect<Loaded
     return { path: file.path, sourceId, digest, decoded }
   })
 
+/**
+ * Whether the export at `path` is still the document `cursor` (a cursor of one of its events, as an import stored
+ * it) was taken from: the digest of the whole document the cursor binds (`h`, the first 32 hex digits of its
+ * sha256) is that of the file's bytes now (session 28: an export touched, its bytes the same, is unchanged, not
+ * read again). One read of the file (under `maxDocumentBytes`), no decode. False for a cursor that is not one of
+ * this export's (another source's, a token of an earlier build); fails with the access errors.
+ */
+export const exportUnchangedSince = (deps: ExportDeps, path: string, cursor: string): Effect.Effect<boolean, IngestError> =>
+  Effect.gen(function*() {
+    const file = yield* deps.access.authorizeFile(path, deps.policy.workspaceRoots)
+    const state = decodeCursor(cursor, makeSourceId("muse-code", "manual-export", file.path))
+    if (state._tag === "Left" || typeof state.right.h !== "string") return false
+    const bytes = yield* deps.access.readWhole(file, deps.limits.maxDocumentBytes)
+    return sha256Hex(bytes).slice(0, 32) === state.right.h
+  })
+
 /** `inspect` of an export: `provisional` when `session_terminated_abnormally` is true, else `complete`. */
 export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Inspection, IngestError> =>
   Effect.map(loadExport(deps, path), ({ decoded, path: real, sourceId }) => {
