@@ -9,8 +9,8 @@
  * non-delta lines inside runs of deltas, malformed lines that start like a
  * delta, ids that are escaped, empty, unterminated or not ASCII, lines longer
  * than the record limit, missing parts and an unterminated last line; on the
- * text path, runs of one session's deltas are taken in one pattern match
- * (`cachedDeltaRun`), checked against lines that only look like the run's.
+ * text path, runs of one session's deltas are taken by one pattern matched line after line
+ * (`cachedDeltaLine`), checked against lines that only look like the run's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -117,7 +117,7 @@ const hostile = (kind: number, sid: number, pad: number, i: number): Buffer => {
       return b(delta(s, "L".repeat(PART_SIZE + pad * 30)))
     case 18: // a delta whose key is the line's last bytes (no value), after a real key
       return b(`${PREFIX},"session_id":"${s}","x":"session_id":"`)
-    // Runs of one session's deltas are taken in one match on the text path (`cachedDeltaRun`): lines that
+    // Runs of one session's deltas are taken by one pattern a line on the text path (`cachedDeltaLine`): lines that
     // look like the run's next delta but whose last key is another, or whose id only matches as a pattern.
     case 20: // the key at the prefix's closing quote, with the run's id and with another
       return b(i % 3 === 0 ? delta(s, q) : `${PREFIX}session_id":"${s}${i % 3 === 1 ? "" : "-p"}"}`)
@@ -242,7 +242,7 @@ describe("a range scanned over its bytes is the range scanned over its latin1 te
 
 const PATTERN = Buffer.from(Array.from({ length: 5 * PART_SIZE }, (_, i) => (i * 7 + 3) & 0xff))
 
-describe("a rescan's runs of one session's deltas (taken in one match on the text path)", () => {
+describe("a rescan's runs of one session's deltas (taken by one pattern a line on the text path)", () => {
   it("go on while each line's last key names the run's session, and stop at a line whose last key names another", () => {
     const lines = [
       b(delta("S-1", "a")), // 0: S-1

@@ -285,20 +285,20 @@ const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$
 
 /**
  * A sticky pattern over latin1 text (see {@link isStreamEventText}) that
- * matches, from where it is set, one or more whole lines (each with its
- * `\n`) that are streaming deltas whose session id
- * {@link streamEventSessionIdText} answers from a cache whose last id's
- * text is `raw`: a line that starts with the delta's first bytes, whose last
- * `"session_id":"` key (none starts after it, nor at its value's opening
- * quote) is followed by `raw` and a quote. A rescan's run of one session's
- * deltas is taken in one match, not line by line (issue 13).
+ * matches, from where it is set, one whole line (with its `\n`) that is a
+ * streaming delta whose session id {@link streamEventSessionIdText} answers
+ * from a cache whose last id's text is `raw`: a line that starts with the
+ * delta's first bytes, whose last `"session_id":"` key (none starts after it,
+ * nor at its value's opening quote) is followed by `raw` and a quote. A
+ * rescan's run of one session's deltas is taken by matching it line after
+ * line, without the per-line functions (issue 13).
  */
-export const cachedDeltaRun = (raw: string): RegExp => {
+export const cachedDeltaLine = (raw: string): RegExp => {
   const key = escapeRegExp(SESSION_KEY_TEXT)
   const prefix = escapeRegExp(STREAM_EVENT_PREFIX_TEXT.slice(0, -1))
   // The key may start at the prefix's closing quote (`(?=")`), as `lastIndexOf` finds it there.
   return new RegExp(
-    `(?:${prefix}(?=")[^\\n]*${escapeRegExp(SESSION_KEY_TEXT.slice(0, -1))}(?!${key})"${escapeRegExp(raw)}(?=")(?:(?!${key})[^\\n])*\\n)+`,
+    `${prefix}(?=")[^\\n]*${escapeRegExp(SESSION_KEY_TEXT.slice(0, -1))}(?!${key})"${escapeRegExp(raw)}(?=")(?:(?!${key})[^\\n])*\\n`,
     "y"
   )
 }

@@ -77,7 +77,7 @@ interface Open {
   /** The stored text of each zone read by `load`, by `store\0zone`: a commit skips zones whose text is unchanged. */
   readonly loaded: Map<string, string>
   /** The report row read by `load` (its `scans` digest and body), by `store\0prefix`: a commit skips an unchanged one. */
-  readonly loadedReports: Map<string, string>
+  readonly loadedReports: Map<string, StoredReport>
 }
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
@@ -163,7 +163,7 @@ const operations = (
             row.body_digest === sha256(row.body)
           ? { scans: row.scans, body: row.body }
           : null
-        if (report !== null) loadedReports.set(key(store, prefix), `${report.scans}\u0000${report.body}`)
+        if (report !== null) loadedReports.set(key(store, prefix), report)
         return { scans, untrusted, digest: scansDigest(texts), report } satisfies StoredScans
       }, unavailable(path))
     ),
@@ -175,7 +175,9 @@ const operations = (
         // Without a report the saved one is left as it is: it names the scans it came from, so it is not
         // used once they change.
         const reportScans = report === undefined ? undefined : scansDigest(texts)
-        const saveReport = report === undefined || loadedReports.get(key(store, prefix)) === `${reportScans}\u0000${report}`
+        // Compared field by field: the digest first, and no joined copy of a body of ~100 KB made to compare it.
+        const was = loadedReports.get(key(store, prefix))
+        const saveReport = report === undefined || (was !== undefined && was.scans === reportScans && was.body === report)
           ? undefined
           : db.prepare(
             "INSERT OR REPLACE INTO agentmux_report (store, prefix, scans, body, body_digest, updated_ms) VALUES (?, ?, ?, ?, ?, ?)"
@@ -205,7 +207,7 @@ const operations = (
           throw e
         }
         for (const [zone, text] of texts) loaded.set(key(store, zone), text)
-        if (report !== undefined) loadedReports.set(key(store, prefix), `${reportScans}\u0000${report}`)
+        if (report !== undefined) loadedReports.set(key(store, prefix), { scans: reportScans!, body: report })
       }, unavailable(path))
     )
 })

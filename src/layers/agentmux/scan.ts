@@ -364,7 +364,7 @@ export const scanAgent = (
 type ReportItem = readonly [sessionId: string, lastMs: number | null, rank: number, end: number, saved: unknown]
 
 /** An item with its saved JSON text (null: derived now, not yet written) and its entry. */
-interface Kept {
+export interface Kept {
   readonly item: ReportItem
   readonly text: string | null
   readonly entry: unknown
@@ -448,8 +448,35 @@ const reportItems = (
   for (const z of zones) for (const sid of z.changed) changed.add(sid)
   if (changed.size === 0) return saved
   const items = saved.filter((k) => !changed.has(k.item[0]))
-  for (const s of sessionsOf(zones, undefined, changed)) items.push(itemOf(spec, s))
-  return items.sort(byItemActivity)
+  const derived = sessionsOf(zones, undefined, changed).map((s) => itemOf(spec, s))
+  return withItems(items, derived)
+}
+
+/**
+ * `kept` and `added` in {@link byItemActivity}'s order, as `[...kept, ...added].sort(byItemActivity)` (a stable
+ * sort) orders them: when `kept` is already in that order (a saved report is written sorted), each added item is
+ * put after the last item that does not sort after it (a binary search), so a rescan that changed a few sessions
+ * compares a few items rather than sorting the ~350 again; else the whole sort.
+ */
+export const withItems = (kept: Array<Kept>, added: ReadonlyArray<Kept>): Array<Kept> => {
+  for (let i = 1; i < kept.length; i++) {
+    if (byItemActivity(kept[i - 1], kept[i]) > 0) return [...kept, ...added].sort(byItemActivity)
+  }
+  // `added` sorted among itself first (stably), so that equal added items keep their order, after equal kept ones.
+  const out = kept
+  let from = 0
+  for (const k of [...added].sort(byItemActivity)) {
+    let lo = from
+    let hi = out.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (byItemActivity(out[mid], k) <= 0) lo = mid + 1
+      else hi = mid
+    }
+    out.splice(lo, 0, k)
+    from = lo + 1
+  }
+  return out
 }
 
 const scanWith = (
