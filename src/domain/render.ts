@@ -307,8 +307,9 @@ export const inertMessage = (text: string): string => {
 /**
  * A shareable Markdown document's title line (`show`/`transcript --format markdown`, MCP's `session://`
  * resources): `# ` and the title on one line ({@link oneLineField}), made inert as the document's message text is
- * ({@link inertMarkdown}: no tag that loads or runs something, no image, no heading of its own), so that a
- * renderer that passes HTML through runs nothing from a session's first prompt (tester23b F6). Pure.
+ * ({@link inertMessage}: no HTML at all, written as text (`&lt;div onmouseover=…`), no image, no unsafe link, no
+ * heading of its own), so that a renderer that passes HTML through runs nothing from a session's first prompt
+ * (tester23b F6; session 28, tester28a F5: a tag with an event handler or a `javascript:` href was kept). Pure.
  */
 export const markdownTitle = (title: string): string => `# ${markdownField(title)}`
 
@@ -317,7 +318,10 @@ export const markdownTitle = (title: string): string => `# ${markdownField(title
  * ({@link oneLineField}) and inert as {@link markdownTitle} makes the title (a model name or a workspace is text a
  * session's source wrote). Pure.
  */
-export const markdownField = (value: string): string => inertMarkdown(oneLineField(value))
+export const markdownField = (value: string): string => {
+  const s = oneLineField(value)
+  return /[#!<]|\]\(/.test(s) ? inertLines(s, ANY_HTML).text : s
+}
 
 const blockMarkdown = (b: TranscriptBlock): string => {
   switch (b.type) {

@@ -231,6 +231,12 @@ export interface UsageGroup {
   /** Runs whose stated total is set aside ({@link UsageRow.setAside}): counted in no total, only said (`runsSetAside`). */
   readonly setAside: boolean
   readonly rows: number
+  /**
+   * The rows that report some tokens (input, output, cache read or cache write over 0): a model without a price
+   * leaves this many responses unpriced (a response with no tokens costs 0 whatever its model; session 28,
+   * tester28a F12: a zero-token `<synthetic>` response was counted as one "with tokens but no model").
+   */
+  readonly tokenRows: number
   readonly inputTokens: number | null
   readonly outputTokens: number | null
   readonly cacheReadTokens: number | null
@@ -239,6 +245,8 @@ export interface UsageGroup {
   readonly cacheWrite1hTokens: number | null
   readonly costUsd: number | null
 }
+
+const hasTokens = (u: TokenUsage) => (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > 0
 
 const add = (a: number | null, b: number | null): number | null => (b === null ? a : (a ?? 0) + b)
 
@@ -273,6 +281,7 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
         longContext,
         setAside,
         rows: 0,
+        tokenRows: 0,
         inputTokens: null,
         outputTokens: null,
         cacheReadTokens: null,
@@ -283,6 +292,7 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
       groups.set(k, g)
     }
     g.rows++
+    if (hasTokens(r.usage)) g.tokenRows++
     g.inputTokens = add(g.inputTokens, r.usage.inputTokens)
     g.outputTokens = add(g.outputTokens, r.usage.outputTokens)
     g.cacheReadTokens = add(g.cacheReadTokens, r.usage.cacheReadTokens)
@@ -357,7 +367,6 @@ export const roundUsd = (x: number): number => {
   return Number.isFinite(y) ? y : x
 }
 
-const hasTokens = (u: TokenUsage) => (u.inputTokens ?? 0) + (u.outputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > 0
 
 /**
  * Totals of groups by their `group` (see the module's rules), priced with
@@ -417,12 +426,12 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
     } else if (g.kind === "response" ? !g.covered : !g.hasResponses) {
       if (!hasTokens(g)) continue
       const price = prices === null ? undefined : priceOf(prices, g.model)
-      if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.rows)
+      if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.tokenRows)
       else if (!g.longContext) a.cost += costAt(price, g)
       else {
         // A prompt over 200k tokens: the model's long-context rates, else unknown (never the standard rates).
         const long = longContextOf(price)
-        if (long === undefined) a.longContextUnpriced.set(g.model, (a.longContextUnpriced.get(g.model) ?? 0) + g.rows)
+        if (long === undefined) a.longContextUnpriced.set(g.model, (a.longContextUnpriced.get(g.model) ?? 0) + g.tokenRows)
         else a.cost += costAt(long, g)
       }
     }

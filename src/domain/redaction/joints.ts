@@ -22,6 +22,14 @@ import { MARKER_AT_END } from "./clipped.js"
  */
 const WORD_GOES_ON = /^(?:[A-Za-z0-9_\-+/=~%]|\.(?=[A-Za-z0-9_\-+/=~%]))+/
 
+/**
+ * Whether a word the next text starts with looks like the rest of a token cut at the joint, not a word of its own: it
+ * holds a digit or token punctuation (`_-+/=~%.`), a capital after a small letter, three capitals or more, or twenty
+ * letters or more. An ordinary word ("Done", "thanks", "OK", "exactly") is the next text's own (session 28, tester28a
+ * F1: an assistant message ending in an email, then one starting "Done now", lost "Done" in every redacted output).
+ */
+const TOKEN_REST = /[0-9_\-+/=~%.]|[a-z][A-Z]|(?:[^A-Z]*[A-Z]){3}|^[A-Za-z]{20}/
+
 /** How far on each side of a joint the window reaches (characters): a secret's rules read at most a line or so around it. */
 export const JOINT_WINDOW = 1024
 
@@ -47,14 +55,16 @@ export const sameResponseText = (a: SessionEvent, b: SessionEvent): boolean =>
  * sides of the joint (a secret cut in two), the changed span (from its first changed character to its last)
  * becomes the end of `a` and `b` keeps what follows it. A change on one side only (the other side's text gave it
  * context: "the password is " + "hunter2") is applied on that side. When `a` already ends with a marker (its own
- * redaction took the first half of a secret) and `b` goes on with the same word, that word's rest goes too.
+ * redaction took the first half of a secret) and `b` goes on with the same word, that word's rest goes too, when it
+ * looks like a token's rest ({@link TOKEN_REST}); an ordinary word stays.
  * Unchanged: answered as given (same strings).
  */
 export const redactJoint = (redact: (s: string) => string, a: string, b0: string): readonly [string, string] => {
   // A first text that ends with a marker (its own redaction took a secret that reached its end: `export
   // API_TOKEN=ghp_…`, `your token is ghp_…`) and a second that goes on with the same word: the word's rest is the
   // secret's rest (joined, the rule would have taken it), so it goes with it.
-  const goesOn = MARKER_AT_END.test(a) ? WORD_GOES_ON.exec(b0) : null
+  const word = MARKER_AT_END.test(a) ? WORD_GOES_ON.exec(b0) : null
+  const goesOn = word !== null && TOKEN_REST.test(word[0]) ? word : null
   const b = goesOn === null ? b0 : b0.slice(goesOn[0].length)
   // The window starts at a line's start (else after white space) and ends at a line's end (else before white space):
   // a rule never sees a word cut by the window's own edge.

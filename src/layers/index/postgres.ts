@@ -1153,6 +1153,7 @@ const make = (
         long_context: boolean
         set_aside: boolean
         n: number
+        token_rows: number
         input_tokens: number | null
         output_tokens: number | null
         cache_read_tokens: number | null
@@ -1161,6 +1162,7 @@ const make = (
         cost_usd: number | null
       }>`
         SELECT group_key, kind, model, covered, has_responses, stated, long_context, set_aside, count(*)::int AS n,
+          (count(*) FILTER (WHERE (coalesce(input_tokens, 0) > 0 OR coalesce(output_tokens, 0) > 0 OR coalesce(cache_read_tokens, 0) > 0 OR coalesce(cache_write_tokens, 0) > 0)))::int AS token_rows,
           sum(input_tokens)::float8 AS input_tokens, sum(output_tokens)::float8 AS output_tokens,
           sum(cache_read_tokens)::float8 AS cache_read_tokens, sum(cache_write_tokens)::float8 AS cache_write_tokens,
           sum(cache_write_1h_tokens)::float8 AS cache_write_1h_tokens, sum(cost_usd)::float8 AS cost_usd
@@ -1204,6 +1206,7 @@ const make = (
             longContext: r.long_context,
             setAside: r.set_aside,
             rows: r.n,
+            tokenRows: r.token_rows,
             inputTokens: r.input_tokens,
             outputTokens: r.output_tokens,
             cacheReadTokens: r.cache_read_tokens,

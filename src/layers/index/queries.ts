@@ -377,6 +377,12 @@ export interface UsageReportRow extends UsageView {
   readonly key: string | null
   readonly responses: number
   readonly unpriced: UsageSummary["unpriced"]
+  /**
+   * Models the table prices without long-context rates, with how many of the row's responses have a prompt over
+   * 200k tokens (their cost unknown, so `costUsd` is null): only when there are some (session 28, tester28a F6: such
+   * a row said `costUsd: null, unpriced: []`, with no reason on the row).
+   */
+  readonly longContextUnpriced?: UsageSummary["longContextUnpriced"]
   readonly sessionUid?: string
   readonly provider?: string
   readonly title?: string | null
@@ -448,7 +454,8 @@ export const usageReport = (
     const elsewhereOf = new Map<string, Array<CountedElsewhere>>()
     for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { provider: e.countedInProvider, sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
     const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
-      if (filter.by !== "session") return { key, ...usageView(s), responses: s.responses, unpriced: s.unpriced }
+      const longContext = s.longContextUnpriced !== undefined ? { longContextUnpriced: s.longContextUnpriced } : {}
+      if (filter.by !== "session") return { key, ...usageView(s), responses: s.responses, unpriced: s.unpriced, ...longContext }
       const ss = key === null ? undefined : sessions.get(key)
       const { countedElsewhere, ...view } = usageView(s, key === null ? [] : elsewhereOf.get(key))
       return {
@@ -456,6 +463,7 @@ export const usageReport = (
         ...view,
         responses: s.responses,
         unpriced: s.unpriced,
+        ...longContext,
         sessionUid: key ?? "",
         provider: ss?.provider ?? "",
         title: ss?.title ?? null,

@@ -1208,6 +1208,7 @@ const make = (
         long_context: number
         set_aside: number
         n: number
+        token_rows: number
         input_tokens: number | null
         output_tokens: number | null
         cache_read_tokens: number | null
@@ -1227,7 +1228,7 @@ const make = (
           u.cost_usd IS NOT NULL AS stated,
           (u.kind = 'response' AND coalesce(u.input_tokens, 0) + coalesce(u.cache_read_tokens, 0) + coalesce(u.cache_write_tokens, 0) > ${sql.unsafe(String(LONG_CONTEXT_THRESHOLD))}) AS long_context,
           (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
-          count(*) AS n, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
+          count(*) AS n, sum((coalesce(u.input_tokens, 0) > 0 OR coalesce(u.output_tokens, 0) > 0 OR coalesce(u.cache_read_tokens, 0) > 0 OR coalesce(u.cache_write_tokens, 0) > 0)) AS token_rows, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
         FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
           JOIN sources s ON s.source_key = u.source_key AND s.generation = u.generation
           JOIN sessions ss ON ss.session_uid = u.session_uid AND ss.generation = u.generation
@@ -1248,6 +1249,7 @@ const make = (
             longContext: r.long_context === 1,
             setAside: r.set_aside === 1,
             rows: r.n,
+            tokenRows: r.token_rows,
             inputTokens: r.input_tokens,
             outputTokens: r.output_tokens,
             cacheReadTokens: r.cache_read_tokens,
