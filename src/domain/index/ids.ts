@@ -32,6 +32,16 @@ export const eventUidBytes = (provider: string, sourceId: string, sessionId: str
   sha256Bytes(`${provider}\u0000${sourceId}\u0000${sessionId}\u0000${eventId}`).subarray(0, 16)
 
 /**
+ * {@link eventUidBytes} written into `into` at byte `at` (16 bytes): the same
+ * value, without a `Buffer` view made per event (a parse worker writes a
+ * batch's uids into one buffer; issue 13, first import).
+ */
+export const eventUidInto = (into: Uint8Array, at: number, provider: string, sourceId: string, sessionId: string, eventId: string): void => {
+  const digest = sha256Bytes(`${provider}\u0000${sourceId}\u0000${sessionId}\u0000${eventId}`)
+  for (let i = 0; i < 16; i++) into[at + i] = digest[i]
+}
+
+/**
  * The key a source's checkpoint is kept under: provider, locator class, path
  * (as resolved by the importer) and selectors, and, in an index shared by
  * several machines (PostgreSQL), the machine the path is on. Known before the

@@ -23,7 +23,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { MalformedSource } from "../errors.js"
 import { at, isRecord, str } from "../json.js"
-import { type ChildLink, CONTRACT_VERSION, type LocatorClass, type ParentLink, type SessionEvent } from "../model.js"
+import { type ChildLink, CONTRACT_VERSION, type LocatorClass, type ParentLink, type RawReference, type SessionEvent } from "../model.js"
+import type { Mutable } from "effect/Types"
 import { normalizeTimestamp } from "../timestamps.js"
 
 /** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
@@ -259,6 +260,14 @@ export const mapRecordEnvelope = (
   Object.assign(native, ctx.provenance)
 
   const model = firstString(at(record, "model_id"), at(payload, "model_id")) ?? null
+  // Keys assigned in this order (the JSON is the same as spreading `{ offset }` and `{ childIndex }`), without a
+  // temporary object per event (issue 13, first import).
+  const rawReference: Mutable<RawReference> = {
+    locatorClass: ctx.locatorClass,
+    sequence: ctx.sequence
+  }
+  if (ctx.offset !== undefined) rawReference.offset = ctx.offset
+  if (ctx.childIndex !== undefined) rawReference.childIndex = ctx.childIndex
   return Either.right({
     contractVersion: CONTRACT_VERSION,
     provider: "muse-code",
@@ -274,12 +283,7 @@ export const mapRecordEnvelope = (
     occurredAt,
     text: summarize(kind, payload),
     cursor: ctx.cursor,
-    rawReference: {
-      locatorClass: ctx.locatorClass,
-      sequence: ctx.sequence,
-      ...(ctx.offset !== undefined ? { offset: ctx.offset } : {}),
-      ...(ctx.childIndex !== undefined ? { childIndex: ctx.childIndex } : {})
-    },
+    rawReference,
     extensions: { "native.muse": native },
     toolInput: null,
     isError: null,

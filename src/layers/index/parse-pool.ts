@@ -121,12 +121,18 @@ export const headColumnsOf = (events: ReadonlyArray<EventHead>, table: StringTab
   const eventIds = new Array<string>(n)
   const occurredAts = new Array<string | null>(n)
   const cursors = new Array<string>(n)
+  // A source's events share their provider, source id and session id (most often the same strings): looked up
+  // again only when one changes.
+  let provider = "", providerId = -1, sourceId = "", sourceIdId = -1, sessionId = "", sessionIdId = -1
   for (let i = 0; i < n; i++) {
     const e = events[i]
     const w = i * HEAD_WORDS
-    words[w] = table.idOf(e.provider)
-    words[w + 1] = table.idOf(e.sourceId)
-    words[w + 2] = table.idOf(e.sessionId)
+    if (providerId < 0 || e.provider !== provider) providerId = table.idOf(provider = e.provider)
+    if (sourceIdId < 0 || e.sourceId !== sourceId) sourceIdId = table.idOf(sourceId = e.sourceId)
+    if (sessionIdId < 0 || e.sessionId !== sessionId) sessionIdId = table.idOf(sessionId = e.sessionId)
+    words[w] = providerId
+    words[w + 1] = sourceIdId
+    words[w + 2] = sessionIdId
     words[w + 3] = table.idOf(e.kind)
     words[w + 4] = table.idOf(e.role)
     sequences[i] = e.sequence

@@ -10,11 +10,45 @@ import type { Diagnostic } from "../../domain/model.js"
 import type { SessionSourcesShape } from "../../services/SessionSource.js"
 import type { SourceAccessShape } from "../../services/SourceAccess.js"
 import { batchEnds, batchesOf, bindBatch, fingerprintOf } from "./importer.js"
-import { headColumnsOf, type ParseAnswer, type ParseRequest, preparedColumnsOf, ShapeTable, StringTable } from "./parse-pool.js"
+import type { SessionEvent } from "../../domain/model.js"
+import { eventUidInto } from "../../domain/index/ids.js"
+import { ftsText, searchableText } from "../../domain/search/text.js"
+import { usageRowOf } from "../../domain/usage.js"
+import { headColumnsOf, type ParseAnswer, type ParseRequest, type PreparedColumns, ShapeTable, StringTable } from "./parse-pool.js"
 import { PrefixDigests } from "./prefix.js"
-import { preparedRowOf } from "./sqlite-writer.js"
+import { INDEX_LEAN, leanEvent } from "./rows.js"
 
 const FALLBACK: ParseAnswer = { _tag: "fallback" }
+
+/**
+ * The {@link PreparedColumns} of `events`, their shapes entered into
+ * `table`: what `preparedColumnsOf(events.map(preparedRowOf), table)` gives
+ * (the same functions, in the same order: `leanEvent`, the event uid,
+ * `searchableText`, `ftsText`, `usageRowOf`), written into the columns
+ * directly, without a `PreparedRow` and a uid `Buffer` per event (issue 13,
+ * first import; `test/index/parse-columns.test.ts` compares the two).
+ */
+export const preparedColumnsOfEvents = (events: ReadonlyArray<SessionEvent>, table: ShapeTable): PreparedColumns => {
+  const n = events.length
+  const uids = new Uint8Array(n * 16)
+  const shapes = new Int32Array(n)
+  const bodies = new Array<string>(n)
+  const texts = new Array<string>(n)
+  const inputs = new Array<string>(n)
+  const usages = new Array<PreparedColumns["usages"][number]>(n)
+  for (let i = 0; i < n; i++) {
+    const e = events[i]
+    const lean = leanEvent(e, INDEX_LEAN)
+    const t = searchableText(e)
+    eventUidInto(uids, i * 16, e.provider, e.sourceId, e.sessionId, e.eventId)
+    shapes[i] = table.idOf(lean === null ? null : lean.shape)
+    bodies[i] = lean === null ? JSON.stringify(e) : lean.body
+    texts[i] = ftsText(t.text)
+    inputs[i] = ftsText(t.input)
+    usages[i] = usageRowOf(e)
+  }
+  return { uids, shapes, bodies, texts, inputs, usages }
+}
 
 /**
  * What the importer does in process for a new small source before it writes
@@ -62,7 +96,7 @@ export const parseWhole = (
         events: headColumnsOf(events, words),
         resumeCursor,
         prefix,
-        prepared: preparedColumnsOf(events.map(preparedRowOf), shapes)
+        prepared: preparedColumnsOfEvents(events, shapes)
       })
     }
     // Events of nested logs (none are expected without parts): the main thread binds those.

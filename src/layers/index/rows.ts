@@ -722,7 +722,8 @@ const T = {
   ref: 0,
   refPath: 1,
   key: 2,
-  nul: 3,
+  /** A top-level key whose value is null (one token, not a key's then a null's). */
+  keyNull: 3,
   extensions: 4,
   ns: 5,
   raw: 6,
@@ -932,15 +933,16 @@ const leanCore = (
   }
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]
-    node = step(node, T.key, k)
     // One lookup for what a key is (a stream or column key, `extensions`, an object key, a word key), not one per set.
     const role = KEY_ROLES.get(k)
-    if (role === ROLE_SKIP) continue
     const v = evValues[i]
-    if (v === null) {
-      node = step(node, T.nul, "")
+    // A null value's key is one token (`keyNull`: a key, then null), not two: a dozen fewer steps an event.
+    if (v === null && role !== ROLE_SKIP) {
+      node = step(node, T.keyNull, k)
       continue
     }
+    node = step(node, T.key, k)
+    if (role === ROLE_SKIP) continue
     if (refs !== undefined && refs[k] !== undefined) continue
     if (role === ROLE_EXTENSIONS && isPlain(v)) {
       const spaces = entriesOf(v)
