@@ -17,6 +17,8 @@ import { descriptorOf } from "../provider.js"
 import { provider } from "./provider.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverAgents } from "./discover.js"
+import { streamWorkers } from "../stream-pool.js"
+import { streamTranscriptNdjson } from "./stream-workers.js"
 import { type AgentsDeps, inspectTranscript, streamTranscript, transcriptOf } from "./source.js"
 
 /** The descriptor of `muse-agents`, from its provider module (`./provider.ts`). */
@@ -43,6 +45,7 @@ export const makeWith = (
       discover: () => discoverAgents(deps),
       inspect: (locator) => inspectTranscript(deps, locator),
       stream: (locator, options) => streamTranscript(deps, locator, options),
+      streamNdjson: (locator, options) => streamTranscriptNdjson(deps, locator, options, streamWorkers()),
       transcript: (locator) => transcriptOf(deps, locator),
       // One transcript file is one source; its key also carries the session id read from its header.
       sourcePerFile: true,
