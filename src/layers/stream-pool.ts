@@ -18,7 +18,6 @@
  * @module
  */
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as NodeWorker from "@effect/platform-node/NodeWorker"
 import * as Transferable from "@effect/platform/Transferable"
@@ -144,22 +143,11 @@ export interface BatchAnswer {
 
 /**
  * A source whose bytes left to stream are fewer than this is streamed in the
- * main thread: starting a worker (it loads the library: ~0.1-0.2 s of CPU)
- * costs more than it saves below it (measured, docs/benchmarks.md, session 28).
+ * main thread: starting two workers and their code's warm-up cost about 0.8 s
+ * of processor time (a 20 MB transcript: 1.8 s against 1.0 s in one thread,
+ * session 28), more than they could save below it.
  */
-export const STREAM_WORKER_MIN_BYTES = 16 * 1024 * 1024
-
-/**
- * How many stream workers `stream` starts for a large source:
- * `SESSION_INGEST_STREAM_WORKERS` when set (0: none, all in the main thread),
- * else 2 on a machine of 2 cores or more (the main thread reads and writes,
- * two workers share the rest), else none.
- */
-export const streamWorkers = (env: Readonly<Record<string, string | undefined>> = process.env): number => {
-  const set = env.SESSION_INGEST_STREAM_WORKERS
-  if (set !== undefined && /^[0-9]+$/.test(set)) return Math.min(8, Number(set))
-  return os.availableParallelism() >= 2 ? 2 : 0
-}
+export const STREAM_WORKER_MIN_BYTES = 64 * 1024 * 1024
 
 /**
  * The worker's entry: beside the bundle (`dist/stream-worker.cjs`) when this

@@ -138,8 +138,8 @@ export interface SessionSourceAdapter {
    * the NDJSON bytes of {@link SessionSourceAdapter.stream}'s events with
    * `textBytes`, encoded as the full stream encodes them (`encodeNdjson`,
    * `src/layers/ndjson.ts`), made on stream workers
-   * (`src/layers/stream-pool.ts`: `SESSION_INGEST_STREAM_WORKERS`, default 2
-   * on 2 cores or more), as leases of bytes in order, then the warnings to
+   * (`src/layers/stream-pool.ts`: `SESSION_INGEST_STREAM_WORKERS`, default 0:
+   * none), as leases of bytes in order, then the warnings to
    * `onWarning` as `stream` says them, the same errors after the same bytes;
    * `undefined` when the source is streamed in the caller's thread (smaller
    * than `STREAM_WORKER_MIN_BYTES`, or no workers): then `stream` it. Fails

@@ -92,8 +92,9 @@ export const streamTranscriptNdjson = (
   workers: number,
   minBytes: number = STREAM_WORKER_MIN_BYTES
 ): Effect.Effect<Stream.Stream<NdjsonLease, IngestError> | undefined, IngestError> =>
-  Effect.map(authorizeTranscript(deps, locator), (file) =>
-    workers < 1 || file.stat.size < minBytes
+  // No workers: nothing more is done (no second authorization) and the caller streams in its thread.
+  workers < 1 ? Effect.succeed(undefined) : Effect.map(authorizeTranscript(deps, locator), (file) =>
+    file.stat.size < minBytes
       ? undefined
       : Stream.unwrapScoped(Effect.gen(function*() {
         const t = yield* openTranscript(deps, locator, { ...options, textBytes: true })
