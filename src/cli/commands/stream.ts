@@ -8,9 +8,10 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type { Diagnostic } from "../../domain/model.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
-import { writeNdjson, writeNdjsonLines, writeStderr } from "../output.js"
+import { writeLease, writeNdjson, writeNdjsonLines, writeStderr } from "../output.js"
 
 /** The lean stream's writer (`../../layers/lean-stream.ts`), loaded for `--lean` only: it brings the index's row layout and the error schemas. */
 const leanStream = Effect.promise(() => import("../../layers/lean-stream.js"))
@@ -32,14 +33,20 @@ export const stream = Command.make(
   (o) =>
     Effect.flatMap(appRuntime, (rt) => rt.withSource(o, (adapter, locator) =>
       Effect.gen(function*() {
-        let events = adapter.stream(locator, {
+        const options = {
           cursor: Option.getOrUndefined(o.cursor),
           includeSubagents: o.includeSubagents,
           // The full stream's writer copies the source's bytes of an event's text (the lean one does not).
           textBytes: !o.lean,
           // What the events carry changed (NUMBER_NOT_EXACT): one line on stderr per source file; stdout is unchanged.
-          onWarning: (d) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
-        })
+          onWarning: (d: Diagnostic) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
+        }
+        // A large source's bytes made on stream workers, when its adapter can (the same bytes; issue 13).
+        if (!o.lean && Option.isNone(o.limit) && adapter.streamNdjson !== undefined) {
+          const bytes = yield* adapter.streamNdjson(locator, options)
+          if (bytes !== undefined) return yield* Stream.runForEach(bytes, writeLease)
+        }
+        let events = adapter.stream(locator, options)
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))
         const lean = o.lean ? (yield* leanStream).leanPartsWriter() : undefined
         // Each chunk is encoded into a pooled buffer and written from it (no copy, one write per chunk).

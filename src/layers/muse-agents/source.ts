@@ -12,6 +12,7 @@ import * as nodePath from "node:path"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { decodeCursor } from "../../domain/cursor.js"
 import {
@@ -34,7 +35,7 @@ import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
 import type { StreamOptions } from "../../services/SessionSource.js"
 import type { AuthorizedFile, OpenSource, SourceAccessShape } from "../../services/SourceAccess.js"
-import { failIfShrank, isValidUtf8, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
+import { failIfShrank, isValidUtf8, type JsonlSource, type Line, type LineBinding, openJsonl, readLines } from "../jsonl/index.js"
 import { raiseLimitRemedy } from "../../domain/limit-remedy.js"
 import { PARSE_WARNING, parseWarningMessage, ZEROED_BYTES, ZeroedLines } from "../../domain/warning-kinds.js"
 
@@ -358,6 +359,130 @@ const findHeader = (deps: AgentsDeps, src: OpenSource) =>
   )
 
 /**
+ * What the events of a transcript's lines are made with
+ * ({@link transcriptLineEvents}): the source and its header's ids, the line
+ * number the read's first line follows (`lineBase`), the cursor tokens, and
+ * the counters of what is said after the events (`tally`, `zeroed`: present
+ * when a caller hears of it).
+ */
+export interface TranscriptLineContext {
+  readonly sourceId: string
+  readonly sessionId: string
+  readonly agentId: string | null
+  readonly lineBase: number
+  readonly maxDepth: number
+  /** The events carry the line's own bytes of their `text` (`StreamOptions.textBytes`). */
+  readonly textBytes: boolean
+  readonly cursor: JsonlSource["cursor"]
+  readonly tally: InexactTally | undefined
+  readonly zeroed: ZeroedLines | undefined
+}
+
+/**
+ * The events of some lines of a transcript, in order (one per usable line),
+ * counting into `ctx.tally` and `ctx.zeroed`: the per-line work of
+ * {@link streamTranscript}, in plain code, shared with the stream workers
+ * (`./stream-workers.ts`), which make the same events of the same lines in
+ * another thread.
+ */
+export const transcriptLineEvents = (ctx: TranscriptLineContext, lines: Iterable<Line>): Array<SessionEvent> => {
+  const { agentId, cursor, lineBase, maxDepth, sessionId, sourceId, tally, textBytes, zeroed } = ctx
+  const out: Array<SessionEvent> = []
+  for (const line of lines) {
+    const lineNumber = lineBase + line.lineNumber
+    const raw = toRaw(line, lineNumber)
+    const c = classifyLine(raw, maxDepth)
+    if (!yieldsEvent(c)) {
+      if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
+      continue
+    }
+    if (tally !== undefined) countInexact(tally, c, raw.text, lineNumber, line.start)
+    const token = cursor(line, lineNumber)
+    const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
+    if (event !== null) out.push(textBytes ? withVerbatimText(event, c, raw.text, line.bytes) : event)
+  }
+  return out
+}
+
+/** A transcript opened for a stream ({@link openTranscript}). */
+export interface OpenTranscript {
+  readonly file: AuthorizedFile
+  readonly source: JsonlSource
+  /** Where the stream's lines start (0, or right after a cursor's line). */
+  readonly from: number
+  readonly context: TranscriptLineContext
+  /** After the events, when the stream ended without failing: what `onWarning` hears (`NUMBER_NOT_EXACT`, zeroed lines). */
+  readonly report: () => void
+}
+
+/**
+ * Open a transcript for {@link streamTranscript} (in the scope): authorize
+ * it, find its `session_header`, and check a cursor. Fails with the access
+ * errors, `MalformedSource` (no `session_header`) or `InvalidCursor`.
+ */
+export const openTranscript = (
+  deps: AgentsDeps,
+  locator: Locator,
+  options: StreamOptions = {}
+): Effect.Effect<OpenTranscript, IngestError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const file = yield* authorizeTranscript(deps, locator)
+    const sourceId = sourceIdOf(file.path)
+    const src = yield* openJsonl(deps.access, file, {
+      sourceId,
+      binding: TRANSCRIPT_BINDING,
+      maxRecordBytes: deps.limits.maxRecordBytes,
+      what: "The transcript"
+    })
+    const header = yield* findHeader(deps, src.open)
+    if (Option.isNone(header)) return yield* notASession(file)
+    let from = 0
+    let lineBase = 0
+    const { cursor, onWarning, textBytes } = options
+    if (cursor !== undefined) {
+      const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
+      from = at.next
+      // Bytes after an unterminated cursor line continue that line: they keep its number.
+      lineBase = at.continues ? at.seq - 1 : at.seq
+    }
+    // Numbers the events do not carry exactly: counted only for a caller that hears of them.
+    const tally = onWarning !== undefined ? new InexactTally() : undefined
+    // Lines of zeroed bytes (a power loss's zeroed tail or block): said once, after the events.
+    const zeroed = onWarning !== undefined ? new ZeroedLines() : undefined
+    return {
+      file,
+      source: src,
+      from,
+      context: {
+        sourceId,
+        sessionId: header.value.sessionId,
+        agentId: header.value.agentId,
+        lineBase,
+        maxDepth: deps.limits.maxDepth,
+        textBytes: textBytes === true,
+        cursor: src.cursor,
+        tally,
+        zeroed
+      },
+      report: () => {
+        if (tally === undefined || zeroed === undefined || onWarning === undefined) return
+        const d = inexactDiagnostic(tally, file)
+        if (d !== undefined) onWarning(d)
+        const z = zeroed.diagnostic(`the transcript ${file.path}`)
+        if (z !== undefined) onWarning(z)
+      }
+    }
+  })
+
+/** How transcript lines are opened as a JSONL source, for the cursors of another thread (`cursorOfHead`). */
+export const transcriptJsonlOptions = (sourceId: string, maxRecordBytes: number) => ({
+  sourceId,
+  binding: TRANSCRIPT_BINDING,
+  maxRecordBytes,
+  what: "The transcript"
+})
+
+/**
  * `stream` of a transcript: one {@link SessionEvent} per usable line, in file
  * order, read a step at a time. With a cursor, resumes right after the line
  * that carried it by the JSONL kit's one rule (`src/layers/jsonl/resume.ts`):
@@ -376,61 +501,10 @@ export const streamTranscript = (
   options: StreamOptions = {}
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrapScoped(
-    Effect.gen(function*() {
-      const file = yield* authorizeTranscript(deps, locator)
-      const sourceId = sourceIdOf(file.path)
-      const src = yield* openJsonl(deps.access, file, {
-        sourceId,
-        binding: TRANSCRIPT_BINDING,
-        maxRecordBytes: deps.limits.maxRecordBytes,
-        what: "The transcript"
-      })
-      const header = yield* findHeader(deps, src.open)
-      if (Option.isNone(header)) return yield* notASession(file)
-      const sessionId = header.value.sessionId
-      const agentId = header.value.agentId
-      let from = 0
-      let lineBase = 0
-      const { cursor, onRead, onWarning, textBytes } = options
-      if (cursor !== undefined) {
-        const at = yield* src.resume(yield* decodeCursor(cursor, sourceId))
-        from = at.next
-        // Bytes after an unterminated cursor line continue that line: they keep its number.
-        lineBase = at.continues ? at.seq - 1 : at.seq
-      }
-      const maxDepth = deps.limits.maxDepth
-      // Numbers the events do not carry exactly: counted only for a caller that hears of them.
-      const tally = onWarning !== undefined ? new InexactTally() : undefined
-      // Lines of zeroed bytes (a power loss's zeroed tail or block): said once, after the events.
-      const zeroed = onWarning !== undefined ? new ZeroedLines() : undefined
-      const events = src.lines(from, onRead).pipe(
-        Stream.mapChunks((chunk) => {
-          const out: Array<SessionEvent> = []
-          for (const line of chunk) {
-            const lineNumber = lineBase + line.lineNumber
-            const raw = toRaw(line, lineNumber)
-            const c = classifyLine(raw, maxDepth)
-            if (!yieldsEvent(c)) {
-              if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
-              continue
-            }
-            if (tally !== undefined) countInexact(tally, c, raw.text, lineNumber, line.start)
-            const token = src.cursor(line, lineNumber)
-            const event = toSessionEvent(c, { sourceId, sessionId, agentId, lineNumber, offset: line.start, cursor: token })
-            if (event !== null) out.push(textBytes === true ? withVerbatimText(event, c, raw.text, line.bytes) : event)
-          }
-          return Chunk.unsafeFromArray(out)
-        })
+    Effect.map(openTranscript(deps, locator, options), (t) => {
+      const events = t.source.lines(t.from, options.onRead).pipe(
+        Stream.mapChunks((chunk) => Chunk.unsafeFromArray(transcriptLineEvents(t.context, chunk)))
       )
-      if (tally === undefined || zeroed === undefined || onWarning === undefined) return events
-      return Stream.concat(
-        events,
-        Stream.execute(Effect.sync(() => {
-          const d = inexactDiagnostic(tally, file)
-          if (d !== undefined) onWarning(d)
-          const z = zeroed.diagnostic(`the transcript ${file.path}`)
-          if (z !== undefined) onWarning(z)
-        }))
-      )
+      return options.onWarning === undefined ? events : Stream.concat(events, Stream.execute(Effect.sync(t.report)))
     })
   )
