@@ -34,6 +34,11 @@ export interface AgentsDiscoveryReceipts {
   readonly withoutPromptsOrToolCalls: number
   /** Candidates that could not be read (symlinks, access errors). */
   readonly skipped: number
+  /**
+   * Agent folders whose `sessions/` holds `.jsonl` files but not `<agentId>.jsonl` (none read; an
+   * `AGENT_TRANSCRIPT_NOT_FOUND` diagnostic each).
+   */
+  readonly withoutNamedTranscript: number
 }
 
 /** Why seed 000 leaves a transcript out of discovery. */
@@ -55,6 +60,8 @@ type Found =
   | { readonly _tag: "empty"; readonly agentId: string }
   | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
   | { readonly _tag: "none" }
+  /** A `sessions/` folder that holds `.jsonl` files, none of them `<agentId>.jsonl`: how many (none is read). */
+  | { readonly _tag: "misnamed"; readonly agentId: string; readonly others: number }
 
 const skipped = (code: string, agentId: string, message: string): Found => ({
   _tag: "skipped",
@@ -73,8 +80,12 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     }
     const sessionsDir = nodePath.join(agentDir, SESSIONS_DIR)
     const name = transcriptFileName(agentId)
-    const transcript = (yield* deps.access.listDirectory(sessionsDir)).find((e) => e.name === name)
-    if (transcript === undefined) return { _tag: "none" } as Found
+    const listed = yield* deps.access.listDirectory(sessionsDir)
+    const transcript = listed.find((e) => e.name === name)
+    if (transcript === undefined) {
+      const others = listed.filter((e) => e.name.endsWith(".jsonl")).length
+      return (others > 0 ? { _tag: "misnamed", agentId, others } : { _tag: "none" }) as Found
+    }
     if (transcript.kind === "symlink") {
       return skipped("SYMLINK_SKIPPED", agentId, `${agentId}/sessions/${name} is a symlink; it was not followed.`)
     }
@@ -206,7 +217,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     const entries = yield* Effect.either(deps.access.listDirectory(rootPath))
     const diagnostics: Array<Diagnostic> = []
     const sources: Array<DiscoveredSource> = []
-    let agentFolders = 0, transcriptsRead = 0, withoutHeader = 0, empty = 0, skippedCount = 0
+    let agentFolders = 0, transcriptsRead = 0, withoutHeader = 0, empty = 0, skippedCount = 0, misnamed = 0
     /** The codes of what was skipped, in the order met: the remedy is made of them. */
     const skipCodes: Array<string> = []
     if (entries._tag === "Left") {
@@ -254,6 +265,16 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             skippedCount++
             diagnostics.push(f.diagnostic)
             break
+          case "misnamed":
+            misnamed++
+            diagnostics.push({
+              code: "AGENT_TRANSCRIPT_NOT_FOUND",
+              message: `${f.agentId}/sessions holds ${f.others} .jsonl file${f.others === 1 ? "" : "s"} but not ${
+                transcriptFileName(f.agentId)
+              }, the transcript seed 000 names (<agent-id>/sessions/<agent-id>.jsonl); none of them was read.`,
+              details: { agentId: f.agentId, otherJsonlFiles: f.others }
+            })
+            break
           case "none":
             break
         }
@@ -262,12 +283,18 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     // A root the user named that holds no agent folder at all is not Muse's agents folder (a typo, a
     // mount not there yet): partial, so a daily job does not read as "complete". The default root may be empty.
     // Not when something under it was skipped (a symlinked agent folder): that is said instead.
-    const emptyNamed = entries._tag === "Right" && agentFolders === 0 && skippedCount === 0 && root.origin !== "default"
+    // So is a named root whose agent folders hold no transcript at all (session 28, tester28a F13: transcripts
+    // under another name, or a root one level too deep, `~/agents/<id>`, whose `sessions` read as an agent).
+    const emptyNamed = entries._tag === "Right" && transcriptsRead === 0 && skippedCount === 0 && root.origin !== "default"
     if (emptyNamed) {
       diagnostics.push({
         code: "AGENTS_ROOT_EMPTY",
-        message: `The agents root ${rootPath} holds no agent folder (<agent-id>/sessions/<agent-id>.jsonl); no sessions listed.`,
-        details: { ...base, code: "AGENTS_ROOT_EMPTY" }
+        message: agentFolders === 0
+          ? `The agents root ${rootPath} holds no agent folder (<agent-id>/sessions/<agent-id>.jsonl); no sessions listed.`
+          : `The agents root ${rootPath} holds ${agentFolders} folder${agentFolders === 1 ? "" : "s"} but no transcript <agent-id>/sessions/<agent-id>.jsonl${
+            misnamed > 0 ? ` (${misnamed} hold${misnamed === 1 ? "s" : ""} other .jsonl files)` : ""
+          }; no sessions listed.`,
+        details: { ...base, code: "AGENTS_ROOT_EMPTY", agentFolders }
       })
     }
     const partial = skippedCount > 0 || emptyNamed
@@ -279,7 +306,8 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       listed: sources.length,
       withoutHeader,
       withoutPromptsOrToolCalls: empty,
-      skipped: skippedCount
+      skipped: skippedCount,
+      withoutNamedTranscript: misnamed
     }
     return {
       provider: "muse-agents",
