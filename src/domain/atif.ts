@@ -356,7 +356,9 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
     const c = current
     if (
       c !== null && c.source === "agent" && !c.closed && phase >= c.phase &&
-      (callId === undefined || !c.calls.some((x) => x.tool_call_id === callId))
+      (callId === undefined || !c.calls.some((x) => x.tool_call_id === callId)) &&
+      // a step has one model_name: another model's response starts a step of its own (session 28, tester28a F7)
+      (e.model === null || c.model === null || e.model === c.model)
     ) {
       c.phase = phase
       c.eventIds.push(e.eventId)

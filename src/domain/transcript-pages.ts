@@ -136,6 +136,10 @@ export const graphemeEdges = (text: string, floor: number, at: number): { readon
   return { before, after }
 }
 
+/** Whether `from` is the edge of a grapheme of `text` (its start, or where one grapheme ends and the next begins). */
+const startsGrapheme = (text: string, from: number): boolean =>
+  from === 0 || graphemeEdges(text, Math.max(0, from - 2 * GRAPHEME_WINDOW), from).before === from
+
 /** How a redaction marker starts (`[REDACTED:<rule>]`, as `./redaction/rules.ts`'s `marker` writes it). */
 const MARKER_OPEN = "[REDACTED:"
 /** A whole redaction marker where `lastIndex` is: a rule's id is lower-case words joined by `-` (built-in and custom ids alike). */
@@ -181,7 +185,8 @@ export const clipLength = (text: string, budget: number): number => {
  * to the last edge of a grapheme within it (never inside an emoji, a
  * surrogate pair or a letter with its combining marks). When the budget
  * holds no whole grapheme, the page is that first grapheme whole if it ends
- * within {@link GRAPHEME_WINDOW} units past the budget, else it is cut at
+ * within {@link GRAPHEME_WINDOW} units past the budget and the page starts it
+ * (not inside one longer than the window, cut before), else it is cut at
  * the budget, moved one unit rather than split a surrogate pair (back, or
  * forward when back leaves the page empty). A page never ends inside a
  * redaction marker (`[REDACTED:<rule>]`, {@link markerAround}): it ends
@@ -200,8 +205,9 @@ export const pageAt = (t: TranscriptText, from: number, maxChars: number): Page 
     else {
       const { after, before } = graphemeEdges(t.text, from, limit)
       if (before > from) to = before
-      // the budget holds no whole grapheme: the first one whole when it ends soon enough
-      else if (limit - GRAPHEME_WINDOW <= from && after > 0) to = after
+      // the budget holds no whole grapheme: the first one whole when it ends soon enough; not the rest of one the
+      // page before cut (the page starts inside it: session 28, tester28a F8, a tail of up to the window past the budget)
+      else if (limit - GRAPHEME_WINDOW <= from && after > 0 && startsGrapheme(t.text, from)) to = after
       else if (splitsPair(t.text, limit)) to = limit - 1 > from ? limit - 1 : limit + 1
     }
     // Never inside a redaction marker: before it, or after it when it starts the page (alone longer than the budget).

@@ -115,6 +115,30 @@ describe("toAtif: conversations", () => {
     ])
   })
 
+  // session 28 (tester28a F7): six assistant responses in a row of three models were one step named after the first
+  it("consecutive responses of different models are steps of their own, each named after its model", () => {
+    const ev = mk("claude-code", "s-models")
+    const c = conv(ev)
+    const events = [
+      c.user("go"),
+      c.assistant("a1", "claude-sonnet-4-5"),
+      c.assistant("a2", "claude-sonnet-4-5"),
+      c.assistant("b1", "claude-unknown-9"),
+      c.assistant("c1", null),
+      c.assistant("d1", "claude-opus-4-6"),
+      c.assistant("e1", "claude-sonnet-4-5")
+    ]
+    const t = roundTrip(toAtif({ session: session("s-models", "claude-code"), events, subagents: [] }))
+    expect(t.steps.map((s) => [s.source, s.model_name ?? null, s.message])).toEqual([
+      ["user", null, "go"],
+      ["agent", "claude-sonnet-4-5", "a1\n\na2"],
+      // a response without a model goes on the step before it
+      ["agent", "claude-unknown-9", "b1\n\nc1"],
+      ["agent", "claude-opus-4-6", "d1"],
+      ["agent", "claude-sonnet-4-5", "e1"]
+    ])
+  })
+
   it("wraps a non-object input as {input} and an absent one as {}", () => {
     const ev = mk("muse-agents", "s")
     const events = [ev("tool-call", { toolName: "Grep", toolCallId: "g", toolInput: "pattern" }), ev("tool-call", { toolCallId: "h" }, {})]

@@ -133,6 +133,26 @@ describe("transcript pages", () => {
     expect(pageAt(emojiRun, e, 1).to).toBe(e + 2)
   })
 
+  // session 28 (tester28a F8): the tail of a grapheme cut at the budget came as one page of up to the window past it
+  // (maxChars 11: pages of 11, 11, 11, then 68): a page that starts inside a grapheme is no whole grapheme.
+  it("pages through a grapheme longer than the window: every page within the budget until one ends it", () => {
+    for (const marks of [70, 100, 3 * GRAPHEME_WINDOW]) {
+      const t = transcriptText([event(0, "xy a" + "\u0301".repeat(marks) + " end")])
+      const a = t.text.indexOf(" a\u0301") + 1
+      for (const maxChars of [1, 5, 11, 13, 23, 40]) {
+        let from = 0
+        const lengths: Array<number> = []
+        while (from < t.text.length) {
+          const p = pageAt(t, from, maxChars)
+          if (p.from > a && p.from < a + 1 + marks) lengths.push(p.to - p.from)
+          from = p.to
+        }
+        // each page that starts inside the long grapheme holds at most maxChars
+        for (const n of lengths) expect(n, `${marks} marks, maxChars ${maxChars}: ${lengths}`).toBeLessThanOrEqual(maxChars)
+      }
+    }
+  })
+
   it("a clipped text ends at the edge of a grapheme", () => {
     expect(clipLength("abc", 5)).toBe(3)
     expect(clipLength("a🎉b", 2)).toBe(1)

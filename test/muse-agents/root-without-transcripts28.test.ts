@@ -29,7 +29,7 @@ describe("muse-agents: a named root without transcripts is not complete", () => 
     plant(root, "ag1", "s1.jsonl")
     const t = cli(["discover", "muse-agents", "--agents-root", root])
     expect(t.code, t.stderr).toBe(8)
-    expect(t.stdout).toContain("ag1/sessions holds 1 .jsonl file but not ag1.jsonl")
+    expect(t.stdout).toContain("ag1/sessions holds 1 .jsonl file but not ag1/sessions/ag1.jsonl")
     const j = json(cli(["discover", "muse-agents", "--agents-root", root, "--json"]).stdout).data
     expect([j.coverage, j.reasonCode, j.sourceCount]).toEqual(["partial", "AGENTS_ROOT_EMPTY", 0])
     expect(codes(j).sort()).toEqual(["AGENTS_ROOT_EMPTY", "AGENT_TRANSCRIPT_NOT_FOUND"])
@@ -41,6 +41,15 @@ describe("muse-agents: a named root without transcripts is not complete", () => 
     plant(root, "ag1", "ag1.jsonl")
     const j = json(cli(["discover", "muse-agents", "--agents-root", nodePath.join(root, "ag1"), "--json"]).stdout).data
     expect([j.coverage, j.reasonCode, j.sourceCount]).toEqual(["partial", "AGENTS_ROOT_EMPTY", 0])
+    expect(j.diagnostics.find((d: { code: string }) => d.code === "AGENT_TRANSCRIPT_NOT_FOUND").details).toEqual({ agentId: "sessions", otherJsonlFiles: 1 })
+  })
+
+  it("agent folders that hold nothing (agents that never ran): complete, as before", () => {
+    const root = nodePath.join(tempDir(), "agents")
+    fs.mkdirSync(nodePath.join(root, "nobody"), { recursive: true })
+    fs.mkdirSync(nodePath.join(root, "idle", "sessions"), { recursive: true })
+    const j = json(cli(["discover", "muse-agents", "--agents-root", root, "--json"]).stdout).data
+    expect([j.coverage, j.reasonCode, j.sourceCount, codes(j)]).toEqual(["complete", null, 0, []])
   })
 
   it("beside an agent that lists its session: a warning naming the other agent; coverage complete", () => {

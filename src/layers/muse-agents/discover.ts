@@ -60,8 +60,11 @@ type Found =
   | { readonly _tag: "empty"; readonly agentId: string }
   | { readonly _tag: "skipped"; readonly diagnostic: Diagnostic }
   | { readonly _tag: "none" }
-  /** A `sessions/` folder that holds `.jsonl` files, none of them `<agentId>.jsonl`: how many (none is read). */
-  | { readonly _tag: "misnamed"; readonly agentId: string; readonly others: number }
+  /**
+   * A `sessions/` folder that holds `.jsonl` files, none of them `<agentId>.jsonl`, or an agent folder without
+   * `sessions/` that holds `.jsonl` files itself: how many, and the folder (none is read).
+   */
+  | { readonly _tag: "misnamed"; readonly agentId: string; readonly others: number; readonly folder: string }
 
 const skipped = (code: string, agentId: string, message: string): Found => ({
   _tag: "skipped",
@@ -74,7 +77,11 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const agentDir = nodePath.join(root, agentId)
     const entries = yield* deps.access.listDirectory(agentDir)
     const sessions = entries.find((e) => e.name === SESSIONS_DIR)
-    if (sessions === undefined || sessions.kind === "file" || sessions.kind === "other") return { _tag: "none" } as Found
+    if (sessions === undefined || sessions.kind === "file" || sessions.kind === "other") {
+      // `.jsonl` files right in the folder: most often a root one level too deep (`~/agents/<id>`, its `sessions` read as an agent)
+      const others = entries.filter((e) => e.name.endsWith(".jsonl")).length
+      return (others > 0 ? { _tag: "misnamed", agentId, others, folder: agentId } : { _tag: "none" }) as Found
+    }
     if (sessions.kind === "symlink") {
       return skipped("SYMLINK_SKIPPED", agentId, `${agentId}/sessions is a symlink; it was not followed.`)
     }
@@ -84,7 +91,7 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const transcript = listed.find((e) => e.name === name)
     if (transcript === undefined) {
       const others = listed.filter((e) => e.name.endsWith(".jsonl")).length
-      return (others > 0 ? { _tag: "misnamed", agentId, others } : { _tag: "none" }) as Found
+      return (others > 0 ? { _tag: "misnamed", agentId, others, folder: `${agentId}/sessions` } : { _tag: "none" }) as Found
     }
     if (transcript.kind === "symlink") {
       return skipped("SYMLINK_SKIPPED", agentId, `${agentId}/sessions/${name} is a symlink; it was not followed.`)
@@ -269,7 +276,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             misnamed++
             diagnostics.push({
               code: "AGENT_TRANSCRIPT_NOT_FOUND",
-              message: `${f.agentId}/sessions holds ${f.others} .jsonl file${f.others === 1 ? "" : "s"} but not ${
+              message: `${f.folder} holds ${f.others} .jsonl file${f.others === 1 ? "" : "s"} but not ${f.agentId}/sessions/${
                 transcriptFileName(f.agentId)
               }, the transcript seed 000 names (<agent-id>/sessions/<agent-id>.jsonl); none of them was read.`,
               details: { agentId: f.agentId, otherJsonlFiles: f.others }
@@ -283,9 +290,11 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     // A root the user named that holds no agent folder at all is not Muse's agents folder (a typo, a
     // mount not there yet): partial, so a daily job does not read as "complete". The default root may be empty.
     // Not when something under it was skipped (a symlinked agent folder): that is said instead.
-    // So is a named root whose agent folders hold no transcript at all (session 28, tester28a F13: transcripts
-    // under another name, or a root one level too deep, `~/agents/<id>`, whose `sessions` read as an agent).
-    const emptyNamed = entries._tag === "Right" && transcriptsRead === 0 && skippedCount === 0 && root.origin !== "default"
+    // So is a named root whose agent folders hold no transcript but other `.jsonl` files (session 28, tester28a F13:
+    // transcripts under another name, or a root one level too deep, `~/agents/<id>`, whose `sessions` read as an
+    // agent). Agent folders that hold nothing (an agent that never ran) are no sign of a wrong root.
+    const emptyNamed = entries._tag === "Right" && transcriptsRead === 0 && skippedCount === 0 && root.origin !== "default" &&
+      (agentFolders === 0 || misnamed > 0)
     if (emptyNamed) {
       diagnostics.push({
         code: "AGENTS_ROOT_EMPTY",
