@@ -82,10 +82,13 @@ const render = (
       (r.workspace ?? "").replace(/\s+/g, " ")
     ].join(" ").trimEnd()
   )
+  // Notes about the listed sessions only (tester28a F4): `usage` may hold every session of the index (a filter other
+  // than --limit reads the usage of all of them).
+  const listed = rows.map((r) => usage.get(r.sessionUid)).filter((u): u is UsageSummary => u !== undefined)
   const unpriced = new Map<string | null, number>()
-  for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
+  for (const u of listed) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
   const longUnpriced = new Map<string | null, number>()
-  for (const u of usage.values()) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
+  for (const u of listed) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   const named = [...unpriced].filter(([m]) => m !== null)
   const notes: Array<string> = [
@@ -98,7 +101,7 @@ const render = (
     ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : [])
   ]
   if (tokens.some((t) => t.startsWith("?"))) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
-  if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
+  if (listed.some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
   const copies = rows.filter((r) => (elsewhere.get(r.sessionUid)?.length ?? 0) > 0)
   if (copies.length > 0) {
     notes.push(
