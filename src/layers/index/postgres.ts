@@ -778,6 +778,15 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
         "`index migrate` needs the tables' owner (or a superuser)."
     )
   }
+  // An sslmode that asks for SSL, of a server that has none (tester28a F9): the same answer however often it is tried.
+  if (code === undefined && errors.some((e) => /does not support SSL/i.test(detailOf(e)))) {
+    return fields(
+      "ssl-not-supported",
+      `The PostgreSQL index at ${at} (database ${target.database}) failed: ${detail}.`,
+      `Running it again will not help: --index asks for SSL (its sslmode) and the server at ${at} offers none. Enable SSL on the server (ssl = on, with a certificate, in postgresql.conf), ` +
+        "or connect without it: sslmode=disable in the URL (or no sslmode) where the network is trusted."
+    )
+  }
   return fields(
     "server-error",
     `The PostgreSQL index at ${at} (database ${target.database}) failed: ${code !== undefined ? `${code}: ` : ""}${detail}.`,
