@@ -497,9 +497,14 @@ NodeRuntime.runMain(program, {
   disableErrorReporting: false,
   teardown: (exit, onExit) => {
     if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      const message = "Interrupted; whatever was committed is consistent."
-      const remediation = "Run the same command again to finish."
       const reply = replyOf(process.argv.slice(2))
+      // The MCP server reads only and has nothing to finish (tester28a F11): it is started again, not run to its end.
+      const message = reply.command === "mcp"
+        ? "Interrupted; the MCP server stopped (it reads the index and writes nothing: the index is as it was)."
+        : "Interrupted; whatever was committed is consistent."
+      const remediation = reply.command === "mcp"
+        ? "Nothing to finish: start the server again (your MCP client starts it when it reconnects) if it was not meant to stop."
+        : "Run the same command again to finish."
       // With --json, stdout still answers with one envelope (code INTERRUPTED, exit 130).
       if (reply.json) {
         process.stdout.write(JSON.stringify({ ...envelope(reply.command, null, null), status: "error", error: { code: "INTERRUPTED", message, remediation } }) + "\n")

@@ -193,10 +193,12 @@ export interface SessionFilter {
   readonly until?: string | undefined
   readonly workspace?: string | undefined
   /**
-   * Only sessions of this machine's sources (exact; {@link SessionRow.machine}). An index that names no machines
-   * (SQLite) matches none: callers refuse the filter there ({@link IndexShape.namesMachines}).
+   * Only sessions of this machine's sources (exact; {@link SessionRow.machine}), or of any of these machines' (none
+   * for an empty list: the MCP server's `machine` argument names the machines whose name as shown is the one asked
+   * for). An index that names no machines (SQLite) matches none: callers refuse the filter there
+   * ({@link IndexShape.namesMachines}).
    */
-  readonly machine?: string | undefined
+  readonly machine?: string | ReadonlyArray<string> | undefined
   /** At most this many sessions (the latest ones); all when absent. */
   readonly limit?: number | undefined
 }
@@ -217,8 +219,8 @@ export interface SearchFilter {
   readonly role?: Exclude<Role, null> | undefined
   /** Only events of this kind (`message`, `tool-call`, `tool-result`, …; titles are left out). */
   readonly kind?: string | undefined
-  /** Only hits of sessions of this machine's sources, as {@link SessionFilter.machine}. */
-  readonly machine?: string | undefined
+  /** Only hits of sessions of this machine's sources (or of any of these machines'), as {@link SessionFilter.machine}. */
+  readonly machine?: string | ReadonlyArray<string> | undefined
   /** At most this many hits (default {@link DEFAULT_SEARCH_LIMIT}). */
   readonly limit?: number | undefined
 }
@@ -311,6 +313,12 @@ export interface IndexShape {
    * a `machine` filter is refused by the CLI and the MCP server (`machineFilter` in `layers/index/queries.ts`).
    */
   readonly namesMachines: boolean
+  /**
+   * The machine names of the index's sources (each once, in no set order; not the rejected sources'): a team
+   * (PostgreSQL) index's, as `import --machine` / `push --machine` wrote them; none on a SQLite index, which names
+   * no machines ({@link IndexShape.namesMachines}). One query.
+   */
+  readonly machines: Effect.Effect<ReadonlyArray<string>, StoreUnavailable>
   /**
    * The key this index keeps a source under (see `sourceKey` in
    * `src/domain/index/ids.ts`): SQLite's keys name no machine (the file is

@@ -73,7 +73,9 @@ describe("mcp: the index file deleted or replaced while the server runs", () => 
       for (const call of [
         () => server.client.callTool({ name: "list_sessions", arguments: {} }),
         () => server.client.callTool({ name: "search_sessions", arguments: { query: "rounding" } }),
-        () => server.client.readResource({ uri: `session://${before.sessions[0].sessionUid}` })
+        () => server.client.readResource({ uri: `session://${before.sessions[0].sessionUid}` }),
+        // tester28a F2: the resource list is not the old file's either
+        () => server.client.listResources()
       ]) {
         const e = await failureOf(call())
         expect(e.message).toContain("STORE_UNAVAILABLE")

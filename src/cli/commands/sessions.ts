@@ -82,10 +82,13 @@ const render = (
       (r.workspace ?? "").replace(/\s+/g, " ")
     ].join(" ").trimEnd()
   )
+  // Notes about the listed sessions only (tester28a F4): `usage` may hold every session of the index (a filter other
+  // than --limit reads the usage of all of them).
+  const listed = rows.map((r) => usage.get(r.sessionUid)).filter((u): u is UsageSummary => u !== undefined)
   const unpriced = new Map<string | null, number>()
-  for (const u of usage.values()) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
+  for (const u of listed) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
   const longUnpriced = new Map<string | null, number>()
-  for (const u of usage.values()) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
+  for (const u of listed) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   let setAside = 0
   for (const u of usage.values()) setAside += u.runsSetAside ?? 0
@@ -102,7 +105,7 @@ const render = (
     ...(setAside > 0 ? [`note: ${costNotes.setAside(setAside)}`] : [])
   ]
   if (tokens.some((t) => t.startsWith("?"))) notes.push(`? tokens unknown: the tokens of a session past 2^53 - 1 in all are not counted exactly, so not shown (sessions --json: notExact).`)
-  if ([...usage.values()].some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
+  if (listed.some((u) => u.costNotFinite)) notes.push(`? cost unknown: the sum of a session's costs is past the largest number a double holds.`)
   const copies = rows.filter((r) => (elsewhere.get(r.sessionUid)?.length ?? 0) > 0)
   if (copies.length > 0) {
     notes.push(

@@ -260,6 +260,51 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
   return tree
 }
 
+/**
+ * A node's meaning as a key: a term by its words as the search folds them ({@link searchWords}: the words both
+ * engines match, case and accents folded, punctuation a separator) and whether it is a prefix; a group by its
+ * operator and its children's keys in order. Two nodes with one key match the same documents on both engines.
+ */
+const nodeKey = (n: QueryNode): string => {
+  switch (n._tag) {
+    case "Term":
+      return `T${n.prefix ? "*" : ""}${JSON.stringify(searchWords(n.text).map((w) => w.w))}`
+    case "Not":
+      return `N(${nodeKey(n.child)})`
+    case "And":
+    case "Or":
+      return `${n._tag}(${n.children.map(nodeKey).join(",")})`
+  }
+}
+
+/**
+ * The tree with repeated terms and groups merged (tester28a F10): within an AND or an OR, a child that means what
+ * an earlier one does ({@link nodeKey}: `wo* OR wo*`, `Foo foo`, `café cafe`, `a.b "a b"`, `(a b) OR (a b)`) is
+ * left out, the first kept, inner groups first; a group left with one child is that child. The query matches the same documents; each engine then runs each distinct term once
+ * (a query of the same prefix 64 times cost 64 times the one: 27 s of CPU on 20,000 events).
+ */
+const mergeRepeats = (n: QueryNode): QueryNode => {
+  switch (n._tag) {
+    case "Term":
+      return n
+    case "Not":
+      return { ...n, child: mergeRepeats(n.child) }
+    case "And":
+    case "Or": {
+      const seen = new Set<string>()
+      const children: Array<QueryNode> = []
+      const add = (c: QueryNode) => {
+        const key = nodeKey(c)
+        if (seen.has(key)) return
+        seen.add(key)
+        children.push(c)
+      }
+      n.children.map(mergeRepeats).forEach(add)
+      return children.length === 1 ? children[0] : { ...n, children }
+    }
+  }
+}
+
 const toError = (query: string, p: Problem) =>
   new InvalidSearchQuery({
     message: `The search query does not parse at character ${p.position + 1}: ${p.problem}.`,
@@ -280,7 +325,7 @@ export const parseQuery = (query: string): Either.Either<QueryNode, InvalidSearc
     // Control characters (NUL among them, which FTS5 refuses) are white space, one for one: positions stay.
     const tree = parseTokens(lex(query.replace(/[\u0000-\u001f\u007f]/g, " ")))
     if (tree === null) throw new Problem(0, "there is nothing to search for (no letter or digit)", "Type a word to search for.")
-    return Either.right(tree)
+    return Either.right(mergeRepeats(tree))
   } catch (e) {
     if (e instanceof Problem) return Either.left(toError(query, e))
     throw e

@@ -778,6 +778,15 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
         "`index migrate` needs the tables' owner (or a superuser)."
     )
   }
+  // An sslmode that asks for SSL, of a server that has none (tester28a F9): the same answer however often it is tried.
+  if (code === undefined && errors.some((e) => /does not support SSL/i.test(detailOf(e)))) {
+    return fields(
+      "ssl-not-supported",
+      `The PostgreSQL index at ${at} (database ${target.database}) failed: ${detail}.`,
+      `Running it again will not help: --index asks for SSL (its sslmode) and the server at ${at} offers none. Enable SSL on the server (ssl = on, with a certificate, in postgresql.conf), ` +
+        "or connect without it: sslmode=disable in the URL (or no sslmode) where the network is trusted."
+    )
+  }
   return fields(
     "server-error",
     `The PostgreSQL index at ${at} (database ${target.database}) failed: ${code !== undefined ? `${code}: ` : ""}${detail}.`,
@@ -1076,6 +1085,17 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
   })
 
 /**
+ * `AND <column> = machine`, or for a list `AND <column> IN (…)` (`AND FALSE` for an empty one): a
+ * {@link SessionFilter.machine} as SQL.
+ */
+const machineSql = (sql: SqlClient.SqlClient, column: string, machine: string | ReadonlyArray<string>) =>
+  typeof machine === "string"
+    ? sql`AND ${sql.unsafe(column)} = ${machine}`
+    : machine.length === 0
+    ? sql`AND FALSE`
+    : sql`AND ${sql.unsafe(column)} IN ${sql.in(machine)}`
+
+/**
  * The index over the PostgreSQL connection in context, keyed for `machine`
  * (`undefined`: a reader, whose writes name no machine). Fails with
  * `StoreUnavailable` when the schema is not at {@link SCHEMA_VERSION}.
@@ -1256,6 +1276,9 @@ const make = (
 
     const shape: IndexShape = {
       namesMachines: true,
+      machines: fail(sql<{ machine: string }>`SELECT DISTINCT machine FROM sources WHERE status <> 'rejected'`).pipe(
+        Effect.map((rows) => rows.map((r) => r.machine))
+      ),
       // Runs are not kept apart (each machine's sources are its own); a run that wrote many events refreshes the
       // planner's statistics when it ends ({@link refreshStatistics}).
       importRun: <A, E, R>(run: Effect.Effect<A, E, R>) =>
@@ -1313,7 +1336,7 @@ const make = (
             }
                 ${after === null ? sql`` : sql`AND d.doc > ${after}`}
                 ${facets ?? sql``}
-                ${filter.machine !== undefined ? sql`AND d.source_key IN (SELECT source_key FROM sources WHERE machine = ${filter.machine})` : sql``}
+                ${filter.machine !== undefined ? sql`AND d.source_key IN (SELECT source_key FROM sources WHERE TRUE ${machineSql(sql, "machine", filter.machine)})` : sql``}
                 ${searchFilterSql(sql, { ...filter, session: toPg(filter.session), workspace: toPg(filter.workspace) }, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
               ORDER BY d.doc DESC LIMIT ${window}
             ),
@@ -1801,7 +1824,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
-            ${filter.machine !== undefined ? sql`AND s.machine = ${filter.machine}` : sql``}
+            ${filter.machine !== undefined ? machineSql(sql, "s.machine", filter.machine) : sql``}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", toPg(filter.workspace))

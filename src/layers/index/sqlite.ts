@@ -1477,6 +1477,7 @@ const make = (
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`); rows name
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
+      machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 
       // One import run at a time writes to the file (`./import-lock.ts`): the lock is taken at the run's first

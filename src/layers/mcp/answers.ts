@@ -62,7 +62,7 @@ const MaxChars = PositiveInt.pipe(Schema.lessThanOrEqualTo(MAX_CHARS_LIMIT))
 
 /** What the `machine` argument of `list_sessions` and `search_sessions` is (`sessions --machine`, `search --machine`). */
 const MACHINE_ARGUMENT =
-  "Only sessions from this machine, as a team's PostgreSQL index names it (the machine they were imported or pushed from; exact). A local SQLite index names no machines: INVALID_ARGUMENT there."
+  "Only sessions from this machine, named as answers show it (the machine they were imported or pushed from; exact; with redaction on, the name as shown, e.g. ~/laptop, matches every machine shown so). A local SQLite index names no machines: INVALID_ARGUMENT there."
 
 /** Arguments of `list_sessions`. */
 export const ListSessionsParams = Schema.Struct({
@@ -257,6 +257,25 @@ const shownWorkspaceFilter = (r: RedactionShape, workspace: string | undefined):
   }
 }
 
+/**
+ * The machines a `machine` argument names (tester28a F14), as the index filter takes them: with redaction on, the
+ * index's machines whose name as shown is the argument (the name answers give, `~/laptop` or `[REDACTED:email]`:
+ * every machine shown so), and never one by its name as imported when redaction changes it, which names no machine
+ * as a name no machine has does: the filter cannot confirm a guess of what redaction hides. With redaction off, or
+ * no argument, the argument as it is (the index matches it exactly). Checked first by {@link machineFilter} (a
+ * SQLite index names no machines).
+ */
+const shownMachineFilter = (
+  p: { readonly machine?: string | undefined }
+): Effect.Effect<string | ReadonlyArray<string> | undefined, InvalidArgument | StoreUnavailable, Index | Redaction> =>
+  Effect.gen(function*() {
+    const machine = yield* machineFilter(p.machine, "machine")
+    const r = yield* Redaction
+    if (machine === undefined || !r.enabled) return machine
+    const machines = yield* (yield* Index).machines
+    return machines.filter((m) => r.text(m) === machine)
+  })
+
 /** What `list_sessions` answers: the sessions (latest activity first), how many, and whether the limit left some out. */
 export interface ListSessionsAnswer {
   readonly sessions: ReadonlyArray<SessionBrief>
@@ -283,7 +302,7 @@ export const listSessions = (
       })
     }
     const limit = p.limit ?? DEFAULT_LIST_LIMIT
-    const machine = yield* machineFilter(p.machine, "machine")
+    const machine = yield* shownMachineFilter(p)
     const index = yield* Index
     const r = yield* Redaction
     const shown = shownWorkspaceFilter(r, p.workspace)
@@ -628,7 +647,7 @@ export const searchSessions = (
         return yield* new InvalidArgument({ message: `kind: ${check.problem}`, remediation: KIND_REMEDY })
       }
     }
-    const machine = yield* machineFilter(p.machine, "machine")
+    const machine = yield* shownMachineFilter(p)
     const index = yield* Index
     const r = yield* Redaction
     const limit = p.limit ?? 20

@@ -264,6 +264,8 @@ const noSuchResource = (uri: string) =>
 interface Listing {
   briefs: ReadonlyArray<SessionBrief>
   resources: ReadonlyArray<Resource> | undefined
+  /** Why the last read of the sessions failed (the index replaced, deleted or not answering), else undefined. */
+  failure: StoreUnavailable | undefined
 }
 
 /** A session's resource as `resources/list` lists it: its uri, title, and a description of its counts (values on one line). */
@@ -285,7 +287,8 @@ const resourceOf = (s: SessionBrief): Resource =>
  * time), so that a running server's `resources/list` shows what an import changed since it started: the count
  * and last time of a session appended to, and a title that states a value a later event named a secret,
  * redacted as `list_sessions` shows it (tester25b F6). The index no longer at its path (`indexCheck`) or not
- * answering: the list stays as last read (a read of a resource then answers the error).
+ * answering: the error is kept in `listing.failure`, and that `resources/list` fails with it as the tools do
+ * ({@link beforeResourceList}), never answering the list last read (tester28a F2).
  */
 const refreshListing = (listing: Listing, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
   Effect.zipRight(indexCheck, resourceSessions).pipe(
@@ -293,22 +296,37 @@ const refreshListing = (listing: Listing, indexCheck: Effect.Effect<void, StoreU
       Effect.sync(() => {
         listing.briefs = briefs
         listing.resources = undefined
+        listing.failure = undefined
       })
     ),
     Effect.asVoid,
-    Effect.catchAll(() => Effect.void)
+    Effect.catchAll((e) => Effect.sync(() => void (listing.failure = e)))
   )
 
 /**
  * `protocol` with each `resources/list` request preceded by `before` (run to its end, in the order the requests
  * come): `@effect/ai`'s McpServer answers the list from its registry's `resources` at once, without an effect.
  */
-const beforeResourceList = (protocol: RpcServer.Protocol["Type"], before: Effect.Effect<void>): RpcServer.Protocol["Type"] => ({
+const beforeResourceList = (protocol: RpcServer.Protocol["Type"], before: Effect.Effect<void>, listing: Listing): RpcServer.Protocol["Type"] => ({
   ...protocol,
   run: (f) =>
     protocol.run((clientId, data) =>
-      data._tag === "Request" && data.tag === "resources/list" ? Effect.zipRight(before, f(clientId, data)) : f(clientId, data))
+      data._tag === "Request" && data.tag === "resources/list"
+        ? Effect.zipRight(
+          before,
+          // The index replaced or not answering (tester28a F2): the list fails as the tools do, never the last list
+          // read; answered as a read of {@link FAILED_LISTING}, which fails with that error (the library answers a
+          // list from its registry without an effect that could fail).
+          Effect.suspend(() =>
+            listing.failure === undefined ? f(clientId, data) : f(clientId, { ...data, tag: "resources/read", payload: { uri: FAILED_LISTING } })
+          )
+        )
+        : f(clientId, data))
 })
+
+/** The URI a failed `resources/list` is answered through (see {@link beforeResourceList}); no resource is at it. */
+const FAILED_LISTING = "session-ingest-internal:failed-listing"
+
 
 /**
  * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
@@ -333,7 +351,9 @@ const registryLayer = (listing: Listing, indexCheck: Effect.Effect<void, StoreUn
         ...base,
         // A URI that is not `session://<id>` names no resource of this server: an error, not empty contents.
         findResource: (uri) =>
-          SESSION_URI.test(uri)
+          uri === FAILED_LISTING && listing.failure !== undefined
+            ? Effect.fail(mcpError(listing.failure))
+            : SESSION_URI.test(uri)
             ? read(uri, uriDecoded(uri.slice(SESSION_SCHEME.length))) as unknown as ReturnType<typeof base.findResource>
             : Effect.fail(mcpError(noSuchResource(uri))),
         get resources() {
@@ -377,7 +397,7 @@ export const serveStdio = (
       }))
     yield* indexCheck
     // The sessions listed as resources: those of the index when the server starts, read again at each resources/list.
-    const listing: Listing = { briefs: yield* resourceSessions, resources: undefined }
+    const listing: Listing = { briefs: yield* resourceSessions, resources: undefined, failure: undefined }
     const refresh = Effect.provide(refreshListing(listing, indexCheck), yield* Effect.context<Index | Redaction>())
     yield* Effect.gen(function*() {
       yield* registerTools(indexCheck)
@@ -387,7 +407,7 @@ export const serveStdio = (
       )
       // The server runs until the transport is done: the input ended and every answer is written.
       yield* Effect.raceFirst(
-        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, beforeResourceList(protocol, refresh))),
+        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, beforeResourceList(protocol, refresh, listing))),
         Deferred.await(done)
       )
     }).pipe(
