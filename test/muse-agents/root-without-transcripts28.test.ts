@@ -71,4 +71,18 @@ describe("muse-agents: a named root without transcripts is not complete", () => 
     const j = json(cli(["discover", "muse-agents", "--agents-root", root, "--json"]).stdout).data
     expect([j.coverage, j.reasonCode, j.sourceCount, codes(j)]).toEqual(["complete", null, 1, []])
   })
+
+  // session 28 (tester28b F2): a root one level too high (the folder that holds `agents/`)
+  it("a root one level too high: AGENTS_ROOT_EMPTY naming the agents root to pass", () => {
+    const home = tempDir()
+    const root = nodePath.join(home, "agents")
+    plant(root, "ag1", "ag1.jsonl")
+    fs.mkdirSync(nodePath.join(home, "projects", "x"), { recursive: true })
+    const t = cli(["discover", "muse-agents", "--agents-root", home])
+    expect(t.code, t.stderr).toBe(8)
+    expect(t.stdout).toContain(`Pass --agents-root ${root}`)
+    const j = json(cli(["discover", "muse-agents", "--agents-root", home, "--json"]).stdout).data
+    expect([j.coverage, j.reasonCode, j.sourceCount]).toEqual(["partial", "AGENTS_ROOT_EMPTY", 0])
+    expect(j.diagnostics[0].message).toContain(`${root} looks like the agents root`)
+  })
 })

@@ -71,6 +71,24 @@ const skipped = (code: string, agentId: string, message: string): Found => ({
   diagnostic: { code, message, details: { agentId } }
 })
 
+/**
+ * The first of `names` (folders of `root`) one of whose own folders `<id>` holds `sessions/<id>.jsonl`: an agents
+ * root one level below `root`; null when none does (at most 100 folders of each is looked at; a folder that
+ * cannot be listed is passed over).
+ */
+const findNestedRoot = (deps: AgentsDeps, root: string, names: ReadonlyArray<string>): Effect.Effect<string | null> =>
+  Effect.gen(function*() {
+    const list = (dir: string) => Effect.orElseSucceed(deps.access.listDirectory(dir), () => [])
+    for (const name of names) {
+      const inner = (yield* list(nodePath.join(root, name))).filter((e) => e.kind === "directory").slice(0, 100)
+      for (const a of inner) {
+        const sessions = yield* list(nodePath.join(root, name, a.name, SESSIONS_DIR))
+        if (sessions.some((e) => e.name === transcriptFileName(a.name) && e.kind === "file")) return name
+      }
+    }
+    return null
+  })
+
 /** Look at one agent folder: find, read and summarize its transcript. */
 const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.Effect<Found> =>
   Effect.gen(function*() {
@@ -225,6 +243,7 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     const diagnostics: Array<Diagnostic> = []
     const sources: Array<DiscoveredSource> = []
     let agentFolders = 0, transcriptsRead = 0, withoutHeader = 0, empty = 0, skippedCount = 0, misnamed = 0
+    let nestedRoot: string | null = null
     /** The codes of what was skipped, in the order met: the remedy is made of them. */
     const skipCodes: Array<string> = []
     if (entries._tag === "Left") {
@@ -286,6 +305,12 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
             break
         }
       }
+      // A named root with agent folders but not one transcript: is one of them the agents root (`--agents-root ~`
+      // for `~/agents`: its folders' own folders hold `sessions/<id>.jsonl`)? Looked for only then, over at most
+      // 100 folders of 100 each (session 28, tester28b F2: "complete, 0 sources" with no hint).
+      if (transcriptsRead === 0 && skippedCount === 0 && misnamed === 0 && root.origin !== "default") {
+        nestedRoot = yield* findNestedRoot(deps, rootPath, folders.slice(0, 100).map((f) => f.name))
+      }
     }
     // A root the user named that holds no agent folder at all is not Muse's agents folder (a typo, a
     // mount not there yet): partial, so a daily job does not read as "complete". The default root may be empty.
@@ -294,11 +319,15 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
     // transcripts under another name, or a root one level too deep, `~/agents/<id>`, whose `sessions` read as an
     // agent). Agent folders that hold nothing (an agent that never ran) are no sign of a wrong root.
     const emptyNamed = entries._tag === "Right" && transcriptsRead === 0 && skippedCount === 0 && root.origin !== "default" &&
-      (agentFolders === 0 || misnamed > 0)
+      (agentFolders === 0 || misnamed > 0 || nestedRoot !== null)
     if (emptyNamed) {
       diagnostics.push({
         code: "AGENTS_ROOT_EMPTY",
-        message: agentFolders === 0
+        message: nestedRoot !== null
+          ? `The agents root ${rootPath} holds no transcript <agent-id>/sessions/<agent-id>.jsonl, but ${
+            nodePath.join(rootPath, nestedRoot)
+          } looks like the agents root (its folders hold sessions/<agent-id>.jsonl); no sessions listed.`
+          : agentFolders === 0
           ? `The agents root ${rootPath} holds no agent folder (<agent-id>/sessions/<agent-id>.jsonl); no sessions listed.`
           : `The agents root ${rootPath} holds ${agentFolders} folder${agentFolders === 1 ? "" : "s"} but no transcript <agent-id>/sessions/<agent-id>.jsonl${
             misnamed > 0 ? ` (${misnamed} hold${misnamed === 1 ? "s" : ""} other .jsonl files)` : ""
@@ -326,6 +355,8 @@ export const discoverAgents = (deps: AgentsDeps): Effect.Effect<DiscoveryReport>
       reasonCode: skippedCount > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "AGENTS_ROOT_EMPTY" : null,
       remediation: skippedCount > 0
         ? remedyOfSkips(skipCodes)
+        : nestedRoot !== null
+        ? `Pass --agents-root ${nodePath.join(rootPath, nestedRoot)} (the folder that holds one folder per agent).`
         : emptyNamed
         ? "Check --agents-root (or agentsRoot in the config, or MUSE_AGENTS_DIR): it should be the Muse agents folder that holds one folder per agent (default ~/agents)."
         : null,
