@@ -85,4 +85,13 @@ describe("session 28 (tester28a F1): an ordinary word after a text ending in a s
         expect(blocks, second).toEqual(want)
       }
     }).pipe(Effect.provide(Redaction.layer)))
+
+  // tester28b F3: "the password is" + "Hunter2xyz Later" lost "is" (read joined: the password "isHunter2xyz")
+  it("a plain word ending the first text before a password told in the next stays; the password goes", () => {
+    for (const [a, b] of [["the password is", "Hunter2xyz Later"], ["my password is", "Hunter2xyz Later"], ["your password is", "Hunter2xyz fine"]]) {
+      const [x, y] = redacted(a, b)
+      expect(x, `${a} | ${b}`).toBe(a)
+      expect(y, `${a} | ${b}`).toMatch(/^\[REDACTED:[a-z-]+\] (Later|fine)$/)
+    }
+  })
 })

@@ -103,6 +103,24 @@ export const redactJoint = (redact: (s: string) => string, a: string, b0: string
     // within b's head only
     return [a, head.slice(0, p - cut) + out.slice(p, out.length - q) + b.slice(end - cut)]
   }
+  // across the joint, from a plain word that ends `a` ("the password is" + "Hunter2xyz Later": read joined, the
+  // rule took "isHunter2xyz"): when the two texts read with a blank between them hide something in `b` alone, that
+  // is what goes, and the word stays (session 28, tester28b F3). A token's first half (digits, capitals inside,
+  // token punctuation: `TOKEN_REST`) is never read so: its cut goes with it.
+  const last = tail.slice(p, cut)
+  if ((p === 0 || /\s/.test(window[p - 1])) && /^[A-Za-z]{1,40}$/.test(last) && !TOKEN_REST.test(last)) {
+    const spaced = tail + " " + head
+    const out2 = redact(spaced)
+    let p2 = 0
+    const max2 = Math.min(spaced.length, out2.length)
+    while (p2 < max2 && spaced.charCodeAt(p2) === out2.charCodeAt(p2)) p2++
+    if (p2 > cut && out2 !== spaced) {
+      let q2 = 0
+      while (q2 < max2 - p2 && spaced.charCodeAt(spaced.length - 1 - q2) === out2.charCodeAt(out2.length - 1 - q2)) q2++
+      const end2 = spaced.length - q2
+      return [a, head.slice(0, p2 - cut - 1) + out2.slice(p2, out2.length - q2) + b.slice(end2 - cut - 1)]
+    }
+  }
   // across the joint: the replacement ends a, b goes on after the span
   return [keptA + out.slice(p, out.length - q), b.slice(end - cut)]
 }
