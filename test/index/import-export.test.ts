@@ -48,15 +48,17 @@ describe.each(engines)("index ($engine): explicit exports", ({ newIndex }) => {
       expect(yield* dumpIndex(s.index)).toEqual(dump1)
     }))
 
-  it.effect("a touched but identical source re-reads and inserts nothing", () =>
+  // session 28 (dd556c4, closing27's open finding): a touched export with the same bytes is hashed and counted
+  // unchanged, as the native logs are since session 27 (was read again and counted imported with 0 events)
+  it.effect("a touched but identical source is counted unchanged and inserts nothing", () =>
     Effect.gen(function*() {
       const s = yield* setup
-      yield* importOnce(s.policy, s.index, s.plan)
+      const first = yield* importOnce(s.policy, s.index, s.plan)
       const before = yield* dumpIndex(s.index)
       const f = path.join(s.ws, "orderly.json")
       fs.utimesSync(f, new Date(), new Date(Date.now() + 5000))
       const again = yield* importOnce(s.policy, s.index, s.plan)
-      expect(again.sources.accepted).toBe(1)
+      expect([again.sources.accepted, again.sources.unchanged]).toEqual([0, first.sources.accepted])
       expect(again.eventsAdded).toBe(0)
       expect((yield* dumpIndex(s.index)).events).toEqual(before.events)
     }))
