@@ -96,8 +96,9 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const entries = yield* deps.access.listDirectory(agentDir)
     const sessions = entries.find((e) => e.name === SESSIONS_DIR)
     if (sessions === undefined || sessions.kind === "file" || sessions.kind === "other") {
-      // `.jsonl` files right in the folder: most often a root one level too deep (`~/agents/<id>`, its `sessions` read as an agent)
-      const others = entries.filter((e) => e.name.endsWith(".jsonl")).length
+      // a folder named `sessions` with `.jsonl` files right in it: a root one level too deep (`~/agents/<id>`, its
+      // `sessions` read as an agent); other folders without `sessions/` hold no agent's transcript, whatever they hold
+      const others = agentId === SESSIONS_DIR ? entries.filter((e) => e.name.endsWith(".jsonl")).length : 0
       return (others > 0 ? { _tag: "misnamed", agentId, others, folder: agentId } : { _tag: "none" }) as Found
     }
     if (sessions.kind === "symlink") {
