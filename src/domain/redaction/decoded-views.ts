@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { hiddenSpans, unionHidden } from "./union.js"
+import { hiddenSpans, render, unionHidden } from "./union.js"
 
 /**
  * The named references a decoded view reads (HTML's, case as HTML writes them): the escapes of markup and of
@@ -298,14 +298,7 @@ const trimmedBase = (s: string, base: string, viewHidden: ReadonlyArray<Span>): 
     // tester28b F1: it became a run of two markers, and redacting again added one each time)
     if (start < end && !ONLY_MARKERS.test(s.slice(start, end))) out.push({ start, end, mark: h.mark })
   }
-  if (!changed) return base
-  let text = ""
-  let done = 0
-  for (const h of out) {
-    text += s.slice(done, h.start) + h.mark
-    done = h.end
-  }
-  return text + s.slice(done)
+  return changed ? render(s, out) : base
 }
 
 /**

@@ -66,8 +66,8 @@ const hitsOf = (rules: ReadonlyArray<RedactionRule>, s: string): Array<Hit> => {
   return out
 }
 
-/** `s` with each hit replaced by its marker. */
-const render = (s: string, hits: ReadonlyArray<Hit>): string => {
+/** `s` with each span (`[start, end)`, in order, not overlapping) replaced by its marker (`mark`). Pure. */
+export const render = (s: string, hits: ReadonlyArray<{ readonly start: number; readonly end: number; readonly mark: string }>): string => {
   let out = ""
   let done = 0
   for (const h of hits) {
