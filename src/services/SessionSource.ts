@@ -12,7 +12,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import { InvalidArgument, type IngestError, type SourceAccessError } from "../domain/errors.js"
-import type { NdjsonLease } from "../layers/ndjson.js"
 import type {
   Diagnostic,
   DiscoveryReport,
@@ -132,21 +131,6 @@ export interface SessionSourceAdapter {
       { readonly events: ReadonlyArray<SessionEvent>; readonly then: Stream.Stream<SessionEvent, IngestError> | undefined } | undefined,
       IngestError
     >)
-    | undefined
-  /**
-   * Optional fast path of `stream` (the CLI command) for a large source:
-   * the NDJSON bytes of {@link SessionSourceAdapter.stream}'s events with
-   * `textBytes`, encoded as the full stream encodes them (`encodeNdjson`,
-   * `src/layers/ndjson.ts`), made on stream workers
-   * (`src/layers/stream-pool.ts`: `SESSION_INGEST_STREAM_WORKERS`, default 0:
-   * none), as leases of bytes in order, then the warnings to
-   * `onWarning` as `stream` says them, the same errors after the same bytes;
-   * `undefined` when the source is streamed in the caller's thread (smaller
-   * than `STREAM_WORKER_MIN_BYTES`, or no workers): then `stream` it. Fails
-   * before any bytes as `stream` fails on authorization.
-   */
-  readonly streamNdjson?:
-    | ((locator: Locator, options: StreamOptions) => Effect.Effect<Stream.Stream<NdjsonLease, IngestError> | undefined, IngestError>)
     | undefined
   /** The source as a conversation (conversation providers only). */
   readonly transcript: (locator: Locator) => Effect.Effect<Transcript, IngestError>

@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import type { Diagnostic } from "../../domain/model.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
-import { writeLease, writeNdjson, writeNdjsonLines, writeStderr } from "../output.js"
+import { writeNdjson, writeNdjsonLines, writeStderr } from "../output.js"
 
 /** The lean stream's writer (`../../layers/lean-stream.ts`), loaded for `--lean` only: it brings the index's row layout and the error schemas. */
 const leanStream = Effect.promise(() => import("../../layers/lean-stream.js"))
@@ -40,11 +40,6 @@ export const stream = Command.make(
           textBytes: !o.lean,
           // What the events carry changed (NUMBER_NOT_EXACT): one line on stderr per source file; stdout is unchanged.
           onWarning: (d: Diagnostic) => writeStderr(`warning: ${d.code}: ${d.message}${d.remediation !== undefined ? ` ${d.remediation}` : ""}\n`)
-        }
-        // A large source's bytes made on stream workers, when its adapter can (the same bytes; issue 13).
-        if (!o.lean && Option.isNone(o.limit) && adapter.streamNdjson !== undefined) {
-          const bytes = yield* adapter.streamNdjson(locator, options)
-          if (bytes !== undefined) return yield* Stream.runForEach(bytes, writeLease)
         }
         let events = adapter.stream(locator, options)
         if (Option.isSome(o.limit)) events = Stream.take(events, Math.max(0, o.limit.value))

@@ -9,7 +9,7 @@
  * @module
  */
 export { HAND_ON_BYTES, handOnPartStart, handOnParts, isValidUtf8, type Line, LineSplitter, READ_STEP_BYTES, readLines, type ReadLinesOptions, readSize } from "./lines.js"
-export { cursorOfHead, type JsonlOptions, type JsonlSource, type JsonlWhole, openJsonl, readJsonlWhole } from "./reader.js"
+export { type JsonlOptions, type JsonlSource, type JsonlWhole, openJsonl, readJsonlWhole } from "./reader.js"
 export {
   checkResume,
   headMatches,

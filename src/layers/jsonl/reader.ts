@@ -63,17 +63,7 @@ export interface JsonlSource {
    * provider's own (JSON, in `x`). An unterminated line's token is marked as such.
    */
   readonly cursor: (line: Line, seq: number, sub?: number, extras?: Record<string, unknown>) => string
-  /** The file's head as the cursors bind it now (its first `HEAD_BYTES` bytes, fewer while the file is shorter): see {@link cursorOfHead}. */
-  readonly head: () => Uint8Array
 }
-
-/**
- * The cursor tokens of {@link JsonlSource.cursor} for a source whose head
- * (its first bytes, as `JsonlSource.head` gives them) is `head`: the same
- * tokens, in another thread (a stream worker, `../stream-pool.ts`).
- */
-export const cursorOfHead = (options: JsonlOptions, head: Uint8Array): JsonlSource["cursor"] =>
-  cursorMaker(options, headBinder(head))
 
 /**
  * The cursor tokens of one source's lines (see {@link JsonlSource.cursor}):
@@ -209,7 +199,6 @@ export const openJsonl = (
       sizeAtOpen,
       resume: (state) => checkResume(open, head, state, options),
       lines,
-      cursor,
-      head: () => head
+      cursor
     }
   })

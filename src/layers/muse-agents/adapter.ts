@@ -17,7 +17,6 @@ import { descriptorOf } from "../provider.js"
 import { provider } from "./provider.js"
 import { SourceAccess } from "../../services/SourceAccess.js"
 import { discoverAgents } from "./discover.js"
-import { streamWorkers } from "../stream-workers-setting.js"
 import { type AgentsDeps, inspectTranscript, streamTranscript, transcriptOf } from "./source.js"
 
 /** The descriptor of `muse-agents`, from its provider module (`./provider.ts`). */
@@ -44,13 +43,6 @@ export const makeWith = (
       discover: () => discoverAgents(deps),
       inspect: (locator) => inspectTranscript(deps, locator),
       stream: (locator, options) => streamTranscript(deps, locator, options),
-      // The workers' code is loaded only when they are asked for (`SESSION_INGEST_STREAM_WORKERS`).
-      streamNdjson: (locator, options) => {
-        const workers = streamWorkers()
-        return workers < 1
-          ? Effect.succeed(undefined)
-          : Effect.flatMap(Effect.promise(() => import("./stream-workers.js")), (m) => m.streamTranscriptNdjson(deps, locator, options, workers))
-      },
       transcript: (locator) => transcriptOf(deps, locator),
       // One transcript file is one source; its key also carries the session id read from its header.
       sourcePerFile: true,

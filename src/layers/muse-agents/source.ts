@@ -381,9 +381,7 @@ export interface TranscriptLineContext {
 /**
  * The events of some lines of a transcript, in order (one per usable line),
  * counting into `ctx.tally` and `ctx.zeroed`: the per-line work of
- * {@link streamTranscript}, in plain code, shared with the stream workers
- * (`./stream-workers.ts`), which make the same events of the same lines in
- * another thread.
+ * {@link streamTranscript}, in plain code.
  */
 export const transcriptLineEvents = (ctx: TranscriptLineContext, lines: Iterable<Line>): Array<SessionEvent> => {
   const { agentId, cursor, lineBase, maxDepth, sessionId, sourceId, tally, textBytes, zeroed } = ctx
@@ -473,14 +471,6 @@ export const openTranscript = (
       }
     }
   })
-
-/** How transcript lines are opened as a JSONL source, for the cursors of another thread (`cursorOfHead`). */
-export const transcriptJsonlOptions = (sourceId: string, maxRecordBytes: number) => ({
-  sourceId,
-  binding: TRANSCRIPT_BINDING,
-  maxRecordBytes,
-  what: "The transcript"
-})
 
 /**
  * `stream` of a transcript: one {@link SessionEvent} per usable line, in file
