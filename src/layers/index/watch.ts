@@ -254,6 +254,26 @@ const MAX_NOT_SOURCES = 10_000
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex")
 
 /**
+ * What a path is now, as far as a "no source" verdict goes: its own
+ * `lstat` (a symlink is not followed) device, inode, mode, size and mtime;
+ * `-` when nothing is there.
+ */
+export const pathStamp = (p: string): string => {
+  const st = NFS.lstatSync(p, { throwIfNoEntry: false })
+  return st === undefined ? "-" : `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeMs}`
+}
+
+/** A path a full round found to be no source (see {@link WatchMemory.recentlyNoSource}). */
+interface NotSource {
+  /** When the window started (ms since epoch). */
+  readonly at: number
+  /** {@link pathStamp} when the round took the path. */
+  readonly stamp: string
+  /** The path changed since, and made one more full round in this window. */
+  changed: boolean
+}
+
+/**
  * The watch's memory: the sources the last rounds saw (by path and by nested
  * log), the roots discovery went through, the prefixes it verified, and the
  * dirty paths. Its {@link WatchMemory.hooks} are the importer's
@@ -271,7 +291,7 @@ export class WatchMemory {
   private readonly verified = new Map<string, Verified>()
   /** Paths whose trust the importer took this round: their full hash time carries over. */
   private readonly continued = new Map<string, number>()
-  private readonly notSources = new Map<string, number>()
+  private readonly notSources = new Map<string, NotSource>()
   dirty = new Set<string>()
 
   constructor(private readonly access: SourceAccessShape, private readonly trustMs: number) {}
@@ -306,21 +326,40 @@ export class WatchMemory {
     return own !== undefined && own.length === 1 && own[0].perFile ? own[0] : undefined
   }
 
-  /** True when a full round saw `path` less than `recheckMs` ago and it was no source. */
+  /**
+   * True when a full round saw `path` less than `recheckMs` ago and it was
+   * no source, and it has not changed since the round took it, or has and
+   * made its one more round of that window already. So the change that
+   * makes a path a source (a transcript created empty, then written; a file
+   * put back where a symlink was: session 29, tester29a F2, F3) makes a round
+   * at once, while a noisy file beside the sources (a `cli-*.log` written all
+   * the time) makes at most two full rounds a window.
+   */
   recentlyNoSource(path: string, now: number, recheckMs: number): boolean {
-    const at = this.notSources.get(path)
-    return at !== undefined && now - at < recheckMs
+    const n = this.notSources.get(path)
+    if (n === undefined || now - n.at >= recheckMs) return false
+    if (n.changed) return true
+    if (pathStamp(path) === n.stamp) return true
+    n.changed = true
+    return false
   }
 
   /**
-   * After a full round: the paths that made it and are still no source. A
+   * After a full round: the paths that made it and are still no source,
+   * each with its {@link pathStamp} when the round took it. A
    * path the round named in a cause of partial coverage (`named`: a source
    * it could not read, a fifo in a session's place) is not "no source": its
    * next change (a `chmod` back, an attribute change only) makes a full round.
    */
-  markNoSources(paths: Iterable<string>, now: number, named: ReadonlySet<string>) {
+  markNoSources(paths: ReadonlyMap<string, string>, now: number, named: ReadonlySet<string>, recheckMs: number) {
     if (this.notSources.size > MAX_NOT_SOURCES) this.notSources.clear()
-    for (const p of paths) if (this.sourceOf(p) === undefined && !this.sources.has(p) && !named.has(p)) this.notSources.set(p, now)
+    for (const [p, stamp] of paths) {
+      if (this.sourceOf(p) !== undefined || this.sources.has(p) || named.has(p)) continue
+      const old = this.notSources.get(p)
+      // Its look again of this window is taken: the window goes on.
+      if (old !== undefined && old.changed && now - old.at < recheckMs) this.notSources.set(p, { at: old.at, stamp, changed: true })
+      else this.notSources.set(p, { at: now, stamp, changed: false })
+    }
   }
 
   /** The folders to watch: each root recursively, and the folder of every source outside them. */
@@ -487,7 +526,8 @@ export const watch = <E = never>(
     let lastFullAt = 0
     let lastFullMs = 0
     let rounds = 0
-    let pendingFull: Set<string> = new Set()
+    /** The paths that call for a full round, each with its {@link pathStamp} when it was taken. */
+    let pendingFull: Map<string, string> = new Map()
 
     /** Start watching `dir` (ready when this returns); false when it cannot be watched. */
     const watchFolder = (dir: string, recursive: boolean) =>
@@ -646,7 +686,7 @@ export const watch = <E = never>(
         // Only a growth is targeted; a truncation, replacement or rewrite (or a file not verified yet) is a full round.
         if (s !== undefined && (p !== s.locator.path || (yield* memory.onlyGrew(p)))) targets.set(s.locator.path, s)
         else if (!memory.recentlyNoSource(p, now, recheckMs)) {
-          pendingFull.add(p)
+          pendingFull.set(p, pathStamp(p))
           // It may be a file replaced by a rename: its root's watcher is started again before the full round.
           for (const dir of recursiveDirs) if (watchers.has(dir) && p === dir || p.startsWith(dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep)) rewatch.add(dir)
         }
@@ -657,7 +697,7 @@ export const watch = <E = never>(
       if (wantFull && now >= fullAt) {
         const trigger: RoundTrigger = followUp ? "follow-up" : pendingFull.size > 0 ? "change" : refreshDue ? "refresh" : "poll"
         const paths = pendingFull
-        pendingFull = new Set()
+        pendingFull = new Map()
         followUp = false
         refreshDue = false
         // Watch those roots again now: the round then sees what was written before the new watcher was there.
@@ -671,7 +711,7 @@ export const watch = <E = never>(
         }
         rewatch.clear()
         yield* round(trigger, true, [], paths.size + targets.size)
-        memory.markNoSources(paths, Date.now(), namedInCauses)
+        memory.markNoSources(paths, Date.now(), namedInCauses, recheckMs)
         return
       }
       if (wantFull) yield* Effect.forkScoped(Effect.delay(wake.offer(undefined), Duration.millis(fullAt - now)))
