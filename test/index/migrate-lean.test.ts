@@ -18,7 +18,7 @@ import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import { upgradeEvent } from "../../src/domain/contract-upgrade.js"
 import type { SessionEvent } from "../../src/domain/model.js"
-import { searchableText } from "../../src/domain/search/text.js"
+import { ftsText, searchableText } from "../../src/domain/search/text.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { eventOfRow, INDEX_LEAN, leanEvent, shapePlan } from "../../src/layers/index/rows.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
@@ -72,12 +72,12 @@ const plainMigration = (legacy: string, out: string, ddl: ReadonlyArray<string>)
           occurredAt: r.occurred_at
         })
         const t = searchableText(e)
-        words.run(r.id, t.text, t.input)
+        words.run(r.id, ftsText(t.text), ftsText(t.input))
       }
       for (const t of db.prepare(`SELECT st.stream, ss.title FROM old.sessions ss
           JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
         WHERE ss.source_key = ? AND ss.generation = ? AND ss.title IS NOT NULL`).all(c.source_key, c.generation) as Array<Record<string, any>>) {
-        words.run(-t.stream, t.title, "")
+        words.run(-t.stream, ftsText(t.title), "")
       }
     }
   })()
