@@ -132,7 +132,7 @@ describe("migration 0006 (lean records)", () => {
       // A title whose session keeps no event (a rollback removed them): it takes a stream after the others.
       const legacy = new Database(index)
       legacy.exec(`INSERT INTO sessions (session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title)
-        SELECT 'ses_no_events', generation, source_key, provider, 'no-events', source_id, NULL, NULL, 0, 'A title without events'
+        SELECT 'ses_no_events', generation, source_key, provider, 'no-events', source_id, NULL, NULL, 0, 'A title without events: Καλημέρα σίσυφος'
         FROM sessions WHERE provider = 'muse-agents' LIMIT 1`)
       const counts = legacy.prepare(`SELECT
           (SELECT count(*) FROM events) AS events,

@@ -518,12 +518,15 @@ const migrations = Migrator.fromRecord({
         for (const [key, generation] of current) yield* indexGeneration(sql, key, generation)
         return
       }
-      // The titles of the searched generations' sessions (what indexGeneration adds after their records' words).
-      yield* sql`INSERT INTO search (rowid, text, input)
-        SELECT -st.stream, ss.title, '' FROM sessions ss
+      // The titles of the searched generations' sessions (what indexGeneration adds after their records' words), their
+      // words as FTS5 is given them (`ftsText`).
+      const titled = yield* sql<{ rowid: number; title: string }>`
+        SELECT -st.stream AS rowid, ss.title FROM sessions ss
           JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
           JOIN sources so ON so.source_key = ss.source_key AND so.generation = ss.generation AND so.status != 'rejected'
         WHERE ss.title IS NOT NULL`
+      const titles = titled.map((t) => ({ rowid: t.rowid, text: ftsText(t.title), input: "" }))
+      for (let i = 0; i < titles.length; i += MIGRATE_ROWS) yield* sql`INSERT INTO search ${sql.insert(titles.slice(i, i + MIGRATE_ROWS))}`
     })),
   // The push journal (issue 17, `./push.ts`): each source's row carries the sequence number of its last change of
   // what a push compares or copies (checkpoint, status, generation, attempt, summary), written by triggers in the
@@ -809,8 +812,8 @@ const eventDoc = (key: string, generation: number, eventUidValue: string, sessio
     kind: e.kind,
     role: e.role,
     occurred_at: e.occurredAt,
-    text: t.text,
-    input: t.input
+    text: ftsText(t.text),
+    input: ftsText(t.input)
   }
 }
 
@@ -897,7 +900,7 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
   kind: null,
   role: null,
   occurred_at: null,
-  text: title,
+  text: ftsText(title),
   input: ""
 })
 
