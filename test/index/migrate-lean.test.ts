@@ -18,7 +18,7 @@ import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import { upgradeEvent } from "../../src/domain/contract-upgrade.js"
 import type { SessionEvent } from "../../src/domain/model.js"
-import { searchableText } from "../../src/domain/search/text.js"
+import { ftsText, searchableText } from "../../src/domain/search/text.js"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { eventOfRow, INDEX_LEAN, leanEvent, shapePlan } from "../../src/layers/index/rows.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
@@ -72,12 +72,12 @@ const plainMigration = (legacy: string, out: string, ddl: ReadonlyArray<string>)
           occurredAt: r.occurred_at
         })
         const t = searchableText(e)
-        words.run(r.id, t.text, t.input)
+        words.run(r.id, ftsText(t.text), ftsText(t.input))
       }
       for (const t of db.prepare(`SELECT st.stream, ss.title FROM old.sessions ss
           JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
         WHERE ss.source_key = ? AND ss.generation = ? AND ss.title IS NOT NULL`).all(c.source_key, c.generation) as Array<Record<string, any>>) {
-        words.run(-t.stream, t.title, "")
+        words.run(-t.stream, ftsText(t.title), "")
       }
     }
   })()
@@ -134,6 +134,8 @@ describe("migration 0006 (lean records)", () => {
       legacy.exec(`INSERT INTO sessions (session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title)
         SELECT 'ses_no_events', generation, source_key, provider, 'no-events', source_id, NULL, NULL, 0, 'A title without events'
         FROM sessions WHERE provider = 'muse-agents' LIMIT 1`)
+      // Titles in another script: their words are folded as every search document's (`ftsText`), not given as written.
+      legacy.exec("UPDATE sessions SET title = title || ' Καλημέρα σίσυφος' WHERE title IS NOT NULL")
       const counts = legacy.prepare(`SELECT
           (SELECT count(*) FROM events) AS events,
           (SELECT count(*) FROM events e JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation AND s.status != 'rejected') AS searched,

@@ -41,7 +41,14 @@ export type QueryNode =
 
 /** A compiled query: the FTS5 MATCH expression and the tree it came from. */
 export interface CompiledQuery {
+  /** The FTS5 MATCH expression, each word folded as the index's documents are ({@link ftsFold}). */
   readonly match: string
+  /**
+   * The same expression with each word as the user wrote it: for a SQLite
+   * index whose words are not folded yet (`unicode61 remove_diacritics 2`,
+   * made before migration 0012 and read without migrating it).
+   */
+  readonly unfoldedMatch: string
   readonly tree: QueryNode
 }
 
@@ -334,13 +341,17 @@ export const parseQuery = (query: string): Either.Either<QueryNode, InvalidSearc
 
 const quote = (text: string) => `"${text.replace(/"/g, "\"\"")}"`
 
-/** The FTS5 expression of a node; groups are parenthesized where precedence needs it (and for clarity). */
-const render = (n: QueryNode): string => {
+/**
+ * The FTS5 expression of a node, each word given as `word` makes it; groups are parenthesized where precedence needs
+ * it (and for clarity).
+ */
+const render = (n: QueryNode, word: (text: string) => string): string => {
+  const grouped = (c: QueryNode) => (c._tag === "And" || c._tag === "Or" ? `(${render(c, word)})` : render(c, word))
   switch (n._tag) {
     case "Term":
-      return quote(n.text) + (n.prefix ? " *" : "")
+      return quote(word(n.text)) + (n.prefix ? " *" : "")
     case "Not":
-      return render(n.child)
+      return render(n.child, word)
     case "Or":
       return n.children.map(grouped).join(" OR ")
     case "And": {
@@ -353,7 +364,7 @@ const render = (n: QueryNode): string => {
     }
   }
 }
-const grouped = (n: QueryNode) => (n._tag === "And" || n._tag === "Or" ? `(${render(n)})` : render(n))
+const asWritten = (text: string) => text
 
 /**
  * Compile a query into an FTS5 MATCH expression in which every user word is
@@ -361,7 +372,7 @@ const grouped = (n: QueryNode) => (n._tag === "And" || n._tag === "Or" ? `(${ren
  * {@link InvalidSearchQuery} as {@link parseQuery} does.
  */
 export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
-  Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree) }))
+  Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree, ftsFold), unfoldedMatch: render(tree, asWritten) }))
 
 /** A term as the query syntax writes it: a plain word as it is, else quoted (a `"` inside is a separator, as in the index). */
 const writeTerm = (t: Extract<QueryNode, { _tag: "Term" }>): string => {
@@ -561,21 +572,67 @@ const renderSieve = (n: QueryNode): string | null => {
 
 // ------------------------------------------------------------------ matches, for snippets
 
-/** A word as FTS5's `unicode61 remove_diacritics 2` tokenizer sees it: folded to lower case, accents removed. */
+/**
+ * A word as both indexes hold it: Unicode NFD, every nonspacing mark
+ * (`\p{Mn}`) removed, lower case (`toLowerCase`, not locale-aware). So case
+ * and accents fold in every script (`ΣΙΣΥΦΟΣ`, `σίσυφος` are `σισυφος`,
+ * `ёлка` is `елка`, `İ` is `i`, `café` is `cafe`); letters that are no
+ * accented form of another stay (`ß`, dotless `ı`, `ø`, `ł`, final `ς`).
+ */
 export const foldWord = (w: string): string => w.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase()
 
 const WORD = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
 
 /**
- * The words of a text with their [start, end) offsets (UTF-16 code units), as
- * FTS5's `unicode61 remove_diacritics 2` tokenizer splits it: runs of letters,
- * digits and marks, folded ({@link foldWord}); punctuation (`_ . / - :`)
- * separates words. The words of the PostgreSQL index's documents and queries.
+ * The words of a text with their [start, end) offsets (UTF-16 code units):
+ * runs of letters, digits and marks, folded ({@link foldWord}); punctuation
+ * (`_ . / - :`), spaces, control and format characters separate words, as
+ * FTS5's `unicode61` tokenizer splits words. The words of both indexes'
+ * documents and queries (SQLite's through {@link ftsFold}).
  */
 export const searchWords = (text: string): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
   const out: Array<{ w: string; start: number; end: number }> = []
   for (const m of text.matchAll(WORD)) out.push({ w: foldWord(m[0]), start: m.index, end: m.index + m[0].length })
   return out
+}
+
+/** An ASCII letter or digit (a UTF-16 code unit): what FTS5's `ascii` tokenizer reads as part of a word below U+0080. */
+const asciiWordUnit = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+
+const NON_ASCII = /[^\u0000-\u007f]/g
+
+/**
+ * A text (a searched field, or a query's word or phrase) as SQLite's search
+ * index is given it, for its FTS5 `ascii` tokenizer (`SEARCH_TOKENIZER`):
+ * that tokenizer splits words at every ASCII character but a letter or digit
+ * and folds ASCII case, so its words here are exactly {@link searchWords}'
+ * words, the PostgreSQL index's. Pure ASCII text is given as it is, with no
+ * other work than finding that it is ASCII (first imports are mostly
+ * ASCII). Else each run of ASCII letters, digits and non-ASCII characters
+ * that holds a non-ASCII one is replaced by its folded words, a space
+ * between them (non-ASCII punctuation, symbols, format characters: gone).
+ * Snippets are cut from the stored text, never from this.
+ */
+export const ftsFold = (s: string): string => {
+  NON_ASCII.lastIndex = 0
+  let found = NON_ASCII.exec(s)
+  if (found === null) return s
+  let out = ""
+  let done = 0
+  while (found !== null) {
+    let a = found.index
+    while (a > done && asciiWordUnit(s.charCodeAt(a - 1))) a--
+    let b = found.index + 1
+    while (b < s.length && (s.charCodeAt(b) >= 0x80 || asciiWordUnit(s.charCodeAt(b)))) b++
+    out += s.slice(done, a)
+    // The run is bounded by ASCII separators (or the text's ends): its words are the text's words there.
+    const words = searchWords(s.slice(a, b))
+    for (let i = 0; i < words.length; i++) out += (i > 0 ? " " : "") + words[i].w
+    done = b
+    NON_ASCII.lastIndex = b
+    found = NON_ASCII.exec(s)
+  }
+  return out + s.slice(done)
 }
 
 /** The terms a match must contain (those not under a NOT). */

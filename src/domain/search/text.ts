@@ -4,7 +4,7 @@
  * @module
  */
 import type { SessionEvent } from "../model.js"
-import { findMatches, lexemeOf, type QueryNode, quoteLexeme, searchWords } from "./query.js"
+import { findMatches, ftsFold, lexemeOf, type QueryNode, quoteLexeme, searchWords } from "./query.js"
 
 /**
  * Characters of one searchable field kept for the index: a tool output of
@@ -47,23 +47,14 @@ const cap = (s: string) => {
 }
 
 /**
- * Control and format characters (Unicode `Cc` but tab, line feed and carriage
- * return; `Cf`: bidi isolates, embeddings and marks, zero-width spaces and
- * joiners, the BOM, soft hyphens, tags).
+ * A searched field as SQLite's FTS5 is given it: {@link ftsFold}, the words
+ * {@link searchWords} (PostgreSQL's words, snippets) makes of it, folded the
+ * same way (case and accents in every script); control and format characters
+ * (bidi isolates, zero-width spaces, BOM, C0 and C1 controls) separate words.
+ * Pure ASCII text is given as it is. The text a snippet is cut from keeps
+ * them (they are shown visibly).
  */
-const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}]/u
-const CONTROLS_ALL = new RegExp(CONTROLS.source, "gu")
-
-/**
- * A searched field as SQLite's FTS5 is given it: each control and format
- * character a space, so the words on either side are words of their own, as
- * {@link searchWords} (PostgreSQL's words, snippets) makes them. FTS5's
- * `unicode61` tokenizer separates words at the format characters of its own
- * Unicode tables, but takes newer ones (the bidi isolates U+2066–U+2069,
- * Unicode 6.3) as letters of the word they touch. The text a snippet is cut
- * from keeps them (they are shown visibly).
- */
-export const ftsText = (s: string): string => (CONTROLS.test(s) ? s.replace(CONTROLS_ALL, " ") : s)
+export const ftsText = (s: string): string => ftsFold(s)
 
 /**
  * The searchable text of an event, from its typed fields only (contract

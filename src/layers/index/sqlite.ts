@@ -29,7 +29,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, type CompiledQuery, type QueryNode } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { sortKey } from "../../domain/timestamps.js"
@@ -330,7 +330,7 @@ const migrations = Migrator.fromRecord({
           occurred_at TEXT
         )`,
         sql`CREATE INDEX search_docs_by_event ON search_docs (source_key, generation, event_uid)`,
-        sql.unsafe(`CREATE VIRTUAL TABLE search USING fts5(text, input, tokenize = '${SEARCH_TOKENIZER}', content = '', contentless_delete = 1)`),
+        sql.unsafe(SEARCH_TABLE),
         sql`CREATE TRIGGER search_docs_gone AFTER DELETE ON search_docs BEGIN DELETE FROM search WHERE rowid = old.doc; END`,
         sql`CREATE TRIGGER events_search_gone AFTER DELETE ON events BEGIN
               DELETE FROM search_docs WHERE source_key = old.source_key AND generation = old.generation AND event_uid = old.event_uid;
@@ -418,7 +418,7 @@ const migrations = Migrator.fromRecord({
         sql`DROP TRIGGER IF EXISTS sessions_search_gone`,
         sql`DROP TABLE IF EXISTS search_docs`,
         sql`DROP TABLE IF EXISTS search`,
-        sql.unsafe(`CREATE VIRTUAL TABLE search USING fts5(text, input, tokenize = '${SEARCH_TOKENIZER}', content = '', contentless_delete = 1)`)
+        sql.unsafe(SEARCH_TABLE)
       ], { discard: true })
       // The generation of each source that is searched (as indexGeneration makes it: every source not rejected).
       const current = new Map<string, number>()
@@ -518,12 +518,15 @@ const migrations = Migrator.fromRecord({
         for (const [key, generation] of current) yield* indexGeneration(sql, key, generation)
         return
       }
-      // The titles of the searched generations' sessions (what indexGeneration adds after their records' words).
-      yield* sql`INSERT INTO search (rowid, text, input)
-        SELECT -st.stream, ss.title, '' FROM sessions ss
+      // The titles of the searched generations' sessions (what indexGeneration adds after their records' words), their
+      // words as FTS5 is given them (`ftsText`).
+      const titled = yield* sql<{ rowid: number; title: string }>`
+        SELECT -st.stream AS rowid, ss.title FROM sessions ss
           JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
           JOIN sources so ON so.source_key = ss.source_key AND so.generation = ss.generation AND so.status != 'rejected'
         WHERE ss.title IS NOT NULL`
+      const titles = titled.map((t) => ({ rowid: t.rowid, text: ftsText(t.title), input: "" }))
+      for (let i = 0; i < titles.length; i += MIGRATE_ROWS) yield* sql`INSERT INTO search ${sql.insert(titles.slice(i, i + MIGRATE_ROWS))}`
     })),
   // The push journal (issue 17, `./push.ts`): each source's row carries the sequence number of its last change of
   // what a push compares or copies (checkpoint, status, generation, attempt, summary), written by triggers in the
@@ -586,7 +589,21 @@ const migrations = Migrator.fromRecord({
     Effect.all([
       sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL)`,
       sql`INSERT OR IGNORE INTO meta (key, value) VALUES (${SHOWN_KEY_NAME}, ${newShownKey()})`
-    ], { discard: true }))
+    ], { discard: true })),
+  // Search folds as the PostgreSQL index does (case and accents in every script: `σισυφος` finds `σίσυφος`, `елка`
+  // finds `ёлка`): the words are folded in the domain (`ftsText`) and FTS5's `ascii` tokenizer splits them, where
+  // `unicode61 remove_diacritics 2` kept the accents of other scripts than Latin. The search table is made again and
+  // filled from the stored records and titles of every current generation (no source is read). An index whose table
+  // has the new tokenizer already (made by 0004/0006 of this build) is left as it is.
+  "0012_search_folded": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      if (yield* searchIsFolded(sql)) return
+      yield* sql`DROP TABLE IF EXISTS search`
+      yield* sql.unsafe(SEARCH_TABLE)
+      const current = yield* sql<{ source_key: string; generation: number }>`
+        SELECT source_key, generation FROM sources WHERE status != 'rejected'`
+      for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
+    }))
 })
 
 /**
@@ -724,13 +741,39 @@ const indexGeneration = (sql: SqlClient.SqlClient, key: string, generation: numb
   })
 
 /**
- * The FTS5 tokenizer of the search index: `unicode61` with its default
- * separators, so `_`, `.`, `/`, `-` and `:` split words (a word in the
- * middle of `parse_config_file` or `app.config.json` is found), and a quoted
- * query word with punctuation is a phrase of its parts (a path, a UUID);
- * accents are folded. Chosen and measured against `trigram`: docs/search.md.
+ * The FTS5 tokenizer of the search index: `ascii`, given each text as
+ * `ftsText` (`ftsFold`) makes it: the words `searchWords` splits, folded in
+ * the domain as the PostgreSQL index folds them (case and accents in every
+ * script). Every ASCII character but a letter or digit separates words, so
+ * `_`, `.`, `/`, `-` and `:` split words (a word in the middle of
+ * `parse_config_file` or `app.config.json` is found), and a quoted query
+ * word with punctuation is a phrase of its parts (a path, a UUID). For ASCII
+ * text it makes the words `unicode61` makes. Chosen and measured against
+ * `trigram`: docs/search.md. (Indexes before migration 0012:
+ * {@link UNFOLDED_SEARCH_TOKENIZER}.)
  */
-export const SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
+export const SEARCH_TOKENIZER = "ascii"
+
+/**
+ * The tokenizer of the search index made before migration 0012, given the
+ * text unfolded: `unicode61` folded case in every script but accents of
+ * Latin letters only. Read (not migrated) with the query's words as written.
+ */
+export const UNFOLDED_SEARCH_TOKENIZER = "unicode61 remove_diacritics 2"
+
+/** The FTS5 table of the search words (contentless: snippets are cut from the stored events). */
+const SEARCH_TABLE = `CREATE VIRTUAL TABLE search USING fts5(text, input, tokenize = '${SEARCH_TOKENIZER}', content = '', contentless_delete = 1)`
+
+/**
+ * Whether the search table of the index behind `sql` holds folded words
+ * ({@link SEARCH_TOKENIZER}, migration 0012 or an index made after it):
+ * false for an index before it, or with no search table.
+ */
+const searchIsFolded = (sql: SqlClient.SqlClient) =>
+  Effect.map(
+    sql<{ readonly sql: string | null }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'search'`,
+    (rows) => rows.length > 0 && (rows[0].sql ?? "").includes(`tokenize = '${SEARCH_TOKENIZER}'`)
+  )
 
 /**
  * Matches a search ranks at most: the newest (last imported) this many that
@@ -769,8 +812,8 @@ const eventDoc = (key: string, generation: number, eventUidValue: string, sessio
     kind: e.kind,
     role: e.role,
     occurred_at: e.occurredAt,
-    text: t.text,
-    input: t.input
+    text: ftsText(t.text),
+    input: ftsText(t.input)
   }
 }
 
@@ -857,7 +900,7 @@ const titleDoc = (key: string, generation: number, session: string, provider: st
   kind: null,
   role: null,
   occurred_at: null,
-  text: title,
+  text: ftsText(title),
   input: ""
 })
 
@@ -1072,6 +1115,9 @@ const make = (
     // An index read (not migrated) from before migration 0004 has no search tables: search says to import once.
     const hasSearch = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${reader.lean ? "search" : "search_docs"}`))[0].n > 0
+    // An index read (not migrated) from before migration 0012 holds its words unfolded: searched with the words as written.
+    const folded = yield* fail(searchIsFolded(sql))
+    const matchOf = (compiled: CompiledQuery) => (folded ? compiled.match : compiled.unfoldedMatch)
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
     const EV = sql.unsafe(reader.from)
     const STORED_COLUMNS = sql.unsafe(STORED)
@@ -1426,13 +1472,13 @@ const make = (
       })
 
     /** {@link IndexShape.search} of an index before migration 0006 read without migrating it (its `search_docs`). */
-    const legacySearch = (compiled: { readonly match: string; readonly tree: QueryNode }, filter: SearchFilter, limit: number) =>
+    const legacySearch = (compiled: CompiledQuery, filter: SearchFilter, limit: number) =>
       Effect.gen(function*() {
           // Ranked among the newest RANK_WINDOW matches (all of them when fewer): a word in every event costs what a rare one does.
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
             SELECT doc, score FROM (
             SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
-            WHERE search MATCH ${compiled.match}
+            WHERE search MATCH ${matchOf(compiled)}
               ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
@@ -1774,7 +1820,7 @@ const make = (
             SELECT search.rowid AS doc, search.rank AS score FROM search
               LEFT JOIN records r ON r.id = search.rowid
               JOIN streams st ON st.stream = (CASE WHEN search.rowid < 0 THEN -search.rowid ELSE r.stream END)
-            WHERE search MATCH ${compiled.match}
+            WHERE search MATCH ${matchOf(compiled)}
               ${searchFilterSql(sql, filter, { provider: "st.provider", kind: "r.kind", role: "r.role", occurredAt: "r.occurred_at", sessionUid: "st.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
