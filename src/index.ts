@@ -27,7 +27,7 @@ export * as SessionIngest from "./layers/app.js"
 /** The Node filesystem layer of SourceAccess. */
 export * as SourceAccessNode from "./layers/SourceAccessNode.js"
 export { DiscoveryBudget } from "./services/DiscoveryBudget.js"
-export { Index, type IndexShape, type SessionRow, type SessionFilter, type SearchFilter, type SearchHit, DEFAULT_SEARCH_LIMIT } from "./services/Index.js"
+export { Index, type IndexShape, type SessionRow, type SessionStatus, sessionStatusOf, type SessionFilter, type SearchFilter, type SearchHit, DEFAULT_SEARCH_LIMIT } from "./services/Index.js"
 /** The search query language: `compileQuery` (to a safe FTS5 MATCH) and `parseQuery`; snippets: `snippetOf`. */
 export { compileQuery, parseQuery, type QueryNode } from "./domain/search/query.js"
 export { searchableText, snippetOf, type Snippet } from "./domain/search/text.js"
@@ -53,7 +53,7 @@ export * as IndexPostgres from "./layers/index/postgres.js"
 export * as IndexPush from "./layers/index/push.js"
 /** The import engine's layer and `planFromPolicy`. */
 export * as ImporterLayer from "./layers/index/importer.js"
-/** Index queries: `findSession`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */
+/** Index queries: `findSession`, `findCompleteSession`, `requireComplete`, `loadSession`, `loadTrajectory`, `sessionTranscript`. */
 export * as IndexQueries from "./layers/index/queries.js"
 /** The MCP server's answers over the index (list_sessions, get_session, get_events, session resources), redacted. */
 export * as McpAnswers from "./layers/mcp/answers.js"

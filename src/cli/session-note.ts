@@ -7,7 +7,9 @@
  *
  * @module
  */
-import { shownName } from "../domain/render.js"
+import { incompleteLine } from "../domain/incomplete.js"
+import { oneLineField, shownName } from "../domain/render.js"
+import type { SessionStatus } from "../services/Index.js"
 import { writeStderr } from "./output.js"
 
 /** A session as the note names it: its uid, and on a team index its machine (`ses_… on ci-runner-7`). */
@@ -30,4 +32,25 @@ export const noteOtherSources = (id: string, shown: NamedSession, others: Readon
       others.map(named).join(", ")
     })\n`
   )
+}
+
+/** A session as {@link noteIncomplete} names it (`SessionRow`'s fields). */
+export interface ShownSession extends NamedSession {
+  readonly sessionId: string
+  readonly eventCount: number
+  readonly status: SessionStatus
+}
+
+/**
+ * `note: incomplete: N events of session <id> imported so far; …` on stderr when `session` is incomplete (its
+ * import or push stopped part-way or is running; see `incompleteLine` in `src/domain/incomplete.ts`): what `show`
+ * says before a part of a session, so it is never read as the whole (tester28a F3).
+ */
+export const noteIncomplete = (session: ShownSession): void => {
+  if (session.status !== "incomplete") return
+  writeStderr(`note: ${incompleteLine({
+    sessionId: oneLineField(session.sessionId),
+    eventCount: session.eventCount,
+    machine: session.machine === null ? null : shownName(session.machine)
+  })}\n`)
 }

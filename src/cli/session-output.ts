@@ -4,13 +4,15 @@
  * patterns), the config's limits (`maxDocumentBytes` for a session loaded
  * whole), and the note on stderr when the id names sessions of several
  * sources (`noteOtherSources`: which one is `verb`ed, the others' uids).
- * Fails as `findSession` does (`SourceNotFound`, an ambiguous prefix).
+ * Fails as `findSession` does (`SourceNotFound`, an ambiguous prefix), and as
+ * `requireComplete` for an incomplete session (`STORE_UNAVAILABLE`
+ * `session-incomplete`): a part of a session is never exported or replayed.
  *
  * @module
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { findSession } from "../layers/index/queries.js"
+import { findCompleteSession } from "../layers/index/queries.js"
 import { redactionLayer } from "../layers/share.js"
 import { loadRedactionPatterns } from "./config.js"
 import { readIndexLayer, readLimitsLayer } from "./index-read.js"
@@ -20,7 +22,7 @@ import { noteOtherSources } from "./session-note.js"
 export const sessionOutputLayer = (file: string, redact: boolean, config: string | undefined, id: string, verb: string) => {
   const layer = Layer.mergeAll(redactionLayer(redact, loadRedactionPatterns(config)), readLimitsLayer(config)).pipe(Layer.provideMerge(readIndexLayer(file)))
   return Effect.as(
-    Effect.tap(findSession(id).pipe(Effect.provide(layer)), (found) => Effect.sync(() => noteOtherSources(id, found.session, found.others, verb))),
+    Effect.tap(findCompleteSession(id).pipe(Effect.provide(layer)), (found) => Effect.sync(() => noteOtherSources(id, found.session, found.others, verb))),
     layer
   )
 }

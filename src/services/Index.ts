@@ -184,7 +184,28 @@ export interface SessionRow {
   readonly firstAt: string | null
   readonly lastAt: string | null
   readonly eventCount: number
+  /**
+   * `incomplete` when the generation of the session's source that readers are shown is not read to its end yet
+   * (`sources.status` `importing`): the source's first generation (or one begun with no complete generation to keep
+   * showing) whose import or push was killed, stopped part-way or is still running, so `eventCount` events are a
+   * prefix of the session. `complete` otherwise, also while a newer generation is read beside a complete one (readers
+   * are shown the complete one). See {@link sessionStatusOf} and docs/index.md, "Incomplete sessions".
+   */
+  readonly status: SessionStatus
 }
+
+/**
+ * Whether a listed session is whole ({@link SessionRow.status}): `incomplete` while the generation of its source that
+ * readers are shown is still `importing`.
+ */
+export type SessionStatus = "complete" | "incomplete"
+
+/**
+ * The {@link SessionStatus} of a session from its source's `sources.status` at the generation shown: `importing`
+ * (a first generation, or one begun with no complete one beside it, not read to its end) is `incomplete`; every other
+ * status a reader lists (`complete`) is `complete`.
+ */
+export const sessionStatusOf = (sourceStatus: string): SessionStatus => (sourceStatus === "importing" ? "incomplete" : "complete")
 
 /** Filters of {@link IndexShape.sessions}. Times are RFC 3339; `workspace` is a real path prefix. */
 export interface SessionFilter {
@@ -254,6 +275,8 @@ export interface SearchHit {
   readonly cursor: string | null
   readonly snippet: Snippet
   readonly score: number
+  /** The hit's session's {@link SessionRow.status}: `incomplete` marks a hit of a session not imported whole yet. */
+  readonly sessionStatus: SessionStatus
 }
 
 /**

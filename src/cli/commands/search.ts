@@ -10,7 +10,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { humanTime, oneLineField } from "../../domain/render.js"
+import { incompleteNote } from "../../domain/incomplete.js"
+import { humanTime, oneLineField, shownName } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
 import type { SearchHit } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -26,8 +27,9 @@ const DEFAULT_LIMIT = 20
  * and role, event id; `on <machine>` after the provider when the hits come
  * from more than one machine, a team index), the session's title, and the
  * snippet with its matches marked; then how to see a hit in context (the
- * session by its uid when the hits come from several machines).
- * Content shown safe (`markedText`).
+ * session by its uid when the hits come from several machines). A hit of an
+ * incomplete session (`sessionStatus`) has a `!` after its session id and a
+ * note under the hits. Content shown safe (`markedText`).
  */
 export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Array<TextPiece> => {
   if (hits.length === 0) return [{ text: "no hits\n" }]
@@ -37,7 +39,9 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
     const time = h.occurredAt !== null ? humanTime(h.occurredAt, { local, seconds: true }) : "-"
     const what = h.eventId === null ? "title" : `${h.kind ?? "-"}${h.role !== null ? ` (${h.role})` : ""}  ${h.eventId}`
     const on = machines && h.machine !== null ? ` on ${h.machine.replace(/\s+/g, " ")}` : ""
-    out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${oneLineField(h.sessionId)}  ${what}\n` })
+    // `!`: a hit of an incomplete session (as `sessions` marks it), said in a note under the hits
+    const mark = h.sessionStatus === "incomplete" ? "!" : ""
+    out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${oneLineField(h.sessionId)}${mark}  ${what}\n` })
     if (h.title !== null && h.eventId !== null) out.push({ text: `   ${h.title.replace(/\s+/g, " ").slice(0, 100)}\n` })
     out.push({ text: `   ${h.snippet.field === "input" ? "[input] " : ""}` })
     let at = 0
@@ -55,6 +59,10 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
       first !== undefined ? `; in context: session-ingest show ${oneLineField(shown)} --around ${oneLineField(first.eventId!)}` : ""
     }\n`
   })
+  const incomplete = [...new Map(hits.filter((h) => h.sessionStatus === "incomplete").map((h) => [h.sessionUid, h])).values()]
+  if (incomplete.length > 0) {
+    out.push({ text: `${incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : shownName(h.machine) })), "!")}\n` })
+  }
   return out
 }
 

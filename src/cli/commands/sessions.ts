@@ -4,7 +4,9 @@
  * reports none, never 0; `--json`: `usage` on every row), and a `*` with a
  * note where responses of a session count in another session. On a team index
  * whose rows come from several machines, a `machine` column says whose each
- * is (`--json`: `machine` on every row, null on a SQLite index).
+ * is (`--json`: `machine` on every row, null on a SQLite index). A session
+ * not imported whole yet (`status` `incomplete` in `--json`) has a `!` after
+ * its event count and a note under the listing.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { costNotes, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
+import { incompleteNote } from "../../domain/incomplete.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
@@ -71,7 +74,8 @@ const render = (
       times[i].padEnd(width),
       r.provider.padEnd(11),
       ...(machines === null ? [] : [machines[i].padEnd(mw)]),
-      String(r.eventCount).padStart(6),
+      // `!`: an incomplete session (its import stopped part-way or is running), said in a note under the listing
+      `${r.eventCount}${r.status === "incomplete" ? "!" : ""}`.padStart(6),
       tokens[i].padStart(tw),
       costs[i].padStart(cw),
       "  ",
@@ -113,6 +117,10 @@ const render = (
     )
     for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${oneLineField(r.sessionId)}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r)}`)
     if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
+  }
+  const incomplete = rows.filter((r) => r.status === "incomplete")
+  if (incomplete.length > 0) {
+    notes.push(incompleteNote(incomplete.map((r) => ({ sessionId: r.sessionId, eventCount: r.eventCount, machine: r.machine === null ? null : shownName(r.machine) })), "!"))
   }
   return [
     `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${machines === null ? "" : `${"machine".padEnd(mw)} `}${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,

@@ -3,7 +3,9 @@
  * (NDJSON), a transcript, or Markdown (redacted unless `--no-redact`).
  * `--json` (events) carries the session's `usage` (tokens and cost, each
  * null where unknown); the text and Markdown transcripts end with a usage
- * line where the source reports any.
+ * line where the source reports any. A session not imported whole yet
+ * (`status` `incomplete`) gets a note on stderr; its Markdown, shareable, is
+ * refused (`STORE_UNAVAILABLE` `session-incomplete`, as `export`'s).
  *
  * @module
  */
@@ -19,7 +21,7 @@ import type { SessionEvent, Transcript } from "../../domain/model.js"
 import { markdownField, renderTranscriptText, transcriptMarkdownParts, usageLine } from "../../domain/render.js"
 import { errors, queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
-import { noteOtherSources as noteOthers } from "../session-note.js"
+import { noteIncomplete, noteOtherSources as noteOthers } from "../session-note.js"
 import { ndjson, printResult, writeHumanParts, writeStderr, writeStdout } from "../output.js"
 
 /** Events shown before and after the one `--around` names, when `--context` is not given. */
@@ -92,6 +94,9 @@ export const show = Command.make(
           return { ...found, all, from, to: Math.min(all.length, at + n + 1), events: all.slice(from, at + n + 1) }
         }).pipe(Effect.provide(indexLayer))
         noteOthers(o.id, session, others)
+        // Markdown is shareable: a part of a session is never shared as the session (tester28a F3); else a note says it.
+        if (o.format === "markdown") yield* rt.requireComplete(session)
+        noteIncomplete(session)
         if (o.format === "events") {
           return yield* (o.json ? printResult("show", true, { session, events, around: eventId }, () => "") : writeStdout(ndjson(events)))
         }
@@ -132,6 +137,7 @@ export const show = Command.make(
         return yield* Effect.gen(function*() {
           const { others, session } = yield* rt.findSession(o.id)
           noteOthers(o.id, session, others)
+          noteIncomplete(session)
           const index = yield* rt.Index
           yield* index.eventsStream(session.sessionUid).pipe(
             Stream.mapChunks((c) => Chunk.of(ndjson(c))),
@@ -154,6 +160,8 @@ export const show = Command.make(
         return { ...loaded, usage }
       }).pipe(Effect.provide(indexLayer))
       noteOthers(o.id, session, others)
+      if (o.format === "markdown") yield* rt.requireComplete(session)
+      noteIncomplete(session)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")
       /** The usage line under the output, the uids of the copies it names as `uid` shows them (a redacted output's: keyed). */
       const usageText = (uid: (u: string) => string, model: (m: string) => string = (m) => m) =>

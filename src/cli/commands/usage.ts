@@ -12,6 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { incompleteUsageNote } from "../../domain/incomplete.js"
 import { costNotes, humanTokens, humanUsd, NAME_CELL_MAX, notExactText, shownName } from "../../domain/render.js"
 import type { TokenCountName } from "../../domain/usage.js"
 import type { UsageReport } from "../../layers/index/queries.js"
@@ -63,6 +64,8 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         ? `note: ? ${notExactText(n.counts)}.`
         : n.kind === "counted-elsewhere"
         ? `note: ${humanTokens(n.responses)} response${n.responses === 1 ? "" : "s"} of ${humanTokens(n.sessions)} session${n.sessions === 1 ? "" : "s"} counted in another session: the same response in several sessions counts once: in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record), else in the session that began first (a resumed, forked or copied log) (sessions --json: usage.countedElsewhere).`
+        : n.kind === "sessions-incomplete"
+        ? `note: ${incompleteUsageNote(n.sessions, n.events, n.remediation)}`
         : `note: ? cost unknown: the sum of the costs is past the largest number a double holds (check the prices in the config file and the stated costs).`
     )
   }

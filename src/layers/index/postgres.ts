@@ -82,7 +82,7 @@ import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { fromPg, toPg } from "./pg-text.js"
-import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, sessionStatusOf, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
 
@@ -1123,7 +1123,7 @@ const make = (
             overview_json = excluded.overview_json, updated_at = excluded.updated_at`
 
     const SESSION_COLUMNS = sql.unsafe(`ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.machine, s.locator_json, s.summary_json,
-      s.overview_json, ss.generation, ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count`)
+      s.overview_json, ss.generation, ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status`)
 
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
@@ -1326,6 +1326,7 @@ const make = (
               workspace: string | null
               machine: string | null
               event_json: string | null
+              source_status: string
             }>`
             WITH matched AS (
               SELECT d.doc, d.words FROM search_docs d
@@ -1346,7 +1347,7 @@ const make = (
             ),
             found AS (SELECT count(*)::int AS found FROM matched)
             SELECT r.doc::float8 AS doc, r.score, f.found,
-              d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, s.machine, e.event_json
+              d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, s.machine, e.event_json, s.status AS source_status
             FROM found f
               LEFT JOIN (ranked r
                 JOIN search_docs d ON d.doc = r.doc
@@ -1367,7 +1368,8 @@ const make = (
               provider: d.provider as ProviderId,
               workspace: fromPg(d.workspace),
               machine: d.machine,
-              score: d.score
+              score: d.score,
+              sessionStatus: sessionStatusOf(d.source_status)
             }
             hits.push(searchHitOf(compiled.tree, base, d.event_uid, d.event_json))
           }

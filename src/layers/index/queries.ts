@@ -8,7 +8,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { AtifInput } from "../../domain/atif.js"
 import { transcriptFromEvents } from "../../domain/conversation.js"
-import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
+import { InvalidArgument, ResourceLimitExceeded, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
+import { incompleteRefusal, incompleteRemedy } from "../../domain/incomplete.js"
 import { emptySourceSummary, type SessionEvent, type Transcript } from "../../domain/model.js"
 import type { PriceTable } from "../../domain/prices.js"
 import { compareTimestamps } from "../../domain/timestamps.js"
@@ -171,6 +172,63 @@ export const searchSessionFilter = (
   Effect.map(findSession(given, ids), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
 
 /**
+ * How {@link requireComplete} names what it says in its error: a session's uid (a redacted output's shown uid,
+ * `ShownIds.sessionUid`) and a machine's name (a redacted output's, `Redaction.text`). Default: as the index has them.
+ */
+export interface ShownNames {
+  readonly sessionUid?: ((uid: string) => string) | undefined
+  readonly machine?: ((name: string) => string) | undefined
+}
+
+/**
+ * Fails when `session` is incomplete ({@link SessionRow.status}: its source's generation shown is still `importing`,
+ * an import or push killed, stopped part-way or running): `StoreUnavailable` (exit 6, as an index an import was
+ * stopped while creating: the index is not ready for it, and the remedy is to run the import again) with `details`
+ * `{reason: "session-incomplete", sessionId, sessionUid, eventCount, machine}` and the remedy (`import` / `push`
+ * again, on the machine named). What every output of a whole session checks (`export`, `replay`, `show --format
+ * markdown`, MCP `get_session` / `get_events` / `session://`): a part of a session is never given out as the session
+ * (docs/index.md, "Incomplete sessions"; tester28a F3). `others`: the other sessions of the same native id
+ * (`findSession`'s): the complete ones are named in the remedy. `shown`: how uids and machines are named (a
+ * redacted output never names a real uid or an unredacted machine).
+ */
+export const requireComplete = (
+  session: SessionRow,
+  others: ReadonlyArray<SessionRow> = [],
+  shown: ShownNames = {}
+): Effect.Effect<SessionRow, StoreUnavailable> => {
+  if (session.status !== "incomplete") return Effect.succeed(session)
+  const uid = shown.sessionUid ?? ((u: string) => u)
+  const machine = session.machine === null ? null : (shown.machine ?? ((m: string) => m))(session.machine)
+  const refusal = incompleteRefusal({ sessionId: session.sessionId, eventCount: session.eventCount, machine })
+  // Other sources holding the same native id whose copy is complete: one of them can be named by its uid.
+  const whole = others.filter((o) => o.status === "complete").map((o) => uid(o.sessionUid))
+  return Effect.fail(
+    new StoreUnavailable({
+      message: refusal.message,
+      remediation: whole.length === 0 ? refusal.remediation : `${refusal.remediation} Or name a complete copy by its uid: ${whole.join(", ")}.`,
+      details: {
+        reason: "session-incomplete",
+        sessionId: session.sessionId,
+        sessionUid: uid(session.sessionUid),
+        eventCount: session.eventCount,
+        machine
+      }
+    })
+  )
+}
+
+/**
+ * {@link findSession} for an output of the whole session: fails as {@link requireComplete} when the session the id
+ * names is incomplete (uids named as `ids` shows them; machines as `shown.machine` does).
+ */
+export const findCompleteSession = (
+  given: string,
+  ids?: ShownIds,
+  shown: Pick<ShownNames, "machine"> = {}
+): Effect.Effect<Omit<LoadedSession, "events">, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
+  Effect.tap(findSession(given, ids), ({ others, session }) => requireComplete(session, others, { sessionUid: ids?.sessionUid, machine: shown.machine }))
+
+/**
  * A `machine` filter (`--machine` of `sessions` and `search`, the `machine`
  * argument of the MCP tools `list_sessions` and `search_sessions`), checked
  * against the index it filters: as given on a team index (PostgreSQL, whose
@@ -200,13 +258,15 @@ const parentSessionOf = (e: SessionEvent): string | undefined => e.parent?.sessi
 /**
  * The input of an ATIF export of `id`: the session, its events, and the
  * subagent sessions imported from the same source whose events name it as
- * their parent.
+ * their parent. Fails as {@link requireComplete} for an incomplete session.
  */
 export const loadTrajectory = (
   id: string
 ): Effect.Effect<AtifInput, SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
+    // A part of a session is never exported as the session (fails before its events are read).
+    yield* findCompleteSession(id)
     const { events, session } = yield* loadSession(id)
     const siblings = (yield* index.sessions({})).filter(
       (s) => s.sourceKey === session.sourceKey && s.sessionUid !== session.sessionUid
@@ -356,7 +416,10 @@ export interface PricesUsed {
  * a cost whose sum is past the largest double (shown as unknown); copies
  * of responses that count in other sessions (`responses` copies in
  * `sessions` sessions, within the report's filters: not in its rows, each
- * counted once where it was seen first).
+ * counted once where it was seen first); incomplete sessions
+ * (`SessionRow.status`: `sessions` of them within the provider, workspace,
+ * machine and time filters, `events` imported of them so far) left out of
+ * the rows and the total, with the remedy that completes them.
  */
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
@@ -365,6 +428,12 @@ export type UsageNote =
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
   | { readonly kind: "counted-elsewhere"; readonly responses: number; readonly sessions: number }
+  | {
+    readonly kind: "sessions-incomplete"
+    readonly sessions: number
+    readonly events: number
+    readonly remediation: string
+  }
 
 /**
  * One row of a usage report: its key (the day `YYYY-MM-DD`, the session's
@@ -446,6 +515,14 @@ export const usageReport = (
       })
     }
     const groups = yield* index.usage(filter)
+    // Sessions not imported whole yet: their usage is not in the groups (a prefix is never priced as the session).
+    const incomplete = (yield* index.sessions({
+      provider: filter.provider,
+      workspace: filter.workspace,
+      machine: filter.machine,
+      since: filter.since,
+      until: filter.until
+    })).filter((s) => s.status === "incomplete")
     const byKey = summarizeGroups(groups, prices)
     const total = summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null
     const sessions = filter.by === "session" ? new Map((yield* index.sessions({})).map((s) => [s.sessionUid, s])) : new Map<string, SessionRow>()
@@ -501,6 +578,14 @@ export const usageReport = (
         ...(total?.costNotFinite === true ? [{ kind: "cost-not-finite" as const }] : []),
         ...(copies.length > 0
           ? [{ kind: "counted-elsewhere" as const, responses: copies.reduce((n, e) => n + e.responses, 0), sessions: new Set(copies.map((e) => e.sessionUid)).size }]
+          : []),
+        ...(incomplete.length > 0
+          ? [{
+            kind: "sessions-incomplete" as const,
+            sessions: incomplete.length,
+            events: incomplete.reduce((n, s) => n + s.eventCount, 0),
+            remediation: incompleteRemedy(incomplete.map((s) => s.machine))
+          }]
           : [])
       ],
       empty

@@ -12,7 +12,7 @@ import { replayInput, type ReplaySource } from "../../domain/replay/build.js"
 import type { ReplayInput } from "../../domain/replay/model.js"
 import { renderReplay } from "../../domain/replay/render.js"
 import { Index, type SessionRow } from "../../services/Index.js"
-import { loadSession, sessionUsage } from "./queries.js"
+import { findCompleteSession, loadSession, sessionUsage } from "./queries.js"
 import { visibleControls } from "../../domain/render.js"
 import { bundledPrices, type PriceTable } from "../../domain/prices.js"
 import { summarizeGroups, usageSummary } from "../../domain/usage.js"
@@ -39,11 +39,14 @@ const sessionFacts = (s: SessionRow): ReplaySource["session"] => {
  * The session `id` names (as `loadSession` finds it: uid, native id or a
  * unique prefix) with its events, and its subagent sessions nested: the
  * sessions imported from the same source whose events' typed `parent` link
- * names it (as `loadTrajectory` finds them), and theirs in turn.
+ * names it (as `loadTrajectory` finds them), and theirs in turn. Fails as
+ * `requireComplete` (`StoreUnavailable`, `session-incomplete`) for an
+ * incomplete session: a part of one is never replayed as the session.
  */
 export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, ReplayError, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
+    yield* findCompleteSession(id)
     const { events, session } = yield* loadSession(id)
     const siblings = (yield* index.sessions({})).filter(
       (s) => s.sourceKey === session.sourceKey && s.sessionUid !== session.sessionUid

@@ -15,7 +15,7 @@ import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import { workspaceFolder } from "../../domain/search/workspace.js"
 import type { Mutable } from "effect/Types"
-import type { Checkpoint, CheckpointedSource, SearchFilter, SearchHit, SessionRow, SourceCheckpoint } from "../../services/Index.js"
+import { type Checkpoint, type CheckpointedSource, type SearchFilter, type SearchHit, type SessionRow, sessionStatusOf, type SourceCheckpoint } from "../../services/Index.js"
 
 /** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
 export const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
@@ -348,6 +348,8 @@ export interface SessionDbRow {
   readonly first_at: string | null
   readonly last_at: string | null
   readonly event_count: number
+  /** The source's `sources.status` (at the generation joined): what {@link SessionRow.status} is made of. */
+  readonly source_status: string
 }
 
 /** A session row as the service gives it. */
@@ -371,7 +373,8 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
   workspace: r.workspace,
   firstAt: r.first_at,
   lastAt: r.last_at,
-  eventCount: r.event_count
+  eventCount: r.event_count,
+  status: sessionStatusOf(r.source_status)
 })
 
 /**
@@ -383,7 +386,7 @@ export const toSessionRow = (r: SessionDbRow): SessionRow => ({
  */
 export const searchHitOf = (
   tree: QueryNode,
-  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score">,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score" | "sessionStatus">,
   eventUid: string | null,
   eventJson: string | null
 ): SearchHit => {
@@ -406,7 +409,7 @@ export const searchHitOf = (
 /** {@link searchHitOf} of an event already read (`eventOfRow`); a title hit has null `eventUid` and `e`. */
 export const searchHitOfEvent = (
   tree: QueryNode,
-  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score">,
+  base: Pick<SearchHit, "sessionUid" | "sessionId" | "title" | "provider" | "workspace" | "machine" | "score" | "sessionStatus">,
   eventUid: string | null,
   e: SessionEvent | null
 ): SearchHit => {
@@ -1250,6 +1253,14 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
 }
 
 /**
+ * The condition on a `sources` row (`alias`) whose usage rows count (the same SQL on SQLite and PostgreSQL): not
+ * rejected, and not `importing` at the generation readers are shown, an incomplete session's source
+ * ({@link SessionRow.status}): a prefix of a session is never priced as the session, and a copy of one of its
+ * responses counts in a complete session that holds it (docs/usage-and-cost.md, "Incomplete sessions").
+ */
+export const countedSource = (alias: string): string => `${alias}.status NOT IN ('rejected', 'importing')`
+
+/**
  * Where a response that several sessions hold counts (docs/usage-and-cost.md "Tokens and
  * cost", "Copies of a response"): in the session that began first (its
  * `first_at`; a session without one last), then the one that ended first
@@ -1358,7 +1369,7 @@ export const firstSeenUsage = (dialect: UsageDialect) => `
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE fs.status <> 'rejected'),
+    WHERE ${countedSource("fs")}),
   mirrored_runs AS (
     SELECT source_key, generation, session_uid, run_seq, min(response_rank) AS best,
       max(CASE WHEN response_rank > 1 AND mirror_first = 'claude-code' THEN 1 ELSE 0 END) AS in_claude
@@ -1397,7 +1408,7 @@ const copiesOf = (w: string) => `SELECT fu.session_uid, fu.provider, fu.occurred
     FROM usage fu
       JOIN sources fs ON fs.source_key = fu.source_key AND fs.generation = fu.generation
       JOIN sessions fss ON fss.session_uid = fu.session_uid AND fss.generation = fu.generation
-    WHERE fs.status <> 'rejected'`
+    WHERE ${countedSource("fs")}`
 
 /**
  * The responses that do not count ({@link firstSeenUsage}'s responses with

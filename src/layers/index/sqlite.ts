@@ -44,6 +44,7 @@ import {
   bookedModel,
   countedElsewhereUsage,
   firstSeenUsage,
+  countedSource,
   searchHitOf,
   searchHitOfEvent,
   type SessionDbRow,
@@ -73,6 +74,7 @@ import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
+  sessionStatusOf,
   Index,
   type IndexShape,
   type SearchFilter,
@@ -1320,7 +1322,7 @@ const make = (
               ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
               ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}) AS wanted
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE s.status != 'rejected'`)
+          WHERE ${sql.unsafe(countedSource("s"))}`)
         type Session = (typeof sessions)[number]
         // `model`: what `--by model` books the row under (bookedModelOf: a run's stated total where its responses are).
         type Counted = { row: UsageRow; readonly ss: Session; readonly model: string | null; counted: boolean; countedIn: Counted | null }
@@ -1492,8 +1494,9 @@ const make = (
             title: string | null
             workspace: string | null
             event_json: string | null
+            source_status: string
           }>`
-            SELECT d.doc, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json
+            SELECT d.doc, d.session_uid, d.provider, d.event_uid, ss.session_id, ss.title, ss.workspace, e.event_json, s.status AS source_status
             FROM search_docs d
               JOIN sources s ON s.source_key = d.source_key AND s.generation = d.generation AND s.status != 'rejected'
               JOIN sessions ss ON ss.session_uid = d.session_uid AND ss.generation = d.generation
@@ -1511,7 +1514,8 @@ const make = (
               provider: d.provider as ProviderId,
               workspace: d.workspace,
               machine: null,
-              score: r.score
+              score: r.score,
+              sessionStatus: sessionStatusOf(d.source_status)
             }
             hits.push(searchHitOf(compiled.tree, base, d.event_uid === "" ? null : d.event_uid, d.event_json))
           }
@@ -1748,7 +1752,7 @@ const make = (
       sessions: (filter) =>
         filter.machine !== undefined ? Effect.succeed([]) : fail(sql<SessionDbRow>`
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE s.status != 'rejected'
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
@@ -1765,7 +1769,7 @@ const make = (
       findSessions: (id) =>
         fail(sql<SessionDbRow>`
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
           ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
@@ -1775,7 +1779,7 @@ const make = (
           ? Effect.succeed([])
           : fail(sql<SessionDbRow>`
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
-                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count
+                 ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
           ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
@@ -1831,6 +1835,7 @@ const make = (
             event_uid: unknown
             title: string | null
             workspace: string | null
+            source_status: string
           }
           const session = sql`JOIN sources s ON s.source_key = st.source_key AND s.generation = st.generation AND s.status != 'rejected'
             JOIN sessions ss ON ss.session_uid = st.session_uid AND ss.generation = st.generation`
@@ -1838,12 +1843,12 @@ const make = (
           const titleDocs = ranked.filter((r) => r.doc < 0).map((r) => -r.doc)
           const events = recordDocs.length === 0 ? [] : yield* fail(sql<Detail>`
             SELECT r.id AS doc, st.session_uid, st.provider, st.source_id, st.session_id, r.uid AS event_uid, ss.title, ss.workspace,
-                   r.shape, r.body, r.sequence, r.kind, r.occurred_at
+                   r.shape, r.body, r.sequence, r.kind, r.occurred_at, s.status AS source_status
             FROM records r JOIN streams st ON st.stream = r.stream ${session}
             WHERE r.id IN ${sql.in(recordDocs)}`)
           const titles = titleDocs.length === 0 ? [] : yield* fail(sql<Detail>`
             SELECT -st.stream AS doc, st.session_uid, st.provider, st.source_id, st.session_id, NULL AS event_uid, ss.title, ss.workspace,
-                   NULL AS shape, NULL AS body, NULL AS sequence, NULL AS kind, NULL AS occurred_at
+                   NULL AS shape, NULL AS body, NULL AS sequence, NULL AS kind, NULL AS occurred_at, s.status AS source_status
             FROM streams st ${session}
             WHERE st.stream IN ${sql.in(titleDocs)}`)
           const decoded = yield* reader.decode(events)
@@ -1862,7 +1867,8 @@ const make = (
               provider: d.provider as ProviderId,
               workspace: d.workspace,
               machine: null,
-              score: r.score
+              score: r.score,
+              sessionStatus: sessionStatusOf(d.source_status)
             }
             hits.push(searchHitOfEvent(compiled.tree, base, e === null ? null : uidText(d.event_uid), e))
           }

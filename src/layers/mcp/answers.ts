@@ -24,7 +24,7 @@ import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
-import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow } from "../../services/Index.js"
+import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
@@ -36,7 +36,8 @@ import { mapYielding, responseRuns } from "../share.js"
 import { restatable, SESSION_RESTATED_MIN, sessionRedactor } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
-import { findSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
+import { findCompleteSession, loadSession, machineFilter, requireComplete, searchSessionFilter } from "../index/queries.js"
+import { incompleteNote } from "../../domain/incomplete.js"
 import * as Registry from "../registry.js"
 import { workspacePath } from "../workspace-path.js"
 import { inWorkspaceFolder, workspaceFolder } from "../../domain/search/workspace.js"
@@ -131,6 +132,11 @@ export interface SessionBrief {
   readonly firstAt: string | null
   readonly lastAt: string | null
   readonly eventCount: number
+  /**
+   * `incomplete` when the session is not imported whole yet (its source's import or push stopped part-way or is
+   * running: `eventCount` events are a part of it; `get_session` and `get_events` refuse it), else `complete`.
+   */
+  readonly status: SessionStatus
 }
 
 /**
@@ -148,7 +154,8 @@ const brief = (r: RedactionShape, s: SessionRow, titleSource?: string, known?: R
   machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
   lastAt: s.lastAt,
-  eventCount: s.eventCount
+  eventCount: s.eventCount,
+  status: s.status
 })
 
 /** How many of a session's first events are read for the text its title was cut from (its first prompt). */
@@ -282,6 +289,9 @@ export interface ListSessionsAnswer {
   readonly count: number
   /** True when more sessions match than `limit` let through. */
   readonly more: boolean
+  /** How many of `sessions` are incomplete (`status`), and a note saying what that means and what completes them (null: none). */
+  readonly incomplete: number
+  readonly note: string | null
 }
 
 /**
@@ -316,8 +326,17 @@ export const listSessions = (
         limit: limit + 1
       })
       : (yield* index.sessions({ provider: p.provider, machine, since, until })).filter((s) => shown(s.workspace))
-    const sessions = yield* briefs(r, index, rows.slice(0, limit))
-    return { sessions, count: sessions.length, more: rows.length > limit }
+    const listed = rows.slice(0, limit)
+    const sessions = yield* briefs(r, index, listed)
+    const incomplete = listed.filter((s) => s.status === "incomplete")
+    return {
+      sessions,
+      count: sessions.length,
+      more: rows.length > limit,
+      incomplete: incomplete.length,
+      // the machines it names as the answers show them (redacted)
+      note: incomplete.length === 0 ? null : incompleteNote(incomplete.map((s) => ({ ...s, machine: s.machine === null ? null : r.text(s.machine) })), "")
+    }
   })
 
 /** One hit of `search_sessions`: where (session, event, cursor) and the matching text, redacted. */
@@ -346,6 +365,8 @@ export interface SearchHitAnswer {
    * (`visibleScores`), else the index's own (`search`'s).
    */
   readonly score: number
+  /** The hit's session's status, as `list_sessions` gives it: `incomplete` marks a hit of a session not imported whole yet. */
+  readonly sessionStatus: SessionStatus
 }
 
 /** A candidate of a redacted search: the index's hit, its redacted fields, and its words as {@link visibleWords} reads them. */
@@ -681,9 +702,19 @@ export const searchSessions = (
         : h.cursor,
       field: h.snippet.field,
       snippet: r.text(h.snippet.text),
-      score: h.score
+      score: h.score,
+      sessionStatus: h.sessionStatus
     }))
-    return { hits: answers, count: answers.length }
+    const incomplete = [...new Map(hits.filter((h) => h.sessionStatus === "incomplete").map((h) => [h.sessionUid, h])).values()]
+    return {
+      hits: answers,
+      count: answers.length,
+      // as list_sessions: how many of the hits' sessions are incomplete, and what that means
+      incomplete: incomplete.length,
+      note: incomplete.length === 0
+        ? null
+        : incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")
+    }
   })
 
 /** A session's metadata as `get_session` answers it. */
@@ -740,8 +771,9 @@ const metadata = (
  * at a time with `get_events`, and what the server's operator can (the CLI's
  * remedies, `show`/`export`, are no use to a client).
  */
-const loadWhole = (id: string, ids?: ShownIds) =>
-  loadSession(id, undefined, ids).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
+const loadWhole = (id: string, ids?: ShownIds, machine?: (name: string) => string) =>
+  // a part of a session is never given out as the session (tester28a F3): an incomplete one fails as `requireComplete`
+  loadSession(id, undefined, ids).pipe(Effect.tap(({ others, session }) => requireComplete(session, others, { sessionUid: ids?.sessionUid, machine })), Effect.catchTag("ResourceLimitExceeded", (e) =>
     Effect.fail(
       new ResourceLimitExceeded({
         message: e.message,
@@ -752,7 +784,7 @@ const loadWhole = (id: string, ids?: ShownIds) =>
     )))
 
 /**
- * `get_session`: the session `id` names (see `findSession`) with a page of
+ * `get_session`: the session `id` names (see `findSession`; an incomplete session fails as `requireComplete`, STORE_UNAVAILABLE `session-incomplete`) with a page of
  * its transcript text of at most `maxChars` (default 20000) characters,
  * from the start or from `cursor` (a previous answer's `nextCursor`).
  * Concatenated, the pages are the whole text. `SourceNotFound` for no such
@@ -771,7 +803,8 @@ export const getSession = (
   Effect.gen(function*() {
     const r = yield* Redaction
     const index = yield* Index
-    const { others, session } = yield* findSession(p.id, r.ids)
+    // a part of a session is never given out as the session (tester28a F3)
+    const { others, session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
     const from = p.cursor === undefined
@@ -936,7 +969,8 @@ export const getEvents = (
     }
     const r = yield* Redaction
     const index = yield* Index
-    const { session } = yield* findSession(p.id, r.ids)
+    // a part of a session is never given out as the session (tester28a F3)
+    const { session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
     const head = { id: session.sessionId, uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
     // every event streamed past is seen, so a secret an earlier tool call decided on is redacted where a later one restates it
@@ -1071,7 +1105,7 @@ export const readSession = (
 ): Effect.Effect<string, SourceNotFound | InvalidArgument | ResourceLimitExceeded | StoreUnavailable, Index | Redaction> =>
   Effect.gen(function*() {
     const r = yield* Redaction
-    const { events, others, session } = yield* loadWhole(id, r.ids)
+    const { events, others, session } = yield* loadWhole(id, r.ids, r.text)
     const sr = yield* seenWhole(r, events)
     const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sr.event)) : events
     const m = metadata(r, session, shared, events, others, sr.known)
