@@ -48,6 +48,8 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
     "",
     ...(r.empty === "no-usage-in-index"
       ? ["no usage in the index"]
+      : r.empty === "no-usage-in-complete-sessions"
+      ? ["no usage in sessions imported whole (the incomplete ones are left out: see the note)"]
       : r.empty === "no-usage-matches-filters"
       ? [`no usage matches these filters (${filters.join(", ")})`]
       : [fmt(head), ...body.map(fmt), ...total.map(fmt)])

@@ -467,7 +467,9 @@ export interface UsageReportRow extends UsageView {
  * same shape as a total of some) and notes. `empty` says why there are no
  * rows: `no-usage-in-index` (the index holds no usage at all, whatever the
  * filters), `no-usage-matches-filters` (it holds some, none within the
- * filters); `null` when there are rows.
+ * filters), `no-usage-in-complete-sessions` (what usage there is belongs to
+ * sessions not imported whole, left out: the `sessions-incomplete` note);
+ * `null` when there are rows.
  */
 export interface UsageReport {
   readonly by: UsageBy
@@ -477,7 +479,7 @@ export interface UsageReport {
   readonly rows: ReadonlyArray<UsageReportRow>
   readonly total: UsageView & { readonly responses: number }
   readonly notes: ReadonlyArray<UsageNote>
-  readonly empty: "no-usage-in-index" | "no-usage-matches-filters" | null
+  readonly empty: "no-usage-in-index" | "no-usage-matches-filters" | "no-usage-in-complete-sessions" | null
 }
 
 /** The total of a report no response counts in: every count and the cost 0 (known: nothing was used). */
@@ -557,6 +559,8 @@ export const usageReport = (
       filter.machine !== undefined
     const empty = rows.length > 0
       ? null
+      : incomplete.length > 0
+      ? "no-usage-in-complete-sessions" as const
       : filtered && (yield* index.usage({ by: "provider" })).length > 0
       ? "no-usage-matches-filters" as const
       : "no-usage-in-index" as const
