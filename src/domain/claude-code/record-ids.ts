@@ -31,8 +31,23 @@
  */
 import type { Diagnostic } from "../model.js"
 
-/** A canonical uuid: lower-case hex, 8-4-4-4-12. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+/** A lower-case hex digit's value, else -1. */
+const nibble = (ch: number): number => (ch >= 48 && ch <= 57 ? ch - 48 : ch >= 97 && ch <= 102 ? ch - 87 : -1)
+
+/** The 16 bits of the 4 lower-case hex digits of `s` at `i`, else -1. */
+const hex16 = (s: string, i: number): number => {
+  let v = 0
+  for (let k = 0; k < 4; k++) {
+    const n = nibble(s.charCodeAt(i + k))
+    if (n < 0) return -1
+    v = (v << 4) | n
+  }
+  return v
+}
+
+/** Whether `s` (36 characters) has a canonical uuid's hyphens: 8-4-4-4-12. */
+const hyphens = (s: string): boolean =>
+  s.charCodeAt(8) === 45 && s.charCodeAt(13) === 45 && s.charCodeAt(18) === 45 && s.charCodeAt(23) === 45
 
 /** The place of a record's first line in its file. */
 export interface FirstPlace {
@@ -72,17 +87,23 @@ export class RecordIds {
    * always compared with the first of its id).
    */
   take(uuid: string, lineNumber: number, offset: number, length: number): FirstPlace | undefined {
-    if (uuid.length !== 36 || !UUID.test(uuid)) {
+    // A canonical uuid (lower-case hex, 8-4-4-4-12) as four 32-bit words; any other id in the map.
+    const canonical = uuid.length === 36 && hyphens(uuid)
+    const a0 = canonical ? hex16(uuid, 0) : -1, a1 = hex16(uuid, 4)
+    const b0 = hex16(uuid, 9), b1 = hex16(uuid, 14)
+    const c0 = hex16(uuid, 19), c1 = hex16(uuid, 24)
+    const d0 = hex16(uuid, 28), d1 = hex16(uuid, 32)
+    if (!canonical || (a0 | a1 | b0 | b1 | c0 | c1 | d0 | d1) < 0) {
       const other = (this.other ??= new Map())
       const i = other.get(uuid)
       if (i !== undefined) return this.placeOf(i)
       other.set(uuid, this.append(0, 0, 0, 0, lineNumber, offset, length))
       return undefined
     }
-    const a = parseInt(uuid.slice(0, 8), 16) >>> 0
-    const b = parseInt(uuid.slice(9, 13) + uuid.slice(14, 18), 16) >>> 0
-    const c = parseInt(uuid.slice(19, 23) + uuid.slice(24, 28), 16) >>> 0
-    const d = parseInt(uuid.slice(28, 36), 16) >>> 0
+    const a = ((a0 << 16) | a1) >>> 0
+    const b = ((b0 << 16) | b1) >>> 0
+    const c = ((c0 << 16) | c1) >>> 0
+    const d = ((d0 << 16) | d1) >>> 0
     const mask = this.table.length - 1
     let h = (Math.imul(a ^ Math.imul(b, 0x9e3779b1), 0x85ebca6b) ^ Math.imul(c ^ (d >>> 7), 0xc2b2ae35) ^ d) & mask
     for (;;) {

@@ -16,13 +16,6 @@ import type { Classified } from "../../domain/claude-code/records.js"
 import { emptyRepeatCounts, RecordIds, type RepeatCounts, sameRecordBytes } from "../../domain/claude-code/record-ids.js"
 import type { Line } from "../jsonl/index.js"
 
-/** One classified line of a chunk, with its line number in the file. */
-export interface ScreenItem {
-  readonly c: Classified
-  readonly line: Line
-  readonly lineNumber: number
-}
-
 /** The rule's state over one file's pass: the uuids seen and the counts. */
 export class RepeatScreen {
   private readonly ids = new RecordIds()
@@ -31,49 +24,79 @@ export class RepeatScreen {
   private cached: { readonly offset: number; readonly bytes: Uint8Array } | undefined
 
   /**
-   * Screen `items` (a chunk's lines, in file order, after every line
-   * screened before): undefined when none is skipped, else a flag per item
-   * (1: a repeat, skip it). `read(offset, length)` reads a first line again
-   * when it is not in the chunk.
+   * Screen a chunk's `lines` (in file order, after every line screened
+   * before), one at a time, holding nothing of a line once it is handed on:
+   * `prepare` classifies a line (`classified` and `lineNumberOf` read what
+   * it gives), `emit` takes it with `repeat` true for a repeat as it is (to
+   * skip). Synchronous unless a uuid repeats whose first line is not in the
+   * chunk: that line is read again with `read(offset, length)`.
    */
-  screen<E>(
-    items: ReadonlyArray<ScreenItem>,
+  each<T, E>(
+    lines: ReadonlyArray<Line>,
+    prepare: (line: Line) => T,
+    classified: (t: T) => Classified,
+    lineNumberOf: (t: T) => number,
+    emit: (t: T, repeat: boolean) => void,
     read: (offset: number, length: number) => Effect.Effect<Uint8Array, E>
-  ): Effect.Effect<Uint8Array | undefined, E> {
-    let pending: Array<readonly [number, number, number, number, string]> | undefined
-    for (let i = 0; i < items.length; i++) {
-      const it = items[i]
-      const c = it.c
-      if (c._tag !== "Entry" || c.uuid === null) continue
-      const first = this.ids.take(c.uuid, it.lineNumber, it.line.start, it.line.bytes.length)
-      if (first !== undefined) (pending ??= []).push([i, first.lineNumber, first.offset, first.length, c.uuid])
-    }
-    if (pending === undefined) return Effect.succeed(undefined)
-    const todo = pending
-    const self = this
-    return Effect.gen(function*() {
-      const skip = new Uint8Array(items.length)
-      for (const [i, firstLine, offset, length, uuid] of todo) {
-        const it = items[i]
-        const local = items.find((x) => x.line.start === offset)
-        let bytes: Uint8Array
-        if (local !== undefined) bytes = local.line.bytes
-        else if (self.cached !== undefined && self.cached.offset === offset) bytes = self.cached.bytes
-        else {
-          bytes = yield* read(offset, length)
-          self.cached = { offset, bytes }
+  ): Effect.Effect<void, E> {
+    const loop = (from: number): Effect.Effect<void, E> => {
+      for (let i = from; i < lines.length; i++) {
+        const line = lines[i]
+        const t = prepare(line)
+        const c = classified(t)
+        if (c._tag === "Entry" && c.uuid !== null) {
+          const lineNumber = lineNumberOf(t)
+          const first = this.ids.take(c.uuid, lineNumber, line.start, line.bytes.length)
+          if (first !== undefined) {
+            const uuid = c.uuid
+            const local = lineAt(lines, i, first.offset)
+            const known = local !== undefined
+              ? local.bytes
+              : this.cached !== undefined && this.cached.offset === first.offset
+              ? this.cached.bytes
+              : undefined
+            if (known === undefined) {
+              return Effect.flatMap(read(first.offset, first.length), (bytes) => {
+                this.cached = { offset: first.offset, bytes }
+                emit(t, this.judge(bytes, line, lineNumber, first.lineNumber, uuid))
+                return loop(i + 1)
+              })
+            }
+            emit(t, this.judge(known, line, lineNumber, first.lineNumber, uuid))
+            continue
+          }
         }
-        if (sameRecordBytes(bytes, it.line.bytes)) {
-          skip[i] = 1
-          self.counts.repeated++
-        } else {
-          self.counts.reused++
-          self.counts.firstReuse ??= { lineNumber: it.lineNumber, firstLineNumber: firstLine, uuid }
-        }
+        emit(t, false)
       }
-      return skip
-    })
+      return Effect.void
+    }
+    return loop(0)
   }
+
+  /** Count a record under a taken uuid: true when it repeats the first as it is. */
+  private judge(first: Uint8Array, line: Line, lineNumber: number, firstLineNumber: number, uuid: string): boolean {
+    if (sameRecordBytes(first, line.bytes)) {
+      this.counts.repeated++
+      return true
+    }
+    this.counts.reused++
+    this.counts.firstReuse ??= { lineNumber, firstLineNumber, uuid }
+    return false
+  }
+}
+
+/** The line of `lines[0, before)` that starts at `offset` (their starts ascend), if any. */
+const lineAt = (lines: ReadonlyArray<Line>, before: number, offset: number): Line | undefined => {
+  let lo = 0
+  let hi = before - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const s = lines[mid].start
+    if (s === offset) return lines[mid]
+    if (s < offset) lo = mid + 1
+    else hi = mid - 1
+  }
+  return undefined
 }
 
 /** What a skipped repeat is to a scan: a line that yields nothing (not a warning). */

@@ -55,7 +55,7 @@ import { type Classified, classifyLine } from "../../domain/claude-code/records.
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
 import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
 import { repeatDiagnostics, type RepeatCounts } from "../../domain/claude-code/record-ids.js"
-import { repeatLine, RepeatScreen, type ScreenItem } from "./repeats.js"
+import { repeatLine, RepeatScreen } from "./repeats.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
@@ -459,19 +459,18 @@ const eachLine = (
           }))
       }
       // One record per uuid: a repeat as it is is read as a line that yields nothing.
-      yield* Stream.runForEachChunk(lines, (chunk) => {
-        const items: Array<ScreenItem & { readonly text: string }> = []
-        for (const line of chunk) {
-          const text = textOf(line)
-          items.push({ c: classify(deps, line, line.lineNumber, text), line, lineNumber: line.lineNumber, text })
-        }
-        return Effect.map(screen.screen(items, src.read), (skip) => {
-          for (let i = 0; i < items.length; i++) {
-            const it = items[i]
-            onLine(skip !== undefined && skip[i] === 1 ? repeatLine(it.c) : it.c, it.line, it.text)
-          }
-        })
-      })
+      yield* Stream.runForEachChunk(lines, (chunk) =>
+        screen.each(
+          Chunk.toReadonlyArray(chunk),
+          (line) => {
+            const text = textOf(line)
+            return { c: classify(deps, line, line.lineNumber, text), line, text }
+          },
+          (t) => t.c,
+          (t) => t.line.lineNumber,
+          (t, repeat) => onLine(repeat ? repeatLine(t.c) : t.c, t.line, t.text),
+          src.read
+        ))
     })
   )
 
@@ -625,44 +624,47 @@ const fileEvents = (
       const read = src.open.read
       const events = src.lines(from, onRead).pipe(
         Stream.mapChunksEffect((chunk) => {
-          const items: Array<ScreenItem & { readonly text: string }> = []
-          for (const line of chunk) {
-            const lineNumber = lineBase + line.lineNumber
-            const text = textOf(line)
-            items.push({ c: classify(deps, line, lineNumber, text), line, lineNumber, text })
-          }
-          return Effect.map(screen.screen(items, read), (skipped) => eventsOfChunk(items, skipped))
+          const out: Array<SessionEvent> = []
+          return Effect.map(
+            screen.each(
+              Chunk.toReadonlyArray(chunk),
+              (line) => {
+                const lineNumber = lineBase + line.lineNumber
+                const text = textOf(line)
+                return { c: classify(deps, line, lineNumber, text), line, lineNumber, text }
+              },
+              (t) => t.c,
+              (t) => t.lineNumber,
+              (t, repeat) => {
+                // One record per uuid: a repeat as it is yields nothing (its line is not numbered again).
+                if (!repeat) eventsOfLine(t.c, t.line, t.lineNumber, t.text, out)
+              },
+              read
+            ),
+            () => Chunk.unsafeFromArray(out)
+          )
         })
       )
-      const eventsOfChunk = (
-        items: ReadonlyArray<ScreenItem & { readonly text: string }>,
-        skipped: Uint8Array | undefined
-      ): Chunk.Chunk<SessionEvent> => {
-          const out: Array<SessionEvent> = []
-          for (let i = 0; i < items.length; i++) {
-            const { c, line, lineNumber, text } = items[i]
-            // One record per uuid: a repeat as it is yields nothing (its line is not numbered again).
-            if (skipped !== undefined && skipped[i] === 1) continue
-            if (c._tag !== "Entry") {
-              if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
-              continue
-            }
-            const { parent, sessionId } = place(c, lineNumber)
-            const events = eventsOf(c, {
-              sourceId,
-              sessionId,
-              parent,
-              lineNumber,
-              offset: line.start,
-              firstSequence: sequence,
-              cursor: (k, s) => src.cursor(line, lineNumber, k, { n: s })
-            })
-            sequence += events.length
-            const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
-            for (let k = skip; k < events.length; k++) out.push(events[k])
-            if (tally !== undefined && events.length > skip) countInexact(tally, text, lineNumber, line.start)
-          }
-          return Chunk.unsafeFromArray(out)
+      /** The events of one line (none for a line that is no entry), into `out`. */
+      function eventsOfLine(c: Classified, line: Line, lineNumber: number, text: string, out: Array<SessionEvent>): void {
+        if (c._tag !== "Entry") {
+          if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
+          return
+        }
+        const { parent, sessionId } = place(c, lineNumber)
+        const events = eventsOf(c, {
+          sourceId,
+          sessionId,
+          parent,
+          lineNumber,
+          offset: line.start,
+          firstSequence: sequence,
+          cursor: (k, s) => src.cursor(line, lineNumber, k, { n: s })
+        })
+        sequence += events.length
+        const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
+        for (let k = skip; k < events.length; k++) out.push(events[k])
+        if (tally !== undefined && events.length > skip) countInexact(tally, text, lineNumber, line.start)
       }
       if (tally === undefined || zeroed === undefined || numbers === undefined) return events
       return Stream.concat(
