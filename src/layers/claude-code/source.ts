@@ -54,6 +54,8 @@ import {
 import { type Classified, classifyLine } from "../../domain/claude-code/records.js"
 import { agentIdOfFile, type ClaudeRoot, resolveClaudeRoot, sessionIdOfFile, subagentsDirOf } from "../../domain/claude-code/root.js"
 import { MAIN, type Part, SessionScan } from "../../domain/claude-code/summary.js"
+import { repeatDiagnostics, type RepeatCounts } from "../../domain/claude-code/record-ids.js"
+import { repeatLine, RepeatScreen } from "./repeats.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
@@ -431,7 +433,8 @@ const eachLine = (
   file: AuthorizedFile,
   onLine: (c: Classified, line: Line, text: string) => void,
   until?: number,
-  what = "The session file"
+  what = "The session file",
+  screen?: RepeatScreen
 ): Effect.Effect<void, SourceAccessError | MalformedSource> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -446,13 +449,28 @@ const eachLine = (
       })
       if (until !== undefined) lines = Stream.takeWhile(lines, (l) => l.start < until)
       else lines = failIfShrank(lines, sizeAtOpen, () => reached, what, Effect.map(src.stat, (s) => s.size))
+      if (screen === undefined) {
+        return yield* Stream.runForEachChunk(lines, (chunk) =>
+          Effect.sync(() => {
+            for (const line of chunk) {
+              const text = textOf(line)
+              onLine(classify(deps, line, line.lineNumber, text), line, text)
+            }
+          }))
+      }
+      // One record per uuid: a repeat as it is is read as a line that yields nothing.
       yield* Stream.runForEachChunk(lines, (chunk) =>
-        Effect.sync(() => {
-          for (const line of chunk) {
+        screen.each(
+          Chunk.toReadonlyArray(chunk),
+          (line) => {
             const text = textOf(line)
-            onLine(classify(deps, line, line.lineNumber, text), line, text)
-          }
-        }))
+            return { c: classify(deps, line, line.lineNumber, text), line, text }
+          },
+          (t) => t.c,
+          (t) => t.line.lineNumber,
+          (t, repeat) => onLine(repeat ? repeatLine(t.c) : t.c, t.line, t.text),
+          src.read
+        ))
     })
   )
 
@@ -468,6 +486,10 @@ export interface ScannedSession {
   readonly diagnostics: ReadonlyArray<Diagnostic>
   /** With `countNumbers`: the `NUMBER_NOT_EXACT` diagnostic of each file that has inexact numbers (session file first); else none. */
   readonly numbers: ReadonlyArray<Diagnostic>
+  /** The session file's repeated records skipped and uuids reused (one record per uuid, `RepeatScreen`). */
+  readonly repeats: RepeatCounts
+  /** `REPEATED_RECORDS_SKIPPED` / `RECORD_UUID_REUSED` of each file that has any (session file first). */
+  readonly repeatDiagnostics: ReadonlyArray<Diagnostic>
 }
 
 /**
@@ -492,17 +514,20 @@ export const scanSession = (
   Effect.gen(function*() {
     const scan = new SessionScan(sessionIdOfFile(nodePath.basename(file.path)))
     const numbers: Array<Diagnostic> = []
-    const scanFile = (f: AuthorizedFile, part: Part, label: string) => {
+    const repeats: Array<Diagnostic> = []
+    const scanFile = (f: AuthorizedFile, part: Part, label: string, screen = new RepeatScreen()) => {
       const tally = countNumbers ? new InexactTally() : undefined
       return eachLine(deps, f, (c, line, text) => {
         scan.push(c, part, line.lineNumber, line.terminated, !line.oversized && !isValidUtf8(line.bytes))
         if (tally !== undefined && eventCountOf(c) > 0) countInexact(tally, text, line.lineNumber, line.start)
-      }, undefined, part === MAIN ? "The session file" : "The subagent file").pipe(Effect.tap(() => {
+      }, undefined, part === MAIN ? "The session file" : "The subagent file", screen).pipe(Effect.tap(() => {
         const d = tally?.diagnostic(label)
         if (d !== undefined) numbers.push(d)
+        repeats.push(...repeatDiagnostics(screen.counts, label))
       }))
     }
-    yield* scanFile(file, MAIN, sessionFileLabel(file))
+    const mainScreen = new RepeatScreen()
+    yield* scanFile(file, MAIN, sessionFileLabel(file), mainScreen)
     const { diagnostics, leftOut, subagents } = yield* subagentsOf(deps, file)
     const problems = [...diagnostics]
     for (const l of leftOut) scan.subagentWarnings.add(l.kind, null)
@@ -521,7 +546,9 @@ export const scanSession = (
       subagents,
       leftOut,
       diagnostics: problems,
-      numbers
+      numbers,
+      repeats: mainScreen.counts,
+      repeatDiagnostics: repeats
     }
   })
 
@@ -567,6 +594,7 @@ const fileEvents = (
       let lineBase = 0
       let skipThrough = -1
       let sequence = 0
+      const screen = new RepeatScreen()
       if (resume !== undefined) {
         const at = yield* src.resume(resume)
         const n = positionOf(resume)
@@ -575,8 +603,9 @@ const fileEvents = (
         // Each event before the cursor's place came from bytes before its line's end: a position past that is an
         // edited token (the check binds the line, `seq` and `sub`, not `x`), never a place to number events from.
         if (n > at.off) return yield* cursorSourceChanged("the cursor's event position is past its place in the file")
+        // The lines before the cursor's are read again: for the uuids the records after it are checked against, and the chain.
+        yield* eachLine(deps, file, (c, line) => beforeResume?.(c, line.lineNumber), at.ls, "The session file", screen)
         if (beforeResume !== undefined) {
-          yield* eachLine(deps, file, (c, line) => beforeResume(c, line.lineNumber), at.ls)
           if (at.continues) {
             // The cursor's line as it was when the cursor was printed (it has grown since).
             const bytes = Buffer.from(yield* src.open.read(at.ls, at.off - at.ls))
@@ -592,35 +621,51 @@ const fileEvents = (
       const tally = numbers !== undefined ? new InexactTally() : undefined
       // Lines of zeroed bytes (a power loss's zeroed tail or block): said once, after the events.
       const zeroed = numbers !== undefined ? new ZeroedLines() : undefined
+      const read = src.open.read
       const events = src.lines(from, onRead).pipe(
-        Stream.mapChunks((chunk) => {
+        Stream.mapChunksEffect((chunk) => {
           const out: Array<SessionEvent> = []
-          for (const line of chunk) {
-            const lineNumber = lineBase + line.lineNumber
-            const text = textOf(line)
-            const c = classify(deps, line, lineNumber, text)
-            if (c._tag !== "Entry") {
-              if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
-              continue
-            }
-            const { parent, sessionId } = place(c, lineNumber)
-            const events = eventsOf(c, {
-              sourceId,
-              sessionId,
-              parent,
-              lineNumber,
-              offset: line.start,
-              firstSequence: sequence,
-              cursor: (k, s) => src.cursor(line, lineNumber, k, { n: s })
-            })
-            sequence += events.length
-            const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
-            for (let k = skip; k < events.length; k++) out.push(events[k])
-            if (tally !== undefined && events.length > skip) countInexact(tally, text, lineNumber, line.start)
-          }
-          return Chunk.unsafeFromArray(out)
+          return Effect.map(
+            screen.each(
+              Chunk.toReadonlyArray(chunk),
+              (line) => {
+                const lineNumber = lineBase + line.lineNumber
+                const text = textOf(line)
+                return { c: classify(deps, line, lineNumber, text), line, lineNumber, text }
+              },
+              (t) => t.c,
+              (t) => t.lineNumber,
+              (t, repeat) => {
+                // One record per uuid: a repeat as it is yields nothing (its line is not numbered again).
+                if (!repeat) eventsOfLine(t.c, t.line, t.lineNumber, t.text, out)
+              },
+              read
+            ),
+            () => Chunk.unsafeFromArray(out)
+          )
         })
       )
+      /** The events of one line (none for a line that is no entry), into `out`. */
+      function eventsOfLine(c: Classified, line: Line, lineNumber: number, text: string, out: Array<SessionEvent>): void {
+        if (c._tag !== "Entry") {
+          if (zeroed !== undefined && c._tag === "LineWarning" && c.kind === ZEROED_BYTES) zeroed.add(lineNumber)
+          return
+        }
+        const { parent, sessionId } = place(c, lineNumber)
+        const events = eventsOf(c, {
+          sourceId,
+          sessionId,
+          parent,
+          lineNumber,
+          offset: line.start,
+          firstSequence: sequence,
+          cursor: (k, s) => src.cursor(line, lineNumber, k, { n: s })
+        })
+        sequence += events.length
+        const skip = line.lineNumber === 1 && skipThrough >= 0 ? skipThrough + 1 : 0
+        for (let k = skip; k < events.length; k++) out.push(events[k])
+        if (tally !== undefined && events.length > skip) countInexact(tally, text, lineNumber, line.start)
+      }
       if (tally === undefined || zeroed === undefined || numbers === undefined) return events
       return Stream.concat(
         events,
@@ -629,6 +674,7 @@ const fileEvents = (
           if (d !== undefined) numbers.onWarning(d)
           const z = zeroed.diagnostic(numbers.label)
           if (z !== undefined) numbers.onWarning(z)
+          for (const r of repeatDiagnostics(screen.counts, numbers.label)) numbers.onWarning(r)
         }))
       )
     })
@@ -723,10 +769,10 @@ export const streamSession = (
       const list = yield* listed
       const at = list.findIndex((s) => cursorIsFor(state, s.sourceId))
       if (at < 0) return yield* otherSource()
-      // The parent's calls, for the subagents' links: the whole session file, nothing emitted.
+      // The parent's calls, for the subagents' links: the whole session file (its repeats skipped, as streamed), nothing emitted.
       yield* eachLine(deps, file, (c, line) => {
         if (c._tag === "Entry") chain.push(c, line.lineNumber)
-      })
+      }, undefined, "The session file", new RepeatScreen())
       return subagentStreams(list.slice(at), state)
     })
   )
@@ -1029,11 +1075,21 @@ const sessionTitlesOf = (s: ScannedSession): { readonly sessionTitles?: Record<s
   return Object.keys(titles).length > 0 ? { sessionTitles: titles } : {}
 }
 
-/** What a transcript counts besides its orphan results: lines skipped in subagent files. */
-const extraDiagnostics = (s: ScannedSession): Array<TranscriptDiagnostic> =>
-  s.scan.subagentWarnings.total > 0
+/**
+ * What a transcript counts besides its orphan results: lines skipped in
+ * subagent files; the session file's records repeated as they are, skipped
+ * (`repeated-records-skipped`), and records kept under a uuid an earlier one
+ * has (`record-uuid-reused`, `firstLine` the first such line).
+ */
+const extraDiagnostics = (s: ScannedSession): Array<TranscriptDiagnostic> => [
+  ...(s.scan.subagentWarnings.total > 0
     ? [{ kind: "subagent-parse-warnings", count: s.scan.subagentWarnings.total, firstLine: null }]
-    : []
+    : []),
+  ...(s.repeats.repeated > 0 ? [{ kind: "repeated-records-skipped", count: s.repeats.repeated, firstLine: null }] : []),
+  ...(s.repeats.reused > 0
+    ? [{ kind: "record-uuid-reused", count: s.repeats.reused, firstLine: s.repeats.firstReuse?.lineNumber ?? null }]
+    : [])
+]
 
 /**
  * The transcript of a session's main chain (inline sidechains and subagents
@@ -1119,6 +1175,7 @@ export const inspectSession = (deps: ClaudeDeps, locator: Locator): Effect.Effec
         ...s.leftOut.map(leftOutWarningOf),
         ...s.diagnostics,
         ...s.numbers,
+        ...s.repeatDiagnostics,
         ...(scan.lastLineUnterminated ? [{ code: "UNTERMINATED_LAST_LINE", message: "The last line has no newline; the file may still be written." }] : [])
       ],
       provenance: {
