@@ -18,6 +18,7 @@ import { RecordIds } from "../../src/domain/claude-code/record-ids.js"
 import type { Diagnostic, Locator, SessionEvent } from "../../src/domain/model.js"
 import * as ImporterLayer from "../../src/layers/index/importer.js"
 import { importOnce, indexView } from "../support/index.js"
+import { cli } from "../support/run.js"
 import { collect, tempDir, withAdapter } from "./helpers.js"
 
 const SID = "0c0c0c0c-1111-4222-8333-444455556666"
@@ -182,6 +183,26 @@ describe("claude-code: one record per uuid", () => {
       yield* importOnce(policy, fresh, plan)
       expect(yield* indexView(fresh)).toEqual(view)
     }))
+})
+
+describe("claude-code: an import of a log with a repeat and a reused uuid (session 29)", () => {
+  it("is complete (exit 0): nothing is left out, the two diagnostics are listed, not causes of partial coverage", () => {
+    const s = setup([...MIX])
+    const index = nodePath.join(s.dir, "cli.db")
+    // The other providers' default roots under an empty HOME: not there, not named, so not partial.
+    const r = cli(["import", "--json", "--index", index, "--claude-root", s.root, "--workspace", s.dir], { env: { HOME: s.dir, MUSE_AGENTS_DIR: "" } })
+    const report = JSON.parse(r.stdout) as {
+      data: { coverage: string; eventsAdded: number; causes: Array<{ code: string }>; providers: Array<{ provider: string; coverage: string; diagnostics: Array<Diagnostic> }> }
+    }
+    const claude = report.data.providers.find((p) => p.provider === "claude-code")!
+    expect(codes(claude.diagnostics).sort()).toEqual(["RECORD_UUID_REUSED", "REPEATED_RECORDS_SKIPPED"])
+    expect(claude.coverage).toBe("complete")
+    expect(report.data.causes.map((c) => c.code)).toEqual([])
+    expect(report.data.coverage).toBe("complete")
+    expect(r.code).toBe(0)
+    // Lines 1, 2, 4 and 5: the repeat (line 3) is kept once, both records under the reused uuid are kept.
+    expect(report.data.eventsAdded).toBe(4)
+  })
 })
 
 describe("RecordIds", () => {

@@ -240,10 +240,12 @@ describe("a native log with two records under one sequence", () => {
     logOf(root, [metadata(1, WS, ID), prompt(2, "once"), prompt(2, "once"), end(3, ID)])
     const index = path.join(tempDir(), "index.db")
     const imp = cli(["import", "--json", "--index", index, "--muse-root", root, "--workspace", WS, "--state", path.join(tempDir(), "state.db")])
-    const report = JSON.parse(imp.stdout) as { data: { eventsAdded: number; providers: Array<{ provider: string; diagnostics: Array<Diagnostic> }> } }
+    const report = JSON.parse(imp.stdout) as { data: { eventsAdded: number; providers: Array<{ provider: string; coverage: string; diagnostics: Array<Diagnostic> }> } }
     expect(report.data.eventsAdded).toBe(3)
     const d = report.data.providers.flatMap((p) => p.diagnostics).filter((x) => x.code === "REPEATED_RECORDS_SKIPPED")
     expect(d.map((x) => x.details?.count)).toEqual([1])
+    // Nothing is left out (session 29): listed, not a cause of partial coverage.
+    expect(report.data.providers.find((p) => p.provider === "muse-code")?.coverage).toBe("complete")
   })
 
   it("import: the differing record is reported, never imported as complete with one lost", () => {

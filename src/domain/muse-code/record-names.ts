@@ -132,13 +132,16 @@ export class RecordNames {
  */
 export const sameRecord = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
 
+/** The code of a diagnostic of records repeated as they are, kept once (Muse Code; Claude Code uses it too). */
+export const REPEATED_RECORDS_SKIPPED = "REPEATED_RECORDS_SKIPPED"
+
 /**
  * The `REPEATED_RECORDS_SKIPPED` diagnostic of a source whose `count` records
  * (> 0) were skipped as repeats; `field` names the sequence as the source
  * spells it (`envelope.sequence` in an export, `sequence` in a native log).
  */
 export const repeatedRecordsDiagnostic = (count: number, field: string): Diagnostic => ({
-  code: "REPEATED_RECORDS_SKIPPED",
+  code: REPEATED_RECORDS_SKIPPED,
   message: `${count} record(s) repeated as they are (the same session and ${field}, the same content) skipped; each is kept once.`,
   details: { count }
 })

@@ -44,6 +44,8 @@ import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableO
 import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
 import { NUMBER_NOT_EXACT } from "../../domain/json.js"
+import { RECORD_UUID_REUSED } from "../../domain/claude-code/record-ids.js"
+import { REPEATED_RECORDS_SKIPPED } from "../../domain/muse-code/record-names.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
 import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
@@ -402,9 +404,13 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  * events imported before are no longer in the file (they stay in the
  * superseded generation). It is listed in the report (human and `--json`),
  * and the run's exit stays 0, as for any rewritten source (docs/index.md,
- * "Generations").
+ * "Generations"). `REPEATED_RECORDS_SKIPPED` (Muse Code, Claude Code): a
+ * record repeated as it is was kept once, nothing of it is missing.
+ * `RECORD_UUID_REUSED` (Claude Code): both records under one uuid were kept
+ * (real logs do that: `src/domain/claude-code/record-ids.ts`). Session 29:
+ * both had made the import partial (exit 8) with no remedy to apply.
  */
-const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT, SOURCE_REWRITTEN])
+const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT, SOURCE_REWRITTEN, REPEATED_RECORDS_SKIPPED, RECORD_UUID_REUSED])
 
 /** A source imported before (its file `path`), kept because a file of it now holds nothing where it held that (`./emptied.ts`). */
 interface Emptied {
