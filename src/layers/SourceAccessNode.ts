@@ -296,8 +296,9 @@ const replaced = (file: AuthorizedFile) =>
  * head once, not twice). A file that grew since goes on being read.
  */
 const readFully = (fd: number, offset: number, length: number, into?: Uint8Array, sizeAtOpen = Infinity): Buffer => {
+  // `into` itself when it is a buffer of that length (discovery's scratch buffer, at every head read): no view made.
   const buf = into !== undefined && into.length >= length
-    ? Buffer.from(into.buffer, into.byteOffset, length)
+    ? into.length === length && Buffer.isBuffer(into) ? into : Buffer.from(into.buffer, into.byteOffset, length)
     : Buffer.allocUnsafe(length)
   let got = 0
   while (got < length) {

@@ -54,15 +54,13 @@ export interface ScanBudget {
   readonly maxDepth: number
 }
 
-/** One physical line as `readLines` hands it on, plus whether the read was cut by the source-bytes budget. */
+/** One physical line as `readLines` hands it on (see {@link EvidenceScanner.scan} for whether the budget cut it). */
 export interface ScanLine {
   readonly start: number
   readonly end: number
   readonly bytes: Buffer
   readonly terminated: boolean
   readonly oversized: boolean
-  /** True when this unterminated line ends where the budget's byte cap cut the read (the file goes on). */
-  readonly cutByBudget: boolean
 }
 
 /** A piece of workspace evidence, with where it was found and the counts at that moment. */
@@ -105,54 +103,75 @@ export class EvidenceScanner {
     return { records: this.records, children: this.children, bytes: this.bytes }
   }
 
-  private record(value: unknown, inChild: boolean, out: Array<EvidenceHit>): boolean {
-    if (!isRecordEnvelope(value)) return false
+  /**
+   * Check one record envelope (an outer line's or a decoded child's): its session id, `session.end`, and its workspace
+   * evidence, appended to `out` (a new array when `out` is the shared empty one). Answers the evidence so far, or
+   * undefined when `value` is no record envelope (malformed).
+   */
+  private record(value: unknown, inChild: boolean, out: ReadonlyArray<EvidenceHit>): ReadonlyArray<EvidenceHit> | undefined {
+    if (!isRecordEnvelope(value)) return undefined
     if (this.sessionId === null) {
       const id = at(value, "stream", "id")
       if (typeof id === "string") this.sessionId = id
     }
     if (isSessionEnd(value)) this.sessionEnd = true
     const ev = workspaceEvidenceOf(value)
-    if (ev !== undefined) {
-      this.evidenceSeen = true
-      out.push({ path: ev.path, field: ev.field, inChild, counts: this.counts() })
-    }
-    return true
+    if (ev === undefined) return out
+    this.evidenceSeen = true
+    const hit: EvidenceHit = { path: ev.path, field: ev.field, inChild, counts: this.counts() }
+    if (out === NO_EVIDENCE) return [hit]
+    ;(out as Array<EvidenceHit>).push(hit)
+    return out
   }
 
-  /** Scan one line (see the class doc for the order of checks). */
-  scan(line: ScanLine): LineScan {
+  /**
+   * Scan one line (see the class doc for the order of checks). `cutByBudget`: this unterminated line ends where the
+   * budget's byte cap cut the read (the file goes on).
+   */
+  scan(line: ScanLine, cutByBudget: boolean): LineScan {
     const b = this.budget
-    const evidence: Array<EvidenceHit> = []
-    const stop = (reason: StopReason): LineScan => ({ evidence, stop: reason })
-    if (this.records >= b.maxOuterRecords) return stop("BUDGET_OUTER_RECORDS")
-    if (line.oversized || line.bytes.length > b.maxRecordBytes) return stop("BUDGET_RECORD_BYTES")
-    if (line.cutByBudget || line.end > b.maxSourceBytes) return stop("BUDGET_SOURCE_BYTES")
-    if (!line.terminated) return stop(this.sessionEnd ? "MALFORMED" : "TRUNCATED")
-    if (!isUtf8(line.bytes)) return stop("MALFORMED")
+    if (this.records >= b.maxOuterRecords) return stopped("BUDGET_OUTER_RECORDS", NO_EVIDENCE)
+    if (line.oversized || line.bytes.length > b.maxRecordBytes) return stopped("BUDGET_RECORD_BYTES", NO_EVIDENCE)
+    if (cutByBudget || line.end > b.maxSourceBytes) return stopped("BUDGET_SOURCE_BYTES", NO_EVIDENCE)
+    if (!line.terminated) return stopped(this.sessionEnd ? "MALFORMED" : "TRUNCATED", NO_EVIDENCE)
+    if (!isUtf8(line.bytes)) return stopped("MALFORMED", NO_EVIDENCE)
     const parsed = parseJson(line.bytes.toString("utf8"), b.maxDepth)
-    if (parsed._tag === "error") return stop(parsed.problem._tag === "depth" ? "BUDGET_NESTING_DEPTH" : "MALFORMED")
+    if (parsed._tag === "error") return stopped(parsed.problem._tag === "depth" ? "BUDGET_NESTING_DEPTH" : "MALFORMED", NO_EVIDENCE)
     const shape = classifyNativeLine(parsed.value)
-    if (Either.isLeft(shape)) return stop("MALFORMED")
+    if (Either.isLeft(shape)) return stopped("MALFORMED", NO_EVIDENCE)
     this.records++
     this.bytes = line.end
     switch (shape.right._tag) {
       case "omission":
-        return { evidence, stop: null }
-      case "record":
-        return this.record(shape.right.value, false, evidence) ? { evidence, stop: null } : stop("MALFORMED")
+        return GO_ON
+      case "record": {
+        const evidence = this.record(shape.right.value, false, NO_EVIDENCE)
+        return evidence === undefined ? stopped("MALFORMED", NO_EVIDENCE) : evidence === NO_EVIDENCE ? GO_ON : { evidence, stop: null }
+      }
       case "frame": {
+        let evidence: ReadonlyArray<EvidenceHit> = NO_EVIDENCE
         for (const child of shape.right.frame.children) {
-          if (this.children >= b.maxRetainedChildren) return stop("BUDGET_RETAINED_CHILDREN")
-          if (Buffer.byteLength(child.record_json, "utf8") > b.maxRecordBytes) return stop("BUDGET_RECORD_BYTES")
+          if (this.children >= b.maxRetainedChildren) return stopped("BUDGET_RETAINED_CHILDREN", evidence)
+          if (Buffer.byteLength(child.record_json, "utf8") > b.maxRecordBytes) return stopped("BUDGET_RECORD_BYTES", evidence)
           const c = parseJson(child.record_json, b.maxDepth)
-          if (c._tag === "error") return stop(c.problem._tag === "depth" ? "BUDGET_NESTING_DEPTH" : "MALFORMED")
-          if (!isRecord(c.value)) return stop("MALFORMED")
+          if (c._tag === "error") return stopped(c.problem._tag === "depth" ? "BUDGET_NESTING_DEPTH" : "MALFORMED", evidence)
+          if (!isRecord(c.value)) return stopped("MALFORMED", evidence)
           this.children++
-          if (!this.record(c.value, true, evidence)) return stop("MALFORMED")
+          const next = this.record(c.value, true, evidence)
+          if (next === undefined) return stopped("MALFORMED", evidence)
+          evidence = next
         }
-        return { evidence, stop: null }
+        return evidence === NO_EVIDENCE ? GO_ON : { evidence, stop: null }
       }
     }
   }
 }
+
+/** The evidence of a line without any (shared: never written to). */
+const NO_EVIDENCE: ReadonlyArray<EvidenceHit> = Object.freeze([])
+
+/** A line that neither settles nor stops the scan (shared). */
+const GO_ON: LineScan = Object.freeze({ evidence: NO_EVIDENCE, stop: null })
+
+/** A stop, with the evidence seen on its line before it. */
+const stopped = (reason: StopReason, evidence: ReadonlyArray<EvidenceHit>): LineScan => ({ evidence, stop: reason })

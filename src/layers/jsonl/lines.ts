@@ -74,6 +74,14 @@ export class LineSplitter {
   /** Inside an oversized line. */
   private skipping = false
   private lineNumber = 1
+  /** The read {@link begin} was given (after a BOM at offset 0), until {@link next} has taken all its lines. */
+  private buf: Buffer | undefined = undefined
+  /** Offset in the file of `buf`'s first byte. */
+  private bufStart = 0
+  /** Where in `buf` the next line starts. */
+  private at = 0
+  /** Bytes of that read (its BOM included). */
+  private rawLength = 0
 
   /** `maxLineBytes`: longest line held (longer: `oversized`); `from`: the offset of the first push (a line start). */
   constructor(private readonly maxLineBytes: number, from = 0) {
@@ -96,10 +104,22 @@ export class LineSplitter {
    * The lines that the bytes of the next read (non-empty, read at
    * {@link offset}) complete, split one at a time as they are taken: a caller
    * that has its answer stops taking them and the rest is never split (it is
-   * then done with this splitter, whose state stays partway).
+   * then done with this splitter, whose state stays partway). As
+   * {@link begin} and {@link next}.
    */
   *split(raw: Uint8Array): Generator<Line, void> {
-    const max = this.maxLineBytes
+    this.begin(raw)
+    for (let line = this.next(); line !== undefined; line = this.next()) yield line
+  }
+
+  /**
+   * Start on the bytes of the next read (non-empty, read at {@link offset}):
+   * its lines are then taken one at a time with {@link next}, split as they
+   * are taken ({@link split} without a generator: discovery takes a line or
+   * two of each of thousands of heads). A caller that stops taking them is
+   * done with this splitter.
+   */
+  begin(raw: Uint8Array): void {
     let buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length)
     let bufStart = this.pos
     if (bufStart === 0 && buf.length >= 3 && buf[0] === BOM[0] && buf[1] === BOM[1] && buf[2] === BOM[2]) {
@@ -107,49 +127,62 @@ export class LineSplitter {
       bufStart = 3
     }
     if (this.carryLen === 0 && !this.skipping) this.carryStart = bufStart
-    let i = 0
-    while (i <= buf.length) {
-      const nl = buf.indexOf(10, i)
-      if (nl === -1) {
-        const rest = buf.subarray(i)
-        if (!this.skipping) {
-          if (this.carryLen + rest.length > max) {
-            this.skipping = true
-            this.carry = []
-            this.carryLen = 0
-          } else if (rest.length > 0) {
-            // A copy: a view would pin the whole read buffer for a short remainder.
-            this.carry.push(Buffer.from(rest))
-            this.carryLen += rest.length
-          }
+    this.buf = buf
+    this.bufStart = bufStart
+    this.at = 0
+    this.rawLength = raw.length
+  }
+
+  /**
+   * The next line the read given to {@link begin} completes, or undefined
+   * when it completes no more: its remainder is then kept (copied) for the
+   * next read, and {@link offset} is past it.
+   */
+  next(): Line | undefined {
+    const buf = this.buf
+    if (buf === undefined) return undefined
+    const i = this.at
+    const nl = buf.indexOf(10, i)
+    if (nl === -1) {
+      const rest = buf.subarray(i)
+      if (!this.skipping) {
+        if (this.carryLen + rest.length > this.maxLineBytes) {
+          this.skipping = true
+          this.carry = []
+          this.carryLen = 0
+        } else if (rest.length > 0) {
+          // A copy: a view would pin the whole read buffer for a short remainder.
+          this.carry.push(Buffer.from(rest))
+          this.carryLen += rest.length
         }
-        break
       }
-      const end = bufStart + nl + 1
-      const start = this.carryStart
-      const lineNumber = this.lineNumber
-      let line: Line
-      if (this.skipping) {
+      this.buf = undefined
+      this.pos += this.rawLength
+      return undefined
+    }
+    const end = this.bufStart + nl + 1
+    const start = this.carryStart
+    const lineNumber = this.lineNumber
+    let line: Line
+    if (this.skipping) {
+      line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
+    } else {
+      const piece = buf.subarray(i, nl)
+      const total = this.carryLen + piece.length
+      if (total > this.maxLineBytes) {
         line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
       } else {
-        const piece = buf.subarray(i, nl)
-        const total = this.carryLen + piece.length
-        if (total > max) {
-          line = { start, end, lineNumber, bytes: Buffer.alloc(0), terminated: true, oversized: true }
-        } else {
-          const bytes = this.carry.length === 0 ? piece : Buffer.concat([...this.carry, piece], total)
-          line = { start, end, lineNumber, bytes, terminated: true, oversized: false }
-        }
+        const bytes = this.carry.length === 0 ? piece : Buffer.concat([...this.carry, piece], total)
+        line = { start, end, lineNumber, bytes, terminated: true, oversized: false }
       }
-      this.lineNumber++
-      this.carry = []
-      this.carryLen = 0
-      this.skipping = false
-      this.carryStart = end
-      i = nl + 1
-      yield line
     }
-    this.pos += raw.length
+    this.lineNumber++
+    if (this.carry.length !== 0) this.carry = []
+    this.carryLen = 0
+    this.skipping = false
+    this.carryStart = end
+    this.at = nl + 1
+    return line
   }
 
   /** At the end of the file: appends the unterminated remainder, if any, to `out` as a last line. */

@@ -38,12 +38,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { type IngestError, isIngestError, type SourceAccessError, SourceNotRegularFile } from "../../domain/errors.js"
-import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, emptySourceSummary, type Locator, type SourceSummary } from "../../domain/model.js"
+import { type Diagnostic, type DiscoveredSource, type DiscoveryReport, type Locator, type SourceSummary } from "../../domain/model.js"
 import {
   type EvidenceHit,
   EvidenceScanner,
   type InspectionReason,
-  type LineScan,
   type ScanCounts
 } from "../../domain/muse-code/evidence-scan.js"
 import { DAY_DIR, MONTH_DIR, SESSION_ID_DIR, SESSION_LOG_NAME, YEAR_DIR } from "../../domain/muse-code/native.js"
@@ -145,6 +144,36 @@ const REASON_TEXT: Record<InspectionReason, string> = {
 const under = (dir: string): string => (dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep)
 
 /**
+ * The path of the log of session folder `name` in day folder `dir` (with its
+ * trailing separator): as `nodePath.join(dir, name, SESSION_LOG_NAME)`, as
+ * `dir` is a normalized real path and `name` a listed name, without a
+ * normalizing pass per log.
+ */
+const logPathOf = (dir: string, name: string): string => dir + name + SEP_LOG_NAME
+
+/** A separator and the log's name. */
+const SEP_LOG_NAME = nodePath.sep + SESSION_LOG_NAME
+
+/**
+ * Append to `out` the candidates of a day folder's session folders (`dir`
+ * with its trailing separator), each as listed (none known to the index, so
+ * none probed: see {@link Candidate}), in their order. Plain code: one pass
+ * over the sessions of a day, not a step of the enumeration's effect.
+ */
+const listedCandidates = (
+  out: Array<Candidate>,
+  root: string,
+  dir: string,
+  date: string,
+  sessions: ReadonlyArray<{ readonly name: string }>
+): void => {
+  for (let i = 0; i < sessions.length; i++) {
+    const folder = sessions[i].name
+    out.push({ root, path: logPathOf(dir, folder), date, folder, stat: undefined })
+  }
+}
+
+/**
  * Enumerate candidate logs under one real root (see the module doc for the
  * layout). Folder listing errors below the root are tallied, not raised.
  * Only the logs `known` holds (by path) are probed here; the others are
@@ -192,9 +221,16 @@ const enumerate = (
         const mp = nodePath.join(yp, m.name)
         for (const d of dirs(mp, yield* list(mp), DAY_DIR)) {
           const dp = nodePath.join(mp, d.name)
+          // The date of every log of this day folder (one string for all of them).
+          const date = `${y.name}-${m.name}-${d.name}`
           const sessions = dirs(dp, yield* list(dp), SESSION_ID_DIR)
-          // As `nodePath.join(dp, s.name, SESSION_LOG_NAME)` (dp is a normalized real path, s.name a listed name): no normalizing pass per log.
-          const paths = sessions.map((s) => `${under(dp)}${s.name}${nodePath.sep}${SESSION_LOG_NAME}`)
+          const dir = under(dp)
+          // No log known to the index (a discovery without one, a first import): every log listed, none probed.
+          if (known.size === 0) {
+            listedCandidates(out, root, dir, date, sessions)
+            continue
+          }
+          const paths = sessions.map((s) => logPathOf(dir, s.name))
           // The day's logs the index knows probed in one pass (one effect for all of them); the others are not.
           const probedAt: Array<number> = []
           for (let i = 0; i < paths.length; i++) if (known.has(paths[i])) probedAt.push(i)
@@ -202,7 +238,7 @@ const enumerate = (
           for (let i = 0, p = 0; i < sessions.length; i++) {
             const s = sessions[i], path = paths[i]
             if (probedAt[p] !== i) {
-              out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: undefined })
+              out.push({ root, path, date, folder: s.name, stat: undefined })
               continue
             }
             const probed = probes[p++]
@@ -223,7 +259,7 @@ const enumerate = (
               notRegular.push({ path, kind: log.kind === "directory" ? "directory" : "other" })
               continue
             }
-            out.push({ root, path, date: `${y.name}-${m.name}-${d.name}`, folder: s.name, stat: log.stat })
+            out.push({ root, path, date, folder: s.name, stat: log.stat })
             tally.candidates++
           }
         }
@@ -245,11 +281,25 @@ const enumerate = (
  * session and the workspace path that matched it; discovery reads no more of
  * it (seed 001's budget), so the rest is unknown until it is imported.
  */
-const nativeOverview = (sessionId: string, workspace: string | null): SourceSummary => {
-  const overview = emptySourceSummary(sessionId) as { -readonly [K in keyof SourceSummary]: SourceSummary[K] }
-  overview.workspace = workspace
-  return overview
-}
+const nativeOverview = (sessionId: string, workspace: string | null): SourceSummary => ({
+  // `emptySourceSummary`'s fields, in its order, with the workspace; the unknown counts and the empty lists are
+  // shared by every overview (read-only: nothing writes to an overview), not made again for each of 10,000 logs.
+  sessionId,
+  title: null,
+  workspace,
+  firstActivityAt: null,
+  lastActivityAt: null,
+  model: null,
+  counts: UNKNOWN_COUNTS,
+  parseWarnings: NONE,
+  diagnostics: NONE
+})
+
+/** The counts of a native overview: unknown until the log is imported (shared, see {@link nativeOverview}). */
+const UNKNOWN_COUNTS: SourceSummary["counts"] = Object.freeze({ prompts: null, toolCalls: null, runs: null, lines: null })
+
+/** An empty list (shared, see {@link nativeOverview}). */
+const NONE: ReadonlyArray<never> = Object.freeze([])
 
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(nodePath.sep) ? parent : parent + nodePath.sep)
@@ -314,17 +364,6 @@ const stoppedAt = (reason: InspectionReason, scanner: EvidenceScanner, line: Lin
   hit: null
 })
 
-/** Scan one line, told whether the source-byte budget cut it (the file goes on past it). */
-const scanLine = (scanner: EvidenceScanner, line: Line, cutByBudget: boolean): LineScan =>
-  scanner.scan({
-    start: line.start,
-    end: line.end,
-    bytes: line.bytes,
-    terminated: line.terminated,
-    oversized: line.oversized,
-    cutByBudget
-  })
-
 /**
  * Scan `lines` in order until one settles the inspection: matching evidence,
  * or a stop (a budget, malformed or truncated input). Null when they leave it
@@ -342,7 +381,7 @@ const settleLines = (
   Effect.gen(function*() {
     for (const line of lines) {
       const cutByBudget = !line.terminated && line.end >= cap && (yield* sizeNow) > line.end
-      const r = scanLine(scanner, line, cutByBudget)
+      const r = scanner.scan(line, cutByBudget)
       for (const hit of r.evidence) {
         if (yield* matches(hit.path)) return matchedAt(hit, sizeAtOpen)
         sawOther(scanner, hit.path)
@@ -370,31 +409,40 @@ const settleHead = (
   splitter: LineSplitter,
   known: (path: string) => boolean | undefined
 ): Settled | string | null => {
-  const settle = (line: Line): Settled | string | null => {
-    // The file is closed again: whether it goes on past a cut line is told by its size when opened.
-    const cutByBudget = !line.terminated && line.end >= cap && sizeAtOpen > line.end
-    const r = scanLine(scanner, line, cutByBudget)
-    for (const hit of r.evidence) {
-      const m = known(hit.path)
-      if (m === undefined) return hit.path
-      if (m) return matchedAt(hit, sizeAtOpen)
-      sawOther(scanner, hit.path)
-    }
-    return r.stop !== null ? stoppedAt(r.stop, scanner, line, cutByBudget) : null
-  }
   // Split as scanned: a log settled on line 2 never has the rest of its head split.
   if (bytes.length > 0) {
-    for (const line of splitter.split(bytes)) {
-      const s = settle(line)
+    splitter.begin(bytes)
+    for (let line = splitter.next(); line !== undefined; line = splitter.next()) {
+      const s = settleHeadLine(line, cap, sizeAtOpen, scanner, known)
       if (s !== null) return s
     }
   }
   if (!headEnds) return null
   for (const line of splitter.finish()) {
-    const s = settle(line)
+    const s = settleHeadLine(line, cap, sizeAtOpen, scanner, known)
     if (s !== null) return s
   }
   return settledAtEnd(scanner)
+}
+
+/** One line of {@link settleHead}: the settlement it makes, the evidence path to resolve first, or null. */
+const settleHeadLine = (
+  line: Line,
+  cap: number,
+  sizeAtOpen: number,
+  scanner: EvidenceScanner,
+  known: (path: string) => boolean | undefined
+): Settled | string | null => {
+  // The file is closed again: whether it goes on past a cut line is told by its size when opened.
+  const cutByBudget = !line.terminated && line.end >= cap && sizeAtOpen > line.end
+  const r = scanner.scan(line, cutByBudget)
+  for (const hit of r.evidence) {
+    const m = known(hit.path)
+    if (m === undefined) return hit.path
+    if (m) return matchedAt(hit, sizeAtOpen)
+    sawOther(scanner, hit.path)
+  }
+  return r.stop !== null ? stoppedAt(r.stop, scanner, line, cutByBudget) : null
 }
 
 /**
@@ -412,6 +460,8 @@ const STEP_BYTES = 256 * 1024
 
 /** An inspection its head left open: the scan so far, to go on from where the head ended. */
 interface OpenScan {
+  /** The log (a listed one's: authorized by its head read, with the stat of its descriptor). */
+  readonly file: AuthorizedFile
   readonly scanner: EvidenceScanner
   readonly splitter: LineSplitter
   readonly sizeAtOpen: number
@@ -558,8 +608,6 @@ const inspectAll = (
   Effect.gen(function*() {
     const cap = deps.budget.maxSourceBytes
     const out: Array<Inspected | NotACandidate> = new Array(indices.length)
-    /** The file of each candidate read (a listed one's: authorized by its read, with the stat of its descriptor). */
-    const files: Array<AuthorizedFile> = new Array(indices.length)
     const open: Array<{ readonly k: number; readonly scan: OpenScan }> = []
     // Owned by this loop alone: each head is scanned before the next one is read into it.
     const scratch = Buffer.allocUnsafe(HEAD_BYTES)
@@ -568,7 +616,8 @@ const inspectAll = (
     // Reads end at the source-byte budget: past it the source looks ended.
     const lengthOf = (size: number) => Math.min(firstOf(size), cap)
     /** Scan the head of candidate `k` (a view of `scratch`): settled, left open, or the evidence path to resolve first. */
-    const scanHead = (k: number, head: Head): string | undefined => {
+    /** `file`: a listed log's, authorized by its read (undefined for a probed one: made of its candidate when needed). */
+    const scanHead = (k: number, file: AuthorizedFile | undefined, head: Head): string | undefined => {
       const c = candidates[indices[k]]
       // A log in UTF-16 (re-saved by PowerShell) is not read as lines of NUL bytes: said so, with the conversion.
       const notUtf8 = head.bytes.length > 0 ? notUtf8Source(c.path, head.bytes) : undefined
@@ -582,28 +631,29 @@ const inspectAll = (
       const asked = firstOf(c.stat?.size ?? head.statAtOpen.size)
       const s = settleHead(head.bytes, head.bytes.length < asked, cap, head.statAtOpen.size, scanner, splitter, known)
       if (typeof s === "string") return s
-      if (s === null) open.push({ k, scan: { scanner, splitter, sizeAtOpen: head.statAtOpen.size } })
+      if (s === null) {
+        const f = file ?? { path: c.path, root: c.root, stat: c.stat! }
+        open.push({ k, scan: { file: f, scanner, splitter, sizeAtOpen: head.statAtOpen.size } })
+      }
       else out[k] = inspected(c, s, scanner)
       return undefined
     }
-    let waiting: { readonly k: number; readonly head: Head; path: string } | undefined
-    const onHead = (k: number, head: Either.Either<Head, SourceAccessError>): boolean => {
-      if (head._tag === "Left") {
-        out[k] = unreadable(candidates[indices[k]], head.left)
-        return true
-      }
-      const path = scanHead(k, head.right)
+    type Waiting = { readonly k: number; readonly file: AuthorizedFile | undefined; readonly head: Head; path: string }
+    let waiting: Waiting | undefined
+    /** Scan the head of candidate `k`; false when it stopped on an evidence path to resolve first (see `resolveWaiting`). */
+    const onHead = (k: number, file: AuthorizedFile | undefined, head: Head): boolean => {
+      const path = scanHead(k, file, head)
       if (path === undefined) return true
       // A path not resolved yet (the first log naming it): stop here, with the head still in `scratch`.
-      waiting = { k, head: head.right, path }
+      waiting = { k, file, head, path }
       return false
     }
     /** Resolve the evidence path a head stopped on, once, then scan that head again (nothing was read into `scratch` since). */
     const resolveWaiting = Effect.gen(function*() {
       while (waiting !== undefined) {
-        const w: { readonly k: number; readonly head: Head; path: string } = waiting
+        const w: Waiting = waiting
         yield* matches(w.path)
-        const path = scanHead(w.k, w.head)
+        const path = scanHead(w.k, w.file, w.head)
         if (path === undefined) waiting = undefined
         else w.path = path
       }
@@ -613,12 +663,15 @@ const inspectAll = (
     const listed: Array<number> = []
     for (let k = 0; k < indices.length; k++) (candidates[indices[k]].stat !== undefined ? probed : listed).push(k)
     const at = (j: number) => {
-      const k = probed[j]
-      const c = candidates[indices[k]]
-      files[k] = { path: c.path, root: c.root, stat: c.stat! }
-      return { file: files[k], length: lengthOf(c.stat!.size) }
+      const c = candidates[indices[probed[j]]]
+      return { file: { path: c.path, root: c.root, stat: c.stat! }, length: lengthOf(c.stat!.size) }
     }
-    const onProbedHead = (j: number, head: Either.Either<Head, SourceAccessError>) => onHead(probed[j], head)
+    const onProbedHead = (j: number, head: Either.Either<Head, SourceAccessError>): boolean => {
+      const k = probed[j]
+      if (head._tag === "Right") return onHead(k, undefined, head.right)
+      out[k] = unreadable(candidates[indices[k]], head.left)
+      return true
+    }
     for (let j = 0; j < probed.length;) {
       j = yield* deps.access.readHeads(j, Math.min(probed.length, j + HEADS_PER_STEP), at, scratch, onProbedHead)
       yield* resolveWaiting
@@ -629,12 +682,14 @@ const inspectAll = (
     }
     const onListedHead = (j: number, found: Either.Either<ListedHead, SourceAccessError>): boolean => {
       const k = listed[j]
-      if (found._tag === "Left") return onHead(k, Either.left(found.left))
+      if (found._tag === "Left") {
+        out[k] = unreadable(candidates[indices[k]], found.left)
+        return true
+      }
       const r = found.right
       switch (r._tag) {
         case "Head":
-          files[k] = r.file
-          return onHead(k, Either.right(r.head))
+          return onHead(k, r.file, r.head)
         case "None":
           out[k] = { notACandidate: "none" }
           return true
@@ -652,7 +707,7 @@ const inspectAll = (
     }
     yield* Effect.forEach(open, ({ k, scan }) => {
       const c = candidates[indices[k]]
-      return continueScan(deps, files[k], scan, matches).pipe(
+      return continueScan(deps, scan.file, scan, matches).pipe(
         Effect.match({
           onFailure: (e) => unreadable(c, e),
           onSuccess: (st) => inspected(c, st, scan.scanner)
@@ -860,10 +915,11 @@ export const discoverNative = (
       const skippedBefore = notRegular.length + tally.unreadableFolders
       const { candidates, folderLinks } = yield* enumerate(deps, root, tally, notRegular, known)
       // Unchanged logs the index already knows are settled in one cheap pass; only the rest are read.
-      // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first.
+      // Their recorded evidence paths (few distinct ones: the workspaces') are resolved once each first. Only a
+      // probed candidate (with its stat) is one the index knows: a listed one is not looked up.
       const evidencePaths = new Set<string>()
       for (const c of candidates) {
-        const p = known.get(c.path)?.summary.evidencePath
+        const p = c.stat === undefined ? undefined : known.get(c.path)?.summary.evidencePath
         if (typeof p === "string") evidencePaths.add(p)
       }
       const matchedPaths = new Set<string>()
@@ -871,8 +927,10 @@ export const discoverNative = (
       const inspected: Array<Inspected | DiscoveredSource | NotACandidate> = new Array(candidates.length)
       const toRead: Array<number> = []
       const kept: Array<number> = []
+      const isMatched = (p: string) => matchedPaths.has(p)
       for (let i = 0; i < candidates.length; i++) {
-        const hit = unchangedMatch(candidates[i], known.get(candidates[i].path), (p) => matchedPaths.has(p))
+        const c = candidates[i]
+        const hit = c.stat === undefined ? null : unchangedMatch(c, known.get(c.path), isMatched)
         if (hit !== null) {
           inspected[i] = hit
           kept.push(i)
