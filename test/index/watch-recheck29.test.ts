@@ -65,4 +65,28 @@ describe("import --watch: a path seen as no source, then made one (session 29)",
       expect(w.rounds.length).toBeGreaterThan(symlinkRounds)
       expect(yield* stop(w.child, w.exited)).toBe(130)
     }), 100_000)
+
+  it.live("a transcript moved away, put back, and appended to after the round that saw it back, is imported at the append (tester29b F3)", () =>
+    Effect.gen(function*() {
+      const s = setup(2)
+      const w = startWatch(s.args(s.index))
+      const events = () => w.rounds.reduce((n, r) => n + r.eventsAdded, 0)
+      yield* until(() => w.rounds.length >= 1 && events() === 2)
+      yield* Effect.sleep("1500 millis")
+      const before = w.rounds.length
+      const away = path.join(s.dir, "away.jsonl")
+      fs.renameSync(s.file, away)
+      // The round that finds it gone.
+      yield* until(() => w.rounds.length > before, 30_000)
+      yield* Effect.sleep("500 millis")
+      const gone = w.rounds.length
+      fs.renameSync(away, s.file)
+      // The round that finds it back (unchanged: nothing to add), and its follow-up, if any.
+      yield* until(() => w.rounds.length > gone, 30_000)
+      yield* Effect.sleep("1500 millis")
+      fs.appendFileSync(s.file, item(3, "appended once it was back"))
+      yield* until(() => events() >= 3, 30_000)
+      expect(events()).toBe(3)
+      expect(yield* stop(w.child, w.exited)).toBe(130)
+    }), 100_000)
 })

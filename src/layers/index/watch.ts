@@ -354,7 +354,11 @@ export class WatchMemory {
   markNoSources(paths: ReadonlyMap<string, string>, now: number, named: ReadonlySet<string>, recheckMs: number) {
     if (this.notSources.size > MAX_NOT_SOURCES) this.notSources.clear()
     for (const [p, stamp] of paths) {
-      if (this.sourceOf(p) !== undefined || this.sources.has(p) || named.has(p)) continue
+      // A source again (a file put back), or named in a cause: never quiet.
+      if (this.sourceOf(p) !== undefined || this.sources.has(p) || named.has(p)) {
+        this.notSources.delete(p)
+        continue
+      }
       const old = this.notSources.get(p)
       // Its look again of this window is taken: the window goes on.
       if (old !== undefined && old.changed && now - old.at < recheckMs) this.notSources.set(p, { at: old.at, stamp, changed: true })
@@ -685,7 +689,8 @@ export const watch = <E = never>(
         const s = memory.sourceOf(p)
         // Only a growth is targeted; a truncation, replacement or rewrite (or a file not verified yet) is a full round.
         if (s !== undefined && (p !== s.locator.path || (yield* memory.onlyGrew(p)))) targets.set(s.locator.path, s)
-        else if (!memory.recentlyNoSource(p, now, recheckMs)) {
+        // A known source's file is never quiet (one put back after a round found it gone: tester29b F3).
+        else if (s !== undefined || !memory.recentlyNoSource(p, now, recheckMs)) {
           pendingFull.set(p, pathStamp(p))
           // It may be a file replaced by a rename: its root's watcher is started again before the full round.
           for (const dir of recursiveDirs) if (watchers.has(dir) && p === dir || p.startsWith(dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep)) rewatch.add(dir)
