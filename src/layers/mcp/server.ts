@@ -268,14 +268,22 @@ interface Listing {
   failure: StoreUnavailable | undefined
 }
 
-/** A session's resource as `resources/list` lists it: its uri, title, and a description of its counts (values on one line). */
-const resourceOf = (s: SessionBrief): Resource =>
+/**
+ * A session's resource as `resources/list` lists it: its uri, title, and a description of its counts (values on one
+ * line). An incomplete session's (`status`) says so first: its events are a part of it and reading it fails until
+ * its import or push completes it (tester29b F1).
+ */
+export const resourceOf = (s: SessionBrief): Resource =>
   new Resource({
     uri: s.uri,
     name: oneLineField(s.title ?? s.id),
     title: oneLineField(s.title ?? s.id),
     // one line whatever the source wrote (tester27a F3: a session id's line breaks shown as `\n`)
-    description: `${s.provider} session ${oneLineField(s.id)}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${oneLineField(s.lastAt)}` : ""}${
+    description: `${
+      s.status === "incomplete"
+        ? `incomplete: ${counted(s.eventCount, "event")} imported so far, not readable until its import or push completes it (run it again); `
+        : ""
+    }${s.provider} session ${oneLineField(s.id)}, ${counted(s.eventCount, "event")}${s.lastAt !== null ? `, last active ${oneLineField(s.lastAt)}` : ""}${
       s.workspace !== null ? `, in ${oneLineField(s.workspace)}` : ""
     }`,
     mimeType: "text/markdown"
