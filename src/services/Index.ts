@@ -337,6 +337,12 @@ export interface IndexShape {
    */
   readonly namesMachines: boolean
   /**
+   * False for a SQLite index read (not migrated) from before migration 0012, whose search words are not folded in
+   * every script: `search` then matches the query's words as written (`καλημερα` misses `καλημέρα`) until the next
+   * `import` or `index migrate` folds them (docs/search.md, "Case and accents"). True (or absent) otherwise.
+   */
+  readonly searchFolded?: boolean | undefined
+  /**
    * The machine names of the index's sources (each once, in no set order; not the rejected sources'): a team
    * (PostgreSQL) index's, as `import --machine` / `push --machine` wrote them; none on a SQLite index, which names
    * no machines ({@link IndexShape.namesMachines}). One query.

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { cli } from "../support/run.js"
 
 const E1 = "text:Καλημέρα κόσμε: σίσυφος και ёлка"
 const E2 = "text:ΣΙΣΥΦΟΣ groß İstanbul café"
@@ -60,6 +61,26 @@ describe("an index of the build before search folded every script (migration 001
         cafe: [E2]
       })
       expect(schema(file).last).toBe(11)
+      // It says so (tester29b F2): the reader's flag, and `search`'s note on stderr with the remedy.
+      const folded = yield* Effect.map(Index, (i) => i.searchFolded).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
+      expect(folded).toBe(false)
+      const r = cli(["search", "καλημερα", "--index", file])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toContain("note: this index's search words are not folded in every script yet")
+      expect(r.stderr).toContain("καλημερα does not find καλημέρα")
+      expect(r.stderr).toContain("session-ingest import")
+      expect(schema(file).last).toBe(11)
+    }))
+
+  it.effect("a migrated (or new) index has no such note", () =>
+    Effect.gen(function*() {
+      const file = baseIndex()
+      yield* Effect.void.pipe(Effect.provide(IndexSqlite.layer(file)))
+      expect(yield* Effect.map(Index, (i) => i.searchFolded).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))).toBe(true)
+      const r = cli(["search", "καλημερα", "--index", file])
+      expect(r.code).toBe(0)
+      expect(r.stderr).not.toContain("not folded")
+      expect(r.stdout).toContain("αλημέρα")
     }))
 
   it.effect("migrated: every word folded as PostgreSQL folds it, from the stored events, snippets as written", () =>

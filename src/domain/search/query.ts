@@ -726,3 +726,11 @@ export const queryHolds = (tree: QueryNode, has: (term: Extract<QueryNode, { _ta
   }
   return evaluate(tree)
 }
+
+/**
+ * What a search of an index from before migration 0012 misses (`IndexShape.searchFolded` false: its words not folded
+ * in every script, so the query's words match as written), and the remedy; said on stderr by `search` and in the MCP
+ * server's `search_sessions` note (tester29b F2). The example is Greek, written with escapes (the bundle is ASCII).
+ */
+export const UNFOLDED_NOTE =
+  "this index's search words are not folded in every script yet (an index from before migration 0012, read without migrating): accented and non-Latin words match only as written (\u03ba\u03b1\u03bb\u03b7\u03bc\u03b5\u03c1\u03b1 does not find \u03ba\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them."

@@ -1527,6 +1527,7 @@ const make = (
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`); rows name
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
+      searchFolded: folded,
       machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 

@@ -25,7 +25,7 @@ import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
-import { compileQuery, positiveQuery, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, positiveQuery, type QueryNode, UNFOLDED_NOTE } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -711,9 +711,13 @@ export const searchSessions = (
       count: answers.length,
       // as list_sessions: how many of the hits' sessions are incomplete, and what that means
       incomplete: incomplete.length,
-      note: incomplete.length === 0
-        ? null
-        : incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")
+      note: [
+        ...(incomplete.length === 0
+          ? []
+          : [incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
+        // An index from before folded search words (read without migrating): what it misses (tester29b F2).
+        ...(index.searchFolded === false ? [UNFOLDED_NOTE.charAt(0).toUpperCase() + UNFOLDED_NOTE.slice(1)] : [])
+      ].join(" ") || null
     }
   })
 
