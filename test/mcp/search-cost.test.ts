@@ -7,12 +7,14 @@
  *   transcript (rendered once);
  * - the index is asked once, for its ranking window, also when every match lies inside a redacted value (tester22b
  *   F4b: it was asked again in rounds, 5x the limit then 4x more, each round's hits read again: 33-45 s on a
- *   20,000-event session, every time), and the hits' events are read in one pass over a session they are dense in.
+ *   20,000-event session, every time), and the hits' events are read in slices of the session around them, one a run of
+ *   close hits: bounded by the hits, not the session's size (tester29b F4: 20,000 queries for 5,000 hits).
  * In process, over the SQLite index of a generated session, its Index counting the calls.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { getSession, searchSessions } from "../../src/layers/mcp/answers.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index, type IndexShape } from "../../src/services/Index.js"
@@ -57,7 +59,7 @@ const counting = (file: string, calls: Calls, bump: { generation: number }) =>
   ).pipe(Layer.provide(IndexSqlite.layerReadonly(file)), Layer.merge(Redaction.layer))
 
 describe("search_sessions with redaction: what it reads", () => {
-  it("the session's secrets gathered once while it is unchanged; the hits' events in one pass where they are dense", async () => {
+  it("the session's secrets gathered once while it is unchanged; the hits' events in one slice where they are dense", async () => {
     // 400 events, the 200 user ones each saying "invoice": every search below has 200 candidate hits
     const { index } = bigSessionIndex(400)
     const calls = noCalls()
@@ -72,15 +74,17 @@ describe("search_sessions with redaction: what it reads", () => {
       return [{ answer: first, calls: afterFirst }, { answer: second, calls: afterSecond }, { answer: third, calls: { ...calls } }]
     }).pipe(Effect.provide(counting(index, calls, bump))))
     expect(first.answer.count).toBe(10)
-    // the secrets gathered (one stream), the 200 hits' events read in one more pass (not 200 contexts)
-    expect(first.calls.around).toBe(0)
-    expect(first.calls.streams).toBe(2)
-    // the same answer, the session's secrets kept: one pass for the hits only
+    // the secrets gathered (one stream); the 200 hits' events read in slices, one a run of close hits (here one: the
+    // hits are every other event), not 200 contexts
+    expect(first.calls.streams).toBe(1)
+    expect(first.calls.around).toBe(1)
+    // the same answer, the session's secrets kept: the hits' slice only
     expect(second.answer).toEqual(first.answer)
-    expect(second.calls.streams).toBe(3)
+    expect(second.calls.streams).toBe(1)
+    expect(second.calls.around).toBe(2)
     // the session changed (another generation): its secrets gathered anew
     expect(third.answer).toEqual(first.answer)
-    expect(third.calls.streams).toBe(5)
+    expect(third.calls.streams).toBe(2)
   })
 
   it("searches and get_session pages that arrive together on a session share one gathering, one rendering", async () => {
@@ -101,6 +105,49 @@ describe("search_sessions with redaction: what it reads", () => {
     )
     expect(new Set(pages.map((p) => p.page.text)).size).toBe(1)
     expect(calls.loads).toBe(1)
+  })
+
+  it("the hits' events read are bounded by the hits, not the session's size (tester29b F4)", async () => {
+    // 4,000 events; the 300 user events among the last 600 say "invoice" (every other event), the 300 among the
+    // first 600 say "ledger" (every other one), two pairs say both, far apart (each 1,000 events from the next)
+    const far = new Set([1000, 2000])
+    const { index } = bigSessionIndex(4000, (i) =>
+      i >= 3400 ? `question ${i} about the invoice totals` : i < 600 ? `ledger line ${i}` : far.has(i) ? `invoice ${i} ledger` : `question ${i}`)
+    const calls = noCalls()
+    // the events the index's slices answered (`counting` counts the slices)
+    const read = { events: 0 }
+    const layer = Layer.effect(
+      Index,
+      Effect.map(Index, (shape): IndexShape => ({
+        ...shape,
+        eventsAround: (uid, id, before, after) =>
+          Effect.tap(shape.eventsAround(uid, id, before, after), (o) =>
+            Effect.sync(() => {
+              if (Option.isSome(o)) read.events += o.value.events.length
+            }))
+      }))
+    ).pipe(Layer.provide(counting(index, calls, { generation: 0 })), Layer.merge(Redaction.layer))
+    const answer = await Effect.runPromise(
+      Effect.gen(function*() {
+        // a first search gathers the session's secrets (its events read whole: not what is counted here)
+        const first = yield* searchSessions({ query: "ledger", limit: 5 })
+        expect(first.count).toBe(5)
+        const before = { streams: calls.streams }
+        calls.around = 0
+        read.events = 0
+        const answer = yield* searchSessions({ query: "invoice", limit: 400 })
+        // the secrets kept from the first search: no stream of the session for this one
+        expect(calls.streams).toBe(before.streams)
+        return answer
+      }).pipe(Effect.provide(layer))
+    )
+    // every "invoice" event a hit: the 300 of the last 600 and the two far ones
+    expect(answer.count).toBe(302)
+    // the close hits in one slice, each far one in its own: 3 queries of the index's events, not 302 (one a hit,
+    // as for a session 10 times the hits' number), nor a pass over its 4,000 events
+    expect(calls.around).toBe(3)
+    // what those slices read: the 600 events the close hits span, the far ones with their edges (4 events each side)
+    expect(read.events).toBeLessThanOrEqual(600 + 2 * 9 + 8)
   })
 
   it("a search whose every match lies inside a redacted value asks the index once, for its ranking window", async () => {
