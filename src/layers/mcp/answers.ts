@@ -36,7 +36,7 @@ import { mapYielding, responseRuns } from "../share.js"
 import { restatable, SESSION_RESTATED_MIN, sessionRedactor } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
-import { findCompleteSession, loadSession, machineFilter, requireComplete, searchSessionFilter } from "../index/queries.js"
+import { findCompleteSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
 import { incompleteNote } from "../../domain/incomplete.js"
 import * as Registry from "../registry.js"
 import { workspacePath } from "../workspace-path.js"
@@ -804,8 +804,9 @@ const metadata = (
  * remedies, `show`/`export`, are no use to a client).
  */
 const loadWhole = (id: string, ids?: ShownIds, machine?: (name: string) => string) =>
-  // a part of a session is never given out as the session (tester28a F3): an incomplete one fails as `requireComplete`
-  loadSession(id, undefined, ids).pipe(Effect.tap(({ others, session }) => requireComplete(session, others, { sessionUid: ids?.sessionUid, machine })), Effect.catchTag("ResourceLimitExceeded", (e) =>
+  // a part of a session is never given out as the session (tester28a F3): an incomplete one fails as `requireComplete`,
+  // checked before its events are read (as `export` does: a big incomplete session is refused, not read then refused)
+  Effect.zipRight(findCompleteSession(id, ids, { machine }), loadSession(id, undefined, ids)).pipe(Effect.catchTag("ResourceLimitExceeded", (e) =>
     Effect.fail(
       new ResourceLimitExceeded({
         message: e.message,
