@@ -13,7 +13,6 @@ import * as Option from "effect/Option"
 import { incompleteNote } from "../../domain/incomplete.js"
 import { humanTime, oneLineField, shownName } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
-import { UNFOLDED_NOTE } from "../../domain/search/query.js"
 import type { SearchHit } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -133,7 +132,7 @@ export const search = Command.make(
         const session = Option.isSome(o.session) ? yield* rt.searchSessionFilter(o.session.value) : undefined
         const index = yield* rt.Index
         // An index not migrated to folded search words yet: say what it misses and what fixes it (tester29b F2).
-        if (index.searchFolded === false) writeStderr(`note: ${UNFOLDED_NOTE}\n`)
+        if (index.searchFolded === false) writeStderr(`note: ${rt.UNFOLDED_NOTE}\n`)
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),
           machine,
