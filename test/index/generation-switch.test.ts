@@ -21,6 +21,7 @@ import { usageBySession } from "../../src/layers/index/queries.js"
 import { Index } from "../../src/services/Index.js"
 import { crashAt, dumpIndex, importOnce, indexLayer, indexView, rewriteInPlace } from "../support/index.js"
 import { engines, migratedDatabase } from "../support/pg.js"
+import { claudeUsageLog } from "../support/claude-import.js"
 import { tempDir } from "../support/paths.js"
 
 const SID = "7a7a7a7a-0000-4000-8000-000000000020"
@@ -28,34 +29,7 @@ const TURNS = 40
 
 /** A Claude Code log of {@link TURNS} turns (a user line, then an assistant response with its usage); turn 0's prompt says `word`. */
 const log = (word: string) =>
-  Array.from({ length: TURNS }, (_, i) => [
-    JSON.stringify({
-      type: "user",
-      sessionId: SID,
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      timestamp: `2025-02-01T10:${String(i).padStart(2, "0")}:00Z`,
-      cwd: "/home/dev/proj",
-      message: { role: "user", content: i === 0 ? `please ${word} the build` : `question ${i}` }
-    }),
-    JSON.stringify({
-      type: "assistant",
-      sessionId: SID,
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      timestamp: `2025-02-01T10:${String(i).padStart(2, "0")}:30Z`,
-      cwd: "/home/dev/proj",
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: [{ type: "text", text: `answer ${i}` }],
-        usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
-      }
-    })
-  ].join("\n")).join("\n") + "\n"
+  claudeUsageLog(SID, TURNS, word, (i, half) => `2025-02-01T10:${String(i).padStart(2, "0")}:${half === 0 ? "00" : "30"}Z`)
 
 const setup = () => {
   const dir = tempDir("si-gen-switch-")

@@ -29,6 +29,7 @@ import { Index } from "../../src/services/Index.js"
 import { Redaction } from "../../src/services/Redaction.js"
 import { crashAt, importOnce, indexLayer, rewriteInPlace, TEST_MACHINE } from "../support/index.js"
 import { engines, migratedDatabase, pgQuery } from "../support/pg.js"
+import { claudeUsageLog } from "../support/claude-import.js"
 import { tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 
@@ -36,34 +37,7 @@ const SID = "7a7a7a7a-0000-4000-8000-000000000029"
 
 /** A Claude Code log of `turns` turns (a user line, then an assistant response with its usage): 2 events a turn. */
 const log = (turns: number, word = "oldword") =>
-  Array.from({ length: turns }, (_, i) => [
-    JSON.stringify({
-      type: "user",
-      sessionId: SID,
-      uuid: `u${i}`,
-      parentUuid: i === 0 ? null : `a${i - 1}`,
-      timestamp: new Date(Date.UTC(2025, 1, 1, 10, 0, 2 * i)).toISOString(),
-      cwd: "/home/dev/proj",
-      message: { role: "user", content: i === 0 ? `please ${word} the build` : `question ${i}` }
-    }),
-    JSON.stringify({
-      type: "assistant",
-      sessionId: SID,
-      uuid: `a${i}`,
-      parentUuid: `u${i}`,
-      timestamp: new Date(Date.UTC(2025, 1, 1, 10, 0, 2 * i + 1)).toISOString(),
-      cwd: "/home/dev/proj",
-      requestId: `req_${i}`,
-      message: {
-        id: `msg_${i}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: [{ type: "text", text: `answer ${i}` }],
-        usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
-      }
-    })
-  ].join("\n")).join("\n") + "\n"
+  claudeUsageLog(SID, turns, word, (i, half) => new Date(Date.UTC(2025, 1, 1, 10, 0, 2 * i + half)).toISOString())
 
 const TURNS = 40
 const BATCH = 10

@@ -21,15 +21,23 @@ import { item, setup, startWatch, stop, until } from "../support/watch-cli.js"
 const header = (sid: string, agent: string) =>
   JSON.stringify({ type: "session_header", session_id: sid, agent_id: agent, created_at: "2025-04-01T10:00:00Z" }) + "\n"
 
+/**
+ * A watch over a transcript of two items, once its first import (both events) and that import's follow-up round
+ * are past: the watch, its events added so far, and its rounds' count then.
+ */
+const watching = Effect.gen(function*() {
+  const s = setup(2)
+  const w = startWatch(s.args(s.index))
+  const events = () => w.rounds.reduce((n, r) => n + r.eventsAdded, 0)
+  yield* until(() => w.rounds.length >= 1 && events() === 2)
+  yield* Effect.sleep("1500 millis") // past a first import's follow-up round
+  return { s, w, events, before: w.rounds.length }
+})
+
 describe("import --watch: a path seen as no source, then made one (session 29)", () => {
   it.live("a transcript created empty and written right after is imported at its write, not at the poll (tester29a F2)", () =>
     Effect.gen(function*() {
-      const s = setup(2)
-      const w = startWatch(s.args(s.index))
-      const events = () => w.rounds.reduce((n, r) => n + r.eventsAdded, 0)
-      yield* until(() => w.rounds.length >= 1 && events() === 2)
-      yield* Effect.sleep("1500 millis") // past a first import's follow-up round
-      const before = w.rounds.length
+      const { events, before, s, w } = yield* watching
       const dir = path.join(s.root, "a2", "sessions")
       fs.mkdirSync(dir, { recursive: true })
       const file = path.join(dir, "a2.jsonl")
@@ -44,12 +52,7 @@ describe("import --watch: a path seen as no source, then made one (session 29)",
 
   it.live("a transcript replaced by a symlink, then put back and appended to, is imported at its change (tester29a F3)", () =>
     Effect.gen(function*() {
-      const s = setup(2)
-      const w = startWatch(s.args(s.index))
-      const events = () => w.rounds.reduce((n, r) => n + r.eventsAdded, 0)
-      yield* until(() => w.rounds.length >= 1 && events() === 2)
-      yield* Effect.sleep("1500 millis")
-      const before = w.rounds.length
+      const { events, before, s, w } = yield* watching
       const away = path.join(s.dir, "away.jsonl")
       fs.renameSync(s.file, away)
       fs.symlinkSync(away, s.file)
@@ -68,12 +71,7 @@ describe("import --watch: a path seen as no source, then made one (session 29)",
 
   it.live("a transcript moved away, put back, and appended to after the round that saw it back, is imported at the append (tester29b F3)", () =>
     Effect.gen(function*() {
-      const s = setup(2)
-      const w = startWatch(s.args(s.index))
-      const events = () => w.rounds.reduce((n, r) => n + r.eventsAdded, 0)
-      yield* until(() => w.rounds.length >= 1 && events() === 2)
-      yield* Effect.sleep("1500 millis")
-      const before = w.rounds.length
+      const { events, before, s, w } = yield* watching
       const away = path.join(s.dir, "away.jsonl")
       fs.renameSync(s.file, away)
       // The round that finds it gone.

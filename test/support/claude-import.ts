@@ -62,3 +62,39 @@ export const claudeProject = (dir: string) => {
     fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
   return { root: path.join(dir, "claude"), write }
 }
+
+/**
+ * A Claude Code log of session `sid` of `turns` turns, 2 events a turn (a user line `u<i>`, then an assistant response
+ * `a<i>` of claude-sonnet-4-5 with usage 100 in / 10 out), in `/home/dev/proj`; turn 0's prompt is
+ * `please <word> the build`, the others' `question <i>`, the answers `answer <i>`; `at(i, half)` is the time of turn
+ * `i`'s user line (half 0) and response (half 1).
+ */
+export const claudeUsageLog = (sid: string, turns: number, word: string, at: (turn: number, half: 0 | 1) => string): string =>
+  Array.from({ length: turns }, (_, i) => [
+    JSON.stringify({
+      type: "user",
+      sessionId: sid,
+      uuid: `u${i}`,
+      parentUuid: i === 0 ? null : `a${i - 1}`,
+      timestamp: at(i, 0),
+      cwd: "/home/dev/proj",
+      message: { role: "user", content: i === 0 ? `please ${word} the build` : `question ${i}` }
+    }),
+    JSON.stringify({
+      type: "assistant",
+      sessionId: sid,
+      uuid: `a${i}`,
+      parentUuid: `u${i}`,
+      timestamp: at(i, 1),
+      cwd: "/home/dev/proj",
+      requestId: `req_${i}`,
+      message: {
+        id: `msg_${i}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: `answer ${i}` }],
+        usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
+      }
+    })
+  ].join("\n")).join("\n") + "\n"
