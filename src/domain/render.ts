@@ -402,6 +402,13 @@ export function* transcriptMarkdownParts(t: Transcript, style: TimeStyle = {}): 
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + "…" : s)
 
+/**
+ * A transcript's diagnostic (what reading its source counted besides the lines skipped: `TranscriptDiagnostic`,
+ * src/domain/model.ts) as `transcript` and `discover` print it: `note: <kind> × <count>` and the first line when known.
+ */
+export const diagnosticNote = (d: { readonly kind: string; readonly count: number; readonly firstLine: number | null }): string =>
+  `note: ${d.kind} × ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`
+
 /** Plain text: one paragraph per turn, tool calls on one line each. Times as {@link humanTime} shows them. */
 export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): string => {
   const out: Array<string> = [`${oneLineField(t.title ?? t.sessionId)}  [${oneLineField(t.sessionId)}]`]
@@ -418,7 +425,7 @@ export const renderTranscriptText = (t: Transcript, style: TimeStyle = {}): stri
   }
   if (t.compactions.length > 0) out.push("", `compactions: ${t.compactions.length}`)
   for (const w of t.parseWarnings) out.push(`warning: ${w.kind} × ${w.count} (first at line ${w.firstLine ?? "?"})`)
-  for (const d of t.diagnostics) out.push(`note: ${d.kind} × ${d.count}${d.firstLine !== null ? ` (first at line ${d.firstLine})` : ""}`)
+  for (const d of t.diagnostics) out.push(diagnosticNote(d))
   return visibleControls(out.join("\n") + "\n")
 }
 

@@ -205,6 +205,16 @@ describe("claude-code: an import of a log with a repeat and a reused uuid (sessi
   })
 })
 
+describe("claude-code: discover says what reading a log counted (session 30)", () => {
+  it("a source's line notes the repeat skipped and the reused uuid (first at line 5), as transcript does", () => {
+    const s = setup([...MIX])
+    const r = cli(["discover", "claude-code", "--claude-root", s.root])
+    expect(r.code, r.stderr).toBe(0)
+    const notes = r.stdout.split("\n").filter((l) => l.trim().startsWith("note:")).map((l) => l.trim())
+    expect(notes).toEqual(["note: repeated-records-skipped \u00d7 1", "note: record-uuid-reused \u00d7 1 (first at line 5)"])
+  })
+})
+
 describe("RecordIds", () => {
   it("keeps 150,000 uuids apart and gives each one's first place back", () => {
     const r = new RecordIds()

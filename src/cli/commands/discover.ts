@@ -9,7 +9,7 @@ import * as Command from "@effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
-import { counted, humanTime, oneLineField } from "../../domain/render.js"
+import { counted, diagnosticNote, humanTime, oneLineField } from "../../domain/render.js"
 import * as Registry from "../../layers/registry.js"
 import { appRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -32,7 +32,10 @@ const sourceLine = (s: DiscoveredSource, local: boolean): string => {
   return [
     `  ${oneLineField(s.sessionId ?? "-")}  ${when}`,
     `      ${oneLineField(where)}${counts.length > 0 ? `  (${counts.join(", ")})` : ""}`,
-    ...(title !== undefined ? [`      ${title.replace(/\s+/g, " ").slice(0, 100)}`] : [])
+    ...(title !== undefined ? [`      ${title.replace(/\s+/g, " ").slice(0, 100)}`] : []),
+    // What else reading the source counted (Claude Code's repeated or reused record uuids, subagent files' warnings),
+    // said as `transcript` says it: `--json` has them in `overview.diagnostics`.
+    ...o.diagnostics.map((d) => `      ${diagnosticNote(d)}`)
   ].join("\n")
 }
 
