@@ -343,6 +343,13 @@ export interface IndexShape {
    */
   readonly searchFolded?: boolean | undefined
   /**
+   * False for a SQLite index read (not migrated) from after migration 0012 and before 0013, whose search words lost
+   * every nonspacing mark (the vowel signs and tone marks of the Brahmic and Southeast Asian scripts with the
+   * accents) and were split at spacing marks: `search` then folds the query's words so (Hindi `\u0915\u0941\u0932` also finds
+   * `\u0915\u0932`) until the next `import` or `index migrate` folds them again (docs/search.md). True (or absent) otherwise.
+   */
+  readonly searchMarksKept?: boolean | undefined
+  /**
    * The machine names of the index's sources (each once, in no set order; not the rejected sources'): a team
    * (PostgreSQL) index's, as `import --machine` / `push --machine` wrote them; none on a SQLite index, which names
    * no machines ({@link IndexShape.namesMachines}). One query.

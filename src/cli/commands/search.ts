@@ -133,6 +133,7 @@ export const search = Command.make(
         const index = yield* rt.Index
         // An index not migrated to folded search words yet: say what it misses and what fixes it (tester29b F2).
         if (index.searchFolded === false) writeStderr(`note: ${rt.UNFOLDED_NOTE}\n`)
+        else if (index.searchMarksKept === false) writeStderr(`note: ${rt.MARKS_NOTE}\n`)
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),
           machine,

@@ -49,6 +49,11 @@ export interface CompiledQuery {
    * made before migration 0012 and read without migrating it).
    */
   readonly unfoldedMatch: string
+  /**
+   * The same expression with each word folded as {@link ftsFold0012} folds it: for a SQLite index whose words lost
+   * every nonspacing mark (migration 0012, not 0013, read without migrating it).
+   */
+  readonly allMarksMatch: string
   readonly tree: QueryNode
 }
 
@@ -372,7 +377,12 @@ const asWritten = (text: string) => text
  * {@link InvalidSearchQuery} as {@link parseQuery} does.
  */
 export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
-  Either.map(parseQuery(query), (tree) => ({ tree, match: render(tree, ftsFold), unfoldedMatch: render(tree, asWritten) }))
+  Either.map(parseQuery(query), (tree) => ({
+    tree,
+    match: render(tree, ftsFold),
+    unfoldedMatch: render(tree, asWritten),
+    allMarksMatch: render(tree, ftsFold0012)
+  }))
 
 /** A term as the query syntax writes it: a plain word as it is, else quoted (a `"` inside is a separator, as in the index). */
 const writeTerm = (t: Extract<QueryNode, { _tag: "Term" }>): string => {
@@ -573,15 +583,43 @@ const renderSieve = (n: QueryNode): string | null => {
 // ------------------------------------------------------------------ matches, for snippets
 
 /**
- * A word as both indexes hold it: Unicode NFD, every nonspacing mark
- * (`\p{Mn}`) removed, lower case (`toLowerCase`, not locale-aware). So case
- * and accents fold in every script (`ΣΙΣΥΦΟΣ`, `σίσυφος` are `σισυφος`,
- * `ёлка` is `елка`, `İ` is `i`, `café` is `cafe`); letters that are no
- * accented form of another stay (`ß`, dotless `ı`, `ø`, `ł`, final `ς`).
+ * The marks a fold removes (after NFD): accents and the like, the marks that make an accented form of a letter
+ * that stays a letter without them. The combining diacritical marks (U+0300-036F, their extension and supplement,
+ * those for symbols, the half marks), Cyrillic's combining titlo and signs, Hebrew's points and cantillation,
+ * Arabic's harakat and Quranic marks, Syriac's vowel points, the kana voicing marks (`\u30c7` is `\u30c6`), and the
+ * variation selectors (an emoji's presentation, not a letter).
+ * Not the vowel signs, viramas and tone marks of the Brahmic and Southeast Asian scripts (Devanagari's
+ * U+0941 in `\u0915\u0941\u0932`, Thai's tone marks): they are letters of the word, and without them a word is
+ * another word (tester30b F5: `\u0915\u0941\u0932` found `\u0915\u0932`, Thai `\u0e44\u0e21\u0e48` found `\u0e44\u0e21\u0e49`).
  */
-export const foldWord = (w: string): string => w.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase()
+const DIACRITIC_MARKS =
+  /[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0711\u0730-\u074a\u08d3-\u08e1\u08e3-\u08ff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u3099\u309a\ufe00-\ufe0f\ufe20-\ufe2f\u{e0100}-\u{e01ef}]/gu
 
-const WORD = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
+/**
+ * A word as both indexes hold it: Unicode NFD, its diacritic marks removed ({@link DIACRITIC_MARKS}), lower case
+ * (`toLowerCase`, not locale-aware). So case and accents fold in every script (`\u03a3\u0399\u03a3\u03a5\u03a6\u039f\u03a3`,
+ * `\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2` are `\u03c3\u03b9\u03c3\u03c5\u03c6\u03bf\u03c2`, `\u0451\u043b\u043a\u0430` is
+ * `\u0435\u043b\u043a\u0430`, `\u0130` is `i`, `caf\u00e9` is `cafe`); letters that are no accented form of another
+ * stay (`\u00df`, dotless `\u0131`, `\u00f8`, `\u0142`, final `\u03c2`), and so do the vowel signs and tone marks of
+ * the Brahmic and Southeast Asian scripts (session 30; the index's words are folded again by the SQLite migration
+ * 0013 and the PostgreSQL one 0011).
+ */
+export const foldWord = (w: string): string => w.normalize("NFD").replace(DIACRITIC_MARKS, "").toLowerCase()
+
+/**
+ * A word as an index between session 29's fold and session 30's held it: every nonspacing mark removed (a SQLite
+ * index at migration 0012 but not 0013 read without migrating: its query words folded the same way).
+ */
+export const foldWordAllMarks = (w: string): string => w.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase()
+
+/**
+ * A word: a run of letters, digits, private-use characters and marks (spacing ones too: Devanagari's `\u093e`, Tamil's
+ * vowel signs are inside a word, as FTS5's `unicode61` reads them; session 29's rule split a word there).
+ */
+const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu
+
+/** A word as session 29's rule read it (spacing marks split words): an index at migration 0012, not 0013. */
+const WORD_0012 = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
 
 /**
  * The words of a text with their [start, end) offsets (UTF-16 code units):
@@ -590,9 +628,13 @@ const WORD = /[\p{L}\p{N}\p{Co}\p{Mn}]+/gu
  * FTS5's `unicode61` tokenizer splits words. The words of both indexes'
  * documents and queries (SQLite's through {@link ftsFold}).
  */
-export const searchWords = (text: string): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
+export const searchWords = (
+  text: string,
+  fold: (w: string) => string = foldWord,
+  word: RegExp = WORD
+): Array<{ readonly w: string; readonly start: number; readonly end: number }> => {
   const out: Array<{ w: string; start: number; end: number }> = []
-  for (const m of text.matchAll(WORD)) out.push({ w: foldWord(m[0]), start: m.index, end: m.index + m[0].length })
+  for (const m of text.matchAll(word)) out.push({ w: fold(m[0]), start: m.index, end: m.index + m[0].length })
   return out
 }
 
@@ -613,7 +655,16 @@ const NON_ASCII = /[^\u0000-\u007f]/g
  * between them (non-ASCII punctuation, symbols, format characters: gone).
  * Snippets are cut from the stored text, never from this.
  */
-export const ftsFold = (s: string): string => {
+export const ftsFold = (s: string): string => ftsFoldWith(s, foldWord, WORD)
+
+/**
+ * {@link ftsFold} as session 29 made it (migration 0012, not 0013): every nonspacing mark removed
+ * ({@link foldWordAllMarks}), spacing marks splitting words. What an index at 0012 holds: its query words are folded
+ * so when it is read without migrating, and migration 0013 folds again the fields whose words this changes.
+ */
+export const ftsFold0012 = (s: string): string => ftsFoldWith(s, foldWordAllMarks, WORD_0012)
+
+const ftsFoldWith = (s: string, fold: (w: string) => string, word: RegExp): string => {
   NON_ASCII.lastIndex = 0
   let found = NON_ASCII.exec(s)
   if (found === null) return s
@@ -626,7 +677,7 @@ export const ftsFold = (s: string): string => {
     while (b < s.length && (s.charCodeAt(b) >= 0x80 || asciiWordUnit(s.charCodeAt(b)))) b++
     out += s.slice(done, a)
     // The run is bounded by ASCII separators (or the text's ends): its words are the text's words there.
-    const words = searchWords(s.slice(a, b))
+    const words = searchWords(s.slice(a, b), fold, word)
     for (let i = 0; i < words.length; i++) out += (i > 0 ? " " : "") + words[i].w
     done = b
     NON_ASCII.lastIndex = b
@@ -734,3 +785,12 @@ export const queryHolds = (tree: QueryNode, has: (term: Extract<QueryNode, { _ta
  */
 export const UNFOLDED_NOTE =
   "this index's search words are not folded in every script yet (an index from before migration 0012, read without migrating): accented and non-Latin words match only as written (\u03ba\u03b1\u03bb\u03b7\u03bc\u03b5\u03c1\u03b1 does not find \u03ba\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them."
+
+/**
+ * What a search of an index from after migration 0012 and before 0013 folds that it should not
+ * (`IndexShape.searchMarksKept` false: its words lost the vowel signs and tone marks of the Brahmic and Southeast
+ * Asian scripts, so the query's words are folded so too), and the remedy; said on stderr by `search` and in the MCP
+ * server's `search_sessions` note (session 30, tester30b F5). Written with escapes (the bundle is ASCII).
+ */
+export const MARKS_NOTE =
+  "this index's search words do not keep vowel signs and tone marks yet (an index from before migration 0013, read without migrating): in Indic and Thai scripts a word also finds the words that differ from it only in those (\u0915\u0941\u0932 finds \u0915\u0932). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them again."

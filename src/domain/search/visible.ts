@@ -27,7 +27,7 @@ const BARRIER = ""
 /** What redaction writes in place of a value: a marker, or a home folder's `~`. */
 const REDACTED_PLACE = /\[REDACTED:[A-Za-z0-9_.-]*\]|~/g
 
-const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{Mn}]/u
+const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u
 
 /**
  * The words of a redacted text as a redacted search reads them (folded as

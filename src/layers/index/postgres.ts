@@ -321,13 +321,50 @@ const migrations = Migrator.fromRecord({
     Effect.all([
       sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL)`,
       sql`INSERT INTO meta (key, value) VALUES (${SHOWN_KEY_NAME}, ${newShownKey()}) ON CONFLICT (key) DO NOTHING`
-    ], { discard: true }))
+    ], { discard: true })),
+  // Search keeps the vowel signs, viramas and tone marks of the Brahmic and Southeast Asian scripts, and spacing marks
+  // no longer split a word (session 30, tester30b F5; the SQLite layer's migration 0013): the words of the documents
+  // whose text holds a character from U+0700 up (but for the general punctuation) are made again from the stored
+  // events and titles, a page at a time; the others' words are the same under both folds.
+  "0011_search_marks": Effect.flatMap(SqlClient.SqlClient, (sql) => refoldMarks(sql))
 })
+
+/** A document's text that may fold apart under session 29's and session 30's folds (see `0011_search_marks`). */
+const MAY_FOLD_APART = "[^\\u0001-\\u06ff\\u2000-\\u206f]"
+
+/** Migration 0011's work: the words of the event and title documents whose text {@link MAY_FOLD_APART}, made again. */
+const refoldMarks = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    let after: { key: string; generation: number; uid: string } | null = null
+    for (;;) {
+      const rows: ReadonlyArray<{ source_key: string; generation: number; event_uid: string; session_uid: string; event_json: string }> =
+        yield* sql<{ source_key: string; generation: number; event_uid: string; session_uid: string; event_json: string }>`
+          SELECT e.source_key, e.generation, e.event_uid, e.session_uid, e.event_json FROM events e
+            JOIN search_docs d ON d.source_key = e.source_key AND d.generation = e.generation AND d.event_uid = e.event_uid
+          WHERE e.event_json ~ ${MAY_FOLD_APART}
+            ${after === null ? sql`` : sql`AND (e.source_key, e.generation, e.event_uid) > (${after.key}, ${after.generation}::int, ${after.uid})`}
+          ORDER BY e.source_key, e.generation, e.event_uid LIMIT ${REINDEX_PAGE}`
+      if (rows.length === 0) break
+      const docs = rows.map((r) => eventDoc(r.source_key, r.generation, r.event_uid, r.session_uid, upgradeEvent(JSON.parse(r.event_json) as SessionEvent)))
+      yield* sql`UPDATE search_docs d SET words = v.words::tsvector
+        FROM unnest(${docs.map((d) => d.source_key)}::text[], ${docs.map((d) => d.generation)}::int[], ${docs.map((d) => d.event_uid)}::text[],
+          ${docs.map((d) => d.words)}::text[]) AS v(source_key, generation, event_uid, words)
+        WHERE d.source_key = v.source_key AND d.generation = v.generation AND d.event_uid = v.event_uid
+          AND d.words IS DISTINCT FROM v.words::tsvector`
+      const last = rows[rows.length - 1]
+      after = { key: last.source_key, generation: last.generation, uid: last.event_uid }
+    }
+    const titled = yield* sql<{ source_key: string; generation: number; session_uid: string; provider: string; title: string }>`
+      SELECT ss.source_key, ss.generation, ss.session_uid, ss.provider, ss.title FROM sessions ss
+        JOIN search_docs d ON d.title_of = ss.session_uid AND d.generation = ss.generation
+      WHERE ss.title ~ ${MAY_FOLD_APART}`
+    yield* upsertTitleDocs(sql, titled.map((t) => titleDoc(t.source_key, t.generation, t.session_uid, t.provider, fromPg(t.title))))
+  })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 10
+export const SCHEMA_VERSION = 11
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {

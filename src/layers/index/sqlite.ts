@@ -29,7 +29,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery, type CompiledQuery, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, type CompiledQuery, ftsFold0012, type QueryNode } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { sortKey } from "../../domain/timestamps.js"
@@ -605,8 +605,84 @@ const migrations = Migrator.fromRecord({
       const current = yield* sql<{ source_key: string; generation: number }>`
         SELECT source_key, generation FROM sources WHERE status != 'rejected'`
       for (const c of current) yield* indexGeneration(sql, c.source_key, c.generation)
+    })),
+  // Search keeps the vowel signs, viramas and tone marks of the Brahmic and Southeast Asian scripts, and spacing marks
+  // no longer split a word (session 30, tester30b F5: 0012's fold removed every nonspacing mark, so Hindi `\u0915\u0941\u0932`
+  // found `\u0915\u0932` and Thai tone marks were lost). Only the fields whose words the new fold changes are given to
+  // FTS5 again (read from the stored records and titles; no source is read), then the index says it is folded so.
+  "0013_search_marks": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* refoldMarks(sql)
+      yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES (${SEARCH_FOLD_KEY}, ${SEARCH_FOLD})`
     }))
 })
+
+/** The `meta` key that says how the search words are folded, and its value since migration 0013 (`foldWord`). */
+const SEARCH_FOLD_KEY = "search-fold"
+const SEARCH_FOLD = "marks-kept"
+
+/**
+ * A stored record that may hold a word {@link ftsFold0012} and `ftsText` fold apart: a character from U+0700 up but
+ * for the general punctuation (curly quotes, dashes, `\u2026`). Below U+0700 every mark is one both folds remove.
+ */
+const MAY_FOLD_APART = /[\u0700-\u1fff\u2070-\uffff]/
+
+/**
+ * Migration 0013's work: the search words of each event and title of the current generations whose fields
+ * {@link ftsFold0012} (what 0012 gave FTS5) and `ftsText` fold apart, given to FTS5 again, a page of records at a time.
+ */
+const refoldMarks = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const hasSearch = (yield* sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'search'`)[0].n > 0
+    if (!hasSearch) return
+    const reader = yield* eventReader(sql, (e) => e)
+    const apart = (t: string) => ftsFold0012(t) !== ftsText(t)
+    let after = 0
+    for (;;) {
+      const rows = yield* sql<StoredEventRow & { rid: number }>`
+        SELECT e.rid, ${sql.unsafe(STORED)} FROM ${sql.unsafe(reader.from)} e
+          JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+        WHERE s.status != 'rejected' AND e.rid > ${after}
+        ORDER BY e.rid LIMIT ${REINDEX_PAGE}`
+      if (rows.length === 0) break
+      after = rows[rows.length - 1].rid
+      const maybe = rows.filter((r) => MAY_FOLD_APART.test(r.body))
+      if (maybe.length === 0) continue
+      const events = yield* reader.decode(maybe)
+      const words = events.flatMap((e, i) => {
+        const t = searchableText(e)
+        return apart(t.text) || apart(t.input) ? [{ rowid: maybe[i].rid, text: ftsText(t.text), input: ftsText(t.input) }] : []
+      })
+      for (const w of words) yield* sql`DELETE FROM search WHERE rowid = ${w.rowid}`
+      for (let i = 0; i < words.length; i += MIGRATE_ROWS) yield* sql`INSERT INTO search ${sql.insert(words.slice(i, i + MIGRATE_ROWS))}`
+    }
+    const titled = yield* sql<{ stream: number; title: string }>`
+      SELECT st.stream, ss.title FROM sessions ss
+        JOIN streams st ON st.source_key = ss.source_key AND st.generation = ss.generation AND st.session_uid = ss.session_uid
+        JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+      WHERE s.status != 'rejected' AND ss.title IS NOT NULL`
+    for (const t of titled) {
+      if (!apart(t.title)) continue
+      yield* sql`DELETE FROM search WHERE rowid = ${-t.stream}`
+      yield* sql`INSERT INTO search (rowid, text, input) VALUES (${-t.stream}, ${ftsText(t.title)}, '')`
+    }
+  })
+
+/**
+ * How the search words of the index behind `sql` are folded: `current` (migration 0013, or an index made after it:
+ * `foldWord`), `all-marks` (0012, not 0013: every nonspacing mark removed, spacing marks splitting words:
+ * {@link ftsFold0012}), or `unfolded` (before 0012: {@link UNFOLDED_SEARCH_TOKENIZER}, or no search table).
+ */
+const searchFoldOf = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    if (!(yield* searchIsFolded(sql))) return "unfolded" as const
+    const hasMeta = (yield* sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`)[0].n > 0
+    if (!hasMeta) return "all-marks" as const
+    const fold = yield* sql<{ readonly value: unknown }>`SELECT value FROM meta WHERE key = ${SEARCH_FOLD_KEY}`
+    return fold.length > 0 && String(fold[0].value) === SEARCH_FOLD ? "current" as const : "all-marks" as const
+  })
 
 /**
  * Where the stored events are, as one set of columns, in either layout: the
@@ -1118,8 +1194,11 @@ const make = (
     const hasSearch = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${reader.lean ? "search" : "search_docs"}`))[0].n > 0
     // An index read (not migrated) from before migration 0012 holds its words unfolded: searched with the words as written.
-    const folded = yield* fail(searchIsFolded(sql))
-    const matchOf = (compiled: CompiledQuery) => (folded ? compiled.match : compiled.unfoldedMatch)
+    // One from before migration 0013 holds them with every nonspacing mark removed: searched with the words folded so.
+    const fold = yield* fail(searchFoldOf(sql))
+    const folded = fold !== "unfolded"
+    const matchOf = (compiled: CompiledQuery) =>
+      fold === "current" ? compiled.match : fold === "all-marks" ? compiled.allMarksMatch : compiled.unfoldedMatch
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
     const EV = sql.unsafe(reader.from)
     const STORED_COLUMNS = sql.unsafe(STORED)
@@ -1528,6 +1607,7 @@ const make = (
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
       searchFolded: folded,
+      searchMarksKept: fold === "current",
       machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 

@@ -25,7 +25,7 @@ import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
-import { compileQuery, positiveQuery, type QueryNode, UNFOLDED_NOTE } from "../../domain/search/query.js"
+import { compileQuery, MARKS_NOTE, positiveQuery, type QueryNode, UNFOLDED_NOTE } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -637,6 +637,9 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
     return row === undefined ? yield* gather : yield* shared(secretsStore, index, r, keyOf(row), gather)
   })
 
+/** A note as a sentence of the MCP answer's notes: its first letter in upper case. */
+const sentence = (note: string) => note.charAt(0).toUpperCase() + note.slice(1)
+
 /**
  * A search with redaction on: the hits whose redacted event (or title) satisfies the whole query, best first, at
  * most `limit`, decided and ranked on the redacted text alone (`src/domain/search/visible.ts`), so the answer (which
@@ -744,7 +747,11 @@ export const searchSessions = (
           ? []
           : [incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
         // An index from before folded search words (read without migrating): what it misses (tester29b F2).
-        ...(index.searchFolded === false ? [UNFOLDED_NOTE.charAt(0).toUpperCase() + UNFOLDED_NOTE.slice(1)] : [])
+        ...(index.searchFolded === false
+          ? [sentence(UNFOLDED_NOTE)]
+          : index.searchMarksKept === false
+          ? [sentence(MARKS_NOTE)]
+          : [])
       ].join(" ") || null
     }
   })
