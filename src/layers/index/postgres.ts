@@ -76,7 +76,7 @@ import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { earliestOf, latestOf } from "../../domain/timestamps.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, statusSql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -1892,6 +1892,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
+            ${statusSql(sql, filter.status)}
             ${filter.machine !== undefined ? machineSql(sql, "s.machine", filter.machine) : sql``}
             ${
           filter.workspace !== undefined

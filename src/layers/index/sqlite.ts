@@ -59,6 +59,7 @@ import {
   nextGenerationOf,
   inTimeRange,
   sortKeySql,
+  statusSql,
   timeRangeSql,
   toSessionRow
 } from "./rows.js"
@@ -1759,6 +1760,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
+            ${statusSql(sql, filter.status)}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", filter.workspace)
