@@ -220,6 +220,11 @@ export interface SessionFilter {
    * ({@link IndexShape.namesMachines}).
    */
   readonly machine?: string | ReadonlyArray<string> | undefined
+  /**
+   * Only sessions of this {@link SessionRow.status} (`incomplete`: their shown generation's source is still
+   * `importing`), filtered in the query: the usage report counts the incomplete ones without reading every session.
+   */
+  readonly status?: SessionStatus | undefined
   /** At most this many sessions (the latest ones); all when absent. */
   readonly limit?: number | undefined
 }

@@ -76,7 +76,7 @@ import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { earliestOf, latestOf } from "../../domain/timestamps.js"
 import { compileTsQuery, type PairsNeed } from "../../domain/search/query.js"
 import { searchableText, tsvectorOf } from "../../domain/search/text.js"
-import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
+import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, statusSql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
@@ -461,6 +461,56 @@ const insertEventDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) 
         ON CONFLICT DO NOTHING`
     }
   })
+
+/**
+ * The generations a session's events are read from: that of each `sessions` row of `uid` whose source holds that
+ * generation now (its shown generation; a session several sources hold may have more than one), ascending. The
+ * `sessions` primary key `(session_uid, generation)` answers it. Knowing the generation, a read of the session's
+ * events in order is one range of `events_by_session (session_uid, generation, sequence, event_uid)`; joined to
+ * `sources` for it instead, PostgreSQL read the session's every row (or the whole table) and sorted them, each page.
+ */
+export const shownGenerationsSql = (sql: SqlClient.SqlClient, uid: string) =>
+  sql<{ generation: number }>`
+    SELECT DISTINCT ss.generation FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
+    WHERE ss.session_uid = ${uid} ORDER BY ss.generation`
+
+/** A row of {@link sessionEventsPageSql}: `event_json` null for an event of a generation its source no longer holds. */
+export interface SessionEventsPageRow {
+  readonly sequence: number
+  readonly event_uid: string
+  readonly event_json: string | null
+}
+
+/**
+ * One page of the events of session `uid` in `generations` (from {@link shownGenerationsSql}), in source order
+ * `(sequence, event_uid)` (`"after"`: ascending from after `from`; `"before"`: descending from before it), at most
+ * `limit` rows: for each generation one index range scan of `events_by_session` that stops at `limit` (never a sort
+ * of the session's rows), several generations merged. A row whose source holds another generation now (a superseded
+ * one, kept for a rollback) comes with a null `event_json`, not left out, so that the next page starts after the
+ * last row read: the caller drops it. `generations` must not be empty.
+ */
+export const sessionEventsPageSql = (
+  sql: SqlClient.SqlClient,
+  uid: string,
+  generations: ReadonlyArray<number>,
+  from: { readonly sequence: number; readonly eventUid: string } | null,
+  direction: "after" | "before",
+  limit: number
+) => {
+  const order = (alias: string) =>
+    sql.unsafe(direction === "after" ? `${alias}.sequence, ${alias}.event_uid` : `${alias}.sequence DESC, ${alias}.event_uid DESC`)
+  const branch = (generation: number) =>
+    sql<SessionEventsPageRow>`SELECT e.sequence, e.event_uid,
+          CASE WHEN EXISTS (SELECT 1 FROM sources s WHERE s.source_key = e.source_key AND s.generation = e.generation)
+            THEN e.event_json END AS event_json
+        FROM events e
+        WHERE e.session_uid = ${uid} AND e.generation = ${generation}
+          ${from === null ? sql`` : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`}
+        ORDER BY ${order("e")} LIMIT ${limit}`
+  if (generations.length === 1) return branch(generations[0])
+  const union = generations.slice(1).reduce((acc, g) => sql`${acc} UNION ALL (${branch(g)})`, sql`(${branch(generations[0])})`)
+  return sql<SessionEventsPageRow>`SELECT p.sequence, p.event_uid, p.event_json FROM (${union}) p ORDER BY ${order("p")} LIMIT ${limit}`
+}
 
 /** Insert or replace the title documents of sessions (the words of a changed title replace the old ones). */
 const upsertTitleDocs = (sql: SqlClient.SqlClient, docs: ReadonlyArray<DocRow>) =>
@@ -1162,24 +1212,30 @@ const make = (
     const SESSION_COLUMNS = sql.unsafe(`ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.machine, s.locator_json, s.summary_json,
       s.overview_json, ss.generation, ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status`)
 
+    /** The generations `uid`'s events are read from now ({@link shownGenerationsSql}). */
+    const shownGenerations = (uid: string) =>
+      fail(shownGenerationsSql(sql, uid)).pipe(Effect.map((rows) => rows.map((r) => r.generation)))
+
+    /**
+     * A session's events of its sources' current generations, in source order, a page (`pageSize` rows) per query: its
+     * shown generations first (each page: a generation a rewrite makes current meanwhile is read from then on), then
+     * one index range from after the last row read ({@link sessionEventsPageSql}).
+     */
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
         null as { readonly sequence: number; readonly eventUid: string } | null,
         (after) =>
-          fail(sql<{ event_json: string; sequence: number; event_uid: string }>`
-            SELECT e.event_json, e.sequence, e.event_uid FROM events e
-              JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
-            WHERE e.session_uid = ${uid}
-              ${after === null ? sql`` : sql`AND (e.sequence, e.event_uid) > (${after.sequence}, ${after.eventUid})`}
-            ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
-              Effect.map((rows) => {
-                const last = rows[rows.length - 1]
-                return [
-                  Chunk.unsafeFromArray(rows.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))),
-                  rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
-                ] as const
-              })
-            )
+          Effect.gen(function*() {
+            const generations = yield* shownGenerations(uid)
+            const rows = generations.length === 0 ? [] : yield* fail(sessionEventsPageSql(sql, uid, generations, after, "after", pageSize))
+            const last = rows[rows.length - 1]
+            const events: Array<SessionEvent> = []
+            for (const r of rows) if (r.event_json !== null) events.push(upgradeEvent(JSON.parse(r.event_json) as SessionEvent))
+            return [
+              Chunk.unsafeFromArray(events),
+              rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+            ] as const
+          })
       )
 
     /** The SQL of a usage row's group key for `by` (`u`: the usage row, `ss`: its session). */
@@ -1432,20 +1488,30 @@ const make = (
             WHERE ss.session_uid = ${uid} LIMIT 1`)
           if (session === undefined) return Option.none()
           const native = eventUid(session.provider as ProviderId, fromPg(session.source_id), fromPg(session.session_id), id, session.machine)
+          const generations = yield* shownGenerations(uid)
+          if (generations.length === 0) return Option.none()
           const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
             SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND e.event_uid IN (${id}, ${native})
+            WHERE e.session_uid = ${uid} AND e.generation IN ${sql.in(generations)} AND e.event_uid IN (${id}, ${native})
             ORDER BY (e.event_uid = ${id}) DESC LIMIT 1`)
           if (hit === undefined) return Option.none()
-          // The neighbours by the row value (sequence, event_uid), as the SQLite layer asks: one index range from the hit.
-          const earlier = before <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
-            SELECT e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) < (${hit.sequence}, ${hit.event_uid})
-            ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
-          const later = after <= 0 ? [] : yield* fail(sql<{ event_json: string }>`
-            SELECT e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) > (${hit.sequence}, ${hit.event_uid})
-            ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
+          // The neighbours by the row value (sequence, event_uid), as the SQLite layer asks: index ranges from the hit
+          // in its generations (pages of the shown ones until `count` are read: a superseded generation's rows are skipped).
+          const neighbours = (direction: "after" | "before", count: number) =>
+            Effect.gen(function*() {
+              const out: Array<{ event_json: string }> = []
+              let from = { sequence: hit.sequence, eventUid: hit.event_uid }
+              while (out.length < count) {
+                const want = count - out.length
+                const rows = yield* fail(sessionEventsPageSql(sql, uid, generations, from, direction, want))
+                for (const r of rows) if (r.event_json !== null && out.length < count) out.push({ event_json: r.event_json })
+                if (rows.length < want) break
+                from = { sequence: rows[rows.length - 1].sequence, eventUid: rows[rows.length - 1].event_uid }
+              }
+              return out
+            })
+          const earlier = before <= 0 ? [] : yield* neighbours("before", before)
+          const later = after <= 0 ? [] : yield* neighbours("after", after)
           const read = (r: { event_json: string }) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent)
           const events = [...[...earlier].reverse().map(read), read(hit), ...later.map(read)]
           return Option.some({ events, at: earlier.length })
@@ -1863,6 +1929,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
+            ${statusSql(sql, filter.status)}
             ${filter.machine !== undefined ? machineSql(sql, "s.machine", filter.machine) : sql``}
             ${
           filter.workspace !== undefined

@@ -517,14 +517,16 @@ export const usageReport = (
       })
     }
     const groups = yield* index.usage(filter)
-    // Sessions not imported whole yet: their usage is not in the groups (a prefix is never priced as the session).
-    const incomplete = (yield* index.sessions({
+    // Sessions not imported whole yet: their usage is not in the groups (a prefix is never priced as the session). Only
+    // those are read (filtered in the query), not every session of the index.
+    const incomplete = yield* index.sessions({
       provider: filter.provider,
       workspace: filter.workspace,
       machine: filter.machine,
       since: filter.since,
-      until: filter.until
-    })).filter((s) => s.status === "incomplete")
+      until: filter.until,
+      status: "incomplete"
+    })
     const byKey = summarizeGroups(groups, prices)
     const total = summarizeGroups(groups.map((g) => ({ ...g, group: null })), prices).get(null) ?? null
     const sessions = filter.by === "session" ? new Map((yield* index.sessions({})).map((s) => [s.sessionUid, s])) : new Map<string, SessionRow>()

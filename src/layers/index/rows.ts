@@ -15,7 +15,7 @@ import type { QueryNode } from "../../domain/search/query.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
 import { workspaceFolder } from "../../domain/search/workspace.js"
 import type { Mutable } from "effect/Types"
-import { type Checkpoint, type CheckpointedSource, type SearchFilter, type SearchHit, type SessionRow, sessionStatusOf, type SourceCheckpoint } from "../../services/Index.js"
+import { type Checkpoint, type CheckpointedSource, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus, sessionStatusOf, type SourceCheckpoint } from "../../services/Index.js"
 
 /** A stored source's typed summary: its `overview_json`, else (imported before contract 1.1.0) what its provider summary said. */
 export const overviewOf = (overviewJson: string | null, summaryJson: string): SourceSummary =>
@@ -1187,6 +1187,13 @@ export const sortKeySql = (column: string): string => `substr(replace(${column},
  */
 export const extremeTimeSql = (a: string, b: string, which: "earliest" | "latest"): string =>
   `CASE WHEN ${a} IS NULL THEN ${b} WHEN ${b} IS NULL THEN ${a} WHEN ${sortKeySql(b)} ${which === "earliest" ? "<" : ">"} ${sortKeySql(a)} THEN ${b} ELSE ${a} END`
+
+/**
+ * The `AND …` clause of a `SessionFilter.status` over the joined source `s` (a session is `incomplete` while
+ * the source of its shown generation is `importing`: {@link sessionStatusOf}), for either engine; empty when absent.
+ */
+export const statusSql = (sql: SqlClient.SqlClient, status: SessionStatus | undefined) =>
+  status === undefined ? sql`` : status === "incomplete" ? sql`AND s.status = 'importing'` : sql`AND s.status <> 'importing'`
 
 /**
  * The `AND …` clauses of a time range (`since` / `until`: RFC 3339, inclusive;

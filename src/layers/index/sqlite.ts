@@ -59,6 +59,7 @@ import {
   nextGenerationOf,
   inTimeRange,
   sortKeySql,
+  statusSql,
   timeRangeSql,
   toSessionRow
 } from "./rows.js"
@@ -1210,32 +1211,65 @@ const make = (
           ON CONFLICT (source_key) DO UPDATE SET locator_json = excluded.locator_json, summary_json = excluded.summary_json,
             overview_json = excluded.overview_json, updated_at = excluded.updated_at`
 
+    type PageRow = StoredEventRow & { event_uid: unknown }
+    /**
+     * The (source, generation) pairs whose stream of `uid` is shown now: each source's current generation that holds
+     * the session (lean layout; `streams_by_session`). Null on an index from before migration 0006 (no streams).
+     */
+    const shownStreams = (uid: string) =>
+      reader.lean
+        ? fail(sql<{ source_key: string; generation: number }>`
+            SELECT st.source_key, st.generation FROM streams st JOIN sources s ON s.source_key = st.source_key AND s.generation = st.generation
+            WHERE st.session_uid = ${uid} ORDER BY st.source_key, st.generation`)
+        : Effect.succeed(null)
+
+    /**
+     * At most `limit` events of session `uid` in source order `(sequence, event_uid)` (`"after"`: ascending from after
+     * `from`; `"before"`: descending from before it), of its sources' current generations. Given its shown streams
+     * ({@link shownStreams}), each is one range of `records_in_order` that stops at `limit`: asked by the session uid
+     * alone, SQLite could not know one stream's rows come in order (a session may have several) and read every later
+     * row of the session into a temporary B-tree to sort it, each page. Several streams: each one's page, merged.
+     */
+    const orderedPage = (
+      uid: string,
+      streams: ReadonlyArray<{ readonly source_key: string; readonly generation: number }> | null,
+      from: { readonly sequence: number; readonly eventUid: unknown } | null,
+      direction: "after" | "before",
+      limit: number
+    ): Effect.Effect<ReadonlyArray<PageRow>, StoreUnavailable> => {
+      const order = sql.unsafe(direction === "after" ? "sequence, event_uid" : "sequence DESC, event_uid DESC")
+      const branch = (stream: { readonly source_key: string; readonly generation: number } | null) =>
+        sql<PageRow>`SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e
+            JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
+          WHERE ${stream === null ? sql`` : sql`e.source_key = ${stream.source_key} AND e.generation = ${stream.generation} AND`} e.session_uid = ${uid}
+            ${from === null ? sql`` : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`}
+          ORDER BY ${sql.unsafe(direction === "after" ? "e.sequence, e.event_uid" : "e.sequence DESC, e.event_uid DESC")} LIMIT ${limit}`
+      if (streams === null) return fail(branch(null))
+      if (streams.length === 0) return Effect.succeed([])
+      if (streams.length === 1) return fail(branch(streams[0]))
+      const union = streams.slice(1).reduce((acc, st) => sql`${acc} UNION ALL SELECT * FROM (${branch(st)})`, sql`SELECT * FROM (${branch(streams[0])})`)
+      return fail(sql<PageRow>`${union} ORDER BY ${order} LIMIT ${limit}`)
+    }
+
     /**
      * A session's events of its sources' current generations, in source order, a page (`pageSize` events) per query.
-     * A page starts after the row value `(sequence, event_uid)` of the last one: SQLite walks `records_in_order` from
-     * there, where `sequence > x OR (sequence = x AND …)` read and sorted every later row of the session for each
-     * page (quadratic: ~0.8 s CPU to stream 30,000 events).
+     * A page starts after the row value `(sequence, event_uid)` of the last one, in the session's shown streams
+     * ({@link orderedPage}): one walk of `records_in_order` from there, where `sequence > x OR (sequence = x AND …)`
+     * read and sorted every later row of the session for each page (quadratic: ~0.8 s CPU to stream 30,000 events).
      */
     const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
         null as { readonly sequence: number; readonly eventUid: unknown } | null,
         (after) =>
-          fail(sql<StoredEventRow & { event_uid: unknown }>`
-            SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e
-              JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
-            WHERE e.session_uid = ${uid}
-              ${after === null ? sql`` : sql`AND (e.sequence, e.event_uid) > (${after.sequence}, ${after.eventUid})`}
-            ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`).pipe(
-              Effect.flatMap((rows) =>
-                Effect.map(reader.decode(rows), (events) => {
-                  const last = rows[rows.length - 1]
-                  return [
-                    Chunk.unsafeFromArray(events),
-                    rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
-                  ] as const
-                })
-              )
-            )
+          Effect.gen(function*() {
+            const rows = yield* orderedPage(uid, yield* shownStreams(uid), after, "after", pageSize)
+            const events = yield* reader.decode(rows)
+            const last = rows[rows.length - 1]
+            return [
+              Chunk.unsafeFromArray(events),
+              rows.length < pageSize ? Option.none() : Option.some({ sequence: last.sequence, eventUid: last.event_uid })
+            ] as const
+          })
       )
 
     // An index read (not migrated) from before migration 0005 has no usage table: its usage is derived from its events.
@@ -1839,6 +1873,7 @@ const make = (
             ${filter.provider !== undefined ? sql`AND ss.provider = ${filter.provider}` : sql``}
             ${timeRangeSql(sql, "ss.last_at", { since: filter.since })}
             ${timeRangeSql(sql, "ss.first_at", { until: filter.until })}
+            ${statusSql(sql, filter.status)}
             ${
           filter.workspace !== undefined
             ? workspaceSql(sql, "ss.workspace", filter.workspace)
@@ -1971,14 +2006,10 @@ const make = (
             SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e ${current}
             WHERE e.session_uid = ${uid} AND e.event_uid IN ${sql.in(candidates)} LIMIT 1`)
           if (hit === undefined) return Option.none()
-          const earlier = before <= 0 ? [] : yield* fail(sql<Row>`
-            SELECT ${STORED_COLUMNS} FROM ${EV} e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) < (${hit.sequence}, ${hit.event_uid})
-            ORDER BY e.sequence DESC, e.event_uid DESC LIMIT ${before}`)
-          const later = after <= 0 ? [] : yield* fail(sql<Row>`
-            SELECT ${STORED_COLUMNS} FROM ${EV} e ${current}
-            WHERE e.session_uid = ${uid} AND (e.sequence, e.event_uid) > (${hit.sequence}, ${hit.event_uid})
-            ORDER BY e.sequence, e.event_uid LIMIT ${after}`)
+          const streams = yield* shownStreams(uid)
+          const from = { sequence: hit.sequence, eventUid: hit.event_uid }
+          const earlier = before <= 0 ? [] : yield* orderedPage(uid, streams, from, "before", before)
+          const later = after <= 0 ? [] : yield* orderedPage(uid, streams, from, "after", after)
           const events = yield* reader.decode([...[...earlier].reverse(), hit, ...later])
           return Option.some({ events, at: earlier.length })
         }),
