@@ -333,6 +333,24 @@ export interface UsageElsewhere {
 /** Named points inside a batch commit, for crash-injection tests. */
 export type CommitPoint = "mid-batch" | "before-commit" | "after-commit"
 
+/**
+ * An event as the index stores it ({@link IndexShape.forEachStoredEvent}): its `kind`, the JSON texts its strings
+ * are stored in, and the event itself, decoded on demand.
+ */
+export interface StoredEvent {
+  readonly kind: string
+  /**
+   * Texts that together hold every string of the event (its keys too), each string whole and JSON-escaped (as
+   * `JSON.stringify` writes it) in one of them, but the values of its structural fields (provider, source and
+   * session ids, sequence, kind, time) and of the fields the reader said it keeps (`kept` of
+   * {@link IndexShape.forEachStoredEvent}); null when the stored form does not say (the event must be decoded to be
+   * read).
+   */
+  readonly texts: ReadonlyArray<string> | null
+  /** The event, decoded (each call decodes it again). */
+  readonly event: () => SessionEvent
+}
+
 /** The index's operations. Every one fails only with `StoreUnavailable`, but `search` (see there). */
 export interface IndexShape {
   /**
@@ -535,6 +553,20 @@ export interface IndexShape {
    * in the same order): memory stays bounded however long the session.
    */
   readonly eventsStream: (sessionUid: string, pageSize?: number) => Stream.Stream<SessionEvent, StoreUnavailable>
+  /**
+   * The events of {@link IndexShape.eventsStream}, in the same order and pages, each given to `f` as it is stored
+   * ({@link StoredEvent}): decoded only when `f` asks (`event()`), so a reader that needs few of a session's events
+   * (the secrets a session's events note: `sessionSecretsKept` in `src/layers/mcp/answers.ts`) does not parse the
+   * others. Optional: an index without it (PostgreSQL) is read through `eventsStream`. A row that cannot be decoded
+   * is `StoreUnavailable`, as in `eventsStream`. `kept`: fields (`field`, or `field.key` of an object field) whose
+   * values the texts may leave out (those a redaction keeps as they are: `EVENT_STRUCTURAL_FIELDS`).
+   */
+  readonly forEachStoredEvent?: (
+    sessionUid: string,
+    f: (e: StoredEvent) => void,
+    pageSize?: number,
+    kept?: ReadonlySet<string>
+  ) => Effect.Effect<void, StoreUnavailable>
   /**
    * Full-text search over every event of current generations: message text,
    * thinking, tool inputs (every string leaf) and results, runtime fact and

@@ -49,6 +49,12 @@ export interface RedactionShape {
    */
   readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
   /**
+   * Whether a stored event's JSON text may hold what makes `eventNoting` note a secret (false: no string of an
+   * event that text holds can): the prefilter of a session's secrets (session 30); absent with custom rules. See
+   * `Redactor.mayNote` in `src/domain/redaction/redact.ts`.
+   */
+  readonly mayNote?: (json: string) => boolean
+  /**
    * An event `event` or `eventNoting` returned, with each secret of `known` replaced where it restates it as a token;
    * with `original` (the event as read), each such secret hidden whole, with a rule's marker that took all of it
    * but a part (tester22c F2: `[REDACTED:credential-prose]!` for a known `…!`): `restateFrom` in

@@ -22,7 +22,7 @@ import { Redaction } from "../../src/services/Redaction.js"
 import { BIG_SESSION_ID, bigSessionIndex } from "../support/big-session.js"
 import { RANK_WINDOW } from "../../src/domain/search/limits.js"
 
-/** What the index was asked: event streams (a session read whole, a page at a time), contexts, searches (their limits), whole loads. */
+/** What the index was asked: event streams (a session read whole, a page at a time: `eventsStream`, `forEachStoredEvent`), contexts, searches (their limits), whole loads. */
 interface Calls {
   streams: number
   around: number
@@ -51,6 +51,13 @@ const counting = (file: string, calls: Calls, bump: { generation: number }) =>
         calls.streams++
         return shape.eventsStream(uid, pageSize)
       },
+      // (session 30: a session's secrets are gathered through the stored events, SQLite's other read of a session whole)
+      ...(shape.forEachStoredEvent === undefined ? {} : {
+        forEachStoredEvent: (uid, f, pageSize, kept) => {
+          calls.streams++
+          return shape.forEachStoredEvent!(uid, f, pageSize, kept)
+        }
+      }),
       eventsAround: (uid, id, before, after) => {
         calls.around++
         return shape.eventsAround(uid, id, before, after)

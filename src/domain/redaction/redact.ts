@@ -46,6 +46,7 @@ import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHAR
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
+import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
@@ -64,6 +65,18 @@ export interface Redactor {
    * ({@link restatable} with {@link SESSION_RESTATED_MIN}) added to `into` with its marker.
    */
   readonly eventNoting: (e: SessionEvent, into: Map<string, string>) => SessionEvent
+  /**
+   * A prefilter of {@link Redactor.eventNoting} over an event's stored JSON (session 30): given a JSON text (as
+   * `JSON.stringify` writes it), false only when no string of an event that stands whole in that text (a key or a
+   * value) can make `eventNoting` note a secret, nor make a session redactor take the event for a call that prints
+   * a secret bare ({@link printsSecret}): the text holds none of the text rules' needles, JSON-escaped, nor a
+   * character that sends a text through a view ({@link VIEW_CHARS}), nor a word of a secret's name (any case: `pass`,
+   * `pwd`, `pw`, `secret`, `token`, `key`, `cred`, `bearer`, `cookie`, `auth`, `pin`, `otp`, `cvv`, `cvc`, `sig`:
+   * {@link NOTING_NAME_WORDS}) or of a secret-printing command (`doppler`, `vault`). An event every text of which is
+   * false notes nothing ({@link notingPrefilter}). Undefined with custom rules (they run on every text) and with no
+   * rules.
+   */
+  readonly mayNote?: (json: string) => boolean
   /**
    * An event already redacted, with each secret of `known` replaced where it restates it as a token
    * ({@link restateText}); structural fields kept. With `original`, the event as read: a secret is found there and
@@ -752,6 +765,15 @@ export const caughtValues = (before: string, after: string, found: (value: strin
  */
 export interface SessionRedactor {
   readonly see: (e: SessionEvent) => void
+  /**
+   * Whether `see` of an event stored as `texts` (its JSON texts, `StoredEvent` in `src/services/Index.ts`; null:
+   * unknown) of kind `kind` may change {@link SessionRedactor.known} or what the redactor holds for later events
+   * (session 30): false only when the redaction's {@link Redactor.mayNote} is false for every text and the event is
+   * no result of a call that prints a secret bare. An event it is false for need not be seen (nor decoded) for
+   * `known`: the session's secrets are the same. The answers for the texts before the last (a stored shape's, which
+   * many events share) are kept.
+   */
+  readonly needs: (kind: string, texts: ReadonlyArray<string> | null) => boolean
   readonly event: (e: SessionEvent) => SessionEvent
   /** The secrets noted so far, with their markers. */
   readonly known: ReadonlyMap<string, string>
@@ -777,13 +799,41 @@ export const shownProvenance = (e: SessionEvent, ids: ShownIds = realIds): Sessi
 }
 
 /**
+ * The words one of which (any case, ASCII) every name a structured value's secret is decided by holds: a key
+ * {@link secretKeyKind} gives a kind, a {@link signatureKey}, a credential header's name (`Authorization`, `Cookie`),
+ * a secret option (`--password`, {@link optionValueAt}), a name/value pair's name ({@link pairSecret}); and the
+ * words every command {@link printsSecret} holds (`doppler`, `vault`; `aws secretsmanager`, `kubectl get secret`:
+ * `secret`). Pinned by test/domain/redaction-may-note.test.ts.
+ */
+export const NOTING_NAME_WORDS: ReadonlyArray<string> = [
+  "pw", "pass", "secret", "token", "key", "cred", "bearer", "cookie", "auth", "pin", "otp", "cvv", "cvc", "sig", "doppler", "vault"
+]
+
+/**
+ * {@link Redactor.mayNote} of the built-in text rules whose prefilter's needles are `needles` and view characters
+ * `flagged` (`textRedaction`): each needle and character looked for as `JSON.stringify` writes it in a string (a
+ * per-character escape, so a string holding one holds it escaped, and the stored JSON text too) and as it is (the
+ * one line of JSON a tool call's input is also read as, which the stored JSON holds verbatim), in one pass
+ * (`./needles.ts`), then the words of {@link NOTING_NAME_WORDS} (any ASCII case: the names' patterns fold no other).
+ */
+export const notingPrefilter = (needles: ReadonlyArray<string>, flagged: string): (json: string) => boolean => {
+  const escaped = (s: string) => JSON.stringify(s).slice(1, -1)
+  // escaped (a string's), and as they are: a tool call's input is noted as its one line of JSON too
+  // (`noteInputLine`), which the stored JSON holds as it is, its quotes and backslashes unescaped
+  const all = [...needles, ...flagged]
+  const scanner = needleScanner([...new Set([...all, ...all.map(escaped)])])
+  const names = new RegExp(NOTING_NAME_WORDS.join("|"), "i")
+  return (json) => scanner.scan(json) || names.test(json)
+}
+
+/**
  * A {@link SessionRedactor} over `r` (a fresh one per session and output). The result of a tool call whose command
  * prints a secret bare (`doppler secrets get NAME --plain`: {@link printsSecret}, session 24) loses each line of its
  * text ({@link redactCommandOutput}), and each value of {@link SESSION_RESTATED_MIN} characters or more with a
  * secret's shape ({@link restatable}) is noted, so the session's later events lose it too. The call must come
  * before its result (a session's order); a result that says it failed (`isError`) is an error message and stays.
  */
-export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated"> & { readonly ids?: ShownIds }): SessionRedactor => {
+export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated" | "mayNote"> & { readonly ids?: ShownIds }): SessionRedactor => {
   const ids = r.ids ?? realIds
   const known = new Map<string, string>()
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
@@ -812,8 +862,26 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated"> & 
   const see = (e: SessionEvent) => {
     if (!seen.has(e)) seen.set(e, r.eventNoting(prepare(e), known))
   }
+  const mayNote = r.mayNote
+  // the answers for the texts before an event's last (those many events share: a stored shape's), by text
+  const sharedAnswers = new Map<string, boolean>()
+  const needs = (kind: string, texts: ReadonlyArray<string> | null): boolean => {
+    if (mayNote === undefined || texts === null || (printing.size > 0 && kind === "tool-result")) return true
+    const last = texts.length - 1
+    for (let i = 0; i < last; i++) {
+      const t = texts[i]
+      let may = sharedAnswers.get(t)
+      if (may === undefined) {
+        if (sharedAnswers.size >= 1024) sharedAnswers.clear()
+        sharedAnswers.set(t, may = mayNote(t))
+      }
+      if (may) return true
+    }
+    return last >= 0 && mayNote(texts[last])
+  }
   return {
     see,
+    needs,
     event: (e) => {
       const p = prepare(e)
       return shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(p, known), known, p), ids)
@@ -1269,5 +1337,7 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     }
   }
 
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, eventNoting, restated, transcript, title }
+  // (custom rules run on every text, so no text can be passed over: no prefilter then)
+  const mayNote = merged === undefined && baseRedaction.prefiltered ? notingPrefilter(baseRedaction.needles, VIEW_CHARS) : undefined
+  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, eventNoting, ...(mayNote === undefined ? {} : { mayNote }), restated, transcript, title }
 }

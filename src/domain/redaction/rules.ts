@@ -4988,6 +4988,13 @@ export interface TextRedaction {
    * `redact` of the same string next reuses the pass.
    */
   readonly scan: (s: string) => number
+  /**
+   * The literal needles of the prefilter (every rule's gate, else its hints) and whether it filters at all (false
+   * when a rule has no hints: then every string is tried): a string holding none of them (and none of the `flagged`
+   * characters) is one `redact` returns as it is.
+   */
+  readonly needles: ReadonlyArray<string>
+  readonly prefiltered: boolean
 }
 
 /**
@@ -5083,7 +5090,7 @@ export const textRedaction = (rules: ReadonlyArray<RedactionRule>, flagged = "")
     scanOf(s)
     return (anyNeedle || !prefilter ? 1 : 0) | (flag ? 2 : 0)
   }
-  return { redact, scan }
+  return { redact, scan, needles, prefiltered: prefilter }
 }
 
 /**
