@@ -326,8 +326,9 @@ const PREFIX = 6
  */
 interface SecretIndex {
   readonly redacted: RedactedForm
+  /** the map indexed: a secret's mark is read from it ({@link markOf}), so a mark changed since is current */
+  readonly map: ReadonlyMap<string, string>
   readonly secrets: Array<string>
-  readonly marks: Array<string>
   readonly forms: Array<Array<string>>
   /** by the exact prefix of a form: [secret index, form] pairs, in the map's order */
   readonly byPrefix: Map<string, Array<number>>
@@ -384,8 +385,12 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
   if (byForm === undefined) indexes.set(secrets, byForm = new Map())
   let x = byForm.get(redacted)
   if (x === undefined || x.secrets.length > secrets.size) {
-    x = { redacted, secrets: [], marks: [], forms: [], byPrefix: new Map(), bits: new Uint8Array((MASK + 1) >> 3), short: [], rest: secrets.entries(), marksSeen: new Set(), markMade: [], markMadeCount: 0 }
+    x = { redacted, map: secrets, secrets: [], forms: [], byPrefix: new Map(), bits: new Uint8Array((MASK + 1) >> 3), short: [], rest: secrets.entries(), marksSeen: new Set(), markMade: [], markMadeCount: 0 }
     byForm.set(redacted, x)
+  }
+  // a turn's map may have given a secret indexed already a mark the index has not seen (TurnSecrets.set)
+  if (secrets instanceof TurnSecrets && secrets.marksEver.size > x.marksSeen.size) {
+    for (const mark of secrets.marksEver) if (!x.marksSeen.has(mark)) seeMark(x, mark)
   }
   // pulled one entry at a time while some are new: the iterator is never run to its end, so it sees later entries
   while (x.secrets.length < secrets.size) {
@@ -395,19 +400,10 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
     restateWork.entries++
     const k = x.secrets.length
     const forms = formsOf(secret, redacted)
+    // a new mark: the secrets before it looked at again
+    if (!x.marksSeen.has(mark)) seeMark(x, mark)
     x.secrets.push(secret)
-    x.marks.push(mark)
     x.forms.push(forms)
-    if (!x.marksSeen.has(mark)) {
-      // a new mark: the secrets before it looked at again (a map has a few distinct marks)
-      x.marksSeen.add(mark)
-      for (let j = 0; j < k; j++) {
-        if (!x.markMade[j] && x.forms[j].some((form) => markMade(form, [mark]))) {
-          x.markMade[j] = true
-          x.markMadeCount++
-        }
-      }
-    }
     x.markMade.push(forms.some((form) => markMade(form, x.marksSeen)))
     if (x.markMade[k]) x.markMadeCount++
     let short = false
@@ -426,6 +422,106 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
     if (short) x.short.push(k)
   }
   return x
+}
+
+/** A mark new to `x`: the secrets it indexed looked at again (a map has a few distinct marks). */
+const seeMark = (x: SecretIndex, mark: string): void => {
+  x.marksSeen.add(mark)
+  for (let j = 0; j < x.secrets.length; j++) {
+    if (!x.markMade[j] && x.forms[j].some((form) => markMade(form, [mark]))) {
+      x.markMade[j] = true
+      x.markMadeCount++
+    }
+  }
+}
+
+/** The mark of the `k`th secret of `x`, as its map holds it now. */
+const markOf = (x: SecretIndex, k: number): string => x.map.get(x.secrets[k])!
+
+/**
+ * `x` cut back to its first `n` secrets (its map was: {@link TurnSecrets.cut}). The prefix bits stay (a bit set for no
+ * form only costs a look in `byPrefix`), and so do the marks seen ({@link SecretIndex.markMade} may then hold for a
+ * secret no mark of the map can make: restating then rescans, with the same result).
+ */
+const cutIndex = (x: SecretIndex, n: number): void => {
+  while (x.secrets.length > n) {
+    const k = x.secrets.length - 1
+    for (const form of x.forms[k]) {
+      if (form.length < PREFIX) continue
+      const key = form.slice(0, PREFIX)
+      const list = x.byPrefix.get(key)
+      if (list !== undefined && list[list.length - 1] === k) {
+        list.pop()
+        if (list.length === 0) x.byPrefix.delete(key)
+      }
+    }
+    if (x.short.length > 0 && x.short[x.short.length - 1] === k) x.short.pop()
+    if (x.markMade[k]) x.markMadeCount--
+    x.markMade.pop()
+    x.forms.pop()
+    x.secrets.pop()
+  }
+}
+
+/**
+ * The secrets a transcript's turn is redacted with (`deciding` over a turn): its session's known so far, then those
+ * the turn decides on, in that order (a value the turn decides on again keeps its place and takes the turn's mark).
+ * One map for all the turns of a transcript, cut back after each to the session's known secrets
+ * ({@link TurnSecrets.cut}), so its indexes ({@link indexOf}) are built once and kept in step, not one per turn over
+ * every secret the session knows (tester30b F1: a copy of the session's secrets per turn, each indexed anew, made
+ * the Markdown of a session with thousands of caught passwords quadratic: 15 s of processor time at 4,000 events).
+ */
+class TurnSecrets extends Map<string, string> {
+  /** the keys the turn added, in order */
+  private readonly added: Array<string> = []
+  private readonly addedSet = new Set<string>()
+  /** the keys of the session's whose mark the turn changed, with the mark before */
+  private readonly before = new Map<string, string>()
+  /** every mark the map ever held (only grows) */
+  readonly marksEver = new Set<string>()
+
+  constructor(from: Iterable<readonly [string, string]>) {
+    super()
+    for (const [k, v] of from) this.put(k, v)
+  }
+
+  private put(k: string, v: string): void {
+    Map.prototype.set.call(this, k, v)
+    this.marksEver.add(v)
+  }
+
+  override set(k: string, v: string): this {
+    const old = super.get(k)
+    if (old === undefined) {
+      this.added.push(k)
+      this.addedSet.add(k)
+    } else if (old !== v && !this.addedSet.has(k) && !this.before.has(k)) {
+      this.before.set(k, old)
+    }
+    this.put(k, v)
+    return this
+  }
+
+  /** The keys the turn added, in order. */
+  addedKeys(): ReadonlyArray<string> {
+    return this.added
+  }
+
+  /**
+   * Back to the session's secrets before the turn, then `appended` (what the session kept of the turn's: the
+   * entries just added to it, in order): the map is again the session's, entry for entry. Its indexes are cut alike.
+   */
+  cut(appended: ReadonlyArray<readonly [string, string]>): void {
+    for (const [k, v] of this.before) this.put(k, v)
+    for (const k of this.added) this.delete(k)
+    const n = this.size
+    const byForm = indexes.get(this)
+    if (byForm !== undefined) for (const x of byForm.values()) cutIndex(x, n)
+    this.added.length = 0
+    this.addedSet.clear()
+    this.before.clear()
+    for (const [k, v] of appended) this.put(k, v)
+  }
 }
 
 /**
@@ -527,7 +623,7 @@ const restateIndexed = (s: string, secrets: ReadonlyMap<string, string>, redacte
     const o = occ[i]
     if (j === i + 1) {
       if (tokenAt(s, o.at, o.end)) {
-        r += s.slice(done, o.at) + x.marks[o.k]
+        r += s.slice(done, o.at) + markOf(x, o.k)
         done = o.end
       }
     } else {
@@ -537,7 +633,7 @@ const restateIndexed = (s: string, secrets: ReadonlyMap<string, string>, redacte
       const to = Math.min(s.length, end + TOKEN_REACH)
       const ks = [...new Set(occ.slice(i, j).map((q) => q.k))].sort((a, b) => a - b)
       let w = s.slice(from, to)
-      for (const k of ks) w = restateOne(w, x.forms[k], x.marks[k])
+      for (const k of ks) w = restateOne(w, x.forms[k], markOf(x, k))
       r += s.slice(done, Math.max(done, from)) + w.slice(Math.max(0, done - from))
       done = to
     }
@@ -560,7 +656,7 @@ const restateRescanning = (s: string, x: SecretIndex, occ: ReadonlyArray<Occurre
   let todo = secretsAmong(occ, -1)
   for (let t = 0; t < todo.length; t++) {
     const k = todo[t]
-    const next = restateOne(out, x.forms[k], x.marks[k])
+    const next = restateOne(out, x.forms[k], markOf(x, k))
     if (next !== out) {
       out = next
       todo = secretsAmong(occurrencesIn(x, out), k)
@@ -622,7 +718,7 @@ const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Ar
   if (secrets.size >= PREFILTER_FROM) {
     // every occurrence of every form in one pass (tester24a F11: one scan per secret found was quadratic)
     const x = indexOf(secrets, undefined)
-    for (const o of occurrencesIn(x, original)) if (tokenAt(original, o.at, o.end)) out.push({ start: o.at, end: o.end, mark: x.marks[o.k] })
+    for (const o of occurrencesIn(x, original)) if (tokenAt(original, o.at, o.end)) out.push({ start: o.at, end: o.end, mark: markOf(x, o.k) })
   } else {
     for (const [secret, mark] of secrets) spansOf(formsOf(secret, undefined), mark)
   }
@@ -1214,15 +1310,40 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * those of {@link SESSION_RESTATED_MIN} characters or more are added to `sink` (a session's known secrets).
    * `original`: what `f` redacts (an event, a turn), each secret then hidden whole where it states it ({@link restateFrom}).
    */
-  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, original: unknown, known?: ReadonlyMap<string, string>, sink?: Map<string, string>): A => {
+  const deciding = <A>(f: () => A, keep: ReadonlySet<string>, original: unknown, sink?: Map<string, string>): A => {
     const outer = decided
-    decided = known === undefined || known.size === 0 ? new Map() : new Map(known)
+    decided = new Map()
     try {
       const out = f()
       if (sink !== undefined) for (const [v, mark] of decided) if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) sink.set(v, mark)
       return decided.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, decided, keep, redactedForm, original) as unknown as A)
     } finally {
       decided = outer
+    }
+  }
+  /**
+   * {@link deciding} over a transcript's turn: `f` run with `turn` (which holds the session's known secrets, `sink`,
+   * entry for entry) as {@link decided}, then its result with all of them restated; the secrets the turn added of
+   * {@link SESSION_RESTATED_MIN} characters or more are added to `sink`, and `turn` is cut back to `sink`. So a turn
+   * costs its own secrets, not a copy of the session's (tester30b F1).
+   */
+  const decidingTurn = <A>(f: () => A, keep: ReadonlySet<string>, original: unknown, turn: TurnSecrets, sink: Map<string, string>): A => {
+    const outer = decided
+    decided = turn
+    const kept: Array<readonly [string, string]> = []
+    try {
+      const out = f()
+      for (const v of turn.addedKeys()) {
+        if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) {
+          const mark = turn.get(v)!
+          sink.set(v, mark)
+          kept.push([v, mark])
+        }
+      }
+      return turn.size === 0 ? out : (restateObject(out as unknown as Record<string, unknown>, turn, keep, redactedForm, original) as unknown as A)
+    } finally {
+      decided = outer
+      turn.cut(kept)
     }
   }
 
@@ -1280,13 +1401,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined, true) : raw
       if (rawOut === raw) return out as unknown as SessionEvent
       return { ...(out as unknown as SessionEvent), rawReference: rawOut as SessionEvent["rawReference"] }
-    }, eventKeep, e, undefined, sink)
+    }, eventKeep, e, sink)
   const event = (e: SessionEvent): SessionEvent => eventInto(e, undefined)
-  const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent =>
-    deciding(() => event(e), eventKeep, e, known)
   const eventNoting = (e: SessionEvent, into: Map<string, string>): SessionEvent => eventInto(e, into)
   const restated = (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent): SessionEvent =>
     known.size === 0 ? e : (restateObject(e as unknown as Record<string, unknown>, known, eventKeep, redactedForm, original) as unknown as SessionEvent)
+  // `known` itself restated, not a copy of it per event (tester30b F1: each copy was indexed anew, every secret the
+  // session knows read again per event: a search of a session with thousands of caught passwords was quadratic)
+  const eventIn = (e: SessionEvent, known: ReadonlyMap<string, string>): SessionEvent => restated(event(e), known, e)
 
   // the title apart: a title cut short is redacted as one (`title`)
   // the times and the counted warnings and diagnostics (kinds, counts, lines) are the record's, not content (tester21b F6)
@@ -1319,12 +1441,14 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     // the secrets decided on in any turn (and those `given`: the session's) are looked for in every turn and the
     // title (tester25a F12): a first pass over the turns notes them, the second redacts with all of them known
     const known = new Map<string, string>(given ?? [])
+    // each turn's secrets over the session's: one map kept in step with `known` (decidingTurn)
+    const scratch = new TurnSecrets(known)
     const turnOf = (turn: Transcript["turns"][number]) =>
-      deciding(() => {
+      decidingTurn(() => {
         for (const b of turn.blocks) if (b.type === "tool_use") noteInputLine(b.input)
         const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep, undefined, true)
         return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => clippedBlock(b, walkObject(printedSecret(b) as unknown as Record<string, unknown>, blockKeep, undefined, true)) as unknown as typeof b) }
-      }, turnFieldsKeep, turn, known, known)
+      }, turnFieldsKeep, turn, scratch, known)
     for (const turn of t.turns) turnOf(turn)
     return {
       ...(top as unknown as Transcript),

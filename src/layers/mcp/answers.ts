@@ -377,6 +377,9 @@ interface Visible {
   readonly doc: VisibleDoc
 }
 
+/** How many hits a redacted search reads and redacts between two yields to the scheduler ({@link visibleHits}). */
+const HITS_SLICE = 50
+
 /**
  * Each of the index's hits read as a client sees it: its event (or title) redacted with its session's secrets and
  * its neighbours (a secret cut in two across two consecutive assistant text events is redacted at their joint), and the
@@ -387,6 +390,7 @@ interface Visible {
 const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, titles: boolean) =>
   Effect.gen(function*() {
     const kept: Array<Visible> = []
+    let done = 0
     const secretsBySession = new Map<string, SessionSecrets>()
     const bySession = new Map<string, Array<SearchHit>>()
     for (const h of hits) {
@@ -408,6 +412,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
       // whether the session's title is among the candidates (the index's title hit, or one made below)
       let titled = sessionHits.some((h) => h.eventUid === null && h.eventId === null)
       for (const h of sessionHits) {
+        // a yield every HITS_SLICE hits (tester30b F1): the server answers a ping and a cancel lands meanwhile
+        if (++done % HITS_SLICE === 0) yield* Effect.yieldNow()
         const title = h.title === null ? null : titleOf(h.title)
         if (h.eventUid === null && h.eventId === null) {
           if (title === null) continue
