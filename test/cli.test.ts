@@ -85,14 +85,14 @@ describe("session-ingest CLI", () => {
     expect(env.data.eventCount).toBe(2)
   })
 
-  it("sessions, show and export on an empty file say there is no index, and leave the file empty", () => {
+  it("sessions, show and export refuse an empty file as the index (STORE_UNAVAILABLE, as import does), and leave it empty", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "si-cli-"))
     const empty = path.join(dir, "empty.db")
     fs.writeFileSync(empty, "")
     for (const args of [["sessions"], ["show", "x"], ["export", "x"]]) {
       const r = cli([...args, "--index", empty, "--json"])
-      expect(r.code).toBe(4)
-      expect(JSON.parse(r.stdout).error.code).toBe("SOURCE_NOT_FOUND")
+      expect(r.code).toBe(6)
+      expect(JSON.parse(r.stdout).error.code).toBe("STORE_UNAVAILABLE")
     }
     expect(fs.statSync(empty).size).toBe(0)
     expect(fs.readdirSync(dir)).toEqual(["empty.db"])

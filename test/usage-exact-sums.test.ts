@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { bundledPrices, withOverrides } from "../src/domain/prices.js"
+import { humanUsd } from "../src/domain/render.js"
 import { groupRows, roundUsd, summarizeGroups, type UsageRow } from "../src/domain/usage.js"
 import { tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
@@ -115,6 +116,68 @@ describe("token sums past 2^53 - 1", () => {
     expect(run("usage", "--by", "session", "--index", p.index).stdout).toMatch(/note: .*2\^53/)
     expect(run("sessions", "--index", p.index).stdout).toMatch(/2\^53/)
     expect(run("show", SID, "--format", "transcript", "--index", p.index).stdout).toMatch(/2\^53/)
+  })
+
+  // tester30b F4, with its repro's shape (repro/overflow.py): 1,100 responses of claude-sonnet-4-5, each of the four
+  // counts 2^53 - 1 (valid). Each sum is 1,100 x 9,007,199,254,740,991 = 9,907,919,180,215,090,100: past 2^53 - 1.
+  const overflow = () => {
+    const dir = tempDir("si-usage-ovf-")
+    const root = nodePath.join(dir, "projects")
+    fs.mkdirSync(nodePath.join(root, "-srv-ovf"), { recursive: true })
+    const all = { input_tokens: MAX, output_tokens: MAX, cache_read_input_tokens: MAX, cache_creation_input_tokens: MAX }
+    const line = (sid: string, uuid: string, id: string, usage: unknown) =>
+      j({
+        ...base, sessionId: sid, parentUuid: null, type: "assistant", requestId: `rq-${id}`, uuid, timestamp: "2026-11-27T10:00:01Z",
+        message: { model: "claude-sonnet-4-5", id, type: "message", role: "assistant", content: [{ type: "text", text: `r ${id}` }], usage }
+      })
+    fs.writeFileSync(nodePath.join(root, "-srv-ovf", `${SID}.jsonl`), [
+      user("o0"),
+      ...Array.from({ length: 1100 }, (_, i) => line(SID, `o${i + 1}`, `mo${i}`, all))
+    ].join("\n") + "\n")
+    // One response of 2^53 - 1 and one of 5 input tokens: 9,007,199,254,740,996, past it; 2^53 - 1 output tokens: exact.
+    const EDGE = "77777777-2222-4333-8444-666666666666"
+    fs.writeFileSync(nodePath.join(root, "-srv-ovf", `${EDGE}.jsonl`), [
+      j({ ...base, sessionId: EDGE, parentUuid: null, type: "user", message: { role: "user", content: "hi" }, uuid: "e0", timestamp: "2026-11-27T10:00:00Z" }),
+      line(EDGE, "e1", "me1", { input_tokens: MAX, output_tokens: MAX }),
+      line(EDGE, "e2", "me2", { input_tokens: 5, output_tokens: 0 })
+    ].join("\n") + "\n")
+    return { dir, root, index: nodePath.join(dir, "ovf.db"), edge: EDGE }
+  }
+
+  it("show --json's session.summary.tokens and tokensByPart: a sum past 2^53 - 1 is null and named in notExact, as elsewhere (tester30b F4)", () => {
+    const p = overflow()
+    const e = env()
+    const json = (...args: Array<string>) => JSON.parse(cli([...args, "--json"], { env: e }).stdout) as { status: string; data: any }
+    expect(json("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).status).toBe("ok")
+    const summary = json("show", SID, "--index", p.index).data.session.summary
+    const unknown = { input: null, output: null, cacheRead: null, cacheWrite: null, costUSD: null, messages: 1100, notExact: ["input", "output", "cacheRead", "cacheWrite"] }
+    expect(summary.tokens).toEqual(unknown)
+    expect(summary.tokensByPart.main).toEqual(unknown)
+    // A part without usage sums to exact zeros: no notExact key.
+    expect(summary.tokensByPart.sidechain).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, costUSD: null, messages: 0 })
+    // A sum that fits is kept exact; the one past 2^53 - 1 is not (never 9007199254740996 rounded).
+    const edge = json("show", p.edge, "--index", p.index).data.session.summary.tokens
+    expect(edge).toEqual({ input: null, output: MAX, cacheRead: 0, cacheWrite: 0, costUSD: null, messages: 2, notExact: ["input"] })
+    // The session's usage says the same counts are unknown.
+    expect(json("show", SID, "--index", p.index).data.session.usage.notExact).toEqual(["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"])
+  })
+
+  it("one cost per session: usage, sessions, show and the replay's header print the same (tester30b F4)", () => {
+    const p = overflow()
+    const e = env()
+    const run = (...args: Array<string>) => cli(args, { env: e })
+    const json = (...args: Array<string>) => JSON.parse(run(...args, "--json").stdout) as { status: string; data: any }
+    expect(json("import", "--claude-root", p.root, "--agents-root", p.root, "--index", p.index).status).toBe("ok")
+    const cost = json("show", SID, "--index", p.index).data.session.usage.costUsd as number
+    // 4,400 counts of 2^53 - 1 at $3 / $15 / $0.30 / $3.75 per million: about $362,629,841,995,872.30 (a double holds it to 1/16 of a dollar).
+    expect(cost).toBeCloseTo(362_629_841_995_872.3, -1)
+    expect((json("sessions", "--index", p.index).data as Array<any>).find((s) => s.sessionId === SID).usage.costUsd).toBe(cost)
+    expect((json("usage", "--by", "session", "--index", p.index).data.rows as Array<any>).map((r) => r.costUsd)).toContain(cost)
+    const page = nodePath.join(p.dir, "r.html")
+    expect(run("replay", SID, "--index", p.index, "--out", page).code).toBe(0)
+    const html = fs.readFileSync(page, "utf8")
+    expect(html).toContain(`${humanUsd(cost)} (USD)`)
+    expect(run("sessions", "--index", p.index).stdout).toContain(humanUsd(cost))
   })
 
   it("the CLI: a price of 1e308 per million tokens gives a finite cost, shown; no `?` without a note", () => {

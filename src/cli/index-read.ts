@@ -17,6 +17,7 @@ import type { StoreUnavailable } from "../domain/errors.js"
 import { defaultIndexFile } from "../layers/data-dir.js"
 import { indexUrlProblem, isPostgresUrl, looksLikeUrl, PERCENT_ENCODE_HINT } from "../layers/index/pg-target.js"
 import * as IndexSqlite from "../layers/index/sqlite.js"
+import { checkOwnedSqlite, INDEX_APPLICATION_ID } from "../layers/owned-sqlite.js"
 import type { Index } from "../services/Index.js"
 import { defaultImportLimits, ImportLimits } from "../services/ImportLimits.js"
 import { loadConfig, loadImportLimits } from "./config.js"
@@ -118,8 +119,11 @@ export const chosenIndex = (index: Option.Option<string>, config: Option.Option<
 /**
  * The index of a query command (`--index`, else the config file's `index`,
  * else the default): a `postgres://` URL as it is (the server answers for
- * it), or a file; `SourceNotFound` when there is no file yet, or it is empty
- * (queries never create one).
+ * it), or a file; `SourceNotFound` (exit 4) when there is no file yet
+ * (queries never create one); `StoreUnavailable` (exit 6) when it is an
+ * existing empty file, refused as `import` refuses it (docs/index.md "Never
+ * into someone else's file": session-ingest makes its own files whole, so an
+ * empty one is another program's; tester30a F1).
  */
 export const existingIndex = (index: Option.Option<string>, config: Option.Option<string>, option = "--index") =>
   Effect.gen(function*() {
@@ -127,12 +131,13 @@ export const existingIndex = (index: Option.Option<string>, config: Option.Optio
     const file = yield* indexOf(index, c)
     if (isPostgresUrl(file)) return file
     const st = fs.statSync(file, { throwIfNoEntry: false })
-    // An empty file is no index either: a query must not turn it into one.
-    if (st === undefined || (st.isFile() && st.size === 0)) {
+    if (st === undefined) {
       return yield* new SourceNotFound({
-        message: `There is no index at ${file} yet${st !== undefined ? " (the file is empty)" : ""}.`,
+        message: `There is no index at ${file} yet.`,
         remediation: `Run \`session-ingest import\` first (or pass ${option} FILE).`
       })
     }
+    // Refused here, before the command starts (an MCP server before it serves), as the reader would refuse it.
+    if (st.isFile() && st.size === 0) yield* checkOwnedSqlite(file, INDEX_APPLICATION_ID, "index", `${option} FILE`, true)
     return file
   })

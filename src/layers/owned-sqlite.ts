@@ -76,6 +76,9 @@ const notOurs = (id: number, what: string): string => {
     : "is a SQLite database that session-ingest did not create (a provider's store or another program's file)"
 }
 
+/** Why an existing empty file is not ours (session-ingest makes its own files whole), for a read as for a write. */
+const EMPTY_FILE = "is an empty file that session-ingest did not create (it makes its own files whole)"
+
 /** The refusal of `file` as `what`, `why` it is not (e.g. "is not a regular file"). */
 const refusal = (file: string, what: string, option: string, read: boolean, why: string) =>
   new StoreUnavailable({
@@ -88,7 +91,8 @@ const refusal = (file: string, what: string, option: string, read: boolean, why:
 /**
  * Check `file` before it is opened as `what` (e.g. "index"), for writing or,
  * with `read`, for reading only. Fails with `StoreUnavailable` when it is not
- * a SQLite database, or one that `applicationId` does not mark as ours; the
+ * a SQLite database (an existing empty file included: session-ingest makes
+ * its own files whole), or one that `applicationId` does not mark as ours; the
  * remedy names `option` (`--index FILE`, `--from FILE`): a new file for a
  * write, the file session-ingest made for a read. The folder is not created here.
  * A file with our id whose journal says it was empty before the transaction
@@ -107,8 +111,9 @@ export const checkOwnedSqlite = (
       if (st === undefined) return "new"
       if (!st.isFile()) return "is not a regular file"
       // session-ingest makes its files whole (`createOwnedSqlite`): an empty one is another program's (a session
-      // log opened before its first line, tester19 F12). To read, it is no index yet.
-      if (st.size === 0) return read ? "new" : "is an empty file that session-ingest did not create (it makes its own files whole)"
+      // log opened before its first line, tester19 F12), refused to read as to write (tester30a F1: a read
+      // answering "no index yet, run import" sent the user into the import's refusal).
+      if (st.size === 0) return EMPTY_FILE
       const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
       try {
         const header = Buffer.alloc(100)

@@ -278,6 +278,7 @@ export interface SearchHit {
   readonly sequence: number | null
   /** The event's cursor: `stream --cursor` resumes right after it; `show <session> --around <eventId>` shows it in context. */
   readonly cursor: string | null
+  /** The matched field's window and its matches' `marks`, offsets in UTF-16 code units (see {@link Snippet}). */
   readonly snippet: Snippet
   readonly score: number
   /** The hit's session's {@link SessionRow.status}: `incomplete` marks a hit of a session not imported whole yet. */

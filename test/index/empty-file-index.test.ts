@@ -43,6 +43,63 @@ describe("an existing empty file as the index or the scan state (tester19 F12)",
     expect(fs.readdirSync(dir).sort()).toEqual(["notes.txt"])
   })
 
+  // tester30a F1: the read commands answered SOURCE_NOT_FOUND "no index yet, run import" (exit 4), whose remedy led into
+  // the import's refusal of the same file. The rule (docs/index.md) is one: an existing empty file is refused, exit 6.
+  const reads: ReadonlyArray<ReadonlyArray<string>> = [
+    ["sessions"],
+    ["search", "deploy"],
+    ["show", "x"],
+    ["usage"],
+    ["export", "x"],
+    ["replay", "x"],
+    ["mcp"]
+  ]
+
+  it("each read command refuses an existing empty --index as import does (STORE_UNAVAILABLE, exit 6) and leaves it empty", () => {
+    const dir = tempDir("si-empty-read-")
+    const empty = path.join(dir, "empty.db")
+    fs.writeFileSync(empty, "")
+    for (const args of reads) {
+      const r = cli([...args, "--index", empty], { env: env(dir) })
+      expect({ args, code: r.code }).toEqual({ args, code: 6 })
+      expect(r.stdout).toBe("")
+      expect(r.stderr).toBe(
+        `session-ingest: STORE_UNAVAILABLE: Refusing to use ${empty} as session-ingest's index: it is an empty file that session-ingest did not create (it makes its own files whole).\n` +
+          "  remedy: Pass --index FILE with session-ingest's index (the file `session-ingest import` wrote); session-ingest never reads other files as its index.\n"
+      )
+      expect(r.stderr).not.toContain("Run `session-ingest import`")
+    }
+    const json = cli(["sessions", "--index", empty, "--json"], { env: env(dir) })
+    expect(json.code).toBe(6)
+    expect(JSON.parse(json.stdout).error.code).toBe("STORE_UNAVAILABLE")
+    // push reads its --from index the same way.
+    const push = cli(["push", "--from", empty, "--to", "postgres://u@127.0.0.1:1/db"], { env: env(dir) })
+    expect(push.code).toBe(6)
+    expect(push.stderr).toContain(`Refusing to use ${empty} as session-ingest's index: it is an empty file`)
+    expect(push.stderr).toContain("Pass --from FILE with session-ingest's index")
+    // The import refuses it with the same reason: no command's remedy leads into another's refusal.
+    const imp = cli(["import", "--index", empty, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)], {
+      env: env(dir)
+    })
+    expect(imp.code).toBe(6)
+    expect(imp.stderr).toContain(`Refusing to use ${empty} as session-ingest's index: it is an empty file that session-ingest did not create (it makes its own files whole).`)
+    expect(fs.statSync(empty).size).toBe(0)
+    expect(fs.readdirSync(dir).filter((f) => f !== "none").sort()).toEqual(["empty.db"])
+  })
+
+  it("a read command on a missing --index still says there is no index yet (SOURCE_NOT_FOUND, exit 4) and creates nothing", () => {
+    const dir = tempDir("si-missing-read-")
+    const missing = path.join(dir, "none.db")
+    for (const args of reads) {
+      const r = cli([...args, "--index", missing], { env: env(dir) })
+      expect({ args, code: r.code }).toEqual({ args, code: 4 })
+      expect(r.stderr).toBe(
+        `session-ingest: SOURCE_NOT_FOUND: There is no index at ${missing} yet.\n  remedy: Run \`session-ingest import\` first (or pass --index FILE).\n`
+      )
+    }
+    expect(fs.readdirSync(dir)).toEqual([])
+  })
+
   it("a path that does not exist is created (folder too) as a stamped index, with nothing else left beside it", () => {
     const dir = tempDir("si-new-index-")
     const index = path.join(dir, "sub", "new.db")

@@ -447,15 +447,27 @@ export const eventsOf = (c: Classified, ctx: LineContext): Array<SessionEvent> =
   })
 }
 
-/** Token totals: input, output, cache-read, cache-write tokens, and `costUSD` where lines carried it. */
+/** The token counts of {@link TokenTotals}, by key. */
+export type TokenTotalName = "input" | "output" | "cacheRead" | "cacheWrite"
+
+/**
+ * Token totals: input, output, cache-read, cache-write tokens (each a sum
+ * of token counts over the responses), and `costUSD` (US dollars) where
+ * lines carried it. A sum past 2^53 - 1 is not held exactly by a JSON
+ * number: it is `null`, and `notExact` names it (the key is there only
+ * then), as every output says of such a count (docs/usage-and-cost.md,
+ * "Token counts that are not valid"; tester30b F4).
+ */
 export interface TokenTotals {
-  readonly input: number
-  readonly output: number
-  readonly cacheRead: number
-  readonly cacheWrite: number
+  readonly input: number | null
+  readonly output: number | null
+  readonly cacheRead: number | null
+  readonly cacheWrite: number | null
   readonly costUSD: number | null
   /** Responses counted (distinct `message.id` + `requestId`). */
   readonly messages: number
+  /** Only when some sum is past 2^53 - 1: those counts (null above). */
+  readonly notExact?: ReadonlyArray<TokenTotalName>
 }
 
 /**
@@ -490,7 +502,20 @@ export class UsageTally {
       cacheWrite += u.cacheWriteTokens ?? 0
       if (u.costUSD !== null) cost = (cost ?? 0) + u.costUSD
     }
-    return { input, output, cacheRead, cacheWrite, costUSD: cost === null ? null : Math.round(cost * 1e9) / 1e9, messages }
+    // Each count is a safe integer, so a sum that still is one is exact (each partial sum was too); past 2^53 - 1 it
+    // may be rounded: unknown, and named.
+    const sums = { input, output, cacheRead, cacheWrite }
+    const notExact = (["input", "output", "cacheRead", "cacheWrite"] as const).filter((n) => !Number.isSafeInteger(sums[n]))
+    const exact = (n: TokenTotalName) => (notExact.includes(n) ? null : sums[n])
+    return {
+      input: exact("input"),
+      output: exact("output"),
+      cacheRead: exact("cacheRead"),
+      cacheWrite: exact("cacheWrite"),
+      costUSD: cost === null ? null : Math.round(cost * 1e9) / 1e9,
+      messages,
+      ...(notExact.length > 0 ? { notExact } : {})
+    }
   }
 }
 

@@ -76,7 +76,11 @@ export interface Snippet {
   readonly field: "text" | "input" | "title"
   /** The window, white space runs shown as one space; `…` where it was cut. */
   readonly text: string
-  /** [start, end) offsets of the matches in `text` (UTF-16 code units). */
+  /**
+   * [start, end) offsets of the matches in `text`, in UTF-16 code units (as
+   * JavaScript indexes a string: a character past U+FFFF, an emoji, counts
+   * 2), not code points: `search --json`'s `marks` (docs/search.md, "Hits").
+   */
   readonly marks: ReadonlyArray<readonly [number, number]>
 }
 

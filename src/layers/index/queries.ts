@@ -358,12 +358,14 @@ const MAX_NAMED_SESSIONS = 10_000
 
 /**
  * Tokens and cost of sessions from the index's usage rows (no scan of
- * events), priced with `prices`: by session uid; a session whose source
- * reports no usage has no entry. `sessionUids`: only these (all when
- * absent).
+ * events), priced with `prices` (null: every cost not stated by the source
+ * is unknown): by session uid; a session whose source reports no usage has
+ * no entry. `sessionUids`: only these (all when absent). The one cost of a
+ * session that `sessions`, `show`, `usage --by session` and the replay's
+ * header print.
  */
 export const usageBySession = (
-  prices: PriceTable,
+  prices: PriceTable | null,
   sessionUids?: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyMap<string, UsageSummary>, StoreUnavailable, Index> =>
   Effect.gen(function*() {

@@ -12,10 +12,9 @@ import { replayInput, type ReplaySource } from "../../domain/replay/build.js"
 import type { ReplayInput } from "../../domain/replay/model.js"
 import { renderReplay } from "../../domain/replay/render.js"
 import { Index, type SessionRow } from "../../services/Index.js"
-import { findCompleteSession, loadSession, sessionUsage } from "./queries.js"
+import { findCompleteSession, loadSession, sessionUsage, usageBySession } from "./queries.js"
 import { visibleControls } from "../../domain/render.js"
 import { bundledPrices, type PriceTable } from "../../domain/prices.js"
-import { summarizeGroups, usageSummary } from "../../domain/usage.js"
 import { Redaction } from "../../services/Redaction.js"
 import { shareableReplaySource } from "../share.js"
 
@@ -44,6 +43,10 @@ const sessionFacts = (s: SessionRow): ReplaySource["session"] => {
  * incomplete session: a part of one is never replayed as the session.
  */
 export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, ReplayError, Index> =>
+  Effect.map(replaySourceOf(id), (r) => r.source)
+
+/** {@link loadReplaySource}'s source, with the index's uid of its session. */
+const replaySourceOf = (id: string): Effect.Effect<{ readonly source: ReplaySource; readonly sessionUid: string }, ReplayError, Index> =>
   Effect.gen(function*() {
     const index = yield* Index
     yield* findCompleteSession(id)
@@ -67,7 +70,10 @@ export const loadReplaySource = (id: string): Effect.Effect<ReplaySource, Replay
           return c
         })
         .map((c) => ({ session: sessionFacts(c.row), events: c.events, usage: usage.get(c.row.sessionUid), subagents: childrenOf(c.row.sessionId) }))
-    return { session: sessionFacts(session), events, usage: usage.get(session.sessionUid), subagents: childrenOf(session.sessionId) }
+    return {
+      source: { session: sessionFacts(session), events, usage: usage.get(session.sessionUid), subagents: childrenOf(session.sessionId) },
+      sessionUid: session.sessionUid
+    }
   })
 
 /** The {@link ReplayInput} of the session `id` names (see {@link loadReplaySource}); `costUsd` is null. */
@@ -104,11 +110,11 @@ export const replayHtml = (
   prices: PriceTable | null = bundledPrices
 ): Effect.Effect<string, ReplayError, Index | Redaction> =>
   Effect.gen(function*() {
-    const source = yield* loadReplaySource(id)
+    const { source, sessionUid } = yield* replaySourceOf(id)
     const input = visibleStrings(replayInput(yield* shareableReplaySource(source)))
-    // The session's cost as the index counts it (`show`'s; tester12 F6: a resumed session's copies counted again).
-    const costUsd = (source.usage === undefined
-      ? usageSummary(source.events, prices)
-      : summarizeGroups(source.usage.map((g) => ({ ...g, group: null })), prices).get(null))?.costUsd ?? null
+    // The session's cost as the index counts it (tester12 F6: a resumed session's copies counted again), by the one
+    // computation `show`, `sessions` and `usage` make (tester30b F4: priced response by response, the sum of doubles
+    // differed from theirs in the last digits).
+    const costUsd = (yield* usageBySession(prices, [sessionUid])).get(sessionUid)?.costUsd ?? null
     return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd } } })
   })

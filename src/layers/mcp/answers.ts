@@ -357,7 +357,7 @@ export interface SearchHitAnswer {
    * on, a shown cursor (as {@link EventBrief}'s); null for a title hit.
    */
   readonly cursor: string | null
-  /** Which field matched (`text`, `input`, `title`) and a window of it around the match. */
+  /** Which field matched (`text`, `input`, `title`) and a window of it around the match (its text alone: no match offsets, unlike `search --json`'s `marks`). */
   readonly field: string
   readonly snippet: string
   /**
