@@ -45,7 +45,7 @@
  */
 import * as Schema from "effect/Schema"
 import { compactionOf } from "./conversation.js"
-import { CONTRACT_VERSION, type SessionEvent } from "./model.js"
+import { CONTRACT_VERSION, type ParseWarning, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
 import { costNoteLines } from "./render.js"
 import { groupRows, roundUsd, type TokenCountName, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
@@ -262,6 +262,12 @@ export interface AtifSessionInput {
   readonly provider: string
   readonly title?: string | null
   readonly model?: string | null
+  /**
+   * The source's lines skipped as unreadable (the index's discovery summary of
+   * the session; no event carries them), written to
+   * `extra.session_ingest.parse_warnings` and `skipped_lines` when there are some.
+   */
+  readonly parseWarnings?: ReadonlyArray<ParseWarning>
 }
 
 /**
@@ -649,7 +655,14 @@ const trajectoryOf = (
         title: session.title ?? null,
         contract_version: CONTRACT_VERSION,
         event_count: events.length,
-        orphan_tool_results: built.orphanResults
+        orphan_tool_results: built.orphanResults,
+        // (tester30b F3) the lines the source skipped (too deep, torn): a result whose call was one is an orphan above
+        ...(session.parseWarnings !== undefined && session.parseWarnings.length > 0
+          ? {
+            skipped_lines: session.parseWarnings.reduce((n, w) => n + w.count, 0),
+            parse_warnings: session.parseWarnings.map((w) => ({ kind: w.kind, count: w.count, first_line: w.firstLine }))
+          }
+          : {})
       }
     },
     ...(embedded.length > 0 ? { subagent_trajectories: embedded } : {})
@@ -671,7 +684,10 @@ const trajectoryOf = (
  * - `tool-result` → an `observation.results[]` entry `{source_call_id,
  *   content}` on the step of its call (the latest earlier call of that id;
  *   `extra.is_error` on failure). A result without an earlier call is dropped
- *   and counted in `extra.session_ingest.orphan_tool_results`;
+ *   and counted in `extra.session_ingest.orphan_tool_results`; the lines
+ *   the source skipped as unreadable (`session.parseWarnings`, often the
+ *   orphan's call: too deep, torn) in `extra.session_ingest.skipped_lines`
+ *   and `parse_warnings` [{`kind`, `count`, `first_line`}] (absent when none);
  * - `summary` → a `system` step "context compaction (<trigger>)" with
  *   `extra.context_management` {`type: "compaction"`, `compaction_id`,
  *   `trigger`}, never the summary text;

@@ -158,6 +158,22 @@ describe("toAtif: conversations", () => {
     expect((t.extra as any).session_ingest.orphan_tool_results).toBe(3)
   })
 
+  // tester30b F3: the export counted the orphan result but not the line skipped before it (its call, too deep or torn).
+  it("says the lines the source skipped (session.parseWarnings) beside the orphans, and nothing when none was", () => {
+    const c = conv(mk("claude-code", "s4"))
+    const events = [c.user("check the disk"), c.result("toolu_lost", "ERROR: disk failure on /dev/sda1")]
+    const parseWarnings = [{ kind: "too-deep", count: 1, firstLine: 2 }, { kind: "malformed-json", count: 2, firstLine: 5 }]
+    const t = roundTrip(toAtif({ session: { ...session("s4", "claude-code"), parseWarnings }, events, subagents: [] }))
+    expect((t.extra as any).session_ingest).toMatchObject({
+      orphan_tool_results: 1,
+      skipped_lines: 3,
+      parse_warnings: [{ kind: "too-deep", count: 1, first_line: 2 }, { kind: "malformed-json", count: 2, first_line: 5 }]
+    })
+    const clean = roundTrip(toAtif({ session: { ...session("s4", "claude-code"), parseWarnings: [] }, events, subagents: [] }))
+    expect((clean.extra as any).session_ingest.skipped_lines).toBeUndefined()
+    expect((clean.extra as any).session_ingest.parse_warnings).toBeUndefined()
+  })
+
   it("a compaction is a system step with extra.context_management, never its summary text", () => {
     const ev = mk("muse-agents", "s4")
     const c = conv(ev)

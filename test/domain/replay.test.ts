@@ -225,3 +225,73 @@ describe("renderReplay", () => {
     expect(costed(123.456)).toContain("<dt>Cost</dt><dd>$123.46 (USD)</dd>")
   })
 })
+
+// tester30b F3: a tool result whose call line was skipped (too deep, torn) is an event of the session, counted in its
+// "events"; the replay showed neither it nor the skipped line. Markdown lists both; the shared page must too.
+describe("a tool result whose call was not read, and the session's parse warnings", () => {
+  const orphanSource = (): ReplaySource => {
+    const ev = mk("claude-code", "torn")
+    return {
+      session: {
+        sessionId: "torn",
+        provider: "claude-code",
+        title: "torn",
+        parseWarnings: [{ kind: "malformed-json", count: 1, firstLine: 2 }],
+        diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 3 }, { kind: "sessions-index-ignored", count: 1, firstLine: null }]
+      },
+      events: [
+        ev("message", { role: "user", text: "check the disk", occurredAt: at(0) }),
+        // line 2 (the tool_use) was cut short and skipped: its result claims a call the session does not have
+        ev("tool-result", { toolCallId: "toolu_lost", text: "ERROR: disk failure on /dev/sda1", isError: true, occurredAt: at(2) }),
+        ev("message", { role: "assistant", text: "The disk failed.", occurredAt: at(3) })
+      ],
+      subagents: []
+    }
+  }
+
+  it("places the orphan result as an entry of its own where it came, with its call id, text and outcome", () => {
+    const s = replayInput(orphanSource()).session
+    expect(s.entries.map((e) => e.type)).toEqual(["turn", "orphan", "turn"])
+    expect(s.entries[1]).toEqual({ type: "orphan", at: at(2), id: "toolu_lost", result: "ERROR: disk failure on /dev/sda1", isError: true })
+    expect(s.header.counts).toMatchObject({ events: 3, turns: 2, toolCalls: 0 })
+  })
+
+  it("an orphan within an assistant turn is a block of that turn; a result after its call is not an orphan", () => {
+    const ev = mk("claude-code", "mid")
+    const s = replayInput({
+      session: { sessionId: "mid", provider: "claude-code" },
+      events: [
+        ev("message", { role: "assistant", text: "one", occurredAt: at(0) }),
+        ev("tool-result", { toolCallId: null, text: "no id at all", occurredAt: at(1) }),
+        ev("tool-call", { role: "assistant", toolName: "Bash", toolCallId: "c1", occurredAt: at(2), toolInput: { command: "ls" } }),
+        ev("tool-result", { toolCallId: "c1", text: "paired", occurredAt: at(3) })
+      ],
+      subagents: []
+    }).session
+    const [turn] = turns(s)
+    expect(turn.blocks.map((b) => b.type)).toEqual(["text", "orphan", "tool"])
+    expect(turn.blocks[1]).toMatchObject({ id: null, result: "no id at all", isError: null })
+    expect(s.header.diagnostics).toMatchObject([{ kind: "orphan-tool-output", count: 1 }])
+  })
+
+  it("heads the session with its parse warnings and diagnostics (the events' own first, the summary's of other kinds)", () => {
+    const h = replayInput(orphanSource()).session.header
+    expect(h.parseWarnings).toEqual([{ kind: "malformed-json", count: 1, firstLine: 2 }])
+    expect(h.diagnostics.map((d) => d.kind)).toEqual(["orphan-tool-output", "sessions-index-ignored"])
+  })
+
+  it("the page says the skipped line and the diagnostics in its header, and carries the orphan's text", () => {
+    const html = renderReplay(replayInput(orphanSource()))
+    expect(html).toContain("<dt>Parse warnings</dt><dd>1 line skipped: malformed-json 1 (first at line 2)</dd>")
+    // (the orphan's first line is its event's `rawReference.sequence`, as `show --format markdown` has it)
+    expect(html).toMatch(/<dt>Diagnostics<\/dt><dd>orphan-tool-output 1 \(first at line \d+\) · sessions-index-ignored 1<\/dd>/)
+    const data = JSON.parse(/<script type="application\/json" id="replay-data">(.*?)<\/script>/s.exec(html)![1])
+    expect(data.entries[1]).toMatchObject({ type: "orphan", result: "ERROR: disk failure on /dev/sda1" })
+  })
+
+  it("a session without warnings has no such rows", () => {
+    const html = renderReplay(replayInput(source()))
+    expect(html).not.toContain("<dt>Parse warnings</dt>")
+    expect(html).not.toContain("<dt>Diagnostics</dt>")
+  })
+})

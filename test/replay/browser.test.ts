@@ -655,3 +655,47 @@ describe("one long text", () => {
       }
     }), 120_000)
 })
+
+// tester30b F3: a tool result whose call line was skipped (cut short, too deep) was on no page, nor was the skipped line.
+describe("a tool result whose call was not read", () => {
+  it.effect("shows as a block of its own, inert, found by find; the header says the skipped line and the diagnostic", () =>
+    Effect.gen(function*() {
+      const ev = mk("claude-code", "torn")
+      const source: ReplaySource = {
+        session: {
+          sessionId: "torn",
+          provider: "claude-code",
+          title: "torn",
+          parseWarnings: [{ kind: "malformed-json", count: 1, firstLine: 2 }],
+          diagnostics: [{ kind: "orphan-tool-output", count: 1, firstLine: 3 }]
+        },
+        events: [
+          ev("message", { role: "user", text: "check the disk", occurredAt: "2026-03-01T10:00:00Z" }),
+          ev("tool-result", { toolCallId: "toolu_lost", text: "ERROR: disk failure on /dev/sda1 <img src=x onerror=alert(1)>", isError: true, occurredAt: "2026-03-01T10:00:02Z" })
+        ],
+        subagents: []
+      }
+      const dir = tempDir("si-replay-orphan-")
+      const o = yield* Effect.promise(() => open(writePage(dir, "orphan.html", renderReplay(replayInput(source)))))
+      const { page } = o
+      try {
+        expectQuiet(o)
+        const seen = (yield* Effect.promise(() =>
+          page.evaluate(`(() => {
+            const box = document.querySelector("#entries .tool.orphan")
+            return { box: box && box.textContent, pre: box && box.querySelector("pre.result").textContent, imgs: document.querySelectorAll("img").length, header: document.querySelector("header#top").textContent }
+          })()`)
+        )) as { box: string | null; pre: string | null; imgs: number; header: string }
+        expect(seen.pre).toBe("ERROR: disk failure on /dev/sda1 <img src=x onerror=alert(1)>")
+        expect(seen.box).toContain("its call was not read")
+        expect(seen.imgs).toBe(0)
+        expect(seen.header).toContain("Parse warnings1 line skipped: malformed-json 1 (first at line 2)")
+        expect(seen.header).toContain("Diagnosticsorphan-tool-output")
+        yield* Effect.promise(() => page.locator("#find").fill("disk failure"))
+        yield* countIs(page, "1 of 1")
+        expect(o.errors).toEqual([])
+      } finally {
+        yield* Effect.promise(() => page.close())
+      }
+    }), 60_000)
+})

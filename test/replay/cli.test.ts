@@ -80,6 +80,31 @@ describe("session-ingest replay", () => {
     expect(page.stdout).toContain("txt.exe")
   })
 
+  // tester30b F3: a crash cut the tool_use line short (malformed-json); its result, an orphan, was on no page, nor the line.
+  it("shows a tool result whose call line was skipped as its own block, redacted, and the skipped line in the header", () => {
+    const dir = tempDir("si-replay-orphan-")
+    const id = "55555555-6666-4777-8888-999999999990"
+    const folder = path.join(dir, "projects", "-srv-deep")
+    fs.mkdirSync(folder, { recursive: true })
+    const token = "ghp_" + "Q".repeat(36) // built here, so the repository holds no secret-shaped literal
+    const line = (o: object) => JSON.stringify({ sessionId: id, cwd: "/srv/deep", ...o })
+    fs.writeFileSync(path.join(folder, `${id}.jsonl`), [
+      line({ type: "user", uuid: "d1", timestamp: "2026-11-25T10:00:00Z", message: { role: "user", content: "check the disk" } }),
+      line({ type: "assistant", uuid: "d2", timestamp: "2026-11-25T10:00:01Z", message: { id: "m", role: "assistant", content: [{ type: "tool_use", id: "toolu_d", name: "Bash", input: { command: "cat big.log" } }] } }).slice(0, 150),
+      line({ type: "user", uuid: "d3", timestamp: "2026-11-25T10:00:02Z", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_d", content: `ERROR: disk failure on /dev/sda1 (key ${token})` }] } })
+    ].join("\n") + "\n")
+    const index = path.join(dir, "i.db")
+    const imp = cli(["import", "--index", index, "--claude-root", path.join(dir, "projects"), "--workspace", dir])
+    expect([0, 8], imp.stderr).toContain(imp.code)
+    const page = cli(["replay", id, "--index", index])
+    expect(page.code, page.stderr).toBe(0)
+    expect(page.stdout).toContain("<dt>Parse warnings</dt><dd>1 line skipped: malformed-json 1 (first at line 2)</dd>")
+    expect(page.stdout).toContain("<dt>Diagnostics</dt><dd>orphan-tool-output 1 (first at line 3)</dd>")
+    expect(page.stdout).toContain('"type":"orphan"')
+    expect(page.stdout).toContain("ERROR: disk failure on /dev/sda1 (key [REDACTED:github-token])")
+    expect(page.stdout).not.toContain(token)
+  })
+
   it("an unknown session is SOURCE_NOT_FOUND (exit 4) with its remedy, and no file is left", () => {
     const { dir, index } = imported()
     const out = path.join(dir, "none.html")

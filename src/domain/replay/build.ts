@@ -5,15 +5,18 @@
  * The turns are the transcript's (`transcriptFromEvents`: the same turns,
  * blocks and tool results as `show --format transcript`). What the replay adds
  * is placed by event order: each block's time, the compactions and the
- * runtime facts (events of other kinds) where they happened, and each
+ * runtime facts (events of other kinds) where they happened, a tool result
+ * whose call is not among the events (an orphan the transcript drops: its
+ * call's line was skipped) as a block of its own where it came, and each
  * subagent session under the call or event that spawned it, found through
  * the typed links of contract 1.1.0 (the child's `parent.toolCallId`, else
  * its `parent.eventId`, else a parent event whose `child.sessionId` names it).
+ * The header carries the session's parse warnings and diagnostics.
  *
  * @module
  */
 import { compactionOf, isConversationEvent, transcriptFromEvents } from "../conversation.js"
-import type { ProviderId, SessionEvent, TranscriptBlock } from "../model.js"
+import type { ParseWarning, ProviderId, SessionEvent, TranscriptBlock, TranscriptDiagnostic } from "../model.js"
 import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import type { ReplayBlock, ReplayEntry, ReplayFact, ReplayInput, ReplaySession, ReplayTurn } from "./model.js"
 
@@ -27,6 +30,10 @@ export interface ReplaySource {
     readonly workspace?: string | null
     /** A session header's time, which no event carries (as `transcriptFromEvents` takes it). */
     readonly startedAt?: string | null
+    /** The source's lines skipped as unreadable (the discovery summary's; no event carries them). */
+    readonly parseWarnings?: ReadonlyArray<ParseWarning>
+    /** What else the source left out (the discovery summary's); the events' own (`orphan-tool-output`) are counted from them. */
+    readonly diagnostics?: ReadonlyArray<TranscriptDiagnostic>
   }
   /** The session's events, in source order. */
   readonly events: ReadonlyArray<SessionEvent>
@@ -79,9 +86,15 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
   const blockEvents: Array<SessionEvent> = []
   // Markers (compactions, runtime facts) by the number of blocks made before them.
   const markers: Array<{ readonly before: number; readonly event: SessionEvent }> = []
+  // Calls seen so far, by the id `transcriptFromEvents` pairs results on: a result with no earlier call is an orphan.
+  const callIds = new Set<string>()
   for (const e of events) {
+    if (e.kind === "tool-call") callIds.add(e.toolCallId ?? e.eventId)
     if (makesBlock(e)) blockEvents.push(e)
     else if (e.kind === "summary" || !isConversationEvent(e)) markers.push({ before: blockEvents.length, event: e })
+    else if (e.kind === "tool-result" && (e.toolCallId === null || !callIds.has(e.toolCallId))) {
+      markers.push({ before: blockEvents.length, event: e })
+    }
   }
   const flat = transcript.turns.flatMap((t) => t.blocks)
   // Defensive: were the transcript's rules ever to part from `makesBlock`, times and markers go without positions.
@@ -103,6 +116,9 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
     if (e.kind === "summary") {
       const c = compactionOf(e)
       return { type: "compaction", at: c.timestamp, id: c.id, trigger: c.trigger }
+    }
+    if (e.kind === "tool-result") {
+      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: e.text ?? "", isError: e.isError ?? null }
     }
     const fact: MutableFact = { kind: e.kind, at: e.occurredAt, text: e.text, subagents: [] }
     factsByEvent.set(e.eventId, fact)
@@ -208,7 +224,13 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
         subagents: source.subagents.length
       },
       tokens: source.usage === undefined ? usageTotals(events) : countedTotals(source.usage),
-      costUsd: null
+      costUsd: null,
+      parseWarnings: session.parseWarnings ?? [],
+      // As `sessionTranscript` has them: the events' own, then the summary's of other kinds.
+      diagnostics: [
+        ...transcript.diagnostics,
+        ...(session.diagnostics ?? []).filter((d) => !transcript.diagnostics.some((t) => t.kind === d.kind))
+      ]
     },
     entries,
     unplaced

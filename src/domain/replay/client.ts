@@ -46,6 +46,7 @@ details.thinking>summary,details.facts>summary,details.sub>summary{cursor:pointe
 details.thinking pre{white-space:pre-wrap;color:var(--muted);font-style:italic;margin:4px 0 0 14px}
 .tool{border-left:3px solid var(--line);padding:2px 0 2px 10px}
 .tool.error{border-left-color:var(--err)}
+.tool.orphan{border-left-style:dashed}
 .tool .name{font-weight:600;color:var(--fg)}
 .badge{font-size:11px;padding:0 6px;border-radius:8px;border:1px solid var(--line)}
 .badge.err{color:var(--err);border-color:var(--err)}
@@ -256,6 +257,17 @@ export const REPLAY_JS = String.raw`
     return d;
   }
 
+  // A tool result whose call is not in the session (its line was skipped: too deep, torn): a block of its own.
+  function orphan(b, cls) {
+    var box = el("div", cls + " tool orphan" + (b.isError === true ? " error" : ""));
+    var parts = [el("span", "name", "tool output"), el("span", "badge", "its call was not read")];
+    if (b.isError === true) parts.push(el("span", "badge err", "error"));
+    if (b.id) parts.push(el("span", "path mono", b.id));
+    box.appendChild(head(parts, b.at));
+    box.appendChild(resultPre(b, "result mono"));
+    return box;
+  }
+
   function block(b) {
     switch (b.type) {
       case "text": return el("div", "block text", b.text);
@@ -270,6 +282,7 @@ export const REPLAY_JS = String.raw`
       case "tool": return tool(b);
       case "compaction": return compaction(b, "block");
       case "facts": return factsBlock(b, "block");
+      case "orphan": return orphan(b, "block");
     }
     return el("div", "block", JSON.stringify(b));
   }
@@ -284,7 +297,7 @@ export const REPLAY_JS = String.raw`
   function guess(bs, from, to) {
     var h = 0;
     for (var i = from; i < to; i++) {
-      var b = bs[i], n = b.type === "tool" ? (typeof b.result === "string" ? b.result.length : 0) + 100 : b.type === "text" ? b.text.length : 0;
+      var b = bs[i], n = b.type === "tool" || b.type === "orphan" ? (typeof b.result === "string" ? b.result.length : 0) + 100 : b.type === "text" ? b.text.length : 0;
       h += 36 + 18 * Math.min(Math.ceil(n / 110), b.type === "text" ? 400 : 20);
     }
     return h;
@@ -335,6 +348,7 @@ export const REPLAY_JS = String.raw`
     }
     if (e.type === "compaction") return compaction(e, "entry");
     if (e.type === "facts") return factsBlock(e, "entry");
+    if (e.type === "orphan") return orphan(e, "entry");
     return el("div", "entry", JSON.stringify(e));
   }
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ProviderId } from "../model.js"
+import type { ParseWarning, ProviderId, TranscriptDiagnostic } from "../model.js"
 import type { UsageTotals } from "../usage.js"
 
 /** Counts of a replayed session (its own events; its subagents' are in theirs). */
@@ -37,6 +37,12 @@ export interface ReplayCounts {
  *   events), null where the source reports none.
  * - `costUsd`: the session's cost in US dollars, null when not known (the
  *   replay builder leaves it null; a pricing step fills it in).
+ * - `parseWarnings`: the source's lines skipped as unreadable (by kind, with
+ *   a count and the first 1-based line; e.g. `too-deep`, `malformed-json`),
+ *   as the index's discovery summary of the session has them; `diagnostics`:
+ *   what else was left out or shown apart (e.g. `orphan-tool-output`: tool
+ *   results whose call was not read, shown as blocks of their own), as
+ *   `show --format markdown` lists them. Empty when there are none.
  */
 export interface ReplayHeader {
   readonly sessionId: string
@@ -50,6 +56,8 @@ export interface ReplayHeader {
   readonly counts: ReplayCounts
   readonly tokens: UsageTotals | null
   readonly costUsd: number | null
+  readonly parseWarnings: ReadonlyArray<ParseWarning>
+  readonly diagnostics: ReadonlyArray<TranscriptDiagnostic>
 }
 
 /** A runtime fact (an event of a kind that is not conversation): its kind, time and one-line text. */
@@ -70,7 +78,11 @@ export interface ReplayFact {
  *   the source does not say), and the subagent sessions it spawned;
  * - `compaction`: a context compaction (metadata only, its summary is never
  *   replayed, seed 000);
- * - `facts`: consecutive runtime facts.
+ * - `facts`: consecutive runtime facts;
+ * - `orphan`: a tool result whose call is not among the session's events
+ *   (its line was skipped: too deep, torn; diagnostic `orphan-tool-output`):
+ *   its call id (null when the result names none), its text and `isError`,
+ *   shown as a block of its own where it came.
  *
  * `at` is the RFC 3339 time of the event the block comes from, or null.
  */
@@ -89,6 +101,13 @@ export type ReplayBlock =
   }
   | { readonly type: "compaction"; readonly at: string | null; readonly id: string; readonly trigger: string | null }
   | { readonly type: "facts"; readonly at: string | null; readonly facts: ReadonlyArray<ReplayFact> }
+  | {
+    readonly type: "orphan"
+    readonly at: string | null
+    readonly id: string | null
+    readonly result: string
+    readonly isError: boolean | null
+  }
 
 /** A turn: consecutive blocks of one role (the transcript's turns), at the time of its first block. */
 export interface ReplayTurn {
@@ -98,8 +117,8 @@ export interface ReplayTurn {
   readonly blocks: ReadonlyArray<ReplayBlock>
 }
 
-/** An entry of a replayed session: a turn, or a compaction or runtime facts between turns. */
-export type ReplayEntry = ReplayTurn | Extract<ReplayBlock, { readonly type: "compaction" | "facts" }>
+/** An entry of a replayed session: a turn, or a compaction, runtime facts or an orphan tool result between turns. */
+export type ReplayEntry = ReplayTurn | Extract<ReplayBlock, { readonly type: "compaction" | "facts" | "orphan" }>
 
 /**
  * One replayed session: its header, its entries in order, and the subagent

@@ -100,6 +100,18 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
   }
   // The one cost formatter of every output (docs/usage-and-cost.md "Costs as people read them").
   if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${humanUsd(h.costUsd)} (USD)`])
+  // What the source left out, as Markdown lists it (tester30b F3: a shared page said nothing of a skipped line).
+  const line = (n: number | null) => (n !== null ? ` (first at line ${number(n)})` : "")
+  if (h.parseWarnings.length > 0) {
+    const lines = h.parseWarnings.reduce((n, w) => n + w.count, 0)
+    rows.push([
+      "Parse warnings",
+      `${count(lines, "line")} skipped: ${h.parseWarnings.map((w) => `${w.kind} ${number(w.count)}${line(w.firstLine)}`).join(" · ")}`
+    ])
+  }
+  if (h.diagnostics.length > 0) {
+    rows.push(["Diagnostics", h.diagnostics.map((d) => `${d.kind} ${number(d.count)}${line(d.firstLine)}`).join(" · ")])
+  }
   return rows
 }
 
@@ -133,8 +145,9 @@ const payloadOf = (s: ReplaySession): PayloadSession => ({
  * provider, model, workspace, times, duration, counts, tokens, and cost when
  * known), a find box, and the session's turns in order, thinking collapsed,
  * tool calls with their input and result (Bash as a terminal, Edit and
- * Write as diffs), failures and compactions marked, subagent sessions nested
- * under their call. Keys: `j`/`k` or arrows move between turns, `/` finds,
+ * Write as diffs), failures and compactions marked, a tool result whose call
+ * was not read as a block of its own, the parse warnings and diagnostics in
+ * the header, subagent sessions nested under their call. Keys: `j`/`k` or arrows move between turns, `/` finds,
  * Enter / Shift+Enter or `n`/`N` go to the next / previous match.
  */
 export const renderReplay = (input: ReplayInput): string => {

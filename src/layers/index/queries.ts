@@ -324,7 +324,9 @@ const describe = (s: SessionRow, events: ReadonlyArray<SessionEvent>) => ({
   sessionId: s.sessionId,
   provider: s.provider,
   title: s.title,
-  model: events.find((e) => e.model !== null)?.model ?? null
+  model: events.find((e) => e.model !== null)?.model ?? null,
+  // the lines its source skipped (the discovery summary's, when it is this session's)
+  parseWarnings: s.overview.sessionId === s.sessionId ? s.overview.parseWarnings : []
 })
 
 

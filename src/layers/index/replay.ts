@@ -30,7 +30,9 @@ const sessionFacts = (s: SessionRow): ReplaySource["session"] => {
     title: s.title,
     model: known.model,
     workspace: s.workspace ?? known.workspace,
-    startedAt: known.firstActivityAt
+    startedAt: known.firstActivityAt,
+    parseWarnings: known.parseWarnings,
+    diagnostics: known.diagnostics
   }
 }
 
