@@ -21,6 +21,7 @@ import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import Database from "better-sqlite3"
 import { build } from "esbuild"
+import { PROBE_BUILD } from "./lib/probe-build.js"
 import { appendToAgentMuxStore, writeAgentMuxStore } from "./generate/agentmux.js"
 import { median } from "./lib/measure.js"
 
@@ -42,13 +43,7 @@ const probes = await Promise.all(checkouts.map(async (c, i) => {
     entryPoints: { probe: nodePath.join(nodePath.resolve(c), "bench", "probes", "agentmux-discover.ts") },
     outdir: out,
     outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    external: ["better-sqlite3"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "warning"
+    ...PROBE_BUILD
   })
   return { name: `${i}:${nodePath.basename(c)}`, file: nodePath.join(out, "probe.mjs"), state: nodePath.join(dir, `state-${i}.db`) }
 }))

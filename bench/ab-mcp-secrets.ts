@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { PROBE_BUILD } from "./lib/probe-build.js"
 import { median } from "./lib/measure.js"
 
 const REPO = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), "..")
@@ -31,13 +32,7 @@ const probes = await Promise.all(checkouts.map(async (c, i) => {
   await build({
     stdin: { contents: probeSource, resolveDir: nodePath.join(nodePath.resolve(c), "bench", "probes"), sourcefile: "mcp-secrets.ts", loader: "ts" },
     outfile: nodePath.join(out, "probe.mjs"),
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    external: ["better-sqlite3"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "warning"
+    ...PROBE_BUILD
   })
   return { name: `${i}:${nodePath.basename(c)}`, file: nodePath.join(out, "probe.mjs") }
 }))

@@ -17,6 +17,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { PROBE_BUILD } from "./lib/probe-build.js"
 import Database from "better-sqlite3"
 import { watchLatency } from "./figures/watch-latency.js"
 import { chromium } from "playwright-core"
@@ -158,13 +159,7 @@ const prepare = async () => {
     },
     outdir: bin,
     outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    external: ["better-sqlite3"],
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    logLevel: "warning"
+    ...PROBE_BUILD
   })
   for (const d of [home, env.MUSE_AGENTS_DIR!]) fs.mkdirSync(d, { recursive: true })
 }

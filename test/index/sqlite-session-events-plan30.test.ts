@@ -16,38 +16,14 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { emptySourceSummary, type SessionEvent } from "../../src/domain/model.js"
 import { sessionUid } from "../../src/domain/index/ids.js"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
-import { Index, type SourceInfo } from "../../src/services/Index.js"
-import { mk } from "../support/events.js"
+import { Index } from "../../src/services/Index.js"
+import { eventsOf, importGeneration } from "../support/plan-corpus.js"
 import { tempDir } from "../support/paths.js"
 
 const BIG = 3000
 
-const sourceOf = (n: number): SourceInfo => ({
-  sourceKey: `plan30-${n}`,
-  provider: "muse-agents",
-  locator: { locatorClass: "muse-agent-transcript", path: `/plan30/${n}.jsonl` },
-  summary: {},
-  overview: emptySourceSummary(`plan30-${n}`)
-})
-
-const eventsOf = (n: number, count: number, generation: number): Array<SessionEvent> => {
-  const e = mk("muse-agents", `plan30-${n}`)
-  return Array.from({ length: count }, (_, i) => e("message", { role: "assistant", text: `g${generation} event ${i}` }))
-}
-
-const importGeneration = (n: number, generation: number, events: ReadonlyArray<SessionEvent>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    const source = sourceOf(n)
-    yield* index.beginGeneration(source, generation, "rewritten")
-    for (let i = 0; i < events.length; i += 1000) {
-      yield* index.commitBatch({ source, generation, events: events.slice(i, i + 1000) }, () => Effect.void)
-    }
-    yield* index.completeSource(source, null)
-  })
 
 const prepare = Database.prototype.prepare
 afterEach(() => {

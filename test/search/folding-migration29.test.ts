@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as IndexSqlite from "../../src/layers/index/sqlite.js"
 import { Index } from "../../src/services/Index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { searchHits } from "../support/search-hits.js"
 import { cli } from "../support/run.js"
 
 const E1 = "text:Καλημέρα κόσμε: σίσυφος και ёлка"
@@ -28,13 +29,7 @@ const baseIndex = (): string => {
   return file
 }
 
-const hits = (queries: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    const out: Record<string, ReadonlyArray<string>> = {}
-    for (const q of queries) out[q] = (yield* index.search(q, {})).map((h) => `${h.snippet.field}:${h.snippet.text}`).sort()
-    return out
-  })
+const hits = searchHits
 
 const schema = (file: string) => {
   const db = new Database(file, { readonly: true })

@@ -22,6 +22,7 @@ import { Index } from "../../src/services/Index.js"
 import { importClaude } from "../support/claude-import.js"
 import { indexLayer } from "../support/index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
+import { searchHits } from "../support/search-hits.js"
 import { engines, pgQuery } from "../support/pg.js"
 import { cli } from "../support/run.js"
 
@@ -51,13 +52,7 @@ const EXPECTED: Record<string, ReadonlyArray<string>> = {
   "\u30c6\u30fc\u30bf": [E6] // kana voicing still folds (the doc's rule)
 }
 
-const hits = (queries: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    const out: Record<string, ReadonlyArray<string>> = {}
-    for (const q of queries) out[q] = (yield* index.search(q, {})).map((h) => `${h.snippet.field}:${h.snippet.text}`).sort()
-    return out
-  })
+const hits = searchHits
 
 const sorted = (r: Record<string, ReadonlyArray<string>>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, [...v].sort()]))
 
