@@ -108,7 +108,9 @@ export const checkOwnedSqlite = (
   Effect.try({
     try: (): Ownership | string => {
       const st = fs.statSync(file, { throwIfNoEntry: false })
-      if (st === undefined) return "new"
+      // A symbolic link to nothing is no missing file: made through it, the index would land at the link's target
+      // (tester30c F3); a link to a file is refused below (O_NOFOLLOW: ELOOP), as every command refuses it.
+      if (st === undefined) return fs.lstatSync(file, { throwIfNoEntry: false }) === undefined ? "new" : "is a symbolic link to a missing file"
       if (!st.isFile()) return "is not a regular file"
       // session-ingest makes its files whole (`createOwnedSqlite`): an empty one is another program's (a session
       // log opened before its first line, tester19 F12), refused to read as to write (tester30a F1: a read

@@ -2217,6 +2217,9 @@ export const migrateFile = (file: string): Effect.Effect<
 > =>
   Effect.gen(function*() {
     const abs = path.resolve(file)
+    // Refused before anything opens it, as import refuses it (tester30c F2: a fifo blocked the open for ever, and
+    // Ctrl-C could not end it; F3: a dangling link was written through).
+    yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
     const st = fs.statSync(abs, { throwIfNoEntry: false })
     const created = st === undefined || (st.isFile() && st.size === 0)
     const before = created ? [] : yield* appliedMigrations(abs)
