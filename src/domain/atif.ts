@@ -49,6 +49,7 @@ import { CONTRACT_VERSION, type ParseWarning, type SessionEvent } from "./model.
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
 import { costNoteLines } from "./render.js"
 import { groupRows, roundUsd, type TokenCountName, type UsageGroup, type UsageSummary, usageRows, summarizeGroups } from "./usage.js"
+import { parseWarningEffect, parseWarningTally } from "./warning-kinds.js"
 
 /** The ATIF version written and read here. */
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.7" as const
@@ -263,9 +264,10 @@ export interface AtifSessionInput {
   readonly title?: string | null
   readonly model?: string | null
   /**
-   * The source's lines skipped as unreadable (the index's discovery summary of
-   * the session; no event carries them), written to
-   * `extra.session_ingest.parse_warnings` and `skipped_lines` when there are some.
+   * The source's parse warnings (the index's discovery summary of the session;
+   * no event carries them), written to `extra.session_ingest.parse_warnings`
+   * (each with its `effect`), `skipped_lines`, `kept_lines` and
+   * `files_left_out` when there are some.
    */
   readonly parseWarnings?: ReadonlyArray<ParseWarning>
 }
@@ -657,15 +659,25 @@ const trajectoryOf = (
         event_count: events.length,
         orphan_tool_results: built.orphanResults,
         // (tester30b F3) the lines the source skipped (too deep, torn): a result whose call was one is an orphan above
+        // (tester31a F1) only the kinds whose lines were skipped count in skipped_lines: a line kept with a part
+        // replaced (invalid UTF-8, a usage not valid, ...) is kept_lines, a subagent file left out files_left_out
         ...(session.parseWarnings !== undefined && session.parseWarnings.length > 0
-          ? {
-            skipped_lines: session.parseWarnings.reduce((n, w) => n + w.count, 0),
-            parse_warnings: session.parseWarnings.map((w) => ({ kind: w.kind, count: w.count, first_line: w.firstLine }))
-          }
+          ? parseWarningsExtra(session.parseWarnings)
           : {})
       }
     },
     ...(embedded.length > 0 ? { subagent_trajectories: embedded } : {})
+  }
+}
+
+/** `extra.session_ingest`'s parse-warning fields of a session that has some (see {@link toAtif}). */
+const parseWarningsExtra = (warnings: ReadonlyArray<{ readonly kind: string; readonly count: number; readonly firstLine: number | null }>) => {
+  const { filesLeftOut, keptLines, skippedLines } = parseWarningTally(warnings)
+  return {
+    ...(skippedLines > 0 ? { skipped_lines: skippedLines } : {}),
+    ...(keptLines > 0 ? { kept_lines: keptLines } : {}),
+    ...(filesLeftOut > 0 ? { files_left_out: filesLeftOut } : {}),
+    parse_warnings: warnings.map((w) => ({ kind: w.kind, count: w.count, first_line: w.firstLine, effect: parseWarningEffect(w.kind) }))
   }
 }
 
@@ -686,8 +698,11 @@ const trajectoryOf = (
  *   `extra.is_error` on failure). A result without an earlier call is dropped
  *   and counted in `extra.session_ingest.orphan_tool_results`; the lines
  *   the source skipped as unreadable (`session.parseWarnings`, often the
- *   orphan's call: too deep, torn) in `extra.session_ingest.skipped_lines`
- *   and `parse_warnings` [{`kind`, `count`, `first_line`}] (absent when none);
+ *   orphan's call: too deep, torn) in `extra.session_ingest.skipped_lines`,
+ *   the lines kept with a part replaced (invalid UTF-8, a usage not valid)
+ *   in `kept_lines`, the subagent files left out in `files_left_out` (each
+ *   absent when 0), and every warning in `parse_warnings` [{`kind`, `count`,
+ *   `first_line`, `effect`: skipped | kept | file-left-out}] (absent when none);
  * - `summary` → a `system` step "context compaction (<trigger>)" with
  *   `extra.context_management` {`type: "compaction"`, `compaction_id`,
  *   `trigger`}, never the summary text;

@@ -171,3 +171,34 @@ export class ZeroedLines {
     return { code: PARSE_WARNING, message: `${label}: ${parseWarningMessage(w)}`, details: w }
   }
 }
+
+/**
+ * What a parse warning's kind did to what it counts: `skipped` (its lines are not in the stream: too deep, torn, not
+ * JSON, ...), `kept` (its lines' events are kept, a part dropped or replaced: {@link KEPT_WARNING_KINDS}) or
+ * `file-left-out` (it counts files or parts of a file, not lines: {@link FILE_WARNING_KINDS}).
+ */
+export type ParseWarningEffect = "skipped" | "kept" | "file-left-out"
+
+/** The {@link ParseWarningEffect} of a parse-warning kind. */
+export const parseWarningEffect = (kind: string): ParseWarningEffect =>
+  isFileWarningKind(kind) ? "file-left-out" : isKeptWarningKind(kind) ? "kept" : "skipped"
+
+/**
+ * A source's (or session's) parse warnings summed by {@link ParseWarningEffect}: the lines skipped, the lines kept
+ * (a part of each dropped or replaced) and the files left out. A kept line is never counted as skipped (tester31a F1:
+ * the replay's header and ATIF's `skipped_lines` had summed every kind).
+ */
+export const parseWarningTally = (
+  warnings: ReadonlyArray<{ readonly kind: string; readonly count: number }>
+): { readonly skippedLines: number; readonly keptLines: number; readonly filesLeftOut: number } => {
+  let skippedLines = 0
+  let keptLines = 0
+  let filesLeftOut = 0
+  for (const w of warnings) {
+    const effect = parseWarningEffect(w.kind)
+    if (effect === "skipped") skippedLines += w.count
+    else if (effect === "kept") keptLines += w.count
+    else filesLeftOut += w.count
+  }
+  return { skippedLines, keptLines, filesLeftOut }
+}

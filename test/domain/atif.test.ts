@@ -167,11 +167,39 @@ describe("toAtif: conversations", () => {
     expect((t.extra as any).session_ingest).toMatchObject({
       orphan_tool_results: 1,
       skipped_lines: 3,
-      parse_warnings: [{ kind: "too-deep", count: 1, first_line: 2 }, { kind: "malformed-json", count: 2, first_line: 5 }]
+      parse_warnings: [{ kind: "too-deep", count: 1, first_line: 2, effect: "skipped" }, { kind: "malformed-json", count: 2, first_line: 5, effect: "skipped" }]
     })
+    expect((t.extra as any).session_ingest.kept_lines).toBeUndefined()
     const clean = roundTrip(toAtif({ session: { ...session("s4", "claude-code"), parseWarnings: [] }, events, subagents: [] }))
     expect((clean.extra as any).session_ingest.skipped_lines).toBeUndefined()
     expect((clean.extra as any).session_ingest.parse_warnings).toBeUndefined()
+  })
+
+  // tester31a F1: a line kept with invalid UTF-8 (its event is a step) was counted in skipped_lines.
+  it("counts only the skipped kinds in skipped_lines: kept lines and files left out apart", () => {
+    const c = conv(mk("claude-code", "s5"))
+    const events = [c.user("bad \uFFFD bytes"), c.assistant("ok")]
+    const parseWarnings = [
+      { kind: "invalid-utf8", count: 1, firstLine: 1 },
+      { kind: "too-deep", count: 1, firstLine: 3 },
+      { kind: "timestamp-not-valid", count: 2, firstLine: 2 },
+      { kind: "subagent-id-mismatch", count: 1, firstLine: null }
+    ]
+    const t = roundTrip(toAtif({ session: { ...session("s5", "claude-code"), parseWarnings }, events, subagents: [] }))
+    expect((t.extra as any).session_ingest).toMatchObject({
+      skipped_lines: 1,
+      kept_lines: 3,
+      files_left_out: 1,
+      parse_warnings: [
+        { kind: "invalid-utf8", count: 1, first_line: 1, effect: "kept" },
+        { kind: "too-deep", count: 1, first_line: 3, effect: "skipped" },
+        { kind: "timestamp-not-valid", count: 2, first_line: 2, effect: "kept" },
+        { kind: "subagent-id-mismatch", count: 1, first_line: null, effect: "file-left-out" }
+      ]
+    })
+    const keptOnly = roundTrip(toAtif({ session: { ...session("s5", "claude-code"), parseWarnings: [parseWarnings[0]] }, events, subagents: [] }))
+    expect((keptOnly.extra as any).session_ingest.skipped_lines).toBeUndefined()
+    expect((keptOnly.extra as any).session_ingest.kept_lines).toBe(1)
   })
 
   it("a compaction is a system step with extra.context_management, never its summary text", () => {

@@ -289,6 +289,27 @@ describe("a tool result whose call was not read, and the session's parse warning
     expect(data.entries[1]).toMatchObject({ type: "orphan", result: "ERROR: disk failure on /dev/sda1" })
   })
 
+  // tester31a F1: a line kept with invalid UTF-8 (its event in the page) was counted among the lines "skipped".
+  it("says the lines skipped, the lines kept with a part replaced and the files left out apart, never a kept line as skipped", () => {
+    const base = orphanSource()
+    const parseWarnings = [
+      { kind: "invalid-utf8", count: 1, firstLine: 5 },
+      { kind: "too-deep", count: 1, firstLine: 3 },
+      { kind: "malformed-json", count: 2, firstLine: 4 },
+      { kind: "usage-not-valid", count: 3, firstLine: 6 },
+      { kind: "subagent-file-empty", count: 1, firstLine: null }
+    ]
+    const html = renderReplay(replayInput({ ...base, session: { ...base.session, parseWarnings } }))
+    expect(html).toContain(
+      "<dt>Parse warnings</dt><dd>3 lines skipped: too-deep 1 (first at line 3) · malformed-json 2 (first at line 4); " +
+        "4 lines kept, a part of each dropped or replaced: invalid-utf8 1 (first at line 5) · usage-not-valid 3 (first at line 6); " +
+        "1 file left out: subagent-file-empty 1</dd>"
+    )
+    const keptOnly = renderReplay(replayInput({ ...base, session: { ...base.session, parseWarnings: [{ kind: "invalid-utf8", count: 1, firstLine: 5 }] } }))
+    expect(keptOnly).toContain("<dt>Parse warnings</dt><dd>1 line kept, a part of each dropped or replaced: invalid-utf8 1 (first at line 5)</dd>")
+    expect(/<dt>Parse warnings<\/dt><dd>([^<]*)<\/dd>/.exec(keptOnly)![1]).not.toContain("skipped")
+  })
+
   it("a session without warnings has no such rows", () => {
     const html = renderReplay(replayInput(source()))
     expect(html).not.toContain("<dt>Parse warnings</dt>")

@@ -17,6 +17,7 @@
  */
 import { createHash } from "node:crypto"
 import { humanUsd } from "../render.js"
+import { type ParseWarningEffect, parseWarningEffect, parseWarningTally } from "../warning-kinds.js"
 import { REPLAY_CSS, REPLAY_JS } from "./client.js"
 import { longRunPieces } from "./wrap.js"
 import type { ReplayBlock, ReplayEntry, ReplayHeader, ReplayInput, ReplaySession } from "./model.js"
@@ -102,11 +103,19 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
   if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${humanUsd(h.costUsd)} (USD)`])
   // What the source left out, as Markdown lists it (tester30b F3: a shared page said nothing of a skipped line).
   const line = (n: number | null) => (n !== null ? ` (first at line ${number(n)})` : "")
+  // (tester31a F1) by what each kind did: the lines skipped, the lines kept with a part replaced (never called
+  // skipped: docs/index.md "Parse warnings"), the subagent files left out.
   if (h.parseWarnings.length > 0) {
-    const lines = h.parseWarnings.reduce((n, w) => n + w.count, 0)
+    const kinds = (effect: ParseWarningEffect) =>
+      h.parseWarnings.filter((w) => parseWarningEffect(w.kind) === effect).map((w) => `${w.kind} ${number(w.count)}${line(w.firstLine)}`).join(" · ")
+    const t = parseWarningTally(h.parseWarnings)
     rows.push([
       "Parse warnings",
-      `${count(lines, "line")} skipped: ${h.parseWarnings.map((w) => `${w.kind} ${number(w.count)}${line(w.firstLine)}`).join(" · ")}`
+      [
+        t.skippedLines > 0 ? `${count(t.skippedLines, "line")} skipped: ${kinds("skipped")}` : null,
+        t.keptLines > 0 ? `${count(t.keptLines, "line")} kept, a part of each dropped or replaced: ${kinds("kept")}` : null,
+        t.filesLeftOut > 0 ? `${count(t.filesLeftOut, "file")} left out: ${kinds("file-left-out")}` : null
+      ].filter((c): c is string => c !== null).join("; ")
     ])
   }
   if (h.diagnostics.length > 0) {
