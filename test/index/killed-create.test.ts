@@ -94,6 +94,40 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     expect(JSON.parse(after.stdout).data).toHaveLength(8)
   })
 
+  // tester31a F2: an import stopped by the file-size limit (EFBIG) in its first migration's transaction left the
+  // migrator's own table, made and committed before it, empty: read commands said "no such table: sessions".
+  it("stopped after the migrations' table was made, before any migration committed: read commands say so; the next import completes it (tester31a F2)", () => {
+    const dir = tempDir("si-stopped-migrate-")
+    const index = path.join(dir, "km.db")
+    createOwnedSqlite(index, INDEX_APPLICATION_ID, 16384)
+    const db = new Sqlite(index)
+    // As @effect/sql's Migrator makes it before the first migration.
+    db.exec(`CREATE TABLE "si_migrations" (migration_id integer PRIMARY KEY NOT NULL, created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL)`)
+    db.close()
+    for (const read of [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"], ["export", "3f2b8c1e"]]) {
+      const r = cli([...read, "--index", index], { env: env(dir) })
+      expect(r.code, read[0]).toBe(6)
+      expect(r.stderr, read[0]).toContain(`There is no index at ${index} yet: an import was stopped while it created it`)
+      expect(r.stderr, read[0]).toContain(`session-ingest import --index ${index}`)
+      expect(r.stderr, read[0]).not.toContain("no such table")
+      expect(r.stderr, read[0]).not.toContain("before search existed")
+    }
+    const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
+    expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
+    const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
+    expect(JSON.parse(after.stdout).data).toHaveLength(8)
+  })
+
+  it("an index whose migrations were recorded is read as an index, even with no session yet", () => {
+    const dir = tempDir("si-empty-index-")
+    const index = path.join(dir, "e.db")
+    const imp = cli(["import", "--index", index, "--claude-root", emptyFolder(dir), "--agents-root", emptyFolder(dir)], { env: env(dir) })
+    expect(imp.stderr).not.toContain("STORE_UNAVAILABLE")
+    const r = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).data).toEqual([])
+  })
+
   it("an index with a hot journal of a killed write: a read names the journal (not a read-only folder); the next import recovers it", () => {
     const dir = tempDir("si-killed-write-")
     const index = path.join(dir, "i.db")

@@ -2406,13 +2406,30 @@ const openReadonly = (file: string, option = "--index") =>
           : `Run \`session-ingest import --index ${abs}\`: it rolls the killed run's journal back and creates the index.`
       })
     }
+    // The objects besides the migrations' own table, and whether a migration was ever recorded: the migrator makes
+    // `si_migrations` (committed on its own) before the first migration's transaction, so a creation stopped in
+    // that transaction (killed, or a write refused: the file-size limit, a full disk; tester31a F2) leaves that
+    // table alone and empty.
     const direct = Effect.flatMap(connect(abs, abs, true), ({ client }) =>
-      Effect.map(guardStore(readerRole(abs))(client<{ readonly n: number }>`SELECT count(*) AS n FROM sqlite_master`), (rows) => ({ client, objects: rows[0]?.n ?? 0 })))
+      Effect.flatMap(
+        guardStore(readerRole(abs))(client<{ readonly n: number; readonly m: number }>`SELECT
+          (SELECT count(*) FROM sqlite_master WHERE name <> 'si_migrations') AS n,
+          (SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'si_migrations') AS m`),
+        (rows) => {
+          const objects = rows[0]?.n ?? 0
+          if (objects > 0 || (rows[0]?.m ?? 0) === 0) return Effect.succeed({ client, objects })
+          return Effect.map(
+            guardStore(readerRole(abs))(client<{ readonly r: number }>`SELECT count(*) AS r FROM si_migrations`),
+            (recorded) => ({ client, objects: (recorded[0]?.r ?? 0) > 0 ? 1 : 0 })
+          )
+        }
+      ))
     const opened = yield* Effect.either(direct)
     if (opened._tag === "Right") {
-      // Ours and readable, with no table at all: a creation stopped after the file was made whole and stamped
-      // (`createOwnedSqlite`), before its first migration committed (a kill -9 then; tester20 F5). No journal is
-      // left when the migration had not begun or was rolled back; either way the next import completes it.
+      // Ours and readable, with no table at all (or only the migrations' table, empty): a creation stopped after
+      // the file was made whole and stamped (`createOwnedSqlite`), before its first migration committed (a kill -9
+      // then, tester20 F5; a write refused, tester31a F2). No journal is left when the migration had not begun or
+      // was rolled back; either way the next import completes it.
       if (opened.right.objects === 0) return yield* halfCreated(abs)
       return { abs, ownership, client: opened.right.client }
     }
