@@ -11,7 +11,7 @@
  * `discover muse-code --json` over it and compares the two outputs byte for
  * byte (and the exit codes); with `ROUNDS` (default 0), that many more
  * interleaved runs of each, printing the median processor time (user +
- * system, of the child) of each build. Exits 1 when the outputs differ.
+ * system, of the child) and wall time of each build. Exits 1 when the outputs differ.
  *
  * `npx tsx bench/ab-discover.ts DIR BIN_A BIN_B [ROUNDS] [COUNT]`
  * (a BIN is a checkout's `bin/session-ingest.mjs`).
@@ -77,13 +77,14 @@ if (!fs.existsSync(path.join(dir, "ready"))) {
   fs.writeFileSync(path.join(dir, "ready"), "")
 }
 
-/** One run of a build's discovery: its stdout, exit code and processor time (ms, user + system of the child). */
-const run = (bin: string): { readonly out: Buffer; readonly code: number | null; readonly cpuMs: number } => {
+/** One run of a build's discovery: its stdout, exit code, processor time (ms, user + system of the child) and wall time (ms). */
+const run = (bin: string): { readonly out: Buffer; readonly code: number | null; readonly cpuMs: number; readonly wallMs: number } => {
+  const t0 = performance.now()
   const r = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", path.join(dir, "time"), process.execPath, bin, "discover", "muse-code", "--muse-root", muse, "--workspace", ws, "--json"], {
     maxBuffer: 1 << 30
   })
   const [user, sys] = fs.readFileSync(path.join(dir, "time"), "utf8").trim().split(/\s+/).slice(-2).map(Number)
-  return { out: r.stdout, code: r.status, cpuMs: (user + sys) * 1000 }
+  return { out: r.stdout, code: r.status, cpuMs: (user + sys) * 1000, wallMs: performance.now() - t0 }
 }
 
 const a = run(binA)
@@ -92,12 +93,18 @@ const same = a.code === b.code && a.out.equals(b.out)
 process.stdout.write(`outputs: ${a.out.length} and ${b.out.length} bytes, exit ${a.code} and ${b.code}: ${same ? "the same" : "DIFFERENT"}\n`)
 if (rounds > 0) {
   const cpu: [Array<number>, Array<number>] = [[], []]
+  const wall: [Array<number>, Array<number>] = [[], []]
   for (let i = 0; i < rounds; i++) {
     // Alternate which goes first, so that neither always runs on a cache the other warmed.
     const order = i % 2 === 0 ? [0, 1] : [1, 0]
-    for (const k of order) cpu[k].push(run(k === 0 ? binA : binB).cpuMs)
+    for (const k of order) {
+      const r = run(k === 0 ? binA : binB)
+      cpu[k].push(r.cpuMs)
+      wall[k].push(Math.round(r.wallMs))
+    }
   }
   const median = (xs: Array<number>) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
   process.stdout.write(`processor time (user + system), median of ${rounds}: A ${median(cpu[0]).toFixed(0)} ms, B ${median(cpu[1]).toFixed(0)} ms (A ${cpu[0].join(" ")}; B ${cpu[1].join(" ")})\n`)
+  process.stdout.write(`wall time (with the spawn of /usr/bin/time), median of ${rounds}: A ${median(wall[0]).toFixed(0)} ms, B ${median(wall[1]).toFixed(0)} ms (A ${wall[0].join(" ")}; B ${wall[1].join(" ")})\n`)
 }
 process.exit(same ? 0 : 1)
