@@ -862,9 +862,9 @@ export const searchFoldOf = (shape: {
 
 /**
  * The words of a text as an index of fold `fold` holds them ({@link searchWords} with that fold's word rule and
- * folding). An `unfolded` index's words (FTS5's `unicode61`) are read with the current fold: as strict as theirs
- * for accents and Hangul prefixes, or looser, never stricter where it matters to a redacted search (its hits are
- * the index's, checked again here).
+ * folding). An `unfolded` index's words (FTS5's `unicode61` over the text as written, not made in this module) are
+ * read with the current fold, the nearest this module has: it folds the accents `unicode61` folds and more, and keeps
+ * a Hangul syllable whole as `unicode61` does.
  */
 export const searchWordsIn = (fold: SearchFold) =>
   fold === "jamo"
