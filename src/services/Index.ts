@@ -374,6 +374,13 @@ export interface IndexShape {
    */
   readonly searchMarksKept?: boolean | undefined
   /**
+   * False for a SQLite index read (not migrated) from after migration 0013 and before 0014, whose search words hold
+   * each Hangul syllable as its letters (conjoining jamo): `search` then folds the query's words so (a Korean prefix
+   * `\uac00*` also finds `\uac01`) until the next `import` or `index migrate` folds them again (docs/search.md). True
+   * (or absent) otherwise.
+   */
+  readonly searchSyllablesKept?: boolean | undefined
+  /**
    * The machine names of the index's sources (each once, in no set order; not the rejected sources'): a team
    * (PostgreSQL) index's, as `import --machine` / `push --machine` wrote them; none on a SQLite index, which names
    * no machines ({@link IndexShape.namesMachines}). One query.

@@ -36,7 +36,7 @@ describe("visibleWords", () => {
 
 describe("visibleScores", () => {
   it("BM25 over the documents given: more occurrences and a shorter document rank first; the same documents, the same scores", () => {
-    const docs = [["creds creds rotated"], ["creds noted for the deploy of the app today"], ["nothing"]].map((d) => d.map(visibleWords))
+    const docs = [["creds creds rotated"], ["creds noted for the deploy of the app today"], ["nothing"]].map((d) => d.map((t) => visibleWords(t)))
     const s = visibleScores(tree("creds OR deploy"), docs)
     expect(s[2]).toBe(0)
     expect(s[0]).toBeLessThan(0)

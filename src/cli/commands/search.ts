@@ -134,6 +134,7 @@ export const search = Command.make(
         // An index not migrated to folded search words yet: say what it misses and what fixes it (tester29b F2).
         if (index.searchFolded === false) writeStderr(`note: ${rt.UNFOLDED_NOTE}\n`)
         else if (index.searchMarksKept === false) writeStderr(`note: ${rt.MARKS_NOTE}\n`)
+        else if (index.searchSyllablesKept === false) writeStderr(`note: ${rt.SYLLABLES_NOTE}\n`)
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),
           machine,

@@ -54,6 +54,11 @@ export interface CompiledQuery {
    * every nonspacing mark (migration 0012, not 0013, read without migrating it).
    */
   readonly allMarksMatch: string
+  /**
+   * The same expression with each word folded as {@link ftsFold0013} folds it: for a SQLite index whose Hangul
+   * syllables are held as their letters (migration 0013, not 0014, read without migrating it).
+   */
+  readonly jamoMatch: string
   readonly tree: QueryNode
 }
 
@@ -381,7 +386,8 @@ export const compileQuery = (query: string): Either.Either<CompiledQuery, Invali
     tree,
     match: render(tree, ftsFold),
     unfoldedMatch: render(tree, asWritten),
-    allMarksMatch: render(tree, ftsFold0012)
+    allMarksMatch: render(tree, ftsFold0012),
+    jamoMatch: render(tree, ftsFold0013)
   }))
 
 /** A term as the query syntax writes it: a plain word as it is, else quoted (a `"` inside is a separator, as in the index). */
@@ -596,15 +602,34 @@ const DIACRITIC_MARKS =
   /[\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed\u0711\u0730-\u074a\u08d3-\u08e1\u08e3-\u08ff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u3099\u309a\ufe00-\ufe0f\ufe20-\ufe2f\u{e0100}-\u{e01ef}]/gu
 
 /**
- * A word as both indexes hold it: Unicode NFD, its diacritic marks removed ({@link DIACRITIC_MARKS}), lower case
- * (`toLowerCase`, not locale-aware). So case and accents fold in every script (`\u03a3\u0399\u03a3\u03a5\u03a6\u039f\u03a3`,
+ * A word as both indexes hold it: Unicode NFD, its diacritic marks removed ({@link DIACRITIC_MARKS}), each run of
+ * Hangul letters (conjoining jamo) composed again (NFC) into its syllables, lower case (`toLowerCase`, not
+ * locale-aware). A Hangul syllable is one unit of the word, as a letter is (session 31, tester30c F4: `\ud558*` found
+ * `\ud55c\uad6d\uc5b4`, whose first syllable `\ud55c` NFD splits into `\ud558`'s letters and a final one); only
+ * Hangul is composed again, so the other scripts' words are as session 30 folded them (a two-part vowel sign, Bengali
+ * `\u09cb`, stays in its parts). So case and accents fold in every script (`\u03a3\u0399\u03a3\u03a5\u03a6\u039f\u03a3`,
  * `\u03c3\u03af\u03c3\u03c5\u03c6\u03bf\u03c2` are `\u03c3\u03b9\u03c3\u03c5\u03c6\u03bf\u03c2`, `\u0451\u043b\u043a\u0430` is
  * `\u0435\u043b\u043a\u0430`, `\u0130` is `i`, `caf\u00e9` is `cafe`); letters that are no accented form of another
  * stay (`\u00df`, dotless `\u0131`, `\u00f8`, `\u0142`, final `\u03c2`), and so do the vowel signs and tone marks of
  * the Brahmic and Southeast Asian scripts (session 30; the index's words are folded again by the SQLite migration
- * 0013 and the PostgreSQL one 0011).
+ * 0013 and the PostgreSQL one 0011; Hangul syllables by 0014 and 0012).
  */
-export const foldWord = (w: string): string => w.normalize("NFD").replace(DIACRITIC_MARKS, "").toLowerCase()
+export const foldWord = (w: string): string => {
+  const bare = w.normalize("NFD").replace(DIACRITIC_MARKS, "")
+  return (HANGUL_JAMO.test(bare) ? bare.replace(HANGUL_JAMO_RUNS, composed) : bare).toLowerCase()
+}
+
+/** Conjoining Hangul jamo (U+1100-11FF): the letters NFD splits a Hangul syllable into. */
+const HANGUL_JAMO = /[\u1100-\u11ff]/
+const HANGUL_JAMO_RUNS = /[\u1100-\u11ff]+/g
+const composed = (run: string) => run.normalize("NFC")
+
+/**
+ * A word as an index between session 30's fold and session 31's held it: {@link foldWord} without composing the
+ * Hangul syllables again (a SQLite index at migration 0013 but not 0014 read without migrating: its query words
+ * folded the same way).
+ */
+export const foldWord0013 = (w: string): string => w.normalize("NFD").replace(DIACRITIC_MARKS, "").toLowerCase()
 
 /**
  * A word as an index between session 29's fold and session 30's held it: every nonspacing mark removed (a SQLite
@@ -663,6 +688,13 @@ export const ftsFold = (s: string): string => ftsFoldWith(s, foldWord, WORD)
  * so when it is read without migrating, and migration 0013 folds again the fields whose words this changes.
  */
 export const ftsFold0012 = (s: string): string => ftsFoldWith(s, foldWordAllMarks, WORD_0012)
+
+/**
+ * {@link ftsFold} as session 30 made it (migration 0013, not 0014): Hangul syllables held as their letters
+ * ({@link foldWord0013}). What an index at 0013 holds: its query words are folded so when it is read without
+ * migrating, and migration 0014 folds again the fields holding Hangul.
+ */
+export const ftsFold0013 = (s: string): string => ftsFoldWith(s, foldWord0013, WORD)
 
 const ftsFoldWith = (s: string, fold: (w: string) => string, word: RegExp): string => {
   NON_ASCII.lastIndex = 0
@@ -794,3 +826,49 @@ export const UNFOLDED_NOTE =
  */
 export const MARKS_NOTE =
   "this index's search words do not keep vowel signs and tone marks yet (an index from before migration 0013, read without migrating): in Indic and Thai scripts a word also finds the words that differ from it only in those (\u0915\u0941\u0932 finds \u0915\u0932). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them again."
+
+/**
+ * What a search of an index from after migration 0013 and before 0014 finds that it should not
+ * (`IndexShape.searchSyllablesKept` false: its words hold each Hangul syllable as its letters, so the query's words are
+ * folded so too), and the remedy; said on stderr by `search` and in the MCP server's `search_sessions` note (session
+ * 31, tester30c F4). Written with escapes (the bundle is ASCII).
+ */
+export const SYLLABLES_NOTE =
+  "this index's search words hold Korean syllables split into their letters (an index from before migration 0014, read without migrating): a Korean word searched by its start also finds the words whose syllable there only begins with the query's last one (\uac00* finds \uac01). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them again."
+
+/**
+ * How an index's search words are folded, newest first: `current` ({@link foldWord}), `jamo` (migration 0013, not
+ * 0014: {@link foldWord0013}), `all-marks` (0012, not 0013: {@link foldWordAllMarks}, spacing marks splitting words),
+ * `unfolded` (before 0012: SQLite's `unicode61 remove_diacritics 2` over the text as written).
+ */
+export type SearchFold = "current" | "jamo" | "all-marks" | "unfolded"
+
+/**
+ * The fold of an index from what it says of itself (`IndexShape`'s `searchFolded`, `searchMarksKept`,
+ * `searchSyllablesKept`: false for an older fold; absent or true: not older).
+ */
+export const searchFoldOf = (shape: {
+  readonly searchFolded?: boolean | undefined
+  readonly searchMarksKept?: boolean | undefined
+  readonly searchSyllablesKept?: boolean | undefined
+}): SearchFold =>
+  shape.searchFolded === false
+    ? "unfolded"
+    : shape.searchMarksKept === false
+    ? "all-marks"
+    : shape.searchSyllablesKept === false
+    ? "jamo"
+    : "current"
+
+/**
+ * The words of a text as an index of fold `fold` holds them ({@link searchWords} with that fold's word rule and
+ * folding). An `unfolded` index's words (FTS5's `unicode61` over the text as written, not made in this module) are
+ * read with the current fold, the nearest this module has: it folds the accents `unicode61` folds and more, and keeps
+ * a Hangul syllable whole as `unicode61` does.
+ */
+export const searchWordsIn = (fold: SearchFold) =>
+  fold === "jamo"
+    ? (text: string) => searchWords(text, foldWord0013, WORD)
+    : fold === "all-marks"
+    ? (text: string) => searchWords(text, foldWordAllMarks, WORD_0012)
+    : (text: string) => searchWords(text)

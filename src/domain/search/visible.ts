@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { queryHolds, type QueryNode, searchWords } from "./query.js"
+import { queryHolds, type QueryNode, type SearchFold, searchWordsIn } from "./query.js"
 
 /** A place in a word list no query word matches and no phrase spans (a query word is never empty). */
 const BARRIER = ""
@@ -31,14 +31,19 @@ const WORD_CHAR = /[\p{L}\p{N}\p{Co}\p{M}]/u
 
 /**
  * The words of a redacted text as a redacted search reads them (folded as
- * the index folds them, as `searchWords` does): each marker or `~`, with the word
- * characters touching it on either side, is one {@link BARRIER}.
+ * the index folds them: `fold`, the index's, default the current one; see
+ * `searchWordsIn`): each marker or `~`, with the word characters touching it
+ * on either side, is one {@link BARRIER}. An index read without migrating
+ * holds an older fold's words, and its hits are checked in that fold, as the
+ * index matched them (tester30c F7: in the current one, a redacted search
+ * dropped the old fold's matches that `search` and `--no-redact` answer).
  */
-export const visibleWords = (text: string): Array<string> => {
+export const visibleWords = (text: string, fold: SearchFold = "current"): Array<string> => {
   const out: Array<string> = []
   let from = 0
+  const wordsOf = searchWordsIn(fold)
   const words = (s: string) => {
-    for (const w of searchWords(s)) out.push(w.w)
+    for (const w of wordsOf(s)) out.push(w.w)
   }
   for (const m of text.matchAll(REDACTED_PLACE)) {
     let start = m.index
@@ -56,8 +61,8 @@ export const visibleWords = (text: string): Array<string> => {
 
 type Term = Extract<QueryNode, { _tag: "Term" }>
 
-/** A term's words, folded (none for a term of punctuation alone). */
-const termParts = (t: Term): Array<string> => searchWords(t.text).map((p) => p.w)
+/** A term's words, folded as `fold` folds them (none for a term of punctuation alone). */
+const termParts = (t: Term, fold: SearchFold): Array<string> => searchWordsIn(fold)(t.text).map((p) => p.w)
 
 /** How many times `parts` occur in `ws` (the last part by its start when `prefix`). */
 const occurrences = (ws: ReadonlyArray<string>, parts: ReadonlyArray<string>, prefix: boolean): number => {
@@ -77,10 +82,13 @@ const occurrences = (ws: ReadonlyArray<string>, parts: ReadonlyArray<string>, pr
 /** A document as a redacted search reads it: the {@link visibleWords} of each of its fields (searched together). */
 export type VisibleDoc = ReadonlyArray<ReadonlyArray<string>>
 
-/** Whether a document read by {@link visibleWords} satisfies the query (AND / OR / NOT as written). */
-export const visibleMatches = (tree: QueryNode, doc: VisibleDoc): boolean =>
+/**
+ * Whether a document read by {@link visibleWords} satisfies the query (AND / OR / NOT as written), the query's words
+ * folded as the document's were (`fold`, default the current fold).
+ */
+export const visibleMatches = (tree: QueryNode, doc: VisibleDoc, fold: SearchFold = "current"): boolean =>
   queryHolds(tree, (n) => {
-    const parts = termParts(n)
+    const parts = termParts(n, fold)
     return doc.some((ws) => occurrences(ws, parts, n.prefix) > 0)
   })
 
@@ -99,10 +107,11 @@ const B = 0.75
  * documents, each term's document frequency and the average length are
  * theirs, lengths and frequencies counted in {@link visibleWords} (barriers
  * are not words). A phrase counts as one term, a prefix term counts every
- * word it starts. Same inputs, same scores: nothing else is read.
+ * word it starts; the query's words folded as the documents' were (`fold`,
+ * default the current fold). Same inputs, same scores: nothing else is read.
  */
-export const visibleScores = (tree: QueryNode, docs: ReadonlyArray<VisibleDoc>): Array<number> => {
-  const terms = positiveTerms(tree).map((t) => ({ parts: termParts(t), prefix: t.prefix }))
+export const visibleScores = (tree: QueryNode, docs: ReadonlyArray<VisibleDoc>, fold: SearchFold = "current"): Array<number> => {
+  const terms = positiveTerms(tree).map((t) => ({ parts: termParts(t, fold), prefix: t.prefix }))
   const lengths = docs.map((d) => d.reduce((n, ws) => n + ws.filter((w) => w !== BARRIER).length, 0))
   const avg = docs.length === 0 ? 0 : lengths.reduce((a, b) => a + b, 0) / docs.length
   const tf = docs.map((d) => terms.map((t) => d.reduce((n, ws) => n + occurrences(ws, t.parts, t.prefix), 0)))

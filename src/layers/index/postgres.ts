@@ -326,14 +326,25 @@ const migrations = Migrator.fromRecord({
   // no longer split a word (session 30, tester30b F5; the SQLite layer's migration 0013): the words of the documents
   // whose text holds a character from U+0700 up (but for the general punctuation) are made again from the stored
   // events and titles, a page at a time; the others' words are the same under both folds.
-  "0011_search_marks": Effect.flatMap(SqlClient.SqlClient, (sql) => refoldMarks(sql))
+  "0011_search_marks": Effect.flatMap(SqlClient.SqlClient, (sql) => refold(sql, MAY_FOLD_APART)),
+  // A Hangul syllable is one unit of a word (session 31, tester30c F4; the SQLite layer's migration 0014: 0011's fold
+  // split it into its letters, so a Korean prefix found the syllables that only begin with it): the words of the
+  // documents whose text holds Hangul (a syllable or a conjoining letter) are made again from the stored events and
+  // titles, a page at a time; the others' words are the same under both folds.
+  "0012_search_syllables": Effect.flatMap(SqlClient.SqlClient, (sql) => refold(sql, HANGUL))
 })
 
 /** A document's text that may fold apart under session 29's and session 30's folds (see `0011_search_marks`). */
 const MAY_FOLD_APART = "[^\\u0001-\\u06ff\\u2000-\\u206f]"
 
-/** Migration 0011's work: the words of the event and title documents whose text {@link MAY_FOLD_APART}, made again. */
-const refoldMarks = (sql: SqlClient.SqlClient) =>
+/** A document's text that may fold apart under session 30's and session 31's folds (see `0012_search_syllables`). */
+const HANGUL = "[\\u1100-\\u11ff\\uac00-\\ud7a3]"
+
+/**
+ * Migrations 0011's and 0012's work: the words of the event and title documents whose text matches `may` (a
+ * PostgreSQL regular expression: the characters the folds before and after tell apart), made again.
+ */
+const refold = (sql: SqlClient.SqlClient, may: string) =>
   Effect.gen(function*() {
     let after: { key: string; generation: number; uid: string } | null = null
     for (;;) {
@@ -341,7 +352,7 @@ const refoldMarks = (sql: SqlClient.SqlClient) =>
         yield* sql<{ source_key: string; generation: number; event_uid: string; session_uid: string; event_json: string }>`
           SELECT e.source_key, e.generation, e.event_uid, e.session_uid, e.event_json FROM events e
             JOIN search_docs d ON d.source_key = e.source_key AND d.generation = e.generation AND d.event_uid = e.event_uid
-          WHERE e.event_json ~ ${MAY_FOLD_APART}
+          WHERE e.event_json ~ ${may}
             ${after === null ? sql`` : sql`AND (e.source_key, e.generation, e.event_uid) > (${after.key}, ${after.generation}::int, ${after.uid})`}
           ORDER BY e.source_key, e.generation, e.event_uid LIMIT ${REINDEX_PAGE}`
       if (rows.length === 0) break
@@ -357,14 +368,14 @@ const refoldMarks = (sql: SqlClient.SqlClient) =>
     const titled = yield* sql<{ source_key: string; generation: number; session_uid: string; provider: string; title: string }>`
       SELECT ss.source_key, ss.generation, ss.session_uid, ss.provider, ss.title FROM sessions ss
         JOIN search_docs d ON d.title_of = ss.session_uid AND d.generation = ss.generation
-      WHERE ss.title ~ ${MAY_FOLD_APART}`
+      WHERE ss.title ~ ${may}`
     yield* upsertTitleDocs(sql, titled.map((t) => titleDoc(t.source_key, t.generation, t.session_uid, t.provider, fromPg(t.title))))
   })
 
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 11
+export const SCHEMA_VERSION = 12
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {

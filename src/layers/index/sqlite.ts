@@ -29,7 +29,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery, type CompiledQuery, ftsFold0012, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, type CompiledQuery, ftsFold0012, ftsFold0013, type QueryNode } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { sortKey } from "../../domain/timestamps.js"
@@ -614,14 +614,29 @@ const migrations = Migrator.fromRecord({
   // FTS5 again (read from the stored records and titles; no source is read), then the index says it is folded so.
   "0013_search_marks": Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function*() {
-      yield* refoldMarks(sql)
+      yield* refold(sql, MAY_FOLD_APART, ftsFold0012)
+      yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES (${SEARCH_FOLD_KEY}, ${SEARCH_FOLD_0013})`
+    })),
+  // A Hangul syllable is one unit of a word (session 31, tester30c F4: 0013's fold split it into its letters, so
+  // `\ud558*` found `\ud55c\uad6d\uc5b4`): the fields holding Hangul (a syllable or a conjoining letter) are given to FTS5
+  // again, from the stored records and titles (no source is read); the others' words are the same under both folds.
+  "0014_search_syllables": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      yield* refold(sql, HANGUL, ftsFold0013)
       yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES (${SEARCH_FOLD_KEY}, ${SEARCH_FOLD})`
     }))
 })
 
-/** The `meta` key that says how the search words are folded, and its value since migration 0013 (`foldWord`). */
+/**
+ * The `meta` key that says how the search words are folded; its value since migration 0014 (`foldWord`), and from
+ * 0013 to 0014 (`foldWord0013`, Hangul syllables as their letters).
+ */
 const SEARCH_FOLD_KEY = "search-fold"
-const SEARCH_FOLD = "marks-kept"
+const SEARCH_FOLD = "syllables-kept"
+const SEARCH_FOLD_0013 = "marks-kept"
+
+/** Hangul: conjoining letters (U+1100-11FF) and syllables (U+AC00-D7A3), what `foldWord` composes and 0013's split. */
+const HANGUL = /[\u1100-\u11ff\uac00-\ud7a3]/
 
 /**
  * A stored record that may hold a word {@link ftsFold0012} and `ftsText` fold apart: a character from U+0700 up but
@@ -630,16 +645,18 @@ const SEARCH_FOLD = "marks-kept"
 const MAY_FOLD_APART = /[\u0700-\u1fff\u2070-\uffff]/
 
 /**
- * Migration 0013's work: the search words of each event and title of the current generations whose fields
- * {@link ftsFold0012} (what 0012 gave FTS5) and `ftsText` fold apart, given to FTS5 again, a page of records at a time.
+ * Migrations 0013's and 0014's work: the search words of each event and title of the current generations whose fields
+ * `before` (what the migration before gave FTS5: {@link ftsFold0012}, {@link ftsFold0013}) and `ftsText` fold apart,
+ * given to FTS5 again, a page of records at a time; only the records whose stored body matches `may` (the characters
+ * the two folds can tell apart) are decoded.
  */
-const refoldMarks = (sql: SqlClient.SqlClient) =>
+const refold = (sql: SqlClient.SqlClient, may: RegExp, before: (s: string) => string) =>
   Effect.gen(function*() {
     const hasSearch = (yield* sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'search'`)[0].n > 0
     if (!hasSearch) return
     const reader = yield* eventReader(sql, (e) => e)
-    const apart = (t: string) => ftsFold0012(t) !== ftsText(t)
+    const apart = (t: string) => may.test(t) && before(t) !== ftsText(t)
     let after = 0
     for (;;) {
       const rows = yield* sql<StoredEventRow & { rid: number }>`
@@ -649,7 +666,7 @@ const refoldMarks = (sql: SqlClient.SqlClient) =>
         ORDER BY e.rid LIMIT ${REINDEX_PAGE}`
       if (rows.length === 0) break
       after = rows[rows.length - 1].rid
-      const maybe = rows.filter((r) => MAY_FOLD_APART.test(r.body))
+      const maybe = rows.filter((r) => may.test(r.body))
       if (maybe.length === 0) continue
       const events = yield* reader.decode(maybe)
       const words = events.flatMap((e, i) => {
@@ -672,9 +689,10 @@ const refoldMarks = (sql: SqlClient.SqlClient) =>
   })
 
 /**
- * How the search words of the index behind `sql` are folded: `current` (migration 0013, or an index made after it:
- * `foldWord`), `all-marks` (0012, not 0013: every nonspacing mark removed, spacing marks splitting words:
- * {@link ftsFold0012}), or `unfolded` (before 0012: {@link UNFOLDED_SEARCH_TOKENIZER}, or no search table).
+ * How the search words of the index behind `sql` are folded: `current` (migration 0014, or an index made after it:
+ * `foldWord`), `jamo` (0013, not 0014: Hangul syllables as their letters: {@link ftsFold0013}), `all-marks` (0012, not
+ * 0013: every nonspacing mark removed, spacing marks splitting words: {@link ftsFold0012}), or `unfolded` (before
+ * 0012: {@link UNFOLDED_SEARCH_TOKENIZER}, or no search table).
  */
 const searchFoldOf = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
@@ -683,7 +701,8 @@ const searchFoldOf = (sql: SqlClient.SqlClient) =>
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`)[0].n > 0
     if (!hasMeta) return "all-marks" as const
     const fold = yield* sql<{ readonly value: unknown }>`SELECT value FROM meta WHERE key = ${SEARCH_FOLD_KEY}`
-    return fold.length > 0 && String(fold[0].value) === SEARCH_FOLD ? "current" as const : "all-marks" as const
+    const value = fold.length > 0 ? String(fold[0].value) : null
+    return value === SEARCH_FOLD ? "current" as const : value === SEARCH_FOLD_0013 ? "jamo" as const : "all-marks" as const
   })
 
 /**
@@ -1296,11 +1315,18 @@ const make = (
     const hasSearch = (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${reader.lean ? "search" : "search_docs"}`))[0].n > 0
     // An index read (not migrated) from before migration 0012 holds its words unfolded: searched with the words as written.
-    // One from before migration 0013 holds them with every nonspacing mark removed: searched with the words folded so.
+    // One from before migration 0013 holds them with every nonspacing mark removed: searched with the words folded so;
+    // one from before 0014 with Hangul syllables as their letters: the same.
     const fold = yield* fail(searchFoldOf(sql))
     const folded = fold !== "unfolded"
     const matchOf = (compiled: CompiledQuery) =>
-      fold === "current" ? compiled.match : fold === "all-marks" ? compiled.allMarksMatch : compiled.unfoldedMatch
+      fold === "current"
+        ? compiled.match
+        : fold === "jamo"
+        ? compiled.jamoMatch
+        : fold === "all-marks"
+        ? compiled.allMarksMatch
+        : compiled.unfoldedMatch
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
     const EV = sql.unsafe(reader.from)
     const STORED_COLUMNS = sql.unsafe(STORED)
@@ -1777,7 +1803,8 @@ const make = (
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
       searchFolded: folded,
-      searchMarksKept: fold === "current",
+      searchMarksKept: fold === "current" || fold === "jamo",
+      searchSyllablesKept: fold === "current",
       machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 

@@ -25,7 +25,7 @@ import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
-import { compileQuery, MARKS_NOTE, positiveQuery, type QueryNode, UNFOLDED_NOTE } from "../../domain/search/query.js"
+import { compileQuery, MARKS_NOTE, positiveQuery, type QueryNode, searchFoldOf, SYLLABLES_NOTE, UNFOLDED_NOTE } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -390,6 +390,8 @@ const HITS_SLICE = 50
 const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits: ReadonlyArray<SearchHit>, titles: boolean) =>
   Effect.gen(function*() {
     const kept: Array<Visible> = []
+    // the index's fold: an index read without migrating matched the query in an older one (tester30c F7)
+    const fold = searchFoldOf(index)
     let done = 0
     const secretsBySession = new Map<string, SessionSecrets>()
     const bySession = new Map<string, Array<SearchHit>>()
@@ -417,8 +419,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         const title = h.title === null ? null : titleOf(h.title)
         if (h.eventUid === null && h.eventId === null) {
           if (title === null) continue
-          const doc = [visibleWords(title)]
-          if (visibleMatches(tree, doc)) kept.push({ hit: h, title, fields: [{ field: "title", text: title }], doc })
+          const doc = [visibleWords(title, fold)]
+          if (visibleMatches(tree, doc, fold)) kept.push({ hit: h, title, fields: [{ field: "title", text: title }], doc })
           continue
         }
         const around = contexts.get(h)
@@ -428,8 +430,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         const joined = around.events.slice(run.from, run.to)
         const seen = joined.map((e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
         const t = searchableText(redactJoints(r.text, seen)[around.at - run.from])
-        const doc = [visibleWords(t.text), visibleWords(t.input)]
-        if (visibleMatches(tree, doc)) {
+        const doc = [visibleWords(t.text, fold), visibleWords(t.input, fold)]
+        if (visibleMatches(tree, doc, fold)) {
           kept.push({ hit: h, title, fields: [{ field: "text", text: t.text }, { field: "input", text: t.input }], doc })
         }
         // The title as a hit of its own when the index found its source (the first prompt) but not the title: the
@@ -437,8 +439,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         // secret longer than its marker) that the index's title does not (tester22c F1).
         if (title !== null && !titled && titleSource !== undefined && around.events[around.at].text === titleSource) {
           titled = true
-          const titleDoc = [visibleWords(title)]
-          if (visibleMatches(tree, titleDoc)) {
+          const titleDoc = [visibleWords(title, fold)]
+          if (visibleMatches(tree, titleDoc, fold)) {
             kept.push({
               hit: { ...h, eventUid: null, eventId: null, kind: null, role: null, occurredAt: null, sequence: null, cursor: null },
               title,
@@ -690,7 +692,7 @@ const redactedSearch = (
     // titles are searched as the index searches them: not with a time, role or kind filter
     const titles = filter.since === undefined && filter.until === undefined && filter.role === undefined && filter.kind === undefined
     const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), titles)
-    const scores = visibleScores(compiled.tree, kept.map((k) => k.doc))
+    const scores = visibleScores(compiled.tree, kept.map((k) => k.doc), searchFoldOf(index))
     return kept
       .map((k, i) => ({ k, score: scores[i] }))
       .sort((x, y) => x.score - y.score || newerFirst(x.k.hit, y.k.hit))
@@ -771,6 +773,8 @@ export const searchSessions = (
           ? [sentence(UNFOLDED_NOTE)]
           : index.searchMarksKept === false
           ? [sentence(MARKS_NOTE)]
+          : index.searchSyllablesKept === false
+          ? [sentence(SYLLABLES_NOTE)]
           : [])
       ].join(" ") || null
     }
