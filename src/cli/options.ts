@@ -269,6 +269,15 @@ export const out = (what: string) =>
  * write it as it is, without the redaction of secrets, emails and home paths
  * (docs/redaction.md, "Redaction"). Its help names that command's output.
  */
+/**
+ * The stderr note of a `replay` or `export` run with `--no-redact` (tester31b F1): the file or stream it writes holds
+ * the session as stored, and nothing else would tell a later reader so but the output's own mark (the replay's
+ * "Redaction" row, ATIF's `extra.session_ingest.redaction`).
+ */
+export const unredactedNote = (what: string): string =>
+  `note: --no-redact: ${what} holds the session as stored, secrets, emails and home paths included; do not share it.\n`
+
+/** The `--no-redact` flag of a command whose output is shared (`what`: what it writes). */
 export const noRedact = (what: string) =>
   Options.boolean("no-redact").pipe(
     Options.withDescription(`Do not redact secrets, emails and home paths in ${what} (redacted by default).`)

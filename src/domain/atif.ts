@@ -270,6 +270,11 @@ export interface AtifSessionInput {
    * `files_left_out` when there are some.
    */
   readonly parseWarnings?: ReadonlyArray<ParseWarning>
+  /**
+   * Whether the trajectory's text was redacted (`redacted`) or is the session as stored (`none`: `export
+   * --no-redact`), written to `extra.session_ingest.redaction` (tester31b F1); absent: not said.
+   */
+  readonly redaction?: "redacted" | "none"
 }
 
 /**
@@ -658,6 +663,7 @@ const trajectoryOf = (
         contract_version: CONTRACT_VERSION,
         event_count: events.length,
         orphan_tool_results: built.orphanResults,
+        ...(session.redaction !== undefined ? { redaction: session.redaction } : {}),
         // (tester30b F3) the lines the source skipped (too deep, torn): a result whose call was one is an orphan above
         // (tester31a F1) only the kinds whose lines were skipped count in skipped_lines: a line kept with a part
         // replaced (invalid UTF-8, a usage not valid, ...) is kept_lines, a subagent file left out files_left_out

@@ -271,17 +271,19 @@ export const shareableTranscript = (t: Transcript, known?: ReadonlyMap<string, s
  */
 export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTrajectory, never, Redaction> =>
   Effect.flatMap(Effect.zip(Redaction, atif), ([r, { toAtif }]) => {
-    if (!r.enabled) return Effect.sync(() => toAtif(input))
+    // (tester31b F1) the document says whether it was redacted, as a Muse Code export's `redaction` does (seed 001).
+    if (!r.enabled) return Effect.sync(() => toAtif({ ...input, session: { ...input.session, redaction: "none" } }))
     return Effect.gen(function*() {
       const whole = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
       const event = whole.event
       const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) => ({ ...s, title: whole.title(s.title, events), model: s.model == null ? s.model : r.text(s.model) })
       const events = redactJoints(r.text, yield* mapYielding(input.events, event))
+      const top = { ...session(input.session, input.events), redaction: "redacted" as const }
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
         subagents.push({ ...sub, session: session(sub.session, sub.events), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
       }
-      return redactUnpricedModels(toAtif({ ...input, session: session(input.session, input.events), events, subagents }), r.text)
+      return redactUnpricedModels(toAtif({ ...input, session: top, events, subagents }), r.text)
     })
   })
 

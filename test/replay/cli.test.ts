@@ -63,6 +63,28 @@ describe("session-ingest replay", () => {
     const raw = cli(["replay", "3f2b8c1e", "--index", index, "--no-redact"])
     expect(raw.code, raw.stderr).toBe(0)
     for (const secret of [token, email, "/home/alice"]) expect(raw.stdout).toContain(secret)
+
+    // tester31b F1: each page says which it is, and a --no-redact run says so on stderr (the export's ATIF too).
+    expect(page.stdout).toContain("<dt>Redaction</dt><dd>redacted: secrets, emails and home paths replaced by markers</dd>")
+    expect(page.stderr).not.toContain("--no-redact")
+    expect(raw.stdout).toContain("<dt>Redaction</dt><dd>none (--no-redact): the session as stored, secrets, emails and home paths included; not for sharing</dd>")
+    expect(raw.stderr).toBe("note: --no-redact: the page holds the session as stored, secrets, emails and home paths included; do not share it.\n")
+    const out = path.join(dir, "raw.html")
+    expect(cli(["replay", "3f2b8c1e", "--index", index, "--no-redact", "--out", out]).stderr).toContain(`note: --no-redact: ${out} holds the session as stored`)
+    const atif = (extra: Array<string>) => {
+      const r = cli(["export", "3f2b8c1e", "--index", index, "--format", "atif", ...extra])
+      expect(r.code, r.stderr).toBe(0)
+      return { doc: JSON.parse(r.stdout), stderr: r.stderr }
+    }
+    const redacted = atif([])
+    expect(redacted.doc.extra.session_ingest.redaction).toBe("redacted")
+    expect(redacted.stderr).not.toContain("--no-redact")
+    const unredacted = atif(["--no-redact"])
+    expect(unredacted.doc.extra.session_ingest.redaction).toBe("none")
+    expect(JSON.stringify(unredacted.doc)).toContain(token)
+    expect(unredacted.stderr).toContain("note: --no-redact: the export holds the session as stored")
+    const nd = cli(["export", "3f2b8c1e", "--index", index, "--format", "ndjson", "--no-redact"])
+    expect(nd.stderr).toContain("note: --no-redact: the export holds the session as stored")
   })
 
   it("control characters of the session show as escapes, never act: a bidi override cannot reorder the page", () => {

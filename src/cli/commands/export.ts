@@ -58,6 +58,7 @@ export const exportCommand = Command.make(
           Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), (input) => rt.shareableTrajectory({ ...input, prices })), (atif) => prettyJsonChunks(atif, "steps"))
             .pipe(Effect.provide(indexLayer))
         )
+      if (o.noRedact) writeStderr(O.unredactedNote(out !== undefined ? out : "the export"))
       if (out !== undefined) {
         // Through a sink that never overwrites, and leaves nothing on failure or Ctrl-C.
         yield* Stream.run(bytes, rt.newFileSink(out))

@@ -37,6 +37,7 @@ export const replay = Command.make(
       const layers = yield* rt.sessionOutputLayer(file, !o.noRedact, Option.getOrUndefined(o.config), o.id, "replaying")
       const html = yield* rt.replayHtml(o.id, prices).pipe(Effect.provide(layers))
       const bytes = Buffer.from(html, "utf8")
+      if (o.noRedact) writeStderr(O.unredactedNote(out !== undefined ? out : "the page"))
       if (out !== undefined) {
         yield* Stream.run(Stream.make(bytes), rt.newFileSink(out))
         if (o.json) yield* printResult("replay", true, { out, bytes: bytes.length }, () => "")

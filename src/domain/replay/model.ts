@@ -58,6 +58,12 @@ export interface ReplayHeader {
   readonly costUsd: number | null
   readonly parseWarnings: ReadonlyArray<ParseWarning>
   readonly diagnostics: ReadonlyArray<TranscriptDiagnostic>
+  /**
+   * Whether the page's text was redacted (`redacted`) or is the session as stored (`none`: `replay --no-redact`),
+   * said in the header (tester31b F1: an unredacted page looked like a redacted one); absent: not said (the
+   * domain's builder does not know; `replayHtml` sets it).
+   */
+  readonly redaction?: "redacted" | "none"
 }
 
 /** A runtime fact (an event of a kind that is not conversation): its kind, time and one-line text. */

@@ -74,6 +74,9 @@ export const formatDuration = (ms: number): string => {
 /** The header of a session as label / value rows (what the page shows above it). */
 export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> => {
   const rows: Array<readonly [string, string]> = [["Provider", h.provider], ["Session", h.sessionId]]
+  // (tester31b F1) whether the page holds the session's secrets: an unredacted page must not look like a shared one.
+  if (h.redaction === "redacted") rows.push(["Redaction", "redacted: secrets, emails and home paths replaced by markers"])
+  else if (h.redaction === "none") rows.push(["Redaction", "none (--no-redact): the session as stored, secrets, emails and home paths included; not for sharing"])
   if (h.model !== null) rows.push(["Model", h.model])
   if (h.workspace !== null) rows.push(["Workspace", h.workspace])
   if (h.startedAt !== null) rows.push(["Started", h.startedAt])

@@ -118,5 +118,6 @@ export const replayHtml = (
     // computation `show`, `sessions` and `usage` make (tester30b F4: priced response by response, the sum of doubles
     // differed from theirs in the last digits).
     const costUsd = (yield* usageBySession(prices, [sessionUid])).get(sessionUid)?.costUsd ?? null
-    return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd } } })
+    const redaction = (yield* Redaction).enabled ? "redacted" as const : "none" as const
+    return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd, redaction } } })
   })
