@@ -76,6 +76,7 @@ import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
   sessionStatusOf,
+  type EventsFrom,
   Index,
   type IndexShape,
   type SearchFilter,
@@ -1202,7 +1203,7 @@ const guardReads = (file: string, shape: IndexShape): IndexShape => {
     findSessionsByPrefix: (prefix, max) => guard(shape.findSessionsByPrefix(prefix, max)),
     events: (uid) => guard(shape.events(uid)),
     sessionBytes: (uid) => guard(shape.sessionBytes(uid)),
-    eventsStream: (uid, pageSize) => decodedOrDamagedStream(file)(shape.eventsStream(uid, pageSize)),
+    eventsStream: (uid, pageSize, from) => decodedOrDamagedStream(file)(shape.eventsStream(uid, pageSize, from)),
     ...(shape.forEachStoredEvent !== undefined ? { forEachStoredEvent: (uid, f, pageSize, kept) => guard(shape.forEachStoredEvent!(uid, f, pageSize, kept)) } : {}),
     search: (query, filter) => guard(shape.search(query, filter)),
     eventsAround: (uid, id, before, after) => guard(shape.eventsAround(uid, id, before, after)),
@@ -1334,7 +1335,7 @@ const make = (
     const orderedPage = (
       uid: string,
       streams: ReadonlyArray<{ readonly source_key: string; readonly generation: number }> | null,
-      from: { readonly sequence: number; readonly eventUid: unknown } | null,
+      from: { readonly sequence: number; readonly eventUid: unknown } | EventsFrom | null,
       direction: "after" | "before",
       limit: number
     ): Effect.Effect<ReadonlyArray<PageRow>, StoreUnavailable> => {
@@ -1343,7 +1344,13 @@ const make = (
         sql<PageRow>`SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e
             JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
           WHERE ${stream === null ? sql`` : sql`e.source_key = ${stream.source_key} AND e.generation = ${stream.generation} AND`} e.session_uid = ${uid}
-            ${from === null ? sql`` : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`}
+            ${
+          from === null
+            ? sql``
+            : !("eventUid" in from)
+            ? sql`AND e.sequence ${sql.unsafe(direction === "after" ? ">=" : "<")} ${from.sequence}`
+            : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`
+        }
           ORDER BY ${sql.unsafe(direction === "after" ? "e.sequence, e.event_uid" : "e.sequence DESC, e.event_uid DESC")} LIMIT ${limit}`
       if (streams === null) return fail(branch(null))
       if (streams.length === 0) return Effect.succeed([])
@@ -1357,10 +1364,11 @@ const make = (
      * A page starts after the row value `(sequence, event_uid)` of the last one, in the session's shown streams
      * ({@link orderedPage}): one walk of `records_in_order` from there, where `sequence > x OR (sequence = x AND …)`
      * read and sorted every later row of the session for each page (quadratic: ~0.8 s CPU to stream 30,000 events).
+     * With `start`, the first page is the range of the rows whose `sequence` is `start.sequence` or more.
      */
-    const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
+    const eventsStream = (uid: string, pageSize = 1000, start?: EventsFrom): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
-        null as { readonly sequence: number; readonly eventUid: unknown } | null,
+        (start === undefined ? null : { sequence: start.sequence }) as { readonly sequence: number; readonly eventUid: unknown } | EventsFrom | null,
         (after) =>
           Effect.gen(function*() {
             const rows = yield* orderedPage(uid, yield* shownStreams(uid), after, "after", pageSize)
