@@ -352,6 +352,11 @@ export interface StoredEvent {
   readonly event: () => SessionEvent
 }
 
+/** Where {@link IndexShape.eventsStream} starts: at the first event whose `sequence` is this one or more. */
+export interface EventsFrom {
+  readonly sequence: number
+}
+
 /** The index's operations. Every one fails only with `StoreUnavailable`, but `search` (see there). */
 export interface IndexShape {
   /**
@@ -559,8 +564,12 @@ export interface IndexShape {
   /**
    * {@link IndexShape.events} a page at a time (`pageSize` events per query,
    * in the same order): memory stays bounded however long the session.
+   * `from`: only the events whose `sequence` is `from.sequence` or more (the
+   * order is `(sequence, event uid)`), the first page one index range from
+   * there (session 31, tester30c F5: MCP `get_events` resumes at its cursor's
+   * event without reading the session from its start).
    */
-  readonly eventsStream: (sessionUid: string, pageSize?: number) => Stream.Stream<SessionEvent, StoreUnavailable>
+  readonly eventsStream: (sessionUid: string, pageSize?: number, from?: EventsFrom) => Stream.Stream<SessionEvent, StoreUnavailable>
   /**
    * The events of {@link IndexShape.eventsStream}, in the same order and pages, each given to `f` as it is stored
    * ({@link StoredEvent}): decoded only when `f` asks (`event()`), so a reader that needs few of a session's events

@@ -83,12 +83,15 @@ describe("a session's events in order on PostgreSQL (fix30a)", () => {
       const uid = sessionUid("muse-agents", "sha256:plan30-0", "plan30-0", MACHINE)
 
       // A new layer: its connections start with auto_explain loaded.
-      const { read, around } = yield* Effect.gen(function*() {
+      const { around, from, read } = yield* Effect.gen(function*() {
         const index = yield* Index
         const read = Chunk.toArray(yield* Stream.runCollect(index.eventsStream(uid, 500)))
         const around = yield* index.eventsAround(uid, "line-1500", 3, 2)
-        return { read, around }
+        // session 31 (tester30c F5): from a sequence on, as MCP get_events resumes at its cursor's event
+        const from = Chunk.toArray(yield* Stream.runCollect(index.eventsStream(uid, 7, { sequence: current[1500].sequence })))
+        return { read, around, from }
       }).pipe(Effect.provide(IndexPostgres.layer({ url })))
+      expect(from.map((e) => e.text)).toEqual(current.slice(1500).map((e) => e.text))
 
       // The current generation's events only, in order.
       expect(read.map((e) => e.text)).toEqual(current.map((e) => e.text))

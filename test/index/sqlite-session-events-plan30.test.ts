@@ -49,15 +49,18 @@ describe("a session's events in order on SQLite (fix30a)", () => {
         prepared.push(source)
         return prepare.call(this, source)
       } as typeof prepare
-      const { read, around } = yield* Effect.gen(function*() {
+      const { around, from, read } = yield* Effect.gen(function*() {
         const index = yield* Index
         const read = Chunk.toArray(yield* Stream.runCollect(index.eventsStream(uid, 500)))
         const around = yield* index.eventsAround(uid, "line-1500", 3, 2)
-        return { read, around }
+        // session 31 (tester30c F5): from a sequence on, as MCP get_events resumes at its cursor's event
+        const from = Chunk.toArray(yield* Stream.runCollect(index.eventsStream(uid, 7, { sequence: current[1500].sequence })))
+        return { read, around, from }
       }).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
       Database.prototype.prepare = prepare
 
       expect(read.map((e) => e.text)).toEqual(current.map((e) => e.text))
+      expect(from.map((e) => e.text)).toEqual(current.slice(1500).map((e) => e.text))
       const a = Option.getOrThrow(around)
       expect(a.at).toBe(3)
       expect(a.events.map((e) => e.text)).toEqual(["g2 event 1496", "g2 event 1497", "g2 event 1498", "g2 event 1499", "g2 event 1500", "g2 event 1501"])

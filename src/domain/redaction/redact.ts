@@ -873,6 +873,18 @@ export interface SessionRedactor {
   readonly event: (e: SessionEvent) => SessionEvent
   /** The secrets noted so far, with their markers. */
   readonly known: ReadonlyMap<string, string>
+  /** The tool calls seen so far whose command prints a secret bare ({@link printsSecret}), by `toolCallId`, in the order seen. */
+  readonly printing: ReadonlySet<string>
+}
+
+/**
+ * What a {@link SessionRedactor} starts from (`sessionRedactor`): the state seeing a session's earlier events left,
+ * its {@link SessionRedactor.known} secrets (in the order they were noted) and its {@link SessionRedactor.printing}
+ * calls, so that a reader that resumes inside a session redacts as one that saw it from its first event.
+ */
+export interface SessionRedactorStart {
+  readonly known: Iterable<readonly [string, string]>
+  readonly printing: Iterable<string>
 }
 
 /**
@@ -928,14 +940,18 @@ export const notingPrefilter = (needles: ReadonlyArray<string>, flagged: string)
  * text ({@link redactCommandOutput}), and each value of {@link SESSION_RESTATED_MIN} characters or more with a
  * secret's shape ({@link restatable}) is noted, so the session's later events lose it too. The call must come
  * before its result (a session's order); a result that says it failed (`isError`) is an error message and stays.
+ * `start`: the state the session's events before the first one this redactor sees left (none: it starts at the first).
  */
-export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated" | "mayNote"> & { readonly ids?: ShownIds }): SessionRedactor => {
+export const sessionRedactor = (
+  r: Pick<Redactor, "eventNoting" | "restated" | "mayNote"> & { readonly ids?: ShownIds },
+  start?: SessionRedactorStart
+): SessionRedactor => {
   const ids = r.ids ?? realIds
-  const known = new Map<string, string>()
+  const known = new Map<string, string>(start?.known)
   // the events seen, redacted (their secrets are in `known`): `event` restates them without redacting them again
   const seen = new WeakMap<SessionEvent, SessionEvent>()
   // the calls whose command prints a secret bare, by id; each result of one, its text's lines hidden
-  const printing = new Set<string>()
+  const printing = new Set<string>(start?.printing)
   const prepared = new WeakMap<SessionEvent, SessionEvent>()
   const prepare = (e: SessionEvent): SessionEvent => {
     const done = prepared.get(e)
@@ -982,7 +998,8 @@ export const sessionRedactor = (r: Pick<Redactor, "eventNoting" | "restated" | "
       const p = prepare(e)
       return shownProvenance(r.restated(seen.get(e) ?? r.eventNoting(p, known), known, p), ids)
     },
-    known
+    known,
+    printing
   }
 }
 

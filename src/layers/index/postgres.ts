@@ -82,7 +82,7 @@ import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { fromPg, toPg } from "./pg-text.js"
-import { DEFAULT_SEARCH_LIMIT, Index, MAX_SEARCH_LIMIT, sessionStatusOf, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
+import { DEFAULT_SEARCH_LIMIT, type EventsFrom, Index, MAX_SEARCH_LIMIT, sessionStatusOf, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
 
@@ -494,7 +494,8 @@ export interface SessionEventsPageRow {
 
 /**
  * One page of the events of session `uid` in `generations` (from {@link shownGenerationsSql}), in source order
- * `(sequence, event_uid)` (`"after"`: ascending from after `from`; `"before"`: descending from before it), at most
+ * `(sequence, event_uid)` (`"after"`: ascending from after `from`, or from its `sequence` on when it names no event
+ * uid ({@link EventsFrom}); `"before"`: descending from before it), at most
  * `limit` rows: for each generation one index range scan of `events_by_session` that stops at `limit` (never a sort
  * of the session's rows), several generations merged. A row whose source holds another generation now (a superseded
  * one, kept for a rollback) comes with a null `event_json`, not left out, so that the next page starts after the
@@ -504,7 +505,7 @@ export const sessionEventsPageSql = (
   sql: SqlClient.SqlClient,
   uid: string,
   generations: ReadonlyArray<number>,
-  from: { readonly sequence: number; readonly eventUid: string } | null,
+  from: { readonly sequence: number; readonly eventUid: string } | EventsFrom | null,
   direction: "after" | "before",
   limit: number
 ) => {
@@ -516,7 +517,13 @@ export const sessionEventsPageSql = (
             THEN e.event_json END AS event_json
         FROM events e
         WHERE e.session_uid = ${uid} AND e.generation = ${generation}
-          ${from === null ? sql`` : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`}
+          ${
+    from === null
+      ? sql``
+      : !("eventUid" in from)
+      ? sql`AND e.sequence ${sql.unsafe(direction === "after" ? ">=" : "<")} ${from.sequence}`
+      : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`
+  }
         ORDER BY ${order("e")} LIMIT ${limit}`
   if (generations.length === 1) return branch(generations[0])
   const union = generations.slice(1).reduce((acc, g) => sql`${acc} UNION ALL (${branch(g)})`, sql`(${branch(generations[0])})`)
@@ -1230,11 +1237,12 @@ const make = (
     /**
      * A session's events of its sources' current generations, in source order, a page (`pageSize` rows) per query: its
      * shown generations first (each page: a generation a rewrite makes current meanwhile is read from then on), then
-     * one index range from after the last row read ({@link sessionEventsPageSql}).
+     * one index range from after the last row read ({@link sessionEventsPageSql}); with `start`, the first page from
+     * the rows whose `sequence` is `start.sequence` or more.
      */
-    const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
+    const eventsStream = (uid: string, pageSize = 1000, start?: EventsFrom): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
-        null as { readonly sequence: number; readonly eventUid: string } | null,
+        (start === undefined ? null : { sequence: start.sequence }) as { readonly sequence: number; readonly eventUid: string } | EventsFrom | null,
         (after) =>
           Effect.gen(function*() {
             const generations = yield* shownGenerations(uid)

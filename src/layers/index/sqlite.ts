@@ -76,6 +76,7 @@ import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
   sessionStatusOf,
+  type EventsFrom,
   Index,
   type IndexShape,
   type SearchFilter,
@@ -1133,12 +1134,16 @@ const isLockCause = (e: unknown): boolean => {
  * other process has not committed the schema yet: so the applied migrations
  * are read back after it, and while they are short of the last one (or the
  * file is busy), it is run again (every 50 ms, for {@link MIGRATION_WAIT});
- * after that the failure reads as a lock (`SQLITE_BUSY`).
+ * after that the failure reads as a lock (`SQLITE_BUSY`). Answers the migrations this process applied (`[id, name]`).
  */
 const migrateShared = (sql: SqlClient.SqlClient) =>
   Effect.gen(function*() {
     const last = Math.max(...(yield* migrations).map(([id]) => id))
-    return yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
+    // what this process's runs applied (a run that waited for another process's, or lost its claim, applied none:
+    // tester30c F6, two `index migrate` at once both said they had applied them)
+    const applied: Array<readonly [number, string]> = []
+    yield* Migrator.make({})({ loader: migrations, table: "si_migrations" }).pipe(
+      Effect.tap((done) => Effect.sync(() => applied.push(...done))),
       Effect.zipRight(sql<{ readonly n: number | null }>`SELECT max(migration_id) AS n FROM si_migrations`),
       Effect.filterOrFail(
         (rows) => (rows[0]?.n ?? 0) >= last,
@@ -1150,9 +1155,9 @@ const migrateShared = (sql: SqlClient.SqlClient) =>
       Effect.retry({
         schedule: Schedule.spaced(Duration.millis(50)).pipe(Schedule.upTo(MIGRATION_WAIT)),
         while: isLockCause
-      }),
-      Effect.asVoid
+      })
     )
+    return applied
   })
 
 /**
@@ -1221,7 +1226,7 @@ const guardReads = (file: string, shape: IndexShape): IndexShape => {
     findSessionsByPrefix: (prefix, max) => guard(shape.findSessionsByPrefix(prefix, max)),
     events: (uid) => guard(shape.events(uid)),
     sessionBytes: (uid) => guard(shape.sessionBytes(uid)),
-    eventsStream: (uid, pageSize) => decodedOrDamagedStream(file)(shape.eventsStream(uid, pageSize)),
+    eventsStream: (uid, pageSize, from) => decodedOrDamagedStream(file)(shape.eventsStream(uid, pageSize, from)),
     ...(shape.forEachStoredEvent !== undefined ? { forEachStoredEvent: (uid, f, pageSize, kept) => guard(shape.forEachStoredEvent!(uid, f, pageSize, kept)) } : {}),
     search: (query, filter) => guard(shape.search(query, filter)),
     eventsAround: (uid, id, before, after) => guard(shape.eventsAround(uid, id, before, after)),
@@ -1256,7 +1261,8 @@ const make = (
   db: Driver | null = null,
   exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (e) => e,
   lock: ImportLock | null = null,
-  beforeStatements: (before: () => void) => void = () => {}
+  beforeStatements: (before: () => void) => void = () => {},
+  onMigrated: (applied: ReadonlyArray<readonly [number, string]>) => void = () => {}
 ): Effect.Effect<IndexShape, StoreUnavailable, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -1299,7 +1305,7 @@ const make = (
           }
         }
       }
-      yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause)))))
+      onMigrated(yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause))))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
@@ -1360,7 +1366,7 @@ const make = (
     const orderedPage = (
       uid: string,
       streams: ReadonlyArray<{ readonly source_key: string; readonly generation: number }> | null,
-      from: { readonly sequence: number; readonly eventUid: unknown } | null,
+      from: { readonly sequence: number; readonly eventUid: unknown } | EventsFrom | null,
       direction: "after" | "before",
       limit: number
     ): Effect.Effect<ReadonlyArray<PageRow>, StoreUnavailable> => {
@@ -1369,7 +1375,13 @@ const make = (
         sql<PageRow>`SELECT ${STORED_COLUMNS}, e.event_uid FROM ${EV} e
             JOIN sources s ON s.source_key = e.source_key AND s.generation = e.generation
           WHERE ${stream === null ? sql`` : sql`e.source_key = ${stream.source_key} AND e.generation = ${stream.generation} AND`} e.session_uid = ${uid}
-            ${from === null ? sql`` : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`}
+            ${
+          from === null
+            ? sql``
+            : !("eventUid" in from)
+            ? sql`AND e.sequence ${sql.unsafe(direction === "after" ? ">=" : "<")} ${from.sequence}`
+            : sql`AND (e.sequence, e.event_uid) ${sql.unsafe(direction === "after" ? ">" : "<")} (${from.sequence}, ${from.eventUid})`
+        }
           ORDER BY ${sql.unsafe(direction === "after" ? "e.sequence, e.event_uid" : "e.sequence DESC, e.event_uid DESC")} LIMIT ${limit}`
       if (streams === null) return fail(branch(null))
       if (streams.length === 0) return Effect.succeed([])
@@ -1383,10 +1395,11 @@ const make = (
      * A page starts after the row value `(sequence, event_uid)` of the last one, in the session's shown streams
      * ({@link orderedPage}): one walk of `records_in_order` from there, where `sequence > x OR (sequence = x AND …)`
      * read and sorted every later row of the session for each page (quadratic: ~0.8 s CPU to stream 30,000 events).
+     * With `start`, the first page is the range of the rows whose `sequence` is `start.sequence` or more.
      */
-    const eventsStream = (uid: string, pageSize = 1000): Stream.Stream<SessionEvent, StoreUnavailable> =>
+    const eventsStream = (uid: string, pageSize = 1000, start?: EventsFrom): Stream.Stream<SessionEvent, StoreUnavailable> =>
       Stream.paginateChunkEffect(
-        null as { readonly sequence: number; readonly eventUid: unknown } | null,
+        (start === undefined ? null : { sequence: start.sequence }) as { readonly sequence: number; readonly eventUid: unknown } | EventsFrom | null,
         (after) =>
           Effect.gen(function*() {
             const rows = yield* orderedPage(uid, yield* shownStreams(uid), after, "after", pageSize)
@@ -2234,8 +2247,9 @@ const appliedMigrations = (abs: string): Effect.Effect<ReadonlyArray<readonly [n
  * `session-ingest index migrate` on the SQLite index file `file`: open it
  * for writing as {@link layer} does, which creates it (and its folders) when
  * it is missing or empty and applies the migrations it lacks. Answers
- * whether it was created, the migrations this run applied (`[id, name]`)
- * and the schema version reached (the last migration's id).
+ * whether it was created, the migrations this run applied (`[id, name]`:
+ * none when another process's run at the same time applied them while this
+ * one waited) and the schema version reached (the last migration's id).
  * `StoreUnavailable` as {@link layer}.
  */
 export const migrateFile = (file: string): Effect.Effect<
@@ -2249,11 +2263,13 @@ export const migrateFile = (file: string): Effect.Effect<
     yield* checkOwnedSqlite(abs, INDEX_APPLICATION_ID, "index", "--index FILE")
     const st = fs.statSync(abs, { throwIfNoEntry: false })
     const created = st === undefined || (st.isFile() && st.size === 0)
-    const before = created ? [] : yield* appliedMigrations(abs)
-    yield* Effect.scoped(Layer.build(layer(abs)))
+    // What this run applied, as its migrator says: not the file's migrations before and after it, which another
+    // `index migrate` (or import) running at once may have applied while this one waited (tester30c F6).
+    let applied: ReadonlyArray<readonly [number, string]> = []
+    yield* Effect.scoped(Layer.build(layer(abs, { onMigrated: (done) => (applied = done) })))
     const after = yield* appliedMigrations(abs)
-    const had = new Set(before.map(([id]) => id))
-    return { created, applied: after.filter(([id]) => !had.has(id)), version: Math.max(0, ...after.map(([id]) => id)) }
+    // created by another run at once (this one found it made, or applied nothing to it): not said to be made here
+    return { created: created && applied.length > 0, applied, version: Math.max(0, ...after.map(([id]) => id)) }
   })
 
 /**
@@ -2269,7 +2285,14 @@ export const migrateFile = (file: string): Effect.Effect<
  * `./import-lock.ts`, `IndexShape.importRun`) at their first write, waiting
  * for another process's run; absent: no lock (runs of this layer only).
  */
-export const layer = (file: string, options: { readonly lock?: ImportLockOptions | undefined } = {}): Layer.Layer<Index, StoreUnavailable> =>
+export const layer = (
+  file: string,
+  options: {
+    readonly lock?: ImportLockOptions | undefined
+    /** Told the migrations this opening applied (`[id, name]`; none when the file was current or another process applied them). */
+    readonly onMigrated?: ((applied: ReadonlyArray<readonly [number, string]>) => void) | undefined
+  } = {}
+): Layer.Layer<Index, StoreUnavailable> =>
   Layer.scoped(
     Index,
     Effect.gen(function*() {
@@ -2299,7 +2322,9 @@ export const layer = (file: string, options: { readonly lock?: ImportLockOptions
         )
       }
       const lock = options.lock !== undefined && file !== ":memory:" ? importLock(path.resolve(file), options.lock) : null
-      return yield* make(file, ownership, "write", conn.db, conn.exclusive, lock, conn.beforeStatements).pipe(Effect.provideService(SqlClient.SqlClient, client))
+      return yield* make(file, ownership, "write", conn.db, conn.exclusive, lock, conn.beforeStatements, options.onMigrated).pipe(
+        Effect.provideService(SqlClient.SqlClient, client)
+      )
     })
   )
 

@@ -33,7 +33,7 @@ import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { mapYielding, responseRuns } from "../share.js"
-import { EVENT_STRUCTURAL_FIELDS, restatable, SESSION_RESTATED_MIN, sessionRedactor } from "../../domain/redaction/redact.js"
+import { EVENT_STRUCTURAL_FIELDS, restatable, SESSION_RESTATED_MIN, sessionRedactor, type SessionRedactorStart } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
 import { findCompleteSession, loadSession, machineFilter, searchSessionFilter } from "../index/queries.js"
@@ -555,7 +555,7 @@ const newerFirst = (a: SearchHit, b: SearchHit): number =>
  */
 const sessionSecrets = (r: RedactionShape, index: IndexShape, known: Map<string, SessionSecrets>, sessionUid: string) =>
   Effect.gen(function*() {
-    if (!r.enabled) return { secrets: new Map<string, string>(), titleSource: undefined } as SessionSecrets
+    if (!r.enabled) return { secrets: new Map<string, string>(), titleSource: undefined, notedAt: [], printing: [] } as SessionSecrets
     let secrets = known.get(sessionUid)
     if (secrets === undefined) {
       secrets = yield* sessionSecretsKept(r, index, sessionUid)
@@ -616,6 +616,26 @@ const shared = <A, E>(store: SharedStore<A, E>, index: IndexShape, r: RedactionS
 interface SessionSecrets {
   readonly secrets: ReadonlyMap<string, string>
   readonly titleSource: string | undefined
+  /** The `sequence` of the event that noted each of `secrets`, in their order (the session's order: never decreasing). */
+  readonly notedAt: ReadonlyArray<number>
+  /** The calls whose command prints a secret bare (`SessionRedactor.printing`), each with its event's `sequence`, in order. */
+  readonly printing: ReadonlyArray<readonly [string, number]>
+}
+
+/**
+ * The state of a `sessionRedactor` that has seen the session's events whose `sequence` is below `sequence` (and
+ * none of the others): the secrets they noted, in the order noted, and the secret-printing calls among them. The
+ * secrets are a first part of `s.secrets` (noted in the session's order).
+ */
+const redactorBefore = (s: SessionSecrets, sequence: number): SessionRedactorStart => {
+  let n = 0
+  while (n < s.notedAt.length && s.notedAt[n] < sequence) n++
+  const known: Array<readonly [string, string]> = []
+  for (const entry of s.secrets) {
+    if (known.length >= n) break
+    known.push(entry)
+  }
+  return { known, printing: s.printing.filter(([, at]) => at < sequence).map(([id]) => id) }
 }
 
 /** The fields whose values a redaction keeps as they are (never noted: {@link sessionSecretsKept} need not read them). */
@@ -640,8 +660,14 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
       let titleSource: string | undefined
       // the title's source is looked for in each event until found (only a title cut short has one)
       let lookForTitle = titleSourceIn(title, [title ?? ""]) !== undefined || (title !== null && isClipped(title, TITLE_MAX_CHARS))
+      const notedAt: Array<number> = []
+      const printing: Array<readonly [string, number]> = []
       const seen = (x: SessionEvent) => {
+        const known = sr.known.size
+        const calls = sr.printing.size
         sr.see(x)
+        for (let i = known; i < sr.known.size; i++) notedAt.push(x.sequence)
+        if (sr.printing.size > calls && typeof x.toolCallId === "string") printing.push([x.toolCallId, x.sequence])
         if (lookForTitle) {
           titleSource = titleSourceIn(title, [x.text])
           if (titleSource !== undefined) lookForTitle = false
@@ -654,7 +680,7 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
           if (lookForTitle || sr.needs(e.kind, e.texts)) seen(e.event())
         }, 500, KEPT_FIELDS)
       } else yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => seen(x)))
-      return { secrets: sr.known, titleSource } satisfies SessionSecrets
+      return { secrets: sr.known, titleSource, notedAt, printing } satisfies SessionSecrets
     })
     return row === undefined ? yield* gather : yield* shared(secretsStore, index, r, keyOf(row), gather)
   })
@@ -1037,22 +1063,30 @@ export const getEvents = (
     const { session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
     const head = { id: session.sessionId, uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
-    // every event streamed past is seen, so a secret an earlier tool call decided on is redacted where a later one restates it
-    const sr = sessionRedactor(r)
-    const events = r.enabled ? Stream.tap(index.eventsStream(session.sessionUid, 500), (e) => Effect.sync(() => sr.see(e))) : index.eventsStream(session.sessionUid, 500)
-
     // and every secret the whole session decides on, later events' too (tester25a F12), read once per session state
-    const whole = r.enabled ? (yield* sessionSecretsKept(r, index, session.sessionUid)).secrets : new Map<string, string>()
-    const shareEvent = (e: SessionEvent): SessionEvent => (whole.size === 0 ? sr.event(e) : r.restated(sr.event(e), whole, e))
-
-    /** A run of consecutive assistant text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
-    const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
-      r.enabled ? redactJoints(r.text, run.map(shareEvent)) : run
-    const runs = responseRuns(events)
+    const kept = r.enabled ? yield* sessionSecretsKept(r, index, session.sessionUid) : null
+    const whole = kept?.secrets ?? new Map<string, string>()
+    /**
+     * The session's events from the first whose `sequence` is `from` or more (null: its first event), a page of
+     * `pageSize` at a time, in runs (`responseRuns`), and the redaction of a run. Every event streamed past is seen, by a
+     * redactor that starts as the events before `from` left it ({@link redactorBefore}), so a secret an earlier tool call
+     * decided on is redacted where a later one restates it, as when the session is read from its first event.
+     */
+    const reading = (from: number | null, pageSize: number) => {
+      const sr = sessionRedactor(r, kept !== null && from !== null ? redactorBefore(kept, from) : undefined)
+      const stream = index.eventsStream(session.sessionUid, pageSize, from === null ? undefined : { sequence: from })
+      const events = r.enabled ? Stream.tap(stream, (e) => Effect.sync(() => sr.see(e))) : stream
+      const shareEvent = (e: SessionEvent): SessionEvent => (whole.size === 0 ? sr.event(e) : r.restated(sr.event(e), whole, e))
+      /** A run of consecutive assistant text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
+      const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
+        r.enabled ? redactJoints(r.text, run.map(shareEvent)) : run
+      return { runs: responseRuns(events), shareRun }
+    }
 
     if (p.eventId !== undefined) {
       const eventId = p.eventId
       const context = p.context ?? DEFAULT_CONTEXT
+      const { runs, shareRun } = reading(null, 500)
       // A window: the `context` events before the target, the target, then `context` after it (and one more, to know
       // whether more follow), read in whole runs of consecutive assistant text: a secret cut across the window's edge, into
       // blocks outside it, is redacted as the whole session has it.
@@ -1095,6 +1129,8 @@ export const getEvents = (
     }
 
     const cursor = p.cursor
+    // the sequence of the cursor's event (the cursor says it)
+    let seq: number | undefined
     if (cursor !== undefined) {
       // an event's cursor as an answer gave it: a shown cursor with redaction on (../../domain/shown-cursor.ts), else its stream cursor
       if (r.enabled && !isShownCursor(cursor)) {
@@ -1105,10 +1141,10 @@ export const getEvents = (
           remediation: "Pass the cursor of an event as a get_session or get_events answer gave it, or leave it out to start from the first event."
         })
       }
-      const peeked: Either.Either<boolean, InvalidCursor> = isShownCursor(cursor)
-        ? Either.map(peekShownCursor(cursor), (place) => shownCursorIsFor(place, session.sourceId, r.ids))
-        : Either.map(peekCursor(cursor), (state) => cursorIsFor(state, session.sourceId))
-      if (Either.isLeft(peeked) || !peeked.right) {
+      const peeked: Either.Either<{ readonly ok: boolean; readonly seq: number }, InvalidCursor> = isShownCursor(cursor)
+        ? Either.map(peekShownCursor(cursor), (place) => ({ ok: shownCursorIsFor(place, session.sourceId, r.ids), seq: place.seq }))
+        : Either.map(peekCursor(cursor), (state) => ({ ok: cursorIsFor(state, session.sourceId), seq: state.seq }))
+      if (Either.isLeft(peeked) || !peeked.right.ok) {
         return yield* new InvalidCursor({
           message: Either.isLeft(peeked)
             ? `${peeked.left.message} (get_events takes an event's cursor.)`
@@ -1116,34 +1152,64 @@ export const getEvents = (
           remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
         })
       }
+      seq = peeked.right.seq
     }
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
-    let used = 0
-    const answered: Array<EventBrief> = []
-    // A run of consecutive assistant text at a time, redacted as one (a secret cut across its blocks, before or after the
-    // cursor, a page's end), then its events answered while they fit.
-    const scan = yield* Stream.runFoldWhile(
-      runs,
-      { found: cursor === undefined, more: false },
-      (s) => !s.more,
-      (s, run) => {
-        let from = 0
-        if (!s.found) {
-          const c = run.findIndex((e) => cursorNames(cursor!, e, r.ids))
-          if (c < 0) return s
-          from = c + 1
-        }
-        const shared = shareRun(run)
-        for (let k = from; k < shared.length; k++) {
-          const size = shared[k].text?.length ?? 0
-          if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true }
-          answered.push(eventBrief(shared[k], maxChars - used, r.enabled ? r.ids : null))
-          used += Math.min(size, maxChars - used)
-        }
-        return { found: true, more: false }
-      }
-    )
-    if (!scan.found) {
+    // the rows a page needs (and a few for the run the cursor's event is in), not more
+    const pageSize = Math.min(500, limit + 16)
+    /**
+     * The page read from the events whose `sequence` is `from` or more (null: the session's first). `wider`: the
+     * cursor's event is in the first run read, which may begin before `from`; `absent`: no event read from `from` on
+     * is the cursor's (the events past its sequence are not read).
+     */
+    const pageFrom = (from: number | null) =>
+      Effect.gen(function*() {
+        const { runs, shareRun } = reading(from, pageSize)
+        let used = 0
+        let first = true
+        const answered: Array<EventBrief> = []
+        // A run of consecutive assistant text at a time, redacted as one (a secret cut across its blocks, before or after the
+        // cursor, a page's end), then its events answered while they fit.
+        const scan = yield* Stream.runFoldWhile(
+          runs,
+          { found: cursor === undefined, more: false, stop: null as "wider" | "absent" | null },
+          (s) => !s.more && s.stop === null,
+          (s, run) => {
+            const firstRun = first
+            first = false
+            let start = 0
+            if (!s.found) {
+              const c = run.findIndex((e) => cursorNames(cursor!, e, r.ids))
+              if (c < 0) return from !== null && run[run.length - 1].sequence > seq! ? { ...s, stop: "absent" as const } : s
+              if (firstRun && from !== null) return { ...s, stop: "wider" as const }
+              start = c + 1
+            }
+            const shared = shareRun(run)
+            for (let k = start; k < shared.length; k++) {
+              const size = shared[k].text?.length ?? 0
+              if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true, stop: null }
+              answered.push(eventBrief(shared[k], maxChars - used, r.enabled ? r.ids : null))
+              used += Math.min(size, maxChars - used)
+            }
+            return { found: true, more: false, stop: null }
+          }
+        )
+        return { ...scan, answered }
+      })
+    // From the cursor's sequence (session 31, tester30c F5: each page read the session from its first event, ~1.3 s a
+    // page late in a 20,000-event session), read from further back while the run of the cursor's event may begin
+    // earlier; a cursor whose event is not found near its sequence is looked for from the session's first event, as
+    // before (a cursor that names no event of the session: INVALID_CURSOR).
+    let back = 4
+    let at = seq === undefined || seq - back <= 0 ? null : seq - back
+    let page = yield* pageFrom(at)
+    while (at !== null && (page.stop !== null || !page.found)) {
+      back = page.stop === "wider" ? back * 4 : Infinity
+      at = seq! - back <= 0 ? null : seq! - back
+      page = yield* pageFrom(at)
+    }
+    const answered = page.answered
+    if (!page.found) {
       return yield* new InvalidCursor({
         message: `The cursor names no event of session ${session.sessionId} (another session of its source, or the session was imported again since).`,
         remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
@@ -1152,8 +1218,8 @@ export const getEvents = (
     return {
       session: head,
       events: answered,
-      nextCursor: scan.more && answered.length > 0 ? answered[answered.length - 1].cursor : null,
-      done: !scan.more
+      nextCursor: page.more && answered.length > 0 ? answered[answered.length - 1].cursor : null,
+      done: !page.more
     }
   })
 
