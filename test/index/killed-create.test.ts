@@ -47,6 +47,26 @@ const killedState = (file: string, applicationId: number, journal: Buffer, table
   fs.writeFileSync(`${file}-journal`, journal)
 }
 
+/**
+ * Each read command on `index` (an index whose creation stopped before its tables: docs/index.md, "Never into
+ * someone else's file") says there is no index yet and to run the import, never "no such table" nor "made before
+ * search existed"; then the import completes it (the 8 sessions of the Claude Code fixtures).
+ */
+const readsAsHalfCreatedThenImports = (dir: string, index: string, reads: ReadonlyArray<ReadonlyArray<string>>) => {
+  for (const read of reads) {
+    const r = cli([...read, "--index", index], { env: env(dir) })
+    expect(r.code, read[0]).toBe(6)
+    expect(r.stderr, read[0]).toContain(`There is no index at ${index} yet: an import was stopped while it created it`)
+    expect(r.stderr, read[0]).toContain(`session-ingest import --index ${index}`)
+    expect(r.stderr, read[0]).not.toContain("no such table")
+    expect(r.stderr, read[0]).not.toContain("before search existed")
+  }
+  const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
+  expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
+  const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
+  expect(JSON.parse(after.stdout).data).toHaveLength(8)
+}
+
 describe("an import killed while it created the index (tester19 F10)", () => {
   it("the next import rolls the journal back, stamps the file and completes it; every command then reads it", () => {
     const dir = tempDir("si-killed-create-")
@@ -80,18 +100,7 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     const index = path.join(dir, "km.db")
     createOwnedSqlite(index, INDEX_APPLICATION_ID, 16384)
     expect(fs.existsSync(`${index}-journal`)).toBe(false)
-    for (const read of [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"]]) {
-      const r = cli([...read, "--index", index], { env: env(dir) })
-      expect(r.code, read[0]).toBe(6)
-      expect(r.stderr, read[0]).toContain(`There is no index at ${index} yet: an import was stopped while it created it`)
-      expect(r.stderr, read[0]).toContain(`session-ingest import --index ${index}`)
-      expect(r.stderr, read[0]).not.toContain("no such table")
-      expect(r.stderr, read[0]).not.toContain("before search existed")
-    }
-    const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
-    expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
-    const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
-    expect(JSON.parse(after.stdout).data).toHaveLength(8)
+    readsAsHalfCreatedThenImports(dir, index, [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"]])
   })
 
   // tester31a F2: an import stopped by the file-size limit (EFBIG) in its first migration's transaction left the
@@ -104,18 +113,7 @@ describe("an import killed while it created the index (tester19 F10)", () => {
     // As @effect/sql's Migrator makes it before the first migration.
     db.exec(`CREATE TABLE "si_migrations" (migration_id integer PRIMARY KEY NOT NULL, created_at datetime NOT NULL DEFAULT current_timestamp, name VARCHAR(255) NOT NULL)`)
     db.close()
-    for (const read of [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"], ["export", "3f2b8c1e"]]) {
-      const r = cli([...read, "--index", index], { env: env(dir) })
-      expect(r.code, read[0]).toBe(6)
-      expect(r.stderr, read[0]).toContain(`There is no index at ${index} yet: an import was stopped while it created it`)
-      expect(r.stderr, read[0]).toContain(`session-ingest import --index ${index}`)
-      expect(r.stderr, read[0]).not.toContain("no such table")
-      expect(r.stderr, read[0]).not.toContain("before search existed")
-    }
-    const imp = ["import", "--index", index, "--claude-root", path.join(fixturesDir, "claude-code", "projects"), "--agents-root", emptyFolder(dir)]
-    expect(cli(imp, { env: env(dir) }).stdout).toContain("added:    8 sessions")
-    const after = cli(["sessions", "--index", index, "--json"], { env: env(dir) })
-    expect(JSON.parse(after.stdout).data).toHaveLength(8)
+    readsAsHalfCreatedThenImports(dir, index, [["sessions"], ["usage"], ["search", "invoice"], ["show", "3f2b8c1e"], ["export", "3f2b8c1e"]])
   })
 
   it("an index whose migrations were recorded is read as an index, even with no session yet", () => {
