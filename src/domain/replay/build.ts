@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { compactionOf, isConversationEvent, transcriptFromEvents } from "../conversation.js"
+import { compactionOf, isConversationEvent, toolResultText, transcriptFromEvents } from "../conversation.js"
 import type { ParseWarning, ProviderId, SessionEvent, TranscriptBlock, TranscriptDiagnostic } from "../model.js"
 import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import { parseWarningTally } from "../warning-kinds.js"
@@ -121,7 +121,7 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
       return { type: "compaction", at: c.timestamp, id: c.id, trigger: c.trigger }
     }
     if (e.kind === "tool-result") {
-      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: e.text ?? "", isError: e.isError ?? null, linesSkipped }
+      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: toolResultText(e), isError: e.isError ?? null, linesSkipped }
     }
     const fact: MutableFact = { kind: e.kind, at: e.occurredAt, text: e.text, subagents: [] }
     factsByEvent.set(e.eventId, fact)
