@@ -44,7 +44,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
-import { compactionOf } from "./conversation.js"
+import { compactionOf, toolResultText } from "./conversation.js"
 import { CONTRACT_VERSION, type ParseWarning, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
 import { costNoteLines } from "./render.js"
@@ -423,7 +423,7 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
       home.eventIds.push(e.eventId)
       home.results.push({
         source_call_id: e.toolCallId,
-        content: e.text ?? "",
+        content: toolResultText(e),
         ...(e.isError === true ? { extra: { is_error: true } } : {})
       })
     } else if (e.kind === "summary") {

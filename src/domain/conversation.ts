@@ -35,6 +35,25 @@ import { earliestOf, latestOf } from "./timestamps.js"
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
 
 /**
+ * A tool result's text as the shareable outputs show it (transcript, Markdown, the replay, ATIF): its `text`, then,
+ * when its native extension (`extensions["native.<provider>"]`) lists images (Claude Code's `images:
+ * [{mediaType}]`: the media types only, the bytes are never kept; docs/providers.md), a placeholder line saying them,
+ * `[1 image (image/png) not shown]` (tester31a F3: an image left no trace there). `""` for no text and no image.
+ */
+export const toolResultText = (e: SessionEvent): string => {
+  const text = e.text ?? ""
+  const native = e.extensions[`native.${e.provider}`] as { readonly images?: unknown } | undefined
+  const images = native !== undefined && native !== null && Array.isArray(native.images) ? native.images : []
+  if (images.length === 0) return text
+  const types = [...new Set(images.map((i) => {
+    const t = typeof i === "object" && i !== null ? (i as { readonly mediaType?: unknown }).mediaType : undefined
+    return typeof t === "string" && t.length > 0 ? t : "type not known"
+  }))]
+  const note = `[${images.length} image${images.length === 1 ? "" : "s"} (${types.join(", ")}) not shown]`
+  return text.length === 0 ? note : `${text}\n${note}`
+}
+
+/**
  * The {@link TranscriptDiagnostic} kind of tool results that no call claims,
  * for every conversation provider: such a result is dropped from the
  * transcript and counted as a diagnostic, not a parse warning (its line is
@@ -151,7 +170,7 @@ export const transcriptFromEvents = (
           if (orphans++ === 0) firstOrphan = e.rawReference.sequence ?? null
           break
         }
-        const text = e.text ?? ""
+        const text = toolResultText(e)
         use.result = use.result === undefined ? text : `${use.result}\n${text}`
         if (e.isError === true) use.isError = true
         break

@@ -498,9 +498,7 @@ export const usageLine = (u: {
 } & CostCaveats, own?: OwnSession): string | null => {
   const notExact = u.notExact ?? []
   const elsewhere = u.countedElsewhere ?? []
-  const text = elsewhere.length === 0 ? "" : countedElsewhereText(elsewhere, own)
-  // One parenthesis: a text that ends with one (what the session is) takes the remark in it.
-  const there = text === "" ? "" : text.endsWith(")") ? `${text.slice(0, -1)}; the same responses, counted once, there)` : `${text} (the same responses, counted once, there)`
+  const there = countedElsewhereNote(elsewhere, own)
   const parts = ([[u.inputTokens, "in", "inputTokens"], [u.outputTokens, "out", "outputTokens"], [u.cacheReadTokens, "cache read", "cacheReadTokens"], [
     u.cacheWriteTokens,
     "cache write",
@@ -511,14 +509,36 @@ export const usageLine = (u: {
   if (notExact.length > 0) parts.push(`? = ${notExactText(notExact)}`)
   // What the cost leaves out or sets aside, named as `usage` names it (session 28).
   const caveats = costNoteLines(u)
-  const known = (u.unpriced?.length ?? 0) + (u.longContextUnpriced?.length ?? 0) > 0
-  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${
-    u.costUsd !== null
-      ? humanUsd(u.costUsd)
-      : known
-      ? "unknown"
-      : "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)"
-  }${there === "" ? "" : ` · and ${there}`}${caveats.map((c) => ` · note: ${c}`).join("")}`
+  const known = costUnknownSaid(u)
+  return `tokens: ${parts.length > 0 ? parts.join(", ") : "not reported"} · cost ${costText(u.costUsd, known)}${there === "" ? "" : ` · and ${there}`}${caveats.map((c) => ` · note: ${c}`).join("")}`
+}
+
+/**
+ * A session's cost for people ({@link usageLine}, the replay's header): {@link humanUsd} of `costUsd`; when null,
+ * `unknown`, with the reasons it can have when no {@link costNotes} sentence (`said`: some is given) names it.
+ */
+export const costText = (costUsd: number | null, said: boolean): string =>
+  costUsd !== null
+    ? humanUsd(costUsd)
+    : said
+    ? "unknown"
+    : "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)"
+
+/** Whether {@link costNoteLines} of `c` names why its cost is unknown (a model without a price or a long-context price). */
+export const costUnknownSaid = (c: CostCaveats): boolean => (c.unpriced?.length ?? 0) + (c.longContextUnpriced?.length ?? 0) > 0
+
+/**
+ * Where a session's copies of responses count, with the remark that they are counted once there (`show`'s usage line
+ * after `and`, the replay's header): {@link countedElsewhereText} with `(the same responses, counted once, there)`,
+ * folded into its own parenthesis when it ends with one; empty for none.
+ */
+export const countedElsewhereNote = (
+  elsewhere: ReadonlyArray<{ readonly provider?: string | undefined; readonly sessionId: string; readonly sessionUid: string; readonly responses: number }>,
+  own?: OwnSession
+): string => {
+  const text = elsewhere.length === 0 ? "" : countedElsewhereText(elsewhere, own)
+  // One parenthesis: a text that ends with one (what the session is) takes the remark in it.
+  return text === "" ? "" : text.endsWith(")") ? `${text.slice(0, -1)}; the same responses, counted once, there)` : `${text} (the same responses, counted once, there)`
 }
 
 /**

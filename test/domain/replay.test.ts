@@ -252,8 +252,18 @@ describe("a tool result whose call was not read, and the session's parse warning
   it("places the orphan result as an entry of its own where it came, with its call id, text and outcome", () => {
     const s = replayInput(orphanSource()).session
     expect(s.entries.map((e) => e.type)).toEqual(["turn", "orphan", "turn"])
-    expect(s.entries[1]).toEqual({ type: "orphan", at: at(2), id: "toolu_lost", result: "ERROR: disk failure on /dev/sda1", isError: true })
+    expect(s.entries[1]).toEqual({ type: "orphan", at: at(2), id: "toolu_lost", result: "ERROR: disk failure on /dev/sda1", isError: true, linesSkipped: true })
     expect(s.header.counts).toMatchObject({ events: 3, turns: 2, toolCalls: 0 })
+  })
+
+  // tester31a F7: "its call was not read" only where a line was skipped; a kept line (invalid UTF-8) is not.
+  it("an orphan says whether the session skipped lines (its call may be one), never for a kept line", () => {
+    const base = orphanSource()
+    const orphanOf = (parseWarnings: ReadonlyArray<{ kind: string; count: number; firstLine: number | null }>) =>
+      replayInput({ ...base, session: { ...base.session, parseWarnings } }).session.entries[1]
+    expect(orphanOf([{ kind: "too-deep", count: 1, firstLine: 2 }])).toMatchObject({ type: "orphan", linesSkipped: true })
+    expect(orphanOf([])).toMatchObject({ type: "orphan", linesSkipped: false })
+    expect(orphanOf([{ kind: "invalid-utf8", count: 1, firstLine: 2 }])).toMatchObject({ type: "orphan", linesSkipped: false })
   })
 
   it("an orphan within an assistant turn is a block of that turn; a result after its call is not an orphan", () => {

@@ -698,4 +698,33 @@ describe("a tool result whose call was not read", () => {
         yield* Effect.promise(() => page.close())
       }
     }), 60_000)
+
+  // tester31a F7: with no line skipped (a kept one is not), the call never was in the session: not "not read".
+  it.effect("says no call with this id is in the session when no line was skipped", () =>
+    Effect.gen(function*() {
+      const ev = mk("muse-agents", "hx")
+      const source = (parseWarnings: ReplaySource["session"]["parseWarnings"]): ReplaySource => ({
+        session: { sessionId: "hx", provider: "muse-agents", title: "hx", parseWarnings, diagnostics: [] },
+        events: [
+          ev("message", { role: "user", text: "run it", occurredAt: "2026-03-01T10:00:00Z" }),
+          ev("tool-result", { toolCallId: "zzz", text: "output of nothing", occurredAt: "2026-03-01T10:00:02Z" })
+        ],
+        subagents: []
+      })
+      const dir = tempDir("si-replay-orphan-")
+      for (const warnings of [[], [{ kind: "invalid-utf8", count: 1, firstLine: 2 }]]) {
+        const o = yield* Effect.promise(() => open(writePage(dir, `nocall-${warnings.length}.html`, renderReplay(replayInput(source(warnings))))))
+        const { page } = o
+        try {
+          expectQuiet(o)
+          const box = (yield* Effect.promise(() => page.evaluate(`document.querySelector("#entries .tool.orphan").textContent`))) as string
+          expect(box).toContain("no call with this id in the session")
+          expect(box).toContain("zzz")
+          expect(box).not.toContain("not read")
+          expect(o.errors).toEqual([])
+        } finally {
+          yield* Effect.promise(() => page.close())
+        }
+      }
+    }), 60_000)
 })

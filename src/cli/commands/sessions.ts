@@ -69,6 +69,10 @@ const render = (
     ? rows.map((r) => (r.machine ?? "").replace(/\s+/g, " ").slice(0, 30))
     : null
   const mw = machines === null ? 0 : Math.max("machine".length, ...machines.map((m) => m.length))
+  // (tester31a F6) the session column as wide as its longest id (an inline sidechain's `sidechain-<uuid>` is 47), so
+  // the title and workspace columns line up on every row; at least a UUID's 36, as it was
+  const ids = rows.map((r) => oneLineField(r.sessionId))
+  const sw = Math.max(36, ...ids.map((id) => id.length))
   const lines = rows.map((r, i) =>
     [
       times[i].padEnd(width),
@@ -79,7 +83,7 @@ const render = (
       tokens[i].padStart(tw),
       costs[i].padStart(cw),
       "  ",
-      oneLineField(r.sessionId).padEnd(36),
+      ids[i].padEnd(sw),
       "  ",
       titles[i].padEnd(titleWidth),
       "  ",
@@ -123,7 +127,7 @@ const render = (
     notes.push(incompleteNote(incomplete.map((r) => ({ sessionId: r.sessionId, eventCount: r.eventCount, machine: r.machine === null ? null : shownName(r.machine) })), "!"))
   }
   return [
-    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${machines === null ? "" : `${"machine".padEnd(mw)} `}${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(36)}   ${"title".padEnd(titleWidth)}    workspace`,
+    `${"last activity".padEnd(width)} ${"provider".padEnd(11)} ${machines === null ? "" : `${"machine".padEnd(mw)} `}${"events".padStart(6)} ${"tokens".padStart(tw)} ${"cost".padStart(cw)}    ${"session".padEnd(sw)}    ${"title".padEnd(titleWidth)}    workspace`,
     ...lines,
     ...notes
   ].join("\n") + "\n"

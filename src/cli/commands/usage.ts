@@ -35,8 +35,9 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
     const counts = [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens]
     return [key, ...counts.map((c, i) => cell(c, TOKEN_COUNT_NAMES[i], u.notExact)), usd(u.costUsd, counts.some((c) => c !== null) || (u.notExact?.length ?? 0) > 0)]
   }
-  // a name as written shown so that it reads as what it is and keeps the table narrow (JSON: whole)
-  const key = (k: string | null) => (k === null ? (r.by === "day" ? "(no time)" : `(no ${r.by})`) : shownName(k, NAME_CELL_MAX, r.by === "workspace" ? "end" : "start"))
+  // a name as written shown so that it reads as what it is and keeps the table narrow (JSON: whole); a workspace and
+  // a session id keep their end, which tells them apart (tester31a F6: `sidechain-<uuid>` ids share their start)
+  const key = (k: string | null) => (k === null ? (r.by === "day" ? "(no time)" : `(no ${r.by})`) : shownName(k, NAME_CELL_MAX, r.by === "workspace" || r.by === "session" ? "end" : "start"))
   const body = r.rows.map((x) => line(key(x.key), x))
   const total = [line("total", r.total)]
   const table = [head, ...body, ...total]

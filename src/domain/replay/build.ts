@@ -15,9 +15,10 @@
  *
  * @module
  */
-import { compactionOf, isConversationEvent, transcriptFromEvents } from "../conversation.js"
+import { compactionOf, isConversationEvent, toolResultText, transcriptFromEvents } from "../conversation.js"
 import type { ParseWarning, ProviderId, SessionEvent, TranscriptBlock, TranscriptDiagnostic } from "../model.js"
 import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
+import { parseWarningTally } from "../warning-kinds.js"
 import type { ReplayBlock, ReplayEntry, ReplayFact, ReplayInput, ReplaySession, ReplayTurn } from "./model.js"
 
 /** What the replay builder is given about a session: what its events do not say, then its events and subagents. */
@@ -81,6 +82,8 @@ type MutableFact = ReplayFact & { subagents: Array<ReplaySession> }
 export const replaySession = (source: ReplaySource): ReplaySession => {
   const { events, session } = source
   const transcript = transcriptFromEvents(session, events)
+  // (tester31a F7) whether a result whose call is missing may have lost it to a skipped line (never a kept one)
+  const linesSkipped = parseWarningTally(session.parseWarnings ?? []).skippedLines > 0
 
   // The k-th block of the transcript (turns flattened) comes from the k-th event that makes a block.
   const blockEvents: Array<SessionEvent> = []
@@ -118,7 +121,7 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
       return { type: "compaction", at: c.timestamp, id: c.id, trigger: c.trigger }
     }
     if (e.kind === "tool-result") {
-      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: e.text ?? "", isError: e.isError ?? null }
+      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: toolResultText(e), isError: e.isError ?? null, linesSkipped }
     }
     const fact: MutableFact = { kind: e.kind, at: e.occurredAt, text: e.text, subagents: [] }
     factsByEvent.set(e.eventId, fact)

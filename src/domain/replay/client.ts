@@ -257,10 +257,12 @@ export const REPLAY_JS = String.raw`
     return d;
   }
 
-  // A tool result whose call is not in the session (its line was skipped: too deep, torn): a block of its own.
+  // A tool result whose call is not in the session: a block of its own. Its call was not read when the session has
+  // skipped lines (too deep, torn); else no call with its id is in the session (tester31a F7).
   function orphan(b, cls) {
     var box = el("div", cls + " tool orphan" + (b.isError === true ? " error" : ""));
-    var parts = [el("span", "name", "tool output"), el("span", "badge", "its call was not read")];
+    var why = b.linesSkipped ? "its call was not read" : b.id ? "no call with this id in the session" : "it names no call";
+    var parts = [el("span", "name", "tool output"), el("span", "badge", why)];
     if (b.isError === true) parts.push(el("span", "badge err", "error"));
     if (b.id) parts.push(el("span", "path mono", b.id));
     box.appendChild(head(parts, b.at));

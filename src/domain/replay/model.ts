@@ -8,7 +8,8 @@
  * @module
  */
 import type { ParseWarning, ProviderId, TranscriptDiagnostic } from "../model.js"
-import type { UsageTotals } from "../usage.js"
+import type { CostCaveats } from "../render.js"
+import type { CountedElsewhere, UsageTotals } from "../usage.js"
 
 /** Counts of a replayed session (its own events; its subagents' are in theirs). */
 export interface ReplayCounts {
@@ -43,6 +44,13 @@ export interface ReplayCounts {
  *   what else was left out or shown apart (e.g. `orphan-tool-output`: tool
  *   results whose call was not read, shown as blocks of their own), as
  *   `show --format markdown` lists them. Empty when there are none.
+ * - `costCaveats`: what the cost leaves out or sets aside (models without a
+ *   price or a long-context price, AgentMux runs whose stated total is set
+ *   aside), as `usage` notes them; `countedElsewhere`: the sessions some of
+ *   its responses count in instead (docs/usage-and-cost.md "Copies of a
+ *   response"). A pricing step fills them in, as `costUsd` (empty when
+ *   there are none); until then they are absent, and a null cost is not
+ *   shown (once priced, it shows as unknown).
  */
 export interface ReplayHeader {
   readonly sessionId: string
@@ -56,6 +64,8 @@ export interface ReplayHeader {
   readonly counts: ReplayCounts
   readonly tokens: UsageTotals | null
   readonly costUsd: number | null
+  readonly costCaveats?: CostCaveats
+  readonly countedElsewhere?: ReadonlyArray<CountedElsewhere>
   readonly parseWarnings: ReadonlyArray<ParseWarning>
   readonly diagnostics: ReadonlyArray<TranscriptDiagnostic>
   /**
@@ -88,7 +98,9 @@ export interface ReplayFact {
  * - `orphan`: a tool result whose call is not among the session's events
  *   (its line was skipped: too deep, torn; diagnostic `orphan-tool-output`):
  *   its call id (null when the result names none), its text and `isError`,
- *   shown as a block of its own where it came.
+ *   shown as a block of its own where it came; `linesSkipped`: whether the
+ *   session's source skipped lines (`parseWarningTally`), so the call may
+ *   have been one of them; else no call with its id was ever in the session.
  *
  * `at` is the RFC 3339 time of the event the block comes from, or null.
  */
@@ -113,6 +125,7 @@ export type ReplayBlock =
     readonly id: string | null
     readonly result: string
     readonly isError: boolean | null
+    readonly linesSkipped: boolean
   }
 
 /** A turn: consecutive blocks of one role (the transcript's turns), at the time of its first block. */

@@ -16,7 +16,7 @@
  * @module
  */
 import { createHash } from "node:crypto"
-import { humanUsd } from "../render.js"
+import { costNoteLines, costText, costUnknownSaid, countedElsewhereNote } from "../render.js"
 import { type ParseWarningEffect, parseWarningEffect, parseWarningTally } from "../warning-kinds.js"
 import { REPLAY_CSS, REPLAY_JS } from "./client.js"
 import { longRunPieces } from "./wrap.js"
@@ -102,8 +102,17 @@ export const headerRows = (h: ReplayHeader): Array<readonly [string, string]> =>
     ].filter((p): p is string => p !== null)
     rows.push(["Tokens", `${parts.join(" · ")} (${count(t.responses, "response")})`])
   }
-  // The one cost formatter of every output (docs/usage-and-cost.md "Costs as people read them").
-  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${humanUsd(h.costUsd)} (USD)`])
+  // The one cost formatter of every output (docs/usage-and-cost.md "Costs as people read them"), and (tester31a F5) the
+  // notes every other cost display carries, in the same words (`show`'s usage line: render.ts): why a cost is unknown
+  // or set aside, and where responses count instead.
+  const caveats = h.costCaveats ?? {}
+  const notes = costNoteLines(caveats)
+  const elsewhere = countedElsewhereNote(h.countedElsewhere ?? [], { provider: h.provider, sessionId: h.sessionId })
+  if (h.costUsd !== null && Number.isFinite(h.costUsd)) rows.push(["Cost", `${costText(h.costUsd, true)} (USD)`])
+  // priced (the caveats are there) and still null: unknown, and why when a note says it
+  else if (h.costCaveats !== undefined && (h.tokens !== null || notes.length > 0)) rows.push(["Cost", costText(null, costUnknownSaid(caveats))])
+  if (elsewhere !== "") rows.push(["Counted elsewhere", elsewhere])
+  for (const n of notes) rows.push(["Cost note", n])
   // What the source left out, as Markdown lists it (tester30b F3: a shared page said nothing of a skipped line).
   const line = (n: number | null) => (n !== null ? ` (first at line ${number(n)})` : "")
   // (tester31a F1) by what each kind did: the lines skipped, the lines kept with a part replaced (never called

@@ -12,11 +12,11 @@ import { replayInput, type ReplaySource } from "../../domain/replay/build.js"
 import type { ReplayInput } from "../../domain/replay/model.js"
 import { renderReplay } from "../../domain/replay/render.js"
 import { Index, type SessionRow } from "../../services/Index.js"
-import { findCompleteSession, loadSession, sessionUsage, usageBySession } from "./queries.js"
+import { findCompleteSession, loadSession, sessionUsage, usageBySession, usageElsewhereBySession } from "./queries.js"
 import { visibleControls } from "../../domain/render.js"
 import { bundledPrices, type PriceTable } from "../../domain/prices.js"
 import { Redaction } from "../../services/Redaction.js"
-import { shareableReplaySource } from "../share.js"
+import { shareableReplaySource, shownIds, shownText } from "../share.js"
 
 /** The errors of loading a session for its replay. */
 export type ReplayError = SourceNotFound | InvalidArgument | StoreUnavailable | ResourceLimitExceeded
@@ -117,7 +117,23 @@ export const replayHtml = (
     // The session's cost as the index counts it (tester12 F6: a resumed session's copies counted again), by the one
     // computation `show`, `sessions` and `usage` make (tester30b F4: priced response by response, the sum of doubles
     // differed from theirs in the last digits).
-    const costUsd = (yield* usageBySession(prices, [sessionUid])).get(sessionUid)?.costUsd ?? null
+    const summary = (yield* usageBySession(prices, [sessionUid])).get(sessionUid)
+    const costUsd = summary?.costUsd ?? null
+    // (tester31a F5) what the cost leaves out or sets aside, and where responses count instead, as `show` says them;
+    // the models and uids named from the index shown as a shareable output shows them (redacted, keyed).
+    const text = yield* shownText
+    const ids = yield* shownIds
+    const model = (m: string | null) => (m === null ? null : text(m))
+    const costCaveats = {
+      ...(summary !== undefined && summary.unpriced.length > 0 ? { unpriced: summary.unpriced.map((u) => ({ ...u, model: model(u.model) })) } : {}),
+      ...(summary?.longContextUnpriced !== undefined ? { longContextUnpriced: summary.longContextUnpriced.map((u) => ({ ...u, model: model(u.model) })) } : {}),
+      ...(summary?.runsSetAside !== undefined ? { runsSetAside: summary.runsSetAside } : {})
+    }
+    const countedElsewhere = ((yield* usageElsewhereBySession([sessionUid])).get(sessionUid) ?? []).map((c) => ({
+      ...c,
+      sessionId: visibleControls(c.sessionId),
+      sessionUid: ids.sessionUid(c.sessionUid)
+    }))
     const redaction = (yield* Redaction).enabled ? "redacted" as const : "none" as const
-    return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd, redaction } } })
+    return renderReplay({ ...input, session: { ...input.session, header: { ...input.session.header, costUsd, costCaveats, countedElsewhere, redaction } } })
   })
