@@ -7,21 +7,11 @@
  * `npm run bench`: `npx tsx bench/probes/fold-hangul.ts [N]`.
  */
 import { ftsFold, ftsFold0013 } from "../../src/domain/search/query.js"
-import { textPool } from "../generate/common.js"
+import { asRead, cpuMs, median, mixedTexts } from "../lib/fold-corpus.js"
 
 const n = Number(process.argv[2] ?? "100000")
-const pool = textPool(7, 2048, 40, 2000)
-const asRead = (t: string): string => JSON.parse(JSON.stringify(t)) as string
-const mixed = Array.from({ length: n }, (_, i) => asRead(pool[(i * 7919) % pool.length]))
+const mixed = mixedTexts(n)
 const korean = mixed.map((t) => asRead(t.replace(/[^\u0000-\u007f]+/g, "\ud55c\uad6d\uc5b4")))
-
-const cpuMs = (f: () => void) => {
-  const a = process.cpuUsage()
-  f()
-  const b = process.cpuUsage(a)
-  return (b.user + b.system) / 1000
-}
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const ways = [["ftsFold0013 (session 30)", ftsFold0013], ["ftsFold (syllables composed)", ftsFold]] as const
 for (const [corpus, texts] of [["as generated (mixed)", mixed], ["non-ASCII runs Korean", korean]] as const) {
   const times: Record<string, Array<number>> = {}

@@ -10,7 +10,7 @@
  */
 import Database from "better-sqlite3"
 import { ftsText } from "../../src/domain/search/text.js"
-import { textPool } from "../generate/common.js"
+import { asRead, cpuMs, median, mixedTexts } from "../lib/fold-corpus.js"
 
 const n = Number(process.argv[2] ?? "100000")
 const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}]/u
@@ -18,20 +18,8 @@ const CONTROLS_ALL = new RegExp(CONTROLS.source, "gu")
 /** `ftsText` before session 29. */
 const spacedControls = (s: string): string => (CONTROLS.test(s) ? s.replace(CONTROLS_ALL, " ") : s)
 
-const pool = textPool(7, 2048, 40, 2000)
-// Each text read back from its JSON, as an import reads a source's line: a flat string (one byte a character when
-// it is ASCII), not the pieces of a replace.
-const asRead = (t: string): string => JSON.parse(JSON.stringify(t)) as string
-const mixed = Array.from({ length: n }, (_, i) => asRead(pool[(i * 7919) % pool.length]))
+const mixed = mixedTexts(n)
 const ascii = mixed.map((t) => asRead(t.replace(/[^\u0000-\u007f]+/g, "x")))
-
-const cpuMs = (f: () => void) => {
-  const a = process.cpuUsage()
-  f()
-  const b = process.cpuUsage(a)
-  return (b.user + b.system) / 1000
-}
-const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const ways = [
   { name: "before (controls spaced, unicode61)", fold: spacedControls, tokenizer: "unicode61 remove_diacritics 2" },
