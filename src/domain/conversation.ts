@@ -42,7 +42,8 @@ export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking",
  */
 export const toolResultText = (e: SessionEvent): string => {
   const text = e.text ?? ""
-  const native = e.extensions[`native.${e.provider}`] as { readonly images?: unknown } | undefined
+  // An event built by a caller may leave `extensions` out (a library user's events, tests' shapes): no images then.
+  const native = (e.extensions as SessionEvent["extensions"] | undefined)?.[`native.${e.provider}`] as { readonly images?: unknown } | undefined
   const images = native !== undefined && native !== null && Array.isArray(native.images) ? native.images : []
   if (images.length === 0) return text
   const types = [...new Set(images.map((i) => {
