@@ -3,10 +3,10 @@
  * docs/providers.md) left no trace in the replay, `show --format markdown|transcript` or the ATIF export. Each shows
  * a placeholder where the result's text is shown, never the image's bytes.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { tempDir } from "./support/paths.js"
+import { claudeProjectRoot } from "./support/claude-import.js"
 import { cli } from "./support/run.js"
 
 const S = "abababab-0000-4000-8000-0000000000ab"
@@ -16,9 +16,7 @@ const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId: S, pare
 describe("an image in a tool result leaves a trace in every shareable output (tester31a F3)", () => {
   it("replay, show --format markdown|transcript and ATIF say `[1 image (image/png) not shown]` after the result's text", () => {
     const dir = tempDir("si-image-")
-    const project = path.join(dir, "projects", "-tmp-p")
-    fs.mkdirSync(project, { recursive: true })
-    fs.writeFileSync(path.join(project, `${S}.jsonl`), [
+    const root = claudeProjectRoot(dir, S, [
       line({ type: "user", uuid: "u1", timestamp: "2026-11-10T10:00:00.000Z", message: { role: "user", content: "take a screenshot" } }),
       line({
         type: "assistant",
@@ -40,9 +38,9 @@ describe("an image in a tool result leaves a trace in every shareable output (te
         }
       }),
       line({ type: "assistant", uuid: "u4", timestamp: "2026-11-10T10:00:03.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_2", role: "assistant", content: [{ type: "text", text: "done" }] } })
-    ].join("\n") + "\n")
+    ])
     const index = path.join(dir, "i.db")
-    const imp = cli(["import", "--index", index, "--claude-root", path.join(dir, "projects")])
+    const imp = cli(["import", "--index", index, "--claude-root", root])
     expect(imp.code, imp.stderr).toBe(0)
     const placeholder = "[1 image (image/png) not shown]"
     const run = (args: ReadonlyArray<string>) => {

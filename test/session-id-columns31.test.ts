@@ -4,10 +4,10 @@
  * losing the end that tells such ids apart. The session column is as wide as its longest id; a clipped id keeps its
  * end, as a workspace does (docs/usage-and-cost.md).
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { tempDir } from "./support/paths.js"
+import { claudeProjectRoot } from "./support/claude-import.js"
 import { cli } from "./support/run.js"
 
 const S = "cdcdcdcd-0000-4000-8000-0000000000cd"
@@ -18,16 +18,14 @@ const usage = { input_tokens: 10, output_tokens: 10 }
 describe("session ids in the tables (tester31a F6)", () => {
   it("sessions lines up its columns on a sidechain id; usage --by session keeps the id's distinguishing end", () => {
     const dir = tempDir("si-idcols-")
-    const project = path.join(dir, "projects", "-tmp-p")
-    fs.mkdirSync(project, { recursive: true })
-    fs.writeFileSync(path.join(project, `${S}.jsonl`), [
+    const root = claudeProjectRoot(dir, S, [
       line({ type: "user", uuid: "u1", timestamp: "2026-11-10T10:00:00.000Z", message: { role: "user", content: "main prompt" } }),
       line({ type: "assistant", uuid: "u2", timestamp: "2026-11-10T10:00:01.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_1", role: "assistant", content: [{ type: "text", text: "ok" }], usage } }),
       line({ type: "user", uuid: SIDE, isSidechain: true, timestamp: "2026-11-10T10:00:02.000Z", message: { role: "user", content: "side quest" } }),
       line({ type: "assistant", uuid: "u4", parentUuid: SIDE, isSidechain: true, timestamp: "2026-11-10T10:00:03.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_2", role: "assistant", content: [{ type: "text", text: "side done" }], usage } })
-    ].join("\n") + "\n")
+    ])
     const index = path.join(dir, "i.db")
-    const imp = cli(["import", "--index", index, "--claude-root", path.join(dir, "projects")])
+    const imp = cli(["import", "--index", index, "--claude-root", root])
     expect(imp.code, imp.stderr).toBe(0)
 
     const s = cli(["sessions", "--index", index])

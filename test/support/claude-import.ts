@@ -98,3 +98,14 @@ export const claudeUsageLog = (sid: string, turns: number, word: string, at: (tu
       }
     })
   ].join("\n")).join("\n") + "\n"
+
+/**
+ * A Claude Code project folder `<dir>/projects/-tmp-p` holding one session log `<sessionId>.jsonl` of `lines` (JSON
+ * texts, one a line, ending in a newline); the projects root (what `--claude-root` takes).
+ */
+export const claudeProjectRoot = (dir: string, sessionId: string, lines: ReadonlyArray<string>): string => {
+  const project = path.join(dir, "projects", "-tmp-p")
+  fs.mkdirSync(project, { recursive: true })
+  fs.writeFileSync(path.join(project, `${sessionId}.jsonl`), lines.join("\n") + "\n")
+  return path.join(dir, "projects")
+}
