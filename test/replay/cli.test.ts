@@ -7,7 +7,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { fixturesDir, tempDir } from "../support/paths.js"
+import { spawnSync } from "node:child_process"
+import { fixturesDir, repoRoot, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 
 const imported = () => {
@@ -71,6 +72,15 @@ describe("session-ingest replay", () => {
     expect(raw.stderr).toBe("note: --no-redact: the page holds the session as stored, secrets, emails and home paths included; do not share it.\n")
     const out = path.join(dir, "raw.html")
     expect(cli(["replay", "3f2b8c1e", "--index", index, "--no-redact", "--out", out]).stderr).toContain(`note: --no-redact: ${out} holds the session as stored`)
+    // tester31c F3: a write that fails (the file-size limit) leaves no file, so no note of one
+    const failed = path.join(dir, "failed.html")
+    const limited = spawnSync("bash", ["-c", `ulimit -f 1; exec "${process.execPath}" bin/session-ingest.mjs replay 3f2b8c1e --index "${index}" --no-redact --out "${failed}"`], {
+      cwd: repoRoot,
+      encoding: "utf8"
+    })
+    expect(limited.status, limited.stderr).toBe(7)
+    expect(fs.existsSync(failed)).toBe(false)
+    expect(limited.stderr).not.toContain("note: --no-redact")
     const atif = (extra: Array<string>) => {
       const r = cli(["export", "3f2b8c1e", "--index", index, "--format", "atif", ...extra])
       expect(r.code, r.stderr).toBe(0)

@@ -58,14 +58,16 @@ export const exportCommand = Command.make(
           Effect.map(Effect.flatMap(rt.loadTrajectory(o.id), (input) => rt.shareableTrajectory({ ...input, prices })), (atif) => prettyJsonChunks(atif, "steps"))
             .pipe(Effect.provide(indexLayer))
         )
-      if (o.noRedact) writeStderr(O.unredactedNote(out !== undefined ? out : "the export"))
       if (out !== undefined) {
         // Through a sink that never overwrites, and leaves nothing on failure or Ctrl-C.
         yield* Stream.run(bytes, rt.newFileSink(out))
+        // said once the file is written (a write that fails leaves no file to warn of: tester31c F3)
+        if (o.noRedact) writeStderr(O.unredactedNote(out))
         if (o.json) yield* printResult("export", true, { format: o.format, out }, () => "")
         else writeStderr(`wrote ${out}\n`)
         return
       }
+      if (o.noRedact) writeStderr(O.unredactedNote("the export"))
       if (!o.json) return yield* Stream.runForEach(bytes, writeStdout)
       const data = yield* (o.format === "atif"
         ? Effect.flatMap(rt.loadTrajectory(o.id), (input): Effect.Effect<unknown, never, Redaction> => rt.shareableTrajectory({ ...input, prices }))

@@ -37,13 +37,15 @@ export const replay = Command.make(
       const layers = yield* rt.sessionOutputLayer(file, !o.noRedact, Option.getOrUndefined(o.config), o.id, "replaying")
       const html = yield* rt.replayHtml(o.id, prices).pipe(Effect.provide(layers))
       const bytes = Buffer.from(html, "utf8")
-      if (o.noRedact) writeStderr(O.unredactedNote(out !== undefined ? out : "the page"))
       if (out !== undefined) {
         yield* Stream.run(Stream.make(bytes), rt.newFileSink(out))
+        // said once the file is written (a write that fails leaves no file to warn of: tester31c F3)
+        if (o.noRedact) writeStderr(O.unredactedNote(out))
         if (o.json) yield* printResult("replay", true, { out, bytes: bytes.length }, () => "")
         else writeStderr(`wrote ${out} (${bytes.length} bytes)\n`)
         return
       }
+      if (o.noRedact) writeStderr(O.unredactedNote("the page"))
       if (o.json) return yield* printResult("replay", true, { bytes: bytes.length, html }, () => "")
       yield* writeStdout(bytes)
     })
