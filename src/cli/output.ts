@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import { errorToJson } from "../domain/error-codes.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
-import { classify, describe, isStorageError } from "../layers/store-failure.js"
+import { cannotGrow, classify, describe, isStorageError, settleWriteFailure } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
 import { escapeJsonControls, visibleControls } from "../domain/render.js"
 import { jsonParts } from "./json-parts.js"
@@ -363,6 +363,14 @@ export const renderError = (e: IngestError): string =>
 /** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */
 const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").StoreUnavailable, d: unknown) => {
   const f = classify(d)
+  const grow = f.kind === "disk-full" ? cannotGrow(undefined) : undefined
+  if (grow?.why === "file-size-limit") {
+    return new StoreUnavailable({
+      message: `A file session-ingest uses cannot be written: the file-size limit (\`ulimit -f\`, ${grow.limit} bytes) was reached (${describe(f)}).`,
+      remediation: `Raise the file-size limit (\`ulimit -f\`, now ${grow.limit} bytes; \`ulimit -f unlimited\` lifts it), then run the same command again.`,
+      details: { reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}), fileSizeLimit: grow.limit }
+    })
+  }
   return new StoreUnavailable({
     message: `A file session-ingest uses cannot be ${f.kind === "disk-full" ? "written: the disk is full" : f.kind === "read-only" ? "written: it is read-only" : "used"} (${describe(f)}).`,
     remediation: f.kind === "disk-full"
@@ -380,5 +388,5 @@ const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").St
 export const storageDefectsAsErrors = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
   Effect.catchSomeDefect(effect, (d) =>
     isStorageError(d)
-      ? Option.some(Effect.flatMap(errors, ({ StoreUnavailable }) => Effect.fail(storageDefect(StoreUnavailable, d))))
+      ? Option.some(Effect.zipRight(settleWriteFailure(d), Effect.flatMap(errors, ({ StoreUnavailable }) => Effect.fail(storageDefect(StoreUnavailable, d)))))
       : Option.none())

@@ -17,7 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import Sqlite from "better-sqlite3"
 import { StoreUnavailable } from "../domain/errors.js"
-import { isStorageError, type StoreRole, storeFailureFields } from "./store-failure.js"
+import { failStore, isStorageError, type StoreRole, storeFailureFields, watchFileSizeLimit } from "./store-failure.js"
 
 /** `application_id` of a session-ingest index ("SIi1"). */
 export const INDEX_APPLICATION_ID = 0x53496931
@@ -148,6 +148,7 @@ export const checkOwnedSqlite = (
  * exclusively (`COPYFILE_EXCL`).
  */
 export const createOwnedSqlite = (file: string, applicationId: number, pageSize?: number): void => {
+  watchFileSizeLimit()
   const tmp = `${file}.new-${process.pid}-${randomBytes(4).toString("hex")}`
   try {
     const db = new Sqlite(tmp)
@@ -211,9 +212,9 @@ export const guardStore = (role: StoreRole) =>
   effect.pipe(
     Effect.catchIf(
       (e): e is Extract<E, SqlError> => e instanceof SqlError,
-      (e) => Effect.fail(new StoreUnavailable(storeFailureFields(role, e)))
+      (e) => failStore(e, (c) => new StoreUnavailable(storeFailureFields(role, c)))
     ),
     Effect.catchSomeDefect((d) =>
-      isStorageError(d) ? Option.some(Effect.fail(new StoreUnavailable(storeFailureFields(role, d)))) : Option.none()
+      isStorageError(d) ? Option.some(failStore(d, (c) => new StoreUnavailable(storeFailureFields(role, c)))) : Option.none()
     )
   ) as Effect.Effect<A, Exclude<E, SqlError> | StoreUnavailable, R>

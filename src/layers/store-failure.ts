@@ -17,6 +17,8 @@
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { isMainThread } from "node:worker_threads"
+import * as Effect from "effect/Effect"
 
 /** The kind of a storage failure. */
 export type FailureKind = "disk-full" | "read-only" | "locked" | "damaged" | "io" | "other"
@@ -95,16 +97,123 @@ export const fileSizeLimit = (): number | undefined => {
   }
 }
 
+/**
+ * Writes the file-size limit refused in this process, as the kernel tells
+ * them: a write past `RLIMIT_FSIZE` fails with `EFBIG` and raises `SIGXFSZ`
+ * (Node ignores it, so the process lives on). SQLite reports `EFBIG` only as
+ * `SQLITE_IOERR_WRITE` (or, once it rolled the transaction back itself, as
+ * the `ROLLBACK` that follows failing: "cannot rollback - no transaction is
+ * active"), and the file it was writing may be gone by the time the failure
+ * is told (a statement journal in SQLite's temporary folder, the index's
+ * `.new-…` file, a rollback journal deleted by the rollback): the signal is
+ * what says it was the limit (tester31c F1, F2).
+ */
+let refusedByLimit = 0
+/** Whether `SIGXFSZ` is listened to ({@link watchFileSizeLimit}). */
+let listening = false
+let watched = false
+
+/**
+ * Listen for `SIGXFSZ` ({@link refusedByLimit}) when a file-size limit is
+ * set: called before a store is written. Nothing is done without a limit (or
+ * off the main thread, where a process's signals are not delivered to
+ * JavaScript); the listener does not keep the process alive.
+ */
+export const watchFileSizeLimit = (): void => {
+  if (watched) return
+  watched = true
+  if (!isMainThread || fileSizeLimit() === undefined) return
+  process.on("SIGXFSZ", () => {
+    refusedByLimit++
+  })
+  listening = true
+}
+
+/** Codes SQLite (or the file system) gives a write the file-size limit refused. */
+const REFUSED_WRITE = /^SQLITE_IOERR|^SQLITE_FULL|^EFBIG$/
+
+/** Whether `cause` may be a write the file-size limit refused: a write I/O error, a full disk, or SQLite's ROLLBACK after it rolled such a write back. */
+const mayBeRefusedWrite = (cause: unknown): boolean => {
+  const coded = chain(cause).find((e) => {
+    const c = codeOf(e)
+    return c !== undefined && (SQLITE.test(c) || ERRNO.test(c))
+  })
+  const code = codeOf(coded)
+  return code !== undefined && (REFUSED_WRITE.test(code) || (code === "SQLITE_ERROR" && isRollbackAfterFailure(coded)))
+}
+
+/** The file-size limit, when a write was refused by it in this process ({@link refusedByLimit}). */
+const limitThatRefused = (): { readonly why: "file-size-limit"; readonly limit: number } | undefined => {
+  if (refusedByLimit === 0) return undefined
+  const limit = fileSizeLimit()
+  return limit === undefined ? undefined : { why: "file-size-limit", limit }
+}
+
+/** How long a failure waits for its `SIGXFSZ` to reach the listener, at most, in ms (when none comes: a failure of another kind). */
+const SETTLE_MS = 100
+
+/**
+ * Before a storage failure `cause` is told: when a file-size limit is set
+ * and `cause` may be a write it refused, wait for the `SIGXFSZ` of that write
+ * to reach its listener (the kernel raised it during the write; Node hands
+ * it to JavaScript on a later turn of the event loop, the second one here),
+ * at most {@link SETTLE_MS} ms, so that {@link storeFailureFields} names the
+ * limit. Immediate otherwise: without a limit, once the signal was seen, or
+ * for any other failure.
+ */
+export const settleWriteFailure = (cause: unknown): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    !listening || refusedByLimit > 0 || !mayBeRefusedWrite(cause)
+      ? Effect.void
+      : Effect.async<void>((resume) => {
+        const until = Date.now() + SETTLE_MS
+        let turns = 0
+        let timer: ReturnType<typeof setTimeout> | undefined
+        let immediate: ReturnType<typeof setImmediate> | undefined
+        const turn = () => {
+          if (refusedByLimit > 0 || Date.now() >= until) return resume(Effect.void)
+          // The first turns at once (the signal is already waiting); then every few ms, not spinning.
+          if (++turns < 8) immediate = setImmediate(turn)
+          else timer = setTimeout(turn, 5)
+        }
+        immediate = setImmediate(turn)
+        return Effect.sync(() => {
+          if (immediate !== undefined) clearImmediate(immediate)
+          if (timer !== undefined) clearTimeout(timer)
+        })
+      })
+  )
+
+/**
+ * `f()`; what it throws fails the effect with `onError` of it, told once
+ * {@link settleWriteFailure} has let a refusal by the file-size limit be seen.
+ */
+export const tryStore = <A, E>(f: () => A, onError: (cause: unknown) => E): Effect.Effect<A, E> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(f())
+    } catch (e) {
+      return failStore(e, onError)
+    }
+  })
+
+/** Fail with `onError(cause)`, told once {@link settleWriteFailure} has let a refusal by the file-size limit be seen. */
+export const failStore = <E>(cause: unknown, onError: (cause: unknown) => E): Effect.Effect<never, E> =>
+  Effect.zipRight(settleWriteFailure(cause), Effect.failSync(() => onError(cause)))
+
 /** Bytes a write may need beyond a file's size: SQLite grows a file by pages (64 KiB covers a page and a journal header). */
 const GROWTH_MARGIN = 64 * 1024
 
 /**
  * Why `file` (a SQLite database, with its `-journal` / `-wal` beside it)
- * cannot grow, when it is so: the file-size limit reached by one of them
- * (EFBIG, which SQLite reports as `SQLITE_IOERR_WRITE` or `SQLITE_FULL`), or
- * its disk without room (`statfs`); else undefined.
+ * cannot grow, when it is so: the file-size limit, when it refused a write
+ * of this process (`SIGXFSZ` seen, see {@link watchFileSizeLimit}) or one of
+ * them has reached it (EFBIG, which SQLite reports as `SQLITE_IOERR_WRITE`
+ * or `SQLITE_FULL`), or its disk without room (`statfs`); else undefined.
  */
 export const cannotGrow = (file: string | undefined): { readonly why: "file-size-limit"; readonly limit: number } | { readonly why: "disk-full" } | undefined => {
+  const refused = limitThatRefused()
+  if (refused !== undefined) return refused
   if (file === undefined) return undefined
   const limit = fileSizeLimit()
   if (limit !== undefined) {
@@ -154,6 +263,8 @@ export const classify = (cause: unknown, file?: string): StorageFailure => {
     ? "damaged"
     : (/^SQLITE_IOERR_(WRITE|FSYNC|TRUNCATE|SHORT_READ)$|^SQLITE_IOERR$/.test(code) || (code === "SQLITE_ERROR" && isRollbackAfterFailure(coded))) &&
         cannotGrow(file) !== undefined
+    ? "disk-full"
+    : REFUSED_WRITE.test(code) && limitThatRefused() !== undefined
     ? "disk-full"
     : /^SQLITE_IOERR|^EIO$/.test(code)
     ? "io"
@@ -231,9 +342,10 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
   const f = classify(cause, role.file)
   const at = `${role.label} ${role.file}`
   // SQLite's "cannot rollback" after it rolled a refused write back itself says nothing of the write: not shown.
-  const why = f.kind === "disk-full" && isRollbackAfterFailure(cause) ? "a write was refused; SQLite rolled it back" : describe(f)
+  const refused = f.kind === "disk-full" && isRollbackAfterFailure(cause) ? "a write was refused; SQLite rolled it back" : undefined
   if (role.readsOnly === true && f.code !== undefined && WRITE_FAILURE.test(f.code)) {
     const dir = sqliteTempDir()
+    const why = refused ?? describe(f)
     return {
       message: `${at} was being read (nothing is written to it or beside it), but SQLite could not write its temporary files in ${dir}: the folder is full or the file-size limit was reached (${why}).`,
       remediation: `Free space in ${dir} (or raise the file-size limit, \`ulimit -f\`), or set SQLITE_TMPDIR (or TMPDIR) to a folder with room; then run the same command again.`,
@@ -241,13 +353,18 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
     }
   }
   const grow = f.kind === "disk-full" ? cannotGrow(role.file) : undefined
+  // SQLite's own words for a write the file-size limit refused ("disk I/O error") would point at the disk: its code only.
+  const why = refused ?? (grow?.why === "file-size-limit" && f.code !== undefined ? `a write was refused: ${f.code}` : describe(f))
   const [message, remediation] = f.kind === "disk-full"
-    ? [
-      grow?.why === "file-size-limit"
-        ? `${at} could not grow: the file-size limit (\`ulimit -f\`, ${grow.limit} bytes) was reached (${why}).`
-        : `${at} could not grow: the disk is full (${why}).`,
-      `Free space on the disk that holds ${nodePath.dirname(role.file)} or raise the file-size limit (\`ulimit -f\`), or pass ${role.option} on another disk; then run the same command again (what was committed is kept, the rest is completed).`
-    ]
+    ? grow?.why === "file-size-limit"
+      ? [
+        `${at} could not grow: the file-size limit (\`ulimit -f\`, ${grow.limit} bytes) was reached (${why}).`,
+        `Raise the file-size limit (\`ulimit -f\`, now ${grow.limit} bytes; \`ulimit -f unlimited\` lifts it), then run the same command again (what was committed is kept, the rest is completed).`
+      ]
+      : [
+        `${at} could not grow: the disk is full (${why}).`,
+        `Free space on the disk that holds ${nodePath.dirname(role.file)} or raise the file-size limit (\`ulimit -f\`), or pass ${role.option} on another disk; then run the same command again (what was committed is kept, the rest is completed).`
+      ]
     : f.kind === "read-only"
     ? [`${at} cannot be written: it or its folder is read-only (${why}).`, role.readOnlyRemedy]
     : f.kind === "locked"
@@ -269,7 +386,16 @@ export const storeFailureFields = (role: StoreRole, cause: unknown) => {
       `${at} cannot be opened or used (${why}).`,
       `Check that ${role.option} points to a file session-ingest created (or a new one) in a folder you can write to.`
     ]
-  return { message, remediation, details: { file: role.file, reason: f.kind, ...(f.code !== undefined ? { code: f.code } : {}) } }
+  return {
+    message,
+    remediation,
+    details: {
+      file: role.file,
+      reason: f.kind,
+      ...(f.code !== undefined ? { code: f.code } : {}),
+      ...(grow?.why === "file-size-limit" ? { fileSizeLimit: grow.limit } : {})
+    }
+  }
 }
 
 /**

@@ -29,11 +29,11 @@ import * as Scope from "effect/Scope"
 import { decodeStoredZoneScan, encodeZoneScan, type ZoneScan } from "../../domain/agentmux/record.js"
 import { StoreUnavailable } from "../../domain/errors.js"
 import { checkOwnedSqlite, createOwnedSqlite, ownershipWhenOpen, STATE_APPLICATION_ID } from "../owned-sqlite.js"
-import { type StoreRole, storeFailureFields } from "../store-failure.js"
+import { type StoreRole, storeFailureFields, tryStore, watchFileSizeLimit } from "../store-failure.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ScanState, type ScanStateShape, scansDigest, type StoredReport, type StoredScans } from "./ScanState.js"
 import { dataDir } from "../data-dir.js"
-import { attempt, type Driver, openDriver } from "./sqlite-driver.js"
+import { type Driver, openDriver } from "./sqlite-driver.js"
 import * as Layer from "effect/Layer"
 
 /** The default state file: `<session-ingest's data folder>/state.db` (see `src/layers/data-dir.ts`). */
@@ -82,11 +82,13 @@ interface Open {
 
 const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> =>
   Effect.gen(function*() {
+    // A write the file-size limit refuses is then told as such (see `../store-failure.ts`).
+    watchFileSizeLimit()
     yield* checkOwnedSqlite(path, STATE_APPLICATION_ID, "scan state", "--state FILE")
     const fail = unavailable(path)
     if (!fs.existsSync(path)) {
       // Made whole, stamped, then checked again (another process may have made it meanwhile).
-      yield* attempt(() => {
+      yield* tryStore(() => {
         fs.mkdirSync(nodePath.dirname(path), { recursive: true })
         createOwnedSqlite(path, STATE_APPLICATION_ID)
       }, fail)
@@ -101,12 +103,12 @@ const open = (path: string): Effect.Effect<Open, StoreUnavailable, Scope.Scope> 
       beforeClose: (d) => d.pragma("synchronous = NORMAL")
     }, fail)
     // What the file is once open (its first read rolls a hot journal back): a creation killed part-way is new again.
-    const found = yield* attempt(() => ({
+    const found = yield* tryStore(() => ({
       id: db.pragma("application_id", { simple: true }) as number,
       objects: (db.prepare("SELECT count(*) AS n FROM sqlite_master").all()[0] as { readonly n: number }).n
     }), fail)
     const owned = yield* ownershipWhenOpen(path, STATE_APPLICATION_ID, "scan state", "--state FILE", found)
-    yield* attempt(() => {
+    yield* tryStore(() => {
       if (owned === "new") db.pragma(`application_id = ${STATE_APPLICATION_ID}`)
       // WAL after the id is set, so the id lands in the main file's header.
       if (db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL")
@@ -138,7 +140,7 @@ const operations = (
 ): Pick<ScanStateShape, "load" | "commit"> => ({
   load: (store, prefix) =>
     withDb(({ db, loaded, loadedReports }) =>
-      attempt(() => {
+      tryStore(() => {
         const rows = db.prepare(
           "SELECT zone, scan FROM agentmux_zone_scan WHERE store = ? AND substr(zone, 1, ?) = ?"
         ).all(store, prefix.length, prefix) as Array<{ zone: unknown; scan: unknown }>
@@ -169,7 +171,7 @@ const operations = (
     ),
   commit: (store, prefix, scans, report) =>
     withDb(({ db, loaded, loadedReports }) =>
-      attempt(() => {
+      tryStore(() => {
         const now = Date.now()
         const texts = [...scans].map(([zone, scan]) => [zone, encodeZoneScan(scan)] as const)
         // Without a report the saved one is left as it is: it names the scans it came from, so it is not

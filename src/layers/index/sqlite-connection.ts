@@ -30,6 +30,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
+import { watchFileSizeLimit } from "../store-failure.js"
 
 /** The part of a better-sqlite3 prepared statement used here (the package ships no typings). */
 export interface DriverStatement {
@@ -70,6 +71,8 @@ export interface OwnedConnection {
  */
 export const openConnection = (filename: string, readonly: boolean): Effect.Effect<OwnedConnection, never, Scope.Scope> =>
   Effect.gen(function*() {
+    // A write the file-size limit refuses is then told as such (see `../store-failure.ts`).
+    if (!readonly) watchFileSizeLimit()
     const db = new Sqlite(filename, { readonly }) as unknown as Driver
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
     // A read-only connection keeps SQLite's temporary data (the sorter of an

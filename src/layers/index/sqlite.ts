@@ -68,7 +68,7 @@ import { type ImportLock, importLock, type ImportLockOptions } from "./import-lo
 import { type AttemptState, BASE_COLUMNS, type BaseRow, IndexWriter, uidBytes, uidText } from "./sqlite-writer.js"
 import { eventUid, sourceKey } from "../../domain/index/ids.js"
 import { checkOwnedSqlite, createOwnedSqlite, guardStore, INDEX_APPLICATION_ID, journaledHeader, type Ownership, ownershipWhenOpen } from "../owned-sqlite.js"
-import { isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, undecodableRowFields } from "../store-failure.js"
+import { failStore, isUndecodableData, primaryFailure, type StoreRole, storeFailureFields, tryStore, undecodableRowFields } from "../store-failure.js"
 import { CONTRACT_VERSION, type ProviderId, type SessionEvent } from "../../domain/model.js"
 import { bookedModelOf, groupRows, type UsageGroup, type UsageRow, usageRows } from "../../domain/usage.js"
 import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
@@ -1182,7 +1182,7 @@ const refuseNewerSchema = (sql: SqlClient.SqlClient, file: string): Effect.Effec
         details: { index: file, reason: "schema-newer", have, want }
       })
     )
-  }).pipe(Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), (e) => Effect.fail(unavailable(file, e))))
+  }).pipe(Effect.catchIf((e): e is Exclude<typeof e, StoreUnavailable> => !(e instanceof StoreUnavailable), (e) => failIndex(file, e)))
 
 /** What a commit point's hook failed with, carried out of a synchronous writer step (`importWhole`). */
 class PointFailed {
@@ -1190,6 +1190,12 @@ class PointFailed {
 }
 
 const unavailable = (file: string, cause: unknown) => new StoreUnavailable(storeFailureFields(indexRole(file), cause))
+
+/** Fail with {@link unavailable}, once a write the file-size limit refused can be told as such (`failStore`). */
+const failIndex = (file: string, cause: unknown) => failStore(cause, (e) => unavailable(file, e))
+
+/** `f()` on the index; what it throws fails with {@link unavailable} (`tryStore`). */
+const tryIndex = <A>(file: string, f: () => A) => tryStore(f, (e) => unavailable(file, e))
 
 /**
  * `effect` with a defect of decoding a stored row (`isUndecodableData`: a
@@ -1305,7 +1311,7 @@ const make = (
           }
         }
       }
-      onMigrated(yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause))))))
+      onMigrated(yield* migrateShared(sql).pipe(Effect.catchAllCause((cause) => failIndex(file, causeError(cause)))))
     } else {
       // The first read opens the file (and, for a WAL index, its -shm): fail here, typed, if it cannot be read.
       yield* fail(sql`SELECT count(*) AS n FROM sqlite_master`)
@@ -1497,9 +1503,9 @@ const make = (
       writer === null ? Effect.fail(readOnly()) : Effect.zipRight(gate, unlocked(step))
     /** Run a synchronous step of the writer; what the driver throws becomes `StoreUnavailable`. */
     const writeSync = <A>(step: (w: IndexWriter) => A) =>
-      write((w) => Effect.try({ try: () => step(w), catch: (e) => unavailable(file, e) }))
+      write((w) => tryIndex(file, () => step(w)))
     /** Commit what the writer has pending (before an operation that takes a transaction of its own); pending writes mean the lock is held. */
-    const flush = unlocked((w) => Effect.try({ try: () => w.commit(), catch: (e) => unavailable(file, e) }))
+    const flush = unlocked((w) => tryIndex(file, () => w.commit()))
     /** Run an `@effect/sql` write after committing what is pending, and forget the ids it may delete. */
     const atRest = <A, E, R>(effect: Effect.Effect<A, E, R>, key?: string) =>
       writer === null
@@ -1845,15 +1851,12 @@ const make = (
       // Every checkpoint: on the writing connection, the driver's rows as arrays of values, one map entry each (no
       // row object, no fiber per row); a read-only index through `@effect/sql`.
       checkpoints: db !== null
-        ? exclusive(Effect.try({
-          try: () => {
-            writer?.settle()
-            const out = new Map<string, SourceCheckpoint>()
-            const statement = db.prepare(`SELECT ${sourceCheckpointColumns} FROM sources`).raw(true)
-            for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toSourceCheckpointOfValues(v))
-            return out as ReadonlyMap<string, SourceCheckpoint>
-          },
-          catch: (e) => unavailable(file, e)
+        ? exclusive(tryIndex(file, () => {
+          writer?.settle()
+          const out = new Map<string, SourceCheckpoint>()
+          const statement = db.prepare(`SELECT ${sourceCheckpointColumns} FROM sources`).raw(true)
+          for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toSourceCheckpointOfValues(v))
+          return out as ReadonlyMap<string, SourceCheckpoint>
         }))
         : fail(sql<Omit<CheckpointRow, "overview_json">>`SELECT ${sql.unsafe(sourceCheckpointColumns)} FROM sources`).pipe(
           Effect.map((rows) => new Map(rows.map((r) => [r.source_key, toSourceCheckpoint(r)])))
@@ -1862,22 +1865,19 @@ const make = (
       // As an import reads them (on the writing connection): the summaries (the largest column: most of the bytes
       // read) all at once when one is first asked for (a discovery that lists unchanged sources from their kept
       // overviews asks for none), while the index is open; the kept overviews with the rest.
-      importCheckpoints: db === null ? undefined : exclusive(Effect.try({
-        try: () => {
-          writer?.settle()
-          if (lock !== null) readAt = lock.held() ? null : dataVersion()
-          const out = new Map<string, SourceCheckpoint>()
-          let summaries: Map<string, string> | undefined
-          const summaryOf = (key: string): Record<string, unknown> => {
-            summaries ??= new Map(db.prepare("SELECT source_key, summary_json FROM sources").raw(true).all() as Array<[string, string]>)
-            const json = summaries.get(key)
-            return json === undefined ? {} : JSON.parse(json) as Record<string, unknown>
-          }
-          const statement = db.prepare(`SELECT ${leanCheckpointColumns(overviewColumn)} FROM sources`).raw(true)
-          for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toLeanCheckpointOfValues(v, summaryOf))
-          return out as ReadonlyMap<string, SourceCheckpoint>
-        },
-        catch: (e) => unavailable(file, e)
+      importCheckpoints: db === null ? undefined : exclusive(tryIndex(file, () => {
+        writer?.settle()
+        if (lock !== null) readAt = lock.held() ? null : dataVersion()
+        const out = new Map<string, SourceCheckpoint>()
+        let summaries: Map<string, string> | undefined
+        const summaryOf = (key: string): Record<string, unknown> => {
+          summaries ??= new Map(db.prepare("SELECT source_key, summary_json FROM sources").raw(true).all() as Array<[string, string]>)
+          const json = summaries.get(key)
+          return json === undefined ? {} : JSON.parse(json) as Record<string, unknown>
+        }
+        const statement = db.prepare(`SELECT ${leanCheckpointColumns(overviewColumn)} FROM sources`).raw(true)
+        for (const v of statement.iterate() as Iterable<ReadonlyArray<unknown>>) out.set(v[0] as string, toLeanCheckpointOfValues(v, summaryOf))
+        return out as ReadonlyMap<string, SourceCheckpoint>
       })),
 
       beginGeneration: (source, generation, reason) => writeSync((w) => w.beginGeneration(source, generation, reason)),
@@ -1889,7 +1889,7 @@ const make = (
           ? Effect.succeed({ events: 0, sessions: 0 })
           : write((w) =>
             Effect.gen(function*() {
-              const sync = <A>(f: () => A) => Effect.try({ try: f, catch: (e) => unavailable(file, e) })
+              const sync = <A>(f: () => A) => tryIndex(file, f)
               const rows = yield* sync(() => w.prepare(batch))
               const half = Math.ceil(rows.length / 2)
               const attempt = batch.attempt ?? null
@@ -1922,7 +1922,7 @@ const make = (
                 if (exit._tag === "Failure") throw new PointFailed(exit.cause)
               }))
             } catch (e) {
-              return e instanceof PointFailed ? Effect.failCause(e.cause as Cause.Cause<never>) : Effect.fail(unavailable(file, e))
+              return e instanceof PointFailed ? Effect.failCause(e.cause as Cause.Cause<never>) : failIndex(file, e)
             }
           })
         ),
@@ -2233,7 +2233,7 @@ const make = (
 
 /** Open a SQLite connection for the scope; what better-sqlite3 throws (a defect) becomes `StoreUnavailable`. */
 const connect = (file: string, filename: string, readonly: boolean) =>
-  openConnection(filename, readonly).pipe(Effect.catchAllDefect((d) => Effect.fail(unavailable(file, d))))
+  openConnection(filename, readonly).pipe(Effect.catchAllDefect((d) => failIndex(file, d)))
 
 /** The migrations applied to the index file at `abs` (`[id, name]`), read-only; none when it cannot be read (no file, no table). */
 const appliedMigrations = (abs: string): Effect.Effect<ReadonlyArray<readonly [number, string]>> =>
@@ -2300,12 +2300,9 @@ export const layer = (
       let ownership = file === ":memory:" ? "new" as const : yield* check
       if (file !== ":memory:" && !fs.existsSync(file)) {
         // Made whole, stamped, then checked again (another process may have made it meanwhile).
-        yield* Effect.try({
-          try: () => {
-            fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-            createOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, PAGE_SIZE)
-          },
-          catch: (e) => unavailable(file, e)
+        yield* tryIndex(file, () => {
+          fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+          createOwnedSqlite(path.resolve(file), INDEX_APPLICATION_ID, PAGE_SIZE)
         })
         ownership = yield* check
       }
@@ -2528,6 +2525,6 @@ export const migrateThrough = (file: string, last: number): Effect.Effect<void, 
     const { client } = yield* connect(file, file, false)
     yield* Migrator.make({})({ loader: Effect.map(migrations, (ms) => ms.filter(([id]) => id <= last)), table: "si_migrations" }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
-      Effect.catchAllCause((cause) => Effect.fail(unavailable(file, causeError(cause))))
+      Effect.catchAllCause((cause) => failIndex(file, causeError(cause)))
     )
   }))
