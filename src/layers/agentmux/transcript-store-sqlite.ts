@@ -85,6 +85,7 @@ import {
 } from "./TranscriptStore.js"
 import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { checkOwnedSqlite, SQLITE_MAGIC, STATE_APPLICATION_ID } from "../owned-sqlite.js"
+import { fileSizeLimit } from "../store-failure.js"
 import { defaultStateFile } from "./scan-state-sqlite.js"
 import { num, partChunkReader, partFinder, partReader } from "./part-reader.js"
 import { attempt, openDriver } from "./sqlite-driver.js"
@@ -171,15 +172,26 @@ const errnoOf = (e: unknown): string | undefined => {
 /**
  * The store's private copy could not be written (`to`, in `where`): the
  * disk that holds the copy is full or read-only, not the store unreadable
- * (tester19 F11: the message blamed the store and said to change --store).
+ * (tester19 F11: the message blamed the store and said to change --store);
+ * or the file-size limit (`ulimit -f`, EFBIG) refused it, said with the
+ * limit's bytes (`details.fileSizeLimit`) and the remedy to raise it: no
+ * disk helps a copy as large as the store past the limit.
  */
-const noRoomForCopy = (path: string, to: string, errno: string) =>
-  new StoreUnavailable({
-    message: `The AgentMux store ${path} is read from a private copy, and the copy could not be written: ${to} (${errno}). The store itself was not changed.`,
-    remediation: `Free space on the disk that holds ${nodePath.dirname(to)} (a temporary folder: TMPDIR; the cached copy is kept in agentmux-cache/ beside the scan state, --state), ` +
-      "or point TMPDIR and --state at a disk with room; then run the same command again.",
-    details: { store: path, copy: to, errno }
-  })
+const noRoomForCopy = (path: string, to: string, errno: string) => {
+  const limit = errno === "EFBIG" ? fileSizeLimit() : undefined
+  return limit !== undefined
+    ? new StoreUnavailable({
+      message: `The AgentMux store ${path} is read from a private copy, and the copy could not be written: ${to}: the file-size limit (\`ulimit -f\`, ${limit} bytes) was reached (${errno}). The store itself was not changed.`,
+      remediation: `Raise the file-size limit (\`ulimit -f\`, now ${limit} bytes; the copy is as large as the store and its -wal, \`ulimit -f unlimited\` lifts it), then run the same command again.`,
+      details: { store: path, copy: to, errno, fileSizeLimit: limit }
+    })
+    : new StoreUnavailable({
+      message: `The AgentMux store ${path} is read from a private copy, and the copy could not be written: ${to} (${errno}). The store itself was not changed.`,
+      remediation: `Free space on the disk that holds ${nodePath.dirname(to)} (a temporary folder: TMPDIR; the cached copy is kept in agentmux-cache/ beside the scan state, --state), ` +
+        "or point TMPDIR and --state at a disk with room; then run the same command again.",
+      details: { store: path, copy: to, errno }
+    })
+}
 
 /** An error of making the store's copy at `to`: {@link noRoomForCopy} for a write error, else the store's `what`. */
 const copyError = (path: string, to: string, what: string) => (e: unknown) => {
