@@ -145,6 +145,20 @@ const peekV2 = (body: string): Either.Either<CursorState, InvalidCursor> => {
   return Either.right(state as CursorState)
 }
 
+const SHOWN_FORM = /^s1\.([0-9a-f]{16})\.(0|[1-9a-z][0-9a-z]*)\.([0-9a-f]{8})$/
+
+/**
+ * The fields of a well-formed shown cursor token (`s1.<tag>.<seq>.<check>`, `./shown-cursor.ts`): its source tag (16
+ * hex), its sequence (a safe integer, written in base 36) and its check (8 hex); null when `token` is not one. Here,
+ * not in `./shown-cursor.ts`, so that {@link peekCursor} tells a shown cursor from a malformed token without importing it.
+ */
+export const shownCursorForm = (token: string): { readonly tag: string; readonly seq: number; readonly check: string } | null => {
+  const m = SHOWN_FORM.exec(token)
+  if (m === null) return null
+  const seq = parseInt(m[2], 36)
+  return Number.isSafeInteger(seq) ? { tag: m[1], seq, check: m[3] } : null
+}
+
 /**
  * Decode a token without binding it to a source yet: its state, whose `src`
  * is the source id of a `c1` token or `tag:<tag>` of a `c2` token (check it
@@ -153,7 +167,9 @@ const peekV2 = (body: string): Either.Either<CursorState, InvalidCursor> => {
 export const peekCursor = (token: string): Either.Either<CursorState, InvalidCursor> => {
   if (token.startsWith(V2)) return peekV2(token.slice(V2.length))
   if (token.startsWith("s1.")) {
-    // a shown cursor (./shown-cursor.ts): a redacted output's, which names an event but holds no place in the source's bytes
+    // a shown cursor (./shown-cursor.ts): a redacted output's, which names an event but holds no place in the source's
+    // bytes; a token that only starts like one is malformed, as any other (tester31c F5)
+    if (shownCursorForm(token) === null) return Either.left(malformed())
     return Either.left(
       new InvalidCursor({
         message: "The cursor is a redacted output's (s1.): it names an event for get_events, not a place in the source to resume reading at.",
@@ -161,7 +177,7 @@ export const peekCursor = (token: string): Either.Either<CursorState, InvalidCur
       })
     )
   }
-  if (!token.startsWith(V1)) return Either.left(invalid("The cursor is not a session-ingest cursor token."))
+  if (!token.startsWith(V1)) return Either.left(invalid("The cursor token is malformed: it is not a session-ingest cursor."))
   const body = token.slice(V1.length)
   if (!B64URL.test(body)) return Either.left(invalid("The cursor token is not base64url."))
   const decoded = decodeV1State(Buffer.from(body, "base64url").toString("utf8"))

@@ -18,7 +18,7 @@
  * @module
  */
 import * as Either from "effect/Either"
-import { eventCheck, peekCursor, sourceTag } from "./cursor.js"
+import { eventCheck, peekCursor, shownCursorForm, sourceTag } from "./cursor.js"
 import { InvalidCursor } from "./errors.js"
 import { realIds, type ShownIds } from "./shown-ids.js"
 
@@ -66,16 +66,13 @@ export const shownCursor = (e: ShownEvent, ids: ShownIds = realIds): string =>
 /** Whether a token is a shown cursor (by its prefix; {@link peekShownCursor} checks the rest). */
 export const isShownCursor = (token: string): boolean => token.startsWith(SHOWN_CURSOR_PREFIX)
 
-const SHOWN = /^s1\.([0-9a-f]{16})\.(0|[1-9a-z][0-9a-z]*)\.([0-9a-f]{8})$/
-
 /**
  * The place a shown cursor token names. Fails with `InvalidCursor` when the token is not a well-formed shown
  * cursor.
  */
 export const peekShownCursor = (token: string): Either.Either<ShownPlace, InvalidCursor> => {
-  const m = SHOWN.exec(token)
-  const seq = m === null ? NaN : parseInt(m[2], 36)
-  if (m === null || !Number.isSafeInteger(seq)) {
+  const place = shownCursorForm(token)
+  if (place === null) {
     return Either.left(
       new InvalidCursor({
         message: "The cursor token is malformed.",
@@ -83,7 +80,7 @@ export const peekShownCursor = (token: string): Either.Either<ShownPlace, Invali
       })
     )
   }
-  return Either.right({ tag: m[1], seq, check: m[3] })
+  return Either.right(place)
 }
 
 /** Whether a shown cursor's place belongs to the source `sourceId` (its tag as `ids` show it). */

@@ -75,6 +75,14 @@ export interface StreamOptions {
    */
   readonly onWarning?: ((diagnostic: Diagnostic) => void) | undefined
   /**
+   * Where a stream reports the title of its source's session when discovery could not know it (the overview's
+   * `title` is null: AgentMux's discovery reads no session's lines, tester31a F4): once, before the events, also when
+   * it resumes after a cursor (the title is the whole session's, its first prompt's). The importer writes it where
+   * discovery's title goes (the session's row and its search words, the kept overview a push copies). Absent,
+   * nothing is reported. Providers whose discovery gives the title do not call it.
+   */
+  readonly onTitle?: ((title: string) => void) | undefined
+  /**
    * Called with the bytes of each read of a line-oriented source's files (the
    * file itself, and a Muse Code native log's nested logs), in file order,
    * before the events read from them are emitted: the importer digests what

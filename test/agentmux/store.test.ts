@@ -450,7 +450,8 @@ describe("transcript and stream agentmux", () => {
       const b = yield* transcript("S-B")
       expect(b).toEqual({
         sessionId: "S-B",
-        title: null,
+        // its first prompt's (tester31a F4: docs/providers.md, "AgentMux session titles")
+        title: "hi again",
         model: "claude-sonnet-4-5",
         startedAt: iso(T0),
         endedAt: iso(T0 + 10_000),

@@ -28,7 +28,12 @@
  *   lines nested deeper than the import limit (`too-deep`);
  * - a `tool_result` no earlier `tool_use` claims is counted in `diagnostics`
  *   as `orphan-tool-output` (the kind every conversation provider uses), not
- *   as a parse warning: its line is readable.
+ *   as a parse warning: its line is readable;
+ * - the title is the first prompt's (tester31a F4; AgentMux records none, and the seeds are silent, so the session is
+ *   titled as every conversation provider titles one): the text blocks, joined by newlines, of the first `user` line
+ *   that is a person's prompt (no `tool_result` block, no `parent_tool_use_id`: a subagent's prompt is its parent's
+ *   tool call, and not blank), read as Claude Code's and Muse agents' prompts are (`titleOf`: white space collapsed,
+ *   clipped to 80 characters ending in `…`, no lone surrogate); null when the session has none.
  *
  * @module
  */
@@ -41,6 +46,7 @@ import { earliestOf, latestOf, timestampOrNull, timestampWarningOf } from "../ti
 import { TIMESTAMP_NOT_VALID } from "../warning-kinds.js"
 import { cacheWrite1hOf, statedCostOf, tokenCountOf, USAGE_NOT_VALID } from "../usage.js"
 import { isStreamEvent } from "./record.js"
+import { titleOf } from "../muse-agents/summary.js"
 
 /** One line of a session, in record order. */
 export interface SessionLine {
@@ -166,6 +172,8 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
   let lastBlockLine = -1
   let firstAt: string | null = null
   let lastAt: string | null = null
+  /** The text of the session's first prompt (see the module's rules), once a line gave one. */
+  let firstPrompt: string | null = null
 
   const warn = (kind: string, lineNo: number) => {
     const w = warnings.get(kind)
@@ -370,6 +378,17 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
         }, { isError }, { isError: typeof b.is_error === "boolean" ? b.is_error : null })
       }
     }
+    if (type === "user" && firstPrompt === null && typeof value.parent_tool_use_id !== "string") {
+      // the first prompt of a person (the title's): a user line of text blocks only, not blank
+      let prompt = ""
+      let tool = false
+      for (const b of blocks) {
+        if (!isRecord(b)) continue
+        if (b.type === "tool_result") tool = true
+        else if (b.type === "text" && typeof b.text === "string" && b.text.length > 0) prompt = prompt === "" ? b.text : prompt + "\n" + b.text
+      }
+      if (!tool && prompt.trim().length > 0) firstPrompt = prompt
+    }
     // The line's usage (Claude stream-json `message.usage`) on its last event.
     const usage = type === "assistant" ? validUsage(message.usage, undefined, lineNo).usage : null
     if (usage !== null && events.length > firstOfLine) {
@@ -380,7 +399,7 @@ export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): 
 
   const transcript: Transcript = {
     sessionId: ctx.sessionId,
-    title: null,
+    title: firstPrompt === null ? null : titleOf(firstPrompt),
     model,
     startedAt: firstAt,
     endedAt: lastAt,

@@ -123,7 +123,10 @@ const isoMemo = (): ((ms: number | null) => string | null) => {
 const sourceIdOf = (storePath: string, agentId: string, sessionId: string) =>
   makeSourceId("agentmux", "agentmux-agent-record", `${storePath}#${agentId}#${sessionId}`)
 
-/** The typed summary of a session (contract 1.1.0): its `cwd`, receive times, runs and lines; AgentMux records no title. */
+/**
+ * The typed summary of a session (contract 1.1.0): its `cwd`, receive times, runs and lines. No title: AgentMux records
+ * none and discovery reads no session's lines; its first prompt's is known once it is read (`stream`'s `onTitle`).
+ */
 const overviewOf = (s: RecordSession): SourceSummary => ({
   ...emptySourceSummary(s.sessionId),
   workspace: s.cwd,
@@ -619,12 +622,21 @@ export const parseWarningDiagnostics = (t: Pick<Transcript, "parseWarnings">): A
  * failing and `onWarning` is given, the whole session's parse warnings to it
  * (`StreamOptions.onWarning`: the importer's report lists them; AgentMux's
  * discovery reads no session's lines, so they are known once it is read).
+ * Its title (its first prompt's, `mapSession`) goes to `onTitle` before the
+ * events, for the same reason, also after a cursor (tester31a F4).
  */
-const stream = (deps: Deps, locator: Locator, cursor: string | undefined, onWarning?: (d: Diagnostic) => void) =>
+const stream = (
+  deps: Deps,
+  locator: Locator,
+  cursor: string | undefined,
+  onWarning?: (d: Diagnostic) => void,
+  onTitle?: (title: string) => void
+) =>
   Stream.unwrap(
     Effect.gen(function*() {
       yield* checkClass(locator)
       const { mapped } = yield* loadSession(deps, locator)
+      if (onTitle !== undefined && mapped.transcript.title !== null) onTitle(mapped.transcript.title)
       const warn = onWarning === undefined
         ? Stream.empty
         : Stream.execute(Effect.sync(() => parseWarningDiagnostics(mapped.transcript).forEach(onWarning)))
@@ -662,7 +674,7 @@ export const makeWith: Effect.Effect<
     descriptor,
     discover: (request) => discover(deps, request.agentId),
     inspect: (locator) => inspect(deps, locator),
-    stream: (locator, options) => stream(deps, locator, options?.cursor, options?.onWarning),
+    stream: (locator, options) => stream(deps, locator, options?.cursor, options?.onWarning, options?.onTitle),
     transcript: (locator) =>
       Effect.zipRight(checkClass(locator), Effect.map(loadSession(deps, locator), (r) => r.mapped.transcript))
   }

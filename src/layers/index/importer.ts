@@ -574,6 +574,15 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
+      /** The title the read reported (`StreamOptions.onTitle`: AgentMux's discovery reads no session's lines), if any. */
+      let readTitle: string | null = null
+      /**
+       * `source` with the title its read gave when discovery gave none (tester31a F4): what the batches and the
+       * completed checkpoint are written with (the session's title and its search words, the kept overview a push
+       * copies). A rejection is written with `source` as discovered.
+       */
+      const sourceRead = (): SourceInfo =>
+        readTitle === null || overview.title !== null ? source : { ...source, overview: { ...overview, title: readTitle } }
       const checkpoint = checkpoints.get(source.sourceKey)
       const answer = parsed === undefined ? undefined : yield* parsed
       // A worker's read is written only when the file is as discovery saw it and still as the worker's fingerprint
@@ -685,6 +694,9 @@ const make = Effect.gen(function*() {
         includeSubagents: true,
         onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
         onWarning: (d: Diagnostic) => diagnostics.push(d),
+        onTitle: (title: string) => {
+          readTitle = title
+        },
         onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
           digests.onRead(read)
           onRead(read)
@@ -742,7 +754,7 @@ const make = Effect.gen(function*() {
             }))
           })
           const committed = yield* index.importWhole(
-            { source, batches, groupCommit: sizes.commit, fingerprint: checkpointed, parts: boundParts(), diagnostics },
+            { source: sourceRead(), batches, groupCommit: sizes.commit, fingerprint: checkpointed, parts: boundParts(), diagnostics },
             faults.at
           )
           const { events, sessions } = yield* tellCommitted(committed, onBatch)
@@ -820,7 +832,7 @@ const make = Effect.gen(function*() {
         const { resumeCursor, resumeAt, nested } = batchEnds(own, events)
         return bindBatch(digests, own, resumeAt, nested, partBindings).pipe(
           Effect.flatMap((prefix) =>
-            Effect.tap(index.commitBatch({ source, generation, events, resumeCursor, prefix, attempt, groupCommit: sizes.commit }, faults.at), () => {
+            Effect.tap(index.commitBatch({ source: sourceRead(), generation, events, resumeCursor, prefix, attempt, groupCommit: sizes.commit }, faults.at), () => {
               if (prefix !== undefined) lastPrefix = prefix
             })
           ),
@@ -881,7 +893,7 @@ const make = Effect.gen(function*() {
         }
         return { _tag: "rejected", error } as const
       }
-      yield* index.completeSource(source, checkpointed, { parts: boundParts(), diagnostics })
+      yield* index.completeSource(sourceRead(), checkpointed, { parts: boundParts(), diagnostics })
       yield* tellImported(ownSourceId, lastPrefix)
       // Taken again only to store its discovery summary (a watch's targeted round imported it with an earlier one,
       // and no full round followed: the watch was stopped), the file as that round left it and nothing read: the

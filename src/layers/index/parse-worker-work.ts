@@ -76,14 +76,19 @@ export const parseWhole = (
     const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
     const digests = new PrefixDigests(access)
     const diagnostics: Array<Diagnostic> = []
+    let titled = false
     const whole = yield* adapter.streamAtOnce(locator, {
       cursor: undefined,
       includeSubagents: true,
       onDiagnostic: (d) => diagnostics.push(d),
       onWarning: (d) => diagnostics.push(d),
+      onTitle: () => {
+        titled = true
+      },
       onRead: digests.onRead
     })
-    if (whole === undefined || whole.then !== undefined) return FALLBACK
+    // A title the read reports (`StreamOptions.onTitle`) is not carried by an answer: the main thread reads that source.
+    if (whole === undefined || whole.then !== undefined || titled) return FALLBACK
     const own = whole.events.length === 0 ? null : whole.events[0].sourceId
     const partBindings = new Map<string, string | undefined>()
     const batches: Array<Extract<ParseAnswer, { _tag: "whole" }>["batches"][number]> = []

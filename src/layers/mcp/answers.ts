@@ -16,7 +16,7 @@ import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { cursorIsFor, peekCursor } from "../../domain/cursor.js"
+import { cursorIsFor, eventCheck, peekCursor } from "../../domain/cursor.js"
 import { cursorNames, isShownCursor, peekShownCursor, shownCursor, shownCursorIsFor } from "../../domain/shown-cursor.js"
 import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
@@ -1026,6 +1026,63 @@ const eventBrief = (e: SessionEvent, budget: number, shown: ShownIds | null): Ev
   }
 }
 
+const CURSOR_REMEDY = "Pass the cursor of an event of this session as this server's get_session, get_events or search_sessions answer gave it (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
+
+const refuseCursor = (message: string) => new InvalidCursor({ message, remediation: CURSOR_REMEDY })
+
+/**
+ * The sequence of the event a `get_events` cursor names, after the checks its form allows; `InvalidCursor` naming
+ * what is wrong with it (tester31c F5), each refusal its own reason:
+ * - not a cursor at all (neither a well-formed shown cursor `s1.…` nor a stream cursor `c2.…`/`c1.…`): malformed;
+ * - a stream cursor on a redacting server, a shown cursor on a `--no-redact` one: the kind its answers give
+ *   (docs/mcp.md); a stream cursor is never checked with redaction on (its CRC-32 and head digest would be an online
+ *   oracle for a hidden value, tester25a F17);
+ * - a stream cursor of another source (its tag is the unkeyed digest of the source id): another source;
+ * - a shown cursor whose tag is not the session's source's under this index's key: a cursor of this session's event
+ *   made by another index (its check, of the session id and event id at its sequence, names the event this session
+ *   has there: keys differ between indexes), one of another source of this index (its tag is one of theirs), or
+ *   else one this index cannot verify (another index's, of a session it does not hold).
+ * A cursor of the right source that names no event of the session is refused later, when the page is read.
+ */
+const cursorSequence = (
+  cursor: string,
+  session: SessionRow,
+  r: RedactionShape,
+  index: IndexShape
+): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
+  Effect.gen(function*() {
+    if (!isShownCursor(cursor)) {
+      const peeked = peekCursor(cursor)
+      if (Either.isLeft(peeked)) return yield* refuseCursor(`${peeked.left.message} (get_events takes an event's cursor as an answer gave it.)`)
+      if (r.enabled) {
+        return yield* refuseCursor("With redaction on, get_events takes the shown cursors (s1.…) its answers give, not a stream cursor (c2.…, what `stream` and unredacted outputs give).")
+      }
+      if (!cursorIsFor(peeked.right, session.sourceId)) return yield* refuseCursor(`The cursor belongs to another source than session ${session.sessionId}'s.`)
+      return peeked.right.seq
+    }
+    const peeked = peekShownCursor(cursor)
+    if (Either.isLeft(peeked)) return yield* refuseCursor(`${peeked.left.message} (get_events takes an event's cursor as an answer gave it.)`)
+    if (!r.enabled) {
+      return yield* refuseCursor("With redaction off (--no-redact), get_events takes the stream cursors (c2.…) its answers give, not a shown cursor (s1.…, what a redacted answer or export gives).")
+    }
+    const place = peeked.right
+    if (shownCursorIsFor(place, session.sourceId, r.ids)) return place.seq
+    // this session's event at the cursor's sequence, by its check: the cursor names it, under another index's key
+    const at = yield* Stream.runHead(Stream.take(index.eventsStream(session.sessionUid, 1, { sequence: place.seq }), 1))
+    if (Option.isSome(at) && at.value.sequence === place.seq && eventCheck(at.value, place.seq) === place.check) {
+      return yield* refuseCursor(
+        `The cursor names an event of session ${session.sessionId}, but another index made it (its source tag is keyed by that index's secret, not this one's), so this index cannot verify it.`
+      )
+    }
+    const sessions = yield* index.sessions({})
+    if (sessions.some((s) => s.sourceId !== session.sourceId && r.ids.sourceTag(s.sourceId) === place.tag)) {
+      return yield* refuseCursor(`The cursor belongs to another source of this index than session ${session.sessionId}'s.`)
+    }
+    return yield* refuseCursor(
+      "The cursor was not made by this index: its source tag names none of this index's sources (a cursor of another index, whose secret keys the tags otherwise), so this index cannot verify it."
+    )
+  })
+
 /**
  * `get_events`: events of the session `id` names, a page at a time from the
  * index (a long session is never held whole):
@@ -1129,31 +1186,8 @@ export const getEvents = (
     }
 
     const cursor = p.cursor
-    // the sequence of the cursor's event (the cursor says it)
-    let seq: number | undefined
-    if (cursor !== undefined) {
-      // an event's cursor as an answer gave it: a shown cursor with redaction on (../../domain/shown-cursor.ts), else its stream cursor
-      if (r.enabled && !isShownCursor(cursor)) {
-        // A stream cursor holds its line's CRC-32 and a digest of the source's head: checked here, a guess at a hidden
-        // value could be tested online (tester25a F17). With redaction on, only the shown cursors answers give.
-        return yield* new InvalidCursor({
-          message: "With redaction on, get_events takes the shown cursors (s1.…) its answers give, not a stream cursor.",
-          remediation: "Pass the cursor of an event as a get_session or get_events answer gave it, or leave it out to start from the first event."
-        })
-      }
-      const peeked: Either.Either<{ readonly ok: boolean; readonly seq: number }, InvalidCursor> = isShownCursor(cursor)
-        ? Either.map(peekShownCursor(cursor), (place) => ({ ok: shownCursorIsFor(place, session.sourceId, r.ids), seq: place.seq }))
-        : Either.map(peekCursor(cursor), (state) => ({ ok: cursorIsFor(state, session.sourceId), seq: state.seq }))
-      if (Either.isLeft(peeked) || !peeked.right.ok) {
-        return yield* new InvalidCursor({
-          message: Either.isLeft(peeked)
-            ? `${peeked.left.message} (get_events takes an event's cursor.)`
-            : `The cursor belongs to another source than session ${session.sessionId}'s.`,
-          remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
-        })
-      }
-      seq = peeked.right.seq
-    }
+    // the sequence of the cursor's event (the cursor says it); a cursor refused says why (tester31c F5)
+    const seq = cursor === undefined ? undefined : yield* cursorSequence(cursor, session, r, index)
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
     // the rows a page needs (and a few for the run the cursor's event is in), not more
     const pageSize = Math.min(500, limit + 16)
