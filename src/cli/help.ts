@@ -152,11 +152,13 @@ export interface Parameter {
   readonly takesValue: boolean
   /** The values it takes, when they are a choice. */
   readonly choices: ReadonlyArray<string> | undefined
+  /** Whether it may be given more than once (`--muse-root`, `--agent`, a repeated argument). */
+  readonly repeatable: boolean
 }
 
 /** The options and arguments of a command, in the order of its usage (options first, then arguments in their order). */
 export const parametersOf = (command: AnyCommand): Array<Parameter> => {
-  const walk = (u: Usage.Usage): Array<Parameter> => {
+  const walk = (u: Usage.Usage, repeatable = false): Array<Parameter> => {
     switch (u._tag) {
       case "Empty":
       case "Mixed":
@@ -169,15 +171,17 @@ export const parametersOf = (command: AnyCommand): Array<Parameter> => {
           name,
           positional,
           takesValue: positional || values !== undefined,
-          choices: values !== undefined && values.includes(" | ") ? values.split(" | ") : undefined
+          choices: values !== undefined && values.includes(" | ") ? values.split(" | ") : undefined,
+          repeatable
         }]
       }
       case "Optional":
+        return walk(u.usage, repeatable)
       case "Repeated":
-        return walk(u.usage)
+        return walk(u.usage, true)
       case "Alternation":
       case "Concat":
-        return [...walk(u.left), ...walk(u.right)]
+        return [...walk(u.left, repeatable), ...walk(u.right, repeatable)]
     }
   }
   // The first word is the command's own name.

@@ -285,6 +285,61 @@ const valuelessOption = (argv: ReadonlyArray<string>): string | undefined => {
 }
 
 /**
+ * An option given more than once where it takes one value (or, a flag, is
+ * given once at most), said as the problem and its remedy; `undefined` when
+ * there is none. @effect/cli reads the second one as no option of the command:
+ * from there on every word would be an argument (`search the --limit 3
+ * --limit 5` searched for "the --limit 5", and `search --limit 3 --limit 5
+ * the --index D` dropped `--index`), or, for a command without arguments,
+ * refused it as an "unknown argument". So it is refused, for every command,
+ * before @effect/cli reads the line: no value is chosen for the user, a
+ * search never runs on an index or a provider it was not asked for
+ * (tester32a F2, F3). Only the words before `--` are options; a repeatable
+ * option (`--muse-root`, `--agent`) may be given any number of times.
+ */
+const repeatedOption = (argv: ReadonlyArray<string>): { readonly problem: string; readonly remedy: string } | undefined => {
+  const named = commandNamed(argv)
+  if (named === undefined) return undefined
+  const parameters = Help.parametersOf(named[1]).filter((p) => !p.positional)
+  const words = optionPart(argv)
+  const given = new Map<Help.Parameter, Array<string | undefined>>()
+  for (let i = words.indexOf(named[0]) + 1; i < words.length; i++) {
+    const w = words[i]
+    const eq = w.startsWith("--") ? w.indexOf("=") : -1
+    const p = parameters.find((q) => q.name === (eq > 0 ? w.slice(0, eq) : w))
+    if (p === undefined) continue
+    const next = words[i + 1]
+    const value = eq > 0
+      ? w.slice(eq + 1)
+      : next !== undefined && (p.takesValue || FLAG_VALUES.has(next))
+      ? words[++i]
+      : undefined
+    const values = given.get(p) ?? []
+    values.push(value)
+    given.set(p, values)
+    if (values.length < 2 || p.repeatable) continue
+    // Count them all, so the problem names every value given.
+    for (let j = i + 1; j < words.length; j++) {
+      const e = words[j].startsWith("--") ? words[j].indexOf("=") : -1
+      if ((e > 0 ? words[j].slice(0, e) : words[j]) !== p.name) continue
+      values.push(e > 0 ? words[j].slice(e + 1) : p.takesValue || FLAG_VALUES.has(words[j + 1] ?? "") ? words[++j] : undefined)
+    }
+    const shown = values.filter((v): v is string => v !== undefined).map(shellWord)
+    const help = `see \`${PROGRAM} ${named[0]} --help\``
+    return p.takesValue
+      ? {
+        problem: `${p.name} is given ${values.length} times (${shown.join(", ")}), and it takes one value: none of them is chosen.`,
+        remedy: `Give ${p.name} once, with the value you mean (an alias or a script that already sets it counts; ${help}).`
+      }
+      : {
+        problem: `${p.name} is given ${values.length} times${shown.length > 0 ? ` (${shown.join(", ")})` : ""}, and it is a switch given at most once.`,
+        remedy: `Give ${p.name} once (an alias or a script that already sets it counts; ${help}).`
+      }
+  }
+  return undefined
+}
+
+/**
  * An option that @effect/cli would read as an argument, said as the
  * problem and its remedy; `undefined` when there is none. @effect/cli reads
  * a command's options wherever they are on the line, until it meets an
@@ -371,6 +426,8 @@ const run: Effect.Effect<void, Failed> = Effect.suspend(() => {
   if (builtIn !== undefined) {
     return refuseCommandLine(argv, `Received unknown argument: '${builtIn.split("=")[0]}' (session-ingest has no such option).`)
   }
+  const repeated = repeatedOption(argv)
+  if (repeated !== undefined) return refuseCommandLine(argv, repeated.problem, repeated.remedy)
   const misplaced = optionAmongArguments(argv)
   if (misplaced !== undefined) return refuseCommandLine(argv, misplaced.problem, misplaced.remedy)
   const valueless = valuelessOption(argv)

@@ -218,7 +218,7 @@ const checkTrajectory = (t: AtifTrajectory): true | string => {
     if (t.steps[i].step_id !== i + 1) return `steps[${i}].step_id is ${t.steps[i].step_id}, expected ${i + 1} (sequential from 1)`
   }
   if (t.final_metrics?.total_steps !== undefined && t.final_metrics.total_steps !== t.steps.length) {
-    return `final_metrics.total_steps is ${t.final_metrics.total_steps}, the trajectory has ${t.steps.length} steps`
+    return `final_metrics.total_steps is ${t.final_metrics.total_steps}, the trajectory has ${t.steps.length} step${t.steps.length === 1 ? "" : "s"}`
   }
   const embedded = new Set<string>()
   for (const [i, sub] of (t.subagent_trajectories ?? []).entries()) {

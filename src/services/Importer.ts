@@ -208,6 +208,10 @@ export interface ImportReport {
      */
     readonly unreadable: number
   }
+  /**
+   * Sessions new to the index: a session a source's new generation holds again (a rewritten or rolled-back log)
+   * is not counted, its events are (`eventsAdded`: the events the run wrote, a new generation's all of them).
+   */
   readonly sessionsAdded: number
   readonly eventsAdded: number
   /**

@@ -158,6 +158,7 @@ export interface WholeSource {
 /** What one {@link IndexShape.commitBatch} added. */
 export interface CommittedBatch {
   readonly events: number
+  /** Sessions the batch put in the index: a new generation of a session it holds (another generation's row) is none. */
   readonly sessions: number
 }
 

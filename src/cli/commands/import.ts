@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as os from "node:os"
 import { counted, oneLineField } from "../../domain/render.js"
+import { SAID_ONCE } from "../../domain/said-once.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
 import { importRuntime } from "../lazy.js"
@@ -26,6 +27,25 @@ export { PARTIAL_EXIT }
 
 /** Diagnostics printed in the text report (all of them are in `--json`). */
 const MAX_DIAGNOSTICS = 20
+
+/**
+ * A report's diagnostics as the text output lists them, `provider: CODE:
+ * message`, with their codes; a diagnostic said word for word as a cause
+ * (the coverage's) is not said again (tester16 finding 8).
+ */
+const reportDiagnostics = (r: ImportReport): Array<{ readonly code: string; readonly line: string }> => {
+  const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
+  return r.providers.flatMap((p) => p.diagnostics.map((d) => ({ code: d.code, line: `${p.provider}: ${d.code}: ${d.message}` })))
+    .filter((d) => !said.has(d.line))
+}
+
+/** The `  diagnostics:` lines of the text output (at most {@link MAX_DIAGNOSTICS}; `--json` lists them all). */
+const diagnosticLines = (diagnostics: ReadonlyArray<{ readonly line: string }>): Array<string> =>
+  diagnostics.length === 0 ? [] : [
+    "  diagnostics:",
+    ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((d) => `    - ${oneLineField(d.line)}`),
+    ...(diagnostics.length > MAX_DIAGNOSTICS ? [`    \u2026 and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`] : [])
+  ]
 
 const render = (r: ImportReport, index: string): string => {
   const s = r.sources
@@ -70,13 +90,7 @@ const render = (r: ImportReport, index: string): string => {
       ])
     )
   }
-  // A diagnostic said word for word as a cause above is not said again (tester16 finding 8).
-  const said = new Set(r.causes.filter((c) => c.path === null).map((c) => `${c.provider}: ${c.code}: ${c.problem}`))
-  const diagnostics = r.providers.flatMap((p) => p.diagnostics.map((d) => `${p.provider}: ${d.code}: ${d.message}`)).filter((l) => !said.has(l))
-  if (diagnostics.length > 0) {
-    lines.push("  diagnostics:", ...diagnostics.slice(0, MAX_DIAGNOSTICS).map((l) => `    - ${oneLineField(l)}`))
-    if (diagnostics.length > MAX_DIAGNOSTICS) lines.push(`    … and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`)
-  }
+  lines.push(...diagnosticLines(reportDiagnostics(r)))
   const notes = r.providers.flatMap((p) => (p.notes ?? []).map((n) => `${p.provider}: ${n}`))
   if (notes.length > 0) lines.push("  notes:", ...notes.map((l) => `    - ${l}`))
   if (r.notIncluded.length > 0) lines.push("  not included:", ...r.notIncluded.map((p) => `    - ${p.remediation}`))
@@ -146,6 +160,21 @@ export const roundLine = (r: WatchRound): string => {
     (r.watching.unwatched > 0 ? `; ${r.watching.unwatched} folder(s) or file(s) polled, not watched (missing or unwatchable)` : "") + "\n"
 }
 
+/**
+ * A round of `--watch` as text: its {@link roundLine}, then the diagnostics
+ * the round raised as a plain import lists them (`  diagnostics:`), each once
+ * per watch: a line an earlier round printed (`printed`, which this adds to)
+ * is not printed again (a source's stored diagnostics come with every full
+ * round), except a code said once ({@link SAID_ONCE}: `SOURCE_REWRITTEN`, in
+ * the round that read the rewritten file and in no later run; tester32a F1).
+ */
+export const roundText = (r: WatchRound, printed: Set<string>): string => {
+  const fresh = reportDiagnostics(r.report).filter((d) => SAID_ONCE.has(d.code) || !printed.has(d.line))
+  for (const d of fresh) printed.add(d.line)
+  const lines = diagnosticLines(fresh)
+  return roundLine(r) + (lines.length > 0 ? lines.join("\n") + "\n" : "")
+}
+
 /** The command. */
 export const importCommand = Command.make(
   "import",
@@ -173,9 +202,11 @@ export const importCommand = Command.make(
         const team = rt.isPostgresUrl(index) ? { machine } : {}
         // A round's report as a plain import's: a named workspace that is not a folder makes it partial (tester22a F1:
         // every round read `complete` where the same import reads partial, WORKSPACE_NOT_FOUND).
+        /** The diagnostic lines this watch has printed (`roundText`). */
+        const printed = new Set<string>()
         const onRound = (r: WatchRound) => {
           const round = { ...r, report: rt.withConfigRemedies(rt.withMissingWorkspaces(r.report, workspaces), config) }
-          return printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...round }, () => roundLine(round))
+          return printResult("import", o.json, { index: shownIndex, ...team, watch: true, ...round }, () => roundText(round, printed))
         }
         // Changes to the index itself (under a watched root) are no reason for a round.
         const ignore = rt.isPostgresUrl(index) ? [] : [index]

@@ -14,7 +14,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { costNotes, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
+import { costNotes, counted, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
 import { incompleteNote } from "../../domain/incomplete.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
@@ -120,7 +120,7 @@ const render = (
       `* responses that repeat another session's count once, not in these tokens: in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record), else in the session that began first (a resumed, forked or copied log):`
     )
     for (const r of copies.slice(0, MAX_ELSEWHERE_NOTES)) notes.push(`* ${oneLineField(r.sessionId)}: ${countedElsewhereText(elsewhere.get(r.sessionUid)!, r)}`)
-    if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${copies.length - MAX_ELSEWHERE_NOTES} more sessions (sessions --json: usage.countedElsewhere)`)
+    if (copies.length > MAX_ELSEWHERE_NOTES) notes.push(`* and ${counted(copies.length - MAX_ELSEWHERE_NOTES, "more session", "more sessions")} (sessions --json: usage.countedElsewhere)`)
   }
   const incomplete = rows.filter((r) => r.status === "incomplete")
   if (incomplete.length > 0) {

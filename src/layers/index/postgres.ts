@@ -1797,7 +1797,12 @@ const make = (
                   DELETE FROM search_docs WHERE title_of = ANY(${untitled}::text[]) AND generation = ${generation}
                 ), checkpoint AS (${checkpoint})
                 SELECT session_uid, event_count FROM upserted`
-              for (const r of after) if (r.event_count === bySession.get(r.session_uid)?.event_count) sessionsAdded++
+              const created = after.filter((r) => r.event_count === bySession.get(r.session_uid)?.event_count).map((r) => r.session_uid)
+              // A session another generation holds (a new generation of a session in the index) is no session added
+              // (tester32a F1): looked up only when the batch created rows, once per new session.
+              const known = created.length === 0 ? [] : yield* sql<{ session_uid: string }>`
+                SELECT DISTINCT session_uid FROM sessions WHERE session_uid = ANY(${created}::text[]) AND generation <> ${generation}::int`
+              sessionsAdded = created.length - known.length
             }
             if (nexts.has(key)) {
               // A new generation in progress beside the complete one: its checkpoint moves, in the attempt.

@@ -34,10 +34,11 @@ import type { StoreUnavailable } from "../../domain/errors.js"
 import type { Diagnostic, Locator, SessionEvent } from "../../domain/model.js"
 import type { IndexShape } from "../../services/Index.js"
 import type { SessionSourceAdapter } from "../../services/SessionSource.js"
+import { SOURCE_REWRITTEN } from "../../domain/said-once.js"
 import { ReadFailed, sameEvent, storedPager } from "./truncated.js"
 
 /** The report's code for a source read again as a new generation that no longer holds imported events. */
-export const SOURCE_REWRITTEN = "SOURCE_REWRITTEN"
+export { SOURCE_REWRITTEN }
 
 /**
  * What a rewritten source's file holds of what was imported, in events of its own source id:
@@ -148,7 +149,7 @@ export const rewrittenSource = (
 
 /** The problem and remedy of a `SOURCE_REWRITTEN` diagnostic for the file `path` ({@link RewrittenEvents}). */
 export const rewrittenCause = (path: string, r: RewrittenEvents): { readonly problem: string; readonly remedy: string } => ({
-  problem: `${path} was rewritten: it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so those ${r.missing} imported events, with their usage and cost, are no longer shown (the index keeps them in the superseded generation).`,
+  problem: `${path} was rewritten: it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so ${r.missing === 1 ? "that imported event, with its usage and cost, is" : `those ${r.missing} imported events, with their usage and cost, are`} no longer shown (the index keeps them in the superseded generation).`,
   remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported lines (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done: this is said once, in the run that read the rewritten file.`
 })
 

@@ -48,8 +48,10 @@
  * vouches for the prefix only when
  * - the binding asked for is the one it kept (the checkpoint is the one
  *   this process wrote),
- * - the file is the same (device and inode) and never shorter than it saw it
- *   (a truncation, or a replacement by rename, is a full check),
+ * - the file is the same (device and inode) and longer than it saw it (a
+ *   truncation, or a replacement by rename, is a full check; a change of
+ *   the same size, an edit in place or a `touch`, is no growth: the
+ *   importer's own check then reads the prefix, at that change),
  * - the 4 KiB before the binding and the head read now (two small reads)
  *   still have the digests kept (an in-place rewrite of the last imported
  *   lines or of the session header), and
@@ -395,7 +397,9 @@ export class WatchMemory {
       Effect.gen(this, function*() {
         const v = this.verified.get(path)
         this.verified.delete(path) // taken: `imported` puts it back once the new binding is committed
-        if (v === undefined || v.binding !== binding || !(yield* this.stillPrefix(path, v))) return null
+        // A change with no growth (the same size: an edit in place, a `touch`) is never an append: the importer's own
+        // check reads the prefix now, not at the next full hash (tester32a F4).
+        if (v === undefined || v.binding !== binding || !(yield* this.stillPrefix(path, v, true))) return null
         this.continued.set(path, v.hashedAt)
         return v.state.copy()
       }),
@@ -409,11 +413,17 @@ export class WatchMemory {
       })
   }
 
-  /** The module doc's rule: `v` may be trusted for the file at `path` as it is now. */
-  private stillPrefix(path: string, v: Verified): Effect.Effect<boolean> {
+  /**
+   * The module doc's rule: `v` may be trusted for the file at `path` as it is
+   * now; `grown`: only if the file is longer than it was (what the importer
+   * asks when the file's stat changed: the same size is then an edit in place
+   * or a `touch`, never an append).
+   */
+  private stillPrefix(path: string, v: Verified, grown = false): Effect.Effect<boolean> {
     if (Date.now() - v.hashedAt > this.trustMs) return Effect.succeed(false)
     return Effect.map(this.look(path, bindingLength(v.binding)), (now) =>
-      now !== null && now.dev === v.dev && now.ino === v.ino && now.size >= v.size && now.tail === v.tail && now.head === v.head)
+      now !== null && now.dev === v.dev && now.ino === v.ino && (grown ? now.size > v.size : now.size >= v.size) &&
+      now.tail === v.tail && now.head === v.head)
   }
 
   /**
