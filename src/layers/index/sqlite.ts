@@ -1324,15 +1324,6 @@ const make = (
     // One from before migration 0013 holds them with every nonspacing mark removed: searched with the words folded so;
     // one from before 0014 with Hangul syllables as their letters: the same.
     const fold = yield* fail(searchFoldOf(sql))
-    const folded = fold !== "unfolded"
-    const matchOf = (compiled: CompiledQuery) =>
-      fold === "current"
-        ? compiled.match
-        : fold === "jamo"
-        ? compiled.jamoMatch
-        : fold === "all-marks"
-        ? compiled.allMarksMatch
-        : compiled.unfoldedMatch
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
     const EV = sql.unsafe(reader.from)
     const STORED_COLUMNS = sql.unsafe(STORED)
@@ -1768,7 +1759,7 @@ const make = (
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
             SELECT doc, score FROM (
             SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
-            WHERE search MATCH ${matchOf(compiled)}
+            WHERE search MATCH ${compiled.matchIn(fold)}
               ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
@@ -1815,9 +1806,7 @@ const make = (
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`); rows name
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
-      searchFolded: folded,
-      searchMarksKept: fold === "current" || fold === "jamo",
-      searchSyllablesKept: fold === "current",
+      searchFold: fold,
       machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 
@@ -2117,7 +2106,7 @@ const make = (
             SELECT search.rowid AS doc, search.rank AS score FROM search
               LEFT JOIN records r ON r.id = search.rowid
               JOIN streams st ON st.stream = (CASE WHEN search.rowid < 0 THEN -search.rowid ELSE r.stream END)
-            WHERE search MATCH ${matchOf(compiled)}
+            WHERE search MATCH ${compiled.matchIn(fold)}
               ${searchFilterSql(sql, filter, { provider: "st.provider", kind: "r.kind", role: "r.role", occurredAt: "r.occurred_at", sessionUid: "st.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
