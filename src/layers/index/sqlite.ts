@@ -29,7 +29,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery, type CompiledQuery, ftsFold0012, ftsFold0013, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, type CompiledQuery, ftsFold0012, ftsFold0013, type QueryNode, type SearchFold } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { sortKey } from "../../domain/timestamps.js"
@@ -635,6 +635,8 @@ const migrations = Migrator.fromRecord({
 const SEARCH_FOLD_KEY = "search-fold"
 const SEARCH_FOLD = "syllables-kept"
 const SEARCH_FOLD_0013 = "marks-kept"
+/** The fold each value of {@link SEARCH_FOLD_KEY} says; an index with no such value (or another) is at 0012's. */
+const FOLD_OF_META = new Map<string, SearchFold>([[SEARCH_FOLD, "current"], [SEARCH_FOLD_0013, "jamo"]])
 
 /** Hangul: conjoining letters (U+1100-11FF) and syllables (U+AC00-D7A3), what `foldWord` composes and 0013's split. */
 const HANGUL = /[\u1100-\u11ff\uac00-\ud7a3]/
@@ -702,8 +704,7 @@ const searchFoldOf = (sql: SqlClient.SqlClient) =>
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`)[0].n > 0
     if (!hasMeta) return "all-marks" as const
     const fold = yield* sql<{ readonly value: unknown }>`SELECT value FROM meta WHERE key = ${SEARCH_FOLD_KEY}`
-    const value = fold.length > 0 ? String(fold[0].value) : null
-    return value === SEARCH_FOLD ? "current" as const : value === SEARCH_FOLD_0013 ? "jamo" as const : "all-marks" as const
+    return (fold.length > 0 ? FOLD_OF_META.get(String(fold[0].value)) : undefined) ?? "all-marks" as const
   })
 
 /**
