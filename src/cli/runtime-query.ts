@@ -8,7 +8,7 @@
  *
  * @module
  */
-export { compileQuery, MARKS_NOTE, SYLLABLES_NOTE, UNFOLDED_NOTE } from "../domain/search/query.js"
+export { compileQuery, searchFoldNote } from "../domain/search/query.js"
 export { findSession, loadSession, machineFilter, requireComplete, searchSessionFilter, sessionTranscript, usageBySession, usageElsewhereBySession, usageReport } from "../layers/index/queries.js"
 export { usageView } from "../domain/usage.js"
 export { describePrices } from "../domain/prices.js"

@@ -16,6 +16,7 @@ import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { InvalidSearchQuery, StoreUnavailable, UnsupportedOperation } from "../domain/errors.js"
 import type { Diagnostic, Locator, ProviderId, Role, SessionEvent, SourceSummary } from "../domain/model.js"
+import type { SearchFold } from "../domain/search/query.js"
 import type { Snippet } from "../domain/search/text.js"
 import type { UsageGroup, UsageRow } from "../domain/usage.js"
 
@@ -367,25 +368,12 @@ export interface IndexShape {
    */
   readonly namesMachines: boolean
   /**
-   * False for a SQLite index read (not migrated) from before migration 0012, whose search words are not folded in
-   * every script: `search` then matches the query's words as written (`καλημερα` misses `καλημέρα`) until the next
-   * `import` or `index migrate` folds them (docs/search.md, "Case and accents"). True (or absent) otherwise.
+   * How the index's search words are folded: `current` but for a SQLite index made by an older build and read without
+   * migrating it (`unfolded` before migration 0012, `all-marks` before 0013, `jamo` before 0014), whose `search` then
+   * folds the query's words as that build did until the next `import` or `index migrate` folds the index's words
+   * again (docs/search.md, "Case and accents"; what it misses: `searchFoldNote`). A PostgreSQL index: `current`.
    */
-  readonly searchFolded?: boolean | undefined
-  /**
-   * False for a SQLite index read (not migrated) from after migration 0012 and before 0013, whose search words lost
-   * every nonspacing mark (the vowel signs and tone marks of the Brahmic and Southeast Asian scripts with the
-   * accents) and were split at spacing marks: `search` then folds the query's words so (Hindi `\u0915\u0941\u0932` also finds
-   * `\u0915\u0932`) until the next `import` or `index migrate` folds them again (docs/search.md). True (or absent) otherwise.
-   */
-  readonly searchMarksKept?: boolean | undefined
-  /**
-   * False for a SQLite index read (not migrated) from after migration 0013 and before 0014, whose search words hold
-   * each Hangul syllable as its letters (conjoining jamo): `search` then folds the query's words so (a Korean prefix
-   * `\uac00*` also finds `\uac01`) until the next `import` or `index migrate` folds them again (docs/search.md). True
-   * (or absent) otherwise.
-   */
-  readonly searchSyllablesKept?: boolean | undefined
+  readonly searchFold: SearchFold
   /**
    * The machine names of the index's sources (each once, in no set order; not the rejected sources'): a team
    * (PostgreSQL) index's, as `import --machine` / `push --machine` wrote them; none on a SQLite index, which names

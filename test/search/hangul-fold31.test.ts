@@ -93,10 +93,8 @@ describe("an index of session 30's build (migration 0013, syllables held as jamo
         "\ud55c\uad6d\uc5b4": [E1, TITLE],
         "\u0915\u0941\u0932": [E4]
       }))
-      const shape = yield* Effect.map(Index, (i) => ({ folded: i.searchFolded, marks: i.searchMarksKept, syllables: i.searchSyllablesKept })).pipe(
-        Effect.provide(IndexSqlite.layerReadonly(file))
-      )
-      expect(shape).toEqual({ folded: true, marks: true, syllables: false })
+      const fold = yield* Effect.map(Index, (i) => i.searchFold).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
+      expect(fold).toBe("jamo")
       const r = cli(["search", "\ud558*", "--index", file])
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).toContain("note: this index's search words hold Korean syllables split into their letters")
@@ -116,8 +114,8 @@ describe("an index of session 30's build (migration 0013, syllables held as jamo
       expect(migrate.stdout).toContain("0014_search_syllables")
       const got = yield* searchHits(Object.keys(EXPECTED)).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
       expect(sorted(got)).toEqual(sorted({ ...EXPECTED, "\u0915\u0941\u0932": [], "\u0e44\u0e21\u0e48": [], cafe: [], "\u30c6\u30fc\u30bf": [] }))
-      const syllables = yield* Effect.map(Index, (i) => i.searchSyllablesKept).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
-      expect(syllables).toBe(true)
+      const fold = yield* Effect.map(Index, (i) => i.searchFold).pipe(Effect.provide(IndexSqlite.layerReadonly(file)))
+      expect(fold).toBe("current")
       const r = cli(["search", "\ud558*", "--index", file])
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).not.toContain("Korean")

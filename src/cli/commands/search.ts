@@ -132,9 +132,8 @@ export const search = Command.make(
         const session = Option.isSome(o.session) ? yield* rt.searchSessionFilter(o.session.value) : undefined
         const index = yield* rt.Index
         // An index not migrated to folded search words yet: say what it misses and what fixes it (tester29b F2).
-        if (index.searchFolded === false) writeStderr(`note: ${rt.UNFOLDED_NOTE}\n`)
-        else if (index.searchMarksKept === false) writeStderr(`note: ${rt.MARKS_NOTE}\n`)
-        else if (index.searchSyllablesKept === false) writeStderr(`note: ${rt.SYLLABLES_NOTE}\n`)
+        const note = rt.searchFoldNote(index.searchFold)
+        if (note !== null) writeStderr(`note: ${note}\n`)
         return yield* index.search(query, {
           provider: Option.getOrUndefined(o.provider),
           machine,

@@ -41,24 +41,13 @@ export type QueryNode =
 
 /** A compiled query: the FTS5 MATCH expression and the tree it came from. */
 export interface CompiledQuery {
-  /** The FTS5 MATCH expression, each word folded as the index's documents are ({@link ftsFold}). */
+  /** The FTS5 MATCH expression, each word folded as the index's documents are ({@link ftsFold}): `matchIn("current")`. */
   readonly match: string
   /**
-   * The same expression with each word as the user wrote it: for a SQLite
-   * index whose words are not folded yet (`unicode61 remove_diacritics 2`,
-   * made before migration 0012 and read without migrating it).
+   * The same expression with each word folded as an index of fold `fold` holds its words ({@link SearchFold}): for a
+   * SQLite index made by an older build and read without migrating it (made when asked); `match` for `current`.
    */
-  readonly unfoldedMatch: string
-  /**
-   * The same expression with each word folded as {@link ftsFold0012} folds it: for a SQLite index whose words lost
-   * every nonspacing mark (migration 0012, not 0013, read without migrating it).
-   */
-  readonly allMarksMatch: string
-  /**
-   * The same expression with each word folded as {@link ftsFold0013} folds it: for a SQLite index whose Hangul
-   * syllables are held as their letters (migration 0013, not 0014, read without migrating it).
-   */
-  readonly jamoMatch: string
+  readonly matchIn: (fold: SearchFold) => string
   readonly tree: QueryNode
 }
 
@@ -374,7 +363,6 @@ const render = (n: QueryNode, word: (text: string) => string): string => {
     }
   }
 }
-const asWritten = (text: string) => text
 
 /**
  * Compile a query into an FTS5 MATCH expression in which every user word is
@@ -382,13 +370,10 @@ const asWritten = (text: string) => text
  * {@link InvalidSearchQuery} as {@link parseQuery} does.
  */
 export const compileQuery = (query: string): Either.Either<CompiledQuery, InvalidSearchQuery> =>
-  Either.map(parseQuery(query), (tree) => ({
-    tree,
-    match: render(tree, ftsFold),
-    unfoldedMatch: render(tree, asWritten),
-    allMarksMatch: render(tree, ftsFold0012),
-    jamoMatch: render(tree, ftsFold0013)
-  }))
+  Either.map(parseQuery(query), (tree) => {
+    const match = render(tree, ftsFold)
+    return { tree, match, matchIn: (fold) => (fold === "current" ? match : render(tree, FOLDS[fold].fts)) }
+  })
 
 /** A term as the query syntax writes it: a plain word as it is, else quoted (a `"` inside is a separator, as in the index). */
 const writeTerm = (t: Extract<QueryNode, { _tag: "Term" }>): string => {
@@ -811,64 +796,64 @@ export const queryHolds = (tree: QueryNode, has: (term: Extract<QueryNode, { _ta
 }
 
 /**
- * What a search of an index from before migration 0012 misses (`IndexShape.searchFolded` false: its words not folded
- * in every script, so the query's words match as written), and the remedy; said on stderr by `search` and in the MCP
- * server's `search_sessions` note (tester29b F2). The example is Greek, written with escapes (the bundle is ASCII).
- */
-export const UNFOLDED_NOTE =
-  "this index's search words are not folded in every script yet (an index from before migration 0012, read without migrating): accented and non-Latin words match only as written (\u03ba\u03b1\u03bb\u03b7\u03bc\u03b5\u03c1\u03b1 does not find \u03ba\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them."
-
-/**
- * What a search of an index from after migration 0012 and before 0013 folds that it should not
- * (`IndexShape.searchMarksKept` false: its words lost the vowel signs and tone marks of the Brahmic and Southeast
- * Asian scripts, so the query's words are folded so too), and the remedy; said on stderr by `search` and in the MCP
- * server's `search_sessions` note (session 30, tester30b F5). Written with escapes (the bundle is ASCII).
- */
-export const MARKS_NOTE =
-  "this index's search words do not keep vowel signs and tone marks yet (an index from before migration 0013, read without migrating): in Indic and Thai scripts a word also finds the words that differ from it only in those (\u0915\u0941\u0932 finds \u0915\u0932). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them again."
-
-/**
- * What a search of an index from after migration 0013 and before 0014 finds that it should not
- * (`IndexShape.searchSyllablesKept` false: its words hold each Hangul syllable as its letters, so the query's words are
- * folded so too), and the remedy; said on stderr by `search` and in the MCP server's `search_sessions` note (session
- * 31, tester30c F4). Written with escapes (the bundle is ASCII).
- */
-export const SYLLABLES_NOTE =
-  "this index's search words hold Korean syllables split into their letters (an index from before migration 0014, read without migrating): a Korean word searched by its start also finds the words whose syllable there only begins with the query's last one (\uac00* finds \uac01). Run `session-ingest import` (or `session-ingest index migrate`) once to fold them again."
-
-/**
  * How an index's search words are folded, newest first: `current` ({@link foldWord}), `jamo` (migration 0013, not
  * 0014: {@link foldWord0013}), `all-marks` (0012, not 0013: {@link foldWordAllMarks}, spacing marks splitting words),
- * `unfolded` (before 0012: SQLite's `unicode61 remove_diacritics 2` over the text as written).
+ * `unfolded` (before 0012: SQLite's `unicode61 remove_diacritics 2` over the text as written). A SQLite index read
+ * without migrating it keeps its fold (`IndexShape.searchFold`); a PostgreSQL index is always `current`.
  */
 export type SearchFold = "current" | "jamo" | "all-marks" | "unfolded"
 
-/**
- * The fold of an index from what it says of itself (`IndexShape`'s `searchFolded`, `searchMarksKept`,
- * `searchSyllablesKept`: false for an older fold; absent or true: not older).
- */
-export const searchFoldOf = (shape: {
-  readonly searchFolded?: boolean | undefined
-  readonly searchMarksKept?: boolean | undefined
-  readonly searchSyllablesKept?: boolean | undefined
-}): SearchFold =>
-  shape.searchFolded === false
-    ? "unfolded"
-    : shape.searchMarksKept === false
-    ? "all-marks"
-    : shape.searchSyllablesKept === false
-    ? "jamo"
-    : "current"
+/** What a fold of {@link SearchFold} is: one entry of {@link FOLDS}. */
+interface FoldRule {
+  /** A query's word or phrase as FTS5 is given it to match that fold's words ({@link CompiledQuery.matchIn}). */
+  readonly fts: (text: string) => string
+  /** The words of a text as an index of that fold holds them ({@link searchWordsIn}). */
+  readonly words: (text: string) => Array<{ readonly w: string; readonly start: number; readonly end: number }>
+  /**
+   * What a search of such an index gets wrong, and the remedy, said on stderr by `search` and in the MCP server's
+   * `search_sessions` note ({@link searchFoldNote}); null for the current fold. Written with escapes (the bundle is
+   * ASCII).
+   */
+  readonly note: string | null
+}
+
+const REFOLD = "Run `session-ingest import` (or `session-ingest index migrate`) once to fold them"
 
 /**
- * The words of a text as an index of fold `fold` holds them ({@link searchWords} with that fold's word rule and
- * folding). An `unfolded` index's words (FTS5's `unicode61` over the text as written, not made in this module) are
- * read with the current fold, the nearest this module has: it folds the accents `unicode61` folds and more, and keeps
- * a Hangul syllable whole as `unicode61` does.
+ * Each fold's rule. An `unfolded` index's words (FTS5's `unicode61` over the text as written, not made in this module)
+ * are matched with the query's words as written and read with the current fold, the nearest this module has: it
+ * folds the accents `unicode61` folds and more, and keeps a Hangul syllable whole as `unicode61` does.
  */
-export const searchWordsIn = (fold: SearchFold) =>
-  fold === "jamo"
-    ? (text: string) => searchWords(text, foldWord0013, WORD)
-    : fold === "all-marks"
-    ? (text: string) => searchWords(text, foldWordAllMarks, WORD_0012)
-    : (text: string) => searchWords(text)
+const FOLDS: { readonly [F in SearchFold]: FoldRule } = {
+  current: { fts: ftsFold, words: (text) => searchWords(text), note: null },
+  // session 31, tester30c F4
+  jamo: {
+    fts: ftsFold0013,
+    words: (text) => searchWords(text, foldWord0013, WORD),
+    note:
+      `this index's search words hold Korean syllables split into their letters (an index from before migration 0014, read without migrating): a Korean word searched by its start also finds the words whose syllable there only begins with the query's last one (\uac00* finds \uac01). ${REFOLD} again.`
+  },
+  // session 30, tester30b F5
+  "all-marks": {
+    fts: ftsFold0012,
+    words: (text) => searchWords(text, foldWordAllMarks, WORD_0012),
+    note:
+      `this index's search words do not keep vowel signs and tone marks yet (an index from before migration 0013, read without migrating): in Indic and Thai scripts a word also finds the words that differ from it only in those (\u0915\u0941\u0932 finds \u0915\u0932). ${REFOLD} again.`
+  },
+  // tester29b F2; the example is Greek
+  unfolded: {
+    fts: (text) => text,
+    words: (text) => searchWords(text),
+    note:
+      `this index's search words are not folded in every script yet (an index from before migration 0012, read without migrating): accented and non-Latin words match only as written (\u03ba\u03b1\u03bb\u03b7\u03bc\u03b5\u03c1\u03b1 does not find \u03ba\u03b1\u03bb\u03b7\u03bc\u03ad\u03c1\u03b1). ${REFOLD}.`
+  }
+}
+
+/** The words of a text as an index of fold `fold` holds them ({@link searchWords} with that fold's word rule and folding). */
+export const searchWordsIn = (fold: SearchFold) => FOLDS[fold].words
+
+/**
+ * What a search of an index of fold `fold` gets wrong, and what fixes it (a sentence begun in lower case: the CLI's
+ * `note: …` on stderr, the MCP `search_sessions` note); null for the current fold.
+ */
+export const searchFoldNote = (fold: SearchFold): string | null => FOLDS[fold].note

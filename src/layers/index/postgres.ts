@@ -1388,6 +1388,8 @@ const make = (
 
     const shape: IndexShape = {
       namesMachines: true,
+      // always at the newest migration (a search reads only an index at it): its words are folded as this build folds
+      searchFold: "current",
       machines: fail(sql<{ machine: string }>`SELECT DISTINCT machine FROM sources WHERE status <> 'rejected'`).pipe(
         Effect.map((rows) => rows.map((r) => r.machine))
       ),

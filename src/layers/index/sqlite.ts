@@ -29,7 +29,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { StoreUnavailable, UnsupportedOperation } from "../../domain/errors.js"
-import { compileQuery, type CompiledQuery, ftsFold0012, ftsFold0013, type QueryNode } from "../../domain/search/query.js"
+import { compileQuery, type CompiledQuery, ftsFold0012, ftsFold0013, type QueryNode, type SearchFold } from "../../domain/search/query.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { upgradeEvent } from "../../domain/contract-upgrade.js"
 import { sortKey } from "../../domain/timestamps.js"
@@ -635,6 +635,8 @@ const migrations = Migrator.fromRecord({
 const SEARCH_FOLD_KEY = "search-fold"
 const SEARCH_FOLD = "syllables-kept"
 const SEARCH_FOLD_0013 = "marks-kept"
+/** The fold each value of {@link SEARCH_FOLD_KEY} says; an index with no such value (or another) is at 0012's. */
+const FOLD_OF_META = new Map<string, SearchFold>([[SEARCH_FOLD, "current"], [SEARCH_FOLD_0013, "jamo"]])
 
 /** Hangul: conjoining letters (U+1100-11FF) and syllables (U+AC00-D7A3), what `foldWord` composes and 0013's split. */
 const HANGUL = /[\u1100-\u11ff\uac00-\ud7a3]/
@@ -702,8 +704,7 @@ const searchFoldOf = (sql: SqlClient.SqlClient) =>
       SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'meta'`)[0].n > 0
     if (!hasMeta) return "all-marks" as const
     const fold = yield* sql<{ readonly value: unknown }>`SELECT value FROM meta WHERE key = ${SEARCH_FOLD_KEY}`
-    const value = fold.length > 0 ? String(fold[0].value) : null
-    return value === SEARCH_FOLD ? "current" as const : value === SEARCH_FOLD_0013 ? "jamo" as const : "all-marks" as const
+    return (fold.length > 0 ? FOLD_OF_META.get(String(fold[0].value)) : undefined) ?? "all-marks" as const
   })
 
 /**
@@ -1330,15 +1331,6 @@ const make = (
     // One from before migration 0013 holds them with every nonspacing mark removed: searched with the words folded so;
     // one from before 0014 with Hangul syllables as their letters: the same.
     const fold = yield* fail(searchFoldOf(sql))
-    const folded = fold !== "unfolded"
-    const matchOf = (compiled: CompiledQuery) =>
-      fold === "current"
-        ? compiled.match
-        : fold === "jamo"
-        ? compiled.jamoMatch
-        : fold === "all-marks"
-        ? compiled.allMarksMatch
-        : compiled.unfoldedMatch
     const joinedOverviewColumn = hasOverview ? "s.overview_json" : "NULL AS overview_json"
     const EV = sql.unsafe(reader.from)
     const STORED_COLUMNS = sql.unsafe(STORED)
@@ -1774,7 +1766,7 @@ const make = (
           const ranked = yield* fail(sql<{ doc: number; score: number }>`
             SELECT doc, score FROM (
             SELECT d.doc, search.rank AS score FROM search JOIN search_docs d ON d.doc = search.rowid
-            WHERE search MATCH ${matchOf(compiled)}
+            WHERE search MATCH ${compiled.matchIn(fold)}
               ${searchFilterSql(sql, filter, { provider: "d.provider", kind: "d.kind", role: "d.role", occurredAt: "d.occurred_at", sessionUid: "d.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)
@@ -1821,9 +1813,7 @@ const make = (
       // One machine's file: keys without a machine, as every earlier build made them (see `sourceKey`); rows name
       // none (`machine` null), and a machine filter matches nothing.
       namesMachines: false,
-      searchFolded: folded,
-      searchMarksKept: fold === "current" || fold === "jamo",
-      searchSyllablesKept: fold === "current",
+      searchFold: fold,
       machines: Effect.succeed([]),
       sourceKey: (provider, locator) => sourceKey(provider, locator),
 
@@ -2117,7 +2107,7 @@ const make = (
             SELECT search.rowid AS doc, search.rank AS score FROM search
               LEFT JOIN records r ON r.id = search.rowid
               JOIN streams st ON st.stream = (CASE WHEN search.rowid < 0 THEN -search.rowid ELSE r.stream END)
-            WHERE search MATCH ${matchOf(compiled)}
+            WHERE search MATCH ${compiled.matchIn(fold)}
               ${searchFilterSql(sql, filter, { provider: "st.provider", kind: "r.kind", role: "r.role", occurredAt: "r.occurred_at", sessionUid: "st.session_uid" })}
             ORDER BY search.rowid DESC LIMIT ${Math.max(RANK_WINDOW, limit)})
             ORDER BY score, doc DESC LIMIT ${limit}`)

@@ -25,7 +25,7 @@ import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
 import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
-import { compileQuery, MARKS_NOTE, positiveQuery, type QueryNode, searchFoldOf, SYLLABLES_NOTE, UNFOLDED_NOTE } from "../../domain/search/query.js"
+import { compileQuery, positiveQuery, type QueryNode, searchFoldNote } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
 import { visibleMatches, visibleScores, type VisibleDoc, visibleWords } from "../../domain/search/visible.js"
 import { searchableText, snippetOf } from "../../domain/search/text.js"
@@ -391,7 +391,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
   Effect.gen(function*() {
     const kept: Array<Visible> = []
     // the index's fold: an index read without migrating matched the query in an older one (tester30c F7)
-    const fold = searchFoldOf(index)
+    const fold = index.searchFold
     let done = 0
     const secretsBySession = new Map<string, SessionSecrets>()
     const bySession = new Map<string, Array<SearchHit>>()
@@ -718,7 +718,7 @@ const redactedSearch = (
     // titles are searched as the index searches them: not with a time, role or kind filter
     const titles = filter.since === undefined && filter.until === undefined && filter.role === undefined && filter.kind === undefined
     const kept = yield* visibleHits(r, index, compiled.tree, inWorkspace === null ? found : found.filter((h) => inWorkspace(h.workspace)), titles)
-    const scores = visibleScores(compiled.tree, kept.map((k) => k.doc), searchFoldOf(index))
+    const scores = visibleScores(compiled.tree, kept.map((k) => k.doc), index.searchFold)
     return kept
       .map((k, i) => ({ k, score: scores[i] }))
       .sort((x, y) => x.score - y.score || newerFirst(x.k.hit, y.k.hit))
@@ -785,6 +785,7 @@ export const searchSessions = (
       sessionStatus: h.sessionStatus
     }))
     const incomplete = [...new Map(hits.filter((h) => h.sessionStatus === "incomplete").map((h) => [h.sessionUid, h])).values()]
+    const foldNote = searchFoldNote(index.searchFold)
     return {
       hits: answers,
       count: answers.length,
@@ -795,13 +796,7 @@ export const searchSessions = (
           ? []
           : [incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
         // An index from before folded search words (read without migrating): what it misses (tester29b F2).
-        ...(index.searchFolded === false
-          ? [sentence(UNFOLDED_NOTE)]
-          : index.searchMarksKept === false
-          ? [sentence(MARKS_NOTE)]
-          : index.searchSyllablesKept === false
-          ? [sentence(SYLLABLES_NOTE)]
-          : [])
+        ...(foldNote === null ? [] : [sentence(foldNote)])
       ].join(" ") || null
     }
   })
