@@ -52,4 +52,12 @@ describe("a session id held by several sources", () => {
     expect(picked.code, picked.stderr).toBe(0)
     expect(picked.stderr).not.toContain("sources hold session")
   })
+
+  it("a prefix names the session: the note names the session's id, not the prefix typed (tester32a F10)", () => {
+    const prefix = S.S1.slice(0, 6)
+    const r = cli(["show", prefix, "--index", index], { env })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(`note: 2 sources hold session ${S.S1}; showing `)
+    expect(r.stderr).not.toContain(`hold session ${prefix};`)
+  })
 })

@@ -24,11 +24,13 @@ const named = (s: NamedSession) => (s.machine !== null ? `${s.sessionUid} on ${s
  * `note: N sources hold session <id>; showing <uid> (use a ses_… uid to pick
  * another: <uid>, …)` on stderr, when `others` is not empty; `verb`: what
  * the command does with the one it took (`showing`, `exporting`, `replaying`).
+ * `<id>` is the session's own id (as `shownName` shows a name, whole), not what was typed: a prefix
+ * of it names it too (tester32a F10).
  */
-export const noteOtherSources = (id: string, shown: NamedSession, others: ReadonlyArray<NamedSession>, verb = "showing"): void => {
+export const noteOtherSources = (shown: NamedSession & { readonly sessionId: string }, others: ReadonlyArray<NamedSession>, verb = "showing"): void => {
   if (others.length === 0) return
   writeStderr(
-    `note: ${others.length + 1} sources hold session ${id}; ${verb} ${named(shown)} (use a ses_… uid to pick another: ${
+    `note: ${others.length + 1} sources hold session ${shownName(shown.sessionId, Infinity)}; ${verb} ${named(shown)} (use a ses_… uid to pick another: ${
       others.map(named).join(", ")
     })\n`
   )

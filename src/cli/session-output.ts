@@ -22,7 +22,7 @@ import { noteOtherSources } from "./session-note.js"
 export const sessionOutputLayer = (file: string, redact: boolean, config: string | undefined, id: string, verb: string) => {
   const layer = Layer.mergeAll(redactionLayer(redact, loadRedactionPatterns(config)), readLimitsLayer(config)).pipe(Layer.provideMerge(readIndexLayer(file)))
   return Effect.as(
-    Effect.tap(findCompleteSession(id).pipe(Effect.provide(layer)), (found) => Effect.sync(() => noteOtherSources(id, found.session, found.others, verb))),
+    Effect.tap(findCompleteSession(id).pipe(Effect.provide(layer)), (found) => Effect.sync(() => noteOtherSources(found.session, found.others, verb))),
     layer
   )
 }

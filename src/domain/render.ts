@@ -626,6 +626,22 @@ const PLAIN_NAME = /^[^\s\u200b-\u200d\u2060]+(?: [^\s\u200b-\u200d\u2060]+)*$/
 const UNSEEN = /[^\S ]|[\u200b-\u200d\u2060]/g
 
 /**
+ * The places a quoted name (`JSON.stringify`'s, with {@link visibleControls}'s escapes) can be cut without splitting
+ * an escape (`\n`, `\"`, `\uHHHH`, `\xHH`) or a surrogate pair: the index of each of its characters as read, from
+ * the first after the opening quote, in order.
+ */
+const escapeEdges = (quoted: string): Array<number> => {
+  const edges: Array<number> = []
+  for (let i = 1; i < quoted.length;) {
+    edges.push(i)
+    const c = quoted.charCodeAt(i)
+    if (quoted[i] === "\\") i += quoted[i + 1] === "u" ? 6 : quoted[i + 1] === "x" ? 4 : 2
+    else i += c >= 0xd800 && c <= 0xdbff ? 2 : 1
+  }
+  return edges
+}
+
+/**
  * A name (a model, provider, session id or workspace, as a source wrote it)
  * as a table cell or a note shows it to people:
  * - quoted as JSON writes it when it is empty, starts or ends with
@@ -635,16 +651,30 @@ const UNSEEN = /[^\S ]|[\u200b-\u200d\u2060]/g
  * - its control characters shown visibly ({@link visibleControls});
  * - at most `max` UTF-16 code units: a longer one is cut, never inside a
  *   surrogate pair, and marked `…` at its end, or, with `keep: "end"` (a
- *   folder, whose end says most), at its start.
+ *   folder, whose end says most), at its start; a quoted one stays quoted,
+ *   `"head…` or `"…tail"`, cut between its escapes (tester32a F5).
  * JSON output carries the name whole, as written.
  */
 export const shownName = (name: string, max = NAME_CELL_MAX, keep: "start" | "end" = "start"): string => {
+  const plain = PLAIN_NAME.test(name)
   const shown = visibleControls(
-    PLAIN_NAME.test(name)
+    plain
       ? name
       : JSON.stringify(name).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
   )
   if (shown.length <= max) return shown
+  // A quoted name stays quoted when clipped (tester32a F5: a `cwd` cut to its end lost its opening quote, and its
+  // chosen tail read as the table's numbers): `"…tail"` or `"head…`, cut between escapes, never inside one.
+  if (!plain) {
+    const edges = escapeEdges(shown)
+    if (keep === "end") {
+      const from = edges.find((i) => i >= shown.length - (max - 2)) ?? shown.length - 1
+      return "\"…" + shown.slice(from)
+    }
+    let to = 1
+    for (const i of edges) if (i <= max - 1) to = i
+    return shown.slice(0, to) + "…"
+  }
   if (keep === "end") {
     let from = shown.length - (max - 1)
     const c = shown.charCodeAt(from)

@@ -242,6 +242,12 @@ export interface SearchFilter {
   readonly since?: string | undefined
   readonly until?: string | undefined
   readonly session?: string | undefined
+  /**
+   * Only hits of these sessions, by their `ses_…` uid (exact): what `searchSessionFilter` in
+   * `layers/index/queries.ts` resolves a `--session` to, so a uid never also takes in a session whose native id
+   * happens to be that string (tester32a F9). With `session` too, a hit passes both.
+   */
+  readonly sessionUids?: ReadonlyArray<string> | undefined
   readonly workspace?: string | undefined
   /** Only events of this role (titles are left out). */
   readonly role?: Exclude<Role, null> | undefined

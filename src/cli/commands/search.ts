@@ -139,7 +139,7 @@ export const search = Command.make(
           machine,
           since,
           until,
-          session,
+          ...session,
           workspace,
           role: Option.getOrUndefined(o.role),
           kind,

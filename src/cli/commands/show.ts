@@ -93,7 +93,7 @@ export const show = Command.make(
           const from = Math.max(0, at - n)
           return { ...found, all, from, to: Math.min(all.length, at + n + 1), events: all.slice(from, at + n + 1) }
         }).pipe(Effect.provide(indexLayer))
-        noteOthers(o.id, session, others)
+        noteOthers(session, others)
         // Markdown is shareable: a part of a session is never shared as the session (tester28a F3); else a note says it.
         if (o.format === "markdown") yield* rt.requireComplete(session)
         noteIncomplete(session)
@@ -136,7 +136,7 @@ export const show = Command.make(
         // NDJSON a page at a time: a session of any length in bounded memory.
         return yield* Effect.gen(function*() {
           const { others, session } = yield* rt.findSession(o.id)
-          noteOthers(o.id, session, others)
+          noteOthers(session, others)
           noteIncomplete(session)
           const index = yield* rt.Index
           yield* index.eventsStream(session.sessionUid).pipe(
@@ -159,7 +159,7 @@ export const show = Command.make(
         const usage = { ...rt.usageView(summary, (yield* rt.usageElsewhereBySession([uid])).get(uid)), ...caveats }
         return { ...loaded, usage }
       }).pipe(Effect.provide(indexLayer))
-      noteOthers(o.id, session, others)
+      noteOthers(session, others)
       if (o.format === "markdown") yield* rt.requireComplete(session)
       noteIncomplete(session)
       if (o.format === "events") return yield* printResult("show", true, { session: { ...session, usage }, events }, () => "")

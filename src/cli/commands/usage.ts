@@ -38,8 +38,14 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
   // a name as written shown so that it reads as what it is and keeps the table narrow (JSON: whole); a workspace and
   // a session id keep their end, which tells them apart (tester31a F6: `sidechain-<uuid>` ids share their start)
   const key = (k: string | null) => (k === null ? (r.by === "day" ? "(no time)" : `(no ${r.by})`) : shownName(k, NAME_CELL_MAX, r.by === "workspace" || r.by === "session" ? "end" : "start"))
-  const body = r.rows.map((x) => line(key(x.key), x))
-  const total = [line("total", r.total)]
+  // Rows of one session id (several sources: a copied log, AgentMux's record and Claude Code's own) are told apart
+  // by a uid column, the handle `show` takes (tester32a F10); the column is there only when a key repeats.
+  const keys = r.rows.map((x) => key(x.key))
+  const uids = r.by === "session" && new Set(keys).size < keys.length
+  const withUid = (row: Array<string>, uid: string) => (uids ? [row[0], uid, ...row.slice(1)] : row)
+  if (uids) head.splice(1, 0, "uid")
+  const body = r.rows.map((x, i) => withUid(line(keys[i], x), x.sessionUid ?? ""))
+  const total = [withUid(line("total", r.total), "")]
   const table = [head, ...body, ...total]
   const widths = head.map((_, i) => Math.max(...table.map((row) => row[i].length)))
   const fmt = (row: ReadonlyArray<string>) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd()

@@ -85,6 +85,9 @@ const lex = (q: string): Array<Token> => {
       i++
       continue
     }
+    // A `-` with white space, a `)` or the end after it negates nothing: refused as `a NOT` is (tester32a F6: it was
+    // a word without a letter, dropped, so `login - flaky` searched for the sessions it meant to leave out).
+    if (c === "-" && (i + 1 === q.length || isSpace(q[i + 1]) || q[i + 1] === ")")) throw new Problem(i, "- needs a term after it")
     if (c === "-" && i + 1 < q.length && !isSpace(q[i + 1]) && q[i + 1] !== "-" && q[i + 1] !== ")") {
       out.push({ _tag: "-", position: i })
       i++
@@ -206,7 +209,8 @@ const parseTokens = (tokens: ReadonlyArray<Token>): QueryNode | null => {
     if (items.length === 0) {
       const t = peek()
       if (t?._tag === "OR") throw new Problem(t.position, "OR needs a term before it")
-      if (t?._tag === ")") throw new Problem(t.position, "this group is empty")
+      // `()` is an empty group; a `)` outside any group closes none (tester32a F6).
+      if (t?._tag === ")") throw new Problem(t.position, depth > 0 ? "this group is empty" : "this `)` closes no group")
       // Only an empty query gets here (every operator and `(` checks what follows it); else, its last token.
       throw new Problem(start?.position ?? tokens[tokens.length - 1]?.position ?? 0, "there is nothing to search for", "Type a word to search for.")
     }

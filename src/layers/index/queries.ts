@@ -117,6 +117,10 @@ export const findSession = (
     const nativeOnly = (rows: ReadonlyArray<SessionRow>, exactly: boolean) =>
       !redacted || id !== given ? rows : rows.filter((s) => (exactly ? s.sessionId === id : s.sessionId.startsWith(id)))
     const exact = nativeOnly(yield* index.findSessions(id), true)
+    // A uid names its own session, never one whose native id is that string (free text: a Muse agents or AgentMux
+    // session id can be another session's uid, tester32a F9); picked so, no other session is offered.
+    const byUid = exact.find((s) => s.sessionUid === id)
+    if (byUid !== undefined) return { session: byUid, others: [] }
     if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
     const found = nativeOnly(yield* index.findSessionsByPrefix(id, 1000), false)
     if (found.length === 0) {
@@ -129,9 +133,16 @@ export const findSession = (
           : "List the sessions with `session-ingest sessions`; pass a session id or its ses_… uid."
       })
     }
-    // What the prefix matched of each session: its native id when that starts with the prefix, else its uid.
-    const keyOf = (s: SessionRow) => (s.sessionId.startsWith(id) ? s.sessionId : s.sessionUid)
-    const candidates = [...new Set(found.map(keyOf))]
+    // What the prefix matched of each session: its native id when that starts with the prefix, else its uid. A uid
+    // and a native id that are the same string are two candidates (tester32a F9), the native one named with its uid.
+    const keyOf = (s: SessionRow) => (s.sessionId.startsWith(id) ? `id:${s.sessionId}` : `uid:${s.sessionUid}`)
+    const keys = [...new Set(found.map(keyOf))]
+    const uidKeys = new Set(keys.filter((k) => k.startsWith("uid:")).map((k) => k.slice(4)))
+    const candidates = keys.map((k) => {
+      if (k.startsWith("uid:")) return k.slice(4)
+      const native = k.slice(3)
+      return uidKeys.has(native) ? `${native} (a native session id, of session ${found.find((s) => s.sessionId === native)!.sessionUid})` : native
+    })
     if (candidates.length > 1) {
       const shown = candidates.slice(0, MAX_CANDIDATES)
       const more = candidates.length > shown.length
@@ -158,18 +169,20 @@ const unshownUids = (index: IndexShape, id: string, ids: ShownIds | undefined): 
     : Effect.map(index.sessions({}), (rows) => [...new Set(rows.filter((s) => ids.sessionUid(s.sessionUid).startsWith(id)).map((s) => s.sessionUid))])
 
 /**
- * The `session` filter of a search (`search --session`, MCP
+ * The session filter of a search (`search --session`, MCP
  * `search_sessions`' `session`) for what the user named (see
- * {@link findSession}): the native id when the id or prefix given names one
- * (a native id held by several sources: all of them), else the session's
- * uid. Fails as {@link findSession}: an unknown session is `SourceNotFound`,
- * not a search without hits.
+ * {@link findSession}): `SearchFilter.sessionUids`, the uids of the sessions
+ * it names: a uid (or a prefix of one) its session only; a native id (or a
+ * prefix of one) held by several sources all of them. A native id equal to
+ * another session's uid never widens a uid's search (tester32a F9). Fails as
+ * {@link findSession}: an unknown session is `SourceNotFound`, not a search
+ * without hits.
  */
 export const searchSessionFilter = (
   given: string,
   ids?: ShownIds
-): Effect.Effect<string, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
-  Effect.map(findSession(given, ids), ({ session }) => (session.sessionId.startsWith(given) ? session.sessionId : session.sessionUid))
+): Effect.Effect<{ readonly sessionUids: ReadonlyArray<string> }, SourceNotFound | InvalidArgument | StoreUnavailable, Index> =>
+  Effect.map(findSession(given, ids), ({ others, session }) => ({ sessionUids: [session.sessionUid, ...others.map((o) => o.sessionUid)] }))
 
 /**
  * How {@link requireComplete} names what it says in its error: a session's uid (a redacted output's shown uid,

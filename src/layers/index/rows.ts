@@ -1236,7 +1236,7 @@ export interface SearchFilterColumns {
 
 /**
  * The `AND …` clauses of a search's filters (provider, kind, role, since,
- * until, session by uid or id, workspace and the folders under it), over the
+ * until, session by uid or id, sessions by uid, workspace and the folders under it), over the
  * columns `cols` names, for either engine (the same SQL on SQLite and
  * PostgreSQL). Empty when no filter is set. Source: issue 14 (search filters).
  */
@@ -1250,6 +1250,11 @@ export const searchFilterSql = (sql: SqlClient.SqlClient, filter: SearchFilter, 
     ${
     filter.session !== undefined
       ? sql`AND ${c(cols.sessionUid)} IN (SELECT session_uid FROM sessions WHERE session_uid = ${filter.session} OR session_id = ${filter.session})`
+      : sql``
+  }
+    ${
+    filter.sessionUids !== undefined
+      ? (filter.sessionUids.length === 0 ? sql`AND FALSE` : sql`AND ${c(cols.sessionUid)} IN ${sql.in(filter.sessionUids)}`)
       : sql``
   }
     ${

@@ -757,7 +757,7 @@ export const searchSessions = (
       since,
       until,
       // As `search --session`: an unknown session is SOURCE_NOT_FOUND, not a search without hits (tester18 F7).
-      session: p.session === undefined ? undefined : yield* searchSessionFilter(p.session, r.ids),
+      sessionUids: p.session === undefined ? undefined : (yield* searchSessionFilter(p.session, r.ids)).sessionUids,
       role: p.role,
       kind: p.kind
     }
