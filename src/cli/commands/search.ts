@@ -82,8 +82,8 @@ export const search = Command.make(
     config: O.config,
     provider: O.providerFilter,
     machine: O.machineFilter,
-    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or after DATE.")),
-    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or before DATE.")),
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or after DATE (a bare YYYY-MM-DD is a UTC day; give a time with an offset for another zone).")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Events at or before DATE (a bare date: to the end of that UTC day).")),
     session: Options.text("session").pipe(
       O.plainValue,
       Options.withPseudoName("SID"),

@@ -143,8 +143,8 @@ export const sessions = Command.make(
     config: O.config,
     provider: O.providerFilter,
     machine: O.machineFilter,
-    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE.")),
-    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE.")),
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Active at or after DATE (a bare YYYY-MM-DD is a UTC day, also with --local; give a time with an offset for another zone).")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Started at or before DATE (a bare date: to the end of that UTC day).")),
     limit: O.decimalInteger("limit", "sessions").pipe(
       Options.withPseudoName("N"),
       Options.optional,

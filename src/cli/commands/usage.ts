@@ -89,8 +89,8 @@ export const usage = Command.make(
       Options.withDefault("day" as const),
       Options.withDescription("Group by day (UTC, default), session, model, provider, workspace or machine (a team index's machine names).")
     ),
-    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or after DATE.")),
-    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or before DATE (a day: all of it).")),
+    since: Options.text("since").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or after DATE (a bare YYYY-MM-DD is a UTC day; give a time with an offset for another zone).")),
+    until: Options.text("until").pipe(O.plainValue, Options.withPseudoName("DATE"), Options.optional, Options.withDescription("Usage at or before DATE (a bare date: all of that UTC day).")),
     provider: O.providerFilter,
     workspace: Options.text("workspace").pipe(O.plainValue,
       Options.withPseudoName("DIR"),
