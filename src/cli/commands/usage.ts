@@ -73,6 +73,8 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         ? `note: ? ${notExactText(n.counts)}.`
         : n.kind === "counted-elsewhere"
         ? `note: ${humanTokens(n.responses)} response${n.responses === 1 ? "" : "s"} of ${humanTokens(n.sessions)} session${n.sessions === 1 ? "" : "s"} counted in another session: the same response in several sessions counts once: in the Claude Code session when AgentMux also recorded that Claude Code run (Claude Code's own record), else in the session that began first (a resumed, forked or copied log) (sessions --json: usage.countedElsewhere).`
+        : n.kind === "no-time-left-out"
+        ? `note: ${humanTokens(n.responses)} response${n.responses === 1 ? "" : "s"} without a time (the line's timestamp was not valid) ${n.responses === 1 ? "is" : "are"} outside every --since / --until range, so not in these rows (usage without --since / --until counts ${n.responses === 1 ? "it" : "them"} under "(no time)").`
         : n.kind === "sessions-incomplete"
         ? `note: ${incompleteUsageNote(n.sessions, n.events, n.remediation)}`
         : `note: ? cost unknown: the sum of the costs is past the largest number a double holds (check the prices in the config file and the stated costs).`

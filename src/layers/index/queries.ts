@@ -436,7 +436,11 @@ export interface PricesUsed {
  * counted once where it was seen first); incomplete sessions
  * (`SessionRow.status`: `sessions` of them within the provider, workspace,
  * machine and time filters, `events` imported of them so far) left out of
- * the rows and the total, with the remedy that completes them.
+ * the rows and the total, with the remedy that completes them; with `since`
+ * or `until`, the `responses` without a time (their line's timestamp was not
+ * valid, a `timestamp-not-valid` warning at import) that match the other
+ * filters: no time range holds them, so they are outside the rows and the
+ * total (tester32a F8).
  */
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
@@ -445,6 +449,7 @@ export type UsageNote =
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
   | { readonly kind: "counted-elsewhere"; readonly responses: number; readonly sessions: number }
+  | { readonly kind: "no-time-left-out"; readonly responses: number }
   | {
     readonly kind: "sessions-incomplete"
     readonly sessions: number
@@ -574,6 +579,13 @@ export const usageReport = (
     // Sessions latest activity first, by instant (a time's text does not sort as its instant across precisions).
     const later = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : compareTimestamps(b, a))
     rows.sort((a, b) => (filter.by === "session" ? later(a.lastAt ?? null, b.lastAt ?? null) || asc(a.key, b.key) : asc(a.key, b.key)))
+    // With a time range, the responses without a time (in no range) that the other filters keep: said, not silently out.
+    const untimed = filter.since === undefined && filter.until === undefined
+      ? 0
+      : summarizeGroups(
+        (yield* index.usage({ by: "day", provider: filter.provider, workspace: filter.workspace, machine: filter.machine })).filter((g) => g.group === null),
+        prices
+      ).get(null)?.responses ?? 0
     const filtered = filter.since !== undefined || filter.until !== undefined || filter.provider !== undefined || filter.workspace !== undefined ||
       filter.machine !== undefined
     const empty = rows.length > 0
@@ -602,6 +614,7 @@ export const usageReport = (
         ...(copies.length > 0
           ? [{ kind: "counted-elsewhere" as const, responses: copies.reduce((n, e) => n + e.responses, 0), sessions: new Set(copies.map((e) => e.sessionUid)).size }]
           : []),
+        ...(untimed > 0 ? [{ kind: "no-time-left-out" as const, responses: untimed }] : []),
         ...(incomplete.length > 0
           ? [{
             kind: "sessions-incomplete" as const,
