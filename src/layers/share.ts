@@ -22,7 +22,7 @@ import { sessionRedactor, type SessionRedactor } from "../domain/redaction/redac
 import { titleSourceIn } from "../domain/redaction/clipped.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
-import { redactJoints, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
+import { redactJoints, redactJointsSteps, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
 
 /**
@@ -277,11 +277,11 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
       const whole = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
       const event = whole.event
       const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) => ({ ...s, title: whole.title(s.title, events), model: s.model == null ? s.model : r.text(s.model) })
-      const events = redactJoints(r.text, yield* mapYielding(input.events, event))
+      const events = yield* redactJointsYielding(r.text, yield* mapYielding(input.events, event))
       const top = { ...session(input.session, input.events), redaction: "redacted" as const }
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
-        subagents.push({ ...sub, session: session(sub.session, sub.events), events: redactJoints(r.text, yield* mapYielding(sub.events, event)) })
+        subagents.push({ ...sub, session: session(sub.session, sub.events), events: yield* redactJointsYielding(r.text, yield* mapYielding(sub.events, event)) })
       }
       return redactUnpricedModels(toAtif({ ...input, session: top, events, subagents }), r.text)
     })
@@ -339,6 +339,21 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
   })
 
 /**
+ * `redactJoints(redact, events)` with a yield to the scheduler after each few hundred joints
+ * (`redactJointsSteps`), so that an interruption (a signal, an MCP cancellation) lands within a slice of a long
+ * run of one response's blocks (tester32a F13: 22,000 consecutive assistant texts are seconds of joints).
+ */
+export const redactJointsYielding = (redact: (s: string) => string, events: ReadonlyArray<SessionEvent>): Effect.Effect<Array<SessionEvent>> =>
+  Effect.gen(function*() {
+    const steps = redactJointsSteps(redact, events)
+    for (;;) {
+      const r = steps.next()
+      if (r.done === true) return r.value
+      yield* Effect.yieldNow()
+    }
+  })
+
+/**
  * The Redaction of a command's shareable output: off (`--no-redact`), or the built-in rules with `patterns`, naming
  * sources and sessions by the shown ids of the index in context (`src/domain/shown-ids.ts`: keyed by its
  * `shownIdKey`; an index that holds none, one from before the key read without migrating, by a key of this run).
@@ -388,7 +403,7 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
     const event = whole.event
     const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
       Effect.gen(function*() {
-        const events = redactJoints(r.text, yield* mapYielding(s.events, event))
+        const events = yield* redactJointsYielding(r.text, yield* mapYielding(s.events, event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(sub))
         return { ...s, session: { ...s.session, title: whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }

@@ -162,9 +162,32 @@ const spread = (t: Array<string>, from: number, to: number, old: string, now: st
  * a block the secret wholly covered becomes empty). Unchanged texts are the same strings; the answer has as many
  * texts as `texts`.
  */
-export const redactRun = (redact: (s: string) => string, texts: ReadonlyArray<string>): Array<string> => {
+export const redactRun = (redact: (s: string) => string, texts: ReadonlyArray<string>): Array<string> => finish(redactRunSteps(redact, texts))
+
+/** Joints {@link redactRunSteps} and {@link redactJointsSteps} redact between two pauses: a few milliseconds of work. */
+export const JOINTS_PER_STEP = 200
+
+/** The answer of a generator of {@link redactRunSteps} or {@link redactJointsSteps} run to its end at once. */
+const finish = <A>(g: Generator<void, A>): A => {
+  for (;;) {
+    const r = g.next()
+    if (r.done === true) return r.value
+  }
+}
+
+/**
+ * {@link redactRun} a part at a time: the generator pauses after each {@link JOINTS_PER_STEP} joints (`step` counts
+ * the joints of the caller's whole work, shared across runs) and returns what {@link redactRun} answers, so a caller
+ * can let other work run meanwhile (a long run of one response's blocks: thousands of joints, seconds; tester32a F13).
+ */
+export function* redactRunSteps(
+  redact: (s: string) => string,
+  texts: ReadonlyArray<string>,
+  step: { n: number } = { n: 0 }
+): Generator<void, Array<string>> {
   const t = texts.slice()
   for (let k = 0; k + 1 < t.length; k++) {
+    if (++step.n % JOINTS_PER_STEP === 0) yield
     // (a block the joint before emptied: the last one with text, whose end the joint goes on from)
     let i = k
     while (i > 0 && t[i].length === 0) i--
@@ -187,13 +210,21 @@ export const redactRun = (redact: (s: string) => string, texts: ReadonlyArray<st
  * ({@link sameResponseText}: consecutive events, any number) redacted as one text ({@link redactRun}). Events
  * whose text did not change are the same objects.
  */
-export const redactJoints = (redact: (s: string) => string, events: ReadonlyArray<SessionEvent>): Array<SessionEvent> => {
+export const redactJoints = (redact: (s: string) => string, events: ReadonlyArray<SessionEvent>): Array<SessionEvent> =>
+  finish(redactJointsSteps(redact, events))
+
+/**
+ * {@link redactJoints} a part at a time: the generator pauses after each {@link JOINTS_PER_STEP} joints (as
+ * {@link redactRunSteps}) and returns what {@link redactJoints} answers.
+ */
+export function* redactJointsSteps(redact: (s: string) => string, events: ReadonlyArray<SessionEvent>): Generator<void, Array<SessionEvent>> {
   const out = events.slice()
+  const step = { n: 0 }
   for (let i = 0; i + 1 < out.length;) {
     let j = i + 1
     while (j < out.length && sameResponseText(out[j - 1], out[j])) j++
     if (j - i >= 2) {
-      const texts = redactRun(redact, out.slice(i, j).map((e) => e.text!))
+      const texts = yield* redactRunSteps(redact, out.slice(i, j).map((e) => e.text!), step)
       for (let k = i; k < j; k++) if (texts[k - i] !== out[k].text) out[k] = { ...out[k], text: texts[k - i] }
     }
     i = j

@@ -32,7 +32,7 @@ import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
-import { mapYielding, responseRuns } from "../share.js"
+import { mapYielding, redactJointsYielding, responseRuns } from "../share.js"
 import { EVENT_STRUCTURAL_FIELDS, restatable, SESSION_RESTATED_MIN, sessionRedactor, type SessionRedactorStart } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
@@ -403,6 +403,9 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
     for (const [sessionUid, sessionHits] of bySession) {
       const { secrets, titleSource } = yield* sessionSecrets(r, index, secretsBySession, sessionUid)
       const contexts = yield* hitContexts(index, sessionUid, sessionHits)
+      // each run of the session's hits redacted (its events, then its joints), by the run (`hitContexts` shares one
+      // array between the hits of a run)
+      const redactedRuns = new Map<ReadonlyArray<SessionEvent>, ReadonlyArray<SessionEvent>>()
       // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's,
       // redacted whole before it is cut when the title was cut from it (tester22c F1).
       const titles = new Map<string, string>()
@@ -425,11 +428,16 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         }
         const around = contexts.get(h)
         if (around === undefined) continue
-        // With the run of consecutive assistant text and thinking it is in: a secret cut across its blocks is redacted as one text.
-        const run = runAround(around.events, around.at)
-        const joined = around.events.slice(run.from, run.to)
-        const seen = joined.map((e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
-        const t = searchableText(redactJoints(r.text, seen)[around.at - run.from])
+        // With the run of consecutive assistant text and thinking it is in (`around.events`: a secret cut across its
+        // blocks is redacted as one text), redacted once for all its hits (tester32a F13: each hit of a run of 22,000
+        // assistant texts redacted the whole run again, quadratic: 80 s of processor time for a run of 3,000).
+        let shown = redactedRuns.get(around.events)
+        if (shown === undefined) {
+          const seen = yield* mapYielding(around.events, (e) => (secrets.size === 0 ? r.event(e) : r.eventIn(e, secrets)))
+          shown = around.events.length < 2 ? seen : yield* redactJointsYielding(r.text, seen)
+          redactedRuns.set(around.events, shown)
+        }
+        const t = searchableText(shown[around.at])
         const doc = [visibleWords(t.text, fold), visibleWords(t.input, fold)]
         if (visibleMatches(tree, doc, fold)) {
           kept.push({ hit: h, title, fields: [{ field: "text", text: t.text }, { field: "input", text: t.input }], doc })
@@ -509,23 +517,25 @@ const hitContexts = (index: IndexShape, sessionUid: string, hits: ReadonlyArray<
         const { at, events } = around.value
         const fromStart = at < before
         const toEnd = events.length - at - 1 < after
-        const whole = (x: number) => {
-          const run = runAround(events, x)
-          return (run.from > 0 || fromStart) && (run.to < events.length || toEnd)
-            ? { events: events.slice(run.from, run.to), at: x - run.from }
-            : undefined
-        }
-        const own = whole(at)
-        if (own === undefined) continue
-        out.set(h, own)
-        // the slice's other hits (by their cursor) whose run is whole in it
-        events.forEach((e, x) => {
-          for (const g of byCursor.get(e.cursor) ?? []) {
-            if (out.has(g)) continue
-            const context = whole(x)
-            if (context !== undefined) out.set(g, context)
+        const isWhole = (run: { readonly from: number; readonly to: number }) =>
+          (run.from > 0 || fromStart) && (run.to < events.length || toEnd)
+        if (!isWhole(runAround(events, at))) continue
+        // The slice's hits (by their cursor; the first hit's among them) whose run is whole in it, each run's bounds
+        // found once in one pass over the slice and its events copied once, the one array every hit in it shares
+        // (tester32a F13: a run of 22,000 events was walked and copied for each of its 10,000 hits: quadratic, 1 GB).
+        for (let from = 0, to = 1; from < events.length; from = to, to = from + 1) {
+          while (to < events.length && sameResponseText(events[to - 1], events[to])) to++
+          if (!isWhole({ from, to })) continue
+          let run: ReadonlyArray<SessionEvent> | undefined
+          for (let x = from; x < to; x++) {
+            const hitsHere = byCursor.get(events[x].cursor)
+            if (hitsHere === undefined && x !== at) continue
+            if (run === undefined) run = events.slice(from, to)
+            const context = { events: run, at: x - from }
+            if (x === at && !out.has(h)) out.set(h, context)
+            for (const g of hitsHere ?? []) if (!out.has(g)) out.set(g, context)
           }
-        })
+        }
         break
       }
     }
@@ -948,7 +958,7 @@ const renderedSession = (
       // a slice of events at a time with a yield between (tester23c F8): a long session's redaction lets the server
       // answer a ping, read a cancel and interrupt this call meanwhile
       const sr = yield* seenWhole(r, events)
-      const redacted = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sr.event)) : events
+      const redacted = r.enabled ? yield* redactJointsYielding(r.text, yield* mapYielding(events, sr.event)) : events
       const text = transcriptText(redacted)
       const m = metadata(r, loaded, redacted, events, [], sr.known)
       return { key: keyOf(loaded), text, digest: textDigest(text.text), model: m.model, title: m.title } satisfies RenderedSession
@@ -1266,7 +1276,7 @@ export const readSession = (
     const r = yield* Redaction
     const { events, others, session } = yield* loadWhole(id, r.ids, r.text)
     const sr = yield* seenWhole(r, events)
-    const shared = r.enabled ? redactJoints(r.text, yield* mapYielding(events, sr.event)) : events
+    const shared = r.enabled ? yield* redactJointsYielding(r.text, yield* mapYielding(events, sr.event)) : events
     const m = metadata(r, session, shared, events, others, sr.known)
     const lines = [
       markdownTitle(m.title ?? m.id),
