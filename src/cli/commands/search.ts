@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import { incompleteNote } from "../../domain/incomplete.js"
 import { humanTime, oneLineField, shownName } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
+import { shellWord } from "../../domain/shell-word.js"
 import type { SearchHit } from "../../services/Index.js"
 import { errors, queryRuntime } from "../lazy.js"
 import * as O from "../options.js"
@@ -21,6 +22,21 @@ import { kindOption, timeRange, workspaceOption } from "../filters.js"
 
 /** Hits listed when `--limit` is not given. */
 const DEFAULT_LIMIT = 20
+
+/** Whether `w` is one shell word as it is that no command line reads as an option: no quoting, no leading `-`. */
+const plainWord = (w: string): boolean => /^[A-Za-z0-9_@%+=:,./][A-Za-z0-9_@%+=:,./-]*$/.test(w)
+
+/**
+ * `--around <event id>` as a shell and `show` read it back: the id as it is when plain, `--around=<quoted>` when it
+ * needs quoting or starts with `-`, in its escaped one-line form only when it holds a character no terminal line should
+ * carry (a control character: not runnable as printed, never raw).
+ */
+const aroundOption = (eventId: string): string =>
+  plainWord(eventId)
+    ? `--around ${eventId}`
+    : /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(eventId)
+    ? `--around ${oneLineField(eventId)}`
+    : `--around=${shellWord(eventId)}`
 
 /**
  * The hits for people: per hit a head line (time, provider, session, kind
@@ -52,11 +68,13 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
     out.push({ text: h.snippet.text.slice(at) + "\n" })
   })
   const first = hits.find((h) => h.eventId !== null)
-  // Hits of several machines: the session by its uid, the one copy the hit is in (its native id names every machine's).
-  const shown = first === undefined ? "" : machines ? first.sessionUid : first.sessionId
+  // Hits of several machines: the session by its uid, the one copy the hit is in (its native id names every machine's);
+  // an id a shell would not read back as itself, or that reads as an option (`-rf`), by its uid too: the hint runs as
+  // printed (tester32a F12).
+  const shown = first === undefined ? "" : machines || !plainWord(first.sessionId) ? first.sessionUid : first.sessionId
   out.push({
     text: `\n${hits.length} hit${hits.length === 1 ? "" : "s"}, best first${
-      first !== undefined ? `; in context: session-ingest show ${oneLineField(shown)} --around ${oneLineField(first.eventId!)}` : ""
+      first !== undefined ? `; in context: session-ingest show ${shown} ${aroundOption(first.eventId!)}` : ""
     }\n`
   })
   const incomplete = [...new Map(hits.filter((h) => h.sessionStatus === "incomplete").map((h) => [h.sessionUid, h])).values()]
