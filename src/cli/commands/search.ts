@@ -11,7 +11,7 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { incompleteNote } from "../../domain/incomplete.js"
-import { humanTime, oneLineField, shownName } from "../../domain/render.js"
+import { humanTime, oneLineField, shownName, visibleControls } from "../../domain/render.js"
 import { MAX_SEARCH_LIMIT } from "../../domain/search/limits.js"
 import { shellWord } from "../../domain/shell-word.js"
 import type { SearchHit } from "../../services/Index.js"
@@ -34,7 +34,7 @@ const plainWord = (w: string): boolean => /^[A-Za-z0-9_@%+=:,./][A-Za-z0-9_@%+=:
 const aroundOption = (eventId: string): string =>
   plainWord(eventId)
     ? `--around ${eventId}`
-    : /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(eventId)
+    : visibleControls(oneLineField(eventId)) !== eventId
     ? `--around ${oneLineField(eventId)}`
     : `--around=${shellWord(eventId)}`
 
