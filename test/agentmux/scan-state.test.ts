@@ -391,63 +391,6 @@ describe("the discovery entries saved with the scans (issue 13: a rescan derives
       }
     }))
 
-  /** `sid`'s line appended to the current zone (after `append`), received at `ms`: a sidecar record at its offset. */
-  const timedLine = (sid: string, text: string, ms: number) =>
-    withStore(store, (db) => {
-      const { size } = db.prepare("SELECT size FROM db_wave_file WHERE zoneid = ? AND name = 'output'").get(CURRENT) as { size: number }
-      appendBytes(db, CURRENT, "output", Buffer.from(`${JSON.stringify({ type: "result", subtype: "success", result: text, session_id: sid })}\n`))
-      appendBytes(db, CURRENT, "output.tsidx", Buffer.from(`\n${tsidxRecord(size, ms, "")}`))
-    })
-  const at = (ms: number) => new Date(ms).toISOString()
-  /** S-X and S-Y take turns four times: four runs each, each received at its own time. */
-  const turns = () => {
-    for (let i = 0; i < 4; i++) {
-      timedLine("S-X", `x${i}`, T0 + 60_000 + 2000 * i)
-      timedLine("S-Y", `y${i}`, T0 + 61_000 + 2000 * i)
-    }
-  }
-
-  it.effect("a rescan that extends a session of many runs answers its entry as a scan from nothing does (the extended run's new end and time)", () =>
-    Effect.gen(function*() {
-      createStore(store, storeFiles())
-      append()
-      turns()
-      yield* discover()
-      timedLine("S-Y", "y-more", T0 + 90_000) // S-Y's last run, the zone's last, extended
-      timedLine("S-X", "x-more", T0 + 91_000) // a fifth run of S-X
-      const r = yield* discover()
-      expect(receipt(r, CURRENT).reset).toBeNull()
-      expect(r.sources).toStrictEqual(yield* fresh())
-      const runsOf = (sid: string) => (r.sources.find((s) => s.sessionId === sid)!.summary as { runs: Array<{ lines: number; firstReceivedAt: string; lastReceivedAt: string }> }).runs
-      expect(runsOf("S-Y").map((x) => [x.lines, x.firstReceivedAt, x.lastReceivedAt])).toEqual([
-        [1, at(T0 + 61_000), at(T0 + 61_000)],
-        [1, at(T0 + 63_000), at(T0 + 63_000)],
-        [1, at(T0 + 65_000), at(T0 + 65_000)],
-        [2, at(T0 + 67_000), at(T0 + 90_000)]
-      ])
-      expect(runsOf("S-X").map((x) => x.lastReceivedAt)).toEqual([60_000, 62_000, 64_000, 66_000, 91_000].map((d) => at(T0 + d)))
-      timedLine("S-X", "x-again", T0 + 95_000) // S-X's fifth run extended
-      expect((yield* discover()).sources).toStrictEqual(yield* fresh())
-    }))
-
-  it.effect("a changed session's entry takes its untouched runs' times from what was kept of it (not made again)", () =>
-    Effect.gen(function*() {
-      createStore(store, storeFiles())
-      append()
-      turns()
-      yield* discover()
-      // S-Y's first run's receive times, as kept, made recognizable (the digest made again: a text as saved)
-      const body = reportRow()[0].body
-      const edited = body.replace(`"S-Y"`, "\u0000").replaceAll(`"${at(T0 + 61_000)}"`, `"kept"`).replace("\u0000", `"S-Y"`)
-      expect(edited).not.toBe(body)
-      setReport({ body: edited, body_digest: createHash("sha256").update(edited).digest("hex") })
-      timedLine("S-Y", "y-more", T0 + 90_000)
-      const y = (yield* discover()).sources.find((s) => s.sessionId === "S-Y")!
-      const runs = (y.summary as { runs: Array<{ firstReceivedAt: string; lastReceivedAt: string }> }).runs
-      expect(runs[0]).toMatchObject({ firstReceivedAt: "kept", lastReceivedAt: "kept" })
-      expect(runs.at(-1)!.lastReceivedAt).toBe(at(T0 + 90_000))
-    }))
-
   it.effect("a rescan that changed no session answers the saved entries; one that changed one session keeps the others' entries", () =>
     Effect.gen(function*() {
       createStore(store, storeFiles())

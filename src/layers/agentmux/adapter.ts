@@ -178,28 +178,10 @@ const savedOf = (
   record: string,
   uid: string,
   s: RecordSession,
-  isoOf: (ms: number | null) => string | null = iso,
-  kept?: unknown
+  isoOf: (ms: number | null) => string | null = iso
 ): ReadonlyArray<string | number | null> => {
-  // What was kept of the session when it was last saved (`ReportSpec.save`'s `kept`, checked by `entryOfSaved`):
-  // its source id, and the times of each run still as it was then (same place, zone, start, end and line count:
-  // untouched since), not formatted again (issue 13: a session of many runs extended by a rescan).
-  const was = Array.isArray(kept) && kept.length >= 5 && (kept.length - 5) % 6 === 0 ? kept as ReadonlyArray<unknown> : undefined
-  const id = was !== undefined && typeof was[0] === "string" ? was[0] : sourceIdOf(record, uid, s.sessionId)
-  const out: Array<string | number | null> = [id, s.cwd, isoOf(s.firstMs), isoOf(s.lastMs), s.lines]
-  const runs = s.runs
-  for (let i = 0; i < runs.length; i++) {
-    const r = runs[i]
-    const at = 5 + 6 * i
-    if (
-      was !== undefined && at < was.length && was[at] === r.zone.zoneId && was[at + 1] === r.start &&
-      was[at + 2] === r.end && was[at + 3] === r.lines
-    ) {
-      out.push(r.zone.zoneId, r.start, r.end, r.lines, was[at + 4] as string | null, was[at + 5] as string | null)
-    } else {
-      out.push(r.zone.zoneId, r.start, r.end, r.lines, isoOf(r.firstMs), isoOf(r.lastMs))
-    }
-  }
+  const out: Array<string | number | null> = [sourceIdOf(record, uid, s.sessionId), s.cwd, isoOf(s.firstMs), isoOf(s.lastMs), s.lines]
+  for (const r of s.runs) out.push(r.zone.zoneId, r.start, r.end, r.lines, isoOf(r.firstMs), isoOf(r.lastMs))
   return out
 }
 
@@ -308,7 +290,7 @@ const scanned = (
     const report = withSources && paths.length === 0
       ? {
         version: SOURCE_ENTRY_VERSION,
-        save: (s: RecordSession, kept?: unknown) => savedOf(record, agentId, s, isoOf, kept),
+        save: (s: RecordSession) => savedOf(record, agentId, s, isoOf),
         entry: (sessionId: string, saved: unknown) => entryOfSaved(record, agentId, sessionId, saved)
       }
       : undefined

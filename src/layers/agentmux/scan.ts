@@ -91,17 +91,10 @@ export interface RecordSession {
  * such as ids and times); `entry` makes the entry from it, or null when it is
  * not what `save` gives (the kept report is then not used). `version` names
  * the shape of what `save` gives: a kept report of another version is not used.
- *
- * `save` of a session this scan changed is given `kept`, what `save` gave of
- * it in the saved report (one `entry` accepted), when that report was derived
- * from the very scans this one started from: the session's runs this scan
- * did not touch are there as they are now (a run keeps its zone, start, end,
- * line count and times until a scan extends it, which moves its end), so
- * `save` may take their values from it instead of making them again.
  */
 export interface ReportSpec {
   readonly version: string
-  readonly save: (session: RecordSession, kept?: unknown) => unknown
+  readonly save: (session: RecordSession) => unknown
   readonly entry: (sessionId: string, saved: unknown) => unknown | null
 }
 
@@ -377,9 +370,9 @@ export interface Kept {
   readonly entry: unknown
 }
 
-const itemOf = (spec: ReportSpec, s: RecordSession, kept?: unknown): Kept => {
+const itemOf = (spec: ReportSpec, s: RecordSession): Kept => {
   const last = s.runs[s.runs.length - 1]
-  const saved = spec.save(s, kept)
+  const saved = spec.save(s)
   return { item: [s.sessionId, s.lastMs, zoneRank(last.zone), last.end, saved], text: null, entry: spec.entry(s.sessionId, saved) }
 }
 
@@ -454,14 +447,8 @@ const reportItems = (
   const changed = new Set<string>()
   for (const z of zones) for (const sid of z.changed) changed.add(sid)
   if (changed.size === 0) return saved
-  const items: Array<Kept> = []
-  // What was kept of the changed sessions: `save` takes the values of their untouched runs from it.
-  const before = new Map<string, unknown>()
-  for (const k of saved) {
-    if (changed.has(k.item[0])) before.set(k.item[0], k.item[4])
-    else items.push(k)
-  }
-  const derived = sessionsOf(zones, undefined, changed).map((s) => itemOf(spec, s, before.get(s.sessionId)))
+  const items = saved.filter((k) => !changed.has(k.item[0]))
+  const derived = sessionsOf(zones, undefined, changed).map((s) => itemOf(spec, s))
   return withItems(items, derived)
 }
 
