@@ -76,12 +76,15 @@ export interface StreamOptions {
   readonly onWarning?: ((diagnostic: Diagnostic) => void) | undefined
   /**
    * Where a stream reports the title of its source's session when discovery could not know it (the overview's
-   * `title` is null: AgentMux's discovery reads no session's lines, tester31a F4): once, before the events, also when
-   * it resumes after a cursor (the title is the whole session's, its first prompt's). The importer writes it where
-   * discovery's title goes (the session's row and its search words, the kept overview a push copies). Absent,
-   * nothing is reported. Providers whose discovery gives the title do not call it.
+   * `title` is null: AgentMux's discovery reads no session's lines, tester31a F4; Muse Code's reads no more of a
+   * native log than its budget, and an export is given explicitly): once, before the events of the batch that holds
+   * it, also when it resumes after a cursor (the title is the whole session's, its first prompt's: a Muse Code log
+   * resumed is read from its start to the cursor for it), with the session it titles when the stream says it (Muse
+   * Code: the log's or the document's own session; AgentMux: the overview's). The importer writes it where
+   * discovery's title goes (the session's row and its search words, the kept overview a push copies; a parse
+   * worker's answer carries it). Absent, nothing is reported. Providers whose discovery gives the title do not call it.
    */
-  readonly onTitle?: ((title: string) => void) | undefined
+  readonly onTitle?: ((title: string, sessionId?: string) => void) | undefined
   /**
    * Called with the bytes of each read of a line-oriented source's files (the
    * file itself, and a Muse Code native log's nested logs), in file order,

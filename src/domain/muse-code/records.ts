@@ -26,6 +26,7 @@ import { at, isRecord, str } from "../json.js"
 import { type ChildLink, CONTRACT_VERSION, type LocatorClass, type ParentLink, type RawReference, type SessionEvent } from "../model.js"
 import type { Mutable } from "effect/Types"
 import { normalizeTimestamp } from "../timestamps.js"
+import { titleOf } from "../muse-agents/summary.js"
 
 /** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
 const SafeIndex = Schema.NonNegativeInt.pipe(Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
@@ -140,6 +141,52 @@ export const oneLine = (s: string): string => {
 export const effectiveKind = (env: Pick<RecordEnvelope, "payload" | "payload_type">): string => {
   const k = at(env.payload, "event", "kind")
   return typeof k === "string" && k.length > 0 ? k : env.payload_type
+}
+
+/** The record type of a command Muse Code received (a turn, a slash command, a cancel…). */
+export const COMMAND_INTAKE = "runtime.command_intake.received"
+
+/**
+ * The person's prompt a record holds, else undefined: the `payload.record.command.prompt` of a
+ * `runtime.command_intake.received` record whose command is a submitted turn (`command.kind` `turn_submit`), when it
+ * holds more than white space. Another command (a slash command, a cancel: the log marks them by their kind), a
+ * runtime fact (`runtime.session`: a run's start, its model's messages), a tool's output or a subagent's log is no
+ * person's prompt. What a session is titled by (docs/providers.md, "Muse Code session titles").
+ */
+export const personPromptOf = (payloadType: unknown, payload: unknown): string | undefined => {
+  if (payloadType !== COMMAND_INTAKE) return undefined
+  const command = at(payload, "record", "command")
+  if (!isRecord(command) || command.kind !== "turn_submit") return undefined
+  const prompt = command.prompt
+  return typeof prompt === "string" && /\S/.test(prompt) ? prompt : undefined
+}
+
+/**
+ * Looks for the title of a source's own session as its records go by, in order (`StreamOptions.onTitle`): the
+ * session given, else the first record's (as discovery names a native log's session); its title is its first
+ * person's prompt ({@link personPromptOf}) read as a title (`titleOf`: white space collapsed, clipped to 80
+ * characters ending in an ellipsis, no lone surrogate), reported once with the session. Records of other sessions
+ * are passed over.
+ */
+export class TitleWatch {
+  /** True once the title was reported. */
+  done = false
+  constructor(
+    private readonly report: (title: string, sessionId: string) => void,
+    /** The own session; undefined: the first record's. */
+    public session?: string | undefined
+  ) {}
+
+  /** One record of the source (its `payload_type` and `payload`) and its session. */
+  see(payloadType: unknown, payload: unknown, sessionId: string): void {
+    if (this.done) return
+    if (this.session === undefined) this.session = sessionId
+    else if (sessionId !== this.session) return
+    const prompt = personPromptOf(payloadType, payload)
+    if (prompt === undefined) return
+    this.done = true
+    this.report(titleOf(prompt), sessionId)
+  }
 }
 
 /** The tool name of `operation: "tool:<name>"`, else null. */

@@ -79,7 +79,7 @@ import { AccessPolicy } from "../../services/AccessPolicy.js"
 import { ImportLimits } from "../../services/ImportLimits.js"
 import { sourceAccessNode } from "../SourceAccessNode.js"
 import * as Fiber from "effect/Fiber"
-import { defaultJobs, headsOf, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, preparedRowsOf, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
+import { defaultJobs, headsOf, makeParsePool, MIN_SOURCES_FOR_WORKERS, parseWorkerEntry, type ParseAnswer, preparedRowsOf, type ReadTitle, SOURCES_PER_REQUEST, workerStats } from "./parse-pool.js"
 import { sinceDiscovery, stillAsBefore } from "./source-drift.js"
 
 
@@ -574,15 +574,23 @@ const make = Effect.gen(function*() {
     Effect.gen(function*() {
       const locator = resolveLocator(rawLocator)
       const source: SourceInfo = { sourceKey: index.sourceKey(provider, locator), provider, locator, summary, overview }
-      /** The title the read reported (`StreamOptions.onTitle`: AgentMux's discovery reads no session's lines), if any. */
-      let readTitle: string | null = null
       /**
-       * `source` with the title its read gave when discovery gave none (tester31a F4): what the batches and the
-       * completed checkpoint are written with (the session's title and its search words, the kept overview a push
-       * copies). A rejection is written with `source` as discovered.
+       * The title the read of this generation reported (`StreamOptions.onTitle`: AgentMux's discovery reads no
+       * session's lines, Muse Code's no more of a native log than its budget), if any.
        */
-      const sourceRead = (): SourceInfo =>
-        readTitle === null || overview.title !== null ? source : { ...source, overview: { ...overview, title: readTitle } }
+      let readTitle: ReadTitle | null = null
+      /**
+       * `source` with the title a read gave when discovery gave none (tester31a F4), and the session it titles when
+       * discovery named none (an explicit Muse Code export: its own session, not every stream of the document): what
+       * the batches and the completed checkpoint are written with (the session's title and its search words, the kept
+       * overview a push copies).
+       */
+      const titled = (t: ReadTitle | null): SourceInfo =>
+        t === null || overview.title !== null
+          ? source
+          : { ...source, overview: { ...overview, title: t.title, ...(overview.sessionId === null && t.sessionId !== null ? { sessionId: t.sessionId } : {}) } }
+      /** {@link titled} by this generation's read. A rejection is written with `source` as discovered. */
+      const sourceRead = (): SourceInfo => titled(readTitle)
       const checkpoint = checkpoints.get(source.sourceKey)
       const answer = parsed === undefined ? undefined : yield* parsed
       // A worker's read is written only when the file is as discovery saw it and still as the worker's fingerprint
@@ -596,7 +604,8 @@ const make = Effect.gen(function*() {
         workerStats.whole++
         const committed = yield* index.importWhole(
           {
-            source,
+            // With the title the worker's read reported (as this thread's read would report it).
+            source: titled(answer.title),
             // Heads only: with `prepared`, the writer reads no other field of an event (`WholeSource.batches`).
             batches: answer.batches.map((b) => ({
               ...b,
@@ -694,8 +703,8 @@ const make = Effect.gen(function*() {
         includeSubagents: true,
         onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
         onWarning: (d: Diagnostic) => diagnostics.push(d),
-        onTitle: (title: string) => {
-          readTitle = title
+        onTitle: (title: string, sessionId?: string) => {
+          readTitle = { title, sessionId: sessionId ?? null }
         },
         onRead: onRead === undefined ? digests.onRead : (read: SourceRead) => {
           digests.onRead(read)
@@ -785,6 +794,8 @@ const make = Effect.gen(function*() {
           cursor = undefined
           ownSourceId = null
           lastPrefix = null
+          // The new generation's read says its title (a rewritten log may begin with another prompt, or none).
+          readTitle = null
           digests = new PrefixDigests(access)
           return index.beginGeneration(source, generation, reason)
         })

@@ -214,8 +214,8 @@ export const preparedRowsOf = (columns: PreparedColumns, defs: ReadonlyArray<str
  * its head (`EventHead`, by column: {@link HeadColumns}, with `words`, the
  * request's word table) with the rows the writer computes of it
  * (`PreparedRow`, by column: {@link PreparedColumns}, with `shapes`, the
- * request's shape table), and the diagnostics of the read. `fallback`: the main thread imports the source
- * itself.
+ * request's shape table), the diagnostics of the read, and the title it reported (`StreamOptions.onTitle`: a Muse
+ * Code session's first prompt) or null. `fallback`: the main thread imports the source itself.
  */
 export type ParseAnswer =
   | {
@@ -230,8 +230,15 @@ export type ParseAnswer =
     readonly shapes: ReadonlyArray<string>
     readonly words: ReadonlyArray<string>
     readonly diagnostics: ReadonlyArray<Diagnostic>
+    readonly title: ReadTitle | null
   }
   | { readonly _tag: "fallback" }
+
+/** A title a source's read reported (`StreamOptions.onTitle`), with the session it titles when the read said it. */
+export interface ReadTitle {
+  readonly title: string
+  readonly sessionId: string | null
+}
 
 /** What every worker is started with (`workerData`): the run's access policy and import limits, to build the same providers. */
 export interface ParseWorkerConfig {

@@ -14,7 +14,7 @@ import type { SessionEvent } from "../../domain/model.js"
 import { eventUidInto } from "../../domain/index/ids.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
-import { headColumnsOf, type ParseAnswer, type ParseRequest, type PreparedColumns, ShapeTable, StringTable } from "./parse-pool.js"
+import { headColumnsOf, type ParseAnswer, type ParseRequest, type PreparedColumns, type ReadTitle, ShapeTable, StringTable } from "./parse-pool.js"
 import { PrefixDigests } from "./prefix.js"
 import { INDEX_LEAN, leanEvent } from "./rows.js"
 
@@ -56,7 +56,9 @@ export const preparedColumnsOfEvents = (events: ReadonlyArray<SessionEvent>, tab
  * nested logs, take its fingerprint, read it at once
  * (`SessionSourceAdapter.streamAtOnce`) with its prefix digest, and bind each
  * batch (its heads and rows by column, their words in `words` and their
- * shapes in `shapes`, the request's tables shared by its answers). `fallback` when the source has nested logs, is not read at once,
+ * shapes in `shapes`, the request's tables shared by its answers), with the
+ * title the read reports (a Muse Code session's first prompt), as the
+ * importer writes it. `fallback` when the source has nested logs, is not read at once,
  * or anything fails: the main thread then imports it itself (with the same
  * outcome as without workers).
  */
@@ -76,19 +78,19 @@ export const parseWhole = (
     const fingerprint = yield* fingerprintOf(access, locator, parts, { wal: adapter.noWal !== true })
     const digests = new PrefixDigests(access)
     const diagnostics: Array<Diagnostic> = []
-    let titled = false
+    let title: ReadTitle | null = null
     const whole = yield* adapter.streamAtOnce(locator, {
       cursor: undefined,
       includeSubagents: true,
       onDiagnostic: (d) => diagnostics.push(d),
       onWarning: (d) => diagnostics.push(d),
-      onTitle: () => {
-        titled = true
+      // Carried by the answer (the importer writes it as it writes a title its own read reports).
+      onTitle: (t, sessionId) => {
+        title = { title: t, sessionId: sessionId ?? null }
       },
       onRead: digests.onRead
     })
-    // A title the read reports (`StreamOptions.onTitle`) is not carried by an answer: the main thread reads that source.
-    if (whole === undefined || whole.then !== undefined || titled) return FALLBACK
+    if (whole === undefined || whole.then !== undefined) return FALLBACK
     const own = whole.events.length === 0 ? null : whole.events[0].sourceId
     const partBindings = new Map<string, string | undefined>()
     const batches: Array<Extract<ParseAnswer, { _tag: "whole" }>["batches"][number]> = []
@@ -106,6 +108,6 @@ export const parseWhole = (
     }
     // Events of nested logs (none are expected without parts): the main thread binds those.
     if (partBindings.size > 0) return FALLBACK
-    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, words: words.defs, diagnostics } as const
+    return { _tag: "whole", fingerprint, batches, shapes: shapes.defs, words: words.defs, diagnostics, title } as const
   }).pipe(Effect.catchAllCause(() => Effect.succeed(FALLBACK)))
 

@@ -61,14 +61,15 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
           : Effect.fail(unsupportedClass(locator)),
       stream: (locator, options) =>
         locator.locatorClass === "manual-export"
-          ? streamExport(deps, locator.path, options?.cursor)
+          ? streamExport(deps, locator.path, options?.cursor, options?.onTitle)
           : locator.locatorClass === "muse-native-session-log"
           ? streamNative(deps, locator.path, {
             cursor: options?.cursor,
             includeSubagents: options?.includeSubagents,
             onDiagnostic: options?.onDiagnostic,
             onWarning: options?.onWarning,
-            onRead: options?.onRead
+            onRead: options?.onRead,
+            onTitle: options?.onTitle
           })
           : Stream.fail(unsupportedClass(locator)),
       streamAtOnce: (locator, options) =>
@@ -78,7 +79,8 @@ export const make: Effect.Effect<SessionSourceAdapter, never, SourceAccess | Imp
             includeSubagents: options?.includeSubagents,
             onDiagnostic: options?.onDiagnostic,
             onWarning: options?.onWarning,
-            onRead: options?.onRead
+            onRead: options?.onRead,
+            onTitle: options?.onTitle
           })
           : Effect.succeed(undefined),
       transcript: () =>

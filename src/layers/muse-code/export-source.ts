@@ -12,6 +12,7 @@ import { cursorSourceChanged, decodeCursor, eventCheck } from "../../domain/curs
 import { type IngestError, InvalidCursor, MalformedSource } from "../../domain/errors.js"
 import type { Inspection, SessionEvent } from "../../domain/model.js"
 import { decodeExport, type DecodedExport } from "../../domain/muse-code/export.js"
+import { TitleWatch } from "../../domain/muse-code/records.js"
 import { repeatedRecordsDiagnostic } from "../../domain/muse-code/record-names.js"
 import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
@@ -173,16 +174,27 @@ const invalidExportCursor = (message: string) =>
  * changed, or whose sequence is not the place of the event it was taken from
  * (edited: past the end, onto a gap marker or retained frame, onto another
  * event; or a token without its event's check) fails with `InvalidCursor`.
+ * With `onTitle`, the title of the document's session (`sessions[0]`) goes to
+ * it before the events, also after a cursor: its first person's prompt
+ * (`personPromptOf`), with that session.
  */
 export const streamExport = (
   deps: ExportDeps,
   path: string,
-  cursor: string | undefined
+  cursor: string | undefined,
+  onTitle?: ((title: string, sessionId: string) => void) | undefined
 ): Stream.Stream<SessionEvent, IngestError> =>
   Stream.unwrap(
     Effect.gen(function*() {
       const loaded = yield* loadExport(deps, path)
       let events = loaded.decoded.events
+      if (onTitle !== undefined) {
+        const title = new TitleWatch(onTitle, loaded.decoded.sessions[0].session_id)
+        for (let i = 0; i < events.length && !title.done; i++) {
+          const native = events[i].extensions["native.muse"] as { readonly payloadType?: unknown; readonly payload?: unknown }
+          title.see(native.payloadType, native.payload, events[i].sessionId)
+        }
+      }
       if (cursor !== undefined) {
         const state = yield* decodeCursor(cursor, loaded.sourceId)
         if (state.h !== loaded.digest) return yield* cursorSourceChanged("the export's bytes differ")

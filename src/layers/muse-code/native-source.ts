@@ -57,7 +57,7 @@ import {
   SESSION_LOG_NAME
 } from "../../domain/muse-code/native.js"
 import { RecordNames, repeatedRecordsDiagnostic, sameRecord } from "../../domain/muse-code/record-names.js"
-import { mapRecordEnvelope, type SpawnHandle } from "../../domain/muse-code/records.js"
+import { isRecordEnvelope, mapRecordEnvelope, type SpawnHandle, TitleWatch } from "../../domain/muse-code/records.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -280,6 +280,11 @@ export interface PassOptions {
    * For a pass that only collects `stats.bindings`.
    */
   readonly bindingsOnly?: boolean | undefined
+  /**
+   * Given each record of the log's own session as it is mapped, until it has the title (`StreamOptions.onTitle`); a
+   * resumed pass first reads the lines up to its cursor's for it ({@link titleBefore}).
+   */
+  readonly title?: TitleWatch | undefined
 }
 
 const NO_SPAWNS: ReadonlyMap<string, SpawnHandle> = new Map()
@@ -505,6 +510,8 @@ const lineProcessor = (
       }
     }
     out.push(ev)
+    const title = options.title
+    if (title !== undefined && !title.done) title.see((raw as RecordEnvelopeFields).payload_type, (raw as RecordEnvelopeFields).payload, ev.sessionId)
     return undefined
   }
 
@@ -789,6 +796,39 @@ const lookUpStreamed = (
   })
 }
 
+/** The two fields of a mapped record a {@link TitleWatch} reads. */
+type RecordEnvelopeFields = { readonly payload_type: unknown; readonly payload?: unknown }
+
+/** What every line that can hold a person's prompt holds (`personPromptOf`; also JSON-encoded in a retained child). */
+const PROMPT_NEEDLE = Buffer.from("turn_submit")
+
+/**
+ * The title of a log whose pass resumes after a cursor (`StreamOptions.onTitle`: the session's first prompt may lie
+ * before it): the log's records from its start through the line at byte `upTo` (the cursor's; undefined: to the end)
+ * given to `watch` until it has the title, by the pass's own descriptor. Once the own session is known (the first
+ * record's), only the lines that can hold a prompt are parsed. The reads are not reported to `onRead` (the pass's own
+ * are); a line that does not parse is passed over (the pass that imported it read it).
+ */
+const titleBefore = (
+  open: OpenSource,
+  src: NativeSource,
+  maxDepth: number,
+  maxLineBytes: number,
+  upTo: number | undefined,
+  watch: TitleWatch
+): Effect.Effect<void, SourceAccessError | MalformedSource> =>
+  readLines(open, { from: 0, maxLineBytes }).pipe(
+    Stream.takeWhile((line) => !watch.done && (upTo === undefined || line.start <= upTo)),
+    Stream.runForEach((line) =>
+      Effect.sync(() => {
+        if (watch.session !== undefined && line.bytes.indexOf(PROMPT_NEEDLE) === -1) return
+        for (const r of recordsOn(line, maxDepth)) {
+          if (isRecordEnvelope(r.value)) watch.see(r.value.payload_type, r.value.payload, sessionOf(r.value, src.fallbackSessionId))
+        }
+      })
+    )
+  )
+
 /** The streamed read step (`readLines` from 0, default steps) that holds byte `at`: the offset it starts at. */
 const stepStartOf = (at: number, sizeAtAuthorize: number): number => {
   const firstStep = readSize(0, 0, READ_STEP_BYTES, sizeAtAuthorize)
@@ -839,6 +879,9 @@ export const nativeEventsStreamed = (
       const resume = options.resume
       let at: ResumePoint | undefined
       if (resume !== undefined) at = yield* jsonl.resume(resume)
+      if (at !== undefined && options.title !== undefined && !options.title.done) {
+        yield* titleBefore(jsonl.open, src, deps.limits.maxDepth, deps.limits.maxRecordBytes, at.ls, options.title)
+      }
       const p = lineProcessor(deps, src, options, jsonl.cursor, at)
       stats.sessionEnd = p.sessionEnd()
 
@@ -1129,6 +1172,12 @@ export interface NativeStreamOptions {
   readonly onDiagnostic?: ((d: Diagnostic) => void) | undefined
   readonly onWarning?: ((d: Diagnostic) => void) | undefined
   readonly onRead?: ((read: SourceRead) => void) | undefined
+  /**
+   * Where the title of the log's own session goes (`StreamOptions.onTitle`), with the session: its first person's
+   * prompt (`personPromptOf`), before the events of the batch that holds it; a pass that resumes after a cursor
+   * reads the log from its start to the cursor for it first (nested logs are subagents' sessions: not looked at).
+   */
+  readonly onTitle?: ((title: string, sessionId: string) => void) | undefined
 }
 
 /**
@@ -1161,9 +1210,10 @@ export const streamNative = (
       }
       const onRead = options.onRead
       const logPath = parent.file.path
+      const title = options.onTitle === undefined ? undefined : new TitleWatch(options.onTitle)
       if (options.includeSubagents !== true) {
         const stats = newStats()
-        return withInexactReport(nativeEvents(deps, parent, { resume: state, stats, onRead }), stats, logPath, options.onWarning)
+        return withInexactReport(nativeEvents(deps, parent, { resume: state, stats, onRead, title }), stats, logPath, options.onWarning)
       }
       // The joins of the whole parent, for a resume: only lines that can bind are parsed (a 1 GiB log in about a second).
       const bindingsOfWholeParent = Effect.gen(function*() {
@@ -1174,7 +1224,7 @@ export const streamNative = (
       if (state === undefined) {
         const stats = newStats()
         // A small log: read whole in this effect; a stream follows only for the nested logs it binds.
-        const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: true, onRead })
+        const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: true, onRead, title })
         if (whole !== undefined) {
           if (whole.error === undefined) reportInexact(stats, logPath, options.onWarning)
           return whole.error !== undefined || stats.bindings.length === 0
@@ -1182,7 +1232,7 @@ export const streamNative = (
             : Stream.concat(wholeStream(whole), childStreams(deps, parent, stats.bindings, undefined, options))
         }
         return Stream.concat(
-          withInexactReport(nativeEventsStreamed(deps, parent, { stats, strictBindings: true, onRead }), stats, logPath, options.onWarning),
+          withInexactReport(nativeEventsStreamed(deps, parent, { stats, strictBindings: true, onRead, title }), stats, logPath, options.onWarning),
           // Most logs bind no child session: then nothing follows (no stream built).
           Stream.unwrap(Effect.sync(() =>
             stats.bindings.length === 0 ? Stream.empty : childStreams(deps, parent, stats.bindings, undefined, options)
@@ -1192,11 +1242,18 @@ export const streamNative = (
       if (cursorIsFor(state, parent.sourceId)) {
         const stats = newStats()
         return Stream.concat(
-          withInexactReport(nativeEvents(deps, parent, { resume: state, stats, strictBindings: true, onRead }), stats, logPath, options.onWarning),
+          withInexactReport(nativeEvents(deps, parent, { resume: state, stats, strictBindings: true, onRead, title }), stats, logPath, options.onWarning),
           Stream.unwrap(Effect.map(bindingsOfWholeParent, (bs) => childStreams(deps, parent, bs, undefined, options)))
         )
       }
       const bindings = yield* bindingsOfWholeParent
+      // A cursor in a nested log: the whole parent is before it.
+      if (title !== undefined) {
+        yield* Effect.scoped(Effect.flatMap(
+          openJsonl(deps.access, parent.file, jsonlOptions(deps, parent)),
+          (jsonl) => titleBefore(jsonl.open, parent, deps.limits.maxDepth, deps.limits.maxRecordBytes, undefined, title)
+        ))
+      }
       const at = bindings.findIndex((b) => b.childSessionId === parentRef!.child)
       if (at < 0) return yield* cursorSourceChanged("the parent no longer binds the cursor's child session")
       return childStreams(deps, parent, bindings.slice(at), state, options)
@@ -1224,7 +1281,8 @@ export const streamNativeAtOnce = (
     const parent = yield* authorizeNative(deps, path)
     const stats = newStats()
     const subagents = options.includeSubagents === true
-    const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: subagents ? true : undefined, onRead: options.onRead })
+    const title = options.onTitle === undefined ? undefined : new TitleWatch(options.onTitle)
+    const whole = yield* nativeWhole(deps, parent, { stats, strictBindings: subagents ? true : undefined, onRead: options.onRead, title })
     if (whole === undefined) return undefined
     if (whole.error !== undefined) return yield* Effect.fail(whole.error)
     reportInexact(stats, parent.file.path, options.onWarning)
