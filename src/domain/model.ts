@@ -411,6 +411,15 @@ export interface DiscoveredSource {
    * as a change after discovery's stat is.
    */
   readonly parts?: ReadonlyArray<string> | undefined
+  /**
+   * The fingerprint discovery made of the source from the stats it took (its
+   * file's and each of `parts`', as the importer's `fingerprintOf` makes it
+   * for a source with no `-wal`), when it made one to select the source
+   * again unchanged: the importer's unchanged check compares it with the
+   * checkpoint's instead of stat-ing the parts again (as `stat` spares the
+   * file's). Absent: the importer fingerprints `stat` and `parts` itself.
+   */
+  readonly fingerprint?: string | undefined
 }
 
 /**

@@ -891,7 +891,9 @@ class KeptSession implements DiscoveredSource {
     readonly overview: SourceSummary,
     summary: Record<string, unknown> | KnownSummary,
     readonly stat: AuthorizedFile["stat"],
-    readonly parts: ReadonlyArray<string>
+    readonly parts: ReadonlyArray<string>,
+    /** The fingerprint of `stat` and the parts' stats that selected it (`DiscoveredSource.fingerprint`; not serialized). */
+    readonly fingerprint?: string | undefined
   ) {
     this.locator = { locatorClass: LOCATOR_CLASS, path, sessionId }
     this.#summary = summary
@@ -926,14 +928,15 @@ const fromKeptOverview = (
   known: KnownSource,
   overview: SourceSummary,
   stat: AuthorizedFile["stat"],
-  parts: ReadonlyArray<string> = []
+  parts: ReadonlyArray<string> = [],
+  fingerprint?: string
 ): DiscoveredSource | undefined => {
   const sessionId = sessionIdOfFile(nodePath.basename(path))
   if (
     overview.sessionId !== sessionId || (overview.lastActivityAt !== null && typeof overview.lastActivityAt !== "string") ||
     !Array.isArray(overview.parseWarnings)
   ) return undefined
-  return new KeptSession(path, sessionId, overview, new KnownSummary(known), stat, parts)
+  return new KeptSession(path, sessionId, overview, new KnownSummary(known), stat, parts, fingerprint)
 }
 
 /**
@@ -1036,7 +1039,8 @@ const keptWithParts = (
       if (Either.isLeft(probed) || Option.isNone(probed.right) || probed.right.value.kind !== "file") return undefined
       fingerprint += partEntry(parts[i], fingerprintOfStat(probed.right.value.stat))
     }
-    return fingerprint === known.fingerprint ? fromKeptOverview(path, known, known.overview, stat, parts) : undefined
+    // The fingerprint made of these stats goes with the source: the importer does not stat the parts again.
+    return fingerprint === known.fingerprint ? fromKeptOverview(path, known, known.overview, stat, parts, fingerprint) : undefined
   })
 
 /**

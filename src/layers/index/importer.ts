@@ -522,6 +522,7 @@ class DiscoveredWork {
   readonly overview: SourceSummary
   readonly stat: FingerprintStat | undefined
   readonly parts: ReadonlyArray<string> | undefined
+  readonly fingerprint: string | undefined
   readonly #source: DiscoveredSource
   constructor(readonly provider: ProviderId, source: DiscoveredSource) {
     this.#source = source
@@ -529,6 +530,7 @@ class DiscoveredWork {
     this.overview = source.overview
     this.stat = source.stat
     this.parts = source.parts
+    this.fingerprint = source.fingerprint
   }
   get summary(): Record<string, unknown> {
     return this.#source.summary
@@ -1115,6 +1117,7 @@ const make = Effect.gen(function*() {
       readonly overview: SourceSummary
       readonly stat?: FingerprintStat | undefined
       readonly parts?: ReadonlyArray<string> | undefined
+      readonly fingerprint?: string | undefined
     }>,
     /** Each work item's resolved locator (`resolveLocator`) and its `index.sourceKey`. */
     resolved: ReadonlyArray<Locator>,
@@ -1170,6 +1173,9 @@ const make = Effect.gen(function*() {
             if (w.stat !== undefined && adapter.noWal === true && l.right.length === 0 && resolved[k].path !== "") {
               // The common case: discovery's stat, no `-wal`, no parts: as `fingerprintOf` makes it, without an effect.
               if (fingerprintOfStat(w.stat) === checkpoints.get(keys[k])!.fingerprint) same.push({ k, parts: l.right })
+            } else if (w.fingerprint !== undefined && w.parts !== undefined && adapter.noWal === true && resolved[k].path !== "") {
+              // Parts too, discovery's fingerprint of its own stats of the file and of those parts: no stat again.
+              if (w.fingerprint === checkpoints.get(keys[k])!.fingerprint) same.push({ k, parts: l.right })
             } else withIo.push({ k, parts: l.right })
           }
           const settled = withIo.length === 0 ? Effect.void : Effect.forEach(withIo, ({ k, parts }) => {
@@ -1312,6 +1318,8 @@ const make = Effect.gen(function*() {
         stat?: FingerprintStat | undefined
         /** The parts discovery looked for (`DiscoveredSource.parts`). */
         parts?: ReadonlyArray<string> | undefined
+        /** The fingerprint discovery made of its stats of the file and parts (`DiscoveredSource.fingerprint`). */
+        fingerprint?: string | undefined
       }> = []
       const omittedByReason: Record<string, number> = {}
       /** Source files discovery could not read (`unreadableSourceOf`): counted as unreadable once the stale ones are known. */
