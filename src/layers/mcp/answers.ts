@@ -23,7 +23,16 @@ import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, 
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
-import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
+import {
+  clipLength,
+  decodePageCursor,
+  encodePageCursor,
+  pageAt,
+  peekPageCursor,
+  textDigest,
+  type TranscriptText,
+  transcriptText
+} from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode, searchFoldNote } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
@@ -884,7 +893,8 @@ const loadWhole = (id: string, ids?: ShownIds, machine?: (name: string) => strin
  * from the start or from `cursor` (a previous answer's `nextCursor`).
  * Concatenated, the pages are the whole text. `SourceNotFound` for no such
  * session, `InvalidArgument` for an ambiguous prefix, `InvalidCursor` for a
- * cursor of another session or of a transcript that changed since,
+ * cursor that is none, an event's, another session's or index's, or of a
+ * transcript that changed since, saying which ({@link pageCursorOffset}),
  * `ResourceLimitExceeded` for a session too large to hold whole (see
  * `loadSession`).
  */
@@ -902,9 +912,7 @@ export const getSession = (
     const { others, session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
-    const from = p.cursor === undefined
-      ? 0
-      : yield* decodePageCursor(p.cursor, { sessionUid: r.ids.sessionUid(session.sessionUid), generation: session.generation, digest, length: t.text.length })
+    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
@@ -920,6 +928,30 @@ export const getSession = (
         done
       }
     }
+  })
+
+/**
+ * The offset a `get_session` page cursor names in the transcript of `session` (`text`: its digest and length), or
+ * `InvalidCursor` saying what is wrong with it (`decodePageCursor`; session 33, as `get_events`' {@link cursorSequence}):
+ * the index's sessions are read only for a cursor that names another session uid, to tell one of another session of
+ * this index (named) from one another index made.
+ */
+const pageCursorOffset = (
+  cursor: string,
+  session: SessionRow,
+  r: RedactionShape,
+  index: IndexShape,
+  text: { readonly digest: string; readonly length: number }
+): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
+  Effect.gen(function*() {
+    const sessionUid = r.ids.sessionUid(session.sessionUid)
+    const peeked = peekPageCursor(cursor)
+    const others = Either.isRight(peeked) && peeked.right.sessionUid !== sessionUid ? yield* index.sessions({}) : []
+    return yield* decodePageCursor(
+      cursor,
+      { sessionUid, sessionId: session.sessionId, generation: session.generation, ...text },
+      (uid) => others.find((s) => r.ids.sessionUid(s.sessionUid) === uid)?.sessionId
+    )
   })
 
 /** A session's transcript as `get_session` pages it: the text of its redacted events, its digest, its model (redacted). */
@@ -1138,6 +1170,7 @@ const refuseCursor = (message: string) => new InvalidCursor({ message, remediati
 /**
  * The sequence of the event a `get_events` cursor names, after the checks its form allows; `InvalidCursor` naming
  * what is wrong with it (tester31c F5), each refusal its own reason:
+ * - a `get_session` page cursor (`p1.…`, well formed by `peekPageCursor`): the other tool's (session 33);
  * - not a cursor at all (neither a well-formed shown cursor `s1.…` nor a stream cursor `c2.…`/`c1.…`): malformed;
  * - a stream cursor on a redacting server, a shown cursor on a `--no-redact` one: the kind its answers give
  *   (docs/mcp.md); a stream cursor is never checked with redaction on (its CRC-32 and head digest would be an online
@@ -1156,6 +1189,11 @@ const cursorSequence = (
   index: IndexShape
 ): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
   Effect.gen(function*() {
+    if (Either.isRight(peekPageCursor(cursor))) {
+      return yield* refuseCursor(
+        "The cursor is a get_session page cursor (p1.…), not an event's cursor: get_events takes an event's cursor as an answer gave it (an event's cursor, or a get_events nextCursor)."
+      )
+    }
     if (!isShownCursor(cursor)) {
       const peeked = peekCursor(cursor)
       if (Either.isLeft(peeked)) return yield* refuseCursor(`${peeked.left.message} (get_events takes an event's cursor as an answer gave it.)`)
