@@ -22,14 +22,18 @@
  * indices), as `fromChar`, `toChar` and `totalChars` of `get_session` are.
  * A page cursor names where the next page starts and is bound to the session
  * (uid, generation) and to a digest of the whole text, so a cursor of
- * another session, or of a transcript that changed since, is refused with `INVALID_CURSOR`.
+ * another session, or of a transcript that changed since, is refused with `INVALID_CURSOR`
+ * saying which ({@link decodePageCursor}).
  *
  * @module
  */
 import * as Either from "effect/Either"
+import { peekCursor, shownCursorForm } from "./cursor.js"
 import { InvalidCursor } from "./errors.js"
 import type { SessionEvent } from "./model.js"
 import { oneLineField } from "./render.js"
+import { SESSION_UID_PREFIX } from "./index/ids.js"
+import { SHOWN_SESSION_PREFIX } from "./shown-ids.js"
 import { sha256Hex } from "./source-id.js"
 
 /** The transcript text of a session and where each event's entry starts in it (UTF-16 code units). */
@@ -241,35 +245,107 @@ const invalid = (message: string) =>
     remediation: "Pass the nextCursor of the last get_session answer for this same session, or leave the cursor out to start from the first page."
   })
 
+/** The refusal of a token that is no page cursor at all. */
+const malformed = (why: string) => invalid(`The cursor token is malformed: ${why}.`)
+
 /**
- * Decode a page cursor token and check it against the session it is used
- * with: `InvalidCursor` when it is malformed, names another session, or the
- * session's transcript changed since (another generation, another digest,
- * an offset past its end).
+ * The fields of a page cursor token (`p1.` + base64url of its JSON), not checked against a session yet.
+ * `InvalidCursor` naming what it is when it is none (session 33, as `get_events` since tester31c F5): an event's
+ * cursor (a shown cursor `s1.…` or a stream cursor `c2.…`/`c1.…`, well formed by `shownCursorForm` and
+ * `peekCursor` of `./cursor.ts`: `get_events` takes it) is the other kind; anything else is malformed.
  */
-export const decodePageCursor = (
-  token: string,
-  expected: { readonly sessionUid: string; readonly generation: number; readonly digest: string; readonly length: number }
-): Either.Either<number, InvalidCursor> => {
+export const peekPageCursor = (token: string): Either.Either<PageCursor, InvalidCursor> => {
   if (!token.startsWith(PREFIX)) {
-    return Either.left(invalid("The cursor is not a get_session page cursor (those start with \"p1.\")."))
+    if (shownCursorForm(token) !== null || Either.isRight(peekCursor(token))) {
+      return Either.left(invalid(
+        "The cursor is an event's cursor (get_events takes it: the events after that event), not a get_session page cursor (p1.…, the nextCursor of a get_session answer)."
+      ))
+    }
+    return Either.left(malformed("it is not a get_session page cursor (p1.…, the nextCursor of a get_session answer)"))
   }
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(token.slice(PREFIX.length), "base64url").toString("utf8"))
   } catch {
-    return Either.left(invalid("The page cursor is malformed."))
+    return Either.left(malformed("its body is not a page cursor's"))
   }
   if (
     !Array.isArray(parsed) || parsed.length !== 4 || typeof parsed[0] !== "string" || !Number.isSafeInteger(parsed[1]) ||
     !Number.isSafeInteger(parsed[2]) || parsed[2] < 0 || typeof parsed[3] !== "string"
-  ) return Either.left(invalid("The page cursor is malformed."))
-  const [uid, generation, offset, digest] = parsed as [string, number, number, string]
-  if (uid !== expected.sessionUid) {
-    return Either.left(invalid(`The page cursor belongs to session ${uid}, not ${expected.sessionUid}.`))
-  }
-  if (generation !== expected.generation || digest !== expected.digest || offset > expected.length) {
-    return Either.left(invalid(`The transcript of session ${uid} changed since this cursor was given (it was imported again).`))
-  }
-  return Either.right(offset)
+  ) return Either.left(malformed("its body is not a page cursor's"))
+  const [sessionUid, generation, offset, digest] = parsed as [string, number, number, string]
+  return Either.right({ sessionUid, generation, offset, digest })
 }
+
+/** The session a page cursor is checked against, as the server answers it. */
+export interface PageCursorExpected {
+  /** Its uid as the answers give it: `hses_…` with redaction on, its `ses_…` uid with `--no-redact`. */
+  readonly sessionUid: string
+  /** Its native id, naming it in a refusal (its uid when not given). */
+  readonly sessionId?: string
+  readonly generation: number
+  /** {@link textDigest} of its transcript text, and that text's length. */
+  readonly digest: string
+  readonly length: number
+}
+
+/**
+ * Decode a page cursor token and check it against the session it is used with (`expected`): the offset of the page
+ * it names, or `InvalidCursor` saying what is wrong with it (session 33, as `get_events`' refusals since tester31c F5):
+ * - not a page cursor: an event's cursor (the other kind: `get_events` takes it), else malformed ({@link peekPageCursor});
+ * - a page cursor of the other kind of server: one naming its session by a `ses_…` uid (a `--no-redact` server's) on a
+ *   redacting server, or by a shown `hses_…` uid on a `--no-redact` one;
+ * - another session's: of this index (`holderOf` its uid is the native id of this index's session the server names
+ *   so), else of this session made by another index (it names its session by that index's uid, keyed by that index's
+ *   secret, and its digest is this transcript's: the same text), else of no session of this index (this index cannot verify it);
+ * - this session's, whose transcript changed since: imported again (another generation), or another text in the same
+ *   generation (events imported into it since, or the server redacts it with other rules);
+ * - an offset past the end of the text it was made for (an edited token): malformed.
+ */
+export const decodePageCursor = (
+  token: string,
+  expected: PageCursorExpected,
+  holderOf: (sessionUid: string) => string | undefined = () => undefined
+): Either.Either<number, InvalidCursor> =>
+  Either.flatMap(peekPageCursor(token), (c) => {
+    const name = expected.sessionId ?? expected.sessionUid
+    if (c.sessionUid !== expected.sessionUid) {
+      const redacting = expected.sessionUid.startsWith(SHOWN_SESSION_PREFIX)
+      if (redacting && c.sessionUid.startsWith(SESSION_UID_PREFIX)) {
+        return Either.left(invalid(
+          "With redaction on, get_session takes the page cursors its answers give (naming the session by its shown uid, hses_…), not one of a server run with --no-redact (ses_…)."
+        ))
+      }
+      if (!redacting && c.sessionUid.startsWith(SHOWN_SESSION_PREFIX)) {
+        return Either.left(invalid(
+          "With redaction off (--no-redact), get_session takes the page cursors its answers give (naming the session by its ses_… uid), not a redacting server's (hses_…)."
+        ))
+      }
+      const holder = holderOf(c.sessionUid)
+      if (holder !== undefined) {
+        return Either.left(invalid(`The page cursor belongs to another session of this index, ${holder} (${c.sessionUid}), not session ${name}.`))
+      }
+      if (c.digest === expected.digest) {
+        return Either.left(invalid(
+          `The page cursor is of a transcript the same as session ${name}'s, but another index made it (it names its session by that index's uid, keyed by that index's secret), so this index cannot verify it.`
+        ))
+      }
+      return Either.left(invalid(
+        "The page cursor was not made by this index: its session uid names none of this index's sessions (a cursor of another index, whose secret keys the uids otherwise), so this index cannot verify it."
+      ))
+    }
+    if (c.generation !== expected.generation) {
+      return Either.left(invalid(
+        `The transcript of session ${name} changed since this cursor was given: it was imported again (the cursor is of generation ${c.generation}, the index holds generation ${expected.generation}).`
+      ))
+    }
+    if (c.digest !== expected.digest) {
+      return Either.left(invalid(
+        `The transcript of session ${name} changed since this cursor was given: events were imported into it since, or the server redacts it with other rules (the same generation, another text).`
+      ))
+    }
+    if (c.offset > expected.length) {
+      return Either.left(malformed(`its offset (${c.offset}) lies past the end of session ${name}'s transcript (${expected.length} characters)`))
+    }
+    return Either.right(c.offset)
+  })

@@ -10,6 +10,9 @@ import { sha256Bytes, sha256Hex } from "../source-id.js"
 
 const join = (parts: ReadonlyArray<string>) => parts.join("\u0000")
 
+/** How a {@link sessionUid} starts. */
+export const SESSION_UID_PREFIX = "ses_"
+
 /**
  * `ses_` + 32 hex: a session of one source (provider, source id, native
  * session id). `machine`: the machine the source was read on, in an index
@@ -18,7 +21,7 @@ const join = (parts: ReadonlyArray<string>) => parts.join("\u0000")
  * ids of earlier builds.
  */
 export const sessionUid = (provider: string, sourceId: string, sessionId: string, machine?: string): string =>
-  `ses_${sha256Hex(join([...machinePart(machine), provider, sourceId, sessionId])).slice(0, 32)}`
+  `${SESSION_UID_PREFIX}${sha256Hex(join([...machinePart(machine), provider, sourceId, sessionId])).slice(0, 32)}`
 
 /** `evt_` + 32 hex: an event of one session of one source (…, native event id); `machine` as for {@link sessionUid}. */
 export const eventUid = (provider: string, sourceId: string, sessionId: string, eventId: string, machine?: string): string =>

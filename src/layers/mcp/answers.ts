@@ -23,7 +23,16 @@ import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, 
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
 import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
-import { clipLength, decodePageCursor, encodePageCursor, pageAt, textDigest, type TranscriptText, transcriptText } from "../../domain/transcript-pages.js"
+import {
+  clipLength,
+  decodePageCursor,
+  encodePageCursor,
+  pageAt,
+  peekPageCursor,
+  textDigest,
+  type TranscriptText,
+  transcriptText
+} from "../../domain/transcript-pages.js"
 import { Index, type IndexShape, type SearchFilter, type SearchHit, type SessionRow, type SessionStatus } from "../../services/Index.js"
 import { compileQuery, positiveQuery, type QueryNode, searchFoldNote } from "../../domain/search/query.js"
 import { RANK_WINDOW } from "../../domain/search/limits.js"
@@ -884,7 +893,8 @@ const loadWhole = (id: string, ids?: ShownIds, machine?: (name: string) => strin
  * from the start or from `cursor` (a previous answer's `nextCursor`).
  * Concatenated, the pages are the whole text. `SourceNotFound` for no such
  * session, `InvalidArgument` for an ambiguous prefix, `InvalidCursor` for a
- * cursor of another session or of a transcript that changed since,
+ * cursor that is none, an event's, another session's or index's, or of a
+ * transcript that changed since, saying which ({@link pageCursorOffset}),
  * `ResourceLimitExceeded` for a session too large to hold whole (see
  * `loadSession`).
  */
@@ -902,9 +912,7 @@ export const getSession = (
     const { others, session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const rendered = yield* renderedSession(index, r, session)
     const { digest, text: t } = rendered
-    const from = p.cursor === undefined
-      ? 0
-      : yield* decodePageCursor(p.cursor, { sessionUid: r.ids.sessionUid(session.sessionUid), generation: session.generation, digest, length: t.text.length })
+    const from = p.cursor === undefined ? 0 : yield* pageCursorOffset(p.cursor, session, r, index, { digest, length: t.text.length })
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
@@ -920,6 +928,30 @@ export const getSession = (
         done
       }
     }
+  })
+
+/**
+ * The offset a `get_session` page cursor names in the transcript of `session` (`text`: its digest and length), or
+ * `InvalidCursor` saying what is wrong with it (`decodePageCursor`; session 33, as `get_events`' {@link cursorSequence}):
+ * the index's sessions are read only for a cursor that names another session uid, to tell one of another session of
+ * this index (named) from one another index made.
+ */
+const pageCursorOffset = (
+  cursor: string,
+  session: SessionRow,
+  r: RedactionShape,
+  index: IndexShape,
+  text: { readonly digest: string; readonly length: number }
+): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
+  Effect.gen(function*() {
+    const sessionUid = r.ids.sessionUid(session.sessionUid)
+    const peeked = peekPageCursor(cursor)
+    const others = Either.isRight(peeked) && peeked.right.sessionUid !== sessionUid ? yield* index.sessions({}) : []
+    return yield* decodePageCursor(
+      cursor,
+      { sessionUid, sessionId: session.sessionId, generation: session.generation, ...text },
+      (uid) => others.find((s) => r.ids.sessionUid(s.sessionUid) === uid)?.sessionId
+    )
   })
 
 /** A session's transcript as `get_session` pages it: the text of its redacted events, its digest, its model (redacted). */
@@ -1014,7 +1046,7 @@ export interface GetEventsAnswer {
  * `e` as answered, its text clipped to `budget`; with `shown` (the output's shown ids: redaction on), its shown cursor
  * in place of its stream cursor (the one `sessionRedactor` gave it already, if it did).
  */
-const eventBrief = (e: SessionEvent, budget: number, shown: ShownIds | null): EventBrief => {
+const eventBrief = (e: AnsweredEvent, budget: number, shown: ShownIds | null): EventBrief => {
   const clipped = e.text !== null && e.text.length > budget
   return {
     eventId: e.eventId,
@@ -1031,6 +1063,106 @@ const eventBrief = (e: SessionEvent, budget: number, shown: ShownIds | null): Ev
   }
 }
 
+/** The fields of an event `get_events` answers ({@link eventBrief}) and finds by its cursor (`cursorNames`). */
+type AnsweredEvent = Pick<
+  SessionEvent,
+  "sourceId" | "sessionId" | "eventId" | "sequence" | "occurredAt" | "role" | "kind" | "toolName" | "toolCallId" | "isError" | "text" | "cursor"
+>
+
+/** A `get_events` page being filled: the events answered, the characters of text they hold, the run the last one is in. */
+interface PageFill {
+  readonly answered: Array<EventBrief>
+  used: number
+  run: ReadonlyArray<AnsweredEvent> | null
+}
+
+/**
+ * A run of consecutive assistant text and thinking (`responseRuns`: whole, from its first event to its last) as
+ * `get_events` redacted it (each event with the session's secrets, the joints as one text), before a page's budget
+ * clipped it: what the next page, which starts inside it, answers from.
+ */
+interface KeptRun {
+  /** The state of the session it was read in ({@link keyOf}): a session an import changed is read anew. */
+  readonly session: string
+  /** The `sequence` of its first and last events. */
+  readonly first: number
+  readonly last: number
+  readonly events: ReadonlyArray<AnsweredEvent>
+  /** About how many bytes it holds: its strings, 2 bytes a character, and {@link KEPT_EVENT_BYTES} an event. */
+  readonly bytes: number
+}
+
+/** The shortest run {@link keepRun} keeps (events): a shorter one costs a page little to read and redact again. */
+const RUN_KEPT_MIN = 64
+/** The most runs kept per index and redaction (the latest used first to stay). */
+const RUNS_KEPT = 4
+/** The most bytes the runs kept per index and redaction hold together (about); a longer run alone is not kept. */
+const RUNS_KEPT_BYTES = 64 * 1024 * 1024
+/** What an event's object and its fields but its strings' characters take, about. */
+const KEPT_EVENT_BYTES = 256
+
+/**
+ * The runs `get_events` kept (session 33), per index and redaction, the latest used last: each page of one long run of
+ * assistant text (no user line between: 22,000 events) read and redacted the whole run again (its joints need it
+ * whole), ~4 s of processor time a page, quadratic over the run's pages; a page that ends inside a run keeps it
+ * ({@link keepRun}), and the next, whose cursor lies in it, answers from it ({@link keptRunAt}).
+ */
+const keptRuns = new WeakMap<IndexShape, WeakMap<RedactionShape, Array<KeptRun>>>()
+
+const keptRunList = (index: IndexShape, r: RedactionShape): Array<KeptRun> => {
+  let byRedaction = keptRuns.get(index)
+  if (byRedaction === undefined) keptRuns.set(index, byRedaction = new WeakMap())
+  let list = byRedaction.get(r)
+  if (list === undefined) byRedaction.set(r, list = [])
+  return list
+}
+
+/** The run kept for session state `session` whose events span `sequence`, now the latest used; undefined when none. */
+const keptRunAt = (index: IndexShape, r: RedactionShape, session: string, sequence: number): KeptRun | undefined => {
+  const list = keptRunList(index, r)
+  const at = list.findIndex((k) => k.session === session && k.first <= sequence && sequence <= k.last)
+  if (at < 0) return undefined
+  const [hit] = list.splice(at, 1)
+  list.push(hit)
+  return hit
+}
+
+/**
+ * Keeps `run` (whole, redacted as answered) of session state `session` for the next page, its events' answered fields
+ * only, when it has {@link RUN_KEPT_MIN} events or more; the runs used longest ago go past {@link RUNS_KEPT} runs or
+ * {@link RUNS_KEPT_BYTES} bytes.
+ */
+const keepRun = (index: IndexShape, r: RedactionShape, session: string, run: ReadonlyArray<AnsweredEvent>): void => {
+  if (run.length < RUN_KEPT_MIN) return
+  let bytes = 0
+  const events = run.map((e): AnsweredEvent => {
+    bytes += KEPT_EVENT_BYTES + 2 * (e.sourceId.length + e.sessionId.length + e.eventId.length + e.cursor.length + (e.text?.length ?? 0) +
+      (e.occurredAt?.length ?? 0) + (e.toolName?.length ?? 0) + (e.toolCallId?.length ?? 0))
+    return {
+      sourceId: e.sourceId,
+      sessionId: e.sessionId,
+      eventId: e.eventId,
+      sequence: e.sequence,
+      occurredAt: e.occurredAt,
+      role: e.role,
+      kind: e.kind,
+      toolName: e.toolName,
+      toolCallId: e.toolCallId,
+      isError: e.isError,
+      text: e.text,
+      cursor: e.cursor
+    }
+  })
+  if (bytes > RUNS_KEPT_BYTES) return
+  const list = keptRunList(index, r)
+  const first = events[0].sequence
+  const same = list.findIndex((k) => k.session === session && k.first === first)
+  if (same >= 0) list.splice(same, 1)
+  list.push({ session, first, last: events[events.length - 1].sequence, events, bytes })
+  let total = list.reduce((n, k) => n + k.bytes, 0)
+  while (list.length > RUNS_KEPT || total > RUNS_KEPT_BYTES) total -= list.shift()!.bytes
+}
+
 const CURSOR_REMEDY = "Pass the cursor of an event of this session as this server's get_session, get_events or search_sessions answer gave it (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
 
 const refuseCursor = (message: string) => new InvalidCursor({ message, remediation: CURSOR_REMEDY })
@@ -1038,6 +1170,7 @@ const refuseCursor = (message: string) => new InvalidCursor({ message, remediati
 /**
  * The sequence of the event a `get_events` cursor names, after the checks its form allows; `InvalidCursor` naming
  * what is wrong with it (tester31c F5), each refusal its own reason:
+ * - a `get_session` page cursor (`p1.…`, well formed by `peekPageCursor`): the other tool's (session 33);
  * - not a cursor at all (neither a well-formed shown cursor `s1.…` nor a stream cursor `c2.…`/`c1.…`): malformed;
  * - a stream cursor on a redacting server, a shown cursor on a `--no-redact` one: the kind its answers give
  *   (docs/mcp.md); a stream cursor is never checked with redaction on (its CRC-32 and head digest would be an online
@@ -1056,6 +1189,11 @@ const cursorSequence = (
   index: IndexShape
 ): Effect.Effect<number, InvalidCursor | StoreUnavailable> =>
   Effect.gen(function*() {
+    if (Either.isRight(peekPageCursor(cursor))) {
+      return yield* refuseCursor(
+        "The cursor is a get_session page cursor (p1.…), not an event's cursor: get_events takes an event's cursor as an answer gave it (an event's cursor, or a get_events nextCursor)."
+      )
+    }
     if (!isShownCursor(cursor)) {
       const peeked = peekCursor(cursor)
       if (Either.isLeft(peeked)) return yield* refuseCursor(`${peeked.left.message} (get_events takes an event's cursor as an answer gave it.)`)
@@ -1196,22 +1334,37 @@ export const getEvents = (
     const limit = p.limit ?? DEFAULT_EVENT_LIMIT
     // the rows a page needs (and a few for the run the cursor's event is in), not more
     const pageSize = Math.min(500, limit + 16)
+    const shown = r.enabled ? r.ids : null
+    /**
+     * Answers the events of `run` from `start` on into `page` while they fit (`limit` events, `maxChars` characters of
+     * text: the first always, clipped if it alone passes them); true when one did not (more follow).
+     */
+    const fill = (page: PageFill, run: ReadonlyArray<AnsweredEvent>, start: number): boolean => {
+      for (let k = start; k < run.length; k++) {
+        const size = run[k].text?.length ?? 0
+        if (page.answered.length >= limit || (page.answered.length > 0 && page.used + size > maxChars)) return true
+        page.answered.push(eventBrief(run[k], maxChars - page.used, shown))
+        page.used += Math.min(size, maxChars - page.used)
+        page.run = run
+      }
+      return false
+    }
     /**
      * The page read from the events whose `sequence` is `from` or more (null: the session's first). `wider`: the
      * cursor's event is in the first run read, which may begin before `from`; `absent`: no event read from `from` on
-     * is the cursor's (the events past its sequence are not read).
+     * is the cursor's (the events past its sequence are not read). `carried`: the page so far, the cursor's event
+     * answered past already (`from` is the start of a run: the end of a kept run, {@link keptRunAt}).
      */
-    const pageFrom = (from: number | null) =>
+    const pageFrom = (from: number | null, carried?: PageFill) =>
       Effect.gen(function*() {
         const { runs, shareRun } = reading(from, pageSize)
-        let used = 0
         let first = true
-        const answered: Array<EventBrief> = []
+        const page: PageFill = carried ?? { answered: [], used: 0, run: null }
         // A run of consecutive assistant text at a time, redacted as one (a secret cut across its blocks, before or after the
         // cursor, a page's end), then its events answered while they fit.
         const scan = yield* Stream.runFoldWhile(
           runs,
-          { found: cursor === undefined, more: false, stop: null as "wider" | "absent" | null },
+          { found: cursor === undefined || carried !== undefined, more: false, stop: null as "wider" | "absent" | null },
           (s) => !s.more && s.stop === null,
           (s, run) => {
             const firstRun = first
@@ -1223,37 +1376,46 @@ export const getEvents = (
               if (firstRun && from !== null) return { ...s, stop: "wider" as const }
               start = c + 1
             }
-            const shared = shareRun(run)
-            for (let k = start; k < shared.length; k++) {
-              const size = shared[k].text?.length ?? 0
-              if (answered.length >= limit || (answered.length > 0 && used + size > maxChars)) return { found: true, more: true, stop: null }
-              answered.push(eventBrief(shared[k], maxChars - used, r.enabled ? r.ids : null))
-              used += Math.min(size, maxChars - used)
-            }
-            return { found: true, more: false, stop: null }
+            return { found: true, more: fill(page, shareRun(run), start), stop: null }
           }
         )
-        return { ...scan, answered }
+        return { ...scan, page }
       })
-    // From the cursor's sequence (session 31, tester30c F5: each page read the session from its first event, ~1.3 s a
-    // page late in a 20,000-event session), read from further back while the run of the cursor's event may begin
-    // earlier; a cursor whose event is not found near its sequence is looked for from the session's first event, as
-    // before (a cursor that names no event of the session: INVALID_CURSOR).
-    let back = 4
-    let at = seq === undefined || seq - back <= 0 ? null : seq - back
-    let page = yield* pageFrom(at)
-    while (at !== null && (page.stop !== null || !page.found)) {
-      back = page.stop === "wider" ? back * 4 : Infinity
-      at = seq! - back <= 0 ? null : seq! - back
+    const sessionState = keyOf(session)
+    // The run of consecutive assistant text the cursor's event is in, as a page before this one redacted it, when it
+    // kept it (session 33: each page of a run of 22,000 events read and redacted the whole run again, ~4 s of
+    // processor time a page): the page answers from it, and reads the session from the run's end only if it goes on.
+    const keptRun = seq === undefined ? undefined : keptRunAt(index, r, sessionState, seq)
+    const keptAt = keptRun === undefined ? -1 : keptRun.events.findIndex((e) => e.sequence === seq && cursorNames(cursor!, e, r.ids))
+    let page: Effect.Effect.Success<ReturnType<typeof pageFrom>>
+    if (keptRun !== undefined && keptAt >= 0) {
+      const filled: PageFill = { answered: [], used: 0, run: null }
+      page = fill(filled, keptRun.events, keptAt + 1)
+        ? { found: true, more: true, stop: null, page: filled }
+        : yield* pageFrom(keptRun.last + 1, filled)
+    } else {
+      // From the cursor's sequence (session 31, tester30c F5: each page read the session from its first event, ~1.3 s a
+      // page late in a 20,000-event session), read from further back while the run of the cursor's event may begin
+      // earlier; a cursor whose event is not found near its sequence is looked for from the session's first event, as
+      // before (a cursor that names no event of the session: INVALID_CURSOR).
+      let back = 4
+      let at = seq === undefined || seq - back <= 0 ? null : seq - back
       page = yield* pageFrom(at)
+      while (at !== null && (page.stop !== null || !page.found)) {
+        back = page.stop === "wider" ? back * 4 : Infinity
+        at = seq! - back <= 0 ? null : seq! - back
+        page = yield* pageFrom(at)
+      }
     }
-    const answered = page.answered
+    const answered = page.page.answered
     if (!page.found) {
       return yield* new InvalidCursor({
         message: `The cursor names no event of session ${session.sessionId} (another session of its source, or the session was imported again since).`,
         remediation: "Pass the cursor of an event of this session (or the nextCursor of a get_events answer for it), or leave it out to start from the first event."
       })
     }
+    // the run the next page starts in (its cursor's, the last event answered), kept for it when long
+    if (page.more && page.page.run !== null && page.page.run !== keptRun?.events) keepRun(index, r, sessionState, page.page.run)
     return {
       session: head,
       events: answered,
