@@ -142,7 +142,7 @@ describe("a token cut across the text blocks of one user message (tester33a F1)"
           expect(pieces(token, r.stdout), `${eventId} ${n}`).toEqual([])
         }
       }
-    })
+    }, 180_000)
   }
 
   it.each(CASES)("%s: MCP get_events (whole, around each event, a page of one from each cursor), get_session, the resource, search_sessions: no piece", async (_p, id, token, texts, word) => {
