@@ -22,7 +22,7 @@ import { sessionRedactor, type SessionRedactor } from "../domain/redaction/redac
 import { titleSourceIn } from "../domain/redaction/clipped.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
-import { redactJoints, redactJointsSteps, redactTranscriptJoints, sameResponseText } from "../domain/redaction/joints.js"
+import { redactJoints, redactJointsSteps, redactTranscriptJoints, sameResponseText, sameUserMessage } from "../domain/redaction/joints.js"
 import * as Layer from "effect/Layer"
 
 /**
@@ -54,8 +54,8 @@ export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>)
     r.enabled ? Effect.map(seenSession(r, events), (sr) => jointsRedacted(r.text, Stream.map(events, sr.event))) : Effect.succeed(events)))
 
 /**
- * Redacted `events` with each run of consecutive assistant text and thinking redacted as one text (`redactJoints`, a
- * secret cut across Claude Code's blocks, two or more), a run at a time: a run's events are held until an event
+ * Redacted `events` with each run of consecutive assistant text and thinking (and of one user message's text blocks)
+ * redacted as one text (`redactJoints`, a secret cut across Claude Code's blocks, two or more), a run at a time: a run's events are held until an event
  * that does not go on it is seen (or the stream ends).
  */
 const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R> =>
@@ -63,7 +63,7 @@ const jointsRedacted = <E, R>(redact: (s: string) => string, events: Stream.Stre
 
 /**
  * `events` in runs: consecutive events each of which goes on the one before (`sameResponseText`: consecutive assistant
- * text and thinking), each other event a run of its own; in order, a run at a time (each ends where the next
+ * text and thinking, or the text blocks of one user message), each other event a run of its own; in order, a run at a time (each ends where the next
  * event does not go on it, or where the stream ends).
  */
 export const responseRuns = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<ReadonlyArray<SessionEvent>, E, R> =>
@@ -209,11 +209,19 @@ const assistantText = (e: SessionEvent): boolean =>
   (e.kind === "message" || e.kind === "thinking") && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
 
 /**
+ * Whether the Markdown reads `a` and `b` (consecutive events) in one text at their joint (`redactTranscriptJoints`):
+ * an assistant turn's adjacent text and thinking, or the text blocks of one user message (`sameUserMessage`).
+ */
+const markdownJoins = (a: SessionEvent, b: SessionEvent | undefined): boolean =>
+  assistantText(a) || (b !== undefined && sameUserMessage(a, b))
+
+/**
  * The transcript of a window ({@link shareableWindow}) as the shareable Markdown carries it, as the whole
  * session's Markdown has the window's blocks: `build` makes a transcript of events (the session's, as the whole
- * one is made); the events just outside an edge that are an assistant's text or thinking, up to the edge, are
- * redacted with the window (the Markdown reads adjacent text and thinking blocks of an assistant turn as one text:
- * `redactTranscriptJoints`) and their blocks then left out. The window's own times, diagnostics and parse
+ * one is made); the events just outside an edge that are an assistant's text or thinking, or text blocks of the user
+ * message the edge's block is in, up to the edge, are redacted with the window (the Markdown reads adjacent text and
+ * thinking blocks of an assistant turn, and the blocks of one user message, as one text: `redactTranscriptJoints`)
+ * and their blocks then left out. The window's own times, diagnostics and parse
  * warnings are kept.
  */
 export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionEvent>) => Transcript, w: WindowShown): Effect.Effect<Transcript, never, Redaction> =>
@@ -221,9 +229,9 @@ export const shareableWindowTranscript = (build: (events: ReadonlyArray<SessionE
     const own = build([...w.calls, ...w.events])
     const r = yield* Redaction
     let b = w.before.length
-    while (r.enabled && b > 0 && assistantText(w.before[b - 1])) b--
+    while (r.enabled && b > 0 && markdownJoins(w.before[b - 1], b < w.before.length ? w.before[b] : w.events[0])) b--
     let a = 0
-    while (r.enabled && a < w.after.length && assistantText(w.after[a])) a++
+    while (r.enabled && a < w.after.length && markdownJoins(w.after[a], a > 0 ? w.after[a - 1] : w.events[w.events.length - 1])) a++
     const before = w.before.slice(b), after = w.after.slice(0, a)
     if (before.length === 0 && after.length === 0) return yield* shareableTranscript(own, w.known)
     const shared = yield* shareableTranscript(build([...w.calls, ...before, ...w.events, ...after]), w.known)

@@ -9,7 +9,9 @@
  * and what a window's redaction changed is mapped back: the marker
  * ends the block the secret began in, the blocks it wholly covered are left
  * empty, the rest of the block it ended in follows in that block. Every byte
- * the redaction did not change stays in its own block. Pure.
+ * the redaction did not change stays in its own block. The text blocks of one
+ * user message (a prompt a client sent as several blocks, each an event) are
+ * read as one text the same way ({@link sameResponseText}). Pure.
  *
  * @module
  */
@@ -37,16 +39,34 @@ export const JOINT_WINDOW = 1024
 const runBlock = (e: SessionEvent): boolean =>
   (e.kind === "message" || e.kind === "thinking") && e.role === "assistant" && typeof e.text === "string" && e.text.length > 0
 
+/** A user's message event with text: a block of one user message's text (a prompt a client sent as several blocks). */
+const userBlock = (e: SessionEvent): boolean =>
+  e.kind === "message" && e.role === "user" && typeof e.text === "string" && e.text.length > 0
+
 /**
- * Whether `b` goes on `a`'s text: both assistant text or thinking events with text (`kind` `message` or
- * `thinking`, in any order), of the same session, whatever their responses (session 23, tester23c F5: the
- * Markdown transcript reads a turn's adjacent text and thinking blocks as one text, whose blocks are its responses'
- * blocks; so every output reads consecutive events as it does, and a secret cut across two responses is hidden in
- * each, not shown in the events and hidden in the Markdown). Consecutive events each of which goes on the one before
- * make a run, read as one text ({@link redactJoints}).
+ * Whether `a` and `b` are text blocks of one user message: both user `message` events with text, of the same
+ * session, from the same native record (the same `sourceId`, `rawReference.locatorClass` and
+ * `rawReference.sequence`: a Claude Code line whose `content` is several text blocks, an AgentMux `user` line of
+ * typed prompt blocks). This is the transcript's own notion of one user turn (`transcriptFromEvents`, AgentMux's
+ * builder): two user messages in a row, two records, are never one text (session 33, tester33a F1).
+ */
+export const sameUserMessage = (a: SessionEvent, b: SessionEvent): boolean =>
+  userBlock(a) && userBlock(b) && a.sessionId === b.sessionId && a.sourceId === b.sourceId &&
+  a.rawReference.sequence !== undefined && a.rawReference.sequence === b.rawReference.sequence &&
+  a.rawReference.locatorClass === b.rawReference.locatorClass
+
+/**
+ * Whether `b` goes on `a`'s text, so that a secret cut at their joint is read whole: both assistant text or thinking
+ * events with text (`kind` `message` or `thinking`, in any order), of the same session, whatever their responses
+ * (session 23, tester23c F5: the Markdown transcript reads a turn's adjacent text and thinking blocks as one text,
+ * whose blocks are its responses' blocks; so every output reads consecutive events as it does, and a secret cut
+ * across two responses is hidden in each, not shown in the events and hidden in the Markdown); or both text blocks
+ * of one user message ({@link sameUserMessage}: session 33, tester33a F1, a token cut across a prompt's blocks).
+ * Consecutive events each of which goes on the one before make a run, read as one text ({@link redactJoints}). Every
+ * output that redacts reads its runs by this one rule.
  */
 export const sameResponseText = (a: SessionEvent, b: SessionEvent): boolean =>
-  runBlock(a) && runBlock(b) && a.sessionId === b.sessionId
+  (runBlock(a) && runBlock(b) && a.sessionId === b.sessionId) || sameUserMessage(a, b)
 
 /**
  * The texts `a` and `b` (each already redacted by `redact`) with their joint redacted as one: the window of the
@@ -235,14 +255,16 @@ export function* redactJointsSteps(redact: (s: string) => string, events: Readon
 /**
  * A transcript (already redacted by `redact`) with each run of adjacent `text` and `thinking` blocks (with text) of
  * an assistant turn redacted as one text ({@link redactRun}): a turn's blocks are its responses' blocks, in order
- * (a transcript keeps no response id; blocks shown one after the other are read as one text at their joints).
+ * (a transcript keeps no response id; blocks shown one after the other are read as one text at their joints); and
+ * so are the adjacent `text` blocks of a user turn, which is one user message (one native record: every
+ * provider's transcript starts a new user turn at each record; {@link sameUserMessage}).
  * Unchanged turns are the same objects; unchanged: the same transcript.
  */
 export const redactTranscriptJoints = (redact: (s: string) => string, t: Transcript): Transcript => {
   let changed = false
   const isText = (b: Transcript["turns"][number]["blocks"][number]) => (b.type === "text" || b.type === "thinking") && b.text.length > 0
   const turns = t.turns.map((turn) => {
-    if (turn.role !== "assistant" || turn.blocks.length < 2) return turn
+    if (turn.role === "system" || turn.blocks.length < 2) return turn
     const blocks = turn.blocks.slice()
     let touched = false
     for (let i = 0; i + 1 < blocks.length;) {

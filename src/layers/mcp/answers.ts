@@ -149,7 +149,15 @@ export interface SessionBrief {
 }
 
 /**
- * A session as answers list it; its title cut from `titleSource` when given (the text it was cut from, whole:
+ * Whether a session's title is withheld (shown as null, never a search hit) under `r`: with redaction on, the title of
+ * a session not imported whole yet (`incomplete`). Its title is stored with the session's row before the events that
+ * decide its redaction (its first prompt, a later tool call naming a value as a password) may be imported, so no
+ * redaction of it can be decided until the import completes it (session 33, tester33a F2).
+ */
+const titleWithheld = (r: RedactionShape, status: SessionStatus): boolean => r.enabled && status === "incomplete"
+
+/**
+ * A session as answers list it (its title null while {@link titleWithheld}); its title cut from `titleSource` when given (the text it was cut from, whole:
  * redacted before it is cut, tester22c F1), with each of `known` (the secrets its events decide on:
  * `sessionRedactor`) hidden (tester25a F12).
  */
@@ -158,7 +166,7 @@ const brief = (r: RedactionShape, s: SessionRow, titleSource?: string, known?: R
   uid: r.ids.sessionUid(s.sessionUid),
   uri: sessionUri(r.ids.sessionUid(s.sessionUid)),
   provider: s.provider,
-  title: s.title === null ? null : r.title(s.title, known, titleSource),
+  title: s.title === null || titleWithheld(r, s.status) ? null : r.title(s.title, known, titleSource),
   workspace: s.workspace === null ? null : r.text(s.workspace),
   machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
@@ -224,6 +232,7 @@ const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<Sessio
       const key = keyOf(s)
       const title = titles.get(key)
       if (title !== undefined) return Effect.succeed({ ...brief(r, s), title })
+      if (titleWithheld(r, s.status)) return Effect.succeed(brief(r, s))
       const read: Effect.Effect<{ readonly source: string | undefined; readonly known?: ReadonlyMap<string, string> }, StoreUnavailable> =
         r.enabled && s.title !== null && titleMayHoldSecret(s.title)
           ? Effect.map(sessionSecretsKept(r, index, s.sessionUid), (k) => ({ source: k.titleSource, known: k.secrets }))
@@ -428,7 +437,8 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
       for (const h of sessionHits) {
         // a yield every HITS_SLICE hits (tester30b F1): the server answers a ping and a cancel lands meanwhile
         if (++done % HITS_SLICE === 0) yield* Effect.yieldNow()
-        const title = h.title === null ? null : titleOf(h.title)
+        // an incomplete session's title is withheld: neither shown nor matched (`titleWithheld`)
+        const title = h.title === null || titleWithheld(r, h.sessionStatus) ? null : titleOf(h.title)
         if (h.eventUid === null && h.eventId === null) {
           if (title === null) continue
           const doc = [visibleWords(title, fold)]
