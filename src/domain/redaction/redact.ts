@@ -49,6 +49,18 @@ import { throughView, VIEW_CHARS } from "./views.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 
+/**
+ * A title's text (`titleOf`: each white space run one space) with each `\\ ` (a backslash, then the space a line break
+ * may have become) a backslash and a line break again: the shell's line continuation the rules read
+ * (`wrapped-key`'s key cut by one, a name's value after one: docs/redaction.md, "Line continuations"), so that a title
+ * is redacted as its first prompt is (tester33a F6). A `\\ ` that was a backslash and a space is read as a
+ * continuation too: at worst more of the title is hidden. {@link refoldContinuations} makes the breaks spaces again.
+ */
+const unfoldContinuations = (x: string): string => (x.includes("\\ ") ? x.replace(/\\ /g, "\\\n") : x)
+
+/** A redacted title's line breaks (only {@link unfoldContinuations} made them: a title holds none) one space each again. */
+const refoldContinuations = (x: string): string => (x.includes("\n") ? x.replace(/\n/g, " ") : x)
+
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
   readonly text: (s: string) => string
@@ -1061,7 +1073,10 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     // longer than a short secret, so the redacted title may be longer than a title is)
     // the collapsed keys first too: a rule that takes a name's value (`GITHUB_TOKEN=…`, secret-assignment) would
     // otherwise take a wrapped key's first part only and leave its rest after the space (env23's leftover)
-    const redTitle = (x: string) => collapsed(red(collapsed(x)))
+    // and a shell's line continuation the collapse made `\ ` is read as one again (tester33a F6: `GITHUB_TOKEN=ghp_…\`
+    // then the key's rest on the next line was `ghp_…\ rest` in the title, where no rule sees a continuation), then
+    // the break made one space again (a title holds none)
+    const redTitle = (x: string) => refoldContinuations(collapsed(red(unfoldContinuations(collapsed(x)))))
     return isClipped(s, TITLE_MAX_CHARS) ? redactClipped(redTitle, s, TITLE_MAX_CHARS) : titleOfRedacted(redTitle(s))
   }
 
