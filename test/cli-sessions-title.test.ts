@@ -57,3 +57,38 @@ describe("sessions: a session without a title", () => {
     expect(cell(titled, wsCol[0], wsCol[1])).toBe("/work/titledws")
   })
 })
+
+describe("sessions: a title holding control characters (tester33a F5)", () => {
+  it("is cut at 60 characters as shown (each control as its escape), so the workspace column stays in line", () => {
+    const root = tempDir("si-sessions-ctl-")
+    const dir = nodePath.join(root, "-x")
+    fs.mkdirSync(dir, { recursive: true })
+    const ESC = "\u001b", RLO = "\u202e"
+    const prompts = [
+      ["7c7c7c7c-0000-4000-8000-00000000007c", "a plain title that is long enough to be cut at sixty characters for sure"],
+      ["7d7d7d7d-0000-4000-8000-00000000007d", `${ESC}]8;;${"\u0007"} ${ESC}[2J${ESC}[H title next ${RLO}abc and more words to pass sixty characters`],
+      ["7e7e7e7e-0000-4000-8000-00000000007e", "short"]
+    ]
+    for (const [id, text] of prompts) {
+      fs.writeFileSync(nodePath.join(dir, `${id}.jsonl`), JSON.stringify({
+        type: "user", sessionId: id, uuid: "u1", cwd: "/work/ws", timestamp: "2026-03-01T00:00:00Z", message: { role: "user", content: text }
+      }) + "\n")
+    }
+    const out = tempDir()
+    const index = nodePath.join(out, "idx.db")
+    const imp = cli(["import", "--index", index, "--claude-root", root, "--agents-root", nodePath.join(out, "none"), "--muse-root", nodePath.join(out, "none"), "--workspace", out], { env })
+    expect([0, 8]).toContain(imp.code)
+    const table = cli(["sessions", "--index", index], { env })
+    expect(table.code).toBe(0)
+    const rows = table.stdout.split("\n").filter((l) => l.includes("/work/ws"))
+    expect(rows).toHaveLength(3)
+    // every row's workspace starts at the same column, and nothing a terminal acts on is printed
+    expect(new Set(rows.map((l) => l.indexOf("/work/ws"))).size).toBe(1)
+    expect(table.stdout).not.toMatch(/[\u001b\u0007\u202e]/)
+    const ctl = rows.find((l) => l.includes("7d7d7d7d"))!
+    // the shown title: the escapes whole, cut at 60 characters of that shown form
+    const shown = "\\x1b]8;;\\x07 \\x1b[2J\\x1b[H title next \\u202eabc and more words to pass sixty characters"
+    expect(ctl).toContain(shown.slice(0, 60) + " ")
+    expect(ctl).not.toContain(shown.slice(0, 61))
+  })
+})

@@ -367,6 +367,14 @@ export const SourceSummary = Schema.Struct({
 })
 export type SourceSummary = typeof SourceSummary.Type
 
+/**
+ * The title a source's summary gives one of its sessions (what the index stores as the session's title): the
+ * source's own session (or every session, when the summary names none) is titled by `title`, another one (a Claude
+ * Code subagent) by its entry of `sessionTitles`; null when the summary gives it none.
+ */
+export const sessionTitleIn = (summary: Pick<SourceSummary, "sessionId" | "title" | "sessionTitles">, sessionId: string): string | null =>
+  summary.sessionId === null || summary.sessionId === sessionId ? summary.title : summary.sessionTitles?.[sessionId] ?? null
+
 /** A {@link SourceSummary} that knows nothing but, maybe, its session (an explicit source, before it is read). */
 export const emptySourceSummary = (sessionId: string | null = null): SourceSummary => ({
   sessionId,

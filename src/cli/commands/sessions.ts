@@ -14,7 +14,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { costNotes, counted, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName } from "../../domain/render.js"
+import { costNotes, counted, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName, visibleControls } from "../../domain/render.js"
 import { incompleteNote } from "../../domain/incomplete.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
@@ -23,6 +23,20 @@ import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
 
+
+/**
+ * `text` as a table cell shows it (its controls as {@link visibleControls} escapes), at most `max` characters of that
+ * shown form: cut between whole code points and whole escapes, never inside a surrogate pair or an escape.
+ */
+const shownCut = (text: string, max: number): string => {
+  let out = ""
+  for (const c of text) {
+    const shown = visibleControls(c)
+    if (out.length + shown.length > max) break
+    out += shown
+  }
+  return out
+}
 /** At most this many `*` notes under the listing (the rest: `sessions --json`). */
 const MAX_ELSEWHERE_NOTES = 10
 
@@ -62,7 +76,9 @@ const render = (
   const tw = Math.max("tokens".length, ...tokens.map((t) => t.length))
   const cw = Math.max("cost".length, ...costs.map((t) => t.length))
   // A session without a title shows none (never its workspace in its place); the workspace is a column of its own.
-  const titles = rows.map((r) => (r.title ?? "").replace(/\s+/g, " ").slice(0, 60))
+  // Cut at 60 characters as shown (tester33a F5): each control counts as the escape it is shown as, so a title holding
+  // ESC or a bidi override is no wider than another and the workspace column stays in line.
+  const titles = rows.map((r) => shownCut((r.title ?? "").replace(/\s+/g, " "), 60))
   const titleWidth = Math.max("title".length, ...titles.map((t) => t.length))
   // The machine: only when the rows come from more than one (a team index), so a machine's own listing is as it was.
   const machines = new Set(rows.map((r) => r.machine).filter((m) => m !== null)).size > 1

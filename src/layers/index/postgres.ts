@@ -79,7 +79,7 @@ import { searchableText, tsvectorOf } from "../../domain/search/text.js"
 import { bookedModel, checkpointColumns, type CheckpointRow, countedElsewhereUsage, firstSeenUsage, extremeTimeSql, searchFilterSql, searchHitOf, sortKeySql, statusSql, timeRangeSql, workspaceSql, type NextGeneration, nextAfterBatch, nextGenerationOf, type SessionDbRow, sourceCheckpointColumns, toCheckpoint, toSessionRow, toSourceCheckpointOfValues } from "./rows.js"
 import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../domain/usage.js"
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
-import type { ProviderId, SessionEvent } from "../../domain/model.js"
+import type { ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
 import { fromPg, toPg } from "./pg-text.js"
 import { DEFAULT_SEARCH_LIMIT, type EventsFrom, Index, MAX_SEARCH_LIMIT, sessionStatusOf, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
@@ -528,6 +528,40 @@ export const sessionEventsPageSql = (
   if (generations.length === 1) return branch(generations[0])
   const union = generations.slice(1).reduce((acc, g) => sql`${acc} UNION ALL (${branch(g)})`, sql`(${branch(generations[0])})`)
   return sql<SessionEventsPageRow>`SELECT p.sequence, p.event_uid, p.event_json FROM (${union}) p ORDER BY ${order("p")} LIMIT ${limit}`
+}
+
+/**
+ * Re-title the sessions of sources' current generations as their summaries give them (tester33a F3): a title can
+ * change by an append that adds no event (a Claude Code `/rename`, a `summary`), which no batch writes. Each session
+ * whose title a source's summary gives (`sessionTitleIn` of domain/model.ts: its own session, or every one when it names none; another
+ * one's by `sessionTitles`) and differs from the stored one takes it, with its title's search words; a title the
+ * summary does not give is left as it is, never erased. A `WITH …` prefix for the statement it goes before, so it
+ * costs no round trip of its own; undefined when no summary gives a title.
+ */
+const retitleCte = (sql: SqlClient.SqlClient, sources: ReadonlyArray<{ readonly key: string; readonly overview: SourceSummary }>) => {
+  const given: Array<{ readonly key: string; readonly id: string | null; readonly title: string }> = []
+  for (const { key, overview: o } of sources) {
+    if (o.title !== null) given.push({ key, id: o.sessionId, title: o.title })
+    if (o.sessionId !== null) {
+      for (const [id, title] of Object.entries(o.sessionTitles ?? {})) if (id !== o.sessionId) given.push({ key, id, title })
+    }
+  }
+  if (given.length === 0) return undefined
+  return sql`WITH given AS (
+      SELECT * FROM unnest(${given.map((g) => g.key)}::text[], ${given.map((g) => g.id === null ? null : toPg(g.id))}::text[],
+                           ${given.map((g) => toPg(g.title))}::text[], ${given.map((g) => tsvectorOf([g.title]))}::tsvector[])
+        AS g(source_key, session_id, title, words)
+    ), retitled AS (
+      UPDATE sessions ss SET title = g.title FROM sources c, given g
+      WHERE c.source_key = g.source_key AND ss.source_key = c.source_key AND ss.generation = c.generation
+        AND (g.session_id IS NULL OR ss.session_id = g.session_id) AND ss.title IS DISTINCT FROM g.title
+      RETURNING ss.source_key, ss.session_uid, ss.generation, ss.provider, g.words
+    ), retitled_docs AS (
+      INSERT INTO search_docs (${sql.unsafe(DOC_COLUMNS)})
+      SELECT r.source_key, r.generation, r.session_uid, NULL, r.session_uid, r.provider, NULL, NULL, NULL, r.words FROM retitled r
+      ON CONFLICT (title_of, generation) DO UPDATE SET words = excluded.words, provider = excluded.provider
+    )
+    `
 }
 
 /** Insert or replace the title documents of sessions (the words of a changed title replace the old ones). */
@@ -1827,7 +1861,9 @@ const make = (
 
       completeSource: (source, fingerprint, read) => {
         const key = source.sourceKey
-        const complete = sql`UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
+        // The titles of the source's current sessions as its completed read gives them (tester33a F3), in the same statement.
+        const retitle = retitleCte(sql, [{ key, overview: source.overview }])
+        const complete = sql`${retitle ?? sql``}UPDATE sources SET fingerprint = ${fingerprint}, status = 'complete', error_code = NULL, error_message = NULL,
                    parts_json = ${read?.parts === undefined || Object.keys(read.parts).length === 0 ? null : JSON.stringify(read.parts)},
                    diagnostics_json = ${read?.diagnostics === undefined || read.diagnostics.length === 0 ? null : JSON.stringify(read.diagnostics)},
                    attempt_json = NULL, summary_json = ${JSON.stringify(source.summary)},
@@ -2282,6 +2318,11 @@ export const pushWriter = (sql: SqlClient.SqlClient, writer: string) => {
           WHERE s.source_key = u.k AND s.generation = u.g AND (u.n IS NULL OR s.event_count = u.n)
           RETURNING s.source_key`
         for (const r of got) taken.add(r.source_key)
+        // The taken sources' session titles as their local checkpoints give them: a title changed by an append with no
+        // event (tester33a F3) reaches the team index as the local import wrote it.
+        const retitle = retitleCte(sql, ts.filter((t) => taken.has(t.sourceKey) && t.overviewJson !== null)
+          .map((t) => ({ key: t.sourceKey, overview: JSON.parse(t.overviewJson!) as SourceSummary })))
+        if (retitle !== undefined) yield* sql`${retitle}SELECT 1`
       }
       return { events: added.length, sessions: sessionsAdded, taken }
     }))

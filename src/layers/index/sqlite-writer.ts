@@ -37,7 +37,7 @@
  * @module
  */
 import { eventUid, eventUidBytes, sessionUid } from "../../domain/index/ids.js"
-import type { SessionEvent } from "../../domain/model.js"
+import { sessionTitleIn, type SessionEvent } from "../../domain/model.js"
 import { ftsText, searchableText } from "../../domain/search/text.js"
 import { usageRowOf } from "../../domain/usage.js"
 import type { Batch, CommitPoint, CommittedBatch, EventHead, PreparedRow, SourceInfo, WholeSource } from "../../services/Index.js"
@@ -189,6 +189,12 @@ export class IndexWriter {
       insertDoc: p(`INSERT INTO search (rowid, text, input) VALUES (?, ?, ?)`),
       deleteDoc: p(`DELETE FROM search WHERE rowid = ?`),
       title: p(`SELECT title FROM sessions WHERE session_uid = ? AND generation = ?`),
+      // The sessions of a source's current generation, with their title and stream (whose negative is the rowid of the title's search document).
+      currentSessions: p(`SELECT t.stream, s.session_uid, s.generation, s.session_id, s.title FROM sources o
+        JOIN streams t ON t.source_key = o.source_key AND t.generation = o.generation
+        JOIN sessions s ON s.session_uid = t.session_uid AND s.generation = t.generation
+        WHERE o.source_key = ?`),
+      setTitle: p(`UPDATE sessions SET title = ? WHERE session_uid = ? AND generation = ?`),
       // A session of another generation (a new generation of a session the index holds: not a session added).
       otherGeneration: p(`SELECT 1 FROM sessions WHERE session_uid = ? AND generation <> ? LIMIT 1`),
       upsertSession: p(`INSERT INTO sessions (session_uid, generation, source_key, provider, session_id, source_id, first_at, last_at, event_count, title, workspace)
@@ -512,10 +518,7 @@ export class IndexWriter {
     // The source's title is its own session's (a subagent's or sidechain's session in the same file is not
     // titled by its parent's prompt); the workspace is every session's of the source.
     const { workspace } = source.overview
-    const titleOf = (sessionId: string) =>
-      source.overview.sessionId === null || source.overview.sessionId === sessionId
-        ? source.overview.title
-        : source.overview.sessionTitles?.[sessionId] ?? null
+    const titleOf = (sessionId: string) => sessionTitleIn(source.overview, sessionId)
     const bySession = new Map<string, { stream: number; e: SessionEvent; n: number; first: string | null; last: string | null }>()
     for (const a of added) {
       let s = bySession.get(a.sessionUid)
@@ -720,6 +723,27 @@ export class IndexWriter {
     this.st.switchTo.run(next.generation, next.cursor, next.sourceId, next.prefix, next.eventCount, key)
   }
 
+  /**
+   * The titles of a source's current sessions as its completed read gives them (tester33a F3): a title can change by
+   * an append that adds no event (a Claude Code `/rename`, a `summary`), which no batch writes; each session whose
+   * title the source's summary gives and differs from the stored one takes it, and its title's search words. A title
+   * the summary does not give (none read) leaves the stored one as it is, never erased.
+   */
+  private retitle(source: SourceInfo): void {
+    const o = source.overview
+    if (o.title === null && o.sessionTitles === undefined) return
+    const rows = this.st.currentSessions.all(source.sourceKey) as Array<
+      { stream: number; session_uid: string; generation: number; session_id: string; title: string | null }
+    >
+    for (const r of rows) {
+      const title = sessionTitleIn(o, r.session_id)
+      if (title === null || title === r.title) continue
+      this.st.setTitle.run(title, r.session_uid, r.generation)
+      this.st.deleteDoc.run(-r.stream)
+      this.st.insertDoc.run(-r.stream, ftsText(title), "")
+    }
+  }
+
   /** See `IndexShape.completeSource`. */
   complete(
     source: SourceInfo,
@@ -729,6 +753,7 @@ export class IndexWriter {
     this.settle()
     this.begin()
     if (this.nexts.has(source.sourceKey)) this.switchToNext(source.sourceKey)
+    this.retitle(source)
     const j = this.jsonOf(source)
     this.st.complete.run(
       fingerprint,
