@@ -171,9 +171,33 @@ export const index = Options.text("index").pipe(
   )
 )
 
+/**
+ * What a machine name may not hold (tester33b F6): control characters (C0 with tab and line feed, DEL, C1), the
+ * Unicode line and paragraph separators, and the bidirectional overrides and isolates. The name is written into a
+ * shared index, where every teammate's `sessions`, `search` and MCP answers show it.
+ */
+const MACHINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+
+/**
+ * The problem of a machine name (`import --machine`, `push --machine`), or undefined when it is one: no character of
+ * {@link MACHINE_FORBIDDEN}. The message names the first such character, escaped, and where it is.
+ */
+export const machineNameProblem = (name: string): string | undefined => {
+  const m = MACHINE_FORBIDDEN.exec(name)
+  if (m === null) return undefined
+  const code = m[0].charCodeAt(0)
+  const shown = code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`
+  return `a machine name may not hold control characters, line breaks or bidirectional controls (${shown} at character ${m.index + 1}): ` +
+    `it is written into the team index for everyone to read. Use a name such as a host name (letters, digits, '.', '-', '_').`
+}
+
 /** `--machine NAME`: the machine an import's sources are keyed by in a PostgreSQL index (default: the host name). */
 export const machine = Options.text("machine").pipe(
   plainValue,
+  Options.mapEffect((v) => {
+    const problem = machineNameProblem(v)
+    return problem === undefined ? Effect.succeed(v) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(problem)))
+  }),
   Options.withPseudoName("NAME"),
   Options.optional,
   Options.withDescription(

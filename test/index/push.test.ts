@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import { planFromPolicy } from "../../src/layers/index/importer.js"
 import { push } from "../../src/layers/index/push.js"
 import { Index } from "../../src/services/Index.js"
-import { crashAt, dumpIndex, importOnce, indexLayer } from "../support/index.js"
+import { crashAt, dumpIndex, importOnce, indexLayer, sessionIds } from "../support/index.js"
 import { toLegacyLayout } from "../support/legacy-index.js"
 import { fixturesDir, tempDir } from "../support/paths.js"
 import { agentsHeader, agentsItem } from "../support/agents-lines.js"
@@ -36,6 +36,13 @@ const corpus = () => {
   fs.writeFileSync(file, header("s-push") + [1, 2, 3, 4].map((i) => item(i, `message ${i}`)).join(""))
   const policy = { workspaceRoots: [dir], museRoots: [], agentsRoot: agents }
   return { dir, agents, file, policy, plan: planFromPolicy(policy, { batchSize: 3 }), local: path.join(dir, "local.db") }
+}
+
+/** A new agent's session of 7 events (more than a commit's 3: a crash after the first commit leaves it part-way). */
+const freshAgent = (c: ReturnType<typeof corpus>) => {
+  const sessions = path.join(c.agents, "fresh", "sessions")
+  fs.mkdirSync(sessions, { recursive: true })
+  fs.writeFileSync(path.join(sessions, "fresh.jsonl"), agentsHeader("s-fresh", "fresh") + [1, 2, 3, 4, 5, 6, 7].map((i) => item(i, `fresh ${i}`)).join(""))
 }
 
 /** The local changes a machine goes through, one after another. */
@@ -321,15 +328,96 @@ describe("push (SQLite → PostgreSQL)", () => {
       const killed = yield* Effect.exit(importOnce(c.policy, c.local, c.plan, crashAt("after-commit", 1)))
       expect(killed._tag).toBe("Failure")
       const p = yield* push(c.local, url, MACHINE)
-      expect(p.sources.inProgress).toBe(1)
+      // no import runs (no live holder of the local index's lock): stopped part-way, not "being imported"
+      expect([p.sources.stopped, p.sources.inProgress]).toEqual([1, 0])
       expect([p.sources.pushed, p.eventsAdded]).toEqual([0, 0])
+      expect(yield* dumpIndex(url)).toEqual(before)
+      // a push again, nothing run in between: still stopped, never among the unchanged (tester33b F5)
+      const again = yield* push(c.local, url, MACHINE)
+      expect([again.sources.stopped, again.sources.unchanged, again.sources.pushed]).toEqual([1, again.sources.local - 1, 0])
       expect(yield* dumpIndex(url)).toEqual(before)
       // the local import completes; the next push brings it all
       const done = yield* importOnce(c.policy, c.local, c.plan)
       const after = yield* push(c.local, url, MACHINE)
-      expect([after.sources.pushed, after.sources.inProgress]).toEqual([1, 0])
+      expect([after.sources.pushed, after.sources.inProgress, after.sources.stopped]).toEqual([1, 0, 0])
       expect(after.eventsAdded).toBe(7)
       expect(done.eventsAdded).toBe(7 - 3)
+    }))
+
+  it.effect("a new source whose first import was killed: stopped on every push, never unchanged, on the team index once imported again", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      const first = yield* importOnce(c.policy, c.local, c.plan)
+      yield* push(c.local, url, MACHINE)
+      freshAgent(c)
+      const killed = yield* Effect.exit(importOnce(c.policy, c.local, c.plan, crashAt("after-commit", 1)))
+      expect(killed._tag).toBe("Failure")
+      const local = first.sources.accepted + 1
+      for (let round = 0; round < 2; round++) {
+        const p = yield* push(c.local, url, MACHINE)
+        expect(p.sources).toMatchObject({ local, pushed: 0, unchanged: local - 1, stopped: 1, inProgress: 0 })
+        expect((yield* sessionIds(url)).includes("s-fresh")).toBe(false)
+      }
+      // an import running on the local index (its lock held; of another host: not checkable, so live): being imported
+      fs.writeFileSync(`${path.resolve(c.local)}.lock`, JSON.stringify({ pid: 1, host: "another-host", since: new Date().toISOString(), watch: false }))
+      const live = yield* push(c.local, url, MACHINE)
+      expect(live.sources).toMatchObject({ pushed: 0, unchanged: local - 1, stopped: 0, inProgress: 1 })
+      fs.rmSync(`${path.resolve(c.local)}.lock`)
+      // imported again: the next push brings the session, and the team index holds what the local one shares
+      yield* importOnce(c.policy, c.local, c.plan)
+      const p = yield* push(c.local, url, MACHINE)
+      expect(p.sources).toMatchObject({ local, pushed: 1, unchanged: local - 1, stopped: 0, inProgress: 0 })
+      expect(p.eventsAdded).toBe(7)
+      expect(yield* sessionIds(url)).toEqual(yield* sessionIds(c.local))
+      expect((yield* sessionIds(url)).includes("s-fresh")).toBe(true)
+    }))
+
+  it.effect("the CLI: a push leaving a stopped import's source out says so with the remedy and exits 8", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      yield* importOnce(c.policy, c.local, c.plan)
+      freshAgent(c)
+      expect((yield* Effect.exit(importOnce(c.policy, c.local, c.plan, crashAt("after-commit", 1))))._tag).toBe("Failure")
+      for (let round = 0; round < 2; round++) {
+        const text = cli(["push", "--from", c.local, "--to", url, "--machine", MACHINE])
+        expect(text.code).toBe(8)
+        expect(text.stdout).not.toContain("being imported")
+        expect(text.stdout).toContain("1 not pushed (local import stopped part-way)")
+        expect(text.stdout).toContain("note: 1 source of the local index is incomplete")
+        expect(text.stdout).toContain("Run `session-ingest import` again (it resumes where it stopped), then push.")
+      }
+      const json = cli(["push", "--from", c.local, "--to", url, "--machine", MACHINE, "--json"])
+      expect(json.code).toBe(8)
+      expect(JSON.parse(json.stdout).data.sources).toMatchObject({ stopped: 1, inProgress: 0, pushed: 0 })
+      yield* importOnce(c.policy, c.local, c.plan)
+      const done = cli(["push", "--from", c.local, "--to", url, "--machine", MACHINE, "--json"])
+      expect(done.code).toBe(0)
+      expect(JSON.parse(done.stdout).data.sources).toMatchObject({ stopped: 0, inProgress: 0, pushed: 1 })
+    }))
+
+  it.effect("--machine with a control character, line break or bidirectional control is INVALID_ARGUMENT naming the rule; nothing written", () =>
+    Effect.gen(function*() {
+      const c = corpus()
+      const url = yield* migratedDatabase
+      expect(cli(["import", "--index", c.local, "--agents-root", c.agents, "--workspace", c.dir]).code).toBe(0)
+      for (const bad of ["evil\u001b[31mRED\nx", "two\nlines", "tab\there", "del\u007f", "c1\u0085", "bidi\u202eevil", "sep\u2028x"]) {
+        for (const args of [["push", "--from", c.local, "--to", url], ["import", "--index", url, "--agents-root", c.agents, "--workspace", c.dir]]) {
+          const r = cli([...args, "--machine", bad, "--json"])
+          expect(r.code).toBe(2)
+          const body = JSON.parse(r.stdout)
+          expect(body.error.code).toBe("INVALID_ARGUMENT")
+          expect(body.error.message).toContain("a machine name may not hold control characters, line breaks or bidirectional controls")
+        }
+      }
+      const text = cli(["push", "--from", c.local, "--to", url, "--machine", "evil\u001b[31mRED\nx"])
+      expect(text.code).toBe(2)
+      expect(text.stderr).toContain("(\\x1b at character 5)")
+      expect(text.stderr).not.toContain("\u001b")
+      expect(yield* Effect.promise(() => pgQuery(url, "SELECT count(*)::int AS n FROM sources"))).toEqual([{ n: 0 }])
+      // a name as a host name has it, with '.', '-', '_' and non-ASCII letters, is fine
+      expect(cli(["push", "--from", c.local, "--to", url, "--machine", "ci-runner_3.example.\u00e9t\u00e9"]).code).toBe(0)
     }))
 
   it.effect("the CLI: push --from FILE --to URL; a --to that is no URL is INVALID_ARGUMENT; an unreachable server exit 6 without the password", () =>

@@ -8,21 +8,31 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import { counted } from "../../domain/render.js"
+import { counted, oneLineField } from "../../domain/render.js"
 import type { PushReport } from "../../layers/index/push.js"
 import { errors, runtime } from "../lazy.js"
 import * as O from "../options.js"
-import { printResult } from "../output.js"
+import { PartialCoverage, printResult } from "../output.js"
 
 const render = (r: PushReport): string => {
   const s = r.sources
   return [
-    `push ${r.from} → ${r.to}  (machine ${r.machine})`,
+    `push ${oneLineField(r.from)} → ${r.to}  (machine ${oneLineField(r.machine)})`,
     `  sources: ${s.local} local, ${s.pushed} pushed${s.newGenerations > 0 ? ` (${s.newGenerations} as a new generation)` : ""}, ${s.unchanged} unchanged` +
     (s.superseded > 0 ? `, ${s.superseded} superseded` : "") +
     (s.inProgress > 0 ? `, ${s.inProgress} being imported (left for the next push)` : "") +
+    (s.stopped > 0 ? `, ${s.stopped} not pushed (local import stopped part-way)` : "") +
     (s.rejected > 0 ? `, ${s.rejected} rejected (nothing to push)` : ""),
-    `  added:   ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`
+    `  added:   ${counted(r.sessionsAdded, "session")}, ${counted(r.eventsAdded, "event")}`,
+    ...(s.stopped > 0
+      ? [
+        `  note: ${counted(s.stopped, "source")} of the local index ${s.stopped === 1 ? "is" : "are"} incomplete: ${
+          s.stopped === 1 ? "its" : "their"
+        } import stopped part-way (killed or crashed) and no import is running, so the team index does not have ${
+          s.stopped === 1 ? "it" : "them"
+        }. Run \`session-ingest import\` again (it resumes where it stopped), then push.`
+      ]
+      : [])
   ].join("\n") + "\n"
 }
 
@@ -67,7 +77,10 @@ export const pushCommand = Command.make(
       }
       const report = yield* rt.pushIndex(from, o.to, rt.machineOf(o.machine))
       yield* printResult("push", o.json, report, () => render(report))
+      // A source the team index cannot get until the local import is run again: partial, as an import's coverage
+      // (exit 8), so a daily push job sees it (tester33b F5).
+      if (report.sources.stopped > 0) return yield* new PartialCoverage()
     })
 ).pipe(Command.withDescription(
-  "Push this machine's local SQLite index into a team's PostgreSQL index: only the sources whose checkpoints changed, only their new events; supersessions propagate."
+  "Push this machine's local SQLite index into a team's PostgreSQL index: only the sources whose checkpoints changed, only their new events; supersessions propagate; exit 8 when a source's local import stopped part-way (run import again)."
 ))

@@ -361,3 +361,21 @@ export const importLock = (file: string, options: ImportLockOptions = {}): Impor
 /** A holder in words: "another import (pid N on HOST, since T)" or "an `import --watch` (pid N on HOST, since T)". */
 export const describeHolder = (h: ImportLockHolder): string =>
   `${h.watch ? "an `import --watch`" : "another import"} (pid ${h.pid} on ${h.host}, since ${h.since})`
+
+/**
+ * The live run holding the import lock of the index `file` now (see
+ * {@link holderLive}: of another host, assumed live), or null: no lock, one
+ * whose process is gone (`kill -9`, a crash) or not a lock of ours. Only reads
+ * the lock file; never takes, moves or removes it. `push` uses it to tell a
+ * source being imported from one whose import stopped part-way.
+ */
+export const liveImport = (file: string): ImportLockHolder | null => {
+  let text: string
+  try {
+    text = fs.readFileSync(lockPathOf(file), "utf8")
+  } catch {
+    return null
+  }
+  const holder = parseHolder(text)
+  return holder !== null && holderLive(holder, os.hostname(), text) ? holder : null
+}

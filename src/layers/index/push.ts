@@ -50,7 +50,10 @@
  * - A source whose import is in progress locally (an attempt not ended) is
  *   left for the next push, and the events of an attempt that began while
  *   the push reads are left out, so nothing a rollback could take back is
- *   pushed.
+ *   pushed. Such a source (or one whose generation is not read to its end)
+ *   is read on every push until its import ends: `inProgress` while an
+ *   import holds the local index's lock (`liveImport`), else `stopped` (a
+ *   killed import: only `import` again finishes it), never `unchanged`.
  * - Sources in the team index that the local index no longer has stay there
  *   (the index is an archive).
  * - Changed sources go in together, set-based (`pushWriter` of
@@ -82,6 +85,7 @@ import type { CheckpointedSource, SourceInfo } from "../../services/Index.js"
 import { classify, isStorageError } from "../store-failure.js"
 import { type CheckpointTake, fromPgCheckpoint, openWriter, pgFailure, refreshStatistics, type SourceEvents, targetOf } from "./postgres.js"
 import { fromPg } from "./pg-text.js"
+import { liveImport } from "./import-lock.js"
 import { checkpointColumns, type CheckpointRow, toCheckpoint } from "./rows.js"
 import { type EventReader, eventReader, readonlySql, type StoredEventRow } from "./sqlite.js"
 
@@ -114,8 +118,17 @@ export interface PushReport {
     readonly newGenerations: number
     /** Superseded locally without a successor, and now in the team index. */
     readonly superseded: number
-    /** Of the read: being imported locally (an attempt not ended), left for the next push. */
+    /**
+     * Of the read: being imported locally (an attempt not ended, or a generation not read to its end, while an
+     * import holds the local index's lock), left for the next push.
+     */
     readonly inProgress: number
+    /**
+     * Of the read: their local import stopped part-way (an attempt not ended, or a generation not read to its end,
+     * and no import running: killed, crashed), so nothing of them is pushed until `import` is run again and
+     * finishes them. Read (and counted here) on every push until then, never among the unchanged.
+     */
+    readonly stopped: number
     /** Of the read: rejected before anything of them was imported, nothing to push. */
     readonly rejected: number
   }
@@ -322,10 +335,15 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     const markColumns = lsql.unsafe(`s.source_key, s.generation, s.status, s.event_count, s.cursor, s.fingerprint, s.prefix, s.source_id,
       s.parts_json, s.diagnostics_json, (s.attempt_json IS NOT NULL) AS busy`)
     // The local checkpoints to look at, small: those changed since the marker, or all of them.
+    // A source whose import has not ended (an attempt open, or a generation not read to its end) is read on every push,
+    // changed or not: it was left out of the pushes since, so the marker's number may be past its last change, and it
+    // is never among the unchanged (tester33b F5: a killed import's source was "unchanged" on the next push).
     const marks = since !== null
       ? yield* local.guard(lsql<LocalMark>`
-          SELECT ${markColumns} FROM push_journal j JOIN sources s ON s.source_key = j.source_key
-          WHERE j.seq > ${since} ORDER BY s.source_key`)
+          SELECT ${markColumns} FROM sources s
+          WHERE s.source_key IN (SELECT source_key FROM push_journal WHERE seq > ${since})
+            OR s.attempt_json IS NOT NULL OR s.status = 'importing'
+          ORDER BY s.source_key`)
       : yield* local.guard(lsql<LocalMark>`SELECT ${markColumns} FROM sources s ORDER BY s.source_key`)
     const localCount = since === null
       ? marks.length
@@ -333,19 +351,24 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
     // Without a journal: the marker's bucket digests tell which sources to compare.
     const digests = journal === null ? bucketDigests(marks) : null
     const marked = digests === null || mark === undefined || mark.buckets === null ? [] : mark.buckets.split(",")
-    let unchanged = localCount - marks.length, inProgress = 0, rejected = 0, pushed = 0, newGenerations = 0, superseded = 0, eventsAdded = 0,
+    // Whether an import runs on the local index now (its import lock held by a live process): a source whose import has
+    // not ended is then being imported; otherwise its import stopped part-way (killed, crashed) and only running
+    // `import` again finishes it. Read after the checkpoints: an import that ends meanwhile is read as stopped, and
+    // its source is pushed by the next push.
+    const running = liveImport(local.file) !== null
+    let unchanged = localCount - marks.length, inProgress = 0, stopped = 0, rejected = 0, pushed = 0, newGenerations = 0, superseded = 0, eventsAdded = 0,
       sessionsAdded = 0
     const candidates: Array<string> = []
     for (const m of marks) {
       if (m.status === "rejected" && m.generation === 0) rejected++
-      else if (m.busy !== 0 || m.status === "importing") inProgress++
+      else if (m.busy !== 0 || m.status === "importing") running ? inProgress++ : stopped++
       else if (digests !== null && marked.length === BUCKETS && marked[bucketOf(m.source_key)] === digests[bucketOf(m.source_key)]) unchanged++
       else candidates.push(m.source_key)
     }
     // The candidates' whole local rows, and the team index's checkpoints of them only (one query).
     const columns = lsql.unsafe(localColumns(hasOverview ? "overview_json" : "NULL AS overview_json"))
     const rows: Array<LocalRow> = []
-    if (since === null && candidates.length === marks.length - rejected - inProgress && candidates.length > KEYS_PER_QUERY) {
+    if (since === null && candidates.length === marks.length - rejected - inProgress - stopped && candidates.length > KEYS_PER_QUERY) {
       const wanted = new Set(candidates)
       for (const r of yield* local.guard(lsql<LocalRow>`SELECT ${columns} FROM sources`)) if (wanted.has(r.source_key)) rows.push(r)
     } else {
@@ -558,7 +581,7 @@ export const push = (from: string, to: string, machine: string): Effect.Effect<P
       from: local.file,
       to: team.target.shown,
       machine,
-      sources: { local: localCount, read: marks.length, unchanged, compared: keyed.length, pushed, newGenerations, superseded, inProgress, rejected },
+      sources: { local: localCount, read: marks.length, unchanged, compared: keyed.length, pushed, newGenerations, superseded, inProgress, stopped, rejected },
       eventsAdded,
       sessionsAdded
     }
