@@ -335,7 +335,7 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       const outdated = yield* Effect.exit(report(url, "session"))
       expect(JSON.stringify(outdated)).toContain("schema-outdated")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const costs = costsOf((yield* report(url, "session")).rows)
       expect(costs[T1]).toBeCloseTo(0.378, 9)
