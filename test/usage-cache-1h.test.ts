@@ -263,7 +263,7 @@ describe("the CLI prices them (SQLite)", () => {
       expect(c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index).status).toBe("ok")
       const migrated = new Database(c.index, { readonly: true })
       expect(migrated.prepare("SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'").get()).toEqual({ n: 1 })
-      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 14 })
+      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 15 })
       migrated.close()
       expectCosts(oldRate)
       expect(c.json("show", T1, "--index", c.index).data.events.find((e: any) => e.usage !== null)).toMatchObject({
