@@ -263,7 +263,7 @@ describe("the CLI prices them (SQLite)", () => {
       expect(c.json("import", "--claude-root", c.root, "--agents-root", c.root, "--index", c.index).status).toBe("ok")
       const migrated = new Database(c.index, { readonly: true })
       expect(migrated.prepare("SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'").get()).toEqual({ n: 1 })
-      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 14 })
+      expect(migrated.prepare("SELECT max(migration_id) AS n FROM si_migrations").get()).toEqual({ n: 15 })
       migrated.close()
       expectCosts(oldRate)
       expect(c.json("show", T1, "--index", c.index).data.events.find((e: any) => e.usage !== null)).toMatchObject({
@@ -335,7 +335,7 @@ describe("PostgreSQL keeps and prices them as SQLite does; a push carries them",
       const outdated = yield* Effect.exit(report(url, "session"))
       expect(JSON.stringify(outdated)).toContain("schema-outdated")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const costs = costsOf((yield* report(url, "session")).rows)
       expect(costs[T1]).toBeCloseTo(0.378, 9)

@@ -18,7 +18,9 @@
  * `export` and `usage`; `cacheWrite` is a 5-minute cache write, `cacheWrite1h`
  * a 1-hour one (optional: 2x `input` when left out); `longContext` (optional,
  * the same kinds) the rates of a response whose prompt is over 200k tokens
- * (without it such a response of the model has no price: its cost is unknown).
+ * (without it such a response of the model has no price: its cost is unknown);
+ * `fast` (optional, the same kinds) the rates of a response that ran in fast
+ * mode (usage `speed: "fast"`; without it such a response has no price).
  *
  * @module
  */

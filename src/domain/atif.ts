@@ -649,6 +649,8 @@ const trajectoryOf = (
             // (session 28) the models whose prompts over 200k tokens have no long-context price, and the AgentMux
             // runs whose stated total was set aside, as `usage` notes them
             ...(total.longContextUnpriced !== undefined ? { long_context_unpriced_models: total.longContextUnpriced.map((u) => u.model) } : {}),
+            // (session 33) the models whose fast-mode responses have no fast-mode price
+            ...(total.fastUnpriced !== undefined ? { fast_unpriced_models: total.fastUnpriced.map((u) => u.model) } : {}),
             ...(total.runsSetAside !== undefined ? { runs_set_aside: total.runsSetAside } : {}),
             ...(prices !== null ? { price_table: describePrices(prices) } : {})
           }

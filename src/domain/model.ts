@@ -90,13 +90,22 @@ export type Role = typeof Role.Type
  * 5-minute rest (Anthropic's pricing: 2x the input price, 5 minutes 1.25x);
  * never more than `cacheWriteTokens`; null when the source does not say
  * (every cache write is then priced at the 5-minute rate).
+ *
+ * `speed` (optional, additive: an event without it decodes as before): the
+ * speed the response ran at as the source wrote it (Claude's `usage.speed`,
+ * `"standard"` or `"fast"`, since Claude Code 2.1.36's `/fast`); a `"fast"`
+ * response is billed at the model's fast-mode rates (`ModelPrice.fast`),
+ * never the standard ones. Absent when the source does not say (every
+ * import before session 33 dropped it: such a response is priced at the
+ * standard rates until its source is imported again).
  */
 export const TokenUsage = Schema.Struct({
   inputTokens: Schema.NullOr(Schema.NonNegativeInt),
   outputTokens: Schema.NullOr(Schema.NonNegativeInt),
   cacheReadTokens: Schema.NullOr(Schema.NonNegativeInt),
   cacheWriteTokens: Schema.NullOr(Schema.NonNegativeInt),
-  cacheWrite1hTokens: Schema.NullOr(Schema.NonNegativeInt)
+  cacheWrite1hTokens: Schema.NullOr(Schema.NonNegativeInt),
+  speed: Schema.optional(Schema.String)
 })
 export type TokenUsage = typeof TokenUsage.Type
 

@@ -42,9 +42,14 @@ export type LongContextPrice = typeof LongContextPrice.Type
  * {@link cacheWrite1hPrice}); `longContext` (optional) the rates of a
  * response whose prompt is over {@link LONG_CONTEXT_THRESHOLD} tokens: a
  * model without it has no known price for such a response (its cost is
- * unknown, never the standard rates: see {@link longContextOf}).
+ * unknown, never the standard rates: see {@link longContextOf}); `fast`
+ * (optional) the rates of a response that ran in fast mode (Claude's
+ * `usage.speed: "fast"`, billed "at a multiplier on standard rates",
+ * https://platform.claude.com/docs/en/build-with-claude/fast-mode): a model
+ * without it has no known price for such a response (its cost is unknown,
+ * never the standard rates: see {@link fastOf}).
  */
-export const ModelPrice = Schema.Struct({ ...Rates, longContext: Schema.optional(LongContextPrice) })
+export const ModelPrice = Schema.Struct({ ...Rates, longContext: Schema.optional(LongContextPrice), fast: Schema.optional(LongContextPrice) })
 export type ModelPrice = typeof ModelPrice.Type
 
 /**
@@ -61,6 +66,18 @@ export const LONG_CONTEXT_THRESHOLD = 200_000
 /** Whether a response's prompt (input + cache read + cache write tokens; a count not reported adds nothing) is over {@link LONG_CONTEXT_THRESHOLD}. */
 export const isLongContext = (u: TokenUsage): boolean =>
   (u.inputTokens ?? 0) + (u.cacheReadTokens ?? 0) + (u.cacheWriteTokens ?? 0) > LONG_CONTEXT_THRESHOLD
+
+/**
+ * The fast-mode rates of a price (US dollars per million tokens, as
+ * {@link ModelPrice}'s); undefined when the table gives none for its model
+ * (a fast response's cost is then unknown). No table gives fast-mode rates
+ * for a prompt over {@link LONG_CONTEXT_THRESHOLD} tokens: such a response's
+ * cost is unknown too.
+ */
+export const fastOf = (price: ModelPrice): LongContextPrice | undefined => price.fast
+
+/** Whether a response ran in fast mode (its usage's `speed` is `"fast"`, as Claude writes it). */
+export const isFast = (u: { readonly speed?: string | undefined }): boolean => u.speed === "fast"
 
 /** The long-context rates of a price; undefined when the table gives none for its model (a long prompt's cost is then unknown). */
 export const longContextOf = (price: ModelPrice): LongContextPrice | undefined => price.longContext

@@ -522,10 +522,11 @@ export const costText = (costUsd: number | null, said: boolean): string =>
     ? humanUsd(costUsd)
     : said
     ? "unknown"
-    : "unknown (a model without a price, a prompt over 200k tokens without a long-context price, or a sum too large to be a cost)"
+    : "unknown (a model without a price, a prompt over 200k tokens without a long-context price, a fast-mode response without a fast-mode price, or a sum too large to be a cost)"
 
 /** Whether {@link costNoteLines} of `c` names why its cost is unknown (a model without a price or a long-context price). */
-export const costUnknownSaid = (c: CostCaveats): boolean => (c.unpriced?.length ?? 0) + (c.longContextUnpriced?.length ?? 0) > 0
+export const costUnknownSaid = (c: CostCaveats): boolean =>
+  (c.unpriced?.length ?? 0) + (c.longContextUnpriced?.length ?? 0) + (c.fastUnpriced?.length ?? 0) > 0
 
 /**
  * Where a session's copies of responses count, with the remark that they are counted once there (`show`'s usage line
@@ -559,6 +560,11 @@ export const costNotes = {
     `${model === null ? "(no model)" : name(model)}: ${responses} response${
       responses === 1 ? "" : "s"
     } with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file.`,
+  /** `responses` of `model` that ran in fast mode (usage `speed: "fast"`) and no fast-mode price: cost unknown. */
+  fast: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
+    `${model === null ? "(no model)" : name(model)}: ${responses} response${
+      responses === 1 ? "" : "s"
+    } in fast mode (usage speed "fast") and no fast-mode price in the price table: cost unknown, not priced at the standard rates; add "fast" to its price under "prices" in the config file.`,
   /** `runs` AgentMux runs whose stated total is set aside. */
   setAside: (runs: number): string =>
     `${humanTokens(runs)} AgentMux run${
@@ -570,6 +576,7 @@ export const costNotes = {
 export interface CostCaveats {
   readonly unpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
   readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }> | undefined
+  readonly fastUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }> | undefined
   readonly runsSetAside?: number | undefined
 }
 
@@ -577,6 +584,7 @@ export interface CostCaveats {
 export const costNoteLines = (c: CostCaveats, name: (m: string) => string = shownName): Array<string> => [
   ...(c.unpriced ?? []).map((u) => costNotes.unpriced(u.model, u.responses, name)),
   ...(c.longContextUnpriced ?? []).map((u) => costNotes.longContext(u.model, u.responses, name)),
+  ...(c.fastUnpriced ?? []).map((u) => costNotes.fast(u.model, u.responses, name)),
   ...((c.runsSetAside ?? 0) > 0 ? [costNotes.setAside(c.runsSetAside!)] : [])
 ]
 

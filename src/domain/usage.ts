@@ -37,7 +37,7 @@
  */
 import { isRecord } from "./json.js"
 import type { ProviderId, SessionEvent, TokenUsage } from "./model.js"
-import { costAt, isLongContext, longContextOf, type PriceTable, priceOf } from "./prices.js"
+import { costAt, fastOf, isFast, isLongContext, longContextOf, type PriceTable, priceOf } from "./prices.js"
 
 /**
  * Totals of token usage over events: each count the sum of the responses
@@ -228,6 +228,8 @@ export interface UsageGroup {
   readonly stated: boolean
   /** Responses whose prompt (input + cache read + cache write) is over 200k tokens: priced at the long-context rates (`isLongContext`). */
   readonly longContext: boolean
+  /** Responses that ran in fast mode (usage `speed: "fast"`): priced at the model's fast-mode rates (`fastOf`), else unknown. */
+  readonly fast: boolean
   /** Runs whose stated total is set aside ({@link UsageRow.setAside}): counted in no total, only said (`runsSetAside`). */
   readonly setAside: boolean
   readonly rows: number
@@ -266,9 +268,10 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
     const hasResponses = r.kind === "run" && closed.has(`${sessionOf(r)}\u0000${r.sequence}`)
     const stated = r.costUsd !== null
     const longContext = r.kind === "response" && isLongContext(r.usage)
+    const fast = r.kind === "response" && isFast(r.usage)
     const setAside = r.kind === "run" && r.setAside === true
     const group = groupOf(r)
-    const k = JSON.stringify([group, r.kind, r.model, covered, hasResponses, stated, longContext, setAside])
+    const k = JSON.stringify([group, r.kind, r.model, covered, hasResponses, stated, longContext, fast, setAside])
     let g = groups.get(k)
     if (g === undefined) {
       g = {
@@ -279,6 +282,7 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
         hasResponses,
         stated,
         longContext,
+        fast,
         setAside,
         rows: 0,
         tokenRows: 0,
@@ -333,6 +337,13 @@ export interface UsageSummary {
    */
   readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
   /**
+   * Models priced in the table but without fast-mode rates (`ModelPrice.fast`),
+   * with how many of their responses ran in fast mode (usage `speed:
+   * "fast"`): those responses' cost is unknown (never the standard rates), so
+   * `costUsd` is null. Only when there are some.
+   */
+  readonly fastUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  /**
    * How many runs' stated totals were set aside because some of their
    * responses count in Claude Code's own log ({@link UsageRow.setAside}):
    * their other responses are priced from the table instead. Only when
@@ -385,6 +396,7 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
     responses: number
     unpriced: Map<string | null, number>
     longContextUnpriced: Map<string | null, number>
+    fastUnpriced: Map<string | null, number>
     runsSetAside: number
   }
   const acc = new Map<string | null, Acc>()
@@ -407,6 +419,7 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
         responses: 0,
         unpriced: new Map(),
         longContextUnpriced: new Map(),
+        fastUnpriced: new Map(),
         runsSetAside: 0
       }
       acc.set(g.group, a)
@@ -427,7 +440,14 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       if (!hasTokens(g)) continue
       const price = prices === null ? undefined : priceOf(prices, g.model)
       if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.tokenRows)
-      else if (!g.longContext) a.cost += costAt(price, g)
+      else if (g.fast) {
+        // Fast mode: the model's fast-mode rates, else unknown (never the standard rates); no table gives fast-mode
+        // rates for a prompt over 200k tokens, so such a response is unknown as a long prompt without a price is.
+        const fast = fastOf(price)
+        if (fast === undefined) a.fastUnpriced.set(g.model, (a.fastUnpriced.get(g.model) ?? 0) + g.tokenRows)
+        else if (g.longContext) a.longContextUnpriced.set(g.model, (a.longContextUnpriced.get(g.model) ?? 0) + g.tokenRows)
+        else a.cost += costAt(fast, g)
+      } else if (!g.longContext) a.cost += costAt(price, g)
       else {
         // A prompt over 200k tokens: the model's long-context rates, else unknown (never the standard rates).
         const long = longContextOf(price)
@@ -451,12 +471,19 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       cacheWriteTokens: exact("cacheWriteTokens"),
       // A part of the cache writes: exact when they are (it is never more than their sum).
       cacheWrite1hTokens: exact("cacheWriteTokens") === null ? null : a.cacheWrite1hTokens,
-      costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
+      costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || a.fastUnpriced.size > 0 || costNotFinite ? null : roundUsd(a.cost),
       responses: a.responses,
       unpriced: [...a.unpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) => String(x.model).localeCompare(String(y.model))),
       ...(a.longContextUnpriced.size > 0
         ? {
           longContextUnpriced: [...a.longContextUnpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) =>
+            String(x.model).localeCompare(String(y.model))
+          )
+        }
+        : {}),
+      ...(a.fastUnpriced.size > 0
+        ? {
+          fastUnpriced: [...a.fastUnpriced].map(([model, responses]) => ({ model, responses })).sort((x, y) =>
             String(x.model).localeCompare(String(y.model))
           )
         }

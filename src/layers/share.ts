@@ -296,7 +296,8 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
   })
 
 /**
- * `t` with the models of its `final_metrics.extra.unpriced_models` and `long_context_unpriced_models`, and its
+ * `t` with the models of its `final_metrics.extra.unpriced_models`, `long_context_unpriced_models` and
+ * `fast_unpriced_models`, and its
  * `notes` that name them (and its subagent trajectories'), redacted by
  * `text`, as its `model_name`s are (tester23b F9): those names come from the usage the index counted, whose
  * models stay as their sources wrote them so that they are priced as `usage` prices them, not from the redacted
@@ -306,19 +307,21 @@ const redactUnpricedModels = (t: AtifTrajectory, text: (s: string) => string): A
   const extra = t.final_metrics?.extra
   const names = extra?.unpriced_models
   const long = extra?.long_context_unpriced_models
+  const fast = extra?.fast_unpriced_models
   const each = (v: unknown) => (Array.isArray(v) ? v.map((n) => (typeof n === "string" ? text(n) : n)) : v)
   return {
     ...t,
     // (session 28) the notes that name them too
     ...(typeof t.notes === "string" ? { notes: text(t.notes) } : {}),
-    ...(t.final_metrics != null && (Array.isArray(names) || Array.isArray(long))
+    ...(t.final_metrics != null && (Array.isArray(names) || Array.isArray(long) || Array.isArray(fast))
       ? {
         final_metrics: {
           ...t.final_metrics,
           extra: {
             ...extra,
             ...(Array.isArray(names) ? { unpriced_models: each(names) } : {}),
-            ...(Array.isArray(long) ? { long_context_unpriced_models: each(long) } : {})
+            ...(Array.isArray(long) ? { long_context_unpriced_models: each(long) } : {}),
+            ...(Array.isArray(fast) ? { fast_unpriced_models: each(fast) } : {})
           }
         }
       }

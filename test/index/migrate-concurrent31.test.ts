@@ -63,13 +63,13 @@ describe("index migrate twice at once on one SQLite index (tester30c F6)", () =>
     for (const r of results) expect(r.code, r.stderr).toBe(0)
     const lines = results.map((r) => r.stdout.trim()).sort()
     expect(lines).toEqual([
-      `${file} is at the current schema (version 14); nothing to apply`,
-      `migrated ${file}: applied 0012_search_folded, 0013_search_marks, 0014_search_syllables; schema version 14`
+      `${file} is at the current schema (version 15); nothing to apply`,
+      `migrated ${file}: applied 0012_search_folded, 0013_search_marks, 0014_search_syllables, 0015_usage_speed; schema version 15`
     ].sort())
     // and the migrations are in the index once each
     const db = new Database(file, { readonly: true })
     try {
-      expect(db.prepare("SELECT migration_id FROM si_migrations WHERE migration_id >= 12 ORDER BY 1").all()).toEqual([{ migration_id: 12 }, { migration_id: 13 }, { migration_id: 14 }])
+      expect(db.prepare("SELECT migration_id FROM si_migrations WHERE migration_id >= 12 ORDER BY 1").all()).toEqual([{ migration_id: 12 }, { migration_id: 13 }, { migration_id: 14 }, { migration_id: 15 }])
     } finally {
       db.close()
     }

@@ -73,7 +73,7 @@ describe("team index (PostgreSQL): the CLI", () => {
       const url = yield* Effect.promise(freshDatabase)
       const m = json(["index", "migrate", "--index", url])
       expect(m.code).toBe(0)
-      expect(m.body.data).toMatchObject({ applied: ["0001_initial", "0002_search", "0003_usage", "0004_push_marks", "0005_push_journal", "0006_push_change", "0007_search_pairs", "0008_search_facets", "0009_usage_cache_write_1h", "0010_meta", "0011_search_marks", "0012_search_syllables"], version: SCHEMA_VERSION })
+      expect(m.body.data).toMatchObject({ applied: ["0001_initial", "0002_search", "0003_usage", "0004_push_marks", "0005_push_journal", "0006_push_change", "0007_search_pairs", "0008_search_facets", "0009_usage_cache_write_1h", "0010_meta", "0011_search_marks", "0012_search_syllables", "0013_usage_speed"], version: SCHEMA_VERSION })
       const again = json(["index", "migrate", "--index", url])
       expect(again.body.data).toMatchObject({ applied: [], version: SCHEMA_VERSION })
       const imp = json(["import", "--index", url, "--agents-root", c.agents, "--workspace", c.dir, "--machine", "laptop-a"])

@@ -477,7 +477,7 @@ describe("push: a restored copy whose journal reaches the marker", () => {
       // the push ran no DDL
       const [after] = yield* Effect.promise(() => pgQuery<{ n: string }>(t.url, "SELECT count(*) AS n FROM information_schema.columns WHERE column_name = 'change_id'"))
       expect(Number(after.n)).toBe(Number(before.n))
-      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect((yield* IndexPostgres.migrate(t.url)).applied.map(([, name]) => name)).toEqual(["push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       // the marker has no change id: every checkpoint read once, then only the changed ones
       expect((yield* t.pushFrom()).sources).toMatchObject({ local: 2, read: 2, pushed: 1 })
       yield* t.matches()

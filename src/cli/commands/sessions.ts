@@ -113,6 +113,8 @@ const render = (
   for (const u of listed) for (const m of u.unpriced) unpriced.set(m.model, (unpriced.get(m.model) ?? 0) + m.responses)
   const longUnpriced = new Map<string | null, number>()
   for (const u of listed) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
+  const fastUnpriced = new Map<string | null, number>()
+  for (const u of listed) for (const m of u.fastUnpriced ?? []) fastUnpriced.set(m.model, (fastUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   let setAside = 0
   for (const u of usage.values()) setAside += u.runsSetAside ?? 0
@@ -123,6 +125,9 @@ const render = (
     ]),
     ...(longUnpriced.size === 0 ? [] : [
       `? cost unknown: ${[...longUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} with a prompt over 200k tokens and no long-context price in the price table (${priceTable}); add "longContext" to its price under "prices" in the config file.`
+    ]),
+    ...(fastUnpriced.size === 0 ? [] : [
+      `? cost unknown: ${[...fastUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} in fast mode (usage speed "fast") and no fast-mode price in the price table (${priceTable}); add "fast" to its price under "prices" in the config file.`
     ]),
     ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : []),
     // AgentMux runs partly in Claude Code's log (session 28: said wherever a cost is shown, as `usage` says it)

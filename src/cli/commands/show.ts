@@ -154,6 +154,7 @@ export const show = Command.make(
         const caveats = {
           ...(summary !== undefined && summary.unpriced.length > 0 ? { unpriced: summary.unpriced } : {}),
           ...(summary?.longContextUnpriced !== undefined ? { longContextUnpriced: summary.longContextUnpriced } : {}),
+          ...(summary?.fastUnpriced !== undefined ? { fastUnpriced: summary.fastUnpriced } : {}),
           ...(summary?.runsSetAside !== undefined ? { runsSetAside: summary.runsSetAside } : {})
         }
         const usage = { ...rt.usageView(summary, (yield* rt.usageElsewhereBySession([uid])).get(uid)), ...caveats }
@@ -172,6 +173,9 @@ export const show = Command.make(
           ...(usage.unpriced !== undefined ? { unpriced: usage.unpriced.map((u) => ({ ...u, model: u.model === null ? null : model(u.model) })) } : {}),
           ...(usage.longContextUnpriced !== undefined
             ? { longContextUnpriced: usage.longContextUnpriced.map((u) => ({ ...u, model: u.model === null ? null : model(u.model) })) }
+            : {}),
+          ...(usage.fastUnpriced !== undefined
+            ? { fastUnpriced: usage.fastUnpriced.map((u) => ({ ...u, model: u.model === null ? null : model(u.model) })) }
             : {})
         }, session)
       const under = (line: string | null) => (text: string) => (line === null ? text : `${text}${text.endsWith("\n") ? "" : "\n"}\n${line}\n`)

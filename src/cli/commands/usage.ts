@@ -67,6 +67,8 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         ? `note: ${costNotes.unpriced(n.model, n.responses)}`
         : n.kind === "long-context-not-priced"
         ? `note: ${costNotes.longContext(n.model, n.responses)}`
+        : n.kind === "fast-not-priced"
+        ? `note: ${costNotes.fast(n.model, n.responses)}`
         : n.kind === "run-total-set-aside"
         ? `note: ${costNotes.setAside(n.runs)}`
         : n.kind === "tokens-not-exact"

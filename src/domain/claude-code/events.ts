@@ -164,7 +164,8 @@ const tokenUsageOf = (u: Usage): TokenUsage => ({
   outputTokens: u.outputTokens,
   cacheReadTokens: u.cacheReadTokens,
   cacheWriteTokens: u.cacheWriteTokens,
-  cacheWrite1hTokens: u.cacheWrite1hTokens
+  cacheWrite1hTokens: u.cacheWrite1hTokens,
+  ...(u.speed !== null ? { speed: u.speed } : {})
 })
 
 /**
@@ -184,12 +185,13 @@ const parentLinkOf = (p: ParentRef): ParentLink => ({
 })
 
 /** The usage as it is carried in native `usage`. */
-const usageNative = (u: Usage): Record<string, number | null> => ({
+const usageNative = (u: Usage): Record<string, number | string | null> => ({
   inputTokens: u.inputTokens,
   outputTokens: u.outputTokens,
   cacheReadTokens: u.cacheReadTokens,
   cacheWriteTokens: u.cacheWriteTokens,
-  ...(u.costUSD !== null ? { costUSD: u.costUSD } : {})
+  ...(u.costUSD !== null ? { costUSD: u.costUSD } : {}),
+  ...(u.speed !== null ? { speed: u.speed } : {})
 })
 
 type Draft = {
@@ -539,7 +541,8 @@ export const usageOfEvents = (events: ReadonlyArray<SessionEvent>): TokenTotals 
         cacheReadTokens: u.cacheReadTokens ?? null,
         cacheWriteTokens: u.cacheWriteTokens ?? null,
         cacheWrite1hTokens: e.usage?.cacheWrite1hTokens ?? null,
-        costUSD: typeof u.costUSD === "number" ? u.costUSD : null
+        costUSD: typeof u.costUSD === "number" ? u.costUSD : null,
+        speed: null
       },
       "all"
     )

@@ -118,6 +118,8 @@ export interface Usage {
   readonly cacheWriteTokens: number | null
   readonly cacheWrite1hTokens: number | null
   readonly costUSD: number | null
+  /** `usage.speed` as written (`"standard"` or `"fast"`: fast mode is billed at its own rates); null when absent or not a string. */
+  readonly speed: string | null
 }
 
 /**
@@ -347,7 +349,8 @@ const usageOf = (u: unknown, cost: unknown): Usage | null | undefined => {
     cacheWrite1hTokens: cacheWrite1hOf(r, cacheWriteTokens),
     costUSD
   }
-  return Object.values(usage).some((v) => v === undefined) ? undefined : usage as Usage
+  if (Object.values(usage).some((v) => v === undefined)) return undefined
+  return { ...usage, speed: typeof r.speed === "string" ? r.speed : null } as Usage
 }
 
 /**

@@ -331,7 +331,11 @@ const migrations = Migrator.fromRecord({
   // split it into its letters, so a Korean prefix found the syllables that only begin with it): the words of the
   // documents whose text holds Hangul (a syllable or a conjoining letter) are made again from the stored events and
   // titles, a page at a time; the others' words are the same under both folds.
-  "0012_search_syllables": Effect.flatMap(SqlClient.SqlClient, (sql) => refold(sql, HANGUL))
+  "0012_search_syllables": Effect.flatMap(SqlClient.SqlClient, (sql) => refold(sql, HANGUL)),
+  // The speed each response ran at (Claude's `usage.speed`; the SQLite layer's migration 0015, session 33, tester33b
+  // F1): a `"fast"` response is billed at its model's fast-mode rates. The rows already kept stay NULL (their stored
+  // events never kept it: the standard rates, as before); an import or push that writes a source again writes it.
+  "0013_usage_speed": Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE usage ADD COLUMN IF NOT EXISTS speed TEXT`)
 })
 
 /** A document's text that may fold apart under session 29's and session 30's folds (see `0011_search_marks`). */
@@ -375,7 +379,7 @@ const refold = (sql: SqlClient.SqlClient, may: string) =>
 export { isPostgresUrl, type PgTarget, targetOf } from "./pg-target.js"
 
 /** The newest migration this build knows: the schema an index must be at. */
-export const SCHEMA_VERSION = 12
+export const SCHEMA_VERSION = 13
 
 /** One search document: an event's (`event_uid`) or a session title's (`title_of`), its filter columns and its words. */
 interface DocRow {
@@ -594,6 +598,8 @@ type UsageDbRow = {
   readonly run_seq: number | null
   /** The 1-hour part of `cache_write_tokens` (migration 0009; NULL: not said, priced at the 5-minute rate). */
   readonly cache_write_1h_tokens: number | null
+  /** The speed the response ran at as its source wrote it (migration 0013; NULL: not said, or kept before it). */
+  readonly speed: string | null
 }
 
 const usageDbRow = (
@@ -619,7 +625,8 @@ const usageDbRow = (
   cache_write_tokens: r.usage.cacheWriteTokens,
   cost_usd: r.costUsd,
   run_seq: r.runSeq ?? null,
-  cache_write_1h_tokens: r.usage.cacheWrite1hTokens
+  cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
+  speed: r.usage.speed === undefined ? null : toPg(r.usage.speed)
 })
 
 /** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
@@ -652,7 +659,8 @@ const rebuildUsage = (sql: SqlClient.SqlClient, key: string, generation: number,
     const rows = usageRows(events).map((r) => {
       const row = usageDbRow(r, key, generation, uid, uidOfEvent.get(`${r.sourceId}\u0000${r.sessionId}\u0000${r.eventId}`)!)
       if (oneHour) return row
-      const { cache_write_1h_tokens: _, ...before } = row
+      // Migration 0003's table: neither 0009's 1-hour column nor 0013's speed.
+      const { cache_write_1h_tokens: _, speed: _speed, ...before } = row
       return before
     })
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
@@ -725,7 +733,7 @@ const writeUsage = (sql: SqlClient.SqlClient, { rows, runFrom }: LatestUsage) =>
           occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
           output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
           cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
-          cache_write_1h_tokens = excluded.cache_write_1h_tokens
+          cache_write_1h_tokens = excluded.cache_write_1h_tokens, speed = excluded.speed
         WHERE excluded.sequence >= usage.sequence`
     }
     const runs = rows.filter((r) => r.kind === "run")
@@ -1317,6 +1325,7 @@ const make = (
         has_responses: boolean
         stated: boolean
         long_context: boolean
+        fast: boolean
         set_aside: boolean
         n: number
         token_rows: number
@@ -1327,7 +1336,7 @@ const make = (
         cache_write_1h_tokens: number | null
         cost_usd: number | null
       }>`
-        SELECT group_key, kind, model, covered, has_responses, stated, long_context, set_aside, count(*)::int AS n,
+        SELECT group_key, kind, model, covered, has_responses, stated, long_context, fast, set_aside, count(*)::int AS n,
           (count(*) FILTER (WHERE (coalesce(input_tokens, 0) > 0 OR coalesce(output_tokens, 0) > 0 OR coalesce(cache_read_tokens, 0) > 0 OR coalesce(cache_write_tokens, 0) > 0)))::int AS token_rows,
           sum(input_tokens)::float8 AS input_tokens, sum(output_tokens)::float8 AS output_tokens,
           sum(cache_read_tokens)::float8 AS cache_read_tokens, sum(cache_write_tokens)::float8 AS cache_write_tokens,
@@ -1344,6 +1353,7 @@ const make = (
                 AND x.source_key = u.source_key) ELSE false END AS has_responses,
             u.cost_usd IS NOT NULL AS stated,
             (u.kind = 'response' AND coalesce(u.input_tokens, 0) + coalesce(u.cache_read_tokens, 0) + coalesce(u.cache_write_tokens, 0) > ${sql.unsafe(String(LONG_CONTEXT_THRESHOLD))}) AS long_context,
+            coalesce(u.kind = 'response' AND u.speed = 'fast', false) AS fast,
             (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
             u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens, u.cache_write_1h_tokens, u.cost_usd
           FROM (${sql.unsafe(firstSeenUsage("pg"))}) u
@@ -1360,7 +1370,7 @@ const make = (
           : sql``
       }
         ) g
-        GROUP BY group_key, kind, model, covered, has_responses, stated, long_context, set_aside`).pipe(
+        GROUP BY group_key, kind, model, covered, has_responses, stated, long_context, fast, set_aside`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
             group: filter.by === "model" || filter.by === "workspace" || filter.by === "response" || filter.by === "machine" ? fromPg(r.group_key) : r.group_key,
@@ -1370,6 +1380,7 @@ const make = (
             hasResponses: r.has_responses,
             stated: r.stated,
             longContext: r.long_context,
+            fast: r.fast,
             setAside: r.set_aside,
             rows: r.n,
             tokenRows: r.token_rows,

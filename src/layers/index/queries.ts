@@ -445,6 +445,7 @@ export interface PricesUsed {
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
   | { readonly kind: "long-context-not-priced"; readonly model: string | null; readonly responses: number }
+  | { readonly kind: "fast-not-priced"; readonly model: string | null; readonly responses: number }
   | { readonly kind: "run-total-set-aside"; readonly runs: number }
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
@@ -474,6 +475,8 @@ export interface UsageReportRow extends UsageView {
    * a row said `costUsd: null, unpriced: []`, with no reason on the row).
    */
   readonly longContextUnpriced?: UsageSummary["longContextUnpriced"]
+  /** Models the table prices without fast-mode rates, with how many of the row's responses ran in fast mode (their cost unknown): only when there are some (session 33, tester33b F1). */
+  readonly fastUnpriced?: UsageSummary["fastUnpriced"]
   readonly sessionUid?: string
   readonly provider?: string
   readonly title?: string | null
@@ -557,7 +560,10 @@ export const usageReport = (
     const elsewhereOf = new Map<string, Array<CountedElsewhere>>()
     for (const e of copies) elsewhereOf.set(e.sessionUid, [...(elsewhereOf.get(e.sessionUid) ?? []), { provider: e.countedInProvider, sessionId: e.countedInId, sessionUid: e.countedInUid, responses: e.responses }])
     const rows: Array<UsageReportRow> = [...byKey].map(([key, s]) => {
-      const longContext = s.longContextUnpriced !== undefined ? { longContextUnpriced: s.longContextUnpriced } : {}
+      const longContext = {
+        ...(s.longContextUnpriced !== undefined ? { longContextUnpriced: s.longContextUnpriced } : {}),
+        ...(s.fastUnpriced !== undefined ? { fastUnpriced: s.fastUnpriced } : {})
+      }
       if (filter.by !== "session") return { key, ...usageView(s), responses: s.responses, unpriced: s.unpriced, ...longContext }
       const ss = key === null ? undefined : sessions.get(key)
       const { countedElsewhere, ...view } = usageView(s, key === null ? [] : elsewhereOf.get(key))
@@ -606,6 +612,8 @@ export const usageReport = (
         ...(total?.unpriced ?? []).map((u): UsageNote => ({ kind: "model-not-priced", model: u.model, responses: u.responses })),
         // A prompt over 200k tokens of a model without long-context rates: unknown, never the standard rates (tester27a F6).
         ...(total?.longContextUnpriced ?? []).map((u): UsageNote => ({ kind: "long-context-not-priced", model: u.model, responses: u.responses })),
+        // A fast-mode response of a model without fast-mode rates: unknown, never the standard rates (tester33b F1).
+        ...(total?.fastUnpriced ?? []).map((u): UsageNote => ({ kind: "fast-not-priced", model: u.model, responses: u.responses })),
         // AgentMux runs partly in Claude Code's log: their stated totals overlap those responses (tester27a F8).
         ...(total !== null && (total.runsSetAside ?? 0) > 0 ? [{ kind: "run-total-set-aside" as const, runs: total.runsSetAside ?? 0 }] : []),
         // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).

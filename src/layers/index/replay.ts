@@ -127,6 +127,7 @@ export const replayHtml = (
     const costCaveats = {
       ...(summary !== undefined && summary.unpriced.length > 0 ? { unpriced: summary.unpriced.map((u) => ({ ...u, model: model(u.model) })) } : {}),
       ...(summary?.longContextUnpriced !== undefined ? { longContextUnpriced: summary.longContextUnpriced.map((u) => ({ ...u, model: model(u.model) })) } : {}),
+      ...(summary?.fastUnpriced !== undefined ? { fastUnpriced: summary.fastUnpriced.map((u) => ({ ...u, model: model(u.model) })) } : {}),
       ...(summary?.runsSetAside !== undefined ? { runsSetAside: summary.runsSetAside } : {})
     }
     const countedElsewhere = ((yield* usageElsewhereBySession([sessionUid])).get(sessionUid) ?? []).map((c) => ({

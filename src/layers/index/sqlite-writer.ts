@@ -205,14 +205,14 @@ export class IndexWriter {
           last_at = ${extremeTimeSql("sessions.last_at", "excluded.last_at", "latest")},
           title = excluded.title, workspace = excluded.workspace`),
       upsertUsage: p(`INSERT INTO usage (source_key, generation, session_uid, response_key, kind, provider, event_uid, sequence, occurred_at, model,
-          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq, cache_write_1h_tokens)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, run_seq, cache_write_1h_tokens, speed)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
         ON CONFLICT (source_key, generation, session_uid, response_key) DO UPDATE SET
           kind = excluded.kind, provider = excluded.provider, event_uid = excluded.event_uid, sequence = excluded.sequence,
           occurred_at = excluded.occurred_at, model = excluded.model, input_tokens = excluded.input_tokens,
           output_tokens = excluded.output_tokens, cache_read_tokens = excluded.cache_read_tokens,
           cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
-          cache_write_1h_tokens = excluded.cache_write_1h_tokens
+          cache_write_1h_tokens = excluded.cache_write_1h_tokens, speed = excluded.speed
         WHERE excluded.sequence >= usage.sequence`),
       // A run ends the responses since its first event (`runFrom`: its process's `init`), not those of a killed run before it.
       endRun: p(`UPDATE usage SET run_seq = ?
@@ -597,7 +597,8 @@ export class IndexWriter {
         r.usage.cacheReadTokens,
         r.usage.cacheWriteTokens,
         r.costUsd,
-        r.usage.cacheWrite1hTokens
+        r.usage.cacheWrite1hTokens,
+        r.usage.speed ?? null
       )
       if (r.kind === "run") runs.push({ uid, sequence: r.sequence, from: r.runFrom ?? 0 })
     }

@@ -108,6 +108,8 @@ type UsageDbRow = {
   readonly run_seq: number | null
   /** The 1-hour part of `cache_write_tokens` (migration 0010; NULL: not said, priced at the 5-minute rate). */
   readonly cache_write_1h_tokens: number | null
+  /** The speed the response ran at as its source wrote it (migration 0015; NULL: not said, or imported before it). */
+  readonly speed: string | null
 }
 
 const usageDbRow = (
@@ -133,7 +135,8 @@ const usageDbRow = (
   cache_write_tokens: r.usage.cacheWriteTokens,
   cost_usd: r.costUsd,
   run_seq: r.runSeq ?? null,
-  cache_write_1h_tokens: r.usage.cacheWrite1hTokens
+  cache_write_1h_tokens: r.usage.cacheWrite1hTokens,
+  speed: r.usage.speed ?? null
 })
 
 /** The stored events that may carry usage or a stated cost (any contract: 1.0.0 kept Claude Code's in its provenance). */
@@ -171,7 +174,7 @@ const rebuildUsageLegacy = (sql: SqlClient.SqlClient, sourceKey: string, generat
     const events = stored.map((r) => upgradeEvent(JSON.parse(r.event_json) as SessionEvent))
     // Migration 0005's table, before 0010 added the 1-hour column (filled by the import that next reads the source).
     const rows = usageRows(events).map((r) => {
-      const { cache_write_1h_tokens: _, ...row } = usageDbRow(r, sourceKey, generation, uid, r.provider)
+      const { cache_write_1h_tokens: _, speed: _speed, ...row } = usageDbRow(r, sourceKey, generation, uid, r.provider)
       return row
     })
     for (let i = 0; i < rows.length; i += USAGE_CHUNK) yield* sql`INSERT INTO usage ${sql.insert(rows.slice(i, i + USAGE_CHUNK))}`
@@ -625,6 +628,16 @@ const migrations = Migrator.fromRecord({
     Effect.gen(function*() {
       yield* refold(sql, HANGUL, ftsFold0013)
       yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES (${SEARCH_FOLD_KEY}, ${SEARCH_FOLD})`
+    })),
+  // The speed each response ran at (Claude's `usage.speed`: a `"fast"` response is billed at its model's fast-mode
+  // rates, session 33, tester33b F1). The rows already kept stay NULL (their stored events, imported before, never
+  // kept it: priced at the standard rates, as before); an import that reads a source again writes it.
+  // (Written to run again over its own column, as 0010.)
+  "0015_usage_speed": Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function*() {
+      const [{ n }] = yield* sql<{ readonly n: number }>`
+        SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'speed'`
+      if (n === 0) yield* sql`ALTER TABLE usage ADD COLUMN speed TEXT`
     }))
 })
 
@@ -1451,6 +1464,9 @@ const make = (
     // An index read (not migrated) from before migration 0010 keeps no 1-hour part of the cache writes: NULL.
     const hasUsage1h = hasUsage && (yield* fail(sql<{ readonly n: number }>`
       SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'cache_write_1h_tokens'`))[0].n > 0
+    // An index read (not migrated) from before migration 0015 keeps no speed: every response at the standard rates.
+    const hasUsageSpeed = hasUsage && (yield* fail(sql<{ readonly n: number }>`
+      SELECT count(*) AS n FROM pragma_table_info('usage') WHERE name = 'speed'`))[0].n > 0
 
     // The import's writes (write mode): prepared statements in a transaction kept open across sources.
     const writer = mode === "write" && db !== null ? new IndexWriter(db, toWal ?? undefined) : null
@@ -1540,6 +1556,7 @@ const make = (
         has_responses: number
         stated: number
         long_context: number
+        fast: number
         set_aside: number
         n: number
         token_rows: number
@@ -1561,6 +1578,7 @@ const make = (
               AND x.source_key = u.source_key) ELSE 0 END AS has_responses,
           u.cost_usd IS NOT NULL AS stated,
           (u.kind = 'response' AND coalesce(u.input_tokens, 0) + coalesce(u.cache_read_tokens, 0) + coalesce(u.cache_write_tokens, 0) > ${sql.unsafe(String(LONG_CONTEXT_THRESHOLD))}) AS long_context,
+          ${sql.unsafe(hasUsageSpeed ? "coalesce(u.kind = 'response' AND u.speed = 'fast', 0)" : "0")} AS fast,
           (u.kind = 'run' AND u.run_set_aside = 1) AS set_aside,
           count(*) AS n, sum((coalesce(u.input_tokens, 0) > 0 OR coalesce(u.output_tokens, 0) > 0 OR coalesce(u.cache_read_tokens, 0) > 0 OR coalesce(u.cache_write_tokens, 0) > 0)) AS token_rows, ${sql.unsafe(tokenSums(hasUsage1h))}, sum(u.cost_usd) AS cost_usd
         FROM (${sql.unsafe(firstSeenUsage("sqlite"))}) u
@@ -1571,7 +1589,7 @@ const make = (
           ${filter.provider !== undefined ? sql`AND u.provider = ${filter.provider}` : sql``}
           ${timeRangeSql(sql, "u.occurred_at", filter)}
           ${filter.workspace !== undefined ? workspaceClause(filter.workspace) : sql``}
-        GROUP BY group_key, u.kind, u.model, covered, has_responses, stated, long_context, set_aside`).pipe(
+        GROUP BY group_key, u.kind, u.model, covered, has_responses, stated, long_context, fast, set_aside`).pipe(
         Effect.map((rows) =>
           rows.map((r): UsageGroup => ({
             group: r.group_key,
@@ -1581,6 +1599,7 @@ const make = (
             hasResponses: r.has_responses === 1,
             stated: r.stated === 1,
             longContext: r.long_context === 1,
+            fast: r.fast === 1,
             setAside: r.set_aside === 1,
             rows: r.n,
             tokenRows: r.token_rows,
