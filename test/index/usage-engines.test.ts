@@ -265,7 +265,7 @@ describe("usage rows: PostgreSQL's migration 0003_usage", () => {
       expect(outdated._tag).toBe("Failure")
       expect(JSON.stringify(outdated)).toContain("schema-outdated")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       // The rows as they were, but for the 1-hour part of the cache writes: the table 0003 made has no column for it
       // (0009 adds it, NULL: not said). The fixtures say 0: the same cost.
       expect(yield* Effect.promise(() => pgQuery(url, "SELECT * FROM usage ORDER BY source_key, generation, session_uid, response_key")))

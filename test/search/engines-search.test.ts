@@ -410,7 +410,7 @@ describe("Index.search on PostgreSQL: the migration and the CLI", () => {
       const outdated = yield* Effect.either(search(url, "invoice"))
       expect(Either.isLeft(outdated) && outdated.left).toMatchObject({ code: "STORE_UNAVAILABLE", details: { reason: "schema-outdated" } })
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["search", "usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["search", "usage", "push_marks", "push_journal", "push_change", "search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       expect(yield* sorted(url, q)).toEqual(before)
       const [{ n }] = yield* Effect.promise(() => pgQuery<{ n: number }>(url, "SELECT count(*)::int AS n FROM search_docs"))
       expect(n).toBe(eventsA().length + 1 + 1 + 1)

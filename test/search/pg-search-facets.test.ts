@@ -138,7 +138,7 @@ describe("search on PostgreSQL: filters in the words' index", () => {
       })
       expect(Either.isLeft(refused) && refused.left.remediation).toContain("index migrate")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const indexes = yield* Effect.promise(() =>
         pgQuery<{ indexname: string }>(url, "SELECT indexname FROM pg_indexes WHERE tablename = 'search_docs' AND indexdef LIKE '%gin%' ORDER BY 1")

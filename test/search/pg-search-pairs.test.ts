@@ -189,7 +189,7 @@ describe("search on PostgreSQL: migration 0007 (word pairs)", () => {
       })
       expect(Either.isLeft(refused) && refused.left.remediation).toContain("index migrate")
       const migrated = yield* IndexPostgres.migrate(url)
-      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables"])
+      expect(migrated.applied.map(([, name]) => name)).toEqual(["search_pairs", "search_facets", "usage_cache_write_1h", "meta", "search_marks", "search_syllables", "usage_speed"])
       expect(migrated.version).toBe(IndexPostgres.SCHEMA_VERSION)
       const hits = yield* search(url, "\"quick brown\"")
       expect(hits.map((h) => h.sequence)).toEqual([1])
