@@ -153,8 +153,9 @@ describe("a push while a new generation is imported locally", () => {
       rewriteInPlace(s.file, (t) => t.replace("oldword", "newword"))
       const killed = yield* Effect.exit(importOnce(s.policy, local, s.plan, crashAt("after-commit", 1)))
       expect(killed._tag).toBe("Failure")
+      // the import was killed (no live import holds the index's lock): `stopped`, not `inProgress` (tester33b F5)
       const p = yield* push(local, url, "m1")
-      expect([p.sources.inProgress, p.sources.pushed, p.eventsAdded]).toEqual([1, 0, 0])
+      expect([p.sources.stopped, p.sources.inProgress, p.sources.pushed, p.eventsAdded]).toEqual([1, 0, 0, 0])
       expect(yield* shown(url)).toEqual(before)
 
       yield* importOnce(s.policy, local, s.plan)
