@@ -112,6 +112,10 @@ describe("session-ingest CLI", () => {
     const r = cli(["sessions", "--since", "2026-01-01", "--until", "2025-01-01", "--index", path.join(os.tmpdir(), "none.db"), "--json"])
     expect(r.code).toBe(2)
     expect(JSON.parse(r.stdout).error.code).toBe("INVALID_ARGUMENT")
+    // `sessions` selects by overlap (active at or after --since, started at or before --until: docs/cli-output.md), so
+    // a session can span an inverted range: the refusal is a rule (tester32a F11), never "no session can match"
+    expect(JSON.parse(r.stdout).error.message).toContain("a range must run forward")
+    expect(JSON.parse(r.stdout).error.message).not.toContain("can match")
   })
 
   it("export --format ndjson (stdout or --out) and show --format events print the same events, streamed from the index", () => {

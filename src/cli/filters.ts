@@ -31,12 +31,12 @@ export const parseBound = (flag: string, value: Option.Option<string>, endOfDay:
 /**
  * `--since` / `--until` as RFC 3339 bounds (see {@link parseBound}), each
  * undefined when not given. `InvalidArgument` when `since` is after `until`
- * ("no <what> can match"), or a value is not a date.
+ * (a range runs forward: refused rather than read as an empty or a reversed
+ * range), or a value is not a date.
  */
 export const timeRange = (
   since: Option.Option<string>,
-  until: Option.Option<string>,
-  what: string
+  until: Option.Option<string>
 ): Effect.Effect<{ readonly since: string | undefined; readonly until: string | undefined }, InvalidArgument> =>
   Effect.gen(function*() {
     const from = yield* parseBound("since", since, false)
@@ -44,7 +44,7 @@ export const timeRange = (
     if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
       const { InvalidArgument } = yield* errors
       return yield* new InvalidArgument({
-        message: `--since ${Option.getOrElse(since, () => "")} is after --until ${Option.getOrElse(until, () => "")}: no ${what} can match.`,
+        message: `--since ${Option.getOrElse(since, () => "")} is after --until ${Option.getOrElse(until, () => "")}: a range must run forward, from --since to --until.`,
         remediation: "Swap the two dates."
       })
     }

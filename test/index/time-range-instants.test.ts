@@ -115,7 +115,7 @@ const expectFirstLast = (index: string) =>
   })
 
 /** The bounds as `--since` / `--until` make them (a date: its first instant / all of it). */
-const range = (since?: string, until?: string) => timeRange(Option.fromNullable(since), Option.fromNullable(until), "usage")
+const range = (since?: string, until?: string) => timeRange(Option.fromNullable(since), Option.fromNullable(until))
 
 /** The input tokens `usage` counts within the range. */
 const inputTokens = (index: string, since?: string, until?: string, layer = indexLayer(index)) =>

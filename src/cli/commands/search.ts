@@ -142,7 +142,7 @@ export const search = Command.make(
         })
       }
       const kind = yield* kindOption(o.kind)
-      const { since, until } = yield* timeRange(o.since, o.until, "event")
+      const { since, until } = yield* timeRange(o.since, o.until)
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const hits = yield* Effect.gen(function*() {

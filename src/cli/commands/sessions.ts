@@ -190,7 +190,7 @@ export const sessions = Command.make(
           remediation: "Pass --limit N with N of 1 or more, or leave it out to list every session."
         })
       }
-      const { since, until } = yield* timeRange(o.since, o.until, "session")
+      const { since, until } = yield* timeRange(o.since, o.until)
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))

@@ -109,7 +109,7 @@ export const usage = Command.make(
   (o) =>
     Effect.gen(function*() {
       const rt = yield* queryRuntime
-      const { since, until } = yield* timeRange(o.since, o.until, "usage")
+      const { since, until } = yield* timeRange(o.since, o.until)
       const workspace = workspaceOption(o.workspace)
       const file = yield* rt.existingIndex(o.index, o.config)
       const prices = yield* rt.loadPriceTable(Option.getOrUndefined(o.config))

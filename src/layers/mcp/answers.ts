@@ -325,7 +325,7 @@ export const listSessions = (
     const until = yield* bound("until", p.until, true)
     if (since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until)) {
       return yield* new InvalidArgument({
-        message: `since ${p.since} is after until ${p.until}: no session can match.`,
+        message: `since ${p.since} is after until ${p.until}: a range must run forward.`,
         remediation: "Swap the two dates."
       })
     }
