@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { mapSession, type SessionLine } from "../../src/domain/agentmux/transcript.js"
-import { usageTotals } from "../../src/domain/usage.js"
+import { bundledPrices } from "../../src/domain/prices.js"
+import { usageSummary, usageTotals } from "../../src/domain/usage.js"
 
 const j = (v: unknown) => JSON.stringify(v)
 const lines = (texts: ReadonlyArray<string>): Array<SessionLine> => {
@@ -62,5 +63,33 @@ describe("AgentMux typed event fields", () => {
     // msg_1 once with its last line's usage (3/42/100/20), msg_2 (5/7/300/0); msg_3 reports none.
     expect(usageTotals(events)).toEqual({ inputTokens: 8, outputTokens: 49, cacheReadTokens: 400, cacheWriteTokens: 20, cacheWrite1hTokens: null, responses: 2 })
     expect(events.every((e) => e.parent === null && e.child === null)).toBe(true)
+  })
+})
+
+// Claude stream-json's `usage.speed` (AgentMux runs `claude -p --output-format stream-json`, whose assistant lines carry
+// the API's usage object as Claude Code's log does): a fast-mode response is billed at the model's fast rates, never
+// the standard ones (docs/usage-and-cost.md "Fast mode"; Claude Code's fast mode page: $30 / $150 per MTok on Opus 4.6).
+// By hand: 100,000 in x $30 + 10,000 out x $150 = $3.00 + $1.50 = $4.50 (the standard $5 / $25 would give $0.75).
+describe("AgentMux usage keeps the speed a response ran at", () => {
+  const opus = (id: string, u: unknown) =>
+    j({ type: "assistant", message: { id, role: "assistant", model: "claude-opus-4-6", content: [{ type: "text", text: "x" }], usage: u }, session_id: "F" })
+  const run = (speed: string | undefined) =>
+    mapSession(lines([
+      j({ type: "system", subtype: "init", session_id: "F", model: "claude-opus-4-6" }),
+      j({ type: "user", message: { role: "user", content: "go" }, session_id: "F" }),
+      opus("msg_f", { input_tokens: 100_000, output_tokens: 10_000, ...(speed === undefined ? {} : { speed }) })
+    ]), { sourceId: "sha256:f", sessionId: "F" }).events.map((m) => m.event)
+
+  it("speed \"fast\" is on the event's usage and priced at the fast-mode rates", () => {
+    const events = run("fast")
+    expect(events.filter((e) => e.usage !== null).map((e) => e.usage!.speed)).toEqual(["fast"])
+    expect(usageSummary(events, bundledPrices)!.costUsd).toBeCloseTo(4.5, 10)
+  })
+
+  it("speed \"standard\" and no speed are priced at the standard rates ($0.75)", () => {
+    expect(run("standard").find((e) => e.usage !== null)!.usage!.speed).toBe("standard")
+    expect(usageSummary(run("standard"), bundledPrices)!.costUsd).toBeCloseTo(0.75, 10)
+    expect(run(undefined).find((e) => e.usage !== null)!.usage!.speed).toBeUndefined()
+    expect(usageSummary(run(undefined), bundledPrices)!.costUsd).toBeCloseTo(0.75, 10)
   })
 })

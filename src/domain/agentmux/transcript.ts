@@ -134,7 +134,8 @@ const count = (v: unknown): number | null => (typeof v === "number" && Number.is
  * The typed usage of a Claude stream-json `message.usage` (`input_tokens`,
  * `output_tokens`, `cache_read_input_tokens`, `cache_creation_input_tokens`
  * and its 1-hour part `cache_creation.ephemeral_1h_input_tokens`, as Claude
- * Code's own log: `cacheWrite1hOf`; a count that is absent is null), or null
+ * Code's own log: `cacheWrite1hOf`; a count that is absent is null; and
+ * `speed` when the usage says it as a string: `"fast"` is fast mode), or null
  * when there is no usage object;
  * `undefined` when a count is present but not a non-negative safe integer
  * (the usage is dropped and counted as {@link USAGE_NOT_VALID}).
@@ -148,7 +149,10 @@ const usageOf = (u: unknown): TokenUsage | null | undefined => {
     cacheWriteTokens: tokenCountOf(u.cache_creation_input_tokens),
     cacheWrite1hTokens: cacheWrite1hOf(u, tokenCountOf(u.cache_creation_input_tokens))
   }
-  return Object.values(usage).some((v) => v === undefined) ? undefined : usage as TokenUsage
+  if (Object.values(usage).some((v) => v === undefined)) return undefined
+  // `usage.speed` as Claude writes it (`"fast"`: fast mode, billed at its own rates): kept as Claude Code's own log's
+  // is (src/domain/claude-code/records.ts), so a fast response is never priced at the standard rates.
+  return (typeof u.speed === "string" ? { ...usage, speed: u.speed } : usage) as TokenUsage
 }
 
 export const mapSession = (lines: ReadonlyArray<SessionLine>, ctx: MapContext): MappedSession => {
