@@ -58,4 +58,44 @@ describe("an image in a tool result leaves a trace in every shareable output (te
     const html = run(["replay", "abababab"])
     expect(html).toContain(JSON.stringify(`captured the window\n${placeholder}`))
   })
+
+  // tester34b F3: the images a user pastes into a message (kept on the message's text event as native `images`, or an
+  // image-only message's own `blockType: "image"`: docs/providers.md) vanished from the same outputs.
+  it("a user's pasted images: the placeholder after the message's text, and for an image-only message alone", () => {
+    const U = "cdcdcdcd-0000-4000-8000-0000000000cd"
+    const img = (media: string) => ({ type: "image", source: { type: "base64", media_type: media, data: PNG } })
+    const uline = (o: Record<string, unknown>) => JSON.stringify({ sessionId: U, parentUuid: null, cwd: "/tmp/p", ...o })
+    const dir = tempDir("si-image-user-")
+    const root = claudeProjectRoot(dir, U, [
+      uline({
+        type: "user", uuid: "u1", timestamp: "2026-11-10T10:00:00.000Z",
+        message: { role: "user", content: [{ type: "text", text: "the logo overflows (screenshot)" }, img("image/png"), img("image/jpeg"), img("image/png")] }
+      }),
+      uline({ type: "assistant", uuid: "u2", timestamp: "2026-11-10T10:00:01.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_1", role: "assistant", content: [{ type: "text", text: "looking" }] } }),
+      uline({ type: "user", uuid: "u3", timestamp: "2026-11-10T10:00:02.000Z", message: { role: "user", content: [img("image/gif")] } }),
+      uline({ type: "assistant", uuid: "u4", timestamp: "2026-11-10T10:00:03.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_2", role: "assistant", content: [{ type: "text", text: "fixed" }] } })
+    ])
+    const index = path.join(dir, "i.db")
+    const imp = cli(["import", "--index", index, "--claude-root", root])
+    expect(imp.code, imp.stderr).toBe(0)
+    const three = "[3 images (image/png, image/jpeg) not shown]"
+    const one = "[1 image (image/gif) not shown]"
+    const run = (args: ReadonlyArray<string>) => {
+      const r = cli([...args, "--index", index])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).not.toContain(PNG.slice(0, 24))
+      return r.stdout
+    }
+    const md = run(["show", "cdcdcdcd", "--format", "markdown"])
+    expect(md).toContain(`the logo overflows (screenshot)\n${three}`)
+    expect(md).toContain(one)
+    expect(md.indexOf(one)).toBeGreaterThan(md.indexOf("looking"))
+    expect(md.indexOf(one)).toBeLessThan(md.indexOf("fixed"))
+    const atif = JSON.parse(run(["export", "cdcdcdcd", "--format", "atif"]))
+    const userMessages = atif.steps.filter((s: { source: string }) => s.source === "user").map((s: { message: string }) => s.message)
+    expect(userMessages).toEqual([`the logo overflows (screenshot)\n${three}`, one])
+    const html = run(["replay", "cdcdcdcd"])
+    expect(html).toContain(JSON.stringify(`the logo overflows (screenshot)\n${three}`))
+    expect(html).toContain(JSON.stringify(one))
+  })
 })

@@ -44,7 +44,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
-import { compactionOf, toolResultText } from "./conversation.js"
+import { compactionOf, messageText, toolResultText } from "./conversation.js"
 import { CONTRACT_VERSION, type ParseWarning, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
 import { costNoteLines } from "./render.js"
@@ -392,10 +392,11 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
     let home: Draft | null = null
     if (e.kind === "message" && e.role === "assistant") {
       home = agentStep(e, 1)
-      if (e.text !== null && e.text.length > 0) home.messages.push(e.text)
+      const text = messageText(e)
+      if (text.length > 0) home.messages.push(text)
     } else if (e.kind === "message" && (e.role === "user" || e.role === "system")) {
       home = standalone(e.role, e)
-      home.messages.push(e.text ?? "")
+      home.messages.push(messageText(e))
     } else if (e.kind === "thinking") {
       home = agentStep(e, 0)
       if (e.text !== null && e.text.length > 0) home.reasoning.push(e.text)

@@ -34,17 +34,26 @@ import { earliestOf, latestOf } from "./timestamps.js"
 /** The event kinds that make up a conversation (DESIGN.md, "Normalized model"). */
 export const CONVERSATION_KINDS: ReadonlyArray<string> = ["message", "thinking", "tool-call", "tool-result", "summary"]
 
-/**
- * A tool result's text as the shareable outputs show it (transcript, Markdown, the replay, ATIF): its `text`, then,
- * when its native extension (`extensions["native.<provider>"]`) lists images (Claude Code's `images:
- * [{mediaType}]`: the media types only, the bytes are never kept; docs/providers.md), a placeholder line saying them,
- * `[1 image (image/png) not shown]` (tester31a F3: an image left no trace there). `""` for no text and no image.
- */
-export const toolResultText = (e: SessionEvent): string => {
-  const text = e.text ?? ""
+/** The media types of the images an event's native extension (`extensions["native.<provider>"]`) names: its `images: [{mediaType}]` list, or, for a message that is an image alone, its own `blockType: "image"` and `mediaType` (Claude Code: docs/providers.md). */
+const imagesOf = (e: SessionEvent): ReadonlyArray<unknown> => {
   // An event built by a caller may leave `extensions` out (a library user's events, tests' shapes): no images then.
-  const native = (e.extensions as SessionEvent["extensions"] | undefined)?.[`native.${e.provider}`] as { readonly images?: unknown } | undefined
-  const images = native !== undefined && native !== null && Array.isArray(native.images) ? native.images : []
+  const native = (e.extensions as SessionEvent["extensions"] | undefined)?.[`native.${e.provider}`] as
+    | { readonly images?: unknown; readonly blockType?: unknown; readonly mediaType?: unknown }
+    | undefined
+  if (native === undefined || native === null) return []
+  if (Array.isArray(native.images)) return native.images
+  return e.kind === "message" && native.blockType === "image" ? [{ mediaType: native.mediaType }] : []
+}
+
+/**
+ * An event's text as the shareable outputs show it (transcript, Markdown, the replay, ATIF): its `text`, then, when
+ * its native extension names images (the media types only, the bytes are never kept; docs/providers.md), a
+ * placeholder line saying them, `[1 image (image/png) not shown]`, so an image leaves a trace there (tester31a F3 for a
+ * tool's result; tester34b F3 for the images a user pastes into a message). `""` for no text and no image.
+ */
+const withImagesNote = (e: SessionEvent): string => {
+  const text = e.text ?? ""
+  const images = imagesOf(e)
   if (images.length === 0) return text
   const types = [...new Set(images.map((i) => {
     const t = typeof i === "object" && i !== null ? (i as { readonly mediaType?: unknown }).mediaType : undefined
@@ -53,6 +62,16 @@ export const toolResultText = (e: SessionEvent): string => {
   const note = `[${images.length} image${images.length === 1 ? "" : "s"} (${types.join(", ")}) not shown]`
   return text.length === 0 ? note : `${text}\n${note}`
 }
+
+/** A tool result's text as the shareable outputs show it: its `text` and a line naming its images ({@link withImagesNote}). */
+export const toolResultText = (e: SessionEvent): string => withImagesNote(e)
+
+/**
+ * A message's text as the shareable outputs show it: its `text` and a line naming the images pasted with it (a
+ * Claude Code user message's `images`, or a message that is an image alone), `[2 images (image/png) not shown]`;
+ * `""` for neither (such a message makes no block).
+ */
+export const messageText = (e: SessionEvent): string => withImagesNote(e)
 
 /**
  * The {@link TranscriptDiagnostic} kind of tool results that no call claims,
@@ -145,8 +164,9 @@ export const transcriptFromEvents = (
     if (eventModel === null && e.model !== null) eventModel = e.model
     switch (e.kind) {
       case "message": {
-        if (e.role === null || e.text === null || e.text.length === 0) break
-        push(e.role, e, { type: "text", text: e.text })
+        const text = messageText(e)
+        if (e.role === null || text.length === 0) break
+        push(e.role, e, { type: "text", text })
         break
       }
       case "thinking": {

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { compactionOf, isConversationEvent, toolResultText, transcriptFromEvents } from "../conversation.js"
+import { compactionOf, isConversationEvent, messageText, toolResultText, transcriptFromEvents } from "../conversation.js"
 import type { ParseWarning, ProviderId, SessionEvent, TranscriptBlock, TranscriptDiagnostic } from "../model.js"
 import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import { parseWarningTally } from "../warning-kinds.js"
@@ -49,10 +49,10 @@ export interface ReplaySource {
   readonly subagents: ReadonlyArray<ReplaySource>
 }
 
-/** True when `transcriptFromEvents` makes a block of this event (message with a role and text, thinking with text, tool call). */
+/** True when `transcriptFromEvents` makes a block of this event (message with a role and text or images, thinking with text, tool call). */
 const makesBlock = (e: SessionEvent): boolean =>
   e.kind === "message"
-    ? e.role !== null && e.text !== null && e.text.length > 0
+    ? e.role !== null && messageText(e).length > 0
     : e.kind === "thinking"
     ? e.text !== null && e.text.length > 0
     : e.kind === "tool-call"
