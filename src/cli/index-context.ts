@@ -24,7 +24,7 @@ import * as Registry from "../layers/registry.js"
 import { type AccessPolicyShape, withDefaults } from "../services/AccessPolicy.js"
 import { causeLine, ImportFaults, type ImportPlan, ImportProgress, type ImportReport, type PartialCause } from "../services/Importer.js"
 import type { Index } from "../services/Index.js"
-import type { StoreUnavailable } from "../domain/errors.js"
+import { InvalidArgument, type StoreUnavailable } from "../domain/errors.js"
 import { isNotAFolder, notAFolderDetails } from "../domain/not-a-folder.js"
 import { loadConfig, loadImportLimits } from "./config.js"
 import type { ImportLimitsShape } from "../services/ImportLimits.js"
@@ -163,6 +163,32 @@ export const withMissingWorkspaces = (report: ImportReport, workspaces: Readonly
 }
 
 /**
+ * `InvalidArgument` when an `import` argument (a positional setting's value, e.g. Muse Code's export files) is a
+ * registered provider's name and no such file exists (tester33c F4: `import --claude-root X claude-code`, the habit of
+ * every other command's `<provider>` argument, read `claude-code` as an export file: SOURCE_NOT_FOUND, coverage
+ * partial, exit 8, for a run that imported every Claude Code source). The hint names the provider's own options, from
+ * the registry.
+ */
+const providerNameGiven = (o: ImportOptions): Effect.Effect<void, InvalidArgument> =>
+  Effect.gen(function*() {
+    const names: ReadonlyArray<string> = Registry.providerIds
+    for (const s of Registry.settings.filter((s) => s.positional === true)) {
+      const given = givenValue(o[s.key])
+      for (const v of typeof given === "string" ? [given] : given ?? []) {
+        if (!names.includes(v) || fs.existsSync(nodePath.resolve(v))) continue
+        const own = Registry.settings.filter((x) => x.provider === v && x.positional !== true).map((x) => `--${x.flag} ${x.pseudo}`)
+        const args = Registry.settings.filter((x) => x.positional === true).map((x) => `${x.provider} ${x.pseudo}`)
+        return yield* new InvalidArgument({
+          message: `${v} is a provider name, and there is no file ${v} here: import takes no provider argument; its arguments are files (${
+            args.join(", ")
+          }), and it imports every provider whose sources it is given.`,
+          remediation: `Leave out "${v}"${own.length > 0 ? `: ${v}'s sources are given by ${own.join(", ")} (or the config file)` : ""}; \`import --help\` lists them.`
+        })
+      }
+    }
+  })
+
+/**
  * The policy, plan and index file of an import: options first, then the
  * config file, then defaults; and the config file's paths, for remedies.
  */
@@ -171,6 +197,7 @@ export const importSetup = (o: ImportOptions) =>
     const c = yield* loadConfig(Option.getOrUndefined(o.config))
     const limits = yield* loadImportLimits(Option.getOrUndefined(o.config))
     const abs = (p: string) => nodePath.resolve(p)
+    yield* providerNameGiven(o)
     const workspaces = [...o.workspace.map(abs), ...(c.workspaces ?? [])]
     // Each provider setting: the option's values then the config file's (lists), or the option over the config file's.
     const values: Record<string, ReadonlyArray<string> | string | undefined> = {}

@@ -172,23 +172,45 @@ export const index = Options.text("index").pipe(
 )
 
 /**
- * What a machine name may not hold (tester33b F6): control characters (C0 with tab and line feed, DEL, C1), the
- * Unicode line and paragraph separators, and the bidirectional overrides and isolates. The name is written into a
- * shared index, where every teammate's `sessions`, `search` and MCP answers show it.
+ * What a machine name may not hold (tester33b F6, tester33c F5), by Unicode property rather than a hand list:
+ * control characters (`\p{Cc}`: C0 with tab and line feed, DEL, C1), the line and paragraph separators (`\p{Zl}`,
+ * `\p{Zp}`), format characters (`\p{Cf}`: the bidirectional overrides, isolates and marks U+202A-U+202E,
+ * U+2066-U+2069, U+200E, U+200F, U+061C, the zero-width U+200B-U+200D, U+FEFF, U+00AD, ...), spaces other than U+0020
+ * (`\p{Zs}`: U+00A0, U+2000-U+200A, U+202F, U+3000, ...) and the other default-ignorable code points (Hangul fillers,
+ * variation selectors, tags). The name is written into a shared index, where every teammate's `sessions`, `search` and
+ * MCP answers show it: such a character hides, or makes one name look like another.
  */
-const MACHINE_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+const MACHINE_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u
+
+const MACHINE_RULE = `it is written into the team index for everyone to read. Use a name such as a host name (letters, digits, '.', '-', '_').`
+
+/** A character as the refusal names it: `\xHH` below U+0100, else `\uHHHH` (`\u{HHHHH}` past the BMP). */
+const escapedChar = (ch: string): string => {
+  const code = ch.codePointAt(0)!
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : code < 0x10000
+    ? `\\u${code.toString(16).padStart(4, "0")}`
+    : `\\u{${code.toString(16)}}`
+}
 
 /**
  * The problem of a machine name (`import --machine`, `push --machine`), or undefined when it is one: no character of
- * {@link MACHINE_FORBIDDEN}. The message names the first such character, escaped, and where it is.
+ * {@link MACHINE_FORBIDDEN}, not blank, no space at either end (`"m1 "` would list as another machine that reads as
+ * `m1`). The message names the first such character, escaped, and where it is (in characters, from 1).
  */
 export const machineNameProblem = (name: string): string | undefined => {
   const m = MACHINE_FORBIDDEN.exec(name)
-  if (m === null) return undefined
-  const code = m[0].charCodeAt(0)
-  const shown = code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`
-  return `a machine name may not hold control characters, line breaks or bidirectional controls (${shown} at character ${m.index + 1}): ` +
-    `it is written into the team index for everyone to read. Use a name such as a host name (letters, digits, '.', '-', '_').`
+  if (m !== null) {
+    const at = [...name.slice(0, m.index)].length + 1
+    return `a machine name may not hold control characters, line breaks or bidirectional controls, nor invisible characters or spaces other than U+0020 (${
+      escapedChar(m[0])
+    } at character ${at}): ${MACHINE_RULE}`
+  }
+  if (name.length > 0 && name.trim() === "") return `a machine name may not be blank (only spaces): ${MACHINE_RULE}`
+  if (name.startsWith(" ")) return `a machine name may not begin with a space (character 1): ${MACHINE_RULE}`
+  if (name.endsWith(" ")) return `a machine name may not end with a space (character ${[...name].length}): ${MACHINE_RULE}`
+  return undefined
 }
 
 /** `--machine NAME`: the machine an import's sources are keyed by in a PostgreSQL index (default: the host name). */

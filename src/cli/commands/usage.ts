@@ -68,7 +68,7 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         : n.kind === "long-context-not-priced"
         ? `note: ${costNotes.longContext(n.model, n.responses)}`
         : n.kind === "fast-not-priced"
-        ? `note: ${costNotes.fast(n.model, n.responses)}`
+        ? `note: ${costNotes.fast(n.model, n.responses, undefined, n.promptOver200k === true)}`
         : n.kind === "run-total-set-aside"
         ? `note: ${costNotes.setAside(n.runs)}`
         : n.kind === "tokens-not-exact"

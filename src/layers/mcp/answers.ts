@@ -22,7 +22,7 @@ import { checkKind, KIND_REMEDY } from "../../domain/kinds.js"
 import { InvalidArgument, InvalidCursor, ResourceLimitExceeded, SourceNotFound, type StoreUnavailable } from "../../domain/errors.js"
 import type { SessionEvent } from "../../domain/model.js"
 import { rangeBound } from "../../domain/timestamps.js"
-import { eventMarkdown, markdownCode, markdownField, markdownTitle } from "../../domain/render.js"
+import { eventMarkdown, markdownCode, markdownField, markdownTitle, visibleControls } from "../../domain/render.js"
 import {
   clipLength,
   decodePageCursor,
@@ -157,6 +157,15 @@ export interface SessionBrief {
 const titleWithheld = (r: RedactionShape, status: SessionStatus): boolean => r.enabled && status === "incomplete"
 
 /**
+ * A title as every answer gives it (list_sessions, resources/list, get_session, the `session://` resource, search
+ * hits): its control characters and bidirectional controls written visibly (`visibleControls`, as the CLI's
+ * `sessions`, `show` and the replay show them: `\u202e`, `\x1b`), so a client that renders the value cannot be made
+ * to reverse or recolour the rest of its line (tester33c F6). The wire's `escapeJsonControls` (framing.ts) escapes
+ * them in the JSON text only: a client's JSON parser gives them back raw. Idempotent.
+ */
+const shownTitle = (title: string | null): string | null => (title === null ? null : visibleControls(title))
+
+/**
  * A session as answers list it (its title null while {@link titleWithheld}); its title cut from `titleSource` when given (the text it was cut from, whole:
  * redacted before it is cut, tester22c F1), with each of `known` (the secrets its events decide on:
  * `sessionRedactor`) hidden (tester25a F12).
@@ -166,7 +175,7 @@ const brief = (r: RedactionShape, s: SessionRow, titleSource?: string, known?: R
   uid: r.ids.sessionUid(s.sessionUid),
   uri: sessionUri(r.ids.sessionUid(s.sessionUid)),
   provider: s.provider,
-  title: s.title === null || titleWithheld(r, s.status) ? null : r.title(s.title, known, titleSource),
+  title: s.title === null || titleWithheld(r, s.status) ? null : shownTitle(r.title(s.title, known, titleSource)),
   workspace: s.workspace === null ? null : r.text(s.workspace),
   machine: s.machine === null ? null : r.text(s.machine),
   firstAt: s.firstAt,
@@ -752,7 +761,7 @@ const redactedSearch = (
       .map((k, i) => ({ k, score: scores[i] }))
       .sort((x, y) => x.score - y.score || newerFirst(x.k.hit, y.k.hit))
       .slice(0, limit)
-      .map(({ k, score }): SearchHit => ({ ...k.hit, title: k.title, score, snippet: snippetOf(compiled.tree, k.fields) }))
+      .map(({ k, score }): SearchHit => ({ ...k.hit, title: shownTitle(k.title), score, snippet: snippetOf(compiled.tree, k.fields) }))
   })
 
 /**
@@ -799,7 +808,7 @@ export const searchSessions = (
       provider: h.provider,
       machine: h.machine === null ? null : r.text(h.machine),
       // redacted already (with its session's secrets) by `redactedSearch`; as it is with redaction off
-      title: h.title,
+      title: shownTitle(h.title),
       eventId: h.eventId,
       kind: h.kind,
       role: h.role,
@@ -809,7 +818,8 @@ export const searchSessions = (
         ? shownCursor({ sessionId: h.sessionId, eventId: h.eventId, sequence: h.sequence, cursor: h.cursor }, r.ids)
         : h.cursor,
       field: h.snippet.field,
-      snippet: r.text(h.snippet.text),
+      // a title hit's window of the title, shown as the title is (tester33c F6)
+      snippet: h.snippet.field === "title" ? visibleControls(r.text(h.snippet.text)) : r.text(h.snippet.text),
       score: h.score,
       sessionStatus: h.sessionStatus
     }))
@@ -926,7 +936,7 @@ export const getSession = (
     const page = pageAt(t, from, p.maxChars ?? DEFAULT_MAX_CHARS)
     const done = page.to >= t.text.length
     return {
-      session: { ...brief(r, session), title: rendered.title, model: rendered.model, otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) },
+      session: { ...brief(r, session), title: shownTitle(rendered.title), model: rendered.model, otherSources: others.map((o) => r.ids.sessionUid(o.sessionUid)) },
       page: {
         text: t.text.slice(page.from, page.to),
         fromChar: page.from,
