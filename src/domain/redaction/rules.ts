@@ -3771,7 +3771,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:${VALUE_CONT}|[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
