@@ -142,6 +142,12 @@ const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
  * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern.
  */
 const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}`
+/**
+ * A shell's line continuation inside a bare value (`\` then LF or CRLF; `\\` then `\n` or `\r\n` in JSON text), when
+ * the next line goes on with a value's character right away (no indentation: the shell reads an indented line as a
+ * word of its own), as a pattern (session 34, tester33c F2: `AWS_SECRET_ACCESS_KEY=wJalr…\` then the value's rest).
+ */
+const VALUE_CONT = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)(?=[^\s"'${"`"};&|<>),\\])`
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
 /**
@@ -2143,23 +2149,30 @@ interface WrappedPlan {
   /** The token's prefix, at a word's start, then its body's characters up to a space ({@link redactCollapsedKeys}). */
   readonly spaced: RegExp
 }
-let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
-const wrappedPlans = (): ReadonlyArray<WrappedPlan> => {
-  if (wrappedKeyPlans === undefined) {
-    wrappedKeyPlans = WRAPPED_KEY_RULES.map(([id, body, prefix]) => {
-      const rule = builtinRules.find((r) => r.id === id)!
-      const tok = new Uint8Array(128)
-      const cls = new RegExp(`[${body}]`)
-      for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
-      const at = String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))`
-      const head = new RegExp(String.raw`${at}[${body}]{0,1024}(?=[ \t]*(?:\r?\n|\\n|\\r\\n))`, "g")
-      const spaced = new RegExp(String.raw`${at}[${body}]{0,1024}(?= )`, "g")
-      return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head, start: new RegExp(`(?:${prefix})`, "y"), spaced }
-    })
-  }
-  return wrappedKeyPlans
+/**
+ * The key rules whose keys are found cut by a shell's line continuations only ({@link redactContinuedKeys}), not
+ * wrapped: the `\` says the word goes on, so a key of a fixed short length (an AWS key id, 20 characters) may be
+ * joined there, where a line's end alone tells too little.
+ */
+const CONTINUED_ONLY_RULES: ReadonlyArray<readonly [id: string, body: string, prefix: string]> = [
+  ["aws-access-key", "A-Z0-9", "A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA)"]
+]
+const planOf = ([id, body, prefix]: readonly [string, string, string]): WrappedPlan => {
+  const rule = builtinRules.find((r) => r.id === id)!
+  const tok = new Uint8Array(128)
+  const cls = new RegExp(`[${body}]`)
+  for (let c = 0; c < 128; c++) if (cls.test(String.fromCharCode(c))) tok[c] = 1
+  const at = String.raw`(?:${prefix})(?<=(?:^|[^A-Za-z0-9]|${BOUNDARY_ESCAPE})(?:${prefix}))`
+  const head = new RegExp(String.raw`${at}[${body}]{0,1024}(?=[ \t]*(?:\r?\n|\\n|\\r\\n))`, "g")
+  const spaced = new RegExp(String.raw`${at}[${body}]{0,1024}(?= )`, "g")
+  return { id, pattern: new RegExp(rule.pattern.source, "g"), hints: rule.hints, tok, head, start: new RegExp(`(?:${prefix})`, "y"), spaced }
 }
-
+let wrappedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
+const wrappedPlans = (): ReadonlyArray<WrappedPlan> => (wrappedKeyPlans ??= WRAPPED_KEY_RULES.map(planOf))
+let continuedKeyPlans: ReadonlyArray<WrappedPlan> | undefined
+/** The plans {@link redactContinuedKeys} reads: {@link WRAPPED_KEY_RULES}' then {@link CONTINUED_ONLY_RULES}'. */
+const continuedPlans = (): ReadonlyArray<WrappedPlan> =>
+  (continuedKeyPlans ??= [...wrappedPlans(), ...CONTINUED_ONLY_RULES.map(planOf)])
 /** The first match of `plan`'s rule in `word` that starts before `cut` and ends after it, as [start, end], else undefined. */
 const keyAcross = (plan: WrappedPlan, word: string, cut: number): readonly [number, number] | undefined => {
   plan.pattern.lastIndex = 0
@@ -2233,33 +2246,135 @@ export const redactCollapsedKeys = (s: string): string => {
 }
 
 /**
- * A key cut by a shell's line continuation (tester19 F7: `export ANTHROPIC_API_KEY=sk-ant-…\` then the rest on the
- * next line): the two parts are joined, and when a rule of {@link WRAPPED_KEY_RULES} finds a key across the joint in
- * the joined word, the key's parts (and the continuation between them) become its marker. A word's parts that hold no
- * key across the joint stay.
+ * The length of a shell's line continuation at `p` of `s` ({@link SHELL_CONTINUATION}: `\` then LF or CRLF; in JSON
+ * text `\\` then `\n` or `\r\n`), else 0.
+ */
+const continuationAt = (s: string, p: number): number => {
+  if (s.charCodeAt(p) !== 92) return 0
+  const d = s.charCodeAt(p + 1)
+  if (d === 10) return 2
+  if (d === 13) return s.charCodeAt(p + 2) === 10 ? 3 : 0
+  if (d !== 92 || s.charCodeAt(p + 2) !== 92) return 0
+  const b = lineBreakAt(s, p + 2)
+  return b >= 2 ? 2 + b : 0
+}
+
+/** The most characters of a word's parts joined by continuations that are read as one ({@link redactContinuedKeys}). */
+const CHAIN_MAX = 16384
+/** How many characters at the end of a chain cut at {@link CHAIN_MAX} are read again as the next chain's start. */
+const CHAIN_OVERLAP = 2048
+
+/** Whether a part after a joint looks like a key's rest, not a word of its own: a digit in it, and no option (`-v`, `--flag`). */
+const looksLikeRest = (part: string): boolean => /[0-9]/.test(part) && !/^-[A-Za-z-]/.test(part)
+
+/**
+ * The matches of `plan`'s rule in `word` that cross one of `joints` (where each part after the first starts in a word
+ * joined by continuations), as [start, end] pairs in order. A match that is a whole key of the rule before the joint of
+ * an indented part (`indented[n]`: part n's line was indented) ends there: the shell reads an indented line as a word of
+ * its own, and the rule finds the key on its line. One pass over `word` and `joints`.
+ */
+const keysAcrossJoints = (
+  plan: WrappedPlan, word: string, joints: ReadonlyArray<number>, indented: ReadonlyArray<boolean>
+): Array<readonly [number, number]> => {
+  const found: Array<readonly [number, number]> = []
+  plan.pattern.lastIndex = 0
+  let j = 0
+  let k: RegExpExecArray | null
+  while ((k = plan.pattern.exec(word)) !== null) {
+    if (k[0].length === 0) {
+      plan.pattern.lastIndex++
+      continue
+    }
+    const a = k.index
+    const b = a + k[0].length
+    while (j < joints.length && joints[j] <= a) j++
+    if (j === joints.length) break
+    if (joints[j] >= b) continue
+    if (indented[j + 1] && !looksLikeRest(word.slice(joints[j], j + 1 < joints.length ? joints[j + 1] : word.length))) {
+      // (wholeKey runs the rule's pattern from the start: where this pass was is kept)
+      const whole = wholeKey(plan, word.slice(a, joints[j]))
+      plan.pattern.lastIndex = b
+      if (whole) continue
+    }
+    found.push([a, b])
+  }
+  return found
+}
+
+/**
+ * Keys cut by shell line continuations (tester19 F7: `export ANTHROPIC_API_KEY=sk-ant-…\` then the rest on the next
+ * line; session 34, tester33c F1: cut twice or more, `ghp_…\`, `…\`, `…`). A word's parts (key characters,
+ * {@link isKeyChar}: back from a `\` and line break, and after it, past the next line's indentation), any number of
+ * them joined by continuations in a row (LF, CRLF, or their escapes in JSON text), are read as one word, and where a
+ * rule of {@link WRAPPED_KEY_RULES} finds a key across a joint in it, the key's parts (the continuations and
+ * indentation between them with them) become its marker; a part may be of any length (no {@link WRAP_MIN}: the `\`
+ * says the word goes on). Where two rules find a key at one place, the first rule in order takes it. Parts that hold
+ * no key across a joint stay. Each continuation is read once (a chain of more than {@link CHAIN_MAX} characters, as
+ * several with an overlap): linear in the text's length.
  */
 const redactContinuedKeys = (s: string): string => {
   let out = ""
   let done = 0
+  const plans = continuedPlans()
   SHELL_CONTINUATION.lastIndex = 0
   let c: RegExpExecArray | null
   while ((c = SHELL_CONTINUATION.exec(s)) !== null) {
-    // the word's parts: back from the `\` and on after the line break, over key characters (at most 1024 each)
+    // the word's first part: back from the `\` over key characters (at most 1024); maybe empty (`NAME=\`)
     let from = c.index
     while (from > done && c.index - from < 1024 && isKeyChar(s.charCodeAt(from - 1))) from--
-    const restAt = c.index + c[0].length
-    let to = restAt
-    while (to < s.length && to - restAt < 1024 && isKeyChar(s.charCodeAt(to))) to++
-    if (from === c.index || to === restAt) continue
-    const a = s.slice(from, c.index)
-    for (const plan of wrappedPlans()) {
-      const k = keyAcross(plan, a + s.slice(restAt, to), a.length)
-      if (k === undefined) continue
-      out += s.slice(done, from + k[0]) + marker(plan.id)
-      done = restAt + k[1] - a.length
-      SHELL_CONTINUATION.lastIndex = done
-      break
+    // the parts after: past a continuation and the next line's indentation, a run of key characters; on while
+    // another continuation follows the run right away
+    const parts = [from, c.index]
+    const indented = [false]
+    let length = c.index - from
+    let cut = c.index + c[0].length
+    let capped = false
+    for (;;) {
+      let p = cut
+      while (p - cut < 40 && isBlank(s.charCodeAt(p))) p++
+      let q = p
+      while (q < s.length && q - p < 1024 && isKeyChar(s.charCodeAt(q))) q++
+      if (q === p) break
+      parts.push(p, q)
+      indented.push(p > cut)
+      length += q - p
+      const b = continuationAt(s, q)
+      if (b === 0) break
+      if (length >= CHAIN_MAX) {
+        capped = true
+        break
+      }
+      cut = q + b
     }
+    if (parts.length > 2) {
+      const { joined, at } = joinParts(s, parts)
+      const joints: Array<number> = []
+      for (let n = 2, o = parts[1] - parts[0]; n < parts.length; o += parts[n + 1] - parts[n], n += 2) joints.push(o)
+      // every rule's keys across a joint, by where they start (the first rule in order first), taken while they
+      // do not overlap one taken before
+      const keys: Array<readonly [number, number, number]> = []
+      plans.forEach((plan, r) => {
+        if (plan.hints.some((h) => joined.includes(h))) {
+          for (const [a, b] of keysAcrossJoints(plan, joined, joints, indented)) keys.push([a, b, r])
+        }
+      })
+      keys.sort((x, y) => x[0] - y[0] || x[2] - y[2])
+      let pos = 0
+      for (const [a, b, r] of keys) {
+        if (a < pos) continue
+        out += s.slice(done, at[a]) + marker(plans[r].id)
+        done = at[b - 1] + 1
+        pos = b
+      }
+    }
+    // the next continuation after the chain; a chain cut at its most characters: its end is read again
+    let resume = parts[parts.length - 1]
+    if (capped) {
+      let n = parts.length - 2
+      for (let back = 0; n > 2 && back < CHAIN_OVERLAP; n -= 2) back += parts[n + 1] - parts[n]
+      resume = Math.max(parts[n], done)
+    }
+    SHELL_CONTINUATION.lastIndex = Math.max(resume, c.index + c[0].length)
   }
   return done === 0 ? s : out + s.slice(done)
 }
@@ -3164,10 +3279,14 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // terminal's padding): the whole becomes that rule's marker, the first line's prefix stays. Read by hand
     // (lines): the pattern says where a match starts (a key right before a line break).
     id: "wrapped-key",
-    pattern: re(String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=[ \t]*\\?(?:\r?\n|\\n))`),
+    // (session 34, tester33c F1: a key cut by continuations two times or more, any piece short; an AWS key id too)
+    pattern: re(
+      String.raw`(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.)[A-Za-z0-9_.-]{8,}(?=[ \t]*\\?(?:\r?\n|\\n))` +
+        String.raw`|(?:sk-|gh[pousr]_|github_pat_|eyJ|xox|[srp]k_(?:live|test)_|gl(?:pat|ptt|dt|rt|ft|oas)-|hf_|pypi-|gsk_|xai-|hv[sbr]\.|ya29\.|A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|PKA))[A-Za-z0-9_.-]*(?=\\(?:\r?\n|\\\\n|\\\\r\\n))`
+    ),
     // (the hints of the rules it reads, once the table exists)
     get hints() {
-      return wrappedPlans().flatMap((p) => p.hints)
+      return continuedPlans().flatMap((p) => p.hints)
     },
     apply: (s) => redactWrappedKeys(s),
     byHand: true
@@ -3650,7 +3769,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?![$["'\\])((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
+        // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
