@@ -97,6 +97,10 @@ describe("a title cut on a grapheme's edge (tester33a F4)", () => {
     expect(defaultRedaction.title(title)).toBe("x".repeat(66) + " mail" + E)
   })
 
+  it("a first prompt's CR LF is one grapheme: the cut does not fall between them", () => {
+    expect(clipText("a".repeat(78) + "\r\nmore text", TITLE_MAX_CHARS)).toBe("a".repeat(78) + E)
+  })
+
   it("titleOfRedacted cuts on a grapheme's edge too", () => {
     expect(titleOfRedacted("a".repeat(78) + GRIN + GRIN + " tail")).toBe("a".repeat(78) + E)
   })

@@ -43,15 +43,32 @@ let graphemes: Intl.Segmenter | undefined
  * (Unicode extended grapheme cluster, `Intl.Segmenter`: an emoji with its modifiers and joiners, a letter with its
  * combining marks) at or before `budget`, when it is at most {@link CLIP_SLACK} units back; else `budget`, one unit
  * back when that would split a surrogate pair (tester33a F4: the cut split an emoji into U+FFFD, and a letter from
- * its accent). Only the first `budget + 2` units are segmented (an edge depends on the characters up to it).
+ * its accent). Two characters below U+0300 astride the cut need no segmenting (about 1.9 us a title, as before);
+ * else the text is segmented from a sure edge a little before the slack (or from its start) up to `budget + 2`
+ * units (an edge depends on the characters up to it): 15-25 us a title with an emoji or marks at the cut.
  */
 export const clipAt = (s: string, budget: number): number => {
   if (s.length <= budget) return s.length
+  // Two characters below U+0300 (no mark, joiner, surrogate, Hangul or Indic letter among them) have a grapheme edge
+  // between them but for CR LF (UAX #29, GB3-GB5, GB999): the common case needs no segmenting.
+  const before = s.charCodeAt(budget - 1)
+  const after = s.charCodeAt(budget)
+  if (before < 0x300 && after < 0x300 && !(before === 13 && after === 10)) return budget
   graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })
-  let edge = 0
-  for (const g of graphemes.segment(s.slice(0, budget + 2))) {
-    if (g.index > budget) break
-    edge = g.index
+  // Segmenting starts at an edge as sure as the one above, looked for a few units before the slack (else at 0).
+  let from = 0
+  for (let i = budget - CLIP_SLACK; i > 0 && i > budget - CLIP_SLACK - 32; i--) {
+    const a = s.charCodeAt(i - 1)
+    const b = s.charCodeAt(i)
+    if (a < 0x300 && b < 0x300 && !(a === 13 && b === 10)) {
+      from = i
+      break
+    }
+  }
+  let edge = from
+  for (const g of graphemes.segment(s.slice(from, budget + 2))) {
+    if (from + g.index > budget) break
+    edge = from + g.index
   }
   if (edge > 0 && budget - edge <= CLIP_SLACK) return edge
   const c = s.charCodeAt(budget)
