@@ -354,6 +354,20 @@ const usageOf = (u: unknown, cost: unknown): Usage | null | undefined => {
 }
 
 /**
+ * The usage of an assistant line of model `model`: none for a line Claude Code
+ * made itself (`<synthetic>`, an API error: `isApiErrorMessage`) that states no
+ * tokens and no cost, which is no model response (tester33b F4: it was a
+ * `(no model)` row of zeros in `usage --by model`); else `usage` as read. A
+ * `<synthetic>` line with tokens keeps them, counted under no model, as ccusage
+ * counts it (`adapter/claude/mod.rs`: the model `<synthetic>` read as none).
+ */
+const syntheticFree = (model: string | null, usage: Usage | null | undefined): Usage | null | undefined =>
+  model === SYNTHETIC_MODEL && usage !== null && usage !== undefined && usage.costUSD === null &&
+    !usage.inputTokens && !usage.outputTokens && !usage.cacheReadTokens && !usage.cacheWriteTokens
+    ? null
+    : usage
+
+/**
  * Classify one physical line. Never throws: bad lines are
  * {@link LineWarningKind}s; kinds other than `user` / `assistant` /
  * `system` / `summary` are `Ignored` (forward compatible), an object with no
@@ -395,7 +409,7 @@ export const classifyLine = (line: RawLine, maxDepth: number): Classified => {
       const m = isRecord(message) ? message : {}
       const compact = isRecord(v.compactMetadata) ? v.compactMetadata : {}
       const tur = v.toolUseResult
-      const usage = v.type === "assistant" ? usageOf(m.usage, v.costUSD) : null
+      const usage = v.type === "assistant" ? syntheticFree(s(m.model), usageOf(m.usage, v.costUSD)) : null
       return {
         _tag: "Entry",
         type: v.type,

@@ -9,13 +9,14 @@
  */
 import type { ParseWarning } from "../model.js"
 import { titleOf, WarningTally } from "../muse-agents/summary.js"
+import { clipPrompt } from "../redaction/clipped.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, UNKNOWN_BLOCK } from "./records.js"
 
-/** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`). */
+/** Longest `firstPrompt`, in UTF-16 code units (longer ones end in `…`, cut on a grapheme's edge; lone surrogates U+FFFD: `clipPrompt`). */
 export const PROMPT_MAX_CHARS = 500
 
 /** Which file a line came from: the session's own file, or a nested subagent file (by agent id). */
@@ -28,7 +29,7 @@ export const MAIN: Part = { _tag: "main" }
 const promptOf = (c: Parameters<typeof isPrompt>[0]): string | null => {
   if (!isPrompt(c)) return null
   const t = textOf(c).trim()
-  return t.length === 0 ? null : t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t
+  return t.length === 0 ? null : clipPrompt(t, PROMPT_MAX_CHARS)
 }
 
 /**
@@ -196,7 +197,7 @@ export class SessionScan {
       this.promptCount++
       if (this.firstPrompt === null) {
         const t = textOf(c).trim()
-        this.firstPrompt = t.length > PROMPT_MAX_CHARS ? t.slice(0, PROMPT_MAX_CHARS - 1) + "…" : t
+        this.firstPrompt = clipPrompt(t, PROMPT_MAX_CHARS)
       }
     }
   }

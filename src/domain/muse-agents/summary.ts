@@ -13,9 +13,9 @@ import { earliestOf, latestOf, timestampOrNull } from "../timestamps.js"
 import { type Classified, isDirectiveSource, isSubagentContext, type LineWarningKind } from "./records.js"
 import { isEditTool } from "./tools.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
-import { clipText, TITLE_MAX_CHARS, titleText, wellFormed } from "../redaction/clipped.js"
+import { clipPrompt, clipText, TITLE_MAX_CHARS, titleText, wellFormed } from "../redaction/clipped.js"
 
-/** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`). */
+/** Longest `firstPrompt` / `firstPrompts[]` entry kept, in UTF-16 code units (longer ones end in `…`, cut on a grapheme's edge; lone surrogates U+FFFD). */
 export const PROMPT_MAX_CHARS = 500
 /** Longest `title`, in UTF-16 code units (longer ones end in `…`; their redaction: `../redaction/clipped.ts`). */
 export { TITLE_MAX_CHARS }
@@ -172,7 +172,7 @@ export class SessionScan {
                 this.firstPrompts.length < FIRST_PROMPTS && !isDirectiveSource(c.source) && !isSubagentContext(e.text)
               ) {
                 const t = e.text.trim()
-                if (t.length > 0) this.firstPrompts.push(clip(t, PROMPT_MAX_CHARS))
+                if (t.length > 0) this.firstPrompts.push(clipPrompt(t, PROMPT_MAX_CHARS))
               }
             }
             return

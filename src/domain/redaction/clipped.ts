@@ -18,7 +18,7 @@
 /** The character a cut string ends with. */
 export const ELLIPSIS = "\u2026"
 
-/** Longest `title`, in UTF-16 code units (longer ones end in {@link ELLIPSIS}): the cut of `titleOf`. */
+/** Longest `title`, in UTF-16 code units (longer ones end in {@link ELLIPSIS}, cut on a grapheme's edge): the cut of `titleOf`. */
 export const TITLE_MAX_CHARS = 80
 
 /**
@@ -29,13 +29,67 @@ export const TITLE_MAX_CHARS = 80
 export const EVENT_TEXT_MAX = 1000
 
 /**
- * `s` cut to `max` UTF-16 code units: its first `max - 1` and {@link ELLIPSIS}
- * when it is longer, else `s`. The truncation of titles and first prompts.
+ * How many UTF-16 code units at most a cut ({@link clipText}) gives up to end on the edge of a grapheme: a cut whose
+ * grapheme edge lies further back (a grapheme longer than this: a long ZWJ emoji sequence, a letter under many
+ * combining marks) is made at the budget instead, never between the halves of a surrogate pair. So a cut string is
+ * `max - CLIP_SLACK` to `max` units long ({@link isClipped}).
  */
-export const clipText = (s: string, max: number): string => (s.length > max ? s.slice(0, max - 1) + ELLIPSIS : s)
+export const CLIP_SLACK = 16
 
-/** Whether `s` may be a cut of {@link clipText} to `max`: `max` code units, the last {@link ELLIPSIS}. */
-export const isClipped = (s: string, max: number): boolean => s.length === max && s.charCodeAt(max - 1) === 0x2026
+let graphemes: Intl.Segmenter | undefined
+
+/**
+ * Where `s` (longer than `budget`) is cut to keep at most `budget` UTF-16 code units: the last edge of a grapheme
+ * (Unicode extended grapheme cluster, `Intl.Segmenter`: an emoji with its modifiers and joiners, a letter with its
+ * combining marks) at or before `budget`, when it is at most {@link CLIP_SLACK} units back; else `budget`, one unit
+ * back when that would split a surrogate pair (tester33a F4: the cut split an emoji into U+FFFD, and a letter from
+ * its accent). Two characters below U+0300 astride the cut need no segmenting (about 1.9 us a title, as before);
+ * else the text is segmented from a sure edge a little before the slack (or from its start) up to `budget + 2`
+ * units (an edge depends on the characters up to it): 15-25 us a title with an emoji or marks at the cut.
+ */
+export const clipAt = (s: string, budget: number): number => {
+  if (s.length <= budget) return s.length
+  // Two characters below U+0300 (no mark, joiner, surrogate, Hangul or Indic letter among them) have a grapheme edge
+  // between them but for CR LF (UAX #29, GB3-GB5, GB999): the common case needs no segmenting.
+  const before = s.charCodeAt(budget - 1)
+  const after = s.charCodeAt(budget)
+  if (before < 0x300 && after < 0x300 && !(before === 13 && after === 10)) return budget
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })
+  // Segmenting starts at an edge as sure as the one above, looked for a few units before the slack (else at 0).
+  let from = 0
+  for (let i = budget - CLIP_SLACK; i > 0 && i > budget - CLIP_SLACK - 32; i--) {
+    const a = s.charCodeAt(i - 1)
+    const b = s.charCodeAt(i)
+    if (a < 0x300 && b < 0x300 && !(a === 13 && b === 10)) {
+      from = i
+      break
+    }
+  }
+  let edge = from
+  for (const g of graphemes.segment(s.slice(from, budget + 2))) {
+    if (from + g.index > budget) break
+    edge = from + g.index
+  }
+  if (edge > 0 && budget - edge <= CLIP_SLACK) return edge
+  const c = s.charCodeAt(budget)
+  const p = s.charCodeAt(budget - 1)
+  return budget > 1 && p >= 0xd800 && p <= 0xdbff && c >= 0xdc00 && c <= 0xdfff ? budget - 1 : budget
+}
+
+/**
+ * `s` cut to at most `max` UTF-16 code units: its first graphemes that fit in `max - 1` ({@link clipAt}) and
+ * {@link ELLIPSIS} when it is longer, else `s`. The truncation of titles and first prompts.
+ */
+export const clipText = (s: string, max: number): string => (s.length > max ? s.slice(0, clipAt(s, max - 1)) + ELLIPSIS : s)
+
+/**
+ * Whether `s` may be a cut of {@link clipText} to `max`: `max - CLIP_SLACK` to `max` code units
+ * ({@link CLIP_SLACK}: a cut on a grapheme's edge may be shorter than `max`), the last {@link ELLIPSIS}. A text of
+ * that length that ends in an ellipsis of its own is taken for a cut too: its redaction then leaves out its last
+ * word ({@link redactClipped}), the safe side.
+ */
+export const isClipped = (s: string, max: number): boolean =>
+  s.length <= max && s.length >= max - CLIP_SLACK && s.charCodeAt(s.length - 1) === 0x2026
 
 /**
  * A marker (`[REDACTED:<rule>]`, as `./rules.ts`'s `marker` writes it) at a text's very end: a rule's id is lower-case
@@ -75,6 +129,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  */
 export const wellFormed = (s: string): string => s.replace(LONE_SURROGATE, "\ufffd")
 
+/**
+ * A first prompt as a summary keeps it (`summary.firstPrompt`, Muse agents' `firstPrompts`): `s` cut to `max`
+ * ({@link clipText}), each lone surrogate one U+FFFD ({@link wellFormed}), as its title is (tester33a F4: `sessions
+ * --json` wrote `\ud800` escapes that strict JSON parsers refuse).
+ */
+export const clipPrompt = (s: string, max: number): string => wellFormed(clipText(s, max))
+
 /** A text as a title reads it: white space (newlines included) collapsed to one space, trimmed, each lone surrogate one U+FFFD ({@link wellFormed}). */
 export const titleText = (s: string): string => wellFormed(s.replace(/\s+/g, " ").trim())
 
@@ -83,15 +144,15 @@ const SOURCE_PREFIX = 4096
 
 /**
  * Whether `title`, a title cut short ({@link isClipped} to {@link TITLE_MAX_CHARS}), was cut from `source`: the
- * first {@link TITLE_MAX_CHARS} - 1 characters of `source` as a title reads it ({@link titleText}) are the
- * title's, and it is longer. A cheap look at the first word first: most texts are not the source.
+ * text of `source` as a title reads it ({@link titleText}) begins with the title's text before its ellipsis (at most
+ * {@link TITLE_MAX_CHARS} - 1 characters: a cut on a grapheme's edge may keep fewer), and it is longer. A cheap look at the first word first: most texts are not the source.
  */
 export const isTitleSource = (title: string, source: string): boolean => {
   if (!isClipped(title, TITLE_MAX_CHARS) || source.length < TITLE_MAX_CHARS) return false
   let i = 0
   while (i < source.length && /\s/.test(source[i])) i++
   const space = title.indexOf(" ")
-  const head = title.slice(0, space < 0 ? TITLE_MAX_CHARS - 1 : space)
+  const head = title.slice(0, space < 0 ? title.length - 1 : space)
   if (!source.startsWith(head, i)) return false
   const prefix = source.length > SOURCE_PREFIX ? titleText(source.slice(0, SOURCE_PREFIX)) : ""
   const t = prefix.length > TITLE_MAX_CHARS ? prefix : titleText(source)
@@ -107,13 +168,14 @@ export const isTitleSource = (title: string, source: string): boolean => {
 export const titleOfRedacted = (redacted: string): string => {
   const t = titleText(redacted)
   if (t.length <= TITLE_MAX_CHARS) return t
-  let cut = TITLE_MAX_CHARS - 1
+  const at = clipAt(t, TITLE_MAX_CHARS - 1)
+  let cut = at
   const open = t.lastIndexOf("[REDACTED:", cut - 1)
   if (open >= 0) {
     const close = t.indexOf("]", open)
     if (close < 0 || close >= cut) cut = open
   }
-  return wellFormed(cut === TITLE_MAX_CHARS - 1 ? t.slice(0, cut) : t.slice(0, cut).trimEnd()) + ELLIPSIS
+  return wellFormed(cut === at ? t.slice(0, cut) : t.slice(0, cut).trimEnd()) + ELLIPSIS
 }
 
 /** The first of `texts` that the cut title `title` was cut from ({@link isTitleSource}); undefined when none is (or the title is not cut). */

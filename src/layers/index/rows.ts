@@ -1296,8 +1296,12 @@ export const countedSource = (alias: string): string => `${alias}.status NOT IN 
 const FIRST_SEEN_ORDER = `fss.first_at IS NULL, ${sortKeySql("fss.first_at")}, fss.last_at IS NULL, ${sortKeySql("fss.last_at")},
         fu.occurred_at IS NULL, ${sortKeySql("fu.occurred_at")}, fss.session_id, fss.source_id, fu.source_key, fu.session_uid`
 
-/** The usage rows that are copies of one response (see {@link FIRST_SEEN_USAGE}): a Claude Code response with both ids. */
-const COPIED_RESPONSE = `fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%:%'`
+/**
+ * The usage rows that may be copies of one response (see {@link firstSeenUsage}): a Claude Code response named by a
+ * `message.id` (key `r:<message.id>:<requestId>`, or `r:<message.id>` without a `requestId`: the key that groups its
+ * lines inside one log).
+ */
+const COPIED_RESPONSE = `fu.provider = 'claude-code' AND fu.kind = 'response' AND fu.response_key LIKE 'r:%'`
 
 /** The window of the copies of one response (the same key and usage), in {@link FIRST_SEEN_ORDER}. */
 const COPIES_WINDOW = `PARTITION BY fu.provider, fu.kind, fu.response_key, fu.input_tokens, fu.output_tokens, fu.cache_read_tokens,
@@ -1338,17 +1342,22 @@ const MIRROR_WINDOW = (dialect: UsageDialect) =>
  * generation), each with `first_seen`: 1 where the row is counted, else its
  * rank among the copies of the same response. Two kinds of copies:
  *
- * - A Claude Code response named by both its `message.id` and its
- *   `requestId` (key `r:<message.id>:<requestId>`) and found with the same
+ * - A Claude Code response named by its `message.id` and `requestId` (key
+ *   `r:<message.id>:<requestId>`), or by its `message.id` alone when the line
+ *   has no `requestId` or an empty one (key `r:<message.id>`: the key that
+ *   groups its streamed lines inside one log), and found with the same
  *   usage (tokens and stated cost) in several sessions is one response
  *   copied (a resumed session's log repeats the earlier conversation's
  *   lines, ids and usage kept; a log copied to a second place repeats all of
- *   it): it is counted once, where it was seen first ({@link FIRST_SEEN_ORDER}).
- *   Source: ccusage counts a response with both ids once across all files and
- *   keeps requestless ones per session (ccusage #1765, #1661), reading the
- *   files oldest first by their earliest timestamp (`sortFilesByTimestamp`),
- *   the first line of a message id + request id counting (`createUniqueHash`);
- *   a fresh-user test of session 8 found a resumed session counted twice.
+ *   it; the same log pushed from several machines): it is counted once, where
+ *   it was seen first ({@link FIRST_SEEN_ORDER}).
+ *   Source: ccusage counts a response once across all files by
+ *   `messageId:requestId`, `messageId` alone when there is no `requestId`
+ *   (`createUniqueHash`; ccusage #976; fixtures/claude-code/README.md
+ *   "Counting once"), reading the files oldest first by their earliest
+ *   timestamp (`sortFilesByTimestamp`); a fresh-user test of session 8 found
+ *   a resumed session counted twice, tester33b F2 a response without a
+ *   `requestId` counted in every copy of its log.
  * - A Claude run that AgentMux drove is in AgentMux's record (Claude's
  *   stream-json, seed 002: "every agent's provider output"; no `requestId`
  *   there) and, while it lasts, in Claude Code's own log: an AgentMux
@@ -1365,8 +1374,8 @@ const MIRROR_WINDOW = (dialect: UsageDialect) =>
  *   table, not covered by it (tester27a F8: the total was $0.25 + $0.018 for
  *   $0.054 of responses, and fell to $0.054 as the log caught up).
  *
- * Every other row is 1: a Claude Code response without a `requestId` (within
- * Claude Code), and other providers' responses, are counted per session. The
+ * Every other row is 1: a Claude Code line without a `message.id` (keyed by
+ * its event), and other providers' responses, are counted per session. The
  * same SQL on SQLite and PostgreSQL but for one function (`dialect`):
  * `row_number()` over sorts of the rows.
  */
@@ -1439,7 +1448,7 @@ export const countedElsewhereUsage = (sql: SqlClient.SqlClient, dialect: UsageDi
   sql`SELECT * FROM (
     ${sql.unsafe(copiesOf("w"))} AND ${sql.unsafe(COPIED_RESPONSE)}
       AND fu.response_key IN (
-        SELECT k.response_key FROM usage k WHERE k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%:%'
+        SELECT k.response_key FROM usage k WHERE k.provider = 'claude-code' AND k.kind = 'response' AND k.response_key LIKE 'r:%'
         ${
     sessionUids !== undefined
       ? sql`AND k.session_uid IN ${sql.in(sessionUids)}`

@@ -1665,12 +1665,12 @@ const make = (
             ]
             const mirror = mirrorIdOf(r, ss.session_id)
             if (mirror !== null) earliest(mirrorFirst, mirror, [r.provider === "agentmux" ? 1 : 0, ...at], c)
-            if (r.provider === "claude-code" && r.kind === "response" && /^r:.*:/.test(r.key)) earliest(firstSeen, usageIdOf(r), at, c)
+            if (r.provider === "claude-code" && r.kind === "response" && r.key.startsWith("r:")) earliest(firstSeen, usageIdOf(r), at, c)
           }
         }
         for (const c of all) {
           const r = c.row
-          const first = r.provider === "claude-code" && r.kind === "response" && /^r:.*:/.test(r.key)
+          const first = r.provider === "claude-code" && r.kind === "response" && r.key.startsWith("r:")
             ? firstSeen.get(usageIdOf(r))!.c
             : r.provider === "agentmux"
             ? mirrorFirst.get(mirrorIdOf(r, c.ss.session_id) ?? "")?.c
