@@ -46,7 +46,7 @@ import * as Schema from "effect/Schema"
 import { InvalidArgument, type IngestError, isIngestError, SourceNotFound, StoreUnavailable } from "../../domain/errors.js"
 import { indexFileCheck } from "../index/file-identity.js"
 import { counted, oneLineField, visibleControls } from "../../domain/render.js"
-import type { Index } from "../../services/Index.js"
+import { Index } from "../../services/Index.js"
 import type { Redaction } from "../../services/Redaction.js"
 import {
   getEvents,
@@ -384,7 +384,8 @@ const stderrLogger = Logger.map(Logger.logfmtLogger, (line) => {
  * path to stdout, which waits for the pipe to drain; a failed write (the
  * client stopped reading) ends the serving. Requires the index (open it
  * read-only: `IndexSqlite.layerReadonly`) and the redaction in force. Fails
- * with `StoreUnavailable` only before serving (listing the sessions).
+ * with `StoreUnavailable` only before serving (one query of the index: nothing that grows with it is read before
+ * `initialize` is answered; the resources are listed at each `resources/list`).
  * `indexFile`: the SQLite index's path (undefined: a team index, or none to
  * check); the file there is recorded before serving and looked at again
  * (`indexFileCheck`, one stat) before each tool call and resource read, so
@@ -404,8 +405,13 @@ export const serveStdio = (
         details: { path: indexFile, reason: change }
       }))
     yield* indexCheck
-    // The sessions listed as resources: those of the index when the server starts, read again at each resources/list.
-    const listing: Listing = { briefs: yield* resourceSessions, resources: undefined, failure: undefined }
+    // Before serving, one query that the index answers (a store it cannot read is the CLI's error, exit 6), and
+    // nothing that grows with the index: the sessions listed as resources (their titles, and for a title that may
+    // state a secret the session's events read whole for its secrets) are read at each resources/list, the first
+    // included ({@link beforeResourceList}), never before `initialize` is answered (tester34b F4: ~100 s on a team
+    // index of 510,000 events, past the official client's 60 s, and not stopped by the end of input).
+    yield* (yield* Index).sessions({ limit: 1 })
+    const listing: Listing = { briefs: [], resources: undefined, failure: undefined }
     const refresh = Effect.provide(refreshListing(listing, indexCheck), yield* Effect.context<Index | Redaction>())
     yield* Effect.gen(function*() {
       yield* registerTools(indexCheck)
