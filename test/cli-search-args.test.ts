@@ -147,3 +147,16 @@ describe("search --kind", () => {
     }
   })
 })
+
+describe("search: a query refused for its length (tester34a F4)", () => {
+  it("--json echoes it cut to the 2,000-character limit with its length, not whole", () => {
+    const index = imported()
+    const r = search(["--index", index, "a".repeat(100_000)])
+    expect(r.code).toBe(2)
+    expect(r.error.code).toBe("INVALID_SEARCH_QUERY")
+    // The limit (MAX_QUERY_LENGTH, docs: "a query may be at most 2000 characters long"): 1,999 characters and the ellipsis.
+    expect(r.error.details.query).toBe("a".repeat(1999) + "\u2026")
+    expect(r.error.details.queryLength).toBe(100_000)
+    expect(r.error.details.position).toBe(2000)
+  }, 60_000)
+})

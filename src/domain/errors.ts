@@ -34,7 +34,9 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
  * `INVALID_SEARCH_QUERY` (exit 2): a search query that does not parse (an
  * unclosed phrase or group, an operator with nothing on one side, a query of
  * only negated words). `details`: `{query, position}`, `position` the
- * 0-based offset in the query of the problem (the message counts from 1).
+ * 0-based offset in the query of the problem (the message counts from 1);
+ * `query` at most 2,000 characters (`MAX_QUERY_LENGTH`, a longer one cut,
+ * ending in `\u2026`, with `queryLength` its length).
  * Source: issue 14 ("Search").
  */
 export class InvalidSearchQuery extends Schema.TaggedError<InvalidSearchQuery>()("InvalidSearchQuery", fieldsOf("INVALID_SEARCH_QUERY")) {}

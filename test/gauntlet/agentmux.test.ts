@@ -361,6 +361,28 @@ describe("gauntlet: agentmux (skip and count unreadable lines)", () => {
           expectFail(o, "STORE_UNAVAILABLE")
           if (o._tag === "fail") expect(o.error.message).toMatch(/locked/)
         })), GAUNTLET_TIMEOUT)
+    it.effect("import after an earlier one: the cause names the store, the provider has the error as its diagnostic with the sources kept (tester34a F3)", () =>
+      Effect.gen(function*() {
+        const s = setup({})
+        const first = expectOk(yield* guarded([s.storeDir], importRun(s.priv, s.policy, { agents: [UID] })))
+        expect(first.sources.accepted).toBeGreaterThan(0)
+        const db = new Database(s.store)
+        db.exec("BEGIN EXCLUSIVE")
+        db.prepare("UPDATE db_wave_file SET modts = modts + 1").run()
+        try {
+          const r = expectOk(yield* guarded([s.storeDir], importRun(s.priv, s.policy, { agents: [UID] })))
+          const real = fs.realpathSync(s.store)
+          expect(r.causes.filter((c) => c.provider === "agentmux")).toEqual([expect.objectContaining({ code: "STORE_UNAVAILABLE", path: real })])
+          const p = r.providers.find((x) => x.provider === "agentmux")!
+          expect(p.diagnostics).toEqual([
+            expect.objectContaining({ code: "STORE_UNAVAILABLE", details: { path: real, kept: first.sources.accepted } })
+          ])
+          expect(p.diagnostics[0].message).toContain(`the ${first.sources.accepted} source(s) imported from it before are kept`)
+        } finally {
+          db.exec("ROLLBACK")
+          db.close()
+        }
+      }), GAUNTLET_TIMEOUT)
     it.effect("import: agentmux unavailable (STORE_UNAVAILABLE), coverage partial; the run itself succeeds", () =>
       locked((s) =>
         Effect.map(guarded([s.storeDir], importRun(s.priv, s.policy, { agents: [UID] })), (o) => {

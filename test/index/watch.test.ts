@@ -284,6 +284,8 @@ describe("import --watch (library)", () => {
       expect(e._tag).toBe("StoreUnavailable")
       expect((e as { code: string }).code).toBe("STORE_UNAVAILABLE")
       expect((e as { message: string }).message).toContain(a.index)
+      // Nothing at the path tells a delete from a rename away: both are said (tester34a F5).
+      expect((e as { message: string }).message).toContain("was moved or deleted while the watch was running")
     }).pipe(Effect.provide(watchLayer(a.policy, a.index, {})))
   }, 60_000)
 })

@@ -202,6 +202,12 @@ describe("mcp framing: lines that are not requests", () => {
     expect(byId(x, 58)[0].result.tools.length).toBeGreaterThan(0)
   })
 
+  it("the session template names the uid as a redacting server's answers give it, hses_ (tester34b F2)", async () => {
+    const x = await exchange([`${JSON.stringify({ jsonrpc: "2.0", id: 60, method: "resources/templates/list", params: {} })}\n`], 2)
+    const t = byId(x, 60)[0].result.resourceTemplates.find((r: any) => r.uriTemplate === "session://{id}")
+    expect(t.description).toContain("hses_\u2026 with redaction on, the default")
+  })
+
   it("a refusal echoes a method name or an id with no raw C1 control or bidirectional override (\\uHHHH escapes, same JSON value)", async () => {
     const evil = "evil\u202eX\u009bY\u2066"
     const x = await exchange([

@@ -31,6 +31,7 @@
  */
 import * as Either from "effect/Either"
 import { InvalidSearchQuery } from "../errors.js"
+import { clipText } from "../redaction/clipped.js"
 
 /** A parsed query: terms (a word or phrase, maybe a prefix), AND / OR groups and negations. */
 export type QueryNode =
@@ -319,7 +320,13 @@ const toError = (query: string, p: Problem) =>
   new InvalidSearchQuery({
     message: `The search query does not parse at character ${p.position + 1}: ${p.problem}.`,
     remediation: p.remedy,
-    details: { query, position: p.position }
+    // The query echoed at most MAX_QUERY_LENGTH long (its last character `\u2026` when cut), with its length when
+    // it was cut: one refused for its length is not sent back whole (a 100 KB query was, tester34a F4).
+    details: {
+      query: clipText(query, MAX_QUERY_LENGTH),
+      ...(query.length > MAX_QUERY_LENGTH ? { queryLength: query.length } : {}),
+      position: p.position
+    }
   })
 
 /**

@@ -135,12 +135,14 @@ const SNAPSHOT_ATTEMPTS = 5
 /** The store connection's page cache, in KiB (`PRAGMA cache_size`; see `connect`). */
 export const PAGE_CACHE_KIB = 256
 
-const unavailable = (path: string, what: string, cause?: unknown) =>
+const unavailable = (path: string, what: string, cause?: unknown, reason?: "locked") =>
   new StoreUnavailable({
     message: `The AgentMux store ${path} ${what}${
       cause !== undefined ? ` (${cause instanceof Error ? cause.message : String(cause)})` : ""
     }.`,
-    remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it."
+    remediation: "Pass --store with AgentMux's transcripts/filestore.db, or retry if AgentMux was busy writing it.",
+    // The store's path, for a report's cause (tester34a F3: it was only in the message).
+    details: reason === undefined ? { store: path } : { store: path, reason }
   })
 
 /**
@@ -272,7 +274,7 @@ const connect = (
   Effect.gen(function*() {
     const fail = (what: string) => (e: unknown) =>
       isBusy(e)
-        ? unavailable(real, "is locked by a writer (AgentMux busy?)", e)
+        ? unavailable(real, "is locked by a writer (AgentMux busy?)", e, "locked")
         : isHotJournal(e)
         ? hotJournal(real, e)
         : unavailable(real, what, e)

@@ -43,7 +43,7 @@ import { type IngestError, isIngestError, type SourceAccessError, StoreUnavailab
 import { SOURCE_UNREADABLE, unreadableCause, type UnreadableDetails, unreadableOf } from "../../domain/unreadable.js"
 import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "../../domain/fingerprint.js"
 import { peekCursor } from "../../domain/cursor.js"
-import { NUMBER_NOT_EXACT } from "../../domain/json.js"
+import { isRecord, NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { RECORD_UUID_REUSED } from "../../domain/claude-code/record-ids.js"
 import { REPEATED_RECORDS_SKIPPED } from "../../domain/muse-code/record-names.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
@@ -1352,12 +1352,27 @@ const make = Effect.gen(function*() {
         const known = knownOf(checkpoints, provider)
         const report = yield* Effect.either(adapter.right.discover({ ...request, known }))
         if (report._tag === "Left") {
+          // Discovery failed (an AgentMux store locked by a writer, damaged, ...): nothing is listed, so nothing is
+          // read or counted in a bucket; what was imported from it is kept as it was. The cause names the file the
+          // error names (its `details.store` / `path` / `root`), and the provider carries the error as its
+          // diagnostic, with how many sources imported before are kept (tester34a F3).
           const e = report.left
+          const d = (e as { readonly details?: unknown }).details
+          const named = isRecord(d) ? [d.store, d.path, d.root].find((x): x is string => typeof x === "string") ?? null : null
+          let kept = 0
+          for (const c of checkpoints.values()) if (c.provider === provider && c.status === "complete") kept++
           const p = providers.get(provider) ?? { provider, status: "unavailable", coverage: "complete", sourceCount: 0, reasonCode: null, remediation: null, diagnostics: [] }
           p.status = "unavailable"
           p.remediation = e.remediation ?? null
+          p.diagnostics = [...p.diagnostics, {
+            code: e.code,
+            message: kept === 0
+              ? e.message
+              : `${e.message} Not listed this run: the ${kept} source(s) imported from it before are kept as they were.`,
+            details: { ...(named !== null ? { path: named } : {}), kept }
+          }]
           providers.set(provider, p)
-          partialProvider(p, e.code, e.message, e.remediation ?? null)
+          partialProvider(p, e.code, e.message, e.remediation ?? null, named)
           continue
         }
         const r = report.right

@@ -527,7 +527,8 @@ export const watch = <E = never>(
     /** Fails when the index path no longer names the file the watch opened (deleted or replaced). */
     const checkIndex = indexFileCheck(indexPath, (change) =>
       new StoreUnavailable({
-        message: `The index ${indexPath} was ${change} while the watch was running; the watch stopped rather than write into a file no longer at that path.`,
+        // No file at the path any more: a rename away (`mv`) looks the same as a delete from here (tester34a F5).
+        message: `The index ${indexPath} was ${change === "deleted" ? "moved or deleted" : change} while the watch was running; the watch stopped rather than write into a file no longer at that path.`,
         remediation: "Run the command again: it creates or opens the index at that path and imports what is missing.",
         details: { path: indexPath, reason: change }
       }))

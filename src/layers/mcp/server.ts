@@ -239,7 +239,8 @@ const registerResourceTemplate = (indexCheck: Effect.Effect<void, StoreUnavailab
       uriTemplate: "session://{id}",
       name: "session",
       title: "A session of the index",
-      description: "A session by its uid (ses_…), native id, or a unique prefix of either: its metadata and whole transcript (Markdown, redacted).",
+      // tester34b F2: a redacting server (the default) resolves no ses_ uid; say the uid as answers give it.
+      description: "A session by its uid as an answer gave it (hses_\u2026 with redaction on, the default; ses_\u2026 with it off), native id, or a unique prefix of either: its metadata and whole transcript (Markdown, redacted).",
       mimeType: "text/markdown"
     }),
     // find-my-way syntax: `::` is a literal colon, `:0` the id.
