@@ -85,3 +85,10 @@ export const fromPg = <S extends string | null | undefined>(s: S): S => {
   }
   return out as S
 }
+
+/**
+ * Whether PostgreSQL's `text` can take `s` as a parameter as it is: no U+0000 and no lone surrogate (`22021`
+ * otherwise, a failure of the query, not an empty answer). A value a filter names that holds one cannot equal a value
+ * stored as it is (a machine name, which push refuses such characters in: docs/index.md).
+ */
+export const pgHolds = (s: string): boolean => !/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)

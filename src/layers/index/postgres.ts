@@ -81,7 +81,7 @@ import { type UsageGroup, type UsageRow, usageRowOf, usageRows } from "../../dom
 import { eventUid, sessionUid, sourceKey } from "../../domain/index/ids.js"
 import type { ProviderId, SessionEvent, SourceSummary } from "../../domain/model.js"
 import { connectionUrl, type PgTarget, targetOf } from "./pg-target.js"
-import { fromPg, toPg } from "./pg-text.js"
+import { fromPg, pgHolds, toPg } from "./pg-text.js"
 import { DEFAULT_SEARCH_LIMIT, type EventsFrom, Index, MAX_SEARCH_LIMIT, sessionStatusOf, type IndexShape, type SearchFilter, type SearchHit, type SourceCheckpoint, type SourceInfo, type UsageElsewhere, type UsageFilter } from "../../services/Index.js"
 import { RANK_WINDOW } from "./sqlite.js"
 import { newShownKey, SHOWN_KEY_NAME } from "../../domain/shown-ids.js"
@@ -1235,12 +1235,16 @@ const connect = (url: string, target: PgTarget, maxConnections = 4, timeout = an
  * `AND <column> = machine`, or for a list `AND <column> IN (…)` (`AND FALSE` for an empty one): a
  * {@link SessionFilter.machine} as SQL.
  */
-const machineSql = (sql: SqlClient.SqlClient, column: string, machine: string | ReadonlyArray<string>) =>
-  typeof machine === "string"
-    ? sql`AND ${sql.unsafe(column)} = ${machine}`
-    : machine.length === 0
+const machineSql = (sql: SqlClient.SqlClient, column: string, machine: string | ReadonlyArray<string>) => {
+  // A machine is named at push by printable text only (docs/index.md), never a U+0000 or a lone surrogate, which
+  // PostgreSQL's text cannot take as a parameter (`22021`, a store failure): a filter holding one names no machine.
+  const names = (typeof machine === "string" ? [machine] : machine).filter(pgHolds)
+  return names.length === 0
     ? sql`AND FALSE`
-    : sql`AND ${sql.unsafe(column)} IN ${sql.in(machine)}`
+    : names.length === 1
+    ? sql`AND ${sql.unsafe(column)} = ${names[0]}`
+    : sql`AND ${sql.unsafe(column)} IN ${sql.in(names)}`
+}
 
 /**
  * The index over the PostgreSQL connection in context, keyed for `machine`
@@ -1558,8 +1562,8 @@ const make = (
           if (generations.length === 0) return Option.none()
           const [hit] = yield* fail(sql<{ sequence: number; event_uid: string; event_json: string }>`
             SELECT e.sequence, e.event_uid, e.event_json FROM events e ${current}
-            WHERE e.session_uid = ${uid} AND e.generation IN ${sql.in(generations)} AND e.event_uid IN (${id}, ${native})
-            ORDER BY (e.event_uid = ${id}) DESC LIMIT 1`)
+            WHERE e.session_uid = ${uid} AND e.generation IN ${sql.in(generations)} AND e.event_uid IN (${toPg(id)}, ${native})
+            ORDER BY (e.event_uid = ${toPg(id)}) DESC LIMIT 1`)
           if (hit === undefined) return Option.none()
           // The neighbours by the row value (sequence, event_uid), as the SQLite layer asks: index ranges from the hit
           // in its generations (pages of the shown ones until `count` are read: a superseded generation's rows are skipped).
@@ -2016,7 +2020,7 @@ const make = (
         fail(sql<SessionDbRow>`
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE (ss.session_uid = ${id} OR ss.session_id = ${toPg(id)}) AND s.status <> 'rejected'
+          WHERE (ss.session_uid = ${toPg(id)} OR ss.session_id = ${toPg(id)}) AND s.status <> 'rejected'
           ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC NULLS LAST, ss.session_uid`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
       findSessionsByPrefix: (prefix, max) =>
@@ -2025,7 +2029,7 @@ const make = (
           : fail(sql<SessionDbRow>`
           SELECT ${SESSION_COLUMNS}
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE left(ss.session_uid, ${[...prefix].length}) = ${prefix} OR left(ss.session_id, ${[...toPg(prefix)].length}) = ${toPg(prefix)}
+          WHERE left(ss.session_uid, ${[...toPg(prefix)].length}) = ${toPg(prefix)} OR left(ss.session_id, ${[...toPg(prefix)].length}) = ${toPg(prefix)}
           ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(sessionRowOf))),
 
