@@ -57,8 +57,17 @@ describe("machineNameProblem (tester33c F5)", () => {
     expect(machineNameProblem("m1 ")).toContain("a machine name may not end with a space (character 3)")
   })
 
+  // tester34c F6: `café` composed and decomposed read the same and were two machines; a 300-character name went in
+  it("refuses a name not in Unicode's composed form (NFC) and one over 255 characters", () => {
+    expect(machineNameProblem("e\u0301cole")).toContain("a machine name must be written in Unicode's composed form (NFC)")
+    expect(machineNameProblem("lap\u0065\u0301top")).toContain("composed form (NFC)")
+    expect(machineNameProblem("lap\u00e9top")).toBeUndefined()
+    expect(machineNameProblem("a".repeat(256))).toContain("a machine name may be at most 255 characters (a host name's length), not 256")
+    expect(machineNameProblem("\u00e9".repeat(255))).toBeUndefined()
+  })
+
   it("allows a host name's characters, non-ASCII letters and a space between words", () => {
-    for (const ok of ["m1", "ci-runner_3.example.\u00e9t\u00e9", "two words", "e\u0301cole", "\u65e5\u672c-laptop", "\u0645\u0627\u0634\u064a\u0646"]) {
+    for (const ok of ["m1", "ci-runner_3.example.\u00e9t\u00e9", "two words", "\u00e9cole", "a".repeat(255), "\u65e5\u672c-laptop", "\u0645\u0627\u0634\u064a\u0646"]) {
       expect(machineNameProblem(ok), ok).toBeUndefined()
     }
   })

@@ -182,6 +182,9 @@ export const index = Options.text("index").pipe(
  */
 const MACHINE_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u
 
+/** The longest machine name, in characters: a DNS host name's 253, rounded up. */
+const MACHINE_NAME_MAX = 255
+
 const MACHINE_RULE = `it is written into the team index for everyone to read. Use a name such as a host name (letters, digits, '.', '-', '_').`
 
 /** A character as the refusal names it: `\xHH` below U+0100, else `\uHHHH` (`\u{HHHHH}` past the BMP). */
@@ -197,7 +200,8 @@ const escapedChar = (ch: string): string => {
 /**
  * The problem of a machine name (`import --machine`, `push --machine`), or undefined when it is one: no character of
  * {@link MACHINE_FORBIDDEN}, not blank, no space at either end (`"m1 "` would list as another machine that reads as
- * `m1`). The message names the first such character, escaped, and where it is (in characters, from 1).
+ * `m1`), in Unicode's composed form (NFC), at most {@link MACHINE_NAME_MAX} characters. Letters of another script
+ * that look like Latin ones (Cyrillic `а` for `a`) are not told apart: no confusables table is kept. The message names the first such character, escaped, and where it is (in characters, from 1).
  */
 export const machineNameProblem = (name: string): string | undefined => {
   const m = MACHINE_FORBIDDEN.exec(name)
@@ -208,6 +212,14 @@ export const machineNameProblem = (name: string): string | undefined => {
     } at character ${at}): ${MACHINE_RULE}`
   }
   if (name.length > 0 && name.trim() === "") return `a machine name may not be blank (only spaces): ${MACHINE_RULE}`
+  // `café` written composed (U+00E9) and decomposed (e + U+0301) read the same and would be two machines
+  // (tester34c F6): the name is taken in Unicode's composed form (NFC) only, never changed silently.
+  if (name.normalize("NFC") !== name) {
+    return `a machine name must be written in Unicode's composed form (NFC): it holds a decomposed character (a letter and its combining mark, such as e + U+0301, where one composed character reads the same): ${MACHINE_RULE}`
+  }
+  if ([...name].length > MACHINE_NAME_MAX) {
+    return `a machine name may be at most ${MACHINE_NAME_MAX} characters (a host name's length), not ${[...name].length}: ${MACHINE_RULE}`
+  }
   if (name.startsWith(" ")) return `a machine name may not begin with a space (character 1): ${MACHINE_RULE}`
   if (name.endsWith(" ")) return `a machine name may not end with a space (character ${[...name].length}): ${MACHINE_RULE}`
   return undefined
@@ -223,7 +235,7 @@ export const machine = Options.text("machine").pipe(
   Options.withPseudoName("NAME"),
   Options.optional,
   Options.withDescription(
-    "The machine the sources are on, in a PostgreSQL index shared by several (default: this host's name): the same path on two machines is two sources. A SQLite index is one machine's and ignores it."
+    "The machine the sources are on, in a PostgreSQL index shared by several (default: this host's name): the same path on two machines is two sources. A SQLite index is one machine's and ignores it. The name is shown to every teammate: no control, format or invisible characters, no space other than U+0020 and none at either end, composed (NFC), at most 255 characters."
   )
 )
 

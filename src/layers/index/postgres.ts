@@ -873,7 +873,7 @@ export const pgFailure = (target: PgTarget, cause: unknown): StoreUnavailable =>
       details: { index: target.shown, host: target.host, port: target.port, database: target.database, reason, ...(code !== undefined ? { code } : {}) }
     })
   const unreachableRemedy =
-    `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix --index; then run the same command again (what was committed is kept).`
+    `Check that a PostgreSQL server runs at ${at} and accepts connections from this machine (network, firewall, listen_addresses), or fix the postgres:// URL (--index; push's --to); then run the same command again (what was committed is kept).`
   // `pg`'s query_timeout: the server took the connection and the query, and gave no answer in time. A busy server
   // or a slow plan as well as a frozen one (tester22a F4: a healthy server's slow query read "cannot be reached",
   // with a remedy about the network only).
