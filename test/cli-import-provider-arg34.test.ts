@@ -53,4 +53,21 @@ describe("import with a provider's name as its argument (tester33c F4)", () => {
     expect(r.code).not.toBe(2)
     expect(r.stdout).not.toContain("is a provider name")
   })
+
+  // tester34c F8: only the exact spelling was caught; `import muse-code` did not say Muse Code's export files are the arguments
+  it("a provider's name cased or separated otherwise is caught too, naming the provider; muse-code's remedy names its export files", () => {
+    const dir = tempDir("si-import-provider-")
+    for (const v of ["Claude-Code", "claude_code", "claudecode", "claude-code/", "CLAUDE CODE"]) {
+      const r = cli(["import", "--index", path.join(dir, "index.db"), v, "--json"], { cwd: dir })
+      expect(r.code, v).toBe(2)
+      const e = JSON.parse(r.stdout).error
+      expect(e.message, v).toContain(`${v} (the provider claude-code) is a provider name, and there is no file ${v} here`)
+      expect(e.remediation, v).toContain("claude-code's sources are given by --claude-root DIR")
+    }
+    expect(fs.existsSync(path.join(dir, "index.db"))).toBe(false)
+    const m = JSON.parse(cli(["import", "--index", path.join(dir, "index.db"), "muse-code", "--json"], { cwd: dir }).stdout).error
+    expect(m.remediation).toMatch(/^Leave out "muse-code": give the muse-code files themselves as the arguments \(import \S+\.\.\.\), or its roots by --/)
+    // a word that is no provider's name stays a missing export file, as before
+    expect(cli(["import", "--index", path.join(dir, "other.db"), "claude-cod", "--json"], { cwd: dir }).code).not.toBe(2)
+  })
 })

@@ -171,18 +171,27 @@ export const withMissingWorkspaces = (report: ImportReport, workspaces: Readonly
  */
 const providerNameGiven = (o: ImportOptions): Effect.Effect<void, InvalidArgument> =>
   Effect.gen(function*() {
-    const names: ReadonlyArray<string> = Registry.providerIds
+    // A provider's name however it is cased or separated (`Claude-Code`, `claude_code`, `claudecode`, `claude-code/`:
+    // tester34c F8), as no export file is named.
+    const key = (v: string) => v.toLowerCase().replace(/[-_\s/\\.]/g, "")
+    const providerOf = (v: string) => Registry.providerIds.find((p) => key(p) === key(v))
     for (const s of Registry.settings.filter((s) => s.positional === true)) {
       const given = givenValue(o[s.key])
       for (const v of typeof given === "string" ? [given] : given ?? []) {
-        if (!names.includes(v) || fs.existsSync(nodePath.resolve(v))) continue
-        const own = Registry.settings.filter((x) => x.provider === v && x.positional !== true).map((x) => `--${x.flag} ${x.pseudo}`)
-        const args = Registry.settings.filter((x) => x.positional === true).map((x) => `${x.provider} ${x.pseudo}`)
+        const p = providerOf(v)
+        if (p === undefined || fs.existsSync(nodePath.resolve(v))) continue
+        const own = Registry.settings.filter((x) => x.provider === p && x.positional !== true).map((x) => `--${x.flag} ${x.pseudo}`)
+        const positional = Registry.settings.filter((x) => x.positional === true)
+        const args = positional.map((x) => `${x.provider} ${x.pseudo}`)
+        const files = positional.filter((x) => x.provider === p).map((x) => x.pseudo)
+        const named = v === p ? p : `${v} (the provider ${p})`
         return yield* new InvalidArgument({
-          message: `${v} is a provider name, and there is no file ${v} here: import takes no provider argument; its arguments are files (${
+          message: `${named} is a provider name, and there is no file ${v} here: import takes no provider argument; its arguments are files (${
             args.join(", ")
           }), and it imports every provider whose sources it is given.`,
-          remediation: `Leave out "${v}"${own.length > 0 ? `: ${v}'s sources are given by ${own.join(", ")} (or the config file)` : ""}; \`import --help\` lists them.`
+          remediation: `Leave out "${v}"${
+            files.length > 0 ? `: give the ${p} files themselves as the arguments (import ${files.join(" ")}...)` : ""
+          }${own.length > 0 ? `${files.length > 0 ? ", or its roots by" : `: ${p}'s sources are given by`} ${own.join(", ")} (or the config file)` : ""}; \`import --help\` lists them.`
         })
       }
     }
