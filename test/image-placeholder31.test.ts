@@ -98,4 +98,35 @@ describe("an image in a tool result leaves a trace in every shareable output (te
     expect(html).toContain(JSON.stringify(`the logo overflows (screenshot)\n${three}`))
     expect(html).toContain(JSON.stringify(one))
   })
+
+  // tester34c F7: a document (a base64 PDF, no title) beside an image vanished; a media type of free text was shown as one
+  it("a document attached to a message says so; a media type that is no type/subtype token is \"type not known\"", () => {
+    const D = "dededede-0000-4000-8000-0000000000de"
+    const dline = (o: Record<string, unknown>) => JSON.stringify({ sessionId: D, parentUuid: null, cwd: "/tmp/p", ...o })
+    const dir = tempDir("si-image-doc-")
+    const root = claudeProjectRoot(dir, D, [
+      dline({
+        type: "user", uuid: "u1", timestamp: "2026-11-10T10:00:00.000Z",
+        message: { role: "user", content: [
+          { type: "image", source: { type: "url", url: "https://x.example/a.png" } },
+          { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" } }
+        ] }
+      }),
+      dline({ type: "assistant", uuid: "u2", timestamp: "2026-11-10T10:00:01.000Z", message: { model: "claude-sonnet-4-5-20250929", id: "msg_1", role: "assistant", content: [{ type: "text", text: "read" }] } }),
+      dline({
+        type: "user", uuid: "u3", timestamp: "2026-11-10T10:00:02.000Z",
+        message: { role: "user", content: [{ type: "text", text: "see above" }, { type: "image", source: { type: "base64", media_type: "image/png\n\n## Injected heading", data: PNG } }] }
+      })
+    ])
+    const index = path.join(dir, "i.db")
+    const imp = cli(["import", "--index", index, "--claude-root", root])
+    expect(imp.code, imp.stderr).toBe(0)
+    const md = cli(["show", "dededede", "--index", index, "--format", "markdown"])
+    expect(md.code, md.stderr).toBe(0)
+    expect(md.stdout).toContain("[1 image (type not known) not shown]")
+    expect(md.stdout).toContain("[1 document (application/pdf) not shown]")
+    expect(md.stdout).toContain("see above\n[1 image (type not known) not shown]")
+    expect(md.stdout).not.toContain("Injected heading")
+    expect(md.stdout).not.toContain("JVBERi0x")
+  })
 })

@@ -45,20 +45,32 @@ const imagesOf = (e: SessionEvent): ReadonlyArray<unknown> => {
   return e.kind === "message" && native.blockType === "image" ? [{ mediaType: native.mediaType }] : []
 }
 
+/** A media type as a placeholder names it: a `type/subtype` token, else "type not known" (a source's free text is no type: tester34c F7). */
+const mediaTypeShown = (t: unknown): string =>
+  typeof t === "string" && /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/.test(t) ? t : "type not known"
+
+/** For a document attached to a message (native `blockType: "document"`) whose text says nothing (a base64 PDF without title or context): its placeholder. */
+const documentNote = (e: SessionEvent, text: string): string | undefined => {
+  if (e.kind !== "message" || text.length > 0) return undefined
+  const native = (e.extensions as SessionEvent["extensions"] | undefined)?.[`native.${e.provider}`] as
+    | { readonly blockType?: unknown; readonly mediaType?: unknown }
+    | undefined
+  return native !== undefined && native !== null && native.blockType === "document" ? `[1 document (${mediaTypeShown(native.mediaType)}) not shown]` : undefined
+}
+
 /**
  * An event's text as the shareable outputs show it (transcript, Markdown, the replay, ATIF): its `text`, then, when
  * its native extension names images (the media types only, the bytes are never kept; docs/providers.md), a
  * placeholder line saying them, `[1 image (image/png) not shown]`, so an image leaves a trace there (tester31a F3 for a
- * tool's result; tester34b F3 for the images a user pastes into a message). `""` for no text and no image.
+ * tool's result; tester34b F3 for the images a user pastes into a message); a document attached to a message whose
+ * text says nothing (a base64 PDF without a title), `[1 document (application/pdf) not shown]` (tester34c F7). A media
+ * type that is no `type/subtype` token is "type not known". `""` for no text, no image and no document.
  */
 const withImagesNote = (e: SessionEvent): string => {
   const text = e.text ?? ""
   const images = imagesOf(e)
-  if (images.length === 0) return text
-  const types = [...new Set(images.map((i) => {
-    const t = typeof i === "object" && i !== null ? (i as { readonly mediaType?: unknown }).mediaType : undefined
-    return typeof t === "string" && t.length > 0 ? t : "type not known"
-  }))]
+  if (images.length === 0) return documentNote(e, text) ?? text
+  const types = [...new Set(images.map((i) => mediaTypeShown(typeof i === "object" && i !== null ? (i as { readonly mediaType?: unknown }).mediaType : undefined)))]
   const note = `[${images.length} image${images.length === 1 ? "" : "s"} (${types.join(", ")}) not shown]`
   return text.length === 0 ? note : `${text}\n${note}`
 }
