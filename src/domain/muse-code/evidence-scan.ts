@@ -80,8 +80,8 @@ export interface LineScan {
 /**
  * A stateful scanner over one source's lines. Order of checks per line: the
  * outer-record budget (before counting the line), the per-record byte budget,
- * the source-byte budget, a torn (unterminated) last line (`TRUNCATED`, after a
- * `session.end` too: an append in progress, as the import reads it), UTF-8, JSON with the depth budget, the
+ * the source-byte budget, a torn (unterminated) last line (`TRUNCATED`, or
+ * `MALFORMED` after a `session.end`), UTF-8, JSON with the depth budget, the
  * line shape; then, for a frame, per child: the children budget, the
  * per-child byte budget, JSON with the depth budget, the envelope shape.
  */
@@ -133,7 +133,7 @@ export class EvidenceScanner {
     if (this.records >= b.maxOuterRecords) return stopped("BUDGET_OUTER_RECORDS", NO_EVIDENCE)
     if (line.oversized || line.bytes.length > b.maxRecordBytes) return stopped("BUDGET_RECORD_BYTES", NO_EVIDENCE)
     if (cutByBudget || line.end > b.maxSourceBytes) return stopped("BUDGET_SOURCE_BYTES", NO_EVIDENCE)
-    if (!line.terminated) return stopped("TRUNCATED", NO_EVIDENCE)
+    if (!line.terminated) return stopped(this.sessionEnd ? "MALFORMED" : "TRUNCATED", NO_EVIDENCE)
     if (!isUtf8(line.bytes)) return stopped("MALFORMED", NO_EVIDENCE)
     const parsed = parseJson(line.bytes.toString("utf8"), b.maxDepth)
     if (parsed._tag === "error") return stopped(parsed.problem._tag === "depth" ? "BUDGET_NESTING_DEPTH" : "MALFORMED", NO_EVIDENCE)

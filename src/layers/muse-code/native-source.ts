@@ -11,11 +11,9 @@
  *   `children[].record_json` and emit those records in order (a child that is
  *   not valid JSON, or not an envelope, is `MALFORMED_SOURCE`); omission
  *   markers are skipped and counted;
- * - fail closed on any malformed line, except a torn (unterminated) last line:
- *   an append in progress wherever it is, left out, the log is `provisional`
- *   (also after a `session.end`: `muse resume` writes on after an earlier end,
- *   and its complete lines there are read like any other, tester34a F1); a log
- *   that recorded `session.end` with no append in progress is `complete`;
+ * - fail closed on any malformed line, except a torn (unterminated) last line
+ *   in a log with no `session.end` before it: an append in progress, left out,
+ *   the log is `provisional`; a log that recorded `session.end` is `complete`;
  * - every line and decoded child is validated under {@link ImportLimitsShape}
  *   (`maxRecordBytes`, `maxDepth`), not the discovery budget;
  * - `sequence`: the item position in the source (records, omission markers
@@ -527,6 +525,7 @@ const lineProcessor = (
       // Only the last line can be unterminated (readLines): an append in progress, unless blocks were zeroed.
       const zeroed = zeroedRunInBytes(line.bytes)
       if (zeroed >= 0) return zeroedLine(where, line, zeroed)
+      if (sessionEnd) return malformed(`${where}: an unterminated line follows session.end.`, { offset: line.start })
       stats.tornTail = true
       return undefined
     }
@@ -918,8 +917,8 @@ const firstLast = (acc: { first: string | null; last: string | null }, t: string
 
 /**
  * `inspect` of a native log: validates the whole history under the import
- * limits and describes it. `complete` when it recorded `session.end` and
- * ends in a whole line, else `provisional`; diagnostics count omitted records, retained frames and
+ * limits and describes it. `complete` when it recorded `session.end`, else
+ * `provisional`; diagnostics count omitted records, retained frames and
  * children, and say when a torn last line was left out.
  */
 export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Inspection, IngestError> =>
@@ -959,9 +958,7 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
     if (stats.tornTail) {
       diagnostics.push({
         code: "TORN_TAIL_LEFT_OUT",
-        message: stats.sessionEnd
-          ? "The last line has no newline: an append in progress after the log's session.end (a resumed session writing on), left out; the log is provisional."
-          : "The last line has no newline and the log has no session.end: an append in progress, left out; the log is provisional."
+        message: "The last line has no newline and the log has no session.end: an append in progress, left out; the log is provisional."
       })
     }
     if (!stats.sessionEnd) {
@@ -975,7 +972,7 @@ export const inspectNative = (deps: NativeDeps, path: string): Effect.Effect<Ins
       locatorClass: NATIVE_CLASS,
       sourceId: src.sourceId,
       locator: redactLocator(src.sourceId, src.file.path),
-      status: stats.sessionEnd && !stats.tornTail ? "complete" : "provisional",
+      status: stats.sessionEnd ? "complete" : "provisional",
       sessions: [...sessions].map(([sessionId, eventCount]) => ({ sessionId, eventCount })),
       eventCount: count,
       firstEventAt: times.first,
