@@ -147,7 +147,18 @@ const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}
  * the next line goes on with a value's character right away (no indentation: the shell reads an indented line as a
  * word of its own), as a pattern (session 34, tester33c F2: `AWS_SECRET_ACCESS_KEY=wJalr…\` then the value's rest).
  */
-const VALUE_CONT = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)(?=[^\s"'${"`"};&|<>),\\])`
+const CONTINUATION = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)`
+/**
+ * A run of shell line continuations (one or more: an empty continuation line, `\` alone on its line, goes on with the
+ * word too; tester34c F4) right before a character of `cls` (a pattern of one character), as a pattern: where a value
+ * made of `cls`'s characters runs on over continuations, as a shell reads it (`\` and a line break are taken out
+ * before words are split). The one step that `secret-assignment`'s, `bearer-token`'s, `authorization`'s and the
+ * option values' ({@link optionValue}) bare values take over continuations (session 34, tester34c F1).
+ */
+const continuedInto = (cls: string) => String.raw`${CONTINUATION}+(?=${cls})`
+/** A character of `cls` (a pattern of one character) or a run of continuations before one ({@link continuedInto}). */
+const runsOn = (cls: string) => String.raw`(?:${cls}|${continuedInto(cls)})`
+const VALUE_CONT = continuedInto(String.raw`[^\s"'${"`"};&|<>),\\]`)
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
 /**
@@ -2329,14 +2340,23 @@ const redactContinuedKeys = (s: string): string => {
     let length = c.index - from
     let cut = c.index + c[0].length
     let capped = false
+    // an empty continuation line (`\` alone on its line: tester34c F4) goes on with the chain, as a shell reads it
+    let wasIndented = false
     for (;;) {
       let p = cut
       while (p - cut < 40 && isBlank(s.charCodeAt(p))) p++
       let q = p
       while (q < s.length && q - p < 1024 && isKeyChar(s.charCodeAt(q))) q++
-      if (q === p) break
+      if (q === p) {
+        const e = continuationAt(s, p)
+        if (e === 0 || p - c.index > CHAIN_MAX) break
+        wasIndented ||= p > cut
+        cut = p + e
+        continue
+      }
       parts.push(p, q)
-      indented.push(p > cut)
+      indented.push(p > cut || wasIndented)
+      wasIndented = false
       length += q - p
       const b = continuationAt(s, q)
       if (b === 0) break
@@ -2374,7 +2394,8 @@ const redactContinuedKeys = (s: string): string => {
       for (let back = 0; n > 2 && back < CHAIN_OVERLAP; n -= 2) back += parts[n + 1] - parts[n]
       resume = Math.max(parts[n], done)
     }
-    SHELL_CONTINUATION.lastIndex = Math.max(resume, c.index + c[0].length)
+    // (the empty continuation lines walked over start no chain of their own: read once)
+    SHELL_CONTINUATION.lastIndex = Math.max(resume, c.index + c[0].length, capped ? 0 : cut)
   }
   return done === 0 ? s : out + s.slice(done)
 }
