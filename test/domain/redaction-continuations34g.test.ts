@@ -58,3 +58,48 @@ describe("tester34c F4: an empty continuation line inside a cut secret goes on w
     expect(r.text(long)).toBe(long)
   })
 })
+
+describe("tester34c F1: a Bearer token, an Authorization value and a command's password run over continuations", () => {
+  const BT = marker("bearer-token")
+  const CP = marker("cli-password")
+  it("a Bearer token cut by a continuation (1 and 2, LF and CRLF, an empty line between)", () => {
+    for (const joint of ["\\\n", "\\\r\n", "\\\n\\\n", "\\\r\n\\\r\n"]) {
+      const prompt = `curl -H 'Authorization: Bearer abcdefghij${joint}klmnop0123456789' https://x`
+      const { body, title } = both(prompt)
+      expect(body).toBe(`curl -H 'Authorization: Bearer ${BT}' https://x`)
+      expect(title).toBe(`curl -H 'Authorization: Bearer ${BT}' https://x`)
+    }
+    // the digit only in the token's rest, `Basic`, GitHub's `Authorization: token`
+    expect(r.text("Basic dXNlcjpw\\\nYXNzMTIzNDU2 ok")).toBe(`Basic ${BT} ok`)
+    expect(r.text("Authorization: token abcdefgh\\\nij0123456789 ok")).toBe(`Authorization: token ${BT} ok`)
+  })
+
+  it("an Authorization value with no scheme, cut by a continuation", () => {
+    expect(r.text("Authorization: abcdefghij\\\nklmnop0123\nnext")).toBe(`Authorization: ${marker("authorization")}\nnext`)
+  })
+
+  it("a mysql -p password and other command passwords cut by a continuation", () => {
+    const { body, title } = both("mysql -pS3cr\\\netPass db")
+    expect(body).toBe(`mysql -p${CP} db`)
+    expect(title).toBe(`mysql -p${CP} db`)
+    expect(r.text("mysql -pS3cr\\\nfet99x db")).toBe(`mysql -p${CP} db`)
+    expect(r.text("mysql -pS3cr\\\r\n\\\r\netPass db")).toBe(`mysql -p${CP} db`)
+    expect(r.text("sshpass -p S3cr\\\netPass ssh host")).toBe(`sshpass -p ${CP} ssh host`)
+    expect(r.text("curl -u bob:S3cr\\\net99x https://x")).toBe(`curl -u bob:${CP} https://x`)
+    // the option-value step is shared: a named option's value too
+    expect(r.text("tool --password=S3cr\\\netPass99 next")).toBe(`tool --password=${marker("cli-secret-option")} next`)
+  })
+
+  it("in JSON text (a tool call's input)", () => {
+    const json = JSON.stringify({ command: "curl -H 'Authorization: Bearer abcdefghij\\\nklmnopqrstuvwxyz0123456789' x && mysql -pS3cr\\\netPass db" })
+    expect(r.text(json)).toBe(JSON.stringify({ command: `curl -H 'Authorization: Bearer ${BT}' x && mysql -p${CP} db` }))
+  })
+
+  it("what ends a value still ends it: a plain line break, a blank before the `\\`, an indented next line", () => {
+    expect(r.text("Bearer abcdefgh12\nklmnop next")).toBe(`Bearer ${BT}\nklmnop next`)
+    expect(r.text("mysql -pS3cr3t\nprose goes on")).toBe(`mysql -p${CP}\nprose goes on`)
+    expect(r.text("mysql -pS3cr3t \\\n  --host db")).toBe(`mysql -p${CP} \\\n  --host db`)
+    expect(r.text("curl -H 'Authorization: Bearer abcdefgh12' \\\n  https://x")).toBe(`curl -H 'Authorization: Bearer ${BT}' \\\n  https://x`)
+    expect(r.text("Bearer abcdefgh12\\\n  --next")).toBe(`Bearer ${BT}\\\n  --next`)
+  })
+})

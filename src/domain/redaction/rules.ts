@@ -158,6 +158,10 @@ const CONTINUATION = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)`
 const continuedInto = (cls: string) => String.raw`${CONTINUATION}+(?=${cls})`
 /** A character of `cls` (a pattern of one character) or a run of continuations before one ({@link continuedInto}). */
 const runsOn = (cls: string) => String.raw`(?:${cls}|${continuedInto(cls)})`
+/** {@link CONTINUATION}, every one in a text. */
+const CONTINUATIONS = new RegExp(CONTINUATION, "g")
+/** A character of a bare `authorization` value, or continuations before one ({@link runsOn}). */
+const AUTH_BARE = runsOn(String.raw`[^\s"'\\]`)
 const VALUE_CONT = continuedInto(String.raw`[^\s"'${"`"};&|<>),\\]`)
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
@@ -472,7 +476,7 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -806,11 +810,13 @@ const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|Key|ApiKey
 export const authorizationValue = (v: string, quoted: boolean): string => {
   if (v.length === 0 || notAValue(v) || v.includes("[REDACTED:")) return v
   const m = /^([A-Za-z][A-Za-z0-9-]{0,30})([ \t]+)(\S[^]*)$/.exec(v)
+  // (a bare value's shape as a shell reads it: its line continuations taken out)
   if (m !== null && AUTH_SCHEME.test(m[1])) {
-    if (notAValue(m[3]) || (!quoted && !/^[A-Za-z0-9._~+/=-]{6,}$/.test(m[3]))) return v
+    if (notAValue(m[3]) || (!quoted && !/^[A-Za-z0-9._~+/=-]{6,}$/.test(m[3].replace(CONTINUATIONS, "")))) return v
     return `${m[1]}${m[2]}${marker("authorization")}`
   }
-  if (!quoted && !(/^[A-Za-z0-9._~+/=:-]{8,}$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v))) return v
+  const w = quoted ? v : v.replace(CONTINUATIONS, "")
+  if (!quoted && !(/^[A-Za-z0-9._~+/=:-]{8,}$/.test(w) && /[0-9]/.test(w) && /[A-Za-z]/.test(w))) return v
   return marker("authorization")
 }
 
@@ -3808,7 +3814,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
     // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=${runsOn("[A-Za-z0-9._~+/=-]")}*[0-9])${runsOn("[A-Za-z0-9._~+/-]")}{8,}=*`),
     hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
@@ -4137,7 +4143,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "authorization",
     pattern: re(
       String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
-        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
