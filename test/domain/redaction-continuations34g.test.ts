@@ -103,3 +103,29 @@ describe("tester34c F1: a Bearer token, an Authorization value and a command's p
     expect(r.text("Bearer abcdefgh12\\\n  --next")).toBe(`Bearer ${BT}\\\n  --next`)
   })
 })
+
+describe("tester34c F2: a quoted NAME= value with a line break inside its quotes goes to its closing quote", () => {
+  const SA = marker("secret-assignment")
+  it("single and double quotes, a line break inside (LF, CRLF), in the text and the title", () => {
+    for (const [prompt, want] of [
+      ["export API_KEY='Zx81kLmN0pQrS\ntUvW92yZaBcD3' && ./run", `export API_KEY='${SA}' && ./run`],
+      ["export API_KEY='Zx81kLmN0pQrS\\\ntUvW92yZaBcD3' && ./run", `export API_KEY='${SA}' && ./run`],
+      ["export DB_PASSWORD=\"correct horse\nbattery staple\" && x", `export DB_PASSWORD="${SA}" && x`],
+      ["export API_KEY=\"Zx81kLmN0pQrS\r\ntUvW92yZaBcD3\" && ./run", `export API_KEY="${SA}" && ./run`],
+      ["DB_PASSWORD='one\ntwo\nthree9' go", `DB_PASSWORD='${SA}' go`]
+    ] as const) {
+      const { body, title } = both(prompt)
+      expect(body).toBe(want)
+      expect(title).toBe(want)
+    }
+  })
+
+  it("an unbalanced quote does not take the text after it: at most 4 line breaks, 200 characters a line", () => {
+    const far = "export API_KEY='abc\n1\n2\n3\n4\n5 it's here"
+    expect(r.text(far)).toBe(far)
+    const long = `export API_KEY='abc\n${"w".repeat(201)}'`
+    expect(r.text(long)).toBe(long)
+    // a quoted value on one line as before; the next line's quote is another word's
+    expect(r.text("API_KEY='abc9x'\nit's fine")).toBe(`API_KEY='${SA}'\nit's fine`)
+  })
+})

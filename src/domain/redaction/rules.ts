@@ -158,6 +158,12 @@ const CONTINUATION = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)`
 const continuedInto = (cls: string) => String.raw`${CONTINUATION}+(?=${cls})`
 /** A character of `cls` (a pattern of one character) or a run of continuations before one ({@link continuedInto}). */
 const runsOn = (cls: string) => String.raw`(?:${cls}|${continuedInto(cls)})`
+/**
+ * The further lines of a quoted value (a line break inside the quotes: `API_KEY='abc` then `def'`; tester34c F2),
+ * each of at most 200 of `char`'s characters (a pattern of one character), at most 4 of them, as a pattern: a value
+ * runs to its closing quote, and an unbalanced quote does not take the text after it.
+ */
+const QUOTED_LINES = (char: string) => String.raw`(?:\r?\n${char}{0,200}){0,4}`
 /** {@link CONTINUATION}, every one in a text. */
 const CONTINUATIONS = new RegExp(CONTINUATION, "g")
 /** A character of a bare `authorization` value, or continuations before one ({@link runsOn}). */
@@ -3795,10 +3801,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-assignment",
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
-        // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
+        // "value" (also \"value\" in JSON text), 'value' (a quoted value runs to its closing quote over up to
+        // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+${QUOTED_LINES(String.raw`(?:[^"\\\n]|\\[^"])`)})\\?"|'(?![$[])([^'\n]+${QUOTED_LINES(String.raw`[^'\n]`)})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
