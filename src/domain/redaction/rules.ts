@@ -147,7 +147,28 @@ const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}
  * the next line goes on with a value's character right away (no indentation: the shell reads an indented line as a
  * word of its own), as a pattern (session 34, tester33c F2: `AWS_SECRET_ACCESS_KEY=wJalr…\` then the value's rest).
  */
-const VALUE_CONT = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)(?=[^\s"'${"`"};&|<>),\\])`
+const CONTINUATION = String.raw`(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)`
+/**
+ * A run of shell line continuations (one or more: an empty continuation line, `\` alone on its line, goes on with the
+ * word too; tester34c F4) right before a character of `cls` (a pattern of one character), as a pattern: where a value
+ * made of `cls`'s characters runs on over continuations, as a shell reads it (`\` and a line break are taken out
+ * before words are split). The one step that `secret-assignment`'s, `bearer-token`'s, `authorization`'s and the
+ * option values' ({@link optionValue}) bare values take over continuations (session 34, tester34c F1).
+ */
+const continuedInto = (cls: string) => String.raw`${CONTINUATION}+(?=${cls})`
+/** A character of `cls` (a pattern of one character) or a run of continuations before one ({@link continuedInto}). */
+const runsOn = (cls: string) => String.raw`(?:${cls}|${continuedInto(cls)})`
+/**
+ * The further lines of a quoted value (a line break inside the quotes: `API_KEY='abc` then `def'`; tester34c F2),
+ * each of at most 200 of `char`'s characters (a pattern of one character), at most 4 of them, as a pattern: a value
+ * runs to its closing quote, and an unbalanced quote does not take the text after it.
+ */
+const QUOTED_LINES = (char: string) => String.raw`(?:\r?\n${char}{0,200}){0,4}`
+/** {@link CONTINUATION}, every one in a text. */
+const CONTINUATIONS = new RegExp(CONTINUATION, "g")
+/** A character of a bare `authorization` value, or continuations before one ({@link runsOn}). */
+const AUTH_BARE = runsOn(String.raw`[^\s"'\\]`)
+const VALUE_CONT = continuedInto(String.raw`[^\s"'${"`"};&|<>),\\]`)
 const ESC_EQ_HINTS = ["\\u003d", "\\u003D", "\\x3d", "\\x3D"]
 
 /**
@@ -461,7 +482,7 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])([^\s"'${"`"};&|<>()\\]{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -795,11 +816,13 @@ const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|Key|ApiKey
 export const authorizationValue = (v: string, quoted: boolean): string => {
   if (v.length === 0 || notAValue(v) || v.includes("[REDACTED:")) return v
   const m = /^([A-Za-z][A-Za-z0-9-]{0,30})([ \t]+)(\S[^]*)$/.exec(v)
+  // (a bare value's shape as a shell reads it: its line continuations taken out)
   if (m !== null && AUTH_SCHEME.test(m[1])) {
-    if (notAValue(m[3]) || (!quoted && !/^[A-Za-z0-9._~+/=-]{6,}$/.test(m[3]))) return v
+    if (notAValue(m[3]) || (!quoted && !/^[A-Za-z0-9._~+/=-]{6,}$/.test(m[3].replace(CONTINUATIONS, "")))) return v
     return `${m[1]}${m[2]}${marker("authorization")}`
   }
-  if (!quoted && !(/^[A-Za-z0-9._~+/=:-]{8,}$/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v))) return v
+  const w = quoted ? v : v.replace(CONTINUATIONS, "")
+  if (!quoted && !(/^[A-Za-z0-9._~+/=:-]{8,}$/.test(w) && /[0-9]/.test(w) && /[A-Za-z]/.test(w))) return v
   return marker("authorization")
 }
 
@@ -2329,14 +2352,23 @@ const redactContinuedKeys = (s: string): string => {
     let length = c.index - from
     let cut = c.index + c[0].length
     let capped = false
+    // an empty continuation line (`\` alone on its line: tester34c F4) goes on with the chain, as a shell reads it
+    let wasIndented = false
     for (;;) {
       let p = cut
       while (p - cut < 40 && isBlank(s.charCodeAt(p))) p++
       let q = p
       while (q < s.length && q - p < 1024 && isKeyChar(s.charCodeAt(q))) q++
-      if (q === p) break
+      if (q === p) {
+        const e = continuationAt(s, p)
+        if (e === 0 || p - c.index > CHAIN_MAX) break
+        wasIndented ||= p > cut
+        cut = p + e
+        continue
+      }
       parts.push(p, q)
-      indented.push(p > cut)
+      indented.push(p > cut || wasIndented)
+      wasIndented = false
       length += q - p
       const b = continuationAt(s, q)
       if (b === 0) break
@@ -2374,7 +2406,8 @@ const redactContinuedKeys = (s: string): string => {
       for (let back = 0; n > 2 && back < CHAIN_OVERLAP; n -= 2) back += parts[n + 1] - parts[n]
       resume = Math.max(parts[n], done)
     }
-    SHELL_CONTINUATION.lastIndex = Math.max(resume, c.index + c[0].length)
+    // (the empty continuation lines walked over start no chain of their own: read once)
+    SHELL_CONTINUATION.lastIndex = Math.max(resume, c.index + c[0].length, capped ? 0 : cut)
   }
   return done === 0 ? s : out + s.slice(done)
 }
@@ -3768,10 +3801,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "secret-assignment",
     pattern: re(
       String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
-        // "value" (also \"value\" in JSON text), 'value', or a bare value up to a space, quote or shell operator
+        // "value" (also \"value\" in JSON text), 'value' (a quoted value runs to its closing quote over up to
+        // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+)\\?"|'(?![$[])([^'\n]+)'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+${QUOTED_LINES(String.raw`(?:[^"\\\n]|\\[^"])`)})\\?"|'(?![$[])([^'\n]+${QUOTED_LINES(String.raw`[^'\n]`)})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
@@ -3787,7 +3821,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The token holds a digit (so prose such as "Bearer tokens" or "Basic authentication" stays). GitHub's
     // `Authorization: token <token>` too (the header's name, then `token`).
     id: "bearer-token",
-    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/-]{8,}=*`),
+    pattern: re(String.raw`(\b(?:Bearer|Basic)(?: |${NAME_CONT})|(?<=[Aa]uthorization\\?["']?:(?:[ \t]{0,8}|${NAME_CONT}))[Tt]oken(?: |${NAME_CONT}))(?=${runsOn("[A-Za-z0-9._~+/=-]")}*[0-9])${runsOn("[A-Za-z0-9._~+/-]")}{8,}=*`),
     hints: ["Bearer ", "Basic ", "uthorization"],
     replace: (_m, scheme) => `${scheme}${marker("bearer-token")}`
   },
@@ -4116,7 +4150,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "authorization",
     pattern: re(
       String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
-        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)([^\s"'\\]{1,1024}(?:[ \t]+[^\s"'\\]{1,1024})?))`
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
