@@ -44,7 +44,7 @@
  * @module
  */
 import * as Schema from "effect/Schema"
-import { compactionOf, messageText, toolResultText } from "./conversation.js"
+import { compactionOf, shownText } from "./conversation.js"
 import { CONTRACT_VERSION, type ParseWarning, type SessionEvent } from "./model.js"
 import { bundledPrices, describePrices, type PriceTable } from "./prices.js"
 import { costNoteLines } from "./render.js"
@@ -392,11 +392,11 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
     let home: Draft | null = null
     if (e.kind === "message" && e.role === "assistant") {
       home = agentStep(e, 1)
-      const text = messageText(e)
+      const text = shownText(e)
       if (text.length > 0) home.messages.push(text)
     } else if (e.kind === "message" && (e.role === "user" || e.role === "system")) {
       home = standalone(e.role, e)
-      home.messages.push(messageText(e))
+      home.messages.push(shownText(e))
     } else if (e.kind === "thinking") {
       home = agentStep(e, 0)
       if (e.text !== null && e.text.length > 0) home.reasoning.push(e.text)
@@ -424,7 +424,7 @@ const buildDrafts = (events: ReadonlyArray<SessionEvent>): Built => {
       home.eventIds.push(e.eventId)
       home.results.push({
         source_call_id: e.toolCallId,
-        content: toolResultText(e),
+        content: shownText(e),
         ...(e.isError === true ? { extra: { is_error: true } } : {})
       })
     } else if (e.kind === "summary") {

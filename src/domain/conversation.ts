@@ -66,7 +66,7 @@ const documentNote = (e: SessionEvent, text: string): string | undefined => {
  * text says nothing (a base64 PDF without a title), `[1 document (application/pdf) not shown]` (tester34c F7). A media
  * type that is no `type/subtype` token is "type not known". `""` for no text, no image and no document.
  */
-const withImagesNote = (e: SessionEvent): string => {
+export const shownText = (e: SessionEvent): string => {
   const text = e.text ?? ""
   const images = imagesOf(e)
   if (images.length === 0) return documentNote(e, text) ?? text
@@ -75,15 +75,6 @@ const withImagesNote = (e: SessionEvent): string => {
   return text.length === 0 ? note : `${text}\n${note}`
 }
 
-/** A tool result's text as the shareable outputs show it: its `text` and a line naming its images ({@link withImagesNote}). */
-export const toolResultText = (e: SessionEvent): string => withImagesNote(e)
-
-/**
- * A message's text as the shareable outputs show it: its `text` and a line naming the images pasted with it (a
- * Claude Code user message's `images`, or a message that is an image alone), `[2 images (image/png) not shown]`;
- * `""` for neither (such a message makes no block).
- */
-export const messageText = (e: SessionEvent): string => withImagesNote(e)
 
 /**
  * The {@link TranscriptDiagnostic} kind of tool results that no call claims,
@@ -176,7 +167,7 @@ export const transcriptFromEvents = (
     if (eventModel === null && e.model !== null) eventModel = e.model
     switch (e.kind) {
       case "message": {
-        const text = messageText(e)
+        const text = shownText(e)
         if (e.role === null || text.length === 0) break
         push(e.role, e, { type: "text", text })
         break
@@ -203,7 +194,7 @@ export const transcriptFromEvents = (
           if (orphans++ === 0) firstOrphan = e.rawReference.sequence ?? null
           break
         }
-        const text = toolResultText(e)
+        const text = shownText(e)
         use.result = use.result === undefined ? text : `${use.result}\n${text}`
         if (e.isError === true) use.isError = true
         break

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { compactionOf, isConversationEvent, messageText, toolResultText, transcriptFromEvents } from "../conversation.js"
+import { compactionOf, isConversationEvent, shownText, transcriptFromEvents } from "../conversation.js"
 import type { ParseWarning, ProviderId, SessionEvent, TranscriptBlock, TranscriptDiagnostic } from "../model.js"
 import { summarizeGroups, totalsOf, type UsageGroup, type UsageTotals, usageTotals } from "../usage.js"
 import { parseWarningTally } from "../warning-kinds.js"
@@ -52,7 +52,7 @@ export interface ReplaySource {
 /** True when `transcriptFromEvents` makes a block of this event (message with a role and text or images, thinking with text, tool call). */
 const makesBlock = (e: SessionEvent): boolean =>
   e.kind === "message"
-    ? e.role !== null && messageText(e).length > 0
+    ? e.role !== null && shownText(e).length > 0
     : e.kind === "thinking"
     ? e.text !== null && e.text.length > 0
     : e.kind === "tool-call"
@@ -121,7 +121,7 @@ export const replaySession = (source: ReplaySource): ReplaySession => {
       return { type: "compaction", at: c.timestamp, id: c.id, trigger: c.trigger }
     }
     if (e.kind === "tool-result") {
-      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: toolResultText(e), isError: e.isError ?? null, linesSkipped }
+      return { type: "orphan", at: e.occurredAt, id: e.toolCallId, result: shownText(e), isError: e.isError ?? null, linesSkipped }
     }
     const fact: MutableFact = { kind: e.kind, at: e.occurredAt, text: e.text, subagents: [] }
     factsByEvent.set(e.eventId, fact)
