@@ -48,6 +48,7 @@ import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } fro
 import { throughView, VIEW_CHARS } from "./views.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
+import { finish, HUGE, Kept, stepped } from "./pausable.js"
 
 /**
  * A title's text (`titleOf`: each white space run one space) with each `\\ ` (a backslash, then the space a line break
@@ -583,6 +584,28 @@ interface Occurrence {
  * Unordered.
  */
 const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
+  if (s.length < HUGE) return finish(occurrenceSteps(x, s))
+  const key = x.secrets.slice()
+  const kept = keptOccurrences.get(s, { x, secrets: key })
+  return (kept ?? stepped(occurrenceSteps(x, s), (found) => keptOccurrences.set(s, { x, secrets: key }, found))).slice()
+}
+
+/** The characters of a text {@link occurrenceSteps} reads between two pauses. */
+const OCCURRENCES_PER_STEP = 1 << 20
+
+/**
+ * {@link occurrencesIn}'s answers for huge texts (`./pausable.ts`), by text and the index's secrets then (an index
+ * grows, and a turn's is cut back: {@link cutIndex}); the same forms for the same secrets (one `redacted`).
+ */
+const keptOccurrences = new Kept<{ readonly x: SecretIndex; readonly secrets: ReadonlyArray<string> }, Array<Occurrence>>((a, b) =>
+  a.x.redacted === b.x.redacted && a.secrets.length === b.secrets.length && a.secrets.every((v, i) => v === b.secrets[i])
+)
+
+/**
+ * {@link occurrencesIn} a part at a time: a pause after each {@link OCCURRENCES_PER_STEP} characters of a pass (the
+ * same occurrences in the same order; a pass over a string shorter than that does not pause).
+ */
+function* occurrenceSteps(x: SecretIndex, s: string): Generator<void, Array<Occurrence>, void> {
   const found: Array<Occurrence> = []
   const n = s.length
   restateWork.chars += n
@@ -602,6 +625,7 @@ const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
     for (const [len, m] of byLength) {
       restateWork.chars += n
       for (let i = 0; i + len <= n; i++) {
+        if ((i & (OCCURRENCES_PER_STEP - 1)) === 0 && i > 0) yield
         const list = m.get(s.slice(i, i + len))
         if (list !== undefined) for (const [k, f] of list) found.push({ k, f, at: i, end: i + len })
       }
@@ -610,6 +634,7 @@ const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
   if (n >= PREFIX) {
     let h = hashPrefix(s, 0)
     for (let i = 0; ; i++) {
+      if ((i & (OCCURRENCES_PER_STEP - 1)) === 0 && i > 0) yield
       const b = h & MASK
       if ((x.bits[b >> 3] & (1 << (b & 7))) !== 0) {
         const bucket = x.byPrefix.get(s.slice(i, i + PREFIX))
