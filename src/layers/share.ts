@@ -364,10 +364,20 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
     return out
   })
 
-/** A generator run to its end with a yield to the scheduler after each of its pauses. */
+/**
+ * A turn of Node's event loop (`setImmediate`: after pending I/O and signal callbacks), whatever scheduler runs the
+ * fiber: Effect's default one (the MCP server's calls) resumes a yielding fiber in a microtask 2,048 times before the
+ * event loop runs, so a yield there let no end of input in (tester33a F7). Interruptible.
+ */
+const eventLoopTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const t = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(t))
+})
+
+/** A generator run to its end with a turn of the event loop after each of its pauses (each a part of a huge text's redaction). */
 export const runSteps = (steps: Steps<void>): Effect.Effect<void> =>
   Effect.gen(function*() {
-    while (steps.next().done !== true) yield* Effect.yieldNow()
+    while (steps.next().done !== true) yield* eventLoopTurn
   })
 
 /**
