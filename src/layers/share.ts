@@ -20,7 +20,7 @@ import { Index } from "../services/Index.js"
 import { keyedIds, runIds, type ShownIds } from "../domain/shown-ids.js"
 import { sessionRedactor, type SessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
-import { attempt, type Steps } from "../domain/redaction/pausable.js"
+import { attempt, Reruns, type Steps } from "../domain/redaction/pausable.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoints, redactJointsSteps, redactTranscriptJoints, sameResponseText, sameUserMessage } from "../domain/redaction/joints.js"
@@ -354,10 +354,11 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
     for (let i = 0; i < xs.length; i++) {
       if (i > 0 && i % SLICE === 0) yield* Effect.yieldNow()
       const x = xs[i]
-      let r = attempt(() => f(x))
+      const runs = new Reruns()
+      let r = attempt(() => f(x), runs)
       while (!r.done) {
         yield* runSteps(r.work)
-        r = attempt(() => f(x))
+        r = attempt(() => f(x), runs)
       }
       out[i] = r.value
     }
@@ -387,10 +388,11 @@ export const runSteps = (steps: Steps<void>): Effect.Effect<void> =>
  * answer is `f()`'s, byte for byte. `f` must be a redaction (run again from its start after each pause: its state
  * per call, or added to the same way again).
  */
-export const redactYielding = <A>(f: () => A): Effect.Effect<A> =>
+export const redactYielding = <A>(f: () => A, runs?: Reruns): Effect.Effect<A> =>
   Effect.suspend(() => {
-    const r = attempt(f)
-    return r.done ? Effect.succeed(r.value) : Effect.zipRight(runSteps(r.work), redactYielding(f))
+    const kept = runs ?? new Reruns()
+    const r = attempt(f, kept)
+    return r.done ? Effect.succeed(r.value) : Effect.zipRight(runSteps(r.work), redactYielding(f, kept))
   })
 
 /**

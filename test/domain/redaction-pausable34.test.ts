@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest"
 import type { SessionEvent } from "../../src/domain/model.js"
 import { sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
-import { attempt, HUGE } from "../../src/domain/redaction/pausable.js"
+import { attempt, HUGE, Reruns } from "../../src/domain/redaction/pausable.js"
 import { defaultRedaction, makeRedaction } from "../../src/services/Redaction.js"
 import { j, sessionEvent as ev } from "../support/redaction-asserts.js"
 
@@ -82,8 +82,9 @@ describe("a huge text's redaction pauses and answers the same (tester33a F7)", (
     const r = makeRedaction(builtinRules, defaultRedaction.ids)
     let pauses = 0
     const run = <A>(f: () => A): A => {
+      const runs = new Reruns()
       for (;;) {
-        const a = attempt(f)
+        const a = attempt(f, runs)
         if (a.done) return a.value
         while (a.work.next().done !== true) pauses++
       }

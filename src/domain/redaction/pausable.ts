@@ -33,6 +33,38 @@ export class NeedsWork {
 let attempts = 0
 
 /**
+ * What the attempts of one redaction made that a later attempt takes again rather than make anew ({@link again}):
+ * by key, in the order an attempt asked for them. An attempt runs the same steps in the same order as the one before
+ * it (the redaction is deterministic), so its `n`th ask with a key is the `n`th ask of the attempt before it.
+ */
+export class Reruns {
+  readonly made = new Map<unknown, Array<unknown>>()
+}
+
+/** The {@link Reruns} of the running {@link attempt} and how many times it asked for each key so far. */
+let reruns: Reruns | undefined
+let asked = new Map<unknown, number>()
+
+/**
+ * `make()`, or, inside an {@link attempt} run again after a pause, what `make()` gave in the attempt before it at the
+ * same place (the `n`th call with `key` in this attempt: the `n`th call with it in the last one). For what a
+ * redaction builds and adds to as it goes (an event's decided secrets, whose index is kept by the map: so an attempt
+ * does not note and index 600,000 values again after each pause), and for answers that cost a pass over a huge text.
+ * Outside an attempt: `make()`.
+ */
+export const again = <A>(key: unknown, make: () => A): A => {
+  if (reruns === undefined) return make()
+  const n = asked.get(key) ?? 0
+  asked.set(key, n + 1)
+  let list = reruns.made.get(key)
+  if (list === undefined) reruns.made.set(key, list = [])
+  if (n < list.length) return list[n] as A
+  const v = make()
+  list.push(v)
+  return v
+}
+
+/**
  * `steps`' answer: run to its end at once outside an {@link attempt}; inside one, {@link NeedsWork} is thrown with
  * the steps, then `keep` given the answer, so that the next attempt finds it.
  */
@@ -53,11 +85,15 @@ export const finish = <A>(g: Steps<A>): A => {
 
 /**
  * `f()` run so that a costly step on a huge text stops it with the work it needs ({@link NeedsWork}) rather than run
- * at once: `{ done: true, value }`, or `{ done: false, work }` (run `work`, pausing as it does, then attempt `f` again).
- * Any other exception passes through.
+ * at once: `{ done: true, value }`, or `{ done: false, work }` (run `work`, pausing as it does, then attempt `f` again
+ * with the same `runs`: what this attempt made with {@link again} is taken again). Any other exception passes through.
  */
-export const attempt = <A>(f: () => A): { readonly done: true; readonly value: A } | { readonly done: false; readonly work: Steps<void> } => {
+export const attempt = <A>(f: () => A, runs: Reruns = new Reruns()): { readonly done: true; readonly value: A } | { readonly done: false; readonly work: Steps<void> } => {
+  const outer = reruns
+  const outerAsked = asked
   attempts++
+  reruns = runs
+  asked = new Map()
   try {
     return { done: true, value: f() }
   } catch (e) {
@@ -65,6 +101,8 @@ export const attempt = <A>(f: () => A): { readonly done: true; readonly value: A
     throw e
   } finally {
     attempts--
+    reruns = outer
+    asked = outerAsked
   }
 }
 

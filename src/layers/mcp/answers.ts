@@ -42,7 +42,7 @@ import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
 import { mapYielding, redactJointsYielding, redactYielding, responseRuns, runSteps } from "../share.js"
-import { attempt } from "../../domain/redaction/pausable.js"
+import { attempt, Reruns } from "../../domain/redaction/pausable.js"
 import { EVENT_STRUCTURAL_FIELDS, restatable, SESSION_RESTATED_MIN, sessionRedactor, type SessionRedactorStart } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
@@ -705,8 +705,9 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
       const seen = (x: SessionEvent): Effect.Effect<void> | undefined => {
         const known = sr.known.size
         const calls = sr.printing.size
-        const first = attempt(() => sr.see(x))
-        return first.done ? noted(x, known, calls) : Effect.zipRight(runSteps(first.work), Effect.zipRight(redactYielding(() => sr.see(x)), Effect.sync(() => noted(x, known, calls))))
+        const runs = new Reruns()
+        const first = attempt(() => sr.see(x), runs)
+        return first.done ? noted(x, known, calls) : Effect.zipRight(runSteps(first.work), Effect.zipRight(redactYielding(() => sr.see(x), runs), Effect.sync(() => noted(x, known, calls))))
       }
       const noted = (x: SessionEvent, known: number, calls: number): undefined => {
         for (let i = known; i < sr.known.size; i++) notedAt.push(x.sequence)
