@@ -20,6 +20,7 @@ import { Index } from "../services/Index.js"
 import { keyedIds, runIds, type ShownIds } from "../domain/shown-ids.js"
 import { sessionRedactor, type SessionRedactor } from "../domain/redaction/redact.js"
 import { titleSourceIn } from "../domain/redaction/clipped.js"
+import { attempt, Reruns, type Steps } from "../domain/redaction/pausable.js"
 import type { InvalidArgument, StoreUnavailable } from "../domain/errors.js"
 import type { CustomPattern } from "../domain/redaction/custom.js"
 import { redactJoints, redactJointsSteps, redactTranscriptJoints, sameResponseText, sameUserMessage } from "../domain/redaction/joints.js"
@@ -40,7 +41,7 @@ const atif = Effect.promise(() => import("../domain/atif.js"))
 export const seenSession = <E, R>(r: RedactionShape, events: Stream.Stream<SessionEvent, E, R>): Effect.Effect<SessionRedactor, E, R> =>
   Effect.gen(function*() {
     const sr = sessionRedactor(r)
-    if (r.enabled) yield* Stream.runForEach(events, (e) => Effect.sync(() => sr.see(e)))
+    if (r.enabled) yield* Stream.runForEach(events, (e) => redactYielding(() => sr.see(e)))
     return sr
   })
 
@@ -51,7 +52,9 @@ export const seenSession = <E, R>(r: RedactionShape, events: Stream.Stream<Sessi
  */
 export const shareableEvents = <E, R>(events: Stream.Stream<SessionEvent, E, R>): Stream.Stream<SessionEvent, E, R | Redaction> =>
   Stream.unwrap(Effect.flatMap(Redaction, (r) =>
-    r.enabled ? Effect.map(seenSession(r, events), (sr) => jointsRedacted(r.text, Stream.map(events, sr.event))) : Effect.succeed(events)))
+    r.enabled
+      ? Effect.map(seenSession(r, events), (sr) => jointsRedacted(r.text, Stream.mapChunksEffect(events, (c) => Effect.map(mapYielding(Chunk.toReadonlyArray(c), sr.event), Chunk.unsafeFromArray))))
+      : Effect.succeed(events)))
 
 /**
  * Redacted `events` with each run of consecutive assistant text and thinking (and of one user message's text blocks)
@@ -81,20 +84,25 @@ export const responseRuns = <E, R>(events: Stream.Stream<SessionEvent, E, R>): S
  * one of their tool inputs decides on are noted first, then each event is redacted with them, so a secret is
  * gone wherever the session restates it, before or after its tool call.
  */
-const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): {
+const wholeSessionRedaction = (r: RedactionShape, eventLists: ReadonlyArray<ReadonlyArray<SessionEvent>>): Effect.Effect<{
   readonly event: (e: SessionEvent) => SessionEvent
   /**
    * A title of the session or a subagent, with the same secrets (tester17 F1b: the first prompt's are its title's);
    * cut from its first prompt redacted whole when it was cut from one of `events` (its session's: tester22c F1).
+   * Yields as {@link redactYielding} does.
    */
-  readonly title: (t: string | null | undefined, events: ReadonlyArray<SessionEvent>) => string | null | undefined
-} => {
-  const sr = sessionRedactor(r)
-  for (const es of eventLists) for (const e of es) sr.see(e)
-  // a snapshot: `sr.event` adds nothing new to what every event was seen for
-  const known = new Map(sr.known)
-  return { event: sr.event, title: (t, events) => (t == null ? t : r.title(t, known, titleSourceIn(t, events.map((e) => e.text)))) }
-}
+  readonly title: (t: string | null | undefined, events: ReadonlyArray<SessionEvent>) => Effect.Effect<string | null | undefined>
+}> =>
+  Effect.gen(function*() {
+    const sr = sessionRedactor(r)
+    for (const es of eventLists) yield* mapYielding(es, sr.see)
+    // a snapshot: `sr.event` adds nothing new to what every event was seen for
+    const known = new Map(sr.known)
+    return {
+      event: sr.event,
+      title: (t, events) => (t == null ? Effect.succeed(t) : redactYielding(() => r.title(t, known, titleSourceIn(t, events.map((e) => e.text)))))
+    }
+  })
 
 /**
  * A window of one session (`show --around`): `events`, with the events just before it and just after it (`before`,
@@ -186,14 +194,13 @@ export const shareableWindow = <E, R>(w: SessionWindow<E, R>): Effect.Effect<Win
               calls.delete(e.toolCallId)
               calls.set(e.toolCallId, e)
             }
-            if (r.enabled) sr.see(e)
-          })
+          }).pipe(Effect.zipRight(r.enabled ? redactYielding(() => sr.see(e)) : Effect.void))
       )
       // redacted with every secret known (the same event objects: `sr.event` restates what `see` redacted)
-      if (r.enabled) for (const [id, e] of calls) calls.set(id, sr.event(e))
+      if (r.enabled) for (const [id, e] of calls) calls.set(id, yield* redactYielding(() => sr.event(e)))
     }
     if (!r.enabled) return { calls: [...calls.values()], events: w.events, before: w.before, after: w.after }
-    const edged = redactJoints(r.text, [...w.before, ...w.events, ...w.after].map(sr.event))
+    const edged = redactJoints(r.text, yield* mapYielding([...w.before, ...w.events, ...w.after], sr.event))
     const from = w.before.length
     return {
       calls: [...calls.values()],
@@ -269,7 +276,7 @@ export const shownText: Effect.Effect<(s: string) => string, never, Redaction> =
  * each of `known` (the secrets of the session it is a part of: a window's), redacted in every turn and the title.
  */
 export const shareableTranscript = (t: Transcript, known?: ReadonlyMap<string, string>): Effect.Effect<Transcript, never, Redaction> =>
-  Effect.map(Redaction, (r) => (r.enabled ? redactTranscriptJoints(r.text, r.transcript(t, known)) : r.transcript(t)))
+  Effect.flatMap(Redaction, (r) => (r.enabled ? Effect.map(redactYielding(() => r.transcript(t, known)), (x) => redactTranscriptJoints(r.text, x)) : Effect.succeed(r.transcript(t))))
 
 /**
  * An ATIF trajectory as `export --format atif` writes it: built from the
@@ -282,14 +289,15 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
     // (tester31b F1) the document says whether it was redacted, as a Muse Code export's `redaction` does (seed 001).
     if (!r.enabled) return Effect.sync(() => toAtif({ ...input, session: { ...input.session, redaction: "none" } }))
     return Effect.gen(function*() {
-      const whole = wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
+      const whole = yield* wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
       const event = whole.event
-      const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) => ({ ...s, title: whole.title(s.title, events), model: s.model == null ? s.model : r.text(s.model) })
+      const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) =>
+        Effect.map(whole.title(s.title, events), (title) => ({ ...s, title, model: s.model == null ? s.model : r.text(s.model) }))
       const events = yield* redactJointsYielding(r.text, yield* mapYielding(input.events, event))
-      const top = { ...session(input.session, input.events), redaction: "redacted" as const }
+      const top = { ...(yield* session(input.session, input.events)), redaction: "redacted" as const }
       const subagents: Array<AtifInput["subagents"][number]> = []
       for (const sub of input.subagents) {
-        subagents.push({ ...sub, session: session(sub.session, sub.events), events: yield* redactJointsYielding(r.text, yield* mapYielding(sub.events, event)) })
+        subagents.push({ ...sub, session: yield* session(sub.session, sub.events), events: yield* redactJointsYielding(r.text, yield* mapYielding(sub.events, event)) })
       }
       return redactUnpricedModels(toAtif({ ...input, session: top, events, subagents }), r.text)
     })
@@ -337,16 +345,54 @@ const SLICE = 500
  * `xs.map(f)`, a slice of {@link SLICE} elements at a time with a yield to the
  * scheduler between slices, so that an interruption (Ctrl-C) lands within
  * one slice of a long array (the CLI's scheduler lets the event loop in:
- * `src/cli/scheduler.ts`).
+ * `src/cli/scheduler.ts`); each `f` (a redaction) run as {@link redactYielding} runs it, so that one huge text
+ * does not hold the event loop either.
  */
 export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.Effect<Array<B>> =>
   Effect.gen(function*() {
     const out = new Array<B>(xs.length)
     for (let i = 0; i < xs.length; i++) {
       if (i > 0 && i % SLICE === 0) yield* Effect.yieldNow()
-      out[i] = f(xs[i])
+      const x = xs[i]
+      const runs = new Reruns()
+      let r = attempt(() => f(x), runs)
+      while (!r.done) {
+        yield* runSteps(r.work)
+        r = attempt(() => f(x), runs)
+      }
+      out[i] = r.value
     }
     return out
+  })
+
+/**
+ * A turn of Node's event loop (`setImmediate`: after pending I/O and signal callbacks), whatever scheduler runs the
+ * fiber: Effect's default one (the MCP server's calls) resumes a yielding fiber in a microtask 2,048 times before the
+ * event loop runs, so a yield there let no end of input in (tester33a F7). Interruptible.
+ */
+const eventLoopTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const t = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(t))
+})
+
+/** A generator run to its end with a turn of the event loop after each of its pauses (each a part of a huge text's redaction). */
+export const runSteps = (steps: Steps<void>): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    while (steps.next().done !== true) yield* eventLoopTurn
+  })
+
+/**
+ * `f()`, a redaction (of an event, a title, a transcript), run so that its costly steps on a huge text (tester33a F7:
+ * a 13.8 MB first prompt holding 300,000 caught passwords) pause, each pause a yield to the scheduler where a
+ * signal, a cancellation or the end of an MCP client's input lands (`src/domain/redaction/pausable.ts`): the
+ * answer is `f()`'s, byte for byte. `f` must be a redaction (run again from its start after each pause: its state
+ * per call, or added to the same way again).
+ */
+export const redactYielding = <A>(f: () => A, runs?: Reruns): Effect.Effect<A> =>
+  Effect.suspend(() => {
+    const kept = runs ?? new Reruns()
+    const r = attempt(f, kept)
+    return r.done ? Effect.succeed(r.value) : Effect.zipRight(runSteps(r.work), redactYielding(f, kept))
   })
 
 /**
@@ -410,14 +456,12 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
       s.subagents.forEach(all)
     }
     all(source)
-    const whole = wholeSessionRedaction(r, lists)
-    const event = whole.event
-    const redact = (s: ReplaySource): Effect.Effect<ReplaySource> =>
+    const redact = (whole: Effect.Effect.Success<ReturnType<typeof wholeSessionRedaction>>, s: ReplaySource): Effect.Effect<ReplaySource> =>
       Effect.gen(function*() {
-        const events = yield* redactJointsYielding(r.text, yield* mapYielding(s.events, event))
+        const events = yield* redactJointsYielding(r.text, yield* mapYielding(s.events, whole.event))
         const subagents: Array<ReplaySource> = []
-        for (const sub of s.subagents) subagents.push(yield* redact(sub))
-        return { ...s, session: { ...s.session, title: whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+        for (const sub of s.subagents) subagents.push(yield* redact(whole, sub))
+        return { ...s, session: { ...s.session, title: yield* whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
       })
-    return redact(source)
+    return Effect.flatMap(wholeSessionRedaction(r, lists), (whole) => redact(whole, source))
   })

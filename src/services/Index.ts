@@ -571,11 +571,12 @@ export interface IndexShape {
    * (the secrets a session's events note: `sessionSecretsKept` in `src/layers/mcp/answers.ts`) does not parse the
    * others. Optional: an index without it (PostgreSQL) is read through `eventsStream`. A row that cannot be decoded
    * is `StoreUnavailable`, as in `eventsStream`. `kept`: fields (`field`, or `field.key` of an object field) whose
-   * values the texts may leave out (those a redaction keeps as they are: `EVENT_STRUCTURAL_FIELDS`).
+   * values the texts may leave out (those a redaction keeps as they are: `EVENT_STRUCTURAL_FIELDS`). When `f` answers
+   * an Effect (work on a huge text that pauses), it is run before the next event.
    */
   readonly forEachStoredEvent?: (
     sessionUid: string,
-    f: (e: StoredEvent) => void,
+    f: (e: StoredEvent) => void | Effect.Effect<void>,
     pageSize?: number,
     kept?: ReadonlySet<string>
   ) => Effect.Effect<void, StoreUnavailable>

@@ -43,11 +43,12 @@ import {
   underKind
 } from "./rules.js"
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
-import { customMerger, isCustomRule, unionHidden } from "./union.js"
+import { customMerger, isCustomRule, unionHidden, unionHiddenSteps } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
+import { again, finish, HUGE, Kept, stepped } from "./pausable.js"
 
 /**
  * A title's text (`titleOf`: each white space run one space) with each `\\ ` (a backslash, then the space a line break
@@ -418,8 +419,30 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
   if (secrets instanceof TurnSecrets && secrets.marksEver.size > x.marksSeen.size) {
     for (const mark of secrets.marksEver) if (!x.marksSeen.has(mark)) seeMark(x, mark)
   }
-  // pulled one entry at a time while some are new: the iterator is never run to its end, so it sees later entries
+  // many new entries (a huge text's caught values): indexed a part at a time, pausing between parts (`./pausable.ts`)
+  if (secrets.size - x.secrets.length > INDEX_PER_STEP) stepped(indexSteps(x, secrets), () => undefined)
+  pull(x, secrets, secrets.size)
+  return x
+}
+
+/** The most entries {@link indexOf} adds to an index between two pauses ({@link indexSteps}). */
+const INDEX_PER_STEP = 1 << 15
+
+/** {@link pull} all of `secrets`' new entries into `x`, a pause after each {@link INDEX_PER_STEP} of them. */
+function* indexSteps(x: SecretIndex, secrets: ReadonlyMap<string, string>): Generator<void, void, void> {
   while (x.secrets.length < secrets.size) {
+    const before = x.secrets.length
+    pull(x, secrets, Math.min(secrets.size, x.secrets.length + INDEX_PER_STEP))
+    if (x.secrets.length === before) return
+    yield
+  }
+}
+
+/** `x` ({@link indexOf}'s) with `secrets`' next entries added to it until it holds `upTo` of them (or all). */
+const pull = (x: SecretIndex, secrets: ReadonlyMap<string, string>, upTo: number): void => {
+  const redacted = x.redacted
+  // pulled one entry at a time while some are new: the iterator is never run to its end, so it sees later entries
+  while (x.secrets.length < upTo) {
     const next = x.rest.next()
     if (next.done === true) break
     const [secret, mark] = next.value
@@ -452,7 +475,6 @@ const indexOf = (secrets: ReadonlyMap<string, string>, redacted: RedactedForm): 
     }
     if (short) x.short.push(k)
   }
-  return x
 }
 
 /** A mark new to `x`: the secrets it indexed looked at again (a map has a few distinct marks). */
@@ -583,6 +605,28 @@ interface Occurrence {
  * Unordered.
  */
 const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
+  if (s.length < HUGE) return finish(occurrenceSteps(x, s))
+  const key = x.secrets.slice()
+  const kept = keptOccurrences.get(s, { x, secrets: key })
+  return (kept ?? stepped(occurrenceSteps(x, s), (found) => keptOccurrences.set(s, { x, secrets: key }, found))).slice()
+}
+
+/** The characters of a text {@link occurrenceSteps} reads between two pauses. */
+const OCCURRENCES_PER_STEP = 1 << 20
+
+/**
+ * {@link occurrencesIn}'s answers for huge texts (`./pausable.ts`), by text and the index's secrets then (an index
+ * grows, and a turn's is cut back: {@link cutIndex}); the same forms for the same secrets (one `redacted`).
+ */
+const keptOccurrences = new Kept<{ readonly x: SecretIndex; readonly secrets: ReadonlyArray<string> }, Array<Occurrence>>((a, b) =>
+  a.x.redacted === b.x.redacted && a.secrets.length === b.secrets.length && a.secrets.every((v, i) => v === b.secrets[i])
+)
+
+/**
+ * {@link occurrencesIn} a part at a time: a pause after each {@link OCCURRENCES_PER_STEP} characters of a pass (the
+ * same occurrences in the same order; a pass over a string shorter than that does not pause).
+ */
+function* occurrenceSteps(x: SecretIndex, s: string): Generator<void, Array<Occurrence>, void> {
   const found: Array<Occurrence> = []
   const n = s.length
   restateWork.chars += n
@@ -602,6 +646,7 @@ const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
     for (const [len, m] of byLength) {
       restateWork.chars += n
       for (let i = 0; i + len <= n; i++) {
+        if ((i & (OCCURRENCES_PER_STEP - 1)) === 0 && i > 0) yield
         const list = m.get(s.slice(i, i + len))
         if (list !== undefined) for (const [k, f] of list) found.push({ k, f, at: i, end: i + len })
       }
@@ -610,6 +655,7 @@ const occurrencesIn = (x: SecretIndex, s: string): Array<Occurrence> => {
   if (n >= PREFIX) {
     let h = hashPrefix(s, 0)
     for (let i = 0; ; i++) {
+      if ((i & (OCCURRENCES_PER_STEP - 1)) === 0 && i > 0) yield
       const b = h & MASK
       if ((x.bits[b >> 3] & (1 << (b & 7))) !== 0) {
         const bucket = x.byPrefix.get(s.slice(i, i + PREFIX))
@@ -778,9 +824,25 @@ const secretSpans = (original: string, secrets: ReadonlyMap<string, string>): Ar
 const restateFrom = (original: string, s: string, secrets: ReadonlyMap<string, string>, redacted: RedactedForm): string => {
   if (original === s) return restateText(s, secrets, redacted)
   const spans = secretSpans(original, secrets)
-  const united = spans.length === 0 ? undefined : unionHidden(original, s, spans)
+  const united = spans.length === 0 ? undefined : original.length < HUGE ? unionHidden(original, s, spans) : unitedHuge(original, s, secrets, spans)
   return united === undefined ? restateText(s, secrets, redacted) : restateDecoded(original, united, secrets, redacted)
 }
+
+/**
+ * {@link unionHidden} of a huge text, pausing (`./pausable.ts`): its answer kept by the text, its redaction and the
+ * map (the same map object, as large as it was then: a map is only added to) the spans are of.
+ */
+const unitedHuge = (original: string, s: string, secrets: ReadonlyMap<string, string>, spans: ReadonlyArray<{ start: number; end: number; mark: string }>): string | undefined => {
+  const key = { s, secrets, size: secrets.size }
+  const kept = keptUnions.get(original, key)
+  if (kept !== undefined) return kept.united
+  return stepped(unionHiddenSteps(original, s, spans), (united) => keptUnions.set(original, key, { united }))
+}
+
+/** {@link unitedHuge}'s answers. */
+const keptUnions = new Kept<{ readonly s: string; readonly secrets: ReadonlyMap<string, string>; readonly size: number }, { readonly united: string | undefined }>((a, b) =>
+  a.s === b.s && a.secrets === b.secrets && a.size === b.size
+)
 
 /**
  * `v` with every string restated ({@link restateText}); the same reference when nothing changed. With `original`,
@@ -842,23 +904,40 @@ const unquoted = (v: string): string => {
  * told apart is not looked for elsewhere (it stays redacted where it stands).
  */
 export const caughtValues = (before: string, after: string, found: (value: string, mark: string) => void): void => {
+  for (const [v, mark] of finish(caughtSteps(before, after))) found(unquoted(v), mark)
+}
+
+/** {@link caughtSteps}' answers for huge texts, by text and its redaction (`./pausable.ts`). */
+const keptCaught = new Kept<string, Array<readonly [string, string]>>((a, b) => a === b)
+
+/** The markers of `after` {@link caughtSteps} reads between two pauses. */
+const CAUGHT_PER_STEP = 1 << 16
+
+/**
+ * {@link caughtValues}' values (as written: not {@link unquoted} yet) with their markers, a pause (`yield`) after each
+ * {@link CAUGHT_PER_STEP} markers of a huge `after` (`./pausable.ts`).
+ */
+function* caughtSteps(before: string, after: string): Generator<void, Array<readonly [string, string]>, void> {
+  const none: Array<readonly [string, string]> = []
+  const huge = after.length >= HUGE
   let m = after.indexOf(MARK_HEAD)
-  if (m < 0) return
+  if (m < 0) return none
   const head = after.slice(0, m)
   const headTail = head.slice(head.lastIndexOf("~") + 1)
   let start: number
   if (headTail.length === head.length) {
-    if (!before.startsWith(head)) return
+    if (!before.startsWith(head)) return none
     start = head.length
   } else {
     const p = headTail.length === 0 ? -1 : before.indexOf(headTail)
-    if (p < 0) return
+    if (p < 0) return none
     start = p + headTail.length
   }
   const got: Array<readonly [string, string]> = []
   while (m >= 0) {
+    if (huge && got.length > 0 && (got.length & (CAUGHT_PER_STEP - 1)) === 0) yield
     const close = after.indexOf("]", m + MARK_HEAD.length)
-    if (close < 0) return
+    if (close < 0) return none
     const mark = after.slice(m, close + 1)
     const next = after.indexOf(MARK_HEAD, close + 1)
     const kept = after.slice(close + 1, next < 0 ? after.length : next)
@@ -867,10 +946,10 @@ export const caughtValues = (before: string, after: string, found: (value: strin
     let to: number
     if (next < 0 && tilde < 0) {
       to = before.length - kept.length
-      if (to <= start || !before.endsWith(kept)) return
+      if (to <= start || !before.endsWith(kept)) return none
     } else {
       to = lead.length === 0 ? -1 : before.indexOf(lead, start + 1)
-      if (to < 0) return
+      if (to < 0) return none
     }
     got.push([before.slice(start, to), mark])
     if (next >= 0) {
@@ -879,13 +958,13 @@ export const caughtValues = (before: string, after: string, found: (value: strin
       else {
         const tail = kept.slice(last + 1)
         const p = tail.length === 0 ? -1 : before.indexOf(tail, to + lead.length)
-        if (p < 0) return
+        if (p < 0) return none
         start = p + tail.length
       }
     }
     m = next
   }
-  for (const [v, mark] of got) found(unquoted(v), mark)
+  return got
 }
 
 /**
@@ -1118,6 +1197,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    * the tool input as JSON, a note) then become the same marker ({@link restate}).
    */
   let decided: Map<string, string> | undefined
+  /** The key of {@link again} (`./pausable.ts`) for an event's decided secrets. */
+  const DECIDED = {}
   const note = (v: unknown, mark: string): void => {
     if (decided !== undefined && typeof v === "string" && restatable(v, RESTATED_MIN)) decided.set(v, mark)
   }
@@ -1140,7 +1221,12 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   const textNoting = throughView((s: string): string => {
     const b = decoded(s)
     if (b !== s && decided !== undefined) {
-      caughtValues(s, b, noteCaught)
+      if (s.length < HUGE) caughtValues(s, b, noteCaught)
+      else {
+        // a huge text's caught values read a part at a time and once, whatever the attempts its redaction takes
+        const caught = keptCaught.get(s, b) ?? stepped(caughtSteps(s, b), (got) => keptCaught.set(s, b, got))
+        for (const [v, mark] of caught) noteCaught(unquoted(v), mark)
+      }
       // the user name of a home path the text shows (session 24, tester24a F9): looked for as a word elsewhere
       if (b.includes("~")) for (const u of homeUserNames(s)) if (hiddenUserName(u) && !decided.has(u)) decided.set(u, USER_MARK)
     }
@@ -1375,7 +1461,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
    */
   const deciding = <A>(f: () => A, keep: ReadonlySet<string>, original: unknown, sink?: Map<string, string>): A => {
     const outer = decided
-    decided = new Map()
+    // (the same map when an attempt runs again after a pause, `./pausable.ts`: `f` adds the same entries to it in the
+    // same order, and its index, kept by the map, is not built again)
+    decided = again(DECIDED, () => new Map<string, string>())
     try {
       const out = f()
       if (sink !== undefined) for (const [v, mark] of decided) if (v.length >= SESSION_RESTATED_MIN && !sink.has(v)) sink.set(v, mark)

@@ -23,6 +23,7 @@
  * @module
  */
 import { needleScanner } from "./needles.js"
+import { HUGE, Kept, stepped } from "./pausable.js"
 
 /** A redaction rule: its id (named by the replacement), a global pattern, and how a match is replaced. */
 export interface RedactionRule {
@@ -5104,6 +5105,51 @@ const applyRule = (rule: RedactionRule, s: string): string => {
     : s.replace(rule.pattern, rule.replace as (m: string, ...g: Array<string>) => string)
 }
 
+/** The characters of a huge text a rule's pass reads between two pauses ({@link applyRuleSteps}). */
+const RULE_CHARS_PER_STEP = 1 << 19
+
+/**
+ * {@link applyRule} on a huge text (`./pausable.ts`), pausing after each {@link RULE_CHARS_PER_STEP} characters the
+ * pattern's search went past: its matches found one at a time (`exec` from where the last one ended, as `replace`
+ * finds them: the same matches, the whole text seen by lookbehinds) and each replaced as `replace` replaces it (the
+ * function given the match, its groups, its offset and the text, and the named groups when the pattern has some).
+ * A rule done by hand (`apply`) runs whole.
+ */
+function* applyRuleSteps(rule: RedactionRule, s: string): Generator<void, string, void> {
+  if (rule.apply !== undefined) return rule.apply(s)
+  const re = rule.pattern
+  const mark = marker(rule.id)
+  const fn = rule.replace as ((...args: Array<unknown>) => string) | undefined
+  const parts: Array<string> = []
+  let done = 0
+  let paused = 0
+  re.lastIndex = 0
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+    const at = m.index
+    parts.push(s.slice(done, at))
+    if (fn === undefined) parts.push(mark)
+    else {
+      const args: Array<unknown> = [...m, at, s]
+      if (m.groups !== undefined) args.push(m.groups)
+      parts.push(String(fn(...args)))
+    }
+    done = at + m[0].length
+    // an empty match: on past it (by a code point with the `u` flag), as `replace` does
+    if (m[0].length === 0) re.lastIndex = at + (re.unicode && at + 1 < s.length && (s.charCodeAt(at) & 0xfc00) === 0xd800 && (s.charCodeAt(at + 1) & 0xfc00) === 0xdc00 ? 2 : 1)
+    if (re.lastIndex - paused >= RULE_CHARS_PER_STEP) {
+      paused = re.lastIndex
+      const from = re.lastIndex
+      yield
+      // (another text may have been redacted by this rule meanwhile: its pattern's place is this text's again)
+      re.lastIndex = from
+    }
+  }
+  re.lastIndex = 0
+  if (parts.length === 0) return s
+  parts.push(s.slice(done))
+  return parts.join("")
+}
+
 /**
  * One string with every rule applied, in order (a later rule sees the
  * replacements of earlier ones; none of them matches a replacement).
@@ -5209,7 +5255,46 @@ export const textRedaction = (rules: ReadonlyArray<RedactionRule>, flagged = "")
   }
   // after a rule changed the text: one pattern of each rule's gate (the hints' own pattern is `hintsOf`)
   const gates = plans.map((p) => (p.rule.gate !== undefined && p.rule.gate.length > 0 ? new RegExp(p.rule.gate.map(escapeRegExp).join("|")) : undefined))
+  /**
+   * Whether rule `r` runs on `out` (the text as the rules before it left it) of `s`: always when it has no hints;
+   * on `s` itself, when the scan of `s` marked it (`found(r)`) and its hints confirm it; on a changed text, when its
+   * gate and its hints are there.
+   */
+  const runs = (r: number, s: string, out: string, found: (r: number) => boolean): boolean => {
+    const p = plans[r]
+    if (p.always) return true
+    if (out === s) return found(r) && (p.confirm === undefined || p.confirm.test(out))
+    // The text changed: a pattern of the rule's gate and one of its hints, each of which stops at the
+    // first hit, rather than another whole pass of the scanner per change (a long text with many secrets
+    // was scanned again after each rule that redacted something).
+    const gate = gates[r]
+    return (gate === undefined || gate.test(out)) && hintsOf(p.rule).test(out)
+  }
+  const isMarked = (r: number) => ruleMark[r] === marked
+  /**
+   * {@link redact} of a huge text (`./pausable.ts`), pausing after the scan and after each rule that ran: the
+   * scan's answers are its own (another text may be redacted during a pause).
+   */
+  function* redactSteps(s: string): Generator<void, string, void> {
+    scanOf(s)
+    const any = anyNeedle
+    const found = Uint8Array.from(plans, (_, r) => (isMarked(r) ? 1 : 0))
+    if (prefilter && !any) return s
+    yield
+    let out = s
+    for (let r = 0; r < plans.length; r++) {
+      if (!runs(r, s, out, (k) => found[k] === 1)) continue
+      out = yield* applyRuleSteps(plans[r].rule, out)
+      yield
+    }
+    return out
+  }
+  const huge = new Kept<undefined, string>(() => true)
   const redact = (s: string): string => {
+    if (s.length >= HUGE) {
+      const kept = huge.get(s, undefined)
+      return kept !== undefined ? kept : stepped(redactSteps(s), (out) => huge.set(s, undefined, out))
+    }
     // whether `s` has been scanned (the answers are about `s`, not about a text a rule has changed)
     let scanned = false
     if (prefilter) {
@@ -5219,25 +5304,12 @@ export const textRedaction = (rules: ReadonlyArray<RedactionRule>, flagged = "")
     }
     let out = s
     for (let r = 0; r < plans.length; r++) {
-      const p = plans[r]
-      if (!p.always) {
-        if (out === s) {
-          if (!scanned) {
-            scanOf(s)
-            scanned = true
-          }
-          if (ruleMark[r] !== marked) continue
-          if (p.confirm !== undefined && !p.confirm.test(out)) continue
-        } else {
-          // The text changed: a pattern of the rule's gate and one of its hints, each of which stops at the
-          // first hit, rather than another whole pass of the scanner per change (a long text with many secrets
-          // was scanned again after each rule that redacted something).
-          const gate = gates[r]
-          if (gate !== undefined && !gate.test(out)) continue
-          if (!hintsOf(p.rule).test(out)) continue
-        }
+      if (!plans[r].always && out === s && !scanned) {
+        scanOf(s)
+        scanned = true
       }
-      out = applyRule(p.rule, out)
+      if (!runs(r, s, out, isMarked)) continue
+      out = applyRule(plans[r].rule, out)
     }
     return out
   }

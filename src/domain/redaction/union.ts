@@ -26,6 +26,7 @@
  * @module
  */
 import { marker, type RedactionRule } from "./rules.js"
+import { finish, HUGE } from "./pausable.js"
 
 /** A custom rule's match: `[start, end)` in UTF-16 offsets of the original text, and its marker. */
 interface Hit {
@@ -154,10 +155,18 @@ const align = (s: string, p: Pieces): { readonly left: Array<number>; readonly r
  * The redaction of `s` by the built-in rules (`base`, their output) and the custom rules' `hits` (on `s`): see
  * the module's doc. `undefined` when `base` cannot be lined up with `s`.
  */
-const merge = (s: string, base: string, hits: ReadonlyArray<Hit>, baseLabels = false): string | undefined => {
+const merge = (s: string, base: string, hits: ReadonlyArray<Hit>, baseLabels = false): string | undefined => finish(mergeSteps(s, base, hits, baseLabels))
+
+/** The kept texts of `base` {@link mergeSteps} goes through between two pauses. */
+const PIECES_PER_STEP = 1 << 16
+
+/** {@link merge} with a pause (a `yield`) after lining the texts up and after each {@link PIECES_PER_STEP} kept texts. */
+function* mergeSteps(s: string, base: string, hits: ReadonlyArray<Hit>, baseLabels: boolean): Generator<void, string | undefined, void> {
   const p = piecesOf(base)
   const where = align(s, p)
   if (where === undefined) return undefined
+  const huge = s.length >= HUGE
+  if (huge) yield
   // which hit (its index + 1) covers each character of `s`
   const cover = new Int32Array(s.length)
   hits.forEach((h, i) => cover.fill(i + 1, h.start, h.end))
@@ -170,6 +179,7 @@ const merge = (s: string, base: string, hits: ReadonlyArray<Hit>, baseLabels = f
   }
   const n = p.texts.length
   for (let k = 0; k < n; k++) {
+    if (huge && k > 0 && (k & (PIECES_PER_STEP - 1)) === 0) yield
     const t = p.texts[k]
     const l = where.left[k]
     const r = where.right[k]
@@ -254,7 +264,11 @@ export const customMerger = (custom: ReadonlyArray<RedactionRule>) => (s: string
  * be lined up with `s` (then the caller does without). Pure. Used for a session's known secrets (tester22c F2:
  * a rule's match that takes a known secret but its last character must not leave that character shown).
  */
-export const unionHidden = (s: string, base: string, spans: ReadonlyArray<{ readonly start: number; readonly end: number; readonly mark: string }>): string | undefined => {
+export const unionHidden = (s: string, base: string, spans: ReadonlyArray<{ readonly start: number; readonly end: number; readonly mark: string }>): string | undefined =>
+  finish(unionHiddenSteps(s, base, spans))
+
+/** {@link unionHidden} with pauses (`yield`) on a huge text ({@link mergeSteps}; `./pausable.ts`). */
+export function* unionHiddenSteps(s: string, base: string, spans: ReadonlyArray<{ readonly start: number; readonly end: number; readonly mark: string }>): Generator<void, string | undefined, void> {
   if (spans.length === 0) return base
   const sorted = [...spans].sort((a, b) => a.start - b.start)
   const hits: Array<Hit> = []
@@ -269,7 +283,7 @@ export const unionHidden = (s: string, base: string, spans: ReadonlyArray<{ read
   }
   hits.push(cur)
   if (base === s) return render(s, hits)
-  return merge(s, base, hits, true)
+  return yield* mergeSteps(s, base, hits, true)
 }
 
 /**

@@ -1424,7 +1424,7 @@ const make = (
       )
 
     /** {@link eventsStream}'s pages, each row given to `f` as stored, decoded when `f` asks (`IndexShape.forEachStoredEvent`). */
-    const forEachStoredEvent = (uid: string, f: (e: StoredEvent) => void, pageSize = 1000, kept: ReadonlySet<string> = NONE_KEPT): Effect.Effect<void, StoreUnavailable> =>
+    const forEachStoredEvent = (uid: string, f: (e: StoredEvent) => void | Effect.Effect<void>, pageSize = 1000, kept: ReadonlySet<string> = NONE_KEPT): Effect.Effect<void, StoreUnavailable> =>
       Effect.gen(function*() {
         // A session held by one current stream (most): its rows read in the order of `records_in_order`, with no
         // sort (the query over the session's streams sorts every row it reads, bodies included: ~0.6 s CPU of the
@@ -1451,7 +1451,11 @@ const make = (
                 ORDER BY e.sequence, e.event_uid LIMIT ${pageSize}`
           )
           const events = yield* reader.stored(rows, kept)
-          for (const e of events) f(e)
+          for (const e of events) {
+            // (an Effect: what `f` does for `e` pauses, a huge text's redaction: `src/domain/redaction/pausable.ts`)
+            const more = f(e)
+            if (more !== undefined) yield* more
+          }
           if (rows.length < pageSize) return
           const last = rows[rows.length - 1]
           after = { sequence: last.sequence, eventUid: last.event_uid }

@@ -41,7 +41,8 @@ import { searchableText, snippetOf } from "../../domain/search/text.js"
 import * as Option from "effect/Option"
 import { Redaction, type RedactionShape } from "../../services/Redaction.js"
 import { redactJoints, sameResponseText } from "../../domain/redaction/joints.js"
-import { mapYielding, redactJointsYielding, responseRuns } from "../share.js"
+import { mapYielding, redactJointsYielding, redactYielding, responseRuns, runSteps } from "../share.js"
+import { attempt, Reruns } from "../../domain/redaction/pausable.js"
 import { EVENT_STRUCTURAL_FIELDS, restatable, SESSION_RESTATED_MIN, sessionRedactor, type SessionRedactorStart } from "../../domain/redaction/redact.js"
 import type { ShownIds } from "../../domain/shown-ids.js"
 import { isClipped, TITLE_MAX_CHARS, titleSourceIn } from "../../domain/redaction/clipped.js"
@@ -246,12 +247,13 @@ const briefs = (r: RedactionShape, index: IndexShape, rows: ReadonlyArray<Sessio
         r.enabled && s.title !== null && titleMayHoldSecret(s.title)
           ? Effect.map(sessionSecretsKept(r, index, s.sessionUid), (k) => ({ source: k.titleSource, known: k.secrets }))
           : Effect.map(titleSourceRead(r, index, s), (source) => ({ source }))
-      return Effect.map(read, ({ known, source }) => {
-        const b = brief(r, s, source, known)
-        if (titles.size >= SHOWN_TITLES_MAX) titles.clear()
-        titles.set(key, b.title)
-        return b
-      })
+      // (a title cut from a huge first prompt redacts it whole: pausing, `redactYielding`)
+      return Effect.flatMap(read, ({ known, source }) =>
+        Effect.map(redactYielding(() => brief(r, s, source, known)), (b) => {
+          if (titles.size >= SHOWN_TITLES_MAX) titles.clear()
+          titles.set(key, b.title)
+          return b
+        }))
     })
   })
 
@@ -436,10 +438,9 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
       // The title with its session's secrets (those of its events, as the hit's event below): the first prompt's,
       // redacted whole before it is cut when the title was cut from it (tester22c F1).
       const titles = new Map<string, string>()
-      const titleOf = (t: string) => {
-        let v = titles.get(t)
-        if (v === undefined) titles.set(t, v = r.title(t, secrets, titleSource))
-        return v
+      const titleOf = (t: string): Effect.Effect<string> => {
+        const v = titles.get(t)
+        return v !== undefined ? Effect.succeed(v) : Effect.tap(redactYielding(() => r.title(t, secrets, titleSource)), (x) => titles.set(t, x))
       }
       // whether the session's title is among the candidates (the index's title hit, or one made below)
       let titled = sessionHits.some((h) => h.eventUid === null && h.eventId === null)
@@ -447,7 +448,7 @@ const visibleHits = (r: RedactionShape, index: IndexShape, tree: QueryNode, hits
         // a yield every HITS_SLICE hits (tester30b F1): the server answers a ping and a cancel lands meanwhile
         if (++done % HITS_SLICE === 0) yield* Effect.yieldNow()
         // an incomplete session's title is withheld: neither shown nor matched (`titleWithheld`)
-        const title = h.title === null || titleWithheld(r, h.sessionStatus) ? null : titleOf(h.title)
+        const title = h.title === null || titleWithheld(r, h.sessionStatus) ? null : yield* titleOf(h.title)
         if (h.eventUid === null && h.eventId === null) {
           if (title === null) continue
           const doc = [visibleWords(title, fold)]
@@ -700,10 +701,15 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
       let lookForTitle = titleSourceIn(title, [title ?? ""]) !== undefined || (title !== null && isClipped(title, TITLE_MAX_CHARS))
       const notedAt: Array<number> = []
       const printing: Array<readonly [string, number]> = []
-      const seen = (x: SessionEvent) => {
+      /** `x` seen; an Effect when its redaction pauses (a huge text: `redactYielding`), to run before the next event. */
+      const seen = (x: SessionEvent): Effect.Effect<void> | undefined => {
         const known = sr.known.size
         const calls = sr.printing.size
-        sr.see(x)
+        const runs = new Reruns()
+        const first = attempt(() => sr.see(x), runs)
+        return first.done ? noted(x, known, calls) : Effect.zipRight(runSteps(first.work), Effect.zipRight(redactYielding(() => sr.see(x), runs), Effect.sync(() => noted(x, known, calls))))
+      }
+      const noted = (x: SessionEvent, known: number, calls: number): undefined => {
         for (let i = known; i < sr.known.size; i++) notedAt.push(x.sequence)
         if (sr.printing.size > calls && typeof x.toolCallId === "string") printing.push([x.toolCallId, x.sequence])
         if (lookForTitle) {
@@ -715,9 +721,9 @@ const sessionSecretsKept = (r: RedactionShape, index: IndexShape, sessionUid: st
         // session 30: only the events that may note a secret are decoded and seen (`sr.needs`, the redaction's
         // prefilter over their stored JSON): the same secrets as seeing every one (~9 s CPU at 120,000 events before)
         yield* index.forEachStoredEvent(sessionUid, (e) => {
-          if (lookForTitle || sr.needs(e.kind, e.texts)) seen(e.event())
+          return lookForTitle || sr.needs(e.kind, e.texts) ? seen(e.event()) : undefined
         }, 500, KEPT_FIELDS)
-      } else yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.sync(() => seen(x)))
+      } else yield* Stream.runForEach(index.eventsStream(sessionUid, 500), (x) => Effect.suspend(() => seen(x) ?? Effect.void))
       return { secrets: sr.known, titleSource, notedAt, printing } satisfies SessionSecrets
     })
     return row === undefined ? yield* gather : yield* shared(secretsStore, index, r, keyOf(row), gather)
@@ -1295,7 +1301,7 @@ export const getEvents = (
     const reading = (from: number | null, pageSize: number) => {
       const sr = sessionRedactor(r, kept !== null && from !== null ? redactorBefore(kept, from) : undefined)
       const stream = index.eventsStream(session.sessionUid, pageSize, from === null ? undefined : { sequence: from })
-      const events = r.enabled ? Stream.tap(stream, (e) => Effect.sync(() => sr.see(e))) : stream
+      const events = r.enabled ? Stream.tap(stream, (e) => redactYielding(() => sr.see(e))) : stream
       const shareEvent = (e: SessionEvent): SessionEvent => (whole.size === 0 ? sr.event(e) : r.restated(sr.event(e), whole, e))
       /** A run of consecutive assistant text and thinking (`responseRuns`) redacted as one text, as the whole session's. */
       const shareRun = (run: ReadonlyArray<SessionEvent>): ReadonlyArray<SessionEvent> =>
