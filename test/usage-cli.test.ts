@@ -127,7 +127,9 @@ describe("tokens and cost via the CLI", () => {
     const sessions = by("session").data.rows
     expect(sessions.find((r: any) => r.key === S.S3)).toMatchObject({ provider: "claude-code", inputTokens: 12, costUsd: expect.closeTo(0.023029, 12) })
     expect(sessions.some((r: any) => r.key === "sess-cron")).toBe(false) // no usage: not in the report
-    expect(by("workspace").data.rows.map((r: any) => r.key).sort()).toEqual(["/home/alice/code/billing-api", "/home/alice/src/web_app.v2"])
+    // a workspace is redacted as shareable outputs redact it (tester35a F12: a home folder becomes `~`); --no-redact: as stored
+    expect(by("workspace").data.rows.map((r: any) => r.key).sort()).toEqual(["~/code/billing-api", "~/src/web_app.v2"])
+    expect(by("workspace", ["--no-redact"]).data.rows.map((r: any) => r.key).sort()).toEqual(["/home/alice/code/billing-api", "/home/alice/src/web_app.v2"])
     const human = run(["usage", "--index", index, "--by", "model"])
     expect(human.code).toBe(0)
     expect(human.stdout).toContain(`data/prices.json ${version}`)

@@ -11,12 +11,13 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { incompleteUsageNote } from "../../domain/incomplete.js"
 import { costNotes, humanTokens, humanUsd, NAME_CELL_MAX, notExactText, shownName } from "../../domain/render.js"
 import type { TokenCountName } from "../../domain/usage.js"
 import type { UsageReport } from "../../layers/index/queries.js"
-import { queryRuntime } from "../lazy.js"
+import { queryRuntime, shareRuntime } from "../lazy.js"
 import * as O from "../options.js"
 import { printResult } from "../output.js"
 import { timeRange, workspaceOption } from "../filters.js"
@@ -102,6 +103,7 @@ export const usage = Command.make(
       Options.withDescription("Only sessions whose workspace is DIR or below it.")
     ),
     machine: O.machineFilter,
+    noRedact: O.noRedact("the workspaces of `--by workspace`"),
     json: O.json,
     index: O.index,
     config: O.config
@@ -117,6 +119,17 @@ export const usage = Command.make(
         rt.machineFilter(Option.getOrUndefined(o.machine), "--machine"),
         (machine) => rt.usageReport({ by: o.by, since, until, provider: Option.getOrUndefined(o.provider), workspace, machine }, prices)
       ).pipe(Effect.provide(rt.readIndexLayer(file)))
+      // A cost report is pasted into chats (tester35a F12): a workspace is a path a source wrote, redacted as a
+      // shareable output redacts a session's workspace (a home folder, a token in a folder's name) unless --no-redact.
+      const shown = o.by === "workspace" && !o.noRedact && report.rows.some((x) => x.key !== null)
+        ? yield* Effect.flatMap(shareRuntime, (share) =>
+          Effect.map(
+            share.shownText.pipe(
+              Effect.provide(share.redactionLayer(true, share.loadRedactionPatterns(Option.getOrUndefined(o.config))).pipe(Layer.provide(rt.readIndexLayer(file))))
+            ),
+            (text): UsageReport => ({ ...report, rows: report.rows.map((x) => (x.key === null ? x : { ...x, key: text(x.key) })) })
+          ))
+        : report
       const filters = [
         ...Option.toArray(Option.map(o.since, (x) => `--since ${x}`)),
         ...Option.toArray(Option.map(o.until, (x) => `--until ${x}`)),
@@ -124,6 +137,6 @@ export const usage = Command.make(
         ...Option.toArray(Option.map(o.workspace, (x) => `--workspace ${x}`)),
         ...Option.toArray(Option.map(o.machine, (x) => `--machine ${x}`))
       ]
-      yield* printResult("usage", o.json, report, () => render(report, rt.describePrices(prices), filters))
+      yield* printResult("usage", o.json, shown, () => render(shown, rt.describePrices(prices), filters))
     })
 ).pipe(Command.withDescription("Tokens and cost from the index, by day, session, model, provider, workspace or machine."))

@@ -431,11 +431,101 @@ const VENDOR_TOKEN_TABLE_21: ReadonlyArray<RedactionRule> = [
   }
 ]
 
+/**
+ * A `;` inside a bare `secret-assignment` value (tester35a F11): an INI, `.env` or properties line's value runs to
+ * the line's end (`password=Qz7v;K2mX9pL`), so a `;` with a value's character right after it is part of the value.
+ * It ends the value where it separates: before white space, the text's end, another `;`, a shell operator, a quote or
+ * a backslash (a shell's `PASSWORD=x; run`, `x;` at a line's end, `\n` in JSON text), and before a connection
+ * string's next `name=` (`Password=x;Host=y`, `Pwd=x;Database=y`).
+ */
+const VALUE_SEMICOLON = String.raw`;(?![\s;&|<>)"'${"`"}\\]|$|[A-Za-z_][A-Za-z0-9_.-]{0,63}=)`
+
+/**
+ * Session 35 (tester35a F9): long-lived credentials of gitleaks' rules (config/gitleaks.toml, the rule named in each
+ * comment) that had none here, each known by a prefix or a fixed infix of its own, so ordinary text does not hold it;
+ * and Google's OAuth refresh token (`1//0…`, GitHub secret scanning's and trufflehog's shape). Each is a word of its
+ * own (as {@link VENDOR_TOKEN_TABLE_20}); a body takes the whole run of its characters from a floor under the
+ * scanner's length to a ceiling over it, and a run of letters of one case only stays where the body is letters and
+ * digits. The rules gitleaks takes only next to a vendor's name (a bare hex or base64 run) stay out: see
+ * docs/redaction.md.
+ */
+const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
+  // Azure AD (Entra ID) client secret: 3 characters, a digit, `Q~`, 31 to 34 (azure-ad-client-secret:
+  // `[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}`); here 2 to 8 before the digit and 28 to 40 after `Q~`
+  {
+    id: "azure-ad-client-secret",
+    pattern: re(String.raw`${start("A-Za-z0-9_~.-")}[A-Za-z0-9_~.]{2,8}[0-9]Q~[A-Za-z0-9_~.-]{28,40}(?![A-Za-z0-9_~.-])`),
+    hints: ["Q~"]
+  },
+  // Google OAuth refresh token: `1//0` then base64url characters (GitHub secret scanning's google_oauth_refresh_token,
+  // trufflehog's googleoauth2 detector: `1//0[0-9A-Za-z_-]{40,}`); here 30 to 512, slashes maybe JSON-escaped (`1\/\/0…`)
+  {
+    id: "google-refresh-token",
+    pattern: re(String.raw`${lead(String.raw`1(?:\\{0,3}/){2}0`, "A-Za-z0-9_/.\\\\-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{30,512}(?![A-Za-z0-9_-])`),
+    hints: ["1//0", "1\\/\\/0"]
+  },
+  // 1Password service account token `ops_eyJ` and 250 or more base64 characters (1password-service-account-token; here
+  // 200 to 8192), and a 1Password account's Secret Key `A3-XXXXXX-…` (1password-secret-key)
+  {
+    id: "onepassword-secret",
+    pattern: re(
+      `${lead("ops_eyJ", "A-Za-z0-9_")}[A-Za-z0-9+/]{200,8192}={0,3}(?![A-Za-z0-9+/=])|` +
+        `${lead("A3-", "A-Za-z0-9_-")}[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Za-z0-9_-])`
+    ),
+    hints: ["ops_eyJ", "A3-"]
+  },
+  // Artifactory API key `AKCp` and 69 letters and digits (artifactory-api-key); here 60 to 80
+  { id: "artifactory-key", pattern: re(`${lead("AKCp", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{60,80}(?![A-Za-z0-9_])`), hints: ["AKCp"] },
+  // Clojars `CLOJARS_` and 60 letters and digits (clojars-api-token); here 50 to 80
+  { id: "clojars-token", pattern: re(`${lead("CLOJARS_", "A-Za-z0-9_")}[A-Za-z0-9]{50,80}(?![A-Za-z0-9_])`), hints: ["CLOJARS_"] },
+  // Duffel `duffel_test_` / `duffel_live_` and 43 of `A-Za-z0-9_=-` (duffel-api-token); here 36 to 64
+  { id: "duffel-token", pattern: re(`${lead("duffel_(?:test|live)_", "A-Za-z0-9_")}[A-Za-z0-9_=-]{36,64}(?![A-Za-z0-9_=-])`), hints: ["duffel_"] },
+  // EasyPost `EZAK` (and test `EZTK`) and 54 letters and digits (easypost-api-token, easypost-test-api-token); here 48 to 64
+  { id: "easypost-token", pattern: re(`${lead("EZ[AT]K", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{48,64}(?![A-Za-z0-9_])`), hints: ["EZAK", "EZTK"] },
+  // Frame.io `fio-u-` and 64 of `A-Za-z0-9_=-` (frameio-api-token); here 56 to 80
+  { id: "frameio-token", pattern: re(`${lead("fio-u-", "A-Za-z0-9_-")}[A-Za-z0-9_=-]{56,80}(?![A-Za-z0-9_=-])`), hints: ["fio-u-"] },
+  // Infracost `ico-` and 32 letters and digits (infracost-api-token)
+  { id: "infracost-token", pattern: re(`${lead("ico-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["ico-"] },
+  // 42 School (Intra) client secret `s-s4t2ud-` / `s-s4t2af-` and 64 hex digits (intra42-client-secret)
+  { id: "intra42-secret", pattern: re(`${lead("s-s4t2(?:ud|af)-", "A-Za-z0-9_-")}[a-fA-F0-9]{64}(?![A-Za-z0-9_-])`), hints: ["s-s4t2"] },
+  // OpenShift user token `sha256~` and 43 of `A-Za-z0-9_-` (openshift-user-token); here 40 to 64
+  { id: "openshift-token", pattern: re(`${lead("sha256~", "A-Za-z0-9_-")}[A-Za-z0-9_-]{40,64}(?![A-Za-z0-9_-])`), hints: ["sha256~"] },
+  // Prefect `pnu_` and 36 letters and digits (prefect-api-token); here 32 to 48
+  { id: "prefect-token", pattern: re(`${lead("pnu_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32,48}(?![A-Za-z0-9_])`), hints: ["pnu_"] },
+  // ReadMe `rdme_` and 70 lower-case letters and digits (readme-api-token); here 64 to 80
+  { id: "readme-token", pattern: re(`${lead("rdme_", "A-Za-z0-9_")}[a-z0-9]{64,80}(?![A-Za-z0-9_])`), hints: ["rdme_"] },
+  // RubyGems `rubygems_` and 48 hex digits (rubygems-api-token); here 40 to 64
+  { id: "rubygems-token", pattern: re(`${lead("rubygems_", "A-Za-z0-9_")}[a-f0-9]{40,64}(?![A-Za-z0-9_])`), hints: ["rubygems_"] },
+  // Scalingo `tk-us-` and 48 of `A-Za-z0-9_-` (scalingo-api-token); here 40 to 64
+  { id: "scalingo-token", pattern: re(`${lead("tk-us-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{40,64}(?![A-Za-z0-9_-])`), hints: ["tk-us-"] },
+  // Sendinblue (Brevo) `xkeysib-`, 64 hex digits, `-`, 16 letters and digits (sendinblue-api-token)
+  { id: "sendinblue-key", pattern: re(`${lead("xkeysib-", "A-Za-z0-9_-")}[a-f0-9]{64}-[A-Za-z0-9]{16}(?![A-Za-z0-9_-])`), hints: ["xkeysib-"] },
+  // Sourcegraph `sgp_`, maybe 16 hex digits or `local` and `_`, then 40 hex digits (sourcegraph-access-token)
+  { id: "sourcegraph-token", pattern: re(`${lead("sgp_", "A-Za-z0-9_")}(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}(?![A-Za-z0-9_])`), hints: ["sgp_"] },
+  // Harness personal or service account token `pat.` / `sat.`, 22, `.`, 24, `.`, 20 (harness-api-key)
+  {
+    id: "harness-token",
+    pattern: re(String.raw`${lead(String.raw`[ps]at\.`, "A-Za-z0-9_.-")}[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}(?![A-Za-z0-9_.-])`),
+    hints: ["pat.", "sat."]
+  },
+  // Alibaba Cloud AccessKey ID `LTAI` and 20 letters and digits (alibaba-access-key-id); here 17 to 24
+  { id: "alibaba-access-key", pattern: re(`${lead("LTAI", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{17,24}(?![A-Za-z0-9_])`), hints: ["LTAI"] },
+  // Facebook page access token `EAAM` / `EAAC` and 100 or more letters and digits (facebook-page-access-token); up to 512
+  { id: "facebook-token", pattern: re(`${lead("EAA[MC]", "A-Za-z0-9_+/")}[A-Za-z0-9]{100,512}(?![A-Za-z0-9_+/=])`), hints: ["EAAM", "EAAC"] },
+  // Adobe client secret `p8e-` and 32 letters and digits (adobe-client-secret)
+  { id: "adobe-client-secret", pattern: re(`${lead("p8e-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["p8e-"] },
+  // MaxMind license key: 6 letters and digits, `_`, 29, `_mmk` (maxmind-license-key)
+  { id: "maxmind-key", pattern: re(`${start("A-Za-z0-9_")}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9_])`), hints: ["_mmk"] },
+  // SettleMint `sm_aat_`, `sm_pat_`, `sm_sat_` and 16 letters and digits (settlemint-*-access-token)
+  { id: "settlemint-token", pattern: re(`${lead("sm_[aps]at_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{16}(?![A-Za-z0-9_])`), hints: ["sm_aat_", "sm_pat_", "sm_sat_"] }
+]
+
 /** The rules `escaped-token` runs on a decoded word: the tokens known by their shape alone. */
 const ESCAPED_TOKEN_RULES: ReadonlySet<string> = new Set([
   "jwt", "anthropic-key", "openai-key", "github-token", "aws-access-key", "google-api-key", "slack-token", "stripe-key",
   "sendgrid-key", "age-secret-key", "npm-token", "gitlab-token", "huggingface-token", "pypi-token", "twilio-api-key",
-  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id), ...VENDOR_TOKEN_TABLE_21.map((rule) => rule.id)
+  ...VENDOR_TOKEN_RULES, ...VENDOR_TOKEN_TABLE_20.map((rule) => rule.id), ...VENDOR_TOKEN_TABLE_21.map((rule) => rule.id),
+  ...VENDOR_TOKEN_TABLE_35.map((rule) => rule.id)
 ])
 
 /**
@@ -682,7 +772,7 @@ const fieldAlternatives = (): string => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
-    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512})`
+    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?![A-Za-z_][A-Za-z0-9_.-]{0,63}=)${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare}|${word})`
@@ -3595,6 +3685,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
   ...VENDOR_TOKEN_TABLE_20,
   // session 21: the vendor tokens session 20 left out (see the table)
   ...VENDOR_TOKEN_TABLE_21,
+  // session 35 (tester35a F9): gitleaks' prefixed rules still missing, and Google's refresh token (see the table)
+  ...VENDOR_TOKEN_TABLE_35,
   {
     // npm: granular/automation tokens npm_…, and `_authToken=` / `_auth=` / `_password=` lines of an .npmrc.
     id: "npm-token",
@@ -3806,7 +3898,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+${QUOTED_LINES(String.raw`(?:[^"\\\n]|\\[^"])`)})\\?"|'(?![$[])([^'\n]+${QUOTED_LINES(String.raw`[^'\n]`)})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+${QUOTED_LINES(String.raw`(?:[^"\\\n]|\\[^"])`)})\\?"|'(?![$[])([^'\n]+${QUOTED_LINES(String.raw`[^'\n]`)})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
