@@ -1312,28 +1312,63 @@ export const getEvents = (
     if (p.eventId !== undefined) {
       const eventId = p.eventId
       const context = p.context ?? DEFAULT_CONTEXT
-      const { runs, shareRun } = reading(null, 500)
-      // A window: the `context` events before the target, the target, then `context` after it (and one more, to know
-      // whether more follow), read in whole runs of consecutive assistant text: a secret cut across the window's edge, into
-      // blocks outside it, is redacted as the whole session has it.
-      const scan = yield* Stream.runFoldWhile(
-        runs,
-        { runs: [] as Array<ReadonlyArray<SessionEvent>>, at: -1, count: 0 },
-        (s) => !(s.at >= 0 && s.count - s.at - 1 > context),
-        (s, run) => {
-          s.runs.push(run)
-          s.count += run.length
-          if (s.at < 0) {
-            const i = run.findIndex((e) => e.eventId === eventId)
-            if (i >= 0) s.at = s.count - run.length + i
-            else {
-              // the runs wholly before the window's first event are let go
-              while (s.runs.length > 1 && s.count - s.runs[0].length >= context) s.count -= s.runs.shift()!.length
+      /**
+       * The window read from the events whose `sequence` is `from` or more (null: the session's first): the `context`
+       * events before the target, the target, then `context` after it (and one more, to know whether more follow),
+       * read in whole runs of consecutive assistant text, so a secret cut across the window's edge, into blocks outside
+       * it, is redacted as the whole session has it. `wider`: the window reaches into the first run read, which may
+       * begin before `from` (or before it); `absent`: the target is not among the events read from `from` on up to
+       * past its sequence `target`.
+       */
+      const windowFrom = (from: number | null, target: number | undefined) =>
+        Effect.gen(function*() {
+          // from near the target, pages of about the window's size
+          const { runs, shareRun } = reading(from, from === null ? 500 : Math.min(500, 2 * context + 32))
+          let firstRun: ReadonlyArray<SessionEvent> | undefined
+          const scan = yield* Stream.runFoldWhile(
+            runs,
+            { runs: [] as Array<ReadonlyArray<SessionEvent>>, at: -1, count: 0, absent: false },
+            (s) => !s.absent && !(s.at >= 0 && s.count - s.at - 1 > context),
+            (s, run) => {
+              firstRun ??= run
+              s.runs.push(run)
+              s.count += run.length
+              if (s.at < 0) {
+                const i = run.findIndex((e) => e.eventId === eventId)
+                if (i >= 0) s.at = s.count - run.length + i
+                else if (from !== null && target !== undefined && run[run.length - 1].sequence > target) s.absent = true
+                else {
+                  // the runs wholly before the window's first event are let go
+                  while (s.runs.length > 1 && s.count - s.runs[0].length >= context) s.count -= s.runs.shift()!.length
+                }
+              }
+              return s
             }
-          }
-          return s
-        }
-      )
+          )
+          const stop = from === null
+            ? null
+            : scan.at < 0
+            ? "absent" as const
+            : scan.runs[0] === firstRun && scan.at - context < firstRun.length
+            ? "wider" as const
+            : null
+          return { scan, stop, shareRun }
+        })
+      // The target's sequence (one index lookup), so that the window is read from a few events before it, not from
+      // the session's first event (session 35: as get_events after a cursor, session 31); read from further back while
+      // the window may reach the run the read began in; a target not found near its sequence is looked for from the
+      // session's first event, as before (absent: SOURCE_NOT_FOUND).
+      const around = yield* index.eventsAround(session.sessionUid, eventId, 0, 0)
+      const target = Option.isSome(around) ? around.value.events[around.value.at]?.sequence : undefined
+      let back = context + 4
+      let from = target === undefined || target - back <= 0 ? null : target - back
+      let read = yield* windowFrom(from, target)
+      while (from !== null && read.stop !== null) {
+        back = read.stop === "wider" ? back * 4 : Infinity
+        from = target! - back <= 0 ? null : target! - back
+        read = yield* windowFrom(from, target)
+      }
+      const { scan, shareRun } = read
       if (scan.at < 0) {
         return yield* new SourceNotFound({
           message: `No event ${eventId} in session ${session.sessionId}.`,

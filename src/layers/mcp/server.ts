@@ -20,12 +20,17 @@
  *   nested too deep) is answered with the JSON-RPC error for it by the
  *   framing (`./framing.ts`), and the server reads on; an answer longer than
  *   a line may be is refused there too.
- * - At the end of stdin the requests already read are answered, then the
- *   server ends (`./stdio.ts`).
+ * - At the end of stdin the requests already read are answered (those still
+ *   running 1 s later as interrupted), then the server ends (`./stdio.ts`).
+ * - Every request runs in a fiber of its own, `resources/list` included
+ *   ({@link listingInItsFiber}): the fiber reading stdin never does a
+ *   request's work, so a ping, a cancellation or the end of input is read
+ *   while a long request runs.
  *
  * @module
  */
-import { InternalError, InvalidParams, Resource, ResourceTemplate, Tool as McpTool, ToolAnnotations, CallToolResult } from "@effect/ai/McpSchema"
+import { randomUUID } from "node:crypto"
+import { InternalError, InvalidParams, ListResourcesResult, Resource, ResourceTemplate, Tool as McpTool, ToolAnnotations, CallToolResult } from "@effect/ai/McpSchema"
 import * as McpServer from "@effect/ai/McpServer"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
@@ -261,14 +266,6 @@ const noSuchResource = (uri: string) =>
     remediation: "List them with resources/list (or the list_sessions tool) and read one by its uri."
   })
 
-/** The sessions `resources/list` answers with (see {@link refreshListing}), and their resources once built. */
-interface Listing {
-  briefs: ReadonlyArray<SessionBrief>
-  resources: ReadonlyArray<Resource> | undefined
-  /** Why the last read of the sessions failed (the index replaced, deleted or not answering), else undefined. */
-  failure: StoreUnavailable | undefined
-}
-
 /**
  * A session's resource as `resources/list` lists it: its uri, title, and a description of its counts (values on one
  * line). An incomplete session's (`status`) says so first: its events are a part of it and reading it fails until
@@ -291,83 +288,90 @@ export const resourceOf = (s: SessionBrief): Resource =>
   }, true)
 
 /**
- * Read the sessions listed as resources again (`resourceSessions`: one query, and a title's source or its
- * session's secrets only for a session not shown yet in its state, by uid, generation, event count and last
- * time), so that a running server's `resources/list` shows what an import changed since it started: the count
- * and last time of a session appended to, and a title that states a value a later event named a secret,
- * redacted as `list_sessions` shows it (tester25b F6). The index no longer at its path (`indexCheck`) or not
- * answering: the error is kept in `listing.failure`, and that `resources/list` fails with it as the tools do
- * ({@link beforeResourceList}), never answering the list last read (tester28a F2).
+ * The URI a `resources/list` request is carried under, as a `resources/read` ({@link listingInItsFiber}); its random
+ * part is this server's own, so no client's `resources/read` names it.
  */
-const refreshListing = (listing: Listing, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
-  Effect.zipRight(indexCheck, resourceSessions).pipe(
-    Effect.tap((briefs) =>
-      Effect.sync(() => {
-        listing.briefs = briefs
-        listing.resources = undefined
-        listing.failure = undefined
-      })
-    ),
-    Effect.asVoid,
-    Effect.catchAll((e) => Effect.sync(() => void (listing.failure = e)))
+const LISTING_URI = `session-ingest-internal:listing:${randomUUID()}`
+/** The `_meta` key of that read's answer that holds the list's answer (`ListResourcesResult`, encoded). */
+const LISTING_META = "session-ingest/listing"
+
+const encodeListing = Schema.encodeSync(ListResourcesResult)
+
+/**
+ * The answer to `resources/list`, read from the index now (`resourceSessions`: one query, and a title's source or
+ * its session's secrets only for a session not shown yet in its state, by uid, generation, event count and last
+ * time), so that a running server lists what an import changed since it started: the count and last time of a
+ * session appended to, and a title that states a value a later event named a secret, redacted as `list_sessions`
+ * shows it (tester25b F6). The index no longer at its path (`indexCheck`) or not answering: that `resources/list`
+ * fails with the error as the tools do, never answering a list read before (tester28a F2). One listing at a time
+ * (a second waits, then finds the titles the first read kept); carried in the answer of a `resources/read` of
+ * {@link LISTING_URI} ({@link listingInItsFiber}).
+ */
+const listResources = (indexCheck: Effect.Effect<void, StoreUnavailable>, one: Effect.Semaphore) =>
+  one.withPermits(1)(Effect.zipRight(indexCheck, resourceSessions)).pipe(
+    Effect.map((briefs) => ({
+      contents: [],
+      _meta: { [LISTING_META]: encodeListing(new ListResourcesResult({ resources: briefs.map(resourceOf) })) }
+    })),
+    answerErrors
   )
 
 /**
- * `protocol` with each `resources/list` request preceded by `before` (run to its end, in the order the requests
- * come): `@effect/ai`'s McpServer answers the list from its registry's `resources` at once, without an effect.
+ * `protocol` with each `resources/list` request answered in its own fiber, as every other request is (session 35):
+ * `@effect/ai`'s McpServer answers the list from its registry's `resources` at once, without an effect, so the list
+ * read from the index (up to a minute on an index of 240,000 events, the first time) had to run before the request
+ * reached the server, in the fiber that reads stdin: meanwhile no ping, cancellation nor end of input was read. Here
+ * the request is handed to the server as a `resources/read` of {@link LISTING_URI}, whose answer
+ * ({@link listResources}, run in the request's fiber: cancellable, interrupted at the end of input like any request)
+ * carries the list's, and the list's answer is sent for it, under its id.
  */
-const beforeResourceList = (protocol: RpcServer.Protocol["Type"], before: Effect.Effect<void>, listing: Listing): RpcServer.Protocol["Type"] => ({
-  ...protocol,
-  run: (f) =>
-    protocol.run((clientId, data) =>
-      data._tag === "Request" && data.tag === "resources/list"
-        ? Effect.zipRight(
-          before,
-          // The index replaced or not answering (tester28a F2): the list fails as the tools do, never the last list
-          // read; answered as a read of {@link FAILED_LISTING}, which fails with that error (the library answers a
-          // list from its registry without an effect that could fail).
-          Effect.suspend(() =>
-            listing.failure === undefined ? f(clientId, data) : f(clientId, { ...data, tag: "resources/read", payload: { uri: FAILED_LISTING } })
-          )
-        )
-        : f(clientId, data))
-})
-
-/** The URI a failed `resources/list` is answered through (see {@link beforeResourceList}); no resource is at it. */
-const FAILED_LISTING = "session-ingest-internal:failed-listing"
-
+const listingInItsFiber = (protocol: RpcServer.Protocol["Type"]): RpcServer.Protocol["Type"] => {
+  /** The ids of the `resources/list` requests in flight. */
+  const listings = new Set<string>()
+  return {
+    ...protocol,
+    run: (f) =>
+      protocol.run((clientId, data) => {
+        if (data._tag !== "Request" || data.tag !== "resources/list") return f(clientId, data)
+        listings.add(String(data.id))
+        return f(clientId, { ...data, tag: "resources/read", payload: { uri: LISTING_URI } })
+      }),
+    send: (clientId, response, transferables) => {
+      if (response._tag !== "Exit" || !listings.delete(String(response.requestId)) || response.exit._tag !== "Success") {
+        return protocol.send(clientId, response, transferables)
+      }
+      const value = response.exit.value as { readonly _meta?: Record<string, unknown> } | undefined
+      return protocol.send(clientId, { ...response, exit: { ...response.exit, value: value?._meta?.[LISTING_META] } }, transferables)
+    }
+  }
+}
 
 /**
- * The server's registry (`@effect/ai`'s `McpServer`) with the sessions'
- * resources listed from `listing` (read again before each `resources/list`:
- * {@link refreshListing}), built when listed: one resource each, without
- * registering them one by one (each registration
- * sends a list-changed notification and adds a route; at 1,000 sessions that
- * cost about a second of start-up). A `resources/read` of a `session://<id>`
- * reads the session by its id directly, not through the template's route:
- * the router (find-my-way) matches no id longer than 100 characters nor one
- * with a malformed percent escape (`session://c%`), and the library answers
- * an unmatched URI with empty contents, a success (tester18 F6); here it is
- * read as any id (an unknown one: `SOURCE_NOT_FOUND`).
+ * The server's registry (`@effect/ai`'s `McpServer`), its `resources/list` answered by {@link listResources} (see
+ * {@link listingInItsFiber}): the sessions' resources are read from the index at each list, not registered one by
+ * one (each registration sends a list-changed notification and adds a route; at 1,000 sessions that cost about a
+ * second of start-up). A `resources/read` of a `session://<id>` reads the session by its id directly, not through
+ * the template's route: the router (find-my-way) matches no id longer than 100 characters nor one with a malformed
+ * percent escape (`session://c%`), and the library answers an unmatched URI with empty contents, a success (tester18
+ * F6); here it is read as any id (an unknown one: `SOURCE_NOT_FOUND`).
  */
-const registryLayer = (listing: Listing, indexCheck: Effect.Effect<void, StoreUnavailable>) =>
+const registryLayer = (indexCheck: Effect.Effect<void, StoreUnavailable>) =>
   Layer.scoped(
     McpServer.McpServer,
     Effect.gen(function*() {
       const base = yield* McpServer.McpServer.make
-      const read = readSessionResource(yield* Effect.context<Index | Redaction>(), indexCheck)
+      const context = yield* Effect.context<Index | Redaction>()
+      const read = readSessionResource(context, indexCheck)
+      const list = Effect.provide(listResources(indexCheck, yield* Effect.makeSemaphore(1)), context)
       return McpServer.McpServer.of({
         ...base,
         // A URI that is not `session://<id>` names no resource of this server: an error, not empty contents.
         findResource: (uri) =>
-          uri === FAILED_LISTING && listing.failure !== undefined
-            ? Effect.fail(mcpError(listing.failure))
+          (uri === LISTING_URI
+            ? list
             : SESSION_URI.test(uri)
-            ? read(uri, uriDecoded(uri.slice(SESSION_SCHEME.length))) as unknown as ReturnType<typeof base.findResource>
-            : Effect.fail(mcpError(noSuchResource(uri))),
-        get resources() {
-          return listing.resources ??= listing.briefs.map(resourceOf)
-        }
+            ? read(uri, uriDecoded(uri.slice(SESSION_SCHEME.length)))
+            : Effect.fail(mcpError(noSuchResource(uri)))) as unknown as ReturnType<typeof base.findResource>
       })
     })
   )
@@ -409,11 +413,9 @@ export const serveStdio = (
     // Before serving, one query that the index answers (a store it cannot read is the CLI's error, exit 6), and
     // nothing that grows with the index: the sessions listed as resources (their titles, and for a title that may
     // state a secret the session's events read whole for its secrets) are read at each resources/list, the first
-    // included ({@link beforeResourceList}), never before `initialize` is answered (tester34b F4: ~100 s on a team
+    // included, in its own fiber ({@link listingInItsFiber}), never before `initialize` is answered (tester34b F4: ~100 s on a team
     // index of 510,000 events, past the official client's 60 s, and not stopped by the end of input).
     yield* (yield* Index).sessions({ limit: 1 })
-    const listing: Listing = { briefs: [], resources: undefined, failure: undefined }
-    const refresh = Effect.provide(refreshListing(listing, indexCheck), yield* Effect.context<Index | Redaction>())
     yield* Effect.gen(function*() {
       yield* registerTools(indexCheck)
       yield* registerResourceTemplate(indexCheck)
@@ -422,12 +424,12 @@ export const serveStdio = (
       )
       // The server runs until the transport is done: the input ended and every answer is written.
       yield* Effect.raceFirst(
-        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, beforeResourceList(protocol, refresh, listing))),
+        McpServer.run(info).pipe(Effect.provideService(RpcServer.Protocol, listingInItsFiber(protocol))),
         Deferred.await(done)
       )
     }).pipe(
       Effect.scoped,
-      Effect.provide(registryLayer(listing, indexCheck))
+      Effect.provide(registryLayer(indexCheck))
     )
   }).pipe(
     // Only this logger: not the CLI runtime's pretty logger, which writes on stdout.
