@@ -8,8 +8,7 @@
  * answered or refused line by line, with one stderr line and no stack
  * trace, and the next line is served; a client that writes its requests and
  * closes stdin gets every request it wrote answered before the server
- * exits 0 (one still running 1 s after the end of input as interrupted:
- * session 35).
+ * exits 0.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -238,7 +237,7 @@ describe("mcp: hostile lines are answered line by line", () => {
 })
 
 describe("mcp: a client that writes its requests and closes stdin", () => {
-  it("gets every request it wrote answered, one answer each, then the server exits 0; one still running 1 s after the end as interrupted (session 35)", async () => {
+  it("gets every request it wrote answered (those still running at the end included), then the server exits 0", async () => {
     const r = await run([
       initialize + initialized +
       call(2, "get_session", { id: SESSION, maxChars: 1_000_000 }) +
@@ -250,30 +249,13 @@ describe("mcp: a client that writes its requests and closes stdin", () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.signal).toBeNull()
     expect(byId(r, 1)[0].result.serverInfo.name).toBe("session-ingest")
-    // The long calls (a whole 20,000-event transcript, 5,000 events): their answer, or, still running 1 s after the
-    // end of input (docs/mcp.md, "The end of input"), -32603 saying the request was interrupted.
-    const interrupted = (a: any) => a?.error?.code === -32603 && /interrupted/.test(a.error.message)
-    const page = byId(r, 2)[0]
-    if (!interrupted(page)) expect(page?.result?.structuredContent?.page?.text.length).toBeGreaterThan(100_000)
-    const events = byId(r, 3)[0]
-    if (!interrupted(events)) expect(events?.result?.structuredContent?.events).toHaveLength(5000)
+    const page = byId(r, 2)[0]?.result?.structuredContent?.page
+    expect(page?.text.length).toBeGreaterThan(100_000)
+    expect(byId(r, 3)[0]?.result?.structuredContent?.events).toHaveLength(5000)
     expect(byId(r, "last")[0]?.result?.structuredContent?.sessions).toHaveLength(1)
     expect(byId(r, 4)).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }])
     // Answers (notifications aside): one per request.
     expect(r.responses.filter((x) => Object.hasOwn(x, "id"))).toHaveLength(5)
-    expect(r.stderr.replace(/^session-ingest mcp: (the input ended; .*|a request was interrupted .*)\n/gm, "")).toBe("")
-  })
-
-  it("whose requests end within the grace: every one answered with its result, the last line without its newline too", async () => {
-    const r = await run([
-      initialize + initialized +
-      call("last", "list_sessions", {}) +
-      JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" })
-    ], {})
-    expect(r.code, r.stderr).toBe(0)
-    expect(byId(r, "last")[0]?.result?.structuredContent?.sessions).toHaveLength(1)
-    expect(byId(r, 4)).toEqual([{ jsonrpc: "2.0", id: 4, result: {} }])
-    expect(r.responses.filter((x) => Object.hasOwn(x, "id"))).toHaveLength(3)
     expect(r.stderr).toBe("")
   })
 })
