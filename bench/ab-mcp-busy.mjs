@@ -2,7 +2,7 @@
 // A/B of the MCP server while its first resources/list runs (session 35): spawn `BIN mcp --index INDEX`, initialize,
 // send resources/list, then a ping every 200 ms; print when the first ping and the list were answered (seconds since
 // the list was sent). With EOF=1, end the input 500 ms after the list instead and print when the server exited, its
-// code and the list's answer (a list, or an error). Processor time of the server from /proc at its exit
+// code and the list's answer (the list: the end of input answers every request read). Processor time of the server from /proc at its exit
 // (user + sys, via `/usr/bin/time`).
 // usage: node bench/ab-mcp-busy.mjs BIN INDEX        e.g. EOF=1 node bench/ab-mcp-busy.mjs bin/session-ingest.mjs /tmp/big.db
 import { spawn } from "node:child_process"

@@ -2,8 +2,7 @@
 # A/B of the MCP server's start-up (session 34, tester34b F4): pipe initialize, notifications/initialized and one
 # list_sessions (limit 1) into `BIN mcp --index INDEX` (and a resources/list with LIST=1), then end the input; print
 # when each answer arrived (seconds since spawn), when the server exited, and its processor time (user, sys).
-# Since session 35 a request still running 1 s after the end of input is answered as interrupted: with LIST=1 on a
-# large index the list is then an error here; bench/ab-mcp-busy.mjs times the list with the input kept open.
+# bench/ab-mcp-busy.mjs times the first resources/list with the input kept open and pings sent meanwhile.
 # usage: bench/ab-mcp-start.sh BIN INDEX     e.g. bench/ab-mcp-start.sh bin/session-ingest.mjs /tmp/big.db
 set -u
 BIN=$1 INDEX=$2 T=$(mktemp -d)

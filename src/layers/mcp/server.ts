@@ -20,8 +20,8 @@
  *   nested too deep) is answered with the JSON-RPC error for it by the
  *   framing (`./framing.ts`), and the server reads on; an answer longer than
  *   a line may be is refused there too.
- * - At the end of stdin the requests already read are answered (those still
- *   running 1 s later as interrupted), then the server ends (`./stdio.ts`).
+ * - At the end of stdin the requests already read are answered, then the
+ *   server ends (`./stdio.ts`).
  * - Every request runs in a fiber of its own, `resources/list` included
  *   ({@link listingInItsFiber}): the fiber reading stdin never does a
  *   request's work, so a ping, a cancellation or the end of input is read

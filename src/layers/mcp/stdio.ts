@@ -11,10 +11,7 @@
  * Here, stdin's end is the client's `Eof`: the last line (even without its
  * newline) is read, every request already read is answered, then the server
  * ends its client (`ClientEnd`) and {@link StdioProtocol.done} completes once
- * the answers before are written; a request still running {@link END_GRACE}
- * after the end of input is answered as interrupted (`-32603`) and `done`
- * completes then (session 35: a client closing stdin to stop the server waited
- * for the longest request in flight). Answers are written one at a time, in the
+ * the answers before are written. Answers are written one at a time, in the
  * order sent, by the fiber that sends them (so a client that does not read
  * holds the server back instead of filling its memory). A failed write (the
  * client stopped reading) completes `done` too. The serialization's parser
@@ -28,7 +25,6 @@ import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Mailbox from "effect/Mailbox"
 import type * as Scope from "effect/Scope"
@@ -41,20 +37,7 @@ export interface StdioOptions {
   readonly stdin: Stream.Stream<Uint8Array | string, unknown>
   /** Write one encoded answer (one or more whole lines); a failure (the reader gone) ends the serving. */
   readonly write: (text: string) => Effect.Effect<void, unknown>
-  /**
-   * How long the requests still running at the end of input have to finish (default {@link END_GRACE}); then each
-   * is answered as interrupted and the serving ends.
-   */
-  readonly endGrace?: Duration.DurationInput | undefined
 }
-
-/**
- * How long the requests still running when the input ends have to finish and be answered (session 35): one second,
- * so that a client that closes stdin to stop the server (MCP's stdio shutdown; the official SDK's `close()` sends
- * SIGTERM 2 s later) sees it exit by itself, 0, even while a long request (the first `resources/list` of a large
- * index, a `get_session` of a huge session) runs.
- */
-export const END_GRACE: Duration.DurationInput = "1 second"
 
 /** The protocol, and when the serving is over. */
 export interface StdioProtocol {
@@ -78,36 +61,13 @@ export const makeStdioProtocol = (
         const parser = serialization.unsafeMake()
         // One answer at a time, in the order sent; once the output is over (the client ended, or a write failed) nothing more is written.
         const writing = yield* Effect.makeSemaphore(1)
-        const grace = Duration.decode(options.endGrace ?? END_GRACE)
         let over = false
         const finish = Effect.suspend(() => {
           over = true
           return Deferred.succeed(done, undefined)
         })
-        /** The ids of the requests handed to the server and not answered yet (a notification's id is ""). */
-        const inFlight = new Set<string>()
         const deliver = (data: Uint8Array | string) =>
-          Effect.suspend(() =>
-            Effect.forEach(parser.decode(data), (message) => {
-              const m = message as RpcMessage.FromClientEncoded
-              if (m._tag === "Request" && m.id !== "") inFlight.add(String(m.id))
-              return writeRequest(0, m)
-            }, { discard: true })
-          )
-        /**
-         * The end of input's grace over: each request still running is answered as interrupted (`-32603`, by the
-         * framing), and the serving ends (the requests' fibers are interrupted as the server's scope closes).
-         */
-        const abandon = writing.withPermits(1)(Effect.suspend(() => {
-          if (over || inFlight.size === 0) return Effect.void
-          process.stderr.write(`session-ingest mcp: the input ended; ${inFlight.size === 1 ? "a request" : `${inFlight.size} requests`} still running ${Duration.format(grace)} later stopped, answered as interrupted\n`)
-          const answers = [...inFlight].map((requestId) =>
-            parser.encode({ _tag: "Exit", requestId, exit: { _tag: "Failure", cause: { _tag: "Interrupt", fiberId: { _tag: "None" } } } } as RpcMessage.FromServerEncoded)
-          )
-          inFlight.clear()
-          const text = answers.map((a) => a === undefined ? "" : typeof a === "string" ? a : new TextDecoder().decode(a)).join("")
-          return text.length === 0 ? finish : Effect.zipRight(Effect.ignore(options.write(text)), finish)
-        }))
+          Effect.suspend(() => Effect.forEach(parser.decode(data), (message) => writeRequest(0, message as RpcMessage.FromClientEncoded), { discard: true }))
         yield* options.stdin.pipe(
           Stream.runForEach(deliver),
           Effect.catchAllCause((cause) =>
@@ -121,9 +81,6 @@ export const makeStdioProtocol = (
           Effect.zipRight(deliver("\n")),
           // Suspended: `writeRequest` is the server's only once it runs (before, it buffers).
           Effect.zipRight(Effect.suspend(() => writeRequest(0, RpcMessage.constEof))),
-          // The requests still running get the grace, then are answered as interrupted (the serving ends).
-          Effect.zipRight(Effect.sleep(grace)),
-          Effect.zipRight(abandon),
           Effect.forkScoped,
           Effect.interruptible
         )
@@ -131,7 +88,6 @@ export const makeStdioProtocol = (
           disconnects: yield* Mailbox.make<number>(),
           send: (_clientId, response) =>
             writing.withPermits(1)(Effect.suspend(() => {
-              if (response._tag === "Exit") inFlight.delete(String(response.requestId))
               if (over) return Effect.void
               const encoded = parser.encode(response)
               if (encoded === undefined) return Effect.void
