@@ -2,7 +2,8 @@
  * Session 35 (dev35c) through the CLI and the MCP server: a secret cut by a shell line continuation inside a
  * `secret-field` value (`api_key: …\`), inside a `secret-line` value (`db.password = …\`), between a header's name and
  * its value (`X-Api-Key: \`), and one with a line break inside another rule's quoted value (`--password "…` then
- * `…"`), each in a Claude Code session's first prompt (the title) and in a Bash call's command (JSON input). No piece
+ * `…"`), each in a Claude Code session's first prompt (the title) and in a Bash call's command (JSON input), its
+ * output restating the value joined (as the shell read it: a caught value is looked for joined too). No piece
  * of 4 characters of a secret is left in `show --format markdown`, `replay` (title and body), `export --format atif`,
  * nor in the MCP server's `search_sessions` (neither found nor shown), `get_session` and `get_events`.
  */
@@ -44,7 +45,8 @@ beforeAll(async () => {
         { type: "text", text: "Running it." },
         { type: "tool_use", id: `t-${c.what}`, name: "Bash", input: { command: text } }
       ]),
-      claudeUserLine(c.sid, "u1", "a0", "2026-12-05T00:00:02Z", [{ type: "tool_result", tool_use_id: `t-${c.what}`, content: "done zebra" }])
+      // the tool's output restates the value whole, as the shell read it (a caught value is looked for joined too)
+      claudeUserLine(c.sid, "u1", "a0", "2026-12-05T00:00:02Z", [{ type: "tool_result", tool_use_id: `t-${c.what}`, content: c.what === "quoted" ? "done zebra" : `set ${c.a}${c.b}, done zebra` }])
     ])
   }
   // the import into dir/index.db, then the MCP server on it (the CLI's commands below read the same index)

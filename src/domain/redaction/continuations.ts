@@ -27,6 +27,9 @@ const CONTINUATION_RUN = /(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)+/g
 export const hasContinuation = (s: string): boolean =>
   s.indexOf("\\\n") >= 0 || s.indexOf("\\\r\n") >= 0 || s.indexOf("\\\\\\n") >= 0 || s.indexOf("\\\\\\r\\n") >= 0
 
+/** `s` as a shell reads it: its runs of line continuations taken out (a value a rule caught over them, restated joined). */
+export const joinContinuations = (s: string): string => (hasContinuation(s) ? s.replace(CONTINUATION_RUN, "") : s)
+
 /** How many lines before and after a run of continuations (its first and its joined line) a window takes in. */
 const WINDOW_LINES = 1
 

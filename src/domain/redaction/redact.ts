@@ -46,7 +46,7 @@ import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHAR
 import { customMerger, isCustomRule, unionHidden } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
-import { throughContinuations } from "./continuations.js"
+import { joinContinuations, throughContinuations } from "./continuations.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 
@@ -1134,6 +1134,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     // secret: looked for elsewhere it would take `echo $PGPASS` too.
     // (the built-in rules alone: a custom pattern that matches a piece of the value changes nothing to what is noted)
     if (decided !== undefined && !decided.has(value) && !notAValue(value) && restatable(value, RESTATED_MIN) && base(value) === value) decided.set(value, mark)
+    // a value caught over shell line continuations (session 35) is looked for elsewhere as the shell reads it too
+    const joined = joinContinuations(value)
+    if (joined !== value) noteCaught(joined, mark)
   }
   /**
    * A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a
