@@ -11,10 +11,12 @@
  * the rules that read a structure by hand (`byHand`: `secret-nested`,
  * `secret-block`, session 11), whose pattern says only where a match starts.
  * Session 10 and 11 additions to the walk are marked as such. The text
- * redaction is read through the live decoded view (session 26), a layer over it.
+ * redaction is read through the live decoded view (session 26), a layer over it, and through the live view of
+ * the text without its shell line continuations (session 35), another.
  */
 import type { SessionEvent, Transcript } from "../../src/domain/model.js"
 import { throughDecoded } from "../../src/domain/redaction/decoded-views.js"
+import { throughContinuations } from "../../src/domain/redaction/continuations.js"
 import {
   EVENT_STRUCTURAL_FIELDS,
   SOURCE_JSON_FIELDS,
@@ -87,7 +89,9 @@ export const referenceTextRedactor = (rules: ReadonlyArray<RedactionRule>): (s: 
  */
 export const referenceDecodedTextRedactor = (rules: ReadonlyArray<RedactionRule>): (s: string) => string => {
   const plain = referenceTextRedactor(rules)
-  const decoded = throughDecoded(plain)
+  // (session 35: and read as a shell reads it, its line continuations taken out: the live layer of
+  // src/domain/redaction/continuations.ts, under the decoded view as in the live redaction)
+  const decoded = throughDecoded(throughContinuations(plain))
   if (rules.some((r) => r.hints.length === 0)) return decoded
   const hints = [...new Set(rules.flatMap((r) => r.gate ?? r.hints))].sort((a, b) => b.length - a.length)
   const any = new RegExp(hints.map(escapeRegExp).join("|"))

@@ -46,6 +46,7 @@ import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHAR
 import { customMerger, isCustomRule, unionHidden, unionHiddenSteps } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
+import { joinContinuations, throughContinuations } from "./continuations.js"
 import { needleScanner } from "./needles.js"
 import { hasEncoded, redactDecoded, throughDecoded } from "./decoded-views.js"
 import { again, finish, HUGE, Kept, stepped } from "./pausable.js"
@@ -1137,7 +1138,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   // (`base`) redact there, so a custom pattern that matches a piece of a secret never makes a built-in rule miss.
   const custom = rules.filter(isCustomRule)
   const baseRedaction = textRedaction(custom.length === 0 ? rules : rules.filter((r) => !isCustomRule(r)), VIEW_CHARS)
-  const base = baseRedaction.redact
+  // also read as a shell reads it, its line continuations taken out (session 35: a value or a header's name cut by
+  // one: `./continuations.ts`), under the views below (a decoded view's text too)
+  const base = throughContinuations(baseRedaction.redact)
   const merged = custom.length === 0 ? undefined : customMerger(custom)
   // The prefilter's one pass tells whether a text needs the view too; with custom rules it tells nothing of theirs
   // (they run on every text), so the view's test runs by itself there.
@@ -1212,6 +1215,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     // secret: looked for elsewhere it would take `echo $PGPASS` too.
     // (the built-in rules alone: a custom pattern that matches a piece of the value changes nothing to what is noted)
     if (decided !== undefined && !decided.has(value) && !notAValue(value) && restatable(value, RESTATED_MIN) && base(value) === value) decided.set(value, mark)
+    // a value caught over shell line continuations (session 35) is looked for elsewhere as the shell reads it too
+    const joined = joinContinuations(value)
+    if (joined !== value) noteCaught(joined, mark)
   }
   /**
    * A string redacted as text, the values the rules took from it noted ({@link noteCaught}) inside an event or a

@@ -162,9 +162,20 @@ const runsOn = (cls: string) => String.raw`(?:${cls}|${continuedInto(cls)})`
 /**
  * The further lines of a quoted value (a line break inside the quotes: `API_KEY='abc` then `def'`; tester34c F2),
  * each of at most 200 of `char`'s characters (a pattern of one character), at most 4 of them, as a pattern: a value
- * runs to its closing quote, and an unbalanced quote does not take the text after it.
+ * runs to its closing quote, and an unbalanced quote does not take the text after it. A line break may be written
+ * as its escape (`\n`, `\r\n`: JSON text, where a rule's characters hold no backslash; session 35).
  */
-const QUOTED_LINES = (char: string) => String.raw`(?:\r?\n${char}{0,200}){0,4}`
+const QUOTED_LINES = (char: string) => String.raw`(?:(?:\r?\n|\\r\\n|\\n)${char}{0,200}){0,4}`
+/**
+ * A quoted value's text, as a pattern: `count` of `char` (a pattern of one character: no line break, not the closing
+ * quote) on the opening quote's line, then its further lines ({@link QUOTED_LINES}). The one step every rule that
+ * reads a quoted value takes (session 35: `secret-assignment`'s since tester34c F2; `secret-field`,
+ * `secret-spaced-key`, `secret-pair`, `authorization`, `credential-prose`'s quoted forms and every option's value,
+ * {@link optionValue}: `--password "two` then `words"`, `{"api_key": "…` then `…"}`).
+ */
+const quotedText = (char: string, count = "{1,512}") => `${char}${count}${QUOTED_LINES(char)}`
+/** A character of a quoted value closed by the quote of group `g` (a backreference): no line break, not that quote. */
+const notClosing = (g: number | string) => `(?:(?!\\${g})[^\\n])`
 /** {@link CONTINUATION}, every one in a text. */
 const CONTINUATIONS = new RegExp(CONTINUATION, "g")
 /** A character of a bare `authorization` value, or continuations before one ({@link runsOn}). */
@@ -573,7 +584,7 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])((?:(?!${same})[^\n]){1,512}?)${same}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])(${quotedText(String.raw`(?:(?!${same})[^\n])`)})${same}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -749,7 +760,7 @@ export const wordSecret = (name: string, v: string): boolean =>
 const SPACED_KEY = (() => {
   const unit = String.raw`[^\n"'\\]`
   return String.raw`(?:^|(?<=[\s{,\[]))(\\{0,3}["'])((?:[A-Za-z0-9]{1,40} ){1,5}(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")}))\1[ \t]{0,8}:[ \t]{0,8}` +
-    String.raw`(\\{0,3}["'])(?![$\{\s]|\[REDACTED:)(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s"'\\])|(?=${unit}{16}))(${unit}{1,512}?)\3`
+    String.raw`(\\{0,3}["'])(?![$\{\s]|\[REDACTED:)(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s"'\\])|(?=${unit}{16}))(${quotedText(unit)})\3`
 })()
 /** Every match of `secret-spaced-key` holds a space, its key's final word, then the key's closing quote (or its escape's backslash). */
 const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => ["\"", "'", "\\"].map((q) => ` ${w}${q}`))
@@ -771,7 +782,7 @@ const fieldAlternatives = (): string => {
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}([^\n]{1,512}?)${"\\"}${g + 3}`
+    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedText(notClosing(g + 3))})${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?![A-Za-z_][A-Za-z0-9_.-]{0,63}=)${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -834,7 +845,7 @@ const pairAlternatives = (): string => {
   const NAME_KEYS = "(?:name|key|header|Name|Key|Header)"
   const VALUE_KEYS = "(?:value|Value)"
   const b = (g: number) => `\\${g}`
-  const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})((?:(?!${b(g)})[^\n]){1,512})${b(g)}`
+  const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})(${quotedText(notClosing(g))})${b(g)}`
   // each alternative starts by consuming a quote (or a YAML key), then looks back for what must precede it: a
   // run of white space is then passed over at one step a character, not looked back over from each of them
   const member = `(?<=(?:^|[{,])${SP}${Q})`
@@ -3761,8 +3772,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's (and HTTPie's `-a`) `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
         // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
-        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 2})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
-        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)((?:(?!${"\\"}${CLI_PASSWORD_HEADS * 4 + 6})[^\n]){1,512}?)${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
+        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)(${quotedText(notClosing(CLI_PASSWORD_HEADS * 4 + 2))})${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)(${quotedText(notClosing(CLI_PASSWORD_HEADS * 4 + 6))})${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
     hints: [
       "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl", "http",
@@ -3791,7 +3802,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `=` after a space is no value (session 25: `-db_password = …`, a diff's removed line, is `secret-line`'s).
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])[^"'\\\n]{1,512}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])${quotedText(String.raw`[^"'\\\n]`)}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -3898,7 +3909,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])((?:[^"\\\n]|\\[^"])+${QUOTED_LINES(String.raw`(?:[^"\\\n]|\\[^"])`)})\\?"|'(?![$[])([^'\n]+${QUOTED_LINES(String.raw`[^'\n]`)})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])(${quotedText(String.raw`(?:[^"\\\n]|\\[^"])`, "+")})\\?"|'(?![$[])(${quotedText(String.raw`[^'\n]`, "+")})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
@@ -4243,7 +4254,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "authorization",
     pattern: re(
       String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
-        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})((?:(?!\2)[^\n]){1,1024}?)\2|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})(${quotedText(notClosing(2), "{1,1024}")})\2|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
@@ -4892,7 +4903,7 @@ const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:[ \t]+(?:are|is|were|was|ARE|IS))?[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
-const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'`]))(?![\s$\{]|\[REDACTED:)(?=[^"'`\n\\]{0,127}[0-9@#$%^&*+=~_!])([^"'`\n\\]{1,128})\2/g
+const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])(${quotedText(String.raw`[^"'${"`"}\n\\]`, "{1,128}")})\2`, "g")
 /**
  * A user and a password told together in prose (tester26a F4): "login with user admin and pass X", "user bob,
  * password: X", "username alice & pw X": head in group 1 (the user's word, the user, `and`/`,`/`&`, the password's
@@ -4902,7 +4913,7 @@ const CRED_PASSWORD_QUOTED = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[
  */
 const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND)) (?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
-const CRED_PW_FIELD = /((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)([^"'\\\n]{1,256})\3/g
+const CRED_PW_FIELD = new RegExp(String.raw`((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)(${quotedText(String.raw`[^"'\\\n]`, "{1,256}")})\3`, "g")
 const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
 /**
  * `pw` or `pwd` alone as a password's name in prose (session 26, tester25a F13: `pw: \u2026`, "my pwd is \u2026", `pw = \u2026`,
