@@ -42,8 +42,9 @@ import {
   textRedaction,
   underKind
 } from "./rules.js"
+import { toolInputText } from "../tool-input-text.js"
 import { EVENT_TEXT_MAX, isClipped, isTitleSource, redactClipped, TITLE_MAX_CHARS, titleOfRedacted, titleSourceIn } from "./clipped.js"
-import { customMerger, isCustomRule, unionHidden, unionHiddenSteps } from "./union.js"
+import { customMerger, hiddenSpans, isCustomRule, unionHidden, unionHiddenSteps } from "./union.js"
 import { COMMAND_OUTPUT_MARK, commandOf, printsSecret, redactCommandOutput } from "./command-output.js"
 import { throughView, VIEW_CHARS } from "./views.js"
 import { joinContinuations, throughContinuations } from "./continuations.js"
@@ -1540,6 +1541,52 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return changed ?? out
   }
 
+  /**
+   * `out` (the event `e` redacted) with its `text`, when that is its tool input as one line of JSON (`toolInputText`:
+   * whole, or cut at {@link EVENT_TEXT_MAX}), hiding also every span the redacted structured input hides there
+   * (tester35a F5): the text rules read that line with its line breaks as `\n` escapes, and a rule that reads lines
+   * (a PEM key quoted with an uneven `> ` prefix, a YAML block scalar under a secret's name, a shell continuation
+   * then a tab) may take less of it than of the string it escapes, which the structured walk reads as written. The
+   * line of the redacted input is lined up with the line ({@link hiddenSpans}) and its hidden spans are joined to
+   * the text rules' ({@link unionHidden}); where they cannot be lined up (a key renamed ` #2`), the text is the
+   * text rules' redaction of the redacted input's line. `out` as it is when the input is no object or array, its
+   * redaction changed nothing, or the text is no such line.
+   */
+  const inputTextAsInput = (e: SessionEvent, out: Record<string, unknown>): Record<string, unknown> => {
+    const input = e.toolInput
+    const shownInput = out.toolInput
+    const t = e.text
+    if (shownInput === input || typeof input !== "object" || input === null || typeof t !== "string" || typeof out.text !== "string") return out
+    let line: string | undefined
+    let shown: string | undefined
+    try {
+      line = JSON.stringify(input)
+      shown = JSON.stringify(shownInput)
+    } catch {
+      return out
+    }
+    if (line === undefined || shown === undefined) return out
+    const clipped = isClipped(t, EVENT_TEXT_MAX)
+    const body = clipped ? t.slice(0, -1) : t
+    if (clipped ? !line.startsWith(body) : line !== t) return out
+    // (most often the text rules hid just what the structure did: nothing to join)
+    if (!clipped && out.text === shown) return out
+    const spans = hiddenSpans(line, shown)
+    // a span the cut goes through: the text ends before it (as the cut word goes: `redactClipped`)
+    let cut = body.length
+    for (const h of spans ?? []) if (h.start < body.length && h.end > body.length) cut = Math.min(cut, h.start)
+    const within = spans?.filter((h) => h.end <= cut)
+    const joined = (x: string, b: string): string | undefined => (within === undefined ? undefined : unionHidden(x, b, within))
+    let r: string
+    if (clipped) {
+      let lined = true
+      const red = (x: string) => joined(x, text(x)) ?? ((lined = false), x)
+      r = cut < body.length ? red(body.slice(0, cut)).trimEnd() + t.slice(-1) : redactClipped(red, t, EVENT_TEXT_MAX)
+      if (!lined) r = redactClipped(text, toolInputText(shownInput), EVENT_TEXT_MAX)
+    } else r = joined(t, out.text) ?? text(shown)
+    return r === out.text ? out : { ...out, text: r }
+  }
+
   /** An event redacted; the secrets it decided on added to `sink` when given. */
   const eventInto = (e: SessionEvent, sink: Map<string, string> | undefined): SessionEvent =>
     deciding(() => {
@@ -1554,6 +1601,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       }
       // A text its provider cut short (a tool call's input as one-line JSON): no part of a secret at the cut stays.
       if (typeof e.text === "string" && isClipped(e.text, EVENT_TEXT_MAX)) out = { ...out, text: redactClipped(text, e.text, EVENT_TEXT_MAX) }
+      // a tool call's text (its input as one line of JSON) hides what its redacted structured input hides too
+      out = inputTextAsInput(e, out)
       const raw = e.rawReference as unknown
       const rawOut = isPlainObject(raw) ? walkObject(raw, rawKeep, undefined, true) : raw
       if (rawOut === raw) return out as unknown as SessionEvent

@@ -771,6 +771,13 @@ const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_
  * also after a Markdown quote's `> ` (session 26, tester25b F4: `> +api_key = '…'`).
  */
 const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])(?:>[ \t]{0,8}){0,4}[+-]`
+/**
+ * A quoted key's `:` then its value on a later line (tester35a F2: `{"password":` then `    "…"}`, as Prettier,
+ * black, jq or an editor wrap a long value): white space, then one to three line breaks (LF, CRLF, or their escapes
+ * in JSON text: `\n`, `\r\n`, also `\\n` in JSON text held in a string), each maybe followed by indentation (spaces,
+ * tabs, `\t` escapes; at most 128). Only before a quoted value (see {@link fieldAlternatives}). Bounded: linear.
+ */
+const FIELD_GAP = String.raw`[ \t]{0,8}:[ \t]{0,8}(?:(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)(?:[ \t]|\\{1,2}t){0,128}){1,3}`
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
@@ -781,7 +788,7 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedText(notClosing(g + 3))})${"\\"}${g + 3}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?![A-Za-z_][A-Za-z0-9_.-]{0,63}=)${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -1750,7 +1757,16 @@ const SLASH = String.raw`(?:/|\\{1,3}/)`
 /** Whether `s` may hold a URL's `scheme://` (with escaped slashes too: {@link SLASHES}). */
 const mayHoldUrl = (s: string): boolean => s.includes("://") || s.includes(":\\/") || s.includes(":\\\\")
 /** `url-credentials`' pattern: group 1 the kept head (`scheme://user:`), group 2 the password. */
-const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+/**
+ * A URL password holding a raw `/`, `?` or `#` (tester35a F3: `amqp://u:Zk4n/W8qP@mq:5672/`; a `/` JSON-escaped too), read when no `@`
+ * ends the user info before the first of them: the password runs to the first `@` after which a host ends the word
+ * (lazy). Not so when what follows the `:` up to that character reads as a port (`host:8080/…@…`, an empty one
+ * `host:/…`, a list `host1:27017,host2:…`), a placeholder (`$PORT`, `${PORT}`, `{{port}}`, `<port>`, `%s`, a word
+ * of letters alone: `host:port/…`), nor when the run holds a query's parameter (`?email=bob@…`, `&to=a@…`): there
+ * the authority ends at the `/`, `?` or `#`, as RFC 3986 reads it.
+ */
+const URL_PASSWORD_CROSSING = String.raw`(?![0-9]{0,5}(?:[,?#]|${SLASH}|$)|[$\{<%]|[A-Za-z]{1,64}(?:[?#]|${SLASH}))(?:(?![?&][A-Za-z0-9_.\[\]-]{0,64}=)[^\s"'${"`"}<>\\]|\\{1,3}/){1,512}?`
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512}|${URL_PASSWORD_CROSSING})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
 const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
 
 /**
