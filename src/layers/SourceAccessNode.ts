@@ -171,6 +171,27 @@ const authorizeRootSync = (root: string): string => {
   return real
 }
 
+/**
+ * The first symlink among the folders of `abs` below a root it is named under (by the root's path as given or its
+ * real path), else undefined. An error path only (a file whose real path left every root): an `lstat` a folder.
+ */
+const symlinkOnTheWay = (abs: string, roots: ReadonlyArray<{ readonly lexical: string; readonly real: string }>): string | undefined => {
+  for (const root of roots) {
+    const base = isInside(abs, root.lexical) ? root.lexical : isInside(abs, root.real) ? root.real : undefined
+    if (base === undefined) continue
+    let cur = base
+    for (const part of nodePath.relative(base, nodePath.dirname(abs)).split(nodePath.sep).filter((p) => p.length > 0)) {
+      cur = nodePath.join(cur, part)
+      try {
+        if (fs.lstatSync(cur).isSymbolicLink()) return cur
+      } catch {
+        break
+      }
+    }
+  }
+  return undefined
+}
+
 /** Run a synchronous authorization in one effect: a thrown {@link Refused} is its failure, anything else a defect. */
 const refusable = <A>(f: () => A): Effect.Effect<A, SourceAccessError> =>
   Effect.suspend(() => {
@@ -236,6 +257,18 @@ const authorizeFile = (
     }
     const covering = realRoots.filter((r) => isInside(real, r.real))
     if (covering.length === 0) {
+      // Named under a root but led out of it by a symlinked folder on the way (a session folder linked elsewhere):
+      // that link is what is refused (DESIGN: "a folder on its way is a symlink"), not the file's place (tester35b F5).
+      const link = symlinkOnTheWay(abs, realRoots)
+      if (link !== undefined) {
+        throw new Refused(
+          new SourceSymlink({
+            message: `${link} on the way to ${abs} is a symlink (to a folder outside the authorized root); session-ingest does not follow symlinks.`,
+            remediation: `Put the real folder under the root in place of the link, or authorize the folder the link points to (${rootOption}).`,
+            details: { symlink: link, path: abs }
+          })
+        )
+      }
       throw new Refused(
         new SourceOutsideAllowedRoot({
           message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as os from "node:os"
 import { counted, oneLineField } from "../../domain/render.js"
 import { SAID_ONCE } from "../../domain/said-once.js"
+import { isVanished } from "../../domain/vanished.js"
 import type { ImportReport } from "../../services/Importer.js"
 import type { WatchRound } from "../../layers/index/watch.js"
 import { importRuntime } from "../lazy.js"
@@ -47,7 +48,8 @@ const diagnosticLines = (diagnostics: ReadonlyArray<{ readonly line: string }>):
     ...(diagnostics.length > MAX_DIAGNOSTICS ? [`    \u2026 and ${diagnostics.length - MAX_DIAGNOSTICS} more (--json lists them all)`] : [])
   ]
 
-const render = (r: ImportReport, index: string): string => {
+/** The text report of an import run (`index`: the index as shown); `--json` prints the report itself. */
+export const renderImportReport = (r: ImportReport, index: string): string => {
   const s = r.sources
   const lines = [
     `import ${r.coverage}  (index ${index})`,
@@ -82,12 +84,27 @@ const render = (r: ImportReport, index: string): string => {
     lines.push(`  rejected by code: ${Object.entries(s.rejectedByCode).map(([k, v]) => `${k} ${v}`).join(", ")}`)
   }
   if (r.causes.length > 0) {
+    // Discovered sources gone before they were read: one line per provider with their count (--json lists each).
+    const vanished = new Map<string, number>()
+    for (const c of r.causes) if (isVanished(c)) vanished.set(c.provider, (vanished.get(c.provider) ?? 0) + 1)
+    const grouped = new Set<string>()
     lines.push(
       "  to reach complete coverage:",
-      ...r.causes.flatMap((c) => [
-        `    - ${c.provider}: ${c.path !== null ? `${oneLineField(c.path)}: ` : ""}${c.code}: ${oneLineField(c.problem)}`,
-        ...(c.remedy !== null ? [`      remedy: ${oneLineField(c.remedy)}`] : [])
-      ])
+      ...r.causes.flatMap((c) => {
+        const n = vanished.get(c.provider) ?? 0
+        if (n > 1 && isVanished(c)) {
+          if (grouped.has(c.provider)) return []
+          grouped.add(c.provider)
+          return [
+            `    - ${c.provider}: ${c.code}: ${n} sources discovery listed were gone when they were read (deleted or moved during the import; --json lists each)`,
+            `      remedy: run the import again.`
+          ]
+        }
+        return [
+          `    - ${c.provider}: ${c.path !== null ? `${oneLineField(c.path)}: ` : ""}${c.code}: ${oneLineField(c.problem)}`,
+          ...(c.remedy !== null ? [`      remedy: ${oneLineField(c.remedy)}`] : [])
+        ]
+      })
     )
   }
   lines.push(...diagnosticLines(reportDiagnostics(r)))
@@ -242,7 +259,7 @@ export const importCommand = Command.make(
       // A PostgreSQL index is shown without its password, with the machine its sources are keyed by.
       const shown = shownIndex
       const team = rt.isPostgresUrl(index) ? { machine } : {}
-      yield* printResult("import", o.json, { index: shown, ...team, ...report }, () => render(report, rt.isPostgresUrl(index) ? `${shown}, machine ${machine}` : shown))
+      yield* printResult("import", o.json, { index: shown, ...team, ...report }, () => renderImportReport(report, rt.isPostgresUrl(index) ? `${shown}, machine ${machine}` : shown))
       if (report.coverage === "partial") return yield* new PartialCoverage()
     })
 ).pipe(Command.withDescription(

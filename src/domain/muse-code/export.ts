@@ -26,8 +26,17 @@ import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../e
 import { compactJsonBytes, isRecord, parseJson } from "../json.js"
 import type { SessionEvent } from "../model.js"
 import { RetainedFrameLine } from "./native.js"
-import { mapRecordEnvelope, RecordEnvelope, type SpawnHandle, StreamBlock } from "./records.js"
-import { RecordNames, sameRecord } from "./record-names.js"
+import {
+  EXPORT_EVENT_FIELDS,
+  mapRecordEnvelope,
+  RecordEnvelope,
+  sequenceDigitsIn,
+  type SpawnHandle,
+  StreamBlock,
+  unknownFieldsOf,
+  withSequenceDigits
+} from "./records.js"
+import { RecordNames, sameRecord, type SequenceDecrease } from "./record-names.js"
 import { raiseLimitRemedy } from "../limit-remedy.js"
 
 /** The export schema major this build reads. */
@@ -66,9 +75,13 @@ export const RecordEvent = Schema.Struct({
   envelope: RecordEnvelope
 })
 
-/** A gap marker: `"envelope": null` (with `marker`, `stream`, `omitted_record` when present); skipped, never fabricated. */
+/**
+ * A gap marker: `"envelope": null` (with `marker`, `stream`, `omitted_record` when present); skipped, never fabricated.
+ * Its `kind` is `"gap"` (Muse Code 1.3.0 and 1.4.0) or absent (seed 001 names a gap marker by its null envelope
+ * alone); an event of another kind is no gap marker, whatever its envelope ({@link EXPORT_EVENT_KINDS}).
+ */
 export const GapMarkerEvent = Schema.Struct({
-  kind: Schema.optional(Schema.String),
+  kind: Schema.optional(Schema.Literal("gap")),
   envelope: Schema.Null,
   marker: Schema.optional(Schema.String),
   stream: Schema.optional(StreamBlock),
@@ -80,6 +93,9 @@ export const RetainedFrameEvent = Schema.Struct({
   kind: Schema.Literal("retained_frame"),
   envelope: RetainedFrameLine
 })
+
+/** The `kind`s of an export event this build reads; an event of any other kind is `MALFORMED_SOURCE` (fail closed). */
+export const EXPORT_EVENT_KINDS: ReadonlyArray<string> = ["record", "gap", "retained_frame"]
 
 /** The three event shapes of `events[]` (seed 001, "Trajectory shape"). */
 export const ExportEvent = Schema.Union(RecordEvent, GapMarkerEvent, RetainedFrameEvent)
@@ -134,6 +150,10 @@ export interface DecodedExport {
   readonly retainedFrames: number
   /** Records skipped as exact repeats of an earlier record of the same session and `envelope.sequence`. */
   readonly repeatedRecords: number
+  /** Records whose `envelope.sequence` is lower than an earlier record's of their session (kept, in document order). */
+  readonly sequenceDecreases: number
+  /** The first of them, when there is one. */
+  readonly firstDecrease: SequenceDecrease | null
 }
 
 /** A raw event's `envelope.sequence`, as written. */
@@ -213,6 +233,26 @@ export const decodeExport = (
   if (!Array.isArray(doc.sessions) || doc.sessions.length === 0) {
     return Either.left(malformed("The document has no sessions[] summaries."))
   }
+  // An event kind this build does not know is refused by its name (as a native line of an unknown shape is), before
+  // the shapes are decoded: `{"kind":"mystery","envelope":null}` is no gap marker (tester35b F2).
+  if (Array.isArray(doc.events)) {
+    for (let i = 0; i < doc.events.length; i++) {
+      const ev: unknown = doc.events[i]
+      const kind = isRecord(ev) ? ev.kind : undefined
+      if (typeof kind === "string" && !EXPORT_EVENT_KINDS.includes(kind)) {
+        return Either.left(
+          new MalformedSource({
+            message: `events[${i}] is of kind ${
+              JSON.stringify(kind)
+            }, which this build does not read (it reads ${EXPORT_EVENT_KINDS.join(", ")}); it is neither mapped nor skipped as a gap marker.`,
+            remediation:
+              "If a newer Muse Code wrote the export, upgrade session-ingest; otherwise pass the document as `muse export` wrote it.",
+            details: { event: i, kind }
+          })
+        )
+      }
+    }
+  }
   const decoded = decodeDocument(doc)
   if (Either.isLeft(decoded)) {
     const issues = typeof decoded.left === "string"
@@ -221,7 +261,12 @@ export const decodeExport = (
         .slice(0, 3)
         .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
         .join("; ")
-    return Either.left(malformed(`The document does not have the export shape (${issues}).`))
+    // A sequence beyond 2^53 - 1 is told with the digits the document writes, when they are found (tester35b F4).
+    const told = issues.replace(/actual (\d+) as read/g, (all, n: string) => {
+      const digits = sequenceDigitsIn(text, Number(n))
+      return digits === undefined ? all : `the source writes ${digits}, read as ${n}`
+    })
+    return Either.left(malformed(`The document does not have the export shape (${told}).`))
   }
   const d = decoded.right
   const provenance: ExportProvenance = {
@@ -258,6 +303,10 @@ export const decodeExport = (
   /** The raw index of the first record of each session and sequence. */
   const named = new RecordNames(true)
   let repeatedRecords = 0
+  /** The largest `envelope.sequence` so far, by session: a lower one later is counted (seed 001: events are ordered). */
+  const highest = new Map<string, number>()
+  let sequenceDecreases = 0
+  let firstDecrease: SequenceDecrease | null = null
   for (let i = 0; i < d.events.length; i++) {
     const ev = d.events[i]
     const where = `events[${i}]`
@@ -276,9 +325,10 @@ export const decodeExport = (
       sequence: i,
       cursor: "",
       spawns,
-      provenance: { document: provenance }
+      provenance: { document: provenance },
+      eventUnknown: unknownFieldsOf(rawEvents[i], EXPORT_EVENT_FIELDS)
     }, where)
-    if (Either.isLeft(mapped)) return Either.left(mapped.left)
+    if (Either.isLeft(mapped)) return Either.left(withSequenceDigits(mapped.left, text))
     // A session's events are named by their envelope.sequence: a second record under a name already taken is
     // the same record repeated (skipped, counted) or another one (the export cannot be trusted: refused).
     const sessionId = mapped.right.sessionId
@@ -295,8 +345,14 @@ export const decodeExport = (
       ))
     }
     named.add(sessionId, sequence, i)
+    const top = highest.get(sessionId)
+    if (top === undefined || sequence > top) highest.set(sessionId, sequence)
+    else if (sequence < top) {
+      sequenceDecreases++
+      firstDecrease ??= { event: i, sessionId, sequence, after: top }
+    }
     // The cursor binds the document (h) and its own event (hd): an edited sequence names another place.
     events.push({ ...mapped.right, cursor: encodeCursorAt({ seq: i, h: options.digest, hd: eventCheck(mapped.right, i) }) })
   }
-  return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames, repeatedRecords })
+  return Either.right({ provenance, sessions: d.sessions, events, rawEventCount: d.events.length, gapMarkers, retainedFrames, repeatedRecords, sequenceDecreases, firstDecrease })
 }

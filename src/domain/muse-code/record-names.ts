@@ -145,3 +145,28 @@ export const repeatedRecordsDiagnostic = (count: number, field: string): Diagnos
   message: `${count} record(s) repeated as they are (the same session and ${field}, the same content) skipped; each is kept once.`,
   details: { count }
 })
+
+/** The code of an export whose `envelope.sequence` runs backwards within a session ({@link sequenceDecreasesDiagnostic}). */
+export const SEQUENCE_DECREASES = "SEQUENCE_DECREASES"
+
+/** Where an export's `envelope.sequence` first ran backwards: the event, its sequence, and the larger one before it. */
+export interface SequenceDecrease {
+  readonly event: number
+  readonly sessionId: string
+  readonly sequence: number
+  readonly after: number
+}
+
+/**
+ * The `SEQUENCE_DECREASES` diagnostic of an export whose `count` records
+ * (> 0) carry an `envelope.sequence` lower than an earlier record of their
+ * session: seed 001 says an export's `events` are ordered, so a damaged or
+ * hand-made document. The events are kept, in document order (not
+ * reordered); `first` names the first such record. Out-of-order
+ * `recorded_at` is legitimate and not counted (the peer native fixture has it).
+ */
+export const sequenceDecreasesDiagnostic = (count: number, first: SequenceDecrease): Diagnostic => ({
+  code: SEQUENCE_DECREASES,
+  message: `${count} record(s) carry an envelope.sequence lower than an earlier record of their session (first: events[${first.event}], sequence ${first.sequence} after ${first.after}, session ${first.sessionId}); an export's events are ordered, so the document may be damaged or hand-made. The events are kept in document order, not reordered.`,
+  details: { count, firstEvent: first.event, sessionId: first.sessionId, sequence: first.sequence, after: first.after }
+})

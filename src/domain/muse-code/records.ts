@@ -28,8 +28,51 @@ import type { Mutable } from "effect/Types"
 import { normalizeTimestamp } from "../timestamps.js"
 import { titleOf } from "../muse-agents/summary.js"
 
-/** A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). */
-const SafeIndex = Schema.NonNegativeInt.pipe(Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER))
+/**
+ * A non-negative integer that JSON numbers carry exactly (≤ 2^53 − 1). A larger integer is named as what it is, not
+ * a safe integer (tester35b F4: "Expected an integer" read as if 2^60 were a fraction).
+ */
+const SafeIndex = Schema.Number.pipe(Schema.filter((n) =>
+  !Number.isInteger(n)
+    ? `Expected an integer, actual ${n}`
+    : n < 0
+    ? `Expected a non-negative number, actual ${n}`
+    : n > Number.MAX_SAFE_INTEGER
+    ? `Expected a safe integer (at most 2^53 - 1 = ${Number.MAX_SAFE_INTEGER}: a larger JSON number is not read exactly, so it cannot name a record), actual ${
+      BigInt(n)
+    } as read`
+    : true
+))
+
+/**
+ * The digits the source writes for a `sequence` that was read as `value` (a number beyond 2^53 - 1, which JSON
+ * numbers round): the one `"sequence": <digits>` of `text` (a line, a retained child's record_json escaped in it,
+ * or a document) that reads as `value`; undefined when none or several different ones do. For an error message only.
+ */
+export const sequenceDigitsIn = (text: string, value: number): string | undefined => {
+  const found = new Set<string>()
+  for (const m of text.matchAll(/\\?"sequence\\?"\s*:\s*(\d+)(?![\d.eE])/g)) {
+    if (Number(m[1]) === value) found.add(m[1])
+  }
+  return found.size === 1 ? [...found][0] : undefined
+}
+
+/**
+ * A `MalformedSource` of {@link mapRecordEnvelope} for a sequence beyond 2^53 - 1 (its `details.unsafeSequence`)
+ * told with the digits `text` writes for it ({@link sequenceDigitsIn}), when found; any other error as it is.
+ */
+export const withSequenceDigits = (error: MalformedSource, text: string): MalformedSource => {
+  const d = error.details
+  const value = isRecord(d) ? d.unsafeSequence : undefined
+  if (typeof value !== "number") return error
+  const digits = sequenceDigitsIn(text, value)
+  if (digits === undefined) return error
+  return new MalformedSource({
+    message: error.message.replace(`actual ${BigInt(value)} as read`, `the source writes ${digits}, read as ${BigInt(value)}`),
+    remediation: error.remediation,
+    details: { ...(d as Record<string, unknown>), sourceDigits: digits }
+  })
+}
 
 /** The stream block of an envelope: `{kind, id}`. */
 export const StreamBlock = Schema.Struct({
@@ -40,7 +83,7 @@ export const StreamBlock = Schema.Struct({
 /**
  * A record envelope `{sequence, id, causation_id, stream, recorded_at,
  * record_type, durability, payload_type, payload}` (seed 001). Unknown extra
- * fields are allowed and kept in provenance.
+ * fields are allowed and kept in provenance ({@link UNKNOWN_FIELDS}).
  */
 export const RecordEnvelope = Schema.Struct({
   sequence: SafeIndex,
@@ -114,6 +157,55 @@ export interface RecordContext {
   readonly provenance: Record<string, unknown>
   /** The parent session of a nested subagent log's events (its `child_session_bound` join). */
   readonly parent?: ParentLink | undefined
+  /**
+   * Fields of the export event object around the envelope that this build does not know (`kind` and `envelope` are
+   * known), as in the source: kept under `unknownFields.event` ({@link UNKNOWN_FIELDS}). Undefined: none.
+   */
+  readonly eventUnknown?: Record<string, unknown> | undefined
+}
+
+/**
+ * The key of `extensions["native.muse"]` that keeps, as in the source, the fields of a record this build does not
+ * know (DESIGN.md: provenance is never dropped): `{envelope?, stream?, event?}`, each the unknown fields of the
+ * record envelope (a native line's record, a retained child's `record_json`, an export event's `envelope`), of its
+ * `stream` block, and of the export event object around it. Present only when the record has such a field: a record
+ * of known fields only is mapped as before (contract 1.3.0 unchanged, an additive key).
+ */
+export const UNKNOWN_FIELDS = "unknownFields"
+
+/** The fields of a record envelope seed 001 names, mapped into the event. */
+const ENVELOPE_FIELDS: ReadonlySet<string> = new Set([
+  "sequence",
+  "id",
+  "causation_id",
+  "stream",
+  "recorded_at",
+  "record_type",
+  "durability",
+  "payload_type",
+  "payload",
+  "schema_version",
+  "payload_schema_version"
+])
+
+/** The fields of an envelope's `stream` block. */
+const STREAM_FIELDS: ReadonlySet<string> = new Set(["id", "kind"])
+
+/** The fields of an export record event object (seed 001): the rest is kept under `unknownFields.event`. */
+export const EXPORT_EVENT_FIELDS: ReadonlySet<string> = new Set(["kind", "envelope"])
+
+/**
+ * The own fields of `o` not in `known`, with their values as they are; undefined when there are none. A key such
+ * as `__proto__` is kept as a field (defined, never assigned: no prototype is set).
+ */
+export const unknownFieldsOf = (o: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined => {
+  let out: Record<string, unknown> | undefined
+  for (const k in o) {
+    if (known.has(k) || !Object.prototype.hasOwnProperty.call(o, k)) continue
+    out ??= {}
+    Object.defineProperty(out, k, { value: o[k], enumerable: true, writable: true, configurable: true })
+  }
+  return out
 }
 
 const TEXT_MAX = 1000
@@ -244,13 +336,15 @@ export const mapRecordEnvelope = (
 ): Either.Either<SessionEvent, MalformedSource> => {
   if (!isRecordEnvelope(raw)) {
     const decoded = decodeEnvelope(raw)
+    const seq = isObject(raw) ? raw.sequence : undefined
+    const unsafe = typeof seq === "number" && Number.isInteger(seq) && seq > Number.MAX_SAFE_INTEGER
     return Either.left(
       new MalformedSource({
         message: `${where}: not a Muse Code record envelope (${
           Either.isLeft(decoded) ? describeIssue(decoded.left) : "unexpected shape"
         }).`,
         remediation: "The source is not a valid Muse Code trajectory; re-export it with `muse export`.",
-        details: { where }
+        details: unsafe ? { where, unsafeSequence: seq } : { where }
       })
     )
   }
@@ -304,6 +398,15 @@ export const mapRecordEnvelope = (
   pick(native, "spawnParentSessionId", spawn?.parent_session_id)
   pick(native, "runStream", at(record, "run_stream"))
   native.payload = payload ?? null
+  const envelopeUnknown = unknownFieldsOf(env, ENVELOPE_FIELDS)
+  const streamUnknown = env.stream !== undefined ? unknownFieldsOf(env.stream, STREAM_FIELDS) : undefined
+  if (envelopeUnknown !== undefined || streamUnknown !== undefined || ctx.eventUnknown !== undefined) {
+    const unknown: Record<string, unknown> = {}
+    if (envelopeUnknown !== undefined) unknown.envelope = envelopeUnknown
+    if (streamUnknown !== undefined) unknown.stream = streamUnknown
+    if (ctx.eventUnknown !== undefined) unknown.event = ctx.eventUnknown
+    native[UNKNOWN_FIELDS] = unknown
+  }
   Object.assign(native, ctx.provenance)
 
   const model = firstString(at(record, "model_id"), at(payload, "model_id")) ?? null

@@ -45,8 +45,9 @@ import { type FingerprintStat, fingerprintOfStat, partEntry, partNameOf } from "
 import { peekCursor } from "../../domain/cursor.js"
 import { isRecord, NUMBER_NOT_EXACT } from "../../domain/json.js"
 import { RECORD_UUID_REUSED } from "../../domain/claude-code/record-ids.js"
-import { REPEATED_RECORDS_SKIPPED } from "../../domain/muse-code/record-names.js"
+import { REPEATED_RECORDS_SKIPPED, SEQUENCE_DECREASES } from "../../domain/muse-code/record-names.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
+import { VANISHED_REMEDY } from "../../domain/vanished.js"
 import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
 import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
@@ -409,8 +410,10 @@ export const batchesOf = <A>(events: ReadonlyArray<A>, size: number): Array<Read
  * `RECORD_UUID_REUSED` (Claude Code): both records under one uuid were kept
  * (real logs do that: `src/domain/claude-code/record-ids.ts`). Session 29:
  * both had made the import partial (exit 8) with no remedy to apply.
+ * `SEQUENCE_DECREASES` (Muse Code exports): every record kept, in document
+ * order; said, not a gap.
  */
-const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT, SOURCE_REWRITTEN, REPEATED_RECORDS_SKIPPED, RECORD_UUID_REUSED])
+const COMPLETE_DIAGNOSTICS: ReadonlySet<string> = new Set([NUMBER_NOT_EXACT, SOURCE_REWRITTEN, REPEATED_RECORDS_SKIPPED, RECORD_UUID_REUSED, SEQUENCE_DECREASES])
 
 /** A source imported before (its file `path`), kept because a file of it now holds nothing where it held that (`./emptied.ts`). */
 interface Emptied {
@@ -1574,12 +1577,15 @@ const make = Effect.gen(function*() {
             noteEmptied({ provider: w.provider, path: resolveLocator(w.locator).path, damaged: outcome.damaged })
             break
           case "rejected": {
+            // A source discovery listed that is gone now was deleted or moved during the run (a nested log missing is
+            // a diagnostic, never this rejection): its remedy is to import again, not to check a path no one typed.
+            const vanished = outcome.error.code === "SOURCE_NOT_FOUND" && w instanceof DiscoveredWork
             const r: RejectedSource = {
               provider: w.provider,
               path: w.locator.path,
               code: outcome.error.code,
               message: outcome.error.message,
-              remediation: outcome.error.remediation ?? null
+              remediation: vanished ? VANISHED_REMEDY : outcome.error.remediation ?? null
             }
             rejected.push(r)
             const p = providers.get(w.provider)

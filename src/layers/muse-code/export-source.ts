@@ -13,7 +13,7 @@ import { type IngestError, InvalidCursor, MalformedSource } from "../../domain/e
 import type { Inspection, SessionEvent } from "../../domain/model.js"
 import { decodeExport, type DecodedExport } from "../../domain/muse-code/export.js"
 import { TitleWatch } from "../../domain/muse-code/records.js"
-import { repeatedRecordsDiagnostic } from "../../domain/muse-code/record-names.js"
+import { repeatedRecordsDiagnostic, sequenceDecreasesDiagnostic } from "../../domain/muse-code/record-names.js"
 import { makeSourceId, redactLocator, sha256Hex } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -131,6 +131,9 @@ export const inspectExport = (deps: ExportDeps, path: string): Effect.Effect<Ins
           : []),
         ...(decoded.repeatedRecords > 0
           ? [repeatedRecordsDiagnostic(decoded.repeatedRecords, "envelope.sequence")]
+          : []),
+        ...(decoded.firstDecrease !== null
+          ? [sequenceDecreasesDiagnostic(decoded.sequenceDecreases, decoded.firstDecrease)]
           : []),
         ...(provenance.terminatedAbnormally
           ? [{

@@ -57,7 +57,7 @@ import {
   SESSION_LOG_NAME
 } from "../../domain/muse-code/native.js"
 import { RecordNames, repeatedRecordsDiagnostic, sameRecord } from "../../domain/muse-code/record-names.js"
-import { isRecordEnvelope, mapRecordEnvelope, type SpawnHandle, TitleWatch } from "../../domain/muse-code/records.js"
+import { isRecordEnvelope, mapRecordEnvelope, type SpawnHandle, TitleWatch, withSequenceDigits } from "../../domain/muse-code/records.js"
 import { makeSourceId, redactLocator } from "../../domain/source-id.js"
 import type { AccessPolicyShape } from "../../services/AccessPolicy.js"
 import type { ImportLimitsShape } from "../../services/ImportLimits.js"
@@ -479,7 +479,8 @@ const lineProcessor = (
       provenance: options.provenance === undefined ? provenance : { ...provenance, ...options.provenance },
       parent: options.parentLink
     }, where)
-    if (Either.isLeft(mapped)) return mapped.left
+    // A sequence beyond 2^53 - 1 is told with the digits the line writes (an error path: the line decoded again).
+    if (Either.isLeft(mapped)) return withSequenceDigits(mapped.left, line.bytes.toString("utf8"))
     const ev = mapped.right
     if (checking && sequence !== undefined) {
       if (names.has(ev.sessionId, sequence)) {
