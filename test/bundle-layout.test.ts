@@ -105,7 +105,8 @@ describe("what a command loads at start-up", () => {
         sessions: ["queryRuntime"],
         search: ["queryRuntime"],
         show: ["queryRuntime", "shareRuntime"],
-        usage: ["queryRuntime"],
+        // usage: the redaction only for --by workspace (tester35a F12), loaded then
+        usage: ["queryRuntime", "shareRuntime"],
         mcp: ["queryRuntime", "shareRuntime"]
       })
   })

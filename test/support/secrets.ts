@@ -143,7 +143,32 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
     j("$", "2b", "$12$", crypt(53, 9)),
     j("$", "y", "$j9T$", crypt(24, 10), "$", crypt(43, 11)),
     j("$", "argon2id", "$v=19$m=65536,t=3,p=4$", b64(22, 12), "$", b64(43, 13))
-  ]
+  ],
+  // session 35 (tester35a F9): gitleaks' prefixed rules that were missing, and Google's refresh token (last: the draws
+  // of `rand` for the samples above keep their values)
+  "azure-ad-client-secret": [j(rand(3, ALNUM), "8Q", "~", rand(34, ALNUM + "_~.-")), j(rand(4, ALNUM), "3Q", "~", rand(32, ALNUM))],
+  "google-refresh-token": [j("1/", "/0", rand(60, B64URL), "a1"), j("1/", "/0", "gA", rand(100, ALNUM), "9")],
+  "onepassword-secret": [j("op", "s_eyJ", rand(260, ALNUM + "+/"), "="), j("A", "3-", rand(6, "ABCDEFGHJKLMNPQRSTVWXYZ23456789"), "-", rand(11, "ABCDEFGHJKLMNPQRSTVWXYZ23456789"), "-", rand(5, "ABCDEFGHJKLMNPQRSTVWXYZ23456789"), "-", rand(5, "ABCDEFGHJKLMNPQRSTVWXYZ23456789"), "-", rand(5, "ABCDEFGHJKLMNPQRSTVWXYZ23456789"))],
+  "artifactory-key": [j("AK", "Cp", rand(67, ALNUM), "a1"), j("AK", "Cp", "Z9", rand(67, ALNUM))],
+  "clojars-token": [j("CLOJ", "ARS_", rand(60, "abcdefghijklmnopqrstuvwxyz0123456789"))],
+  "duffel-token": [j("duf", "fel_live_", rand(43, B64URL)), j("duf", "fel_test_", rand(43, ALNUM))],
+  "easypost-token": [j("EZ", "AK", rand(52, ALNUM), "a1"), j("EZ", "TK", "Q7", rand(52, ALNUM))],
+  "frameio-token": [j("fio", "-u-", rand(64, B64URL))],
+  "infracost-token": [j("ic", "o-", rand(30, ALNUM), "a1"), j("ic", "o-", "Z9", rand(30, ALNUM))],
+  "intra42-secret": [j("s-s4", "t2ud-", rand(64, HEX)), j("s-s4", "t2af-", rand(64, HEX))],
+  "openshift-token": [j("sha2", "56~", rand(43, B64URL))],
+  "prefect-token": [j("pn", "u_", rand(34, ALNUM), "a1"), j("pn", "u_", "Z9", rand(34, ALNUM))],
+  "readme-token": [j("rd", "me_", rand(70, "abcdefghijklmnopqrstuvwxyz0123456789"))],
+  "rubygems-token": [j("ruby", "gems_", rand(48, HEX))],
+  "scalingo-token": [j("tk-", "us-", rand(48, B64URL))],
+  "sendinblue-key": [j("xkey", "sib-", rand(64, HEX), "-", rand(16, ALNUM)), j("xkey", "sib-", rand(64, HEX), "-", rand(16, ALNUM))],
+  "sourcegraph-token": [j("sg", "p_", rand(16, HEX), "_", rand(40, HEX)), j("sg", "p_", rand(40, HEX))],
+  "harness-token": [j("pa", "t.", rand(22, B64URL), ".", rand(24, ALNUM), ".", rand(20, ALNUM)), j("sa", "t.", rand(22, ALNUM), ".", rand(24, ALNUM), ".", rand(20, ALNUM))],
+  "alibaba-access-key": [j("LT", "AI", rand(18, ALNUM), "a1"), j("LT", "AI", "5t", rand(18, ALNUM))],
+  "facebook-token": [j("EA", "AC", rand(120, ALNUM)), j("EA", "AM", rand(150, ALNUM))],
+  "adobe-client-secret": [j("p8", "e-", rand(30, ALNUM), "a1"), j("p8", "e-", "Z9", rand(30, ALNUM))],
+  "maxmind-key": [j(rand(6, ALNUM), "_", rand(29, ALNUM), "_m", "mk")],
+  "settlemint-token": [j("sm", "_pat_", rand(14, ALNUM), "a1"), j("sm", "_aat_", "Z9", rand(14, ALNUM))]
 })
 
 /**

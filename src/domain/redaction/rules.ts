@@ -465,7 +465,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // `[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}`); here 2 to 8 before the digit and 28 to 40 after `Q~`
   {
     id: "azure-ad-client-secret",
-    pattern: re(String.raw`${start("A-Za-z0-9_~.-")}[A-Za-z0-9_~.]{2,8}[0-9]Q~[A-Za-z0-9_~.-]{28,40}(?![A-Za-z0-9_~.-])`),
+    pattern: re(String.raw`${start("A-Za-z0-9_~.\\\\-")}[A-Za-z0-9_~.]{2,8}[0-9]Q~[A-Za-z0-9_~.-]{28,40}(?![A-Za-z0-9_~.-])`),
     hints: ["Q~"]
   },
   // Google OAuth refresh token: `1//0` then base64url characters (GitHub secret scanning's google_oauth_refresh_token,
@@ -526,7 +526,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // Adobe client secret `p8e-` and 32 letters and digits (adobe-client-secret)
   { id: "adobe-client-secret", pattern: re(`${lead("p8e-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["p8e-"] },
   // MaxMind license key: 6 letters and digits, `_`, 29, `_mmk` (maxmind-license-key)
-  { id: "maxmind-key", pattern: re(`${start("A-Za-z0-9_")}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9_])`), hints: ["_mmk"] },
+  { id: "maxmind-key", pattern: re(`${start("A-Za-z0-9_\\\\")}[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9_])`), hints: ["_mmk"] },
   // SettleMint `sm_aat_`, `sm_pat_`, `sm_sat_` and 16 letters and digits (settlemint-*-access-token)
   { id: "settlemint-token", pattern: re(`${lead("sm_[aps]at_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{16}(?![A-Za-z0-9_])`), hints: ["sm_aat_", "sm_pat_", "sm_sat_"] }
 ]
