@@ -46,6 +46,13 @@ describe("F1: unknown fields of a Muse Code record are kept under unknownFields"
     expect(r.right.events.every((e) => !("unknownFields" in native(e)))).toBe(true)
   })
 
+  it("export: a real Muse Code 1.4.0 export (the exporter's derived, recorded_at and outer_log_ordinal beside each event) gains no unknownFields", () => {
+    const r = decode(load("live-1.4.0-v1.json"))
+    if (Either.isLeft(r)) throw new Error(r.left.message)
+    expect(r.right.events.length).toBe(11)
+    expect(r.right.events.filter((e) => "unknownFields" in native(e))).toEqual([])
+  })
+
   it("a __proto__ field is kept as a field, no prototype set", () => {
     const d = load("valid-v1.json")
     const text = JSON.stringify(d).replace('"sequence":0', '"__proto__":{"polluted":1},"sequence":0')

@@ -191,8 +191,13 @@ const ENVELOPE_FIELDS: ReadonlySet<string> = new Set([
 /** The fields of an envelope's `stream` block. */
 const STREAM_FIELDS: ReadonlySet<string> = new Set(["id", "kind"])
 
-/** The fields of an export record event object (seed 001): the rest is kept under `unknownFields.event`. */
-export const EXPORT_EVENT_FIELDS: ReadonlySet<string> = new Set(["kind", "envelope"])
+/**
+ * The fields of an export record event object: `kind` and `envelope` (seed 001), and the exporter's own notes beside
+ * them that a real `muse export` of Muse Code 1.4.0 writes on every event (`derived`, `recorded_at`,
+ * `outer_log_ordinal`: the peer fixture live-1.4.0-v1.json), read as before (not restated); the rest is kept under
+ * `unknownFields.event`.
+ */
+export const EXPORT_EVENT_FIELDS: ReadonlySet<string> = new Set(["kind", "envelope", "derived", "recorded_at", "outer_log_ordinal"])
 
 /**
  * The own fields of `o` not in `known`, with their values as they are; undefined when there are none. A key such
