@@ -276,7 +276,7 @@ export const shownText: Effect.Effect<(s: string) => string, never, Redaction> =
  * each of `known` (the secrets of the session it is a part of: a window's), redacted in every turn and the title.
  */
 export const shareableTranscript = (t: Transcript, known?: ReadonlyMap<string, string>): Effect.Effect<Transcript, never, Redaction> =>
-  Effect.flatMap(Redaction, (r) => (r.enabled ? Effect.map(redactYielding(() => r.transcript(t, known)), (x) => redactTranscriptJoints(r.text, x)) : Effect.succeed(r.transcript(t))))
+  Effect.flatMap(Redaction, (r) => (r.enabled ? Effect.sync(() => redactTranscriptJoints(r.text, r.transcript(t, known))) : Effect.succeed(r.transcript(t))))
 
 /**
  * An ATIF trajectory as `export --format atif` writes it: built from the
@@ -354,13 +354,7 @@ export const mapYielding = <A, B>(xs: ReadonlyArray<A>, f: (a: A) => B): Effect.
     for (let i = 0; i < xs.length; i++) {
       if (i > 0 && i % SLICE === 0) yield* Effect.yieldNow()
       const x = xs[i]
-      const runs = new Reruns()
-      let r = attempt(() => f(x), runs)
-      while (!r.done) {
-        yield* runSteps(r.work)
-        r = attempt(() => f(x), runs)
-      }
-      out[i] = r.value
+      out[i] = yield* redactYielding(() => f(x))
     }
     return out
   })
@@ -391,9 +385,23 @@ export const runSteps = (steps: Steps<void>): Effect.Effect<void> =>
 export const redactYielding = <A>(f: () => A, runs?: Reruns): Effect.Effect<A> =>
   Effect.suspend(() => {
     const kept = runs ?? new Reruns()
-    const r = attempt(f, kept)
-    return r.done ? Effect.succeed(r.value) : Effect.zipRight(runSteps(r.work), redactYielding(f, kept))
+    const go = (n: number): Effect.Effect<A> =>
+      Effect.suspend(() => {
+        // past MAX_ATTEMPTS, f runs whole (its steps at once): the same answer, never an endless round of attempts
+        // (tester35c F2: a redaction whose steps' answers a later attempt could not find again paused forever)
+        if (n >= MAX_ATTEMPTS) return Effect.sync(f)
+        const r = attempt(f, kept)
+        return r.done ? Effect.succeed(r.value) : Effect.zipRight(runSteps(r.work), go(n + 1))
+      })
+    return go(0)
   })
+
+/**
+ * The most attempts {@link redactYielding} makes of one redaction before it runs it whole: a huge text's redaction
+ * takes a few dozen (one per costly step it meets); a redaction that stops on the same step again and again (its
+ * step's answer not found by the next attempt) would never end.
+ */
+const MAX_ATTEMPTS = 256
 
 /**
  * `redactJoints(redact, events)` with a yield to the scheduler after each few hundred joints
