@@ -1,8 +1,9 @@
 /**
  * tester35b F5 and F6 (session 35). F5: a file named under an authorized
- * root whose session folder is a symlink to a folder outside it is
- * `SOURCE_SYMLINK` (DESIGN's table: "the source or a folder on its way is a
- * symlink"), not SOURCE_OUTSIDE_ALLOWED_ROOT. F6: discovered sources gone
+ * root whose session folder is a symlink to a folder outside it stays
+ * SOURCE_OUTSIDE_ALLOWED_ROOT (its real place; test/source-access.test.ts,
+ * "the rules' errors"), its message naming the link and its remedy to put
+ * the real folder there, not to move the file. F6: discovered sources gone
  * before the import read them are rejected SOURCE_NOT_FOUND with the remedy
  * "run the import again" (not the one about command-line paths), one line
  * per provider with their count in the text report, a cause each in --json.
@@ -26,7 +27,7 @@ import { cli } from "./support/run.js"
 
 const run = <A>(e: Effect.Effect<A, unknown>) => Effect.runPromise(e as Effect.Effect<A>)
 
-describe("F5: a symlinked session folder under the root is SOURCE_SYMLINK", () => {
+describe("F5: a symlinked session folder under the root: outside the root, the link named", () => {
   const setup = () => {
     const dir = tempDir("si-35b-f5-")
     const sid = "00000000-0000-4000-8000-000000000002"
@@ -41,8 +42,9 @@ describe("F5: a symlinked session folder under the root is SOURCE_SYMLINK", () =
   it("authorizeFile names the link", async () => {
     const s = setup()
     const e = await run(Effect.flip(sourceAccessNode.authorizeFile(s.file, [s.root], "--muse-root DIR")))
-    expect(e.code).toBe("SOURCE_SYMLINK")
-    expect(e.message).toContain(`${s.link} on the way to ${s.file} is a symlink`)
+    expect(e.code).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
+    expect(e.message).toContain(`${s.link} on the way to it is a symlink`)
+    expect(e.remediation).toContain("Put the real folder under the root in place of the link")
   })
 
   it("a file outside every root, with no link on the way, is still SOURCE_OUTSIDE_ALLOWED_ROOT", async () => {
@@ -53,12 +55,13 @@ describe("F5: a symlinked session folder under the root is SOURCE_SYMLINK", () =
     expect(e.code).toBe("SOURCE_OUTSIDE_ALLOWED_ROOT")
   })
 
-  it("the CLI's inspect: exit 4, SOURCE_SYMLINK", () => {
+  it("the CLI's inspect: exit 4, the link named, no remedy to move the file", () => {
     const s = setup()
     const r = cli(["inspect", "muse-code", "--muse-root", s.root, s.file])
     expect(r.code).toBe(4)
-    expect(r.stderr + r.stdout).toContain("SOURCE_SYMLINK")
-    expect(r.stderr + r.stdout).not.toContain("SOURCE_OUTSIDE_ALLOWED_ROOT")
+    expect(r.stderr + r.stdout).toContain("SOURCE_OUTSIDE_ALLOWED_ROOT")
+    expect(r.stderr + r.stdout).toContain(`${s.link} on the way to it is a symlink`)
+    expect(r.stderr + r.stdout).not.toContain("Move the file under an authorized root")
   })
 })
 

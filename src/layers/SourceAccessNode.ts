@@ -258,21 +258,17 @@ const authorizeFile = (
     const covering = realRoots.filter((r) => isInside(real, r.real))
     if (covering.length === 0) {
       // Named under a root but led out of it by a symlinked folder on the way (a session folder linked elsewhere):
-      // that link is what is refused (DESIGN: "a folder on its way is a symlink"), not the file's place (tester35b F5).
+      // still outside the root (the file's real place; session-ingest's first rule, test/source-access.test.ts), the
+      // message and remedy naming that link rather than asking to move the file (tester35b F5).
       const link = symlinkOnTheWay(abs, realRoots)
-      if (link !== undefined) {
-        throw new Refused(
-          new SourceSymlink({
-            message: `${link} on the way to ${abs} is a symlink (to a folder outside the authorized root); session-ingest does not follow symlinks.`,
-            remediation: `Put the real folder under the root in place of the link, or authorize the folder the link points to (${rootOption}).`,
-            details: { symlink: link, path: abs }
-          })
-        )
-      }
       throw new Refused(
         new SourceOutsideAllowedRoot({
-          message: `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`,
-          remediation: `Move the file under an authorized root, or authorize its folder (${rootOption}).`
+          message: link === undefined
+            ? `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}).`
+            : `${abs} lies outside every authorized root (${roots.map((r) => nodePath.resolve(r)).join(", ")}): ${link} on the way to it is a symlink to a folder outside the root, and session-ingest does not follow symlinks.`,
+          remediation: link === undefined
+            ? `Move the file under an authorized root, or authorize its folder (${rootOption}).`
+            : `Put the real folder under the root in place of the link, or authorize the folder the link points to (${rootOption}).`
         })
       )
     }

@@ -53,3 +53,27 @@ describe("tester35a F11: a secret value holding `;`", () => {
     for (const t of ["for (i = 0; i < n; i++) {}", "a=1;b=2;c=3", "MAX_TOKENS=4096;next", "color: red; margin: 0;", "PASSWORD=$DB_PASS; run", "primary_key=id;x"]) stays(t)
   })
 })
+
+describe("tester35c F4/F5 and the session-9 rule, on the final rules (session 35)", () => {
+  const PW = ["Qz7vK2", "mX9pL"].join("")
+  it("a connection string's next key holding a space (Data Source, Initial Catalog, Integrated Security) stays, with its `;`", () => {
+    expect(r.text(`Password=${PW};Data Source=db1;Initial Catalog=app;Integrated Security=false`))
+      .toBe("Password=[REDACTED:secret-assignment];Data Source=db1;Initial Catalog=app;Integrated Security=false")
+  })
+  it("a shell command's word after `;` ends the value (`API_TOKEN=x;make`), a value's characters after it do not", () => {
+    expect(r.text(`API_TOKEN=${PW};make`)).toBe("API_TOKEN=[REDACTED:secret-assignment];make")
+    expect(r.text(`API_TOKEN=${PW};npm run build`)).toBe("API_TOKEN=[REDACTED:secret-assignment];npm run build")
+    expect(r.text(`[db]\npassword=Ab3;Cd5;Ef7`)).toBe("[db]\npassword=[REDACTED:secret-assignment]")
+  })
+  it("a bundler's `ico-<32 lowercase hex>` asset name stays; an Infracost key (mixed case) goes", () => {
+    stays("dist/assets/ico-d41d8cd98f00b204e9800998ecf8427e.svg")
+    const key = ["ico-", "Zq7K2mXpL9wR4tY8", "nB3cF6hJ1Lm2Qp4W"].join("")
+    expect(r.text(`INFRACOST ${key} x`)).toBe("INFRACOST [REDACTED:infracost-token] x")
+  })
+  it("a Facebook page token or a Google refresh token as a URL's user info goes (a `/` before it is no part of one)", () => {
+    const token = ["EAAC", "Zq7K2mXpL9wR4tY8nB3c".repeat(6)].join("")
+    expect(r.text(`https://${token}@github.com/o/r.git`)).toBe("https://[REDACTED:facebook-token]@github.com/o/r.git")
+    const refresh = ["1//0", "gAZQkeEYljOZBGnpexhwKLJM9nCHpP0VcnmjtHQi6N8Ej7qjNNFP0"].join("")
+    expect(r.text(`https://${refresh}@github.com/o/r.git`)).not.toContain(refresh.slice(4, 20))
+  })
+})

@@ -443,13 +443,21 @@ const VENDOR_TOKEN_TABLE_21: ReadonlyArray<RedactionRule> = [
 ]
 
 /**
+ * What after a `;` shows it separates a bare value from what follows: a connection string's next `name=` (its name may
+ * hold spaces: `Data Source=`), or a shell command's word (two or more lowercase letters, then white space, a shell
+ * operator or the end: `;make`, `;npm run`; a value's piece holds a digit or a capital: `;K2mX9pL`, `;b2`).
+ */
+const NEXT_AFTER_SEMICOLON = String.raw`[A-Za-z_][A-Za-z0-9_. -]{0,63}=|[a-z][a-z_-]{1,31}(?:[\s;&|<>)]|$)`
+
+/**
  * A `;` inside a bare `secret-assignment` value (tester35a F11): an INI, `.env` or properties line's value runs to
  * the line's end (`password=Qz7v;K2mX9pL`), so a `;` with a value's character right after it is part of the value.
  * It ends the value where it separates: before white space, the text's end, another `;`, a shell operator, a quote or
  * a backslash (a shell's `PASSWORD=x; run`, `x;` at a line's end, `\n` in JSON text), and before a connection
- * string's next `name=` (`Password=x;Host=y`, `Pwd=x;Database=y`).
+ * string's next `name=` (`Password=x;Host=y`, `Pwd=x;Database=y`, `Password=x;Data Source=db`: tester35c F5), and
+ * before a shell command's word (lowercase, then white space, a shell operator or the end: `API_TOKEN=x;make`).
  */
-const VALUE_SEMICOLON = String.raw`;(?![\s;&|<>)"'${"`"}\\]|$|[A-Za-z_][A-Za-z0-9_.-]{0,63}=)`
+const VALUE_SEMICOLON = String.raw`;(?![\s;&|<>)"'${"`"}\\]|$|${NEXT_AFTER_SEMICOLON})`
 
 /**
  * Session 35 (tester35a F9): long-lived credentials of gitleaks' rules (config/gitleaks.toml, the rule named in each
@@ -472,7 +480,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // trufflehog's googleoauth2 detector: `1//0[0-9A-Za-z_-]{40,}`); here 30 to 512, slashes maybe JSON-escaped (`1\/\/0…`)
   {
     id: "google-refresh-token",
-    pattern: re(String.raw`${lead(String.raw`1(?:\\{0,3}/){2}0`, "A-Za-z0-9_/.\\\\-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{30,512}(?![A-Za-z0-9_-])`),
+    pattern: re(String.raw`${lead(String.raw`1(?:\\{0,3}/){2}0`, "A-Za-z0-9_.\\\\-")}${notOneCase("A-Za-z0-9_-", "_-")}[A-Za-z0-9_-]{30,512}(?![A-Za-z0-9_-])`),
     hints: ["1//0", "1\\/\\/0"]
   },
   // 1Password service account token `ops_eyJ` and 250 or more base64 characters (1password-service-account-token; here
@@ -496,7 +504,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // Frame.io `fio-u-` and 64 of `A-Za-z0-9_=-` (frameio-api-token); here 56 to 80
   { id: "frameio-token", pattern: re(`${lead("fio-u-", "A-Za-z0-9_-")}[A-Za-z0-9_=-]{56,80}(?![A-Za-z0-9_=-])`), hints: ["fio-u-"] },
   // Infracost `ico-` and 32 letters and digits (infracost-api-token)
-  { id: "infracost-token", pattern: re(`${lead("ico-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["ico-"] },
+  { id: "infracost-token", pattern: re(`${lead("ico-", "A-Za-z0-9_-")}(?![a-f0-9]{32}(?![A-Za-z0-9_-]))${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["ico-"] },
   // 42 School (Intra) client secret `s-s4t2ud-` / `s-s4t2af-` and 64 hex digits (intra42-client-secret)
   { id: "intra42-secret", pattern: re(`${lead("s-s4t2(?:ud|af)-", "A-Za-z0-9_-")}[a-fA-F0-9]{64}(?![A-Za-z0-9_-])`), hints: ["s-s4t2"] },
   // OpenShift user token `sha256~` and 43 of `A-Za-z0-9_-` (openshift-user-token); here 40 to 64
@@ -522,7 +530,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // Alibaba Cloud AccessKey ID `LTAI` and 20 letters and digits (alibaba-access-key-id); here 17 to 24
   { id: "alibaba-access-key", pattern: re(`${lead("LTAI", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{17,24}(?![A-Za-z0-9_])`), hints: ["LTAI"] },
   // Facebook page access token `EAAM` / `EAAC` and 100 or more letters and digits (facebook-page-access-token); up to 512
-  { id: "facebook-token", pattern: re(`${lead("EAA[MC]", "A-Za-z0-9_+/")}[A-Za-z0-9]{100,512}(?![A-Za-z0-9_+/=])`), hints: ["EAAM", "EAAC"] },
+  { id: "facebook-token", pattern: re(`${lead("EAA[MC]", "A-Za-z0-9_+")}[A-Za-z0-9]{100,512}(?![A-Za-z0-9_+/=])`), hints: ["EAAM", "EAAC"] },
   // Adobe client secret `p8e-` and 32 letters and digits (adobe-client-secret)
   { id: "adobe-client-secret", pattern: re(`${lead("p8e-", "A-Za-z0-9_-")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["p8e-"] },
   // MaxMind license key: 6 letters and digits, `_`, 29, `_mmk` (maxmind-license-key)
@@ -790,7 +798,7 @@ const fieldAlternatives = (): string => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedText(notClosing(g + 3))})${"\\"}${g + 3}`
-    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?![A-Za-z_][A-Za-z0-9_.-]{0,63}=)${bareClass}{1,256}){0,8})`
+    const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?!${NEXT_AFTER_SEMICOLON})${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
     return String.raw`${head}(?!\[REDACTED:)(?:${quoted}|${NUMBER_VALUE}|${bare}|${word})`
