@@ -38,7 +38,7 @@ const SAMPLES: ReadonlyArray<readonly [id: string, key: string]> = [
   ["openshift-token", j("sha256", "~", run(43, B64URL, 11))],
   ["prefect-token", j("pn", "u_", run(36, ALNUM, 12))],
   ["readme-token", j("rd", "me_", run(70, LOWNUM, 13))],
-  ["rubygems-token", j("rubygems", "_", run(48, HEX, 14))],
+  ["rubygem-api-token", j("rubygems", "_", run(48, HEX, 14))],
   ["scalingo-token", j("tk-", "us-", run(48, B64URL, 15))],
   ["sendinblue-key", j("xkey", "sib-", run(64, HEX, 16), "-", run(16, ALNUM, 17))],
   ["sourcegraph-token", j("sg", "p_", run(16, HEX, 18), "_", run(40, HEX, 19))],

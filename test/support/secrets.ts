@@ -159,7 +159,7 @@ export const secretSamples = (): Record<string, ReadonlyArray<string>> => ({
   "openshift-token": [j("sha2", "56~", rand(43, B64URL))],
   "prefect-token": [j("pn", "u_", rand(34, ALNUM), "a1"), j("pn", "u_", "Z9", rand(34, ALNUM))],
   "readme-token": [j("rd", "me_", rand(70, "abcdefghijklmnopqrstuvwxyz0123456789"))],
-  "rubygems-token": [j("ruby", "gems_", rand(48, HEX))],
+  "rubygem-api-token": [j("ruby", "gems_", rand(48, HEX))],
   "scalingo-token": [j("tk-", "us-", rand(48, B64URL))],
   "sendinblue-key": [j("xkey", "sib-", rand(64, HEX), "-", rand(16, ALNUM)), j("xkey", "sib-", rand(64, HEX), "-", rand(16, ALNUM))],
   "sourcegraph-token": [j("sg", "p_", rand(16, HEX), "_", rand(40, HEX)), j("sg", "p_", rand(40, HEX))],

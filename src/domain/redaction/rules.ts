@@ -470,10 +470,11 @@ const VALUE_SEMICOLON = String.raw`;(?![\s;&|<>)"'${"`"}\\]|$|${NEXT_AFTER_SEMIC
  */
 const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // Azure AD (Entra ID) client secret: 3 characters, a digit, `Q~`, 31 to 34 (azure-ad-client-secret:
-  // `[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}`); here 2 to 8 before the digit and 28 to 40 after `Q~`
+  // `[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}`); here 2 to 8 before the digit and 28 to 40 after `Q~`; never from
+  // inside a terminal colour code (`\x1b[32m` then the secret: it starts after the `m`)
   {
     id: "azure-ad-client-secret",
-    pattern: re(String.raw`${start("A-Za-z0-9_~.\\\\-")}[A-Za-z0-9_~.]{2,8}[0-9]Q~[A-Za-z0-9_~.-]{28,40}(?![A-Za-z0-9_~.-])`),
+    pattern: re(String.raw`${start("A-Za-z0-9_~.\\\\-")}(?<!${CSI_PARAMS})[A-Za-z0-9_~.]{2,8}[0-9]Q~[A-Za-z0-9_~.-]{28,40}(?![A-Za-z0-9_~.-])`),
     hints: ["Q~"]
   },
   // Google OAuth refresh token: `1//0` then base64url characters (GitHub secret scanning's google_oauth_refresh_token,
@@ -514,7 +515,7 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   // ReadMe `rdme_` and 70 lower-case letters and digits (readme-api-token); here 64 to 80
   { id: "readme-token", pattern: re(`${lead("rdme_", "A-Za-z0-9_")}[a-z0-9]{64,80}(?![A-Za-z0-9_])`), hints: ["rdme_"] },
   // RubyGems `rubygems_` and 48 hex digits (rubygems-api-token); here 40 to 64
-  { id: "rubygems-token", pattern: re(`${lead("rubygems_", "A-Za-z0-9_")}[a-f0-9]{40,64}(?![A-Za-z0-9_])`), hints: ["rubygems_"] },
+  { id: "rubygem-api-token", pattern: re(`${lead("rubygems_", "A-Za-z0-9_")}[a-f0-9]{40,64}(?![A-Za-z0-9_])`), hints: ["rubygems_"] },
   // Scalingo `tk-us-` and 48 of `A-Za-z0-9_-` (scalingo-api-token); here 40 to 64
   { id: "scalingo-token", pattern: re(`${lead("tk-us-", "A-Za-z0-9_-")}[A-Za-z0-9_-]{40,64}(?![A-Za-z0-9_-])`), hints: ["tk-us-"] },
   // Sendinblue (Brevo) `xkeysib-`, 64 hex digits, `-`, 16 letters and digits (sendinblue-api-token)
