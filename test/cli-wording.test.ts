@@ -37,7 +37,9 @@ describe("--no-redact help names the command's own output", () => {
     export: /the export/,
     show: /Markdown \(--format markdown\)/,
     transcript: /Markdown \(--format markdown\)/,
-    mcp: /answers/
+    mcp: /answers/,
+    // session 35 (tester35a F12): usage's workspace rows
+    usage: /workspaces of `--by\s+workspace`/
   }
 
   it("every command with --no-redact is known here, and its help says what it turns off there", () => {
