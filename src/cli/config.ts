@@ -29,7 +29,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import { schemaIssueList } from "../domain/schema-issues.js"
 import * as Schema from "effect/Schema"
 import { InvalidArgument } from "../domain/errors.js"
 import { parseJson } from "../domain/json.js"
@@ -165,11 +165,9 @@ const loadRaw = (file: string | undefined): Effect.Effect<{ readonly path: strin
     if (Either.isLeft(decoded)) {
       return yield* new InvalidArgument({
         message: `The config file ${path} is not valid: ${
-          ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
-            // An optional key's other branch ("Expected undefined, actual 0") says nothing the first issue does not.
-            .filter((i, n, all) => !/^Expected undefined, actual /.test(i.message) || all.every((j) => /^Expected undefined, actual /.test(j.message)) && n === 0)
-            .slice(0, 3)
-            .map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message.split("\n")[0]))
+          // An optional key's other branch ("Expected undefined, actual 0") says nothing the first issue does not.
+          schemaIssueList(decoded.left, 3, (i) => !/^Expected undefined, actual /.test(i.message))
+            .map((i) => (i.path !== "" ? `${i.path}: ${i.message}` : i.message))
             .join("; ")
         }`,
         remediation: `Keys: ${

@@ -30,7 +30,7 @@
  */
 import * as Either from "effect/Either"
 import * as Effect from "effect/Effect"
-import * as ParseResult from "effect/ParseResult"
+import { schemaIssueList } from "../domain/schema-issues.js"
 import * as Schema from "effect/Schema"
 import { MalformedSource } from "../domain/errors.js"
 import { SessionEvent } from "../domain/model.js"
@@ -235,9 +235,8 @@ const validEvent = Schema.validateEither(SessionEvent)
 const contractEvent = (line: number, u: unknown): Either.Either<SessionEvent, MalformedSource> => {
   const r = validEvent(u)
   if (Either.isRight(r)) return Either.right(u as SessionEvent)
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(r.left)
-  const first = issues[0]
-  const where = first === undefined || first.path.length === 0 ? "" : ` (${first.path.join(".")}: ${first.message})`
+  const first = schemaIssueList(r.left, 1)[0]
+  const where = first === undefined || first.path === "" ? "" : ` (${first.path}: ${first.message})`
   return Either.left(invalid(line, `is not an event of the contract${where}`))
 }
 

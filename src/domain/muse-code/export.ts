@@ -20,6 +20,7 @@
 import { isUtf8 } from "node:buffer"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
+import { schemaIssues } from "../schema-issues.js"
 import * as Schema from "effect/Schema"
 import { cursorEncoder, eventCheck } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
@@ -257,10 +258,8 @@ export const decodeExport = (
   if (Either.isLeft(decoded)) {
     const issues = typeof decoded.left === "string"
       ? `a value the decoder cannot read: ${decoded.left}`
-      : ParseResult.ArrayFormatter.formatErrorSync(decoded.left)
-        .slice(0, 3)
-        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        .join("; ")
+      // deepest first, each clipped: a record stated whole made a 2 MB message (tester36a F2)
+      : schemaIssues(decoded.left)
     // A sequence beyond 2^53 - 1 is told with the digits the document writes, when they are found (tester35b F4).
     const told = issues.replace(/actual (\d+) as read/g, (all, n: string) => {
       const digits = sequenceDigitsIn(text, Number(n))

@@ -20,6 +20,7 @@
  */
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
+import { schemaIssues } from "../schema-issues.js"
 import * as Schema from "effect/Schema"
 import { MalformedSource } from "../errors.js"
 import { at, isRecord, str } from "../json.js"
@@ -322,11 +323,8 @@ const pick = (out: Record<string, unknown>, key: string, value: unknown) => {
   if (value !== undefined) out[key] = value
 }
 
-const describeIssue = (e: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(e)
-    .slice(0, 3)
-    .map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ")
+/** A record's schema error in one bounded line, deepest issue first ({@link schemaIssues}: tester36a F2). */
+const describeIssue = (e: ParseResult.ParseError): string => schemaIssues(e)
 
 /**
  * Map one record envelope to a {@link SessionEvent}. Fails with
