@@ -14,21 +14,15 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Index } from "../../src/services/Index.js"
 import type { ImportPlan } from "../../src/services/Importer.js"
+import { claudeUserLine } from "../support/claude-import.js"
 import { importOnce, indexLayer } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 
 const SID = "36363636-1111-4222-8333-0000000000f2"
 
+/** The log's `i`-th line: a prompt. */
 const line = (i: number) =>
-  JSON.stringify({
-    type: "user",
-    sessionId: SID,
-    cwd: "/home/bob/two",
-    uuid: `00000000-0000-4000-9000-${String(i).padStart(12, "0")}`,
-    parentUuid: null,
-    timestamp: `2026-12-06T00:00:${String(i % 60).padStart(2, "0")}.000Z`,
-    message: { role: "user", content: `prompt number ${i}` }
-  }) + "\n"
+  JSON.stringify(claudeUserLine(SID, `u${i}`, null, `2026-12-06T00:00:${String(i % 60).padStart(2, "0")}.000Z`, `prompt number ${i}`)) + "\n"
 
 const checkpointsOf = (index: string) =>
   Effect.map(Effect.flatMap(Index, (i) => i.checkpoints), (cs) => [...cs.values()]).pipe(Effect.provide(indexLayer(index)))
