@@ -3,11 +3,8 @@
  * line continuations (pieces 16/16/8), and one whose prompt holds a secret's value cut by two (`DB_PASSWORD=…\`), are
  * imported; `show --format markdown` (heading and body) and `replay` hold no piece of either secret.
  */
-import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
-import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
+import { claudeAssistantLine, claudeUserLine, importedClaudeIndex } from "./support/claude-import.js"
 
 const S1 = "34343434-0000-4000-8000-000000000001"
 const S2 = "34343434-0000-4000-8000-000000000002"
@@ -15,31 +12,20 @@ const S2 = "34343434-0000-4000-8000-000000000002"
 const TOKEN = ["ghp_A1b2C3d4E5f6", "G7h8I9j0K1l2M3n4", "O5p6Q7r8"]
 const PASSWORD = ["Hunter2Se", "cretPass9", "9xTail"]
 
-let index: string
-let env: Record<string, string>
+let imported: ReturnType<typeof importedClaudeIndex>
 
 beforeAll(() => {
-  const dir = tempDir("si-continuation34-")
-  const project = claudeProject(dir)
-  for (const [sid, prompt] of [
-    [S1, `export GITHUB_TOKEN=${TOKEN.join("\\\n")} deploy`],
-    [S2, `export DB_PASSWORD=${PASSWORD.join("\\\n")} deploy`]
-  ]) {
-    project.write(sid, [
-      claudeUserLine(sid, "u0", null, "2026-12-01T00:00:00Z", prompt),
-      claudeAssistantLine(sid, "a0", "u0", "2026-12-01T00:00:01Z", [{ type: "text", text: "Done." }])
-    ])
-  }
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  importClaude(index, project.root, path.join(dir, "none"), env)
+  const session = (sid: string, prompt: string) => [
+    claudeUserLine(sid, "u0", null, "2026-12-01T00:00:00Z", prompt),
+    claudeAssistantLine(sid, "a0", "u0", "2026-12-01T00:00:01Z", [{ type: "text", text: "Done." }])
+  ]
+  imported = importedClaudeIndex("si-continuation34-", {
+    [S1]: session(S1, `export GITHUB_TOKEN=${TOKEN.join("\\\n")} deploy`),
+    [S2]: session(S2, `export DB_PASSWORD=${PASSWORD.join("\\\n")} deploy`)
+  })
 }, 120_000)
 
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli([...args, "--index", index], { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
+const run = (args: ReadonlyArray<string>) => imported.run([...args, "--index", imported.index])
 
 describe("tester33c F1, F2: a secret cut by two shell line continuations, in show --format markdown and replay", () => {
   for (const [sid, pieces, name, mark] of [

@@ -20,16 +20,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { repoRoot, tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
+import { repoRoot } from "./support/paths.js"
+import { importedClaudeIndex } from "./support/claude-import.js"
 
 const SID = "15150000-0000-4000-8000-000000000001"
 
 /** The index of one Claude Code session whose first prompt holds `n` caught passwords (tester33a's repro). */
 const hugeIndex = (n: number): { dir: string; index: string; env: Record<string, string> } => {
-  const dir = tempDir("si-huge35-")
-  const proj = path.join(dir, "claude", "-srv-h")
-  fs.mkdirSync(proj, { recursive: true })
   const parts: Array<string> = []
   for (let i = 0; i < n; i++) parts.push(`user${i} pass Zx${String(i).padStart(5, "0")}qW! mysql -pS3cr${String(i).padStart(5, "0")} `)
   const prompt = "Fix the Deploy: password is Zx0001qWpA1 and token " + parts.join("")
@@ -41,12 +38,8 @@ const hugeIndex = (n: number): { dir: string; index: string; env: Record<string,
       message: { model: "claude-sonnet-4-5-20250929", id: "m1", role: "assistant", content: [{ type: "text", text: "ok" }], usage: { input_tokens: 1, output_tokens: 1 } }
     }
   ]
-  fs.writeFileSync(path.join(proj, `${SID}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-  const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  const index = path.join(dir, "i.db")
-  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
-  // (8: the absent Muse agents root is partial coverage, as in test/mcp/long-run32.test.ts)
-  expect([0, 8], r.stderr).toContain(r.code)
+  // (the import ends 0 or 8: the absent Muse agents root is partial coverage, as in test/mcp/long-run32.test.ts)
+  const { dir, index, env } = importedClaudeIndex("si-huge35-", { [SID]: lines })
   return { dir, index, env }
 }
 

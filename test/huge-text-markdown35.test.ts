@@ -9,9 +9,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
-import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
+import { claudeAssistantLine, claudeUserLine, importedClaudeIndex } from "./support/claude-import.js"
 
 const SID = "35353535-0000-4000-8000-0000000000f2"
 // built at run time so that no secret scanner flags this file
@@ -20,34 +18,24 @@ const PW = ["Ab1", "cd9Zq"].join("")
 const TEXT = `password=${PW}\n` + "hello world line\n".repeat(18_000) + "the end of the log"
 
 let index: string
-let env: Record<string, string>
 let dir: string
-let project: ReturnType<typeof claudeProject>
+let project: ReturnType<typeof importedClaudeIndex>["project"]
+let run: ReturnType<typeof importedClaudeIndex>["run"]
 
 beforeAll(() => {
-  dir = tempDir("si-huge-md35-")
-  project = claudeProject(dir)
-  project.write(SID, [
-    claudeUserLine(SID, "u0", null, "2026-12-01T00:00:00Z", TEXT),
-    claudeAssistantLine(SID, "a0", "u0", "2026-12-01T00:00:01Z", [{ type: "text", text: "noted" }])
-  ])
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  importClaude(index, project.root, path.join(dir, "none"), env)
+  ;({ dir, index, project, run } = importedClaudeIndex("si-huge-md35-", {
+    [SID]: [
+      claudeUserLine(SID, "u0", null, "2026-12-01T00:00:00Z", TEXT),
+      claudeAssistantLine(SID, "a0", "u0", "2026-12-01T00:00:01Z", [{ type: "text", text: "noted" }])
+    ]
+  }))
 }, 120_000)
-
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli(args, { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
 
 describe("tester35c F2: a text over 256 Ki characters holding a secret, in every redacted output", () => {
   it("show --format markdown and transcript --format markdown answer, the password hidden, the text kept", () => {
-    const file = fs.readdirSync(project.root, { recursive: true }).map(String).find((f) => f.endsWith(`${SID}.jsonl`))!
     for (const args of [
       ["show", SID, "--index", index, "--format", "markdown"],
-      ["transcript", "claude-code", path.join(project.root, file), "--claude-root", project.root, "--format", "markdown"]
+      ["transcript", "claude-code", project.file(SID), "--claude-root", project.root, "--format", "markdown"]
     ]) {
       const out = run(args)
       expect(out).not.toContain(PW)

@@ -4,11 +4,8 @@
  * admin / …", `Password — …`; `sshpass -f <(echo '…')`, an email written with `[at]`) is redacted in every redacted
  * output: `export --format ndjson`, `export --format atif` and `show --format markdown`, the title included.
  */
-import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
-import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
+import { claudeAssistantLine, claudeUserLine, importedClaudeIndex } from "./support/claude-import.js"
 
 const SID = "26262626-0000-4000-8000-000000000001"
 // built at run time so that no secret scanner flags this file: [the text, its secret]
@@ -30,26 +27,17 @@ const SAID: ReadonlyArray<readonly [string, string]> = [
 ]
 
 let index: string
-let env: Record<string, string>
+let run: ReturnType<typeof importedClaudeIndex>["run"]
 
 beforeAll(() => {
-  const dir = tempDir("si-prose26-cli-")
-  const project = claudeProject(dir)
   // a prompt stating each secret, and an answer after it (the Claude Code line builders the CLI backprop tests share)
-  project.write(SID, SAID.flatMap(([text, secret], i) => [
-    claudeUserLine(SID, `u${i}`, i === 0 ? null : `a${i - 1}`, `2026-11-01T00:00:${String(2 * i).padStart(2, "0")}Z`, text.replace("%s", secret)),
-    claudeAssistantLine(SID, `a${i}`, `u${i}`, `2026-11-01T00:00:${String(2 * i + 1).padStart(2, "0")}Z`, [{ type: "text", text: "Noted." }])
-  ]))
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  importClaude(index, project.root, path.join(dir, "none"), env)
+  ;({ index, run } = importedClaudeIndex("si-prose26-cli-", {
+    [SID]: SAID.flatMap(([text, secret], i) => [
+      claudeUserLine(SID, `u${i}`, i === 0 ? null : `a${i - 1}`, `2026-11-01T00:00:${String(2 * i).padStart(2, "0")}Z`, text.replace("%s", secret)),
+      claudeAssistantLine(SID, `a${i}`, `u${i}`, `2026-11-01T00:00:${String(2 * i + 1).padStart(2, "0")}Z`, [{ type: "text", text: "Noted." }])
+    ])
+  }))
 }, 120_000)
-
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli(args, { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
 
 describe("tester25a F1, F13, F5: passwords in prose, in every redacted CLI output", () => {
   it("export (ndjson, atif) and show --format markdown hold none of them, and the words around them", () => {

@@ -4,11 +4,8 @@
  * passwords holding a raw `/`, `#`, `?`, and a PEM key quoted with an uneven `>` prefix; `export --format ndjson`
  * (whose tool-call `text` is the input as one line of JSON) and `show --format markdown` show none of them.
  */
-import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
-import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
+import { claudeAssistantLine, claudeUserLine, importedClaudeIndex } from "./support/claude-import.js"
 
 const SID = "35353535-0000-4000-8000-00000000000e"
 const j = (...p: Array<string>) => p.join("")
@@ -24,28 +21,19 @@ const TEXTS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
 ]
 
 let index: string
-let env: Record<string, string>
+let run: ReturnType<typeof importedClaudeIndex>["run"]
 
 beforeAll(() => {
-  const dir = tempDir("si-tester35a-cli-")
-  const project = claudeProject(dir)
   const at = (n: number) => `2026-12-01T00:00:${String(n).padStart(2, "0")}Z`
-  project.write(SID, TEXTS.flatMap(([text], i) => [
-    claudeUserLine(SID, `u${i}`, i === 0 ? null : `r${i - 1}`, at(4 * i), text),
-    claudeAssistantLine(SID, `a${i}`, `u${i}`, at(4 * i + 1), [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: text, description: "run it" } }]),
-    claudeUserLine(SID, `t${i}`, `a${i}`, at(4 * i + 2), [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: text }]),
-    claudeAssistantLine(SID, `r${i}`, `t${i}`, at(4 * i + 3), [{ type: "text", text: `Done: ${text}` }])
-  ]))
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  importClaude(index, project.root, path.join(dir, "none"), env)
+  ;({ index, run } = importedClaudeIndex("si-tester35a-cli-", {
+    [SID]: TEXTS.flatMap(([text], i) => [
+      claudeUserLine(SID, `u${i}`, i === 0 ? null : `r${i - 1}`, at(4 * i), text),
+      claudeAssistantLine(SID, `a${i}`, `u${i}`, at(4 * i + 1), [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: text, description: "run it" } }]),
+      claudeUserLine(SID, `t${i}`, `a${i}`, at(4 * i + 2), [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: text }]),
+      claudeAssistantLine(SID, `r${i}`, `t${i}`, at(4 * i + 3), [{ type: "text", text: `Done: ${text}` }])
+    ])
+  }))
 }, 120_000)
-
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli(args, { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
 
 describe("tester35a F2, F3, F5 in the CLI's redacted outputs", () => {
   it("export --format ndjson and show --format markdown show none of the secrets, and keep the text around them", () => {

@@ -4,18 +4,14 @@
  * built-in rules when id-shaped ("a vendor token such as `ghp_…` is redacted"), as `toolCallId` does, and alike
  * everywhere, so the copies of one response (streamed lines of one message) still share one `responseId`.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { importClaude } from "./support/claude-import.js"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
+import { importedClaudeIndex } from "./support/claude-import.js"
 
 const GH = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 const SID = "99999999-1111-4222-8333-444444444427"
 
 const line = (uuid: string, parent: string | null, at: string, extra: Record<string, unknown>) =>
-  JSON.stringify({ parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv", sessionId: SID, version: "2.0.76", uuid, timestamp: at, ...extra })
+  ({ parentUuid: parent, isSidechain: false, userType: "external", cwd: "/srv", sessionId: SID, version: "2.0.76", uuid, timestamp: at, ...extra })
 
 const assistant = (uuid: string, parent: string, at: string, requestId: string, id: string, text: string) =>
   line(uuid, parent, at, {
@@ -25,9 +21,6 @@ const assistant = (uuid: string, parent: string, at: string, requestId: string, 
 
 describe("export --format ndjson (redacted): a vendor token in a responseId (tester27a F2)", () => {
   it("is redacted by the built-in rules, alike in each copy of the response; a plain id stays", () => {
-    const dir = tempDir("si-respid-")
-    const root = path.join(dir, "claude", "projects")
-    fs.mkdirSync(path.join(root, "-srv"), { recursive: true })
     const lines = [
       line("u1", null, "2025-10-02T10:00:00Z", { type: "user", message: { role: "user", content: "hello" } }),
       // one response streamed as two lines (the same message.id and requestId)
@@ -36,14 +29,10 @@ describe("export --format ndjson (redacted): a vendor token in a responseId (tes
       assistant("a3", "a2", "2025-10-02T10:00:03Z", GH, GH, "bare token ids"),
       assistant("a4", "a3", "2025-10-02T10:00:04Z", "req_011CPlain", "msg_01Plain", "plain ids")
     ]
-    fs.writeFileSync(path.join(root, "-srv", `${SID}.jsonl`), lines.join("\n") + "\n")
-    const index = path.join(dir, "index.db")
-    const env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-    importClaude(index, root, path.join(dir, "agents"), env)
-    const r = cli(["export", SID, "--index", index, "--format", "ndjson"], { env })
-    expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).not.toContain("Z9y8X7w6V5u4")
-    const ids = r.stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.responseId != null).map((e) => e.responseId)
+    const { index, run } = importedClaudeIndex("si-respid-", { [SID]: lines })
+    const out = run(["export", SID, "--index", index, "--format", "ndjson"])
+    expect(out).not.toContain("Z9y8X7w6V5u4")
+    const ids = out.trim().split("\n").map((l) => JSON.parse(l)).filter((e) => e.responseId != null).map((e) => e.responseId)
     const M = "[REDACTED:github-token]"
     expect(ids).toEqual([`msg-${M}:req-${M}`, `msg-${M}:req-${M}`, `${M}:${M}`, "msg_01Plain:req_011CPlain"])
   })

@@ -4,11 +4,9 @@
  * it, in the title and the earlier events too, in every redacted output: `export --format ndjson` (and `--json`),
  * `show --format markdown` (whole, and a window: `--around`) and `transcript --format markdown`.
  */
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
+import { importedClaudeIndex } from "./support/claude-import.js"
 
 // built at run time so that no secret scanner flags this file
 const V = ["Tt9Secret", "!", "Value2"].join("")
@@ -19,7 +17,7 @@ const SAID = `connect with ${F} to the db`
 let dir: string
 let index: string
 let file: string
-let env: Record<string, string>
+let run: ReturnType<typeof importedClaudeIndex>["run"]
 
 const user = (uuid: string, parent: string | null, at: string, content: unknown) =>
   ({ type: "user", parentUuid: parent, isSidechain: false, cwd: "/srv", sessionId: SID, uuid, timestamp: at, message: { role: "user", content } })
@@ -29,28 +27,16 @@ const assistant = (uuid: string, parent: string, at: string, content: unknown) =
 })
 
 beforeAll(() => {
-  dir = tempDir("si-backprop25-cli-")
-  const proj = path.join(dir, "claude", "-home-u-t")
-  fs.mkdirSync(proj, { recursive: true })
-  file = path.join(proj, `${SID}.jsonl`)
   const lines = [
     user("u", null, "2026-11-01T00:00:00Z", `connect with ${V} to the db`),
     assistant("a", "u", "2026-11-01T00:00:01Z", [{ type: "text", text: "Connecting now." }]),
     assistant("b", "a", "2026-11-01T00:00:02Z", [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "psql -c 'select 1'", env: { DB_PASSWORD: V } } }]),
     user("u2", "b", "2026-11-01T00:00:03Z", [{ type: "tool_result", tool_use_id: "t1", content: "1 row" }])
   ]
-  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  const r = cli(["import", "--index", index, "--claude-root", path.join(dir, "claude"), "--agents-root", path.join(dir, "none")], { env })
-  expect([0, 8], r.stderr).toContain(r.code)
+  const imported = importedClaudeIndex("si-backprop25-cli-", { [SID]: lines })
+  ;({ dir, index, run } = imported)
+  file = imported.project.file(SID)
 }, 120_000)
-
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli(args, { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
 
 describe("tester25a F12: a value a later tool input names a password, in every redacted CLI output", () => {
   it("export --format ndjson: the first event hides it (stdout and --json)", () => {

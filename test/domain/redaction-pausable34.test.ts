@@ -10,12 +10,11 @@
  *   what it answers run at once, for the event, its noted secrets and the title cut from it, and it did pause.
  */
 import { describe, expect, it } from "vitest"
-import type { SessionEvent } from "../../src/domain/model.js"
-import { sessionRedactor } from "../../src/domain/redaction/redact.js"
 import { builtinRules, marker, redactText } from "../../src/domain/redaction/rules.js"
-import { attempt, HUGE, Reruns } from "../../src/domain/redaction/pausable.js"
+import { HUGE } from "../../src/domain/redaction/pausable.js"
 import { defaultRedaction, makeRedaction } from "../../src/services/Redaction.js"
-import { j, sessionEvent as ev } from "../support/redaction-asserts.js"
+import { j } from "../support/redaction-asserts.js"
+import { redactedAtOnceAndPaused } from "../support/pausable-redaction.js"
 
 /** Filler words (no secret's shape, no rule's hint) up to `n` characters. */
 const filler = (n: number): string => "lorem ipsum dolor sit amet ".repeat(Math.ceil(n / 27)).slice(0, n)
@@ -68,31 +67,8 @@ describe("a huge text's redaction pauses and answers the same (tester33a F7)", (
   })
 
   it("a session redactor run a pause at a time answers what it answers at once", () => {
-    const prompt = "Fix the deploy: " + text
-    const e = ev(1, { kind: "message", role: "user", text: prompt })
-    const said = ev(2, { kind: "message", role: "assistant", text: `I used ${j("Qx7!plu", "mB#44")} and S3cr00417 there.` })
-    const title = prompt.slice(0, 79) + "\u2026"
-
-    const once = sessionRedactor(defaultRedaction)
-    once.see(e)
-    once.see(said)
-    const want = { events: [once.event(e), once.event(said)], known: [...once.known], title: defaultRedaction.title(title, once.known, prompt) }
-
-    // a fresh redaction (nothing kept from the run above), each call attempted until it needs no more work
-    const r = makeRedaction(builtinRules, defaultRedaction.ids)
-    let pauses = 0
-    const run = <A>(f: () => A): A => {
-      const runs = new Reruns()
-      for (;;) {
-        const a = attempt(f, runs)
-        if (a.done) return a.value
-        while (a.work.next().done !== true) pauses++
-      }
-    }
-    const sr = sessionRedactor(r)
-    run(() => sr.see(e))
-    run(() => sr.see(said))
-    const got = { events: [run(() => sr.event(e)), run(() => sr.event(said))], known: [...sr.known], title: run(() => r.title(title, sr.known, prompt)) }
+    // at once, and by a fresh redaction (nothing kept from the run at once), each call attempted until it needs no more work
+    const { want, got, pauses } = redactedAtOnceAndPaused("Fix the deploy: " + text, `I used ${j("Qx7!plu", "mB#44")} and S3cr00417 there.`)
     expect(got).toEqual(want)
     expect(pauses).toBeGreaterThan(10)
     expect(got.events[1].text).toBe(`I used ${marker("secret-assignment")} and ${marker("cli-password")} there.`)

@@ -10,11 +10,9 @@
  * rule's stretches), its event, the session's known secrets, a restating event and the title cut from the prompt.
  */
 import { describe, expect, it } from "vitest"
-import { sessionRedactor } from "../../src/domain/redaction/redact.js"
-import { builtinRules, marker } from "../../src/domain/redaction/rules.js"
-import { attempt, HUGE, Reruns } from "../../src/domain/redaction/pausable.js"
-import { defaultRedaction, makeRedaction } from "../../src/services/Redaction.js"
-import { sessionEvent as ev } from "../support/redaction-asserts.js"
+import { marker } from "../../src/domain/redaction/rules.js"
+import { HUGE } from "../../src/domain/redaction/pausable.js"
+import { redactedAtOnceAndPaused } from "../support/pausable-redaction.js"
 
 const N = 80_000
 const parts: Array<string> = []
@@ -24,32 +22,9 @@ const prompt = "Fix the Deploy: password is Zx0001qWpA1 and token " + parts.join
 describe("a huge text full of caught values: redacted a pause at a time, each attempt taking up the last one's work (tester33a F7)", () => {
   it("answers what the redaction answers at once, and pauses in each of its long steps", () => {
     expect(prompt.length).toBeGreaterThan(12 * HUGE)
-    const e = ev(1, { kind: "message", role: "user", text: prompt })
-    const said = ev(2, { kind: "message", role: "assistant", text: "I used Zx00417qW! and S3cr79999 there, not Zx99999qW!." })
-    const title = prompt.slice(0, 79) + "\u2026"
-
-    const once = sessionRedactor(defaultRedaction)
-    once.see(e)
-    once.see(said)
-    const want = { events: [once.event(e), once.event(said)], known: [...once.known], title: defaultRedaction.title(title, once.known, prompt) }
-
-    // a fresh redaction (nothing kept from the run above); each call attempted, with the same `Reruns`, until done
-    const r = makeRedaction(builtinRules, defaultRedaction.ids)
-    let pauses = 0
-    let attempts = 0
-    const run = <A>(f: () => A): A => {
-      const runs = new Reruns()
-      for (;;) {
-        attempts++
-        const a = attempt(f, runs)
-        if (a.done) return a.value
-        while (a.work.next().done !== true) pauses++
-      }
-    }
-    const sr = sessionRedactor(r)
-    run(() => sr.see(e))
-    run(() => sr.see(said))
-    const got = { events: [run(() => sr.event(e)), run(() => sr.event(said))], known: [...sr.known], title: run(() => r.title(title, sr.known, prompt)) }
+    // at once, and by a fresh redaction (nothing kept from the run at once); each call attempted, with the same
+    // `Reruns`, until done
+    const { want, got, pauses, attempts } = redactedAtOnceAndPaused(prompt, "I used Zx00417qW! and S3cr79999 there, not Zx99999qW!.")
     // (booleans and counts first: a failure does not print megabytes)
     expect(got.events[0].text === want.events[0].text).toBe(true)
     expect(got.known.length).toBe(want.known.length)

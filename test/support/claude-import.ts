@@ -7,6 +7,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "@effect/vitest"
+import { tempDir } from "./paths.js"
 import { cli } from "./run.js"
 
 export const importClaude = (
@@ -54,13 +55,40 @@ export const claudeAssistantLine = (sid: string, uuid: string, parent: string, a
   message: { role: "assistant", model: "claude-haiku-4-5", id: `m-${uuid}-${sid}`, content, usage: { input_tokens: 1, output_tokens: 1 } }
 })
 
-/** A Claude Code projects root under `dir` (`<dir>/claude`, one project `-home-u-t`), and a writer of a session's log there. */
+/**
+ * A Claude Code projects root under `dir` (`<dir>/claude`, one project `-home-u-t`), a writer of a session's log there
+ * (`lines`: JSON values, one a line) and the path of session `sid`'s log (`file`).
+ */
 export const claudeProject = (dir: string) => {
   const proj = path.join(dir, "claude", "-home-u-t")
   fs.mkdirSync(proj, { recursive: true })
+  const file = (sid: string) => path.join(proj, `${sid}.jsonl`)
   const write = (sid: string, lines: ReadonlyArray<unknown>) =>
-    fs.writeFileSync(path.join(proj, `${sid}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-  return { root: path.join(dir, "claude"), write }
+    fs.writeFileSync(file(sid), lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+  return { root: path.join(dir, "claude"), write, file }
+}
+
+/**
+ * Claude Code sessions imported through the CLI into a new index, as the CLI tests of a few written sessions set it
+ * up: a new temporary folder `dir` (named `prefix…`), the project {@link claudeProject} of `dir` holding each session
+ * of `sessions` (session id to its log's lines, e.g. {@link claudeUserLine} and {@link claudeAssistantLine}), the
+ * index `<dir>/index.db`, the folder's own XDG config and data homes (`env`), imported by {@link importClaude} with an
+ * absent agents root. `run(args)` runs the CLI with `env` (`args` as given: no `--index` added) and returns its
+ * stdout, the test failing (with its stderr) unless it exits 0.
+ */
+export const importedClaudeIndex = (prefix: string, sessions: Readonly<Record<string, ReadonlyArray<unknown>>>) => {
+  const dir = tempDir(prefix)
+  const project = claudeProject(dir)
+  for (const [sid, lines] of Object.entries(sessions)) project.write(sid, lines)
+  const index = path.join(dir, "index.db")
+  const env: Record<string, string> = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
+  importClaude(index, project.root, path.join(dir, "none"), env)
+  const run = (args: ReadonlyArray<string>): string => {
+    const r = cli(args, { env })
+    expect(r.code, r.stderr).toBe(0)
+    return r.stdout
+  }
+  return { dir, project, index, env, run }
 }
 
 /**

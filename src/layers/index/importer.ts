@@ -660,6 +660,16 @@ const make = Effect.gen(function*() {
       }
       // Shorter since discovery (same inode): rejected (below, as a failed read); grown or replaced: the next run takes it again.
       const drift = sinceDiscovery(discovered, fingerprint)
+      // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
+      const checkpointed = fingerprint !== null && (earlierSummary || drift === "grew")
+        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, `$1${SUMMARY_EARLIER}`) // in the own file's part: a stat change, not a part's
+        : fingerprint
+      if (checkpoint?.status === "complete" && checkpointed !== null && checkpoint.fingerprint === checkpointed) {
+        // The checkpoint is already what this run would write: another run (a second `import --watch` on the index,
+        // whose targeted round took this growth while this one waited for the lock) imported the file as it is now,
+        // with an earlier summary too. Nothing to add: unchanged, not "1 imported, 0 events" (tester34a F2).
+        return { _tag: "unchanged", diagnostics: checkpoint.diagnostics } as const
+      }
       /** Once read: the same file not shorter than at the fingerprint (`./source-drift.ts`). */
       const readIntact = stillAsBefore(access, locator.path, fingerprint)
       /**
@@ -725,10 +735,6 @@ const make = Effect.gen(function*() {
         }
         return out
       }
-      // A summary from an earlier discovery (`ImportPlan.explicit[].summary`): the next run with discovery takes the source again.
-      const checkpointed = fingerprint !== null && (earlierSummary || drift === "grew")
-        ? fingerprint.replace(/^([^+]*(?:\+wal:[^+]*)?)/, `$1${SUMMARY_EARLIER}`) // in the own file's part: a stat change, not a part's
-        : fingerprint
       const bytes = fingerprint !== null ? Number(fingerprint.split(":")[0]) : 0
       /** Tell a watch the hash state at the checkpoint's own binding, so the next growth need not hash the prefix. */
       const tellImported = (ownSourceId: string | null, lastPrefix: string | null) =>

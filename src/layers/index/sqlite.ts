@@ -2079,6 +2079,8 @@ const make = (
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
           ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
+      // Compared as UTF-8 bytes (a BLOB): SQLite's text functions (`length`, `substr`) stop at a U+0000, which a
+      // session id may hold (a Muse agents one is free text), and a prefix of the bytes is a prefix of the text.
       findSessionsByPrefix: (prefix, max) =>
         prefix.length === 0
           ? Effect.succeed([])
@@ -2086,7 +2088,8 @@ const make = (
           SELECT ss.session_uid, ss.provider, ss.session_id, ss.source_id, ss.source_key, s.locator_json, s.summary_json, ${sql.unsafe(joinedOverviewColumn)}, ss.generation,
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
-          WHERE substr(ss.session_uid, 1, length(${prefix})) = ${prefix} OR substr(ss.session_id, 1, length(${prefix})) = ${prefix}
+          WHERE substr(CAST(ss.session_uid AS BLOB), 1, ${Buffer.byteLength(prefix)}) = CAST(${prefix} AS BLOB)
+             OR substr(CAST(ss.session_id AS BLOB), 1, ${Buffer.byteLength(prefix)}) = CAST(${prefix} AS BLOB)
           ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid
           LIMIT ${max}`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
