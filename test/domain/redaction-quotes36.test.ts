@@ -89,6 +89,8 @@ describe("tester35a F10: an escaped or doubled quote is the value's own", () => 
       [`export DB_PASSWORD="${P1}\\\\" && echo "done"`, `export DB_PASSWORD="${A}" && echo "done"`],
       // one JSON level deeper: a JSON string ending in `\\`
       [`{"args": "{\\"password\\": \\"${P1}\\\\\\\\\\", \\"user\\": \\"bob\\"}"}`, `{"args": "{\\"password\\": \\"${F}\\", \\"user\\": \\"bob\\"}"}`],
+      // Python: an escaped backslash, then the closing quote, then the next member
+      [`cfg = {'password': '${P1}\\\\', 'user': 'bob'}`, `cfg = {'password': '${F}', 'user': 'bob'}`],
       // two adjacent quoted values: the second is no part of the first
       [`mytool --password '${P1}${P2}' 'next arg'`, `mytool --password '${O}' 'next arg'`],
       [`mytool --password "${P1}${P2}" "next arg"`, `mytool --password "${O}" "next arg"`],

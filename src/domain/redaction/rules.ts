@@ -188,14 +188,20 @@ const quotedChar = (q: string, n: number) => {
   return String.raw`(?:[^${q}\\\n]|\\+[^${q}\\\n]|(?:\\{${esc}})*\\{${esc - 1}}${q}|(?:\\{${esc}})+(?=\\{${n}}${q}))`
 }
 /**
- * A character of a value in plain single quotes, as a pattern (session 36, tester35a F10): as {@link quotedChar}, and
- * a quote escaped by a backslash run of any length (Python's `'a\'b'`; `\\'` when that text is held in a JSON string),
- * the shell's `'\''` idiom (`'\\''` in JSON text) and YAML's (and SQL's) doubled `''` are the value's own. An even
- * run before the quote is an escaped backslash and the quote closes (`'a\\'`) only when no later quote does.
+ * A quote `q` (one JSON does not escape: `'`, a backtick) after a backslash run, in a value it quotes, as a pattern: an
+ * odd run escapes it (`\'`); an even run escapes it when a value's character follows (`\\'K2…`: Python's `\'` in JSON
+ * text) and else is an escaped backslash before the closing quote (`'a\\', 'b'`), which closes the value unless no
+ * later quote does.
  */
-const SINGLE_QUOTED_CHAR = String.raw`(?:[^'\\\n]|\\+[^'\\\n]|'\\+''|''|\\+'|(?:\\\\)+(?='))`
+const escapedAfterRun = (q: string) => String.raw`\\(?:\\\\)*${q}|(?:\\\\)+${q}(?![\s,;:)}\]]|$)|(?:\\\\)+(?=${q})`
+/**
+ * A character of a value in plain single quotes, as a pattern (session 36, tester35a F10): as {@link quotedChar}, and
+ * a quote escaped by a backslash run ({@link escapedAfterRun}: Python's `'a\'b'`; `\\'` when that text is held in a JSON string),
+ * the shell's `'\''` idiom (`'\\''` in JSON text) and YAML's (and SQL's) doubled `''` are the value's own.
+ */
+const SINGLE_QUOTED_CHAR = String.raw`(?:[^'\\\n]|\\+[^'\\\n]|'\\+''|''|${escapedAfterRun("'")})`
 /** A character of a value in plain backticks (a template literal), as a pattern: {@link SINGLE_QUOTED_CHAR}'s escapes, no doubling. */
-const BACKTICK_QUOTED_CHAR = String.raw`(?:[^${"`"}\\\n]|\\+[^${"`"}\\\n]|\\+${"`"}|(?:\\\\)+(?=${"`"}))`
+const BACKTICK_QUOTED_CHAR = String.raw`(?:[^${"`"}\\\n]|\\+[^${"`"}\\\n]|${escapedAfterRun("`")})`
 /** Where a value's opening quote `q` has exactly `n` backslashes before it, as a lookbehind. */
 const openedBy = (q: string, n: number) => String.raw`(?<=(?<!\\)${n === 0 ? "" : String.raw`\\{${n}}`}${q})`
 /** The openings {@link quotedValue} reads escapes in: `"`, `'` and a backtick plain, `"` in JSON text (1, 3, 7 backslashes). */
