@@ -176,6 +176,67 @@ const QUOTED_LINES = (char: string) => String.raw`(?:(?:\r?\n|\\r\\n|\\n)${char}
 const quotedText = (char: string, count = "{1,512}") => `${char}${count}${QUOTED_LINES(char)}`
 /** A character of a quoted value closed by the quote of group `g` (a backreference): no line break, not that quote. */
 const notClosing = (g: number | string) => `(?:(?!\\${g})[^\\n])`
+/**
+ * A character of a value in `q` quotes (`"`) opened by `n` backslashes and the quote (0: plain text;
+ * 1, 3, 7: JSON text held in a string, once, twice, three times), as a pattern (session 36, tester35a F10): a
+ * backslash run and what it escapes are one character, so the value's own escaped quote (`\"`; `\\\"` one JSON
+ * level deeper: 2n+1 backslashes) is no closing quote, and an escaped backslash (2n+2 backslashes) before the
+ * closing quote (`"a\\"`) leaves it closing. No closing quote is read inside a run.
+ */
+const quotedChar = (q: string, n: number) => {
+  const esc = 2 * n + 2
+  return String.raw`(?:[^${q}\\\n]|\\+[^${q}\\\n]|(?:\\{${esc}})*\\{${esc - 1}}${q}|(?:\\{${esc}})+(?=\\{${n}}${q}))`
+}
+/**
+ * A quote `q` (one JSON does not escape: `'`, a backtick) after a backslash run, in a value it quotes, as a pattern: an
+ * odd run escapes it (`\'`); an even run escapes it when a value's character follows (`\\'K2…`: Python's `\'` in JSON
+ * text) and else is an escaped backslash before the closing quote (`'a\\', 'b'`), which closes the value unless no
+ * later quote does.
+ */
+const escapedAfterRun = (q: string) => String.raw`\\(?:\\\\)*${q}|(?:\\\\)+${q}(?![\s,;:)}\]]|$)|(?:\\\\)+(?=${q})`
+/**
+ * A character of a value in plain single quotes, as a pattern (session 36, tester35a F10): as {@link quotedChar}, and
+ * a quote escaped by a backslash run ({@link escapedAfterRun}: Python's `'a\'b'`; `\\'` when that text is held in a JSON string),
+ * the shell's `'\''` idiom (`'\\''` in JSON text) and YAML's (and SQL's) doubled `''` are the value's own.
+ */
+const SINGLE_QUOTED_CHAR = String.raw`(?:[^'\\\n]|\\+[^'\\\n]|'\\+''|''|${escapedAfterRun("'")})`
+/** A character of a value in plain backticks (a template literal), as a pattern: {@link SINGLE_QUOTED_CHAR}'s escapes, no doubling. */
+const BACKTICK_QUOTED_CHAR = String.raw`(?:[^${"`"}\\\n]|\\+[^${"`"}\\\n]|${escapedAfterRun("`")})`
+/** Where a value's opening quote `q` has exactly `n` backslashes before it, as a lookbehind. */
+const openedBy = (q: string, n: number) => String.raw`(?<=(?<!\\)${n === 0 ? "" : String.raw`\\{${n}}`}${q})`
+/** The openings {@link quotedValue} reads escapes in: `"`, `'` and a backtick plain, `"` in JSON text (1, 3, 7 backslashes). */
+const ESCAPING_OPENINGS: ReadonlyArray<readonly [string, number]> = [['"', 0], ["'", 0], ["`", 0], ['"', 1], ['"', 3], ['"', 7]]
+/**
+ * A quoted value's text closed by the quote of group `g` (a backreference: the quote, maybe escaped), as a pattern:
+ * {@link quotedText} of the characters the opening quote calls for (session 36, tester35a F10: an escaped or doubled
+ * quote is the value's own, {@link quotedChar}, {@link SINGLE_QUOTED_CHAR}); of {@link notClosing}'s after any other
+ * opening (`\u0022`, whose value has no escaped quote: .NET writes every `"` so; `\'`). One step for every rule
+ * that reads a value in the quote of a group.
+ */
+const quotedValue = (g: number | string, count = "{1,512}", open = false) => {
+  const text = (char: string) => open ? openQuoted(char, `\\${g}`, count) : quotedText(char, count)
+  const known = ESCAPING_OPENINGS.map(([q, n]) => `${openedBy(q, n)}${text(q === "'" ? SINGLE_QUOTED_CHAR : q === "`" ? BACKTICK_QUOTED_CHAR : quotedChar(q, n))}`)
+  const other = String.raw`(?<!(?<!\\)(?:\\{7}|\\{3}|\\)?"|(?<!\\)['${"`"}])${text(notClosing(g))}`
+  return `(?:${[...known, other].join("|")})`
+}
+/** Where the first line of a quoted value whose closing quote is out of reach ends: a line break, its escape, the text's end. */
+const QUOTE_LINE_END = String.raw`(?=\r?\n|\\r\\n|\\n|$)`
+/**
+ * A quoted value's text ({@link quotedText} of `char`) before its closing quote `close` (a pattern), or, when that
+ * quote is farther than the value may reach (more than {@link QUOTED_LINES}' line breaks away) or missing, the
+ * value's part on the opening quote's line (session 36, tester35c F3: fail closed, as a value with no quote would go
+ * to its line's end; a title, whose lines are joined, hides the whole value). The rule closes it with
+ * {@link closedOrOpen}.
+ */
+const openQuoted = (char: string, close: string, count = "{1,512}") =>
+  String.raw`(?:${quotedText(char, count)}(?=${close})|${OPEN_LOOKS}(?:(?!\r\n|\\r\\n|\\n)${char})${count}${QUOTE_LINE_END})`
+/**
+ * An {@link openQuoted} value's first line looks like a secret: a letter and a digit among its first 64 characters, or
+ * 16 characters without a blank (`input('Password: ')` keeps its `)`: a quote that closed a string opens nothing).
+ */
+const OPEN_LOOKS = String.raw`(?:(?=[^\r\n]{0,63}[0-9])(?=[^\r\n]{0,63}[A-Za-z])|(?=[^\s"'\\]{16}))`
+/** The closing quote `close` (a pattern) of an {@link openQuoted} value, or nothing at its first line's end. */
+const closedOrOpen = (close: string) => `(?:${close}|${QUOTE_LINE_END})`
 /** {@link CONTINUATION}, every one in a text. */
 const CONTINUATIONS = new RegExp(CONTINUATION, "g")
 /** A character of a bare `authorization` value, or continuations before one ({@link runsOn}). */
@@ -593,7 +654,7 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])(${quotedText(String.raw`(?:(?!${same})[^\n])`)})${same}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])(${quotedValue(quoteGroup, undefined, true)})${closedOrOpen(same)}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -769,7 +830,7 @@ export const wordSecret = (name: string, v: string): boolean =>
 const SPACED_KEY = (() => {
   const unit = String.raw`[^\n"'\\]`
   return String.raw`(?:^|(?<=[\s{,\[]))(\\{0,3}["'])((?:[A-Za-z0-9]{1,40} ){1,5}(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")}))\1[ \t]{0,8}:[ \t]{0,8}` +
-    String.raw`(\\{0,3}["'])(?![$\{\s]|\[REDACTED:)(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s"'\\])|(?=${unit}{16}))(${quotedText(unit)})\3`
+    String.raw`(\\{0,3}["'])(?![$\{\s]|\[REDACTED:)(?:(?=${unit}{0,63}[0-9])(?=${unit}{0,63}[^0-9\s"'\\])|(?=${unit}{16}))(${quotedValue(3)})\3`
 })()
 /** Every match of `secret-spaced-key` holds a space, its key's final word, then the key's closing quote (or its escape's backslash). */
 const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).flatMap((w) => ["\"", "'", "\\"].map((q) => ` ${w}${q}`))
@@ -798,7 +859,7 @@ const fieldAlternatives = (): string => {
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedText(notClosing(g + 3))})${"\\"}${g + 3}`
+    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedValue(g + 3, undefined, true)})${closedOrOpen(`\\${g + 3}`)}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?!${NEXT_AFTER_SEMICOLON})${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -861,7 +922,7 @@ const pairAlternatives = (): string => {
   const NAME_KEYS = "(?:name|key|header|Name|Key|Header)"
   const VALUE_KEYS = "(?:value|Value)"
   const b = (g: number) => `\\${g}`
-  const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})(${quotedText(notClosing(g))})${b(g)}`
+  const value = (g: number) => String.raw`(?![$\{\s]|\[REDACTED:|${b(g)})(${quotedValue(g)})${b(g)}`
   // each alternative starts by consuming a quote (or a YAML key), then looks back for what must precede it: a
   // run of white space is then passed over at one step a character, not looked back over from each of them
   const member = `(?<=(?:^|[{,])${SP}${Q})`
@@ -1338,7 +1399,9 @@ const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): str
         const v = MAPPING_LINE.exec(s.slice(p, contentEnd))
         if (v !== null) {
           const quoted = v[3] !== undefined
-          const text = quoted ? v[3] : v[4]
+          // a JSON (or JavaScript) member's literal before its comma (`null,`, `true,`, `84736251,`): the comma is the
+          // member's end, no part of the value (tester35c F1: `"password":` then `null,` stays, comma and all)
+          const text = quoted ? v[3] : /^(?:null|true|false|-?[0-9]{1,15}(?:\.[0-9]{1,15})?),$/.test(v[4]) ? v[4].slice(0, -1) : v[4]
           const value: unknown = !quoted && /^-?[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(text) ? Number(text) : text
           // (a plain value ending in `:` or holding `: ` is a key the line pattern did not read: a nested key's line)
           const plainKey = !quoted && (text.endsWith(":") || /:[ \t]/.test(text))
@@ -3797,8 +3860,8 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's (and HTTPie's `-a`) `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
         // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
-        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)(${quotedText(notClosing(CLI_PASSWORD_HEADS * 4 + 2))})${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
-        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)(${quotedText(notClosing(CLI_PASSWORD_HEADS * 4 + 6))})${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
+        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)(${quotedValue(CLI_PASSWORD_HEADS * 4 + 2)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)(${quotedValue(CLI_PASSWORD_HEADS * 4 + 6)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
     hints: [
       "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl", "http",
@@ -3934,7 +3997,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
         // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])(${quotedText(String.raw`(?:[^"\\\n]|\\[^"])`, "+")})\\?"|'(?![$[])(${quotedText(String.raw`[^'\n]`, "+")})'|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        String.raw`(?:(\\?")(?![$[])(${quotedValue(3, "+", true)})${closedOrOpen(String.raw`\3`)}|'(?![$[])(${openQuoted(SINGLE_QUOTED_CHAR, "'", "+")})${closedOrOpen("'")}|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
@@ -4279,7 +4342,7 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     id: "authorization",
     pattern: re(
       String.raw`((?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)(?<=(?:^|[^A-Za-z0-9_-]|${ESCAPE_BEFORE})(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION))(?:\\{0,7}["']|${ESC_QUOTE})?[ \t]{0,8}(?::|=(?!=))(?:${NAME_CONT}|[ \t]{0,8}))` +
-        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})(${quotedText(notClosing(2), "{1,1024}")})\2|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
+        String.raw`(?:(\\{0,7}["']|${ESC_QUOTE})(${quotedValue(2, "{1,1024}", true)})${closedOrOpen(String.raw`\2`)}|(?![$\{"'\\]|\[REDACTED:)(${AUTH_BARE}{1,1024}(?:[ \t]+${AUTH_BARE}{1,1024})?))`
     ),
     hints: ["uthorization", "UTHORIZATION"],
     replace: (_m: string, head: string, q: string | undefined, quoted: string | undefined, bare: string | undefined) =>
@@ -4928,7 +4991,7 @@ const PGPASS_QUICK = /:(?:[0-9]{1,5}|\*):[^\s:\\]{1,64}:[^\s:\\]{1,64}:/
 const CRED_USER_PW = /((?:\b[Cc]redentials?|\bCREDENTIALS?|\b[Cc]reds|\bCREDS)(?:[ \t]+(?:are|is|were|was|ARE|IS))?[ \t]*[:=]?[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*|\b(?:[Ll]og(?:ged)?[ -]?[Ii]n|[Ss]ign(?:ed)?[ -]?[Ii]n)[ \t]+(?:as|with)[ \t]+[A-Za-z0-9._@-]{1,64}[ \t]*\/[ \t]*)(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_WORD = /(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+)(?!(?:is|was|for|of|to|as|IS|WAS)\b)(?![$\{]|\[REDACTED:)([^\s"'`\\=]{6,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_PASSWORD_EQ = /(\b(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD))[ \t]+=[ \t]+)(?![$\{]|\[REDACTED:)([^\s"'`\\(),;]{6,128}?)(?=[.,;:!?]*(?:[\s"'`\\]|$))(?![ \t]+(?:[-+*/%?]|==|if\b|else\b|and\b|or\b))/g
-const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])(${quotedText(String.raw`[^"'${"`"}\n\\]`, "{1,128}")})\2`, "g")
+const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(["'${"`"}]))(?![\s$\{]|\[REDACTED:)(?=[^"'${"`"}\n\\]{0,127}[0-9@#$%^&*+=~_!])(${quotedValue(2, "{1,128}")})\2`, "g")
 /**
  * A user and a password told together in prose (tester26a F4): "login with user admin and pass X", "user bob,
  * password: X", "username alice & pw X": head in group 1 (the user's word, the user, `and`/`,`/`&`, the password's
@@ -4938,7 +5001,7 @@ const CRED_PASSWORD_QUOTED = new RegExp(String.raw`(\b(?:[Pp]ass(?:word|phrase)|
  */
 const CRED_USER_AND_PASS = /(\b(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]+[A-Za-z0-9._@-]{1,64}(?:[ \t]*[,&]|[ \t]+(?:and|AND)) (?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?)(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?))(?![$\{]|\[REDACTED:)([^\s"'`\\]{4,128}?)(?=[.,;:!?)]*(?:[\s"'`\\]|$))/g
 const CRED_USER_PASS = /((?:^|(?<=[\s;&?]))(?:user|username|login|USER|USERNAME)=[^\s&;]{1,64}[ \t&;]+(?:pass|pwd|pw|PASS|PWD|PW)=)(?![$\{]|\[REDACTED:)([^\s&;"'\\]{1,256})/g
-const CRED_PW_FIELD = new RegExp(String.raw`((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)(${quotedText(String.raw`[^"'\\\n]`, "{1,256}")})\3`, "g")
+const CRED_PW_FIELD = new RegExp(String.raw`((\\{0,7}["'])(?:pw|PW)\2[ \t]{0,8}:[ \t]{0,8}(\\{0,7}["']))(?![$\{]|\[REDACTED:)(${quotedValue(3, "{1,256}")})\3`, "g")
 const CRED_AUTH_HEADER = /((?:^|(?<=[\s"'{,]|\\[nrt]))[Xx]-(?:[A-Za-z0-9]{1,40}-){0,6}(?:[Aa]uth|AUTH)(?:-[A-Za-z0-9]{1,40})?(\\?["']?)[ \t]*:[ \t]*(\\?["']?))(?![$\{]|\[REDACTED:)([^\s"'\\]{6,512})/g
 /**
  * `pw` or `pwd` alone as a password's name in prose (session 26, tester25a F13: `pw: \u2026`, "my pwd is \u2026", `pw = \u2026`,
