@@ -9,7 +9,8 @@
  * silently; coverage stays complete (the file was read whole: exit 0, as for
  * any rewritten source; docs/import.md, "Sources rewritten after a prefix of
  * what was imported"). An in-place rewrite that keeps every imported event is no such
- * case, nor is a file whose first event is another.
+ * case, nor is a file whose first event is of another session (another file); a first event edited in the same
+ * session is (kept 0; tester36a F4).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -185,17 +186,62 @@ describe("a log cut back and written on: a new generation, SOURCE_REWRITTEN coun
     }
   }
 
-  it("muse-agents: a file whose first event is another is a new generation, not reported as rewritten", async () => {
+  it("muse-agents: a file whose first event is of another session is another file: read again, not reported as rewritten", async () => {
     const s = agentsCopy()
     const index = path.join(s.dir, "i.db")
     const plan = planFromPolicy(s.policy, { batchSize: 3 })
     await run(importOnce(s.policy, index, plan))
     const lines = fs.readFileSync(s.file, "utf8").split("\n")
+    // Another session written at the same path: its header names another session id, its first item another prompt.
+    lines[0] = lines[0].replace("\"sess-cron\"", "\"sess-cron-2\"")
+    lines[1] = lines[1].replace("Run the nightly dependency audit", "Run the weekly dependency audit")
+    fs.writeFileSync(s.file, lines.join("\n"))
+    const report = await run(importOnce(s.policy, index, plan))
+    expect(report.sources.accepted).toBe(1)
+    expect(rewrittenOf(report, "muse-agents")).toBeUndefined()
+    expect(report.coverage).toBe("complete")
+  })
+
+  // tester36a F4: the same path and the same session with a different first event is a rewrite of the imported prefix
+  // (its first prompt edited in place, a secret scrubbed with `sed -i`, then rolled back by a sync): reported, kept 0.
+  it("muse-agents: the first item edited in place (same session): SOURCE_REWRITTEN, kept 0, its one event missing", async () => {
+    const s = agentsCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const imported = await run(eventCount(index, s.session))
+    const lines = fs.readFileSync(s.file, "utf8").split("\n")
     lines[1] = lines[1].replace("Run the nightly dependency audit", "Run the weekly dependency audit")
     fs.writeFileSync(s.file, lines.join("\n"))
     const report = await run(importOnce(s.policy, index, plan))
     expect(report.sources.newGenerations).toBe(1)
-    expect(rewrittenOf(report, "muse-agents")).toBeUndefined()
     expect(report.coverage).toBe("complete")
+    const diagnostic = rewrittenOf(report, "muse-agents")
+    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: 1, imported })
+    expect(diagnostic?.message).toContain("its first event is no longer the one imported from it")
+  })
+
+  it("claude-code: rolled back to its first 10 lines with the first prompt edited: SOURCE_REWRITTEN names every event lost", async () => {
+    const s = claudeCopy()
+    const index = path.join(s.dir, "i.db")
+    const plan = planFromPolicy(s.policy, { batchSize: 3 })
+    await run(importOnce(s.policy, index, plan))
+    const imported = await run(eventCount(index, s.session))
+    const original = fs.readFileSync(s.file, "utf8")
+    // Line 3 is the first prompt, the first event (lines 1-2, a summary and a snapshot, are none).
+    expect(await freshCount(claudeCopy, firstLines(original, 3))).toBe(1)
+    const ten = await freshCount(claudeCopy, firstLines(original, 10))
+    const lines = firstLines(original, 10).split("\n")
+    expect(lines[2]).toContain("off by one cent")
+    lines[2] = lines[2].replace("off by one cent", "off by One cent")
+    fs.writeFileSync(s.file, lines.join("\n"))
+    const report = await run(importOnce(s.policy, index, plan))
+    expect(report.sources.newGenerations).toBe(1)
+    expect(report.coverage).toBe("complete")
+    // Missing: the edited prompt's event and every imported event past line 10.
+    const diagnostic = rewrittenOf(report, "claude-code")
+    expect(diagnostic?.details).toEqual({ path: s.file, kept: 0, missing: imported - ten + 1, imported })
+    expect(diagnostic?.message).toContain(`no longer holds ${imported - ten + 1} of the ${imported} events imported from it`)
+    expect(await run(eventCount(index, s.session))).toBe(ten)
   })
 })

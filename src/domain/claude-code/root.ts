@@ -48,3 +48,10 @@ export const agentIdOfFile = (name: string): string | null => {
 /** The folder of a session's nested subagent files: `<dir>/<session-uuid>/subagents`. */
 export const subagentsDirOf = (sessionPath: string): string =>
   nodePath.join(nodePath.dirname(sessionPath), sessionIdOfFile(nodePath.basename(sessionPath)), "subagents")
+
+/**
+ * Whether a folder name is one Claude Code gives a project folder: the project's absolute path with every character
+ * other than a letter or digit made `-` (`/home/me/app` -> `-home-me-app`, `C:\Users\me` -> `C--Users-me`). A folder
+ * under the root named otherwise (`src`, `node_modules`) is a sign that the root is not the projects root.
+ */
+export const isEncodedCwdName = (name: string): boolean => name.startsWith("-") || /^[A-Za-z]--/.test(name)

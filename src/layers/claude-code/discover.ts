@@ -15,7 +15,7 @@ import * as nodePath from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { LOCATOR_CLASS, PROVIDER } from "../../domain/claude-code/events.js"
-import { agentIdOfFile, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
+import { agentIdOfFile, isEncodedCwdName, isSessionFileName, sessionIdOfFile } from "../../domain/claude-code/root.js"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
@@ -41,7 +41,10 @@ const NOT_A_FOLDER_REMEDY =
  * or flat subagent files that name no session of their folder
  * (`CLAUDE_SUBAGENT_UNLINKED`, counted per folder), or a root that holds a
  * `projects/` folder and no session (Claude Code's config folder named instead
- * of it: `CLAUDE_ROOT_IS_CONFIG_DIR`) make coverage `partial`
+ * of it: `CLAUDE_ROOT_IS_CONFIG_DIR`), a named root that is one project's
+ * folder (its own entries are session logs: `CLAUDE_ROOT_IS_PROJECT_FOLDER`,
+ * naming its parent), or one named with folders but no session log in any,
+ * one of them not an encoded cwd (`CLAUDE_ROOT_EMPTY`) make coverage `partial`
  * with a diagnostic naming it, and a remedy made of the causes present
  * ({@link remedyOfSkips}). A session file the importer already holds
  * (`known`: by real path, its fingerprint and summary) and that is unchanged
@@ -88,6 +91,12 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     let projects = 0, filesRead = 0, skipped = 0, omitted = 0, unchanged = 0
     /** The root holds a folder named `projects` (Claude Code's config folder, `~/.claude`, named instead of its `projects/`). */
     let holdsProjects = false
+    /** Session logs (`<session-uuid>.jsonl` files) right in the root: a project folder named as the root. */
+    let ownLogs = 0
+    /** Entries under a session log's name met in the project folders (read or not): none means no session log anywhere. */
+    let logsSeen = 0
+    /** Project folders whose name is not an encoded cwd (`-home-me-app`, `C--Users-me-app`): no sign of a projects root. */
+    let notCwdNamed = 0
     /** The codes of what was skipped, in the order met: the remedy is made of them. */
     const skipCodes: Array<string> = []
     /** Report a skip: its diagnostic, counted `n` times. */
@@ -105,9 +114,13 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           skip({ code: "SYMLINK_SKIPPED", message: `${p.name} under the root is a symlink; it was not followed.`, details: { project: p.name } })
           continue
         }
-        if (p.kind !== "directory") continue
+        if (p.kind !== "directory") {
+          if (p.kind === "file" && isSessionFileName(p.name)) ownLogs++
+          continue
+        }
         if (p.name === "projects") holdsProjects = true
         projects++
+        if (!isEncodedCwdName(p.name)) notCwdNamed++
         const dir = nodePath.join(rootPath, p.name)
         const entries = yield* Effect.either(deps.access.listDirectory(dir))
         if (Either.isLeft(entries)) {
@@ -129,6 +142,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         let held = 0
         for (const e of entries.right) {
           if (!isSessionFileName(e.name)) continue
+          logsSeen++
           if (e.kind === "symlink") {
             skip({ code: "SYMLINK_SKIPPED", message: `${p.name}/${e.name} is a symlink; it was not followed.`, details: { project: p.name, file: e.name } })
             continue
@@ -230,18 +244,38 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
     // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.
     // Not when something under it was skipped (a symlinked project folder): that is said instead.
-    const emptyNamed = Either.isRight(top) && projects === 0 && skipped === 0 && root.origin === "option"
-    if (emptyNamed) {
+    // A named root whose own entries are session logs (`<session-uuid>.jsonl`, beside their `<session-uuid>/subagents/`
+    // folders) is one project's folder, not the projects root: its logs are never read from there (tester36a F9). Said,
+    // naming its parent, and partial. The default root keeps its behaviour.
+    const parent = nodePath.dirname(rootPath)
+    const projectFolder = Either.isRight(top) && ownLogs > 0 && found.length === 0 && root.origin !== "default"
+    if (projectFolder) {
       diagnostics.push({
-        code: "CLAUDE_ROOT_EMPTY",
-        message: `The Claude Code projects root ${rootPath} holds no project folder (<encoded-cwd>/<session-uuid>.jsonl); no sessions listed.`,
-        details: { ...base, code: "CLAUDE_ROOT_EMPTY" }
+        code: "CLAUDE_ROOT_IS_PROJECT_FOLDER",
+        message: `The Claude Code projects root ${rootPath} holds ${ownLogs} session log${ownLogs === 1 ? "" : "s"} (<session-uuid>.jsonl) of its own: it looks like one project's folder, not the projects root; did you mean --claude-root ${parent}? No sessions listed.`,
+        details: { ...base, code: "CLAUDE_ROOT_IS_PROJECT_FOLDER", sessionLogs: ownLogs, projectsFolder: parent }
       })
     }
     // A root that holds a `projects/` folder and no session of its own is Claude Code's config folder (`~/.claude`,
     // what CLAUDE_CONFIG_DIR names) passed for its projects folder (tester27a F5): said, naming `<root>/projects`, and
     // partial, so it does not read as a complete, empty answer. Only the root named is read, never its `projects/`.
-    const configFolder = holdsProjects && found.length === 0 && omitted === 0 && skipped === 0
+    const configFolder = !projectFolder && holdsProjects && found.length === 0 && omitted === 0 && skipped === 0
+    // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
+    // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete". So is
+    // one with folders but no session log in any of them, when one of its folders is not named as Claude Code names a
+    // project folder (an encoded cwd, `-home-me-app`): `--claude-root ~/code`, a fixtures folder (tester36a F9). A
+    // projects root whose project folders are all empty (their logs removed by Claude Code's cleanup) stays complete.
+    const emptyNamed = Either.isRight(top) && skipped === 0 && root.origin === "option" && !projectFolder && !configFolder &&
+      (projects === 0 || (notCwdNamed > 0 && logsSeen === 0 && found.length === 0 && omitted === 0))
+    if (emptyNamed) {
+      diagnostics.push({
+        code: "CLAUDE_ROOT_EMPTY",
+        message: projects === 0
+          ? `The Claude Code projects root ${rootPath} holds no project folder (<encoded-cwd>/<session-uuid>.jsonl); no sessions listed.`
+          : `The Claude Code projects root ${rootPath} holds ${projects} folder${projects === 1 ? "" : "s"} but no session log (<encoded-cwd>/<session-uuid>.jsonl) in any of them; no sessions listed.`,
+        details: { ...base, code: "CLAUDE_ROOT_EMPTY", folders: projects }
+      })
+    }
     const meant = nodePath.join(rootPath, "projects")
     if (configFolder) {
       diagnostics.push({
@@ -250,15 +284,21 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         details: { ...base, code: "CLAUDE_ROOT_IS_CONFIG_DIR", projectsFolder: meant }
       })
     }
-    const partial = skipped > 0 || emptyNamed || configFolder
+    const partial = skipped > 0 || emptyNamed || configFolder || projectFolder
     return {
       provider: PROVIDER,
       status: "checked",
       coverage: partial ? "partial" : "complete",
       sourceCount: found.length,
-      reasonCode: skipped > 0 ? "SOURCES_SKIPPED" : emptyNamed ? "CLAUDE_ROOT_EMPTY" : configFolder ? "CLAUDE_ROOT_IS_CONFIG_DIR" : null,
+      reasonCode: skipped > 0
+        ? "SOURCES_SKIPPED"
+        : projectFolder
+        ? "CLAUDE_ROOT_IS_PROJECT_FOLDER"
+        : emptyNamed ? "CLAUDE_ROOT_EMPTY" : configFolder ? "CLAUDE_ROOT_IS_CONFIG_DIR" : null,
       remediation: skipped > 0
         ? remedyOfSkips(skipCodes)
+        : projectFolder
+        ? `Pass the projects folder, this folder's parent: --claude-root ${parent} (one folder per project, each holding its <session-uuid>.jsonl logs).`
         : emptyNamed
         ? "Check --claude-root (or CLAUDE_CONFIG_DIR): it should be Claude Code's projects folder, one folder per project (default ~/.claude/projects)."
         : configFolder
@@ -266,7 +306,7 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
         : null,
       sources: found,
       diagnostics,
-      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, filesRead, unchangedNotRead: unchanged, listed: found.length, omitted, skipped },
+      receipts: { ...base, claudeRoot: rootPath, projectFolders: projects, ownSessionLogs: ownLogs, filesRead, unchangedNotRead: unchanged, listed: found.length, omitted, skipped },
       // The root went through: a checkpointed session below it that is no longer listed is checked by the importer.
       roots: [rootPath],
       omitted: (omitted > 0 ? { "no-conversation": omitted } : {}) as Record<string, number>

@@ -15,8 +15,11 @@
  * compared with the stored ones as `./truncated.ts` compares them (a page of
  * stored events at once, the same event at the same place with the same
  * checks), to count the leading events it still holds as they were
- * (`kept`). A file whose first event differs is another file, not a
- * rewritten one: the reading stops there and nothing is reported. Past the
+ * (`kept`). A file whose first event is of a session the source does not
+ * hold is another file, not a rewritten one: the reading stops there and
+ * nothing is reported; one whose first event differs from the imported first
+ * event of the same session (its first prompt edited in place, then rolled
+ * back: tester36a F4) is rewritten from its start (`kept` 0). Past the
  * first event that differs, the file's events are noted by session, event
  * id and content (every field but those of its byte place, the cursor and
  * the raw reference's offset, which moved when a line before it changed
@@ -77,10 +80,10 @@ const contentKey = (e: SessionEvent): string => {
  * What the file `locator.path` of the source `sourceKey` (own events of
  * source id `checkpoint.sourceId`), found changed in its imported part, holds
  * of the events imported from it (see the module doc): undefined when its
- * first event is not the first imported one, when it holds every imported
+ * first event is of no session the source holds, when it holds every imported
  * event, or when it cannot be read (the importer then reads it as usual and
  * reports what it finds). Reads the file through `adapter` (once, to its end
- * unless the first event differs) and the stored events through `index`, a
+ * unless its first event is of no session the source holds) and the stored events through `index`, a
  * page at a time; holds one key (a few dozen bytes) per event of the file
  * past the kept ones. Fails with the store's error.
  */
@@ -109,18 +112,19 @@ export const rewrittenSource = (
     const read = Stream.filter(Stream.mapError(adapter.stream(locator), () => new ReadFailed()), (e) => e.sourceId === own)
     const folded = yield* Effect.either(Stream.runFoldWhileEffect(
       read,
-      { kept: 0, same: true },
-      // Read on while the events are the stored ones, and past them to the end once at least one was.
-      (s) => s.same || s.kept > 0,
+      { kept: 0, same: true, ofSession: false },
+      // Read on while the events are the stored ones, and past them to the end once at least one was, or when the
+      // first event differs but is of a session the source holds (its first prompt edited in place; tester36a F4).
+      (s) => s.same || s.kept > 0 || s.ofSession,
       (s, e) =>
         Effect.gen(function*() {
           sessions.add(e.sessionId)
           if (s.same) {
             const stored = yield* Effect.flatten(pagerOf(e.sessionId))
-            if (sameEvent(e, stored, -1)) return { kept: s.kept + 1, same: true }
+            if (sameEvent(e, stored, -1)) return { kept: s.kept + 1, same: true, ofSession: true }
             if (stored !== undefined) unmatched.push(stored)
             held.add(contentKey(e))
-            return { kept: s.kept, same: false }
+            return { kept: s.kept, same: false, ofSession: stored !== undefined }
           }
           held.add(contentKey(e))
           return s
@@ -131,7 +135,7 @@ export const rewrittenSource = (
       return yield* folded.left
     }
     const kept = folded.right.kept
-    if (kept === 0 || folded.right.same) return undefined
+    if ((kept === 0 && !folded.right.ofSession) || folded.right.same) return undefined
     let missing = 0
     let compared = 0
     const count = (e: SessionEvent) => {
@@ -149,7 +153,11 @@ export const rewrittenSource = (
 
 /** The problem and remedy of a `SOURCE_REWRITTEN` diagnostic for the file `path` ({@link RewrittenEvents}). */
 export const rewrittenCause = (path: string, r: RewrittenEvents): { readonly problem: string; readonly remedy: string } => ({
-  problem: `${path} was rewritten: it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so ${r.missing === 1 ? "that imported event, with its usage and cost, is" : `those ${r.missing} imported events, with their usage and cost, are`} no longer shown (the index keeps them in the superseded generation).`,
+  problem: `${path} was rewritten: ${
+    r.kept === 0
+      ? `its first event is no longer the one imported from it (the imported prefix changed), and it no longer holds ${r.missing} of the ${r.imported} events imported from it`
+      : `it begins with ${r.kept} of the ${r.imported} events imported from it, then no longer holds ${r.missing} of them`
+  } (a log cut back and written on, a backup restored or a sync rolled back, or an imported line edited). It was read again as a new generation, so ${r.missing === 1 ? "that imported event, with its usage and cost, is" : `those ${r.missing} imported events, with their usage and cost, are`} no longer shown (the index keeps them in the superseded generation).`,
   remedy: `If the file was rolled back by mistake, restore it from a backup that holds the imported lines (with what was written since after them) and import again: a new generation then holds them. Otherwise nothing is to be done: this is said once, in the run that read the rewritten file.`
 })
 
