@@ -1806,7 +1806,34 @@ const HOST_PW = String.raw`[^\s:/?#@"'${"`"}<>\\()\[\]{},;]`
  * `app:1.2.0-rc1@x` stay); the host is a name or an address up to the
  * word's end, a port or a path, and no digest (`img:v1.2@sha256:…` stays). Bounded: linear.
  */
-const HOST_PASSWORD_SOURCE = String.raw`(:)(?=${HOST_PW}{6,128}@)(?<=(?:^|[^A-Za-z0-9._~%+:/@\\-]|${BOUNDARY_ESCAPE})(?:${SLASHES})?[A-Za-z_][A-Za-z0-9._-]{0,63}:)(?![vV]?[0-9]{1,6}\.[0-9])(?:(?=${HOST_PW}{0,127}[0-9])(?=${HOST_PW}{0,127}[A-Za-z])|(?=${HOST_PW}{0,127}[A-Z])(?=${HOST_PW}{0,127}[a-z])(?=${HOST_PW}{12}))(${HOST_PW}{6,128})(@)(?!sha(?:1|224|256|384|512):)(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,10}[.,;!?]?(?:[\s:/"'${"`"}<>)\]\\]|$))`
+/**
+ * A password and a host that the `email` rule (later in the table) takes as an email, as a pattern: an email's
+ * characters, `@`, a dotted domain ending in 2 to 24 letters (no image's extension: `icon@2x.png`). Left to that rule,
+ * which hides the address whole (`mailto:bob2@example.com`).
+ */
+const HOST_EMAIL = String.raw`[A-Za-z0-9._%+-]{1,128}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])`
+const HOST_PASSWORD_SOURCE = String.raw`(:)(?=${HOST_PW}{6,128}@)(?<=(?:^|[^A-Za-z0-9._~%+:/@\\-]|${BOUNDARY_ESCAPE})(?:${SLASHES})?[A-Za-z_][A-Za-z0-9._-]{0,63}:)(?![vV]?[0-9]{1,6}\.[0-9])(?!${HOST_EMAIL})(?:(?=${HOST_PW}{0,127}[0-9])(?=${HOST_PW}{0,127}[A-Za-z])|(?=${HOST_PW}{0,127}[A-Z])(?=${HOST_PW}{0,127}[a-z])(?=${HOST_PW}{12}))(${HOST_PW}{6,128})(@)(?!sha(?:1|224|256|384|512):)(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,10}[.,;!?]?(?:[\s:/"'${"`"}<>)\]\\]|$))`
+
+/** {@link HOST_PASSWORD_SOURCE}, global. */
+const HOST_PASSWORD = re(HOST_PASSWORD_SOURCE)
+/**
+ * The `url-credentials` rule: the password of each `scheme://user:password@host` (when `s` may hold one), then of each
+ * `user:password@host` with no scheme or after `//` (when `s` holds an `@`; {@link HOST_PASSWORD_SOURCE}); the scheme,
+ * the user, the `@` and the host stay. An email is the `email` rule's, later in the table: `user:pw@example.com` is
+ * left to it ({@link HOST_EMAIL}).
+ */
+const redactUrlCredentials = (s: string): string => {
+  let out = s
+  if (mayHoldUrl(out)) {
+    URL_CREDENTIALS.lastIndex = 0
+    out = out.replace(URL_CREDENTIALS, (_m, head: string) => `${head}${marker("url-credentials")}`)
+  }
+  if (out.includes("@")) {
+    HOST_PASSWORD.lastIndex = 0
+    out = out.replace(HOST_PASSWORD, (_m, colon: string, _pw: string, at: string) => `${colon}${marker("url-credentials")}${at}`)
+  }
+  return out
+}
 
 /**
  * The passwords `url-credentials` redacts in `s` (`scheme://user:PASSWORD@host`), in order; none when `s` holds
@@ -3806,10 +3833,16 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The same password restated by a later event of its session goes too (urlPasswords, noted by the walk: Redactor.eventNoting).
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
+    // Session 36 (tester35a F6): also `user:password@host` with no scheme (`deploy:…@10.0.0.5`, as lftp, rsync's
+    // daemon and many CLIs take it) and a scheme-relative URL (`//user:…@host/path`), only where the password has a
+    // secret's shape (HOST_PASSWORD_SOURCE), after the `scheme://` ones (redactUrlCredentials: two passes, each where its
+    // hints are; the pattern says where a match starts). git's `git@github.com:org/repo`, `user@host`, `a:b@c`,
+    // `localhost:8080@x`, a time (`10:30@place`) and an image's digest (`node:20@sha256:…`) stay.
     id: "url-credentials",
-    pattern: re(URL_CREDENTIALS_SOURCE),
-    hints: ["://", ":\\/", ":\\\\"],
-    replace: (_m, head) => `${head}${marker("url-credentials")}`
+    pattern: re(`${URL_CREDENTIALS_SOURCE}|${HOST_PASSWORD_SOURCE}`),
+    hints: ["://", ":\\/", ":\\\\", "@"],
+    apply: (s) => redactUrlCredentials(s),
+    byHand: true
   },
   {
     // A password given to a command as one of its short options, where the command says what the option is:
@@ -4564,16 +4597,6 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     ),
     hints: ["@", "%40", "\\u0040"],
     apply: (s) => redactEmails(s)
-  },
-  {
-    // (session 36, tester35a F6) The password of `user:password@host` with no scheme (`deploy:…@10.0.0.5`, as lftp,
-    // rsync's daemon and many CLIs take it) and of a scheme-relative URL (`//user:password@host/path`), only where it
-    // has a secret's shape (HOST_PASSWORD): the user and the host stay. git's `git@github.com:org/repo`, `user@host`,
-    // an email (the `email` rule's, before this one: `mailto:bob2@example.com`), `a:b@c`, `localhost:8080@x`, a time (`10:30@place`) and an image's digest (`node:20@sha256:…`) stay.
-    id: "url-credentials",
-    pattern: re(HOST_PASSWORD_SOURCE),
-    hints: ["@"],
-    replace: (_m, colon, _pw, at) => `${colon}${marker("url-credentials")}${at}`
   },
   {
     // (session 26, tester25a F5) An email written to dodge scrapers: `bob.hidden.user [at] corp-example.com`, `(at)`,
