@@ -140,9 +140,12 @@ const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
 /**
  * A shell's line continuation between a credential's name or scheme and its value (session 24, tester24a F5: `-H
  * 'Authorization: Bearer \` then the token on the next line): blanks, `\` then a line break (`\\` then an escaped
- * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern.
+ * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern. Session 36
+ * (tester35a F8, F4): blanks between the `\` and the break too (`Bearer \` then two spaces, as a terminal's copy pads
+ * a line: strictly no continuation, but a title, read on one line, hides the next line's token, so the bodies do as
+ * well: fail closed), and in JSON text a tab of the indentation written `\t`.
  */
-const NAME_CONT = String.raw`[ \t]{0,8}(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)[ \t]{0,40}`
+const NAME_CONT = String.raw`[ \t]{0,8}(?:\\[ \t]{0,8}\r?\n[ \t]{0,40}|\\\\[ \t]{0,8}(?:\\r)?\\n(?:[ \t]|\\t){0,40})`
 /**
  * A shell's line continuation inside a bare value (`\` then LF or CRLF; `\\` then `\n` or `\r\n` in JSON text), when
  * the next line goes on with a value's character right away (no indentation: the shell reads an indented line as a
@@ -569,8 +572,9 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
   { id: "infracost-token", pattern: re(`${lead("ico-", "A-Za-z0-9_-")}(?![a-f0-9]{32}(?![A-Za-z0-9_-]))${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32}(?![A-Za-z0-9_-])`), hints: ["ico-"] },
   // 42 School (Intra) client secret `s-s4t2ud-` / `s-s4t2af-` and 64 hex digits (intra42-client-secret)
   { id: "intra42-secret", pattern: re(`${lead("s-s4t2(?:ud|af)-", "A-Za-z0-9_-")}[a-fA-F0-9]{64}(?![A-Za-z0-9_-])`), hints: ["s-s4t2"] },
-  // OpenShift user token `sha256~` and 43 of `A-Za-z0-9_-` (openshift-user-token); here 40 to 64
-  { id: "openshift-token", pattern: re(`${lead("sha256~", "A-Za-z0-9_-")}[A-Za-z0-9_-]{40,64}(?![A-Za-z0-9_-])`), hints: ["sha256~"] },
+  // OpenShift user token `sha256~` and 43 of `A-Za-z0-9_-` (openshift-user-token); here 40 to 64; a run of hex digits
+  // alone is a digest (session 36, tester35c F4: `/var/cache/sha256~<64 hex>`) and stays
+  { id: "openshift-token", pattern: re(`${lead("sha256~", "A-Za-z0-9_-")}(?![a-fA-F0-9]{40,64}(?![A-Za-z0-9_-]))[A-Za-z0-9_-]{40,64}(?![A-Za-z0-9_-])`), hints: ["sha256~"] },
   // Prefect `pnu_` and 36 letters and digits (prefect-api-token); here 32 to 48
   { id: "prefect-token", pattern: re(`${lead("pnu_", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{32,48}(?![A-Za-z0-9_])`), hints: ["pnu_"] },
   // ReadMe `rdme_` and 70 lower-case letters and digits (readme-api-token); here 64 to 80
@@ -589,8 +593,9 @@ const VENDOR_TOKEN_TABLE_35: ReadonlyArray<RedactionRule> = [
     pattern: re(String.raw`${lead(String.raw`[ps]at\.`, "A-Za-z0-9_.-")}[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}(?![A-Za-z0-9_.-])`),
     hints: ["pat.", "sat."]
   },
-  // Alibaba Cloud AccessKey ID `LTAI` and 20 letters and digits (alibaba-access-key-id); here 17 to 24
-  { id: "alibaba-access-key", pattern: re(`${lead("LTAI", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}[A-Za-z0-9]{17,24}(?![A-Za-z0-9_])`), hints: ["LTAI"] },
+  // Alibaba Cloud AccessKey ID `LTAI` and 20 letters and digits (alibaba-access-key-id); here 17 to 24; capitalized
+  // words of letters (session 36, tester35c F4: `LTAIGeneralPurposeConfigX`, a name) stay
+  { id: "alibaba-access-key", pattern: re(`${lead("LTAI", "A-Za-z0-9_")}${notOneCase("A-Za-z0-9", "")}(?!(?:[A-Z][a-z]{2,}){2,}[A-Z]?(?![A-Za-z0-9_]))[A-Za-z0-9]{17,24}(?![A-Za-z0-9_])`), hints: ["LTAI"] },
   // Facebook page access token `EAAM` / `EAAC` and 100 or more letters and digits (facebook-page-access-token); up to 512
   { id: "facebook-token", pattern: re(`${lead("EAA[MC]", "A-Za-z0-9_+")}[A-Za-z0-9]{100,512}(?![A-Za-z0-9_+/=])`), hints: ["EAAM", "EAAC"] },
   // Adobe client secret `p8e-` and 32 letters and digits (adobe-client-secret)
@@ -842,12 +847,16 @@ const SPACED_KEY_HINTS: ReadonlyArray<string> = cases([...FIELD_WORDS, ...FIELD_
  */
 const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])(?:>[ \t]{0,8}){0,4}[+-]`
 /**
- * A quoted key's `:` then its value on a later line (tester35a F2: `{"password":` then `    "…"}`, as Prettier,
+ * A name's `:` then its value on a later line (tester35a F2: `{"password":` then `    "…"}`, as Prettier,
  * black, jq or an editor wrap a long value): white space, then one to three line breaks (LF, CRLF, or their escapes
  * in JSON text: `\n`, `\r\n`, also `\\n` in JSON text held in a string), each maybe followed by indentation (spaces,
- * tabs, `\t` escapes; at most 128). Only before a quoted value (see {@link fieldAlternatives}). Bounded: linear.
+ * tabs, `\t` escapes; at most 128). Session 36 (tester35a F2's code forms, tester35c): the same after `=`, `:=` or
+ * `=>` (`const apiKey =`, Python's `api_key =` and a keyword argument's `api_key=`, Go's `password :=`, PHP's
+ * `'password' =>`), and, after a quoted key, the breaks before its `:` or `=>` (`{"password"` then `    : "…"}`).
+ * Only before a quoted value (see {@link fieldAlternatives}). Bounded: linear.
  */
-const FIELD_GAP = String.raw`[ \t]{0,8}:[ \t]{0,8}(?:(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)(?:[ \t]|\\{1,2}t){0,128}){1,3}`
+const FIELD_BREAKS = String.raw`(?:(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)(?:[ \t]|\\{1,2}t){0,128}){1,3}`
+const FIELD_GAP = String.raw`[ \t]{0,8}(?:(?::=|=>|:|=)[ \t]{0,8}${FIELD_BREAKS}|(?<=["'][ \t]{0,8})${FIELD_BREAKS}(?:=>|:)[ \t]{0,8}(?:${FIELD_BREAKS})?)`
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
@@ -858,7 +867,9 @@ const fieldAlternatives = (): string => {
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
+    // (an unquoted name's value on a later line, FIELD_GAP, only when it looks like a secret: "Enter the password:"
+    // then a quoted line is prose)
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?<!["'])${FIELD_GAP}(?=\\{0,7}["'${"`"}]${looks(quotedUnit)})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
     const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedValue(g + 3, undefined, true)})${closedOrOpen(`\\${g + 3}`)}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?!${NEXT_AFTER_SEMICOLON})${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
@@ -1838,8 +1849,54 @@ const mayHoldUrl = (s: string): boolean => s.includes("://") || s.includes(":\\/
  * the authority ends at the `/`, `?` or `#`, as RFC 3986 reads it.
  */
 const URL_PASSWORD_CROSSING = String.raw`(?![0-9]{0,5}(?:[,?#]|${SLASH}|$)|[$\{<%]|[A-Za-z]{1,64}(?:[?#]|${SLASH}))(?:(?![?&][A-Za-z0-9_.\[\]-]{0,64}=)[^\s"'${"`"}<>\\]|\\{1,3}/){1,512}?`
-const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)([^\s/?#"'${"`"}<>\\]{1,512}|${URL_PASSWORD_CROSSING})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
+/**
+ * A `'` inside a URL password (session 36, tester35a F3: `mysql://u:Qz7v'K2mX9pL@db/app`, a raw password pasted into a
+ * connection string): between two of the password's characters, so the quote around a URL (`'mysql://u:p@db'`,
+ * `'…@a','…@b'`) is never taken in.
+ */
+const URL_PASSWORD_QUOTE = String.raw`(?<=[^\s/?#"'${"`"}<>\\:])'(?=[^\s/?#"'${"`"}<>\\,;)\]])`
+const URL_CREDENTIALS_SOURCE = String.raw`${start("A-Za-z0-9+.-")}([A-Za-z][A-Za-z0-9+.-]{0,30}:${SLASHES}[^\s:/?#"'${"`"}<>\\[\]]{0,256}:)(?!\[REDACTED:[a-z0-9-]{1,64}\]@)((?:[^\s/?#"'${"`"}<>\\]|${URL_PASSWORD_QUOTE}){1,512}|${URL_PASSWORD_CROSSING})(?=@[^\s/?#@"'${"`"}<>\\]*(?:[\s/?#"'${"`"}<>\\]|$))`
 const URL_CREDENTIALS = re(URL_CREDENTIALS_SOURCE)
+/** A character of {@link HOST_PASSWORD_SOURCE}'s password: no white space, quote, bracket, `:`, `/`, `@` or backslash. */
+const HOST_PW = String.raw`[^\s:/?#@"'${"`"}<>\\()\[\]{},;]`
+/**
+ * `user:password@host` with no scheme, or after `//` (a scheme-relative URL; session 36, tester35a F6), as a pattern:
+ * group 1 the `:`, group 2 the password, group 3 the `@` (led by the `:`, the user read behind it: the engine skips to
+ * each `:`, where a pattern led by the user would be tried at every word). The user starts a word with a
+ * letter (a time, `10:30@…`, is none) and holds no `:`/`/` (a URL's, a path's, an image reference's part is none);
+ * the password has a secret's shape: 6 characters or more with a letter and a digit, or 12 or more with upper- and
+ * lower-case letters, and no version (`a:b@c`, `localhost:8080@x`, `npm:some-package@1.0`, `app:v2@latest`,
+ * `app:1.2.0-rc1@x` stay); the host is a name or an address up to the
+ * word's end, a port or a path, and no digest (`img:v1.2@sha256:…` stays). Bounded: linear.
+ */
+/**
+ * A password and a host that the `email` rule (later in the table) takes as an email, as a pattern: an email's
+ * characters, `@`, a dotted domain ending in 2 to 24 letters (no image's extension: `icon@2x.png`). Left to that rule,
+ * which hides the address whole (`mailto:bob2@example.com`).
+ */
+const HOST_EMAIL = String.raw`[A-Za-z0-9._%+-]{1,128}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])`
+const HOST_PASSWORD_SOURCE = String.raw`(:)(?=${HOST_PW}{6,128}@)(?<=(?:^|[^A-Za-z0-9._~%+:/@\\-]|${BOUNDARY_ESCAPE})(?:${SLASHES})?[A-Za-z_][A-Za-z0-9._-]{0,63}:)(?![vV]?[0-9]{1,6}\.[0-9])(?!${HOST_EMAIL})(?:(?=${HOST_PW}{0,127}[0-9])(?=${HOST_PW}{0,127}[A-Za-z])|(?=${HOST_PW}{0,127}[A-Z])(?=${HOST_PW}{0,127}[a-z])(?=${HOST_PW}{12}))(${HOST_PW}{6,128})(@)(?!sha(?:1|224|256|384|512):)(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,10}[.,;!?]?(?:[\s:/"'${"`"}<>)\]\\]|$))`
+
+/** {@link HOST_PASSWORD_SOURCE}, global. */
+const HOST_PASSWORD = re(HOST_PASSWORD_SOURCE)
+/**
+ * The `url-credentials` rule: the password of each `scheme://user:password@host` (when `s` may hold one), then of each
+ * `user:password@host` with no scheme or after `//` (when `s` holds an `@`; {@link HOST_PASSWORD_SOURCE}); the scheme,
+ * the user, the `@` and the host stay. An email is the `email` rule's, later in the table: `user:pw@example.com` is
+ * left to it ({@link HOST_EMAIL}).
+ */
+const redactUrlCredentials = (s: string): string => {
+  let out = s
+  if (mayHoldUrl(out)) {
+    URL_CREDENTIALS.lastIndex = 0
+    out = out.replace(URL_CREDENTIALS, (_m, head: string) => `${head}${marker("url-credentials")}`)
+  }
+  if (out.includes("@")) {
+    HOST_PASSWORD.lastIndex = 0
+    out = out.replace(HOST_PASSWORD, (_m, colon: string, _pw: string, at: string) => `${colon}${marker("url-credentials")}${at}`)
+  }
+  return out
+}
 
 /**
  * The passwords `url-credentials` redacts in `s` (`scheme://user:PASSWORD@host`), in order; none when `s` holds
@@ -2544,15 +2601,24 @@ const redactContinuedKeys = (s: string): string => {
     let capped = false
     // an empty continuation line (`\` alone on its line: tester34c F4) goes on with the chain, as a shell reads it
     let wasIndented = false
+    // (in JSON text, the continuation `\\` then `\n`, a tab of the next line's indentation is written `\t`: session 36,
+    // tester35a F4)
+    let json = c[0].length >= 4
     for (;;) {
       let p = cut
-      while (p - cut < 40 && isBlank(s.charCodeAt(p))) p++
+      for (;;) {
+        if (p - cut >= 40) break
+        if (isBlank(s.charCodeAt(p))) p++
+        else if (json && s.charCodeAt(p) === 92 && s.charCodeAt(p + 1) === 116) p += 2
+        else break
+      }
       let q = p
       while (q < s.length && q - p < 1024 && isKeyChar(s.charCodeAt(q))) q++
       if (q === p) {
         const e = continuationAt(s, p)
         if (e === 0 || p - c.index > CHAIN_MAX) break
         wasIndented ||= p > cut
+        json = e >= 4
         cut = p + e
         continue
       }
@@ -2566,6 +2632,7 @@ const redactContinuedKeys = (s: string): string => {
         capped = true
         break
       }
+      json = b >= 4
       cut = q + b
     }
     if (parts.length > 2) {
@@ -3829,10 +3896,16 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // The same password restated by a later event of its session goes too (urlPasswords, noted by the walk: Redactor.eventNoting).
     // The user info ends at the authority's last "@" (as browsers and libpq read it), so a password holding
     // "@" goes whole; the authority ends at "/", "?", "#" or a space, so `host:443/@scope` is no password.
+    // Session 36 (tester35a F6): also `user:password@host` with no scheme (`deploy:…@10.0.0.5`, as lftp, rsync's
+    // daemon and many CLIs take it) and a scheme-relative URL (`//user:…@host/path`), only where the password has a
+    // secret's shape (HOST_PASSWORD_SOURCE), after the `scheme://` ones (redactUrlCredentials: two passes, each where its
+    // hints are; the pattern says where a match starts). git's `git@github.com:org/repo`, `user@host`, `a:b@c`,
+    // `localhost:8080@x`, a time (`10:30@place`) and an image's digest (`node:20@sha256:…`) stay.
     id: "url-credentials",
-    pattern: re(URL_CREDENTIALS_SOURCE),
-    hints: ["://", ":\\/", ":\\\\"],
-    replace: (_m, head) => `${head}${marker("url-credentials")}`
+    pattern: re(`${URL_CREDENTIALS_SOURCE}|${HOST_PASSWORD_SOURCE}`),
+    hints: ["://", ":\\/", ":\\\\", "@"],
+    apply: (s) => redactUrlCredentials(s),
+    byHand: true
   },
   {
     // A password given to a command as one of its short options, where the command says what the option is:
@@ -3888,9 +3961,12 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // option and `--password-stdin` / `--token-file` / `--no-password` are not values. An argument array's next
     // element (`"--password", "…"`, JSON or Python text: `["mysql", "--password", "x"]`) is the value too. A lone
     // `=` after a space is no value (session 25: `-db_password = …`, a diff's removed line, is `secret-line`'s).
+    // `=` then a continuation and an indented value that looks like a secret (session 36, tester35a F8: `--token=\`
+    // then a tab and the token; a shell reads the value as a word of its own, a title on one line as the option's)
+    // goes too: fail closed.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])${quotedText(String.raw`[^"'\\\n]`)}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=(?:${NAME_CONT}(?<=[ \t]|\\t)(?=[^\s"'\\$-][^\s"'\\]*[0-9.,:;!@#%^&*+=/~_]|[^\s"'\\$-][^\s"'\\]{15}))?|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])${quotedText(String.raw`[^"'\\\n]`)}\\?["'])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -4859,7 +4935,7 @@ const fieldReplace = (m: string, ...groups: Array<string>): string => {
  * A final word of a `secret-field` name followed by `:` (maybe after spaces), `=`, or a closing quote (and maybe
  * an index's `]`) then one of them: where a match's name ends.
  */
-const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})|${GO_TYPE}))`, "g")
+const FIELD_END = new RegExp(`(?:${cases([...FIELD_WORDS, ...FIELD_AFTER_WORDS]).join("|")})(?=(?:\\\\{0,7}["']|${ESC_QUOTE})?\\]?(?:[ \\t]{0,8}:|[ \\t]*(?:=|${ESC_EQ})|${GO_TYPE})|\\\\{0,7}["'][ \\t]{0,8}(?:\\r?\\n|\\\\{1,2}[rn]))`, "g")
 /** The `secret-field` pattern, sticky: tried at given positions. */
 const FIELD_AT = new RegExp(fieldAlternatives(), "y")
 
