@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { copyFixtures, S, sessionPath } from "./claude-code/helpers.js"
-import { tempDir } from "./support/paths.js"
+import { fixturesDir, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
 const env = { NO_COLOR: "", CLAUDE_CONFIG_DIR: "" }
@@ -91,6 +91,32 @@ describe("import --workspace that does not exist", () => {
       expect(text.stdout).toContain(ws)
     })
   }
+
+  it("a workspace that is not on this machine but that native Muse Code logs name is no cause, also when the log is rejected (tester36a F7)", () => {
+    // fixtures/muse-code/native: two sessions of 2026/09/25 whose logs name /workspace/demo (the agent ran in a container).
+    const dir = tempDir("si-import-ws-native-")
+    const native = path.join(dir, "native")
+    fs.cpSync(path.join(fixturesDir, "muse-code", "native"), native, { recursive: true })
+    fs.rmSync(path.join(native, "2026", "09", "26"), { recursive: true, force: true })
+    const none = path.join(dir, "none")
+    const args = (ws: string, db: string) => ["import", "--muse-root", native, "--workspace", ws, "--claude-root", none, "--agents-root", none, "--index", path.join(dir, db), "--json"]
+    const causes = (r: { stdout: string }) => JSON.parse(r.stdout.trim().split("\n").pop()!).data.causes as Array<any>
+    const data = (r: { stdout: string }) => JSON.parse(r.stdout.trim().split("\n").pop()!).data
+    const first = cli(args("/workspace/demo", "i.db"), { env })
+    expect(data(first).sessionsAdded).toBe(2)
+    expect(causes(first).map((c) => c.code)).not.toContain("WORKSPACE_NOT_FOUND")
+    expect(data(first)).not.toHaveProperty("workspacesFound")
+    // A reused sequence appended to one log: that log is rejected (fail closed), and the workspace still named.
+    const log = path.join(native, "2026", "09", "25", "22222222-2222-4222-8222-222222222222", "session.jsonl")
+    const last = fs.readFileSync(log, "utf8").trimEnd().split("\n").pop()!
+    fs.appendFileSync(log, last.replace('"sequence":9', '"sequence":3').replace("rec-2222-9", "rec-2222-x") + "\n")
+    const second = causes(cli(args("/workspace/demo", "i.db"), { env }))
+    expect(second.map((c) => c.code)).toContain("MALFORMED_SOURCE")
+    expect(second.map((c) => c.code)).not.toContain("WORKSPACE_NOT_FOUND")
+    // A mistyped workspace no log names is still a cause.
+    const typo = causes(cli(args("/workspace/dem", "j.db"), { env }))
+    expect(typo.find((c) => c.code === "WORKSPACE_NOT_FOUND")?.path).toBe("/workspace/dem")
+  })
 
   it("a workspace from the config file is named with its key; an existing workspace changes nothing", () => {
     const dir = tempDir("si-import-ws-cfg-")

@@ -192,6 +192,31 @@ describe("tokens and cost via the CLI", () => {
     expect(bad.code).not.toBe(0)
     expect(bad.error.code).toBe("INVALID_ARGUMENT")
   })
+
+  it("usage: a config price of 1e400 (JSON.parse gives Infinity) is refused at load like -1, naming the key (tester36a F6)", () => {
+    const { dir, index } = setup()
+    const config = nodePath.join(dir, "inf.json")
+    const refused = (text: string) => {
+      fs.writeFileSync(config, text)
+      const r = json(["usage", "--index", index, "--by", "model", "--config", config])
+      expect(r.code).toBe(2)
+      expect(r.error.code).toBe("INVALID_ARGUMENT")
+      return r.error.message as string
+    }
+    expect(refused('{"prices":{"claude-sonnet-4-5-20250929":{"input":1e400,"output":2,"cacheRead":0.1,"cacheWrite":1}}}')).toContain(
+      "prices.claude-sonnet-4-5-20250929.input: Expected a finite number, actual Infinity"
+    )
+    // Every number of a price: cacheWrite1h, and the rates of longContext and fast.
+    expect(refused('{"prices":{"m":{"input":1,"output":2,"cacheRead":0,"cacheWrite":1,"cacheWrite1h":1e999}}}')).toContain("prices.m.cacheWrite1h: Expected a finite number")
+    expect(refused('{"prices":{"m":{"input":1,"output":2,"cacheRead":0,"cacheWrite":1,"longContext":{"input":1,"output":1e400,"cacheRead":0,"cacheWrite":0}}}}')).toContain(
+      "prices.m.longContext.output: Expected a finite number"
+    )
+    expect(refused('{"prices":{"m":{"input":1,"output":2,"cacheRead":0,"cacheWrite":1,"fast":{"input":1,"output":1,"cacheRead":1e400,"cacheWrite":0}}}}')).toContain(
+      "prices.m.fast.cacheRead: Expected a finite number"
+    )
+    // The config's other numbers (limits) are integers: Infinity is no integer.
+    expect(refused('{"limits":{"maxDocumentBytes":1e400}}')).toContain("limits.maxDocumentBytes")
+  })
 })
 
 /** S5's tokens (EXPECTED.md, "S5: malformed and non-object lines"), read from the table there. */

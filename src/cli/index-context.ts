@@ -133,11 +133,19 @@ export const withConfigRemedies = (report: ImportReport, config: ConfigPaths | u
  * evidence (seed 001): nothing there can be read or matched, as with a
  * missing root (DESIGN.md: an authorized root that is missing is reported,
  * never taken as "nothing to import"). The working directory, the default
- * workspace, always exists. Other reports are returned as they are.
+ * workspace, always exists. A workspace that a discovered source names
+ * (`ImportReport.workspacesFound`: a native log naming it, even one rejected)
+ * is no such cause. Other reports are returned as they are (without
+ * `workspacesFound`, which is not printed).
  */
-export const withMissingWorkspaces = (report: ImportReport, workspaces: ReadonlyArray<string>): ImportReport => {
+export const withMissingWorkspaces = (given: ImportReport, workspaces: ReadonlyArray<string>): ImportReport => {
+  const { workspacesFound, ...report } = given
+  // A workspace some discovered source names (itself or a folder in it), rejected or not, matched: the path is right
+  // though it is not on this machine (the agent ran in a container), and a remedy to change it would mislead.
+  const found = (w: string) => (workspacesFound ?? []).some((f) => f === w || f.startsWith(w.endsWith(nodePath.sep) ? w : w + nodePath.sep))
   const missing: Array<{ readonly path: string; readonly what: string }> = []
   for (const w of new Set(workspaces)) {
+    if (found(w)) continue
     let what: string | undefined = "does not exist"
     try {
       const st = fs.statSync(w)

@@ -17,12 +17,18 @@ import * as Schema from "effect/Schema"
 import bundled from "../../data/prices.json" with { type: "json" }
 import type { TokenUsage } from "./model.js"
 
+/**
+ * A rate: a non-negative, finite number (`Schema.NonNegative` alone admits
+ * `Infinity`, which a config file's `1e400` parses to: refused at load).
+ */
+const Rate = Schema.NonNegative.pipe(Schema.finite())
+
 const Rates = {
-  input: Schema.NonNegative,
-  output: Schema.NonNegative,
-  cacheRead: Schema.NonNegative,
-  cacheWrite: Schema.NonNegative,
-  cacheWrite1h: Schema.optional(Schema.NonNegative)
+  input: Rate,
+  output: Rate,
+  cacheRead: Rate,
+  cacheWrite: Rate,
+  cacheWrite1h: Schema.optional(Rate)
 }
 
 /**

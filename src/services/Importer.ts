@@ -230,6 +230,13 @@ export interface ImportReport {
    * not a coverage problem.
    */
   readonly parseWorkers?: ParseWorkersFailed | undefined
+  /**
+   * The workspaces (absolute paths, as discovery gave each source's `overview.workspace`) of the sources this run
+   * discovered, rejected ones included: what tells a `--workspace` missing on this machine whose sessions were found
+   * (native Muse Code logs naming it: the agent ran in a container) from a mistyped one (tester36a F7). Read by the
+   * CLI's `WORKSPACE_NOT_FOUND` check, which leaves it out of what it prints.
+   */
+  readonly workspacesFound?: ReadonlyArray<string> | undefined
   readonly rejected: ReadonlyArray<RejectedSource>
   /** Each source counted in {@link ImportReport.sources.superseded}, with why. */
   readonly superseded: ReadonlyArray<SupersededSource>

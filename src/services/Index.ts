@@ -540,7 +540,10 @@ export interface IndexShape {
   readonly discardGeneration: (sourceKey: string) => Effect.Effect<void, StoreUnavailable>
   /** The sessions of current, non-rejected generations, latest activity first. */
   readonly sessions: (filter: SessionFilter) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
-  /** Sessions whose uid or native session id is `id` (current generations of sources not rejected, as {@link IndexShape.sessions} lists them). */
+  /**
+   * Sessions whose uid or native session id is `id` (current generations of sources not rejected, as
+   * {@link IndexShape.sessions} lists them), in its order: latest activity first (none last), then by uid.
+   */
   readonly findSessions: (id: string) => Effect.Effect<ReadonlyArray<SessionRow>, StoreUnavailable>
   /**
    * Sessions whose uid or native session id starts with `prefix` (current

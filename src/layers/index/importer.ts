@@ -1635,6 +1635,7 @@ const make = Effect.gen(function*() {
         eventsAdded,
         parseWarnings,
         ...(parseWorkers !== undefined ? { parseWorkers } : {}),
+        workspacesFound: [...new Set(work.flatMap((w) => (w.overview.workspace !== null ? [w.overview.workspace] : [])))],
         rejected,
         superseded: stale.superseded,
         remediations: causes.map(causeLine),

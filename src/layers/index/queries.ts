@@ -4,6 +4,7 @@
  *
  * @module
  */
+import * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { AtifInput } from "../../domain/atif.js"
@@ -59,6 +60,32 @@ export const loadSession = (
     const events = yield* index.events(session.sessionUid)
     return { session, events, others }
   })
+
+/**
+ * Sessions of one id, as `findSessions` orders them (latest activity first, then uid: the order of `sessions`), with
+ * each run of equal last activity reordered so that a copy whose source is still on disk comes before one whose
+ * source is gone (a folder renamed: the index keeps the old copy as an archive, tester36a F5). Whether a source is
+ * there is known only for a session of this machine (a SQLite index: `machine` null); a team index's rows keep their
+ * order. Stable: the uid order stays within the present and within the gone copies.
+ */
+const sameInstant = (a: string | null, b: string | null) => a === null || b === null ? a === b : compareTimestamps(a, b) === 0
+
+const presentFirstOnTies = (rows: ReadonlyArray<SessionRow>): Array<SessionRow> => {
+  const gone = (s: SessionRow) => s.machine === null && !fs.existsSync(s.locator.path)
+  const out: Array<SessionRow> = []
+  for (let i = 0; i < rows.length;) {
+    let j = i + 1
+    while (j < rows.length && sameInstant(rows[j].lastAt, rows[i].lastAt)) j++
+    const run = rows.slice(i, j)
+    if (run.length === 1) out.push(run[0])
+    else {
+      const isGone = run.map(gone)
+      out.push(...run.filter((_, k) => !isGone[k]), ...run.filter((_, k) => isGone[k]))
+    }
+    i = j
+  }
+  return out
+}
 
 /** Candidates an ambiguous prefix lists at most (in the message; `details.candidates` holds them too). */
 const MAX_CANDIDATES = 20
@@ -121,7 +148,10 @@ export const findSession = (
     // session id can be another session's uid, tester32a F9); picked so, no other session is offered.
     const byUid = exact.find((s) => s.sessionUid === id)
     if (byUid !== undefined) return { session: byUid, others: [] }
-    if (exact.length > 0) return { session: exact[0], others: exact.slice(1) }
+    if (exact.length > 0) {
+      const [session, ...others] = presentFirstOnTies(exact)
+      return { session, others }
+    }
     const found = nativeOnly(yield* index.findSessionsByPrefix(id, 1000), false)
     if (found.length === 0) {
       return yield* new SourceNotFound({

@@ -2077,7 +2077,7 @@ const make = (
                  ss.title, ss.workspace, ss.first_at, ss.last_at, ss.event_count, s.status AS source_status
           FROM sessions ss JOIN sources s ON s.source_key = ss.source_key AND s.generation = ss.generation
           WHERE (ss.session_uid = ${id} OR ss.session_id = ${id}) AND s.status != 'rejected'
-          ORDER BY ${sql.unsafe(sortKeySql("ss.last_at"))} DESC`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
+          ORDER BY ss.last_at IS NULL, ${sql.unsafe(sortKeySql("ss.last_at"))} DESC, ss.session_uid`).pipe(Effect.map((rows) => rows.map(toSessionRow))),
 
       // Compared as UTF-8 bytes (a BLOB): SQLite's text functions (`length`, `substr`) stop at a U+0000, which a
       // session id may hold (a Muse agents one is free text), and a prefix of the bytes is a prefix of the text.
