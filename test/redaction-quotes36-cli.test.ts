@@ -5,11 +5,8 @@
  * `export --format ndjson` (whose tool-call `text` is the input as one line of JSON) and `show --format markdown`
  * show none of the secrets' pieces, and keep the text around them.
  */
-import * as path from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
-import { tempDir } from "./support/paths.js"
-import { cli } from "./support/run.js"
-import { claudeAssistantLine, claudeProject, claudeUserLine, importClaude } from "./support/claude-import.js"
+import { claudeEchoLog, importedClaudeIndex } from "./support/claude-import.js"
 
 const SID = "36363636-0000-4000-8000-00000000000a"
 const j = (...p: Array<string>) => p.join("")
@@ -31,29 +28,11 @@ const TEXTS: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
 const KEPT = `{\n  "password":\n    null,\n  "token":\n    true,\n  "x": 1\n}`
 
 let index: string
-let env: Record<string, string>
+let run: (args: ReadonlyArray<string>) => string
 
 beforeAll(() => {
-  const dir = tempDir("si-quotes36-cli-")
-  const project = claudeProject(dir)
-  const at = (n: number) => `2026-12-01T00:${String(Math.floor(n / 60)).padStart(2, "0")}:${String(n % 60).padStart(2, "0")}Z`
-  const texts = [...TEXTS.map(([t]) => t), `cat c.json\n${KEPT}`]
-  project.write(SID, texts.flatMap((text, i) => [
-    claudeUserLine(SID, `u${i}`, i === 0 ? null : `r${i - 1}`, at(4 * i), text),
-    claudeAssistantLine(SID, `a${i}`, `u${i}`, at(4 * i + 1), [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: text, description: "run it" } }]),
-    claudeUserLine(SID, `t${i}`, `a${i}`, at(4 * i + 2), [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: text }]),
-    claudeAssistantLine(SID, `r${i}`, `t${i}`, at(4 * i + 3), [{ type: "text", text: `Done: ${text}` }])
-  ]))
-  index = path.join(dir, "index.db")
-  env = { XDG_CONFIG_HOME: path.join(dir, "xdg"), XDG_DATA_HOME: path.join(dir, "data") }
-  importClaude(index, project.root, path.join(dir, "none"), env)
+  ;({ index, run } = importedClaudeIndex("si-quotes36-cli-", { [SID]: claudeEchoLog(SID, [...TEXTS.map(([t]) => t), `cat c.json\n${KEPT}`]) }))
 }, 120_000)
-
-const run = (args: ReadonlyArray<string>) => {
-  const r = cli(args, { env })
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout
-}
 
 describe("tester35a F10, tester35c F1 and F3 in the CLI's redacted outputs", () => {
   it("export --format ndjson and show --format markdown show no piece of the secrets, and keep the text around them", () => {

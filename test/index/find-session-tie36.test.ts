@@ -11,7 +11,7 @@ import { emptySourceSummary, type SessionEvent } from "../../src/domain/model.js
 import { findSession } from "../../src/layers/index/queries.js"
 import { Index, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
-import { indexLayer } from "../support/index.js"
+import { indexLayer, writeSource } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 import { engines } from "../support/pg.js"
 
@@ -30,13 +30,7 @@ const events = (sessionId: string, at: string, sourceId: string): Array<SessionE
   return [{ ...e("message", { role: "user", occurredAt: at, text: "hello" }), sourceId }]
 }
 
-const put = (src: SourceInfo, es: ReadonlyArray<SessionEvent>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    yield* index.beginGeneration(src, 1, "test")
-    yield* index.commitBatch({ source: src, generation: 1, events: es }, () => Effect.void)
-    yield* index.completeSource(src, null)
-  })
+const put = writeSource
 
 describe.each(engines)("an id several sources hold, tied on last activity ($engine)", ({ engine, newIndex }) => {
   it.effect("the pick follows sessions' order (uid on a tie), a present copy before a gone one", () =>

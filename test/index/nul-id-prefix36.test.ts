@@ -14,7 +14,7 @@ import { emptySourceSummary } from "../../src/domain/model.js"
 import { findSession, searchSessionFilter } from "../../src/layers/index/queries.js"
 import { Index, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
-import { indexLayer } from "../support/index.js"
+import { indexLayer, writeSource } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 import { engines } from "../support/pg.js"
 
@@ -41,14 +41,8 @@ describe.each(engines)("a session id holding U+0000, found by a prefix ($engine)
       yield* Effect.gen(function*() {
         const index = yield* Index
         for (const [i, sid] of [NUL_A, NUL_B, NUL_C, PLAIN].entries()) {
-          const source = sourceOf(sid)
           const e = mk("muse-agents", sid)
-          yield* index.beginGeneration(source, 1, "test")
-          yield* index.commitBatch(
-            { source, generation: 1, events: [e("message", { role: "user", occurredAt: `2026-03-0${i + 1}T10:00:00.000Z`, text: "hello" })] },
-            () => Effect.void
-          )
-          yield* index.completeSource(source, null)
+          yield* writeSource(sourceOf(sid), [e("message", { role: "user", occurredAt: `2026-03-0${i + 1}T10:00:00.000Z`, text: "hello" })])
         }
         const ids = (rows: ReadonlyArray<{ sessionId: string }>) => rows.map((r) => r.sessionId).sort()
 

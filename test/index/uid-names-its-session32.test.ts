@@ -13,7 +13,7 @@ import { emptySourceSummary, type SessionEvent } from "../../src/domain/model.js
 import { findSession, searchSessionFilter } from "../../src/layers/index/queries.js"
 import { Index, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
-import { indexLayer } from "../support/index.js"
+import { indexLayer, writeSource } from "../support/index.js"
 import { tempDir } from "../support/paths.js"
 import { engines } from "../support/pg.js"
 
@@ -30,13 +30,7 @@ const events = (sessionId: string, word: string, at: string): Array<SessionEvent
   return [e("message", { role: "user", occurredAt: at, text: `please look at the ${word} report` })]
 }
 
-const put = (src: SourceInfo, es: ReadonlyArray<SessionEvent>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    yield* index.beginGeneration(src, 1, "test")
-    yield* index.commitBatch({ source: src, generation: 1, events: es }, () => Effect.void)
-    yield* index.completeSource(src, null)
-  })
+const put = writeSource
 
 describe.each(engines)("a ses_… uid names its own session ($engine)", ({ newIndex }) => {
   it.effect("the uid's session wins over a later session whose native id is that uid; its prefix is ambiguous", () =>

@@ -20,6 +20,7 @@ import { emptySourceSummary, type ProviderId, type SessionEvent } from "../../sr
 import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { Index, type SearchFilter, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
+import { writeSource } from "../support/index.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
 
 const source = (key: string, provider: ProviderId): SourceInfo => ({
@@ -32,14 +33,7 @@ const source = (key: string, provider: ProviderId): SourceInfo => ({
 
 /** Put `events` as one complete source generation through the PostgreSQL layer. */
 const load = (url: string, src: SourceInfo, events: ReadonlyArray<SessionEvent>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    yield* index.beginGeneration(src, 1, "test")
-    for (let i = 0; i < events.length; i += 1000) {
-      yield* index.commitBatch({ source: src, generation: 1, events: events.slice(i, i + 1000) }, () => Effect.void)
-    }
-    yield* index.completeSource(src, null)
-  }).pipe(Effect.provide(IndexPostgres.layer({ url, machine: "m" })))
+  writeSource(src, events).pipe(Effect.provide(IndexPostgres.layer({ url, machine: "m" })))
 
 const search = (url: string, q: string, filter: SearchFilter = {}, searchWindow?: number) =>
   Effect.flatMap(Index, (i) => i.search(q, filter)).pipe(Effect.provide(IndexPostgres.layer({ url, searchWindow })))

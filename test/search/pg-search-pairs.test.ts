@@ -24,6 +24,7 @@ import * as IndexPostgres from "../../src/layers/index/postgres.js"
 import { Index, type SearchFilter, type SourceInfo } from "../../src/services/Index.js"
 import { mk } from "../support/events.js"
 import { migratedDatabase, pgQuery } from "../support/pg.js"
+import { writeSource } from "../support/index.js"
 import { prng } from "../support/prng.js"
 
 const source = (key: string): SourceInfo => ({
@@ -36,15 +37,7 @@ const source = (key: string): SourceInfo => ({
 
 /** Put `events` as one complete source generation through the PostgreSQL layer. */
 const load = (url: string, key: string, events: ReadonlyArray<SessionEvent>) =>
-  Effect.gen(function*() {
-    const index = yield* Index
-    const src = source(key)
-    yield* index.beginGeneration(src, 1, "test")
-    for (let i = 0; i < events.length; i += 1000) {
-      yield* index.commitBatch({ source: src, generation: 1, events: events.slice(i, i + 1000) }, () => Effect.void)
-    }
-    yield* index.completeSource(src, null)
-  }).pipe(Effect.provide(IndexPostgres.layer({ url, machine: "m" })))
+  writeSource(source(key), events).pipe(Effect.provide(IndexPostgres.layer({ url, machine: "m" })))
 
 const search = (url: string, q: string, filter: SearchFilter = {}, searchWindow?: number) =>
   Effect.flatMap(Index, (i) => i.search(q, filter)).pipe(Effect.provide(IndexPostgres.layer({ url, searchWindow })))

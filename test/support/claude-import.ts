@@ -92,6 +92,22 @@ export const importedClaudeIndex = (prefix: string, sessions: Readonly<Record<st
 }
 
 /**
+ * A Claude Code log of session `sid` that states each of `texts` in every place a session holds text, as the CLI tests
+ * of redaction write it: for the i-th text, 4 lines a minute apart from 2026-12-01T00:00:00Z (a second each): the
+ * user's prompt `u<i>`, a Bash tool call `a<i>` whose command is the text (`toolu_<i>`), its tool result `t<i>`, and
+ * an answer `r<i>` reading `Done: <text>`; chained by `parentUuid`.
+ */
+export const claudeEchoLog = (sid: string, texts: ReadonlyArray<string>): ReadonlyArray<unknown> => {
+  const at = (n: number) => `2026-12-01T00:${String(Math.floor(n / 60)).padStart(2, "0")}:${String(n % 60).padStart(2, "0")}Z`
+  return texts.flatMap((text, i) => [
+    claudeUserLine(sid, `u${i}`, i === 0 ? null : `r${i - 1}`, at(4 * i), text),
+    claudeAssistantLine(sid, `a${i}`, `u${i}`, at(4 * i + 1), [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: text, description: "run it" } }]),
+    claudeUserLine(sid, `t${i}`, `a${i}`, at(4 * i + 2), [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: text }]),
+    claudeAssistantLine(sid, `r${i}`, `t${i}`, at(4 * i + 3), [{ type: "text", text: `Done: ${text}` }])
+  ])
+}
+
+/**
  * A Claude Code log of session `sid` of `turns` turns, 2 events a turn (a user line `u<i>`, then an assistant response
  * `a<i>` of claude-sonnet-4-5 with usage 100 in / 10 out), in `/home/dev/proj`; turn 0's prompt is
  * `please <word> the build`, the others' `question <i>`, the answers `answer <i>`; `at(i, half)` is the time of turn

@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { AccessPolicyShape } from "../../src/services/AccessPolicy.js"
 import type { SourceAccessShape } from "../../src/services/SourceAccess.js"
-import { Index } from "../../src/services/Index.js"
+import { Index, type SourceInfo } from "../../src/services/Index.js"
+import type { SessionEvent } from "../../src/domain/model.js"
 import { ImportFaults, Importer, ImportProgress, type ImportPlan, type ImportReport } from "../../src/services/Importer.js"
 import * as App from "../../src/layers/app.js"
 import * as ImporterLayer from "../../src/layers/index/importer.js"
@@ -24,6 +25,20 @@ export const TEST_MACHINE = "test-machine"
  */
 export const indexLayer = (target: string, machine: string = TEST_MACHINE) =>
   IndexPostgres.isPostgresUrl(target) ? IndexPostgres.layer({ url: target, machine }) : IndexSqlite.layer(target)
+
+/**
+ * Write `events` as source `src`'s generation 1 into the index in context, committed in batches of `batch` (1,000
+ * unless given), and complete the source: how the index tests put a few sessions in an index without an importer.
+ */
+export const writeSource = (src: SourceInfo, events: ReadonlyArray<SessionEvent>, batch = 1000) =>
+  Effect.gen(function*() {
+    const index = yield* Index
+    yield* index.beginGeneration(src, 1, "test")
+    for (let i = 0; i < events.length; i += batch) {
+      yield* index.commitBatch({ source: src, generation: 1, events: events.slice(i, i + batch) }, () => Effect.void)
+    }
+    yield* index.completeSource(src, null)
+  })
 
 /** The library, an index in `file`, and the importer, with optional faults. */
 export const importerLayer = (
