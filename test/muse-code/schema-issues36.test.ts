@@ -85,3 +85,33 @@ describe("a Muse Code export record that fails the schema", () => {
     expect(fs.readFileSync(index).includes("Z".repeat(200))).toBe(false)
   }, 60_000)
 })
+
+describe("a Muse Code export's values quoted in its refusals are clipped (tester36b F6)", () => {
+  it("an unknown event kind of 1 MB: the message names it clipped, and events[0]", () => {
+    const d = orderly()
+    d.events[0].kind = "Q".repeat(1_000_000)
+    const r = decode(d)
+    if (Either.isRight(r)) throw new Error("decoded")
+    expect(r.left._tag).toBe("MalformedSource")
+    expect(r.left.message.startsWith(`events[0] is of kind "${"Q".repeat(79)}... (`)).toBe(true)
+    expect(r.left.message.length).toBeLessThan(1000)
+    expect(JSON.stringify(r.left).length).toBeLessThan(2000)
+  })
+
+  it("an export_schema_version of 1 MB that is no integer: clipped", () => {
+    const d = orderly()
+    d.export_schema_version = "V".repeat(1_000_000)
+    const r = decode(d)
+    if (Either.isRight(r)) throw new Error("decoded")
+    expect(r.left.message.startsWith(`export_schema_version "${"V".repeat(79)}... (`)).toBe(true)
+    expect(r.left.message.length).toBeLessThan(1000)
+  })
+
+  it("a short unknown kind is named whole, as before", () => {
+    const d = orderly()
+    d.events[0].kind = "mystery"
+    const r = decode(d)
+    if (Either.isRight(r)) throw new Error("decoded")
+    expect(r.left.message.startsWith(`events[0] is of kind "mystery", which this build does not read`)).toBe(true)
+  })
+})

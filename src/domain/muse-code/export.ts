@@ -20,7 +20,7 @@
 import { isUtf8 } from "node:buffer"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
-import { schemaIssues } from "../schema-issues.js"
+import { clipped, schemaIssues } from "../schema-issues.js"
 import * as Schema from "effect/Schema"
 import { cursorEncoder, eventCheck } from "../cursor.js"
 import { MalformedSource, ResourceLimitExceeded, UnknownSchemaMajor } from "../errors.js"
@@ -220,7 +220,7 @@ export const decodeExport = (
   // Any integer value is a major (1e30 too: a major this build does not read); a fraction, a string or an
   // infinity is no major at all.
   if (typeof version !== "number" || !Number.isInteger(version)) {
-    return Either.left(malformed(`export_schema_version ${JSON.stringify(version)} is not an integer.`))
+    return Either.left(malformed(`export_schema_version ${clipped(JSON.stringify(version) ?? String(version), 80)} is not an integer.`))
   }
   if (version !== SUPPORTED_EXPORT_MAJOR) {
     return Either.left(
@@ -244,11 +244,12 @@ export const decodeExport = (
         return Either.left(
           new MalformedSource({
             message: `events[${i}] is of kind ${
-              JSON.stringify(kind)
+              // a source's value, clipped: a kind of 1 MB made a 1 MB message (tester36b F6)
+              clipped(JSON.stringify(kind), 80)
             }, which this build does not read (it reads ${EXPORT_EVENT_KINDS.join(", ")}); it is neither mapped nor skipped as a gap marker.`,
             remediation:
               "If a newer Muse Code wrote the export, upgrade session-ingest; otherwise pass the document as `muse export` wrote it.",
-            details: { event: i, kind }
+            details: { event: i, kind: clipped(kind, 200) }
           })
         )
       }
