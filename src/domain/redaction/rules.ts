@@ -235,9 +235,10 @@ const openQuoted = (char: string, close: string, count = "{1,512}") =>
   String.raw`(?:${quotedText(char, count)}(?=${close})|${OPEN_LOOKS}(?:(?!\r\n|\\r\\n|\\n)${char})${count}${QUOTE_LINE_END})`
 /**
  * An {@link openQuoted} value's first line looks like a secret: a letter and a digit among its first 64 characters, or
- * 16 characters without a blank (`input('Password: ')` keeps its `)`: a quote that closed a string opens nothing).
+ * 16 characters without a blank, or a passphrase of three words or more (`correct horse battery staple`: tester36b F2)
+ * (`input('Password: ')` keeps its `)`: a quote that closed a string opens nothing).
  */
-const OPEN_LOOKS = String.raw`(?:(?=[^\r\n]{0,63}[0-9])(?=[^\r\n]{0,63}[A-Za-z])|(?=[^\s"'\\]{16}))`
+const OPEN_LOOKS = String.raw`(?:(?=[^\r\n]{0,63}[0-9])(?=[^\r\n]{0,63}[A-Za-z])|(?=[^\s"'\\]{16})|(?=[A-Za-z]{2,32}(?:[ \t][A-Za-z]{2,32}){2}))`
 /** The closing quote `close` (a pattern) of an {@link openQuoted} value, or nothing at its first line's end. */
 const closedOrOpen = (close: string) => `(?:${close}|${QUOTE_LINE_END})`
 /** {@link CONTINUATION}, every one in a text. */
@@ -862,7 +863,9 @@ const fieldAlternatives = (): string => {
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
   // a quoted value's character, or a JSON `\uXXXX` escape as one (`\\uXXXX` in JSON text held in a string; session 16:
   // `{"api_key": "\u0073k-proj-…"}`)
-  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4})`
+  // (and a quote or backslash the value escapes or doubles, its own, as one: the look reads past it; tester36b F1:
+  // `api_key = 'abc\'def-9988-…'` was told from `abc` alone and shown whole)
+  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4}|\\{1,7}["'${"`"}]|\\\\|'')`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
