@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { counted } from "../src/domain/render.js"
-import { tempDir } from "./support/paths.js"
+import { emptyClaudeRoot, tempDir } from "./support/paths.js"
 import { cli } from "./support/run.js"
 
 /** The help paragraph of `--no-redact` of `command` (its lines after the option's own line, joined). */
@@ -82,7 +82,7 @@ describe("counts are pluralised in human output", () => {
     )
     const roots = ["--agents-root", path.join(dir, "agents")]
     const index = path.join(dir, "idx.db")
-    const imported = cli(["import", ...roots, "--claude-root", path.join(dir, "agents"), "--index", index])
+    const imported = cli(["import", ...roots, "--claude-root", emptyClaudeRoot(dir), "--index", index])
     expect(imported.code, imported.stderr).toBe(0)
     expect(imported.stdout).toMatch(/added: +1 session, 1 event\n/)
     expect(imported.stdout).toMatch(/muse-agents +\S+ +\S+ +1 source\b(?!s)/)

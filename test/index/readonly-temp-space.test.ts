@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { sqliteTempDir, storeFailureFields, type StoreRole } from "../../src/layers/store-failure.js"
-import { repoRoot, tempDir } from "../support/paths.js"
+import { emptyClaudeRoot, repoRoot, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { tmpfs } from "../support/tmpfs.js"
 
@@ -45,7 +45,7 @@ beforeAll(() => {
     ].map((l) => JSON.stringify(l)).join("\n") + "\n"
   )
   index = path.join(dir, "idx.db")
-  const r = cli(["import", "--agents-root", path.join(dir, "agents"), "--claude-root", path.join(dir, "agents"), "--index", index])
+  const r = cli(["import", "--agents-root", path.join(dir, "agents"), "--claude-root", emptyClaudeRoot(dir), "--index", index])
   expect(r.code, r.stderr).toBe(0)
 }, 120_000)
 

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { McpError } from "@modelcontextprotocol/sdk/types.js"
-import { tempDir } from "../support/paths.js"
+import { emptyClaudeRoot, tempDir } from "../support/paths.js"
 import { cli } from "../support/run.js"
 import { connect, type Connected } from "./helpers.js"
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
     ].map((l) => JSON.stringify(l)).join("\n") + "\n"
   )
   const index = path.join(dir, "idx.db")
-  const r = cli(["import", "--agents-root", path.join(dir, "agents"), "--claude-root", path.join(dir, "agents"), "--index", index])
+  const r = cli(["import", "--agents-root", path.join(dir, "agents"), "--claude-root", emptyClaudeRoot(dir), "--index", index])
   expect(r.code, r.stderr).toBe(0)
   server = await connect(["--index", index])
   listed = (await server.client.listTools()).tools as typeof listed

@@ -106,3 +106,14 @@ export const emptyFolder = (dir: string, name = "none"): string => {
   fs.mkdirSync(p, { recursive: true })
   return p
 }
+
+/**
+ * A Claude Code projects root in `dir` (`<dir>/claude-empty`) holding one project folder named like an encoded cwd
+ * (`-home-u-t`) and no session log: a named root read as complete with 0 sources (a folder of other folders, such as
+ * an agents root, is a wrong root since session 36: CLAUDE_ROOT_EMPTY, partial).
+ */
+export const emptyClaudeRoot = (dir: string): string => {
+  const root = path.join(dir, "claude-empty")
+  fs.mkdirSync(path.join(root, "-home-u-t"), { recursive: true })
+  return root
+}
