@@ -240,10 +240,6 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     const keyed = found.map((d) => ({ d, key: timestampSortKey(d.overview.lastActivityAt ?? new Date(d.stat?.mtimeMs ?? 0).toISOString()) }))
     keyed.sort((a, b) => (a.key > b.key ? -1 : a.key < b.key ? 1 : a.d.locator.path < b.d.locator.path ? -1 : 1))
     for (let i = 0; i < keyed.length; i++) found[i] = keyed[i].d
-    // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
-    // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete".
-    // The default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty.
-    // Not when something under it was skipped (a symlinked project folder): that is said instead.
     // A named root whose own entries are session logs (`<session-uuid>.jsonl`, beside their `<session-uuid>/subagents/`
     // folders) is one project's folder, not the projects root: its logs are never read from there (tester36a F9). Said,
     // naming its parent, and partial. The default root keeps its behaviour.
@@ -264,7 +260,9 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete". So is
     // one with folders but no session log in any of them, when one of its folders is not named as Claude Code names a
     // project folder (an encoded cwd, `-home-me-app`): `--claude-root ~/code`, a fixtures folder (tester36a F9). A
-    // projects root whose project folders are all empty (their logs removed by Claude Code's cleanup) stays complete.
+    // projects root whose project folders are all empty (folders named as Claude Code names them) stays complete. The
+    // default root, and CLAUDE_CONFIG_DIR (Claude Code's own setting, before its first session), may be empty. Not when
+    // something under it was skipped (a symlinked project folder): that is said instead.
     const emptyNamed = Either.isRight(top) && skipped === 0 && root.origin === "option" && !projectFolder && !configFolder &&
       (projects === 0 || (notCwdNamed > 0 && logsSeen === 0 && found.length === 0 && omitted === 0))
     if (emptyNamed) {

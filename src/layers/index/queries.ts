@@ -61,6 +61,9 @@ export const loadSession = (
     return { session, events, others }
   })
 
+/** Two last activities are the same instant (both absent, or equal as instants). */
+const sameInstant = (a: string | null, b: string | null) => a === null || b === null ? a === b : compareTimestamps(a, b) === 0
+
 /**
  * Sessions of one id, as `findSessions` orders them (latest activity first, then uid: the order of `sessions`), with
  * each run of equal last activity reordered so that a copy whose source is still on disk comes before one whose
@@ -68,8 +71,6 @@ export const loadSession = (
  * there is known only for a session of this machine (a SQLite index: `machine` null); a team index's rows keep their
  * order. Stable: the uid order stays within the present and within the gone copies.
  */
-const sameInstant = (a: string | null, b: string | null) => a === null || b === null ? a === b : compareTimestamps(a, b) === 0
-
 const presentFirstOnTies = (rows: ReadonlyArray<SessionRow>): Array<SessionRow> => {
   const gone = (s: SessionRow) => s.machine === null && !fs.existsSync(s.locator.path)
   const out: Array<SessionRow> = []
