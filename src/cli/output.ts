@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { clippedEchoes } from "../domain/echo.js"
 import { errorToJson } from "../domain/error-codes.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
@@ -272,7 +273,21 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
   command,
   status: error === null ? "ok" : "error",
   data,
-  error: error === null ? null : errorToJson(error)
+  error: error === null ? null : withEchoesClipped(errorToJson(error))
+})
+
+/**
+ * What a CLI error echoes of its input (an id, a path, a query) is held to a size that does not grow with it: a run of
+ * more than 4,096 non-space characters (longer than any path: PATH_MAX) keeps its first 200 (tester36b F12: a 100 kB
+ * id was echoed whole by `show`'s not-found), the text 65,536 characters ({@link clippedEchoes}).
+ */
+const CLI_ECHOES = { maxRun: 4096, keep: 200, maxText: 65_536 } as const
+
+/** An error's message and remedy with their echoes clipped (`CLI_ECHOES`); its `details` (facts) as they are. */
+const withEchoesClipped = <E extends { readonly message: string; readonly remediation?: string }>(e: E): E => ({
+  ...e,
+  message: clippedEchoes(e.message, CLI_ECHOES),
+  ...(e.remediation !== undefined ? { remediation: clippedEchoes(e.remediation, CLI_ECHOES) } : {})
 })
 
 /**
@@ -355,10 +370,13 @@ const oneLine = (text: string): string =>
 /**
  * One line for people: `session-ingest: CODE: message` plus a line with the
  * remedy; a line break inside either (a path that holds one) is written as
- * an escape, so the error stays on its two lines.
+ * an escape, so the error stays on its two lines; a very long echo is
+ * clipped (`CLI_ECHOES`).
  */
-export const renderError = (e: IngestError): string =>
-  `session-ingest: ${e.code}: ${oneLine(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLine(e.remediation)}` : ""}\n`
+export const renderError = (error: IngestError): string => {
+  const e = withEchoesClipped({ message: error.message, remediation: error.remediation })
+  return `session-ingest: ${error.code}: ${oneLine(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLine(e.remediation)}` : ""}\n`
+}
 
 /** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */
 const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").StoreUnavailable, d: unknown) => {
