@@ -923,6 +923,16 @@ const make = Effect.gen(function*() {
       if (summaryOnly(checkpoint, fingerprint, checkpointed) && inserted.right === 0 && !newGeneration) {
         return { _tag: "unchanged", diagnostics } as const
       }
+      // A session of a store that holds many (AgentMux: every session of an agent in one filestore.db, whose size and
+      // mtime move when any of them grows) read from its cursor to nothing new: its own record did not change, so it is
+      // unchanged, not "imported, 0 events" (tester36a F3: one session grew and every session of the agent was
+      // reported imported). A file of its own that grew without a whole new event stays "accepted": its bytes changed.
+      if (
+        adapter.sourcePerFile !== true && checkpoint?.status === "complete" && inserted.right === 0 && !newGeneration &&
+        rewritten === undefined
+      ) {
+        return { _tag: "unchanged", diagnostics } as const
+      }
       // A rewrite that dropped imported events (`./rewritten.ts`) is said in this run's report, not stored with the
       // checkpoint: what the index holds for the source is what a fresh import of the file holds, so a recreated
       // index and a push see the same checkpoint (test/index/push-identity.test.ts).
