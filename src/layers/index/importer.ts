@@ -48,7 +48,7 @@ import { RECORD_UUID_REUSED } from "../../domain/claude-code/record-ids.js"
 import { REPEATED_RECORDS_SKIPPED, SEQUENCE_DECREASES } from "../../domain/muse-code/record-names.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { VANISHED_REMEDY } from "../../domain/vanished.js"
-import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
+import { type Damaged, damagedCode, damagedSource, emptiedCause, garbledSource } from "./emptied.js"
 import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
@@ -1112,6 +1112,16 @@ const make = Effect.gen(function*() {
             emptied.push({ provider: c.provider, path: c.locator.path, damaged: { path: c.locator.path, lost: { _tag: "truncated", ...cut.right } } })
             continue
           }
+          // Overwritten in place with lines none of which reads as JSON (garbage where the session was): no longer
+          // listed as a session, but damage, not a new version: kept as it was (`garbledSource`, tester37 F1). A line
+          // log only: a store (AgentMux) is no line log.
+          if (adapter.value.sourcePerFile === true) {
+            const garbled = yield* Effect.either(garbledSource(access, c.locator.path, c))
+            if (garbled._tag === "Right" && garbled.right !== undefined) {
+              emptied.push({ provider: c.provider, path: c.locator.path, damaged: garbled.right })
+              continue
+            }
+          }
           yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
         }
       }
@@ -1501,6 +1511,8 @@ const make = Effect.gen(function*() {
           ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
           : lost._tag === "truncated"
           ? { path: e.path, file: e.damaged.path, size: lost.size, importedBytes: lost.imported, ...(lost.matched !== undefined ? { matchedBytes: lost.matched } : {}) }
+          : lost._tag === "garbled"
+          ? { path: e.path, file: e.damaged.path, size: lost.size, linesNotJson: lost.lines }
           : { path: e.path, size: lost.size }
         const code = damagedCode(lost)
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]
