@@ -5,6 +5,7 @@
  * content the import does not hold, so it is said (`CLAUDE_LOG_IN_PROJECTS_ROOT`, naming the files), counted as
  * skipped, and coverage is partial (import exit 8), as every other skip under an authorized root.
  */
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -42,6 +43,18 @@ describe("session logs in the projects root itself (tester36b F13)", () => {
       expect(d.message).toContain(`${STRAY[0]}.jsonl, ${STRAY[1]}.jsonl`)
       expect((r.receipts as Record<string, unknown>).skipped).toBe(2)
       expect(r.remediation).toContain("move it into its project's folder")
+    }))
+
+  it.effect("a fifo under a session log's name in the root: said (SOURCE_NOT_REGULAR_FILE) and counted, never opened (tester37 F3)", () =>
+    Effect.gen(function*() {
+      const root = rootWithStrays(0)
+      const fifo = nodePath.join(root, `${STRAY[1]}.jsonl`)
+      execFileSync("mkfifo", [fifo])
+      const r = yield* discover(root)
+      expect([r.coverage, r.sourceCount, r.reasonCode]).toEqual(["partial", 6, "SOURCES_SKIPPED"])
+      expect(r.diagnostics.map((d) => d.code)).toEqual(["SOURCE_NOT_REGULAR_FILE"])
+      expect(r.diagnostics[0].details).toMatchObject({ file: `${STRAY[1]}.jsonl` })
+      expect((r.receipts as Record<string, unknown>).skipped).toBe(1)
     }))
 
   it("import: the six sessions imported, the stray said, exit 8 (partial); no write to the source", () => {

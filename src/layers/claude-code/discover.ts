@@ -123,6 +123,14 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           if (p.kind === "file" && isSessionFileName(p.name)) {
             ownLogs++
             ownLogNames.push(p.name)
+          } else if (isSessionFileName(p.name)) {
+            // A fifo, socket or device under a session log's name in the root: never opened (a fifo would block),
+            // said and counted, as in a project folder (tester37 F3: it was skipped in silence).
+            skip({
+              code: "SOURCE_NOT_REGULAR_FILE",
+              message: `${p.name} in the projects root is not a regular file (a fifo, socket or device); it was not read.`,
+              details: { file: p.name }
+            })
           }
           continue
         }
