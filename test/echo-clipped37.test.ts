@@ -42,6 +42,14 @@ describe("errors that echo their input (tester36b F12)", () => {
     expect(e.message).toBe(`No session ${"z".repeat(200)}…[+99800 characters] in the index.`)
   })
 
+  it("an error's message shows a tab and a line break of its echo as \\t and \\n, on one line (tester37 F5)", () => {
+    const r = cli(["show", "ab\tcd\nef", "--index", index], { env })
+    expect(r.code).toBe(4)
+    expect(r.stderr).toContain("No session ab\\tcd\\nef in the index.")
+    expect(r.stderr).not.toContain("\t")
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(2)
+  })
+
   it("a path of 4,000 characters in an error is kept whole", () => {
     const deep = nodePath.join("/nonexistent", ...Array.from({ length: 40 }, (_, i) => `${"d".repeat(95)}${String(i).padStart(4, "0")}`))
     expect(deep.length).toBeGreaterThan(3_900)

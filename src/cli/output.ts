@@ -363,9 +363,13 @@ export const printResult = (
 ): Effect.Effect<void, StdoutClosed> =>
   json ? writeStdout(jsonOut(envelope(command, data, null))) : writeHuman(render())
 
-/** Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) written as escapes (`\n`, `\r`, `\u2028`, …). */
+/**
+ * Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) and tabs written as escapes (`\n`, `\r`, `\t`,
+ * `\u2028`, …), as docs/cli-output.md says of a value that is one line by nature (tester37 F5: a tab was written raw).
+ */
 const oneLine = (text: string): string =>
-  text.replace(/[\n\r\u2028\u2029\u0085]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
+  text.replace(/[\n\r\t\u2028\u2029\u0085]/g, (c) =>
+    c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
  * One line for people: `session-ingest: CODE: message` plus a line with the
