@@ -16,7 +16,7 @@ import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { cannotGrow, classify, describe, isStorageError, settleWriteFailure } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
-import { escapeJsonControls, visibleControls } from "../domain/render.js"
+import { escapeJsonControls, oneLineField, visibleControls } from "../domain/render.js"
 import { jsonParts } from "./json-parts.js"
 import { encodeNdjson, encodeNdjsonLines, encodeNdjsonTexts, holdsRawControl, type NdjsonLease } from "../layers/ndjson.js"
 
@@ -364,22 +364,16 @@ export const printResult = (
   json ? writeStdout(jsonOut(envelope(command, data, null))) : writeHuman(render())
 
 /**
- * Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) and tabs written as escapes (`\n`, `\r`, `\t`,
- * `\u2028`, …), as docs/cli-output.md says of a value that is one line by nature (tester37 F5: a tab was written raw).
- */
-const oneLine = (text: string): string =>
-  text.replace(/[\n\r\t\u2028\u2029\u0085]/g, (c) =>
-    c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-
-/**
  * One line for people: `session-ingest: CODE: message` plus a line with the
- * remedy; a line break inside either (a path that holds one) is written as
- * an escape, so the error stays on its two lines; a very long echo is
- * clipped (`CLI_ECHOES`).
+ * remedy; a line break or a tab inside either (a path that holds one) is
+ * written as an escape ({@link oneLineField}, as every one-line value: tester37
+ * F5, a tab was written raw), so the error stays on its two lines; its other
+ * controls are shown by `writeStderr`; a very long echo is clipped
+ * (`CLI_ECHOES`).
  */
 export const renderError = (error: IngestError): string => {
   const e = withEchoesClipped({ message: error.message, remediation: error.remediation })
-  return `session-ingest: ${error.code}: ${oneLine(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLine(e.remediation)}` : ""}\n`
+  return `session-ingest: ${error.code}: ${oneLineField(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLineField(e.remediation)}` : ""}\n`
 }
 
 /** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */

@@ -900,11 +900,6 @@ const fieldAlternatives = (): string => {
   const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4}|\\{1,7}["'${"`"}]|\\\\|''|\\{1,3}[nrt/])`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
-  // session 37 (tester36b F8): a value on the line after its opening quote (`password: "` then `Zq8…"`, Python's
-  // `"""` then the value's line then `"""`): one word that looks like a secret (a letter and a digit, or 16
-  // characters) alone on that line, maybe a line break before the closing quote; a phrase or code there stays
-  // (`print("password: "` then `  + pw)`)
-  const breakLed = breakLedValue
   // (F11: a value that starts with blanks after a quoted key and `:`, `{"password": " Qz7…"}`: JSON's and Python's
   // dict; after an unquoted name the quote may close a prompt, `"password: " + pw`, and the blanks start no value)
   const blankLed = String.raw`(?<=["'][ \t]{0,8}:[ \t]{0,8}\\{0,7}["'])(?=[ \t]{1,8}[^\s"'\\$\{])`
@@ -919,7 +914,7 @@ const fieldAlternatives = (): string => {
     // (an unquoted name's value on a later line, FIELD_GAP, only when it looks like a secret: "Enter the password:"
     // then a quoted line is prose)
     const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:${NEXT_LINE_VALUE}|[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?<!["'])${FIELD_GAP}(?=\\{0,7}["'${"`"}]${looks(quotedUnit)})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))(?:${NAME_CONT}(?=\\{0,7}["'${"`"}]|${ESC_QUOTE})|[ \t]*\((?:[ \t]{1,8}|[ \t]{0,8}${LINE_BREAK}[ \t]{0,40}){0,2}(?=\\{0,7}["'${"`"}])|[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END}))))`
-    const quoted = String.raw`(${TRIPLE_QUOTE}|\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?!\[REDACTED:)(${breakLed(g + 3)}|${start}${a === 1 ? looks(quotedUnit) : ""}${quotedValue(g + 3, undefined, true)}${joined(g + 3)})${closedOrOpen(`\\${g + 3}`)}`
+    const quoted = String.raw`(${TRIPLE_QUOTE}|\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?!\[REDACTED:)(${breakLedValue(g + 3)}|${start}${a === 1 ? looks(quotedUnit) : ""}${quotedValue(g + 3, undefined, true)}${joined(g + 3)})${closedOrOpen(`\\${g + 3}`)}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?!${NEXT_AFTER_SEMICOLON})${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
