@@ -12,6 +12,7 @@ import { titleOf, WarningTally } from "../muse-agents/summary.js"
 import { clipPrompt } from "../redaction/clipped.js"
 import { earliestOf, latestOf } from "../timestamps.js"
 import { USAGE_NOT_VALID } from "../usage.js"
+import { NOT_JSON_KINDS } from "../garbled.js"
 import { INVALID_UTF8 } from "../warning-kinds.js"
 import { ChainState, eventCountOf, type TokenTotals, UsageTally } from "./events.js"
 import { type Classified, isPrompt, PROGRESS_RECORD, isSpawnTool, SYNTHETIC_MODEL, textOf, UNKNOWN_BLOCK } from "./records.js"
@@ -54,6 +55,10 @@ export { INVALID_UTF8 }
 export class SessionScan {
   /** Physical lines of the main file. */
   lineCount = 0
+  /** Non-blank lines of the main file that read as JSON (records, and lines skipped for their content). */
+  readLines = 0
+  /** Lines of the main file that do not read as JSON ({@link NOT_JSON_KINDS}: torn, garbage, zeroed, UTF-16). */
+  notJsonLines = 0
   /** True when the main file's last line had no `\n` (and is not `zeroed-bytes`: a zeroed tail is not a file still written). */
   lastLineUnterminated = false
   promptCount = 0
@@ -121,6 +126,10 @@ export class SessionScan {
     const events = eventCountOf(c)
     if (main) this.eventCount += events
     else this.subagentEventCount += events
+    if (main && c._tag !== "Blank") {
+      if (c._tag === "LineWarning" && NOT_JSON_KINDS.has(c.kind)) this.notJsonLines++
+      else this.readLines++
+    }
     switch (c._tag) {
       case "Blank":
       case "Ignored":

@@ -21,6 +21,7 @@ import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { sortKey as timestampSortKey } from "../../domain/timestamps.js"
+import { garbledDiagnostic, isGarbled } from "../../domain/garbled.js"
 import { unreadableOf } from "../../domain/unreadable.js"
 import type { KnownSource } from "../../services/SessionSource.js"
 import { type ClaudeDeps, claudeRootOf, flatOwnerOf, folderListingOf, keptSourceProbed, overviewOf, scanSession, summaryOf } from "./source.js"
@@ -205,6 +206,12 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           }
           filesRead++
           const s = scanned.right
+          if (isGarbled(s.scan.readLines, s.scan.notJsonLines)) {
+            // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a session without a
+            // conversation; skipped and said, so coverage is partial (tester37 F2).
+            skip(garbledDiagnostic(`${p.name}/${e.name}`, s.scan.lineWarnings.toArray(), { project: p.name, file: e.name, path }))
+            continue
+          }
           if (!s.scan.listable) {
             omitted++
             diagnostics.push({

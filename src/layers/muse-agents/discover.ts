@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import type { Diagnostic, DiscoveredSource, DiscoveryReport } from "../../domain/model.js"
 import { SESSIONS_DIR, transcriptFileName } from "../../domain/muse-agents/root.js"
 import { isNotAFolder, notAFolderOf } from "../../domain/not-a-folder.js"
+import { garbledDiagnostic, isGarbled } from "../../domain/garbled.js"
 import { remedyOfSkips } from "../../domain/skip-remedy.js"
 import { skipDiagnosticOf } from "../../domain/text-encoding.js"
 import { type AgentsDeps, agentsRootOf, indexDiagnostic, LOCATOR_CLASS, readIndexBeside, scanTranscript } from "./source.js"
@@ -121,6 +122,14 @@ const discoverAgent = (deps: AgentsDeps, root: string, agentId: string): Effect.
     const file = yield* deps.access.authorizeFile(nodePath.join(sessionsDir, name), [root])
     const { scan, sourceId } = yield* scanTranscript(deps, file)
     const header = scan.header
+    if (isGarbled(scan.readLines, scan.notJsonLines)) {
+      // Lines, none of which could be read (torn, not JSON, zeroed): damage, not a transcript without a header;
+      // skipped and said, so coverage is partial (tester37 F2).
+      return {
+        _tag: "skipped",
+        diagnostic: garbledDiagnostic(`${agentId}/sessions/${name}`, scan.lineWarnings.toArray(), { agentId, path: file.path })
+      } as Found
+    }
     if (header === null) return { _tag: "no-header", agentId } as Found
     if (!scan.listable) return { _tag: "empty", agentId } as Found
     const index = yield* readIndexBeside(deps, sessionsDir, root, header.sessionId)
