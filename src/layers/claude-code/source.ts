@@ -344,6 +344,16 @@ const flatAgentFiles = (
   })
 
 /**
+ * A subagent file of `session` as its diagnostics name it: its path under the session's authorized root
+ * (`-home-me-app/<session-uuid>/subagents/agent-<id>.jsonl`), so that among many sessions the one meant is known
+ * (tester37 F4: only `agent-<id>.jsonl` was named); the path itself when it is not under the root.
+ */
+const subagentNameOf = (session: AuthorizedFile, path: string): string => {
+  const rel = nodePath.relative(session.root, path)
+  return rel === "" || rel.startsWith("..") || nodePath.isAbsolute(rel) ? path : rel
+}
+
+/**
  * The subagent files of a session, by file name: the nested layout
  * (`<session-uuid>/subagents/agent-*.jsonl`, with `agent-<id>.meta.json`),
  * then the flat layout of older versions (`agent-<agentId>.jsonl` in the
@@ -365,17 +375,18 @@ export const subagentsOf = (
     for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const agentId = agentIdOfFile(e.name)
       if (agentId === null) continue
+      const named = subagentNameOf(session, nodePath.join(dir, e.name))
       if (e.kind !== "file") {
         diagnostics.push({
           code: e.kind === "symlink" ? "SYMLINK_SKIPPED" : "NOT_A_FILE",
-          message: `The subagent file ${e.name} is ${e.kind === "symlink" ? "a symlink; it was not followed" : "not a regular file"}.`,
+          message: `The subagent file ${named} is ${e.kind === "symlink" ? "a symlink; it was not followed" : "not a regular file"}.`,
           details: { agentId }
         })
         continue
       }
       const file = yield* Effect.either(deps.access.authorizeFile(nodePath.join(dir, e.name), [session.root]))
       if (Either.isLeft(file)) {
-        diagnostics.push({ code: file.left.code, message: `The subagent file ${e.name}: ${file.left.message}`, details: { agentId } })
+        diagnostics.push({ code: file.left.code, message: `The subagent file ${named}: ${file.left.message}`, details: { agentId } })
         continue
       }
       const out = leftOutOf(e.name, agentId, yield* agentHeadOf(deps.access, file.right))
@@ -535,7 +546,7 @@ export const scanSession = (
       if (s.metaProblem !== undefined) scan.subagentWarnings.add(SUBAGENT_META_NOT_VALID, null)
       const read = yield* Effect.either(scanFile(s.file, { _tag: "subagent", agentId: s.agentId }, subagentFileLabel(s)))
       if (Either.isLeft(read)) {
-        problems.push(skipDiagnosticOf(read.left, `The subagent file agent-${s.agentId}.jsonl: ${read.left.message}`, { agentId: s.agentId }))
+        problems.push(skipDiagnosticOf(read.left, `The subagent file ${subagentNameOf(file, s.file.path)}: ${read.left.message}`, { agentId: s.agentId }))
       }
     }
     return {

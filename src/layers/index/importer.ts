@@ -443,6 +443,9 @@ const unreadableSourceOf = (d: Diagnostic): { readonly path: string; readonly de
   return u !== undefined && typeof source === "string" ? { path: source, details: u } : undefined
 }
 
+/** A diagnostic's identity in a provider's list: its code and message (what a reader of the report tells apart). */
+const diagnosticKey = (d: Diagnostic): string => `${d.code}\u0000${d.message}`
+
 /** The file of a discovery's `SOURCE_GARBLED` skip (its `details.path`), else undefined. */
 const garbledPathOf = (d: Diagnostic): string | undefined =>
   d.code === SOURCE_GARBLED && typeof d.details?.path === "string" ? d.details.path : undefined
@@ -1565,6 +1568,8 @@ const make = Effect.gen(function*() {
        * except those that say how the events were read, none left out ({@link COMPLETE_DIAGNOSTICS}): listed only.
        */
       const readWarnings: ReadWarnings = new Map()
+      /** The `code` and `message` of each diagnostic a provider's coverage holds, once the read has added to it. */
+      const saidDiagnostics = new Map<ProviderCoverage, Set<string>>()
       const noteDiagnostics = (k: number, w: (typeof work)[number], given: ReadonlyArray<Diagnostic>) => {
         const p = providers.get(w.provider)
         if (p === undefined || given.length === 0) return
@@ -1573,7 +1578,16 @@ const make = Effect.gen(function*() {
         const diagnostics = warnings.length === 0 ? given : given.filter((d) => d.code !== PARSE_WARNING)
         if (warnings.length > 0) readWarnings.set(k, warnings.flatMap((d) => warningOfDiagnostic(d) ?? []))
         if (diagnostics.length === 0) return
-        p.diagnostics = [...p.diagnostics, ...diagnostics]
+        // One diagnostic said once: the read restates what discovery said of the source (a Claude Code subagent file
+        // that is a symlink or no regular file), with fewer details (tester37 F4: each was listed twice).
+        let said = saidDiagnostics.get(p)
+        if (said === undefined) {
+          said = new Set(p.diagnostics.map(diagnosticKey))
+          saidDiagnostics.set(p, said)
+        }
+        const fresh = diagnostics.filter((d) => !said!.has(diagnosticKey(d)))
+        for (const d of fresh) said.add(diagnosticKey(d))
+        if (fresh.length > 0) p.diagnostics = [...p.diagnostics, ...fresh]
         for (const d of diagnostics) {
           if (COMPLETE_DIAGNOSTICS.has(d.code)) continue
           const remedy = d.remediation ?? null
