@@ -549,6 +549,13 @@ export const countedElsewhereNote = (
  * sentences wherever a cost is shown: `usage`'s `note:` lines, `show`'s usage line, an ATIF export's `notes`.
  * `name`: how a model's name is written (default {@link shownName}).
  */
+/**
+ * What the cost notes' remedies add to "add … to its price under "prices" in the config file": a configured price
+ * replaces the bundled one whole, so a user who adds one rate must copy the others (tester37 F6: following the note,
+ * a user lost the bundled fast rates). docs/usage-and-cost.md says the same.
+ */
+export const WHOLE_PRICE_ENTRY = `(a price there replaces the bundled one whole: copy its other rates into it, "fast" and "longContext" included)`
+
 export const costNotes = {
   /** `responses` of `model` (null: no model) without a price: tokens without a cost. */
   unpriced: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
@@ -559,12 +566,12 @@ export const costNotes = {
   longContext: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
     `${model === null ? "(no model)" : name(model)}: ${responses} response${
       responses === 1 ? "" : "s"
-    } with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file.`,
+    } with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file ${WHOLE_PRICE_ENTRY}.`,
   /** `responses` of `model` that ran in fast mode (usage `speed: "fast"`) and no fast-mode price: cost unknown. */
   fast: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
     `${model === null ? "(no model)" : name(model)}: ${responses} response${
       responses === 1 ? "" : "s"
-    } in fast mode (usage speed "fast") and no fast-mode price in the price table: cost unknown, not priced at the standard rates; add "fast" to its price under "prices" in the config file.`,
+    } in fast mode (usage speed "fast") and no fast-mode price in the price table: cost unknown, not priced at the standard rates; add "fast" to its price under "prices" in the config file ${WHOLE_PRICE_ENTRY}.`,
   /** `runs` AgentMux runs whose stated total is set aside. */
   setAside: (runs: number): string =>
     `${humanTokens(runs)} AgentMux run${

@@ -54,7 +54,7 @@ export const renderHits = (hits: ReadonlyArray<SearchHit>, local: boolean): Arra
   hits.forEach((h, i) => {
     const time = h.occurredAt !== null ? humanTime(h.occurredAt, { local, seconds: true }) : "-"
     const what = h.eventId === null ? "title" : `${h.kind ?? "-"}${h.role !== null ? ` (${h.role})` : ""}  ${h.eventId}`
-    const on = machines && h.machine !== null ? ` on ${h.machine.replace(/\s+/g, " ")}` : ""
+    const on = machines && h.machine !== null ? ` on ${oneLineField(h.machine)}` : ""
     // `!`: a hit of an incomplete session (as `sessions` marks it), said in a note under the hits
     const mark = h.sessionStatus === "incomplete" ? "!" : ""
     out.push({ text: `${i + 1}. ${time}  ${h.provider}${on}  ${oneLineField(h.sessionId)}${mark}  ${what}\n` })

@@ -14,7 +14,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { costNotes, counted, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName, visibleControls } from "../../domain/render.js"
+import { costNotes, counted, countedElsewhereText, humanTime, humanTokens, humanUsd, oneLineField, shownName, visibleControls, WHOLE_PRICE_ENTRY } from "../../domain/render.js"
 import { incompleteNote } from "../../domain/incomplete.js"
 import type { CountedElsewhere, UsageSummary } from "../../domain/usage.js"
 import type { SessionRow } from "../../services/Index.js"
@@ -25,13 +25,14 @@ import { timeRange, workspaceOption } from "../filters.js"
 
 
 /**
- * `text` as a table cell shows it (its controls as {@link visibleControls} escapes), at most `max` characters of that
- * shown form: cut between whole code points and whole escapes, never inside a surrogate pair or an escape.
+ * `text` as a table cell shows it (its controls as {@link visibleControls} escapes; with `oneLine`, its tabs and line
+ * breaks as {@link oneLineField} escapes too), at most `max` characters of that shown form: cut between whole code
+ * points and whole escapes, never inside a surrogate pair or an escape.
  */
-const shownCut = (text: string, max: number): string => {
+const shownCut = (text: string, max: number, oneLine = false): string => {
   let out = ""
   for (const c of text) {
-    const shown = visibleControls(c)
+    const shown = visibleControls(oneLine ? oneLineField(c) : c)
     if (out.length + shown.length > max) break
     out += shown
   }
@@ -82,7 +83,7 @@ const render = (
   const titleWidth = Math.max("title".length, ...titles.map((t) => t.length))
   // The machine: only when the rows come from more than one (a team index), so a machine's own listing is as it was.
   const machines = new Set(rows.map((r) => r.machine).filter((m) => m !== null)).size > 1
-    ? rows.map((r) => (r.machine ?? "").replace(/\s+/g, " ").slice(0, 30))
+    ? rows.map((r) => shownCut(r.machine ?? "", 30, true))
     : null
   const mw = machines === null ? 0 : Math.max("machine".length, ...machines.map((m) => m.length))
   // (tester31a F6) the session column as wide as its longest id (an inline sidechain's `sidechain-<uuid>` is 47), so
@@ -103,7 +104,9 @@ const render = (
       "  ",
       titles[i].padEnd(titleWidth),
       "  ",
-      (r.workspace ?? "").replace(/\s+/g, " ")
+      // A path, one line by nature: its tabs and line breaks shown as `\t`, `\n` (docs/cli-output.md), never as spaces
+      // that make `a<TAB>b` read as `a b` (tester37 F5); `discover` shows it the same.
+      oneLineField(r.workspace ?? "")
     ].join(" ").trimEnd()
   )
   // Notes about the listed sessions only (tester28a F4): `usage` may hold every session of the index (a filter other
@@ -124,10 +127,10 @@ const render = (
       `? cost unknown: ${named.map(([m, n]) => `${shownName(m!)} (${responses(n)})`).join(", ")} not in the price table (${priceTable}); add it under "prices" in the config file.`
     ]),
     ...(longUnpriced.size === 0 ? [] : [
-      `? cost unknown: ${[...longUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} with a prompt over 200k tokens and no long-context price in the price table (${priceTable}); add "longContext" to its price under "prices" in the config file.`
+      `? cost unknown: ${[...longUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} with a prompt over 200k tokens and no long-context price in the price table (${priceTable}); add "longContext" to its price under "prices" in the config file ${WHOLE_PRICE_ENTRY}.`
     ]),
     ...(fastUnpriced.size === 0 ? [] : [
-      `? cost unknown: ${[...fastUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} in fast mode (usage speed "fast") and no fast-mode price in the price table (${priceTable}); add "fast" to its price under "prices" in the config file.`
+      `? cost unknown: ${[...fastUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} in fast mode (usage speed "fast") and no fast-mode price in the price table (${priceTable}); add "fast" to its price under "prices" in the config file ${WHOLE_PRICE_ENTRY}.`
     ]),
     ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : []),
     // AgentMux runs partly in Claude Code's log (session 28: said wherever a cost is shown, as `usage` says it)

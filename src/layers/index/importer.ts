@@ -852,7 +852,7 @@ const make = Effect.gen(function*() {
           }
           // Begins with what was imported and then no longer holds some of it (cut back and written on): read again
           // as a new generation, as any change, but those events leave the views: reported, never silently.
-          rewritten = yield* rewrittenSource(adapter, index, source.sourceKey, checkpoint, locator)
+          rewritten = yield* rewrittenSource(adapter, index, source.sourceKey, checkpoint, locator); console.error("DBG rewritten", JSON.stringify(rewritten))
           yield* startOver(changed.right)
         }
       }

@@ -25,8 +25,9 @@
  * the raw reference's offset, which moved when a line before it changed
  * length), and each
  * stored event after the kept ones that the file does not hold so is
- * counted `missing`. Stored sessions of the source that the file no longer
- * names at all are not counted.
+ * counted `missing`; so is each stored event past the last one of its session the file holds, when every event of
+ * the file is the stored one at its place (a Muse Code export replaced by an older one: its events a prefix of those
+ * imported; tester38 F7). Stored sessions of the source that the file no longer names at all are not counted.
  *
  * @module
  */
@@ -135,7 +136,10 @@ export const rewrittenSource = (
       return yield* folded.left
     }
     const kept = folded.right.kept
-    if ((kept === 0 && !folded.right.ofSession) || folded.right.same) return undefined
+    // Every event of the file the stored one at its place: it may still hold fewer of them than were imported (an
+    // older Muse Code export restored over a newer one, the same document with its last records left out; a log
+    // whose later lines were overwritten with no event): counted below, never dropped in silence (tester38 F7).
+    if (kept === 0 && !folded.right.ofSession) return undefined
     let missing = 0
     let compared = 0
     const count = (e: SessionEvent) => {
