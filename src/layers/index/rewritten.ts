@@ -67,13 +67,15 @@ const canonical = (value: unknown): string => {
 }
 
 /**
- * An event's session, id and a digest of its content: every field but those that give its byte place in the file,
- * its cursor and its raw reference's `offset` (both moved when a line before it changed length; tester26a F7).
- * Event ids do not derive from byte offsets (Claude Code, Muse agents: `line-<n>`; Muse Code: the record's
- * `sequence`; AgentMux: the record's index), nor do the other fields, so an event only moved keeps its key.
+ * An event's session, id and a digest of its content: every field but those that give its place in the file, its
+ * cursor and its raw reference's `offset` (both moved when a line before it changed length; tester26a F7), its
+ * `sequence` and its raw reference's `sequence` (its place among the source's events: moved when an event before it
+ * is no longer there, as in a Muse Code export with records left out; tester38 F7). Event ids do not derive from
+ * those (Claude Code, Muse agents: `line-<n>`; Muse Code: the record's envelope `sequence`; AgentMux: the record's
+ * index), nor do the other fields, so an event only moved keeps its key.
  */
 const contentKey = (e: SessionEvent): string => {
-  const content = { ...e, cursor: "", rawReference: { ...e.rawReference, offset: undefined } }
+  const content = { ...e, cursor: "", sequence: 0, rawReference: { ...e.rawReference, offset: undefined, sequence: undefined } }
   return `${e.sessionId}\u0000${e.eventId}\u0000${createHash("sha256").update(canonical(content)).digest("hex")}`
 }
 
