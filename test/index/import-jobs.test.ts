@@ -12,8 +12,9 @@
  *
  * The library's workers here run the bundled worker entry (dist/parse-worker.cjs,
  * built from these sources by the global setup) instead of the tsx bootstrap:
- * each tsx worker compiled the library again, ~2/3 of this file's processor
- * time over its 16 worker starts. The bootstrap itself is still started by
+ * each tsx worker compiled the library again (two workers per import with
+ * `jobs: 2` and 64 or more new sources: 7 to 13 such imports here), ~2/3 of
+ * this file's processor time. The bootstrap itself is still started by
  * import-jobs-title.test.ts.
  */
 import { spawn, spawnSync } from "node:child_process"
