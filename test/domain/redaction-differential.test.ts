@@ -250,9 +250,11 @@ describe("redaction: the same output as before its speed-up", () => {
     // the generator makes both: strings some rule redacts, and strings none does
     expect(changed).toBeGreaterThan(3000)
     expect(changed).toBeLessThan(inputs.length - 3000)
-    // and every rule is reached: each redacts some of them on its own
+    // and every rule is reached: each redacts more than 50 of them on its own (counted up to the 51st: counting all
+    // 130,000 inputs for each of the 133 rules took a quarter of this test's processor time)
     for (const rule of builtinRules) {
-      const hits = inputs.filter((s) => referenceRedactText([rule], s) !== s).length
+      let hits = 0
+      for (const s of inputs) if (referenceRedactText([rule], s) !== s && ++hits > 50) break
       expect(hits, rule.id).toBeGreaterThan(50)
       await new Promise((resolve) => setImmediate(resolve))
     }

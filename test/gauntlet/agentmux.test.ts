@@ -41,6 +41,7 @@ import {
   expectOk,
   fileDir,
   GAUNTLET_TIMEOUT,
+  limitOf,
   guarded,
   importRun,
   inspect,
@@ -205,37 +206,37 @@ describe("gauntlet: agentmux (skip and count unreadable lines)", () => {
       it.effect(`inspect: ${v.fail ?? "skips and counts"}`, () =>
         Effect.gen(function*() {
           const s = mk()
-          const o = yield* guarded([s.storeDir], inspect("agentmux", s.policy, s.locator))
+          const o = yield* guarded([s.storeDir], inspect("agentmux", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const r = expectOk(o)
           expect(r.eventCount).toBe(v.texts!.length)
           expect(warningsOf(r.diagnostics)).toEqual(v.warnings)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`stream: ${v.fail ?? "the readable messages"}`, () =>
         Effect.gen(function*() {
           const s = mk()
-          const o = yield* guarded([s.storeDir], stream("agentmux", s.policy, s.locator))
+          const o = yield* guarded([s.storeDir], stream("agentmux", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const es = expectOk(o)
           expect(es.map((e) => e.text)).toEqual(v.texts)
           if (v.times !== undefined) expect(es.map((e) => e.occurredAt)).toEqual(v.times)
           v.events?.(es)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`discover: ${v.fail ?? `session S only${v.diagnostics ? `, ${v.diagnostics.join(", ")}` : ""}`}`, () =>
         Effect.gen(function*() {
           const s = mk()
-          const o = yield* guarded([s.storeDir], discover("agentmux", s.policy, { agentId: UID }))
+          const o = yield* guarded([s.storeDir], discover("agentmux", s.policy, { agentId: UID }), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const r = expectOk(o)
           expect(r.sources.map((x) => x.sessionId)).toEqual([S])
           const codes = r.diagnostics.map((d) => d.code)
           for (const c of v.diagnostics ?? []) expect(codes).toContain(c)
           expect(codes.filter((c) => !(v.diagnostics ?? []).includes(c))).toEqual([])
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`import: ${v.fail !== undefined ? `agentmux unavailable (${v.fail})` : "accepted"}`, () =>
         Effect.gen(function*() {
           const s = mk()
-          const r = expectOk(yield* guarded([s.storeDir], importRun(s.priv, s.policy, { agents: [UID] })))
+          const r = expectOk(yield* guarded([s.storeDir], importRun(s.priv, s.policy, { agents: [UID] }), { limit: limitOf(id) }))
           expect(rejectedCodes(r)).toEqual({})
           if (v.fail !== undefined) {
             expect(r.providers.find((p) => p.provider === "agentmux")).toMatchObject({ status: "unavailable", coverage: "partial", reasonCode: v.fail })
@@ -243,7 +244,7 @@ describe("gauntlet: agentmux (skip and count unreadable lines)", () => {
           }
           expect(r.sources).toMatchObject({ accepted: 1, rejected: 0 })
           expect(r.eventsAdded).toBe(v.texts!.length)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
     })
   }
 

@@ -44,6 +44,7 @@ import {
   expectOk,
   fileDir,
   GAUNTLET_TIMEOUT,
+  limitOf,
   guarded,
   importRun,
   inspect,
@@ -282,7 +283,7 @@ describe("gauntlet: muse-agents (tolerant)", () => {
       it.effect("inspect", () =>
         Effect.gen(function*() {
           const s = setup(v)
-          const o = yield* guarded([s.root], inspect("muse-agents", s.policy, s.locator))
+          const o = yield* guarded([s.root], inspect("muse-agents", s.policy, s.locator), { limit: limitOf(id) })
           if (v.notASession) return expectFail(o, "MALFORMED_SOURCE")
           const r = expectOk(o)
           expect(r.status).toBe(v.status)
@@ -290,24 +291,24 @@ describe("gauntlet: muse-agents (tolerant)", () => {
           expect(warningsOf(r.diagnostics.filter((d) => d.code === "PARSE_WARNING").map((d) => d.details as any))).toEqual(
             v.warnings
           )
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
 
       it.effect("stream", () =>
         Effect.gen(function*() {
           const s = setup(v)
-          const o = yield* guarded([s.root], stream("muse-agents", s.policy, s.locator))
+          const o = yield* guarded([s.root], stream("muse-agents", s.policy, s.locator), { limit: limitOf(id) })
           if (v.notASession) return expectFail(o, "MALFORMED_SOURCE")
           const events = expectOk(o)
           expect(events.map((e) => e.text)).toEqual(v.texts)
           for (const e of events) expect(e.text).not.toContain("\uFFFD")
           if (v.times !== undefined) expect(events.map((e) => e.occurredAt)).toEqual(v.times)
           v.events?.(events)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
 
       it.effect("discover", () =>
         Effect.gen(function*() {
           const s = setup(v)
-          const r = expectOk(yield* guarded([s.root], discover("muse-agents", s.policy)))
+          const r = expectOk(yield* guarded([s.root], discover("muse-agents", s.policy), { limit: limitOf(id) }))
           expect(r.coverage).toBe("complete")
           if (v.notASession) {
             expect(r.sources).toEqual([])
@@ -316,12 +317,12 @@ describe("gauntlet: muse-agents (tolerant)", () => {
           }
           expect(r.sources.length).toBe(1)
           expect(warningsOf(r.sources[0].summary.parseWarnings as any)).toEqual(v.warnings)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
 
       it.effect("import", () =>
         Effect.gen(function*() {
           const s = setup(v)
-          const r = expectOk(yield* guarded([s.root], importRun(s.priv, s.policy)))
+          const r = expectOk(yield* guarded([s.root], importRun(s.priv, s.policy), { limit: limitOf(id) }))
           expect(rejectedCodes(r)).toEqual({})
           if (v.notASession) {
             expect(r.sources).toMatchObject({ discovered: 0, accepted: 0 })
@@ -329,7 +330,7 @@ describe("gauntlet: muse-agents (tolerant)", () => {
           }
           expect(r.sources).toMatchObject({ discovered: 1, accepted: 1, rejected: 0 })
           expect(r.eventsAdded).toBe(v.texts!.length)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
     })
   }
 

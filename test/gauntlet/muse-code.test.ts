@@ -50,6 +50,7 @@ import {
   expectOk,
   fileDir,
   GAUNTLET_TIMEOUT,
+  limitOf,
   guarded,
   importRun,
   inspect,
@@ -246,28 +247,28 @@ describe("gauntlet: muse-code native session.jsonl (fail closed)", () => {
         Effect.gen(function*() {
           const s = setup()
           const v = verdict(s.ws)
-          const o = yield* guarded([s.root], inspect("muse-code", s.policy, s.locator))
+          const o = yield* guarded([s.root], inspect("muse-code", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const r = expectOk(o)
           expect(r.status).toBe(v.status)
           expect(r.eventCount).toBe(v.eventIds!.length)
           expect(r.diagnostics.map((d) => d.code)).toEqual(v.diagnostics ?? ["NO_SESSION_END"])
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`stream: ${v0.fail ?? "the good records"}`, () =>
         Effect.gen(function*() {
           const s = setup()
           const v = verdict(s.ws)
-          const o = yield* guarded([s.root], stream("muse-code", s.policy, s.locator))
+          const o = yield* guarded([s.root], stream("muse-code", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const es = expectOk(o)
           expect(es.map((e) => e.eventId)).toEqual(v.eventIds)
           v.events?.(es)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`discover: T selected, H ${v0.head}`, () =>
         Effect.gen(function*() {
           const s = setup()
           const v = verdict(s.ws)
-          const r = expectOk(yield* guarded([s.root], discover("muse-code", s.policy)))
+          const r = expectOk(yield* guarded([s.root], discover("muse-code", s.policy), { limit: limitOf(id) }))
           const receipts = (r.receipts as any).museSourceInspections as Array<any>
           const byPath = (p: string) => receipts.find((x) => x.sourceId === makeSourceId("muse-code", "muse-native-session-log", p))
           const expectT = v.whole !== undefined ? v.head : "matched"
@@ -280,12 +281,12 @@ describe("gauntlet: muse-code native session.jsonl (fail closed)", () => {
           const inconclusive = v.head !== "matched"
           expect(r.status).toBe(inconclusive ? "not-checked" : "checked")
           expect(r.coverage).toBe(inconclusive ? "partial" : "complete")
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`import: ${v0.fail !== undefined ? `rejected ${v0.fail}` : "accepted"}`, () =>
         Effect.gen(function*() {
           const s = setup()
           const v = verdict(s.ws)
-          const r = expectOk(yield* guarded([s.root], importRun(s.priv, s.policy)))
+          const r = expectOk(yield* guarded([s.root], importRun(s.priv, s.policy), { limit: limitOf(id) }))
           const selected = (v.whole !== undefined ? 0 : 1) + (v.head === "matched" ? 1 : 0)
           expect(r.sources.discovered).toBe(selected)
           if (v.fail !== undefined) {
@@ -296,7 +297,7 @@ describe("gauntlet: muse-code native session.jsonl (fail closed)", () => {
             expect(r.sources.accepted).toBe(selected)
           }
           expect(r.coverage).toBe(v.fail !== undefined || v.head !== "matched" ? "partial" : "complete")
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
     })
   }
 
@@ -643,28 +644,28 @@ describe("gauntlet: muse-code manual-export (fail closed)", () => {
       it.effect(`inspect: ${v.fail ?? "accepted"}`, () =>
         Effect.gen(function*() {
           const s = setup()
-          const o = yield* guarded([s.ws], inspect("muse-code", s.policy, s.locator))
+          const o = yield* guarded([s.ws], inspect("muse-code", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           expect(expectOk(o)).toMatchObject({ status: "complete", eventCount: v.count })
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect(`stream: ${v.fail ?? "every record"}`, () =>
         Effect.gen(function*() {
           const s = setup()
-          const o = yield* guarded([s.ws], stream("muse-code", s.policy, s.locator))
+          const o = yield* guarded([s.ws], stream("muse-code", s.policy, s.locator), { limit: limitOf(id) })
           if (v.fail !== undefined) return expectFail(o, v.fail)
           const es = expectOk(o)
           expect(es.length).toBe(v.count)
           v.events?.(es)
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
       it.effect("discover (n/a: exports are given explicitly): UNSUPPORTED_OPERATION without --muse-root", () =>
         Effect.gen(function*() {
           const s = setup()
-          expectFail(yield* guarded([s.ws], discover("muse-code", s.policy)), "UNSUPPORTED_OPERATION")
-        }), GAUNTLET_TIMEOUT)
+          expectFail(yield* guarded([s.ws], discover("muse-code", s.policy), { limit: limitOf(id) }), "UNSUPPORTED_OPERATION")
+        }), limitOf(id))
       it.effect(`import (explicit export): ${v.fail !== undefined ? `rejected ${v.fail}` : "accepted"}`, () =>
         Effect.gen(function*() {
           const s = setup()
-          const r = expectOk(yield* guarded([s.ws], importRun(s.priv, s.policy, { exports: [s.file] })))
+          const r = expectOk(yield* guarded([s.ws], importRun(s.priv, s.policy, { exports: [s.file] }), { limit: limitOf(id) }))
           if (v.fail !== undefined) {
             expect(rejectedCodes(r)).toEqual({ [v.fail]: 1 })
             expect(r.coverage).toBe("partial")
@@ -672,7 +673,7 @@ describe("gauntlet: muse-code manual-export (fail closed)", () => {
             expect(r.sources).toMatchObject({ accepted: 1, rejected: 0 })
             expect(r.eventsAdded).toBe(v.count)
           }
-        }), GAUNTLET_TIMEOUT)
+        }), limitOf(id))
     })
   }
 

@@ -9,6 +9,13 @@
  *   malformed one rejected with its code, as with `--jobs 1`);
  * - killed at any commit point, the next run reaches the same content; a real
  *   SIGKILL of the built CLI (the bundled worker entry) mid-import too.
+ *
+ * The library's workers here run the bundled worker entry (dist/parse-worker.cjs,
+ * built from these sources by the global setup) instead of the tsx bootstrap:
+ * each tsx worker compiled the library again (two workers per import with
+ * `jobs: 2` and 64 or more new sources: 7 to 13 such imports here), ~2/3 of
+ * this file's processor time. The bootstrap itself is still started by
+ * import-jobs-title.test.ts.
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as crypto from "node:crypto"
@@ -16,6 +23,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
+import { vi } from "vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { DEFAULT_COMMIT_EVENTS, planFromPolicy } from "../../src/layers/index/importer.js"
@@ -25,6 +33,11 @@ import { crashAt, dumpIndex, importOnce } from "../support/index.js"
 import { museWorkspace } from "../support/source-roots.js"
 import { repoRoot } from "../support/paths.js"
 import { cli } from "../support/run.js"
+
+vi.mock("../../src/layers/index/parse-pool.js", async (original) => ({
+  ...(await original<typeof import("../../src/layers/index/parse-pool.js")>()),
+  parseWorkerEntry: () => path.join(repoRoot, "dist", "parse-worker.cjs")
+}))
 
 const idOf = (k: number) => `0e0e0e0e-0000-4000-8000-${String(k).padStart(12, "0")}`
 
