@@ -14,10 +14,13 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import {
+  beginScan,
   decodeStoredZoneScan,
   emptyScan,
   encodeZoneScan,
+  endScan,
   isConsistentScan,
+  scanGroup,
   type ZoneScan
 } from "../../src/domain/agentmux/record.js"
 import type { DiscoveryReport } from "../../src/domain/model.js"
@@ -112,6 +115,42 @@ describe("stored scans", () => {
     const plain = { ...scan, cwd: { "S-1": "/a", "S-é": "/日本" } }
     expect(decodeStoredZoneScan(asFormat1(plain))).toEqual(plain)
     expect(decodeStoredZoneScan(encodeZoneScan(emptyScan))).toEqual(emptyScan)
+  })
+
+  it("the working directories decoded and their working copy are ordinary objects holding every session id as an own key", () => {
+    // Session ids that are Object.prototype's names, `__proto__`, and integer-like ids (listed first, ascending, as in
+    // any object): each an own key with its directory, in decoded and copy alike (issue 13 builds both key by key).
+    const ids = ["S-1", "__proto__", "10", "constructor", "2", "toString", "hasOwnProperty"]
+    const cwd = JSON.parse(`{${ids.map((id, i) => `${JSON.stringify(id)}:"/w/${i}"`).join(",")}}`) as Record<string, string>
+    const scan: ZoneScan = {
+      ...emptyScan,
+      readTo: 100 * ids.length,
+      runs: ids.map((sessionId, i) => ({ sessionId, start: 100 * i, end: 100 * i + 50, lines: 1, firstMs: i, lastMs: i })),
+      cwd
+    }
+    const text = encodeZoneScan(scan)
+    const back = decodeStoredZoneScan(text)!
+    const order = ["2", "10", "S-1", "__proto__", "constructor", "toString", "hasOwnProperty"]
+    const acc = beginScan(back)
+    for (const o of [back.cwd, acc.cwd]) {
+      expect(Object.getPrototypeOf(o)).toBe(Object.prototype)
+      expect(Object.keys(o)).toEqual(order)
+      for (const id of ids) {
+        expect(Object.hasOwn(o, id)).toBe(true)
+        expect(o[id]).toBe(`/w/${ids.indexOf(id)}`)
+      }
+      expect(JSON.stringify(o)).toBe(JSON.stringify(cwd))
+    }
+    expect(acc.cwd).not.toBe(back.cwd)
+    // The copy is the scan's own: what the scan adds or changes is not in the stored scan it began from.
+    scanGroup(acc, "S-new", 800, 900, 1, "/w/new")
+    scanGroup(acc, "__proto__", 900, 950, 1, "/w/again")
+    expect(Object.hasOwn(back.cwd, "S-new")).toBe(false)
+    expect(back.cwd.__proto__ === "/w/1" && Object.hasOwn(back.cwd, "__proto__")).toBe(true)
+    expect(acc.cwd["S-new"]).toBe("/w/new")
+    expect(Object.getOwnPropertyDescriptor(acc.cwd, "__proto__")?.value).toBe("/w/again")
+    expect(encodeZoneScan(endScan(beginScan(back), back))).toBe(text)
+    expect(decodeStoredZoneScan(encodeZoneScan(endScan(acc, { ...back, readTo: 950 })))!.cwd["S-new"]).toBe("/w/new")
   })
 
   it("anything else is untrusted: not JSON, another version, a wrong type anywhere, numbers that do not hold together", () => {
