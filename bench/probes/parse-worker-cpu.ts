@@ -5,7 +5,10 @@
  * shape table), and, with `--clone`, the structured clone of each answer the
  * message to the main thread costs. Prints the CPU time (user + system) of
  * the loop and the events; run with `node --cpu-prof` to see where it goes.
- * `npx tsx bench/probes/parse-worker-cpu.ts ROOT WORKSPACE [--rounds N] [--clone]`.
+ * With `--step N`, also the CPU time of each N sources in turn (`msPerStep`,
+ * ms): how the cost falls while the thread warms up (issue 13: a worker's
+ * first ~6,000 sources cost about twice the later ones), round by round.
+ * `npx tsx bench/probes/parse-worker-cpu.ts ROOT WORKSPACE [--rounds N] [--clone] [--step N]`.
  */
 import * as Effect from "effect/Effect"
 import * as App from "../../src/layers/app.js"
@@ -19,6 +22,8 @@ import { nativeLogsUnder } from "../lib/native-logs.js"
 const [root, workspace, ...rest] = process.argv.slice(2)
 const rounds = rest.includes("--rounds") ? Number(rest[rest.indexOf("--rounds") + 1]) : 1
 const clone = rest.includes("--clone")
+/** Sources per `msPerStep` entry (0: none); a multiple of 16 keeps each entry to whole requests. */
+const step = rest.includes("--step") ? Number(rest[rest.indexOf("--step") + 1]) : 0
 const logs = nativeLogsUnder(root).sort()
 
 const program = Effect.gen(function*() {
@@ -29,6 +34,9 @@ const program = Effect.gen(function*() {
     let events = 0
     let whole = 0
     let cloneUs = 0
+    const msPerStep: Array<number> = []
+    let stepAt = process.cpuUsage()
+    let stepSources = 0
     for (let i = 0; i < logs.length; i += 16) {
       // One shape table and one word table per request of 16 sources, as the worker has.
       const shapes = new ShapeTable()
@@ -52,9 +60,16 @@ const program = Effect.gen(function*() {
         const t = process.cpuUsage(t0)
         cloneUs += t.user + t.system
       }
+      stepSources += Math.min(16, logs.length - i)
+      if (step > 0 && (stepSources >= step || i + 16 >= logs.length)) {
+        const d = process.cpuUsage(stepAt)
+        msPerStep.push(Math.round((d.user + d.system) / 1000))
+        stepAt = process.cpuUsage()
+        stepSources = 0
+      }
     }
     const c = process.cpuUsage(c0)
-    process.stdout.write(JSON.stringify({ round, sources: logs.length, whole, events, cpuMs: Math.round((c.user + c.system) / 1000), cloneMs: Math.round(cloneUs / 1000) }) + "\n")
+    process.stdout.write(JSON.stringify({ round, sources: logs.length, whole, events, cpuMs: Math.round((c.user + c.system) / 1000), cloneMs: Math.round(cloneUs / 1000), ...(step > 0 ? { msPerStep } : {}) }) + "\n")
   }
 })
 await Effect.runPromise(program.pipe(Effect.provide(App.layer({ museRoots: [root], workspaceRoots: [workspace] }))))
