@@ -786,8 +786,12 @@ const HEAD_SLOTS = 64
 /** The fewest listed paths worth a head reader worker (its start costs ~10-20 ms of processor time on its own thread). */
 export const MIN_LISTED_FOR_HEAD_WORKER = 256
 
-/** How long the main thread waits for a head the worker took (ms) before it stops the worker and reads the rest itself. */
-const HEAD_WAIT_MS = 500
+/**
+ * How long the main thread waits for a head the worker took and has not answered yet (ms) before it reads that log
+ * itself (the worker's answer is then not used): a worker that runs answers within tens of microseconds; one that
+ * the system has paused (a busy machine), or that hangs, would otherwise hold the main thread.
+ */
+const HEAD_WAIT_MS = 0.2
 
 /** Heads answered by the head reader worker and read again by the main thread, in this process (tests read them). */
 export const headWorkerStats = { fromWorker: 0, inThread: 0, started: 0 }
@@ -832,7 +836,10 @@ export const headWorkerEntry = (): string | null => {
  * ({@link headAt}); each is taken by whoever reaches it first: the worker
  * (ahead of the main thread, a ring of {@link HEAD_SLOTS}), or the main
  * thread itself, which then reads it in its own thread as without a worker
- * (while the worker starts, or once it was stopped).
+ * (while the worker starts, when it is behind, or once it was stopped); a log
+ * the worker took but has not answered within {@link HEAD_WAIT_MS} is read by
+ * the main thread too (the worker's later answer lands in a slot no one reads
+ * for that log).
  */
 export class HeadsAhead implements ListedHeadsAhead {
   readonly _tag = "ListedHeadsAhead" as const
@@ -896,10 +903,7 @@ export class HeadsAhead implements ListedHeadsAhead {
         const mark = Atomics.load(ready, slot)
         if (mark === i + 1) break
         const left = deadline - performance.now()
-        if (left <= 0) {
-          this.stop()
-          break
-        }
+        if (left <= 0) break
         Atomics.wait(ready, slot, mark, left)
       }
       if (Atomics.load(ready, slot) === i + 1) {

@@ -173,7 +173,7 @@ export interface SourceAccessShape {
    * same as without it: the other thread answers only regular files it read
    * whole up to `maxBytes` (at least as long as any `at(i).length`), and
    * {@link readListedHeads} opens anything else itself; when the thread cannot
-   * start or stalls, the caller's thread reads the rest. The thread is
+   * start, is behind or stalls, the caller's thread reads those heads itself. The thread is
    * stopped when the `Scope` closes. Optional: a layer without it reads every
    * head in the caller's thread.
    */

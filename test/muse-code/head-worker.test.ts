@@ -6,7 +6,7 @@
  * the same order, for every kind of path (regular files of every size, a
  * head shorter than the worker's read, empty files, folders, fifos,
  * symlinks, missing paths), and the reads must still be done when the worker
- * cannot load or stalls on a path it took.
+ * cannot load or does not answer a path it took.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -102,8 +102,8 @@ describe("heads read ahead on a worker thread", () => {
         const before = headWorkerStats.fromWorker
         const read = yield* headsOf(paths, ahead)
         expect(read).toEqual(inThread)
-        // The regular files among the first 64 at least came from the worker.
-        expect(headWorkerStats.fromWorker - before).toBeGreaterThanOrEqual(50)
+        // The regular files among the ring's first 64 paths (48: every 17 paths hold 4 of other kinds) came from the worker.
+        expect(headWorkerStats.fromWorker - before).toBeGreaterThanOrEqual(48)
       } finally {
         ahead.stop()
       }
