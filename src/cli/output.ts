@@ -10,12 +10,13 @@ import * as fs from "node:fs"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { clippedEchoes } from "../domain/echo.js"
 import { errorToJson } from "../domain/error-codes.js"
 import type { IngestError, OutputWriteFailed, StoreUnavailable } from "../domain/errors.js"
 import { CONTRACT_VERSION } from "../domain/model.js"
 import { cannotGrow, classify, describe, isStorageError, settleWriteFailure } from "../layers/store-failure.js"
 import { errors } from "./lazy.js"
-import { escapeJsonControls, visibleControls } from "../domain/render.js"
+import { escapeJsonControls, oneLineField, visibleControls } from "../domain/render.js"
 import { jsonParts } from "./json-parts.js"
 import { encodeNdjson, encodeNdjsonLines, encodeNdjsonTexts, holdsRawControl, type NdjsonLease } from "../layers/ndjson.js"
 
@@ -272,7 +273,21 @@ export const envelope = (command: string, data: unknown, error: IngestError | nu
   command,
   status: error === null ? "ok" : "error",
   data,
-  error: error === null ? null : errorToJson(error)
+  error: error === null ? null : withEchoesClipped(errorToJson(error))
+})
+
+/**
+ * What a CLI error echoes of its input (an id, a path, a query) is held to a size that does not grow with it: a run of
+ * more than 4,096 non-space characters (longer than any path: PATH_MAX) keeps its first 200 (tester36b F12: a 100 kB
+ * id was echoed whole by `show`'s not-found), the text 65,536 characters ({@link clippedEchoes}).
+ */
+const CLI_ECHOES = { maxRun: 4096, keep: 200, maxText: 65_536 } as const
+
+/** An error's message and remedy with their echoes clipped (`CLI_ECHOES`); its `details` (facts) as they are. */
+const withEchoesClipped = <E extends { readonly message: string; readonly remediation?: string }>(e: E): E => ({
+  ...e,
+  message: clippedEchoes(e.message, CLI_ECHOES),
+  ...(e.remediation !== undefined ? { remediation: clippedEchoes(e.remediation, CLI_ECHOES) } : {})
 })
 
 /**
@@ -348,17 +363,18 @@ export const printResult = (
 ): Effect.Effect<void, StdoutClosed> =>
   json ? writeStdout(jsonOut(envelope(command, data, null))) : writeHuman(render())
 
-/** Text on one line: its line breaks (LF, CR, U+2028, U+2029, NEL) written as escapes (`\n`, `\r`, `\u2028`, …). */
-const oneLine = (text: string): string =>
-  text.replace(/[\n\r\u2028\u2029\u0085]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`))
-
 /**
  * One line for people: `session-ingest: CODE: message` plus a line with the
- * remedy; a line break inside either (a path that holds one) is written as
- * an escape, so the error stays on its two lines.
+ * remedy; a line break or a tab inside either (a path that holds one) is
+ * written as an escape ({@link oneLineField}, as every one-line value: tester37
+ * F5, a tab was written raw), so the error stays on its two lines; its other
+ * controls are shown by `writeStderr`; a very long echo is clipped
+ * (`CLI_ECHOES`).
  */
-export const renderError = (e: IngestError): string =>
-  `session-ingest: ${e.code}: ${oneLine(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLine(e.remediation)}` : ""}\n`
+export const renderError = (error: IngestError): string => {
+  const e = withEchoesClipped({ message: error.message, remediation: error.remediation })
+  return `session-ingest: ${error.code}: ${oneLineField(e.message)}${e.remediation !== undefined ? `\n  remedy: ${oneLineField(e.remediation)}` : ""}\n`
+}
 
 /** A SQLite or file-system error no layer named the file of, as a `StoreUnavailable`. */
 const storageDefect = (StoreUnavailable: typeof import("../domain/errors.js").StoreUnavailable, d: unknown) => {

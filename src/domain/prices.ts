@@ -76,9 +76,11 @@ export const isLongContext = (u: TokenUsage): boolean =>
 /**
  * The fast-mode rates of a price (US dollars per million tokens, as
  * {@link ModelPrice}'s); undefined when the table gives none for its model
- * (a fast response's cost is then unknown). No table gives fast-mode rates
- * for a prompt over {@link LONG_CONTEXT_THRESHOLD} tokens: such a response's
- * cost is unknown too.
+ * (a fast response's cost is then unknown). They apply across the full
+ * context window, a prompt over {@link LONG_CONTEXT_THRESHOLD} tokens
+ * included (https://platform.claude.com/docs/en/build-with-claude/fast-mode:
+ * "priced at a multiplier on standard rates across the full context window,
+ * including requests over 200k input tokens").
  */
 export const fastOf = (price: ModelPrice): LongContextPrice | undefined => price.fast
 

@@ -560,19 +560,11 @@ export const costNotes = {
     `${model === null ? "(no model)" : name(model)}: ${responses} response${
       responses === 1 ? "" : "s"
     } with a prompt over 200k tokens (input + cache read + cache write) and no long-context price in the price table: cost unknown, not priced at the standard rates; add "longContext" to its price under "prices" in the config file.`,
-  /**
-   * `responses` of `model` that ran in fast mode (usage `speed: "fast"`) and no fast-mode price: cost unknown; with
-   * `promptOver200k`, the model has a fast-mode price but these responses' prompt is over 200k tokens, for which no
-   * table gives a fast-mode rate (and the config file has no key for one: no remedy is offered).
-   */
-  fast: (model: string | null, responses: number, name: (m: string) => string = shownName, promptOver200k = false): string =>
-    promptOver200k
-      ? `${model === null ? "(no model)" : name(model)}: ${responses} response${
-        responses === 1 ? "" : "s"
-      } in fast mode (usage speed "fast") with a prompt over 200k tokens (input + cache read + cache write): cost unknown, not priced at the standard, fast or long-context rates: no price table gives a fast-mode rate for a prompt over 200k tokens, so neither the price table nor the config file has one ("fast" is for prompts up to 200k tokens, "longContext" for standard speed).`
-      : `${model === null ? "(no model)" : name(model)}: ${responses} response${
-        responses === 1 ? "" : "s"
-      } in fast mode (usage speed "fast") and no fast-mode price in the price table: cost unknown, not priced at the standard rates; add "fast" to its price under "prices" in the config file.`,
+  /** `responses` of `model` that ran in fast mode (usage `speed: "fast"`) and no fast-mode price: cost unknown. */
+  fast: (model: string | null, responses: number, name: (m: string) => string = shownName): string =>
+    `${model === null ? "(no model)" : name(model)}: ${responses} response${
+      responses === 1 ? "" : "s"
+    } in fast mode (usage speed "fast") and no fast-mode price in the price table: cost unknown, not priced at the standard rates; add "fast" to its price under "prices" in the config file.`,
   /** `runs` AgentMux runs whose stated total is set aside. */
   setAside: (runs: number): string =>
     `${humanTokens(runs)} AgentMux run${
@@ -584,7 +576,7 @@ export const costNotes = {
 export interface CostCaveats {
   readonly unpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
   readonly longContextUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }> | undefined
-  readonly fastUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number; readonly promptOver200k?: true }> | undefined
+  readonly fastUnpriced?: ReadonlyArray<{ readonly model: string | null; readonly responses: number }> | undefined
   readonly runsSetAside?: number | undefined
 }
 
@@ -592,7 +584,7 @@ export interface CostCaveats {
 export const costNoteLines = (c: CostCaveats, name: (m: string) => string = shownName): Array<string> => [
   ...(c.unpriced ?? []).map((u) => costNotes.unpriced(u.model, u.responses, name)),
   ...(c.longContextUnpriced ?? []).map((u) => costNotes.longContext(u.model, u.responses, name)),
-  ...(c.fastUnpriced ?? []).map((u) => costNotes.fast(u.model, u.responses, name, u.promptOver200k === true)),
+  ...(c.fastUnpriced ?? []).map((u) => costNotes.fast(u.model, u.responses, name)),
   ...((c.runsSetAside ?? 0) > 0 ? [costNotes.setAside(c.runsSetAside!)] : [])
 ]
 

@@ -19,6 +19,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   NOT_A_FILE: "A session file is a folder, fifo, socket or device: it is not read; put the real file back.",
   SOURCE_NOT_UTF8:
     "A session file is encoded as UTF-16 or UTF-32 (re-saved by Windows PowerShell's > or Out-File, say), not UTF-8: it is not read; convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8, then put that in its place; its diagnostic names the command) and import again.",
+  CLAUDE_LOG_IN_PROJECTS_ROOT:
+    "A session log lies in the projects root itself, where Claude Code never writes one: it is not read; move it into its project's folder (<encoded-cwd>/<session-uuid>.jsonl) and import again.",
   CLAUDE_SUBAGENT_UNLINKED:
     "Flat subagent files (agent-*.jsonl) name no session file of their project folder (the session was deleted or moved): they are not read; restore the session file, or remove the stray subagent files if the session is gone."
 }

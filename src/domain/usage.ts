@@ -309,14 +309,11 @@ export const groupRows = (rows: ReadonlyArray<UsageRow>, groupOf: (r: UsageRow) 
 
 /**
  * Fast-mode responses without a cost, of one model ({@link UsageSummary.fastUnpriced}): `responses` of `model` (null:
- * no model) ran in fast mode (usage `speed: "fast"`) and the model has no fast-mode rates; with `promptOver200k: true`,
- * the model has fast-mode rates but these responses' prompt (input + cache read + cache write) is over 200k tokens, for
- * which no table gives a fast-mode rate.
+ * no model) ran in fast mode (usage `speed: "fast"`) and the model has no fast-mode rates.
  */
 export interface FastUnpriced {
   readonly model: string | null
   readonly responses: number
-  readonly promptOver200k?: true
 }
 
 /**
@@ -352,11 +349,9 @@ export interface UsageSummary {
    * Models priced in the table but without fast-mode rates (`ModelPrice.fast`),
    * with how many of their responses ran in fast mode (usage `speed:
    * "fast"`): those responses' cost is unknown (never the standard rates), so
-   * `costUsd` is null. An entry with `promptOver200k: true` is a model that
-   * has fast-mode rates, and counts its fast responses whose prompt is over
-   * 200k tokens: no table gives a fast-mode rate for such a prompt (neither
-   * `fast` nor `longContext` applies to it), so their cost is unknown too
-   * (tester33c F7). Only when there are some.
+   * `costUsd` is null. A model with fast-mode rates prices its fast
+   * responses at them whatever their prompt's size (the rates apply across
+   * the full context window). Only when there are some.
    */
   readonly fastUnpriced?: ReadonlyArray<FastUnpriced>
   /**
@@ -413,7 +408,6 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
     unpriced: Map<string | null, number>
     longContextUnpriced: Map<string | null, number>
     fastUnpriced: Map<string | null, number>
-    fastLongUnpriced: Map<string | null, number>
     runsSetAside: number
   }
   const acc = new Map<string | null, Acc>()
@@ -437,7 +431,6 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
         unpriced: new Map(),
         longContextUnpriced: new Map(),
         fastUnpriced: new Map(),
-        fastLongUnpriced: new Map(),
         runsSetAside: 0
       }
       acc.set(g.group, a)
@@ -460,12 +453,12 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       if (price === undefined) a.unpriced.set(g.model, (a.unpriced.get(g.model) ?? 0) + g.tokenRows)
       else if (g.fast) {
         // Fast mode first (docs/usage-and-cost.md "Fast mode"): the model's fast-mode rates, else unknown (never the
-        // standard rates). No table gives fast-mode rates for a prompt over 200k tokens, and neither `fast` nor
-        // `longContext` is one, so such a response is unknown as a fast one, said as such (tester33c F7: it was said
-        // as a long prompt without a long-context price, whose remedy, adding `longContext`, could not work).
+        // standard rates). They apply across the full context window, a prompt over 200k tokens included: Anthropic's
+        // fast-mode page, "priced at a multiplier on standard rates across the full context window, including requests
+        // over 200k input tokens" (session 37; sessions 33-36 left such a response unpriced, after an earlier edition
+        // that gave Opus 4.6 other rates over 200k).
         const fast = fastOf(price)
         if (fast === undefined) a.fastUnpriced.set(g.model, (a.fastUnpriced.get(g.model) ?? 0) + g.tokenRows)
-        else if (g.longContext) a.fastLongUnpriced.set(g.model, (a.fastLongUnpriced.get(g.model) ?? 0) + g.tokenRows)
         else a.cost += costAt(fast, g)
       } else if (!g.longContext) a.cost += costAt(price, g)
       else {
@@ -491,7 +484,7 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
       cacheWriteTokens: exact("cacheWriteTokens"),
       // A part of the cache writes: exact when they are (it is never more than their sum).
       cacheWrite1hTokens: exact("cacheWriteTokens") === null ? null : a.cacheWrite1hTokens,
-      costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || a.fastUnpriced.size > 0 || a.fastLongUnpriced.size > 0 || costNotFinite
+      costUsd: a.unpriced.size > 0 || a.longContextUnpriced.size > 0 || a.fastUnpriced.size > 0 || costNotFinite
         ? null
         : roundUsd(a.cost),
       responses: a.responses,
@@ -503,12 +496,11 @@ export const summarizeGroups = (groups: ReadonlyArray<UsageGroup>, prices: Price
           )
         }
         : {}),
-      ...(a.fastUnpriced.size + a.fastLongUnpriced.size > 0
+      ...(a.fastUnpriced.size > 0
         ? {
-          fastUnpriced: [
-            ...[...a.fastUnpriced].map(([model, responses]): FastUnpriced => ({ model, responses })),
-            ...[...a.fastLongUnpriced].map(([model, responses]): FastUnpriced => ({ model, responses, promptOver200k: true }))
-          ].sort((x, y) => String(x.model).localeCompare(String(y.model)) || Number(x.promptOver200k ?? false) - Number(y.promptOver200k ?? false))
+          fastUnpriced: [...a.fastUnpriced].map(([model, responses]): FastUnpriced => ({ model, responses })).sort((x, y) =>
+            String(x.model).localeCompare(String(y.model))
+          )
         }
         : {}),
       ...((setAside.get(k) ?? 0) > 0 ? { runsSetAside: setAside.get(k) } : {}),

@@ -70,13 +70,17 @@ describe("--claude-root that is not the projects root (tester36a F9)", () => {
       fs.mkdirSync(nodePath.join(root, "C--Users-me-app"))
       const cleaned = yield* discover(root)
       expect([cleaned.coverage, cleaned.sourceCount, cleaned.reasonCode, cleaned.diagnostics]).toEqual(["complete", 0, null, []])
-      // The default root (~/.claude/projects) is never flagged: one holding a log of its own and a stray folder.
+      // The default root (~/.claude/projects) is never called a project folder: one holding a stray folder is complete.
       const home = tempDir("si-claude-f9-home-")
       const def = nodePath.join(home, ".claude", "projects")
       fs.mkdirSync(nodePath.join(def, "stray"), { recursive: true })
-      fs.writeFileSync(nodePath.join(def, `${SID}.jsonl`), log())
       const byDefault = yield* withProcessAdapter({ env: {}, home }, (a) => a.discover({}))
       expect([byDefault.coverage, byDefault.sourceCount, byDefault.reasonCode]).toEqual(["complete", 0, null])
+      // A log of its own there is not read, and said so (tester36b F13; test/claude-code/log-in-projects-root37).
+      fs.writeFileSync(nodePath.join(def, `${SID}.jsonl`), log())
+      const withLog = yield* withProcessAdapter({ env: {}, home }, (a) => a.discover({}))
+      expect([withLog.coverage, withLog.sourceCount, withLog.reasonCode]).toEqual(["partial", 0, "SOURCES_SKIPPED"])
+      expect(withLog.diagnostics.map((d) => d.code)).toEqual(["CLAUDE_LOG_IN_PROJECTS_ROOT"])
     }))
 
   it("discover and import: exit 8 with the hint for a project folder and for fixtures/; exit 0 for the projects root", () => {

@@ -59,8 +59,9 @@ describe("redaction 12: a YAML mapping under a secret's name (credentials:, secr
     expect(r.text("Credentials:   # prod\r\n  user: bob\r\n\r\n  pass: hunter\r\nnext: 1")).toBe(`Credentials:   # prod\r\n  user: ${M}\r\n\r\n  pass: ${M}\r\nnext: 1`)
     // YAML held in a JSON string (its newlines escaped)
     expect(r.text("{\"out\": \"credentials:\\n  user: bob\\n  token: abc\\nother: 1\"}")).toBe(`{"out": "credentials:\\n  user: ${M}\\n  token: ${M}\\nother: 1"}`)
-    // the JSON string ends on the mapping's last line: its quote and what follows stay
-    expect(r.text("{\"out\": \"x: 1\\nsecrets:\\n  a: b\\n  c: d\", \"n\": 1}")).toBe(`{"out": "x: 1\\nsecrets:\\n  a: ${M}\\n  c: d", "n": 1}`)
+    // the JSON string ends on the mapping's last line: its quote and what follows stay (session 37, tester36b F9: the
+    // last line's value goes too, up to the string's closing quote; it stayed before)
+    expect(r.text("{\"out\": \"x: 1\\nsecrets:\\n  a: b\\n  c: d\", \"n\": 1}")).toBe(`{"out": "x: 1\\nsecrets:\\n  a: ${M}\\n  c: ${M}", "n": 1}`)
   })
 
   it("an ordinary mapping stays, and so do booleans, nulls, references, empty values and a name without a mapping", () => {

@@ -1,17 +1,16 @@
 /**
- * A fast-mode response whose prompt is over 200k tokens (tester33c F7).
- * docs/usage-and-cost.md "Fast mode": it "has no cost: `?`, with a note
- * (`usage`: `notes: [{kind: "fast-not-priced", ...}]`)" since no table gives
- * fast-mode rates for a prompt over 200k tokens. Before, the long-context
- * check came first: the note was `long-context-not-priced` with the remedy
- * "add "longContext" to its price", printed even with a config that gives the
- * model `longContext`, where following it changes nothing.
+ * A fast-mode response whose prompt is over 200k tokens. Sessions 33-36 left its cost unknown (tester33c F7: no table
+ * then gave fast-mode rates for such a prompt). Anthropic's fast-mode page now says fast mode "is priced at a
+ * multiplier on standard rates across the full context window, including requests over 200k input tokens"
+ * (https://platform.claude.com/docs/en/build-with-claude/fast-mode; docs/usage-and-cost.md "Fast mode"), so since
+ * session 37 it is priced at its model's `fast` rates, never at the long-context or standard ones.
  *
- * The response: claude-opus-4-6 (fast rates $30 / $150 in the table), input
- * 1,000 + cache read 250,000 = a 251,000-token prompt, output 100,
- * `speed: "fast"`: cost unknown, whatever the config says. A standard
- * response of 100 input and 10 output tokens in the same session is priced
- * (100 x $5/M + 10 x $25/M = $0.00075) but the session's total stays unknown.
+ * The response: claude-opus-4-6 (fast rates in the table: input $30, cache read $3, output $150 per million), input
+ * 1,000 + cache read 250,000 = a 251,000-token prompt, output 100, `speed: "fast"`:
+ * 1,000 x 30/M + 250,000 x 3/M + 100 x 150/M = $0.03 + $0.75 + $0.015 = $0.795. A standard response of 100 input and
+ * 10 output tokens in the same session: 100 x 5/M + 10 x 25/M = $0.00075. The session: $0.79575, with or without a
+ * config that gives the model `longContext` (the fast rates come first). A config whose `fast` rates are
+ * $60 / $225 (cache read $6) prices the fast response at 0.06 + 1.5 + 0.0225 = $1.5825: $1.58325 in all.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -62,42 +61,43 @@ const corpus = () => {
   return { dir, config, importAll: (index: string) => importOnce(policy, index, planFromPolicy(policy, { batchSize: 500 })) }
 }
 
-const NOTE = "claude-opus-4-6: 1 response in fast mode (usage speed \"fast\") with a prompt over 200k tokens (input + cache read + cache write): cost unknown"
+const BUNDLED = 0.795 + 0.00075
+const OVER = 0.06 + 1.5 + 0.0225 + 0.00075
 
-describe("a fast-mode response whose prompt is over 200k tokens (tester33c F7)", () => {
-  it("is unknown as a fast response (fast-not-priced, promptOver200k), never as a long prompt without a long-context price", () => {
+describe("a fast-mode response whose prompt is over 200k tokens (session 37: the fast rates, full context window)", () => {
+  it("is priced at the model's fast rates: no unknown cost, no note", () => {
     const ev = mk("claude-code", "s-fast-long")
     const usage: TokenUsage = { inputTokens: 1_000, outputTokens: 100, cacheReadTokens: 250_000, cacheWriteTokens: 0, cacheWrite1hTokens: null, speed: "fast" }
     const events: Array<SessionEvent> = [ev("message", { responseId: "fl:1", model: "claude-opus-4-6", usage })]
     const s = usageSummary(events, bundledPrices)!
-    expect(s.costUsd).toBeNull()
+    expect(s.costUsd).toBeCloseTo(0.795, 12)
     expect(s.longContextUnpriced).toBeUndefined()
-    expect(s.fastUnpriced).toEqual([{ model: "claude-opus-4-6", responses: 1, promptOver200k: true }])
+    expect(s.fastUnpriced).toBeUndefined()
   })
 
-  it("usage (text and --json) and sessions say so, with and without a config giving longContext, and offer no remedy that cannot work", () => {
+  it("usage (text and --json) and sessions give the cost, with the bundled table, a config giving longContext, and other fast rates", () => {
     const c = corpus()
     const index = path.join(c.dir, "index.db")
+    const other = path.join(c.dir, "other.json")
+    fs.writeFileSync(other, JSON.stringify({
+      prices: { "claude-opus-4-6": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, fast: { input: 60, output: 225, cacheRead: 6, cacheWrite: 75 } } }
+    }))
     return Effect.runPromise(c.importAll(index)).then(() => {
-      for (const config of [[], ["--config", c.config]]) {
+      for (const [config, cost] of [[[], BUNDLED], [["--config", c.config], BUNDLED], [["--config", other], OVER]] as const) {
         const j = cli(["usage", "--by", "model", "--json", "--index", index, ...config])
         expect(j.code, j.stderr).toBe(0)
         const data = JSON.parse(j.stdout).data
-        expect(data.rows.map((r: { key: string; responses: number; costUsd: number | null }) => [r.key, r.responses, r.costUsd])).toEqual([
-          ["claude-opus-4-6", 2, null]
-        ])
-        expect(data.notes).toEqual([{ kind: "fast-not-priced", model: "claude-opus-4-6", responses: 1, promptOver200k: true }])
+        expect(data.rows.map((r: { key: string; responses: number }) => [r.key, r.responses])).toEqual([["claude-opus-4-6", 2]])
+        expect(data.rows[0].costUsd).toBeCloseTo(cost, 12)
+        expect(data.notes).toEqual([])
         const t = cli(["usage", "--by", "model", "--index", index, ...config], { env: { NO_COLOR: "1" } })
         expect(t.code, t.stderr).toBe(0)
-        expect(t.stdout).toContain(`note: ${NOTE}`)
-        expect(t.stdout).toContain("no price table gives a fast-mode rate for a prompt over 200k tokens")
-        expect(t.stdout).not.toContain("add \"longContext\"")
-        expect(t.stdout).not.toContain("add \"fast\"")
+        expect(t.stdout).not.toContain("cost unknown")
+        expect(t.stdout).not.toContain("note:")
         const st = cli(["sessions", "--index", index, ...config], { env: { NO_COLOR: "1" } })
         expect(st.code, st.stderr).toBe(0)
-        expect(st.stdout).toContain("? cost unknown: claude-opus-4-6 (1 response) in fast mode (usage speed \"fast\") with a prompt over 200k tokens")
-        expect(st.stdout).not.toContain("add \"longContext\"")
-        expect(st.stdout).not.toContain("add \"fast\"")
+        expect(st.stdout).not.toContain("? cost unknown")
+        expect(st.stdout).toContain(cost === BUNDLED ? "$0.7958" : "$1.583")
       }
     })
   })

@@ -114,13 +114,7 @@ const render = (
   const longUnpriced = new Map<string | null, number>()
   for (const u of listed) for (const m of u.longContextUnpriced ?? []) longUnpriced.set(m.model, (longUnpriced.get(m.model) ?? 0) + m.responses)
   const fastUnpriced = new Map<string | null, number>()
-  const fastLongUnpriced = new Map<string | null, number>()
-  for (const u of listed) {
-    for (const m of u.fastUnpriced ?? []) {
-      const into = m.promptOver200k === true ? fastLongUnpriced : fastUnpriced
-      into.set(m.model, (into.get(m.model) ?? 0) + m.responses)
-    }
-  }
+  for (const u of listed) for (const m of u.fastUnpriced ?? []) fastUnpriced.set(m.model, (fastUnpriced.get(m.model) ?? 0) + m.responses)
   const responses = (n: number) => `${n} response${n === 1 ? "" : "s"}`
   let setAside = 0
   for (const u of usage.values()) setAside += u.runsSetAside ?? 0
@@ -134,10 +128,6 @@ const render = (
     ]),
     ...(fastUnpriced.size === 0 ? [] : [
       `? cost unknown: ${[...fastUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} in fast mode (usage speed "fast") and no fast-mode price in the price table (${priceTable}); add "fast" to its price under "prices" in the config file.`
-    ]),
-    // tester33c F7: a fast response over 200k tokens has no rate anywhere, so no remedy is offered.
-    ...(fastLongUnpriced.size === 0 ? [] : [
-      `? cost unknown: ${[...fastLongUnpriced].map(([m, n]) => `${m === null ? "(no model)" : shownName(m)} (${responses(n)})`).join(", ")} in fast mode (usage speed "fast") with a prompt over 200k tokens: no price table gives a fast-mode rate for such a prompt (${priceTable}), nor can the config file give one.`
     ]),
     ...(unpriced.has(null) ? [`? cost unknown: ${responses(unpriced.get(null)!)} with tokens but no model and no stated cost (no price applies without a model).`] : []),
     // AgentMux runs partly in Claude Code's log (session 28: said wherever a cost is shown, as `usage` says it)

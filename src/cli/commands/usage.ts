@@ -69,7 +69,7 @@ const render = (r: UsageReport, priceTable: string, filters: ReadonlyArray<strin
         : n.kind === "long-context-not-priced"
         ? `note: ${costNotes.longContext(n.model, n.responses)}`
         : n.kind === "fast-not-priced"
-        ? `note: ${costNotes.fast(n.model, n.responses, undefined, n.promptOver200k === true)}`
+        ? `note: ${costNotes.fast(n.model, n.responses)}`
         : n.kind === "run-total-set-aside"
         ? `note: ${costNotes.setAside(n.runs)}`
         : n.kind === "tokens-not-exact"

@@ -20,8 +20,13 @@
  */
 import { hiddenSpans, unionHidden } from "./union.js"
 
-/** A run of shell line continuations (the same forms as `CONTINUATION` of `./rules.ts`), every one in a text. */
-const CONTINUATION_RUN = /(?:\\\r?\n|\\\\\\n|\\\\\\r\\n)+/g
+/**
+ * A run of shell line continuations (the same forms as `CONTINUATION` of `./rules.ts`), every one in a text. Not after
+ * a backslash (session 37): `\\` before a line break is an escaped backslash, and in JSON text held in a JSON string
+ * (`\\\\\\n`, a continuation two levels deep, which is one: `\\\\` and `\\n`, the `\` and the line break escaped twice) the
+ * last three backslashes and the `n` are no continuation of one level: taking them out broke the JSON the text was.
+ */
+const CONTINUATION_RUN = /(?<!\\)(?:\\\r?\n|\\\\\\n|\\\\\\r\\n|\\{6}n|\\{6}r\\{2}n)+/g
 
 /** Whether `s` holds a shell line continuation, as written or in JSON text: four `indexOf`. */
 export const hasContinuation = (s: string): boolean =>

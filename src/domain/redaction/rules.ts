@@ -143,9 +143,10 @@ const ESC_EQ = String.raw`\\{1,2}u003[dD]|\\x3[dD]`
  * one in JSON text: a tool call's input as JSON), then the next line's indentation; as a pattern. Session 36
  * (tester35a F8, F4): blanks between the `\` and the break too (`Bearer \` then two spaces, as a terminal's copy pads
  * a line: strictly no continuation, but a title, read on one line, hides the next line's token, so the bodies do as
- * well: fail closed), and in JSON text a tab of the indentation written `\t`.
+ * well: fail closed), and in JSON text a tab of the indentation written `\t`. Session 37: also two JSON levels deep
+ * (`\\\\\\n`, JSON text held in a JSON string: the `\` written `\\\\`, the line break `\\n`, a tab `\\t`).
  */
-const NAME_CONT = String.raw`[ \t]{0,8}(?:\\[ \t]{0,8}\r?\n[ \t]{0,40}|\\\\[ \t]{0,8}(?:\\r)?\\n(?:[ \t]|\\t){0,40})`
+const NAME_CONT = String.raw`[ \t]{0,8}(?:\\[ \t]{0,8}\r?\n[ \t]{0,40}|\\\\[ \t]{0,8}(?:\\r)?\\n(?:[ \t]|\\t){0,40}|\\{4}[ \t]{0,8}(?:\\{2}r)?\\{2}n(?:[ \t]|\\{2}t){0,40})`
 /**
  * A shell's line continuation inside a bare value (`\` then LF or CRLF; `\\` then `\n` or `\r\n` in JSON text), when
  * the next line goes on with a value's character right away (no indentation: the shell reads an indented line as a
@@ -222,6 +223,21 @@ const quotedValue = (g: number | string, count = "{1,512}", open = false) => {
   const other = String.raw`(?<!(?<!\\)(?:\\{7}|\\{3}|\\)?"|(?<!\\)['${"`"}])${text(notClosing(g))}`
   return `(?:${[...known, other].join("|")})`
 }
+/** A line break, or its escape in JSON text (`\n`, `\r\n`), as a pattern. */
+const LINE_BREAK = String.raw`(?:\r?\n|\\r\\n|\\n)`
+/**
+ * A quoted value alone on the line after its opening quote, closed by the quote of group `g` (session 37, tester36b
+ * F8: `password: "` then `Zq8v…"`, `"""` then the value's line then `"""`, `--password "` then `Zq8v…"`), as a
+ * pattern: a line break (or its escape), indentation, one word that looks like a secret (a letter and a digit, or 16
+ * characters; no blank, quote or backslash) alone on that line, maybe a line break and indentation before the closing
+ * quote. Bounded: linear.
+ */
+const breakLedValue = (g: number | string, close = `\\${g}`): string => {
+  const t = String.raw`[^\s"'${"`"}\\]`
+  return String.raw`${LINE_BREAK}[ \t]{0,40}(?:(?=${t}{0,63}[0-9])(?=${t}{0,63}[A-Za-z])|(?=${t}{16}))${t}{1,512}(?:${LINE_BREAK}[ \t]{0,40})?(?=${close})`
+}
+/** Python's triple quotes (`"""`, `'''`), also in JSON text and one level deeper (`\"\"\"`, `\\\"\\\"\\\"`), as a pattern. */
+const TRIPLE_QUOTE = String.raw`"""|\\"\\"\\"|\\{3}"\\{3}"\\{3}"|'''`
 /** Where the first line of a quoted value whose closing quote is out of reach ends: a line break, its escape, the text's end. */
 const QUOTE_LINE_END = String.raw`(?=\r?\n|\\r\\n|\\n|$)`
 /**
@@ -653,14 +669,16 @@ const optionOf = (command: string, option: string, before = String.raw`(?:^|[\s/
   String.raw`(?:${option})(?<=${before === "" ? String.raw`\b` : before}${command}[ \t](?:[^\n;&|]{0,300}[ \t])?(?:${option}))`
 
 /**
- * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text; `\\\"…\\\"`, JSON text held in a string: session 23), or
+ * The value of an option: `"…"`, `'…'`, `\"…\"` (JSON text inside text; `\\\"…\\\"`, JSON text held in a string: session 23;
+ * session 37, tester36b F8: `"""…"""`, `'''…'''`, which a shell reads as the value between empty strings, and a value alone on
+ * the line after its opening quote, {@link breakLedValue}), or
  * a bare word (up to white space, a quote, a backslash or a shell operator;
  * not a `$VAR` reference). A quoted value runs to the same quote that opened
  * it (`"it's"` whole), so `quoteGroup` is the number of its quote's group in
  * the whole pattern. Groups: the quote, the quoted value, the bare value.
  */
 const optionValue = (quoteGroup: number, same = `\\${quoteGroup}`) =>
-  String.raw`(?!\[REDACTED:)(?:(\\{0,3}["'])(?![$])(${quotedValue(quoteGroup, undefined, true)})${closedOrOpen(same)}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
+  String.raw`(?!\[REDACTED:)(?:(${TRIPLE_QUOTE}|\\{0,3}["'])(?![$])(${breakLedValue(quoteGroup)}|${quotedValue(quoteGroup, undefined, true)})${closedOrOpen(same)}|(?![$"'\\-])(${runsOn(String.raw`[^\s"'${"`"};&|<>()\\]`)}{1,512}))`
 
 /**
  * The replacement of an option-value rule whose pattern is `heads.length`
@@ -858,6 +876,19 @@ const FIELD_DECOR = String.raw`[0-9]\u2192|(?:^|\n|\\[nr])(?:>[ \t]{0,8}){0,4}[+
  */
 const FIELD_BREAKS = String.raw`(?:(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)(?:[ \t]|\\{1,2}t){0,128}){1,3}`
 const FIELD_GAP = String.raw`[ \t]{0,8}(?:(?::=|=>|:|=)[ \t]{0,8}${FIELD_BREAKS}|(?<=["'][ \t]{0,8})${FIELD_BREAKS}(?:=>|:)[ \t]{0,8}(?:${FIELD_BREAKS})?)`
+/**
+ * An INI name's `=` (maybe a `#` or `;` comment after it) then its value alone on the next, indented line (session
+ * 37, tester36b F6: `password = # set below` then `    Zq8…`; Python's configparser reads an indented line as the
+ * value's continuation), as a pattern: the `=` and the line break (LF, CRLF, or their escapes in JSON text) and the
+ * indentation, before one word that looks like a secret (a letter and a digit, or 16 characters) and ends its line.
+ * No `.`, `(`, `[`, `;`, `,` or quote in the word: code (`const password =` then `  getPassword();`,
+ * `  settings.API_KEY2`) stays. Bounded: linear.
+ */
+const NEXT_LINE_VALUE = (() => {
+  const t = String.raw`[^\s"'${"`"}\\,;(){}<>\[\].$]`
+  return String.raw`[ \t]{0,8}=[ \t]{0,8}(?:[#;][^\n\\]{0,200})?(?:\r?\n|\\{1,2}r\\{1,2}n|\\{1,2}n)(?:[ \t]|\\{1,2}t){1,40}` +
+    String.raw`(?=(?:(?=${t}{0,63}[0-9])(?=${t}{0,63}[A-Za-z])|(?=${t}{16}))${t}{1,512}[ \t]*(?:\r?\n|\\{1,2}[rn]|\\{0,7}"|$))`
+})()
 const fieldAlternatives = (): string => {
   const bareClass = String.raw`[^\s"'${"`"}\\,;(){}<>\[\]]`
   const quotedClass = String.raw`[^\n"'${"`"}\\]`
@@ -865,15 +896,25 @@ const fieldAlternatives = (): string => {
   // `{"api_key": "\u0073k-proj-…"}`)
   // (and a quote or backslash the value escapes or doubles, its own, as one: the look reads past it; tester36b F1:
   // `api_key = 'abc\'def-9988-…'` was told from `abc` alone and shown whole)
-  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4}|\\{1,7}["'${"`"}]|\\\\|'')`
+  // (session 37, tester36b F11: and a JSON escape of a line break, a tab or a slash, `"private_key": "\nMII…"`)
+  const quotedUnit = String.raw`(?:${quotedClass}|\\{1,2}u[0-9A-Fa-f]{4}|\\{1,7}["'${"`"}]|\\\\|''|\\{1,3}[nrt/])`
   // looks like a secret: a digit and another character among the first 64, or 16 characters or more
   const looks = (v: string) => String.raw`(?:(?=${v}{0,63}[0-9])(?=${v}{0,63}[^0-9\s"'\\])|(?=${v}{16}))`
+  // (F11: a value that starts with blanks after a quoted key and `:`, `{"password": " Qz7…"}`: JSON's and Python's
+  // dict; after an unquoted name the quote may close a prompt, `"password: " + pw`, and the blanks start no value)
+  const blankLed = String.raw`(?<=["'][ \t]{0,8}:[ \t]{0,8}\\{0,7}["'])(?=[ \t]{1,8}[^\s"'\\$\{])`
+  // (F11: a value may start with `{` unless it is a placeholder or a template, `{name}`, `{0}`, `{{ … }}`, `{}`, or
+  // JSON in the string, `{"k": …}`)
+  const start = String.raw`(?:(?![$\s]|\[REDACTED:|\{(?:[{}\s]|\\{0,7}["']|[A-Za-z0-9_.:\[\]-]{0,64}\}))|${blankLed})`
+  // (F8: Python's implicit concatenation, `("Zq8v" "N3pLx2")`, and `+` between literals: the literals that follow
+  // the value, in its quotes, on its line or the next lines, go with it)
+  const joined = (g: number) => String.raw`(?:${"\\"}${g}(?:[ \t]{0,8}\+)?[ \t]{0,8}(?:${LINE_BREAK}[ \t]{0,40}){0,3}${"\\"}${g}${quotedValue(g)}){0,8}`
   return [NAMES_ALONE, NAMES_AFTER].map((name, a) => {
     const g = a * 7
     // (an unquoted name's value on a later line, FIELD_GAP, only when it looks like a secret: "Enter the password:"
     // then a quoted line is prose)
-    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?<!["'])${FIELD_GAP}(?=\\{0,7}["'${"`"}]${looks(quotedUnit)})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END})))`
-    const quoted = String.raw`(\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?![$\{\s]|\[REDACTED:)${a === 1 ? looks(quotedUnit) : ""}(${quotedValue(g + 3, undefined, true)})${closedOrOpen(`\\${g + 3}`)}`
+    const head = String.raw`((?:^|(?<=[\s{,(\[;.$@#>:"'*]|${ESCAPE_BEFORE}|${FIELD_DECOR}))((?:\\{0,7}["']|${ESC_QUOTE})?)(?:${name})${"\\"}${g + 2}\]?(?:${NEXT_LINE_VALUE}|[ \t]{0,8}:[ \t]*(?!${TYPE_THEN_VALUE})|(?<=["'])${FIELD_GAP}(?=\\{0,7}["'])|(?<!["'])${FIELD_GAP}(?=\\{0,7}["'${"`"}]${looks(quotedUnit)})|(?:[ \t]*:=|${DECLARED_TYPE}|[ \t]*(?:=>?|(?:${ESC_EQ})(?:\\{1,2}u003[eE])?))(?:${NAME_CONT}(?=\\{0,7}["'${"`"}]|${ESC_QUOTE})|[ \t]*\((?:[ \t]{1,8}|[ \t]{0,8}${LINE_BREAK}[ \t]{0,40}){0,2}(?=\\{0,7}["'${"`"}])|[ \t]*(?=\\{0,7}["'${"`"}]|${ESC_QUOTE}|${NUMBER}${NUMBER_EQ_END}))))`
+    const quoted = String.raw`(${TRIPLE_QUOTE}|\\{0,7}["'${"`"}]|${ESC_QUOTE})(?!${"\\"}${g + 3})(?!\[REDACTED:)(${breakLedValue(g + 3)}|${start}${a === 1 ? looks(quotedUnit) : ""}${quotedValue(g + 3, undefined, true)}${joined(g + 3)})${closedOrOpen(`\\${g + 3}`)}`
     const bare = String.raw`(?![$\{"'\\])(?!process\.env\.|import\.meta\.env\.|os\.environ)(?![0-9]+(?![^\s,;)}\]]))${looks(bareClass)}(${bareClass}{1,512}(?:;(?!${NEXT_AFTER_SEMICOLON})${bareClass}{1,256}){0,8})`
     // one word of letters that is the rest of the line (a comment may follow): which names and words go is fieldReplace's call
     const word = String.raw`([A-Za-z]{1,64})${WORD_END}`
@@ -1374,6 +1415,16 @@ const redactMappings = (s: string): string => {
   return once.includes("\\n") ? redactMappingsBy(once, MAPPING_HEAD_ESCAPED, "\\n", "\\r") : once
 }
 
+/** Where an unescaped `"` (a JSON string's closing quote) is in `s` from `from` to `to`, or -1. */
+const jsonStringEnd = (s: string, from: number, to: number): number => {
+  for (let i = s.indexOf("\"", from); i >= 0 && i < to; i = s.indexOf("\"", i + 1)) {
+    let b = 0
+    while (i - b - 1 >= from && s.charCodeAt(i - b - 1) === 92) b++
+    if (b % 2 === 0) return i
+  }
+  return -1
+}
+
 /** {@link redactMappings} with lines ended by `nl` (a newline, or a `\n` escape), maybe after `cr`, their key lines found by `heads`. */
 const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): string => {
   const M = marker("secret-mapping")
@@ -1407,7 +1458,10 @@ const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): str
       if (e < 0 || e > limit) e = limit
       let ind = p
       while (ind < e && (s.charCodeAt(ind) === 32 || s.charCodeAt(ind) === 9)) ind++
-      const contentEnd = cr.length > 0 && s.startsWith(cr, e - cr.length) && e - cr.length >= ind ? e - cr.length : e
+      let contentEnd = cr.length > 0 && s.startsWith(cr, e - cr.length) && e - cr.length >= ind ? e - cr.length : e
+      // YAML held in a JSON string (session 37, tester36b F6): its last line ends at the string's closing quote (`  …"}`)
+      const closing = nl === "\n" ? -1 : jsonStringEnd(s, ind, contentEnd)
+      if (closing >= 0) contentEnd = closing
       if (ind < contentEnd) {
         if (ind - p <= keyCol) break
         const v = MAPPING_LINE.exec(s.slice(p, contentEnd))
@@ -1419,7 +1473,8 @@ const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): str
           const value: unknown = !quoted && /^-?[0-9]{1,15}(?:\.[0-9]{1,15})?$/.test(text) ? Number(text) : text
           // (a plain value ending in `:` or holding `: ` is a key the line pattern did not read: a nested key's line)
           const plainKey = !quoted && (text.endsWith(":") || /:[ \t]/.test(text))
-          if (!plainKey && (quoted || !YAML_NOT_STRING.test(text)) && text.length > 0 && leafSecret(kind, value)) {
+          // (a value that holds a marker was redacted already: `- [REDACTED:…]` is no sequence's item `[…]`; session 37)
+          if (!plainKey && (quoted || !YAML_NOT_STRING.test(text)) && text.length > 0 && !text.includes("[REDACTED:") && leafSecret(kind, value)) {
             const at = p + v[1].length + (quoted ? v[2].length : 0)
             pieces += s.slice(last, at) + M
             last = at + text.length
@@ -1427,6 +1482,7 @@ const redactMappingsBy = (s: string, heads: RegExp, nl: string, cr: string): str
         }
         end = contentEnd
       }
+      if (closing >= 0) break
       p = e + nl.length
     }
     if (last > headEnd) {
@@ -1878,8 +1934,35 @@ const HOST_PW = String.raw`[^\s:/?#@"'${"`"}<>\\()\[\]{},;]`
  * which hides the address whole (`mailto:bob2@example.com`).
  */
 const HOST_EMAIL = String.raw`[A-Za-z0-9._%+-]{1,128}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?!(?:png|jpe?g|gif|svg|webp|ico|bmp|avif)(?![A-Za-z]))[A-Za-z]{2,24}(?![A-Za-z0-9(\[-])`
-const HOST_PASSWORD_SOURCE = String.raw`(:)(?=${HOST_PW}{6,128}@)(?<=(?:^|[^A-Za-z0-9._~%+:/@\\-]|${BOUNDARY_ESCAPE})(?:${SLASHES})?[A-Za-z_][A-Za-z0-9._-]{0,63}:)(?![vV]?[0-9]{1,6}\.[0-9])(?!${HOST_EMAIL})(?:(?=${HOST_PW}{0,127}[0-9])(?=${HOST_PW}{0,127}[A-Za-z])|(?=${HOST_PW}{0,127}[A-Z])(?=${HOST_PW}{0,127}[a-z])(?=${HOST_PW}{12}))(${HOST_PW}{6,128})(@)(?!sha(?:1|224|256|384|512):)(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,10}[.,;!?]?(?:[\s:/"'${"`"}<>)\]\\]|$))`
+/**
+ * A character of {@link HOST_PASSWORD_SOURCE}'s password, or a `#`, `?`, `/` or `@` between two of them (session 37,
+ * tester36b F4: `deploy:Zq8#vN3p@db.internal`, `deploy:Zq8@vN3p@db.internal`: the user info ends at the last `@`
+ * before the host, as `url-credentials` reads a URL's; the `email` rule took the tail and the head showed).
+ */
+const HOST_PW_IN = String.raw`(?:${HOST_PW}|[#?/@](?=${HOST_PW}))`
+const HOST_PASSWORD_SOURCE = String.raw`(:)(?=${HOST_PW}${HOST_PW_IN}{5,127}@)(?<=(?:^|[^A-Za-z0-9._~%+:/@\\-]|${BOUNDARY_ESCAPE})(?:${SLASHES})?[A-Za-z_][A-Za-z0-9._-]{0,63}:)(?![vV]?[0-9]{1,6}\.[0-9])(?!${HOST_EMAIL})(?:(?=${HOST_PW_IN}{0,127}[0-9])(?=${HOST_PW_IN}{0,127}[A-Za-z])|(?=${HOST_PW_IN}{0,127}[A-Z])(?=${HOST_PW_IN}{0,127}[a-z])(?=${HOST_PW}{12}))(${HOST_PW}${HOST_PW_IN}{5,127})(@)(?!sha(?:1|224|256|384|512):)(?=[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,10}[.,;!?]?(?:[\s:/"'${"`"}<>)\]\\]|$))`
 
+/** A version after an `@` (`1.2.3`, `v20`): a package's, not a host (when the password holds a `/`, `?`, `#` or `@`). */
+const VERSION_AFTER = /^[vV]?[0-9]{1,6}(?:\.[0-9]{1,6}){0,2}(?![0-9A-Za-z.])/
+/**
+ * A machine's or a worker's name as the part between `:` and `@` (session 37, tester36b F10: `worker:node01@cluster`,
+ * `job:gpu3@rack2`, a scheduler's label): a word of these, maybe `-` or `_`, and a number of at most 4 digits.
+ */
+const HOST_LABEL = /^(?:node|host|worker|server|srv|vm|pod|gpu|cpu|rack|shard|replica|instance|machine|box|rank|slot|core|executor|runner|agent)[-_]?[0-9]{1,4}$/
+/**
+ * A {@link HOST_PASSWORD_SOURCE} password's shape, read on the password itself (the pattern's look may read on past an
+ * `@` the password holds, into the host): a letter and a digit, or 12 characters or more with both cases.
+ */
+const hostPasswordShape = (pw: string): boolean =>
+  (/[0-9]/.test(pw) && /[A-Za-z]/.test(pw)) || (/[A-Z]/.test(pw) && /[a-z]/.test(pw) && pw.length >= 12)
+/**
+ * Whether `pw`, a {@link HOST_PASSWORD_SOURCE} password holding a `/`, `?`, `#` or `@`, is one (`after`: the text after
+ * its `@`): no port then a path (`h2:27017/db?user=me@corp.com`), no word of letters then one
+ * (`host:port/…`), no query's parameter (`?user=me@…`, `&to=a@…`), and no package's path before a version
+ * (`npm:lodash/fp2@4.17.21`), as `url-credentials` reads a URL's password across them (URL_PASSWORD_CROSSING).
+ */
+const crossingPassword = (pw: string, after: string): boolean =>
+  !/^(?:[0-9]{0,5}|[A-Za-z]{1,64})[/?#,]/.test(pw) && !/[?&][A-Za-z0-9_.\[\]-]{0,64}=/.test(pw) && !VERSION_AFTER.test(after)
 /** {@link HOST_PASSWORD_SOURCE}, global. */
 const HOST_PASSWORD = re(HOST_PASSWORD_SOURCE)
 /**
@@ -1896,7 +1979,11 @@ const redactUrlCredentials = (s: string): string => {
   }
   if (out.includes("@")) {
     HOST_PASSWORD.lastIndex = 0
-    out = out.replace(HOST_PASSWORD, (_m, colon: string, _pw: string, at: string) => `${colon}${marker("url-credentials")}${at}`)
+    out = out.replace(HOST_PASSWORD, (m: string, colon: string, pw: string, at: string, offset: number, all: string) =>
+      // a package's path and version (`npm:lodash/fp2@4.17.21`) or a label (`worker:node01@cluster`) is no password
+      !hostPasswordShape(pw) || (/[/?#@]/.test(pw) && !crossingPassword(pw, all.slice(offset + m.length, offset + m.length + 40))) || HOST_LABEL.test(pw)
+        ? m
+        : `${colon}${marker("url-credentials")}${at}`)
   }
   return out
 }
@@ -3936,8 +4023,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
       ].map((head, a) => `${head}${optionValue(a * 4 + 2)}`).join("|") +
         // curl's (and HTTPie's `-a`) `"user:password"` and lftp's `"user,password"` quoted whole (also `\"…\"` in JSON text): the
         // quote and the user stay, the whole password goes (spaces and all) up to the closing quote.
-        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s:"'\\]{0,256}:)(${quotedValue(CLI_PASSWORD_HEADS * 4 + 2)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
-        String.raw`|(${optionOf("lftp", "-u|--user")}(?:[ \t]+|=)?)(\\?["'])(?![$])([^\s,"'\\]{0,256},)(${quotedValue(CLI_PASSWORD_HEADS * 4 + 6)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
+        // (session 37, tester36b F7: the user is read in a lookahead and the value group holds user and password, so the
+        // value starts right after its opening quote and reads that quote's escapes, quotedValue: `"user:ab\"cd"`,
+        // `'user:ab'\''cd'` go whole; a shell continuation may come before the quote, as before a bare one)
+        String.raw`|((?:${optionOf("curl", "-u|--user|-U|--proxy-user")}|${HTTPIE_AUTH})(?:${NAME_CONT}|[ \t]+|=)?)(\\{0,3}["'])(?![$])(?=([^\s:"'\\]{0,256}:))(${quotedValue(CLI_PASSWORD_HEADS * 4 + 2)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 2}` +
+        String.raw`|(${optionOf("lftp", "-u|--user")}(?:${NAME_CONT}|[ \t]+|=)?)(\\{0,3}["'])(?![$])(?=([^\s,"'\\]{0,256},))(${quotedValue(CLI_PASSWORD_HEADS * 4 + 6)})${"\\"}${CLI_PASSWORD_HEADS * 4 + 6}`
     ),
     hints: [
       "mysql", "mariadb", "sshpass", "psexec", "PsExec", "PSEXEC", "paexec", "PAExec", "PAEXEC", "login", "redis-cli", "sqlcmd", "bcp", "osql", "mongo", "curl", "http",
@@ -3947,8 +4037,9 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     gate: ["-p", "-a", "-P", "-u", "-U"],
     replace: (m: string, ...groups: Array<string>): string => {
       for (const at of [CLI_PASSWORD_HEADS, CLI_PASSWORD_HEADS + 1]) {
-        const [head, q, user, password] = groups.slice(at * 4, at * 4 + 4)
-        if (head !== undefined && password !== undefined) return `${head}${q}${user}${marker("cli-password")}${q}`
+        // (the value holds the user, its lookahead's group, then the password)
+        const [head, q, user, value] = groups.slice(at * 4, at * 4 + 4)
+        if (head !== undefined && value !== undefined) return value.length > user.length ? `${head}${q}${user}${marker("cli-password")}${q}` : m
       }
       return optionValueReplace("cli-password", CLI_PASSWORD_HEADS)(m, ...groups)
     }
@@ -3966,10 +4057,11 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // `=` after a space is no value (session 25: `-db_password = …`, a diff's removed line, is `secret-line`'s).
     // `=` then a continuation and an indented value that looks like a secret (session 36, tester35a F8: `--token=\`
     // then a tab and the token; a shell reads the value as a word of its own, a title on one line as the option's)
-    // goes too: fail closed.
+    // goes too: fail closed. Session 37 (tester36b F3): so does a quoted value there (`--password=\` then a tab or
+    // blanks and `"…"`, or no indentation: the shell joins it to the `=`), whatever it holds, as a quoted value after a space.
     id: "cli-secret-option",
     pattern: re(
-      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=(?:${NAME_CONT}(?<=[ \t]|\\t)(?=[^\s"'\\$-][^\s"'\\]*[0-9.,:;!@#%^&*+=/~_]|[^\s"'\\$-][^\s"'\\]{15}))?|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])${quotedText(String.raw`[^"'\\\n]`)}\\?["'])))${optionValue(2)}`
+      String.raw`(?<=^|[\s"'(;&|=]|${ESCAPE_BEFORE})(--?(?!no-)(?:[A-Za-z0-9]{1,40}[-_]){0,6}(?:password|passwd|pass|pwd|token|secret|api[-_]?key|apikey|access[-_]?key|secret[-_]?key|auth[-_]?token|client[-_]?secret)(?:=(?:${NAME_CONT}(?:(?<=[ \t]|\\t)(?=[^\s"'\\$-][^\s"'\\]*[0-9.,:;!@#%^&*+=/~_]|[^\s"'\\$-][^\s"'\\]{15})|(?=\\{0,3}["'](?![$\s"'\\]))))?|\\?["'][ \t]*,[ \t]*(?=\\?["'](?![$\s"'\\-]))|(?:${NAME_CONT}|[ \t]+)(?!=[ \t\r\n])(?=(?![A-Za-z]{1,15}[.,:;!?]{1,8}(?:[\s"'\\)\]]|$))(?:\\?["'])?[^\s"'\\]*[0-9.,:;!@#%^&*+=/~_-]|(?:\\?["'])?[^\s"'\\]{16}|\\?["'](?![$\s"'\\])${quotedText(String.raw`[^"'\\\n]`)}\\?["']|"""(?![$\s"'\\])|'''(?![$\s"'\\])|\\?["']${LINE_BREAK}[ \t]{0,40}[^\s"'\\$])))${optionValue(2)}`
     ),
     hints: ["pass", "pwd", "token", "secret", "key"],
     // The key word always follows the option's `-` or a `-`/`_` between its words (`--password`, `--npm-token`, `--api_key`).
@@ -4071,12 +4163,14 @@ export const builtinRules: ReadonlyArray<RedactionRule> = [
     // (`PASSWORD=Tr0ub4dor&3…` goes whole; cut at the `&`, the password's tail would stay in clear).
     id: "secret-assignment",
     pattern: re(
-      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
+      String.raw`${start("A-Za-z0-9_")}((?:[A-Z0-9_]*_)?(?:KEYS|KEY|TOKENS|TOKEN|SECRETS|SECRET)|[A-Z0-9_]*(?:PASSWORDS|PASSWORD|PASSWD|PASSPHRASE)|[A-Z0-9_]*_(?:PWD|PASS)|SSHPASS|REDISCLI_AUTH|[Pp]asswords?|[Pp]asswd|[Pp]wd|(?<=[;"'][ \t]{0,8})PWD)(=(?:${NAME_CONT}(?=\\?["'](?![$[])))?|${ESC_EQ}|(?<=;[ \t]{0,8}(?:[Pp]assword|PASSWORD|[Pp]wd|PWD))[ \t]{1,8}=[ \t]{0,8})` +
         // "value" (also \"value\" in JSON text), 'value' (a quoted value runs to its closing quote over up to
         // QUOTED_LINES' line breaks: tester34c F2), or a bare value up to a space, quote or shell operator
         // (a bare value runs on over a shell's line continuation inside it or right after the `=`, when the next line
         // goes on with the value's characters: `\` and a line break are no word's end to a shell; session 34, F2)
-        String.raw`(?:(\\?")(?![$[])(${quotedValue(3, "+", true)})${closedOrOpen(String.raw`\3`)}|'(?![$[])(${openQuoted(SINGLE_QUOTED_CHAR, "'", "+")})${closedOrOpen("'")}|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
+        // (session 37, tester36b F3: a continuation and indentation after the `=` before a quoted value, which a shell
+        // reads as a word of its own: fail closed, as `secret-field` and `cli-secret-option` do)
+        String.raw`(?:(\\?")(?![$[])(${breakLedValue(3)}|${quotedValue(3, "+", true)})${closedOrOpen(String.raw`\3`)}|'(?![$[])(${breakLedValue(0, "'")}|${openQuoted(SINGLE_QUOTED_CHAR, "'", "+")})${closedOrOpen("'")}|(?:(?=${VALUE_CONT}(?![$["'\\]))|(?![$["'\\]))((?:[^\s"'${"`"};&|<>),\\]|&(?![\s&]|$|[A-Za-z0-9_.-]{1,64}=)|${VALUE_SEMICOLON}|${VALUE_CONT}|\\(?![nrt"]|${QUOTE_ESCAPE}))+)` +
         // a value in escaped quotes (session 20: `PASSWORD\u003d\u0022…\u0022`, .NET's and Gson's JSON)
         String.raw`|(${ESC_QUOTE})(?![$[])((?:(?!\7)[^\n]){1,512})\7)`
     ),
@@ -4830,7 +4924,7 @@ export const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=
 
 /**
  * Whether `v`, under a key of kind `kind` ({@link secretKeyKind}), is the secret itself and goes whole:
- * - a string, not empty, not a reference (`$VAR`, `${VAR}`, `{{ … }}`) and not starting with white space:
+ * - a string, not empty, not a reference (`$VAR`, `${VAR}`, `{{ … }}`, `{name}`) nor blanks alone (blanks before it are passed over):
  *   under a `secret` or `token` name always (the key says what it is: `"password": "hunter"`, a short word or
  *   a passphrase with spaces is still the password); under a `key`/`pass`/`pwd` name (`sort_key`,
  *   `shortcutKey`, `partition_key` name no secret) when it looks like one (`LOOKS_SECRET`, the test of
@@ -4840,15 +4934,25 @@ export const LOOKS_SECRET = /^(?:(?=[^\n]{0,63}[0-9])(?=[^\n]{0,63}[^0-9\s])|(?=
  *   (`max_token: 100`, `pass: 3`) and stays;
  * - anything else (booleans, null, objects, arrays) is walked as usual.
  */
+/** Blanks and line breaks at a string's start. */
+const LEADING_BLANKS = /^[ \t\r\n]+/
+/**
+ * A `{` that starts a template or a placeholder, not a value (`{{ … }}`, `{name}`, `{0}`, `{}`, `{ … }`), or JSON
+ * held in the string (`{"k": …}`).
+ */
+const PLACEHOLDER_START = /^\{(?:[{}\s]|\\{0,7}["']|[A-Za-z0-9_.:\[\]-]{0,64}\})/
 export const secretValue = (kind: SecretKeyKind, v: unknown): boolean => {
   if (kind === "pin") return pinValue(v)
   // a header's value: after the text rules (see `headerValue`)
   if (kind === "header") return false
   if (typeof v === "string") {
-    if (v.length === 0 || notAValue(v)) return false
+    // (session 37, tester36b F11: blanks or line breaks before the value are no reference, `" Qz7…"`, `"\nZq8…"`: the
+    // value after them is read; so is a `{` that starts no placeholder or template, `"{Zq8…"`)
+    const t = v.replace(LEADING_BLANKS, "")
+    if (t.length === 0 || (t.charCodeAt(0) === 123 ? PLACEHOLDER_START.test(t) : notAValue(t))) return false
     if (kind === "secret" || kind === "token") return true
-    if (!LOOKS_SECRET.test(v)) return false
-    return kind !== "pwd" || aloneSecret(v)
+    if (!LOOKS_SECRET.test(t)) return false
+    return kind !== "pwd" || aloneSecret(t)
   }
   if (typeof v !== "number") return false
   return kind === "secret" || (kind === "pass" && Math.abs(Math.trunc(v)) >= 1000)

@@ -44,7 +44,10 @@ const NOT_A_FOLDER_REMEDY =
  * of it: `CLAUDE_ROOT_IS_CONFIG_DIR`), a named root that is one project's
  * folder (its own entries are session logs: `CLAUDE_ROOT_IS_PROJECT_FOLDER`,
  * naming its parent), or one named with folders but no session log in any,
- * one of them not an encoded cwd (`CLAUDE_ROOT_EMPTY`) make coverage `partial`
+ * one of them not an encoded cwd (`CLAUDE_ROOT_EMPTY`), or session logs lying
+ * in the projects root itself beside its project folders (or in the default
+ * root), which are not read (`CLAUDE_LOG_IN_PROJECTS_ROOT`, counted as
+ * skipped), make coverage `partial`
  * with a diagnostic naming it, and a remedy made of the causes present
  * ({@link remedyOfSkips}). A session file the importer already holds
  * (`known`: by real path, its fingerprint and summary) and that is unchanged
@@ -93,6 +96,8 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     let holdsProjects = false
     /** Session logs (`<session-uuid>.jsonl` files) right in the root: a project folder named as the root. */
     let ownLogs = 0
+    /** Their names, in the listing's order (what a stray log's diagnostic names). */
+    const ownLogNames: Array<string> = []
     /** Entries under a session log's name met in the project folders (read or not): none means no session log anywhere. */
     let logsSeen = 0
     /** Project folders whose name is not an encoded cwd (`-home-me-app`, `C--Users-me-app`): no sign of a projects root. */
@@ -115,7 +120,18 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
           continue
         }
         if (p.kind !== "directory") {
-          if (p.kind === "file" && isSessionFileName(p.name)) ownLogs++
+          if (p.kind === "file" && isSessionFileName(p.name)) {
+            ownLogs++
+            ownLogNames.push(p.name)
+          } else if (isSessionFileName(p.name)) {
+            // A fifo, socket or device under a session log's name in the root: never opened (a fifo would block),
+            // said and counted, as in a project folder (tester37 F3: it was skipped in silence).
+            skip({
+              code: "SOURCE_NOT_REGULAR_FILE",
+              message: `${p.name} in the projects root is not a regular file (a fifo, socket or device); it was not read.`,
+              details: { file: p.name }
+            })
+          }
           continue
         }
         if (p.name === "projects") holdsProjects = true
@@ -256,6 +272,19 @@ export const discoverSessions = (deps: ClaudeDeps, known?: ReadonlyMap<string, K
     // what CLAUDE_CONFIG_DIR names) passed for its projects folder (tester27a F5): said, naming `<root>/projects`, and
     // partial, so it does not read as a complete, empty answer. Only the root named is read, never its `projects/`.
     const configFolder = !projectFolder && holdsProjects && found.length === 0 && omitted === 0 && skipped === 0
+    // Otherwise a session log lying in the projects root itself (beside the project folders, or in the default root) is
+    // not where Claude Code writes one (`<encoded-cwd>/<session-uuid>.jsonl`): it is not read, so it is said and counted
+    // as skipped (coverage partial), never passed over in silence (tester36b F13).
+    if (!projectFolder && ownLogs > 0) {
+      const shown = ownLogNames.slice().sort().slice(0, 20)
+      skip({
+        code: "CLAUDE_LOG_IN_PROJECTS_ROOT",
+        message: `${ownLogs} session log${ownLogs === 1 ? "" : "s"} lie${ownLogs === 1 ? "s" : ""} in the projects root ${rootPath} itself, not in a project folder (${shown.join(", ")}${
+          ownLogs > shown.length ? ", …" : ""
+        }); ${ownLogs === 1 ? "it was" : "they were"} not read.`,
+        details: { ...base, count: ownLogs, files: shown }
+      }, ownLogs)
+    }
     // A root the user named (--claude-root or claudeRoot in the config) that holds no project folder at all is not Claude
     // Code's projects folder (a typo, a mount not there yet): partial, so a daily job does not read as "complete". So is
     // one with folders but no session log in any of them, when one of its folders is not named as Claude Code names a

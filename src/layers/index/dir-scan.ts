@@ -34,9 +34,18 @@ export interface DirScanOptions {
 
 interface Folder {
   mtimeMs: number
-  names: Set<string>
+  /** Its entries' names, each with its kind ({@link kindOf}). */
+  names: Map<string, string>
   readonly depth: number
 }
+
+/**
+ * An entry's kind as its listing says it (`f` file, `d` folder, `l` symlink, `o` other): an entry replaced under the
+ * same name by one of another kind (a symlinked log replaced by the file itself, a log replaced by a fifo) is news,
+ * though its name is not (session 37, tester36a F8: a symlink replaced by its file waited for the 60 s poll, as
+ * Node 20's recursive watcher raised no event for it either).
+ */
+const kindOf = (e: fs.Dirent): string => (e.isFile() ? "f" : e.isDirectory() ? "d" : e.isSymbolicLink() ? "l" : "o")
 
 const list = (dir: string): Array<fs.Dirent> | undefined => {
   try {
@@ -58,7 +67,8 @@ const mtimeOf = (dir: string): number | undefined => {
 /**
  * Folders under some roots, remembered with their mtime and names; each
  * {@link DirScan.tick} answers the paths (files and folders, absolute) that
- * appeared since the last look. Symlinks are not followed.
+ * appeared since the last look, or whose entry changed kind under the same
+ * name (a symlink replaced by a file). Symlinks are not followed.
  */
 export class DirScan {
   private readonly folders = new Map<string, Folder>()
@@ -98,7 +108,7 @@ export class DirScan {
     const mtimeMs = mtimeOf(dir)
     const entries = mtimeMs === undefined ? undefined : list(dir)
     if (mtimeMs === undefined || entries === undefined) return
-    this.folders.set(dir, { mtimeMs, names: new Set(entries.map((e) => e.name)), depth })
+    this.folders.set(dir, { mtimeMs, names: new Map(entries.map((e) => [e.name, kindOf(e)])), depth })
     for (const e of entries) {
       const p = nodePath.join(dir, e.name)
       found?.push(p)
@@ -122,11 +132,20 @@ export class DirScan {
     const entries = list(dir)
     if (entries === undefined) return
     f.mtimeMs = mtimeMs
-    const names = new Set<string>()
+    const names = new Map<string, string>()
     for (const e of entries) {
-      names.add(e.name)
+      const kind = kindOf(e)
+      names.set(e.name, kind)
       const p = nodePath.join(dir, e.name)
-      if (f.names.has(e.name)) {
+      const was = f.names.get(e.name)
+      if (was !== undefined && was !== kind) {
+        // The same name, another kind of entry: news (a folder that was something else is walked below).
+        if (was === "d") this.forget(p)
+        found.push(p)
+        if (e.isDirectory()) this.walk(p, f.depth + 1, found)
+        continue
+      }
+      if (was !== undefined) {
         // A folder replaced by another under the same name (or one not remembered: over the bound before) is walked anew.
         if (e.isDirectory() && !this.folders.has(p)) this.walk(p, f.depth + 1, found)
         continue
@@ -134,7 +153,7 @@ export class DirScan {
       found.push(p)
       if (e.isDirectory()) this.walk(p, f.depth + 1, found)
     }
-    for (const gone of f.names) if (!names.has(gone)) this.forget(nodePath.join(dir, gone))
+    for (const gone of f.names.keys()) if (!names.has(gone)) this.forget(nodePath.join(dir, gone))
     f.names = names
   }
 

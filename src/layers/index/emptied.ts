@@ -89,6 +89,7 @@ export type LostBytes =
   | { readonly _tag: "truncated"; readonly size: number; readonly imported: number; readonly matched: number | undefined }
   | { readonly _tag: "zeroed"; readonly size: number; readonly from: number; readonly length: number }
   | { readonly _tag: "not-utf8"; readonly size: number; readonly encoding: ForeignEncoding }
+  | { readonly _tag: "garbled"; readonly size: number; readonly lines: number }
 
 /**
  * Read `path` (the file of a source imported before, authorized in its own
@@ -179,6 +180,58 @@ export const damagedSource = (
     return undefined
   })
 
+/**
+ * Whether a line log imported before (its file `path`, imported up to its checkpoint's `prefix` binding, the whole
+ * file when it has none) now holds, where it held what was imported, lines none of which reads as JSON: its bytes
+ * overwritten in place (garbage, random bytes, a disk's or a tool's damage), not a new version of its session, which
+ * would be lines of JSON (tester37 F1: such a Claude Code log was no longer listed, as it held no conversation, and
+ * its session was superseded: gone from `sessions`, `usage` and `show`). Reads the imported part line by line and
+ * stops at the first line that parses; `garbled` with the count of non-blank lines read when none did, else
+ * undefined (a file of blank lines is {@link lostBytes}' `nothing`). Fails with the access error when it cannot be
+ * read.
+ */
+export const garbledSource = (
+  access: SourceAccessShape,
+  path: string,
+  checkpoint: { readonly prefix: string | null }
+): Effect.Effect<Damaged | undefined, SourceAccessError> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const imported = importedBytes(checkpoint.prefix)
+      const src = yield* access.open(yield* access.authorizeFile(path, [nodePath.dirname(path)]))
+      let lines = 0
+      let carry: Array<Buffer> = []
+      /** One line's bytes: true when it reads as JSON (the answer is then known). */
+      const parses = (parts: Array<Buffer>): boolean => {
+        const text = Buffer.concat(parts).toString("utf8").trim()
+        if (text === "") return false
+        lines++
+        try {
+          JSON.parse(text)
+          return true
+        } catch {
+          return false
+        }
+      }
+      for (let at = 0; at < imported;) {
+        const bytes = yield* src.read(at, Math.min(STEP, imported - at))
+        if (bytes.length === 0) break
+        const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+        let from = 0
+        for (let nl = b.indexOf(0x0a); nl >= 0; nl = b.indexOf(0x0a, from)) {
+          carry.push(b.subarray(from, nl))
+          if (parses(carry)) return undefined
+          carry = []
+          from = nl + 1
+        }
+        if (from < b.length) carry.push(Buffer.from(b.subarray(from)))
+        at += bytes.length
+      }
+      if (carry.length > 0 && parses(carry)) return undefined
+      return lines === 0 ? undefined : { path, lost: { _tag: "garbled", size: (yield* src.stat).size, lines } as const }
+    })
+  )
+
 /** The byte count a binding (`<n>:<hex>`) says was imported; Infinity without one (the whole file). */
 const importedBytes = (binding: string | null): number => {
   const n = binding === null ? -1 : bindingLength(binding)
@@ -216,6 +269,12 @@ export const emptiedCause = (path: string, lost: LostBytes): { readonly problem:
   if (lost._tag === "not-utf8") {
     const p = notUtf8Problem(path, lost.encoding)
     return { problem: `${p.message} What was imported from it before is kept as it was (not superseded).`, remedy: p.remediation }
+  }
+  if (lost._tag === "garbled") {
+    return {
+      problem: `${path} now holds ${lost.lines} line${lost.lines === 1 ? "" : "s"} where it held what was imported, none of which reads as JSON: bytes overwritten in place (a disk's or a tool's damage), not a new version of its session; what was imported from it is kept as it was (not superseded).`,
+      remedy: "Restore the file from a backup (or let the agent write it again); the next import reads it as usual. The index keeps the session meanwhile."
+    }
   }
   return {
     problem: lost._tag === "zeroed"

@@ -48,7 +48,7 @@ import { RECORD_UUID_REUSED } from "../../domain/claude-code/record-ids.js"
 import { REPEATED_RECORDS_SKIPPED, SEQUENCE_DECREASES } from "../../domain/muse-code/record-names.js"
 import { PARSE_WARNING } from "../../domain/warning-kinds.js"
 import { VANISHED_REMEDY } from "../../domain/vanished.js"
-import { type Damaged, damagedCode, damagedSource, emptiedCause } from "./emptied.js"
+import { type Damaged, damagedCode, damagedSource, emptiedCause, garbledSource } from "./emptied.js"
 import { rewrittenDiagnostic, type RewrittenEvents, rewrittenSource, SOURCE_REWRITTEN } from "./rewritten.js"
 import { shorterThanImported, SOURCE_TRUNCATED, truncatedSource } from "./truncated.js"
 import { type Diagnostic, type DiscoveredSource, emptySourceSummary, type Locator, type ProviderId, type SessionEvent, type SourceSummary } from "../../domain/model.js"
@@ -923,6 +923,16 @@ const make = Effect.gen(function*() {
       if (summaryOnly(checkpoint, fingerprint, checkpointed) && inserted.right === 0 && !newGeneration) {
         return { _tag: "unchanged", diagnostics } as const
       }
+      // A session of a store that holds many (AgentMux: every session of an agent in one filestore.db, whose size and
+      // mtime move when any of them grows) read from its cursor to nothing new: its own record did not change, so it is
+      // unchanged, not "imported, 0 events" (tester36a F3: one session grew and every session of the agent was
+      // reported imported). A file of its own that grew without a whole new event stays "accepted": its bytes changed.
+      if (
+        adapter.sourcePerFile !== true && checkpoint?.status === "complete" && inserted.right === 0 && !newGeneration &&
+        rewritten === undefined
+      ) {
+        return { _tag: "unchanged", diagnostics } as const
+      }
       // A rewrite that dropped imported events (`./rewritten.ts`) is said in this run's report, not stored with the
       // checkpoint: what the index holds for the source is what a fresh import of the file holds, so a recreated
       // index and a push see the same checkpoint (test/index/push-identity.test.ts).
@@ -1101,6 +1111,16 @@ const make = Effect.gen(function*() {
           if (cut._tag === "Right" && cut.right !== undefined) {
             emptied.push({ provider: c.provider, path: c.locator.path, damaged: { path: c.locator.path, lost: { _tag: "truncated", ...cut.right } } })
             continue
+          }
+          // Overwritten in place with lines none of which reads as JSON (garbage where the session was): no longer
+          // listed as a session, but damage, not a new version: kept as it was (`garbledSource`, tester37 F1). A line
+          // log only: a store (AgentMux) is no line log.
+          if (adapter.value.sourcePerFile === true) {
+            const garbled = yield* Effect.either(garbledSource(access, c.locator.path, c))
+            if (garbled._tag === "Right" && garbled.right !== undefined) {
+              emptied.push({ provider: c.provider, path: c.locator.path, damaged: garbled.right })
+              continue
+            }
           }
           yield* supersede(c, `no longer listed by discovery, and ${changed.right}`)
         }
@@ -1491,6 +1511,8 @@ const make = Effect.gen(function*() {
           ? { path: e.path, file: e.damaged.path, size: lost.size, encoding: lost.encoding.encoding, byteOrderMark: lost.encoding.byteOrderMark }
           : lost._tag === "truncated"
           ? { path: e.path, file: e.damaged.path, size: lost.size, importedBytes: lost.imported, ...(lost.matched !== undefined ? { matchedBytes: lost.matched } : {}) }
+          : lost._tag === "garbled"
+          ? { path: e.path, file: e.damaged.path, size: lost.size, linesNotJson: lost.lines }
           : { path: e.path, size: lost.size }
         const code = damagedCode(lost)
         p.diagnostics = [...p.diagnostics, { code, message: problem, remediation: remedy, details }]

@@ -476,7 +476,7 @@ export interface PricesUsed {
 export type UsageNote =
   | { readonly kind: "model-not-priced"; readonly model: string | null; readonly responses: number }
   | { readonly kind: "long-context-not-priced"; readonly model: string | null; readonly responses: number }
-  | { readonly kind: "fast-not-priced"; readonly model: string | null; readonly responses: number; readonly promptOver200k?: true }
+  | { readonly kind: "fast-not-priced"; readonly model: string | null; readonly responses: number }
   | { readonly kind: "run-total-set-aside"; readonly runs: number }
   | { readonly kind: "tokens-not-exact"; readonly counts: ReadonlyArray<TokenCountName> }
   | { readonly kind: "cost-not-finite" }
@@ -644,13 +644,7 @@ export const usageReport = (
         // A prompt over 200k tokens of a model without long-context rates: unknown, never the standard rates (tester27a F6).
         ...(total?.longContextUnpriced ?? []).map((u): UsageNote => ({ kind: "long-context-not-priced", model: u.model, responses: u.responses })),
         // A fast-mode response of a model without fast-mode rates: unknown, never the standard rates (tester33b F1).
-        // A fast-mode response whose prompt is over 200k tokens (no table gives such a rate): `promptOver200k` (tester33c F7).
-        ...(total?.fastUnpriced ?? []).map((u): UsageNote => ({
-          kind: "fast-not-priced",
-          model: u.model,
-          responses: u.responses,
-          ...(u.promptOver200k === true ? { promptOver200k: true as const } : {})
-        })),
+        ...(total?.fastUnpriced ?? []).map((u): UsageNote => ({ kind: "fast-not-priced", model: u.model, responses: u.responses })),
         // AgentMux runs partly in Claude Code's log: their stated totals overlap those responses (tester27a F8).
         ...(total !== null && (total.runsSetAside ?? 0) > 0 ? [{ kind: "run-total-set-aside" as const, runs: total.runsSetAside ?? 0 }] : []),
         // The total holds every row, so a count past 2^53 - 1 in a row is one in the total too (and a cost past the largest double).

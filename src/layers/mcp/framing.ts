@@ -49,6 +49,7 @@ import { ClientNotificationRpcs, ClientRequestRpcs } from "@effect/ai/McpSchema"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { clippedEchoes } from "../../domain/echo.js"
 import { type IngestError, InvalidArgument, ResourceLimitExceeded } from "../../domain/errors.js"
 import { escapeJsonControls, visibleControls } from "../../domain/render.js"
 
@@ -133,40 +134,15 @@ const diagnose = (message: string): void => {
   process.stderr.write(`session-ingest mcp: ${visibleControls(message)}\n`)
 }
 
-/** The longest run of non-space characters an error answer echoes whole (a client's id, path, query). */
-const maxEchoRun = 200
-/** Whether a UTF-16 unit is white space (as `\s` in a regular expression). */
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(String.fromCharCode(c)))
-/** The longest text of an error answer (characters). */
-const maxErrorText = 2000
-
 /**
- * An error's text as answered: a run of more than {@link maxEchoRun}
- * non-space characters (a client's argument echoed back: an id of 5 MB)
- * keeps its first 100 and says how many follow (`…[+N characters]`), and
- * the whole text is held to {@link maxErrorText} characters the same way,
- * so an answer's size does not grow with what the client sent.
+ * An MCP error's text as answered: a run of more than 200 non-space characters (a client's argument echoed back: an
+ * id of 5 MB) keeps its first 100 and says how many follow (`…[+N characters]`), and the whole text is held to 2,000
+ * characters the same way ({@link clippedEchoes}), so an answer's size does not grow with what the client sent.
  */
-export const clipEchoes = (text: string): string => {
-  // A scan, not a regular expression: a run of megabytes overflows the regular expression engine's stack.
-  const pieces: Array<string> = []
-  let kept = 0
-  let runStart = -1
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && !isSpace(text.charCodeAt(i))) {
-      if (runStart < 0) runStart = i
-      continue
-    }
-    if (runStart >= 0 && i - runStart > maxEchoRun) {
-      pieces.push(text.slice(kept, runStart + 100), `…[+${i - runStart - 100} characters]`)
-      kept = i
-    }
-    runStart = -1
-  }
-  pieces.push(text.slice(kept))
-  const runs = pieces.join("")
-  return runs.length > maxErrorText ? `${runs.slice(0, maxErrorText - 100)}…[+${runs.length - (maxErrorText - 100)} characters]` : runs
-}
+export const clipEchoes = (text: string): string => clippedEchoes(text, MCP_ECHOES)
+
+/** What an MCP error answer echoes whole (characters). */
+const MCP_ECHOES = { maxRun: 200, keep: 100, maxText: 2000 } as const
 
 /** Text of at most 80 characters, on one line, for a diagnostic. */
 const excerpt = (s: string): string => {

@@ -137,11 +137,16 @@ const clipValue = (u: unknown): unknown =>
 /**
  * An error of the family as an MCP (JSON-RPC) error: the code first in the
  * message, the whole error in `data`; what it echoes of the client's
- * arguments is clipped ({@link clipEchoes}).
+ * arguments is clipped ({@link clipEchoes}), and its message and remedy show
+ * their control characters as escapes (`visibleControls`).
  */
 export const mcpError = (e: IngestError): InvalidParams | InternalError => {
-  const data = clipValue({ code: e.code, message: e.message, remediation: e.remediation, details: e.details })
-  const message = clipEchoes(`${e.code}: ${e.message}${e.remediation !== undefined ? ` Remedy: ${e.remediation}` : ""}`)
+  // The texts for people show their control characters as escapes (an id holding U+0000 or ESC, echoed back: tester36b
+  // F12), as the CLI's errors do; `details` keeps the facts as they are (JSON escapes them).
+  const remediation = e.remediation !== undefined ? visibleControls(e.remediation) : undefined
+  const text = visibleControls(e.message)
+  const data = clipValue({ code: e.code, message: text, remediation, details: e.details })
+  const message = clipEchoes(`${e.code}: ${text}${remediation !== undefined ? ` Remedy: ${remediation}` : ""}`)
   return CLIENT_CODES.has(e.code) ? new InvalidParams({ message, data }) : new InternalError({ message, data })
 }
 
