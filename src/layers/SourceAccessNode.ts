@@ -10,6 +10,8 @@
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -29,6 +31,7 @@ import {
   type FileStat,
   type Head,
   type ListedHead,
+  type ListedHeadsAhead,
   type ListedPath,
   type OpenSource,
   SourceAccess,
@@ -37,6 +40,25 @@ import {
 import { replacedDetails, unreadableDetails } from "../domain/unreadable.js"
 import { isNotAFolder, notAFolderDetails } from "../domain/not-a-folder.js"
 import { raiseLimitRemedy } from "../domain/limit-remedy.js"
+import {
+  CLAIM,
+  CONSUMED,
+  type HeadReaderData,
+  headReaderBytes,
+  headReaderViews,
+  META_BIRTHTIME,
+  META_CTIME,
+  META_DEV,
+  META_ENDED,
+  META_FIELDS,
+  META_GOT,
+  META_INO,
+  META_MTIME,
+  META_SIZE,
+  META_STATUS,
+  STATUS_HEAD,
+  STOP
+} from "./head-reader-protocol.js"
 
 const errnoOf = (e: unknown): string | undefined =>
   typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : undefined
@@ -608,9 +630,16 @@ function readListedHeads(
   until: number,
   at: (i: number) => ListedPath,
   scratch: Uint8Array,
-  onHead: (i: number, head: Either.Either<ListedHead, SourceAccessError>) => boolean
+  onHead: (i: number, head: Either.Either<ListedHead, SourceAccessError>) => boolean,
+  ahead?: ListedHeadsAhead
 ): Effect.Effect<number> {
   const own = this === undefined || this === null || (this.readHead === readHead && this.probe === probe)
+  if (own && ahead instanceof HeadsAhead) {
+    return Effect.sync(() => {
+      for (let i = from; i < until; i++) if (!onHead(i, ahead.headAt(i, at(i), scratch))) return i + 1
+      return until
+    })
+  }
   if (!own) {
     const self = this
     return Effect.gen(function*() {
@@ -751,6 +780,200 @@ const copyTo = (path: string, dest: string): Effect.Effect<void, SourceAccessErr
         )
   )
 
+/** Slots of the ring the head reader worker fills ahead of the main thread (each `maxBytes`: 8 KiB for discovery). */
+const HEAD_SLOTS = 64
+
+/** The fewest listed paths worth a head reader worker (its start costs ~10-20 ms of processor time on its own thread). */
+export const MIN_LISTED_FOR_HEAD_WORKER = 256
+
+/**
+ * How long the main thread waits for a head the worker took and has not answered yet (ms) before it reads that log
+ * itself (the worker's answer is then not used): a worker that runs answers within tens of microseconds; one that
+ * the system has paused (a busy machine), or that hangs, would otherwise hold the main thread.
+ */
+const HEAD_WAIT_MS = 0.2
+
+/** Heads answered by the head reader worker and read again by the main thread, in this process (tests read them). */
+export const headWorkerStats = { fromWorker: 0, inThread: 0, started: 0 }
+
+/**
+ * The fewest listed paths for which {@link listedHeadsAhead} starts its
+ * worker: `SESSION_INGEST_HEAD_WORKER` unset, {@link MIN_LISTED_FOR_HEAD_WORKER};
+ * `0` (or anything not a positive integer), never; `N`, from `N` paths.
+ */
+export const headWorkerMinimum = (env: Readonly<Record<string, string | undefined>>): number => {
+  const v = env.SESSION_INGEST_HEAD_WORKER
+  if (v === undefined) return MIN_LISTED_FOR_HEAD_WORKER
+  const n = Number(v)
+  return Number.isInteger(n) && n > 0 ? n : Infinity
+}
+
+/**
+ * The head reader worker's entry: `head-reader-worker.cjs` beside the CLI
+ * bundle (`dist/`), else the TypeScript entry's tsx shim beside this module
+ * when it runs from `src/`; null when there is none (a bundle copied without
+ * it, or bundled elsewhere: the heads are then read in the main thread).
+ */
+export const headWorkerEntry = (): string | null => {
+  const candidates: Array<string> = []
+  if (typeof __filename === "string" && __filename.endsWith(".cjs")) {
+    candidates.push(nodePath.join(nodePath.dirname(__filename), "head-reader-worker.cjs"))
+  } else {
+    try {
+      candidates.push(nodePath.join(nodePath.dirname(fileURLToPath(import.meta.url)), "head-reader-worker-tsx.mjs"))
+    } catch {
+      // no module URL (a CommonJS bundle)
+    }
+  }
+  return candidates.find((c) => fs.existsSync(c)) ?? null
+}
+
+/**
+ * Heads of `paths` (listed paths, in order) read ahead by the head reader
+ * worker started from `entry`, up to `maxBytes` each (see
+ * `./head-reader-protocol.ts`); made by {@link listedHeadsAhead}, exported for
+ * tests (a worker that cannot load, or stalls). The main thread asks for them in order
+ * ({@link headAt}); each is taken by whoever reaches it first: the worker
+ * (ahead of the main thread, a ring of {@link HEAD_SLOTS}), or the main
+ * thread itself, which then reads it in its own thread as without a worker
+ * (while the worker starts, when it is behind, or once it was stopped); a log
+ * the worker took but has not answered within {@link HEAD_WAIT_MS} is read by
+ * the main thread too (the worker's later answer lands in a slot no one reads
+ * for that log).
+ */
+export class HeadsAhead implements ListedHeadsAhead {
+  readonly _tag = "ListedHeadsAhead" as const
+  readonly #views: ReturnType<typeof headReaderViews>
+  readonly #shared: SharedArrayBuffer
+  readonly #dataOffset: number
+  #worker: Worker | undefined
+  #stopped = false
+
+  constructor(readonly paths: ReadonlyArray<string>, readonly maxBytes: number, entry: string) {
+    this.#shared = new SharedArrayBuffer(headReaderBytes(HEAD_SLOTS, maxBytes))
+    this.#views = headReaderViews(this.#shared, HEAD_SLOTS, maxBytes)
+    this.#dataOffset = this.#views.data.byteOffset
+    const data: HeadReaderData = { paths, shared: this.#shared, slots: HEAD_SLOTS, maxBytes }
+    try {
+      const worker = new Worker(entry, { workerData: data })
+      // A worker that cannot load (or fails) takes nothing more: the main thread reads what is left.
+      worker.on("error", () => this.stop())
+      worker.unref()
+      this.#worker = worker
+      headWorkerStats.started++
+    } catch {
+      this.#stopped = true
+    }
+  }
+
+  /** How many paths are taken (by the worker or the main thread): the worker takes up to {@link HEAD_SLOTS} ahead. */
+  taken(): number {
+    return Atomics.load(this.#views.control, CLAIM)
+  }
+
+  /** Stop the worker (it takes no more paths); the main thread reads the rest. */
+  stop(): void {
+    if (this.#worker === undefined && this.#stopped) return
+    this.#stopped = true
+    Atomics.store(this.#views.control, STOP, 1)
+    Atomics.notify(this.#views.control, CONSUMED)
+    const worker = this.#worker
+    this.#worker = undefined
+    if (worker !== undefined) void worker.terminate().catch(() => undefined)
+  }
+
+  /**
+   * The head of listed path `i` (`listed`), the heads before it being done
+   * with (their slots may be written again): the worker's answer when it took
+   * it and read a regular file, else read here as {@link headListedNow} does.
+   */
+  headAt(i: number, listed: ListedPath, scratch: Uint8Array): Either.Either<ListedHead, SourceAccessError> {
+    const { control, ready } = this.#views
+    Atomics.store(control, CONSUMED, i)
+    Atomics.notify(control, CONSUMED)
+    if (!this.#stopped) {
+      // Not taken yet (the worker is starting, or behind): read here.
+      if (Atomics.load(control, CLAIM) === i && Atomics.compareExchange(control, CLAIM, i, i + 1) === i) {
+        headWorkerStats.inThread++
+        return headListedNow(listed, scratch)
+      }
+      const slot = i % HEAD_SLOTS
+      const deadline = performance.now() + HEAD_WAIT_MS
+      for (;;) {
+        const mark = Atomics.load(ready, slot)
+        if (mark === i + 1) break
+        const left = deadline - performance.now()
+        if (left <= 0) break
+        Atomics.wait(ready, slot, mark, left)
+      }
+      if (Atomics.load(ready, slot) === i + 1) {
+        const head = this.#fromSlot(slot, listed)
+        if (head !== undefined) {
+          headWorkerStats.fromWorker++
+          return head
+        }
+      }
+    }
+    headWorkerStats.inThread++
+    return headListedNow(listed, scratch)
+  }
+
+  /**
+   * The worker's answer in `slot` as {@link headListedNow} answers it: a
+   * regular file's head of `listed.length(size)` bytes (or all it read when
+   * that reached the end of the file); undefined when it is to be read here.
+   */
+  #fromSlot(slot: number, listed: ListedPath): Either.Either<ListedHead, SourceAccessError> | undefined {
+    const meta = this.#views.meta
+    const m = slot * META_FIELDS
+    if (meta[m + META_STATUS] !== STATUS_HEAD) return undefined
+    const size = meta[m + META_SIZE]
+    const got = meta[m + META_GOT]
+    const length = listed.length(size)
+    const take = length <= got ? length : meta[m + META_ENDED] === 1 ? got : -1
+    if (take < 0) return undefined
+    // The same fields, in the same order, as `toStat` of the descriptor's stat.
+    const stat: FileStat = {
+      size,
+      mtimeMs: meta[m + META_MTIME],
+      birthtimeMs: meta[m + META_BIRTHTIME],
+      ctimeMs: meta[m + META_CTIME],
+      dev: meta[m + META_DEV],
+      ino: meta[m + META_INO]
+    }
+    const bytes = Buffer.from(this.#shared, this.#dataOffset + slot * this.maxBytes, take)
+    return Either.right({ _tag: "Head", file: { path: listed.path, root: listed.root, stat }, head: { bytes, statAtOpen: stat } })
+  }
+}
+
+/**
+ * `SourceAccessShape.listedHeadsAhead`: a {@link HeadsAhead} of the `count`
+ * paths when there are at least {@link headWorkerMinimum} of them and a
+ * worker entry; stopped when the scope closes. Undefined on a layer made of
+ * this one with its own `readHead` or `probe` (their reads must be theirs).
+ */
+function listedHeadsAhead(
+  this: SourceAccessShape | undefined,
+  count: number,
+  at: (i: number) => ListedPath,
+  maxBytes: number
+): Effect.Effect<ListedHeadsAhead | undefined, never, import("effect/Scope").Scope> {
+  const own = this === undefined || this === null || (this.readHead === readHead && this.probe === probe)
+  if (!own || count < headWorkerMinimum(process.env)) return Effect.succeed(undefined)
+  return Effect.suspend(() => {
+    const entry = headWorkerEntry()
+    if (entry === null) return Effect.succeed(undefined)
+    return Effect.acquireRelease(
+      Effect.sync(() => {
+        const paths = new Array<string>(count)
+        for (let i = 0; i < count; i++) paths[i] = at(i).path
+        return new HeadsAhead(paths, maxBytes, entry)
+      }),
+      (h) => Effect.sync(() => h.stop())
+    )
+  })
+}
+
 /** The Node implementation of the service's operations. */
 export const sourceAccessNode: SourceAccessShape = {
   authorizeFile,
@@ -759,6 +982,7 @@ export const sourceAccessNode: SourceAccessShape = {
   readHead,
   readHeads,
   readListedHeads,
+  listedHeadsAhead,
   readWhole,
   listDirectory,
   probe,

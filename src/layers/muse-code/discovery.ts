@@ -701,10 +701,16 @@ const inspectAll = (
           return true
       }
     }
-    for (let j = 0; j < listed.length;) {
-      j = yield* deps.access.readListedHeads(j, Math.min(listed.length, j + HEADS_PER_STEP), listedAt, scratch, onListedHead)
-      yield* resolveWaiting
-    }
+    // Many listed logs: their heads read ahead on another thread (`listedHeadsAhead`), the same heads in the same order.
+    yield* Effect.scoped(Effect.gen(function*() {
+      const ahead = deps.access.listedHeadsAhead === undefined || listed.length === 0
+        ? undefined
+        : yield* deps.access.listedHeadsAhead(listed.length, listedAt, HEAD_BYTES)
+      for (let j = 0; j < listed.length;) {
+        j = yield* deps.access.readListedHeads(j, Math.min(listed.length, j + HEADS_PER_STEP), listedAt, scratch, onListedHead, ahead)
+        yield* resolveWaiting
+      }
+    }))
     yield* Effect.forEach(open, ({ k, scan }) => {
       const c = candidates[indices[k]]
       return continueScan(deps, scan.file, scan, matches).pipe(
