@@ -34,7 +34,9 @@ export interface RedactionShape {
    * A normalized event (src/domain/model.ts SessionEvent), every field redacted except the structural ones
    * that must stay usable: contractVersion, provider, sourceId, sessionId, eventId, sequence, kind, role,
    * cursor, rawReference.locatorClass, ids such as toolCallId and responseId, occurredAt, and the typed
-   * isError, compaction, parent, child, usage and costUsd (`EVENT_STRUCTURAL_FIELDS`).
+   * isError, compaction, parent, child, usage and costUsd (`EVENT_STRUCTURAL_FIELDS`); of these, an id copied from
+   * the source that is not id-shaped goes through the text rules (toolCallId, responseId, parent, child, the
+   * compaction's id) and a compaction's trigger, free text, always does (tester38 F1).
    */
   readonly event: (e: SessionEvent) => SessionEvent
   /**
@@ -62,8 +64,8 @@ export interface RedactionShape {
    */
   readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
   /**
-   * A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and
-   * times kept); each secret a turn decided on, and each of `known` (a session's, as `eventIn` takes them), is
+   * A transcript (model.ts Transcript), every block and title redacted (session and block ids, roles and times
+   * kept; a compaction's trigger redacted as text and its id as a link id, as `event` redacts them); each secret a turn decided on, and each of `known` (a session's, as `eventIn` takes them), is
    * looked for in every turn, earlier ones too, and in the title (tester25a F12).
    */
   readonly transcript: (t: Transcript, known?: ReadonlyMap<string, string>) => Transcript

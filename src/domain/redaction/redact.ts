@@ -120,10 +120,12 @@ export interface Redactor {
  * contract's identity and order (`contractVersion`, `provider`, `sourceId`,
  * `sessionId`, `eventId`, `sequence`, `kind`, `role`, `cursor`) and
  * `toolCallId` (it pairs calls with results), and the typed values that are
- * no content: `occurredAt` (RFC 3339), `responseId`, `isError`, `compaction`
- * (its id and trigger), `parent` and `child` (ids), `usage` and `costUsd`
- * (numbers). `rawReference` keeps its `locatorClass` (its other fields are
- * numbers).
+ * no content: `occurredAt` (RFC 3339), `responseId`, `isError`, `compaction`,
+ * `parent` and `child` (ids), `usage` and `costUsd` (numbers). `rawReference`
+ * keeps its `locatorClass` (its other fields are numbers). Kept from the walk
+ * of content only: the ids copied from the source (`toolCallId`, `responseId`,
+ * `parent`, `child`) are then redacted as link ids, and a `compaction`'s trigger
+ * through the text rules (tester38 F1), by the redactor's `event`.
  */
 export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
   "contractVersion",
@@ -1526,10 +1528,34 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return out ?? link
   }
   /**
+   * A compaction (an event's `compaction`, a transcript's `compactions[]` entry: `{ id, trigger, timestamp }`) with
+   * the free strings it copies from the source redacted (session 38, tester38 F1): its `trigger` (Claude Code's
+   * `compactMetadata.trigger`, Muse agents' `compaction_checkpoint` trigger, AgentMux's `compact_metadata.trigger`)
+   * through the text rules, as the event's text that states it (`context compaction (<trigger>)`) is, and its `id` as
+   * a link id ({@link linkId}: kept when id-shaped and free of a vendor token). The same compaction is so redacted
+   * alike in an event and in a transcript. Its `timestamp` (RFC 3339) and any non-string value stay; `c` itself when
+   * nothing changes.
+   */
+  const compactionRedacted = (c: unknown): unknown => {
+    if (!isPlainObject(c)) return c
+    let out: Record<string, unknown> | undefined
+    const id = c.id
+    if (typeof id === "string") {
+      const r = linkId(id)
+      if (r !== id) setOwn(out ??= { ...c }, "id", r)
+    }
+    const trigger = c.trigger
+    if (typeof trigger === "string") {
+      const r = text(trigger)
+      if (r !== trigger) setOwn(out ??= { ...c }, "trigger", r)
+    }
+    return out ?? c
+  }
+  /**
    * `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `responseId`, `parent`, `child`)
    * redacted when not id-shaped, and an id-shaped one through the built-in rules (tester27a F2: a `ghp_...` token inside
    * a response's `message.id` or `requestId` stayed in NDJSON's `responseId`). Alike for the same id everywhere, so the
-   * copies of one response still share their `responseId`.
+   * copies of one response still share their `responseId`. Its `compaction` as {@link compactionRedacted} redacts it.
    */
   const linksRedacted = (out: Record<string, unknown>): Record<string, unknown> => {
     let changed: Record<string, unknown> | undefined
@@ -1538,6 +1564,9 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
       const r = typeof v === "string" ? linkId(v) : linkIds(v)
       if (r !== v) setOwn(changed ??= { ...out }, k, r)
     }
+    const c = out.compaction
+    const rc = compactionRedacted(c)
+    if (rc !== c) setOwn(changed ??= { ...out }, "compaction", rc)
     return changed ?? out
   }
 
@@ -1663,7 +1692,8 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
         ? t.title
         : title(t.title, known, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
       turns: t.turns.map(turnOf),
-      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
+      // its id and trigger as an event's `compaction` (tester38 F1: the trigger was kept as it is)
+      compactions: t.compactions.map((c) => compactionRedacted(walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true)) as unknown as typeof c)
     }
   }
 
