@@ -28,6 +28,12 @@ export interface RedactionShape {
   readonly rules: ReadonlyArray<RedactionRule>
   /** One string, redacted: each match replaced by `[REDACTED:<rule-id>]` (home paths become `~`). */
   readonly text: (s: string) => string
+  /**
+   * An id copied from the source (a session id, a tool call's, a link's, a compaction's) as redacted outputs show it:
+   * as it is when id-shaped and free of a vendor token (a UUID, `toolu_…`, `sidechain-<uuid>`), else through the text
+   * rules (tester38 F2); the same id alike everywhere, so links still resolve. The identity when off.
+   */
+  readonly id: (s: string) => string
   /** Any JSON-like value, deep: every string leaf and every object key redacted (two keys that redact alike told apart by ` #2`, …), structure unchanged. */
   readonly value: <A>(v: A) => A
   /**
