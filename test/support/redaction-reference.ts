@@ -236,17 +236,16 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
     return changed ? out : x
   }
   /** A compaction's id and trigger through the text rules (tester38 F1), its time kept. */
-  const compactionOf = <C extends { readonly id: string; readonly trigger: string | null }>(c: C): C => ({ ...c, id: text(c.id), trigger: c.trigger === null ? null : text(c.trigger) })
+  const compactionOf = <C extends { readonly id: string; readonly trigger: string | null }>(c: C): C => ({ ...c, id: typeof c.id === "string" ? text(c.id) : c.id, trigger: typeof c.trigger === "string" ? text(c.trigger) : c.trigger })
   const event = (e: SessionEvent): SessionEvent => {
     let out = walkObject(e as unknown as Record<string, unknown>, new Set([...eventKeep, "extensions"]))
     // tester25a F18: a tool call's id goes through the text rules (built-in ones alone when it is id-shaped: the rules
     // this reference is run with are the built-in ones, so both are `text`)
     if (typeof e.toolCallId === "string" && text(e.toolCallId) !== e.toolCallId) out = { ...out, toolCallId: text(e.toolCallId) }
     // tester38 F2: the session id alike; F1: a compaction's id alike and its trigger through the text rules
-    if (text(e.sessionId) !== e.sessionId) out = { ...out, sessionId: text(e.sessionId) }
-    if (e.compaction !== null && (text(e.compaction.id) !== e.compaction.id || (e.compaction.trigger !== null && text(e.compaction.trigger) !== e.compaction.trigger))) {
-      out = { ...out, compaction: compactionOf(e.compaction) }
-    }
+    if (typeof e.sessionId === "string" && text(e.sessionId) !== e.sessionId) out = { ...out, sessionId: text(e.sessionId) }
+    const c = e.compaction as { readonly id: string; readonly trigger: string | null } | null | undefined
+    if (c != null && (text(c.id) !== c.id || (c.trigger !== null && text(c.trigger) !== c.trigger))) out = { ...out, compaction: compactionOf(c) }
     if (isPlainObject(e.extensions)) {
       const ext = extensions(e.extensions)
       if (ext !== e.extensions) out = { ...out, extensions: ext }
