@@ -810,7 +810,8 @@ export const searchSessions = (
       ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
       : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
-      sessionId: h.sessionId,
+      // as list_sessions shows it (tester38 F2); the shown cursor below is made from the real id
+      sessionId: r.id(h.sessionId),
       sessionUid: r.ids.sessionUid(h.sessionUid),
       provider: h.provider,
       machine: h.machine === null ? null : r.text(h.machine),
@@ -840,7 +841,7 @@ export const searchSessions = (
       note: [
         ...(incomplete.length === 0
           ? []
-          : [incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
+          : [incompleteNote(incomplete.map((h) => ({ sessionId: r.id(h.sessionId), eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
         // An index from before folded search words (read without migrating): what it misses (tester29b F2).
         ...(foldNote === null ? [] : [sentence(foldNote)])
       ].join(" ") || null
