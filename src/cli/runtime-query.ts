@@ -9,7 +9,7 @@
  * @module
  */
 export { compileQuery, searchFoldNote } from "../domain/search/query.js"
-export { findSession, loadSession, machineFilter, requireComplete, searchSessionFilter, sessionTranscript, usageBySession, usageElsewhereBySession, usageReport } from "../layers/index/queries.js"
+export { findSession, loadSession, machineFilter, requireComplete, searchSessionFilter, sessionTranscript, shownUsageReport, usageBySession, usageElsewhereBySession, usageReport } from "../layers/index/queries.js"
 export { usageView } from "../domain/usage.js"
 export { describePrices } from "../domain/prices.js"
 export { loadPriceTable, loadRedactionPatterns } from "./config.js"

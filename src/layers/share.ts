@@ -292,7 +292,7 @@ export const shareableTrajectory = (input: AtifInput): Effect.Effect<AtifTraject
       const whole = yield* wholeSessionRedaction(r, [input.events, ...input.subagents.map((s) => s.events)])
       const event = whole.event
       const session = (s: AtifInput["session"], events: ReadonlyArray<SessionEvent>) =>
-        Effect.map(whole.title(s.title, events), (title) => ({ ...s, title, model: s.model == null ? s.model : r.text(s.model) }))
+        Effect.map(whole.title(s.title, events), (title) => ({ ...s, sessionId: r.id(s.sessionId), title, model: s.model == null ? s.model : r.text(s.model) }))
       const events = yield* redactJointsYielding(r.text, yield* mapYielding(input.events, event))
       const top = { ...(yield* session(input.session, input.events)), redaction: "redacted" as const }
       const subagents: Array<AtifInput["subagents"][number]> = []
@@ -469,7 +469,7 @@ export const shareableReplaySource = (source: ReplaySource): Effect.Effect<Repla
         const events = yield* redactJointsYielding(r.text, yield* mapYielding(s.events, whole.event))
         const subagents: Array<ReplaySource> = []
         for (const sub of s.subagents) subagents.push(yield* redact(whole, sub))
-        return { ...s, session: { ...s.session, title: yield* whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
+        return { ...s, session: { ...s.session, sessionId: r.id(s.session.sessionId), title: yield* whole.title(s.session.title, s.events), model: text(s.session.model), workspace: text(s.session.workspace) }, events, subagents }
       })
     return Effect.flatMap(wholeSessionRedaction(r, lists), (whole) => redact(whole, source))
   })

@@ -28,13 +28,21 @@ export interface RedactionShape {
   readonly rules: ReadonlyArray<RedactionRule>
   /** One string, redacted: each match replaced by `[REDACTED:<rule-id>]` (home paths become `~`). */
   readonly text: (s: string) => string
+  /**
+   * An id copied from the source (a session id, a tool call's, a link's, a compaction's) as redacted outputs show it:
+   * as it is when id-shaped and free of a vendor token (a UUID, `toolu_…`, `sidechain-<uuid>`), else through the text
+   * rules (tester38 F2); the same id alike everywhere, so links still resolve. The identity when off.
+   */
+  readonly id: (s: string) => string
   /** Any JSON-like value, deep: every string leaf and every object key redacted (two keys that redact alike told apart by ` #2`, …), structure unchanged. */
   readonly value: <A>(v: A) => A
   /**
    * A normalized event (src/domain/model.ts SessionEvent), every field redacted except the structural ones
    * that must stay usable: contractVersion, provider, sourceId, sessionId, eventId, sequence, kind, role,
    * cursor, rawReference.locatorClass, ids such as toolCallId and responseId, occurredAt, and the typed
-   * isError, compaction, parent, child, usage and costUsd (`EVENT_STRUCTURAL_FIELDS`).
+   * isError, compaction, parent, child, usage and costUsd (`EVENT_STRUCTURAL_FIELDS`); of these, an id copied from
+   * the source that is not id-shaped goes through the text rules (toolCallId, responseId, parent, child, the
+   * compaction's id) and a compaction's trigger, free text, always does (tester38 F1).
    */
   readonly event: (e: SessionEvent) => SessionEvent
   /**
@@ -62,8 +70,8 @@ export interface RedactionShape {
    */
   readonly restated: (e: SessionEvent, known: ReadonlyMap<string, string>, original?: SessionEvent) => SessionEvent
   /**
-   * A transcript (model.ts Transcript), every block and title redacted (session, block and compaction ids, roles and
-   * times kept); each secret a turn decided on, and each of `known` (a session's, as `eventIn` takes them), is
+   * A transcript (model.ts Transcript), every block and title redacted (session and block ids, roles and times
+   * kept; a compaction's trigger redacted as text and its id as a link id, as `event` redacts them); each secret a turn decided on, and each of `known` (a session's, as `eventIn` takes them), is
    * looked for in every turn, earlier ones too, and in the title (tester25a F12).
    */
   readonly transcript: (t: Transcript, known?: ReadonlyMap<string, string>) => Transcript

@@ -211,8 +211,13 @@ describe("Redaction service", () => {
   })
 
   it("event: structural fields stay even when a rule would match them", () => {
-    const e = event({ sessionId: "alice@example.com", eventId: "/home/alice", cursor: `x${gh}`, toolCallId: "toolu_01abc" })
+    const e = event({ sessionId: "s-1", eventId: "/home/alice", cursor: `x${gh}`, toolCallId: "toolu_01abc" })
     expect(r.event(e)).toEqual(e)
+  })
+
+  it("event: a session id is a link id copied from the source (tester38 F2): the built-in rules find an email in it", () => {
+    const e = event({ sessionId: "alice@example.com" })
+    expect(r.event(e)).toEqual({ ...e, sessionId: "[REDACTED:email]" })
   })
 
   it("event: a tool call id holding a token goes through the text rules (tester25a F18)", () => {

@@ -110,7 +110,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => {
 /** The redaction of each kind of value by `rules` (applied in order). No rules: every function is the identity. */
 export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
+    return { text: (s) => s, id: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   // session 26: read through the decoded view (HTML references, percent escapes), as the live redaction reads it
   const text = referenceDecodedTextRedactor(rules)
@@ -235,11 +235,17 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
     }
     return changed ? out : x
   }
+  /** A compaction's id and trigger through the text rules (tester38 F1), its time kept. */
+  const compactionOf = <C extends { readonly id: string; readonly trigger: string | null }>(c: C): C => ({ ...c, id: typeof c.id === "string" ? text(c.id) : c.id, trigger: typeof c.trigger === "string" ? text(c.trigger) : c.trigger })
   const event = (e: SessionEvent): SessionEvent => {
     let out = walkObject(e as unknown as Record<string, unknown>, new Set([...eventKeep, "extensions"]))
     // tester25a F18: a tool call's id goes through the text rules (built-in ones alone when it is id-shaped: the rules
     // this reference is run with are the built-in ones, so both are `text`)
     if (typeof e.toolCallId === "string" && text(e.toolCallId) !== e.toolCallId) out = { ...out, toolCallId: text(e.toolCallId) }
+    // tester38 F2: the session id alike; F1: a compaction's id alike and its trigger through the text rules
+    if (typeof e.sessionId === "string" && text(e.sessionId) !== e.sessionId) out = { ...out, sessionId: text(e.sessionId) }
+    const c = e.compaction as { readonly id: string; readonly trigger: string | null } | null | undefined
+    if (c != null && (text(c.id) !== c.id || (c.trigger !== null && text(c.trigger) !== c.trigger))) out = { ...out, compaction: compactionOf(c) }
     if (isPlainObject(e.extensions)) {
       const ext = extensions(e.extensions)
       if (ext !== e.extensions) out = { ...out, extensions: ext }
@@ -262,11 +268,12 @@ export const referenceRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor
         const rest = walkObject(turn as unknown as Record<string, unknown>, turnKeep)
         return { ...(rest as unknown as typeof turn), blocks: turn.blocks.map((b) => walkObject(b as unknown as Record<string, unknown>, blockKeep) as unknown as typeof b) }
       }),
-      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep) as unknown as typeof c)
+      sessionId: text(t.sessionId),
+      compactions: t.compactions.map((c) => compactionOf(walkObject(c as unknown as Record<string, unknown>, compactionKeep) as unknown as typeof c))
     }
   }
 
   // (the live redactor's eventIn adds a session's known secrets: not the subject of the differential tests)
   // (the live redactor's title also cuts a title cut short at a word, session 17: not the subject either)
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn: (e) => event(e), eventNoting: (e) => event(e), restated: (e) => e, transcript, title: (s) => text(s) }
+  return { text, id: text, value: <A>(v: A): A => walk(v) as A, event, eventIn: (e) => event(e), eventNoting: (e) => event(e), restated: (e) => e, transcript, title: (s) => text(s) }
 }

@@ -121,13 +121,14 @@ export const usage = Command.make(
       ).pipe(Effect.provide(rt.readIndexLayer(file)))
       // A cost report is pasted into chats (tester35a F12): a workspace is a path a source wrote, redacted as a
       // shareable output redacts a session's workspace (a home folder, a token in a folder's name) unless --no-redact.
-      const shown = o.by === "workspace" && !o.noRedact && report.rows.some((x) => x.key !== null)
+      const shown = o.by === "workspace" && !o.noRedact
         ? yield* Effect.flatMap(shareRuntime, (share) =>
           Effect.map(
             share.shownText.pipe(
               Effect.provide(share.redactionLayer(true, share.loadRedactionPatterns(Option.getOrUndefined(o.config))).pipe(Layer.provide(rt.readIndexLayer(file))))
             ),
-            (text): UsageReport => ({ ...report, rows: report.rows.map((x) => (x.key === null ? x : { ...x, key: text(x.key) })) })
+            // its model names too (tester38 F3), as `export`, `replay` and MCP show them
+            (text): UsageReport => rt.shownUsageReport(report, text)
           ))
         : report
       const filters = [

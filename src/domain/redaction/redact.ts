@@ -67,6 +67,13 @@ const refoldContinuations = (x: string): string => (x.includes("\n") ? x.replace
 /** The redaction of each kind of value, by one set of rules (see `RedactionShape` in `src/services/Redaction.ts`). */
 export interface Redactor {
   readonly text: (s: string) => string
+  /**
+   * An id copied from the source as a redacted output shows it (a `toolCallId`, a `responseId`, a link's ids, a
+   * compaction's id, a session id such as Claude Code's `sidechain-<uuid>`: tester38 F2): kept when id-shaped
+   * ({@link ID_SHAPED}) and the built-in rules find nothing in it, else redacted (the text rules when it is not
+   * id-shaped; the built-in rules alone when it is: a custom pattern never renames an id). The same id alike everywhere.
+   */
+  readonly id: (s: string) => string
   readonly value: <A>(v: A) => A
   readonly event: (e: SessionEvent) => SessionEvent
   /**
@@ -120,10 +127,12 @@ export interface Redactor {
  * contract's identity and order (`contractVersion`, `provider`, `sourceId`,
  * `sessionId`, `eventId`, `sequence`, `kind`, `role`, `cursor`) and
  * `toolCallId` (it pairs calls with results), and the typed values that are
- * no content: `occurredAt` (RFC 3339), `responseId`, `isError`, `compaction`
- * (its id and trigger), `parent` and `child` (ids), `usage` and `costUsd`
- * (numbers). `rawReference` keeps its `locatorClass` (its other fields are
- * numbers).
+ * no content: `occurredAt` (RFC 3339), `responseId`, `isError`, `compaction`,
+ * `parent` and `child` (ids), `usage` and `costUsd` (numbers). `rawReference`
+ * keeps its `locatorClass` (its other fields are numbers). Kept from the walk
+ * of content only: the ids copied from the source (`toolCallId`, `responseId`,
+ * `parent`, `child`) are then redacted as link ids, and a `compaction`'s trigger
+ * through the text rules (tester38 F1), by the redactor's `event`.
  */
 export const EVENT_STRUCTURAL_FIELDS: ReadonlyArray<string> = [
   "contractVersion",
@@ -1133,7 +1142,7 @@ export const sessionRedactor = (
  */
 export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
   if (rules.length === 0) {
-    return { text: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
+    return { text: (s) => s, id: (s) => s, value: (v) => v, event: (e) => e, eventIn: (e) => e, eventNoting: (e) => e, restated: (e) => e, transcript: (t) => t, title: (s) => s }
   }
   // Custom rules (tester22b F3): matched on the original text and merged with what the built-in rules
   // (`base`) redact there, so a custom pattern that matches a piece of a secret never makes a built-in rule miss.
@@ -1526,18 +1535,46 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     return out ?? link
   }
   /**
-   * `out` (an event redacted) with its link ids ({@link linkId}: `toolCallId`, `responseId`, `parent`, `child`)
+   * A compaction (an event's `compaction`, a transcript's `compactions[]` entry: `{ id, trigger, timestamp }`) with
+   * the free strings it copies from the source redacted (session 38, tester38 F1): its `trigger` (Claude Code's
+   * `compactMetadata.trigger`, Muse agents' `compaction_checkpoint` trigger, AgentMux's `compact_metadata.trigger`)
+   * through the text rules, as the event's text that states it (`context compaction (<trigger>)`) is, and its `id` as
+   * a link id ({@link linkId}: kept when id-shaped and free of a vendor token). The same compaction is so redacted
+   * alike in an event and in a transcript. Its `timestamp` (RFC 3339) and any non-string value stay; `c` itself when
+   * nothing changes.
+   */
+  const compactionRedacted = (c: unknown): unknown => {
+    if (!isPlainObject(c)) return c
+    let out: Record<string, unknown> | undefined
+    const id = c.id
+    if (typeof id === "string") {
+      const r = linkId(id)
+      if (r !== id) setOwn(out ??= { ...c }, "id", r)
+    }
+    const trigger = c.trigger
+    if (typeof trigger === "string") {
+      const r = text(trigger)
+      if (r !== trigger) setOwn(out ??= { ...c }, "trigger", r)
+    }
+    return out ?? c
+  }
+  /**
+   * `out` (an event redacted) with its link ids ({@link linkId}: `sessionId`, `toolCallId`, `responseId`, `parent`, `child`)
    * redacted when not id-shaped, and an id-shaped one through the built-in rules (tester27a F2: a `ghp_...` token inside
    * a response's `message.id` or `requestId` stayed in NDJSON's `responseId`). Alike for the same id everywhere, so the
-   * copies of one response still share their `responseId`.
+   * copies of one response still share their `responseId`. Its `compaction` as {@link compactionRedacted} redacts it.
    */
   const linksRedacted = (out: Record<string, unknown>): Record<string, unknown> => {
     let changed: Record<string, unknown> | undefined
-    for (const k of ["toolCallId", "responseId", "parent", "child"] as const) {
+    // the session id too (tester38 F2: Claude Code's flat sidechain is `sidechain-<a record's uuid>`)
+    for (const k of ["sessionId", "toolCallId", "responseId", "parent", "child"] as const) {
       const v = out[k]
       const r = typeof v === "string" ? linkId(v) : linkIds(v)
       if (r !== v) setOwn(changed ??= { ...out }, k, r)
     }
+    const c = out.compaction
+    const rc = compactionRedacted(c)
+    if (rc !== c) setOwn(changed ??= { ...out }, "compaction", rc)
     return changed ?? out
   }
 
@@ -1658,16 +1695,19 @@ export const makeRedactor = (rules: ReadonlyArray<RedactionRule>): Redactor => {
     for (const turn of t.turns) turnOf(turn)
     return {
       ...(top as unknown as Transcript),
+      // a link id (tester38 F2), as an event's `sessionId`
+      sessionId: linkId(t.sessionId),
       // cut from its first prompt when that is among the blocks: redacted whole, then cut (tester22c F1)
       title: t.title === null || t.title === undefined
         ? t.title
         : title(t.title, known, titleSourceIn(t.title, t.turns.flatMap((turn) => turn.blocks.map((b) => (b as { readonly text?: unknown }).text as string | undefined)))),
       turns: t.turns.map(turnOf),
-      compactions: t.compactions.map((c) => walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true) as unknown as typeof c)
+      // its id and trigger as an event's `compaction` (tester38 F1: the trigger was kept as it is)
+      compactions: t.compactions.map((c) => compactionRedacted(walkObject(c as unknown as Record<string, unknown>, compactionKeep, undefined, true)) as unknown as typeof c)
     }
   }
 
   // (custom rules run on every text, so no text can be passed over: no prefilter then)
   const mayNote = merged === undefined && baseRedaction.prefiltered ? notingPrefilter(baseRedaction.needles, VIEW_CHARS) : undefined
-  return { text, value: <A>(v: A): A => walk(v) as A, event, eventIn, eventNoting, ...(mayNote === undefined ? {} : { mayNote }), restated, transcript, title }
+  return { text, id: linkId, value: <A>(v: A): A => walk(v) as A, event, eventIn, eventNoting, ...(mayNote === undefined ? {} : { mayNote }), restated, transcript, title }
 }

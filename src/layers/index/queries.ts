@@ -538,6 +538,40 @@ export interface UsageReport {
   readonly empty: "no-usage-in-index" | "no-usage-matches-filters" | "no-usage-in-complete-sessions" | null
 }
 
+/**
+ * `report` as `usage --by workspace` shows it with redaction on (a cost report is pasted into chats): each row's
+ * workspace (its key, a path a source wrote: tester35a F12) and each model name the report states (the rows'
+ * `unpriced`, `longContextUnpriced` and `fastUnpriced`, and the notes' `model`: session 38, tester38 F3, a
+ * model's name is a string copied from the source, which `export`, `replay` and MCP redact) through `text` (the
+ * Redaction service's text rules). Counts, costs, a null key or model and the other notes stay; `report` itself when
+ * nothing changes.
+ */
+export const shownUsageReport = (report: UsageReport, text: (s: string) => string): UsageReport => {
+  type Models = ReadonlyArray<{ readonly model: string | null; readonly responses: number }>
+  const models = <L extends Models | undefined>(list: L): L =>
+    (list === undefined || list.every((u) => u.model === null || text(u.model) === u.model)
+      ? list
+      : list.map((u) => (u.model === null ? u : { ...u, model: text(u.model) }))) as L
+  const summary = <A extends { readonly unpriced?: Models; readonly longContextUnpriced?: Models; readonly fastUnpriced?: Models }>(x: A): A => {
+    const unpriced = models(x.unpriced)
+    const longContextUnpriced = models(x.longContextUnpriced)
+    const fastUnpriced = models(x.fastUnpriced)
+    return unpriced === x.unpriced && longContextUnpriced === x.longContextUnpriced && fastUnpriced === x.fastUnpriced
+      ? x
+      : {
+        ...x,
+        ...(x.unpriced === undefined ? {} : { unpriced }),
+        ...(x.longContextUnpriced === undefined ? {} : { longContextUnpriced }),
+        ...(x.fastUnpriced === undefined ? {} : { fastUnpriced })
+      }
+  }
+  return {
+    ...report,
+    rows: report.rows.map((x) => summary(x.key === null ? x : { ...x, key: text(x.key) })),
+    notes: report.notes.map((n) => ("model" in n && n.model !== null ? { ...n, model: text(n.model) } : n))
+  }
+}
+
 /** The total of a report no response counts in: every count and the cost 0 (known: nothing was used). */
 const zeroTotal: UsageReport["total"] = {
   inputTokens: 0,

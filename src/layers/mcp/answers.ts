@@ -172,7 +172,8 @@ const shownTitle = (title: string | null): string | null => (title === null ? nu
  * `sessionRedactor`) hidden (tester25a F12).
  */
 const brief = (r: RedactionShape, s: SessionRow, titleSource?: string, known?: ReadonlyMap<string, string>): SessionBrief => ({
-  id: s.sessionId,
+  // a session id copied from the source (`sidechain-<uuid>`) as every redacted output shows it (tester38 F2)
+  id: r.id(s.sessionId),
   uid: r.ids.sessionUid(s.sessionUid),
   uri: sessionUri(r.ids.sessionUid(s.sessionUid)),
   provider: s.provider,
@@ -809,7 +810,8 @@ export const searchSessions = (
       ? yield* redactedSearch(r, index, p.query, filter, shownWorkspaceFilter(r, p.workspace), limit)
       : yield* index.search(p.query, { ...filter, workspace: p.workspace === undefined ? undefined : workspacePath(p.workspace), limit })
     const answers: Array<SearchHitAnswer> = hits.map((h) => ({
-      sessionId: h.sessionId,
+      // as list_sessions shows it (tester38 F2); the shown cursor below is made from the real id
+      sessionId: r.id(h.sessionId),
       sessionUid: r.ids.sessionUid(h.sessionUid),
       provider: h.provider,
       machine: h.machine === null ? null : r.text(h.machine),
@@ -839,7 +841,7 @@ export const searchSessions = (
       note: [
         ...(incomplete.length === 0
           ? []
-          : [incompleteNote(incomplete.map((h) => ({ sessionId: h.sessionId, eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
+          : [incompleteNote(incomplete.map((h) => ({ sessionId: r.id(h.sessionId), eventCount: 0, machine: h.machine === null ? null : r.text(h.machine) })), "")]),
         // An index from before folded search words (read without migrating): what it misses (tester29b F2).
         ...(foldNote === null ? [] : [sentence(foldNote)])
       ].join(" ") || null
@@ -1288,7 +1290,7 @@ export const getEvents = (
     // a part of a session is never given out as the session (tester28a F3)
     const { session } = yield* findCompleteSession(p.id, r.ids, { machine: r.text })
     const maxChars = p.maxChars ?? DEFAULT_MAX_CHARS
-    const head = { id: session.sessionId, uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
+    const head = { id: r.id(session.sessionId), uid: r.ids.sessionUid(session.sessionUid), provider: session.provider }
     // and every secret the whole session decides on, later events' too (tester25a F12), read once per session state
     const kept = r.enabled ? yield* sessionSecretsKept(r, index, session.sessionUid) : null
     const whole = kept?.secrets ?? new Map<string, string>()
