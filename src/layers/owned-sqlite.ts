@@ -76,6 +76,17 @@ const notOurs = (id: number, what: string): string => {
     : "is a SQLite database that session-ingest did not create (a provider's store or another program's file)"
 }
 
+/** Why a symbolic link is not opened as one of session-ingest's files: it is not followed; its target is named. */
+const symlinkReason = (file: string): string => {
+  let target: string | undefined
+  try {
+    target = fs.readlinkSync(file)
+  } catch {
+    target = undefined
+  }
+  return `is a symbolic link${target !== undefined ? ` (to ${target})` : ""}; session-ingest does not follow it: pass the file it points to`
+}
+
 /** Why an existing empty file is not ours (session-ingest makes its own files whole), for a read as for a write. */
 const EMPTY_FILE = "is an empty file that session-ingest did not create (it makes its own files whole)"
 
@@ -111,6 +122,9 @@ export const checkOwnedSqlite = (
       // A symbolic link to nothing is no missing file: made through it, the index would land at the link's target
       // (tester30c F3); a link to a file is refused below (O_NOFOLLOW: ELOOP), as every command refuses it.
       if (st === undefined) return fs.lstatSync(file, { throwIfNoEntry: false }) === undefined ? "new" : "is a symbolic link to a missing file"
+      // A link to a file: said as a link, naming its target (tester38 F5: the open's ELOOP read "too many symbolic
+      // links encountered"); it is not followed, as discovery does not follow one (SYMLINK_SKIPPED).
+      if (fs.lstatSync(file).isSymbolicLink()) return symlinkReason(file)
       if (!st.isFile()) return "is not a regular file"
       // session-ingest makes its files whole (`createOwnedSqlite`): an empty one is another program's (a session
       // log opened before its first line, tester19 F12), refused to read as to write (tester30a F1: a read
@@ -130,7 +144,8 @@ export const checkOwnedSqlite = (
         fs.closeSync(fd)
       }
     },
-    catch: (e) => `cannot be read (${e instanceof Error ? e.message : String(e)})`
+    catch: (e) =>
+      (e as { code?: unknown } | null)?.code === "ELOOP" ? symlinkReason(file) : `cannot be read (${e instanceof Error ? e.message : String(e)})`
   }).pipe(
     Effect.merge,
     Effect.flatMap((r) => r === "new" || r === "owned" ? Effect.succeed(r) : Effect.fail(refusal(file, what, option, read, r)))
