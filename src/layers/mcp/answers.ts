@@ -1204,10 +1204,11 @@ const refuseCursor = (message: string) => new InvalidCursor({ message, remediati
  *   (docs/mcp.md); a stream cursor is never checked with redaction on (its CRC-32 and head digest would be an online
  *   oracle for a hidden value, tester25a F17);
  * - a stream cursor of another source (its tag is the unkeyed digest of the source id): another source;
- * - a shown cursor whose tag is not the session's source's under this index's key: a cursor of this session's event
- *   made by another index (its check, of the session id and event id at its sequence, names the event this session
- *   has there: keys differ between indexes), one of another source of this index (its tag is one of theirs), or
- *   else one this index cannot verify (another index's, of a session it does not hold).
+ * - a shown cursor whose tag is not the session's source's under this index's key: one of another source of this
+ *   index (its tag is one of theirs: told first, since a copy of the session's log at another path holds the same
+ *   events; tester38 F4), a cursor of this session's event made by another index (its check, of the session id and
+ *   event id at its sequence, names the event this session has there: keys differ between indexes), or else one this
+ *   index cannot verify (another index's, of a session it does not hold).
  * A cursor of the right source that names no event of the session is refused later, when the page is read.
  */
 const cursorSequence = (
@@ -1238,16 +1239,18 @@ const cursorSequence = (
     }
     const place = peeked.right
     if (shownCursorIsFor(place, session.sourceId, r.ids)) return place.seq
+    // Another source of this index first: a copy of the session's log at another path is a second source holding the
+    // same events, so the check below would match and call this index's own cursor another index's (tester38 F4).
+    const sessions = yield* index.sessions({})
+    if (sessions.some((s) => s.sourceId !== session.sourceId && r.ids.sourceTag(s.sourceId) === place.tag)) {
+      return yield* refuseCursor(`The cursor belongs to another source of this index than session ${session.sessionId}'s.`)
+    }
     // this session's event at the cursor's sequence, by its check: the cursor names it, under another index's key
     const at = yield* Stream.runHead(Stream.take(index.eventsStream(session.sessionUid, 1, { sequence: place.seq }), 1))
     if (Option.isSome(at) && at.value.sequence === place.seq && eventCheck(at.value, place.seq) === place.check) {
       return yield* refuseCursor(
         `The cursor names an event of session ${session.sessionId}, but another index made it (its source tag is keyed by that index's secret, not this one's), so this index cannot verify it.`
       )
-    }
-    const sessions = yield* index.sessions({})
-    if (sessions.some((s) => s.sourceId !== session.sourceId && r.ids.sourceTag(s.sourceId) === place.tag)) {
-      return yield* refuseCursor(`The cursor belongs to another source of this index than session ${session.sessionId}'s.`)
     }
     return yield* refuseCursor(
       "The cursor was not made by this index: its source tag names none of this index's sources (a cursor of another index, whose secret keys the tags otherwise), so this index cannot verify it."
